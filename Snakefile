@@ -1,0 +1,21 @@
+# Shuffle model of differential privacy with k-randomized response: reproduction workflow.
+# Run: snakemake --cores N        (see README.md; the default profile lives in profiles/default)
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+
+
+rule all:
+    input:
+        ALL_TARGETS,
+    default_target: True
