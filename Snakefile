@@ -13,6 +13,9 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/accounting.smk"
+include: "workflow/rules/utility.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

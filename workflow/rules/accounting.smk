@@ -1,0 +1,1 @@
+# accounting stage (rules are added by the issue that builds this stage).

@@ -1,0 +1,1 @@
+# report stage (rules are added by the issue that builds this stage).
