@@ -1,0 +1,133 @@
+"""Writing result tables (CSV + LaTeX + Markdown) and judging paper values against ours.
+
+A paper value is transcribed as the string printed in the paper (e.g. "2.08E-20", "0.97", "12E-4").
+:func:`printed_precision_verdict` says whether our value rounds to it at the printed precision:
+|ours - paper| <= half a unit in the last printed digit.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = [
+    "REPRODUCED",
+    "NOT_REPRODUCED",
+    "NOT_REPRODUCIBLE",
+    "COMPARISON_COLUMNS",
+    "parse_printed",
+    "printed_half_unit",
+    "printed_precision_verdict",
+    "write_table",
+    "atomic_write_text",
+]
+
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+NOT_REPRODUCIBLE = "not reproducible as specified"
+
+#: tidy columns of every ``*_comparison.csv`` (read by the reproduction report)
+COMPARISON_COLUMNS = [
+    "table",  # "II", "IV", "V", "VI", "text" ...
+    "block",  # sub-table, e.g. "n=100" or "varying epsilon_local"
+    "row",  # row label as in the paper
+    "column",  # column label as in the paper
+    "paper",  # value as printed (string)
+    "ours_as_printed",  # our evaluation of the paper's formula as printed (NaN if not applicable)
+    "ours_exact",  # our corrected / exact value (NaN if not applicable)
+    "relative_difference",  # (ours_as_printed - paper) / paper, or vs ours_exact where no printed formula
+    "verdict",  # REPRODUCED / NOT_REPRODUCED / NOT_REPRODUCIBLE
+    "note",  # the reason, in words
+]
+
+_NUMBER = re.compile(r"^\s*([-+]?\d*\.?\d*)(?:[eE]([-+]?\d+))?\s*$")
+
+
+def parse_printed(text: str) -> Decimal:
+    """Parse a number as printed in the paper ("2.08E-20", "6.580E-7", "12E-4", "0")."""
+    try:
+        return Decimal(str(text).strip().replace("E", "e"))
+    except InvalidOperation as error:
+        raise ValueError(f"`paper value` must be a number as printed; got {text!r}.") from error
+
+
+def printed_half_unit(text: str) -> float:
+    """Half a unit in the last printed digit of ``text`` (0 for an exact printed zero)."""
+    value = parse_printed(text)
+    if value == 0 and "e" not in str(text).lower() and "." not in str(text):
+        return 0.0
+    exponent = value.as_tuple().exponent
+    return 0.5 * 10.0 ** int(exponent)
+
+
+def printed_precision_verdict(paper_text: str, ours: float) -> tuple[str, str]:
+    """(verdict, note): is ``ours`` equal to ``paper_text`` at the paper's printed precision?"""
+    paper = float(parse_printed(paper_text))
+    if ours is None or (isinstance(ours, float) and math.isnan(ours)):
+        return NOT_REPRODUCIBLE, "no value computed"
+    half = printed_half_unit(paper_text)
+    if half == 0.0:
+        ok = ours == 0.0
+        note = "paper prints exactly 0" + ("" if ok else f"; ours is {ours:.3g}")
+        return (REPRODUCED if ok else NOT_REPRODUCED), note
+    ok = abs(ours - paper) <= half * (1 + 1e-9)
+    if ok:
+        return REPRODUCED, f"rounds to the printed {paper_text}"
+    ratio = ours / paper if paper else math.inf
+    return NOT_REPRODUCED, f"ours {ours:.4g} vs printed {paper_text} (ratio {ratio:.3g})"
+
+
+def atomic_write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and rename, so no half-written file survives."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _format_cell(value) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        if value == 0.0:
+            return "0"
+        if abs(value) < 1e-3 or abs(value) >= 1e5:
+            return f"{value:.3e}"
+        return f"{value:.4g}"
+    return str(value)
+
+
+def write_table(frame: pd.DataFrame, *, csv=None, latex=None, markdown=None, caption: str = "") -> None:
+    """Write ``frame`` as CSV (full precision), LaTeX and Markdown (3 significant digits), atomically."""
+    if csv is not None:
+        atomic_write_text(csv, frame.to_csv(index=False))
+    shown = frame.map(_format_cell)
+    if latex is not None:
+        columns = "l" * len(shown.columns)
+        escape = lambda s: str(s).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&")
+        lines = [r"\begin{table}[ht]", r"\centering"]
+        if caption:
+            lines.append(rf"\caption{{{escape(caption)}}}")
+        lines += [rf"\begin{{tabular}}{{{columns}}}", r"\hline"]
+        lines.append(" & ".join(escape(c) for c in shown.columns) + r" \\ \hline")
+        lines += [" & ".join(escape(v) for v in row) + r" \\" for row in shown.itertuples(index=False)]
+        lines += [r"\hline", r"\end{tabular}", r"\end{table}", ""]
+        atomic_write_text(latex, "\n".join(lines))
+    if markdown is not None:
+        header = "| " + " | ".join(map(str, shown.columns)) + " |"
+        rule = "|" + "|".join("---" for _ in shown.columns) + "|"
+        body = ["| " + " | ".join(map(str, row)) + " |" for row in shown.itertuples(index=False)]
+        text = (f"{caption}\n\n" if caption else "") + "\n".join([header, rule, *body]) + "\n"
+        atomic_write_text(markdown, text)
