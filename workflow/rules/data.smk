@@ -1,1 +1,153 @@
-# Data stage: fetch Gowalla -> prepare sources -> crop and grid per region -> Figure 3.
+# Data stage: fetch Gowalla -> prepare each source (count malformed rows) -> crop and grid per
+# region -> data summary and Figure 3. Library: shuffledp.data (gowalla.py, download.py).
+import re
+
+SNAP_RAW = "data/raw/loc-gowalla_totalCheckins.txt.gz"
+
+
+def _source_id(entry):
+    """Wildcard-safe id of a local source: its label, else its file name without extensions."""
+    text = entry.get("label") or Path(entry["path"]).name.split(".")[0]
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "source"
+
+
+def _data_sources():
+    """Map source id -> settings (path, format, column names) for the configured data source."""
+    data = config["data"]
+    if data["source"] == "snap":
+        return {"snap": {"path": SNAP_RAW, "format": "snap", "file_name": Path(SNAP_RAW).name}}
+    if not data["local_files"]:
+        raise WorkflowError(
+            "config: `data.source` is 'local' but `data.local_files` is empty; list the files "
+            "(see config/standins.yaml) or set data.source: snap."
+        )
+    base = config.get("local_data_dir")
+    sources = {}
+    for entry in data["local_files"]:
+        path = Path(entry["path"])
+        if not path.is_absolute() and base:
+            path = Path(base) / path
+        if not path.is_file():
+            where = f"local_data_dir = {base}" if base else "the working directory (local_data_dir is null)"
+            raise WorkflowError(
+                f"config: `data.local_files` names {entry['path']!r}, not found as {path} "
+                f"(relative paths are resolved against {where}). "
+                "Set --config local_data_dir=/path/to/gowalla or fix the path."
+            )
+        source_id = _source_id(entry)
+        if source_id in sources:
+            raise WorkflowError(
+                f"config: `data.local_files` has two files with source id {source_id!r}; give them distinct labels."
+            )
+        sources[source_id] = {
+            "path": str(path),
+            "format": entry["format"],
+            "lat_column": entry.get("lat_column"),
+            "lon_column": entry.get("lon_column"),
+            "user_column": entry.get("user_column"),
+            "label": entry.get("label", ""),
+            "file_name": path.name,
+        }
+    return sources
+
+
+DATA_SOURCES = _data_sources()
+# Figure 3 shows the regions in config order (the paper's: San Francisco, then Paris).
+FIG3_REGIONS = list(config["regions"])
+
+
+wildcard_constraints:
+    source="|".join(re.escape(name) for name in DATA_SOURCES),
+
+
+rule fetch_gowalla:
+    output:
+        SNAP_RAW,
+    params:
+        url=config["data"]["snap"]["url"],
+        expected_rows=config["data"]["snap"]["expected_rows"],
+        retries=config["data"]["snap"]["retries"],
+        timeout=config["data"]["snap"]["timeout_seconds"],
+        backoff=config["data"]["snap"]["backoff_seconds"],
+    log:
+        "logs/data/fetch_gowalla.log",
+    benchmark:
+        "results/benchmarks/data/fetch_gowalla.tsv"
+    script:
+        "../scripts/fetch_gowalla.py"
+
+
+rule prepare_checkins:
+    input:
+        lambda wildcards: DATA_SOURCES[wildcards.source]["path"],
+    output:
+        checkins="results/data/sources/{source}.parquet",
+        summary="results/data/sources/{source}_summary.csv",
+    params:
+        source=lambda wildcards: {"name": wildcards.source, **DATA_SOURCES[wildcards.source]},
+        max_bad_fraction=config["data"]["max_bad_fraction"],
+    log:
+        "logs/data/prepare_checkins/{source}.log",
+    benchmark:
+        "results/benchmarks/data/prepare_checkins/{source}.tsv"
+    script:
+        "../scripts/prepare_checkins.py"
+
+
+rule crop_and_grid:
+    input:
+        expand("results/data/sources/{source}.parquet", source=DATA_SOURCES),
+    output:
+        cells="results/data/{region}/cell_counts.csv",
+        checkins="results/data/{region}/checkins.parquet",
+        summary="results/data/{region}/crop_summary.csv",
+    params:
+        name=lambda wildcards: wildcards.region,
+        region=lambda wildcards: config["regions"][wildcards.region],
+        sources=list(DATA_SOURCES),
+    log:
+        "logs/data/crop_and_grid/{region}.log",
+    benchmark:
+        "results/benchmarks/data/crop_and_grid/{region}.tsv"
+    script:
+        "../scripts/crop_and_grid.py"
+
+
+rule data_summary:
+    input:
+        sources=expand("results/data/sources/{source}_summary.csv", source=DATA_SOURCES),
+        regions=expand("results/data/{region}/crop_summary.csv", region=FIG3_REGIONS),
+    output:
+        csv=report("results/data/summary.csv", caption="../report/data_summary.rst", category="Data"),
+        markdown="results/data/summary.md",
+    log:
+        "logs/data/data_summary.log",
+    script:
+        "../scripts/data_summary.py"
+
+
+rule fig3:
+    input:
+        cells=expand("results/data/{region}/cell_counts.csv", region=FIG3_REGIONS),
+        checkins=expand("results/data/{region}/checkins.parquet", region=FIG3_REGIONS),
+    output:
+        report("results/data/fig3.png", caption="../report/fig3.rst", category="Data"),
+    params:
+        regions=[{"name": name, **config["regions"][name]} for name in FIG3_REGIONS],
+    log:
+        "logs/data/fig3.log",
+    benchmark:
+        "results/benchmarks/data/fig3.tsv"
+    script:
+        "../scripts/fig3.py"
+
+
+ALL_TARGETS.extend(
+    [
+        *expand("results/data/{region}/cell_counts.csv", region=FIG3_REGIONS),
+        *expand("results/data/{region}/checkins.parquet", region=FIG3_REGIONS),
+        "results/data/summary.csv",
+        "results/data/summary.md",
+        "results/data/fig3.png",
+    ]
+)

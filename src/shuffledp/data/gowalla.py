@@ -1,0 +1,587 @@
+"""Gowalla check-ins: parse SNAP text and CSV files, count malformed rows, crop to a region, grid.
+
+Everything here is a pure function of arrays / DataFrames (plus the two readers, which only read).
+Parsing is vectorised with Arrow (the full SNAP file has 6.4 million rows).
+
+Malformed rows
+    Every input row is either kept or counted under exactly one reason of :data:`MALFORMED_REASONS`,
+    checked in that order (a row with a bad user id *and* a bad latitude counts as ``bad_user``).
+    Nothing is dropped silently: ``rows_read == len(checkins) + sum(malformed.values())``.
+
+Regions and grid cells (see :class:`Region`)
+    A check-in is inside a region when ``lat_min <= latitude <= lat_max`` and
+    ``lon_min <= longitude <= lon_max`` (inclusive on all four sides). The grid has ``n_lon`` columns
+    (east-west, along longitude) and ``n_lat`` rows (north-south, along latitude), with equally spaced
+    edges ``numpy.linspace(min, max, n + 1)`` in degrees. Column ``j`` holds longitudes in
+    ``[edge_j, edge_{j+1})``: a point exactly on an interior border belongs to the cell to its east
+    (north for rows); a point exactly on ``lon_max`` (``lat_max``) belongs to the last column (row).
+    Row 0 is the southernmost row, column 0 the westernmost; ``cell = lat_index * n_lon + lon_index``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+
+from shuffledp._validation import check_integer, check_real
+
+__all__ = [
+    "MALFORMED_REASONS",
+    "SNAP_COLUMNS",
+    "CELL_COLUMNS",
+    "EARTH_RADIUS_KM",
+    "ParsedCheckins",
+    "Region",
+    "read_snap",
+    "read_csv",
+    "read_checkins",
+    "check_bad_fraction",
+    "crop_mask",
+    "assign_cells",
+    "count_cells",
+    "cell_table",
+    "crop_and_grid",
+    "counts_grid",
+    "equirectangular_km",
+    "region_extent_km",
+    "SUMMARY_COLUMNS",
+    "source_summary",
+    "region_summary",
+    "combine_summaries",
+]
+
+#: reasons a row is malformed, in the order they are checked (each row counts under the first)
+MALFORMED_REASONS = (
+    "blank_line",  # an empty line
+    "wrong_column_count",  # not exactly the expected number of fields
+    "bad_user",  # user id is not a non-negative integer
+    "bad_time",  # time is not an ISO-8601 UTC timestamp YYYY-MM-DDTHH:MM:SSZ of a real instant
+    "non_numeric_coordinate",  # latitude or longitude is not a decimal number
+    "out_of_range_coordinate",  # latitude outside [-90, 90] or longitude outside [-180, 180]
+    "bad_location_id",  # location id is not a non-negative integer
+)
+
+#: the five tab-separated fields of a SNAP ``loc-gowalla_totalCheckins`` line
+SNAP_COLUMNS = ("user", "time", "latitude", "longitude", "location_id")
+
+#: columns of ``results/data/{region}/cell_counts.csv`` (agreed layout)
+CELL_COLUMNS = ("cell", "lat_index", "lon_index", "lat_min", "lat_max", "lon_min", "lon_max", "count")
+
+#: mean Earth radius (IUGG) used for the local equirectangular projection
+EARTH_RADIUS_KM = 6371.0088
+
+_EXAMPLES_PER_REASON = 3
+_INTEGER = r"^[0-9]+$"
+_DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_ISO_UTC = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+_ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+@dataclass(frozen=True)
+class ParsedCheckins:
+    """Result of reading one check-in file.
+
+    ``checkins`` has columns ``user`` (nullable Int64; null when the file has no user column),
+    ``latitude``, ``longitude`` (float64) and, for SNAP files, ``time`` (string) and ``location_id``
+    (int64). ``malformed`` maps every reason of :data:`MALFORMED_REASONS` to its count and
+    ``examples`` holds a few offending lines per reason (for logs).
+    """
+
+    checkins: pd.DataFrame
+    rows_read: int
+    malformed: dict[str, int]
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def malformed_total(self) -> int:
+        return int(sum(self.malformed.values()))
+
+    @property
+    def kept(self) -> int:
+        return len(self.checkins)
+
+    @property
+    def bad_fraction(self) -> float:
+        return self.malformed_total / self.rows_read if self.rows_read else 0.0
+
+    def describe(self) -> str:
+        """Multi-line text for a log: rows read, kept, malformed by reason with examples."""
+        lines = [
+            f"rows read: {self.rows_read}",
+            f"kept: {self.kept}",
+            f"malformed: {self.malformed_total} ({100 * self.bad_fraction:.4f}%)",
+        ]
+        for reason in MALFORMED_REASONS:
+            count = self.malformed.get(reason, 0)
+            lines.append(f"  {reason}: {count}")
+            for example in self.examples.get(reason, []):
+                lines.append(f"    e.g. {example!r}")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------- reading
+
+
+class _InvalidRows:
+    """Arrow ``invalid_row_handler``: counts rows with the wrong number of fields (and skips them)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.examples: list[str] = []
+
+    def __call__(self, row) -> str:
+        self.count += 1
+        if len(self.examples) < _EXAMPLES_PER_REASON:
+            self.examples.append(row.text[:200])
+        return "skip"
+
+
+def _matches(column: pa.ChunkedArray, pattern: str) -> np.ndarray:
+    return pc.match_substring_regex(column, pattern).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _to_float(column: pa.ChunkedArray, valid: np.ndarray) -> np.ndarray:
+    """Parse decimal strings; entries where ``valid`` is False become NaN."""
+    mask = pa.array(valid)
+    cleaned = pc.if_else(mask, column.combine_chunks(), pa.scalar("nan"))
+    return pc.cast(cleaned, pa.float64()).to_numpy(zero_copy_only=False)
+
+
+def _to_int(column: pa.ChunkedArray, valid: np.ndarray) -> np.ndarray:
+    mask = pa.array(valid)
+    cleaned = pc.if_else(mask, column.combine_chunks(), pa.scalar("-1"))
+    return pc.cast(cleaned, pa.int64()).to_numpy(zero_copy_only=False)
+
+
+def _valid_times(column: pa.ChunkedArray) -> np.ndarray:
+    shaped = _matches(column, _ISO_UTC)
+    parsed = pd.to_datetime(
+        pd.Series(column.to_numpy(zero_copy_only=False)).where(shaped),
+        format=_ISO_FORMAT,
+        errors="coerce",
+        utc=True,
+    )
+    return shaped & parsed.notna().to_numpy()
+
+
+def _classify(table: pa.Table, checks: list[tuple[str, np.ndarray]], n_rows: int):
+    """Assign each row the first failing reason; return (ok mask, counts, example row indices)."""
+    assigned = np.zeros(n_rows, dtype=bool)
+    counts: dict[str, int] = {}
+    firsts: dict[str, np.ndarray] = {}
+    for reason, bad in checks:
+        new = bad & ~assigned
+        counts[reason] = int(new.sum())
+        firsts[reason] = np.flatnonzero(new)[:_EXAMPLES_PER_REASON]
+        assigned |= new
+    return ~assigned, counts, firsts
+
+
+def _row_text(table: pa.Table, index: int, separator: str) -> str:
+    return separator.join(str(table.column(i)[index].as_py()) for i in range(table.num_columns))[:200]
+
+
+def _finish(table, checks, separator, invalid: _InvalidRows, columns: dict) -> ParsedCheckins:
+    n_rows = table.num_rows
+    ok, counts, firsts = _classify(table, checks, n_rows)
+    counts["wrong_column_count"] = invalid.count
+    malformed = {reason: counts.get(reason, 0) for reason in MALFORMED_REASONS}
+    examples = {reason: [_row_text(table, int(i), separator) for i in firsts.get(reason, [])] for reason in MALFORMED_REASONS}
+    examples["wrong_column_count"] = list(invalid.examples)
+    frame = pd.DataFrame({name: values[ok] for name, values in columns.items()})
+    if "user" in frame:
+        frame["user"] = frame["user"].astype("Int64")
+    else:
+        frame.insert(0, "user", pd.array([pd.NA] * len(frame), dtype="Int64"))
+    return ParsedCheckins(
+        checkins=frame.reset_index(drop=True),
+        rows_read=n_rows + invalid.count,
+        malformed=malformed,
+        examples={reason: found for reason, found in examples.items() if found},
+    )
+
+
+def _coordinate_checks(latitude: pa.ChunkedArray, longitude: pa.ChunkedArray):
+    numeric = _matches(latitude, _DECIMAL) & _matches(longitude, _DECIMAL)
+    lat = _to_float(latitude, numeric)
+    lon = _to_float(longitude, numeric)
+    with np.errstate(invalid="ignore"):
+        in_range = numeric & (np.abs(lat) <= 90.0) & (np.abs(lon) <= 180.0)
+    return numeric, in_range, lat, lon
+
+
+def read_snap(path) -> ParsedCheckins:
+    """Read a SNAP ``loc-gowalla_totalCheckins`` file (plain text or ``.gz``).
+
+    Each line is ``user<TAB>time<TAB>latitude<TAB>longitude<TAB>location id``, no header; time is
+    ISO-8601 UTC (``2010-10-19T23:55:27Z``). Malformed lines are counted by reason (see module doc).
+    """
+    path = _existing(path)
+    invalid = _InvalidRows()
+    table = pa_csv.read_csv(
+        path,
+        read_options=pa_csv.ReadOptions(column_names=list(SNAP_COLUMNS)),
+        parse_options=pa_csv.ParseOptions(
+            delimiter="\t", quote_char=False, ignore_empty_lines=False, invalid_row_handler=invalid
+        ),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in SNAP_COLUMNS},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+    n_rows = table.num_rows
+    blank = np.ones(n_rows, dtype=bool)
+    for name in SNAP_COLUMNS:
+        blank &= pc.equal(table[name], "").to_numpy(zero_copy_only=False).astype(bool)
+    good_user = _matches(table["user"], _INTEGER)
+    good_time = _valid_times(table["time"])
+    numeric, in_range, lat, lon = _coordinate_checks(table["latitude"], table["longitude"])
+    good_location = _matches(table["location_id"], _INTEGER)
+    checks = [
+        ("blank_line", blank),
+        ("bad_user", ~good_user),
+        ("bad_time", ~good_time),
+        ("non_numeric_coordinate", ~numeric),
+        ("out_of_range_coordinate", ~in_range),
+        ("bad_location_id", ~good_location),
+    ]
+    columns = {
+        "user": _to_int(table["user"], good_user),
+        "latitude": lat,
+        "longitude": lon,
+        "time": table["time"].to_numpy(zero_copy_only=False),
+        "location_id": _to_int(table["location_id"], good_location),
+    }
+    return _finish(table, checks, "\t", invalid, columns)
+
+
+def _header(path: Path, delimiter: str) -> list[str]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", newline="") as handle:
+        first = handle.readline().rstrip("\r\n")
+    return [name.strip().strip('"') for name in first.split(delimiter)]
+
+
+def read_csv(
+    path,
+    *,
+    lat_column: str = "latitude",
+    lon_column: str = "longitude",
+    user_column: str | None = "user",
+    delimiter: str = ",",
+) -> ParsedCheckins:
+    """Read a CSV (plain or ``.gz``) with a header row naming the latitude and longitude columns.
+
+    ``user_column`` is optional: when the file has no such column, ``user`` is null. Other columns
+    are ignored. Malformed rows are counted by reason (time and location id are not checked).
+    """
+    path = _existing(path)
+    names = _header(path, delimiter)
+    for parameter, name in (("lat_column", lat_column), ("lon_column", lon_column)):
+        if name not in names:
+            raise ValueError(
+                f"`{parameter}` must name a column of {path.name} (one of {', '.join(names)}); got {name!r}."
+            )
+    has_user = user_column is not None and user_column in names
+    invalid = _InvalidRows()
+    table = pa_csv.read_csv(
+        path,
+        read_options=pa_csv.ReadOptions(column_names=names, skip_rows=1),
+        parse_options=pa_csv.ParseOptions(
+            delimiter=delimiter, ignore_empty_lines=False, invalid_row_handler=invalid
+        ),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in names},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+    n_rows = table.num_rows
+    blank = np.ones(n_rows, dtype=bool)
+    for name in names:
+        blank &= pc.equal(table[name], "").to_numpy(zero_copy_only=False).astype(bool)
+    numeric, in_range, lat, lon = _coordinate_checks(table[lat_column], table[lon_column])
+    checks = [("blank_line", blank)]
+    columns = {}
+    if has_user:
+        good_user = _matches(table[user_column], _INTEGER)
+        checks.append(("bad_user", ~good_user))
+        columns["user"] = _to_int(table[user_column], good_user)
+    checks += [("non_numeric_coordinate", ~numeric), ("out_of_range_coordinate", ~in_range)]
+    columns.update(latitude=lat, longitude=lon)
+    return _finish(table, checks, delimiter, invalid, columns)
+
+
+def read_checkins(path, *, format: str, lat_column=None, lon_column=None, user_column=None) -> ParsedCheckins:
+    """Read ``path`` as ``format`` "snap" (:func:`read_snap`) or "csv" (:func:`read_csv`)."""
+    if format == "snap":
+        return read_snap(path)
+    if format == "csv":
+        return read_csv(
+            path,
+            lat_column=lat_column or "latitude",
+            lon_column=lon_column or "longitude",
+            user_column=user_column or "user",
+        )
+    raise ValueError(f"`format` must be one of 'snap', 'csv'; got {format!r}.")
+
+
+def _existing(path) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"check-in file not found: {path}")
+    return path
+
+
+def check_bad_fraction(parsed: ParsedCheckins, max_bad_fraction: float, *, name: str = "source") -> None:
+    """Raise ``ValueError`` when more than ``max_bad_fraction`` of the rows read are malformed."""
+    max_bad_fraction = check_real(max_bad_fraction, "max_bad_fraction", low=0.0, high=1.0)
+    if parsed.bad_fraction > max_bad_fraction:
+        worst = max(parsed.malformed, key=parsed.malformed.get)
+        raise ValueError(
+            f"{name}: {parsed.malformed_total} of {parsed.rows_read} rows are malformed "
+            f"({parsed.bad_fraction:.4g}, mostly {worst}); `data.max_bad_fraction` allows at most "
+            f"{max_bad_fraction:g}. Check the file's format or raise the limit."
+        )
+
+
+# ----------------------------------------------------------------------------- regions and grids
+
+
+@dataclass(frozen=True)
+class Region:
+    """A bounding box in degrees with an ``n_lat`` x ``n_lon`` grid (rows x columns); see module doc."""
+
+    name: str
+    lat_min: float
+    lat_max: float
+    lon_min: float
+    lon_max: float
+    n_lat: int
+    n_lon: int
+    label: str = ""
+    paper_count: int | None = None
+
+    def __post_init__(self) -> None:
+        set_ = lambda key, value: object.__setattr__(self, key, value)  # noqa: E731 (frozen)
+        set_("lat_min", check_real(self.lat_min, "lat_min", low=-90.0, high=90.0))
+        set_("lat_max", check_real(self.lat_max, "lat_max", low=-90.0, high=90.0))
+        set_("lon_min", check_real(self.lon_min, "lon_min", low=-180.0, high=180.0))
+        set_("lon_max", check_real(self.lon_max, "lon_max", low=-180.0, high=180.0))
+        for axis in ("lat", "lon"):
+            low, high = getattr(self, f"{axis}_min"), getattr(self, f"{axis}_max")
+            if not low < high:
+                raise ValueError(f"`{axis}_max` must be greater than `{axis}_min` ({low}); got {high}.")
+        set_("n_lat", check_integer(self.n_lat, "n_lat", low=1))
+        set_("n_lon", check_integer(self.n_lon, "n_lon", low=1))
+        if not self.label:
+            set_("label", self.name)
+
+    @classmethod
+    def from_config(cls, name: str, entry) -> "Region":
+        """Build from one entry of the config's ``regions`` mapping."""
+        return cls(
+            name=name,
+            label=entry.get("label", name),
+            lat_min=entry["lat_min"],
+            lat_max=entry["lat_max"],
+            lon_min=entry["lon_min"],
+            lon_max=entry["lon_max"],
+            n_lat=entry["grid"]["n_lat"],
+            n_lon=entry["grid"]["n_lon"],
+            paper_count=entry.get("paper_count"),
+        )
+
+    @property
+    def n_cells(self) -> int:
+        return self.n_lat * self.n_lon
+
+    @property
+    def lat_edges(self) -> np.ndarray:
+        """Row borders, south to north (``n_lat + 1`` values; first and last are the bounds exactly)."""
+        return np.linspace(self.lat_min, self.lat_max, self.n_lat + 1)
+
+    @property
+    def lon_edges(self) -> np.ndarray:
+        """Column borders, west to east (``n_lon + 1`` values)."""
+        return np.linspace(self.lon_min, self.lon_max, self.n_lon + 1)
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        """(latitude, longitude) of the box centre: the origin of :func:`equirectangular_km`."""
+        return (0.5 * (self.lat_min + self.lat_max), 0.5 * (self.lon_min + self.lon_max))
+
+
+def crop_mask(latitude, longitude, region: Region) -> np.ndarray:
+    """Boolean mask of points inside ``region`` (bounds inclusive on all four sides; NaN is outside)."""
+    lat = np.asarray(latitude, dtype=float)
+    lon = np.asarray(longitude, dtype=float)
+    return (lat >= region.lat_min) & (lat <= region.lat_max) & (lon >= region.lon_min) & (lon <= region.lon_max)
+
+
+def _axis_index(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    index = np.searchsorted(edges, values, side="right") - 1
+    return np.minimum(index, len(edges) - 2)  # the max edge belongs to the last cell
+
+
+def assign_cells(latitude, longitude, region: Region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lat_index, lon_index, cell) of points inside ``region``; see the module doc for borders.
+
+    Raises ``ValueError`` if a point lies outside the region (crop first with :func:`crop_mask`).
+    """
+    lat = np.asarray(latitude, dtype=float)
+    lon = np.asarray(longitude, dtype=float)
+    inside = crop_mask(lat, lon, region)
+    if not inside.all():
+        first = int(np.argmin(inside))
+        raise ValueError(
+            f"`latitude`/`longitude` must lie inside region {region.name!r} "
+            f"(lat [{region.lat_min}, {region.lat_max}], lon [{region.lon_min}, {region.lon_max}]); "
+            f"got ({lat[first]}, {lon[first]}) at position {first}. Crop with crop_mask first."
+        )
+    lat_index = _axis_index(lat, region.lat_edges)
+    lon_index = _axis_index(lon, region.lon_edges)
+    return lat_index, lon_index, lat_index * region.n_lon + lon_index
+
+
+def count_cells(cell, region: Region) -> np.ndarray:
+    """Number of check-ins per cell (length ``region.n_cells``, row-major)."""
+    cell = np.asarray(cell, dtype=np.int64)
+    if cell.size and (cell.min() < 0 or cell.max() >= region.n_cells):
+        raise ValueError(f"`cell` must be in [0, {region.n_cells - 1}]; got {cell.min()}..{cell.max()}.")
+    return np.bincount(cell, minlength=region.n_cells)
+
+
+def cell_table(region: Region, counts) -> pd.DataFrame:
+    """The agreed ``cell_counts.csv`` table: one row per cell with its bounds and count."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.shape != (region.n_cells,):
+        raise ValueError(f"`counts` must have shape ({region.n_cells},); got {counts.shape}.")
+    lat_index, lon_index = np.divmod(np.arange(region.n_cells), region.n_lon)
+    lat_edges, lon_edges = region.lat_edges, region.lon_edges
+    return pd.DataFrame(
+        {
+            "cell": np.arange(region.n_cells),
+            "lat_index": lat_index,
+            "lon_index": lon_index,
+            "lat_min": lat_edges[lat_index],
+            "lat_max": lat_edges[lat_index + 1],
+            "lon_min": lon_edges[lon_index],
+            "lon_max": lon_edges[lon_index + 1],
+            "count": counts,
+        },
+        columns=list(CELL_COLUMNS),
+    )
+
+
+def crop_and_grid(checkins: pd.DataFrame, region: Region) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Crop ``checkins`` (columns latitude, longitude, ...) to ``region`` and grid them.
+
+    Returns ``(cropped, cells)``: the rows inside the box with added ``lat_index``, ``lon_index`` and
+    ``cell`` columns (input order kept), and :func:`cell_table` of their counts.
+    """
+    inside = crop_mask(checkins["latitude"], checkins["longitude"], region)
+    cropped = checkins.loc[inside].reset_index(drop=True)
+    lat_index, lon_index, cell = assign_cells(cropped["latitude"], cropped["longitude"], region)
+    cropped = cropped.assign(lat_index=lat_index, lon_index=lon_index, cell=cell)
+    return cropped, cell_table(region, count_cells(cell, region))
+
+
+def counts_grid(cells: pd.DataFrame, region: Region) -> np.ndarray:
+    """Counts of a ``cell_counts`` table as an ``(n_lat, n_lon)`` array; row 0 is the southernmost."""
+    grid = np.zeros((region.n_lat, region.n_lon), dtype=np.int64)
+    grid[cells["lat_index"].to_numpy(), cells["lon_index"].to_numpy()] = cells["count"].to_numpy()
+    return grid
+
+
+# ----------------------------------------------------------------------------------- projection
+
+
+def equirectangular_km(latitude, longitude, *, lat0: float, lon0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Local equirectangular projection about (lat0, lon0): (east-west km, north-south km).
+
+    x = R * (lon - lon0) * cos(lat0), y = R * (lat - lat0), angles in radians, R = EARTH_RADIUS_KM.
+    Over a city-sized box (10 km) the distortion is below 0.1 %.
+    """
+    lat = np.radians(np.asarray(latitude, dtype=float))
+    lon = np.radians(np.asarray(longitude, dtype=float))
+    x = EARTH_RADIUS_KM * (lon - math.radians(lon0)) * math.cos(math.radians(lat0))
+    y = EARTH_RADIUS_KM * (lat - math.radians(lat0))
+    return x, y
+
+
+def region_extent_km(region: Region) -> tuple[float, float, float, float]:
+    """(x_min, x_max, y_min, y_max) of the region in km about its centre (for ``imshow(extent=)``)."""
+    lat0, lon0 = region.centre
+    x, y = equirectangular_km(
+        [region.lat_min, region.lat_max], [region.lon_min, region.lon_max], lat0=lat0, lon0=lon0
+    )
+    return float(x[0]), float(x[1]), float(y[0]), float(y[1])
+
+
+# ---------------------------------------------------------------------------------- data summary
+
+#: columns of ``results/data/summary.csv``: one row per source file and one per region
+SUMMARY_COLUMNS = (
+    "level",  # "source" (a file read) or "region" (a crop of all sources pooled)
+    "name",  # source id or region name
+    "label",  # provenance label / region label
+    "rows_read",  # source: lines read; region: valid check-ins from all sources considered
+    "malformed",  # source: malformed rows (total); region: empty
+    *(f"malformed_{reason}" for reason in MALFORMED_REASONS),
+    "kept",  # source: valid rows kept; region: check-ins inside the bounding box
+    "paper_count",  # region: the count the paper reports (empty if none)
+    "relative_difference",  # region: (kept - paper_count) / paper_count
+)
+
+
+def source_summary(parsed: ParsedCheckins, *, name: str, label: str = "") -> pd.DataFrame:
+    """One summary row (see :data:`SUMMARY_COLUMNS`) for a parsed source file."""
+    row = {
+        "level": "source",
+        "name": name,
+        "label": label or name,
+        "rows_read": parsed.rows_read,
+        "malformed": parsed.malformed_total,
+        **{f"malformed_{reason}": parsed.malformed[reason] for reason in MALFORMED_REASONS},
+        "kept": parsed.kept,
+        "paper_count": None,
+        "relative_difference": None,
+    }
+    return pd.DataFrame([row], columns=list(SUMMARY_COLUMNS))
+
+
+def region_summary(region: Region, *, rows_considered: int, kept: int) -> pd.DataFrame:
+    """One summary row for a region: check-ins kept by the crop next to the paper's count."""
+    paper = region.paper_count
+    row = {
+        "level": "region",
+        "name": region.name,
+        "label": region.label,
+        "rows_read": int(rows_considered),
+        "malformed": None,
+        **{f"malformed_{reason}": None for reason in MALFORMED_REASONS},
+        "kept": int(kept),
+        "paper_count": paper,
+        "relative_difference": (kept - paper) / paper if paper else None,
+    }
+    return pd.DataFrame([row], columns=list(SUMMARY_COLUMNS))
+
+
+def combine_summaries(rows) -> pd.DataFrame:
+    """Concatenate summary rows (DataFrames with :data:`SUMMARY_COLUMNS`); counts as nullable ints."""
+    frame = pd.concat(list(rows), ignore_index=True)[list(SUMMARY_COLUMNS)]
+    for column in SUMMARY_COLUMNS:
+        if column in ("rows_read", "malformed", "kept", "paper_count") or column.startswith("malformed_"):
+            frame[column] = frame[column].astype("Int64")
+    frame["relative_difference"] = frame["relative_difference"].astype(float)
+    return frame

@@ -1,0 +1,33 @@
+"""Rule crop_and_grid: pool the prepared sources, crop to one region, assign cells, count."""
+
+import logging
+
+import pandas as pd
+
+from shuffledp.data.gowalla import Region, crop_and_grid, region_summary
+from shuffledp.data.io import atomic_output
+from shuffledp.tables import atomic_write_text
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log = logging.getLogger("crop_and_grid")
+
+region = Region.from_config(snakemake.params.name, snakemake.params.region)
+frames = [
+    pd.read_parquet(path).assign(source=name)
+    for name, path in zip(snakemake.params.sources, snakemake.input)
+]
+checkins = pd.concat(frames, ignore_index=True)
+cropped, cells = crop_and_grid(checkins, region)
+summary = region_summary(region, rows_considered=len(checkins), kept=len(cropped))
+
+log.info("region %s (%s): %d grid cells (%d rows x %d columns)", region.name, region.label,
+         region.n_cells, region.n_lat, region.n_lon)
+for name, frame in zip(snakemake.params.sources, frames):
+    log.info("  from source %s: %d of %d valid check-ins inside the box", name,
+             int((cropped["source"] == name).sum()), len(frame))
+log.info("kept %d check-ins; the paper reports %s", len(cropped), region.paper_count)
+
+atomic_write_text(snakemake.output.cells, cells.to_csv(index=False))
+with atomic_output(snakemake.output.checkins) as temporary:
+    cropped.to_parquet(temporary, index=False)
+atomic_write_text(snakemake.output.summary, summary.to_csv(index=False))

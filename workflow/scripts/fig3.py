@@ -1,0 +1,37 @@
+"""Rule fig3: Figure 3 -- check-in scatter per region (top row) and cell-count heat maps (bottom)."""
+
+import logging
+import string
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from shuffledp.data.gowalla import Region, counts_grid, equirectangular_km, region_extent_km  # noqa: E402
+from shuffledp.data.io import atomic_output  # noqa: E402
+from shuffledp.plotting.maps import plot_cell_counts, plot_checkins  # noqa: E402
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log = logging.getLogger("fig3")
+
+regions = [Region.from_config(entry["name"], entry) for entry in snakemake.params.regions]
+figure, axes = plt.subplots(2, len(regions), figsize=(6.0 * len(regions), 8.5), squeeze=False)
+letters = iter(string.ascii_lowercase)
+for column, (region, checkins_path) in enumerate(zip(regions, snakemake.input.checkins)):
+    checkins = pd.read_parquet(checkins_path, columns=["latitude", "longitude"])
+    lat0, lon0 = region.centre
+    x, y = equirectangular_km(checkins["latitude"], checkins["longitude"], lat0=lat0, lon0=lon0)
+    extent = region_extent_km(region)
+    plot_checkins(x, y, extent=extent, ax=axes[0, column],
+                  title=f"({next(letters)}) {region.label}: {len(checkins):,} check-ins")
+    log.info("%s: %d check-ins, extent %s km", region.name, len(checkins), extent)
+for column, (region, cells_path) in enumerate(zip(regions, snakemake.input.cells)):
+    grid = counts_grid(pd.read_csv(cells_path), region)
+    plot_cell_counts(grid, extent=region_extent_km(region), ax=axes[1, column],
+                     title=f"({next(letters)}) {region.label}: {region.n_lon} x {region.n_lat} cells")
+figure.tight_layout()
+with atomic_output(snakemake.output[0]) as temporary:
+    figure.savefig(temporary, dpi=150)
+plt.close(figure)
