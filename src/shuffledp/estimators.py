@@ -1,0 +1,148 @@
+"""Estimators of the original distribution from a noisy histogram (paper Section V-A).
+
+All functions work on the last axis and are vectorised over any leading axes (replicates).
+
+* :func:`invert_krr` -- matrix inversion (INV) for k-RR in closed form. The k-RR channel is
+  C = (p - q) I + q 1 1^T, so an observed frequency vector f = pi C gives
+  pi_hat = (f - q) / (p - q) (paper eq. 7: unbiased, E[pi_hat] = pi; may leave the simplex).
+* :func:`project_to_simplex` -- Euclidean projection onto the probability simplex, exact, in
+  O(k log k) (Wang & Carreira-Perpinan 2013, arXiv:1309.1541, Algorithm 1).
+* :func:`clip_and_renormalise` -- the naive baseline: negative entries set to 0, then rescaled.
+* :func:`iterative_bayesian_update` -- IBU (Agrawal & Aggarwal 2001; ElSalamouny & Palamidessi
+  2020), an EM algorithm whose fixed point is the maximum-likelihood estimate.
+* :func:`estimate_distribution` -- one entry point selecting the estimator by name ("shuffle+INV"
+  in the paper is ``"inv-projection"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shuffledp._validation import check_choice, check_integer, check_real
+from shuffledp.mechanisms import krr_channel, krr_probabilities
+
+__all__ = [
+    "ESTIMATORS",
+    "normalise_counts",
+    "invert_krr",
+    "project_to_simplex",
+    "clip_and_renormalise",
+    "iterative_bayesian_update",
+    "estimate_distribution",
+]
+
+#: estimator names accepted by :func:`estimate_distribution`
+ESTIMATORS = ("inv-projection", "inv-clip", "inv", "ibu", "raw")
+
+_IBU_TOLERANCE = 1e-12
+_IBU_MAX_ITERATIONS = 100_000
+
+
+def _as_rows(values, name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim < 1 or array.shape[-1] < 2:
+        raise ValueError(f"`{name}` must have at least 2 entries on its last axis; got shape {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"`{name}` must be finite; got a non-finite entry.")
+    return array
+
+
+def normalise_counts(counts) -> np.ndarray:
+    """Frequencies counts / counts.sum() along the last axis (each row needs a positive total)."""
+    counts = _as_rows(counts, "counts")
+    if np.any(counts < 0):
+        raise ValueError(f"`counts` must be non-negative; got {counts[counts < 0].flat[0].item()!r}.")
+    totals = counts.sum(axis=-1, keepdims=True)
+    if np.any(totals <= 0):
+        raise ValueError("`counts` must have a positive total in every row; got a row summing to 0.")
+    return counts / totals
+
+
+def invert_krr(reported_counts, *, epsilon_local: float) -> np.ndarray:
+    """Matrix-inversion estimate pi_hat = (f - q) / (p - q) of the original distribution.
+
+    ``reported_counts``: the shuffled k-RR histogram (..., k). The result sums to 1 but may have
+    negative entries; it equals f C^{-1} for the k-RR channel C.
+    """
+    frequencies = normalise_counts(reported_counts)
+    p, q = krr_probabilities(frequencies.shape[-1], epsilon_local)
+    return (frequencies - q) / (p - q)
+
+
+def project_to_simplex(values) -> np.ndarray:
+    """Euclidean projection of each row onto {x : x >= 0, sum x = 1} (Wang & Carreira-Perpinan 2013).
+
+    Sort u descending, rho = max{j : u_j + (1 - sum_{i<=j} u_i) / j > 0},
+    lambda = (1 - sum_{i<=rho} u_i) / rho, x = max(v + lambda, 0). Exact; O(k log k) per row.
+    """
+    values = _as_rows(values, "values")
+    k = values.shape[-1]
+    ordered = -np.sort(-values, axis=-1)
+    cumulative = np.cumsum(ordered, axis=-1)
+    index = np.arange(1, k + 1, dtype=float)
+    positive = ordered + (1.0 - cumulative) / index > 0
+    rho = k - np.argmax(positive[..., ::-1], axis=-1)  # last j (1-based) where the test holds
+    shift = (1.0 - np.take_along_axis(cumulative, (rho - 1)[..., None], axis=-1)) / rho[..., None]
+    return np.maximum(values + shift, 0.0)
+
+
+def clip_and_renormalise(values) -> np.ndarray:
+    """Set negative entries to 0 and rescale each row to sum to 1 (uniform if nothing is positive)."""
+    values = _as_rows(values, "values")
+    clipped = np.maximum(values, 0.0)
+    totals = clipped.sum(axis=-1, keepdims=True)
+    uniform = np.full_like(clipped, 1.0 / values.shape[-1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(totals > 0, clipped / np.where(totals > 0, totals, 1.0), uniform)
+
+
+def iterative_bayesian_update(
+    reported_counts,
+    *,
+    channel,
+    tolerance: float = _IBU_TOLERANCE,
+    max_iterations: int = _IBU_MAX_ITERATIONS,
+) -> np.ndarray:
+    """IBU / EM estimate of the original distribution from a noisy histogram and its channel.
+
+    theta_{t+1}[x] = sum_y f[y] theta_t[x] C[x, y] / sum_x' theta_t[x'] C[x', y], from the uniform
+    start, until the largest change in any row is below ``tolerance`` (or ``max_iterations``). Its
+    limit maximises the multinomial likelihood of the reports over the simplex.
+    """
+    frequencies = normalise_counts(reported_counts)
+    channel = _as_rows(channel, "channel")
+    k = frequencies.shape[-1]
+    if channel.shape != (k, k):
+        raise ValueError(f"`channel` must have shape ({k}, {k}) to match the counts; got {channel.shape}.")
+    tolerance = check_real(tolerance, "tolerance", low=0.0, low_open=True)
+    max_iterations = check_integer(max_iterations, "max_iterations", low=1)
+    theta = np.full_like(frequencies, 1.0 / k)
+    for _ in range(max_iterations):
+        predicted = theta @ channel  # P(report y) under theta, (..., k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weights = np.where(frequencies > 0, frequencies / predicted, 0.0)
+        updated = theta * (weights @ channel.T)
+        if np.max(np.abs(updated - theta)) < tolerance:
+            return updated
+        theta = updated
+    return theta
+
+
+def estimate_distribution(reported_counts, *, epsilon_local: float, estimator: str = "inv-projection") -> np.ndarray:
+    """Estimate the original distribution from a shuffled k-RR histogram with the named estimator.
+
+    ``"inv-projection"`` (paper's shuffle+INV), ``"inv-clip"``, ``"inv"`` (unprojected),
+    ``"ibu"``, or ``"raw"`` (the normalised noisy histogram itself: the paper's "shuffle").
+    """
+    check_choice(estimator, "estimator", ESTIMATORS)
+    if estimator == "raw":
+        return normalise_counts(reported_counts)
+    if estimator == "ibu":
+        counts = _as_rows(reported_counts, "reported_counts")
+        return iterative_bayesian_update(counts, channel=krr_channel(counts.shape[-1], epsilon_local))
+    inverted = invert_krr(reported_counts, epsilon_local=epsilon_local)
+    if estimator == "inv":
+        return inverted
+    if estimator == "inv-clip":
+        return clip_and_renormalise(inverted)
+    return project_to_simplex(inverted)
