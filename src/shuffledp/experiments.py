@@ -1,0 +1,372 @@
+"""Utility experiments of the paper's Section V: one replicate = f(parameters, rng) -> tidy rows.
+
+Layering: uses accountants (delta-hat of eq. 10), mechanisms, estimators and metrics; knows nothing
+about files or the workflow. Every function that draws takes ``rng: numpy.random.Generator``; the
+workflow derives one stream per (seed, replicate identity) with :func:`shuffledp._random.job_rng`, so
+a replicate's numbers depend only on the seed and its identity -- not on job order or ``--cores``.
+
+Mechanisms compared (names used in every output):
+
+* ``gaussian`` -- central model: true histogram + N(0, sigma^2) per bin, analytic-Gaussian sigma at
+  (epsilon, delta-hat); the estimate is the noisy histogram / n (paper: "the noisy histogram itself").
+* ``gaussian+proj`` -- the same noisy histogram / n projected onto the simplex (fair post-processing).
+* ``shuffle`` -- the shuffled k-RR histogram / n (no de-noising).
+* ``shuffle+INV`` -- matrix inversion + projection onto the simplex (the paper's estimator; the
+  estimator is configurable, see :data:`shuffledp.estimators.ESTIMATORS`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from shuffledp._random import job_rng
+from shuffledp._validation import check_integer, check_real, check_real_array
+from shuffledp.accounting import accountant_class, get_accountant
+from shuffledp.estimators import estimate_distribution, normalise_counts, project_to_simplex
+from shuffledp.mechanisms import gaussian_calibration, gaussian_histogram, sample_shuffled_histogram
+from shuffledp.metrics import total_variation
+
+__all__ = [
+    "MECHANISMS",
+    "discretise_normal",
+    "synthetic_counts",
+    "sample_region_counts",
+    "delta_for_value",
+    "delta_hat",
+    "Calibration",
+    "calibrate",
+    "community_utility",
+    "individual_utility",
+    "community_sweep",
+    "crossover_sweep",
+    "mc_interval_verdict",
+]
+
+MECHANISMS = ("gaussian", "gaussian+proj", "shuffle", "shuffle+INV")
+
+
+# --- data --------------------------------------------------------------------------------------
+
+
+def discretise_normal(values, *, k: int, mean: float, bin_width: float) -> np.ndarray:
+    """Bin index 0..k-1 of each value: k bins of width ``bin_width`` centred on
+    mean + (j - (k - 1) / 2) * bin_width; values beyond the outer bins fall into them (clipped tails).
+    """
+    k = check_integer(k, "k", low=2)
+    bin_width = check_real(bin_width, "bin_width", low=0.0, low_open=True, high_open=True)
+    position = (np.asarray(values, dtype=float) - mean) / bin_width + (k - 1) / 2.0
+    return np.clip(np.floor(position + 0.5), 0, k - 1).astype(np.int64)
+
+
+def synthetic_counts(
+    n_users: int, *, k: int, mean: float, standard_deviation: float, bin_width: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Histogram of ``n_users`` draws from N(mean, standard_deviation^2) discretised to k bins."""
+    n_users = check_integer(n_users, "n_users", low=1)
+    standard_deviation = check_real(standard_deviation, "standard_deviation", low=0.0, low_open=True, high_open=True)
+    values = rng.normal(mean, standard_deviation, size=n_users)
+    return np.bincount(discretise_normal(values, k=k, mean=mean, bin_width=bin_width), minlength=k)
+
+
+def sample_region_counts(cell_counts, n_users: int, *, replace: bool, rng: np.random.Generator) -> np.ndarray:
+    """Cell histogram of ``n_users`` check-ins drawn from a region's check-ins (``cell_counts``).
+
+    With ``replace`` the draw is Multinomial(n, counts / N); without, multivariate hypergeometric
+    (a random subset of n distinct check-ins; needs n <= N).
+    """
+    counts = np.asarray(cell_counts, dtype=np.int64)
+    total = int(counts.sum())
+    n_users = check_integer(n_users, "n_users", low=1)
+    if replace:
+        return rng.multinomial(n_users, counts / total)
+    if n_users > total:
+        raise ValueError(
+            f"`n_users` must be at most the region's {total} check-ins when sampling without "
+            f"replacement; got {n_users}. Lower n or set utility.gowalla.sampling: with-replacement."
+        )
+    return rng.multivariate_hypergeometric(counts, n_users)
+
+
+# --- delta-hat (eq. 10) ------------------------------------------------------------------------
+
+
+def _delta(accountant: str, *, epsilons, epsilon_local, n_users, k, n_x0) -> np.ndarray:
+    if not accountant_class(accountant).needs_n_x0:
+        n_x0 = None
+    return np.asarray(
+        get_accountant(accountant, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0).delta_for_epsilon(
+            epsilons
+        ),
+        dtype=float,
+    )
+
+
+def delta_for_value(counts, x0: int, *, epsilons, epsilon_local: float, accountant: str) -> np.ndarray:
+    """delta(epsilon) of the individual holding value ``x0`` (0-based): n_x0 = c_x0 - 1 others hold it.
+
+    If nobody holds x0 (c_x0 = 0) the individual is taken to be the only one (n_x0 = 0).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    x0 = check_integer(x0, "x0", low=0, high=counts.size - 1)
+    epsilons = check_real_array(epsilons, "epsilon", low=0.0)
+    return _delta(
+        accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=int(counts.sum()), k=counts.size,
+        n_x0=max(int(counts[x0]) - 1, 0),
+    )
+
+
+def delta_hat(counts, *, epsilons, epsilon_local: float, accountant: str) -> np.ndarray:
+    """Paper eq. (10): max over values x with c_x >= 1 of delta(epsilon; n_x0 = c_x - 1), per epsilon.
+
+    Each distinct count is evaluated once. For an accountant that does not depend on n_x0 (e.g. the
+    all-dataset upper bound) this is its single delta. The max inherits the accountant's direction:
+    the max of exact single-pair deltas is a lower bound on the mechanism's delta (other neighbouring
+    pairs may be worse); an all-dataset upper bound stays an upper bound.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    epsilons = check_real_array(epsilons, "epsilon", low=0.0)
+    n_users, k = int(counts.sum()), counts.size
+    if not accountant_class(accountant).needs_n_x0:
+        return _delta(accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=None)
+    deltas = [
+        _delta(accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=int(c) - 1)
+        for c in np.unique(counts[counts >= 1])
+    ]
+    return np.max(np.vstack(deltas), axis=0)
+
+
+# --- Gaussian calibration with the delta = 0 rule ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """delta as computed, delta used (floored if 0), and both sigmas (see mechanisms.gaussian_calibration)."""
+
+    delta: float
+    delta_used: float
+    delta_floored: bool
+    sigma: float
+    sigma_diffprivlib: float
+    diffprivlib_differs: bool
+
+    def columns(self, prefix: str = "") -> dict:
+        return {f"{prefix}{name}": value for name, value in self.__dict__.items()}
+
+
+def calibrate(delta: float, *, epsilon: float, sensitivity: float, delta_floor: float) -> Calibration:
+    """Analytic-Gaussian sigma at (epsilon, delta), applying the one rule for delta = 0.
+
+    Rule (config ``utility.delta_floor``): a delta below the floor -- in particular delta = 0, where
+    the Gaussian is undefined because no finite sigma is (eps, 0)-DP -- is replaced by the floor, and
+    the row is marked ``delta_floored``. The Gaussian is then slightly *less* private than the shuffle
+    model it is compared with.
+    """
+    delta = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
+    delta_floor = check_real(delta_floor, "delta_floor", low=0.0, high=1.0, low_open=True, high_open=True)
+    floored = delta < delta_floor
+    used = delta_floor if floored else delta
+    result = gaussian_calibration(epsilon=epsilon, delta=used, sensitivity=sensitivity)
+    return Calibration(
+        delta=float(delta),
+        delta_used=float(used),
+        delta_floored=bool(floored),
+        sigma=result.sigma,
+        sigma_diffprivlib=result.sigma_diffprivlib,
+        diffprivlib_differs=result.diffprivlib_differs,
+    )
+
+
+# --- one batch of replicates -------------------------------------------------------------------
+
+
+def community_utility(
+    counts, *, epsilon_local: float, sigma: float, estimator: str, rng: np.random.Generator, replicates: int = 1
+) -> dict[str, np.ndarray]:
+    """TV distance to the true distribution for each mechanism, ``replicates`` draws each.
+
+    Returns {mechanism: array of shape (replicates,)} for :data:`MECHANISMS` (``sigma`` = inf or NaN
+    skips the Gaussian, giving NaN).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n_users = counts.sum()
+    truth = counts / n_users
+    reports = sample_shuffled_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=replicates)
+    result = {
+        "shuffle": total_variation(normalise_counts(reports), truth),
+        "shuffle+INV": total_variation(estimate_distribution(reports, epsilon_local=epsilon_local, estimator=estimator), truth),
+    }
+    if math.isfinite(sigma):
+        noisy = gaussian_histogram(counts, sigma=sigma, rng=rng, size=replicates) / n_users
+        result["gaussian"] = total_variation(noisy, truth)
+        result["gaussian+proj"] = total_variation(project_to_simplex(noisy), truth)
+    else:
+        result["gaussian"] = result["gaussian+proj"] = np.full(replicates, np.nan)
+    return {name: result[name] for name in MECHANISMS}
+
+
+def individual_utility(
+    counts, x0s: Sequence[int], *, epsilon_local: float, sigmas: Sequence[float], estimator: str,
+    rng: np.random.Generator, replicates: int,
+) -> dict[str, np.ndarray]:
+    """Individual-specific errors |estimate_x0 - pi_x0| (paper's W-bar divided by n) for each x0.
+
+    ``sigmas[i]`` is the Gaussian's sigma for ``x0s[i]`` (its own delta). Returns {mechanism: array
+    (replicates, len(x0s))}; the shuffle draws are shared by all x0 (they do not depend on delta).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    x0s = np.asarray(x0s, dtype=np.int64)
+    n_users = counts.sum()
+    truth = counts / n_users
+    reports = sample_shuffled_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=replicates)
+    estimate = estimate_distribution(reports, epsilon_local=epsilon_local, estimator=estimator)
+    sigmas = np.asarray(sigmas, dtype=float)
+    noise = rng.normal(size=(replicates, x0s.size)) * sigmas
+    return {
+        "gaussian": np.abs(noise) / n_users,
+        "shuffle+INV": np.abs(estimate[:, x0s] - truth[x0s]),
+    }
+
+
+# --- sweeps ------------------------------------------------------------------------------------
+
+
+def community_sweep(
+    region_counts, *, n_users_grid: Sequence[int], settings: Sequence[dict], runs: int, replace: bool,
+    accountant: str, neighbouring_sensitivity: float, delta_floor: float, estimator: str, seed: int, identity: tuple,
+) -> pd.DataFrame:
+    """Figures 6/7: for each n, ``runs`` datasets of n check-ins sampled from the region, each
+    released once by every mechanism under each privacy setting (epsilon, epsilon_local).
+
+    The dataset of run r depends on (seed, identity, "data", n, r) only -- the same datasets are used
+    for every setting; the mechanisms' draws on (seed, identity, "mechanisms", eps, eps0, n, r).
+    delta-hat is computed from each sampled dataset (eq. 10). Returns tidy rows.
+    """
+    rows = []
+    for n_users in n_users_grid:
+        for run in range(runs):
+            counts = sample_region_counts(
+                region_counts, n_users, replace=replace, rng=job_rng(seed, *identity, "data", n_users, run)
+            )
+            for setting in settings:
+                epsilon, epsilon_local = float(setting["epsilon"]), float(setting["epsilon_local"])
+                delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0])
+                calibration = calibrate(delta, epsilon=epsilon, sensitivity=neighbouring_sensitivity, delta_floor=delta_floor)
+                rng = job_rng(seed, *identity, "mechanisms", epsilon, epsilon_local, n_users, run)
+                tv = community_utility(
+                    counts, epsilon_local=epsilon_local, sigma=calibration.sigma, estimator=estimator, rng=rng
+                )
+                for mechanism, values in tv.items():
+                    rows.append(
+                        {"n_users": n_users, "run": run, "epsilon": epsilon, "epsilon_local": epsilon_local,
+                         "accountant": accountant, "mechanism": mechanism, "tv": float(values[0]),
+                         **calibration.columns()}
+                    )
+    return pd.DataFrame(rows)
+
+
+def crossover_sweep(
+    counts, *, epsilon_locals: Sequence[float], epsilons: Sequence[float], accountants: Sequence[str],
+    neighbouring_sensitivity: float, delta_floor: float, estimator: str, replicates: int, seed: int, identity: tuple,
+) -> pd.DataFrame:
+    """Beyond the paper: mean TV of the Gaussian (calibrated at delta-hat of each accountant) and of
+    shuffle+INV over a grid of (epsilon_local, epsilon) with epsilon < epsilon_local.
+
+    The shuffle's draws depend on (seed, identity, "shuffle", eps0) and the Gaussian's on
+    (seed, identity, "gaussian", eps0, eps, accountant). Rows with delta-hat = 0 are floored and marked.
+    """
+    rows = []
+    for epsilon_local in epsilon_locals:
+        below = [float(e) for e in epsilons if e < epsilon_local]
+        if not below:
+            continue
+        shuffle = community_utility(
+            counts, epsilon_local=epsilon_local, sigma=math.inf, estimator=estimator, replicates=replicates,
+            rng=job_rng(seed, *identity, "shuffle", epsilon_local),
+        )["shuffle+INV"]
+        for accountant in accountants:
+            deltas = delta_hat(counts, epsilons=below, epsilon_local=epsilon_local, accountant=accountant)
+            for epsilon, delta in zip(below, deltas):
+                calibration = calibrate(float(delta), epsilon=epsilon, sensitivity=neighbouring_sensitivity, delta_floor=delta_floor)
+                rng = job_rng(seed, *identity, "gaussian", epsilon_local, epsilon, accountant)
+                noisy = gaussian_histogram(counts, sigma=calibration.sigma, rng=rng, size=replicates) / counts.sum()
+                gaussian = total_variation(noisy, counts / counts.sum())
+                rows.append(
+                    {"epsilon_local": epsilon_local, "epsilon": epsilon, "accountant": accountant,
+                     "n_users": int(counts.sum()), "k": counts.size, "replicates": replicates,
+                     "tv_gaussian_mean": gaussian.mean(), "tv_gaussian_se": gaussian.std(ddof=1) / math.sqrt(replicates),
+                     "tv_shuffle_inv_mean": shuffle.mean(), "tv_shuffle_inv_se": shuffle.std(ddof=1) / math.sqrt(replicates),
+                     "gaussian_better": bool(gaussian.mean() < shuffle.mean()),
+                     **calibration.columns()}
+                )
+    return pd.DataFrame(rows)
+
+
+# --- comparison with a single printed draw -----------------------------------------------------
+
+
+def mc_interval_verdict(paper_value: float, draws, *, coverage: float = 0.95) -> tuple[bool, str]:
+    """Is a paper value (one Monte-Carlo draw) plausible under our simulated distribution of one draw?
+
+    True when it lies inside the central ``coverage`` interval of ``draws``; the note gives the
+    interval, our mean and its Monte-Carlo standard error.
+    """
+    draws = np.asarray(draws, dtype=float)
+    draws = draws[np.isfinite(draws)]
+    if draws.size < 2:
+        return False, "no simulated draws"
+    tail = (1.0 - coverage) / 2.0
+    low, high = np.quantile(draws, [tail, 1.0 - tail])
+    inside = bool(low <= paper_value <= high)
+    se = draws.std(ddof=1) / math.sqrt(draws.size)
+    note = (
+        f"paper value {'inside' if inside else 'outside'} our central {coverage:.0%} interval of a single draw "
+        f"[{low:.3g}, {high:.3g}] (mean {draws.mean():.3g} +/- {se:.2g} MC s.e., {draws.size} draws)"
+    )
+    return inside, note
+
+
+# --- configuration checks a JSON schema cannot state ------------------------------------------
+
+
+def check_utility_config(config) -> None:
+    """Cross-key checks of the ``utility`` section; raises ``ConfigError`` with one clear message.
+
+    Table V's x0 labels must lie in 1..synthetic.k; every Gowalla region must be a configured region
+    and its Table VI x0 a cell index of that region's grid; figure names must be distinct.
+    """
+    from shuffledp.config import ConfigError
+
+    utility = config.get("utility")
+    if utility is None:
+        return
+    k = utility["synthetic"]["k"]
+    for x0 in utility["table5"]["x0"]:
+        if x0 > k:
+            raise ConfigError(f"config: `utility.table5.x0` values must be in [1, {k}] (utility.synthetic.k); got {x0}.")
+    regions = config.get("regions") or {}
+    figures = []
+    for name, entry in utility["gowalla"]["regions"].items():
+        if name not in regions:
+            raise ConfigError(
+                f"config: `utility.gowalla.regions` names region {name!r}, which is not under `regions` "
+                f"({', '.join(sorted(regions))})."
+            )
+        cells = regions[name]["grid"]["n_lon"] * regions[name]["grid"]["n_lat"]
+        for x0 in entry["x0"]:
+            if x0 >= cells:
+                raise ConfigError(
+                    f"config: `utility.gowalla.regions.{name}.x0` values must be cell indices in [0, {cells - 1}]; got {x0}."
+                )
+        figures += [entry["heatmap_figure"], entry["boxplot_figure"]]
+    reserved = {"fig2", "table5", "table6", "crossover"}
+    duplicate = next((f for f in figures if figures.count(f) > 1 or f in reserved), None)
+    if duplicate is not None:
+        raise ConfigError(
+            f"config: `utility.gowalla.regions` figure names must be distinct and not one of "
+            f"{', '.join(sorted(reserved))}; got {duplicate!r} twice or reserved."
+        )
