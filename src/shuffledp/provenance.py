@@ -49,6 +49,7 @@ __all__ = [
     "benchmark_seconds",
     "output_time_span",
     "data_sources",
+    "reference_files",
     "build_manifest",
     "write_manifest",
     "read_manifest",
@@ -285,6 +286,20 @@ def data_sources(config: Mapping, *, raw_path) -> list[dict]:
             }
         )
     return items
+
+
+def reference_files() -> list[dict]:
+    """The paper values transcribed in ``shuffledp/reference/`` (CSV and notes), as manifest inputs."""
+    import importlib.resources
+
+    folder = importlib.resources.files("shuffledp") / "reference"
+    if not folder.is_dir():
+        return []
+    return [
+        {"path": str(item), "source": {"kind": "transcription of the paper", "package": "shuffledp.reference"}}
+        for item in sorted(folder.iterdir(), key=lambda entry: entry.name)
+        if item.name.endswith((".csv", ".md"))
+    ]
 
 
 def build_manifest(

@@ -1,0 +1,819 @@
+"""The reproduction report: paper tables cell by cell, figures with a reading, errata, provenance.
+
+The report is assembled as a list of small blocks (:class:`Heading`, :class:`Paragraph`,
+:class:`Table`, :class:`BulletList`, :class:`Figure`) and rendered twice: as Markdown (figures linked
+by relative path) and as one self-contained HTML file (figures embedded as base64, inline CSS, no
+external asset). Nothing here computes privacy or utility: every number is read from a stage output
+(``*_comparison.csv``, figure data, the data summary, the stage manifests), and every reading of a
+figure is derived from that figure's data, never written in advance.
+
+Verdicts come from the comparison CSVs (columns :data:`shuffledp.tables.COMPARISON_COLUMNS`): a cell
+is *reproduced* when our value rounds to the printed one at the printed precision, *not reproduced*
+otherwise, and *not reproducible as specified* when the paper does not give what is needed to compute
+it (see ``docs/reproduction-notes.md``, "Report and artifacts").
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
+
+__all__ = [
+    "VERDICTS",
+    "PAPER_TABLES",
+    "FIGURES",
+    "FPS_TO_ARXIV",
+    "Heading",
+    "Paragraph",
+    "Table",
+    "BulletList",
+    "Figure",
+    "read_comparisons",
+    "verdict_counts",
+    "method_summary",
+    "read_method_comparison",
+    "read_delta_surface",
+    "read_data_counts",
+    "build_report",
+    "render_markdown",
+    "render_html",
+]
+
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCIBLE)
+#: verdict given to a comparison row whose verdict is not one of VERDICTS (counted, never dropped)
+INVALID_VERDICT = "invalid row"
+
+PAPER_TABLES = {
+    "II": "Table II: δ of prior bounds and of eq. (6), n = 100 and n = 1,000, ε0 = 0.49",
+    "IV": "Table IV: tight δ for various ε (varying ε0, n, k)",
+    "V": "Table V: individual-specific utility W̄, synthetic data, ε = ε0 = 4, k = 15",
+    "VI": "Table VI: individual-specific utility W̄, Gowalla San Francisco and Paris, ε = ε0 = 4",
+}
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    number: int
+    stage: str
+    title: str
+    claim: str  # the paper's words (arXiv version), quoted
+
+
+FIGURES = {
+    1: FigureSpec(
+        1,
+        "accounting",
+        "δ over (ε, ε0)",
+        "Fig. 1 caption: \u201cThe figure shows the trend that we would expect: δ increases as ε0 increases "
+        "and decreases as ε increases.\u201d",
+    ),
+    2: FigureSpec(
+        2,
+        "utility",
+        "TV distance vs n, synthetic data (k = 15, ε = 4)",
+        "\u201cWe observe that the utility for shuffle+INV shows better utility than shuffle model with k-RR, "
+        "and the utility for the shuffle+INV is slightly worse than the central model\u201d (Sec. V-C).",
+    ),
+    3: FigureSpec(
+        3,
+        "data",
+        "Gowalla check-ins and cell counts, San Francisco and Paris",
+        "\u201cWe use 123,108 check-in locations from Gowalla dataset in San Francisco and 10,260 check-ins "
+        "in Paris.\u201d (Sec. V-D)",
+    ),
+    4: FigureSpec(
+        4,
+        "utility",
+        "Heat maps: original, Gaussian and shuffle+INV estimates, San Francisco",
+        "\u201cAs we see from the heatmaps in Figure 4 and Figure 5, when the value of ε is 4, both Gaussian "
+        "mechanism and shuffle+INV generate results very close to the original distribution.\u201d",
+    ),
+    5: FigureSpec(
+        5,
+        "utility",
+        "Heat maps: original, Gaussian and shuffle+INV estimates, Paris",
+        "Same sentence as Figure 4 (\u201cboth Gaussian mechanism and shuffle+INV generate results very close "
+        "to the original distribution\u201d).",
+    ),
+    6: FigureSpec(
+        6,
+        "utility",
+        "TV distance vs n over 10 runs, San Francisco (n = 10,000 ... 100,000)",
+        "\u201cThe results exhibit that shuffle model, M, gives worse utility than the central model N, and "
+        "shuffle+INV shows better utility than shuffle. [...] shuffle+INV is slightly closer or comparable "
+        "with the Gaussian mechanism especially when the value of n is small (n = 10,000) and privacy level "
+        "is low (ε = 6).\u201d",
+    ),
+    7: FigureSpec(
+        7,
+        "utility",
+        "TV distance vs n over 10 runs, Paris (n = 1,000 ... 10,000)",
+        "\u201cwe observe a consistency with the existing work in the trend of the Gaussian mechanism having a "
+        "better utility than the shuffle model across all settings. However, when the number of samples is "
+        "small and the privacy level is low, the utilities of the shuffle model and the central model are "
+        "comparable.\u201d",
+    ),
+}
+
+#: FPS 2023 numbering -> arXiv 2022 numbering, as far as the FPS preview text (appendices, footnotes,
+#: references) shows. Columns: FPS item, arXiv item, what in the FPS text establishes the match.
+FPS_TO_ARXIV = [
+    ("Theorem 1", "Theorem IV.1", "FPS Appendix A is titled \u201cProof of Theorem 1\u201d and carries the arXiv appendix's proof of Theorem IV.1"),
+    ("Definition 11 (μ, τ)", "Definition IV.2", "FPS eq. (8) ends \u201c[μ and τ are as in Definition 11]\u201d where arXiv eq. (12) cites Definition IV.2"),
+    ("Result 1", "Result 1 (Lemma 5 of Sommer et al.)", "both versions apply \u201cResult 1\u201d to obtain δ(ε)"),
+    ("Remark 1", "Remark 1", "FPS Appendix B: \u201cby Remark 1\u201d, same sentence as arXiv Sec. V-A"),
+    ("eq. (8): P[M_x0(x0) = s]", "eqs. (11)-(12)", "FPS shows the derivation as one display ending in κ3/(n−n_x0) Σ μ(s,r) τ_r"),
+    ("eq. (9): P[M_x0(x1) = s]", "eq. (13)", "same derivation"),
+    ("eq. (10): δ(ε) from Result 1", "eq. (14)", "same statement"),
+    ("eq. (11): v_s", "eq. (15)", "same expression, including the (s−r)·C(n−1−n_x0, s−1−r) term of the printed v_s"),
+    ("eq. (12): E(π̂) = π", "eq. (7)", "FPS Appendix B \u201cTheoretical outline\u201d"),
+    ("eq. (13): W(M) = d(nπ̂, nπ)", "eq. (8)", "FPS Appendix B"),
+    ("eq. (14): W(N) = d(H_N, nπ)", "eq. (9)", "FPS Appendix B"),
+    ("eq. (15): δ̂ = max over x", "eq. (10)", "FPS Appendix B"),
+    ("Appendix A", "Appendix (proof of Theorem IV.1)", "same proof"),
+    ("Appendix B \u201cTheoretical outline\u201d", "Sec. V-A \u201cTheoretical outline\u201d (second half)", "same text from \u201cIn M, we extend the idea of ADP\u201d to eq. (10)"),
+    ("Fig. 3 (San Francisco and Paris, community level)", "Figures 6 and 7", "FPS: \u201cas seen in the experimental results with location data from San Francisco and Paris in Fig. 3\u201d; arXiv: \u201c... in Figures 6 and 7\u201d"),
+    ("footnotes 1, 2, 3", "footnotes 5, 6, 7", "identical footnote texts (inverse of k-RR; δ from Result 1; TV distance)"),
+    ("references [1]-[15]", "[27], [20], [10], [7], [5], [9], [16], [4], [3], [11], [12], [32], [8], [24], [6]", "matched by author and title; the FPS list has no counterpart of arXiv [29] (simplex projection), [30] (diffprivlib) or [31] (Cho et al.)"),
+]
+
+#: what the FPS preview does not show (stated in the report, not guessed)
+FPS_NOT_VISIBLE = (
+    "The FPS preview contains only the abstract, footnotes, references and appendices A-B. The numbering "
+    "of its Tables (the arXiv Tables II, IV, V, VI), of Figures 1-2 and 4-5 (arXiv numbering), of its "
+    "section headings and of Definitions other than Definition 11 cannot be read from it, and the FPS "
+    "statement of Theorem 1 itself is not shown (only its proof)."
+)
+
+
+# --------------------------------------------------------------------------------------- blocks
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str | None = None
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str  # inline Markdown subset: `code`, **bold**, [text](link)
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: Sequence[str]
+    rows: Sequence[Sequence[str]]
+
+
+@dataclass(frozen=True)
+class BulletList:
+    items: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Figure:
+    path: Path  # the image file
+    caption: str
+    link: str  # path as written in the Markdown (relative to the report)
+
+
+@dataclass
+class ReportInputs:
+    """Everything the report reads; each entry may be absent (then the report says so)."""
+
+    config: Mapping
+    report_dir: Path
+    comparisons: Sequence[Path] = ()
+    figures: Mapping[int, Sequence[Path]] = field(default_factory=dict)
+    figure_data: Mapping[int, Sequence[Path]] = field(default_factory=dict)
+    data_summary: Path | None = None
+    cell_counts: Sequence[Path] = ()
+    gaussian_checks: Sequence[Path] = ()
+    manifests: Mapping[str, Path] = field(default_factory=dict)
+    producers: Mapping[str, str] = field(default_factory=dict)  # output path -> rule name
+    checksums: Mapping[str, str] = field(default_factory=dict)  # path -> sha256
+    expected_stages: Sequence[str] = ("data", "accounting", "utility")
+    title: str = "Reproduction report"
+    config_sha256: str = ""
+    git: Mapping = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+def _existing(paths: Iterable) -> list[Path]:
+    return [Path(p) for p in paths if p is not None and Path(p).is_file()]
+
+
+def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
+    """Concatenate ``*_comparison.csv`` files; return (rows, problems).
+
+    A file without the agreed columns is reported in ``problems`` and skipped; a row whose verdict
+    is not one of :data:`VERDICTS` is kept with verdict :data:`INVALID_VERDICT` and counted in
+    ``problems`` (bad rows are never dropped silently). A ``source`` column names the file.
+    """
+    frames, problems = [], []
+    for path in paths:
+        path = Path(path)
+        if not path.is_file():
+            problems.append(f"`{path}` is missing.")
+            continue
+        frame = pd.read_csv(path, dtype={"paper": str, "table": str, "block": str, "row": str, "column": str})
+        missing = [c for c in COMPARISON_COLUMNS if c not in frame.columns]
+        if missing:
+            problems.append(f"`{path}` lacks the comparison column(s) {', '.join(missing)}; file skipped.")
+            continue
+        frame = frame[COMPARISON_COLUMNS].copy()
+        bad = ~frame["verdict"].isin(VERDICTS)
+        if bad.any():
+            problems.append(
+                f"`{path}`: {int(bad.sum())} row(s) with a verdict outside {', '.join(VERDICTS)} "
+                f"(shown as {INVALID_VERDICT!r})."
+            )
+            frame.loc[bad, "verdict"] = INVALID_VERDICT
+        frame["source"] = str(path)
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=[*COMPARISON_COLUMNS, "source"]), problems
+    rows = pd.concat(frames, ignore_index=True)
+    for column in ("table", "block", "row", "column", "note"):
+        rows[column] = rows[column].fillna("").astype(str)
+    return rows, problems
+
+
+def verdict_counts(rows: pd.DataFrame) -> pd.DataFrame:
+    """Cells per table and verdict (columns: table, cells, one column per verdict)."""
+    verdicts = [*VERDICTS, INVALID_VERDICT]
+    records = []
+    for table, group in rows.groupby("table", sort=False):
+        counts = group["verdict"].value_counts()
+        records.append({"table": table, "cells": len(group), **{v: int(counts.get(v, 0)) for v in verdicts}})
+    return pd.DataFrame(records, columns=["table", "cells", *verdicts])
+
+
+def _format_number(value) -> str:
+    if value is None:
+        return ""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(value):
+        return "–"
+    if value == 0.0:
+        return "0"
+    if abs(value) < 1e-3 or abs(value) >= 1e5:
+        return f"{value:.3e}"
+    return f"{value:.4g}"
+
+
+# Figure data: tolerant column names (the stages own their data files).
+_VALUE_COLUMNS = ("tv", "tv_distance", "total_variation", "value")
+_GROUP_COLUMNS = ("region", "setting", "epsilon", "epsilon_local", "n", "n_users")
+_N_COLUMNS = ("n", "n_users")
+
+
+def _role(method: str) -> str:
+    name = str(method).lower()
+    if "gauss" in name:
+        return "gaussian"
+    if "inv" in name:
+        return "shuffle+inv"
+    if "shuffle" in name:
+        return "shuffle"
+    return name
+
+
+def _first_column(frame: pd.DataFrame, candidates: Sequence[str]) -> str | None:
+    return next((c for c in candidates if c in frame.columns), None)
+
+
+def method_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Median of the value per (group, method) and the best (lowest) method per group.
+
+    ``frame`` has a ``method`` column, a value column (``tv``, ``tv_distance``, ``total_variation`` or
+    ``value``) and optional grouping columns (region, setting, epsilon, epsilon_local, n, n_users).
+    """
+    value = _first_column(frame, _VALUE_COLUMNS)
+    if "method" not in frame.columns or value is None:
+        raise ValueError(
+            "`figure data` must have a `method` column and one of "
+            f"{', '.join(_VALUE_COLUMNS)}; got columns {', '.join(map(str, frame.columns))}."
+        )
+    groups = [c for c in _GROUP_COLUMNS if c in frame.columns and frame[c].nunique() > 0]
+    table = frame.groupby([*groups, "method"], dropna=False)[value].median().unstack("method")
+    table.columns = [str(c) for c in table.columns]
+    table["best"] = table.idxmin(axis=1)
+    return table.reset_index()
+
+
+def _group_label(row, groups) -> str:
+    parts = []
+    for column in groups:
+        val = row[column]
+        if column in _N_COLUMNS:
+            parts.append(f"n = {int(val):,}")
+        elif column in ("epsilon", "setting"):
+            parts.append(f"{'ε' if column == 'epsilon' else 'setting'} = {val}")
+        elif column == "epsilon_local":
+            parts.append(f"ε0 = {val}")
+        else:
+            parts.append(f"{column} = {val}")
+    return ", ".join(parts) or "all runs"
+
+
+def read_method_comparison(frame: pd.DataFrame) -> str:
+    """One paragraph of facts from a TV-per-method table: who is lowest where, and by how much."""
+    summary = method_summary(frame)
+    methods = [c for c in summary.columns if c not in (*_GROUP_COLUMNS, "best")]
+    groups = [c for c in _GROUP_COLUMNS if c in summary.columns]
+    roles = {_role(m): m for m in methods}
+    total = len(summary)
+    sentences = []
+    best_counts = summary["best"].value_counts()
+    ranking = ", ".join(f"{m} in {int(best_counts.get(m, 0))}" for m in methods)
+    sentences.append(
+        f"Lowest median TV distance per configuration ({total} configuration(s): "
+        f"{', '.join(groups) or 'one'}): {ranking}."
+    )
+    gaussian, inv, shuffle = roles.get("gaussian"), roles.get("shuffle+inv"), roles.get("shuffle")
+    if inv and shuffle:
+        wins = int((summary[inv] < summary[shuffle]).sum())
+        sentences.append(f"shuffle+INV is below shuffle in {wins} of {total}.")
+    if inv and gaussian:
+        wins = int((summary[gaussian] < summary[inv]).sum())
+        sentences.append(f"The Gaussian mechanism is below shuffle+INV in {wins} of {total}.")
+        n_column = _first_column(summary, _N_COLUMNS)
+        ratio = summary[inv] / summary[gaussian]
+        if n_column is not None and summary[n_column].nunique() > 1:
+            smallest = summary[summary[n_column] == summary[n_column].min()]
+            largest = summary[summary[n_column] == summary[n_column].max()]
+            sentences.append(
+                "Median TV ratio shuffle+INV / Gaussian: "
+                + "; ".join(
+                    f"{_group_label(row, groups)}: {_format_number(ratio[index])}"
+                    for index, row in pd.concat([smallest, largest]).iterrows()
+                )
+                + "."
+            )
+        else:
+            sentences.append(
+                "Median TV ratio shuffle+INV / Gaussian: "
+                + "; ".join(
+                    f"{_group_label(row, groups)}: {_format_number(ratio[index])}" for index, row in summary.iterrows()
+                )
+                + "."
+            )
+    return " ".join(sentences)
+
+
+def read_delta_surface(frame: pd.DataFrame) -> str:
+    """Facts from a δ(ε, ε0) grid: monotonicity in ε and ε0, and printed vs exact.
+
+    ``frame`` columns: ``epsilon``, ``epsilon_local`` and either ``delta`` with ``accountant`` (long
+    form) or one ``delta_<accountant>`` column per accountant (wide form).
+    """
+    eps = _first_column(frame, ("epsilon", "eps"))
+    eps0 = _first_column(frame, ("epsilon_local", "eps0", "epsilon0"))
+    if eps is None or eps0 is None:
+        raise ValueError(
+            "`figure 1 data` must have columns `epsilon` and `epsilon_local`; "
+            f"got {', '.join(map(str, frame.columns))}."
+        )
+    if "accountant" in frame.columns and "delta" in frame.columns:
+        wide = frame.pivot_table(index=[eps, eps0], columns="accountant", values="delta", aggfunc="first")
+    else:
+        columns = [c for c in frame.columns if str(c).startswith("delta")]
+        if not columns:
+            raise ValueError("`figure 1 data` has no `delta` column.")
+        wide = frame.set_index([eps, eps0])[columns]
+        wide.columns = [str(c).removeprefix("delta_") or "delta" for c in columns]
+    wide = wide.sort_index()
+    sentences = []
+    for name in wide.columns:
+        grid = wide[name].unstack(eps0)  # rows: epsilon ascending, columns: epsilon_local ascending
+        values = grid.to_numpy(dtype=float)
+        tolerance = 1e-12
+        with np.errstate(invalid="ignore"):
+            down_eps = np.diff(values, axis=0) <= tolerance * np.maximum(1e-300, np.abs(values[:-1]))
+            up_eps0 = np.diff(values, axis=1) >= -tolerance * np.maximum(1e-300, np.abs(values[:, :-1]))
+        pairs_eps = int(np.isfinite(np.diff(values, axis=0)).sum())
+        pairs_eps0 = int(np.isfinite(np.diff(values, axis=1)).sum())
+        zero = int((values == 0).sum())
+        sentences.append(
+            f"`{name}`: δ is non-increasing in ε in {int(down_eps.sum())} of {pairs_eps} neighbouring "
+            f"pairs and non-decreasing in ε0 in {int(up_eps0.sum())} of {pairs_eps0}; "
+            f"{zero} of {values.size} grid points have δ = 0."
+        )
+    printed = [c for c in wide.columns if "printed" in str(c)]
+    exact = [c for c in wide.columns if "exact" in str(c)]
+    if printed and exact:
+        p, e = wide[printed[0]].to_numpy(float), wide[exact[0]].to_numpy(float)
+        both = (p > 0) & (e > 0)
+        if both.any():
+            log_ratio = np.log10(p[both] / e[both])
+            sentences.append(
+                f"Where both are positive ({int(both.sum())} points), log10(printed / exact) ranges from "
+                f"{log_ratio.min():.2f} to {log_ratio.max():.2f}."
+            )
+        only = int(((p == 0) & (e > 0)).sum())
+        if only:
+            sentences.append(f"At {only} point(s) the printed δ is 0 while the exact δ is positive.")
+    return " ".join(sentences)
+
+
+def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.DataFrame]) -> str:
+    """Facts from the data stage: rows read and malformed per source, kept check-ins per region vs the
+    paper's count (``results/data/summary.csv``), and occupied cells (``cell_counts.csv``)."""
+    sentences = []
+    if summary is not None and len(summary) and "kept" in summary.columns:
+        level = summary["level"] if "level" in summary.columns else pd.Series("region", index=summary.index)
+        name = _first_column(summary, ("label", "name", "region"))
+        for _, row in summary[level == "source"].iterrows():
+            malformed = row.get("malformed")
+            sentences.append(
+                f"Source {row[name]}: {int(row['rows_read']):,} rows read, "
+                f"{int(malformed) if pd.notna(malformed) else 0:,} malformed, {int(row['kept']):,} kept."
+            )
+        for _, row in summary[level == "region"].iterrows():
+            text = f"{row[name]}: {int(row['kept']):,} check-ins in the bounding box"
+            paper = row.get("paper_count")
+            if paper is not None and pd.notna(paper) and float(paper) > 0:
+                difference = (float(row["kept"]) - float(paper)) / float(paper)
+                text += f" vs {int(paper):,} in the paper ({difference:+.1%})"
+            sentences.append(text + ".")
+    for region, counts in cell_counts.items():
+        if "count" in counts.columns and len(counts):
+            occupied = int((counts["count"] > 0).sum())
+            top = counts["count"].max() / max(1, counts["count"].sum())
+            sentences.append(
+                f"{region}: {occupied} of {len(counts)} cells hold at least one check-in; "
+                f"the fullest cell holds {top:.1%} of the region's check-ins."
+            )
+    return " ".join(sentences) if sentences else "The data stage's summary is absent from this run."
+
+
+# ---------------------------------------------------------------------------------- building
+
+
+def _relative(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
+
+
+def _trace(path, inputs: ReportInputs) -> str:
+    """`path` (rule `x`, sha256 abcd...) -- how a number traces back to the workflow."""
+    key = str(path)
+    parts = [f"`{key}`"]
+    rule = inputs.producers.get(key)
+    if rule:
+        parts.append(f"rule `{rule}`")
+    digest = inputs.checksums.get(key)
+    if digest:
+        parts.append(f"sha256 `{digest[:16]}…`")
+    return ", ".join(parts)
+
+
+def _comparison_table(rows: pd.DataFrame) -> Table:
+    columns = ["row", "column", "paper", "ours (as printed)", "ours (exact)", "rel. diff.", "verdict", "reason"]
+    body = [
+        [
+            r.row,
+            r.column,
+            str(r.paper),
+            _format_number(r.ours_as_printed),
+            _format_number(r.ours_exact),
+            _format_number(r.relative_difference),
+            f"**{r.verdict}**" if r.verdict == REPRODUCED else r.verdict,
+            r.note,
+        ]
+        for r in rows.itertuples(index=False)
+    ]
+    return Table(columns, body)
+
+
+def _stage_section(inputs: ReportInputs) -> list:
+    blocks = [Heading(2, "Provenance", "provenance")]
+    blocks.append(
+        Paragraph(
+            f"Configuration SHA-256 `{inputs.config_sha256}` (the full YAML is in every manifest); "
+            f"git commit `{inputs.git.get('commit') or 'unknown'}`"
+            + (" with uncommitted changes" if inputs.git.get("dirty") else "")
+            + (f" ({inputs.git.get('error')})" if inputs.git.get("error") else "")
+            + f"; seed {inputs.config.get('seed')} (each job derives its stream from the seed and its identity)."
+        )
+    )
+    rows = []
+    for stage in inputs.expected_stages:
+        path = inputs.manifests.get(stage)
+        if path is not None and Path(path).is_file():
+            from shuffledp.provenance import read_manifest
+
+            manifest = read_manifest(path)
+            sources = [
+                f"{Path(r['path']).name} ({(r.get('sha256') or 'missing')[:12]})"
+                for r in manifest.get("inputs", [])
+            ]
+            rows.append(
+                [
+                    stage,
+                    f"[{_relative(path, inputs.report_dir)}]({_relative(path, inputs.report_dir)})",
+                    str(len(manifest.get("outputs", []))),
+                    "; ".join(sources) or "–",
+                    str((manifest.get("git") or {}).get("commit") or "–")[:12],
+                    manifest["config"]["sha256"][:12],
+                ]
+            )
+        else:
+            rows.append([stage, "absent from this run", "–", "–", "–", "–"])
+    blocks.append(Table(["stage", "manifest", "outputs", "inputs (sha256 prefix)", "commit", "config sha256"], rows))
+    return blocks
+
+
+def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame | None, gaussian: pd.DataFrame | None) -> list:
+    items = []
+
+    def counts(mask) -> str:
+        subset = rows[mask]
+        if subset.empty:
+            return "no comparison rows in this run"
+        c = subset["verdict"].value_counts()
+        return ", ".join(f"{int(c.get(v, 0))} {v}" for v in VERDICTS)
+
+    table = rows["table"] if len(rows) else pd.Series(dtype=str)
+    column = rows["column"] if len(rows) else pd.Series(dtype=str)
+    block = rows["block"] if len(rows) else pd.Series(dtype=str)
+    # 1. v_s
+    vs = "**Theorem IV.1's v_s.** The printed closed form multiplies by (s−r)/(n−n_x0) but keeps C(n−1−n_x0, s−1−r) where the identity needs C(n−n_x0, s−r); it is not the log-ratio of Definition IV.1 (the same term is in the FPS version's eq. (11)). "
+    both = rows[(table.isin(["II", "IV"])) & rows["ours_as_printed"].notna() & rows["ours_exact"].notna()] if len(rows) else rows
+    positive = both[(both["ours_as_printed"] > 0) & (both["ours_exact"] > 0)] if len(both) else both
+    if len(positive):
+        ratio = np.log10(positive["ours_as_printed"].astype(float) / positive["ours_exact"].astype(float))
+        vs += f"Over {len(positive)} Table II/IV cells, log10(δ as printed / exact δ) ranges from {ratio.min():.2f} to {ratio.max():.2f}."
+    else:
+        vs += "No cell of this run has both values."
+    items.append(vs)
+    # 2. Table II rates
+    rate = (table == "II") & column.str.contains(r"\[1[012]\]|rate|Erlingsson|Balle|Feldman", case=False, regex=True)
+    items.append(
+        "**Table II's columns [11], [10], [12]** are asymptotic rates with constant 1 (not the cited bounds), "
+        f"and the n = 1,000 block uses ε0 = 0.5 where the caption says 0.49. Verdicts: {counts(rate)}."
+    )
+    # 3. Table IV varying n
+    varying_n = (table == "IV") & block.str.lower().str.contains(r"(?:^|[^a-z_])n(?:$|[^a-z_])", regex=True)
+    items.append(
+        "**Table IV's \u201cvarying n\u201d block** uses n_x0 = 0.8·n, although the text says n_x0 = 80. "
+        f"Verdicts in that block: {counts(varying_n)}."
+    )
+    # 4. Gaussian
+    text = (
+        "**Gaussian baseline at tiny δ.** diffprivlib's GaussianAnalytic under-noises for δ below about 1e-16; "
+        "the utility stage checks its σ against an independent log-space calibration and uses the correct σ."
+    )
+    if gaussian is not None and len(gaussian):
+        flag = _first_column(gaussian, ("differs", "under_noised", "mismatch"))
+        if flag:
+            text += f" In this run {int(gaussian[flag].astype(bool).sum())} of {len(gaussian)} calibrations differed."
+        else:
+            text += f" The check table has {len(gaussian)} row(s)."
+    else:
+        text += " The check's output is absent from this run."
+    items.append(text)
+    # 5. counts
+    items.append(
+        "**Data counts.** " + read_data_counts(data_summary, {})
+        if data_summary is not None
+        else "**Data counts.** The data stage's summary is absent from this run."
+    )
+    return [Heading(2, "Errata", "errata"), BulletList(items)]
+
+
+def build_report(inputs: ReportInputs) -> list:
+    """The report as a list of blocks (render with :func:`render_markdown` / :func:`render_html`)."""
+    rows, problems = read_comparisons(inputs.comparisons)
+    summary_frame = pd.read_csv(inputs.data_summary) if inputs.data_summary and Path(inputs.data_summary).is_file() else None
+    gaussian = None
+    for path in _existing(inputs.gaussian_checks):
+        gaussian = pd.read_csv(path)
+    blocks: list = [Heading(1, inputs.title)]
+    created = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
+    blocks.append(
+        Paragraph(
+            "Biswas, Jung, Palamidessi, *Tight Differential Privacy Guarantees for the Shuffle Model with "
+            "k-Randomized Response* (arXiv 2022; FPS 2023, LNCS 14551), reproduced by the `shuffledp` workflow. "
+            f"Written {created}. Numbering follows the arXiv version (see the map to the FPS version below)."
+        )
+    )
+    blocks.append(
+        Paragraph(
+            "Verdicts: **reproduced** — our value rounds to the printed one at the printed precision (half a unit "
+            "in the last printed digit); **not reproduced** — it does not; **not reproducible as specified** — "
+            "the paper does not give what is needed to compute the cell. \u201cAs printed\u201d evaluates the paper's "
+            "formula exactly as printed; \u201cexact\u201d is the corrected value. Each table lists the file, the rule "
+            "and the checksum it comes from; the stage manifests hold the configuration and input checksums."
+        )
+    )
+    present = sorted({s for s in inputs.expected_stages if inputs.manifests.get(s) and Path(inputs.manifests[s]).is_file()})
+    absent = [s for s in inputs.expected_stages if s not in present]
+    if absent:
+        blocks.append(
+            Paragraph(
+                f"**Incomplete run:** no manifest for stage(s) {', '.join(absent)}; their tables and figures are "
+                "reported as absent below."
+            )
+        )
+    # summary
+    blocks.append(Heading(2, "Summary", "summary"))
+    counts = verdict_counts(rows)
+    if len(counts):
+        blocks.append(Table(list(counts.columns), [[str(v) for v in r] for r in counts.itertuples(index=False)]))
+    else:
+        blocks.append(Paragraph("No comparison table is present in this run."))
+    if problems:
+        blocks.append(BulletList([f"Input problem: {p}" for p in problems]))
+    # tables
+    for table, title in PAPER_TABLES.items():
+        blocks.append(Heading(2, title, f"table-{table.lower()}"))
+        subset = rows[rows["table"] == table] if len(rows) else rows
+        if subset.empty:
+            blocks.append(Paragraph(f"Table {table}: no comparison rows in this run (the stage's output is absent)."))
+            continue
+        for source in subset["source"].unique():
+            blocks.append(Paragraph("Source: " + _trace(source, inputs) + "."))
+        for block_name, group in subset.groupby("block", sort=False):
+            if block_name:
+                blocks.append(Heading(3, f"Table {table}, {block_name}"))
+            blocks.append(_comparison_table(group))
+    others = rows[~rows["table"].isin(list(PAPER_TABLES))] if len(rows) else rows
+    if len(others):
+        blocks.append(Heading(2, "Other values quoted in the paper's text", "text-values"))
+        for (table, block_name), group in others.groupby(["table", "block"], sort=False):
+            blocks.append(Heading(3, f"{table}: {block_name}" if block_name else str(table)))
+            blocks.append(Paragraph("Source: " + ", ".join(_trace(s, inputs) for s in group["source"].unique()) + "."))
+            blocks.append(_comparison_table(group))
+    # figures
+    blocks.append(Heading(2, "Figures", "figures"))
+    cell_counts = {}
+    for path in _existing(inputs.cell_counts):
+        cell_counts[path.parent.name] = pd.read_csv(path)
+    for number, spec in FIGURES.items():
+        blocks.append(Heading(3, f"Figure {number}: {spec.title}", f"figure-{number}"))
+        images = _existing(inputs.figures.get(number, ()))
+        data_paths = _existing(inputs.figure_data.get(number, ()))
+        blocks.append(Paragraph(f"Paper: {spec.claim}"))
+        reading = _figure_reading(number, data_paths, summary_frame, cell_counts)
+        blocks.append(Paragraph(f"Ours: {reading}"))
+        if images:
+            for image in images:
+                blocks.append(
+                    Figure(image, f"Figure {number} ({_trace(image, inputs)})", _relative(image, inputs.report_dir))
+                )
+        else:
+            blocks.append(Paragraph(f"Figure {number} is absent from this run (stage `{spec.stage}`)."))
+        if data_paths:
+            blocks.append(Paragraph("Data: " + "; ".join(_trace(p, inputs) for p in data_paths) + "."))
+    blocks += _errata(inputs, rows, summary_frame, gaussian)
+    # FPS map
+    blocks.append(Heading(2, "FPS 2023 numbering vs arXiv 2022 numbering", "fps-map"))
+    blocks.append(Table(["FPS 2023", "arXiv 2022", "evidence in the FPS text"], [list(r) for r in FPS_TO_ARXIV]))
+    blocks.append(Paragraph(FPS_NOT_VISIBLE))
+    blocks += _stage_section(inputs)
+    return blocks
+
+
+def _figure_reading(number: int, data_paths: Sequence[Path], summary, cell_counts) -> str:
+    if number == 3:
+        return read_data_counts(summary, cell_counts)
+    if not data_paths:
+        return "no data file for this figure in this run, so no reading is given."
+    readings = []
+    for path in data_paths:
+        frame = pd.read_csv(path)
+        try:
+            text = read_delta_surface(frame) if number == 1 else read_method_comparison(frame)
+        except ValueError as error:
+            text = f"the data file `{path}` could not be read ({error})"
+        readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")
+    return " ".join(readings)
+
+
+# --------------------------------------------------------------------------------- rendering
+
+
+def _md_cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(blocks: Sequence) -> str:
+    """Markdown text of the report (figures linked by relative path)."""
+    out = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            out.append(("#" * block.level) + " " + block.text)
+        elif isinstance(block, Paragraph):
+            out.append(block.text)
+        elif isinstance(block, BulletList):
+            out.append("\n".join(f"- {item}" for item in block.items))
+        elif isinstance(block, Table):
+            lines = ["| " + " | ".join(_md_cell(c) for c in block.columns) + " |"]
+            lines.append("|" + "|".join("---" for _ in block.columns) + "|")
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+            out.append("\n".join(lines))
+        elif isinstance(block, Figure):
+            out.append(f"![{block.caption}]({block.link})\n\n*{block.caption}*")
+        else:
+            raise TypeError(f"`block` must be a report block; got {type(block).__name__}.")
+    return "\n\n".join(out) + "\n"
+
+
+_INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*|\[([^\]]+)\]\(([^)]+)\)")
+
+
+def _inline_html(text: str) -> str:
+    pieces, last = [], 0
+    for match in _INLINE.finditer(text):
+        pieces.append(html.escape(text[last : match.start()]))
+        code, bold, italic, label, target = match.groups()
+        if code is not None:
+            pieces.append(f"<code>{html.escape(code)}</code>")
+        elif bold is not None:
+            pieces.append(f"<strong>{html.escape(bold)}</strong>")
+        elif italic is not None:
+            pieces.append(f"<em>{html.escape(italic)}</em>")
+        else:
+            pieces.append(f'<a href="{html.escape(target, quote=True)}">{html.escape(label)}</a>')
+        last = match.end()
+    pieces.append(html.escape(text[last:]))
+    return "".join(pieces)
+
+
+_MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml", ".gif": "image/gif"}
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45;color:#222}
+table{border-collapse:collapse;margin:0.8rem 0;font-size:0.85rem}
+th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;text-align:left;vertical-align:top}
+th{background:#f2f2f2}
+code{background:#f5f5f5;padding:0 0.2rem}
+figure{margin:1rem 0}
+figure img{max-width:100%;height:auto;border:1px solid #ddd}
+figcaption{font-size:0.85rem;color:#555}
+"""
+
+
+def render_html(blocks: Sequence, *, title: str = "Reproduction report") -> str:
+    """One self-contained HTML page: inline CSS, figures embedded as base64 data URIs."""
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+    ]
+    for block in blocks:
+        if isinstance(block, Heading):
+            anchor = f' id="{html.escape(block.anchor)}"' if block.anchor else ""
+            out.append(f"<h{block.level}{anchor}>{_inline_html(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            out.append(f"<p>{_inline_html(block.text)}</p>")
+        elif isinstance(block, BulletList):
+            out.append("<ul>" + "".join(f"<li>{_inline_html(i)}</li>" for i in block.items) + "</ul>")
+        elif isinstance(block, Table):
+            head = "".join(f"<th>{_inline_html(str(c))}</th>" for c in block.columns)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{_inline_html(str(c))}</td>" for c in row) + "</tr>" for row in block.rows
+            )
+            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        elif isinstance(block, Figure):
+            mime = _MIME.get(Path(block.path).suffix.lower())
+            if mime is None:
+                out.append(
+                    f"<p>{_inline_html(block.caption)}: format {html.escape(Path(block.path).suffix)} cannot be "
+                    "embedded; see the Markdown report.</p>"
+                )
+                continue
+            data = base64.b64encode(Path(block.path).read_bytes()).decode("ascii")
+            out.append(
+                f'<figure><img alt="{html.escape(block.caption, quote=True)}" src="data:{mime};base64,{data}">'
+                f"<figcaption>{_inline_html(block.caption)}</figcaption></figure>"
+            )
+        else:
+            raise TypeError(f"`block` must be a report block; got {type(block).__name__}.")
+    out += ["</body>", "</html>", ""]
+    return "\n".join(out)

@@ -1,0 +1,233 @@
+"""Tests for shuffledp.report (the reproduction report's reading and rendering)."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from shuffledp import report
+from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED
+
+# The papers, when the shared folder sits next to the repository (skipped otherwise).
+PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
+# A 1x1 PNG (valid file; content irrelevant to the report).
+PNG_1x1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def comparison_frame(**overrides) -> pd.DataFrame:
+    rows = [
+        {"table": "IV", "block": "varying n", "row": "n=50", "column": "eps=0.1", "paper": "1.91E-08",
+         "ours_as_printed": 1.912e-8, "ours_exact": 3.0e-7, "relative_difference": 0.001,
+         "verdict": REPRODUCED, "note": "rounds to the printed 1.91E-08"},
+        {"table": "IV", "block": "varying k", "row": "k=5", "column": "eps=0.1", "paper": "1.96E-10",
+         "ours_as_printed": 2.5e-10, "ours_exact": 2.5e-9, "relative_difference": 0.27,
+         "verdict": NOT_REPRODUCED, "note": "ours 2.5e-10 vs printed 1.96E-10 (ratio 1.28)"},
+        {"table": "II", "block": "n=100", "row": "eps=0.1", "column": "[12]", "paper": "0.2",
+         "ours_as_printed": 0.2, "ours_exact": float("nan"), "relative_difference": 0.0,
+         "verdict": REPRODUCED, "note": "rounds"},
+    ]
+    frame = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    for key, value in overrides.items():
+        frame[key] = value
+    return frame
+
+
+def test_read_comparisons_concatenates_and_names_sources(tmp_path):
+    path = tmp_path / "table4_comparison.csv"
+    comparison_frame().to_csv(path, index=False)
+    rows, problems = report.read_comparisons([path])
+    assert problems == []
+    assert len(rows) == 3 and set(rows["source"]) == {str(path)}
+    assert rows.loc[0, "paper"] == "1.91E-08"  # kept as printed, not parsed to float
+
+
+def test_read_comparisons_reports_missing_files_bad_columns_and_bad_rows(tmp_path):
+    bad_columns = tmp_path / "x_comparison.csv"
+    pd.DataFrame({"table": ["II"]}).to_csv(bad_columns, index=False)
+    bad_rows = tmp_path / "y_comparison.csv"
+    comparison_frame(verdict=["maybe", REPRODUCED, REPRODUCED]).to_csv(bad_rows, index=False)
+    rows, problems = report.read_comparisons([bad_columns, bad_rows, tmp_path / "absent.csv"])
+    assert len(rows) == 3  # the bad row is kept, not dropped
+    assert (rows["verdict"] == report.INVALID_VERDICT).sum() == 1
+    assert any("lacks the comparison column(s) block" in p for p in problems)
+    assert any("1 row(s) with a verdict outside" in p for p in problems)
+    assert any("absent.csv` is missing" in p for p in problems)
+
+
+def test_verdict_counts():
+    counts = report.verdict_counts(comparison_frame()).set_index("table")
+    assert counts.loc["IV", "cells"] == 2
+    assert counts.loc["IV", REPRODUCED] == 1 and counts.loc["IV", NOT_REPRODUCED] == 1
+    assert counts.loc["II", REPRODUCED] == 1
+
+
+def tv_frame():
+    # Medians by construction: at n=10 shuffle+INV (0.010) < Gaussian (0.020) < shuffle (0.050);
+    # at n=100 Gaussian (0.001) < shuffle+INV (0.004) < shuffle (0.030).
+    medians = {10: {"Gaussian": 0.020, "shuffle": 0.050, "shuffle+INV": 0.010},
+               100: {"Gaussian": 0.001, "shuffle": 0.030, "shuffle+INV": 0.004}}
+    rows = []
+    for n, by_method in medians.items():
+        for method, median in by_method.items():
+            for offset in (-0.0005, 0.0, 0.0005):  # three runs, median = the middle one
+                rows.append({"n": n, "method": method, "run": offset, "tv": median + offset})
+    return pd.DataFrame(rows)
+
+
+def test_method_summary_medians_and_best():
+    summary = report.method_summary(tv_frame()).set_index("n")
+    assert summary.loc[10, "shuffle+INV"] == pytest.approx(0.010)
+    assert summary.loc[100, "Gaussian"] == pytest.approx(0.001)
+    assert list(summary["best"]) == ["shuffle+INV", "Gaussian"]
+
+
+def test_read_method_comparison_states_facts_from_the_data():
+    text = report.read_method_comparison(tv_frame())
+    assert "Gaussian in 1, shuffle in 0, shuffle+INV in 1" in text
+    assert "shuffle+INV is below shuffle in 2 of 2." in text
+    assert "The Gaussian mechanism is below shuffle+INV in 1 of 2." in text
+    assert "n = 10: 0.5" in text and "n = 100: 4" in text  # ratios 0.010/0.020 and 0.004/0.001
+
+
+def test_method_summary_rejects_frames_without_method_or_value():
+    with pytest.raises(ValueError, match=r"`figure data` must have a `method` column and one of tv"):
+        report.method_summary(pd.DataFrame({"n": [1], "tv": [0.1]}))
+
+
+def delta_grid(printed_factor=0.1):
+    eps = np.linspace(0.1, 1.0, 4)
+    eps0 = np.array([1.0, 2.0, 3.0])
+    rows = []
+    for e in eps:
+        for e0 in eps0:
+            exact = np.exp(-10 * e / e0) if e < e0 else 0.0  # decreasing in eps, increasing in eps0
+            rows.append({"epsilon": e, "epsilon_local": e0, "accountant": "biswas-exact", "delta": exact})
+            rows.append({"epsilon": e, "epsilon_local": e0, "accountant": "biswas-printed", "delta": printed_factor * exact})
+    return pd.DataFrame(rows)
+
+
+def test_read_delta_surface_monotone_grid_and_ratio():
+    text = report.read_delta_surface(delta_grid())
+    # 4 eps x 3 eps0: 3*3 = 9 neighbouring pairs along eps, 4*2 = 8 along eps0
+    assert "`biswas-exact`: δ is non-increasing in ε in 9 of 9 neighbouring pairs and non-decreasing in ε0 in 8 of 8" in text
+    assert "log10(printed / exact) ranges from -1.00 to -1.00" in text
+    assert "1 of 12 grid points have δ = 0" in text  # eps = 1.0 with eps0 = 1.0
+
+
+def test_read_delta_surface_counts_a_violation():
+    grid = delta_grid()
+    mask = (grid["accountant"] == "biswas-exact") & (grid["epsilon"] == 1.0) & (grid["epsilon_local"] == 3.0)
+    grid.loc[mask, "delta"] = 1.0  # larger than at smaller eps: breaks monotonicity once along eps
+    text = report.read_delta_surface(grid)
+    assert "`biswas-exact`: δ is non-increasing in ε in 8 of 9" in text
+
+
+def test_read_delta_surface_requires_axes():
+    with pytest.raises(ValueError, match=r"`figure 1 data` must have columns `epsilon` and `epsilon_local`"):
+        report.read_delta_surface(pd.DataFrame({"x": [1]}))
+
+
+def test_read_data_counts():
+    summary = pd.DataFrame(
+        [
+            {"level": "source", "name": "s", "label": "snap_paris", "rows_read": 100, "malformed": 3, "kept": 97, "paper_count": None},
+            {"level": "region", "name": "paris", "label": "Paris", "rows_read": 97, "malformed": None, "kept": 110, "paper_count": 100},
+        ]
+    )
+    cells = {"paris": pd.DataFrame({"count": [0, 5, 15]})}
+    text = report.read_data_counts(summary, cells)
+    assert "Source snap_paris: 100 rows read, 3 malformed, 97 kept." in text
+    assert "Paris: 110 check-ins in the bounding box vs 100 in the paper (+10.0%)." in text
+    assert "paris: 2 of 3 cells hold at least one check-in; the fullest cell holds 75.0%" in text
+    assert report.read_data_counts(None, {}) == "The data stage's summary is absent from this run."
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    results = tmp_path / "results"
+    (results / "accounting").mkdir(parents=True)
+    (results / "report").mkdir()
+    comparison = results / "accounting" / "table4_comparison.csv"
+    comparison_frame().to_csv(comparison, index=False)
+    figure = results / "accounting" / "fig1.png"
+    figure.write_bytes(PNG_1x1)
+    data = results / "accounting" / "fig1.csv"
+    delta_grid().to_csv(data, index=False)
+    return tmp_path
+
+
+def make_inputs(run_dir, **overrides):
+    results = run_dir / "results"
+    values = dict(
+        config={"seed": 3},
+        report_dir=results / "report",
+        comparisons=[results / "accounting" / "table4_comparison.csv"],
+        figures={1: [results / "accounting" / "fig1.png"]},
+        figure_data={1: [results / "accounting" / "fig1.csv"]},
+        producers={str(results / "accounting" / "table4_comparison.csv"): "table4"},
+        checksums={str(results / "accounting" / "table4_comparison.csv"): "ab" * 32},
+        expected_stages=["accounting"],
+        config_sha256="cd" * 32,
+        git={"commit": "0123456789abcdef", "dirty": False},
+    )
+    values.update(overrides)
+    return report.ReportInputs(**values)
+
+
+def test_build_report_markdown_lists_cells_verdicts_and_traces(run_dir):
+    markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
+    assert "| IV | 2 | 1 | 1 | 0 | 0 |" in markdown  # summary: table, cells, per verdict
+    assert "| n=50 | eps=0.1 | 1.91E-08 | 1.912e-08 | 3.000e-07 | 0.001 | **reproduced** |" in markdown
+    assert "rule `table4`" in markdown and "sha256 `abababababababab…`" in markdown
+    assert "![Figure 1" in markdown and "(../accounting/fig1.png)" in markdown
+    assert "non-increasing in ε in 9 of 9" in markdown  # reading derived from fig1.csv
+    assert "Table VI: no comparison rows in this run" in markdown
+    assert "Figure 2 is absent from this run" in markdown
+    assert "**Incomplete run:** no manifest for stage(s) accounting" in markdown
+    assert "Over 2 Table II/IV cells, log10(δ as printed / exact δ)" in markdown
+    assert "| Fig. 3 (San Francisco and Paris, community level) | Figures 6 and 7 |" in markdown
+
+
+def test_render_html_is_self_contained_and_escaped(run_dir):
+    blocks = report.build_report(make_inputs(run_dir))
+    blocks.append(report.Paragraph("<script>alert(1)</script> and `a<b`"))
+    page = report.render_html(blocks, title="T")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "data:image/png;base64," + base64.b64encode(PNG_1x1).decode() in page
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<code>a&lt;b</code>" in page
+    # no external asset: every src is a data URI, no stylesheet or script is linked
+    assert all(src.startswith("data:") for src in re.findall(r'src="([^"]*)"', page))
+    assert "<link" not in page and "<script" not in page
+
+
+def test_render_rejects_unknown_blocks():
+    with pytest.raises(TypeError, match=r"`block` must be a report block; got int\."):
+        report.render_markdown([1])
+    with pytest.raises(TypeError, match=r"`block` must be a report block; got int\."):
+        report.render_html([1])
+
+
+def _references(text: str, pattern: str) -> dict[int, str]:
+    return {int(m.group(1)): m.group(2) for m in re.finditer(pattern, text)}
+
+
+@pytest.mark.skipif(not PAPERS.is_dir(), reason="../shared/papers is not present")
+def test_fps_reference_map_matches_both_reference_lists():
+    fps_text = (PAPERS / "002_dbce6aa1699ed5a4.txt").read_text()
+    fps_text = fps_text[fps_text.index("\nReferences\n") : fps_text.index("Download references")]
+    fps = _references(fps_text, r"\n\s*(\d{1,2})\.\s+([^\n]+)")
+    arxiv = _references((PAPERS / "004_b76b353b89e75ea9.txt").read_text(), r"- \[(\d{1,2})\] ([^\n]+)")
+    row = next(r for r in report.FPS_TO_ARXIV if r[0] == "references [1]-[15]")
+    targets = [int(x) for x in re.findall(r"\[(\d+)\]", row[1])]
+    assert len(targets) == 15
+    for fps_number, arxiv_number in zip(range(1, 16), targets):
+        first_word = re.split(r"[ ,.:]", fps[fps_number].strip())[0]
+        assert first_word.lower() in arxiv[arxiv_number].lower(), (fps_number, arxiv_number)

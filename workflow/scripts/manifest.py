@@ -1,0 +1,38 @@
+"""Rule manifest: write results/<stage>/MANIFEST.json (config, versions, commit, checksums, run time)."""
+
+import glob
+import logging
+import time
+
+from shuffledp.provenance import build_manifest, reference_files, write_manifest
+
+started = time.time()
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log = logging.getLogger("manifest")
+
+stage = snakemake.params.stage
+inputs = list(snakemake.params.inputs)
+if stage in ("accounting", "utility"):
+    inputs += reference_files()
+benchmarks = sorted({path for pattern in snakemake.params.benchmarks for path in glob.glob(pattern)})
+manifest = build_manifest(
+    stage=stage,
+    config=snakemake.config,
+    inputs=inputs,
+    outputs=list(snakemake.input.outputs),
+    benchmarks=benchmarks,
+    repo_dir=snakemake.params.repo,
+    started=started,
+)
+for path in manifest["missing_files"]:
+    log.warning("listed but missing: %s", path)
+log.info(
+    "stage %s: %d inputs, %d outputs, %d benchmark files; config sha256 %s; git %s",
+    stage,
+    len(manifest["inputs"]),
+    len(manifest["outputs"]),
+    len(benchmarks),
+    manifest["config"]["sha256"],
+    manifest["git"],
+)
+write_manifest(snakemake.output[0], manifest)

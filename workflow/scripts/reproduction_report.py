@@ -1,0 +1,35 @@
+"""Rule reproduction_report: write the reproduction report as Markdown and self-contained HTML."""
+
+import logging
+from pathlib import Path
+
+from shuffledp.provenance import config_sha256, file_sha256, git_state
+from shuffledp.report import ReportInputs, build_report, render_html, render_markdown
+from shuffledp.tables import atomic_write_text
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log = logging.getLogger("reproduction_report")
+
+params = snakemake.params
+reads = [Path(path) for path in snakemake.input.reads]
+inputs = ReportInputs(
+    config=snakemake.config,
+    report_dir=Path(snakemake.output.markdown).parent,
+    comparisons=[Path(p) for p in params.comparisons],
+    figures={int(k): [Path(p) for p in v] for k, v in params.figures.items()},
+    figure_data={int(k): [Path(p) for p in v] for k, v in params.figure_data.items()},
+    data_summary=Path(params.data_summary) if params.data_summary else None,
+    cell_counts=[Path(p) for p in params.cell_counts],
+    gaussian_checks=[Path(p) for p in params.gaussian_checks],
+    manifests={stage: Path(path) for stage, path in params.manifests.items()},
+    producers={k: v for k, v in params.producers.items() if v},
+    checksums={str(path): file_sha256(path) for path in reads if path.is_file()},
+    expected_stages=list(params.stages),
+    title=params.title,
+    config_sha256=config_sha256(snakemake.config),
+    git=git_state(params.repo),
+)
+blocks = build_report(inputs)
+log.info("%d blocks from %d comparison files, %d figures", len(blocks), len(inputs.comparisons), len(inputs.figures))
+atomic_write_text(snakemake.output.markdown, render_markdown(blocks))
+atomic_write_text(snakemake.output.html, render_html(blocks, title=params.title))
