@@ -83,8 +83,7 @@ def plot_cell_counts(
     else:
         norm = Normalize(vmin=0, vmax=max(counts.max(initial=0), 1))
         shown = counts
-    colormap = plt.get_cmap(cmap).copy()
-    colormap.set_bad("0.9")
+    colormap = plt.get_cmap(cmap).with_extremes(bad="0.9")
     image = ax.imshow(shown, origin="lower", extent=extent, cmap=colormap, norm=norm, interpolation="nearest")
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label=colorbar_label, shrink=0.8)

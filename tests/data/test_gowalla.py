@@ -1,0 +1,370 @@
+"""Parsing, malformed-row counting, cropping and gridding of Gowalla check-ins."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from shuffledp.data.gowalla import (
+    CELL_COLUMNS,
+    EARTH_RADIUS_KM,
+    MALFORMED_REASONS,
+    SUMMARY_COLUMNS,
+    Region,
+    assign_cells,
+    cell_table,
+    check_bad_fraction,
+    combine_summaries,
+    count_cells,
+    counts_grid,
+    crop_and_grid,
+    crop_mask,
+    equirectangular_km,
+    read_checkins,
+    read_csv,
+    read_snap,
+    region_extent_km,
+    region_summary,
+    source_summary,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+GOOD = "1\t2010-07-25T11:40:18Z\t48.86337875\t2.333328717\t1500177"
+GOOD2 = "24\t2010-05-20T06:26:35Z\t48.853160\t2.349057\t48661"
+
+
+def write(path: Path, lines, *, newline_at_end=True) -> Path:
+    text = "\n".join(lines) + ("\n" if newline_at_end else "")
+    if path.suffix == ".gz":
+        with gzip.open(path, "wt", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def assert_accounted(parsed):
+    assert parsed.rows_read == parsed.kept + parsed.malformed_total
+    assert set(parsed.malformed) == set(MALFORMED_REASONS)
+
+
+# ------------------------------------------------------------------------------------ SNAP format
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz"])
+def test_snap_values_parsed_exactly(tmp_path, suffix):
+    parsed = read_snap(write(tmp_path / f"c{suffix}", [GOOD, GOOD2]))
+    frame = parsed.checkins
+    assert list(frame.columns) == ["user", "latitude", "longitude", "time", "location_id"]
+    assert frame["user"].tolist() == [1, 24]
+    assert frame["latitude"].tolist() == [48.86337875, 48.853160]  # decimal strings round exactly
+    assert frame["longitude"].tolist() == [2.333328717, 2.349057]
+    assert frame["time"].tolist() == ["2010-07-25T11:40:18Z", "2010-05-20T06:26:35Z"]
+    assert frame["location_id"].tolist() == [1500177, 48661]
+    assert parsed.rows_read == 2 and parsed.malformed_total == 0
+    assert_accounted(parsed)
+
+
+def test_snap_last_line_without_newline_is_read(tmp_path):
+    parsed = read_snap(write(tmp_path / "c.txt", [GOOD, GOOD2], newline_at_end=False))
+    assert parsed.kept == 2 and parsed.rows_read == 2
+
+
+# Each case: one malformed line of a known kind between two good lines.
+MALFORMED_CASES = {
+    "blank_line": "",
+    "too_few_columns": "1\t2010-07-25T11:40:18Z\t48.8",
+    "too_many_columns": GOOD + "\textra",
+    "bad_user_text": "abc\t2010-07-25T11:40:18Z\t48.8\t2.3\t7",
+    "bad_user_negative": "-3\t2010-07-25T11:40:18Z\t48.8\t2.3\t7",
+    "bad_time_month_13": "1\t2010-13-25T11:40:18Z\t48.8\t2.3\t7",
+    "bad_time_feb_30": "1\t2010-02-30T11:40:18Z\t48.8\t2.3\t7",
+    "bad_time_no_zone": "1\t2010-07-25 11:40:18\t48.8\t2.3\t7",
+    "non_numeric_lat": "1\t2010-07-25T11:40:18Z\tabc\t2.3\t7",
+    "non_numeric_lon_empty": "1\t2010-07-25T11:40:18Z\t48.8\t\t7",
+    "non_numeric_nan": "1\t2010-07-25T11:40:18Z\tnan\t2.3\t7",
+    "out_of_range_lat": "1\t2010-07-25T11:40:18Z\t90.0001\t2.3\t7",
+    "out_of_range_lon": "1\t2010-07-25T11:40:18Z\t48.8\t-180.5\t7",
+    "bad_location_id": "1\t2010-07-25T11:40:18Z\t48.8\t2.3\tL7",
+}
+EXPECTED_REASON = {
+    "blank_line": "blank_line",
+    "too_few_columns": "wrong_column_count",
+    "too_many_columns": "wrong_column_count",
+    "bad_user_text": "bad_user",
+    "bad_user_negative": "bad_user",
+    "bad_time_month_13": "bad_time",
+    "bad_time_feb_30": "bad_time",
+    "bad_time_no_zone": "bad_time",
+    "non_numeric_lat": "non_numeric_coordinate",
+    "non_numeric_lon_empty": "non_numeric_coordinate",
+    "non_numeric_nan": "non_numeric_coordinate",
+    "out_of_range_lat": "out_of_range_coordinate",
+    "out_of_range_lon": "out_of_range_coordinate",
+    "bad_location_id": "bad_location_id",
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_CASES))
+def test_snap_malformed_row_counted_under_its_reason(tmp_path, case):
+    parsed = read_snap(write(tmp_path / "c.txt", [GOOD, MALFORMED_CASES[case], GOOD2]))
+    reason = EXPECTED_REASON[case]
+    assert parsed.malformed == {r: int(r == reason) for r in MALFORMED_REASONS}
+    assert parsed.kept == 2 and parsed.rows_read == 3
+    assert parsed.checkins["user"].tolist() == [1, 24]  # the good rows survive, in order
+    assert parsed.examples[reason]  # an example line is kept for the log
+    assert_accounted(parsed)
+
+
+def test_snap_boundary_coordinates_are_valid(tmp_path):
+    lines = ["1\t2010-07-25T11:40:18Z\t90\t180\t7", "2\t2010-07-25T11:40:18Z\t-90.0\t-180.0\t7"]
+    parsed = read_snap(write(tmp_path / "c.txt", lines))
+    assert parsed.kept == 2 and parsed.malformed_total == 0
+
+
+def test_snap_row_with_several_faults_counts_once_under_first_reason(tmp_path):
+    parsed = read_snap(write(tmp_path / "c.txt", ["x\tnever\tabc\t999\tL", GOOD]))
+    assert parsed.malformed["bad_user"] == 1 and parsed.malformed_total == 1
+
+
+def test_snap_many_rows_counts_add_up(tmp_path):
+    rng = np.random.default_rng(7)
+    lines, expected_bad = [], 0
+    for i in range(2000):
+        if rng.random() < 0.1:
+            lines.append(MALFORMED_CASES[sorted(MALFORMED_CASES)[i % len(MALFORMED_CASES)]])
+            expected_bad += 1
+        else:
+            lines.append(f"{i}\t2010-07-25T11:40:18Z\t{rng.uniform(-90, 90)!r}\t{rng.uniform(-180, 180)!r}\t{i}")
+    parsed = read_snap(write(tmp_path / "c.txt.gz", lines))
+    assert parsed.rows_read == 2000 and parsed.malformed_total == expected_bad
+    assert_accounted(parsed)
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="check-in file not found: .*nothere.txt"):
+        read_snap(tmp_path / "nothere.txt")
+
+
+# ------------------------------------------------------------------------------------ CSV format
+
+
+def test_csv_named_columns_and_user(tmp_path):
+    path = write(tmp_path / "c.csv.gz", ["uid,place,lat,lng", "5,330,37.61,-122.38", "6,331,37.70,-122.40"])
+    parsed = read_csv(path, lat_column="lat", lon_column="lng", user_column="uid")
+    assert parsed.checkins["latitude"].tolist() == [37.61, 37.70]
+    assert parsed.checkins["longitude"].tolist() == [-122.38, -122.40]
+    assert parsed.checkins["user"].tolist() == [5, 6]
+    assert_accounted(parsed)
+
+
+def test_csv_without_user_column_has_null_users(tmp_path):
+    path = write(tmp_path / "c.csv", ["latitude,longitude", "37.61,-122.38"])
+    parsed = read_csv(path)
+    assert parsed.checkins["user"].isna().all() and parsed.kept == 1
+
+
+def test_csv_malformed_rows_counted(tmp_path):
+    lines = ["user,latitude,longitude", "1,37.6,-122.4", "2,37.6", "", "x,37.6,-122.4", "4,abc,-122.4", "5,37.6,-200", "6,37.7,-122.3"]
+    parsed = read_csv(write(tmp_path / "c.csv", lines))
+    assert parsed.malformed == {
+        "blank_line": 1,
+        "wrong_column_count": 1,
+        "bad_user": 1,
+        "bad_time": 0,
+        "non_numeric_coordinate": 1,
+        "out_of_range_coordinate": 1,
+        "bad_location_id": 0,
+    }
+    assert parsed.checkins["user"].tolist() == [1, 6]
+    assert_accounted(parsed)
+
+
+def test_csv_unknown_coordinate_column_names_the_parameter(tmp_path):
+    path = write(tmp_path / "c.csv", ["lat,lon", "1,2"])
+    with pytest.raises(ValueError, match=r"`lat_column` must name a column of c.csv \(one of lat, lon\); got 'latitude'"):
+        read_csv(path)
+
+
+def test_read_checkins_dispatches_and_rejects_unknown_format(tmp_path):
+    snap = write(tmp_path / "c.txt", [GOOD])
+    assert read_checkins(snap, format="snap").kept == 1
+    with pytest.raises(ValueError, match="`format` must be one of 'snap', 'csv'; got 'tsv'"):
+        read_checkins(snap, format="tsv")
+
+
+def test_check_bad_fraction(tmp_path):
+    parsed = read_snap(write(tmp_path / "c.txt", [GOOD, "", GOOD2, "x"]))  # 2 of 4 malformed
+    check_bad_fraction(parsed, 0.5)  # exactly at the limit is allowed
+    with pytest.raises(ValueError, match=r"source s: 2 of 4 rows are malformed \(0.5, .*`data.max_bad_fraction` allows at most 0.4"):
+        check_bad_fraction(parsed, 0.4, name="source s")
+    with pytest.raises(ValueError, match=r"`max_bad_fraction` must be in \[0, 1\]; got 1.5"):
+        check_bad_fraction(parsed, 1.5)
+
+
+# --------------------------------------------------------------------------------- regions, grid
+
+BOX = dict(name="box", lat_min=10.0, lat_max=11.0, lon_min=20.0, lon_max=22.0, n_lat=4, n_lon=8)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(lat_max=9.0), r"`lat_max` must be greater than `lat_min` \(10.0\); got 9.0"),
+        (dict(lon_min=22.0), r"`lon_max` must be greater than `lon_min` \(22.0\); got 22.0"),
+        (dict(n_lat=0), r"`n_lat` must be an integer in \[1, inf\]; got 0"),
+        (dict(n_lon=-2), r"`n_lon` must be an integer in \[1, inf\]; got -2"),
+        (dict(lat_min=-91.0), r"`lat_min` must be in \[-90, 90\]; got -91.0"),
+        (dict(lon_max=200.0), r"`lon_max` must be in \[-180, 180\]; got 200.0"),
+    ],
+)
+def test_region_rejects_bad_parameters(change, message):
+    with pytest.raises(ValueError, match=message):
+        Region(**{**BOX, **change})
+
+
+def test_region_from_config_file_matches_paper():
+    import yaml
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    sf = Region.from_config("san_francisco", config["regions"]["san_francisco"])
+    paris = Region.from_config("paris", config["regions"]["paris"])
+    # paper, Section V-D: SF 24 x 17 grid = 408 cells over 12 km x 8 km; Paris 16 x 12 over 8 km x 6 km
+    assert (sf.n_lon, sf.n_lat, sf.n_cells) == (24, 17, 408)
+    assert (paris.n_lon, paris.n_lat, paris.n_cells) == (16, 12, 192)
+    x0, x1, y0, y1 = region_extent_km(sf)
+    assert x1 - x0 == pytest.approx(12.0, rel=0.01) and y1 - y0 == pytest.approx(8.0, rel=0.01)
+
+
+def test_crop_is_inclusive_on_all_four_sides():
+    region = Region(**BOX)
+    lat = np.array([10.0, 11.0, 10.5, 10.5, np.nextafter(10.0, 0), np.nextafter(11.0, 99), 10.5, 10.5, np.nan])
+    lon = np.array([21.0, 21.0, 20.0, 22.0, 21.0, 21.0, np.nextafter(20.0, 0), np.nextafter(22.0, 99), 21.0])
+    assert crop_mask(lat, lon, region).tolist() == [True] * 4 + [False] * 5
+
+
+def test_cells_on_borders():
+    region = Region(**BOX)  # lon edges every 0.25 deg, lat edges every 0.25 deg
+    lat_edges, lon_edges = region.lat_edges, region.lon_edges
+    assert lat_edges[0] == 10.0 and lat_edges[-1] == 11.0 and lon_edges[-1] == 22.0
+    lat = np.array([10.0, 11.0, 10.1, 10.1, 10.1, lat_edges[2], np.nextafter(lat_edges[2], 0), 11.0])
+    lon = np.array([20.0, 22.0, lon_edges[3], np.nextafter(lon_edges[3], 0), 22.0, 20.1, 20.1, 20.0])
+    lat_index, lon_index, cell = assign_cells(lat, lon, region)
+    # south-west corner -> (0, 0); north-east corner (max edges) -> last row and column;
+    # on an interior column border -> the cell to the east; just west of it -> the cell to the west;
+    # on an interior row border -> the cell to the north; just south of it -> the cell to the south.
+    assert lat_index.tolist() == [0, 3, 0, 0, 0, 2, 1, 3]
+    assert lon_index.tolist() == [0, 7, 3, 2, 7, 0, 0, 0]
+    assert cell.tolist() == (lat_index * 8 + lon_index).tolist()
+    assert cell[1] == region.n_cells - 1
+
+
+def _naive_cell(lat, lon, region):
+    """Independent reference: loop over cells with half-open [low, high) intervals, closed at the max."""
+    lat_edges, lon_edges = region.lat_edges, region.lon_edges
+    for i in range(region.n_lat):
+        top_ok = lat < lat_edges[i + 1] or (i == region.n_lat - 1 and lat == lat_edges[-1])
+        if lat_edges[i] <= lat and top_ok:
+            for j in range(region.n_lon):
+                right_ok = lon < lon_edges[j + 1] or (j == region.n_lon - 1 and lon == lon_edges[-1])
+                if lon_edges[j] <= lon and right_ok:
+                    return i * region.n_lon + j
+    raise AssertionError("point in no cell")
+
+
+def test_cells_agree_with_naive_loop_including_every_edge():
+    region = Region(name="sf", lat_min=37.7228, lat_max=37.7946, lon_min=-122.5153, lon_max=-122.3789, n_lat=17, n_lon=24)
+    rng = np.random.default_rng(3)
+    lat = rng.uniform(region.lat_min, region.lat_max, 500)
+    lon = rng.uniform(region.lon_min, region.lon_max, 500)
+    # every edge value on each axis, paired with random values on the other axis
+    lat = np.concatenate([lat, region.lat_edges, rng.uniform(region.lat_min, region.lat_max, region.n_lon + 1)])
+    lon = np.concatenate([lon, rng.uniform(region.lon_min, region.lon_max, region.n_lat + 1), region.lon_edges])
+    _, _, cell = assign_cells(lat, lon, region)
+    assert cell.tolist() == [_naive_cell(a, b, region) for a, b in zip(lat, lon)]
+
+
+def test_assign_cells_rejects_points_outside():
+    with pytest.raises(ValueError, match=r"must lie inside region 'box' .*got \(12.0, 21.0\) at position 1"):
+        assign_cells([10.5, 12.0], [21.0, 21.0], Region(**BOX))
+
+
+def test_cell_table_layout_and_counts():
+    region = Region(**BOX)
+    cell = np.array([0, 0, 7, 8, 31])
+    counts = count_cells(cell, region)
+    table = cell_table(region, counts)
+    assert list(table.columns) == list(CELL_COLUMNS) and len(table) == 32
+    assert table["count"].sum() == 5 and table.loc[0, "count"] == 2
+    # row-major: cell 7 is the south-east corner, cell 8 starts the second row from the south
+    assert table.loc[7, ["lat_index", "lon_index"]].tolist() == [0, 7]
+    assert table.loc[8, ["lat_index", "lon_index"]].tolist() == [1, 0]
+    assert table.loc[31, ["lat_max", "lon_max"]].tolist() == [11.0, 22.0]
+    # cells tile the box: each cell's max is the next cell's min
+    assert np.array_equal(table["lon_max"].to_numpy()[:-1][table["lon_index"].to_numpy()[:-1] < 7],
+                          table["lon_min"].to_numpy()[1:][table["lon_index"].to_numpy()[:-1] < 7])
+    grid = counts_grid(table, region)
+    assert grid.shape == (4, 8) and grid[0, 0] == 2 and grid[0, 7] == 1 and grid[3, 7] == 1
+    with pytest.raises(ValueError, match=r"`cell` must be in \[0, 31\]; got 0..32"):
+        count_cells([0, 32], region)
+    with pytest.raises(ValueError, match=r"`counts` must have shape \(32,\); got \(3,\)"):
+        cell_table(region, [1, 2, 3])
+
+
+def test_crop_and_grid_keeps_order_and_counts():
+    region = Region(**BOX)
+    frame = pd.DataFrame({"user": [1, 2, 3, 4], "latitude": [10.1, 50.0, 11.0, 10.9], "longitude": [20.1, 21.0, 22.0, 19.0]})
+    cropped, cells = crop_and_grid(frame, region)
+    assert cropped["user"].tolist() == [1, 3]
+    assert cropped["cell"].tolist() == [0, 31]
+    assert cells["count"].sum() == 2
+
+
+def test_equirectangular_against_spherical_distances():
+    lat0, lon0 = 37.7587, -122.4471
+    x, y = equirectangular_km([lat0 + 0.05, lat0], [lon0, lon0 + 0.05], lat0=lat0, lon0=lon0)
+    # along the meridian the projection is exact: R * dlat
+    assert y[0] == pytest.approx(EARTH_RADIUS_KM * math.radians(0.05), rel=1e-12) and x[0] == 0.0
+    # along the parallel: compare with the great-circle (haversine) distance, equal to within 1e-6
+    phi, dlon = math.radians(lat0), math.radians(0.05)
+    haversine = 2 * EARTH_RADIUS_KM * math.asin(math.cos(phi) * math.sin(dlon / 2))
+    assert x[1] == pytest.approx(haversine, rel=1e-6) and y[1] == 0.0
+
+
+# --------------------------------------------------------------------------------------- summary
+
+
+def test_summary_rows(tmp_path):
+    parsed = read_snap(write(tmp_path / "c.txt", [GOOD, "", GOOD2]))
+    region = Region(**BOX, paper_count=200)
+    frame = combine_summaries([source_summary(parsed, name="s"), region_summary(region, rows_considered=2, kept=250)])
+    assert list(frame.columns) == list(SUMMARY_COLUMNS)
+    assert frame.loc[0, ["rows_read", "malformed", "malformed_blank_line", "kept"]].tolist() == [3, 1, 1, 2]
+    assert frame.loc[1, "relative_difference"] == pytest.approx(0.25)
+    assert pd.isna(frame.loc[0, "paper_count"]) and pd.isna(frame.loc[1, "malformed"])
+
+
+# ------------------------------------------------------------------------------ the CI fixture
+
+
+def test_ci_fixture_matches_its_construction():
+    expected = json.loads((REPO / ".test" / "data" / "checkins_fixture.expected.json").read_text())
+    parsed = read_snap(REPO / ".test" / "data" / "checkins_fixture.txt")
+    assert parsed.rows_read == expected["rows"] and parsed.kept == expected["valid"]
+    assert parsed.malformed == {reason: expected["malformed"].get(reason, 0) for reason in MALFORMED_REASONS}
+
+
+def test_ci_fixture_is_regenerated_identically(tmp_path):
+    spec = importlib.util.spec_from_file_location("make_fixture", REPO / ".test" / "make_fixture.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    for name in ("checkins_fixture.txt", "checkins_fixture.expected.json"):
+        assert (tmp_path / name).read_bytes() == (REPO / ".test" / "data" / name).read_bytes()
