@@ -1,0 +1,136 @@
+"""Report stage end to end: the tiny .test workflow, its manifests and reproduction report,
+`snakemake --report`, and a dry run with the SLURM profile (no sbatch needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from shuffledp.provenance import config_sha256, file_sha256
+
+REPO = Path(__file__).resolve().parents[1]
+RULES = REPO / "workflow" / "rules"
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+STAGES = ("data", "accounting", "utility")
+
+
+def _run(arguments, cwd, env=None, timeout=900):
+    result = subprocess.run(
+        [*SNAKEMAKE, *arguments], cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout
+    )
+    assert result.returncode == 0, f"snakemake {' '.join(arguments)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    return result
+
+
+def _workdir(tmp_path: Path) -> Path:
+    work = tmp_path / "run"
+    shutil.copytree(REPO / ".test", work, ignore=shutil.ignore_patterns("results", "logs", ".snakemake"))
+    return work
+
+
+def test_every_report_caption_file_exists():
+    captions = []
+    for rule_file in sorted(RULES.glob("*.smk")):
+        for caption in re.findall(r"caption\s*=\s*\"([^\"]+)\"", rule_file.read_text()):
+            captions.append((rule_file.name, caption, (RULES / caption).resolve()))
+    assert captions, "no report(..., caption=...) found in workflow/rules"
+    missing = [f"{name}: {caption}" for name, caption, path in captions if not path.is_file()]
+    assert not missing, f"caption files missing: {missing}"
+    empty = [f"{name}: {caption}" for name, caption, path in captions if not path.read_text().strip()]
+    assert not empty, f"caption files empty: {empty}"
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """The real workflow on the tiny .test config (the same run CI does), then snakemake --report."""
+    work = _workdir(tmp_path_factory.mktemp("report"))
+    _run(["--cores", "2"], cwd=work)
+    _run(["--cores", "1", "--report", "report.zip"], cwd=work)
+    return work
+
+
+@pytest.mark.slow
+def test_manifests_trace_outputs_to_config_and_inputs(tiny_run):
+    import yaml
+
+    config = yaml.safe_load((tiny_run / "config" / "config.yaml").read_text())
+    manifests = {stage: tiny_run / "results" / stage / "MANIFEST.json" for stage in (*STAGES, "report")}
+    present = {stage: path for stage, path in manifests.items() if path.is_file()}
+    assert "data" in present and "report" in present
+    for stage, path in present.items():
+        manifest = json.loads(path.read_text())
+        assert manifest["stage"] == stage
+        assert manifest["missing_files"] == []
+        assert manifest["seeds"] == {"seed": config["seed"]}
+        # the config hash is of the config the workflow ran with (the file, after validation)
+        assert manifest["config"]["sha256"] == config_sha256(yaml.safe_load(manifest["config"]["yaml"]))
+        assert yaml.safe_load(manifest["config"]["yaml"])["seed"] == config["seed"]
+        for record in manifest["outputs"] + manifest["inputs"]:
+            assert record["sha256"] == file_sha256(tiny_run / record["path"]), record["path"]
+    data = json.loads(present["data"].read_text())
+    assert [Path(r["path"]).name for r in data["inputs"]] == ["checkins_fixture.txt"]
+    assert data["inputs"][0]["source"]["kind"] == "local file"
+    assert {Path(r["path"]).name for r in data["outputs"]} >= {"summary.csv", "fig3.png", "cell_counts.csv"}
+
+
+@pytest.mark.slow
+def test_reproduction_report_lists_every_stage_output(tiny_run):
+    report_dir = tiny_run / "results" / "report"
+    markdown = (report_dir / "reproduction-report.md").read_text()
+    page = (report_dir / "reproduction-report.html").read_text()
+    for heading in ("## Table II", "## Table IV", "## Table V", "## Table VI", "## Errata", "## FPS 2023"):
+        assert heading in markdown
+    for number in range(1, 8):
+        assert f"### Figure {number}:" in markdown
+    # every figure the workflow made is embedded in the HTML, and nothing is loaded from outside
+    images = sorted((tiny_run / "results").glob("*/fig*.png"))
+    assert images
+    for image in images:
+        assert f"({os.path.relpath(image, report_dir)})" in markdown
+    assert page.count('src="data:image/png;base64,') == len(images)
+    assert all(src.startswith("data:") for src in re.findall(r'src="([^"]*)"', page))
+    # every comparison CSV the workflow made is read (named as a source) by the report
+    for comparison in sorted((tiny_run / "results").glob("*/*_comparison.csv")):
+        assert f"`{comparison.relative_to(tiny_run)}`" in markdown
+    for stage in STAGES:
+        if (tiny_run / "results" / stage / "MANIFEST.json").is_file():
+            assert f"(../{stage}/MANIFEST.json)" in markdown
+
+
+@pytest.mark.slow
+def test_snakemake_report_contains_figures_and_the_reproduction_report(tiny_run):
+    names = zipfile.ZipFile(tiny_run / "report.zip").namelist()
+    assert any(name.endswith("report.html") for name in names)
+    assert any(name.endswith("reproduction-report.html") for name in names)
+    for image in (tiny_run / "results").glob("*/fig*.png"):
+        assert any(name.endswith("/" + image.name) for name in names), image.name
+
+
+def test_slurm_profile_dry_run_without_sbatch(tmp_path):
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    work = _workdir(tmp_path)
+    # The PATH without any folder holding SLURM's commands, so this holds even on a SLURM machine.
+    slurm_tools = ("sbatch", "sinfo", "squeue", "sacct", "srun", "scontrol")
+    folders = [str(Path(sys.executable).parent), *os.environ.get("PATH", "").split(os.pathsep)]
+    folders = [f for f in folders if f and not any((Path(f) / tool).exists() for tool in slurm_tools)]
+    env = {**os.environ, "PATH": os.pathsep.join(folders)}
+    assert shutil.which("sbatch", path=env["PATH"]) is None
+    result = _run(["-n", "--profile", str(REPO / "profiles" / "slurm")], cwd=work, env=env, timeout=300)
+    assert "This was a dry-run" in result.stdout + result.stderr
+    # the profile is really read: an unknown executor in a copy of it is rejected in a dry run too
+    bad = tmp_path / "bad-profile"
+    bad.mkdir()
+    text = (REPO / "profiles" / "slurm" / "config.yaml").read_text().replace("executor: slurm", "executor: nosuch")
+    (bad / "config.yaml").write_text(text)
+    failed = subprocess.run(
+        [*SNAKEMAKE, "-n", "--profile", str(bad)], cwd=work, capture_output=True, text=True, env=env, timeout=300
+    )
+    assert failed.returncode != 0 and "nosuch" in failed.stderr
