@@ -106,7 +106,7 @@ def check_real_array(
     if bad.any():
         first = array[np.argmax(bad)]
         raise ValueError(
-            f"`{name}` must be in {_interval(low, high, low_open, high_open)}; got {first!r}."
+            f"`{name}` must be in {_interval(low, high, low_open, high_open)}; got {float(first)!r}."
         )
     return array
 

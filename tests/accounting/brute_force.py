@@ -119,11 +119,12 @@ def histogram_distributions(
     return p0, p1
 
 
-def _marginal(law: dict, key) -> dict:
-    out: dict = defaultdict(lambda: mpmath.mpf(0))
-    for outcome, probability in law.items():
-        out[key(outcome)] += probability
-    return dict(out)
+def _marginal(law: dict, key, dps: int = DEFAULT_DPS) -> dict:
+    with mpmath.workdps(dps):
+        out: dict = defaultdict(lambda: mpmath.mpf(0))
+        for outcome, probability in law.items():
+            out[key(outcome)] += probability
+        return dict(out)
 
 
 def single_bin_distributions(
@@ -131,7 +132,7 @@ def single_bin_distributions(
 ) -> tuple[dict, dict]:
     """(P0, P1): laws of the count of bin x0 under D(x0) and D(x1) (Theorem IV.1's query)."""
     p0, p1 = histogram_distributions(n, k, n_x0, dataset, epsilon_local=epsilon_local, dps=dps)
-    return _marginal(p0, lambda c: c[0]), _marginal(p1, lambda c: c[0])
+    return _marginal(p0, lambda c: c[0], dps), _marginal(p1, lambda c: c[0], dps)
 
 
 def pair_distributions(
@@ -139,7 +140,7 @@ def pair_distributions(
 ) -> tuple[dict, dict]:
     """(P0, P1): laws of the pair (count of x0, count of x1) under D(x0) and D(x1)."""
     p0, p1 = histogram_distributions(n, k, n_x0, dataset, epsilon_local=epsilon_local, dps=dps)
-    return _marginal(p0, lambda c: (c[0], c[1])), _marginal(p1, lambda c: (c[0], c[1]))
+    return _marginal(p0, lambda c: (c[0], c[1]), dps), _marginal(p1, lambda c: (c[0], c[1]), dps)
 
 
 def hockey_stick(P: dict, Q: dict, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:

@@ -3,6 +3,13 @@
 ``get_accountant(name, epsilon_local=..., n_users=..., k=..., n_x0=...)`` returns an
 :class:`Accountant`; ``list_accountants()`` lists the names with their labels. Modules are imported
 lazily, so one family's import cost is paid only when it is used.
+
+Registered names (``shuffle-dp accountants`` prints labels and scopes):
+
+* ``biswas-printed`` -- eq. (6) with Theorem IV.1's v_s as printed (as printed; erroneous);
+* ``biswas-exact`` -- exact delta of the x0-bin count for one dataset and direction;
+* ``histogram-exact`` -- exact delta of the full k-bin histogram for one stated dataset;
+* ``histogram-pair-lower`` -- lower bound on the full histogram's delta for any spread of the rest.
 """
 
 from __future__ import annotations
@@ -15,6 +22,21 @@ __all__ = ["Accountant", "BoundKind", "ShuffleSetting", "get_accountant", "accou
 
 #: registry name -> "module:Class" (one module per family; see the module docstrings)
 _REGISTRY: dict[str, str] = {
+    "strong-adversary": "shuffledp.accounting.blanket:StrongAdversary",
+    "balle-blanket": "shuffledp.accounting.blanket:BalleBlanket",
+    "balle-hoeffding-generic": "shuffledp.accounting.blanket:BalleHoeffdingGeneric",
+    "balle-hoeffding-krr": "shuffledp.accounting.blanket:BalleHoeffdingKRR",
+    "balle-bennett-generic": "shuffledp.accounting.blanket:BalleBennettGeneric",
+    "balle-bennett-krr": "shuffledp.accounting.blanket:BalleBennettKRR",
+    "feldman-closed": "shuffledp.accounting.clones:FeldmanClosed",
+    "feldman-numerical": "shuffledp.accounting.clones:FeldmanNumerical",
+    "clones-krr": "shuffledp.accounting.clones:ClonesKRR",
+    "erlingsson": "shuffledp.accounting.erlingsson:Erlingsson",
+    "rate-erlingsson": "shuffledp.accounting.rates:RateErlingsson",
+    "rate-balle": "shuffledp.accounting.rates:RateBalle",
+    "rate-feldman": "shuffledp.accounting.rates:RateFeldman",
+    "biswas-printed": "shuffledp.accounting.biswas:BiswasPrinted",
+    "biswas-exact": "shuffledp.accounting.biswas:BiswasExact",
 }
 
 
