@@ -1,1 +1,182 @@
-# utility stage (rules are added by the issue that builds this stage).
+# Utility stage (paper Section V): synthetic Table V, text TVs and Figure 2; Gowalla Figures 4-7 and
+# Table VI; beyond the paper, the (eps0, eps) crossover sweep. Library: shuffledp.experiments.
+from shuffledp.experiments import check_utility_config
+
+try:
+    check_utility_config(config)
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
+
+UTILITY = config.get("utility")
+U = "results/utility"
+
+
+def _caption(name, fallback):
+    return f"../report/{name}.rst" if (REPO / "workflow" / "report" / f"{name}.rst").exists() else f"../report/{fallback}.rst"
+
+
+if UTILITY is not None:
+    UTILITY_REGIONS = UTILITY["gowalla"]["regions"]
+    TABLE5_N = UTILITY["table5"]["n_users"]
+    FIG2_N = UTILITY["fig2"]["n_users"]
+
+    rule utility_synthetic_individual:
+        output:
+            f"{U}/synthetic/individual_n{{n}}.csv",
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+        log:
+            "logs/utility/synthetic_individual_n{n}.log",
+        benchmark:
+            "results/benchmarks/utility/synthetic_individual_n{n}.tsv"
+        script:
+            "../scripts/utility_synthetic_individual.py"
+
+    rule utility_synthetic_community:
+        output:
+            f"{U}/synthetic/community_{{tag}}_n{{n}}.csv",
+        wildcard_constraints:
+            tag="table5|fig2",
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+        log:
+            "logs/utility/synthetic_community_{tag}_n{n}.log",
+        benchmark:
+            "results/benchmarks/utility/synthetic_community_{tag}_n{n}.tsv"
+        script:
+            "../scripts/utility_synthetic_community.py"
+
+    rule utility_table5:
+        input:
+            individual=expand(f"{U}/synthetic/individual_n{{n}}.csv", n=TABLE5_N),
+            community=expand(f"{U}/synthetic/community_table5_n{{n}}.csv", n=TABLE5_N),
+        output:
+            csv=report(f"{U}/table5.csv", caption="../report/table5.rst", category="Utility"),
+            latex=f"{U}/table5.tex",
+            markdown=f"{U}/table5.md",
+            comparison=f"{U}/table5_comparison.csv",
+            text=f"{U}/text_tv.csv",
+        log:
+            "logs/utility/table5.log",
+        script:
+            "../scripts/utility_table5.py"
+
+    rule utility_fig2:
+        input:
+            expand(f"{U}/synthetic/community_fig2_n{{n}}.csv", n=FIG2_N),
+        output:
+            png=report(f"{U}/fig2.png", caption="../report/fig2.rst", category="Utility"),
+            csv=f"{U}/fig2.csv",
+        params:
+            utility=UTILITY,
+        log:
+            "logs/utility/fig2.log",
+        script:
+            "../scripts/utility_fig2.py"
+
+    rule utility_gowalla_community:
+        input:
+            cells="results/data/{region}/cell_counts.csv",
+        output:
+            f"{U}/gowalla/{{region}}/community.csv",
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+        log:
+            "logs/utility/gowalla_community_{region}.log",
+        benchmark:
+            "results/benchmarks/utility/gowalla_community_{region}.tsv"
+        script:
+            "../scripts/utility_gowalla_community.py"
+
+    rule utility_gowalla_individual:
+        input:
+            cells="results/data/{region}/cell_counts.csv",
+        output:
+            f"{U}/gowalla/{{region}}/individual.csv",
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+            label=lambda wildcards: config["regions"][wildcards.region]["label"],
+        log:
+            "logs/utility/gowalla_individual_{region}.log",
+        benchmark:
+            "results/benchmarks/utility/gowalla_individual_{region}.tsv"
+        script:
+            "../scripts/utility_gowalla_individual.py"
+
+    rule utility_table6:
+        input:
+            expand(f"{U}/gowalla/{{region}}/individual.csv", region=list(UTILITY_REGIONS)),
+        output:
+            csv=report(f"{U}/table6.csv", caption="../report/table6.rst", category="Utility"),
+            latex=f"{U}/table6.tex",
+            markdown=f"{U}/table6.md",
+            comparison=f"{U}/table6_comparison.csv",
+        log:
+            "logs/utility/table6.log",
+        script:
+            "../scripts/utility_table6.py"
+
+    for _region, _entry in UTILITY_REGIONS.items():
+
+        rule:
+            name:
+                f"utility_heatmap_{_region}"
+            input:
+                cells=f"results/data/{_region}/cell_counts.csv",
+            output:
+                png=report(f"{U}/{_entry['heatmap_figure']}.png", caption=_caption(_entry["heatmap_figure"], "utility_heatmap"), category="Utility"),
+                cells=f"{U}/gowalla/{_region}/heatmap_cells.csv",
+                summary=f"{U}/gowalla/{_region}/heatmap_summary.csv",
+            params:
+                utility=UTILITY,
+                seed=config["seed"],
+                region=_region,
+                grid=config["regions"][_region]["grid"],
+                label=config["regions"][_region]["label"],
+            log:
+                f"logs/utility/heatmap_{_region}.log",
+            script:
+                "../scripts/utility_heatmap.py"
+
+        rule:
+            name:
+                f"utility_boxplot_{_region}"
+            input:
+                f"{U}/gowalla/{_region}/community.csv",
+            output:
+                report(f"{U}/{_entry['boxplot_figure']}.png", caption=_caption(_entry["boxplot_figure"], "utility_boxplot"), category="Utility"),
+            params:
+                label=config["regions"][_region]["label"],
+            log:
+                f"logs/utility/boxplot_{_region}.log",
+            script:
+                "../scripts/utility_boxplot.py"
+
+    rule utility_crossover:
+        output:
+            csv=f"{U}/crossover.csv",
+            png=report(f"{U}/crossover.png", caption="../report/crossover.rst", category="Utility"),
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+        log:
+            "logs/utility/crossover.log",
+        benchmark:
+            "results/benchmarks/utility/crossover.tsv"
+        script:
+            "../scripts/utility_crossover.py"
+
+    ALL_TARGETS.extend(
+        [
+            f"{U}/table5.csv", f"{U}/table5.tex", f"{U}/table5.md", f"{U}/table5_comparison.csv", f"{U}/text_tv.csv",
+            f"{U}/fig2.png", f"{U}/fig2.csv",
+            f"{U}/table6.csv", f"{U}/table6.tex", f"{U}/table6.md", f"{U}/table6_comparison.csv",
+            *[f"{U}/{e['heatmap_figure']}.png" for e in UTILITY_REGIONS.values()],
+            *[f"{U}/{e['boxplot_figure']}.png" for e in UTILITY_REGIONS.values()],
+            f"{U}/crossover.csv", f"{U}/crossover.png",
+        ]
+    )

@@ -1,0 +1,24 @@
+"""Rule utility_gowalla_community: Figures 6/7 data -- TV vs n over runs, for each privacy setting."""
+
+import logging
+
+import pandas as pd
+
+from shuffledp.experiments import community_sweep
+from shuffledp.mechanisms import sensitivity_for
+from shuffledp.tables import atomic_write_text
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+utility, region = snakemake.params.utility, snakemake.wildcards.region
+gowalla = utility["gowalla"]
+cells = pd.read_csv(snakemake.input.cells).sort_values("cell")
+logging.info("%s: %d cells, %d check-ins", region, len(cells), int(cells["count"].sum()))
+rows = community_sweep(
+    cells["count"].to_numpy(), n_users_grid=gowalla["regions"][region]["n_users"], settings=gowalla["settings"],
+    runs=gowalla["runs"], replace=gowalla["sampling"] == "with-replacement", accountant=utility["accountant"],
+    neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]), delta_floor=utility["delta_floor"],
+    estimator=utility["estimator"], seed=snakemake.params.seed, identity=("gowalla-community", region),
+)
+rows.insert(0, "region", region)
+logging.info("%s", rows.groupby(["epsilon", "mechanism"])["tv"].median().to_string())
+atomic_write_text(snakemake.output[0], rows.to_csv(index=False))

@@ -1,0 +1,20 @@
+"""Rule utility_gowalla_individual: Table VI rows (individual-specific utility per cell) for one region."""
+
+import logging
+
+import pandas as pd
+
+from shuffledp.experiments import individual_job
+from shuffledp.tables import atomic_write_text
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+utility, region = snakemake.params.utility, snakemake.wildcards.region
+cells = pd.read_csv(snakemake.input.cells).sort_values("cell")
+counts = cells["count"].to_numpy()
+x0 = utility["gowalla"]["regions"][region]["x0"]
+rows = individual_job(counts, x0, x0, utility=utility, setting=utility["gowalla"]["table6"],
+                      seed=snakemake.params.seed, identity=("table6", region))
+rows.insert(0, "region", region)
+rows.insert(1, "label", snakemake.params.label)
+logging.info("%s: n=%d, x0 counts %s", region, int(counts.sum()), counts[x0].tolist())
+atomic_write_text(snakemake.output[0], rows.to_csv(index=False))

@@ -1,0 +1,18 @@
+"""Rule utility_synthetic_individual: Table V rows (individual-specific utility) for one n."""
+
+import logging
+
+from shuffledp.experiments import individual_job, synthetic_dataset
+from shuffledp.tables import atomic_write_text
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+utility, seed, n_users = snakemake.params.utility, snakemake.params.seed, int(snakemake.wildcards.n)
+setting = utility["table5"]
+counts = synthetic_dataset(utility, n_users, seed)
+logging.info("synthetic dataset n=%d counts=%s", n_users, counts.tolist())
+labels = setting["x0"]
+rows = individual_job(counts, [label - 1 for label in labels], labels, utility=utility, setting=setting,
+                      seed=seed, identity=("table5", n_users))
+logging.info("delta floored in %d of %d Gaussian rows", int(rows["delta_floored"].fillna(False).astype(bool).sum()),
+             int((rows["mechanism"] == "gaussian").sum()))
+atomic_write_text(snakemake.output[0], rows.to_csv(index=False))
