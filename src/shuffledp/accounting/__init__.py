@@ -37,6 +37,8 @@ _REGISTRY: dict[str, str] = {
     "rate-feldman": "shuffledp.accounting.rates:RateFeldman",
     "biswas-printed": "shuffledp.accounting.biswas:BiswasPrinted",
     "biswas-exact": "shuffledp.accounting.biswas:BiswasExact",
+    "histogram-exact": "shuffledp.accounting.histogram:HistogramExact",
+    "histogram-pair-lower": "shuffledp.accounting.histogram:HistogramPairLower",
 }
 
 

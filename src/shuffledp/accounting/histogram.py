@@ -1,0 +1,243 @@
+"""Delta of the full shuffled k-RR histogram: exact for one dataset, and a lower bound for many.
+
+Setting as in :mod:`shuffledp.accounting._base`: u holds x0 in D(x0) and x1 in D(x1); ``n_x0`` of
+the other n - 1 users hold x0. k-RR reports the true value w.p. p = e^eps0/(e^eps0 + k - 1) and each
+other value w.p. q = 1/(e^eps0 + k - 1). Values are numbered x0 = 0, x1 = 1, x2 = 2, ...
+
+``histogram-exact`` (EXACT, for the dataset "the other n - 1 - n_x0 users all hold one third value
+x2"; for k = 2 no third value exists and they hold x1, so the histogram is (h0, n - h0) and its delta
+is ``biswas-exact``'s). **Sufficient statistic.** Let Q be the law of the others' histogram and F the
+joint law of the others' counts (G0, G2) in bins x0 and x2. Every other user reports each bin
+outside {x0, x2} w.p. q whatever its value, so given (G0, G2) the others' reports outside {x0, x2}
+are uniform multinomial over those k - 2 bins: Q(g) = F(g0, g2) mu(g_rest), mu the uniform
+multinomial pmf. With h = u's report + others' and m = n - h0 - h2 (reports outside {x0, x2}):
+
+    P0(h) = mu(h_rest) [p F(h0-1, h2) + q F(h0, h2-1) + q (k-2) F(h0, h2)]
+    P1(h) = mu(h_rest) [q F(h0-1, h2) + q F(h0, h2-1) + (k-2) F(h0, h2) (q + (p - q) h1 / m)]
+
+(using sum_{y outside {x0,x2}} mu(h_rest - e_y) = (k-2) mu(h_rest) and mu(h_rest - e_1) =
+(k - 2)(h1/m) mu(h_rest)). The ratio P0/P1 depends on h only through (h0, h1, h2) -- equivalently
+the counts of x0, x1, x2 and the total of the remaining k - 3 bins, n - h0 - h1 - h2 -- so the
+hockey-stick divergence of the histogram equals that of the law of (h0, h1, h2), which is the
+bracket times Bin(m, 1/(k-2))(h1) (the marginal of mu). F is built by exact dynamic programming
+over the other users in log space, the cells are sorted by privacy loss once, and each delta is a
+log-sum-exp of ``log P0 + log1mexp(eps - L)`` over the cells with L > eps. Cost O(n^3): n is limited
+to :data:`MAX_USERS` (clear error beyond).
+
+``histogram-pair-lower`` (LOWER bound on the full histogram's delta). The pair (h0, h1) is a
+post-processing of the histogram, so its hockey-stick divergence is <= the histogram's (data
+processing). Its law depends only on n_x0 for every dataset in which no other user holds x1 (for
+k >= 3; each such user reports x0 and x1 w.p. q each whatever its value); for k = 2 the others off
+x0 necessarily hold x1 and the pair is the whole histogram. Hence it lower-bounds the histogram
+delta for *any* spread of the remaining users over x2, ..., x_{k-1}.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from shuffledp._numerics import log1mexp, log_binom_pmf, logsumexp
+from shuffledp._validation import check_choice
+from shuffledp.accounting._base import Accountant, BoundKind
+from shuffledp.accounting.biswas import DIRECTIONS, SingleBinLaw
+
+__all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS"]
+
+#: largest n accepted by the O(n^3) full-histogram and pair computations
+MAX_USERS = 300
+
+
+def _krr_logs(epsilon_local: float, k: int) -> tuple[float, float, float]:
+    """log p, log q, log(1 - p - q) (the last -inf for k = 2)."""
+    log_denominator = float(np.logaddexp(epsilon_local, math.log(k - 1)))
+    log_rest = math.log(k - 2) - log_denominator if k > 2 else -np.inf
+    return epsilon_local - log_denominator, -log_denominator, log_rest
+
+
+def _joint_two_counts(groups) -> np.ndarray:
+    """Log joint law of the counts (A, B) of reports in two bins, users added one at a time.
+
+    ``groups`` is a list of (number of users, log P(report in A), log P(report in B), log P(other)).
+    Returns an array F with F[a, b] = log P(A = a, B = b) over 0 <= a, b <= total users.
+    """
+    size = sum(count for count, *_ in groups)
+    law = np.full((size + 1, size + 1), -np.inf)
+    law[0, 0] = 0.0
+    seen = 0
+    for count, log_a, log_b, log_other in groups:
+        for _ in range(count):
+            old = law[: seen + 1, : seen + 1].copy()
+            new = np.full((seen + 2, seen + 2), -np.inf)
+            new[: seen + 1, : seen + 1] = old + log_other
+            new[1:, : seen + 1] = np.logaddexp(new[1:, : seen + 1], old + log_a)
+            new[: seen + 1, 1:] = np.logaddexp(new[: seen + 1, 1:], old + log_b)
+            seen += 1
+            law[: seen + 1, : seen + 1] = new
+    return law
+
+
+def _shift(law: np.ndarray, axis: int) -> np.ndarray:
+    """law evaluated at index - 1 along ``axis`` (-inf at index 0), same shape."""
+    out = np.full_like(law, -np.inf)
+    if axis == 0:
+        out[1:] = law[:-1]
+    else:
+        out[:, 1:] = law[:, :-1]
+    return out
+
+
+class _CellLaw:
+    """Two discrete laws on the same finite cells, sorted by privacy loss, with tail deltas."""
+
+    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray):
+        keep = np.isfinite(log_p0) & np.isfinite(log_p1)
+        log_p0, log_p1 = log_p0[keep], log_p1[keep]
+        loss = log_p0 - log_p1
+        order = np.argsort(-loss, kind="stable")
+        self.loss = loss[order]
+        self.log_p0 = log_p0[order]
+        self.log_p1 = log_p1[order]
+
+    def log_delta(self, epsilons: np.ndarray, direction: str) -> np.ndarray:
+        out = np.full(epsilons.shape, -np.inf)
+        descending = -self.loss  # ascending array for searchsorted
+        for index, eps in enumerate(epsilons):
+            if direction == "forward":
+                count = int(np.searchsorted(descending, -eps, side="left"))  # cells with loss > eps
+                if count:
+                    out[index] = logsumexp(self.log_p0[:count] + log1mexp(eps - self.loss[:count]))
+            else:
+                start = int(np.searchsorted(descending, eps, side="right"))  # cells with loss < -eps
+                if start < self.loss.size:
+                    out[index] = logsumexp(self.log_p1[start:] + log1mexp(eps + self.loss[start:]))
+        return out
+
+
+class _HistogramAccountant(Accountant):
+    needs_n_x0 = True
+
+    def __init__(self, *, epsilon_local, n_users, k, n_x0=None, direction: str = "forward"):
+        super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
+        self.direction = check_choice(direction, "direction", DIRECTIONS)
+        self._cells = None
+
+    def _check_size(self):
+        if self.setting.n_users > MAX_USERS:
+            raise ValueError(
+                f"`n_users` must be an integer in [1, {MAX_USERS}] for accountant {self.name!r} (its cost "
+                f"grows as n^3); got {self.setting.n_users}. Use 'biswas-exact' for larger n."
+            )
+
+    def _cell_law(self) -> _CellLaw:
+        raise NotImplementedError
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        epsilons = self._checked_epsilons(epsilons)
+        if self._cells is None:
+            self._cells = self._cell_law()
+        if self.direction == "both":
+            return np.maximum(self._cells.log_delta(epsilons, "forward"), self._cells.log_delta(epsilons, "reverse"))
+        return self._cells.log_delta(epsilons, self.direction)
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + f", direction={self.direction!r})"
+
+
+class HistogramExact(_HistogramAccountant):
+    """Exact delta of the whole k-bin histogram for the dataset "n_x0 others on x0, the rest on x2".
+
+    For k = 2 (no x2) the rest hold x1 and this equals ``biswas-exact``. ``direction`` as in
+    ``biswas-exact``. n is limited to :data:`MAX_USERS` (O(n^3) work) except for k = 2.
+    """
+
+    name = "histogram-exact"
+    kind = BoundKind.EXACT
+    scope = (
+        "full k-bin histogram, one dataset: n_x0 other users on x0 and the remaining n - 1 - n_x0 "
+        "on one third value x2 (on x1 when k = 2); the chosen direction"
+    )
+    reference = "hockey-stick divergence of the shuffled k-RR histogram via the sufficient statistic (h_x0, h_x1, h_x2)"
+
+    def _cell_law(self) -> _CellLaw:
+        s = self.setting
+        n, k, a = s.n_users, s.k, s.n_x0
+        if k == 2:
+            return None  # handled by the single-bin law below
+        self._check_size()
+        log_p, log_q, log_rest = _krr_logs(s.epsilon_local, k)
+        others_rest = n - 1 - a
+        # F[g0, g2]: others on x0 report x0 w.p. p, x2 w.p. q; others on x2 the reverse
+        law = _joint_two_counts([(a, log_p, log_q, log_rest), (others_rest, log_q, log_p, log_rest)])
+        size = n + 1
+        f = np.full((size, size), -np.inf)
+        f[: law.shape[0], : law.shape[1]] = law
+        f_minus_0 = _shift(f, 0)  # F(h0 - 1, h2)
+        f_minus_2 = _shift(f, 1)  # F(h0, h2 - 1)
+        log_km2 = math.log(k - 2)
+        common = np.logaddexp(f_minus_0 + log_q, f_minus_2 + log_q)  # q F(h0-1,h2) + q F(h0,h2-1)
+        bracket0 = np.logaddexp(np.logaddexp(f_minus_0 + log_p, f_minus_2 + log_q), f + log_q + log_km2)
+        h0, h2 = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+        m = n - h0 - h2
+        valid = m >= 0
+        h0, h2, m = h0[valid], h2[valid], m[valid]
+        bracket0, common, f = bracket0[valid], common[valid], f[valid]
+        # expand over h1 = 0..m
+        repeats = m + 1
+        cell = np.repeat(np.arange(m.size), repeats)
+        h1 = np.arange(repeats.sum()) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+        m_cell = m[cell]
+        log_pi = -math.log(k - 2)
+        log_1mpi = math.log(k - 3) - math.log(k - 2) if k > 3 else -np.inf
+        log_b = log_binom_pmf(h1, m_cell, log_pi, log_1mpi)
+        fraction = np.where(m_cell > 0, h1 / np.maximum(m_cell, 1), 0.0)
+        p, q = math.exp(log_p), math.exp(log_q)
+        with np.errstate(divide="ignore"):
+            log_last = f[cell] + log_km2 + np.log(q + (p - q) * fraction)
+        log_p0 = log_b + bracket0[cell]
+        log_p1 = log_b + np.logaddexp(common[cell], log_last)
+        return _CellLaw(log_p0, log_p1)
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        s = self.setting
+        if s.k == 2:
+            epsilons = self._checked_epsilons(epsilons)
+            law = SingleBinLaw(epsilon_local=s.epsilon_local, n_users=s.n_users, k=2, n_x0=s.n_x0)
+            if self.direction == "both":
+                return np.maximum(law.log_delta(epsilons, direction="forward"), law.log_delta(epsilons, direction="reverse"))
+            return law.log_delta(epsilons, direction=self.direction)
+        return super().log_delta_for_epsilon(epsilons)
+
+
+class HistogramPairLower(_HistogramAccountant):
+    """Exact delta of the pair (count of x0, count of x1): a LOWER bound on the histogram's delta.
+
+    Valid for every dataset with n_x0 other users on x0 and none of the others on x1 (any spread of
+    the rest over x2..x_{k-1}); for k = 2 the only such dataset. n <= :data:`MAX_USERS`.
+    """
+
+    name = "histogram-pair-lower"
+    kind = BoundKind.LOWER
+    scope = (
+        "lower bound on the full histogram's delta for every dataset with n_x0 other users on x0 and "
+        "none of the others on x1 (any spread of the rest; k = 2: the rest on x1); the chosen direction"
+    )
+    reference = "data processing: hockey-stick divergence of the (h_x0, h_x1) marginal of the shuffled k-RR histogram"
+
+    def _cell_law(self) -> _CellLaw:
+        s = self.setting
+        self._check_size()
+        n, k, a = s.n_users, s.k, s.n_x0
+        log_p, log_q, log_rest = _krr_logs(s.epsilon_local, k)
+        # others off x0: on x1 when k = 2 (report x1 w.p. p), otherwise off x1 (x1 w.p. q)
+        off_to_x1 = log_p if k == 2 else log_q
+        off_rest = -np.inf if k == 2 else float(np.log1p(-2.0 * math.exp(log_q)))
+        law = _joint_two_counts([(a, log_p, log_q, log_rest), (n - 1 - a, log_q, off_to_x1, off_rest)])
+        size = n + 1
+        g = np.full((size, size), -np.inf)
+        g[: law.shape[0], : law.shape[1]] = law
+        g0, g1 = _shift(g, 0), _shift(g, 1)
+        log_p0 = np.logaddexp(np.logaddexp(g0 + log_p, g1 + log_q), g + log_rest)
+        log_p1 = np.logaddexp(np.logaddexp(g0 + log_q, g1 + log_p), g + log_rest)
+        return _CellLaw(log_p0.ravel(), log_p1.ravel())
