@@ -1,0 +1,129 @@
+""""Hiding among the clones" bounds (Feldman, McMillan, Talwar, FOCS 2021; arXiv:2012.12803).
+
+Every accountant here is an UPPER bound on the delta of shuffled k-RR, valid for all neighbouring
+datasets (replace-one) in both directions, and equal to 0 for eps >= eps0 (the shuffle of eps0-LDP
+reports is eps0-DP).
+
+* ``feldman-closed`` -- Thm 3.1: for delta in [0, 1] with eps0 <= log(n / (16 log(2/delta))) the
+  shuffle is (eps, delta)-DP with
+  ``eps = log(1 + (e^eps0 - 1)/(e^eps0 + 1) * (8 sqrt(e^eps0 log(4/delta)) / sqrt(n) + 8 e^eps0 / n))``.
+  Inverted in closed form: with t = (e^eps - 1)(e^eps0 + 1)/(e^eps0 - 1) - 8 e^eps0 / n > 0,
+  ``delta = 4 exp(-n t^2 / (64 e^eps0))``; the condition needs delta >= delta_min = 2 exp(-n e^-eps0
+  / 16), so the returned delta is max(delta, delta_min) (the theorem at delta_min gives a smaller eps,
+  hence (eps, delta_min)-DP) and 1 when t <= 0 or delta_min >= 1.
+* ``feldman-numerical`` -- exact hockey-stick divergence of the clones pair of Thm 3.2, which
+  dominates the shuffle of any n eps0-LDP randomizers: C ~ Bin(n - 1, e^-eps0), A | C ~ Bin(C, 1/2),
+  Delta ~ Bernoulli(e^eps0 / (e^eps0 + 1)), P = (A + Delta, C - A + 1 - Delta), Q the swap
+  (the pair used by the authors' code github.com/apple/ml-shuffling-amplification). Their code
+  brackets the divergence between bounds; here it is summed exactly in log space (symmetric pair, so
+  one direction suffices). Upper bound for every eps0-LDP randomizer, hence for shuffled k-RR.
+* ``clones-krr`` -- the same reduction specialised to k-RR (our derivation, stated in
+  docs/reproduction-notes.md): each other user's report distribution contains q = 1/(e^eps0 + k - 1)
+  mass on each of x0, x1, so it is a clone (x0 or x1 with probability 1/2 each) with probability
+  2q; user u reports x0 or x1 with total probability (e^eps0 + 1) q and otherwise a value whose law
+  does not depend on its input. Joint convexity of the hockey-stick divergence then gives
+  ``delta <= (e^eps0 + 1) q * H_{e^eps}(P || Q)`` with C ~ Bin(n - 1, 2q) and the same A, Delta as
+  above.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shuffledp._numerics import log1mexp
+from shuffledp.accounting._base import Accountant, BoundKind
+from shuffledp.accounting._split_pair import log_split_pair_delta, log_split_pair_delta_direct
+from shuffledp.accounting.blanket import krr_blanket_logs
+
+__all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "clones_pair_parameters"]
+
+_ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
+
+
+def clones_pair_parameters(epsilon_local: float, n_users: int, k: int | None = None) -> dict:
+    """Parameters of the clones split pair (generic when ``k`` is None, k-RR otherwise), in logs.
+
+    Returns keyword arguments for :func:`~shuffledp.accounting._split_pair.log_split_pair_delta` plus
+    ``log_weight``: the log factor multiplying the divergence (0 for the generic pair).
+    """
+    log_alpha = -float(np.logaddexp(0.0, -epsilon_local))  # e^eps0 / (e^eps0 + 1)
+    log_1malpha = -float(np.logaddexp(0.0, epsilon_local))  # 1 / (e^eps0 + 1)
+    if k is None:
+        log_r, log_1mr, log_weight = -epsilon_local, float(log1mexp(-epsilon_local)), 0.0
+    else:
+        logs = krr_blanket_logs(epsilon_local, k)
+        log_r, log_1mr = logs["log_r"], logs["log_1mr"]
+        log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) + logs["log_q"])
+    return {
+        "n_trials": n_users - 1,
+        "log_r": log_r,
+        "log_1mr": log_1mr,
+        "log_alpha": log_alpha,
+        "log_1malpha": log_1malpha,
+        "log_weight": log_weight,
+    }
+
+
+class FeldmanClosed(Accountant):
+    """Feldman, McMillan, Talwar (2021) Thm 3.1 closed form, inverted for delta; see module."""
+
+    name = "feldman-closed"
+    kind = BoundKind.UPPER
+    scope = _ALL_DATASETS + " (within Thm 3.1's condition; delta = 1 outside)"
+    reference = "Feldman, McMillan, Talwar (FOCS 2021, arXiv:2012.12803), Theorem 3.1"
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        epsilons = self._checked_epsilons(epsilons)
+        n = self.setting.n_users
+        e0 = self.setting.epsilon_local
+        log_delta_min = np.log(2.0) - n * np.exp(-e0) / 16.0
+        t = np.expm1(epsilons) / np.tanh(e0 / 2.0) - 8.0 * np.exp(e0) / n  # (e^e0+1)/(e^e0-1) = coth(e0/2)
+        log_delta = np.log(4.0) - n * t**2 / (64.0 * np.exp(e0))
+        out = np.where(t > 0, np.maximum(log_delta, log_delta_min), 0.0)
+        out = np.where(log_delta_min >= 0.0, 0.0, np.minimum(out, 0.0))
+        return np.where(epsilons >= e0, -np.inf, out)
+
+
+class FeldmanNumerical(Accountant):
+    """Exact hockey-stick divergence of Feldman et al.'s generic clones pair (Thm 3.2)."""
+
+    name = "feldman-numerical"
+    kind = BoundKind.UPPER
+    scope = _ALL_DATASETS + " (any eps0-LDP randomizer)"
+    reference = (
+        "Feldman, McMillan, Talwar (FOCS 2021, arXiv:2012.12803), Theorem 3.2 (clones pair), "
+        "evaluated exactly"
+    )
+    _generic = True
+
+    def _parameters(self) -> dict:
+        s = self.setting
+        return clones_pair_parameters(s.epsilon_local, s.n_users, None if self._generic else s.k)
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        epsilons = self._checked_epsilons(epsilons)
+        parameters = self._parameters()
+        log_weight = parameters.pop("log_weight")
+        out = np.minimum(0.0, log_weight + log_split_pair_delta(epsilons, **parameters))
+        # exactly 0 from eps0 on (the pair's largest likelihood ratio is e^eps0; rounding of
+        # log(alpha / (1 - alpha)) must not leave a 1e-16 residue at eps = eps0)
+        return np.where(epsilons >= self.setting.epsilon_local, -np.inf, out)
+
+    def log_delta_for_epsilon_direct(self, epsilons) -> np.ndarray:
+        """Straightforward O(n^2) enumeration of the same pair (tests, benchmarks)."""
+        epsilons = self._checked_epsilons(epsilons)
+        parameters = self._parameters()
+        log_weight = parameters.pop("log_weight")
+        return np.minimum(0.0, log_weight + log_split_pair_delta_direct(epsilons, **parameters))
+
+
+class ClonesKRR(FeldmanNumerical):
+    """Clones reduction specialised to k-RR (see module docstring); exact divergence times weight."""
+
+    name = "clones-krr"
+    scope = _ALL_DATASETS + " (k-RR)"
+    reference = (
+        "clones reduction of Feldman, McMillan, Talwar (2021, Sec. 3) specialised to k-RR "
+        "(derivation in docs/reproduction-notes.md)"
+    )
+    _generic = False
