@@ -37,3 +37,29 @@ def exact_histogram_deltas(n: int, k: int, n_x0: int, dataset: str, epsilon_loca
     return tuple(
         float(max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps))) for eps in EPSILONS
     )
+
+
+#: moderate cases for the ``histogram-exact`` accountant (exact full-histogram delta for the dataset
+#: "n_x0 others on x0, the rest on x2", both directions; validated against brute force in its tests)
+MODERATE_CASES = [
+    (40, 3, 0, 1.0),
+    (40, 3, 39, 1.0),
+    (80, 10, 8, 0.49),
+    (100, 10, 80, 0.49),  # the paper's Table II setting at n = 100
+    (120, 4, 60, 2.0),
+    (60, 2, 30, 0.35),
+]
+
+#: epsilons for the moderate cases
+MODERATE_EPSILONS = (0.0, 0.01, 0.1, 0.2, 0.3, 0.4, 0.7, 1.5)
+
+
+@functools.lru_cache(maxsize=None)
+def histogram_exact_deltas(n: int, k: int, n_x0: int, epsilon_local: float) -> tuple[float, ...]:
+    """``histogram-exact`` delta (max of both directions) at each of :data:`MODERATE_EPSILONS`."""
+    from shuffledp.accounting import get_accountant
+
+    accountant = get_accountant(
+        "histogram-exact", epsilon_local=epsilon_local, n_users=n, k=k, n_x0=n_x0, direction="both"
+    )
+    return tuple(float(d) for d in accountant.delta_for_epsilon(MODERATE_EPSILONS))

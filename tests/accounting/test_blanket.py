@@ -7,7 +7,14 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from exact_cases import CASES, EPSILONS, exact_histogram_deltas
+from exact_cases import (
+    CASES,
+    EPSILONS,
+    MODERATE_CASES,
+    MODERATE_EPSILONS,
+    exact_histogram_deltas,
+    histogram_exact_deltas,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +47,16 @@ def test_upper_bound_dominates_brute_force_full_histogram(name, case):
     exact = np.array(exact_histogram_deltas(*case))
     bound = get_accountant(name, epsilon_local=eps0, n_users=n, k=k).delta_for_epsilon(EPSILONS)
     assert np.all(bound >= exact * (1 - 1e-9) - 1e-15), (bound, exact)
+
+
+@pytest.mark.parametrize("case", MODERATE_CASES, ids=lambda c: "n{}-k{}-nx0{}-e0{}".format(*c))
+@pytest.mark.parametrize("name", BLANKET_NAMES)
+def test_upper_bound_dominates_histogram_exact(name, case):
+    """Upper bound >= the exact full-histogram delta (``histogram-exact``, both directions) at moderate n."""
+    n, k, n_x0, eps0 = case
+    exact = np.array(histogram_exact_deltas(*case))
+    bound = get_accountant(name, epsilon_local=eps0, n_users=n, k=k).delta_for_epsilon(MODERATE_EPSILONS)
+    assert np.all(bound >= exact * (1 - 1e-9)), (bound, exact)
 
 
 # ---------------------------------------------------------------- strong adversary: exactness
