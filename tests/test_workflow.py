@@ -1,0 +1,130 @@
+"""End-to-end: the real workflow on the tiny .test configuration (all stages; data outputs checked).
+
+Other stages' outputs are checked by their owners' tests; this module asserts on the data stage,
+against how the fixture was built (.test/data/checkins_fixture.expected.json).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from shuffledp.data.gowalla import CELL_COLUMNS, MALFORMED_REASONS
+
+REPO = Path(__file__).resolve().parents[1]
+TEST_DIR = REPO / ".test"
+IGNORED = shutil.ignore_patterns("results", "logs", "benchmarks", ".snakemake")
+
+
+def snakemake(work: Path, *args, timeout=900):
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=work)
+
+
+@pytest.fixture(scope="module")
+def e2e(tmp_path_factory):
+    work = tmp_path_factory.mktemp("e2e") / "run"
+    shutil.copytree(TEST_DIR, work, ignore=IGNORED)
+    result = snakemake(work, "--cores", "2")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return work
+
+
+@pytest.fixture(scope="module")
+def expected():
+    return json.loads((TEST_DIR / "data" / "checkins_fixture.expected.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def test_config():
+    return yaml.safe_load((TEST_DIR / "config" / "config.yaml").read_text())
+
+
+@pytest.mark.slow
+def test_summary_matches_fixture_construction(e2e, expected, test_config):
+    summary = pd.read_csv(e2e / "results" / "data" / "summary.csv")
+    source = summary[summary["level"] == "source"].iloc[0]
+    assert source["rows_read"] == expected["rows"] and source["kept"] == expected["valid"]
+    for reason in MALFORMED_REASONS:
+        assert source[f"malformed_{reason}"] == expected["malformed"].get(reason, 0), reason
+    regions = summary[summary["level"] == "region"].set_index("name")
+    assert set(regions.index) == set(test_config["regions"])
+    for name, counts in expected["regions"].items():
+        assert regions.loc[name, "kept"] == counts["inside"]
+        assert regions.loc[name, "paper_count"] == test_config["regions"][name]["paper_count"]
+    assert (e2e / "results" / "data" / "summary.md").read_text().count("| region |") == len(test_config["regions"])
+
+
+@pytest.mark.slow
+def test_cell_counts_and_checkins_agree(e2e, expected, test_config):
+    for name, region in test_config["regions"].items():
+        cells = pd.read_csv(e2e / "results" / "data" / name / "cell_counts.csv")
+        n_lat, n_lon = region["grid"]["n_lat"], region["grid"]["n_lon"]
+        assert list(cells.columns) == list(CELL_COLUMNS)
+        assert cells["cell"].tolist() == list(range(n_lat * n_lon))
+        assert (cells["cell"] == cells["lat_index"] * n_lon + cells["lon_index"]).all()
+        assert cells["lat_min"].min() == region["lat_min"] and cells["lat_max"].max() == region["lat_max"]
+        assert cells["lon_min"].min() == region["lon_min"] and cells["lon_max"].max() == region["lon_max"]
+        assert cells["count"].sum() == expected["regions"][name]["inside"]
+        checkins = pd.read_parquet(e2e / "results" / "data" / name / "checkins.parquet")
+        assert {"user", "latitude", "longitude", "cell"} <= set(checkins.columns)
+        assert len(checkins) == expected["regions"][name]["inside"]
+        assert checkins["latitude"].between(region["lat_min"], region["lat_max"]).all()
+        recount = checkins["cell"].value_counts().reindex(cells["cell"], fill_value=0).to_numpy()
+        assert (recount == cells["count"].to_numpy()).all()
+        # the corner points of the fixture: the north-east corner lands in the last cell
+        corner = checkins[(checkins["latitude"] == region["lat_max"]) & (checkins["longitude"] == region["lon_max"])]
+        assert corner["cell"].tolist() == [n_lat * n_lon - 1]
+
+
+@pytest.mark.slow
+def test_figure_and_logs(e2e, expected):
+    png = e2e / "results" / "data" / "fig3.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    log = (e2e / "logs" / "data" / "prepare_checkins" / "fixture.log").read_text()
+    assert f"rows read: {expected['rows']}" in log
+    for reason, count in expected["malformed"].items():
+        assert f"{reason}: {count}" in log
+    assert not list((e2e / "results").rglob(".*.tmp")) and not list((e2e / "results").rglob("*.part"))
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _overlay_run(tmp_path, overlay: dict, target: str):
+    work = tmp_path / "run"
+    shutil.copytree(TEST_DIR, work, ignore=IGNORED)
+    (work / "overlay.yaml").write_text(yaml.safe_dump(overlay))
+    return work, snakemake(work, target, "--cores", "1", "--configfile", "config/config.yaml", "overlay.yaml")
+
+
+def test_offline_fetch_fails_with_one_clear_line(tmp_path):
+    url = f"http://127.0.0.1:{_closed_port()}/loc-gowalla_totalCheckins.txt.gz"
+    overlay = {"data": {"source": "snap", "snap": {"url": url, "retries": 2, "backoff_seconds": 0}}}
+    work, result = _overlay_run(tmp_path, overlay, "results/data/summary.csv")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    lines = [line for line in output.splitlines() if line.startswith("Network unreachable:")]
+    assert len(lines) == 1, output
+    assert "data.source: local" in lines[0] and "local_data_dir=/path/to/gowalla" in lines[0]
+    assert not (work / "data" / "raw" / "loc-gowalla_totalCheckins.txt.gz").exists()
+    assert "Network unreachable" in (work / "logs" / "data" / "fetch_gowalla.log").read_text()
+
+
+def test_too_many_malformed_rows_stop_the_source(tmp_path):
+    work, result = _overlay_run(tmp_path, {"data": {"max_bad_fraction": 0.001}}, "results/data/sources/fixture.parquet")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "source fixture: 10 of 691 rows are malformed" in output and "`data.max_bad_fraction` allows at most 0.001" in output
+    assert not (work / "results" / "data" / "sources" / "fixture.parquet").exists()
