@@ -12,6 +12,7 @@ import pytest
 
 from shuffledp.data.download import (
     OFFLINE_HINT,
+    CorruptDownloadError,
     DownloadError,
     NetworkUnreachableError,
     VerificationError,
@@ -186,5 +187,5 @@ def test_verify_rejects_wrong_format(tmp_path, text, message):
 def test_verify_rejects_plain_text(tmp_path):
     path = tmp_path / "a.gz"
     path.write_text("\n".join(ROWS))
-    with pytest.raises(VerificationError, match="not a complete gzip file"):
+    with pytest.raises(CorruptDownloadError, match="not a complete gzip file"):
         verify_snap_gzip(path, expected_rows=3)

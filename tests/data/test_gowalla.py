@@ -129,6 +129,29 @@ def test_snap_boundary_coordinates_are_valid(tmp_path):
     assert parsed.kept == 2 and parsed.malformed_total == 0
 
 
+@pytest.mark.parametrize(
+    "time, valid",
+    [
+        ("2012-02-29T23:59:59Z", True),  # leap year
+        ("2000-02-29T00:00:00Z", True),  # divisible by 400: leap
+        ("1900-02-29T00:00:00Z", False),  # divisible by 100, not 400: not leap
+        ("2010-02-29T00:00:00Z", False),
+        ("2010-04-31T00:00:00Z", False),
+        ("2010-12-31T00:00:00Z", True),
+        ("2010-07-00T00:00:00Z", False),
+        ("2010-00-10T00:00:00Z", False),
+        ("2010-07-25T24:00:00Z", False),
+        ("2010-07-25T23:60:00Z", False),
+        ("2010-07-25T23:59:60Z", False),
+        ("2010-07-25T11:40:18", False),
+        (" 2010-07-25T11:40:18Z", False),
+    ],
+)
+def test_snap_time_validation(tmp_path, time, valid):
+    parsed = read_snap(write(tmp_path / "c.txt", [f"1\t{time}\t48.8\t2.3\t7"]))
+    assert parsed.kept == int(valid) and parsed.malformed["bad_time"] == int(not valid)
+
+
 def test_snap_row_with_several_faults_counts_once_under_first_reason(tmp_path):
     parsed = read_snap(write(tmp_path / "c.txt", ["x\tnever\tabc\t999\tL", GOOD]))
     assert parsed.malformed["bad_user"] == 1 and parsed.malformed_total == 1

@@ -30,6 +30,7 @@ __all__ = [
     "DownloadError",
     "NetworkUnreachableError",
     "VerificationError",
+    "CorruptDownloadError",
     "OFFLINE_HINT",
     "download",
     "verify_snap_gzip",
@@ -58,6 +59,10 @@ class VerificationError(DownloadError):
     """The downloaded file is corrupt or not what the SNAP page describes."""
 
 
+class CorruptDownloadError(VerificationError):
+    """The gzip stream is truncated or damaged (worth retrying, unlike a wrong row count)."""
+
+
 def verify_snap_gzip(path, *, expected_rows: int | None, n_columns: int = 5) -> int:
     """Check a gzip SNAP file end to end and return its number of rows.
 
@@ -79,7 +84,7 @@ def verify_snap_gzip(path, *, expected_rows: int | None, n_columns: int = 5) -> 
                 tabs += chunk.count(b"\t")
                 last_byte = chunk[-1:]
     except (OSError, EOFError, zlib.error) as error:
-        raise VerificationError(f"{path.name} is not a complete gzip file ({error}).") from error
+        raise CorruptDownloadError(f"{path.name} is not a complete gzip file ({error}).") from error
     if last_byte != b"\n":
         rows += 1  # a last line without a newline
     fields = first.decode("utf-8", errors="replace").split("\t")
@@ -168,7 +173,7 @@ def download(
             partial.unlink(missing_ok=True)
             failures.append(error)
             log(f"attempt {attempt}/{retries}: verification failed, partial file deleted: {error}")
-            if "not a complete gzip file" not in str(error):
+            if not isinstance(error, CorruptDownloadError):
                 raise
         except (urllib.error.URLError, HTTPException, OSError, DownloadError) as error:
             partial.unlink(missing_ok=True)

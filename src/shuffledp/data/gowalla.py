@@ -82,7 +82,6 @@ _EXAMPLES_PER_REASON = 3
 _INTEGER = r"^[0-9]+$"
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _ISO_UTC = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
-_ISO_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 @dataclass(frozen=True)
@@ -162,14 +161,22 @@ def _to_int(column: pa.ChunkedArray, valid: np.ndarray) -> np.ndarray:
 
 
 def _valid_times(column: pa.ChunkedArray) -> np.ndarray:
+    """ISO-8601 UTC ``YYYY-MM-DDTHH:MM:SSZ`` naming a real instant (month 1-12, day within the month
+    with leap years, hour < 24, minute < 60, second < 60). Vectorised: shape by regex, then fields."""
     shaped = _matches(column, _ISO_UTC)
-    parsed = pd.to_datetime(
-        pd.Series(column.to_numpy(zero_copy_only=False)).where(shaped),
-        format=_ISO_FORMAT,
-        errors="coerce",
-        utc=True,
-    )
-    return shaped & parsed.notna().to_numpy()
+    text = pc.if_else(pa.array(shaped), column.combine_chunks(), pa.scalar("2000-01-01T00:00:00Z"))
+
+    def field(start: int, stop: int) -> np.ndarray:
+        part = pc.utf8_slice_codeunits(text, start, stop)
+        return pc.cast(part, pa.int64()).to_numpy(zero_copy_only=False)
+
+    year, month, day = field(0, 4), field(5, 7), field(8, 10)
+    hour, minute, second = field(11, 13), field(14, 16), field(17, 19)
+    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
+    month_ok = (month >= 1) & (month <= 12)
+    days = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[np.where(month_ok, month, 0)]
+    days = days + ((month == 2) & leap)
+    return shaped & month_ok & (day >= 1) & (day <= days) & (hour < 24) & (minute < 60) & (second < 60)
 
 
 def _classify(table: pa.Table, checks: list[tuple[str, np.ndarray]], n_rows: int):
@@ -196,7 +203,13 @@ def _finish(table, checks, separator, invalid: _InvalidRows, columns: dict) -> P
     malformed = {reason: counts.get(reason, 0) for reason in MALFORMED_REASONS}
     examples = {reason: [_row_text(table, int(i), separator) for i in firsts.get(reason, [])] for reason in MALFORMED_REASONS}
     examples["wrong_column_count"] = list(invalid.examples)
-    frame = pd.DataFrame({name: values[ok] for name, values in columns.items()})
+    keep = pa.array(ok)
+    frame = pd.DataFrame(
+        {
+            name: values.filter(keep).to_pandas() if isinstance(values, pa.ChunkedArray) else values[ok]
+            for name, values in columns.items()
+        }
+    )
     if "user" in frame:
         frame["user"] = frame["user"].astype("Int64")
     else:
@@ -258,7 +271,7 @@ def read_snap(path) -> ParsedCheckins:
         "user": _to_int(table["user"], good_user),
         "latitude": lat,
         "longitude": lon,
-        "time": table["time"].to_numpy(zero_copy_only=False),
+        "time": table["time"],
         "location_id": _to_int(table["location_id"], good_location),
     }
     return _finish(table, checks, "\t", invalid, columns)
