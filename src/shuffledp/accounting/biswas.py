@@ -45,7 +45,9 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf, logsumexp
+from scipy.special import gammaln
+
+from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp._validation import check_choice
 from shuffledp.accounting._base import Accountant, BoundKind
 
@@ -57,12 +59,27 @@ DIRECTIONS = ("forward", "reverse", "both")
 
 _WINDOW_DROP = 50.0  # nats below the conditional mode at which a window may end
 _TAIL_DROP = 40.0  # stop summing when the remaining tail is this many nats below the running sum
-_BLOCK = 256  # s values per cached block
+_BLOCK = 64  # s values per cached block
 _MAX_CELLS = 4_000_000  # largest (s, r) matrix evaluated at once
+_SECTIONS = 8  # points per bracket and round in the threshold search
+_BULK_SDS = 12.0  # the bulk of S evaluated in one go: mean +- this many standard deviations
+
+
+_LOG_FACTORIALS = np.zeros(1)  # log(i!) for i = 0 .. len - 1, grown on demand and shared
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    global _LOG_FACTORIALS
+    if _LOG_FACTORIALS.size <= n:
+        _LOG_FACTORIALS = gammaln(np.arange(max(n + 1, 2 * _LOG_FACTORIALS.size), dtype=float) + 1.0)
+    return _LOG_FACTORIALS
 
 
 def _log_pmf_table(n: int, log_p: float, log_q: float) -> np.ndarray:
-    return log_binom_pmf(np.arange(n + 1), n, log_p, log_q)
+    """log Bin(n, p)(j) for j = 0..n (log q = log(1 - p) > -inf), from shared log-factorials."""
+    log_fact = _log_factorials(n)
+    j = np.arange(n + 1, dtype=float)
+    return (log_fact[n] - log_fact[: n + 1] - log_fact[n::-1]) + j * log_p + (n - j) * log_q
 
 
 class SingleBinLaw:
@@ -74,6 +91,9 @@ class SingleBinLaw:
 
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int):
         self.n = n_users
+        self.epsilon_local = epsilon_local
+        # largest reverse loss, -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)); exactly eps0 for k = 2
+        self.max_reverse_loss = epsilon_local if k == 2 else float(np.logaddexp(epsilon_local, math.log(k - 2))) - math.log(k - 1)
         self.a = n_x0
         self.big_n = n_users - n_x0  # N: users off x0 under D(x1), u included
         log_denominator = np.logaddexp(epsilon_local, math.log(k - 1))
@@ -84,6 +104,8 @@ class SingleBinLaw:
         # kappa_2 = (k-1)/(e^eps0 + k - 2); e^eps0 - kappa_2 > 0
         self.log_kappa2 = math.log(k - 1) - (self.log_1mq + log_denominator)
         self.log_gap = float(epsilon_local + log1mexp(self.log_kappa2 - epsilon_local))
+        # kappa_1 = p (1 - q) / ((1 - p) q) > 1: odds ratio of reporting x0 for a user on x0 vs off x0
+        self.kappa1 = math.exp(self.log_p + self.log_1mq - self.log_1mp - self.log_q)
         self.log_pmf_r = _log_pmf_table(self.a, self.log_p, self.log_1mp)
         self.log_pmf_t = _log_pmf_table(self.big_n, self.log_q, self.log_1mq)
         self._blocks: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -97,19 +119,31 @@ class SingleBinLaw:
         return np.where(valid, self.log_pmf_r[rr] + self.log_pmf_t[tt], -np.inf)
 
     def _modes(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Mode of r -> g(s, r) on [low, high] (log-concave), with low and high."""
         low = np.maximum(0, s - self.big_n)
         high = np.minimum(self.a, s)
-        lo, hi = low.copy(), high.copy()
-        # smallest r in [low, high] with g(r + 1) <= g(r) (log-concave: that is the mode)
-        while True:
-            active = lo < hi
-            if not active.any():
-                break
-            mid = (lo + hi) // 2
-            rising = self._g(s, mid + 1) > self._g(s, mid)
-            lo = np.where(active & rising, mid + 1, lo)
-            hi = np.where(active & ~rising, mid, hi)
-        return lo, low, high
+        # closed-form guess: g(r+1) - g(r) = 0 <=> kappa1 (a-r)(s-r) = (r+1)(N-s+r+1), a quadratic
+        a, big_n, kappa = float(self.a), float(self.big_n), self.kappa1
+        sf = s.astype(float)
+        qa = kappa - 1.0
+        qb = kappa * (a + sf) + (big_n - sf + 2.0)
+        qc = kappa * a * sf - (big_n - sf + 1.0)
+        root = 2.0 * qc / (qb + np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0)))  # smaller root, stable
+        guess = np.clip(np.floor(root).astype(np.int64) + 1, low, high)
+        alternative = np.clip(guess - 1, low, high)
+        mode = np.where(self._g(s, alternative) >= self._g(s, guess), alternative, guess)
+        g_mode = self._g(s, mode)
+        wrong = (self._g(s, mode + 1) > g_mode) | (self._g(s, mode - 1) > g_mode)
+        if wrong.any():  # fall back to bisection: smallest r with g(r + 1) <= g(r)
+            ss, lo, hi = s[wrong], low[wrong].copy(), high[wrong].copy()
+            while np.any(lo < hi):
+                active = lo < hi
+                mid = (lo + hi) // 2
+                rising = self._g(ss, mid + 1) > self._g(ss, mid)
+                lo = np.where(active & rising, mid + 1, lo)
+                hi = np.where(active & ~rising, mid, hi)
+            mode[wrong] = lo
+        return mode, low, high
 
     def _sums(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log sum_r w, log sum_r w (s-r), log sum_r w (s-r)^2 with w = e^g, for each s."""
@@ -119,36 +153,47 @@ class SingleBinLaw:
         # Gaussian guess from the curvature at the mode (where both neighbours exist); the loop
         # below widens the window until both ends are _WINDOW_DROP nats down (or at the support).
         usable = np.isfinite(curvature) & (curvature > 0)
-        guess = np.sqrt(2.2 * _WINDOW_DROP / curvature[usable]) if usable.any() else np.array([0.0])
-        half = int(min(np.ceil(guess.max()) + 8, self.a + 1))
-        while True:
+        guess = np.sqrt(2.2 * _WINDOW_DROP / np.where(usable, curvature, 1.0))
+        half = np.where(usable, np.ceil(guess), 0).astype(np.int64) + 8
+        half = np.minimum(half, high - low + 1)
+        while True:  # per-s check of both window ends; widen only the windows that fail
             left = np.maximum(mode - half, low)
             right = np.minimum(mode + half, high)
             ok_left = (left == low) | (self._g(s, left) <= g_mode - _WINDOW_DROP)
             ok_right = (right == high) | (self._g(s, right) <= g_mode - _WINDOW_DROP)
-            if np.all(ok_left & ok_right) or half > self.a:
+            failing = ~(ok_left & ok_right)
+            if not failing.any():
                 break
-            half *= 2
-        offsets = np.arange(-half, half + 1)
+            half = np.where(failing, 2 * half, half)
         out0 = np.empty(s.shape)
         out1 = np.empty(s.shape)
         out2 = np.empty(s.shape)
-        chunk = max(1, _MAX_CELLS // offsets.size)
-        for start in range(0, s.size, chunk):
-            sl = slice(start, start + chunk)
-            r = mode[sl, None] + offsets[None, :]
-            clipped = np.clip(r, left[sl, None], right[sl, None])
-            distance = s[sl, None] - clipped
-            g = self.log_pmf_r[clipped] + self.log_pmf_t[distance]
-            top = g.max(axis=1)
-            weights = np.exp(g - top[:, None])
-            weights *= r == clipped  # entries clipped to the window's ends are duplicates: drop them
-            distance = distance.astype(float)
-            first = weights * distance
-            with np.errstate(divide="ignore"):
-                out0[sl] = top + np.log(weights.sum(axis=1))
-                out1[sl] = top + np.log(first.sum(axis=1))
-                out2[sl] = top + np.log((first * distance).sum(axis=1))
+        # group the s values by window size (within a factor 2) so narrow windows stay cheap
+        order = np.argsort(half, kind="stable")
+        group_start = 0
+        while group_start < order.size:
+            smallest = half[order[group_start]]
+            group_end = int(np.searchsorted(half[order], 2 * smallest, side="right"))
+            members = order[group_start:group_end]
+            group_start = group_end
+            width = int(half[members].max())
+            offsets = np.arange(-width, width + 1)
+            chunk = max(1, _MAX_CELLS // offsets.size)
+            for first_member in range(0, members.size, chunk):
+                sl = members[first_member : first_member + chunk]
+                r = mode[sl, None] + offsets[None, :]
+                clipped = np.clip(r, left[sl, None], right[sl, None])
+                distance = s[sl, None] - clipped
+                g = self.log_pmf_r[clipped] + self.log_pmf_t[distance]
+                top = g.max(axis=1)
+                weights = np.exp(g - top[:, None])
+                weights *= r == clipped  # entries clipped to the window's ends are duplicates: drop them
+                distance = distance.astype(float)
+                first = weights * distance
+                with np.errstate(divide="ignore"):
+                    out0[sl] = top + np.log(weights.sum(axis=1))
+                    out1[sl] = top + np.log(first.sum(axis=1))
+                    out2[sl] = top + np.log((first * distance).sum(axis=1))
         return out0, out1, out2
 
     def evaluate(self, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,88 +207,127 @@ class SingleBinLaw:
         printed = np.logaddexp(self.log_kappa2, self.log_gap + log_m2)
         return log_p1, loss, printed
 
+    def ensure_blocks(self, indices) -> None:
+        """Evaluate every missing block among ``indices`` in one call and cache it."""
+        missing = sorted({int(i) for i in indices if int(i) not in self._blocks and 0 <= int(i) * _BLOCK <= self.n})
+        if not missing:
+            return
+        ranges = [np.arange(i * _BLOCK, min((i + 1) * _BLOCK, self.n + 1), dtype=np.int64) for i in missing]
+        values = self.evaluate(np.concatenate(ranges))
+        offset = 0
+        for index, s in zip(missing, ranges):
+            part = slice(offset, offset + s.size)
+            self._blocks[index] = (s, *(v[part] for v in values))
+            offset += s.size
+
     def block(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Cached (s, log P1, L, v) for s in [index * B, (index + 1) * B) intersected with [0, n]."""
-        if index not in self._blocks:
-            s = np.arange(index * _BLOCK, min((index + 1) * _BLOCK, self.n + 1), dtype=np.int64)
-            self._blocks[index] = (s, *self.evaluate(s))
+        self.ensure_blocks([index])
         return self._blocks[index]
 
     # -- delta ------------------------------------------------------------------------------
+    def _bulk(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(s, log P1, L, v) on the blocks covering mean +- _BULK_SDS sd of S, evaluated at once."""
+        if getattr(self, "_bulk_cache", None) is None:
+            p, q = math.exp(self.log_p), math.exp(self.log_q)
+            mean = self.a * p + self.big_n * q
+            sd = math.sqrt(self.a * p * (1 - p) + self.big_n * q * (1 - q))
+            first = max(0, int(mean - _BULK_SDS * sd)) // _BLOCK
+            last = min(self.n, int(mean + _BULK_SDS * sd) + 1) // _BLOCK
+            self.ensure_blocks(range(first, last + 1))
+            parts = [self._blocks[i] for i in range(first, last + 1)]
+            self._bulk_cache = tuple(np.concatenate([part[j] for part in parts]) for j in range(4))
+        return self._bulk_cache
+
     def _threshold(self, epsilons: np.ndarray, loss_index: int, sign: int) -> np.ndarray:
-        """Forward (sign=+1): smallest s with loss > eps. Reverse (sign=-1): largest s with L < -eps."""
+        """Forward (sign=+1): smallest s with loss > eps. Reverse (sign=-1): largest s with L < -eps.
+
+        Multisection: each round evaluates up to ``_SECTIONS`` points inside every open bracket, all
+        epsilons at once, so a bracket of width n closes in about log(n)/log(_SECTIONS) rounds.
+        """
         lo = np.full(epsilons.shape, -1 if sign > 0 else 0, dtype=np.int64)
         hi = np.full(epsilons.shape, self.n if sign > 0 else self.n + 1, dtype=np.int64)
+        # narrow the brackets with the precomputed bulk (the loss is non-decreasing in s)
+        bulk = self._bulk()
+        s_bulk, loss_bulk = bulk[0], bulk[loss_index + 1]
+        if sign > 0:
+            count = np.searchsorted(loss_bulk, epsilons, side="right")  # entries with loss <= eps
+            hi = np.where(count < s_bulk.size, s_bulk[np.minimum(count, s_bulk.size - 1)], hi)
+            lo = np.where(count > 0, s_bulk[np.maximum(count - 1, 0)], lo)
+        else:
+            count = np.searchsorted(loss_bulk, -epsilons, side="left")  # entries with loss < -eps
+            lo = np.where(count > 0, s_bulk[np.maximum(count - 1, 0)], lo)
+            hi = np.where(count < s_bulk.size, s_bulk[np.minimum(count, s_bulk.size - 1)], hi)
+        fractions = np.arange(1, _SECTIONS) / _SECTIONS
         while np.any(hi - lo > 1):
-            mid = (lo + hi) // 2
-            unique, inverse = np.unique(mid, return_inverse=True)
-            values = self.evaluate(unique)[loss_index][inverse]
+            open_ = np.flatnonzero(hi - lo > 1)
+            points = lo[open_, None] + np.floor((hi - lo)[open_, None] * fractions[None, :]).astype(np.int64)
+            points = np.clip(points, lo[open_, None] + 1, hi[open_, None] - 1)
+            unique, inverse = np.unique(points, return_inverse=True)
+            values = self.evaluate(unique)[loss_index][inverse.reshape(points.shape)]
             if sign > 0:
-                above = values > epsilons
-                hi = np.where(above, mid, hi)
-                lo = np.where(above, lo, mid)
+                above = values > epsilons[open_, None]  # monotone along each row
+                first_above = np.where(above.any(axis=1), np.argmax(above, axis=1), points.shape[1])
+                new_hi = np.where(first_above < points.shape[1], points[np.arange(open_.size), np.minimum(first_above, points.shape[1] - 1)], hi[open_])
+                new_lo = np.where(first_above > 0, points[np.arange(open_.size), np.maximum(first_above - 1, 0)], lo[open_])
             else:
-                below = values < -epsilons
-                lo = np.where(below, mid, lo)
-                hi = np.where(below, hi, mid)
+                below = values < -epsilons[open_, None]
+                count_below = below.sum(axis=1)  # a prefix of each row
+                new_lo = np.where(count_below > 0, points[np.arange(open_.size), np.maximum(count_below - 1, 0)], lo[open_])
+                new_hi = np.where(count_below < points.shape[1], points[np.arange(open_.size), np.minimum(count_below, points.shape[1] - 1)], hi[open_])
+            lo[open_], hi[open_] = new_lo, new_hi
         return hi if sign > 0 else lo
 
     def log_delta(self, epsilons: np.ndarray, *, direction: str = "forward", printed: bool = False) -> np.ndarray:
         """log H_{e^eps}(P0 || P1) ("forward") or H(P1 || P0) ("reverse"); printed v_s if asked."""
         result = np.full(epsilons.shape, -np.inf)
-        if direction == "forward":
-            loss_index = 2 if printed else 1
-            live = epsilons < self._max_forward_loss
-            starts = self._threshold(epsilons[live], loss_index, +1) if live.any() else np.array([], int)
-            for position, eps, start in zip(np.flatnonzero(live), epsilons[live], starts):
-                result[position] = self._walk(eps, int(start), loss_index, +1)
-        else:
-            live = epsilons < -self.log_kappa2
-            starts = self._threshold(epsilons[live], 1, -1) if live.any() else np.array([], int)
-            for position, eps, start in zip(np.flatnonzero(live), epsilons[live], starts):
-                if start >= 0:
-                    result[position] = self._walk(eps, int(start), 1, -1)
+        sign = +1 if direction == "forward" else -1
+        loss_index = 2 if (printed and sign > 0) else 1
+        # forward loss <= eps0 (= loss at s = n); reverse loss <= -ln kappa_2 (at s = 0)
+        live = np.flatnonzero(epsilons < (self.epsilon_local if sign > 0 else self.max_reverse_loss))
+        if live.size == 0:
+            return result
+        starts = self._threshold(epsilons[live], loss_index, sign)
+        # batched walks: every round evaluates the next block of all unfinished epsilons at once
+        cursors = {int(i): int(start) // _BLOCK for i, start in zip(live, starts)}
+        start_of = {int(i): int(start) for i, start in zip(live, starts)}
+        while cursors:
+            self.ensure_blocks(cursors.values())
+            for i in list(cursors):
+                done = self._walk_block(i, epsilons[i], start_of[i], cursors[i], loss_index, sign, result)
+                if done:
+                    del cursors[i]
+                else:
+                    cursors[i] += sign
         return result
 
-    @property
-    def _max_forward_loss(self) -> float:
-        return self.log_p - self.log_q  # = eps0: the loss at s = n
-
-    def _walk(self, eps: float, start: int, loss_index: int, sign: int) -> float:
-        """Sum the tail from ``start`` in direction ``sign`` block by block (see module doc)."""
-        total = -np.inf
-        index = start // _BLOCK
-        while 0 <= index * _BLOCK <= self.n:
-            s, log_p1, loss, printed = self.block(index)
-            chosen = printed if loss_index == 2 else loss
-            log_weight = log_p1 + loss if sign > 0 else log_p1  # P0 forward, P1 reverse
-            mask = (s >= start) if sign > 0 else (s <= start)
-            if sign > 0:
-                mask &= chosen > eps
-                terms = log_weight[mask] + log1mexp(eps - chosen[mask])
-            else:
-                mask &= loss < -eps
-                terms = log_weight[mask] + log1mexp(eps + loss[mask])
-            if terms.size:
-                total = float(np.logaddexp(total, logsumexp(terms)))
-            # stopping rule: past the mode, remaining mass <= geometric tail, negligible vs total
-            if sign > 0:
-                if s[-1] >= self.n:
-                    break
-                edge, inner = log_weight[-1], log_weight[-2] if s.size > 1 else -np.inf
-            else:
-                if s[0] <= 0:
-                    break
-                edge, inner = log_weight[0], log_weight[1] if s.size > 1 else -np.inf
-            log_ratio = edge - inner
-            if np.isfinite(total) and log_ratio < 0:
-                tail = edge + log_ratio - float(log1mexp(log_ratio))
-                if tail < total - _TAIL_DROP:
-                    break
-            if not np.isfinite(edge) and np.isfinite(total):
-                break
-            index += sign
-        return total
+    def _walk_block(self, i, eps, start, index, loss_index, sign, result) -> bool:
+        """Add one block's terms to result[i]; True when the remaining tail is negligible (module doc)."""
+        s, log_p1, loss, printed = self._blocks[index]
+        chosen = printed if loss_index == 2 else loss
+        if sign > 0:
+            log_weight = log_p1 + loss  # log P0
+            mask = (s >= start) & (chosen > eps)
+            terms = log_weight[mask] + log1mexp(eps - chosen[mask])
+        else:
+            log_weight = log_p1
+            mask = (s <= start) & (loss < -eps)
+            terms = log_weight[mask] + log1mexp(eps + loss[mask])
+        if terms.size:
+            result[i] = float(np.logaddexp(result[i], logsumexp(terms)))
+        total = result[i]
+        if (sign > 0 and s[-1] >= self.n) or (sign < 0 and s[0] <= 0):
+            return True
+        edge = log_weight[-1] if sign > 0 else log_weight[0]
+        inner = (log_weight[-2] if sign > 0 else log_weight[1]) if s.size > 1 else -np.inf
+        if not np.isfinite(edge):
+            return bool(np.isfinite(total))
+        log_ratio = edge - inner
+        if np.isfinite(total) and log_ratio < 0:
+            # past the mode: remaining mass <= edge * r / (1 - r) (log-concave weights)
+            tail = edge + log_ratio - float(log1mexp(log_ratio))
+            return bool(tail < total - _TAIL_DROP)
+        return False
 
 
 class _SingleBinAccountant(Accountant):

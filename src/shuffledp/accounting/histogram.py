@@ -91,10 +91,11 @@ def _shift(law: np.ndarray, axis: int) -> np.ndarray:
 class _CellLaw:
     """Two discrete laws on the same finite cells, sorted by privacy loss, with tail deltas."""
 
-    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray):
+    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray, epsilon_local: float):
         keep = np.isfinite(log_p0) & np.isfinite(log_p1)
         log_p0, log_p1 = log_p0[keep], log_p1[keep]
-        loss = log_p0 - log_p1
+        # k-RR is eps0-LDP, so every post-processing has |loss| <= eps0: clip the rounding noise
+        loss = np.clip(log_p0 - log_p1, -epsilon_local, epsilon_local)
         order = np.argsort(-loss, kind="stable")
         self.loss = loss[order]
         self.log_p0 = log_p0[order]
@@ -197,7 +198,7 @@ class HistogramExact(_HistogramAccountant):
             log_last = f[cell] + log_km2 + np.log(q + (p - q) * fraction)
         log_p0 = log_b + bracket0[cell]
         log_p1 = log_b + np.logaddexp(common[cell], log_last)
-        return _CellLaw(log_p0, log_p1)
+        return _CellLaw(log_p0, log_p1, s.epsilon_local)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         s = self.setting
@@ -240,4 +241,4 @@ class HistogramPairLower(_HistogramAccountant):
         g0, g1 = _shift(g, 0), _shift(g, 1)
         log_p0 = np.logaddexp(np.logaddexp(g0 + log_p, g1 + log_q), g + log_rest)
         log_p1 = np.logaddexp(np.logaddexp(g0 + log_q, g1 + log_p), g + log_rest)
-        return _CellLaw(log_p0.ravel(), log_p1.ravel())
+        return _CellLaw(log_p0.ravel(), log_p1.ravel(), s.epsilon_local)
