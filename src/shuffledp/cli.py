@@ -1,12 +1,22 @@
 """The ``shuffle-dp`` command line (also ``python -m shuffledp``).
 
-Subcommands are registered by the function :func:`build_parser`; each subcommand module adds its
-own parser through a ``register(subparsers)`` function and sets ``func`` to its handler.
+Subcommands::
+
+    shuffle-dp delta --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] --eps E [E ...] [--json]
+    shuffle-dp epsilon --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] --delta D [D ...] [--json]
+    shuffle-dp calibrate --accountant NAME --n N --k K --eps E --delta D [--nx0 M] [--direction D] [--json]
+    shuffle-dp accountants [--json]
+
+Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
+status 2 and one message naming the parameter, the accepted range and the value received.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
+import math
 import sys
 
 from shuffledp import __version__
@@ -14,17 +24,161 @@ from shuffledp import __version__
 __all__ = ["build_parser", "main"]
 
 
+def _registry_names() -> list[str]:
+    from shuffledp.accounting import list_accountants
+
+    return list_accountants()
+
+
+def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool = True) -> None:
+    names = _registry_names()
+    parser.add_argument(
+        "--accountant", required=True, metavar="NAME", help=f"accountant name, one of: {', '.join(names)}"
+    )
+    if with_eps0:
+        parser.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
+    parser.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
+    parser.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
+    parser.add_argument(
+        "--nx0", type=int, default=None, help="other users holding x0, in [0, n-1] (dataset-dependent accountants)"
+    )
+    parser.add_argument(
+        "--direction",
+        default=None,
+        help="forward (D(x0) vs D(x1), the paper's), reverse, or both (accountants that take a direction)",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    names = _registry_names()
     parser = argparse.ArgumentParser(
         prog="shuffle-dp",
         description=(
             "Tight (epsilon, delta) accounting for the shuffle model with k-randomized response "
             "(reproduction of Biswas, Jung & Palamidessi)."
         ),
+        epilog=f"registered accountants: {', '.join(names)}",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    delta = commands.add_parser("delta", help="delta for one or more epsilons", epilog=f"accountants: {', '.join(names)}")
+    _add_setting_arguments(delta)
+    delta.add_argument("--eps", required=True, type=float, nargs="+", help="epsilon values (>= 0)")
+    delta.set_defaults(func=_run_delta)
+
+    epsilon = commands.add_parser("epsilon", help="smallest epsilon for one or more target deltas", epilog=f"accountants: {', '.join(names)}")
+    _add_setting_arguments(epsilon)
+    epsilon.add_argument("--delta", required=True, type=float, nargs="+", help="target delta values in [0, 1]")
+    epsilon.set_defaults(func=_run_epsilon)
+
+    calibrate = commands.add_parser(
+        "calibrate", help="largest eps0 meeting a target (epsilon, delta)", epilog=f"accountants: {', '.join(names)}"
+    )
+    _add_setting_arguments(calibrate, with_eps0=False)
+    calibrate.add_argument("--eps", required=True, type=float, help="target epsilon (>= 0)")
+    calibrate.add_argument("--delta", required=True, type=float, help="target delta in [0, 1)")
+    calibrate.set_defaults(func=_run_calibrate)
+
+    listing = commands.add_parser("accountants", help="list the accountants with their labels and scopes")
+    listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    listing.set_defaults(func=_run_accountants)
     return parser
+
+
+def _options(args) -> dict:
+    """Accountant keyword options from the command line (``direction`` only where accepted)."""
+    from shuffledp.accounting import accountant_class
+
+    cls = accountant_class(args.accountant)
+    options = {}
+    if args.direction is not None:
+        if "direction" not in inspect.signature(cls.__init__).parameters:
+            raise ValueError(f"`--direction` is not accepted by accountant {args.accountant!r}; got {args.direction!r}.")
+        options["direction"] = args.direction
+    if args.nx0 is not None:
+        options["n_x0"] = args.nx0
+    return options
+
+
+def _accountant(args):
+    from shuffledp.accounting import get_accountant
+
+    return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k, **_options(args))
+
+
+def _emit(rows: list[dict], as_json: bool, columns: list[str]) -> None:
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    print("\t".join(columns))
+    for row in rows:
+        cells = []
+        for column in columns:
+            value = row[column]
+            cells.append(f"{value:.6g}" if isinstance(value, float) else str(value))
+        print("\t".join(cells))
+
+
+def _json_float(value: float):
+    """JSON has no -inf: log(0) is written as null."""
+    return None if math.isinf(value) else value
+
+
+def _run_delta(args) -> int:
+    accountant = _accountant(args)
+    log_delta = accountant.log_delta_for_epsilon(args.eps)
+    rows = []
+    for eps, log_value in zip(args.eps, log_delta):
+        rows.append(
+            {
+                "eps": float(eps),
+                "delta": float(math.exp(log_value)),
+                "log_delta": float(log_value) if not args.json else _json_float(float(log_value)),
+                "accountant": accountant.name,
+                "kind": accountant.kind.value,
+            }
+        )
+    _emit(rows, args.json, ["eps", "delta", "log_delta", "accountant", "kind"])
+    return 0
+
+
+def _run_epsilon(args) -> int:
+    accountant = _accountant(args)
+    rows = [
+        {"delta": float(d), "eps": float(accountant.epsilon_for_delta(d)), "accountant": accountant.name, "kind": accountant.kind.value}
+        for d in args.delta
+    ]
+    _emit(rows, args.json, ["delta", "eps", "accountant", "kind"])
+    return 0
+
+
+def _run_calibrate(args) -> int:
+    from shuffledp.accounting import accountant_class
+    from shuffledp.accounting.calibrate import calibrate_epsilon_local
+
+    options = _options(args)
+    eps0 = calibrate_epsilon_local(args.accountant, n_users=args.n, k=args.k, epsilon=args.eps, delta=args.delta, **options)
+    kind = accountant_class(args.accountant).kind.value
+    rows = [{"eps0": eps0, "eps": args.eps, "delta": args.delta, "accountant": args.accountant, "kind": kind}]
+    _emit(rows, args.json, ["eps0", "eps", "delta", "accountant", "kind"])
+    return 0
+
+
+def _run_accountants(args) -> int:
+    from shuffledp.accounting import accountant_class
+
+    rows = []
+    for name in _registry_names():
+        cls = accountant_class(name)
+        rows.append({"name": name, "kind": cls.kind.value, "needs_nx0": bool(cls.needs_n_x0), "scope": cls.scope, "reference": cls.reference})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            print(f"{row['name']}\t{row['kind']}\t{'needs --nx0' if row['needs_nx0'] else 'any dataset'}\t{row['scope']}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

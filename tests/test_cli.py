@@ -1,0 +1,122 @@
+"""Tests of the `shuffle-dp` command line (src/shuffledp/cli.py).
+
+Values printed by the CLI are checked against the library (the CLI adds no mathematics) and the
+brute-force single-bin reference for one tiny case.
+"""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shuffledp.accounting import get_accountant, list_accountants
+from shuffledp.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_delta_json_matches_library(capsys):
+    code, out, _ = run(capsys, "delta", "--accountant", "biswas-exact", "--eps0", "0.49", "--n", "100", "--k", "10",
+                       "--nx0", "80", "--eps", "0.01", "0.1", "0.4", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    library = get_accountant("biswas-exact", epsilon_local=0.49, n_users=100, k=10, n_x0=80)
+    assert [row["eps"] for row in rows] == [0.01, 0.1, 0.4]
+    for row in rows:
+        assert row["delta"] == pytest.approx(library.delta_for_epsilon(row["eps"])[0], rel=1e-12)
+        assert row["log_delta"] == pytest.approx(math.log(row["delta"]), rel=1e-9)
+        assert row["accountant"] == "biswas-exact" and row["kind"] == "exact"
+
+
+def test_delta_table_one_row_per_epsilon_and_zero_delta(capsys):
+    code, out, _ = run(capsys, "delta", "--accountant", "biswas-printed", "--eps0", "1", "--n", "20", "--k", "3",
+                       "--nx0", "5", "--eps", "0.2", "1.5")
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0].split("\t") == ["eps", "delta", "log_delta", "accountant", "kind"]
+    assert len(lines) == 3 and lines[2].split("\t")[1] == "0"  # eps >= eps0: delta = 0 exactly
+    code, out, _ = run(capsys, "delta", "--accountant", "biswas-printed", "--eps0", "1", "--n", "20", "--k", "3",
+                       "--nx0", "5", "--eps", "1.5", "--json")
+    assert json.loads(out)[0]["delta"] == 0.0 and json.loads(out)[0]["log_delta"] is None
+
+
+def test_delta_tiny_case_matches_brute_force(capsys):
+    sys.path.insert(0, str(Path(__file__).parent / "accounting"))
+    from brute_force import hockey_stick, single_bin_distributions
+
+    p0, p1 = single_bin_distributions(4, 3, 1, epsilon_local=1.0)
+    code, out, _ = run(capsys, "delta", "--accountant", "biswas-exact", "--eps0", "1.0", "--n", "4", "--k", "3",
+                       "--nx0", "1", "--direction", "reverse", "--eps", "0.3", "--json")
+    assert code == 0 and json.loads(out)[0]["delta"] == pytest.approx(float(hockey_stick(p1, p0, 0.3)), rel=1e-12)
+
+
+def test_epsilon_inverts_delta(capsys):
+    code, out, _ = run(capsys, "epsilon", "--accountant", "biswas-exact", "--eps0", "2", "--n", "500", "--k", "10",
+                       "--nx0", "50", "--delta", "1e-6", "1e-20", "--json")
+    assert code == 0
+    library = get_accountant("biswas-exact", epsilon_local=2.0, n_users=500, k=10, n_x0=50)
+    for row in json.loads(out):
+        assert library.delta_for_epsilon(row["eps"])[0] <= row["delta"] * (1 + 1e-9)
+        assert library.delta_for_epsilon(row["eps"] - 1e-6)[0] > row["delta"]
+
+
+def test_calibrate(capsys):
+    code, out, _ = run(capsys, "calibrate", "--accountant", "biswas-exact", "--n", "300", "--k", "10", "--nx0", "30",
+                       "--eps", "0.5", "--delta", "1e-8", "--json")
+    assert code == 0
+    eps0 = json.loads(out)[0]["eps0"]
+    meets = get_accountant("biswas-exact", epsilon_local=eps0, n_users=300, k=10, n_x0=30).delta_for_epsilon(0.5)[0]
+    misses = get_accountant("biswas-exact", epsilon_local=eps0 * (1 + 1e-4), n_users=300, k=10, n_x0=30).delta_for_epsilon(0.5)[0]
+    assert meets <= 1e-8 < misses
+
+
+def test_accountants_lists_registry(capsys):
+    code, out, _ = run(capsys, "accountants", "--json")
+    rows = json.loads(out)
+    assert code == 0 and [row["name"] for row in rows] == list_accountants()
+    kinds = {row["name"]: row["kind"] for row in rows}
+    assert kinds["biswas-printed"] == "as printed" and kinds["histogram-pair-lower"] == "lower bound"
+
+
+def test_help_lists_every_registered_name():
+    for command in ([], ["delta"], ["calibrate"]):
+        out = subprocess.run([sys.executable, "-m", "shuffledp", *command, "--help"], capture_output=True, text=True).stdout
+        flat = " ".join(out.split())
+        for name in list_accountants():
+            assert name in flat or name.replace("-", "- ") in flat  # argparse may wrap at hyphens
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["delta", "--accountant", "nope", "--eps0", "1", "--n", "5", "--k", "3", "--eps", "0.1"], r"`accountant` must be one of .*; got 'nope'"),
+        (["delta", "--accountant", "biswas-exact", "--eps0", "-1", "--n", "5", "--k", "3", "--nx0", "1", "--eps", "0.1"], r"`epsilon_local` must be in \(0, inf\]; got -1.0"),
+        (["delta", "--accountant", "biswas-exact", "--eps0", "1", "--n", "5", "--k", "1", "--nx0", "1", "--eps", "0.1"], r"`k` must be an integer in \[2, inf\]; got 1"),
+        (["delta", "--accountant", "biswas-exact", "--eps0", "1", "--n", "5", "--k", "3", "--nx0", "5", "--eps", "0.1"], r"`n_x0` must be an integer in \[0, 4\]; got 5"),
+        (["delta", "--accountant", "biswas-exact", "--eps0", "1", "--n", "5", "--k", "3", "--eps", "0.1"], r"`n_x0` is required by accountant 'biswas-exact'"),
+        (["delta", "--accountant", "biswas-exact", "--eps0", "1", "--n", "5", "--k", "3", "--nx0", "1", "--eps", "-0.1"], r"`epsilon` must be in \[0, inf\]; got -0.1"),
+        (["delta", "--accountant", "biswas-exact", "--eps0", "1", "--n", "5", "--k", "3", "--nx0", "1", "--direction", "up", "--eps", "0.1"], r"`direction` must be one of 'forward', 'reverse', 'both'; got 'up'"),
+        (["delta", "--accountant", "biswas-printed", "--eps0", "1", "--n", "5", "--k", "3", "--nx0", "1", "--direction", "both", "--eps", "0.1"], r"`--direction` is not accepted by accountant 'biswas-printed'; got 'both'"),
+        (["epsilon", "--accountant", "biswas-exact", "--eps0", "1", "--n", "5", "--k", "3", "--nx0", "1", "--delta", "1.5"], r"`delta` must be in \[0, 1\]; got 1.5"),
+        (["calibrate", "--accountant", "biswas-exact", "--n", "5", "--k", "3", "--nx0", "1", "--eps", "0.1", "--delta", "1"], r"`delta` must be in \[0, 1\); got 1.0"),
+    ],
+)
+def test_errors_exit_2_with_clear_message(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.startswith("shuffle-dp: error: ")
+    import re
+
+    assert re.search(message, err), err
+
+
+def test_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["delta", "--accountant", "biswas-exact", "--n", "5", "--k", "3", "--eps", "0.1"])
+    assert exit_info.value.code == 2 and "--eps0" in capsys.readouterr().err
