@@ -128,3 +128,14 @@ def test_too_many_malformed_rows_stop_the_source(tmp_path):
     assert result.returncode != 0
     assert "source fixture: 10 of 691 rows are malformed" in output and "`data.max_bad_fraction` allows at most 0.001" in output
     assert not (work / "results" / "data" / "sources" / "fixture.parquet").exists()
+
+
+def test_adding_a_region_needs_no_code(tmp_path):
+    # README "Adding a region": a new entry under `regions` gets its own crop/grid job and Figure 3 panel.
+    lyon = {"label": "Lyon", "lat_min": 45.73, "lat_max": 45.78, "lon_min": 4.80, "lon_max": 4.88,
+            "grid": {"n_lon": 12, "n_lat": 10}, "paper_count": None}
+    work, result = _overlay_run(tmp_path, {"regions": {"lyon": lyon}}, "results/data/fig3.png")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    cells = pd.read_csv(work / "results" / "data" / "lyon" / "cell_counts.csv")
+    assert len(cells) == 120 and cells["count"].sum() == 0  # the fixture has no check-ins near Lyon
+    assert "lyon" in (work / "logs" / "data" / "fig3.log").read_text()  # drawn as a panel of Figure 3
