@@ -28,7 +28,7 @@ Numerics. Both ratios are conditional expectations of non-negative quantities, s
 computed as log-sum-exp of positive terms: no cancellation. For each s the conditional law of R
 given S = s is log-concave in r (a product of two binomial pmfs), so it is summed over a window
 around its mode whose ends are at least ``_WINDOW_DROP`` nats below the mode (the omitted mass is
-< 1e-20 relative, by log-concavity). The privacy loss L_s is non-decreasing in s (Efron's theorem for
+< 1e-15 relative, by log-concavity). The privacy loss L_s is non-decreasing in s (Efron's theorem for
 sums of log-concave variables), so delta(eps) = sum_{s >= s*} P0(s) (1 - e^(eps - L_s)) is a tail
 sum: s* is found by bisection and the tail is summed in blocks until the remaining mass (bounded by
 a geometric series, P0 being log-concave) is ``_TAIL_DROP`` nats below the running sum. Each term
@@ -57,12 +57,12 @@ __all__ = ["BiswasPrinted", "BiswasExact", "SingleBinLaw", "DIRECTIONS"]
 #: "reverse" = H(P1 || P0), "both" = the larger of the two
 DIRECTIONS = ("forward", "reverse", "both")
 
-_WINDOW_DROP = 50.0  # nats below the conditional mode at which a window may end
+_WINDOW_DROP = 40.0  # nats below the conditional mode at which a window may end
 _TAIL_DROP = 40.0  # stop summing when the remaining tail is this many nats below the running sum
 _BLOCK = 64  # s values per cached block
 _MAX_CELLS = 4_000_000  # largest (s, r) matrix evaluated at once
 _SECTIONS = 8  # points per bracket and round in the threshold search
-_BULK_SDS = 12.0  # the bulk of S evaluated in one go: mean +- this many standard deviations
+_BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard deviations
 
 
 _LOG_FACTORIALS = np.zeros(1)  # log(i!) for i = 0 .. len - 1, grown on demand and shared
@@ -153,7 +153,7 @@ class SingleBinLaw:
         # Gaussian guess from the curvature at the mode (where both neighbours exist); the loop
         # below widens the window until both ends are _WINDOW_DROP nats down (or at the support).
         usable = np.isfinite(curvature) & (curvature > 0)
-        guess = np.sqrt(2.2 * _WINDOW_DROP / np.where(usable, curvature, 1.0))
+        guess = np.sqrt(2.0 * _WINDOW_DROP / np.where(usable, curvature, 1.0))
         half = np.where(usable, np.ceil(guess), 0).astype(np.int64) + 8
         half = np.minimum(half, high - low + 1)
         while True:  # per-s check of both window ends; widen only the windows that fail
@@ -226,18 +226,26 @@ class SingleBinLaw:
         return self._blocks[index]
 
     # -- delta ------------------------------------------------------------------------------
-    def _bulk(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(s, log P1, L, v) on the blocks covering mean +- _BULK_SDS sd of S, evaluated at once."""
-        if getattr(self, "_bulk_cache", None) is None:
+    def _bulk(self, sign: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(s, log P1, L, v) on the blocks covering the bulk of S on the side the tail sums need.
+
+        Forward tails lie above the mean, reverse tails below: [mean - 3 sd, mean + _BULK_SDS sd] or
+        its mirror image, evaluated in one call (it only narrows the threshold search and pre-fills
+        the cache, so its extent does not affect the result).
+        """
+        cache = getattr(self, "_bulk_cache", {})
+        if sign not in cache:
             p, q = math.exp(self.log_p), math.exp(self.log_q)
             mean = self.a * p + self.big_n * q
             sd = math.sqrt(self.a * p * (1 - p) + self.big_n * q * (1 - q))
-            first = max(0, int(mean - _BULK_SDS * sd)) // _BLOCK
-            last = min(self.n, int(mean + _BULK_SDS * sd) + 1) // _BLOCK
+            below, above = (3.0, _BULK_SDS) if sign > 0 else (_BULK_SDS, 3.0)
+            first = max(0, int(mean - below * sd)) // _BLOCK
+            last = min(self.n, int(mean + above * sd) + 1) // _BLOCK
             self.ensure_blocks(range(first, last + 1))
             parts = [self._blocks[i] for i in range(first, last + 1)]
-            self._bulk_cache = tuple(np.concatenate([part[j] for part in parts]) for j in range(4))
-        return self._bulk_cache
+            cache[sign] = tuple(np.concatenate([part[j] for part in parts]) for j in range(4))
+            self._bulk_cache = cache
+        return cache[sign]
 
     def _threshold(self, epsilons: np.ndarray, loss_index: int, sign: int) -> np.ndarray:
         """Forward (sign=+1): smallest s with loss > eps. Reverse (sign=-1): largest s with L < -eps.
@@ -248,7 +256,7 @@ class SingleBinLaw:
         lo = np.full(epsilons.shape, -1 if sign > 0 else 0, dtype=np.int64)
         hi = np.full(epsilons.shape, self.n if sign > 0 else self.n + 1, dtype=np.int64)
         # narrow the brackets with the precomputed bulk (the loss is non-decreasing in s)
-        bulk = self._bulk()
+        bulk = self._bulk(sign)
         s_bulk, loss_bulk = bulk[0], bulk[loss_index + 1]
         if sign > 0:
             count = np.searchsorted(loss_bulk, epsilons, side="right")  # entries with loss <= eps
