@@ -161,6 +161,14 @@ def test_feldman_closed_outside_condition():
     assert accountant.delta_for_epsilon(0.99)[0] == pytest.approx(2 * math.exp(-n * math.exp(-eps0) / 16), rel=1e-9)
 
 
+def test_feldman_numerical_is_not_ordered_with_strong_adversary():
+    """feldman-numerical >= strong-adversary is not a theorem (different adversaries): both orders occur."""
+    clones = get_accountant("feldman-numerical", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon([0.4, 0.01])
+    strong = get_accountant("strong-adversary", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon([0.4, 0.01])
+    assert clones[0] < strong[0]  # 1.6e-13 vs 3.7e-3
+    assert clones[1] > strong[1]  # 2.0e-2 vs 1.1e-2
+
+
 def test_generic_clones_dominate_krr_clones_factor():
     """Sanity of the k-RR weight: (e^eps0 + 1) / (e^eps0 + k - 1) <= 1 for k >= 2."""
     for eps0, k in [(0.1, 2), (1.0, 3), (5.0, 10)]:

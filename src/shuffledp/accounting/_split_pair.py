@@ -21,11 +21,13 @@ maps P to Q, so the divergence is the same in both directions.
 Evaluation (all in log space): h_s is non-increasing in s (one more split count is independent
 noise, i.e. post-processing), so totals are scanned in blocks; a block is skipped only when its
 largest possible contribution is below e^-46 times a term already found (relative truncation error
-below 1e-13 for N <= 1e7). For each kept s, h_s comes from the regularised incomplete beta function
-(``scipy.special.betainc``) when the terms are representable and the cancellation in
-``u pmf - (e^eps - 1) tail`` costs at most four digits; otherwise from the series of positive terms
-``pmf(x - 1) (u - v (s + 1 - x) / x)`` summed relative to its first term (no cancellation, no
-underflow). Both are checked against mpmath in the tests.
+below 1e-13 for N <= 1e7). For each kept s, h_s = pmf(x_s - 1) (u - (e^eps - 1) R) with the tail
+ratio R = Pr(B_s >= x_s) / Pr(B_s = x_s - 1) taken from the regularised incomplete beta function
+(``scipy.special.betainc``) when pmf(x_s - 1) > e^-600, and from a Lentz continued fraction for R
+itself in the far tail (no underflow at any n). When the subtraction would keep less than 1e-5 of
+u, h_s is instead summed as the series of positive terms ``pmf(x - 1) (u - v (s + 1 - x) / x)``
+relative to its first term (no cancellation). Checked against mpmath (60 digits) in the tests, down
+to delta ~ 1e-646.
 """
 
 from __future__ import annotations
