@@ -139,6 +139,7 @@ def test_exact_between_dp_accounting_pessimistic_and_optimistic(n, k, n_x0, eps0
         pessimistic, optimistic = upper.get_delta_for_epsilon(eps), lower.get_delta_for_epsilon(eps)
         assert optimistic <= exact * (1 + 1e-9) and exact <= pessimistic * (1 + 1e-9)
         assert exact == pytest.approx(pessimistic, rel=1e-2, abs=1e-12)
+        assert exact == pytest.approx(optimistic, rel=1e-2, abs=1e-12)
 
 
 # --------------------------------------------------------------------------- paper tables
