@@ -30,7 +30,7 @@ def comparison_frame(**overrides) -> pd.DataFrame:
          "ours_as_printed": 2.5e-10, "ours_exact": 2.5e-9, "relative_difference": 0.27,
          "verdict": NOT_REPRODUCED, "note": "ours 2.5e-10 vs printed 1.96E-10 (ratio 1.28)"},
         {"table": "II", "block": "n=100", "row": "eps=0.1", "column": "[12]", "paper": "0.2",
-         "ours_as_printed": 0.2, "ours_exact": float("nan"), "relative_difference": 0.0,
+         "ours_as_printed": 0.2, "ours_exact": 0.25, "relative_difference": 0.0,  # a bound, not delta
          "verdict": REPRODUCED, "note": "rounds"},
     ]
     frame = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
@@ -97,7 +97,7 @@ def test_read_method_comparison_states_facts_from_the_data():
 
 
 def test_method_summary_rejects_frames_without_method_or_value():
-    with pytest.raises(ValueError, match=r"`figure data` must have a `method` column and one of tv"):
+    with pytest.raises(ValueError, match=r"`figure data` must have a `method` \(or `mechanism`\) column and one of tv"):
         report.method_summary(pd.DataFrame({"n": [1], "tv": [0.1]}))
 
 
@@ -186,12 +186,13 @@ def test_build_report_markdown_lists_cells_verdicts_and_traces(run_dir):
     assert "| IV | 2 | 1 | 1 | 0 | 0 |" in markdown  # summary: table, cells, per verdict
     assert "| n=50 | eps=0.1 | 1.91E-08 | 1.912e-08 | 3.000e-07 | 0.001 | **reproduced** |" in markdown
     assert "rule `table4`" in markdown and "sha256 `abababababababab…`" in markdown
+    assert "table4_comparison.csv`, rule `table4`, sha256 `abababababababab…`: 3 row(s)" in markdown
     assert "![Figure 1" in markdown and "(../accounting/fig1.png)" in markdown
     assert "non-increasing in ε in 9 of 9" in markdown  # reading derived from fig1.csv
     assert "Table VI: no comparison rows in this run" in markdown
     assert "Figure 2 is absent from this run" in markdown
     assert "**Incomplete run:** no manifest for stage(s) accounting" in markdown
-    assert "Over 2 Table II/IV cells, log10(δ as printed / exact δ)" in markdown
+    assert "Over 2 cells of the paper's own δ (Table IV, Table II “Our δ”), log10(δ as printed / exact δ)" in markdown
     assert "| Fig. 3 (San Francisco and Paris, community level) | Figures 6 and 7 |" in markdown
 
 
@@ -231,3 +232,51 @@ def test_fps_reference_map_matches_both_reference_lists():
     for fps_number, arxiv_number in zip(range(1, 16), targets):
         first_word = re.split(r"[ ,.:]", fps[fps_number].strip())[0]
         assert first_word.lower() in arxiv[arxiv_number].lower(), (fps_number, arxiv_number)
+
+
+def test_method_summary_accepts_mechanism_and_groups_by_varying_columns():
+    frame = tv_frame().rename(columns={"method": "mechanism"}).assign(accountant="strong-adversary")
+    summary = report.method_summary(frame)
+    assert "accountant" not in summary.columns  # constant columns do not split the table
+    assert list(summary["best"]) == ["shuffle+INV", "Gaussian"]
+
+
+def test_roles_keep_the_projected_gaussian_apart():
+    assert report._roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
+        "gaussian": "gaussian", "shuffle": "shuffle", "shuffle+inv": "shuffle+INV"
+    }
+
+
+def test_read_heatmap_summary():
+    frame = pd.DataFrame([{"region": "paris", "n_users": 209, "epsilon": 4.0, "epsilon_local": 4.0,
+                           "tv_gaussian": 0.02, "tv_shuffle_inv": 0.06, "delta_used": 1e-300, "delta_floored": True}])
+    text = report.read_heatmap_summary(frame)
+    assert text == (
+        "paris, n = 209, ε = 4.0, ε0 = 4.0: TV to the original distribution 0.02 (Gaussian) and 0.06 "
+        "(shuffle+INV); the Gaussian estimate is closer (ratio shuffle+INV / Gaussian 3), calibrated at "
+        "δ̂ = 1.000e-300 (δ̂ = 0 replaced by the configured floor)."
+    )
+    with pytest.raises(ValueError, match=r"`heat-map data` must have columns tv_gaussian, tv_shuffle_inv"):
+        report.read_heatmap_summary(pd.DataFrame({"tv": [1]}))
+
+
+def test_read_crossover_counts_winners_and_changes():
+    rows = []
+    for eps0, eps, printed, exact in [(2, 1, True, False), (2, 0.5, True, True), (3, 1, False, False)]:
+        rows.append({"epsilon_local": eps0, "epsilon": eps, "accountant": "biswas-printed", "gaussian_better": printed})
+        rows.append({"epsilon_local": eps0, "epsilon": eps, "accountant": "biswas-exact", "gaussian_better": exact})
+    text = report.read_crossover(pd.DataFrame(rows))
+    assert "`biswas-printed` the Gaussian has the lower mean TV in 2 of 3" in text
+    assert "`biswas-exact` the Gaussian has the lower mean TV in 1 of 3" in text
+    assert "changes between `biswas-printed` and `biswas-exact` in 1 of 3 cells" in text
+
+
+def test_read_gaussian_checks():
+    frame = pd.DataFrame({"sigma": [2.0, 1.0, 3.0], "sigma_diffprivlib": [1.0, 1.0, 3.0],
+                          "diffprivlib_differs": [True, False, False], "delta_used": [1e-300, 1e-6, 1e-3]})
+    text = report.read_gaussian_checks([frame, pd.DataFrame({"x": [1]})])
+    assert text == (
+        "1 of 3 calibrations in this run have diffprivlib's σ different from ours (σ ours / σ diffprivlib "
+        "from 2 to 2; at δ from 1.000e-300 to 1.000e-300); where they agree, δ ≥ 1.000e-06."
+    )
+    assert report.read_gaussian_checks([]) == "No calibration with both σ values is present in this run."

@@ -46,6 +46,9 @@ __all__ = [
     "read_method_comparison",
     "read_delta_surface",
     "read_data_counts",
+    "read_heatmap_summary",
+    "read_crossover",
+    "read_gaussian_checks",
     "build_report",
     "render_markdown",
     "render_html",
@@ -203,6 +206,7 @@ class ReportInputs:
     data_summary: Path | None = None
     cell_counts: Sequence[Path] = ()
     gaussian_checks: Sequence[Path] = ()
+    extras: Mapping[str, Mapping[str, Sequence[Path]]] = field(default_factory=dict)  # name -> images, data
     manifests: Mapping[str, Path] = field(default_factory=dict)
     producers: Mapping[str, str] = field(default_factory=dict)  # output path -> rule name
     checksums: Mapping[str, str] = field(default_factory=dict)  # path -> sha256
@@ -283,19 +287,23 @@ def _format_number(value) -> str:
 
 # Figure data: tolerant column names (the stages own their data files).
 _VALUE_COLUMNS = ("tv", "tv_distance", "total_variation", "value")
-_GROUP_COLUMNS = ("region", "setting", "epsilon", "epsilon_local", "n", "n_users")
+_METHOD_COLUMNS = ("method", "mechanism")
+_GROUP_COLUMNS = ("region", "calibration", "accountant", "setting", "epsilon", "epsilon_local", "n", "n_users")
 _N_COLUMNS = ("n", "n_users")
 
 
-def _role(method: str) -> str:
-    name = str(method).lower()
-    if "gauss" in name:
-        return "gaussian"
-    if "inv" in name:
-        return "shuffle+inv"
-    if "shuffle" in name:
-        return "shuffle"
-    return name
+def _roles(methods: Sequence[str]) -> dict:
+    """Which column is the plain Gaussian, the raw shuffle histogram and shuffle+INV (others: none)."""
+    roles = {}
+    for method in methods:
+        name = str(method).lower()
+        if name in ("gaussian", "gauss", "central"):
+            roles.setdefault("gaussian", method)
+        elif name == "shuffle":
+            roles.setdefault("shuffle", method)
+        elif name.startswith("shuffle") and "inv" in name:
+            roles.setdefault("shuffle+inv", method)
+    return roles
 
 
 def _first_column(frame: pd.DataFrame, candidates: Sequence[str]) -> str | None:
@@ -309,12 +317,14 @@ def method_summary(frame: pd.DataFrame) -> pd.DataFrame:
     ``value``) and optional grouping columns (region, setting, epsilon, epsilon_local, n, n_users).
     """
     value = _first_column(frame, _VALUE_COLUMNS)
-    if "method" not in frame.columns or value is None:
+    method = _first_column(frame, _METHOD_COLUMNS)
+    if method is None or value is None:
         raise ValueError(
-            "`figure data` must have a `method` column and one of "
+            "`figure data` must have a `method` (or `mechanism`) column and one of "
             f"{', '.join(_VALUE_COLUMNS)}; got columns {', '.join(map(str, frame.columns))}."
         )
-    groups = [c for c in _GROUP_COLUMNS if c in frame.columns and frame[c].nunique() > 0]
+    groups = [c for c in _GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) > 1]
+    frame = frame.rename(columns={method: "method"})
     table = frame.groupby([*groups, "method"], dropna=False)[value].median().unstack("method")
     table.columns = [str(c) for c in table.columns]
     table["best"] = table.idxmin(axis=1)
@@ -327,8 +337,8 @@ def _group_label(row, groups) -> str:
         val = row[column]
         if column in _N_COLUMNS:
             parts.append(f"n = {int(val):,}")
-        elif column in ("epsilon", "setting"):
-            parts.append(f"{'ε' if column == 'epsilon' else 'setting'} = {val}")
+        elif column == "epsilon":
+            parts.append(f"ε = {val}")
         elif column == "epsilon_local":
             parts.append(f"ε0 = {val}")
         else:
@@ -341,7 +351,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
     summary = method_summary(frame)
     methods = [c for c in summary.columns if c not in (*_GROUP_COLUMNS, "best")]
     groups = [c for c in _GROUP_COLUMNS if c in summary.columns]
-    roles = {_role(m): m for m in methods}
+    roles = _roles(methods)
     total = len(summary)
     sentences = []
     best_counts = summary["best"].value_counts()
@@ -434,6 +444,84 @@ def read_delta_surface(frame: pd.DataFrame) -> str:
         if only:
             sentences.append(f"At {only} point(s) the printed δ is 0 while the exact δ is positive.")
     return " ".join(sentences)
+
+
+def read_heatmap_summary(frame: pd.DataFrame) -> str:
+    """Facts from a heat-map summary (one row per region: ``tv_gaussian``, ``tv_shuffle_inv``, δ used)."""
+    needed = ("tv_gaussian", "tv_shuffle_inv")
+    if not all(c in frame.columns for c in needed):
+        raise ValueError(f"`heat-map data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+    sentences = []
+    for _, row in frame.iterrows():
+        where = ", ".join(
+            part
+            for part in (
+                str(row["region"]) if "region" in frame.columns else "",
+                f"n = {int(row['n_users']):,}" if "n_users" in frame.columns else "",
+                f"ε = {row['epsilon']}" if "epsilon" in frame.columns else "",
+                f"ε0 = {row['epsilon_local']}" if "epsilon_local" in frame.columns else "",
+            )
+            if part
+        )
+        gaussian, inv = float(row["tv_gaussian"]), float(row["tv_shuffle_inv"])
+        text = (
+            f"{where}: TV to the original distribution {_format_number(gaussian)} (Gaussian) and "
+            f"{_format_number(inv)} (shuffle+INV); the {'Gaussian' if gaussian < inv else 'shuffle+INV'} "
+            f"estimate is closer (ratio shuffle+INV / Gaussian {_format_number(inv / gaussian if gaussian else math.inf)})"
+        )
+        if "delta_used" in frame.columns:
+            text += f", calibrated at δ̂ = {_format_number(row['delta_used'])}"
+            if "delta_floored" in frame.columns and bool(row["delta_floored"]):
+                text += " (δ̂ = 0 replaced by the configured floor)"
+        sentences.append(text + ".")
+    return " ".join(sentences)
+
+
+def read_crossover(frame: pd.DataFrame) -> str:
+    """Facts from the crossover sweep: per accountant, in how many (ε0, ε) cells the Gaussian wins."""
+    needed = ("epsilon_local", "epsilon", "accountant", "gaussian_better")
+    if not all(c in frame.columns for c in needed):
+        raise ValueError(f"`crossover data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+    better = frame.assign(gaussian_better=frame["gaussian_better"].astype(bool))
+    sentences = []
+    for accountant, group in better.groupby("accountant", sort=False):
+        sentences.append(
+            f"With δ̂ from `{accountant}` the Gaussian has the lower mean TV in "
+            f"{int(group['gaussian_better'].sum())} of {len(group)} (ε0, ε) cells."
+        )
+    wide = better.pivot_table(index=["epsilon_local", "epsilon"], columns="accountant", values="gaussian_better", aggfunc="first")
+    printed = [c for c in wide.columns if "printed" in str(c)]
+    if printed:
+        for other in [c for c in wide.columns if c != printed[0]]:
+            both = wide[[printed[0], other]].dropna()
+            changed = int((both[printed[0]] != both[other]).sum())
+            sentences.append(
+                f"The winner changes between `{printed[0]}` and `{other}` in {changed} of {len(both)} cells."
+            )
+    return " ".join(sentences)
+
+
+def read_gaussian_checks(frames: Sequence[pd.DataFrame]) -> str:
+    """Facts from rows carrying ``sigma`` (used) and ``sigma_diffprivlib``: where diffprivlib differs."""
+    rows = [f for f in frames if {"sigma", "sigma_diffprivlib"} <= set(f.columns)]
+    if not rows:
+        return "No calibration with both σ values is present in this run."
+    table = pd.concat(rows, ignore_index=True)
+    if "diffprivlib_differs" in table.columns:
+        differs = table["diffprivlib_differs"].astype(bool)
+    else:
+        differs = ~np.isclose(table["sigma"], table["sigma_diffprivlib"], rtol=1e-6)
+    text = f"{int(differs.sum())} of {len(table)} calibrations in this run have diffprivlib's σ different from ours"
+    delta = _first_column(table, ("delta_used", "delta"))
+    if differs.any():
+        ratio = (table["sigma"] / table["sigma_diffprivlib"])[differs]
+        text += f" (σ ours / σ diffprivlib from {_format_number(ratio.min())} to {_format_number(ratio.max())}"
+        if delta:
+            text += f"; at δ from {_format_number(table.loc[differs, delta].min())} to {_format_number(table.loc[differs, delta].max())}"
+        text += ")"
+    if delta and (~differs).any():
+        text += f"; where they agree, δ ≥ {_format_number(table.loc[~differs, delta].min())}"
+    return text + "."
 
 
 def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.DataFrame]) -> str:
@@ -543,7 +631,7 @@ def _stage_section(inputs: ReportInputs) -> list:
     return blocks
 
 
-def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame | None, gaussian: pd.DataFrame | None) -> list:
+def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame | None, gaussian: list) -> list:
     items = []
 
     def counts(mask) -> str:
@@ -558,11 +646,16 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
     block = rows["block"] if len(rows) else pd.Series(dtype=str)
     # 1. v_s
     vs = "**Theorem IV.1's v_s.** The printed closed form multiplies by (s−r)/(n−n_x0) but keeps C(n−1−n_x0, s−1−r) where the identity needs C(n−n_x0, s−r); it is not the log-ratio of Definition IV.1 (the same term is in the FPS version's eq. (11)). "
-    both = rows[(table.isin(["II", "IV"])) & rows["ours_as_printed"].notna() & rows["ours_exact"].notna()] if len(rows) else rows
+    # the paper's own delta: every Table IV cell and Table II's "Our delta" column (not the [10]-[12] columns)
+    own = (table == "IV") | ((table == "II") & ~column.str.fullmatch(r"\[\d+\]"))
+    both = rows[own & rows["ours_as_printed"].notna() & rows["ours_exact"].notna()] if len(rows) else rows
     positive = both[(both["ours_as_printed"] > 0) & (both["ours_exact"] > 0)] if len(both) else both
     if len(positive):
         ratio = np.log10(positive["ours_as_printed"].astype(float) / positive["ours_exact"].astype(float))
-        vs += f"Over {len(positive)} Table II/IV cells, log10(δ as printed / exact δ) ranges from {ratio.min():.2f} to {ratio.max():.2f}."
+        vs += (
+            f"Over {len(positive)} cells of the paper's own δ (Table IV, Table II \u201cOur δ\u201d), "
+            f"log10(δ as printed / exact δ) ranges from {ratio.min():.2f} to {ratio.max():.2f}."
+        )
     else:
         vs += "No cell of this run has both values."
     items.append(vs)
@@ -570,7 +663,8 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
     rate = (table == "II") & column.str.contains(r"\[1[012]\]|rate|Erlingsson|Balle|Feldman", case=False, regex=True)
     items.append(
         "**Table II's columns [11], [10], [12]** are asymptotic rates with constant 1 (not the cited bounds), "
-        f"and the n = 1,000 block uses ε0 = 0.5 where the caption says 0.49. Verdicts: {counts(rate)}."
+        f"and the n = 1,000 block uses ε0 = 0.5 where the caption says 0.49. Verdicts: {counts(rate)}. "
+        f"Its \u201cOur δ\u201d column against eq. (6) as printed: {counts((table == 'II') & ~rate)}."
     )
     # 3. Table IV varying n
     varying_n = (table == "IV") & block.str.lower().str.contains(r"(?:^|[^a-z_])n(?:$|[^a-z_])", regex=True)
@@ -579,19 +673,11 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
         f"Verdicts in that block: {counts(varying_n)}."
     )
     # 4. Gaussian
-    text = (
+    items.append(
         "**Gaussian baseline at tiny δ.** diffprivlib's GaussianAnalytic under-noises for δ below about 1e-16; "
-        "the utility stage checks its σ against an independent log-space calibration and uses the correct σ."
+        "the utility stage checks its σ against an independent log-space calibration and uses the correct σ. "
+        + read_gaussian_checks(gaussian or [])
     )
-    if gaussian is not None and len(gaussian):
-        flag = _first_column(gaussian, ("differs", "under_noised", "mismatch"))
-        if flag:
-            text += f" In this run {int(gaussian[flag].astype(bool).sum())} of {len(gaussian)} calibrations differed."
-        else:
-            text += f" The check table has {len(gaussian)} row(s)."
-    else:
-        text += " The check's output is absent from this run."
-    items.append(text)
     # 5. counts
     items.append(
         "**Data counts.** " + read_data_counts(data_summary, {})
@@ -605,9 +691,7 @@ def build_report(inputs: ReportInputs) -> list:
     """The report as a list of blocks (render with :func:`render_markdown` / :func:`render_html`)."""
     rows, problems = read_comparisons(inputs.comparisons)
     summary_frame = pd.read_csv(inputs.data_summary) if inputs.data_summary and Path(inputs.data_summary).is_file() else None
-    gaussian = None
-    for path in _existing(inputs.gaussian_checks):
-        gaussian = pd.read_csv(path)
+    gaussian = [pd.read_csv(path) for path in _existing(inputs.gaussian_checks)]
     blocks: list = [Heading(1, inputs.title)]
     created = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
     blocks.append(
@@ -642,6 +726,14 @@ def build_report(inputs: ReportInputs) -> list:
         blocks.append(Table(list(counts.columns), [[str(v) for v in r] for r in counts.itertuples(index=False)]))
     else:
         blocks.append(Paragraph("No comparison table is present in this run."))
+    if inputs.comparisons:
+        per_file = rows["source"].value_counts() if len(rows) else pd.Series(dtype=int)
+        blocks.append(Paragraph("Comparison files read (every verdict below comes from one of them):"))
+        blocks.append(
+            BulletList(
+                [f"{_trace(path, inputs)}: {int(per_file.get(str(path), 0))} row(s)" for path in inputs.comparisons]
+            )
+        )
     if problems:
         blocks.append(BulletList([f"Input problem: {p}" for p in problems]))
     # tables
@@ -685,6 +777,22 @@ def build_report(inputs: ReportInputs) -> list:
             blocks.append(Paragraph(f"Figure {number} is absent from this run (stage `{spec.stage}`)."))
         if data_paths:
             blocks.append(Paragraph("Data: " + "; ".join(_trace(p, inputs) for p in data_paths) + "."))
+    for name, extra in inputs.extras.items():
+        images, data_paths = _existing(extra.get("images", ())), _existing(extra.get("data", ()))
+        if not images and not data_paths:
+            continue
+        blocks.append(Heading(2, f"Beyond the paper: {name}", f"extra-{name}"))
+        readings = []
+        for path in data_paths:
+            try:
+                readings.append(read_crossover(pd.read_csv(path)) if name == "crossover" else read_method_comparison(pd.read_csv(path)))
+            except ValueError as error:
+                readings.append(f"the data file `{path}` could not be read ({error})")
+        blocks.append(Paragraph("Ours: " + (" ".join(readings) or "no data file, so no reading is given.")))
+        for image in images:
+            blocks.append(Figure(image, f"{name} ({_trace(image, inputs)})", _relative(image, inputs.report_dir)))
+        if data_paths:
+            blocks.append(Paragraph("Data: " + "; ".join(_trace(p, inputs) for p in data_paths) + "."))
     blocks += _errata(inputs, rows, summary_frame, gaussian)
     # FPS map
     blocks.append(Heading(2, "FPS 2023 numbering vs arXiv 2022 numbering", "fps-map"))
@@ -703,7 +811,12 @@ def _figure_reading(number: int, data_paths: Sequence[Path], summary, cell_count
     for path in data_paths:
         frame = pd.read_csv(path)
         try:
-            text = read_delta_surface(frame) if number == 1 else read_method_comparison(frame)
+            if number == 1:
+                text = read_delta_surface(frame)
+            elif "tv_gaussian" in frame.columns:
+                text = read_heatmap_summary(frame)
+            else:
+                text = read_method_comparison(frame)
         except ValueError as error:
             text = f"the data file `{path}` could not be read ({error})"
         readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")

@@ -106,21 +106,49 @@ def _figures(*, data):
     return found
 
 
+def _gowalla_figure_data():
+    """Figures 4-7 are drawn per region from files named by the utility config (heat-map summary,
+    community TV runs); map each figure number to those files when a rule of the workflow makes them."""
+    found = {}
+    if "utility" not in REPORT_SETTINGS["stages"]:
+        return found
+    regions = ((config.get("utility") or {}).get("gowalla") or {}).get("regions") or {}
+    for region, entry in regions.items():
+        for key, data in (("heatmap_figure", "heatmap_summary.csv"), ("boxplot_figure", "community.csv")):
+            number = _figure_number(f"{entry.get(key, '')}.png", data=False)
+            path = f"results/utility/gowalla/{region}/{data}"
+            if number is not None and _producer(path) is not None:
+                found.setdefault(number, []).append(path)
+    return found
+
+
 REPORT_FIGURES = _figures(data=False)
 REPORT_FIGURE_DATA = _figures(data=True)
+for _number, _paths in _gowalla_figure_data().items():
+    REPORT_FIGURE_DATA.setdefault(_number, []).extend(p for p in _paths if p not in REPORT_FIGURE_DATA[_number])
 REPORT_COMPARISONS = [p for p in _report_stage_outputs() if p.endswith("_comparison.csv")]
-REPORT_GAUSSIAN_CHECKS = [
-    p for p in _report_stage_outputs() if _re.search(r"gaussian.*(check|calibration)|sigma", Path(p).name)
-]
+# Calibrations of the Gaussian (sigma used vs diffprivlib's) are columns of the utility stage's data
+# files; the report reads every utility CSV it is given and keeps those with both sigma columns.
+REPORT_GAUSSIAN_CHECKS = sorted(
+    {p for paths in REPORT_FIGURE_DATA.values() for p in paths if _stage_of(p) == "utility"}
+    | {p for p in _report_stage_outputs() if _stage_of(p) == "utility" and Path(p).name in ("text_tv.csv", "crossover.csv")}
+)
+# Outputs beyond the paper that the report shows in their own section (name -> images, data).
+REPORT_EXTRAS = {
+    "crossover": {
+        "images": [p for p in _report_stage_outputs() if Path(p).name.startswith("crossover") and p.endswith(".png")],
+        "data": [p for p in _report_stage_outputs() if Path(p).name.startswith("crossover") and p.endswith(".csv")],
+    }
+}
 REPORT_CELL_COUNTS = [p for p in STAGE_OUTPUTS["data"] if p.endswith("cell_counts.csv")] if "data" in REPORT_SETTINGS["stages"] else []
 REPORT_DATA_SUMMARY = ["results/data/summary.csv"] if "results/data/summary.csv" in STAGE_OUTPUTS["data"] and "data" in REPORT_SETTINGS["stages"] else []
 
 
 def _report_reads():
     paths = [*REPORT_COMPARISONS, *REPORT_GAUSSIAN_CHECKS, *REPORT_CELL_COUNTS, *REPORT_DATA_SUMMARY]
-    for group in (REPORT_FIGURES, REPORT_FIGURE_DATA):
+    for group in (REPORT_FIGURES, REPORT_FIGURE_DATA, REPORT_EXTRAS):
         for items in group.values():
-            paths.extend(items)
+            paths.extend(items if isinstance(items, list) else [p for v in items.values() for p in v])
     return sorted(set(paths))
 
 
@@ -165,6 +193,7 @@ rule reproduction_report:
         figures=REPORT_FIGURES,
         figure_data=REPORT_FIGURE_DATA,
         gaussian_checks=REPORT_GAUSSIAN_CHECKS,
+        extras=REPORT_EXTRAS,
         cell_counts=REPORT_CELL_COUNTS,
         data_summary=REPORT_DATA_SUMMARY[0] if REPORT_DATA_SUMMARY else None,
         producers={path: _producer(path) for path in _report_reads()},

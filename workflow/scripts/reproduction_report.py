@@ -21,6 +21,7 @@ inputs = ReportInputs(
     data_summary=Path(params.data_summary) if params.data_summary else None,
     cell_counts=[Path(p) for p in params.cell_counts],
     gaussian_checks=[Path(p) for p in params.gaussian_checks],
+    extras={name: {kind: [Path(p) for p in paths] for kind, paths in extra.items()} for name, extra in params.extras.items()},
     manifests={stage: Path(path) for stage, path in params.manifests.items()},
     producers={k: v for k, v in params.producers.items() if v},
     checksums={str(path): file_sha256(path) for path in reads if path.is_file()},
