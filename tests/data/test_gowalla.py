@@ -93,6 +93,9 @@ MALFORMED_CASES = {
     "out_of_range_lat": "1\t2010-07-25T11:40:18Z\t90.0001\t2.3\t7",
     "out_of_range_lon": "1\t2010-07-25T11:40:18Z\t48.8\t-180.5\t7",
     "bad_location_id": "1\t2010-07-25T11:40:18Z\t48.8\t2.3\tL7",
+    "user_overflows_int64": "99999999999999999999999\t2010-07-25T11:40:18Z\t48.8\t2.3\t7",
+    "location_overflows_int64": "1\t2010-07-25T11:40:18Z\t48.8\t2.3\t99999999999999999999999",
+    "lat_overflows_float": "1\t2010-07-25T11:40:18Z\t1e400\t2.3\t7",
 }
 EXPECTED_REASON = {
     "blank_line": "blank_line",
@@ -109,6 +112,9 @@ EXPECTED_REASON = {
     "out_of_range_lat": "out_of_range_coordinate",
     "out_of_range_lon": "out_of_range_coordinate",
     "bad_location_id": "bad_location_id",
+    "user_overflows_int64": "bad_user",
+    "location_overflows_int64": "bad_location_id",
+    "lat_overflows_float": "out_of_range_coordinate",
 }
 
 
@@ -169,6 +175,15 @@ def test_snap_many_rows_counts_add_up(tmp_path):
     parsed = read_snap(write(tmp_path / "c.txt.gz", lines))
     assert parsed.rows_read == 2000 and parsed.malformed_total == expected_bad
     assert_accounted(parsed)
+
+
+def test_empty_files_give_zero_rows(tmp_path):
+    (tmp_path / "e.txt").write_text("")
+    parsed = read_snap(tmp_path / "e.txt")
+    assert (parsed.rows_read, parsed.kept, parsed.malformed_total) == (0, 0, 0) and parsed.bad_fraction == 0.0
+    assert list(parsed.checkins.columns) == ["user", "latitude", "longitude", "time", "location_id"]
+    (tmp_path / "h.csv").write_text("latitude,longitude\n")
+    assert read_csv(tmp_path / "h.csv").rows_read == 0
 
 
 def test_missing_file_is_a_clear_error(tmp_path):

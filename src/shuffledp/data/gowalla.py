@@ -62,11 +62,11 @@ __all__ = [
 MALFORMED_REASONS = (
     "blank_line",  # an empty line
     "wrong_column_count",  # not exactly the expected number of fields
-    "bad_user",  # user id is not a non-negative integer
+    "bad_user",  # user id is not a non-negative integer (at most 18 digits)
     "bad_time",  # time is not an ISO-8601 UTC timestamp YYYY-MM-DDTHH:MM:SSZ of a real instant
     "non_numeric_coordinate",  # latitude or longitude is not a decimal number
     "out_of_range_coordinate",  # latitude outside [-90, 90] or longitude outside [-180, 180]
-    "bad_location_id",  # location id is not a non-negative integer
+    "bad_location_id",  # location id is not a non-negative integer (at most 18 digits)
 )
 
 #: the five tab-separated fields of a SNAP ``loc-gowalla_totalCheckins`` line
@@ -79,7 +79,7 @@ CELL_COLUMNS = ("cell", "lat_index", "lon_index", "lat_min", "lat_max", "lon_min
 EARTH_RADIUS_KM = 6371.0088
 
 _EXAMPLES_PER_REASON = 3
-_INTEGER = r"^[0-9]+$"
+_INTEGER = r"^[0-9]{1,18}$"  # non-negative and fits in int64
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _ISO_UTC = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
 
@@ -239,8 +239,9 @@ def read_snap(path) -> ParsedCheckins:
     """
     path = _existing(path)
     invalid = _InvalidRows()
-    table = pa_csv.read_csv(
+    table = _read_or_empty(
         path,
+        SNAP_COLUMNS,
         read_options=pa_csv.ReadOptions(column_names=list(SNAP_COLUMNS)),
         parse_options=pa_csv.ParseOptions(
             delimiter="\t", quote_char=False, ignore_empty_lines=False, invalid_row_handler=invalid
@@ -277,6 +278,16 @@ def read_snap(path) -> ParsedCheckins:
     return _finish(table, checks, "\t", invalid, columns)
 
 
+def _read_or_empty(path: Path, names, **options) -> pa.Table:
+    """``pyarrow.csv.read_csv``, except that an empty file gives a table of zero rows."""
+    try:
+        return pa_csv.read_csv(path, **options)
+    except pa.ArrowInvalid as error:
+        if "Empty CSV file" not in str(error):
+            raise
+        return pa.table({name: pa.array([], pa.string()) for name in names})
+
+
 def _header(path: Path, delimiter: str) -> list[str]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8", newline="") as handle:
@@ -306,8 +317,9 @@ def read_csv(
             )
     has_user = user_column is not None and user_column in names
     invalid = _InvalidRows()
-    table = pa_csv.read_csv(
+    table = _read_or_empty(
         path,
+        names,
         read_options=pa_csv.ReadOptions(column_names=names, skip_rows=1),
         parse_options=pa_csv.ParseOptions(
             delimiter=delimiter, ignore_empty_lines=False, invalid_row_handler=invalid
