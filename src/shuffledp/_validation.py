@@ -23,8 +23,8 @@ __all__ = [
 
 
 def _interval(low, high, low_open: bool, high_open: bool) -> str:
-    left = "(" if low_open else "["
-    right = ")" if high_open else "]"
+    left = "(" if low_open or low is None else "["
+    right = ")" if high_open or high is None else "]"
     lo = "-inf" if low is None else f"{low:g}" if isinstance(low, float) else str(low)
     hi = "inf" if high is None else f"{high:g}" if isinstance(high, float) else str(high)
     return f"{left}{lo}, {hi}{right}"
