@@ -13,6 +13,7 @@ Run: python benchmarks/bench_blanket.py
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -30,13 +31,13 @@ EPSILONS = np.linspace(0.01, 0.45, 50)
 REPEATS = 3
 
 
-def _best_time(function, repeats: int = REPEATS) -> tuple[float, np.ndarray]:
-    """Fastest of ``repeats`` runs (the machine is shared) and the last result."""
-    best, result = np.inf, None
+def _best_time(function, repeats: int = REPEATS) -> tuple[tuple[float, float], np.ndarray]:
+    """(wall, CPU) seconds of the fastest of ``repeats`` runs (the machine is shared), last result."""
+    best, result = (np.inf, np.inf), None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = function()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, (time.perf_counter() - start, time.process_time() - start_cpu))
     return best, result
 
 
@@ -47,7 +48,8 @@ def main() -> None:
         accountant = get_accountant("strong-adversary", epsilon_local=EPSILON_LOCAL, n_users=n, k=K)
         seconds, log_delta = _best_time(lambda a=accountant: a.log_delta_for_epsilon(EPSILONS))
         fast_at[n] = log_delta
-        rows.append({"method": "strong-adversary (fast)", "n_users": n, "seconds": seconds,
+        rows.append({"method": "strong-adversary (fast)", "n_users": n,
+                     "seconds": seconds[0], "cpu_seconds": seconds[1],
                      "measured": True, "max_abs_log_delta_difference": np.nan})
     direct_times = {}
     for n in (500, 1_000, 2_000):
@@ -55,9 +57,9 @@ def main() -> None:
             lambda n=n: strong_adversary_log_delta_direct(EPSILONS, epsilon_local=EPSILON_LOCAL, n_users=n, k=K),
             repeats=1,
         )
-        direct_times[n] = seconds
+        direct_times[n] = seconds[0]
         rows.append({"method": "strong-adversary (straightforward double sum)", "n_users": n,
-                     "seconds": seconds, "measured": True,
+                     "seconds": seconds[0], "cpu_seconds": seconds[1], "measured": True,
                      "max_abs_log_delta_difference": float(np.max(np.abs(log_delta - fast_at[n])))})
     sizes = np.array(sorted(direct_times))
     fitted = float(np.polyfit(np.log(sizes), np.log([direct_times[s] for s in sizes]), 1)[0])
@@ -67,15 +69,19 @@ def main() -> None:
     for target in (1_000_000, 10_000_000):
         rows.append({"method": f"strong-adversary (straightforward, extrapolated n^2; fitted n^{fitted:.2f})",
                      "n_users": target, "seconds": direct_times[largest] * (target / largest) ** 2,
+                     "cpu_seconds": np.nan,
                      "measured": False, "max_abs_log_delta_difference": np.nan})
     for n in (1_000_000,):
         accountant = get_accountant("feldman-numerical", epsilon_local=2.0, n_users=n, k=K)
         seconds, _ = _best_time(lambda a=accountant: a.log_delta_for_epsilon(np.linspace(0.01, 1.9, 50)))
-        rows.append({"method": "feldman-numerical (eps0 = 2)", "n_users": n, "seconds": seconds,
+        rows.append({"method": "feldman-numerical (eps0 = 2)", "n_users": n,
+                     "seconds": seconds[0], "cpu_seconds": seconds[1],
                      "measured": True, "max_abs_log_delta_difference": np.nan})
     table = pd.DataFrame(rows)
     table.insert(0, "n_epsilons", len(EPSILONS))
     table.insert(1, "k", K)
+    table["load_average_1min"] = os.getloadavg()[0]
+    table["cpu_count"] = os.cpu_count()
     output = ROOT / "results" / "benchmarks" / "blanket.csv"
     atomic_write_text(output, table.to_csv(index=False))
     with pd.option_context("display.width", 160, "display.max_columns", 10):

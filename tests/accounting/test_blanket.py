@@ -288,3 +288,33 @@ def test_bad_input_is_rejected_with_clear_message():
         get_accountant("balle-blanket", epsilon_local=1.0, n_users=10, k=3).delta_for_epsilon([0.1, -0.5])
     with pytest.raises(ValueError, match=r"`k` must be an integer in \[2, inf\]; got 1"):
         get_accountant("balle-bennett-krr", epsilon_local=1.0, n_users=10, k=1)
+
+
+# ---------------------------------------------------------------- dp_accounting
+
+
+@pytest.mark.parametrize("n, k, eps0", [(40, 5, 1.0), (80, 10, 0.49)])
+def test_strong_adversary_between_dp_accounting_pessimistic_and_optimistic(n, k, eps0):
+    """dp_accounting's PLD of the explicit pair (A + 1, C) vs (A, C + 1) brackets our exact delta."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    with mpmath.workdps(40):
+        q = 1 / (mpmath.exp(eps0) + k - 1)
+        one_minus_gamma = (mpmath.exp(eps0) - 1) * q
+        trinomial = {}
+        for a in range(n):
+            for c in range(n - a):
+                trinomial[(a, c)] = (mpmath.factorial(n - 1) / (mpmath.factorial(a) * mpmath.factorial(c)
+                                     * mpmath.factorial(n - 1 - a - c)) * q ** (a + c) * (1 - 2 * q) ** (n - 1 - a - c))
+        # the view includes the target's blanket bit: with probability gamma an identical outcome "blanket"
+        log_p = {("truthful", a + 1, c): float(mpmath.log(one_minus_gamma * v)) for (a, c), v in trinomial.items()}
+        log_q = {("truthful", a, c + 1): float(mpmath.log(one_minus_gamma * v)) for (a, c), v in trinomial.items()}
+        log_p["blanket"] = log_q["blanket"] = float(mpmath.log(1 - one_minus_gamma))
+    upper = pld.from_two_probability_mass_functions(log_q, log_p, pessimistic_estimate=True, symmetric=False)
+    lower = pld.from_two_probability_mass_functions(log_q, log_p, pessimistic_estimate=False, symmetric=False)
+    ours = get_accountant("strong-adversary", epsilon_local=eps0, n_users=n, k=k)
+    for eps in [0.05, 0.2, 0.5, 1.5]:
+        exact = ours.delta_for_epsilon(eps)[0]
+        pessimistic, optimistic = upper.get_delta_for_epsilon(eps), lower.get_delta_for_epsilon(eps)
+        assert optimistic <= exact * (1 + 1e-9) and exact <= pessimistic * (1 + 1e-9)
+        assert exact == pytest.approx(pessimistic, rel=1e-2)
