@@ -223,3 +223,13 @@ def test_read_manifest_rejects_non_manifests(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
         provenance.read_manifest(path)
+
+
+def test_manifest_gets_the_permissions_of_a_new_file(tmp_path):
+    # atomic_write_text writes through mkstemp (owner-only 0o600); the result must be an ordinary
+    # file (0o666 minus the umask), like one opened with open(path, "w").
+    reference = tmp_path / "reference.txt"
+    reference.write_text("x")
+    path = tmp_path / "MANIFEST.json"
+    provenance.write_manifest(path, {"manifest_schema_version": 1})
+    assert (path.stat().st_mode & 0o777) == (reference.stat().st_mode & 0o777)
