@@ -238,6 +238,7 @@ def test_method_summary_accepts_mechanism_and_groups_by_varying_columns():
     frame = tv_frame().rename(columns={"method": "mechanism"}).assign(accountant="strong-adversary")
     summary = report.method_summary(frame)
     assert "accountant" not in summary.columns  # constant columns do not split the table
+    assert "(in every row: accountant = strong-adversary)" in report.read_method_comparison(frame)
     assert list(summary["best"]) == ["shuffle+INV", "Gaussian"]
 
 
@@ -272,11 +273,13 @@ def test_read_crossover_counts_winners_and_changes():
 
 
 def test_read_gaussian_checks():
-    frame = pd.DataFrame({"sigma": [2.0, 1.0, 3.0], "sigma_diffprivlib": [1.0, 1.0, 3.0],
-                          "diffprivlib_differs": [True, False, False], "delta_used": [1e-300, 1e-6, 1e-3]})
+    frame = pd.DataFrame({"sigma": [2.0, 1.0, 3.0, 0.9], "sigma_diffprivlib": [1.0, 1.0, 3.0, 1.0],
+                          "delta_used": [1e-300, 1e-6, 1e-3, 1e-18]})
     text = report.read_gaussian_checks([frame, pd.DataFrame({"x": [1]})])
     assert text == (
-        "1 of 3 calibrations in this run have diffprivlib's σ different from ours (σ ours / σ diffprivlib "
-        "from 2 to 2; at δ from 1.000e-300 to 1.000e-300); where they agree, δ ≥ 1.000e-06."
+        "Of 4 Gaussian calibrations in this run's utility data, diffprivlib's σ is more than 1% below ours "
+        "(under-noised) in 1 (σ ours / σ diffprivlib 2 to 2, at δ 1.000e-300 to 1.000e-300); diffprivlib's σ "
+        "is more than 1% above ours in 1 (σ ours / σ diffprivlib 0.9 to 0.9, at δ 1.000e-18 to 1.000e-18); "
+        "elsewhere they agree within 1% (δ 1.000e-06 to 0.001)."
     )
     assert report.read_gaussian_checks([]) == "No calibration with both σ values is present in this run."

@@ -356,9 +356,11 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
     sentences = []
     best_counts = summary["best"].value_counts()
     ranking = ", ".join(f"{m} in {int(best_counts.get(m, 0))}" for m in methods)
+    constant = [c for c in _GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) == 1]
+    context = f" (in every row: {_group_label(frame.iloc[0], constant)})" if constant else ""
     sentences.append(
         f"Lowest median TV distance per configuration ({total} configuration(s): "
-        f"{', '.join(groups) or 'one'}): {ranking}."
+        f"{', '.join(groups) or 'one'}){context}: {ranking}."
     )
     gaussian, inv, shuffle = roles.get("gaussian"), roles.get("shuffle+inv"), roles.get("shuffle")
     if inv and shuffle:
@@ -501,27 +503,42 @@ def read_crossover(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+#: relative gap between our sigma and diffprivlib's that the report calls a difference
+_SIGMA_REPORT_TOLERANCE = 0.01
+
+
 def read_gaussian_checks(frames: Sequence[pd.DataFrame]) -> str:
-    """Facts from rows carrying ``sigma`` (used) and ``sigma_diffprivlib``: where diffprivlib differs."""
+    """Facts from rows carrying ``sigma`` (ours, used) and ``sigma_diffprivlib``.
+
+    Counts the calibrations where diffprivlib's σ is more than 1 % below ours (under-noised) or
+    above ours (over-noised), with the δ range of each, and the σ ratio range.
+    """
     rows = [f for f in frames if {"sigma", "sigma_diffprivlib"} <= set(f.columns)]
     if not rows:
         return "No calibration with both σ values is present in this run."
     table = pd.concat(rows, ignore_index=True)
-    if "diffprivlib_differs" in table.columns:
-        differs = table["diffprivlib_differs"].astype(bool)
-    else:
-        differs = ~np.isclose(table["sigma"], table["sigma_diffprivlib"], rtol=1e-6)
-    text = f"{int(differs.sum())} of {len(table)} calibrations in this run have diffprivlib's σ different from ours"
+    ratio = table["sigma"] / table["sigma_diffprivlib"]  # > 1: diffprivlib adds less noise than needed
     delta = _first_column(table, ("delta_used", "delta"))
-    if differs.any():
-        ratio = (table["sigma"] / table["sigma_diffprivlib"])[differs]
-        text += f" (σ ours / σ diffprivlib from {_format_number(ratio.min())} to {_format_number(ratio.max())}"
-        if delta:
-            text += f"; at δ from {_format_number(table.loc[differs, delta].min())} to {_format_number(table.loc[differs, delta].max())}"
-        text += ")"
-    if delta and (~differs).any():
-        text += f"; where they agree, δ ≥ {_format_number(table.loc[~differs, delta].min())}"
-    return text + "."
+    under = ratio > 1 + _SIGMA_REPORT_TOLERANCE
+    over = ratio < 1 - _SIGMA_REPORT_TOLERANCE
+    parts = [f"Of {len(table)} Gaussian calibrations in this run's utility data"]
+
+    def describe(mask, words) -> str:
+        text = f"diffprivlib's σ is {words} in {int(mask.sum())}"
+        if mask.any():
+            text += f" (σ ours / σ diffprivlib {_format_number(ratio[mask].min())} to {_format_number(ratio[mask].max())}"
+            if delta:
+                text += f", at δ {_format_number(table.loc[mask, delta].min())} to {_format_number(table.loc[mask, delta].max())}"
+            text += ")"
+        return text
+
+    parts.append(describe(under, "more than 1% below ours (under-noised)"))
+    parts.append(describe(over, "more than 1% above ours"))
+    within = ~(under | over)
+    if delta and within.any():
+        parts.append(f"elsewhere they agree within 1% (δ {_format_number(table.loc[within, delta].min())} to "
+                     f"{_format_number(table.loc[within, delta].max())})")
+    return parts[0] + ", " + "; ".join(parts[1:]) + "."
 
 
 def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.DataFrame]) -> str:
@@ -674,8 +691,9 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
     )
     # 4. Gaussian
     items.append(
-        "**Gaussian baseline at tiny δ.** diffprivlib's GaussianAnalytic under-noises for δ below about 1e-16; "
-        "the utility stage checks its σ against an independent log-space calibration and uses the correct σ. "
+        "**Gaussian baseline at tiny δ.** diffprivlib's GaussianAnalytic is miscalibrated at very small δ "
+        "; the utility stage checks its σ against an independent log-space calibration and "
+        "uses the correct σ. "
         + read_gaussian_checks(gaussian or [])
     )
     # 5. counts
