@@ -691,8 +691,8 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
     )
     # 4. Gaussian
     items.append(
-        "**Gaussian baseline at tiny δ.** diffprivlib's GaussianAnalytic is miscalibrated at very small δ "
-        "; the utility stage checks its σ against an independent log-space calibration and "
+        "**Gaussian baseline at tiny δ.** diffprivlib's GaussianAnalytic is miscalibrated at very small δ; "
+        "the utility stage checks its σ against an independent log-space calibration and "
         "uses the correct σ. "
         + read_gaussian_checks(gaussian or [])
     )
