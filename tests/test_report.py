@@ -283,3 +283,19 @@ def test_read_gaussian_checks():
         "elsewhere they agree within 1% (δ 1.000e-06 to 0.001)."
     )
     assert report.read_gaussian_checks([]) == "No calibration with both σ values is present in this run."
+
+
+def test_read_sweep_places_bounds_relative_to_exact():
+    rows = []
+    for n, exact in [(100, -10.0), (200, -20.0), (300, -30.0)]:
+        rows.append({"n_users": n, "accountant": "biswas-exact", "kind": "exact", "log10_delta": exact})
+        rows.append({"n_users": n, "accountant": "strong-adversary", "kind": "upper bound", "log10_delta": exact + 1})
+        rows.append({"n_users": n, "accountant": "biswas-printed", "kind": "as printed", "log10_delta": exact - 5})
+    frame = pd.DataFrame(rows)
+    frame["delta"] = 10.0 ** frame["log10_delta"]
+    text = report.read_sweep(frame)
+    assert "`biswas-exact` (exact): 3 points, log10 δ from -30.0 to -10.0, 0 with δ = 0." in text
+    assert "`strong-adversary` is below `biswas-exact` at 0 and above it at 3 of 3 points (an upper bound must never be below)." in text
+    assert "`biswas-printed` is below `biswas-exact` at 3 and above it at 0 of 3 points." in text
+    with pytest.raises(ValueError, match=r"`sweep data` must have columns accountant, kind, delta"):
+        report.read_sweep(pd.DataFrame({"delta": [1.0]}))

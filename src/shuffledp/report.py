@@ -48,6 +48,7 @@ __all__ = [
     "read_data_counts",
     "read_heatmap_summary",
     "read_crossover",
+    "read_sweep",
     "read_gaussian_checks",
     "build_report",
     "render_markdown",
@@ -503,6 +504,47 @@ def read_crossover(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+#: log10 slack when comparing two accountants' delta (values are computed independently)
+_LOG10_DELTA_SLACK = 1e-9
+
+
+def read_sweep(frame: pd.DataFrame) -> str:
+    """Facts from a δ sweep: per accountant the δ range, and where labelled bounds sit vs the exact δ.
+
+    ``frame``: one row per (setting, accountant) with ``accountant``, ``kind`` (as printed / exact /
+    upper bound / lower bound ...), ``delta`` and optionally ``log10_delta`` (kept when δ underflows).
+    """
+    needed = ("accountant", "kind", "delta")
+    if not all(c in frame.columns for c in needed):
+        raise ValueError(f"`sweep data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+    frame = frame.copy()
+    if "log10_delta" not in frame.columns:
+        with np.errstate(divide="ignore"):
+            frame["log10_delta"] = np.log10(frame["delta"].astype(float))
+    keys = [c for c in frame.columns if c not in ("sweep", "accountant", "kind", "label", "delta", "log10_delta")]
+    sentences = []
+    for (name, kind), group in frame.groupby(["accountant", "kind"], sort=False):
+        finite = group["log10_delta"][np.isfinite(group["log10_delta"])]
+        span = f"log10 δ from {finite.min():.1f} to {finite.max():.1f}" if len(finite) else "δ = 0 throughout"
+        sentences.append(f"`{name}` ({kind}): {len(group)} points, {span}, {int((group['log10_delta'] == -np.inf).sum())} with δ = 0.")
+    exact = frame[frame["kind"] == "exact"]
+    if len(exact) and keys:
+        reference = exact.drop_duplicates(keys).set_index(keys)["log10_delta"]
+        for (name, kind), group in frame[frame["kind"] != "exact"].groupby(["accountant", "kind"], sort=False):
+            joined = group.set_index(keys)["log10_delta"].to_frame("other").join(reference.rename("exact"), how="inner")
+            if joined.empty:
+                continue
+            below = int((joined["other"] < joined["exact"] - _LOG10_DELTA_SLACK).sum())
+            above = int((joined["other"] > joined["exact"] + _LOG10_DELTA_SLACK).sum())
+            sentences.append(
+                f"`{name}` is below `{exact['accountant'].iloc[0]}` at {below} and above it at {above} of {len(joined)} points"
+                + (" (an upper bound must never be below)" if kind == "upper bound" else "")
+                + (" (a lower bound must never be above)" if kind == "lower bound" else "")
+                + "."
+            )
+    return " ".join(sentences)
+
+
 #: relative gap between our sigma and diffprivlib's that the report calls a difference
 _SIGMA_REPORT_TOLERANCE = 0.01
 
@@ -799,11 +841,13 @@ def build_report(inputs: ReportInputs) -> list:
         images, data_paths = _existing(extra.get("images", ())), _existing(extra.get("data", ()))
         if not images and not data_paths:
             continue
-        blocks.append(Heading(2, f"Beyond the paper: {name}", f"extra-{name}"))
+        blocks.append(Heading(2, f"Beyond the paper: {name}", f"extra-{name.replace(' ', '-')}"))
         readings = []
         for path in data_paths:
             try:
-                readings.append(read_crossover(pd.read_csv(path)) if name == "crossover" else read_method_comparison(pd.read_csv(path)))
+                reader = {"crossover": read_crossover, "delta sweeps": read_sweep}.get(name, read_method_comparison)
+                text = reader(pd.read_csv(path))
+                readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")
             except ValueError as error:
                 readings.append(f"the data file `{path}` could not be read ({error})")
         blocks.append(Paragraph("Ours: " + (" ".join(readings) or "no data file, so no reading is given.")))

@@ -134,7 +134,18 @@ REPORT_GAUSSIAN_CHECKS = sorted(
     | {p for p in _report_stage_outputs() if _stage_of(p) == "utility" and Path(p).name in ("text_tv.csv", "crossover.csv")}
 )
 # Outputs beyond the paper that the report shows in their own section (name -> images, data).
+_SWEEP_OUTPUTS = sorted(
+    {
+        path
+        for path in {str(t) for t in ALL_TARGETS}
+        if _stage_of(path) in REPORT_SETTINGS["stages"] and Path(path).parent.name == "sweeps"
+    }
+)
 REPORT_EXTRAS = {
+    "delta sweeps": {
+        "images": [p for p in _SWEEP_OUTPUTS if p.endswith(".png")],
+        "data": [p for p in _SWEEP_OUTPUTS if p.endswith(".csv")],
+    },
     "crossover": {
         "images": [p for p in _report_stage_outputs() if Path(p).name.startswith("crossover") and p.endswith(".png")],
         "data": [p for p in _report_stage_outputs() if Path(p).name.startswith("crossover") and p.endswith(".csv")],
