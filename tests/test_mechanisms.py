@@ -44,7 +44,7 @@ def test_krr_channel_is_stochastic_with_ratio_e_eps0(k, eps0):
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"k": 1, "epsilon_local": 1.0}, ValueError, r"`k` must be an integer in \[2, inf\]; got 1\."),
+        ({"k": 1, "epsilon_local": 1.0}, ValueError, r"`k` must be an integer in \[2, inf\); got 1\."),
         ({"k": 3, "epsilon_local": 0.0}, ValueError, r"`epsilon_local` must be in \(0, inf\); got 0\.0\."),
         ({"k": 2.5, "epsilon_local": 1.0}, TypeError, r"`k` must be an integer; got 2\.5"),
     ],
@@ -143,7 +143,7 @@ def test_sampler_shapes_and_reproducibility():
         ([1, -1, 2], {}, ValueError, r"`counts` must hold non-negative integers; got -1"),
         ([1.5, 1, 2], {}, ValueError, r"`counts` must hold non-negative integers; got 1\.5"),
         ([3], {}, ValueError, r"`counts` must be a 1-d array of at least 2 bin counts; got shape \(1,\)"),
-        ([1, 2], {"size": 0}, ValueError, r"`size` must be an integer in \[1, inf\]; got 0\."),
+        ([1, 2], {"size": 0}, ValueError, r"`size` must be an integer in \[1, inf\); got 0\."),
         ([1, 2], {"rng": 3}, TypeError, r"`rng` must be a numpy.random.Generator; got int\."),
     ],
 )

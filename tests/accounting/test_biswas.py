@@ -277,5 +277,5 @@ def test_validation_messages():
         BiswasPrinted(epsilon_local=1.0, n_users=10, k=3)
     with pytest.raises(ValueError, match=r"`n_x0` must be an integer in \[0, 9\]; got 10"):
         BiswasExact(epsilon_local=1.0, n_users=10, k=3, n_x0=10)
-    with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\]; got -0.5"):
+    with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\); got -0.5"):
         BiswasExact(epsilon_local=1.0, n_users=10, k=3, n_x0=2).delta_for_epsilon([0.1, -0.5])

@@ -26,7 +26,7 @@ def test_errors():
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.7, delta=0.1, upper=0.5)
     with pytest.raises(ValueError, match=r"`delta` must be in \[0, 1\); got 1.0"):
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.7, delta=1.0)
-    with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\]; got -1.0"):
+    with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\); got -1.0"):
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=-1.0, delta=0.1)
     with pytest.raises(ValueError, match=r"no `epsilon_local` in \[1e-06, 30.0\] meets \(epsilon, delta\) = \(0.0, 0.0\)"):
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.0, delta=0.0)

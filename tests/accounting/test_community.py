@@ -67,5 +67,5 @@ def test_validation_messages():
         community_delta([0, 0], epsilon_local=1.0, epsilons=[0.1])
     with pytest.raises(ValueError, match=r"`accountant` must be one of .*; got 'nope'"):
         community_delta([1, 2], epsilon_local=1.0, epsilons=[0.1], accountant="nope")
-    with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\]; got -1.0"):
+    with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\); got -1.0"):
         community_delta([1, 2], epsilon_local=1.0, epsilons=[-1.0])

@@ -153,9 +153,9 @@ def test_file_url(tmp_path):
 
 
 def test_download_rejects_bad_options(tmp_path):
-    with pytest.raises(ValueError, match=r"`retries` must be an integer in \[1, inf\]; got 0"):
+    with pytest.raises(ValueError, match=r"`retries` must be an integer in \[1, inf\); got 0"):
         download("file:///x", tmp_path / "x", expected_rows=1, retries=0)
-    with pytest.raises(ValueError, match=r"`timeout` must be in \(0, inf\]; got 0.0"):
+    with pytest.raises(ValueError, match=r"`timeout` must be in \(0, inf\); got 0.0"):
         download("file:///x", tmp_path / "x", expected_rows=1, timeout=0)
 
 

@@ -257,8 +257,8 @@ BOX = dict(name="box", lat_min=10.0, lat_max=11.0, lon_min=20.0, lon_max=22.0, n
     [
         (dict(lat_max=9.0), r"`lat_max` must be greater than `lat_min` \(10.0\); got 9.0"),
         (dict(lon_min=22.0), r"`lon_max` must be greater than `lon_min` \(22.0\); got 22.0"),
-        (dict(n_lat=0), r"`n_lat` must be an integer in \[1, inf\]; got 0"),
-        (dict(n_lon=-2), r"`n_lon` must be an integer in \[1, inf\]; got -2"),
+        (dict(n_lat=0), r"`n_lat` must be an integer in \[1, inf\); got 0"),
+        (dict(n_lon=-2), r"`n_lon` must be an integer in \[1, inf\); got -2"),
         (dict(lat_min=-91.0), r"`lat_min` must be in \[-90, 90\]; got -91.0"),
         (dict(lon_max=200.0), r"`lon_max` must be in \[-180, 180\]; got 200.0"),
     ],
