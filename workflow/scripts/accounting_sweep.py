@@ -28,4 +28,4 @@ figure.tight_layout()
 with atomic_output(snakemake.output.figure) as temporary:
     figure.savefig(temporary, dpi=150)
 plt.close(figure)
-log.info("sweep %s: %d rows, %d with delta = 0", name, len(frame), int((frame["delta"] == 0).sum()))
+log.info("sweep %s: %d rows, %d with delta = 0 exactly", name, len(frame), int((frame["log10_delta"] == float("-inf")).sum()))
