@@ -1,6 +1,7 @@
 # Data stage: fetch Gowalla -> prepare each source (count malformed rows) -> crop and grid per
 # region -> data summary and Figure 3. Library: shuffledp.data (gowalla.py, download.py).
 import re
+import sys
 
 SNAP_RAW = "data/raw/loc-gowalla_totalCheckins.txt.gz"
 
@@ -151,3 +152,14 @@ ALL_TARGETS.extend(
         "results/data/fig3.png",
     ]
 )
+
+
+
+onerror:
+    # Repeat the fetch job's one-line diagnosis (offline, corrupt download, ...) as the last thing
+    # printed, so it is not buried among the other jobs' output of a --keep-going run.
+    _fetch_log = Path("logs/data/fetch_gowalla.log")
+    if config["data"]["source"] == "snap" and not Path(SNAP_RAW).exists() and _fetch_log.exists():
+        _lines = _fetch_log.read_text(encoding="utf-8").strip().splitlines()
+        if _lines:
+            print("\nGowalla data: " + _lines[-1].split(" ", 2)[-1], file=sys.stderr)
