@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
+from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, format_number
 
 __all__ = [
     "VERDICTS",
@@ -271,19 +271,7 @@ def verdict_counts(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _format_number(value) -> str:
-    if value is None:
-        return ""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if math.isnan(value):
-        return "–"
-    if value == 0.0:
-        return "0"
-    if abs(value) < 1e-3 or abs(value) >= 1e5:
-        return f"{value:.3e}"
-    return f"{value:.4g}"
+    return "" if value is None else format_number(value, missing="–")
 
 
 # Figure data: tolerant column names (the stages own their data files).

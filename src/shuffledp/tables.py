@@ -26,6 +26,7 @@ __all__ = [
     "printed_precision_verdict",
     "write_table",
     "atomic_write_text",
+    "format_number",
 ]
 
 REPRODUCED = "reproduced"
@@ -116,15 +117,29 @@ def atomic_write_text(path, text: str) -> None:
         raise
 
 
+def format_number(value, *, missing: str = "") -> str:
+    """Short display form of a table value: 4 significant digits, scientific when tiny or huge.
+
+    Non-numbers are returned as text; NaN and None become ``missing``.
+    """
+    if value is None:
+        return missing
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(number):
+        return missing
+    if number == 0.0:
+        return "0"
+    if abs(number) < 1e-3 or abs(number) >= 1e5:
+        return f"{number:.3e}"
+    return f"{number:.4g}"
+
+
 def _format_cell(value) -> str:
     if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        if value == 0.0:
-            return "0"
-        if abs(value) < 1e-3 or abs(value) >= 1e5:
-            return f"{value:.3e}"
-        return f"{value:.4g}"
+        return format_number(value)
     return str(value)
 
 
