@@ -246,16 +246,8 @@ def read_snap(path) -> ParsedCheckins:
         parse_options=pa_csv.ParseOptions(
             delimiter="\t", quote_char=False, ignore_empty_lines=False, invalid_row_handler=invalid
         ),
-        convert_options=pa_csv.ConvertOptions(
-            column_types={name: pa.string() for name in SNAP_COLUMNS},
-            strings_can_be_null=False,
-            quoted_strings_can_be_null=False,
-        ),
     )
-    n_rows = table.num_rows
-    blank = np.ones(n_rows, dtype=bool)
-    for name in SNAP_COLUMNS:
-        blank &= pc.equal(table[name], "").to_numpy(zero_copy_only=False).astype(bool)
+    blank = _blank_rows(table, SNAP_COLUMNS)
     good_user = _matches(table["user"], _INTEGER)
     good_time = _valid_times(table["time"])
     numeric, in_range, lat, lon = _coordinate_checks(table["latitude"], table["longitude"])
@@ -279,13 +271,27 @@ def read_snap(path) -> ParsedCheckins:
 
 
 def _read_or_empty(path: Path, names, **options) -> pa.Table:
-    """``pyarrow.csv.read_csv``, except that an empty file gives a table of zero rows."""
+    """``pyarrow.csv.read_csv`` with every column read as non-null text (validated afterwards),
+    except that an empty file gives a table of zero rows."""
+    convert = pa_csv.ConvertOptions(
+        column_types={name: pa.string() for name in names},
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
     try:
-        return pa_csv.read_csv(path, **options)
+        return pa_csv.read_csv(path, convert_options=convert, **options)
     except pa.ArrowInvalid as error:
         if "Empty CSV file" not in str(error):
             raise
         return pa.table({name: pa.array([], pa.string()) for name in names})
+
+
+def _blank_rows(table: pa.Table, names) -> np.ndarray:
+    """Rows whose every field is empty (blank lines)."""
+    blank = np.ones(table.num_rows, dtype=bool)
+    for name in names:
+        blank &= pc.equal(table[name], "").to_numpy(zero_copy_only=False).astype(bool)
+    return blank
 
 
 def _header(path: Path, delimiter: str) -> list[str]:
@@ -324,16 +330,8 @@ def read_csv(
         parse_options=pa_csv.ParseOptions(
             delimiter=delimiter, ignore_empty_lines=False, invalid_row_handler=invalid
         ),
-        convert_options=pa_csv.ConvertOptions(
-            column_types={name: pa.string() for name in names},
-            strings_can_be_null=False,
-            quoted_strings_can_be_null=False,
-        ),
     )
-    n_rows = table.num_rows
-    blank = np.ones(n_rows, dtype=bool)
-    for name in names:
-        blank &= pc.equal(table[name], "").to_numpy(zero_copy_only=False).astype(bool)
+    blank = _blank_rows(table, names)
     numeric, in_range, lat, lon = _coordinate_checks(table[lat_column], table[lon_column])
     checks = [("blank_line", blank)]
     columns = {}
