@@ -25,16 +25,20 @@ def test_labels(name):
     assert "all neighbouring datasets" in accountant.scope
 
 
+def _mp_clones_parameters(eps0, eps, k):
+    """(e^eps, alpha, clone probability r, weight) of the clones pair, at the caller's mpmath precision."""
+    e0, e = mpmath.mpf(eps0), mpmath.exp(mpmath.mpf(eps))
+    alpha = mpmath.exp(e0) / (mpmath.exp(e0) + 1)
+    if k is None:
+        return e, alpha, mpmath.exp(-e0), mpmath.mpf(1)
+    q = 1 / (mpmath.exp(e0) + k - 1)
+    return e, alpha, 2 * q, (mpmath.exp(e0) + 1) * q
+
+
 def _mp_clones(n, eps0, eps, *, k=None, dps=60):
     """mpmath: sum over every outcome of max(P - e^eps Q, 0) for the clones pair (no tail identities)."""
     with mpmath.workdps(dps):
-        e0, e = mpmath.mpf(eps0), mpmath.exp(mpmath.mpf(eps))
-        alpha = mpmath.exp(e0) / (mpmath.exp(e0) + 1)
-        if k is None:
-            r, weight = mpmath.exp(-e0), mpmath.mpf(1)
-        else:
-            q = 1 / (mpmath.exp(e0) + k - 1)
-            r, weight = 2 * q, (mpmath.exp(e0) + 1) * q
+        e, alpha, r, weight = _mp_clones_parameters(eps0, eps, k)
         total = mpmath.mpf(0)
         for c in range(n):
             w = mpmath.binomial(n - 1, c) * r**c * (1 - r) ** (n - 1 - c)
@@ -52,13 +56,7 @@ def _mp_clones_tails(n, eps0, eps, *, k=None, dps=60):
     u = alpha - e^eps (1 - alpha), v = e^eps alpha - (1 - alpha), x_c = floor(v (c + 1) / (u + v)) + 1.
     Validated against the outcome-by-outcome :func:`_mp_clones` on small n."""
     with mpmath.workdps(dps):
-        e0, e = mpmath.mpf(eps0), mpmath.exp(mpmath.mpf(eps))
-        alpha = mpmath.exp(e0) / (mpmath.exp(e0) + 1)
-        if k is None:
-            r, weight = mpmath.exp(-e0), mpmath.mpf(1)
-        else:
-            q = 1 / (mpmath.exp(e0) + k - 1)
-            r, weight = 2 * q, (mpmath.exp(e0) + 1) * q
+        e, alpha, r, weight = _mp_clones_parameters(eps0, eps, k)
         u, v = alpha - e * (1 - alpha), e * alpha - (1 - alpha)
         total = mpmath.mpf(0)
         for c in range(n):
