@@ -120,3 +120,24 @@ def test_argparse_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["delta", "--accountant", "biswas-exact", "--n", "5", "--k", "3", "--eps", "0.1"])
     assert exit_info.value.code == 2 and "--eps0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["accountants"], ["accountants", "--json"],
+     ["delta", "--accountant", "rate-balle", "--eps0", "1", "--n", "10", "--k", "3", "--eps", "0.1"]],
+)
+def test_closed_pipe_exits_quietly(argv):
+    """`shuffle-dp accountants | head` must not end in a BrokenPipeError traceback.
+
+    The reading end is closed before the command writes, so every write hits a broken pipe
+    (deterministic, unlike racing a real `head`).
+    """
+    process = subprocess.Popen(
+        [sys.executable, "-m", "shuffledp", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 1  # the Python docs' convention for EPIPE (note on SIGPIPE)
+    assert err == "", err
