@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_sub
+from shuffledp._numerics import log1mexp, log_expm1, log_sub
 from shuffledp.accounting._base import Accountant, BoundKind
 from shuffledp.accounting._split_pair import log_split_pair_delta
 
@@ -74,16 +74,16 @@ def krr_blanket_logs(epsilon_local: float, k: int) -> dict[str, float]:
     r = 2 q and 1 - r = (e^eps0 + k - 3) / (e^eps0 + k - 1).
     """
     log_denominator = float(np.logaddexp(epsilon_local, np.log(k - 1.0)))
-    log_expm1 = float(np.log(np.expm1(epsilon_local)))
+    log_expm1_e0 = float(log_expm1(epsilon_local))
     if k == 2:
-        log_numerator_1mr = log_expm1
+        log_numerator_1mr = log_expm1_e0
     elif k == 3:
         log_numerator_1mr = float(epsilon_local)
     else:
         log_numerator_1mr = float(np.logaddexp(epsilon_local, np.log(k - 3.0)))
     return {
         "log_gamma": float(np.log(k)) - log_denominator,
-        "log_1mgamma": log_expm1 - log_denominator,
+        "log_1mgamma": log_expm1_e0 - log_denominator,
         "log_q": -log_denominator,
         "log_r": float(np.log(2.0)) - log_denominator,
         "log_1mr": log_numerator_1mr - log_denominator,
@@ -199,26 +199,40 @@ class _BalleSection5(Accountant):
         raise NotImplementedError
 
 
+def _log_log1p_exp(log_x):
+    """log(log(1 + e^log_x)) without underflow: ~log_x when e^log_x is below 1e-16."""
+    log_x = np.asarray(log_x, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(log_x < -36.0, log_x, np.log(np.logaddexp(0.0, np.maximum(log_x, -36.0))))
+
+
+def _log1mexp_of_minus(log_d):
+    """log(1 - e^-d) given log d (d >= 0), accurate for every d from 1e-300 to inf."""
+    log_d = np.asarray(log_d, dtype=float)
+    with np.errstate(over="ignore"):
+        d = np.exp(np.maximum(log_d, -36.0))
+    return np.where(log_d < -36.0, log_d, log1mexp(-d))
+
+
 class _BalleHoeffding(_BalleSection5):
     def _log_range(self, eps):
         """log b, b the range of the privacy amplification variable."""
         s = self.setting
         e0 = s.epsilon_local
-        if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2)
-            return np.logaddexp(eps, 0.0) + np.log(2.0 * np.sinh(e0))
+        if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2); log(2 sinh x) = x + log(1 - e^-2x)
+            return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
         logs = krr_blanket_logs(e0, s.k)  # (1 - gamma) k (e^eps + 1), Lemma 5.7 (1)
         return logs["log_1mgamma"] + np.log(s.k) + np.logaddexp(eps, 0.0)
 
     def _log_bound(self, eps):
-        n = self.setting.n_users
+        n = float(self.setting.n_users)
         log_gamma, _ = self._gamma()
-        with np.errstate(divide="ignore"):  # eps = 0 gives log 0; the bound is then trivial
-            log_a = np.log(np.expm1(eps))
+        log_a = log_expm1(eps)  # -inf at eps = 0, where the bound is trivial
         log_b = self._log_range(eps)
         exponent = -2.0 * np.exp(2.0 * (log_a - log_b))  # -2 a^2 / b^2
         # log(1 - gamma (1 - e^exponent)) computed as log1p(-gamma * -expm1(exponent))
         log_base = np.log1p(-np.exp(log_gamma) * -np.expm1(exponent))
-        with np.errstate(divide="ignore"):
+        with np.errstate(invalid="ignore"):
             value = 2.0 * log_b - np.log(4.0) - log_a - log_gamma - np.log(n) + n * log_base
         return np.where(eps > 0, value, 0.0)
 
@@ -228,36 +242,46 @@ class _BalleBennett(_BalleSection5):
         """(log b+, log sigma2): maximum and second moment of the privacy amplification variable."""
         s = self.setting
         e0 = s.epsilon_local
+        log_cosh_term = np.logaddexp(2.0 * eps, 0.0)  # log(e^(2 eps) + 1)
         if self.generic:  # Lemma 5.4 (2), (3) with gamma_ub = 1, gamma_lb = e^-eps0
             log_max = e0 + log1mexp(eps - 2.0 * e0)
-            moment = np.exp(e0) * (np.exp(2.0 * eps) + 1.0) - 2.0 * np.exp(eps - 3.0 * e0)
-            return log_max, np.log(moment)
+            # sigma2 = e^eps0 (e^(2 eps) + 1) - 2 e^(eps - 3 eps0) = e^eps0 (e^(2 eps) + 1) (1 - 2 e^(eps - 4 eps0) / (e^(2 eps) + 1))
+            log_moment = e0 + log_cosh_term + log1mexp(np.log(2.0) + eps - 4.0 * e0 - log_cosh_term)
+            return log_max, log_moment
         logs = krr_blanket_logs(e0, s.k)
-        gamma, one_minus = np.exp(logs["log_gamma"]), np.exp(logs["log_1mgamma"])
-        # b+ = (1 - gamma) k - gamma (e^eps - 1) > 0 for eps < eps0 (it vanishes at eps = eps0)
-        with np.errstate(divide="ignore"):
-            log_excess = logs["log_gamma"] + np.log(np.expm1(eps))
-        log_max = log_sub(logs["log_1mgamma"] + np.log(s.k), log_excess)
-        moment = gamma * (2.0 - gamma) * np.expm1(eps) ** 2 + one_minus**2 * s.k * (np.exp(2.0 * eps) + 1.0)
-        return log_max, np.log(moment)
+        log_denominator = float(np.logaddexp(e0, np.log(s.k - 1.0)))
+        # b+ = (1 - gamma) k - gamma (e^eps - 1) = k (e^eps0 - e^eps) / (e^eps0 + k - 1) > 0 for eps < eps0
+        log_max = np.log(s.k) + e0 + log1mexp(eps - e0) - log_denominator
+        log_2mgamma = float(np.log1p(np.exp(logs["log_1mgamma"])))  # log(2 - gamma)
+        log_moment = np.logaddexp(
+            logs["log_gamma"] + log_2mgamma + 2.0 * log_expm1(eps),
+            2.0 * logs["log_1mgamma"] + np.log(s.k) + log_cosh_term,
+        )
+        return log_max, log_moment
 
     def _log_bound(self, eps):
-        n = self.setting.n_users
+        n = float(self.setting.n_users)
         log_gamma, log_1mgamma = self._gamma()
-        with np.errstate(divide="ignore"):
-            log_a = np.log(np.expm1(eps))
-        with np.errstate(divide="ignore"):
-            log_max, log_moment = self._log_max_and_moment(eps)
-        beta = np.exp(log_a + log_max - log_moment)
-        phi = np.where(beta < 1e-4, beta**2 / 2 - beta**3 / 6 + beta**4 / 12,
-                       (1.0 + beta) * np.log1p(beta) - beta)
-        rate = np.exp(log_moment - 2.0 * log_max) * phi  # sigma2 phi(beta) / b+^2
+        log_a = log_expm1(eps)  # -inf at eps = 0, where the bound is trivial
+        log_max, log_moment = self._log_max_and_moment(eps)
+        log_beta = log_a + log_max - log_moment
+        beta = np.exp(np.minimum(log_beta, 0.0))
+        # log phi(beta), phi(u) = (1 + u) log(1 + u) - u: series below 1e-4, else
+        # (1 + beta)(log(1 + beta) - beta / (1 + beta)) with log(1 + beta) = logaddexp(0, log beta)
+        log_1p_beta = np.logaddexp(0.0, log_beta)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            series = 2.0 * log_beta - np.log(2.0) + np.log1p(-beta / 3.0 + beta**2 / 6.0)
+            closed = log_1p_beta + np.log(log_1p_beta - np.exp(log_beta - log_1p_beta))
+        log_phi = np.where(log_beta < np.log(1e-4), series, closed)
+        with np.errstate(over="ignore", invalid="ignore"):
+            rate = np.exp(log_moment - 2.0 * log_max + log_phi)  # sigma2 phi(beta) / b+^2 (inf: delta ~ e^-rate = 0)
+        # bracket = (1 - gamma (1 - e^-rate))^n - (1 - gamma)^n = first * (1 - e^-d) with
+        # d = n log(1 + y), y = gamma e^-rate / (1 - gamma): no subtraction of two close powers
         log_first = n * np.log1p(-np.exp(log_gamma) * -np.expm1(-rate))
-        log_second = n * log_1mgamma
-        # (1 - gamma (1 - e^-rate))^n > (1 - gamma)^n since rate > 0: the bracket is positive
-        bracket = log_sub(log_first, np.minimum(log_second, log_first))
-        with np.errstate(divide="ignore"):
-            value = log_max - log_gamma - np.log(n) - np.log(np.log1p(beta)) + bracket
+        log_d = np.log(n) + _log_log1p_exp(log_gamma - log_1mgamma - rate)
+        log_bracket = log_first + _log1mexp_of_minus(log_d)
+        with np.errstate(invalid="ignore"):
+            value = log_max - log_gamma - np.log(n) - _log_log1p_exp(log_beta) + log_bracket
         return np.where(eps > 0, value, 0.0)
 
 

@@ -60,6 +60,7 @@ def clones_pair_parameters(epsilon_local: float, n_users: int, k: int | None = N
         "log_1mr": log_1mr,
         "log_alpha": log_alpha,
         "log_1malpha": log_1malpha,
+        "log_odds": float(epsilon_local),  # log(alpha / (1 - alpha)), exact
         "log_weight": log_weight,
     }
 
@@ -74,14 +75,19 @@ class FeldmanClosed(Accountant):
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
-        n = self.setting.n_users
+        n = float(self.setting.n_users)
         e0 = self.setting.epsilon_local
         log_delta_min = np.log(2.0) - n * np.exp(-e0) / 16.0
-        t = np.expm1(epsilons) / np.tanh(e0 / 2.0) - 8.0 * np.exp(e0) / n  # (e^e0+1)/(e^e0-1) = coth(e0/2)
-        log_delta = np.log(4.0) - n * t**2 / (64.0 * np.exp(e0))
-        out = np.where(t > 0, np.maximum(log_delta, log_delta_min), 0.0)
-        out = np.where(log_delta_min >= 0.0, 0.0, np.minimum(out, 0.0))
-        return np.where(epsilons >= e0, -np.inf, out)
+        out = np.where(epsilons >= e0, -np.inf, 0.0)
+        # the condition holds for some delta < 1 only when delta_min < 1, i.e. eps0 < log(n / (16 log 2))
+        # (< 35 for n <= 1e15): then e^eps0 and e^eps (eps < eps0) are finite
+        inside = (epsilons < e0) & (log_delta_min < 0.0)
+        if inside.any():
+            eps = epsilons[inside]
+            t = np.expm1(eps) / np.tanh(e0 / 2.0) - 8.0 * np.exp(e0) / n  # (e^e0+1)/(e^e0-1) = coth(e0/2)
+            log_delta = np.log(4.0) - n * t**2 / (64.0 * np.exp(e0))
+            out[inside] = np.minimum(0.0, np.where(t > 0, np.maximum(log_delta, log_delta_min), 0.0))
+        return out
 
 
 class FeldmanNumerical(Accountant):
