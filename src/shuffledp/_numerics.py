@@ -130,7 +130,7 @@ def log_binom_pmf_loader(k, n, log_p, log_q):
     """
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
     out = np.full(k.shape, -np.inf)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # n log q may be below -1.8e308: -inf
         lower = (k == 0) & (n >= 0)
         out[lower] = np.where(n[lower] == 0, 0.0, n[lower] * log_q)
         upper = (k == n) & (n > 0)

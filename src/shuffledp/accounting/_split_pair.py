@@ -21,8 +21,8 @@ maps P to Q, so the divergence is the same in both directions.
 Evaluation (all in log space). With log_odds = log(alpha / (1 - alpha)) (= eps0 for the clones
 pair, inf for alpha = 1), u = (1 - alpha)(e^log_odds - e^eps) and v = (1 - alpha)(e^(eps + log_odds) -
 1) are formed from log1mexp / log(e^x - 1), so both keep full relative precision for eps0 down to
-1e-12 and never overflow; h_s is computed relative to v (u / v <= 1 and (e^eps - 1) / v <= 1 / alpha),
-so every finite eps works, e^eps is never formed. For alpha = 1 every finite likelihood ratio
+1e-12 and never overflow; h_s is computed relative to u (and the series below relative to v), so
+every finite eps works and e^eps is never formed. For alpha = 1 every finite likelihood ratio
 x / (s + 1 - x) is at most N, so delta is constant for eps >= log(N + 1) + 1 (only the outcome with
 Q = 0 remains) and larger eps, infinity included, are evaluated there: exact, not a clamp. For
 alpha < 1 delta is 0 from eps = log_odds on.
@@ -52,7 +52,21 @@ from scipy.special import betainc
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_expm1, logsumexp
 
-__all__ = ["log_split_pair_delta", "log_split_pair_delta_direct"]
+__all__ = ["log_split_pair_delta", "log_split_pair_delta_direct", "MAX_USERS", "check_size"]
+
+#: largest n accepted by the accountants built on the split pair: the kept totals are a window of
+#: O(sqrt(n)), each costing an incomplete beta or a recurrence step (about 5 s per 4 epsilons at
+#: n = 10^10; minutes beyond 10^11)
+MAX_USERS = 10**10
+
+
+def check_size(name: str, n_users: int) -> None:
+    """Refuse n above :data:`MAX_USERS` before any work."""
+    if n_users > MAX_USERS:
+        raise ValueError(
+            f"`n_users` must be an integer in [1, {MAX_USERS}] for accountant {name!r} (its work grows as "
+            f"sqrt(n) incomplete-beta evaluations); got {n_users}."
+        )
 
 _LOG2 = float(np.log(2.0))
 #: blocks whose best possible contribution is this far (in log) below a known term are skipped
@@ -61,11 +75,11 @@ _LOG_SKIP = 46.0
 _FIRST_BLOCKS = 4096
 _SPLIT = 64
 #: longest run of consecutive totals whose centre tails follow from one incomplete beta
-_RUN = 64
+_RUN = 4096
 #: totals below this use the incomplete beta directly (it is fast there)
 _RUN_MIN_TOTAL = 4096
 #: kept leaf terms summed per chunk (bounds memory)
-_LEAF_CHUNK = 1 << 20
+_LEAF_CHUNK = 1 << 18
 #: use the incomplete-beta path only above this log-pmf (far from double underflow)
 _LOG_PMF_FLOOR = -600.0
 #: below this fraction of u * pmf, u * pmf - (e^eps - 1) * tail is summed term by term instead
@@ -93,18 +107,26 @@ def _near_center_tail(s, x, log_pmf):
     Pr(B_{s+1} >= x) = Pr(B_s >= x) + pmf_s(x - 1) / 2 and Pr(B_{s+1} >= x + 1) = Pr(B_s >= x) - pmf_s(x) / 2,
     so the incomplete beta is evaluated once per run of at most ``_RUN`` totals. Near the centre the
     tail is >= 0.05 and each step moves it by O(1/sqrt(s)), so the accumulated rounding stays
-    below ``_RUN`` * 1e-16 / 0.05 relative. ``log_pmf`` is log pmf_s(x - 1).
+    below ``_RUN`` * 1e-16 / 0.05 (1e-11) relative. ``log_pmf`` is log pmf_s(x - 1).
     """
     size = s.size
     follows = np.zeros(size, dtype=bool)
     follows[1:] = (s[1:] == s[:-1] + 1) & ((x[1:] - x[:-1]) >= 0) & ((x[1:] - x[:-1]) <= 1)
-    starts = np.flatnonzero(~follows)
-    run_id = np.cumsum(~follows) - 1
-    position = np.arange(size) - starts[run_id]
-    follows &= position % _RUN != 0  # split long runs
-    starts = np.flatnonzero(~follows)
-    run_id = np.cumsum(~follows) - 1
-    position = np.arange(size) - starts[run_id]
+    run = _RUN
+    while True:
+        starts = np.flatnonzero(~follows)
+        run_id = np.cumsum(~follows) - 1
+        position = np.arange(size) - starts[run_id]
+        split = follows & (position % run == 0)  # split long runs
+        if split.any():
+            follows = follows & ~split
+            starts = np.flatnonzero(~follows)
+            run_id = np.cumsum(~follows) - 1
+            position = np.arange(size) - starts[run_id]
+        width = int(position.max()) + 1
+        if starts.size * width <= 4 * size + 4096 or run <= 64:
+            break
+        run = 64  # many short runs beside a long one: a padded table would be mostly empty
     values = np.empty(size)
     values[starts] = betainc(x[starts].astype(float), (s[starts] - x[starts] + 1).astype(float), 0.5)
     step = np.flatnonzero(follows)
@@ -113,7 +135,7 @@ def _near_center_tail(s, x, log_pmf):
         pmf_below = np.exp(log_pmf[previous])  # pmf_s(x - 1) of the previous total
         pmf_at = pmf_below * (s[previous] - x[previous] + 1) / x[previous]  # pmf_s(x)
         values[step] = np.where(x[step] == x[previous], 0.5 * pmf_below, -0.5 * pmf_at)
-    table = np.zeros((starts.size, _RUN))
+    table = np.zeros((starts.size, width))
     table[run_id, position] = values
     return np.cumsum(table, axis=1)[run_id, position]
 
@@ -121,11 +143,11 @@ def _near_center_tail(s, x, log_pmf):
 def _log_inner(s, log_u, log_v, log_e):
     """log h_s (see the module docstring) for an integer array ``s``, one epsilon.
 
-    ``log_u``, ``log_v`` are log u and log v, ``log_e`` is log(e^eps - 1); everything is scaled by v.
+    ``log_u``, ``log_v`` are log u and log v, ``log_e`` is log(e^eps - 1). Terms are formed relative to u
+    (u / v may underflow when eps is close to log_odds), the cancellation series relative to v.
     """
     s = np.asarray(s, dtype=np.int64)
     u = np.exp(log_u - log_v)  # u / v in [0, 1]
-    e = np.exp(log_e - log_v)  # (e^eps - 1) / v in [0, 1 / alpha]
     fraction = 1.0 / (1.0 + u)  # v / (u + v) >= 1/2
     x = np.floor(fraction * (s + 1.0)).astype(np.int64) + 1
     x = np.clip(x, 1, s + 1)
@@ -149,10 +171,13 @@ def _log_inner(s, log_u, log_v, log_e):
         a, b = xf[deep], sf[deep] - xf[deep] + 1.0
         # I_{1/2}(a, b) = pmf(x) / 2 * cf and pmf(x) / pmf(x - 1) = b / a
         ratio[deep] = 0.5 * (b / a) * _beta_continued_fraction(a, b)
-    relative = u - e * ratio  # h_s / (v pmf(x - 1)), a sum of positive terms
+    # h_s = u pmf(x - 1) (1 - (e^eps - 1) R / u), a sum of positive terms; the scale is u itself, so
+    # u / v may underflow (u << v at eps near log_odds; then x = s + 1 and R = 0)
+    with np.errstate(over="ignore", divide="ignore"):
+        share = np.where(ratio > 0, np.exp(log_e - log_u + np.log(np.where(ratio > 0, ratio, 1.0))), 0.0)
     out = np.full(s.shape, -np.inf)
-    good = relative >= _CANCELLATION_LIMIT * u
-    out[good] = log_v + log_pmf[good] + np.log(relative[good])
+    good = 1.0 - share >= _CANCELLATION_LIMIT
+    out[good] = log_u + log_pmf[good] + np.log1p(-share[good])
     todo = np.flatnonzero(~good)  # heavy cancellation: sum the positive terms instead
     if todo.size:
         out[todo] = log_v + log_pmf[todo] + np.log(_series(s[todo], x[todo], u, 1.0))

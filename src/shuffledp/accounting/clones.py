@@ -32,7 +32,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._split_pair import log_split_pair_delta, log_split_pair_delta_direct
+from shuffledp.accounting._split_pair import check_size, log_split_pair_delta, log_split_pair_delta_direct
 from shuffledp.accounting.blanket import krr_blanket_logs
 
 __all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "clones_pair_parameters"]
@@ -91,7 +91,11 @@ class FeldmanClosed(Accountant):
 
 
 class FeldmanNumerical(Accountant):
-    """Exact hockey-stick divergence of Feldman et al.'s generic clones pair (Thm 3.2)."""
+    """Exact hockey-stick divergence of Feldman et al.'s generic clones pair (Thm 3.2).
+
+    Refuses n > 10^10 (:data:`~shuffledp.accounting._split_pair.MAX_USERS`; work ~ sqrt(n) per
+    epsilon); exact for every finite eps0 and eps (no clamping of e^eps).
+    """
 
     name = "feldman-numerical"
     kind = BoundKind.UPPER
@@ -101,6 +105,10 @@ class FeldmanNumerical(Accountant):
         "evaluated exactly"
     )
     _generic = True
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
     def _parameters(self) -> dict:
         s = self.setting
@@ -124,7 +132,10 @@ class FeldmanNumerical(Accountant):
 
 
 class ClonesKRR(FeldmanNumerical):
-    """Clones reduction specialised to k-RR (see module docstring); exact divergence times weight."""
+    """Clones reduction specialised to k-RR (see module docstring); exact divergence times weight.
+
+    Same limit as ``feldman-numerical`` (n <= 10^10).
+    """
 
     name = "clones-krr"
     scope = _ALL_DATASETS + " (k-RR)"
