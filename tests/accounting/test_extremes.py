@@ -375,3 +375,17 @@ def test_log_expm1_no_overflow():
     assert float(log_expm1(1e308)) == 1e308 and float(log_expm1(710.0)) == 710.0
     assert float(log_expm1(1e-320)) == pytest.approx(math.log(1e-320), rel=1e-12)
     assert float(log_expm1(0.0)) == -np.inf
+
+
+def test_split_pair_keeps_eps_beside_a_huge_eps0():
+    """log v = log(1 - alpha) + log(e^(eps + eps0) - 1) lost eps beside eps0 = 1e300, which sent every
+    total down the slow cancellation series: epsilon_for_delta took 120 s at n = 1e9 (0.1 s now).
+    The value itself is delta = 1 - e^(eps - eps0) (all mass on S = 0), so delta <= 1e-9 needs eps ~ eps0.
+    """
+    import time
+
+    accountant = get_accountant("clones-krr", epsilon_local=1e300, n_users=10**9, k=3)
+    start = time.perf_counter()
+    epsilon = accountant.epsilon_for_delta(1e-9)
+    assert time.perf_counter() - start < 20.0
+    assert epsilon == pytest.approx(1e300, rel=1e-9)
