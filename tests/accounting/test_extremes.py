@@ -324,9 +324,11 @@ def test_strong_adversary_delta_at_infinite_epsilon_and_refusal_below_it():
     accountant = get_accountant("strong-adversary", epsilon_local=1.0, n_users=1, k=3)
     log_1mgamma = float(log_expm1(1.0)) - float(np.logaddexp(1.0, math.log(2.0)))
     assert accountant.log_delta_for_epsilon([0.0, 1e300, math.inf]) == pytest.approx([log_1mgamma] * 3, rel=1e-14)
-    floor = f"{math.exp(log_1mgamma):.6g}"
-    with pytest.raises(ValueError, match=rf"`delta` must be in \[{floor}, 1\] for accountant 'strong-adversary' .*; got 1e-09\."):
+    with pytest.raises(ValueError, match=r"`delta` must be in \[(0\.\d+), 1\] for accountant 'strong-adversary' .*; got 1e-09\.") as refusal:
         accountant.epsilon_for_delta(1e-9)
+    shown = float(re.search(r"\[(0\.\d+),", str(refusal.value)).group(1))
+    assert math.exp(log_1mgamma) <= shown <= math.exp(log_1mgamma) * (1 + 1e-5)  # rounded up: accepted
+    assert accountant.epsilon_for_delta(shown) == 0.0
 
 
 def test_epsilon_for_delta_beyond_1e6():

@@ -8,9 +8,10 @@ Setting (paper notation): ``n_users`` users each apply k-RR with local parameter
 Accepted parameters (every accountant): ``epsilon_local`` finite in (0, inf) -- infinity is refused
 (k-RR is then deterministic and no finite computation applies); ``n_users`` an integer in
 [1, :data:`MAX_N_USERS`] = [1, 10^15] (every such integer, and n - 1, is exact in floating point);
-``k`` an integer in [2, :data:`MAX_K`] = [2, 10^15] (same reason: k - 1 and k - 2 must be exact). Families whose work
-grows with n refuse larger n with a message naming their own limit. Epsilons may be any value in
-[0, inf], infinity included (delta at epsilon = inf is the limit of delta as epsilon grows).
+``k`` an integer in [2, :data:`MAX_K`] = [2, 10^15] (same reason: k - 1 and k - 2 must be exact).
+Families whose work grows with n refuse larger n with a message naming their own limit. Epsilons
+may be any value in [0, inf], infinity included (delta at epsilon = inf is the limit as epsilon
+grows).
 
 Every accountant is labelled with what its delta is (:class:`BoundKind`) and for which datasets and
 directions that label holds (:attr:`Accountant.scope`). Tests hold each label to account:
@@ -136,7 +137,11 @@ class Accountant(abc.ABC):
         log_floor = float(self.log_delta_for_epsilon(math.inf)[0])
         if log_floor > log_target:
             floor = math.exp(log_floor)
-            shown = f"{floor:.6g}" if floor > 0 else f"exp({log_floor:.6g})"
+            if floor > 0:  # six significant digits, rounded up so that the value shown is accepted
+                scale = 10.0 ** (5 - math.floor(math.log10(floor)))
+                shown = f"{min(1.0, math.ceil(floor * scale) / scale):.6g}"
+            else:
+                shown = f"exp({log_floor:.6g})"
             raise ValueError(
                 f"`delta` must be in [{shown}, 1] for accountant {self.name!r} with these parameters (its "
                 f"delta at epsilon = inf); got {delta!r}."
