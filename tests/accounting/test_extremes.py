@@ -14,6 +14,7 @@ mpmath evaluations of the model at high precision, or from the mathematics of th
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import subprocess
@@ -48,10 +49,11 @@ def _epsilons(epsilon_local: float) -> np.ndarray:
     return np.array(sorted(set(candidates)))
 
 
-def _n_x0(name: str, n_users: int, which: int) -> int | None:
+def _n_x0(name: str, n_users: int, which: int) -> dict:
+    """``{"n_x0": ...}`` (0, n - 1 or n // 2) for accountants that need it, else no argument."""
     if not accountant_class(name).needs_n_x0:
-        return None
-    return (0, n_users - 1, n_users // 2)[which]
+        return {}
+    return {"n_x0": (0, n_users - 1, n_users // 2)[which]}
 
 
 def _check_contract(name, epsilon_local, n_users, k, which):
@@ -59,7 +61,7 @@ def _check_contract(name, epsilon_local, n_users, k, which):
     epsilons = _epsilons(epsilon_local)
     try:
         accountant = get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k,
-                                    n_x0=_n_x0(name, n_users, which))
+                                    **_n_x0(name, n_users, which))
         log_delta = np.asarray(accountant.log_delta_for_epsilon(epsilons))
     except ValueError as error:
         assert REFUSAL.search(str(error)), f"unclear refusal: {error}"
@@ -108,7 +110,7 @@ def test_every_accountant_valid_or_refuses_at_huge_n(name, n_users, epsilon_loca
     ],
 )
 def test_every_accountant_refuses_non_finite_epsilon_local_and_astronomical_n(name, parameter, value, expected):
-    parameters = dict(epsilon_local=1.0, n_users=10, k=3, n_x0=_n_x0(name, 10, 0))
+    parameters = dict(epsilon_local=1.0, n_users=10, k=3, **_n_x0(name, 10, 0))
     parameters[parameter] = value
     with pytest.raises(ValueError, match=expected):
         get_accountant(name, **parameters)
@@ -216,7 +218,7 @@ def test_histogram_exact_k2_refuses_n_above_the_single_bin_limit():
 # --------------------------------------------------------------------------- memory
 _MEMORY_SCRIPT = textwrap.dedent(
     """
-    import resource, sys
+    import json, resource, sys
     import numpy as np
     from shuffledp.accounting import get_accountant, accountant_class
     name, n, eps0, k = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
@@ -224,7 +226,7 @@ _MEMORY_SCRIPT = textwrap.dedent(
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     extra = dict(n_x0=n // 10) if accountant_class(name).needs_n_x0 else {}
     value = get_accountant(name, epsilon_local=eps0, n_users=n, k=k, **extra).log_delta_for_epsilon([0.01, 0.5])
-    print(value.tolist())
+    print(json.dumps(value.tolist()))  # -inf is written as -Infinity, which json.loads reads back
     """
 )
 
@@ -245,7 +247,7 @@ def test_work_bounded_by_the_mass_that_matters(name, n_users, epsilon_local, k):
         capture_output=True, text=True, timeout=600,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
-    values = np.array(eval(completed.stdout.strip().replace("-inf", "float('-inf')")))  # noqa: S307 (our own output)
+    values = np.array(json.loads(completed.stdout))
     assert np.all(values <= 0) and not np.any(np.isnan(values))
 
 
