@@ -1,0 +1,225 @@
+"""Binomial tails and expected excesses in log space, vectorised, from the bulk to the far tail.
+
+For X ~ Bin(N, pi) and a real threshold t the accountants of :mod:`shuffledp.accounting.weak_adversary`
+and :mod:`shuffledp.accounting.worst_case` need
+
+* ``log_sf(x, N)``            log Pr(X >= x) for integers x;
+* ``log_excess_above(t, N)``  log E[(X - t)_+];
+* ``log_excess_below(t, N)``  log E[(t - X)_+]  (= E[(X' - (N - t))_+] with X' = N - X ~ Bin(N, 1 - pi)).
+
+Every quantity is a sum of positive terms; the routines keep it so. Above the mean (i = floor(t) + 1)
+the excess is ``Pr(X = i) [(1 - pi) i - (t - N pi) R]`` with the tail ratio R = Pr(X >= i) / Pr(X = i)
+(binomial identity E[(X - N pi); X >= i] = (1 - pi) i Pr(X = i)); centring at the mean limits the
+cancellation to about 1/z^2 at z standard deviations out. R comes from the regularised incomplete
+beta function (``scipy.special.betainc``) when Pr(X = i) > e^-30 and from its Lentz continued
+fraction otherwise, so nothing underflows however far out. Where the difference would keep less than
+1e-4 of its first term the positive series ``sum_m (i + m - t) Pr(X = i + m) / Pr(X = i)`` is summed
+instead. Below the mean, E[(X - t)_+] = (N pi - t) + E[(t - X)_+] adds two positive numbers.
+
+Probabilities are passed as ``log_pi`` and ``log_1mpi`` (both, so that pi close to 0 or 1 keeps full
+precision); ``pi = 0`` or ``1`` (a point mass) is handled exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import betainc, gammaln
+
+from shuffledp._numerics import log1mexp
+
+__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below"]
+
+_LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
+_CANCELLATION_LIMIT = 1e-4  # closed-form excess kept only when the difference keeps this fraction
+_SERIES_CHUNK = 256
+_SERIES_LOG_TOLERANCE = -40.0  # stop when the next terms are e^-40 below the partial sum
+_CF_TOLERANCE = 1e-16
+_CF_CHUNK = 8
+_CF_MAX_ITERATIONS = 1_000_000
+
+
+def log_pmf(x, N, log_pi: float, log_1mpi: float):
+    """log Pr(Bin(N, pi) = x), elementwise; -inf outside 0..N."""
+    x = np.asarray(x, dtype=float)
+    N = np.asarray(N, dtype=float)
+    valid = (x >= 0) & (x <= N)
+    xs = np.where(valid, x, 0.0)
+    Ns = np.where(valid, N, 0.0)
+    with np.errstate(invalid="ignore"):
+        term_p = np.where(xs == 0, 0.0, xs * log_pi)
+        term_q = np.where(Ns - xs == 0, 0.0, (Ns - xs) * log_1mpi)
+    out = gammaln(Ns + 1.0) - gammaln(xs + 1.0) - gammaln(Ns - xs + 1.0) + term_p + term_q
+    return np.where(valid, out, -np.inf)
+
+
+def _series(x, N, t, log_odds, first_moment: bool):
+    """sum_{m >= 0} w_m r_m with r_m = pmf(x + m) / pmf(x) and w_m = (x + m - t) or 1 (vectorised).
+
+    Used above the mean, where the ratios (N - x - m) / (x + m + 1) * odds are below 1 and decreasing.
+    """
+    total = np.zeros(x.shape)
+    log_r = np.zeros(x.shape)  # log r_m of the current m
+    m = np.zeros(x.shape)
+    active = np.arange(x.size)
+    steps = np.arange(_SERIES_CHUNK, dtype=float)
+    while active.size:
+        xa, Na, ta = x[active], N[active], t[active]
+        mm = m[active][:, None] + steps[None, :]  # m values of this chunk
+        with np.errstate(divide="ignore"):
+            log_ratio = np.log(np.maximum(Na[:, None] - xa[:, None] - mm, 0.0)) - np.log(xa[:, None] + mm + 1.0) + log_odds
+        log_rs = log_r[active][:, None] + np.concatenate(
+            [np.zeros((xa.size, 1)), np.cumsum(log_ratio[:, :-1], axis=1)], axis=1
+        )
+        weight = (xa[:, None] + mm - ta[:, None]) if first_moment else np.ones_like(mm)
+        terms = np.where(xa[:, None] + mm <= Na[:, None], weight * np.exp(log_rs), 0.0)
+        total[active] += terms.sum(axis=1)
+        last_log = log_rs[:, -1] + log_ratio[:, -1]
+        log_r[active] = last_log
+        m[active] += _SCHUNK
+        with np.errstate(divide="ignore"):
+            next_weight = np.log(np.maximum(xa + m[active] - ta, 1.0)) if first_moment else 0.0
+            done = (last_log + next_weight - np.log(np.maximum(total[active], 1e-300)) < _SERIES_LOG_TOLERANCE) & (
+                log_ratio[:, -1] < 0.0
+            ) | (xa + m[active] > Na)
+        active = active[~done]
+    return total
+
+
+_SCHUNK = float(_SERIES_CHUNK)
+
+
+def _beta_continued_fraction(a, b, z):
+    """Continued fraction of the regularised incomplete beta I_z(a, b) (modified Lentz), vectorised.
+
+    I_z(a, b) = z^a (1 - z)^b / (a B(a, b)) * cf; converges fast when z < (a + 1) / (a + b + 2), i.e.
+    above the mean. Converged entries leave the working set every few iterations.
+    """
+    tiny = 1e-300
+
+    def guard(x):
+        return np.where(np.abs(x) < tiny, tiny, x)
+
+    out = np.empty(a.shape, dtype=float)
+    index = np.arange(a.size)
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = np.ones_like(a)
+    d = 1.0 / guard(1.0 - qab * z / qap)
+    h = d.copy()
+    m = 0
+    while index.size:
+        converged = np.zeros(index.shape, dtype=bool)
+        for _ in range(_CF_CHUNK):
+            m += 1
+            m2 = 2.0 * m
+            coefficient = m * (b - m) * z / ((qam + m2) * (a + m2))
+            d = 1.0 / guard(1.0 + coefficient * d)
+            c = 1.0 + coefficient / guard(c)
+            h = h * d * c
+            coefficient = -(a + m) * (qab + m) * z / ((a + m2) * (qap + m2))
+            d = 1.0 / guard(1.0 + coefficient * d)
+            c = 1.0 + coefficient / guard(c)
+            step = d * c
+            h = h * step
+            converged |= np.abs(step - 1.0) < _CF_TOLERANCE
+        out[index[converged]] = h[converged]
+        keep = ~converged
+        index, a, b, qab, qap, qam, c, d, h = (x[keep] for x in (index, a, b, qab, qap, qam, c, d, h))
+        if m > _CF_MAX_ITERATIONS:  # pragma: no cover - not reached above the mean
+            raise RuntimeError(f"incomplete-beta continued fraction did not converge in {_CF_MAX_ITERATIONS} steps.")
+    return out
+
+
+def _tail_ratio(x, N, lp, log_pi, log_1mpi):
+    """Pr(X >= x) / Pr(X = x) for mean < x <= N (given lp = log Pr(X = x)), without underflow."""
+    ratio = np.empty(x.shape)
+    direct = lp > _LOG_PMF_FLOOR
+    if direct.any():
+        ratio[direct] = betainc(x[direct], N[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(-lp[direct])
+    deep = ~direct
+    if deep.any():  # I_pi(x, N - x + 1) = pmf(x) (1 - pi) cf
+        ratio[deep] = np.exp(log_1mpi) * _beta_continued_fraction(x[deep], N[deep] - x[deep] + 1.0, np.exp(log_pi))
+    return ratio
+
+
+def _log_sf_right(x, N, log_pi, log_1mpi):
+    """log Pr(X >= x) for integer arrays x with mean < x <= N (right tail)."""
+    lp = log_pmf(x, N, log_pi, log_1mpi)
+    return lp + np.log(_tail_ratio(x, N, lp, log_pi, log_1mpi))
+
+
+def log_sf(x, N, log_pi: float, log_1mpi: float):
+    """log Pr(X >= x), X ~ Bin(N, pi), for integer-valued arrays x (broadcast with N)."""
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    x, N = np.floor(x).astype(float), N.astype(float)
+    out = np.full(x.shape, -np.inf)
+    if log_pi == -np.inf:  # X = 0
+        return np.where(x <= 0, 0.0, -np.inf)
+    if log_1mpi == -np.inf:  # X = N
+        return np.where(x <= N, 0.0, -np.inf)
+    out[x <= 0] = 0.0
+    inside = (x > 0) & (x <= N)
+    mean = N * np.exp(log_pi)
+    right = inside & (x > mean)
+    if right.any():
+        out[right] = _log_sf_right(x[right], N[right], log_pi, log_1mpi)
+    left = inside & ~right  # 1 - Pr(X <= x - 1) = 1 - Pr(N - X >= N - x + 1), the latter a right tail
+    if left.any():
+        flipped = _log_sf_right(N[left] - x[left] + 1.0, N[left], log_1mpi, log_pi)
+        out[left] = log1mexp(flipped)
+    return out
+
+
+def _log_excess_right(t, N, log_pi, log_1mpi):
+    """log E[(X - t)_+] for mean <= t < N (the excess lives in the right tail).
+
+    With i = floor(t) + 1 and the binomial identity E[(X - N pi); X >= i] = (1 - pi) i Pr(X = i),
+    E[(X - t)_+] = Pr(X = i) [(1 - pi) i - (t - N pi) R],  R = Pr(X >= i) / Pr(X = i).
+    Centring at the mean limits the cancellation to about 1/z^2 at z standard deviations out (a few
+    digits at most); where it would keep less than 1e-4 the positive series is summed instead.
+    """
+    i = np.floor(t) + 1.0
+    lp = log_pmf(i, N, log_pi, log_1mpi)
+    mean = N * np.exp(log_pi)
+    first = np.exp(log_1mpi) * i
+    relative = first - (t - mean) * _tail_ratio(i, N, lp, log_pi, log_1mpi)
+    out = np.empty(t.shape)
+    good = relative > _CANCELLATION_LIMIT * first
+    out[good] = lp[good] + np.log(relative[good])
+    todo = ~good
+    if todo.any():
+        ratio = _series(i[todo], N[todo], t[todo], log_pi - log_1mpi, first_moment=True)
+        with np.errstate(divide="ignore"):
+            out[todo] = lp[todo] + np.log(ratio)
+    return out
+
+
+def log_excess_above(t, N, log_pi: float, log_1mpi: float):
+    """log E[(X - t)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0."""
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    t, N = t.astype(float), N.astype(float)
+    if log_pi == -np.inf:  # X = 0
+        with np.errstate(divide="ignore"):
+            return np.where(t < 0, np.log(np.maximum(-t, 0.0)), -np.inf)
+    if log_1mpi == -np.inf:  # X = N
+        with np.errstate(divide="ignore"):
+            return np.where(t < N, np.log(np.maximum(N - t, 0.0)), -np.inf)
+    out = np.full(t.shape, -np.inf)
+    mean = N * np.exp(log_pi)
+    right = (t >= mean) & (t < N)
+    if right.any():
+        out[right] = _log_excess_right(t[right], N[right], log_pi, log_1mpi)
+    left = t < mean  # (mean - t) + E[(t - X)_+], both positive
+    if left.any():
+        below = np.full(int(left.sum()), -np.inf)
+        tl, Nl = t[left], N[left]
+        inside = tl > 0
+        if inside.any():
+            below[inside] = _log_excess_right(Nl[inside] - tl[inside], Nl[inside], log_1mpi, log_pi)
+        out[left] = np.logaddexp(np.log(mean[left] - tl), below)
+    return out
+
+
+def log_excess_below(t, N, log_pi: float, log_1mpi: float):
+    """log E[(t - X)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0."""
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    return log_excess_above(N - t, N, log_1mpi, log_pi)
