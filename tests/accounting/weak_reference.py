@@ -7,6 +7,9 @@ view: each user draws uniformly over the k values w.p. gamma = k q and reports i
 * :func:`weak_adversary_view_law_mpmath` ``(epsilon_local, n, k, *, dps=60) -> (P, Q)``: joint law of
   (b, a, c) under D(x0) and D(x1), as dicts (b = number of blanket others, a / c = counts of x0 / x1
   among the blanket others' reports and u's report). For small n (pmfs for dp_accounting).
+* :func:`weak_view_log_pmfs` ``(epsilon_local, n, k) -> (log_p, log_q)``: the same law as natural-log
+  floats (dicts keyed by (b, a, c)), ready for dp_accounting's
+  ``from_two_probability_mass_functions``.
 * :func:`weak_adversary_reference_mpmath` ``(eps, epsilon_local, n, k, *, dps=60)``: delta of that view
   at ``eps`` (a number: returns an mpf; a sequence: returns a list of mpf), max of both directions,
   by the direct triple sum over (b, a, c). Usable up to n ~ 150 (O(n^3) mpmath operations).
@@ -14,11 +17,11 @@ view: each user draws uniformly over the k values w.p. gamma = k q and reports i
   :func:`pair_marginal_reference_mpmath` ``(eps, epsilon_local, n, k, *, dps=60)``: law and delta of
   the pair (h_x0, h_x1) of the REAL shuffled histogram when no other user holds x0 or x1 (k >= 3;
   for k = 2 such datasets do not exist and a ValueError is raised). The others' counts of x0 and x1
-  are trinomial(n - 1, q, q); u adds x0 w.p. p / q, x1 w.p. q / p, neither w.p. (k - 2) q. For
-  these datasets the likelihood ratio of the full histogram is a function of (h_x0, h_x1) (given the
-  set of others who reported x0 or x1, each of them reported x0 or x1 w.p. 1/2, whatever the rest),
-  so this is also the exact full-histogram delta of every such dataset (a test checks it by brute
-  force).
+  are trinomial(n - 1, q, q) whatever values in x2 .. x_{k-1} they hold; u adds x0 w.p. p / q, x1
+  w.p. q / p, neither w.p. (k - 2) q. The pair is a function of the histogram, so its delta is a
+  LOWER bound on the full-histogram delta of every such dataset (data processing), hence on the
+  worst case over datasets. It is the exact full-histogram delta when k = 3 (the rest of the
+  histogram is n - h_x0 - h_x1), not in general for k >= 4 (brute-force tests check both).
 
 Definition used (the brief of issue 8): with b ~ Bin(n - 1, gamma) and T_b(a, c) the trinomial law
 of the counts of x0 and x1 among b uniform draws (probabilities 1/k, 1/k, 1 - 2/k),
@@ -43,6 +46,7 @@ __all__ = [
     "REFERENCE_DPS",
     "krr_parameters_mpmath",
     "weak_adversary_view_law_mpmath",
+    "weak_view_log_pmfs",
     "weak_adversary_reference_mpmath",
     "pair_marginal_law_mpmath",
     "pair_marginal_reference_mpmath",
@@ -115,6 +119,19 @@ def weak_adversary_view_law_mpmath(epsilon_local, n: int, k: int, *, dps: int = 
                 law_p[(b, a, c)] = weight * value_p
                 law_q[(b, a, c)] = weight * value_q
         return law_p, law_q
+
+
+def weak_view_log_pmfs(epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS) -> tuple[dict, dict]:
+    """(log P, log Q) of the weak view (b, a, c) as float dicts (outcomes of probability 0 omitted).
+
+    For dp_accounting: ``from_two_probability_mass_functions(log_q, log_p, ...)`` is the privacy loss
+    distribution of H(P || Q) (its second argument is the "upper" distribution).
+    """
+    law_p, law_q = weak_adversary_view_law_mpmath(epsilon_local, n, k, dps=dps)
+    with mpmath.workdps(dps):
+        log_p = {o: float(mpmath.log(v)) for o, v in law_p.items() if v > 0}
+        log_q = {o: float(mpmath.log(v)) for o, v in law_q.items() if v > 0}
+    return log_p, log_q
 
 
 def weak_adversary_reference_mpmath(eps, epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS):
