@@ -100,6 +100,9 @@ def test_reference_vanishes_exactly_at_and_above_eps0():
     for n, k, eps0 in [(30, 3, 1.0), (60, 10, 0.3), (15, 2, 4.0)]:
         below, at, above = weak_adversary_reference_mpmath([eps0 * 0.98, eps0, eps0 + 0.1], eps0, n, k)
         assert below > 0 and at == 0 and above == 0
+        if k >= 3:
+            below, at, above = pair_marginal_reference_mpmath([eps0 * 0.98, eps0, eps0 + 0.1], eps0, n, k)
+            assert below > 0 and at == 0 and above == 0
 
 
 def test_pair_marginal_law_is_the_bruteforce_pair_marginal():

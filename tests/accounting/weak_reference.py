@@ -240,22 +240,43 @@ def pair_marginal_law_mpmath(epsilon_local, n: int, k: int, *, dps: int = REFERE
 
 
 @functools.lru_cache(maxsize=64)
-def _pair_law_cached(epsilon_local: float, n: int, k: int, dps: int):
-    return pair_marginal_law_mpmath(epsilon_local, n, k, dps=dps)
+def _pair_terms_cached(epsilon_local: float, n: int, k: int, dps: int):
+    """[(X, Y, Z)] per cell (a, c): the others' trinomial at (a-1, c), (a, c-1), and (k-2) q (a, c)."""
+    if k < 3:
+        raise ValueError("for k = 2 every other user holds x0 or x1: the 'no other on x0 or x1' family is empty.")
+    with mpmath.workdps(dps):
+        _, q, _ = krr_parameters_mpmath(epsilon_local, k)
+        m, rest = n - 1, 1 - 2 * q
+        log_q, log_rest = mpmath.log(q), mpmath.log(rest)
+
+        def trinomial(a, c):
+            if a < 0 or c < 0 or a + c > m:
+                return mpmath.mpf(0)
+            return mpmath.exp(mpmath.loggamma(m + 1) - mpmath.loggamma(a + 1) - mpmath.loggamma(c + 1)
+                              - mpmath.loggamma(m - a - c + 1) + (a + c) * log_q + (m - a - c) * log_rest)
+
+        cache = {(a, c): trinomial(a, c) for a in range(-1, n + 1) for c in range(-1, n + 1)}
+        return [(cache[(a - 1, c)], cache[(a, c - 1)], (k - 2) * q * cache[(a, c)])
+                for a in range(n + 1) for c in range(n + 1 - a)]
 
 
 def pair_marginal_reference_mpmath(eps, epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS):
     """Delta of (h_x0, h_x1) when no other user holds x0 or x1, max of both directions (k >= 3).
 
-    ``eps`` a number -> mpf; a sequence -> list of mpf.
+    ``eps`` a number -> mpf; a sequence -> list of mpf. Each gap is evaluated as
+    P - E Q = (p - E q) X + (q - E p) Y + (1 - E) Z (X, Y, Z the three terms of the law), so at
+    eps = eps0 the first coefficient is exactly 0 (p is computed as e^eps0 q) and delta(eps0) = 0
+    exactly instead of rounding noise.
     """
     epsilons, many = _as_list(eps)
-    law_p, law_q = _pair_law_cached(float(epsilon_local), n, k, dps)
+    terms = _pair_terms_cached(float(epsilon_local), n, k, dps)
     out = []
     with mpmath.workdps(dps):
+        p, q, _ = krr_parameters_mpmath(epsilon_local, k)
         for e in epsilons:
             factor = mpmath.exp(mpmath.mpf(e))
-            forward = mpmath.fsum(max(law_p[o] - factor * law_q[o], 0) for o in law_p)
-            backward = mpmath.fsum(max(law_q[o] - factor * law_p[o], 0) for o in law_p)
+            main, cross, same = p - factor * q, q - factor * p, 1 - factor
+            forward = mpmath.fsum(max(main * x + cross * y + same * z, 0) for x, y, z in terms)
+            backward = mpmath.fsum(max(cross * x + main * y + same * z, 0) for x, y, z in terms)
             out.append(+max(forward, backward))
     return out if many else out[0]
