@@ -20,6 +20,7 @@ from brute_force import (
     weak_adversary_view_distributions,
 )
 from weak_reference import (
+    all_on_x0_reference_mpmath,
     pair_marginal_law_mpmath,
     pair_marginal_reference_mpmath,
     weak_adversary_reference_mpmath,
@@ -167,3 +168,28 @@ def test_dp_accounting_pld_brackets_reference(n, k, eps0):
         optimistic = max(d.get_delta_for_epsilon(eps) for d in plds[False])
         assert optimistic <= ref * (1 + 1e-9) + 1e-15 and ref <= pessimistic * (1 + 1e-9) + 1e-15
         assert pessimistic - optimistic <= 0.05 * ref + 1e-12  # the bracket is informative
+
+
+@pytest.mark.parametrize("n, k, eps0", [(5, 2, 1.0), (6, 3, 0.4), (5, 4, 2.0), (4, 5, 1.0)])
+def test_all_on_x0_reference_is_the_exact_full_histogram_delta(n, k, eps0):
+    """Dataset "every other user holds x0": brute-force full histogram == the pair reference."""
+    epsilons = [0.0, 0.1, 0.4, 0.9 * eps0, eps0]
+    reference = all_on_x0_reference_mpmath(epsilons, eps0, n, k)
+    laws = [histogram_distribution_of_counts(tuple([n - 1 + (x == 0), int(x == 1)] + [0] * (k - 2)), k,
+                                             epsilon_local=eps0) for x in (0, 1)]
+    for eps, ref in zip(epsilons, reference):
+        exact = max(hockey_stick(laws[0], laws[1], eps), hockey_stick(laws[1], laws[0], eps))
+        assert _close(exact, ref, 38)
+    assert reference[-1] == 0  # exactly, at eps = eps0
+
+
+def test_all_on_x0_reference_agrees_with_histogram_exact():
+    """Two independent evaluations of the same dataset at moderate n (histogram-exact: float, log space)."""
+    from shuffledp.accounting import get_accountant
+
+    for n, k, eps0 in [(100, 10, 4.0), (80, 2, 1.0), (60, 3, 0.3)]:
+        epsilons = [0.0, 0.1 * eps0, 0.5 * eps0, 0.875 * eps0]
+        ours = get_accountant("histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n - 1,
+                              direction="both").log_delta_for_epsilon(epsilons)
+        for value, ref in zip(ours, all_on_x0_reference_mpmath(epsilons, eps0, n, k)):
+            assert abs(value - float(mpmath.log(ref))) <= 1e-9

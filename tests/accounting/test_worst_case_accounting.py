@@ -28,7 +28,12 @@ from brute_force import (
     true_worst_case_delta,
     weak_adversary_view_bruteforce,
 )
-from weak_reference import pair_marginal_reference_mpmath, weak_adversary_reference_mpmath, weak_view_log_pmfs
+from weak_reference import (
+    all_on_x0_reference_mpmath,
+    pair_marginal_reference_mpmath,
+    weak_adversary_reference_mpmath,
+    weak_view_log_pmfs,
+)
 
 from shuffledp.accounting import BoundKind, get_accountant
 
@@ -160,11 +165,11 @@ def _histogram_exact(eps0, n, k, n_x0, epsilons):
                                         (120, 2, 4.0)], ids=lambda v: str(v))
 def test_worst_case_lower_contains_the_issue_family(n, k, eps0):
     """worst-case-lower >= the two datasets issue 8 requires in its family -- no other user on x0 or
-    x1 (its (h_x0, h_x1) marginal, mpmath; k >= 3) and every other user on x0 (``histogram-exact``
-    with n_x0 = n - 1) -- and <= the weak adversary (mpmath), which bounds the true worst case."""
+    x1 (its (h_x0, h_x1) marginal; k >= 3) and every other user on x0 (exact) -- both in mpmath, and
+    <= the weak adversary (mpmath), which bounds the true worst case."""
     epsilons = [e for e in _moderate_epsilons(eps0) if e < eps0]
     lower = _accountant(LOWER, eps0, n, k).delta_for_epsilon(epsilons)
-    all_on_x0 = _histogram_exact(eps0, n, k, n - 1, epsilons)
+    all_on_x0 = [float(v) for v in all_on_x0_reference_mpmath(epsilons, eps0, n, k)]
     weak = [float(w) for w in weak_adversary_reference_mpmath(epsilons, eps0, n, k)]
     members = [all_on_x0]
     if k >= 3:

@@ -22,6 +22,9 @@ view: each user draws uniformly over the k values w.p. gamma = k q and reports i
   LOWER bound on the full-histogram delta of every such dataset (data processing), hence on the
   worst case over datasets. It is the exact full-histogram delta when k = 3 (the rest of the
   histogram is n - h_x0 - h_x1), not in general for k >= 4 (brute-force tests check both).
+* :func:`all_on_x0_reference_mpmath` ``(eps, epsilon_local, n, k, *, dps=60)``: exact full-histogram
+  delta of the dataset "every other user holds x0" (the pair is sufficient there), max of both
+  directions; any k >= 2.
 
 Definition used (the brief of issue 8): with b ~ Bin(n - 1, gamma) and T_b(a, c) the trinomial law
 of the counts of x0 and x1 among b uniform draws (probabilities 1/k, 1/k, 1 - 2/k),
@@ -50,6 +53,7 @@ __all__ = [
     "weak_adversary_reference_mpmath",
     "pair_marginal_law_mpmath",
     "pair_marginal_reference_mpmath",
+    "all_on_x0_reference_mpmath",
 ]
 
 #: significant digits of the references
@@ -240,20 +244,33 @@ def pair_marginal_law_mpmath(epsilon_local, n: int, k: int, *, dps: int = REFERE
 
 
 @functools.lru_cache(maxsize=64)
-def _pair_terms_cached(epsilon_local: float, n: int, k: int, dps: int):
-    """[(X, Y, Z)] per cell (a, c): the others' trinomial at (a-1, c), (a, c-1), and (k-2) q (a, c)."""
-    if k < 3:
+def _pair_terms_cached(epsilon_local: float, n: int, k: int, dps: int, others_on_x0: bool = False):
+    """[(X, Y, Z)] per cell (a, c): the others' trinomial at (a-1, c), (a, c-1), and (k-2) q (a, c).
+
+    The others' counts of (x0, x1) are trinomial(n - 1; q, q) when none holds x0 or x1, and
+    trinomial(n - 1; p, q) when all hold x0.
+    """
+    if k < 3 and not others_on_x0:
         raise ValueError("for k = 2 every other user holds x0 or x1: the 'no other on x0 or x1' family is empty.")
     with mpmath.workdps(dps):
-        _, q, _ = krr_parameters_mpmath(epsilon_local, k)
-        m, rest = n - 1, 1 - 2 * q
-        log_q, log_rest = mpmath.log(q), mpmath.log(rest)
+        p, q, _ = krr_parameters_mpmath(epsilon_local, k)
+        m = n - 1
+        to_x0 = p if others_on_x0 else q
+        rest = 1 - to_x0 - q
+        log_x0, log_q = mpmath.log(to_x0), mpmath.log(q)
+        log_rest = mpmath.log(rest) if k > 2 else None  # k = 2 (all on x0): p + q = 1, no third bin
 
         def trinomial(a, c):
             if a < 0 or c < 0 or a + c > m:
                 return mpmath.mpf(0)
+            if log_rest is None:  # k = 2: every report is x0 or x1
+                if a + c != m:
+                    return mpmath.mpf(0)
+                rest_term = 0
+            else:
+                rest_term = (m - a - c) * log_rest
             return mpmath.exp(mpmath.loggamma(m + 1) - mpmath.loggamma(a + 1) - mpmath.loggamma(c + 1)
-                              - mpmath.loggamma(m - a - c + 1) + (a + c) * log_q + (m - a - c) * log_rest)
+                              - mpmath.loggamma(m - a - c + 1) + a * log_x0 + c * log_q + rest_term)
 
         cache = {(a, c): trinomial(a, c) for a in range(-1, n + 1) for c in range(-1, n + 1)}
         return [(cache[(a - 1, c)], cache[(a, c - 1)], (k - 2) * q * cache[(a, c)])
@@ -268,8 +285,23 @@ def pair_marginal_reference_mpmath(eps, epsilon_local, n: int, k: int, *, dps: i
     eps = eps0 the first coefficient is exactly 0 (p is computed as e^eps0 q) and delta(eps0) = 0
     exactly instead of rounding noise.
     """
+    return _pair_reference(eps, epsilon_local, n, k, dps, False)
+
+
+def all_on_x0_reference_mpmath(eps, epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS):
+    """Exact full-histogram delta when every other user holds x0, max of both directions (k >= 2).
+
+    The others' counts of (x0, x1) are trinomial(n - 1; p, q); u adds its k-RR report as in
+    :func:`pair_marginal_reference_mpmath`. Here the pair (h_x0, h_x1) is sufficient: given it, the
+    reports outside {x0, x1} (the others' and u's alike) are uniform over the k - 2 other values
+    under both hypotheses. ``eps`` a number -> mpf; a sequence -> list of mpf.
+    """
+    return _pair_reference(eps, epsilon_local, n, k, dps, True)
+
+
+def _pair_reference(eps, epsilon_local, n, k, dps, others_on_x0):
     epsilons, many = _as_list(eps)
-    terms = _pair_terms_cached(float(epsilon_local), n, k, dps)
+    terms = _pair_terms_cached(float(epsilon_local), n, k, dps, others_on_x0)
     out = []
     with mpmath.workdps(dps):
         p, q, _ = krr_parameters_mpmath(epsilon_local, k)
