@@ -26,7 +26,14 @@ n = 2..8, k = 2..4, eps0 in {0.5, 1, 2, 4}, eps < eps0. Cases where theirs falls
 worst case by more than a relative 1e-9 -- i.e. where their "upper bound" is not one -- go to
 results/benchmarks/peers_krr_tiny.csv; the count checked is printed.
 
+Part 3 (moderate n): their delta and their eps at delta = 1e-6 against the exact full-histogram
+delta of one explicit dataset, "every other user holds x0" (``histogram-exact`` with n_x0 = n - 1,
+both directions; validated against brute force and an mpmath reference in the tests), for
+n in {50, 100, 300}, k in {10, 100}, eps0 in {1, 2, 4}. Any valid upper bound must be >= it.
+Writes results/benchmarks/peers_krr_moderate.csv (every row, flagged).
+
 Run: python benchmarks/bench_peers_krr.py --wang /tmp/wang [--steps 20] [--skip-grid] [--skip-tiny]
+     [--skip-moderate]
      (or set WANG_PRIVACY_AMPLIFICATION=/tmp/wang instead of --wang).
 """
 
@@ -50,6 +57,7 @@ from shuffledp.tables import atomic_write_text
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "results" / "benchmarks" / "peers_krr.csv"
 OUTPUT_TINY = ROOT / "results" / "benchmarks" / "peers_krr_tiny.csv"
+OUTPUT_MODERATE = ROOT / "results" / "benchmarks" / "peers_krr_moderate.csv"
 ENVIRONMENT_VARIABLE = "WANG_PRIVACY_AMPLIFICATION"
 MODULE_FILE = "unifiedamplification.py"
 
@@ -65,6 +73,11 @@ TINY_DOMAINS = (2, 3, 4)
 TINY_LOCAL_EPSILONS = (0.5, 1.0, 2.0, 4.0)
 TINY_EPSILONS = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 3.0)
 PEER_TOLERANCE = 1e-19
+
+MODERATE_USERS = (50, 100, 300)
+MODERATE_DOMAINS = (10, 100)
+MODERATE_LOCAL_EPSILONS = (1.0, 2.0, 4.0)
+MODERATE_FRACTIONS = (0.25, 0.5, 0.75, 0.875, 0.95)  # eps / eps0
 
 
 def load_peer(path) -> object:
@@ -176,6 +189,27 @@ def run_tiny(peer) -> tuple[pd.DataFrame, int]:
     return pd.DataFrame(rows), checked
 
 
+def run_moderate(peer, steps: int) -> pd.DataFrame:
+    """Their delta / eps against the exact delta of the dataset "every other user holds x0"."""
+    rows = []
+    for n in MODERATE_USERS:
+        for k in MODERATE_DOMAINS:
+            for eps0 in MODERATE_LOCAL_EPSILONS:
+                exact = get_accountant("histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n - 1,
+                                       direction="both")
+                base = {"n_users": n, "k": k, "epsilon_local": eps0}
+                for fraction in MODERATE_FRACTIONS:
+                    eps = fraction * eps0
+                    truth, theirs = float(exact.delta_for_epsilon(eps)[0]), peer_delta(peer, n, k, eps0, eps)
+                    rows.append({**base, "quantity": "delta at eps", "epsilon": eps, "delta": np.nan,
+                                 "peer": theirs, "exact_all_on_x0": truth, "peer_below_exact": theirs < truth * (1 - 1e-9)})
+                theirs = peer_epsilon(peer, n, k, eps0, DELTA, steps)
+                truth = exact.epsilon_for_delta(DELTA)
+                rows.append({**base, "quantity": "eps at delta", "epsilon": np.nan, "delta": DELTA,
+                             "peer": theirs, "exact_all_on_x0": truth, "peer_below_exact": theirs < truth - 1e-9})
+    return pd.DataFrame(rows)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wang", default=os.environ.get(ENVIRONMENT_VARIABLE),
@@ -183,6 +217,7 @@ def main(argv=None) -> None:
     parser.add_argument("--steps", type=int, default=20, help="their bisection steps T (their default: 12)")
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--skip-tiny", action="store_true")
+    parser.add_argument("--skip-moderate", action="store_true")
     arguments = parser.parse_args(argv)
     if not arguments.wang:
         parser.error(f"pass --wang DIR or set {ENVIRONMENT_VARIABLE}")
@@ -204,6 +239,16 @@ def main(argv=None) -> None:
             with pd.option_context("display.width", 250, "display.max_columns", 20):
                 print(violations.sort_values("ratio_true_over_peer", ascending=False).head(15).to_string(index=False))
         print(f"wrote {OUTPUT_TINY}")
+    if not arguments.skip_moderate:
+        moderate = run_moderate(peer, arguments.steps)
+        atomic_write_text(OUTPUT_MODERATE, moderate.to_csv(index=False))
+        below = moderate[moderate["peer_below_exact"]]
+        print(f"moderate n: {len(moderate)} comparisons with the exact 'all others on x0' dataset; "
+              f"peer below it in {len(below)}")
+        if len(below):
+            with pd.option_context("display.width", 250, "display.max_columns", 20):
+                print(below.to_string(index=False))
+        print(f"wrote {OUTPUT_MODERATE}")
 
 
 if __name__ == "__main__":
