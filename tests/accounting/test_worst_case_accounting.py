@@ -204,7 +204,12 @@ def test_chain_at_large_n(n, k, eps0):
     assert not np.any(np.isnan(lower)) and not np.any(np.isnan(weak))
     assert np.all(lower <= weak + RTOL) and np.all(weak <= strong + RTOL)
     # the view's cell b = 0, (a, c) = (1, 0) has likelihood ratio exactly e^eps0: delta > 0 below eps0
-    assert np.all(np.isfinite(weak[:-1])) and np.all(np.diff(weak[:-1]) <= RTOL)  # non-increasing
+    assert np.all(np.isfinite(weak[:-1]))
+    # non-increasing wherever the value is inside the accuracy promise (delta >= 1e-300); further out
+    # the certified remainder of the windows (~e^-800, capped by strong-adversary) dominates and is
+    # valid but not exact, so it need not be monotone
+    promised = weak[:-1] >= math.log(1e-300)
+    assert np.all(np.diff(weak[:-1][promised]) <= RTOL)
     assert weak[-1] == -np.inf and lower[-1] == -np.inf  # delta(eps0) = 0
 
 

@@ -33,10 +33,12 @@ C are exchangeable).
 E_M[(.)_+] = lambda a - c_s - nu E[M] up to a certified remainder, summed over a in closed form;
 (ii) a *middle* range summed term by term with the exact expected excess E[(tau - M)_+] of the
 binomial M (:mod:`shuffledp.accounting._binomial_excess`); (iii) a *low* range bounded by its largest
-term times its probability. Windows are +-K standard deviations of S, A and M; everything outside
+term times its probability. Windows reach K^2 / 2 nats below the modes of S, A and M; everything outside
 them is bounded above with exact binomial tails. The dropped mass is *added* to the returned delta
 (so it stays an upper bound), and K grows until that certified remainder is below 1e-11 of the sum
-(or K reaches 40, about e^-800). Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A))
+(or K reaches 40: windows then reach e^-800 below each mode; below that the remainder is capped by
+the strong adversary's exact delta, itself an upper bound on the weak one). Windows are defined on
+the log-pmf (:func:`_window`), so skewed binomials are covered as far out as Gaussian ones. Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A))
 incomplete-beta evaluations, independent of n otherwise; memory O(that) as well.
 
 Accuracy: relative error ~1e-10 for delta >= 1e-300 at n up to a few thousand (checked against mpmath
@@ -49,9 +51,10 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import logsumexp
+from shuffledp._numerics import log_sub, logsumexp
 from shuffledp.accounting._base import Accountant, BoundKind
 from shuffledp.accounting._bracketed import BracketedMixin
+from shuffledp.accounting.blanket import StrongAdversary
 from shuffledp.accounting._binomial_excess import log_excess_above, log_excess_below, log_pmf, log_sf
 
 __all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
@@ -59,6 +62,7 @@ __all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
 #: e^eps0 must stay finite in double precision (the k-RR probabilities are formed from it)
 MAX_EPSILON_LOCAL = 700.0
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
+_LOG_NEGLIGIBLE = math.log(1e-11)
 _LOG_PRUNE = 45.0  # rows whose certified upper bound is this far below the best row are bounded, not summed
 
 
@@ -91,14 +95,35 @@ def check_epsilon_local_finite(epsilon_local: float, name: str) -> None:
 
 
 def _window(n, log_p, log_1mp, K):
-    """Integer range [lo, hi] of mean +- K sd of Bin(n, p) (arrays), clipped to [0, n]."""
-    n = np.asarray(n, dtype=float)
-    p = np.exp(log_p)
-    mean = n * p
-    sd = np.sqrt(n * p * np.exp(log_1mp))
-    lo = np.clip(np.floor(mean - K * sd - 1.0), 0.0, n)
-    hi = np.clip(np.ceil(mean + K * sd + 1.0), 0.0, n)
-    return lo, hi
+    """Integer range [lo, hi] (arrays) where log Pr(Bin(n, p) = m) >= its maximum - K^2 / 2.
+
+    For a near-Gaussian binomial this is mean +- K sd; for a skewed one (p near 0 or 1, small n) it
+    follows the pmf itself, so a window of K = 40 always reaches e^-800 below the mode. Found by
+    bisection on each side of the mode (the pmf is unimodal).
+    """
+    n = np.atleast_1d(np.asarray(n, dtype=float))
+    if log_p == -np.inf:
+        return np.zeros_like(n), np.zeros_like(n)
+    if log_1mp == -np.inf:
+        return n.copy(), n.copy()
+    mode = np.clip(np.floor((n + 1.0) * math.exp(log_p)), 0.0, n)
+    floor = log_pmf(mode, n, log_p, log_1mp) - 0.5 * K * K
+    # left end: smallest m in [0, mode] with pmf(m) >= floor (pmf increasing there)
+    lo, hi = np.zeros_like(n), mode.copy()
+    while np.any(hi > lo):
+        mid = np.floor(0.5 * (lo + hi))
+        ok = log_pmf(mid, n, log_p, log_1mp) >= floor
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid + 1.0)
+    left = lo
+    # right end: largest m in [mode, n] with pmf(m) >= floor
+    lo, hi = mode.copy(), n.copy()
+    while np.any(hi > lo):
+        mid = np.ceil(0.5 * (lo + hi))
+        ok = log_pmf(mid, n, log_p, log_1mp) >= floor
+        lo = np.where(ok, mid, lo)
+        hi = np.where(ok, hi, mid - 1.0)
+    return left, lo
 
 
 def _log_s_tail_mass(n, lo, hi, logs, log_weight_per_s, log_upper_row=None):
@@ -154,7 +179,7 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
     rho = math.exp(lrho)
     half = math.log(0.5)
 
-    s_lo, s_hi = _window(n, logs["log_2q"], logs["log_1m2q"], K)
+    s_lo, s_hi = (float(v[0]) for v in _window(n, logs["log_2q"], logs["log_1m2q"], K))
     s = np.arange(int(s_lo), int(s_hi) + 1, dtype=float)
     log_w = log_pmf(s, n, logs["log_2q"], logs["log_1m2q"])
     N_m = n - s
@@ -192,7 +217,7 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         log_err[kept] = np.logaddexp(log_err[kept], math.log(nu) + log_sf(a_hi[kept], s[kept], half, half)
                                      + log_excess_above(m_hi[kept], N_m[kept], lrho, l1mrho))
         a_low = np.floor((nu * m_lo + c_s) / lam) + 1.0  # first a with tau > m_lo
-        a_bot = np.floor(s / 2.0 - K * np.sqrt(s) / 2.0 - 1.0)
+        a_bot, _ = _window(s, half, half, K)
         a_start = np.clip(np.maximum(a_low, a_bot), 0.0, a_hi)
         # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (increasing in a)
         below = a_start - 1.0
@@ -258,3 +283,16 @@ class WeakAdversary(BracketedMixin, Accountant):
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         s = self.setting
         return weak_adversary_log_delta(eps, n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self._logs)
+
+    def log_delta_parts(self, eps: float, log_target: float | None = None) -> tuple[float, float]:
+        """As in the mixin; where the certified remainder is not negligible (delta below about e^-800),
+        the remainder is capped so that the total does not exceed ``strong-adversary``'s exact delta,
+        which bounds the weak adversary's delta from above (it sees less)."""
+        log_main, log_dropped = super().log_delta_parts(eps, log_target)
+        if log_dropped - log_main > _LOG_NEGLIGIBLE:
+            s = self.setting
+            strong = float(StrongAdversary(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k)
+                           .log_delta_for_epsilon(eps)[0])
+            if strong < np.logaddexp(log_main, log_dropped):
+                log_dropped = float(log_sub(strong, log_main)) if strong > log_main else -np.inf
+        return log_main, log_dropped

@@ -85,7 +85,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _member_none(self, eps, K):
         s_set, logs = self.setting, self._logs
         n = s_set.n_users
-        lo, hi = _window(n, logs["log_2q"], logs["log_1m2q"], K)
+        lo, hi = (float(v[0]) for v in _window(n, logs["log_2q"], logs["log_1m2q"], K))
         s = np.arange(int(lo), int(hi) + 1, dtype=float)
         log_lam = logs["log_beta"] + float(np.logaddexp(0.0, eps))
         rho = math.exp(logs["log_rho"])
@@ -103,7 +103,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
         log_ppq = float(np.logaddexp(e0, 0.0)) - log_den  # p + q
         log_rest = (math.log(k - 2.0) - log_den) if k > 2 else -np.inf  # 1 - p - q
         if k > 2:
-            lo, hi = _window(n, log_ppq, log_rest, K)
+            lo, hi = (float(v[0]) for v in _window(n, log_ppq, log_rest, K))
         else:
             lo = hi = float(n)
         s = np.arange(int(lo), int(hi) + 1, dtype=float)
