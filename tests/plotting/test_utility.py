@@ -172,9 +172,9 @@ def test_heatmap_counts_every_value_not_on_the_colour_scale(heatmap):
         negative, zero = int((values < 0).sum()), int((values == 0).sum())
         below = int(((values > 0) & (values < norm.vmin)).sum())
         above = int((values > norm.vmax).sum())
-        assert (f"< 0: {negative} cells" in texts) == bool(negative), column
-        assert (f"= 0: {zero} cells" in texts) == bool(zero), column
-        assert (f"0 < p < 1/n: {below} cells" in texts) == bool(below), column
+        assert (f"< 0: {negative} {style.cells_word(negative)}" in texts) == bool(negative), column
+        assert (f"= 0: {zero} {style.cells_word(zero)}" in texts) == bool(zero), column
+        assert (f"0 < p < 1/n: {below} {style.cells_word(below)}" in texts) == bool(below), column
         assert above == 0
         hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == style.NEGATIVE_HATCH]
         assert len(hatched) == negative
@@ -227,7 +227,7 @@ def test_crossover_hatches_floored_cells_and_titles_name_the_accountant(crossove
         hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == style.FLAG_HATCH]
         assert len(hatched) == int(rows["delta_floored"].sum())
         if len(hatched):
-            assert any(f"({len(hatched)} cells)" in text for text in legend_texts(ax))
+            assert any(f"({len(hatched)} {style.cells_word(len(hatched))})" in text for text in legend_texts(ax))
         assert not [t for t in ax.texts if t.get_text() == "floor"]  # no 6-pt labels any more
     first = crossover_rows.iloc[0]
     assert f"n = {int(first['n_users']):,}, k = {int(first['k'])}, {int(first['replicates'])} draws" in figure_text(figure)

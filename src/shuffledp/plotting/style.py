@@ -62,6 +62,7 @@ __all__ = [
     "flag_patch",
     "out_of_range_entries",
     "colorbar_extend",
+    "cells_word",
     "line_handle",
     "move_legends_to_figure",
     "format_delta",
@@ -247,7 +248,8 @@ def out_of_range_entries(values, *, vmin: float, vmax: float, below: str, above:
     """Legend handles counting finite values below ``vmin`` / above ``vmax`` (drawn in the colour bar's
     end colours): no value is clipped without the legend saying how many and where.
 
-    ``below`` / ``above`` are format strings with ``{count}``; ``colours`` = (low end, high end).
+    ``below`` / ``above`` are format strings with ``{count}`` and ``{cells}`` ("cell" or "cells");
+    ``colours`` = (low end, high end).
     """
     values = np.asarray(values, dtype=float)
     finite = values[np.isfinite(values)]
@@ -255,10 +257,14 @@ def out_of_range_entries(values, *, vmin: float, vmax: float, below: str, above:
     low_colour, high_colour = colours if colours is not None else ("0.3", "0.7")
     n_below, n_above = int((finite < vmin).sum()), int((finite > vmax).sum())
     if n_below:
-        handles.append(Patch(facecolor=low_colour, edgecolor=INK, label=below.format(count=n_below)))
+        handles.append(Patch(facecolor=low_colour, edgecolor=INK, label=below.format(count=n_below, cells=cells_word(n_below))))
     if n_above:
-        handles.append(Patch(facecolor=high_colour, edgecolor=INK, label=above.format(count=n_above)))
+        handles.append(Patch(facecolor=high_colour, edgecolor=INK, label=above.format(count=n_above, cells=cells_word(n_above))))
     return handles
+
+
+def cells_word(count: int) -> str:
+    return "cell" if count == 1 else "cells"
 
 
 def colorbar_extend(values, *, vmin: float, vmax: float) -> str:

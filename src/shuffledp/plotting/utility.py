@@ -217,13 +217,13 @@ def plot_cell_distribution(values, *, n_lon: int, n_lat: int, norm, ax=None, tit
     handles = []
     zero = int((grid == 0).sum())
     if zero:
-        handles.append(Patch(facecolor=style.EMPTY_COLOUR, edgecolor=style.INK, label=f"= 0: {zero} cells"))
+        handles.append(Patch(facecolor=style.EMPTY_COLOUR, edgecolor=style.INK, label=f"= 0: {zero} {style.cells_word(zero)}"))
     if negative.any():
-        handles.append(style.flag_patch(f"< 0: {int(negative.sum())} cells (Gaussian noise)", hatch=style.NEGATIVE_HATCH,
+        handles.append(style.flag_patch(f"< 0: {int(negative.sum())} {style.cells_word(int(negative.sum()))} (Gaussian noise)", hatch=style.NEGATIVE_HATCH,
                                         facecolor=style.EMPTY_COLOUR))
     handles += style.out_of_range_entries(
-        grid[grid > 0], vmin=norm.vmin, vmax=norm.vmax, below="0 < p < 1/n: {count} cells (white)",
-        above="above the scale: {count} cells (magenta)", colours=("white", "magenta"),
+        grid[grid > 0], vmin=norm.vmin, vmax=norm.vmax, below="0 < p < 1/n: {count} {cells} (white)",
+        above="above the scale: {count} {cells} (magenta)", colours=("white", "magenta"),
     )
     if handles:
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(len(handles), 3),
@@ -304,7 +304,7 @@ def plot_crossover(frame, *, ax=None, title: str = "", norm=None, colorbar: bool
     style.hatch_cells(ax, floored)
     handles = []
     if floored.any():
-        handles.append(style.flag_patch(f"δ̂ below the floor (or 0): Gaussian at the floor δ ({int(floored.sum())} cells)"))
+        handles.append(style.flag_patch(f"δ̂ below the floor (or 0): Gaussian at the floor δ ({int(floored.sum())} {style.cells_word(int(floored.sum()))})"))
     if np.isnan(grid).any():
         handles.append(Patch(facecolor="white", edgecolor=style.INK, label="not computed (ε ≥ ε0)"))
     if handles:
