@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from shuffledp import report
-from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED
+from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED, format_number
 
 # The papers, when the shared folder sits next to the repository (skipped otherwise).
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
@@ -299,3 +299,80 @@ def test_read_sweep_places_bounds_relative_to_exact():
     assert "`biswas-printed` is below `biswas-exact` at 3 and above it at 0 of 3 points." in text
     with pytest.raises(ValueError, match=r"`sweep data` must have columns accountant, kind, delta"):
         report.read_sweep(pd.DataFrame({"delta": [1.0]}))
+
+
+# --- verdict strength and empty cells (issue 13) -----------------------------------------------
+
+
+def monte_carlo_frame() -> pd.DataFrame:
+    rows = [
+        {"table": "VI", "block": "San Francisco", "row": "x0=40", "column": "shuffle+INV", "paper": "1E-3",
+         "ours_as_printed": 3e-4, "ours_exact": 3e-4, "relative_difference": -0.7, "verdict": REPRODUCED,
+         "note": "inside", "interval_low": 0.0, "interval_high": 0.0019, "p_pass_3x_larger": 0.80,
+         "p_pass_3x_smaller": 1.0, "x0_count": 0},
+        {"table": "VI", "block": "San Francisco", "row": "x0=80", "column": "shuffle+INV", "paper": "5E-4",
+         "ours_as_printed": 8e-4, "ours_exact": 8e-4, "relative_difference": 0.6, "verdict": REPRODUCED,
+         "note": "inside", "interval_low": 1.1e-4, "interval_high": 0.010, "p_pass_3x_larger": 0.55,
+         "p_pass_3x_smaller": 0.90, "x0_count": 136},
+        {"table": "VI", "block": "Paris", "row": "x0=20", "column": "shuffle+INV", "paper": "3E-4",
+         "ours_as_printed": 1e-3, "ours_exact": 1e-3, "relative_difference": 2.3, "verdict": NOT_REPRODUCED,
+         "note": "outside", "interval_low": 4e-4, "interval_high": 0.004, "p_pass_3x_larger": 0.40,
+         "p_pass_3x_smaller": 0.85, "x0_count": 8},
+        {"table": "VI", "block": "Paris", "row": "x0=20", "column": "Gaussian", "paper": "2E-6",
+         "ours_as_printed": 9e-4, "ours_exact": 2e-4, "relative_difference": 400.0, "verdict": report.NOT_REPRODUCIBLE,
+         "note": "floored", "interval_low": np.nan, "interval_high": np.nan, "p_pass_3x_larger": np.nan,
+         "p_pass_3x_smaller": np.nan, "x0_count": 8},
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_read_comparisons_keeps_strength_columns_and_fills_them_for_old_files(tmp_path):
+    new, old = tmp_path / "table6_comparison.csv", tmp_path / "table4_comparison.csv"
+    monte_carlo_frame().to_csv(new, index=False)
+    comparison_frame().to_csv(old, index=False)
+    rows, problems = report.read_comparisons([new, old])
+    assert not problems
+    from_new = rows[rows["source"] == str(new)]
+    assert from_new["interval_high"].notna().sum() == 3 and rows[rows["source"] == str(old)]["interval_high"].isna().all()
+
+
+def test_read_verdict_strength_reports_widths_and_pass_probabilities_from_the_rows():
+    frame = monte_carlo_frame()
+    text = report.read_verdict_strength(frame)
+    tests = frame[frame["interval_high"].notna()]
+    positive = tests[tests["interval_low"] > 0]
+    decades = np.log10(positive["interval_high"] / positive["interval_low"])
+    assert f"{len(tests)} verdicts" in text and f"{int((tests['verdict'] == REPRODUCED).sum())} of them" in text
+    assert f"span {decades.min():.1f} to {decades.max():.1f} decades" in text
+    assert f"{int((tests['interval_low'] == 0).sum())} start at 0" in text
+    larger = tests["p_pass_3x_larger"]
+    assert f"probability {larger.min():.2f} to {larger.max():.2f} (median {larger.median():.2f})" in text
+    assert report.read_verdict_strength(comparison_frame()) == ""  # printed-precision verdicts only
+
+
+def test_strength_table_lists_each_interval_test():
+    frame = monte_carlo_frame()
+    table = report.strength_table(frame)
+    assert len(table.rows) == int(frame["interval_high"].notna().sum())
+    row, source = table.rows[1], frame.iloc[1]
+    low, high = source["interval_low"], source["interval_high"]
+    assert row[3] == f"[{format_number(low)}, {format_number(high)}]"
+    assert row[4] == f"×{format_number(high / low)} ({np.log10(high / low):.1f} decades)"
+    assert row[5] == f"{source['p_pass_3x_larger']:.2f}" and table.rows[0][4] == "from 0"
+    assert report.strength_table(comparison_frame()) is None
+
+
+def test_read_empty_cells_names_the_cells_without_check_ins():
+    text = report.read_empty_cells(monte_carlo_frame())
+    assert "San Francisco: x0 = 40" in text and "x0 = 80" not in text and "Paris" not in text
+    assert report.read_empty_cells(comparison_frame()) == ""
+
+
+def test_build_report_shows_verdict_strength_and_empty_cells(run_dir):
+    path = run_dir / "results" / "table6_comparison.csv"
+    monte_carlo_frame().to_csv(path, index=False)
+    inputs = make_inputs(run_dir, comparisons=[run_dir / "results" / "accounting" / "table4_comparison.csv", path])
+    markdown = report.render_markdown(report.build_report(inputs))
+    assert "**Verdict strength.** 3 verdicts" in markdown
+    assert "**Empty cells.** Cells without any check-in under our row-major numbering (San Francisco: x0 = 40)" in markdown
+    assert "| x0=80 | shuffle+INV | reproduced | [1.100e-04, 0.01] |" in markdown

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shuffledp.experiments import STRENGTH_COLUMNS, STRENGTH_FACTOR
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, format_number
 
 __all__ = [
@@ -50,6 +51,9 @@ __all__ = [
     "read_crossover",
     "read_sweep",
     "read_gaussian_checks",
+    "read_verdict_strength",
+    "strength_table",
+    "read_empty_cells",
     "build_report",
     "render_markdown",
     "render_html",
@@ -229,7 +233,9 @@ def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
 
     A file without the agreed columns is reported in ``problems`` and skipped; a row whose verdict
     is not one of :data:`VERDICTS` is kept with verdict :data:`INVALID_VERDICT` and counted in
-    ``problems`` (bad rows are never dropped silently). A ``source`` column names the file.
+    ``problems`` (bad rows are never dropped silently). A ``source`` column names the file. The
+    Monte-Carlo comparisons' :data:`shuffledp.experiments.STRENGTH_COLUMNS` are kept (NaN where a
+    file has none).
     """
     frames, problems = [], []
     for path in paths:
@@ -242,7 +248,10 @@ def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
         if missing:
             problems.append(f"`{path}` lacks the comparison column(s) {', '.join(missing)}; file skipped.")
             continue
-        frame = frame[COMPARISON_COLUMNS].copy()
+        frame = frame[COMPARISON_COLUMNS + [c for c in STRENGTH_COLUMNS if c in frame.columns]].copy()
+        for column in STRENGTH_COLUMNS:
+            if column not in frame.columns:
+                frame[column] = np.nan
         bad = ~frame["verdict"].isin(VERDICTS)
         if bad.any():
             problems.append(
@@ -253,7 +262,7 @@ def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
         frame["source"] = str(path)
         frames.append(frame)
     if not frames:
-        return pd.DataFrame(columns=[*COMPARISON_COLUMNS, "source"]), problems
+        return pd.DataFrame(columns=[*COMPARISON_COLUMNS, *STRENGTH_COLUMNS, "source"]), problems
     rows = pd.concat(frames, ignore_index=True)
     for column in ("table", "block", "row", "column", "note"):
         rows[column] = rows[column].fillna("").astype(str)
@@ -533,6 +542,94 @@ def read_sweep(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+def _interval_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Comparison rows whose verdict is a single-draw interval test (they carry an interval)."""
+    if rows.empty or "interval_high" not in rows.columns:
+        return rows.iloc[0:0]
+    return rows[pd.to_numeric(rows["interval_high"], errors="coerce").notna()]
+
+
+def _width(low: float, high: float) -> str:
+    if not (low > 0):
+        return "from 0"
+    return f"×{_format_number(high / low)} ({math.log10(high / low):.1f} decades)"
+
+
+def strength_table(rows: pd.DataFrame) -> Table | None:
+    """Per single-draw interval verdict: the interval, its width and the probability that a value
+    3× larger or smaller than ours would still be called reproduced (None if no such row)."""
+    tests = _interval_rows(rows)
+    if tests.empty:
+        return None
+    factor = f"{STRENGTH_FACTOR:g}×"
+    columns = ["row", "column", "verdict", "95% single-draw interval", "width",
+               f"P(pass) if {factor} larger", f"P(pass) if {factor} smaller"]
+    body = [
+        [r.row, r.column, r.verdict, f"[{_format_number(r.interval_low)}, {_format_number(r.interval_high)}]",
+         _width(float(r.interval_low), float(r.interval_high)), f"{float(r.p_pass_3x_larger):.2f}",
+         f"{float(r.p_pass_3x_smaller):.2f}"]
+        for r in tests.itertuples(index=False)
+    ]
+    return Table(columns, body)
+
+
+def read_verdict_strength(rows: pd.DataFrame) -> str:
+    """How weak the single-draw verdicts are: interval widths and the pass probability of a value 3× off.
+
+    ``rows``: comparison rows (with :data:`shuffledp.experiments.STRENGTH_COLUMNS`); only the rows
+    judged by a single-draw interval are read.
+    """
+    tests = _interval_rows(rows)
+    if tests.empty:
+        return ""
+    low, high = tests["interval_low"].astype(float), tests["interval_high"].astype(float)
+    positive = low > 0
+    decades = np.log10(high[positive] / low[positive])
+    larger, smaller = tests["p_pass_3x_larger"].astype(float), tests["p_pass_3x_smaller"].astype(float)
+    reproduced = int((tests["verdict"] == REPRODUCED).sum())
+    factor = f"{STRENGTH_FACTOR:g}×"
+    text = (
+        f"{len(tests)} verdicts (Tables V, VI and the text's TV values; {reproduced} of them “reproduced”) "
+        "compare one printed Monte-Carlo draw with our central 95% interval of a single draw. Such a test is weak: "
+    )
+    if len(decades):
+        text += (f"the intervals span {decades.min():.1f} to {decades.max():.1f} decades of the value (median "
+                 f"{float(np.median(decades)):.1f})")
+        if (~positive).any():
+            text += f", and {int((~positive).sum())} start at 0"
+        text += "; "
+    else:
+        text += f"all {len(tests)} intervals start at 0; "
+    text += (
+        f"a value {factor} ours would still be called reproduced with probability {larger.min():.2f} to "
+        f"{larger.max():.2f} (median {float(np.median(larger)):.2f}), one {factor} smaller with "
+        f"{smaller.min():.2f} to {smaller.max():.2f} (median {float(np.median(smaller)):.2f}). "
+        "A “reproduced” here says the printed value is plausible as one draw, not that it agrees with ours "
+        "to any printed precision; the per-cell interval, width and pass probabilities are listed under each table."
+    )
+    return text
+
+
+def read_empty_cells(rows: pd.DataFrame) -> str:
+    """Which Table VI cells x0 hold no check-in under our numbering (``x0_count`` = 0)."""
+    if rows.empty or "x0_count" not in rows.columns:
+        return ""
+    counts = pd.to_numeric(rows["x0_count"], errors="coerce")
+    empty = rows[counts == 0]
+    if empty.empty:
+        return ""
+    parts = []
+    for block, group in empty.groupby("block", sort=False):
+        cells = list(dict.fromkeys(str(r).removeprefix("x0=") for r in group["row"]))
+        parts.append(f"{block}: x0 = {', '.join(cells)}")
+    return (
+        "Cells without any check-in under our row-major numbering (" + "; ".join(parts) + "): there is no "
+        "individual at x0, its true probability is 0 and the as-printed δ is that of a lone holder (n_x0 = 0). The "
+        "paper speaks of the individual at x0, so its cells of these numbers presumably held check-ins: its cell "
+        "numbering (not stated) probably differs from ours, and these rows compare different cells."
+    )
+
+
 #: relative gap between our sigma and diffprivlib's that the report calls a difference
 _SIGMA_REPORT_TOLERANCE = 0.01
 
@@ -753,7 +850,10 @@ def build_report(inputs: ReportInputs) -> list:
         Paragraph(
             "Verdicts: **reproduced** — our value rounds to the printed one at the printed precision (half a unit "
             "in the last printed digit); **not reproduced** — it does not; **not reproducible as specified** — "
-            "the paper does not give what is needed to compute the cell. \u201cAs printed\u201d evaluates the paper's "
+            "the paper does not give what is needed to compute the cell. For the paper's single Monte-Carlo draws "
+            "(Tables V, VI and the TV values of its text) **reproduced** means only that the printed value lies inside "
+            "our central 95% interval of one draw, a far weaker test (see the verdict strength below). "
+            "\u201cAs printed\u201d evaluates the paper's "
             "formula exactly as printed; \u201cexact\u201d is the corrected value. Each table lists the file, the rule "
             "and the checksum it comes from; the stage manifests hold the configuration and input checksums."
         )
@@ -782,6 +882,9 @@ def build_report(inputs: ReportInputs) -> list:
                 [f"{_trace(path, inputs)}: {int(per_file.get(str(path), 0))} row(s)" for path in inputs.comparisons]
             )
         )
+    strength = read_verdict_strength(rows)
+    if strength:
+        blocks.append(Paragraph("**Verdict strength.** " + strength))
     if problems:
         blocks.append(BulletList([f"Input problem: {p}" for p in problems]))
     # tables
@@ -793,10 +896,14 @@ def build_report(inputs: ReportInputs) -> list:
             continue
         for source in subset["source"].unique():
             blocks.append(Paragraph("Source: " + _trace(source, inputs) + "."))
+        empty_cells = read_empty_cells(subset)
+        if empty_cells:
+            blocks.append(Paragraph("**Empty cells.** " + empty_cells))
         for block_name, group in subset.groupby("block", sort=False):
             if block_name:
                 blocks.append(Heading(3, f"Table {table}, {block_name}"))
             blocks.append(_comparison_table(group))
+            _append_strength(blocks, group)
     others = rows[~rows["table"].isin(list(PAPER_TABLES))] if len(rows) else rows
     if len(others):
         blocks.append(Heading(2, "Other values quoted in the paper's text", "text-values"))
@@ -804,6 +911,7 @@ def build_report(inputs: ReportInputs) -> list:
             blocks.append(Heading(3, f"{table}: {block_name}" if block_name else str(table)))
             blocks.append(Paragraph("Source: " + ", ".join(_trace(s, inputs) for s in group["source"].unique()) + "."))
             blocks.append(_comparison_table(group))
+            _append_strength(blocks, group)
     # figures
     blocks.append(Heading(2, "Figures", "figures"))
     cell_counts = {}
@@ -850,6 +958,16 @@ def build_report(inputs: ReportInputs) -> list:
     blocks.append(Paragraph(FPS_NOT_VISIBLE))
     blocks += _stage_section(inputs)
     return blocks
+
+
+def _append_strength(blocks: list, group: pd.DataFrame) -> None:
+    table = strength_table(group)
+    if table is not None:
+        blocks.append(Paragraph(
+            f"Strength of the single-draw verdicts above: the interval each printed draw was tested against, its "
+            f"width, and the probability that a value {STRENGTH_FACTOR:g}× larger or smaller than our draws would "
+            "still pass."))
+        blocks.append(table)
 
 
 def _figure_reading(number: int, data_paths: Sequence[Path], summary, cell_counts) -> str:
