@@ -4,10 +4,11 @@ import logging
 
 import pandas as pd
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.data.gowalla import combine_summaries
 from shuffledp.tables import write_table
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("data_summary")
 
 summary = combine_summaries(pd.read_csv(path) for path in [*snakemake.input.sources, *snakemake.input.regions])

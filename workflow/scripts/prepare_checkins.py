@@ -2,11 +2,12 @@
 
 import logging
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.data.gowalla import check_bad_fraction, read_checkins, source_summary
 from shuffledp.data.io import atomic_output
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("prepare_checkins")
 source = snakemake.params.source
 
