@@ -149,6 +149,22 @@ def test_read_data_counts():
     assert report.read_data_counts(None, {}) == "The data stage's summary is absent from this run."
 
 
+@pytest.mark.parametrize(
+    "in_file, of_earlier, dropped, expected",
+    [
+        (4, 2, 6, "Source s: 100 rows read, 3 malformed, 6 exact duplicate rows (dropped), 91 kept."),
+        (5, 0, 0, "Source s: 100 rows read, 3 malformed, 5 exact duplicate rows (kept), 91 kept."),
+        (0, 0, 0, "Source s: 100 rows read, 3 malformed, 91 kept."),
+    ],
+    ids=["dropped", "kept", "none"],
+)
+def test_read_data_counts_reports_duplicates(in_file, of_earlier, dropped, expected):
+    summary = pd.DataFrame([{"level": "source", "name": "s", "label": "s", "rows_read": 100, "malformed": 3,
+                             "duplicates_in_file": in_file, "duplicates_of_earlier_source": of_earlier,
+                             "duplicates_dropped": dropped, "kept": 91}])
+    assert expected in report.read_data_counts(summary, {})
+
+
 @pytest.fixture
 def run_dir(tmp_path):
     results = tmp_path / "results"

@@ -580,9 +580,15 @@ def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.
         name = _first_column(summary, ("label", "name", "region"))
         for _, row in summary[level == "source"].iterrows():
             malformed = row.get("malformed")
+            repeats = sum(int(row[c]) for c in ("duplicates_in_file", "duplicates_of_earlier_source") if pd.notna(row.get(c)))
+            dropped = row.get("duplicates_dropped")
+            duplicates = (
+                f"{repeats:,} exact duplicate rows ({'dropped' if pd.notna(dropped) and int(dropped) else 'kept'}), "
+                if repeats else ""
+            )
             sentences.append(
                 f"Source {row[name]}: {int(row['rows_read']):,} rows read, "
-                f"{int(malformed) if pd.notna(malformed) else 0:,} malformed, {int(row['kept']):,} kept."
+                f"{int(malformed) if pd.notna(malformed) else 0:,} malformed, {duplicates}{int(row['kept']):,} kept."
             )
         for _, row in summary[level == "region"].iterrows():
             text = f"{row[name]}: {int(row['kept']):,} check-ins in the bounding box"

@@ -14,7 +14,7 @@ log = logging.getLogger("crop_and_grid")
 
 region = Region.from_config(snakemake.params.name, snakemake.params.region)
 frames = [
-    pd.read_parquet(path).assign(source=name)
+    pd.read_parquet(path).drop(columns="row_key", errors="ignore").assign(source=name)
     for name, path in zip(snakemake.params.sources, snakemake.input)
 ]
 checkins = pd.concat(frames, ignore_index=True)

@@ -23,6 +23,7 @@ from http.client import HTTPException
 from pathlib import Path
 
 from shuffledp._io import atomic_output
+from shuffledp._progress import progress
 from shuffledp._validation import check_integer, check_real
 
 __all__ = [
@@ -120,9 +121,12 @@ def _fetch_once(url: str, target: Path, timeout: float) -> None:
     with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as sink:
         announced = response.headers.get("Content-Length") if hasattr(response, "headers") else None
         written = 0
-        while chunk := response.read(_CHUNK):
-            sink.write(chunk)
-            written += len(chunk)
+        total = int(announced) if announced and announced.isdigit() else None
+        with progress(total=total, desc=f"downloading {url.rsplit('/', 1)[-1]}", unit="B") as bar:
+            while chunk := response.read(_CHUNK):
+                sink.write(chunk)
+                written += len(chunk)
+                bar.update(len(chunk))
     if announced is not None and written != int(announced):
         raise DownloadError(f"received {written} of {announced} bytes")
 
