@@ -315,3 +315,47 @@ def test_read_sweep_places_bounds_relative_to_exact():
     assert "`biswas-printed` is below `biswas-exact` at 3 and above it at 0 of 3 points." in text
     with pytest.raises(ValueError, match=r"`sweep data` must have columns accountant, kind, delta"):
         report.read_sweep(pd.DataFrame({"delta": [1.0]}))
+
+
+# ------------------------------------------------------------ manifests from another configuration
+
+CURRENT = {"seed": 3, "data": {"source": "local", "max_bad_fraction": 0.01}, "regions": {"paris": {"lat_min": 48.8}},
+           "accounting": {"table2": {"n_users": [100]}}, "utility": {"runs": 5}, "report": {"title": "T"}}
+
+
+def _manifest_with(path, config):
+    from shuffledp import provenance
+
+    provenance.write_manifest(path, {"manifest_schema_version": 1, "config": {
+        "sha256": provenance.config_sha256(config), "yaml": provenance.config_yaml(config)}, "outputs": []})
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, stale",
+    [
+        ({}, {}),
+        ({"data": {"source": "snap", "max_bad_fraction": 0.01}}, {"data": ["data.source"], "utility": ["data.source"]}),
+        ({"accounting": {"table2": {"n_users": [100, 1000]}}}, {"accounting": ["accounting.table2.n_users"]}),
+        ({"seed": 4}, {"utility": ["seed"]}),
+        ({"report": {"title": "Other"}}, {}),  # not a key any result stage depends on
+    ],
+    ids=["same", "offline-then-standins", "accounting-changed", "seed", "title-only"],
+)
+def test_report_flags_stages_whose_manifest_records_another_relevant_config(run_dir, change, stale):
+    results = run_dir / "results"
+    manifests = {}
+    for stage in ("data", "accounting", "utility"):
+        (results / stage).mkdir(exist_ok=True)
+        manifests[stage] = _manifest_with(results / stage / "MANIFEST.json", {**CURRENT, **change})
+    inputs = make_inputs(run_dir, config=CURRENT, manifests=manifests, expected_stages=["data", "accounting", "utility"])
+    markdown = report.render_markdown(report.build_report(inputs))
+    if not stale:
+        assert "Stale results" not in markdown
+        return
+    line = next(line for line in markdown.splitlines() if "**Stale results:**" in line)
+    for stage in ("data", "accounting", "utility"):
+        if stage in stale:
+            assert f"{stage} (differs in {', '.join(f'`{key}`' for key in stale[stage])})" in line
+        else:
+            assert f"{stage} (" not in line
