@@ -117,7 +117,7 @@ def test_offline_fetch_fails_with_one_clear_line(tmp_path):
     overlay = {"data": {"source": "snap", "snap": {"url": url, "retries": 2, "backoff_seconds": 0}}}
     work, result = _overlay_run(tmp_path, overlay, "results/data/summary.csv")
     output = result.stdout + result.stderr
-    assert result.returncode != 0
+    assert result.returncode == 1  # README: offline, the run ends with status 1
     lines = [line for line in output.splitlines() if line.startswith("Network unreachable:")]
     assert len(lines) == 1, output
     assert "data.source: local" in lines[0] and "local_data_dir=/path/to/gowalla" in lines[0]

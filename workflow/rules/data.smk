@@ -159,6 +159,13 @@ rule fig3:
         "../scripts/fig3.py"
 
 
+# Light jobs run where Snakemake runs (the login node on a cluster): the download needs the network,
+# which compute nodes often lack; the summary only concatenates small tables.
+localrules:
+    fetch_gowalla,
+    data_summary,
+
+
 ALL_TARGETS.extend(
     [
         *expand("results/data/{region}/cell_counts.csv", region=FIG3_REGIONS),
