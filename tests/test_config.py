@@ -68,7 +68,7 @@ def test_standins_overlay_merges_deeply_and_is_valid():
         # out-of-range coordinates
         ("regions.paris.lat_min", -95, r"`regions.paris.lat_min` must be >= -90; got -95\."),
         # unknown key
-        ("data.sorce", "snap", r"unknown key `sorce` under `data`\. Allowed keys: local_files, max_bad_fraction, snap, source\."),
+        ("data.sorce", "snap", r"unknown key `sorce` under `data`\. Allowed keys: duplicates, local_files, max_bad_fraction, snap, source\."),
         ("data.snap.retry", 3, r"unknown key `retry` under `data.snap`\. Allowed keys: backoff_seconds, expected_rows"),
         ("regions.paris.grid.rows", 3, r"unknown key `rows` under `regions.paris.grid`\. Allowed keys: n_lat, n_lon\."),
         # bad enum
