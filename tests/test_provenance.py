@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
 from shuffledp import provenance
 
@@ -58,7 +59,7 @@ def test_find_seeds_collects_nested_seed_keys(config):
 def test_package_versions_default_lists_every_pinned_requirement():
     versions = provenance.package_versions()
     requirements = importlib.metadata.requires("shuffledp")
-    names = {r.split("=")[0].split(";")[0].split("[")[0].strip() for r in requirements}
+    names = {Requirement(r).name for r in requirements}
     assert names <= set(versions)
     assert versions["numpy"] == importlib.metadata.version("numpy")
     assert versions["snakemake"] == importlib.metadata.version("snakemake")
