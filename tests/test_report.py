@@ -149,6 +149,22 @@ def test_read_data_counts():
     assert report.read_data_counts(None, {}) == "The data stage's summary is absent from this run."
 
 
+@pytest.mark.parametrize(
+    "in_file, of_earlier, dropped, expected",
+    [
+        (4, 2, 6, "Source s: 100 rows read, 3 malformed, 6 exact duplicate rows (dropped), 91 kept."),
+        (5, 0, 0, "Source s: 100 rows read, 3 malformed, 5 exact duplicate rows (kept), 91 kept."),
+        (0, 0, 0, "Source s: 100 rows read, 3 malformed, 91 kept."),
+    ],
+    ids=["dropped", "kept", "none"],
+)
+def test_read_data_counts_reports_duplicates(in_file, of_earlier, dropped, expected):
+    summary = pd.DataFrame([{"level": "source", "name": "s", "label": "s", "rows_read": 100, "malformed": 3,
+                             "duplicates_in_file": in_file, "duplicates_of_earlier_source": of_earlier,
+                             "duplicates_dropped": dropped, "kept": 91}])
+    assert expected in report.read_data_counts(summary, {})
+
+
 @pytest.fixture
 def run_dir(tmp_path):
     results = tmp_path / "results"
@@ -376,3 +392,47 @@ def test_build_report_shows_verdict_strength_and_empty_cells(run_dir):
     assert "**Verdict strength.** 3 verdicts" in markdown
     assert "**Empty cells.** Cells without any check-in under our row-major numbering (San Francisco: x0 = 40)" in markdown
     assert "| x0=80 | shuffle+INV | reproduced | [1.100e-04, 0.01] |" in markdown
+
+
+# ------------------------------------------------------------ manifests from another configuration
+
+CURRENT = {"seed": 3, "data": {"source": "local", "max_bad_fraction": 0.01}, "regions": {"paris": {"lat_min": 48.8}},
+           "accounting": {"table2": {"n_users": [100]}}, "utility": {"runs": 5}, "report": {"title": "T"}}
+
+
+def _manifest_with(path, config):
+    from shuffledp import provenance
+
+    provenance.write_manifest(path, {"manifest_schema_version": 1, "config": {
+        "sha256": provenance.config_sha256(config), "yaml": provenance.config_yaml(config)}, "outputs": []})
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, stale",
+    [
+        ({}, {}),
+        ({"data": {"source": "snap", "max_bad_fraction": 0.01}}, {"data": ["data.source"], "utility": ["data.source"]}),
+        ({"accounting": {"table2": {"n_users": [100, 1000]}}}, {"accounting": ["accounting.table2.n_users"]}),
+        ({"seed": 4}, {"utility": ["seed"]}),
+        ({"report": {"title": "Other"}}, {}),  # not a key any result stage depends on
+    ],
+    ids=["same", "offline-then-standins", "accounting-changed", "seed", "title-only"],
+)
+def test_report_flags_stages_whose_manifest_records_another_relevant_config(run_dir, change, stale):
+    results = run_dir / "results"
+    manifests = {}
+    for stage in ("data", "accounting", "utility"):
+        (results / stage).mkdir(exist_ok=True)
+        manifests[stage] = _manifest_with(results / stage / "MANIFEST.json", {**CURRENT, **change})
+    inputs = make_inputs(run_dir, config=CURRENT, manifests=manifests, expected_stages=["data", "accounting", "utility"])
+    markdown = report.render_markdown(report.build_report(inputs))
+    if not stale:
+        assert "Stale results" not in markdown
+        return
+    line = next(line for line in markdown.splitlines() if "**Stale results:**" in line)
+    for stage in ("data", "accounting", "utility"):
+        if stage in stale:
+            assert f"{stage} (differs in {', '.join(f'`{key}`' for key in stale[stage])})" in line
+        else:
+            assert f"{stage} (" not in line

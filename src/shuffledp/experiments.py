@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from shuffledp._progress import progress
 from shuffledp._random import job_rng
 from shuffledp._validation import check_integer, check_real, check_real_array
 from shuffledp.accounting import accountant_class, get_accountant
@@ -250,8 +251,10 @@ def community_sweep(
     delta-hat is computed from each sampled dataset (eq. 10). Returns tidy rows.
     """
     rows = []
+    bar = progress(total=len(n_users_grid) * runs, desc=f"community runs {'/'.join(map(str, identity))}")
     for n_users in n_users_grid:
         for run in range(runs):
+            bar.update()
             counts = sample_region_counts(
                 region_counts, n_users, replace=replace, rng=job_rng(seed, *identity, "data", n_users, run)
             )
@@ -269,6 +272,7 @@ def community_sweep(
                          "accountant": accountant, "mechanism": mechanism, "tv": float(values[0]),
                          **calibration.columns()}
                     )
+    bar.close()
     return pd.DataFrame(rows)
 
 
@@ -283,7 +287,7 @@ def crossover_sweep(
     (seed, identity, "gaussian", eps0, eps, accountant). Rows with delta-hat = 0 are floored and marked.
     """
     rows = []
-    for epsilon_local in epsilon_locals:
+    for epsilon_local in progress(iterable=list(epsilon_locals), desc="crossover sweep", total=None):
         below = [float(e) for e in epsilons if e < epsilon_local]
         if not below:
             continue

@@ -677,9 +677,15 @@ def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.
         name = _first_column(summary, ("label", "name", "region"))
         for _, row in summary[level == "source"].iterrows():
             malformed = row.get("malformed")
+            repeats = sum(int(row[c]) for c in ("duplicates_in_file", "duplicates_of_earlier_source") if pd.notna(row.get(c)))
+            dropped = row.get("duplicates_dropped")
+            duplicates = (
+                f"{repeats:,} exact duplicate rows ({'dropped' if pd.notna(dropped) and int(dropped) else 'kept'}), "
+                if repeats else ""
+            )
             sentences.append(
                 f"Source {row[name]}: {int(row['rows_read']):,} rows read, "
-                f"{int(malformed) if pd.notna(malformed) else 0:,} malformed, {int(row['kept']):,} kept."
+                f"{int(malformed) if pd.notna(malformed) else 0:,} malformed, {duplicates}{int(row['kept']):,} kept."
             )
         for _, row in summary[level == "region"].iterrows():
             text = f"{row[name]}: {int(row['kept']):,} check-ins in the bounding box"
@@ -832,6 +838,18 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
     return [Heading(2, "Errata", "errata"), BulletList(items)]
 
 
+def _stale_stages(inputs: ReportInputs, present) -> dict:
+    """Stage -> config keys that matter to it and differ between its manifest and this run's config."""
+    from shuffledp.provenance import read_manifest, stage_config_differences
+
+    stale = {}
+    for stage in present:
+        differences = stage_config_differences(read_manifest(inputs.manifests[stage]), inputs.config, stage)
+        if differences:
+            stale[stage] = differences
+    return stale
+
+
 def build_report(inputs: ReportInputs) -> list:
     """The report as a list of blocks (render with :func:`render_markdown` / :func:`render_html`)."""
     rows, problems = read_comparisons(inputs.comparisons)
@@ -860,6 +878,18 @@ def build_report(inputs: ReportInputs) -> list:
     )
     present = sorted({s for s in inputs.expected_stages if inputs.manifests.get(s) and Path(inputs.manifests[s]).is_file()})
     absent = [s for s in inputs.expected_stages if s not in present]
+    stale = _stale_stages(inputs, present)
+    if stale:
+        blocks.append(
+            Paragraph(
+                "**Stale results:** the manifest of stage(s) "
+                + "; ".join(f"{stage} (differs in {', '.join(f'`{k}`' for k in keys[:5])}{', ...' if len(keys) > 5 else ''})"
+                            for stage, keys in stale.items())
+                + " records a configuration that differs from this run's in keys that matter to the stage; "
+                "its tables and figures may come from the older configuration. Rerun the stage "
+                "(e.g. `snakemake --cores 2 --forcerun manifest`, or delete its results folder)."
+            )
+        )
     if absent:
         blocks.append(
             Paragraph(

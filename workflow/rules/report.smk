@@ -215,6 +215,12 @@ rule reproduction_report:
         "../scripts/reproduction_report.py"
 
 
+# Manifests (checksums) and the report read small files: run them where Snakemake runs.
+localrules:
+    manifest,
+    reproduction_report,
+
+
 ALL_TARGETS.extend(
     [
         *REPORT_OUTPUTS.values(),

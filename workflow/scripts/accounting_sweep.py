@@ -7,12 +7,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments_accounting import sweep_frame  # noqa: E402
 from shuffledp.plotting.accounting import figure_sweep  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("accounting_sweep")
 
 name, sweep = snakemake.params.name, snakemake.params.sweep

@@ -1,17 +1,16 @@
 """Rule utility_boxplot_<region>: Figures 6/7 -- box plots of TV vs n, one panel per privacy setting."""
 
-import logging
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.plotting.utility import figure_tv_boxplots  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 frame = pd.read_csv(snakemake.input[0])
 figure = figure_tv_boxplots(frame, label=snakemake.params.label)
 with atomic_output(snakemake.output[0]) as temporary:

@@ -7,13 +7,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments import crossover_sweep, synthetic_dataset  # noqa: E402
 from shuffledp.mechanisms import sensitivity_for  # noqa: E402
 from shuffledp.plotting.utility import figure_crossover  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 utility, seed = snakemake.params.utility, snakemake.params.seed
 sweep = utility["crossover"]
 counts = synthetic_dataset(utility, sweep["n_users"], seed)

@@ -8,12 +8,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments import heatmap_job  # noqa: E402
 from shuffledp.plotting.utility import figure_heatmaps  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 params = snakemake.params
 cells = pd.read_csv(snakemake.input.cells).sort_values("cell")
 estimates, summary = heatmap_job(cells["count"].to_numpy(), utility=params.utility, seed=params.seed, region=params.region)

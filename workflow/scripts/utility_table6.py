@@ -4,11 +4,12 @@ import logging
 
 import pandas as pd
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.experiments import individual_tables
 from shuffledp.reference import load_reference
 from shuffledp.tables import atomic_write_text, write_table
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 individual = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)
 wide, comparison = individual_tables(individual, load_reference("table6"), table="VI", block_of=lambda row: row["label"])
 write_table(wide, csv=snakemake.output.csv, latex=snakemake.output.latex, markdown=snakemake.output.markdown,
