@@ -223,3 +223,90 @@ def log_excess_below(t, N, log_pi: float, log_1mpi: float):
     """log E[(t - X)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0."""
     t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
     return log_excess_above(N - t, N, log_1mpi, log_pi)
+
+
+# ----------------------------------------------------------------------------- cheap certified bounds
+# Chernoff-type upper bounds, elementary operations only (no special functions); loose by at most a
+# polynomial factor. Used to decide what may be left out and to bound what was left out.
+
+
+def _log_kl_tail(x, N, log_pi, log_1mpi):
+    """-N KL(x / N || pi) (the Chernoff exponent of Pr(X >= x) above the mean), elementwise."""
+    from scipy.special import xlogy
+
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    rest = N - x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = -(xlogy(x, x) - x * log_pi + xlogy(rest, rest) - rest * log_1mpi - xlogy(N, N))
+    return np.minimum(value, 0.0)
+
+
+def log_sf_bound(x, N, log_pi: float, log_1mpi: float):
+    """Certified upper bound on log Pr(X >= x): the Chernoff bound above the mean, 0 below it."""
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    out = np.zeros(x.shape)
+    out[x > N] = -np.inf
+    above = (x > N * np.exp(log_pi)) & (x <= N)
+    if above.any():
+        out[above] = _log_kl_tail(x[above], N[above], log_pi, log_1mpi)
+    return out
+
+
+def log_excess_above_bound(t, N, log_pi: float, log_1mpi: float):
+    """Certified upper bound on log E[(X - t)_+].
+
+    Below the mean: (N pi - t) + sd / 2 (E[(t - X)_+] <= E[(mu - X)_+] = E|X - mu| / 2 <= sd / 2).
+    Above: min(sd / 2, e^(-N KL(t/N || pi)) / (e phi)) with phi = log(t (1 - pi) / ((N - t) pi)),
+    from x_+ <= e^(phi x - 1) / phi.
+    """
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    pi = np.exp(log_pi)
+    mean = N * pi
+    half_sd = 0.5 * np.sqrt(N * pi * np.exp(log_1mpi))
+    out = np.full(t.shape, -np.inf)
+    below = t <= mean
+    with np.errstate(divide="ignore"):
+        out[below] = np.log(mean[below] - t[below] + half_sd[below])
+        above = (t > mean) & (t < N)
+        if above.any():
+            ta, Na = t[above], N[above]
+            phi = np.log(ta) + log_1mpi - np.log(Na - ta) - log_pi
+            chernoff = _log_kl_tail(ta, Na, log_pi, log_1mpi) - 1.0 - np.log(phi)
+            out[above] = np.minimum(np.log(half_sd[above]), chernoff)
+    return out
+
+
+def log_excess_below_bound(t, N, log_pi: float, log_1mpi: float):
+    """Certified upper bound on log E[(t - X)_+] (the bound above, for N - X ~ Bin(N, 1 - pi))."""
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    return log_excess_above_bound(N - t, N, log_1mpi, log_pi)
+
+
+def high_part(i, t, N, log_pi: float, log_1mpi: float):
+    """log sum_{x >= i} (x - t) Pr(X = x) for integers i >= N pi and t <= i (one tail ratio per entry).
+
+    Equals Pr(X = i) [(1 - pi) i - (t - N pi) R(i)] by the identity E[(X - N pi); X >= i] =
+    (1 - pi) i Pr(X = i); the terms are positive when t <= N pi and otherwise the difference loses
+    about log10(z^2) digits at z standard deviations (the series is used where it would lose more).
+    """
+    i, t, N = (a.astype(float) for a in np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(t, dtype=float),
+                                                            np.asarray(N, dtype=float)))
+    out = np.full(i.shape, -np.inf)
+    inside = i <= N
+    if not inside.any():
+        return out
+    ii, ti, Ni = i[inside], t[inside], N[inside]
+    lp = log_pmf(ii, Ni, log_pi, log_1mpi)
+    mean = Ni * np.exp(log_pi)
+    first = np.exp(log_1mpi) * ii
+    value = first - (ti - mean) * _tail_ratio(ii, Ni, lp, log_pi, log_1mpi)
+    res = np.empty(ii.shape)
+    good = value > _CANCELLATION_LIMIT * np.maximum(first, 1e-300)
+    res[good] = lp[good] + np.log(value[good])
+    bad = ~good
+    if bad.any():
+        ratio = _series(ii[bad], Ni[bad], ti[bad], log_pi - log_1mpi, first_moment=True)
+        with np.errstate(divide="ignore"):
+            res[bad] = lp[bad] + np.log(ratio)
+    out[inside] = res
+    return out

@@ -55,7 +55,15 @@ from shuffledp._numerics import log_sub, logsumexp
 from shuffledp.accounting._base import Accountant, BoundKind
 from shuffledp.accounting._bracketed import BracketedMixin
 from shuffledp.accounting.blanket import StrongAdversary
-from shuffledp.accounting._binomial_excess import log_excess_above, log_excess_below, log_pmf, log_sf
+from shuffledp.accounting._binomial_excess import (
+    high_part,
+    log_excess_above_bound,
+    log_excess_below,
+    log_excess_below_bound,
+    log_pmf,
+    log_sf,
+    log_sf_bound,
+)
 
 __all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
 
@@ -63,7 +71,7 @@ __all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
 MAX_EPSILON_LOCAL = 700.0
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 _LOG_NEGLIGIBLE = math.log(1e-11)
-_LOG_PRUNE = 45.0  # rows whose certified upper bound is this far below the best row are bounded, not summed
+_LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
 
 
 def krr_view_logs(epsilon_local: float, k: int) -> dict[str, float]:
@@ -164,9 +172,27 @@ def _segment_logsumexp(values, starts, size):
         return np.log(sums) + finite_peak
 
 
+def _bernstein_window(n, log_p, log_1mp, K):
+    """Integer range [lo, hi] around the mean of Bin(n, p) outside which Bernstein's inequality leaves
+    at most e^(-K^2 / 2) on each side: half-width d = K^2 / 6 + sqrt(K^4 / 36 + K^2 var). Closed form;
+    covers skewed binomials (small variance) as far out as Gaussian ones. Any window is valid here (what
+    it leaves out is bounded separately); this one only decides how much is summed exactly."""
+    n = np.asarray(n, dtype=float)
+    p = math.exp(log_p)
+    mean = n * p
+    var = mean * math.exp(log_1mp)
+    half = K * K / 6.0 + np.sqrt(K**4 / 36.0 + K * K * var)
+    return np.clip(np.floor(mean - half), 0.0, n), np.clip(np.ceil(mean + half), 0.0, n)
+
+
 def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float, K: float,
                              logs: dict | None = None) -> tuple[float, float]:
-    """(log of the summed delta, log of the certified bound on everything dropped) at one epsilon."""
+    """(log of the summed delta, log of the certified bound on everything dropped) at one epsilon.
+
+    See the module docstring. Rows are totals s of S; a row is summed exactly when a cheap certified
+    upper bound on it (Chernoff bounds only) is within e^60 of the largest such bound, otherwise that
+    bound is added to the remainder.
+    """
     logs = logs or krr_view_logs(epsilon_local, k)
     if eps >= epsilon_local:
         return -np.inf, -np.inf
@@ -178,8 +204,9 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
     lrho, l1mrho = logs["log_rho"], logs["log_1mrho"]
     rho = math.exp(lrho)
     half = math.log(0.5)
+    log_n = math.log(n)
 
-    s_lo, s_hi = (float(v[0]) for v in _window(n, logs["log_2q"], logs["log_1m2q"], K))
+    s_lo, s_hi = (float(v) for v in _bernstein_window(n, logs["log_2q"], logs["log_1m2q"], K))
     s = np.arange(int(s_lo), int(s_hi) + 1, dtype=float)
     log_w = log_pmf(s, n, logs["log_2q"], logs["log_1m2q"])
     N_m = n - s
@@ -189,47 +216,40 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
     if degenerate:
         m_lo = m_hi = mu_m
     else:
-        m_lo, m_hi = _window(N_m, lrho, l1mrho, K)
-    # high range: tau(a) = (lambda a - c_s) / nu >= m_hi  <=>  a >= (nu m_hi + c_s) / lambda
+        m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K)
     a_hi = np.clip(np.ceil((nu * m_hi + c_s) / lam), 0.0, s + 1.0)
     t_star = (c_s + nu * mu_m) / lam
-    with np.errstate(divide="ignore"):
-        log_gap = np.log(np.maximum(a_hi - t_star, 0.0))
-    # sum_{a >= a_hi} pmf(a) (lambda a - c_s - nu E[M]) = lambda [(a_hi - t*) Pr(A >= a_hi) + E[(A - a_hi)_+]]
-    log_high = log_lam + np.logaddexp(log_gap + log_sf(a_hi, s, half, half), log_excess_above(a_hi, s, half, half))
     log_err = np.full(s.shape, -np.inf)
-    log_mid = np.full(s.shape, -np.inf)
-    if not degenerate:
-        # Row bounds (per total s): Jensen gives row >= lambda E[(A - t*)_+]; (tau - M)_+ <= (tau - m_lo)_+
-        # + tau_+ 1{M < m_lo} gives a certified upper bound. Rows whose upper bound is e^-45 below the
-        # best lower bound are not evaluated; their upper bounds are added to the remainder.
-        log_lower = log_lam + log_excess_above(t_star, s, half, half) + log_w
-        log_below_mlo = log_sf(N_m - m_lo + 1.0, N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
-        log_upper = log_lam + np.logaddexp(
-            log_excess_above((c_s + nu * m_lo) / lam, s, half, half),
-            log_below_mlo + log_excess_above(c_s / lam, s, half, half),
-        ) + log_w
-        pruned = log_upper < np.max(log_lower) - _LOG_PRUNE
-        log_err[pruned] = log_upper[pruned] - log_w[pruned]
-        log_high[pruned] = -np.inf
-        kept = ~pruned
-        # certified remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
-        log_err[kept] = np.logaddexp(log_err[kept], math.log(nu) + log_sf(a_hi[kept], s[kept], half, half)
-                                     + log_excess_above(m_hi[kept], N_m[kept], lrho, l1mrho))
-        a_low = np.floor((nu * m_lo + c_s) / lam) + 1.0  # first a with tau > m_lo
-        a_bot, _ = _window(s, half, half, K)
-        a_start = np.clip(np.maximum(a_low, a_bot), 0.0, a_hi)
-        # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (increasing in a)
+    log_rows = np.full(s.shape, -np.inf)  # log of each row's exact sum (without the weight)
+
+    def evaluate(idx):
+        """Exact rows ``idx``: high range in closed form, middle range term by term, remainders bounded."""
+        sk, ck, ahk = s[idx], c_s[idx], a_hi[idx]
+        # high range: tau(a) = (lambda a - c_s) / nu >= m_hi <=> a >= a_hi (>= s / 2); there
+        # E_M[(lambda a - c_s - nu M)_+] = lambda (a - t*) + nu E[(M - tau)_+], t* = (c_s + nu E[M]) / lambda
+        high = log_lam + high_part(ahk, t_star[idx], sk, half, half)
+        if degenerate:
+            log_rows[idx] = high
+            return
+        Nk, mlo, mhi = N_m[idx], m_lo[idx], m_hi[idx]
+        # remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
+        err = math.log(nu) + log_sf_bound(ahk, sk, half, half) + log_excess_above_bound(mhi, Nk, lrho, l1mrho)
+        a_low = np.floor((nu * mlo + ck) / lam) + 1.0  # first a with tau > m_lo
+        a_bot, _ = _bernstein_window(sk, half, half, K)
+        a_start = np.clip(np.maximum(a_low, a_bot), 0.0, ahk)
+        # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a)
         below = a_start - 1.0
-        has_low = kept & (below >= 0) & (lam * below - c_s > 0)
+        has_low = (below >= 0) & (lam * below - ck > 0)
         if has_low.any():
-            tau_b = (lam * below[has_low] - c_s[has_low]) / nu
-            log_err[has_low] = np.logaddexp(
-                log_err[has_low],
-                math.log(nu) + log_excess_below(tau_b, N_m[has_low], lrho, l1mrho)
-                + log_sf(s[has_low] - below[has_low], s[has_low], half, half),  # Pr(A <= below)
+            tau_b = (lam * below[has_low] - ck[has_low]) / nu
+            err[has_low] = np.logaddexp(
+                err[has_low],
+                math.log(nu) + log_excess_below_bound(tau_b, Nk[has_low], lrho, l1mrho)
+                + log_sf_bound(sk[has_low] - below[has_low], sk[has_low], half, half),  # Pr(A <= below)
             )
-        counts = np.where(kept, a_hi - a_start, 0.0).astype(np.int64)
+        log_err[idx] = err
+        mid = np.full(idx.shape, -np.inf)
+        counts = (ahk - a_start).astype(np.int64)
         if counts.sum():
             rows = np.flatnonzero(counts > 0)
             cum = np.cumsum(counts[rows])
@@ -241,12 +261,34 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
                 seg = np.repeat(np.arange(group.size), cnt)
                 offset = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
                 a = a_start[group][seg] + offset
-                tau = (lam * a - c_s[group][seg]) / nu
-                terms = log_pmf(a, s[group][seg], half, half) + log_excess_below(tau, N_m[group][seg], lrho, l1mrho)
+                tau = (lam * a - ck[group][seg]) / nu
+                terms = log_pmf(a, sk[group][seg], half, half) + log_excess_below(tau, Nk[group][seg], lrho, l1mrho)
                 starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-                log_mid[group] = math.log(nu) + _segment_logsumexp(terms, starts, group.size)
-    log_rows = np.logaddexp(log_high, log_mid) + log_w
-    log_main = float(logsumexp(log_rows)) - math.log(n)
+                mid[group] = math.log(nu) + _segment_logsumexp(terms, starts, group.size)
+        log_rows[idx] = np.logaddexp(high, mid)
+
+    if degenerate:
+        evaluate(np.arange(s.size))
+    else:
+        # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}. Rows are summed
+        # exactly in decreasing order of this bound; a row whose bound is e^-60 below the largest exact
+        # row found is not summed, its bound goes to the remainder instead.
+        log_below_mlo = log_sf_bound(N_m - m_lo + 1.0, N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
+        log_upper = log_lam + log_w + np.logaddexp(
+            log_excess_above_bound((c_s + nu * m_lo) / lam, s, half, half),
+            log_below_mlo + log_excess_above_bound(c_s / lam, s, half, half),
+        )
+        order = np.argsort(-log_upper)
+        first = order[: max(64, order.size // 16)]
+        evaluate(first)
+        threshold = float(np.max(log_rows[first] + log_w[first])) - _LOG_PRUNE
+        rest = order[first.size:]
+        second = rest[log_upper[rest] >= threshold]
+        if second.size:
+            evaluate(second)
+        pruned = rest[log_upper[rest] < threshold]
+        log_err[pruned] = log_upper[pruned] - log_w[pruned]
+    log_main = float(logsumexp(log_rows + log_w)) - log_n
     log_weight_per_s = float(np.logaddexp(logs["log_2q"], log_beta + logs["log_2q"] - math.log(2.0)))
     # Upper tail of S: a row is at most E[(lambda A - c_s)_+] <= lambda E[(A - theta s)_+] with
     # theta = (e^(eps + eps0) - 1) / lambda > 1/2; Chernoff (x_+ <= e^(phi x - 1) / phi) gives
@@ -260,7 +302,7 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
     log_dropped = float(np.logaddexp(
         float(logsumexp(log_err + log_w)),
         _log_s_tail_mass(n, int(s_lo), int(s_hi), logs, log_weight_per_s, log_upper_row),
-    )) - math.log(n)
+    )) - log_n
     return log_main, log_dropped
 
 
