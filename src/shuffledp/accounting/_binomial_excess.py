@@ -13,7 +13,7 @@ the excess is ``Pr(X = i) [(1 - pi) i - (t - N pi) R]`` with the tail ratio R = 
 cancellation to about 1/z^2 at z standard deviations out. R comes from the regularised incomplete
 beta function (``scipy.special.betainc``) when Pr(X = i) > e^-30 and from its Lentz continued
 fraction otherwise, so nothing underflows however far out. Where the difference would keep less than
-1e-4 of its first term the positive series ``sum_m (i + m - t) Pr(X = i + m) / Pr(X = i)`` is summed
+1e-6 of its first term the positive series ``sum_m (i + m - t) Pr(X = i + m) / Pr(X = i)`` is summed
 instead. Below the mean, E[(X - t)_+] = (N pi - t) + E[(t - X)_+] adds two positive numbers.
 
 Probabilities are passed as ``log_pi`` and ``log_1mpi`` (both, so that pi close to 0 or 1 keeps full
@@ -30,10 +30,11 @@ from shuffledp._numerics import log1mexp
 __all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below"]
 
 _LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
-_CANCELLATION_LIMIT = 1e-4  # closed-form excess kept only when the difference keeps this fraction
+_CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
 _SERIES_CHUNK = 256
 _SERIES_LOG_TOLERANCE = -40.0  # stop when the next terms are e^-40 below the partial sum
 _CF_TOLERANCE = 1e-16
+_SHORT_TAIL = 64  # tails with at most this many terms are summed directly
 _CF_CHUNK = 8
 _CF_MAX_ITERATIONS = 1_000_000
 
@@ -52,32 +53,35 @@ def log_pmf(x, N, log_pi: float, log_1mpi: float):
     return np.where(valid, out, -np.inf)
 
 
-def _series(x, N, t, log_odds, first_moment: bool):
+def _series(x, N, t, log_odds, first_moment: bool, gap=None):
     """sum_{m >= 0} w_m r_m with r_m = pmf(x + m) / pmf(x) and w_m = (x + m - t) or 1 (vectorised).
+
+    ``gap`` (x - t, computed by the caller without cancellation) replaces x - t in the weights.
 
     Used above the mean, where the ratios (N - x - m) / (x + m + 1) * odds are below 1 and decreasing.
     """
     total = np.zeros(x.shape)
+    gap = (x - t) if gap is None else gap
     log_r = np.zeros(x.shape)  # log r_m of the current m
     m = np.zeros(x.shape)
     active = np.arange(x.size)
     steps = np.arange(_SERIES_CHUNK, dtype=float)
     while active.size:
-        xa, Na, ta = x[active], N[active], t[active]
+        xa, Na, ta, ga = x[active], N[active], t[active], gap[active]
         mm = m[active][:, None] + steps[None, :]  # m values of this chunk
         with np.errstate(divide="ignore"):
             log_ratio = np.log(np.maximum(Na[:, None] - xa[:, None] - mm, 0.0)) - np.log(xa[:, None] + mm + 1.0) + log_odds
         log_rs = log_r[active][:, None] + np.concatenate(
             [np.zeros((xa.size, 1)), np.cumsum(log_ratio[:, :-1], axis=1)], axis=1
         )
-        weight = (xa[:, None] + mm - ta[:, None]) if first_moment else np.ones_like(mm)
+        weight = (ga[:, None] + mm) if first_moment else np.ones_like(mm)
         terms = np.where(xa[:, None] + mm <= Na[:, None], weight * np.exp(log_rs), 0.0)
         total[active] += terms.sum(axis=1)
         last_log = log_rs[:, -1] + log_ratio[:, -1]
         log_r[active] = last_log
         m[active] += _SCHUNK
         with np.errstate(divide="ignore"):
-            next_weight = np.log(np.maximum(xa + m[active] - ta, 1.0)) if first_moment else 0.0
+            next_weight = np.log(np.maximum(ga + m[active], 1.0)) if first_moment else 0.0
             done = (last_log + next_weight - np.log(np.maximum(total[active], 1e-300)) < _SERIES_LOG_TOLERANCE) & (
                 log_ratio[:, -1] < 0.0
             ) | (xa + m[active] > Na)
@@ -132,10 +136,13 @@ def _beta_continued_fraction(a, b, z):
 def _tail_ratio(x, N, lp, log_pi, log_1mpi):
     """Pr(X >= x) / Pr(X = x) for mean < x <= N (given lp = log Pr(X = x)), without underflow."""
     ratio = np.empty(x.shape)
-    direct = lp > _LOG_PMF_FLOOR
+    short = (N - x) <= _SHORT_TAIL  # a few terms to the end: sum them (betainc loses ~1e-9 at huge N)
+    if short.any():
+        ratio[short] = _series(x[short], N[short], x[short], log_pi - log_1mpi, first_moment=False)
+    direct = (lp > _LOG_PMF_FLOOR) & ~short
     if direct.any():
         ratio[direct] = betainc(x[direct], N[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(-lp[direct])
-    deep = ~direct
+    deep = ~direct & ~short
     if deep.any():  # I_pi(x, N - x + 1) = pmf(x) (1 - pi) cf
         ratio[deep] = np.exp(log_1mpi) * _beta_continued_fraction(x[deep], N[deep] - x[deep] + 1.0, np.exp(log_pi))
     return ratio
@@ -169,7 +176,7 @@ def log_sf(x, N, log_pi: float, log_1mpi: float):
     return out
 
 
-def _log_excess_right(t, N, log_pi, log_1mpi):
+def _log_excess_right(t, N, log_pi, log_1mpi, d=None):
     """log E[(X - t)_+] for mean <= t < N (the excess lives in the right tail).
 
     With i = floor(t) + 1 and the binomial identity E[(X - N pi); X >= i] = (1 - pi) i Pr(X = i),
@@ -179,22 +186,29 @@ def _log_excess_right(t, N, log_pi, log_1mpi):
     """
     i = np.floor(t) + 1.0
     lp = log_pmf(i, N, log_pi, log_1mpi)
-    mean = N * np.exp(log_pi)
+    if d is None:
+        d = t - N * np.exp(log_pi)
     first = np.exp(log_1mpi) * i
-    relative = first - (t - mean) * _tail_ratio(i, N, lp, log_pi, log_1mpi)
+    relative = first - d * _tail_ratio(i, N, lp, log_pi, log_1mpi)
     out = np.empty(t.shape)
     good = relative > _CANCELLATION_LIMIT * first
     out[good] = lp[good] + np.log(relative[good])
     todo = ~good
     if todo.any():
-        ratio = _series(i[todo], N[todo], t[todo], log_pi - log_1mpi, first_moment=True)
+        # i - t = (i - N) + N (1 - pi) - d: integers and exact pieces, no difference of large numbers
+        gap = (i[todo] - N[todo]) + N[todo] * np.exp(log_1mpi) - d[todo]
+        ratio = _series(i[todo], N[todo], t[todo], log_pi - log_1mpi, first_moment=True, gap=gap)
         with np.errstate(divide="ignore"):
             out[todo] = lp[todo] + np.log(ratio)
     return out
 
 
-def log_excess_above(t, N, log_pi: float, log_1mpi: float):
-    """log E[(X - t)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0."""
+def log_excess_above(t, N, log_pi: float, log_1mpi: float, d=None):
+    """log E[(X - t)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0.
+
+    ``d``, if given, is t - N pi computed by the caller without cancellation (t and N pi may agree to
+    many digits, e.g. for pi near 1); it then replaces the difference taken here.
+    """
     t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
     t, N = t.astype(float), N.astype(float)
     if log_pi == -np.inf:  # X = 0
@@ -205,24 +219,28 @@ def log_excess_above(t, N, log_pi: float, log_1mpi: float):
             return np.where(t < N, np.log(np.maximum(N - t, 0.0)), -np.inf)
     out = np.full(t.shape, -np.inf)
     mean = N * np.exp(log_pi)
-    right = (t >= mean) & (t < N)
+    d = (t - mean) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
+    right = (d >= 0) & (t < N)
     if right.any():
-        out[right] = _log_excess_right(t[right], N[right], log_pi, log_1mpi)
-    left = t < mean  # (mean - t) + E[(t - X)_+], both positive
+        out[right] = _log_excess_right(t[right], N[right], log_pi, log_1mpi, d[right])
+    left = d < 0  # (mean - t) + E[(t - X)_+], both positive
     if left.any():
         below = np.full(int(left.sum()), -np.inf)
-        tl, Nl = t[left], N[left]
+        tl, Nl, dl = t[left], N[left], d[left]
         inside = tl > 0
         if inside.any():
-            below[inside] = _log_excess_right(Nl[inside] - tl[inside], Nl[inside], log_1mpi, log_pi)
-        out[left] = np.logaddexp(np.log(mean[left] - tl), below)
+            below[inside] = _log_excess_right(Nl[inside] - tl[inside], Nl[inside], log_1mpi, log_pi, -dl[inside])
+        out[left] = np.logaddexp(np.log(-dl), below)
     return out
 
 
-def log_excess_below(t, N, log_pi: float, log_1mpi: float):
-    """log E[(t - X)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0."""
+def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
+    """log E[(t - X)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0.
+
+    ``d`` as in :func:`log_excess_above` (t - N pi, exact if given).
+    """
     t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
-    return log_excess_above(N - t, N, log_1mpi, log_pi)
+    return log_excess_above(N - t, N, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float))
 
 
 # ----------------------------------------------------------------------------- cheap certified bounds
@@ -282,7 +300,7 @@ def log_excess_below_bound(t, N, log_pi: float, log_1mpi: float):
     return log_excess_above_bound(N - t, N, log_1mpi, log_pi)
 
 
-def high_part(i, t, N, log_pi: float, log_1mpi: float):
+def high_part(i, t, N, log_pi: float, log_1mpi: float, d=None):
     """log sum_{x >= i} (x - t) Pr(X = x) for integers i >= N pi and t <= i (one tail ratio per entry).
 
     Equals Pr(X = i) [(1 - pi) i - (t - N pi) R(i)] by the identity E[(X - N pi); X >= i] =
@@ -291,21 +309,22 @@ def high_part(i, t, N, log_pi: float, log_1mpi: float):
     """
     i, t, N = (a.astype(float) for a in np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(t, dtype=float),
                                                             np.asarray(N, dtype=float)))
+    d = (t - N * np.exp(log_pi)) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
     out = np.full(i.shape, -np.inf)
     inside = i <= N
     if not inside.any():
         return out
-    ii, ti, Ni = i[inside], t[inside], N[inside]
+    ii, ti, Ni, di = i[inside], t[inside], N[inside], d[inside]
     lp = log_pmf(ii, Ni, log_pi, log_1mpi)
-    mean = Ni * np.exp(log_pi)
     first = np.exp(log_1mpi) * ii
-    value = first - (ti - mean) * _tail_ratio(ii, Ni, lp, log_pi, log_1mpi)
+    value = first - di * _tail_ratio(ii, Ni, lp, log_pi, log_1mpi)
     res = np.empty(ii.shape)
     good = value > _CANCELLATION_LIMIT * np.maximum(first, 1e-300)
     res[good] = lp[good] + np.log(value[good])
     bad = ~good
     if bad.any():
-        ratio = _series(ii[bad], Ni[bad], ti[bad], log_pi - log_1mpi, first_moment=True)
+        gap = (ii[bad] - Ni[bad]) + Ni[bad] * np.exp(log_1mpi) - di[bad]
+        ratio = _series(ii[bad], Ni[bad], ti[bad], log_pi - log_1mpi, first_moment=True, gap=gap)
         with np.errstate(divide="ignore"):
             res[bad] = lp[bad] + np.log(ratio)
     out[inside] = res

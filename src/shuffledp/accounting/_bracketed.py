@@ -4,7 +4,8 @@ Such an accountant implements ``_log_parts(eps, K)`` -> (log of the summed delta
 bound on the mass left out by windows of half-width K standard deviations). This mixin
 
 * widens K until the remainder is below 1e-11 of the sum (one jump, sized from the first pass), or
-  until a yes/no question "is delta(eps) <= target?" is already decided;
+  until a yes/no question "is delta(eps) <= target?" is already decided, or until sum + remainder is
+  certified below e^-700 (~1e-304: beyond the accuracy promise, the certified upper value is returned);
 * reports an UPPER accountant as sum + remainder (still an upper bound) and a LOWER one as the sum
   alone (the dropped part only makes the true value larger);
 * finds epsilon for a target delta by a bracketing search in which every step is decided with
@@ -27,6 +28,7 @@ __all__ = ["BracketedMixin"]
 _START_K = 8.0
 _MAX_K = 40.0
 _LOG_RELATIVE_TARGET = math.log(1e-11)
+_LOG_BEYOND_PROMISE = -700.0
 
 
 class BracketedMixin:
@@ -45,6 +47,10 @@ class BracketedMixin:
         while True:
             log_main, log_dropped = self._log_parts(float(eps), K)
             if log_dropped == -np.inf or K >= _MAX_K or log_dropped - log_main <= _LOG_RELATIVE_TARGET:
+                return log_main, log_dropped
+            if np.logaddexp(log_main, log_dropped) < _LOG_BEYOND_PROMISE:
+                # certified: delta < e^-700 (~1e-304), outside the accuracy promise; the sum plus the
+                # remainder is returned as it is (a valid upper bound) instead of widening further
                 return log_main, log_dropped
             if log_target is not None and (
                 log_main > log_target or np.logaddexp(log_main, log_dropped) <= log_target

@@ -219,6 +219,8 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K)
     a_hi = np.clip(np.ceil((nu * m_hi + c_s) / lam), 0.0, s + 1.0)
     t_star = (c_s + nu * mu_m) / lam
+    # t* - s / 2 = nu (s ((e^eps0 + 1) / 2 - rho) + rho n) / lambda, without cancellation
+    t_gap = nu * (s * (0.5 * (math.exp(epsilon_local) + 1.0) - rho) + rho * n) / lam
     log_err = np.full(s.shape, -np.inf)
     log_rows = np.full(s.shape, -np.inf)  # log of each row's exact sum (without the weight)
 
@@ -227,7 +229,7 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         sk, ck, ahk = s[idx], c_s[idx], a_hi[idx]
         # high range: tau(a) = (lambda a - c_s) / nu >= m_hi <=> a >= a_hi (>= s / 2); there
         # E_M[(lambda a - c_s - nu M)_+] = lambda (a - t*) + nu E[(M - tau)_+], t* = (c_s + nu E[M]) / lambda
-        high = log_lam + high_part(ahk, t_star[idx], sk, half, half)
+        high = log_lam + high_part(ahk, t_star[idx], sk, half, half, t_gap[idx])
         if degenerate:
             log_rows[idx] = high
             return

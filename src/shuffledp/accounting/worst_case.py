@@ -73,24 +73,29 @@ class WorstCaseLower(BracketedMixin, Accountant):
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
         self._logs = krr_view_logs(self.setting.epsilon_local, self.setting.k)
 
-    def _sum_rows(self, rows, n_max, mean, var):
-        """log sum over s in [0, n_max] of ``rows(s)`` (log values of a unimodal sequence): a window around
-        the mean widened on each side until its edge row is e^-40 below the largest row (or the end)."""
+    def _sum_rows(self, rows, n_max, mean, var, s_min):
+        """log sum over s in [0, n_max] of ``rows(s)`` (log values of a unimodal sequence, zero for s below
+        ``s_min``): a window around the mean (moved into s >= s_min) widened on each side until its edge
+        row is e^-40 below the largest row or the range ends. Memory stays O(width of the window)."""
+        s_min = max(0, int(math.floor(s_min)))
+        if s_min > n_max:
+            return -np.inf
+        centre = min(max(mean, s_min), n_max)
         half = 8.0 * math.sqrt(var) + 32.0
-        lo, hi = max(0, int(mean - half)), min(n_max, int(math.ceil(mean + half)))
+        lo, hi = max(s_min, int(centre - half)), min(n_max, int(math.ceil(centre + half)))
         values = rows(np.arange(lo, hi + 1, dtype=float))
         while True:
             peak = float(np.max(values))
-            if peak == -np.inf and lo == 0 and hi == n_max:
+            if peak == -np.inf and lo == s_min and hi == n_max:
                 return -np.inf
             # an all-zero window (every term 0) is widened on both sides until a term appears
-            grow_lo = lo > 0 and (peak == -np.inf or values[0] > peak - _LOG_EDGE)
+            grow_lo = lo > s_min and (peak == -np.inf or values[0] > peak - _LOG_EDGE)
             grow_hi = hi < n_max and (peak == -np.inf or values[-1] > peak - _LOG_EDGE)
             if not (grow_lo or grow_hi):
                 return float(logsumexp(values))
             step = max(16, hi - lo + 1)
             if grow_lo:
-                new_lo = max(0, lo - step)
+                new_lo = max(s_min, lo - step)
                 values = np.concatenate([rows(np.arange(new_lo, lo, dtype=float)), values])
                 lo = new_lo
             if grow_hi:
@@ -105,13 +110,18 @@ class WorstCaseLower(BracketedMixin, Accountant):
         rho = math.exp(logs["log_rho"])
         half = math.log(0.5)
         c_per_s, extra = math.expm1(eps + s_set.epsilon_local), math.expm1(eps) * rho
+        # t_s - s / 2 = nu (s ((e^eps0 + 1) / 2 - rho) + rho n) / lambda, without cancellation
+        slope = 0.5 * (math.exp(s_set.epsilon_local) + 1.0) - rho
 
         def rows(s):
             t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
-            return log_pmf(s, n, logs["log_2q"], logs["log_1m2q"]) + log_excess_above(t, s, half, half)
+            d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
+            return log_pmf(s, n, logs["log_2q"], logs["log_1m2q"]) + log_excess_above(t, s, half, half, d)
 
         p = math.exp(logs["log_2q"])
-        return self._sum_rows(rows, n, n * p, n * p * (1 - p)) + log_lam - math.log(n)
+        # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
+        s_min = extra * n / (math.exp(log_lam) - c_per_s + extra) if extra > 0 else 0.0
+        return self._sum_rows(rows, n, n * p, n * p * (1 - p), s_min) + log_lam - math.log(n)
 
     def _members_all_x0(self, eps):
         s_set = self.setting
@@ -126,18 +136,30 @@ class WorstCaseLower(BracketedMixin, Accountant):
         def weights(s):
             return log_pmf(s, n, log_ppq, log_rest) if k > 2 else np.where(s == n, 0.0, -np.inf)
 
+        # Work with B = S - A ~ Bin(s, 1 - pi0) (small mean when eps0 is large), so that no quantity of
+        # size s is subtracted from another: with x = e^-eps0 and D = 1 - x^2,
+        #   forward  E[(A - t_s)_+]  = E[(u_s - B)_+],  u_s  = s - t_s  = x (n (e^-eps - 1) + s (1 - x)) / D,
+        #   reverse  E[(t'_s - A)_+] = E[(B - u'_s)_+], u'_s = s - t'_s = x (n (e^eps - 1) + s (1 - x)) / D,
+        # and u - E[B] = n x (e^-+eps - 1) / D exactly.
+        x = math.exp(-e0)
+        d_forward = n * x * math.expm1(-eps) / denominator
+        d_reverse = n * x * math.expm1(eps) / denominator
+
         def forward(s):
-            t = (s + (n - s) * math.exp(-e0) - n * math.exp(-eps - e0)) / denominator
-            return weights(s) + log_excess_above(t, s, log_pi0, log_1mpi0)
+            u = x * (n * math.expm1(-eps) + s * (1.0 - x)) / denominator
+            return weights(s) + log_excess_below(u, s, log_1mpi0, log_pi0, d_forward)
 
         def reverse(s):
-            t = (s + (n - s) * math.exp(-e0) - n * math.exp(eps - e0)) / denominator
-            return weights(s) + log_excess_below(t, s, log_pi0, log_1mpi0)
+            u = x * (n * math.expm1(eps) + s * (1.0 - x)) / denominator
+            return weights(s) + log_excess_above(u, s, log_1mpi0, log_pi0, d_reverse)
 
         p = math.exp(log_ppq)
         mean, var = n * p, n * p * (1 - p)
-        return (self._sum_rows(forward, n, mean, var) + eps + log_scale,
-                self._sum_rows(reverse, n, mean, var) + log_scale)
+        # terms vanish unless t_s < s (forward) or t'_s > 0 (reverse): s above these
+        s_min_forward = n * math.expm1(-eps) / math.expm1(-e0)
+        s_min_reverse = n * math.expm1(eps) / math.expm1(e0)
+        return (self._sum_rows(forward, n, mean, var, s_min_forward) + eps + log_scale,
+                self._sum_rows(reverse, n, mean, var, s_min_reverse) + log_scale)
 
     def member_log_deltas(self, eps: float) -> dict[str, float]:
         """log delta of each family member at ``eps`` (the accountant returns their maximum)."""
