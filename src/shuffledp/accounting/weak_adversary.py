@@ -6,7 +6,8 @@ with probability gamma = k / (e^eps0 + k - 1) a user reports a uniform value, ot
 does *not* learn whether the differing user drew from the blanket (the strong adversary of
 :class:`shuffledp.accounting.blanket.StrongAdversary` does). It sees more than the analyst, so its
 delta bounds the histogram's delta for every pair of neighbouring datasets (replace-one) in both
-directions; on every case small enough to enumerate it equals the true worst case (tests).
+directions. Against brute force over every dataset (483 tiny cases, n = 2..8, k = 2..4) it equals the
+true worst case to 12 digits in 280 and exceeds it by up to 41% in the others (tests, reproduction notes).
 
 **The view.** Removing the known truthful reports leaves the b blanket reports of the others and the
 differing user's report; by symmetry only the counts (a, c, m) of x0, x1 and of the other k - 2 values

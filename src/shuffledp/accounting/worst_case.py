@@ -30,7 +30,8 @@ largest term (the terms are unimodal in s); what lies outside only makes the tru
 is dropped. delta = 0 for eps >= eps0 comes out of the sums (t_s >= s there).
 
 On every tiny case enumerated in the tests this bound lies below the brute-force worst case over all
-datasets, and the worst case is usually attained at "all on x1" (one direction); see
+datasets (for k >= 3 the worst case is usually "none", for k = 2 "all on x1" in one direction); for
+k = 2 the family misses the mixed datasets, and the bracket is wider there (ratio up to ~1.4); see
 docs/reproduction-notes.md for the measured bracket widths against ``weak-adversary``.
 """
 
