@@ -208,6 +208,8 @@ def test_bracket_frame_equals_bracket_called_directly():
     [
         (0.4, 0.41, "ok"),
         (2.0, 2.0, "both at eps0: no amplification at this delta, the ratio 1 says nothing about tightness"),
+        (1.99, 1.995, "both within 1% of eps0: almost no amplification, a ratio near 1 says little about tightness"),
+        (1.97, 1.995, "ok"),
         (1.5, 2.0, "upper at eps0: the guarantee gives no amplification at this delta"),
         (0.0, 0.1, "lower bound is 0"),
     ],

@@ -225,10 +225,16 @@ def check_worst_case_config(section: Mapping, *, available: Sequence[str] | None
 # --------------------------------------------------------------------------------------- bracket
 
 
+#: both bracket ends within this relative distance of eps0: hardly any amplification to bracket
+_NEAR_EPSILON_LOCAL = 0.01
+
+
 def _bracket_status(row: Mapping, epsilon_local: float) -> str:
     at_eps0 = epsilon_local * (1.0 - _AT_EPSILON_LOCAL)
     if row["eps_lower"] >= at_eps0:
         return "both at eps0: no amplification at this delta, the ratio 1 says nothing about tightness"
+    if row["eps_lower"] >= epsilon_local * (1.0 - _NEAR_EPSILON_LOCAL):
+        return "both within 1% of eps0: almost no amplification, a ratio near 1 says little about tightness"
     if row["eps_upper"] >= at_eps0:
         return "upper at eps0: the guarantee gives no amplification at this delta"
     if row["eps_lower"] == 0.0:
@@ -241,7 +247,8 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
 
     One row per (n, k, eps0, delta): ``eps_lower`` (``worst-case-lower``, errs downwards), ``eps_upper``
     (``weak-adversary``, errs upwards, always meets delta), ``ratio`` = upper / lower and a ``status``
-    that flags rows where the ratio is trivially 1 (both at eps0) or undefined (lower bound 0).
+    that flags rows where the ratio is trivially 1 (both at eps0, or both within 1% of it) or undefined
+    (lower bound 0).
     ``bracket_function`` defaults to :func:`shuffledp.accounting.bracket.bracket`.
     """
     if bracket_function is None:

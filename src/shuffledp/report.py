@@ -653,7 +653,7 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
     ratio = frame["ratio"].astype(float)
     widest = frame.loc[ratio.idxmax()]
     upper, lower = frame["upper"].iloc[0], frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound"
-    trivial = frame["status"].astype(str).str.startswith("both at eps0")
+    trivial = frame["status"].astype(str).str.startswith("both ")  # both at, or within 1% of, eps0
     text = (
         f"Bracket of the worst-case ε over {len(frame)} settings (n {int(frame['n_users'].min()):,} to "
         f"{int(frame['n_users'].max()):,}; k {', '.join(str(k) for k in sorted(frame['k'].unique()))}; ε0 "
@@ -671,8 +671,8 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
     text += f" {int((ratio <= 1.01).sum())} of {len(frame)} settings are within 1%."
     if trivial.any():
         kept = ratio[~trivial]
-        text += (f" In {int(trivial.sum())} setting(s) both bounds reach δ only at ε = ε0 (no amplification; their ratio 1 "
-                 "says nothing about tightness)")
+        text += (f" In {int(trivial.sum())} setting(s) both bounds reach δ only at or within 1% of ε = ε0 (hardly any "
+                 "amplification; a ratio near 1 there says little about tightness)")
         if len(kept):
             text += f"; without them the median is {float(kept.median()):.5f}"
         text += "."
