@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import math
 import re
 from pathlib import Path
 
@@ -436,3 +437,66 @@ def test_report_flags_stages_whose_manifest_records_another_relevant_config(run_
             assert f"{stage} (differs in {', '.join(f'`{key}`' for key in stale[stage])})" in line
         else:
             assert f"{stage} (" not in line
+
+
+# --- epsilon at a fixed delta and the worst-case bracket (issue 8) ------------------------------
+
+
+def _epsilon_rows(values: dict, *, panel="against n", x="n_users", statuses=None) -> pd.DataFrame:
+    """values: accountant -> list of epsilon over x = 100, 1000, 10000 (or eps0 = 1, 2, 4)."""
+    roles = {"weak": "guarantee, all datasets", "strong": "guarantee, all datasets",
+             "lower": "lower bound on the worst case", "paper": "one dataset, not a guarantee"}
+    xs = [100, 1000, 10000] if x == "n_users" else [1.0, 2.0, 4.0]
+    rows = []
+    for accountant, epsilons in values.items():
+        for i, (value, eps) in enumerate(zip(xs, epsilons)):
+            status = (statuses or {}).get((accountant, i), "ok")
+            rows.append({"panel": panel, "accountant": accountant, "role": roles[accountant], "k": 10, "delta": 1e-6,
+                         "n_users": value if x == "n_users" else 500, "epsilon_local": value if x != "n_users" else 2.0,
+                         "epsilon": eps, "status": status})
+    return pd.DataFrame(rows)
+
+
+def test_read_epsilon_comparison_ranks_guarantees_and_checks_the_lower_bound():
+    frame = _epsilon_rows({"weak": [0.9, 0.3, 0.1], "strong": [math.inf, 0.9, 0.25], "lower": [0.8, 0.3, 0.1],
+                           "paper": [0.0, 0.0, 0.0]},
+                          statuses={("strong", 0): "unreachable", ("paper", 0): "epsilon = 0", ("paper", 1): "epsilon = 0",
+                                    ("paper", 2): "epsilon = 0"})
+    text = report.read_epsilon_comparison(frame)
+    assert "(against n, k = 10, ε0 = 2, δ = 1e-06, 3 points) Smallest valid guarantee: `weak` at 3 of 3 points" in text
+    assert "`weak` gives ε from 0.9 (n = 100) to 0.1 (n = 10,000)" in text
+    assert "the other guarantees exceed it by `strong` 2.5× to 3×" in text
+    assert f"Smallest guarantee / `lower`: 1.00000 to {0.9 / 0.8:.5f} (largest at n = 100)" in text
+    assert "A guarantee below the lower bound: 0 points (must be 0)." in text
+    assert "`strong` (guarantee, all datasets): no ε reaches δ at n = 100." in text
+    assert "`paper` (one dataset, not a guarantee): ε = 0 meets δ at every point." in text
+
+
+def test_read_epsilon_comparison_counts_a_guarantee_below_the_lower_bound():
+    frame = _epsilon_rows({"weak": [0.5, 0.3, 0.1], "strong": [0.6, 0.2, 0.2], "lower": [0.4, 0.25, 0.1]},
+                          panel="against eps0", x="epsilon_local")
+    text = report.read_epsilon_comparison(frame)
+    assert "Smallest valid guarantee: `weak` at 2, `strong` at 1 of 3 points" in text
+    assert "A guarantee below the lower bound: 1 points (must be 0)." in text  # strong at eps0 = 2
+    with pytest.raises(ValueError, match=r"`epsilon comparison data` must have columns panel, accountant"):
+        report.read_epsilon_comparison(pd.DataFrame({"epsilon": [1.0]}))
+
+
+def test_read_bracket_states_the_width_and_the_accountant_to_use():
+    rows = [(100, 2, 4.0, 1e-6, 4.0, 4.0, "both at eps0: no amplification"), (100, 10, 1.0, 1e-6, 0.2, 0.25, "ok"),
+            (1000, 10, 1.0, 1e-6, 0.1, 0.1001, "ok"), (1000, 2, 1.0, 1e-9, 0.1, 0.13, "ok")]
+    frame = pd.DataFrame(rows, columns=["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "status"])
+    frame["ratio"] = frame["eps_upper"] / frame["eps_lower"]
+    frame["upper"], frame["lower"] = "weak-adversary", "worst-case-lower"
+    text = report.read_bracket(frame, utility_accountant="strong-adversary")
+    ratios = frame["ratio"]
+    assert (f"from {ratios.min():.5f} to {ratios.max():.5f}, median {ratios.median():.5f}; widest at n = 1,000, k = 2, "
+            "ε0 = 1, δ = 1e-09") in text
+    assert f"k = 2: median {frame.loc[frame.k == 2, 'ratio'].median():.5f}, max {1.3:.5f}" in text
+    assert "2 of 4 settings are within 1%." in text
+    assert "In 1 setting(s) both bounds reach δ only at or within 1% of ε = ε0" in text
+    assert f"without them the median is {ratios[1:].median():.5f}" in text
+    assert "should use `weak-adversary`; this run's `utility.accountant` is `strong-adversary`." in text
+    assert "utility.accountant" not in report.read_bracket(frame, utility_accountant="weak-adversary")
+    with pytest.raises(ValueError, match=r"`bracket data` must have columns n_users, k"):
+        report.read_bracket(pd.DataFrame({"ratio": [1.0]}))

@@ -53,6 +53,8 @@ ACCOUNTANT_LABELS: dict[str, str] = {
     "histogram-exact": "full histogram, exact (n_x0 on x0, rest on a third value)",
     "histogram-pair-lower": "full histogram, lower bound (pair counts)",
     "strong-adversary": "upper bound, all datasets (strong adversary)",
+    "weak-adversary": "upper bound, all datasets (weak adversary)",
+    "worst-case-lower": "lower bound on the worst case over datasets",
     "balle-blanket": "Balle et al. Thm 3.1 (upper bound)",
     "balle-hoeffding-generic": "Balle et al. Hoeffding, generic (upper bound)",
     "balle-hoeffding-krr": "Balle et al. Hoeffding, k-RR (upper bound)",

@@ -50,6 +50,8 @@ __all__ = [
     "read_heatmap_summary",
     "read_crossover",
     "read_sweep",
+    "read_epsilon_comparison",
+    "read_bracket",
     "read_gaussian_checks",
     "read_verdict_strength",
     "strength_table",
@@ -542,6 +544,145 @@ def read_sweep(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+#: relative slack when comparing two accountants' epsilon (each search stops at a relative 1e-9)
+_EPSILON_SLACK = 1e-6
+_COMPARISON_NEEDED = ("panel", "accountant", "role", "n_users", "epsilon_local", "k", "delta", "epsilon", "status")
+_DRAWN = ("ok", "at or above eps0")
+
+
+def _where(x: str, values) -> str:
+    values = sorted(float(v) for v in values)
+    if x == "n_users":
+        return "n = " + ", ".join(f"{int(v):,}" for v in values)
+    return "ε0 = " + ", ".join(f"{v:g}" for v in values)
+
+
+def _ratio_range(ratio: pd.Series, x: str) -> str:
+    """"a to b (largest at x = ...)" of a ratio indexed by the panel's x values."""
+    ratio = ratio.dropna()
+    if ratio.empty:
+        return "no common point"
+    return f"{ratio.min():.5f} to {ratio.max():.5f} (largest at {_where(x, [ratio.idxmax()])})"
+
+
+def read_epsilon_comparison(frame: pd.DataFrame) -> str:
+    """Facts from the ε-at-fixed-δ comparison (``epsilon_comparison.csv``), per panel: which valid
+    guarantee is smallest and how far the others and the lower bound are from it, whether any
+    guarantee falls below the lower bound (it must not), and every point without a drawable ε.
+    """
+    if not all(c in frame.columns for c in _COMPARISON_NEEDED):
+        raise ValueError(f"`epsilon comparison data` must have columns {', '.join(_COMPARISON_NEEDED)}; "
+                         f"got {', '.join(map(str, frame.columns))}.")
+    axes = {"against n": "n_users", "against eps0": "epsilon_local"}
+    sentences = []
+    for panel, rows in frame.groupby("panel", sort=False):
+        x = axes.get(panel)
+        if x is None:
+            continue
+        fixed = (f"k = {int(rows['k'].iloc[0])}, ε0 = {rows['epsilon_local'].iloc[0]:g}" if x == "n_users"
+                 else f"k = {int(rows['k'].iloc[0])}, n = {int(rows['n_users'].iloc[0]):,}")
+        wide = rows.pivot_table(index=x, columns="accountant", values="epsilon", aggfunc="first")
+        status = rows.pivot_table(index=x, columns="accountant", values="status", aggfunc="first")
+        drawn = wide.where(status.isin(_DRAWN))
+        roles = rows.drop_duplicates("accountant").set_index("accountant")["role"]
+        guarantees = [a for a in wide.columns if roles[a] == "guarantee, all datasets"]
+        lowers = [a for a in wide.columns if roles[a] == "lower bound on the worst case"]
+        text = f"({panel}, {fixed}, δ = {rows['delta'].iloc[0]:g}, {len(wide)} points)"
+        if guarantees:
+            best = drawn[guarantees].min(axis=1, skipna=True)
+            winner = drawn[guarantees].idxmin(axis=1, skipna=True).dropna()
+            counts = winner.value_counts()
+            text += " Smallest valid guarantee: " + ", ".join(f"`{a}` at {int(c)}" for a, c in counts.items())
+            text += f" of {len(wide)} points"
+            top = counts.index[0] if len(counts) else None
+            if top is not None:
+                span = drawn[top].dropna()
+                if len(span) > 1:
+                    low, high = span.idxmin(), span.idxmax()
+                    text += (f"; `{top}` gives ε from {span[high]:.4g} ({_where(x, [high])}) to "
+                             f"{span[low]:.4g} ({_where(x, [low])})")
+                others = [a for a in guarantees if a != top]
+                factors = []
+                for other in others:
+                    ratio = drawn[other] / drawn[top]
+                    if ratio.notna().any():
+                        factors.append(f"`{other}` {ratio.min():.3g}× to {ratio.max():.3g}×")
+                if factors:
+                    text += "; the other guarantees exceed it by " + ", ".join(factors)
+            text += "."
+            for lower in lowers:
+                ratio = best / drawn[lower]
+                text += (f" Smallest guarantee / `{lower}`: {_ratio_range(ratio, x)}"
+                         " (the true worst-case ε lies between them).")
+                below = 0
+                for guarantee in guarantees:
+                    both = drawn[[guarantee, lower]].dropna()
+                    below += int((both[guarantee] < both[lower] * (1 - _EPSILON_SLACK)).sum())
+                text += f" A guarantee below the lower bound: {below} points (must be 0)."
+        for accountant in wide.columns:
+            special = []
+            for word, key in (("no ε reaches δ", "unreachable"), ("refused", "error"), ("ε = 0 meets δ", "epsilon = 0"),
+                              ("reached only at ε ≥ ε0", "at or above eps0")):
+                where = status.index[status[accountant] == key]
+                if len(where) == len(status):
+                    special.append(f"{word} at every point")
+                elif len(where):
+                    special.append(f"{word} at {_where(x, where)}")
+            if special:
+                text += f" `{accountant}` ({roles[accountant]}): " + "; ".join(special) + "."
+        per_dataset = [a for a in wide.columns if roles[a] == "one dataset, not a guarantee"]
+        for accountant in per_dataset:
+            for lower in lowers:
+                both = drawn[[accountant, lower]].dropna()
+                if len(both):
+                    text += (f" `{accountant}` (one dataset) is below `{lower}` at {int((both[accountant] < both[lower]).sum())}"
+                             f" of {len(both)} points, as a single dataset's value may be.")
+        sentences.append(text)
+    return " ".join(sentences)
+
+
+def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) -> str:
+    """Facts from the worst-case bracket table (``bracket.csv``): the ratio upper / lower measured
+    (min / median / max, overall and per k), where it is widest, how many rows are trivially 1 (both
+    at ε0), and which accountant comparisons needing a guarantee should use."""
+    needed = ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "status", "upper")
+    if not all(c in frame.columns for c in needed):
+        raise ValueError(f"`bracket data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+    if frame.empty:
+        return "The bracket table has no rows."
+    ratio = frame["ratio"].astype(float)
+    widest = frame.loc[ratio.idxmax()]
+    upper, lower = frame["upper"].iloc[0], frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound"
+    trivial = frame["status"].astype(str).str.startswith("both ")  # both at, or within 1% of, eps0
+    text = (
+        f"Bracket of the worst-case ε over {len(frame)} settings (n {int(frame['n_users'].min()):,} to "
+        f"{int(frame['n_users'].max()):,}; k {', '.join(str(k) for k in sorted(frame['k'].unique()))}; ε0 "
+        f"{', '.join(f'{e:g}' for e in sorted(frame['epsilon_local'].unique()))}; δ "
+        f"{', '.join(f'{d:g}' for d in sorted(frame['delta'].unique(), reverse=True))}): ε(`{upper}`) / ε(`{lower}`) "
+        f"from {ratio.min():.5f} to {ratio.max():.5f}, median {float(ratio.median()):.5f}; widest at n = "
+        f"{int(widest['n_users']):,}, k = {int(widest['k'])}, ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} "
+        f"(ε {widest['eps_lower']:.4g} to {widest['eps_upper']:.4g})."
+    )
+    per_k = []
+    for k, group in frame.groupby("k"):
+        r = group["ratio"].astype(float)
+        per_k.append(f"k = {int(k)}: median {float(r.median()):.5f}, max {r.max():.5f}")
+    text += " Per k: " + "; ".join(per_k) + "."
+    text += f" {int((ratio <= 1.01).sum())} of {len(frame)} settings are within 1%."
+    if trivial.any():
+        kept = ratio[~trivial]
+        text += (f" In {int(trivial.sum())} setting(s) both bounds reach δ only at or within 1% of ε = ε0 (hardly any "
+                 "amplification; a ratio near 1 there says little about tightness)")
+        if len(kept):
+            text += f"; without them the median is {float(kept.median()):.5f}"
+        text += "."
+    text += (f" `{upper}` is valid for every dataset and within this ratio of the true worst case, so comparisons that "
+             f"need a guarantee (δ̂ of the Gaussian baseline, the crossover, ε0 calibration) should use `{upper}`")
+    if utility_accountant and utility_accountant != upper:
+        text += f"; this run's `utility.accountant` is `{utility_accountant}`"
+    return text + "."
+
+
 def _interval_rows(rows: pd.DataFrame) -> pd.DataFrame:
     """Comparison rows whose verdict is a single-draw interval test (they carry an interval)."""
     if rows.empty or "interval_high" not in rows.columns:
@@ -971,7 +1112,13 @@ def build_report(inputs: ReportInputs) -> list:
         readings = []
         for path in data_paths:
             try:
-                reader = {"crossover": read_crossover, "delta sweeps": read_sweep}.get(name, read_method_comparison)
+                utility_accountant = (inputs.config.get("utility") or {}).get("accountant")
+                reader = {
+                    "crossover": read_crossover,
+                    "delta sweeps": read_sweep,
+                    "epsilon at a fixed delta": read_epsilon_comparison,
+                    "worst-case bracket": lambda frame: read_bracket(frame, utility_accountant=utility_accountant),
+                }.get(name, read_method_comparison)
                 text = reader(pd.read_csv(path))
                 readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")
             except ValueError as error:

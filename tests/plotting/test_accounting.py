@@ -133,3 +133,77 @@ def test_sweep_marks_the_n_x0_cap_and_says_where_printed_meets_exact():
 def test_sweep_without_cap_has_no_cap_note():
     frame = _sweep("n_x0_fraction", n_users=[100], n_x0_fraction=[0.2, 0.5])
     assert "capped" not in figure_text(figure_sweep(frame, x="n_x0_fraction"))
+
+
+# ------------------------------------------------- epsilon at a fixed delta (issue 8)
+from shuffledp.experiments_worst_case import epsilon_comparison_frame  # noqa: E402
+from shuffledp.plotting.accounting import ROLE_LINESTYLES, figure_epsilon_comparison  # noqa: E402
+
+COMPARISON = {
+    "delta": 1e-3, "k": 5, "against_n": {"epsilon_local": 1.0, "n_users": [20, 60, 200]},
+    "against_epsilon_local": {"n_users": 40, "epsilon_local": [0.5, 1.0, 2.0]},
+    "n_x0": {"rule": "fraction", "value": 0.8},
+    "accountants": ["strong-adversary", "weak-adversary", "worst-case-lower", "balle-bennett-krr", "biswas-printed",
+                    "biswas-exact"],
+}
+
+
+@pytest.fixture(scope="module")
+def comparison_frame():
+    return epsilon_comparison_frame(COMPARISON)
+
+
+def _panels(figure):
+    return [ax for ax in figure.axes if ax.get_title().startswith(("(a)", "(b)"))]
+
+
+def test_epsilon_comparison_is_log_log_with_one_legend(comparison_frame):
+    figure = figure_epsilon_comparison(comparison_frame)
+    panels = _panels(figure)
+    assert len(panels) == 2
+    assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in panels)
+    assert all(ax.get_legend() is None for ax in panels) and len(figure.legends) == 1
+    assert "(a) against n: k = 5, ε0 = 1" == panels[0].get_title()
+    assert "(b) against ε0: k = 5, n = 40" == panels[1].get_title()
+    assert "δ = 0.001" in figure.get_suptitle()
+
+
+def test_epsilon_comparison_draws_every_point_or_marks_it(comparison_frame):
+    """Every (accountant, point) is either on its curve or an edge marker; none disappears."""
+    figure = figure_epsilon_comparison(comparison_frame)
+    for ax, (panel, x) in zip(_panels(figure), [("against n", "n_users"), ("against eps0", "epsilon_local")]):
+        rows = comparison_frame[comparison_frame["panel"] == panel]
+        lines = {line.get_gid(): line for line in ax.get_lines() if line.get_gid()}
+        for accountant, group in rows.groupby("accountant"):
+            curve = lines[f"epsilon:{accountant}"]
+            assert curve.get_color() == style.PALETTE[accountant]
+            assert curve.get_linestyle() == ROLE_LINESTYLES[group["role"].iloc[0]]
+            y = np.asarray(curve.get_ydata(), dtype=float)
+            drawn = int(np.isfinite(y).sum())
+            marked = sum(len(line.get_xdata()) for gid, line in lines.items()
+                         if gid.startswith("epsilon-edge:") and gid.endswith(":" + accountant))
+            assert drawn + marked == len(group), accountant
+            hollow = lines.get(f"epsilon-hollow:{accountant}")
+            assert (len(hollow.get_xdata()) if hollow is not None else 0) == int((group["status"] == "at or above eps0").sum())
+        for status in ("unreachable", "epsilon = 0"):
+            expected = int((rows["status"] == status).sum())
+            got = sum(len(line.get_xdata()) for gid, line in lines.items() if gid.startswith(f"epsilon-edge:{status}:"))
+            assert got == expected, status
+    # the tiny setting has both kinds of edge markers, and the legend explains each
+    texts = legend_texts(figure)
+    assert (comparison_frame["status"] == "unreachable").any() and "▲ at the top edge: no ε reaches δ" in texts
+    assert (comparison_frame["status"] == "epsilon = 0").any() and "▼ at the bottom edge: ε = 0 already meets δ" in texts
+
+
+def test_epsilon_comparison_legend_says_what_each_curve_is(comparison_frame):
+    texts = legend_texts(figure_epsilon_comparison(comparison_frame))
+    for accountant in COMPARISON["accountants"]:
+        (entry,) = [t for t in texts if t.startswith(accountant + ":")]
+        role = comparison_frame.loc[comparison_frame["accountant"] == accountant, "role"].iloc[0]
+        if role == "one dataset, not a guarantee":
+            assert "one dataset (n_x0 = round(0.8 n), at most n − 1), not a guarantee" in entry
+        elif role == "guarantee, all datasets":
+            assert "valid for every dataset" in entry
+        unreachable = int(((comparison_frame["accountant"] == accountant) & (comparison_frame["status"] == "unreachable")).sum())
+        assert (f"no ε at {unreachable}" in entry) == (unreachable > 0)
+    assert "grey dashed: ε = ε0 (k-RR's own local guarantee)" in texts

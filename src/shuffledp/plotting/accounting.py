@@ -1,4 +1,5 @@
-"""Accounting figures: delta over (epsilon, epsilon_0) (Figure 1) and delta curves of the sweeps.
+"""Accounting figures: delta over (epsilon, epsilon_0) (Figure 1), delta curves of the sweeps, and
+epsilon at a fixed delta against n and eps0 (the comparison of guarantees, Figure-1 style of Koskela et al.).
 
 Drawing only: inputs are log10 delta values already computed (``shuffledp.experiments_accounting``);
 ``plot_*`` functions take ``ax=None`` plus keyword-only options and return the Axes, ``figure_*``
@@ -32,6 +33,11 @@ __all__ = [
     "ZERO_COLOUR",
     "SWEEP_LINEAR_DECADES",
     "SWEEP_X_LABELS",
+    "ROLE_LINESTYLES",
+    "EPSILON_X_LABELS",
+    "plot_epsilon_against",
+    "epsilon_legend_handles",
+    "figure_epsilon_comparison",
 ]
 
 ZERO_COLOUR = style.EMPTY_COLOUR
@@ -299,4 +305,162 @@ def figure_sweep(frame, *, x: str, name: str = ""):
         if style_handles:
             figure.legend(handles=style_handles, title=style_title, loc="outside lower right", fontsize="small",
                           title_fontsize="small")
+    return figure
+
+
+# ------------------------------------------------------------------ epsilon at a fixed delta (Figure-1 style)
+
+#: line style of an accountant by what its epsilon is (``role`` column of the comparison frame)
+ROLE_LINESTYLES = {
+    "guarantee, all datasets": "-",
+    "lower bound on the worst case": "--",
+    "one dataset, not a guarantee": ":",
+    "not a bound": "-.",
+}
+#: where the markers of points without a drawable epsilon sit (axes fraction) and their shapes
+_EDGE_TOP, _EDGE_BOTTOM, _EDGE_STEP = 0.975, 0.025, 0.022
+_EDGE_MARKERS = {"unreachable": "^", "error": "X", "epsilon = 0": "v"}
+_EDGE_WORDS = {
+    "unreachable": "▲ at the top edge: no ε reaches δ",
+    "error": "✕ at the top edge: the accountant refused the setting (see the CSV note)",
+    "epsilon = 0": "▼ at the bottom edge: ε = 0 already meets δ",
+}
+_HOLLOW_WORDS = "hollow marker: reached only at ε ≥ ε0 (no amplification)"
+_EPSILON_LOCAL_WORDS = "grey dashed: ε = ε0 (k-RR's own local guarantee)"
+EPSILON_X_LABELS = {"n_users": "n (number of users, log scale)", "epsilon_local": "ε0 (local k-RR, log scale)"}
+
+
+_ROLE_WORDS = {
+    "guarantee, all datasets": ", valid for every dataset",
+    "lower bound on the worst case": " on the worst case over datasets",
+    "one dataset, not a guarantee": ", one dataset ({rule}), not a guarantee",
+    "not a bound": ", not a bound",
+}
+
+
+def _comparison_label(rows) -> str:
+    """"name: kind, what it holds for (counts of special points)" for one accountant's rows."""
+    first = rows.iloc[0]
+    words = _ROLE_WORDS.get(first["role"], f" ({first['role']})").format(rule=str(first["n_x0_rule"]).replace("-", "−"))
+    label = f"{first['accountant']}: {first['kind']}{words}"
+    counts = rows["status"].value_counts()
+    notes = [f"{words} at {int(counts[status])}" for status, words in (
+        ("unreachable", "no ε"), ("error", "refused"), ("epsilon = 0", "ε = 0"),
+        ("at or above eps0", "ε ≥ ε0")) if counts.get(status, 0)]
+    return label + (f" ({'; '.join(notes)} of {len(rows)} points)" if notes else "")
+
+
+def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
+    """ε at a fixed δ against ``x`` (``"n_users"`` or ``"epsilon_local"``), log-log, one curve per accountant.
+
+    ``frame``: the rows of one panel of :func:`shuffledp.experiments_worst_case.epsilon_comparison_frame`.
+    Colour = accountant (palette), line style = role (guarantee solid, lower bound dashed, one dataset
+    dotted). Points reached only at ε ≥ ε0 get a hollow marker; points without a drawable ε are
+    marked on the axes' edge in the accountant's colour (▲ top: no ε reaches δ; ✕ top: refused;
+    ▼ bottom: ε = 0), staggered so that none hides another. A grey dashed line shows ε = ε0.
+    """
+    ax = _axes(ax)
+    accountants = list(dict.fromkeys(frame["accountant"]))
+    colours = style.colours_for(accountants)
+    edge_transform = ax.get_xaxis_transform()  # x in data, y in axes fraction
+    stagger = {"top": 0, "bottom": 0}
+    for accountant in accountants:
+        rows = frame[frame["accountant"] == accountant].sort_values(x)
+        colour = colours[accountant]
+        xs = rows[x].to_numpy(dtype=float)
+        eps = rows["epsilon"].to_numpy(dtype=float)
+        status = rows["status"].to_numpy()
+        drawable = np.isin(status, ["ok", "at or above eps0"]) & np.isfinite(eps) & (eps > 0)
+        linestyle = ROLE_LINESTYLES.get(rows["role"].iloc[0], "-")
+        # the lower bound often lies on the weak adversary's curve: draw it thinner and on top, so the
+        # guarantee's colour shows through its dashes
+        is_lower = rows["role"].iloc[0] == "lower bound on the worst case"
+        ax.plot(xs, np.where(drawable, eps, np.nan), color=colour, linestyle=linestyle,
+                linewidth=1.3 if is_lower else 2.0, zorder=3 if is_lower else 2, gid=f"epsilon:{accountant}")
+        filled = drawable & (status == "ok")
+        hollow = drawable & (status == "at or above eps0")
+        ax.plot(xs[filled], eps[filled], linestyle="none", marker="o", markersize=4, color=colour)
+        ax.plot(xs[hollow], eps[hollow], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
+                markeredgecolor=colour, markeredgewidth=1.3, gid=f"epsilon-hollow:{accountant}")
+        for edge_status, marker in _EDGE_MARKERS.items():
+            selected = status == edge_status
+            if not selected.any():
+                continue
+            side = "bottom" if edge_status == "epsilon = 0" else "top"
+            offset = stagger[side] * _EDGE_STEP
+            y = _EDGE_BOTTOM + offset if side == "bottom" else _EDGE_TOP - offset
+            stagger[side] += 1
+            ax.plot(xs[selected], np.full(int(selected.sum()), y), linestyle="none", marker=marker, markersize=7,
+                    color=colour, markeredgecolor=style.INK, markeredgewidth=0.5, transform=edge_transform,
+                    clip_on=False, gid=f"epsilon-edge:{edge_status}:{accountant}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    finite = frame["epsilon"].to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    if len(finite):
+        ax.set_ylim(finite.min() / 2.0, finite.max() * 2.0)
+    if x == "epsilon_local":
+        values = np.sort(frame["epsilon_local"].unique().astype(float))
+        ax.plot(values, values, color="0.55", linestyle=(0, (4, 3)), linewidth=1.0, gid="epsilon-local-line")
+    else:
+        for value in frame["epsilon_local"].unique():
+            ax.axhline(float(value), color="0.55", linestyle=(0, (4, 3)), linewidth=1.0, gid="epsilon-local-line")
+    ax.set_xlabel(EPSILON_X_LABELS.get(x, x))
+    ax.set_ylabel(f"ε at δ = {frame['delta'].iloc[0]:g} (log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(title)
+    if legend:
+        ax.legend(handles=epsilon_legend_handles(frame), fontsize="x-small")
+    return ax
+
+
+def epsilon_legend_handles(frame) -> list:
+    """Legend of the ε comparison: one entry per accountant (colour, line style = role, name, label,
+    role, n_x0 rule for the per-dataset ones, counts of special points), then the meaning of each
+    marker that occurs in ``frame`` and of the ε = ε0 line."""
+    accountants = list(dict.fromkeys(frame["accountant"]))
+    colours = style.colours_for(accountants)
+    handles = []
+    for accountant in accountants:
+        rows = frame[frame["accountant"] == accountant]
+        handles.append(style.line_handle(_comparison_label(rows), colour=colours[accountant],
+                                         linestyle=ROLE_LINESTYLES.get(rows["role"].iloc[0], "-")))
+    statuses = set(frame["status"])
+    for edge_status, marker in _EDGE_MARKERS.items():
+        if edge_status in statuses:
+            handles.append(style.line_handle(_EDGE_WORDS[edge_status], colour="0.4", linestyle="none", marker=marker))
+    if "at or above eps0" in statuses:
+        handle = style.line_handle(_HOLLOW_WORDS, colour="0.4", linestyle="none", marker="o")
+        handle.set_markerfacecolor("white")
+        handles.append(handle)
+    handles.append(style.line_handle(_EPSILON_LOCAL_WORDS, colour="0.55", linestyle="--"))
+    return handles
+
+
+def figure_epsilon_comparison(frame):
+    """Two panels, ε at a fixed δ against n and against ε0 (log-log), with one legend below them.
+
+    ``frame``: :func:`shuffledp.experiments_worst_case.epsilon_comparison_frame`. Titles state δ, k and
+    the fixed parameter of each panel; the legend states what each curve is (guarantee for every
+    dataset, lower bound on the worst case, or one dataset's δ with its n_x0 rule).
+    """
+    panels = [("against n", "n_users"), ("against eps0", "epsilon_local")]
+    present = [(panel, x) for panel, x in panels if (frame["panel"] == panel).any()]
+    first = frame.iloc[0]
+    with style.plot_style():
+        figure, axes = plt.subplots(1, len(present), figsize=(7.0 * len(present), 7.6), squeeze=False,
+                                    layout="constrained")
+        for ax, letter, (panel, x) in zip(axes[0], string.ascii_lowercase, present):
+            rows = frame[frame["panel"] == panel]
+            if x == "n_users":
+                fixed = f"k = {int(first['k'])}, ε0 = {rows['epsilon_local'].iloc[0]:g}"
+                subject = "n"
+            else:
+                fixed = f"k = {int(first['k'])}, n = {int(rows['n_users'].iloc[0]):,}"
+                subject = "ε0"
+            plot_epsilon_against(rows, x=x, ax=ax, title=f"({letter}) against {subject}: {fixed}", legend=False)
+        figure.legend(handles=epsilon_legend_handles(frame), loc="outside lower center", ncol=2, fontsize="small")
+        figure.suptitle(
+            f"ε at δ = {first['delta']:g} for shuffled k-RR: guarantees for every dataset (solid), a lower bound on "
+            "the worst case (dashed)\nand the paper's per-dataset δ (dotted; not guarantees)", fontweight="bold")
     return figure
