@@ -37,14 +37,17 @@ class BracketedMixin:
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def log_delta_parts(self, eps: float, log_target: float | None = None) -> tuple[float, float]:
+    def log_delta_parts(self, eps: float, log_target: float | None = None,
+                        start_K: float = _START_K) -> tuple[float, float]:
         """(log delta summed, log certified remainder); windows widen until the remainder is negligible.
 
         With ``log_target``, stops as soon as ``delta <= target`` is decided by the bounds
-        (sum > target: no; sum + remainder <= target: yes).
+        (sum > target: no; sum + remainder <= target: yes). ``start_K`` is the first half-width tried
+        (a warm start from a neighbouring epsilon); the K finally used is kept in ``self.last_K``.
         """
-        K = _START_K
+        K = max(_START_K, min(_MAX_K, float(start_K)))
         while True:
+            self.last_K = K
             log_main, log_dropped = self._log_parts(float(eps), K)
             if log_dropped == -np.inf or K >= _MAX_K or log_dropped - log_main <= _LOG_RELATIVE_TARGET:
                 return log_main, log_dropped
@@ -59,7 +62,7 @@ class BracketedMixin:
             # the remainder falls roughly like exp(-K^2 / 2): jump to the K that should reach the target
             reference = log_main if log_main > -np.inf else (log_target if log_target is not None else -700.0)
             excess = log_dropped - (reference + _LOG_RELATIVE_TARGET)
-            K = min(_MAX_K, max(1.25 * K, math.sqrt(K * K + 2.0 * excess + 4.0)))
+            K = min(_MAX_K, max(K + 0.5, math.sqrt(K * K + 2.0 * excess + 4.0)))
 
     def _value(self, parts: tuple[float, float]) -> float:
         log_main, log_dropped = parts
@@ -69,13 +72,18 @@ class BracketedMixin:
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         out = np.empty(epsilons.shape)
-        for i, eps in enumerate(epsilons.ravel()):
-            out.flat[i] = self._value(self.log_delta_parts(float(eps)))
+        flat = epsilons.ravel()
+        # ascending epsilon: delta falls, so the window needed only widens; start each from the last
+        start = _START_K
+        for i in np.argsort(flat, kind="stable"):
+            out.flat[i] = self._value(self.log_delta_parts(float(flat[i]), start_K=start))
+            start = getattr(self, "last_K", _START_K)
         return out
 
     def _meets(self, eps: float, log_target: float) -> tuple[bool, float]:
         """(whether the reported delta at eps is <= target, its log estimate for interpolation)."""
-        parts = self.log_delta_parts(eps, log_target)
+        parts = self.log_delta_parts(eps, log_target, start_K=getattr(self, "_search_K", _START_K))
+        self._search_K = self.last_K  # the next point of the search is close: start from this window
         value = self._value(parts)
         return value <= log_target, value
 
@@ -89,6 +97,7 @@ class BracketedMixin:
         delta = check_probability(delta, "delta", allow_zero=True, allow_one=True)
         tolerance = check_real(tolerance, "tolerance", low=0.0, low_open=True)
         log_target = math.log(delta) if delta > 0 else -math.inf
+        self._search_K = _START_K
         ok, f_low = self._meets(0.0, log_target)
         if ok:
             return 0.0

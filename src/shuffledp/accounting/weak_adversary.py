@@ -329,11 +329,11 @@ class WeakAdversary(BracketedMixin, Accountant):
         s = self.setting
         return weak_adversary_log_delta(eps, n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self._logs)
 
-    def log_delta_parts(self, eps: float, log_target: float | None = None) -> tuple[float, float]:
+    def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """As in the mixin; where the certified remainder is not negligible (delta below about e^-800),
         the remainder is capped so that the total does not exceed ``strong-adversary``'s exact delta,
         which bounds the weak adversary's delta from above (it sees less)."""
-        log_main, log_dropped = super().log_delta_parts(eps, log_target)
+        log_main, log_dropped = super().log_delta_parts(eps, log_target, start_K)
         if log_dropped - log_main > _LOG_NEGLIGIBLE:
             s = self.setting
             strong = float(StrongAdversary(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k)
