@@ -6,6 +6,7 @@ brute-force single-bin reference for one tiny case.
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,49 @@ def test_argparse_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["delta", "--accountant", "biswas-exact", "--n", "5", "--k", "3", "--eps", "0.1"])
     assert exit_info.value.code == 2 and "--eps0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["accountants"], ["accountants", "--json"],
+     ["delta", "--accountant", "rate-balle", "--eps0", "1", "--n", "10", "--k", "3", "--eps", "0.1"]],
+)
+def test_closed_pipe_exits_quietly(argv):
+    """`shuffle-dp accountants | head` must not end in a BrokenPipeError traceback.
+
+    The reading end is closed before the command writes, so every write hits a broken pipe
+    (deterministic, unlike racing a real `head`).
+    """
+    process = subprocess.Popen(
+        [sys.executable, "-m", "shuffledp", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 1  # the Python docs' convention for EPIPE (note on SIGPIPE)
+    assert err == "", err
+
+
+def test_eps0_1e308_gives_delta_one_and_a_huge_epsilon(capsys):
+    """Issue 10: delta was 0 and epsilon 0 at eps0 = 1e308 (the report is the true value up to e^-1e308)."""
+    code, out, _ = run(capsys, "delta", "--accountant", "biswas-exact", "--eps0", "1e308", "--n", "100", "--k", "10",
+                       "--nx0", "80", "--eps", "0.5", "--json")
+    assert code == 0 and json.loads(out)[0]["delta"] == pytest.approx(1.0, abs=1e-15)
+    code, out, _ = run(capsys, "epsilon", "--accountant", "biswas-exact", "--eps0", "1e308", "--n", "100", "--k", "10",
+                       "--nx0", "80", "--delta", "1e-9", "--json")
+    assert code == 0 and json.loads(out)[0]["eps"] == pytest.approx(1e308, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--eps0", "inf", "--n", "100", "--k", "10", "--nx0", "80"], r"`epsilon_local` must be in \(0, inf\); got inf\.$"),
+        (["--eps0", "1", "--n", str(10**16), "--k", "10", "--nx0", "80"], r"`n_users` must be an integer in \[1, 1000000000000000\]; got 10000000000000000\.$"),
+        (["--eps0", "1", "--n", str(10**9 + 1), "--k", "10", "--nx0", "80"], r"`n_users` must be an integer in \[1, 1000000000\] for accountant 'biswas-exact'.*got 1000000001\.$"),
+    ],
+)
+def test_extreme_inputs_refused_with_one_line(capsys, argv, message):
+    """`--eps0 inf` failed with "cannot convert float NaN to integer"; huge n filled the memory."""
+    code, _, err = run(capsys, "delta", "--accountant", "biswas-exact", *argv, "--eps", "0.5")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert re.search(message, err.strip()), err

@@ -18,6 +18,7 @@ import argparse
 import inspect
 import json
 import math
+import os
 import sys
 
 from shuffledp import __version__
@@ -213,7 +214,7 @@ def _run_accountants(args) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
@@ -224,6 +225,23 @@ def main(argv: list[str] | None = None) -> int:
     except (TypeError, ValueError) as error:
         print(f"shuffle-dp: error: {error}", file=sys.stderr)
         return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; a closed output pipe (``shuffle-dp accountants | head``) exits quietly.
+
+    On a broken pipe, stdout is pointed at devnull so that the interpreter's final flush does not
+    print a second error, and the exit status is 1 (the recipe of the Python docs, "Note on SIGPIPE").
+    """
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # surface a broken pipe here, not at interpreter exit
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

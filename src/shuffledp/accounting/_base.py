@@ -5,6 +5,13 @@ Setting (paper notation): ``n_users`` users each apply k-RR with local parameter
 ``n_x0`` of the *other* n - 1 users hold x0. Accountants that do not depend on the dataset ignore
 ``n_x0`` (their :attr:`Accountant.scope` says so).
 
+Accepted parameters (every accountant): ``epsilon_local`` finite in (0, inf) -- infinity is refused
+(k-RR is then deterministic and no finite computation applies); ``n_users`` an integer in
+[1, :data:`MAX_N_USERS`] = [1, 10^15] (every such integer, and n - 1, is exact in floating point);
+``k`` an integer >= 2 (any size: k only enters through log(k - 1) and log(k - 2)). Families whose work
+grows with n refuse larger n with a message naming their own limit. Epsilons may be any value in
+[0, inf], infinity included (delta at epsilon = inf is the limit of delta as epsilon grows).
+
 Every accountant is labelled with what its delta is (:class:`BoundKind`) and for which datasets and
 directions that label holds (:attr:`Accountant.scope`). Tests hold each label to account:
 ``lower <= exact <= upper`` on cases small enough to enumerate.
@@ -14,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -21,7 +29,10 @@ import numpy as np
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
 
-__all__ = ["BoundKind", "ShuffleSetting", "Accountant"]
+__all__ = ["BoundKind", "ShuffleSetting", "Accountant", "MAX_N_USERS"]
+
+#: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
+MAX_N_USERS = 10**15
 
 
 class BoundKind(enum.Enum):
@@ -45,9 +56,11 @@ class ShuffleSetting:
 
     def __post_init__(self):
         object.__setattr__(
-            self, "epsilon_local", check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True)
+            self,
+            "epsilon_local",
+            check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
         )
-        object.__setattr__(self, "n_users", check_integer(self.n_users, "n_users", low=1))
+        object.__setattr__(self, "n_users", check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS))
         object.__setattr__(self, "k", check_integer(self.k, "k", low=2))
         if self.n_x0 is not None:
             object.__setattr__(
@@ -96,20 +109,43 @@ class Accountant(abc.ABC):
         """Smallest epsilon >= 0 with delta(epsilon) <= ``delta``, by bisection on the monotone curve.
 
         Returns 0.0 when delta(0) <= ``delta`` already. The result errs upwards (it is the upper end
-        of the final bracket), so the returned epsilon always meets the target.
+        of the final bracket), so the returned epsilon always meets the target. The bracket grows by
+        squaring (1, 2, 4, 16, 256, ...) and is split geometrically while it spans more than a factor
+        4, so any epsilon up to the largest float is found in about 60 evaluations; ``inf`` is
+        returned when no finite float reaches ``delta`` but delta(inf) does.
+
+        Raises ``ValueError`` when ``delta`` is below delta(inf), the value the accountant's delta
+        never falls below (e.g. ``strong-adversary``, whose adversary sees infinite privacy loss with
+        positive probability, or bounds that are constant in epsilon outside their conditions).
         """
         delta = check_probability(delta, "delta", allow_zero=True, allow_one=True)
-        log_target = np.log(delta) if delta > 0 else -np.inf
-        if self.log_delta_for_epsilon(0.0)[0] <= log_target:
+        log_target = math.log(delta) if delta > 0 else -math.inf
+
+        def above(epsilon: float) -> bool:
+            return bool(self.log_delta_for_epsilon(epsilon)[0] > log_target)
+
+        if not above(0.0):
             return 0.0
-        low, high = 0.0, max(1.0, self.setting.epsilon_local)
-        while self.log_delta_for_epsilon(high)[0] > log_target:
-            low, high = high, 2.0 * high
-            if high > 1e6:
-                raise ValueError(f"no epsilon <= 1e6 reaches `delta` = {delta!r} for {self.name!r}.")
+        log_floor = float(self.log_delta_for_epsilon(math.inf)[0])
+        if log_floor > log_target:
+            floor = math.exp(log_floor)
+            shown = f"{floor:.6g}" if floor > 0 else f"exp({log_floor:.6g})"
+            raise ValueError(
+                f"`delta` must be in [{shown}, 1] for accountant {self.name!r} with these parameters (its "
+                f"delta at epsilon = inf); got {delta!r}."
+            )
+        largest = float(np.finfo(float).max)
+        low, high = 0.0, 1.0
+        while above(high):
+            if high == largest:
+                return math.inf
+            low, high = high, min(largest, high * high if high >= 2.0 else 2.0 * high)
         while high - low > tolerance * max(1.0, high):
-            middle = 0.5 * (low + high)
-            if self.log_delta_for_epsilon(middle)[0] > log_target:
+            if low > 0.0 and high > 4.0 * low:
+                middle = math.sqrt(low) * math.sqrt(high)
+            else:
+                middle = low + 0.5 * (high - low)
+            if above(middle):
                 low = middle
             else:
                 high = middle

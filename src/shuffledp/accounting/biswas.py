@@ -34,6 +34,19 @@ sum: s* is found by bisection and the tail is summed in blocks until the remaini
 a geometric series, P0 being log-concave) is ``_TAIL_DROP`` nats below the running sum. Each term
 is ``log P0(s) + log1mexp(eps - L_s)``. No FFT anywhere (it cannot resolve 1e-300 tails).
 
+Memory and extremes. No table of size n is ever built: the binomial log-pmfs are evaluated on the
+windows in use (Loader's saddle-point formula, full relative precision at any n), so memory follows
+the windows, O(sqrt(n)) values, and chunks of at most ``_MAX_CELLS`` (s, r) cells. Work is O(sd_S *
+sd_R) cells (about n p q), so n is limited to :data:`MAX_USERS` = 10^9 (a clear error beyond; about
+a minute at 10^9). Every finite eps0 is accepted: all quantities are logs (log kappa_1 instead of
+kappa_1, the mode of r -> g(s, r) found by bisection on the log-ratio g(r + 1) - g(r), which stays
+finite where g itself underflows). For eps0 large the report is near-deterministic and the laws
+concentrate on s = n_x0 (+1 under D(x0)); log-probabilities below the smallest double (-1.8e308,
+e.g. two users misreporting at eps0 = 1e308) are -inf, and such outputs s are dropped: their mass is
+below e^-1e308, invisible at any delta >= 1e-300 (dropping it errs low, the safe side for a lower
+bound). Where P1(s) underflows the loss is set to its bound on that side (eps0 above the mean,
+log kappa_2 below), which keeps the loss monotone for the threshold search and adds nothing.
+
 Edge cases: the loss never exceeds eps0 (L_n = eps0 exactly: all users reported x0), so the forward
 delta is 0 for eps >= eps0; the reverse loss never exceeds -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)),
 so the reverse delta is 0 beyond it (for k = 2 that is eps0 as well).
@@ -45,13 +58,11 @@ import math
 
 import numpy as np
 
-from scipy.special import gammaln
-
-from shuffledp._numerics import log1mexp, logsumexp
+from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_choice
 from shuffledp.accounting._base import Accountant, BoundKind
 
-__all__ = ["BiswasPrinted", "BiswasExact", "SingleBinLaw", "DIRECTIONS"]
+__all__ = ["BiswasPrinted", "BiswasExact", "SingleBinLaw", "DIRECTIONS", "MAX_USERS"]
 
 #: directions of the hockey-stick divergence: "forward" = H(P0 || P1) (the paper's: D(x0) vs D(x1)),
 #: "reverse" = H(P1 || P0), "both" = the larger of the two
@@ -60,26 +71,37 @@ DIRECTIONS = ("forward", "reverse", "both")
 _WINDOW_DROP = 40.0  # nats below the conditional mode at which a window may end
 _TAIL_DROP = 40.0  # stop summing when the remaining tail is this many nats below the running sum
 _BLOCK = 64  # s values per cached block
-_MAX_CELLS = 4_000_000  # largest (s, r) matrix evaluated at once
+_MAX_CELLS = 1_000_000  # largest (s, r) matrix evaluated at once (bounds memory to ~100 MB)
 _SECTIONS = 8  # points per bracket and round in the threshold search
 _BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard deviations
 
-
-_LOG_FACTORIALS = np.zeros(1)  # log(i!) for i = 0 .. len - 1, grown on demand and shared
-
-
-def _log_factorials(n: int) -> np.ndarray:
-    global _LOG_FACTORIALS
-    if _LOG_FACTORIALS.size <= n:
-        _LOG_FACTORIALS = gammaln(np.arange(max(n + 1, 2 * _LOG_FACTORIALS.size), dtype=float) + 1.0)
-    return _LOG_FACTORIALS
+#: largest n accepted: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
+MAX_USERS = 10**9
 
 
-def _log_pmf_table(n: int, log_p: float, log_q: float) -> np.ndarray:
-    """log Bin(n, p)(j) for j = 0..n (log q = log(1 - p) > -inf), from shared log-factorials."""
-    log_fact = _log_factorials(n)
-    j = np.arange(n + 1, dtype=float)
-    return (log_fact[n] - log_fact[: n + 1] - log_fact[n::-1]) + j * log_p + (n - j) * log_q
+def _rows_by_recurrence(log_pmf, size: int, log_odds: float, first: np.ndarray, width: int) -> np.ndarray:
+    """log Bin(size, p)(x) for x = first_i + j, j < width, one row per i; -inf outside [0, size].
+
+    One Loader value per row, then log pmf(x) - log pmf(x - 1) = log((size - x + 1) / x) + log(p / q)
+    accumulated along the row (rounding grows as the row length times 1e-16). Rows whose sums are not
+    finite (eps0 so large that the steps overflow) are evaluated directly instead.
+    """
+    x = first[:, None] + np.arange(width)[None, :]
+    clipped = np.clip(x, 0, size)
+    moved = clipped[:, 1:] != clipped[:, :-1]
+    upper = clipped[:, 1:].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        step = np.where(moved, np.log(size - upper + 1.0) - np.log(upper) + log_odds, 0.0)
+        values = np.empty(x.shape)
+        values[:, 0] = log_pmf(clipped[:, 0].astype(float))
+        values[:, 1:] = values[:, :1] + np.cumsum(step, axis=1)
+    # a row is redone directly if a sum overflowed or its first value underflowed (then the
+    # recurrence would carry -inf into values that are finite)
+    broken = ~np.all(np.isfinite(values) | (values == -np.inf), axis=1) | (values[:, 0] == -np.inf)
+    values[(x < 0) | (x > size)] = -np.inf
+    if broken.any():
+        values[broken] = log_pmf(x[broken].astype(float))
+    return values
 
 
 class SingleBinLaw:
@@ -105,45 +127,47 @@ class SingleBinLaw:
         self.log_kappa2 = math.log(k - 1) - (self.log_1mq + log_denominator)
         self.log_gap = float(epsilon_local + log1mexp(self.log_kappa2 - epsilon_local))
         # kappa_1 = p (1 - q) / ((1 - p) q) > 1: odds ratio of reporting x0 for a user on x0 vs off x0
-        self.kappa1 = math.exp(self.log_p + self.log_1mq - self.log_1mp - self.log_q)
-        self.log_pmf_r = _log_pmf_table(self.a, self.log_p, self.log_1mp)
-        self.log_pmf_t = _log_pmf_table(self.big_n, self.log_q, self.log_1mq)
+        # (its log is inf only for eps0 > 9e307, where the mode of r is simply its upper end)
+        self.log_kappa1 = self.log_p + self.log_1mq - self.log_1mp - self.log_q
+        p, q = math.exp(self.log_p), math.exp(self.log_q)
+        self.mean1 = self.a * p + self.big_n * q  # mean of S under D(x1)
+        self.mean0 = self.mean1 + p - q  # under D(x0)
         self._blocks: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # -- conditional sums -------------------------------------------------------------------
+    def _log_pmf_r(self, r) -> np.ndarray:
+        """log Bin(a, p)(r); -inf outside [0, a]."""
+        return log_binom_pmf_loader(r, self.a, self.log_p, self.log_1mp)
+
+    def _log_pmf_t(self, t) -> np.ndarray:
+        """log Bin(N, q)(t); -inf outside [0, N]."""
+        return log_binom_pmf_loader(t, self.big_n, self.log_q, self.log_1mq)
+
     def _g(self, s: np.ndarray, r: np.ndarray) -> np.ndarray:
         """log Bin(a, p)(r) + log Bin(N, q)(s - r); -inf outside the support."""
-        valid = (r >= 0) & (r <= self.a) & (s - r >= 0) & (s - r <= self.big_n)
-        rr = np.where(valid, r, 0)
-        tt = np.where(valid, s - r, 0)
-        return np.where(valid, self.log_pmf_r[rr] + self.log_pmf_t[tt], -np.inf)
+        return self._log_pmf_r(r) + self._log_pmf_t(s - r)
 
     def _modes(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Mode of r -> g(s, r) on [low, high] (log-concave), with low and high."""
+        """Mode of r -> g(s, r) on [low, high] (log-concave), with low and high.
+
+        Bisection for the smallest r with g(r + 1) - g(r) <= 0, using the closed form
+        log((a - r)(s - r) / ((r + 1)(N - s + r + 1))) + log kappa_1, finite where g underflows.
+        """
         low = np.maximum(0, s - self.big_n)
         high = np.minimum(self.a, s)
-        # closed-form guess: g(r+1) - g(r) = 0 <=> kappa1 (a-r)(s-r) = (r+1)(N-s+r+1), a quadratic
-        a, big_n, kappa = float(self.a), float(self.big_n), self.kappa1
-        sf = s.astype(float)
-        qa = kappa - 1.0
-        qb = kappa * (a + sf) + (big_n - sf + 2.0)
-        qc = kappa * a * sf - (big_n - sf + 1.0)
-        root = 2.0 * qc / (qb + np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0)))  # smaller root, stable
-        guess = np.clip(np.floor(root).astype(np.int64) + 1, low, high)
-        alternative = np.clip(guess - 1, low, high)
-        mode = np.where(self._g(s, alternative) >= self._g(s, guess), alternative, guess)
-        g_mode = self._g(s, mode)
-        wrong = (self._g(s, mode + 1) > g_mode) | (self._g(s, mode - 1) > g_mode)
-        if wrong.any():  # fall back to bisection: smallest r with g(r + 1) <= g(r)
-            ss, lo, hi = s[wrong], low[wrong].copy(), high[wrong].copy()
+        lo, hi = low.copy(), high.copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
             while np.any(lo < hi):
                 active = lo < hi
                 mid = (lo + hi) // 2
-                rising = self._g(ss, mid + 1) > self._g(ss, mid)
+                midf = mid.astype(float)
+                rising = (
+                    np.log(self.a - midf) - np.log(midf + 1.0) + np.log(s - midf)
+                    - np.log(self.big_n - s + midf + 1.0) + self.log_kappa1
+                ) > 0
                 lo = np.where(active & rising, mid + 1, lo)
                 hi = np.where(active & ~rising, mid, hi)
-            mode[wrong] = lo
-        return mode, low, high
+        return lo, low, high
 
     def _sums(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log sum_r w, log sum_r w (s-r), log sum_r w (s-r)^2 with w = e^g, for each s."""
@@ -181,30 +205,68 @@ class SingleBinLaw:
             chunk = max(1, _MAX_CELLS // offsets.size)
             for first_member in range(0, members.size, chunk):
                 sl = members[first_member : first_member + chunk]
-                r = mode[sl, None] + offsets[None, :]
-                clipped = np.clip(r, left[sl, None], right[sl, None])
-                distance = s[sl, None] - clipped
-                g = self.log_pmf_r[clipped] + self.log_pmf_t[distance]
-                top = g.max(axis=1)
-                weights = np.exp(g - top[:, None])
-                weights *= r == clipped  # entries clipped to the window's ends are duplicates: drop them
-                distance = distance.astype(float)
-                first = weights * distance
-                with np.errstate(divide="ignore"):
-                    out0[sl] = top + np.log(weights.sum(axis=1))
-                    out1[sl] = top + np.log(first.sum(axis=1))
-                    out2[sl] = top + np.log((first * distance).sum(axis=1))
+                # r = mode + offset over the whole row: entries beyond the row's own window are tiny
+                # extra terms (the window only bounds what may be dropped), and outside the support the
+                # log-pmfs are -inf, so no clipping or masking is needed
+                g = self._row_log_pmfs(s[sl], mode[sl], width)
+                top = g_mode[sl]
+                finite = np.isfinite(top)  # top = -inf: P1(s) underflows (extreme eps0)
+                g -= np.where(finite, top, 0.0)[:, None]
+                np.exp(g, out=g)
+                # moments of s - r = d - offset, d = s - mode: weighted sums of the offsets
+                d = (s[sl] - mode[sl]).astype(float)
+                offsets_f = offsets.astype(float)
+                sum0 = g.sum(axis=1)
+                sum1 = np.einsum("ij,j->i", g, offsets_f)  # (not @: a threaded BLAS gemv is 10x slower here)
+                sum2 = np.einsum("ij,j->i", g, offsets_f * offsets_f)
+                first = d * sum0 - sum1  # sum w (s - r) >= 0, no cancellation (d and offsets centre on the mode)
+                second = d * d * sum0 - 2.0 * d * sum1 + sum2
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out0[sl] = np.where(finite, top + np.log(sum0), -np.inf)
+                    out1[sl] = np.where(finite, top + np.log(np.maximum(first, 0.0)), -np.inf)
+                    out2[sl] = np.where(finite, top + np.log(np.maximum(second, 0.0)), -np.inf)
         return out0, out1, out2
+
+    def _row_log_pmfs(self, s: np.ndarray, mode: np.ndarray, width: int) -> np.ndarray:
+        """g(s_i, mode_i + j) for j in [-width, width], one row per s_i (-inf outside the support).
+
+        Rows of neighbouring s overlap, so when the rows' span is short one table of each log-pmf over
+        that span serves all of them (Loader's formula on O(sqrt n) points); scattered rows (threshold
+        search) are built by exact ratio recurrences from one Loader value per row.
+        """
+        offsets = np.arange(-width, width + 1)
+        cells = s.size * offsets.size
+        r_low, r_high = int(mode.min()) - width, int(mode.max()) + width
+        t_low, t_high = int((s - mode).min()) - width, int((s - mode).max()) + width
+        if (r_high - r_low + 1) + (t_high - t_low + 1) <= cells:
+            table_r = self._log_pmf_r(np.arange(r_low, r_high + 1, dtype=float))
+            table_t = self._log_pmf_t(np.arange(t_low, t_high + 1, dtype=float))
+            r_index = (mode - r_low)[:, None] + offsets[None, :]
+            t_index = (s - mode - t_low)[:, None] - offsets[None, :]
+            return table_r[r_index] + table_t[t_index]
+        rows_r = _rows_by_recurrence(self._log_pmf_r, self.a, self.log_p - self.log_1mp, mode - width, offsets.size)
+        rows_t = _rows_by_recurrence(self._log_pmf_t, self.big_n, self.log_q - self.log_1mq, s - mode - width, offsets.size)
+        return rows_r + rows_t[:, ::-1]
 
     def evaluate(self, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log P1(s), exact loss L_s, printed loss v_s) for an integer array s in [0, n]."""
         s = np.asarray(s, dtype=np.int64)
         log_p1, log_first, log_second = self._sums(s)
         log_n = math.log(self.big_n)
-        log_m1 = log_first - log_p1 - log_n
-        log_m2 = log_second - log_p1 - 2.0 * log_n
-        loss = np.logaddexp(self.log_kappa2, self.log_gap + log_m1)
-        printed = np.logaddexp(self.log_kappa2, self.log_gap + log_m2)
+        with np.errstate(invalid="ignore"):
+            log_m1 = log_first - log_p1 - log_n
+            log_m2 = log_second - log_p1 - 2.0 * log_n
+            loss = np.logaddexp(self.log_kappa2, self.log_gap + log_m1)
+            printed = np.logaddexp(self.log_kappa2, self.log_gap + log_m2)
+        # the losses lie in [log kappa_2, eps0]; where P1(s) underflows, use the bound on that side
+        # of the mean (the loss is non-decreasing in s), which keeps the threshold search monotone
+        gone = ~np.isfinite(log_p1)
+        if gone.any():
+            side = np.where(s > self.mean1, self.epsilon_local, self.log_kappa2)
+            loss = np.where(gone, side, loss)
+            printed = np.where(gone, side, printed)
+        loss = np.clip(loss, self.log_kappa2, self.epsilon_local)
+        printed = np.clip(printed, self.log_kappa2, self.epsilon_local)
         return log_p1, loss, printed
 
     def ensure_blocks(self, indices) -> None:
@@ -307,7 +369,7 @@ class SingleBinLaw:
                     del cursors[i]
                 else:
                     cursors[i] += sign
-        return result
+        return np.minimum(result, 0.0)  # delta <= 1; rounding of sum P0 ~ 1 may exceed it by 1e-15
 
     def _walk_block(self, i, eps, start, index, loss_index, sign, result) -> bool:
         """Add one block's terms to result[i]; True when the remaining tail is negligible (module doc)."""
@@ -329,7 +391,9 @@ class SingleBinLaw:
         edge = log_weight[-1] if sign > 0 else log_weight[0]
         inner = (log_weight[-2] if sign > 0 else log_weight[1]) if s.size > 1 else -np.inf
         if not np.isfinite(edge):
-            return bool(np.isfinite(total))
+            # past the mode of the (log-concave) weights, an underflowed weight stays underflowed
+            past_mode = s[0] > self.mean0 + 1.0 if sign > 0 else s[-1] < self.mean1 - 1.0
+            return bool(np.isfinite(total) or past_mode)
         log_ratio = edge - inner
         if np.isfinite(total) and log_ratio < 0:
             # past the mode: remaining mass <= edge * r / (1 - r) (log-concave weights)
@@ -338,8 +402,21 @@ class SingleBinLaw:
         return False
 
 
+def check_size(name: str, n_users: int) -> None:
+    """Refuse n above :data:`MAX_USERS` before any allocation."""
+    if n_users > MAX_USERS:
+        raise ValueError(
+            f"`n_users` must be an integer in [1, {MAX_USERS}] for accountant {name!r} (its work grows as "
+            f"n p q: windows of O(sqrt n) counts for O(sqrt n) outputs); got {n_users}."
+        )
+
+
 class _SingleBinAccountant(Accountant):
     needs_n_x0 = True
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        check_size(self.name, self.setting.n_users)
 
     def _law(self) -> SingleBinLaw:
         if getattr(self, "_cached_law", None) is None:
@@ -353,7 +430,8 @@ class BiswasPrinted(_SingleBinAccountant):
 
     ``delta_hat(eps) = sum_s 1{v_s > eps} (1 - e^(eps - v_s)) P0(s)``, with the printed v_s (see the
     module docstring: it understates the privacy loss, so this delta is <= ``biswas-exact``'s).
-    Reproduces the paper's Tables II ("Our delta", n = 100) and IV.
+    Reproduces the paper's Tables II ("Our delta", n = 100) and IV. Refuses n > :data:`MAX_USERS`
+    = 10^9 (work ~ n p q); every finite eps0 is accepted (module docstring, "Memory and extremes").
     """
 
     name = "biswas-printed"
@@ -375,7 +453,8 @@ class BiswasExact(_SingleBinAccountant):
     ``direction="forward"`` (default, the paper's): H_{e^eps}(P0 || P1); ``"reverse"``:
     H_{e^eps}(P1 || P0); ``"both"``: the larger. Exact for the stated dataset (n_x0 others on x0, the
     rest anywhere off x0). As a delta of the whole k-bin histogram it is a *lower bound* (the x0
-    count is a post-processing of the histogram), not a DP guarantee.
+    count is a post-processing of the histogram), not a DP guarantee. Refuses n > :data:`MAX_USERS`
+    = 10^9 (work ~ n p q); every finite eps0 is accepted (module docstring, "Memory and extremes").
     """
 
     name = "biswas-exact"

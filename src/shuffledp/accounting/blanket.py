@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_sub
+from shuffledp._numerics import log1mexp, log_expm1, log_sub
 from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._split_pair import log_split_pair_delta
+from shuffledp.accounting._split_pair import check_size, log_split_pair_delta
 
 __all__ = [
     "StrongAdversary",
@@ -74,16 +74,16 @@ def krr_blanket_logs(epsilon_local: float, k: int) -> dict[str, float]:
     r = 2 q and 1 - r = (e^eps0 + k - 3) / (e^eps0 + k - 1).
     """
     log_denominator = float(np.logaddexp(epsilon_local, np.log(k - 1.0)))
-    log_expm1 = float(np.log(np.expm1(epsilon_local)))
+    log_expm1_e0 = float(log_expm1(epsilon_local))
     if k == 2:
-        log_numerator_1mr = log_expm1
+        log_numerator_1mr = log_expm1_e0
     elif k == 3:
         log_numerator_1mr = float(epsilon_local)
     else:
         log_numerator_1mr = float(np.logaddexp(epsilon_local, np.log(k - 3.0)))
     return {
         "log_gamma": float(np.log(k)) - log_denominator,
-        "log_1mgamma": log_expm1 - log_denominator,
+        "log_1mgamma": log_expm1_e0 - log_denominator,
         "log_q": -log_denominator,
         "log_r": float(np.log(2.0)) - log_denominator,
         "log_1mr": log_numerator_1mr - log_denominator,
@@ -91,7 +91,11 @@ def krr_blanket_logs(epsilon_local: float, k: int) -> dict[str, float]:
 
 
 class StrongAdversary(Accountant):
-    """Exact delta of Balle et al.'s Thm 3.1 adversary (Koskela et al. 2021, eq. (4.3)); see module."""
+    """Exact delta of Balle et al.'s Thm 3.1 adversary (Koskela et al. 2021, eq. (4.3)); see module.
+
+    Refuses n > 10^10 (:data:`~shuffledp.accounting._split_pair.MAX_USERS`; work ~ sqrt(n) per
+    epsilon). delta(eps = inf) > 0, so ``epsilon_for_delta`` refuses targets below it.
+    """
 
     name = "strong-adversary"
     kind = BoundKind.UPPER
@@ -100,6 +104,10 @@ class StrongAdversary(Accountant):
         "Balle, Bell, Gascon, Nissim (CRYPTO 2019) Thm 3.1 proof (adversary knowing all blanket bits "
         "and the other users' data); Koskela, Heikkila, Honkela (2021) Def. 1, eq. (4.3)"
     )
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
@@ -199,65 +207,98 @@ class _BalleSection5(Accountant):
         raise NotImplementedError
 
 
+def _log_log1p_exp(log_x):
+    """log(log(1 + e^log_x)) without underflow: ~log_x when e^log_x is below 1e-16."""
+    log_x = np.asarray(log_x, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(log_x < -36.0, log_x, np.log(np.logaddexp(0.0, np.maximum(log_x, -36.0))))
+
+
+def _log1mexp_of_minus(log_d):
+    """log(1 - e^-d) given log d (d >= 0), accurate for every d from 1e-300 to inf."""
+    log_d = np.asarray(log_d, dtype=float)
+    with np.errstate(over="ignore"):
+        d = np.exp(np.maximum(log_d, -36.0))
+    return np.where(log_d < -36.0, log_d, log1mexp(-d))
+
+
 class _BalleHoeffding(_BalleSection5):
     def _log_range(self, eps):
         """log b, b the range of the privacy amplification variable."""
         s = self.setting
         e0 = s.epsilon_local
-        if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2)
-            return np.logaddexp(eps, 0.0) + np.log(2.0 * np.sinh(e0))
+        if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2); log(2 sinh x) = x + log(1 - e^-2x)
+            return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
         logs = krr_blanket_logs(e0, s.k)  # (1 - gamma) k (e^eps + 1), Lemma 5.7 (1)
         return logs["log_1mgamma"] + np.log(s.k) + np.logaddexp(eps, 0.0)
 
     def _log_bound(self, eps):
-        n = self.setting.n_users
+        n = float(self.setting.n_users)
         log_gamma, _ = self._gamma()
-        with np.errstate(divide="ignore"):  # eps = 0 gives log 0; the bound is then trivial
-            log_a = np.log(np.expm1(eps))
+        log_a = log_expm1(eps)  # -inf at eps = 0, where the bound is trivial
         log_b = self._log_range(eps)
         exponent = -2.0 * np.exp(2.0 * (log_a - log_b))  # -2 a^2 / b^2
         # log(1 - gamma (1 - e^exponent)) computed as log1p(-gamma * -expm1(exponent))
         log_base = np.log1p(-np.exp(log_gamma) * -np.expm1(exponent))
-        with np.errstate(divide="ignore"):
+        with np.errstate(invalid="ignore"):
             value = 2.0 * log_b - np.log(4.0) - log_a - log_gamma - np.log(n) + n * log_base
         return np.where(eps > 0, value, 0.0)
 
 
 class _BalleBennett(_BalleSection5):
-    def _log_max_and_moment(self, eps):
-        """(log b+, log sigma2): maximum and second moment of the privacy amplification variable."""
+    def _scaled_logs(self, eps):
+        """(log beta, log(sigma2 / b+^2), log(b+ / gamma)) for 0 < eps < eps0, without overflow.
+
+        b+ and sigma2 are the maximum and second moment of the privacy amplification variable (module
+        docstring). Their logs can exceed the largest double (eps0 + 2 eps for eps0 ~ 1e308), so only
+        the combinations the bound needs are formed, each as a sum of terms that stay finite.
+        """
         s = self.setting
         e0 = s.epsilon_local
+        log_1m_a = log1mexp(-eps)  # log a - eps, a = e^eps - 1
+        log_1p_m2 = np.log1p(np.exp(-2.0 * eps))  # log(1 + e^-2eps)
         if self.generic:  # Lemma 5.4 (2), (3) with gamma_ub = 1, gamma_lb = e^-eps0
-            log_max = e0 + log1mexp(eps - 2.0 * e0)
-            moment = np.exp(e0) * (np.exp(2.0 * eps) + 1.0) - 2.0 * np.exp(eps - 3.0 * e0)
-            return log_max, np.log(moment)
+            # b+ = e^eps0 (1 - e^(eps - 2 eps0)); sigma2 = e^(eps0 + 2 eps) (1 + e^-2eps) (1 - 2 e^(-eps - 4 eps0) / (1 + e^-2eps))
+            rel_max = log1mexp(eps - 2.0 * e0)
+            rel_moment = log_1p_m2 + log1mexp(np.log(2.0) - eps - 4.0 * e0 - log_1p_m2)
+            log_beta = -eps + log_1m_a + rel_max - rel_moment
+            log_ratio = (eps - e0) + eps + rel_moment - 2.0 * rel_max
+            log_max_over_gamma = e0 + rel_max + e0  # may be inf (then the bound is trivially 1)
+            return log_beta, log_ratio, log_max_over_gamma
         logs = krr_blanket_logs(e0, s.k)
-        gamma, one_minus = np.exp(logs["log_gamma"]), np.exp(logs["log_1mgamma"])
-        # b+ = (1 - gamma) k - gamma (e^eps - 1) > 0 for eps < eps0 (it vanishes at eps = eps0)
-        with np.errstate(divide="ignore"):
-            log_excess = logs["log_gamma"] + np.log(np.expm1(eps))
-        log_max = log_sub(logs["log_1mgamma"] + np.log(s.k), log_excess)
-        moment = gamma * (2.0 - gamma) * np.expm1(eps) ** 2 + one_minus**2 * s.k * (np.exp(2.0 * eps) + 1.0)
-        return log_max, np.log(moment)
+        # b+ = (1 - gamma) k - gamma (e^eps - 1) = gamma (e^eps0 - e^eps) > 0 for eps < eps0
+        rel_max = log1mexp(eps - e0)  # log b+ = log gamma + eps0 + rel_max
+        # sigma2 = gamma (2 - gamma)(e^eps - 1)^2 + (1 - gamma)^2 k (e^(2 eps) + 1) = e^(2 eps) W
+        log_2mgamma = float(np.log1p(np.exp(logs["log_1mgamma"])))  # log(2 - gamma)
+        log_w = np.logaddexp(
+            logs["log_gamma"] + log_2mgamma + 2.0 * log_1m_a,
+            2.0 * logs["log_1mgamma"] + np.log(s.k) + log_1p_m2,
+        )
+        log_gamma_e0 = np.log(s.k) - np.logaddexp(0.0, np.log(s.k - 1.0) - e0)  # log gamma + eps0, no overflow
+        log_beta = (log_gamma_e0 - eps) + rel_max + log_1m_a - log_w
+        log_ratio = log_w - 2.0 * (log_gamma_e0 - eps) - 2.0 * rel_max
+        log_max_over_gamma = e0 + rel_max
+        return log_beta, log_ratio, log_max_over_gamma
 
     def _log_bound(self, eps):
-        n = self.setting.n_users
+        n = float(self.setting.n_users)
         log_gamma, log_1mgamma = self._gamma()
-        with np.errstate(divide="ignore"):
-            log_a = np.log(np.expm1(eps))
-        with np.errstate(divide="ignore"):
-            log_max, log_moment = self._log_max_and_moment(eps)
-        beta = np.exp(log_a + log_max - log_moment)
-        phi = np.where(beta < 1e-4, beta**2 / 2 - beta**3 / 6 + beta**4 / 12,
-                       (1.0 + beta) * np.log1p(beta) - beta)
-        rate = np.exp(log_moment - 2.0 * log_max) * phi  # sigma2 phi(beta) / b+^2
-        log_first = n * np.log1p(-np.exp(log_gamma) * -np.expm1(-rate))
-        log_second = n * log_1mgamma
-        # (1 - gamma (1 - e^-rate))^n > (1 - gamma)^n since rate > 0: the bracket is positive
-        bracket = log_sub(log_first, np.minimum(log_second, log_first))
-        with np.errstate(divide="ignore"):
-            value = log_max - log_gamma - np.log(n) - np.log(np.log1p(beta)) + bracket
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # eps = 0: trivial bound
+            log_beta, log_ratio, log_max_over_gamma = self._scaled_logs(eps)
+            beta = np.exp(np.minimum(log_beta, 0.0))
+            # log phi(beta), phi(u) = (1 + u) log(1 + u) - u: series below 1e-4, else
+            # (1 + beta)(log(1 + beta) - beta / (1 + beta)) with log(1 + beta) = logaddexp(0, log beta)
+            log_1p_beta = np.logaddexp(0.0, log_beta)
+            series = 2.0 * log_beta - np.log(2.0) + np.log1p(-beta / 3.0 + beta**2 / 6.0)
+            closed = log_1p_beta + np.log(log_1p_beta - np.exp(log_beta - log_1p_beta))
+            log_phi = np.where(log_beta < np.log(1e-4), series, closed)
+            rate = np.exp(log_ratio + log_phi)  # sigma2 phi(beta) / b+^2 (inf: delta ~ e^-rate = 0)
+            # bracket = (1 - gamma (1 - e^-rate))^n - (1 - gamma)^n = first * (1 - e^-d) with
+            # d = n log(1 + y), y = gamma e^-rate / (1 - gamma): no subtraction of two close powers
+            log_first = n * np.log1p(-np.exp(log_gamma) * -np.expm1(-rate))
+            log_d = np.log(n) + _log_log1p_exp(log_gamma - log_1mgamma - rate)
+            log_bracket = log_first + _log1mexp_of_minus(log_d)
+            value = log_max_over_gamma - np.log(n) - _log_log1p_exp(log_beta) + log_bracket
         return np.where(eps > 0, value, 0.0)
 
 

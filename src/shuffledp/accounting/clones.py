@@ -32,7 +32,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._split_pair import log_split_pair_delta, log_split_pair_delta_direct
+from shuffledp.accounting._split_pair import check_size, log_split_pair_delta, log_split_pair_delta_direct
 from shuffledp.accounting.blanket import krr_blanket_logs
 
 __all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "clones_pair_parameters"]
@@ -60,6 +60,7 @@ def clones_pair_parameters(epsilon_local: float, n_users: int, k: int | None = N
         "log_1mr": log_1mr,
         "log_alpha": log_alpha,
         "log_1malpha": log_1malpha,
+        "log_odds": float(epsilon_local),  # log(alpha / (1 - alpha)), exact
         "log_weight": log_weight,
     }
 
@@ -74,18 +75,27 @@ class FeldmanClosed(Accountant):
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
-        n = self.setting.n_users
+        n = float(self.setting.n_users)
         e0 = self.setting.epsilon_local
         log_delta_min = np.log(2.0) - n * np.exp(-e0) / 16.0
-        t = np.expm1(epsilons) / np.tanh(e0 / 2.0) - 8.0 * np.exp(e0) / n  # (e^e0+1)/(e^e0-1) = coth(e0/2)
-        log_delta = np.log(4.0) - n * t**2 / (64.0 * np.exp(e0))
-        out = np.where(t > 0, np.maximum(log_delta, log_delta_min), 0.0)
-        out = np.where(log_delta_min >= 0.0, 0.0, np.minimum(out, 0.0))
-        return np.where(epsilons >= e0, -np.inf, out)
+        out = np.where(epsilons >= e0, -np.inf, 0.0)
+        # the condition holds for some delta < 1 only when delta_min < 1, i.e. eps0 < log(n / (16 log 2))
+        # (< 35 for n <= 1e15): then e^eps0 and e^eps (eps < eps0) are finite
+        inside = (epsilons < e0) & (log_delta_min < 0.0)
+        if inside.any():
+            eps = epsilons[inside]
+            t = np.expm1(eps) / np.tanh(e0 / 2.0) - 8.0 * np.exp(e0) / n  # (e^e0+1)/(e^e0-1) = coth(e0/2)
+            log_delta = np.log(4.0) - n * t**2 / (64.0 * np.exp(e0))
+            out[inside] = np.minimum(0.0, np.where(t > 0, np.maximum(log_delta, log_delta_min), 0.0))
+        return out
 
 
 class FeldmanNumerical(Accountant):
-    """Exact hockey-stick divergence of Feldman et al.'s generic clones pair (Thm 3.2)."""
+    """Exact hockey-stick divergence of Feldman et al.'s generic clones pair (Thm 3.2).
+
+    Refuses n > 10^10 (:data:`~shuffledp.accounting._split_pair.MAX_USERS`; work ~ sqrt(n) per
+    epsilon); exact for every finite eps0 and eps (no clamping of e^eps).
+    """
 
     name = "feldman-numerical"
     kind = BoundKind.UPPER
@@ -95,6 +105,10 @@ class FeldmanNumerical(Accountant):
         "evaluated exactly"
     )
     _generic = True
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
     def _parameters(self) -> dict:
         s = self.setting
@@ -118,7 +132,10 @@ class FeldmanNumerical(Accountant):
 
 
 class ClonesKRR(FeldmanNumerical):
-    """Clones reduction specialised to k-RR (see module docstring); exact divergence times weight."""
+    """Clones reduction specialised to k-RR (see module docstring); exact divergence times weight.
+
+    Same limit as ``feldman-numerical`` (n <= 10^10).
+    """
 
     name = "clones-krr"
     scope = _ALL_DATASETS + " (k-RR)"

@@ -41,7 +41,7 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_binom_pmf, logsumexp
 from shuffledp._validation import check_choice
 from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting.biswas import DIRECTIONS, SingleBinLaw
+from shuffledp.accounting.biswas import DIRECTIONS, SingleBinLaw, check_size
 
 __all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS"]
 
@@ -113,7 +113,7 @@ class _CellLaw:
                 start = int(np.searchsorted(descending, eps, side="right"))  # cells with loss < -eps
                 if start < self.loss.size:
                     out[index] = logsumexp(self.log_p1[start:] + log1mexp(eps + self.loss[start:]))
-        return out
+        return np.minimum(out, 0.0)  # delta <= 1; the cells' probabilities may sum to 1 + 1e-15
 
 
 class _HistogramAccountant(Accountant):
@@ -150,7 +150,8 @@ class HistogramExact(_HistogramAccountant):
     """Exact delta of the whole k-bin histogram for the dataset "n_x0 others on x0, the rest on x2".
 
     For k = 2 (no x2) the rest hold x1 and this equals ``biswas-exact``. ``direction`` as in
-    ``biswas-exact``. n is limited to :data:`MAX_USERS` (O(n^3) work) except for k = 2.
+    ``biswas-exact``. n is limited to :data:`MAX_USERS` = 300 (O(n^3) work) except for k = 2, where
+    ``biswas-exact``'s limit (10^9) applies. Every finite eps0 is accepted (log space throughout).
     """
 
     name = "histogram-exact"
@@ -204,6 +205,7 @@ class HistogramExact(_HistogramAccountant):
         s = self.setting
         if s.k == 2:
             epsilons = self._checked_epsilons(epsilons)
+            check_size(self.name, s.n_users)  # the single-bin law's limit (work ~ n p q)
             law = SingleBinLaw(epsilon_local=s.epsilon_local, n_users=s.n_users, k=2, n_x0=s.n_x0)
             if self.direction == "both":
                 return np.maximum(law.log_delta(epsilons, direction="forward"), law.log_delta(epsilons, direction="reverse"))

@@ -15,12 +15,18 @@ n = 100 block applies [11] below its n >= 1000 condition). They are labelled RAT
 them beside the genuine bounds. Which eps0 each printed block used (0.49 per the caption, 0.5 per the
 n = 1000 cells) is documented in docs/reproduction-notes.md; both are exposed through
 ``epsilon_local``.
+
+Numerics: the rate is evaluated as ``-exp(log c + log n + 2 log eps)``, so no product overflows or
+underflows into NaN: every finite eps0 gives a finite-or-(-inf) log delta (e.g. rate-balle at
+eps0 = 1e308 has c = e^-2e308 = 0 in floating point, delta = 1 for every finite eps), and
+delta(eps = inf) = 0 because c > 0 for every finite eps0.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from shuffledp._numerics import log_expm1
 from shuffledp.accounting._base import Accountant, BoundKind
 
 __all__ = ["RateErlingsson", "RateBalle", "RateFeldman", "TABLE2_EPSILON_LOCAL"]
@@ -43,7 +49,10 @@ class _Rate(Accountant):
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
-        return -np.exp(self._log_rate_coefficient()) * self.setting.n_users * epsilons**2
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # log 0 = -inf at eps = 0: delta = 1
+            exponent = self._log_rate_coefficient() + np.log(float(self.setting.n_users)) + 2.0 * np.log(epsilons)
+            # c > 0 for every finite eps0, so delta -> 0 as eps -> inf (also when c underflows to 0)
+            return np.where(np.isposinf(epsilons), -np.inf, -np.exp(np.where(np.isposinf(epsilons), 0.0, exponent)))
 
 
 class RateErlingsson(_Rate):
@@ -53,7 +62,7 @@ class RateErlingsson(_Rate):
     reference = "Biswas, Jung, Palamidessi (arXiv 2022) Table II column [11] (Erlingsson et al. 2019)"
 
     def _log_rate_coefficient(self) -> float:
-        return -np.log(144.0) - 2.0 * np.log(self.setting.epsilon_local)
+        return float(-np.log(144.0) - 2.0 * np.log(self.setting.epsilon_local))
 
 
 class RateBalle(_Rate):
@@ -63,7 +72,7 @@ class RateBalle(_Rate):
     reference = "Biswas, Jung, Palamidessi (arXiv 2022) Table II column [10] (Balle et al. 2019)"
 
     def _log_rate_coefficient(self) -> float:
-        return -2.0 * self.setting.epsilon_local
+        return -2.0 * self.setting.epsilon_local  # -inf for eps0 > 9e307: c = 0, delta = 1
 
 
 class RateFeldman(_Rate):
@@ -73,4 +82,4 @@ class RateFeldman(_Rate):
     reference = "Biswas, Jung, Palamidessi (arXiv 2022) Table II column [12] (Feldman et al. 2021)"
 
     def _log_rate_coefficient(self) -> float:
-        return -float(np.log(np.expm1(self.setting.epsilon_local)))
+        return -float(log_expm1(self.setting.epsilon_local))
