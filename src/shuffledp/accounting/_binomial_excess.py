@@ -23,9 +23,9 @@ precision); ``pi = 0`` or ``1`` (a point mass) is handled exactly.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import betainc, gammaln
+from scipy.special import betainc
 
-from shuffledp._numerics import log1mexp
+from shuffledp._numerics import log1mexp, log_binom_pmf_loader
 
 __all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below"]
 
@@ -40,17 +40,14 @@ _CF_MAX_ITERATIONS = 1_000_000
 
 
 def log_pmf(x, N, log_pi: float, log_1mpi: float):
-    """log Pr(Bin(N, pi) = x), elementwise; -inf outside 0..N."""
-    x = np.asarray(x, dtype=float)
-    N = np.asarray(N, dtype=float)
-    valid = (x >= 0) & (x <= N)
-    xs = np.where(valid, x, 0.0)
-    Ns = np.where(valid, N, 0.0)
-    with np.errstate(invalid="ignore"):
-        term_p = np.where(xs == 0, 0.0, xs * log_pi)
-        term_q = np.where(Ns - xs == 0, 0.0, (Ns - xs) * log_1mpi)
-    out = gammaln(Ns + 1.0) - gammaln(xs + 1.0) - gammaln(Ns - xs + 1.0) + term_p + term_q
-    return np.where(valid, out, -np.inf)
+    """log Pr(Bin(N, pi) = x), elementwise; -inf outside 0..N (Loader's saddle-point form: full relative
+    precision at any N, where differences of log-gamma values would lose ~1e-16 N log N)."""
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    if log_pi == -np.inf:
+        return np.where(x == 0, 0.0, -np.inf)
+    if log_1mpi == -np.inf:
+        return np.where(x == N, 0.0, -np.inf)
+    return log_binom_pmf_loader(x, N, log_pi, log_1mpi)
 
 
 def _series(x, N, t, log_odds, first_moment: bool, gap=None):
@@ -289,7 +286,9 @@ def log_excess_above_bound(t, N, log_pi: float, log_1mpi: float):
         if above.any():
             ta, Na = t[above], N[above]
             phi = np.log(ta) + log_1mpi - np.log(Na - ta) - log_pi
-            chernoff = _log_kl_tail(ta, Na, log_pi, log_1mpi) - 1.0 - np.log(phi)
+            # phi <= 0 only by rounding just above the mean: the sd / 2 bound applies there
+            with np.errstate(invalid="ignore"):
+                chernoff = np.where(phi > 0, _log_kl_tail(ta, Na, log_pi, log_1mpi) - 1.0 - np.log(np.where(phi > 0, phi, 1.0)), np.inf)
             out[above] = np.minimum(np.log(half_sd[above]), chernoff)
     return out
 

@@ -68,8 +68,8 @@ from shuffledp.accounting._binomial_excess import (
 
 __all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
 
-#: e^eps0 must stay finite in double precision (the k-RR probabilities are formed from it)
-MAX_EPSILON_LOCAL = 700.0
+#: e^(eps + eps0) with eps < eps0 must stay finite in double precision (the view is formed from it)
+MAX_EPSILON_LOCAL = 350.0
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 _LOG_NEGLIGIBLE = math.log(1e-11)
 _LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
@@ -98,7 +98,7 @@ def check_epsilon_local_finite(epsilon_local: float, name: str) -> None:
     """Refuse eps0 whose e^eps0 overflows (the view's probabilities would not be representable)."""
     if epsilon_local > MAX_EPSILON_LOCAL:
         raise ValueError(
-            f"`epsilon_local` must be in (0, {MAX_EPSILON_LOCAL:g}] for {name!r} (e^eps0 must be finite); "
+            f"`epsilon_local` must be in (0, {MAX_EPSILON_LOCAL:g}] for {name!r} (e^(eps + eps0) must be finite); "
             f"got {epsilon_local!r}."
         )
 
@@ -218,10 +218,17 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         m_lo = m_hi = mu_m
     else:
         m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K)
-    a_hi = np.clip(np.ceil((nu * m_hi + c_s) / lam), 0.0, s + 1.0)
-    t_star = (c_s + nu * mu_m) / lam
-    # t* - s / 2 = nu (s ((e^eps0 + 1) / 2 - rho) + rho n) / lambda, without cancellation
-    t_gap = nu * (s * (0.5 * (math.exp(epsilon_local) + 1.0) - rho) + rho * n) / lam
+    # a at which tau(a) = m, without cancellation for small eps: (nu m + c_s) / lambda = s / 2 +
+    # nu (m + s (beta + 2) / 2) / lambda, since c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)
+    beta = math.expm1(epsilon_local)
+    s_kappa = s * (0.5 * beta + 1.0)
+
+    def a_at(m):
+        return s / 2.0 + nu * (m + s_kappa) / lam
+
+    a_hi = np.clip(np.ceil(a_at(m_hi)), 0.0, s + 1.0)
+    t_star = a_at(mu_m)
+    t_gap = nu * (mu_m + s_kappa) / lam  # t* - s / 2, without cancellation
     log_err = np.full(s.shape, -np.inf)
     log_rows = np.full(s.shape, -np.inf)  # log of each row's exact sum (without the weight)
 
@@ -237,14 +244,15 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         Nk, mlo, mhi = N_m[idx], m_lo[idx], m_hi[idx]
         # remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
         err = math.log(nu) + log_sf_bound(ahk, sk, half, half) + log_excess_above_bound(mhi, Nk, lrho, l1mrho)
-        a_low = np.floor((nu * mlo + ck) / lam) + 1.0  # first a with tau > m_lo
+        a_low = np.floor(a_at(m_lo)[idx]) + 1.0  # first a with tau > m_lo
         a_bot, _ = _bernstein_window(sk, half, half, K)
         a_start = np.clip(np.maximum(a_low, a_bot), 0.0, ahk)
         # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a)
         below = a_start - 1.0
-        has_low = (below >= 0) & (lam * below - ck > 0)
+        tau_below = beta * (2.0 * below - sk) / nu - (beta * (sk - below) + sk)
+        has_low = (below >= 0) & (tau_below > 0)
         if has_low.any():
-            tau_b = (lam * below[has_low] - ck[has_low]) / nu
+            tau_b = tau_below[has_low]
             err[has_low] = np.logaddexp(
                 err[has_low],
                 math.log(nu) + log_excess_below_bound(tau_b, Nk[has_low], lrho, l1mrho)
@@ -264,7 +272,9 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
                 seg = np.repeat(np.arange(group.size), cnt)
                 offset = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
                 a = a_start[group][seg] + offset
-                tau = (lam * a - ck[group][seg]) / nu
+                sg = sk[group][seg]
+                # tau = (lambda a - c_s) / nu = beta (2a - s) / nu - (beta (s - a) + s), stable for small eps
+                tau = beta * (2.0 * a - sg) / nu - (beta * (sg - a) + sg)
                 terms = log_pmf(a, sk[group][seg], half, half) + log_excess_below(tau, Nk[group][seg], lrho, l1mrho)
                 starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
                 mid[group] = math.log(nu) + _segment_logsumexp(terms, starts, group.size)
@@ -278,8 +288,8 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         # row found is not summed, its bound goes to the remainder instead.
         log_below_mlo = log_sf_bound(N_m - m_lo + 1.0, N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
         log_upper = log_lam + log_w + np.logaddexp(
-            log_excess_above_bound((c_s + nu * m_lo) / lam, s, half, half),
-            log_below_mlo + log_excess_above_bound(c_s / lam, s, half, half),
+            log_excess_above_bound(a_at(m_lo), s, half, half),
+            log_below_mlo + log_excess_above_bound(a_at(0.0), s, half, half),
         )
         order = np.argsort(-log_upper)
         first = order[: max(64, order.size // 16)]
