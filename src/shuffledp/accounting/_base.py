@@ -8,9 +8,10 @@ Setting (paper notation): ``n_users`` users each apply k-RR with local parameter
 Accepted parameters (every accountant): ``epsilon_local`` finite in (0, inf) -- infinity is refused
 (k-RR is then deterministic and no finite computation applies); ``n_users`` an integer in
 [1, :data:`MAX_N_USERS`] = [1, 10^15] (every such integer, and n - 1, is exact in floating point);
-``k`` an integer >= 2 (any size: k only enters through log(k - 1) and log(k - 2)). Families whose work
-grows with n refuse larger n with a message naming their own limit. Epsilons may be any value in
-[0, inf], infinity included (delta at epsilon = inf is the limit of delta as epsilon grows).
+``k`` an integer in [2, :data:`MAX_K`] = [2, 10^15] (same reason: k - 1 and k - 2 must be exact).
+Families whose work grows with n refuse larger n with a message naming their own limit. Epsilons
+may be any value in [0, inf], infinity included (delta at epsilon = inf is the limit as epsilon
+grows).
 
 Every accountant is labelled with what its delta is (:class:`BoundKind`) and for which datasets and
 directions that label holds (:attr:`Accountant.scope`). Tests hold each label to account:
@@ -29,10 +30,12 @@ import numpy as np
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
 
-__all__ = ["BoundKind", "ShuffleSetting", "Accountant", "MAX_N_USERS"]
+__all__ = ["BoundKind", "ShuffleSetting", "Accountant", "MAX_N_USERS", "MAX_K"]
 
 #: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
 MAX_N_USERS = 10**15
+#: largest domain size accepted (k - 1 and k - 2 stay exact floats)
+MAX_K = 10**15
 
 
 class BoundKind(enum.Enum):
@@ -61,7 +64,7 @@ class ShuffleSetting:
             check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
         )
         object.__setattr__(self, "n_users", check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS))
-        object.__setattr__(self, "k", check_integer(self.k, "k", low=2))
+        object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
         if self.n_x0 is not None:
             object.__setattr__(
                 self, "n_x0", check_integer(self.n_x0, "n_x0", low=0, high=self.n_users - 1)
@@ -85,6 +88,11 @@ class Accountant(abc.ABC):
     reference: ClassVar[str]
     #: whether the result depends on ``n_x0`` (then ``n_x0`` is required)
     needs_n_x0: ClassVar[bool] = False
+    #: whether delta is non-increasing in epsilon (true of every hockey-stick divergence and of most
+    #: closed forms; a published bound that rises again with epsilon sets False -- each value is still
+    #: valid, but :meth:`epsilon_for_delta` then returns an epsilon that meets the target, not
+    #: necessarily the smallest)
+    monotone_in_epsilon: ClassVar[bool] = True
 
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None):
         self.setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
@@ -129,7 +137,11 @@ class Accountant(abc.ABC):
         log_floor = float(self.log_delta_for_epsilon(math.inf)[0])
         if log_floor > log_target:
             floor = math.exp(log_floor)
-            shown = f"{floor:.6g}" if floor > 0 else f"exp({log_floor:.6g})"
+            if floor > 0:  # six significant digits, rounded up so that the value shown is accepted
+                scale = 10.0 ** (5 - math.floor(math.log10(floor)))
+                shown = f"{min(1.0, math.ceil(floor * scale) / scale):.6g}"
+            else:
+                shown = f"exp({log_floor:.6g})"
             raise ValueError(
                 f"`delta` must be in [{shown}, 1] for accountant {self.name!r} with these parameters (its "
                 f"delta at epsilon = inf); got {delta!r}."

@@ -271,8 +271,9 @@ def _log_u_v(eps: float, log_1malpha: float, log_odds: float) -> tuple[float, fl
         return 0.0, float(eps), log_e
     if eps >= log_odds:
         return -np.inf, np.inf, log_e
-    log_u = log_1malpha + log_odds + float(log1mexp(eps - log_odds))
-    log_v = log_1malpha + float(log_expm1(eps + log_odds))
+    log_alpha = log_1malpha + log_odds  # formed first, so that eps is not lost beside a huge log_odds
+    log_u = log_alpha + float(log1mexp(eps - log_odds))
+    log_v = log_alpha + eps + float(log1mexp(-(eps + log_odds)))  # log(1 - alpha) + log(e^(eps + log_odds) - 1)
     return log_u, log_v, log_e
 
 

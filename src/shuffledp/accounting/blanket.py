@@ -182,7 +182,15 @@ class BalleBlanket(Accountant):
 
 
 class _BalleSection5(Accountant):
-    """Shared parts of the Section 5 bounds: eps >= eps0 gives 0; result capped at 1."""
+    """Shared parts of the Section 5 bounds: eps >= eps0 gives 0; result capped at 1.
+
+    The Hoeffding formulas and the k-RR Bennett formula are not monotone in eps: they fall, then rise
+    again (e.g. ``balle-hoeffding-krr`` at eps0 = 10, n = 10^6: log delta -7.0 at eps = 2.8, -1.9 just
+    below 10; ``balle-bennett-krr`` at eps0 = 0.01, n = 1, k = 10^6). Each value is a valid bound at
+    its eps, as the theorem states; the smaller value at a smaller eps would also be valid (DP is
+    monotone in eps) but is not what the formula gives, so those classes set ``monotone_in_epsilon``
+    to False and return the formula's values. (No rise was found for the generic Bennett formula.)
+    """
 
     kind = BoundKind.UPPER
     generic: bool
@@ -223,12 +231,15 @@ def _log1mexp_of_minus(log_d):
 
 
 class _BalleHoeffding(_BalleSection5):
+    monotone_in_epsilon = False  # rises again below eps0 (see _BalleSection5)
+
     def _log_range(self, eps):
         """log b, b the range of the privacy amplification variable."""
         s = self.setting
         e0 = s.epsilon_local
         if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2); log(2 sinh x) = x + log(1 - e^-2x)
-            return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
+            with np.errstate(over="ignore"):  # inf for eps + eps0 > 1.8e308: the bound is then trivially 1
+                return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
         logs = krr_blanket_logs(e0, s.k)  # (1 - gamma) k (e^eps + 1), Lemma 5.7 (1)
         return logs["log_1mgamma"] + np.log(s.k) + np.logaddexp(eps, 0.0)
 
@@ -237,10 +248,11 @@ class _BalleHoeffding(_BalleSection5):
         log_gamma, _ = self._gamma()
         log_a = log_expm1(eps)  # -inf at eps = 0, where the bound is trivial
         log_b = self._log_range(eps)
-        exponent = -2.0 * np.exp(2.0 * (log_a - log_b))  # -2 a^2 / b^2
+        with np.errstate(over="ignore"):  # a / b below e^-9e307 (eps0 ~ 1e308): the exponent is 0
+            exponent = -2.0 * np.exp(2.0 * (log_a - log_b))  # -2 a^2 / b^2
         # log(1 - gamma (1 - e^exponent)) computed as log1p(-gamma * -expm1(exponent))
         log_base = np.log1p(-np.exp(log_gamma) * -np.expm1(exponent))
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):  # +inf (eps0 ~ 1e308): the bound is trivially 1
             value = 2.0 * log_b - np.log(4.0) - log_a - log_gamma - np.log(n) + n * log_base
         return np.where(eps > 0, value, 0.0)
 
@@ -334,5 +346,6 @@ class BalleBennettKRR(_BalleBennett):
 
     name = "balle-bennett-krr"
     generic = False
+    monotone_in_epsilon = False  # rises again below eps0 (see _BalleSection5)
     scope = _ALL_DATASETS + " (k-RR; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.6, 5.7 (Section 5.3)"

@@ -45,6 +45,7 @@ class Erlingsson(Accountant):
         s = self.setting
         if s.epsilon_local > MAX_EPSILON_LOCAL or s.n_users < MIN_USERS:
             return np.where(epsilons >= s.epsilon_local, -np.inf, 0.0)
-        log_delta = -s.n_users * epsilons**2 / (144.0 * s.epsilon_local**2)
+        with np.errstate(over="ignore"):  # eps^2 = inf: delta = 0 (and eps >= eps0 there anyway)
+            log_delta = -s.n_users * epsilons**2 / (144.0 * s.epsilon_local**2)
         out = np.where(log_delta <= np.log(MAX_DELTA), log_delta, 0.0)
         return np.where(epsilons >= s.epsilon_local, -np.inf, out)

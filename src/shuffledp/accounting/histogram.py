@@ -66,15 +66,16 @@ def _joint_two_counts(groups) -> np.ndarray:
     law = np.full((size + 1, size + 1), -np.inf)
     law[0, 0] = 0.0
     seen = 0
-    for count, log_a, log_b, log_other in groups:
-        for _ in range(count):
-            old = law[: seen + 1, : seen + 1].copy()
-            new = np.full((seen + 2, seen + 2), -np.inf)
-            new[: seen + 1, : seen + 1] = old + log_other
-            new[1:, : seen + 1] = np.logaddexp(new[1:, : seen + 1], old + log_a)
-            new[: seen + 1, 1:] = np.logaddexp(new[: seen + 1, 1:], old + log_b)
-            seen += 1
-            law[: seen + 1, : seen + 1] = new
+    with np.errstate(over="ignore"):  # sums of logs below -1.8e308 (eps0 ~ 1e308) are log 0 = -inf
+        for count, log_a, log_b, log_other in groups:
+            for _ in range(count):
+                old = law[: seen + 1, : seen + 1].copy()
+                new = np.full((seen + 2, seen + 2), -np.inf)
+                new[: seen + 1, : seen + 1] = old + log_other
+                new[1:, : seen + 1] = np.logaddexp(new[1:, : seen + 1], old + log_a)
+                new[: seen + 1, 1:] = np.logaddexp(new[: seen + 1, 1:], old + log_b)
+                seen += 1
+                law[: seen + 1, : seen + 1] = new
     return law
 
 
@@ -137,7 +138,8 @@ class _HistogramAccountant(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         if self._cells is None:
-            self._cells = self._cell_law()
+            with np.errstate(over="ignore"):  # log-probabilities below -1.8e308 (eps0 ~ 1e308) are -inf
+                self._cells = self._cell_law()
         if self.direction == "both":
             return np.maximum(self._cells.log_delta(epsilons, "forward"), self._cells.log_delta(epsilons, "reverse"))
         return self._cells.log_delta(epsilons, self.direction)
