@@ -6,9 +6,10 @@ the counts *by construction* (how many rows of each kind were written), so tests
 pipeline against how the file was built, not against the pipeline's own earlier output.
 
 Contents: random check-ins inside each region of ``.test/config/config.yaml``, points exactly on the
-regions' outer bounds and interior cell borders, points outside every region, and one malformed row
-for each reason the parser knows (blank line, wrong column count, bad user, bad time, non-numeric
-and out-of-range coordinates, bad location id).
+regions' outer bounds and interior cell borders, points outside every region, exact copies of a few
+rows inside the regions (duplicates, dropped by the data stage), and one malformed row for each
+reason the parser knows (blank line, wrong column count, bad user, bad time, non-numeric and
+out-of-range coordinates, bad location id).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 SEED = 20221014
 RANDOM_PER_REGION = {"san_francisco": 400, "paris": 200}
 OUTSIDE = 60
+DUPLICATED = (0, 1, 2, 450)  # indices of valid rows inside a region repeated verbatim at the end
 
 
 def _line(user, time, lat, lon, location):
@@ -68,7 +70,9 @@ def main(out_dir=HERE / "data") -> None:
     for index in range(OUTSIDE):
         region = list(regions.values())[index % len(regions)]
         add(region["lat_min"] - 0.01 - 0.001 * index, region["lon_max"] + 0.005)
-    expected["valid"] = len(lines)
+    expected["valid"] = len(lines)  # distinct valid rows: what the data stage keeps (duplicates dropped)
+    lines.extend(lines[index] for index in DUPLICATED)
+    expected["duplicates"] = len(DUPLICATED)
 
     malformed = {
         "blank_line": [""],

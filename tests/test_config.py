@@ -68,7 +68,7 @@ def test_standins_overlay_merges_deeply_and_is_valid():
         # out-of-range coordinates
         ("regions.paris.lat_min", -95, r"`regions.paris.lat_min` must be >= -90; got -95\."),
         # unknown key
-        ("data.sorce", "snap", r"unknown key `sorce` under `data`\. Allowed keys: local_files, max_bad_fraction, snap, source\."),
+        ("data.sorce", "snap", r"unknown key `sorce` under `data`\. Allowed keys: duplicates, local_files, max_bad_fraction, snap, source\."),
         ("data.snap.retry", 3, r"unknown key `retry` under `data.snap`\. Allowed keys: backoff_seconds, expected_rows"),
         ("regions.paris.grid.rows", 3, r"unknown key `rows` under `regions.paris.grid`\. Allowed keys: n_lat, n_lon\."),
         # bad enum
@@ -140,3 +140,97 @@ def test_snakemake_local_source_without_files_directory_is_clear(tmp_path):
     assert ("config: `data.local_files` names 'loc-gowalla_totalCheckins_Paris-area.txt', not found as "
             "loc-gowalla_totalCheckins_Paris-area.txt (relative paths are resolved against the working directory "
             "(local_data_dir is null)). Set --config local_data_dir=/path/to/gowalla or fix the path.") in output, output
+
+
+# ------------------------------------------------------------------ NaN and infinities, --config types
+
+
+def _numeric_paths(node, path=()):
+    """Dotted paths of every number (not bool) in a config, lists included (e.g. `a.b[0]`)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _numeric_paths(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _numeric_paths(value, (*path, index))
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        yield path
+
+
+def _set(config, path, value):
+    node = config
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return config
+
+
+NUMERIC_PATHS = list(_numeric_paths(repo_config()))
+
+
+def test_every_numeric_key_is_found():
+    # The parametrisation below must cover the numbers of every section, not a hand-picked few.
+    sections = {path[0] for path in NUMERIC_PATHS}
+    assert {"seed", "data", "regions", "utility", "accounting"} <= sections
+    assert len(NUMERIC_PATHS) > 30
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")], ids=["nan", "inf", "-inf"])
+@pytest.mark.parametrize("path", NUMERIC_PATHS, ids=[".".join(map(str, p)) for p in NUMERIC_PATHS])
+def test_nan_and_infinities_are_rejected_for_every_numeric_key(path, value):
+    from shuffledp.config import dotted
+
+    config = _set(repo_config(), path, value)
+    with pytest.raises(ConfigError, match=rf"^config: `{_re_escape(dotted(path))}` must be a finite number "
+                                          rf"\(not NaN or infinity\); got {_re_escape(repr(value))}\.$"):
+        validate_config(config, SCHEMA)
+
+
+def _re_escape(text):
+    import re
+
+    return re.escape(text)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_snakemake_rejects_non_finite_config_values_in_one_line(tmp_path, value):
+    result = dry_run(tmp_path, "--config", f"seed={value}")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert [line for line in output.splitlines() if "`seed`" in line] == [
+        f"config: `seed` must be a finite number (not NaN or infinity); got {float(value)!r}."
+    ], output
+    assert "Traceback" not in output
+
+
+def test_snakemake_rejects_yaml_nan_in_a_config_file(tmp_path):
+    overlay = tmp_path / "nan.yaml"
+    overlay.write_text("utility:\n  delta_floor: .nan\n")
+    result = dry_run(tmp_path, "--configfile", "config/config.yaml", str(overlay))
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "config: `utility.delta_floor` must be a finite number (not NaN or infinity); got nan." in output, output
+
+
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        ({"utility": {"delta_floor": "1e-12", "gowalla": {"runs": "3"}}}, {"utility": {"delta_floor": 1e-12, "gowalla": {"runs": 3}}}),
+        ({"report": {"stages": ["accounting"], "title": "Offline run"}}, {"report": {"stages": ["accounting"], "title": "Offline run"}}),
+        ({"data": {"snap": {"url": "file:///x.gz"}, "flag": "true", "none": "null"}}, {"data": {"snap": {"url": "file:///x.gz"}, "flag": True, "none": None}}),
+        ({"seed": 7, "local_data_dir": "/data"}, {"seed": 7, "local_data_dir": "/data"}),  # top level: typed by Snakemake
+    ],
+    ids=["numbers", "strings-stay", "bool-null", "top-level-untouched"],
+)
+def test_retype_overrides_types_nested_values_like_top_level_ones(overrides, expected):
+    from shuffledp.config import retype_overrides
+
+    assert retype_overrides(overrides) == expected
+
+
+def test_snakemake_accepts_nested_numeric_config_values(tmp_path):
+    # Before: `utility.delta_floor` must be of type number; got '1e-12' (str).
+    result = dry_run(tmp_path / "a", "--config", 'utility={"delta_floor": 1e-12}', 'report={"stages": ["accounting"], "title": "T"}')
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    result = dry_run(tmp_path / "b", "--config", 'utility={"delta_floor": 2}')
+    assert result.returncode != 0 and "config: `utility.delta_floor` must be < 1; got 2." in result.stdout + result.stderr

@@ -7,6 +7,7 @@ import yaml
 
 from shuffledp.config import ConfigError, load_schema, validate_config
 from shuffledp.experiments_accounting import check_accounting_config
+from shuffledp.experiments_worst_case import check_worst_case_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,6 +26,7 @@ def config(request):
 def test_shipped_configs_are_valid(config, schema):
     checked = validate_config(config, schema)
     check_accounting_config(checked["accounting"])
+    check_worst_case_config(checked["accounting"])
     assert checked["accounting"]["table2"]["epsilon"] == [0.01, 0.1, 0.2, 0.3, 0.4]  # paper: Table II rows
 
 
@@ -58,11 +60,29 @@ A = "accounting"
         ((A, "fig1", "epsilon_local", "start"), 0, r"`accounting.fig1.epsilon_local.start` must be > 0; got 0\."),
         ((A, "fig1", "n_users"), 1, r"`accounting.fig1.n_users` must be >= 2; got 1\."),
         ((A, "sweeps", "Bad-Name"), {}, r"unknown key `Bad-Name` under `accounting.sweeps`.*Names must match"),
+        ((A, "epsilon_comparison", "delta"), 1.0, r"`accounting.epsilon_comparison.delta` must be < 1; got 1\.0\."),
+        ((A, "epsilon_comparison", "delta"), 0, r"`accounting.epsilon_comparison.delta` must be > 0; got 0\."),
+        ((A, "epsilon_comparison", "against_n", "n_users"), [1], r"`accounting.epsilon_comparison.against_n.n_users\[0\]` must be >= 2; got 1\."),
+        ((A, "epsilon_comparison", "against_epsilon_local", "epsilon_local"), [],
+         r"`accounting.epsilon_comparison.against_epsilon_local.epsilon_local` must have at least 1 item\(s\); got 0\."),
+        ((A, "epsilon_comparison", "accountants"), ["weak"], r"`accounting.epsilon_comparison.accountants\[0\]` must be one of .*; got 'weak'\."),
+        ((A, "epsilon_comparison", "against_n", "k"), 10, r"unknown key `k` under `accounting.epsilon_comparison.against_n`"),
+        ((A, "bracket", "k"), [1], r"`accounting.bracket.k\[0\]` must be >= 2; got 1\."),
+        ((A, "bracket", "delta"), [1e-6, 1.5], r"`accounting.bracket.delta\[1\]` must be < 1; got 1\.5\."),
+        ((A, "bracket", "epsilon_local"), [0.5, 0.5], r"`accounting.bracket.epsilon_local` must not repeat items"),
     ],
 )
 def test_schema_messages_name_key_range_and_value(config, schema, path, value, match):
     _set(config, path, value)
     with pytest.raises(ConfigError, match=match):
+        validate_config(config, schema)
+
+
+def test_new_accountants_are_accepted_and_sections_required(config, schema):
+    checked = validate_config(config, schema)
+    assert {"weak-adversary", "worst-case-lower"} <= set(checked[A]["epsilon_comparison"]["accountants"])
+    del config[A]["bracket"]
+    with pytest.raises(ConfigError, match=r"`accounting` is missing required key `bracket`\."):
         validate_config(config, schema)
 
 

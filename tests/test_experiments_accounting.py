@@ -186,9 +186,10 @@ def test_table2_n100_our_delta_against_paper(table2):
     _, comparison = table2
     cells = comparison[(comparison["block"] == "n=100") & (comparison["column"] == "Our delta")].set_index("row")
     direct = get_accountant("biswas-printed", epsilon_local=0.49, n_users=100, k=10, n_x0=80)
-    np.testing.assert_array_equal(
+    # the table evaluates each cell on its own; batching may differ in the last bit
+    np.testing.assert_allclose(
         cells.loc[["eps=0.01", "eps=0.1", "eps=0.2", "eps=0.3", "eps=0.4"], "ours_as_printed"].to_numpy(),
-        direct.delta_for_epsilon([0.01, 0.1, 0.2, 0.3, 0.4]),
+        direct.delta_for_epsilon([0.01, 0.1, 0.2, 0.3, 0.4]), rtol=1e-13,
     )
     assert cells.loc["eps=0.01", "verdict"] == REPRODUCED  # printed 1.18E-14
     assert cells.loc["eps=0.4", "verdict"] == REPRODUCED  # printed 9.46E-73

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
 from shuffledp import provenance
 
@@ -58,7 +59,7 @@ def test_find_seeds_collects_nested_seed_keys(config):
 def test_package_versions_default_lists_every_pinned_requirement():
     versions = provenance.package_versions()
     requirements = importlib.metadata.requires("shuffledp")
-    names = {r.split("=")[0].split(";")[0].split("[")[0].strip() for r in requirements}
+    names = {Requirement(r).name for r in requirements}
     assert names <= set(versions)
     assert versions["numpy"] == importlib.metadata.version("numpy")
     assert versions["snakemake"] == importlib.metadata.version("snakemake")
@@ -233,3 +234,13 @@ def test_manifest_gets_the_permissions_of_a_new_file(tmp_path):
     path = tmp_path / "MANIFEST.json"
     provenance.write_manifest(path, {"manifest_schema_version": 1})
     assert (path.stat().st_mode & 0o777) == (reference.stat().st_mode & 0o777)
+
+
+def test_stage_config_differences_names_relevant_keys_only():
+    old = {"seed": 1, "data": {"source": "snap", "snap": {"retries": 3}}, "accounting": {"a": [1]}, "report": {"title": "x"}}
+    manifest = {"config": {"yaml": provenance.config_yaml(old), "sha256": provenance.config_sha256(old)}}
+    new = {**old, "data": {"source": "local", "snap": {"retries": 3}, "local_files": [{"path": "p"}]}, "report": {"title": "y"}}
+    assert provenance.stage_config_differences(manifest, new, "data") == ["data.local_files", "data.source"]
+    assert provenance.stage_config_differences(manifest, new, "accounting") == []
+    assert provenance.stage_config_differences(manifest, {**old, "seed": 2}, "utility") == ["seed"]
+    assert provenance.stage_config_differences({"config": {"yaml": ": not yaml ["}}, old, "accounting") == ["accounting"]

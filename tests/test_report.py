@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import math
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 
 from shuffledp import report
-from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED
+from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED, format_number
 
 # The papers, when the shared folder sits next to the repository (skipped otherwise).
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
@@ -147,6 +148,22 @@ def test_read_data_counts():
     assert "Paris: 110 check-ins in the bounding box vs 100 in the paper (+10.0%)." in text
     assert "paris: 2 of 3 cells hold at least one check-in; the fullest cell holds 75.0%" in text
     assert report.read_data_counts(None, {}) == "The data stage's summary is absent from this run."
+
+
+@pytest.mark.parametrize(
+    "in_file, of_earlier, dropped, expected",
+    [
+        (4, 2, 6, "Source s: 100 rows read, 3 malformed, 6 exact duplicate rows (dropped), 91 kept."),
+        (5, 0, 0, "Source s: 100 rows read, 3 malformed, 5 exact duplicate rows (kept), 91 kept."),
+        (0, 0, 0, "Source s: 100 rows read, 3 malformed, 91 kept."),
+    ],
+    ids=["dropped", "kept", "none"],
+)
+def test_read_data_counts_reports_duplicates(in_file, of_earlier, dropped, expected):
+    summary = pd.DataFrame([{"level": "source", "name": "s", "label": "s", "rows_read": 100, "malformed": 3,
+                             "duplicates_in_file": in_file, "duplicates_of_earlier_source": of_earlier,
+                             "duplicates_dropped": dropped, "kept": 91}])
+    assert expected in report.read_data_counts(summary, {})
 
 
 @pytest.fixture
@@ -299,3 +316,187 @@ def test_read_sweep_places_bounds_relative_to_exact():
     assert "`biswas-printed` is below `biswas-exact` at 3 and above it at 0 of 3 points." in text
     with pytest.raises(ValueError, match=r"`sweep data` must have columns accountant, kind, delta"):
         report.read_sweep(pd.DataFrame({"delta": [1.0]}))
+
+
+# --- verdict strength and empty cells (issue 13) -----------------------------------------------
+
+
+def monte_carlo_frame() -> pd.DataFrame:
+    rows = [
+        {"table": "VI", "block": "San Francisco", "row": "x0=40", "column": "shuffle+INV", "paper": "1E-3",
+         "ours_as_printed": 3e-4, "ours_exact": 3e-4, "relative_difference": -0.7, "verdict": REPRODUCED,
+         "note": "inside", "interval_low": 0.0, "interval_high": 0.0019, "p_pass_3x_larger": 0.80,
+         "p_pass_3x_smaller": 1.0, "x0_count": 0},
+        {"table": "VI", "block": "San Francisco", "row": "x0=80", "column": "shuffle+INV", "paper": "5E-4",
+         "ours_as_printed": 8e-4, "ours_exact": 8e-4, "relative_difference": 0.6, "verdict": REPRODUCED,
+         "note": "inside", "interval_low": 1.1e-4, "interval_high": 0.010, "p_pass_3x_larger": 0.55,
+         "p_pass_3x_smaller": 0.90, "x0_count": 136},
+        {"table": "VI", "block": "Paris", "row": "x0=20", "column": "shuffle+INV", "paper": "3E-4",
+         "ours_as_printed": 1e-3, "ours_exact": 1e-3, "relative_difference": 2.3, "verdict": NOT_REPRODUCED,
+         "note": "outside", "interval_low": 4e-4, "interval_high": 0.004, "p_pass_3x_larger": 0.40,
+         "p_pass_3x_smaller": 0.85, "x0_count": 8},
+        {"table": "VI", "block": "Paris", "row": "x0=20", "column": "Gaussian", "paper": "2E-6",
+         "ours_as_printed": 9e-4, "ours_exact": 2e-4, "relative_difference": 400.0, "verdict": report.NOT_REPRODUCIBLE,
+         "note": "floored", "interval_low": np.nan, "interval_high": np.nan, "p_pass_3x_larger": np.nan,
+         "p_pass_3x_smaller": np.nan, "x0_count": 8},
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_read_comparisons_keeps_strength_columns_and_fills_them_for_old_files(tmp_path):
+    new, old = tmp_path / "table6_comparison.csv", tmp_path / "table4_comparison.csv"
+    monte_carlo_frame().to_csv(new, index=False)
+    comparison_frame().to_csv(old, index=False)
+    rows, problems = report.read_comparisons([new, old])
+    assert not problems
+    from_new = rows[rows["source"] == str(new)]
+    assert from_new["interval_high"].notna().sum() == 3 and rows[rows["source"] == str(old)]["interval_high"].isna().all()
+
+
+def test_read_verdict_strength_reports_widths_and_pass_probabilities_from_the_rows():
+    frame = monte_carlo_frame()
+    text = report.read_verdict_strength(frame)
+    tests = frame[frame["interval_high"].notna()]
+    positive = tests[tests["interval_low"] > 0]
+    decades = np.log10(positive["interval_high"] / positive["interval_low"])
+    assert f"{len(tests)} verdicts" in text and f"{int((tests['verdict'] == REPRODUCED).sum())} of them" in text
+    assert f"span {decades.min():.1f} to {decades.max():.1f} decades" in text
+    assert f"{int((tests['interval_low'] == 0).sum())} start at 0" in text
+    larger = tests["p_pass_3x_larger"]
+    assert f"probability {larger.min():.2f} to {larger.max():.2f} (median {larger.median():.2f})" in text
+    assert report.read_verdict_strength(comparison_frame()) == ""  # printed-precision verdicts only
+
+
+def test_strength_table_lists_each_interval_test():
+    frame = monte_carlo_frame()
+    table = report.strength_table(frame)
+    assert len(table.rows) == int(frame["interval_high"].notna().sum())
+    row, source = table.rows[1], frame.iloc[1]
+    low, high = source["interval_low"], source["interval_high"]
+    assert row[3] == f"[{format_number(low)}, {format_number(high)}]"
+    assert row[4] == f"×{format_number(high / low)} ({np.log10(high / low):.1f} decades)"
+    assert row[5] == f"{source['p_pass_3x_larger']:.2f}" and table.rows[0][4] == "from 0"
+    assert report.strength_table(comparison_frame()) is None
+
+
+def test_read_empty_cells_names_the_cells_without_check_ins():
+    text = report.read_empty_cells(monte_carlo_frame())
+    assert "San Francisco: x0 = 40" in text and "x0 = 80" not in text and "Paris" not in text
+    assert report.read_empty_cells(comparison_frame()) == ""
+
+
+def test_build_report_shows_verdict_strength_and_empty_cells(run_dir):
+    path = run_dir / "results" / "table6_comparison.csv"
+    monte_carlo_frame().to_csv(path, index=False)
+    inputs = make_inputs(run_dir, comparisons=[run_dir / "results" / "accounting" / "table4_comparison.csv", path])
+    markdown = report.render_markdown(report.build_report(inputs))
+    assert "**Verdict strength.** 3 verdicts" in markdown
+    assert "**Empty cells.** Cells without any check-in under our row-major numbering (San Francisco: x0 = 40)" in markdown
+    assert "| x0=80 | shuffle+INV | reproduced | [1.100e-04, 0.01] |" in markdown
+
+
+# ------------------------------------------------------------ manifests from another configuration
+
+CURRENT = {"seed": 3, "data": {"source": "local", "max_bad_fraction": 0.01}, "regions": {"paris": {"lat_min": 48.8}},
+           "accounting": {"table2": {"n_users": [100]}}, "utility": {"runs": 5}, "report": {"title": "T"}}
+
+
+def _manifest_with(path, config):
+    from shuffledp import provenance
+
+    provenance.write_manifest(path, {"manifest_schema_version": 1, "config": {
+        "sha256": provenance.config_sha256(config), "yaml": provenance.config_yaml(config)}, "outputs": []})
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, stale",
+    [
+        ({}, {}),
+        ({"data": {"source": "snap", "max_bad_fraction": 0.01}}, {"data": ["data.source"], "utility": ["data.source"]}),
+        ({"accounting": {"table2": {"n_users": [100, 1000]}}}, {"accounting": ["accounting.table2.n_users"]}),
+        ({"seed": 4}, {"utility": ["seed"]}),
+        ({"report": {"title": "Other"}}, {}),  # not a key any result stage depends on
+    ],
+    ids=["same", "offline-then-standins", "accounting-changed", "seed", "title-only"],
+)
+def test_report_flags_stages_whose_manifest_records_another_relevant_config(run_dir, change, stale):
+    results = run_dir / "results"
+    manifests = {}
+    for stage in ("data", "accounting", "utility"):
+        (results / stage).mkdir(exist_ok=True)
+        manifests[stage] = _manifest_with(results / stage / "MANIFEST.json", {**CURRENT, **change})
+    inputs = make_inputs(run_dir, config=CURRENT, manifests=manifests, expected_stages=["data", "accounting", "utility"])
+    markdown = report.render_markdown(report.build_report(inputs))
+    if not stale:
+        assert "Stale results" not in markdown
+        return
+    line = next(line for line in markdown.splitlines() if "**Stale results:**" in line)
+    for stage in ("data", "accounting", "utility"):
+        if stage in stale:
+            assert f"{stage} (differs in {', '.join(f'`{key}`' for key in stale[stage])})" in line
+        else:
+            assert f"{stage} (" not in line
+
+
+# --- epsilon at a fixed delta and the worst-case bracket (issue 8) ------------------------------
+
+
+def _epsilon_rows(values: dict, *, panel="against n", x="n_users", statuses=None) -> pd.DataFrame:
+    """values: accountant -> list of epsilon over x = 100, 1000, 10000 (or eps0 = 1, 2, 4)."""
+    roles = {"weak": "guarantee, all datasets", "strong": "guarantee, all datasets",
+             "lower": "lower bound on the worst case", "paper": "one dataset, not a guarantee"}
+    xs = [100, 1000, 10000] if x == "n_users" else [1.0, 2.0, 4.0]
+    rows = []
+    for accountant, epsilons in values.items():
+        for i, (value, eps) in enumerate(zip(xs, epsilons)):
+            status = (statuses or {}).get((accountant, i), "ok")
+            rows.append({"panel": panel, "accountant": accountant, "role": roles[accountant], "k": 10, "delta": 1e-6,
+                         "n_users": value if x == "n_users" else 500, "epsilon_local": value if x != "n_users" else 2.0,
+                         "epsilon": eps, "status": status})
+    return pd.DataFrame(rows)
+
+
+def test_read_epsilon_comparison_ranks_guarantees_and_checks_the_lower_bound():
+    frame = _epsilon_rows({"weak": [0.9, 0.3, 0.1], "strong": [math.inf, 0.9, 0.25], "lower": [0.8, 0.3, 0.1],
+                           "paper": [0.0, 0.0, 0.0]},
+                          statuses={("strong", 0): "unreachable", ("paper", 0): "epsilon = 0", ("paper", 1): "epsilon = 0",
+                                    ("paper", 2): "epsilon = 0"})
+    text = report.read_epsilon_comparison(frame)
+    assert "(against n, k = 10, ε0 = 2, δ = 1e-06, 3 points) Smallest valid guarantee: `weak` at 3 of 3 points" in text
+    assert "`weak` gives ε from 0.9 (n = 100) to 0.1 (n = 10,000)" in text
+    assert "the other guarantees exceed it by `strong` 2.5× to 3×" in text
+    assert f"Smallest guarantee / `lower`: 1.00000 to {0.9 / 0.8:.5f} (largest at n = 100)" in text
+    assert "A guarantee below the lower bound: 0 points (must be 0)." in text
+    assert "`strong` (guarantee, all datasets): no ε reaches δ at n = 100." in text
+    assert "`paper` (one dataset, not a guarantee): ε = 0 meets δ at every point." in text
+
+
+def test_read_epsilon_comparison_counts_a_guarantee_below_the_lower_bound():
+    frame = _epsilon_rows({"weak": [0.5, 0.3, 0.1], "strong": [0.6, 0.2, 0.2], "lower": [0.4, 0.25, 0.1]},
+                          panel="against eps0", x="epsilon_local")
+    text = report.read_epsilon_comparison(frame)
+    assert "Smallest valid guarantee: `weak` at 2, `strong` at 1 of 3 points" in text
+    assert "A guarantee below the lower bound: 1 points (must be 0)." in text  # strong at eps0 = 2
+    with pytest.raises(ValueError, match=r"`epsilon comparison data` must have columns panel, accountant"):
+        report.read_epsilon_comparison(pd.DataFrame({"epsilon": [1.0]}))
+
+
+def test_read_bracket_states_the_width_and_the_accountant_to_use():
+    rows = [(100, 2, 4.0, 1e-6, 4.0, 4.0, "both at eps0: no amplification"), (100, 10, 1.0, 1e-6, 0.2, 0.25, "ok"),
+            (1000, 10, 1.0, 1e-6, 0.1, 0.1001, "ok"), (1000, 2, 1.0, 1e-9, 0.1, 0.13, "ok")]
+    frame = pd.DataFrame(rows, columns=["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "status"])
+    frame["ratio"] = frame["eps_upper"] / frame["eps_lower"]
+    frame["upper"], frame["lower"] = "weak-adversary", "worst-case-lower"
+    text = report.read_bracket(frame, utility_accountant="strong-adversary")
+    ratios = frame["ratio"]
+    assert (f"from {ratios.min():.5f} to {ratios.max():.5f}, median {ratios.median():.5f}; widest at n = 1,000, k = 2, "
+            "ε0 = 1, δ = 1e-09") in text
+    assert f"k = 2: median {frame.loc[frame.k == 2, 'ratio'].median():.5f}, max {1.3:.5f}" in text
+    assert "2 of 4 settings are within 1%." in text
+    assert "In 1 setting(s) both bounds reach δ only at or within 1% of ε = ε0" in text
+    assert f"without them the median is {ratios[1:].median():.5f}" in text
+    assert "should use `weak-adversary`; this run's `utility.accountant` is `strong-adversary`." in text
+    assert "utility.accountant" not in report.read_bracket(frame, utility_accountant="weak-adversary")
+    with pytest.raises(ValueError, match=r"`bracket data` must have columns n_users, k"):
+        report.read_bracket(pd.DataFrame({"ratio": [1.0]}))

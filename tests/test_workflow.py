@@ -53,6 +53,8 @@ def test_summary_matches_fixture_construction(e2e, expected, test_config):
     summary = pd.read_csv(e2e / "results" / "data" / "summary.csv")
     source = summary[summary["level"] == "source"].iloc[0]
     assert source["rows_read"] == expected["rows"] and source["kept"] == expected["valid"]
+    assert source["duplicates_in_file"] == expected["duplicates"] == source["duplicates_dropped"] > 0
+    assert source["duplicates_of_earlier_source"] == 0
     for reason in MALFORMED_REASONS:
         assert source[f"malformed_{reason}"] == expected["malformed"].get(reason, 0), reason
     regions = summary[summary["level"] == "region"].set_index("name")
@@ -93,6 +95,7 @@ def test_figure_and_logs(e2e, expected):
     assert f"rows read: {expected['rows']}" in log
     for reason, count in expected["malformed"].items():
         assert f"{reason}: {count}" in log
+    assert f"exact duplicate rows: {expected['duplicates']} (dropped)" in log
     assert not list((e2e / "results").rglob(".*.tmp")) and not list((e2e / "results").rglob("*.part"))
 
 
@@ -114,7 +117,7 @@ def test_offline_fetch_fails_with_one_clear_line(tmp_path):
     overlay = {"data": {"source": "snap", "snap": {"url": url, "retries": 2, "backoff_seconds": 0}}}
     work, result = _overlay_run(tmp_path, overlay, "results/data/summary.csv")
     output = result.stdout + result.stderr
-    assert result.returncode != 0
+    assert result.returncode == 1  # README: offline, the run ends with status 1
     lines = [line for line in output.splitlines() if line.startswith("Network unreachable:")]
     assert len(lines) == 1, output
     assert "data.source: local" in lines[0] and "local_data_dir=/path/to/gowalla" in lines[0]
@@ -122,11 +125,11 @@ def test_offline_fetch_fails_with_one_clear_line(tmp_path):
     assert "Network unreachable" in (work / "logs" / "data" / "fetch_gowalla.log").read_text()
 
 
-def test_too_many_malformed_rows_stop_the_source(tmp_path):
+def test_too_many_malformed_rows_stop_the_source(tmp_path, expected):
     work, result = _overlay_run(tmp_path, {"data": {"max_bad_fraction": 0.001}}, "results/data/sources/fixture.parquet")
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "source fixture: 10 of 691 rows are malformed" in output and "`data.max_bad_fraction` allows at most 0.001" in output
+    assert f"source fixture: {sum(expected['malformed'].values())} of {expected['rows']} rows are malformed" in output and "`data.max_bad_fraction` allows at most 0.001" in output
     assert not (work / "results" / "data" / "sources" / "fixture.parquet").exists()
 
 
@@ -139,3 +142,66 @@ def test_adding_a_region_needs_no_code(tmp_path):
     cells = pd.read_csv(work / "results" / "data" / "lyon" / "cell_counts.csv")
     assert len(cells) == 120 and cells["count"].sum() == 0  # the fixture has no check-ins near Lyon
     assert "lyon" in (work / "logs" / "data" / "fig3.log").read_text()  # drawn as a panel of Figure 3
+
+
+@pytest.mark.parametrize(
+    "name, content, problem",
+    [
+        ("empty.txt", b"", "the file is empty (0 bytes)"),
+        ("truncated.txt.gz", "fixture-gzip-half", "a truncated or damaged gzip stream"),
+        ("compressed.txt", "fixture-gzip", "the file is gzip-compressed but its name does not end in .gz"),
+        ("plain.txt.gz", "fixture", "the name ends in .gz but the file is not gzip-compressed"),
+        ("garbage.txt", bytes(range(256)) * 64, "binary data (a NUL byte at byte 0), not text"),
+    ],
+    ids=["empty", "truncated-gz", "gzip-named-txt", "text-named-gz", "binary"],
+)
+def test_unreadable_input_stops_the_data_stage_with_one_line(tmp_path, name, content, problem):
+    import gzip
+
+    fixture = (TEST_DIR / "data" / "checkins_fixture.txt").read_bytes() * 40
+    content = {
+        "fixture": fixture,
+        "fixture-gzip": gzip.compress(fixture),
+        "fixture-gzip-half": gzip.compress(fixture)[: len(gzip.compress(fixture)) // 2],
+    }.get(content, content)
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / name).write_bytes(content)
+    overlay = {"local_data_dir": str(tmp_path / "files"),
+               "data": {"local_files": [{"path": name, "format": "snap", "label": "bad"}]}}
+    work, result = _overlay_run(tmp_path, overlay, "results/data/summary.csv")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    lines = [line for line in output.splitlines() if line.startswith("check-in file ")]
+    assert len(lines) == 1 and lines[0].startswith(f"check-in file {tmp_path / 'files' / name}: {problem}"), output
+    assert "Traceback" not in output and "zlib" not in output.replace(problem, "")
+    assert not (work / "results" / "data" / "sources" / "bad.parquet").exists()
+    assert lines[0] in (work / "logs" / "data" / "prepare_checkins" / "bad.log").read_text()
+
+
+def test_same_file_listed_twice_is_counted_once(tmp_path, expected):
+    fixture = str(TEST_DIR / "data" / "checkins_fixture.txt")
+    overlay = {"data": {"local_files": [{"path": fixture, "format": "snap", "label": "first"},
+                                        {"path": fixture, "format": "snap", "label": "again"}]}}
+    work, result = _overlay_run(tmp_path, overlay, "results/data/summary.csv")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    summary = pd.read_csv(work / "results" / "data" / "summary.csv").set_index("name")
+    assert summary.loc["first", "duplicates_in_file"] == expected["duplicates"]
+    assert summary.loc["first", "duplicates_of_earlier_source"] == 0
+    # every valid row of the second copy repeats the first (a row that also repeats its own file
+    # counts once, as a repeat of the earlier source)
+    assert summary.loc["again", "duplicates_of_earlier_source"] == expected["valid"] + expected["duplicates"]
+    assert summary.loc["again", "duplicates_in_file"] == 0
+    assert summary.loc["again", "kept"] == 0
+    for name, counts in expected["regions"].items():
+        assert summary.loc[name, "kept"] == counts["inside"]  # not doubled
+
+
+def test_duplicates_keep_policy_keeps_and_still_reports(tmp_path, expected):
+    work, result = _overlay_run(tmp_path, {"data": {"duplicates": "keep"}}, "results/data/summary.csv")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    summary = pd.read_csv(work / "results" / "data" / "summary.csv").set_index("name")
+    assert summary.loc["fixture", "duplicates_in_file"] == expected["duplicates"]
+    assert summary.loc["fixture", "duplicates_dropped"] == 0
+    assert summary.loc["fixture", "kept"] == expected["valid"] + expected["duplicates"]
+    inside = sum(counts["inside"] for counts in expected["regions"].values())
+    assert summary.loc[list(expected["regions"]), "kept"].sum() == inside + expected["duplicates"]

@@ -111,6 +111,33 @@ def test_reproduction_report_lists_every_stage_output(tiny_run):
 
 
 @pytest.mark.slow
+def test_epsilon_comparison_and_bracket_outputs_and_readings(tiny_run):
+    """Issue 8 outputs of the tiny run: every configured (accountant, point) is a CSV row (also those
+    that cannot reach delta), the bracket covers its grid, and the report reads both."""
+    import pandas as pd
+    import yaml
+
+    section = yaml.safe_load((tiny_run / "config" / "config.yaml").read_text())["accounting"]
+    results = tiny_run / "results" / "accounting"
+    comparison = pd.read_csv(results / "epsilon_comparison.csv")
+    points = len(section["epsilon_comparison"]["against_n"]["n_users"]) + len(
+        section["epsilon_comparison"]["against_epsilon_local"]["epsilon_local"])
+    assert len(comparison) == points * len(section["epsilon_comparison"]["accountants"])
+    assert comparison["status"].notna().all()
+    assert (results / "epsilon_comparison.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    grid = section["bracket"]
+    bracket = pd.read_csv(results / "bracket.csv")
+    assert len(bracket) == len(grid["n_users"]) * len(grid["k"]) * len(grid["epsilon_local"]) * len(grid["delta"])
+    assert (bracket["eps_lower"] <= bracket["eps_upper"]).all()
+    assert (results / "bracket.md").read_text().count("\n| ") == len(bracket) + 1
+    markdown = (tiny_run / "results" / "report" / "reproduction-report.md").read_text()
+    for heading in ("## Beyond the paper: epsilon at a fixed delta", "## Beyond the paper: worst-case bracket"):
+        assert heading in markdown
+    assert f"Bracket of the worst-case ε over {len(bracket)} settings" in markdown
+    assert "A guarantee below the lower bound: 0 points (must be 0)." in markdown
+
+
+@pytest.mark.slow
 def test_snakemake_report_contains_figures_and_the_reproduction_report(tiny_run):
     names = zipfile.ZipFile(tiny_run / "report.zip").namelist()
     assert any(name.endswith("report.html") for name in names)

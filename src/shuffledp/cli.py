@@ -5,6 +5,7 @@ Subcommands::
     shuffle-dp delta --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] --eps E [E ...] [--json]
     shuffle-dp epsilon --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] --delta D [D ...] [--json]
     shuffle-dp calibrate --accountant NAME --n N --k K --eps E --delta D [--nx0 M] [--direction D] [--json]
+    shuffle-dp bracket --eps0 E0 --n N --k K (--delta D [D ...] | --eps E [E ...]) [--json]
     shuffle-dp accountants [--json]
 
 Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
@@ -81,6 +82,18 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--eps", required=True, type=float, help="target epsilon (>= 0)")
     calibrate.add_argument("--delta", required=True, type=float, help="target delta in [0, 1)")
     calibrate.set_defaults(func=_run_calibrate)
+
+    bracket = commands.add_parser(
+        "bracket", help="worst-case epsilon (or delta): valid upper bound vs lower bound, with their ratio"
+    )
+    bracket.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
+    bracket.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
+    bracket.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
+    targets = bracket.add_mutually_exclusive_group(required=True)
+    targets.add_argument("--delta", type=float, nargs="+", help="target delta values: print epsilon")
+    targets.add_argument("--eps", type=float, nargs="+", help="epsilon values: print delta")
+    bracket.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    bracket.set_defaults(func=_run_bracket)
 
     listing = commands.add_parser("accountants", help="list the accountants with their labels and scopes")
     listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
@@ -164,6 +177,25 @@ def _run_calibrate(args) -> int:
     kind = accountant_class(args.accountant).kind.value
     rows = [{"eps0": eps0, "eps": args.eps, "delta": args.delta, "accountant": args.accountant, "kind": kind}]
     _emit(rows, args.json, ["eps0", "eps", "delta", "accountant", "kind"])
+    return 0
+
+
+def _run_bracket(args) -> int:
+    from shuffledp.accounting.bracket import bracket
+
+    rows = bracket(epsilon_local=args.eps0, n_users=args.n, k=args.k, deltas=args.delta, epsilons=args.eps)
+    if args.delta is not None:
+        columns = ["delta", "eps_lower", "eps_upper", "ratio", "lower", "upper"]
+    else:
+        columns = ["eps", "delta_lower", "delta_upper", "ratio", "lower", "upper"]
+        if args.json:
+            for row in rows:
+                row["log_delta_lower"] = _json_float(row["log_delta_lower"])
+                row["log_delta_upper"] = _json_float(row["log_delta_upper"])
+    if args.json:
+        for row in rows:
+            row["ratio"] = _json_float(row["ratio"])
+    _emit(rows, args.json, columns)
     return 0
 
 

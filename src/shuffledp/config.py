@@ -8,13 +8,14 @@ gives exactly that, and adds the checks a schema cannot express (ordered boundin
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
 import jsonschema
 import yaml
 
-__all__ = ["ConfigError", "load_schema", "validate_config", "dotted"]
+__all__ = ["ConfigError", "load_schema", "validate_config", "dotted", "retype_overrides"]
 
 
 class ConfigError(ValueError):
@@ -76,6 +77,54 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"`{key}`: {error.message}"
 
 
+def _non_finite(node, path=()):
+    """First (path, value) of a NaN or infinite number anywhere in ``node``, else None."""
+    if isinstance(node, float) and not math.isfinite(node):
+        return path, node
+    if isinstance(node, Mapping):
+        items = node.items()
+    elif isinstance(node, (list, tuple)):
+        items = enumerate(node)
+    else:
+        return None
+    for key, value in items:
+        found = _non_finite(value, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
+def _scalar(text: str):
+    """Type one command-line scalar as Snakemake types top-level ``--config`` values: int, then float,
+    then YAML's true/false/null, else the text itself."""
+    for parse in (int, float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    loaded = yaml.safe_load(text) if text.strip() else text
+    return loaded if isinstance(loaded, bool) or loaded is None else text
+
+
+def retype_overrides(overrides: Mapping) -> dict:
+    """Give nested ``--config`` values the types a top-level value gets.
+
+    Snakemake types ``--config seed=7`` as the integer 7 but reads ``--config 'utility={"delta_floor":
+    1e-12}'`` with YAML's BaseLoader, which leaves every nested scalar a string ("1e-12"). This applies
+    the top-level rule (int, float, true/false/null, else text) to every nested string, so that
+    nested overrides validate like the same values written in a config file.
+    """
+
+    def retype(node):
+        if isinstance(node, Mapping):
+            return {key: retype(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [retype(value) for value in node]
+        return _scalar(node) if isinstance(node, str) else node
+
+    return {key: retype(value) if isinstance(value, (Mapping, list)) else value for key, value in overrides.items()}
+
+
 def _semantic_checks(config: Mapping) -> None:
     """Checks a JSON schema cannot state: ordered bounds."""
     for name, region in (config.get("regions") or {}).items():
@@ -95,6 +144,10 @@ def validate_config(config: Mapping, schema: Mapping) -> dict:
     Where several errors exist, the one jsonschema ranks most relevant is reported.
     """
     checked = copy.deepcopy(dict(config))
+    found = _non_finite(checked)
+    if found is not None:
+        path, value = found
+        raise ConfigError(f"config: `{dotted(path)}` must be a finite number (not NaN or infinity); got {value!r}.")
     validator_cls = jsonschema.validators.validator_for(schema)
     validator = validator_cls(schema)
     errors = list(validator.iter_errors(checked))

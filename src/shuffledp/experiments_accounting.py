@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from shuffledp._progress import progress
 from shuffledp.accounting import get_accountant, list_accountants
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCIBLE, REPRODUCED, parse_printed, printed_precision_verdict
 
@@ -52,6 +53,8 @@ ACCOUNTANT_LABELS: dict[str, str] = {
     "histogram-exact": "full histogram, exact (n_x0 on x0, rest on a third value)",
     "histogram-pair-lower": "full histogram, lower bound (pair counts)",
     "strong-adversary": "upper bound, all datasets (strong adversary)",
+    "weak-adversary": "upper bound, all datasets (weak adversary)",
+    "worst-case-lower": "lower bound on the worst case over datasets",
     "balle-blanket": "Balle et al. Thm 3.1 (upper bound)",
     "balle-hoeffding-generic": "Balle et al. Hoeffding, generic (upper bound)",
     "balle-hoeffding-krr": "Balle et al. Hoeffding, k-RR (upper bound)",
@@ -462,14 +465,17 @@ def fig1_frame(
     n_users, k = int(fig1["n_users"]), int(fig1["k"])
     n_x0 = n_x0_from_rule(fig1["n_x0"], n_users)
     records = []
+    bar = progress(total=len(fig1["accountants"]) * len(locals_), desc="figure 1 grid")
     for name in fig1["accountants"]:
         kind = _kind_of(name, kind_of)
         for eps0 in locals_:
             values = log_delta(name, epsilons, epsilon_local=float(eps0), n_users=n_users, k=k, n_x0=n_x0, factory=factory)
+            bar.update()
             for eps, value in zip(epsilons, values):
                 records.append({"accountant": name, "kind": kind, "label": ACCOUNTANT_LABELS.get(name, name),
                                 "epsilon": float(eps), "epsilon_local": float(eps0), "n_users": n_users, "k": k,
                                 "n_x0": n_x0, "log_delta": float(value)})
+    bar.close()
     return _tidy(records)
 
 
@@ -483,19 +489,21 @@ def sweep_frame(
     """
     epsilons = np.asarray(sweep["epsilon"], dtype=float)
     records = []
+    grid = list(itertools.product(sweep["n_users"], sweep["k"], sweep["epsilon_local"], sweep["n_x0_fraction"]))
+    bar = progress(total=len(sweep["accountants"]) * len(grid), desc=f"sweep {name}")
     for accountant in sweep["accountants"]:
         kind = _kind_of(accountant, kind_of)
-        for n_users, k, eps0, fraction in itertools.product(
-            sweep["n_users"], sweep["k"], sweep["epsilon_local"], sweep["n_x0_fraction"]
-        ):
+        for n_users, k, eps0, fraction in grid:
             n_x0 = n_x0_from_fraction(fraction, int(n_users))
             values = log_delta(accountant, epsilons, epsilon_local=float(eps0), n_users=int(n_users), k=int(k),
                                n_x0=n_x0, factory=factory)
+            bar.update()
             for eps, value in zip(epsilons, values):
                 records.append({"sweep": name, "accountant": accountant, "kind": kind,
                                 "label": ACCOUNTANT_LABELS.get(accountant, accountant), "n_users": int(n_users),
                                 "k": int(k), "epsilon_local": float(eps0), "n_x0_fraction": float(fraction),
                                 "n_x0": n_x0, "epsilon": float(eps), "log_delta": float(value)})
+    bar.close()
     return _tidy(records)
 
 

@@ -53,6 +53,8 @@ __all__ = [
     "build_manifest",
     "write_manifest",
     "read_manifest",
+    "STAGE_CONFIG_KEYS",
+    "stage_config_differences",
 ]
 
 #: bumped when the manifest's layout changes incompatibly
@@ -370,3 +372,40 @@ def read_manifest(path) -> dict:
     if not isinstance(manifest, dict) or "manifest_schema_version" not in manifest:
         raise ValueError(f"`{path}` is not a valid manifest: key `manifest_schema_version` is missing.")
     return manifest
+
+
+#: the top-level configuration sections each stage's results depend on (utility reads the data
+#: stage's outputs, so the data sections matter to it too)
+STAGE_CONFIG_KEYS = {
+    "data": ("data", "local_data_dir", "regions"),
+    "accounting": ("accounting",),
+    "utility": ("seed", "utility", "data", "local_data_dir", "regions"),
+}
+
+
+def _differing_paths(old, new, prefix: str) -> list[str]:
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        paths = []
+        for key in sorted(set(old) | set(new), key=str):
+            paths += _differing_paths(old.get(key), new.get(key), f"{prefix}.{key}")
+        return paths
+    return [] if _plain(old) == _plain(new) else [prefix]
+
+
+def stage_config_differences(manifest: Mapping, config: Mapping, stage: str) -> list[str]:
+    """Dotted config keys that matter to ``stage`` (:data:`STAGE_CONFIG_KEYS`) and whose value in the
+    configuration recorded by ``manifest`` differs from ``config``; empty when they agree.
+
+    A manifest whose configuration is not readable counts as differing in every such key.
+    """
+    keys = STAGE_CONFIG_KEYS.get(stage, ())
+    try:
+        recorded = yaml.safe_load((manifest.get("config") or {}).get("yaml") or "")
+    except yaml.YAMLError:
+        recorded = None
+    if not isinstance(recorded, Mapping):
+        return list(keys)
+    differences = []
+    for key in keys:
+        differences += _differing_paths(recorded.get(key), config.get(key), key)
+    return differences

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shuffledp.experiments import STRENGTH_COLUMNS, STRENGTH_FACTOR
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, format_number
 
 __all__ = [
@@ -49,7 +50,12 @@ __all__ = [
     "read_heatmap_summary",
     "read_crossover",
     "read_sweep",
+    "read_epsilon_comparison",
+    "read_bracket",
     "read_gaussian_checks",
+    "read_verdict_strength",
+    "strength_table",
+    "read_empty_cells",
     "build_report",
     "render_markdown",
     "render_html",
@@ -229,7 +235,9 @@ def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
 
     A file without the agreed columns is reported in ``problems`` and skipped; a row whose verdict
     is not one of :data:`VERDICTS` is kept with verdict :data:`INVALID_VERDICT` and counted in
-    ``problems`` (bad rows are never dropped silently). A ``source`` column names the file.
+    ``problems`` (bad rows are never dropped silently). A ``source`` column names the file. The
+    Monte-Carlo comparisons' :data:`shuffledp.experiments.STRENGTH_COLUMNS` are kept (NaN where a
+    file has none).
     """
     frames, problems = [], []
     for path in paths:
@@ -242,7 +250,10 @@ def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
         if missing:
             problems.append(f"`{path}` lacks the comparison column(s) {', '.join(missing)}; file skipped.")
             continue
-        frame = frame[COMPARISON_COLUMNS].copy()
+        frame = frame[COMPARISON_COLUMNS + [c for c in STRENGTH_COLUMNS if c in frame.columns]].copy()
+        for column in STRENGTH_COLUMNS:
+            if column not in frame.columns:
+                frame[column] = np.nan
         bad = ~frame["verdict"].isin(VERDICTS)
         if bad.any():
             problems.append(
@@ -253,7 +264,7 @@ def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
         frame["source"] = str(path)
         frames.append(frame)
     if not frames:
-        return pd.DataFrame(columns=[*COMPARISON_COLUMNS, "source"]), problems
+        return pd.DataFrame(columns=[*COMPARISON_COLUMNS, *STRENGTH_COLUMNS, "source"]), problems
     rows = pd.concat(frames, ignore_index=True)
     for column in ("table", "block", "row", "column", "note"):
         rows[column] = rows[column].fillna("").astype(str)
@@ -533,6 +544,233 @@ def read_sweep(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+#: relative slack when comparing two accountants' epsilon (each search stops at a relative 1e-9)
+_EPSILON_SLACK = 1e-6
+_COMPARISON_NEEDED = ("panel", "accountant", "role", "n_users", "epsilon_local", "k", "delta", "epsilon", "status")
+_DRAWN = ("ok", "at or above eps0")
+
+
+def _where(x: str, values) -> str:
+    values = sorted(float(v) for v in values)
+    if x == "n_users":
+        return "n = " + ", ".join(f"{int(v):,}" for v in values)
+    return "ε0 = " + ", ".join(f"{v:g}" for v in values)
+
+
+def _ratio_range(ratio: pd.Series, x: str) -> str:
+    """"a to b (largest at x = ...)" of a ratio indexed by the panel's x values."""
+    ratio = ratio.dropna()
+    if ratio.empty:
+        return "no common point"
+    return f"{ratio.min():.5f} to {ratio.max():.5f} (largest at {_where(x, [ratio.idxmax()])})"
+
+
+def read_epsilon_comparison(frame: pd.DataFrame) -> str:
+    """Facts from the ε-at-fixed-δ comparison (``epsilon_comparison.csv``), per panel: which valid
+    guarantee is smallest and how far the others and the lower bound are from it, whether any
+    guarantee falls below the lower bound (it must not), and every point without a drawable ε.
+    """
+    if not all(c in frame.columns for c in _COMPARISON_NEEDED):
+        raise ValueError(f"`epsilon comparison data` must have columns {', '.join(_COMPARISON_NEEDED)}; "
+                         f"got {', '.join(map(str, frame.columns))}.")
+    axes = {"against n": "n_users", "against eps0": "epsilon_local"}
+    sentences = []
+    for panel, rows in frame.groupby("panel", sort=False):
+        x = axes.get(panel)
+        if x is None:
+            continue
+        fixed = (f"k = {int(rows['k'].iloc[0])}, ε0 = {rows['epsilon_local'].iloc[0]:g}" if x == "n_users"
+                 else f"k = {int(rows['k'].iloc[0])}, n = {int(rows['n_users'].iloc[0]):,}")
+        wide = rows.pivot_table(index=x, columns="accountant", values="epsilon", aggfunc="first")
+        status = rows.pivot_table(index=x, columns="accountant", values="status", aggfunc="first")
+        drawn = wide.where(status.isin(_DRAWN))
+        roles = rows.drop_duplicates("accountant").set_index("accountant")["role"]
+        guarantees = [a for a in wide.columns if roles[a] == "guarantee, all datasets"]
+        lowers = [a for a in wide.columns if roles[a] == "lower bound on the worst case"]
+        text = f"({panel}, {fixed}, δ = {rows['delta'].iloc[0]:g}, {len(wide)} points)"
+        if guarantees:
+            best = drawn[guarantees].min(axis=1, skipna=True)
+            winner = drawn[guarantees].idxmin(axis=1, skipna=True).dropna()
+            counts = winner.value_counts()
+            text += " Smallest valid guarantee: " + ", ".join(f"`{a}` at {int(c)}" for a, c in counts.items())
+            text += f" of {len(wide)} points"
+            top = counts.index[0] if len(counts) else None
+            if top is not None:
+                span = drawn[top].dropna()
+                if len(span) > 1:
+                    low, high = span.idxmin(), span.idxmax()
+                    text += (f"; `{top}` gives ε from {span[high]:.4g} ({_where(x, [high])}) to "
+                             f"{span[low]:.4g} ({_where(x, [low])})")
+                others = [a for a in guarantees if a != top]
+                factors = []
+                for other in others:
+                    ratio = drawn[other] / drawn[top]
+                    if ratio.notna().any():
+                        factors.append(f"`{other}` {ratio.min():.3g}× to {ratio.max():.3g}×")
+                if factors:
+                    text += "; the other guarantees exceed it by " + ", ".join(factors)
+            text += "."
+            for lower in lowers:
+                ratio = best / drawn[lower]
+                text += (f" Smallest guarantee / `{lower}`: {_ratio_range(ratio, x)}"
+                         " (the true worst-case ε lies between them).")
+                below = 0
+                for guarantee in guarantees:
+                    both = drawn[[guarantee, lower]].dropna()
+                    below += int((both[guarantee] < both[lower] * (1 - _EPSILON_SLACK)).sum())
+                text += f" A guarantee below the lower bound: {below} points (must be 0)."
+        for accountant in wide.columns:
+            special = []
+            for word, key in (("no ε reaches δ", "unreachable"), ("refused", "error"), ("ε = 0 meets δ", "epsilon = 0"),
+                              ("reached only at ε ≥ ε0", "at or above eps0")):
+                where = status.index[status[accountant] == key]
+                if len(where) == len(status):
+                    special.append(f"{word} at every point")
+                elif len(where):
+                    special.append(f"{word} at {_where(x, where)}")
+            if special:
+                text += f" `{accountant}` ({roles[accountant]}): " + "; ".join(special) + "."
+        per_dataset = [a for a in wide.columns if roles[a] == "one dataset, not a guarantee"]
+        for accountant in per_dataset:
+            for lower in lowers:
+                both = drawn[[accountant, lower]].dropna()
+                if len(both):
+                    text += (f" `{accountant}` (one dataset) is below `{lower}` at {int((both[accountant] < both[lower]).sum())}"
+                             f" of {len(both)} points, as a single dataset's value may be.")
+        sentences.append(text)
+    return " ".join(sentences)
+
+
+def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) -> str:
+    """Facts from the worst-case bracket table (``bracket.csv``): the ratio upper / lower measured
+    (min / median / max, overall and per k), where it is widest, how many rows are trivially 1 (both
+    at ε0), and which accountant comparisons needing a guarantee should use."""
+    needed = ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "status", "upper")
+    if not all(c in frame.columns for c in needed):
+        raise ValueError(f"`bracket data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+    if frame.empty:
+        return "The bracket table has no rows."
+    ratio = frame["ratio"].astype(float)
+    widest = frame.loc[ratio.idxmax()]
+    upper, lower = frame["upper"].iloc[0], frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound"
+    trivial = frame["status"].astype(str).str.startswith("both ")  # both at, or within 1% of, eps0
+    text = (
+        f"Bracket of the worst-case ε over {len(frame)} settings (n {int(frame['n_users'].min()):,} to "
+        f"{int(frame['n_users'].max()):,}; k {', '.join(str(k) for k in sorted(frame['k'].unique()))}; ε0 "
+        f"{', '.join(f'{e:g}' for e in sorted(frame['epsilon_local'].unique()))}; δ "
+        f"{', '.join(f'{d:g}' for d in sorted(frame['delta'].unique(), reverse=True))}): ε(`{upper}`) / ε(`{lower}`) "
+        f"from {ratio.min():.5f} to {ratio.max():.5f}, median {float(ratio.median()):.5f}; widest at n = "
+        f"{int(widest['n_users']):,}, k = {int(widest['k'])}, ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} "
+        f"(ε {widest['eps_lower']:.4g} to {widest['eps_upper']:.4g})."
+    )
+    per_k = []
+    for k, group in frame.groupby("k"):
+        r = group["ratio"].astype(float)
+        per_k.append(f"k = {int(k)}: median {float(r.median()):.5f}, max {r.max():.5f}")
+    text += " Per k: " + "; ".join(per_k) + "."
+    text += f" {int((ratio <= 1.01).sum())} of {len(frame)} settings are within 1%."
+    if trivial.any():
+        kept = ratio[~trivial]
+        text += (f" In {int(trivial.sum())} setting(s) both bounds reach δ only at or within 1% of ε = ε0 (hardly any "
+                 "amplification; a ratio near 1 there says little about tightness)")
+        if len(kept):
+            text += f"; without them the median is {float(kept.median()):.5f}"
+        text += "."
+    text += (f" `{upper}` is valid for every dataset and within this ratio of the true worst case, so comparisons that "
+             f"need a guarantee (δ̂ of the Gaussian baseline, the crossover, ε0 calibration) should use `{upper}`")
+    if utility_accountant and utility_accountant != upper:
+        text += f"; this run's `utility.accountant` is `{utility_accountant}`"
+    return text + "."
+
+
+def _interval_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Comparison rows whose verdict is a single-draw interval test (they carry an interval)."""
+    if rows.empty or "interval_high" not in rows.columns:
+        return rows.iloc[0:0]
+    return rows[pd.to_numeric(rows["interval_high"], errors="coerce").notna()]
+
+
+def _width(low: float, high: float) -> str:
+    if not (low > 0):
+        return "from 0"
+    return f"×{_format_number(high / low)} ({math.log10(high / low):.1f} decades)"
+
+
+def strength_table(rows: pd.DataFrame) -> Table | None:
+    """Per single-draw interval verdict: the interval, its width and the probability that a value
+    3× larger or smaller than ours would still be called reproduced (None if no such row)."""
+    tests = _interval_rows(rows)
+    if tests.empty:
+        return None
+    factor = f"{STRENGTH_FACTOR:g}×"
+    columns = ["row", "column", "verdict", "95% single-draw interval", "width",
+               f"P(pass) if {factor} larger", f"P(pass) if {factor} smaller"]
+    body = [
+        [r.row, r.column, r.verdict, f"[{_format_number(r.interval_low)}, {_format_number(r.interval_high)}]",
+         _width(float(r.interval_low), float(r.interval_high)), f"{float(r.p_pass_3x_larger):.2f}",
+         f"{float(r.p_pass_3x_smaller):.2f}"]
+        for r in tests.itertuples(index=False)
+    ]
+    return Table(columns, body)
+
+
+def read_verdict_strength(rows: pd.DataFrame) -> str:
+    """How weak the single-draw verdicts are: interval widths and the pass probability of a value 3× off.
+
+    ``rows``: comparison rows (with :data:`shuffledp.experiments.STRENGTH_COLUMNS`); only the rows
+    judged by a single-draw interval are read.
+    """
+    tests = _interval_rows(rows)
+    if tests.empty:
+        return ""
+    low, high = tests["interval_low"].astype(float), tests["interval_high"].astype(float)
+    positive = low > 0
+    decades = np.log10(high[positive] / low[positive])
+    larger, smaller = tests["p_pass_3x_larger"].astype(float), tests["p_pass_3x_smaller"].astype(float)
+    reproduced = int((tests["verdict"] == REPRODUCED).sum())
+    factor = f"{STRENGTH_FACTOR:g}×"
+    text = (
+        f"{len(tests)} verdicts (Tables V, VI and the text's TV values; {reproduced} of them “reproduced”) "
+        "compare one printed Monte-Carlo draw with our central 95% interval of a single draw. Such a test is weak: "
+    )
+    if len(decades):
+        text += (f"the intervals span {decades.min():.1f} to {decades.max():.1f} decades of the value (median "
+                 f"{float(np.median(decades)):.1f})")
+        if (~positive).any():
+            text += f", and {int((~positive).sum())} start at 0"
+        text += "; "
+    else:
+        text += f"all {len(tests)} intervals start at 0; "
+    text += (
+        f"a value {factor} ours would still be called reproduced with probability {larger.min():.2f} to "
+        f"{larger.max():.2f} (median {float(np.median(larger)):.2f}), one {factor} smaller with "
+        f"{smaller.min():.2f} to {smaller.max():.2f} (median {float(np.median(smaller)):.2f}). "
+        "A “reproduced” here says the printed value is plausible as one draw, not that it agrees with ours "
+        "to any printed precision; the per-cell interval, width and pass probabilities are listed under each table."
+    )
+    return text
+
+
+def read_empty_cells(rows: pd.DataFrame) -> str:
+    """Which Table VI cells x0 hold no check-in under our numbering (``x0_count`` = 0)."""
+    if rows.empty or "x0_count" not in rows.columns:
+        return ""
+    counts = pd.to_numeric(rows["x0_count"], errors="coerce")
+    empty = rows[counts == 0]
+    if empty.empty:
+        return ""
+    parts = []
+    for block, group in empty.groupby("block", sort=False):
+        cells = list(dict.fromkeys(str(r).removeprefix("x0=") for r in group["row"]))
+        parts.append(f"{block}: x0 = {', '.join(cells)}")
+    return (
+        "Cells without any check-in under our row-major numbering (" + "; ".join(parts) + "): there is no "
+        "individual at x0, its true probability is 0 and the as-printed δ is that of a lone holder (n_x0 = 0). The "
+        "paper speaks of the individual at x0, so its cells of these numbers presumably held check-ins: its cell "
+        "numbering (not stated) probably differs from ours, and these rows compare different cells."
+    )
+
+
 #: relative gap between our sigma and diffprivlib's that the report calls a difference
 _SIGMA_REPORT_TOLERANCE = 0.01
 
@@ -580,9 +818,15 @@ def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.
         name = _first_column(summary, ("label", "name", "region"))
         for _, row in summary[level == "source"].iterrows():
             malformed = row.get("malformed")
+            repeats = sum(int(row[c]) for c in ("duplicates_in_file", "duplicates_of_earlier_source") if pd.notna(row.get(c)))
+            dropped = row.get("duplicates_dropped")
+            duplicates = (
+                f"{repeats:,} exact duplicate rows ({'dropped' if pd.notna(dropped) and int(dropped) else 'kept'}), "
+                if repeats else ""
+            )
             sentences.append(
                 f"Source {row[name]}: {int(row['rows_read']):,} rows read, "
-                f"{int(malformed) if pd.notna(malformed) else 0:,} malformed, {int(row['kept']):,} kept."
+                f"{int(malformed) if pd.notna(malformed) else 0:,} malformed, {duplicates}{int(row['kept']):,} kept."
             )
         for _, row in summary[level == "region"].iterrows():
             text = f"{row[name]}: {int(row['kept']):,} check-ins in the bounding box"
@@ -735,6 +979,18 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
     return [Heading(2, "Errata", "errata"), BulletList(items)]
 
 
+def _stale_stages(inputs: ReportInputs, present) -> dict:
+    """Stage -> config keys that matter to it and differ between its manifest and this run's config."""
+    from shuffledp.provenance import read_manifest, stage_config_differences
+
+    stale = {}
+    for stage in present:
+        differences = stage_config_differences(read_manifest(inputs.manifests[stage]), inputs.config, stage)
+        if differences:
+            stale[stage] = differences
+    return stale
+
+
 def build_report(inputs: ReportInputs) -> list:
     """The report as a list of blocks (render with :func:`render_markdown` / :func:`render_html`)."""
     rows, problems = read_comparisons(inputs.comparisons)
@@ -753,13 +1009,28 @@ def build_report(inputs: ReportInputs) -> list:
         Paragraph(
             "Verdicts: **reproduced** — our value rounds to the printed one at the printed precision (half a unit "
             "in the last printed digit); **not reproduced** — it does not; **not reproducible as specified** — "
-            "the paper does not give what is needed to compute the cell. \u201cAs printed\u201d evaluates the paper's "
+            "the paper does not give what is needed to compute the cell. For the paper's single Monte-Carlo draws "
+            "(Tables V, VI and the TV values of its text) **reproduced** means only that the printed value lies inside "
+            "our central 95% interval of one draw, a far weaker test (see the verdict strength below). "
+            "\u201cAs printed\u201d evaluates the paper's "
             "formula exactly as printed; \u201cexact\u201d is the corrected value. Each table lists the file, the rule "
             "and the checksum it comes from; the stage manifests hold the configuration and input checksums."
         )
     )
     present = sorted({s for s in inputs.expected_stages if inputs.manifests.get(s) and Path(inputs.manifests[s]).is_file()})
     absent = [s for s in inputs.expected_stages if s not in present]
+    stale = _stale_stages(inputs, present)
+    if stale:
+        blocks.append(
+            Paragraph(
+                "**Stale results:** the manifest of stage(s) "
+                + "; ".join(f"{stage} (differs in {', '.join(f'`{k}`' for k in keys[:5])}{', ...' if len(keys) > 5 else ''})"
+                            for stage, keys in stale.items())
+                + " records a configuration that differs from this run's in keys that matter to the stage; "
+                "its tables and figures may come from the older configuration. Rerun the stage "
+                "(e.g. `snakemake --cores 2 --forcerun manifest`, or delete its results folder)."
+            )
+        )
     if absent:
         blocks.append(
             Paragraph(
@@ -782,6 +1053,9 @@ def build_report(inputs: ReportInputs) -> list:
                 [f"{_trace(path, inputs)}: {int(per_file.get(str(path), 0))} row(s)" for path in inputs.comparisons]
             )
         )
+    strength = read_verdict_strength(rows)
+    if strength:
+        blocks.append(Paragraph("**Verdict strength.** " + strength))
     if problems:
         blocks.append(BulletList([f"Input problem: {p}" for p in problems]))
     # tables
@@ -793,10 +1067,14 @@ def build_report(inputs: ReportInputs) -> list:
             continue
         for source in subset["source"].unique():
             blocks.append(Paragraph("Source: " + _trace(source, inputs) + "."))
+        empty_cells = read_empty_cells(subset)
+        if empty_cells:
+            blocks.append(Paragraph("**Empty cells.** " + empty_cells))
         for block_name, group in subset.groupby("block", sort=False):
             if block_name:
                 blocks.append(Heading(3, f"Table {table}, {block_name}"))
             blocks.append(_comparison_table(group))
+            _append_strength(blocks, group)
     others = rows[~rows["table"].isin(list(PAPER_TABLES))] if len(rows) else rows
     if len(others):
         blocks.append(Heading(2, "Other values quoted in the paper's text", "text-values"))
@@ -804,6 +1082,7 @@ def build_report(inputs: ReportInputs) -> list:
             blocks.append(Heading(3, f"{table}: {block_name}" if block_name else str(table)))
             blocks.append(Paragraph("Source: " + ", ".join(_trace(s, inputs) for s in group["source"].unique()) + "."))
             blocks.append(_comparison_table(group))
+            _append_strength(blocks, group)
     # figures
     blocks.append(Heading(2, "Figures", "figures"))
     cell_counts = {}
@@ -833,7 +1112,13 @@ def build_report(inputs: ReportInputs) -> list:
         readings = []
         for path in data_paths:
             try:
-                reader = {"crossover": read_crossover, "delta sweeps": read_sweep}.get(name, read_method_comparison)
+                utility_accountant = (inputs.config.get("utility") or {}).get("accountant")
+                reader = {
+                    "crossover": read_crossover,
+                    "delta sweeps": read_sweep,
+                    "epsilon at a fixed delta": read_epsilon_comparison,
+                    "worst-case bracket": lambda frame: read_bracket(frame, utility_accountant=utility_accountant),
+                }.get(name, read_method_comparison)
                 text = reader(pd.read_csv(path))
                 readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")
             except ValueError as error:
@@ -850,6 +1135,16 @@ def build_report(inputs: ReportInputs) -> list:
     blocks.append(Paragraph(FPS_NOT_VISIBLE))
     blocks += _stage_section(inputs)
     return blocks
+
+
+def _append_strength(blocks: list, group: pd.DataFrame) -> None:
+    table = strength_table(group)
+    if table is not None:
+        blocks.append(Paragraph(
+            f"Strength of the single-draw verdicts above: the interval each printed draw was tested against, its "
+            f"width, and the probability that a value {STRENGTH_FACTOR:g}× larger or smaller than our draws would "
+            "still pass."))
+        blocks.append(table)
 
 
 def _figure_reading(number: int, data_paths: Sequence[Path], summary, cell_counts) -> str:

@@ -8,13 +8,13 @@ A paper value is transcribed as the string printed in the paper (e.g. "2.08E-20"
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import pandas as pd
+
+from shuffledp._io import atomic_write_text  # the one atomic writer (re-exported)
 
 __all__ = [
     "REPRODUCED",
@@ -82,39 +82,6 @@ def printed_precision_verdict(paper_text: str, ours: float) -> tuple[str, str]:
         return REPRODUCED, f"rounds to the printed {paper_text}"
     ratio = ours / paper if paper else math.inf
     return NOT_REPRODUCED, f"ours {ours:.4g} vs printed {paper_text} (ratio {ratio:.3g})"
-
-
-def _umask() -> int:
-    """The process umask (read without changing it where /proc allows)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and rename, so no half-written file survives.
-
-    The file gets the permissions of any newly created file (0o666 minus the umask), not the
-    owner-only 0o600 that :func:`tempfile.mkstemp` gives the temporary file.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def format_number(value, *, missing: str = "") -> str:

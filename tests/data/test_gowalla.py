@@ -6,6 +6,7 @@ import gzip
 import importlib.util
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from shuffledp.data.gowalla import (
     EARTH_RADIUS_KM,
     MALFORMED_REASONS,
     SUMMARY_COLUMNS,
+    DataFileError,
     Region,
     assign_cells,
     cell_table,
@@ -27,6 +29,7 @@ from shuffledp.data.gowalla import (
     crop_and_grid,
     crop_mask,
     equirectangular_km,
+    find_duplicates,
     read_checkins,
     read_csv,
     read_snap,
@@ -177,13 +180,45 @@ def test_snap_many_rows_counts_add_up(tmp_path):
     assert_accounted(parsed)
 
 
-def test_empty_files_give_zero_rows(tmp_path):
-    (tmp_path / "e.txt").write_text("")
-    parsed = read_snap(tmp_path / "e.txt")
-    assert (parsed.rows_read, parsed.kept, parsed.malformed_total) == (0, 0, 0) and parsed.bad_fraction == 0.0
-    assert list(parsed.checkins.columns) == ["user", "latitude", "longitude", "time", "location_id"]
-    (tmp_path / "h.csv").write_text("latitude,longitude\n")
-    assert read_csv(tmp_path / "h.csv").rows_read == 0
+def _gzip_half(data: bytes) -> bytes:
+    compressed = gzip.compress(data)
+    return compressed[: len(compressed) // 2]
+
+
+ROWS = ("\n".join([GOOD, GOOD2] * 3000) + "\n").encode()  # > 64 KiB, so truncation is past the sniffed start
+
+# (file name, content, reader, message after "check-in file <path>: ")
+UNREADABLE = {
+    "empty-snap": ("e.txt", b"", read_snap, r"the file is empty \(0 bytes\); expected SNAP check-ins"),
+    "empty-csv": ("e.csv", b"", read_csv, r"the file is empty \(0 bytes\); expected CSV with a header row\."),
+    "empty-gz": ("e.txt.gz", gzip.compress(b""), read_snap, r"the file has no check-in rows"),
+    "header-only-csv": ("h.csv", b"latitude,longitude\n", read_csv, r"the file has no check-in rows"),
+    "blank-first-line-csv": ("b.csv", b"\nlatitude,longitude\n1,2\n", read_csv, r"the first line is empty; expected a header row"),
+    "truncated-gz": ("t.txt.gz", _gzip_half(ROWS), read_snap, r"a truncated or damaged gzip stream \(.*\); download or copy it again\."),
+    "truncated-gz-csv": ("t.csv.gz", _gzip_half(b"latitude,longitude\n" + b"48.1,2.1\n" * 20000), read_csv, r"a truncated or damaged gzip stream"),
+    "gzip-named-txt": ("g.txt", gzip.compress(ROWS), read_snap, r"the file is gzip-compressed but its name does not end in \.gz; rename it to g\.txt\.gz\."),
+    "text-named-gz": ("p.txt.gz", ROWS, read_snap, r"the name ends in \.gz but the file is not gzip-compressed \(it starts with b'1\\t'\)"),
+    "binary": ("x.txt", bytes(range(256)) * 10, read_snap, r"binary data \(a NUL byte at byte 0\), not text"),
+    "latin-1": ("l.txt", "1\t2010-07-25T11:40:18Z\t48.8\t2.3\tcafé\n".encode("latin-1"), read_snap, r"not UTF-8 text \(byte 0xe9 at offset 35\)"),
+    "non-utf8-past-start": ("n.txt", ROWS + b"\xff\xfe\t1\t2\t3\t4\n", read_snap, r"not UTF-8 text past its beginning"),
+    "corrupt-gzip-body": ("c.txt.gz", gzip.compress(ROWS)[:10] + bytes(200), read_snap, r"(not a readable gzip file|a truncated or damaged gzip stream)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNREADABLE))
+def test_unreadable_files_raise_one_line_naming_the_file(tmp_path, case):
+    name, content, reader, message = UNREADABLE[case]
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DataFileError, match=rf"^check-in file {re.escape(str(path))}: {message}") as raised:
+        reader(path)
+    assert "\n" not in str(raised.value)
+    assert isinstance(raised.value, ValueError)
+
+
+def test_gzip_is_read_by_content_check_not_only_name(tmp_path):
+    parsed = read_snap(write(tmp_path / "ok.txt.gz", [GOOD, GOOD2]))
+    assert parsed.rows_read == 2 and parsed.kept == 2
 
 
 def test_missing_file_is_a_clear_error(tmp_path):
@@ -395,7 +430,9 @@ def test_summary_rows(tmp_path):
 def test_ci_fixture_matches_its_construction():
     expected = json.loads((REPO / ".test" / "data" / "checkins_fixture.expected.json").read_text())
     parsed = read_snap(REPO / ".test" / "data" / "checkins_fixture.txt")
-    assert parsed.rows_read == expected["rows"] and parsed.kept == expected["valid"]
+    duplicates = find_duplicates(parsed)
+    assert parsed.rows_read == expected["rows"] and len(duplicates.checkins) == expected["valid"]
+    assert duplicates.in_file == expected["duplicates"] and parsed.kept == expected["valid"] + expected["duplicates"]
     assert parsed.malformed == {reason: expected["malformed"].get(reason, 0) for reason in MALFORMED_REASONS}
 
 
@@ -406,3 +443,48 @@ def test_ci_fixture_is_regenerated_identically(tmp_path):
     module.main(tmp_path)
     for name in ("checkins_fixture.txt", "checkins_fixture.expected.json"):
         assert (tmp_path / name).read_bytes() == (REPO / ".test" / "data" / name).read_bytes()
+
+
+# ------------------------------------------------------------------------------ exact duplicates
+
+
+def test_duplicates_in_file_are_counted_and_dropped_keeping_the_first(tmp_path):
+    other_time = GOOD.replace("11:40:18", "11:40:19")  # same place and user, another instant: not a duplicate
+    parsed = read_snap(write(tmp_path / "d.txt", [GOOD, GOOD2, GOOD, other_time, GOOD, "", GOOD2]))
+    assert parsed.kept == 6  # the reader keeps every valid row
+    dropped = find_duplicates(parsed)
+    assert (dropped.in_file, dropped.of_earlier_source, dropped.total, dropped.dropped) == (3, 0, 3, 3)
+    assert dropped.checkins["time"].tolist() == ["2010-07-25T11:40:18Z", "2010-05-20T06:26:35Z", "2010-07-25T11:40:19Z"]
+    assert "row_key" in dropped.checkins.columns
+    kept = find_duplicates(parsed, policy="keep")
+    assert (kept.total, kept.dropped, len(kept.checkins)) == (3, 0, 6)
+    assert "exact duplicate rows: 3 (dropped)" in dropped.describe()
+    assert "kept (data.duplicates: keep)" in kept.describe()
+
+
+def test_duplicates_of_an_earlier_source(tmp_path):
+    first = find_duplicates(read_snap(write(tmp_path / "a.txt", [GOOD, GOOD2])))
+    second = read_snap(write(tmp_path / "b.txt.gz", [GOOD2, "7\t2010-07-25T11:40:18Z\t48.0\t2.0\t1", GOOD2]))
+    found = find_duplicates(second, earlier=first.checkins)
+    # GOOD2 twice: both repeat the first source (the second also repeats its own file; counted once)
+    assert (found.in_file, found.of_earlier_source) == (0, 2)
+    assert found.checkins["user"].tolist() == [7]
+
+
+def test_csv_duplicates_compare_every_column_not_only_coordinates(tmp_path):
+    # Columns the reader ignores (here `time`) still distinguish rows.
+    path = write(tmp_path / "c.csv", ["user,time,latitude,longitude", "1,a,48.1,2.1", "1,b,48.1,2.1", "1,a,48.1,2.1"])
+    found = find_duplicates(read_csv(path))
+    assert (found.in_file, len(found.checkins)) == (1, 2)
+
+
+def test_duplicate_policy_is_checked():
+    parsed = read_snap(REPO / ".test" / "data" / "checkins_fixture.txt")
+    with pytest.raises(ValueError, match=r"`policy` must be one of 'drop', 'keep'; got 'remove'\."):
+        find_duplicates(parsed, policy="remove")
+
+
+def test_summary_reports_duplicates(tmp_path):
+    parsed = read_snap(write(tmp_path / "d.txt", [GOOD, GOOD, GOOD2]))
+    row = combine_summaries([source_summary(parsed, name="s", duplicates=find_duplicates(parsed))]).iloc[0]
+    assert (row["duplicates_in_file"], row["duplicates_of_earlier_source"], row["duplicates_dropped"], row["kept"]) == (1, 0, 1, 2)

@@ -48,6 +48,7 @@ def test_heat_map_puts_row_zero_at_the_south_and_masks_empty_cells():
     assert image.norm.vmin == 1 and image.norm.vmax == 100
     assert ax.get_aspect() == 1.0 and ax.get_xlabel() == X_LABEL
     assert len(figure.axes) == 2  # the colour bar
+    assert "log scale" in figure.axes[1].get_ylabel()  # the reader is told the scale is logarithmic
 
 
 def test_heat_map_linear_and_all_zero():

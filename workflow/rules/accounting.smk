@@ -1,7 +1,10 @@
-# Accountants' stage: Table II, Table IV, Figure 1 and config-driven delta sweeps.
-# Library: shuffledp.experiments_accounting (frames), shuffledp.plotting.accounting (drawing),
+# Accountants' stage: Table II, Table IV, Figure 1, config-driven delta sweeps, and beyond the paper the
+# epsilon comparison of guarantees and the worst-case bracket table (issue 8).
+# Library: shuffledp.experiments_accounting and shuffledp.experiments_worst_case (frames),
+# shuffledp.plotting.accounting (drawing),
 # shuffledp.accounting (the accountants, by registry name), shuffledp.reference (paper values).
 from shuffledp.experiments_accounting import check_accounting_config
+from shuffledp.experiments_worst_case import check_worst_case_config
 
 ACCOUNTING = config.get("accounting")
 if ACCOUNTING is None:
@@ -11,6 +14,7 @@ if ACCOUNTING is None:
     )
 try:
     check_accounting_config(ACCOUNTING)
+    check_worst_case_config(ACCOUNTING)
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
 
@@ -87,6 +91,44 @@ rule accounting_sweep:
         "../scripts/accounting_sweep.py"
 
 
+rule accounting_epsilon_comparison:
+    output:
+        figure=report(
+            "results/accounting/epsilon_comparison.png",
+            caption="../report/epsilon_comparison.rst",
+            category="Accounting",
+            subcategory="beyond the paper",
+        ),
+        data="results/accounting/epsilon_comparison.csv",
+    params:
+        comparison=ACCOUNTING["epsilon_comparison"],
+    log:
+        "logs/accounting/epsilon_comparison.log",
+    benchmark:
+        "results/benchmarks/accounting/epsilon_comparison.tsv"
+    script:
+        "../scripts/accounting_epsilon_comparison.py"
+
+
+rule accounting_bracket:
+    output:
+        csv=report(
+            "results/accounting/bracket.csv",
+            caption="../report/bracket.rst",
+            category="Accounting",
+            subcategory="beyond the paper",
+        ),
+        markdown="results/accounting/bracket.md",
+    params:
+        bracket=ACCOUNTING["bracket"],
+    log:
+        "logs/accounting/bracket.log",
+    benchmark:
+        "results/benchmarks/accounting/bracket.tsv"
+    script:
+        "../scripts/accounting_bracket.py"
+
+
 ALL_TARGETS.extend(
     [
         *expand("results/accounting/table2.{ext}", ext=["csv", "tex", "md"]),
@@ -96,5 +138,9 @@ ALL_TARGETS.extend(
         "results/accounting/fig1.png",
         "results/accounting/fig1_data.csv",
         *expand("results/accounting/sweeps/{sweep}.{ext}", sweep=SWEEPS, ext=["csv", "png"]),
+        "results/accounting/epsilon_comparison.png",
+        "results/accounting/epsilon_comparison.csv",
+        "results/accounting/bracket.csv",
+        "results/accounting/bracket.md",
     ]
 )

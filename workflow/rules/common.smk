@@ -3,12 +3,16 @@
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
+from snakemake.utils import update_config
 
-from shuffledp.config import ConfigError, load_schema, validate_config
+from shuffledp.config import ConfigError, load_schema, retype_overrides, validate_config
 
 REPO = Path(workflow.basedir)
 SCHEMA = REPO / "config" / "schema" / "config.schema.yaml"
 
+# Nested --config values arrive as strings ('utility={"delta_floor": 1e-12}' gives "1e-12"): type
+# them as Snakemake types top-level values, then validate.
+update_config(config, retype_overrides(workflow.config_settings.config or {}))
 try:
     _checked = validate_config(config, load_schema(SCHEMA))
 except ConfigError as error:

@@ -16,7 +16,14 @@ def _data_sources():
     """Map source id -> settings (path, format, column names) for the configured data source."""
     data = config["data"]
     if data["source"] == "snap":
-        return {"snap": {"path": SNAP_RAW, "format": "snap", "file_name": Path(SNAP_RAW).name}}
+        return {
+            "snap": {
+                "path": SNAP_RAW,
+                "format": "snap",
+                "file_name": Path(SNAP_RAW).name,
+                "duplicates": data["duplicates"],
+            }
+        }
     if not data["local_files"]:
         raise WorkflowError(
             "config: `data.source` is 'local' but `data.local_files` is empty; list the files "
@@ -43,6 +50,7 @@ def _data_sources():
         sources[source_id] = {
             "path": str(path),
             "format": entry["format"],
+            "duplicates": entry.get("duplicates", data["duplicates"]),
             "lat_column": entry.get("lat_column"),
             "lon_column": entry.get("lon_column"),
             "user_column": entry.get("user_column"),
@@ -78,15 +86,23 @@ rule fetch_gowalla:
         "../scripts/fetch_gowalla.py"
 
 
+def _earlier_sources(wildcards):
+    """Prepared check-ins of the sources listed before this one (exact duplicates across sources)."""
+    names = list(DATA_SOURCES)
+    return [f"results/data/sources/{name}.parquet" for name in names[: names.index(wildcards.source)]]
+
+
 rule prepare_checkins:
     input:
-        lambda wildcards: DATA_SOURCES[wildcards.source]["path"],
+        data=lambda wildcards: DATA_SOURCES[wildcards.source]["path"],
+        earlier=_earlier_sources,
     output:
         checkins="results/data/sources/{source}.parquet",
         summary="results/data/sources/{source}_summary.csv",
     params:
         source=lambda wildcards: {"name": wildcards.source, **DATA_SOURCES[wildcards.source]},
         max_bad_fraction=config["data"]["max_bad_fraction"],
+        duplicates=lambda wildcards: DATA_SOURCES[wildcards.source]["duplicates"],
     log:
         "logs/data/prepare_checkins/{source}.log",
     benchmark:
@@ -141,6 +157,13 @@ rule fig3:
         "results/benchmarks/data/fig3.tsv"
     script:
         "../scripts/fig3.py"
+
+
+# Light jobs run where Snakemake runs (the login node on a cluster): the download needs the network,
+# which compute nodes often lack; the summary only concatenates small tables.
+localrules:
+    fetch_gowalla,
+    data_summary,
 
 
 ALL_TARGETS.extend(

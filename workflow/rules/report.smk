@@ -141,10 +141,23 @@ _SWEEP_OUTPUTS = sorted(
         if _stage_of(path) in REPORT_SETTINGS["stages"] and Path(path).parent.name == "sweeps"
     }
 )
+def _accounting_outputs(prefix):
+    return [p for p in _report_stage_outputs() if p.startswith("results/accounting/" + prefix)]
+
+
 REPORT_EXTRAS = {
     "delta sweeps": {
         "images": [p for p in _SWEEP_OUTPUTS if p.endswith(".png")],
         "data": [p for p in _SWEEP_OUTPUTS if p.endswith(".csv")],
+    },
+    # issue 8: epsilon at a fixed delta (figure + data) and the worst-case bracket (table)
+    "epsilon at a fixed delta": {
+        "images": [p for p in _accounting_outputs("epsilon_comparison") if p.endswith(".png")],
+        "data": [p for p in _accounting_outputs("epsilon_comparison") if p.endswith(".csv")],
+    },
+    "worst-case bracket": {
+        "images": [],
+        "data": [p for p in _accounting_outputs("bracket") if p.endswith(".csv")],
     },
     "crossover": {
         "images": [p for p in _report_stage_outputs() if Path(p).name.startswith("crossover") and p.endswith(".png")],
@@ -213,6 +226,12 @@ rule reproduction_report:
         "logs/report/reproduction_report.log",
     script:
         "../scripts/reproduction_report.py"
+
+
+# Manifests (checksums) and the report read small files: run them where Snakemake runs.
+localrules:
+    manifest,
+    reproduction_report,
 
 
 ALL_TARGETS.extend(

@@ -170,6 +170,11 @@ if UTILITY is not None:
         script:
             "../scripts/utility_crossover.py"
 
+    # Table assembly only reads the replicate files: run it where Snakemake runs.
+    localrules:
+        utility_table5,
+        utility_table6,
+
     ALL_TARGETS.extend(
         [
             f"{U}/table5.csv", f"{U}/table5.tex", f"{U}/table5.md", f"{U}/table5_comparison.csv", f"{U}/text_tv.csv",

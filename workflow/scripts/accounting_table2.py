@@ -2,11 +2,12 @@
 
 import logging
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.experiments_accounting import table2_frames, verdict_counts
 from shuffledp.reference import load_reference
 from shuffledp.tables import atomic_write_text, write_table
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("accounting_table2")
 
 table, comparison = table2_frames(snakemake.params.table2, load_reference("table2"))

@@ -4,16 +4,17 @@ import logging
 
 import pandas as pd
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.data.gowalla import Region, crop_and_grid, region_summary
 from shuffledp.data.io import atomic_output
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("crop_and_grid")
 
 region = Region.from_config(snakemake.params.name, snakemake.params.region)
 frames = [
-    pd.read_parquet(path).assign(source=name)
+    pd.read_parquet(path).drop(columns="row_key", errors="ignore").assign(source=name)
     for name, path in zip(snakemake.params.sources, snakemake.input)
 ]
 checkins = pd.concat(frames, ignore_index=True)

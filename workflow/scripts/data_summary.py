@@ -4,10 +4,11 @@ import logging
 
 import pandas as pd
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.data.gowalla import combine_summaries
 from shuffledp.tables import write_table
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("data_summary")
 
 summary = combine_summaries(pd.read_csv(path) for path in [*snakemake.input.sources, *snakemake.input.regions])
@@ -18,5 +19,5 @@ write_table(summary, csv=snakemake.output.csv)
 write_table(
     shown,
     markdown=snakemake.output.markdown,
-    caption="Gowalla check-ins: rows read, malformed rows by reason, kept; crop counts next to the paper's.",
+    caption="Gowalla check-ins: rows read, malformed rows by reason, exact duplicate rows, kept; crop counts next to the paper's.",
 )

@@ -2,9 +2,10 @@
 
 import logging
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.data.download import DownloadError, download
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("fetch_gowalla")
 params = snakemake.params
 

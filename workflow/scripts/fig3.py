@@ -9,11 +9,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.gowalla import Region, counts_grid, equirectangular_km, region_extent_km  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.plotting.maps import plot_cell_counts, plot_checkins  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("fig3")
 
 regions = [Region.from_config(entry["name"], entry) for entry in snakemake.params.regions]

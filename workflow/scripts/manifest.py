@@ -4,10 +4,11 @@ import glob
 import logging
 import time
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.provenance import build_manifest, reference_files, write_manifest
 
 started = time.time()
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("manifest")
 
 stage = snakemake.params.stage

@@ -1,31 +1,52 @@
-"""Rule prepare_checkins: parse one source file, count malformed rows, write the valid check-ins."""
+"""Rule prepare_checkins: parse one source file, count malformed and duplicate rows, write the check-ins."""
 
 import logging
 
-from shuffledp.data.gowalla import check_bad_fraction, read_checkins, source_summary
+import pandas as pd
+
+from shuffledp._joblog import setup_job_log
+from shuffledp.data.gowalla import (
+    DUPLICATE_KEY_COLUMNS,
+    DataFileError,
+    check_bad_fraction,
+    find_duplicates,
+    read_checkins,
+    source_summary,
+)
 from shuffledp.data.io import atomic_output
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("prepare_checkins")
 source = snakemake.params.source
 
 log.info("source %s: %s (format %s)", source["name"], source["file_name"], source["format"])
-parsed = read_checkins(
-    snakemake.input[0],
-    format=source["format"],
-    lat_column=source.get("lat_column"),
-    lon_column=source.get("lon_column"),
-    user_column=source.get("user_column"),
-)
-log.info("%s", parsed.describe())
 try:
+    parsed = read_checkins(
+        snakemake.input.data,
+        format=source["format"],
+        lat_column=source.get("lat_column"),
+        lon_column=source.get("lon_column"),
+        user_column=source.get("user_column"),
+    )
+    log.info("%s", parsed.describe())
     check_bad_fraction(parsed, snakemake.params.max_bad_fraction, name=f"source {source['name']}")
-except ValueError as error:
+except (DataFileError, ValueError) as error:
     log.error(str(error))
     raise SystemExit(str(error)) from None
 
-summary = source_summary(parsed, name=source["name"], label=source.get("label") or source["file_name"])
+earlier = [pd.read_parquet(path, columns=list(DUPLICATE_KEY_COLUMNS)) for path in snakemake.input.earlier]
+duplicates = find_duplicates(
+    parsed,
+    earlier=pd.concat(earlier, ignore_index=True) if earlier else None,
+    policy=snakemake.params.duplicates,
+)
+log.info("%s", duplicates.describe())
+log.info("written: %d check-ins", len(duplicates.checkins))
+
+summary = source_summary(
+    parsed, name=source["name"], label=source.get("label") or source["file_name"], duplicates=duplicates
+)
 with atomic_output(snakemake.output.checkins) as temporary:
-    parsed.checkins.to_parquet(temporary, index=False)
+    duplicates.checkins.to_parquet(temporary, index=False)
 atomic_write_text(snakemake.output.summary, summary.to_csv(index=False))

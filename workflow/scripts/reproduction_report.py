@@ -3,11 +3,12 @@
 import logging
 from pathlib import Path
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.provenance import config_sha256, file_sha256, git_state
 from shuffledp.report import ReportInputs, build_report, render_html, render_markdown
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 log = logging.getLogger("reproduction_report")
 
 params = snakemake.params

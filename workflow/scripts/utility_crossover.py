@@ -7,13 +7,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments import crossover_sweep, synthetic_dataset  # noqa: E402
 from shuffledp.mechanisms import sensitivity_for  # noqa: E402
-from shuffledp.plotting.utility import plot_crossover  # noqa: E402
+from shuffledp.plotting.utility import figure_crossover  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 utility, seed = snakemake.params.utility, snakemake.params.seed
 sweep = utility["crossover"]
 counts = synthetic_dataset(utility, sweep["n_users"], seed)
@@ -23,12 +24,7 @@ rows = crossover_sweep(
     estimator=utility["estimator"], replicates=sweep["replicates"], seed=seed, identity=("crossover",),
 )
 atomic_write_text(snakemake.output.csv, rows.to_csv(index=False))
-accountants = list(sweep["accountants"])
-figure, axes = plt.subplots(1, len(accountants), figsize=(6 * len(accountants), 4.8), squeeze=False)
-for ax, accountant in zip(axes[0], accountants):
-    plot_crossover(rows[rows["accountant"] == accountant], ax=ax, title=f"delta-hat: {accountant}")
-figure.suptitle(f"Synthetic data, n = {sweep['n_users']:,}, k = {counts.size}: red = shuffle+INV better, blue = Gaussian better")
-figure.tight_layout()
+figure = figure_crossover(rows)
 with atomic_output(snakemake.output.png) as temporary:
     figure.savefig(temporary, dpi=120)
 plt.close(figure)

@@ -4,11 +4,12 @@ import logging
 
 import pandas as pd
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.experiments import community_sweep
 from shuffledp.mechanisms import sensitivity_for
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 utility, region = snakemake.params.utility, snakemake.wildcards.region
 gowalla = utility["gowalla"]
 cells = pd.read_csv(snakemake.input.cells).sort_values("cell")

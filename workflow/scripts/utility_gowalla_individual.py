@@ -4,10 +4,11 @@ import logging
 
 import pandas as pd
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.experiments import individual_job
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 utility, region = snakemake.params.utility, snakemake.wildcards.region
 cells = pd.read_csv(snakemake.input.cells).sort_values("cell")
 counts = cells["count"].to_numpy()

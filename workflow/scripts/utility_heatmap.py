@@ -8,29 +8,19 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments import heatmap_job  # noqa: E402
-from shuffledp.plotting.utility import plot_cell_distribution  # noqa: E402
+from shuffledp.plotting.utility import figure_heatmaps  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 params = snakemake.params
 cells = pd.read_csv(snakemake.input.cells).sort_values("cell")
 estimates, summary = heatmap_job(cells["count"].to_numpy(), utility=params.utility, seed=params.seed, region=params.region)
 atomic_write_text(snakemake.output.cells, estimates.to_csv(index=False))
 atomic_write_text(snakemake.output.summary, summary.to_csv(index=False))
-row = summary.iloc[0]
-figure, axes = plt.subplots(1, 3, figsize=(16, 4.8))
-vmax = estimates[["original", "gaussian", "shuffle+INV"]].to_numpy().max()
-titles = {"original": f"(a) original, n = {row['n_users']:,}",
-          "gaussian": f"(b) Gaussian, TV = {row['tv_gaussian']:.3g}" + (" (delta floored)" if row["delta_floored"] else ""),
-          "shuffle+INV": f"(c) shuffle+INV, TV = {row['tv_shuffle_inv']:.3g}"}
-for ax, column in zip(axes, ["original", "gaussian", "shuffle+INV"]):
-    plot_cell_distribution(estimates[column], n_lon=params.grid["n_lon"], n_lat=params.grid["n_lat"], ax=ax,
-                           title=titles[column], vmax=vmax)
-figure.suptitle(f"{params.label}: eps = {row['epsilon']:g}, eps0 = {row['epsilon_local']:g}, "
-                f"delta-hat = {row['delta']:.3g} ({row['accountant']}), sigma = {row['sigma']:.3g}")
-figure.tight_layout()
+figure = figure_heatmaps(estimates, summary, n_lon=params.grid["n_lon"], n_lat=params.grid["n_lat"], label=params.label)
 with atomic_output(snakemake.output.png) as temporary:
     figure.savefig(temporary, dpi=120)
 plt.close(figure)

@@ -2,10 +2,11 @@
 
 import logging
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.experiments import synthetic_community_job
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 utility, tag = snakemake.params.utility, snakemake.wildcards.tag
 rows = synthetic_community_job(utility, utility[tag], int(snakemake.wildcards.n), seed=snakemake.params.seed, tag=tag)
 logging.info("%s", rows.groupby(["calibration", "mechanism"])["tv"].mean().to_string())

@@ -2,10 +2,11 @@
 
 import logging
 
+from shuffledp._joblog import setup_job_log
 from shuffledp.experiments import individual_job, synthetic_dataset
 from shuffledp.tables import atomic_write_text
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+setup_job_log(snakemake)
 utility, seed, n_users = snakemake.params.utility, snakemake.params.seed, int(snakemake.wildcards.n)
 setting = utility["table5"]
 counts = synthetic_dataset(utility, n_users, seed)

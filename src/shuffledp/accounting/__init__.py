@@ -9,7 +9,9 @@ Registered names (``shuffle-dp accountants`` prints labels and scopes):
 * ``biswas-printed`` -- eq. (6) with Theorem IV.1's v_s as printed (as printed; erroneous);
 * ``biswas-exact`` -- exact delta of the x0-bin count for one dataset and direction;
 * ``histogram-exact`` -- exact delta of the full k-bin histogram for one stated dataset;
-* ``histogram-pair-lower`` -- lower bound on the full histogram's delta for any spread of the rest.
+* ``histogram-pair-lower`` -- lower bound on the full histogram's delta for any spread of the rest;
+* ``weak-adversary`` -- Koskela et al.'s weak adversary: the tightest valid (upper) bound for every dataset;
+* ``worst-case-lower`` -- lower bound on the worst case over datasets (brackets ``weak-adversary``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ __all__ = ["Accountant", "BoundKind", "ShuffleSetting", "get_accountant", "accou
 #: registry name -> "module:Class" (one module per family; see the module docstrings)
 _REGISTRY: dict[str, str] = {
     "strong-adversary": "shuffledp.accounting.blanket:StrongAdversary",
+    "weak-adversary": "shuffledp.accounting.weak_adversary:WeakAdversary",
+    "worst-case-lower": "shuffledp.accounting.worst_case:WorstCaseLower",
     "balle-blanket": "shuffledp.accounting.blanket:BalleBlanket",
     "balle-hoeffding-generic": "shuffledp.accounting.blanket:BalleHoeffdingGeneric",
     "balle-hoeffding-krr": "shuffledp.accounting.blanket:BalleHoeffdingKRR",

@@ -5,6 +5,10 @@ delta(epsilon; eps0) <= delta_target, by bisection on eps0. The bisection assume
 non-decreasing in eps0 (less local noise never helps privacy; true for every accountant tested in
 this package); the returned value is the lower end of the final bracket, so it always meets the
 target (it errs towards privacy), and it is checked once more before being returned.
+
+Shuffled k-RR with eps0 <= epsilon is (epsilon, 0)-DP (post-processing of eps0-LDP reports), so the
+answer is never below the target epsilon: eps0 = epsilon meets every target even when a loose
+accountant's bound says otherwise, and the search starts there.
 """
 
 from __future__ import annotations
@@ -58,14 +62,13 @@ def calibrate_epsilon_local(
             f"every `epsilon_local` up to `upper` = {upper!r} meets (epsilon, delta) = ({epsilon!r}, {delta!r}) "
             f"for {accountant!r}; raise `upper` to search further."
         )
+    if epsilon <= 0 and not meets(_SMALLEST):
+        raise ValueError(
+            f"no `epsilon_local` in [{_SMALLEST:g}, {upper!r}] meets (epsilon, delta) = ({epsilon!r}, {delta!r}) "
+            f"for {accountant!r}; got delta > target even at epsilon_local = {_SMALLEST:g}."
+        )
+    # eps0 = epsilon is (epsilon, 0)-DP whatever the accountant says: never return less
     low = min(max(epsilon, _SMALLEST), upper)
-    while not meets(low):
-        if low <= _SMALLEST:
-            raise ValueError(
-                f"no `epsilon_local` in [{_SMALLEST:g}, {upper!r}] meets (epsilon, delta) = ({epsilon!r}, {delta!r}) "
-                f"for {accountant!r}; got delta > target even at epsilon_local = {_SMALLEST:g}."
-            )
-        low = max(low / 2.0, _SMALLEST)
     high = upper
     while high - low > tolerance * max(1.0, low):
         middle = 0.5 * (low + high)

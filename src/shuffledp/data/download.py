@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import errno
 import gzip
-import os
 import socket
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -24,6 +22,8 @@ from collections.abc import Callable
 from http.client import HTTPException
 from pathlib import Path
 
+from shuffledp._io import atomic_output
+from shuffledp._progress import progress
 from shuffledp._validation import check_integer, check_real
 
 __all__ = [
@@ -121,9 +121,12 @@ def _fetch_once(url: str, target: Path, timeout: float) -> None:
     with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as sink:
         announced = response.headers.get("Content-Length") if hasattr(response, "headers") else None
         written = 0
-        while chunk := response.read(_CHUNK):
-            sink.write(chunk)
-            written += len(chunk)
+        total = int(announced) if announced and announced.isdigit() else None
+        with progress(total=total, desc=f"downloading {url.rsplit('/', 1)[-1]}", unit="B") as bar:
+            while chunk := response.read(_CHUNK):
+                sink.write(chunk)
+                written += len(chunk)
+                bar.update(len(chunk))
     if announced is not None and written != int(announced):
         raise DownloadError(f"received {written} of {announced} bytes")
 
@@ -157,33 +160,27 @@ def download(
     destination.parent.mkdir(parents=True, exist_ok=True)
     failures: list[BaseException] = []
     for attempt in range(1, retries + 1):
-        handle, name = tempfile.mkstemp(dir=destination.parent, prefix=f".{destination.name}.", suffix=".part")
-        os.close(handle)
-        partial = Path(name)
+        rows = None
         try:
-            _fetch_once(url, partial, timeout)
-            rows = verify(partial, expected_rows=expected_rows) if verify is not None else None
+            # atomic_output deletes the partial file on any failure (and on SIGTERM) and renames it
+            # into place only after verification.
+            with atomic_output(destination, suffix=".part") as partial:
+                _fetch_once(url, partial, timeout)
+                rows = verify(partial, expected_rows=expected_rows) if verify is not None else None
         except urllib.error.HTTPError as error:
-            partial.unlink(missing_ok=True)
             failures.append(error)
             log(f"attempt {attempt}/{retries}: HTTP {error.code} {error.reason} from {url}")
             if error.code < 500 and error.code != 429:
                 raise DownloadError(f"HTTP {error.code} {error.reason} for {url}; not retrying.") from None
         except VerificationError as error:
-            partial.unlink(missing_ok=True)
             failures.append(error)
             log(f"attempt {attempt}/{retries}: verification failed, partial file deleted: {error}")
             if not isinstance(error, CorruptDownloadError):
                 raise
         except (urllib.error.URLError, HTTPException, OSError, DownloadError) as error:
-            partial.unlink(missing_ok=True)
             failures.append(error)
             log(f"attempt {attempt}/{retries}: {type(error).__name__}: {getattr(error, 'reason', error)}")
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
         else:
-            os.replace(partial, destination)
             log(f"downloaded {url} -> {destination}" + (f" ({rows} rows verified)" if rows is not None else ""))
             return destination
         if attempt < retries:

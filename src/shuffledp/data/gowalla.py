@@ -8,6 +8,16 @@ Malformed rows
     checked in that order (a row with a bad user id *and* a bad latitude counts as ``bad_user``).
     Nothing is dropped silently: ``rows_read == len(checkins) + sum(malformed.values())``.
 
+Unreadable files
+    A file that cannot be a check-in file -- empty, no rows, a truncated or damaged gzip stream, gzip
+    data named without ``.gz`` or text named ``.gz``, binary or non-UTF-8 content -- raises
+    :class:`DataFileError` with one line naming the file, what is wrong and the fix.
+
+Exact duplicate rows (see :func:`find_duplicates`)
+    A valid row whose every field (all columns of the file, as text) equals an earlier valid row's is
+    an exact duplicate: of the same file, or of a source listed earlier. Readers keep them; the data
+    stage counts them per source and keeps or drops them (config ``data.duplicates``).
+
 Regions and grid cells (see :class:`Region`)
     A check-in is inside a region when ``lat_min <= latitude <= lat_max`` and
     ``lon_min <= longitude <= lon_max`` (inclusive on all four sides). The grid has ``n_lon`` columns
@@ -22,6 +32,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,9 +42,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from shuffledp._progress import progress
 from shuffledp._validation import check_integer, check_real
 
 __all__ = [
+    "DataFileError",
+    "DUPLICATE_POLICIES",
+    "Duplicates",
+    "find_duplicates",
+    "DUPLICATE_KEY_COLUMNS",
     "MALFORMED_REASONS",
     "SNAP_COLUMNS",
     "CELL_COLUMNS",
@@ -79,6 +96,15 @@ CELL_COLUMNS = ("cell", "lat_index", "lon_index", "lat_min", "lat_max", "lon_min
 EARTH_RADIUS_KM = 6371.0088
 
 _EXAMPLES_PER_REASON = 3
+_GZIP_MAGIC = b"\x1f\x8b"
+_SNIFF_BYTES = 1 << 16
+
+#: what ``data.duplicates`` may say: keep exact duplicate rows, or drop all but the first occurrence
+DUPLICATE_POLICIES = ("drop", "keep")
+
+
+class DataFileError(ValueError):
+    """A check-in file cannot be read; the one-line message names the file and what is wrong."""
 _INTEGER = r"^[0-9]{1,18}$"  # non-negative and fits in int64
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _ISO_UTC = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
@@ -91,13 +117,16 @@ class ParsedCheckins:
     ``checkins`` has columns ``user`` (nullable Int64; null when the file has no user column),
     ``latitude``, ``longitude`` (float64) and, for SNAP files, ``time`` (string) and ``location_id``
     (int64). ``malformed`` maps every reason of :data:`MALFORMED_REASONS` to its count and
-    ``examples`` holds a few offending lines per reason (for logs).
+    ``examples`` holds a few offending lines per reason (for logs). ``row_keys`` (uint64, one per
+    row of ``checkins``) is a hash of the row's raw text fields, all columns of the file included;
+    :func:`find_duplicates` uses it.
     """
 
     checkins: pd.DataFrame
     rows_read: int
     malformed: dict[str, int]
     examples: dict[str, list[str]] = field(default_factory=dict)
+    row_keys: np.ndarray | None = None
 
     @property
     def malformed_total(self) -> int:
@@ -219,7 +248,22 @@ def _finish(table, checks, separator, invalid: _InvalidRows, columns: dict) -> P
         rows_read=n_rows + invalid.count,
         malformed=malformed,
         examples={reason: found for reason, found in examples.items() if found},
+        row_keys=_row_keys(table.filter(keep)),
     )
+
+
+def _row_keys(table: pa.Table) -> np.ndarray:
+    """uint64 hash of each row's raw text fields (every column of the file, in order).
+
+    The fields are joined with the unit separator U+001F (which cannot occur inside a field of a
+    text file read here without changing the row) and hashed as Arrow-backed strings (about 1 s per
+    million rows; hashing Python string objects is 3x slower).
+    """
+    if table.num_rows == 0:
+        return np.zeros(0, dtype=np.uint64)
+    joined = pc.binary_join_element_wise(*table.columns, "\x1f").combine_chunks()
+    series = pd.Series(pd.arrays.ArrowStringArray(joined))
+    return pd.util.hash_pandas_object(series, index=False).to_numpy(dtype=np.uint64)
 
 
 def _coordinate_checks(latitude: pa.ChunkedArray, longitude: pa.ChunkedArray):
@@ -237,10 +281,11 @@ def read_snap(path) -> ParsedCheckins:
     Each line is ``user<TAB>time<TAB>latitude<TAB>longitude<TAB>location id``, no header; time is
     ISO-8601 UTC (``2010-10-19T23:55:27Z``). Malformed lines are counted by reason (see module doc).
     """
-    path = _existing(path)
+    path = _check_file(path, "snap")
     invalid = _InvalidRows()
-    table = _read_or_empty(
+    table = _read_table(
         path,
+        "snap",
         SNAP_COLUMNS,
         read_options=pa_csv.ReadOptions(column_names=list(SNAP_COLUMNS)),
         parse_options=pa_csv.ParseOptions(
@@ -267,23 +312,123 @@ def read_snap(path) -> ParsedCheckins:
         "time": table["time"],
         "location_id": _to_int(table["location_id"], good_location),
     }
-    return _finish(table, checks, "\t", invalid, columns)
+    return _require_rows(path, _finish(table, checks, "\t", invalid, columns))
 
 
-def _read_or_empty(path: Path, names, **options) -> pa.Table:
-    """``pyarrow.csv.read_csv`` with every column read as non-null text (validated afterwards),
-    except that an empty file gives a table of zero rows."""
+_FORMAT_TEXT = {
+    "snap": "SNAP check-ins (user, time, latitude, longitude, location id separated by tabs)",
+    "csv": "CSV with a header row",
+}
+
+
+def _fail(path: Path, what: str) -> DataFileError:
+    return DataFileError(f"check-in file {path}: {what}")
+
+
+def _check_file(path, format: str) -> Path:
+    """Refuse, with one line naming the file, what cannot be a check-in file of ``format``.
+
+    Checks the size, that gzip data is named ``.gz`` and ``.gz`` files hold gzip data, and that
+    the first 64 KiB (decompressed) are UTF-8 text without NUL bytes. The rest of the file is checked
+    while it is parsed (:func:`_read_table`).
+    """
+    path = _existing(path)
+    expected = _FORMAT_TEXT[format]
+    if path.stat().st_size == 0:
+        raise _fail(path, f"the file is empty (0 bytes); expected {expected}.")
+    with open(path, "rb") as handle:
+        magic = handle.read(2)
+    named_gz = path.suffix == ".gz"
+    if magic == _GZIP_MAGIC and not named_gz:
+        raise _fail(path, f"the file is gzip-compressed but its name does not end in .gz; rename it to {path.name}.gz.")
+    if named_gz and magic != _GZIP_MAGIC:
+        raise _fail(path, f"the name ends in .gz but the file is not gzip-compressed (it starts with {magic!r}); "
+                          f"rename it without .gz, or compress it.")
+    try:
+        with (gzip.open(path, "rb") if named_gz else open(path, "rb")) as handle:
+            sample = handle.read(_SNIFF_BYTES)
+    except (OSError, EOFError, zlib.error) as error:
+        raise _fail(path, f"not a readable gzip file ({error}); download or copy it again.") from None
+    nul = sample.find(b"\x00")
+    if nul >= 0:
+        raise _fail(path, f"binary data (a NUL byte at byte {nul}), not text; expected {expected}.")
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as error:
+        cut = error.reason == "unexpected end of data" and len(sample) == _SNIFF_BYTES
+        if not cut:  # not merely a character cut by the end of the sample
+            raise _fail(path, f"not UTF-8 text (byte {sample[error.start]:#04x} at offset {error.start}); "
+                              f"expected {expected}.") from None
+    return path
+
+
+class _CountingFile:
+    """A read-only binary file that reports the bytes read to a progress bar."""
+
+    def __init__(self, path: Path, bar) -> None:
+        self._handle = open(path, "rb")
+        self._bar = bar
+        self.closed = False
+
+    def read(self, size=-1):
+        data = self._handle.read(size)
+        self._bar.update(len(data))
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self._handle.close()
+        self.closed = True
+
+
+def _read_table(path: Path, format: str, names, **options) -> pa.Table:
+    """``pyarrow.csv.read_csv`` with every column read as non-null text (validated afterwards).
+
+    An empty stream gives a table of zero rows. Errors of the decompressor or the parser become
+    :class:`DataFileError` naming the file. Shows a progress bar over the file's bytes (stderr, TTY only).
+    """
     convert = pa_csv.ConvertOptions(
         column_types={name: pa.string() for name in names},
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    try:
-        return pa_csv.read_csv(path, convert_options=convert, **options)
-    except pa.ArrowInvalid as error:
-        if "Empty CSV file" not in str(error):
-            raise
-        return pa.table({name: pa.array([], pa.string()) for name in names})
+    options.setdefault("read_options", pa_csv.ReadOptions())
+    with progress(total=path.stat().st_size, desc=f"parsing {path.name}", unit="B") as bar:
+        # With the bar off (stderr not a terminal) Arrow reads the file itself, with its own threads;
+        # with the bar on, through a Python file object that counts the bytes read (slower).
+        source = None if bar.disable else _CountingFile(path, bar)
+        try:
+            if source is None:
+                stream = str(path)  # Arrow decompresses by the .gz extension
+            else:
+                stream = pa.PythonFile(source, mode="r")
+                if path.suffix == ".gz":
+                    stream = pa.CompressedInputStream(stream, "gzip")
+            return pa_csv.read_csv(stream, convert_options=convert, **options)
+        except pa.ArrowInvalid as error:
+            message = str(error)
+            if "Empty CSV file" in message:
+                return pa.table({name: pa.array([], pa.string()) for name in names})
+            if "UTF8" in message or "UTF-8" in message:
+                raise _fail(path, f"not UTF-8 text past its beginning; expected {_FORMAT_TEXT[format]}.") from None
+            first = message.splitlines()[0][:160]
+            raise _fail(path, f"cannot be parsed as {_FORMAT_TEXT[format]} ({first}).") from None
+        except (OSError, EOFError, zlib.error) as error:
+            raise _fail(path, f"a truncated or damaged gzip stream ({error}); download or copy it again.") from None
+        finally:
+            if source is not None:
+                source.close()
+
+
+def _require_rows(path: Path, parsed: ParsedCheckins) -> ParsedCheckins:
+    if parsed.rows_read == 0:
+        raise _fail(path, "the file has no check-in rows (only a header, or compressed empty text).")
+    return parsed
 
 
 def _blank_rows(table: pa.Table, names) -> np.ndarray:
@@ -314,8 +459,10 @@ def read_csv(
     ``user_column`` is optional: when the file has no such column, ``user`` is null. Other columns
     are ignored. Malformed rows are counted by reason (time and location id are not checked).
     """
-    path = _existing(path)
+    path = _check_file(path, "csv")
     names = _header(path, delimiter)
+    if names == [""]:
+        raise _fail(path, "the first line is empty; expected a header row naming the columns.")
     for parameter, name in (("lat_column", lat_column), ("lon_column", lon_column)):
         if name not in names:
             raise ValueError(
@@ -323,8 +470,9 @@ def read_csv(
             )
     has_user = user_column is not None and user_column in names
     invalid = _InvalidRows()
-    table = _read_or_empty(
+    table = _read_table(
         path,
+        "csv",
         names,
         read_options=pa_csv.ReadOptions(column_names=names, skip_rows=1),
         parse_options=pa_csv.ParseOptions(
@@ -341,7 +489,7 @@ def read_csv(
         columns["user"] = _to_int(table[user_column], good_user)
     checks += [("non_numeric_coordinate", ~numeric), ("out_of_range_coordinate", ~in_range)]
     columns.update(latitude=lat, longitude=lon)
-    return _finish(table, checks, delimiter, invalid, columns)
+    return _require_rows(path, _finish(table, checks, delimiter, invalid, columns))
 
 
 def read_checkins(path, *, format: str, lat_column=None, lon_column=None, user_column=None) -> ParsedCheckins:
@@ -363,6 +511,83 @@ def _existing(path) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"check-in file not found: {path}")
     return path
+
+
+#: columns written beside the check-ins of a source so later sources can be checked against them
+DUPLICATE_KEY_COLUMNS = ("row_key", "user", "latitude", "longitude")
+
+
+@dataclass(frozen=True)
+class Duplicates:
+    """Exact duplicate rows of one source (see :func:`find_duplicates`).
+
+    ``in_file`` marks rows equal to an earlier row of the same file, ``of_earlier_source`` rows equal
+    to a row of a source listed before it (a row that is both counts once, as the latter); ``checkins``
+    is the source's check-ins with a ``row_key`` column, all rows kept (policy "keep") or without the
+    duplicates (policy "drop").
+    """
+
+    checkins: pd.DataFrame
+    policy: str
+    in_file: int
+    of_earlier_source: int
+    examples: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.in_file + self.of_earlier_source
+
+    @property
+    def dropped(self) -> int:
+        return self.total if self.policy == "drop" else 0
+
+    def describe(self) -> str:
+        action = "dropped" if self.policy == "drop" else "kept (data.duplicates: keep)"
+        lines = [
+            f"exact duplicate rows: {self.total} ({action})",
+            f"  repeating an earlier row of this file: {self.in_file}",
+            f"  repeating a row of a source listed earlier: {self.of_earlier_source}",
+        ]
+        lines += [f"    e.g. {example}" for example in self.examples]
+        return "\n".join(lines)
+
+
+def find_duplicates(parsed: ParsedCheckins, *, earlier: pd.DataFrame | None = None, policy: str = "drop") -> Duplicates:
+    """Count the exact duplicate rows of ``parsed`` and keep or drop them.
+
+    Two valid rows are exact duplicates when every field of the file is equal as text (a 64-bit
+    hash of the raw fields, ``row_key``) and their parsed user and coordinates are equal too, so a
+    hash collision alone cannot merge two different check-ins. ``earlier`` holds the
+    :data:`DUPLICATE_KEY_COLUMNS` of the sources listed before this one (``None``: it is the first).
+    The first occurrence (earlier sources first, then file order) is never a duplicate.
+    """
+    if policy not in DUPLICATE_POLICIES:
+        raise ValueError(f"`policy` must be one of {', '.join(map(repr, DUPLICATE_POLICIES))}; got {policy!r}.")
+    keys = parsed.row_keys
+    if keys is None:  # built by hand, not by a reader: hash the parsed columns instead
+        keys = pd.util.hash_pandas_object(parsed.checkins, index=False).to_numpy(dtype=np.uint64)
+    checkins = parsed.checkins.assign(row_key=keys)
+    columns = list(DUPLICATE_KEY_COLUMNS)
+    current = checkins[columns]
+    in_file = current.duplicated(keep="first").to_numpy()
+    of_earlier = np.zeros(len(current), dtype=bool)
+    if earlier is not None and len(earlier):
+        previous = pd.MultiIndex.from_frame(earlier[columns].astype(current.dtypes.to_dict()))
+        of_earlier = pd.MultiIndex.from_frame(current).isin(previous)
+    duplicate = in_file | of_earlier
+    examples = [
+        ", ".join(f"{name}={value}" for name, value in row.items() if name != "row_key")
+        for _, row in checkins.loc[duplicate].head(_EXAMPLES_PER_REASON).iterrows()
+    ]
+    if policy == "drop":
+        checkins = checkins.loc[~duplicate].reset_index(drop=True)
+    return Duplicates(
+        checkins=checkins,
+        policy=policy,
+        in_file=int((in_file & ~of_earlier).sum()),
+        of_earlier_source=int(of_earlier.sum()),
+        examples=examples,
+    )
 
 
 def check_bad_fraction(parsed: ParsedCheckins, max_bad_fraction: float, *, name: str = "source") -> None:
@@ -561,14 +786,22 @@ SUMMARY_COLUMNS = (
     "rows_read",  # source: lines read; region: valid check-ins from all sources considered
     "malformed",  # source: malformed rows (total); region: empty
     *(f"malformed_{reason}" for reason in MALFORMED_REASONS),
-    "kept",  # source: valid rows kept; region: check-ins inside the bounding box
+    "duplicates_in_file",  # source: valid rows repeating an earlier row of the same file exactly
+    "duplicates_of_earlier_source",  # source: valid rows repeating a row of a source listed earlier
+    "duplicates_dropped",  # source: duplicates removed (all of them with data.duplicates: drop, else 0)
+    "kept",  # source: rows kept (valid, minus dropped duplicates); region: check-ins inside the box
     "paper_count",  # region: the count the paper reports (empty if none)
     "relative_difference",  # region: (kept - paper_count) / paper_count
 )
 
 
-def source_summary(parsed: ParsedCheckins, *, name: str, label: str = "") -> pd.DataFrame:
-    """One summary row (see :data:`SUMMARY_COLUMNS`) for a parsed source file."""
+def source_summary(
+    parsed: ParsedCheckins, *, name: str, label: str = "", duplicates: Duplicates | None = None
+) -> pd.DataFrame:
+    """One summary row (see :data:`SUMMARY_COLUMNS`) for a parsed source file.
+
+    With ``duplicates`` (:func:`find_duplicates`), ``kept`` is what remains after its policy.
+    """
     row = {
         "level": "source",
         "name": name,
@@ -576,7 +809,10 @@ def source_summary(parsed: ParsedCheckins, *, name: str, label: str = "") -> pd.
         "rows_read": parsed.rows_read,
         "malformed": parsed.malformed_total,
         **{f"malformed_{reason}": parsed.malformed[reason] for reason in MALFORMED_REASONS},
-        "kept": parsed.kept,
+        "duplicates_in_file": duplicates.in_file if duplicates else None,
+        "duplicates_of_earlier_source": duplicates.of_earlier_source if duplicates else None,
+        "duplicates_dropped": duplicates.dropped if duplicates else None,
+        "kept": len(duplicates.checkins) if duplicates else parsed.kept,
         "paper_count": None,
         "relative_difference": None,
     }
@@ -593,6 +829,9 @@ def region_summary(region: Region, *, rows_considered: int, kept: int) -> pd.Dat
         "rows_read": int(rows_considered),
         "malformed": None,
         **{f"malformed_{reason}": None for reason in MALFORMED_REASONS},
+        "duplicates_in_file": None,
+        "duplicates_of_earlier_source": None,
+        "duplicates_dropped": None,
         "kept": int(kept),
         "paper_count": paper,
         "relative_difference": (kept - paper) / paper if paper else None,
@@ -604,7 +843,7 @@ def combine_summaries(rows) -> pd.DataFrame:
     """Concatenate summary rows (DataFrames with :data:`SUMMARY_COLUMNS`); counts as nullable ints."""
     frame = pd.concat(list(rows), ignore_index=True)[list(SUMMARY_COLUMNS)]
     for column in SUMMARY_COLUMNS:
-        if column in ("rows_read", "malformed", "kept", "paper_count") or column.startswith("malformed_"):
+        if column in ("rows_read", "malformed", "kept", "paper_count") or column.startswith(("malformed_", "duplicates_")):
             frame[column] = frame[column].astype("Int64")
     frame["relative_difference"] = frame["relative_difference"].astype(float)
     return frame

@@ -1,20 +1,53 @@
-"""Accounting figures: delta over (epsilon, epsilon_0) (Figure 1) and delta curves of the sweeps.
+"""Accounting figures: delta over (epsilon, epsilon_0) (Figure 1), delta curves of the sweeps, and
+epsilon at a fixed delta against n and eps0 (the comparison of guarantees, Figure-1 style of Koskela et al.).
 
 Drawing only: inputs are log10 delta values already computed (``shuffledp.experiments_accounting``);
-each function takes ``ax=None`` plus keyword-only options and returns the Axes. Colour and y axes
-show log10 delta, so values far below the double range (1e-300 and beyond) are drawn faithfully;
-delta = 0 (log10 = -inf) is drawn as a light grey cell or left out of a curve, never as a colour.
+``plot_*`` functions take ``ax=None`` plus keyword-only options and return the Axes, ``figure_*``
+functions lay out a whole figure and return it. Colour and y axes show log10 delta, so values far
+below the double range (1e-300 and beyond) are drawn faithfully; delta = 0 (log10 = -inf) is drawn
+as a light grey cell or left out of a curve (the legend counts it), never as a colour.
+
+Sweep curves span from log10 delta = 0 down to tens of thousands, so their y axis is a symmetric-log
+axis of log10 delta (:data:`SWEEP_LINEAR_DECADES`): linear from 0 to -10, logarithmic in the exponent
+beyond. Every curve stays visible and none is flattened onto 0; the axis label says so.
 """
 
 from __future__ import annotations
 
+import string
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-__all__ = ["plot_delta_surface", "plot_delta_curves", "ZERO_COLOUR"]
+from shuffledp.plotting import style
 
-ZERO_COLOUR = "0.85"
+__all__ = [
+    "plot_delta_surface",
+    "plot_delta_curves",
+    "plot_sweep",
+    "sweep_legend_handles",
+    "figure_delta_surfaces",
+    "figure_sweep",
+    "ZERO_COLOUR",
+    "SWEEP_LINEAR_DECADES",
+    "SWEEP_X_LABELS",
+    "ROLE_LINESTYLES",
+    "EPSILON_X_LABELS",
+    "plot_epsilon_against",
+    "epsilon_legend_handles",
+    "figure_epsilon_comparison",
+]
+
+ZERO_COLOUR = style.EMPTY_COLOUR
+#: the sweep y axis (log10 delta) is linear on [-SWEEP_LINEAR_DECADES, 0] and logarithmic beyond
+SWEEP_LINEAR_DECADES = 10.0
+SWEEP_X_LABELS = {"n_users": "n (number of users)", "k": "k (domain size)", "epsilon_local": "ε0 (local)",
+                  "epsilon": "ε (central)", "n_x0_fraction": "n_x0 / n (share of the other users holding x0)"}
+_SHORT = {"n_users": "n", "k": "k", "epsilon_local": "ε0", "n_x0_fraction": "n_x0/n", "epsilon": "ε"}
+_LINESTYLES = ("-", "--", ":", "-.")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
 def _axes(ax):
@@ -39,7 +72,7 @@ def plot_delta_surface(
     vmin: float | None = None,
     vmax: float | None = None,
     colorbar: bool = True,
-    cmap: str = "viridis",
+    cmap: str = style.SEQUENTIAL_CMAP,
 ):
     """Heat map of log10 delta over (epsilon: x axis, epsilon_0: y axis); delta = 0 in light grey.
 
@@ -61,6 +94,33 @@ def plot_delta_surface(
     if np.isneginf(values).any():
         ax.legend(handles=[Patch(facecolor=ZERO_COLOUR, label="δ = 0")], loc="upper left", fontsize="small")
     return ax
+
+
+def figure_delta_surfaces(frame, *, accountants, grid_of):
+    """Figure 1: one log10 δ heat map per accountant, all on one colour scale with one colour bar.
+
+    ``grid_of(frame, name)`` -> (epsilons, epsilon_locals, log10 delta grid) (e.g.
+    :func:`shuffledp.experiments_accounting.fig1_grid`); titles give the accountant (label, registry
+    name and kind) and n, k, n_x0.
+    """
+    grids = [grid_of(frame, name) for name in accountants]
+    finite = np.concatenate([grid[np.isfinite(grid)] for _, _, grid in grids] + [np.array([0.0])])
+    vmin, vmax = float(finite.min()), 0.0
+    first = frame.iloc[0]
+    with style.plot_style():
+        figure, axes = plt.subplots(1, len(accountants), figsize=(5.6 * len(accountants) + 1.2, 5.4), squeeze=False,
+                                    layout="constrained")
+        for ax, letter, name, (epsilons, epsilon_locals, grid) in zip(axes[0], string.ascii_lowercase, accountants, grids):
+            label = frame.loc[frame["accountant"] == name, "label"].iloc[0]
+            plot_delta_surface(epsilons, epsilon_locals, grid, ax=ax, vmin=vmin, vmax=vmax, colorbar=False,
+                               title=f"({letter}) {label}\n[{style.accountant_text(name)}]")
+        figure.colorbar(axes[0, 0].collections[-1], ax=list(axes[0]), shrink=0.9, label="log10 δ (shared by all panels)")
+        figure.suptitle(f"Figure 1: δ over (ε, ε0), n = {int(first['n_users'])}, k = {int(first['k'])}, "
+                        f"n_x0 = {int(first['n_x0'])}", fontweight="bold")
+    return figure
+
+
+# ---------------------------------------------------------------------------------------- sweeps
 
 
 def plot_delta_curves(series, *, ax=None, xlabel: str = "", title: str = "", log_x: bool = False):
@@ -85,3 +145,322 @@ def plot_delta_curves(series, *, ax=None, xlabel: str = "", title: str = "", log
     if series:
         ax.legend(fontsize="x-small")
     return ax
+
+
+def _sweep_varying(frame, x: str) -> list[str]:
+    return [p for p in ("n_users", "k", "epsilon_local", "n_x0_fraction", "epsilon") if p != x and frame[p].nunique() > 1]
+
+
+def _value_text(parameter: str, value) -> str:
+    return f"{_SHORT[parameter]} = {int(value):,}" if parameter in ("n_users", "k") else f"{_SHORT[parameter]} = {value:g}"
+
+
+def _sweep_styles(frame, x: str):
+    varying = _sweep_varying(frame, x)
+    accountants = list(dict.fromkeys(frame["accountant"]))
+    combos = list(dict.fromkeys(tuple(row) for row in frame[varying].itertuples(index=False))) if varying else [()]
+    styles = {combo: (_LINESTYLES[i % len(_LINESTYLES)], _MARKERS[i % len(_MARKERS)]) for i, combo in enumerate(combos)}
+    return varying, accountants, style.colours_for(accountants), combos, styles
+
+
+def sweep_legend_handles(frame, *, x: str):
+    """Legend of :func:`plot_sweep`: (colour handles, their title, line-style handles, their title).
+
+    A colour entry names the accountant (registry name and label) and counts its points with δ = 0,
+    which are not drawn; line styles name the values of the other parameters that vary.
+    """
+    varying, accountants, colours, combos, styles = _sweep_styles(frame, x)
+    colour_handles = []
+    for accountant in accountants:
+        rows = frame[frame["accountant"] == accountant]
+        label = f"{accountant}: {rows['label'].iloc[0]}"
+        zeros = int(np.isneginf(rows["log10_delta"].to_numpy(dtype=float)).sum())
+        if zeros:
+            label += f" ({zeros} point(s) with δ = 0 not drawn)"
+        colour_handles.append(style.line_handle(label, colour=colours[accountant]))
+    style_handles = [
+        style.line_handle(", ".join(_value_text(p, v) for p, v in zip(varying, combo)), linestyle=styles[combo][0],
+                          marker=styles[combo][1])
+        for combo in combos if varying
+    ]
+    return colour_handles, "colour: accountant", style_handles, "line: " + ", ".join(_SHORT[p] for p in varying)
+
+
+def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
+    """δ sweep curves: log10 δ against ``x`` on a symmetric-log axis, colour = accountant (palette),
+    line style and marker = the other parameters that vary (e.g. ε).
+
+    ``frame``: a :func:`shuffledp.experiments_accounting.sweep_frame`. Points with δ = 0 are left out
+    and counted in the accountant's legend entry (:func:`sweep_legend_handles`; ``legend=False``
+    leaves the legend to the caller). Where ``n_x0`` was capped at n - 1 (a fraction of 1), a dotted
+    line and a note mark the capped points, and say so where eq. (6) as printed meets the exact δ there.
+    """
+    ax = _axes(ax)
+    varying, accountants, colours, combos, styles = _sweep_styles(frame, x)
+    for accountant in accountants:
+        rows = frame[frame["accountant"] == accountant]
+        for combo in combos:
+            selected = rows
+            for parameter, value in zip(varying, combo):
+                selected = selected[selected[parameter] == value]
+            if selected.empty:
+                continue
+            selected = selected.sort_values(x)
+            y = selected["log10_delta"].to_numpy(dtype=float)
+            linestyle, marker = styles[combo]
+            ax.plot(selected[x].to_numpy(dtype=float), np.where(np.isfinite(y), y, np.nan), color=colours[accountant],
+                    linestyle=linestyle, marker=marker, markersize=4, linewidth=1.5,
+                    gid=f"sweep:{accountant}:{combo}")
+    if x == "n_users":
+        ax.set_xscale("log")
+    ax.set_yscale("symlog", linthresh=SWEEP_LINEAR_DECADES, linscale=1.0)
+    finite = frame["log10_delta"][np.isfinite(frame["log10_delta"])]
+    if len(finite):
+        ax.yaxis.set_major_locator(FixedLocator(_sweep_ticks(float(finite.min()))))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}".replace("-", "−")))
+        ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_ylim(top=0.5)  # log10 δ <= 0: nothing to show above δ = 1
+    capped = frame[(frame["n_x0"] == frame["n_users"] - 1) & (frame["n_x0_fraction"] * frame["n_users"] >= frame["n_users"] - 0.5)]
+    if len(capped) and x == "n_x0_fraction":
+        for value in sorted(capped[x].unique()):
+            ax.axvline(value, color=style.INK, linestyle=":", linewidth=1.0)
+        n_users = sorted(int(n) for n in capped["n_users"].unique())
+        note = "n_x0 capped at n − 1 = " + ", ".join(f"{n - 1:,}" for n in n_users) + "\n(every other user holds x0)"
+        if _printed_meets_exact(capped):
+            note += ";\nthere eq. (6) as printed\nequals the exact single-bin δ"
+        ax.annotate(
+            note,
+            xy=(float(capped[x].max()), 0.5), xycoords=("data", "axes fraction"), xytext=(-6, 0),
+            textcoords="offset points", ha="right", va="center", fontsize="small", color=style.INK,
+            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
+        )
+    ax.set_xlabel(SWEEP_X_LABELS.get(x, x))
+    ax.set_ylabel(f"log10 δ (symmetric-log axis: linear from 0 to −{SWEEP_LINEAR_DECADES:g}, logarithmic below)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(title)
+    if legend:
+        colour_handles, colour_title, style_handles, style_title = sweep_legend_handles(frame, x=x)
+        first = ax.legend(handles=colour_handles, title=colour_title, loc="lower left", fontsize="small")
+        if style_handles:
+            ax.add_artist(first)
+            ax.legend(handles=style_handles, title=style_title, loc="lower right", fontsize="small")
+    return ax
+
+
+def _printed_meets_exact(rows) -> bool:
+    """Whether biswas-printed and biswas-exact give the same log10 δ (within 1e-6) at every one of ``rows``' settings."""
+    keys = ["n_users", "k", "epsilon_local", "n_x0", "epsilon"]
+    printed = rows[rows["accountant"] == "biswas-printed"].set_index(keys)["log10_delta"]
+    exact = rows[rows["accountant"] == "biswas-exact"].set_index(keys)["log10_delta"]
+    joined = printed.to_frame("printed").join(exact.rename("exact"), how="inner")
+    if joined.empty:
+        return False
+    return bool(np.allclose(joined["printed"], joined["exact"], rtol=0.0, atol=1e-6))
+
+
+def _sweep_ticks(lowest: float) -> list[float]:
+    """Tick positions of the symmetric-log log10 δ axis down to ``lowest``: 0, -5, -10 on the linear part,
+    then 1-2-5 per decade (powers of ten only when the range spans more than three decades)."""
+    ticks = [0.0, -5.0, -SWEEP_LINEAR_DECADES]
+    if lowest >= -SWEEP_LINEAR_DECADES:
+        return [t for t in ticks if t >= lowest - 5.0]
+    decades = int(np.ceil(np.log10(-lowest)))
+    mantissas = (1, 2, 5) if decades - 1 <= 3 else (1,)
+    for exponent in range(1, decades + 1):
+        for mantissa in mantissas:
+            tick = -float(mantissa) * 10.0**exponent
+            if -SWEEP_LINEAR_DECADES > tick >= -(10.0**decades):
+                ticks.append(tick)
+    return ticks
+
+
+def _fixed_text(frame, x: str) -> str:
+    parts = []
+    for parameter in ("n_users", "k", "epsilon_local", "epsilon", "n_x0_fraction"):
+        if parameter == x or frame[parameter].nunique() != 1:
+            continue
+        value = frame[parameter].iloc[0]
+        if parameter == "n_x0_fraction":
+            parts.append(f"n_x0 = round({value:g} n)" + (", at most n − 1" if value >= 1 else ""))
+        else:
+            parts.append(_value_text(parameter, value))
+    if "n_x0_fraction" != x and frame["n_x0_fraction"].nunique() == 1 and frame["n_users"].nunique() == 1:
+        parts.append(f"(n_x0 = {int(frame['n_x0'].iloc[0]):,})")
+    return ", ".join(parts)
+
+
+def figure_sweep(frame, *, x: str, name: str = ""):
+    """One δ sweep: the title states what is plotted against what and every fixed parameter
+    (n, k, ε0, ε, n_x0 rule); the config group name is given last for reference."""
+    subject = {"n_users": "n", "k": "k", "epsilon_local": "ε0", "epsilon": "ε", "n_x0_fraction": "n_x0 / n"}[x]
+    with style.plot_style():
+        figure, ax = plt.subplots(figsize=(9.5, 6.5), layout="constrained")
+        title = f"δ against {subject}: {_fixed_text(frame, x)}"
+        if name:
+            title += f"\n(sweep `{name}` of accounting.sweeps)"
+        plot_sweep(frame, x=x, ax=ax, title=title, legend=False)
+        colour_handles, colour_title, style_handles, style_title = sweep_legend_handles(frame, x=x)
+        figure.legend(handles=colour_handles, title=colour_title, loc="outside lower left", fontsize="small",
+                      title_fontsize="small")
+        if style_handles:
+            figure.legend(handles=style_handles, title=style_title, loc="outside lower right", fontsize="small",
+                          title_fontsize="small")
+    return figure
+
+
+# ------------------------------------------------------------------ epsilon at a fixed delta (Figure-1 style)
+
+#: line style of an accountant by what its epsilon is (``role`` column of the comparison frame)
+ROLE_LINESTYLES = {
+    "guarantee, all datasets": "-",
+    "lower bound on the worst case": "--",
+    "one dataset, not a guarantee": ":",
+    "not a bound": "-.",
+}
+#: where the markers of points without a drawable epsilon sit (axes fraction) and their shapes
+_EDGE_TOP, _EDGE_BOTTOM, _EDGE_STEP = 0.975, 0.025, 0.022
+_EDGE_MARKERS = {"unreachable": "^", "error": "X", "epsilon = 0": "v"}
+_EDGE_WORDS = {
+    "unreachable": "▲ at the top edge: no ε reaches δ",
+    "error": "✕ at the top edge: the accountant refused the setting (see the CSV note)",
+    "epsilon = 0": "▼ at the bottom edge: ε = 0 already meets δ",
+}
+_HOLLOW_WORDS = "hollow marker: reached only at ε ≥ ε0 (no amplification)"
+_EPSILON_LOCAL_WORDS = "grey dashed: ε = ε0 (k-RR's own local guarantee)"
+EPSILON_X_LABELS = {"n_users": "n (number of users, log scale)", "epsilon_local": "ε0 (local k-RR, log scale)"}
+
+
+_ROLE_WORDS = {
+    "guarantee, all datasets": ", valid for every dataset",
+    "lower bound on the worst case": " on the worst case over datasets",
+    "one dataset, not a guarantee": ", one dataset ({rule}), not a guarantee",
+    "not a bound": ", not a bound",
+}
+
+
+def _comparison_label(rows) -> str:
+    """"name: kind, what it holds for (counts of special points)" for one accountant's rows."""
+    first = rows.iloc[0]
+    words = _ROLE_WORDS.get(first["role"], f" ({first['role']})").format(rule=str(first["n_x0_rule"]).replace("-", "−"))
+    label = f"{first['accountant']}: {first['kind']}{words}"
+    counts = rows["status"].value_counts()
+    notes = [f"{words} at {int(counts[status])}" for status, words in (
+        ("unreachable", "no ε"), ("error", "refused"), ("epsilon = 0", "ε = 0"),
+        ("at or above eps0", "ε ≥ ε0")) if counts.get(status, 0)]
+    return label + (f" ({'; '.join(notes)} of {len(rows)} points)" if notes else "")
+
+
+def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
+    """ε at a fixed δ against ``x`` (``"n_users"`` or ``"epsilon_local"``), log-log, one curve per accountant.
+
+    ``frame``: the rows of one panel of :func:`shuffledp.experiments_worst_case.epsilon_comparison_frame`.
+    Colour = accountant (palette), line style = role (guarantee solid, lower bound dashed, one dataset
+    dotted). Points reached only at ε ≥ ε0 get a hollow marker; points without a drawable ε are
+    marked on the axes' edge in the accountant's colour (▲ top: no ε reaches δ; ✕ top: refused;
+    ▼ bottom: ε = 0), staggered so that none hides another. A grey dashed line shows ε = ε0.
+    """
+    ax = _axes(ax)
+    accountants = list(dict.fromkeys(frame["accountant"]))
+    colours = style.colours_for(accountants)
+    edge_transform = ax.get_xaxis_transform()  # x in data, y in axes fraction
+    stagger = {"top": 0, "bottom": 0}
+    for accountant in accountants:
+        rows = frame[frame["accountant"] == accountant].sort_values(x)
+        colour = colours[accountant]
+        xs = rows[x].to_numpy(dtype=float)
+        eps = rows["epsilon"].to_numpy(dtype=float)
+        status = rows["status"].to_numpy()
+        drawable = np.isin(status, ["ok", "at or above eps0"]) & np.isfinite(eps) & (eps > 0)
+        linestyle = ROLE_LINESTYLES.get(rows["role"].iloc[0], "-")
+        # the lower bound often lies on the weak adversary's curve: draw it thinner and on top, so the
+        # guarantee's colour shows through its dashes
+        is_lower = rows["role"].iloc[0] == "lower bound on the worst case"
+        ax.plot(xs, np.where(drawable, eps, np.nan), color=colour, linestyle=linestyle,
+                linewidth=1.3 if is_lower else 2.0, zorder=3 if is_lower else 2, gid=f"epsilon:{accountant}")
+        filled = drawable & (status == "ok")
+        hollow = drawable & (status == "at or above eps0")
+        ax.plot(xs[filled], eps[filled], linestyle="none", marker="o", markersize=4, color=colour)
+        ax.plot(xs[hollow], eps[hollow], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
+                markeredgecolor=colour, markeredgewidth=1.3, gid=f"epsilon-hollow:{accountant}")
+        for edge_status, marker in _EDGE_MARKERS.items():
+            selected = status == edge_status
+            if not selected.any():
+                continue
+            side = "bottom" if edge_status == "epsilon = 0" else "top"
+            offset = stagger[side] * _EDGE_STEP
+            y = _EDGE_BOTTOM + offset if side == "bottom" else _EDGE_TOP - offset
+            stagger[side] += 1
+            ax.plot(xs[selected], np.full(int(selected.sum()), y), linestyle="none", marker=marker, markersize=7,
+                    color=colour, markeredgecolor=style.INK, markeredgewidth=0.5, transform=edge_transform,
+                    clip_on=False, gid=f"epsilon-edge:{edge_status}:{accountant}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    finite = frame["epsilon"].to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    if len(finite):
+        ax.set_ylim(finite.min() / 2.0, finite.max() * 2.0)
+    if x == "epsilon_local":
+        values = np.sort(frame["epsilon_local"].unique().astype(float))
+        ax.plot(values, values, color="0.55", linestyle=(0, (4, 3)), linewidth=1.0, gid="epsilon-local-line")
+    else:
+        for value in frame["epsilon_local"].unique():
+            ax.axhline(float(value), color="0.55", linestyle=(0, (4, 3)), linewidth=1.0, gid="epsilon-local-line")
+    ax.set_xlabel(EPSILON_X_LABELS.get(x, x))
+    ax.set_ylabel(f"ε at δ = {frame['delta'].iloc[0]:g} (log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(title)
+    if legend:
+        ax.legend(handles=epsilon_legend_handles(frame), fontsize="x-small")
+    return ax
+
+
+def epsilon_legend_handles(frame) -> list:
+    """Legend of the ε comparison: one entry per accountant (colour, line style = role, name, label,
+    role, n_x0 rule for the per-dataset ones, counts of special points), then the meaning of each
+    marker that occurs in ``frame`` and of the ε = ε0 line."""
+    accountants = list(dict.fromkeys(frame["accountant"]))
+    colours = style.colours_for(accountants)
+    handles = []
+    for accountant in accountants:
+        rows = frame[frame["accountant"] == accountant]
+        handles.append(style.line_handle(_comparison_label(rows), colour=colours[accountant],
+                                         linestyle=ROLE_LINESTYLES.get(rows["role"].iloc[0], "-")))
+    statuses = set(frame["status"])
+    for edge_status, marker in _EDGE_MARKERS.items():
+        if edge_status in statuses:
+            handles.append(style.line_handle(_EDGE_WORDS[edge_status], colour="0.4", linestyle="none", marker=marker))
+    if "at or above eps0" in statuses:
+        handle = style.line_handle(_HOLLOW_WORDS, colour="0.4", linestyle="none", marker="o")
+        handle.set_markerfacecolor("white")
+        handles.append(handle)
+    handles.append(style.line_handle(_EPSILON_LOCAL_WORDS, colour="0.55", linestyle="--"))
+    return handles
+
+
+def figure_epsilon_comparison(frame):
+    """Two panels, ε at a fixed δ against n and against ε0 (log-log), with one legend below them.
+
+    ``frame``: :func:`shuffledp.experiments_worst_case.epsilon_comparison_frame`. Titles state δ, k and
+    the fixed parameter of each panel; the legend states what each curve is (guarantee for every
+    dataset, lower bound on the worst case, or one dataset's δ with its n_x0 rule).
+    """
+    panels = [("against n", "n_users"), ("against eps0", "epsilon_local")]
+    present = [(panel, x) for panel, x in panels if (frame["panel"] == panel).any()]
+    first = frame.iloc[0]
+    with style.plot_style():
+        figure, axes = plt.subplots(1, len(present), figsize=(7.0 * len(present), 7.6), squeeze=False,
+                                    layout="constrained")
+        for ax, letter, (panel, x) in zip(axes[0], string.ascii_lowercase, present):
+            rows = frame[frame["panel"] == panel]
+            if x == "n_users":
+                fixed = f"k = {int(first['k'])}, ε0 = {rows['epsilon_local'].iloc[0]:g}"
+                subject = "n"
+            else:
+                fixed = f"k = {int(first['k'])}, n = {int(rows['n_users'].iloc[0]):,}"
+                subject = "ε0"
+            plot_epsilon_against(rows, x=x, ax=ax, title=f"({letter}) against {subject}: {fixed}", legend=False)
+        figure.legend(handles=epsilon_legend_handles(frame), loc="outside lower center", ncol=2, fontsize="small")
+        figure.suptitle(
+            f"ε at δ = {first['delta']:g} for shuffled k-RR: guarantees for every dataset (solid), a lower bound on "
+            "the worst case (dashed)\nand the paper's per-dataset δ (dotted; not guarantees)", fontweight="bold")
+    return figure

@@ -12,6 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm, Normalize
 
+from shuffledp.plotting import style
+
 __all__ = ["plot_checkins", "plot_cell_counts", "X_LABEL", "Y_LABEL"]
 
 X_LABEL = "east-west (km)"
@@ -66,13 +68,14 @@ def plot_cell_counts(
     ax=None,
     title: str = "",
     log_scale: bool = True,
-    cmap: str = "viridis",
+    cmap: str = style.SEQUENTIAL_CMAP,
     colorbar: bool = True,
     colorbar_label: str = "check-ins per cell",
 ):
     """Heat map of an ``(n_lat, n_lon)`` count array (row 0 = south) over ``extent`` (km).
 
-    With ``log_scale`` empty cells are drawn in the colormap's "bad" colour (light grey).
+    With ``log_scale`` (for skewed counts; the colour bar label then says "log scale") empty cells
+    are drawn in the colormap's "bad" colour (the style's light grey).
     """
     ax = _axes(ax)
     counts = np.asarray(counts, dtype=float)
@@ -83,9 +86,10 @@ def plot_cell_counts(
     else:
         norm = Normalize(vmin=0, vmax=max(counts.max(initial=0), 1))
         shown = counts
-    colormap = plt.get_cmap(cmap).with_extremes(bad="0.9")
+    colormap = plt.get_cmap(cmap).with_extremes(bad=style.EMPTY_COLOUR)
     image = ax.imshow(shown, origin="lower", extent=extent, cmap=colormap, norm=norm, interpolation="nearest")
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, label=colorbar_label, shrink=0.8)
+        label = colorbar_label + (" (log scale; empty cells grey)" if log_scale and positive.size else "")
+        ax.figure.colorbar(image, ax=ax, label=label, shrink=0.8)
     _frame(ax, extent, title)
     return ax

@@ -1,88 +1,348 @@
 """Utility figures (paper Figures 2, 4-7, and the crossover sweep). Drawing only.
 
-Every function takes ``ax=None`` plus keyword-only options and returns the Axes. Inputs are the
-tidy frames written by the utility workflow (``shuffledp.experiments``); nothing is computed here
-beyond grouping rows for display.
+``plot_*`` functions take ``ax=None`` plus keyword-only options and return the Axes; ``figure_*``
+functions lay out one whole figure from the tidy frames written by the utility workflow
+(``shuffledp.experiments``) and return the Figure, so the workflow scripts only read, call and save.
+Nothing here computes a statistic beyond grouping rows for display. Colours, box styling, maps,
+flags and the wording of δ̂ and σ come from :mod:`shuffledp.plotting.style`.
 """
 
 from __future__ import annotations
 
+import string
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import LogNorm, TwoSlopeNorm
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-__all__ = ["plot_tv_boxes", "plot_cell_distribution", "plot_crossover"]
+from shuffledp.plotting import style
 
-COLOURS = {"gaussian": "tab:blue", "gaussian+proj": "tab:cyan", "shuffle": "tab:orange", "shuffle+INV": "tab:green"}
-LABELS = {"gaussian": "Gaussian", "gaussian+proj": "Gaussian + projection", "shuffle": "shuffle", "shuffle+INV": "shuffle+INV"}
+__all__ = [
+    "COLOURS",
+    "LABELS",
+    "plot_tv_boxes",
+    "plot_cell_distribution",
+    "plot_crossover",
+    "figure_tv_vs_n",
+    "figure_tv_boxplots",
+    "figure_heatmaps",
+    "figure_crossover",
+]
+
+COLOURS = style.MECHANISM_COLOURS
+LABELS = style.MECHANISM_LABELS
+#: boxes with at most this many draws also show every draw as a dot
+_MAX_DRAWS_SHOWN = 30
+#: characters per title line before wrapping
+_WRAP = 95
+
+FLOORED_LABEL = "hatched: δ̂ below the floor (or 0), Gaussian calibrated at the floor δ"
+#: mechanisms whose rows depend on δ̂ (only these carry the floored flag in a figure)
+_CALIBRATED = ("gaussian", "gaussian+proj")
 
 
 def _axes(ax):
     return plt.gca() if ax is None else ax
 
 
-def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: bool = True):
-    """Box plots of TV distance per n (x) and mechanism (colour). ``frame``: columns n_users, mechanism, tv."""
+def _wrap(text: str, width: int = _WRAP) -> str:
+    return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
+
+
+# ------------------------------------------------------------------------------------ box plots
+
+
+def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: bool = True,
+                  flag_column: str = "delta_floored", flagged_mechanisms=_CALIBRATED, show_draws: bool | None = None):
+    """Box plots of TV distance per n (x) and mechanism (colour).
+
+    ``frame``: columns n_users, mechanism, tv, optionally ``flag_column``: a box of one of
+    ``flagged_mechanisms`` with any flagged row is hatched and the legend explains the hatching (the
+    shuffle's rows repeat the Gaussian's calibration columns but do not depend on δ̂). The legend sits
+    inside the axes; the figure functions move it below the panels, where it covers no box. With ``show_draws`` (default: at most 30 draws
+    per box) every draw is drawn as a dot beside the box statistics, so a box thinner than its
+    median line is still visible.
+    """
     ax = _axes(ax)
     n_values = sorted(frame["n_users"].unique())
     width = 0.8 / max(len(mechanisms), 1)
+    per_box = frame.groupby([c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism")
+                             if c in frame.columns])["tv"].count()
+    if show_draws is None:
+        show_draws = bool(len(per_box)) and int(per_box.max()) <= _MAX_DRAWS_SHOWN
+    handles, flagged_any = [], False
     for j, mechanism in enumerate(mechanisms):
-        data = [frame[(frame["n_users"] == n) & (frame["mechanism"] == mechanism)]["tv"].dropna().to_numpy() for n in n_values]
+        colours = style.box_colours(style.colour_of(mechanism))
+        rows = frame[frame["mechanism"] == mechanism]
+        data = [rows[rows["n_users"] == n]["tv"].dropna().to_numpy() for n in n_values]
         positions = np.arange(len(n_values)) + (j - (len(mechanisms) - 1) / 2) * width
-        boxes = ax.boxplot(data, positions=positions, widths=width * 0.9, patch_artist=True, showfliers=True,
-                           flierprops={"markersize": 2})
-        for patch in boxes["boxes"]:
-            patch.set_facecolor(COLOURS.get(mechanism, "grey"))
-            patch.set_alpha(0.7)
-        ax.plot([], [], color=COLOURS.get(mechanism, "grey"), linewidth=6, alpha=0.7, label=LABELS.get(mechanism, mechanism))
+        keep = [i for i, values in enumerate(data) if values.size]
+        if not keep:
+            continue
+        boxes = ax.boxplot(
+            [data[i] for i in keep], positions=positions[keep], widths=width * 0.8, patch_artist=True,
+            showfliers=not show_draws, manage_ticks=False,
+            boxprops={"facecolor": colours["fill"], "edgecolor": colours["edge"], "linewidth": 1.2},
+            medianprops={"color": colours["median"], "linewidth": 2.0, "solid_capstyle": "butt"},
+            whiskerprops={"color": colours["edge"], "linewidth": 1.2},
+            capprops={"color": colours["edge"], "linewidth": 1.2},
+            flierprops={"marker": "o", "markersize": 2.5, "markerfacecolor": colours["edge"],
+                        "markeredgecolor": colours["edge"]},
+        )
+        for patch, median, i in zip(boxes["boxes"], boxes["medians"], keep):
+            patch.set_gid(f"box:{mechanism}:{n_values[i]}")
+            median.set_gid(f"median:{mechanism}:{n_values[i]}")
+            at_n = rows[rows["n_users"] == n_values[i]]
+            if mechanism in flagged_mechanisms and flag_column in rows.columns and at_n[flag_column].astype(bool).any():
+                patch.set_hatch(style.FLAG_HATCH)
+                flagged_any = True
+            if show_draws:
+                values = np.sort(data[i])
+                offsets = np.linspace(-0.28, 0.28, values.size) * width if values.size > 1 else np.zeros(1)
+                ax.plot(positions[i] + offsets, values, linestyle="none", marker="o", markersize=2.8,
+                        markerfacecolor=colours["edge"], markeredgecolor="white", markeredgewidth=0.4, zorder=4,
+                        gid=f"draws:{mechanism}:{n_values[i]}")
+        handles.append(Patch(facecolor=colours["fill"], edgecolor=colours["edge"], label=LABELS.get(mechanism, mechanism)))
+    if show_draws and len(per_box):
+        draws = int(per_box.max())
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=3, color="0.35",
+                              label=f"one draw ({draws} per box); line: median"))
+    if flagged_any:
+        handles.append(style.flag_patch(FLOORED_LABEL))
     ax.set_xticks(np.arange(len(n_values)))
     ax.set_xticklabels([f"{n:,}" for n in n_values], rotation=45, ha="right")
+    ax.set_xlim(-0.6, len(n_values) - 0.4)
     ax.set_xlabel("n (number of users)")
     ax.set_ylabel("TV distance to the original distribution")
     if log_scale:
         ax.set_yscale("log")
+    ax.grid(True, axis="y", which="major", alpha=0.3)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    ax.legend(handles=handles, fontsize="small", loc="best")
     return ax
 
 
-def plot_cell_distribution(values, *, n_lon: int, n_lat: int, ax=None, title: str = "", vmax=None):
-    """Heat map of a distribution over grid cells (cell = lat_index * n_lon + lon_index, south at the bottom)."""
+def _n_range(frame) -> str:
+    n_values = sorted(int(n) for n in frame["n_users"].unique())
+    return f"n = {n_values[0]:,}" if len(n_values) == 1 else f"n = {n_values[0]:,} … {n_values[-1]:,}"
+
+
+def _draws_per_box(frame) -> int:
+    keys = [c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism") if c in frame.columns]
+    return int(frame.groupby(keys)["tv"].count().max())
+
+
+_CALIBRATION_WORDS = {
+    "as_printed": "Gaussian calibrated at δ̂ of eq. (6) as printed (the paper's choice)",
+    "configured": "Gaussian calibrated at δ̂ of the configured accountant",
+}
+
+
+def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(("gaussian", "shuffle", "shuffle+INV"), ("gaussian", "shuffle+INV"))):
+    """Figure 2: TV distance vs n on synthetic data; one row per calibration (``frame["calibration"]``),
+    one column per set of mechanisms; panels (a), (b), (c), ... in reading order, one shared y axis.
+
+    Each row's title states the accountant, δ̂ over n (where it was floored) and σ.
+    """
+    calibrations = [c for c in ("as_printed", "configured") if c in set(frame["calibration"])]
+    calibrations += [c for c in dict.fromkeys(frame["calibration"]) if c not in calibrations]
+    first = frame.iloc[0]
+    letters = iter(string.ascii_lowercase)
+    with style.plot_style():
+        figure = plt.figure(figsize=(14.0, 5.6 * len(calibrations)), layout="constrained")
+        rows = figure.subfigures(len(calibrations), 1, squeeze=False)[:, 0]
+        shared = None
+        for subfigure, calibration in zip(rows, calibrations):
+            data = frame[frame["calibration"] == calibration]
+            axes = np.atleast_1d(subfigure.subplots(1, len(mechanism_sets)))
+            shared = axes[0] if shared is None else shared
+            for ax, mechanisms in zip(axes, mechanism_sets):
+                if ax is not shared:
+                    ax.sharey(shared)  # one y axis for every panel: the same quantity throughout
+                names = ", ".join(LABELS.get(m, m) for m in mechanisms)
+                plot_tv_boxes(data, mechanisms=list(mechanisms), ax=ax, title=f"({next(letters)}) {names}")
+            words = _CALIBRATION_WORDS.get(calibration, f"calibration {calibration}")
+            subfigure.suptitle(_wrap(f"{words}: {style.calibration_text(data)}", 150), fontsize="medium")
+        style.move_legends_to_figure(figure, figure.axes)
+        figure.suptitle(
+            f"Figure 2: TV distance vs n, synthetic data, k = {k}, ε = {first['epsilon']:g}, "
+            f"ε0 = {first['epsilon_local']:g}, {_n_range(frame)}, {_draws_per_box(frame)} draws per box",
+            fontweight="bold",
+        )
+    return figure
+
+
+def figure_tv_boxplots(frame, *, label: str, mechanisms=("gaussian", "shuffle", "shuffle+INV")):
+    """Figures 6/7: TV distance vs n over runs, one panel per privacy setting (ε, ε0), one shared y
+    axis; each panel's title states ε, ε0, the accountant, δ̂ over n and σ."""
+    settings = frame[["epsilon", "epsilon_local"]].drop_duplicates().to_numpy().tolist()
+    runs = int(frame["run"].nunique()) if "run" in frame.columns else _draws_per_box(frame)
+    with style.plot_style():
+        figure, axes = plt.subplots(1, len(settings), figsize=(8.0 * len(settings), 7.0), squeeze=False,
+                                    sharey=True, layout="constrained")
+        for ax, letter, (epsilon, epsilon_local) in zip(axes[0], string.ascii_lowercase, settings):
+            data = frame[(frame["epsilon"] == epsilon) & (frame["epsilon_local"] == epsilon_local)]
+            title = f"({letter}) ε = {epsilon:g}, ε0 = {epsilon_local:g}\n{style.calibration_text(data)}"
+            plot_tv_boxes(data, mechanisms=list(mechanisms), ax=ax, title=_wrap(title, 80))
+        style.move_legends_to_figure(figure, axes[0])
+        figure.suptitle(
+            f"{label}: TV distance vs n ({_n_range(frame)}), {runs} runs per n; each run samples n check-ins "
+            "from the region and computes δ̂ (eq. 10) from that sample",
+            fontweight="bold",
+        )
+    return figure
+
+
+# ------------------------------------------------------------------------------------ heat maps
+
+
+def plot_cell_distribution(values, *, n_lon: int, n_lat: int, norm, ax=None, title: str = "", colorbar: bool = True):
+    """Heat map of a distribution over grid cells (cell = lat_index * n_lon + lon_index, south at the
+    bottom) on the given (logarithmic) ``norm``, with integer cell-index ticks.
+
+    Cells equal to 0 are grey; negative cells (a noisy Gaussian histogram) are grey and cross-hatched;
+    positive cells below ``norm.vmin`` take the colour map's "under" colour (white) and cells above
+    ``norm.vmax`` its "over" colour. The legend counts every such cell, so nothing is clipped silently.
+    """
     ax = _axes(ax)
     grid = np.asarray(values, dtype=float).reshape(n_lat, n_lon)
-    image = ax.imshow(np.clip(grid, 0, None), origin="lower", cmap="viridis", vmin=0, vmax=vmax, aspect="equal")
+    cmap = style.sequential_cmap(under="white", over="magenta")
+    image = ax.imshow(np.ma.masked_less_equal(grid, 0.0), origin="lower", cmap=cmap, norm=norm, aspect="equal",
+                      interpolation="nearest")
+    negative = grid < 0
+    style.hatch_cells(ax, negative, hatch=style.NEGATIVE_HATCH, facecolor=style.EMPTY_COLOUR)
+    handles = []
+    zero = int((grid == 0).sum())
+    if zero:
+        handles.append(Patch(facecolor=style.EMPTY_COLOUR, edgecolor=style.INK, label=f"= 0: {zero} {style.cells_word(zero)}"))
+    if negative.any():
+        handles.append(style.flag_patch(f"< 0: {int(negative.sum())} {style.cells_word(int(negative.sum()))} (Gaussian noise)", hatch=style.NEGATIVE_HATCH,
+                                        facecolor=style.EMPTY_COLOUR))
+    handles += style.out_of_range_entries(
+        grid[grid > 0], vmin=norm.vmin, vmax=norm.vmax, below="0 < p < 1/n: {count} {cells} (white)",
+        above="above the scale: {count} {cells} (magenta)", colours=("white", "magenta"),
+    )
+    if handles:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(len(handles), 3),
+                  fontsize="small", frameon=False)
+    style.integer_ticks(ax)
     ax.set_xlabel("longitude index (west to east)")
     ax.set_ylabel("latitude index (south to north)")
     ax.set_title(title)
-    ax.figure.colorbar(image, ax=ax, shrink=0.8, label="probability")
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="cell probability (log scale)",
+                           extend=style.colorbar_extend(grid[grid > 0], vmin=norm.vmin, vmax=norm.vmax))
     return ax
 
 
-def plot_crossover(frame, *, ax=None, title: str = ""):
-    """log10(TV Gaussian / TV shuffle+INV) over (epsilon, epsilon_local); < 0 (blue): Gaussian better.
+def figure_heatmaps(cells, summary, *, n_lon: int, n_lat: int, label: str,
+                    columns=("original", "gaussian", "shuffle+INV")):
+    """Figures 4/5: original, Gaussian and shuffle+INV distributions over the cells on one shared
+    logarithmic colour scale, from 1/n (one check-in) to the largest value of any panel.
 
-    ``frame``: one accountant's rows with columns epsilon, epsilon_local, tv_gaussian_mean,
-    tv_shuffle_inv_mean, delta_floored. Floored cells are hatched.
+    The log scale is chosen because a few cells hold most check-ins (the colour bar says "log scale");
+    ``summary`` (one row of :func:`shuffledp.experiments.heatmap_job`) gives n, ε, ε0, δ̂, σ and TV.
     """
-    ax = _axes(ax)
-    epsilons = sorted(frame["epsilon"].unique())
-    locals_ = sorted(frame["epsilon_local"].unique())
+    row = summary.iloc[0]
+    values = cells[list(columns)].to_numpy(dtype=float)
+    n_users = int(row["n_users"])
+    norm = style.log_norm(1.0 / n_users, float(np.nanmax(values)))
+    titles = {
+        "original": f"(a) original: n = {n_users:,} check-ins, {n_lon * n_lat} cells",
+        "gaussian": f"(b) Gaussian, σ = {style.format_sigma(row['sigma'])}: TV = {row['tv_gaussian']:.3g}",
+        "shuffle+INV": f"(c) shuffle+INV: TV = {row['tv_shuffle_inv']:.3g}",
+    }
+    with style.plot_style():
+        figure, axes = plt.subplots(1, len(columns), figsize=(5.4 * len(columns) + 1.0, 0.75 * 5.4 * n_lat / n_lon + 1.9),
+                                    layout="constrained")
+        for ax, column in zip(axes, columns):
+            plot_cell_distribution(cells[column], n_lon=n_lon, n_lat=n_lat, norm=norm, ax=ax,
+                                   title=titles.get(column, column), colorbar=False)
+        figure.colorbar(axes[0].images[0], ax=list(axes), shrink=0.75,
+                        label="cell probability, log scale shared by all panels\n(lower end 1/n = one check-in)",
+                        extend=style.colorbar_extend(values[values > 0], vmin=norm.vmin, vmax=norm.vmax))
+        delta = style.delta_text(row["delta"], accountant=row["accountant"], epsilon=row["epsilon"],
+                                 epsilon_local=row["epsilon_local"], floored=bool(row["delta_floored"]),
+                                 delta_used=row["delta_used"])
+        figure.suptitle(_wrap(f"{label}: ε = {row['epsilon']:g}, ε0 = {row['epsilon_local']:g}, {delta}, "
+                              f"σ = {style.format_sigma(row['sigma'])}", 150), fontweight="bold")
+    return figure
+
+
+# ------------------------------------------------------------------------------------ crossover
+
+
+def _crossover_grid(frame, epsilons, locals_):
     grid = np.full((len(locals_), len(epsilons)), np.nan)
     floored = np.zeros_like(grid, dtype=bool)
     for _, row in frame.iterrows():
         i, j = locals_.index(row["epsilon_local"]), epsilons.index(row["epsilon"])
         grid[i, j] = np.log10(row["tv_gaussian_mean"] / row["tv_shuffle_inv_mean"])
         floored[i, j] = bool(row["delta_floored"])
-    limit = max(np.nanmax(np.abs(grid)), 1e-3) if np.isfinite(grid).any() else 1.0
-    image = ax.imshow(grid, origin="lower", cmap="RdBu_r", norm=TwoSlopeNorm(0.0, -limit, limit), aspect="auto")
-    for i, j in zip(*np.nonzero(floored)):
-        ax.text(j, i, "floor", ha="center", va="center", fontsize=6)
+    return grid, floored
+
+
+def plot_crossover(frame, *, ax=None, title: str = "", norm=None, colorbar: bool = True, epsilons=None, epsilon_locals=None):
+    """log10(mean TV Gaussian / mean TV shuffle+INV) over (ε, ε0); < 0 (blue): Gaussian better.
+
+    ``frame``: one accountant's rows with columns epsilon, epsilon_local, tv_gaussian_mean,
+    tv_shuffle_inv_mean, delta_floored. Floored cells are hatched (legend entry); ``norm`` (default:
+    symmetric about 0 over this frame) lets panels share one colour scale.
+    """
+    ax = _axes(ax)
+    epsilons = sorted(frame["epsilon"].unique()) if epsilons is None else list(epsilons)
+    locals_ = sorted(frame["epsilon_local"].unique()) if epsilon_locals is None else list(epsilon_locals)
+    grid, floored = _crossover_grid(frame, epsilons, locals_)
+    if norm is None:
+        limit = max(float(np.nanmax(np.abs(grid))), 1e-3) if np.isfinite(grid).any() else 1.0
+        norm = TwoSlopeNorm(0.0, -limit, limit)
+    cmap = plt.get_cmap(style.DIVERGING_CMAP).with_extremes(bad="white")
+    image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
+    style.hatch_cells(ax, floored)
+    handles = []
+    if floored.any():
+        handles.append(style.flag_patch(f"δ̂ below the floor (or 0): Gaussian at the floor δ ({int(floored.sum())} {style.cells_word(int(floored.sum()))})"))
+    if np.isnan(grid).any():
+        handles.append(Patch(facecolor="white", edgecolor=style.INK, label="not computed (ε ≥ ε0)"))
+    if handles:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=len(handles),
+                  fontsize="small", frameon=False)
     ax.set_xticks(range(len(epsilons)))
     ax.set_xticklabels([f"{e:g}" for e in epsilons])
     ax.set_yticks(range(len(locals_)))
     ax.set_yticklabels([f"{e:g}" for e in locals_])
-    ax.set_xlabel("central epsilon")
-    ax.set_ylabel("local epsilon_0")
+    ax.set_xlabel("central ε")
+    ax.set_ylabel("local ε0")
     ax.set_title(title)
-    ax.figure.colorbar(image, ax=ax, shrink=0.8, label="log10(TV Gaussian / TV shuffle+INV)")
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="log10(TV Gaussian / TV shuffle+INV)")
     return ax
+
+
+def figure_crossover(rows):
+    """The crossover sweep: one panel per accountant on one shared, symmetric colour scale."""
+    accountants = list(dict.fromkeys(rows["accountant"]))
+    ratios = np.log10(rows["tv_gaussian_mean"].to_numpy(float) / rows["tv_shuffle_inv_mean"].to_numpy(float))
+    limit = max(float(np.nanmax(np.abs(ratios))), 1e-3) if np.isfinite(ratios).any() else 1.0
+    norm = TwoSlopeNorm(0.0, -limit, limit)
+    epsilons, locals_ = sorted(rows["epsilon"].unique()), sorted(rows["epsilon_local"].unique())
+    first = rows.iloc[0]
+    with style.plot_style():
+        figure, axes = plt.subplots(1, len(accountants), figsize=(6.0 * len(accountants) + 1.0, 5.6), squeeze=False,
+                                    layout="constrained")
+        for ax, letter, accountant in zip(axes[0], string.ascii_lowercase, accountants):
+            plot_crossover(rows[rows["accountant"] == accountant], ax=ax, norm=norm, colorbar=False,
+                           epsilons=epsilons, epsilon_locals=locals_,
+                           title=f"({letter}) δ̂ from {style.accountant_text(accountant)}")
+        figure.colorbar(axes[0, 0].images[0], ax=list(axes[0]), shrink=0.85,
+                        label="log10(mean TV Gaussian / mean TV shuffle+INV)\n(one scale shared by all panels)")
+        figure.suptitle(
+            _wrap(f"Crossover, synthetic data: n = {int(first['n_users']):,}, k = {int(first['k'])}, "
+                  f"{int(first['replicates'])} draws per cell, Gaussian calibrated at δ̂ (eq. 10) of each panel's "
+                  "accountant (σ per cell in crossover.csv). Red: shuffle+INV better; blue: Gaussian better", 150),
+            fontweight="bold",
+        )
+    return figure

@@ -1,0 +1,330 @@
+"""Binomial tails and expected excesses in log space, vectorised, from the bulk to the far tail.
+
+For X ~ Bin(N, pi) and a real threshold t the accountants of :mod:`shuffledp.accounting.weak_adversary`
+and :mod:`shuffledp.accounting.worst_case` need
+
+* ``log_sf(x, N)``            log Pr(X >= x) for integers x;
+* ``log_excess_above(t, N)``  log E[(X - t)_+];
+* ``log_excess_below(t, N)``  log E[(t - X)_+]  (= E[(X' - (N - t))_+] with X' = N - X ~ Bin(N, 1 - pi)).
+
+Every quantity is a sum of positive terms; the routines keep it so. Above the mean (i = floor(t) + 1)
+the excess is ``Pr(X = i) [(1 - pi) i - (t - N pi) R]`` with the tail ratio R = Pr(X >= i) / Pr(X = i)
+(binomial identity E[(X - N pi); X >= i] = (1 - pi) i Pr(X = i)); centring at the mean limits the
+cancellation to about 1/z^2 at z standard deviations out. R comes from the regularised incomplete
+beta function (``scipy.special.betainc``) when Pr(X = i) > e^-30 and from its Lentz continued
+fraction otherwise, so nothing underflows however far out. Where the difference would keep less than
+1e-6 of its first term the positive series ``sum_m (i + m - t) Pr(X = i + m) / Pr(X = i)`` is summed
+instead. Below the mean, E[(X - t)_+] = (N pi - t) + E[(t - X)_+] adds two positive numbers.
+
+Probabilities are passed as ``log_pi`` and ``log_1mpi`` (both, so that pi close to 0 or 1 keeps full
+precision); ``pi = 0`` or ``1`` (a point mass) is handled exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import betainc
+
+from shuffledp._numerics import log1mexp, log_binom_pmf_loader
+
+__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below"]
+
+_LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
+_CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
+_SERIES_CHUNK = 256
+_SERIES_LOG_TOLERANCE = -40.0  # stop when the next terms are e^-40 below the partial sum
+_CF_TOLERANCE = 1e-16
+_SHORT_TAIL = 64  # tails with at most this many terms are summed directly
+_CF_CHUNK = 8
+_CF_MAX_ITERATIONS = 1_000_000
+
+
+def log_pmf(x, N, log_pi: float, log_1mpi: float):
+    """log Pr(Bin(N, pi) = x), elementwise; -inf outside 0..N (Loader's saddle-point form: full relative
+    precision at any N, where differences of log-gamma values would lose ~1e-16 N log N)."""
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    if log_pi == -np.inf:
+        return np.where(x == 0, 0.0, -np.inf)
+    if log_1mpi == -np.inf:
+        return np.where(x == N, 0.0, -np.inf)
+    return log_binom_pmf_loader(x, N, log_pi, log_1mpi)
+
+
+def _series(x, N, t, log_odds, first_moment: bool, gap=None):
+    """sum_{m >= 0} w_m r_m with r_m = pmf(x + m) / pmf(x) and w_m = (x + m - t) or 1 (vectorised).
+
+    ``gap`` (x - t, computed by the caller without cancellation) replaces x - t in the weights.
+
+    Used above the mean, where the ratios (N - x - m) / (x + m + 1) * odds are below 1 and decreasing.
+    """
+    total = np.zeros(x.shape)
+    gap = (x - t) if gap is None else gap
+    log_r = np.zeros(x.shape)  # log r_m of the current m
+    m = np.zeros(x.shape)
+    active = np.arange(x.size)
+    steps = np.arange(_SERIES_CHUNK, dtype=float)
+    while active.size:
+        xa, Na, ta, ga = x[active], N[active], t[active], gap[active]
+        mm = m[active][:, None] + steps[None, :]  # m values of this chunk
+        with np.errstate(divide="ignore"):
+            log_ratio = np.log(np.maximum(Na[:, None] - xa[:, None] - mm, 0.0)) - np.log(xa[:, None] + mm + 1.0) + log_odds
+        log_rs = log_r[active][:, None] + np.concatenate(
+            [np.zeros((xa.size, 1)), np.cumsum(log_ratio[:, :-1], axis=1)], axis=1
+        )
+        weight = (ga[:, None] + mm) if first_moment else np.ones_like(mm)
+        terms = np.where(xa[:, None] + mm <= Na[:, None], weight * np.exp(log_rs), 0.0)
+        total[active] += terms.sum(axis=1)
+        last_log = log_rs[:, -1] + log_ratio[:, -1]
+        log_r[active] = last_log
+        m[active] += _SCHUNK
+        with np.errstate(divide="ignore"):
+            next_weight = np.log(np.maximum(ga + m[active], 1.0)) if first_moment else 0.0
+            done = (last_log + next_weight - np.log(np.maximum(total[active], 1e-300)) < _SERIES_LOG_TOLERANCE) & (
+                log_ratio[:, -1] < 0.0
+            ) | (xa + m[active] > Na)
+        active = active[~done]
+    return total
+
+
+_SCHUNK = float(_SERIES_CHUNK)
+
+
+def _beta_continued_fraction(a, b, z):
+    """Continued fraction of the regularised incomplete beta I_z(a, b) (modified Lentz), vectorised.
+
+    I_z(a, b) = z^a (1 - z)^b / (a B(a, b)) * cf; converges fast when z < (a + 1) / (a + b + 2), i.e.
+    above the mean. Converged entries leave the working set every few iterations.
+    """
+    tiny = 1e-300
+
+    def guard(x):
+        return np.where(np.abs(x) < tiny, tiny, x)
+
+    out = np.empty(a.shape, dtype=float)
+    index = np.arange(a.size)
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = np.ones_like(a)
+    d = 1.0 / guard(1.0 - qab * z / qap)
+    h = d.copy()
+    m = 0
+    while index.size:
+        converged = np.zeros(index.shape, dtype=bool)
+        for _ in range(_CF_CHUNK):
+            m += 1
+            m2 = 2.0 * m
+            coefficient = m * (b - m) * z / ((qam + m2) * (a + m2))
+            d = 1.0 / guard(1.0 + coefficient * d)
+            c = 1.0 + coefficient / guard(c)
+            h = h * d * c
+            coefficient = -(a + m) * (qab + m) * z / ((a + m2) * (qap + m2))
+            d = 1.0 / guard(1.0 + coefficient * d)
+            c = 1.0 + coefficient / guard(c)
+            step = d * c
+            h = h * step
+            converged |= np.abs(step - 1.0) < _CF_TOLERANCE
+        out[index[converged]] = h[converged]
+        keep = ~converged
+        index, a, b, qab, qap, qam, c, d, h = (x[keep] for x in (index, a, b, qab, qap, qam, c, d, h))
+        if m > _CF_MAX_ITERATIONS:  # pragma: no cover - not reached above the mean
+            raise RuntimeError(f"incomplete-beta continued fraction did not converge in {_CF_MAX_ITERATIONS} steps.")
+    return out
+
+
+def _tail_ratio(x, N, lp, log_pi, log_1mpi):
+    """Pr(X >= x) / Pr(X = x) for mean < x <= N (given lp = log Pr(X = x)), without underflow."""
+    ratio = np.empty(x.shape)
+    short = (N - x) <= _SHORT_TAIL  # a few terms to the end: sum them (betainc loses ~1e-9 at huge N)
+    if short.any():
+        ratio[short] = _series(x[short], N[short], x[short], log_pi - log_1mpi, first_moment=False)
+    direct = (lp > _LOG_PMF_FLOOR) & ~short
+    if direct.any():
+        ratio[direct] = betainc(x[direct], N[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(-lp[direct])
+    deep = ~direct & ~short
+    if deep.any():  # I_pi(x, N - x + 1) = pmf(x) (1 - pi) cf
+        ratio[deep] = np.exp(log_1mpi) * _beta_continued_fraction(x[deep], N[deep] - x[deep] + 1.0, np.exp(log_pi))
+    return ratio
+
+
+def _log_sf_right(x, N, log_pi, log_1mpi):
+    """log Pr(X >= x) for integer arrays x with mean < x <= N (right tail)."""
+    lp = log_pmf(x, N, log_pi, log_1mpi)
+    return lp + np.log(_tail_ratio(x, N, lp, log_pi, log_1mpi))
+
+
+def log_sf(x, N, log_pi: float, log_1mpi: float):
+    """log Pr(X >= x), X ~ Bin(N, pi), for integer-valued arrays x (broadcast with N)."""
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    x, N = np.floor(x).astype(float), N.astype(float)
+    out = np.full(x.shape, -np.inf)
+    if log_pi == -np.inf:  # X = 0
+        return np.where(x <= 0, 0.0, -np.inf)
+    if log_1mpi == -np.inf:  # X = N
+        return np.where(x <= N, 0.0, -np.inf)
+    out[x <= 0] = 0.0
+    inside = (x > 0) & (x <= N)
+    mean = N * np.exp(log_pi)
+    right = inside & (x > mean)
+    if right.any():
+        out[right] = _log_sf_right(x[right], N[right], log_pi, log_1mpi)
+    left = inside & ~right  # 1 - Pr(X <= x - 1) = 1 - Pr(N - X >= N - x + 1), the latter a right tail
+    if left.any():
+        flipped = _log_sf_right(N[left] - x[left] + 1.0, N[left], log_1mpi, log_pi)
+        out[left] = log1mexp(flipped)
+    return out
+
+
+def _log_excess_right(t, N, log_pi, log_1mpi, d=None):
+    """log E[(X - t)_+] for mean <= t < N (the excess lives in the right tail).
+
+    With i = floor(t) + 1 and the binomial identity E[(X - N pi); X >= i] = (1 - pi) i Pr(X = i),
+    E[(X - t)_+] = Pr(X = i) [(1 - pi) i - (t - N pi) R],  R = Pr(X >= i) / Pr(X = i).
+    Centring at the mean limits the cancellation to about 1/z^2 at z standard deviations out (a few
+    digits at most); where it would keep less than 1e-4 the positive series is summed instead.
+    """
+    i = np.floor(t) + 1.0
+    lp = log_pmf(i, N, log_pi, log_1mpi)
+    if d is None:
+        d = t - N * np.exp(log_pi)
+    first = np.exp(log_1mpi) * i
+    relative = first - d * _tail_ratio(i, N, lp, log_pi, log_1mpi)
+    out = np.empty(t.shape)
+    good = relative > _CANCELLATION_LIMIT * first
+    out[good] = lp[good] + np.log(relative[good])
+    todo = ~good
+    if todo.any():
+        # i - t = (i - N) + N (1 - pi) - d: integers and exact pieces, no difference of large numbers
+        gap = (i[todo] - N[todo]) + N[todo] * np.exp(log_1mpi) - d[todo]
+        ratio = _series(i[todo], N[todo], t[todo], log_pi - log_1mpi, first_moment=True, gap=gap)
+        with np.errstate(divide="ignore"):
+            out[todo] = lp[todo] + np.log(ratio)
+    return out
+
+
+def log_excess_above(t, N, log_pi: float, log_1mpi: float, d=None):
+    """log E[(X - t)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0.
+
+    ``d``, if given, is t - N pi computed by the caller without cancellation (t and N pi may agree to
+    many digits, e.g. for pi near 1); it then replaces the difference taken here.
+    """
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    t, N = t.astype(float), N.astype(float)
+    if log_pi == -np.inf:  # X = 0
+        with np.errstate(divide="ignore"):
+            return np.where(t < 0, np.log(np.maximum(-t, 0.0)), -np.inf)
+    if log_1mpi == -np.inf:  # X = N
+        with np.errstate(divide="ignore"):
+            return np.where(t < N, np.log(np.maximum(N - t, 0.0)), -np.inf)
+    out = np.full(t.shape, -np.inf)
+    mean = N * np.exp(log_pi)
+    d = (t - mean) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
+    right = (d >= 0) & (t < N)
+    if right.any():
+        out[right] = _log_excess_right(t[right], N[right], log_pi, log_1mpi, d[right])
+    left = d < 0  # (mean - t) + E[(t - X)_+], both positive
+    if left.any():
+        below = np.full(int(left.sum()), -np.inf)
+        tl, Nl, dl = t[left], N[left], d[left]
+        inside = tl > 0
+        if inside.any():
+            below[inside] = _log_excess_right(Nl[inside] - tl[inside], Nl[inside], log_1mpi, log_pi, -dl[inside])
+        out[left] = np.logaddexp(np.log(-dl), below)
+    return out
+
+
+def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
+    """log E[(t - X)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0.
+
+    ``d`` as in :func:`log_excess_above` (t - N pi, exact if given).
+    """
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    return log_excess_above(N - t, N, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float))
+
+
+# ----------------------------------------------------------------------------- cheap certified bounds
+# Chernoff-type upper bounds, elementary operations only (no special functions); loose by at most a
+# polynomial factor. Used to decide what may be left out and to bound what was left out.
+
+
+def _log_kl_tail(x, N, log_pi, log_1mpi):
+    """-N KL(x / N || pi) (the Chernoff exponent of Pr(X >= x) above the mean), elementwise."""
+    from scipy.special import xlogy
+
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    rest = N - x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = -(xlogy(x, x) - x * log_pi + xlogy(rest, rest) - rest * log_1mpi - xlogy(N, N))
+    return np.minimum(value, 0.0)
+
+
+def log_sf_bound(x, N, log_pi: float, log_1mpi: float):
+    """Certified upper bound on log Pr(X >= x): the Chernoff bound above the mean, 0 below it."""
+    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    out = np.zeros(x.shape)
+    out[x > N] = -np.inf
+    above = (x > N * np.exp(log_pi)) & (x <= N)
+    if above.any():
+        out[above] = _log_kl_tail(x[above], N[above], log_pi, log_1mpi)
+    return out
+
+
+def log_excess_above_bound(t, N, log_pi: float, log_1mpi: float):
+    """Certified upper bound on log E[(X - t)_+].
+
+    Below the mean: (N pi - t) + sd / 2 (E[(t - X)_+] <= E[(mu - X)_+] = E|X - mu| / 2 <= sd / 2).
+    Above: min(sd / 2, e^(-N KL(t/N || pi)) / (e phi)) with phi = log(t (1 - pi) / ((N - t) pi)),
+    from x_+ <= e^(phi x - 1) / phi.
+    """
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    pi = np.exp(log_pi)
+    mean = N * pi
+    half_sd = 0.5 * np.sqrt(N * pi * np.exp(log_1mpi))
+    out = np.full(t.shape, -np.inf)
+    below = t <= mean
+    with np.errstate(divide="ignore"):
+        out[below] = np.log(mean[below] - t[below] + half_sd[below])
+        above = (t > mean) & (t < N)
+        if above.any():
+            ta, Na = t[above], N[above]
+            phi = np.log(ta) + log_1mpi - np.log(Na - ta) - log_pi
+            # phi <= 0 only by rounding just above the mean: the sd / 2 bound applies there
+            with np.errstate(invalid="ignore"):
+                chernoff = np.where(phi > 0, _log_kl_tail(ta, Na, log_pi, log_1mpi) - 1.0 - np.log(np.where(phi > 0, phi, 1.0)), np.inf)
+            out[above] = np.minimum(np.log(half_sd[above]), chernoff)
+    return out
+
+
+def log_excess_below_bound(t, N, log_pi: float, log_1mpi: float):
+    """Certified upper bound on log E[(t - X)_+] (the bound above, for N - X ~ Bin(N, 1 - pi))."""
+    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    return log_excess_above_bound(N - t, N, log_1mpi, log_pi)
+
+
+def high_part(i, t, N, log_pi: float, log_1mpi: float, d=None):
+    """log sum_{x >= i} (x - t) Pr(X = x) for integers i >= N pi and t <= i (one tail ratio per entry).
+
+    Equals Pr(X = i) [(1 - pi) i - (t - N pi) R(i)] by the identity E[(X - N pi); X >= i] =
+    (1 - pi) i Pr(X = i); the terms are positive when t <= N pi and otherwise the difference loses
+    about log10(z^2) digits at z standard deviations (the series is used where it would lose more).
+    """
+    i, t, N = (a.astype(float) for a in np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(t, dtype=float),
+                                                            np.asarray(N, dtype=float)))
+    d = (t - N * np.exp(log_pi)) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
+    out = np.full(i.shape, -np.inf)
+    inside = i <= N
+    if not inside.any():
+        return out
+    ii, ti, Ni, di = i[inside], t[inside], N[inside], d[inside]
+    lp = log_pmf(ii, Ni, log_pi, log_1mpi)
+    first = np.exp(log_1mpi) * ii
+    value = first - di * _tail_ratio(ii, Ni, lp, log_pi, log_1mpi)
+    res = np.empty(ii.shape)
+    good = value > _CANCELLATION_LIMIT * np.maximum(first, 1e-300)
+    res[good] = lp[good] + np.log(value[good])
+    bad = ~good
+    if bad.any():
+        gap = (ii[bad] - Ni[bad]) + Ni[bad] * np.exp(log_1mpi) - di[bad]
+        ratio = _series(ii[bad], Ni[bad], ti[bad], log_pi - log_1mpi, first_moment=True, gap=gap)
+        with np.errstate(divide="ignore"):
+            res[bad] = lp[bad] + np.log(ratio)
+    out[inside] = res
+    return out

@@ -1,0 +1,381 @@
+"""One plotting style for every figure of the project: colours, maps, ticks, flags and wording.
+
+Drawing helpers only; nothing here computes a statistic. Choices, each stated once:
+
+* **Colours.** Every mechanism and every accountant (also the planned ``weak-adversary`` and
+  ``worst-case-lower``) has its own colour in :data:`PALETTE`; the 24 colours are taken from the
+  colour-blind-safe sets of Okabe & Ito and of Paul Tol and are pairwise at least 15 CIELAB ΔE apart
+  (the mechanisms and the accountants drawn together by default at least 30; tested). A name
+  missing from the palette gets a reserve colour from :data:`RESERVE_COLOURS`, distinct within a figure
+  (:func:`colours_for`).
+* **Boxes.** A box is filled with a light tint of its colour, outlined, whiskered and capped in the
+  colour itself, and its median is a dark shade of the same colour: the median contrasts with its
+  own fill (WCAG contrast ratio >= 3, tested) and still shows which mechanism it belongs to when a
+  box is thinner than its median line. With few draws every draw is also drawn as a dot.
+* **Maps.** Sequential quantities use ``viridis`` and signed ones the diverging ``RdBu_r`` (both
+  colour-blind safe). Skewed non-negative quantities (cell probabilities, counts) use a logarithmic
+  colour scale (:func:`log_norm`); the colour bar says so. Panels that compare one quantity share
+  one norm and one colour bar. Values outside the colour limits are never clipped silently: the
+  colour bar is extended and a legend entry counts them (:func:`out_of_range_entries`).
+* **Flags.** Cells or boxes carrying a flag (e.g. δ̂ floored) are hatched (:data:`FLAG_HATCH`) and
+  the legend says what the hatching means (:func:`hatch_cells`, :func:`flag_patch`).
+* **Grid indices** get integer ticks (:func:`integer_ticks`).
+* **Wording.** Titles state the parameters that produced a figure; :func:`delta_text`,
+  :func:`accountant_text` and :func:`calibration_text` give δ̂, σ and the accountant one wording.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import matplotlib
+import numpy as np
+from cycler import cycler
+from matplotlib.colors import LogNorm, to_rgb
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
+
+__all__ = [
+    "MECHANISM_COLOURS",
+    "ACCOUNTANT_COLOURS",
+    "PALETTE",
+    "RESERVE_COLOURS",
+    "MECHANISM_LABELS",
+    "SEQUENTIAL_CMAP",
+    "DIVERGING_CMAP",
+    "EMPTY_COLOUR",
+    "FLAG_HATCH",
+    "NEGATIVE_HATCH",
+    "RC_PARAMS",
+    "plot_style",
+    "colour_of",
+    "colours_for",
+    "tint",
+    "shade",
+    "box_colours",
+    "integer_ticks",
+    "log_norm",
+    "sequential_cmap",
+    "hatch_cells",
+    "flag_patch",
+    "out_of_range_entries",
+    "colorbar_extend",
+    "cells_word",
+    "line_handle",
+    "move_legends_to_figure",
+    "format_delta",
+    "format_sigma",
+    "accountant_kind",
+    "accountant_text",
+    "delta_text",
+    "calibration_text",
+]
+
+#: the four mechanisms of the utility experiments (Okabe-Ito blue, reddish purple, orange, bluish green)
+MECHANISM_COLOURS: dict[str, str] = {
+    "gaussian": "#0072B2",
+    "gaussian+proj": "#CC79A7",
+    "shuffle": "#E69F00",
+    "shuffle+INV": "#009E73",
+}
+
+#: every accountant name of the registry, the derived "biswas-exact-both" and the planned ones
+ACCOUNTANT_COLOURS: dict[str, str] = {
+    # drawn together by default (Figure 1, sweeps, crossover): far apart
+    "biswas-printed": "#D55E00",
+    "biswas-exact": "#332288",
+    "strong-adversary": "#882255",
+    "biswas-exact-both": "#77AADD",
+    "histogram-exact": "#44AA99",
+    "histogram-pair-lower": "#999933",
+    "weak-adversary": "#AA4499",
+    "worst-case-lower": "#225555",
+    # bounds and rates from the literature
+    "erlingsson": "#000000",
+    "balle-blanket": "#225522",
+    "feldman-closed": "#EE8866",
+    "feldman-numerical": "#222255",
+    "clones-krr": "#663333",
+    "balle-hoeffding-krr": "#BBCC33",
+    "balle-bennett-krr": "#EE6677",
+    "balle-hoeffding-generic": "#228833",
+    "balle-bennett-generic": "#666633",
+    "rate-erlingsson": "#66CCEE",
+    "rate-balle": "#555555",
+    "rate-feldman": "#CCBB44",
+}
+
+PALETTE: dict[str, str] = {**MECHANISM_COLOURS, **ACCOUNTANT_COLOURS}
+
+#: colours for names missing from PALETTE (used in order of appearance within one figure)
+RESERVE_COLOURS = ("#4477AA", "#AA3377", "#117733", "#CC6677", "#56B4E9", "#AAAA00")
+
+MECHANISM_LABELS = {
+    "gaussian": "Gaussian",
+    "gaussian+proj": "Gaussian + projection",
+    "shuffle": "shuffle",
+    "shuffle+INV": "shuffle+INV",
+}
+
+SEQUENTIAL_CMAP = "viridis"
+DIVERGING_CMAP = "RdBu_r"
+#: cells with nothing to colour (δ = 0, empty cell, probability 0)
+EMPTY_COLOUR = "0.85"
+#: flagged cells and boxes (e.g. δ̂ = 0 replaced by the floor)
+FLAG_HATCH = "///"
+#: negative estimates (the Gaussian's noisy histogram) on a log colour scale
+NEGATIVE_HATCH = "xxx"
+#: colour of hatch lines and of annotations
+INK = "0.15"
+
+RC_PARAMS = {
+    "axes.prop_cycle": cycler(color=list(MECHANISM_COLOURS.values()) + list(ACCOUNTANT_COLOURS.values())[:4]),
+    "image.cmap": SEQUENTIAL_CMAP,
+    "axes.titlesize": "medium",
+    "figure.titlesize": "large",
+    "legend.fontsize": "small",
+    "legend.framealpha": 0.9,
+    "hatch.linewidth": 0.8,
+    "savefig.dpi": 150,
+    "savefig.bbox": "tight",
+}
+
+
+def plot_style():
+    """Context manager with the project's rc defaults (``with plot_style(): figure = ...``)."""
+    return matplotlib.rc_context(RC_PARAMS)
+
+
+# ------------------------------------------------------------------------------------- colours
+
+
+def colour_of(name: str) -> str:
+    """The palette colour of a mechanism or accountant; ``ValueError`` naming the palette if absent."""
+    if name not in PALETTE:
+        raise ValueError(
+            f"`name` must be a mechanism or accountant of shuffledp.plotting.style.PALETTE; got {name!r}. "
+            "Add it to MECHANISM_COLOURS or ACCOUNTANT_COLOURS, or use colours_for()."
+        )
+    return PALETTE[name]
+
+
+def colours_for(names: Iterable[str]) -> dict[str, str]:
+    """Colours of ``names`` for one figure: the palette's, and distinct reserve colours for the rest."""
+    colours, reserve = {}, iter(RESERVE_COLOURS)
+    for name in names:
+        if name in colours:
+            continue
+        if name in PALETTE:
+            colours[name] = PALETTE[name]
+        else:
+            colours[name] = next(reserve, "#777777")
+    return colours
+
+
+def _mix(colour, other, amount: float) -> tuple[float, float, float]:
+    rgb, target = np.asarray(to_rgb(colour)), np.asarray(other, dtype=float)
+    return tuple(float(v) for v in (1.0 - amount) * rgb + amount * target)
+
+
+def tint(colour, amount: float = 0.6) -> tuple[float, float, float]:
+    """``colour`` mixed with white (``amount`` of white): a box fill."""
+    return _mix(colour, (1.0, 1.0, 1.0), amount)
+
+
+def shade(colour, amount: float = 0.55) -> tuple[float, float, float]:
+    """``colour`` mixed with black (``amount`` of black): a median line on a tinted fill."""
+    return _mix(colour, (0.0, 0.0, 0.0), amount)
+
+
+def box_colours(colour) -> dict:
+    """Fill, edge and median colours of one box: a tint, the colour itself and a dark shade."""
+    return {"fill": tint(colour), "edge": to_rgb(colour), "median": shade(colour)}
+
+
+# ------------------------------------------------------------------------------- axes and maps
+
+
+def integer_ticks(ax, *, axis: str = "both"):
+    """Ticks at whole numbers only (grid-cell indices): no 2.5 on an axis of cells."""
+    if axis in ("x", "both"):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if axis in ("y", "both"):
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return ax
+
+
+def log_norm(vmin: float, vmax: float) -> LogNorm:
+    """A logarithmic colour scale from ``vmin`` > 0 to ``vmax`` (at least one decade wide)."""
+    if not (vmin > 0 and math.isfinite(vmin)):
+        raise ValueError(f"`vmin` must be a positive finite number for a log colour scale; got {vmin!r}.")
+    return LogNorm(vmin=vmin, vmax=max(float(vmax), 10.0 * vmin))
+
+
+def sequential_cmap(*, under: str | None = None, over: str | None = None):
+    """The sequential colour map with the empty colour for masked cells."""
+    cmap = matplotlib.colormaps[SEQUENTIAL_CMAP].with_extremes(bad=EMPTY_COLOUR)
+    if under is not None or over is not None:
+        cmap = cmap.with_extremes(under=under, over=over)
+    return cmap
+
+
+def hatch_cells(ax, mask, *, hatch: str = FLAG_HATCH, facecolor="none", edgecolor=INK, x_values=None, y_values=None):
+    """Hatch the cells where ``mask`` (rows = y, columns = x) is True on an image drawn with cell
+    centres at integer positions (``imshow`` default extent), or at ``x_values`` / ``y_values``.
+
+    Returns the patches drawn (one per flagged cell).
+    """
+    mask = np.asarray(mask, dtype=bool)
+    patches = []
+    for row, column in zip(*np.nonzero(mask)):
+        x = column if x_values is None else x_values[column]
+        y = row if y_values is None else y_values[row]
+        patch = Rectangle((x - 0.5, y - 0.5), 1.0, 1.0, facecolor=facecolor, edgecolor=edgecolor, hatch=hatch,
+                          linewidth=0.0, zorder=3)
+        ax.add_patch(patch)
+        patches.append(patch)
+    return patches
+
+
+def flag_patch(label: str, *, hatch: str = FLAG_HATCH, facecolor="none") -> Patch:
+    """Legend handle explaining a hatching."""
+    return Patch(facecolor=facecolor, edgecolor=INK, hatch=hatch, label=label)
+
+
+def out_of_range_entries(values, *, vmin: float, vmax: float, below: str, above: str, colours=None) -> list:
+    """Legend handles counting finite values below ``vmin`` / above ``vmax`` (drawn in the colour bar's
+    end colours): no value is clipped without the legend saying how many and where.
+
+    ``below`` / ``above`` are format strings with ``{count}`` and ``{cells}`` ("cell" or "cells");
+    ``colours`` = (low end, high end).
+    """
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    handles = []
+    low_colour, high_colour = colours if colours is not None else ("0.3", "0.7")
+    n_below, n_above = int((finite < vmin).sum()), int((finite > vmax).sum())
+    if n_below:
+        handles.append(Patch(facecolor=low_colour, edgecolor=INK, label=below.format(count=n_below, cells=cells_word(n_below))))
+    if n_above:
+        handles.append(Patch(facecolor=high_colour, edgecolor=INK, label=above.format(count=n_above, cells=cells_word(n_above))))
+    return handles
+
+
+def cells_word(count: int) -> str:
+    return "cell" if count == 1 else "cells"
+
+
+def colorbar_extend(values, *, vmin: float, vmax: float) -> str:
+    """``extend`` argument of a colour bar: which ends have finite values beyond the limits."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    low, high = bool((finite < vmin).any()), bool((finite > vmax).any())
+    return {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}[(low, high)]
+
+
+def line_handle(label: str, *, colour="0.3", linestyle="-", marker=None) -> Line2D:
+    """Legend proxy for a line style or colour."""
+    return Line2D([], [], color=colour, linestyle=linestyle, marker=marker, markersize=4, label=label)
+
+
+def move_legends_to_figure(figure, axes, *, loc: str = "outside lower center", ncol: int | None = None, **options):
+    """Replace the legends of ``axes`` by one figure legend (entries with the same label shown once),
+    placed outside the axes so it covers no data (``figure`` must use the constrained layout)."""
+    handles, labels = [], []
+    for ax in axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        for handle, text in zip(legend.legend_handles, legend.get_texts()):
+            if text.get_text() not in labels:
+                handles.append(handle)
+                labels.append(text.get_text())
+        legend.remove()
+    if not handles:
+        return None
+    return figure.legend(handles, labels, loc=loc, ncol=ncol or min(len(handles), 3), **options)
+
+
+# ------------------------------------------------------------------------------------- wording
+
+
+def format_delta(delta: float) -> str:
+    """δ as shown in titles: "0" for exactly 0, else 3 significant digits ("1.35e-103")."""
+    delta = float(delta)
+    if delta == 0.0:
+        return "0"
+    if math.isnan(delta):
+        return "n/a"
+    return f"{delta:.3g}"
+
+
+def format_sigma(sigma: float) -> str:
+    return f"{float(sigma):.3g}"
+
+
+def accountant_kind(name: str) -> str:
+    """What the accountant's δ is ("as printed", "exact", "upper bound", ...); "" if not registered."""
+    from shuffledp.accounting import accountant_class
+
+    try:
+        return accountant_class(name).kind.value
+    except ValueError:
+        return ""
+
+
+def accountant_text(name: str) -> str:
+    """``name (kind)``, e.g. "strong-adversary (upper bound)"."""
+    kind = accountant_kind(name)
+    return f"{name} ({kind})" if kind else name
+
+
+def delta_text(delta: float, *, accountant: str, epsilon: float, epsilon_local: float, floored: bool = False,
+               delta_used: float | None = None) -> str:
+    """One δ̂ as a title states it: value, accountant and kind, the floor if applied, and at ε ≥ ε0 that
+    δ = 0 also holds (post-processing of ε0-LDP k-RR), so a positive δ̂ there is a loose bound."""
+    notes = [accountant_text(accountant)]
+    if floored:
+        notes.append(f"below the floor: Gaussian at δ = {format_delta(delta_used if delta_used is not None else 0.0)}")
+    elif float(delta) > 0 and float(epsilon) >= float(epsilon_local):
+        notes.append("at ε ≥ ε0 δ = 0 also holds")
+    return f"δ̂ = {format_delta(delta)} [{'; '.join(notes)}]"
+
+
+def calibration_text(frame, *, n_column: str = "n_users") -> str:
+    """δ̂ and σ of the Gaussian rows of ``frame`` (columns accountant, delta, delta_used, delta_floored,
+    sigma, epsilon, epsilon_local, n_users), over n: the range, where δ̂ was floored, and the accountant.
+
+    Example: "δ̂ [strong-adversary (upper bound)] from 3.32e-07 (n = 1,000) to 9.53e-293 (n = 50,000);
+    δ̂ = 0 at n = 100,000: Gaussian at the floor δ = 1e-300; σ from 1.76 to 13.1".
+    """
+    gaussian = frame[frame["mechanism"] == "gaussian"] if "mechanism" in frame.columns else frame
+    if gaussian.empty:
+        return ""
+    accountants = ", ".join(accountant_text(a) for a in dict.fromkeys(gaussian["accountant"]))
+    is_floored = gaussian["delta_floored"].astype(bool)
+    floored, kept = gaussian[is_floored], gaussian[~is_floored]
+    pieces = []
+    if len(kept):
+        high, low = kept.loc[kept["delta"].idxmax()], kept.loc[kept["delta"].idxmin()]
+        if high["delta"] == low["delta"]:
+            pieces.append(f"= {format_delta(high['delta'])}")
+        else:
+            pieces.append(f"from {format_delta(high['delta'])} (n = {int(high[n_column]):,}) "
+                          f"to {format_delta(low['delta'])} (n = {int(low[n_column]):,})")
+    if len(floored):
+        floor = format_delta(floored["delta_used"].iloc[0])
+        below = "= 0" if (floored["delta"] == 0).all() else f"< {floor} (floor)"
+        if len(kept):
+            n_values = sorted(int(n) for n in floored[n_column].unique())
+            pieces.append(f"δ̂ {below} at n = {', '.join(f'{n:,}' for n in n_values)}: Gaussian at the floor δ = {floor}")
+        else:
+            pieces.append(f"{below} at every n: Gaussian at the floor δ = {floor}")
+    text = f"δ̂ [{accountants}] " + "; ".join(pieces)
+    if ((kept["epsilon"] >= kept["epsilon_local"]) & (kept["delta"] > 0)).any():
+        text += " (at ε ≥ ε0 δ = 0 also holds)"
+    sigma_low, sigma_high = float(gaussian["sigma"].min()), float(gaussian["sigma"].max())
+    sigma = (f"σ = {format_sigma(sigma_low)}" if math.isclose(sigma_low, sigma_high, rel_tol=1e-9)
+             else f"σ from {format_sigma(sigma_low)} to {format_sigma(sigma_high)}")
+    return f"{text}; {sigma}"

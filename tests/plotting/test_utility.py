@@ -1,0 +1,233 @@
+"""Utility figures (Figures 2, 4-7 and the crossover): each is built from data made by the real
+experiment jobs at tiny sizes, then read back for what it tells the reader: the parameters in its
+titles, flags exactly where the data has them, shared scales, and no silently clipped value."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import LogNorm, to_rgb
+from matplotlib.patches import Rectangle
+
+from figure_checks import contrast_ratio, figure_text, legend_texts
+from shuffledp import experiments as E
+from shuffledp.mechanisms import sensitivity_for
+from shuffledp.plotting import style
+from shuffledp.plotting.utility import (
+    figure_crossover,
+    figure_heatmaps,
+    figure_tv_boxplots,
+    figure_tv_vs_n,
+    plot_tv_boxes,
+)
+
+SEED = 20221014
+#: a small region: empty cells (so the Gaussian estimate has negative cells) and one dominant cell
+REGION_COUNTS = np.array([0, 5, 0, 40, 3, 0, 12, 300, 0, 7, 1, 0, 0, 2, 25, 0, 9, 0, 4, 60])
+GRID = {"n_lon": 5, "n_lat": 4}
+
+
+def _boxes(ax) -> dict[str, tuple]:
+    """gid -> (box patch, median line) of every box drawn by plot_tv_boxes."""
+    patches = {p.get_gid(): p for p in ax.patches if (p.get_gid() or "").startswith("box:")}
+    medians = {line.get_gid(): line for line in ax.get_lines() if (line.get_gid() or "").startswith("median:")}
+    return {gid: (patch, medians[gid.replace("box:", "median:")]) for gid, patch in patches.items()}
+
+
+# ------------------------------------------------------------------------------------- Figure 2
+
+
+@pytest.fixture(scope="module")
+def fig2_frame(utility_config):
+    setting = {**utility_config["fig2"], "replicates": 6}
+    return pd.concat(
+        [E.synthetic_community_job(utility_config, setting, n, seed=SEED, tag="fig2") for n in (200, 400, 800)],
+        ignore_index=True,
+    )
+
+
+def test_fig2_hatches_exactly_the_floored_gaussian_boxes(fig2_frame, utility_config):
+    figure = figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
+    seen_floored = seen_kept = 0
+    for ax, calibration in zip(figure.axes, ["as_printed", "as_printed", "configured", "configured"]):
+        data = fig2_frame[fig2_frame["calibration"] == calibration]
+        for gid, (patch, _) in _boxes(ax).items():
+            _, mechanism, n = gid.split(":")
+            rows = data[(data["mechanism"] == mechanism) & (data["n_users"] == int(n))]
+            flagged = mechanism == "gaussian" and bool(rows["delta_floored"].any())
+            assert (patch.get_hatch() == style.FLAG_HATCH) == flagged, gid
+            seen_floored += flagged
+            seen_kept += mechanism == "gaussian" and not flagged
+    assert seen_floored and seen_kept  # the data has both cases, so the check above can fail either way
+    assert any("δ̂ below the floor" in text for text in legend_texts(figure))
+
+
+def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, utility_config):
+    figure = figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
+    text = figure_text(figure)
+    first = fig2_frame.iloc[0]
+    for part in (f"k = {utility_config['synthetic']['k']}", f"ε = {first['epsilon']:g}", f"ε0 = {first['epsilon_local']:g}",
+                 "n = 200 … 800", "6 draws per box"):
+        assert part in text, part
+    for calibration in ("as_printed", "configured"):
+        rows = fig2_frame[(fig2_frame["calibration"] == calibration) & (fig2_frame["mechanism"] == "gaussian")]
+        accountant = rows["accountant"].iloc[0]
+        assert style.accountant_text(accountant) in text
+        assert f"{rows['sigma'].min():.3g}" in text
+    letters = [ax.get_title()[:3] for ax in figure.axes]
+    assert letters == ["(a)", "(b)", "(c)", "(d)"]
+    assert len({ax.get_ylim() for ax in figure.axes}) == 1  # one y axis for one quantity
+
+
+def test_box_medians_contrast_with_their_fills_and_mechanisms_differ(fig2_frame, utility_config):
+    figure = figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
+    fills = {}
+    for ax in figure.axes:
+        for gid, (patch, median) in _boxes(ax).items():
+            fill = patch.get_facecolor()[:3]
+            assert contrast_ratio(median.get_color(), fill) >= 3.0, gid
+            fills.setdefault(gid.split(":")[1], set()).add(tuple(np.round(fill, 4)))
+    assert all(len(colours) == 1 for colours in fills.values())
+    assert len({next(iter(c)) for c in fills.values()}) == len(fills)  # one distinct fill per mechanism
+
+
+def test_few_draws_are_drawn_as_dots(fig2_frame):
+    _, ax = plt.subplots()
+    data = fig2_frame[fig2_frame["calibration"] == "configured"]
+    plot_tv_boxes(data, mechanisms=["gaussian", "shuffle+INV"], ax=ax)
+    dots = [line for line in ax.get_lines() if (line.get_gid() or "").startswith("draws:")]
+    assert len(dots) == data["n_users"].nunique() * 2
+    assert all(len(line.get_ydata()) == 6 for line in dots)
+    assert any("one draw (6 per box)" in text for text in legend_texts(ax))
+
+
+# --------------------------------------------------------------------------------- Figures 6/7
+
+
+@pytest.fixture(scope="module")
+def community_frame(utility_config):
+    rows = E.community_sweep(
+        REGION_COUNTS, n_users_grid=[100, 200], settings=utility_config["gowalla"]["settings"], runs=4, replace=False,
+        accountant=utility_config["accountant"], neighbouring_sensitivity=sensitivity_for(utility_config["neighbouring"]),
+        delta_floor=utility_config["delta_floor"], estimator=utility_config["estimator"], seed=SEED, identity=("test",),
+    )
+    return rows.assign(region="test")
+
+
+def test_fig6_titles_carry_accountant_delta_hat_and_sigma(community_frame):
+    figure = figure_tv_boxplots(community_frame, label="Test region")
+    assert len(figure.axes) == community_frame[["epsilon", "epsilon_local"]].drop_duplicates().shape[0]
+    for ax, ((epsilon, epsilon_local), data) in zip(figure.axes, community_frame.groupby(["epsilon", "epsilon_local"], sort=False)):
+        title = ax.get_title()
+        gaussian = data[data["mechanism"] == "gaussian"]
+        assert f"ε = {epsilon:g}, ε0 = {epsilon_local:g}" in title
+        assert style.accountant_text(gaussian["accountant"].iloc[0]) in title
+        assert style.format_delta(gaussian["delta"].max()) in title.replace("\n", " ")
+        assert style.format_sigma(gaussian["sigma"].min()) in title and "σ" in title
+    assert "4 runs per n" in figure_text(figure)
+
+
+def test_fig6_gaussian_and_shuffle_boxes_have_different_colours(community_frame):
+    figure = figure_tv_boxplots(community_frame, label="Test region")
+    for ax in figure.axes:
+        colour_of = {gid.split(":")[1]: patch.get_edgecolor()[:3] for gid, (patch, _) in _boxes(ax).items()}
+        assert colour_of["gaussian"] != colour_of["shuffle"] != colour_of["shuffle+INV"]
+        assert colour_of["gaussian"] == pytest.approx(to_rgb(style.colour_of("gaussian")))
+
+
+# --------------------------------------------------------------------------------- Figures 4/5
+
+
+@pytest.fixture(scope="module")
+def heatmap(utility_config):
+    return E.heatmap_job(REGION_COUNTS, utility=utility_config, seed=SEED, region="test")
+
+
+def test_heatmap_panels_share_one_log_scale_from_one_check_in(heatmap):
+    cells, summary = heatmap
+    figure = figure_heatmaps(cells, summary, label="Test region", **GRID)
+    images = [ax.images[0] for ax in figure.axes if ax.images]
+    assert len(images) == 3
+    assert all(isinstance(image.norm, LogNorm) for image in images)
+    assert len({(image.norm.vmin, image.norm.vmax) for image in images}) == 1
+    values = cells[["original", "gaussian", "shuffle+INV"]].to_numpy()
+    assert images[0].norm.vmin == pytest.approx(1 / int(summary["n_users"].iloc[0]))
+    assert images[0].norm.vmax >= values.max()
+    colour_bars = [ax for ax in figure.axes if not ax.images and ax.get_ylabel()]
+    assert len(colour_bars) == 1 and "log scale" in colour_bars[0].get_ylabel()
+
+
+def test_heatmap_counts_every_value_not_on_the_colour_scale(heatmap):
+    cells, summary = heatmap
+    figure = figure_heatmaps(cells, summary, label="Test region", **GRID)
+    panels = [ax for ax in figure.axes if ax.images]
+    assert (cells["gaussian"] < 0).any()  # the data must exercise the negative case
+    for ax, column in zip(panels, ["original", "gaussian", "shuffle+INV"]):
+        values = cells[column].to_numpy()
+        norm = ax.images[0].norm
+        texts = " ".join(legend_texts(ax))
+        negative, zero = int((values < 0).sum()), int((values == 0).sum())
+        below = int(((values > 0) & (values < norm.vmin)).sum())
+        above = int((values > norm.vmax).sum())
+        assert (f"< 0: {negative} {style.cells_word(negative)}" in texts) == bool(negative), column
+        assert (f"= 0: {zero} {style.cells_word(zero)}" in texts) == bool(zero), column
+        assert (f"0 < p < 1/n: {below} {style.cells_word(below)}" in texts) == bool(below), column
+        assert above == 0
+        hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == style.NEGATIVE_HATCH]
+        assert len(hatched) == negative
+
+
+def test_heatmap_titles_and_integer_ticks(heatmap):
+    cells, summary = heatmap
+    row = summary.iloc[0]
+    figure = figure_heatmaps(cells, summary, label="Test region", **GRID)
+    figure.canvas.draw()
+    title = figure.get_suptitle().replace("\n", " ")
+    assert f"ε = {row['epsilon']:g}, ε0 = {row['epsilon_local']:g}" in title
+    assert f"δ̂ = {style.format_delta(row['delta'])} [{style.accountant_text(row['accountant'])}" in title
+    assert f"σ = {style.format_sigma(row['sigma'])}" in title
+    # eps = eps0 with a positive bound: the title says the exact delta is 0 there
+    assert ("δ = 0 also holds" in title) == (row["epsilon"] >= row["epsilon_local"] and row["delta"] > 0)
+    for ax in [ax for ax in figure.axes if ax.images]:
+        for ticks in (ax.get_xticks(), ax.get_yticks()):
+            assert np.all(ticks == np.round(ticks))
+
+
+# ------------------------------------------------------------------------------------ crossover
+
+
+@pytest.fixture(scope="module")
+def crossover_rows(utility_config):
+    counts = E.synthetic_dataset(utility_config, 300, SEED)
+    return E.crossover_sweep(
+        counts, epsilon_locals=[1.0, 2.0, 4.0], epsilons=[0.5, 1.5, 3.0], accountants=["biswas-printed", "biswas-exact"],
+        neighbouring_sensitivity=np.sqrt(2), delta_floor=1e-60, estimator="inv-projection", replicates=5, seed=SEED,
+        identity=("test",),
+    )
+
+
+def test_crossover_panels_share_one_symmetric_colour_scale(crossover_rows):
+    figure = figure_crossover(crossover_rows)
+    images = [ax.images[0] for ax in figure.axes if ax.images]
+    assert len(images) == crossover_rows["accountant"].nunique()
+    limit = np.abs(np.log10(crossover_rows["tv_gaussian_mean"] / crossover_rows["tv_shuffle_inv_mean"])).max()
+    for image in images:
+        assert image.norm.vmin == pytest.approx(-limit) and image.norm.vmax == pytest.approx(limit)
+
+
+def test_crossover_hatches_floored_cells_and_titles_name_the_accountant(crossover_rows):
+    figure = figure_crossover(crossover_rows)
+    panels = [ax for ax in figure.axes if ax.images]
+    assert crossover_rows["delta_floored"].any()  # floor 1e-60: some cells must be floored
+    for ax, (accountant, rows) in zip(panels, crossover_rows.groupby("accountant", sort=False)):
+        assert style.accountant_text(accountant) in ax.get_title()
+        hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == style.FLAG_HATCH]
+        assert len(hatched) == int(rows["delta_floored"].sum())
+        if len(hatched):
+            assert any(f"({len(hatched)} {style.cells_word(len(hatched))})" in text for text in legend_texts(ax))
+        assert not [t for t in ax.texts if t.get_text() == "floor"]  # no 6-pt labels any more
+    first = crossover_rows.iloc[0]
+    assert f"n = {int(first['n_users']):,}, k = {int(first['k'])}, {int(first['replicates'])} draws" in figure_text(figure)

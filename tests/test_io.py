@@ -1,0 +1,117 @@
+"""The one atomic writer (shuffledp._io): nothing half-written, ordinary permissions, SIGTERM clean-up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from shuffledp import _io, tables  # noqa: E402
+from shuffledp.data import download, io  # noqa: E402
+
+
+def test_one_implementation_everywhere():
+    # tables, data.io and download all use the same writer (no private copies).
+    assert io.atomic_output is _io.atomic_output and io.atomic_write_text is _io.atomic_write_text
+    assert tables.atomic_write_text is _io.atomic_write_text
+    assert download.atomic_output is _io.atomic_output
+    for module in (tables, download, io):
+        assert "mkstemp" not in Path(module.__file__).read_text()
+
+
+def _write_png(path):
+    figure, ax = plt.subplots()
+    ax.plot([0, 1])
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def _write_parquet(path):
+    pd.DataFrame({"a": [1, 2]}).to_parquet(path)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077, 0o002])
+@pytest.mark.parametrize("writer", [_write_png, _write_parquet], ids=["png", "parquet"])
+def test_outputs_get_the_permissions_of_a_new_file(tmp_path, umask, writer):
+    previous = os.umask(umask)
+    try:
+        reference = tmp_path / "reference"
+        reference.write_text("x")  # what open(path, "w") gives under this umask
+        target = tmp_path / f"out.{writer.__name__[7:]}"
+        with _io.atomic_output(target) as temporary:
+            assert temporary.suffix == target.suffix and temporary.parent == tmp_path
+            writer(temporary)
+        text_target = tmp_path / "out.txt"
+        _io.atomic_write_text(text_target, "x")
+    finally:
+        os.umask(previous)
+    expected = reference.stat().st_mode & 0o777
+    assert expected == 0o666 & ~umask
+    assert target.stat().st_mode & 0o777 == expected
+    assert text_target.stat().st_mode & 0o777 == expected
+
+
+def test_failure_leaves_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "out.parquet"
+    target.write_text("old")
+    with pytest.raises(RuntimeError, match="boom"):
+        with _io.atomic_output(target) as temporary:
+            temporary.write_text("half")
+            raise RuntimeError("boom")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]
+    with pytest.raises(TypeError, match=r"`text` must be a str; got int\."):
+        _io.atomic_write_text(target, 12345)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]
+
+
+_KILLED_WRITER = textwrap.dedent(
+    """
+    import signal, sys, time
+    from pathlib import Path
+    from shuffledp._io import atomic_output
+    {install}
+    target = Path(sys.argv[1])
+    with atomic_output(target) as temporary:
+        temporary.write_bytes(b"half" * 1000)
+        print(temporary, flush=True)
+        time.sleep(60)
+    """
+)
+
+
+def _killed(tmp_path, install=""):
+    target = tmp_path / "figure.png"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER.format(install=install), str(target)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    temporary = Path(process.stdout.readline().strip())
+    assert temporary.is_file() and temporary.parent == tmp_path  # the write is under way
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
+    return process, target
+
+
+def test_sigterm_deletes_the_temporary_file_and_the_process_still_dies_of_it(tmp_path):
+    process, target = _killed(tmp_path)
+    assert process.returncode == -signal.SIGTERM
+    assert not target.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_calls_a_previously_installed_handler(tmp_path):
+    install = "signal.signal(signal.SIGTERM, lambda s, f: sys.exit(7))"
+    process, target = _killed(tmp_path, install)
+    assert process.returncode == 7
+    assert not target.exists() and list(tmp_path.iterdir()) == []

@@ -1,0 +1,16 @@
+"""Rule accounting_bracket: the worst-case bracket (lower vs valid upper epsilon) over a grid -> CSV and Markdown."""
+
+import logging
+
+from shuffledp._joblog import setup_job_log
+from shuffledp.experiments_worst_case import bracket_frame, bracket_markdown
+from shuffledp.tables import atomic_write_text
+
+setup_job_log(snakemake)
+log = logging.getLogger("accounting_bracket")
+
+frame = bracket_frame(snakemake.params.bracket)
+atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
+atomic_write_text(snakemake.output.markdown, bracket_markdown(frame))
+log.info("bracket: %d rows; ratio min %.6g, median %.6g, max %.6g", len(frame), frame["ratio"].min(),
+         frame["ratio"].median(), frame["ratio"].max())

@@ -1,0 +1,26 @@
+"""Rule accounting_epsilon_comparison: epsilon at a fixed delta against n and eps0 -> CSV and figure."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from shuffledp._joblog import setup_job_log  # noqa: E402
+from shuffledp.data.io import atomic_output  # noqa: E402
+from shuffledp.experiments_worst_case import epsilon_comparison_frame  # noqa: E402
+from shuffledp.plotting.accounting import figure_epsilon_comparison  # noqa: E402
+from shuffledp.tables import atomic_write_text  # noqa: E402
+
+setup_job_log(snakemake)
+log = logging.getLogger("accounting_epsilon_comparison")
+
+frame = epsilon_comparison_frame(snakemake.params.comparison)
+atomic_write_text(snakemake.output.data, frame.to_csv(index=False))
+figure = figure_epsilon_comparison(frame)
+with atomic_output(snakemake.output.figure) as temporary:
+    figure.savefig(temporary, dpi=150)
+plt.close(figure)
+for (accountant, status), group in frame.groupby(["accountant", "status"], sort=False):
+    log.info("%s: %d point(s) %s", accountant, len(group), status)
