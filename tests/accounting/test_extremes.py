@@ -255,7 +255,6 @@ def test_work_bounded_by_the_mass_that_matters(name, n_users, epsilon_local, k):
 #: strict, so the marker must go once they are bounded or refuse large n with a clear message
 _KNOWN_UNBOUNDED = {
     "weak-adversary": "over 5 minutes at n = 10^8, eps0 = 1 (memory is bounded, ~250 MB)",
-    "worst-case-lower": "_binomial_excess._series allocates a (596280, 256) matrix (1.1 GiB) at n = 10^8, eps = 0.1",
 }
 
 

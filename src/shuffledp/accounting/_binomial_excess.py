@@ -51,6 +51,21 @@ def log_pmf(x, N, log_pi: float, log_1mpi: float):
 
 
 def _series(x, N, t, log_odds, first_moment: bool, gap=None):
+    """Batched :func:`_series_batch` (memory stays ~ _SERIES_BATCH x _SERIES_CHUNK floats)."""
+    if x.size <= _SERIES_BATCH:
+        return _series_batch(x, N, t, log_odds, first_moment, gap)
+    out = np.empty(x.shape)
+    for start in range(0, x.size, _SERIES_BATCH):
+        part = slice(start, start + _SERIES_BATCH)
+        out[part] = _series_batch(x[part], N[part], t[part], log_odds, first_moment,
+                                  None if gap is None else gap[part])
+    return out
+
+
+_SERIES_BATCH = 2048
+
+
+def _series_batch(x, N, t, log_odds, first_moment: bool, gap=None):
     """sum_{m >= 0} w_m r_m with r_m = pmf(x + m) / pmf(x) and w_m = (x + m - t) or 1 (vectorised).
 
     ``gap`` (x - t, computed by the caller without cancellation) replaces x - t in the weights.

@@ -27,7 +27,9 @@ directions. The differing user u holds x0 in D and x1 in D'; the family is:
 Every sum over s is one closed-form expected excess per s (:mod:`shuffledp.accounting._binomial_excess`),
 over a window of s around the mean widened on each side until its edge term is e^-40 below the
 largest term (the terms are unimodal in s); what lies outside only makes the true value larger, so it
-is dropped. delta = 0 for eps >= eps0 comes out of the sums (t_s >= s there).
+is dropped. A window also stops growing beyond 2^20 terms or once its peak is below e^-700 (outside
+the accuracy promise; the partial sum is still a lower bound). delta = 0 for eps >= eps0 comes out of
+the sums (t_s >= s there).
 
 On every tiny case enumerated in the tests this bound lies below the brute-force worst case over all
 datasets (for k >= 3 the worst case is usually "none", for k = 2 "all on x1" in one direction); for
@@ -52,6 +54,8 @@ __all__ = ["WorstCaseLower", "FAMILY"]
 #: the datasets (and directions) the lower bound maximises over
 FAMILY = ("none", "all-x0 D||D'", "all-x0 D'||D")
 _LOG_EDGE = 40.0  # a window is widened while its edge term is within e^40 of the largest
+_LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) a lower value is returned without widening
+_MAX_WINDOW = 1 << 20  # rows summed per family member at most
 
 
 class WorstCaseLower(BracketedMixin, Accountant):
@@ -92,7 +96,10 @@ class WorstCaseLower(BracketedMixin, Accountant):
             # an all-zero window (every term 0) is widened on both sides until a term appears
             grow_lo = lo > s_min and (peak == -np.inf or values[0] > peak - _LOG_EDGE)
             grow_hi = hi < n_max and (peak == -np.inf or values[-1] > peak - _LOG_EDGE)
-            if not (grow_lo or grow_hi):
+            # a lower bound may stop anywhere: beyond the accuracy promise (peak below e^-700) or at
+            # _MAX_WINDOW rows (memory and time bounded) the partial sum is returned as it is
+            if not (grow_lo or grow_hi) or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE) \
+                    or hi - lo + 1 >= _MAX_WINDOW:
                 return float(logsumexp(values))
             step = max(16, hi - lo + 1)
             if grow_lo:
