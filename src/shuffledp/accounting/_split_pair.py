@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc
 
+from shuffledp.accounting._binomial_excess import _beta_continued_fraction  # shared Lentz CF
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_expm1, logsumexp
 
 __all__ = ["log_split_pair_delta", "log_split_pair_delta_direct", "MAX_USERS", "check_size"]
@@ -86,11 +87,8 @@ _LOG_PMF_FLOOR = -600.0
 _CANCELLATION_LIMIT = 1e-5
 #: relative size of the neglected series remainder
 _SERIES_TOLERANCE = 1e-18
-_CF_TOLERANCE = 1e-16
 #: log-ratio gaps smaller than this count as ties (P = e^eps Q) in the direct enumeration
 _DIRECT_GAP_TOLERANCE = 1e-12
-_CF_MAX_ITERATIONS = 100_000
-_CF_CHUNK = 8
 _SERIES_CHUNK = 64
 
 
@@ -170,7 +168,7 @@ def _log_inner(s, log_u, log_v, log_e):
     if deep.any():
         a, b = xf[deep], sf[deep] - xf[deep] + 1.0
         # I_{1/2}(a, b) = pmf(x) / 2 * cf and pmf(x) / pmf(x - 1) = b / a
-        ratio[deep] = 0.5 * (b / a) * _beta_continued_fraction(a, b)
+        ratio[deep] = 0.5 * (b / a) * _beta_continued_fraction(a, b, 0.5)
     # h_s = u pmf(x - 1) (1 - (e^eps - 1) R / u), a sum of positive terms; the scale is u itself, so
     # u / v may underflow (u << v at eps near log_odds; then x = s + 1 and R = 0)
     with np.errstate(over="ignore", divide="ignore"):
@@ -181,51 +179,6 @@ def _log_inner(s, log_u, log_v, log_e):
     todo = np.flatnonzero(~good)  # heavy cancellation: sum the positive terms instead
     if todo.size:
         out[todo] = log_v + log_pmf[todo] + np.log(_series(s[todo], x[todo], u, 1.0))
-    return out
-
-
-def _beta_continued_fraction(a, b):
-    """Continued fraction of the regularised incomplete beta at z = 1/2 (modified Lentz).
-
-    I_z(a, b) = z^a (1 - z)^b / (a B(a, b)) * cf; converges fast for z < (a + 1) / (a + b + 2),
-    which holds here (a > (a + b) / 2). Vectorised; converged entries leave the working set every
-    few iterations, so the cost follows the slowest entries only.
-    """
-    z, tiny = 0.5, 1e-300
-
-    def guard(x):
-        return np.where(np.abs(x) < tiny, tiny, x)
-
-    out = np.empty(a.shape, dtype=float)
-    index = np.arange(a.size)
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = np.ones_like(a)
-    d = 1.0 / guard(1.0 - qab * z / qap)
-    h = d.copy()
-    m = 0
-    while index.size:
-        converged = np.zeros(index.shape, dtype=bool)
-        for _ in range(_CF_CHUNK):
-            m += 1
-            m2 = 2.0 * m
-            coefficient = m * (b - m) * z / ((qam + m2) * (a + m2))
-            d = 1.0 / guard(1.0 + coefficient * d)
-            c = 1.0 + coefficient / guard(c)
-            h = h * d * c
-            coefficient = -(a + m) * (qab + m) * z / ((a + m2) * (qap + m2))
-            d = 1.0 / guard(1.0 + coefficient * d)
-            c = 1.0 + coefficient / guard(c)
-            step = d * c
-            h = h * step
-            converged |= np.abs(step - 1.0) < _CF_TOLERANCE
-        # once |step - 1| < tolerance the remaining factors are 1 to double precision
-        out[index[converged]] = h[converged]
-        keep = ~converged
-        index, a, b, qab, qap, qam, c, d, h = (x[keep] for x in (index, a, b, qab, qap, qam, c, d, h))
-        if m > _CF_MAX_ITERATIONS:  # pragma: no cover - not reached for z = 1/2 above the mean
-            raise RuntimeError(
-                f"incomplete-beta continued fraction did not converge in {_CF_MAX_ITERATIONS} iterations."
-            )
     return out
 
 
