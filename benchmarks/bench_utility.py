@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from shuffledp.experiments import community_sweep
+from shuffledp.experiments.utility import community_sweep
 from shuffledp.mechanisms import sensitivity_for, sample_shuffled_histogram
 from shuffledp.tables import atomic_write_text
 

@@ -6,8 +6,8 @@ import pytest
 import yaml
 
 from shuffledp.config import ConfigError, load_schema, validate_config
-from shuffledp.experiments_accounting import check_accounting_config
-from shuffledp.experiments_worst_case import check_worst_case_config
+from shuffledp.experiments.accounting import check_accounting_config
+from shuffledp.experiments.guarantees import check_worst_case_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

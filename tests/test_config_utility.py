@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from shuffledp.config import ConfigError, load_schema, validate_config
-from shuffledp.experiments import check_utility_config
+from shuffledp.experiments.utility import check_utility_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

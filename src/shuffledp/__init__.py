@@ -6,7 +6,7 @@ Layers (each imports only from the layers above it in this list):
 * ``shuffledp.accounting`` -- delta/epsilon accountants for the shuffled k-RR histogram.
 * ``shuffledp.mechanisms``, ``shuffledp.estimators``, ``shuffledp.metrics`` -- simulation and estimation.
 * ``shuffledp.data`` -- Gowalla parsing, cropping and gridding.
-* ``shuffledp.experiments`` -- one replicate = f(parameters, rng) -> tidy rows.
+* ``shuffledp.experiments`` -- one module per workflow stage: config slice (+ rng) -> tidy rows.
 * ``shuffledp.plotting`` -- drawing only.
 * ``shuffledp.cli`` -- the ``shuffle-dp`` command.
 """

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from shuffledp.experiments import STRENGTH_COLUMNS, STRENGTH_FACTOR
+from shuffledp.experiments.utility_tables import STRENGTH_COLUMNS, STRENGTH_FACTOR
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, format_number
 
 __all__ = [
@@ -236,7 +236,7 @@ def read_comparisons(paths: Iterable) -> tuple[pd.DataFrame, list[str]]:
     A file without the agreed columns is reported in ``problems`` and skipped; a row whose verdict
     is not one of :data:`VERDICTS` is kept with verdict :data:`INVALID_VERDICT` and counted in
     ``problems`` (bad rows are never dropped silently). A ``source`` column names the file. The
-    Monte-Carlo comparisons' :data:`shuffledp.experiments.STRENGTH_COLUMNS` are kept (NaN where a
+    Monte-Carlo comparisons' :data:`shuffledp.experiments.utility_tables.STRENGTH_COLUMNS` are kept (NaN where a
     file has none).
     """
     frames, problems = [], []
@@ -717,7 +717,7 @@ def strength_table(rows: pd.DataFrame) -> Table | None:
 def read_verdict_strength(rows: pd.DataFrame) -> str:
     """How weak the single-draw verdicts are: interval widths and the pass probability of a value 3× off.
 
-    ``rows``: comparison rows (with :data:`shuffledp.experiments.STRENGTH_COLUMNS`); only the rows
+    ``rows``: comparison rows (with :data:`shuffledp.experiments.utility_tables.STRENGTH_COLUMNS`); only the rows
     judged by a single-draw interval are read.
     """
     tests = _interval_rows(rows)

@@ -60,7 +60,7 @@ def test_plot_delta_curves_defaults_to_current_axes():
 
 from figure_checks import figure_text, legend_texts  # noqa: E402
 
-from shuffledp.experiments_accounting import fig1_frame, fig1_grid, sweep_frame  # noqa: E402
+from shuffledp.experiments.accounting import fig1_frame, fig1_grid, sweep_frame  # noqa: E402
 from shuffledp.plotting import style  # noqa: E402
 from shuffledp.plotting.accounting import SWEEP_LINEAR_DECADES, figure_delta_surfaces, figure_sweep  # noqa: E402
 
@@ -136,7 +136,7 @@ def test_sweep_without_cap_has_no_cap_note():
 
 
 # ------------------------------------------------- epsilon at a fixed delta (issue 8)
-from shuffledp.experiments_worst_case import epsilon_comparison_frame  # noqa: E402
+from shuffledp.experiments.guarantees import epsilon_comparison_frame  # noqa: E402
 from shuffledp.plotting.accounting import ROLE_LINESTYLES, figure_epsilon_comparison  # noqa: E402
 
 COMPARISON = {

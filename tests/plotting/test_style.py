@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from shuffledp.accounting import list_accountants
-from shuffledp.experiments import MECHANISMS, calibrate
+from shuffledp.experiments.utility import MECHANISMS, calibrate
 from shuffledp.plotting import style
 
 from figure_checks import contrast_ratio, delta_e

@@ -13,7 +13,7 @@ from matplotlib.colors import LogNorm, to_rgb
 from matplotlib.patches import Rectangle
 
 from figure_checks import contrast_ratio, figure_text, legend_texts
-from shuffledp import experiments as E
+from shuffledp.experiments import utility as E
 from shuffledp.mechanisms import sensitivity_for
 from shuffledp.plotting import style
 from shuffledp.plotting.utility import (

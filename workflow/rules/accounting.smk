@@ -1,10 +1,10 @@
 # Accountants' stage: Table II, Table IV, Figure 1, config-driven delta sweeps, and beyond the paper the
 # epsilon comparison of guarantees and the worst-case bracket table (issue 8).
-# Library: shuffledp.experiments_accounting and shuffledp.experiments_worst_case (frames),
+# Library: shuffledp.experiments.accounting and shuffledp.experiments.guarantees (frames),
 # shuffledp.plotting.accounting (drawing),
 # shuffledp.accounting (the accountants, by registry name), shuffledp.reference (paper values).
-from shuffledp.experiments_accounting import check_accounting_config
-from shuffledp.experiments_worst_case import check_worst_case_config
+from shuffledp.experiments.accounting import check_accounting_config
+from shuffledp.experiments.guarantees import check_worst_case_config
 
 ACCOUNTING = config.get("accounting")
 if ACCOUNTING is None:

@@ -1,6 +1,6 @@
 # Utility stage (paper Section V): synthetic Table V, text TVs and Figure 2; Gowalla Figures 4-7 and
 # Table VI; beyond the paper, the (eps0, eps) crossover sweep. Library: shuffledp.experiments.
-from shuffledp.experiments import check_utility_config
+from shuffledp.experiments.utility import check_utility_config
 
 try:
     check_utility_config(config)

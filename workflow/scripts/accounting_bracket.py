@@ -3,7 +3,7 @@
 import logging
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.experiments_worst_case import bracket_frame, bracket_markdown
+from shuffledp.experiments.guarantees import bracket_frame, bracket_markdown
 from shuffledp.tables import atomic_write_text
 
 setup_job_log(snakemake)

@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 
 from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
-from shuffledp.experiments_accounting import fig1_frame, fig1_grid  # noqa: E402
+from shuffledp.experiments.accounting import fig1_frame, fig1_grid  # noqa: E402
 from shuffledp.plotting.accounting import figure_delta_surfaces  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 

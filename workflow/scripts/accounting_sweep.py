@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
-from shuffledp.experiments_accounting import sweep_frame  # noqa: E402
+from shuffledp.experiments.accounting import sweep_frame  # noqa: E402
 from shuffledp.plotting.accounting import figure_sweep  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 

@@ -3,7 +3,7 @@
 import logging
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.experiments_accounting import table2_frames, verdict_counts
+from shuffledp.experiments.accounting import table2_frames, verdict_counts
 from shuffledp.reference import load_reference
 from shuffledp.tables import atomic_write_text, write_table
 

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
-from shuffledp.experiments import crossover_sweep, synthetic_dataset  # noqa: E402
+from shuffledp.experiments.utility import crossover_sweep, synthetic_dataset  # noqa: E402
 from shuffledp.mechanisms import sensitivity_for  # noqa: E402
 from shuffledp.plotting.utility import figure_crossover  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402

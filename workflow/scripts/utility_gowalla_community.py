@@ -5,7 +5,7 @@ import logging
 import pandas as pd
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.experiments import community_sweep
+from shuffledp.experiments.utility import community_sweep
 from shuffledp.mechanisms import sensitivity_for
 from shuffledp.tables import atomic_write_text
 

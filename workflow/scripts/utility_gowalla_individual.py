@@ -5,7 +5,7 @@ import logging
 import pandas as pd
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.experiments import individual_job
+from shuffledp.experiments.utility import individual_job
 from shuffledp.tables import atomic_write_text
 
 setup_job_log(snakemake)

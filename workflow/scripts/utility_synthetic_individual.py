@@ -3,7 +3,7 @@
 import logging
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.experiments import individual_job, synthetic_dataset
+from shuffledp.experiments.utility import individual_job, synthetic_dataset
 from shuffledp.tables import atomic_write_text
 
 setup_job_log(snakemake)

@@ -5,7 +5,7 @@ import logging
 import pandas as pd
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.experiments import community_text_comparison, individual_tables
+from shuffledp.experiments.utility_tables import community_text_comparison, individual_tables
 from shuffledp.reference import load_reference
 from shuffledp.tables import atomic_write_text, write_table
 

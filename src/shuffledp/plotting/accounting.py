@@ -1,7 +1,7 @@
 """Accounting figures: delta over (epsilon, epsilon_0) (Figure 1), delta curves of the sweeps, and
 epsilon at a fixed delta against n and eps0 (the comparison of guarantees, Figure-1 style of Koskela et al.).
 
-Drawing only: inputs are log10 delta values already computed (``shuffledp.experiments_accounting``);
+Drawing only: inputs are log10 delta values already computed (``shuffledp.experiments.accounting``);
 ``plot_*`` functions take ``ax=None`` plus keyword-only options and return the Axes, ``figure_*``
 functions lay out a whole figure and return it. Colour and y axes show log10 delta, so values far
 below the double range (1e-300 and beyond) are drawn faithfully; delta = 0 (log10 = -inf) is drawn
@@ -100,7 +100,7 @@ def figure_delta_surfaces(frame, *, accountants, grid_of):
     """Figure 1: one log10 δ heat map per accountant, all on one colour scale with one colour bar.
 
     ``grid_of(frame, name)`` -> (epsilons, epsilon_locals, log10 delta grid) (e.g.
-    :func:`shuffledp.experiments_accounting.fig1_grid`); titles give the accountant (label, registry
+    :func:`shuffledp.experiments.accounting.fig1_grid`); titles give the accountant (label, registry
     name and kind) and n, k, n_x0.
     """
     grids = [grid_of(frame, name) for name in accountants]
@@ -190,7 +190,7 @@ def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
     """δ sweep curves: log10 δ against ``x`` on a symmetric-log axis, colour = accountant (palette),
     line style and marker = the other parameters that vary (e.g. ε).
 
-    ``frame``: a :func:`shuffledp.experiments_accounting.sweep_frame`. Points with δ = 0 are left out
+    ``frame``: a :func:`shuffledp.experiments.accounting.sweep_frame`. Points with δ = 0 are left out
     and counted in the accountant's legend entry (:func:`sweep_legend_handles`; ``legend=False``
     leaves the legend to the caller). Where ``n_x0`` was capped at n - 1 (a fraction of 1), a dotted
     line and a note mark the capped points, and say so where eq. (6) as printed meets the exact δ there.
@@ -353,7 +353,7 @@ def _comparison_label(rows) -> str:
 def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
     """ε at a fixed δ against ``x`` (``"n_users"`` or ``"epsilon_local"``), log-log, one curve per accountant.
 
-    ``frame``: the rows of one panel of :func:`shuffledp.experiments_worst_case.epsilon_comparison_frame`.
+    ``frame``: the rows of one panel of :func:`shuffledp.experiments.guarantees.epsilon_comparison_frame`.
     Colour = accountant (palette), line style = role (guarantee solid, lower bound dashed, one dataset
     dotted). Points reached only at ε ≥ ε0 get a hollow marker; points without a drawable ε are
     marked on the axes' edge in the accountant's colour (▲ top: no ε reaches δ; ✕ top: refused;
@@ -440,7 +440,7 @@ def epsilon_legend_handles(frame) -> list:
 def figure_epsilon_comparison(frame):
     """Two panels, ε at a fixed δ against n and against ε0 (log-log), with one legend below them.
 
-    ``frame``: :func:`shuffledp.experiments_worst_case.epsilon_comparison_frame`. Titles state δ, k and
+    ``frame``: :func:`shuffledp.experiments.guarantees.epsilon_comparison_frame`. Titles state δ, k and
     the fixed parameter of each panel; the legend states what each curve is (guarantee for every
     dataset, lower bound on the worst case, or one dataset's δ with its n_x0 rule).
     """

@@ -244,7 +244,7 @@ def figure_heatmaps(cells, summary, *, n_lon: int, n_lat: int, label: str,
     logarithmic colour scale, from 1/n (one check-in) to the largest value of any panel.
 
     The log scale is chosen because a few cells hold most check-ins (the colour bar says "log scale");
-    ``summary`` (one row of :func:`shuffledp.experiments.heatmap_job`) gives n, ε, ε0, δ̂, σ and TV.
+    ``summary`` (one row of :func:`shuffledp.experiments.utility.heatmap_job`) gives n, ε, ε0, δ̂, σ and TV.
     """
     row = summary.iloc[0]
     values = cells[list(columns)].to_numpy(dtype=float)

@@ -8,6 +8,10 @@ in :mod:`shuffledp.reference`. Verdicts use :func:`shuffledp.tables.printed_prec
 Deltas are carried in log space (``log10_delta``) as well as linear: the exact single-bin delta of
 Table II falls below the smallest double (about 1e-308) for n = 1,000, and such a value is shown as
 its base-10 logarithm, never as a false zero.
+
+Room: the library side of ``workflow/rules/accounting.smk`` for the paper's own tables and figure
+(Tables II, IV, Fig. 1, sweeps). Imports accountants, :mod:`shuffledp.tables` and
+:mod:`shuffledp.reference`; nothing from the utility side, the report or plotting.
 """
 
 from __future__ import annotations

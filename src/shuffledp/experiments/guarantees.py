@@ -16,7 +16,11 @@ Two frames, built from the ``accounting.epsilon_comparison`` and ``accounting.br
   between them.
 
 The per-dataset accountants (``biswas-printed``, ``biswas-exact``) need n_x0: it comes from the
-section's ``n_x0`` rule (:func:`shuffledp.experiments_accounting.n_x0_from_rule`), and the rows say so.
+section's ``n_x0`` rule (:func:`shuffledp.experiments.accounting.n_x0_from_rule`), and the rows say so.
+
+Room: the library side of ``workflow/rules/accounting.smk`` beyond the paper. Imports accountants
+and :mod:`shuffledp.experiments.accounting` (labels, the n_x0 rule); nothing from utility, report or
+plotting.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import pandas as pd
 
 from shuffledp._progress import progress
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
-from shuffledp.experiments_accounting import ACCOUNTANT_LABELS, n_x0_from_rule
+from shuffledp.experiments.accounting import ACCOUNTANT_LABELS, n_x0_from_rule
 
 __all__ = [
     "OK",

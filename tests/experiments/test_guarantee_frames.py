@@ -1,5 +1,5 @@
 """Epsilon at a fixed delta across accountants and the worst-case bracket table
-(shuffledp.experiments_worst_case): every point kept with an honest status, values equal to the
+(shuffledp.experiments.guarantees): every point kept with an honest status, values equal to the
 accountants called directly, and the statuses consistent with independent evaluations of delta."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.bracket import bracket
 from shuffledp.config import ConfigError
-from shuffledp.experiments_accounting import n_x0_from_rule
-from shuffledp.experiments_worst_case import (
+from shuffledp.experiments.accounting import n_x0_from_rule
+from shuffledp.experiments.guarantees import (
     BRACKET_COLUMNS,
     COMPARISON_COLUMNS,
     ERROR,

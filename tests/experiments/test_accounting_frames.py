@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.experiments_accounting import (
+from shuffledp.experiments.accounting import (
     ACCOUNTANT_LABELS,
     fig1_frame,
     fig1_grid,
@@ -29,7 +29,7 @@ from shuffledp.experiments_accounting import (
 from shuffledp.reference import load_reference
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,234 @@
+"""Tables V and VI and the Sec. V-C.2 numbers: the paper's single printed draws beside our simulations.
+
+The paper prints one draw per cell; we simulate many (:mod:`shuffledp.experiments.utility`). A
+printed value is *reproduced* when it lies in our central 95% Monte-Carlo interval
+(:func:`mc_interval_verdict`), and every such test carries its strength (:func:`interval_strength`:
+how often a value 3x off would still pass), so a weak test is visible as weak.
+
+Room: the library side of the utility stage's comparison rules (``table5``, ``table6``). Imports
+numpy, pandas and :mod:`shuffledp.tables` only; the replicate jobs import :func:`interval_strength`
+from here, never the other way round.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "STRENGTH_FACTOR",
+    "STRENGTH_COLUMNS",
+    "interval_strength",
+    "strength_text",
+    "mc_interval_verdict",
+    "individual_tables",
+    "community_text_comparison",
+]
+
+STRENGTH_FACTOR = 3.0
+#: extra columns of the Monte-Carlo comparison rows (after shuffledp.tables.COMPARISON_COLUMNS)
+STRENGTH_COLUMNS = ["interval_low", "interval_high", "p_pass_3x_larger", "p_pass_3x_smaller", "x0_count"]
+
+
+def interval_strength(draws, low: float, high: float, *, factor: float = STRENGTH_FACTOR) -> dict:
+    """How weak the single-draw test "value inside [low, high]" is, from our simulated single draws.
+
+    ``p_pass_3x_larger`` is the probability that a value ``factor`` times one of our draws (a result
+    off by that factor) still lies in [low, high], i.e. would still be called reproduced;
+    ``p_pass_3x_smaller`` the same for a value ``factor`` times smaller. ``interval_ratio`` is
+    high / low (inf when low = 0) and ``interval_decades`` its log10.
+    """
+    draws = np.asarray(draws, dtype=float)
+    draws = draws[np.isfinite(draws)]
+    larger, smaller = factor * draws, draws / factor
+    ratio = high / low if low > 0 else math.inf
+    return {
+        "interval_ratio": float(ratio),
+        "interval_decades": float(math.log10(ratio)) if math.isfinite(ratio) and ratio > 0 else math.inf,
+        "p_pass_3x_larger": float(np.mean((larger >= low) & (larger <= high))) if draws.size else math.nan,
+        "p_pass_3x_smaller": float(np.mean((smaller >= low) & (smaller <= high))) if draws.size else math.nan,
+    }
+
+
+def strength_text(low: float, high: float, p_larger: float, p_smaller: float) -> str:
+    """The strength of a single-draw interval test in words, for comparison notes."""
+    width = f"×{high / low:.3g} ({math.log10(high / low):.1f} decades)" if low > 0 else "from 0"
+    return (f"the interval spans {width}; a value {STRENGTH_FACTOR:g}× ours would still pass with probability "
+            f"{p_larger:.2f}, one {STRENGTH_FACTOR:g}× smaller with {p_smaller:.2f}")
+
+
+def _interval_test(paper_value: float, draws, *, coverage: float = 0.95) -> dict | None:
+    draws = np.asarray(draws, dtype=float)
+    draws = draws[np.isfinite(draws)]
+    if draws.size < 2:
+        return None
+    tail = (1.0 - coverage) / 2.0
+    low, high = (float(q) for q in np.quantile(draws, [tail, 1.0 - tail]))
+    inside = bool(low <= paper_value <= high)
+    se = draws.std(ddof=1) / math.sqrt(draws.size)
+    strength = interval_strength(draws, low, high)
+    note = (
+        f"paper value {'inside' if inside else 'outside'} our central {coverage:.0%} interval of a single draw "
+        f"[{low:.3g}, {high:.3g}] (mean {draws.mean():.3g} +/- {se:.2g} MC s.e., {draws.size} draws); "
+        + strength_text(low, high, strength["p_pass_3x_larger"], strength["p_pass_3x_smaller"])
+    )
+    return {"inside": inside, "note": note, "interval_low": low, "interval_high": high,
+            "p_pass_3x_larger": strength["p_pass_3x_larger"], "p_pass_3x_smaller": strength["p_pass_3x_smaller"]}
+
+
+def mc_interval_verdict(paper_value: float, draws, *, coverage: float = 0.95) -> tuple[bool, str]:
+    """Is a paper value (one Monte-Carlo draw) plausible under our simulated distribution of one draw?
+
+    True when it lies inside the central ``coverage`` interval of ``draws``; the note gives the
+    interval, our mean and its Monte-Carlo standard error, and how weak the test is: the interval's
+    width and the probability that a value 3× ours (or 3× smaller) would still pass
+    (:func:`interval_strength`).
+    """
+    test = _interval_test(paper_value, draws, coverage=coverage)
+    if test is None:
+        return False, "no simulated draws"
+    return test["inside"], test["note"]
+
+
+# --- configuration checks a JSON schema cannot state ------------------------------------------
+
+
+
+
+def _verdict_row(table, block, row, column, paper, as_printed, exact, verdict, note) -> dict:
+    from shuffledp.tables import parse_printed
+
+    value = float(parse_printed(paper))
+    relative = (as_printed - value) / value if (value and np.isfinite(as_printed)) else np.nan
+    return {"table": table, "block": block, "row": row, "column": column, "paper": paper,
+            "ours_as_printed": as_printed, "ours_exact": exact, "relative_difference": relative,
+            "verdict": verdict, "note": note}
+
+
+def _strength_columns(summary, x0_count=None) -> dict:
+    """The :data:`STRENGTH_COLUMNS` of one interval test from a row of :func:`individual_job`."""
+    return {"interval_low": float(summary["q025"]), "interval_high": float(summary["q975"]),
+            "p_pass_3x_larger": float(summary.get("p_pass_3x_larger", math.nan)),
+            "p_pass_3x_smaller": float(summary.get("p_pass_3x_smaller", math.nan)),
+            "x0_count": x0_count}
+
+
+_EMPTY_CELL_NOTE = ("x0 holds no check-in under our cell numbering (the paper's is not stated), so there is no "
+                    "individual at x0: its true probability is 0 and the as-printed delta is that of a lone holder "
+                    "(n_x0 = 0)")
+
+
+def _individual_comparison(table: str, block: str, row_label: str, paper_text: str, mechanism: str, summaries: pd.DataFrame,
+                           *, x0_count: int | None = None) -> dict:
+    """Compare one printed single draw with our simulated distribution (see :func:`mc_interval_verdict`).
+
+    The row carries :data:`STRENGTH_COLUMNS` (the interval and how often a value 3× off would still
+    pass) when the verdict is an interval test; its note says so in words, and says when x0 is an
+    empty cell.
+    """
+    from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, parse_printed
+
+    paper = float(parse_printed(paper_text))
+    empty = "; " + _EMPTY_CELL_NOTE if x0_count == 0 else ""
+    if mechanism == "gaussian":
+        printed = summaries[summaries["calibration"] == "as_printed"].iloc[0]
+        exact = summaries[summaries["calibration"] == "configured"].iloc[0]
+        if printed["delta_floored"]:
+            note = (f"not reproducible as specified: delta from eq. (6) as printed is {printed['delta']:.3g} at "
+                    f"eps = {printed['epsilon']:g}, eps0 = {printed['epsilon_local']:g}, so the Gaussian is undefined; "
+                    f"ours uses the delta floor {printed['delta_used']:.3g} (sigma {printed['sigma']:.3g}, "
+                    f"diffprivlib {printed['sigma_diffprivlib']:.3g}); with the configured accountant "
+                    f"{exact['accountant']} (delta {exact['delta']:.3g}, sigma {exact['sigma']:.3g}) the paper value is "
+                    f"{'inside' if exact['q025'] <= paper <= exact['q975'] else 'outside'} our 95% single-draw interval "
+                    f"[{exact['q025']:.3g}, {exact['q975']:.3g}]" + empty)
+            row = _verdict_row(table, block, row_label, "Gaussian", paper_text, printed["mean"], exact["mean"], NOT_REPRODUCIBLE, note)
+            return {**row, **{c: math.nan for c in STRENGTH_COLUMNS}, "x0_count": x0_count}
+        chosen = printed
+    else:
+        chosen = exact = summaries.iloc[0]
+    inside = chosen["q025"] <= paper <= chosen["q975"]
+    strength = _strength_columns(chosen, x0_count)
+    note = (f"paper value {'inside' if inside else 'outside'} our central 95% interval of a single draw "
+            f"[{chosen['q025']:.3g}, {chosen['q975']:.3g}] (mean {chosen['mean']:.3g} +/- {chosen['se']:.2g} MC s.e.)")
+    if math.isfinite(strength["p_pass_3x_larger"]):
+        note += "; " + strength_text(strength["interval_low"], strength["interval_high"], strength["p_pass_3x_larger"],
+                                     strength["p_pass_3x_smaller"])
+    column = "Gaussian" if mechanism == "gaussian" else "shuffle+INV"
+    row = _verdict_row(table, block, row_label, column, paper_text, chosen["mean"], exact["mean"],
+                       REPRODUCED if inside else NOT_REPRODUCED, note + empty)
+    return {**row, **strength}
+
+
+def individual_tables(individual: pd.DataFrame, reference: pd.DataFrame, *, table: str, block_of) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tables V/VI: (wide table: paper and ours per row, comparison rows in COMPARISON_COLUMNS followed
+    by :data:`STRENGTH_COLUMNS`).
+
+    ``block_of(row)`` maps one row of ``individual`` to the paper's block label (e.g. "n=1,000").
+    The wide table flags a floored delta per calibration ("delta floored (printed)", "delta floored
+    (configured)") and its "x0 note" says when x0 is a cell without any check-in.
+    """
+    individual = individual.assign(block=[block_of(r) for _, r in individual.iterrows()])
+    comparisons, wide = [], []
+    for (block, x0), group in individual.groupby(["block", "x0"], sort=False):
+        row_label = f"x0={x0}"
+        x0_count = int(group["x0_count"].iloc[0])
+        entry = {"block": block, "x0": x0, "x0_count": x0_count}
+        for mechanism, column in (("gaussian", "Gaussian"), ("shuffle+INV", "shuffle+INV")):
+            summaries = group[group["mechanism"] == mechanism]
+            match = reference[(reference["block"] == block) & (reference["row"] == row_label) & (reference["column"] == column)]
+            paper_text = match["value"].iloc[0] if len(match) else ""
+            entry[f"{column} paper"] = paper_text
+            if mechanism == "gaussian":
+                printed = summaries[summaries["calibration"] == "as_printed"].iloc[0]
+                exact = summaries[summaries["calibration"] == "configured"].iloc[0]
+                entry[f"{column} ours (printed delta)"] = printed["mean"]
+                entry[f"{column} ours (configured delta)"] = exact["mean"]
+                entry["delta printed"] = printed["delta"]
+                entry["delta configured"] = exact["delta"]
+                entry["delta floored (printed)"] = bool(printed["delta_floored"])
+                entry["delta floored (configured)"] = bool(exact["delta_floored"])
+                entry["sigma used (configured)"] = exact["sigma"]
+                entry["sigma diffprivlib (configured)"] = exact["sigma_diffprivlib"]
+            else:
+                entry[f"{column} ours"] = summaries["mean"].iloc[0]
+            if paper_text:
+                comparisons.append(_individual_comparison(table, block, row_label, paper_text, mechanism, summaries,
+                                                          x0_count=x0_count))
+        entry["x0 note"] = "no check-in in this cell: no individual at x0" if x0_count == 0 else ""
+        wide.append(entry)
+    from shuffledp.tables import COMPARISON_COLUMNS
+
+    return pd.DataFrame(wide), pd.DataFrame(comparisons, columns=[*COMPARISON_COLUMNS, *STRENGTH_COLUMNS])
+
+
+def community_text_comparison(community: pd.DataFrame, text_numbers: pd.DataFrame) -> pd.DataFrame:
+    """The community-level TV numbers quoted in Sec. V-C.2 against our single-draw distributions."""
+    from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
+
+    rows = []
+    for _, quote in text_numbers[text_numbers["name"].str.startswith("community_tv_")].iterrows():
+        name = quote["name"]
+        mechanism = "gaussian" if "gaussian" in name else "shuffle+INV"
+        n_users = int(name.rsplit("_n", 1)[1])
+        data = community[(community["n_users"] == n_users) & (community["mechanism"] == mechanism)]
+        if data.empty:
+            continue
+        printed = data[data["calibration"] == "as_printed"]
+        exact = data[data["calibration"] == "configured"]
+        paper = float(quote["value"])
+        strength = {c: math.nan for c in STRENGTH_COLUMNS}
+        test = _interval_test(paper, printed["tv"])
+        if mechanism == "gaussian" and bool(printed["delta_floored"].iloc[0]):
+            verdict, note = NOT_REPRODUCIBLE, (
+                f"delta-hat from eq. (6) as printed is {printed['delta'].iloc[0]:.3g}: Gaussian undefined; "
+                f"ours uses the delta floor {printed['delta_used'].iloc[0]:.3g}")
+        elif test is None:
+            verdict, note = NOT_REPRODUCED, "no simulated draws"
+        else:
+            verdict, note = (REPRODUCED if test["inside"] else NOT_REPRODUCED), test["note"]
+            strength.update({c: test[c] for c in ("interval_low", "interval_high", "p_pass_3x_larger", "p_pass_3x_smaller")})
+        rows.append({**_verdict_row("text", "Sec. V-C.2", f"n={n_users:,}", f"TV {mechanism}", quote["value"],
+                                    printed["tv"].mean(), exact["tv"].mean(), verdict, note), **strength})
+    return pd.DataFrame(rows, columns=[*COMPARISON_COLUMNS, *STRENGTH_COLUMNS])

@@ -1,0 +1,79 @@
+"""Tests for shuffledp.experiments.utility_tables: Monte-Carlo interval verdicts, their strength, Tables V/VI rows."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from shuffledp.accounting import list_accountants
+from shuffledp.experiments import utility as E
+from shuffledp.experiments import utility_tables as T
+
+
+def test_mc_interval_verdict():
+    draws = np.arange(1, 1001) / 1000.0
+    inside, note = T.mc_interval_verdict(0.5, draws)
+    assert inside and "inside" in note
+    outside, note = T.mc_interval_verdict(0.9999, draws)
+    assert not outside and "outside" in note
+
+
+def test_interval_strength_matches_the_uniform_closed_form():
+    # Draws U(0, 1) on a fine grid; interval [0.025, 0.975]. A value 3x a draw passes when
+    # U in [0.025/3, 0.975/3]: probability 0.95/3; a value 3x smaller when U in [0.075, 1): 0.925.
+    draws = (np.arange(100_000) + 0.5) / 100_000
+    strength = T.interval_strength(draws, 0.025, 0.975)
+    assert strength["p_pass_3x_larger"] == pytest.approx(0.95 / 3, abs=1e-4)
+    assert strength["p_pass_3x_smaller"] == pytest.approx(0.925, abs=1e-4)
+    assert strength["interval_ratio"] == pytest.approx(39.0) and strength["interval_decades"] == pytest.approx(math.log10(39))
+    assert T.interval_strength(draws, 0.0, 0.5)["interval_ratio"] == math.inf
+
+
+def test_mc_interval_verdict_note_states_width_and_pass_probability():
+    draws = np.random.default_rng(3).exponential(size=4000)
+    inside, note = T.mc_interval_verdict(1.0, draws)
+    low, high = np.quantile(draws, [0.025, 0.975])
+    strength = T.interval_strength(draws, low, high)
+    assert inside
+    assert f"the interval spans ×{high / low:.3g} ({math.log10(high / low):.1f} decades)" in note
+    assert f"a value 3× ours would still pass with probability {strength['p_pass_3x_larger']:.2f}" in note
+
+
+@pytest.fixture(scope="module")
+def utility_config():
+    import yaml
+    from pathlib import Path
+
+    with open(Path(__file__).resolve().parents[2] / "config" / "config.yaml", encoding="utf-8") as handle:
+        return yaml.safe_load(handle)["utility"]
+
+
+@pytest.mark.skipif("strong-adversary" not in list_accountants(), reason="strong-adversary accountant not registered yet")
+def test_individual_tables_flag_each_calibration_and_empty_cells(utility_config):
+    counts = np.array([0, 40, 3, 0, 90, 17, 50])  # cells 0 and 3 hold nobody
+    setting = {**utility_config["gowalla"]["table6"], "replicates": 400}
+    x0s = [0, 1, 3, 4]
+    rows = E.individual_job(counts, x0s, x0s, utility=utility_config, setting=setting, seed=5, identity=("t",))
+    reference = pd.DataFrame([{"block": "R", "row": f"x0={x}", "column": c, "value": "1E-3"}
+                              for x in x0s for c in ("Gaussian", "shuffle+INV")])
+    wide, comparison = T.individual_tables(rows.assign(label="R"), reference, table="VI", block_of=lambda r: r["label"])
+    gaussian = rows[rows["mechanism"] == "gaussian"]
+    for calibration, column in (("as_printed", "delta floored (printed)"), ("configured", "delta floored (configured)")):
+        flags = gaussian[gaussian["calibration"] == calibration].set_index("x0")["delta_floored"].astype(bool)
+        assert wide.set_index("x0")[column].to_dict() == flags.to_dict()
+    # eq. (6) at eps = eps0 is 0 (floored) while the configured bound is positive: the flags must differ
+    assert wide["delta floored (printed)"].all() and not wide["delta floored (configured)"].any()
+    assert wide.set_index("x0")["x0 note"].astype(bool).to_dict() == {x: counts[x] == 0 for x in x0s}
+    assert list(comparison.columns[-len(T.STRENGTH_COLUMNS):]) == T.STRENGTH_COLUMNS
+    tests = comparison[comparison["verdict"].isin(["reproduced", "not reproduced"])]
+    assert len(tests) and tests["interval_high"].notna().all()
+    assert tests["p_pass_3x_larger"].between(0, 1).all() and tests["p_pass_3x_smaller"].between(0, 1).all()
+    assert tests["note"].str.contains("a value 3× ours would still pass with probability").all()
+    empty = comparison[comparison["x0_count"] == 0]
+    assert len(empty) and empty["note"].str.contains("x0 holds no check-in").all()
+    assert not comparison[comparison["x0_count"] > 0]["note"].str.contains("no check-in").any()
+    shuffle = rows[(rows["mechanism"] == "shuffle+INV") & (rows["x0"] == 1)].iloc[0]
+    row = comparison[(comparison["row"] == "x0=1") & (comparison["column"] == "shuffle+INV")].iloc[0]
+    assert (row["interval_low"], row["interval_high"]) == (shuffle["q025"], shuffle["q975"])
+    assert row["p_pass_3x_larger"] == shuffle["p_pass_3x_larger"]
