@@ -32,7 +32,7 @@ def test_notebook_executes(path, tmp_path):
     # an extra last cell (in memory only) reports which interpreter the kernel runs
     notebook.cells.append(nbformat.v4.new_code_cell("import sys; print(sys.executable)"))
     # run from a scratch folder so "../results" is empty there: the no-results branch is exercised
-    # deterministically (the results branch is covered by tests/test_report.py's functions)
+    # deterministically (the results branch is covered by tests/report/test_report.py's functions)
     client = NotebookClient(
         notebook,
         timeout=_TIMEOUT_SECONDS,

@@ -1,7 +1,7 @@
 # Report stage: one provenance manifest per results folder (results/<stage>/MANIFEST.json), then the
 # reproduction report (results/report/reproduction-report.md and a self-contained .html).
-# Library: shuffledp.provenance, shuffledp.report. Included last, so ALL_TARGETS already holds the
-# final outputs of every other stage; the report depends on the stages listed in config report.stages.
+# Library: shuffledp.provenance, shuffledp.report (read -> readings/judge -> build -> render).
+# Included last, so ALL_TARGETS already holds the final outputs of every other stage; the report depends on the stages listed in config report.stages.
 import re as _re
 
 from shuffledp.provenance import data_sources as _data_sources_for_manifest

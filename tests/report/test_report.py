@@ -1,4 +1,4 @@
-"""Tests for shuffledp.report (the reproduction report's reading and rendering)."""
+"""Tests for the shuffledp.report package (the reproduction report's reading and rendering)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 
 from shuffledp import report
-from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED, format_number
+from shuffledp.report import read as report_read
+from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, format_number
 
 # The papers, when the shared folder sits next to the repository (skipped otherwise).
-PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
+PAPERS = Path(__file__).resolve().parents[3] / "shared" / "papers"
 # A 1x1 PNG (valid file; content irrelevant to the report).
 PNG_1x1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -56,7 +57,7 @@ def test_read_comparisons_reports_missing_files_bad_columns_and_bad_rows(tmp_pat
     comparison_frame(verdict=["maybe", REPRODUCED, REPRODUCED]).to_csv(bad_rows, index=False)
     rows, problems = report.read_comparisons([bad_columns, bad_rows, tmp_path / "absent.csv"])
     assert len(rows) == 3  # the bad row is kept, not dropped
-    assert (rows["verdict"] == report.INVALID_VERDICT).sum() == 1
+    assert (rows["verdict"] == report_read.INVALID_VERDICT).sum() == 1
     assert any("lacks the comparison column(s) block" in p for p in problems)
     assert any("1 row(s) with a verdict outside" in p for p in problems)
     assert any("absent.csv` is missing" in p for p in problems)
@@ -260,7 +261,7 @@ def test_method_summary_accepts_mechanism_and_groups_by_varying_columns():
 
 
 def test_roles_keep_the_projected_gaussian_apart():
-    assert report._roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
+    assert report_read._roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
         "gaussian": "gaussian", "shuffle": "shuffle", "shuffle+inv": "shuffle+INV"
     }
 
@@ -336,7 +337,7 @@ def monte_carlo_frame() -> pd.DataFrame:
          "note": "outside", "interval_low": 4e-4, "interval_high": 0.004, "p_pass_3x_larger": 0.40,
          "p_pass_3x_smaller": 0.85, "x0_count": 8},
         {"table": "VI", "block": "Paris", "row": "x0=20", "column": "Gaussian", "paper": "2E-6",
-         "ours_as_printed": 9e-4, "ours_exact": 2e-4, "relative_difference": 400.0, "verdict": report.NOT_REPRODUCIBLE,
+         "ours_as_printed": 9e-4, "ours_exact": 2e-4, "relative_difference": 400.0, "verdict": NOT_REPRODUCIBLE,
          "note": "floored", "interval_low": np.nan, "interval_high": np.nan, "p_pass_3x_larger": np.nan,
          "p_pass_3x_smaller": np.nan, "x0_count": 8},
     ]

@@ -1,0 +1,83 @@
+"""The reproduction report: paper tables cell by cell, figures with a reading, errata, provenance.
+
+The report is assembled as a list of small blocks (:class:`Heading`, :class:`Paragraph`,
+:class:`Table`, :class:`BulletList`, :class:`Figure`) and rendered twice: as Markdown (figures linked
+by relative path) and as one self-contained HTML file (figures embedded as base64, inline CSS, no
+external asset). Nothing here computes privacy or utility: every number is read from a stage output
+(``*_comparison.csv``, figure data, the data summary, the stage manifests), and every reading of a
+figure is derived from that figure's data, never written in advance.
+
+Verdicts come from the comparison CSVs (columns :data:`shuffledp.tables.COMPARISON_COLUMNS`): a cell
+is *reproduced* when our value rounds to the printed one at the printed precision, *not reproduced*
+otherwise, and *not reproducible as specified* when the paper does not give what is needed to compute
+it (see ``docs/reproduction-notes.md``, "Report and artifacts").
+
+Rooms, in the order the data passes through them (each imports only from rooms above it):
+
+==============  ======================================================================================
+``paper``       what the paper claims: its tables, figures (with the quoted claim), FPS -> arXiv map
+``blocks``      the document model (Heading, Paragraph, Table, BulletList, Figure)
+``read``        stage outputs -> tidy frames (comparison rows, method summaries, provenance); the only
+                room that opens result files
+``readings``    judging figures: one reading per figure, computed from its data
+``judge``       judging claims: verdict strength, empty cells, Gaussian checks, data counts, errata
+``build``       the order of sections: which reading, judgement or table goes where
+``render``      blocks -> Markdown or self-contained HTML
+==============  ======================================================================================
+
+The workflow script (``workflow/scripts/reproduction_report.py``) only builds :class:`ReportInputs`,
+calls :func:`build_report` and writes the two renderings.
+"""
+
+from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
+from shuffledp.report.build import build_report
+from shuffledp.report.judge import (
+    read_data_counts,
+    read_empty_cells,
+    read_gaussian_checks,
+    read_verdict_strength,
+    strength_table,
+)
+from shuffledp.report.paper import FIGURES, FPS_TO_ARXIV, PAPER_TABLES
+from shuffledp.report.read import VERDICTS, ReportInputs, method_summary, read_comparisons, verdict_counts
+from shuffledp.report.readings import (
+    read_bracket,
+    read_crossover,
+    read_delta_surface,
+    read_epsilon_comparison,
+    read_heatmap_summary,
+    read_method_comparison,
+    read_sweep,
+)
+from shuffledp.report.render import render_html, render_markdown
+
+__all__ = [
+    "VERDICTS",
+    "PAPER_TABLES",
+    "FIGURES",
+    "FPS_TO_ARXIV",
+    "Heading",
+    "Paragraph",
+    "Table",
+    "BulletList",
+    "Figure",
+    "ReportInputs",
+    "read_comparisons",
+    "verdict_counts",
+    "method_summary",
+    "read_method_comparison",
+    "read_delta_surface",
+    "read_data_counts",
+    "read_heatmap_summary",
+    "read_crossover",
+    "read_sweep",
+    "read_epsilon_comparison",
+    "read_bracket",
+    "read_gaussian_checks",
+    "read_verdict_strength",
+    "strength_table",
+    "read_empty_cells",
+    "build_report",
+    "render_markdown",
+    "render_html",
+]
