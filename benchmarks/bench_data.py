@@ -23,7 +23,8 @@ import pandas as pd
 import yaml
 
 from shuffledp.data.download import verify_snap_gzip
-from shuffledp.data.gowalla import Region, crop_and_grid, read_snap
+from shuffledp.data.geometry import Region, crop_and_grid
+from shuffledp.data.gowalla import read_snap
 from shuffledp.tables import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]

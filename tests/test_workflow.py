@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from shuffledp.data.gowalla import CELL_COLUMNS, MALFORMED_REASONS
+from shuffledp.data.geometry import CELL_COLUMNS
+from shuffledp.data.gowalla import MALFORMED_REASONS
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_DIR = REPO / ".test"

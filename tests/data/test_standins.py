@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from shuffledp.data.gowalla import Region, crop_and_grid, read_csv, read_snap
+from shuffledp.data.geometry import Region, crop_and_grid
+from shuffledp.data.gowalla import read_csv, read_snap
 
 REPO = Path(__file__).resolve().parents[2]
 STANDINS = Path(os.environ.get("SHUFFLEDP_GOWALLA_DIR", REPO.parent / "shared" / "data" / "gowalla"))

@@ -1,5 +1,5 @@
 # Data stage: fetch Gowalla -> prepare each source (count malformed rows) -> crop and grid per
-# region -> data summary and Figure 3. Library: shuffledp.data (gowalla.py, download.py).
+# region -> data summary and Figure 3. Library: shuffledp.data (download, gowalla, duplicates, geometry, summary).
 import re
 import sys
 

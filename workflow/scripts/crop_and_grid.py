@@ -5,7 +5,8 @@ import logging
 import pandas as pd
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.data.gowalla import Region, crop_and_grid, region_summary
+from shuffledp.data.geometry import Region, crop_and_grid
+from shuffledp.data.summary import region_summary
 from shuffledp.data.io import atomic_output
 from shuffledp.tables import atomic_write_text
 

@@ -5,7 +5,7 @@ import logging
 import pandas as pd
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.data.gowalla import combine_summaries
+from shuffledp.data.summary import combine_summaries
 from shuffledp.tables import write_table
 
 setup_job_log(snakemake)

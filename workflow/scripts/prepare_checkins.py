@@ -5,14 +5,9 @@ import logging
 import pandas as pd
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.data.gowalla import (
-    DUPLICATE_KEY_COLUMNS,
-    DataFileError,
-    check_bad_fraction,
-    find_duplicates,
-    read_checkins,
-    source_summary,
-)
+from shuffledp.data.duplicates import DUPLICATE_KEY_COLUMNS, find_duplicates
+from shuffledp.data.gowalla import DataFileError, check_bad_fraction, read_checkins
+from shuffledp.data.summary import source_summary
 from shuffledp.data.io import atomic_output
 from shuffledp.tables import atomic_write_text
 

@@ -1,5 +1,13 @@
-"""Data handling: Gowalla parsing, cropping and gridding (pure functions on arrays and DataFrames).
+"""Data handling: Gowalla parsing and row validation, kept apart from geometry (crop, grid).
 
-Modules: ``gowalla`` (read SNAP / CSV check-ins with malformed-row counts, crop, grid, project),
-``download`` (retrying, verified, atomic download of the SNAP file), ``io`` (atomic file output).
+Modules, in the order the data passes through them:
+
+* ``download`` -- retrying, verified, atomic download of the SNAP file.
+* ``gowalla`` -- read SNAP text / CSV check-ins; every row kept or counted as malformed, by reason.
+* ``duplicates`` -- exact duplicate rows, within a file and against sources listed earlier.
+* ``geometry`` -- regions (bounding boxes), crop, grid, cell tables, local projection to km.
+* ``summary`` -- the data summary table (per source and per region, with the paper's counts).
+* ``io`` -- atomic file output.
+
+Everything except the two readers and the download is a pure function of arrays / DataFrames.
 """

@@ -1,6 +1,6 @@
-"""Gowalla check-ins: parse SNAP text and CSV files, count malformed rows, crop to a region, grid.
+"""Gowalla check-ins: parse SNAP text and CSV files and count malformed rows (row validation).
 
-Everything here is a pure function of arrays / DataFrames (plus the two readers, which only read).
+Everything here is a pure function of arrays / DataFrames (plus the readers, which only read).
 Parsing is vectorised with Arrow (the full SNAP file has 6.4 million rows).
 
 Malformed rows
@@ -13,25 +13,14 @@ Unreadable files
     data named without ``.gz`` or text named ``.gz``, binary or non-UTF-8 content -- raises
     :class:`DataFileError` with one line naming the file, what is wrong and the fix.
 
-Exact duplicate rows (see :func:`find_duplicates`)
-    A valid row whose every field (all columns of the file, as text) equals an earlier valid row's is
-    an exact duplicate: of the same file, or of a source listed earlier. Readers keep them; the data
-    stage counts them per source and keeps or drops them (config ``data.duplicates``).
-
-Regions and grid cells (see :class:`Region`)
-    A check-in is inside a region when ``lat_min <= latitude <= lat_max`` and
-    ``lon_min <= longitude <= lon_max`` (inclusive on all four sides). The grid has ``n_lon`` columns
-    (east-west, along longitude) and ``n_lat`` rows (north-south, along latitude), with equally spaced
-    edges ``numpy.linspace(min, max, n + 1)`` in degrees. Column ``j`` holds longitudes in
-    ``[edge_j, edge_{j+1})``: a point exactly on an interior border belongs to the cell to its east
-    (north for rows); a point exactly on ``lon_max`` (``lat_max``) belongs to the last column (row).
-    Row 0 is the southernmost row, column 0 the westernmost; ``cell = lat_index * n_lon + lon_index``.
+Room: parsing and row validation only. Exact duplicates are found in :mod:`shuffledp.data.duplicates`,
+regions and grids live in :mod:`shuffledp.data.geometry`, the summary table in
+:mod:`shuffledp.data.summary`. Imports Arrow, numpy, pandas and the private helpers.
 """
 
 from __future__ import annotations
 
 import gzip
-import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,36 +32,17 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from shuffledp._progress import progress
-from shuffledp._validation import check_integer, check_real
+from shuffledp._validation import check_real
 
 __all__ = [
     "DataFileError",
-    "DUPLICATE_POLICIES",
-    "Duplicates",
-    "find_duplicates",
-    "DUPLICATE_KEY_COLUMNS",
     "MALFORMED_REASONS",
     "SNAP_COLUMNS",
-    "CELL_COLUMNS",
-    "EARTH_RADIUS_KM",
     "ParsedCheckins",
-    "Region",
     "read_snap",
     "read_csv",
     "read_checkins",
     "check_bad_fraction",
-    "crop_mask",
-    "assign_cells",
-    "count_cells",
-    "cell_table",
-    "crop_and_grid",
-    "counts_grid",
-    "equirectangular_km",
-    "region_extent_km",
-    "SUMMARY_COLUMNS",
-    "source_summary",
-    "region_summary",
-    "combine_summaries",
 ]
 
 #: reasons a row is malformed, in the order they are checked (each row counts under the first)
@@ -89,18 +59,9 @@ MALFORMED_REASONS = (
 #: the five tab-separated fields of a SNAP ``loc-gowalla_totalCheckins`` line
 SNAP_COLUMNS = ("user", "time", "latitude", "longitude", "location_id")
 
-#: columns of ``results/data/{region}/cell_counts.csv`` (agreed layout)
-CELL_COLUMNS = ("cell", "lat_index", "lon_index", "lat_min", "lat_max", "lon_min", "lon_max", "count")
-
-#: mean Earth radius (IUGG) used for the local equirectangular projection
-EARTH_RADIUS_KM = 6371.0088
-
 _EXAMPLES_PER_REASON = 3
 _GZIP_MAGIC = b"\x1f\x8b"
 _SNIFF_BYTES = 1 << 16
-
-#: what ``data.duplicates`` may say: keep exact duplicate rows, or drop all but the first occurrence
-DUPLICATE_POLICIES = ("drop", "keep")
 
 
 class DataFileError(ValueError):
@@ -513,83 +474,6 @@ def _existing(path) -> Path:
     return path
 
 
-#: columns written beside the check-ins of a source so later sources can be checked against them
-DUPLICATE_KEY_COLUMNS = ("row_key", "user", "latitude", "longitude")
-
-
-@dataclass(frozen=True)
-class Duplicates:
-    """Exact duplicate rows of one source (see :func:`find_duplicates`).
-
-    ``in_file`` marks rows equal to an earlier row of the same file, ``of_earlier_source`` rows equal
-    to a row of a source listed before it (a row that is both counts once, as the latter); ``checkins``
-    is the source's check-ins with a ``row_key`` column, all rows kept (policy "keep") or without the
-    duplicates (policy "drop").
-    """
-
-    checkins: pd.DataFrame
-    policy: str
-    in_file: int
-    of_earlier_source: int
-    examples: list[str] = field(default_factory=list)
-
-    @property
-    def total(self) -> int:
-        return self.in_file + self.of_earlier_source
-
-    @property
-    def dropped(self) -> int:
-        return self.total if self.policy == "drop" else 0
-
-    def describe(self) -> str:
-        action = "dropped" if self.policy == "drop" else "kept (data.duplicates: keep)"
-        lines = [
-            f"exact duplicate rows: {self.total} ({action})",
-            f"  repeating an earlier row of this file: {self.in_file}",
-            f"  repeating a row of a source listed earlier: {self.of_earlier_source}",
-        ]
-        lines += [f"    e.g. {example}" for example in self.examples]
-        return "\n".join(lines)
-
-
-def find_duplicates(parsed: ParsedCheckins, *, earlier: pd.DataFrame | None = None, policy: str = "drop") -> Duplicates:
-    """Count the exact duplicate rows of ``parsed`` and keep or drop them.
-
-    Two valid rows are exact duplicates when every field of the file is equal as text (a 64-bit
-    hash of the raw fields, ``row_key``) and their parsed user and coordinates are equal too, so a
-    hash collision alone cannot merge two different check-ins. ``earlier`` holds the
-    :data:`DUPLICATE_KEY_COLUMNS` of the sources listed before this one (``None``: it is the first).
-    The first occurrence (earlier sources first, then file order) is never a duplicate.
-    """
-    if policy not in DUPLICATE_POLICIES:
-        raise ValueError(f"`policy` must be one of {', '.join(map(repr, DUPLICATE_POLICIES))}; got {policy!r}.")
-    keys = parsed.row_keys
-    if keys is None:  # built by hand, not by a reader: hash the parsed columns instead
-        keys = pd.util.hash_pandas_object(parsed.checkins, index=False).to_numpy(dtype=np.uint64)
-    checkins = parsed.checkins.assign(row_key=keys)
-    columns = list(DUPLICATE_KEY_COLUMNS)
-    current = checkins[columns]
-    in_file = current.duplicated(keep="first").to_numpy()
-    of_earlier = np.zeros(len(current), dtype=bool)
-    if earlier is not None and len(earlier):
-        previous = pd.MultiIndex.from_frame(earlier[columns].astype(current.dtypes.to_dict()))
-        of_earlier = pd.MultiIndex.from_frame(current).isin(previous)
-    duplicate = in_file | of_earlier
-    examples = [
-        ", ".join(f"{name}={value}" for name, value in row.items() if name != "row_key")
-        for _, row in checkins.loc[duplicate].head(_EXAMPLES_PER_REASON).iterrows()
-    ]
-    if policy == "drop":
-        checkins = checkins.loc[~duplicate].reset_index(drop=True)
-    return Duplicates(
-        checkins=checkins,
-        policy=policy,
-        in_file=int((in_file & ~of_earlier).sum()),
-        of_earlier_source=int(of_earlier.sum()),
-        examples=examples,
-    )
-
-
 def check_bad_fraction(parsed: ParsedCheckins, max_bad_fraction: float, *, name: str = "source") -> None:
     """Raise ``ValueError`` when more than ``max_bad_fraction`` of the rows read are malformed."""
     max_bad_fraction = check_real(max_bad_fraction, "max_bad_fraction", low=0.0, high=1.0)
@@ -600,250 +484,3 @@ def check_bad_fraction(parsed: ParsedCheckins, max_bad_fraction: float, *, name:
             f"({parsed.bad_fraction:.4g}, mostly {worst}); `data.max_bad_fraction` allows at most "
             f"{max_bad_fraction:g}. Check the file's format or raise the limit."
         )
-
-
-# ----------------------------------------------------------------------------- regions and grids
-
-
-@dataclass(frozen=True)
-class Region:
-    """A bounding box in degrees with an ``n_lat`` x ``n_lon`` grid (rows x columns); see module doc."""
-
-    name: str
-    lat_min: float
-    lat_max: float
-    lon_min: float
-    lon_max: float
-    n_lat: int
-    n_lon: int
-    label: str = ""
-    paper_count: int | None = None
-
-    def __post_init__(self) -> None:
-        set_ = lambda key, value: object.__setattr__(self, key, value)  # noqa: E731 (frozen)
-        set_("lat_min", check_real(self.lat_min, "lat_min", low=-90.0, high=90.0))
-        set_("lat_max", check_real(self.lat_max, "lat_max", low=-90.0, high=90.0))
-        set_("lon_min", check_real(self.lon_min, "lon_min", low=-180.0, high=180.0))
-        set_("lon_max", check_real(self.lon_max, "lon_max", low=-180.0, high=180.0))
-        for axis in ("lat", "lon"):
-            low, high = getattr(self, f"{axis}_min"), getattr(self, f"{axis}_max")
-            if not low < high:
-                raise ValueError(f"`{axis}_max` must be greater than `{axis}_min` ({low}); got {high}.")
-        set_("n_lat", check_integer(self.n_lat, "n_lat", low=1))
-        set_("n_lon", check_integer(self.n_lon, "n_lon", low=1))
-        if not self.label:
-            set_("label", self.name)
-
-    @classmethod
-    def from_config(cls, name: str, entry) -> "Region":
-        """Build from one entry of the config's ``regions`` mapping."""
-        return cls(
-            name=name,
-            label=entry.get("label", name),
-            lat_min=entry["lat_min"],
-            lat_max=entry["lat_max"],
-            lon_min=entry["lon_min"],
-            lon_max=entry["lon_max"],
-            n_lat=entry["grid"]["n_lat"],
-            n_lon=entry["grid"]["n_lon"],
-            paper_count=entry.get("paper_count"),
-        )
-
-    @property
-    def n_cells(self) -> int:
-        return self.n_lat * self.n_lon
-
-    @property
-    def lat_edges(self) -> np.ndarray:
-        """Row borders, south to north (``n_lat + 1`` values; first and last are the bounds exactly)."""
-        return np.linspace(self.lat_min, self.lat_max, self.n_lat + 1)
-
-    @property
-    def lon_edges(self) -> np.ndarray:
-        """Column borders, west to east (``n_lon + 1`` values)."""
-        return np.linspace(self.lon_min, self.lon_max, self.n_lon + 1)
-
-    @property
-    def centre(self) -> tuple[float, float]:
-        """(latitude, longitude) of the box centre: the origin of :func:`equirectangular_km`."""
-        return (0.5 * (self.lat_min + self.lat_max), 0.5 * (self.lon_min + self.lon_max))
-
-
-def crop_mask(latitude, longitude, region: Region) -> np.ndarray:
-    """Boolean mask of points inside ``region`` (bounds inclusive on all four sides; NaN is outside)."""
-    lat = np.asarray(latitude, dtype=float)
-    lon = np.asarray(longitude, dtype=float)
-    return (lat >= region.lat_min) & (lat <= region.lat_max) & (lon >= region.lon_min) & (lon <= region.lon_max)
-
-
-def _axis_index(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    index = np.searchsorted(edges, values, side="right") - 1
-    return np.minimum(index, len(edges) - 2)  # the max edge belongs to the last cell
-
-
-def assign_cells(latitude, longitude, region: Region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lat_index, lon_index, cell) of points inside ``region``; see the module doc for borders.
-
-    Raises ``ValueError`` if a point lies outside the region (crop first with :func:`crop_mask`).
-    """
-    lat = np.asarray(latitude, dtype=float)
-    lon = np.asarray(longitude, dtype=float)
-    inside = crop_mask(lat, lon, region)
-    if not inside.all():
-        first = int(np.argmin(inside))
-        raise ValueError(
-            f"`latitude`/`longitude` must lie inside region {region.name!r} "
-            f"(lat [{region.lat_min}, {region.lat_max}], lon [{region.lon_min}, {region.lon_max}]); "
-            f"got ({lat[first]}, {lon[first]}) at position {first}. Crop with crop_mask first."
-        )
-    lat_index = _axis_index(lat, region.lat_edges)
-    lon_index = _axis_index(lon, region.lon_edges)
-    return lat_index, lon_index, lat_index * region.n_lon + lon_index
-
-
-def count_cells(cell, region: Region) -> np.ndarray:
-    """Number of check-ins per cell (length ``region.n_cells``, row-major)."""
-    cell = np.asarray(cell, dtype=np.int64)
-    if cell.size and (cell.min() < 0 or cell.max() >= region.n_cells):
-        raise ValueError(f"`cell` must be in [0, {region.n_cells - 1}]; got {cell.min()}..{cell.max()}.")
-    return np.bincount(cell, minlength=region.n_cells)
-
-
-def cell_table(region: Region, counts) -> pd.DataFrame:
-    """The agreed ``cell_counts.csv`` table: one row per cell with its bounds and count."""
-    counts = np.asarray(counts, dtype=np.int64)
-    if counts.shape != (region.n_cells,):
-        raise ValueError(f"`counts` must have shape ({region.n_cells},); got {counts.shape}.")
-    lat_index, lon_index = np.divmod(np.arange(region.n_cells), region.n_lon)
-    lat_edges, lon_edges = region.lat_edges, region.lon_edges
-    return pd.DataFrame(
-        {
-            "cell": np.arange(region.n_cells),
-            "lat_index": lat_index,
-            "lon_index": lon_index,
-            "lat_min": lat_edges[lat_index],
-            "lat_max": lat_edges[lat_index + 1],
-            "lon_min": lon_edges[lon_index],
-            "lon_max": lon_edges[lon_index + 1],
-            "count": counts,
-        },
-        columns=list(CELL_COLUMNS),
-    )
-
-
-def crop_and_grid(checkins: pd.DataFrame, region: Region) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Crop ``checkins`` (columns latitude, longitude, ...) to ``region`` and grid them.
-
-    Returns ``(cropped, cells)``: the rows inside the box with added ``lat_index``, ``lon_index`` and
-    ``cell`` columns (input order kept), and :func:`cell_table` of their counts.
-    """
-    inside = crop_mask(checkins["latitude"], checkins["longitude"], region)
-    cropped = checkins.loc[inside].reset_index(drop=True)
-    lat_index, lon_index, cell = assign_cells(cropped["latitude"], cropped["longitude"], region)
-    cropped = cropped.assign(lat_index=lat_index, lon_index=lon_index, cell=cell)
-    return cropped, cell_table(region, count_cells(cell, region))
-
-
-def counts_grid(cells: pd.DataFrame, region: Region) -> np.ndarray:
-    """Counts of a ``cell_counts`` table as an ``(n_lat, n_lon)`` array; row 0 is the southernmost."""
-    grid = np.zeros((region.n_lat, region.n_lon), dtype=np.int64)
-    grid[cells["lat_index"].to_numpy(), cells["lon_index"].to_numpy()] = cells["count"].to_numpy()
-    return grid
-
-
-# ----------------------------------------------------------------------------------- projection
-
-
-def equirectangular_km(latitude, longitude, *, lat0: float, lon0: float) -> tuple[np.ndarray, np.ndarray]:
-    """Local equirectangular projection about (lat0, lon0): (east-west km, north-south km).
-
-    x = R * (lon - lon0) * cos(lat0), y = R * (lat - lat0), angles in radians, R = EARTH_RADIUS_KM.
-    Over a city-sized box (10 km) the distortion is below 0.1 %.
-    """
-    lat = np.radians(np.asarray(latitude, dtype=float))
-    lon = np.radians(np.asarray(longitude, dtype=float))
-    x = EARTH_RADIUS_KM * (lon - math.radians(lon0)) * math.cos(math.radians(lat0))
-    y = EARTH_RADIUS_KM * (lat - math.radians(lat0))
-    return x, y
-
-
-def region_extent_km(region: Region) -> tuple[float, float, float, float]:
-    """(x_min, x_max, y_min, y_max) of the region in km about its centre (for ``imshow(extent=)``)."""
-    lat0, lon0 = region.centre
-    x, y = equirectangular_km(
-        [region.lat_min, region.lat_max], [region.lon_min, region.lon_max], lat0=lat0, lon0=lon0
-    )
-    return float(x[0]), float(x[1]), float(y[0]), float(y[1])
-
-
-# ---------------------------------------------------------------------------------- data summary
-
-#: columns of ``results/data/summary.csv``: one row per source file and one per region
-SUMMARY_COLUMNS = (
-    "level",  # "source" (a file read) or "region" (a crop of all sources pooled)
-    "name",  # source id or region name
-    "label",  # provenance label / region label
-    "rows_read",  # source: lines read; region: valid check-ins from all sources considered
-    "malformed",  # source: malformed rows (total); region: empty
-    *(f"malformed_{reason}" for reason in MALFORMED_REASONS),
-    "duplicates_in_file",  # source: valid rows repeating an earlier row of the same file exactly
-    "duplicates_of_earlier_source",  # source: valid rows repeating a row of a source listed earlier
-    "duplicates_dropped",  # source: duplicates removed (all of them with data.duplicates: drop, else 0)
-    "kept",  # source: rows kept (valid, minus dropped duplicates); region: check-ins inside the box
-    "paper_count",  # region: the count the paper reports (empty if none)
-    "relative_difference",  # region: (kept - paper_count) / paper_count
-)
-
-
-def source_summary(
-    parsed: ParsedCheckins, *, name: str, label: str = "", duplicates: Duplicates | None = None
-) -> pd.DataFrame:
-    """One summary row (see :data:`SUMMARY_COLUMNS`) for a parsed source file.
-
-    With ``duplicates`` (:func:`find_duplicates`), ``kept`` is what remains after its policy.
-    """
-    row = {
-        "level": "source",
-        "name": name,
-        "label": label or name,
-        "rows_read": parsed.rows_read,
-        "malformed": parsed.malformed_total,
-        **{f"malformed_{reason}": parsed.malformed[reason] for reason in MALFORMED_REASONS},
-        "duplicates_in_file": duplicates.in_file if duplicates else None,
-        "duplicates_of_earlier_source": duplicates.of_earlier_source if duplicates else None,
-        "duplicates_dropped": duplicates.dropped if duplicates else None,
-        "kept": len(duplicates.checkins) if duplicates else parsed.kept,
-        "paper_count": None,
-        "relative_difference": None,
-    }
-    return pd.DataFrame([row], columns=list(SUMMARY_COLUMNS))
-
-
-def region_summary(region: Region, *, rows_considered: int, kept: int) -> pd.DataFrame:
-    """One summary row for a region: check-ins kept by the crop next to the paper's count."""
-    paper = region.paper_count
-    row = {
-        "level": "region",
-        "name": region.name,
-        "label": region.label,
-        "rows_read": int(rows_considered),
-        "malformed": None,
-        **{f"malformed_{reason}": None for reason in MALFORMED_REASONS},
-        "duplicates_in_file": None,
-        "duplicates_of_earlier_source": None,
-        "duplicates_dropped": None,
-        "kept": int(kept),
-        "paper_count": paper,
-        "relative_difference": (kept - paper) / paper if paper else None,
-    }
-    return pd.DataFrame([row], columns=list(SUMMARY_COLUMNS))
-
-
-def combine_summaries(rows) -> pd.DataFrame:
-    """Concatenate summary rows (DataFrames with :data:`SUMMARY_COLUMNS`); counts as nullable ints."""
-    frame = pd.concat(list(rows), ignore_index=True)[list(SUMMARY_COLUMNS)]
-    for column in SUMMARY_COLUMNS:
-        if column in ("rows_read", "malformed", "kept", "paper_count") or column.startswith(("malformed_", "duplicates_")):
-            frame[column] = frame[column].astype("Int64")
-    frame["relative_difference"] = frame["relative_difference"].astype(float)
-    return frame

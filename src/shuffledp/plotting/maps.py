@@ -1,7 +1,7 @@
 """Figure 3: check-in scatter maps and grid-cell heat maps, in km on a local planar projection.
 
-Drawing only. Coordinates come projected (``shuffledp.data.gowalla.equirectangular_km``) and counts
-come gridded (``shuffledp.data.gowalla.counts_grid``); each function takes ``ax=None`` plus
+Drawing only. Coordinates come projected (``shuffledp.data.geometry.equirectangular_km``) and counts
+come gridded (``shuffledp.data.geometry.counts_grid``); each function takes ``ax=None`` plus
 keyword-only options and returns the Axes. Axes have equal aspect, so one km east-west is as long
 as one km north-south. No basemap tiles are drawn.
 """
