@@ -40,7 +40,7 @@ def main() -> None:
         start = time.perf_counter()
         frame = community_sweep(
             region, n_users_grid=n_grid, settings=gowalla["settings"], runs=gowalla["runs"],
-            replace=gowalla["sampling"] == "with-replacement", accountant=accountant,
+            replace=gowalla["sampling"] == "with-replacement", accountants=[("configured", accountant)],
             neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]), delta_floor=utility["delta_floor"],
             estimator=utility["estimator"], seed=1, identity=("bench",),
         )

@@ -54,16 +54,24 @@ def test_individual_tables_flag_each_calibration_and_empty_cells(utility_config)
     counts = np.array([0, 40, 3, 0, 90, 17, 50])  # cells 0 and 3 hold nobody
     setting = {**utility_config["gowalla"]["table6"], "replicates": 400}
     x0s = [0, 1, 3, 4]
-    rows = E.individual_job(counts, x0s, x0s, utility=utility_config, setting=setting, seed=5, identity=("t",))
+    # strong-adversary (valid but loose) is positive at eps = eps0, unlike eq. (6) and the tight bounds
+    utility = {**utility_config, "accountant": "strong-adversary"}
+    rows = E.individual_job(counts, x0s, x0s, utility=utility, setting=setting, seed=5, identity=("t",))
     reference = pd.DataFrame([{"block": "R", "row": f"x0={x}", "column": c, "value": "1E-3"}
                               for x in x0s for c in ("Gaussian", "shuffle+INV")])
     wide, comparison = T.individual_tables(rows.assign(label="R"), reference, table="VI", block_of=lambda r: r["label"])
     gaussian = rows[rows["mechanism"] == "gaussian"]
-    for calibration, column in (("as_printed", "delta floored (printed)"), ("configured", "delta floored (configured)")):
+    assert set(gaussian["calibration"]) == {"as_printed", "configured", "lower"}
+    for calibration, column in (("as_printed", "delta floored (printed)"), ("configured", "delta floored (configured)"),
+                                ("lower", "delta floored (lower)")):
         flags = gaussian[gaussian["calibration"] == calibration].set_index("x0")["delta_floored"].astype(bool)
         assert wide.set_index("x0")[column].to_dict() == flags.to_dict()
-    # eq. (6) at eps = eps0 is 0 (floored) while the configured bound is positive: the flags must differ
+    # eq. (6) at eps = eps0 is 0 (floored) while the configured bound is positive: the flags must differ.
+    # The lower bound is 0 too: shuffled k-RR is (eps0, 0)-DP, so every dataset's delta(eps0) is 0.
     assert wide["delta floored (printed)"].all() and not wide["delta floored (configured)"].any()
+    assert wide["delta floored (lower)"].all()
+    lower = gaussian[gaussian["calibration"] == "lower"].set_index("x0")["mean"]
+    assert wide.set_index("x0")["Gaussian ours (lower delta)"].to_dict() == lower.to_dict()
     assert wide.set_index("x0")["x0 note"].astype(bool).to_dict() == {x: counts[x] == 0 for x in x0s}
     assert list(comparison.columns[-len(T.STRENGTH_COLUMNS):]) == T.STRENGTH_COLUMNS
     tests = comparison[comparison["verdict"].isin(["reproduced", "not reproduced"])]

@@ -43,8 +43,10 @@ def _boxes(ax) -> dict[str, tuple]:
 @pytest.fixture(scope="module")
 def fig2_frame(utility_config):
     setting = {**utility_config["fig2"], "replicates": 6}
+    # strong-adversary: positive delta-hat at eps = eps0, so the figure has floored and unfloored boxes
+    config = {**utility_config, "accountant": "strong-adversary"}
     return pd.concat(
-        [E.synthetic_community_job(utility_config, setting, n, seed=SEED, tag="fig2") for n in (200, 400, 800)],
+        [E.synthetic_community_job(config, setting, n, seed=SEED, tag="fig2") for n in (200, 400, 800)],
         ignore_index=True,
     )
 
@@ -72,13 +74,13 @@ def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, u
     for part in (f"k = {utility_config['synthetic']['k']}", f"ε = {first['epsilon']:g}", f"ε0 = {first['epsilon_local']:g}",
                  "n = 200 … 800", "6 draws per box"):
         assert part in text, part
-    for calibration in ("as_printed", "configured"):
+    for calibration in ("as_printed", "configured", "lower"):
         rows = fig2_frame[(fig2_frame["calibration"] == calibration) & (fig2_frame["mechanism"] == "gaussian")]
         accountant = rows["accountant"].iloc[0]
         assert style.accountant_text(accountant) in text
         assert f"{rows['sigma'].min():.3g}" in text
     letters = [ax.get_title()[:3] for ax in figure.axes]
-    assert letters == ["(a)", "(b)", "(c)", "(d)"]
+    assert letters == ["(a)", "(b)", "(c)", "(d)", "(e)", "(f)"]  # two panels per calibration
     assert len({ax.get_ylim() for ax in figure.axes}) == 1  # one y axis for one quantity
 
 
@@ -111,7 +113,7 @@ def test_few_draws_are_drawn_as_dots(fig2_frame):
 def community_frame(utility_config):
     rows = E.community_sweep(
         REGION_COUNTS, n_users_grid=[100, 200], settings=utility_config["gowalla"]["settings"], runs=4, replace=False,
-        accountant=utility_config["accountant"], neighbouring_sensitivity=sensitivity_for(utility_config["neighbouring"]),
+        accountants=[("configured", utility_config["accountant"])], neighbouring_sensitivity=sensitivity_for(utility_config["neighbouring"]),
         delta_floor=utility_config["delta_floor"], estimator=utility_config["estimator"], seed=SEED, identity=("test",),
     )
     return rows.assign(region="test")

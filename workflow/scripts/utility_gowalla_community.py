@@ -5,7 +5,7 @@ import logging
 import pandas as pd
 
 from shuffledp._joblog import setup_job_log
-from shuffledp.experiments.utility import community_sweep
+from shuffledp.experiments.utility import calibration_accountants, community_sweep
 from shuffledp.mechanisms import sensitivity_for
 from shuffledp.tables import atomic_write_text
 
@@ -14,9 +14,10 @@ utility, region = snakemake.params.utility, snakemake.wildcards.region
 gowalla = utility["gowalla"]
 cells = pd.read_csv(snakemake.input.cells).sort_values("cell")
 logging.info("%s: %d cells, %d check-ins", region, len(cells), int(cells["count"].sum()))
+accountants = [(kind, name) for kind, name in calibration_accountants(utility) if kind in gowalla["calibrations"]]
 rows = community_sweep(
     cells["count"].to_numpy(), n_users_grid=gowalla["regions"][region]["n_users"], settings=gowalla["settings"],
-    runs=gowalla["runs"], replace=gowalla["sampling"] == "with-replacement", accountant=utility["accountant"],
+    runs=gowalla["runs"], replace=gowalla["sampling"] == "with-replacement", accountants=accountants,
     neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]), delta_floor=utility["delta_floor"],
     estimator=utility["estimator"], seed=snakemake.params.seed, identity=("gowalla-community", region),
 )

@@ -21,6 +21,7 @@ Mechanisms compared (names used in every output):
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from shuffledp.metrics import total_variation
 
 __all__ = [
     "MECHANISMS",
+    "CALIBRATIONS",
+    "calibration_accountants",
     "discretise_normal",
     "synthetic_counts",
     "sample_region_counts",
@@ -58,6 +61,16 @@ __all__ = [
 ]
 
 MECHANISMS = ("gaussian", "gaussian+proj", "shuffle", "shuffle+INV")
+
+#: the Gaussian's calibrations, in report order, and the ``utility`` config key naming each accountant:
+#: the paper's own (eq. 6 as printed), the tightest valid upper bound ("configured") and a lower bound
+#: on the worst case ("lower"). A verdict that is the same under "configured" and "lower" is certain.
+CALIBRATIONS = {"as_printed": "printed_accountant", "configured": "accountant", "lower": "lower_accountant"}
+
+
+def calibration_accountants(utility: dict) -> list[tuple[str, str]]:
+    """(calibration, accountant) pairs of :data:`CALIBRATIONS` present in the ``utility`` config slice."""
+    return [(kind, utility[key]) for kind, key in CALIBRATIONS.items() if utility.get(key)]
 
 
 # --- data --------------------------------------------------------------------------------------
@@ -247,14 +260,18 @@ def individual_utility(
 
 def community_sweep(
     region_counts, *, n_users_grid: Sequence[int], settings: Sequence[dict], runs: int, replace: bool,
-    accountant: str, neighbouring_sensitivity: float, delta_floor: float, estimator: str, seed: int, identity: tuple,
+    accountants: Sequence[tuple[str, str]], neighbouring_sensitivity: float, delta_floor: float, estimator: str,
+    seed: int, identity: tuple,
 ) -> pd.DataFrame:
     """Figures 6/7: for each n, ``runs`` datasets of n check-ins sampled from the region, each
     released once by every mechanism under each privacy setting (epsilon, epsilon_local).
 
-    The dataset of run r depends on (seed, identity, "data", n, r) only -- the same datasets are used
-    for every setting; the mechanisms' draws on (seed, identity, "mechanisms", eps, eps0, n, r).
-    delta-hat is computed from each sampled dataset (eq. 10). Returns tidy rows.
+    ``accountants``: (calibration, accountant) pairs (:func:`calibration_accountants`); the Gaussian is
+    calibrated at delta-hat (eq. 10, from each sampled dataset) of each. The dataset of run r depends
+    on (seed, identity, "data", n, r) only -- the same datasets are used for every setting; the
+    mechanisms' draws on (seed, identity, "mechanisms", eps, eps0, n, r), the same for every
+    calibration (common random numbers: the shuffle's draws are identical across calibrations and the
+    Gaussians differ only by their sigma). Returns tidy rows with a ``calibration`` column.
     """
     rows = []
     bar = progress(total=len(n_users_grid) * runs, desc=f"community runs {'/'.join(map(str, identity))}")
@@ -264,7 +281,7 @@ def community_sweep(
             counts = sample_region_counts(
                 region_counts, n_users, replace=replace, rng=job_rng(seed, *identity, "data", n_users, run)
             )
-            for setting in settings:
+            for setting, (kind, accountant) in itertools.product(settings, accountants):
                 epsilon, epsilon_local = float(setting["epsilon"]), float(setting["epsilon_local"])
                 delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0])
                 calibration = calibrate(delta, epsilon=epsilon, sensitivity=neighbouring_sensitivity, delta_floor=delta_floor)
@@ -275,7 +292,7 @@ def community_sweep(
                 for mechanism, values in tv.items():
                     rows.append(
                         {"n_users": n_users, "run": run, "epsilon": epsilon, "epsilon_local": epsilon_local,
-                         "accountant": accountant, "mechanism": mechanism, "tv": float(values[0]),
+                         "calibration": kind, "accountant": accountant, "mechanism": mechanism, "tv": float(values[0]),
                          **calibration.columns()}
                     )
     bar.close()
@@ -392,8 +409,8 @@ def _sensitivity(utility: dict) -> float:
 
 
 def individual_job(counts, x0_indices, x0_labels, *, utility: dict, setting: dict, seed: int, identity: tuple) -> pd.DataFrame:
-    """Individual-specific utility (Tables V/VI) for each x0, Gaussian calibrated per x0 with both the
-    printed and the configured accountant. Summaries of ``setting["replicates"]`` draws per cell,
+    """Individual-specific utility (Tables V/VI) for each x0, Gaussian calibrated per x0 under each of
+    :data:`CALIBRATIONS` (printed, configured upper bound, lower bound). Summaries of ``setting["replicates"]`` draws per cell,
     errors on the paper's printed scale |estimate_x0 - pi_x0| (= W-bar / n).
     """
     counts = np.asarray(counts, dtype=np.int64)
@@ -401,7 +418,7 @@ def individual_job(counts, x0_indices, x0_labels, *, utility: dict, setting: dic
     replicates = int(setting["replicates"])
     sensitivity = _sensitivity(utility)
     calibrations = {}
-    for kind, accountant in (("as_printed", utility["printed_accountant"]), ("configured", utility["accountant"])):
+    for kind, accountant in calibration_accountants(utility):
         calibrations[kind] = [
             calibrate(
                 float(delta_for_value(counts, x0, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0]),
@@ -411,7 +428,7 @@ def individual_job(counts, x0_indices, x0_labels, *, utility: dict, setting: dic
         ]
     rows = []
     shuffle_done = False
-    for kind, accountant in (("as_printed", utility["printed_accountant"]), ("configured", utility["accountant"])):
+    for kind, accountant in calibration_accountants(utility):
         rng = job_rng(seed, *identity, "individual", kind)
         errors = individual_utility(
             counts, x0_indices, epsilon_local=epsilon_local, sigmas=[c.sigma for c in calibrations[kind]],
@@ -431,11 +448,11 @@ def individual_job(counts, x0_indices, x0_labels, *, utility: dict, setting: dic
 
 def synthetic_community_job(utility: dict, setting: dict, n_users: int, *, seed: int, tag: str) -> pd.DataFrame:
     """Community TV of every mechanism on the synthetic dataset of size n, ``setting["replicates"]``
-    draws, Gaussian calibrated at delta-hat (eq. 10) of the printed and of the configured accountant."""
+    draws, Gaussian calibrated at delta-hat (eq. 10) under each of :data:`CALIBRATIONS`."""
     counts = synthetic_dataset(utility, n_users, seed)
     epsilon, epsilon_local = float(setting["epsilon"]), float(setting["epsilon_local"])
     rows = []
-    for kind, accountant in (("as_printed", utility["printed_accountant"]), ("configured", utility["accountant"])):
+    for kind, accountant in calibration_accountants(utility):
         delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0])
         calibration = calibrate(delta, epsilon=epsilon, sensitivity=_sensitivity(utility), delta_floor=utility["delta_floor"])
         tv = community_utility(
@@ -452,25 +469,35 @@ def synthetic_community_job(utility: dict, setting: dict, n_users: int, *, seed:
 
 def heatmap_job(cell_counts, *, utility: dict, seed: int, region: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Figures 4/5: one release of the region's full histogram by the Gaussian and by shuffle+INV at
-    the heat-map setting, delta-hat from the configured accountant. Returns (per-cell estimates, summary)."""
+    the heat-map setting. Returns (per-cell estimates, summary).
+
+    The Gaussian is calibrated at delta-hat of each of :data:`CALIBRATIONS` with common random numbers
+    (one standard-normal vector scaled by each sigma); the summary has one row per calibration, and
+    the per-cell estimates (the picture) are those of the configured calibration.
+    """
     counts = np.asarray(cell_counts, dtype=np.int64)
     setting = utility["gowalla"]["heatmap"]
     epsilon, epsilon_local = float(setting["epsilon"]), float(setting["epsilon_local"])
-    delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=utility["accountant"])[0])
-    calibration = calibrate(delta, epsilon=epsilon, sensitivity=_sensitivity(utility), delta_floor=utility["delta_floor"])
     rng = job_rng(seed, "gowalla-heatmap", region)
     n_users = counts.sum()
     truth = counts / n_users
     reports = sample_shuffled_histogram(counts, epsilon_local=epsilon_local, rng=rng)
     shuffle_inv = estimate_distribution(reports, epsilon_local=epsilon_local, estimator=utility["estimator"])
-    gaussian = gaussian_histogram(counts, sigma=calibration.sigma, rng=rng) / n_users
-    cells = pd.DataFrame({"cell": np.arange(counts.size), "original": truth, "gaussian": gaussian, "shuffle+INV": shuffle_inv})
-    summary = pd.DataFrame([{
-        "region": region, "n_users": int(n_users), "epsilon": epsilon, "epsilon_local": epsilon_local,
-        "accountant": utility["accountant"], "tv_gaussian": total_variation(gaussian, truth),
-        "tv_shuffle_inv": total_variation(shuffle_inv, truth), **calibration.columns(),
-    }])
+    standard_normal = rng.standard_normal(counts.size)
+    rows, pictured = [], None
+    for kind, accountant in calibration_accountants(utility):
+        delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0])
+        calibration = calibrate(delta, epsilon=epsilon, sensitivity=_sensitivity(utility), delta_floor=utility["delta_floor"])
+        gaussian = (counts + calibration.sigma * standard_normal) / n_users
+        if kind == "configured" or pictured is None:
+            pictured = gaussian
+        rows.append({
+            "region": region, "n_users": int(n_users), "epsilon": epsilon, "epsilon_local": epsilon_local,
+            "calibration": kind, "accountant": accountant, "tv_gaussian": total_variation(gaussian, truth),
+            "tv_shuffle_inv": total_variation(shuffle_inv, truth), **calibration.columns(),
+        })
+    cells = pd.DataFrame({"cell": np.arange(counts.size), "original": truth, "gaussian": pictured, "shuffle+INV": shuffle_inv})
+    summary = pd.DataFrame(rows)
+    order = {kind: i for i, kind in enumerate(["configured", *CALIBRATIONS])}
+    summary = summary.sort_values("calibration", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
     return cells, summary
-
-
-# --- tables with the paper's values beside ours ------------------------------------------------

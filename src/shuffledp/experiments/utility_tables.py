@@ -166,8 +166,10 @@ def individual_tables(individual: pd.DataFrame, reference: pd.DataFrame, *, tabl
     by :data:`STRENGTH_COLUMNS`).
 
     ``block_of(row)`` maps one row of ``individual`` to the paper's block label (e.g. "n=1,000").
-    The wide table flags a floored delta per calibration ("delta floored (printed)", "delta floored
-    (configured)") and its "x0 note" says when x0 is a cell without any check-in.
+    The wide table has the Gaussian's error under each calibration present (printed, configured, and
+    "lower" when the rows have it), flags a floored delta per calibration ("delta floored (printed)",
+    "delta floored (configured)", "delta floored (lower)") and its "x0 note" says when x0 is a cell
+    without any check-in.
     """
     individual = individual.assign(block=[block_of(r) for _, r in individual.iterrows()])
     comparisons, wide = [], []
@@ -191,6 +193,12 @@ def individual_tables(individual: pd.DataFrame, reference: pd.DataFrame, *, tabl
                 entry["delta floored (configured)"] = bool(exact["delta_floored"])
                 entry["sigma used (configured)"] = exact["sigma"]
                 entry["sigma diffprivlib (configured)"] = exact["sigma_diffprivlib"]
+                lower = summaries[summaries["calibration"] == "lower"]
+                if len(lower):  # the lower bound's delta-hat: a verdict the same under both is certain
+                    lower = lower.iloc[0]
+                    entry[f"{column} ours (lower delta)"] = lower["mean"]
+                    entry["delta lower"] = lower["delta"]
+                    entry["delta floored (lower)"] = bool(lower["delta_floored"])
             else:
                 entry[f"{column} ours"] = summaries["mean"].iloc[0]
             if paper_text:

@@ -134,7 +134,8 @@ def read_delta_surface(frame: pd.DataFrame) -> str:
 
 
 def read_heatmap_summary(frame: pd.DataFrame) -> str:
-    """Facts from a heat-map summary (one row per region: ``tv_gaussian``, ``tv_shuffle_inv``, δ used)."""
+    """Facts from a heat-map summary (one row per region and calibration: ``tv_gaussian``,
+    ``tv_shuffle_inv``, δ used)."""
     needed = ("tv_gaussian", "tv_shuffle_inv")
     if not all(c in frame.columns for c in needed):
         raise ValueError(f"`heat-map data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
@@ -147,6 +148,7 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
                 f"n = {int(row['n_users']):,}" if "n_users" in frame.columns else "",
                 f"ε = {row['epsilon']}" if "epsilon" in frame.columns else "",
                 f"ε0 = {row['epsilon_local']}" if "epsilon_local" in frame.columns else "",
+                f"Gaussian calibration {row['calibration']} ({row['accountant']})" if "calibration" in frame.columns else "",
             )
             if part
         )
