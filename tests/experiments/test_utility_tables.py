@@ -85,3 +85,48 @@ def test_individual_tables_flag_each_calibration_and_empty_cells(utility_config)
     row = comparison[(comparison["row"] == "x0=1") & (comparison["column"] == "shuffle+INV")].iloc[0]
     assert (row["interval_low"], row["interval_high"]) == (shuffle["q025"], shuffle["q975"])
     assert row["p_pass_3x_larger"] == shuffle["p_pass_3x_larger"]
+
+
+# --- how much the delta floor decides (issue 12) ------------------------------------------------
+
+
+def _community_rows(sigma, shuffle_tv, *, n_users=500, k=6, draws=4000, seed=3):
+    """Rows like synthetic_community_job's: Gaussian TVs simulated at sigma, shuffle+INV TVs given."""
+    rng = np.random.default_rng(seed)
+    gaussian_tv = 0.5 * np.abs(rng.normal(0.0, sigma, size=(draws, k))).sum(axis=1) / n_users
+    common = {"n_users": n_users, "epsilon": 1.0, "epsilon_local": 1.0, "calibration": "configured",
+              "accountant": "weak-adversary", "delta": 0.0, "delta_used": 1e-300, "delta_floored": True,
+              "sigma": sigma, "sigma_diffprivlib": sigma, "diffprivlib_differs": False}
+    return pd.DataFrame([{**common, "mechanism": "gaussian", "tv": t} for t in gaussian_tv]
+                        + [{**common, "mechanism": "shuffle+INV", "tv": t} for t in shuffle_tv])
+
+
+def test_floor_break_even_matches_closed_forms_and_simulation():
+    from scipy.stats import norm
+
+    k, n_users, sensitivity = 6, 500, math.sqrt(2.0)
+    shuffle_tv = np.array([0.010, 0.012, 0.011, 0.013])
+    floor = T.floor_break_even(_community_rows(3.0, shuffle_tv), k=k, sensitivity=sensitivity).iloc[0]
+    # expected TV of the unprojected Gaussian: k sigma sqrt(2/pi) / (2n), checked against 4,000 simulated draws
+    assert floor["tv_gaussian_expected"] == pytest.approx(k * 3.0 * math.sqrt(2 / math.pi) / (2 * n_users))
+    assert floor["tv_gaussian_mean"] == pytest.approx(floor["tv_gaussian_expected"], rel=0.02)
+    # sigma* makes that expectation equal shuffle+INV's mean TV
+    assert k * floor["sigma_break_even"] * math.sqrt(2 / math.pi) / (2 * n_users) == pytest.approx(shuffle_tv.mean())
+    # delta* is Balle & Wang's tight delta at sigma*, here in linear space with scipy (independent of log_ndtr)
+    s, eps = floor["sigma_break_even"], 1.0
+    linear = norm.cdf(sensitivity / (2 * s) - eps * s / sensitivity) - math.exp(eps) * norm.cdf(-sensitivity / (2 * s) - eps * s / sensitivity)
+    assert 10 ** floor["log10_delta_break_even"] == pytest.approx(linear, rel=1e-9)
+    assert floor["winner_at_delta_used"] == ("gaussian" if floor["tv_gaussian_expected"] < shuffle_tv.mean() else "shuffle+INV")
+
+
+def test_floor_break_even_winner_flips_at_delta_star():
+    from shuffledp.mechanisms import analytic_gaussian_sigma
+
+    k, n_users, sensitivity = 6, 500, math.sqrt(2.0)
+    shuffle_tv = np.array([0.010, 0.012])
+    star = T.floor_break_even(_community_rows(3.0, shuffle_tv, draws=2), k=k, sensitivity=sensitivity).iloc[0]
+    delta_star = 10 ** star["log10_delta_break_even"]
+    for factor, winner in ((1.5, "gaussian"), (1 / 1.5, "shuffle+INV")):  # more delta, less noise: the Gaussian wins
+        sigma = analytic_gaussian_sigma(epsilon=1.0, delta=delta_star * factor, sensitivity=sensitivity)
+        row = T.floor_break_even(_community_rows(sigma, shuffle_tv, draws=2), k=k, sensitivity=sensitivity).iloc[0]
+        assert row["winner_at_delta_used"] == winner

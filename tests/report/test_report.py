@@ -501,3 +501,51 @@ def test_read_bracket_states_the_width_and_the_accountant_to_use():
     assert "utility.accountant" not in report.read_bracket(frame, utility_accountant="weak-adversary")
     with pytest.raises(ValueError, match=r"`bracket data` must have columns n_users, k"):
         report.read_bracket(pd.DataFrame({"ratio": [1.0]}))
+
+
+# --- issue 12: three calibrations and the delta floor --------------------------------------------
+
+
+def _calibration_rows(means: dict, *, n_users=1000, draws=50, spread=1e-3, seed=0):
+    rng = np.random.default_rng(seed)
+    accountants = {"as_printed": "biswas-printed", "configured": "weak-adversary", "lower": "worst-case-lower"}
+    rows = []
+    for (calibration, mechanism), mean in means.items():
+        for tv in mean + spread * rng.standard_normal(draws):
+            rows.append({"n_users": n_users, "epsilon": 4.0, "epsilon_local": 4.0, "calibration": calibration,
+                         "accountant": accountants[calibration], "mechanism": mechanism, "tv": tv})
+    return pd.DataFrame(rows)
+
+
+def test_three_calibrations_reading_counts_certain_and_flipped_verdicts():
+    means = {("configured", "gaussian"): 0.10, ("configured", "shuffle+INV"): 0.05,
+             ("lower", "gaussian"): 0.20, ("lower", "shuffle+INV"): 0.05,
+             ("as_printed", "gaussian"): 0.01, ("as_printed", "shuffle+INV"): 0.05}
+    text = report.read_three_calibrations(_calibration_rows(means))
+    assert "shuffle+INV has the lower mean TV at 1 of 1 n under the tight upper bound (`weak-adversary`)" in text
+    assert "at 0 of 1 n under eq. (6) as printed" in text
+    assert "certain (same winner under both bounds, means more than 2 s.e. apart) at 1 of 1 n" in text
+    assert "the paper's calibration gives the other winner at 1 of them" in text
+
+
+def test_three_calibrations_reading_is_uncertain_when_the_bounds_disagree_or_overlap():
+    disagree = {("configured", "gaussian"): 0.04, ("configured", "shuffle+INV"): 0.05,
+                ("lower", "gaussian"): 0.20, ("lower", "shuffle+INV"): 0.05}
+    assert "at 0 of 1 n" in report.read_three_calibrations(_calibration_rows(disagree)).split("certain")[1]
+    overlap = {("configured", "gaussian"): 0.0501, ("configured", "shuffle+INV"): 0.05,
+               ("lower", "gaussian"): 0.0501, ("lower", "shuffle+INV"): 0.05}
+    assert "at 0 of 1 n" in report.read_three_calibrations(_calibration_rows(overlap, spread=0.01)).split("certain")[1]
+    with pytest.raises(ValueError, match="must have columns"):
+        report.read_three_calibrations(pd.DataFrame({"tv": [0.1]}))
+
+
+def test_delta_floor_reading_states_the_break_even_range_and_the_floor():
+    frame = pd.DataFrame({
+        "region": "synthetic", "n_users": [1000, 10000], "epsilon": 4.0, "epsilon_local": 4.0,
+        "calibration": "configured", "accountant": "weak-adversary", "delta_floored": True, "delta_floor": 1e-300,
+        "log10_delta_break_even": [-12.3, -45.6], "winner_at_delta_used": ["gaussian", "shuffle+INV"],
+    })
+    text = report.read_delta_floor(frame)
+    assert "δ* = 10^-45.6 (n = 10,000) to 10^-12.3 (n = 1,000)" in text
+    assert "at our floor it wins (in expectation, unprojected) at 1 of 2 n" in text
+    assert "no floor is used" in report.read_delta_floor(frame.assign(delta_floored=False))

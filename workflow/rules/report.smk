@@ -162,7 +162,17 @@ REPORT_EXTRAS = {
     "crossover": {
         "images": [p for p in _report_stage_outputs() if Path(p).name.startswith("crossover") and p.endswith(".png")],
         "data": [p for p in _report_stage_outputs() if Path(p).name.startswith("crossover") and p.endswith(".csv")],
-    }
+    },
+    # issue 12: the paper's comparisons under three calibrations of the Gaussian, and what the delta floor decides
+    "three calibrations": {
+        "images": [],
+        "data": [p for p in _report_stage_outputs()
+                 if p == "results/utility/fig2.csv" or (p.startswith("results/utility/gowalla/") and p.endswith("/community.csv"))],
+    },
+    "delta floor": {
+        "images": [],
+        "data": [p for p in _report_stage_outputs() if p.startswith("results/utility/") and p.endswith("delta_floor.csv")],
+    },
 }
 REPORT_CELL_COUNTS = [p for p in STAGE_OUTPUTS["data"] if p.endswith("cell_counts.csv")] if "data" in REPORT_SETTINGS["stages"] else []
 REPORT_DATA_SUMMARY = ["results/data/summary.csv"] if "results/data/summary.csv" in STAGE_OUTPUTS["data"] and "data" in REPORT_SETTINGS["stages"] else []

@@ -69,6 +69,7 @@ if UTILITY is not None:
         output:
             png=report(f"{U}/fig2.png", caption="../report/fig2.rst", category="Utility"),
             csv=f"{U}/fig2.csv",
+            floor=f"{U}/delta_floor_fig2.csv",
         params:
             utility=UTILITY,
         log:
@@ -148,9 +149,12 @@ if UTILITY is not None:
             input:
                 f"{U}/gowalla/{_region}/community.csv",
             output:
-                report(f"{U}/{_entry['boxplot_figure']}.png", caption=_caption(_entry["boxplot_figure"], "utility_boxplot"), category="Utility"),
+                png=report(f"{U}/{_entry['boxplot_figure']}.png", caption=_caption(_entry["boxplot_figure"], "utility_boxplot"), category="Utility"),
+                floor=f"{U}/gowalla/{_region}/delta_floor.csv",
             params:
                 label=config["regions"][_region]["label"],
+                utility=UTILITY,
+                grid=config["regions"][_region]["grid"],
             log:
                 f"logs/utility/boxplot_{_region}.log",
             script:
@@ -182,6 +186,7 @@ if UTILITY is not None:
             f"{U}/table6.csv", f"{U}/table6.tex", f"{U}/table6.md", f"{U}/table6_comparison.csv",
             *[f"{U}/{e['heatmap_figure']}.png" for e in UTILITY_REGIONS.values()],
             *[f"{U}/{e['boxplot_figure']}.png" for e in UTILITY_REGIONS.values()],
+            f"{U}/delta_floor_fig2.csv", *[f"{U}/gowalla/{r}/delta_floor.csv" for r in UTILITY_REGIONS],
             f"{U}/crossover.csv", f"{U}/crossover.png",
         ]
     )

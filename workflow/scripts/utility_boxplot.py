@@ -1,4 +1,5 @@
-"""Rule utility_boxplot_<region>: Figures 6/7 -- box plots of TV vs n, one panel per privacy setting."""
+"""Rule utility_boxplot_<region>: Figures 6/7 -- box plots of TV vs n, one panel per privacy setting, and
+the delta at which the Gaussian would match shuffle+INV (how much the delta floor decides)."""
 
 import matplotlib
 
@@ -8,15 +9,22 @@ import pandas as pd  # noqa: E402
 
 from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
+from shuffledp.experiments.utility_tables import floor_break_even  # noqa: E402
+from shuffledp.mechanisms import sensitivity_for  # noqa: E402
 from shuffledp.plotting.utility import figure_tv_boxplots  # noqa: E402
+from shuffledp.tables import atomic_write_text  # noqa: E402
 
 setup_job_log(snakemake)
 frame = pd.read_csv(snakemake.input[0])
+params = snakemake.params
+k = params.grid["n_lat"] * params.grid["n_lon"]
+floor = floor_break_even(frame, k=k, sensitivity=sensitivity_for(params.utility["neighbouring"]))
+atomic_write_text(snakemake.output.floor, floor.to_csv(index=False))
 # the box plots show one calibration: `configured` (the tightest valid upper bound) when it was run,
 # else the first one listed; the CSV holds every calibration, judged side by side in the report
 shown = "configured" if (frame["calibration"] == "configured").any() else frame["calibration"].iloc[0]
 frame = frame[frame["calibration"] == shown]
 figure = figure_tv_boxplots(frame, label=snakemake.params.label)
-with atomic_output(snakemake.output[0]) as temporary:
+with atomic_output(snakemake.output.png) as temporary:
     figure.savefig(temporary, dpi=120)
 plt.close(figure)

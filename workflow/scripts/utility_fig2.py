@@ -1,4 +1,5 @@
-"""Rule utility_fig2: Figure 2 -- TV distance vs n on synthetic data, one row per calibration of the Gaussian."""
+"""Rule utility_fig2: Figure 2 -- TV distance vs n on synthetic data, one row per calibration of the Gaussian,
+and the delta at which the Gaussian would match shuffle+INV (how much the delta floor decides)."""
 
 import matplotlib
 
@@ -8,12 +9,17 @@ import pandas as pd  # noqa: E402
 
 from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.io import atomic_output  # noqa: E402
+from shuffledp.experiments.utility_tables import floor_break_even  # noqa: E402
+from shuffledp.mechanisms import sensitivity_for  # noqa: E402
 from shuffledp.plotting.utility import figure_tv_vs_n  # noqa: E402
 from shuffledp.tables import atomic_write_text  # noqa: E402
 
 setup_job_log(snakemake)
 frame = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
+utility = snakemake.params.utility
+floor = floor_break_even(frame, k=utility["synthetic"]["k"], sensitivity=sensitivity_for(utility["neighbouring"]))
+atomic_write_text(snakemake.output.floor, floor.to_csv(index=False))
 figure = figure_tv_vs_n(frame, k=snakemake.params.utility["synthetic"]["k"])
 with atomic_output(snakemake.output.png) as temporary:
     figure.savefig(temporary, dpi=120)

@@ -5,8 +5,9 @@ printed value is *reproduced* when it lies in our central 95% Monte-Carlo interv
 (:func:`mc_interval_verdict`), and every such test carries its strength (:func:`interval_strength`:
 how often a value 3x off would still pass), so a weak test is visible as weak.
 
-Room: the library side of the utility stage's comparison rules (``table5``, ``table6``). Imports
-numpy, pandas and :mod:`shuffledp.tables` only; the replicate jobs import :func:`interval_strength`
+Room: the library side of the utility stage's comparison rules (``table5``, ``table6``, the delta
+floor of Figures 2, 6/7). Imports numpy, pandas, :mod:`shuffledp.tables` and (for the Gaussian's
+tight delta) :mod:`shuffledp.mechanisms`; the replicate jobs import :func:`interval_strength`
 from here, never the other way round.
 """
 
@@ -25,6 +26,8 @@ __all__ = [
     "mc_interval_verdict",
     "individual_tables",
     "community_text_comparison",
+    "FLOOR_COLUMNS",
+    "floor_break_even",
 ]
 
 STRENGTH_FACTOR = 3.0
@@ -240,3 +243,59 @@ def community_text_comparison(community: pd.DataFrame, text_numbers: pd.DataFram
         rows.append({**_verdict_row("text", "Sec. V-C.2", f"n={n_users:,}", f"TV {mechanism}", quote["value"],
                                     printed["tv"].mean(), exact["tv"].mean(), verdict, note), **strength})
     return pd.DataFrame(rows, columns=[*COMPARISON_COLUMNS, *STRENGTH_COLUMNS])
+
+
+#: columns of :func:`floor_break_even`
+FLOOR_COLUMNS = ["region", "n_users", "epsilon", "epsilon_local", "k", "calibration", "accountant", "delta_hat",
+                 "delta_floor", "delta_floored", "sigma", "tv_gaussian_mean", "tv_gaussian_expected",
+                 "tv_shuffle_inv_mean", "tv_shuffle_inv_se", "draws", "sigma_break_even", "log10_delta_break_even",
+                 "winner_at_delta_used"]
+
+
+def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.DataFrame:
+    """The delta at which the paper's Gaussian ("the noisy histogram itself", no projection) would
+    match shuffle+INV, per setting and calibration of a community-TV frame (Figure 2, Figures 6/7).
+
+    Where delta-hat = 0 (eps >= eps0 under a valid bound) no finite sigma gives (eps, 0)-DP, and the
+    Gaussian baseline is calibrated at an arbitrary floor; this says how much that choice decides.
+    The unprojected Gaussian's expected TV is exactly k * sigma * sqrt(2 / pi) / (2 n) (half the sum
+    of k independent |N(0, sigma^2)| / n), so it equals shuffle+INV's mean TV T at
+    sigma* = 2 n T / (k sqrt(2 / pi)), and the Gaussian wins in expectation exactly when it is granted
+    a delta above delta* = delta_Gauss(eps; sigma*) (Balle & Wang's tight delta, in log space:
+    ``log10_delta_break_even`` stays finite far below the smallest double).
+
+    ``frame``: rows with ``mechanism`` in {"gaussian", "shuffle+INV"}, ``tv``, ``n_users``,
+    ``epsilon``, ``epsilon_local``, the calibration columns of
+    :class:`shuffledp.experiments.utility.Calibration` and optionally ``calibration`` and ``region``.
+    """
+    from shuffledp.mechanisms import gaussian_log_delta
+
+    frame = frame.copy()
+    if "calibration" not in frame.columns:
+        frame["calibration"] = "configured"
+    if "region" not in frame.columns:
+        frame["region"] = "synthetic"
+    keys = ["region", "n_users", "epsilon", "epsilon_local", "calibration"]
+    rows = []
+    for (region, n_users, epsilon, epsilon_local, calibration), group in frame.groupby(keys, sort=False):
+        gaussian = group[group["mechanism"] == "gaussian"]
+        shuffle = group[group["mechanism"] == "shuffle+INV"]["tv"].to_numpy(dtype=float)
+        if gaussian.empty or shuffle.size == 0:
+            continue
+        first = gaussian.iloc[0]
+        mean = float(shuffle.mean())
+        sigma_star = 2.0 * n_users * mean / (k * math.sqrt(2.0 / math.pi))
+        log_delta = float(gaussian_log_delta(sigma_star, epsilon=float(epsilon), sensitivity=sensitivity))
+        expected = k * float(first["sigma"]) * math.sqrt(2.0 / math.pi) / (2.0 * n_users)
+        rows.append({
+            "region": region, "n_users": int(n_users), "epsilon": float(epsilon), "epsilon_local": float(epsilon_local),
+            "k": int(k), "calibration": calibration, "accountant": first.get("accountant", ""),
+            "delta_hat": float(first["delta"]), "delta_floor": float(first["delta_used"]) if bool(first["delta_floored"]) else math.nan,
+            "delta_floored": bool(first["delta_floored"]), "sigma": float(first["sigma"]),
+            "tv_gaussian_mean": float(gaussian["tv"].mean()), "tv_gaussian_expected": expected,
+            "tv_shuffle_inv_mean": mean,
+            "tv_shuffle_inv_se": float(shuffle.std(ddof=1) / math.sqrt(shuffle.size)) if shuffle.size > 1 else math.nan,
+            "draws": int(shuffle.size), "sigma_break_even": sigma_star, "log10_delta_break_even": log_delta / math.log(10.0),
+            "winner_at_delta_used": "gaussian" if expected < mean else "shuffle+INV",
+        })
+    return pd.DataFrame(rows, columns=FLOOR_COLUMNS)

@@ -43,11 +43,13 @@ from shuffledp.report.read import VERDICTS, ReportInputs, method_summary, read_c
 from shuffledp.report.readings import (
     read_bracket,
     read_crossover,
+    read_delta_floor,
     read_delta_surface,
     read_epsilon_comparison,
     read_heatmap_summary,
     read_method_comparison,
     read_sweep,
+    read_three_calibrations,
 )
 from shuffledp.report.render import render_html, render_markdown
 
@@ -73,6 +75,8 @@ __all__ = [
     "read_sweep",
     "read_epsilon_comparison",
     "read_bracket",
+    "read_three_calibrations",
+    "read_delta_floor",
     "read_gaussian_checks",
     "read_verdict_strength",
     "strength_table",

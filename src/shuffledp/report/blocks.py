@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-
-
 @dataclass(frozen=True)
 class Heading:
     level: int

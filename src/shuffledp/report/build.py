@@ -15,12 +15,31 @@ from pathlib import Path
 import pandas as pd
 
 from shuffledp.experiments.utility_tables import STRENGTH_FACTOR
-from shuffledp.tables import REPRODUCED
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
 from shuffledp.report.judge import _errata, read_data_counts, read_empty_cells, read_verdict_strength, strength_table
 from shuffledp.report.paper import FIGURES, FPS_NOT_VISIBLE, FPS_TO_ARXIV, PAPER_TABLES
-from shuffledp.report.read import _existing, _format_number, read_comparisons, _relative, ReportInputs, _stale_stages, _trace, verdict_counts
-from shuffledp.report.readings import read_bracket, read_crossover, read_delta_surface, read_epsilon_comparison, read_heatmap_summary, read_method_comparison, read_sweep
+from shuffledp.report.read import (
+    ReportInputs,
+    _existing,
+    _format_number,
+    _relative,
+    _stale_stages,
+    _trace,
+    read_comparisons,
+    verdict_counts,
+)
+from shuffledp.report.readings import (
+    read_bracket,
+    read_crossover,
+    read_delta_floor,
+    read_delta_surface,
+    read_epsilon_comparison,
+    read_heatmap_summary,
+    read_method_comparison,
+    read_sweep,
+    read_three_calibrations,
+)
+from shuffledp.tables import REPRODUCED
 
 
 def _comparison_table(rows: pd.DataFrame) -> Table:
@@ -206,6 +225,8 @@ def build_report(inputs: ReportInputs) -> list:
                     "delta sweeps": read_sweep,
                     "epsilon at a fixed delta": read_epsilon_comparison,
                     "worst-case bracket": lambda frame: read_bracket(frame, utility_accountant=utility_accountant),
+                    "three calibrations": read_three_calibrations,
+                    "delta floor": read_delta_floor,
                 }.get(name, read_method_comparison)
                 text = reader(pd.read_csv(path))
                 readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")

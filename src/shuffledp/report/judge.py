@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from shuffledp.experiments.utility_tables import STRENGTH_FACTOR
-from shuffledp.tables import REPRODUCED
 from shuffledp.report.blocks import BulletList, Heading, Table
-from shuffledp.report.read import _first_column, _format_number, ReportInputs, VERDICTS
+from shuffledp.report.read import VERDICTS, ReportInputs, _first_column, _format_number
+from shuffledp.tables import REPRODUCED
 
 
 def _interval_rows(rows: pd.DataFrame) -> pd.DataFrame:

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-
-
 PAPER_TABLES = {
     "II": "Table II: δ of prior bounds and of eq. (6), n = 100 and n = 1,000, ε0 = 0.49",
     "IV": "Table IV: tight δ for various ε (varying ε0, n, k)",

@@ -19,7 +19,6 @@ import pandas as pd
 from shuffledp.experiments.utility_tables import STRENGTH_COLUMNS
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED, format_number
 
-
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCIBLE)
 
 

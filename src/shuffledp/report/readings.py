@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 import pandas as pd
-from shuffledp.report.read import _first_column, _format_number, _GROUP_COLUMNS, method_summary, _N_COLUMNS, _roles
 
+from shuffledp.report.read import _GROUP_COLUMNS, _N_COLUMNS, _first_column, _format_number, _roles, method_summary
 
 
 def _group_label(row, groups) -> str:
@@ -372,3 +372,97 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
     if utility_accountant and utility_accountant != upper:
         text += f"; this run's `utility.accountant` is `{utility_accountant}`"
     return text + "."
+
+
+#: words for the Gaussian's calibrations (shuffledp.experiments.utility.CALIBRATIONS)
+_CALIBRATION_WORDS = {"configured": "the tight upper bound", "lower": "the lower bound", "as_printed": "eq. (6) as printed"}
+
+
+def _mean_se(values: pd.Series) -> tuple[float, float]:
+    values = values.dropna().to_numpy(dtype=float)
+    if values.size == 0:
+        return math.nan, math.nan
+    return float(values.mean()), float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.inf
+
+
+def read_three_calibrations(frame: pd.DataFrame) -> str:
+    """Who wins, shuffle+INV or the Gaussian, under each calibration of the Gaussian, and where the
+    verdict is certain: the same winner under the tight upper bound ("configured") and under the
+    lower bound ("lower"), with means more than 2 Monte-Carlo standard errors apart under both.
+
+    ``frame``: community-TV rows (``mechanism``, ``tv``, ``calibration``, ``accountant``, ``n_users``,
+    ``epsilon``, ``epsilon_local``, optionally ``region``), as in Figure 2 and Figures 6/7 data.
+    """
+    needed = ("mechanism", "tv", "calibration", "n_users", "epsilon", "epsilon_local")
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"`three-calibration data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
+    frame = frame.assign(region=frame["region"] if "region" in frame.columns else "synthetic data")
+    accountants = frame.drop_duplicates("calibration").set_index("calibration").get("accountant", pd.Series(dtype=str))
+    sentences = []
+    for (region, epsilon, epsilon_local), setting in frame.groupby(["region", "epsilon", "epsilon_local"], sort=False):
+        n_values = sorted(setting["n_users"].unique())
+        wins = {kind: 0 for kind in _CALIBRATION_WORDS if kind in set(setting["calibration"])}
+        clear = {kind: set() for kind in wins}
+        winner_at = {kind: {} for kind in wins}
+        for n_users in n_values:
+            at_n = setting[setting["n_users"] == n_users]
+            for kind in wins:
+                rows = at_n[at_n["calibration"] == kind]
+                gaussian = _mean_se(rows[rows["mechanism"] == "gaussian"]["tv"])
+                inv = _mean_se(rows[rows["mechanism"] == "shuffle+INV"]["tv"])
+                if not (math.isfinite(gaussian[0]) and math.isfinite(inv[0])):
+                    continue
+                winner = "shuffle+INV" if inv[0] < gaussian[0] else "Gaussian"
+                winner_at[kind][n_users] = winner
+                wins[kind] += winner == "shuffle+INV"
+                if abs(inv[0] - gaussian[0]) > 2.0 * math.hypot(gaussian[1], inv[1]):
+                    clear[kind].add(n_users)
+        parts = [f"shuffle+INV has the lower mean TV at {wins[kind]} of {len(winner_at[kind])} n under "
+                 f"{_CALIBRATION_WORDS[kind]} (`{accountants.get(kind, kind)}`)" for kind in wins]
+        text = f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g} (n = {n_values[0]:,} … {n_values[-1]:,}): " + "; ".join(parts)
+        if "configured" in wins and "lower" in wins:
+            certain = [n for n in n_values if n in winner_at["configured"] and n in winner_at["lower"]
+                       and winner_at["configured"][n] == winner_at["lower"][n]
+                       and n in clear["configured"] and n in clear["lower"]]
+            text += (f". The verdict is certain (same winner under both bounds, means more than 2 s.e. apart) at "
+                     f"{len(certain)} of {len(n_values)} n")
+            if "as_printed" in wins:
+                flipped = [n for n in certain if winner_at["as_printed"].get(n) not in (None, winner_at["configured"][n])]
+                text += (f"; the paper's calibration gives the other winner at {len(flipped)} of them"
+                         if flipped else "; the paper's calibration agrees wherever the verdict is certain")
+        sentences.append(text + ".")
+    return " ".join(sentences)
+
+
+def read_delta_floor(frame: pd.DataFrame) -> str:
+    """How much the delta floor decides: where delta-hat = 0 the Gaussian is calibrated at an arbitrary
+    floor; ``log10_delta_break_even`` is the delta at which it would match shuffle+INV (the unprojected
+    Gaussian wins in expectation for every delta above it). ``frame``: rows of
+    :func:`shuffledp.experiments.utility_tables.floor_break_even`."""
+    needed = ("calibration", "delta_floored", "log10_delta_break_even", "n_users", "epsilon", "epsilon_local")
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"`delta-floor data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
+    rows = frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
+    floored = rows[rows["delta_floored"].astype(bool)]
+    if floored.empty:
+        return ("δ̂ of the configured accountant is positive in every setting here, so no floor is used and the "
+                "floor decides nothing.")
+    sentences = []
+    for (region, epsilon, epsilon_local), group in floored.groupby(["region", "epsilon", "epsilon_local"], sort=False):
+        group = group.sort_values("n_users")
+        low, high = group.loc[group["log10_delta_break_even"].idxmin()], group.loc[group["log10_delta_break_even"].idxmax()]
+        floor = float(group["delta_floor"].iloc[0])
+        gaussian_wins = int((group["winner_at_delta_used"] == "gaussian").sum())
+        sentences.append(
+            f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g}: δ̂ = 0 under `{group['accountant'].iloc[0]}` "
+            f"at all {len(group)} n, so the Gaussian is calibrated at the floor δ = {_format_number(floor)}. "
+            f"It would match shuffle+INV's mean TV at δ* = 10^{low['log10_delta_break_even']:.1f} "
+            f"(n = {int(low['n_users']):,}) to 10^{high['log10_delta_break_even']:.1f} (n = {int(high['n_users']):,}) "
+            f"and wins for every δ above δ*; at our floor it wins (in expectation, unprojected) at {gaussian_wins} "
+            f"of {len(group)} n."
+        )
+    return " ".join(sentences) + (
+        " Any floor is a choice, not a guarantee: no finite σ makes the Gaussian (ε, 0)-DP, while shuffled k-RR "
+        "with ε0 = ε is (ε, 0)-DP.")

@@ -11,9 +11,8 @@ import html
 import re
 from collections.abc import Sequence
 from pathlib import Path
+
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
-
-
 
 
 def _md_cell(text) -> str:
