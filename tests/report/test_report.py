@@ -290,6 +290,22 @@ def test_read_crossover_counts_winners_and_changes():
     assert "changes between `biswas-printed` and `biswas-exact` in 1 of 3 cells" in text
 
 
+def test_read_crossover_states_where_the_bracket_makes_the_winner_certain():
+    rows = []
+    # (eps0, eps): (gaussian_better under upper, under lower, gaussian mean TV gap over its s.e.)
+    cells = {(2, 1): (True, True, 10.0), (2, 0.5): (True, False, 10.0), (3, 1): (False, False, 0.5), (3, 2): (False, False, 10.0)}
+    for (eps0, eps), (upper, lower, gap) in cells.items():
+        for accountant, better in (("weak-adversary", upper), ("worst-case-lower", lower)):
+            shuffle = 0.10
+            gaussian = shuffle - gap * 0.001 if better else shuffle + gap * 0.001
+            rows.append({"epsilon_local": eps0, "epsilon": eps, "accountant": accountant, "gaussian_better": better,
+                         "tv_gaussian_mean": gaussian, "tv_gaussian_se": 0.0005, "tv_shuffle_inv_mean": shuffle,
+                         "tv_shuffle_inv_se": 0.0005})
+    text = report.read_crossover(pd.DataFrame(rows), upper="weak-adversary", lower="worst-case-lower")
+    assert "the winner is certain in 2 of 4 cells (the Gaussian in 1, shuffle+INV in 1); in the other 2" in text
+    assert "certain" not in report.read_crossover(pd.DataFrame(rows))
+
+
 def test_read_gaussian_checks():
     frame = pd.DataFrame({"sigma": [2.0, 1.0, 3.0, 0.9], "sigma_diffprivlib": [1.0, 1.0, 3.0, 1.0],
                           "delta_used": [1e-300, 1e-6, 1e-3, 1e-18]})

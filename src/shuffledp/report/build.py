@@ -221,7 +221,8 @@ def build_report(inputs: ReportInputs) -> list:
             try:
                 utility_accountant = (inputs.config.get("utility") or {}).get("accountant")
                 reader = {
-                    "crossover": read_crossover,
+                    "crossover": lambda frame: read_crossover(
+                        frame, upper=utility_accountant, lower=(inputs.config.get("utility") or {}).get("lower_accountant")),
                     "delta sweeps": read_sweep,
                     "epsilon at a fixed delta": read_epsilon_comparison,
                     "worst-case bracket": lambda frame: read_bracket(frame, utility_accountant=utility_accountant),

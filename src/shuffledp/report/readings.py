@@ -166,8 +166,10 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
-def read_crossover(frame: pd.DataFrame) -> str:
-    """Facts from the crossover sweep: per accountant, in how many (ε0, ε) cells the Gaussian wins."""
+def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str | None = None) -> str:
+    """Facts from the crossover sweep: per accountant, in how many (ε0, ε) cells the Gaussian wins;
+    with ``upper`` and ``lower`` (the bracket's accountants), in how many cells the winner is certain:
+    the same under both, with means more than 2 Monte-Carlo standard errors apart under both."""
     needed = ("epsilon_local", "epsilon", "accountant", "gaussian_better")
     if not all(c in frame.columns for c in needed):
         raise ValueError(f"`crossover data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
@@ -187,6 +189,21 @@ def read_crossover(frame: pd.DataFrame) -> str:
             sentences.append(
                 f"The winner changes between `{printed[0]}` and `{other}` in {changed} of {len(both)} cells."
             )
+    if upper in wide.columns and lower in wide.columns:
+        clear = better.assign(clear=(better["tv_gaussian_mean"] - better["tv_shuffle_inv_mean"]).abs()
+                              > 2.0 * np.hypot(better["tv_gaussian_se"], better["tv_shuffle_inv_se"])) \
+            if {"tv_gaussian_se", "tv_shuffle_inv_se"} <= set(better.columns) else better.assign(clear=True)
+        cells = clear.pivot_table(index=["epsilon_local", "epsilon"], columns="accountant",
+                                  values=["gaussian_better", "clear"], aggfunc="first").dropna()
+        same = cells[("gaussian_better", upper)] == cells[("gaussian_better", lower)]
+        certain = same & cells[("clear", upper)].astype(bool) & cells[("clear", lower)].astype(bool)
+        gaussian = int((certain & cells[("gaussian_better", upper)].astype(bool)).sum())
+        sentences.append(
+            f"Under the bracket (δ̂ of `{upper}`, an upper bound, and of `{lower}`, a lower bound) the winner is "
+            f"certain in {int(certain.sum())} of {len(cells)} cells (the Gaussian in {gaussian}, shuffle+INV in "
+            f"{int(certain.sum()) - gaussian}); in the other {len(cells) - int(certain.sum())} it depends on where "
+            "the true δ lies between the bounds or is within Monte-Carlo error."
+        )
     return " ".join(sentences)
 
 
