@@ -1,7 +1,8 @@
 # Report stage: one provenance manifest per results folder (results/<stage>/MANIFEST.json), then the
 # reproduction report (results/report/reproduction-report.md and a self-contained .html).
 # Library: shuffledp.provenance, shuffledp.report (read -> readings/judge -> build -> render).
-# Included last, so ALL_TARGETS already holds the final outputs of every other stage; the report depends on the stages listed in config report.stages.
+# Included last, so ALL_TARGETS already holds the final outputs of every other stage; the report
+# depends on the stages listed in config report.stages.
 import re as _re
 
 from shuffledp.provenance import data_sources as _data_sources_for_manifest
@@ -166,12 +167,12 @@ REPORT_EXTRAS = {
     # issue 12: the paper's comparisons under three calibrations of the Gaussian, and what the delta floor decides
     "three calibrations": {
         "images": [],
-        "data": [p for p in _report_stage_outputs()
-                 if p == "results/utility/fig2.csv" or (p.startswith("results/utility/gowalla/") and p.endswith("/community.csv"))],
+        "data": [p for p in _report_stage_outputs() if p == "results/utility/fig2.csv"]
+        + sorted({p for paths in REPORT_FIGURE_DATA.values() for p in paths if p.endswith("/community.csv")}),
     },
     "delta floor": {
         "images": [],
-        "data": [p for p in _report_stage_outputs() if p.startswith("results/utility/") and p.endswith("delta_floor.csv")],
+        "data": [p for p in _report_stage_outputs() if p.startswith("results/utility/") and Path(p).name.startswith("delta_floor")],
     },
 }
 REPORT_CELL_COUNTS = [p for p in STAGE_OUTPUTS["data"] if p.endswith("cell_counts.csv")] if "data" in REPORT_SETTINGS["stages"] else []
