@@ -176,10 +176,13 @@ def strong_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> B
     if n_users == 1:
         return bins.view(interval, pessimistic, math.exp(log_1mgamma), math.exp(log_1mgamma), 0.0, True, "strong")
     s, log_w, a_lo, a_hi, log_s_out = _split_pair_rows(n_users - 1, math.log(2.0) + log_q, log_1m2q, K)
-    a_hi = np.minimum(a_hi, s - 1.0)  # c = 0 is the infinite loss, counted apart
-    # P-outcomes (a + 1, s - a) for a in [lo, hi]; their Q-mass is Tri(a + 1, s - a - 1): A in [lo + 1, hi + 1]
-    log_out = max(_log_a_outside(s, log_w, a_lo, a_hi, log_s_out),
-                  _log_a_outside(s, log_w, a_lo + 1.0, a_hi + 1.0, log_s_out))
+    # P-outcomes (a + 1, s - a), a in [lo, hi]; a = s (c = 0, infinite loss) is counted in the infinity
+    # mass, so it is neither binned nor counted as left out. Their Q-mass is Tri(a + 1, s - a - 1), i.e.
+    # A in [lo + 1, hi + 1] (A <= s), and the Q-mass on A = 0 (P = 0) is the Q-infinity mass.
+    log_out_p = _log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
+    a_hi = np.minimum(a_hi, s - 1.0)
+    log_out_q = _log_a_outside(s, log_w, np.where(a_lo == 0, 0.0, a_lo + 1.0), a_hi + 1.0, log_s_out)
+    log_out = max(log_out_p, log_out_q)
     step = max(1, _ROWS_PER_CHUNK // max(1, int(np.max(a_hi - a_lo + 1))))
     for start in range(0, s.size, step):
         stop = min(s.size, start + step)
