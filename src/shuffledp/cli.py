@@ -160,7 +160,7 @@ def _composed_accountant(args, compositions: int, subsample: float):
     if args.accountant in COMPOSABLE:
         return compose(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
                        compositions=compositions, subsample=subsample)
-    if "compositions" in getattr(cls, "__init__").__code__.co_varnames:
+    if getattr(cls, "accepts_compositions", False):  # RDP accountants compose in closed form
         return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
                               compositions=compositions, subsample=subsample)
     names = sorted(list(COMPOSABLE) + ["girgis-rdp", "girgis-rdp-simple"])

@@ -70,6 +70,8 @@ class _GirgisBase(Accountant):
 
     kind = BoundKind.UPPER
     scope = _ALL
+    #: takes ``compositions`` and ``subsample`` keywords (the CLI's --compositions / --subsample)
+    accepts_compositions = True
 
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None,
                  compositions: int = 1, subsample: float = 1.0):
