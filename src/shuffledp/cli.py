@@ -2,13 +2,18 @@
 
 Subcommands::
 
-    shuffle-dp delta --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] --eps E [E ...] [--json]
-    shuffle-dp epsilon --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] --delta D [D ...] [--json]
+    shuffle-dp delta --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] [--compositions T]
+                     [--subsample Q] --eps E [E ...] [--json]
+    shuffle-dp epsilon --accountant NAME --eps0 E0 --n N --k K [--nx0 M] [--direction D] [--compositions T]
+                       [--subsample Q] --delta D [D ...] [--json]
     shuffle-dp calibrate --accountant NAME --n N --k K --eps E --delta D [--nx0 M] [--direction D] [--json]
     shuffle-dp bracket --eps0 E0 --n N --k K (--delta D [D ...] | --eps E [E ...]) [--json]
     shuffle-dp accountants [--json]
 
-Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
+``--compositions T`` (default 1: the single-round accountant, output unchanged) composes T rounds and
+``--subsample Q`` lets a uniformly random fraction Q of the users report each round (``--n`` is then the
+number reporting per round); both apply to the accountants of :mod:`shuffledp.accounting.composition`
+(PLDs) and to the ``girgis-rdp`` family (RDP). Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
 status 2 and one message naming the parameter, the accepted range and the value received.
 """
 
@@ -52,6 +57,17 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
     parser.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
 
 
+def _add_composition_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--compositions", type=int, default=1, metavar="T",
+        help="number of rounds composed (default 1: the single-round accountant)",
+    )
+    parser.add_argument(
+        "--subsample", type=float, default=None, metavar="Q",
+        help="fraction in (0, 1] of users reporting each round (--n is the number reporting per round)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     names = _registry_names()
     parser = argparse.ArgumentParser(
@@ -67,11 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     delta = commands.add_parser("delta", help="delta for one or more epsilons", epilog=f"accountants: {', '.join(names)}")
     _add_setting_arguments(delta)
+    _add_composition_arguments(delta)
     delta.add_argument("--eps", required=True, type=float, nargs="+", help="epsilon values (>= 0)")
     delta.set_defaults(func=_run_delta)
 
     epsilon = commands.add_parser("epsilon", help="smallest epsilon for one or more target deltas", epilog=f"accountants: {', '.join(names)}")
     _add_setting_arguments(epsilon)
+    _add_composition_arguments(epsilon)
     epsilon.add_argument("--delta", required=True, type=float, nargs="+", help="target delta values in [0, 1]")
     epsilon.set_defaults(func=_run_epsilon)
 
@@ -119,7 +137,37 @@ def _options(args) -> dict:
 def _accountant(args):
     from shuffledp.accounting import get_accountant
 
-    return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k, **_options(args))
+    compositions = getattr(args, "compositions", 1)
+    subsample = getattr(args, "subsample", None)
+    if compositions == 1 and subsample is None:
+        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k, **_options(args))
+    return _composed_accountant(args, compositions, 1.0 if subsample is None else subsample)
+
+
+def _composed_accountant(args, compositions: int, subsample: float):
+    from shuffledp._validation import check_integer, check_real
+    from shuffledp.accounting import accountant_class, get_accountant
+    from shuffledp.accounting.composition import COMPOSABLE, MAX_COMPOSITIONS, compose
+
+    check_integer(compositions, "compositions", low=1, high=MAX_COMPOSITIONS)
+    check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
+    cls = accountant_class(args.accountant)  # unknown names fail here with the registry's message
+    if args.direction is not None or args.nx0 is not None:
+        raise ValueError(
+            "`--compositions` / `--subsample` compose the dataset-free accountants only; drop `--direction` and "
+            f"`--nx0`; got direction={args.direction!r}, nx0={args.nx0!r}."
+        )
+    if args.accountant in COMPOSABLE:
+        return compose(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
+                       compositions=compositions, subsample=subsample)
+    if getattr(cls, "accepts_compositions", False):  # RDP accountants compose in closed form
+        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
+                              compositions=compositions, subsample=subsample)
+    names = sorted(list(COMPOSABLE) + ["girgis-rdp", "girgis-rdp-simple"])
+    raise ValueError(
+        f"`--accountant` must be one of {', '.join(names)} with `--compositions` or `--subsample`; "
+        f"got {args.accountant!r}."
+    )
 
 
 def _emit(rows: list[dict], as_json: bool, columns: list[str]) -> None:

@@ -11,7 +11,14 @@ Registered names (``shuffle-dp accountants`` prints labels and scopes):
 * ``histogram-exact`` -- exact delta of the full k-bin histogram for one stated dataset;
 * ``histogram-pair-lower`` -- lower bound on the full histogram's delta for any spread of the rest;
 * ``weak-adversary`` -- Koskela et al.'s weak adversary: the tightest valid (upper) bound for every dataset;
-* ``worst-case-lower`` -- lower bound on the worst case over datasets (brackets ``weak-adversary``).
+* ``worst-case-lower`` -- lower bound on the worst case over datasets (brackets ``weak-adversary``);
+* ``girgis-rdp`` / ``girgis-rdp-simple`` -- Girgis et al.'s RDP upper bounds (Thm 3.1 / 3.3) converted to
+  (epsilon, delta), with ``compositions`` and ``subsample`` keywords.
+
+``compose(name, epsilon_local=..., n_users=..., k=..., compositions=T, subsample=q)`` (or ``rounds=[...]``)
+composes the accountants whose view is an explicit pair of distributions (strong-adversary,
+weak-adversary, feldman-numerical, clones-krr, worst-case-lower) through dp_accounting's PLDs; see
+:mod:`shuffledp.accounting.composition`.
 """
 
 from __future__ import annotations
@@ -20,7 +27,15 @@ import importlib
 
 from shuffledp.accounting._base import Accountant, BoundKind, ShuffleSetting
 
-__all__ = ["Accountant", "BoundKind", "ShuffleSetting", "get_accountant", "accountant_class", "list_accountants"]
+__all__ = [
+    "Accountant",
+    "BoundKind",
+    "ShuffleSetting",
+    "get_accountant",
+    "accountant_class",
+    "list_accountants",
+    "compose",
+]
 
 #: registry name -> "module:Class" (one module per family; see the module docstrings)
 _REGISTRY: dict[str, str] = {
@@ -43,6 +58,8 @@ _REGISTRY: dict[str, str] = {
     "biswas-exact": "shuffledp.accounting.biswas:BiswasExact",
     "histogram-exact": "shuffledp.accounting.histogram:HistogramExact",
     "histogram-pair-lower": "shuffledp.accounting.histogram:HistogramPairLower",
+    "girgis-rdp": "shuffledp.accounting.girgis:GirgisRDP",
+    "girgis-rdp-simple": "shuffledp.accounting.girgis:GirgisRDPSimple",
 }
 
 
@@ -62,3 +79,10 @@ def get_accountant(name: str, **parameters) -> Accountant:
 def list_accountants() -> list[str]:
     """Registered accountant names, sorted."""
     return sorted(_REGISTRY)
+
+
+def compose(name: str, **parameters):
+    """Composed (and optionally subsampled) accountant; see :func:`shuffledp.accounting.composition.compose`."""
+    from shuffledp.accounting.composition import compose as _compose
+
+    return _compose(name, **parameters)

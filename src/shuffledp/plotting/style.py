@@ -3,7 +3,7 @@
 Drawing helpers only; nothing here computes a statistic. Choices, each stated once:
 
 * **Colours.** Every mechanism and every accountant (also the planned ``weak-adversary`` and
-  ``worst-case-lower``) has its own colour in :data:`PALETTE`; the 24 colours are taken from the
+  ``worst-case-lower``) has its own colour in :data:`PALETTE`; the 26 colours are taken from the
   colour-blind-safe sets of Okabe & Ito and of Paul Tol and are pairwise at least 15 CIELAB ΔE apart
   (the mechanisms and the accountants drawn together by default at least 30; tested). A name
   missing from the palette gets a reserve colour from :data:`RESERVE_COLOURS`, distinct within a figure
@@ -105,6 +105,8 @@ ACCOUNTANT_COLOURS: dict[str, str] = {
     "rate-erlingsson": "#66CCEE",
     "rate-balle": "#555555",
     "rate-feldman": "#CCBB44",
+    "girgis-rdp": "#004488",  # Paul Tol high-contrast blue
+    "girgis-rdp-simple": "#997700",  # Paul Tol muted ochre
 }
 
 PALETTE: dict[str, str] = {**MECHANISM_COLOURS, **ACCOUNTANT_COLOURS}

@@ -1,0 +1,231 @@
+"""Tests of the composition layer (src/shuffledp/accounting/composition.py, _pld_views.py) and of the
+Girgis et al. RDP accountants (src/shuffledp/accounting/girgis.py).
+
+References: the brute-force adversary views of ``brute_force.py`` (literal enumeration of blanket bits
+and reports, Koskela, Heikkila, Honkela 2021, Def. 1 and Def. 3) composed by exact convolution of their
+privacy-loss distributions in plain numpy; the single-round accountants (exact in log space); values
+stored by Koskela et al.'s own code (clones_girgis_comparison_fig3/pickles/eps_fig1_girgis_upper.p).
+Discretisation bound: with grid Delta, T rounds move the composed loss by < T Delta, so
+delta_true(eps + T Delta) - slack <= lower <= upper <= delta_true(eps - T Delta) + slack.
+"""
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from brute_force import strong_adversary_view_distributions, weak_adversary_view_distributions
+from shuffledp.accounting import compose, get_accountant
+from shuffledp.accounting.composition import Round, round_pld
+
+DELTA = 1e-4  # grid used in the tests (coarse: fast, and the bounds below account for it)
+SLACK = 1e-13  # FFT rounding and tail truncation (absolute)
+
+
+def exact_composed_delta(p_law: dict, q_law: dict, T: int, eps: float) -> float:
+    """max over both directions of H_{e^eps}(P^T || Q^T), by exact convolution of the loss laws (numpy)."""
+    best = 0.0
+    for P, Q in ((p_law, q_law), (q_law, p_law)):
+        law = defaultdict(float)  # loss (rounded to 1e-12 as a key) -> P-mass; inf separately
+        infinity = 0.0
+        for outcome, p in P.items():
+            p, q = float(p), float(Q.get(outcome, 0.0))
+            if p == 0.0:
+                continue
+            if q == 0.0:
+                infinity += p
+            else:
+                law[round(math.log(p / q), 12)] += p
+        losses, masses = np.array(list(law)), np.array(list(law.values()))
+        total_l, total_m = np.zeros(1), np.ones(1)
+        for _ in range(T):
+            total_l = (total_l[:, None] + losses[None, :]).ravel()
+            total_m = (total_m[:, None] * masses[None, :]).ravel()
+        finite = float(np.sum(total_m * np.clip(-np.expm1(eps - total_l), 0.0, None)))
+        best = max(best, finite + 1.0 - (1.0 - infinity) ** T)
+    return best
+
+
+TINY = [  # (name, view function, eps0, n, k)
+    ("weak-adversary", weak_adversary_view_distributions, 1.0, 4, 3),
+    ("weak-adversary", weak_adversary_view_distributions, 2.0, 3, 4),
+    ("strong-adversary", strong_adversary_view_distributions, 1.0, 4, 3),
+    ("strong-adversary", strong_adversary_view_distributions, 0.5, 5, 2),
+]
+
+
+@pytest.mark.parametrize("name, laws, eps0, n, k", TINY)
+@pytest.mark.parametrize("T", [1, 2, 3])
+def test_composed_pld_agrees_with_brute_force_convolution(name, laws, eps0, n, k, T):
+    p_law, q_law = laws(n, k, epsilon_local=eps0, dps=30)
+    accountant = compose(name, epsilon_local=eps0, n_users=n, k=k, compositions=T,
+                         value_discretization_interval=DELTA)
+    for eps in (0.05, 0.3, 0.8):
+        upper = float(accountant.delta_for_epsilon(eps)[0])
+        assert upper >= exact_composed_delta(p_law, q_law, T, eps) - SLACK  # errs upwards
+        assert upper <= exact_composed_delta(p_law, q_law, T, max(0.0, eps - T * DELTA)) + 1e-12  # within the bound
+
+
+@pytest.mark.parametrize("eps0, n, k", [(1.0, 4, 3), (2.0, 3, 4), (0.7, 5, 2)])
+def test_worst_case_lower_composed_stays_below_weak_brute_force(eps0, n, k):
+    p_law, q_law = weak_adversary_view_distributions(n, k, epsilon_local=eps0, dps=30)
+    for T in (1, 3):
+        lower = compose("worst-case-lower", epsilon_local=eps0, n_users=n, k=k, compositions=T,
+                        value_discretization_interval=DELTA)
+        for eps in (0.05, 0.4):
+            assert float(lower.delta_for_epsilon(eps)[0]) <= exact_composed_delta(p_law, q_law, T, eps) + SLACK
+
+
+SINGLE = [  # (name, eps0, n, k)
+    ("strong-adversary", 1.0, 50, 3),
+    ("strong-adversary", 2.0, 2000, 4),
+    ("weak-adversary", 1.0, 50, 3),
+    ("weak-adversary", math.log(13.0), 1000, 4),  # Koskela et al.'s blanket experiment (k = 4, gamma = 1/4)
+    ("weak-adversary", 0.5, 300, 2),
+    ("feldman-numerical", 2.0, 1000, 2),
+    ("clones-krr", 1.0, 200, 5),
+    ("worst-case-lower", 2.0, 1000, 4),
+    ("worst-case-lower", 1.0, 100, 2),
+]
+
+
+@pytest.mark.parametrize("name, eps0, n, k", SINGLE)
+def test_one_round_equals_single_round_accountant_within_discretisation(name, eps0, n, k):
+    single = get_accountant(name, epsilon_local=eps0, n_users=n, k=k)
+    composed = compose(name, epsilon_local=eps0, n_users=n, k=k, value_discretization_interval=DELTA)
+    eps = np.array([0.01, 0.05, 0.2, 0.5])  # > Delta: the bound compares with delta at eps - Delta
+    value = composed.delta_for_epsilon(eps)
+    exact = single.delta_for_epsilon(eps)
+    shifted = single.delta_for_epsilon(np.maximum(eps - DELTA, 0.0)) if composed.kind.value == "upper bound" \
+        else single.delta_for_epsilon(eps + DELTA)
+    if composed.kind.value == "upper bound":
+        assert np.all(value >= exact * (1 - 1e-9) - SLACK) and np.all(value <= shifted * (1 + 1e-6) + 1e-12)
+    else:
+        assert np.all(value <= exact * (1 + 1e-9) + SLACK) and np.all(value >= shifted * (1 - 1e-6) - 1e-12)
+
+
+@pytest.mark.parametrize("eps0, n, k", [(1.0, 200, 3), (math.log(13.0), 1000, 4)])
+def test_upper_above_lower_and_monotone_in_rounds(eps0, n, k):
+    previous_upper = previous_lower = 0.0
+    for T in (1, 2, 4, 16):
+        upper = compose("weak-adversary", epsilon_local=eps0, n_users=n, k=k, compositions=T,
+                        value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
+        strong = compose("strong-adversary", epsilon_local=eps0, n_users=n, k=k, compositions=T,
+                         value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
+        lower = compose("worst-case-lower", epsilon_local=eps0, n_users=n, k=k, compositions=T,
+                        value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
+        assert lower <= upper <= strong  # the strong adversary sees more than the weak one
+        assert upper > previous_upper and lower > previous_lower
+        previous_upper, previous_lower = upper, lower
+
+
+def test_heterogeneous_rounds_match_homogeneous_and_lie_between():
+    same = compose("weak-adversary", rounds=[(1.0, 200)] * 3, k=3, value_discretization_interval=DELTA)
+    homogeneous = compose("weak-adversary", epsilon_local=1.0, n_users=200, k=3, compositions=3,
+                          value_discretization_interval=DELTA)
+    eps = np.array([0.1, 0.4])
+    np.testing.assert_allclose(same.delta_for_epsilon(eps), homogeneous.delta_for_epsilon(eps), rtol=1e-9)
+    mixed = compose("weak-adversary", rounds=[Round(1.0, 200, 3), Round(0.5, 200, 3), Round(1.0, 400, 3)],
+                    value_discretization_interval=DELTA)
+    low = compose("weak-adversary", epsilon_local=0.5, n_users=400, k=3, compositions=3, value_discretization_interval=DELTA)
+    high = compose("weak-adversary", epsilon_local=1.0, n_users=200, k=3, compositions=3, value_discretization_interval=DELTA)
+    assert np.all(low.delta_for_epsilon(eps) <= mixed.delta_for_epsilon(eps))
+    assert np.all(mixed.delta_for_epsilon(eps) <= high.delta_for_epsilon(eps))
+
+
+@pytest.mark.parametrize("name", ["feldman-numerical", "weak-adversary", "strong-adversary"])
+def test_subsample_one_equals_unsampled_and_smaller_q_helps(name):
+    kwargs = dict(epsilon_local=2.0, n_users=300, k=3, compositions=4, value_discretization_interval=DELTA)
+    full = compose(name, **kwargs)
+    sampled = compose(name, subsample=1.0, **kwargs)
+    eps = np.array([0.1, 0.5, 1.0])
+    np.testing.assert_array_equal(full.delta_for_epsilon(eps), sampled.delta_for_epsilon(eps))
+    half = compose(name, subsample=0.5, **kwargs)
+    assert np.all(half.delta_for_epsilon(eps) <= full.delta_for_epsilon(eps) + SLACK)
+
+
+def test_subsampled_pair_matches_exact_mixture_for_tiny_case():
+    """(q P + (1 - q) Q, Q) of the exact weak view, composed exactly, against the PLD result."""
+    p_law, q_law = weak_adversary_view_distributions(3, 3, epsilon_local=1.5, dps=30)
+    q = 0.3
+    mixed = {o: q * float(p_law.get(o, 0)) + (1 - q) * float(q_law.get(o, 0)) for o in set(p_law) | set(q_law)}
+    qq = {o: float(q_law.get(o, 0)) for o in mixed}
+    accountant = compose("weak-adversary", epsilon_local=1.5, n_users=3, k=3, compositions=2, subsample=q,
+                         value_discretization_interval=DELTA)
+    for eps in (0.05, 0.2):
+        upper = float(accountant.delta_for_epsilon(eps)[0])
+        assert exact_composed_delta(mixed, qq, 2, eps) - SLACK <= upper
+        assert upper <= exact_composed_delta(mixed, qq, 2, eps - 2 * 2 * DELTA) + 1e-12
+
+
+def _independent_pld_epsilon(laws_p, laws_q, T, delta):
+    """Composed epsilon of raw pmfs through dp_accounting directly (no code of this package)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    log_p = {o: math.log(float(v)) for o, v in laws_p.items() if float(v) > 0}  # dp_accounting takes log pmfs
+    log_q = {o: math.log(float(v)) for o, v in laws_q.items() if float(v) > 0}
+    # arguments are (lower, upper): the PLD of upper vs lower
+    one = pld.from_two_probability_mass_functions(log_q, log_p, value_discretization_interval=1e-4)
+    other = pld.from_two_probability_mass_functions(log_p, log_q, value_discretization_interval=1e-4)
+    return max(one.self_compose(T).get_epsilon_for_delta(delta), other.self_compose(T).get_epsilon_for_delta(delta))
+
+
+@pytest.mark.parametrize("name, laws", [("weak-adversary", weak_adversary_view_distributions),
+                                        ("strong-adversary", strong_adversary_view_distributions)])
+def test_composed_epsilon_agrees_with_independent_pld_of_exact_views(name, laws):
+    eps0, n, k, T = 1.0, 6, 3, 8
+    p_law, q_law = laws(n, k, epsilon_local=eps0, dps=30)
+    ours = compose(name, epsilon_local=eps0, n_users=n, k=k, compositions=T).epsilon_for_delta(1e-3)
+    independent = _independent_pld_epsilon(p_law, q_law, T, 1e-3)
+    assert ours == pytest.approx(independent, rel=0.01)
+
+
+def test_girgis_reproduces_koskela_stored_values():
+    # Koskela et al.'s clones_girgis_comparison_fig3/girgis_upper.py: n = 1e5, q = 0.01, eps0 = 3, delta = 1e-5;
+    # values from its pickle eps_fig1_girgis_upper.p at T = 10, 100, 1000, 10000
+    expected = {10: 0.73077, 100: 1.74824, 1000: 4.28734, 10000: 11.87878}
+    for T, value in expected.items():
+        accountant = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=1000, k=2, compositions=T, subsample=0.01)
+        assert accountant.epsilon_for_delta(1e-5) == pytest.approx(value, abs=1e-5)
+
+
+@pytest.mark.parametrize("name", ["girgis-rdp", "girgis-rdp-simple"])
+@pytest.mark.parametrize("eps0, n, T", [(1.0, 1000, 1), (1.0, 1000, 10), (2.0, 5000, 4)])
+def test_girgis_above_tight_upper_bounds(name, eps0, n, T):
+    girgis = get_accountant(name, epsilon_local=eps0, n_users=n, k=2, compositions=T).epsilon_for_delta(1e-6)
+    for tight in ("feldman-numerical", "weak-adversary"):
+        ours = compose(tight, epsilon_local=eps0, n_users=n, k=2, compositions=T,
+                       value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
+        assert girgis >= ours
+
+
+def test_girgis_subsampled_above_composed_subsampled_clones():
+    girgis = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=1000, k=2, compositions=100, subsample=0.01)
+    ours = compose("feldman-numerical", epsilon_local=3.0, n_users=1000, k=2, compositions=100, subsample=0.01,
+                   value_discretization_interval=DELTA)
+    assert girgis.epsilon_for_delta(1e-5) >= ours.epsilon_for_delta(1e-5)
+
+
+def test_round_pld_returns_one_pld_per_dataset_for_lower_bound():
+    assert len(round_pld("worst-case-lower", Round(1.0, 50, 3), interval=DELTA)) == 2
+    assert len(round_pld("worst-case-lower", Round(1.0, 50, 2), interval=DELTA)) == 1
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: compose("biswas-exact", epsilon_local=1.0, n_users=10, k=3), ValueError, r"`accountant` must be one of .*got 'biswas-exact'"),
+    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, compositions=0), ValueError, r"`compositions` must be an integer in \[1, 1000000\]; got 0"),
+    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, subsample=0.0), ValueError, r"`subsample` must be in \(0, 1\]; got 0.0"),
+    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, subsample=1.5), ValueError, r"`subsample` must be in \(0, 1\]; got 1.5"),
+    (lambda: compose("weak-adversary", epsilon_local=60.0, n_users=10, k=3), ValueError, r"`epsilon_local` must be in \(0, 50\]"),
+    (lambda: compose("weak-adversary", rounds=[]), ValueError, r"`rounds` must contain at least one round"),
+    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, value_discretization_interval=0.5), ValueError, r"`value_discretization_interval` must be in \(0, 0.1\]; got 0.5"),
+    (lambda: compose("weak-adversary", n_users=10, k=3), ValueError, r"`epsilon_local`, `n_users` and `k` are required"),
+    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3).delta_for_epsilon(-1.0), ValueError, r"`epsilon` must be in \[0, inf\); got -1.0"),
+    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3).epsilon_for_delta(0.0), ValueError, r"`delta` must be in \(0, 1\]; got 0.0"),
+    (lambda: get_accountant("girgis-rdp-simple", epsilon_local=1.0, n_users=10, k=3, subsample=0.5), ValueError, r"`subsample` must be 1 for 'girgis-rdp-simple'"),
+    (lambda: get_accountant("girgis-rdp", epsilon_local=1.0, n_users=10, k=3, compositions=0), ValueError, r"`compositions` must be an integer"),
+])
+def test_bad_input_raises_clear_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
