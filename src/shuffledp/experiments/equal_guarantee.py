@@ -287,7 +287,8 @@ def _winner(shuffle_low, shuffle_high, central_low, central_high) -> np.ndarray:
 
 def ratio_table(frame: pd.DataFrame, *, shuffle_mechanism: str = "shuffle+INV") -> pd.DataFrame:
     """Per (dataset, k, n, epsilon, delta rule): TV(``shuffle_mechanism`` at the weak-adversary eps0) /
-    TV(best central Gaussian variant by mean TV), and who wins under each calibration.
+    TV(best central Gaussian variant by mean TV), and who wins under each calibration; beside it the
+    pure-epsilon ``geometric+proj`` reference (``ratio_geometric`` = TV shuffle / TV geometric).
 
     A winner under one calibration is "shuffle" or "central" when the two Monte-Carlo intervals do not
     overlap, else "undecided"; ``certain`` when both calibrations name the same decided winner (the
@@ -308,7 +309,11 @@ def ratio_table(frame: pd.DataFrame, *, shuffle_mechanism: str = "shuffle+INV") 
         table = table.merge(shuffle, on=keys, how="inner", validate="one_to_one")
         table[f"winner_{tag}"] = _winner(table[f"tv_shuffle_{tag}_low"], table[f"tv_shuffle_{tag}_high"],
                                          table["tv_gaussian_low"], table["tv_gaussian_high"])
+    geometric = frame[(frame["mechanism"] == "geometric+proj")][keys + ["tv_mean", "tv_low", "tv_high"]].rename(
+        columns={"tv_mean": "tv_geometric_mean", "tv_low": "tv_geometric_low", "tv_high": "tv_geometric_high"})
+    table = table.merge(geometric, on=keys, how="left", validate="one_to_one")
     table.insert(len(keys), "shuffle_mechanism", shuffle_mechanism)
     table["ratio"] = table["tv_shuffle_upper_mean"] / table["tv_gaussian_mean"]
     table["certain"] = (table["winner_upper"] == table["winner_lower"]) & (table["winner_upper"] != "undecided")
+    table["ratio_geometric"] = table["tv_shuffle_upper_mean"] / table["tv_geometric_mean"]
     return table.sort_values(keys, kind="stable").reset_index(drop=True)

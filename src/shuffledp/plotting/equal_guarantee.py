@@ -30,8 +30,26 @@ _LABELS = {
     "geometric": "geometric (pure ε)",
     "geometric+proj": "geometric + projection (pure ε)",
 }
-#: one line style per delta rule, in order of appearance
+#: one line style per delta rule (fixed deltas first, then the rules in n)
 LINESTYLES = ("-", "--", ":", "-.")
+#: colours of the mechanisms missing from the shared palette, chosen apart from the ones drawn beside them
+EXTRA_COLOURS = {"shuffle+IBU": "#D55E00", "shuffle+INV-unprojected": "#999933", "geometric": "#555555",
+                 "geometric+proj": "#000000"}
+#: shuffle+IBU is drawn wide and beneath: it often coincides with shuffle+INV, which stays visible on top
+_LINE_WIDTHS = {"shuffle+IBU": 3.0}
+_Z_ORDERS = {"shuffle+IBU": 1.5}
+#: ticks of the ratio colour bar (those inside its range are shown)
+_RATIO_TICKS = (0.2, 0.25, 1 / 3, 0.5, 2 / 3, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0)
+
+
+def _colours(mechanisms) -> dict[str, str]:
+    return {m: EXTRA_COLOURS.get(m) or style.colours_for([m])[m] for m in mechanisms}
+
+
+def _delta_rules(frame) -> list[str]:
+    """Delta rules in display order: fixed deltas first (as they appear), then the rules in n."""
+    rules = list(dict.fromkeys(frame["delta_rule"]))
+    return sorted(rules, key=lambda rule: (not str(rule).startswith("fixed"), rules.index(rule)))
 
 
 def _axes(ax):
@@ -51,8 +69,8 @@ def plot_tv_against_n(frame, *, ax=None, mechanisms=TV_MECHANISMS, calibration: 
     depend on delta and are drawn once (solid).
     """
     ax = _axes(ax)
-    delta_rules = list(dict.fromkeys(frame["delta_rule"])) if delta_rules is None else list(delta_rules)
-    colours = colours or style.colours_for(mechanisms)
+    delta_rules = _delta_rules(frame) if delta_rules is None else list(delta_rules)
+    colours = colours or _colours(mechanisms)
     for mechanism in mechanisms:
         rules = delta_rules[:1] if mechanism.startswith("geometric") else delta_rules
         for rule, linestyle in zip(rules, LINESTYLES):
@@ -65,7 +83,8 @@ def plot_tv_against_n(frame, *, ax=None, mechanisms=TV_MECHANISMS, calibration: 
             mean = rows["tv_mean"].to_numpy(float)
             error = np.vstack([mean - rows["tv_low"].to_numpy(float), rows["tv_high"].to_numpy(float) - mean])
             ax.errorbar(rows["n_users"], mean, yerr=np.clip(error, 0, None), color=colours[mechanism],
-                        linestyle=linestyle, marker="o", markersize=3, capsize=2, linewidth=1.2)
+                        linestyle=linestyle, marker="o", markersize=3, capsize=2,
+                        linewidth=_LINE_WIDTHS.get(mechanism, 1.2), zorder=_Z_ORDERS.get(mechanism, 2.0))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("n (users)")
@@ -79,8 +98,8 @@ def figure_tv(frame, *, mechanisms=TV_MECHANISMS, calibration: str = "weak-adver
     """TV against n: one row of panels per dataset (k), one column per epsilon; delta rules by line style."""
     datasets = list(dict.fromkeys(zip(frame["dataset"], frame["k"])))
     epsilons = sorted(frame["epsilon"].unique())
-    delta_rules = list(dict.fromkeys(frame["delta_rule"]))
-    colours = style.colours_for(mechanisms)
+    delta_rules = _delta_rules(frame)
+    colours = _colours(mechanisms)
     replicates = int(frame["replicates"].iloc[0])
     with style.plot_style():
         figure, axes = plt.subplots(len(datasets), len(epsilons), figsize=(2.9 * len(epsilons), 2.6 * len(datasets) + 1.2),
@@ -143,14 +162,17 @@ def plot_ratio_map(ratio, *, ax=None, norm=None, title: str = "", epsilons=None,
     if title:
         ax.set_title(title)
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, label="TV shuffle / TV best Gaussian")
+        bar = ax.figure.colorbar(image, ax=ax, label="TV shuffle / TV best Gaussian")
+        ticks = [t for t in _RATIO_TICKS if norm.vmin <= t <= norm.vmax]
+        bar.ax.minorticks_off()
+        bar.set_ticks(ticks, labels=[f"{t:.2g}" for t in ticks])
     return ax
 
 
 def figure_ratio(ratio):
     """The ratio map: one row of panels per dataset (k), one column per delta rule, one shared colour scale."""
     datasets = list(dict.fromkeys(zip(ratio["dataset"], ratio["k"])))
-    delta_rules = list(dict.fromkeys(ratio["delta_rule"]))
+    delta_rules = _delta_rules(ratio)
     epsilons, n_values = sorted(ratio["epsilon"].unique()), sorted(ratio["n_users"].unique())
     values = ratio["ratio"].to_numpy(float)
     finite = values[np.isfinite(values) & (values > 0)]
@@ -167,9 +189,12 @@ def figure_ratio(ratio):
                                colorbar=False,
                                title=f"({string.ascii_lowercase[(row * len(delta_rules) + column) % 26]}) "
                                      f"{_dataset_label(dataset, k)}, δ: {rule}")
-        figure.colorbar(axes[0, 0].images[0], ax=list(axes.flat), shrink=0.8,
-                        label=f"mean TV {mechanism} (weak-adversary ε0) / mean TV best Gaussian variant\n"
-                              "blue < 1: shuffle better; red > 1: Gaussian better")
+        bar = figure.colorbar(axes[0, 0].images[0], ax=list(axes.flat), shrink=0.8,
+                              label=f"mean TV {mechanism} (weak-adversary ε0) / mean TV best Gaussian variant\n"
+                                    "blue < 1: shuffle better; red > 1: Gaussian better")
+        ticks = [t for t in _RATIO_TICKS if norm.vmin <= t <= norm.vmax]
+        bar.ax.minorticks_off()
+        bar.set_ticks(ticks, labels=[f"{t:.2g}" for t in ticks])
         handles = [
             Rectangle((0, 0), 1, 1, fill=False, edgecolor="black", linewidth=2.0,
                       label="winner certain: same under weak-adversary and worst-case-lower ε0, intervals apart"),
