@@ -7,7 +7,18 @@ values with probability q = 1 / (e^eps0 + k - 1).
 The shuffled histogram (paper: M = T o R_kRR) depends only on the true histogram: the users holding
 value x report a Multinomial(c_x, row x of the channel) vector, independently across x, and the
 released histogram is the sum of those k vectors. :func:`sample_shuffled_histogram` draws exactly
-that -- O(k^2) work per replicate, whatever the number of users.
+that -- O(k^2) work per replicate, whatever the number of users. :func:`sample_krr_histogram` draws
+the same law in O(k) through k-RR's blanket decomposition (below).
+
+k-RR is a mixture: with probability gamma = k q a user reports a uniform value on all k, otherwise its
+own (p = 1 - gamma + gamma / k, q = gamma / k). So the histogram is T + U with T_x ~ Bin(c_x, 1 - gamma)
+independent truthful reports and U ~ Multinomial(n - sum T, uniform on k) the blanket.
+
+The classical pure-epsilon central reference is the two-sided geometric mechanism (Ghosh, Roughgarden
+& Sundararajan 2009): integer noise with P(Z = z) = (1 - alpha) / (1 + alpha) alpha^|z|,
+alpha = e^(-eps / Delta_1), added to every bin of a histogram of L1 sensitivity Delta_1 (2 when one
+user's value is replaced, 1 when a user is added or removed), is (eps, 0)-DP. E[Z] = 0,
+Var Z = 2 alpha / (1 - alpha)^2, E|Z| = 2 alpha / (1 - alpha^2) (:func:`geometric_moments`).
 
 The central baseline is the analytic Gaussian mechanism of Balle & Wang (2018, Theorem 8): adding
 N(0, sigma^2) noise to a query of L2 sensitivity Delta is (eps, delta)-DP iff
@@ -34,6 +45,12 @@ from shuffledp._validation import check_choice, check_integer, check_real
 
 __all__ = [
     "NEIGHBOURING_SENSITIVITY",
+    "NEIGHBOURING_L1_SENSITIVITY",
+    "sample_krr_histogram",
+    "geometric_alpha",
+    "geometric_moments",
+    "geometric_histogram",
+    "l1_sensitivity_for",
     "krr_probabilities",
     "krr_channel",
     "sample_shuffled_histogram",
@@ -49,6 +66,8 @@ __all__ = [
 #: L2 sensitivity of a histogram under each neighbouring relation: replacing one user's value moves
 #: one unit between two bins (sqrt 2); adding or removing a user changes one bin by one (1).
 NEIGHBOURING_SENSITIVITY = {"replace-one": math.sqrt(2.0), "add-remove": 1.0}
+#: L1 sensitivity of a histogram under each neighbouring relation (one unit moved between two bins: 2)
+NEIGHBOURING_L1_SENSITIVITY = {"replace-one": 2.0, "add-remove": 1.0}
 
 #: relative difference between two sigmas above which they are reported as different
 SIGMA_RELATIVE_TOLERANCE = 1e-6
@@ -109,6 +128,62 @@ def sample_shuffled_histogram(
     reports = rng.multinomial(trials, channel[np.newaxis, :, :])  # (replicates, true x, reported y)
     histogram = reports.sum(axis=1)
     return histogram[0] if size is None else histogram
+
+
+def sample_krr_histogram(
+    counts,
+    *,
+    epsilon_local: float,
+    rng: np.random.Generator,
+    size: int | None = None,
+) -> np.ndarray:
+    """The shuffled k-RR histogram of ``counts``, drawn through the blanket decomposition in O(k).
+
+    Same law as :func:`sample_shuffled_histogram` (see the module docstring): T_x ~ Bin(c_x, p - q)
+    users keep their value, the other n - sum T report Multinomial(., 1/k each). Shape (k,) with
+    ``size=None``, else (size, k). O(size * k) work and memory.
+    """
+    counts = _check_counts(counts)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"`rng` must be a numpy.random.Generator; got {type(rng).__name__}.")
+    k = counts.size
+    p, q = krr_probabilities(k, epsilon_local)
+    replicates = 1 if size is None else check_integer(size, "size", low=1)
+    truthful = rng.binomial(np.broadcast_to(counts, (replicates, k)), min(max(p - q, 0.0), 1.0))
+    blanket = rng.multinomial(counts.sum() - truthful.sum(axis=1), np.full(k, 1.0 / k))
+    histogram = truthful + blanket
+    return histogram[0] if size is None else histogram
+
+
+def geometric_alpha(*, epsilon: float, sensitivity: float) -> float:
+    """alpha = exp(-epsilon / sensitivity) of the two-sided geometric mechanism ((epsilon, 0)-DP)."""
+    epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=True, high_open=True)
+    sensitivity = check_real(sensitivity, "sensitivity", low=0.0, low_open=True, high_open=True)
+    return math.exp(-epsilon / sensitivity)
+
+
+def geometric_moments(alpha: float) -> dict[str, float]:
+    """Mean (0), variance 2 alpha / (1 - alpha)^2 and mean absolute value 2 alpha / (1 - alpha^2) of
+    two-sided geometric noise with parameter ``alpha`` in (0, 1)."""
+    alpha = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
+    return {"mean": 0.0, "variance": 2.0 * alpha / (1.0 - alpha) ** 2, "mean_absolute": 2.0 * alpha / (1.0 - alpha**2)}
+
+
+def geometric_histogram(
+    counts, *, epsilon: float, sensitivity: float, rng: np.random.Generator, size: int | None = None
+) -> np.ndarray:
+    """The central pure-epsilon release: ``counts`` + two-sided geometric noise on every bin.
+
+    The noise is G1 - G2 with G1, G2 ~ Geometric(1 - alpha) independent (their offset cancels),
+    alpha = exp(-epsilon / sensitivity), ``sensitivity`` the histogram's L1 sensitivity. Integer
+    valued; shape (k,) with ``size=None``, else (size, k).
+    """
+    counts = _check_counts(counts)
+    alpha = geometric_alpha(epsilon=epsilon, sensitivity=sensitivity)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"`rng` must be a numpy.random.Generator; got {type(rng).__name__}.")
+    shape = counts.shape if size is None else (check_integer(size, "size", low=1), counts.size)
+    return counts + rng.geometric(1.0 - alpha, size=shape) - rng.geometric(1.0 - alpha, size=shape)
 
 
 def gaussian_log_delta(sigma, *, epsilon: float, sensitivity: float) -> np.ndarray:
@@ -215,4 +290,10 @@ def sensitivity_for(neighbouring: str) -> float:
     """L2 sensitivity of the histogram query under ``neighbouring`` ("replace-one" or "add-remove")."""
     check_choice(neighbouring, "neighbouring", NEIGHBOURING_SENSITIVITY)
     return NEIGHBOURING_SENSITIVITY[neighbouring]
+
+
+def l1_sensitivity_for(neighbouring: str) -> float:
+    """L1 sensitivity of the histogram query under ``neighbouring`` (replace-one: 2, add-remove: 1)."""
+    check_choice(neighbouring, "neighbouring", NEIGHBOURING_L1_SENSITIVITY)
+    return NEIGHBOURING_L1_SENSITIVITY[neighbouring]
 

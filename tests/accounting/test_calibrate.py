@@ -30,3 +30,60 @@ def test_errors():
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=-1.0, delta=0.1)
     with pytest.raises(ValueError, match=r"no `epsilon_local` in \[1e-06, 30.0\] meets \(epsilon, delta\) = \(0.0, 0.0\)"):
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.0, delta=0.0)
+
+
+# --- the certified accountants of the equal-guarantee experiment (issue 12) -------------------------
+
+from shuffledp.accounting.calibrate import calibrate_epsilon_local_traced  # noqa: E402
+
+CERTIFIED_CASES = [  # (accountant, n, k, eps, delta): the grid's corners and a middle point
+    ("weak-adversary", 1000, 15, 0.1, 1e-6),
+    ("weak-adversary", 10_000, 192, 1.0, 10_000**-1.1),
+    ("weak-adversary", 1_000_000, 408, 4.0, 1e-6),
+    ("worst-case-lower", 1000, 408, 0.25, 1000**-1.1),
+    ("worst-case-lower", 100_000, 15, 2.0, 1e-6),
+    ("worst-case-lower", 1_000_000, 192, 0.5, 1_000_000**-1.1),
+]
+
+
+def _delta(accountant, eps0, n, k, eps):
+    return get_accountant(accountant, epsilon_local=eps0, n_users=n, k=k).delta_for_epsilon(eps)[0]
+
+
+@pytest.mark.parametrize("accountant,n,k,eps,delta", CERTIFIED_CASES)
+def test_certified_calibration_meets_target_and_plus_1e6_does_not(accountant, n, k, eps, delta):
+    eps0 = calibrate_epsilon_local(accountant, n_users=n, k=k, epsilon=eps, delta=delta)
+    assert eps0 >= eps
+    assert _delta(accountant, eps0, n, k, eps) <= delta
+    assert _delta(accountant, eps0 + 1e-6, n, k, eps) > delta
+
+
+@pytest.mark.parametrize("accountant,n,k,eps,delta", CERTIFIED_CASES[:3])
+def test_illinois_agrees_with_bisection_in_fewer_evaluations(accountant, n, k, eps, delta):
+    fast = calibrate_epsilon_local_traced(accountant, n_users=n, k=k, epsilon=eps, delta=delta)
+    slow = calibrate_epsilon_local_traced(accountant, n_users=n, k=k, epsilon=eps, delta=delta, method="bisection")
+    assert fast.epsilon_local_fails - fast.epsilon_local <= 1e-6
+    assert abs(fast.epsilon_local - slow.epsilon_local) <= 1e-6  # both brackets hold the same crossing
+    assert fast.evaluations < slow.evaluations
+
+
+@pytest.mark.parametrize("accountant", ["weak-adversary", "worst-case-lower"])
+def test_never_below_epsilon_even_when_only_epsilon_meets(accountant):
+    # a target so small that only eps0 <= eps (delta = 0) meets it: the answer is eps itself
+    eps0 = calibrate_epsilon_local(accountant, n_users=1000, k=15, epsilon=0.5, delta=1e-300)
+    assert 0.5 <= eps0 <= 0.5 + 0.5  # never below eps; a loose upper end would still be valid
+    assert _delta(accountant, eps0, 1000, 15, 0.5) <= 1e-300
+
+
+def test_weak_adversary_eps0_is_at_most_the_lower_bounds():
+    # weak-adversary delta >= worst-case-lower delta, so its eps0 is never larger
+    for accountant_case in CERTIFIED_CASES[:3]:
+        _, n, k, eps, delta = accountant_case
+        weak = calibrate_epsilon_local("weak-adversary", n_users=n, k=k, epsilon=eps, delta=delta)
+        lower = calibrate_epsilon_local("worst-case-lower", n_users=n, k=k, epsilon=eps, delta=delta)
+        assert weak <= lower + 1e-6
+
+
+def test_unknown_method_is_named():
+    with pytest.raises(ValueError, match=r"`method` must be one of"):
+        calibrate_epsilon_local_traced("weak-adversary", n_users=100, k=5, epsilon=1.0, delta=1e-6, method="newton")

@@ -190,3 +190,84 @@ if UTILITY is not None:
             f"{U}/crossover.csv", f"{U}/crossover.png",
         ]
     )
+
+
+# Equal-guarantee experiment (issue 12): at each target (eps, delta), the largest eps0 the shuffled
+# k-RR may use (weak-adversary: valid; worst-case-lower: the best any analysis could justify), then
+# every mechanism at that guarantee. Calibrations are cached per (k, n); one utility job per
+# (dataset, n); one job combines and draws. Library: shuffledp.experiments.equal_guarantee.
+from shuffledp.experiments.equal_guarantee import check_equal_guarantee_config, dataset_k
+
+try:
+    check_equal_guarantee_config(config)
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
+
+EQUAL = (UTILITY or {}).get("equal_guarantee")
+EG = f"{U}/equal_guarantee"
+
+if EQUAL is not None:
+    EQUAL_DATASETS = list(EQUAL["datasets"])
+    EQUAL_K = {dataset: dataset_k(config, dataset) for dataset in EQUAL_DATASETS}
+
+    def _equal_guarantee_job_input(wildcards):
+        """The (k, n) calibration, and for a region its cell counts from the data stage."""
+        inputs = {"calibration": f"{EG}/calibration_k{EQUAL_K[wildcards.dataset]}_n{wildcards.n}.csv"}
+        if wildcards.dataset != "synthetic":
+            inputs["cells"] = f"results/data/{wildcards.dataset}/cell_counts.csv"
+        return inputs
+
+    rule utility_equal_guarantee_calibration:
+        output:
+            f"{EG}/calibration_k{{k}}_n{{n}}.csv",
+        wildcard_constraints:
+            k=r"\d+",
+            n=r"\d+",
+        params:
+            equal=EQUAL,
+        log:
+            "logs/utility/equal_guarantee_calibration_k{k}_n{n}.log",
+        benchmark:
+            "results/benchmarks/utility/equal_guarantee_calibration_k{k}_n{n}.tsv"
+        script:
+            "../scripts/utility_equal_guarantee_calibration.py"
+
+    rule utility_equal_guarantee_job:
+        input:
+            unpack(_equal_guarantee_job_input),
+        output:
+            f"{EG}/{{dataset}}_n{{n}}.csv",
+        wildcard_constraints:
+            dataset="|".join(EQUAL_DATASETS),
+            n=r"\d+",
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+        log:
+            "logs/utility/equal_guarantee_{dataset}_n{n}.log",
+        benchmark:
+            "results/benchmarks/utility/equal_guarantee_{dataset}_n{n}.tsv"
+        script:
+            "../scripts/utility_equal_guarantee_job.py"
+
+    rule utility_equal_guarantee:
+        input:
+            jobs=expand(f"{EG}/{{dataset}}_n{{n}}.csv", dataset=EQUAL_DATASETS, n=EQUAL["n_users"]),
+            calibrations=sorted({f"{EG}/calibration_k{k}_n{n}.csv" for k in EQUAL_K.values() for n in EQUAL["n_users"]}),
+        output:
+            csv=report(f"{U}/equal_guarantee.csv", caption="../report/equal_guarantee.rst", category="Utility"),
+            calibration=f"{U}/equal_guarantee_calibration.csv",
+            ratio=f"{U}/equal_guarantee_ratio.csv",
+            tv=report(f"{U}/equal_guarantee_tv.png", caption="../report/equal_guarantee_tv.rst", category="Utility"),
+            ratio_png=report(f"{U}/equal_guarantee_ratio.png", caption="../report/equal_guarantee_ratio.rst", category="Utility"),
+        log:
+            "logs/utility/equal_guarantee.log",
+        script:
+            "../scripts/utility_equal_guarantee_combine.py"
+
+    ALL_TARGETS.extend(
+        [
+            f"{U}/equal_guarantee.csv", f"{U}/equal_guarantee_calibration.csv", f"{U}/equal_guarantee_ratio.csv",
+            f"{U}/equal_guarantee_tv.png", f"{U}/equal_guarantee_ratio.png",
+        ]
+    )
