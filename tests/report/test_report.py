@@ -565,3 +565,23 @@ def test_delta_floor_reading_states_the_break_even_range_and_the_floor():
     assert "δ* = 10^-45.6 (n = 10,000) to 10^-12.3 (n = 1,000)" in text
     assert "at our floor it wins (in expectation, unprojected) at 1 of 2 n" in text
     assert "no floor is used" in report.read_delta_floor(frame.assign(delta_floored=False))
+
+
+def test_equal_guarantee_reading_answers_with_counts_ratios_and_the_accountant_gap():
+    rows = []
+    for dataset, k in (("synthetic", 15), ("paris", 192)):
+        for n_users, ratio in ((1000, 0.8), (1_000_000, 2.5)):
+            for epsilon in (0.5, 4.0):
+                r = ratio if epsilon > 1 else 1.2
+                rows.append({"dataset": dataset, "k": k, "n_users": n_users, "epsilon": epsilon, "delta_rule": "fixed 1e-06",
+                             "ratio": r, "certain": r != 0.8 or dataset == "paris",
+                             "winner_upper": "shuffle" if r < 1 else "central", "best_gaussian": "gaussian+proj",
+                             "epsilon_local_upper": 3.0, "epsilon_local_lower": 3.0 + (0.05 if dataset == "paris" else 0.0),
+                             "ratio_geometric": 0.9 if r < 1 else 1.5})
+    text = report.read_equal_guarantee(pd.DataFrame(rows))
+    assert "Over 8 settings (k = 15, 192" in text
+    assert "gives the lower TV in 6 and shuffle+INV at the largest ε0 certified by the tight upper bound in 2" in text
+    assert "paris (k = 192), n = 1,000, ε = 4" in text
+    assert "7 of 8 verdicts are certain" in text
+    assert "at n = 1,000,000 the TV ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1" in text
+    assert "differ by at most 0.05" in text and "in only 2 of 8 settings" in text

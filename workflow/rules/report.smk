@@ -170,6 +170,11 @@ REPORT_EXTRAS = {
         "data": [p for p in _report_stage_outputs() if p == "results/utility/fig2.csv"]
         + sorted({p for paths in REPORT_FIGURE_DATA.values() for p in paths if p.endswith("/community.csv")}),
     },
+    # issue 12: which mechanism at an equal (epsilon, delta) guarantee
+    "equal guarantee": {
+        "images": [p for p in _report_stage_outputs() if Path(p).name.startswith("equal_guarantee") and p.endswith(".png")],
+        "data": [p for p in _report_stage_outputs() if Path(p).name == "equal_guarantee_ratio.csv"],
+    },
     "delta floor": {
         "images": [],
         "data": [p for p in _report_stage_outputs() if p.startswith("results/utility/") and Path(p).name.startswith("delta_floor")],

@@ -34,6 +34,7 @@ from shuffledp.report.readings import (
     read_delta_floor,
     read_delta_surface,
     read_epsilon_comparison,
+    read_equal_guarantee,
     read_heatmap_summary,
     read_method_comparison,
     read_sweep,
@@ -228,6 +229,7 @@ def build_report(inputs: ReportInputs) -> list:
                     "worst-case bracket": lambda frame: read_bracket(frame, utility_accountant=utility_accountant),
                     "three calibrations": read_three_calibrations,
                     "delta floor": read_delta_floor,
+                    "equal guarantee": read_equal_guarantee,
                 }.get(name, read_method_comparison)
                 text = reader(pd.read_csv(path))
                 readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")

@@ -483,3 +483,61 @@ def read_delta_floor(frame: pd.DataFrame) -> str:
     return " ".join(sentences) + (
         " Any floor is a choice, not a guarantee: no finite σ makes the Gaussian (ε, 0)-DP, while shuffled k-RR "
         "with ε0 = ε is (ε, 0)-DP.")
+
+
+def _where_list(rows: pd.DataFrame, limit: int = 4) -> str:
+    items = [f"{r.dataset} (k = {int(r.k)}), n = {int(r.n_users):,}, ε = {r.epsilon:g}, δ {r.delta_rule}"
+             for r in rows.itertuples()]
+    return "; ".join(items[:limit]) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def read_equal_guarantee(frame: pd.DataFrame) -> str:
+    """The answer to "for my n, k and target (ε, δ), which mechanism gives the better histogram, and by
+    how much?" in three sentences, from the equal-guarantee ratio table (one row per dataset, n, ε, δ
+    rule: shuffle+INV at the largest ε0 that the tight upper bound certifies, against the best central
+    Gaussian at the same (ε, δ); ``certain``: the same winner under the lower bound's ε0 too, with
+    Monte-Carlo intervals apart)."""
+    needed = ("dataset", "k", "n_users", "epsilon", "delta_rule", "ratio", "certain", "winner_upper",
+              "best_gaussian", "epsilon_local_upper", "epsilon_local_lower")
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"`equal-guarantee data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
+    total = len(frame)
+    certain = frame["certain"].astype(bool)
+    central = frame["winner_upper"] == "central"
+    shuffle = frame["winner_upper"] == "shuffle"
+    best = frame["best_gaussian"].value_counts()
+    first = (
+        f"Over {total} settings (k = {', '.join(str(int(k)) for k in sorted(frame['k'].unique()))}; "
+        f"n = {int(frame['n_users'].min()):,} to {int(frame['n_users'].max()):,}; ε = {frame['epsilon'].min():g} to "
+        f"{frame['epsilon'].max():g}; δ rules {', '.join(sorted(frame['delta_rule'].unique()))}), the central Gaussian "
+        f"(best variant: {', '.join(f'`{name}` in {count}' for name, count in best.items())}) gives the lower TV in "
+        f"{int(central.sum())} and shuffle+INV at the largest ε0 certified by the tight upper bound in "
+        f"{int(shuffle.sum())}" + (f" ({_where_list(frame[shuffle])})" if shuffle.any() else "")
+        + (f", and neither is ahead beyond Monte-Carlo error in {total - int(central.sum()) - int(shuffle.sum())}"
+           if total > int(central.sum()) + int(shuffle.sum()) else "")
+        + f"; {int(certain.sum())} of {total} verdicts are certain (same winner at the lower bound's ε0, "
+        "Monte-Carlo intervals apart)."
+    )
+    largest, smallest = frame["n_users"].max(), frame["n_users"].min()
+    parts = []
+    for n_users in (smallest, largest):
+        at_n = frame[frame["n_users"] == n_users]
+        low_eps, high_eps = at_n[at_n["epsilon"] <= 1.0], at_n[at_n["epsilon"] > 1.0]
+        text = f"at n = {int(n_users):,} the TV ratio shuffle+INV / Gaussian is "
+        spans = []
+        for label, rows in (("ε ≤ 1", low_eps), ("ε > 1", high_eps)):
+            if len(rows):
+                spans.append(f"{rows['ratio'].min():.2f} to {rows['ratio'].max():.2f} for {label}")
+        parts.append(text + " and ".join(spans))
+    second = "The price of not trusting a curator depends on n and ε: " + "; ".join(parts) + "."
+    gap = (frame["epsilon_local_upper"] - frame["epsilon_local_lower"]).abs()
+    third = (
+        f"The accountant hardly matters here: ε0 certified by the upper bound and the one allowed by the lower "
+        f"bound differ by at most {gap.max():.2g} (median {gap.median():.1g})"
+    )
+    if "ratio_geometric" in frame.columns:
+        beats = int((frame["ratio_geometric"] < 1).sum())
+        third += (f", and shuffle+INV beats the pure-ε geometric mechanism (a stronger, (ε, 0) guarantee) in only "
+                  f"{beats} of {total} settings")
+    return " ".join([first, second, third + "."])
