@@ -12,7 +12,7 @@ REPORT_SETTINGS = {
     "title": "Reproduction report",
     **config.get("report", {}),
 }
-RESULT_STAGES = ["data", "accounting", "utility"]
+RESULT_STAGES = ["data", "accounting", "utility", "koskela"]
 REPORT_OUTPUTS = {
     "markdown": "results/report/reproduction-report.md",
     "html": "results/report/reproduction-report.html",
@@ -170,6 +170,11 @@ REPORT_EXTRAS = {
         "data": [p for p in _report_stage_outputs() if p == "results/utility/fig2.csv"]
         + sorted({p for paths in REPORT_FIGURE_DATA.values() for p in paths if p.endswith("/community.csv")}),
     },
+    # issue 11: Koskela et al.'s Figures 1-3 (compositions) with one verdict per published curve
+    "Koskela et al. Figures 1-3": {
+        "images": sorted(p for p in _report_stage_outputs() if p.startswith("results/koskela/") and p.endswith(".png")),
+        "data": [p for p in _report_stage_outputs() if p == "results/koskela/koskela_verdicts.csv"],
+    },
     # issue 12: which mechanism at an equal (epsilon, delta) guarantee
     "equal guarantee": {
         "images": [p for p in _report_stage_outputs() if Path(p).name.startswith("equal_guarantee") and p.endswith(".png")],
@@ -198,7 +203,7 @@ rule manifest:
     output:
         "results/{stage}/MANIFEST.json",
     wildcard_constraints:
-        stage="data|accounting|utility|report",
+        stage="data|accounting|utility|koskela|report",
     params:
         stage=lambda wildcards: wildcards.stage,
         inputs=lambda wildcards: _stage_inputs(wildcards.stage),

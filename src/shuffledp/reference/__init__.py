@@ -2,7 +2,9 @@
 
 Biswas, Jung, Palamidessi, *Tight Differential Privacy Guarantees for the Shuffle Model with
 k-Randomized Response* (arXiv 2022). One CSV per table (``table2`` ... ``table6``) plus
-``text_numbers`` (numbers quoted in the running text). Values stay strings exactly as printed
+``text_numbers`` (numbers quoted in the running text), and ``koskela_figures``: the curves of
+Koskela, Heikkila & Honkela's Figures 1-3 as stored in their public code (numbers, not strings;
+``tools/transcribe_koskela.py`` wrote it). Values stay strings exactly as printed
 ("6.580E-7", "12E-4", "0"), so the printed precision is kept for
 :func:`shuffledp.tables.printed_precision_verdict`. How they were transcribed, and the paper's
 oddities, are in ``README.md`` next to this file.
@@ -18,7 +20,7 @@ import pandas as pd
 __all__ = ["REFERENCE_NAMES", "load_reference", "parse_label"]
 
 #: names accepted by :func:`load_reference`
-REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers")
+REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers", "koskela_figures")
 
 _LABEL = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*=\s*([-+0-9.,eE]+)\s*$")
 

@@ -36,6 +36,7 @@ from shuffledp.report.readings import (
     read_epsilon_comparison,
     read_equal_guarantee,
     read_heatmap_summary,
+    read_koskela_verdicts,
     read_method_comparison,
     read_sweep,
     read_three_calibrations,
@@ -230,6 +231,7 @@ def build_report(inputs: ReportInputs) -> list:
                     "three calibrations": read_three_calibrations,
                     "delta floor": read_delta_floor,
                     "equal guarantee": read_equal_guarantee,
+                    "Koskela et al. Figures 1-3": read_koskela_verdicts,
                 }.get(name, read_method_comparison)
                 text = reader(pd.read_csv(path))
                 readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")

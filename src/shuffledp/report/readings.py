@@ -541,3 +541,30 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
         third += (f", and shuffle+INV beats the pure-ε geometric mechanism (a stronger, (ε, 0) guarantee) in only "
                   f"{beats} of {total} settings")
     return " ".join([first, second, third + "."])
+
+
+def read_koskela_verdicts(frame: pd.DataFrame) -> str:
+    """One sentence per published curve family of Koskela et al.'s Figures 1-3: the verdict of each n_c
+    (``reproduced`` when every compared point is within the tolerance), the largest difference, and
+    the documented cause where it is not reproduced (rows of
+    :func:`shuffledp.experiments.koskela.curve_verdicts`)."""
+    needed = ("figure", "curve", "accountant", "compositions", "compared", "max_relative_difference", "tolerance",
+              "verdict", "note")
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"`Koskela verdict data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
+    sentences = []
+    for (figure, curve), group in frame.groupby(["figure", "curve"], sort=False):
+        reproduced = group[group["verdict"] == "reproduced"]
+        label = ", ".join(f"n_c = {int(c)}" for c in group["compositions"] if str(c) not in ("", "nan"))
+        largest = group["max_relative_difference"].astype(float)
+        text = (f"Fig. {int(figure)}, {curve} (ours: `{group['accountant'].iloc[0]}`"
+                + (f"; {label}" if label else "") + f"): {len(reproduced)} of {len(group)} reproduced"
+                + (f", largest relative difference {largest.max():.2%}" if largest.notna().any() else "")
+                + f" (tolerance {float(group['tolerance'].iloc[0]):.0%})")
+        failed = group[group["verdict"] != "reproduced"]
+        if len(failed):
+            causes = {str(c) for c in failed.get("known_cause", pd.Series(dtype=str)).fillna("") if str(c)}
+            text += "; not reproduced" + (f": {'; '.join(sorted(causes))}" if causes else "")
+        sentences.append(text + ".")
+    return " ".join(sentences)

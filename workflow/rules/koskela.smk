@@ -1,0 +1,49 @@
+# Koskela stage (issue 11): Koskela, Heikkila & Honkela's Figures 1-3 -- composed and subsampled
+# shuffled k-RR through privacy loss distributions -- beside the curves of their public code, and one
+# verdict per published curve. Library: shuffledp.experiments.koskela, shuffledp.plotting.koskela.
+KOSKELA = config.get("koskela")
+K = "results/koskela"
+
+if KOSKELA is not None:
+
+    rule koskela_figure:
+        output:
+            csv=f"{K}/koskela_fig{{number}}.csv",
+            png=report(f"{K}/koskela_fig{{number}}.png", caption="../report/koskela.rst", category="Koskela et al."),
+        wildcard_constraints:
+            number="[123]",
+        params:
+            section=lambda wildcards: KOSKELA[f"fig{wildcards.number}"],
+            smallest_delta=KOSKELA["smallest_delta"],
+        log:
+            "logs/koskela/fig{number}.log",
+        benchmark:
+            "results/benchmarks/koskela/fig{number}.tsv"
+        script:
+            "../scripts/koskela_figure.py"
+
+    rule koskela_verdicts:
+        input:
+            expand(f"{K}/koskela_fig{{number}}.csv", number=[1, 2, 3]),
+        output:
+            csv=f"{K}/koskela_verdicts.csv",
+            md=f"{K}/koskela_verdicts.md",
+        params:
+            tolerance=KOSKELA["tolerance"],
+            smallest_delta=KOSKELA["smallest_delta"],
+        log:
+            "logs/koskela/verdicts.log",
+        script:
+            "../scripts/koskela_verdicts.py"
+
+    # The verdict table only reads the three curve files: run it where Snakemake runs.
+    localrules:
+        koskela_verdicts,
+
+    ALL_TARGETS.extend(
+        [
+            *expand(f"{K}/koskela_fig{{number}}.{{ext}}", number=[1, 2, 3], ext=["csv", "png"]),
+            f"{K}/koskela_verdicts.csv",
+            f"{K}/koskela_verdicts.md",
+        ]
+    )
