@@ -11,7 +11,8 @@ Registered names (``shuffle-dp accountants`` prints labels and scopes):
 * ``histogram-exact`` -- exact delta of the full k-bin histogram for one stated dataset;
 * ``histogram-pair-lower`` -- lower bound on the full histogram's delta for any spread of the rest;
 * ``weak-adversary`` -- Koskela et al.'s weak adversary: the tightest valid (upper) bound for every dataset;
-* ``worst-case-lower`` -- lower bound on the worst case over datasets (brackets ``weak-adversary``).
+* ``worst-case-lower`` -- lower bound on the worst case over datasets (brackets ``weak-adversary``);
+* ``worst-case-upper`` -- certified upper bound on the worst case: the max over datasets for k = 2, else weak.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _REGISTRY: dict[str, str] = {
     "strong-adversary": "shuffledp.accounting.blanket:StrongAdversary",
     "weak-adversary": "shuffledp.accounting.weak_adversary:WeakAdversary",
     "worst-case-lower": "shuffledp.accounting.worst_case:WorstCaseLower",
+    "worst-case-upper": "shuffledp.accounting.binary_worst_case:WorstCaseUpper",
     "balle-blanket": "shuffledp.accounting.blanket:BalleBlanket",
     "balle-hoeffding-generic": "shuffledp.accounting.blanket:BalleHoeffdingGeneric",
     "balle-hoeffding-krr": "shuffledp.accounting.blanket:BalleHoeffdingKRR",
