@@ -73,8 +73,8 @@ __all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
 MAX_EPSILON_LOCAL = 350.0
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 _LOG_NEGLIGIBLE = math.log(1e-11)
-_LOG_PRUNE = 60.0
-_LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value  # rows whose cheap certified bound is this far below the largest are bounded, not summed
+_LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
+_LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 
 
 def krr_view_logs(epsilon_local: float, k: int) -> dict[str, float]:
@@ -303,8 +303,14 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
                 sg = sk[group][seg]
                 # tau = (lambda a - c_s) / nu = beta (2a - s) / nu - (beta (s - a) + s), stable for small eps
                 tau = beta * (2.0 * a - sg) / nu - (beta * (sg - a) + sg)
-                terms = log_pmf(a, sk[group][seg], half, half) + log_excess_below(tau, Nk[group][seg], lrho, l1mrho)
                 starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+                # log Bin(s, 1/2)(a) along each row: one saddle-point value per row, then the exact
+                # ratios (s - a + 1) / a (consecutive a; rounding ~1e-16 per step)
+                step = np.where(offset > 0, np.log(sg - a + 1.0) - np.log(np.maximum(a, 1.0)), 0.0)
+                running = np.cumsum(step)
+                running -= np.repeat(running[starts], cnt)
+                log_a = np.repeat(log_pmf(a_start[group], sk[group], half, half), cnt) + running
+                terms = log_a + log_excess_below(tau, Nk[group][seg], lrho, l1mrho)
                 mid[group] = math.log(nu) + _segment_logsumexp(terms, starts, group.size)
         log_rows[idx] = np.logaddexp(high, mid)
 
