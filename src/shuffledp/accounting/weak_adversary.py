@@ -38,7 +38,12 @@ term times its probability. Windows reach K^2 / 2 nats below the modes of S, A a
 them is bounded above with exact binomial tails. The dropped mass is *added* to the returned delta
 (so it stays an upper bound), and K grows until that certified remainder is below 1e-11 of the sum
 (or K reaches 40: windows then reach e^-800 below each mode; below that the remainder is capped by
-the strong adversary's exact delta, itself an upper bound on the weak one). Windows are defined on
+the strong adversary's exact delta, itself an upper bound on the weak one). The totals S outside the
+window and the low range of each row are bounded with Chernoff (moment-generating-function) bounds
+that fall with delta (:mod:`shuffledp.accounting._chernoff`), so the window stays at K = 8 down to
+delta ~ 1e-19 at n = 10^6. The same bound on the whole delta decides "delta <= target" without the
+sum when it already meets the target, and is returned as the (certified) value when it is below
+e^-700 -- which bounds the work at n = 10^8 for epsilons far in the tail (seconds, not minutes). Windows are defined on
 the log-pmf (:func:`_window`), so skewed binomials are covered as far out as Gaussian ones. Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A))
 incomplete-beta evaluations, independent of n otherwise; memory O(that) as well.
 
