@@ -140,7 +140,7 @@ class BracketedMixin:
             elif len(recent) < 2 or not (np.isfinite(f_high) and (low > 0.0 or np.isfinite(f_low))):
                 middle = math.sqrt(low * high) if low > 0 else high / 16.0
             else:
-                margin = 0.45 * tolerance * high
+                margin = 0.1 * tolerance * high  # the secant estimate is far closer than this when it triggers
                 # secant / inverse quadratic interpolation through the newest points (superlinear); if it
                 # leaves the bracket, regula falsi in phi between the two ends instead
                 (x1, g1), (x2, g2) = recent[-2], recent[-1]
@@ -161,7 +161,7 @@ class BracketedMixin:
                 # close the bracket: a point within the tolerance of the newest end is moved just past it
                 if abs(middle - x2) < margin and x2 in (low, high):
                     middle = x2 - margin if x2 == high else x2 + margin
-                middle = min(max(middle, low + 0.1 * margin), high - 0.1 * margin)
+                middle = min(max(middle, low + 0.5 * margin), high - 0.5 * margin)
             ok, value = self._meets(middle, log_target)
             if middle == 0.0:
                 if ok:
