@@ -79,6 +79,7 @@ MAX_EPSILON_LOCAL = 350.0
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 _LOG_NEGLIGIBLE = math.log(1e-11)
 _LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
+_K_ROW_MIN = 4.0  # narrowest M window of a row (in the K of _bernstein_window)
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 
 
@@ -252,7 +253,11 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
     if degenerate:
         m_lo = m_hi = mu_m
     else:
-        m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K)
+        # rows far out in S carry little weight, so their M window may be narrower: K_row^2 / 2 = K^2 / 2
+        # minus the row's log-weight deficit (a disc instead of a square in the (S, M) plane; what the
+        # narrower windows leave out is bounded and counted in the remainder like everything else)
+        K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(log_w)) - log_w), _K_ROW_MIN ** 2))
+        m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K_row)
     # a at which tau(a) = m, without cancellation for small eps: (nu m + c_s) / lambda = s / 2 +
     # nu (m + s (beta + 2) / 2) / lambda, since c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)
     beta = math.expm1(epsilon_local)
