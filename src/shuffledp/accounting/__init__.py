@@ -12,6 +12,7 @@ Registered names (``shuffle-dp accountants`` prints labels and scopes):
 * ``histogram-pair-lower`` -- lower bound on the full histogram's delta for any spread of the rest;
 * ``weak-adversary`` -- Koskela et al.'s weak adversary: the tightest valid (upper) bound for every dataset;
 * ``worst-case-lower`` -- lower bound on the worst case over datasets (brackets ``weak-adversary``);
+* ``worst-case-upper`` -- certified upper bound on the worst case: the max over datasets for k = 2, else weak;
 * ``girgis-rdp`` / ``girgis-rdp-simple`` -- Girgis et al.'s RDP upper bounds (Thm 3.1 / 3.3) converted to
   (epsilon, delta), with ``compositions`` and ``subsample`` keywords.
 
@@ -42,6 +43,7 @@ _REGISTRY: dict[str, str] = {
     "strong-adversary": "shuffledp.accounting.blanket:StrongAdversary",
     "weak-adversary": "shuffledp.accounting.weak_adversary:WeakAdversary",
     "worst-case-lower": "shuffledp.accounting.worst_case:WorstCaseLower",
+    "worst-case-upper": "shuffledp.accounting.binary_worst_case:WorstCaseUpper",
     "balle-blanket": "shuffledp.accounting.blanket:BalleBlanket",
     "balle-hoeffding-generic": "shuffledp.accounting.blanket:BalleHoeffdingGeneric",
     "balle-hoeffding-krr": "shuffledp.accounting.blanket:BalleHoeffdingKRR",

@@ -31,7 +31,7 @@ __all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below"]
 
 _LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
-_SERIES_CHUNK = 256
+_SERIES_CHUNK = 64
 _SERIES_LOG_TOLERANCE = -40.0  # stop when the next terms are e^-40 below the partial sum
 _CF_TOLERANCE = 1e-16
 _SHORT_TAIL = 64  # tails with at most this many terms are summed directly

@@ -38,7 +38,12 @@ term times its probability. Windows reach K^2 / 2 nats below the modes of S, A a
 them is bounded above with exact binomial tails. The dropped mass is *added* to the returned delta
 (so it stays an upper bound), and K grows until that certified remainder is below 1e-11 of the sum
 (or K reaches 40: windows then reach e^-800 below each mode; below that the remainder is capped by
-the strong adversary's exact delta, itself an upper bound on the weak one). Windows are defined on
+the strong adversary's exact delta, itself an upper bound on the weak one). The totals S outside the
+window and the low range of each row are bounded with Chernoff (moment-generating-function) bounds
+that fall with delta (:mod:`shuffledp.accounting._chernoff`), so the window stays at K = 8 down to
+delta ~ 1e-19 at n = 10^6. The same bound on the whole delta decides "delta <= target" without the
+sum when it already meets the target, and is returned as the (certified) value when it is below
+e^-700 -- which bounds the work at n = 10^8 for epsilons far in the tail (seconds, not minutes). Windows are defined on
 the log-pmf (:func:`_window`), so skewed binomials are covered as far out as Gaussian ones. Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A))
 incomplete-beta evaluations, independent of n otherwise; memory O(that) as well.
 
@@ -52,9 +57,10 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log_sub, logsumexp
+from shuffledp._numerics import log1mexp, log_sub, logsumexp
 from shuffledp.accounting._base import Accountant, BoundKind
 from shuffledp.accounting._bracketed import BracketedMixin
+from shuffledp.accounting._chernoff import ChernoffBound
 from shuffledp.accounting.blanket import StrongAdversary
 from shuffledp.accounting._binomial_excess import (
     high_part,
@@ -73,6 +79,8 @@ MAX_EPSILON_LOCAL = 350.0
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 _LOG_NEGLIGIBLE = math.log(1e-11)
 _LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
+_K_ROW_MIN = 4.0  # narrowest M window of a row (in the K of _bernstein_window)
+_LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 
 
 def krr_view_logs(epsilon_local: float, k: int) -> dict[str, float]:
@@ -186,8 +194,36 @@ def _bernstein_window(n, log_p, log_1mp, K):
     return np.clip(np.floor(mean - half), 0.0, n), np.clip(np.ceil(mean + half), 0.0, n)
 
 
+def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
+    """Certified bound on log sum_{a <= b} Pr(Bin(s, 1/2) = a) E[(tau - (b - a) L - M)_+], M ~ Bin(N, rho),
+    L = e^log_spacing (the low range of a row; tau = tau(b) below the mean of M), +inf where it does not apply.
+
+    With phi = log((N - tau) rho / (tau (1 - rho))) > 0, E[(t - M)_+] <= e^(phi t - 1) E[e^(-phi M)] / phi,
+    which at t = tau is e^(-N KL(tau / N || rho) - 1) / phi and falls by e^(-phi L) per step of a; the
+    binomial pmf rises by at most r0 = b / (s - b + 1) per step down from b. So the sum is at most the
+    first bound times pmf(b) / (1 - r0 e^(-phi L)) when r0 e^(-phi L) < 1.
+    """
+    from scipy.special import xlogy
+
+    out = np.full(tau.shape, np.inf)
+    ok = (tau > 0) & (tau < N * math.exp(log_rho))
+    if not ok.any():
+        return out
+    t, n_, s_, b_ = tau[ok], N[ok], s[ok], b[ok]
+    rest = n_ - t
+    phi = np.log(rest) + log_rho - np.log(t) - log_1mrho
+    kl = xlogy(t, t) - t * log_rho + xlogy(rest, rest) - rest * log_1mrho - xlogy(n_, n_)  # N KL >= 0
+    log_ratio = np.log(b_) - np.log(s_ - b_ + 1.0) - phi * math.exp(log_spacing)
+    good = (phi > 0) & (log_ratio < 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (log_pmf(b_, s_, math.log(0.5), math.log(0.5)) - np.maximum(kl, 0.0) - 1.0 - np.log(phi)
+                 - log1mexp(np.minimum(log_ratio, -1e-300)))
+    out[ok] = np.where(good, value, np.inf)
+    return out
+
+
 def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float, K: float,
-                             logs: dict | None = None) -> tuple[float, float]:
+                             logs: dict | None = None, chernoff: ChernoffBound | None = None) -> tuple[float, float]:
     """(log of the summed delta, log of the certified bound on everything dropped) at one epsilon.
 
     See the module docstring. Rows are totals s of S; a row is summed exactly when a cheap certified
@@ -217,7 +253,11 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
     if degenerate:
         m_lo = m_hi = mu_m
     else:
-        m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K)
+        # rows far out in S carry little weight, so their M window may be narrower: K_row^2 / 2 = K^2 / 2
+        # minus the row's log-weight deficit (a disc instead of a square in the (S, M) plane; what the
+        # narrower windows leave out is bounded and counted in the remainder like everything else)
+        K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(log_w)) - log_w), _K_ROW_MIN ** 2))
+        m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K_row)
     # a at which tau(a) = m, without cancellation for small eps: (nu m + c_s) / lambda = s / 2 +
     # nu (m + s (beta + 2) / 2) / lambda, since c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)
     beta = math.expm1(epsilon_local)
@@ -252,12 +292,10 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         tau_below = beta * (2.0 * below - sk) / nu - (beta * (sk - below) + sk)
         has_low = (below >= 0) & (tau_below > 0)
         if has_low.any():
-            tau_b = tau_below[has_low]
-            err[has_low] = np.logaddexp(
-                err[has_low],
-                math.log(nu) + log_excess_below_bound(tau_b, Nk[has_low], lrho, l1mrho)
-                + log_sf_bound(sk[has_low] - below[has_low], sk[has_low], half, half),  # Pr(A <= below)
-            )
+            tau_b, N_b, s_b, b = tau_below[has_low], Nk[has_low], sk[has_low], below[has_low]
+            flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
+            err[has_low] = np.logaddexp(err[has_low], math.log(nu) + np.minimum(flat, _log_low_geometric(
+                tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))))
         log_err[idx] = err
         mid = np.full(idx.shape, -np.inf)
         counts = (ahk - a_start).astype(np.int64)
@@ -275,8 +313,14 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
                 sg = sk[group][seg]
                 # tau = (lambda a - c_s) / nu = beta (2a - s) / nu - (beta (s - a) + s), stable for small eps
                 tau = beta * (2.0 * a - sg) / nu - (beta * (sg - a) + sg)
-                terms = log_pmf(a, sk[group][seg], half, half) + log_excess_below(tau, Nk[group][seg], lrho, l1mrho)
                 starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+                # log Bin(s, 1/2)(a) along each row: one saddle-point value per row, then the exact
+                # ratios (s - a + 1) / a (consecutive a; rounding ~1e-16 per step)
+                step = np.where(offset > 0, np.log(sg - a + 1.0) - np.log(np.maximum(a, 1.0)), 0.0)
+                running = np.cumsum(step)
+                running -= np.repeat(running[starts], cnt)
+                log_a = np.repeat(log_pmf(a_start[group], sk[group], half, half), cnt) + running
+                terms = log_a + log_excess_below(tau, Nk[group][seg], lrho, l1mrho)
                 mid[group] = math.log(nu) + _segment_logsumexp(terms, starts, group.size)
         log_rows[idx] = np.logaddexp(high, mid)
 
@@ -312,10 +356,14 @@ def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float
         phi = math.log(theta / (1.0 - theta))
         kl = theta * math.log(2.0 * theta) + (1.0 - theta) * math.log(2.0 * (1.0 - theta))
         log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl  # noqa: E731
-    log_dropped = float(np.logaddexp(
-        float(logsumexp(log_err + log_w)),
-        _log_s_tail_mass(n, int(s_lo), int(s_hi), logs, log_weight_per_s, log_upper_row),
-    )) - log_n
+    # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
+    # P-mass bound of _log_s_tail_mass, which is used only where it is smaller)
+    chernoff = chernoff or ChernoffBound(n=n, k=k, epsilon_local=epsilon_local)
+    log_tails = float(np.logaddexp(*chernoff.log_tails(eps, s_lo, s_hi)))
+    if log_tails - log_main > _LOG_NEGLIGIBLE:
+        log_tails = min(log_tails, _log_s_tail_mass(n, int(s_lo), int(s_hi), logs, log_weight_per_s,
+                                                    log_upper_row) - log_n)
+    log_dropped = float(np.logaddexp(float(logsumexp(log_err + log_w)) - log_n, log_tails))
     return log_main, log_dropped
 
 
@@ -334,20 +382,61 @@ class WeakAdversary(BracketedMixin, Accountant):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
         self._logs = krr_view_logs(self.setting.epsilon_local, self.setting.k)
+        self._chernoff = ChernoffBound(n=self.setting.n_users, k=self.setting.k, epsilon_local=self.setting.epsilon_local)
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         s = self.setting
-        return weak_adversary_log_delta(eps, n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self._logs)
+        return weak_adversary_log_delta(eps, n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self._logs,
+                                        chernoff=self._chernoff)
+
+    def _epsilon_hint(self, log_target: float) -> float | None:
+        """Where the Chernoff bound meets the target (to 1e-4, rounded up): a certified upper end for the
+        search (0.0 when delta(0) is already certified below the target). The bound is non-increasing
+        in epsilon (X falls pointwise as epsilon grows)."""
+        return self._chernoff_crossing(log_target, 1e-4)
+
+    def _chernoff_crossing(self, log_level: float, relative: float) -> float | None:
+        """Smallest epsilon (to ``relative``, rounded up) where the Chernoff bound is <= e^log_level."""
+        bound = self._chernoff.log_delta
+        low, high = 0.0, float(self.setting.epsilon_local)
+        if bound(low) <= log_level:
+            return 0.0
+        while high - low > relative * high:
+            middle = 0.5 * (low + high) if low > 0 else high / 8.0
+            if bound(middle) <= log_level:
+                high = middle
+            else:
+                low = middle
+        return high
+
+    def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
+        """The Chernoff bound exceeds delta by a factor that varies slowly with epsilon: where the bound
+        equals the target times that factor at the hint, delta is close to the target (a guess only)."""
+        if not np.isfinite(log_value):
+            return None
+        slack = self._chernoff.log_delta(eps) - log_value
+        return self._chernoff_crossing(log_target + max(slack, 0.0), 1e-8)
 
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
-        """As in the mixin; where the certified remainder is not negligible (delta below about e^-800),
-        the remainder is capped so that the total does not exceed ``strong-adversary``'s exact delta,
-        which bounds the weak adversary's delta from above (it sees less)."""
+        """As in the mixin, with two shortcuts and a cap.
+
+        Shortcuts (certified, :mod:`shuffledp.accounting._chernoff`): when the Chernoff bound on delta is
+        already <= ``log_target`` the question is decided without the exact sum, and when it is below
+        e^-700 (outside the accuracy promise) it is returned as the value (sum -inf, remainder = bound).
+        Cap: where the certified remainder is not negligible (delta below about e^-800), the remainder
+        is capped so that the total does not exceed ``strong-adversary``'s exact delta, which bounds the
+        weak adversary's delta from above (it sees less)."""
+        bound = self._chernoff.log_delta(float(eps))
+        if bound < _LOG_BEYOND_PROMISE or (log_target is not None and bound <= log_target):
+            self.last_K = start_K
+            return -np.inf, bound
         log_main, log_dropped = super().log_delta_parts(eps, log_target, start_K)
         if log_dropped - log_main > _LOG_NEGLIGIBLE:
             s = self.setting
             strong = float(StrongAdversary(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k)
                            .log_delta_for_epsilon(eps)[0])
-            if strong < np.logaddexp(log_main, log_dropped):
-                log_dropped = float(log_sub(strong, log_main)) if strong > log_main else -np.inf
+            total = float(np.logaddexp(log_main, log_dropped))
+            if min(strong, bound) < total:
+                cap = min(strong, bound)
+                log_dropped = float(log_sub(cap, log_main)) if cap > log_main else -np.inf
         return log_main, log_dropped

@@ -92,6 +92,7 @@ ACCOUNTANT_COLOURS: dict[str, str] = {
     "histogram-pair-lower": "#999933",
     "weak-adversary": "#AA4499",
     "worst-case-lower": "#225555",
+    "worst-case-upper": "#EE3377",
     # bounds and rates from the literature
     "erlingsson": "#000000",
     "balle-blanket": "#225522",

@@ -1,0 +1,110 @@
+"""Certified Chernoff (moment-generating-function) bounds on the weak adversary's delta.
+
+With (A, C, M, R) ~ Mult(n; q, q, (k - 2) q, 1 - gamma) (the counts of the view, see
+:mod:`shuffledp.accounting.weak_adversary`) the privacy-loss excess is
+
+    n delta(eps) = E[X_+],   X = lambda A - c_S - nu M = alpha A - gamma' C - nu M,
+    alpha = e^eps0 - e^eps,  gamma' = e^(eps + eps0) - 1,  nu = e^eps - 1,
+
+(lambda a - c_s = (e^eps0 - 1)(1 + e^eps) a - (e^(eps + eps0) - 1)(a + c) expands to this). Since
+x_+ <= e^(theta x - 1) / theta for every theta > 0 and 1{S <= l} <= e^(eta (l - S)),
+1{S >= h} <= e^(eta (S - h)) for every eta >= 0, and the multinomial's MGF is a product,
+
+    E[X_+ 1{S <= l}] <= exp(n log(1 - gamma + q e^(theta alpha - eta) + q e^(-theta gamma' - eta)
+                                  + (k - 2) q e^(-theta nu)) + eta l - 1) / theta,
+
+and the same with -eta -> +eta, eta l -> -eta h for the upper tail (eta = 0: the whole sum). Every
+theta > 0, eta >= 0 gives a valid bound, so theta and eta are chosen on a grid (no optimiser has to
+converge); the value is larger than the optimum by a polynomial factor at most (Chernoff). Used to
+decide "delta <= target" without the exact sum, to return a certified value far below the accuracy
+promise (e^-700), and to bound the mass of the totals S outside the summation window.
+
+log(1 + x) is formed as log1p of x = q expm1(theta alpha) + q expm1(-theta gamma') + ... (no loss
+near x = 0), and a rounding margin of n * 1e-15 * (sum of |terms|) is added, so floating point never
+makes the returned bound smaller than the true Chernoff value.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["ChernoffBound"]
+
+_GRID = np.exp(np.linspace(math.log(1e-4), math.log(1e4), 65))
+_FINE = np.exp(np.linspace(-math.log(1e4) / 32, math.log(1e4) / 32, 17))
+_ETA_GRID = np.concatenate([[0.0], np.exp(np.linspace(math.log(1e-5), math.log(50.0), 48))])
+
+
+class ChernoffBound:
+    """Chernoff bounds for one setting (n, k, eps0); see the module docstring."""
+
+    def __init__(self, *, n: int, k: int, epsilon_local: float):
+        self.n, self.k, self.e0 = int(n), int(k), float(epsilon_local)
+        self.log_q = -float(np.logaddexp(self.e0, math.log(k - 1.0)))
+        self.q = math.exp(self.log_q)
+
+    def _coefficients(self, eps: float) -> tuple[float, float, float]:
+        alpha = math.exp(self.e0) * -math.expm1(eps - self.e0)  # e^eps0 - e^eps, no cancellation
+        gamma = math.expm1(eps + self.e0)
+        nu = math.expm1(eps)
+        return alpha, gamma, nu
+
+    def _log_mgf(self, theta, eta_lo, eta_hi, eps):
+        """n log E_one[e^(theta x + eta_lo (-s) + eta_hi s)] per user (arrays broadcast), with margin."""
+        alpha, gamma, nu = self._coefficients(eps)
+        q, n = self.q, self.n
+        shift = eta_hi - eta_lo  # exponent added to the two reports that count in S
+        with np.errstate(over="ignore", invalid="ignore"):
+            t1 = q * np.expm1(theta * alpha + shift)
+            t2 = q * np.expm1(-theta * gamma + shift)
+            t3 = (self.k - 2) * q * np.expm1(-theta * nu) if self.k > 2 else 0.0 * theta
+            x = t1 + t2 + t3
+            margin = n * 1e-15 * (np.abs(t1) + np.abs(t2) + np.abs(t3)) + 1e-12
+            value = n * np.log1p(x) + margin
+        return np.where(np.isfinite(value), value, np.inf)
+
+    def _theta_scale(self, eps: float) -> float:
+        alpha, gamma, nu = self._coefficients(eps)
+        q, n = self.q, self.n
+        var = n * (q * alpha * alpha + q * gamma * gamma + (self.k - 2) * q * nu * nu - nu * nu)
+        var = max(var, 1e-300)
+        return max(n * nu, math.sqrt(var)) / var
+
+    def _best_theta(self, eps: float) -> float:
+        scale = self._theta_scale(eps)
+        thetas = scale * _GRID
+        values = self._log_mgf(thetas, 0.0, 0.0, eps) - np.log(thetas)
+        best = thetas[int(np.argmin(values))]
+        thetas = best * _FINE
+        values = self._log_mgf(thetas, 0.0, 0.0, eps) - np.log(thetas)
+        i = int(np.argmin(values))
+        return float(thetas[i])
+
+    def log_delta(self, eps: float) -> float:
+        """Certified upper bound on log delta(eps) (-inf for eps >= eps0, where delta = 0)."""
+        if eps >= self.e0:
+            return -np.inf
+        theta = self._best_theta(eps)
+        value = float(self._log_mgf(theta, 0.0, 0.0, eps)) - math.log(theta) - 1.0 - math.log(self.n)
+        return min(value, 0.0)
+
+    def log_tails(self, eps: float, lo: float, hi: float) -> tuple[float, float]:
+        """Certified upper bounds on log (E[X_+ 1{S < lo}] / n) and log (E[X_+ 1{S > hi}] / n)."""
+        if eps >= self.e0:
+            return -np.inf, -np.inf
+        theta = self._best_theta(eps)
+        base = -math.log(theta) - 1.0 - math.log(self.n)
+        out = []
+        for side, edge in ((-1, lo), (+1, hi)):
+            if (side < 0 and lo <= 0) or (side > 0 and hi >= self.n):
+                out.append(-np.inf)
+                continue
+            etas = _ETA_GRID
+            if side < 0:  # 1{S <= lo - 1} <= e^(eta (lo - 1 - S))
+                values = self._log_mgf(theta, etas, 0.0, eps) + etas * (lo - 1.0)
+            else:  # 1{S >= hi + 1} <= e^(eta (S - hi - 1))
+                values = self._log_mgf(theta, 0.0, etas, eps) - etas * (hi + 1.0)
+            out.append(min(float(np.min(values)) + base, 0.0))
+        return out[0], out[1]
