@@ -30,7 +30,7 @@ LAYERS = [
 #: rooms inside a package that must only import rooms listed before them
 ROOM_ORDER = {
     "report": ["paper", "blocks", "read", "readings", "judge", "build", "render"],
-    "experiments": ["accounting", "guarantees", "utility_tables", "utility", "equal_guarantee"],
+    "experiments": ["accounting", "guarantees", "utility_tables", "utility", "equal_guarantee", "koskela"],
     "data": ["io", "download", "gowalla", "duplicates", "geometry", "summary"],
 }
 

@@ -585,3 +585,18 @@ def test_equal_guarantee_reading_answers_with_counts_ratios_and_the_accountant_g
     assert "7 of 8 verdicts are certain" in text
     assert "at n = 1,000,000 the TV ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1" in text
     assert "differ by at most 0.05" in text and "in only 2 of 8 settings" in text
+
+
+def test_koskela_reading_counts_reproduced_curves_and_gives_known_causes():
+    frame = pd.DataFrame([
+        {"figure": 3, "curve": "weak adversary", "accountant": "weak-adversary", "compositions": c, "compared": 5,
+         "max_relative_difference": 0.001 * c, "tolerance": 0.01, "verdict": "reproduced", "note": "", "known_cause": ""}
+        for c in (1, 4)
+    ] + [
+        {"figure": 3, "curve": "strong adversary", "accountant": "strong-adversary", "compositions": 4, "compared": 5,
+         "max_relative_difference": 0.08, "tolerance": 0.01, "verdict": "not reproduced", "note": "",
+         "known_cause": "their pair omits gamma"},
+    ])
+    text = report.read_koskela_verdicts(frame)
+    assert "Fig. 3, weak adversary (ours: `weak-adversary`; n_c = 1, n_c = 4): 2 of 2 reproduced, largest relative difference 0.40%" in text
+    assert "Fig. 3, strong adversary (ours: `strong-adversary`; n_c = 4): 0 of 1 reproduced, largest relative difference 8.00% (tolerance 1%); not reproduced: their pair omits gamma." in text

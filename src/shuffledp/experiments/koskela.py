@@ -40,6 +40,11 @@ KNOWN_DIFFERENCES = {
         "their script composes the pair ((A + 1, C), (A, C + 1)) alone, without the probability gamma that the "
         "differing user's own report came from the blanket (loss 0), and drops c = 0; ours is the strong "
         "adversary's view of their Def. 1, whose single-round delta brute-force enumeration confirms"),
+    "3/clones (Feldman et al. 2023)": (
+        "their script (blankets_fig4/pld_for_clones.py) takes the masses from get_logP2 as redefined at line 50 "
+        "(C ~ Bin(n - 1, e^-eps0), the generic clones pair) but the losses from get_omega's k-RR probabilities "
+        "(p = 2 / (e^eps0 + 3)), two different pairs; ours is the k-RR clones pair throughout (effect of "
+        "their mix not quantified)"),
     "2/PLD": (
         "their PLD is rebuilt from the delta curve sampled at 500 points of eps in [-0.2, 0.2] with nearest-point "
         "rounding and grows like n_c, ours like sqrt(n_c) as many small independent losses do; the cause is "
