@@ -20,6 +20,8 @@ Rooms, in the order the data passes through them (each imports only from rooms a
 ``read``        stage outputs -> tidy frames (comparison rows, method summaries, provenance); the only
                 room that opens result files
 ``readings``    judging figures: one reading per figure, computed from its data
+``beyond``      judging what goes beyond the paper: three calibrations, the delta floor, the equal
+                guarantee, Koskela et al.'s curves
 ``judge``       judging claims: verdict strength, empty cells, Gaussian checks, data counts, errata
 ``build``       the order of sections: which reading, judgement or table goes where
 ``render``      blocks -> Markdown or self-contained HTML
@@ -29,6 +31,12 @@ The workflow script (``workflow/scripts/reproduction_report.py``) only builds :c
 calls :func:`build_report` and writes the two renderings.
 """
 
+from shuffledp.report.beyond import (
+    read_delta_floor,
+    read_equal_guarantee,
+    read_koskela_verdicts,
+    read_three_calibrations,
+)
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
 from shuffledp.report.build import build_report
 from shuffledp.report.judge import (
@@ -43,15 +51,11 @@ from shuffledp.report.read import VERDICTS, ReportInputs, method_summary, read_c
 from shuffledp.report.readings import (
     read_bracket,
     read_crossover,
-    read_delta_floor,
     read_delta_surface,
     read_epsilon_comparison,
-    read_equal_guarantee,
     read_heatmap_summary,
-    read_koskela_verdicts,
     read_method_comparison,
     read_sweep,
-    read_three_calibrations,
 )
 from shuffledp.report.render import render_html, render_markdown
 

@@ -15,6 +15,12 @@ from pathlib import Path
 import pandas as pd
 
 from shuffledp.experiments.utility_tables import STRENGTH_FACTOR
+from shuffledp.report.beyond import (
+    read_delta_floor,
+    read_equal_guarantee,
+    read_koskela_verdicts,
+    read_three_calibrations,
+)
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
 from shuffledp.report.judge import _errata, read_data_counts, read_empty_cells, read_verdict_strength, strength_table
 from shuffledp.report.paper import FIGURES, FPS_NOT_VISIBLE, FPS_TO_ARXIV, PAPER_TABLES
@@ -31,15 +37,11 @@ from shuffledp.report.read import (
 from shuffledp.report.readings import (
     read_bracket,
     read_crossover,
-    read_delta_floor,
     read_delta_surface,
     read_epsilon_comparison,
-    read_equal_guarantee,
     read_heatmap_summary,
-    read_koskela_verdicts,
     read_method_comparison,
     read_sweep,
-    read_three_calibrations,
 )
 from shuffledp.tables import REPRODUCED
 
