@@ -8,7 +8,7 @@ Part 2 (bracket width): epsilon_upper / epsilon_lower at delta in {1e-6, 1e-9, 1
 {10^2, ..., 10^7}, k in {2, 10, 100, 1000}, eps0 in {0.5, 1, 2, 4, 8} (``--max-n`` trims the grid;
 n = 10^7 costs ~10 s per epsilon). Goal: ratio <= 1.01 wherever n gamma 2 / k >= 100 (the expected number
 of blanket reports on x0 or x1), gamma = k / (e^eps0 + k - 1). For k = 2 the width is also given with
-``worst-case-upper`` as the upper end (the certified maximum over datasets for n <= 20000; beyond that
+``worst-case-upper`` as the upper end (the certified maximum over datasets for n <= 100000; beyond that
 it is weak-adversary's value).
 
 Writes results/benchmarks/bracket_speed.csv and results/benchmarks/bracket_width.csv (atomically),

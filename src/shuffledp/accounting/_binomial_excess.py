@@ -36,6 +36,7 @@ _SERIES_LOG_TOLERANCE = -40.0  # stop when the next terms are e^-40 below the pa
 _CF_TOLERANCE = 1e-16
 _SHORT_TAIL = 64  # tails with at most this many terms are summed directly
 _CF_CHUNK = 8
+_FAST_RATIO = 0.9  # deep tails whose pmf ratio is at most this are summed as a series (see _tail_ratio)
 _CF_MAX_ITERATIONS = 1_000_000
 
 
@@ -155,8 +156,16 @@ def _tail_ratio(x, N, lp, log_pi, log_1mpi):
     if direct.any():
         ratio[direct] = betainc(x[direct], N[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(-lp[direct])
     deep = ~direct & ~short
-    if deep.any():  # I_pi(x, N - x + 1) = pmf(x) (1 - pi) cf
-        ratio[deep] = np.exp(log_1mpi) * _beta_continued_fraction(x[deep], N[deep] - x[deep] + 1.0, np.exp(log_pi))
+    if deep.any():
+        # where the pmf falls fast (first ratio pmf(x + 1) / pmf(x) <= 0.9: at most ~400 terms to e^-40,
+        # the ratios only fall further) the positive series is summed in a few vectorised chunks;
+        # elsewhere the continued fraction, I_pi(x, N - x + 1) = pmf(x) (1 - pi) cf
+        fast = deep & ((N - x) / (x + 1.0) * np.exp(log_pi - log_1mpi) <= _FAST_RATIO)
+        if fast.any():
+            ratio[fast] = _series(x[fast], N[fast], x[fast], log_pi - log_1mpi, first_moment=False)
+        slow = deep & ~fast
+        if slow.any():
+            ratio[slow] = np.exp(log_1mpi) * _beta_continued_fraction(x[slow], N[slow] - x[slow] + 1.0, np.exp(log_pi))
     return ratio
 
 

@@ -81,6 +81,8 @@ _LOG_NEGLIGIBLE = math.log(1e-11)
 _LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
 _K_ROW_MIN = 4.0  # narrowest M window of a row (in the K of _bernstein_window)
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
+_BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
+_BATCH_K = 8.0  # the window of the joint evaluation (the mixin's first window)
 
 
 def krr_view_logs(epsilon_local: float, k: int) -> dict[str, float]:
@@ -222,149 +224,391 @@ def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
     return out
 
 
+def _lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
+    """Per-row tables of X ~ Bin(N, pi) on m = lo .. lo + width - 1, relative to pmf(lo).
+
+    Returns (log pmf(lo), p, F, H) (H is None when ``excess`` is false) with p[j] = pmf(lo + j) / pmf(lo), F[j] = Pr(X <= lo + j) / pmf(lo) and
+    H[j] = E[(lo + j - X)_+] / pmf(lo) (cells beyond a row's width are 0). p is a running product of the
+    exact ratios pmf(m + 1) / pmf(m); F and H are running sums of positive terms started from the exact
+    Pr(X <= lo - 1) and E[(lo - X)_+] (H(m + 1) = H(m) + F(m)), so no difference is ever taken. Relative
+    rounding error at most ~8 j 2^-53 at cell j (the caller adds a margin for it). The window must keep
+    pmf within e^700 of pmf(lo) (callers use it for windows of at most ~20 standard deviations).
+    """
+    N, lo, width = (np.asarray(x, dtype=float) for x in (N, lo, width))
+    W = int(width.max())
+    log_anchor = log_pmf(lo, N, log_pi, log_1mpi)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        below = np.where(lo > 0, np.exp(log_sf(N - lo + 1.0, N, log_1mpi, log_pi) - log_anchor), 0.0)
+        h0 = np.where(lo > 0, np.exp(log_excess_below(lo, N, log_pi, log_1mpi) - log_anchor), 0.0) if excess else None
+    p, F = np.empty((N.size, W)), np.empty((N.size, W))
+    H = np.empty((N.size, W)) if excess else None
+    scratch = None if excess else np.empty((min(N.size, max(1, _TABLE_BLOCK // max(W, 1))), W))
+    rows = max(1, _TABLE_BLOCK // max(W, 1))  # blocks small enough to stay in cache
+    odds = math.exp(log_pi - log_1mpi)
+    steps = np.arange(W, dtype=float)[None, :]
+    for i in range(0, N.size, rows):
+        b = slice(i, i + rows)
+        pb, Fb = p[b], F[b]
+        Hb = H[b] if excess else scratch[: pb.shape[0]]
+        # ratio pmf(m + 1) / pmf(m) at m = lo + j: (N - m) / (m + 1) * odds, 0 past a row's end (in H's memory)
+        m1 = steps + (lo[b] + 1.0)[:, None]
+        ratio = Hb
+        np.subtract((N[b] + 1.0)[:, None], m1, out=ratio)
+        ratio /= m1
+        ratio *= odds
+        pb[:, 0] = 1.0
+        # cells past a row's width are never read (they may overflow or change sign: no warnings)
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.cumprod(ratio[:, :-1], axis=1, out=pb[:, 1:])
+        # F[j] = below + sum_{l <= j} p[l]: the constant rides in the first cell of the running sum
+        with np.errstate(over="ignore", invalid="ignore"):
+            pb[:, 0] += below[b]
+            np.cumsum(pb, axis=1, out=Fb)
+            pb[:, 0] = 1.0
+            if not excess:
+                continue
+            # H[0] = h0, H[j] = h0 + sum_{l < j} F[l]: likewise
+            first = Fb[:, 0].copy()
+            Fb[:, 0] += h0[b]
+            Hb[:, 0] = h0[b]
+            np.cumsum(Fb[:, :-1], axis=1, out=Hb[:, 1:])
+            Fb[:, 0] = first
+    return log_anchor, p, F, H
+
+
+#: the tables are used only where the relative rounding margin 8 W 2^-53 stays below this (W: widest row)
+_TABLE_MAX_WIDTH = 8192
+_TABLE_CELLS = 1 << 21  # cells per chunk of rows (three float64 tables: ~50 MB)
+_TABLE_BLOCK = 1 << 16  # cells per block while a table is formed (kept in cache)
+_LOG_UNIT = math.log(2.0 ** -53)
+
+
+class _WeakRows:
+    """The epsilon-independent part of the weak-adversary sum for one (n, k, eps0, K): the window of
+    totals s, their weights, the M windows of the rows; :meth:`log_delta` evaluates one epsilon and
+    :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
+
+    def __init__(self, *, n: int, k: int, epsilon_local: float, K: float, logs: dict):
+        self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
+        self.s_lo, self.s_hi = (float(v) for v in _bernstein_window(n, logs["log_2q"], logs["log_1m2q"], K))
+        s = np.arange(int(self.s_lo), int(self.s_hi) + 1, dtype=float)
+        self.s = s
+        self.log_w = log_pmf(s, n, logs["log_2q"], logs["log_1m2q"])
+        self.N_m = n - s
+        self.rho = math.exp(logs["log_rho"])
+        self.mu_m = self.N_m * self.rho
+        self.beta = math.expm1(self.e0)
+        self.s_kappa = s * (0.5 * self.beta + 1.0)
+        lrho, l1mrho = logs["log_rho"], logs["log_1mrho"]
+        if self.rho == 0.0:
+            self.m_lo = self.m_hi = self.mu_m
+            self.log_below_mlo = None
+        else:
+            # rows far out in S carry little weight, so their M window may be narrower: K_row^2 / 2 = K^2 / 2
+            # minus the row's log-weight deficit (a disc instead of a square in the (S, M) plane; what the
+            # narrower windows leave out is bounded and counted in the remainder like everything else)
+            K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(self.log_w)) - self.log_w), _K_ROW_MIN ** 2))
+            self.m_lo, self.m_hi = _bernstein_window(self.N_m, lrho, l1mrho, K_row)
+            self.log_below_mlo = log_sf_bound(self.N_m - self.m_lo + 1.0, self.N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
+        self.a_bot, _ = _bernstein_window(s, math.log(0.5), math.log(0.5), K)
+        self.log_weight_per_s = float(np.logaddexp(logs["log_2q"], logs["log_beta"] + logs["log_2q"] - math.log(2.0)))
+
+    # ------------------------------------------------------------------ one epsilon, in three steps
+    def _prepare(self, eps: float, high: bool = True) -> dict:
+        """Everything of one epsilon except the middle ranges' sums (see the module docstring)."""
+        logs, s = self.logs, self.s
+        log_lam = logs["log_beta"] + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
+        lam, nu, beta = math.exp(log_lam), math.expm1(eps), self.beta
+        c_per_s = math.expm1(eps + self.e0)  # e^(eps + eps0) - 1
+        lrho, l1mrho = logs["log_rho"], logs["log_1mrho"]
+        half = math.log(0.5)
+        degenerate = self.rho == 0.0 or nu == 0.0  # M plays no role: E[(.)_+] is exact in closed form
+        s_kappa = self.s_kappa
+
+        # a at which tau(a) = m, without cancellation for small eps: (nu m + c_s) / lambda = s / 2 +
+        # nu (m + s (beta + 2) / 2) / lambda, since c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)
+        def a_at(m):
+            return s / 2.0 + nu * (m + s_kappa) / lam
+
+        m_lo, m_hi = (self.mu_m, self.mu_m) if degenerate else (self.m_lo, self.m_hi)
+        a_hi = np.clip(np.ceil(a_at(m_hi)), 0.0, s + 1.0)
+        t_star = a_at(self.mu_m)
+        t_gap = nu * (self.mu_m + s_kappa) / lam  # t* - s / 2, without cancellation
+        # high range: tau(a) = (lambda a - c_s) / nu >= m_hi <=> a >= a_hi (>= s / 2); there
+        # E_M[(lambda a - c_s - nu M)_+] = lambda (a - t*) + nu E[(M - tau)_+], t* = (c_s + nu E[M]) / lambda
+        prep = {"eps": eps, "log_lam": log_lam, "lam": lam, "nu": nu, "c_per_s": c_per_s, "a_hi": a_hi,
+                "t_gap": t_gap, "degenerate": degenerate,
+                "high": log_lam + high_part(a_hi, t_star, s, half, half, t_gap) if high else None}
+        if degenerate:
+            prep["log_err"] = np.full(s.shape, -np.inf)
+            prep["counts"] = np.zeros(s.shape, dtype=np.int64)
+            return prep
+        N_m = self.N_m
+        # remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
+        err = math.log(nu) + log_sf_bound(a_hi, s, half, half) + log_excess_above_bound(m_hi, N_m, lrho, l1mrho)
+        a_low = np.floor(a_at(m_lo)) + 1.0  # first a with tau > m_lo
+        a_start = np.clip(np.maximum(a_low, self.a_bot), 0.0, a_hi)
+        # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a)
+        below = a_start - 1.0
+        tau_below = beta * (2.0 * below - s) / nu - (beta * (s - below) + s)
+        has_low = (below >= 0) & (tau_below > 0)
+        if has_low.any():
+            tau_b, N_b, s_b, b = tau_below[has_low], N_m[has_low], s[has_low], below[has_low]
+            flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
+            err[has_low] = np.logaddexp(err[has_low], math.log(nu) + np.minimum(flat, _log_low_geometric(
+                tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))))
+        # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}
+        log_upper = log_lam + self.log_w + np.logaddexp(
+            log_excess_above_bound(a_at(m_lo), s, half, half),
+            self.log_below_mlo + log_excess_above_bound(a_at(0.0), s, half, half),
+        )
+        prep.update(log_err=err, a_start=a_start, a_hi=a_hi, counts=(a_hi - a_start).astype(np.int64),
+                    log_upper=log_upper)
+        return prep
+
+    def _tau(self, a, s, nu):
+        # tau = (lambda a - c_s) / nu = beta (2a - s) / nu - (beta (s - a) + s), stable for small eps
+        return self.beta * (2.0 * a - s) / nu - (self.beta * (s - a) + s)
+
+    def _middle_pairs(self, prep, group):
+        """(row of each pair, a, tau, log Bin(s, 1/2)(a), starts of the rows) of the middle ranges of rows
+        ``group``: a from a_start to a_hi - 1. log Bin(s, 1/2)(a) along each row: one saddle-point value
+        per row, then the exact ratios (s - a + 1) / a (consecutive a; rounding ~1e-16 per step)."""
+        half = math.log(0.5)
+        cnt = prep["counts"][group]
+        a0, sk = prep["a_start"][group], self.s[group]
+        seg = np.repeat(np.arange(group.size), cnt)
+        offset = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        a = a0[seg] + offset
+        sg = sk[seg]
+        tau = self._tau(a, sg, prep["nu"])
+        starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+        step = np.where(offset > 0, np.log(sg - a + 1.0) - np.log(np.maximum(a, 1.0)), 0.0)
+        running = np.cumsum(step)
+        running -= np.repeat(running[starts], cnt)
+        anchors = prep.get("log_a_start")
+        anchors = log_pmf(a0, sk, half, half) if anchors is None else anchors[group]
+        log_a = np.repeat(anchors, cnt) + running
+        return seg, tau, log_a, starts
+
+    def _middle_direct(self, prep, rows, mid):
+        """Middle ranges of ``rows`` (with a non-empty range) term by term with the exact expected excess."""
+        lrho, l1mrho = self.logs["log_rho"], self.logs["log_1mrho"]
+        counts = prep["counts"][rows]
+        cum = np.cumsum(counts)
+        boundaries = np.searchsorted(cum, np.arange(_CHUNK, int(cum[-1]), _CHUNK))
+        for group in np.split(rows, boundaries + 1):
+            if group.size == 0:
+                continue
+            seg, tau, log_a, starts = self._middle_pairs(prep, group)
+            terms = log_a + log_excess_below(tau, self.N_m[group][seg], lrho, l1mrho)
+            mid[group] = math.log(prep["nu"]) + _segment_logsumexp(terms, starts, group.size)
+
+    def _finish(self, prep, mid, chernoff) -> tuple[float, float]:
+        """(log summed delta, log certified remainder) from the rows' parts."""
+        n, logs = self.n, self.logs
+        log_rows = prep["high"] if mid is None else np.logaddexp(prep["high"], mid)
+        log_err = prep["log_err"]
+        log_main = float(logsumexp(log_rows + self.log_w)) - math.log(n)
+        eps, lam, c_per_s, log_lam = prep["eps"], prep["lam"], prep["c_per_s"], prep["log_lam"]
+        # Upper tail of S: a row is at most E[(lambda A - c_s)_+] <= lambda E[(A - theta s)_+] with
+        # theta = (e^(eps + eps0) - 1) / lambda > 1/2; Chernoff (x_+ <= e^(phi x - 1) / phi) gives
+        # row(s) <= lambda e^-1 / phi * exp(-s KL(theta || 1/2)), non-increasing in s.
+        theta = c_per_s / lam
+        log_upper_row = None
+        if 0.5 < theta < 1.0:
+            phi = math.log(theta / (1.0 - theta))
+            kl = theta * math.log(2.0 * theta) + (1.0 - theta) * math.log(2.0 * (1.0 - theta))
+            log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl  # noqa: E731
+        # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
+        # P-mass bound of _log_s_tail_mass, which is used only where it is smaller)
+        log_tails = float(np.logaddexp(*chernoff.log_tails(eps, self.s_lo, self.s_hi)))
+        if log_tails - log_main > _LOG_NEGLIGIBLE:
+            log_tails = min(log_tails, _log_s_tail_mass(n, int(self.s_lo), int(self.s_hi), logs,
+                                                        self.log_weight_per_s, log_upper_row) - math.log(n))
+        log_dropped = float(np.logaddexp(float(logsumexp(log_err + self.log_w)) - math.log(n), log_tails))
+        return log_main, log_dropped
+
+    def log_delta(self, eps: float, chernoff: ChernoffBound) -> tuple[float, float]:
+        """(log of the summed delta, log of the certified bound on everything dropped) at one epsilon.
+
+        Rows are totals s of S; a row is summed exactly when a cheap certified upper bound on it
+        (Chernoff bounds only) is within e^60 of the largest such bound, otherwise that bound is added
+        to the remainder."""
+        prep = self._prepare(eps)
+        if prep["degenerate"]:
+            return self._finish(prep, None, chernoff)
+        mid = np.full(self.s.shape, -np.inf)
+        log_upper, counts = prep["log_upper"], prep["counts"]
+        # rows are summed exactly in decreasing order of their bound; a row whose bound is e^-60 below the
+        # largest exact row found is not summed, its bound goes to the remainder instead
+        order = np.argsort(-log_upper)
+        first = order[: max(64, order.size // 16)]
+        if counts[first].sum():
+            self._middle_direct(prep, first[counts[first] > 0], mid)
+        exact = np.logaddexp(prep["high"], mid)
+        threshold = float(np.max(exact[first] + self.log_w[first])) - _LOG_PRUNE
+        rest = order[first.size:]
+        second = rest[log_upper[rest] >= threshold]
+        if counts[second].sum():
+            self._middle_direct(prep, second[counts[second] > 0], mid)
+        pruned = rest[log_upper[rest] < threshold]
+        prep["log_err"][pruned] = log_upper[pruned] - self.log_w[pruned]
+        mid[pruned] = -np.inf
+        prep["high"][pruned] = -np.inf
+        return self._finish(prep, mid, chernoff)
+
+    def tables_fit(self) -> bool:
+        """Whether :meth:`log_deltas` may use tables: M windows narrow enough for the rounding margin and
+        for the pmf ratios inside a window to stay far from overflow (K <= 20: within e^200)."""
+        return self.K <= 20.0 and self.rho > 0.0 and float(np.max(self.m_hi - self.m_lo)) + 1.0 <= _TABLE_MAX_WIDTH
+
+    def _high_from_tables(self, preps) -> bool:
+        """High parts (and log Bin(s, 1/2)(a_start)) of every epsilon from per-row tables of B = s - A ~
+        Bin(s, 1/2) over the a the epsilons need: with b = s - a_hi, sum_{a >= a_hi} (a - t*) Pr(A = a) =
+        E[(b - B)_+] + (a_hi - t*) Pr(B <= b) (both terms positive: a_hi >= t*). False (nothing done) when
+        the a range is wider than the tables allow (then the caller uses incomplete-beta functions)."""
+        s = self.s
+        a_min = np.min([np.where(p["degenerate"], p["a_hi"], p.get("a_start", p["a_hi"])) for p in preps], axis=0)
+        a_max = np.max([p["a_hi"] for p in preps], axis=0)
+        a_max = np.minimum(a_max, s)  # a_hi = s + 1: empty high range (handled below)
+        sd = np.sqrt(np.maximum(s, 1.0)) / 2.0
+        width = a_max - a_min + 1.0
+        if float(width.max()) > _TABLE_MAX_WIDTH or float(np.max(np.abs(np.concatenate([a_min, a_max]) - np.tile(s / 2.0, 2))
+                                                               / np.tile(sd, 2))) > 20.0:
+            return False
+        half = math.log(0.5)
+        b_lo = s - a_max
+        margin = math.log(8.0) + math.log(float(width.max())) + _LOG_UNIT
+        for p in preps:
+            p["high"] = np.full(s.shape, -np.inf)
+            if not p["degenerate"]:
+                p["log_a_start"] = np.full(s.shape, -np.inf)
+        order = np.arange(s.size)
+        per_row = np.cumsum(width)
+        bounds = np.searchsorted(per_row, np.arange(_TABLE_CELLS, per_row[-1], _TABLE_CELLS))
+        for chunk in np.split(order, bounds + 1):
+            if chunk.size == 0:
+                continue
+            log_anchor, pb, F, H = _lower_tables(s[chunk], b_lo[chunk], width[chunk], half, half)
+            W = F.shape[1]
+            base = np.arange(chunk.size) * W
+            sc = s[chunk]
+            for p in preps:
+                a_hi = p["a_hi"][chunk]
+                inside = a_hi <= sc
+                col = np.where(inside, sc - a_hi - b_lo[chunk], 0).astype(np.int64)
+                gap = (a_hi - sc / 2.0) - p["t_gap"][chunk]  # a_hi - t* >= 0
+                value = H.flat[base + col] + np.maximum(gap, 0.0) * F.flat[base + col]
+                with np.errstate(divide="ignore"):
+                    high = np.where(inside, np.log(value) + log_anchor, -np.inf)
+                p["high"][chunk] = p["log_lam"] + high
+                # rounding of the tables (relative, see _lower_tables): added to the remainder
+                p["log_err"][chunk] = np.logaddexp(p["log_err"][chunk], p["high"][chunk] + margin)
+                if not p["degenerate"]:
+                    a0 = p["a_start"][chunk]
+                    col0 = np.clip(sc - a0 - b_lo[chunk], 0, W - 1).astype(np.int64)
+                    with np.errstate(divide="ignore"):
+                        p["log_a_start"][chunk] = np.log(pb.flat[base + col0]) + log_anchor
+        return True
+
+    def log_deltas(self, epsilons, chernoff: ChernoffBound):
+        """[(log summed delta, log certified remainder)] at each epsilon, the middle ranges of all of them
+        evaluated together from per-row tables of M's law (:func:`_lower_tables`), built once per row for
+        the union of the thresholds the epsilons need (instead of one incomplete-beta function per
+        (epsilon, row, a)). Rows are pruned as in :meth:`log_delta`, with the largest *high part* as the
+        reference (a lower value than the exact row: fewer rows are pruned, all valid). The tables'
+        rounding (at most 8 W 2^-53 relative for rows of width W) is added to the remainder."""
+        if not self.tables_fit():
+            return [self.log_delta(float(e), chernoff) for e in epsilons]
+        preps = [self._prepare(float(e), high=False) for e in epsilons]
+        if not self._high_from_tables(preps):
+            half = math.log(0.5)
+            for p in preps:
+                p["high"] = p["log_lam"] + high_part(p["a_hi"], self.s / 2.0 + p["t_gap"], self.s, half, half, p["t_gap"])
+        mids = [None if p["degenerate"] else np.full(self.s.shape, -np.inf) for p in preps]
+        active = []
+        for p in preps:
+            if p["degenerate"]:
+                continue
+            threshold = float(np.max(p["high"] + self.log_w)) - _LOG_PRUNE
+            pruned = p["log_upper"] < threshold
+            p["log_err"][pruned] = p["log_upper"][pruned] - self.log_w[pruned]
+            p["high"][pruned] = -np.inf
+            p["counts"][pruned] = 0
+            if p["counts"].sum():
+                active.append(p)
+        if active:
+            lrho, l1mrho = self.logs["log_rho"], self.logs["log_1mrho"]
+            # the thresholds tau each row needs, over all epsilons: integer parts i = floor(tau)
+            i_min = np.full(self.s.shape, np.inf)
+            i_max = np.full(self.s.shape, -np.inf)
+            for p in active:
+                has = p["counts"] > 0
+                lo_tau = self._tau(p["a_start"], self.s, p["nu"])
+                hi_tau = self._tau(p["a_hi"] - 1.0, self.s, p["nu"])
+                i_min[has] = np.minimum(i_min[has], np.floor(lo_tau[has]))
+                i_max[has] = np.maximum(i_max[has], np.floor(hi_tau[has]))
+            for p in active:
+                p["log_mid_size"] = np.full(self.s.shape, -np.inf)
+            need = np.isfinite(i_min)
+            i_min = np.clip(i_min, self.m_lo, self.m_hi)
+            i_max = np.clip(i_max, i_min, self.m_hi)
+            width = np.where(need, i_max - i_min + 1.0, 0.0)
+            rows_needed = np.flatnonzero(need)
+            # rounding of the tables (8 W 2^-53 relative) and of the two-term sum (a few 2^-53 of its terms)
+            log_margin = math.log(8.0 * float(width.max()) + 16.0) + _LOG_UNIT
+            per_row = np.cumsum(width[rows_needed])
+            bounds = np.searchsorted(per_row, np.arange(_TABLE_CELLS, per_row[-1], _TABLE_CELLS)) if per_row.size else []
+            for chunk in np.split(rows_needed, np.asarray(bounds, dtype=int) + 1):
+                if chunk.size == 0:
+                    continue
+                log_anchor, P, F, _ = _lower_tables(self.N_m[chunk], i_min[chunk], width[chunk] + 1.0, lrho, l1mrho,
+                                                    excess=False)
+                position = np.full(self.s.size, -1, dtype=np.int64)
+                position[chunk] = np.arange(chunk.size)
+                W = F.shape[1]
+                for p, mid in zip(preps, mids):
+                    if p["degenerate"]:
+                        continue
+                    rows = chunk[p["counts"][chunk] > 0]
+                    if rows.size == 0:
+                        continue
+                    seg, tau, log_a, starts = self._middle_pairs(p, rows)
+                    r = position[rows][seg]
+                    i = np.clip(np.floor(tau), i_min[rows][seg], i_max[rows][seg])
+                    col = (i - i_min[rows][seg]).astype(np.int64)
+                    flat = r * W + col
+                    # E[(tau - M)_+] = (tau - mu) Pr(M <= i) + (1 - rho) (i + 1) Pr(M = i + 1) (binomial identity
+                    # E[(N rho - M); M <= i] = (1 - rho) (i + 1) Pr(M = i + 1)); relative to pmf(i_min). Below the
+                    # mean the two terms cancel to about 1 / z^2 at z standard deviations (z <= K here): the
+                    # margin below bounds the rounding from the sizes of both terms
+                    centred = (tau - self.mu_m[rows][seg]) * F.flat[flat]
+                    mass = (1.0 - self.rho) * (i + 1.0) * P.flat[flat + 1]
+                    excess = np.maximum(centred + mass, 0.0)
+                    size = np.abs(centred) + mass
+                    with np.errstate(divide="ignore"):
+                        terms = log_a + np.log(excess) + log_anchor[r]
+                        sizes = log_a + np.log(size) + log_anchor[r]
+                    mid[rows] = math.log(p["nu"]) + _segment_logsumexp(terms, starts, rows.size)
+                    p["log_mid_size"][rows] = math.log(p["nu"]) + _segment_logsumexp(sizes, starts, rows.size)
+            for p in preps:
+                finite = np.isfinite(p.get("log_mid_size", np.full(1, -np.inf)))
+                if finite.any():
+                    p["log_err"][finite] = np.logaddexp(p["log_err"][finite], p["log_mid_size"][finite] + log_margin)
+        return [self._finish(p, m, chernoff) for p, m in zip(preps, mids)]
+
+
 def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float, K: float,
                              logs: dict | None = None, chernoff: ChernoffBound | None = None) -> tuple[float, float]:
     """(log of the summed delta, log of the certified bound on everything dropped) at one epsilon.
 
-    See the module docstring. Rows are totals s of S; a row is summed exactly when a cheap certified
-    upper bound on it (Chernoff bounds only) is within e^60 of the largest such bound, otherwise that
-    bound is added to the remainder.
-    """
+    See the module docstring and :class:`_WeakRows` (built here for one call)."""
     logs = logs or krr_view_logs(epsilon_local, k)
     if eps >= epsilon_local:
         return -np.inf, -np.inf
-    log_beta = logs["log_beta"]
-    log_lam = log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
-    lam = math.exp(log_lam)
-    nu = math.expm1(eps)
-    c_per_s = math.expm1(eps + epsilon_local)  # e^(eps + eps0) - 1
-    lrho, l1mrho = logs["log_rho"], logs["log_1mrho"]
-    rho = math.exp(lrho)
-    half = math.log(0.5)
-    log_n = math.log(n)
-
-    s_lo, s_hi = (float(v) for v in _bernstein_window(n, logs["log_2q"], logs["log_1m2q"], K))
-    s = np.arange(int(s_lo), int(s_hi) + 1, dtype=float)
-    log_w = log_pmf(s, n, logs["log_2q"], logs["log_1m2q"])
-    N_m = n - s
-    mu_m = N_m * rho
-    c_s = s * c_per_s
-    degenerate = rho == 0.0 or nu == 0.0  # M plays no role: E[(.)_+] is exact in closed form
-    if degenerate:
-        m_lo = m_hi = mu_m
-    else:
-        # rows far out in S carry little weight, so their M window may be narrower: K_row^2 / 2 = K^2 / 2
-        # minus the row's log-weight deficit (a disc instead of a square in the (S, M) plane; what the
-        # narrower windows leave out is bounded and counted in the remainder like everything else)
-        K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(log_w)) - log_w), _K_ROW_MIN ** 2))
-        m_lo, m_hi = _bernstein_window(N_m, lrho, l1mrho, K_row)
-    # a at which tau(a) = m, without cancellation for small eps: (nu m + c_s) / lambda = s / 2 +
-    # nu (m + s (beta + 2) / 2) / lambda, since c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)
-    beta = math.expm1(epsilon_local)
-    s_kappa = s * (0.5 * beta + 1.0)
-
-    def a_at(m):
-        return s / 2.0 + nu * (m + s_kappa) / lam
-
-    a_hi = np.clip(np.ceil(a_at(m_hi)), 0.0, s + 1.0)
-    t_star = a_at(mu_m)
-    t_gap = nu * (mu_m + s_kappa) / lam  # t* - s / 2, without cancellation
-    log_err = np.full(s.shape, -np.inf)
-    log_rows = np.full(s.shape, -np.inf)  # log of each row's exact sum (without the weight)
-
-    def evaluate(idx):
-        """Exact rows ``idx``: high range in closed form, middle range term by term, remainders bounded."""
-        sk, ck, ahk = s[idx], c_s[idx], a_hi[idx]
-        # high range: tau(a) = (lambda a - c_s) / nu >= m_hi <=> a >= a_hi (>= s / 2); there
-        # E_M[(lambda a - c_s - nu M)_+] = lambda (a - t*) + nu E[(M - tau)_+], t* = (c_s + nu E[M]) / lambda
-        high = log_lam + high_part(ahk, t_star[idx], sk, half, half, t_gap[idx])
-        if degenerate:
-            log_rows[idx] = high
-            return
-        Nk, mlo, mhi = N_m[idx], m_lo[idx], m_hi[idx]
-        # remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
-        err = math.log(nu) + log_sf_bound(ahk, sk, half, half) + log_excess_above_bound(mhi, Nk, lrho, l1mrho)
-        a_low = np.floor(a_at(m_lo)[idx]) + 1.0  # first a with tau > m_lo
-        a_bot, _ = _bernstein_window(sk, half, half, K)
-        a_start = np.clip(np.maximum(a_low, a_bot), 0.0, ahk)
-        # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a)
-        below = a_start - 1.0
-        tau_below = beta * (2.0 * below - sk) / nu - (beta * (sk - below) + sk)
-        has_low = (below >= 0) & (tau_below > 0)
-        if has_low.any():
-            tau_b, N_b, s_b, b = tau_below[has_low], Nk[has_low], sk[has_low], below[has_low]
-            flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
-            err[has_low] = np.logaddexp(err[has_low], math.log(nu) + np.minimum(flat, _log_low_geometric(
-                tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))))
-        log_err[idx] = err
-        mid = np.full(idx.shape, -np.inf)
-        counts = (ahk - a_start).astype(np.int64)
-        if counts.sum():
-            rows = np.flatnonzero(counts > 0)
-            cum = np.cumsum(counts[rows])
-            boundaries = np.searchsorted(cum, np.arange(_CHUNK, int(cum[-1]), _CHUNK))
-            for group in np.split(rows, boundaries + 1):
-                if group.size == 0:
-                    continue
-                cnt = counts[group]
-                seg = np.repeat(np.arange(group.size), cnt)
-                offset = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-                a = a_start[group][seg] + offset
-                sg = sk[group][seg]
-                # tau = (lambda a - c_s) / nu = beta (2a - s) / nu - (beta (s - a) + s), stable for small eps
-                tau = beta * (2.0 * a - sg) / nu - (beta * (sg - a) + sg)
-                starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-                # log Bin(s, 1/2)(a) along each row: one saddle-point value per row, then the exact
-                # ratios (s - a + 1) / a (consecutive a; rounding ~1e-16 per step)
-                step = np.where(offset > 0, np.log(sg - a + 1.0) - np.log(np.maximum(a, 1.0)), 0.0)
-                running = np.cumsum(step)
-                running -= np.repeat(running[starts], cnt)
-                log_a = np.repeat(log_pmf(a_start[group], sk[group], half, half), cnt) + running
-                terms = log_a + log_excess_below(tau, Nk[group][seg], lrho, l1mrho)
-                mid[group] = math.log(nu) + _segment_logsumexp(terms, starts, group.size)
-        log_rows[idx] = np.logaddexp(high, mid)
-
-    if degenerate:
-        evaluate(np.arange(s.size))
-    else:
-        # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}. Rows are summed
-        # exactly in decreasing order of this bound; a row whose bound is e^-60 below the largest exact
-        # row found is not summed, its bound goes to the remainder instead.
-        log_below_mlo = log_sf_bound(N_m - m_lo + 1.0, N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
-        log_upper = log_lam + log_w + np.logaddexp(
-            log_excess_above_bound(a_at(m_lo), s, half, half),
-            log_below_mlo + log_excess_above_bound(a_at(0.0), s, half, half),
-        )
-        order = np.argsort(-log_upper)
-        first = order[: max(64, order.size // 16)]
-        evaluate(first)
-        threshold = float(np.max(log_rows[first] + log_w[first])) - _LOG_PRUNE
-        rest = order[first.size:]
-        second = rest[log_upper[rest] >= threshold]
-        if second.size:
-            evaluate(second)
-        pruned = rest[log_upper[rest] < threshold]
-        log_err[pruned] = log_upper[pruned] - log_w[pruned]
-    log_main = float(logsumexp(log_rows + log_w)) - log_n
-    log_weight_per_s = float(np.logaddexp(logs["log_2q"], log_beta + logs["log_2q"] - math.log(2.0)))
-    # Upper tail of S: a row is at most E[(lambda A - c_s)_+] <= lambda E[(A - theta s)_+] with
-    # theta = (e^(eps + eps0) - 1) / lambda > 1/2; Chernoff (x_+ <= e^(phi x - 1) / phi) gives
-    # row(s) <= lambda e^-1 / phi * exp(-s KL(theta || 1/2)), non-increasing in s.
-    theta = c_per_s / lam
-    log_upper_row = None
-    if 0.5 < theta < 1.0:
-        phi = math.log(theta / (1.0 - theta))
-        kl = theta * math.log(2.0 * theta) + (1.0 - theta) * math.log(2.0 * (1.0 - theta))
-        log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl  # noqa: E731
-    # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
-    # P-mass bound of _log_s_tail_mass, which is used only where it is smaller)
     chernoff = chernoff or ChernoffBound(n=n, k=k, epsilon_local=epsilon_local)
-    log_tails = float(np.logaddexp(*chernoff.log_tails(eps, s_lo, s_hi)))
-    if log_tails - log_main > _LOG_NEGLIGIBLE:
-        log_tails = min(log_tails, _log_s_tail_mass(n, int(s_lo), int(s_hi), logs, log_weight_per_s,
-                                                    log_upper_row) - log_n)
-    log_dropped = float(np.logaddexp(float(logsumexp(log_err + log_w)) - log_n, log_tails))
-    return log_main, log_dropped
+    return _WeakRows(n=n, k=k, epsilon_local=epsilon_local, K=K, logs=logs).log_delta(eps, chernoff)
 
 
 class WeakAdversary(BracketedMixin, Accountant):
@@ -384,10 +628,50 @@ class WeakAdversary(BracketedMixin, Accountant):
         self._logs = krr_view_logs(self.setting.epsilon_local, self.setting.k)
         self._chernoff = ChernoffBound(n=self.setting.n_users, k=self.setting.k, epsilon_local=self.setting.epsilon_local)
 
+    def _rows(self, K: float) -> _WeakRows:
+        """The epsilon-independent rows for window K, kept across calls (the search and repeated calls
+        reuse them; at most the two most recent K)."""
+        cache = self.__dict__.setdefault("_rows_cache", {})
+        if K not in cache:
+            if len(cache) >= 2:
+                cache.pop(next(iter(cache)))
+            s = self.setting
+            cache[K] = _WeakRows(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self._logs)
+        return cache[K]
+
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
-        s = self.setting
-        return weak_adversary_log_delta(eps, n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self._logs,
-                                        chernoff=self._chernoff)
+        if eps >= self.setting.epsilon_local:
+            return -np.inf, -np.inf
+        return self._rows(K).log_delta(eps, self._chernoff)
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        """As in the mixin, but many epsilons are evaluated together (:meth:`_WeakRows.log_deltas`:
+        tables of M's law shared between the epsilons) at the first window; an epsilon whose certified
+        remainder is not yet below 1e-11 of its sum is then redone alone with the widening windows."""
+        epsilons = self._checked_epsilons(epsilons)
+        flat = epsilons.ravel()
+        out = np.full(flat.shape, np.nan)
+        todo = []
+        for i, eps in enumerate(flat):
+            bound = self._chernoff.log_delta(float(eps))
+            if bound == -np.inf or bound < _LOG_BEYOND_PROMISE:  # eps >= eps0, or beyond the promise (see below)
+                out[i] = self._value((-np.inf, bound))
+            else:
+                todo.append(i)
+        if len(todo) >= _BATCH_MIN:
+            parts = self._rows(_BATCH_K).log_deltas(flat[todo], self._chernoff)
+            redo = []
+            for i, (log_main, log_dropped) in zip(todo, parts):
+                if log_dropped == -np.inf or log_dropped - log_main <= _LOG_NEGLIGIBLE:
+                    out[i] = self._value((log_main, log_dropped))
+                else:
+                    redo.append(i)
+            todo = redo
+        start = _BATCH_K
+        for i in sorted(todo, key=lambda j: flat[j]):
+            out[i] = self._value(self.log_delta_parts(float(flat[i]), start_K=start))
+            start = getattr(self, "last_K", _BATCH_K)
+        return out.reshape(epsilons.shape)
 
     def _epsilon_hint(self, log_target: float) -> float | None:
         """Where the Chernoff bound meets the target (to 1e-4, rounded up): a certified upper end for the
