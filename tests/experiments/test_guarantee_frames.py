@@ -232,3 +232,16 @@ def test_bracket_markdown_shows_small_widths():
                            "eps_upper": 0.080161, "ratio": 0.080161 / 0.0800946, "status": "ok", "lower": "lo", "upper": "hi"}])
     line = bracket_markdown(frame).splitlines()[-1]
     assert line == f"| 1,000 | 10 | 1 | 1e-06 | 0.080095 | 0.080161 | {0.080161 / 0.0800946:.5f} | ok |"
+
+
+def test_bracket_frame_uses_the_configured_upper_end():
+    # worst-case-upper: the certified max over every dataset for k = 2, weak-adversary's value for k >= 3
+    frame = bracket_frame({**BRACKET, "upper": "worst-case-upper"})
+    weak = bracket_frame(BRACKET)
+    assert (frame["upper"] == "worst-case-upper").all()
+    two, four = frame["k"] == 2, frame["k"] == 4
+    assert (frame.loc[two, "eps_upper"] <= weak.loc[two, "eps_upper"] * (1 + 1e-9)).all()
+    assert (frame.loc[two, "eps_upper"] < weak.loc[two, "eps_upper"]).any()  # tighter for k = 2
+    np.testing.assert_allclose(frame.loc[four, "eps_upper"], weak.loc[four, "eps_upper"], rtol=1e-12)
+    assert (frame["eps_lower"] <= frame["eps_upper"]).all()
+    assert "valid upper bound (`worst-case-upper`" in bracket_markdown(frame)

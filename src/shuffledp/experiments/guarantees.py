@@ -250,7 +250,8 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
     """Frame (:data:`BRACKET_COLUMNS`) of the worst-case bracket over the grid of ``accounting.bracket``.
 
     One row per (n, k, eps0, delta): ``eps_lower`` (``worst-case-lower``, errs downwards), ``eps_upper``
-    (``weak-adversary``, errs upwards, always meets delta), ``ratio`` = upper / lower and a ``status``
+    (the section's ``upper`` accountant, default ``weak-adversary``; errs upwards, always meets delta),
+    ``ratio`` = upper / lower and a ``status``
     that flags rows where the ratio is trivially 1 (both at eps0, or both within 1% of it) or undefined
     (lower bound 0).
     ``bracket_function`` defaults to :func:`shuffledp.accounting.bracket.bracket`.
@@ -262,7 +263,9 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
     records = []
     bar = progress(total=len(grid), desc="worst-case bracket")
     for n_users, k, epsilon_local in grid:
-        rows = bracket_function(epsilon_local=float(epsilon_local), n_users=int(n_users), k=int(k), deltas=deltas)
+        options = {"upper": section["upper"]} if section.get("upper") else {}
+        rows = bracket_function(epsilon_local=float(epsilon_local), n_users=int(n_users), k=int(k), deltas=deltas,
+                                **options)
         bar.update()
         for row in rows:
             records.append({"n_users": int(n_users), "k": int(k), "epsilon_local": float(epsilon_local),
@@ -277,8 +280,9 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
 def bracket_markdown(frame: pd.DataFrame) -> str:
     """The bracket table as Markdown: epsilon to 5 significant digits, ratio to 5 decimals (widths of
     1e-5 are common, so the ratio is not rounded to the 4 digits of the other tables)."""
+    upper = frame["upper"].iloc[0] if len(frame) else "weak-adversary"
     header = ("Worst-case epsilon of shuffled k-RR at fixed delta: lower bound (`worst-case-lower`, errs downwards) "
-              "and valid upper bound (`weak-adversary`, errs upwards); the true worst case lies between them.")
+              f"and valid upper bound (`{upper}`, errs upwards); the true worst case lies between them.")
     columns = ["n", "k", "eps0", "delta", "eps lower", "eps upper", "ratio", "status"]
     lines = [header, "", "| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
     for row in frame.itertuples(index=False):

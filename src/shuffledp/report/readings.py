@@ -386,6 +386,11 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
         text += "."
     text += (f" `{upper}` is valid for every dataset and within this ratio of the true worst case, so comparisons that "
              f"need a guarantee (δ̂ of the Gaussian baseline, the crossover, ε0 calibration) should use `{upper}`")
+    if upper == "worst-case-upper":
+        text += (" (for k = 2 and n ≤ 100,000 it is the certified maximum over every dataset; otherwise, and for "
+                 "every k ≥ 3, it is `weak-adversary`'s value)")
     if utility_accountant and utility_accountant != upper:
-        text += f"; this run's `utility.accountant` is `{utility_accountant}`"
+        same = upper == "worst-case-upper" and utility_accountant == "weak-adversary"
+        text += f"; this run's `utility.accountant` is `{utility_accountant}`" + (
+            ", the same bound at every k ≥ 3 (the utility stage's k)" if same else "")
     return text + "."
