@@ -205,15 +205,21 @@ def _log_excess_right(t, N, log_pi, log_1mpi, d=None):
     Centring at the mean limits the cancellation to about 1/z^2 at z standard deviations out (a few
     digits at most); where it would keep less than 1e-4 the positive series is summed instead.
     """
-    i = np.floor(t) + 1.0
-    lp = log_pmf(i, N, log_pi, log_1mpi)
     if d is None:
         d = t - N * np.exp(log_pi)
+    return _log_high_part(np.floor(t) + 1.0, t, N, d, log_pi, log_1mpi)
+
+
+def _log_high_part(i, t, N, d, log_pi, log_1mpi):
+    """log sum_{x >= i} (x - t) Pr(X = x) = log Pr(X = i) [(1 - pi) i - d R(i)] (d = t - N pi, i <= N),
+    from the closed form where the difference keeps at least :data:`_CANCELLATION_LIMIT` of its first
+    term, else from the positive series."""
+    lp = log_pmf(i, N, log_pi, log_1mpi)
     first = np.exp(log_1mpi) * i
-    relative = first - d * _tail_ratio(i, N, lp, log_pi, log_1mpi)
-    out = np.empty(t.shape)
-    good = relative > _CANCELLATION_LIMIT * first
-    out[good] = lp[good] + np.log(relative[good])
+    value = first - d * _tail_ratio(i, N, lp, log_pi, log_1mpi)
+    out = np.empty(i.shape)
+    good = value > _CANCELLATION_LIMIT * np.maximum(first, 1e-300)
+    out[good] = lp[good] + np.log(value[good])
     todo = ~good
     if todo.any():
         # i - t = (i - N) + N (1 - pi) - d: integers and exact pieces, no difference of large numbers
@@ -337,18 +343,5 @@ def high_part(i, t, N, log_pi: float, log_1mpi: float, d=None):
     inside = i <= N
     if not inside.any():
         return out
-    ii, ti, Ni, di = i[inside], t[inside], N[inside], d[inside]
-    lp = log_pmf(ii, Ni, log_pi, log_1mpi)
-    first = np.exp(log_1mpi) * ii
-    value = first - di * _tail_ratio(ii, Ni, lp, log_pi, log_1mpi)
-    res = np.empty(ii.shape)
-    good = value > _CANCELLATION_LIMIT * np.maximum(first, 1e-300)
-    res[good] = lp[good] + np.log(value[good])
-    bad = ~good
-    if bad.any():
-        gap = (ii[bad] - Ni[bad]) + Ni[bad] * np.exp(log_1mpi) - di[bad]
-        ratio = _series(ii[bad], Ni[bad], ti[bad], log_pi - log_1mpi, first_moment=True, gap=gap)
-        with np.errstate(divide="ignore"):
-            res[bad] = lp[bad] + np.log(ratio)
-    out[inside] = res
+    out[inside] = _log_high_part(i[inside], t[inside], N[inside], d[inside], log_pi, log_1mpi)
     return out

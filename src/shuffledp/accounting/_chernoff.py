@@ -90,6 +90,20 @@ class ChernoffBound:
         value = float(self._log_mgf(theta, 0.0, 0.0, eps)) - math.log(theta) - 1.0 - math.log(self.n)
         return min(value, 0.0)
 
+    def crossing(self, log_level: float, relative: float) -> float:
+        """Smallest eps in [0, eps0] (to ``relative``, rounded up) where :meth:`log_delta` <= ``log_level``
+        (bisection; the first step from 0 goes to eps0 / 8)."""
+        low, high = 0.0, self.e0
+        if self.log_delta(low) <= log_level:
+            return 0.0
+        while high - low > relative * high:
+            middle = 0.5 * (low + high) if low > 0 else high / 8.0
+            if self.log_delta(middle) <= log_level:
+                high = middle
+            else:
+                low = middle
+        return high
+
     def log_tails(self, eps: float, lo: float, hi: float) -> tuple[float, float]:
         """Certified upper bounds on log (E[X_+ 1{S < lo}] / n) and log (E[X_+ 1{S > hi}] / n)."""
         if eps >= self.e0:

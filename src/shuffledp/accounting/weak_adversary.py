@@ -147,21 +147,7 @@ class WeakAdversary(BracketedMixin, Accountant):
         """Where the Chernoff bound meets the target (to 1e-4, rounded up): a certified upper end for the
         search (0.0 when delta(0) is already certified below the target). The bound is non-increasing
         in epsilon (X falls pointwise as epsilon grows)."""
-        return self._chernoff_crossing(log_target, 1e-4)
-
-    def _chernoff_crossing(self, log_level: float, relative: float) -> float | None:
-        """Smallest epsilon (to ``relative``, rounded up) where the Chernoff bound is <= e^log_level."""
-        bound = self._chernoff.log_delta
-        low, high = 0.0, float(self.setting.epsilon_local)
-        if bound(low) <= log_level:
-            return 0.0
-        while high - low > relative * high:
-            middle = 0.5 * (low + high) if low > 0 else high / 8.0
-            if bound(middle) <= log_level:
-                high = middle
-            else:
-                low = middle
-        return high
+        return self._chernoff.crossing(log_target, 1e-4)
 
     def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         """The Chernoff bound exceeds delta by a factor that varies slowly with epsilon: where the bound
@@ -169,7 +155,7 @@ class WeakAdversary(BracketedMixin, Accountant):
         if not np.isfinite(log_value):
             return None
         slack = self._chernoff.log_delta(eps) - log_value
-        return self._chernoff_crossing(log_target + max(slack, 0.0), 1e-8)
+        return self._chernoff.crossing(log_target + max(slack, 0.0), 1e-8)
 
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """As in the mixin, with two shortcuts and a cap.

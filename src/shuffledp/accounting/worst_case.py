@@ -205,26 +205,13 @@ class WorstCaseLower(BracketedMixin, Accountant):
             self._chernoff_bound = ChernoffBound(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
         return self._chernoff_bound
 
-    def _chernoff_crossing(self, log_level: float, relative: float) -> float:
-        bound = self._chernoff().log_delta
-        low, high = 0.0, float(self.setting.epsilon_local)
-        if bound(low) <= log_level:
-            return 0.0
-        while high - low > relative * high:
-            middle = 0.5 * (low + high) if low > 0 else high / 8.0
-            if bound(middle) <= log_level:
-                high = middle
-            else:
-                low = middle
-        return high
-
     def _epsilon_hint(self, log_target: float) -> float | None:
         """The weak adversary's Chernoff bound bounds every dataset's delta, these included: where it
         meets the target so does this lower bound (a certified upper end for the search)."""
-        return self._chernoff_crossing(log_target, 1e-4)
+        return self._chernoff().crossing(log_target, 1e-4)
 
     def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         if not np.isfinite(log_value):
             return None
         slack = self._chernoff().log_delta(eps) - log_value
-        return self._chernoff_crossing(log_target + max(slack, 0.0), 1e-8)
+        return self._chernoff().crossing(log_target + max(slack, 0.0), 1e-8)
