@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_compositions.py [--koskela-dir DIR] [--skip-koskela] [--out results/benchmarks/compositions.csv]
+    python benchmarks/bench_compositions.py [--koskela-dir DIR | --koskela-mirror GIT_DIR] [--skip-koskela] [--out results/benchmarks/compositions.csv]
 
 Rows (one CSV line each: method, accountant, n, k, eps0, T, delta, epsilon, seconds, note):
 
@@ -19,7 +19,7 @@ Rows (one CSV line each: method, accountant, n, k, eps0, T, delta, epsilon, seco
    ``feldman-numerical`` (the 2021 Thm 3.2 pair, C ~ Bin(n - 1, e^-eps0)) and our ``clones-krr`` at
    k = 2, whose C ~ Bin(n - 1, 2 / (e^eps0 + 1)) is the pair their code evaluates.
 
-Koskela's functions are loaded at run time from the mirror (their module files, or only the function
+Koskela's functions are loaded at run time from a checkout (--koskela-dir) or a bare mirror (--koskela-mirror) (their module files, or only the function
 definitions of their script files, via ``ast``); nothing of theirs is copied here. Their printing is
 silenced. Times are wall-clock seconds on this machine (shared cores: expect noise).
 """
@@ -27,6 +27,7 @@ silenced. Times are wall-clock seconds on this machine (shared cores: expect noi
 from __future__ import annotations
 
 import argparse
+import os
 import ast
 import contextlib
 import csv
@@ -43,16 +44,18 @@ import numpy as np
 
 from shuffledp.accounting import compose
 
-MIRROR = Path("/work/.mirror/DPBayes+numerical-shuffler-experiments/repo")
 FIELDS = ["method", "accountant", "n", "k", "eps0", "T", "delta", "epsilon", "seconds", "note"]
 
 
-def koskela_tree(directory: Path | None) -> Path:
-    """A checkout of Koskela et al.'s repository (extracted from the bare mirror when not given)."""
+def koskela_tree(directory: Path | None, mirror: Path | None) -> Path:
+    """A checkout of Koskela et al.'s repository (extracted from a bare git ``mirror`` when not given)."""
     if directory is not None:
         return directory
+    if mirror is None:
+        raise SystemExit("--koskela-dir or --koskela-mirror (or KOSKELA_MIRROR) is required unless --skip-koskela; "
+                         "got neither.")
     target = Path(tempfile.mkdtemp(prefix="koskela-"))
-    archive = subprocess.run(["git", f"--git-dir={MIRROR}", "archive", "HEAD"], check=True, capture_output=True).stdout
+    archive = subprocess.run(["git", f"--git-dir={mirror}", "archive", "HEAD"], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     return target
 
@@ -91,6 +94,8 @@ def ours(name, *, n, k, eps0, T, delta, interval=1e-5):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--koskela-dir", type=Path, default=None, help="checkout of DPBayes/numerical-shuffler-experiments")
+    parser.add_argument("--koskela-mirror", type=Path, default=os.environ.get("KOSKELA_MIRROR"),
+                        help="bare git repository of DPBayes/numerical-shuffler-experiments (extracted to a temp dir)")
     parser.add_argument("--skip-koskela", action="store_true", help="only time this package")
     parser.add_argument("--clones-n", type=int, default=10**5, help="n for the clones comparison (their code ~ n)")
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/compositions.csv"))
@@ -109,7 +114,7 @@ def main(argv=None) -> int:
     add("shuffledp", "weak-adversary", 10**6, 4, eps0_blanket, 1000, 1e-6, epsilon, seconds, "view + 1000-fold PLD")
 
     if not args.skip_koskela:
-        tree = koskela_tree(args.koskela_dir)
+        tree = koskela_tree(args.koskela_dir, args.koskela_mirror)
         weak = load_functions(tree / "blankets_fig4" / "compute_epsilon_bin_weak_tight.py", "koskela_weak")
         n, k, gamma, nx, L = 1000, 4, 0.25, 10**7, 100.0
         start = time.perf_counter()

@@ -4,7 +4,7 @@ Peer: Wang et al., "Privacy Amplification via Shuffling: Unified, Simplified, an
 (VLDB 2024), repository ``wangsw/PrivacyAmplification``, module ``unifiedamplification.py``. Their
 code is NOT part of this repository: point this script at a checkout of it and it is imported at run
 time (nothing is copied). Get one with the search tool's ``fetch`` and, for example,
-``git --git-dir=<mirror>/repo archive HEAD | tar -x -C /tmp/wang``.
+``git --git-dir=<mirror>/repo archive HEAD | tar -x -C <dir>``.
 
 How their k-RR bound is called (their README, "general RR on d options", and their
 ``computeUBParameters(epsilon, "krr", k)``): p = e^eps0, beta = (e^eps0 - 1)/(e^eps0 + k - 1),
@@ -32,9 +32,9 @@ both directions; validated against brute force and an mpmath reference in the te
 n in {50, 100, 300}, k in {10, 100}, eps0 in {1, 2, 4}. Any valid upper bound must be >= it.
 Writes results/benchmarks/peers_krr_moderate.csv (every row, flagged).
 
-Run: python benchmarks/bench_peers_krr.py --wang /tmp/wang [--steps 20] [--skip-grid] [--skip-tiny]
+Run: python benchmarks/bench_peers_krr.py --wang <dir> [--steps 20] [--skip-grid] [--skip-tiny]
      [--skip-moderate]
-     (or set WANG_PRIVACY_AMPLIFICATION=/tmp/wang instead of --wang).
+     (or set WANG_PRIVACY_AMPLIFICATION=<dir> instead of --wang).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ eps < eps0 (483 cases; the grid of ``bench_peers_krr.py``, part 2), this compare
 Writes results/benchmarks/tiny_worst_case.csv (one row per case) and prints the counts quoted in
 docs/reproduction-notes.md ("Weak vs strong adversary, and the bracket").
 
-Run: python benchmarks/tiny_worst_case.py [--wang /tmp/wang]   (about 3 minutes on one core)
+Run: python benchmarks/tiny_worst_case.py [--wang <dir>]   (about 3 minutes on one core)
 """
 
 from __future__ import annotations
