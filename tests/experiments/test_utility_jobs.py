@@ -99,3 +99,21 @@ def test_community_sweep_is_independent_of_job_order():
 
 
 # --- how strong a single-draw verdict is (issue 13) ---------------------------------------------
+
+
+def test_heatmap_summary_lists_the_pictured_configured_calibration_first():
+    import yaml
+    from pathlib import Path
+
+    with open(Path(__file__).resolve().parents[2] / "config" / "config.yaml", encoding="utf-8") as handle:
+        utility = yaml.safe_load(handle)["utility"]
+    # strong-adversary is positive at eps = eps0, so its sigma differs from the floored calibrations'
+    utility = {**utility, "accountant": "strong-adversary"}
+    counts = np.array([40, 0, 25, 300, 7, 12, 0, 60])
+    cells, summary = E.heatmap_job(counts, utility=utility, seed=3, region="test")
+    assert summary["calibration"].tolist() == ["configured", "as_printed", "lower"]
+    assert summary["accountant"].iloc[0] == "strong-adversary"
+    truth = counts / counts.sum()
+    # the pictured Gaussian is the configured one: its TV is the first summary row's
+    assert 0.5 * np.abs(cells["gaussian"] - truth).sum() == pytest.approx(summary["tv_gaussian"].iloc[0])
+    assert summary["tv_gaussian"].iloc[0] != pytest.approx(summary["tv_gaussian"].iloc[1])
