@@ -8,8 +8,8 @@ Part 2 (bracket width): epsilon_upper / epsilon_lower at delta in {1e-6, 1e-9, 1
 {10^2, ..., 10^7}, k in {2, 10, 100, 1000}, eps0 in {0.5, 1, 2, 4, 8} (``--max-n`` trims the grid;
 n = 10^7 costs ~10 s per epsilon). Goal: ratio <= 1.01 wherever n gamma 2 / k >= 100 (the expected number
 of blanket reports on x0 or x1), gamma = k / (e^eps0 + k - 1). For k = 2 the width is also given with
-``worst-case-upper`` as the upper end (the certified maximum over datasets for n <= 100000; beyond that
-it is weak-adversary's value).
+``worst-case-upper`` as the upper end (the certified maximum over datasets: blanket-bit block views for
+n <= 10^4, pair-sum blocks up to 10^8; for k >= 3 it is weak-adversary's value).
 
 Writes results/benchmarks/bracket_speed.csv and results/benchmarks/bracket_width.csv (atomically),
 with machine information and the load average, and prints both tables.
@@ -72,7 +72,7 @@ def width(max_n: float) -> pd.DataFrame:
                 gamma = k / (math.exp(e0) + k - 1)
                 upper = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=k)
                 lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
-                # worst-case-upper differs from weak-adversary only for k = 2 (n <= MAX_USERS_K2)
+                # worst-case-upper differs from weak-adversary only for k = 2
                 tight = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k) if k == 2 else None
                 for delta in (1e-6, 1e-9, 1e-12):
                     start = time.perf_counter()

@@ -16,7 +16,8 @@ import pytest
 from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.binary_worst_case import _Block, binary_forward_delta
+from shuffledp.accounting._pair_sum import PairSum, large_forward_delta
+from shuffledp.accounting.binary_worst_case import MAX_USERS_K2, _Block, binary_forward_delta
 
 TINY = [(n, e0, eps) for n in range(2, 8) for e0 in (0.5, 1.0, 2.0, 4.0)
         for eps in (0.0, 0.1, 0.5, 1.0, 3.0) if eps < e0]
@@ -65,3 +66,89 @@ def test_epsilon_lies_in_the_bracket_and_k3_is_the_weak_adversary():
     eps = [0.0, 0.05, 0.3]
     assert np.array_equal(get_accountant("worst-case-upper", epsilon_local=1.0, n_users=50, k=3).log_delta_for_epsilon(eps),
                           get_accountant("weak-adversary", epsilon_local=1.0, n_users=50, k=3).log_delta_for_epsilon(eps))
+
+
+# ---------------------------------------------------------------- large n: pair-sum blocks (_pair_sum)
+# References: (i) the exact single-dataset value of the blanket-bit block view above (direct
+# convolution in linear space, a separate implementation); (ii) a direct convolution of
+# Bin(a, p) * Bin(l, q) * Bin(c, 1/2) for the bound with blanket reports; (iii) brute force over every
+# dataset; (iv) the certified maximum of ``binary_forward_delta``.
+
+def _logs(e0):
+    log_den = float(np.logaddexp(e0, 0.0))
+    return e0 - log_den, -log_den
+
+
+@pytest.mark.parametrize("n,e0,eps", [(300, 1.0, 0.6), (1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05),
+                                      (10000, 0.5, 0.03)])
+def test_pair_sum_equals_the_exact_single_dataset_delta_from_above(n, e0, eps):
+    log_p, log_q = _logs(e0)
+    p, q = math.exp(log_p), math.exp(log_q)
+    for j in (0, 1, n // 3, n // 2, n - 2, n - 1):
+        exact = _Block(j, j, n, log_p, log_q).upper(p, q, eps)[1]
+        ours = math.exp(PairSum(j, n - 1 - j, log_p, log_q).log_bound(eps))
+        assert exact <= ours <= exact * (1 + 1e-6), (j, ours, exact)
+
+
+@pytest.mark.parametrize("l,e0,eps", [(1999, 4.0, 3.9), (500, 1.0, 0.9), (3000, 2.0, 0.02)])
+def test_pair_sum_deep_values_against_mpmath(l, e0, eps):
+    """j = 0 (S = Bin(l, q)) summed term by term at 50 digits, down to delta = e^-6656 (the linear-space
+    block view above rounds such values to spurious ~1e-40 there: it is only an upper bound)."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    p = mpmath.e ** e0 / (mpmath.e ** e0 + 1)
+    q = 1 - p
+    alpha, beta = p - mpmath.e ** eps * q, mpmath.e ** eps * p - q
+    f = [mpmath.binomial(l, h) * q ** h * p ** (l - h) for h in range(l + 1)] + [mpmath.mpf(0)]
+    truth = mpmath.fsum(max(alpha * (f[h - 1] if h else 0) - beta * f[h], 0) for h in range(l + 2))
+    log_p, log_q = _logs(e0)
+    value = PairSum(0, l, log_p, log_q).log_bound(eps)
+    assert float(mpmath.log(truth)) <= value <= float(mpmath.log(truth)) + 1e-6, (value, float(mpmath.log(truth)))
+
+
+def _direct_delta(a, l, c, e0, eps):
+    """H(S + Bern(p) || S + Bern(q)) for S = Bin(a, p) + Bin(l, q) + Bin(c, 1/2), by direct convolution."""
+    from scipy.stats import binom
+
+    p = math.exp(e0) / (math.exp(e0) + 1.0)
+    f = np.convolve(np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(l + 1), l, 1 - p)),
+                    binom.pmf(np.arange(c + 1), c, 0.5))
+    prev, cur = np.concatenate([[0.0], f]), np.concatenate([f, [0.0]])
+    terms = (p - math.exp(eps) * (1 - p)) * prev - (math.exp(eps) * p - (1 - p)) * cur
+    return float(terms[terms > 0].sum())
+
+
+@pytest.mark.parametrize("a,l,c,e0,eps", [(40, 200, 30, 1.0, 0.3), (500, 3, 100, 4.0, 0.5), (0, 300, 0, 2.0, 0.4),
+                                          (120, 0, 50, 0.5, 0.1), (700, 900, 400, 1.0, 0.05)])
+def test_pair_sum_with_blanket_reports_against_direct_convolution(a, l, c, e0, eps):
+    log_p, log_q = _logs(e0)
+    value = math.exp(PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps))
+    truth = _direct_delta(a, l, c, e0, eps)
+    assert truth <= value <= truth * (1 + 1e-6) + 1e-300, (value, truth)
+
+
+@pytest.mark.parametrize("n,e0,eps", [case for case in TINY if case[0] >= 3 and case[2] > 0][::3])
+def test_large_search_bounds_the_brute_force_worst_case(n, e0, eps):
+    truth = float(true_worst_case_delta(eps, e0, n, 2).delta)
+    top, _, _ = large_forward_delta(eps, n=n, epsilon_local=e0)
+    assert math.exp(top) >= truth * (1 - 1e-12), (math.exp(top), truth)
+
+
+@pytest.mark.parametrize("n,e0,eps", [(1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05), (4000, 0.5, 0.05)])
+def test_large_search_is_above_and_near_the_certified_maximum(n, e0, eps):
+    upper, best, _ = binary_forward_delta(eps, n=n, epsilon_local=e0)
+    top, _, _ = large_forward_delta(eps, n=n, epsilon_local=e0)
+    assert best <= math.exp(top) <= upper * 1.05, (math.exp(top), best, upper)
+
+
+def test_large_n_bracket_is_tight_and_below_the_weak_adversary():
+    """n = 2 x 10^5 > MAX_USERS_K2 takes the pair-sum path; before it, worst-case-upper was weak-adversary's
+    value there (ratio 1.24 here)."""
+    n, e0 = 200_000, 2.0
+    assert n > MAX_USERS_K2
+    upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=2).epsilon_for_delta(1e-6)
+    lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=2).epsilon_for_delta(1e-6)
+    weak = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=2).epsilon_for_delta(1e-6)
+    assert lower <= upper <= lower * 1.005 and upper < 0.9 * weak
+    accountant = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=2)
+    assert accountant.delta_for_epsilon([e0, 2 * e0]).tolist() == [0.0, 0.0]

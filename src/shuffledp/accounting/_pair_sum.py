@@ -1,0 +1,271 @@
+"""k = 2 worst case at large n: certified bounds from pairs of binomials, O(sqrt(n)) work each.
+
+For k = 2 the delta of the dataset "j of the other n - 1 users hold x0" is F(j) = G(j, n - 1 - j), with
+
+    G(a, l) = H_{e^eps}(S + Bern(p) || S + Bern(q)),   S = Bin(a, p) + Bin(l, q)
+
+(see :mod:`shuffledp.accounting.binary_worst_case`). Adding an independent user to S is post-processing,
+so G is non-increasing in a and in l, and for every j in a block [a, b]
+
+    F(j) = G(j, n - 1 - j) <= G(a, n - 1 - b)
+
+(the users a + 1 .. b, whose value differs inside the block, are removed: their reports are independent
+noise added to S). Keeping part of that noise is tighter: with each block user's blanket bit known
+(reports uniform on {x0, x1} with probability gamma = 2q, else truthful and then known from the data),
+the block adds Bin(beta, 1/2) with beta ~ Bin(w, gamma) whatever j is, and more of it only lowers the
+delta, so for any beta_min
+
+    F(j) <= Pr(beta < beta_min) + G_beta_min(a, n - 1 - b),   G_c: S + Bin(c, 1/2) in place of S
+
+(``binary_worst_case`` sums over every beta; here one beta_min, z standard deviations below its mean
+with e^(-z^2 / 2) about 1e-4 of the largest single-dataset delta, keeps each bound at O(sqrt(n)) work).
+:func:`large_forward_delta` runs a branch and bound over blocks with this bound. A block of w users
+costs about w (p - 1/2) / (2 n p) relative in epsilon, but each bound is a sum over one binomial window
+instead of a convolution of two (O(n)), which is what makes n = 10^6 .. 10^8 reachable.
+
+**One G, exactly.** S is a sum of independent Bernoulli variables, so its pmf f is log-concave and
+f(h - 1) / f(h) is non-decreasing: P - e^eps Q = alpha f(h - 1) - beta f(h) (alpha = p - e^eps q,
+beta = e^eps p - q) is positive exactly for h >= h0, and
+
+    G = sum_{h >= h0} (alpha f(h - 1) - beta f(h)) = alpha f(h0 - 1) - (e^eps - 1) Pr(S >= h0)
+
+(a difference of two positive numbers that keeps about 1 / z^2 of the first at z standard deviations
+out). Both pieces are sums over a window (i) of the narrower binomial's pmf (convolved with
+Bin(c, 1/2), positive terms) times the other binomial's pmf at h0 - 1 - i or its tail at h0 - i (suffix
+sums of its pmf plus one ``log_sf`` tail: incomplete beta / continued fraction), in log space. h0 is found from a vectorised window of log f around the normal-approximation guess.
+Margins *added* to the value: the narrower binomial's mass outside its window (times alpha; its
+contribution to the tail only lowers the value and is dropped), a rounding allowance of 1e-13 + 4 x
+(window + 64) x 2^-52 relative on both pieces of the difference, and the same of alpha f(h0 - 2) for
+a boundary term misclassified by rounding. alpha <= 0 (eps >= eps0) gives 0.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from shuffledp._numerics import log1mexp, log_expm1, logsumexp
+from shuffledp.accounting._binomial_excess import log_pmf, log_sf
+
+__all__ = ["PairSum", "large_forward_delta"]
+
+_WINDOW_SDS = 20.0
+_FIRST_BLOCKS = 64
+_GUESS_HALF = 24
+_BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
+_LOG_BLANKET_SHARE = math.log(1e4)
+_CACHE_ENTRIES = 4096
+
+
+def _log_window(N: int, log_pi: float, log_1mpi: float) -> tuple[int, np.ndarray, float]:
+    """(lo, log pmf of Bin(N, pi) on lo..hi, log of the mass outside), a window of 20 sd + 30."""
+    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
+    mean, half = N * math.exp(log_pi), _WINDOW_SDS * sd + 30.0
+    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
+    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
+    outside = []
+    if hi < N:
+        outside.append(float(log_sf(hi + 1, N, log_pi, log_1mpi)))
+    if lo > 0:
+        outside.append(float(log_sf(N - lo + 1, N, log_1mpi, log_pi)))
+    return lo, log_w, (float(logsumexp(np.array(outside))) if outside else -np.inf)
+
+
+def _log_sum_rows(x: np.ndarray) -> np.ndarray:
+    """log sum exp along axis 1 (rows of -inf give -inf)."""
+    top = np.max(x, axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.sum(np.exp(x - safe[:, None]), axis=1)) + safe
+
+
+class PairSum:
+    """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
+    ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
+
+    __slots__ = ("a", "l", "lo", "log_w", "log_out", "N_o", "lp_o", "lq_o", "_o_lo", "_o_log", "mean", "var",
+                 "log_p", "log_q", "total")
+
+    def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0):
+        self.a, self.l, self.log_p, self.log_q = a, l, log_p, log_q
+        p, q = math.exp(log_p), math.exp(log_q)
+        # sum over the binomial with fewer trials (both have variance N p q), convolved with the blanket
+        # reports Bin(blanket, 1/2) of a block's users (module doc)
+        if a <= l:
+            N_s, lp_s, lq_s, self.N_o, self.lp_o, self.lq_o = a, log_p, log_q, l, log_q, log_p
+        else:
+            N_s, lp_s, lq_s, self.N_o, self.lp_o, self.lq_o = l, log_q, log_p, a, log_p, log_q
+        lo, log_w, log_out = _log_window(N_s, lp_s, lq_s)
+        if blanket > 0:
+            half = math.log(0.5)
+            lo_c, log_c, out_c = _log_window(blanket, half, half)
+            top_w, top_c = float(log_w.max()), float(log_c.max())
+            with np.errstate(divide="ignore"):  # every term is a sum of positive products: no cancellation
+                log_w = np.log(np.convolve(np.exp(log_w - top_w), np.exp(log_c - top_c))) + top_w + top_c
+            lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
+        self.lo, self.log_w, self.log_out = lo, log_w, log_out
+        self._o_lo, self._o_log = 0, np.empty(0)
+        self.mean = a * p + l * q + 0.5 * blanket
+        self.var = (a + l) * p * q + 0.25 * blanket
+        self.total = a + l + blanket  # largest value of S
+
+    # -- pieces
+    def _other(self, lo: int, hi: int) -> np.ndarray:
+        """log pmf of the other binomial on lo..hi (cached range, extended on demand)."""
+        c_lo, c_hi = self._o_lo, self._o_lo + self._o_log.size - 1
+        if self._o_log.size == 0 or lo < c_lo or hi > c_hi:
+            new_lo = lo if self._o_log.size == 0 else min(lo, c_lo)
+            new_hi = hi if self._o_log.size == 0 else max(hi, c_hi)
+            self._o_log = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N_o, self.lp_o, self.lq_o)
+            self._o_lo = new_lo
+        start = lo - self._o_lo
+        return self._o_log[start:start + hi - lo + 1]
+
+    def log_f(self, h: np.ndarray) -> np.ndarray:
+        """log Pr(S = h) over the summed window (a lower value by at most the mass outside it)."""
+        h = np.asarray(h, dtype=np.int64)
+        width = self.log_w.size
+        lo_all = int(h.min()) - self.lo - width + 1
+        hi_all = int(h.max()) - self.lo
+        other = self._other(lo_all, hi_all)
+        # term (h, t): log_w[t] + other[h - lo - t - lo_all]
+        index = (h[:, None] - self.lo - lo_all) - np.arange(width)[None, :]
+        return _log_sum_rows(self.log_w[None, :] + other[index])
+
+    def log_sf(self, x: int) -> float:
+        """log Pr(S >= x) over the summed window (a lower value).
+
+        The other binomial's tails at x - i (i over the window: consecutive integers y_lo..y_hi) are
+        suffix sums of its pmf plus one tail Pr(L > y_hi) from ``log_sf``, summed in linear space relative
+        to their largest term (positive terms: relative error <= width x 1e-16; terms below e^-700 of
+        the largest underflow to 0, which only lowers the tail, i.e. raises the bound)."""
+        width = self.log_w.size
+        y_lo, y_hi = x - self.lo - width + 1, x - self.lo
+        top = float(log_sf(y_hi + 1, self.N_o, self.lp_o, self.lq_o))
+        logs = np.concatenate([self._other(max(y_lo, 0), y_hi) if y_hi >= 0 else np.empty(0), [top]])
+        ref = float(np.max(logs))
+        if ref == -np.inf:
+            return -np.inf
+        tails = np.cumsum(np.exp(logs - ref)[::-1])[::-1][:-1]  # Pr(L >= y) / e^ref, y = max(y_lo, 0)..y_hi
+        with np.errstate(divide="ignore"):
+            log_tails = np.log(tails) + ref
+        if y_lo < 0:  # Pr(L >= y) = 1 for y <= 0
+            log_tails = np.concatenate([np.zeros(min(-y_lo, width)), log_tails])
+        # window position t pairs with y = x - lo - t: reverse
+        return float(_log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
+
+    def boundary(self, log_ratio: float) -> int:
+        """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1)."""
+        total = self.total
+        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 0), total)
+        half = _GUESS_HALF
+        while True:
+            lo, hi = max(0, guess - half), min(total, guess + half)
+            h = np.arange(lo, hi + 1)
+            lf = self.log_f(h)
+            with np.errstate(invalid="ignore"):
+                gaps = lf[:-1] - lf[1:]  # log f(h - 1) - log f(h) at h = lo + 1 .. hi
+            above = np.flatnonzero(gaps > log_ratio)
+            if above.size and (above[0] > 0 or lo == 0):
+                return lo + 1 + int(above[0])
+            if not above.size and hi == total:
+                return total + 1
+            # outside the window: move it (doubling the half-width) towards the boundary
+            guess = lo - half if above.size else hi + half
+            half *= 2
+
+    def log_bound(self, eps: float) -> float:
+        """Certified upper bound on log G(a, l) at eps (module doc)."""
+        e0 = self.log_p - self.log_q
+        if eps >= e0:
+            return -np.inf
+        log_alpha = self.log_q + e0 + float(log1mexp(eps - e0))  # p - e^eps q = q e^eps0 (1 - e^(eps - eps0))
+        log_beta = self.log_q + float(log_expm1(eps + e0))  # e^eps p - q = q (e^(eps + eps0) - 1)
+        h0 = self.boundary(log_beta - log_alpha)
+        total = self.total
+        lf = self.log_f(np.array([max(h0 - 2, 0), h0 - 1]))
+        log_f_prev, log_f_h0m1 = (lf[0] if h0 >= 2 else -np.inf), lf[1]
+        first = log_alpha + log_f_h0m1
+        if not np.isfinite(log_f_h0m1) or self.log_out > log_f_h0m1 - 23.0:
+            return 0.0  # the window is too narrow for this depth: only the trivial bound delta <= 1
+        second = (float(log_expm1(eps)) + self.log_sf(h0)) if (h0 <= total and eps > 0) else -np.inf
+        if second >= first:  # rounding only (the difference is positive): the margin below carries it
+            value = -np.inf
+        else:
+            value = first + float(log1mexp(second - first))
+        # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
+        # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
+        log_rounding = math.log(1e-13 + 4.0 * (self.log_w.size + 64) * 2.0 ** -52)
+        margins = [float(np.logaddexp(first, second)) + log_rounding, log_alpha + self.log_out]
+        if np.isfinite(log_f_prev):
+            margins.append(log_alpha + log_f_prev + log_rounding)
+        return float(logsumexp(np.array([value, *margins])))
+
+
+def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
+                        relative_stop: float = 1e-3, max_evaluations: int = 200) -> tuple[float, float, int]:
+    """(certified log upper bound on max_j F(j), largest log F(j) evaluated, its j) for k = 2.
+
+    Branch and bound over blocks [a, b] of datasets with the bound of the module doc: the
+    block with the largest bound is split until that bound is within ``relative_stop`` of the largest
+    single-dataset value or ``max_evaluations`` bounds were computed; the largest bound over the blocks
+    then covering 0 .. n - 1 is returned (valid whenever the search stops)."""
+    log_den = float(np.logaddexp(epsilon_local, 0.0))
+    log_p, log_q = epsilon_local - log_den, -log_den
+    cache = {} if cache is None else cache
+
+    log_gamma = math.log(2.0) + log_q  # a user's report is uniform on {x0, x1} with probability 2q
+    log_1mgamma = log_q + float(log_expm1(epsilon_local))  # p - q
+
+    blanket_sds = _BLANKET_SDS
+
+    def bound(a, b):
+        w = b - a
+        beta = 0
+        if w > 0:  # the block users' blanket reports: at least beta_min of them except with small probability
+            sd = math.sqrt(w * math.exp(log_gamma + log_1mgamma))
+            beta = max(0, int(math.floor(w * math.exp(log_gamma) - blanket_sds * sd)))
+        key = (a, n - 1 - b, beta)
+        if key not in cache:
+            if len(cache) > _CACHE_ENTRIES:
+                cache.clear()
+            fewer = float(log_sf(w - beta + 1, w, log_1mgamma, log_gamma)) if beta > 0 else -np.inf
+            cache[key] = (PairSum(a, n - 1 - b, log_p, log_q, blanket=beta), fewer)
+        pair, fewer = cache[key]
+        return float(np.logaddexp(pair.log_bound(eps), fewer))
+
+    heap, best, best_j, evaluations = [], -np.inf, -1, 0
+    for j in (0, n - 1):
+        value = bound(j, j)
+        evaluations += 1
+        if value > best:
+            best, best_j = value, j
+    # beta_min sits z standard deviations below the mean, z such that Pr(beta < beta_min) ~ e^-z^2/2 is
+    # about 1e-4 of the largest single-dataset delta (rounded up to half-units so that blocks are reused
+    # across epsilons); its exact probability is what is added
+    if np.isfinite(best):
+        blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
+    size = max(1, -(-n // _FIRST_BLOCKS))
+    for a in range(0, n, size):
+        b = min(n - 1, a + size - 1)
+        heapq.heappush(heap, (-bound(a, b), a, b))
+        evaluations += 1
+    log_stop = math.log1p(relative_stop)
+    while True:
+        negative, a, b = heapq.heappop(heap)
+        top = -negative
+        if a == b or top <= best + log_stop or top == -np.inf or evaluations >= max_evaluations:
+            return top, best, best_j
+        middle = (a + b) // 2
+        for lo, hi in ((a, middle), (middle + 1, b)):
+            value = bound(lo, hi)
+            evaluations += 1
+            heapq.heappush(heap, (-value, lo, hi))
+            if lo == hi and value > best:
+                best, best_j = value, lo
+        value = bound(middle, middle)  # a single dataset inside the block keeps the lower end current
+        evaluations += 1
+        if value > best:
+            best, best_j = value, middle
