@@ -200,7 +200,7 @@ def test_bracket_frame_equals_bracket_called_directly():
         assert group["eps_upper"].tolist() == [r["eps_upper"] for r in direct]
     assert (frame["eps_lower"] <= frame["eps_upper"]).all()  # the lower bound never exceeds the guarantee
     np.testing.assert_allclose(frame["ratio"], frame["eps_upper"] / frame["eps_lower"], rtol=1e-15)
-    assert (frame["upper"] == "weak-adversary").all() and (frame["lower"] == "worst-case-lower").all()
+    assert (frame["upper"] == "worst-case-upper").all() and (frame["lower"] == "worst-case-lower").all()
 
 
 @pytest.mark.parametrize(
@@ -237,8 +237,8 @@ def test_bracket_markdown_shows_small_widths():
 def test_bracket_frame_uses_the_configured_upper_end():
     # worst-case-upper: the certified max over every dataset for k = 2, weak-adversary's value for k >= 3
     frame = bracket_frame({**BRACKET, "upper": "worst-case-upper"})
-    weak = bracket_frame(BRACKET)
-    assert (frame["upper"] == "worst-case-upper").all()
+    weak = bracket_frame({**BRACKET, "upper": "weak-adversary"})
+    assert (frame["upper"] == "worst-case-upper").all() and (weak["upper"] == "weak-adversary").all()
     two, four = frame["k"] == 2, frame["k"] == 4
     assert (frame.loc[two, "eps_upper"] <= weak.loc[two, "eps_upper"] * (1 + 1e-9)).all()
     assert (frame.loc[two, "eps_upper"] < weak.loc[two, "eps_upper"]).any()  # tighter for k = 2

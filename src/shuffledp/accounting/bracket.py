@@ -1,8 +1,9 @@
 """Bracket the worst-case privacy of shuffled k-RR between a valid upper bound and a lower bound.
 
 ``bracket(epsilon_local=..., n_users=..., k=..., deltas=[...])`` gives, for each target delta, the
-epsilon of the tightest valid upper bound we have (``weak-adversary``: valid for every pair of
-neighbouring datasets) and of the lower bound on the worst case (``worst-case-lower``: attained by
+epsilon of the tightest valid upper bound we have (``worst-case-upper``: valid for every pair of
+neighbouring datasets; for k = 2 the certified maximum over datasets, for k >= 3 ``weak-adversary``'s
+value) and of the lower bound on the worst case (``worst-case-lower``: attained by
 explicit datasets), with their ratio. ``epsilons=[...]`` does the same for delta at each epsilon. The
 true worst-case value lies inside the bracket; a ratio near 1 means the guarantee is tight.
 
@@ -17,7 +18,7 @@ from shuffledp.accounting import get_accountant
 
 __all__ = ["bracket", "UPPER", "LOWER"]
 
-UPPER = "weak-adversary"
+UPPER = "worst-case-upper"
 LOWER = "worst-case-lower"
 
 

@@ -77,6 +77,27 @@ def _growth_step(values, peak, width, from_low):
     return int(min(max(16, width), max(16, math.ceil(1.25 * need) + 16)))
 
 
+class _CachedLogPmf:
+    """log Pr(Bin(N, pi) = s) for float arrays of consecutive integers s, cached across epsilons (the
+    weights of the sums over s do not depend on epsilon; only the range grows)."""
+
+    def __init__(self, N: int, log_pi: float, log_1mpi: float):
+        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
+        self.lo, self.values = 0, np.empty(0)
+
+    def __call__(self, s: np.ndarray) -> np.ndarray:
+        if s.size == 0:
+            return np.empty(0)
+        lo, hi = int(s[0]), int(s[-1])
+        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
+        if self.values.size == 0 or lo < c_lo or hi > c_hi:
+            new_lo = lo if self.values.size == 0 else min(lo, c_lo)
+            new_hi = hi if self.values.size == 0 else max(hi, c_hi)
+            self.values = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
+            self.lo = new_lo
+        return self.values[lo - self.lo:hi - self.lo + 1]
+
+
 class WorstCaseLower(BracketedMixin, Accountant):
     """Largest exact delta over the family "none" / "all on x0" / "all on x1" (both directions); see module."""
 
@@ -96,6 +117,12 @@ class WorstCaseLower(BracketedMixin, Accountant):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
         self._logs = krr_view_logs(self.setting.epsilon_local, self.setting.k)
+        self._weights: dict[str, _CachedLogPmf] = {}
+
+    def _weight(self, name: str, log_pi: float, log_1mpi: float) -> _CachedLogPmf:
+        if name not in self._weights:
+            self._weights[name] = _CachedLogPmf(self.setting.n_users, log_pi, log_1mpi)
+        return self._weights[name]
 
     def _sum_rows(self, rows, n_max, mean, var, s_min):
         """log sum over s in [0, n_max] of ``rows(s)`` (log values of a unimodal sequence, zero for s below
@@ -138,11 +165,12 @@ class WorstCaseLower(BracketedMixin, Accountant):
         c_per_s, extra = math.expm1(eps + s_set.epsilon_local), math.expm1(eps) * rho
         # t_s - s / 2 = nu (s ((e^eps0 + 1) / 2 - rho) + rho n) / lambda, without cancellation
         slope = 0.5 * (math.exp(s_set.epsilon_local) + 1.0) - rho
+        weight = self._weight("none", logs["log_2q"], logs["log_1m2q"])
 
         def rows(s):
             t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
             d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
-            return log_pmf(s, n, logs["log_2q"], logs["log_1m2q"]) + log_excess_above(t, s, half, half, d)
+            return weight(s) + log_excess_above(t, s, half, half, d)
 
         p = math.exp(logs["log_2q"])
         # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
@@ -159,8 +187,10 @@ class WorstCaseLower(BracketedMixin, Accountant):
         denominator = -math.expm1(-2.0 * e0)  # 1 - e^(-2 eps0)
         log_scale = e0 + float(log1mexp(-2.0 * e0)) - math.log(n)  # log((e^eps0 - e^-eps0) / n)
 
+        cached = self._weight("all-x0", log_ppq, log_rest) if k > 2 else None
+
         def weights(s):
-            return log_pmf(s, n, log_ppq, log_rest) if k > 2 else np.where(s == n, 0.0, -np.inf)
+            return cached(s) if k > 2 else np.where(s == n, 0.0, -np.inf)
 
         # Work with B = S - A ~ Bin(s, 1 - pi0) (small mean when eps0 is large), so that no quantity of
         # size s is subtracted from another: with x = e^-eps0 and D = 1 - x^2,

@@ -250,7 +250,7 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
     """Frame (:data:`BRACKET_COLUMNS`) of the worst-case bracket over the grid of ``accounting.bracket``.
 
     One row per (n, k, eps0, delta): ``eps_lower`` (``worst-case-lower``, errs downwards), ``eps_upper``
-    (the section's ``upper`` accountant, default ``weak-adversary``; errs upwards, always meets delta),
+    (the section's ``upper`` accountant, default ``worst-case-upper``; errs upwards, always meets delta),
     ``ratio`` = upper / lower and a ``status``
     that flags rows where the ratio is trivially 1 (both at eps0, or both within 1% of it) or undefined
     (lower bound 0).
@@ -280,7 +280,7 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
 def bracket_markdown(frame: pd.DataFrame) -> str:
     """The bracket table as Markdown: epsilon to 5 significant digits, ratio to 5 decimals (widths of
     1e-5 are common, so the ratio is not rounded to the 4 digits of the other tables)."""
-    upper = frame["upper"].iloc[0] if len(frame) else "weak-adversary"
+    upper = frame["upper"].iloc[0] if len(frame) else "worst-case-upper"
     header = ("Worst-case epsilon of shuffled k-RR at fixed delta: lower bound (`worst-case-lower`, errs downwards) "
               f"and valid upper bound (`{upper}`, errs upwards); the true worst case lies between them.")
     columns = ["n", "k", "eps0", "delta", "eps lower", "eps upper", "ratio", "status"]
