@@ -233,3 +233,18 @@ def test_weak_adversary_between_dp_accounting_pessimistic_and_optimistic(n, k, e
         pessimistic = max(d.get_delta_for_epsilon(eps) for d in plds[True])
         optimistic = max(d.get_delta_for_epsilon(eps) for d in plds[False])
         assert optimistic <= value * (1 + RTOL) + 1e-15 and value <= pessimistic * (1 + RTOL) + 1e-15
+
+
+@pytest.mark.parametrize("n,eps0,eps", [(10**8, 20.0, 18.0), (10**8, 20.0, 19.8), (10**6, 8.0, 7.9), (10**6, 20.0, 19.8),
+                                        (1000, 20.0, 19.0), (10**5, 12.0, 11.0), (50, 3.0, 2.5)])
+def test_single_outcome_bound_near_a_large_eps0(n, eps0, eps):
+    """k = 2, every other user on x0, u on x0 vs x1, the one outcome "nobody reports x1": probabilities
+    pi0^n and pi0^(n - 1) (1 - pi0) (pi0 = e^eps0 / (e^eps0 + 1)), so that dataset's delta is at least
+    pi0^n (1 - e^(eps - eps0)), a closed-form lower bound on the worst case. worst-case-lower returned 0
+    here (n = 10^8, eps0 = 20, eps = 18, where this bound is 0.70) until its threshold
+    u = x (n (e^-eps - 1) + s (1 - x)) / D stopped being a difference of two numbers of size n and
+    E[(u - B)_+] for u << 1 stopped forming N - u (which rounds to N)."""
+    reference = -n * math.log1p(math.exp(-eps0)) + math.log(-math.expm1(eps - eps0))
+    for name in ("worst-case-lower", "weak-adversary", "worst-case-upper"):
+        value = float(get_accountant(name, epsilon_local=eps0, n_users=n, k=2).log_delta_for_epsilon([eps])[0])
+        assert value >= reference - 1e-9 * max(1.0, abs(reference)), (name, value, reference)

@@ -22,6 +22,8 @@ precision); ``pi = 0`` or ``1`` (a point mass) is handled exactly.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import betainc
 
@@ -38,6 +40,7 @@ _SHORT_TAIL = 64  # tails with at most this many terms are summed directly
 _CF_CHUNK = 8
 _FAST_RATIO = 0.9  # deep tails whose pmf ratio is at most this are summed as a series (see _tail_ratio)
 _CF_MAX_ITERATIONS = 1_000_000
+_SMALL_THRESHOLD = 64.0  # log_excess_below sums thresholds up to this directly
 
 
 def log_pmf(x, N, log_pi: float, log_1mpi: float):
@@ -267,7 +270,21 @@ def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
     ``d`` as in :func:`log_excess_above` (t - N pi, exact if given).
     """
     t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
-    return log_excess_above(N - t, N, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float))
+    out = np.array(log_excess_above(N - t, N, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float)),
+                   dtype=float, ndmin=1).reshape(t.shape)
+    # small t: sum_{x < t} (t - x) Pr(X = x) directly (a few terms); N - t would round to N when t is far
+    # below the spacing of doubles near N (e.g. t = 3e-9, N = 1e8), losing the whole excess
+    small = (t > 0) & (t <= _SMALL_THRESHOLD) & (N >= 1)
+    if small.any():
+        ts, Ns = t[small], N[small]
+        x = np.arange(int(math.ceil(float(ts.max()))), dtype=float)[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = log_pmf(x, Ns[:, None], log_pi, log_1mpi) + np.log(np.maximum(ts[:, None] - x, 0.0))
+        top = np.max(terms, axis=1)
+        safe = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            out[small] = np.where(np.isfinite(top), np.log(np.sum(np.exp(terms - safe[:, None]), axis=1)) + safe, -np.inf)
+    return out
 
 
 # ----------------------------------------------------------------------------- cheap certified bounds

@@ -33,8 +33,10 @@ beta = e^eps p - q) is positive exactly for h >= h0, and
 out). Both pieces are sums over a window (i) of the narrower binomial's pmf (convolved with
 Bin(c, 1/2), positive terms) times the other binomial's pmf at h0 - 1 - i or its tail at h0 - i (suffix
 sums of its pmf plus one ``log_sf`` tail: incomplete beta / continued fraction), in log space. h0 is found from a vectorised window of log f around the normal-approximation guess.
-Margins *added* to the value: the narrower binomial's mass outside its window (times alpha; its
-contribution to the tail only lowers the value and is dropped), a rounding allowance of 1e-13 + 4 x
+Margins *added* to the value: the mass outside the window, times 2 alpha + beta (alpha for the first
+piece; alpha + beta for terms whose sign the truncation flips, which moves h0 — the truncated f falls
+short by at most that mass summed over every h; the tail piece only loses mass, which raises the
+value), a rounding allowance of 1e-13 + 4 x
 (window + 64) x 2^-52 relative on both pieces of the difference, and the same of alpha f(h0 - 2) for
 a boundary term misclassified by rounding. alpha <= 0 (eps >= eps0) gives 0.
 """
@@ -113,15 +115,18 @@ class PairSum:
 
     # -- pieces
     def _other(self, lo: int, hi: int) -> np.ndarray:
-        """log pmf of the other binomial on lo..hi (cached range, extended on demand)."""
+        """log pmf of the other binomial on lo..hi (a cached range, extended when the request is near it;
+        a far request is computed alone, so memory stays O(window))."""
         c_lo, c_hi = self._o_lo, self._o_lo + self._o_log.size - 1
-        if self._o_log.size == 0 or lo < c_lo or hi > c_hi:
-            new_lo = lo if self._o_log.size == 0 else min(lo, c_lo)
-            new_hi = hi if self._o_log.size == 0 else max(hi, c_hi)
-            self._o_log = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N_o, self.lp_o, self.lq_o)
-            self._o_lo = new_lo
-        start = lo - self._o_lo
-        return self._o_log[start:start + hi - lo + 1]
+        if self._o_log.size and c_lo <= lo and hi <= c_hi:
+            start = lo - c_lo
+            return self._o_log[start:start + hi - lo + 1]
+        new_lo, new_hi = (lo, hi) if self._o_log.size == 0 else (min(lo, c_lo), max(hi, c_hi))
+        if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self._o_log.size:  # far from the cached range
+            return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N_o, self.lp_o, self.lq_o)
+        self._o_log = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N_o, self.lp_o, self.lq_o)
+        self._o_lo = new_lo
+        return self._o_log[lo - new_lo:hi - new_lo + 1]
 
     def log_f(self, h: np.ndarray) -> np.ndarray:
         """log Pr(S = h) over the summed window (a lower value by at most the mass outside it)."""
@@ -157,24 +162,45 @@ class PairSum:
         return float(_log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
 
     def boundary(self, log_ratio: float) -> int:
-        """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1)."""
+        """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
+
+        The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity): an exponential search
+        from the normal-approximation guess brackets the answer, bisection narrows the bracket to
+        ``_GUESS_HALF`` values, and one vectorised window of log f settles it."""
         total = self.total
-        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 0), total)
-        half = _GUESS_HALF
-        while True:
-            lo, hi = max(0, guess - half), min(total, guess + half)
-            h = np.arange(lo, hi + 1)
-            lf = self.log_f(h)
+
+        def above(h):  # g(h) > log_ratio, for 1 <= h <= total
+            lf = self.log_f(np.array([h - 1, h]))
             with np.errstate(invalid="ignore"):
-                gaps = lf[:-1] - lf[1:]  # log f(h - 1) - log f(h) at h = lo + 1 .. hi
-            above = np.flatnonzero(gaps > log_ratio)
-            if above.size and (above[0] > 0 or lo == 0):
-                return lo + 1 + int(above[0])
-            if not above.size and hi == total:
-                return total + 1
-            # outside the window: move it (doubling the half-width) towards the boundary
-            guess = lo - half if above.size else hi + half
-            half *= 2
+                return bool(lf[0] - lf[1] > log_ratio)
+
+        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 1), total) if total >= 1 else 1
+        if total < 1:
+            return 1
+        # bracket: g(low) <= log_ratio < g(high), with low = 0 and high = total + 1 as sentinels
+        low, high = 0, total + 1
+        if above(guess):
+            high, step = guess, _GUESS_HALF
+            while high - step >= 1 and above(high - step):
+                high, step = high - step, 2 * step
+            low = max(high - step, 0)
+        else:
+            low, step = guess, _GUESS_HALF
+            while low + step <= total and not above(low + step):
+                low, step = low + step, 2 * step
+            high = min(low + step, total + 1)
+        while high - low > 2 * _GUESS_HALF:
+            middle = (low + high) // 2
+            low, high = (low, middle) if above(middle) else (middle, high)
+        # g(low) <= log_ratio < g(high) (sentinels aside): the answer is in low + 1 .. high
+        first, last = max(low, 0), min(high, total)
+        if last < first + 1:
+            return high
+        lf = self.log_f(np.arange(first, last + 1))
+        with np.errstate(invalid="ignore"):
+            gaps = lf[:-1] - lf[1:]  # g(h) at h = first + 1 .. last
+        hits = np.flatnonzero(gaps > log_ratio)
+        return first + 1 + int(hits[0]) if hits.size else high
 
     def log_bound(self, eps: float) -> float:
         """Certified upper bound on log G(a, l) at eps (module doc)."""
@@ -188,8 +214,6 @@ class PairSum:
         lf = self.log_f(np.array([max(h0 - 2, 0), h0 - 1]))
         log_f_prev, log_f_h0m1 = (lf[0] if h0 >= 2 else -np.inf), lf[1]
         first = log_alpha + log_f_h0m1
-        if not np.isfinite(log_f_h0m1) or self.log_out > log_f_h0m1 - 23.0:
-            return 0.0  # the window is too narrow for this depth: only the trivial bound delta <= 1
         second = (float(log_expm1(eps)) + self.log_sf(h0)) if (h0 <= total and eps > 0) else -np.inf
         if second >= first:  # rounding only (the difference is positive): the margin below carries it
             value = -np.inf
@@ -198,7 +222,11 @@ class PairSum:
         # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
         # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
         log_rounding = math.log(1e-13 + 4.0 * (self.log_w.size + 64) * 2.0 ** -52)
-        margins = [float(np.logaddexp(first, second)) + log_rounding, log_alpha + self.log_out]
+        # truncation: the window's f falls short of the true f by at most the mass outside it in total
+        # (sum over h), so alpha f(h0 - 1) by at most alpha out, and the terms alpha f(h - 1) - beta f(h)
+        # that the truncation moves across 0 (h0 off) add up to at most (alpha + beta) out
+        log_truncation = float(np.logaddexp(log_alpha + math.log(2.0), log_beta)) + self.log_out
+        margins = [float(np.logaddexp(first, second)) + log_rounding, log_truncation]
         if np.isfinite(log_f_prev):
             margins.append(log_alpha + log_f_prev + log_rounding)
         return float(logsumexp(np.array([value, *margins])))

@@ -79,7 +79,8 @@ def _growth_step(values, peak, width, from_low):
 
 class _CachedLogPmf:
     """log Pr(Bin(N, pi) = s) for float arrays of consecutive integers s, cached across epsilons (the
-    weights of the sums over s do not depend on epsilon; only the range grows)."""
+    weights of the sums over s do not depend on epsilon); the cached range grows only towards nearby
+    requests, so memory stays O(window)."""
 
     def __init__(self, N: int, log_pi: float, log_1mpi: float):
         self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
@@ -93,6 +94,8 @@ class _CachedLogPmf:
         if self.values.size == 0 or lo < c_lo or hi > c_hi:
             new_lo = lo if self.values.size == 0 else min(lo, c_lo)
             new_hi = hi if self.values.size == 0 else max(hi, c_hi)
+            if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:  # far away: not cached (memory)
+                return log_pmf(s, self.N, self.log_pi, self.log_1mpi)
             self.values = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
             self.lo = new_lo
         return self.values[lo - self.lo:hi - self.lo + 1]
@@ -201,8 +204,13 @@ class WorstCaseLower(BracketedMixin, Accountant):
         d_forward = n * x * math.expm1(-eps) / denominator
         d_reverse = n * x * math.expm1(eps) / denominator
 
+        large_eps = eps > math.log(2.0)
+
         def forward(s):
-            u = x * (n * math.expm1(-eps) + s * (1.0 - x)) / denominator
+            # n (e^-eps - 1) + s (1 - x): for eps > log 2 as (s - n) + n e^-eps - s x (exact integer part,
+            # no difference of two numbers of size n when the sum is small, e.g. eps near a large eps0)
+            inner = ((s - n) + n * math.exp(-eps) - s * x) if large_eps else (n * math.expm1(-eps) + s * (1.0 - x))
+            u = x * inner / denominator
             return weights(s) + log_excess_below(u, s, log_1mpi0, log_pi0, d_forward)
 
         def reverse(s):
