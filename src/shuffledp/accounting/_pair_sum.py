@@ -58,7 +58,7 @@ _FIRST_BLOCKS = 64
 _GUESS_HALF = 24
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
-_CACHE_ENTRIES = 4096
+_CACHE_DOUBLES = 25_000_000  # ~200 MB of cached pmfs across epsilons at most
 
 
 def _log_window(N: int, log_pi: float, log_1mpi: float) -> tuple[int, np.ndarray, float]:
@@ -234,7 +234,7 @@ class PairSum:
 
 def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
                         relative_stop: float = 1e-3, max_evaluations: int = 200) -> tuple[float, float, int]:
-    """(certified log upper bound on max_j F(j), largest log F(j) evaluated, its j) for k = 2.
+    """(certified log upper bound on max_j F(j), the largest single-dataset bound log F(j) met, its j), k = 2.
 
     Branch and bound over blocks [a, b] of datasets with the bound of the module doc: the
     block with the largest bound is split until that bound is within ``relative_stop`` of the largest
@@ -257,10 +257,12 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
             beta = max(0, int(math.floor(w * math.exp(log_gamma) - blanket_sds * sd)))
         key = (a, n - 1 - b, beta)
         if key not in cache:
-            if len(cache) > _CACHE_ENTRIES:
+            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound: start over (only time is lost)
                 cache.clear()
             fewer = float(log_sf(w - beta + 1, w, log_1mgamma, log_gamma)) if beta > 0 else -np.inf
             cache[key] = (PairSum(a, n - 1 - b, log_p, log_q, blanket=beta), fewer)
+            # the window and (about three windows of) the other binomial's cached pmf
+            cache["_doubles"] = cache.get("_doubles", 0) + 4 * cache[key][0].log_w.size
         pair, fewer = cache[key]
         return float(np.logaddexp(pair.log_bound(eps), fewer))
 
