@@ -31,7 +31,6 @@ import os
 import ast
 import contextlib
 import csv
-import importlib.util
 import io
 import math
 import subprocess

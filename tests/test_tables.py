@@ -1,6 +1,5 @@
 """Tests for shuffledp.tables: printed-precision verdicts, number display and atomic table writing."""
 
-import math
 import os
 
 import pandas as pd

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
 
 import pandas as pd
 

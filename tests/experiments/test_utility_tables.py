@@ -122,7 +122,7 @@ def test_floor_break_even_matches_closed_forms_and_simulation():
 def test_floor_break_even_winner_flips_at_delta_star():
     from shuffledp.mechanisms import analytic_gaussian_sigma
 
-    k, n_users, sensitivity = 6, 500, math.sqrt(2.0)
+    k, sensitivity = 6, math.sqrt(2.0)
     shuffle_tv = np.array([0.010, 0.012])
     star = T.floor_break_even(_community_rows(3.0, shuffle_tv, draws=2), k=k, sensitivity=sensitivity).iloc[0]
     delta_star = 10 ** star["log10_delta_break_even"]

@@ -83,7 +83,7 @@ def _series_batch(x, N, t, log_odds, first_moment: bool, gap=None):
     active = np.arange(x.size)
     steps = np.arange(_SERIES_CHUNK, dtype=float)
     while active.size:
-        xa, Na, ta, ga = x[active], N[active], t[active], gap[active]
+        xa, Na, ga = x[active], N[active], gap[active]
         mm = m[active][:, None] + steps[None, :]  # m values of this chunk
         with np.errstate(divide="ignore"):
             log_ratio = np.log(np.maximum(Na[:, None] - xa[:, None] - mm, 0.0)) - np.log(xa[:, None] + mm + 1.0) + log_odds

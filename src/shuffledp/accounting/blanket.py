@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_expm1, log_sub
+from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting._base import Accountant, BoundKind
 from shuffledp.accounting._split_pair import check_size, log_split_pair_delta
 

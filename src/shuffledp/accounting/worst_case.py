@@ -47,7 +47,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._binomial_excess import log_excess_above, log_excess_below, log_pmf, log_sf
+from shuffledp.accounting._binomial_excess import log_excess_above, log_excess_below, log_pmf
 from shuffledp.accounting._bracketed import BracketedMixin
 from shuffledp.accounting._chernoff import ChernoffBound
 from shuffledp.accounting.weak_adversary import check_epsilon_local_finite, krr_view_logs
