@@ -194,7 +194,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     kind = BoundKind.UPPER
     scope = (
         "all neighbouring datasets (replace-one), both directions; for k = 2 the certified maximum over every "
-        "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000; within ~0.2% in "
+        "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000; within ~0.3% in "
         "epsilon for n <= 1e8), otherwise weak-adversary's value"
     )
     reference = (
