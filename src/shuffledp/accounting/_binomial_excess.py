@@ -27,9 +27,9 @@ import math
 import numpy as np
 from scipy.special import betainc
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader
+from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 
-__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below"]
+__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "log_window", "LogPmfRange"]
 
 _LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
@@ -52,6 +52,51 @@ def log_pmf(x, N, log_pi: float, log_1mpi: float):
     if log_1mpi == -np.inf:
         return np.where(x == N, 0.0, -np.inf)
     return log_binom_pmf_loader(x, N, log_pi, log_1mpi)
+
+
+class LogPmfRange:
+    """log Pr(Bin(N, pi) = x) on ranges lo..hi of integers (-inf outside 0..N), cached across calls.
+
+    The cached range grows towards requests near it; a request far from it is computed alone, so memory
+    stays O(window) however the requests wander (e.g. the windows of many epsilons)."""
+
+    __slots__ = ("N", "log_pi", "log_1mpi", "lo", "values")
+
+    def __init__(self, N: int, log_pi: float, log_1mpi: float):
+        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
+        self.lo, self.values = 0, np.empty(0)
+
+    def __call__(self, lo: int, hi: int) -> np.ndarray:
+        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
+        if hi < lo:
+            return np.empty(0)
+        if self.values.size and c_lo <= lo and hi <= c_hi:
+            return self.values[lo - c_lo:hi - c_lo + 1]
+        new_lo, new_hi = (lo, hi) if self.values.size == 0 else (min(lo, c_lo), max(hi, c_hi))
+        if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:  # far from the cached range
+            return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
+        self.values = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
+        self.lo = new_lo
+        return self.values[lo - new_lo:hi - new_lo + 1]
+
+    def of(self, s: np.ndarray) -> np.ndarray:
+        """The same for a float array of consecutive integers."""
+        return self(int(s[0]), int(s[-1])) if s.size else np.empty(0)
+
+
+def log_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
+    """(lo, log pmf of Bin(N, pi) on lo..hi, log of the exact mass outside): mean +- (sds sd + 30), clipped
+    to 0..N (the whole support when narrow)."""
+    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
+    mean, half = N * math.exp(log_pi), sds * sd + 30.0
+    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
+    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
+    outside = []
+    if hi < N:
+        outside.append(float(log_sf(hi + 1, N, log_pi, log_1mpi)))
+    if lo > 0:
+        outside.append(float(log_sf(N - lo + 1, N, log_1mpi, log_pi)))
+    return lo, log_w, (float(logsumexp(np.array(outside))) if outside else -np.inf)
 
 
 def _series(x, N, t, log_odds, first_moment: bool, gap=None):
@@ -280,10 +325,7 @@ def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
         x = np.arange(int(math.ceil(float(ts.max()))), dtype=float)[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = log_pmf(x, Ns[:, None], log_pi, log_1mpi) + np.log(np.maximum(ts[:, None] - x, 0.0))
-        top = np.max(terms, axis=1)
-        safe = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(divide="ignore"):
-            out[small] = np.where(np.isfinite(top), np.log(np.sum(np.exp(terms - safe[:, None]), axis=1)) + safe, -np.inf)
+        out[small] = logsumexp(terms, axis=1)
     return out
 
 

@@ -49,7 +49,7 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting._binomial_excess import log_pmf, log_sf
+from shuffledp.accounting._binomial_excess import LogPmfRange, log_sf, log_window
 
 __all__ = ["PairSum", "large_forward_delta"]
 
@@ -59,20 +59,6 @@ _GUESS_HALF = 24
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
 _CACHE_DOUBLES = 25_000_000  # ~200 MB of cached pmfs across epsilons at most
-
-
-def _log_window(N: int, log_pi: float, log_1mpi: float) -> tuple[int, np.ndarray, float]:
-    """(lo, log pmf of Bin(N, pi) on lo..hi, log of the mass outside), a window of 20 sd + 30."""
-    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
-    mean, half = N * math.exp(log_pi), _WINDOW_SDS * sd + 30.0
-    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
-    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
-    outside = []
-    if hi < N:
-        outside.append(float(log_sf(hi + 1, N, log_pi, log_1mpi)))
-    if lo > 0:
-        outside.append(float(log_sf(N - lo + 1, N, log_1mpi, log_pi)))
-    return lo, log_w, (float(logsumexp(np.array(outside))) if outside else -np.inf)
 
 
 def _log_sum_rows(x: np.ndarray) -> np.ndarray:
@@ -87,7 +73,7 @@ class PairSum:
     """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
-    __slots__ = ("a", "l", "lo", "log_w", "log_out", "N_o", "lp_o", "lq_o", "_o_lo", "_o_log", "mean", "var",
+    __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var",
                  "log_p", "log_q", "total")
 
     def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0):
@@ -96,38 +82,23 @@ class PairSum:
         # sum over the binomial with fewer trials (both have variance N p q), convolved with the blanket
         # reports Bin(blanket, 1/2) of a block's users (module doc)
         if a <= l:
-            N_s, lp_s, lq_s, self.N_o, self.lp_o, self.lq_o = a, log_p, log_q, l, log_q, log_p
+            N_s, lp_s, lq_s, self._other = a, log_p, log_q, LogPmfRange(l, log_q, log_p)
         else:
-            N_s, lp_s, lq_s, self.N_o, self.lp_o, self.lq_o = l, log_q, log_p, a, log_p, log_q
-        lo, log_w, log_out = _log_window(N_s, lp_s, lq_s)
+            N_s, lp_s, lq_s, self._other = l, log_q, log_p, LogPmfRange(a, log_p, log_q)
+        lo, log_w, log_out = log_window(N_s, lp_s, lq_s, _WINDOW_SDS)
         if blanket > 0:
             half = math.log(0.5)
-            lo_c, log_c, out_c = _log_window(blanket, half, half)
+            lo_c, log_c, out_c = log_window(blanket, half, half, _WINDOW_SDS)
             top_w, top_c = float(log_w.max()), float(log_c.max())
             with np.errstate(divide="ignore"):  # every term is a sum of positive products: no cancellation
                 log_w = np.log(np.convolve(np.exp(log_w - top_w), np.exp(log_c - top_c))) + top_w + top_c
             lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
         self.lo, self.log_w, self.log_out = lo, log_w, log_out
-        self._o_lo, self._o_log = 0, np.empty(0)
         self.mean = a * p + l * q + 0.5 * blanket
         self.var = (a + l) * p * q + 0.25 * blanket
         self.total = a + l + blanket  # largest value of S
 
-    # -- pieces
-    def _other(self, lo: int, hi: int) -> np.ndarray:
-        """log pmf of the other binomial on lo..hi (a cached range, extended when the request is near it;
-        a far request is computed alone, so memory stays O(window))."""
-        c_lo, c_hi = self._o_lo, self._o_lo + self._o_log.size - 1
-        if self._o_log.size and c_lo <= lo and hi <= c_hi:
-            start = lo - c_lo
-            return self._o_log[start:start + hi - lo + 1]
-        new_lo, new_hi = (lo, hi) if self._o_log.size == 0 else (min(lo, c_lo), max(hi, c_hi))
-        if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self._o_log.size:  # far from the cached range
-            return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N_o, self.lp_o, self.lq_o)
-        self._o_log = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N_o, self.lp_o, self.lq_o)
-        self._o_lo = new_lo
-        return self._o_log[lo - new_lo:hi - new_lo + 1]
-
+    # -- pieces (self._other: the other binomial's log pmf on ranges, cached)
     def log_f(self, h: np.ndarray) -> np.ndarray:
         """log Pr(S = h) over the summed window (a lower value by at most the mass outside it)."""
         h = np.asarray(h, dtype=np.int64)
@@ -148,7 +119,8 @@ class PairSum:
         the largest underflow to 0, which only lowers the tail, i.e. raises the bound)."""
         width = self.log_w.size
         y_lo, y_hi = x - self.lo - width + 1, x - self.lo
-        top = float(log_sf(y_hi + 1, self.N_o, self.lp_o, self.lq_o))
+        other = self._other
+        top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
         logs = np.concatenate([self._other(max(y_lo, 0), y_hi) if y_hi >= 0 else np.empty(0), [top]])
         ref = float(np.max(logs))
         if ref == -np.inf:

@@ -57,9 +57,8 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log_binom_pmf_loader
 from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._binomial_excess import log_sf
+from shuffledp.accounting._binomial_excess import log_window
 from shuffledp.accounting._bracketed import BracketedMixin
 from shuffledp.accounting._pair_sum import large_forward_delta
 from shuffledp.accounting.weak_adversary import WeakAdversary, check_epsilon_local_finite
@@ -79,20 +78,8 @@ _CACHE_LIMIT = 20_000_000  # doubles kept across epsilons (160 MB)
 
 def _binomial_window(N: int, log_p: float, log_q: float) -> tuple[int, int, np.ndarray, float]:
     """(lo, hi, pmf on lo..hi, certified mass outside) of Bin(N, p) (whole support when narrow)."""
-    if N == 0:
-        return 0, 0, np.ones(1), 0.0
-    p = math.exp(log_p)
-    sd = math.sqrt(N * p * math.exp(log_q))
-    half = _WINDOW_SDS * sd + 30.0
-    lo, hi = max(0, int(math.floor(N * p - half))), min(N, int(math.ceil(N * p + half)))
-    x = np.arange(lo, hi + 1, dtype=float)
-    pmf = np.exp(log_binom_pmf_loader(x, float(N), log_p, log_q))
-    outside = 0.0
-    if hi < N:
-        outside += math.exp(float(log_sf(hi + 1, N, log_p, log_q)))
-    if lo > 0:
-        outside += math.exp(float(log_sf(N - lo + 1, N, log_q, log_p)))
-    return lo, hi, pmf, outside
+    lo, log_w, log_out = log_window(N, log_p, log_q, _WINDOW_SDS)
+    return lo, lo + log_w.size - 1, np.exp(log_w), math.exp(log_out)
 
 
 def _hockey_rows(g: np.ndarray, p: float, q: float, eps: float) -> np.ndarray:

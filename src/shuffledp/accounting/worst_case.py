@@ -47,7 +47,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._binomial_excess import log_excess_above, log_excess_below, log_pmf
+from shuffledp.accounting._binomial_excess import LogPmfRange, log_excess_above, log_excess_below
 from shuffledp.accounting._bracketed import BracketedMixin
 from shuffledp.accounting._chernoff import ChernoffBound
 from shuffledp.accounting.weak_adversary import check_epsilon_local_finite, krr_view_logs
@@ -77,30 +77,6 @@ def _growth_step(values, peak, width, from_low):
     return int(min(max(16, width), max(16, math.ceil(1.25 * need) + 16)))
 
 
-class _CachedLogPmf:
-    """log Pr(Bin(N, pi) = s) for float arrays of consecutive integers s, cached across epsilons (the
-    weights of the sums over s do not depend on epsilon); the cached range grows only towards nearby
-    requests, so memory stays O(window)."""
-
-    def __init__(self, N: int, log_pi: float, log_1mpi: float):
-        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
-        self.lo, self.values = 0, np.empty(0)
-
-    def __call__(self, s: np.ndarray) -> np.ndarray:
-        if s.size == 0:
-            return np.empty(0)
-        lo, hi = int(s[0]), int(s[-1])
-        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
-        if self.values.size == 0 or lo < c_lo or hi > c_hi:
-            new_lo = lo if self.values.size == 0 else min(lo, c_lo)
-            new_hi = hi if self.values.size == 0 else max(hi, c_hi)
-            if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:  # far away: not cached (memory)
-                return log_pmf(s, self.N, self.log_pi, self.log_1mpi)
-            self.values = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
-            self.lo = new_lo
-        return self.values[lo - self.lo:hi - self.lo + 1]
-
-
 class WorstCaseLower(BracketedMixin, Accountant):
     """Largest exact delta over the family "none" / "all on x0" / "all on x1" (both directions); see module."""
 
@@ -120,11 +96,12 @@ class WorstCaseLower(BracketedMixin, Accountant):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
         self._logs = krr_view_logs(self.setting.epsilon_local, self.setting.k)
-        self._weights: dict[str, _CachedLogPmf] = {}
+        # the weights of the sums over s do not depend on epsilon: cached across epsilons
+        self._weights: dict[str, LogPmfRange] = {}
 
-    def _weight(self, name: str, log_pi: float, log_1mpi: float) -> _CachedLogPmf:
+    def _weight(self, name: str, log_pi: float, log_1mpi: float) -> LogPmfRange:
         if name not in self._weights:
-            self._weights[name] = _CachedLogPmf(self.setting.n_users, log_pi, log_1mpi)
+            self._weights[name] = LogPmfRange(self.setting.n_users, log_pi, log_1mpi)
         return self._weights[name]
 
     def _sum_rows(self, rows, n_max, mean, var, s_min):
@@ -173,7 +150,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
         def rows(s):
             t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
             d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
-            return weight(s) + log_excess_above(t, s, half, half, d)
+            return weight.of(s) + log_excess_above(t, s, half, half, d)
 
         p = math.exp(logs["log_2q"])
         # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
@@ -193,7 +170,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
         cached = self._weight("all-x0", log_ppq, log_rest) if k > 2 else None
 
         def weights(s):
-            return cached(s) if k > 2 else np.where(s == n, 0.0, -np.inf)
+            return cached.of(s) if k > 2 else np.where(s == n, 0.0, -np.inf)
 
         # Work with B = S - A ~ Bin(s, 1 - pi0) (small mean when eps0 is large), so that no quantity of
         # size s is subtracted from another: with x = e^-eps0 and D = 1 - x^2,
