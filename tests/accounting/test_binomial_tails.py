@@ -1,4 +1,4 @@
-"""log Pr(X >= x) and log E[(X - t)_+] of :mod:`shuffledp.accounting._binomial_excess` against exact
+"""log Pr(X >= x) and log E[(X - t)_+] of :mod:`shuffledp.accounting.numerics.binomial` against exact
 mpmath sums, from the bulk to the deep tail (the incomplete-beta, series and continued-fraction paths)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from shuffledp.accounting._binomial_excess import log_excess_above, log_sf
+from shuffledp.accounting.numerics.binomial import log_excess_above, log_sf
 
 mpmath.mp.dps = 50
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from brute_force import hockey_stick, single_bin_distributions
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.accounting.biswas import BiswasExact, BiswasPrinted
+from shuffledp.accounting.accountants.biswas import BiswasExact, BiswasPrinted
 from shuffledp.reference import load_reference, parse_label
 from shuffledp.tables import printed_precision_verdict
 

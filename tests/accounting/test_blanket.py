@@ -1,4 +1,4 @@
-"""Tests of the privacy-blanket accountants (shuffledp.accounting.blanket).
+"""Tests of the privacy-blanket accountants (shuffledp.accounting.accountants.blanket).
 
 The checks that every UPPER accountant dominates the exact delta are in test_upper_bounds.py.
 """
@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.accounting.blanket import krr_blanket_logs, strong_adversary_log_delta_direct
+from shuffledp.accounting.accountants.blanket import krr_blanket_logs, strong_adversary_log_delta_direct
 
 BLANKET_NAMES = [
     "strong-adversary",

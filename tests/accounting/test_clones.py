@@ -1,4 +1,4 @@
-"""Tests of the clones accountants (shuffledp.accounting.clones).
+"""Tests of the clones accountants (shuffledp.accounting.accountants.clones).
 
 The checks that every UPPER accountant dominates the exact delta are in test_upper_bounds.py.
 """

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from brute_force import histogram_distributions, hockey_stick, pair_distributions
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.accounting.histogram import MAX_USERS, HistogramExact, HistogramPairLower
+from shuffledp.accounting.accountants.histogram import MAX_USERS, HistogramExact, HistogramPairLower
 
 EPSILONS = [0.0, 0.05, 0.3, 0.8, 1.3, 2.0]
 CASES = [(1, 3, 0, 1.2), (3, 3, 1, 0.7), (4, 4, 1, 1.5), (4, 5, 3, 1.0), (5, 3, 0, 1.9), (3, 2, 1, 1.1), (5, 4, 2, 0.4)]

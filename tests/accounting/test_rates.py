@@ -1,4 +1,4 @@
-"""Tests of the Table II rate columns (shuffledp.accounting.rates) against the printed cells.
+"""Tests of the Table II rate columns (shuffledp.accounting.accountants.rates) against the printed cells.
 
 Paper values: Biswas, Jung, Palamidessi, arXiv 2022, Table II (k = 10; columns [11] Erlingsson et
 al., [10] Balle et al., [12] Feldman et al.), transcribed as printed.
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.accounting.rates import TABLE2_EPSILON_LOCAL
+from shuffledp.accounting.accountants.rates import TABLE2_EPSILON_LOCAL
 
 EPSILONS = (0.01, 0.1, 0.2, 0.3, 0.4)
 COLUMNS = {"[11]": "rate-erlingsson", "[10]": "rate-balle", "[12]": "rate-feldman"}

@@ -125,7 +125,7 @@ def test_sweep_marks_the_n_x0_cap_and_says_where_printed_meets_exact():
     printed = capped[capped["accountant"] == "biswas-printed"].set_index("epsilon")["log10_delta"]
     exact = capped[capped["accountant"] == "biswas-exact"].set_index("epsilon")["log10_delta"]
     # with N = n - n_x0 = 1 the printed v_s squares (s - R)/N in {0, 1}: it equals the exact loss
-    # (shuffledp.accounting.biswas docstring), so the data must agree and the note must say so
+    # (shuffledp.accounting.accountants.biswas docstring), so the data must agree and the note must say so
     assert np.allclose(printed, exact.loc[printed.index], atol=1e-6)
     assert "eq. (6) as printed\nequals the exact single-bin δ" in text
 

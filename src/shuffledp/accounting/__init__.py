@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import importlib
 
-from shuffledp.accounting._base import Accountant, BoundKind, ShuffleSetting
+from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 
 __all__ = [
     "Accountant",
@@ -40,28 +40,28 @@ __all__ = [
 
 #: registry name -> "module:Class" (one module per family; see the module docstrings)
 _REGISTRY: dict[str, str] = {
-    "strong-adversary": "shuffledp.accounting.blanket:StrongAdversary",
-    "weak-adversary": "shuffledp.accounting.weak_adversary:WeakAdversary",
-    "worst-case-lower": "shuffledp.accounting.worst_case:WorstCaseLower",
-    "worst-case-upper": "shuffledp.accounting.binary_worst_case:WorstCaseUpper",
-    "balle-blanket": "shuffledp.accounting.blanket:BalleBlanket",
-    "balle-hoeffding-generic": "shuffledp.accounting.blanket:BalleHoeffdingGeneric",
-    "balle-hoeffding-krr": "shuffledp.accounting.blanket:BalleHoeffdingKRR",
-    "balle-bennett-generic": "shuffledp.accounting.blanket:BalleBennettGeneric",
-    "balle-bennett-krr": "shuffledp.accounting.blanket:BalleBennettKRR",
-    "feldman-closed": "shuffledp.accounting.clones:FeldmanClosed",
-    "feldman-numerical": "shuffledp.accounting.clones:FeldmanNumerical",
-    "clones-krr": "shuffledp.accounting.clones:ClonesKRR",
-    "erlingsson": "shuffledp.accounting.erlingsson:Erlingsson",
-    "rate-erlingsson": "shuffledp.accounting.rates:RateErlingsson",
-    "rate-balle": "shuffledp.accounting.rates:RateBalle",
-    "rate-feldman": "shuffledp.accounting.rates:RateFeldman",
-    "biswas-printed": "shuffledp.accounting.biswas:BiswasPrinted",
-    "biswas-exact": "shuffledp.accounting.biswas:BiswasExact",
-    "histogram-exact": "shuffledp.accounting.histogram:HistogramExact",
-    "histogram-pair-lower": "shuffledp.accounting.histogram:HistogramPairLower",
-    "girgis-rdp": "shuffledp.accounting.girgis:GirgisRDP",
-    "girgis-rdp-simple": "shuffledp.accounting.girgis:GirgisRDPSimple",
+    "strong-adversary": "shuffledp.accounting.accountants.blanket:StrongAdversary",
+    "weak-adversary": "shuffledp.accounting.accountants.weak_adversary:WeakAdversary",
+    "worst-case-lower": "shuffledp.accounting.accountants.worst_case:WorstCaseLower",
+    "worst-case-upper": "shuffledp.accounting.accountants.binary_worst_case:WorstCaseUpper",
+    "balle-blanket": "shuffledp.accounting.accountants.blanket:BalleBlanket",
+    "balle-hoeffding-generic": "shuffledp.accounting.accountants.blanket:BalleHoeffdingGeneric",
+    "balle-hoeffding-krr": "shuffledp.accounting.accountants.blanket:BalleHoeffdingKRR",
+    "balle-bennett-generic": "shuffledp.accounting.accountants.blanket:BalleBennettGeneric",
+    "balle-bennett-krr": "shuffledp.accounting.accountants.blanket:BalleBennettKRR",
+    "feldman-closed": "shuffledp.accounting.accountants.clones:FeldmanClosed",
+    "feldman-numerical": "shuffledp.accounting.accountants.clones:FeldmanNumerical",
+    "clones-krr": "shuffledp.accounting.accountants.clones:ClonesKRR",
+    "erlingsson": "shuffledp.accounting.accountants.erlingsson:Erlingsson",
+    "rate-erlingsson": "shuffledp.accounting.accountants.rates:RateErlingsson",
+    "rate-balle": "shuffledp.accounting.accountants.rates:RateBalle",
+    "rate-feldman": "shuffledp.accounting.accountants.rates:RateFeldman",
+    "biswas-printed": "shuffledp.accounting.accountants.biswas:BiswasPrinted",
+    "biswas-exact": "shuffledp.accounting.accountants.biswas:BiswasExact",
+    "histogram-exact": "shuffledp.accounting.accountants.histogram:HistogramExact",
+    "histogram-pair-lower": "shuffledp.accounting.accountants.histogram:HistogramPairLower",
+    "girgis-rdp": "shuffledp.accounting.accountants.girgis:GirgisRDP",
+    "girgis-rdp-simple": "shuffledp.accounting.accountants.girgis:GirgisRDPSimple",
 }
 
 

@@ -8,7 +8,7 @@ Heikkila, Honkela 2021, Thm 2 (strong adversary), Thm 5 (weak adversary), eq. (3
 
 L_i = log(P_i / Q_i) drawn from P_i: the privacy loss distribution (PLD) of round i; composition is
 convolution of PLDs. This module builds each round's PLD from the binned view of
-:mod:`shuffledp.accounting._pld_views` and lets ``dp_accounting.pld`` (``DensePLDPmf``,
+:mod:`shuffledp.accounting.views.binned` and lets ``dp_accounting.pld`` (``DensePLDPmf``,
 ``PrivacyLossDistribution.self_compose`` / ``compose``) do the convolutions (FFT with Chernoff-bounded
 truncation, whose truncated right tail it moves to the infinity mass in pessimistic mode).
 
@@ -54,8 +54,8 @@ from dp_accounting.pld import pld_pmf
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
-from shuffledp.accounting._base import MAX_K, BoundKind, ShuffleSetting
-from shuffledp.accounting._pld_views import BinnedView, clones_view, strong_view, weak_view, worst_views
+from shuffledp.accounting.accountants.base import MAX_K, BoundKind, ShuffleSetting
+from shuffledp.accounting.views.binned import BinnedView, clones_view, strong_view, weak_view, worst_views
 
 __all__ = [
     "COMPOSABLE",
@@ -184,7 +184,7 @@ def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL) -> lis
 class ComposedAccountant:
     """delta(eps) and eps(delta) of accountant ``name`` after the given rounds (see module docstring).
 
-    Mirrors :class:`~shuffledp.accounting._base.Accountant` (``log_delta_for_epsilon``,
+    Mirrors :class:`~shuffledp.accounting.accountants.base.Accountant` (``log_delta_for_epsilon``,
     ``delta_for_epsilon``, ``epsilon_for_delta``, ``name``, ``kind``).
     """
 

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real
-from shuffledp.accounting._base import BoundKind
+from shuffledp.accounting.accountants.base import BoundKind
 
 __all__ = ["BracketedMixin"]
 
@@ -32,7 +32,7 @@ _LOG_BEYOND_PROMISE = -700.0
 
 
 class BracketedMixin:
-    """Mixin for :class:`shuffledp.accounting._base.Accountant` subclasses with certified windows."""
+    """Mixin for :class:`shuffledp.accounting.accountants.base.Accountant` subclasses with certified windows."""
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - abstract
         raise NotImplementedError

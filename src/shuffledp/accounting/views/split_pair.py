@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc
 
-from shuffledp.accounting._binomial_excess import _beta_continued_fraction  # shared Lentz CF
+from shuffledp.accounting.numerics.binomial import _beta_continued_fraction  # shared Lentz CF
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_expm1, logsumexp
 
 __all__ = ["log_split_pair_delta", "log_split_pair_delta_direct", "MAX_USERS", "check_size"]

@@ -1,4 +1,4 @@
-"""The weak adversary's view summed row by row (the machinery of :mod:`shuffledp.accounting.weak_adversary`).
+"""The weak adversary's view summed row by row (the machinery of :mod:`shuffledp.accounting.accountants.weak_adversary`).
 
 Rows are the totals S of blanket reports on {x0, x1} (with A | S and M | S); each row's window, its
 certified remainders (Bernstein / Chernoff / geometric bounds of the left-out mass, all *added*: the
@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import numpy as np
 from shuffledp._numerics import log1mexp, logsumexp
-from shuffledp.accounting._chernoff import ChernoffBound
-from shuffledp.accounting._binomial_excess import (
+from shuffledp.accounting.numerics.chernoff import ChernoffBound
+from shuffledp.accounting.numerics.binomial import (
     high_part,
     log_excess_above_bound,
     log_excess_below,

@@ -1,7 +1,7 @@
 """Certified Chernoff (moment-generating-function) bounds on the weak adversary's delta.
 
 With (A, C, M, R) ~ Mult(n; q, q, (k - 2) q, 1 - gamma) (the counts of the view, see
-:mod:`shuffledp.accounting.weak_adversary`) the privacy-loss excess is
+:mod:`shuffledp.accounting.accountants.weak_adversary`) the privacy-loss excess is
 
     n delta(eps) = E[X_+],   X = lambda A - c_S - nu M = alpha A - gamma' C - nu M,
     alpha = e^eps0 - e^eps,  gamma' = e^(eps + eps0) - 1,  nu = e^eps - 1,

@@ -4,7 +4,7 @@ For k = 2 the delta of the dataset "j of the other n - 1 users hold x0" is F(j) 
 
     G(a, l) = H_{e^eps}(S + Bern(p) || S + Bern(q)),   S = Bin(a, p) + Bin(l, q)
 
-(see :mod:`shuffledp.accounting.binary_worst_case`). Adding an independent user to S is post-processing,
+(see :mod:`shuffledp.accounting.accountants.binary_worst_case`). Adding an independent user to S is post-processing,
 so G is non-increasing in a and in l, and for every j in a block [a, b]
 
     F(j) = G(j, n - 1 - j) <= G(a, n - 1 - b)
@@ -49,7 +49,7 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting._binomial_excess import LogPmfRange, log_sf, log_window
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf, log_window
 
 __all__ = ["PairSum", "large_forward_delta"]
 

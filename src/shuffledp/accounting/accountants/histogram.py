@@ -1,6 +1,6 @@
 """Delta of the full shuffled k-RR histogram: exact for one dataset, and a lower bound for many.
 
-Setting as in :mod:`shuffledp.accounting._base`: u holds x0 in D(x0) and x1 in D(x1); ``n_x0`` of
+Setting as in :mod:`shuffledp.accounting.accountants.base`: u holds x0 in D(x0) and x1 in D(x1); ``n_x0`` of
 the other n - 1 users hold x0. k-RR reports the true value w.p. p = e^eps0/(e^eps0 + k - 1) and each
 other value w.p. q = 1/(e^eps0 + k - 1). Values are numbered x0 = 0, x1 = 1, x2 = 2, ...
 
@@ -40,8 +40,8 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf, logsumexp
 from shuffledp._validation import check_choice
-from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting.biswas import DIRECTIONS, SingleBinLaw, check_size
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.accountants.biswas import DIRECTIONS, SingleBinLaw, check_size
 
 __all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS"]
 

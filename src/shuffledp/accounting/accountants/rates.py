@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp._numerics import log_expm1
-from shuffledp.accounting._base import Accountant, BoundKind
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
 
 __all__ = ["RateErlingsson", "RateBalle", "RateFeldman", "TABLE2_EPSILON_LOCAL"]
 

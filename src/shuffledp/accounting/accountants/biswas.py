@@ -61,7 +61,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_choice
-from shuffledp.accounting._base import Accountant, BoundKind
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
 
 __all__ = ["BiswasPrinted", "BiswasExact", "SingleBinLaw", "DIRECTIONS", "MAX_USERS"]
 

@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp._numerics import log1mexp
-from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._split_pair import check_size, log_split_pair_delta, log_split_pair_delta_direct
-from shuffledp.accounting.blanket import krr_blanket_logs
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.views.split_pair import check_size, log_split_pair_delta, log_split_pair_delta_direct
+from shuffledp.accounting.accountants.blanket import krr_blanket_logs
 
 __all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "clones_pair_parameters"]
 
@@ -43,7 +43,7 @@ _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
 def clones_pair_parameters(epsilon_local: float, n_users: int, k: int | None = None) -> dict:
     """Parameters of the clones split pair (generic when ``k`` is None, k-RR otherwise), in logs.
 
-    Returns keyword arguments for :func:`~shuffledp.accounting._split_pair.log_split_pair_delta` plus
+    Returns keyword arguments for :func:`~shuffledp.accounting.views.split_pair.log_split_pair_delta` plus
     ``log_weight``: the log factor multiplying the divergence (0 for the generic pair).
     """
     log_alpha = -float(np.logaddexp(0.0, -epsilon_local))  # e^eps0 / (e^eps0 + 1)
@@ -93,7 +93,7 @@ class FeldmanClosed(Accountant):
 class FeldmanNumerical(Accountant):
     """Exact hockey-stick divergence of Feldman et al.'s generic clones pair (Thm 3.2).
 
-    Refuses n > 10^10 (:data:`~shuffledp.accounting._split_pair.MAX_USERS`; work ~ sqrt(n) per
+    Refuses n > 10^10 (:data:`~shuffledp.accounting.views.split_pair.MAX_USERS`; work ~ sqrt(n) per
     epsilon); exact for every finite eps0 and eps (no clamping of e^eps).
     """
 

@@ -15,7 +15,7 @@ of eps0-LDP reports), delta = 0 is also valid for eps >= eps0, and the Section 5
   users who drew x0 resp. x1 from the blanket (trinomial, n - 1 trials, probabilities gamma/k each).
   Hence ``delta(eps) = (1 - gamma) * H_{e^eps}((A + 1, C) || (A, C + 1))``, the same in both
   directions (A and C are exchangeable). With S = A + C ~ Bin(n - 1, 2 gamma / k) and A | S ~
-  Bin(S, 1/2) this is the split pair of :mod:`shuffledp.accounting._split_pair` with alpha = 1,
+  Bin(S, 1/2) this is the split pair of :mod:`shuffledp.accounting.views.split_pair` with alpha = 1,
   evaluated exactly in O(n) (a few ms per epsilon at n = 10^6). Not capped by the eps0-DP bound: it
   is the adversary's exact delta, which stays positive for every eps (the view (A + 1, 0) has
   infinite privacy loss).
@@ -49,8 +49,8 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
-from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._split_pair import check_size, log_split_pair_delta
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.views.split_pair import check_size, log_split_pair_delta
 
 __all__ = [
     "StrongAdversary",
@@ -93,7 +93,7 @@ def krr_blanket_logs(epsilon_local: float, k: int) -> dict[str, float]:
 class StrongAdversary(Accountant):
     """Exact delta of Balle et al.'s Thm 3.1 adversary (Koskela et al. 2021, eq. (4.3)); see module.
 
-    Refuses n > 10^10 (:data:`~shuffledp.accounting._split_pair.MAX_USERS`; work ~ sqrt(n) per
+    Refuses n > 10^10 (:data:`~shuffledp.accounting.views.split_pair.MAX_USERS`; work ~ sqrt(n) per
     epsilon). delta(eps = inf) > 0, so ``epsilon_for_delta`` refuses targets below it.
     """
 

@@ -24,7 +24,7 @@ directions. The differing user u holds x0 in D and x1 in D'; the family is:
   t'_s = (s + (n - s) e^-eps0 - n e^(eps - eps0)) / (1 - e^(-2 eps0)).
   "All on x1" in one direction equals "all on x0" in the other, so both directions cover both datasets.
 
-Every sum over s is one closed-form expected excess per s (:mod:`shuffledp.accounting._binomial_excess`),
+Every sum over s is one closed-form expected excess per s (:mod:`shuffledp.accounting.numerics.binomial`),
 over a window of s around the mean widened on each side until its edge term is e^-40 below the
 largest term (the terms are unimodal in s; each widening step is sized from the slope of the log
 terms at that edge, so the window ends a little beyond that point instead of doubling); what lies outside only makes the true value larger, so it
@@ -46,11 +46,11 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, logsumexp
-from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._binomial_excess import LogPmfRange, log_excess_above, log_excess_below
-from shuffledp.accounting._bracketed import BracketedMixin
-from shuffledp.accounting._chernoff import ChernoffBound
-from shuffledp.accounting.weak_adversary import check_epsilon_local_finite, krr_view_logs
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_excess_below
+from shuffledp.accounting.numerics.remainder import BracketedMixin
+from shuffledp.accounting.numerics.chernoff import ChernoffBound
+from shuffledp.accounting.accountants.weak_adversary import check_epsilon_local_finite, krr_view_logs
 
 __all__ = ["WorstCaseLower", "FAMILY"]
 

@@ -23,7 +23,7 @@ Views (n users, eps0, k; gamma = k / (e^eps0 + k - 1), q_k = 1 / (e^eps0 + k - 1
   With x the first coordinate, L = log((alpha x + (1 - alpha)(c + 1 - x)) / (alpha (c + 1 - x) +
   (1 - alpha) x)). Generic pair: r = e^-eps0, weight 1; k-RR pair (``clones-krr``): r = 2 q_k, and
   with probability 1 - (e^eps0 + 1) q_k both views are equal (loss 0).
-* ``weak`` (Koskela et al. Def. 3, Thm 4; :mod:`shuffledp.accounting.weak_adversary`):
+* ``weak`` (Koskela et al. Def. 3, Thm 4; :mod:`shuffledp.accounting.accountants.weak_adversary`):
   P(a, c, m) = Mult_n(a, c, m)(j + beta a) / n, Q with c for a, j = a + c + m. **Reduction**: with
   s = a + c, d = a - c, L = sign(d) log1p(beta |d| / (s + m + beta min(a, c))), which for fixed (s, a)
   is monotone in m. So for each (s, a) the m-window splits into the few runs of consecutive m that share
@@ -31,7 +31,7 @@ Views (n users, eps0, k; gamma = k / (e^eps0 + k - 1), q_k = 1 / (e^eps0 + k - 1
   run's mass is a difference of the prefix sums of pmf(m) and m pmf(m) of M | s ~ Bin(n - s, rho),
   rho = (k - 2) / (e^eps0 + k - 3) -- computed once per s. Work ~ (#(s, a) pairs) x (runs per pair)
   instead of the 3-D sum: about 2e7 pairs and 3 runs each at n = 10^6, k = 4, Delta = 1e-5.
-* ``worst-none`` / ``worst-all-x0`` (the datasets of :class:`~shuffledp.accounting.worst_case.WorstCaseLower`):
+* ``worst-none`` / ``worst-all-x0`` (the datasets of :class:`~shuffledp.accounting.accountants.worst_case.WorstCaseLower`):
   exact (h_x0, h_x1) marginals of the real shuffled histogram for explicit datasets -- lower bounds.
   "none": P(a, c) = Tri_n(a, c)(e^eps0 a + c + rho (n - s)) / n, Q the swap; "all on x0":
   P = Mult_n(a, c) with probabilities (e^eps0 q_k, q_k), Q = P (c e^eps0 + a e^-eps0 + n - s) / n
@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from shuffledp._numerics import log_binom_pmf_loader
-from shuffledp.accounting._binomial_excess import log_sf
+from shuffledp.accounting.numerics.binomial import log_sf
 
 __all__ = ["BinnedView", "strong_view", "clones_view", "weak_view", "worst_views", "window_half_width"]
 

@@ -37,7 +37,7 @@ from scipy.special import gammaln
 
 from shuffledp._numerics import logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
-from shuffledp.accounting._base import Accountant, BoundKind
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
 
 __all__ = ["GirgisRDP", "GirgisRDPSimple", "rdp_to_log_delta", "rdp_to_epsilon", "MAX_ORDER"]
 

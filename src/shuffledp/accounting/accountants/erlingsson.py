@@ -10,14 +10,14 @@ UPPER bound for all neighbouring datasets (replace-one), both directions. Outsid
 returns the trivial delta = 1 (n < 1000, eps0 > 1/2, or the formula's delta above 1/100), and
 delta = 0 for eps >= eps0 (the shuffle of eps0-LDP reports is eps0-DP). The same exponential with
 constant 1, *without* these conditions, is the paper's Table II column [11]: see
-:mod:`shuffledp.accounting.rates`.
+:mod:`shuffledp.accounting.accountants.rates`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from shuffledp.accounting._base import Accountant, BoundKind
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
 
 __all__ = ["Erlingsson", "MAX_EPSILON_LOCAL", "MIN_USERS", "MAX_DELTA"]
 

@@ -34,7 +34,7 @@ every dataset (both directions) on all tiny cases: equal to 1e-9.
 
 **Large n (k = 2, :data:`MAX_USERS_K2` < n <= :data:`MAX_USERS_K2_LARGE`).** The convolutions above cost
 O(n) per block (an epsilon search took ~1 min at n = 10^5, eps0 = 0.5), so above ``MAX_USERS_K2`` the
-same branch and bound runs over cheaper bounds (:mod:`shuffledp.accounting._pair_sum`): each block's
+same branch and bound runs over cheaper bounds (:mod:`shuffledp.accounting.views.pair_sum`): each block's
 bound is the delta of Bin(a, p) + Bin(n - 1 - b, q) + Bin(beta_min, 1/2) (a lower quantile beta_min of
 the block's blanket count, which can only overstate: fewer blanket reports is less noise) plus the
 probability of fewer, computed in O(sqrt(n)) from closed-form binomial pieces, and the search stops at
@@ -57,11 +57,11 @@ import math
 
 import numpy as np
 
-from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._binomial_excess import log_window
-from shuffledp.accounting._bracketed import BracketedMixin
-from shuffledp.accounting._pair_sum import large_forward_delta
-from shuffledp.accounting.weak_adversary import WeakAdversary, check_epsilon_local_finite
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.binomial import log_window
+from shuffledp.accounting.numerics.remainder import BracketedMixin
+from shuffledp.accounting.views.pair_sum import large_forward_delta
+from shuffledp.accounting.accountants.weak_adversary import WeakAdversary, check_epsilon_local_finite
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "binary_forward_delta"]
 

@@ -4,7 +4,7 @@ The adversary (Koskela, Heikkila, Honkela 2021, Def. 3 and Thm 4) sees the shuff
 of the other n - 1 users and which of them drew their report from the blanket (k-RR as a mixture:
 with probability gamma = k / (e^eps0 + k - 1) a user reports a uniform value, otherwise its own). It
 does *not* learn whether the differing user drew from the blanket (the strong adversary of
-:class:`shuffledp.accounting.blanket.StrongAdversary` does). It sees more than the analyst, so its
+:class:`shuffledp.accounting.accountants.blanket.StrongAdversary` does). It sees more than the analyst, so its
 delta bounds the histogram's delta for every pair of neighbouring datasets (replace-one) in both
 directions. Against brute force over every dataset (483 tiny cases, n = 2..8, k = 2..4) it equals the
 true worst case to 12 digits in 280 and exceeds it by up to 41% in the others (tests, reproduction notes).
@@ -33,14 +33,14 @@ C are exchangeable).
 (i) a *high* range where nu M cannot exceed lambda a - c_s except with negligible probability: there
 E_M[(.)_+] = lambda a - c_s - nu E[M] up to a certified remainder, summed over a in closed form;
 (ii) a *middle* range summed term by term with the exact expected excess E[(tau - M)_+] of the
-binomial M (:mod:`shuffledp.accounting._binomial_excess`); (iii) a *low* range bounded by its largest
+binomial M (:mod:`shuffledp.accounting.numerics.binomial`); (iii) a *low* range bounded by its largest
 term times its probability. Windows reach K^2 / 2 nats below the modes of S, A and M; everything outside
 them is bounded above with exact binomial tails. The dropped mass is *added* to the returned delta
 (so it stays an upper bound), and K grows until that certified remainder is below 1e-11 of the sum
 (or K reaches 40: windows then reach e^-800 below each mode; below that the remainder is capped by
 the strong adversary's exact delta, itself an upper bound on the weak one). The totals S outside the
 window and the low range of each row are bounded with Chernoff (moment-generating-function) bounds
-that fall with delta (:mod:`shuffledp.accounting._chernoff`), so the window stays at K = 8 down to
+that fall with delta (:mod:`shuffledp.accounting.numerics.chernoff`), so the window stays at K = 8 down to
 delta ~ 1e-19 at n = 10^6. The same bound on the whole delta decides "delta <= target" without the
 sum when it already meets the target, and is returned as the (certified) value when it is below
 e^-700 -- which bounds the work at n = 10^8 for epsilons far in the tail (seconds, not minutes). Windows are defined on
@@ -57,11 +57,11 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp._numerics import log_sub
-from shuffledp.accounting._base import Accountant, BoundKind
-from shuffledp.accounting._bracketed import BracketedMixin
-from shuffledp.accounting._chernoff import ChernoffBound
-from shuffledp.accounting._weak_rows import _LOG_NEGLIGIBLE, _WeakRows, krr_view_logs
-from shuffledp.accounting.blanket import StrongAdversary
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.remainder import BracketedMixin
+from shuffledp.accounting.numerics.chernoff import ChernoffBound
+from shuffledp.accounting.views.weak_rows import _LOG_NEGLIGIBLE, _WeakRows, krr_view_logs
+from shuffledp.accounting.accountants.blanket import StrongAdversary
 
 __all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
 
@@ -160,7 +160,7 @@ class WeakAdversary(BracketedMixin, Accountant):
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """As in the mixin, with two shortcuts and a cap.
 
-        Shortcuts (certified, :mod:`shuffledp.accounting._chernoff`): when the Chernoff bound on delta is
+        Shortcuts (certified, :mod:`shuffledp.accounting.numerics.chernoff`): when the Chernoff bound on delta is
         already <= ``log_target`` the question is decided without the exact sum, and when it is below
         e^-700 (outside the accuracy promise) it is returned as the value (sum -inf, remainder = bound).
         Cap: where the certified remainder is not negligible (delta below about e^-800), the remainder

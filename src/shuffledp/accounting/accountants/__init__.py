@@ -1,0 +1,1 @@
+"""Accountants: thin classes stating name, kind, scope, reference, label and colour, delegating to views."""
