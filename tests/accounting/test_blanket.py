@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.accounting.accountants.blanket import krr_blanket_logs, strong_adversary_log_delta_direct
+from shuffledp.accounting.accountants.blanket import strong_adversary_log_delta_direct
 
 BLANKET_NAMES = [
     "strong-adversary",
@@ -114,16 +114,6 @@ def test_strong_adversary_large_n_is_finite_and_in_range():
 def test_strong_adversary_direct_rejects_unknown_direction():
     with pytest.raises(ValueError, match=r"`direction` must be one of 'x0\|x1', 'x1\|x0'; got 'up'"):
         strong_adversary_log_delta_direct([0.1], epsilon_local=1.0, n_users=5, k=3, direction="up")
-
-
-def test_krr_blanket_logs_match_definitions():
-    for eps0, k in [(0.01, 2), (1.0, 3), (2.0, 10), (0.49, 408)]:
-        logs = krr_blanket_logs(eps0, k)
-        gamma = k / (math.exp(eps0) + k - 1)
-        assert math.isclose(math.exp(logs["log_gamma"]), gamma, rel_tol=1e-12)
-        assert math.isclose(math.exp(logs["log_1mgamma"]), 1 - gamma, rel_tol=1e-12)
-        assert math.isclose(math.exp(logs["log_r"]), 2 * gamma / k, rel_tol=1e-12)
-        assert math.isclose(math.exp(logs["log_1mr"]), 1 - 2 * gamma / k, rel_tol=1e-9)
 
 
 # ---------------------------------------------------------------- closed forms, by hand

@@ -5,6 +5,13 @@ at commit b5277a5, before the accounting package was reorganised into layers (nu
 accountants -> tools); any change to a number, a message or an exit status fails here. Every
 single-round call at n <= 1,000 and the compositions at n = 1,000 run by default; the whole grid
 (n = 10^6 and every composition, ~10 minutes) runs with ``SHUFFLEDP_FULL_GRID=1``.
+
+One deliberate exception: the composed (``--compositions 10``) epsilons may move by 1e-9 relative.
+Before the move, the binned views of the composition layer computed log(1 - 2q) as log1p(-2q) while
+the exact views used the cancellation-free log((e^eps0 + k - 3) / (e^eps0 + k - 1)); both now read
+the one value of :class:`~shuffledp.accounting.params.KrrParams`, which moves composed epsilons by up
+to ~2e-11 relative (9 of the 56 compositions at n <= 1,000), 10^-7 of the discretisation error T x Delta
+= 1e-4 that a composed epsilon carries anyway. Everything else must match to the last character.
 """
 
 from __future__ import annotations
@@ -44,4 +51,12 @@ def test_every_recorded_accountant_is_still_registered():
 
 @pytest.mark.parametrize("key,argv", list(_selected()), ids=lambda value: value if isinstance(value, str) else "")
 def test_cli_output_unchanged(key, argv):
-    assert cli_grid.run(argv) == RECORDED[key]
+    got, recorded = cli_grid.run(argv), RECORDED[key]
+    if key.endswith("T=10") and got["status"] == recorded["status"] == 0:
+        ours, theirs = json.loads(got["stdout"]), json.loads(recorded["stdout"])
+        assert [row["eps"] for row in ours] == pytest.approx([row["eps"] for row in theirs], rel=1e-9, abs=0.0)
+        for row in ours + theirs:
+            row.pop("eps")
+        assert ours == theirs and got["stderr"] == recorded["stderr"]
+    else:
+        assert got == recorded

@@ -21,54 +21,15 @@ directions that label holds (:attr:`Accountant.scope`). Tests hold each label to
 from __future__ import annotations
 
 import abc
-import enum
 import math
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
+from shuffledp._validation import check_probability, check_real_array
+from shuffledp.accounting.params import MAX_K, MAX_N_USERS, BoundKind, ShuffleSetting
 
 __all__ = ["BoundKind", "ShuffleSetting", "Accountant", "MAX_N_USERS", "MAX_K"]
-
-#: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
-MAX_N_USERS = 10**15
-#: largest domain size accepted (k - 1 and k - 2 stay exact floats)
-MAX_K = 10**15
-
-
-class BoundKind(enum.Enum):
-    """What an accountant's delta is, relative to the true (tight) delta it targets."""
-
-    AS_PRINTED = "as printed"  # a formula exactly as printed in a paper, right or wrong
-    EXACT = "exact"  # the tight delta for the stated dataset(s) and direction(s)
-    UPPER = "upper bound"  # >= the tight delta for every dataset in its scope
-    LOWER = "lower bound"  # <= the tight delta of the full histogram for datasets in its scope
-    RATE = "asymptotic rate"  # an order-of-magnitude rate with constant 1; not a bound
-
-
-@dataclass(frozen=True)
-class ShuffleSetting:
-    """Validated parameters of the shuffled k-RR histogram query."""
-
-    epsilon_local: float
-    n_users: int
-    k: int
-    n_x0: int | None = None
-
-    def __post_init__(self):
-        object.__setattr__(
-            self,
-            "epsilon_local",
-            check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
-        )
-        object.__setattr__(self, "n_users", check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS))
-        object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
-        if self.n_x0 is not None:
-            object.__setattr__(
-                self, "n_x0", check_integer(self.n_x0, "n_x0", low=0, high=self.n_users - 1)
-            )
 
 
 class Accountant(abc.ABC):

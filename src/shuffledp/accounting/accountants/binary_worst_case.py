@@ -62,6 +62,7 @@ from shuffledp.accounting.numerics.binomial import log_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.pair_sum import large_forward_delta
 from shuffledp.accounting.accountants.weak_adversary import WeakAdversary, check_epsilon_local_finite
+from shuffledp.accounting.params import KrrParams
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "binary_forward_delta"]
 
@@ -131,8 +132,8 @@ class _Block:
 def binary_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
                          relative_stop: float = _RELATIVE_STOP) -> tuple[float, float, int]:
     """(certified upper bound on max_j F(j), largest F(j) evaluated, its j) for k = 2 (module doc)."""
-    log_den = float(np.logaddexp(epsilon_local, 0.0))
-    log_p, log_q = epsilon_local - log_den, -log_den
+    krr = KrrParams.of(epsilon_local, 2)
+    log_p, log_q = krr.log_p, krr.log_q
     p, q = math.exp(log_p), math.exp(log_q)
     cache = {} if cache is None else cache
 

@@ -62,6 +62,7 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.params import KrrParams
 
 __all__ = ["BiswasPrinted", "BiswasExact", "SingleBinLaw", "DIRECTIONS", "MAX_USERS"]
 
@@ -119,11 +120,9 @@ class SingleBinLaw:
         self.max_reverse_loss = epsilon_local if k == 2 else float(np.logaddexp(epsilon_local, math.log(k - 2))) - math.log(k - 1)
         self.a = n_x0
         self.big_n = n_users - n_x0  # N: users off x0 under D(x1), u included
-        log_denominator = np.logaddexp(epsilon_local, math.log(k - 1))
-        self.log_p = epsilon_local - log_denominator
-        self.log_q = -log_denominator
-        self.log_1mp = math.log(k - 1) - log_denominator
-        self.log_1mq = float(np.logaddexp(epsilon_local, math.log(k - 2)) if k > 2 else epsilon_local) - log_denominator
+        krr = KrrParams.of(epsilon_local, k)
+        log_denominator = krr.log_den
+        self.log_p, self.log_q, self.log_1mp, self.log_1mq = krr.log_p, krr.log_q, krr.log_1mp, krr.log_1mq
         # kappa_2 = (k-1)/(e^eps0 + k - 2); e^eps0 - kappa_2 > 0
         self.log_kappa2 = math.log(k - 1) - (self.log_1mq + log_denominator)
         with np.errstate(over="ignore"):  # log kappa_2 - eps0 = -inf for eps0 > 9e307: the gap is e^eps0

@@ -50,6 +50,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.split_pair import check_size, log_split_pair_delta
 
 __all__ = [
@@ -59,35 +60,10 @@ __all__ = [
     "BalleHoeffdingKRR",
     "BalleBennettGeneric",
     "BalleBennettKRR",
-    "krr_blanket_logs",
     "strong_adversary_log_delta_direct",
 ]
 
 _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
-
-
-def krr_blanket_logs(epsilon_local: float, k: int) -> dict[str, float]:
-    """Logs of the k-RR blanket quantities, computed without cancellation.
-
-    gamma = k / (e^eps0 + k - 1) (blanket probability), 1 - gamma = (e^eps0 - 1) / (e^eps0 + k - 1),
-    q = gamma / k = 1 / (e^eps0 + k - 1) (probability of each non-true value),
-    r = 2 q and 1 - r = (e^eps0 + k - 3) / (e^eps0 + k - 1).
-    """
-    log_denominator = float(np.logaddexp(epsilon_local, np.log(k - 1.0)))
-    log_expm1_e0 = float(log_expm1(epsilon_local))
-    if k == 2:
-        log_numerator_1mr = log_expm1_e0
-    elif k == 3:
-        log_numerator_1mr = float(epsilon_local)
-    else:
-        log_numerator_1mr = float(np.logaddexp(epsilon_local, np.log(k - 3.0)))
-    return {
-        "log_gamma": float(np.log(k)) - log_denominator,
-        "log_1mgamma": log_expm1_e0 - log_denominator,
-        "log_q": -log_denominator,
-        "log_r": float(np.log(2.0)) - log_denominator,
-        "log_1mr": log_numerator_1mr - log_denominator,
-    }
 
 
 class StrongAdversary(Accountant):
@@ -112,11 +88,11 @@ class StrongAdversary(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         s = self.setting
-        logs = krr_blanket_logs(s.epsilon_local, s.k)
+        logs = KrrParams.of(s.epsilon_local, s.k)
         inner = log_split_pair_delta(
-            epsilons, n_trials=s.n_users - 1, log_r=logs["log_r"], log_1mr=logs["log_1mr"]
+            epsilons, n_trials=s.n_users - 1, log_r=logs.log_2q, log_1mr=logs.log_1m2q
         )
-        return np.minimum(0.0, logs["log_1mgamma"] + inner)
+        return np.minimum(0.0, logs.log_1mgamma + inner)
 
 
 def strong_adversary_log_delta_direct(epsilons, *, epsilon_local: float, n_users: int, k: int,
@@ -133,7 +109,7 @@ def strong_adversary_log_delta_direct(epsilons, *, epsilon_local: float, n_users
     from shuffledp._numerics import logsumexp
 
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    logs = krr_blanket_logs(epsilon_local, k)
+    logs = KrrParams.of(epsilon_local, k)
     n_trials = n_users - 1
     a = np.arange(n_trials + 2, dtype=float)[:, None]
     c = np.arange(n_trials + 2, dtype=float)[None, :]
@@ -143,7 +119,7 @@ def strong_adversary_log_delta_direct(epsilons, *, epsilon_local: float, n_users
         xs, ys = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
         rest = n_trials - xs - ys
         value = (gammaln(n_trials + 1.0) - gammaln(xs + 1.0) - gammaln(ys + 1.0) - gammaln(rest + 1.0)
-                 + (xs + ys) * logs["log_q"] + np.where(rest > 0, rest * logs["log_1mr"], 0.0))
+                 + (xs + ys) * logs.log_q + np.where(rest > 0, rest * logs.log_1m2q, 0.0))
         return np.where(valid, value, -np.inf)
 
     log_p = log_trinomial(a - 1.0, c)
@@ -158,7 +134,7 @@ def strong_adversary_log_delta_direct(epsilons, *, epsilon_local: float, n_users
             gap = eps + log_q - log_p
             positive = np.isfinite(log_p) & (gap < 0)
             terms = np.where(positive, log_p + log1mexp(np.where(positive, gap, -1.0)), -np.inf)
-        out[i] = min(0.0, logs["log_1mgamma"] + float(logsumexp(terms.ravel())))
+        out[i] = min(0.0, logs.log_1mgamma + float(logsumexp(terms.ravel())))
     return out
 
 
@@ -173,7 +149,7 @@ class BalleBlanket(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         s = self.setting
-        log_gamma = krr_blanket_logs(s.epsilon_local, s.k)["log_gamma"]
+        log_gamma = KrrParams.of(s.epsilon_local, s.k).log_gamma
         gamma = np.exp(log_gamma)
         effective = np.minimum(epsilons, 1.0)  # (1, delta)-DP implies (eps, delta)-DP for eps > 1
         valid = (s.n_users >= 2) & (gamma * (s.n_users - 1) * effective >= 27.0 * s.k)
@@ -200,8 +176,8 @@ class _BalleSection5(Accountant):
         s = self.setting
         if self.generic:  # Lemma 5.2: gamma >= e^-eps0 for every eps0-LDP randomizer
             return -s.epsilon_local, float(log1mexp(-s.epsilon_local))
-        logs = krr_blanket_logs(s.epsilon_local, s.k)
-        return logs["log_gamma"], logs["log_1mgamma"]
+        logs = KrrParams.of(s.epsilon_local, s.k)
+        return logs.log_gamma, logs.log_1mgamma
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
@@ -240,8 +216,8 @@ class _BalleHoeffding(_BalleSection5):
         if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2); log(2 sinh x) = x + log(1 - e^-2x)
             with np.errstate(over="ignore"):  # inf for eps + eps0 > 1.8e308: the bound is then trivially 1
                 return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
-        logs = krr_blanket_logs(e0, s.k)  # (1 - gamma) k (e^eps + 1), Lemma 5.7 (1)
-        return logs["log_1mgamma"] + np.log(s.k) + np.logaddexp(eps, 0.0)
+        logs = KrrParams.of(e0, s.k)  # (1 - gamma) k (e^eps + 1), Lemma 5.7 (1)
+        return logs.log_1mgamma + np.log(s.k) + np.logaddexp(eps, 0.0)
 
     def _log_bound(self, eps):
         n = float(self.setting.n_users)
@@ -277,14 +253,14 @@ class _BalleBennett(_BalleSection5):
             log_ratio = (eps - e0) + eps + rel_moment - 2.0 * rel_max
             log_max_over_gamma = e0 + rel_max + e0  # may be inf (then the bound is trivially 1)
             return log_beta, log_ratio, log_max_over_gamma
-        logs = krr_blanket_logs(e0, s.k)
+        logs = KrrParams.of(e0, s.k)
         # b+ = (1 - gamma) k - gamma (e^eps - 1) = gamma (e^eps0 - e^eps) > 0 for eps < eps0
         rel_max = log1mexp(eps - e0)  # log b+ = log gamma + eps0 + rel_max
         # sigma2 = gamma (2 - gamma)(e^eps - 1)^2 + (1 - gamma)^2 k (e^(2 eps) + 1) = e^(2 eps) W
-        log_2mgamma = float(np.log1p(np.exp(logs["log_1mgamma"])))  # log(2 - gamma)
+        log_2mgamma = float(np.log1p(np.exp(logs.log_1mgamma)))  # log(2 - gamma)
         log_w = np.logaddexp(
-            logs["log_gamma"] + log_2mgamma + 2.0 * log_1m_a,
-            2.0 * logs["log_1mgamma"] + np.log(s.k) + log_1p_m2,
+            logs.log_gamma + log_2mgamma + 2.0 * log_1m_a,
+            2.0 * logs.log_1mgamma + np.log(s.k) + log_1p_m2,
         )
         log_gamma_e0 = np.log(s.k) - np.logaddexp(0.0, np.log(s.k - 1.0) - e0)  # log gamma + eps0, no overflow
         log_beta = (log_gamma_e0 - eps) + rel_max + log_1m_a - log_w

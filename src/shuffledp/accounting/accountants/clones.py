@@ -33,7 +33,7 @@ import numpy as np
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.views.split_pair import check_size, log_split_pair_delta, log_split_pair_delta_direct
-from shuffledp.accounting.accountants.blanket import krr_blanket_logs
+from shuffledp.accounting.params import KrrParams
 
 __all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "clones_pair_parameters"]
 
@@ -51,9 +51,9 @@ def clones_pair_parameters(epsilon_local: float, n_users: int, k: int | None = N
     if k is None:
         log_r, log_1mr, log_weight = -epsilon_local, float(log1mexp(-epsilon_local)), 0.0
     else:
-        logs = krr_blanket_logs(epsilon_local, k)
-        log_r, log_1mr = logs["log_r"], logs["log_1mr"]
-        log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) + logs["log_q"])
+        logs = KrrParams.of(epsilon_local, k)
+        log_r, log_1mr = logs.log_2q, logs.log_1m2q
+        log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) + logs.log_q)
     return {
         "n_trials": n_users - 1,
         "log_r": log_r,

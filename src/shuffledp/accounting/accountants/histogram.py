@@ -49,13 +49,6 @@ __all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS"]
 MAX_USERS = 300
 
 
-def _krr_logs(epsilon_local: float, k: int) -> tuple[float, float, float]:
-    """log p, log q, log(1 - p - q) (the last -inf for k = 2)."""
-    log_denominator = float(np.logaddexp(epsilon_local, math.log(k - 1)))
-    log_rest = math.log(k - 2) - log_denominator if k > 2 else -np.inf
-    return epsilon_local - log_denominator, -log_denominator, log_rest
-
-
 def _joint_two_counts(groups) -> np.ndarray:
     """Log joint law of the counts (A, B) of reports in two bins, users added one at a time.
 
@@ -170,7 +163,8 @@ class HistogramExact(_HistogramAccountant):
         if k == 2:
             return None  # handled by the single-bin law below
         self._check_size()
-        log_p, log_q, log_rest = _krr_logs(s.epsilon_local, k)
+        krr = s.krr
+        log_p, log_q, log_rest = krr.log_p, krr.log_q, krr.log_rest
         others_rest = n - 1 - a
         # F[g0, g2]: others on x0 report x0 w.p. p, x2 w.p. q; others on x2 the reverse
         law = _joint_two_counts([(a, log_p, log_q, log_rest), (others_rest, log_q, log_p, log_rest)])
@@ -234,10 +228,11 @@ class HistogramPairLower(_HistogramAccountant):
         s = self.setting
         self._check_size()
         n, k, a = s.n_users, s.k, s.n_x0
-        log_p, log_q, log_rest = _krr_logs(s.epsilon_local, k)
+        krr = s.krr
+        log_p, log_q, log_rest = krr.log_p, krr.log_q, krr.log_rest
         # others off x0: on x1 when k = 2 (report x1 w.p. p), otherwise off x1 (x1 w.p. q)
         off_to_x1 = log_p if k == 2 else log_q
-        off_rest = -np.inf if k == 2 else float(np.log1p(-2.0 * math.exp(log_q)))
+        off_rest = -np.inf if k == 2 else krr.log_1m2q
         law = _joint_two_counts([(a, log_p, log_q, log_rest), (n - 1 - a, log_q, off_to_x1, off_rest)])
         size = n + 1
         g = np.full((size, size), -np.inf)

@@ -60,10 +60,11 @@ from shuffledp._numerics import log_sub
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
-from shuffledp.accounting.views.weak_rows import _LOG_NEGLIGIBLE, _WeakRows, krr_view_logs
+from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views.weak_rows import _LOG_NEGLIGIBLE, _WeakRows
 from shuffledp.accounting.accountants.blanket import StrongAdversary
 
-__all__ = ["WeakAdversary", "krr_view_logs", "MAX_EPSILON_LOCAL"]
+__all__ = ["WeakAdversary", "MAX_EPSILON_LOCAL"]
 
 #: e^(eps + eps0) with eps < eps0 must stay finite in double precision (the view is formed from it)
 MAX_EPSILON_LOCAL = 350.0
@@ -95,7 +96,7 @@ class WeakAdversary(BracketedMixin, Accountant):
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
-        self._logs = krr_view_logs(self.setting.epsilon_local, self.setting.k)
+        self._logs = KrrParams.of(self.setting.epsilon_local, self.setting.k)
         self._chernoff = ChernoffBound(n=self.setting.n_users, k=self.setting.k, epsilon_local=self.setting.epsilon_local)
 
     def _rows(self, K: float) -> _WeakRows:

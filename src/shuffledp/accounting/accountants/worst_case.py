@@ -50,7 +50,8 @@ from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_excess_below
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
-from shuffledp.accounting.accountants.weak_adversary import check_epsilon_local_finite, krr_view_logs
+from shuffledp.accounting.accountants.weak_adversary import check_epsilon_local_finite
+from shuffledp.accounting.params import KrrParams
 
 __all__ = ["WorstCaseLower", "FAMILY"]
 
@@ -95,7 +96,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
-        self._logs = krr_view_logs(self.setting.epsilon_local, self.setting.k)
+        self._logs = KrrParams.of(self.setting.epsilon_local, self.setting.k)
         # the weights of the sums over s do not depend on epsilon: cached across epsilons
         self._weights: dict[str, LogPmfRange] = {}
 
@@ -139,20 +140,20 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _member_none(self, eps):
         s_set, logs = self.setting, self._logs
         n = s_set.n_users
-        log_lam = logs["log_beta"] + float(np.logaddexp(0.0, eps))
-        rho = math.exp(logs["log_rho"])
+        log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))
+        rho = math.exp(logs.log_rho)
         half = math.log(0.5)
         c_per_s, extra = math.expm1(eps + s_set.epsilon_local), math.expm1(eps) * rho
         # t_s - s / 2 = nu (s ((e^eps0 + 1) / 2 - rho) + rho n) / lambda, without cancellation
         slope = 0.5 * (math.exp(s_set.epsilon_local) + 1.0) - rho
-        weight = self._weight("none", logs["log_2q"], logs["log_1m2q"])
+        weight = self._weight("none", logs.log_2q, logs.log_1m2q)
 
         def rows(s):
             t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
             d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
             return weight.of(s) + log_excess_above(t, s, half, half, d)
 
-        p = math.exp(logs["log_2q"])
+        p = math.exp(logs.log_2q)
         # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
         s_min = extra * n / (math.exp(log_lam) - c_per_s + extra) if extra > 0 else 0.0
         return self._sum_rows(rows, n, n * p, n * p * (1 - p), s_min) + log_lam - math.log(n)
@@ -160,9 +161,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _members_all_x0(self, eps):
         s_set = self.setting
         n, e0, k = s_set.n_users, s_set.epsilon_local, s_set.k
-        log_den = float(np.logaddexp(e0, math.log(k - 1.0)))
-        log_ppq = float(np.logaddexp(e0, 0.0)) - log_den  # p + q
-        log_rest = (math.log(k - 2.0) - log_den) if k > 2 else -np.inf  # 1 - p - q
+        krr = self._logs
+        log_ppq = float(np.logaddexp(e0, 0.0)) - krr.log_den  # p + q
+        log_rest = krr.log_rest  # 1 - p - q
+        # pi0 = e^eps0 / (e^eps0 + 1) (KrrParams.log_alpha), in the form it had when the CLI grid of
+        # tests/golden was recorded (its last bit differs from log_alpha's at some eps0)
         log_pi0, log_1mpi0 = e0 - float(np.logaddexp(e0, 0.0)), -float(np.logaddexp(e0, 0.0))
         denominator = -math.expm1(-2.0 * e0)  # 1 - e^(-2 eps0)
         log_scale = e0 + float(log1mexp(-2.0 * e0)) - math.log(n)  # log((e^eps0 - e^-eps0) / n)

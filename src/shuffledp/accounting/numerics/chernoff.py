@@ -30,6 +30,8 @@ import math
 
 import numpy as np
 
+from shuffledp.accounting.params import KrrParams
+
 __all__ = ["ChernoffBound"]
 
 _GRID = np.exp(np.linspace(math.log(1e-4), math.log(1e4), 65))
@@ -42,7 +44,7 @@ class ChernoffBound:
 
     def __init__(self, *, n: int, k: int, epsilon_local: float):
         self.n, self.k, self.e0 = int(n), int(k), float(epsilon_local)
-        self.log_q = -float(np.logaddexp(self.e0, math.log(k - 1.0)))
+        self.log_q = KrrParams.of(epsilon_local, k).log_q
         self.q = math.exp(self.log_q)
 
     def _coefficients(self, eps: float) -> tuple[float, float, float]:

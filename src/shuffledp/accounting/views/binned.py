@@ -50,6 +50,7 @@ import numpy as np
 
 from shuffledp._numerics import log_binom_pmf_loader
 from shuffledp.accounting.numerics.binomial import log_sf
+from shuffledp.accounting.params import KrrParams
 
 __all__ = ["BinnedView", "strong_view", "clones_view", "weak_view", "worst_views", "window_half_width"]
 
@@ -166,10 +167,8 @@ def _log_a_outside(s, log_w, lo, hi, log_s_out):
 
 def strong_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> BinnedView:
     """Binned view of the strong adversary (module docstring)."""
-    log_den = float(np.logaddexp(epsilon_local, math.log(k - 1.0)))
-    log_q = -log_den
-    log_1m2q = float(np.log1p(-2.0 * math.exp(log_q)))
-    log_1mgamma = float(np.log(np.expm1(epsilon_local))) - log_den
+    krr = KrrParams.of(epsilon_local, k)
+    log_q, log_1m2q, log_1mgamma = krr.log_q, krr.log_1m2q, krr.log_1mgamma
     bins = _Bins()
     gamma = -math.expm1(log_1mgamma)
     bins.add(np.array([0]), np.array([gamma]), np.array([gamma]))
@@ -198,16 +197,14 @@ def strong_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> B
 
 def clones_view(*, epsilon_local, n_users, k=None, interval, pessimistic, K=9.0) -> BinnedView:
     """Binned view of Feldman et al.'s clones pair (generic when ``k`` is None, k-RR otherwise)."""
-    log_alpha = -float(np.logaddexp(0.0, -epsilon_local))
-    log_1malpha = -float(np.logaddexp(0.0, epsilon_local))
+    log_alpha, log_1malpha = KrrParams.of(epsilon_local, 2).log_alpha, KrrParams.of(epsilon_local, 2).log_1malpha
     alpha, one_minus_alpha = math.exp(log_alpha), math.exp(log_1malpha)
     if k is None:
         log_r, log_1mr, log_weight = -epsilon_local, float(np.log(-np.expm1(-epsilon_local))), 0.0
     else:
-        log_den = float(np.logaddexp(epsilon_local, math.log(k - 1.0)))
-        log_r = math.log(2.0) - log_den
-        log_1mr = float(np.log1p(-math.exp(log_r)))
-        log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) - log_den)
+        krr = KrrParams.of(epsilon_local, k)
+        log_r, log_1mr = krr.log_2q, krr.log_1m2q
+        log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) - krr.log_den)
     weight = math.exp(log_weight)
     bins = _Bins()
     if weight < 1.0:
@@ -269,15 +266,8 @@ def weak_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Bin
     n = float(n_users)
     e0 = float(epsilon_local)
     beta = math.expm1(e0)
-    log_den = float(np.logaddexp(e0, math.log(k - 1.0)))
-    log_2q = math.log(2.0) - log_den
-    log_1m2q = float(np.log1p(-math.exp(log_2q)))
-    if k == 2:
-        rho, log_rho, log_1mrho = 0.0, -np.inf, 0.0
-    else:
-        log_den3 = e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))
-        log_rho, log_1mrho = math.log(k - 2.0) - log_den3, math.log(beta) - log_den3
-        rho = math.exp(log_rho)
+    krr = KrrParams.of(e0, k)
+    log_2q, log_1m2q, log_rho, log_1mrho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, krr.log_1mrho, krr.rho
     two_q = math.exp(log_2q)
     s_lo, s_hi = (float(v) for v in _window(n, two_q, K))
     s_all = np.arange(s_lo, s_hi + 1.0)
@@ -389,13 +379,12 @@ def worst_views(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> l
     in both directions). Exact marginals of the real histogram: their deltas are lower bounds."""
     n = float(n_users)
     e0 = float(epsilon_local)
-    log_den = float(np.logaddexp(e0, math.log(k - 1.0)))
+    krr = KrrParams.of(e0, k)
+    log_den = krr.log_den
     views = []
     if k >= 3:  # "none": S ~ Bin(n, 2q), A | S ~ Bin(S, 1/2)
-        log_2q = math.log(2.0) - log_den
-        log_den3 = e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))
-        rho = math.exp(math.log(k - 2.0) - log_den3)
-        s, log_w, a_lo, a_hi, _ = _split_pair_rows(n_users, log_2q, float(np.log1p(-math.exp(log_2q))), K)
+        rho = krr.rho
+        s, log_w, a_lo, a_hi, _ = _split_pair_rows(n_users, krr.log_2q, krr.log_1m2q, K)
         ss, a, pos = _rows(s, a_lo, a_hi)
         c = ss - a
         log_t = log_w[pos] + log_binom_pmf_loader(a, ss, _LOG_HALF, _LOG_HALF) - math.log(n)
@@ -408,7 +397,7 @@ def worst_views(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> l
         views.append(bins.view(interval, pessimistic, 0.0, 0.0, 0.0, True, "none"))
     # "all on x0": (h_x0, h_x1) ~ Mult_n with (e^eps0 q, q); S ~ Bin(n, (e^eps0 + 1) q), A | S ~ Bin(S, pi0)
     log_ppq = float(np.logaddexp(e0, 0.0)) - log_den
-    log_rest = (math.log(k - 2.0) - log_den) if k > 2 else -np.inf
+    log_rest = krr.log_rest
     log_pi0, log_1mpi0 = e0 - float(np.logaddexp(e0, 0.0)), -float(np.logaddexp(e0, 0.0))
     pi0 = math.exp(log_pi0)
     if k > 2:

@@ -50,6 +50,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf, log_window
+from shuffledp.accounting.params import KrrParams
 
 __all__ = ["PairSum", "large_forward_delta"]
 
@@ -212,8 +213,8 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
     block with the largest bound is split until that bound is within ``relative_stop`` of the largest
     single-dataset value or ``max_evaluations`` bounds were computed; the largest bound over the blocks
     then covering 0 .. n - 1 is returned (valid whenever the search stops)."""
-    log_den = float(np.logaddexp(epsilon_local, 0.0))
-    log_p, log_q = epsilon_local - log_den, -log_den
+    krr = KrrParams.of(epsilon_local, 2)
+    log_p, log_q = krr.log_p, krr.log_q
     cache = {} if cache is None else cache
 
     log_gamma = math.log(2.0) + log_q  # a user's report is uniform on {x0, x1} with probability 2q

@@ -12,6 +12,7 @@ import math
 import numpy as np
 from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
+from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.numerics.binomial import (
     high_part,
     log_excess_above_bound,
@@ -21,25 +22,6 @@ from shuffledp.accounting.numerics.binomial import (
     log_sf,
     log_sf_bound,
 )
-
-def krr_view_logs(epsilon_local: float, k: int) -> dict[str, float]:
-    """Logs of the quantities of the weak-adversary view (see the module docstring), without cancellation."""
-    e0 = float(epsilon_local)
-    log_den = float(np.logaddexp(e0, math.log(k - 1.0)))  # log(e^eps0 + k - 1)
-    log_beta = float(np.log(np.expm1(e0)))
-    if k == 2:
-        log_rho, log_1mrho = -np.inf, 0.0
-    else:
-        log_den3 = e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))  # log(e^eps0 + k - 3)
-        log_rho, log_1mrho = math.log(k - 2.0) - log_den3, log_beta - log_den3
-    return {
-        "log_2q": math.log(2.0) - log_den,
-        "log_1m2q": (log_beta if k == 2 else float(np.logaddexp(e0, math.log(k - 3.0))) if k > 3 else e0) - log_den,
-        "log_rho": log_rho,
-        "log_1mrho": log_1mrho,
-        "log_beta": log_beta,
-    }
-
 
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 
@@ -94,7 +76,7 @@ def _log_s_tail_mass(n, lo, hi, logs, log_weight_per_s, log_upper_row=None):
     log(2q (1 + beta / 2)). ``log_upper_row(s)``, if given, is a certified bound on the rows that is
     non-increasing in s; for the upper tail the smaller of the two bounds is used.
     """
-    l2q, l1m2q, lrho = logs["log_2q"], logs["log_1m2q"], logs["log_rho"]
+    l2q, l1m2q, lrho = logs.log_2q, logs.log_1m2q, logs.log_rho
     log_n = math.log(n)
     pieces = []
     if hi < n:  # S >= hi + 1
@@ -234,18 +216,18 @@ class _WeakRows:
     totals s, their weights, the M windows of the rows; :meth:`log_delta` evaluates one epsilon and
     :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
 
-    def __init__(self, *, n: int, k: int, epsilon_local: float, K: float, logs: dict):
+    def __init__(self, *, n: int, k: int, epsilon_local: float, K: float, logs: KrrParams):
         self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
-        self.s_lo, self.s_hi = (float(v) for v in _bernstein_window(n, logs["log_2q"], logs["log_1m2q"], K))
+        self.s_lo, self.s_hi = (float(v) for v in _bernstein_window(n, logs.log_2q, logs.log_1m2q, K))
         s = np.arange(int(self.s_lo), int(self.s_hi) + 1, dtype=float)
         self.s = s
-        self.log_w = log_pmf(s, n, logs["log_2q"], logs["log_1m2q"])
+        self.log_w = log_pmf(s, n, logs.log_2q, logs.log_1m2q)
         self.N_m = n - s
-        self.rho = math.exp(logs["log_rho"])
+        self.rho = math.exp(logs.log_rho)
         self.mu_m = self.N_m * self.rho
         self.beta = math.expm1(self.e0)
         self.s_kappa = s * (0.5 * self.beta + 1.0)
-        lrho, l1mrho = logs["log_rho"], logs["log_1mrho"]
+        lrho, l1mrho = logs.log_rho, logs.log_1mrho
         if self.rho == 0.0:
             self.m_lo = self.m_hi = self.mu_m
             self.log_below_mlo = None
@@ -257,16 +239,16 @@ class _WeakRows:
             self.m_lo, self.m_hi = _bernstein_window(self.N_m, lrho, l1mrho, K_row)
             self.log_below_mlo = log_sf_bound(self.N_m - self.m_lo + 1.0, self.N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
         self.a_bot, _ = _bernstein_window(s, math.log(0.5), math.log(0.5), K)
-        self.log_weight_per_s = float(np.logaddexp(logs["log_2q"], logs["log_beta"] + logs["log_2q"] - math.log(2.0)))
+        self.log_weight_per_s = float(np.logaddexp(logs.log_2q, logs.log_beta + logs.log_2q - math.log(2.0)))
 
     # ------------------------------------------------------------------ one epsilon, in three steps
     def _prepare(self, eps: float, high: bool = True) -> dict:
         """Everything of one epsilon except the middle ranges' sums (see the module docstring)."""
         logs, s = self.logs, self.s
-        log_lam = logs["log_beta"] + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
+        log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
         lam, nu, beta = math.exp(log_lam), math.expm1(eps), self.beta
         c_per_s = math.expm1(eps + self.e0)  # e^(eps + eps0) - 1
-        lrho, l1mrho = logs["log_rho"], logs["log_1mrho"]
+        lrho, l1mrho = logs.log_rho, logs.log_1mrho
         half = math.log(0.5)
         degenerate = self.rho == 0.0 or nu == 0.0  # M plays no role: E[(.)_+] is exact in closed form
         s_kappa = self.s_kappa
@@ -339,7 +321,7 @@ class _WeakRows:
 
     def _middle_direct(self, prep, rows, mid):
         """Middle ranges of ``rows`` (with a non-empty range) term by term with the exact expected excess."""
-        lrho, l1mrho = self.logs["log_rho"], self.logs["log_1mrho"]
+        lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
         counts = prep["counts"][rows]
         cum = np.cumsum(counts)
         boundaries = np.searchsorted(cum, np.arange(_CHUNK, int(cum[-1]), _CHUNK))
@@ -485,7 +467,7 @@ class _WeakRows:
             if p["counts"].sum():
                 active.append(p)
         if active:
-            lrho, l1mrho = self.logs["log_rho"], self.logs["log_1mrho"]
+            lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
             # the thresholds tau each row needs, over all epsilons: integer parts i = floor(tau)
             i_min = np.full(self.s.shape, np.inf)
             i_max = np.full(self.s.shape, -np.inf)
@@ -546,11 +528,11 @@ class _WeakRows:
 
 
 def weak_adversary_log_delta(eps: float, *, n: int, k: int, epsilon_local: float, K: float,
-                             logs: dict | None = None, chernoff: ChernoffBound | None = None) -> tuple[float, float]:
+                             logs: KrrParams | None = None, chernoff: ChernoffBound | None = None) -> tuple[float, float]:
     """(log of the summed delta, log of the certified bound on everything dropped) at one epsilon.
 
     See the module docstring and :class:`_WeakRows` (built here for one call)."""
-    logs = logs or krr_view_logs(epsilon_local, k)
+    logs = logs or KrrParams.of(epsilon_local, k)
     if eps >= epsilon_local:
         return -np.inf, -np.inf
     chernoff = chernoff or ChernoffBound(n=n, k=k, epsilon_local=epsilon_local)

@@ -1,0 +1,147 @@
+"""The parameters of the shuffled k-RR query, validated once and derived once (bottom layer of ``accounting``).
+
+* :class:`ShuffleSetting`: n users, local epsilon_0, domain size k, and the dataset (``n_x0``).
+* :class:`KrrParams`: every quantity of k-RR that a view uses, in logs, computed once without
+  cancellation and named the same in every module (docs/adding-an-accountant.md lists them).
+* :class:`BoundKind`: what an accountant's delta is relative to the tight delta it targets.
+
+k-RR with local epsilon_0 over k values reports its true value with probability
+p = e^eps0 / (e^eps0 + k - 1) and each other value with probability q = 1 / (e^eps0 + k - 1). As a
+mixture (Balle et al. 2019, Sec. 4), it reports a uniform value (the *blanket*) with probability
+gamma = k q and its true value otherwise; beta = e^eps0 - 1 = (p - q) / q.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shuffledp._numerics import log_expm1
+from shuffledp._validation import check_integer, check_real
+
+__all__ = ["BoundKind", "ShuffleSetting", "KrrParams", "MAX_N_USERS", "MAX_K"]
+
+#: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
+MAX_N_USERS = 10**15
+#: largest domain size accepted (k - 1 and k - 2 stay exact floats)
+MAX_K = 10**15
+
+
+class BoundKind(enum.Enum):
+    """What an accountant's delta is, relative to the true (tight) delta it targets."""
+
+    AS_PRINTED = "as printed"  # a formula exactly as printed in a paper, right or wrong
+    EXACT = "exact"  # the tight delta for the stated dataset(s) and direction(s)
+    UPPER = "upper bound"  # >= the tight delta for every dataset in its scope
+    LOWER = "lower bound"  # <= the tight delta of the full histogram for datasets in its scope
+    RATE = "asymptotic rate"  # an order-of-magnitude rate with constant 1; not a bound
+
+
+@dataclass(frozen=True)
+class ShuffleSetting:
+    """Validated parameters of the shuffled k-RR histogram query."""
+
+    epsilon_local: float
+    n_users: int
+    k: int
+    n_x0: int | None = None
+
+    def __post_init__(self):
+        object.__setattr__(
+            self,
+            "epsilon_local",
+            check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
+        )
+        object.__setattr__(self, "n_users", check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS))
+        object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
+        if self.n_x0 is not None:
+            object.__setattr__(
+                self, "n_x0", check_integer(self.n_x0, "n_x0", low=0, high=self.n_users - 1)
+            )
+
+    @property
+    def krr(self) -> "KrrParams":
+        return KrrParams.of(self.epsilon_local, self.k)
+
+
+def _log_beta(e0: float) -> float:
+    """log(e^eps0 - 1): log(expm1) where expm1 is finite (2 ulp), the overflow-free form beyond."""
+    return float(np.log(np.expm1(e0))) if e0 <= 700.0 else float(log_expm1(e0))
+
+
+@dataclass(frozen=True)
+class KrrParams:
+    """Every derived quantity of k-RR(eps0, k), in logs (see the module docstring for p, q, gamma, beta).
+
+    ``log_den`` = log(e^eps0 + k - 1); ``log_p``, ``log_q``, ``log_1mp``, ``log_1mq``; ``log_gamma``, ``log_1mgamma``;
+    ``log_beta``; ``log_2q`` and ``log_1m2q`` (a blanket report lands on x0 or x1: 2q, and its
+    complement (e^eps0 + k - 3) / (e^eps0 + k - 1)); ``log_rest`` = log(1 - p - q) = log((k - 2) q);
+    ``log_rho``, ``log_1mrho``: rho = (k - 2) / (e^eps0 + k - 3), the chance that a blanket report not
+    on {x0, x1} is not the user's own value either (k = 2: rho = 0); ``log_alpha``, ``log_1malpha``:
+    alpha = e^eps0 / (e^eps0 + 1), the binary randomized response of the clones pair.
+    """
+
+    epsilon_local: float
+    k: int
+    log_den: float = field(init=False)
+    log_beta: float = field(init=False)
+    log_p: float = field(init=False)
+    log_q: float = field(init=False)
+    log_1mp: float = field(init=False)
+    log_1mq: float = field(init=False)
+    log_gamma: float = field(init=False)
+    log_1mgamma: float = field(init=False)
+    log_2q: float = field(init=False)
+    log_1m2q: float = field(init=False)
+    log_rest: float = field(init=False)
+    log_rho: float = field(init=False)
+    log_1mrho: float = field(init=False)
+    log_alpha: float = field(init=False)
+    log_1malpha: float = field(init=False)
+
+    def __post_init__(self):
+        e0, k = float(self.epsilon_local), int(self.k)
+        log_den = float(np.logaddexp(e0, math.log(k - 1.0)))
+        log_beta = _log_beta(e0)
+        # e^eps0 + k - 3, without cancellation
+        log_den3 = log_beta if k == 2 else e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))
+        values = {
+            "log_den": log_den,
+            "log_beta": log_beta,
+            "log_p": e0 - log_den,
+            "log_q": -log_den,
+            "log_1mp": math.log(k - 1.0) - log_den,
+            "log_1mq": (float(np.logaddexp(e0, math.log(k - 2.0))) if k > 2 else e0) - log_den,
+            "log_gamma": math.log(k) - log_den,
+            "log_1mgamma": log_beta - log_den,
+            "log_2q": math.log(2.0) - log_den,
+            "log_1m2q": log_den3 - log_den,
+            "log_rest": math.log(k - 2.0) - log_den if k > 2 else -np.inf,
+            "log_rho": math.log(k - 2.0) - log_den3 if k > 2 else -np.inf,
+            "log_1mrho": log_beta - log_den3 if k > 2 else 0.0,
+            "log_alpha": -float(np.logaddexp(0.0, -e0)),
+            "log_1malpha": -float(np.logaddexp(0.0, e0)),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def of(cls, epsilon_local: float, k: int) -> "KrrParams":
+        """The (cached) parameters of k-RR(epsilon_local, k)."""
+        return _cached(float(epsilon_local), int(k))
+
+    @property
+    def rho(self) -> float:
+        return math.exp(self.log_rho)
+
+
+def _cached(epsilon_local: float, k: int, _cache: dict = {}) -> KrrParams:  # noqa: B006 - a deliberate cache
+    key = (epsilon_local, k)
+    if key not in _cache:
+        if len(_cache) > 4096:
+            _cache.clear()
+        _cache[key] = KrrParams(epsilon_local, k)
+    return _cache[key]

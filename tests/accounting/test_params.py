@@ -1,0 +1,40 @@
+"""The k-RR parameter object: every field against its definition in 50-digit arithmetic (mpmath)."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+
+from shuffledp.accounting.params import KrrParams
+
+
+def _definitions(eps0: float, k: int) -> dict:
+    mpmath.mp.dps = 50
+    e = mpmath.exp(mpmath.mpf(eps0))
+    den = e + k - 1
+    q, p = 1 / den, e / den
+    values = {"log_den": den, "log_beta": e - 1, "log_p": p, "log_q": q, "log_1mp": (k - 1) * q, "log_1mq": (e + k - 2) * q, "log_gamma": k * q,
+              "log_1mgamma": (e - 1) * q, "log_2q": 2 * q, "log_1m2q": (e + k - 3) * q,
+              "log_alpha": e / (e + 1), "log_1malpha": 1 / (e + 1)}  # complements written out: 1 - x loses digits
+    if k > 2:
+        values.update(log_rest=(k - 2) * q, log_rho=mpmath.mpf(k - 2) / (e + k - 3),
+                      log_1mrho=(e - 1) / (e + k - 3))
+    return {name: float(mpmath.log(value)) for name, value in values.items()}
+
+
+@pytest.mark.parametrize("eps0,k", [(1e-8, 2), (0.01, 2), (0.49, 408), (1.0, 3), (2.0, 10), (4.0, 4),
+                                    (30.0, 5), (300.0, 2), (800.0, 10**9)])
+def test_fields_match_their_definitions(eps0, k):
+    params = KrrParams.of(eps0, k)
+    for name, expected in _definitions(eps0, k).items():
+        assert math.isclose(getattr(params, name), expected, rel_tol=1e-14, abs_tol=1e-14), name
+    if k == 2:  # no third value: rho = 0 (log -inf), 1 - p - q = 0
+        assert params.log_rho == -math.inf and params.log_1mrho == 0.0 and params.log_rest == -math.inf
+
+
+def test_one_object_per_setting():
+    assert KrrParams.of(1.5, 7) is KrrParams.of(1.5, 7)
+    with pytest.raises(AttributeError):
+        KrrParams.of(1.5, 7).log_q = 0.0  # frozen
