@@ -22,12 +22,25 @@ import numpy as np
 from shuffledp._numerics import log_expm1
 from shuffledp._validation import check_integer, check_real
 
-__all__ = ["BoundKind", "ShuffleSetting", "KrrParams", "MAX_N_USERS", "MAX_K"]
+__all__ = ["BoundKind", "ShuffleSetting", "KrrParams", "MAX_N_USERS", "MAX_K", "MAX_EPSILON_LOCAL",
+           "check_epsilon_local_finite"]
 
 #: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
 MAX_N_USERS = 10**15
 #: largest domain size accepted (k - 1 and k - 2 stay exact floats)
 MAX_K = 10**15
+
+#: e^(eps + eps0) with eps < eps0 must stay finite in double precision (the view is formed from it)
+MAX_EPSILON_LOCAL = 350.0
+
+
+def check_epsilon_local_finite(epsilon_local: float, name: str) -> None:
+    """Refuse eps0 whose e^eps0 overflows (the view's probabilities would not be representable)."""
+    if epsilon_local > MAX_EPSILON_LOCAL:
+        raise ValueError(
+            f"`epsilon_local` must be in (0, {MAX_EPSILON_LOCAL:g}] for {name!r} (e^(eps + eps0) must be finite); "
+            f"got {epsilon_local!r}."
+        )
 
 
 class BoundKind(enum.Enum):

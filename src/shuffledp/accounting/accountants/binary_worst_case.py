@@ -61,8 +61,8 @@ from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.binomial import log_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.pair_sum import large_forward_delta
-from shuffledp.accounting.accountants.weak_adversary import WeakAdversary, check_epsilon_local_finite
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.accountants.weak_adversary import WeakAdversary
+from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "binary_forward_delta"]
 

@@ -60,26 +60,15 @@ from shuffledp._numerics import log_sub
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 from shuffledp.accounting.views.weak_rows import _LOG_NEGLIGIBLE, _WeakRows
 from shuffledp.accounting.accountants.blanket import StrongAdversary
 
-__all__ = ["WeakAdversary", "MAX_EPSILON_LOCAL"]
+__all__ = ["WeakAdversary"]
 
-#: e^(eps + eps0) with eps < eps0 must stay finite in double precision (the view is formed from it)
-MAX_EPSILON_LOCAL = 350.0
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 _BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
 _BATCH_K = 8.0  # the window of the joint evaluation (the mixin's first window)
-
-
-def check_epsilon_local_finite(epsilon_local: float, name: str) -> None:
-    """Refuse eps0 whose e^eps0 overflows (the view's probabilities would not be representable)."""
-    if epsilon_local > MAX_EPSILON_LOCAL:
-        raise ValueError(
-            f"`epsilon_local` must be in (0, {MAX_EPSILON_LOCAL:g}] for {name!r} (e^(eps + eps0) must be finite); "
-            f"got {epsilon_local!r}."
-        )
 
 
 class WeakAdversary(BracketedMixin, Accountant):

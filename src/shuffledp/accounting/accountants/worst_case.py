@@ -50,8 +50,7 @@ from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_excess_below
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
-from shuffledp.accounting.accountants.weak_adversary import check_epsilon_local_finite
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 
 __all__ = ["WorstCaseLower", "FAMILY"]
 
