@@ -146,8 +146,8 @@ def _accountant(args):
 
 def _composed_accountant(args, compositions: int, subsample: float):
     from shuffledp._validation import check_integer, check_real
-    from shuffledp.accounting import accountant_class, get_accountant
-    from shuffledp.accounting.composition import COMPOSABLE, MAX_COMPOSITIONS, compose
+    from shuffledp.accounting import accountant_class, get_accountant, list_accountants
+    from shuffledp.accounting.composition import MAX_COMPOSITIONS, composable, compose
 
     check_integer(compositions, "compositions", low=1, high=MAX_COMPOSITIONS)
     check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
@@ -157,13 +157,14 @@ def _composed_accountant(args, compositions: int, subsample: float):
             "`--compositions` / `--subsample` compose the dataset-free accountants only; drop `--direction` and "
             f"`--nx0`; got direction={args.direction!r}, nx0={args.nx0!r}."
         )
-    if args.accountant in COMPOSABLE:
+    if args.accountant in composable():
         return compose(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
                        compositions=compositions, subsample=subsample)
     if getattr(cls, "accepts_compositions", False):  # RDP accountants compose in closed form
         return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
                               compositions=compositions, subsample=subsample)
-    names = sorted(list(COMPOSABLE) + ["girgis-rdp", "girgis-rdp-simple"])
+    names = sorted(list(composable()) + [name for name in list_accountants()
+                                         if getattr(accountant_class(name), "accepts_compositions", False)])
     raise ValueError(
         f"`--accountant` must be one of {', '.join(names)} with `--compositions` or `--subsample`; "
         f"got {args.accountant!r}."

@@ -1,4 +1,4 @@
-"""Tests of the composition layer (src/shuffledp/accounting/composition.py, _pld_views.py) and of the
+"""Tests of the composition layer (src/shuffledp/accounting/composition.py and the views' binned privacy loss distributions) and of the
 Girgis et al. RDP accountants (src/shuffledp/accounting/girgis.py).
 
 References: the brute-force adversary views of ``brute_force.py`` (literal enumeration of blanket bits

@@ -54,11 +54,12 @@ from dp_accounting.pld import pld_pmf
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
-from shuffledp.accounting.accountants.base import MAX_K, BoundKind, ShuffleSetting
-from shuffledp.accounting.views.binned import BinnedView, clones_view, strong_view, weak_view, worst_views
+from shuffledp.accounting import accountant_class, get_accountant, list_accountants
+from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting
+from shuffledp.accounting.views.binned import BinnedView
 
 __all__ = [
-    "COMPOSABLE",
+    "composable",
     "Round",
     "ComposedAccountant",
     "compose",
@@ -78,14 +79,12 @@ MAX_COMPOSITIONS = 10**6
 MAX_USERS_PER_ROUND = 10**8
 _K_WINDOW = 9.0  # windows of +- ~9 sd: certified remainder ~e^-40 per tail
 
-#: accountant name -> (view builder, kind)
-COMPOSABLE: dict[str, tuple[str, BoundKind]] = {
-    "strong-adversary": ("strong", BoundKind.UPPER),
-    "weak-adversary": ("weak", BoundKind.UPPER),
-    "feldman-numerical": ("clones", BoundKind.UPPER),
-    "clones-krr": ("clones-krr", BoundKind.UPPER),
-    "worst-case-lower": ("worst", BoundKind.LOWER),
-}
+
+
+def composable() -> dict[str, BoundKind]:
+    """Registered accountants whose view is an explicit pair of distributions (they implement
+    :meth:`~shuffledp.accounting.accountants.base.Accountant.binned_views`), with their kind."""
+    return {name: accountant_class(name).kind for name in list_accountants() if accountant_class(name).composable()}
 
 
 @dataclass(frozen=True)
@@ -111,18 +110,8 @@ class Round:
 
 
 def _views(name: str, r: Round, interval: float, pessimistic: bool) -> list[BinnedView]:
-    kind = COMPOSABLE[name][0]
-    common = dict(epsilon_local=r.epsilon_local, n_users=r.n_users, interval=interval, pessimistic=pessimistic,
-                  K=_K_WINDOW)
-    if kind == "strong":
-        return [strong_view(k=r.k, **common)]
-    if kind == "weak":
-        return [weak_view(k=r.k, **common)]
-    if kind == "clones":
-        return [clones_view(k=None, **common)]
-    if kind == "clones-krr":
-        return [clones_view(k=r.k, **common)]
-    return worst_views(k=r.k, **common)
+    accountant = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.n_users, k=r.k)
+    return accountant.binned_views(interval=interval, pessimistic=pessimistic, K=_K_WINDOW)
 
 
 def _dense(index: np.ndarray, mass: np.ndarray, infinity: float, interval: float, pessimistic: bool):
@@ -177,7 +166,7 @@ def _pld(view: BinnedView, q: float) -> PrivacyLossDistribution:
 
 def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL) -> list[PrivacyLossDistribution]:
     """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``)."""
-    pessimistic = COMPOSABLE[name][1] is BoundKind.UPPER
+    pessimistic = accountant_class(name).kind is BoundKind.UPPER
     return [_pld(view, r.subsample) for view in _views(name, r, interval, pessimistic)]
 
 
@@ -190,9 +179,10 @@ class ComposedAccountant:
 
     def __init__(self, name: str, rounds, *, value_discretization_interval: float = DEFAULT_INTERVAL,
                  tail_mass_truncation: float = DEFAULT_TAIL):
-        if name not in COMPOSABLE:
+        kinds = composable()
+        if name not in kinds:
             raise ValueError(
-                f"`accountant` must be one of {', '.join(sorted(COMPOSABLE))} for composition or subsampling "
+                f"`accountant` must be one of {', '.join(sorted(kinds))} for composition or subsampling "
                 f"(accountants whose view is an explicit pair of distributions); got {name!r}."
             )
         rounds = list(rounds)
@@ -201,7 +191,7 @@ class ComposedAccountant:
         if len(rounds) > MAX_COMPOSITIONS and len(set(rounds)) == len(rounds):
             raise ValueError(f"`rounds` must hold at most {MAX_COMPOSITIONS} rounds; got {len(rounds)}.")
         self.name = name
-        self.kind = COMPOSABLE[name][1]
+        self.kind = kinds[name]
         self.rounds = tuple(rounds)
         self.interval = check_real(value_discretization_interval, "value_discretization_interval",
                                    low=0.0, high=0.1, low_open=True)

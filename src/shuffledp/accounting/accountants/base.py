@@ -67,6 +67,18 @@ class Accountant(abc.ABC):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Natural log of delta at each epsilon (array in, array out; -inf means delta = 0)."""
 
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+        """The view's binned privacy loss distribution(s) (:class:`~shuffledp.accounting.views.binned.BinnedView`),
+        for accountants whose view is an explicit pair of distributions; the composition layer composes every
+        accountant that overrides this. ``pessimistic``: losses rounded up and left-out mass added to the
+        infinity mass (upper bounds); otherwise rounded down and dropped (lower bounds)."""
+        raise NotImplementedError(f"accountant {self.name!r} has no binned view (it does not compose)")
+
+    @classmethod
+    def composable(cls) -> bool:
+        """Whether :meth:`binned_views` is implemented (the composition layer accepts the accountant)."""
+        return cls.binned_views is not Accountant.binned_views
+
     def delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Delta at each epsilon >= 0 (vectorised)."""
         return np.exp(self.log_delta_for_epsilon(epsilons))

@@ -51,7 +51,8 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.split_pair import check_size, log_split_pair_delta
+from shuffledp.accounting.views import strong
+from shuffledp.accounting.views.split_pair import check_size
 
 __all__ = [
     "StrongAdversary",
@@ -60,7 +61,6 @@ __all__ = [
     "BalleHoeffdingKRR",
     "BalleBennettGeneric",
     "BalleBennettKRR",
-    "strong_adversary_log_delta_direct",
 ]
 
 _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
@@ -86,56 +86,12 @@ class StrongAdversary(Accountant):
         check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        epsilons = self._checked_epsilons(epsilons)
+        return strong.log_delta(self._checked_epsilons(epsilons), self.setting)
+
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
         s = self.setting
-        logs = KrrParams.of(s.epsilon_local, s.k)
-        inner = log_split_pair_delta(
-            epsilons, n_trials=s.n_users - 1, log_r=logs.log_2q, log_1mr=logs.log_1m2q
-        )
-        return np.minimum(0.0, logs.log_1mgamma + inner)
-
-
-def strong_adversary_log_delta_direct(epsilons, *, epsilon_local: float, n_users: int, k: int,
-                                      direction: str = "x0|x1") -> np.ndarray:
-    """Straightforward O(n^2) evaluation of the strong-adversary delta (tests, benchmarks).
-
-    Sums (1 - gamma) max(P(a, c) - e^eps Q(a, c), 0) over every pair of counts (a, c) of the two
-    distinguishing values, with P(a, c) = T(a - 1, c) and Q(a, c) = T(a, c - 1), T the trinomial law
-    of (A, C) over n - 1 users with probabilities (q, q, 1 - 2q); ``direction="x1|x0"`` swaps P, Q.
-    Independent of the split-pair decomposition used by :class:`StrongAdversary`.
-    """
-    from scipy.special import gammaln
-
-    from shuffledp._numerics import logsumexp
-
-    epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    logs = KrrParams.of(epsilon_local, k)
-    n_trials = n_users - 1
-    a = np.arange(n_trials + 2, dtype=float)[:, None]
-    c = np.arange(n_trials + 2, dtype=float)[None, :]
-
-    def log_trinomial(x, y):
-        valid = (x >= 0) & (y >= 0) & (x + y <= n_trials)
-        xs, ys = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
-        rest = n_trials - xs - ys
-        value = (gammaln(n_trials + 1.0) - gammaln(xs + 1.0) - gammaln(ys + 1.0) - gammaln(rest + 1.0)
-                 + (xs + ys) * logs.log_q + np.where(rest > 0, rest * logs.log_1m2q, 0.0))
-        return np.where(valid, value, -np.inf)
-
-    log_p = log_trinomial(a - 1.0, c)
-    log_q = log_trinomial(a, c - 1.0)
-    if direction == "x1|x0":
-        log_p, log_q = log_q, log_p
-    elif direction != "x0|x1":
-        raise ValueError(f"`direction` must be one of 'x0|x1', 'x1|x0'; got {direction!r}.")
-    out = np.empty(epsilons.shape)
-    for i, eps in enumerate(epsilons):
-        with np.errstate(invalid="ignore"):
-            gap = eps + log_q - log_p
-            positive = np.isfinite(log_p) & (gap < 0)
-            terms = np.where(positive, log_p + log1mexp(np.where(positive, gap, -1.0)), -np.inf)
-        out[i] = min(0.0, logs.log_1mgamma + float(logsumexp(terms.ravel())))
-    return out
+        return [strong.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
+                              pessimistic=pessimistic, K=K)]
 
 
 class BalleBlanket(Accountant):

@@ -30,39 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.views.split_pair import check_size, log_split_pair_delta, log_split_pair_delta_direct
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views import clones as clones_view
+from shuffledp.accounting.views.split_pair import check_size
 
-__all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "clones_pair_parameters"]
+__all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR"]
 
 _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
-
-
-def clones_pair_parameters(epsilon_local: float, n_users: int, k: int | None = None) -> dict:
-    """Parameters of the clones split pair (generic when ``k`` is None, k-RR otherwise), in logs.
-
-    Returns keyword arguments for :func:`~shuffledp.accounting.views.split_pair.log_split_pair_delta` plus
-    ``log_weight``: the log factor multiplying the divergence (0 for the generic pair).
-    """
-    log_alpha = -float(np.logaddexp(0.0, -epsilon_local))  # e^eps0 / (e^eps0 + 1)
-    log_1malpha = -float(np.logaddexp(0.0, epsilon_local))  # 1 / (e^eps0 + 1)
-    if k is None:
-        log_r, log_1mr, log_weight = -epsilon_local, float(log1mexp(-epsilon_local)), 0.0
-    else:
-        logs = KrrParams.of(epsilon_local, k)
-        log_r, log_1mr = logs.log_2q, logs.log_1m2q
-        log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) + logs.log_q)
-    return {
-        "n_trials": n_users - 1,
-        "log_r": log_r,
-        "log_1mr": log_1mr,
-        "log_alpha": log_alpha,
-        "log_1malpha": log_1malpha,
-        "log_odds": float(epsilon_local),  # log(alpha / (1 - alpha)), exact
-        "log_weight": log_weight,
-    }
 
 
 class FeldmanClosed(Accountant):
@@ -110,25 +84,22 @@ class FeldmanNumerical(Accountant):
         super().__init__(**parameters)
         check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
-    def _parameters(self) -> dict:
-        s = self.setting
-        return clones_pair_parameters(s.epsilon_local, s.n_users, None if self._generic else s.k)
+    def _k(self) -> int | None:
+        return None if self._generic else self.setting.k
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        epsilons = self._checked_epsilons(epsilons)
-        parameters = self._parameters()
-        log_weight = parameters.pop("log_weight")
-        out = np.minimum(0.0, log_weight + log_split_pair_delta(epsilons, **parameters))
-        # exactly 0 from eps0 on (the pair's largest likelihood ratio is e^eps0; rounding of
-        # log(alpha / (1 - alpha)) must not leave a 1e-16 residue at eps = eps0)
-        return np.where(epsilons >= self.setting.epsilon_local, -np.inf, out)
+        s = self.setting
+        return clones_view.log_delta(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, self._k())
 
     def log_delta_for_epsilon_direct(self, epsilons) -> np.ndarray:
         """Straightforward O(n^2) enumeration of the same pair (tests, benchmarks)."""
-        epsilons = self._checked_epsilons(epsilons)
-        parameters = self._parameters()
-        log_weight = parameters.pop("log_weight")
-        return np.minimum(0.0, log_weight + log_split_pair_delta_direct(epsilons, **parameters))
+        s = self.setting
+        return clones_view.log_delta_direct(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, self._k())
+
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+        s = self.setting
+        return [clones_view.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=self._k(), interval=interval,
+                                   pessimistic=pessimistic, K=K)]
 
 
 class ClonesKRR(FeldmanNumerical):

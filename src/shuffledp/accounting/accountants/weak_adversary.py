@@ -61,6 +61,7 @@ from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
+from shuffledp.accounting.views.binned import weak_view
 from shuffledp.accounting.views.weak_rows import _LOG_NEGLIGIBLE, _WeakRows
 from shuffledp.accounting.accountants.blanket import StrongAdversary
 
@@ -87,6 +88,11 @@ class WeakAdversary(BracketedMixin, Accountant):
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
         self._logs = KrrParams.of(self.setting.epsilon_local, self.setting.k)
         self._chernoff = ChernoffBound(n=self.setting.n_users, k=self.setting.k, epsilon_local=self.setting.epsilon_local)
+
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+        s = self.setting
+        return [weak_view(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
+                          pessimistic=pessimistic, K=K)]
 
     def _rows(self, K: float) -> _WeakRows:
         """The epsilon-independent rows for window K, kept across calls (the search and repeated calls

@@ -52,10 +52,11 @@ from shuffledp._numerics import log_binom_pmf_loader
 from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["BinnedView", "strong_view", "clones_view", "weak_view", "worst_views", "window_half_width"]
+__all__ = ["BinnedView", "Bins", "weak_view", "window_half_width", "sd_window", "log_outside", "flat_rows", "bin_index",
+           "split_pair_rows", "log_a_outside", "LOG_HALF", "ROWS_PER_CHUNK"]
 
-_LOG_HALF = math.log(0.5)
-_ROWS_PER_CHUNK = 1 << 20  # (s, a) pairs handled at once (bounds memory)
+LOG_HALF = math.log(0.5)
+ROWS_PER_CHUNK = 1 << 20  # (s, a) pairs handled at once (bounds memory)
 _RUNS_PER_BATCH = 1 << 22  # runs (or single m values) expanded at once
 
 
@@ -75,7 +76,7 @@ class BinnedView:
     label: str = ""
 
 
-class _Bins:
+class Bins:
     """Accumulates (bin index, P-mass, Q-mass) triples into dense arrays that grow as needed."""
 
     def __init__(self):
@@ -117,14 +118,14 @@ def window_half_width(sd, K):
     return K * K / 6.0 + np.sqrt(K**4 / 36.0 + K * K * np.asarray(sd, dtype=float) ** 2)
 
 
-def _window(n, p, K):
+def sd_window(n, p, K):
     """Integer window [lo, hi] of Bin(n, p) (arrays), clipped to [0, n]."""
     n = np.asarray(n, dtype=float)
     mean, half = n * p, window_half_width(np.sqrt(n * p * (1.0 - p)), K)
     return np.clip(np.floor(mean - half), 0.0, n), np.clip(np.ceil(mean + half), 0.0, n)
 
 
-def _log_outside(lo, hi, n, log_p, log_1mp):
+def log_outside(lo, hi, n, log_p, log_1mp):
     """log Pr(X < lo or X > hi), X ~ Bin(n, p), exact (elementwise)."""
     lo, hi, n = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (lo, hi, n)))
     upper = np.where(hi < n, log_sf(hi + 1.0, n, log_p, log_1mp), -np.inf)
@@ -132,7 +133,7 @@ def _log_outside(lo, hi, n, log_p, log_1mp):
     return np.logaddexp(upper, lower)
 
 
-def _rows(s_values, lo, hi):
+def flat_rows(s_values, lo, hi):
     """Flatten (s, a) pairs with a in [lo(s), hi(s)]: returns (s, a, position of s)."""
     counts = (hi - lo + 1).astype(np.int64)
     counts[counts < 0] = 0
@@ -141,93 +142,28 @@ def _rows(s_values, lo, hi):
     return s_values[position], a, position
 
 
-def _bin(loss, interval, pessimistic):
+def bin_index(loss, interval, pessimistic):
     scaled = loss / interval
     return (np.ceil(scaled) if pessimistic else np.floor(scaled)).astype(np.int64)
 
 
-def _split_pair_rows(n_trials, log_r, log_1mr, K):
+def split_pair_rows(n_trials, log_r, log_1mr, K):
     """Window of S ~ Bin(n_trials, r) with log weights, symmetric per-s windows [lo, hi] of
     A | S ~ Bin(S, 1/2), and the exact log Pr(S outside its window)."""
     r = math.exp(log_r)
-    s_lo, s_hi = (float(v) for v in _window(n_trials, r, K))
+    s_lo, s_hi = (float(v) for v in sd_window(n_trials, r, K))
     s = np.arange(s_lo, s_hi + 1.0)
     log_w = log_binom_pmf_loader(s, float(n_trials), log_r, log_1mr)
     half = window_half_width(np.sqrt(s) / 2.0, K)
     a_lo = np.clip(np.floor(s / 2.0 - half), 0.0, s)
     a_hi = s - a_lo  # symmetric about s / 2
-    return s, log_w, a_lo, a_hi, float(_log_outside(s_lo, s_hi, float(n_trials), log_r, log_1mr))
+    return s, log_w, a_lo, a_hi, float(log_outside(s_lo, s_hi, float(n_trials), log_r, log_1mr))
 
 
-def _log_a_outside(s, log_w, lo, hi, log_s_out):
+def log_a_outside(s, log_w, lo, hi, log_s_out):
     """log of Pr(S outside) + sum_s w(s) Pr(Bin(s, 1/2) outside [lo(s), hi(s)]), exact."""
-    per_s = log_w + _log_outside(lo, hi, s, _LOG_HALF, _LOG_HALF)
+    per_s = log_w + log_outside(lo, hi, s, LOG_HALF, LOG_HALF)
     return float(np.logaddexp(log_s_out, np.logaddexp.reduce(per_s)))
-
-
-def strong_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> BinnedView:
-    """Binned view of the strong adversary (module docstring)."""
-    krr = KrrParams.of(epsilon_local, k)
-    log_q, log_1m2q, log_1mgamma = krr.log_q, krr.log_1m2q, krr.log_1mgamma
-    bins = _Bins()
-    gamma = -math.expm1(log_1mgamma)
-    bins.add(np.array([0]), np.array([gamma]), np.array([gamma]))
-    if n_users == 1:
-        return bins.view(interval, pessimistic, math.exp(log_1mgamma), math.exp(log_1mgamma), 0.0, True, "strong")
-    s, log_w, a_lo, a_hi, log_s_out = _split_pair_rows(n_users - 1, math.log(2.0) + log_q, log_1m2q, K)
-    # P-outcomes (a + 1, s - a), a in [lo, hi]; a = s (c = 0, infinite loss) is counted in the infinity
-    # mass, so it is neither binned nor counted as left out. Their Q-mass is Tri(a + 1, s - a - 1), i.e.
-    # A in [lo + 1, hi + 1] (A <= s), and the Q-mass on A = 0 (P = 0) is the Q-infinity mass.
-    log_out_p = _log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
-    a_hi = np.minimum(a_hi, s - 1.0)
-    log_out_q = _log_a_outside(s, log_w, np.where(a_lo == 0, 0.0, a_lo + 1.0), a_hi + 1.0, log_s_out)
-    log_out = max(log_out_p, log_out_q)
-    step = max(1, _ROWS_PER_CHUNK // max(1, int(np.max(a_hi - a_lo + 1))))
-    for start in range(0, s.size, step):
-        stop = min(s.size, start + step)
-        ss, a, pos = _rows(s[start:stop], a_lo[start:stop], a_hi[start:stop])
-        log_p = log_1mgamma + log_w[start:stop][pos] + log_binom_pmf_loader(a, ss, _LOG_HALF, _LOG_HALF)
-        loss = np.log((a + 1.0) / (ss - a))
-        bins.add(_bin(loss, interval, pessimistic), np.exp(log_p), np.exp(log_p - loss))
-    # P-mass with c = 0: C ~ Bin(n - 1, q_k) marginally
-    log_inf = log_1mgamma + (n_users - 1) * float(np.log1p(-math.exp(log_q)))
-    dropped = math.exp(log_1mgamma + log_out)
-    return bins.view(interval, pessimistic, math.exp(log_inf), math.exp(log_inf), dropped, True, "strong")
-
-
-def clones_view(*, epsilon_local, n_users, k=None, interval, pessimistic, K=9.0) -> BinnedView:
-    """Binned view of Feldman et al.'s clones pair (generic when ``k`` is None, k-RR otherwise)."""
-    log_alpha, log_1malpha = KrrParams.of(epsilon_local, 2).log_alpha, KrrParams.of(epsilon_local, 2).log_1malpha
-    alpha, one_minus_alpha = math.exp(log_alpha), math.exp(log_1malpha)
-    if k is None:
-        log_r, log_1mr, log_weight = -epsilon_local, float(np.log(-np.expm1(-epsilon_local))), 0.0
-    else:
-        krr = KrrParams.of(epsilon_local, k)
-        log_r, log_1mr = krr.log_2q, krr.log_1m2q
-        log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) - krr.log_den)
-    weight = math.exp(log_weight)
-    bins = _Bins()
-    if weight < 1.0:
-        bins.add(np.array([0]), np.array([1.0 - weight]), np.array([1.0 - weight]))
-    s, log_w, a_lo, a_hi, log_s_out = _split_pair_rows(n_users - 1, log_r, log_1mr, K)
-    # x in [lo, hi + 1] leaves out P-mass alpha Pr(A outside [lo - 1, hi]) + (1 - alpha) Pr(A outside
-    # [lo, hi + 1]) <= Pr(A outside [lo, hi]); the same for Q
-    log_out = _log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
-    width = int(np.max(a_hi - a_lo + 2))
-    step = max(1, _ROWS_PER_CHUNK // width)
-    for start in range(0, s.size, step):
-        stop = min(s.size, start + step)
-        cc, x, pos = _rows(s[start:stop], a_lo[start:stop], a_hi[start:stop] + 1.0)  # x in [lo, hi + 1]
-        log_b_x = log_binom_pmf_loader(x, cc, _LOG_HALF, _LOG_HALF)
-        log_b_xm1 = log_binom_pmf_loader(x - 1.0, cc, _LOG_HALF, _LOG_HALF)
-        base = log_weight + log_w[start:stop][pos]
-        log_p = base + np.logaddexp(log_alpha + log_b_xm1, log_1malpha + log_b_x)
-        log_q = base + np.logaddexp(log_alpha + log_b_x, log_1malpha + log_b_xm1)
-        y = cc + 1.0 - x
-        loss = np.log((alpha * x + one_minus_alpha * y) / (alpha * y + one_minus_alpha * x))
-        bins.add(_bin(loss, interval, pessimistic), np.exp(log_p), np.exp(log_q))
-    label = "clones" if k is None else "clones-krr"
-    return bins.view(interval, pessimistic, 0.0, 0.0, weight * math.exp(log_out), True, label)
 
 
 def _weak_runs(a, s, m_lo, m_hi, beta, interval, ceil_mode):
@@ -269,14 +205,14 @@ def weak_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Bin
     krr = KrrParams.of(e0, k)
     log_2q, log_1m2q, log_rho, log_1mrho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, krr.log_1mrho, krr.rho
     two_q = math.exp(log_2q)
-    s_lo, s_hi = (float(v) for v in _window(n, two_q, K))
+    s_lo, s_hi = (float(v) for v in sd_window(n, two_q, K))
     s_all = np.arange(s_lo, s_hi + 1.0)
     log_w_all = log_binom_pmf_loader(s_all, n, log_2q, log_1m2q)
     half = window_half_width(np.sqrt(s_all) / 2.0, K)
     a_lo_all = np.clip(np.floor(s_all / 2.0 - half), 0.0, s_all)
     a_hi_all = s_all - a_lo_all
     if rho > 0:
-        m_lo_all, m_hi_all = _window(n - s_all, rho, K)
+        m_lo_all, m_hi_all = sd_window(n - s_all, rho, K)
     else:
         m_lo_all = m_hi_all = np.zeros_like(s_all)
     # certified bound on the P-mass (and, symmetric windows, the Q-mass) outside the windows:
@@ -286,22 +222,22 @@ def weak_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Bin
                   if s_lo > 0 else -np.inf)
     log_s_out = float(np.logaddexp(math.log1p(beta / 2.0) + np.logaddexp(upper_tail, lower_tail),
                                    (log_rho if rho > 0 else -np.inf)
-                                   + float(_log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
+                                   + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
     # A outside (s inside): <= w(s) Pr(A outside) (s + rho (n - s) + beta s) / n
     log_scale = np.log((s_all * (1.0 + beta) + rho * (n - s_all)) / n)
-    log_a_out = log_w_all + _log_outside(a_lo_all, a_hi_all, s_all, _LOG_HALF, _LOG_HALF) + log_scale
+    log_a_out = log_w_all + log_outside(a_lo_all, a_hi_all, s_all, LOG_HALF, LOG_HALF) + log_scale
     # M outside (s, a inside): <= w(s) Pr(M outside) (1 + beta s / n)
     if rho > 0:
-        log_m_out = (log_w_all + _log_outside(m_lo_all, m_hi_all, n - s_all, log_rho, log_1mrho)
+        log_m_out = (log_w_all + log_outside(m_lo_all, m_hi_all, n - s_all, log_rho, log_1mrho)
                      + np.log1p(beta * s_all / n))
     else:
         log_m_out = np.full(s_all.shape, -np.inf)
     log_dropped = float(np.logaddexp.reduce(np.concatenate([[log_s_out], log_a_out, log_m_out])))
 
-    bins = _Bins()
+    bins = Bins()
     m_width = int(np.max(m_hi_all - m_lo_all)) + 2
     a_width = int(np.max(a_hi_all - a_lo_all)) + 1
-    step = max(1, min(_ROWS_PER_CHUNK // a_width, (1 << 25) // m_width))
+    step = max(1, min(ROWS_PER_CHUNK // a_width, (1 << 25) // m_width))
     for start in range(0, s_all.size, step):
         stop = min(s_all.size, start + step)
         s_c, log_w = s_all[start:stop], log_w_all[start:stop]
@@ -318,8 +254,8 @@ def weak_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Bin
         f1 = np.zeros((s_c.size, m_width))
         np.cumsum(pmf, axis=1, out=f0[:, 1:])
         np.cumsum(pmf * m_grid, axis=1, out=f1[:, 1:])
-        ss, a, pos = _rows(s_c, a_lo_all[start:stop], a_hi_all[start:stop])
-        log_row = log_w[pos] + log_binom_pmf_loader(a, ss, _LOG_HALF, _LOG_HALF) - math.log(n)
+        ss, a, pos = flat_rows(s_c, a_lo_all[start:stop], a_hi_all[start:stop])
+        log_row = log_w[pos] + log_binom_pmf_loader(a, ss, LOG_HALF, LOG_HALF) - math.log(n)
         row_mass = np.exp(log_row)
         c = ss - a
         flat_base = pos * m_width
@@ -362,7 +298,7 @@ def weak_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Bin
                     bins.add(sign * j, p, q)
                 each = rows[is_direct]
                 if each.size:
-                    mm_rows, m_values, _ = _rows(each.astype(float), m_lo[pos[each]], m_hi[pos[each]])
+                    mm_rows, m_values, _ = flat_rows(each.astype(float), m_lo[pos[each]], m_hi[pos[each]])
                     mm_rows = mm_rows.astype(np.int64)
                     flat = pos[mm_rows] * (m_width - 1) + (m_values - m_lo[pos[mm_rows]]).astype(np.int64)
                     g = pmf.ravel()[flat]
@@ -372,48 +308,3 @@ def weak_view(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Bin
                     bins.add(sign * j, row_mass[mm_rows] * g * (sr + m_values + beta * ar),
                              row_mass[mm_rows] * g * (sr + m_values + beta * cr))
     return bins.view(interval, pessimistic, 0.0, 0.0, math.exp(log_dropped), True, "weak")
-
-
-def worst_views(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[BinnedView]:
-    """Binned views of the explicit datasets of ``worst-case-lower`` ("none" for k >= 3; "all on x0"
-    in both directions). Exact marginals of the real histogram: their deltas are lower bounds."""
-    n = float(n_users)
-    e0 = float(epsilon_local)
-    krr = KrrParams.of(e0, k)
-    log_den = krr.log_den
-    views = []
-    if k >= 3:  # "none": S ~ Bin(n, 2q), A | S ~ Bin(S, 1/2)
-        rho = krr.rho
-        s, log_w, a_lo, a_hi, _ = _split_pair_rows(n_users, krr.log_2q, krr.log_1m2q, K)
-        ss, a, pos = _rows(s, a_lo, a_hi)
-        c = ss - a
-        log_t = log_w[pos] + log_binom_pmf_loader(a, ss, _LOG_HALF, _LOG_HALF) - math.log(n)
-        num = math.exp(e0) * a + c + rho * (n - ss)
-        den = math.exp(e0) * c + a + rho * (n - ss)
-        keep = (num > 0) & (den > 0)
-        loss = np.log(num[keep] / den[keep])
-        bins = _Bins()
-        bins.add(_bin(loss, interval, pessimistic), np.exp(log_t[keep]) * num[keep], np.exp(log_t[keep]) * den[keep])
-        views.append(bins.view(interval, pessimistic, 0.0, 0.0, 0.0, True, "none"))
-    # "all on x0": (h_x0, h_x1) ~ Mult_n with (e^eps0 q, q); S ~ Bin(n, (e^eps0 + 1) q), A | S ~ Bin(S, pi0)
-    log_ppq = float(np.logaddexp(e0, 0.0)) - log_den
-    log_rest = krr.log_rest
-    log_pi0, log_1mpi0 = e0 - float(np.logaddexp(e0, 0.0)), -float(np.logaddexp(e0, 0.0))
-    pi0 = math.exp(log_pi0)
-    if k > 2:
-        s_lo, s_hi = (float(v) for v in _window(n, math.exp(log_ppq), K))
-    else:
-        s_lo = s_hi = n
-    s = np.arange(s_lo, s_hi + 1.0)
-    log_w = log_binom_pmf_loader(s, n, log_ppq, log_rest) if k > 2 else np.zeros(1)
-    half = window_half_width(np.sqrt(s * pi0 * (1.0 - pi0)), K)
-    a_lo, a_hi = np.clip(np.floor(s * pi0 - half), 0.0, s), np.clip(np.ceil(s * pi0 + half), 0.0, s)
-    ss, a, pos = _rows(s, a_lo, a_hi)
-    c = ss - a
-    log_p = log_w[pos] + log_binom_pmf_loader(a, ss, log_pi0, log_1mpi0)
-    ratio = (c * math.exp(e0) + a * math.exp(-e0) + (n - ss)) / n  # Q / P
-    loss = -np.log(ratio)
-    bins = _Bins()  # not symmetric: the composition layer takes both directions (D || D' and D' || D)
-    bins.add(_bin(loss, interval, pessimistic), np.exp(log_p), np.exp(log_p) * ratio)
-    views.append(bins.view(interval, pessimistic, 0.0, 0.0, 0.0, False, "all-x0"))
-    return views
