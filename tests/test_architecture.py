@@ -13,12 +13,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 NAMED = set(re.findall(r"`([^`\s]+)`", DOC))
-MAX_LINES = 600
+MAX_LINES = 500
+#: the layers inside shuffledp.accounting, bottom to top (docs/architecture.md, docs/adding-an-accountant.md);
+#: "" is the package itself (the registry)
+ACCOUNTING_LAYERS = [{"params"}, {"numerics"}, {"views"}, {"accountants"}, {""},
+                     {"bracket", "calibrate", "community", "composition"}]
+MAX_FUNCTION_LINES = 60
 
 #: the layers of docs/architecture.md, top to bottom (first component after ``shuffledp``)
 LAYERS = [
-    {"", "_numerics", "_validation", "_random", "_progress", "_io", "_joblog", "config"},
+    {"", "_numerics", "_validation", "_random", "_progress", "_io", "_joblog"},
     {"accounting", "tables", "reference"},
+    {"config"},
     {"mechanisms", "estimators", "metrics"},
     {"data"},
     {"experiments"},
@@ -89,7 +95,7 @@ def test_every_workflow_script_and_rule_file_is_named():
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
-def test_no_module_over_600_lines(name):
+def test_no_module_over_500_lines(name):
     lines = MODULES[name].read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES}); split it by job"
 
@@ -112,3 +118,36 @@ def test_rooms_import_only_rooms_before_them(package):
             parts = target.split(".")
             if len(parts) > 2 and parts[1] == package:
                 assert parts[2] in order[:position], f"shuffledp.{package}.{room} imports {target}, listed after it"
+
+
+def _accounting_layer(module: str) -> int:
+    parts = module.split(".")
+    room = parts[2] if len(parts) > 2 else ""
+    for rank, layer in enumerate(ACCOUNTING_LAYERS):
+        if room in layer:
+            return rank
+    raise AssertionError(f"{module} is in no layer of ACCOUNTING_LAYERS")
+
+
+ACCOUNTING = sorted(name for name in MODULES if name == "shuffledp.accounting" or name.startswith("shuffledp.accounting."))
+
+
+@pytest.mark.parametrize("name", ACCOUNTING)
+def test_accounting_layers_import_downwards_only(name):
+    mine = _accounting_layer(name)
+    targets = [t for t in _imports(MODULES[name]) if t == "shuffledp.accounting" or t.startswith("shuffledp.accounting.")]
+    upward = sorted(t for t in targets if _accounting_layer(t) > mine)
+    assert not upward, f"{name} imports from a layer above it: {upward}"
+    if name.startswith("shuffledp.accounting.accountants.") and not name.endswith(".base"):
+        siblings = sorted(t for t in targets if t.startswith("shuffledp.accounting.accountants.")
+                          and not t.endswith(".base"))
+        assert not siblings, f"{name} imports another accountant (share a view instead): {siblings}"
+
+
+@pytest.mark.parametrize("name", ACCOUNTING)
+def test_no_function_over_60_lines_in_accounting(name):
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    long = sorted(f"{node.name} ({node.end_lineno - node.lineno + 1} lines)" for node in ast.walk(tree)
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES)
+    assert not long, f"{name}: functions over {MAX_FUNCTION_LINES} lines: {long}"

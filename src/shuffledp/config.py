@@ -23,9 +23,28 @@ class ConfigError(ValueError):
 
 
 def load_schema(path) -> dict:
-    """Read a YAML or JSON schema file."""
+    """Read a YAML or JSON schema file; every ``{x-accountants: SET}`` in it becomes an ``enum`` of the
+    accountant names of that set, read from the registry (:func:`shuffledp.accounting.accountant_sets`),
+    so that a newly registered accountant is accepted without editing the schema."""
     with open(Path(path), encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        schema = yaml.safe_load(handle)
+    from shuffledp.accounting import accountant_sets
+
+    return _fill_accountants(schema, accountant_sets())
+
+
+def _fill_accountants(node, sets: dict):
+    if isinstance(node, dict):
+        if "x-accountants" in node:
+            name = node["x-accountants"]
+            if name not in sets:
+                raise ValueError(f"`x-accountants` must be one of {', '.join(sorted(sets))}; got {name!r}.")
+            rest = {key: value for key, value in node.items() if key != "x-accountants"}
+            return {**rest, "enum": list(sets[name])}
+        return {key: _fill_accountants(value, sets) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_fill_accountants(value, sets) for value in node]
+    return node
 
 
 def dotted(path) -> str:

@@ -1,30 +1,28 @@
 """Accountants for the shuffled k-RR histogram query, behind one registry.
 
 ``get_accountant(name, epsilon_local=..., n_users=..., k=..., n_x0=...)`` returns an
-:class:`Accountant`; ``list_accountants()`` lists the names with their labels. Modules are imported
-lazily, so one family's import cost is paid only when it is used.
+:class:`Accountant`; ``list_accountants()`` lists the names (``shuffle-dp accountants`` prints each
+with its kind and scope). Modules are imported lazily, so one family's import cost is paid only when
+it is used.
 
-Registered names (``shuffle-dp accountants`` prints labels and scopes):
+The package is built in layers, each importing only from those before it:
 
-* ``biswas-printed`` -- eq. (6) with Theorem IV.1's v_s as printed (as printed; erroneous);
-* ``biswas-exact`` -- exact delta of the x0-bin count for one dataset and direction;
-* ``histogram-exact`` -- exact delta of the full k-bin histogram for one stated dataset;
-* ``histogram-pair-lower`` -- lower bound on the full histogram's delta for any spread of the rest;
-* ``weak-adversary`` -- Koskela et al.'s weak adversary: the tightest valid (upper) bound for every dataset;
-* ``worst-case-lower`` -- lower bound on the worst case over datasets (brackets ``weak-adversary``);
-* ``worst-case-upper`` -- certified upper bound on the worst case: the max over datasets for k = 2, else weak;
-* ``girgis-rdp`` / ``girgis-rdp-simple`` -- Girgis et al.'s RDP upper bounds (Thm 3.1 / 3.3) converted to
-  (epsilon, delta), with ``compositions`` and ``subsample`` keywords.
+* :mod:`~shuffledp.accounting.params` -- the setting and the k-RR parameter object (KrrParams);
+* ``numerics/`` -- binomial pieces, windows, Chernoff bounds, certified sums and searches;
+* ``views/`` -- one module per adversary view, holding its exact delta and its binned PLD;
+* ``accountants/`` -- thin classes stating name, kind, scope, reference, label and colour;
+* tools -- :mod:`~shuffledp.accounting.bracket`, :mod:`~shuffledp.accounting.calibrate`,
+  :mod:`~shuffledp.accounting.community`, :mod:`~shuffledp.accounting.composition`.
 
-``compose(name, epsilon_local=..., n_users=..., k=..., compositions=T, subsample=q)`` (or ``rounds=[...]``)
-composes the accountants whose view is an explicit pair of distributions (strong-adversary,
-weak-adversary, feldman-numerical, clones-krr, worst-case-lower) through dp_accounting's PLDs; see
-:mod:`shuffledp.accounting.composition`.
+Everything that lists accountants elsewhere (the CLI, the config schema's accountant enums, table
+labels, the plotting palette, the composition layer) reads this registry: adding an accountant is one
+module plus one line in ``_REGISTRY`` (or :func:`register`); see docs/adding-an-accountant.md.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 
@@ -35,6 +33,10 @@ __all__ = [
     "get_accountant",
     "accountant_class",
     "list_accountants",
+    "register",
+    "labels",
+    "colours",
+    "accountant_sets",
     "compose",
 ]
 
@@ -83,8 +85,74 @@ def list_accountants() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def register(name: str, target: str) -> None:
+    """Register the accountant class ``target`` ("module:Class") under ``name`` (a plug-in accountant
+    kept outside this package; the package's own are listed in ``_REGISTRY``)."""
+    if name in _REGISTRY and _REGISTRY[name] != target:
+        raise ValueError(f"`name` {name!r} is already registered to {_REGISTRY[name]!r}; got {target!r}.")
+    module_name, _, class_name = target.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"`target` must be 'module:Class'; got {target!r}.")
+    _REGISTRY[name] = target
+
+
+class _Attributes(Mapping):
+    """Live read-only mapping: every registered accountant (and its variants) -> one of its attributes."""
+
+    def __init__(self, index: int):
+        self._index = index  # 0: label, 1: colour
+
+    def _entries(self) -> dict[str, str]:
+        entries = {}
+        for name in _REGISTRY:
+            cls = accountant_class(name)
+            entries[name] = (cls.label, cls.colour)[self._index]
+            for variant, values in cls.variants.items():
+                entries[variant] = values[self._index]
+        return entries
+
+    def __getitem__(self, name: str) -> str:
+        return self._entries()[name]
+
+    def __iter__(self):
+        return iter(self._entries())
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+
+def labels() -> Mapping[str, str]:
+    """Table and legend label of every accountant (and variant), read from the classes (live)."""
+    return _Attributes(0)
+
+
+def colours() -> Mapping[str, str]:
+    """Plot colour of every accountant (and variant), read from the classes (live)."""
+    return _Attributes(1)
+
+
+def accountant_sets() -> dict[str, list[str]]:
+    """The named sets of accountant names that the config schema accepts (``x-accountants`` markers):
+
+    * ``all``: every registered accountant and variant;
+    * ``bounds``: every accountant whose delta is a value for the setting (not an asymptotic rate);
+    * ``composable``: accountants the composition layer composes (they build a binned view) and those
+      that compose in closed form (``accepts_compositions``, the RDP family);
+    * ``dataset-free-upper``: upper bounds valid for every dataset (a bracket's upper end).
+    """
+    names = list_accountants()
+    classes = {name: accountant_class(name) for name in names}
+    variants = [v for cls in classes.values() for v in cls.variants]
+    return {
+        "all": sorted(names + variants),
+        "bounds": sorted([n for n, c in classes.items() if c.kind is not BoundKind.RATE] + variants),
+        "composable": sorted(n for n, c in classes.items()
+                             if c.composable() or getattr(c, "accepts_compositions", False)),
+        "dataset-free-upper": sorted(n for n, c in classes.items() if c.kind is BoundKind.UPPER and not c.needs_n_x0),
+    }
+
+
 def compose(name: str, **parameters):
     """Composed (and optionally subsampled) accountant; see :func:`shuffledp.accounting.composition.compose`."""
-    from shuffledp.accounting.composition import compose as _compose
-
-    return _compose(name, **parameters)
+    # loaded like the registry's classes (by name): the tools sit above the registry in the layers
+    return importlib.import_module("shuffledp.accounting.composition").compose(name, **parameters)

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from shuffledp._progress import progress
+from shuffledp import accounting
 from shuffledp.accounting import get_accountant, list_accountants
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCIBLE, REPRODUCED, parse_printed, printed_precision_verdict
 
@@ -50,28 +51,7 @@ _LOG10_E = 1.0 / math.log(10.0)
 _LOG_SMALLEST_DOUBLE = math.log(2.2250738585072014e-308)
 
 #: column label of each accountant's delta in the tables (honest about what it is)
-ACCOUNTANT_LABELS: dict[str, str] = {
-    "biswas-printed": "as printed (eq. 6)",
-    "biswas-exact": "exact single-bin (forward)",
-    "biswas-exact-both": "exact single-bin (max of both directions)",
-    "histogram-exact": "full histogram, exact (n_x0 on x0, rest on a third value)",
-    "histogram-pair-lower": "full histogram, lower bound (pair counts)",
-    "strong-adversary": "upper bound, all datasets (strong adversary)",
-    "weak-adversary": "upper bound, all datasets (weak adversary)",
-    "worst-case-lower": "lower bound on the worst case over datasets",
-    "balle-blanket": "Balle et al. Thm 3.1 (upper bound)",
-    "balle-hoeffding-generic": "Balle et al. Hoeffding, generic (upper bound)",
-    "balle-hoeffding-krr": "Balle et al. Hoeffding, k-RR (upper bound)",
-    "balle-bennett-generic": "Balle et al. Bennett, generic (upper bound)",
-    "balle-bennett-krr": "Balle et al. Bennett, k-RR (upper bound)",
-    "feldman-closed": "Feldman et al. closed form (upper bound)",
-    "feldman-numerical": "Feldman et al. numerical (upper bound)",
-    "clones-krr": "clones, k-RR specific (upper bound)",
-    "erlingsson": "Erlingsson et al. closed form (upper bound)",
-    "rate-erlingsson": "rate [11] Erlingsson (constant 1)",
-    "rate-balle": "rate [10] Balle (constant 1)",
-    "rate-feldman": "rate [12] Feldman (constant 1)",
-}
+ACCOUNTANT_LABELS: Mapping[str, str] = accounting.labels()  # read from the classes (live)
 
 #: Table II's reference columns: paper column -> (rate accountant as the paper computed it, genuine bound)
 TABLE2_RATE_COLUMNS = {

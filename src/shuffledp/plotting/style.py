@@ -27,7 +27,8 @@ Drawing helpers only; nothing here computes a statistic. Choices, each stated on
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections import ChainMap
+from collections.abc import Iterable, Mapping
 
 import matplotlib
 import numpy as np
@@ -36,6 +37,8 @@ from matplotlib.colors import LogNorm, to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
+
+from shuffledp import accounting
 
 __all__ = [
     "MECHANISM_COLOURS",
@@ -81,36 +84,10 @@ MECHANISM_COLOURS: dict[str, str] = {
     "shuffle+INV": "#009E73",
 }
 
-#: every accountant name of the registry, the derived "biswas-exact-both" and the planned ones
-ACCOUNTANT_COLOURS: dict[str, str] = {
-    # drawn together by default (Figure 1, sweeps, crossover): far apart
-    "biswas-printed": "#D55E00",
-    "biswas-exact": "#332288",
-    "strong-adversary": "#882255",
-    "biswas-exact-both": "#77AADD",
-    "histogram-exact": "#44AA99",
-    "histogram-pair-lower": "#999933",
-    "weak-adversary": "#AA4499",
-    "worst-case-lower": "#225555",
-    "worst-case-upper": "#EE3377",
-    # bounds and rates from the literature
-    "erlingsson": "#000000",
-    "balle-blanket": "#225522",
-    "feldman-closed": "#EE8866",
-    "feldman-numerical": "#222255",
-    "clones-krr": "#663333",
-    "balle-hoeffding-krr": "#BBCC33",
-    "balle-bennett-krr": "#EE6677",
-    "balle-hoeffding-generic": "#228833",
-    "balle-bennett-generic": "#666633",
-    "rate-erlingsson": "#66CCEE",
-    "rate-balle": "#555555",
-    "rate-feldman": "#CCBB44",
-    "girgis-rdp": "#004488",  # Paul Tol high-contrast blue
-    "girgis-rdp-simple": "#997700",  # Paul Tol muted ochre
-}
+#: every accountant's colour, read from its class in the registry (live: a registered accountant appears)
+ACCOUNTANT_COLOURS: Mapping[str, str] = accounting.colours()
 
-PALETTE: dict[str, str] = {**MECHANISM_COLOURS, **ACCOUNTANT_COLOURS}
+PALETTE: Mapping[str, str] = ChainMap(MECHANISM_COLOURS, ACCOUNTANT_COLOURS)  # type: ignore[arg-type]
 
 #: colours for names missing from PALETTE (used in order of appearance within one figure)
 RESERVE_COLOURS = ("#4477AA", "#AA3377", "#117733", "#CC6677", "#56B4E9", "#AAAA00")
@@ -134,7 +111,8 @@ NEGATIVE_HATCH = "xxx"
 INK = "0.15"
 
 RC_PARAMS = {
-    "axes.prop_cycle": cycler(color=list(MECHANISM_COLOURS.values()) + list(ACCOUNTANT_COLOURS.values())[:4]),
+    "axes.prop_cycle": cycler(color=list(MECHANISM_COLOURS.values()) + [
+        ACCOUNTANT_COLOURS[name] for name in ("biswas-printed", "biswas-exact", "strong-adversary", "biswas-exact-both")]),
     "image.cmap": SEQUENTIAL_CMAP,
     "axes.titlesize": "medium",
     "figure.titlesize": "large",
@@ -159,7 +137,7 @@ def colour_of(name: str) -> str:
     if name not in PALETTE:
         raise ValueError(
             f"`name` must be a mechanism or accountant of shuffledp.plotting.style.PALETTE; got {name!r}. "
-            "Add it to MECHANISM_COLOURS or ACCOUNTANT_COLOURS, or use colours_for()."
+            "Add it to MECHANISM_COLOURS, give its accountant class a `colour`, or use colours_for()."
         )
     return PALETTE[name]
 

@@ -47,6 +47,12 @@ class Accountant(abc.ABC):
     scope: ClassVar[str]
     #: source of the formula (paper, theorem, equation)
     reference: ClassVar[str]
+    #: column label in tables and legends (honest about what the delta is)
+    label: ClassVar[str]
+    #: plot colour (hex), the same in every figure
+    colour: ClassVar[str]
+    #: derived names drawn like accountants: name -> (label, colour) (e.g. one direction option)
+    variants: ClassVar[dict[str, tuple[str, str]]] = {}
     #: whether the result depends on ``n_x0`` (then ``n_x0`` is required)
     needs_n_x0: ClassVar[bool] = False
     #: whether delta is non-increasing in epsilon (true of every hockey-stick divergence and of most

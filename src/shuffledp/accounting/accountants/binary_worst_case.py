@@ -179,6 +179,8 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     """Certified upper bound on the worst case over datasets: exact max over n_x0 for k = 2 (see module)."""
 
     name = "worst-case-upper"
+    label = "worst-case-upper"
+    colour = "#EE3377"
     kind = BoundKind.UPPER
     scope = (
         "all neighbouring datasets (replace-one), both directions; for k = 2 the certified maximum over every "

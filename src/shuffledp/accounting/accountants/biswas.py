@@ -441,6 +441,8 @@ class BiswasPrinted(_SingleBinAccountant):
     """
 
     name = "biswas-printed"
+    label = "as printed (eq. 6)"
+    colour = "#D55E00"
     kind = BoundKind.AS_PRINTED
     scope = (
         "the paper's eq. (6) with Theorem IV.1's v_s as printed (erroneous): x0-bin count only, "
@@ -464,6 +466,9 @@ class BiswasExact(_SingleBinAccountant):
     """
 
     name = "biswas-exact"
+    label = "exact single-bin (forward)"
+    variants = {"biswas-exact-both": ("exact single-bin (max of both directions)", "#77AADD")}
+    colour = "#332288"
     kind = BoundKind.EXACT
     scope = (
         "x0-bin count only, one dataset (n_x0 other users on x0, the rest off x0), the chosen "

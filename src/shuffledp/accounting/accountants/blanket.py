@@ -74,6 +74,8 @@ class StrongAdversary(Accountant):
     """
 
     name = "strong-adversary"
+    label = "upper bound, all datasets (strong adversary)"
+    colour = "#882255"
     kind = BoundKind.UPPER
     scope = _ALL_DATASETS
     reference = (
@@ -98,6 +100,8 @@ class BalleBlanket(Accountant):
     """Balle et al. (2019) Thm 3.1 for shuffled k-RR; trivial delta = 1 outside its conditions."""
 
     name = "balle-blanket"
+    label = "Balle et al. Thm 3.1 (upper bound)"
+    colour = "#225522"
     kind = BoundKind.UPPER
     scope = _ALL_DATASETS + " (within Thm 3.1's conditions; delta = 1 outside)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Theorem 3.1"
@@ -250,6 +254,8 @@ class BalleHoeffdingGeneric(_BalleHoeffding):
     """Balle et al. (2019) Thm 5.3 (Hoeffding, generic eps0-LDP randomizer)."""
 
     name = "balle-hoeffding-generic"
+    label = "Balle et al. Hoeffding, generic (upper bound)"
+    colour = "#228833"
     generic = True
     scope = _ALL_DATASETS + " (any eps0-LDP randomizer; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Thm 5.3 with Lemmas 5.2-5.5"
@@ -259,6 +265,8 @@ class BalleHoeffdingKRR(_BalleHoeffding):
     """Balle et al. (2019) Hoeffding bound with the k-RR blanket (Lemma 5.7)."""
 
     name = "balle-hoeffding-krr"
+    label = "Balle et al. Hoeffding, k-RR (upper bound)"
+    colour = "#BBCC33"
     generic = False
     scope = _ALL_DATASETS + " (k-RR; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.5, 5.7 (Section 5.3)"
@@ -268,6 +276,8 @@ class BalleBennettGeneric(_BalleBennett):
     """Balle et al. (2019) Bennett bound (Lemma 5.6), generic eps0-LDP randomizer."""
 
     name = "balle-bennett-generic"
+    label = "Balle et al. Bennett, generic (upper bound)"
+    colour = "#666633"
     generic = True
     scope = _ALL_DATASETS + " (any eps0-LDP randomizer; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.4, 5.6 (Section 5.3)"
@@ -277,6 +287,8 @@ class BalleBennettKRR(_BalleBennett):
     """Balle et al. (2019) Bennett bound with the k-RR blanket (Lemmas 5.6, 5.7)."""
 
     name = "balle-bennett-krr"
+    label = "Balle et al. Bennett, k-RR (upper bound)"
+    colour = "#EE6677"
     generic = False
     monotone_in_epsilon = False  # rises again below eps0 (see _BalleSection5)
     scope = _ALL_DATASETS + " (k-RR; delta = 0 for eps >= eps0)"

@@ -43,6 +43,8 @@ class FeldmanClosed(Accountant):
     """Feldman, McMillan, Talwar (2021) Thm 3.1 closed form, inverted for delta; see module."""
 
     name = "feldman-closed"
+    label = "Feldman et al. closed form (upper bound)"
+    colour = "#EE8866"
     kind = BoundKind.UPPER
     scope = _ALL_DATASETS + " (within Thm 3.1's condition; delta = 1 outside)"
     reference = "Feldman, McMillan, Talwar (FOCS 2021, arXiv:2012.12803), Theorem 3.1"
@@ -72,6 +74,8 @@ class FeldmanNumerical(Accountant):
     """
 
     name = "feldman-numerical"
+    label = "Feldman et al. numerical (upper bound)"
+    colour = "#222255"
     kind = BoundKind.UPPER
     scope = _ALL_DATASETS + " (any eps0-LDP randomizer)"
     reference = (
@@ -109,6 +113,8 @@ class ClonesKRR(FeldmanNumerical):
     """
 
     name = "clones-krr"
+    label = "clones, k-RR specific (upper bound)"
+    colour = "#663333"
     scope = _ALL_DATASETS + " (k-RR)"
     reference = (
         "clones reduction of Feldman, McMillan, Talwar (2021, Sec. 3) specialised to k-RR "

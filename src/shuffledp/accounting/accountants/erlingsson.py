@@ -33,6 +33,8 @@ class Erlingsson(Accountant):
     """delta = exp(-n eps^2 / (144 eps0^2)) within the theorem's range; 1 outside; 0 for eps >= eps0."""
 
     name = "erlingsson"
+    label = "Erlingsson et al. closed form (upper bound)"
+    colour = "#000000"
     kind = BoundKind.UPPER
     scope = (
         "all neighbouring datasets (replace-one), both directions (eps0 <= 1/2, n >= 1000, "

@@ -109,6 +109,8 @@ class GirgisRDP(_GirgisBase):
     """Girgis et al. (2021) Thm 3.1 (or their subsampled-shuffle bound when ``subsample`` < 1)."""
 
     name = "girgis-rdp"
+    label = "girgis-rdp"
+    colour = "#004488"
     reference = (
         "Girgis, Data, Diggavi, Kairouz, Suresh (CCS 2021) Thm 3.1 (subsampled: their subsampled-shuffle "
         "bound as evaluated in Koskela et al.'s girgis_upper.py); RDP -> (eps, delta) by Canonne, Kamath, "
@@ -148,6 +150,8 @@ class GirgisRDPSimple(_GirgisBase):
     """Girgis et al. (2021) Thm 3.3 (real orders); refuses ``subsample`` < 1 (no subsampled form given)."""
 
     name = "girgis-rdp-simple"
+    label = "girgis-rdp-simple"
+    colour = "#997700"
     reference = (
         "Girgis, Data, Diggavi, Kairouz, Suresh (CCS 2021) Thm 3.3; RDP -> (eps, delta) by Canonne, Kamath, "
         "Steinke (2020)"

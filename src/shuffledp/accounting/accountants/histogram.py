@@ -150,6 +150,8 @@ class HistogramExact(_HistogramAccountant):
     """
 
     name = "histogram-exact"
+    label = "full histogram, exact (n_x0 on x0, rest on a third value)"
+    colour = "#44AA99"
     kind = BoundKind.EXACT
     scope = (
         "full k-bin histogram, one dataset: n_x0 other users on x0 and the remaining n - 1 - n_x0 "
@@ -217,6 +219,8 @@ class HistogramPairLower(_HistogramAccountant):
     """
 
     name = "histogram-pair-lower"
+    label = "full histogram, lower bound (pair counts)"
+    colour = "#999933"
     kind = BoundKind.LOWER
     scope = (
         "lower bound on the full histogram's delta for every dataset with n_x0 other users on x0 and "

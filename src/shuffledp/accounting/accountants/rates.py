@@ -59,6 +59,8 @@ class RateErlingsson(_Rate):
     """exp(-n eps^2 / (144 eps0^2)): Table II column [11]."""
 
     name = "rate-erlingsson"
+    label = "rate [11] Erlingsson (constant 1)"
+    colour = "#66CCEE"
     reference = "Biswas, Jung, Palamidessi (arXiv 2022) Table II column [11] (Erlingsson et al. 2019)"
 
     def _log_rate_coefficient(self) -> float:
@@ -69,6 +71,8 @@ class RateBalle(_Rate):
     """exp(-n eps^2 e^(-2 eps0)): Table II column [10]."""
 
     name = "rate-balle"
+    label = "rate [10] Balle (constant 1)"
+    colour = "#555555"
     reference = "Biswas, Jung, Palamidessi (arXiv 2022) Table II column [10] (Balle et al. 2019)"
 
     def _log_rate_coefficient(self) -> float:
@@ -79,6 +83,8 @@ class RateFeldman(_Rate):
     """exp(-n eps^2 / (e^eps0 - 1)): Table II column [12]."""
 
     name = "rate-feldman"
+    label = "rate [12] Feldman (constant 1)"
+    colour = "#CCBB44"
     reference = "Biswas, Jung, Palamidessi (arXiv 2022) Table II column [12] (Feldman et al. 2021)"
 
     def _log_rate_coefficient(self) -> float:

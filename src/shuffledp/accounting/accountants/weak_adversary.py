@@ -76,6 +76,8 @@ class WeakAdversary(BracketedMixin, Accountant):
     """Exact delta of Koskela et al.'s weak adversary (Def. 3, Thm 4) plus a certified remainder; see module."""
 
     name = "weak-adversary"
+    label = "upper bound, all datasets (weak adversary)"
+    colour = "#AA4499"
     kind = BoundKind.UPPER
     scope = "all neighbouring datasets (replace-one), both directions"
     reference = (

@@ -32,6 +32,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
     """Largest exact delta over the family "none" / "all on x0" / "all on x1" (both directions); see module."""
 
     name = "worst-case-lower"
+    label = "lower bound on the worst case over datasets"
+    colour = "#225555"
     kind = BoundKind.LOWER
     scope = (
         "lower bound on the worst case over all neighbouring datasets: max over both directions of the exact "

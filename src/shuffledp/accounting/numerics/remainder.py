@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real
-from shuffledp.accounting.accountants.base import BoundKind
+from shuffledp.accounting.params import BoundKind
 
 __all__ = ["BracketedMixin"]
 
