@@ -17,7 +17,7 @@ MAX_LINES = 600
 
 #: the layers of docs/architecture.md, top to bottom (first component after ``shuffledp``)
 LAYERS = [
-    {"", "_numerics", "_validation", "_random", "_progress", "_io", "_joblog", "config"},
+    {"", "_numerics", "_validation", "_random", "_progress", "io", "joblog", "config"},
     {"accounting", "tables", "reference"},
     {"mechanisms", "estimators", "metrics"},
     {"data"},
@@ -31,7 +31,7 @@ LAYERS = [
 ROOM_ORDER = {
     "report": ["paper", "blocks", "read", "readings", "beyond", "judge", "build", "render"],
     "experiments": ["accounting", "guarantees", "utility_tables", "utility", "equal_guarantee", "koskela"],
-    "data": ["io", "download", "gowalla", "duplicates", "geometry", "summary"],
+    "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
 }
 
 
