@@ -29,7 +29,7 @@ LAYERS = [
 ]
 #: rooms inside a package that must only import rooms listed before them
 ROOM_ORDER = {
-    "report": ["paper", "blocks", "read", "readings", "beyond", "judge", "build", "render"],
+    "report": ["paper", "inputs", "blocks", "read", "readings", "beyond", "judge", "build", "render"],
     "experiments": ["accounting", "guarantees", "utility_tables", "utility", "equal_guarantee", "koskela"],
     "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
 }
