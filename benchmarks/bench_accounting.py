@@ -22,7 +22,7 @@ import pandas as pd
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.community import community_delta
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
 
 OUTPUT = Path("results/benchmarks/accounting.csv")
 SF_COUNTS = Path("results/data/san_francisco/cell_counts.csv")

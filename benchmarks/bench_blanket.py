@@ -22,7 +22,7 @@ import pandas as pd
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.views.strong import log_delta_direct as strong_adversary_log_delta_direct
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 EPSILON_LOCAL = 0.49

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from shuffledp.accounting import get_accountant
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_SPEED = ROOT / "results" / "benchmarks" / "bracket_speed.csv"

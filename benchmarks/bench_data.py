@@ -25,7 +25,7 @@ import yaml
 from shuffledp.data.download import verify_snap_gzip
 from shuffledp.data.geometry import Region, crop_and_grid
 from shuffledp.data.gowalla import read_snap
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAP_ROWS = 6_442_890

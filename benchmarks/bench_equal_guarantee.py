@@ -24,7 +24,7 @@ import yaml
 
 from shuffledp.accounting.calibrate import calibrate_epsilon_local_traced
 from shuffledp.experiments import equal_guarantee as E
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 1

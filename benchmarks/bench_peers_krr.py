@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from shuffledp.accounting import get_accountant, list_accountants
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "results" / "benchmarks" / "peers_krr.csv"

@@ -18,8 +18,8 @@ import pandas as pd
 import yaml
 
 from shuffledp.experiments.utility import community_sweep
+from shuffledp.io import atomic_write_text
 from shuffledp.mechanisms import sensitivity_for, sample_shuffled_histogram
-from shuffledp.tables import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 

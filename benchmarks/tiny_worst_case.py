@@ -40,7 +40,7 @@ from brute_force import (  # noqa: E402
 )
 
 from shuffledp.accounting import get_accountant  # noqa: E402
-from shuffledp.tables import atomic_write_text  # noqa: E402
+from shuffledp.io import atomic_write_text  # noqa: E402
 
 OUTPUT = ROOT / "results" / "benchmarks" / "tiny_worst_case.csv"
 USERS = range(2, 9)

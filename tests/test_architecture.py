@@ -22,7 +22,7 @@ MAX_FUNCTION_LINES = 60
 
 #: the layers of docs/architecture.md, top to bottom (first component after ``shuffledp``)
 LAYERS = [
-    {"", "_numerics", "_validation", "_random", "_progress", "_io", "_joblog"},
+    {"", "_numerics", "_validation", "_random", "_progress", "io", "joblog"},
     {"accounting", "tables", "reference"},
     {"config"},
     {"mechanisms", "estimators", "metrics"},
@@ -35,9 +35,9 @@ LAYERS = [
 ]
 #: rooms inside a package that must only import rooms listed before them
 ROOM_ORDER = {
-    "report": ["paper", "blocks", "read", "readings", "beyond", "judge", "build", "render"],
+    "report": ["paper", "inputs", "blocks", "read", "readings", "beyond", "judge", "build", "render"],
     "experiments": ["accounting", "guarantees", "utility_tables", "utility", "equal_guarantee", "koskela"],
-    "data": ["io", "download", "gowalla", "duplicates", "geometry", "summary"],
+    "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
 }
 
 

@@ -1,7 +1,8 @@
-"""The one atomic writer (shuffledp._io): nothing half-written, ordinary permissions, SIGTERM clean-up."""
+"""The one atomic writer (shuffledp.io): nothing half-written, ordinary permissions, SIGTERM clean-up."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -16,16 +17,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from shuffledp import _io, tables  # noqa: E402
-from shuffledp.data import download, io  # noqa: E402
+from shuffledp import io, tables  # noqa: E402
+from shuffledp.data import download  # noqa: E402
 
 
 def test_one_implementation_everywhere():
-    # tables, data.io and download all use the same writer (no private copies).
-    assert io.atomic_output is _io.atomic_output and io.atomic_write_text is _io.atomic_write_text
-    assert tables.atomic_write_text is _io.atomic_write_text
-    assert download.atomic_output is _io.atomic_output
-    for module in (tables, download, io):
+    # tables and download use the one writer (no private copies), and shuffledp.io is its one import path.
+    assert download.atomic_output is io.atomic_output
+    assert "atomic_write_text" not in tables.__all__ and not hasattr(tables, "atomic_write_text")
+    assert importlib.util.find_spec("shuffledp._io") is None and importlib.util.find_spec("shuffledp.data.io") is None
+    for module in (tables, download):
         assert "mkstemp" not in Path(module.__file__).read_text()
 
 
@@ -48,11 +49,11 @@ def test_outputs_get_the_permissions_of_a_new_file(tmp_path, umask, writer):
         reference = tmp_path / "reference"
         reference.write_text("x")  # what open(path, "w") gives under this umask
         target = tmp_path / f"out.{writer.__name__[7:]}"
-        with _io.atomic_output(target) as temporary:
+        with io.atomic_output(target) as temporary:
             assert temporary.suffix == target.suffix and temporary.parent == tmp_path
             writer(temporary)
         text_target = tmp_path / "out.txt"
-        _io.atomic_write_text(text_target, "x")
+        io.atomic_write_text(text_target, "x")
     finally:
         os.umask(previous)
     expected = reference.stat().st_mode & 0o777
@@ -65,13 +66,13 @@ def test_failure_leaves_old_file_and_no_temporary(tmp_path):
     target = tmp_path / "out.parquet"
     target.write_text("old")
     with pytest.raises(RuntimeError, match="boom"):
-        with _io.atomic_output(target) as temporary:
+        with io.atomic_output(target) as temporary:
             temporary.write_text("half")
             raise RuntimeError("boom")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]
     with pytest.raises(TypeError, match=r"`text` must be a str; got int\."):
-        _io.atomic_write_text(target, 12345)
+        io.atomic_write_text(target, 12345)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]
 
 
@@ -79,7 +80,7 @@ _KILLED_WRITER = textwrap.dedent(
     """
     import signal, sys, time
     from pathlib import Path
-    from shuffledp._io import atomic_output
+    from shuffledp.io import atomic_output
     {install}
     target = Path(sys.argv[1])
     with atomic_output(target) as temporary:

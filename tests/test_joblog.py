@@ -22,7 +22,7 @@ SNAKEFILE = textwrap.dedent(
 SCRIPT = textwrap.dedent(
     """
     import logging
-    from shuffledp._joblog import setup_job_log
+    from shuffledp.joblog import setup_job_log
 
     setup_job_log(snakemake)
     logging.info("started")

@@ -9,13 +9,13 @@ from shuffledp.tables import (
     NOT_REPRODUCED,
     NOT_REPRODUCIBLE,
     REPRODUCED,
-    atomic_write_text,
     format_number,
     parse_printed,
     printed_half_unit,
     printed_precision_verdict,
     write_table,
 )
+from shuffledp.io import atomic_write_text
 
 
 @pytest.mark.parametrize(

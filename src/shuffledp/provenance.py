@@ -34,7 +34,7 @@ from pathlib import Path
 import yaml
 
 from shuffledp import __version__
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
 
 __all__ = [
     "MANIFEST_SCHEMA_VERSION",

@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
-from shuffledp._io import atomic_write_text  # the one atomic writer (re-exported)
+from shuffledp.io import atomic_write_text as _atomic_write_text  # the one atomic writer
 
 __all__ = [
     "REPRODUCED",
@@ -24,7 +24,6 @@ __all__ = [
     "printed_half_unit",
     "printed_precision_verdict",
     "write_table",
-    "atomic_write_text",
     "format_number",
 ]
 
@@ -112,7 +111,7 @@ def _format_cell(value) -> str:
 def write_table(frame: pd.DataFrame, *, csv=None, latex=None, markdown=None, caption: str = "") -> None:
     """Write ``frame`` as CSV (full precision), LaTeX and Markdown (3 significant digits), atomically."""
     if csv is not None:
-        atomic_write_text(csv, frame.to_csv(index=False))
+        _atomic_write_text(csv, frame.to_csv(index=False))
     shown = frame.map(_format_cell)
     if latex is not None:
         columns = "l" * len(shown.columns)
@@ -124,10 +123,10 @@ def write_table(frame: pd.DataFrame, *, csv=None, latex=None, markdown=None, cap
         lines.append(" & ".join(escape(c) for c in shown.columns) + r" \\ \hline")
         lines += [" & ".join(escape(v) for v in row) + r" \\" for row in shown.itertuples(index=False)]
         lines += [r"\hline", r"\end{tabular}", r"\end{table}", ""]
-        atomic_write_text(latex, "\n".join(lines))
+        _atomic_write_text(latex, "\n".join(lines))
     if markdown is not None:
         header = "| " + " | ".join(map(str, shown.columns)) + " |"
         rule = "|" + "|".join("---" for _ in shown.columns) + "|"
         body = ["| " + " | ".join(map(str, row)) + " |" for row in shown.itertuples(index=False)]
         text = (f"{caption}\n\n" if caption else "") + "\n".join([header, rule, *body]) + "\n"
-        atomic_write_text(markdown, text)
+        _atomic_write_text(markdown, text)

@@ -2,9 +2,9 @@
 
 import logging
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.guarantees import bracket_frame, bracket_markdown
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 log = logging.getLogger("accounting_bracket")

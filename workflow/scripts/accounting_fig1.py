@@ -8,11 +8,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from shuffledp._joblog import setup_job_log  # noqa: E402
-from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments.accounting import fig1_frame, fig1_grid  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
 from shuffledp.plotting.accounting import figure_delta_surfaces  # noqa: E402
-from shuffledp.tables import atomic_write_text  # noqa: E402
 
 setup_job_log(snakemake)
 log = logging.getLogger("accounting_fig1")

@@ -2,10 +2,11 @@
 
 import logging
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.accounting import table2_frames, verdict_counts
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 from shuffledp.reference import load_reference
-from shuffledp.tables import atomic_write_text, write_table
+from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 log = logging.getLogger("accounting_table2")

@@ -4,11 +4,10 @@ import logging
 
 import pandas as pd
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.data.geometry import Region, crop_and_grid
 from shuffledp.data.summary import region_summary
-from shuffledp.data.io import atomic_output
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 log = logging.getLogger("crop_and_grid")

@@ -4,8 +4,8 @@ import logging
 
 import pandas as pd
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.data.summary import combine_summaries
+from shuffledp.joblog import setup_job_log
 from shuffledp.tables import write_table
 
 setup_job_log(snakemake)

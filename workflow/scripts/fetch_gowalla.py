@@ -2,8 +2,8 @@
 
 import logging
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.data.download import DownloadError, download
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 log = logging.getLogger("fetch_gowalla")

@@ -9,9 +9,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from shuffledp._joblog import setup_job_log  # noqa: E402
 from shuffledp.data.geometry import Region, counts_grid, equirectangular_km, region_extent_km  # noqa: E402
-from shuffledp.data.io import atomic_output  # noqa: E402
+from shuffledp.io import atomic_output  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
 from shuffledp.plotting.maps import plot_cell_counts, plot_checkins  # noqa: E402
 
 setup_job_log(snakemake)

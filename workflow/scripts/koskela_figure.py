@@ -7,12 +7,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from shuffledp._joblog import setup_job_log  # noqa: E402
-from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments.koskela import figure_frame  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
 from shuffledp.plotting.koskela import figure_koskela  # noqa: E402
 from shuffledp.reference import load_reference  # noqa: E402
-from shuffledp.tables import atomic_write_text  # noqa: E402
 
 setup_job_log(snakemake)
 number = int(snakemake.wildcards.number)

@@ -4,8 +4,8 @@ import logging
 
 import pandas as pd
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.koskela import KNOWN_DIFFERENCES, curve_verdicts
+from shuffledp.joblog import setup_job_log
 from shuffledp.reference import load_reference
 from shuffledp.tables import write_table
 

@@ -4,7 +4,7 @@ import glob
 import logging
 import time
 
-from shuffledp._joblog import setup_job_log
+from shuffledp.joblog import setup_job_log
 from shuffledp.provenance import build_manifest, reference_files, write_manifest
 
 started = time.time()

@@ -4,12 +4,11 @@ import logging
 
 import pandas as pd
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.data.duplicates import DUPLICATE_KEY_COLUMNS, find_duplicates
 from shuffledp.data.gowalla import DataFileError, check_bad_fraction, read_checkins
 from shuffledp.data.summary import source_summary
-from shuffledp.data.io import atomic_output
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 log = logging.getLogger("prepare_checkins")

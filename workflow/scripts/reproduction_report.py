@@ -3,10 +3,10 @@
 import logging
 from pathlib import Path
 
-from shuffledp._joblog import setup_job_log
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 from shuffledp.provenance import config_sha256, file_sha256, git_state
 from shuffledp.report import ReportInputs, build_report, render_html, render_markdown
-from shuffledp.tables import atomic_write_text
 
 setup_job_log(snakemake)
 log = logging.getLogger("reproduction_report")

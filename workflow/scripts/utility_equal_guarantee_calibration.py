@@ -3,9 +3,9 @@
 
 import logging
 
-from shuffledp._io import atomic_write_text
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.equal_guarantee import calibration_job
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 k, n_users = int(snakemake.wildcards.k), int(snakemake.wildcards.n)

@@ -8,10 +8,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from shuffledp._io import atomic_write_text  # noqa: E402
-from shuffledp._joblog import setup_job_log  # noqa: E402
-from shuffledp.data.io import atomic_output  # noqa: E402
 from shuffledp.experiments.equal_guarantee import combine, ratio_table  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
 from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv  # noqa: E402
 
 setup_job_log(snakemake)

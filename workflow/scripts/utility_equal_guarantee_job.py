@@ -4,9 +4,9 @@ import logging
 
 import pandas as pd
 
-from shuffledp._io import atomic_write_text
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.equal_guarantee import dataset_counts, utility_job
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 dataset, n_users = snakemake.wildcards.dataset, int(snakemake.wildcards.n)

@@ -4,10 +4,10 @@ import logging
 
 import pandas as pd
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.utility import calibration_accountants, community_sweep
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 from shuffledp.mechanisms import sensitivity_for
-from shuffledp.tables import atomic_write_text
 
 setup_job_log(snakemake)
 utility, region = snakemake.params.utility, snakemake.wildcards.region

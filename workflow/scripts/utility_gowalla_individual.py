@@ -4,9 +4,9 @@ import logging
 
 import pandas as pd
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.utility import individual_job
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 utility, region = snakemake.params.utility, snakemake.wildcards.region

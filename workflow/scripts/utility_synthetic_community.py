@@ -2,9 +2,9 @@
 
 import logging
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.utility import synthetic_community_job
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 utility, tag = snakemake.params.utility, snakemake.wildcards.tag

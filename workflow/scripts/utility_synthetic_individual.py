@@ -2,9 +2,9 @@
 
 import logging
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.utility import individual_job, synthetic_dataset
-from shuffledp.tables import atomic_write_text
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 utility, seed, n_users = snakemake.params.utility, snakemake.params.seed, int(snakemake.wildcards.n)

@@ -4,10 +4,11 @@ import logging
 
 import pandas as pd
 
-from shuffledp._joblog import setup_job_log
 from shuffledp.experiments.utility_tables import community_text_comparison, individual_tables
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
 from shuffledp.reference import load_reference
-from shuffledp.tables import atomic_write_text, write_table
+from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 individual = pd.concat([pd.read_csv(path) for path in snakemake.input.individual], ignore_index=True)

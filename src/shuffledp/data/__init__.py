@@ -7,7 +7,6 @@ Modules, in the order the data passes through them:
 * ``duplicates`` -- exact duplicate rows, within a file and against sources listed earlier.
 * ``geometry`` -- regions (bounding boxes), crop, grid, cell tables, local projection to km.
 * ``summary`` -- the data summary table (per source and per region, with the paper's counts).
-* ``io`` -- atomic file output.
 
 Everything except the two readers and the download is a pure function of arrays / DataFrames.
 """

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from http.client import HTTPException
 from pathlib import Path
 
-from shuffledp._io import atomic_output
 from shuffledp._progress import progress
 from shuffledp._validation import check_integer, check_real
+from shuffledp.io import atomic_output
 
 __all__ = [
     "DownloadError",

@@ -282,84 +282,129 @@ def table2_frames(
     """
     names = set(list_accountants() if available is None else available)
     epsilons = np.asarray(table2["epsilon"], dtype=float)
-    k = int(table2["k"])
     rows, comparison = [], []
     for block in table2["blocks"]:
-        n_users = int(block["n_users"])
-        n_x0 = n_x0_from_fraction(table2["n_x0_fraction"], n_users)
-        eps0, rate_eps0 = float(block["epsilon_local"]), float(block["rate_epsilon_local"])
-        common = dict(n_users=n_users, k=k, n_x0=n_x0, factory=factory)
-        logs: dict[str, np.ndarray] = {}
-        for rate, _ in TABLE2_RATE_COLUMNS.values():
-            logs[rate] = log_delta(rate, epsilons, epsilon_local=rate_eps0, **common)
-            if rate_eps0 != eps0:
-                logs[rate + "@caption"] = log_delta(rate, epsilons, epsilon_local=eps0, **common)
-        for name in ("biswas-printed", "biswas-exact", "biswas-exact-both"):
-            logs[name] = log_delta(name, epsilons, epsilon_local=eps0, **common)
-        skipped: dict[str, str] = {}
-        for name in ["histogram-exact", *table2["bounds"]]:
-            if name in logs:
-                continue
-            if name not in names:
-                skipped[name] = f"{name} is not registered"
-            elif name in HISTOGRAM_ACCOUNTANTS and n_users > int(table2["full_histogram_max_users"]):
-                skipped[name] = (
-                    f"not computed: n > accounting.table2.full_histogram_max_users ({table2['full_histogram_max_users']})"
-                )
-            else:
-                logs[name] = log_delta(name, epsilons, epsilon_local=eps0, **common)
+        setting = _table2_setting(table2, block)
+        logs, skipped = _table2_logs(table2, setting, epsilons, names, factory)
         for i, eps in enumerate(epsilons):
             row_label = f"eps={eps:g}"
             cells = _reference_cells(reference, block["label"], row_label)
             paper = dict(zip(cells["column"], cells["value"]))
-            record = {
-                "block": block["label"],
-                "n": n_users,
-                "eps0": eps0,
-                "k": k,
-                "n_x0": n_x0,
-                "epsilon": float(eps),
-            }
-            record["eps0 of the rate columns"] = rate_eps0
-            verdicts = []
-            for column, (rate, bound) in TABLE2_RATE_COLUMNS.items():
-                record[f"paper {column}"] = paper.get(column, "")
-                record[ACCOUNTANT_LABELS[rate]] = format_delta(float(logs[rate][i]))
-                if column in paper:
-                    verdict, note = _verdict(paper[column], float(logs[rate][i]))
-                    note = f"ours_as_printed: {rate} at eps0 = {rate_eps0:g}; " + note
-                    if rate + "@caption" in logs:
-                        alt_verdict, _ = _verdict(paper[column], float(logs[rate + "@caption"][i]))
-                        note += (
-                            f"; at the caption's eps0 = {eps0:g} the rate is "
-                            f"{format_delta(float(logs[rate + '@caption'][i]))} ({alt_verdict})"
-                        )
-                    log_bound = float(logs[bound][i]) if bound in logs else math.nan
-                    if bound in logs:
-                        note += f"; ours_exact: {ACCOUNTANT_LABELS[bound]}"
-                    comparison.append(
-                        _comparison_row("II", block["label"], row_label, column, paper[column],
-                                        float(logs[rate][i]), log_bound, verdict, note)
-                    )
-                    verdicts.append(f"{column}: {verdict}")
-            record[f"paper {TABLE2_OURS_COLUMN}"] = paper.get(TABLE2_OURS_COLUMN, "")
-            for name in ("biswas-printed", "biswas-exact", "biswas-exact-both"):
-                record[ACCOUNTANT_LABELS[name]] = format_delta(float(logs[name][i]))
-            if TABLE2_OURS_COLUMN in paper:
-                verdict, note = _verdict(paper[TABLE2_OURS_COLUMN], float(logs["biswas-printed"][i]))
-                note = (f"ours_as_printed: eq. (6) at eps0 = {eps0:g}, k = {k}, n_x0 = {n_x0}; {note}; "
-                        f"ours_exact: exact single-bin (forward) = {format_delta(float(logs['biswas-exact'][i]))}")
-                comparison.append(
-                    _comparison_row("II", block["label"], row_label, TABLE2_OURS_COLUMN, paper[TABLE2_OURS_COLUMN],
-                                    float(logs["biswas-printed"][i]), float(logs["biswas-exact"][i]), verdict, note)
-                )
-                verdicts.append(f"{TABLE2_OURS_COLUMN}: {verdict}")
+            record = _table2_record(setting, float(eps))
+            verdicts = _table2_rate_cells(record, comparison, setting, row_label, paper, logs, i)
+            verdicts += _table2_eq6_cells(record, comparison, setting, row_label, paper, logs, i)
             for name in ["histogram-exact", *table2["bounds"]]:
                 label = ACCOUNTANT_LABELS.get(name, name)
                 record[label] = format_delta(float(logs[name][i])) if name in logs else skipped[name]
             record["reproduced (printed precision)"] = "; ".join(verdicts)
             rows.append(record)
     return pd.DataFrame(rows), pd.DataFrame(comparison, columns=COMPARISON_COLUMNS)
+
+
+def _table2_setting(table2: Mapping, block: Mapping) -> dict:
+    """One block's setting: label, n, k, n_x0, the caption's eps0 and the rate columns' eps0."""
+    n_users = int(block["n_users"])
+    return dict(
+        label=block["label"],
+        n_users=n_users,
+        k=int(table2["k"]),
+        n_x0=n_x0_from_fraction(table2["n_x0_fraction"], n_users),
+        eps0=float(block["epsilon_local"]),
+        rate_eps0=float(block["rate_epsilon_local"]),
+    )
+
+
+def _table2_logs(table2, setting, epsilons, names, factory) -> tuple[dict, dict]:
+    """(log delta per accountant, reason per accountant not computed) of one block, over ``epsilons``.
+
+    The rate columns at the rates' eps0 (and at the caption's eps0 as ``<rate>@caption`` where the two
+    differ), eq. (6) and the exact single-bin deltas, then the full histogram and the configured bounds
+    (skipped when not registered, or the full-histogram ones above ``full_histogram_max_users``).
+    """
+    eps0, rate_eps0, n_users = setting["eps0"], setting["rate_eps0"], setting["n_users"]
+    common = dict(n_users=n_users, k=setting["k"], n_x0=setting["n_x0"], factory=factory)
+    logs: dict[str, np.ndarray] = {}
+    for rate, _ in TABLE2_RATE_COLUMNS.values():
+        logs[rate] = log_delta(rate, epsilons, epsilon_local=rate_eps0, **common)
+        if rate_eps0 != eps0:
+            logs[rate + "@caption"] = log_delta(rate, epsilons, epsilon_local=eps0, **common)
+    for name in ("biswas-printed", "biswas-exact", "biswas-exact-both"):
+        logs[name] = log_delta(name, epsilons, epsilon_local=eps0, **common)
+    skipped: dict[str, str] = {}
+    for name in ["histogram-exact", *table2["bounds"]]:
+        if name in logs:
+            continue
+        if name not in names:
+            skipped[name] = f"{name} is not registered"
+        elif name in HISTOGRAM_ACCOUNTANTS and n_users > int(table2["full_histogram_max_users"]):
+            skipped[name] = (
+                f"not computed: n > accounting.table2.full_histogram_max_users ({table2['full_histogram_max_users']})"
+            )
+        else:
+            logs[name] = log_delta(name, epsilons, epsilon_local=eps0, **common)
+    return logs, skipped
+
+
+def _table2_record(setting: Mapping, eps: float) -> dict:
+    """The leading columns of one row of the Table II frame."""
+    record = {
+        "block": setting["label"],
+        "n": setting["n_users"],
+        "eps0": setting["eps0"],
+        "k": setting["k"],
+        "n_x0": setting["n_x0"],
+        "epsilon": eps,
+    }
+    record["eps0 of the rate columns"] = setting["rate_eps0"]
+    return record
+
+
+def _table2_rate_cells(record, comparison, setting, row_label, paper, logs, i) -> list[str]:
+    """The paper's rate columns of one row: add them to ``record`` and their verdicts to
+    ``comparison``; return the verdict texts."""
+    eps0, rate_eps0 = setting["eps0"], setting["rate_eps0"]
+    verdicts = []
+    for column, (rate, bound) in TABLE2_RATE_COLUMNS.items():
+        record[f"paper {column}"] = paper.get(column, "")
+        record[ACCOUNTANT_LABELS[rate]] = format_delta(float(logs[rate][i]))
+        if column not in paper:
+            continue
+        verdict, note = _verdict(paper[column], float(logs[rate][i]))
+        note = f"ours_as_printed: {rate} at eps0 = {rate_eps0:g}; " + note
+        if rate + "@caption" in logs:
+            alt_verdict, _ = _verdict(paper[column], float(logs[rate + "@caption"][i]))
+            note += (
+                f"; at the caption's eps0 = {eps0:g} the rate is "
+                f"{format_delta(float(logs[rate + '@caption'][i]))} ({alt_verdict})"
+            )
+        log_bound = float(logs[bound][i]) if bound in logs else math.nan
+        if bound in logs:
+            note += f"; ours_exact: {ACCOUNTANT_LABELS[bound]}"
+        comparison.append(
+            _comparison_row("II", setting["label"], row_label, column, paper[column],
+                            float(logs[rate][i]), log_bound, verdict, note)
+        )
+        verdicts.append(f"{column}: {verdict}")
+    return verdicts
+
+
+def _table2_eq6_cells(record, comparison, setting, row_label, paper, logs, i) -> list[str]:
+    """The paper's own column (eq. (6)) of one row and the exact single-bin deltas: add them to
+    ``record`` and the verdict to ``comparison``; return the verdict texts."""
+    record[f"paper {TABLE2_OURS_COLUMN}"] = paper.get(TABLE2_OURS_COLUMN, "")
+    for name in ("biswas-printed", "biswas-exact", "biswas-exact-both"):
+        record[ACCOUNTANT_LABELS[name]] = format_delta(float(logs[name][i]))
+    if TABLE2_OURS_COLUMN not in paper:
+        return []
+    eps0, k, n_x0 = setting["eps0"], setting["k"], setting["n_x0"]
+    verdict, note = _verdict(paper[TABLE2_OURS_COLUMN], float(logs["biswas-printed"][i]))
+    note = (f"ours_as_printed: eq. (6) at eps0 = {eps0:g}, k = {k}, n_x0 = {n_x0}; {note}; "
+            f"ours_exact: exact single-bin (forward) = {format_delta(float(logs['biswas-exact'][i]))}")
+    comparison.append(
+        _comparison_row("II", setting["label"], row_label, TABLE2_OURS_COLUMN, paper[TABLE2_OURS_COLUMN],
+                        float(logs["biswas-printed"][i]), float(logs["biswas-exact"][i]), verdict, note)
+    )
+    return [f"{TABLE2_OURS_COLUMN}: {verdict}"]
 
 
 # --------------------------------------------------------------------------------------------------

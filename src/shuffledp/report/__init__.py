@@ -16,6 +16,8 @@ Rooms, in the order the data passes through them (each imports only from rooms a
 
 ==============  ======================================================================================
 ``paper``       what the paper claims: its tables, figures (with the quoted claim), FPS -> arXiv map
+``inputs``      which workflow outputs the report reads, by role (from plain lists of paths; called by
+                ``workflow/rules/report.smk``), and the names of the sections beyond the paper
 ``blocks``      the document model (Heading, Paragraph, Table, BulletList, Figure)
 ``read``        stage outputs -> tidy frames (comparison rows, method summaries, provenance); the only
                 room that opens result files

@@ -1,7 +1,8 @@
 """Assembling the report: the order of its sections and which reading, judgement or table goes
-where (:func:`build_report`).
+where (:func:`build_report`, one function per section, in the order they appear).
 
-Room: calls :mod:`~shuffledp.report.read`, :mod:`~shuffledp.report.readings` and
+Room: picks the reading of each section beyond the paper by its name in :mod:`~shuffledp.report.inputs`;
+calls :mod:`~shuffledp.report.read`, :mod:`~shuffledp.report.readings` and
 :mod:`~shuffledp.report.judge`, and returns a list of :mod:`~shuffledp.report.blocks`; rendering is
 left to :mod:`shuffledp.report.render`.
 """
@@ -9,7 +10,7 @@ left to :mod:`shuffledp.report.render`.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,16 @@ from shuffledp.report.beyond import (
     read_three_calibrations,
 )
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
+from shuffledp.report.inputs import (
+    CROSSOVER,
+    DELTA_FLOOR,
+    DELTA_SWEEPS,
+    EPSILON_AT_FIXED_DELTA,
+    EQUAL_GUARANTEE,
+    KOSKELA_FIGURES,
+    THREE_CALIBRATIONS,
+    WORST_CASE_BRACKET,
+)
 from shuffledp.report.judge import _errata, read_data_counts, read_empty_cells, read_verdict_strength, strength_table
 from shuffledp.report.paper import FIGURES, FPS_NOT_VISIBLE, FPS_TO_ARXIV, PAPER_TABLES
 from shuffledp.report.read import (
@@ -107,6 +118,21 @@ def build_report(inputs: ReportInputs) -> list:
     rows, problems = read_comparisons(inputs.comparisons)
     summary_frame = pd.read_csv(inputs.data_summary) if inputs.data_summary and Path(inputs.data_summary).is_file() else None
     gaussian = [pd.read_csv(path) for path in _existing(inputs.gaussian_checks)]
+    blocks: list = _opening_section(inputs)
+    blocks += _summary_section(inputs, rows, problems)
+    blocks += _paper_tables_section(inputs, rows)
+    blocks += _text_values_section(inputs, rows)
+    blocks += _figures_section(inputs, summary_frame)
+    blocks += _extras_section(inputs)
+    blocks += _errata(inputs, rows, summary_frame, gaussian)
+    blocks += _fps_map_section()
+    blocks += _stage_section(inputs)
+    return blocks
+
+
+def _opening_section(inputs: ReportInputs) -> list:
+    """Title, what is reproduced (with the time of writing), what the verdicts mean, and warnings of
+    stale or missing stages."""
     blocks: list = [Heading(1, inputs.title)]
     created = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
     blocks.append(
@@ -149,8 +175,12 @@ def build_report(inputs: ReportInputs) -> list:
                 "reported as absent below."
             )
         )
-    # summary
-    blocks.append(Heading(2, "Summary", "summary"))
+    return blocks
+
+
+def _summary_section(inputs: ReportInputs, rows: pd.DataFrame, problems: Sequence[str]) -> list:
+    """Verdicts per table, the comparison files read, the verdict strength and input problems."""
+    blocks: list = [Heading(2, "Summary", "summary")]
     counts = verdict_counts(rows)
     if len(counts):
         blocks.append(Table(list(counts.columns), [[str(v) for v in r] for r in counts.itertuples(index=False)]))
@@ -169,7 +199,12 @@ def build_report(inputs: ReportInputs) -> list:
         blocks.append(Paragraph("**Verdict strength.** " + strength))
     if problems:
         blocks.append(BulletList([f"Input problem: {p}" for p in problems]))
-    # tables
+    return blocks
+
+
+def _paper_tables_section(inputs: ReportInputs, rows: pd.DataFrame) -> list:
+    """One section per table of the paper: its sources, empty cells and the comparison cell by cell."""
+    blocks: list = []
     for table, title in PAPER_TABLES.items():
         blocks.append(Heading(2, title, f"table-{table.lower()}"))
         subset = rows[rows["table"] == table] if len(rows) else rows
@@ -186,16 +221,26 @@ def build_report(inputs: ReportInputs) -> list:
                 blocks.append(Heading(3, f"Table {table}, {block_name}"))
             blocks.append(_comparison_table(group))
             _append_strength(blocks, group)
+    return blocks
+
+
+def _text_values_section(inputs: ReportInputs, rows: pd.DataFrame) -> list:
+    """Values the paper quotes in its text (comparison rows of no paper table), if any."""
     others = rows[~rows["table"].isin(list(PAPER_TABLES))] if len(rows) else rows
-    if len(others):
-        blocks.append(Heading(2, "Other values quoted in the paper's text", "text-values"))
-        for (table, block_name), group in others.groupby(["table", "block"], sort=False):
-            blocks.append(Heading(3, f"{table}: {block_name}" if block_name else str(table)))
-            blocks.append(Paragraph("Source: " + ", ".join(_trace(s, inputs) for s in group["source"].unique()) + "."))
-            blocks.append(_comparison_table(group))
-            _append_strength(blocks, group)
-    # figures
-    blocks.append(Heading(2, "Figures", "figures"))
+    if not len(others):
+        return []
+    blocks: list = [Heading(2, "Other values quoted in the paper's text", "text-values")]
+    for (table, block_name), group in others.groupby(["table", "block"], sort=False):
+        blocks.append(Heading(3, f"{table}: {block_name}" if block_name else str(table)))
+        blocks.append(Paragraph("Source: " + ", ".join(_trace(s, inputs) for s in group["source"].unique()) + "."))
+        blocks.append(_comparison_table(group))
+        _append_strength(blocks, group)
+    return blocks
+
+
+def _figures_section(inputs: ReportInputs, summary_frame: pd.DataFrame | None) -> list:
+    """Each figure of the paper: its claim, our reading of its data, the images and the data files."""
+    blocks: list = [Heading(2, "Figures", "figures")]
     cell_counts = {}
     for path in _existing(inputs.cell_counts):
         cell_counts[path.parent.name] = pd.read_csv(path)
@@ -215,26 +260,21 @@ def build_report(inputs: ReportInputs) -> list:
             blocks.append(Paragraph(f"Figure {number} is absent from this run (stage `{spec.stage}`)."))
         if data_paths:
             blocks.append(Paragraph("Data: " + "; ".join(_trace(p, inputs) for p in data_paths) + "."))
+    return blocks
+
+
+def _extras_section(inputs: ReportInputs) -> list:
+    """One section per output beyond the paper that is present: our reading, its images and data."""
+    blocks: list = []
     for name, extra in inputs.extras.items():
         images, data_paths = _existing(extra.get("images", ())), _existing(extra.get("data", ()))
         if not images and not data_paths:
             continue
         blocks.append(Heading(2, f"Beyond the paper: {name}", f"extra-{name.replace(' ', '-')}"))
+        reader = _extra_reader(name, inputs.config)
         readings = []
         for path in data_paths:
             try:
-                utility_accountant = (inputs.config.get("utility") or {}).get("accountant")
-                reader = {
-                    "crossover": lambda frame: read_crossover(
-                        frame, upper=utility_accountant, lower=(inputs.config.get("utility") or {}).get("lower_accountant")),
-                    "delta sweeps": read_sweep,
-                    "epsilon at a fixed delta": read_epsilon_comparison,
-                    "worst-case bracket": lambda frame: read_bracket(frame, utility_accountant=utility_accountant),
-                    "three calibrations": read_three_calibrations,
-                    "delta floor": read_delta_floor,
-                    "equal guarantee": read_equal_guarantee,
-                    "Koskela et al. Figures 1-3": read_koskela_verdicts,
-                }.get(name, read_method_comparison)
                 text = reader(pd.read_csv(path))
                 readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")
             except ValueError as error:
@@ -244,13 +284,34 @@ def build_report(inputs: ReportInputs) -> list:
             blocks.append(Figure(image, f"{name} ({_trace(image, inputs)})", _relative(image, inputs.report_dir)))
         if data_paths:
             blocks.append(Paragraph("Data: " + "; ".join(_trace(p, inputs) for p in data_paths) + "."))
-    blocks += _errata(inputs, rows, summary_frame, gaussian)
-    # FPS map
-    blocks.append(Heading(2, "FPS 2023 numbering vs arXiv 2022 numbering", "fps-map"))
-    blocks.append(Table(["FPS 2023", "arXiv 2022", "evidence in the FPS text"], [list(r) for r in FPS_TO_ARXIV]))
-    blocks.append(Paragraph(FPS_NOT_VISIBLE))
-    blocks += _stage_section(inputs)
     return blocks
+
+
+def _extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
+    """The reading of a section beyond the paper (:data:`shuffledp.report.inputs.EXTRA_SECTIONS`);
+    a method comparison for any other name."""
+    utility = config.get("utility") or {}
+    readers = {
+        CROSSOVER: lambda frame: read_crossover(
+            frame, upper=utility.get("accountant"), lower=utility.get("lower_accountant")),
+        DELTA_SWEEPS: read_sweep,
+        EPSILON_AT_FIXED_DELTA: read_epsilon_comparison,
+        WORST_CASE_BRACKET: lambda frame: read_bracket(frame, utility_accountant=utility.get("accountant")),
+        THREE_CALIBRATIONS: read_three_calibrations,
+        DELTA_FLOOR: read_delta_floor,
+        EQUAL_GUARANTEE: read_equal_guarantee,
+        KOSKELA_FIGURES: read_koskela_verdicts,
+    }
+    return readers.get(name, read_method_comparison)
+
+
+def _fps_map_section() -> list:
+    """The FPS 2023 figure and table numbers against the arXiv 2022 ones."""
+    return [
+        Heading(2, "FPS 2023 numbering vs arXiv 2022 numbering", "fps-map"),
+        Table(["FPS 2023", "arXiv 2022", "evidence in the FPS text"], [list(r) for r in FPS_TO_ARXIV]),
+        Paragraph(FPS_NOT_VISIBLE),
+    ]
 
 
 def _append_strength(blocks: list, group: pd.DataFrame) -> None:

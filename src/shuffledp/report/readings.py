@@ -9,6 +9,7 @@ crossovers) and say when the data cannot support a reading. Imports read helpers
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -285,68 +286,91 @@ def read_epsilon_comparison(frame: pd.DataFrame) -> str:
     sentences = []
     for panel, rows in frame.groupby("panel", sort=False):
         x = axes.get(panel)
-        if x is None:
-            continue
-        fixed = (f"k = {int(rows['k'].iloc[0])}, ε0 = {rows['epsilon_local'].iloc[0]:g}" if x == "n_users"
-                 else f"k = {int(rows['k'].iloc[0])}, n = {int(rows['n_users'].iloc[0]):,}")
-        wide = rows.pivot_table(index=x, columns="accountant", values="epsilon", aggfunc="first")
-        status = rows.pivot_table(index=x, columns="accountant", values="status", aggfunc="first")
-        drawn = wide.where(status.isin(_DRAWN))
-        roles = rows.drop_duplicates("accountant").set_index("accountant")["role"]
-        guarantees = [a for a in wide.columns if roles[a] == "guarantee, all datasets"]
-        lowers = [a for a in wide.columns if roles[a] == "lower bound on the worst case"]
-        text = f"({panel}, {fixed}, δ = {rows['delta'].iloc[0]:g}, {len(wide)} points)"
-        if guarantees:
-            best = drawn[guarantees].min(axis=1, skipna=True)
-            winner = drawn[guarantees].idxmin(axis=1, skipna=True).dropna()
-            counts = winner.value_counts()
-            text += " Smallest valid guarantee: " + ", ".join(f"`{a}` at {int(c)}" for a, c in counts.items())
-            text += f" of {len(wide)} points"
-            top = counts.index[0] if len(counts) else None
-            if top is not None:
-                span = drawn[top].dropna()
-                if len(span) > 1:
-                    low, high = span.idxmin(), span.idxmax()
-                    text += (f"; `{top}` gives ε from {span[high]:.4g} ({_where(x, [high])}) to "
-                             f"{span[low]:.4g} ({_where(x, [low])})")
-                others = [a for a in guarantees if a != top]
-                factors = []
-                for other in others:
-                    ratio = drawn[other] / drawn[top]
-                    if ratio.notna().any():
-                        factors.append(f"`{other}` {ratio.min():.3g}× to {ratio.max():.3g}×")
-                if factors:
-                    text += "; the other guarantees exceed it by " + ", ".join(factors)
-            text += "."
-            for lower in lowers:
-                ratio = best / drawn[lower]
-                text += (f" Smallest guarantee / `{lower}`: {_ratio_range(ratio, x)}"
-                         " (the true worst-case ε lies between them).")
-                below = 0
-                for guarantee in guarantees:
-                    both = drawn[[guarantee, lower]].dropna()
-                    below += int((both[guarantee] < both[lower] * (1 - _EPSILON_SLACK)).sum())
-                text += f" A guarantee below the lower bound: {below} points (must be 0)."
-        for accountant in wide.columns:
-            special = []
-            for word, key in (("no ε reaches δ", "unreachable"), ("refused", "error"), ("ε = 0 meets δ", "epsilon = 0"),
-                              ("reached only at ε ≥ ε0", "at or above eps0")):
-                where = status.index[status[accountant] == key]
-                if len(where) == len(status):
-                    special.append(f"{word} at every point")
-                elif len(where):
-                    special.append(f"{word} at {_where(x, where)}")
-            if special:
-                text += f" `{accountant}` ({roles[accountant]}): " + "; ".join(special) + "."
-        per_dataset = [a for a in wide.columns if roles[a] == "one dataset, not a guarantee"]
-        for accountant in per_dataset:
-            for lower in lowers:
-                both = drawn[[accountant, lower]].dropna()
-                if len(both):
-                    text += (f" `{accountant}` (one dataset) is below `{lower}` at {int((both[accountant] < both[lower]).sum())}"
-                             f" of {len(both)} points, as a single dataset's value may be.")
-        sentences.append(text)
+        if x is not None:
+            sentences.append(_epsilon_panel_reading(panel, rows, x))
     return " ".join(sentences)
+
+
+def _epsilon_panel_reading(panel: str, rows: pd.DataFrame, x: str) -> str:
+    """One panel of the ε comparison (``x``: the column along its axis)."""
+    fixed = (f"k = {int(rows['k'].iloc[0])}, ε0 = {rows['epsilon_local'].iloc[0]:g}" if x == "n_users"
+             else f"k = {int(rows['k'].iloc[0])}, n = {int(rows['n_users'].iloc[0]):,}")
+    wide = rows.pivot_table(index=x, columns="accountant", values="epsilon", aggfunc="first")
+    status = rows.pivot_table(index=x, columns="accountant", values="status", aggfunc="first")
+    drawn = wide.where(status.isin(_DRAWN))
+    roles = rows.drop_duplicates("accountant").set_index("accountant")["role"]
+    guarantees = [a for a in wide.columns if roles[a] == "guarantee, all datasets"]
+    lowers = [a for a in wide.columns if roles[a] == "lower bound on the worst case"]
+    text = f"({panel}, {fixed}, δ = {rows['delta'].iloc[0]:g}, {len(wide)} points)"
+    if guarantees:
+        text += _smallest_guarantee_text(drawn, guarantees, x) + "."
+        text += _lower_bound_text(drawn, guarantees, lowers, x)
+    text += _special_points_text(status[wide.columns], roles, x)
+    per_dataset = [a for a in wide.columns if roles[a] == "one dataset, not a guarantee"]
+    for accountant in per_dataset:
+        for lower in lowers:
+            both = drawn[[accountant, lower]].dropna()
+            if len(both):
+                text += (f" `{accountant}` (one dataset) is below `{lower}` at {int((both[accountant] < both[lower]).sum())}"
+                         f" of {len(both)} points, as a single dataset's value may be.")
+    return text
+
+
+def _smallest_guarantee_text(drawn: pd.DataFrame, guarantees: Sequence[str], x: str) -> str:
+    """Which guarantee is smallest at how many points, its range, and how far the others exceed it."""
+    winner = drawn[guarantees].idxmin(axis=1, skipna=True).dropna()
+    counts = winner.value_counts()
+    text = " Smallest valid guarantee: " + ", ".join(f"`{a}` at {int(c)}" for a, c in counts.items())
+    text += f" of {len(drawn)} points"
+    top = counts.index[0] if len(counts) else None
+    if top is None:
+        return text
+    span = drawn[top].dropna()
+    if len(span) > 1:
+        low, high = span.idxmin(), span.idxmax()
+        text += (f"; `{top}` gives ε from {span[high]:.4g} ({_where(x, [high])}) to "
+                 f"{span[low]:.4g} ({_where(x, [low])})")
+    factors = []
+    for other in [a for a in guarantees if a != top]:
+        ratio = drawn[other] / drawn[top]
+        if ratio.notna().any():
+            factors.append(f"`{other}` {ratio.min():.3g}× to {ratio.max():.3g}×")
+    if factors:
+        text += "; the other guarantees exceed it by " + ", ".join(factors)
+    return text
+
+
+def _lower_bound_text(drawn: pd.DataFrame, guarantees: Sequence[str], lowers: Sequence[str], x: str) -> str:
+    """The smallest guarantee against each lower bound, and the points where a guarantee is below it."""
+    best = drawn[guarantees].min(axis=1, skipna=True)
+    text = ""
+    for lower in lowers:
+        ratio = best / drawn[lower]
+        text += (f" Smallest guarantee / `{lower}`: {_ratio_range(ratio, x)}"
+                 " (the true worst-case ε lies between them).")
+        below = 0
+        for guarantee in guarantees:
+            both = drawn[[guarantee, lower]].dropna()
+            below += int((both[guarantee] < both[lower] * (1 - _EPSILON_SLACK)).sum())
+        text += f" A guarantee below the lower bound: {below} points (must be 0)."
+    return text
+
+
+def _special_points_text(status: pd.DataFrame, roles: pd.Series, x: str) -> str:
+    """Every accountant's (column's) points without a drawable ε (unreachable, refused, ε = 0, at or above ε0)."""
+    text = ""
+    for accountant in status.columns:
+        special = []
+        for word, key in (("no ε reaches δ", "unreachable"), ("refused", "error"), ("ε = 0 meets δ", "epsilon = 0"),
+                          ("reached only at ε ≥ ε0", "at or above eps0")):
+            where = status.index[status[accountant] == key]
+            if len(where) == len(status):
+                special.append(f"{word} at every point")
+            elif len(where):
+                special.append(f"{word} at {_where(x, where)}")
+        if special:
+            text += f" `{accountant}` ({roles[accountant]}): " + "; ".join(special) + "."
+    return text
 
 
 def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) -> str:
