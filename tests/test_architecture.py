@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 NAMED = set(re.findall(r"`([^`\s]+)`", DOC))
-MAX_LINES = 500
+MAX_LINES = 600
+#: inside shuffledp.accounting (issue 19: each room one job)
+MAX_ACCOUNTING_LINES = 500
 #: the layers inside shuffledp.accounting, bottom to top (docs/architecture.md, docs/adding-an-accountant.md);
 #: "" is the package itself (the registry)
 ACCOUNTING_LAYERS = [{"params"}, {"numerics"}, {"views"}, {"accountants"}, {""},
@@ -95,9 +97,10 @@ def test_every_workflow_script_and_rule_file_is_named():
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
-def test_no_module_over_500_lines(name):
+def test_no_module_over_600_lines(name):
     lines = MODULES[name].read_text(encoding="utf-8").count("\n")
-    assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES}); split it by job"
+    limit = MAX_ACCOUNTING_LINES if name.startswith("shuffledp.accounting") else MAX_LINES
+    assert lines <= limit, f"{name} has {lines} lines (at most {limit}); split it by job"
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
