@@ -58,7 +58,7 @@ import math
 import numpy as np
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.numerics.binomial import log_window
+from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.pair_sum import large_forward_delta
 from shuffledp.accounting.accountants.weak_adversary import WeakAdversary
@@ -75,12 +75,6 @@ _RELATIVE_STOP = 1e-9
 _ROUNDING = 1e-12
 _FIRST_BLOCKS = 32
 _CACHE_LIMIT = 20_000_000  # doubles kept across epsilons (160 MB)
-
-
-def _binomial_window(N: int, log_p: float, log_q: float) -> tuple[int, int, np.ndarray, float]:
-    """(lo, hi, pmf on lo..hi, certified mass outside) of Bin(N, p) (whole support when narrow)."""
-    lo, log_w, log_out = log_window(N, log_p, log_q, _WINDOW_SDS)
-    return lo, lo + log_w.size - 1, np.exp(log_w), math.exp(log_out)
 
 
 def _hockey_rows(g: np.ndarray, p: float, q: float, eps: float) -> np.ndarray:
@@ -100,15 +94,15 @@ class _Block:
     def __init__(self, a: int, b: int, n: int, log_p: float, log_q: float):
         self.a, self.b = a, b
         w = b - a
-        _, _, pa, out_a = _binomial_window(a, log_p, log_q)
-        _, _, pm, out_m = _binomial_window(n - 1 - b, log_q, log_p)
+        _, _, pa, out_a = pmf_window(a, log_p, log_q, _WINDOW_SDS)
+        _, _, pm, out_m = pmf_window(n - 1 - b, log_q, log_p, _WINDOW_SDS)
         base = np.convolve(pa, pm)
         log_gamma = math.log(2.0) + log_q
         log_1mgamma = float(np.log1p(-2.0 * math.exp(log_q)))
-        b_lo, b_hi, weights, out_w = _binomial_window(w, log_gamma, log_1mgamma)
+        b_lo, b_hi, weights, out_w = pmf_window(w, log_gamma, log_1mgamma, _WINDOW_SDS)
         half = math.log(0.5)
         rows, out_beta = [], 0.0
-        _, _, start, out_start = _binomial_window(b_lo, half, half) if b_lo > 0 else (0, 0, np.ones(1), 0.0)
+        _, _, start, out_start = pmf_window(b_lo, half, half, _WINDOW_SDS) if b_lo > 0 else (0, 0, np.ones(1), 0.0)
         g = np.convolve(base, start)
         out_beta = out_start
         width = g.size + (b_hi - b_lo)
@@ -207,7 +201,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         """(-inf, log certified upper value): the value is one certified number, no separate remainder."""
         self.last_K = start_K
         searched = self._binary or self._large
-        bound = self._weak._chernoff.log_delta(float(eps))
+        bound = self._weak.view.chernoff.log_delta(float(eps))
         if not searched or bound < -700.0 or (log_target is not None and bound <= log_target):
             weak_parts = self._weak.log_delta_parts(eps, log_target, start_K)
             if not searched:
@@ -225,7 +219,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         return -np.inf, min(value, 0.0)
 
     def _epsilon_hint(self, log_target: float) -> float | None:
-        return self._weak._epsilon_hint(log_target)
+        return self._weak.view.epsilon_hint(log_target)
 
     def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        return self._weak._epsilon_refine(log_target, eps, log_value)
+        return self._weak.view.epsilon_refine(log_target, eps, log_value)

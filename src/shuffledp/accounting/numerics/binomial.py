@@ -29,7 +29,7 @@ from scipy.special import betainc
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 
-__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "log_window", "LogPmfRange"]
+__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "LogPmfRange"]
 
 _LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
@@ -82,21 +82,6 @@ class LogPmfRange:
     def of(self, s: np.ndarray) -> np.ndarray:
         """The same for a float array of consecutive integers."""
         return self(int(s[0]), int(s[-1])) if s.size else np.empty(0)
-
-
-def log_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
-    """(lo, log pmf of Bin(N, pi) on lo..hi, log of the exact mass outside): mean +- (sds sd + 30), clipped
-    to 0..N (the whole support when narrow)."""
-    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
-    mean, half = N * math.exp(log_pi), sds * sd + 30.0
-    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
-    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
-    outside = []
-    if hi < N:
-        outside.append(float(log_sf(hi + 1, N, log_pi, log_1mpi)))
-    if lo > 0:
-        outside.append(float(log_sf(N - lo + 1, N, log_1mpi, log_pi)))
-    return lo, log_w, (float(logsumexp(np.array(outside))) if outside else -np.inf)
 
 
 def _series(x, N, t, log_odds, first_moment: bool, gap=None):

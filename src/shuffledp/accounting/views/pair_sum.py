@@ -49,7 +49,8 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf, log_window
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf
+from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 
 __all__ = ["PairSum", "large_forward_delta"]

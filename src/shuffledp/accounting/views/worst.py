@@ -41,7 +41,8 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_excess_below
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
-from shuffledp.accounting.views.binned import LOG_HALF, BinnedView, Bins, bin_index, flat_rows, sd_window, split_pair_rows, window_half_width
+from shuffledp.accounting.numerics.windows import bernstein_half_width, sd_window
+from shuffledp.accounting.views.binned import LOG_HALF, BinnedView, Bins, bin_index, flat_rows, split_pair_rows
 
 __all__ = ["WorstFamilies", "FAMILY", "binned"]
 
@@ -223,7 +224,7 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[B
         s_lo = s_hi = n
     s = np.arange(s_lo, s_hi + 1.0)
     log_w = log_binom_pmf_loader(s, n, log_ppq, log_rest) if k > 2 else np.zeros(1)
-    half = window_half_width(np.sqrt(s * pi0 * (1.0 - pi0)), K)
+    half = bernstein_half_width(np.sqrt(s * pi0 * (1.0 - pi0)), K)
     a_lo, a_hi = np.clip(np.floor(s * pi0 - half), 0.0, s), np.clip(np.ceil(s * pi0 + half), 0.0, s)
     ss, a, pos = flat_rows(s, a_lo, a_hi)
     c = ss - a

@@ -1,0 +1,371 @@
+"""Koskela et al.'s *weak adversary* for shuffled k-RR: its exact delta (:class:`WeakView`, used by
+``weak-adversary``) and its binned privacy loss distribution for composition (:func:`binned`).
+
+The adversary (Koskela, Heikkila, Honkela 2021, Def. 3 and Thm 4) sees the shuffled reports, the data
+of the other n - 1 users and which of them drew their report from the blanket (k-RR as a mixture:
+with probability gamma = k / (e^eps0 + k - 1) a user reports a uniform value, otherwise its own). It
+does *not* learn whether the differing user drew from the blanket (the strong adversary of
+:mod:`shuffledp.accounting.views.strong` does). It sees more than the analyst, so its delta bounds the
+histogram's delta for every pair of neighbouring datasets (replace-one) in both directions. Against
+brute force over every dataset (483 tiny cases, n = 2..8, k = 2..4) it equals the true worst case to
+12 digits in 280 and exceeds it by up to 41% in the others (tests, reproduction notes).
+
+**The view.** Removing the known truthful reports leaves the b blanket reports of the others and the
+differing user's report; by symmetry only the counts (a, c, m) of x0, x1 and of the other k - 2 values
+among these b + 1 reports matter (the split of m over the other values has the same law under both
+hypotheses). Writing Mult_n for the multinomial law over n trials with probabilities
+(q, q, (k - 2) q, 1 - gamma), q = 1 / (e^eps0 + k - 1), and beta = e^eps0 - 1, a direct computation
+(trinomial ratios; derivation in docs/reproduction-notes.md) gives
+
+    P(a, c, m) = Mult_n(a, c, m) (a + c + m + beta a) / n,
+    Q(a, c, m) = Mult_n(a, c, m) (a + c + m + beta c) / n,
+
+so the privacy loss is log((j + beta a) / (j + beta c)) with j = a + c + m and
+
+    delta(eps) = (1 / n) E[(lambda A - c_S - nu M)_+],
+    lambda = beta (1 + e^eps),  c_s = s (e^(eps + eps0) - 1),  nu = e^eps - 1,
+
+with S = A + C ~ Bin(n, 2q), A | S ~ Bin(S, 1/2) and M | S ~ Bin(n - S, rho), rho = (k - 2) / (e^eps0 +
+k - 3), A and M independent given S. The loss is at most eps0 (at a = j, c = 0), so delta = 0 for
+eps >= eps0 comes out of the sum (lambda a - c_s <= 0 for every a <= s). Both directions are equal (A and
+C are exchangeable).
+
+**Exact delta** (:class:`WeakView`; rows in :mod:`shuffledp.accounting.views.weak_rows`, per-row tables
+in :mod:`shuffledp.accounting.views.weak_tables`). For each total s in a window around the mean of S,
+the sum over a splits into (i) a *high* range where nu M cannot exceed lambda a - c_s except with
+negligible probability: there E_M[(.)_+] = lambda a - c_s - nu E[M] up to a certified remainder, summed
+over a in closed form; (ii) a *middle* range summed term by term with the exact expected excess
+E[(tau - M)_+] of the binomial M (:mod:`shuffledp.accounting.numerics.binomial`); (iii) a *low* range
+bounded by its largest term times its probability. The windows of S, A and M are Bernstein windows
+(:func:`~shuffledp.accounting.numerics.windows.bernstein_window`: at most e^(-K^2 / 2) outside each
+side, skewed binomials covered as far out as Gaussian ones); everything outside them is bounded above.
+The dropped mass is *added* to the returned delta (so it stays an upper bound), and K grows until that
+certified remainder is below 1e-11 of the sum (or K reaches 40: e^-800 outside each side; below that
+the remainder is capped by the strong adversary's exact delta, itself an upper bound on the weak one).
+The totals S outside the window and the low range of each row are bounded with Chernoff
+(moment-generating-function) bounds that fall with delta (:mod:`shuffledp.accounting.numerics.chernoff`),
+so the window stays at K = 8 down to delta ~ 1e-19 at n = 10^6. The same bound on the whole delta
+decides "delta <= target" without the sum when it already meets the target, and is returned as the
+(certified) value when it is below e^-700 -- which bounds the work at n = 10^8 for epsilons far in the
+tail (seconds, not minutes). From four epsilons on they are evaluated together (tables of M's law shared
+between them). Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A)) incomplete-beta
+evaluations, independent of n otherwise; memory O(that) as well. Accuracy: relative error ~1e-10 for
+delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
+about 1e-16 n log n absolute error to log delta at larger n.
+
+**Binned PLD** (:func:`binned`). With s = a + c, d = a - c, L = sign(d) log1p(beta |d| / (s + m + beta
+min(a, c))), which for fixed (s, a) is monotone in m. So for each (s, a) the m-window splits into the
+few runs of consecutive m that share a bin, found in closed form (m >= beta |d| / expm1(t) - s - beta
+min(a, c) <=> |L| <= t), and each run's mass is a difference of the prefix sums of pmf(m) and m pmf(m)
+of M | s -- computed once per s. Work ~ (#(s, a) pairs) x (runs per pair) instead of the 3-D sum: about
+2e7 pairs and 3 runs each at n = 10^6, k = 4, Delta = 1e-5. Rows whose loss spans more bins than they
+have m values are enumerated m by m. The P-mass (and, the windows being symmetric, the Q-mass) outside
+the windows is bounded with exact binomial tails and reported as ``dropped``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from shuffledp._numerics import log_binom_pmf_loader, log_sub
+from shuffledp.accounting.numerics.binomial import log_sf
+from shuffledp.accounting.numerics.chernoff import ChernoffBound
+from shuffledp.accounting.numerics.remainder import BracketedMixin
+from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.views import strong
+from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, RUNS_PER_BATCH, BinnedView, Bins, flat_rows
+from shuffledp.accounting.views.split_pair import check_size
+from shuffledp.accounting.views.weak_rows import LOG_NEGLIGIBLE, WeakRows
+
+__all__ = ["WeakView", "binned"]
+
+_LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
+_BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
+_BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
+
+
+def _upper(parts: tuple[float, float]) -> float:
+    """log of sum + certified remainder (an upper bound), at most 0."""
+    return min(0.0, float(np.logaddexp(*parts)))
+
+
+class WeakView:
+    """The weak adversary's exact certified delta for one setting (module docstring, "Exact delta").
+
+    Keeps the epsilon-independent rows of the two most recent windows K (the search and repeated calls
+    reuse them) and, after :meth:`log_delta_parts`, the window K finally used in ``last_K``."""
+
+    def __init__(self, setting: ShuffleSetting):
+        self.setting = setting
+        self.krr = KrrParams.of(setting.epsilon_local, setting.k)
+        self.chernoff = ChernoffBound(n=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
+        self._rows_cache: dict[float, WeakRows] = {}
+
+    def rows(self, K: float) -> WeakRows:
+        """The epsilon-independent rows for window K (at most the two most recent K are kept)."""
+        cache = self._rows_cache
+        if K not in cache:
+            if len(cache) >= 2:
+                cache.pop(next(iter(cache)))
+            s = self.setting
+            cache[K] = WeakRows(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr)
+        return cache[K]
+
+    def log_parts(self, eps: float, K: float) -> tuple[float, float]:
+        """(log summed delta, log certified remainder) with windows of half-width K."""
+        if eps >= self.setting.epsilon_local:
+            return -np.inf, -np.inf
+        return self.rows(K).log_delta(eps, self.chernoff)
+
+    _log_parts = log_parts  # the contract of BracketedMixin's widening loop (used in log_delta_parts)
+
+    def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
+        """(log summed delta, log certified remainder), windows widened as in
+        :meth:`BracketedMixin.log_delta_parts`, with two shortcuts and a cap.
+
+        Shortcuts (certified, :mod:`shuffledp.accounting.numerics.chernoff`): when the Chernoff bound on delta is
+        already <= ``log_target`` the question is decided without the exact sum, and when it is below
+        e^-700 (outside the accuracy promise) it is returned as the value (sum -inf, remainder = bound).
+        Cap: where the certified remainder is not negligible (delta below about e^-800), the remainder
+        is capped so that the total does not exceed the strong adversary's exact delta, which bounds the
+        weak adversary's delta from above (it sees less)."""
+        bound = self.chernoff.log_delta(float(eps))
+        if bound < _LOG_BEYOND_PROMISE or (log_target is not None and bound <= log_target):
+            self.last_K = start_K
+            return -np.inf, bound
+        log_main, log_dropped = BracketedMixin.log_delta_parts(self, eps, log_target, start_K)
+        if log_dropped - log_main > LOG_NEGLIGIBLE:
+            s = self.setting
+            check_size("strong-adversary", s.n_users)
+            capped = float(strong.log_delta(np.array([float(eps)]), s)[0])
+            total = float(np.logaddexp(log_main, log_dropped))
+            if min(capped, bound) < total:
+                cap = min(capped, bound)
+                log_dropped = float(log_sub(cap, log_main)) if cap > log_main else -np.inf
+        return log_main, log_dropped
+
+    def log_deltas(self, epsilons: np.ndarray) -> np.ndarray:
+        """log delta (sum + certified remainder) at each of ``epsilons`` (checked, any shape).
+
+        As the widening loop, but many epsilons are evaluated together (:meth:`WeakRows.log_deltas`:
+        tables of M's law shared between the epsilons) at the first window; an epsilon whose certified
+        remainder is not yet below 1e-11 of its sum is then redone alone with the widening windows."""
+        flat = epsilons.ravel()
+        out = np.full(flat.shape, np.nan)
+        todo = []
+        for i, eps in enumerate(flat):
+            bound = self.chernoff.log_delta(float(eps))
+            if bound == -np.inf or bound < _LOG_BEYOND_PROMISE:  # eps >= eps0, or beyond the promise
+                out[i] = _upper((-np.inf, bound))
+            else:
+                todo.append(i)
+        if len(todo) >= _BATCH_MIN:
+            parts = self.rows(_BATCH_K).log_deltas(flat[todo], self.chernoff)
+            redo = []
+            for i, (log_main, log_dropped) in zip(todo, parts):
+                if log_dropped == -np.inf or log_dropped - log_main <= LOG_NEGLIGIBLE:
+                    out[i] = _upper((log_main, log_dropped))
+                else:
+                    redo.append(i)
+            todo = redo
+        start = _BATCH_K
+        for i in sorted(todo, key=lambda j: flat[j]):
+            out[i] = _upper(self.log_delta_parts(float(flat[i]), start_K=start))
+            start = getattr(self, "last_K", _BATCH_K)
+        return out.reshape(epsilons.shape)
+
+    def epsilon_hint(self, log_target: float) -> float | None:
+        """Where the Chernoff bound meets the target (to 1e-4, rounded up): a certified upper end for the
+        search (0.0 when delta(0) is already certified below the target). The bound is non-increasing
+        in epsilon (X falls pointwise as epsilon grows)."""
+        return self.chernoff.crossing(log_target, 1e-4)
+
+    def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
+        """The Chernoff bound exceeds delta by a factor that varies slowly with epsilon: where the bound
+        equals the target times that factor at the hint, delta is close to the target (a guess only)."""
+        if not np.isfinite(log_value):
+            return None
+        slack = self.chernoff.log_delta(eps) - log_value
+        return self.chernoff.crossing(log_target + max(slack, 0.0), 1e-8)
+
+
+# ---------------------------------------------------------------------------------------- binned PLD
+
+
+def _runs(a, s, m_lo, m_hi, beta, interval, ceil_mode):
+    """Runs of consecutive m in [m_lo, m_hi] sharing the bin of l(m) = log1p(beta |d| / (s + m + beta
+    min(a, c))) (d = a - c != 0), rounded up (``ceil_mode``) or down. l falls as m grows, so the bin
+    does too. Returns (row, bin of l, run start, run end), ends exclusive; the runs of a row tile
+    [m_lo, m_hi + 1) exactly (a float tie at a run boundary can only move one m to a neighbouring bin)."""
+    c = s - a
+    x = beta * np.abs(a - c)
+    base = s + beta * np.minimum(a, c)
+    rounding = np.ceil if ceil_mode else np.floor
+    j_top = rounding(np.log1p(x / (base + m_lo)) / interval)
+    j_bottom = rounding(np.log1p(x / (base + m_hi)) / interval)
+    counts = (j_top - j_bottom + 1.0).astype(np.int64)
+    row = np.repeat(np.arange(a.size), counts)
+    step = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    j = j_top[row] - step
+    x_r, base_r, lo_r, hi_r = x[row], base[row], m_lo[row], m_hi[row] + 1.0
+
+    def first_m_with_bin_at_most(jj):
+        with np.errstate(divide="ignore", over="ignore"):
+            if ceil_mode:  # l(m) <= jj Delta  <=>  m >= x / expm1(jj Delta) - base  (jj >= 1 here)
+                value = np.ceil(x_r / np.expm1(np.maximum(jj, 1.0) * interval) - base_r)
+            else:  # l(m) < (jj + 1) Delta  <=>  m > x / expm1((jj + 1) Delta) - base
+                value = np.floor(x_r / np.expm1((np.maximum(jj, 0.0) + 1.0) * interval) - base_r) + 1.0
+        return np.clip(value, lo_r, hi_r)
+
+    start = np.where(step == 0, lo_r, first_m_with_bin_at_most(j))
+    end = np.where(step == counts[row] - 1, hi_r, first_m_with_bin_at_most(j - 1.0))
+    end = np.maximum(end, start)
+    return row, j.astype(np.int64), start, end
+
+
+class _Grid:
+    """The windows of the binned view: totals s with log weights, symmetric a windows, M windows."""
+
+    def __init__(self, n: float, krr: KrrParams, K: float):
+        self.n, self.krr, self.rho = n, krr, krr.rho
+        two_q = math.exp(krr.log_2q)
+        self.s_lo, self.s_hi = (float(v) for v in sd_window(n, two_q, K))
+        self.s = np.arange(self.s_lo, self.s_hi + 1.0)
+        self.log_w = log_binom_pmf_loader(self.s, n, krr.log_2q, krr.log_1m2q)
+        half = bernstein_half_width(np.sqrt(self.s) / 2.0, K)
+        self.a_lo = np.clip(np.floor(self.s / 2.0 - half), 0.0, self.s)
+        self.a_hi = self.s - self.a_lo
+        if self.rho > 0:
+            self.m_lo, self.m_hi = sd_window(n - self.s, self.rho, K)
+        else:
+            self.m_lo = self.m_hi = np.zeros_like(self.s)
+
+    def log_dropped(self, beta: float) -> float:
+        """Certified bound on the P-mass (and, the windows being symmetric, the Q-mass) outside the windows."""
+        n, krr, s, log_w, s_lo, s_hi = self.n, self.krr, self.s, self.log_w, self.s_lo, self.s_hi
+        log_2q, log_1m2q, log_rho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, self.rho
+        # S outside: E[((1 + beta/2) S + rho (n - S)) / n; S outside] with E[S; S >= x] = n 2q Pr(Bin(n-1, 2q) >= x - 1)
+        upper_tail = float(log_sf(s_hi, n - 1.0, log_2q, log_1m2q)) + log_2q if s_hi < n else -np.inf
+        lower_tail = (math.log(max(s_lo - 1.0, 1.0) / n) + float(log_sf(n - s_lo + 1.0, n, log_1m2q, log_2q))
+                      if s_lo > 0 else -np.inf)
+        log_s_out = float(np.logaddexp(math.log1p(beta / 2.0) + np.logaddexp(upper_tail, lower_tail),
+                                       (log_rho if rho > 0 else -np.inf)
+                                       + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
+        # A outside (s inside): <= w(s) Pr(A outside) (s + rho (n - s) + beta s) / n
+        log_scale = np.log((s * (1.0 + beta) + rho * (n - s)) / n)
+        log_a_out = log_w + log_outside(self.a_lo, self.a_hi, s, LOG_HALF, LOG_HALF) + log_scale
+        # M outside (s, a inside): <= w(s) Pr(M outside) (1 + beta s / n)
+        if rho > 0:
+            log_m_out = (log_w + log_outside(self.m_lo, self.m_hi, n - s, log_rho, krr.log_1mrho)
+                         + np.log1p(beta * s / n))
+        else:
+            log_m_out = np.full(s.shape, -np.inf)
+        return float(np.logaddexp.reduce(np.concatenate([[log_s_out], log_a_out, log_m_out])))
+
+
+class _Chunk:
+    """The (s, a) pairs of a chunk of totals with the prefix sums over each M window of pmf(m) and
+    m pmf(m) (one padded row per s), and the masses of runs of m."""
+
+    def __init__(self, grid: _Grid, start: int, stop: int, m_width: int, beta: float):
+        n, krr, self.beta, self.m_width = grid.n, grid.krr, beta, m_width
+        s_c, log_w = grid.s[start:stop], grid.log_w[start:stop]
+        self.m_lo, self.m_hi = m_lo, m_hi = grid.m_lo[start:stop], grid.m_hi[start:stop]
+        offsets = np.arange(m_width - 1, dtype=float)
+        m_grid = m_lo[:, None] + offsets[None, :]
+        inside = m_grid <= m_hi[:, None]
+        if grid.rho > 0:
+            pmf = np.where(inside, np.exp(log_binom_pmf_loader(m_grid, (n - s_c)[:, None], krr.log_rho,
+                                                               krr.log_1mrho)), 0.0)
+        else:
+            pmf = np.where(offsets[None, :] == 0, 1.0, 0.0) * np.ones((s_c.size, 1))
+        self.pmf = pmf
+        self.f0 = np.zeros((s_c.size, m_width))
+        self.f1 = np.zeros((s_c.size, m_width))
+        np.cumsum(pmf, axis=1, out=self.f0[:, 1:])
+        np.cumsum(pmf * m_grid, axis=1, out=self.f1[:, 1:])
+        self.ss, self.a, self.pos = flat_rows(s_c, grid.a_lo[start:stop], grid.a_hi[start:stop])
+        log_row = log_w[self.pos] + log_binom_pmf_loader(self.a, self.ss, LOG_HALF, LOG_HALF) - math.log(n)
+        self.row_mass = np.exp(log_row)
+        self.c = self.ss - self.a
+        self.flat_base = self.pos * m_width
+
+    def masses(self, rows, run_start, run_end, pos_r):
+        """(P-mass, Q-mass) of the runs [run_start, run_end) of m in the pairs ``rows``."""
+        lo_idx = self.flat_base[rows] + (run_start - self.m_lo[pos_r]).astype(np.int64)
+        hi_idx = self.flat_base[rows] + (run_end - self.m_lo[pos_r]).astype(np.int64)
+        d0 = np.maximum(self.f0.ravel()[hi_idx] - self.f0.ravel()[lo_idx], 0.0)
+        d1 = np.maximum(self.f1.ravel()[hi_idx] - self.f1.ravel()[lo_idx], 0.0)
+        sr, ar, cr = self.ss[rows], self.a[rows], self.c[rows]
+        beta = self.beta
+        return (self.row_mass[rows] * ((sr + beta * ar) * d0 + d1),
+                self.row_mass[rows] * ((sr + beta * cr) * d0 + d1))
+
+
+def _add_each(bins: Bins, ch: _Chunk, each, sign: int, interval: float, ceil_mode: bool):
+    """Bin the pairs ``each`` m by m (their loss spans more bins than they have m values)."""
+    m_lo, pos, beta = ch.m_lo, ch.pos, ch.beta
+    mm_rows, m_values, _ = flat_rows(each.astype(float), m_lo[pos[each]], ch.m_hi[pos[each]])
+    mm_rows = mm_rows.astype(np.int64)
+    flat = pos[mm_rows] * (ch.m_width - 1) + (m_values - m_lo[pos[mm_rows]]).astype(np.int64)
+    g = ch.pmf.ravel()[flat]
+    sr, ar, cr = ch.ss[mm_rows], ch.a[mm_rows], ch.c[mm_rows]
+    loss = np.log1p(beta * np.abs(ar - cr) / (sr + m_values + beta * np.minimum(ar, cr)))
+    j = (np.ceil(loss / interval) if ceil_mode else np.floor(loss / interval)).astype(np.int64)
+    bins.add(sign * j, ch.row_mass[mm_rows] * g * (sr + m_values + beta * ar),
+             ch.row_mass[mm_rows] * g * (sr + m_values + beta * cr))
+
+
+def _add_side(bins: Bins, ch: _Chunk, sign: int, interval: float, pessimistic: bool):
+    """Bin the pairs with sign(a - c) = ``sign``: by runs of m, or m by m where that is less work."""
+    ss, a, c, pos, m_lo, m_hi, beta = ch.ss, ch.a, ch.c, ch.pos, ch.m_lo, ch.m_hi, ch.beta
+    rows_all = np.flatnonzero((a - c) * sign > 0)
+    # pessimistic: L = +l rounded up (ceil of l), L = -l rounded up (-floor of l); optimistic swaps
+    ceil_mode = pessimistic if sign > 0 else not pessimistic
+    # a row whose loss spans more bins than it has m values is enumerated m by m instead
+    n_m = m_hi[pos[rows_all]] - m_lo[pos[rows_all]] + 1.0
+    spread = (np.log1p(beta * np.abs(a - c)[rows_all] / (ss[rows_all] + beta * np.minimum(a, c)[rows_all]
+                                                          + m_lo[pos[rows_all]]))
+              - np.log1p(beta * np.abs(a - c)[rows_all] / (ss[rows_all] + beta * np.minimum(a, c)[rows_all]
+                                                            + m_hi[pos[rows_all]]))) / interval + 2.0
+    direct = spread > n_m
+    work = np.where(direct, n_m, spread)
+    batches = np.searchsorted(np.cumsum(work), np.arange(RUNS_PER_BATCH, work.sum(), RUNS_PER_BATCH))
+    for rows, is_direct in zip(np.split(rows_all, batches), np.split(direct, batches)):
+        if rows.size == 0:
+            continue
+        runs = rows[~is_direct]
+        if runs.size:
+            r, j, run_start, run_end = _runs(a[runs], ss[runs], m_lo[pos[runs]], m_hi[pos[runs]],
+                                             beta, interval, ceil_mode)
+            p, q = ch.masses(runs[r], run_start, run_end, pos[runs[r]])
+            bins.add(sign * j, p, q)
+        each = rows[is_direct]
+        if each.size:
+            _add_each(bins, ch, each, sign, interval, ceil_mode)
+
+
+def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> BinnedView:
+    """Binned privacy loss distribution of the weak adversary's view by the run reduction of the module
+    docstring ("Binned PLD")."""
+    n = float(n_users)
+    beta = math.expm1(float(epsilon_local))
+    grid = _Grid(n, KrrParams.of(float(epsilon_local), k), K)
+    log_dropped = grid.log_dropped(beta)
+    bins = Bins()
+    m_width = int(np.max(grid.m_hi - grid.m_lo)) + 2
+    a_width = int(np.max(grid.a_hi - grid.a_lo)) + 1
+    step = max(1, min(ROWS_PER_CHUNK // a_width, (1 << 25) // m_width))
+    for start in range(0, grid.s.size, step):
+        ch = _Chunk(grid, start, min(grid.s.size, start + step), m_width, beta)
+        tie = ch.a == ch.c  # d = 0: loss 0 for every m
+        if tie.any():
+            rows = np.flatnonzero(tie)
+            p, q = ch.masses(rows, ch.m_lo[ch.pos[rows]], ch.m_hi[ch.pos[rows]] + 1.0, ch.pos[rows])
+            bins.add(np.zeros(rows.size, dtype=np.int64), p, q)
+        for sign in (1, -1):
+            _add_side(bins, ch, sign, interval, pessimistic)
+    return bins.view(interval, pessimistic, 0.0, 0.0, math.exp(log_dropped), True, "weak")
