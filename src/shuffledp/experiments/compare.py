@@ -24,7 +24,9 @@ their expected TVs and whether the winner is *certain* (the same at both eps0, a
 than :data:`CERTAIN_STANDARD_ERRORS` combined standard errors apart at both).
 
 Randomness: each simulated mechanism draws from ``job_rng(seed, "compare", n, k, epsilon, delta,
-data, calibration or mechanism)``, so a row depends only on the seed and its identity.
+data, "shuffle" | "gaussian" | "geometric")``, so a row depends only on the seed and its identity. The
+shuffled rows of both calibrations start from the same stream (common random numbers: the difference
+between the two eps0 is not drowned in independent noise).
 """
 
 from __future__ import annotations
@@ -229,7 +231,7 @@ def simulated_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mappi
         rows.append(_row(mechanism, calibration, "monte-carlo", tv, tv_se, l2, l2_se, **extra))
 
     for calibration, value in epsilon_local.items():
-        rng = job_rng(seed, *identity, calibration)
+        rng = job_rng(seed, *identity, "shuffle")  # the same stream at both eps0: common random numbers
         results = _simulate(
             lambda size, value=value, rng=rng: sample_krr_histogram(counts, epsilon_local=value, rng=rng, size=size),
             {"shuffle+inv+proj": lambda h, value=value: project_to_simplex(invert_krr(h, epsilon_local=value)),
