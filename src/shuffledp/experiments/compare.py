@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from shuffledp._random import job_rng
-from shuffledp._validation import check_integer, check_probability, check_real
+from shuffledp._validation import check_choice, check_integer, check_probability, check_real
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
 from shuffledp.estimators import invert_krr, krr_maximum_likelihood, project_to_simplex
 from shuffledp.experiments.exact_error import (
@@ -48,6 +48,7 @@ from shuffledp.experiments.exact_error import (
     krr_inv_expected_error,
 )
 from shuffledp.mechanisms import (
+    NEIGHBOURING_SENSITIVITY,
     gaussian_calibration,
     gaussian_histogram,
     geometric_alpha,
@@ -298,8 +299,7 @@ def compare(*, n_users: int, k: int, epsilon: float, delta: float, data: str = "
     k = check_integer(k, "k", low=2)
     epsilon = check_real(epsilon, "eps", low=0.0, low_open=True, high_open=True)
     delta = check_probability(delta, "delta")
-    if not 0 < delta < 1:
-        raise ValueError(f"`delta` must be in (0, 1); got {delta!r}.")
+    check_choice(neighbouring, "neighbouring", NEIGHBOURING_SENSITIVITY)
     draws = check_integer(draws, "draws", low=2)
     seed = check_integer(seed, "seed", low=0)
     counts = dataset_counts(data, n_users=n_users, k=k)
