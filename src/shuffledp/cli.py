@@ -285,13 +285,13 @@ def _compare_cell(value, digits: int = 5) -> str:
 
 
 def _print_comparison(result) -> None:
-    print(f"{'mechanism':<18}{'eps0 from':<11}{'eps0':>10}{'sigma':>10}  {'E[TV]':>11} {'(SE)':>10}  "
+    print(f"{'mechanism':<18}{'eps0 from':<11}{'eps0':>12}{'sigma':>10}  {'E[TV]':>11} {'(SE)':>10}  "
           f"{'E[L2^2]':>11} {'(SE)':>10}  method")
     for row in result.rows:
         source = {"upper": "upper", "lower": "lower"}.get(row["calibration"], "-")
         standard_error = "" if row["method"] == "exact" else f"({row['tv_se']:.2g})"
         l2_error = "" if row["method"] == "exact" else f"({row['squared_l2_se']:.2g})"
-        print(f"{row['mechanism']:<18}{source:<11}{_compare_cell(row['epsilon_local'], 6):>10}"
+        print(f"{row['mechanism']:<18}{source:<11}{_compare_cell(row['epsilon_local'], 8):>12}"
               f"{_compare_cell(row['sigma'], 5):>10}  {row['tv']:>11.5g} {standard_error:>10}  "
               f"{row['squared_l2']:>11.4g} {l2_error:>10}  {row['method']}")
     verdict = result.verdict
