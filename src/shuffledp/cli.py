@@ -70,6 +70,24 @@ def _add_composition_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_compare_parser(commands) -> None:
+    compare = commands.add_parser(
+        "compare", help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism"
+    )
+    compare.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
+    compare.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
+    compare.add_argument("--eps", required=True, type=float, help="target epsilon (> 0)")
+    compare.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
+    compare.add_argument("--data", default="uniform",
+                         help="true histogram: uniform (default), zipf:S (cell j has probability ~ j^-S), or a CSV of k counts")
+    compare.add_argument("--draws", type=int, default=200, help="Monte-Carlo draws of the simulated rows (>= 2; default 200)")
+    compare.add_argument("--seed", type=int, default=0, help="root seed of the simulated rows (>= 0; default 0)")
+    compare.add_argument("--neighbouring", default="replace-one",
+                         help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms")
+    compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    compare.set_defaults(func=_run_compare)
+
+
 def build_parser() -> argparse.ArgumentParser:
     names = _registry_names()
     parser = argparse.ArgumentParser(
@@ -115,21 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     bracket.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     bracket.set_defaults(func=_run_bracket)
 
-    compare = commands.add_parser(
-        "compare", help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism"
-    )
-    compare.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
-    compare.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
-    compare.add_argument("--eps", required=True, type=float, help="target epsilon (> 0)")
-    compare.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
-    compare.add_argument("--data", default="uniform",
-                         help="true histogram: uniform (default), zipf:S (cell j has probability ~ j^-S), or a CSV of k counts")
-    compare.add_argument("--draws", type=int, default=200, help="Monte-Carlo draws of the simulated rows (>= 2; default 200)")
-    compare.add_argument("--seed", type=int, default=0, help="root seed of the simulated rows (>= 0; default 0)")
-    compare.add_argument("--neighbouring", default="replace-one",
-                         help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms")
-    compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
-    compare.set_defaults(func=_run_compare)
+    _add_compare_parser(commands)
 
     listing = commands.add_parser("accountants", help="list the accountants with their labels and scopes")
     listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
