@@ -233,11 +233,18 @@ def _mc_row(frame, n_users, target, mechanism, calibration):
 def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path):
     """At every setting of the tiny equal-guarantee grid (synthetic data, k = 5): the same eps0 (k >= 3:
     worst-case-upper is weak-adversary's value; both searches stop within 1e-6), the exact rows inside 4
-    Monte-Carlo SE of the grid's means (the Gaussian's closed form equal to its `tv_expected`), the projected
+    standard errors of the grid's means (the Gaussian's closed form equal to its `tv_expected`), the projected
     pair and their TV ratio within 4 combined SE (delta method for the ratio), and the same winner of
-    shuffle+INV+proj against gaussian+proj wherever both are decided."""
+    shuffle+INV+proj against gaussian+proj wherever both are decided.
+
+    The grid's means are over `replicates` = 5 draws, whose own SE is too noisy to test against (mean / SE
+    is t-distributed with 4 degrees of freedom); the standard error of a grid mean is taken as SD / sqrt(5)
+    with the SD of 400 draws (compare's own draws; for the unprojected INV, 400 draws of the same sampler)."""
+    from shuffledp.estimators import invert_krr
     from shuffledp.experiments.compare import compare
     from shuffledp.experiments.equal_guarantee import SYNTHETIC, dataset_counts
+    from shuffledp.mechanisms import sample_krr_histogram
+    from shuffledp.metrics import total_variation
 
     frame, settings = _equal_guarantee_settings(e2e, test_config)
     for n_users, target in settings:
@@ -247,10 +254,15 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
         result = compare(n_users=n_users, k=counts.size, epsilon=target.epsilon, delta=target.delta, data=str(path),
                          draws=400, seed=1)
         rows = {(row["mechanism"], row["calibration"]): row for row in result.rows}
+        replicates = test_config["utility"]["equal_guarantee"]["replicates"]
         for calibration, accountant in (("upper", "weak-adversary"), ("lower", "worst-case-lower")):
             grid = _mc_row(frame, n_users, target, "shuffle+INV-unprojected", accountant)
-            assert rows["shuffle+inv", calibration]["epsilon_local"] == pytest.approx(grid["epsilon_local"], abs=2e-6)
-            assert abs(rows["shuffle+inv", calibration]["tv"] - grid["tv_mean"]) <= 4 * grid["tv_se"], (n_users, target)
+            epsilon_local = rows["shuffle+inv", calibration]["epsilon_local"]
+            assert epsilon_local == pytest.approx(grid["epsilon_local"], abs=2e-6)
+            draws = invert_krr(sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=np.random.default_rng(2),
+                                                    size=400), epsilon_local=epsilon_local)
+            spread = total_variation(draws, counts / n_users).std(ddof=1) / math.sqrt(replicates)
+            assert abs(rows["shuffle+inv", calibration]["tv"] - grid["tv_mean"]) <= 4 * spread, (n_users, target)
         gaussian = _mc_row(frame, n_users, target, "gaussian", "none")
         assert rows["gaussian", "none"]["tv"] == pytest.approx(gaussian["tv_expected"], rel=1e-9)
         pair = {}
@@ -258,13 +270,16 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
                                           ("gaussian+proj", "gaussian+proj", "none")):
             grid = _mc_row(frame, n_users, target, theirs, calibration)
             row = rows[mine, "upper" if mine.startswith("shuffle") else "none"]
-            assert abs(row["tv"] - grid["tv_mean"]) <= 4 * math.hypot(row["tv_se"], grid["tv_se"]), (mine, n_users, target)
-            pair[mine] = (grid["tv_mean"], grid["tv_se"])
+            grid_se = row["tv_se"] * math.sqrt(400 / replicates)
+            assert abs(row["tv"] - grid["tv_mean"]) <= 4 * math.hypot(row["tv_se"], grid_se), (mine, n_users, target)
+            pair[mine] = (grid["tv_mean"], grid_se)
         (shuffle, shuffle_se), (central, central_se) = pair["shuffle+inv+proj"], pair["gaussian+proj"]
         grid_ratio = shuffle / central
         verdict = result.verdict["shuffle_vs_gaussian"]
         spread = grid_ratio * math.hypot(shuffle_se / shuffle, central_se / central)
-        spread = math.hypot(spread, verdict["ratio"] * 0.05)  # compare's own 400 draws: SE of its ratio < 5% here
+        mine_shuffle, mine_central = rows["shuffle+inv+proj", "upper"], rows["gaussian+proj", "none"]
+        spread = math.hypot(spread, verdict["ratio"] * math.hypot(mine_shuffle["tv_se"] / mine_shuffle["tv"],
+                                                                  mine_central["tv_se"] / mine_central["tv"]))
         assert abs(verdict["ratio"] - grid_ratio) <= 4 * spread, (n_users, target, verdict["ratio"], grid_ratio)
         if abs(shuffle - central) > 3 * math.hypot(shuffle_se, central_se) and verdict["certain"]:
             assert verdict["winner"] == ("shuffle+inv+proj" if shuffle < central else "gaussian+proj")
