@@ -7,12 +7,14 @@ against how the fixture was built (.test/data/checkins_fixture.expected.json).
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -206,3 +208,96 @@ def test_duplicates_keep_policy_keeps_and_still_reports(tmp_path, expected):
     assert summary.loc["fixture", "kept"] == expected["valid"] + expected["duplicates"]
     inside = sum(counts["inside"] for counts in expected["regions"].values())
     assert summary.loc[list(expected["regions"]), "kept"].sum() == inside + expected["duplicates"]
+
+
+# --- issue 20: `shuffle-dp compare` against the pipeline's equal-guarantee grid, and the phase diagram ---------
+
+
+def _equal_guarantee_settings(e2e, test_config):
+    from shuffledp.experiments.equal_guarantee import targets
+
+    frame = pd.read_csv(e2e / "results" / "utility" / "equal_guarantee.csv")
+    equal = test_config["utility"]["equal_guarantee"]
+    return frame, [(n, target) for n in equal["n_users"] for target in targets(equal, n)]
+
+
+def _mc_row(frame, n_users, target, mechanism, calibration):
+    chosen = frame[(frame["n_users"] == n_users) & np.isclose(frame["epsilon"], target.epsilon)
+                   & (frame["delta_rule"] == target.delta_rule) & (frame["mechanism"] == mechanism)
+                   & (frame["calibration"] == calibration)]
+    assert len(chosen) == 1, (n_users, target, mechanism, calibration)
+    return chosen.iloc[0]
+
+
+@pytest.mark.slow
+def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path):
+    """At every setting of the tiny equal-guarantee grid (synthetic data, k = 5): the same eps0 (k >= 3:
+    worst-case-upper is weak-adversary's value; both searches stop within 1e-6), the exact rows inside 4
+    standard errors of the grid's means (the Gaussian's closed form equal to its `tv_expected`), the projected
+    pair and their TV ratio within 4 combined SE (delta method for the ratio), and the same winner of
+    shuffle+INV+proj against gaussian+proj wherever both are decided.
+
+    The grid's means are over `replicates` = 5 draws, whose own SE is too noisy to test against (mean / SE
+    is t-distributed with 4 degrees of freedom); the standard error of a grid mean is taken as SD / sqrt(5)
+    with the SD of 400 draws (compare's own draws; for the unprojected INV, 400 draws of the same sampler)."""
+    from shuffledp.estimators import invert_krr
+    from shuffledp.experiments.compare import compare
+    from shuffledp.experiments.equal_guarantee import SYNTHETIC, dataset_counts
+    from shuffledp.mechanisms import sample_krr_histogram
+    from shuffledp.metrics import total_variation
+
+    frame, settings = _equal_guarantee_settings(e2e, test_config)
+    for n_users, target in settings:
+        counts = dataset_counts(SYNTHETIC, n_users, utility=test_config["utility"], seed=test_config["seed"])
+        path = tmp_path / f"synthetic_{n_users}.csv"
+        pd.DataFrame({"count": counts}).to_csv(path, index=False)
+        result = compare(n_users=n_users, k=counts.size, epsilon=target.epsilon, delta=target.delta, data=str(path),
+                         draws=400, seed=1)
+        rows = {(row["mechanism"], row["calibration"]): row for row in result.rows}
+        replicates = test_config["utility"]["equal_guarantee"]["replicates"]
+        for calibration, accountant in (("upper", "weak-adversary"), ("lower", "worst-case-lower")):
+            grid = _mc_row(frame, n_users, target, "shuffle+INV-unprojected", accountant)
+            epsilon_local = rows["shuffle+inv", calibration]["epsilon_local"]
+            assert epsilon_local == pytest.approx(grid["epsilon_local"], abs=2e-6)
+            draws = invert_krr(sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=np.random.default_rng(2),
+                                                    size=400), epsilon_local=epsilon_local)
+            spread = total_variation(draws, counts / n_users).std(ddof=1) / math.sqrt(replicates)
+            assert abs(rows["shuffle+inv", calibration]["tv"] - grid["tv_mean"]) <= 4 * spread, (n_users, target)
+        gaussian = _mc_row(frame, n_users, target, "gaussian", "none")
+        assert rows["gaussian", "none"]["tv"] == pytest.approx(gaussian["tv_expected"], rel=1e-9)
+        pair = {}
+        for mine, theirs, calibration in (("shuffle+inv+proj", "shuffle+INV", "weak-adversary"),
+                                          ("gaussian+proj", "gaussian+proj", "none")):
+            grid = _mc_row(frame, n_users, target, theirs, calibration)
+            row = rows[mine, "upper" if mine.startswith("shuffle") else "none"]
+            grid_se = row["tv_se"] * math.sqrt(400 / replicates)
+            assert abs(row["tv"] - grid["tv_mean"]) <= 4 * math.hypot(row["tv_se"], grid_se), (mine, n_users, target)
+            pair[mine] = (grid["tv_mean"], grid_se)
+        (shuffle, shuffle_se), (central, central_se) = pair["shuffle+inv+proj"], pair["gaussian+proj"]
+        grid_ratio = shuffle / central
+        verdict = result.verdict["shuffle_vs_gaussian"]
+        spread = grid_ratio * math.hypot(shuffle_se / shuffle, central_se / central)
+        mine_shuffle, mine_central = rows["shuffle+inv+proj", "upper"], rows["gaussian+proj", "none"]
+        spread = math.hypot(spread, verdict["ratio"] * math.hypot(mine_shuffle["tv_se"] / mine_shuffle["tv"],
+                                                                  mine_central["tv_se"] / mine_central["tv"]))
+        assert abs(verdict["ratio"] - grid_ratio) <= 4 * spread, (n_users, target, verdict["ratio"], grid_ratio)
+        if abs(shuffle - central) > 3 * math.hypot(shuffle_se, central_se) and verdict["certain"]:
+            assert verdict["winner"] == ("shuffle+inv+proj" if shuffle < central else "gaussian+proj")
+
+
+@pytest.mark.slow
+def test_phase_diagram_outputs(e2e, test_config):
+    from shuffledp.experiments.phase_diagram import delta_rules, grid_axes, rule_slug
+
+    utility = e2e / "results" / "utility"
+    phase, equal = test_config["utility"]["phase_diagram"], test_config["utility"]["equal_guarantee"]
+    grid = pd.read_csv(utility / "phase_diagram.csv")
+    n_axis, epsilon_axis = grid_axes(phase)
+    assert len(grid) == len(delta_rules(equal)) * len(phase["k"]) * len(n_axis) * len(epsilon_axis)
+    assert grid["log_ratio"].notna().all()
+    verdicts = pd.read_csv(utility / "phase_diagram_monte_carlo.csv")
+    frame, settings = _equal_guarantee_settings(e2e, test_config)
+    assert len(verdicts) == len(settings) and set(verdicts["verdict"]) <= {"shuffle", "gaussian", "undecided"}
+    for name, _, _ in delta_rules(equal):
+        png = utility / f"phase_diagram_{rule_slug(name)}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

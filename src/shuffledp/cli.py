@@ -9,6 +9,8 @@ Subcommands::
     shuffle-dp calibrate --accountant NAME --n N --k K --eps E --delta D [--nx0 M] [--direction D] [--json]
     shuffle-dp bracket --eps0 E0 --n N --k K (--delta D [D ...] | --eps E [E ...]) [--json]
     shuffle-dp accountants [--json]
+    shuffle-dp compare --n N --k K --eps E --delta D [--data uniform|zipf:S|PATH] [--draws M] [--seed S]
+                       [--neighbouring R] [--json]
 
 ``--compositions T`` (default 1: the single-round accountant, output unchanged) composes T rounds and
 ``--subsample Q`` lets a uniformly random fraction Q of the users report each round (``--n`` is then the
@@ -68,6 +70,24 @@ def _add_composition_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_compare_parser(commands) -> None:
+    compare = commands.add_parser(
+        "compare", help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism"
+    )
+    compare.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
+    compare.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
+    compare.add_argument("--eps", required=True, type=float, help="target epsilon (> 0)")
+    compare.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
+    compare.add_argument("--data", default="uniform",
+                         help="true histogram: uniform (default), zipf:S (cell j has probability ~ j^-S), or a CSV of k counts")
+    compare.add_argument("--draws", type=int, default=200, help="Monte-Carlo draws of the simulated rows (>= 2; default 200)")
+    compare.add_argument("--seed", type=int, default=0, help="root seed of the simulated rows (>= 0; default 0)")
+    compare.add_argument("--neighbouring", default="replace-one",
+                         help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms")
+    compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    compare.set_defaults(func=_run_compare)
+
+
 def build_parser() -> argparse.ArgumentParser:
     names = _registry_names()
     parser = argparse.ArgumentParser(
@@ -112,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     targets.add_argument("--eps", type=float, nargs="+", help="epsilon values: print delta")
     bracket.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     bracket.set_defaults(func=_run_bracket)
+
+    _add_compare_parser(commands)
 
     listing = commands.add_parser("accountants", help="list the accountants with their labels and scopes")
     listing.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
@@ -260,6 +282,45 @@ def _run_accountants(args) -> int:
     else:
         for row in rows:
             print(f"{row['name']}\t{row['kind']}\t{'needs --nx0' if row['needs_nx0'] else 'any dataset'}\t{row['scope']}")
+    return 0
+
+
+def _compare_cell(value, digits: int = 5) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def _print_comparison(result) -> None:
+    print(f"{'mechanism':<18}{'eps0 from':<11}{'eps0':>12}{'sigma':>10}  {'E[TV]':>11} {'(SE)':>10}  "
+          f"{'E[L2^2]':>11} {'(SE)':>10}  method")
+    for row in result.rows:
+        source = {"upper": "upper", "lower": "lower"}.get(row["calibration"], "-")
+        standard_error = "" if row["method"] == "exact" else f"({row['tv_se']:.2g})"
+        l2_error = "" if row["method"] == "exact" else f"({row['squared_l2_se']:.2g})"
+        print(f"{row['mechanism']:<18}{source:<11}{_compare_cell(row['epsilon_local'], 8):>12}"
+              f"{_compare_cell(row['sigma'], 5):>10}  {row['tv']:>11.5g} {standard_error:>10}  "
+              f"{row['squared_l2']:>11.4g} {l2_error:>10}  {row['method']}")
+    verdict = result.verdict
+    pair = verdict["shuffle_vs_gaussian"]
+    print(f"winner (smallest expected TV; shuffled rows at the upper-bound eps0): {verdict['winner']} "
+          f"(TV {verdict['winner_tv']:.4g})")
+    certainty = ("certain: same winner at both eps0 and more than 3 SE apart" if pair["certain"] else
+                 f"not certain: winner at the lower-bound eps0 {pair['winner_lower']}, "
+                 f"{min(pair['standard_errors_apart'], pair['standard_errors_apart_lower']):.1f} SE apart")
+    print(f"shuffle+inv+proj vs gaussian+proj: {pair['winner']} wins, TV ratio shuffle/gaussian "
+          f"{pair['ratio']:.4g} (at the lower-bound eps0 {pair['ratio_lower']:.4g}); {certainty}")
+    print("upper: eps0 of worst-case-upper (valid); lower: eps0 of worst-case-lower (no analysis allows more); "
+          "SE only on monte-carlo rows")
+
+
+def _run_compare(args) -> int:
+    from shuffledp.experiments.compare import compare
+
+    result = compare(n_users=args.n, k=args.k, epsilon=args.eps, delta=args.delta, data=args.data,
+                     draws=args.draws, seed=args.seed, neighbouring=args.neighbouring)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_comparison(result)
     return 0
 
 

@@ -271,3 +271,52 @@ if EQUAL is not None:
             f"{U}/equal_guarantee_tv.png", f"{U}/equal_guarantee_ratio.png",
         ]
     )
+
+
+# Phase diagram (issue 20): over a log-spaced (n, epsilon) grid, the exact expected TV of shuffle+INV and of
+# the Gaussian at every delta rule of utility.equal_guarantee; one grid job per k, one job combines, finds
+# the equal-error boundary and draws one figure per delta rule with the equal-guarantee verdicts on top.
+# Library: shuffledp.experiments.phase_diagram, shuffledp.plotting.phase_diagram.
+from shuffledp.experiments.phase_diagram import delta_rules, rule_slug
+
+PHASE = (UTILITY or {}).get("phase_diagram")
+
+if PHASE is not None and EQUAL is not None:
+    PHASE_FIGURES = [f"{U}/phase_diagram_{rule_slug(name)}.png" for name, _, _ in delta_rules(EQUAL)]
+
+    rule utility_phase_diagram_grid:
+        output:
+            f"{U}/phase_diagram/grid_k{{k}}.csv",
+        wildcard_constraints:
+            k=r"\d+",
+        params:
+            phase=PHASE,
+            equal=EQUAL,
+            neighbouring=UTILITY["neighbouring"],
+        log:
+            "logs/utility/phase_diagram_grid_k{k}.log",
+        benchmark:
+            "results/benchmarks/utility/phase_diagram_grid_k{k}.tsv"
+        script:
+            "../scripts/utility_phase_diagram_grid.py"
+
+    rule utility_phase_diagram:
+        input:
+            grids=expand(f"{U}/phase_diagram/grid_k{{k}}.csv", k=PHASE["k"]),
+            equal_guarantee=f"{U}/equal_guarantee.csv",
+        output:
+            grid=f"{U}/phase_diagram.csv",
+            boundary=f"{U}/phase_diagram_boundary.csv",
+            verdicts=f"{U}/phase_diagram_monte_carlo.csv",
+            figures=[report(path, caption="../report/phase_diagram.rst", category="Utility") for path in PHASE_FIGURES],
+        params:
+            phase=PHASE,
+            equal=EQUAL,
+        log:
+            "logs/utility/phase_diagram.log",
+        script:
+            "../scripts/utility_phase_diagram.py"
+
+    ALL_TARGETS.extend(
+        [f"{U}/phase_diagram.csv", f"{U}/phase_diagram_boundary.csv", f"{U}/phase_diagram_monte_carlo.csv", *PHASE_FIGURES]
+    )

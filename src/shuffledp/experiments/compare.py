@@ -1,0 +1,312 @@
+"""Shuffle or trust a curator? Every mechanism at one (n, k, epsilon, delta) on one dataset (issue 20).
+
+:func:`compare` answers, for a target (epsilon, delta): collect through a shuffler with k-RR, or trust
+a curator who adds noise, and what does each cost in accuracy? One row per mechanism (see
+:data:`MECHANISMS`) with the expected TV distance between the estimated and the true distribution and
+the expected squared L2 error:
+
+* **exact** rows (:mod:`shuffledp.experiments.exact_error`): ``shuffle+inv`` (unprojected matrix
+  inversion), ``gaussian`` (analytic Gaussian, the package's log-space calibration, exact at every delta),
+  ``geometric`` (two-sided geometric at pure epsilon), ``local-krr+inv`` (k-RR at eps0 = epsilon, no
+  shuffler: the floor of comparison);
+* **monte-carlo** rows, ``draws`` draws of the count-level samplers, standard error beside the mean:
+  ``shuffle+inv+proj`` (INV projected onto the simplex), ``shuffle+ibu`` (IBU's limit, the maximum-
+  likelihood estimate :func:`shuffledp.estimators.krr_maximum_likelihood`), ``gaussian+proj``,
+  ``geometric+proj``.
+
+The shuffled rows use the largest eps0 certified by the tightest valid upper bound (``worst-case-upper``,
+calibration ``upper``) and again the eps0 allowed by the lower bound on the worst case
+(``worst-case-lower``, calibration ``lower``: no analysis can justify more), both from
+:func:`shuffledp.accounting.calibrate.calibrate_epsilon_local` with its default tolerance. Only the
+valid (``upper``) rows compete for the overall winner. The paper's own question -- shuffle+INV with
+projection against the Gaussian with projection -- is answered apart (:func:`verdict`): the ratio of
+their expected TVs and whether the winner is *certain* (the same at both eps0, and the two means more
+than :data:`CERTAIN_STANDARD_ERRORS` combined standard errors apart at both).
+
+Randomness: each simulated mechanism draws from ``job_rng(seed, "compare", n, k, epsilon, delta,
+data, "shuffle" | "gaussian" | "geometric")``, so a row depends only on the seed and its identity. The
+shuffled rows of both calibrations start from the same stream (common random numbers: the difference
+between the two eps0 is not drowned in independent noise).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from shuffledp._random import job_rng
+from shuffledp._validation import check_choice, check_integer, check_probability, check_real
+from shuffledp.accounting.calibrate import calibrate_epsilon_local
+from shuffledp.estimators import invert_krr, krr_maximum_likelihood, project_to_simplex
+from shuffledp.experiments.exact_error import (
+    gaussian_expected_error,
+    geometric_expected_error,
+    krr_inv_expected_error,
+)
+from shuffledp.mechanisms import (
+    NEIGHBOURING_SENSITIVITY,
+    gaussian_calibration,
+    gaussian_histogram,
+    geometric_alpha,
+    geometric_histogram,
+    l1_sensitivity_for,
+    sample_krr_histogram,
+    sensitivity_for,
+)
+from shuffledp.metrics import total_variation
+
+__all__ = [
+    "MECHANISMS",
+    "CALIBRATIONS",
+    "CERTAIN_STANDARD_ERRORS",
+    "Comparison",
+    "largest_remainder",
+    "dataset_counts",
+    "calibrate",
+    "exact_rows",
+    "simulated_rows",
+    "verdict",
+    "compare",
+]
+
+MECHANISMS = ("shuffle+inv", "shuffle+inv+proj", "shuffle+ibu", "gaussian", "gaussian+proj", "geometric",
+              "geometric+proj", "local-krr+inv")
+#: calibration name -> accountant: the tightest valid upper bound, then the lower bound on the worst case
+CALIBRATIONS = {"upper": "worst-case-upper", "lower": "worst-case-lower"}
+#: a simulated verdict is certain only when the two means are more than this many standard errors apart
+CERTAIN_STANDARD_ERRORS = 3.0
+#: the pair of the paper's question: shuffle+INV with projection against the Gaussian with projection
+SHUFFLE, GAUSSIAN = "shuffle+inv+proj", "gaussian+proj"
+#: most (draw, cell) values simulated at once
+_CHUNK_VALUES = 4_000_000
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Rows (one dict per mechanism and calibration) and the verdict dict of :func:`compare`."""
+
+    rows: list
+    verdict: dict
+    data: str
+
+    def to_json(self) -> list:
+        """The JSON form: the rows, then one object with ``winner`` and ``shuffle_vs_gaussian``."""
+        return [*self.rows, self.verdict]
+
+
+# --- the dataset -------------------------------------------------------------------------------
+
+
+def largest_remainder(weights, n_users: int) -> np.ndarray:
+    """Integer counts summing to ``n_users``, proportional to ``weights`` (Hamilton's largest remainder;
+    ties go to the lower index)."""
+    weights = np.asarray(weights, dtype=float)
+    shares = n_users * weights / weights.sum()
+    counts = np.floor(shares).astype(np.int64)
+    missing = int(n_users - counts.sum())
+    order = np.argsort(-(shares - counts), kind="stable")
+    counts[order[:missing]] += 1
+    return counts
+
+
+def _read_counts_csv(path: Path) -> np.ndarray:
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    if "count" in frame.columns:
+        column = frame["count"]
+    elif frame.shape[1] == 1:
+        column = frame.iloc[:, 0]
+    else:
+        raise ValueError(f"`--data` CSV must have a `count` column or a single column; got columns "
+                         f"{', '.join(map(str, frame.columns))} in {path}.")
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        raise ValueError(f"`--data` CSV counts must be non-negative numbers; got {column.iloc[int(np.argmax(bad))]!r} "
+                         f"in {path}.")
+    return values
+
+
+def dataset_counts(data: str, *, n_users: int, k: int) -> np.ndarray:
+    """The true histogram of n users on k cells: ``uniform``; ``zipf:S`` (cell j has probability
+    proportional to j^-S, S >= 0); or a CSV of k counts (a ``count`` column, or one column), scaled to n.
+    Counts are rounded by largest remainder to sum to n (a CSV summing to n is used as it is)."""
+    n_users = check_integer(n_users, "n", low=1)
+    k = check_integer(k, "k", low=2)
+    if data == "uniform":
+        weights = np.ones(k)
+    elif data.startswith("zipf:"):
+        try:
+            exponent = float(data.removeprefix("zipf:"))
+        except ValueError:
+            exponent = math.nan
+        if not (math.isfinite(exponent) and exponent >= 0):
+            raise ValueError(f"`--data` zipf exponent S must be a number in [0, inf); got {data!r}.")
+        weights = np.arange(1, k + 1, dtype=float) ** -exponent
+    else:
+        path = Path(data)
+        if not path.is_file():
+            raise ValueError(f"`--data` must be uniform, zipf:S (S >= 0) or the path of a CSV of counts; got {data!r}.")
+        weights = _read_counts_csv(path)
+        if weights.size != k:
+            raise ValueError(f"`--data` CSV must hold k = {k} counts (one per cell); got {weights.size} in {path}.")
+        if weights.sum() <= 0:
+            raise ValueError(f"`--data` CSV counts must have a positive total; got 0 in {path}.")
+    return largest_remainder(weights, n_users)
+
+
+# --- calibration and rows ----------------------------------------------------------------------
+
+
+def calibrate(*, n_users: int, k: int, epsilon: float, delta: float) -> dict[str, float]:
+    """eps0 of each calibration of :data:`CALIBRATIONS` (``calibrate_epsilon_local``, default tolerance)."""
+    return {name: calibrate_epsilon_local(accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta)
+            for name, accountant in CALIBRATIONS.items()}
+
+
+def _row(mechanism: str, calibration: str, method: str, tv: float, tv_se: float, squared_l2: float,
+         squared_l2_se: float, *, epsilon_local=None, sigma=None, alpha=None) -> dict:
+    return {"mechanism": mechanism, "calibration": calibration, "epsilon_local": epsilon_local, "sigma": sigma,
+            "geometric_alpha": alpha, "tv": tv, "tv_se": tv_se, "squared_l2": squared_l2,
+            "squared_l2_se": squared_l2_se, "method": method}
+
+
+def exact_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[str, float],
+               neighbouring: str = "replace-one") -> list[dict]:
+    """The exact rows: shuffle+inv at each calibration, gaussian, geometric, local-krr+inv (eps0 = epsilon)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n_users, k = int(counts.sum()), counts.size
+    rows = []
+    for calibration, value in epsilon_local.items():
+        error = krr_inv_expected_error(counts, epsilon_local=value)
+        rows.append(_row("shuffle+inv", calibration, "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=value))
+    sigma = gaussian_calibration(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring)).sigma
+    error = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma)
+    rows.append(_row("gaussian", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, sigma=sigma))
+    alpha = geometric_alpha(epsilon=epsilon, sensitivity=l1_sensitivity_for(neighbouring))
+    error = geometric_expected_error(k=k, n_users=n_users, alpha=alpha)
+    rows.append(_row("geometric", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, alpha=alpha))
+    error = krr_inv_expected_error(counts, epsilon_local=epsilon)
+    rows.append(_row("local-krr+inv", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=epsilon))
+    return rows
+
+
+def _summary(values: np.ndarray) -> tuple[float, float]:
+    mean = float(values.mean())
+    se = float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.nan
+    return mean, se
+
+
+def _simulate(draw, estimators: Mapping, truth: np.ndarray, draws: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per estimator: TV and squared L2 of each draw; ``draw(size)`` samples noisy counts, drawn in chunks."""
+    chunk = max(1, _CHUNK_VALUES // truth.size)
+    tv = {name: [] for name in estimators}
+    l2 = {name: [] for name in estimators}
+    for start in range(0, draws, chunk):
+        noisy = draw(min(chunk, draws - start))
+        for name, estimator in estimators.items():
+            estimate = estimator(noisy)
+            tv[name].append(total_variation(estimate, truth))
+            l2[name].append(np.sum((estimate - truth) ** 2, axis=-1))
+    return {name: (np.concatenate(tv[name]), np.concatenate(l2[name])) for name in estimators}
+
+
+def simulated_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[str, float], draws: int,
+                   seed: int, data: str, neighbouring: str = "replace-one") -> list[dict]:
+    """The Monte-Carlo rows: shuffle+inv+proj and shuffle+ibu at each calibration, gaussian+proj,
+    geometric+proj; ``draws`` draws each from the count-level samplers (module docstring for the streams)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n_users, k = int(counts.sum()), counts.size
+    truth = counts / n_users
+    identity = ("compare", n_users, k, epsilon, delta, data)
+    rows = []
+
+    def add(mechanism, calibration, results, **extra):
+        tv, tv_se = _summary(results[0])
+        l2, l2_se = _summary(results[1])
+        rows.append(_row(mechanism, calibration, "monte-carlo", tv, tv_se, l2, l2_se, **extra))
+
+    for calibration, value in epsilon_local.items():
+        rng = job_rng(seed, *identity, "shuffle")  # the same stream at both eps0: common random numbers
+        results = _simulate(
+            lambda size, value=value, rng=rng: sample_krr_histogram(counts, epsilon_local=value, rng=rng, size=size),
+            {"shuffle+inv+proj": lambda h, value=value: project_to_simplex(invert_krr(h, epsilon_local=value)),
+             "shuffle+ibu": lambda h, value=value: krr_maximum_likelihood(h, epsilon_local=value)},
+            truth, draws)
+        for mechanism in ("shuffle+inv+proj", "shuffle+ibu"):
+            add(mechanism, calibration, results[mechanism], epsilon_local=value)
+    sigma = gaussian_calibration(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring)).sigma
+    rng = job_rng(seed, *identity, "gaussian")
+    results = _simulate(lambda size: gaussian_histogram(counts, sigma=sigma, rng=rng, size=size) / n_users,
+                        {"gaussian+proj": project_to_simplex}, truth, draws)
+    add("gaussian+proj", "none", results["gaussian+proj"], sigma=sigma)
+    l1 = l1_sensitivity_for(neighbouring)
+    rng = job_rng(seed, *identity, "geometric")
+    results = _simulate(
+        lambda size: geometric_histogram(counts, epsilon=epsilon, sensitivity=l1, rng=rng, size=size) / n_users,
+        {"geometric+proj": project_to_simplex}, truth, draws)
+    add("geometric+proj", "none", results["geometric+proj"], alpha=geometric_alpha(epsilon=epsilon, sensitivity=l1))
+    return rows
+
+
+# --- verdict -----------------------------------------------------------------------------------
+
+
+def _find(rows, mechanism: str, calibration: str) -> dict:
+    return next(row for row in rows if row["mechanism"] == mechanism and row["calibration"] == calibration)
+
+
+def verdict(rows: list[dict]) -> dict:
+    """Overall winner (smallest expected TV among the valid rows: calibration ``upper`` or none) and the
+    paper's pair, shuffle+inv+proj against gaussian+proj: winner and ratio at the ``upper`` eps0, and
+    ``certain`` when the winner is the same at both eps0 and the means are more than
+    :data:`CERTAIN_STANDARD_ERRORS` combined standard errors apart at both (exact rows have SE 0)."""
+    valid = [row for row in rows if row["calibration"] in ("upper", "none")]
+    best = min(valid, key=lambda row: row["tv"])
+    gaussian = _find(rows, GAUSSIAN, "none")
+    pair = {}
+    for calibration in CALIBRATIONS:
+        shuffle = _find(rows, SHUFFLE, calibration)
+        spread = math.hypot(shuffle["tv_se"], gaussian["tv_se"])
+        separation = abs(shuffle["tv"] - gaussian["tv"]) / spread if spread > 0 else math.inf
+        pair[calibration] = (SHUFFLE if shuffle["tv"] < gaussian["tv"] else GAUSSIAN, separation,
+                             shuffle["tv"] / gaussian["tv"])
+    winner, separation, ratio = pair["upper"]
+    certain = (winner == pair["lower"][0]
+               and min(separation, pair["lower"][1]) > CERTAIN_STANDARD_ERRORS)
+    return {"winner": best["mechanism"], "winner_tv": best["tv"],
+            "shuffle_vs_gaussian": {"winner": winner, "ratio": ratio, "certain": bool(certain),
+                                    "standard_errors_apart": separation, "winner_lower": pair["lower"][0],
+                                    "ratio_lower": pair["lower"][2],
+                                    "standard_errors_apart_lower": pair["lower"][1]}}
+
+
+_ORDER = {name: rank for rank, name in enumerate(MECHANISMS)}
+
+
+def compare(*, n_users: int, k: int, epsilon: float, delta: float, data: str = "uniform", draws: int = 200,
+            seed: int = 0, neighbouring: str = "replace-one", epsilon_local: Mapping[str, float] | None = None,
+            ) -> Comparison:
+    """Every mechanism of :data:`MECHANISMS` at (epsilon, delta) on ``data`` (see :func:`dataset_counts`),
+    exact where it can be, ``draws`` Monte-Carlo draws otherwise; ``epsilon_local`` (upper, lower) may be
+    passed to skip the calibration (module docstring)."""
+    n_users = check_integer(n_users, "n", low=1)
+    k = check_integer(k, "k", low=2)
+    epsilon = check_real(epsilon, "eps", low=0.0, low_open=True, high_open=True)
+    delta = check_probability(delta, "delta")
+    check_choice(neighbouring, "neighbouring", NEIGHBOURING_SENSITIVITY)
+    draws = check_integer(draws, "draws", low=2)
+    seed = check_integer(seed, "seed", low=0)
+    counts = dataset_counts(data, n_users=n_users, k=k)
+    if epsilon_local is None:
+        epsilon_local = calibrate(n_users=n_users, k=k, epsilon=epsilon, delta=delta)
+    rows = exact_rows(counts, epsilon=epsilon, delta=delta, epsilon_local=epsilon_local, neighbouring=neighbouring)
+    rows += simulated_rows(counts, epsilon=epsilon, delta=delta, epsilon_local=epsilon_local, draws=draws, seed=seed,
+                           data=data, neighbouring=neighbouring)
+    rows.sort(key=lambda row: (row["calibration"] == "lower", _ORDER[row["mechanism"]]))
+    return Comparison(rows=rows, verdict=verdict(rows), data=data)

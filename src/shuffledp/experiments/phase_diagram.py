@@ -1,0 +1,123 @@
+"""Phase diagram (issue 20): where shuffled k-RR + INV and the analytic Gaussian have equal expected error.
+
+Over an (n, epsilon) grid (``utility.phase_diagram``: n and epsilon log-spaced) and for each k, at every
+delta rule of ``utility.equal_guarantee`` (each fixed delta, each delta = 1 / n^a), :func:`grid_job` computes
+the *exact* expected TV of unprojected shuffle+INV at the eps0 of ``accountant`` (``binary_accountant``
+for k = 2, see :func:`accountant_for`) and of the unprojected
+Gaussian (:mod:`shuffledp.experiments.exact_error`), on ``data`` (uniform or zipf:S, as
+:func:`shuffledp.experiments.compare.dataset_counts`). Their log ratio is smooth in log epsilon, so
+:func:`boundary` finds each crossing (ratio = 1) by linear interpolation of log ratio in log epsilon
+between grid points; :func:`monte_carlo_verdicts` reads the equal-guarantee grid's verdicts for the
+same pair (``shuffle+INV-unprojected`` at the weak-adversary eps0 against ``gaussian``) to draw on top.
+
+The calibrations are the cost (about 10 accountant evaluations each); the exact TV rows are
+milliseconds. Calibrations whose target cannot be met below ``epsilon_local_upper`` (only at tiny n and
+large epsilon) are left as NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from shuffledp.accounting.calibrate import calibrate_epsilon_local
+from shuffledp.experiments.compare import dataset_counts
+from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
+from shuffledp.mechanisms import gaussian_calibration, sensitivity_for
+
+__all__ = ["delta_rules", "rule_slug", "grid_axes", "accountant_for", "grid_job", "boundary", "monte_carlo_verdicts"]
+
+
+def accountant_for(phase: Mapping, k: int) -> str:
+    """``binary_accountant`` for k = 2, else ``accountant``. (For k = 2 ``worst-case-upper`` is a certified
+    search over datasets costing 1-3 s per calibration; ``worst-case-lower`` is within 0.3% of it in epsilon
+    above n = 1e4, see docs/reproduction-notes.md.)"""
+    return str(phase["binary_accountant"] if int(k) == 2 else phase["accountant"])
+
+
+def delta_rules(equal: Mapping) -> list[tuple[str, str, float]]:
+    """(name, kind, value) of every delta rule of ``utility.equal_guarantee``, named as its ``delta_rule``
+    column: ("fixed 1e-06", "fixed", 1e-6) and ("1/n^1.1", "power", 1.1)."""
+    rules = [(f"fixed {float(d):g}", "fixed", float(d)) for d in equal["delta_fixed"]]
+    return rules + [(f"1/n^{float(a):g}", "power", float(a)) for a in equal["delta_power"]]
+
+
+def rule_slug(name: str) -> str:
+    """File-name form of a rule name: "fixed 1e-06" -> "fixed_1e-06", "1/n^1.1" -> "n_pow_1.1"."""
+    return name.replace("1/n^", "n_pow_").replace(" ", "_")
+
+
+def _delta(kind: str, value: float, n_users: int) -> float:
+    return value if kind == "fixed" else float(n_users) ** -value
+
+
+def grid_axes(phase: Mapping) -> tuple[np.ndarray, np.ndarray]:
+    """The n axis (integers, log-spaced, n_min..n_max) and the epsilon axis (log-spaced) of the grid."""
+    n_axis = np.unique(np.round(np.geomspace(phase["n_min"], phase["n_max"], int(phase["n_points"]))).astype(np.int64))
+    epsilon_axis = np.geomspace(phase["epsilon_min"], phase["epsilon_max"], int(phase["epsilon_points"]))
+    return n_axis, epsilon_axis
+
+
+def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str) -> pd.DataFrame:
+    """One row per (delta rule, n, epsilon) at this k: delta, eps0, sigma, the exact TVs and their log ratio."""
+    n_axis, epsilon_axis = grid_axes(phase)
+    sensitivity = sensitivity_for(neighbouring)
+    accountant = accountant_for(phase, k)
+    rows = []
+    for rule, kind, value in delta_rules(equal):
+        for n_users in n_axis:
+            counts = dataset_counts(str(phase["data"]), n_users=int(n_users), k=k)
+            delta = _delta(kind, value, int(n_users))
+            for epsilon in epsilon_axis:
+                try:
+                    epsilon_local = calibrate_epsilon_local(
+                        accountant, n_users=int(n_users), k=k, epsilon=float(epsilon), delta=delta,
+                        upper=float(equal["epsilon_local_upper"]), tolerance=float(phase["tolerance"]))
+                except ValueError:  # even the upper end of the search meets the target
+                    epsilon_local = math.nan
+                sigma = gaussian_calibration(epsilon=float(epsilon), delta=delta, sensitivity=sensitivity).sigma
+                tv_gaussian = gaussian_expected_error(k=k, n_users=int(n_users), sigma=sigma).tv
+                tv_shuffle = (krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
+                              if math.isfinite(epsilon_local) else math.nan)
+                rows.append({"delta_rule": rule, "k": k, "n_users": int(n_users), "epsilon": float(epsilon),
+                             "delta": delta, "accountant": accountant, "epsilon_local": epsilon_local,
+                             "sigma": sigma, "tv_shuffle": tv_shuffle, "tv_gaussian": tv_gaussian,
+                             "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan})
+    return pd.DataFrame(rows)
+
+
+def boundary(grid: pd.DataFrame) -> pd.DataFrame:
+    """Each crossing of log(TV shuffle / TV Gaussian) = 0 along epsilon, per (delta rule, k, n): the
+    epsilon found by linear interpolation in log epsilon, and which side the shuffle wins below it
+    (``shuffle_wins_below``)."""
+    rows = []
+    for (rule, k, n_users), group in grid.groupby(["delta_rule", "k", "n_users"], sort=True):
+        group = group.sort_values("epsilon").dropna(subset=["log_ratio"])
+        log_epsilon, ratio = np.log(group["epsilon"].to_numpy()), group["log_ratio"].to_numpy()
+        for i in np.flatnonzero(np.sign(ratio[:-1]) * np.sign(ratio[1:]) < 0):
+            share = ratio[i] / (ratio[i] - ratio[i + 1])
+            rows.append({"delta_rule": rule, "k": int(k), "n_users": int(n_users),
+                         "epsilon": float(math.exp(log_epsilon[i] + share * (log_epsilon[i + 1] - log_epsilon[i]))),
+                         "shuffle_wins_below": bool(ratio[i] < 0)})
+    return pd.DataFrame(rows, columns=["delta_rule", "k", "n_users", "epsilon", "shuffle_wins_below"])
+
+
+def monte_carlo_verdicts(equal_guarantee: pd.DataFrame, *, z: float = 1.96) -> pd.DataFrame:
+    """The equal-guarantee grid's verdict on the phase diagram's pair at every (dataset, k, n, epsilon,
+    delta rule): ``shuffle+INV-unprojected`` at the weak-adversary eps0 against ``gaussian``; "shuffle" or
+    "gaussian" when their mean +- z SE intervals do not overlap, else "undecided"."""
+    keys = ["dataset", "k", "n_users", "epsilon", "delta_rule"]
+    frame = equal_guarantee
+    shuffle = frame[(frame["mechanism"] == "shuffle+INV-unprojected") & (frame["calibration"] == "weak-adversary")]
+    gaussian = frame[frame["mechanism"] == "gaussian"]
+    pair = shuffle[keys + ["tv_mean", "tv_se"]].merge(gaussian[keys + ["tv_mean", "tv_se"]], on=keys,
+                                                      suffixes=("_shuffle", "_gaussian"), validate="one_to_one")
+    low = lambda side: pair[f"tv_mean_{side}"] - z * pair[f"tv_se_{side}"]  # noqa: E731
+    high = lambda side: pair[f"tv_mean_{side}"] + z * pair[f"tv_se_{side}"]  # noqa: E731
+    pair["verdict"] = np.where(high("shuffle") < low("gaussian"), "shuffle",
+                               np.where(high("gaussian") < low("shuffle"), "gaussian", "undecided"))
+    pair["ratio"] = pair["tv_mean_shuffle"] / pair["tv_mean_gaussian"]
+    return pair.sort_values(keys, kind="stable").reset_index(drop=True)

@@ -1,0 +1,73 @@
+"""shuffledp.experiments.phase_diagram: delta rules as the equal-guarantee grid names them, the grid, the
+boundary interpolation and the Monte-Carlo verdicts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from shuffledp.experiments.equal_guarantee import targets
+from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
+from shuffledp.experiments.phase_diagram import (
+    accountant_for,
+    boundary,
+    delta_rules,
+    grid_axes,
+    grid_job,
+    monte_carlo_verdicts,
+    rule_slug,
+)
+
+EQUAL = {"delta_fixed": [1e-6], "delta_power": [1.1], "epsilon": [1.0], "epsilon_local_upper": 30.0}
+PHASE = {"k": [2, 5], "n_min": 100, "n_max": 10000, "n_points": 3, "epsilon_min": 0.5, "epsilon_max": 4.0,
+         "epsilon_points": 3, "accountant": "worst-case-upper", "binary_accountant": "worst-case-lower",
+         "tolerance": 1e-4, "data": "uniform"}
+
+
+def test_delta_rules_are_named_as_the_equal_guarantee_grid():
+    assert [name for name, _, _ in delta_rules(EQUAL)] == [t.delta_rule for t in targets(EQUAL, 1000)]
+    assert [rule_slug(name) for name, _, _ in delta_rules(EQUAL)] == ["fixed_1e-06", "n_pow_1.1"]
+
+
+def test_grid_axes_and_accountants():
+    n_axis, epsilon_axis = grid_axes(PHASE)
+    assert n_axis.tolist() == [100, 1000, 10000] and epsilon_axis == pytest.approx([0.5, math.sqrt(2), 4.0])
+    assert accountant_for(PHASE, 2) == "worst-case-lower" and accountant_for(PHASE, 5) == "worst-case-upper"
+
+
+def test_grid_rows_are_the_exact_rows():
+    grid = grid_job({**PHASE, "n_max": 100, "n_points": 2, "epsilon_points": 2}, EQUAL, k=5, neighbouring="replace-one")
+    assert len(grid) == 2 * 1 * 2  # rules x n x epsilon
+    row = grid.iloc[0]
+    counts = np.full(5, 20)
+    assert row["tv_shuffle"] == krr_inv_expected_error(counts, epsilon_local=row["epsilon_local"]).tv
+    assert row["tv_gaussian"] == gaussian_expected_error(k=5, n_users=100, sigma=row["sigma"]).tv
+    assert row["log_ratio"] == pytest.approx(math.log(row["tv_shuffle"] / row["tv_gaussian"]))
+
+
+def test_boundary_interpolates_in_log_epsilon():
+    """log ratio = log(epsilon) - log(2) crosses 0 at epsilon = 2 exactly (linear in log epsilon)."""
+    epsilons = np.array([0.5, 1.0, 4.0, 8.0])
+    grid = pd.DataFrame({"delta_rule": "r", "k": 3, "n_users": 10, "epsilon": epsilons,
+                         "log_ratio": np.log(epsilons) - math.log(2.0)})
+    crossing = boundary(grid)
+    assert len(crossing) == 1 and crossing["epsilon"].iloc[0] == pytest.approx(2.0)
+    assert bool(crossing["shuffle_wins_below"].iloc[0])
+
+
+def test_monte_carlo_verdicts():
+    keys = {"dataset": "synthetic", "k": 5, "n_users": 200, "delta_rule": "fixed 0.001"}
+    rows = []
+    for epsilon, shuffle, gaussian in ((0.5, 1.0, 2.0), (1.0, 2.0, 1.0), (2.0, 1.0, 1.01)):
+        rows.append({**keys, "epsilon": epsilon, "mechanism": "shuffle+INV-unprojected", "calibration": "weak-adversary",
+                     "tv_mean": shuffle, "tv_se": 0.01})
+        rows.append({**keys, "epsilon": epsilon, "mechanism": "shuffle+INV-unprojected", "calibration": "worst-case-lower",
+                     "tv_mean": 0.0, "tv_se": 0.01})
+        rows.append({**keys, "epsilon": epsilon, "mechanism": "gaussian", "calibration": "none", "tv_mean": gaussian,
+                     "tv_se": 0.01})
+    verdicts = monte_carlo_verdicts(pd.DataFrame(rows))
+    assert verdicts["verdict"].tolist() == ["shuffle", "gaussian", "undecided"]
+    assert verdicts["ratio"].tolist() == pytest.approx([0.5, 2.0, 1 / 1.01])

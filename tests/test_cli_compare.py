@@ -1,0 +1,58 @@
+"""`shuffle-dp compare`: table and JSON output, and one clear line with exit status 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shuffledp.cli import main
+
+SETTING = ["compare", "--n", "200", "--k", "5", "--eps", "1.0", "--delta", "1e-3", "--draws", "20"]
+
+
+def test_json_has_one_object_per_mechanism_and_the_verdict(capsys):
+    assert main([*SETTING, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    *mechanisms, final = rows
+    assert [row["mechanism"] for row in mechanisms if row["calibration"] != "lower"] == [
+        "shuffle+inv", "shuffle+inv+proj", "shuffle+ibu", "gaussian", "gaussian+proj", "geometric", "geometric+proj",
+        "local-krr+inv"]
+    for row in mechanisms:
+        assert {"mechanism", "epsilon_local", "sigma", "tv", "tv_se", "method", "calibration"} <= set(row)
+        assert row["method"] in {"exact", "monte-carlo"}
+    assert final["winner"] in {row["mechanism"] for row in mechanisms}
+    assert set(final["shuffle_vs_gaussian"]) >= {"winner", "ratio", "certain"}
+
+
+def test_table_has_one_line_per_row_and_the_verdict(capsys):
+    assert main(SETTING) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("mechanism")
+    assert all(line.endswith(("exact", "monte-carlo")) for line in lines[1:12]) and len(lines) == 15
+    assert any(line.startswith("winner (smallest expected TV") for line in lines)
+    assert any(line.startswith("shuffle+inv+proj vs gaussian+proj:") for line in lines)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        pytest.param(["--data", "zipf:-1"], "`--data` zipf exponent S must be a number in [0, inf); got 'zipf:-1'.",
+                     id="negative-zipf"),
+        pytest.param(["--draws", "0"], "`draws` must be an integer in [2, inf); got 0.", id="no-draws"),
+        pytest.param(["--delta", "1.5"], "`delta` must be in (0, 1); got 1.5.", id="delta"),
+        pytest.param(["--neighbouring", "swap"], "`neighbouring` must be one of 'replace-one', 'add-remove'; got 'swap'.",
+                     id="neighbouring"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(capsys, extra, message):
+    assert main([*SETTING, *extra]) == 2
+    error = capsys.readouterr().err
+    assert error == f"shuffle-dp: error: {message}\n"
+
+
+def test_csv_with_the_wrong_number_of_counts(capsys, tmp_path):
+    path = tmp_path / "counts.csv"
+    path.write_text("count\n3\n4\n5\n")
+    assert main([*SETTING, "--data", str(path)]) == 2
+    assert capsys.readouterr().err == f"shuffle-dp: error: `--data` CSV must hold k = 5 counts (one per cell); got 3 in {path}.\n"

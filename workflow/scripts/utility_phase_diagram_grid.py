@@ -1,0 +1,17 @@
+"""Rule utility_phase_diagram_grid: the exact TV of shuffle+INV and of the Gaussian over the (n, epsilon)
+grid at one k, for every delta rule of utility.equal_guarantee (one CSV per k)."""
+
+import logging
+import time
+
+from shuffledp.io import atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.experiments.phase_diagram import grid_job
+
+setup_job_log(snakemake)
+k = int(snakemake.wildcards.k)
+started = time.perf_counter()
+rows = grid_job(snakemake.params.phase, snakemake.params.equal, k=k, neighbouring=snakemake.params.neighbouring)
+logging.info("k = %d: %d grid points (%s), %.2f s", k, len(rows), ", ".join(rows["accountant"].unique()),
+             time.perf_counter() - started)
+atomic_write_text(snakemake.output[0], rows.to_csv(index=False))
