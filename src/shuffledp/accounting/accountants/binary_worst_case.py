@@ -61,7 +61,7 @@ from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.pair_sum import large_forward_delta
-from shuffledp.accounting.accountants.weak_adversary import WeakAdversary
+from shuffledp.accounting.views.weak import WeakView
 from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "binary_forward_delta"]
@@ -189,7 +189,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
-        self._weak = WeakAdversary(epsilon_local=epsilon_local, n_users=n_users, k=k)
+        self._weak = WeakView(self.setting)
         self._binary = self.setting.k == 2 and self.setting.n_users <= MAX_USERS_K2
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
         self._cache: dict = {}
@@ -201,7 +201,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         """(-inf, log certified upper value): the value is one certified number, no separate remainder."""
         self.last_K = start_K
         searched = self._binary or self._large
-        bound = self._weak.view.chernoff.log_delta(float(eps))
+        bound = self._weak.chernoff.log_delta(float(eps))
         if not searched or bound < -700.0 or (log_target is not None and bound <= log_target):
             weak_parts = self._weak.log_delta_parts(eps, log_target, start_K)
             if not searched:
@@ -219,7 +219,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         return -np.inf, min(value, 0.0)
 
     def _epsilon_hint(self, log_target: float) -> float | None:
-        return self._weak.view.epsilon_hint(log_target)
+        return self._weak.epsilon_hint(log_target)
 
     def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        return self._weak.view.epsilon_refine(log_target, eps, log_value)
+        return self._weak.epsilon_refine(log_target, eps, log_value)
