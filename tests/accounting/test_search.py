@@ -13,6 +13,7 @@ from shuffledp.accounting.numerics.search import (
     bisect,
     exponential_bracket,
     first_high_integer,
+    first_high_integers,
     geometric_or_halfway,
     grow_bracket,
     halfway,
@@ -209,3 +210,21 @@ def test_next_point_steps_just_past_the_newest_end_to_close_the_bracket():
     margin = 0.1 * 1e-6 * 2.0
     assert search.next_point(1e-6) == 2.0 - margin  # moved a whole margin past it (a yes/no there decides)
     assert InterpolatingSearch(lambda value: value, 0.0, 0.0, 3.0, 5.0).next_point(1e-6) == 0.0  # 0 first
+
+
+def test_first_high_integers_finds_each_first_index():
+    import numpy as np
+
+    answers = np.array([0, 3, 7, 7, 10, 12, 5])
+    lo = np.array([0, 0, 2, 7, 0, 1, 6])
+    hi = np.array([9, 9, 9, 9, 9, 9, 9])
+    asked = []
+
+    def is_high(x):
+        asked.append(x.copy())
+        return x >= answers
+
+    got = first_high_integers(is_high, lo, hi)
+    assert got.tolist() == [0, 3, 7, 7, 9, 9, 6]  # hi where no index up to hi answers yes; lo where lo does
+    assert lo.tolist() == [0, 0, 2, 7, 0, 1, 6] and hi.tolist() == [9] * 7  # inputs untouched
+    assert len(asked) <= 5  # log2(9) + 1 rounds

@@ -20,7 +20,8 @@ not change by a digit when the callers moved here.
 * :func:`bisect` -- bisection with the caller's split (:func:`halfway`, :func:`geometric_or_halfway`,
   integer halving, ...) and stopping rule;
 * :func:`exponential_bracket`, :func:`first_high_integer` -- the first integer answered yes, by an
-  exponential search from a guess and bisection;
+  exponential search from a guess and bisection; :func:`first_high_integers` -- the same by bisection
+  for arrays of brackets at once;
 * :func:`illinois` -- Illinois regula falsi on values that change sign at the answer, bisection where a
   value is not finite;
 * :class:`InterpolatingSearch` -- secant / inverse quadratic interpolation on a transform of the
@@ -37,7 +38,7 @@ import numpy as np
 
 __all__ = [
     "LARGEST", "Bracket", "halfway", "geometric_or_halfway", "grow_bracket", "bisect",
-    "exponential_bracket", "first_high_integer", "illinois", "secant_or_iqi", "regula_falsi",
+    "exponential_bracket", "first_high_integer", "first_high_integers", "illinois", "secant_or_iqi", "regula_falsi",
     "InterpolatingSearch",
 ]
 
@@ -133,6 +134,22 @@ def first_high_integer(is_high: Callable[[int], bool], guess: int, *, first: int
     """
     low, high = exponential_bracket(is_high, guess, first=first, last=last, step=step)
     return bisect(is_high, low, high, wide=lambda lo, hi: hi - lo > width, split=_integer_middle)
+
+
+def first_high_integers(is_high: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Element-wise bisection: the smallest integer x in [lo, hi] with ``is_high(x)`` true (``hi`` where
+    none below it is), for arrays of brackets at once (``is_high`` evaluated on all middles each round).
+
+    ``hi`` is taken as yes without being evaluated; each round halves every open bracket, so
+    log2(max(hi - lo)) + 1 rounds. ``lo`` and ``hi`` are not modified.
+    """
+    while np.any(lo < hi):
+        active = lo < hi
+        mid = (lo + hi) // 2
+        high = is_high(mid)
+        lo = np.where(active & ~high, mid + 1, lo)
+        hi = np.where(active & high, mid, hi)
+    return lo
 
 
 def illinois(evaluate: Callable, start: Bracket, h_low: float, h_high: float, *, tolerance: float,
