@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from shuffledp._validation import check_choice, check_probability, check_real
 from shuffledp.accounting import get_accountant
+from shuffledp.accounting.numerics.search import Bracket, illinois
 
 __all__ = ["calibrate_epsilon_local", "calibrate_epsilon_local_traced", "EpsilonLocalCalibration"]
 
@@ -66,6 +67,63 @@ def _transformed(log_delta: float, log_log_target: float) -> float:
     return log_log_target - math.log(-log_delta)
 
 
+@dataclass
+class _Search:
+    """One calibration's accountant evaluations (counted) at the target (epsilon, delta)."""
+
+    accountant: str
+    epsilon: float
+    delta: float
+    log_target: float
+    parameters: dict
+    evaluations: int = 0
+
+    def log_delta_at(self, epsilon_local: float) -> float:
+        self.evaluations += 1
+        return _log_delta(self.accountant, epsilon_local, self.epsilon, self.parameters)
+
+    def check_budget(self, low: float, high: float) -> None:
+        if self.evaluations >= _MAX_EVALUATIONS:  # pragma: no cover - a non-monotone accountant
+            raise RuntimeError(
+                f"calibration of {self.accountant!r} did not converge in {_MAX_EVALUATIONS} evaluations "
+                f"(bracket [{low!r}, {high!r}]); is delta non-decreasing in epsilon_local?"
+            )
+
+
+def _checked_search(accountant: str, *, n_users: int, k: int, epsilon: float, delta: float, n_x0: int | None,
+                    upper: float, tolerance: float, method: str, options: dict) -> tuple[_Search, float, float]:
+    """The validated arguments as a :class:`_Search`, with ``upper`` and ``tolerance`` checked."""
+    check_choice(method, "method", METHODS)
+    epsilon = check_real(epsilon, "epsilon", low=0.0)
+    delta = check_probability(delta, "delta", allow_zero=True)
+    upper = check_real(upper, "upper", low=_SMALLEST, low_open=True)
+    tolerance = check_real(tolerance, "tolerance", low=0.0, low_open=True)
+    parameters = dict(n_users=n_users, k=k, **options)
+    if n_x0 is not None:
+        parameters["n_x0"] = n_x0
+    log_target = math.log(delta) if delta > 0 else -math.inf
+    return _Search(accountant, epsilon, delta, log_target, parameters), upper, tolerance
+
+
+def _first_bracket(search: _Search, upper: float) -> Bracket:
+    """[max(epsilon, 1e-6), upper] with log delta at its ends (-inf at the lower: eps0 <= epsilon gives
+    delta = 0, not evaluated); raises when ``upper`` meets the target, or nothing does (epsilon = 0)."""
+    accountant, epsilon, delta = search.accountant, search.epsilon, search.delta
+    log_high = search.log_delta_at(upper)
+    if log_high <= search.log_target:
+        raise ValueError(
+            f"every `epsilon_local` up to `upper` = {upper!r} meets (epsilon, delta) = ({epsilon!r}, {delta!r}) "
+            f"for {accountant!r}; raise `upper` to search further."
+        )
+    if epsilon <= 0 and not search.log_delta_at(_SMALLEST) <= search.log_target:
+        raise ValueError(
+            f"no `epsilon_local` in [{_SMALLEST:g}, {upper!r}] meets (epsilon, delta) = ({epsilon!r}, {delta!r}) "
+            f"for {accountant!r}; got delta > target even at epsilon_local = {_SMALLEST:g}."
+        )
+    # eps0 = epsilon is (epsilon, 0)-DP whatever the accountant says: never return less
+    return Bracket(min(max(epsilon, _SMALLEST), upper), upper, -math.inf, log_high)
+
+
 def calibrate_epsilon_local_traced(
     accountant: str,
     *,
@@ -84,94 +142,41 @@ def calibrate_epsilon_local_traced(
     ``method``: ``"illinois"`` (default) or ``"bisection"`` (the former method, for comparison and
     benchmarks); both return a bracket of width at most ``tolerance`` around the same crossing.
     """
-    check_choice(method, "method", METHODS)
-    epsilon = check_real(epsilon, "epsilon", low=0.0)
-    delta = check_probability(delta, "delta", allow_zero=True)
-    upper = check_real(upper, "upper", low=_SMALLEST, low_open=True)
-    tolerance = check_real(tolerance, "tolerance", low=0.0, low_open=True)
-    parameters = dict(n_users=n_users, k=k, **options)
-    if n_x0 is not None:
-        parameters["n_x0"] = n_x0
-    log_target = math.log(delta) if delta > 0 else -math.inf
-    evaluations = 0
-
-    def log_delta_at(epsilon_local: float) -> float:
-        nonlocal evaluations
-        evaluations += 1
-        return _log_delta(accountant, epsilon_local, epsilon, parameters)
-
-    log_high = log_delta_at(upper)
-    if log_high <= log_target:
-        raise ValueError(
-            f"every `epsilon_local` up to `upper` = {upper!r} meets (epsilon, delta) = ({epsilon!r}, {delta!r}) "
-            f"for {accountant!r}; raise `upper` to search further."
-        )
-    if epsilon <= 0 and not log_delta_at(_SMALLEST) <= log_target:
-        raise ValueError(
-            f"no `epsilon_local` in [{_SMALLEST:g}, {upper!r}] meets (epsilon, delta) = ({epsilon!r}, {delta!r}) "
-            f"for {accountant!r}; got delta > target even at epsilon_local = {_SMALLEST:g}."
-        )
-    # eps0 = epsilon is (epsilon, 0)-DP whatever the accountant says: never return less
-    low, high = min(max(epsilon, _SMALLEST), upper), upper
-    log_low = -math.inf  # delta = 0 at eps0 <= epsilon (not evaluated)
-    if delta == 0 or delta >= 1 or method == "bisection":  # no finite transform: plain bisection
+    search, upper, tolerance = _checked_search(
+        accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta, n_x0=n_x0, upper=upper,
+        tolerance=tolerance, method=method, options=options)
+    start = _first_bracket(search, upper)
+    log_target = search.log_target
+    if search.delta == 0 or search.delta >= 1 or method == "bisection":  # no finite transform: plain bisection
         log_log_target = None
     else:
         log_log_target = math.log(-log_target)
-    h_low = -math.inf
-    h_high = _transformed(log_high, log_log_target) if log_log_target is not None else math.inf
-    kept = 0  # +1: high kept on the last step, -1: low kept
-    while high - low > tolerance:
-        if evaluations >= _MAX_EVALUATIONS:  # pragma: no cover - a non-monotone accountant
-            raise RuntimeError(
-                f"calibration of {accountant!r} did not converge in {_MAX_EVALUATIONS} evaluations "
-                f"(bracket [{low!r}, {high!r}]); is delta non-decreasing in epsilon_local?"
-            )
-        if math.isfinite(h_low) and math.isfinite(h_high) and h_high > h_low:
-            middle = (low * h_high - high * h_low) / (h_high - h_low)
-        else:
-            middle = 0.5 * (low + high)
-        # keep the step tolerance / 2 inside the bracket: near the root the next two steps straddle it
-        middle = min(max(middle, low + 0.5 * tolerance), high - 0.5 * tolerance)
-        log_middle = log_delta_at(middle)
+
+    def evaluate(epsilon_local: float) -> tuple[bool, float, float]:
+        """(fails the target, h, log delta); h = +-inf without a transform (bisection)."""
+        log_middle = search.log_delta_at(epsilon_local)
         h_middle = _transformed(log_middle, log_log_target) if log_log_target is not None else (
             -math.inf if log_middle <= log_target else math.inf)
-        if log_middle <= log_target:
-            low, log_low, h_low = middle, log_middle, h_middle
-            if kept == +1 and math.isfinite(h_high):
-                h_high *= 0.5  # Illinois: high kept twice, halve its value
-            kept = +1
-        else:
-            high, log_high, h_high = middle, log_middle, h_middle
-            if kept == -1 and math.isfinite(h_low):
-                h_low *= 0.5
-            kept = -1
+        return not log_middle <= log_target, h_middle, log_middle
+
+    h_high = _transformed(start.value_high, log_log_target) if log_log_target is not None else math.inf
+    # "yes" = fails the target: low meets it, and is returned (it errs towards privacy)
+    end = illinois(evaluate, start, -math.inf, h_high, tolerance=tolerance, before_step=search.check_budget)
     return EpsilonLocalCalibration(
-        epsilon_local=low, epsilon_local_fails=high, log_delta=log_low, log_delta_fails=log_high, evaluations=evaluations
+        epsilon_local=end.low, epsilon_local_fails=end.high, log_delta=end.value_low, log_delta_fails=end.value_high,
+        evaluations=search.evaluations,
     )
 
 
-def calibrate_epsilon_local(
-    accountant: str,
-    *,
-    n_users: int,
-    k: int,
-    epsilon: float,
-    delta: float,
-    n_x0: int | None = None,
-    upper: float = 30.0,
-    tolerance: float = 1e-6,
-    **options,
-) -> float:
+def calibrate_epsilon_local(accountant: str, **arguments) -> float:
     """Largest eps0 in [epsilon, ``upper``] with delta(``epsilon``; eps0) <= ``delta`` for ``accountant``,
     to within ``tolerance`` (absolute): the returned eps0 meets the target and eps0 + ``tolerance`` does not.
 
-    ``options`` go to the accountant (e.g. ``direction="both"``). Never returns less than ``epsilon``
+    Keyword arguments as :func:`calibrate_epsilon_local_traced`: ``n_users``, ``k``, ``epsilon``,
+    ``delta`` (required), ``n_x0`` (None), ``upper`` (30.0), ``tolerance`` (1e-6); other ``options`` go to
+    the accountant (e.g. ``direction="both"``). Never returns less than ``epsilon``
     (eps0 <= epsilon is (epsilon, 0)-DP). Raises ``ValueError`` when no eps0 >= 1e-6 meets the target
     (only possible for epsilon = 0), or when even ``upper`` meets it (then no largest value exists
     below ``upper``; raise ``upper``).
     """
-    return calibrate_epsilon_local_traced(
-        accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta, n_x0=n_x0, upper=upper, tolerance=tolerance,
-        **options,
-    ).epsilon_local
+    return calibrate_epsilon_local_traced(accountant, **arguments).epsilon_local

@@ -27,6 +27,7 @@ from typing import ClassVar
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real_array
+from shuffledp.accounting.numerics.search import bisect, geometric_or_halfway, grow_bracket
 from shuffledp.accounting.params import MAX_K, MAX_N_USERS, BoundKind, ShuffleSetting
 
 __all__ = ["BoundKind", "ShuffleSetting", "Accountant", "MAX_N_USERS", "MAX_K"]
@@ -125,21 +126,11 @@ class Accountant(abc.ABC):
                 f"`delta` must be in [{shown}, 1] for accountant {self.name!r} with these parameters (its "
                 f"delta at epsilon = inf); got {delta!r}."
             )
-        largest = float(np.finfo(float).max)
-        low, high = 0.0, 1.0
-        while above(high):
-            if high == largest:
-                return math.inf
-            low, high = high, min(largest, high * high if high >= 2.0 else 2.0 * high)
-        while high - low > tolerance * max(1.0, high):
-            if low > 0.0 and high > 4.0 * low:
-                middle = math.sqrt(low) * math.sqrt(high)
-            else:
-                middle = low + 0.5 * (high - low)
-            if above(middle):
-                low = middle
-            else:
-                high = middle
+        bracket = grow_bracket(above)
+        if bracket is None:
+            return math.inf
+        _, high = bisect(lambda epsilon: not above(epsilon), *bracket, split=geometric_or_halfway,
+                         wide=lambda low, high: high - low > tolerance * max(1.0, high))
         return high
 
     def __repr__(self) -> str:

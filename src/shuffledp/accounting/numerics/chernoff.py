@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from shuffledp.accounting.numerics.search import bisect
 from shuffledp.accounting.params import KrrParams
 
 __all__ = ["ChernoffBound"]
@@ -37,6 +38,11 @@ __all__ = ["ChernoffBound"]
 _GRID = np.exp(np.linspace(math.log(1e-4), math.log(1e4), 65))
 _FINE = np.exp(np.linspace(-math.log(1e4) / 32, math.log(1e4) / 32, 17))
 _ETA_GRID = np.concatenate([[0.0], np.exp(np.linspace(math.log(1e-5), math.log(50.0), 48))])
+
+
+def _eighth_then_halfway(low: float, high: float) -> float:
+    """The first step from 0 goes to high / 8 (delta falls steeply), later ones to the middle."""
+    return 0.5 * (low + high) if low > 0 else high / 8.0
 
 
 class ChernoffBound:
@@ -95,15 +101,10 @@ class ChernoffBound:
     def crossing(self, log_level: float, relative: float) -> float:
         """Smallest eps in [0, eps0] (to ``relative``, rounded up) where :meth:`log_delta` <= ``log_level``
         (bisection; the first step from 0 goes to eps0 / 8)."""
-        low, high = 0.0, self.e0
-        if self.log_delta(low) <= log_level:
+        if self.log_delta(0.0) <= log_level:
             return 0.0
-        while high - low > relative * high:
-            middle = 0.5 * (low + high) if low > 0 else high / 8.0
-            if self.log_delta(middle) <= log_level:
-                high = middle
-            else:
-                low = middle
+        _, high = bisect(lambda eps: self.log_delta(eps) <= log_level, 0.0, self.e0,
+                         wide=lambda low, high: high - low > relative * high, split=_eighth_then_halfway)
         return high
 
     def log_tails(self, eps: float, lo: float, hi: float) -> tuple[float, float]:

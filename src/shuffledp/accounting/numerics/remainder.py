@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real
+from shuffledp.accounting.numerics.search import InterpolatingSearch
 from shuffledp.accounting.params import BoundKind
 
 __all__ = ["BracketedMixin"]
@@ -29,6 +30,11 @@ _START_K = 8.0
 _MAX_K = 40.0
 _LOG_RELATIVE_TARGET = math.log(1e-11)
 _LOG_BEYOND_PROMISE = -700.0
+
+
+def _phi(log_value: float) -> float:
+    """sqrt(-log delta): close to linear in eps where log delta ~ -c eps^2 (0 for delta >= 1)."""
+    return math.sqrt(max(-log_value, 0.0))
 
 
 class BracketedMixin:
@@ -98,80 +104,33 @@ class BracketedMixin:
         [low, high] with delta(low) > target >= delta(high), each decided with certified bounds. New
         points come from secant / inverse quadratic interpolation on phi = sqrt(-log delta), which is close
         to linear in eps (log delta ~ -c eps^2 in the Gaussian regime), so few evaluations are needed;
-        while a value at an end is not finite the bracket is split geometrically instead. An accountant
-        may supply a certified upper end (``_epsilon_hint``, e.g. from a Chernoff bound); its exact
-        value is then computed once. ``tolerance`` is relative to the upper end of the bracket.
+        while a value at an end is not finite the bracket is split geometrically instead
+        (:class:`~shuffledp.accounting.numerics.search.InterpolatingSearch`). An accountant may supply a
+        certified upper end (``_epsilon_hint``, e.g. from a Chernoff bound); its exact value is then
+        computed once. ``tolerance`` is relative to the upper end of the bracket.
         """
         delta = check_probability(delta, "delta", allow_zero=True, allow_one=True)
         tolerance = check_real(tolerance, "tolerance", low=0.0, low_open=True)
         log_target = math.log(delta) if delta > 0 else -math.inf
         self._search_K = _START_K
-
-        def phi(value):
-            return math.sqrt(max(-value, 0.0))
-
-        target_phi = phi(log_target) if log_target > -math.inf else math.inf
-        recent: list[tuple[float, float]] = []  # (eps, phi - target) of the finite evaluations, newest last
-        low, high = 0.0, float(self.setting.epsilon_local)
-        f_low, f_high = math.nan, -np.inf  # delta(0) not evaluated yet; delta(eps0) = 0
-
-        def record(x, ok, value):
-            nonlocal low, high, f_low, f_high
-            if np.isfinite(value) and np.isfinite(target_phi):
-                recent.append((x, phi(value) - target_phi))
-            if ok:
-                if x < high:
-                    high, f_high = x, value
-            elif x > low or math.isnan(f_low):
-                low, f_low = x, value
-
+        target_phi = _phi(log_target) if log_target > -math.inf else math.inf
+        # delta(0) not evaluated yet; delta(eps0) = 0
+        search = InterpolatingSearch(_phi, target_phi, 0.0, float(self.setting.epsilon_local), -np.inf)
         hint = self._epsilon_hint(log_target) if log_target > -math.inf else None
         if hint == 0.0:
             return 0.0
-        if hint is not None and 0.0 < hint < high:
-            value = self._value(self.log_delta_parts(hint, None, start_K=self._search_K))
-            record(hint, value <= log_target, value)
-            guess = self._epsilon_refine(log_target, hint, value)
-            if guess is not None and low < guess < high:
-                record(guess, *self._meets(guess, log_target))
-        while high - low > tolerance * high:
-            if low == 0.0 and math.isnan(f_low) and (len(recent) < 2 or not np.isfinite(f_high)):
-                middle = 0.0  # delta(0) is needed (no point below the answer found yet)
-            elif len(recent) < 2 or not (np.isfinite(f_high) and (low > 0.0 or np.isfinite(f_low))):
-                middle = math.sqrt(low * high) if low > 0 else high / 16.0
-            else:
-                margin = 0.1 * tolerance * high  # the secant estimate is far closer than this when it triggers
-                # secant / inverse quadratic interpolation through the newest points (superlinear); if it
-                # leaves the bracket, regula falsi in phi between the two ends instead
-                (x1, g1), (x2, g2) = recent[-2], recent[-1]
-                middle = x2 - g2 * (x2 - x1) / (g2 - g1) if g2 != g1 else math.nan
-                if len(recent) >= 3:
-                    x0, g0 = recent[-3]
-                    if g0 != g1 and g0 != g2 and g1 != g2:
-                        quadratic = (x0 * g1 * g2 / ((g0 - g1) * (g0 - g2)) + x1 * g0 * g2 / ((g1 - g0) * (g1 - g2))
-                                     + x2 * g0 * g1 / ((g2 - g0) * (g2 - g1)))
-                        if low < quadratic < high:
-                            middle = quadratic
-                if not (low < middle < high):
-                    if np.isfinite(f_low) and np.isfinite(f_high):
-                        g_low, g_high = phi(f_low) - target_phi, phi(f_high) - target_phi
-                        middle = low - g_low * (high - low) / (g_high - g_low) if g_high > g_low else 0.5 * (low + high)
-                    else:
-                        middle = 0.5 * (low + high)
-                # close the bracket: a point within the tolerance of the newest end is moved just past it
-                if abs(middle - x2) < margin and x2 in (low, high):
-                    middle = x2 - margin if x2 == high else x2 + margin
-                middle = min(max(middle, low + 0.5 * margin), high - 0.5 * margin)
-            ok, value = self._meets(middle, log_target)
-            if middle == 0.0:
-                if ok:
-                    return 0.0
-                f_low = value
-                if np.isfinite(value) and np.isfinite(target_phi):
-                    recent.insert(0, (0.0, phi(value) - target_phi))
-                continue
-            record(middle, ok, value)
-        return high if self.kind is BoundKind.UPPER else low
+        if hint is not None and 0.0 < hint < search.high:
+            self._search_from_hint(search, hint, log_target)
+        search.run(lambda eps: self._meets(eps, log_target), tolerance)
+        return search.high if self.kind is BoundKind.UPPER else search.low
+
+    def _search_from_hint(self, search: InterpolatingSearch, hint: float, log_target: float) -> None:
+        """Record the exact value at the hint, and at the accountant's refined guess from it."""
+        value = self._value(self.log_delta_parts(hint, None, start_K=self._search_K))
+        search.record(hint, value <= log_target, value)
+        guess = self._epsilon_refine(log_target, hint, value)
+        if guess is not None and search.low < guess < search.high:
+            search.record(guess, *self._meets(guess, log_target))
 
     def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         """A second guess for the search from the value at the hint, or None (see ``_epsilon_hint``)."""

@@ -50,6 +50,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf
+from shuffledp.accounting.numerics.search import first_high_integer
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 
@@ -140,7 +141,8 @@ class PairSum:
 
         The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity): an exponential search
         from the normal-approximation guess brackets the answer, bisection narrows the bracket to
-        ``_GUESS_HALF`` values, and one vectorised window of log f settles it."""
+        2 ``_GUESS_HALF`` values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`), and
+        one vectorised window of log f settles it."""
         total = self.total
 
         def above(h):  # g(h) > log_ratio, for 1 <= h <= total
@@ -152,20 +154,7 @@ class PairSum:
         if total < 1:
             return 1
         # bracket: g(low) <= log_ratio < g(high), with low = 0 and high = total + 1 as sentinels
-        low, high = 0, total + 1
-        if above(guess):
-            high, step = guess, _GUESS_HALF
-            while high - step >= 1 and above(high - step):
-                high, step = high - step, 2 * step
-            low = max(high - step, 0)
-        else:
-            low, step = guess, _GUESS_HALF
-            while low + step <= total and not above(low + step):
-                low, step = low + step, 2 * step
-            high = min(low + step, total + 1)
-        while high - low > 2 * _GUESS_HALF:
-            middle = (low + high) // 2
-            low, high = (low, middle) if above(middle) else (middle, high)
+        low, high = first_high_integer(above, guess, first=1, last=total, step=_GUESS_HALF, width=2 * _GUESS_HALF)
         # g(low) <= log_ratio < g(high) (sentinels aside): the answer is in low + 1 .. high
         first, last = max(low, 0), min(high, total)
         if last < first + 1:
@@ -206,6 +195,45 @@ class PairSum:
         return float(logsumexp(np.array([value, *margins])))
 
 
+class _BlockBounds:
+    """bound(a, b): certified log upper bound on F(j) for every j in the block [a, b] (module doc), with
+    the pair sums cached across epsilons in ``cache``; ``evaluations`` counts the calls."""
+
+    def __init__(self, eps: float, *, n: int, epsilon_local: float, cache: dict):
+        krr = KrrParams.of(epsilon_local, 2)
+        self.eps, self.n, self.cache = eps, n, cache
+        self.log_p, self.log_q = krr.log_p, krr.log_q
+        self.log_gamma = math.log(2.0) + self.log_q  # a user's report is uniform on {x0, x1} w.p. 2q
+        self.log_1mgamma = self.log_q + float(log_expm1(epsilon_local))  # p - q
+        self.blanket_sds = _BLANKET_SDS
+        self.evaluations = 0
+
+    def choose_blanket(self, best: float) -> None:
+        """beta_min sits z standard deviations below the mean, z such that Pr(beta < beta_min) ~ e^-z^2/2
+        is about 1e-4 of the largest single-dataset delta ``best`` (rounded up to half-units so that
+        blocks are reused across epsilons); its exact probability is what is added."""
+        if np.isfinite(best):
+            self.blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
+
+    def __call__(self, a: int, b: int) -> float:
+        self.evaluations += 1
+        n, cache, w = self.n, self.cache, b - a
+        beta = 0
+        if w > 0:  # the block users' blanket reports: at least beta_min of them except with small probability
+            sd = math.sqrt(w * math.exp(self.log_gamma + self.log_1mgamma))
+            beta = max(0, int(math.floor(w * math.exp(self.log_gamma) - self.blanket_sds * sd)))
+        key = (a, n - 1 - b, beta)
+        if key not in cache:
+            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound: start over (only time is lost)
+                cache.clear()
+            fewer = float(log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf
+            cache[key] = (PairSum(a, n - 1 - b, self.log_p, self.log_q, blanket=beta), fewer)
+            # the window and (about three windows of) the other binomial's cached pmf
+            cache["_doubles"] = cache.get("_doubles", 0) + 4 * cache[key][0].log_w.size
+        pair, fewer = cache[key]
+        return float(np.logaddexp(pair.log_bound(self.eps), fewer))
+
+
 def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
                         relative_stop: float = 1e-3, max_evaluations: int = 200) -> tuple[float, float, int]:
     """(certified log upper bound on max_j F(j), the largest single-dataset bound log F(j) met, its j), k = 2.
@@ -214,62 +242,36 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
     block with the largest bound is split until that bound is within ``relative_stop`` of the largest
     single-dataset value or ``max_evaluations`` bounds were computed; the largest bound over the blocks
     then covering 0 .. n - 1 is returned (valid whenever the search stops)."""
-    krr = KrrParams.of(epsilon_local, 2)
-    log_p, log_q = krr.log_p, krr.log_q
-    cache = {} if cache is None else cache
-
-    log_gamma = math.log(2.0) + log_q  # a user's report is uniform on {x0, x1} with probability 2q
-    log_1mgamma = log_q + float(log_expm1(epsilon_local))  # p - q
-
-    blanket_sds = _BLANKET_SDS
-
-    def bound(a, b):
-        w = b - a
-        beta = 0
-        if w > 0:  # the block users' blanket reports: at least beta_min of them except with small probability
-            sd = math.sqrt(w * math.exp(log_gamma + log_1mgamma))
-            beta = max(0, int(math.floor(w * math.exp(log_gamma) - blanket_sds * sd)))
-        key = (a, n - 1 - b, beta)
-        if key not in cache:
-            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound: start over (only time is lost)
-                cache.clear()
-            fewer = float(log_sf(w - beta + 1, w, log_1mgamma, log_gamma)) if beta > 0 else -np.inf
-            cache[key] = (PairSum(a, n - 1 - b, log_p, log_q, blanket=beta), fewer)
-            # the window and (about three windows of) the other binomial's cached pmf
-            cache["_doubles"] = cache.get("_doubles", 0) + 4 * cache[key][0].log_w.size
-        pair, fewer = cache[key]
-        return float(np.logaddexp(pair.log_bound(eps), fewer))
-
-    heap, best, best_j, evaluations = [], -np.inf, -1, 0
+    bound = _BlockBounds(eps, n=n, epsilon_local=epsilon_local, cache={} if cache is None else cache)
+    best, best_j = -np.inf, -1
     for j in (0, n - 1):
         value = bound(j, j)
-        evaluations += 1
         if value > best:
             best, best_j = value, j
-    # beta_min sits z standard deviations below the mean, z such that Pr(beta < beta_min) ~ e^-z^2/2 is
-    # about 1e-4 of the largest single-dataset delta (rounded up to half-units so that blocks are reused
-    # across epsilons); its exact probability is what is added
-    if np.isfinite(best):
-        blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
+    bound.choose_blanket(best)
     size = max(1, -(-n // _FIRST_BLOCKS))
+    heap = []
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
         heapq.heappush(heap, (-bound(a, b), a, b))
-        evaluations += 1
-    log_stop = math.log1p(relative_stop)
+    return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
+
+
+def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int, log_stop: float,
+                      max_evaluations: int) -> tuple[float, float, int]:
+    """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
+    rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j)."""
     while True:
         negative, a, b = heapq.heappop(heap)
         top = -negative
-        if a == b or top <= best + log_stop or top == -np.inf or evaluations >= max_evaluations:
+        if a == b or top <= best + log_stop or top == -np.inf or bound.evaluations >= max_evaluations:
             return top, best, best_j
         middle = (a + b) // 2
         for lo, hi in ((a, middle), (middle + 1, b)):
             value = bound(lo, hi)
-            evaluations += 1
             heapq.heappush(heap, (-value, lo, hi))
             if lo == hi and value > best:
                 best, best_j = value, lo
         value = bound(middle, middle)  # a single dataset inside the block keeps the lower end current
-        evaluations += 1
         if value > best:
             best, best_j = value, middle

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp.accounting.numerics.search import first_high_integers
 from shuffledp.accounting.params import KrrParams
 
 __all__ = ["SingleBinLaw", "DIRECTIONS", "MAX_USERS", "check_size"]
@@ -109,18 +110,16 @@ class SingleBinLaw:
         """
         low = np.maximum(0, s - self.big_n)
         high = np.minimum(self.a, s)
-        lo, hi = low.copy(), high.copy()
+
+        def falling(mid):  # g(mid + 1) - g(mid) <= 0 (or not a number)
+            midf = mid.astype(float)
+            return ~((
+                np.log(self.a - midf) - np.log(midf + 1.0) + np.log(s - midf)
+                - np.log(self.big_n - s + midf + 1.0) + self.log_kappa1
+            ) > 0)
+
         with np.errstate(divide="ignore", invalid="ignore"):
-            while np.any(lo < hi):
-                active = lo < hi
-                mid = (lo + hi) // 2
-                midf = mid.astype(float)
-                rising = (
-                    np.log(self.a - midf) - np.log(midf + 1.0) + np.log(s - midf)
-                    - np.log(self.big_n - s + midf + 1.0) + self.log_kappa1
-                ) > 0
-                lo = np.where(active & rising, mid + 1, lo)
-                hi = np.where(active & ~rising, mid, hi)
+            lo = first_high_integers(falling, low.copy(), high.copy())
         return lo, low, high
 
     def _sums(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
