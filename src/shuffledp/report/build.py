@@ -10,6 +10,7 @@ left to :mod:`shuffledp.report.render`.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -326,15 +327,31 @@ def _extras_section(inputs: ReportInputs) -> list:
                 readings.append(f"the data file `{path}` could not be read ({error})")
         blocks.append(Paragraph("Ours: " + (" ".join(readings) or "no data file, so no reading is given.")))
         for image in images:
-            blocks.append(Figure(image, f"{name} ({_trace(image, inputs)})", _relative(image, inputs.report_dir)))
+            blocks.append(Figure(image, f"{_extra_caption(name, image)} ({_trace(image, inputs)})",
+                                 _relative(image, inputs.report_dir)))
         if data_paths:
             blocks.append(Paragraph("Data: " + "; ".join(_trace(p, inputs) for p in data_paths) + "."))
     return blocks
 
 
 def _first_sentence(text: str) -> str:
-    end = text.find(". ")
-    return text if end < 0 else text[: end + 1]
+    """Up to the first full stop followed by a capital (so "eq. (6)" does not end a sentence)."""
+    match = re.search(r"\.\s+(?=[A-Z`])", text)
+    return text if match is None else text[: match.start() + 1]
+
+
+#: captions of the images of sections beyond the paper (workflow/report/*.rst, shortened); default: the section name
+_EXTRA_CAPTIONS = {
+    PHASE_DIAGRAM: ("Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV (at the largest ε0 "
+                    "the configured accountant allows) to that of the analytic Gaussian at the same (ε, δ), over n and "
+                    "ε, one panel per k; blue: the shuffle is better; black line: equal expected error; markers: the "
+                    "equal-guarantee Monte-Carlo verdicts"),
+}
+
+
+def _extra_caption(name: str, image: Path) -> str:
+    stem = image.stem.replace("phase_diagram_", "δ rule ").replace("n_pow_", "1/n^").replace("fixed_", "fixed ")
+    return _EXTRA_CAPTIONS.get(name, name).format(stem=stem)
 
 
 def _extra_answer(name: str, inputs: ReportInputs, data_paths: Sequence[Path]) -> str:

@@ -106,6 +106,7 @@ def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
     return (
         f"At an equal (ε, δ) guarantee the trusted curator's Gaussian gives the lower TV in {central} of {total} "
         f"settings and shuffle+INV in {len(shuffle)}" + (f" ({where}{'; …' if len(shuffle) > 3 else ''})" if len(shuffle) else "")
+        + (f", neither beyond Monte-Carlo error in {total - central - len(shuffle)}" if total > central + len(shuffle) else "")
         + f"; not trusting a curator costs a TV ratio shuffle+INV / Gaussian of {ratio.min():.2f} to {ratio.max():.2f} "
         f"(median {float(ratio.median()):.2f}), and {int(frame['certain'].astype(bool).sum())} of {total} verdicts are "
         f"certain under both accountants ([section](#{anchor}))."
@@ -158,8 +159,9 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
         curves = {}
         for row, cause in zip(failed.itertuples(), causes):
             curves.setdefault(f"Fig. {int(row.figure)} {row.curve}", set()).update([cause] if cause else [])
-        listed = "; ".join(f"{curve}" + (f" ({', '.join(sorted(c))})" if c else "") for curve, c in list(curves.items())[:3])
-        text += f"; not reproduced: {listed}{'; …' if len(curves) > 3 else ''}"
+        documented = sum(1 for c in curves.values() if c)
+        text += (f"; not reproduced: {'; '.join(list(curves)[:3])}{'; …' if len(curves) > 3 else ''}"
+                 + (f" (a documented cause for {documented} of these {len(curves)} curves)" if documented else ""))
     return text + f" ([section](#{anchor}))."
 
 
