@@ -138,6 +138,21 @@ def test_epsilon_comparison_and_bracket_outputs_and_readings(tiny_run):
 
 
 @pytest.mark.slow
+def test_report_leads_with_findings_and_reads_epsilon_comparison_as_its_own_section(tiny_run):
+    """Issue 20 item 6: the built report opens with Findings (before the per-table counts), shows the
+    phase diagram, and never calls epsilon_comparison.csv (not a paper comparison) an input problem."""
+    markdown = (tiny_run / "results" / "report" / "reproduction-report.md").read_text()
+    problems = [line for line in markdown.splitlines() if "Input problem" in line and "epsilon_comparison" in line]
+    assert not problems, problems
+    assert markdown.index("## Findings") < markdown.index("## Reproduced cells per table") < markdown.index("## Table II")
+    findings = markdown[markdown.index("## Findings"):markdown.index("## Reproduced cells per table")]
+    assert findings.count("\n- ") >= 5 and "not available in this run" not in findings
+    assert "## Beyond the paper: phase diagram" in markdown and "(../utility/phase_diagram_" in markdown
+    for section in markdown.split("## Beyond the paper: ")[1:]:
+        assert section.split("\n\n")[1].startswith("**Answer.** "), section[:200]
+
+
+@pytest.mark.slow
 def test_snakemake_report_contains_figures_and_the_reproduction_report(tiny_run):
     names = zipfile.ZipFile(tiny_run / "report.zip").namelist()
     assert any(name.endswith("report.html") for name in names)

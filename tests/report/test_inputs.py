@@ -13,6 +13,7 @@ from shuffledp.report.inputs import (
     EQUAL_GUARANTEE,
     EXTRA_SECTIONS,
     KOSKELA_FIGURES,
+    PHASE_DIAGRAM,
     THREE_CALIBRATIONS,
     WORST_CASE_BRACKET,
     ReportReads,
@@ -48,6 +49,11 @@ TARGETS = [
     "results/utility/delta_floor.csv",
     "results/utility/equal_guarantee_ratio.csv",
     "results/utility/equal_guarantee_tv.png",
+    "results/utility/phase_diagram.csv",
+    "results/utility/phase_diagram_boundary.csv",
+    "results/utility/phase_diagram_monte_carlo.csv",
+    "results/utility/phase_diagram_fixed_1e-06.png",
+    "results/utility/phase_diagram_n_pow_1.1.png",
     "results/utility/gowalla/paris/community.csv",
     "results/koskela/koskela_fig1.png",
     "results/koskela/koskela_verdicts.csv",
@@ -130,10 +136,9 @@ def test_benchmark_globs_of_the_rules_writing_into_a_stage():
 
 def test_every_role_of_a_full_run():
     reads = _classify()
-    # any *_comparison.csv counts as a comparison table: so does epsilon_comparison.csv, which is not one
-    # (the report then lists it as an input problem); kept as it is, the refactoring changes no output
+    # epsilon_comparison.csv compares our accountants with each other (read by its own section beyond the
+    # paper), not with the paper: it is no comparison table, so the report never calls it an input problem
     assert reads.comparisons == [
-        "results/accounting/epsilon_comparison.csv",
         "results/accounting/table2_comparison.csv",
         "results/utility/table5_comparison.csv",
     ]
@@ -179,11 +184,23 @@ def test_sections_beyond_the_paper():
         "images": ["results/utility/equal_guarantee_tv.png"], "data": ["results/utility/equal_guarantee_ratio.csv"]
     }
     assert extras[DELTA_FLOOR] == {"images": [], "data": ["results/utility/delta_floor.csv"]}
+    # one figure per delta rule and the grid and boundary CSVs (the Monte-Carlo markers are drawn on the figures)
+    assert extras[PHASE_DIAGRAM] == {
+        "images": ["results/utility/phase_diagram_fixed_1e-06.png", "results/utility/phase_diagram_n_pow_1.1.png"],
+        "data": ["results/utility/phase_diagram.csv", "results/utility/phase_diagram_boundary.csv"],
+    }
+
+
+def test_epsilon_comparison_is_no_paper_comparison():
+    reads = _classify()
+    assert "results/accounting/epsilon_comparison.csv" not in reads.comparisons
+    assert "results/accounting/epsilon_comparison.csv" in reads.extras[EPSILON_AT_FIXED_DELTA]["data"]
+    assert "results/accounting/epsilon_comparison.csv" in reads.paths()  # still read (and checksummed)
 
 
 def test_only_the_report_stages_are_read():
     reads = _classify(stages=["accounting"])
-    assert reads.comparisons == ["results/accounting/epsilon_comparison.csv", "results/accounting/table2_comparison.csv"]
+    assert reads.comparisons == ["results/accounting/table2_comparison.csv"]
     assert set(reads.figures) == {1} and set(reads.figure_data) == {1}
     assert reads.gaussian_checks == [] and reads.cell_counts == [] and reads.data_summary is None
     assert all(p.startswith("results/accounting/") for p in reads.paths())

@@ -600,3 +600,34 @@ def test_koskela_reading_counts_reproduced_curves_and_gives_known_causes():
     text = report.read_koskela_verdicts(frame)
     assert "Fig. 3, weak adversary (ours: `weak-adversary`; n_c = 1, n_c = 4): 2 of 2 reproduced, largest relative difference 0.40%" in text
     assert "Fig. 3, strong adversary (ours: `strong-adversary`; n_c = 4): 0 of 1 reproduced, largest relative difference 8.00% (tolerance 1%); not reproduced: their pair omits gamma." in text
+
+
+def test_the_report_leads_with_findings_before_the_counts(run_dir):
+    markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
+    findings, counts = markdown.index("## Findings"), markdown.index("## Reproduced cells per table")
+    assert findings < counts < markdown.index("| IV | 2 | 1 | 1 | 0 | 0 |")
+    opening = markdown[findings:counts]
+    # the fixture's Table IV rows carry no eq. (6) note, and there are no bracket, equal-guarantee,
+    # phase-diagram, Koskela or data outputs: each bullet says what is missing and links its section
+    assert opening.count("not available in this run") == 6 and "(#table-iv)" in opening
+    assert 'id="findings"' in report.render_html(report.build_report(make_inputs(run_dir)))
+
+
+def test_phase_diagram_section_opens_with_its_answer_and_shows_its_figures(run_dir):
+    utility = run_dir / "results" / "utility"
+    utility.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2], "n_users": [100, 1000], "epsilon": [0.5, 0.5],
+                  "log_ratio": [0.1, -0.2]}).to_csv(utility / "phase_diagram.csv", index=False)
+    pd.DataFrame({"delta_rule": ["fixed 1e-06"], "k": [2], "n_users": [1000], "epsilon": [0.8],
+                  "shuffle_wins_below": [True]}).to_csv(utility / "phase_diagram_boundary.csv", index=False)
+    image = utility / "phase_diagram_fixed_1e-06.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n")
+    extras = {"phase diagram": {"images": [image], "data": [utility / "phase_diagram.csv",
+                                                              utility / "phase_diagram_boundary.csv"]}}
+    markdown = report.render_markdown(report.build_report(make_inputs(run_dir, extras=extras)))
+    section = markdown[markdown.index("## Beyond the paper: phase diagram"):]
+    assert section.split("\n\n")[1].startswith("**Answer.** In the exact phase diagram")
+    assert "at 1 of 2 points; at δ fixed 1e-06 and n = 1,000 it wins for ε < 0.8 for k = 2" in section
+    assert "Phase diagram, δ rule fixed 1e-06: exact ratio" in section
+    findings = markdown[markdown.index("## Findings"):markdown.index("## Reproduced cells")]
+    assert "shuffle+INV has the lower expected error at 1 of 2 points" in findings

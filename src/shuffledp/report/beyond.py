@@ -191,3 +191,34 @@ def read_koskela_verdicts(frame: pd.DataFrame) -> str:
             text += "; not reproduced" + (f": {'; '.join(sorted(causes))}" if causes else "")
         sentences.append(text + ".")
     return " ".join(sentences)
+
+
+def read_phase_diagram(frame: pd.DataFrame) -> str:
+    """Facts from the phase diagram (:mod:`shuffledp.experiments.phase_diagram`): from the grid
+    (``phase_diagram.csv``), per δ rule and k, at how many points shuffle+INV has the lower exact expected
+    TV and the range of the ratio; from the boundary (``phase_diagram_boundary.csv``), the crossings."""
+    if {"log_ratio", "delta_rule", "k"} <= set(frame.columns):
+        sentences = []
+        for (rule, k), group in frame.groupby(["delta_rule", "k"], sort=False):
+            ratio = pd.to_numeric(group["log_ratio"], errors="coerce").dropna()
+            if ratio.empty:
+                sentences.append(f"δ {rule}, k = {int(k)}: no point with both errors defined.")
+                continue
+            sentences.append(
+                f"δ {rule}, k = {int(k)}: shuffle+INV has the lower expected TV at {int((ratio < 0).sum())} of "
+                f"{len(ratio)} points (TV ratio {math.exp(ratio.min()):.2f} to {math.exp(ratio.max()):.2f}).")
+        return " ".join(sentences)
+    if {"shuffle_wins_below", "delta_rule", "k", "epsilon", "n_users"} <= set(frame.columns):
+        if frame.empty:
+            return "No crossing: one mechanism has the lower expected error everywhere on the grid."
+        sentences = []
+        for (rule, k), group in frame.groupby(["delta_rule", "k"], sort=False):
+            below = group[group["shuffle_wins_below"].astype(bool)]
+            sentences.append(
+                f"δ {rule}, k = {int(k)}: {len(group)} crossing(s) over n = {int(group['n_users'].min()):,} to "
+                f"{int(group['n_users'].max()):,}" + (
+                    f"; shuffle+INV wins below ε = {below['epsilon'].min():.3g} to {below['epsilon'].max():.3g}"
+                    if len(below) else "; none with shuffle+INV winning below it") + ".")
+        return " ".join(sentences)
+    raise ValueError("`phase-diagram data` must have columns delta_rule, k and log_ratio (grid) or "
+                     "delta_rule, k, n_users, epsilon, shuffle_wins_below (boundary).")

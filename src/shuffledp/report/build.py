@@ -10,6 +10,7 @@ left to :mod:`shuffledp.report.render`.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from shuffledp.report.beyond import (
     read_delta_floor,
     read_equal_guarantee,
     read_koskela_verdicts,
+    read_phase_diagram,
     read_three_calibrations,
 )
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
@@ -30,8 +32,17 @@ from shuffledp.report.inputs import (
     EPSILON_AT_FIXED_DELTA,
     EQUAL_GUARANTEE,
     KOSKELA_FIGURES,
+    PHASE_DIAGRAM,
     THREE_CALIBRATIONS,
     WORST_CASE_BRACKET,
+)
+from shuffledp.report.findings import (
+    extra_anchor,
+    finding_bracket,
+    finding_equal_guarantee,
+    finding_koskela,
+    finding_phase_diagram,
+    findings,
 )
 from shuffledp.report.judge import _errata, read_data_counts, read_empty_cells, read_verdict_strength, strength_table
 from shuffledp.report.paper import FIGURES, FPS_NOT_VISIBLE, FPS_TO_ARXIV, PAPER_TABLES
@@ -119,6 +130,7 @@ def build_report(inputs: ReportInputs) -> list:
     summary_frame = pd.read_csv(inputs.data_summary) if inputs.data_summary and Path(inputs.data_summary).is_file() else None
     gaussian = [pd.read_csv(path) for path in _existing(inputs.gaussian_checks)]
     blocks: list = _opening_section(inputs)
+    blocks += _findings_section(inputs, rows, summary_frame)
     blocks += _summary_section(inputs, rows, problems)
     blocks += _paper_tables_section(inputs, rows)
     blocks += _text_values_section(inputs, rows)
@@ -178,9 +190,42 @@ def _opening_section(inputs: ReportInputs) -> list:
     return blocks
 
 
+def _read_extra(inputs: ReportInputs, name: str, file_name: str | None = None) -> pd.DataFrame | None:
+    """The first data file of the section beyond the paper ``name`` (named ``file_name`` if given),
+    or None when it is absent or unreadable."""
+    for path in _existing((inputs.extras.get(name) or {}).get("data", ())):
+        if file_name is None or path.name == file_name:
+            try:
+                return pd.read_csv(path)
+            except (ValueError, OSError):
+                return None
+    return None
+
+
+def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: pd.DataFrame | None) -> list:
+    """The answer first: one sentence per finding, each with its numbers and a link to its section."""
+    bullets = findings(
+        rows,
+        bracket=_read_extra(inputs, WORST_CASE_BRACKET),
+        equal=_read_extra(inputs, EQUAL_GUARANTEE),
+        grid=_read_extra(inputs, PHASE_DIAGRAM, "phase_diagram.csv"),
+        boundary=_read_extra(inputs, PHASE_DIAGRAM, "phase_diagram_boundary.csv"),
+        koskela=_read_extra(inputs, KOSKELA_FIGURES),
+        summary=summary_frame,
+        anchors={"bracket": extra_anchor(WORST_CASE_BRACKET), "equal": extra_anchor(EQUAL_GUARANTEE),
+                 "phase": extra_anchor(PHASE_DIAGRAM), "koskela": extra_anchor(KOSKELA_FIGURES)},
+    )
+    return [
+        Heading(2, "Findings", "findings"),
+        Paragraph("Should you collect through a shuffler with k-RR or trust a curator adding Gaussian noise, and "
+                  "how far can the paper's numbers be trusted? Each finding is computed from this run's outputs."),
+        BulletList(bullets),
+    ]
+
+
 def _summary_section(inputs: ReportInputs, rows: pd.DataFrame, problems: Sequence[str]) -> list:
     """Verdicts per table, the comparison files read, the verdict strength and input problems."""
-    blocks: list = [Heading(2, "Summary", "summary")]
+    blocks: list = [Heading(2, "Reproduced cells per table", "summary")]
     counts = verdict_counts(rows)
     if len(counts):
         blocks.append(Table(list(counts.columns), [[str(v) for v in r] for r in counts.itertuples(index=False)]))
@@ -270,7 +315,8 @@ def _extras_section(inputs: ReportInputs) -> list:
         images, data_paths = _existing(extra.get("images", ())), _existing(extra.get("data", ()))
         if not images and not data_paths:
             continue
-        blocks.append(Heading(2, f"Beyond the paper: {name}", f"extra-{name.replace(' ', '-')}"))
+        blocks.append(Heading(2, f"Beyond the paper: {name}", extra_anchor(name)))
+        blocks.append(Paragraph("**Answer.** " + _extra_answer(name, inputs, data_paths)))
         reader = _extra_reader(name, inputs.config)
         readings = []
         for path in data_paths:
@@ -281,10 +327,52 @@ def _extras_section(inputs: ReportInputs) -> list:
                 readings.append(f"the data file `{path}` could not be read ({error})")
         blocks.append(Paragraph("Ours: " + (" ".join(readings) or "no data file, so no reading is given.")))
         for image in images:
-            blocks.append(Figure(image, f"{name} ({_trace(image, inputs)})", _relative(image, inputs.report_dir)))
+            blocks.append(Figure(image, f"{_extra_caption(name, image)} ({_trace(image, inputs)})",
+                                 _relative(image, inputs.report_dir)))
         if data_paths:
             blocks.append(Paragraph("Data: " + "; ".join(_trace(p, inputs) for p in data_paths) + "."))
     return blocks
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first full stop followed by a capital (so "eq. (6)" does not end a sentence)."""
+    match = re.search(r"\.\s+(?=[A-Z`])", text)
+    return text if match is None else text[: match.start() + 1]
+
+
+#: captions of the images of sections beyond the paper (workflow/report/*.rst, shortened); default: the section name
+_EXTRA_CAPTIONS = {
+    PHASE_DIAGRAM: ("Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV (at the largest ε0 "
+                    "the configured accountant allows) to that of the analytic Gaussian at the same (ε, δ), over n and "
+                    "ε, one panel per k; blue: the shuffle is better; black line: equal expected error; markers: the "
+                    "equal-guarantee Monte-Carlo verdicts"),
+}
+
+
+def _extra_caption(name: str, image: Path) -> str:
+    stem = image.stem.replace("phase_diagram_", "δ rule ").replace("n_pow_", "1/n^").replace("fixed_", "fixed ")
+    return _EXTRA_CAPTIONS.get(name, name).format(stem=stem)
+
+
+def _extra_answer(name: str, inputs: ReportInputs, data_paths: Sequence[Path]) -> str:
+    """The one-sentence answer a section beyond the paper opens with, computed from its data: the finding
+    of the sections the Findings cite, else the first sentence of the section's reading."""
+    answers = {
+        WORST_CASE_BRACKET: lambda: finding_bracket(_read_extra(inputs, name), extra_anchor(name)),
+        EQUAL_GUARANTEE: lambda: finding_equal_guarantee(_read_extra(inputs, name), extra_anchor(name)),
+        PHASE_DIAGRAM: lambda: finding_phase_diagram(_read_extra(inputs, name, "phase_diagram.csv"),
+                                                     _read_extra(inputs, name, "phase_diagram_boundary.csv"),
+                                                     extra_anchor(name)),
+        KOSKELA_FIGURES: lambda: finding_koskela(_read_extra(inputs, name), extra_anchor(name)),
+    }
+    if name in answers:
+        return answers[name]().replace(f" ([section](#{extra_anchor(name)}))", "")
+    if not data_paths:
+        return "no data file in this run, so no answer is given."
+    try:
+        return _first_sentence(_extra_reader(name, inputs.config)(pd.read_csv(data_paths[0])))
+    except ValueError as error:
+        return f"the data file `{data_paths[0]}` could not be read ({error})."
 
 
 def _extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
@@ -301,6 +389,7 @@ def _extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
         DELTA_FLOOR: read_delta_floor,
         EQUAL_GUARANTEE: read_equal_guarantee,
         KOSKELA_FIGURES: read_koskela_verdicts,
+        PHASE_DIAGRAM: read_phase_diagram,
     }
     return readers.get(name, read_method_comparison)
 

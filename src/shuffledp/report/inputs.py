@@ -26,6 +26,7 @@ __all__ = [
     "KOSKELA_FIGURES",
     "EQUAL_GUARANTEE",
     "DELTA_FLOOR",
+    "PHASE_DIAGRAM",
     "EXTRA_SECTIONS",
     "ReportReads",
     "stage_of",
@@ -50,6 +51,7 @@ THREE_CALIBRATIONS = "three calibrations"  # issue 12: the paper's comparisons u
 KOSKELA_FIGURES = "Koskela et al. Figures 1-3"  # issue 11: compositions, one verdict per published curve
 EQUAL_GUARANTEE = "equal guarantee"  # issue 12: which mechanism at an equal (epsilon, delta) guarantee
 DELTA_FLOOR = "delta floor"  # issue 12: what the delta floor decides
+PHASE_DIAGRAM = "phase diagram"  # issue 20: where shuffle+INV and the Gaussian have equal expected error
 EXTRA_SECTIONS = (
     DELTA_SWEEPS,
     EPSILON_AT_FIXED_DELTA,
@@ -58,8 +60,11 @@ EXTRA_SECTIONS = (
     THREE_CALIBRATIONS,
     KOSKELA_FIGURES,
     EQUAL_GUARANTEE,
+    PHASE_DIAGRAM,
     DELTA_FLOOR,
 )
+#: data files of the phase-diagram section (the Monte-Carlo markers are drawn on its figures)
+_PHASE_DIAGRAM_DATA = ("phase_diagram.csv", "phase_diagram_boundary.csv")
 
 _IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".pdf")
 _FIGURE_NAME = re.compile(r"^fig(?:ure)?_?(\d+)")
@@ -194,6 +199,10 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
             "images": [p for p in named("equal_guarantee") if p.endswith(".png")],
             "data": [p for p in outputs if Path(p).name == "equal_guarantee_ratio.csv"],
         },
+        PHASE_DIAGRAM: {
+            "images": sorted(p for p in named("phase_diagram_") if p.endswith(".png")),
+            "data": [p for p in under("results/utility/") if Path(p).name in _PHASE_DIAGRAM_DATA],
+        },
         DELTA_FLOOR: {"images": [], "data": [p for p in under("results/utility/") if Path(p).name.startswith("delta_floor")]},
     }
 
@@ -229,12 +238,16 @@ def classify_report_reads(
         {p for p in {str(t) for t in targets} if stage_of(p) in report_stages and Path(p).parent.name == "sweeps"}
     )
     with_data = "data" in report_stages
+    extras = _extras(outputs, sweeps, figure_data)
+    # a comparison with the paper is a *_comparison.csv that no section beyond the paper reads as its data
+    # (epsilon_comparison.csv compares our accountants with each other, not with the paper)
+    beyond = {p for extra in extras.values() for p in extra.get("data", ())}
     return ReportReads(
-        comparisons=[p for p in outputs if p.endswith("_comparison.csv")],
+        comparisons=[p for p in outputs if p.endswith("_comparison.csv") and p not in beyond],
         figures=_figures(outputs, data=False),
         figure_data=figure_data,
         gaussian_checks=gaussian_checks,
-        extras=_extras(outputs, sweeps, figure_data),
+        extras=extras,
         cell_counts=[p for p in data_outputs if p.endswith("cell_counts.csv")] if with_data else [],
         data_summary="results/data/summary.csv" if with_data and "results/data/summary.csv" in data_outputs else None,
     )

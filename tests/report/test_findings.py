@@ -1,0 +1,130 @@
+"""shuffledp.report.findings: the opening answer of the report, one sentence per finding, each number
+read from its input, and a sentence saying what is missing when an input is absent."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from shuffledp.report.findings import (
+    extra_anchor,
+    finding_bracket,
+    finding_data,
+    finding_eq6,
+    finding_equal_guarantee,
+    finding_koskela,
+    finding_phase_diagram,
+    findings,
+)
+
+ANCHORS = {"bracket": "extra-worst-case-bracket", "equal": "extra-equal-guarantee", "phase": "extra-phase-diagram",
+           "koskela": "extra-Koskela-et-al.-Figures-1-3"}
+
+
+def _comparison_rows():
+    base = {"block": "n=100", "paper": "1e-5", "relative_difference": 0.1, "verdict": "reproduced"}
+    return pd.DataFrame([
+        {**base, "table": "II", "row": "eps=1", "column": "Our delta", "ours_as_printed": 1e-10, "ours_exact": 1e-7,
+         "note": "ours_as_printed: eq. (6) at eps0 = 0.49"},
+        {**base, "table": "IV", "row": "n=50", "column": "eps=2", "ours_as_printed": 1e-20, "ours_exact": 1e-15,
+         "note": "eq. (6) at n = 50, eps = 2"},
+        {**base, "table": "IV", "row": "n=60", "column": "eps=3", "ours_as_printed": 0.0, "ours_exact": 1e-30,
+         "note": "eq. (6) at n = 60, eps = 3"},
+        # a prior bound's cell (not eq. (6)): must not count
+        {**base, "table": "II", "row": "eps=1", "column": "[11]", "ours_as_printed": 1e-90, "ours_exact": 1.0,
+         "note": "ours_as_printed: rate-erlingsson"},
+    ])
+
+
+def test_eq6_orders_of_magnitude_come_from_the_eq6_rows_only():
+    text = finding_eq6(_comparison_rows())
+    assert "in 2 of 2 cells of Tables II and IV" in text
+    assert "median 4.0, up to 5.0 orders of magnitude" in text  # log10(1e-7/1e-10) = 3, log10(1e-15/1e-20) = 5
+    assert "Table IV, n=100, n=50, eps=2" in text
+    assert "δ = 0 where the exact δ is positive in 1 more" in text
+    assert "[Table IV](#table-iv)" in text and "90" not in text
+
+
+def test_eq6_follows_its_input():
+    rows = _comparison_rows()
+    rows.loc[1, "ours_exact"] = 1e-12  # 8 orders
+    assert "up to 8.0 orders of magnitude" in finding_eq6(rows)
+
+
+def test_bracket_widest_ratio_and_where():
+    frame = pd.DataFrame({"n_users": [100, 1000], "k": [5, 15], "epsilon_local": [1.0, 2.0], "delta": [1e-6, 1e-6],
+                          "eps_lower": [0.5, 0.3], "eps_upper": [0.51, 0.36], "ratio": [1.02, 1.2],
+                          "upper": "worst-case-upper", "lower": "worst-case-lower"})
+    text = finding_bracket(frame, "extra-worst-case-bracket")
+    assert "within a factor 1.2000" in text and "over 2 settings (median 1.1100)" in text
+    assert "n = 1,000, k = 15, ε0 = 2" in text and "(ε 0.3 to 0.36)" in text
+    assert text.endswith("([section](#extra-worst-case-bracket)).")
+
+
+def test_equal_guarantee_winners_and_ratios():
+    frame = pd.DataFrame({"dataset": "uniform", "k": [5, 5, 5], "n_users": [100, 10_000, 10_000],
+                          "epsilon": [1.0, 0.5, 2.0], "delta_rule": "fixed 1e-06", "ratio": [2.5, 0.8, 1.1],
+                          "winner_upper": ["central", "shuffle", "tie"], "certain": [True, True, False]})
+    text = finding_equal_guarantee(frame, "extra-equal-guarantee")
+    assert "lower TV in 1 of 3 settings and shuffle+INV in 1 (n = 10,000, ε = 0.5, k = 5)" in text
+    assert "neither beyond Monte-Carlo error in 1" in text
+    assert "0.80 to 2.50 (median 1.10)" in text and "2 of 3 verdicts are certain" in text
+
+
+def test_phase_diagram_share_and_boundary_at_the_largest_n():
+    grid = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15, 15], "n_users": [100, 1000, 100, 1000],
+                         "epsilon": [0.1, 1.0, 0.1, 1.0], "log_ratio": [-0.1, 0.2, 0.3, math.nan]})
+    boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15], "n_users": [100, 1000, 1000],
+                             "epsilon": [0.2, 0.7, 0.05], "shuffle_wins_below": [True, True, True]})
+    text = finding_phase_diagram(grid, boundary, "extra-phase-diagram")
+    assert "at 1 of 3 points" in text and "k = 2, 15" in text
+    assert "n = 1,000 it wins for ε < 0.7 for k = 2, ε < 0.05 for k = 15" in text
+    assert "phase_diagram_boundary.csv` is missing" in finding_phase_diagram(grid, None, "a")
+
+
+def test_koskela_counts_and_distinct_failed_curves():
+    frame = pd.DataFrame({"figure": [1, 1, 2, 3], "curve": ["PLD", "PLD", "RDP", "PLD"], "verdict":
+                          ["not reproduced", "not reproduced", "reproduced", "not reproduced"],
+                          "compared": [5, 5, 5, 0], "max_relative_difference": [0.5, 0.2, 0.001, math.nan],
+                          "known_cause": ["grid", "", "", ""]})
+    text = finding_koskela(frame, "k")
+    assert "1 of 4 published curves reproduced (largest relative difference 50.00%), 1 not computed" in text
+    assert "not reproduced: Fig. 1 PLD (a documented cause for 1 of these 1 curves)" in text and "Fig. 3" not in text
+
+
+def test_data_caveat_counts_against_the_paper():
+    summary = pd.DataFrame({"level": ["source", "region", "region"], "name": ["fx", "sf", "paris"],
+                            "label": ["fixture", "San Francisco", "Paris"], "kept": [700, 412, 10260],
+                            "paper_count": [math.nan, 123108, 10260]})
+    text = finding_data(summary)
+    assert "`fixture`" in text and "San Francisco 412 check-ins vs the paper's 123,108 (-99.7%)" in text
+    assert "Paris 10,260 check-ins vs the paper's 10,260 (+0.0%)" in text and "stand-ins" in text
+    same = summary.assign(kept=[700, 123108, 10260])
+    assert "matching the paper's counts" in finding_data(same)
+
+
+@pytest.mark.parametrize("function, args, path", [
+    (finding_eq6, (None,), "table2_comparison.csv"),
+    (finding_bracket, (None, "a"), "results/accounting/bracket.csv"),
+    (finding_equal_guarantee, (None, "a"), "results/utility/equal_guarantee_ratio.csv"),
+    (finding_phase_diagram, (None, None, "a"), "results/utility/phase_diagram.csv"),
+    (finding_koskela, (None, "a"), "results/koskela/koskela_verdicts.csv"),
+    (finding_data, (None,), "results/data/summary.csv"),
+])
+def test_a_missing_input_says_what_is_missing(function, args, path):
+    text = function(*args)
+    assert "not available in this run" in text and path in text
+
+
+def test_a_frame_without_the_needed_columns_is_missing_too():
+    assert "not available in this run" in finding_bracket(pd.DataFrame({"x": [1]}), "a")
+    assert "not available in this run" in finding_eq6(pd.DataFrame(columns=["table", "ours_as_printed"]))
+
+
+def test_findings_in_order_and_never_crash_on_nothing():
+    bullets = findings(None, anchors=ANCHORS)
+    assert len(bullets) == 6 and all("not available in this run" in b for b in bullets)
+    assert "(#extra-phase-diagram)" in bullets[3]
+    assert extra_anchor("Koskela et al. Figures 1-3") == ANCHORS["koskela"]
