@@ -72,10 +72,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _epsilon_hint(self, log_target: float) -> float | None:
         """The weak adversary's Chernoff bound bounds every dataset's delta, these included: where it
         meets the target so does this lower bound (a certified upper end for the search)."""
-        return self._chernoff().crossing(log_target, 1e-4)
+        return self._chernoff().epsilon_hint(log_target)
 
     def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        if not np.isfinite(log_value):
-            return None
-        slack = self._chernoff().log_delta(eps) - log_value
-        return self._chernoff().crossing(log_target + max(slack, 0.0), 1e-8)
+        return self._chernoff().epsilon_refine(log_target, eps, log_value)

@@ -29,7 +29,7 @@ from scipy.special import betainc
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 
-__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "LogPmfRange"]
+__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "LogPmfRange", "beta_continued_fraction"]
 
 _LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
@@ -138,7 +138,7 @@ def _series_batch(x, N, t, log_odds, first_moment: bool, gap=None):
 _SCHUNK = float(_SERIES_CHUNK)
 
 
-def _beta_continued_fraction(a, b, z):
+def beta_continued_fraction(a, b, z):
     """Continued fraction of the regularised incomplete beta I_z(a, b) (modified Lentz), vectorised.
 
     I_z(a, b) = z^a (1 - z)^b / (a B(a, b)) * cf; converges fast when z < (a + 1) / (a + b + 2), i.e.
@@ -198,7 +198,7 @@ def _tail_ratio(x, N, lp, log_pi, log_1mpi):
             ratio[fast] = _series(x[fast], N[fast], x[fast], log_pi - log_1mpi, first_moment=False)
         slow = deep & ~fast
         if slow.any():
-            ratio[slow] = np.exp(log_1mpi) * _beta_continued_fraction(x[slow], N[slow] - x[slow] + 1.0, np.exp(log_pi))
+            ratio[slow] = np.exp(log_1mpi) * beta_continued_fraction(x[slow], N[slow] - x[slow] + 1.0, np.exp(log_pi))
     return ratio
 
 

@@ -125,3 +125,18 @@ class ChernoffBound:
                 values = self._log_mgf(theta, 0.0, etas, eps) - etas * (hi + 1.0)
             out.append(min(float(np.min(values)) + base, 0.0))
         return out[0], out[1]
+
+    def epsilon_hint(self, log_target: float) -> float:
+        """Where the bound meets the target (to 1e-4, rounded up): a certified upper end for an epsilon
+        search of any delta this bound dominates (0.0 when delta(0) is already certified below the
+        target). The bound is non-increasing in epsilon (X falls pointwise as epsilon grows)."""
+        return self.crossing(log_target, 1e-4)
+
+    def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
+        """The bound exceeds delta by a factor that varies slowly with epsilon: where the bound equals
+        the target times that factor at ``eps`` (delta = e^log_value there), delta is close to the
+        target (a guess for the search, not a certificate)."""
+        if not np.isfinite(log_value):
+            return None
+        slack = self.log_delta(eps) - log_value
+        return self.crossing(log_target + max(slack, 0.0), 1e-8)

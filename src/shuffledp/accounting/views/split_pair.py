@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc
 
-from shuffledp.accounting.numerics.binomial import _beta_continued_fraction  # shared Lentz CF
+from shuffledp.accounting.numerics.binomial import beta_continued_fraction  # shared Lentz CF
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_expm1, logsumexp
 
 __all__ = ["log_split_pair_delta", "log_split_pair_delta_direct", "MAX_USERS", "check_size"]
@@ -168,7 +168,7 @@ def _log_inner(s, log_u, log_v, log_e):
     if deep.any():
         a, b = xf[deep], sf[deep] - xf[deep] + 1.0
         # I_{1/2}(a, b) = pmf(x) / 2 * cf and pmf(x) / pmf(x - 1) = b / a
-        ratio[deep] = 0.5 * (b / a) * _beta_continued_fraction(a, b, 0.5)
+        ratio[deep] = 0.5 * (b / a) * beta_continued_fraction(a, b, 0.5)
     # h_s = u pmf(x - 1) (1 - (e^eps - 1) R / u), a sum of positive terms; the scale is u itself, so
     # u / v may underflow (u << v at eps near log_odds; then x = s + 1 and R = 0)
     with np.errstate(over="ignore", divide="ignore"):

@@ -178,18 +178,12 @@ class WeakView:
         return out.reshape(epsilons.shape)
 
     def epsilon_hint(self, log_target: float) -> float | None:
-        """Where the Chernoff bound meets the target (to 1e-4, rounded up): a certified upper end for the
-        search (0.0 when delta(0) is already certified below the target). The bound is non-increasing
-        in epsilon (X falls pointwise as epsilon grows)."""
-        return self.chernoff.crossing(log_target, 1e-4)
+        """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`)."""
+        return self.chernoff.epsilon_hint(log_target)
 
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        """The Chernoff bound exceeds delta by a factor that varies slowly with epsilon: where the bound
-        equals the target times that factor at the hint, delta is close to the target (a guess only)."""
-        if not np.isfinite(log_value):
-            return None
-        slack = self.chernoff.log_delta(eps) - log_value
-        return self.chernoff.crossing(log_target + max(slack, 0.0), 1e-8)
+        """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`)."""
+        return self.chernoff.epsilon_refine(log_target, eps, log_value)
 
 
 # ---------------------------------------------------------------------------------------- binned PLD
