@@ -86,7 +86,10 @@ def test_every_file_named_exists(name):
 
 
 def test_every_library_module_is_named():
-    missing = sorted(name for name in MODULES if name != "shuffledp" and name not in NAMED)
+    # accountant modules are indexed by the registry (docs/adding-an-accountant.md: one module plus one
+    # registry line), so the page need not name each one
+    missing = sorted(name for name in MODULES if name != "shuffledp" and name not in NAMED
+                     and not name.startswith("shuffledp.accounting.accountants."))
     assert not missing, f"modules not named in docs/architecture.md: {missing}"
 
 
