@@ -12,6 +12,7 @@ adversary").
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -96,6 +97,30 @@ def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
     return out
 
 
+@dataclass
+class EpsilonRows:
+    """The rows' quantities at one epsilon (:meth:`WeakRows._prepare`), filled in as the evaluation goes:
+    lambda, nu, c_s per s and their logs; per row the high range's start ``a_hi``, its sum ``high``, the
+    middle range's start ``a_start`` and size ``counts``, the certified remainder ``log_err``, a cheap
+    upper bound ``log_upper``; the table path adds ``log_a_start`` and ``log_mid_size``."""
+
+    eps: float
+    log_lam: float
+    lam: float
+    nu: float
+    c_per_s: float
+    a_hi: np.ndarray
+    t_gap: np.ndarray
+    degenerate: bool
+    high: np.ndarray | None = None
+    log_err: np.ndarray | None = None
+    counts: np.ndarray | None = None
+    a_start: np.ndarray | None = None
+    log_upper: np.ndarray | None = None
+    log_a_start: np.ndarray | None = None
+    log_mid_size: np.ndarray | None = None
+
+
 class WeakRows:
     """The epsilon-independent part of the weak-adversary sum for one (n, k, eps0, K): the window of
     totals s, their weights, the M windows of the rows; :meth:`log_delta` evaluates one epsilon and
@@ -127,7 +152,7 @@ class WeakRows:
         self.log_weight_per_s = float(np.logaddexp(logs.log_2q, logs.log_beta + logs.log_2q - math.log(2.0)))
 
     # ------------------------------------------------------------------ one epsilon, in three steps
-    def _prepare(self, eps: float, high: bool = True) -> dict:
+    def _prepare(self, eps: float, high: bool = True) -> "EpsilonRows":
         """Everything of one epsilon except the middle ranges' sums (see the module docstring)."""
         logs, s = self.logs, self.s
         log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
@@ -149,12 +174,12 @@ class WeakRows:
         t_gap = nu * (self.mu_m + s_kappa) / lam  # t* - s / 2, without cancellation
         # high range: tau(a) = (lambda a - c_s) / nu >= m_hi <=> a >= a_hi (>= s / 2); there
         # E_M[(lambda a - c_s - nu M)_+] = lambda (a - t*) + nu E[(M - tau)_+], t* = (c_s + nu E[M]) / lambda
-        prep = {"eps": eps, "log_lam": log_lam, "lam": lam, "nu": nu, "c_per_s": c_per_s, "a_hi": a_hi,
-                "t_gap": t_gap, "degenerate": degenerate,
-                "high": log_lam + high_part(a_hi, t_star, s, half, half, t_gap) if high else None}
+        prep = EpsilonRows(eps=eps, log_lam=log_lam, lam=lam, nu=nu, c_per_s=c_per_s, a_hi=a_hi, t_gap=t_gap,
+                           degenerate=degenerate,
+                           high=log_lam + high_part(a_hi, t_star, s, half, half, t_gap) if high else None)
         if degenerate:
-            prep["log_err"] = np.full(s.shape, -np.inf)
-            prep["counts"] = np.zeros(s.shape, dtype=np.int64)
+            prep.log_err = np.full(s.shape, -np.inf)
+            prep.counts = np.zeros(s.shape, dtype=np.int64)
             return prep
         N_m = self.N_m
         # remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
@@ -175,8 +200,8 @@ class WeakRows:
             log_excess_above_bound(a_at(m_lo), s, half, half),
             self.log_below_mlo + log_excess_above_bound(a_at(0.0), s, half, half),
         )
-        prep.update(log_err=err, a_start=a_start, a_hi=a_hi, counts=(a_hi - a_start).astype(np.int64),
-                    log_upper=log_upper)
+        prep.log_err, prep.a_start, prep.a_hi = err, a_start, a_hi
+        prep.counts, prep.log_upper = (a_hi - a_start).astype(np.int64), log_upper
         return prep
 
     def tau(self, a, s, nu):
@@ -188,18 +213,18 @@ class WeakRows:
         ``group``: a from a_start to a_hi - 1. log Bin(s, 1/2)(a) along each row: one saddle-point value
         per row, then the exact ratios (s - a + 1) / a (consecutive a; rounding ~1e-16 per step)."""
         half = math.log(0.5)
-        cnt = prep["counts"][group]
-        a0, sk = prep["a_start"][group], self.s[group]
+        cnt = prep.counts[group]
+        a0, sk = prep.a_start[group], self.s[group]
         seg = np.repeat(np.arange(group.size), cnt)
         offset = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         a = a0[seg] + offset
         sg = sk[seg]
-        tau = self.tau(a, sg, prep["nu"])
+        tau = self.tau(a, sg, prep.nu)
         starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
         step = np.where(offset > 0, np.log(sg - a + 1.0) - np.log(np.maximum(a, 1.0)), 0.0)
         running = np.cumsum(step)
         running -= np.repeat(running[starts], cnt)
-        anchors = prep.get("log_a_start")
+        anchors = prep.log_a_start
         anchors = log_pmf(a0, sk, half, half) if anchors is None else anchors[group]
         log_a = np.repeat(anchors, cnt) + running
         return seg, tau, log_a, starts
@@ -207,7 +232,7 @@ class WeakRows:
     def _middle_direct(self, prep, rows, mid):
         """Middle ranges of ``rows`` (with a non-empty range) term by term with the exact expected excess."""
         lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
-        counts = prep["counts"][rows]
+        counts = prep.counts[rows]
         cum = np.cumsum(counts)
         boundaries = np.searchsorted(cum, np.arange(_CHUNK, int(cum[-1]), _CHUNK))
         for group in np.split(rows, boundaries + 1):
@@ -215,15 +240,15 @@ class WeakRows:
                 continue
             seg, tau, log_a, starts = self.middle_pairs(prep, group)
             terms = log_a + log_excess_below(tau, self.N_m[group][seg], lrho, l1mrho)
-            mid[group] = math.log(prep["nu"]) + segment_logsumexp(terms, starts, group.size)
+            mid[group] = math.log(prep.nu) + segment_logsumexp(terms, starts, group.size)
 
     def _finish(self, prep, mid, chernoff) -> tuple[float, float]:
         """(log summed delta, log certified remainder) from the rows' parts."""
         n, logs = self.n, self.logs
-        log_rows = prep["high"] if mid is None else np.logaddexp(prep["high"], mid)
-        log_err = prep["log_err"]
+        log_rows = prep.high if mid is None else np.logaddexp(prep.high, mid)
+        log_err = prep.log_err
         log_main = float(logsumexp(log_rows + self.log_w)) - math.log(n)
-        eps, lam, c_per_s, log_lam = prep["eps"], prep["lam"], prep["c_per_s"], prep["log_lam"]
+        eps, lam, c_per_s, log_lam = prep.eps, prep.lam, prep.c_per_s, prep.log_lam
         # Upper tail of S: a row is at most E[(lambda A - c_s)_+] <= lambda E[(A - theta s)_+] with
         # theta = (e^(eps + eps0) - 1) / lambda > 1/2; Chernoff (x_+ <= e^(phi x - 1) / phi) gives
         # row(s) <= lambda e^-1 / phi * exp(-s KL(theta || 1/2)), non-increasing in s.
@@ -249,26 +274,26 @@ class WeakRows:
         (Chernoff bounds only) is within e^60 of the largest such bound, otherwise that bound is added
         to the remainder."""
         prep = self._prepare(eps)
-        if prep["degenerate"]:
+        if prep.degenerate:
             return self._finish(prep, None, chernoff)
         mid = np.full(self.s.shape, -np.inf)
-        log_upper, counts = prep["log_upper"], prep["counts"]
+        log_upper, counts = prep.log_upper, prep.counts
         # rows are summed exactly in decreasing order of their bound; a row whose bound is e^-60 below the
         # largest exact row found is not summed, its bound goes to the remainder instead
         order = np.argsort(-log_upper)
         first = order[: max(64, order.size // 16)]
         if counts[first].sum():
             self._middle_direct(prep, first[counts[first] > 0], mid)
-        exact = np.logaddexp(prep["high"], mid)
+        exact = np.logaddexp(prep.high, mid)
         threshold = float(np.max(exact[first] + self.log_w[first])) - _LOG_PRUNE
         rest = order[first.size:]
         second = rest[log_upper[rest] >= threshold]
         if counts[second].sum():
             self._middle_direct(prep, second[counts[second] > 0], mid)
         pruned = rest[log_upper[rest] < threshold]
-        prep["log_err"][pruned] = log_upper[pruned] - self.log_w[pruned]
+        prep.log_err[pruned] = log_upper[pruned] - self.log_w[pruned]
         mid[pruned] = -np.inf
-        prep["high"][pruned] = -np.inf
+        prep.high[pruned] = -np.inf
         return self._finish(prep, mid, chernoff)
 
     def tables_fit(self) -> bool:
@@ -282,14 +307,14 @@ class WeakRows:
         middle range to sum."""
         active = []
         for p in preps:
-            if p["degenerate"]:
+            if p.degenerate:
                 continue
-            threshold = float(np.max(p["high"] + self.log_w)) - _LOG_PRUNE
-            pruned = p["log_upper"] < threshold
-            p["log_err"][pruned] = p["log_upper"][pruned] - self.log_w[pruned]
-            p["high"][pruned] = -np.inf
-            p["counts"][pruned] = 0
-            if p["counts"].sum():
+            threshold = float(np.max(p.high + self.log_w)) - _LOG_PRUNE
+            pruned = p.log_upper < threshold
+            p.log_err[pruned] = p.log_upper[pruned] - self.log_w[pruned]
+            p.high[pruned] = -np.inf
+            p.counts[pruned] = 0
+            if p.counts.sum():
                 active.append(p)
         return active
 
@@ -304,8 +329,8 @@ class WeakRows:
         if not high_from_tables(self, preps):
             half = math.log(0.5)
             for p in preps:
-                p["high"] = p["log_lam"] + high_part(p["a_hi"], self.s / 2.0 + p["t_gap"], self.s, half, half, p["t_gap"])
-        mids = [None if p["degenerate"] else np.full(self.s.shape, -np.inf) for p in preps]
+                p.high = p.log_lam + high_part(p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap)
+        mids = [None if p.degenerate else np.full(self.s.shape, -np.inf) for p in preps]
         active = self._prune_joint(preps)
         if active:
             middles_from_tables(self, preps, mids, active)

@@ -98,8 +98,8 @@ def high_from_tables(rows, preps) -> bool:
     E[(b - B)_+] + (a_hi - t*) Pr(B <= b) (both terms positive: a_hi >= t*). False (nothing done) when
     the a range is wider than the tables allow (then the caller uses incomplete-beta functions)."""
     s = rows.s
-    a_min = np.min([np.where(p["degenerate"], p["a_hi"], p.get("a_start", p["a_hi"])) for p in preps], axis=0)
-    a_max = np.max([p["a_hi"] for p in preps], axis=0)
+    a_min = np.min([np.where(p.degenerate, p.a_hi, (p.a_hi if p.a_start is None else p.a_start)) for p in preps], axis=0)
+    a_max = np.max([p.a_hi for p in preps], axis=0)
     a_max = np.minimum(a_max, s)  # a_hi = s + 1: empty high range (handled below)
     sd = np.sqrt(np.maximum(s, 1.0)) / 2.0
     width = a_max - a_min + 1.0
@@ -110,9 +110,9 @@ def high_from_tables(rows, preps) -> bool:
     b_lo = s - a_max
     margin = math.log(8.0) + math.log(float(width.max())) + LOG_UNIT
     for p in preps:
-        p["high"] = np.full(s.shape, -np.inf)
-        if not p["degenerate"]:
-            p["log_a_start"] = np.full(s.shape, -np.inf)
+        p.high = np.full(s.shape, -np.inf)
+        if not p.degenerate:
+            p.log_a_start = np.full(s.shape, -np.inf)
     order = np.arange(s.size)
     per_row = np.cumsum(width)
     bounds = np.searchsorted(per_row, np.arange(TABLE_CELLS, per_row[-1], TABLE_CELLS))
@@ -124,21 +124,21 @@ def high_from_tables(rows, preps) -> bool:
         base = np.arange(chunk.size) * W
         sc = s[chunk]
         for p in preps:
-            a_hi = p["a_hi"][chunk]
+            a_hi = p.a_hi[chunk]
             inside = a_hi <= sc
             col = np.where(inside, sc - a_hi - b_lo[chunk], 0).astype(np.int64)
-            gap = (a_hi - sc / 2.0) - p["t_gap"][chunk]  # a_hi - t* >= 0
+            gap = (a_hi - sc / 2.0) - p.t_gap[chunk]  # a_hi - t* >= 0
             value = H.flat[base + col] + np.maximum(gap, 0.0) * F.flat[base + col]
             with np.errstate(divide="ignore"):
                 high = np.where(inside, np.log(value) + log_anchor, -np.inf)
-            p["high"][chunk] = p["log_lam"] + high
+            p.high[chunk] = p.log_lam + high
             # rounding of the tables (relative, see lower_tables): added to the remainder
-            p["log_err"][chunk] = np.logaddexp(p["log_err"][chunk], p["high"][chunk] + margin)
-            if not p["degenerate"]:
-                a0 = p["a_start"][chunk]
+            p.log_err[chunk] = np.logaddexp(p.log_err[chunk], p.high[chunk] + margin)
+            if not p.degenerate:
+                a0 = p.a_start[chunk]
                 col0 = np.clip(sc - a0 - b_lo[chunk], 0, W - 1).astype(np.int64)
                 with np.errstate(divide="ignore"):
-                    p["log_a_start"][chunk] = np.log(pb.flat[base + col0]) + log_anchor
+                    p.log_a_start[chunk] = np.log(pb.flat[base + col0]) + log_anchor
     return True
 
 
@@ -148,9 +148,9 @@ def _threshold_range(rows, active):
     i_min = np.full(rows.s.shape, np.inf)
     i_max = np.full(rows.s.shape, -np.inf)
     for p in active:
-        has = p["counts"] > 0
-        lo_tau = rows.tau(p["a_start"], rows.s, p["nu"])
-        hi_tau = rows.tau(p["a_hi"] - 1.0, rows.s, p["nu"])
+        has = p.counts > 0
+        lo_tau = rows.tau(p.a_start, rows.s, p.nu)
+        hi_tau = rows.tau(p.a_hi - 1.0, rows.s, p.nu)
         i_min[has] = np.minimum(i_min[has], np.floor(lo_tau[has]))
         i_max[has] = np.maximum(i_max[has], np.floor(hi_tau[has]))
     need = np.isfinite(i_min)
@@ -161,7 +161,7 @@ def _threshold_range(rows, active):
 
 def _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max):
     """The middle ranges of one epsilon's rows ``in_chunk`` from the chunk's tables of M's law: fills
-    ``mid`` and ``p["log_mid_size"]`` (the sizes of the two terms, for the rounding margin)."""
+    ``mid`` and ``p.log_mid_size`` (the sizes of the two terms, for the rounding margin)."""
     log_anchor, P, F, _ = tables
     W = F.shape[1]
     seg, tau, log_a, starts = rows.middle_pairs(p, in_chunk)
@@ -180,8 +180,8 @@ def _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max):
     with np.errstate(divide="ignore"):
         terms = log_a + np.log(excess) + log_anchor[r]
         sizes = log_a + np.log(size) + log_anchor[r]
-    mid[in_chunk] = math.log(p["nu"]) + segment_logsumexp(terms, starts, in_chunk.size)
-    p["log_mid_size"][in_chunk] = math.log(p["nu"]) + segment_logsumexp(sizes, starts, in_chunk.size)
+    mid[in_chunk] = math.log(p.nu) + segment_logsumexp(terms, starts, in_chunk.size)
+    p.log_mid_size[in_chunk] = math.log(p.nu) + segment_logsumexp(sizes, starts, in_chunk.size)
 
 
 def middles_from_tables(rows, preps, mids, active) -> None:
@@ -191,7 +191,7 @@ def middles_from_tables(rows, preps, mids, active) -> None:
     lrho, l1mrho = rows.logs.log_rho, rows.logs.log_1mrho
     need, i_min, i_max, width = _threshold_range(rows, active)
     for p in active:
-        p["log_mid_size"] = np.full(rows.s.shape, -np.inf)
+        p.log_mid_size = np.full(rows.s.shape, -np.inf)
     rows_needed = np.flatnonzero(need)
     log_margin = math.log(8.0 * float(width.max()) + 16.0) + LOG_UNIT
     per_row = np.cumsum(width[rows_needed])
@@ -203,12 +203,12 @@ def middles_from_tables(rows, preps, mids, active) -> None:
         position = np.full(rows.s.size, -1, dtype=np.int64)
         position[chunk] = np.arange(chunk.size)
         for p, mid in zip(preps, mids):
-            if p["degenerate"]:
+            if p.degenerate:
                 continue
-            in_chunk = chunk[p["counts"][chunk] > 0]
+            in_chunk = chunk[p.counts[chunk] > 0]
             if in_chunk.size:
                 _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max)
     for p in preps:
-        finite = np.isfinite(p.get("log_mid_size", np.full(1, -np.inf)))
+        finite = np.isfinite((np.full(1, -np.inf) if p.log_mid_size is None else p.log_mid_size))
         if finite.any():
-            p["log_err"][finite] = np.logaddexp(p["log_err"][finite], p["log_mid_size"][finite] + log_margin)
+            p.log_err[finite] = np.logaddexp(p.log_err[finite], p.log_mid_size[finite] + log_margin)
