@@ -17,7 +17,7 @@ from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.views.pair_sum import PairSum, large_forward_delta
-from shuffledp.accounting.accountants.binary_worst_case import MAX_USERS_K2, _Block, binary_forward_delta
+from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2, _Block, binary_forward_delta
 
 TINY = [(n, e0, eps) for n in range(2, 8) for e0 in (0.5, 1.0, 2.0, 4.0)
         for eps in (0.0, 0.1, 0.5, 1.0, 3.0) if eps < e0]

@@ -44,8 +44,8 @@ __all__ = [
 _REGISTRY: dict[str, str] = {
     "strong-adversary": "shuffledp.accounting.accountants.blanket:StrongAdversary",
     "weak-adversary": "shuffledp.accounting.accountants.weak_adversary:WeakAdversary",
-    "worst-case-lower": "shuffledp.accounting.accountants.worst_case:WorstCaseLower",
-    "worst-case-upper": "shuffledp.accounting.accountants.binary_worst_case:WorstCaseUpper",
+    "worst-case-lower": "shuffledp.accounting.accountants.worst_case_lower:WorstCaseLower",
+    "worst-case-upper": "shuffledp.accounting.accountants.worst_case_upper:WorstCaseUpper",
     "balle-blanket": "shuffledp.accounting.accountants.blanket:BalleBlanket",
     "balle-hoeffding-generic": "shuffledp.accounting.accountants.blanket:BalleHoeffdingGeneric",
     "balle-hoeffding-krr": "shuffledp.accounting.accountants.blanket:BalleHoeffdingKRR",

@@ -1,7 +1,7 @@
 """Binomial tails and expected excesses in log space, vectorised, from the bulk to the far tail.
 
 For X ~ Bin(N, pi) and a real threshold t the accountants of :mod:`shuffledp.accounting.accountants.weak_adversary`
-and :mod:`shuffledp.accounting.accountants.worst_case` need
+and :mod:`shuffledp.accounting.accountants.worst_case_lower` need
 
 * ``log_sf(x, N)``            log Pr(X >= x) for integers x;
 * ``log_excess_above(t, N)``  log E[(X - t)_+];

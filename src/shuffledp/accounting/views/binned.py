@@ -25,7 +25,7 @@ Views (n users, eps0, k; gamma = k / (e^eps0 + k - 1), q_k = 1 / (e^eps0 + k - 1
   with probability 1 - (e^eps0 + 1) q_k both views are equal (loss 0).
 * ``weak`` (Koskela et al. Def. 3, Thm 4): the run reduction over (s, a, m) of
   :mod:`shuffledp.accounting.views.weak`.
-* ``worst-none`` / ``worst-all-x0`` (the datasets of :class:`~shuffledp.accounting.accountants.worst_case.WorstCaseLower`):
+* ``worst-none`` / ``worst-all-x0`` (the datasets of :class:`~shuffledp.accounting.accountants.worst_case_lower.WorstCaseLower`):
   exact (h_x0, h_x1) marginals of the real shuffled histogram for explicit datasets -- lower bounds.
   "none": P(a, c) = Tri_n(a, c)(e^eps0 a + c + rho (n - s)) / n, Q the swap; "all on x0":
   P = Mult_n(a, c) with probabilities (e^eps0 q_k, q_k), Q = P (c e^eps0 + a e^-eps0 + n - s) / n

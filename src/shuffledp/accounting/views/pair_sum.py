@@ -4,7 +4,7 @@ For k = 2 the delta of the dataset "j of the other n - 1 users hold x0" is F(j) 
 
     G(a, l) = H_{e^eps}(S + Bern(p) || S + Bern(q)),   S = Bin(a, p) + Bin(l, q)
 
-(see :mod:`shuffledp.accounting.accountants.binary_worst_case`). Adding an independent user to S is post-processing,
+(see :mod:`shuffledp.accounting.accountants.worst_case_upper`). Adding an independent user to S is post-processing,
 so G is non-increasing in a and in l, and for every j in a block [a, b]
 
     F(j) = G(j, n - 1 - j) <= G(a, n - 1 - b)
@@ -17,7 +17,7 @@ delta, so for any beta_min
 
     F(j) <= Pr(beta < beta_min) + G_beta_min(a, n - 1 - b),   G_c: S + Bin(c, 1/2) in place of S
 
-(``binary_worst_case`` sums over every beta; here one beta_min, z standard deviations below its mean
+(``accountants.worst_case_upper`` sums over every beta; here one beta_min, z standard deviations below its mean
 with e^(-z^2 / 2) about 1e-4 of the largest single-dataset delta, keeps each bound at O(sqrt(n)) work).
 :func:`large_forward_delta` runs a branch and bound over blocks with this bound. A block of w users
 costs about w (p - 1/2) / (2 n p) relative in epsilon, but each bound is a sum over one binomial window
