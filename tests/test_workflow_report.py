@@ -165,10 +165,22 @@ def test_slurm_profile_dry_run_without_sbatch(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
     work = _workdir(tmp_path)
     # The PATH without any folder holding SLURM's commands, so this holds even on a SLURM machine.
+    # (folders that hold SLURM's commands are replaced by a folder of links to everything else they
+    # hold: /usr/bin keeps sh and bash on a machine where slurm-wlm is installed)
     slurm_tools = ("sbatch", "sinfo", "squeue", "sacct", "srun", "scontrol")
     folders = [str(Path(sys.executable).parent), *os.environ.get("PATH", "").split(os.pathsep)]
-    folders = [f for f in folders if f and not any((Path(f) / tool).exists() for tool in slurm_tools)]
-    env = {**os.environ, "PATH": os.pathsep.join(folders)}
+    links = tmp_path / "bin-without-slurm"
+    links.mkdir()
+    kept = []
+    for folder in (f for f in folders if f and Path(f).is_dir()):
+        if not any((Path(folder) / tool).exists() for tool in slurm_tools):
+            kept.append(folder)
+            continue
+        for entry in Path(folder).iterdir():
+            if entry.name not in slurm_tools and not (links / entry.name).exists():
+                (links / entry.name).symlink_to(entry)
+        kept.append(str(links))
+    env = {**os.environ, "PATH": os.pathsep.join(dict.fromkeys(kept))}
     assert shutil.which("sbatch", path=env["PATH"]) is None
     result = _run(["-n", "--profile", str(REPO / "profiles" / "slurm")], cwd=work, env=env, timeout=300)
     assert "This was a dry-run" in result.stdout + result.stderr
