@@ -156,6 +156,13 @@ def test_csv_counts_are_scaled_to_n(tmp_path):
     assert dataset_counts(str(path), n_users=8, k=2).tolist() == [2, 6]
 
 
+def test_a_column_of_counts_without_header_keeps_its_first_count(tmp_path):
+    """numpy.savetxt writes counts one per line with no header; the first count is a count, not a name."""
+    path = tmp_path / "counts.csv"
+    path.write_text("5\n3\n2\n")
+    assert dataset_counts(str(path), n_users=10, k=3).tolist() == [5, 3, 2]
+
+
 @pytest.mark.parametrize(
     "data, message",
     [

@@ -113,10 +113,20 @@ def largest_remainder(weights, n_users: int) -> np.ndarray:
     return counts
 
 
+def _is_number(text) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _read_counts_csv(path: Path) -> np.ndarray:
     import pandas as pd
 
     frame = pd.read_csv(path)
+    if frame.shape[1] == 1 and _is_number(frame.columns[0]):  # one column of counts without a header line
+        frame = pd.read_csv(path, header=None)
     if "count" in frame.columns:
         column = frame["count"]
     elif frame.shape[1] == 1:
