@@ -12,6 +12,12 @@ datasets (for k >= 3 the worst case is usually "none", for k = 2 "all on x1" in 
 k = 2 the family misses the mixed datasets, and the bracket against ``weak-adversary`` is wider there
 (ratio up to ~1.4, the weak adversary being the loose side); ``worst-case-upper`` (the certified maximum
 over every k = 2 dataset) closes it to <= 1.001 for n <= 20000 (<= 1.0001 measured at n = 100000, eps0 in {0.5, 1, 4, 8}, delta = 1e-6); see docs/reproduction-notes.md.
+
+Widened family (n <= MAX_USERS_EXACT; :mod:`shuffledp.accounting.views.worst_upper`): for k = 3 the
+exact maximum over every (n_x0, n_x1) (then this bound is the worst case itself, equal to
+``worst-case-upper``); for k >= 4 the exact full-histogram delta (through (h0, h1, h2), sufficient)
+of "n_x0 on x0, n_x1 on x1, the rest on x2" for the small (n_x0, n_x1) of THIRD_VALUE_DATASETS. On the
+tiny cases checked (n <= 8, k in {4, 5}) the latter equals the brute-force worst case.
 """
 
 from __future__ import annotations
@@ -24,8 +30,17 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
+from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, third_value_delta
 
-__all__ = ["WorstCaseLower", "FAMILY"]
+__all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "THIRD_VALUE_DATASETS"]
+
+#: largest n for which the widened family is searched (k = 3: every (n_x0, n_x1); k >= 4: the
+#: third-value datasets below, each an O(n^3) three-count law)
+MAX_USERS_EXACT = 64
+#: (n_x0, n_x1) of the k >= 4 datasets "n_x0 on x0, n_x1 on x1, the rest on x2" (forward direction;
+#: (b, a) is the reverse direction of (a, b)); on every tiny case one of them attains the worst case
+THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
+_LOG_ROUNDING = 1e-13  # the certified lower values lose this in log: exp(log(x)) stays below x
 
 
 class WorstCaseLower(BracketedMixin, Accountant):
@@ -38,7 +53,9 @@ class WorstCaseLower(BracketedMixin, Accountant):
     scope = (
         "lower bound on the worst case over all neighbouring datasets: max over both directions of the exact "
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
-        "holds x0 or x1 (k >= 3; the whole histogram for k = 3)"
+        "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for n <= 64 also the exact maximum over every "
+        "(n_x0, n_x1) (k = 3: the worst case itself) or the exact histogram delta of 'n_x0 <= 2 on x0, n_x1 <= 2 "
+        "on x1, the rest on x2' (k >= 4)"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -51,8 +68,23 @@ class WorstCaseLower(BracketedMixin, Accountant):
         self._families = WorstFamilies(self.setting)
 
     def member_log_deltas(self, eps: float) -> dict[str, float]:
-        """log delta of each family member at ``eps`` (the accountant returns their maximum)."""
-        return self._families.member_log_deltas(eps)
+        """log delta of each family member at ``eps`` (the accountant returns their maximum); for
+        n <= MAX_USERS_EXACT also "every (n_x0, n_x1)" (k = 3, exact worst case) or "third value"
+        (k >= 4: max over THIRD_VALUE_DATASETS of the exact full-histogram delta)."""
+        members = self._families.member_log_deltas(eps)
+        s = self.setting
+        if s.n_users > MAX_USERS_EXACT or s.k < 3 or eps >= s.epsilon_local:
+            return members
+        if s.k == 3:
+            if getattr(self, "_laws", None) is None:
+                self._laws = pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q)))
+            value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
+            members["every (n_x0, n_x1)"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+        else:
+            value = max(third_value_delta(float(eps), n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+                        for a, b in THIRD_VALUE_DATASETS if a + b <= s.n_users - 1)
+            members["third value"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+        return members
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
         s = self.setting
