@@ -46,8 +46,10 @@ def test_k4_and_k5_bracket_the_brute_force_worst_case(n, k, e0):
 def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
     """Issue 23's measured case: n = 10, k = 4, eps0 = 2, eps = 1.5 (true worst case 0.01901)."""
     truth = float(true_worst_case_delta(1.5, 2.0, 10, 4).delta)
-    best = max(third_value_delta(1.5, n=10, k=4, epsilon_local=2.0, a=a, b=b) for a in range(3) for b in range(3))
-    assert truth * (1 - 1e-3) <= best <= truth * (1 + 1e-12), (best, truth)
+    best = max(third_value_delta(1.5, n=10, k=4, epsilon_local=2.0, a=a, b=b) for a in range(10) for b in range(10 - a))
+    assert truth * (1 - 1e-12) <= best <= truth * (1 + 1e-12), (best, truth)
+    lower = float(get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0])
+    assert truth * (1 - 1e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
 
 
 def test_third_value_needs_k_at_least_4():

@@ -16,8 +16,9 @@ over every k = 2 dataset) closes it to <= 1.001 for n <= 20000 (<= 1.0001 measur
 Widened family (n <= MAX_USERS_EXACT; :mod:`shuffledp.accounting.views.worst_upper`): for k = 3 the
 exact maximum over every (n_x0, n_x1) (then this bound is the worst case itself, equal to
 ``worst-case-upper``); for k >= 4 the exact full-histogram delta (through (h0, h1, h2), sufficient)
-of "n_x0 on x0, n_x1 on x1, the rest on x2" for the small (n_x0, n_x1) of THIRD_VALUE_DATASETS. On the
-tiny cases checked (n <= 8, k in {4, 5}) the latter equals the brute-force worst case.
+of "n_x0 on x0, n_x1 on x1, the rest on x2" for every (n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else
+for the small ones of THIRD_VALUE_DATASETS. The worst case is not always at small counts: at n = 10,
+k = 4, eps0 = 2, eps = 1.5 brute force puts it at 6 others on x1 and 3 on x3 (reverse direction).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "THIRD_VALUE_DATASETS"
 #: third-value datasets below, each an O(n^3) three-count law)
 MAX_USERS_EXACT = 64
 #: (n_x0, n_x1) of the k >= 4 datasets "n_x0 on x0, n_x1 on x1, the rest on x2" (forward direction;
-#: (b, a) is the reverse direction of (a, b)); on every tiny case one of them attains the worst case
+#: (b, a) is the reverse direction of (a, b)) above MAX_USERS_ALL_PAIRS; at or below it every (a, b)
 THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
+MAX_USERS_ALL_PAIRS = 16
 _LOG_ROUNDING = 1e-13  # the certified lower values lose this in log: exp(log(x)) stays below x
 
 
@@ -54,8 +56,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
         "lower bound on the worst case over all neighbouring datasets: max over both directions of the exact "
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
         "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for n <= 64 also the exact maximum over every "
-        "(n_x0, n_x1) (k = 3: the worst case itself) or the exact histogram delta of 'n_x0 <= 2 on x0, n_x1 <= 2 "
-        "on x1, the rest on x2' (k >= 4)"
+        "(n_x0, n_x1) (k = 3: the worst case itself) or the exact histogram delta of 'n_x0 on x0, n_x1 on x1, the "
+        "rest on x2' (k >= 4; every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 above)"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -81,8 +83,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
             value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
             members["every (n_x0, n_x1)"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
         else:
-            value = max(third_value_delta(float(eps), n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
-                        for a, b in THIRD_VALUE_DATASETS if a + b <= s.n_users - 1)
+            n = s.n_users
+            pairs = ([(a, b) for a in range(n) for b in range(n - a)] if n <= MAX_USERS_ALL_PAIRS
+                     else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
+            value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+                        for a, b in pairs)
             members["third value"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
         return members
 
