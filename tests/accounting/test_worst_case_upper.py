@@ -69,7 +69,8 @@ def test_epsilon_lies_in_the_bracket_and_k4_and_large_k3_are_the_weak_adversary(
                               get_accountant("weak-adversary", epsilon_local=1.0, n_users=n, k=k).log_delta_for_epsilon(eps))
     exact = get_accountant("worst-case-upper", epsilon_local=1.0, n_users=50, k=3).log_delta_for_epsilon(eps)
     weak = get_accountant("weak-adversary", epsilon_local=1.0, n_users=50, k=3).log_delta_for_epsilon(eps)
-    assert np.all(exact <= weak + 1e-12) and exact[2] < weak[2] - 0.01  # eps = 0: both are the exact TV distance
+    # eps = 0: both are the exact TV distance (the exact bound adds ~1e-12 relative for rounding)
+    assert np.all(exact <= weak + 1e-11) and exact[2] < weak[2] - 0.01
 
 
 # ---------------------------------------------------------------- large n: pair-sum blocks (_pair_sum)
