@@ -31,7 +31,7 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
-from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, third_value_delta
+from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, third_value_delta, third_value_law
 
 __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "THIRD_VALUE_DATASETS"]
 
@@ -86,8 +86,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
             n = s.n_users
             pairs = ([(a, b) for a in range(n) for b in range(n - a)] if n <= MAX_USERS_ALL_PAIRS
                      else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
-            value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
-                        for a, b in pairs)
+            if getattr(self, "_third", None) is None:  # the laws do not depend on eps: built once
+                self._third = {(a, b): third_value_law(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+                               for a, b in pairs}
+            value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b, law=law)
+                        for (a, b), law in self._third.items())
             members["third value"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
         return members
 

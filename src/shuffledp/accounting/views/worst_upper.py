@@ -38,7 +38,7 @@ from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K3Worst", "k3_worst_case", "third_value_delta", "K3_CACHE_USERS", "pair_laws"]
+__all__ = ["K3Worst", "k3_worst_case", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
 
 _U = 2.0 ** -53
 #: largest n whose every pair law is cached across epsilons (memory ~ n^4 / 2 doubles)
@@ -142,20 +142,30 @@ def _add_user3(g: np.ndarray, probs: tuple[float, float, float, float]) -> np.nd
     return out
 
 
-def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0) -> float:
-    """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
-    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a)."""
+def third_value_law(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0) -> np.ndarray:
+    """Law of the others' (c0, c1, c2) for "a on x0, b on x1, the rest on x2" (k >= 4; module doc);
+    reusable across epsilons by :func:`third_value_delta`."""
     if k < 4:
         raise ValueError(f"`k` must be >= 4 for the third-value dataset's three-count law; got {k!r}.")
     krr = KrrParams.of(epsilon_local, k)
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)
     rest = 1.0 - p - 2.0 * q
-    m = n - 1 - a - b
-    g = _multinomial3(m, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))))
+    g = _multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))))
     for _ in range(a):
         g = _add_user3(g, (p, q, q, rest))
     for _ in range(b):
         g = _add_user3(g, (q, p, q, rest))
+    return g
+
+
+def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
+                      law: np.ndarray | None = None) -> float:
+    """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
+    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``law``: the
+    one :func:`third_value_law` returns for the same arguments (cached by the caller)."""
+    g = third_value_law(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b) if law is None else law
+    krr = KrrParams.of(epsilon_local, k)
+    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
     e = math.exp(eps)
     shape = tuple(s + 1 for s in g.shape)
     parts = []
