@@ -17,7 +17,7 @@ Widened family (n <= MAX_USERS_EXACT; :mod:`shuffledp.accounting.views.worst_upp
 exact maximum over every (n_x0, n_x1) (then this bound is the worst case itself, equal to
 ``worst-case-upper``); for k >= 4 the exact full-histogram delta (through (h0, h1, h2), sufficient)
 of "n_x0 on x0, n_x1 on x1, the rest on x2" for every (n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else
-for the small ones of THIRD_VALUE_DATASETS. The worst case is not always at small counts: at n = 10,
+for the small ones of THIRD_VALUE_DATASETS (n <= MAX_USERS_THIRD). The worst case is not always at small counts: at n = 10,
 k = 4, eps0 = 2, eps = 1.5 brute force puts it at 6 others on x1 and 3 on x3 (reverse direction).
 """
 
@@ -36,17 +36,21 @@ from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, thi
 __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "THIRD_VALUE_DATASETS"]
 
 #: largest n for which the widened family is searched (k = 3: every (n_x0, n_x1); k >= 4: the
-#: third-value datasets below, each an O(n^3) three-count law)
+#: third-value datasets below, each a windowed three-count law; MAX_USERS_THIRD for those)
 MAX_USERS_EXACT = 64
+MAX_USERS_THIRD = 200
 #: (n_x0, n_x1) of the k >= 4 datasets "n_x0 on x0, n_x1 on x1, the rest on x2" (forward direction;
 #: (b, a) is the reverse direction of (a, b)) above MAX_USERS_ALL_PAIRS; at or below it every (a, b)
 THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
 MAX_USERS_ALL_PAIRS = 16
+#: above MAX_USERS_EXACT only the first three (time: an epsilon search ~3 s at n = 200)
+_LARGE_THIRD = 3
 _LOG_ROUNDING = 1e-13  # the certified lower values lose this in log: exp(log(x)) stays below x
 
 
 class WorstCaseLower(BracketedMixin, Accountant):
-    """Largest exact delta over the family "none" / "all on x0" / "all on x1" (both directions); see module."""
+    """Largest exact delta over the family "none" / "all on x0" / "all on x1" (both directions), widened at
+    small n (module doc)."""
 
     name = "worst-case-lower"
     label = "lower bound on the worst case over datasets"
@@ -57,7 +61,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
         "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for n <= 64 also the exact maximum over every "
         "(n_x0, n_x1) (k = 3: the worst case itself) or the exact histogram delta of 'n_x0 on x0, n_x1 on x1, the "
-        "rest on x2' (k >= 4; every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 above)"
+        "rest on x2' (k >= 4, n <= 200; every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, <= 1 above)"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -75,7 +79,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
         (k >= 4: max over THIRD_VALUE_DATASETS of the exact full-histogram delta)."""
         members = self._families.member_log_deltas(eps)
         s = self.setting
-        if s.n_users > MAX_USERS_EXACT or s.k < 3 or eps >= s.epsilon_local:
+        if s.k < 3 or eps >= s.epsilon_local or s.n_users > (MAX_USERS_EXACT if s.k == 3 else MAX_USERS_THIRD):
             return members
         if s.k == 3:
             if getattr(self, "_laws", None) is None:
@@ -86,6 +90,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
             n = s.n_users
             pairs = ([(a, b) for a in range(n) for b in range(n - a)] if n <= MAX_USERS_ALL_PAIRS
                      else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
+            if n > MAX_USERS_EXACT:
+                pairs = pairs[:_LARGE_THIRD]
             if getattr(self, "_third", None) is None:  # the laws do not depend on eps: built once
                 self._third = {(a, b): third_value_law(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
                                for a, b in pairs}

@@ -20,6 +20,10 @@ uniformly multinomial, with the same law under D and D'. The (h0, h1, h2) law of
 multinomial (the m users on x2, closed form) convolved with the a + b users (added one at a time);
 P(h) = p G(h - e0) + q G(h - e1) + q G(h - e2) + (k - 3) q G(h), Q with p, q swapped in the first two.
 
+Above small n the law is kept for h0, h1 below ~14 standard deviations above their mean only; the
+outcomes summed are those whose four neighbouring cells are all kept (exact terms), so the value is a
+partial sum of the true one: still a lower bound.
+
 **Rounding.** Every pmf is built from non-negative terms by multiplications and additions (no
 subtraction), so each entry carries a relative error of at most ``c u`` with c the number of
 operations that led to it (bounded by 4 (n + 8); u = 2^-53). Hence |fl(P - e^eps Q) - (P - e^eps Q)|
@@ -120,10 +124,11 @@ def k3_worst_case(eps: float, *, n: int, epsilon_local: float, laws: dict | None
     return K3Worst(upper, lower, argmax)
 
 
-def _multinomial3(m: int, log_probs: tuple[float, float, float, float]) -> np.ndarray:
-    """Law of (c0, c1, c2) of m users with report probabilities (x0, x1, x2, elsewhere), closed form."""
+def _multinomial3(m: int, log_probs: tuple[float, float, float, float], rows: int) -> np.ndarray:
+    """Law of (c0, c1, c2) of m users with report probabilities (x0, x1, x2, elsewhere), closed form,
+    for c0, c1 < ``rows`` only (the rest is not computed)."""
     c = np.arange(m + 1, dtype=float)
-    c0, c1, c2 = np.meshgrid(c, c, c, indexing="ij")
+    c0, c1, c2 = np.meshgrid(c[:rows], c[:rows], c, indexing="ij")
     rest = m - c0 - c1 - c2
     ok = rest >= 0
     rest = np.where(ok, rest, 0.0)
@@ -150,12 +155,19 @@ def third_value_law(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int 
     krr = KrrParams.of(epsilon_local, k)
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)
     rest = 1.0 - p - 2.0 * q
-    g = _multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))))
+    rows = _rows(n, q, a + b)
+    g = _multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))), rows)
     for _ in range(a):
-        g = _add_user3(g, (p, q, q, rest))
+        g = _add_user3(g, (p, q, q, rest))[:rows, :rows]  # entries at c0 or c1 >= rows would be partial
     for _ in range(b):
-        g = _add_user3(g, (q, p, q, rest))
+        g = _add_user3(g, (q, p, q, rest))[:rows, :rows]
     return g
+
+
+def _rows(n: int, q: float, ab: int) -> int:
+    """Counts of x0 (and x1) kept: all n when n is small, else up to ~14 standard deviations above the
+    mean of Bin(n, q) + ab (what lies beyond is left out of the LOWER value: a partial sum)."""
+    return int(min(n, math.ceil(n * q + ab + 14.0 * math.sqrt(n * q) + 16.0)))
 
 
 def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
@@ -176,6 +188,8 @@ def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: in
             index[axis] = slice(1, None)
         h[tuple(index)] = g
         parts.append(h)
+    if g.shape[0] < n:  # truncated law: only outcomes whose four neighbours are all kept are exact
+        parts = [h[:g.shape[0], :g.shape[1]] for h in parts]
     common = q * parts[2] + (k - 3) * q * parts[3]
     P = p * parts[0] + q * parts[1] + common
     Q = q * parts[0] + p * parts[1] + common
