@@ -31,7 +31,7 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
-from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, third_value_delta, third_value_law
+from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws, third_value_delta, third_value_law
 
 __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "THIRD_VALUE_DATASETS"]
 
@@ -83,7 +83,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
             return members
         if s.k == 3:
             if getattr(self, "_laws", None) is None:
-                self._laws = pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q)))
+                self._laws = stack_laws(pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q))))
             value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
             members["every (n_x0, n_x1)"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
         else:

@@ -70,7 +70,7 @@ from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.pair_sum import large_forward_delta
 from shuffledp.accounting.views.weak import WeakView
-from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws
+from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws
 from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "MAX_USERS_K3", "binary_forward_delta"]
@@ -224,7 +224,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         if self._k3:
             if "k3" not in self._cache:
                 krr = s.krr
-                self._cache["k3"] = pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q))
+                self._cache["k3"] = stack_laws(pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q)))
             upper = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._cache["k3"]).upper
             return -np.inf, min(math.log(upper) if upper > 0 else -np.inf, 0.0)
         if self._large:
