@@ -13,12 +13,14 @@ k = 2 the family misses the mixed datasets, and the bracket against ``weak-adver
 (ratio up to ~1.4, the weak adversary being the loose side); ``worst-case-upper`` (the certified maximum
 over every k = 2 dataset) closes it to <= 1.001 for n <= 20000 (<= 1.0001 measured at n = 100000, eps0 in {0.5, 1, 4, 8}, delta = 1e-6); see docs/reproduction-notes.md.
 
-Widened family (n <= MAX_USERS_EXACT; :mod:`shuffledp.accounting.views.worst_upper`): for k = 3 the
-exact maximum over every (n_x0, n_x1) (then this bound is the worst case itself, equal to
-``worst-case-upper``); for k >= 4 the exact full-histogram delta (through (h0, h1, h2), sufficient)
-of "n_x0 on x0, n_x1 on x1, the rest on x2" for every (n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else
-for the small ones of THIRD_VALUE_DATASETS (n <= MAX_USERS_THIRD). The worst case is not always at small counts: at n = 10,
-k = 4, eps0 = 2, eps = 1.5 brute force puts it at 6 others on x1 and 3 on x3 (reverse direction).
+Widened family (:mod:`shuffledp.accounting.views.worst_upper`, issue 23): for k = 3 and
+n <= MAX_USERS_EXACT the exact maximum over every (n_x0, n_x1) (then this bound is the worst case
+itself, equal to ``worst-case-upper``); for k >= 4 and n <= MAX_USERS_THIRD the exact full-histogram
+delta (through (h0, h1, h2), sufficient) of "n_x0 on x0, n_x1 on x1, the rest on x2", for every
+(n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else for the small ones of THIRD_VALUE_DATASETS. The
+worst case is not always at small counts: at n = 10, k = 4, eps0 = 2, eps = 1.5 brute force puts it at
+6 others on x1 and 3 on x3 (reverse direction). The widened members are single-round only: the binned
+views used for composition are still those of the three old members.
 """
 
 from __future__ import annotations
