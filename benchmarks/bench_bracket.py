@@ -72,7 +72,7 @@ def width(max_n: float) -> pd.DataFrame:
                 gamma = k / (math.exp(e0) + k - 1)
                 upper = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=k)
                 lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
-                # worst-case-upper differs from weak-adversary only for k = 2
+                # worst-case-upper differs from weak-adversary only for k = 2 (and k = 3, n <= 64: not in this grid)
                 tight = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k) if k == 2 else None
                 for delta in (1e-6, 1e-9, 1e-12):
                     start = time.perf_counter()

@@ -12,6 +12,15 @@ datasets (for k >= 3 the worst case is usually "none", for k = 2 "all on x1" in 
 k = 2 the family misses the mixed datasets, and the bracket against ``weak-adversary`` is wider there
 (ratio up to ~1.4, the weak adversary being the loose side); ``worst-case-upper`` (the certified maximum
 over every k = 2 dataset) closes it to <= 1.001 for n <= 20000 (<= 1.0001 measured at n = 100000, eps0 in {0.5, 1, 4, 8}, delta = 1e-6); see docs/reproduction-notes.md.
+
+Widened family (:mod:`shuffledp.accounting.views.worst_upper`, issue 23): for k = 3 and
+n <= MAX_USERS_EXACT the exact maximum over every (n_x0, n_x1) (then this bound is the worst case
+itself, equal to ``worst-case-upper``); for k >= 4 and n <= MAX_USERS_THIRD the exact full-histogram
+delta (through (h0, h1, h2), sufficient) of "n_x0 on x0, n_x1 on x1, the rest on x2", for every
+(n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else for the small ones of THIRD_VALUE_DATASETS. The
+worst case is not always at small counts: at n = 10, k = 4, eps0 = 2, eps = 1.5 brute force puts it at
+6 others on x1 and 3 on x3 (reverse direction). The widened members are single-round only: the binned
+views used for composition are still those of the three old members.
 """
 
 from __future__ import annotations
@@ -24,12 +33,26 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
+from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws, third_value_delta, third_value_law
 
-__all__ = ["WorstCaseLower", "FAMILY"]
+__all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "THIRD_VALUE_DATASETS"]
+
+#: largest n for which the widened family is searched (k = 3: every (n_x0, n_x1); k >= 4: the
+#: third-value datasets below, each a windowed three-count law; MAX_USERS_THIRD for those)
+MAX_USERS_EXACT = 64
+MAX_USERS_THIRD = 200
+#: (n_x0, n_x1) of the k >= 4 datasets "n_x0 on x0, n_x1 on x1, the rest on x2" (forward direction;
+#: (b, a) is the reverse direction of (a, b)) above MAX_USERS_ALL_PAIRS; at or below it every (a, b)
+THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
+MAX_USERS_ALL_PAIRS = 16
+#: above MAX_USERS_EXACT only the first three (time: an epsilon search ~3 s at n = 200)
+_LARGE_THIRD = 3
+_LOG_ROUNDING = 1e-13  # the certified lower values lose this in log: exp(log(x)) stays below x
 
 
 class WorstCaseLower(BracketedMixin, Accountant):
-    """Largest exact delta over the family "none" / "all on x0" / "all on x1" (both directions); see module."""
+    """Largest exact delta over the family "none" / "all on x0" / "all on x1" (both directions), widened at
+    small n (module doc)."""
 
     name = "worst-case-lower"
     label = "lower bound on the worst case over datasets"
@@ -38,7 +61,9 @@ class WorstCaseLower(BracketedMixin, Accountant):
     scope = (
         "lower bound on the worst case over all neighbouring datasets: max over both directions of the exact "
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
-        "holds x0 or x1 (k >= 3; the whole histogram for k = 3)"
+        "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for n <= 64 also the exact maximum over every "
+        "(n_x0, n_x1) (k = 3: the worst case itself) or the exact histogram delta of 'n_x0 on x0, n_x1 on x1, the "
+        "rest on x2' (k >= 4, n <= 200; every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, <= 1 above)"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -51,8 +76,31 @@ class WorstCaseLower(BracketedMixin, Accountant):
         self._families = WorstFamilies(self.setting)
 
     def member_log_deltas(self, eps: float) -> dict[str, float]:
-        """log delta of each family member at ``eps`` (the accountant returns their maximum)."""
-        return self._families.member_log_deltas(eps)
+        """log delta of each family member at ``eps`` (the accountant returns their maximum); for
+        n <= MAX_USERS_EXACT also "every (n_x0, n_x1)" (k = 3, exact worst case) or "third value"
+        (k >= 4: max over THIRD_VALUE_DATASETS of the exact full-histogram delta)."""
+        members = self._families.member_log_deltas(eps)
+        s = self.setting
+        if s.k < 3 or eps >= s.epsilon_local or s.n_users > (MAX_USERS_EXACT if s.k == 3 else MAX_USERS_THIRD):
+            return members
+        if s.k == 3:
+            if getattr(self, "_laws", None) is None:
+                self._laws = stack_laws(pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q))))
+            value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
+            members["every (n_x0, n_x1)"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+        else:
+            n = s.n_users
+            pairs = ([(a, b) for a in range(n) for b in range(n - a)] if n <= MAX_USERS_ALL_PAIRS
+                     else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
+            if n > MAX_USERS_EXACT:
+                pairs = pairs[:_LARGE_THIRD]
+            if getattr(self, "_third", None) is None:  # the laws do not depend on eps: built once
+                self._third = {(a, b): third_value_law(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+                               for a, b in pairs}
+            value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b, law=law)
+                        for (a, b), law in self._third.items())
+            members["third value"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+        return members
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
         s = self.setting

@@ -45,9 +45,17 @@ The result is min(that, ``weak-adversary``), both certified. Measured (epsilon a
 ``MAX_USERS_K2_LARGE`` the accountant returns ``weak-adversary``'s value (loose for k = 2: its ratio
 tends to sqrt(2p), 1.41 at eps0 = 4).
 
-**k >= 3.** This accountant returns ``weak-adversary``'s value (a certified upper bound for every
-dataset; on tiny cases it exceeds the true worst case by up to 41%). Whether for k = 3 the worst case is
-a function of two counts only is not used here.
+**k = 3, n <= :data:`MAX_USERS_K3`.** The exact worst case over every dataset and both directions:
+with three values the histogram is a function of (h0, h1), so the maximum over every (n_x0, n_x1) of
+the exact pair delta is the worst case (:func:`shuffledp.accounting.views.worst_upper.k3_worst_case`;
+its rounding is bounded and added). Against brute force over every dataset: equal to 1e-12 relative.
+
+**k >= 4, or k = 3 above MAX_USERS_K3.** This accountant returns ``weak-adversary``'s value (a certified
+upper bound for every dataset; on tiny cases it exceeds the true worst case by up to 41% in delta).
+Two sufficient-statistic views that make the bound depend on (n_x0, n_x1) only were tried and
+rejected (docs/worst-case-k3.md): revealing which outside users' reports fell in {x0, x1} (up to 12x
+the truth in delta) and revealing only the outside users' blanket bits (its maximum is at
+n_x0 = n_x1 = 0, where it IS the weak adversary).
 """
 
 from __future__ import annotations
@@ -62,14 +70,17 @@ from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.pair_sum import large_forward_delta
 from shuffledp.accounting.views.weak import WeakView
+from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws
 from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 
-__all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "binary_forward_delta"]
+__all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "MAX_USERS_K3", "binary_forward_delta"]
 
 #: largest n for which k = 2 is searched with the blanket-bit block views (tight to 1e-9 relative)
 MAX_USERS_K2 = 10_000
 #: largest n for which k = 2 is searched with the pair-sum blocks of ``_pair_sum`` (above: weak-adversary)
 MAX_USERS_K2_LARGE = 100_000_000
+#: largest n for which k = 3 is the exact maximum over every dataset (every pair law cached: ~n^4 / 2 doubles)
+MAX_USERS_K3 = 64
 _WINDOW_SDS = 12.0
 _RELATIVE_STOP = 1e-9
 _ROUNDING = 1e-12
@@ -179,11 +190,12 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     scope = (
         "all neighbouring datasets (replace-one), both directions; for k = 2 the certified maximum over every "
         "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000; within ~0.3% in "
-        "epsilon for n <= 1e8), otherwise weak-adversary's value"
+        "epsilon for n <= 1e8); for k = 3 and n <= 64 the exact maximum over every (n_x0, n_x1) (1e-12 "
+        "relative); otherwise (k >= 4, or k = 3 above n = 64) weak-adversary's value"
     )
     reference = (
         "this package: exact histogram delta of k = 2 datasets and partial-knowledge views (post-processing) "
-        "bounding blocks of datasets; Koskela, Heikkila, Honkela (2021) Def. 3 for k >= 3"
+        "bounding blocks of datasets; Koskela, Heikkila, Honkela (2021) Def. 3 for k >= 4"
     )
 
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None):
@@ -192,6 +204,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._weak = WeakView(self.setting)
         self._binary = self.setting.k == 2 and self.setting.n_users <= MAX_USERS_K2
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
+        self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3
         self._cache: dict = {}
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
@@ -200,7 +213,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """(-inf, log certified upper value): the value is one certified number, no separate remainder."""
         self.last_K = start_K
-        searched = self._binary or self._large
+        searched = self._binary or self._large or self._k3
         bound = self._weak.chernoff.log_delta(float(eps))
         if not searched or bound < -700.0 or (log_target is not None and bound <= log_target):
             weak_parts = self._weak.log_delta_parts(eps, log_target, start_K)
@@ -208,6 +221,12 @@ class WorstCaseUpper(BracketedMixin, Accountant):
                 return weak_parts
             return -np.inf, float(np.logaddexp(*weak_parts))
         s = self.setting
+        if self._k3:
+            if "k3" not in self._cache:
+                krr = s.krr
+                self._cache["k3"] = stack_laws(pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q)))
+            upper = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._cache["k3"]).upper
+            return -np.inf, min(math.log(upper) if upper > 0 else -np.inf, 0.0)
         if self._large:
             # pair-sum blocks (looser per block, O(sqrt(n)) each); both values are certified upper
             # bounds, so the smaller one is returned

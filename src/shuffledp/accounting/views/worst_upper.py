@@ -1,0 +1,213 @@
+"""Exact worst case over datasets at small n: every dataset of (n_x0, n_x1, the rest) by enumeration.
+
+The differing user u holds x0 in D and x1 in D'; the other n - 1 users hold ``a`` x0's, ``b`` x1's and
+``m = n - 1 - a - b`` values outside {x0, x1}. Each user's k-RR report is x0, x1 or "outside"; write
+(r0, r1) for the counts of x0 and x1 reports of the other users and G for their law.
+
+**k = 3 (:func:`k3_worst_case`): exact, hence both an upper and a lower bound.** With three values the
+m users all hold x2, and the histogram (h0, h1, h2) is a function of (h0, h1) (h2 = n - h0 - h1), so
+(h0, h1) is the whole output (sufficiency is not even needed). Its law under D is
+p G(h - e0) + q G(h - e1) + q G(h) and under D' the same with p, q swapped in the first two terms, so
+the delta of the dataset is sum_h (P - e^eps Q)_+, and the worst case over datasets and both
+directions is the maximum of that over every (a, b) (the reverse direction of (a, b) is the forward
+direction of (b, a): relabel x0 <-> x1). Enumerating every (a, b) is O(n^2) datasets.
+
+**k >= 4, rest on one third value (:func:`third_value_delta`): a LOWER bound.** The dataset
+"a on x0, b on x1, the rest on x2" is one dataset, so its exact histogram delta is below the worst
+case. Its histogram is sufficient through (h0, h1, h2): the counts of the k - 3 values x3 .. receive
+every user's report with probability q each whatever its value, so given their total they are
+uniformly multinomial, with the same law under D and D'. The (h0, h1, h2) law of the others is a
+multinomial (the m users on x2, closed form) convolved with the a + b users (added one at a time);
+P(h) = p G(h - e0) + q G(h - e1) + q G(h - e2) + (k - 3) q G(h), Q with p, q swapped in the first two.
+
+Above small n the law is kept for h0, h1 below ~14 standard deviations above their mean only; the
+outcomes summed are those whose four neighbouring cells are all kept (exact terms), so the value is a
+partial sum of the true one: still a lower bound.
+
+**Rounding.** Every pmf is built from non-negative terms by multiplications and additions (no
+subtraction), so each entry carries a relative error of at most ``c u`` with c the number of
+operations that led to it (bounded by 4 (n + 8); u = 2^-53). Hence |fl(P - e^eps Q) - (P - e^eps Q)|
+<= tol = c u (P + e^eps Q) per outcome, and the upper value sums (fl + tol)_+ where fl > -tol (a
+certified upper bound), the lower value sums (fl - tol)_+ (a certified lower bound); the final sums
+add a relative (cells) u. The gap between the two is reported as a margin and is ~1e-13 relative.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import gammaln
+
+from shuffledp.accounting.params import KrrParams
+
+__all__ = ["K3Worst", "k3_worst_case", "stack_laws", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
+
+_U = 2.0 ** -53
+#: largest n whose every pair law is cached across epsilons (memory ~ n^4 / 2 doubles)
+K3_CACHE_USERS = 64
+_CHUNK = 16  # datasets evaluated at once (larger chunks were slower: memory-bound)
+
+
+class K3Worst(NamedTuple):
+    """Result of :func:`k3_worst_case`: certified upper and lower values of the worst-case delta."""
+
+    upper: float
+    lower: float
+    #: the maximising dataset (a on x0, b on x1, the rest on x2), forward direction D || D'
+    argmax: tuple[int, int]
+
+
+def _add_user(g: np.ndarray, p0: float, p1: float, rest: float) -> np.ndarray:
+    """Law of (r0, r1) after one more user reporting x0 / x1 / outside with these probabilities."""
+    out = np.zeros((g.shape[0] + 1, g.shape[1] + 1))
+    out[:-1, :-1] = rest * g
+    out[1:, :-1] += p0 * g
+    out[:-1, 1:] += p1 * g
+    return out
+
+
+def pair_laws(n: int, p: float, q: float) -> dict[tuple[int, int], np.ndarray]:
+    """{(a, b): law of (r0, r1) of the n - 1 others} for every a + b <= n - 1 (k = 3: the rest on x2).
+
+    Built by totals: the datasets of t users from those of t - 1 (one x2 user added when a + b < t,
+    else one x0 or x1 user), so each law costs one O(t^2) step; O(n^5) operations in all."""
+    rest = 1.0 - p - q
+    level = {(0, 0): np.ones((1, 1))}
+    for t in range(1, n):
+        new = {}
+        for a in range(t + 1):
+            for b in range(t + 1 - a):
+                if a + b < t:
+                    new[(a, b)] = _add_user(level[(a, b)], q, q, 1.0 - 2.0 * q)
+                elif a > 0:
+                    new[(a, b)] = _add_user(level[(a - 1, b)], p, q, rest)
+                else:
+                    new[(a, b)] = _add_user(level[(a, b - 1)], q, p, rest)
+        level = new
+    return level
+
+
+def _bounds(terms: np.ndarray, scale: np.ndarray, ops: int) -> tuple[float, float]:
+    """(upper, lower) on sum (terms)_+ given |error of each term| <= ops u scale (module doc)."""
+    tol = ops * _U * scale
+    upper = float(np.sum(np.where(terms > -tol, terms + tol, 0.0)))
+    lower = float(np.sum(np.maximum(terms - tol, 0.0)))
+    cells = terms.size
+    return upper * (1.0 + 2.0 * cells * _U) + 1e-300, max(lower * (1.0 - 2.0 * cells * _U), 0.0)
+
+
+def _pair_forward(g: np.ndarray, p: float, q: float, k: int, eps: float, ops: int) -> tuple[np.ndarray, np.ndarray]:
+    """(upper, lower) on H_{e^eps}(P || Q) for the (h0, h1) laws built from the others' laws ``g``
+    (a stack of laws of one shape, shape (datasets, rows, cols)): one value per dataset."""
+    e = math.exp(eps)
+    shape = (g.shape[0], g.shape[1] + 1, g.shape[2] + 1)
+    g0, g1 = np.zeros(shape), np.zeros(shape)
+    g0[:, 1:, :-1], g1[:, :-1, 1:] = g, g
+    common = np.zeros(shape)
+    common[:, :-1, :-1] = (k - 2) * q * g
+    P = p * g0 + q * g1 + common
+    Q = q * g0 + p * g1 + common
+    terms, tol = P - e * Q, ops * _U * (P + e * Q)
+    upper = np.sum(np.where(terms > -tol, terms + tol, 0.0), axis=(1, 2))
+    lower = np.sum(np.maximum(terms - tol, 0.0), axis=(1, 2))
+    cells = shape[1] * shape[2]
+    return upper * (1.0 + 2.0 * cells * _U) + 1e-300, np.maximum(lower * (1.0 - 2.0 * cells * _U), 0.0)
+
+
+def stack_laws(laws: dict) -> tuple[list, np.ndarray]:
+    """(keys, stacked array) of :func:`pair_laws`' output (every law of n - 1 users has shape (n, n))."""
+    keys = list(laws)
+    return keys, np.stack([laws[key] for key in keys])
+
+
+def k3_worst_case(eps: float, *, n: int, epsilon_local: float, laws=None) -> K3Worst:
+    """Exact worst case over every dataset and both directions for k = 3 (module doc), certified.
+    ``laws``: :func:`stack_laws` of :func:`pair_laws` (cached by the caller), or None."""
+    krr = KrrParams.of(epsilon_local, 3)
+    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
+    keys, stacked = stack_laws(pair_laws(n, p, q)) if laws is None else laws
+    ops = 4 * (n + 8)
+    uppers, lowers = [], []
+    for start in range(0, len(keys), _CHUNK):
+        hi, lo = _pair_forward(stacked[start:start + _CHUNK], p, q, 3, eps, ops)
+        uppers.append(hi)
+        lowers.append(lo)
+    upper, lower = np.concatenate(uppers), np.concatenate(lowers)
+    best = int(np.argmax(lower))
+    return K3Worst(float(np.max(upper)), float(lower[best]), keys[best])
+
+
+def _multinomial3(m: int, log_probs: tuple[float, float, float, float], rows: int) -> np.ndarray:
+    """Law of (c0, c1, c2) of m users with report probabilities (x0, x1, x2, elsewhere), closed form,
+    for c0, c1 < ``rows`` only (the rest is not computed)."""
+    c = np.arange(m + 1, dtype=float)
+    c0, c1, c2 = np.meshgrid(c[:rows], c[:rows], c, indexing="ij")
+    rest = m - c0 - c1 - c2
+    ok = rest >= 0
+    rest = np.where(ok, rest, 0.0)
+    l0, l1, l2, lr = log_probs
+    log = (gammaln(m + 1.0) - gammaln(c0 + 1) - gammaln(c1 + 1) - gammaln(c2 + 1) - gammaln(rest + 1)
+           + c0 * l0 + c1 * l1 + c2 * l2 + (rest * lr if m > 0 else 0.0))
+    return np.where(ok, np.exp(np.where(ok, log, -np.inf)), 0.0)
+
+
+def _add_user3(g: np.ndarray, probs: tuple[float, float, float, float]) -> np.ndarray:
+    out = np.zeros(tuple(s + 1 for s in g.shape))
+    out[:-1, :-1, :-1] = probs[3] * g
+    out[1:, :-1, :-1] += probs[0] * g
+    out[:-1, 1:, :-1] += probs[1] * g
+    out[:-1, :-1, 1:] += probs[2] * g
+    return out
+
+
+def third_value_law(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0) -> np.ndarray:
+    """Law of the others' (c0, c1, c2) for "a on x0, b on x1, the rest on x2" (k >= 4; module doc);
+    reusable across epsilons by :func:`third_value_delta`."""
+    if k < 4:
+        raise ValueError(f"`k` must be >= 4 for the third-value dataset's three-count law; got {k!r}.")
+    krr = KrrParams.of(epsilon_local, k)
+    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
+    rest = 1.0 - p - 2.0 * q
+    rows = _rows(n, q, a + b)
+    g = _multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))), rows)
+    for _ in range(a):
+        g = _add_user3(g, (p, q, q, rest))[:rows, :rows]  # entries at c0 or c1 >= rows would be partial
+    for _ in range(b):
+        g = _add_user3(g, (q, p, q, rest))[:rows, :rows]
+    return g
+
+
+def _rows(n: int, q: float, ab: int) -> int:
+    """Counts of x0 (and x1) kept: all n when n is small, else up to ~14 standard deviations above the
+    mean of Bin(n, q) + ab (what lies beyond is left out of the LOWER value: a partial sum)."""
+    return int(min(n, math.ceil(n * q + ab + 14.0 * math.sqrt(n * q) + 16.0)))
+
+
+def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
+                      law: np.ndarray | None = None) -> float:
+    """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
+    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``law``: the
+    one :func:`third_value_law` returns for the same arguments (cached by the caller)."""
+    g = third_value_law(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b) if law is None else law
+    krr = KrrParams.of(epsilon_local, k)
+    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
+    e = math.exp(eps)
+    shape = tuple(s + 1 for s in g.shape)
+    parts = []
+    for axis in range(4):
+        h = np.zeros(shape)
+        index = [slice(None, -1)] * 3
+        if axis < 3:
+            index[axis] = slice(1, None)
+        h[tuple(index)] = g
+        parts.append(h)
+    if g.shape[0] < n:  # truncated law: only outcomes whose four neighbours are all kept are exact
+        parts = [h[:g.shape[0], :g.shape[1]] for h in parts]
+    common = q * parts[2] + (k - 3) * q * parts[3]
+    P = p * parts[0] + q * parts[1] + common
+    Q = q * parts[0] + p * parts[1] + common
+    # exp of a log of size L carries a relative error of ~4 L u: counted with the additions
+    size = float(gammaln(n + 1.0)) + n * abs(krr.log_q)
+    return _bounds(P - e * Q, P + e * Q, int(8 * size) + 8 * (n + 8) + 64)[1]

@@ -1,0 +1,57 @@
+"""Exact worst case over datasets at small n (views/worst_upper.py; issue 23).
+
+References, each able to fail: brute force over EVERY dataset of the other users and both directions
+(``brute_force.true_worst_case_delta``, 50-digit enumeration of histograms of the others, not user
+vectors). k = 3: the certified value must bracket the truth within 1e-12 relative, from both sides.
+k >= 4: the third-value family (a lower bound) must stay below the truth, and ``worst-case-upper``
+(weak-adversary there) above it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from brute_force import true_worst_case_delta
+
+from shuffledp.accounting import get_accountant
+from shuffledp.accounting.views.worst_upper import k3_worst_case, third_value_delta
+
+EPS0 = (0.5, 2.0, 4.0)
+K3 = [(n, e0, f) for n in range(2, 11) for e0 in EPS0 for f in (0.0, 0.1, 0.5)]
+K3_LARGER = [(n, 1.0, 0.3) for n in (15, 20, 25, 30)]
+
+
+@pytest.mark.parametrize("n,e0,f", K3 + K3_LARGER)
+def test_k3_exact_maximum_equals_brute_force(n, e0, f):
+    eps = f * e0
+    truth = float(true_worst_case_delta(eps, e0, n, 3).delta)
+    result = k3_worst_case(eps, n=n, epsilon_local=e0)
+    assert result.lower <= truth <= result.upper, (result, truth)
+    assert result.upper <= truth * (1 + 1e-12) + 1e-300
+    value = float(get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0])
+    lower = float(get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0])
+    # the older family members ("none", "all on x0") carry ~1 ulp of rounding
+    assert lower <= truth * (1 + 1e-14) and truth <= value <= truth * (1 + 1e-9) + 1e-300, (lower, truth, value)
+
+
+@pytest.mark.parametrize("n,k,e0", [(n, k, e0) for k in (4, 5) for n in range(2, 11) for e0 in EPS0
+                                    if (k, n) not in ((5, 10), (5, 9))])
+def test_k4_and_k5_bracket_the_brute_force_worst_case(n, k, e0):
+    eps = 0.4 * e0
+    truth = true_worst_case_delta(eps, e0, n, k)
+    lower = float(get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon([eps])[0])
+    upper = float(get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon([eps])[0])
+    assert lower <= float(truth.delta) * (1 + 1e-12) <= upper * (1 + 2e-12), (lower, truth, upper)
+
+
+def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
+    """Issue 23's measured case: n = 10, k = 4, eps0 = 2, eps = 1.5 (true worst case 0.01901)."""
+    truth = float(true_worst_case_delta(1.5, 2.0, 10, 4).delta)
+    best = max(third_value_delta(1.5, n=10, k=4, epsilon_local=2.0, a=a, b=b) for a in range(10) for b in range(10 - a))
+    assert truth * (1 - 1e-12) <= best <= truth * (1 + 1e-12), (best, truth)
+    lower = float(get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0])
+    assert truth * (1 - 1e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
+
+
+def test_third_value_needs_k_at_least_4():
+    with pytest.raises(ValueError, match="`k` must be >= 4"):
+        third_value_delta(0.5, n=5, k=3, epsilon_local=1.0)
