@@ -193,12 +193,38 @@ def test_compositions_match_library_and_grow(capsys):
 
 
 def test_subsample_for_clones_and_girgis(capsys):
-    code, out, _ = run(capsys, "delta", "--accountant", "girgis-rdp", "--eps0", "3", "--n", "1000", "--k", "2",
+    code, out, _ = run(capsys, "delta", "--accountant", "girgis-rdp", "--eps0", "3", "--n", "100000", "--k", "2",
                        "--eps", "1.0", "--compositions", "100", "--subsample", "0.01", "--json")
     girgis = json.loads(out)[0]["delta"]
-    code2, out2, _ = run(capsys, "delta", "--accountant", "feldman-numerical", "--eps0", "3", "--n", "1000", "--k", "2",
+    code2, out2, _ = run(capsys, "delta", "--accountant", "feldman-numerical", "--eps0", "3", "--n", "100000", "--k", "2",
                          "--eps", "1.0", "--compositions", "100", "--subsample", "0.01", "--json")
     assert code == 0 and code2 == 0 and json.loads(out2)[0]["delta"] <= girgis
+
+
+def test_subsample_in_the_papers_words_gives_their_stored_values(capsys):
+    """Koskela et al. (Fig. 2; girgis_upper.py's pickle eps_fig1_girgis_upper.p): "n = 10^5 users, subsampling
+    ratio q = 0.01", eps0 = 3, delta = 1e-5; --n is the population and the output states both numbers."""
+    expected = {10: 0.73077, 1000: 4.28734}
+    for T, value in expected.items():
+        code, out, _ = run(capsys, "epsilon", "--accountant", "girgis-rdp", "--eps0", "3", "--n", "100000", "--k", "2",
+                           "--delta", "1e-5", "--compositions", str(T), "--subsample", "0.01", "--json")
+        row = json.loads(out)[0]
+        assert code == 0 and row["eps"] == pytest.approx(value, abs=1e-5)
+        assert (row["population"], row["subsample"], row["per_round"]) == (100000, 0.01, 1000)
+    _, table, _ = run(capsys, "epsilon", "--accountant", "feldman-numerical", "--eps0", "3", "--n", "100000", "--k", "4",
+                      "--delta", "1e-5", "--compositions", "10", "--subsample", "0.01")
+    header, line = table.splitlines()
+    assert header.split("\t")[-3:] == ["population", "subsample", "per_round"]
+    assert line.split("\t")[-3:] == ["100000", "0.01", "1000"]
+    assert float(line.split("\t")[1]) == pytest.approx(0.0257, abs=5e-4)  # not the 0.0016 of the per-round reading
+
+
+@pytest.mark.parametrize("n, shown", [("50", "0.5"), ("1234", "12.34")])
+def test_subsample_without_a_whole_number_per_round_is_refused_in_one_line(capsys, n, shown):
+    code, out, err = run(capsys, "epsilon", "--accountant", "feldman-numerical", "--eps0", "3", "--n", n, "--k", "4",
+                         "--delta", "1e-5", "--subsample", "0.01")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"got subsample=0.01 x n_users={n} = {shown}." in err
 
 
 @pytest.mark.parametrize(

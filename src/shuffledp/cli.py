@@ -13,8 +13,8 @@ Subcommands::
                        [--neighbouring R] [--json]
 
 ``--compositions T`` (default 1: the single-round accountant, output unchanged) composes T rounds and
-``--subsample Q`` lets a uniformly random fraction Q of the users report each round (``--n`` is then the
-number reporting per round); both apply to the accountants of :mod:`shuffledp.accounting.composition`
+``--subsample Q`` samples Q x N users of the population ``--n N`` each round (the papers' convention;
+Q x N must be a whole number >= 1, and the output gives both N and Q x N); both apply to the accountants of :mod:`shuffledp.accounting.composition`
 (PLDs) and to the ``girgis-rdp`` family (RDP). Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
 status 2 and one message naming the parameter, the accepted range and the value received.
 """
@@ -66,7 +66,7 @@ def _add_composition_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--subsample", type=float, default=None, metavar="Q",
-        help="fraction in (0, 1] of users reporting each round (--n is the number reporting per round)",
+        help="fraction in (0, 1] of the population --n sampled each round (Q x N users report per round)",
     )
 
 
@@ -211,6 +211,18 @@ def _json_float(value: float):
     return None if math.isinf(value) else value
 
 
+def _subsample_columns(args, rows: list[dict], columns: list[str]) -> list[str]:
+    """With ``--subsample``: state the population and the users sampled per round in every row."""
+    if getattr(args, "subsample", None) is None:
+        return columns
+    from shuffledp.accounting.params import users_per_round
+
+    per_round = users_per_round(args.n, args.subsample)
+    for row in rows:
+        row.update({"population": args.n, "per_round": per_round, "subsample": float(args.subsample)})
+    return columns + ["population", "subsample", "per_round"]
+
+
 def _run_delta(args) -> int:
     accountant = _accountant(args)
     log_delta = accountant.log_delta_for_epsilon(args.eps)
@@ -225,7 +237,7 @@ def _run_delta(args) -> int:
                 "kind": accountant.kind.value,
             }
         )
-    _emit(rows, args.json, ["eps", "delta", "log_delta", "accountant", "kind"])
+    _emit(rows, args.json, _subsample_columns(args, rows, ["eps", "delta", "log_delta", "accountant", "kind"]))
     return 0
 
 
@@ -235,7 +247,7 @@ def _run_epsilon(args) -> int:
         {"delta": float(d), "eps": float(accountant.epsilon_for_delta(d)), "accountant": accountant.name, "kind": accountant.kind.value}
         for d in args.delta
     ]
-    _emit(rows, args.json, ["delta", "eps", "accountant", "kind"])
+    _emit(rows, args.json, _subsample_columns(args, rows, ["delta", "eps", "accountant", "kind"]))
     return 0
 
 
