@@ -241,3 +241,53 @@ def test_subsample_without_a_whole_number_per_round_is_refused_in_one_line(capsy
 def test_composition_flags_errors(capsys, extra, message):
     code, _, err = run(capsys, "delta", "--eps0", "1", "--n", "50", "--k", "3", "--eps", "0.1", *extra)
     assert code == 2 and re.search(message, err)
+
+
+# issue 22 paper cuts
+
+@pytest.mark.parametrize("option, value", [("--nx0", "3"), ("--direction", "reverse")])
+def test_options_an_accountant_does_not_take_are_refused_the_same_way(capsys, option, value):
+    code, out, err = run(capsys, "delta", "--accountant", "weak-adversary", "--eps0", "2", "--n", "100", "--k", "4",
+                         option, value, "--eps", "0.5")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert re.search(rf"`{option}` is not accepted by accountant 'weak-adversary'.*got '?{value}'?\.$", err.strip()), err
+
+
+def test_integer_options_accept_integral_scientific_notation(capsys):
+    base = ["epsilon", "--accountant", "weak-adversary", "--eps0", "2", "--k", "4", "--delta", "1e-6", "--json"]
+    _, plain, _ = run(capsys, *base, "--n", "1000", "--compositions", "10")
+    code, scientific, err = run(capsys, *base, "--n", "1e3", "--compositions", "1.0e1")
+    assert code == 0 and err == "" and scientific == plain
+    _, plain, _ = run(capsys, *base, "--n", "1500")
+    code, scientific, err = run(capsys, *base, "--n", "1.5e3")
+    assert code == 0 and err == "" and scientific == plain
+
+
+@pytest.mark.parametrize("option, value", [("--n", "1.5"), ("--n", "1e6.5"), ("--compositions", "2.5"), ("--k", "inf")])
+def test_non_integral_integer_options_are_refused_in_one_line(capsys, option, value):
+    argv = {"--n": "1000", "--k": "4", "--compositions": "1"}
+    argv[option] = value
+    with pytest.raises(SystemExit) as exit_info:
+        main(["epsilon", "--accountant", "weak-adversary", "--eps0", "2", "--delta", "1e-6",
+              *[x for pair in argv.items() for x in pair]])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"shuffle-dp: error: argument {option}: must be an integer") and repr(value) in err
+
+
+def test_an_unreadable_data_file_is_one_line_naming_it(capsys, monkeypatch, tmp_path):
+    import errno
+
+    import pandas as pd
+
+    path = tmp_path / "counts.csv"
+    path.write_text("count\n1\n2\n3\n")
+
+    def unreadable(file, *args, **kwargs):  # what pandas raises for a file without read permission
+        raise PermissionError(errno.EACCES, "Permission denied", str(file))
+
+    monkeypatch.setattr(pd, "read_csv", unreadable)
+    code, out, err = run(capsys, "compare", "--n", "100", "--k", "3", "--eps", "1", "--delta", "1e-5",
+                         "--data", str(path), "--draws", "2")
+    assert code == 1 and out == ""
+    assert err.strip().splitlines() == [f"shuffle-dp: error: cannot open {path}: Permission denied"]
