@@ -65,6 +65,7 @@ __all__ = [
     "ComposedAccountant",
     "compose",
     "round_pld",
+    "privacy_loss_distribution",
     "DEFAULT_INTERVAL",
     "DEFAULT_TAIL",
     "MAX_COMPOSITIONS",
@@ -176,6 +177,40 @@ def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL) -> lis
     """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``)."""
     pessimistic = accountant_class(name).kind is BoundKind.UPPER
     return [_pld(view, r.subsample) for view in _views(name, r, interval, pessimistic)]
+
+
+def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,
+                              value_discretization_interval: float = 1e-4, subsample: float = 1.0,
+                              dataset: int | None = None) -> PrivacyLossDistribution:
+    """One round of shuffled k-RR as a ``dp_accounting`` ``PrivacyLossDistribution``, to be composed there
+    with other mechanisms' PLDs (``from_gaussian_mechanism``, ``from_laplace_mechanism``, ...).
+
+    **Neighbouring relation: replace-one** (D and D' differ in one user's value; n is the same). Compose
+    it only with PLDs built for the same relation, e.g. dp_accounting's
+    ``neighboring_relation=NeighboringRelation.REPLACE_ONE`` (the Gaussian's ``sensitivity`` is then the
+    largest change when one record is replaced: sqrt 2 for a histogram, 2 C for a sum clipped at C), and
+    with the same ``value_discretization_interval`` (dp_accounting requires it).
+
+    Which way it errs: for an UPPER accountant (``strong-adversary``, ``weak-adversary``,
+    ``feldman-numerical``, ``clones-krr``) the PLD is *pessimistic* -- losses rounded up by less than the
+    interval, every mass outside the certified windows moved to the infinity mass -- so every delta or
+    epsilon read from it, alone or after composition, is an upper bound (at most one interval per
+    round above). For ``worst-case-lower`` it is *optimistic* (losses rounded down, dropped mass
+    dropped): the PLD of one explicit dataset pair, hence a lower bound on the worst case; ``dataset``
+    picks it by index in the accountant's list (default: the one with the largest single-round epsilon
+    at delta = 1e-6). ``subsample`` q < 1 gives the round that samples q ``n_users`` users of the
+    population ``n_users`` (module docstring).
+    """
+    names = composable()
+    if name not in names:
+        raise ValueError(f"`name` must be one of {', '.join(sorted(names))} (accountants with an explicit pair "
+                         f"of distributions); got {name!r}.")
+    interval = check_real(value_discretization_interval, "value_discretization_interval", low=0.0, high=0.1,
+                          low_open=True)
+    plds = round_pld(name, Round(epsilon_local, n_users, k, subsample), interval=interval)
+    if dataset is not None:
+        return plds[check_integer(dataset, "dataset", low=0, high=len(plds) - 1)]
+    return max(plds, key=lambda pld: pld.get_epsilon_for_delta(1e-6))
 
 
 class ComposedAccountant:
