@@ -193,12 +193,38 @@ def test_compositions_match_library_and_grow(capsys):
 
 
 def test_subsample_for_clones_and_girgis(capsys):
-    code, out, _ = run(capsys, "delta", "--accountant", "girgis-rdp", "--eps0", "3", "--n", "1000", "--k", "2",
+    code, out, _ = run(capsys, "delta", "--accountant", "girgis-rdp", "--eps0", "3", "--n", "100000", "--k", "2",
                        "--eps", "1.0", "--compositions", "100", "--subsample", "0.01", "--json")
     girgis = json.loads(out)[0]["delta"]
-    code2, out2, _ = run(capsys, "delta", "--accountant", "feldman-numerical", "--eps0", "3", "--n", "1000", "--k", "2",
+    code2, out2, _ = run(capsys, "delta", "--accountant", "feldman-numerical", "--eps0", "3", "--n", "100000", "--k", "2",
                          "--eps", "1.0", "--compositions", "100", "--subsample", "0.01", "--json")
     assert code == 0 and code2 == 0 and json.loads(out2)[0]["delta"] <= girgis
+
+
+def test_subsample_in_the_papers_words_gives_their_stored_values(capsys):
+    """Koskela et al. (Fig. 2; girgis_upper.py's pickle eps_fig1_girgis_upper.p): "n = 10^5 users, subsampling
+    ratio q = 0.01", eps0 = 3, delta = 1e-5; --n is the population and the output states both numbers."""
+    expected = {10: 0.73077, 1000: 4.28734}
+    for T, value in expected.items():
+        code, out, _ = run(capsys, "epsilon", "--accountant", "girgis-rdp", "--eps0", "3", "--n", "100000", "--k", "2",
+                           "--delta", "1e-5", "--compositions", str(T), "--subsample", "0.01", "--json")
+        row = json.loads(out)[0]
+        assert code == 0 and row["eps"] == pytest.approx(value, abs=1e-5)
+        assert (row["population"], row["subsample"], row["per_round"]) == (100000, 0.01, 1000)
+    _, table, _ = run(capsys, "epsilon", "--accountant", "feldman-numerical", "--eps0", "3", "--n", "100000", "--k", "4",
+                      "--delta", "1e-5", "--compositions", "10", "--subsample", "0.01")
+    header, line = table.splitlines()
+    assert header.split("\t")[-3:] == ["population", "subsample", "per_round"]
+    assert line.split("\t")[-3:] == ["100000", "0.01", "1000"]
+    assert float(line.split("\t")[1]) == pytest.approx(0.0257, abs=5e-4)  # not the 0.0016 of the per-round reading
+
+
+@pytest.mark.parametrize("n, shown", [("50", "0.5"), ("1234", "12.34")])
+def test_subsample_without_a_whole_number_per_round_is_refused_in_one_line(capsys, n, shown):
+    code, out, err = run(capsys, "epsilon", "--accountant", "feldman-numerical", "--eps0", "3", "--n", n, "--k", "4",
+                         "--delta", "1e-5", "--subsample", "0.01")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"got subsample=0.01 x n_users={n} = {shown}." in err
 
 
 @pytest.mark.parametrize(
@@ -215,3 +241,53 @@ def test_subsample_for_clones_and_girgis(capsys):
 def test_composition_flags_errors(capsys, extra, message):
     code, _, err = run(capsys, "delta", "--eps0", "1", "--n", "50", "--k", "3", "--eps", "0.1", *extra)
     assert code == 2 and re.search(message, err)
+
+
+# issue 22 paper cuts
+
+@pytest.mark.parametrize("option, value", [("--nx0", "3"), ("--direction", "reverse")])
+def test_options_an_accountant_does_not_take_are_refused_the_same_way(capsys, option, value):
+    code, out, err = run(capsys, "delta", "--accountant", "weak-adversary", "--eps0", "2", "--n", "100", "--k", "4",
+                         option, value, "--eps", "0.5")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert re.search(rf"`{option}` is not accepted by accountant 'weak-adversary'.*got '?{value}'?\.$", err.strip()), err
+
+
+def test_integer_options_accept_integral_scientific_notation(capsys):
+    base = ["epsilon", "--accountant", "weak-adversary", "--eps0", "2", "--k", "4", "--delta", "1e-6", "--json"]
+    _, plain, _ = run(capsys, *base, "--n", "1000", "--compositions", "10")
+    code, scientific, err = run(capsys, *base, "--n", "1e3", "--compositions", "1.0e1")
+    assert code == 0 and err == "" and scientific == plain
+    _, plain, _ = run(capsys, *base, "--n", "1500")
+    code, scientific, err = run(capsys, *base, "--n", "1.5e3")
+    assert code == 0 and err == "" and scientific == plain
+
+
+@pytest.mark.parametrize("option, value", [("--n", "1.5"), ("--n", "1e6.5"), ("--compositions", "2.5"), ("--k", "inf")])
+def test_non_integral_integer_options_are_refused_in_one_line(capsys, option, value):
+    argv = {"--n": "1000", "--k": "4", "--compositions": "1"}
+    argv[option] = value
+    with pytest.raises(SystemExit) as exit_info:
+        main(["epsilon", "--accountant", "weak-adversary", "--eps0", "2", "--delta", "1e-6",
+              *[x for pair in argv.items() for x in pair]])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"shuffle-dp: error: argument {option}: must be an integer") and repr(value) in err
+
+
+def test_an_unreadable_data_file_is_one_line_naming_it(capsys, monkeypatch, tmp_path):
+    import errno
+
+    import pandas as pd
+
+    path = tmp_path / "counts.csv"
+    path.write_text("count\n1\n2\n3\n")
+
+    def unreadable(file, *args, **kwargs):  # what pandas raises for a file without read permission
+        raise PermissionError(errno.EACCES, "Permission denied", str(file))
+
+    monkeypatch.setattr(pd, "read_csv", unreadable)
+    code, out, err = run(capsys, "compare", "--n", "100", "--k", "3", "--eps", "1", "--delta", "1e-5",
+                         "--data", str(path), "--draws", "2")
+    assert code == 1 and out == ""
+    assert err.strip().splitlines() == [f"shuffle-dp: error: cannot open {path}: Permission denied"]

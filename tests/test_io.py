@@ -116,3 +116,26 @@ def test_sigterm_calls_a_previously_installed_handler(tmp_path):
     process, target = _killed(tmp_path, install)
     assert process.returncode == 7
     assert not target.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_is_one_line_naming_the_output_and_leaves_nothing(tmp_path, monkeypatch):
+    import errno
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full)
+    target = tmp_path / "out" / "table.csv"
+    with pytest.raises(OSError) as raised:
+        io.atomic_write_text(target, "a\n")
+    assert isinstance(raised.value, io.FileAccessError) and raised.value.errno == errno.ENOSPC
+    assert str(raised.value) == f"cannot write {target}: No space left on device"
+    assert list(target.parent.iterdir()) == []
+
+
+def test_an_error_about_another_file_inside_the_block_is_not_relabelled(tmp_path):
+    with pytest.raises(FileNotFoundError) as raised:
+        with io.atomic_output(tmp_path / "out.csv"):
+            open(tmp_path / "missing.csv")
+    assert not isinstance(raised.value, io.FileAccessError)
+    assert io.describe_os_error(raised.value) == f"cannot open {tmp_path / 'missing.csv'}: No such file or directory"

@@ -58,3 +58,45 @@ def test_uncaught_exception_is_written_to_the_job_log(tmp_path):
     assert log.rstrip().endswith("second line of detail")
     assert "row 7 has no latitude" in result.stderr  # still on stderr as before
     assert not (tmp_path / "out.txt").exists()
+
+
+FILE_SCRIPT = textwrap.dedent(
+    """
+    import errno, pathlib, sys, types
+    import pandas as pd
+    from shuffledp.io import atomic_write_text
+    from shuffledp.joblog import setup_job_log
+
+    setup_job_log(types.SimpleNamespace(log=["logs/job.log"]))
+    if sys.argv[1] == "full-disk":
+        def full(self, *args, **kwargs):  # the write of a full disk
+            raise OSError(errno.ENOSPC, "No space left on device")
+        pathlib.Path.write_text = full
+        atomic_write_text("results/table.csv", "a,b\\n1,2\\n")
+    else:
+        pathlib.Path("data").mkdir()
+        pathlib.Path("data/in.csv").write_text("a\\n1\\n")
+        real_open = open
+        def unreadable(file, *args, **kwargs):  # what open() gives on a file without read permission
+            if str(file).endswith("in.csv"):
+                raise PermissionError(errno.EACCES, "Permission denied", str(file))
+            return real_open(file, *args, **kwargs)
+        import builtins
+        builtins.open = unreadable
+        pd.read_csv("data/in.csv")
+    """
+)
+
+
+@pytest.mark.parametrize("case, line", [("full-disk", "error: cannot write results/table.csv: No space left on device"),
+                                        ("unreadable", "error: cannot open data/in.csv: Permission denied")])
+def test_a_file_that_cannot_be_written_or_read_gives_one_line_and_no_partial_output(tmp_path, case, line):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "job.py").write_text(FILE_SCRIPT)
+    result = subprocess.run([sys.executable, "job.py", case], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [line]  # one line naming the file and the cause, nothing else
+    log = (tmp_path / "logs" / "job.log").read_text()
+    assert "Traceback (most recent call last):" in log and line.removeprefix("error: ") in log
+    if case == "full-disk":
+        assert list((tmp_path / "results").iterdir()) == []  # neither the table nor a temporary file

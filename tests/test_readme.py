@@ -109,3 +109,31 @@ def test_nested_override_example_as_written(tmp_path):
     command = _block(r"--config 'utility=")
     result = _run(command, _checkout(tmp_path), "-n")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+def test_interrupted_run_paragraph_matches_what_snakemake_does(tmp_path):
+    """A killed run leaves Snakemake's lock; the README says so, gives --unlock and when it is unsafe."""
+    import os
+    import signal
+    import time
+
+    paragraph = README.split("**When a run was interrupted**", 1)[1].split("\n\n", 1)[0]
+    assert "--unlock" in paragraph and "Directory cannot\nbe locked" in paragraph
+    assert "unsafe while another run is\nactive" in paragraph
+    (tmp_path / "Snakefile").write_text('rule a:\n    output: "out.txt"\n    shell: "sleep 60 && echo done > {output}"\n')
+    snakemake = [sys.executable, "-m", "snakemake", "--cores", "1", "--workflow-profile", "none"]
+    run = subprocess.Popen(snakemake, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)
+    locks = tmp_path / ".snakemake" / "locks"
+    deadline = time.monotonic() + 60
+    while not (locks.exists() and any(locks.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(run.pid, signal.SIGKILL)  # the kill that cannot be caught
+    run.wait()
+    (tmp_path / "Snakefile").write_text('rule a:\n    output: "out.txt"\n    shell: "echo done > {output}"\n')
+    again = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert again.returncode != 0 and "Directory cannot be locked" in again.stdout + again.stderr
+    unlocked = subprocess.run(snakemake + ["--unlock"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert unlocked.returncode == 0 and not (tmp_path / "out.txt").exists()
+    after = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert after.returncode == 0 and (tmp_path / "out.txt").read_text() == "done\n", after.stdout + after.stderr

@@ -13,8 +13,8 @@ Subcommands::
                        [--neighbouring R] [--json]
 
 ``--compositions T`` (default 1: the single-round accountant, output unchanged) composes T rounds and
-``--subsample Q`` lets a uniformly random fraction Q of the users report each round (``--n`` is then the
-number reporting per round); both apply to the accountants of :mod:`shuffledp.accounting.composition`
+``--subsample Q`` samples Q x N users of the population ``--n N`` each round (the papers' convention;
+Q x N must be a whole number >= 1, and the output gives both N and Q x N); both apply to the accountants of :mod:`shuffledp.accounting.composition`
 (PLDs) and to the ``girgis-rdp`` family (RDP). Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
 status 2 and one message naming the parameter, the accepted range and the value received.
 """
@@ -22,6 +22,7 @@ status 2 and one message naming the parameter, the accepted range and the value 
 from __future__ import annotations
 
 import argparse
+import decimal
 import inspect
 import json
 import math
@@ -31,6 +32,29 @@ import sys
 from shuffledp import __version__
 
 __all__ = ["build_parser", "main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``shuffle-dp: error: ...``, exit status 2) instead of a usage dump."""
+
+    def error(self, message):
+        self.exit(2, f"shuffle-dp: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _integer(text: str) -> int:
+    """An integer option: plain (``1000000``) or integral scientific notation (``1e6``, ``1.5e3``)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = decimal.Decimal(text.strip())
+    except decimal.InvalidOperation:
+        value = None
+    if value is None or not value.is_finite() or value != value.to_integral_value():
+        raise argparse.ArgumentTypeError(
+            f"must be an integer (plain, or integral scientific notation such as 1e6); got {text!r}")
+    return int(value)
 
 
 def _registry_names() -> list[str]:
@@ -46,10 +70,10 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
     )
     if with_eps0:
         parser.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
-    parser.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
-    parser.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
+    parser.add_argument("--n", required=True, type=_integer, help="number of users n (>= 1)")
+    parser.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     parser.add_argument(
-        "--nx0", type=int, default=None, help="other users holding x0, in [0, n-1] (dataset-dependent accountants)"
+        "--nx0", type=_integer, default=None, help="other users holding x0, in [0, n-1] (dataset-dependent accountants)"
     )
     parser.add_argument(
         "--direction",
@@ -61,12 +85,12 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
 
 def _add_composition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--compositions", type=int, default=1, metavar="T",
+        "--compositions", type=_integer, default=1, metavar="T",
         help="number of rounds composed (default 1: the single-round accountant)",
     )
     parser.add_argument(
         "--subsample", type=float, default=None, metavar="Q",
-        help="fraction in (0, 1] of users reporting each round (--n is the number reporting per round)",
+        help="fraction in (0, 1] of the population --n sampled each round (Q x N users report per round)",
     )
 
 
@@ -74,14 +98,14 @@ def _add_compare_parser(commands) -> None:
     compare = commands.add_parser(
         "compare", help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism"
     )
-    compare.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
-    compare.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
+    compare.add_argument("--n", required=True, type=_integer, help="number of users n (>= 1)")
+    compare.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     compare.add_argument("--eps", required=True, type=float, help="target epsilon (> 0)")
     compare.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
     compare.add_argument("--data", default="uniform",
                          help="true histogram: uniform (default), zipf:S (cell j has probability ~ j^-S), or a CSV of k counts")
-    compare.add_argument("--draws", type=int, default=200, help="Monte-Carlo draws of the simulated rows (>= 2; default 200)")
-    compare.add_argument("--seed", type=int, default=0, help="root seed of the simulated rows (>= 0; default 0)")
+    compare.add_argument("--draws", type=_integer, default=200, help="Monte-Carlo draws of the simulated rows (>= 2; default 200)")
+    compare.add_argument("--seed", type=_integer, default=0, help="root seed of the simulated rows (>= 0; default 0)")
     compare.add_argument("--neighbouring", default="replace-one",
                          help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms")
     compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
@@ -90,7 +114,7 @@ def _add_compare_parser(commands) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     names = _registry_names()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="shuffle-dp",
         description=(
             "Tight (epsilon, delta) accounting for the shuffle model with k-randomized response "
@@ -125,8 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
         "bracket", help="worst-case epsilon (or delta): valid upper bound vs lower bound, with their ratio"
     )
     bracket.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
-    bracket.add_argument("--n", required=True, type=int, help="number of users n (>= 1)")
-    bracket.add_argument("--k", required=True, type=int, help="domain size k (>= 2)")
+    bracket.add_argument("--n", required=True, type=_integer, help="number of users n (>= 1)")
+    bracket.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     targets = bracket.add_mutually_exclusive_group(required=True)
     targets.add_argument("--delta", type=float, nargs="+", help="target delta values: print epsilon")
     targets.add_argument("--eps", type=float, nargs="+", help="epsilon values: print delta")
@@ -152,6 +176,9 @@ def _options(args) -> dict:
             raise ValueError(f"`--direction` is not accepted by accountant {args.accountant!r}; got {args.direction!r}.")
         options["direction"] = args.direction
     if args.nx0 is not None:
+        if not cls.needs_n_x0:
+            raise ValueError(f"`--nx0` is not accepted by accountant {args.accountant!r} (its result does not depend "
+                             f"on the dataset); got {args.nx0!r}.")
         options["n_x0"] = args.nx0
     return options
 
@@ -211,6 +238,18 @@ def _json_float(value: float):
     return None if math.isinf(value) else value
 
 
+def _subsample_columns(args, rows: list[dict], columns: list[str]) -> list[str]:
+    """With ``--subsample``: state the population and the users sampled per round in every row."""
+    if getattr(args, "subsample", None) is None:
+        return columns
+    from shuffledp.accounting.params import users_per_round
+
+    per_round = users_per_round(args.n, args.subsample)
+    for row in rows:
+        row.update({"population": args.n, "per_round": per_round, "subsample": float(args.subsample)})
+    return columns + ["population", "subsample", "per_round"]
+
+
 def _run_delta(args) -> int:
     accountant = _accountant(args)
     log_delta = accountant.log_delta_for_epsilon(args.eps)
@@ -225,7 +264,7 @@ def _run_delta(args) -> int:
                 "kind": accountant.kind.value,
             }
         )
-    _emit(rows, args.json, ["eps", "delta", "log_delta", "accountant", "kind"])
+    _emit(rows, args.json, _subsample_columns(args, rows, ["eps", "delta", "log_delta", "accountant", "kind"]))
     return 0
 
 
@@ -235,7 +274,7 @@ def _run_epsilon(args) -> int:
         {"delta": float(d), "eps": float(accountant.epsilon_for_delta(d)), "accountant": accountant.name, "kind": accountant.kind.value}
         for d in args.delta
     ]
-    _emit(rows, args.json, ["delta", "eps", "accountant", "kind"])
+    _emit(rows, args.json, _subsample_columns(args, rows, ["delta", "eps", "accountant", "kind"]))
     return 0
 
 
@@ -335,6 +374,13 @@ def _main(argv: list[str] | None) -> int:
     except (TypeError, ValueError) as error:
         print(f"shuffle-dp: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # handled by main()
+    except OSError as error:  # an unreadable --data file: one line naming it and the cause
+        from shuffledp.io import describe_os_error
+
+        print(f"shuffle-dp: error: {describe_os_error(error)}", file=sys.stderr)
+        return 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,10 +13,16 @@ Every output of the library and the workflow goes through :func:`atomic_output` 
 
 ``SIGKILL`` cannot be caught: a killed process may leave a ``.<name>.<random><suffix>`` file beside
 the target, never a truncated file at the target itself.
+
+A write that fails with an ``OSError`` (a full disk, a read-only file system) is re-raised as
+:class:`FileAccessError`, whose message is one line naming the output and the cause ("cannot write
+results/x.csv: No space left on device"); :func:`describe_os_error` gives the same one line for any
+``OSError`` that names a file (an unreadable input: "cannot open data/x.csv: Permission denied").
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import tempfile
@@ -24,12 +30,34 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_output", "atomic_write_text", "new_file_mode"]
+__all__ = ["atomic_output", "atomic_write_text", "new_file_mode", "FileAccessError", "describe_os_error"]
 
 _PENDING: set[Path] = set()
 _LOCK = threading.Lock()
 _previous_sigterm = None
 _handler_installed = False
+
+
+class FileAccessError(OSError):
+    """An input that could not be read or an output that could not be written; ``str`` is one line."""
+
+    def __init__(self, action: str, filename, cause: OSError):
+        super().__init__(cause.errno, cause.strerror or str(cause), str(filename))
+        self.action = action
+
+    def __str__(self) -> str:
+        return f"cannot {self.action} {self.filename}: {self.strerror}"
+
+
+def describe_os_error(error: OSError) -> str:
+    """One line naming the file and the cause of ``error`` (its own message when it names no file)."""
+    if isinstance(error, FileAccessError):
+        return str(error)
+    cause = error.strerror or (os.strerror(error.errno) if error.errno else str(error))
+    if error.filename is None:
+        return cause
+    action = "write" if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG) else "open"
+    return f"cannot {action} {error.filename}: {cause}"
 
 
 def _umask() -> int:
@@ -102,6 +130,11 @@ def atomic_output(path, *, suffix: str | None = None):
         yield temporary
         os.chmod(temporary, new_file_mode())
         os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        if isinstance(error, FileAccessError) or error.filename not in (None, str(temporary), str(path)):
+            raise  # already described, or about another file (an input read inside the block)
+        raise FileAccessError("write", path, error) from error
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

@@ -4,13 +4,18 @@ Snakemake points the user at a job's ``log:`` file when the job fails, but an un
 printed only to the job's stderr (mixed into Snakemake's own output). :func:`setup_job_log` sends
 the ``logging`` records of the script to its log file and installs a :data:`sys.excepthook` that
 first writes the exception there -- one line ``FAILED: <type>: <message>`` followed by the
-traceback -- and then prints it to stderr as usual.
+traceback -- and then prints it to stderr as usual. A file that could not be read or written (an
+``OSError`` naming a file: permission denied, a full disk) is printed to stderr as one line naming
+the file and the cause (:func:`shuffledp.io.describe_os_error`); its traceback is in the log file. If
+the log file cannot be written either (the same full disk), that failure is not reported a second time.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+
+from shuffledp.io import FileAccessError, describe_os_error
 
 __all__ = ["setup_job_log", "LOG_FORMAT"]
 
@@ -30,13 +35,24 @@ def setup_job_log(snakemake, *, level: int = logging.INFO) -> logging.Logger:
     previous = sys.excepthook
 
     def log_then_print(kind, value, traceback) -> None:
-        if not issubclass(kind, KeyboardInterrupt):
+        if issubclass(kind, KeyboardInterrupt):
+            previous(kind, value, traceback)
+            return
+        file_problem = isinstance(value, OSError) and (value.filename is not None or isinstance(value, FileAccessError))
+        raising, logging.raiseExceptions = logging.raiseExceptions, not file_problem
+        try:
             logging.getLogger("job").error(
-                "FAILED: %s: %s", kind.__name__, str(value).splitlines()[0] if str(value) else "",
+                "FAILED: %s: %s", kind.__name__,
+                describe_os_error(value) if file_problem else str(value).splitlines()[0] if str(value) else "",
                 exc_info=(kind, value, traceback),
             )
             logging.shutdown()  # flush the file before the interpreter exits
-        previous(kind, value, traceback)
+        finally:
+            logging.raiseExceptions = raising
+        if file_problem:
+            print(f"error: {describe_os_error(value)}", file=sys.stderr)
+        else:
+            previous(kind, value, traceback)
 
     sys.excepthook = log_then_print
     return logging.getLogger()

@@ -141,7 +141,9 @@ def test_subsample_one_equals_unsampled_and_smaller_q_helps(name):
     sampled = compose(name, subsample=1.0, **kwargs)
     eps = np.array([0.1, 0.5, 1.0])
     np.testing.assert_array_equal(full.delta_for_epsilon(eps), sampled.delta_for_epsilon(eps))
-    half = compose(name, subsample=0.5, **kwargs)
+    # the same 300 users reporting per round, sampled from a population of 600: subsampling only helps
+    half = compose(name, subsample=0.5, **{**kwargs, "n_users": 600})
+    assert half.rounds[0].per_round == 300
     assert np.all(half.delta_for_epsilon(eps) <= full.delta_for_epsilon(eps) + SLACK)
 
 
@@ -151,7 +153,7 @@ def test_subsampled_pair_matches_exact_mixture_for_tiny_case():
     q = 0.3
     mixed = {o: q * float(p_law.get(o, 0)) + (1 - q) * float(q_law.get(o, 0)) for o in set(p_law) | set(q_law)}
     qq = {o: float(q_law.get(o, 0)) for o in mixed}
-    accountant = compose("weak-adversary", epsilon_local=1.5, n_users=3, k=3, compositions=2, subsample=q,
+    accountant = compose("weak-adversary", epsilon_local=1.5, n_users=10, k=3, compositions=2, subsample=q,
                          value_discretization_interval=DELTA)
     for eps in (0.05, 0.2):
         upper = float(accountant.delta_for_epsilon(eps)[0])
@@ -183,10 +185,12 @@ def test_composed_epsilon_agrees_with_independent_pld_of_exact_views(name, laws)
 
 def test_girgis_reproduces_koskela_stored_values():
     # Koskela et al.'s clones_girgis_comparison_fig3/girgis_upper.py: n = 1e5, q = 0.01, eps0 = 3, delta = 1e-5;
-    # values from its pickle eps_fig1_girgis_upper.p at T = 10, 100, 1000, 10000
+    # values from its pickle eps_fig1_girgis_upper.p at T = 10, 100, 1000, 10000. Called in the paper's words:
+    # n_users is the population (issue 22), 1,000 users are sampled each round.
     expected = {10: 0.73077, 100: 1.74824, 1000: 4.28734, 10000: 11.87878}
     for T, value in expected.items():
-        accountant = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=1000, k=2, compositions=T, subsample=0.01)
+        accountant = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=100000, k=2, compositions=T, subsample=0.01)
+        assert accountant.users_per_round == 1000
         assert accountant.epsilon_for_delta(1e-5) == pytest.approx(value, abs=1e-5)
 
 
@@ -201,10 +205,31 @@ def test_girgis_above_tight_upper_bounds(name, eps0, n, T):
 
 
 def test_girgis_subsampled_above_composed_subsampled_clones():
-    girgis = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=1000, k=2, compositions=100, subsample=0.01)
-    ours = compose("feldman-numerical", epsilon_local=3.0, n_users=1000, k=2, compositions=100, subsample=0.01,
+    girgis = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=100000, k=2, compositions=100, subsample=0.01)
+    ours = compose("feldman-numerical", epsilon_local=3.0, n_users=100000, k=2, compositions=100, subsample=0.01,
                    value_discretization_interval=DELTA)
     assert girgis.epsilon_for_delta(1e-5) >= ours.epsilon_for_delta(1e-5)
+
+
+def test_subsample_population_convention_samples_q_n_users_per_round():
+    """n_users is the population (Girgis et al.; Koskela et al. "n = 10^5 users, q = 0.01"): the subsampled
+    round is the unsampled pair of q n users mixed with rate q, so at q = 1 the per-round and population
+    readings coincide, and below it the views are those of q n users."""
+    r = Round(3.0, 100000, 4, 0.01)
+    assert r.per_round == 1000 and r.n_users == 100000
+    paper = compose("feldman-numerical", epsilon_local=3.0, n_users=100000, k=4, compositions=10, subsample=0.01)
+    per_round = get_accountant("feldman-numerical", epsilon_local=3.0, n_users=1000, k=4)
+    # the subsampled composition is far below 10 rounds of the unsampled 1,000-user shuffler and above zero
+    assert 0.0 < paper.epsilon_for_delta(1e-5) < per_round.epsilon_for_delta(1e-5)
+    assert paper.epsilon_for_delta(1e-5) == pytest.approx(0.0257, abs=5e-4)  # the issue's value for 1,000 per round
+
+
+@pytest.mark.parametrize("n, q, shown", [(50, 0.01, "0.5"), (1234, 0.01, "12.34"), (10, 0.05, "0.5")])
+def test_subsample_refuses_settings_without_a_whole_number_of_users_per_round(n, q, shown):
+    for call in (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=n, k=3, subsample=q),
+                 lambda: get_accountant("girgis-rdp", epsilon_local=1.0, n_users=n, k=3, subsample=q)):
+        with pytest.raises(ValueError, match=rf"`subsample` x `n_users` must be a whole number >= 1 .*= {shown}\.$"):
+            call()
 
 
 def test_round_pld_returns_one_pld_per_dataset_for_lower_bound():

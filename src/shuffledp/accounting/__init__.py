@@ -38,6 +38,7 @@ __all__ = [
     "colours",
     "accountant_sets",
     "compose",
+    "privacy_loss_distribution",
 ]
 
 #: registry name -> "module:Class" (one module per family; see the module docstrings)
@@ -150,6 +151,13 @@ def accountant_sets() -> dict[str, list[str]]:
                              if c.composable() or getattr(c, "accepts_compositions", False)),
         "dataset-free-upper": sorted(n for n, c in classes.items() if c.kind is BoundKind.UPPER and not c.needs_n_x0),
     }
+
+
+def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, **options):
+    """One round as a dp_accounting ``PrivacyLossDistribution`` (replace-one; pessimistic for upper bounds,
+    optimistic for the lower bound); see :func:`shuffledp.accounting.composition.privacy_loss_distribution`."""
+    module = importlib.import_module("shuffledp.accounting.composition")
+    return module.privacy_loss_distribution(name, epsilon_local, n_users, k, **options)
 
 
 def compose(name: str, **parameters):

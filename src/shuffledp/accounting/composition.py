@@ -35,8 +35,9 @@ reports). By Zhu, Dong, Wang (2022, Prop. 30; as used by Koskela et al. Sec. 3.4
 the shuffler of m users under replace-one, then (q P + (1 - q) Q, Q) dominates the subsampled one; its
 loss is log(q e^L + 1 - q) under q P + (1 - q) Q, and its ADD direction is (Q, q P + (1 - q) Q). The
 binned view keeps the P- and Q-mass of each loss bin, so the mixture masses are exact and only the
-loss is rounded (up for upper bounds, from the bin's conservative edge). Here ``n_users`` is the
-number of users per round (m).
+loss is rounded (up for upper bounds, from the bin's conservative edge). ``n_users`` is the population
+n, as in the papers ("n = 10^5 users, subsampling ratio q = 0.01"); each round samples m = q n users,
+and a q n that is below 1 or not a whole number is refused (:func:`~shuffledp.accounting.params.users_per_round`).
 
 Accuracy: dp_accounting works in linear space, so composed deltas carry an absolute error of about
 1e-15 (FFT rounding and ``tail_mass_truncation``); deltas below ~1e-13 are not resolved after
@@ -55,7 +56,7 @@ from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
-from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting
+from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_per_round
 from shuffledp.accounting.views.binned import BinnedView
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "ComposedAccountant",
     "compose",
     "round_pld",
+    "privacy_loss_distribution",
     "DEFAULT_INTERVAL",
     "DEFAULT_TAIL",
     "MAX_COMPOSITIONS",
@@ -89,7 +91,8 @@ def composable() -> dict[str, BoundKind]:
 
 @dataclass(frozen=True)
 class Round:
-    """One round of a heterogeneous composition: local epsilon, users reporting, domain size, rate q."""
+    """One round of a heterogeneous composition: local epsilon, population n, domain size, rate q
+    (``per_round`` = q n users are sampled and report; n of them when q = 1)."""
 
     epsilon_local: float
     n_users: int
@@ -99,18 +102,24 @@ class Round:
     def __post_init__(self):
         setting = ShuffleSetting(epsilon_local=self.epsilon_local, n_users=self.n_users, k=self.k)
         object.__setattr__(self, "epsilon_local", setting.epsilon_local)
-        object.__setattr__(self, "n_users", check_integer(self.n_users, "n_users", low=1, high=MAX_USERS_PER_ROUND))
+        object.__setattr__(self, "n_users", setting.n_users)
         object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
         object.__setattr__(self, "subsample", check_real(self.subsample, "subsample", low=0.0, high=1.0, low_open=True))
+        check_integer(self.per_round, "users per round (subsample x n_users)", low=1, high=MAX_USERS_PER_ROUND)
         if self.epsilon_local > 50.0:
             raise ValueError(
                 f"`epsilon_local` must be in (0, 50] for composition (losses up to eps0 on a grid); "
                 f"got {self.epsilon_local!r}."
             )
 
+    @property
+    def per_round(self) -> int:
+        """Users sampled (and reporting) each round: q n (:func:`~shuffledp.accounting.params.users_per_round`)."""
+        return users_per_round(self.n_users, self.subsample)
+
 
 def _views(name: str, r: Round, interval: float, pessimistic: bool) -> list[BinnedView]:
-    accountant = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.n_users, k=r.k)
+    accountant = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k)
     return accountant.binned_views(interval=interval, pessimistic=pessimistic, K=_K_WINDOW)
 
 
@@ -168,6 +177,40 @@ def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL) -> lis
     """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``)."""
     pessimistic = accountant_class(name).kind is BoundKind.UPPER
     return [_pld(view, r.subsample) for view in _views(name, r, interval, pessimistic)]
+
+
+def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,
+                              value_discretization_interval: float = 1e-4, subsample: float = 1.0,
+                              dataset: int | None = None) -> PrivacyLossDistribution:
+    """One round of shuffled k-RR as a ``dp_accounting`` ``PrivacyLossDistribution``, to be composed there
+    with other mechanisms' PLDs (``from_gaussian_mechanism``, ``from_laplace_mechanism``, ...).
+
+    **Neighbouring relation: replace-one** (D and D' differ in one user's value; n is the same). Compose
+    it only with PLDs built for the same relation, e.g. dp_accounting's
+    ``neighboring_relation=NeighboringRelation.REPLACE_ONE`` (the Gaussian's ``sensitivity`` is then the
+    largest change when one record is replaced: sqrt 2 for a histogram, 2 C for a sum clipped at C), and
+    with the same ``value_discretization_interval`` (dp_accounting requires it).
+
+    Which way it errs: for an UPPER accountant (``strong-adversary``, ``weak-adversary``,
+    ``feldman-numerical``, ``clones-krr``) the PLD is *pessimistic* -- losses rounded up by less than the
+    interval, every mass outside the certified windows moved to the infinity mass -- so every delta or
+    epsilon read from it, alone or after composition, is an upper bound (at most one interval per
+    round above). For ``worst-case-lower`` it is *optimistic* (losses rounded down, dropped mass
+    dropped): the PLD of one explicit dataset pair, hence a lower bound on the worst case; ``dataset``
+    picks it by index in the accountant's list (default: the one with the largest single-round epsilon
+    at delta = 1e-6). ``subsample`` q < 1 gives the round that samples q ``n_users`` users of the
+    population ``n_users`` (module docstring).
+    """
+    names = composable()
+    if name not in names:
+        raise ValueError(f"`name` must be one of {', '.join(sorted(names))} (accountants with an explicit pair "
+                         f"of distributions); got {name!r}.")
+    interval = check_real(value_discretization_interval, "value_discretization_interval", low=0.0, high=0.1,
+                          low_open=True)
+    plds = round_pld(name, Round(epsilon_local, n_users, k, subsample), interval=interval)
+    if dataset is not None:
+        return plds[check_integer(dataset, "dataset", low=0, high=len(plds) - 1)]
+    return max(plds, key=lambda pld: pld.get_epsilon_for_delta(1e-6))
 
 
 class ComposedAccountant:
@@ -257,7 +300,8 @@ def compose(name: str, *, epsilon_local: float | None = None, n_users: int | Non
     """Composed accountant: ``compositions`` identical rounds, or the heterogeneous ``rounds``.
 
     ``rounds`` is a sequence of :class:`Round` or of (epsilon_local, n_users) pairs (then ``k`` and
-    ``subsample`` apply to every round). ``n_users`` is the number of users reporting per round.
+    ``subsample`` apply to every round). ``n_users`` is the population: each round samples
+    ``subsample`` x ``n_users`` users (all of them when ``subsample`` is 1).
     """
     compositions = check_integer(compositions, "compositions", low=1, high=MAX_COMPOSITIONS)
     subsample = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)

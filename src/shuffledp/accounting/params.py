@@ -23,7 +23,7 @@ from shuffledp._numerics import log_expm1
 from shuffledp._validation import check_integer, check_real
 
 __all__ = ["BoundKind", "ShuffleSetting", "KrrParams", "MAX_N_USERS", "MAX_K", "MAX_EPSILON_LOCAL",
-           "check_epsilon_local_finite"]
+           "check_epsilon_local_finite", "users_per_round"]
 
 #: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
 MAX_N_USERS = 10**15
@@ -41,6 +41,25 @@ def check_epsilon_local_finite(epsilon_local: float, name: str) -> None:
             f"`epsilon_local` must be in (0, {MAX_EPSILON_LOCAL:g}] for {name!r} (e^(eps + eps0) must be finite); "
             f"got {epsilon_local!r}."
         )
+
+
+def users_per_round(population: int, subsample: float) -> int:
+    """m = q n: the users sampled each round from a population of ``population`` at rate ``subsample``.
+
+    The papers' convention (Girgis et al. 2021; Koskela et al. 2023 "n = 10^5 users, subsampling ratio
+    q = 0.01"): n is the population and each round a uniformly random subset of exactly m = q n users
+    reports. A setting where q n is below 1 or not a whole number has no such m and is refused.
+    """
+    population = check_integer(population, "n_users", low=1, high=MAX_N_USERS)
+    q = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
+    m = q * population
+    whole = round(m)
+    if whole < 1 or abs(m - whole) > 1e-9 * max(1.0, m):
+        raise ValueError(
+            f"`subsample` x `n_users` must be a whole number >= 1 of users sampled per round (`n_users` is the "
+            f"population); got subsample={q!r} x n_users={population} = {m:.10g}."
+        )
+    return int(whole)
 
 
 class BoundKind(enum.Enum):

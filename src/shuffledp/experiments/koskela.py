@@ -59,9 +59,9 @@ VERDICT_COLUMNS = ["figure", "curve", "accountant", "compositions", "points", "c
 
 
 def composed(name: str, *, epsilon_local: float, n_users: int, k: int, compositions: int, subsample: float = 1.0):
-    """The accountant ``name`` after ``compositions`` rounds of ``n_users`` reports each (a fraction
-    ``subsample`` of the population when below 1): the registry's own composition where the accountant
-    has one (RDP bounds), else :func:`shuffledp.accounting.compose`."""
+    """The accountant ``name`` after ``compositions`` rounds, each sampling ``subsample`` x ``n_users``
+    users from the population ``n_users`` (the papers' convention): the registry's own composition where
+    the accountant has one (RDP bounds), else :func:`shuffledp.accounting.compose`."""
     if getattr(accountant_class(name), "accepts_compositions", False):
         return get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k, compositions=compositions,
                               subsample=subsample)
@@ -109,7 +109,7 @@ def figure_frame(number: int, section: Mapping) -> pd.DataFrame:
                 rows += [_row(1, label, name, compositions, "epsilon", e, "delta", d, seconds) for e, d in zip(epsilons, values)]
             elif number == 2:
                 q = float(section["subsample"])
-                accountant = composed(name, n_users=int(round(q * int(section["n_users"]))), compositions=int(compositions),
+                accountant = composed(name, n_users=int(section["n_users"]), compositions=int(compositions),
                                       subsample=q, **common)
                 value = accountant.epsilon_for_delta(float(section["delta"]))
                 rows.append(_row(2, label, name, compositions, "compositions", compositions, "epsilon", value,

@@ -9,8 +9,9 @@ They hold for every eps0-LDP randomizer (hence shuffled k-RR), replace-one neigh
   + e^(eps0 lambda - (n - 1) / (8 e^eps0))) / (lambda - 1).
 * ``girgis-rdp-simple`` -- Thm 3.3, every real lambda > 1:
   eps(lambda) <= log(e^(lambda^2 (e^eps0 - 1)^2 / n-bar) + e^(eps0 lambda - (n - 1) / (8 e^eps0))) / (lambda - 1).
-* with ``subsample`` q < 1 (a uniformly random subset of m = n users out of n / q reports each round;
-  ``n_users`` is m), ``girgis-rdp`` uses their subsampled-shuffle bound, as evaluated in Koskela,
+* with ``subsample`` q < 1 (a uniformly random subset of m = q n users out of the population of n
+  reports each round; ``n_users`` is the population n, the papers' convention), ``girgis-rdp`` uses
+  their subsampled-shuffle bound, as evaluated in Koskela,
   Heikkila, Honkela's comparison code (clones_girgis_comparison_fig3/girgis_upper.py), with n-bar from m:
   log(1 + 4 C(lambda, 2) q^2 (e^eps0 - 1)^2 / (n-bar e^eps0)
   + sum_{j=3}^{lambda} C(lambda, j) q^j j Gamma(j/2) (2 (e^(2 eps0) - 1)^2 / (n-bar e^(2 eps0)))^(j/2) + Y) / (lambda - 1),
@@ -38,6 +39,7 @@ from scipy.special import gammaln
 from shuffledp._numerics import logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.params import users_per_round
 
 __all__ = ["GirgisRDP", "GirgisRDPSimple", "rdp_to_log_delta", "rdp_to_epsilon", "MAX_ORDER"]
 
@@ -78,11 +80,13 @@ class _GirgisBase(Accountant):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         self.compositions = check_integer(compositions, "compositions", low=1, high=10**9)
         self.subsample = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
+        #: users sampled each round, m = q n (n itself when q = 1)
+        self.users_per_round = users_per_round(self.setting.n_users, self.subsample)
         if self.setting.epsilon_local > 50.0:
             raise ValueError(f"`epsilon_local` must be in (0, 50] for {self.name!r}; got {epsilon_local!r}.")
 
     def _n_bar(self) -> float:
-        n, e0 = self.setting.n_users, self.setting.epsilon_local
+        n, e0 = self.users_per_round, self.setting.epsilon_local
         return math.floor((n - 1) / (2.0 * math.exp(e0))) + 1.0
 
     def _orders_rdp(self):  # pragma: no cover - abstract
@@ -118,7 +122,7 @@ class GirgisRDP(_GirgisBase):
     )
 
     def _orders_rdp(self):
-        e0, n = self.setting.epsilon_local, self.setting.n_users
+        e0, n = self.setting.epsilon_local, self.users_per_round
         n_bar = self._n_bar()
         orders = np.arange(2, MAX_ORDER + 1, dtype=float)
         q = self.subsample
