@@ -128,8 +128,8 @@ def _run(argv, src: Path, timeout: float, cwd: Path | None = None) -> tuple[dict
     start, cpu0 = time.perf_counter(), _children_cpu()
     try:
         done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"wall": time.perf_counter() - start, "cpu": float("nan")}, f"timeout > {timeout:g} s"
+    except subprocess.TimeoutExpired:  # the child was killed and reaped: its CPU so far is counted
+        return {"wall": time.perf_counter() - start, "cpu": _children_cpu() - cpu0}, f"timeout > {timeout:g} s"
     record = {"process_wall": time.perf_counter() - start, "process_cpu": _children_cpu() - cpu0,
               "stdout": done.stdout}
     if done.returncode != 0:
@@ -144,7 +144,7 @@ def measure(name: str, src: Path, timeout: float, workflow_data: str | None) -> 
                 "--n", str(FIFTY["n_users"]), "--k", str(FIFTY["k"]), "--json", "--eps", *map(str, EPSILONS)]
         record, status = _run(argv, src, timeout)
         if status != "ok":
-            return {"wall": record.get("wall", math.nan), "cpu": math.nan, "digest": "", "status": status}
+            return {"wall": record.get("wall", math.nan), "cpu": record.get("cpu", math.nan), "digest": "", "status": status}
         digest = hashlib.sha256(record["stdout"].encode()).hexdigest()[:12]
         return {"wall": record["process_wall"], "cpu": record["process_cpu"], "digest": digest, "status": status}
     if name == "ci":
@@ -156,7 +156,7 @@ def measure(name: str, src: Path, timeout: float, workflow_data: str | None) -> 
         return _measure_workflow(src, timeout, workflow_data)
     record, status = _run([python, str(Path(__file__).resolve()), "--row", name], src, timeout)
     if status != "ok":
-        return {"wall": record.get("wall", math.nan), "cpu": math.nan, "digest": "", "status": status}
+        return {"wall": record.get("wall", math.nan), "cpu": record.get("cpu", math.nan), "digest": "", "status": status}
     child = json.loads(record["stdout"].strip().splitlines()[-1])
     return {"wall": child["wall"], "cpu": child["cpu"], "digest": child["digest"], "status": status,
             "value": child["first"]}
