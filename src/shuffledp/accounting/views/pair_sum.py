@@ -77,7 +77,7 @@ class PairSum:
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
     __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var",
-                 "log_p", "log_q", "total")
+                 "log_p", "log_q", "total", "_log_f")
 
     def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0):
         self.a, self.l, self.log_p, self.log_q = a, l, log_p, log_q
@@ -100,11 +100,23 @@ class PairSum:
         self.mean = a * p + l * q + 0.5 * blanket
         self.var = (a + l) * p * q + 0.25 * blanket
         self.total = a + l + blanket  # largest value of S
+        self._log_f: dict[int, float] = {}  # log f(h) already computed (epsilon-free: reused by every search step)
 
     # -- pieces (self._other: the other binomial's log pmf on ranges, cached)
     def log_f(self, h: np.ndarray) -> np.ndarray:
-        """log Pr(S = h) over the summed window (a lower value by at most the mass outside it)."""
+        """log Pr(S = h) over the summed window (a lower value by at most the mass outside it).
+
+        Values are kept per h: each is one row's own sum (:func:`_log_sum_rows` reduces each row
+        separately), so a value read back is the one a new evaluation would give, bit for bit."""
         h = np.asarray(h, dtype=np.int64)
+        known = self._log_f
+        missing = np.array(sorted({int(v) for v in h if int(v) not in known}), dtype=np.int64)
+        if missing.size:
+            known.update(zip(missing.tolist(), self._log_f_rows(missing).tolist()))
+        return np.array([known[int(v)] for v in h], dtype=float)
+
+    def _log_f_rows(self, h: np.ndarray) -> np.ndarray:
+        """log Pr(S = h) for each h, evaluated (one row of window terms per h)."""
         width = self.log_w.size
         lo_all = int(h.min()) - self.lo - width + 1
         hi_all = int(h.max()) - self.lo
