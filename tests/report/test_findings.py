@@ -47,6 +47,21 @@ def test_eq6_orders_of_magnitude_come_from_the_eq6_rows_only():
     assert "[Table IV](#table-iv)" in text and "90" not in text
 
 
+def test_eq6_names_the_tables_and_the_text_in_one_phrase():
+    rows = _comparison_rows()
+    extra = rows.iloc[[1]].assign(table=["text"], row=["p. 7"])
+    text = finding_eq6(pd.concat([rows, extra, rows.iloc[[1]].assign(table=["V"])], ignore_index=True))
+    assert "cells of Tables II, IV and V and the text" in text
+
+
+def test_equal_guarantee_settings_differing_only_in_dataset_or_delta_rule_are_told_apart():
+    frame = pd.DataFrame({"dataset": ["paris", "paris"], "k": 408, "n_users": 1000, "epsilon": 4.0,
+                          "delta_rule": ["1/n^1.1", "fixed 1e-06"], "ratio": [0.9, 0.95],
+                          "winner_upper": "shuffle", "certain": True})
+    text = finding_equal_guarantee(frame, "extra-equal-guarantee")
+    assert "(paris, n = 1,000, ε = 4, k = 408, δ 1/n^1.1; paris, n = 1,000, ε = 4, k = 408, δ fixed 1e-06)" in text
+
+
 def test_eq6_follows_its_input():
     rows = _comparison_rows()
     rows.loc[1, "ours_exact"] = 1e-12  # 8 orders
@@ -68,7 +83,7 @@ def test_equal_guarantee_winners_and_ratios():
                           "epsilon": [1.0, 0.5, 2.0], "delta_rule": "fixed 1e-06", "ratio": [2.5, 0.8, 1.1],
                           "winner_upper": ["central", "shuffle", "tie"], "certain": [True, True, False]})
     text = finding_equal_guarantee(frame, "extra-equal-guarantee")
-    assert "lower TV in 1 of 3 settings and shuffle+INV in 1 (n = 10,000, ε = 0.5, k = 5)" in text
+    assert "lower TV in 1 of 3 settings and shuffle+INV in 1 (uniform, n = 10,000, ε = 0.5, k = 5, δ fixed 1e-06)" in text
     assert "neither beyond Monte-Carlo error in 1" in text
     assert "0.80 to 2.50 (median 1.10)" in text and "2 of 3 verdicts are certain" in text
 

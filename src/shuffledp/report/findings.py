@@ -47,6 +47,18 @@ def _lacks(frame: pd.DataFrame | None, columns: Sequence[str]) -> bool:
     return frame is None or not all(c in frame.columns for c in columns) or frame.empty
 
 
+def _table_list(tables: Sequence[str]) -> str:
+    """'Table II', 'Tables II, IV and VI and the text': the paper's tables named in one phrase."""
+    named = [t for t in tables if t != "text"]
+    parts = []
+    if named:
+        listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+        parts.append(f"Table{'s' if len(named) > 1 else ''} {listed}")
+    if "text" in tables:
+        parts.append("the text")
+    return " and ".join(parts)
+
+
 def finding_eq6(rows: pd.DataFrame | None) -> str:
     """By how many orders of magnitude δ from eq. (6) as printed understates the exact single-bin δ,
     over the comparison rows whose "as printed" value is eq. (6) (Table II's own column, Table IV)."""
@@ -67,7 +79,7 @@ def finding_eq6(rows: pd.DataFrame | None) -> str:
     links = ", ".join(f"[Table {t}](#table-{t.lower()})" for t in tables)
     return (
         f"Eq. (6) as printed understates the exact δ in {int(under.sum())} of {int(both.sum())} cells of "
-        f"Table{'s' if len(tables) > 1 else ''} {' and '.join(tables)} (median {float(orders.median()):.1f}, up to "
+        f"{_table_list(tables)} (median {float(orders.median()):.1f}, up to "
         f"{float(orders.max()):.1f} orders of magnitude: Table {worst['table']}, {worst['block']}, {worst['row']}, "
         f"{worst['column']}, printed {_format_number(float(printed[orders.idxmax()]))} vs exact "
         f"{_format_number(float(exact[orders.idxmax()]))})"
@@ -102,7 +114,8 @@ def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
     central = int((frame["winner_upper"] == "central").sum())
     shuffle = frame[frame["winner_upper"] == "shuffle"]
     ratio = pd.to_numeric(frame["ratio"], errors="coerce")
-    where = "; ".join(f"n = {int(r.n_users):,}, ε = {r.epsilon:g}, k = {int(r.k)}" for r in shuffle.head(3).itertuples())
+    where = "; ".join(f"{r.dataset}, n = {int(r.n_users):,}, ε = {r.epsilon:g}, k = {int(r.k)}, δ {r.delta_rule}"
+                      for r in shuffle.head(3).itertuples())
     return (
         f"At an equal (ε, δ) guarantee the trusted curator's Gaussian gives the lower TV in {central} of {total} "
         f"settings and shuffle+INV in {len(shuffle)}" + (f" ({where}{'; …' if len(shuffle) > 3 else ''})" if len(shuffle) else "")
