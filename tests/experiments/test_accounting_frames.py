@@ -281,3 +281,29 @@ def test_frames_take_an_injected_factory():
                         factory=lambda name, **kw: Constant(**kw), kind_of=lambda name: "upper bound")
     assert frame["delta"].iloc[0] == pytest.approx(1e-5)
     assert isinstance(frame, pd.DataFrame)
+
+
+def test_table4_worst_case_bracket_contains_the_papers_dataset(table4):
+    """Issue 23: the configured worst-case columns bracket the worst case over every dataset, so the
+    lower end is >= the exact delta of the paper's one dataset (both directions) and <= the upper end;
+    each compared cell's note states the bracket beside eq. (6) and the exact single-bin value."""
+    table, comparison = table4
+    lower = ACCOUNTANT_LABELS["worst-case-lower"]
+    upper = ACCOUNTANT_LABELS["worst-case-upper"]
+    exact = ACCOUNTANT_LABELS["biswas-exact-both"]
+    values = table[[exact, lower, upper]].astype(float)
+    assert (values[lower] >= values[exact] * (1 - 1e-9)).all()
+    assert (values[upper] >= values[lower] * (1 - 1e-9)).all()
+    assert (values[lower] > values[exact] * 10).sum() >= 20  # one dataset, one bin understates the worst case
+    assert comparison["note"].str.contains(r"worst case over every dataset: \[", regex=True).all()
+
+
+def test_table2_note_carries_the_worst_case_bracket(accounting):
+    slice_ = dict(accounting["table2"], bounds=["worst-case-lower", "worst-case-upper"],
+                  blocks=accounting["table2"]["blocks"][:1])
+    table, comparison = table2_frames(slice_, load_reference("table2"))
+    ours = comparison[comparison["column"] == "Our delta"]
+    first = table.iloc[0]
+    expected = (f"worst case over every dataset: [{first[ACCOUNTANT_LABELS['worst-case-lower']]}, "
+                f"{first[ACCOUNTANT_LABELS['worst-case-upper']]}]")
+    assert expected in ours["note"].iloc[0]

@@ -119,6 +119,7 @@ def check_accounting_config(section: Mapping, *, available: Sequence[str] | None
 
     table2 = section["table2"]
     check_names("accounting.table2.bounds", table2["bounds"])
+    check_names("accounting.table4.bounds", section["table4"].get("bounds", []))
     for index, block in enumerate(section["table4"]["blocks"]):
         key = f"accounting.table4.blocks[{index}]"
         if block["vary"] in ("n_users", "k"):
@@ -388,6 +389,15 @@ def _table2_rate_cells(record, comparison, setting, row_label, paper, logs, i) -
     return verdicts
 
 
+def _worst_case_note(logs: Mapping[str, np.ndarray], i: int) -> str:
+    """'; worst case over every dataset: [lower, upper]' when both ends were computed (issue 23): the
+    guarantee the paper's one-dataset, one-bin delta stands in for."""
+    if not {"worst-case-lower", "worst-case-upper"} <= set(logs):
+        return ""
+    low, high = (format_delta(float(logs[name][i])) for name in ("worst-case-lower", "worst-case-upper"))
+    return f"; worst case over every dataset: [{low}, {high}] (worst-case-lower, worst-case-upper)"
+
+
 def _table2_eq6_cells(record, comparison, setting, row_label, paper, logs, i) -> list[str]:
     """The paper's own column (eq. (6)) of one row and the exact single-bin deltas: add them to
     ``record`` and the verdict to ``comparison``; return the verdict texts."""
@@ -399,7 +409,8 @@ def _table2_eq6_cells(record, comparison, setting, row_label, paper, logs, i) ->
     eps0, k, n_x0 = setting["eps0"], setting["k"], setting["n_x0"]
     verdict, note = _verdict(paper[TABLE2_OURS_COLUMN], float(logs["biswas-printed"][i]))
     note = (f"ours_as_printed: eq. (6) at eps0 = {eps0:g}, k = {k}, n_x0 = {n_x0}; {note}; "
-            f"ours_exact: exact single-bin (forward) = {format_delta(float(logs['biswas-exact'][i]))}")
+            f"ours_exact: exact single-bin (forward) = {format_delta(float(logs['biswas-exact'][i]))}"
+            + _worst_case_note(logs, i))
     comparison.append(
         _comparison_row("II", setting["label"], row_label, TABLE2_OURS_COLUMN, paper[TABLE2_OURS_COLUMN],
                         float(logs["biswas-printed"][i]), float(logs["biswas-exact"][i]), verdict, note)
@@ -422,7 +433,8 @@ def table4_frames(
     """(table, comparison) for Table IV from the ``accounting.table4`` config slice.
 
     The paper's cells of a row are matched by position to ``table4.epsilon`` (its "varying n" and
-    "varying k" blocks print n / k values as column labels; see the reference README).
+    "varying k" blocks print n / k values as column labels; see the reference README). The optional
+    ``table4.bounds`` add one column each (the worst case over datasets beside eq. (6), issue 23).
     """
     epsilons = np.asarray(table4["epsilon"], dtype=float)
     rows, comparison = [], []
@@ -431,7 +443,7 @@ def table4_frames(
             row_label = _table4_row_label(block, setting)
             logs = {
                 name: log_delta(name, epsilons, factory=factory, **setting)
-                for name in ("biswas-printed", "biswas-exact", "biswas-exact-both")
+                for name in ("biswas-printed", "biswas-exact", "biswas-exact-both", *table4.get("bounds", []))
             }
             cells = _reference_cells(reference, block["label"], row_label)
             if len(cells) not in (0, len(epsilons)):
@@ -449,7 +461,7 @@ def table4_frames(
                 if paper:
                     verdict, note = _verdict(paper, float(logs["biswas-printed"][i]))
                     setting_text = ", ".join(f"{key} = {value:g}" for key, value in setting.items())
-                    note = f"eq. (6) at {setting_text}, eps = {eps:g}; {note}"
+                    note = f"eq. (6) at {setting_text}, eps = {eps:g}; {note}" + _worst_case_note(logs, i)
                     if printed_column != f"eps={eps:g}":
                         note += f"; column printed as {printed_column!r}, read as eps = {eps:g}"
                     comparison.append(
