@@ -139,3 +139,18 @@ def test_an_error_about_another_file_inside_the_block_is_not_relabelled(tmp_path
             open(tmp_path / "missing.csv")
     assert not isinstance(raised.value, io.FileAccessError)
     assert io.describe_os_error(raised.value) == f"cannot open {tmp_path / 'missing.csv'}: No such file or directory"
+
+
+@pytest.mark.parametrize("error", [
+    __import__("urllib.error").error.URLError(ConnectionRefusedError(111, "Connection refused")),
+    ConnectionResetError(104, "Connection reset by peer"),
+    TimeoutError("timed out"),
+])
+def test_a_network_error_inside_the_block_is_not_called_a_write_failure(tmp_path, error):
+    """A download writes through atomic_output: a refused connection (an OSError naming no file) must
+    reach the downloader as itself, so it can say 'offline', and leave no temporary file."""
+    with pytest.raises(OSError) as raised:
+        with io.atomic_output(tmp_path / "g.txt.gz"):
+            raise error
+    assert raised.value is error
+    assert list(tmp_path.iterdir()) == []

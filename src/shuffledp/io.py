@@ -108,6 +108,19 @@ def _install_sigterm_handler() -> None:
     _handler_installed = True
 
 
+#: errno values of a write that failed for the file system's sake when the error names no file
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO, errno.EACCES, errno.EPERM})
+
+
+def _is_about_writing(error: OSError, temporary: Path, path: Path) -> bool:
+    """Whether an OSError raised inside :func:`atomic_output` is the write's own failure: it names the
+    temporary or the target, or it names no file and is a file-system errno (a full disk). A network error
+    (``urllib.error.URLError``, a refused connection: also OSErrors) or an error naming another file is not."""
+    if error.filename is not None:
+        return str(error.filename) in (str(temporary), str(path))
+    return error.errno in _WRITE_ERRNOS
+
+
 @contextmanager
 def atomic_output(path, *, suffix: str | None = None):
     """Yield a temporary path beside ``path``; on normal exit rename it to ``path``, else delete it.
@@ -132,8 +145,8 @@ def atomic_output(path, *, suffix: str | None = None):
         os.replace(temporary, path)
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        if isinstance(error, FileAccessError) or error.filename not in (None, str(temporary), str(path)):
-            raise  # already described, or about another file (an input read inside the block)
+        if isinstance(error, FileAccessError) or not _is_about_writing(error, temporary, path):
+            raise  # already described, about another file (an input read inside the block) or the network
         raise FileAccessError("write", path, error) from error
     except BaseException:
         temporary.unlink(missing_ok=True)
