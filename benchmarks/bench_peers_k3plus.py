@@ -25,7 +25,8 @@ log delta of our ``worst-case-lower``, ``worst-case-upper`` and ``weak-adversary
 SCW's upper / lower, with wall seconds for each. A peer's upper bound below our certified lower bound
 (by more than 1e-9 in log) is not an upper bound on the worst case over datasets there; a peer's lower
 bound above our certified upper bound (``worst-case-upper``) is not a lower bound. Also counted: valid
-and tighter than ours (upper below our upper; lower above our lower). SCW is skipped at a cell whose
+inside our bracket and tighter than our end (upper below our upper; lower above our lower): not
+refuted by our bracket, not certified by it either. SCW is skipped at a cell whose
 FFT length would exceed ``--scw-max-length`` (recorded as skipped).
 Writes results/benchmarks/peers_k3plus.csv.
 
@@ -147,22 +148,28 @@ def _describe(row) -> str:
 
 
 def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per peer: cells compared, invalid (upper below our lower / lower above our upper), valid and tighter."""
+    """Per peer and kind: cells run; invalid (an upper bound below our certified lower bound, a lower
+    bound above our certified upper bound), of which at SCW's 1e-11 floor; inside our bracket and
+    tighter than our own end (not refuted by our bracket, not certified by it either; floor values
+    excluded); and the rest (as loose as ours or looser)."""
     ours_lo, ours_up = frame["log_delta_worst-case-lower"], frame["log_delta_worst-case-upper"]
     out = []
     for peer, column, kind in (("Wang UB", "log_delta_wang_ub", "upper"), ("Wang LB", "log_delta_wang_lb", "lower"),
                                ("SCW upper", "log_delta_scw_up", "upper"), ("SCW lower", "log_delta_scw_lo", "lower")):
         theirs = frame[column]
         ran = theirs.notna()
+        at_floor = np.isclose(np.exp(theirs), SCW_FLOOR, rtol=1e-12, atol=0) if column.startswith("log_delta_scw") \
+            else pd.Series(False, index=frame.index)
         if kind == "upper":
             invalid = ran & (theirs < ours_lo - MARGIN)
-            tighter = ran & ~invalid & (theirs < ours_up - MARGIN)
+            tighter = ran & ~invalid & ~at_floor & (theirs < ours_up - MARGIN)
         else:
             invalid = ran & (theirs > ours_up + MARGIN)
-            tighter = ran & ~invalid & (theirs > ours_lo + MARGIN)
-        floor = frame["scw_lo_at_floor"] & invalid if column == "log_delta_scw_lo" else invalid & False
+            tighter = ran & ~invalid & ~at_floor & (theirs > ours_lo + MARGIN)
         out.append({"peer": peer, "kind": kind, "cells": int(ran.sum()), "invalid": int(invalid.sum()),
-                    "invalid_at_their_floor": int(floor.sum()), "valid_and_tighter": int(tighter.sum())})
+                    "invalid_at_their_floor": int((invalid & at_floor).sum()),
+                    "inside_bracket_tighter": int(tighter.sum()),
+                    "as_loose_or_looser": int((ran & ~invalid & ~tighter).sum())})
     return pd.DataFrame(out)
 
 
@@ -204,7 +211,12 @@ def main(argv=None) -> int:
     parser.add_argument("--fractions", type=float, nargs="+", default=[0.25, 0.5, 0.75])
     parser.add_argument("--scw-max-length", type=int, default=1 << 24)
     parser.add_argument("--skip-tiny", action="store_true")
+    parser.add_argument("--from-csv", type=Path, help="only print the verdicts of an earlier run's CSV")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="CSV of the grid (default %(default)s)")
     args = parser.parse_args(argv)
+    if args.from_csv is not None:  # re-print the verdicts of a finished run
+        print(verdicts(pd.read_csv(args.from_csv)).to_string(index=False))
+        return 0
     if not args.wang or not args.scw:
         raise SystemExit("--wang and --scw must name checkouts of the two peers' repositories; got "
                          f"wang={args.wang!r}, scw={args.scw!r}.")
@@ -215,7 +227,7 @@ def main(argv=None) -> int:
     frame = grid_rows(wang, scw, args.users, args.domains, args.local_epsilons, args.fractions, args.scw_max_length)
     for key, value in machine_info().items():
         frame[key] = value
-    atomic_write_text(OUTPUT, frame.to_csv(index=False))
+    atomic_write_text(args.output, frame.to_csv(index=False))
     print("\n" + verdicts(frame).to_string(index=False))
     seconds = [c for c in frame.columns if c.startswith("s_")]
     print("\nwall seconds per point (median / max):")
