@@ -107,7 +107,8 @@ def _timed(function):
 
 
 def _log(x: float) -> float:
-    return math.log(x) if x > 0 else -math.inf
+    """log of a delta; nan (a skipped peer call) stays nan, 0 maps to -inf."""
+    return math.nan if math.isnan(x) else (math.log(x) if x > 0 else -math.inf)
 
 
 def grid_rows(wang, scw, users, domains, local_epsilons, fractions, max_length):
@@ -157,7 +158,7 @@ def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
     for peer, column, kind in (("Wang UB", "log_delta_wang_ub", "upper"), ("Wang LB", "log_delta_wang_lb", "lower"),
                                ("SCW upper", "log_delta_scw_up", "upper"), ("SCW lower", "log_delta_scw_lo", "lower")):
         theirs = frame[column]
-        ran = theirs.notna()
+        ran = theirs.notna() & (frame["s_scw"].notna() if column.startswith("log_delta_scw") else True)
         at_floor = np.isclose(np.exp(theirs), SCW_FLOOR, rtol=1e-12, atol=0) if column.startswith("log_delta_scw") \
             else pd.Series(False, index=frame.index)
         if kind == "upper":
