@@ -203,6 +203,50 @@ def tiny_rows(wang, scw):
     return frame
 
 
+def eps_rows(wang, scw, users, domains, local_epsilons, delta, steps):
+    """Epsilon at ``delta`` through each peer's own search: Wang's amplificationUB / amplificationLB
+    (``steps`` bisection steps on [0, eps0]; UB returns the upper end, LB the lower end) and SCW's
+    ``get_eps`` (bisection to 1e-5, returns the upper end for both of their bounds), beside ours."""
+    bounds, mechanisms = scw
+    rows = []
+    for n in users:
+        for k in domains:
+            for e0 in local_epsilons:
+                row = {"n": n, "k": k, "eps0": e0, "delta": delta}
+                for name in OURS:
+                    accountant = get_accountant(name, epsilon_local=e0, n_users=n, k=k)
+                    row[f"eps_{name}"], row[f"s_{name}"] = _timed(lambda a=accountant: a.epsilon_for_delta(delta))
+                p, beta, q0, q1 = wang.computeUBParameters(e0, "krr", k)
+                row["eps_wang_ub"], row["s_wang_ub"] = _timed(lambda: float(wang.amplificationUB(p, beta, q0, q1, n, delta, steps)))
+                row["eps_wang_lb"], row["s_wang_lb"] = _timed(lambda: float(wang.amplificationLB(p, beta, q0, q1, n, delta, steps)))
+                up = bounds.FFTbound(mechanisms.RRMechanism(e0, k))
+                lo = bounds.FFTLowerBound(mechanisms.RRMechanism_lowerbound(e0, k))
+                row["eps_scw_up"], row["s_scw_up"] = _timed(lambda: float(up.get_eps(e0, n, delta)))
+                row["eps_scw_lo"], row["s_scw_lo"] = _timed(lambda: float(lo.get_eps(e0, n, delta)))
+                rows.append(row)
+                print(f"n={n} k={k} eps0={e0:g} delta={delta:g}: ours [{row['eps_worst-case-lower']:.6g}, "
+                      f"{row['eps_worst-case-upper']:.6g}] weak {row['eps_weak-adversary']:.6g} | Wang UB "
+                      f"{row['eps_wang_ub']:.6g} LB {row['eps_wang_lb']:.6g} | SCW up {row['eps_scw_up']:.6g} "
+                      f"lo {row['eps_scw_lo']:.6g} ({row['s_scw_up'] + row['s_scw_lo']:.0f} s)", flush=True)
+    return pd.DataFrame(rows)
+
+
+def eps_verdicts(frame: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """As :func:`verdicts`, in epsilon; a peer's search resolution is allowed in its favour (Wang:
+    eps0 / 2^steps, SCW: 1e-5), so 'invalid' needs a margin beyond it."""
+    ours_lo, ours_up = frame["eps_worst-case-lower"], frame["eps_worst-case-upper"]
+    out = []
+    for peer, column, kind, slack in (("Wang UB", "eps_wang_ub", "upper", frame["eps0"] / 2**steps),
+                                      ("Wang LB", "eps_wang_lb", "lower", frame["eps0"] / 2**steps),
+                                      ("SCW upper", "eps_scw_up", "upper", 1e-5), ("SCW lower", "eps_scw_lo", "lower", 1e-5)):
+        theirs = frame[column]
+        invalid = theirs < ours_lo - slack if kind == "upper" else theirs > ours_up + slack
+        tighter = ~invalid & ((theirs < ours_up - slack) if kind == "upper" else (theirs > ours_lo + slack))
+        out.append({"peer": peer, "kind": kind, "cells": len(frame), "invalid": int(invalid.sum()),
+                    "inside_bracket_tighter": int(tighter.sum()), "as_loose_or_looser": int((~invalid & ~tighter).sum())})
+    return pd.DataFrame(out)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wang", default=os.environ.get("WANG_PRIVACY_AMPLIFICATION"))
@@ -213,6 +257,9 @@ def main(argv=None) -> int:
     parser.add_argument("--fractions", type=float, nargs="+", default=[0.25, 0.5, 0.75])
     parser.add_argument("--scw-max-length", type=int, default=1 << 24)
     parser.add_argument("--skip-tiny", action="store_true")
+    parser.add_argument("--eps-at-delta", type=float, help="instead of the grid: epsilon at this delta through "
+                        "each peer's own search (Wang amplificationUB/LB, SCW get_eps)")
+    parser.add_argument("--steps", type=int, default=20, help="Wang's bisection steps T (their default 12)")
     parser.add_argument("--from-csv", type=Path, help="only print the verdicts of an earlier run's CSV")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="CSV of the grid (default %(default)s)")
     args = parser.parse_args(argv)
@@ -223,6 +270,13 @@ def main(argv=None) -> int:
         raise SystemExit("--wang and --scw must name checkouts of the two peers' repositories; got "
                          f"wang={args.wang!r}, scw={args.scw!r}.")
     wang, scw = load_peer(args.wang), load_scw(args.scw)
+    if args.eps_at_delta is not None:
+        table = eps_rows(wang, scw, args.users, args.domains, args.local_epsilons, args.eps_at_delta, args.steps)
+        atomic_write_text(args.output, table.to_csv(index=False))
+        print("\n" + eps_verdicts(table, args.steps).to_string(index=False))
+        seconds = [c for c in table.columns if c.startswith("s_")]
+        print(table[seconds].agg(["median", "max"]).T.to_string())
+        return 0
     if not args.skip_tiny:
         tiny = tiny_rows(wang, scw)
         atomic_write_text(OUTPUT_TINY, tiny.to_csv(index=False))
