@@ -35,6 +35,10 @@ Part 2 (tiny): every peer against the brute-force worst case over every dataset 
 brute_force.py, 30 digits) for n = 2..6, k in {3, 4}, eps0 in {0.5, 1, 2, 4}, eps = (0.1, 0.5, 0.9) eps0.
 Writes results/benchmarks/peers_k3plus_tiny.csv.
 
+Part 3 (``--eps-at-delta D``, instead of parts 1 and 2): epsilon at delta = D through each peer's own
+search (Wang ``amplificationUB`` / ``amplificationLB`` with ``--steps`` bisection steps, SCW ``get_eps``)
+beside our ``epsilon_for_delta``; the verdicts allow each search's resolution in the peer's favour.
+
 Run: python benchmarks/bench_peers_k3plus.py --wang <dir> --scw <dir> [--users 50 100 200] [--skip-tiny]
      (or WANG_PRIVACY_AMPLIFICATION=<dir>, SCW_DECOMPOSITION=<dir>)
 """
