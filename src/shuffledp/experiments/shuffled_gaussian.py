@@ -66,10 +66,9 @@ FIG4_VERDICT_COLUMNS = ["figure", "curve", "accountant", "compositions", "points
                         "known_cause"]
 #: why no curve of Fig. 4 can be compared (checks in docs/koskela-figures.md, "Fig. 4")
 MISSING_PARAMETERS = (
-    "sigma, the dimensions d, the eps grid and the sample count of Fig. 4 are not in the paper's text we hold "
-    "(its formulas are stripped: 'computed up to [d] using Monte Carlo integration on a hypercube which requires "
-    "[N] samples') and their public code (DPBayes/numerical-shuffler-experiments, all 5 commits to 75068f3) has no "
-    "Monte Carlo hockey-stick script nor stored curve (numerical_HS_fig2/ holds only the Doroshenko et al. comparison)")
+    "not published where we can read it: sigma, d, the eps grid and N are stripped from the paper's text, and the "
+    "authors' code (numerical-shuffler-experiments, every commit to 75068f3) has no Fig. 4 script or data; "
+    "docs/koskela-figures.md, Fig. 4")
 _CHUNK = 1 << 14
 _ESTIMATOR = "monte-carlo hockey-stick"
 
@@ -247,9 +246,13 @@ def fig4_verdicts(frame: pd.DataFrame, *, smallest_delta: float = 0.0) -> pd.Dat
         positive = delta > 0
         half = (group["delta_high"] - group["delta_low"]).to_numpy(float) / 2.0
         width = float(np.max(half[positive] / delta[positive])) if positive.any() else math.nan
-        note = (f"{int(group['samples'].iloc[0]):,} samples, {len(group)} eps in [{group['epsilon'].min():g}, "
+        samples = int(group["samples"].iloc[0])
+        # samples for two significant figures (relative half-width 5%) at every eps, by the 1/sqrt(N) rate
+        needed = f"{samples * (width / 0.05) ** 2:.2g}" if math.isfinite(width) else "unknown"
+        note = (f"{samples:,} samples, {len(group)} eps in [{group['epsilon'].min():g}, "
                 f"{group['epsilon'].max():g}]: delta from {delta.max():.3g} down to {delta.min():.3g}, largest "
-                f"relative half-width of the band {width:.2%}; {group['seconds'].iloc[0]:.2f} s")
+                f"relative half-width of the band {width:.2%} (about {needed} samples would make it 5%); "
+                f"{group['seconds'].iloc[0]:.2f} s")
         exact = np.maximum(group["exact_pq"].to_numpy(float), group["exact_qp"].to_numpy(float))
         judged = np.isfinite(exact) & (exact > smallest_delta)
         if judged.any():
