@@ -33,11 +33,14 @@ def figure_koskela_fig4(frame: pd.DataFrame, *, confidence: float):
     with style.plot_style():
         figure, ax = plt.subplots(figsize=(7.5, 5.4), layout="constrained")
         handles = []
+        drawn = frame[["delta", "delta_low"]].to_numpy(float)
+        floor = 0.3 * float(drawn[drawn > 0].min()) if (drawn > 0).any() else 1e-12
         for d in dimensions:
             rows = frame[frame["dimension"] == d].sort_values("epsilon")
             colour = colours[d]
             ax.semilogy(rows["epsilon"], _positive(rows["delta"]), color=colour, lw=1.6)
-            ax.fill_between(rows["epsilon"], _positive(rows["delta_low"]), _positive(rows["delta_high"]),
+            low = rows["delta_low"].to_numpy(float)  # a band reaching 0 is drawn down to the axis floor
+            ax.fill_between(rows["epsilon"], np.where(low > 0, low, floor), _positive(rows["delta_high"]),
                             color=colour, alpha=0.25, lw=0)
             ax.semilogy(rows["epsilon"], rows["delta_upper_bound"], color=colour, lw=0.9, linestyle=":")
             exact = np.maximum(rows["exact_pq"].to_numpy(float), rows["exact_qp"].to_numpy(float))
@@ -58,6 +61,7 @@ def figure_koskela_fig4(frame: pd.DataFrame, *, confidence: float):
         ax.set_title(f"Koskela et al. Fig. 4 setting: shuffled Gaussian, σ = {float(frame['sigma'].iloc[0]):g}, "
                      f"N = {samples:,} samples per d\n(σ, d and N are ours: the paper's are not published)",
                      fontsize="medium")
+        ax.set_ylim(bottom=floor)
         ax.grid(True, which="major", alpha=0.3)
         figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize="small")
     return figure
