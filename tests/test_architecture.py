@@ -39,7 +39,7 @@ LAYERS = [
 ROOM_ORDER = {
     "report": ["paper", "inputs", "blocks", "read", "readings", "beyond", "judge", "findings", "build", "render"],
     "experiments": ["accounting", "guarantees", "utility_tables", "utility", "equal_guarantee", "exact_error", "compare",
-                    "phase_diagram", "koskela"],
+                    "phase_diagram", "koskela", "shuffled_gaussian"],
     "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
 }
 

@@ -163,6 +163,16 @@ def test_every_role_of_a_full_run():
     assert reads.data_summary == "results/data/summary.csv"
 
 
+def test_koskela_fig4_verdicts_follow_the_figures_1_to_3_table():
+    # issue 21: Fig. 4's own verdict table is read after koskela_verdicts.csv (the Findings read the first file)
+    targets = [*TARGETS, "results/koskela/koskela_fig4.png", "results/koskela/koskela_fig4_verdicts.csv"]
+    extras = _classify(targets=targets).extras
+    assert extras[KOSKELA_FIGURES] == {
+        "images": ["results/koskela/koskela_fig1.png", "results/koskela/koskela_fig4.png"],
+        "data": ["results/koskela/koskela_verdicts.csv", "results/koskela/koskela_fig4_verdicts.csv"],
+    }
+
+
 def test_sections_beyond_the_paper():
     extras = _classify().extras
     assert tuple(extras) == EXTRA_SECTIONS

@@ -602,6 +602,20 @@ def test_koskela_reading_counts_reproduced_curves_and_gives_known_causes():
     assert "Fig. 3, strong adversary (ours: `strong-adversary`; n_c = 4): 0 of 1 reproduced, largest relative difference 8.00% (tolerance 1%); not reproduced: their pair omits gamma." in text
 
 
+def test_koskela_reading_of_fig4_names_the_verdict_cause_and_what_was_checked():
+    # issue 21: Fig. 4 rows (shuffledp.experiments.shuffled_gaussian.fig4_verdicts) have nothing to compare
+    frame = pd.DataFrame([
+        {"figure": 4, "curve": "shuffled Gaussian, d = 2", "accountant": "monte-carlo hockey-stick", "compositions": "",
+         "compared": 0, "max_relative_difference": float("nan"), "tolerance": float("nan"),
+         "verdict": "not reproducible as specified", "note": "exact: largest relative difference 1.33%",
+         "known_cause": "parameters not published"},
+    ])
+    text = report.read_koskela_verdicts(frame)
+    assert text == ("Fig. 4, shuffled Gaussian, d = 2 (ours: `monte-carlo hockey-stick`): 0 of 1 reproduced; "
+                    "not reproducible as specified: parameters not published (exact: largest relative difference "
+                    "1.33%).")
+
+
 def test_the_report_leads_with_findings_before_the_counts(run_dir):
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
     findings, counts = markdown.index("## Findings"), markdown.index("## Reproduced cells per table")

@@ -47,3 +47,30 @@ if KOSKELA is not None:
             f"{K}/koskela_verdicts.md",
         ]
     )
+
+# Koskela et al.'s Fig. 4 (issue 21, item 5): delta(eps) of shuffled Gaussian noise by Monte Carlo
+# integration of the d-dimensional hockey-stick divergence, with confidence bands and exact values at
+# d <= 2. Library: shuffledp.experiments.shuffled_gaussian, shuffledp.plotting.koskela_fig4.
+if KOSKELA is not None and "fig4" in KOSKELA:
+
+    rule koskela_fig4:
+        output:
+            csv=f"{K}/koskela_fig4.csv",
+            png=report(f"{K}/koskela_fig4.png", caption="../report/koskela_fig4.rst", category="Koskela et al."),
+            verdicts_csv=f"{K}/koskela_fig4_verdicts.csv",
+            verdicts_md=f"{K}/koskela_fig4_verdicts.md",
+        params:
+            section=KOSKELA["fig4"],
+            seed=config["seed"],
+            smallest_delta=KOSKELA["smallest_delta"],
+        log:
+            "logs/koskela/fig4.log",
+        benchmark:
+            "results/benchmarks/koskela/fig4.tsv"
+        script:
+            "../scripts/koskela_fig4.py"
+
+    ALL_TARGETS.extend(
+        [f"{K}/koskela_fig4.{ext}" for ext in ("csv", "png")]
+        + [f"{K}/koskela_fig4_verdicts.{ext}" for ext in ("csv", "md")]
+    )

@@ -170,7 +170,9 @@ def read_koskela_verdicts(frame: pd.DataFrame) -> str:
     """One sentence per published curve family of Koskela et al.'s Figures 1-3: the verdict of each n_c
     (``reproduced`` when every compared point is within the tolerance), the largest difference, and
     the documented cause where it is not reproduced (rows of
-    :func:`shuffledp.experiments.koskela.curve_verdicts`)."""
+    :func:`shuffledp.experiments.koskela.curve_verdicts`); also Fig. 4's table (rows of
+    :func:`shuffledp.experiments.shuffled_gaussian.fig4_verdicts`, same columns), where nothing published
+    can be compared and the note says what was checked instead."""
     needed = ("figure", "curve", "accountant", "compositions", "compared", "max_relative_difference", "tolerance",
               "verdict", "note")
     missing = [c for c in needed if c not in frame.columns]
@@ -184,11 +186,15 @@ def read_koskela_verdicts(frame: pd.DataFrame) -> str:
         text = (f"Fig. {int(figure)}, {curve} (ours: `{group['accountant'].iloc[0]}`"
                 + (f"; {label}" if label else "") + f"): {len(reproduced)} of {len(group)} reproduced"
                 + (f", largest relative difference {largest.max():.2%}" if largest.notna().any() else "")
-                + f" (tolerance {float(group['tolerance'].iloc[0]):.0%})")
+                + (f" (tolerance {float(group['tolerance'].iloc[0]):.0%})"
+                   if pd.notna(group["tolerance"].iloc[0]) else ""))
         failed = group[group["verdict"] != "reproduced"]
         if len(failed):
             causes = {str(c) for c in failed.get("known_cause", pd.Series(dtype=str)).fillna("") if str(c)}
-            text += "; not reproduced" + (f": {'; '.join(sorted(causes))}" if causes else "")
+            said = " / ".join(sorted({str(v) for v in failed["verdict"]}))  # e.g. "not reproducible as specified"
+            text += f"; {said}" + (f": {'; '.join(sorted(causes))}" if causes else "")
+        if not pd.to_numeric(group["compared"], errors="coerce").fillna(0).any():  # nothing published to compare:
+            text += f" ({'; '.join(str(n) for n in group['note'].fillna('') if str(n))})"  # what we checked instead
         sentences.append(text + ".")
     return " ".join(sentences)
 

@@ -193,7 +193,9 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
         THREE_CALIBRATIONS: {"images": [], "data": [p for p in outputs if p == "results/utility/fig2.csv"] + community},
         KOSKELA_FIGURES: {
             "images": sorted(p for p in outputs if p.startswith("results/koskela/") and p.endswith(".png")),
-            "data": [p for p in outputs if p == "results/koskela/koskela_verdicts.csv"],
+            # Figs 1-3 first (the Findings read the first file), then Fig. 4's own table (issue 21)
+            "data": [p for p in outputs if p == "results/koskela/koskela_verdicts.csv"]
+                    + [p for p in outputs if p == "results/koskela/koskela_fig4_verdicts.csv"],
         },
         EQUAL_GUARANTEE: {
             "images": [p for p in named("equal_guarantee") if p.endswith(".png")],

@@ -1,0 +1,67 @@
+"""Koskela, Heikkilä & Honkela's Figure 4 redrawn with our parameters: delta(eps) of shuffled Gaussian noise
+for several numbers of users d, Monte Carlo estimate (line), its CLT band (shaded), the empirical-Bernstein
+upper bound (dotted) and, for d <= 2, the exact integral (markers).
+
+Drawing only: the input is the frame of :func:`shuffledp.experiments.shuffled_gaussian.fig4_frame`. There is
+no published curve to overlay (the figure's parameters and numbers are not available; see
+docs/koskela-figures.md, "Fig. 4").
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from shuffledp.plotting import style
+
+__all__ = ["figure_koskela_fig4"]
+
+
+def _positive(values) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    return np.where(values > 0, values, np.nan)  # log axis: zero estimates are not drawn
+
+
+def figure_koskela_fig4(frame: pd.DataFrame, *, confidence: float):
+    """One panel: delta against eps (log delta), one colour per d."""
+    dimensions = sorted(frame["dimension"].unique())
+    cmap = plt.get_cmap(style.SEQUENTIAL_CMAP)
+    colours = {d: cmap(x) for d, x in zip(dimensions, np.linspace(0.0, 0.85, len(dimensions)))}
+    with style.plot_style():
+        figure, ax = plt.subplots(figsize=(7.5, 5.4), layout="constrained")
+        handles = []
+        drawn = frame[["delta", "delta_low"]].to_numpy(float)
+        floor = 0.3 * float(drawn[drawn > 0].min()) if (drawn > 0).any() else 1e-12
+        for d in dimensions:
+            rows = frame[frame["dimension"] == d].sort_values("epsilon")
+            colour = colours[d]
+            ax.semilogy(rows["epsilon"], _positive(rows["delta"]), color=colour, lw=1.6)
+            low = rows["delta_low"].to_numpy(float)  # a band reaching 0 is drawn down to the axis floor
+            ax.fill_between(rows["epsilon"], np.where(low > 0, low, floor), _positive(rows["delta_high"]),
+                            color=colour, alpha=0.25, lw=0)
+            ax.semilogy(rows["epsilon"], rows["delta_upper_bound"], color=colour, lw=0.9, linestyle=":")
+            exact = np.maximum(rows["exact_pq"].to_numpy(float), rows["exact_qp"].to_numpy(float))
+            if np.isfinite(exact).any():
+                ax.semilogy(rows["epsilon"], _positive(exact), linestyle="none", marker="o", markersize=4,
+                            markerfacecolor="none", color=style.shade(colour), markevery=2)
+            handles.append(Line2D([], [], color=colour, lw=1.6, label=f"d = {int(d)}"))
+        handles += [
+            Patch(color="0.5", alpha=0.3, label=f"CLT band, {confidence:.0%} (both directions, Bonferroni)"),
+            Line2D([], [], color="0.3", lw=0.9, linestyle=":",
+                   label=f"empirical-Bernstein upper bound, {confidence:.0%}"),
+            Line2D([], [], color="0.3", linestyle="none", marker="o", markerfacecolor="none",
+                   label="exact integral (d ≤ 2)"),
+        ]
+        ax.set_xlabel("ε")
+        ax.set_ylabel("δ(ε) = max(H(P‖Q), H(Q‖P))")
+        samples = int(frame["samples"].iloc[0])
+        ax.set_title(f"Koskela et al. Fig. 4 setting: shuffled Gaussian, σ = {float(frame['sigma'].iloc[0]):g}, "
+                     f"N = {samples:,} samples per d\n(σ, d and N are ours: the paper's are not published)",
+                     fontsize="medium")
+        ax.set_ylim(bottom=floor)
+        ax.grid(True, which="major", alpha=0.3)
+        figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize="small")
+    return figure

@@ -1,0 +1,29 @@
+"""Rule koskela_fig4: Koskela et al.'s Figure 4 -- delta(eps) of shuffled Gaussian noise by Monte Carlo (CSV),
+the figure with its bands, and one verdict per curve."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from shuffledp.experiments.shuffled_gaussian import fig4_frame, fig4_verdicts  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.plotting.koskela_fig4 import figure_koskela_fig4  # noqa: E402
+from shuffledp.tables import write_table  # noqa: E402
+
+setup_job_log(snakemake)
+section = snakemake.params.section
+frame = fig4_frame(section, seed=int(snakemake.params.seed))
+atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
+logging.info("Monte Carlo seconds per d: %s", frame.groupby("dimension")["seconds"].first().round(3).to_dict())
+verdicts = fig4_verdicts(frame, smallest_delta=float(snakemake.params.smallest_delta))
+write_table(verdicts, csv=snakemake.output.verdicts_csv, markdown=snakemake.output.verdicts_md,
+            caption="Koskela et al. Figure 4 (shuffled Gaussian, Monte Carlo): one verdict per curve")
+logging.info("%s", verdicts[["curve", "verdict", "note"]].to_string())
+figure = figure_koskela_fig4(frame, confidence=float(section["confidence"]))
+with atomic_output(snakemake.output.png) as temporary:
+    figure.savefig(temporary, dpi=120)
+plt.close(figure)
