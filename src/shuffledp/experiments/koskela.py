@@ -218,7 +218,7 @@ def pld_cause(check: pd.DataFrame) -> str:
         "grid step, so line 456 sums 1 - e^(eps - x) over every loss instead of the losses above eps, and their eps is "
         "log(1 - delta) + n_c x the per-round deficit -log E[e^-X], which predicts their stored curve within "
         f"{float(np.max(np.abs(predicted / stored - 1.0))):.2%} at every n_c; line 125's extra factor (1 - q) in the "
-        f"loss denominator (their omega rebuilt with it differs by {float(rebuilt):.1g}) makes that deficit "
+        f"loss denominator (their omega rebuilt atom by atom with the line as written: max difference {float(rebuilt):.1g}) makes that deficit "
         f"{one[written + deficit]:.3g} per round instead of {one[pair + deficit]:.1g} (mean loss "
         f"{one[written + mean]:.3g} instead of {one[pair + mean]:.3g}); with both lines replaced their functions give "
         f"eps = {fixed.iloc[0]:.4g} to {fixed.iloc[-1]:.4g} for n_c = {int(fixed.index[0])} to {int(fixed.index[-1])} "
