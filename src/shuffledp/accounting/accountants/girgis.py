@@ -203,7 +203,7 @@ class ClonesKRRRDP(_GirgisBase):
 
     name = "clones-krr-rdp"
     label = "clones, k-RR specific, numerical RDP (upper bound)"
-    colour = "#AA4466"
+    colour = "#996655"
     scope = "all neighbouring datasets (replace-one), both directions (k-RR)"
     reference = (
         "Renyi divergence of the k-RR clones pair (Feldman, McMillan, Talwar 2021, Sec. 3; as in Koskela, "
