@@ -155,11 +155,34 @@ def test_recorded_fig2_check_line_455_predicts_their_curve_and_line_125_makes_th
     assert "line 110" in notes["1/RDP"] and "line 455" in notes["2/PLD"] and "line 125" in notes["2/PLD"]
 
 
-def test_below_lower_bound_names_the_compositions_where_a_published_curve_is_under_it():
-    ours = pd.DataFrame({"figure": 2, "curve": "worst-case-lower", "accountant": "worst-case-lower",
-                         "x": [10.0, 100.0], "value": [0.02, 0.03]})
-    reference = pd.DataFrame({"figure": "2", "curve": "PLD", "x": ["10.0", "100.0"], "value": ["0.01", "0.05"]})
-    assert K.below_lower_bound(ours, reference) == [(10, 0.01, 0.02)]
+def test_recorded_lower_bound_is_above_their_curve_at_small_compositions_and_below_our_upper_bound():
+    check = _check(K.LOWER_CHECK)
+    for column in ("lower_bound", "stored"):
+        check[column] = pd.to_numeric(check[column])
+    below = K.below_lower_bound(check)
+    assert [n for n, _, _ in below] == [int(n) for n in check[check["stored"] < check["lower_bound"]]["compositions"]]
+    assert below and below[0][0] == 10  # their curve at n_c = 10 is under a certified lower bound
+    upper = K.composed("clones-krr", epsilon_local=3.0, n_users=100_000, k=2, compositions=10, subsample=0.01)
+    assert check.loc[check["compositions"] == 10, "lower_bound"].iloc[0] <= upper.epsilon_for_delta(1e-5)
+    assert "not an upper bound" in K.known_differences()["2/PLD"]
+
+
+def test_subsampled_lower_pair_reduces_to_the_unsampled_pair_at_q_one(monkeypatch):
+    """tools/koskela_fig2_lower_bound.py's pair (P, q Q + (1 - q) P) at q = 1 is the unsampled
+    worst-case-lower pair: the same composed epsilon as the composition layer's."""
+    import sys
+    from pathlib import Path
+
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    sys.path.insert(0, str(tools))
+    try:
+        import koskela_fig2_lower_bound as T
+    finally:
+        sys.path.remove(str(tools))
+    monkeypatch.setattr(T, "Q_RATE", 1.0)
+    mine = T.subsampled_all_x0_pld(200).self_compose(3).get_epsilon_for_delta(1e-5)
+    theirs = K.composed("worst-case-lower", epsilon_local=3.0, n_users=200, k=2, compositions=3).epsilon_for_delta(1e-5)
+    assert mine == pytest.approx(theirs, rel=1e-3)
 
 
 def test_their_get_omega_is_rebuilt_by_line_125_as_written():
