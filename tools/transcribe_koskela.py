@@ -54,6 +54,10 @@ def main() -> None:
     pld = _load(root, "clones_comparison_fig1/pickles/deltas_pld.p")
     for i, row in enumerate(pld):
         add(1, "PLD", i + 1, "epsilon", epsilons, "delta", row, "clones_comparison_fig1/pickles/deltas_pld.p")
+    # the solid "RDP, n_c" curves (deltas_plot.py lines 16-19, 34-37, 51-54): delta_shuffler_renyi.py's output
+    for compositions, suffix in ((1, ""), (2, "2"), (3, "3"), (4, "4")):
+        source = f"clones_comparison_fig1/pickles/deltas_feldman{suffix}.p"
+        add(1, "RDP", compositions, "epsilon", epsilons, "delta", _load(root, source), source)
     # Fig. 2: eps(delta = 1e-5) of the subsampled shuffler (n = 1e5, q = 0.01, eps0 = 3) against n_c
     ncs = [10, int(10 ** 1.5), 10**2, int(10 ** 2.5), 10**3, int(10 ** 3.5), 10**4]  # plot_fig_main_text.py line 30
     for curve, name in (("Girgis et al. RDP", "eps_fig1_girgis_upper.p"), ("PLD", "eps_fig1_pld.p")):

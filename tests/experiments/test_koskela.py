@@ -102,7 +102,7 @@ def test_transcribed_curves_cover_the_three_figures():
     assert float(girgis[girgis["x"].astype(float) == 10.0]["value"].iloc[0]) == pytest.approx(0.7308, abs=1e-4)
     weak = reference[(reference["curve"] == "weak adversary") & (reference["compositions"] == "1")]
     assert float(weak["value"].iloc[0]) == pytest.approx(0.3895, abs=1e-4)
-    assert len(reference) == 4 * 60 + 2 * 7 + 3 * 3 * 5
+    assert len(reference) == 8 * 60 + 2 * 7 + 3 * 3 * 5  # Fig. 1: PLD and RDP, n_c = 1..4
 
 
 def test_figures_draw_one_panel_per_composition_count_in_fig3(fig1):
@@ -114,3 +114,98 @@ def test_figures_draw_one_panel_per_composition_count_in_fig3(fig1):
     frame = K.figure_frame(3, {**FIG3, "accountants": {"weak adversary": "weak-adversary"}, "extra_accountants": []})
     figure = figure_koskela(frame, reference[reference["figure"] == "3"], number=3, section=FIG3)
     assert [ax.get_title() for ax in figure.axes] == ["n_c = 1", "n_c = 4"]
+
+
+# Issue 21: the recorded checks of their Fig. 1 RDP and Fig. 2 PLD curves (tools/verify_koskela_fig{1_rdp,2_pld}.py)
+
+def _check(name):
+    frame = load_reference(name)
+    for column in ("compositions", "x", "value", "epsilon"):
+        if column in frame.columns:
+            frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    return frame
+
+
+def test_recorded_fig1_check_their_rdp_is_the_order_shifted_sum_over_their_atoms():
+    check = _check(K.RDP_CHECK)
+    rdp = check[check["quantity"] == "rdp"].pivot(index="x", columns="variant", values="value")
+    theirs, ours = rdp["their get_RDP"], rdp["ours D_lambda"]
+    visited = rdp["lines 110, 114 recomputed on the atoms their loops visit"]
+    finite = np.isfinite(theirs)
+    assert finite.sum() >= 250 and np.allclose(theirs[finite], visited[finite], rtol=1e-8, atol=0)
+    assert theirs.iloc[0] > 2.5 * ours.iloc[0]  # order 2: 2 D_3 against D_2
+    delta = check[check["quantity"] == "delta"].pivot_table(index=["compositions", "x"], columns="variant", values="value")
+    assert np.allclose(delta["stored"], delta["lines 110, 114 recomputed on the atoms their loops visit"], rtol=1e-8)
+
+
+def test_recorded_fig2_check_line_455_predicts_their_curve_and_line_125_makes_the_deficit():
+    check = _check(K.PLD_CHECK)
+    table = check.dropna(subset=["compositions"]).pivot_table(index="compositions", columns="variant", values="epsilon")
+    table = table.drop(index=1)
+    stored = table["stored (eps_fig1_pld.p)"]
+    assert np.allclose(table["prediction from line 455: log(1 - delta) + n_c x deficit"], stored, rtol=0.01)
+    assert np.allclose(table["their functions as written"], stored, rtol=0.01)
+    one = check[check["compositions"].isna() | (check["compositions"] == 1)].set_index("variant")["epsilon"]
+    assert one.iloc[0] == 0.0  # line 125 as written rebuilds their omega cell for cell
+    assert one["one round, pair's ratio: -log E[e^-X]"] < 1e-12 < one["one round, line 125 as written: -log E[e^-X]"]
+    fixed = table["lines 125 and 455 replaced"]
+    ours = K.composed("clones-krr", epsilon_local=3.0, n_users=100_000, k=2, compositions=10, subsample=0.01)
+    assert ours.epsilon_for_delta(1e-5) <= fixed[10] <= 1.1 * ours.epsilon_for_delta(1e-5)
+    notes = K.known_differences()
+    assert "line 110" in notes["1/RDP"] and "line 455" in notes["2/PLD"] and "line 125" in notes["2/PLD"]
+
+
+def test_recorded_lower_bound_is_above_their_curve_at_small_compositions_and_below_our_upper_bound():
+    check = _check(K.LOWER_CHECK)
+    for column in ("lower_bound", "stored"):
+        check[column] = pd.to_numeric(check[column])
+    below = K.below_lower_bound(check)
+    assert [n for n, _, _ in below] == [int(n) for n in check[check["stored"] < check["lower_bound"]]["compositions"]]
+    assert below and below[0][0] == 10  # their curve at n_c = 10 is under a certified lower bound
+    upper = K.composed("clones-krr", epsilon_local=3.0, n_users=100_000, k=2, compositions=10, subsample=0.01)
+    assert check.loc[check["compositions"] == 10, "lower_bound"].iloc[0] <= upper.epsilon_for_delta(1e-5)
+    assert "not an upper bound" in K.known_differences()["2/PLD"]
+
+
+def test_subsampled_lower_pair_reduces_to_the_unsampled_pair_at_q_one(monkeypatch):
+    """tools/koskela_fig2_lower_bound.py's pair (P, q Q + (1 - q) P) at q = 1 is the unsampled
+    worst-case-lower pair: the same composed epsilon as the composition layer's."""
+    import sys
+    from pathlib import Path
+
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    sys.path.insert(0, str(tools))
+    try:
+        import koskela_fig2_lower_bound as T
+    finally:
+        sys.path.remove(str(tools))
+    monkeypatch.setattr(T, "Q_RATE", 1.0)
+    mine = T.subsampled_all_x0_pld(200).self_compose(3).get_epsilon_for_delta(1e-5)
+    theirs = K.composed("worst-case-lower", epsilon_local=3.0, n_users=200, k=2, compositions=3).epsilon_for_delta(1e-5)
+    assert mine == pytest.approx(theirs, rel=1e-3)
+
+
+def test_their_get_omega_is_rebuilt_by_line_125_as_written():
+    """Runs their function (skipped without their checkout: SHUFFLEDP_KOSKELA_CHECKOUT or /tmp/peers/nse)."""
+    import os
+    import sys
+    from pathlib import Path
+
+    checkout = Path(os.environ.get("SHUFFLEDP_KOSKELA_CHECKOUT", "/tmp/peers/nse"))
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    if not (checkout / "clones_girgis_comparison_fig3").is_dir():
+        pytest.skip("Koskela et al.'s code (DPBayes/numerical-shuffler-experiments) is not checked out")
+    sys.path.insert(0, str(tools))
+    try:
+        import verify_koskela_fig2_pld as V
+        from _peer_functions import load_functions, quiet
+    finally:
+        sys.path.remove(str(tools))
+    ns = load_functions(checkout / V.SCRIPT)
+    omega, _ = quiet(ns["get_omega"], 1000, V.EPS0, V.NX, V.L, V.GAMMA)
+    log_mass, ratio = V._atoms(ns, 1000)
+    q = math.exp(V.EPS0) / (1 + math.exp(V.EPS0))
+    as_written = np.log(V.GAMMA * (q + (1 - q) * ratio) / (q * ratio + (1 - q) ** 2) + 1 - V.GAMMA)
+    pair = np.log(V.GAMMA * (q + (1 - q) * ratio) / (q * ratio + (1 - q)) + 1 - V.GAMMA)
+    assert np.array_equal(V._omega(log_mass, as_written), omega)
+    assert not np.array_equal(V._omega(log_mass, pair), omega)

@@ -4,15 +4,16 @@ import logging
 
 import pandas as pd
 
-from shuffledp.experiments.koskela import KNOWN_DIFFERENCES, curve_verdicts
+from shuffledp.experiments.koskela import curve_verdicts, known_differences
 from shuffledp.joblog import setup_job_log
 from shuffledp.reference import load_reference
 from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 ours = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)
-verdicts = curve_verdicts(ours, load_reference("koskela_figures"), tolerance=snakemake.params.tolerance,
-                          smallest_delta=snakemake.params.smallest_delta, notes=KNOWN_DIFFERENCES)
+published = load_reference("koskela_figures")
+verdicts = curve_verdicts(ours, published, tolerance=snakemake.params.tolerance,
+                          smallest_delta=snakemake.params.smallest_delta, notes=known_differences(ours, published))
 write_table(verdicts, csv=snakemake.output.csv, markdown=snakemake.output.md,
             caption="Koskela et al. Figures 1-3: one verdict per published curve")
 logging.info("%s", verdicts[["figure", "curve", "compositions", "verdict"]].to_string())

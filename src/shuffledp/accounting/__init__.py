@@ -65,6 +65,7 @@ _REGISTRY: dict[str, str] = {
     "histogram-pair-lower": "shuffledp.accounting.accountants.histogram:HistogramPairLower",
     "girgis-rdp": "shuffledp.accounting.accountants.girgis:GirgisRDP",
     "girgis-rdp-simple": "shuffledp.accounting.accountants.girgis:GirgisRDPSimple",
+    "clones-krr-rdp": "shuffledp.accounting.accountants.girgis:ClonesKRRRDP",
 }
 
 

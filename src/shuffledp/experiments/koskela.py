@@ -27,10 +27,11 @@ import numpy as np
 import pandas as pd
 
 from shuffledp.accounting import accountant_class, compose, get_accountant
+from shuffledp.reference import load_reference
 from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
 
 __all__ = ["FIGURES", "CURVE_COLUMNS", "VERDICT_COLUMNS", "KNOWN_DIFFERENCES", "composed", "figure_frame",
-           "curve_verdicts"]
+           "curve_verdicts", "rdp_cause", "pld_cause", "below_lower_bound", "smallest_ratio_to", "known_differences"]
 
 FIGURES = (1, 2, 3)
 #: documented causes of differences from their stored curves ("figure/curve" -> sentence; details and
@@ -45,11 +46,9 @@ KNOWN_DIFFERENCES = {
         "(C ~ Bin(n - 1, e^-eps0), the generic clones pair) but the losses from get_omega's k-RR probabilities "
         "(p = 2 / (e^eps0 + 3)), two different pairs; ours is the k-RR clones pair throughout (effect of "
         "their mix not quantified)"),
-    "2/PLD": (
-        "their PLD is rebuilt from the delta curve sampled at 500 points of eps in [-0.2, 0.2] with nearest-point "
-        "rounding and grows like n_c, ours like sqrt(n_c) as many small independent losses do; the cause is "
-        "likely their reconstruction (not verified)"),
 }
+#: the Fig. 1 RDP and Fig. 2 PLD causes are computed from the recorded checks by :func:`known_differences`
+RDP_CHECK, PLD_CHECK, LOWER_CHECK = "koskela_fig1_rdp_check", "koskela_fig2_pld_check", "koskela_fig2_lower_check"
 #: columns of :func:`figure_frame`
 CURVE_COLUMNS = ["figure", "curve", "accountant", "kind", "compositions", "x_name", "x", "value_name", "value",
                  "seconds"]
@@ -169,3 +168,101 @@ def curve_verdicts(ours: pd.DataFrame, reference: pd.DataFrame, *, tolerance: fl
                          "median_relative_difference": median, "tolerance": tolerance, "verdict": verdict,
                          "note": note, "known_cause": extra if extra and verdict != REPRODUCED else ""})
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def _numeric(frame: pd.DataFrame, columns) -> pd.DataFrame:
+    return frame.assign(**{c: pd.to_numeric(frame[c], errors="coerce") for c in columns})
+
+
+def rdp_cause(check: pd.DataFrame) -> str:
+    """Cause of the Fig. 1 "RDP" differences, with its numbers, from the recorded check
+    (``koskela_fig1_rdp_check``, written by tools/verify_koskela_fig1_rdp.py from a run of their get_RDP)."""
+    check = _numeric(check, ["compositions", "x", "value"])
+    rdp = check[check["quantity"] == "rdp"].pivot(index="x", columns="variant", values="value")
+    theirs, ours = rdp["their get_RDP"], rdp["ours D_lambda"]
+    visited = rdp["lines 110, 114 recomputed on the atoms their loops visit"]
+    finite = np.isfinite(theirs)
+    line_fit = float(np.max(np.abs(theirs[finite] / visited[finite] - 1.0)))
+    below = rdp.index[finite & (theirs < ours)]
+    delta = check[check["quantity"] == "delta"].pivot_table(index=["compositions", "x"], columns="variant",
+                                                            values="value")
+    stored_fit = float(np.max(np.abs(delta["lines 110, 114 recomputed on the atoms their loops visit"]
+                                     / delta["stored"] - 1.0)))
+    ratio = delta["stored"] / delta["ours D_lambda"]
+    return (
+        "their delta_shuffler_renyi.py line 110 sums p^(lambda+1) q^-lambda and line 114 divides its log by lambda - 1, "
+        f"so their order-lambda value is lambda/(lambda-1) D_(lambda+1) (order 2: {theirs.iloc[0] / ours.iloc[0]:.2f} x "
+        f"ours); recomputed from our exact moments over the atoms their loops visit (lines 63-65, 77-81: Hoeffding "
+        f"windows, no b = 0 atom) it matches their get_RDP to {line_fit:.1e} at every finite order and their stored "
+        f"curves to {stored_fit:.1e} (tools/verify_koskela_fig1_rdp.py, reference koskela_fig1_rdp_check); the windows "
+        f"put their orders {int(below.min())}-{int(below.max())} below the true D_lambda and order "
+        f"{int(rdp.index[~finite].min()) if (~finite).any() else 0} overflows to inf (line 110, no logsumexp); stored "
+        f"delta is {ratio.min():.3g} to {ratio.max():.3g} x that of our numerical RDP (clones-krr-rdp)")
+
+
+def pld_cause(check: pd.DataFrame) -> str:
+    """Cause of the Fig. 2 "PLD" difference, with its numbers, from the recorded check
+    (``koskela_fig2_pld_check``, written by tools/verify_koskela_fig2_pld.py from a run of their functions)."""
+    check = _numeric(check, ["compositions", "epsilon"])
+    one = check[check["compositions"].isna() | (check["compositions"] == 1)].set_index("variant")["epsilon"]
+    written, pair = "one round, line 125 as written: ", "one round, pair's ratio: "
+    deficit, mean = "-log E[e^-X]", "E[X] (KL of the subsampled pair)"
+    rebuilt = one[one.index.str.startswith("check: line 125")].iloc[0]
+    table = check.dropna(subset=["compositions"]).pivot_table(index="compositions", columns="variant", values="epsilon")
+    table = table.drop(index=1, errors="ignore")
+    stored = table["stored (eps_fig1_pld.p)"]
+    predicted = table["prediction from line 455: log(1 - delta) + n_c x deficit"]
+    fixed = table["lines 125 and 455 replaced"]
+    return (
+        "two lines of numerical_subsample_substitute_doroshenko.py: line 455 uses dx = 1.0 (set at line 432) as the "
+        "grid step, so line 456 sums 1 - e^(eps - x) over every loss instead of the losses above eps, and their eps is "
+        "log(1 - delta) + n_c x the per-round deficit -log E[e^-X], which predicts their stored curve within "
+        f"{float(np.max(np.abs(predicted / stored - 1.0))):.2%} at every n_c; line 125's extra factor (1 - q) in the "
+        f"loss denominator (their omega rebuilt atom by atom with the line as written: max difference {float(rebuilt):.1g}) makes that deficit "
+        f"{one[written + deficit]:.3g} per round instead of {one[pair + deficit]:.1g} (mean loss "
+        f"{one[written + mean]:.3g} instead of {one[pair + mean]:.3g}); with both lines replaced their functions give "
+        f"eps = {fixed.iloc[0]:.4g} to {fixed.iloc[-1]:.4g} for n_c = {int(fixed.index[0])} to {int(fixed.index[-1])} "
+        "(tools/verify_koskela_fig2_pld.py, reference koskela_fig2_pld_check)")
+
+
+def below_lower_bound(check: pd.DataFrame) -> list[tuple[int, float, float]]:
+    """(n_c, published, lower bound) wherever Koskela et al.'s stored Fig. 2 PLD epsilon is below the
+    certified lower bound recorded in ``koskela_fig2_lower_check`` (the exact subsampled pair of one
+    dataset pair, tools/koskela_fig2_lower_bound.py): there the published curve is not an upper bound."""
+    check = _numeric(check, ["compositions", "lower_bound", "stored"])
+    below = check[check["stored"] < check["lower_bound"]]
+    return [(int(r.compositions), float(r.stored), float(r.lower_bound)) for r in below.itertuples()]
+
+
+def smallest_ratio_to(ours: pd.DataFrame, reference: pd.DataFrame, *, figure: int = 1, curve: str = "RDP",
+                      upper: str = "PLD", smallest: float = 1e-10) -> float:
+    """Smallest published ``curve`` value / our ``upper`` curve (an upper bound) at the same (n_c, x), over
+    our values above ``smallest``: >= 1 means the published curve is above an upper bound there, so valid."""
+    mine = ours[(ours["figure"] == figure) & (ours["curve"] == upper) & (ours["value"] > smallest)]
+    theirs = _numeric(reference[(reference["figure"].astype(str) == str(figure)) & (reference["curve"] == curve)],
+                      ["compositions", "x", "value"])
+    merged = theirs.merge(mine[["compositions", "x", "value"]], on=["compositions", "x"], suffixes=("", "_ours"))
+    return float((merged["value"] / merged["value_ours"]).min()) if len(merged) else math.nan
+
+
+def known_differences(ours: pd.DataFrame | None = None, reference: pd.DataFrame | None = None) -> dict:
+    """:data:`KNOWN_DIFFERENCES` plus the Fig. 1 RDP and Fig. 2 PLD causes computed from the recorded
+    checks, with the n_c at which the published Fig. 2 PLD curve is below the recorded certified lower
+    bound (not an upper bound there); with ``ours`` (the figure CSVs), how far the published Fig. 1 RDP
+    curves are above our PLD upper bound."""
+    notes = dict(KNOWN_DIFFERENCES)
+    notes["1/RDP"] = rdp_cause(load_reference(RDP_CHECK))
+    notes["2/PLD"] = pld_cause(load_reference(PLD_CHECK))
+    if ours is not None:
+        reference = load_reference("koskela_figures") if reference is None else reference
+        ratio = smallest_ratio_to(ours, reference)
+        if not math.isnan(ratio):
+            notes["1/RDP"] += (f"; their RDP curves are at least {ratio:.3g} x our PLD upper bound (clones-krr) at every "
+                               "point where that is above 1e-10, so they are " + ("valid" if ratio >= 1 else "NOT valid")
+                               + " upper bounds there")
+    below = below_lower_bound(load_reference(LOWER_CHECK))
+    notes["2/PLD"] += ("; their curve is not an upper bound: below a certified lower bound (the exact subsampled "
+                       "pair of D = all users on x0 vs u on x1; tools/koskela_fig2_lower_bound.py, reference "
+                       "koskela_fig2_lower_check) at " + ", ".join(f"n_c = {n} ({t:.3g} < {lo:.3g})" for n, t, lo in below)
+                       if below else "; it stays above our certified lower bound at every n_c")
+    return notes

@@ -4,7 +4,11 @@ Biswas, Jung, Palamidessi, *Tight Differential Privacy Guarantees for the Shuffl
 k-Randomized Response* (arXiv 2022). One CSV per table (``table2`` ... ``table6``) plus
 ``text_numbers`` (numbers quoted in the running text), and ``koskela_figures``: the curves of
 Koskela, Heikkila & Honkela's Figures 1-3 as stored in their public code (numbers, not strings;
-``tools/transcribe_koskela.py`` wrote it). Values stay strings exactly as printed
+``tools/transcribe_koskela.py`` wrote it), with ``koskela_fig1_rdp_check`` and ``koskela_fig2_pld_check``:
+the recorded runs of their functions against recomputations of the lines that make their Fig. 1 RDP and
+Fig. 2 PLD curves differ (``tools/verify_koskela_fig1_rdp.py``, ``tools/verify_koskela_fig2_pld.py``;
+see docs/koskela-figures.md), and ``koskela_fig2_lower_check``, a certified lower bound in their Fig. 2
+setting (``tools/koskela_fig2_lower_bound.py``). Values stay strings exactly as printed
 ("6.580E-7", "12E-4", "0"), so the printed precision is kept for
 :func:`shuffledp.tables.printed_precision_verdict`. How they were transcribed, and the paper's
 oddities, are in ``README.md`` next to this file.
@@ -20,7 +24,8 @@ import pandas as pd
 __all__ = ["REFERENCE_NAMES", "load_reference", "parse_label"]
 
 #: names accepted by :func:`load_reference`
-REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers", "koskela_figures")
+REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers", "koskela_figures",
+                   "koskela_fig1_rdp_check", "koskela_fig2_pld_check", "koskela_fig2_lower_check")
 
 _LABEL = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*=\s*([-+0-9.,eE]+)\s*$")
 

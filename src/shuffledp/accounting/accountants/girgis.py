@@ -1,4 +1,5 @@
-"""Renyi-DP upper bounds of Girgis, Data, Diggavi, Kairouz, Suresh (CCS 2021) for the shuffle model.
+"""Renyi-DP accountants: the upper bounds of Girgis, Data, Diggavi, Kairouz, Suresh (CCS 2021) for the
+shuffle model, and the numerical RDP of the k-RR clones pair (``clones-krr-rdp``, issue 21).
 
 They hold for every eps0-LDP randomizer (hence shuffled k-RR), replace-one neighbours, both directions;
 ``k`` is ignored. With n-bar = floor((n - 1) / (2 e^eps0)) + 1:
@@ -27,11 +28,20 @@ RDP accountant and by Koskela et al.'s code:
 minimised over integer orders 2..:data:`MAX_ORDER` (Thm 3.1) or a grid of real orders in (1, MAX_ORDER]
 (Thm 3.3). Each minimum over a subset of orders is still a valid bound, so both are UPPER bounds
 (they err upwards); all in log space.
+
+``clones-krr-rdp`` -- D_lambda of the pair of ``clones-krr`` (C ~ Bin(n - 1, 2q), weight (e^eps0 + 1) q) at
+integer orders 2..256 (Koskela et al.'s delta_shuffler_renyi.py line 137), summed exactly in log space from
+the pair's pmf (:mod:`shuffledp.accounting.views.rdp`: an upper bound within e^-50 of the exact
+divergence), composed as T D_lambda and converted as above. UPPER bound, all neighbouring datasets
+(replace-one), both directions (the pair is symmetric); looser than ``clones-krr`` composed through PLDs
+(the conversion loses). It is what Koskela et al.'s Fig. 1 "RDP" curves compute (with the order shifted:
+docs/koskela-figures.md). Work ~ n^2 / 50 atoms x 255 orders: refuses n > 20,000.
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import gammaln
@@ -40,8 +50,10 @@ from shuffledp._numerics import logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.params import users_per_round
+from shuffledp.accounting.views import rdp as rdp_view
 
-__all__ = ["GirgisRDP", "GirgisRDPSimple", "rdp_to_log_delta", "rdp_to_epsilon", "MAX_ORDER"]
+__all__ = ["GirgisRDP", "GirgisRDPSimple", "ClonesKRRRDP", "rdp_to_log_delta", "rdp_to_epsilon", "MAX_ORDER",
+           "MAX_USERS_CLONES_RDP"]
 
 #: largest Renyi order used in the conversion
 MAX_ORDER = 256
@@ -175,3 +187,38 @@ class GirgisRDPSimple(_GirgisBase):
         first = orders**2 * math.expm1(e0) ** 2 / self._n_bar()
         second = e0 * orders - (n - 1.0) / (8.0 * math.exp(e0))
         return orders, np.logaddexp(first, second) / (orders - 1.0)
+
+
+#: largest n accepted (the exact sum has ~n^2 / 50 atoms at eps0 = 4)
+MAX_USERS_CLONES_RDP = 20_000
+
+
+@lru_cache(maxsize=32)
+def _rdp(epsilon_local: float, n_users: int, k: int):
+    return rdp_view.clones_rdp(epsilon_local, n_users, k)
+
+
+class ClonesKRRRDP(_GirgisBase):
+    """Numerical RDP of the k-RR clones pair, composed in RDP and converted (module docstring)."""
+
+    name = "clones-krr-rdp"
+    label = "clones, k-RR specific, numerical RDP (upper bound)"
+    colour = "#996655"
+    scope = "all neighbouring datasets (replace-one), both directions (k-RR)"
+    reference = (
+        "Renyi divergence of the k-RR clones pair (Feldman, McMillan, Talwar 2021, Sec. 3; as in Koskela, "
+        "Heikkila, Honkela's delta_shuffler_renyi.py) at orders 2..256; RDP -> (eps, delta) by Canonne, "
+        "Kamath, Steinke (2020)"
+    )
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        if self.subsample != 1.0:
+            raise ValueError(f"`subsample` must be 1 for {self.name!r} (no subsampled RDP here); got {self.subsample!r}.")
+        if self.setting.n_users > MAX_USERS_CLONES_RDP:
+            raise ValueError(f"`n_users` must be in [2, {MAX_USERS_CLONES_RDP}] for {self.name!r} (exact sum over ~n^2 "
+                             f"atoms); got {self.setting.n_users!r}.")
+
+    def _orders_rdp(self):
+        s = self.setting
+        return _rdp(float(s.epsilon_local), int(s.n_users), int(s.k))

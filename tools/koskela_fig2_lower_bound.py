@@ -1,0 +1,91 @@
+"""A certified lower bound on the composed epsilon of Koskela et al.'s Fig. 2 setting (issue 21, item 3).
+
+Is their plotted Fig. 2 PLD curve an upper bound at all? Their setting: shuffled k-RR with k = 2,
+eps0 = 3, a population of n = 1e5 users of which m = q n = 1000 (q = 0.01) are sampled uniformly each
+round, delta = 1e-5. A lower bound on the true eps comes from one explicit pair of neighbouring
+datasets: D, every user on x0, and D', the differing user u on x1 (the "all on x0" dataset of
+``worst-case-lower``, whose exact (h_x0, h_x1) view of m users is P for D and Q for D').
+
+Subsampled: when u is not sampled, the m reports come from m users on x0 under *both* datasets, i.e.
+have law P. So the subsampled pair is exactly (P, q Q + (1 - q) P) (and its reverse): the mixture is on
+the Q side. (The composition layer's ``(q P + (1 - q) Q, Q)`` is Zhu et al.'s dominating-pair
+construction, meant for upper bounds; it is not this dataset pair, so we do not use it here.) Losses:
+L = log(P/Q) binned optimistically by the view (rounded down); under q Q + (1 - q) P vs P the loss is
+log(q e^-L + 1 - q), rounded down from its smallest value over the bin; the reverse is its negative.
+Both directions are composed by dp_accounting (optimistic PMFs); its truncation is allowed for by
+asking for delta + 2 n_c x 1e-15 (so the returned eps is smaller, still a lower bound).
+
+Writes ``src/shuffledp/reference/koskela_fig2_lower_check.csv`` (n_c, our lower bound, their stored
+value, whether theirs is below).
+
+    python tools/koskela_fig2_lower_bound.py /path/to/numerical-shuffler-experiments
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+from dp_accounting.pld import pld_pmf
+from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _peer_functions import PEER_COMMIT  # noqa: E402
+from transcribe_koskela import _NumpyOnly  # noqa: E402
+
+from shuffledp.accounting import get_accountant  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "src" / "shuffledp" / "reference" / "koskela_fig2_lower_check.csv"
+EPS0, Q_RATE, N_TOTAL, DELTA, TAIL, INTERVAL = 3.0, 0.01, 100_000, 1e-5, 1e-15, 1e-5
+NCS = [10, 31, 100, 316, 1000, 3162, 10000]  # their girgis_upper.py line 52
+
+
+def _dense(index: np.ndarray, mass: np.ndarray) -> pld_pmf.DensePLDPmf:
+    lower = int(index.min())
+    probs = np.zeros(int(index.max()) - lower + 1)
+    np.add.at(probs, index - lower, mass)
+    return pld_pmf.DensePLDPmf(INTERVAL, lower, probs, 0.0, False)
+
+
+def subsampled_all_x0_pld(m: int) -> PrivacyLossDistribution:
+    """Optimistic PLD of the exact subsampled pair (P, q Q + (1 - q) P) of the "all on x0" dataset."""
+    view, = [v for v in get_accountant("worst-case-lower", epsilon_local=EPS0, n_users=m, k=2).binned_views(
+        interval=INTERVAL, pessimistic=False, K=9.0) if v.label == "all-x0"]
+    assert not view.pessimistic and view.p_infinity == 0.0 and view.q_infinity == 0.0
+    k = view.index.astype(float)
+    # L in [k D, (k + 1) D): log(q e^-L + 1 - q) is smallest at L = (k + 1) D; its negative at L = k D
+    mixture = np.log1p(Q_RATE * np.expm1(-(k + 1.0) * INTERVAL))
+    forward = np.floor(mixture / INTERVAL).astype(np.int64)  # under q Q + (1 - q) P, against P
+    reverse = np.floor(-np.log1p(Q_RATE * np.expm1(-k * INTERVAL)) / INTERVAL).astype(np.int64)  # under P
+    forward_mass = Q_RATE * view.q_mass + (1.0 - Q_RATE) * view.p_mass
+    return PrivacyLossDistribution(_dense(forward, forward_mass), _dense(reverse, view.p_mass))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkout", type=Path)
+    parser.add_argument("--commit", default=PEER_COMMIT)
+    args = parser.parse_args()
+    with open(args.checkout / "clones_girgis_comparison_fig3/pickles/eps_fig1_pld.p", "rb") as handle:
+        stored = np.asarray(_NumpyOnly(handle).load(), dtype=float)
+    one = subsampled_all_x0_pld(int(Q_RATE * N_TOTAL))
+    rows = []
+    for nc, theirs in zip(NCS, stored, strict=True):
+        lower = float(one.self_compose(nc, tail_mass_truncation=TAIL).get_epsilon_for_delta(DELTA + 2 * nc * TAIL))
+        rows.append([nc, repr(lower), repr(float(theirs)), str(bool(theirs < lower)),
+                     f"clones_girgis_comparison_fig3/pickles/eps_fig1_pld.p @ {args.commit[:12]}"])
+        print(nc, lower, theirs, flush=True)
+    with open(OUT, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["compositions", "lower_bound", "stored", "stored_below_lower_bound", "source"])
+        writer.writerows(rows)
+    print(f"{len(rows)} rows -> {OUT} ({math.nan if not rows else len(rows)} n_c)")
+
+
+if __name__ == "__main__":
+    main()
