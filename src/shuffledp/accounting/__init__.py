@@ -55,6 +55,7 @@ _REGISTRY: dict[str, str] = {
     "feldman-closed": "shuffledp.accounting.accountants.clones:FeldmanClosed",
     "feldman-numerical": "shuffledp.accounting.accountants.clones:FeldmanNumerical",
     "clones-krr": "shuffledp.accounting.accountants.clones:ClonesKRR",
+    "clones-krr-2023": "shuffledp.accounting.accountants.clones:ClonesKRR2023",
     "erlingsson": "shuffledp.accounting.accountants.erlingsson:Erlingsson",
     "rate-erlingsson": "shuffledp.accounting.accountants.rates:RateErlingsson",
     "rate-balle": "shuffledp.accounting.accountants.rates:RateBalle",
