@@ -110,6 +110,7 @@ def test_validity_counts_on_every_tiny_case():
         assert counts[k][0] > 0 and counts[k][1] == 0
     assert {k: v[0] for k, v in counts.items()} == {2: 0, 3: 8, 4: 18, 5: 17}
     assert {k: v[2] for k, v in counts.items()} == {2: 85, 3: 85, 4: 85, 5: 85}
+    assert {k: v[1] for k, v in counts.items()} == {2: 52, 3: 0, 4: 0, 5: 0}
 
 
 @pytest.mark.parametrize("k,n,eps0,eps", [(k, n, e0, eps) for k, n, e0, eps in TINY if n <= 3])
