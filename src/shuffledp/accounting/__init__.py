@@ -66,6 +66,7 @@ _REGISTRY: dict[str, str] = {
     "histogram-pair-lower": "shuffledp.accounting.accountants.histogram:HistogramPairLower",
     "girgis-rdp": "shuffledp.accounting.accountants.girgis:GirgisRDP",
     "girgis-rdp-simple": "shuffledp.accounting.accountants.girgis:GirgisRDPSimple",
+    "girgis-rdp-lower": "shuffledp.accounting.accountants.girgis:GirgisRDPLower",
 }
 
 
