@@ -71,6 +71,15 @@ def rdp_to_epsilon(orders, rdp, delta: float) -> float:
     return float(max(0.0, np.min(eps)))
 
 
+def _select_orders(name: str, grid: np.ndarray, values: np.ndarray, orders) -> np.ndarray:
+    orders = np.atleast_1d(np.asarray(orders, dtype=float))
+    index = np.searchsorted(grid, orders)
+    ok = (index < grid.size) & (grid[np.minimum(index, grid.size - 1)] == orders)
+    if not ok.all():
+        raise ValueError(f"`orders` must be integers in [2, {MAX_ORDER}] for {name!r}; got {orders[~ok][0]!r}.")
+    return values[index]
+
+
 class _GirgisBase(Accountant):
     """Shared parts: RDP curve (subclass), composition over T rounds, conversion to (eps, delta)."""
 
@@ -100,6 +109,10 @@ class _GirgisBase(Accountant):
         """(orders, composed RDP epsilon at each order)."""
         orders, rdp = self._orders_rdp()
         return orders, self.compositions * rdp
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed RDP at the given ``orders`` (each must be one of :meth:`rdp`'s orders)."""
+        return _select_orders(self.name, *self.rdp(), orders)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
@@ -173,12 +186,22 @@ class GirgisRDPSimple(_GirgisBase):
                 f"got {self.subsample!r}."
             )
 
-    def _orders_rdp(self):
+    def _formula(self, orders: np.ndarray) -> np.ndarray:
         e0, n = self.setting.epsilon_local, self.setting.n_users
-        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
         first = orders**2 * math.expm1(e0) ** 2 / self._n_bar()
         second = e0 * orders - (n - 1.0) / (8.0 * math.exp(e0))
-        return orders, np.logaddexp(first, second) / (orders - 1.0)
+        return np.logaddexp(first, second) / (orders - 1.0)
+
+    def _orders_rdp(self):
+        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
+        return orders, self._formula(orders)
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed Thm 3.3 RDP at any real ``orders`` > 1."""
+        orders = np.atleast_1d(np.asarray(orders, dtype=float))
+        if not np.all(orders > 1.0):
+            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {orders[orders <= 1.0][0]!r}.")
+        return self.compositions * self._formula(orders)
 
 
 def _lower_pair_logs(epsilon_local: float, n_users: int):
@@ -275,6 +298,10 @@ class GirgisRDPLower(Accountant):
         values = np.array([float(np.logaddexp(0.0, logsumexp(log_pmf + _log_convex_excess(lam, log_ratio, d))))
                            for lam in orders]) / (orders - 1.0)
         return orders, self.compositions * values
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed Thm 3.4 RDP at the given integer ``orders`` in [2, MAX_ORDER]."""
+        return _select_orders(self.name, *self.rdp(), orders)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
