@@ -19,7 +19,7 @@ def read_girgis_verdicts(frame: pd.DataFrame) -> str:
     missing = [c for c in _NEEDED if c not in frame.columns]
     if missing:
         raise ValueError(f"`Girgis verdict data` must have columns {', '.join(_NEEDED)}; missing {', '.join(missing)}.")
-    frame = frame.fillna("")
+    frame = frame.astype(object).where(frame.notna(), "")
     curves = frame[frame["claim"] == ""]
     claims = frame[frame["claim"] != ""]
     sentences = []

@@ -76,7 +76,7 @@ def _select_orders(name: str, grid: np.ndarray, values: np.ndarray, orders) -> n
     index = np.searchsorted(grid, orders)
     ok = (index < grid.size) & (grid[np.minimum(index, grid.size - 1)] == orders)
     if not ok.all():
-        raise ValueError(f"`orders` must be integers in [2, {MAX_ORDER}] for {name!r}; got {orders[~ok][0]!r}.")
+        raise ValueError(f"`orders` must be integers in [2, {MAX_ORDER}] for {name!r}; got {float(orders[~ok][0])!r}.")
     return values[index]
 
 
@@ -200,7 +200,7 @@ class GirgisRDPSimple(_GirgisBase):
         """Composed Thm 3.3 RDP at any real ``orders`` > 1."""
         orders = np.atleast_1d(np.asarray(orders, dtype=float))
         if not np.all(orders > 1.0):
-            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {orders[orders <= 1.0][0]!r}.")
+            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}.")
         return self.compositions * self._formula(orders)
 
 
