@@ -141,7 +141,7 @@ class ClonesKRR2023(Accountant):
 
     name = "clones-krr-2023"
     label = "clones, Feldman et al. 2023 pair for k-RR (as printed; invalid for k >= 3)"
-    colour = "#AA4499"
+    colour = "#6600CC"
     kind = BoundKind.AS_PRINTED
     scope = ("the pair as stated before the paper's erratum, evaluated exactly: an upper bound for every "
              "neighbouring dataset (replace-one, both directions) only at k = 2 (p = 1/(e^eps0 + 1), inside the "

@@ -225,7 +225,9 @@ def _lower_pair_logs(epsilon_local: float, n_users: int):
         k = np.arange(lo, hi + 1.0)
     log_pmf = log_binom_pmf_loader(k, n, log_p, log_1mp)
     d = math.expm1(2.0 * epsilon_local) * math.exp(-epsilon_local) / n * (k - n * math.exp(log_p))
-    return log_pmf, np.log1p(d), d
+    with np.errstate(divide="ignore"):  # log ratio from its two positive parts (d alone rounds to -1 at large eps0)
+        log_ratio = np.logaddexp(-epsilon_local + np.log(n - k), epsilon_local + np.log(k)) - math.log(n)
+    return log_pmf, log_ratio, d
 
 
 def _log_convex_excess(order: float, log_ratio: np.ndarray, d: np.ndarray) -> np.ndarray:

@@ -114,7 +114,7 @@ def _log_trinomial(a, b, m, krr):
 
 def _mix(x, y, m, krr, log_first, log_second, log_rest):
     """log of first * M(x - 1, y) + second * M(x, y - 1) + rest * M(x, y)."""
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # -inf sums at extreme eps0 are the intended zeros
         parts = np.stack([log_first + _log_trinomial(x - 1.0, y, m, krr),
                           log_second + _log_trinomial(x, y - 1.0, m, krr),
                           log_rest + _log_trinomial(x, y, m, krr)])
