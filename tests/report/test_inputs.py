@@ -64,7 +64,7 @@ RULE_OUTPUTS = [
     "results/utility/gowalla/{region}/heatmap_summary.csv",  # a pattern: never a known output
 ]
 CONFIG = {"utility": {"gowalla": {"regions": {"paris": {"heatmap_figure": "fig4", "boxplot_figure": "fig6"}}}}}
-ALL_STAGES = ["data", "accounting", "utility", "koskela"]
+ALL_STAGES = ["data", "accounting", "utility", "koskela", "girgis"]
 
 
 def _classify(stages=ALL_STAGES, produced=lambda path: True, targets=TARGETS):

@@ -55,6 +55,7 @@ _REGISTRY: dict[str, str] = {
     "feldman-closed": "shuffledp.accounting.accountants.clones:FeldmanClosed",
     "feldman-numerical": "shuffledp.accounting.accountants.clones:FeldmanNumerical",
     "clones-krr": "shuffledp.accounting.accountants.clones:ClonesKRR",
+    "clones-krr-2023": "shuffledp.accounting.accountants.clones:ClonesKRR2023",
     "erlingsson": "shuffledp.accounting.accountants.erlingsson:Erlingsson",
     "rate-erlingsson": "shuffledp.accounting.accountants.rates:RateErlingsson",
     "rate-balle": "shuffledp.accounting.accountants.rates:RateBalle",
@@ -66,6 +67,7 @@ _REGISTRY: dict[str, str] = {
     "girgis-rdp": "shuffledp.accounting.accountants.girgis:GirgisRDP",
     "girgis-rdp-simple": "shuffledp.accounting.accountants.girgis:GirgisRDPSimple",
     "clones-krr-rdp": "shuffledp.accounting.accountants.girgis:ClonesKRRRDP",
+    "girgis-rdp-lower": "shuffledp.accounting.accountants.girgis:GirgisRDPLower",
 }
 
 

@@ -24,6 +24,7 @@ from shuffledp.report.beyond import (
     read_phase_diagram,
     read_three_calibrations,
 )
+from shuffledp.report.girgis import read_girgis_verdicts
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
 from shuffledp.report.inputs import (
     CROSSOVER,
@@ -31,6 +32,7 @@ from shuffledp.report.inputs import (
     DELTA_SWEEPS,
     EPSILON_AT_FIXED_DELTA,
     EQUAL_GUARANTEE,
+    GIRGIS_FIGURE,
     KOSKELA_FIGURES,
     PHASE_DIAGRAM,
     THREE_CALIBRATIONS,
@@ -389,6 +391,7 @@ def _extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
         DELTA_FLOOR: read_delta_floor,
         EQUAL_GUARANTEE: read_equal_guarantee,
         KOSKELA_FIGURES: read_koskela_verdicts,
+        GIRGIS_FIGURE: read_girgis_verdicts,
         PHASE_DIAGRAM: read_phase_diagram,
     }
     return readers.get(name, read_method_comparison)

@@ -23,7 +23,14 @@ reports is eps0-DP).
   2q; user u reports x0 or x1 with total probability (e^eps0 + 1) q and otherwise a value whose law
   does not depend on its input. Joint convexity of the hockey-stick divergence then gives
   ``delta <= (e^eps0 + 1) q * H_{e^eps}(P || Q)`` with C ~ Bin(n - 1, 2q) and the same A, Delta as
-  above.
+  above. This is NOT Feldman, McMillan & Talwar's 2023 pair (next item): the weight factors u's
+  "neither x0 nor x1" branch out, where the 2023 pair keeps it inside the multinomial.
+* ``clones-krr-2023`` -- Feldman, McMillan, Talwar (SODA 2023, arXiv:2208.04591) "stronger clones" pair
+  with k-RR's p = q = 1/(e^eps0 + k - 1) (:mod:`shuffledp.accounting.views.clones_2023`): the curve
+  Koskela et al. label "Feldman et al. (2023, Thm. 5.1)". Their erratum: the proof of Lemma 3.5 fails
+  for p < 1/(e^eps0 + 1), i.e. for k-RR at every k >= 3, and brute force finds datasets above it there
+  (tests/accounting/test_clones_2023.py). Kind AS_PRINTED; an upper bound only at k = 2, where it
+  equals ``clones-krr``.
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ import numpy as np
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.views import clones as clones_view
+from shuffledp.accounting.views import clones_2023
 from shuffledp.accounting.views.split_pair import check_size
 
-__all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR"]
+__all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "ClonesKRR2023"]
 
 _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
 
@@ -113,11 +121,46 @@ class ClonesKRR(FeldmanNumerical):
     """
 
     name = "clones-krr"
-    label = "clones, k-RR specific (upper bound)"
+    label = "clones, k-RR by joint convexity (ours; upper bound)"
     colour = "#663333"
-    scope = _ALL_DATASETS + " (k-RR)"
+    scope = _ALL_DATASETS + (" (k-RR; our derivation: the 2021 clones reduction with u's 'neither x0 nor x1' "
+                             "branch factored out by joint convexity -- not Feldman et al.'s 2023 pair)")
     reference = (
-        "clones reduction of Feldman, McMillan, Talwar (2021, Sec. 3) specialised to k-RR "
-        "(derivation in docs/reproduction-notes.md)"
+        "our derivation: clones reduction of Feldman, McMillan, Talwar (2021, Sec. 3) specialised to k-RR "
+        "by joint convexity (docs/reproduction-notes.md); not their 2023 pair (clones-krr-2023)"
     )
     _generic = False
+
+
+class ClonesKRR2023(Accountant):
+    """Feldman, McMillan, Talwar (2023) stronger-clones pair for k-RR, p = 1/(e^eps0 + k - 1); exact.
+
+    NOT a guarantee for k >= 3 (see module docstring); refuses pairs whose windows exceed
+    :data:`~shuffledp.accounting.views.clones_2023.MAX_OUTCOMES` outcomes (n up to about 10^7 at k = 2).
+    """
+
+    name = "clones-krr-2023"
+    label = "clones, Feldman et al. 2023 pair for k-RR (as printed; invalid for k >= 3)"
+    colour = "#6600CC"
+    kind = BoundKind.AS_PRINTED
+    scope = ("the pair as stated before the paper's erratum, evaluated exactly: an upper bound for every "
+             "neighbouring dataset (replace-one, both directions) only at k = 2 (p = 1/(e^eps0 + 1), inside the "
+             "erratum's condition); for k >= 3, p < 1/(e^eps0 + 1) and brute force finds datasets whose true delta "
+             "exceeds it (tests/accounting/test_clones_2023.py): not a guarantee")
+    reference = ("Feldman, McMillan, Talwar, 'Stronger privacy amplification by shuffling for Renyi and approximate "
+                 "differential privacy' (SODA 2023, arXiv:2208.04591), Lemma 3.5 pair with k-RR's p; erratum "
+                 "(arXiv v3+): Lemma 3.5's proof fails for p < 1/(e^eps0 + 1)")
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        s = self.setting
+        clones_2023.check_size(s.epsilon_local, s.n_users, s.k)  # one-line refusal before any large allocation
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        s = self.setting
+        return clones_2023.log_delta(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, s.k)
+
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+        s = self.setting
+        return [clones_2023.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
+                                   pessimistic=pessimistic, K=K)]

@@ -10,6 +10,10 @@ They hold for every eps0-LDP randomizer (hence shuffled k-RR), replace-one neigh
   + e^(eps0 lambda - (n - 1) / (8 e^eps0))) / (lambda - 1).
 * ``girgis-rdp-simple`` -- Thm 3.3, every real lambda > 1:
   eps(lambda) <= log(e^(lambda^2 (e^eps0 - 1)^2 / n-bar) + e^(eps0 lambda - (n - 1) / (8 e^eps0))) / (lambda - 1).
+* ``girgis-rdp-lower`` -- Thm 3.4 (LOWER, k = 2 only): the Renyi divergence at integer orders of shuffled
+  binary randomized response on the pair of datasets of its proof (every other user on x0; u on x0 vs
+  x1), 1/(lambda - 1) log E[(1 + (e^(2 eps0) - 1)/(n e^eps0) (K - n/(e^eps0 + 1)))^lambda], K ~ Bin(n,
+  1/(e^eps0 + 1)); its delta is that pair's exact delta (see the class).
 * with ``subsample`` q < 1 (a uniformly random subset of m = q n users out of the population of n
   reports each round; ``n_users`` is the population n, the papers' convention), ``girgis-rdp`` uses
   their subsampled-shuffle bound, as evaluated in Koskela,
@@ -46,14 +50,14 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import gammaln
 
-from shuffledp._numerics import logsumexp
+from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.params import users_per_round
 from shuffledp.accounting.views import rdp as rdp_view
 
-__all__ = ["GirgisRDP", "GirgisRDPSimple", "ClonesKRRRDP", "rdp_to_log_delta", "rdp_to_epsilon", "MAX_ORDER",
-           "MAX_USERS_CLONES_RDP"]
+__all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ClonesKRRRDP", "rdp_to_log_delta", "rdp_to_epsilon",
+           "MAX_ORDER", "MAX_USERS_CLONES_RDP"]
 
 #: largest Renyi order used in the conversion
 MAX_ORDER = 256
@@ -77,6 +81,15 @@ def rdp_to_epsilon(orders, rdp, delta: float) -> float:
     rdp = np.asarray(rdp, dtype=float)
     eps = rdp + (-math.log(delta) + (orders - 1.0) * np.log1p(-1.0 / orders) - np.log(orders)) / (orders - 1.0)
     return float(max(0.0, np.min(eps)))
+
+
+def _select_orders(name: str, grid: np.ndarray, values: np.ndarray, orders) -> np.ndarray:
+    orders = np.atleast_1d(np.asarray(orders, dtype=float))
+    index = np.searchsorted(grid, orders)
+    ok = (index < grid.size) & (grid[np.minimum(index, grid.size - 1)] == orders)
+    if not ok.all():
+        raise ValueError(f"`orders` must be integers in [2, {MAX_ORDER}] for {name!r}; got {float(orders[~ok][0])!r}.")
+    return values[index]
 
 
 class _GirgisBase(Accountant):
@@ -108,6 +121,10 @@ class _GirgisBase(Accountant):
         """(orders, composed RDP epsilon at each order)."""
         orders, rdp = self._orders_rdp()
         return orders, self.compositions * rdp
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed RDP at the given ``orders`` (each must be one of :meth:`rdp`'s orders)."""
+        return _select_orders(self.name, *self.rdp(), orders)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
@@ -181,12 +198,143 @@ class GirgisRDPSimple(_GirgisBase):
                 f"got {self.subsample!r}."
             )
 
-    def _orders_rdp(self):
+    def _formula(self, orders: np.ndarray) -> np.ndarray:
         e0, n = self.setting.epsilon_local, self.setting.n_users
-        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
         first = orders**2 * math.expm1(e0) ** 2 / self._n_bar()
         second = e0 * orders - (n - 1.0) / (8.0 * math.exp(e0))
-        return orders, np.logaddexp(first, second) / (orders - 1.0)
+        return np.logaddexp(first, second) / (orders - 1.0)
+
+    def _orders_rdp(self):
+        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
+        return orders, self._formula(orders)
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed Thm 3.3 RDP at any real ``orders`` > 1."""
+        orders = np.atleast_1d(np.asarray(orders, dtype=float))
+        if not np.all(orders > 1.0):
+            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}.")
+        return self.compositions * self._formula(orders)
+
+
+def _lower_pair_logs(epsilon_local: float, n_users: int):
+    """(log Bin(n, p)(K), log ratio_K, d_K = ratio_K - 1) over a window of K ~ Bin(n, p), p = 1/(e^eps0 + 1).
+
+    Binary RR, every user on x0 except that u holds x0 (P0) or x1 (P1); K counts the reports of x1. Under
+    P0, K ~ Bin(n, p), and P1(k) / P0(k) = ratio_k = 1 + d_k, d_k = (e^(2 eps0) - 1)/(n e^eps0) (k - n p)
+    (Girgis et al., Thm 3.4's proof). Terms outside the window are dropped, which only lowers every sum
+    below (the values stay lower bounds). Window: the whole support for n <= 2 10^5, else 60 standard
+    deviations plus the largest tilt that order MAX_ORDER gives to the law.
+    """
+    n = float(n_users)
+    log_p = -float(np.logaddexp(epsilon_local, 0.0))  # log 1/(e^eps0 + 1)
+    log_1mp = epsilon_local + log_p
+    if n_users <= 200_000:
+        k = np.arange(0.0, n + 1.0)
+    else:
+        mean, sd = n * math.exp(log_p), math.sqrt(n * math.exp(log_p + log_1mp))
+        tilt = MAX_ORDER * math.expm1(2.0 * epsilon_local) * math.exp(log_1mp + log_p - epsilon_local)
+        lo, hi = max(0.0, math.floor(mean - 60.0 * sd)), min(n, math.ceil(mean + 60.0 * sd + tilt * 60.0))
+        k = np.arange(lo, hi + 1.0)
+    log_pmf = log_binom_pmf_loader(k, n, log_p, log_1mp)
+    d = math.expm1(2.0 * epsilon_local) * math.exp(-epsilon_local) / n * (k - n * math.exp(log_p))
+    with np.errstate(divide="ignore"):  # log ratio from its two positive parts (d alone rounds to -1 at large eps0)
+        log_ratio = np.logaddexp(-epsilon_local + np.log(n - k), epsilon_local + np.log(k)) - math.log(n)
+    return log_pmf, log_ratio, d
+
+
+def _log_convex_excess(order: float, log_ratio: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """log(r^lambda - 1 - lambda (r - 1)) >= 0-argument, r = 1 + d, without cancellation (series for small
+    lambda d, log1p form for large lambda log r); -inf where it is 0."""
+    x = order * log_ratio
+    out = np.full(d.shape, -np.inf)
+    small = np.abs(order * d) < 1e-2
+    if small.any():  # sum_{j=2}^{9} C(lambda, j) d^j: truncation error ~ (lambda d)^10 / 10! relative
+        ds, total, coefficient = d[small], np.zeros(int(small.sum())), 1.0
+        for j in range(2, 10):
+            coefficient = order * (order - 1.0) / 2.0 if j == 2 else coefficient * (order - j + 1.0) / j
+            total += coefficient * ds**j
+        with np.errstate(divide="ignore"):
+            out[small] = np.log(np.maximum(total, 0.0))
+    large = (~small) & (x > 1.0)
+    out[large] = x[large] + np.log1p(-(1.0 + order * d[large]) * np.exp(-x[large]))
+    middle = (~small) & (x <= 1.0)
+    with np.errstate(divide="ignore"):
+        out[middle] = np.log(np.maximum(np.expm1(x[middle]) - order * d[middle], 0.0))
+    return out
+
+
+class GirgisRDPLower(Accountant):
+    """Girgis et al. (2021) Thm 3.4: the RDP of shuffled binary randomized response on one pair of datasets.
+
+    ``rdp()`` gives (orders 2..MAX_ORDER, Thm 3.4's lower bound on the Renyi DP at each integer order),
+    evaluated as the sum it expands, 1/(lambda - 1) log E_{K ~ Bin(n, p)}[ratio_K^lambda] (equation (10)
+    is its binomial expansion in the central moments of K; a test checks the two agree). What it
+    lower-bounds: the order-lambda Renyi DP of the shuffled 2-RR histogram (sup over neighbouring datasets),
+    hence also the worst case over all eps0-LDP randomizers that Thm 3.1 and 3.3 bound from above. It is
+    NOT a lower bound on the RDP of shuffled k-RR for k >= 3 (a different channel), so k must be 2.
+    ``log_delta_for_epsilon``: the exact delta (max of both directions) of the same pair of datasets, a
+    lower bound on the worst-case delta of shuffled 2-RR. Composes over T rounds (T times the RDP; the
+    delta is then refused: a composed RDP lower bound gives no delta lower bound through a conversion).
+    """
+
+    name = "girgis-rdp-lower"
+    label = "girgis-rdp-lower"
+    colour = "#BB5566"
+    kind = BoundKind.LOWER
+    scope = ("k = 2 only (binary randomized response, the mechanism of the theorem's proof): lower bound on the "
+             "worst case over neighbouring datasets (replace-one) -- the exact divergences of the pair 'every "
+             "other user on x0, u on x0 vs x1'; rdp(): Thm 3.4's Renyi DP at integer orders 2..256")
+    reference = "Girgis, Data, Diggavi, Kairouz, Suresh (CCS 2021) Thm 3.4 (eq. (10)) and its proof's pair"
+    accepts_compositions = True
+
+    def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None,
+                 compositions: int = 1, subsample: float = 1.0):
+        super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
+        if self.setting.k != 2:
+            raise ValueError(f"`k` must be an integer in [2, 2] for {self.name!r} (Thm 3.4 is about binary "
+                             f"randomized response); got {k!r}.")
+        if self.setting.n_users > 10**9:
+            raise ValueError(f"`n_users` must be an integer in [1, 1000000000] for {self.name!r} (its window "
+                             f"grows as sqrt(n)); got {n_users!r}.")
+        if self.setting.epsilon_local > 50.0:
+            raise ValueError(f"`epsilon_local` must be in (0, 50] for {self.name!r}; got {epsilon_local!r}.")
+        self.compositions = check_integer(compositions, "compositions", low=1, high=10**9)
+        self.subsample = check_real(subsample, "subsample", low=1.0, high=1.0)
+
+    def rdp(self):
+        """(orders 2..MAX_ORDER, T times Thm 3.4's lower bound on the Renyi DP at each order).
+
+        Since E[ratio] = 1, E[ratio^lambda] = 1 + E[f(ratio)] with f(r) = r^lambda - 1 - lambda (r - 1) >= 0
+        (convexity): summed in log space with no cancellation, so the RDP keeps full relative precision
+        down to 1e-300 (it is ~ lambda (e^eps0 - 1)^2 / (2 n e^eps0))."""
+        log_pmf, log_ratio, d = _lower_pair_logs(self.setting.epsilon_local, self.setting.n_users)
+        orders = np.arange(2, MAX_ORDER + 1, dtype=float)
+        values = np.array([float(np.logaddexp(0.0, logsumexp(log_pmf + _log_convex_excess(lam, log_ratio, d))))
+                           for lam in orders]) / (orders - 1.0)
+        return orders, self.compositions * values
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed Thm 3.4 RDP at the given integer ``orders`` in [2, MAX_ORDER]."""
+        return _select_orders(self.name, *self.rdp(), orders)
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        epsilons = self._checked_epsilons(epsilons)
+        if self.compositions != 1:
+            raise ValueError(f"`compositions` must be an integer in [1, 1] for the delta of {self.name!r} (an RDP "
+                             f"lower bound converts to no delta lower bound); got {self.compositions}.")
+        log_pmf, log_ratio, _ = _lower_pair_logs(self.setting.epsilon_local, self.setting.n_users)
+        out = np.empty(epsilons.shape)
+        for i, eps in np.ndenumerate(epsilons):
+            if not np.isfinite(eps):
+                out[i] = -np.inf
+                continue
+            up = log_ratio > eps  # H(P1 || P0) = sum P0 (ratio - e^eps)_+
+            down = log_ratio < -eps  # H(P0 || P1) = sum P0 (1 - e^eps ratio)_+
+            forward = log_pmf[up] + log_ratio[up] + log1mexp(eps - log_ratio[up])
+            backward = log_pmf[down] + log1mexp(eps + log_ratio[down])
+            values = [float(logsumexp(t)) for t in (forward, backward) if t.size]
+            out[i] = min(0.0, max(values)) if values else -np.inf
+        return out
 
 
 #: largest n accepted (the exact sum has ~n^2 / 50 atoms at eps0 = 4)
@@ -202,13 +350,14 @@ class ClonesKRRRDP(_GirgisBase):
     """Numerical RDP of the k-RR clones pair, composed in RDP and converted (module docstring)."""
 
     name = "clones-krr-rdp"
-    label = "clones, k-RR specific, numerical RDP (upper bound)"
+    label = "clones, k-RR by joint convexity (ours), numerical RDP (upper bound)"
     colour = "#996655"
-    scope = "all neighbouring datasets (replace-one), both directions (k-RR)"
+    scope = ("all neighbouring datasets (replace-one), both directions (k-RR; the pair of clones-krr, our "
+             "derivation, not Feldman et al.'s 2023 pair; at k = 2 the 2021 clones pair itself)")
     reference = (
-        "Renyi divergence of the k-RR clones pair (Feldman, McMillan, Talwar 2021, Sec. 3; as in Koskela, "
-        "Heikkila, Honkela's delta_shuffler_renyi.py) at orders 2..256; RDP -> (eps, delta) by Canonne, "
-        "Kamath, Steinke (2020)"
+        "Renyi divergence of clones-krr's pair (the clones reduction of Feldman, McMillan, Talwar 2021, Sec. 3, "
+        "specialised to k-RR by joint convexity; Koskela, Heikkila, Honkela's delta_shuffler_renyi.py computes "
+        "the k = 2 pair) at orders 2..256; RDP -> (eps, delta) by Canonne, Kamath, Steinke (2020)"
     )
 
     def __init__(self, **parameters):

@@ -1,0 +1,22 @@
+"""Rule girgis_figure: Girgis et al.'s Section 4 comparison -- RDP curves (CSV) and the figure."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from shuffledp.experiments.girgis import figure_frame  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.plotting.girgis import figure_girgis  # noqa: E402
+
+setup_job_log(snakemake)
+frame = figure_frame(snakemake.params.section)
+atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
+logging.info("%s", frame.groupby(["curve", "epsilon_local"])["seconds"].sum().to_string())
+figure = figure_girgis(frame, n_users=int(snakemake.params.section["n_users"]))
+with atomic_output(snakemake.output.png) as temporary:
+    figure.savefig(temporary, dpi=120)
+plt.close(figure)
