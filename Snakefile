@@ -16,6 +16,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/accounting.smk"
 include: "workflow/rules/utility.smk"
 include: "workflow/rules/koskela.smk"
+include: "workflow/rules/balle.smk"
 include: "workflow/rules/report.smk"
 
 

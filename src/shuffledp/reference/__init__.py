@@ -20,7 +20,8 @@ import pandas as pd
 __all__ = ["REFERENCE_NAMES", "load_reference", "parse_label"]
 
 #: names accepted by :func:`load_reference`
-REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers", "koskela_figures")
+REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers", "koskela_figures",
+                   "balle_figures")
 
 _LABEL = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*=\s*([-+0-9.,eE]+)\s*$")
 
