@@ -102,7 +102,7 @@ def test_panel_frame_small_run_and_reading():
     assert (verdicts["verdict"] == "reproduced").all()
     text = read_balle_verdicts(verdicts)
     assert text.startswith("Balle et al.'s Figure 3: 2 of 2 published curves reproduced")
-    assert "from the reference" in text
+    assert "looseness" in text and "Per curve" in text
     with pytest.raises(ValueError, match="`Balle verdict data` must have columns"):
         read_balle_verdicts(verdicts.drop(columns=["verdict"]))
 

@@ -29,7 +29,7 @@ def _curve_sentence(row) -> str:
             + (f", largest relative difference {largest:.1e}" if math.isfinite(largest) else ""))
     low, high = float(row.looseness_min), float(row.looseness_max)
     if str(row.reference) not in ("", "nan") and math.isfinite(low):
-        text += f"; {low:.2f}x to {high:.2f}x from the reference \"{row.reference}\""
+        text += f"; looseness {low:.2f} to {high:.2f} against \"{row.reference}\""
     if row.verdict != "reproduced":
         cause = str(row.known_cause) if str(row.known_cause) not in ("", "nan") else "cause not established"
         text += f"; not reproduced: {cause}"
@@ -53,4 +53,7 @@ def read_balle_verdicts(frame: pd.DataFrame) -> str:
     first = (f"Balle et al.'s Figure 3: {reproduced} of {len(frame)} published curves reproduced against the "
              f"authors' code run at the same points (tolerance {tolerance:.0e} relative; largest difference "
              f"{largest.max():.1e}).")
-    return " ".join([first, *(_curve_sentence(row) for row in frame.itertuples(index=False))])
+    second = ("Per curve (looseness: ε of the bound over ε of the reference curve in panel (i), ε0 of the "
+              "reference over ε0 of the bound in panels (ii)-(iv), at the reference's n; above 1 the reference is "
+              "tighter, below 1 the bound beats a reference that is not its randomizer's worst case):")
+    return " ".join([first, second, *(_curve_sentence(row) for row in frame.itertuples(index=False))])
