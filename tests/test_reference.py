@@ -80,3 +80,13 @@ def test_parse_label(label, expected):
 def test_parse_label_refuses_text():
     with pytest.raises(ValueError, match=r"`label` must look like 'name=number'.*; got 'Our delta'\."):
         parse_label("Our delta")
+
+
+def test_balle_figures_every_point_cites_its_cell_and_commit():
+    frame = load_reference("balle_figures")
+    assert len(frame) == 1500  # 3 x 100 + 5 x 100 + 6 x 100 + 2 x 50 points (notebook cells In [23]-[26])
+    assert frame.groupby("panel")["curve"].nunique().to_dict() == {"i": 3, "ii": 5, "iii": 6, "iv": 2}
+    assert frame["source"].str.contains(r"\.ipynb cell In \[2[3-6]\] -> shuffleddp/amplification_bounds\.py "
+                                        r"\w+.* @ 1778a0dd1640$").all()
+    nan = frame["value"] == "nan"
+    assert set(frame.loc[nan, "curve"]) == {"EFMRTT'19"}  # only Erlingsson et al. is undefined anywhere
