@@ -168,8 +168,10 @@ def panel_verdicts(ours: pd.DataFrame, published: pd.DataFrame, sections: Mappin
                     + (f" ({undefined} where their code returns NaN)" if undefined else "")
                     + f"; largest relative difference {largest:.2e} (tolerance {tolerance:.0e})")
         reference = section["curves"].get(curve, {}).get("reference", "")
-        low, high = _looseness(section["value"], mine, ours[(ours["panel"] == panel) & (ours["curve"] == reference)
-                                                            & (ours["role"] == "reference")]) if reference else (math.nan, math.nan)
+        low, high = math.nan, math.nan
+        if reference:
+            references = ours[(ours["panel"] == panel) & (ours["curve"] == reference) & (ours["role"] == "reference")]
+            low, high = _looseness(section["value"], mine, references)
         extra = notes.get(f"{panel}/{curve}", "")
         rows.append({"panel": panel, "curve": curve, "accountant": accountant, "points": len(theirs),
                      "compared": len(differences), "theirs_undefined": undefined, "max_relative_difference": largest,

@@ -36,7 +36,8 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
     for i, curve in enumerate(curves):
         colour = _PALETTE[i % len(_PALETTE)]
         rows = mine[(mine["curve"] == curve) & (mine["role"] == "published")].sort_values("n")
-        ax.semilogx(rows["n"], rows["value"], color=colour, linestyle=_linestyle(curve), lw=1.6, label=f"ours: {curve}")
+        ax.semilogx(rows["n"], rows["value"], color=colour, linestyle=_linestyle(curve), lw=1.6,
+                    label=f"ours: {curve}")
         theirs = published[published["curve"] == curve].sort_values("x")
         ax.semilogx(theirs["x"], theirs["value"], linestyle="none", marker="o", markersize=4, markerfacecolor="none",
                     color=style.shade(colour), markevery=7, label=f"their code: {curve}")

@@ -72,6 +72,8 @@ __all__ = [
 ]
 
 _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
+_LAPLACE_SCOPE = (_ALL_DATASETS + " of the shuffled eps0-LDP Laplace randomizer on [0, 1] (not k-RR; k ignored; "
+                  "delta = 0 for eps >= eps0)")
 
 
 class StrongAdversary(Accountant):
@@ -323,7 +325,7 @@ class BalleHoeffdingLaplace(_BalleHoeffding):
     colour = "#994455"
     generic = False
     laplace = True
-    scope = _ALL_DATASETS + " of the shuffled eps0-LDP Laplace randomizer on [0, 1] (not k-RR; k ignored; delta = 0 for eps >= eps0)"
+    scope = _LAPLACE_SCOPE
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.1 (2), 5.3, 5.5, 5.8 (Section 5.3)"
 
 
@@ -335,5 +337,5 @@ class BalleBennettLaplace(_BalleBennett):
     colour = "#6699CC"
     generic = False
     laplace = True
-    scope = _ALL_DATASETS + " of the shuffled eps0-LDP Laplace randomizer on [0, 1] (not k-RR; k ignored; delta = 0 for eps >= eps0)"
+    scope = _LAPLACE_SCOPE
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.1 (2), 5.3, 5.6, 5.8 (Section 5.3)"
