@@ -10,15 +10,23 @@ plotted point, with the panel, the curve as labelled in the notebook's legend, t
 where the curve's k depends on n, the plotted value, and the cell and functions it comes from. A
 point where their code raises (an ``assert`` in ``get_eps0`` / ``Erlingsson.check_ranges``) is
 written as ``nan`` with the exception in ``note``, exactly as the notebook would fail or plot a gap.
+
+The paper's figure predates a fix in their code: commit 7994ad3 ("Fixed typo in Bennett bounds",
+2020-07-06) changed ``BennettExact.get_delta``. The notebook of the initial release (89a5085,
+2019-05-31, before the CRYPTO 2019 proceedings) stores the panels drawn by the old code, and the
+paper's text describes those (e.g. "for every mechanism the Bennett bound is better than the
+Hoeffding bound"). With ``--release CHECKOUT`` (a checkout of 89a5085, flat modules) every curve is
+also computed with that code; column ``code`` says which: ``current`` or ``2019``.
 Run once; the CSV is committed.
 
-    python tools/transcribe_balle.py /path/to/checkout [--commit SHA]
+    python tools/transcribe_balle.py /path/to/checkout [--commit SHA] [--release /path/to/89a5085]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -26,9 +34,11 @@ from pathlib import Path
 import numpy as np
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "shuffledp" / "reference" / "balle_figures.csv"
-COLUMNS = ["paper", "panel", "curve", "x_name", "x", "k", "value_name", "value", "source", "note"]
+COLUMNS = ["paper", "panel", "curve", "code", "x_name", "x", "k", "value_name", "value", "source", "note"]
 PAPER = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), The privacy blanket of the shuffle model, Figure 3"
 NOTEBOOK = "Bounds on Privacy Amplification by Shuffling.ipynb"
+#: the plotting cells of the 2019 notebook (identical code and parameters, other execution counts)
+RELEASE_CELLS = {"i": "In [9]", "ii": "In [10]", "iii": "In [11]", "iv": "In [12]"}
 
 
 def _panels(ab, mech):
@@ -56,15 +66,38 @@ def _panels(ab, mech):
            [ab.Hoeffding(mech.RRMechanism()), ab.BennettExact(mech.RRMechanism())], False)
 
 
+def _flat_module(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkout", type=Path)
     parser.add_argument("--commit", default="1778a0dd16405cb10d780d5f1878ed0b1fb76f2e")
+    parser.add_argument("--release", type=Path, default=None)
+    parser.add_argument("--release-commit", default="89a50859f5e5a326fbdf7b7beb63f1659f850fd9")
     args = parser.parse_args()
     sys.path.insert(0, str(args.checkout))
     import shuffleddp.amplification_bounds as ab  # their code, from the checkout
     import shuffleddp.mechanisms as mech
 
+    rows = _rows(ab, mech, "current", args.commit, "shuffleddp/amplification_bounds.py")
+    if args.release is not None:  # the 2019 release: flat modules amplification_bounds.py, mechanisms.py
+        ab_2019 = _flat_module("amplification_bounds_2019", args.release / "amplification_bounds.py")
+        mech_2019 = _flat_module("mechanisms_2019", args.release / "mechanisms.py")
+        rows += _rows(ab_2019, mech_2019, "2019", args.release_commit, "amplification_bounds.py")
+    with open(OUT, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
+    print(f"{len(rows)} rows -> {OUT}")
+
+
+def _rows(ab, mech, code: str, commit: str, module: str) -> list:
+    """Every point of the four panels computed with one version of their code."""
     rows = []
     for panel, cell, value_name, ns, value_of, bounds, with_mech in _panels(ab, mech):
         for bound in bounds:
@@ -80,16 +113,13 @@ def main() -> None:
                 except (AssertionError, ValueError) as error:  # the notebook has no guard: a gap / a stop
                     value, note = float("nan"), f"{type(error).__name__}: {error}".strip()
                 k = getattr(getattr(bound, "mechanism", None), "k", "")
-                source = (f"{NOTEBOOK} cell {cell} -> shuffleddp/amplification_bounds.py {kind}"
-                          + (f"({mechanism})" if mechanism else "") + f" @ {args.commit[:12]}")
-                rows.append([PAPER, panel, label, "n", int(n), k, value_name, repr(value), source, note])
-            print(f"panel {panel} {label}: {time.perf_counter() - started:.1f} s", flush=True)
-
-    with open(OUT, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(rows)
-    print(f"{len(rows)} rows -> {OUT}")
+                if code == "2019":  # the same four cells, numbered In [9]-[12] in the 2019 notebook
+                    cell = RELEASE_CELLS[panel]
+                source = (f"{NOTEBOOK} cell {cell} -> {module} {kind}"
+                          + (f"({mechanism})" if mechanism else "") + f" @ {commit[:12]}")
+                rows.append([PAPER, panel, label, code, "n", int(n), k, value_name, repr(value), source, note])
+            print(f"{code} panel {panel} {label}: {time.perf_counter() - started:.1f} s", flush=True)
+    return rows
 
 
 if __name__ == "__main__":

@@ -27,7 +27,9 @@ from shuffledp.report.balle import read_balle_verdicts
 
 ROOT = Path(__file__).resolve().parents[2]
 PANELS = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))["balle"]["panels"]
-THEIRS = load_reference("balle_figures")
+ALL_THEIRS = load_reference("balle_figures")
+THEIRS = ALL_THEIRS[ALL_THEIRS["code"] == "current"]
+RELEASE = ALL_THEIRS[ALL_THEIRS["code"] == "2019"]
 
 
 def test_grid_and_rules_are_their_notebooks():
@@ -77,7 +79,7 @@ def test_verdicts_reproduced_not_reproduced_and_undefined_points():
     assert (row.verdict, row.compared, row.theirs_undefined) == ("reproduced", 2, 1)
     ours, published = _frame([1.0, 2.0, 3.0], [1.0, 2.1, 3.0])
     row = panel_verdicts(ours, published, sections, tolerance=1e-6,
-                         notes={"i/Hoeffding": "a named cause"}).iloc[0]
+                         notes={"current/Hoeffding": "a named cause"}).iloc[0]
     assert row.verdict == "not reproduced" and row.known_cause == "a named cause"
     assert row.max_relative_difference == pytest.approx(0.1 / 2.1)
 
@@ -96,12 +98,12 @@ def test_panel_frame_small_run_and_reading():
     frame = panel_frame("iv", section)
     assert set(frame["role"]) == {"published", "reference"}
     assert sorted(frame.loc[frame["role"] == "published", "k"]) == [4, 4, 6, 6, 9, 9]  # n = 100, 316, 1000
-    published = THEIRS[THEIRS["panel"] == "iv"]
+    published = THEIRS[THEIRS["panel"] == "iv"]  # the current code
     verdicts = panel_verdicts(frame, published[published["x"].astype(int).isin(frame["n"])], {"iv": section},
                               tolerance=1e-6)
     assert (verdicts["verdict"] == "reproduced").all()
     text = read_balle_verdicts(verdicts)
-    assert text.startswith("Balle et al.'s Figure 3: 2 of 2 published curves reproduced")
+    assert "2 of 2 curves reproduced against their current code" in text
     assert "looseness" in text and "Per curve" in text
     with pytest.raises(ValueError, match="`Balle verdict data` must have columns"):
         read_balle_verdicts(verdicts.drop(columns=["verdict"]))
@@ -115,3 +117,47 @@ def test_every_analytic_k2_curve_is_below_the_certified_worst_case():
     for name in ("balle-hoeffding-krr", "balle-bennett-krr", "balle-hoeffding-generic", "erlingsson"):
         assert calibrate_epsilon_local(name, n_users=1000, k=2, epsilon=0.1, delta=1e-6, upper=10.0,
                                        tolerance=1e-9) <= tight
+
+
+def _release_value(panel: str, curve: str, n: int) -> float:
+    rows = RELEASE[(RELEASE["panel"] == panel) & (RELEASE["curve"] == curve) & (RELEASE["x"].astype(int) == n)]
+    return float(rows["value"].iloc[0])
+
+
+def test_release_2019_bennett_rr100_curve_is_not_a_valid_guarantee():
+    """Counterexample to the paper's panel (iii) "Bennett, RR-100" curve (their 2019 code, 89a5085): at n = 1000
+    it allows eps0 = 2.0396, but at that eps0 shuffled 100-RR is not (0.1, 1e-6)-DP -- ``worst-case-lower`` (the
+    exact delta of an explicit pair of neighbouring datasets, a lower bound on the worst case) exceeds 1e-6.
+    The current code's (and our) Bennett value at the same n is below the point where that happens."""
+    n, k = 1000, 100
+    published = _release_value("iii", "Bennett, RR-100", n)
+    lower = get_accountant("worst-case-lower", epsilon_local=published, n_users=n, k=k)
+    assert lower.delta_for_epsilon(0.1)[0] > 2e-6  # 2.26e-6: the curve's point misses its target by 2.26x
+    ours = calibrate_epsilon_local("balle-bennett-krr", n_users=n, k=k, epsilon=0.1, delta=1e-6, upper=10.0,
+                                   tolerance=1e-9)
+    assert ours < published
+    assert get_accountant("worst-case-lower", epsilon_local=ours, n_users=n, k=k).delta_for_epsilon(0.1)[0] <= 1e-6
+
+
+def test_release_2019_bennett_is_the_fixed_bound_divided_by_a_m():
+    """The 2019 code's Bennett delta is the fixed one with each term of E[...; M >= 1] divided by a M (its lines
+    197 and 203): recomputed here from our accountant's ingredients, it gives the 2019 curve's eps0 at a grid point,
+    which meets delta = 1e-6 exactly there (to the root finder's precision)."""
+    from scipy.stats import binom
+
+    n, k, eps = 1000, 100, 0.1
+    eps0 = _release_value("iii", "Bennett, RR-100", n)
+    gamma = k / (math.exp(eps0) + k - 1)
+    a = math.expm1(eps)
+    b_plus = gamma * (math.exp(eps0) - math.exp(eps))  # Lemma 5.7 maximum of L
+    sigma2 = gamma * (2 - gamma) * a**2 + (1 - gamma) ** 2 * k * (math.exp(2 * eps) + 1)
+    beta = a * b_plus / sigma2
+    rate = sigma2 / b_plus**2 * ((1 + beta) * math.log1p(beta) - beta)
+    m = np.arange(1, n + 1)
+    weights = binom.pmf(m, n, gamma) * np.exp(-m * rate)
+    fixed = b_plus / (gamma * n * math.log1p(beta)) * weights.sum()
+    release = b_plus / (gamma * n * a * math.log1p(beta)) * (weights / m).sum()
+    assert release == pytest.approx(1e-6, rel=1e-6)  # the 2019 curve sits where its formula meets the target
+    assert fixed == pytest.approx(get_accountant("balle-bennett-krr", epsilon_local=eps0, n_users=n, k=k)
+                                  .delta_for_epsilon(eps)[0], rel=1e-9)
+    assert fixed > 1e-6  # the lemma's bound does not certify the published eps0

@@ -45,12 +45,19 @@ CUBE_ROOT = "floor(n^(1/3))"
 INVERSE_SQUARE = "1/n^2"
 #: documented causes of differences from their code ("panel/curve" -> sentence; evidence in
 #: docs/reproduction-notes.md, "Issue 21 item 1"); given when a curve is not reproduced
-KNOWN_DIFFERENCES: dict[str, str] = {}
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "2019/Bennett": (
+        "their 2019 code (amplification_bounds.py @ 89a5085, BennettExact.get_delta, line 197 `eta = a / b_plus` and "
+        "line 203, which divides each term of the expectation by m) computes the Bennett bound of Lemmas 5.3 and 5.6 "
+        "divided by a M (a = e^eps - 1, M ~ Bin(n, gamma) the blanket count): delta too small, eps0 too large (eps too "
+        "small); the authors fixed both lines in 7994ad3 ('Fixed typo in Bennett bounds', 2020-07-06), and ours "
+        "reproduces the fixed code"),
+}
 #: columns of :func:`panel_frame`
 CURVE_COLUMNS = ["panel", "curve", "role", "accountant", "kind", "n", "k", "epsilon", "epsilon_local", "delta",
                  "value_name", "value", "seconds"]
 #: columns of :func:`panel_verdicts`
-VERDICT_COLUMNS = ["panel", "curve", "accountant", "points", "compared", "theirs_undefined",
+VERDICT_COLUMNS = ["panel", "curve", "code", "accountant", "points", "compared", "theirs_undefined",
                    "max_relative_difference", "median_relative_difference", "tolerance", "verdict", "note",
                    "known_cause", "reference", "looseness_min", "looseness_max"]
 
@@ -150,10 +157,14 @@ def panel_verdicts(ours: pd.DataFrame, published: pd.DataFrame, sections: Mappin
     number is within ``tolerance`` (relative) of ours, else *not reproduced*. Points where their code
     returns NaN (Erlingsson et al.'s closed form outside its stated range) are counted in
     ``theirs_undefined``, not compared. ``sections``: the ``balle.panels`` config (each curve's
-    ``reference`` names the reference curve its looseness is measured against)."""
+    ``reference`` names the reference curve its looseness is measured against). One verdict per version
+    of their code (column ``code`` of the transcription: ``current``, ``2019``); ``notes`` maps
+    "code/panel/curve" or "code/bound" (the curve's first word, e.g. "2019/Bennett") to a named cause."""
     notes = dict(notes or {})
     rows = []
-    for (panel, curve), theirs in published.groupby(["panel", "curve"], sort=False):
+    if "code" not in published.columns:
+        published = published.assign(code="current")
+    for (panel, curve, code), theirs in published.groupby(["panel", "curve", "code"], sort=False):
         section = sections[panel]
         mine = ours[(ours["panel"] == panel) & (ours["curve"] == curve) & (ours["role"] == "published")]
         differences, undefined = _compare(mine, theirs)
@@ -172,8 +183,8 @@ def panel_verdicts(ours: pd.DataFrame, published: pd.DataFrame, sections: Mappin
         if reference:
             references = ours[(ours["panel"] == panel) & (ours["curve"] == reference) & (ours["role"] == "reference")]
             low, high = _looseness(section["value"], mine, references)
-        extra = notes.get(f"{panel}/{curve}", "")
-        rows.append({"panel": panel, "curve": curve, "accountant": accountant, "points": len(theirs),
+        extra = notes.get(f"{code}/{panel}/{curve}", notes.get(f"{code}/{curve.split(',')[0]}", ""))
+        rows.append({"panel": panel, "curve": curve, "code": code, "accountant": accountant, "points": len(theirs),
                      "compared": len(differences), "theirs_undefined": undefined, "max_relative_difference": largest,
                      "median_relative_difference": median, "tolerance": tolerance, "verdict": verdict, "note": note,
                      "known_cause": extra if verdict != REPRODUCED else "", "reference": reference,

@@ -9,6 +9,7 @@ Panel (i) plots eps against n, panels (ii)-(iv) the largest eps0 against n (log 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
@@ -38,9 +39,15 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
         rows = mine[(mine["curve"] == curve) & (mine["role"] == "published")].sort_values("n")
         ax.semilogx(rows["n"], rows["value"], color=colour, linestyle=_linestyle(curve), lw=1.6,
                     label=f"ours: {curve}")
-        theirs = published[published["curve"] == curve].sort_values("x")
+        theirs = published[(published["curve"] == curve) & (published["code"] == "current")].sort_values("x")
         ax.semilogx(theirs["x"], theirs["value"], linestyle="none", marker="o", markersize=4, markerfacecolor="none",
                     color=style.shade(colour), markevery=7, label=f"their code: {curve}")
+        release = published[(published["curve"] == curve) & (published["code"] == "2019")].sort_values("x")
+        if len(release) and not np.allclose(release["value"].to_numpy(), theirs["value"].to_numpy(), rtol=1e-6,
+                                            equal_nan=True):
+            ax.semilogx(release["x"], release["value"], linestyle="none", marker="^", markersize=5,
+                        markerfacecolor="none", color=colour, markevery=(3, 7),
+                        label=f"their 2019 code (paper's figure): {curve}")
     references = list(dict.fromkeys(mine.loc[mine["role"] == "reference", "curve"]))
     for j, curve in enumerate(references):
         colour, linestyle = _REFERENCE_STYLES[j % len(_REFERENCE_STYLES)]
@@ -60,6 +67,8 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
 def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
     """The four panels; ``sections`` is the ``balle.panels`` config (titles, axes)."""
     published = published.copy()
+    if "code" not in published.columns:
+        published["code"] = "current"
     for column in ("x", "value"):
         published[column] = published[column].astype(float)
     panels = [p for p in ("i", "ii", "iii", "iv") if p in set(frame["panel"])]
@@ -69,8 +78,8 @@ def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
             _panel(ax, panel, frame, published[published["panel"] == panel], sections[panel])
         for ax in axes.ravel()[len(panels):]:
             ax.set_visible(False)
-        figure.suptitle("Balle, Bell, Gascón, Nissim (CRYPTO 2019) Fig. 3: lines ours, open markers their code "
-                        "(every 7th point), grey our references")
+        figure.suptitle("Balle et al. (CRYPTO 2019) Fig. 3 — lines: ours; ○: their current code; △: their 2019 code "
+                        "where it differs (every 7th point); grey: our references")
         figure.legend(handles=[Line2D([], [], color="0.3", lw=1.6, label="Hoeffding"),
                                Line2D([], [], color="0.3", lw=1.6, linestyle="--", label="Bennett"),
                                Line2D([], [], color="0.3", lw=1.6, linestyle=":", label="Erlingsson et al.")],
