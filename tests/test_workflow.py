@@ -310,6 +310,7 @@ def test_balle_outputs(e2e, test_config):
     balle = e2e / "results" / "balle"
     assert (balle / "balle_fig3.png").stat().st_size > 0
     verdicts = pd.read_csv(balle / "balle_verdicts.csv", dtype={"panel": str})
+    verdicts = verdicts[verdicts["code"] == "current"]  # the 2019 release's Bennett curves differ (docs/balle-figures.md)
     configured = {(panel, curve) for panel, section in test_config["balle"]["panels"].items()
                   for curve in section["curves"]}
     computed = verdicts[[(p, c) in configured for p, c in zip(verdicts["panel"], verdicts["curve"])]]
