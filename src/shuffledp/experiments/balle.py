@@ -51,8 +51,12 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "line 203, which divides each term of the expectation by m) computes the Bennett bound of Lemmas 5.3 and 5.6 "
         "divided by a M (a = e^eps - 1, M ~ Bin(n, gamma) the blanket count): delta too small, eps0 too large (eps too "
         "small); the authors fixed both lines in 7994ad3 ('Fixed typo in Bennett bounds', 2020-07-06), and ours "
-        "reproduces the fixed code"),
+        "reproduces the fixed code. Check run: the 2019 formula recomputed from our accountant's ingredients meets "
+        "delta = 1e-6 at the 2019 curve's eps0 while the fixed one does not (tests/experiments/test_balle.py)"),
 }
+KNOWN_DIFFERENCES["2019/iii/Bennett, RR-100"] = KNOWN_DIFFERENCES["2019/Bennett"] + (
+    "; moreover the published curve is not a valid guarantee: at n = 1000 its eps0 = 2.0396 gives "
+    "worst-case-lower delta(eps = 0.1) = 2.26e-6 > 1e-6 for explicit neighbouring datasets (same test file)")
 #: columns of :func:`panel_frame`
 CURVE_COLUMNS = ["panel", "curve", "role", "accountant", "kind", "n", "k", "epsilon", "epsilon_local", "delta",
                  "value_name", "value", "seconds"]
