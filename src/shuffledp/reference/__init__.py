@@ -4,7 +4,9 @@ Biswas, Jung, Palamidessi, *Tight Differential Privacy Guarantees for the Shuffl
 k-Randomized Response* (arXiv 2022). One CSV per table (``table2`` ... ``table6``) plus
 ``text_numbers`` (numbers quoted in the running text), and ``koskela_figures``: the curves of
 Koskela, Heikkila & Honkela's Figures 1-3 as stored in their public code (numbers, not strings;
-``tools/transcribe_koskela.py`` wrote it). Values stay strings exactly as printed
+``tools/transcribe_koskela.py`` wrote it), and ``balle_figures``: Balle et al.'s Figure 3 as their code
+computes it at their notebook's grids, current code and 2019 release (``tools/transcribe_balle.py``).
+Values stay strings exactly as printed
 ("6.580E-7", "12E-4", "0"), so the printed precision is kept for
 :func:`shuffledp.tables.printed_precision_verdict`. How they were transcribed, and the paper's
 oddities, are in ``README.md`` next to this file.
