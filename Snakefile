@@ -17,6 +17,7 @@ include: "workflow/rules/accounting.smk"
 include: "workflow/rules/utility.smk"
 include: "workflow/rules/koskela.smk"
 include: "workflow/rules/girgis.smk"
+include: "workflow/rules/balle.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -12,6 +12,7 @@ from shuffledp.report.inputs import (
     EPSILON_AT_FIXED_DELTA,
     EQUAL_GUARANTEE,
     EXTRA_SECTIONS,
+    BALLE_FIGURE,
     KOSKELA_FIGURES,
     PHASE_DIAGRAM,
     THREE_CALIBRATIONS,
@@ -57,6 +58,8 @@ TARGETS = [
     "results/utility/gowalla/paris/community.csv",
     "results/koskela/koskela_fig1.png",
     "results/koskela/koskela_verdicts.csv",
+    "results/balle/balle_fig3.png",
+    "results/balle/balle_verdicts.csv",
 ]
 RULE_OUTPUTS = [
     "results/accounting/table2_comparison.csv",
@@ -64,7 +67,7 @@ RULE_OUTPUTS = [
     "results/utility/gowalla/{region}/heatmap_summary.csv",  # a pattern: never a known output
 ]
 CONFIG = {"utility": {"gowalla": {"regions": {"paris": {"heatmap_figure": "fig4", "boxplot_figure": "fig6"}}}}}
-ALL_STAGES = ["data", "accounting", "utility", "koskela", "girgis"]
+ALL_STAGES = ["data", "accounting", "utility", "koskela", "girgis", "balle"]
 
 
 def _classify(stages=ALL_STAGES, produced=lambda path: True, targets=TARGETS):
@@ -189,6 +192,9 @@ def test_sections_beyond_the_paper():
     }
     assert extras[KOSKELA_FIGURES] == {
         "images": ["results/koskela/koskela_fig1.png"], "data": ["results/koskela/koskela_verdicts.csv"]
+    }
+    assert extras[BALLE_FIGURE] == {
+        "images": ["results/balle/balle_fig3.png"], "data": ["results/balle/balle_verdicts.csv"]
     }
     assert extras[EQUAL_GUARANTEE] == {
         "images": ["results/utility/equal_guarantee_tv.png"], "data": ["results/utility/equal_guarantee_ratio.csv"]

@@ -69,7 +69,7 @@ rule manifest:
     output:
         "results/{stage}/MANIFEST.json",
     wildcard_constraints:
-        stage="data|accounting|utility|koskela|girgis|report",
+        stage="data|accounting|utility|koskela|girgis|balle|report",
     params:
         stage=lambda wildcards: wildcards.stage,
         inputs=lambda wildcards: _stage_inputs(wildcards.stage),

@@ -52,6 +52,8 @@ _REGISTRY: dict[str, str] = {
     "balle-hoeffding-krr": "shuffledp.accounting.accountants.blanket:BalleHoeffdingKRR",
     "balle-bennett-generic": "shuffledp.accounting.accountants.blanket:BalleBennettGeneric",
     "balle-bennett-krr": "shuffledp.accounting.accountants.blanket:BalleBennettKRR",
+    "balle-hoeffding-laplace": "shuffledp.accounting.accountants.blanket:BalleHoeffdingLaplace",
+    "balle-bennett-laplace": "shuffledp.accounting.accountants.blanket:BalleBennettLaplace",
     "feldman-closed": "shuffledp.accounting.accountants.clones:FeldmanClosed",
     "feldman-numerical": "shuffledp.accounting.accountants.clones:FeldmanNumerical",
     "clones-krr": "shuffledp.accounting.accountants.clones:ClonesKRR",

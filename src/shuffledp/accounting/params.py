@@ -4,6 +4,8 @@
 * :class:`KrrParams`: every quantity of k-RR that a view uses, in logs, computed once without
   cancellation and named the same in every module (docs/adding-an-accountant.md lists them).
 * :class:`BoundKind`: what an accountant's delta is relative to the tight delta it targets.
+* :class:`LaplaceBlanket`: the blanket quantities of the eps0-LDP Laplace randomizer on [0, 1] (Balle et
+  al. 2019, Lemmas 5.1 (2) and 5.8), the one non-k-RR randomizer of their Figure 3.
 
 k-RR with local epsilon_0 over k values reports its true value with probability
 p = e^eps0 / (e^eps0 + k - 1) and each other value with probability q = 1 / (e^eps0 + k - 1). As a
@@ -19,11 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from shuffledp._numerics import log_expm1
+from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp._validation import check_integer, check_real
 
 __all__ = ["BoundKind", "ShuffleSetting", "KrrParams", "MAX_N_USERS", "MAX_K", "MAX_EPSILON_LOCAL",
-           "check_epsilon_local_finite", "users_per_round"]
+           "check_epsilon_local_finite", "users_per_round", "LaplaceBlanket"]
 
 #: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
 MAX_N_USERS = 10**15
@@ -177,3 +179,56 @@ def _cached(epsilon_local: float, k: int, _cache: dict = {}) -> KrrParams:  # no
             _cache.clear()
         _cache[key] = KrrParams(epsilon_local, k)
     return _cache[key]
+
+
+@dataclass(frozen=True)
+class LaplaceBlanket:
+    """The eps0-LDP Laplace randomizer on [0, 1], R(x) = x + Lap(1 / eps0), as a blanket mixture, in logs.
+
+    Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemma 5.1 (2) and its proof (appendix): the total
+    variation similarity is ``gamma = e^(-eps0 / 2)`` and the blanket is Lap(1/2, 1/eps0) (inf over x of
+    the densities is (eps0 / 2) e^(-eps0 / 2) e^(-eps0 |y - 1/2|)). With h = eps0 / 2 and
+    r_x(y) = p_x(y) / blanket(y) = e^(eps0 (|y - 1/2| - |y - x|)) in [e^-h, e^h], the privacy amplification
+    variable L = r_x(W) - e^eps r_x'(W), W ~ blanket, satisfies for every x, x' in [0, 1] (Lemma 5.8):
+
+    * ``max L <= e^h (1 - e^(eps - eps0))`` and ``min L >= e^-h - e^(eps + h)`` (both attained at
+      {x, x'} = {0, 1}), hence the range ``(e^eps + 1)(e^h - e^-h)``;
+    * ``E L^2 <= (e^(2 eps) + 1) / 3 (2 e^h + e^-eps0) - 2 e^eps (2 e^-h - e^-eps0)`` (equality at
+      {x, x'} = {0, 1}: E r_0^2 = (2 e^h + e^-eps0) / 3 and E r_0 r_1 = 2 e^-h - e^-eps0), evaluated
+      here without cancellation as ``(e^eps - 1)^2 A + (4/3) e^(eps + h) (1 - e^-h)^2 (1 + 2 e^-h)``
+      with A = E r_0^2 (the identity E r_0^2 - E r_0 r_1 = (2/3) e^h (1 - e^-h)^2 (1 + 2 e^-h)).
+
+    These equal the authors' ``LaplaceMechanism`` (github.com/BorjaBalle/amplification-by-shuffling,
+    shuffleddp/mechanisms.py) and numerical integration (tests/accounting/test_laplace_blanket.py).
+    Methods take eps (array) with 0 <= eps < eps0 for ``log_max`` (the maximum is <= 0 beyond).
+    """
+
+    epsilon_local: float
+
+    @property
+    def log_gamma(self) -> float:
+        return -0.5 * float(self.epsilon_local)
+
+    def log_max(self, eps):
+        """log of the maximum of L (eps < eps0)."""
+        return 0.5 * self.epsilon_local + log1mexp(np.asarray(eps, dtype=float) - self.epsilon_local)
+
+    def log_range(self, eps):
+        """log of max L - min L = (e^eps + 1)(e^h - e^-h)."""
+        h = 0.5 * self.epsilon_local
+        return np.logaddexp(np.asarray(eps, dtype=float), 0.0) + h + log1mexp(-2.0 * h)
+
+    def log_second_moment(self, eps):
+        """log of the largest E L^2 over x, x' (see the class docstring)."""
+        eps = np.asarray(eps, dtype=float)
+        return 2.0 * eps + 0.5 * self.epsilon_local + self.log_second_moment_scaled(eps)
+
+    def log_second_moment_scaled(self, eps):
+        """log(E L^2 / e^(2 eps + eps0 / 2)): finite even where e^eps0 overflows a double."""
+        eps = np.asarray(eps, dtype=float)
+        h = 0.5 * self.epsilon_local
+        log_a_scaled = math.log(2.0 + math.exp(-3.0 * h)) - math.log(3.0)  # log(E r_0^2) - h
+        with np.errstate(divide="ignore"):
+            first = 2.0 * log1mexp(-eps) + log_a_scaled  # (1 - e^-eps)^2 E r_0^2 / e^h
+        second = math.log(4.0 / 3.0) - eps + 2.0 * float(log1mexp(-h)) + math.log1p(2.0 * math.exp(-h))
+        return np.logaddexp(first, second)

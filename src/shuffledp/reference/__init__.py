@@ -8,7 +8,9 @@ Koskela, Heikkila & Honkela's Figures 1-3 as stored in their public code (number
 the recorded runs of their functions against recomputations of the lines that make their Fig. 1 RDP and
 Fig. 2 PLD curves differ (``tools/verify_koskela_fig1_rdp.py``, ``tools/verify_koskela_fig2_pld.py``;
 see docs/koskela-figures.md), and ``koskela_fig2_lower_check``, a certified lower bound in their Fig. 2
-setting (``tools/koskela_fig2_lower_bound.py``). Values stay strings exactly as printed
+setting (``tools/koskela_fig2_lower_bound.py``); and ``balle_figures``: Balle et al.'s Figure 3 as their code
+computes it at their notebook's grids, current code and 2019 release (``tools/transcribe_balle.py``).
+Values stay strings exactly as printed
 ("6.580E-7", "12E-4", "0"), so the printed precision is kept for
 :func:`shuffledp.tables.printed_precision_verdict`. How they were transcribed, and the paper's
 oddities, are in ``README.md`` next to this file.
@@ -25,7 +27,8 @@ __all__ = ["REFERENCE_NAMES", "load_reference", "parse_label"]
 
 #: names accepted by :func:`load_reference`
 REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers", "koskela_figures",
-                   "koskela_fig1_rdp_check", "koskela_fig2_pld_check", "koskela_fig2_lower_check")
+                   "koskela_fig1_rdp_check", "koskela_fig2_pld_check", "koskela_fig2_lower_check",
+                   "balle_figures")
 
 _LABEL = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*=\s*([-+0-9.,eE]+)\s*$")
 

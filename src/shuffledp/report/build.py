@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from shuffledp.experiments.utility_tables import STRENGTH_FACTOR
+from shuffledp.report.balle import read_balle_verdicts
 from shuffledp.report.beyond import (
     read_delta_floor,
     read_equal_guarantee,
@@ -27,6 +28,7 @@ from shuffledp.report.beyond import (
 from shuffledp.report.girgis import read_girgis_verdicts
 from shuffledp.report.blocks import BulletList, Figure, Heading, Paragraph, Table
 from shuffledp.report.inputs import (
+    BALLE_FIGURE,
     CROSSOVER,
     DELTA_FLOOR,
     DELTA_SWEEPS,
@@ -344,6 +346,9 @@ def _first_sentence(text: str) -> str:
 
 #: captions of the images of sections beyond the paper (workflow/report/*.rst, shortened); default: the section name
 _EXTRA_CAPTIONS = {
+    BALLE_FIGURE: ("Balle et al. Fig. 3, four panels: lines ours, open markers the authors' code at the same points, "
+                   "grey our reference curves (certified worst case for k-RR, feldman-numerical for any ε0-LDP "
+                   "randomizer)"),
     PHASE_DIAGRAM: ("Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV (at the largest ε0 "
                     "the configured accountant allows) to that of the analytic Gaussian at the same (ε, δ), over n and "
                     "ε, one panel per k; blue: the shuffle is better; black line: equal expected error; markers: the "
@@ -392,6 +397,7 @@ def _extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
         EQUAL_GUARANTEE: read_equal_guarantee,
         KOSKELA_FIGURES: read_koskela_verdicts,
         GIRGIS_FIGURE: read_girgis_verdicts,
+        BALLE_FIGURE: read_balle_verdicts,
         PHASE_DIAGRAM: read_phase_diagram,
     }
     return readers.get(name, read_method_comparison)

@@ -25,6 +25,7 @@ __all__ = [
     "THREE_CALIBRATIONS",
     "KOSKELA_FIGURES",
     "GIRGIS_FIGURE",
+    "BALLE_FIGURE",
     "EQUAL_GUARANTEE",
     "DELTA_FLOOR",
     "PHASE_DIAGRAM",
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 #: the stages that write into ``results/<stage>/`` and get a manifest (the report stage aside)
-RESULT_STAGES = ("data", "accounting", "utility", "koskela", "girgis")
+RESULT_STAGES = ("data", "accounting", "utility", "koskela", "girgis", "balle")
 
 # Sections beyond the paper, in the order the report shows them (name -> images, data).
 DELTA_SWEEPS = "delta sweeps"
@@ -51,6 +52,7 @@ CROSSOVER = "crossover"
 THREE_CALIBRATIONS = "three calibrations"  # issue 12: the paper's comparisons under three Gaussian calibrations
 KOSKELA_FIGURES = "Koskela et al. Figures 1-3"  # issue 11: compositions, one verdict per published curve
 GIRGIS_FIGURE = "Girgis et al. Figure 2"  # issue 21: RDP upper vs lower bounds, one verdict per curve and claim
+BALLE_FIGURE = "Balle et al. Figure 3"  # issue 21 item 1: four panels against the authors' code
 EQUAL_GUARANTEE = "equal guarantee"  # issue 12: which mechanism at an equal (epsilon, delta) guarantee
 DELTA_FLOOR = "delta floor"  # issue 12: what the delta floor decides
 PHASE_DIAGRAM = "phase diagram"  # issue 20: where shuffle+INV and the Gaussian have equal expected error
@@ -62,6 +64,7 @@ EXTRA_SECTIONS = (
     THREE_CALIBRATIONS,
     KOSKELA_FIGURES,
     GIRGIS_FIGURE,
+    BALLE_FIGURE,
     EQUAL_GUARANTEE,
     PHASE_DIAGRAM,
     DELTA_FLOOR,
@@ -203,6 +206,10 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
         GIRGIS_FIGURE: {
             "images": sorted(p for p in outputs if p.startswith("results/girgis/") and p.endswith(".png")),
             "data": [p for p in outputs if p == "results/girgis/girgis_verdicts.csv"],
+        },
+        BALLE_FIGURE: {
+            "images": sorted(p for p in outputs if p.startswith("results/balle/") and p.endswith(".png")),
+            "data": [p for p in outputs if p == "results/balle/balle_verdicts.csv"],
         },
         EQUAL_GUARANTEE: {
             "images": [p for p in named("equal_guarantee") if p.endswith(".png")],

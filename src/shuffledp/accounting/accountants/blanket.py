@@ -39,6 +39,12 @@ of eps0-LDP reports), delta = 0 is also valid for eps >= eps0, and the Section 5
   values under the uniform blanket; they match Lemma 5.7 and the authors' reference code
   github.com/BorjaBalle/amplification-by-shuffling).
 
+* ``balle-hoeffding-laplace`` / ``balle-bennett-laplace`` -- the same two bounds for the eps0-LDP
+  Laplace randomizer on [0, 1] (Lemmas 5.1 (2) and 5.8: gamma = e^(-eps0/2), b, b+ and sigma2 from
+  :class:`~shuffledp.accounting.params.LaplaceBlanket`). Their scope is the shuffled *Laplace*
+  randomizer, not k-RR: ``k`` is accepted and ignored. They draw the Laplace curves of Balle et al.'s
+  Figure 3 (panels ii and iii).
+
 All formulas are evaluated in log space. Closed forms answer delta(eps) directly; epsilon for a target
 delta comes from :meth:`Accountant.epsilon_for_delta` (bisection, rounding upwards so the returned
 epsilon always meets the target).
@@ -50,7 +56,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import KrrParams, LaplaceBlanket
 from shuffledp.accounting.views import strong
 from shuffledp.accounting.views.split_pair import check_size
 
@@ -61,9 +67,13 @@ __all__ = [
     "BalleHoeffdingKRR",
     "BalleBennettGeneric",
     "BalleBennettKRR",
+    "BalleHoeffdingLaplace",
+    "BalleBennettLaplace",
 ]
 
 _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
+_LAPLACE_SCOPE = (_ALL_DATASETS + " of the shuffled eps0-LDP Laplace randomizer on [0, 1] (not k-RR; k ignored; "
+                  "delta = 0 for eps >= eps0)")
 
 
 class StrongAdversary(Accountant):
@@ -130,10 +140,13 @@ class _BalleSection5(Accountant):
 
     kind = BoundKind.UPPER
     generic: bool
+    laplace: bool = False  # the Laplace randomizer on [0, 1] (Lemma 5.8) instead of k-RR / generic
 
     def _gamma(self) -> tuple[float, float]:
         """(log gamma, log(1 - gamma)) used by the bound."""
         s = self.setting
+        if self.laplace:  # Lemma 5.1 (2): gamma = e^(-eps0 / 2)
+            return -0.5 * s.epsilon_local, float(log1mexp(-0.5 * s.epsilon_local))
         if self.generic:  # Lemma 5.2: gamma >= e^-eps0 for every eps0-LDP randomizer
             return -s.epsilon_local, float(log1mexp(-s.epsilon_local))
         logs = KrrParams.of(s.epsilon_local, s.k)
@@ -173,6 +186,8 @@ class _BalleHoeffding(_BalleSection5):
         """log b, b the range of the privacy amplification variable."""
         s = self.setting
         e0 = s.epsilon_local
+        if self.laplace:  # (e^eps + 1)(e^(eps0/2) - e^(-eps0/2)), Lemma 5.8 (1)
+            return LaplaceBlanket(e0).log_range(eps)
         if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2); log(2 sinh x) = x + log(1 - e^-2x)
             with np.errstate(over="ignore"):  # inf for eps + eps0 > 1.8e308: the bound is then trivially 1
                 return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
@@ -205,6 +220,13 @@ class _BalleBennett(_BalleSection5):
         e0 = s.epsilon_local
         log_1m_a = log1mexp(-eps)  # log a - eps, a = e^eps - 1
         log_1p_m2 = np.log1p(np.exp(-2.0 * eps))  # log(1 + e^-2eps)
+        if self.laplace:  # Lemma 5.8: b+ and sigma2 of the Laplace randomizer, gamma = e^(-eps0 / 2)
+            # b+ = e^(eps0/2) e^rel_max, sigma2 = e^(2 eps + eps0/2) e^rel_moment: only differences formed
+            rel_max = log1mexp(eps - e0)
+            rel_moment = LaplaceBlanket(e0).log_second_moment_scaled(eps)
+            log_beta = -eps + log_1m_a + rel_max - rel_moment
+            log_ratio = eps + (eps - 0.5 * e0) + rel_moment - 2.0 * rel_max
+            return log_beta, log_ratio, e0 + rel_max
         if self.generic:  # Lemma 5.4 (2), (3) with gamma_ub = 1, gamma_lb = e^-eps0
             # b+ = e^eps0 (1 - e^(eps - 2 eps0)); sigma2 = e^(eps0 + 2 eps) (1 + e^-2eps) (1 - 2 e^(-eps - 4 eps0) / (1 + e^-2eps))
             rel_max = log1mexp(eps - 2.0 * e0)
@@ -293,3 +315,27 @@ class BalleBennettKRR(_BalleBennett):
     monotone_in_epsilon = False  # rises again below eps0 (see _BalleSection5)
     scope = _ALL_DATASETS + " (k-RR; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.6, 5.7 (Section 5.3)"
+
+
+class BalleHoeffdingLaplace(_BalleHoeffding):
+    """Balle et al. (2019) Hoeffding bound for the Laplace randomizer on [0, 1] (Lemmas 5.1, 5.8)."""
+
+    name = "balle-hoeffding-laplace"
+    label = "Balle et al. Hoeffding, Laplace (upper bound)"
+    colour = "#994455"
+    generic = False
+    laplace = True
+    scope = _LAPLACE_SCOPE
+    reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.1 (2), 5.3, 5.5, 5.8 (Section 5.3)"
+
+
+class BalleBennettLaplace(_BalleBennett):
+    """Balle et al. (2019) Bennett bound for the Laplace randomizer on [0, 1] (Lemmas 5.1, 5.6, 5.8)."""
+
+    name = "balle-bennett-laplace"
+    label = "Balle et al. Bennett, Laplace (upper bound)"
+    colour = "#6699CC"
+    generic = False
+    laplace = True
+    scope = _LAPLACE_SCOPE
+    reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.1 (2), 5.3, 5.6, 5.8 (Section 5.3)"

@@ -1,0 +1,196 @@
+"""Balle, Bell, Gascon & Nissim's Figure 3 (CRYPTO 2019, Sec. 6): four panels of privacy-blanket bounds,
+beside the values of their own code, with a tight reference under each analytic curve.
+
+* Panel (i) -- eps against n for generic eps0-LDP randomizers (eps0 = 0.5, delta = 1e-6): Erlingsson et
+  al.'s closed form, the Hoeffding (Thm 5.3) and Bennett (Lemma 5.6) bounds.
+* Panel (ii) -- the largest eps0 against n at (eps, delta) = (0.1, 1e-6), Hoeffding bounds for a
+  generic randomizer, binary and 100-ary randomized response and the Laplace randomizer, and Erlingsson.
+* Panel (iii) -- the same calibration, Hoeffding against Bennett for RR-2, RR-100 and Laplace.
+* Panel (iv) -- the same with k = floor(n^(1/3)) and delta = 1/n^2 (RR, Hoeffding and Bennett).
+
+Every value comes from the registry: eps from :meth:`Accountant.epsilon_for_delta`, eps0 from
+:func:`shuffledp.accounting.calibrate.calibrate_epsilon_local` (the largest eps0 meeting the target,
+searched on [eps, ``upper``] as their ``get_eps0`` searches [eps, 10]). "Theirs" are the values of their
+code at the same points, written by ``tools/transcribe_balle.py`` (``shuffledp.reference``,
+``balle_figures``). Reference curves (ours only, on every ``reference_every``-th n) show how far each
+analytic bound is from tight: ``worst-case-upper`` (certified worst case of shuffled k-RR; exact-tight
+for k = 2, the weak adversary's certified bound for k >= 4), ``worst-case-lower`` (a lower bound: for the
+generic panel, binary RR is one eps0-LDP randomizer, so its worst case lower-bounds the generic one) and
+``feldman-numerical`` (an upper bound valid for every eps0-LDP randomizer, Laplace included).
+
+Room: the library side of ``workflow/rules/balle.smk``. Imports the accountants and :mod:`shuffledp.tables`
+(verdict labels); nothing from plotting or report.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from shuffledp.accounting import accountant_class, get_accountant
+from shuffledp.accounting.calibrate import calibrate_epsilon_local
+from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
+
+__all__ = ["PANELS", "CURVE_COLUMNS", "VERDICT_COLUMNS", "KNOWN_DIFFERENCES", "n_grid", "curve_k", "curve_delta",
+           "panel_frame", "panel_verdicts"]
+
+PANELS = ("i", "ii", "iii", "iv")
+#: k rule of panel (iv): k = int(n ** (1/3)) as their notebook computes it (cell In [26])
+CUBE_ROOT = "floor(n^(1/3))"
+#: delta rule of panel (iv): delta = 1 / n^2 (cell In [26])
+INVERSE_SQUARE = "1/n^2"
+#: documented causes of differences from their code ("panel/curve" -> sentence; evidence in
+#: docs/reproduction-notes.md, "Issue 21 item 1"); given when a curve is not reproduced
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "2019/Bennett": (
+        "their 2019 code (amplification_bounds.py @ 89a5085, BennettExact.get_delta, line 197 `eta = a / b_plus` and "
+        "line 203, which divides each term of the expectation by m) computes the Bennett bound of Lemmas 5.3 and 5.6 "
+        "divided by a M (a = e^eps - 1, M ~ Bin(n, gamma) the blanket count): delta too small, eps0 too large (eps too "
+        "small); the authors fixed both lines in 7994ad3 ('Fixed typo in Bennett bounds', 2020-07-06), and ours "
+        "reproduces the fixed code. Check run: the 2019 formula recomputed from our accountant's ingredients meets "
+        "delta = 1e-6 at the 2019 curve's eps0 while the fixed one does not (tests/experiments/test_balle.py)"),
+}
+KNOWN_DIFFERENCES["2019/iii/Bennett, RR-100"] = KNOWN_DIFFERENCES["2019/Bennett"] + (
+    "; moreover the published curve is not a valid guarantee: at n = 1000 its eps0 = 2.0396 gives "
+    "worst-case-lower delta(eps = 0.1) = 2.26e-6 > 1e-6 for explicit neighbouring datasets (same test file)")
+#: columns of :func:`panel_frame`
+CURVE_COLUMNS = ["panel", "curve", "role", "accountant", "kind", "n", "k", "epsilon", "epsilon_local", "delta",
+                 "value_name", "value", "seconds"]
+#: columns of :func:`panel_verdicts`
+VERDICT_COLUMNS = ["panel", "curve", "code", "accountant", "points", "compared", "theirs_undefined",
+                   "max_relative_difference", "median_relative_difference", "tolerance", "verdict", "note",
+                   "known_cause", "reference", "looseness_min", "looseness_max"]
+
+
+def n_grid(spec: Mapping) -> np.ndarray:
+    """Their n grid: ``np.geomspace(start, stop, num, dtype=int)`` (truncated to integers, as theirs)."""
+    return np.geomspace(int(spec["start"]), int(spec["stop"]), num=int(spec["num"]), dtype=int)
+
+
+def curve_k(spec, n: int) -> int:
+    """The domain size at n: an integer, or :data:`CUBE_ROOT` (their ``int(n ** (1/3))``)."""
+    if spec == CUBE_ROOT:
+        return int(n ** (1 / 3))
+    return int(spec)
+
+
+def curve_delta(spec, n: int) -> float:
+    """The target delta at n: a number, or :data:`INVERSE_SQUARE` (1 / n^2)."""
+    if spec == INVERSE_SQUARE:
+        return 1.0 / float(n) ** 2
+    return float(spec)
+
+
+def _value(section: Mapping, name: str, n: int, k: int, delta: float) -> float:
+    """eps (panel value ``epsilon``) or the calibrated eps0 (``epsilon_local``) of accountant ``name`` at n."""
+    if section["value"] == "epsilon":
+        accountant = get_accountant(name, epsilon_local=float(section["epsilon_local"]), n_users=n, k=k)
+        return float(accountant.epsilon_for_delta(delta, tolerance=float(section["tolerance"])))
+    return float(calibrate_epsilon_local(name, n_users=n, k=k, epsilon=float(section["epsilon"]), delta=delta,
+                                         upper=float(section["upper"]), tolerance=float(section["tolerance"])))
+
+
+def _curve_rows(panel: str, section: Mapping, label: str, spec: Mapping, role: str, ns) -> list[dict]:
+    name = spec["accountant"]
+    rows = []
+    for n in ns:
+        n = int(n)
+        k, delta = curve_k(spec.get("k", 2), n), curve_delta(section["delta"], n)
+        start = time.perf_counter()
+        value = _value(section, name, n, k, delta)
+        rows.append({"panel": panel, "curve": label, "role": role, "accountant": name,
+                     "kind": accountant_class(name).kind.value, "n": n, "k": k,
+                     "epsilon": value if section["value"] == "epsilon" else float(section["epsilon"]),
+                     "epsilon_local": float(section["epsilon_local"]) if section["value"] == "epsilon" else value,
+                     "delta": delta, "value_name": section["value"], "value": value,
+                     "seconds": time.perf_counter() - start})
+    return rows
+
+
+def panel_frame(panel: str, section: Mapping) -> pd.DataFrame:
+    """The curves of panel ``panel`` from its config slice ``balle.panels.<panel>``: one row per point
+    (:data:`CURVE_COLUMNS`). ``role`` is ``published`` for the curves of their figure (``curves``: legend
+    label -> {accountant, k}) and ``reference`` for ours (``references``), computed on every
+    ``reference_every``-th n of the grid (the largest n included)."""
+    if panel not in PANELS:
+        raise ValueError(f"`panel` must be one of {', '.join(PANELS)}; got {panel!r}.")
+    ns = n_grid(section["n"])
+    every = int(section.get("reference_every", 1))
+    reference_ns = sorted({*ns[::every].tolist(), int(ns[-1])})
+    rows = []
+    for label, spec in section["curves"].items():
+        rows += _curve_rows(panel, section, label, spec, "published", ns)
+    for label, spec in section.get("references", {}).items():
+        rows += _curve_rows(panel, section, label, spec, "reference", reference_ns)
+    return pd.DataFrame(rows, columns=CURVE_COLUMNS)
+
+
+def _looseness(section_value: str, mine: pd.DataFrame, reference: pd.DataFrame) -> tuple[float, float]:
+    """min and max over the reference's n of how far the curve is from the reference, as a factor >= 1
+    when the reference is tighter: bound eps / reference eps (panel i), reference eps0 / bound eps0."""
+    joined = mine.merge(reference[["n", "value"]], on="n", suffixes=("", "_reference"))
+    if joined.empty:
+        return math.nan, math.nan
+    if section_value == "epsilon":
+        ratio = joined["value"] / joined["value_reference"]
+    else:
+        ratio = joined["value_reference"] / joined["value"]
+    return float(ratio.min()), float(ratio.max())
+
+
+def _compare(mine: pd.DataFrame, theirs: pd.DataFrame) -> tuple[list[float], int]:
+    """Relative differences at the n where their value is finite, and the count where it is not."""
+    values = dict(zip(mine["n"].astype(int), mine["value"].astype(float)))
+    differences, undefined = [], 0
+    for n, value in zip(theirs["x"].astype(int), theirs["value"].astype(float)):
+        if not math.isfinite(value):
+            undefined += 1
+            continue
+        if n in values:
+            differences.append(abs(values[n] - value) / abs(value) if value else math.inf)
+    return differences, undefined
+
+
+def panel_verdicts(ours: pd.DataFrame, published: pd.DataFrame, sections: Mapping, *, tolerance: float,
+                   notes: Mapping | None = None) -> pd.DataFrame:
+    """One verdict per curve of their figure: *reproduced* when every point where their code returns a
+    number is within ``tolerance`` (relative) of ours, else *not reproduced*. Points where their code
+    returns NaN (Erlingsson et al.'s closed form outside its stated range) are counted in
+    ``theirs_undefined``, not compared. ``sections``: the ``balle.panels`` config (each curve's
+    ``reference`` names the reference curve its looseness is measured against). One verdict per version
+    of their code (column ``code`` of the transcription: ``current``, ``2019``); ``notes`` maps
+    "code/panel/curve" or "code/bound" (the curve's first word, e.g. "2019/Bennett") to a named cause."""
+    notes = dict(notes or {})
+    rows = []
+    if "code" not in published.columns:
+        published = published.assign(code="current")
+    for (panel, curve, code), theirs in published.groupby(["panel", "curve", "code"], sort=False):
+        section = sections[panel]
+        mine = ours[(ours["panel"] == panel) & (ours["curve"] == curve) & (ours["role"] == "published")]
+        differences, undefined = _compare(mine, theirs)
+        accountant = mine["accountant"].iloc[0] if len(mine) else ""
+        if not differences:
+            verdict, largest, median = NOT_REPRODUCED, math.nan, math.nan
+            note = "no point of ours matches this curve (not computed in this run)"
+        else:
+            largest, median = float(np.max(differences)), float(np.median(differences))
+            verdict = REPRODUCED if largest <= tolerance else NOT_REPRODUCED
+            note = (f"{len(differences)} of {len(theirs)} points compared"
+                    + (f" ({undefined} where their code returns NaN)" if undefined else "")
+                    + f"; largest relative difference {largest:.2e} (tolerance {tolerance:.0e})")
+        reference = section["curves"].get(curve, {}).get("reference", "")
+        low, high = math.nan, math.nan
+        if reference:
+            references = ours[(ours["panel"] == panel) & (ours["curve"] == reference) & (ours["role"] == "reference")]
+            low, high = _looseness(section["value"], mine, references)
+        extra = notes.get(f"{code}/{panel}/{curve}", notes.get(f"{code}/{curve.split(',')[0]}", ""))
+        rows.append({"panel": panel, "curve": curve, "code": code, "accountant": accountant, "points": len(theirs),
+                     "compared": len(differences), "theirs_undefined": undefined, "max_relative_difference": largest,
+                     "median_relative_difference": median, "tolerance": tolerance, "verdict": verdict, "note": note,
+                     "known_cause": extra if verdict != REPRODUCED else "", "reference": reference,
+                     "looseness_min": low, "looseness_max": high})
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)

@@ -1,0 +1,50 @@
+# Balle stage (issue 21 item 1): Balle, Bell, Gascon & Nissim's Figure 3 (CRYPTO 2019), four panels of
+# privacy-blanket bounds, beside the values of their public code, with tight references, and one verdict
+# per published curve. Library: shuffledp.experiments.balle, shuffledp.plotting.balle.
+BALLE = config.get("balle")
+B = "results/balle"
+
+if BALLE is not None:
+
+    rule balle_panel:
+        output:
+            csv=f"{B}/balle_fig3_{{panel}}.csv",
+        wildcard_constraints:
+            panel="i|ii|iii|iv",
+        params:
+            section=lambda wildcards: BALLE["panels"][wildcards.panel],
+        log:
+            "logs/balle/panel_{panel}.log",
+        benchmark:
+            "results/benchmarks/balle/panel_{panel}.tsv"
+        script:
+            "../scripts/balle_figure.py"
+
+    rule balle_verdicts:
+        input:
+            expand(f"{B}/balle_fig3_{{panel}}.csv", panel=["i", "ii", "iii", "iv"]),
+        output:
+            csv=f"{B}/balle_fig3.csv",
+            png=report(f"{B}/balle_fig3.png", caption="../report/balle.rst", category="Balle et al."),
+            verdicts_csv=f"{B}/balle_verdicts.csv",
+            verdicts_md=f"{B}/balle_verdicts.md",
+        params:
+            panels=BALLE["panels"],
+            tolerance=BALLE["verdict_tolerance"],
+        log:
+            "logs/balle/verdicts.log",
+        script:
+            "../scripts/balle_verdicts.py"
+
+    # The verdict table and the figure only read the four panel files: run them where Snakemake runs.
+    localrules:
+        balle_verdicts,
+
+    ALL_TARGETS.extend(
+        [
+            f"{B}/balle_fig3.csv",
+            f"{B}/balle_fig3.png",
+            f"{B}/balle_verdicts.csv",
+            f"{B}/balle_verdicts.md",
+        ]
+    )

@@ -1,0 +1,30 @@
+"""Rule balle_verdicts: Balle et al.'s Figure 3 (four panels, theirs on top of ours) and one verdict per curve."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from shuffledp.experiments.balle import KNOWN_DIFFERENCES, panel_verdicts  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.plotting.balle import figure_balle  # noqa: E402
+from shuffledp.reference import load_reference  # noqa: E402
+from shuffledp.tables import write_table  # noqa: E402
+
+setup_job_log(snakemake)
+ours = pd.concat([pd.read_csv(path, dtype={"panel": str}) for path in snakemake.input], ignore_index=True)
+atomic_write_text(snakemake.output.csv, ours.to_csv(index=False))
+published = load_reference("balle_figures")
+verdicts = panel_verdicts(ours, published, snakemake.params.panels, tolerance=snakemake.params.tolerance,
+                          notes=KNOWN_DIFFERENCES)
+write_table(verdicts, csv=snakemake.output.verdicts_csv, markdown=snakemake.output.verdicts_md,
+            caption="Balle et al. Figure 3: one verdict per published curve, against the authors' code")
+logging.info("%s", verdicts[["panel", "curve", "verdict", "max_relative_difference"]].to_string())
+figure = figure_balle(ours, published, sections=snakemake.params.panels)
+with atomic_output(snakemake.output.png) as temporary:
+    figure.savefig(temporary, dpi=120)
+plt.close(figure)
