@@ -334,7 +334,7 @@ class BalleBennettLaplace(_BalleBennett):
 
     name = "balle-bennett-laplace"
     label = "Balle et al. Bennett, Laplace (upper bound)"
-    colour = "#6699CC"
+    colour = "#7F3B08"
     generic = False
     laplace = True
     scope = _LAPLACE_SCOPE

@@ -279,7 +279,7 @@ class GirgisRDPLower(Accountant):
 
     name = "girgis-rdp-lower"
     label = "girgis-rdp-lower"
-    colour = "#BB5566"
+    colour = "#CC11CC"
     kind = BoundKind.LOWER
     scope = ("k = 2 only (binary randomized response, the mechanism of the theorem's proof): lower bound on the "
              "worst case over neighbouring datasets (replace-one) -- the exact divergences of the pair 'every "
