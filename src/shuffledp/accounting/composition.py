@@ -283,10 +283,27 @@ class ComposedAccountant:
 
     @property
     def resolved_delta(self) -> float:
-        """Smallest delta resolved: 0 with the Chernoff tail bound (certified to 1e-300 and below), else
-        :data:`PLD_FLOOR`. Below it the lower bound reports delta 0 and eps(delta) = eps(PLD_FLOOR) (both
-        still lower bounds); an upper bound without a tail source reports the PLD's uncertified value."""
-        return 0.0 if self.has_tail_bound else PLD_FLOOR
+        """Smallest delta resolved: 0 with the Chernoff tail bound (certified to 1e-300 and below) or for
+        one round of an upper bound (the accountant's own log-space delta), else :data:`PLD_FLOOR`. Below
+        it the lower bound reports delta 0 and eps(delta) = eps(PLD_FLOOR) (both still lower bounds); an
+        upper bound without a tail source reports the PLD's uncertified value."""
+        return 0.0 if self.has_tail_bound or self._single_round() is not None else PLD_FLOOR
+
+    def _single_round(self):
+        """The accountant of the only round, when its own (log-space, exact) delta is an upper bound on
+        this one: one round, no subsampling, an UPPER accountant; else None."""
+        if len(self.rounds) != 1 or self.rounds[0].subsample != 1.0 or self.kind is not BoundKind.UPPER:
+            return None
+        r = self.rounds[0]
+        return get_accountant(self.name, epsilon_local=r.epsilon_local, n_users=r.n_users, k=r.k)
+
+    @staticmethod
+    def _single_epsilon(single, delta: float) -> float:
+        """The one-round accountant's epsilon(delta); ``inf`` when delta is below its delta at eps = inf
+        (its infinity mass: no finite epsilon meets it; the accountant refuses such a delta)."""
+        if float(single.log_delta_for_epsilon(np.array([np.inf]))[0]) > math.log(delta):
+            return math.inf
+        return single.epsilon_for_delta(delta)
 
     def _tail_rounds(self):
         if self._tail is None:
@@ -313,7 +330,9 @@ class ComposedAccountant:
         Upper bounds with a tail bound (:attr:`has_tail_bound`): the PLD value where it is at least
         :data:`TAIL_BAND`, the smaller of the PLD value and the Chernoff bound between :data:`PLD_FLOOR`
         and :data:`TAIL_BAND`, the Chernoff bound alone below :data:`PLD_FLOOR` (the PLD does not resolve
-        it). Lower bound: PLD values below :data:`PLD_FLOOR` are reported as 0 (see :attr:`resolved_delta`).
+        it). One round of an upper bound (no subsampling): the smaller of the PLD value and the
+        accountant's own delta (exact, in log space). Lower bound: PLD values below :data:`PLD_FLOOR` are
+        reported as 0 (see :attr:`resolved_delta`).
         """
         epsilons = check_real_array(epsilons, "epsilon", low=0.0)
         pld = self._pld_delta(epsilons)
@@ -321,6 +340,9 @@ class ComposedAccountant:
             pld = np.where(pld < PLD_FLOOR, 0.0, pld)  # not resolved: 0 is still a lower bound
         with np.errstate(divide="ignore"):
             out = np.log(pld)
+        single = self._single_round()
+        if single is not None:  # one round: the accountant's own delta, exact in log space, is also valid
+            return np.minimum(out, single.log_delta_for_epsilon(epsilons))
         if self.has_tail_bound:
             for i in np.flatnonzero(pld < TAIL_BAND):
                 tail = self._tail_log_delta(float(epsilons[i]))
@@ -335,14 +357,20 @@ class ComposedAccountant:
         """Smallest epsilon with composed delta(epsilon) <= ``delta`` (an upper bound on the true epsilon for
         UPPER accountants, a lower bound for LOWER ones); ``inf`` when the infinity mass exceeds ``delta``.
         With a tail bound: the Chernoff epsilon below :data:`PLD_FLOOR`, the smaller of it and the PLD's
-        below :data:`TAIL_BAND`. Lower bound: below :data:`PLD_FLOOR` it answers for :data:`PLD_FLOOR` (a
+        below :data:`TAIL_BAND`; one round of an upper bound: the accountant's own epsilon below
+        :data:`PLD_FLOOR`, the smaller of it and the PLD's above. Lower bound: below :data:`PLD_FLOOR` it answers for :data:`PLD_FLOOR` (a
         smaller epsilon, so still a lower bound)."""
         delta = check_probability(delta, "delta", allow_zero=False, allow_one=True)
+        single = self._single_round()
+        if single is not None and delta < PLD_FLOOR:
+            return self._single_epsilon(single, delta)
         if delta < PLD_FLOOR and self.has_tail_bound:
             return self._tail_epsilon(delta)
         target = max(delta, PLD_FLOOR) if self.kind is BoundKind.LOWER else delta
         plds = self._composed()
         value = float(max(p.get_epsilon_for_delta(min(1.0, target + self._slack())) for p in plds))
+        if single is not None:
+            return min(value, self._single_epsilon(single, delta))
         if delta < TAIL_BAND and self.has_tail_bound:
             value = min(value, self._tail_epsilon(delta))
         return value
