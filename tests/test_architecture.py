@@ -19,7 +19,7 @@ MAX_ACCOUNTING_LINES = 500
 #: the layers inside shuffledp.accounting, bottom to top (docs/architecture.md, docs/adding-an-accountant.md);
 #: "" is the package itself (the registry)
 ACCOUNTING_LAYERS = [{"params"}, {"numerics"}, {"views"}, {"accountants"}, {""},
-                     {"bracket", "calibrate", "community", "composition"}]
+                     {"bracket", "calibrate", "community", "composition", "composition_tail"}]
 MAX_FUNCTION_LINES = 60
 
 #: the layers of docs/architecture.md, top to bottom (first component after ``shuffledp``)

@@ -57,6 +57,8 @@ from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
 from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_per_round
+from shuffledp.accounting.composition_tail import tail_rounds, tail_source
+from shuffledp.accounting.numerics.composed_tail import epsilon_bound, log_delta_bound
 from shuffledp.accounting.views.binned import BinnedView
 
 __all__ = [
@@ -80,6 +82,11 @@ MAX_COMPOSITIONS = 10**6
 #: largest n per round for which a view is built (work ~ sqrt(n) x sqrt(n) pairs)
 MAX_USERS_PER_ROUND = 10**8
 _K_WINDOW = 9.0  # windows of +- ~9 sd: certified remainder ~e^-40 per tail
+#: composed deltas below this are not resolved by the linear-space PLD (FFT rounding ~1e-15 per convolution)
+PLD_FLOOR = 1e-13
+#: below this PLD value the Chernoff tail bound is also evaluated and the smaller taken (above it the
+#: PLD, within T Delta of tight, is always the smaller: the Chernoff bound is loose by a polynomial factor)
+TAIL_BAND = 1e-10
 
 
 
@@ -241,6 +248,7 @@ class ComposedAccountant:
         self.tail = check_real(tail_mass_truncation, "tail_mass_truncation", low=0.0, high=1e-6)
         self._plds = None
         self._convolutions = 0
+        self._tail = None
 
     @property
     def compositions(self) -> int:
@@ -267,9 +275,48 @@ class ComposedAccountant:
     def _slack(self) -> float:
         return 2.0 * self.tail * self._convolutions if self.kind is BoundKind.LOWER else 0.0
 
-    def delta_for_epsilon(self, epsilons) -> np.ndarray:
-        """delta after all rounds at each epsilon >= 0 (upper or lower bound per ``kind``)."""
-        epsilons = check_real_array(epsilons, "epsilon", low=0.0)
+    @property
+    def has_tail_bound(self) -> bool:
+        """Whether deltas below :data:`PLD_FLOOR` are resolved (by the Chernoff bound of
+        :mod:`~shuffledp.accounting.numerics.composed_tail`): upper bounds with a tail source."""
+        return self.kind is BoundKind.UPPER and tail_source(self.name) is not None
+
+    @property
+    def resolved_delta(self) -> float:
+        """Smallest delta resolved: 0 with the Chernoff tail bound (certified to 1e-300 and below) or for
+        one round of an upper bound (the accountant's own log-space delta), else :data:`PLD_FLOOR`. Below
+        it the lower bound reports delta 0 and eps(delta) = eps(PLD_FLOOR) (both still lower bounds); an
+        upper bound without a tail source reports the PLD's uncertified value."""
+        return 0.0 if self.has_tail_bound or self._single_round() is not None else PLD_FLOOR
+
+    def _single_round(self):
+        """The accountant of the only round, when its own (log-space, exact) delta is an upper bound on
+        this one: one round, no subsampling, an UPPER accountant; else None."""
+        if len(self.rounds) != 1 or self.rounds[0].subsample != 1.0 or self.kind is not BoundKind.UPPER:
+            return None
+        r = self.rounds[0]
+        return get_accountant(self.name, epsilon_local=r.epsilon_local, n_users=r.n_users, k=r.k)
+
+    @staticmethod
+    def _single_epsilon(single, delta: float) -> float:
+        """The one-round accountant's epsilon(delta); ``inf`` when delta is below its delta at eps = inf
+        (its infinity mass: no finite epsilon meets it; the accountant refuses such a delta)."""
+        if float(single.log_delta_for_epsilon(np.array([np.inf]))[0]) > math.log(delta):
+            return math.inf
+        return single.epsilon_for_delta(delta)
+
+    def _tail_rounds(self):
+        if self._tail is None:
+            self._tail = tail_rounds(tail_source(self.name), self.rounds, self.interval)
+        return self._tail
+
+    def _tail_log_delta(self, epsilon: float) -> float:
+        return max(log_delta_bound(direction, epsilon) for direction in self._tail_rounds())
+
+    def _tail_epsilon(self, delta: float) -> float:
+        return max(epsilon_bound(direction, math.log(delta)) for direction in self._tail_rounds())
+
+    def _pld_delta(self, epsilons: np.ndarray) -> np.ndarray:
         plds = self._composed()
         order = np.argsort(epsilons, kind="stable")
         values = np.max([np.asarray(p.get_delta_for_epsilon(epsilons[order]), dtype=float) for p in plds], axis=0)
@@ -278,16 +325,55 @@ class ComposedAccountant:
         return np.clip(out - self._slack(), 0.0, 1.0)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        """log delta after all rounds at each epsilon >= 0 (upper or lower bound per ``kind``).
+
+        Upper bounds with a tail bound (:attr:`has_tail_bound`): the PLD value where it is at least
+        :data:`TAIL_BAND`, the smaller of the PLD value and the Chernoff bound between :data:`PLD_FLOOR`
+        and :data:`TAIL_BAND`, the Chernoff bound alone below :data:`PLD_FLOOR` (the PLD does not resolve
+        it). One round of an upper bound (no subsampling): the smaller of the PLD value and the
+        accountant's own delta (exact, in log space). Lower bound: PLD values below :data:`PLD_FLOOR` are
+        reported as 0 (see :attr:`resolved_delta`).
+        """
+        epsilons = check_real_array(epsilons, "epsilon", low=0.0)
+        pld = self._pld_delta(epsilons)
+        if self.kind is BoundKind.LOWER:
+            pld = np.where(pld < PLD_FLOOR, 0.0, pld)  # not resolved: 0 is still a lower bound
         with np.errstate(divide="ignore"):
-            return np.log(self.delta_for_epsilon(epsilons))
+            out = np.log(pld)
+        single = self._single_round()
+        if single is not None:  # one round: the accountant's own delta, exact in log space, is also valid
+            return np.minimum(out, single.log_delta_for_epsilon(epsilons))
+        if self.has_tail_bound:
+            for i in np.flatnonzero(pld < TAIL_BAND):
+                tail = self._tail_log_delta(float(epsilons[i]))
+                out[i] = tail if pld[i] < PLD_FLOOR else min(out[i], tail)
+        return out
+
+    def delta_for_epsilon(self, epsilons) -> np.ndarray:
+        """delta after all rounds at each epsilon >= 0 (see :meth:`log_delta_for_epsilon`)."""
+        return np.exp(self.log_delta_for_epsilon(epsilons))
 
     def epsilon_for_delta(self, delta: float) -> float:
         """Smallest epsilon with composed delta(epsilon) <= ``delta`` (an upper bound on the true epsilon for
-        UPPER accountants, a lower bound for LOWER ones); ``inf`` when the infinity mass exceeds ``delta``."""
+        UPPER accountants, a lower bound for LOWER ones); ``inf`` when the infinity mass exceeds ``delta``.
+        With a tail bound: the Chernoff epsilon below :data:`PLD_FLOOR`, the smaller of it and the PLD's
+        below :data:`TAIL_BAND`; one round of an upper bound: the accountant's own epsilon below
+        :data:`PLD_FLOOR`, the smaller of it and the PLD's above. Lower bound: below :data:`PLD_FLOOR` it answers for :data:`PLD_FLOOR` (a
+        smaller epsilon, so still a lower bound)."""
         delta = check_probability(delta, "delta", allow_zero=False, allow_one=True)
+        single = self._single_round()
+        if single is not None and delta < PLD_FLOOR:
+            return self._single_epsilon(single, delta)
+        if delta < PLD_FLOOR and self.has_tail_bound:
+            return self._tail_epsilon(delta)
+        target = max(delta, PLD_FLOOR) if self.kind is BoundKind.LOWER else delta
         plds = self._composed()
-        target = min(1.0, delta + self._slack())
-        return float(max(p.get_epsilon_for_delta(target) for p in plds))
+        value = float(max(p.get_epsilon_for_delta(min(1.0, target + self._slack())) for p in plds))
+        if single is not None:
+            return min(value, self._single_epsilon(single, delta))
+        if delta < TAIL_BAND and self.has_tail_bound:
+            value = min(value, self._tail_epsilon(delta))
+        return value
 
     def __repr__(self) -> str:
         return f"ComposedAccountant({self.name!r}, rounds={len(self.rounds)}, interval={self.interval})"

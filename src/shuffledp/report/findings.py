@@ -43,6 +43,12 @@ def missing(what: str, path: str, anchor: str) -> str:
     return f"{what}: not available in this run (`{path}` is missing or lacks the needed columns; [section](#{anchor}))."
 
 
+def _table_anchor(table: str) -> str:
+    """The anchor of a comparison table's section; rows of the paper's text ("text") are in "text-values"
+    (:mod:`~shuffledp.report.build`), not "table-text" (found by tools/check_report_browser.py)."""
+    return "text-values" if table.lower() == "text" else f"table-{table.lower()}"
+
+
 def _lacks(frame: pd.DataFrame | None, columns: Sequence[str]) -> bool:
     return frame is None or not all(c in frame.columns for c in columns) or frame.empty
 
@@ -76,7 +82,7 @@ def finding_eq6(rows: pd.DataFrame | None) -> str:
     zero = int(((printed == 0) & (exact > 0)).sum())
     worst = eq6.loc[orders.idxmax()]
     tables = sorted(eq6["table"].astype(str).unique())
-    links = ", ".join(f"[Table {t}](#table-{t.lower()})" for t in tables)
+    links = ", ".join(f"[Table {t}](#{_table_anchor(t)})" for t in tables)
     return (
         f"Eq. (6) as printed understates the exact δ in {int(under.sum())} of {int(both.sum())} cells of "
         f"{_table_list(tables)} (median {float(orders.median()):.1f}, up to "

@@ -74,11 +74,12 @@ class Accountant(abc.ABC):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Natural log of delta at each epsilon (array in, array out; -inf means delta = 0)."""
 
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         """The view's binned privacy loss distribution(s) (:class:`~shuffledp.accounting.views.binned.BinnedView`),
         for accountants whose view is an explicit pair of distributions; the composition layer composes every
         accountant that overrides this. ``pessimistic``: losses rounded up and left-out mass added to the
-        infinity mass (upper bounds); otherwise rounded down and dropped (lower bounds)."""
+        infinity mass (upper bounds); otherwise rounded down and dropped (lower bounds). ``log_masses``: also
+        keep the masses in log space (``BinnedView.logs``; only views that form each outcome's mass)."""
         raise NotImplementedError(f"accountant {self.name!r} has no binned view (it does not compose)")
 
     @classmethod

@@ -100,10 +100,10 @@ class StrongAdversary(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         return strong.log_delta(self._checked_epsilons(epsilons), self.setting)
 
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         s = self.setting
         return [strong.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
-                              pessimistic=pessimistic, K=K)]
+                              pessimistic=pessimistic, K=K, log_masses=log_masses)]
 
 
 class BalleBlanket(Accountant):

@@ -108,10 +108,10 @@ class FeldmanNumerical(Accountant):
         s = self.setting
         return clones_view.log_delta_direct(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, self._k())
 
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         s = self.setting
         return [clones_view.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=self._k(), interval=interval,
-                                   pessimistic=pessimistic, K=K)]
+                                   pessimistic=pessimistic, K=K, log_masses=log_masses)]
 
 
 class ClonesKRR(FeldmanNumerical):

@@ -36,7 +36,10 @@ class WeakAdversary(BracketedMixin, Accountant):
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
         self.view = weak.WeakView(self.setting)
 
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
+        if log_masses:
+            raise ValueError(f"`log_masses` must be False for accountant {self.name!r} (its masses are not "
+                             "formed per outcome); got True.")
         s = self.setting
         return [weak.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
                             pessimistic=pessimistic, K=K)]

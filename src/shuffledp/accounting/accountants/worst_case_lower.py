@@ -102,7 +102,10 @@ class WorstCaseLower(BracketedMixin, Accountant):
             members["third value"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
         return members
 
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
+        if log_masses:
+            raise ValueError(f"`log_masses` must be False for accountant {self.name!r} (its masses are not "
+                             "formed per outcome); got True.")
         s = self.setting
         return worst.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
                             pessimistic=pessimistic, K=K)

@@ -25,7 +25,9 @@ not change by a digit when the callers moved here.
 * :func:`illinois` -- Illinois regula falsi on values that change sign at the answer, bisection where a
   value is not finite;
 * :class:`InterpolatingSearch` -- secant / inverse quadratic interpolation on a transform of the
-  values, every step decided by a certified yes/no answer.
+  values, every step decided by a certified yes/no answer;
+* :func:`golden_minimum` -- golden-section search for the smallest of a family of valid bounds (every
+  point evaluated is itself a valid answer, so no convergence is needed for correctness).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import numpy as np
 __all__ = [
     "LARGEST", "Bracket", "halfway", "geometric_or_halfway", "grow_bracket", "bisect",
     "exponential_bracket", "first_high_integer", "first_high_integers", "illinois", "secant_or_iqi", "regula_falsi",
-    "InterpolatingSearch",
+    "InterpolatingSearch", "golden_minimum",
 ]
 
 #: the largest finite float: :func:`grow_bracket` stops there
@@ -279,3 +281,27 @@ class InterpolatingSearch:
                     self.recent.insert(0, (0.0, self._g(value)))
                 continue
             self.record(middle, yes, value)
+
+
+def golden_minimum(function: Callable[[float], float], low: float, high: float, *, steps: int) -> float:
+    """The smallest value of ``function`` seen by ``steps`` golden-section steps on [low, high].
+
+    For callers whose every point gives a valid bound (a minimum over any set of points is then valid,
+    whether or not ``function`` is unimodal): the bracket narrows by 0.618 per step towards the smaller
+    of the two inner values, and the smallest value evaluated is returned.
+    """
+    golden = (math.sqrt(5.0) - 1.0) / 2.0
+    x1, x2 = high - golden * (high - low), low + golden * (high - low)
+    f1, f2 = function(x1), function(x2)
+    best = min(f1, f2)
+    for _ in range(steps):
+        if f1 <= f2:
+            high, x2, f2 = x2, x1, f1
+            x1 = high - golden * (high - low)
+            f1 = function(x1)
+        else:
+            low, x1, f1 = x1, x2, f2
+            x2 = low + golden * (high - low)
+            f2 = function(x2)
+        best = min(best, f1, f2)
+    return float(best)

@@ -32,7 +32,10 @@ Views (n users, eps0, k; gamma = k / (e^eps0 + k - 1), q_k = 1 / (e^eps0 + k - 1
   (a trinomial-ratio computation), not symmetric.
 
 Masses are accumulated in linear space (as dp_accounting stores them); prefix-sum differences carry an
-absolute error of about 1e-16 per run.
+absolute error of about 1e-16 per run. ``Bins(log_space=True)`` (strong and clones views, for the
+composed Chernoff tail of :mod:`shuffledp.accounting.numerics.composed_tail`) also keeps every bin's
+masses as logs (:class:`LogMasses`: a per-bin log-sum-exp, relative error ~1e-16 times the number of
+terms), so masses far below the smallest float (e^-745) are kept.
 """
 
 from __future__ import annotations
@@ -45,12 +48,24 @@ import numpy as np
 from shuffledp._numerics import log_binom_pmf_loader
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 
-__all__ = ["BinnedView", "Bins", "flat_rows", "bin_index", "split_pair_rows", "log_a_outside", "LOG_HALF",
+__all__ = ["BinnedView", "LogMasses", "Bins", "flat_rows", "bin_index", "split_pair_rows", "log_a_outside", "LOG_HALF",
            "ROWS_PER_CHUNK", "RUNS_PER_BATCH"]
 
 LOG_HALF = math.log(0.5)
 ROWS_PER_CHUNK = 1 << 20  # (s, a) pairs handled at once (bounds memory)
 RUNS_PER_BATCH = 1 << 22  # runs (or single m values) expanded at once
+
+
+@dataclass(frozen=True)
+class LogMasses:
+    """The same bins in log space (own ``index``: bins whose linear masses underflow are kept here)."""
+
+    index: np.ndarray
+    log_p_mass: np.ndarray
+    log_q_mass: np.ndarray
+    log_p_infinity: float
+    log_q_infinity: float
+    log_dropped: float
 
 
 @dataclass(frozen=True)
@@ -67,34 +82,70 @@ class BinnedView:
     dropped: float  # certified bound on the P-mass and on the Q-mass outside the windows
     symmetric: bool  # (Q, P) is (P, Q) relabelled: both directions have the same PLD
     label: str = ""
+    logs: LogMasses | None = None  # only from Bins(log_space=True)
+
+
+def _log_bin_sums(shifted: np.ndarray, log_mass: np.ndarray, size: int) -> np.ndarray:
+    """Per-bin log-sum-exp of ``log_mass`` over bins ``shifted`` (0 .. size - 1): -inf where empty."""
+    out = np.full(size, -np.inf)
+    finite = np.isfinite(log_mass)
+    shifted, log_mass = shifted[finite], log_mass[finite]
+    if shifted.size == 0:
+        return out
+    order = np.argsort(shifted, kind="stable")
+    shifted, log_mass = shifted[order], log_mass[order]
+    starts = np.flatnonzero(np.r_[True, shifted[1:] != shifted[:-1]])
+    top = np.maximum.reduceat(log_mass, starts)
+    scaled = np.add.reduceat(np.exp(log_mass - np.repeat(top, np.diff(np.r_[starts, shifted.size]))), starts)
+    out[shifted[starts]] = top + np.log(scaled)
+    return out
 
 
 class Bins:
-    """Accumulates (bin index, P-mass, Q-mass) triples into dense arrays that grow as needed."""
+    """Accumulates (bin index, P-mass, Q-mass) triples into dense arrays that grow as needed; with
+    ``log_space`` also their logs (``add``'s ``log_p`` / ``log_q``, else the logs of the masses)."""
 
-    def __init__(self):
+    def __init__(self, log_space: bool = False):
         self.offset = None
+        self.log_space = log_space
         self.p = np.zeros(0)
         self.q = np.zeros(0)
+        self.lp = np.zeros(0)
+        self.lq = np.zeros(0)
 
-    def add(self, index, p_mass, q_mass):
+    def _grow(self, lo: int, hi: int) -> None:
+        if self.offset is None:
+            self.offset, self.p, self.q = lo, np.zeros(hi - lo + 1), np.zeros(hi - lo + 1)
+            self.lp, self.lq = np.full(hi - lo + 1, -np.inf), np.full(hi - lo + 1, -np.inf)
+        new_lo, new_hi = min(lo, self.offset), max(hi, self.offset + self.p.size - 1)
+        if new_lo < self.offset or new_hi > self.offset + self.p.size - 1:
+            start, size = self.offset - new_lo, new_hi - new_lo + 1
+            arrays = []
+            for old, fill in ((self.p, 0.0), (self.q, 0.0), (self.lp, -np.inf), (self.lq, -np.inf)):
+                new = np.full(size, fill)
+                new[start:start + old.size] = old
+                arrays.append(new)
+            self.offset, (self.p, self.q, self.lp, self.lq) = new_lo, arrays
+
+    def add(self, index, p_mass, q_mass, log_p=None, log_q=None):
         index = np.asarray(index, dtype=np.int64)
         if index.size == 0:
             return
-        lo, hi = int(index.min()), int(index.max())
-        if self.offset is None:
-            self.offset, self.p, self.q = lo, np.zeros(hi - lo + 1), np.zeros(hi - lo + 1)
-        new_lo, new_hi = min(lo, self.offset), max(hi, self.offset + self.p.size - 1)
-        if new_lo < self.offset or new_hi > self.offset + self.p.size - 1:
-            p, q = np.zeros(new_hi - new_lo + 1), np.zeros(new_hi - new_lo + 1)
-            start = self.offset - new_lo
-            p[start:start + self.p.size], q[start:start + self.q.size] = self.p, self.q
-            self.offset, self.p, self.q = new_lo, p, q
+        self._grow(int(index.min()), int(index.max()))
         shifted = index - self.offset
         self.p += np.bincount(shifted, weights=p_mass, minlength=self.p.size)
         self.q += np.bincount(shifted, weights=q_mass, minlength=self.q.size)
+        if self.log_space:
+            with np.errstate(divide="ignore"):
+                log_p = np.log(p_mass) if log_p is None else np.broadcast_to(log_p, index.shape)
+                log_q = np.log(q_mass) if log_q is None else np.broadcast_to(log_q, index.shape)
+            self.lp = np.logaddexp(self.lp, _log_bin_sums(shifted, np.asarray(log_p, float), self.lp.size))
+            self.lq = np.logaddexp(self.lq, _log_bin_sums(shifted, np.asarray(log_q, float), self.lq.size))
 
-    def view(self, interval, pessimistic, p_infinity, q_infinity, dropped, symmetric, label) -> BinnedView:
+    def view(self, interval, pessimistic, p_infinity, q_infinity, dropped, symmetric, label,
+             log_extra=None) -> BinnedView:
+        """The BinnedView; ``log_extra``: (log p_infinity, log q_infinity, log dropped) for the log
+        masses (default: the logs of the linear values)."""
         if self.offset is None:
             index = np.zeros(0, dtype=np.int64)
             p = q = np.zeros(0)
@@ -102,8 +153,16 @@ class Bins:
             keep = (self.p > 0) | (self.q > 0)
             index = np.flatnonzero(keep).astype(np.int64) + self.offset
             p, q = self.p[keep], self.q[keep]
+        logs = None
+        if self.log_space:
+            with np.errstate(divide="ignore"):
+                extra = log_extra or tuple(math.log(v) if v > 0 else -math.inf
+                                           for v in (p_infinity, q_infinity, dropped))
+            keep = np.isfinite(self.lp) | np.isfinite(self.lq)
+            log_index = np.flatnonzero(keep).astype(np.int64) + (self.offset or 0)
+            logs = LogMasses(log_index, self.lp[keep], self.lq[keep], *(float(v) for v in extra))
         return BinnedView(interval, pessimistic, index, p, q, float(p_infinity), float(q_infinity),
-                          float(dropped), symmetric, label)
+                          float(dropped), symmetric, label, logs)
 
 
 def flat_rows(s_values, lo, hi):

@@ -75,14 +75,15 @@ def log_delta_direct(epsilons: np.ndarray, epsilon_local: float, n_users: int, k
     return np.minimum(0.0, log_weight + log_split_pair_delta_direct(epsilons, **parameters))
 
 
-def binned(*, epsilon_local, n_users, k=None, interval, pessimistic, K=9.0) -> BinnedView:
-    """Binned privacy loss distribution of the pair (generic when ``k`` is None, k-RR otherwise)."""
+def binned(*, epsilon_local, n_users, k=None, interval, pessimistic, K=9.0, log_masses=False) -> BinnedView:
+    """Binned privacy loss distribution of the pair (generic when ``k`` is None, k-RR otherwise); with
+    ``log_masses`` also in log space (``BinnedView.logs``)."""
     pair = pair_parameters(epsilon_local, n_users, k)
     log_alpha, log_1malpha, log_r, log_1mr, log_weight = (
         pair["log_alpha"], pair["log_1malpha"], pair["log_r"], pair["log_1mr"], pair["log_weight"])
     alpha, one_minus_alpha = math.exp(log_alpha), math.exp(log_1malpha)
     weight = math.exp(log_weight)
-    bins = Bins()
+    bins = Bins(log_space=log_masses)
     if weight < 1.0:
         bins.add(np.array([0]), np.array([1.0 - weight]), np.array([1.0 - weight]))
     s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(n_users - 1, log_r, log_1mr, K)
@@ -101,6 +102,7 @@ def binned(*, epsilon_local, n_users, k=None, interval, pessimistic, K=9.0) -> B
         log_q = base + np.logaddexp(log_alpha + log_b_x, log_1malpha + log_b_xm1)
         y = cc + 1.0 - x
         loss = np.log((alpha * x + one_minus_alpha * y) / (alpha * y + one_minus_alpha * x))
-        bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_q))
+        bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_q), log_p, log_q)
     label = "clones" if k is None else "clones-krr"
-    return bins.view(interval, pessimistic, 0.0, 0.0, weight * math.exp(log_out), True, label)
+    return bins.view(interval, pessimistic, 0.0, 0.0, weight * math.exp(log_out), True, label,
+                     (-math.inf, -math.inf, log_weight + log_out))

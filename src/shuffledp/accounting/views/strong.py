@@ -86,11 +86,12 @@ def log_delta_direct(epsilons, *, epsilon_local: float, n_users: int, k: int,
     return out
 
 
-def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> BinnedView:
-    """Binned privacy loss distribution of the strong adversary's view (module docstring)."""
+def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0, log_masses=False) -> BinnedView:
+    """Binned privacy loss distribution of the strong adversary's view (module docstring); with
+    ``log_masses`` also in log space (``BinnedView.logs``)."""
     krr = KrrParams.of(epsilon_local, k)
     log_q, log_1m2q, log_1mgamma = krr.log_q, krr.log_1m2q, krr.log_1mgamma
-    bins = Bins()
+    bins = Bins(log_space=log_masses)
     gamma = -math.expm1(log_1mgamma)
     bins.add(np.array([0]), np.array([gamma]), np.array([gamma]))
     if n_users == 1:
@@ -109,8 +110,9 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Binned
         ss, a, pos = flat_rows(s[start:stop], a_lo[start:stop], a_hi[start:stop])
         log_p = log_1mgamma + log_w[start:stop][pos] + log_binom_pmf_loader(a, ss, LOG_HALF, LOG_HALF)
         loss = np.log((a + 1.0) / (ss - a))
-        bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_p - loss))
+        bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_p - loss), log_p, log_p - loss)
     # P-mass with c = 0: C ~ Bin(n - 1, q_k) marginally
     log_inf = log_1mgamma + (n_users - 1) * float(np.log1p(-math.exp(log_q)))
     dropped = math.exp(log_1mgamma + log_out)
-    return bins.view(interval, pessimistic, math.exp(log_inf), math.exp(log_inf), dropped, True, "strong")
+    return bins.view(interval, pessimistic, math.exp(log_inf), math.exp(log_inf), dropped, True, "strong",
+                     (log_inf, log_inf, log_1mgamma + log_out))

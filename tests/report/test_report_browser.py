@@ -1,0 +1,79 @@
+"""tools/check_report_browser.py (issue 22, item 5): a small report rendered by shuffledp.report.render is
+opened in headless Chromium; it must pass, and a broken image, a broken anchor, a missing file link
+and an overflowing table must each be caught. Skipped without chromium and chromedriver."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from shuffledp import report
+from shuffledp.report.blocks import Figure, Heading, Paragraph, Table
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("chromedriver")),
+                                reason="needs Debian's chromium and chromium-driver (chromedriver on PATH)")
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("check_report_browser", ROOT / "tools" / "check_report_browser.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _png(path: Path, width: int = 40, height: int = 20) -> Path:
+    """A valid RGB PNG written with zlib alone."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + bytes([200, 30, 30]) * width for _ in range(height))
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return path
+
+
+def _blocks(tmp_path: Path, extra=()):
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    return [
+        Heading(1, "Small report", "top"),
+        Paragraph("See [the table](#numbers), [the figure](#figure) and [its data](data.csv)."),
+        Heading(2, "Numbers", "numbers"),
+        Table(["n", "delta"], [["100", "1e-6"], ["1000", "1e-9"]]),
+        Heading(2, "Figure", "figure"),
+        Figure(_png(tmp_path / "figure.png"), "A red rectangle", "figure.png"),
+        *extra,
+    ]
+
+
+def test_a_rendered_report_passes_and_keeps_a_screenshot(tmp_path):
+    page = tmp_path / "report.html"
+    page.write_text(report.render_html(_blocks(tmp_path), title="small"))
+    result = _tool().check(page, tmp_path / "first_screen.png")
+    assert result["ok"], result
+    assert (result["images"], result["anchors"], result["tables"]) == (1, 2, 1)
+    assert (tmp_path / "first_screen.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_each_failure_is_caught(tmp_path):
+    wide = Table([f"column {i}" for i in range(40)], [[f"value-{i}-without-breaks" for i in range(40)]])
+    extra = [Paragraph("Broken: [nowhere](#no-such-section) and [lost](missing.csv)."), wide]
+    page = tmp_path / "report.html"
+    html = report.render_html(_blocks(tmp_path, extra), title="broken")
+    html = html.replace("</body>", '<img alt="broken" src="data:image/png;base64,AAAA"></body>')
+    page.write_text(html)
+    result = _tool().check(page, tmp_path / "shot.png")
+    assert not result["ok"]
+    assert [i["alt"] for i in result["broken_images"]] == ["broken"]
+    assert result["broken_anchors"] == ["#no-such-section"]
+    assert result["missing_files"] == ["missing.csv"]
+    assert [t["first_cell"] for t in result["overflowing_tables"]] == ["column 0"]
+
+
+def test_command_line_refuses_a_missing_report(tmp_path, capsys):
+    assert _tool().main([str(tmp_path / "none.html")]) == 2
+    assert "`report` must be an existing HTML file" in capsys.readouterr().err

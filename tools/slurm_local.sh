@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# A real run of profiles/slurm on a single-node SLURM cluster started on localhost (Debian's
+# slurm-wlm and munge), compared byte for byte with a local run of the same targets.
+#
+#   sudo tools/slurm_local.sh [WORKDIR]          # from the repository root; needs root (slurmd)
+#
+# It installs slurm-wlm and munge with apt-get if they are missing, writes munge's key/socket and a
+# minimal slurm.conf into WORKDIR (a new temporary folder by default; nothing under /etc is changed),
+# starts munged, slurmctld and slurmd, copies the tiny CI configuration (.test/) twice, runs
+# TARGETS once through `snakemake --profile profiles/slurm` (the profile's own default-resources plus
+# the local cluster's default partition) and once locally, compares the sha256 of every file under
+# results/ except results/benchmarks/ (timings), prints the versions, and stops the daemons.
+# Exit status 0 only if every output is byte-identical. PYTHON selects the interpreter with the
+# package installed (default: .venv/bin/python if present, else python3).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+TARGETS=(results/accounting/table4.csv results/data/summary.csv)
+WORK="${1:-$(mktemp -d /tmp/slurm-local.XXXXXX)}"
+mkdir -p "$WORK"
+WORK="$(cd "$WORK" && pwd)"
+if [[ -z "${PYTHON:-}" ]]; then
+    if [[ -x "$REPO/.venv/bin/python" ]]; then PYTHON="$REPO/.venv/bin/python"; else PYTHON=python3; fi
+fi
+
+# the library of this checkout (the venv may hold another copy); sbatch exports the environment to jobs
+export PYTHONPATH="$REPO/src${PYTHONPATH:+:$PYTHONPATH}"
+
+say() { printf '[slurm_local] %s\n' "$*"; }
+die() { printf '[slurm_local] error: %s\n' "$*" >&2; exit 2; }
+
+[[ "$(id -u)" == 0 ]] || die "run as root (slurmd must start as root); got uid $(id -u)"
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+    say "installing slurm-wlm and munge with apt-get"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm munge >"$WORK/apt.log" 2>&1 \
+        || die "apt-get install slurm-wlm munge failed; see $WORK/apt.log"
+fi
+"$PYTHON" -c "import snakemake_executor_plugin_slurm" 2>/dev/null \
+    || die "PYTHON=$PYTHON lacks snakemake-executor-plugin-slurm (pip install -e '.[test]')"
+
+# ---- munge: own key, socket, pid and log under $WORK/munge --------------------------------------
+M="$WORK/munge"
+mkdir -p "$M"
+chmod 700 "$M"
+dd if=/dev/urandom of="$M/munge.key" bs=1024 count=1 status=none
+chmod 400 "$M/munge.key"
+munged --force --key-file="$M/munge.key" --socket="$M/munge.socket" --pid-file="$M/munged.pid" \
+    --log-file="$M/munged.log" --seed-file="$M/munged.seed" || die "munged did not start; see $M/munged.log"
+munge --socket="$M/munge.socket" -n | unmunge --socket="$M/munge.socket" >/dev/null \
+    || die "munge round trip failed; see $M/munged.log"
+
+# ---- slurm.conf: one node (this machine as "localhost"), one partition, no cgroup, no database ---
+S="$WORK/slurm"
+mkdir -p "$S/state" "$S/spool"
+CPUS="$(nproc)"; (( CPUS > 2 )) && CPUS=2
+MEM_MB="$(awk '/MemTotal/ {print int($2 / 1024) - 512}' /proc/meminfo)"
+cat >"$S/slurm.conf" <<EOF
+ClusterName=local
+SlurmctldHost=localhost
+SlurmctldPort=16817
+SlurmdPort=16818
+AuthType=auth/munge
+AuthInfo=socket=$M/munge.socket
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$S/state
+SlurmdSpoolDir=$S/spool
+SlurmctldPidFile=$S/slurmctld.pid
+SlurmdPidFile=$S/slurmd.pid
+SlurmctldLogFile=$S/slurmctld.log
+SlurmdLogFile=$S/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+ReturnToService=2
+MinJobAge=300
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOWN
+PartitionName=local Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF="$S/slurm.conf"
+# snakemake-executor-plugin-slurm-jobstep deletes every SLURM_* variable but the job's identity before
+# its nested `srun`, SLURM_CONF included (it assumes /etc/slurm/slurm.conf). Rather than write under
+# /etc, an `srun` first on PATH puts SLURM_CONF back and runs the real one.
+mkdir -p "$WORK/bin"
+printf '#!/bin/sh\nSLURM_CONF=%q exec %q "$@"\n' "$SLURM_CONF" "$(command -v srun)" >"$WORK/bin/srun"
+chmod +x "$WORK/bin/srun"
+export PATH="$WORK/bin:$PATH"
+
+stop() {
+    for pidfile in "$S/slurmd.pid" "$S/slurmctld.pid" "$M/munged.pid"; do
+        [[ -s "$pidfile" ]] && kill "$(cat "$pidfile")" 2>/dev/null || true
+    done
+}
+trap stop EXIT
+if (exec 3<>/dev/tcp/127.0.0.1/16817) 2>/dev/null; then die "port 16817 is in use (another slurmctld?)"; fi
+slurmctld -f "$SLURM_CONF" || die "slurmctld did not start; see $S/slurmctld.log"
+slurmd -f "$SLURM_CONF" -N localhost || die "slurmd did not start; see $S/slurmd.log"
+for _ in $(seq 60); do
+    state="$(sinfo -h -N -n localhost -o %t 2>/dev/null || true)"
+    [[ "$state" == idle* ]] && break
+    sleep 1
+done
+[[ "$state" == idle* ]] || die "node localhost not idle after 60 s (state '$state'); see $S/*.log"
+PARTITION="$(sinfo -h -o '%P' | sed -n 's/\*$//p' | head -1)"
+say "cluster up: node localhost ($CPUS CPUs, $MEM_MB MB), default partition '$PARTITION'"
+
+# ---- the two runs ---------------------------------------------------------------------------------
+copy_config() {
+    rm -rf "$1"
+    cp -r "$REPO/.test" "$1"
+    rm -rf "$1/results" "$1/logs" "$1/.snakemake" "$1/benchmarks"
+}
+SNAKEMAKE=("$PYTHON" -m snakemake -s "$REPO/Snakefile")
+# The profile's default-resources, repeated with the partition (the command line replaces the list).
+mapfile -t RESOURCES < <("$PYTHON" - "$REPO/profiles/slurm/config.yaml" <<'EOF'
+import sys, yaml
+for key, value in yaml.safe_load(open(sys.argv[1]))["default-resources"].items():
+    print(f"{key}={value}")
+EOF
+)
+copy_config "$WORK/slurm-run"
+copy_config "$WORK/local-run"
+say "slurm run: --profile profiles/slurm --default-resources ${RESOURCES[*]} slurm_partition=$PARTITION"
+start=$(date +%s)
+(cd "$WORK/slurm-run" && timeout 1200 "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
+    --default-resources "${RESOURCES[@]}" "slurm_partition=$PARTITION" \
+    --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${TARGETS[@]}") >"$WORK/slurm-run.log" 2>&1 \
+    || { tail -40 "$WORK/slurm-run.log"; die "the slurm run failed; see $WORK/slurm-run.log"; }
+say "slurm run took $(( $(date +%s) - start )) s; jobs SLURM ran:"
+grep -Eo "Job [0-9]+ has been submitted with SLURM jobid [0-9]+" "$WORK/slurm-run.log" | sed 's/^/    /' || true
+squeue -h -t all -o '    %i %j %P %T %M' 2>/dev/null || true
+start=$(date +%s)
+(cd "$WORK/local-run" && "${SNAKEMAKE[@]}" --cores 2 "${TARGETS[@]}") >"$WORK/local-run.log" 2>&1 \
+    || { tail -40 "$WORK/local-run.log"; die "the local run failed; see $WORK/local-run.log"; }
+say "local run took $(( $(date +%s) - start )) s"
+
+# ---- compare ----------------------------------------------------------------------------------------
+hashes() { (cd "$1" && find results -type f ! -path 'results/benchmarks/*' -print0 | sort -z | xargs -0 sha256sum); }
+hashes "$WORK/slurm-run" >"$WORK/slurm-run.sha256"
+hashes "$WORK/local-run" >"$WORK/local-run.sha256"
+say "sha256 of the outputs (slurm run | local run):"
+join -j 2 -a 1 -a 2 -e MISSING -o 0,1.1,2.1 <(sort -k2 "$WORK/slurm-run.sha256") <(sort -k2 "$WORK/local-run.sha256") \
+    | awk '{ printf "    %-55s %.16s | %.16s %s\n", $1, $2, $3, ($2 == $3 ? "same" : "DIFFERENT") }'
+
+say "versions:"
+echo "    $(sinfo -V) (Debian slurm-wlm $(dpkg-query -W -f='${Version}' slurm-wlm 2>/dev/null || echo '?'))"
+echo "    $(munged -V 2>&1 | head -1)"
+echo "    snakemake $("$PYTHON" -m snakemake --version)"
+"$PYTHON" - <<'EOF'
+from importlib.metadata import version
+for name in ("snakemake-executor-plugin-slurm", "snakemake-executor-plugin-slurm-jobstep"):
+    print(f"    {name} {version(name)}")
+EOF
+
+if cmp -s "$WORK/slurm-run.sha256" "$WORK/local-run.sha256"; then
+    say "OK: $(wc -l <"$WORK/slurm-run.sha256") output files byte-identical (work folder $WORK)"
+else
+    say "FAIL: the outputs differ (work folder $WORK)"
+    exit 1
+fi
