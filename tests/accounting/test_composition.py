@@ -254,3 +254,27 @@ def test_round_pld_returns_one_pld_per_dataset_for_lower_bound():
 def test_bad_input_raises_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_a_lower_bound_refuses_subsampling_in_one_line():
+    """The subsampled mixture (q P + (1 - q) Q, Q) is right for upper bounds only: for 'all on x0' the
+    un-sampled round has law P, so the exact pair is (P, q Q + (1 - q) P). Check that the mixture can exceed
+    that exact pair's delta (so a lower bound built from it would not be one), and that it is refused."""
+    import numpy as np
+    from scipy.stats import binom
+
+    from shuffledp.accounting import compose, privacy_loss_distribution
+
+    m, q, eps0, eps = 20, 0.5, 1.0, 0.3
+    p_stay = np.exp(eps0) / (np.exp(eps0) + 1.0)  # k = 2: reports of x1 among m users
+    c = np.arange(m + 1)
+    P = binom.pmf(c, m, 1.0 - p_stay)                                     # u and all others on x0
+    Q = np.convolve(binom.pmf(np.arange(m), m - 1, 1.0 - p_stay), [1 - p_stay, p_stay])  # u on x1
+    hockey = lambda a, b: float(np.maximum(a - np.exp(eps) * b, 0.0).sum())
+    exact = max(hockey(P, q * Q + (1 - q) * P), hockey(q * Q + (1 - q) * P, P))
+    mixture = max(hockey(q * P + (1 - q) * Q, Q), hockey(Q, q * P + (1 - q) * Q))
+    assert mixture > exact  # the mixture overstates this dataset pair's delta
+    with pytest.raises(ValueError, match=r"^`subsample` must be 1 for the lower bound 'worst-case-lower'"):
+        compose("worst-case-lower", epsilon_local=1.0, n_users=1000, k=2, compositions=2, subsample=0.5)
+    with pytest.raises(ValueError, match=r"^`subsample` must be 1 for the lower bound"):
+        privacy_loss_distribution("worst-case-lower", 1.0, 1000, 2, subsample=0.5)
