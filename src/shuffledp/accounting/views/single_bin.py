@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp.accounting.numerics.convolution import log_pmf_run
 from shuffledp.accounting.numerics.search import first_high_integers
 from shuffledp.accounting.params import KrrParams
 
@@ -28,6 +29,12 @@ _BLOCK = 64  # s values per cached block
 _MAX_CELLS = 1_000_000  # largest (s, r) matrix evaluated at once (bounds memory to ~100 MB)
 _SECTIONS = 8  # points per bracket and round in the threshold search
 _BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard deviations
+#: from this n on, runs of consecutive s are evaluated by the pmf recurrence (O(1) per s after
+#: anchors every _RUN_SPACING values) where it is certified; below it every s is a window sum, as
+#: before issue 24 (so every recorded output up to n = 10^6 is unchanged to the bit)
+_RUN_USERS = 10**7
+_RUN_SPACINGS = (8192, 1024)  # anchors every this many s (the first whose rounding bound holds)
+_RUN_SPACING = _RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leaves the cached blocks
 
 #: largest n accepted: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
 MAX_USERS = 10**9
@@ -67,7 +74,7 @@ class SingleBinLaw:
 
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int):
         self.n = n_users
-        self.epsilon_local = epsilon_local
+        self.epsilon_local, self.k = epsilon_local, k
         # largest reverse loss, -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)); exactly eps0 for k = 2
         self.max_reverse_loss = epsilon_local if k == 2 else float(np.logaddexp(epsilon_local, math.log(k - 2))) - math.log(k - 1)
         self.a = n_x0
@@ -211,6 +218,44 @@ class SingleBinLaw:
         with np.errstate(invalid="ignore", over="ignore"):  # P1(s) = 0, or eps0 ~ 1e308 (clipped below)
             log_m1 = log_first - log_p1 - log_n
             log_m2 = log_second - log_p1 - 2.0 * log_n
+        return self._losses(s, log_p1, log_m1, log_m2)
+
+    def _evaluate_run(self, first: int, last: int):
+        """evaluate(first..last) by the recurrence of numerics.convolution, or None (module docstring).
+
+        With m = N - 2 and u_t = log P(Bin(a, p) + Bin(m, q) = t): log P_{N-1}(t) and log P_N(t) =
+        log P1(t) follow from u by P_{M+1}(t) = (1 - q) P_M(t) + q P_M(t - 1) (positive terms), and
+        sum_r w (s - r) = N q P_{N-1}(s - 1), sum_r w (s - r)^2 = N (N - 1) q^2 P_{N-2}(s - 2) + that.
+        """
+        if self.big_n < 3:
+            return None
+        if getattr(self, "_anchor_law", None) is None:  # the same p, q with N - 2 users off x0
+            self._anchor_law = SingleBinLaw(epsilon_local=self.epsilon_local, n_users=self.n - 2, k=self.k, n_x0=self.a)
+        for spacing in _RUN_SPACINGS:  # long stretches (few anchors) first; shorter where they fail
+            run = log_pmf_run(first - 2, last, a=self.a, m=self.big_n - 2, log_p=self.log_p,
+                              log_1mp=self.log_1mp, log_q=self.log_q, log_1mq=self.log_1mq,
+                              anchor=lambda t: self._anchor_law._sums(t)[0], spacing=spacing)
+            if run is not None:
+                break
+        if run is None:
+            return None
+        u, ratio = run
+        # everything relative to u_{s-2}, from the ratios (far in a tail, differences of the logs
+        # would lose the digits the losses need): x1 = log u_{s-1}/u_{s-2}, x2 = log u_s/u_{s-1}
+        x1, x2 = ratio[:-2], ratio[1:-1]
+        v_before = np.logaddexp(self.log_1mq + x1, self.log_q)  # log P_{N-1}(s - 1) / u_{s-2}
+        v_here = np.logaddexp(self.log_1mq + x1 + x2, self.log_q + x1)  # log P_{N-1}(s) / u_{s-2}
+        p1 = np.logaddexp(self.log_1mq + v_here, self.log_q + v_before)  # log P_N(s) / u_{s-2}
+        log_n = math.log(self.big_n)
+        log_m1 = self.log_q + v_before - p1
+        log_m2 = np.logaddexp(math.log(self.big_n - 1) - log_n + 2.0 * self.log_q,
+                              self.log_q - log_n + v_before) - p1
+        log_p1 = u[:-2] + p1
+        return self._losses(np.arange(first, last + 1, dtype=np.int64), log_p1, log_m1, log_m2)
+
+    def _losses(self, s, log_p1, log_m1, log_m2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(log P1, L, v) from log P1 and the logs of E[(s - R) / N | s] and E[((s - R) / N)^2 | s]."""
+        with np.errstate(invalid="ignore", over="ignore"):
             loss = np.logaddexp(self.log_kappa2, self.log_gap + log_m1)
             printed = np.logaddexp(self.log_kappa2, self.log_gap + log_m2)
         # the losses lie in [log kappa_2, eps0]; where P1(s) underflows, use the bound on that side
@@ -225,14 +270,40 @@ class SingleBinLaw:
         return log_p1, loss, printed
 
     def ensure_blocks(self, indices) -> None:
-        """Evaluate every missing block among ``indices`` in one call and cache it."""
+        """Evaluate every missing block among ``indices`` in one call and cache it.
+
+        From n = ``_RUN_USERS`` on, each run of consecutive missing blocks is first tried by the
+        recurrence (:meth:`_evaluate_run`); blocks it does not certify are summed by windows.
+        """
         missing = sorted({int(i) for i in indices if int(i) not in self._blocks and 0 <= int(i) * _BLOCK <= self.n})
+        if missing and self.n >= _RUN_USERS:
+            missing = self._ensure_runs(missing)
         if not missing:
             return
         ranges = [np.arange(i * _BLOCK, min((i + 1) * _BLOCK, self.n + 1), dtype=np.int64) for i in missing]
         values = self.evaluate(np.concatenate(ranges))
+        self._store(missing, ranges, values)
+
+    def _ensure_runs(self, missing: list[int]) -> list[int]:
+        """Cache the runs of consecutive blocks the recurrence certifies; return the other blocks."""
+        left, start = [], 0
+        for end in range(1, len(missing) + 1):
+            if end < len(missing) and missing[end] == missing[end - 1] + 1:
+                continue
+            run = missing[start:end]
+            first, last = run[0] * _BLOCK, min((run[-1] + 1) * _BLOCK, self.n + 1) - 1
+            values = self._evaluate_run(first, last)
+            if values is None:
+                left.extend(run)
+            else:
+                ranges = [np.arange(i * _BLOCK, min((i + 1) * _BLOCK, self.n + 1), dtype=np.int64) for i in run]
+                self._store(run, ranges, values)
+            start = end
+        return left
+
+    def _store(self, indices, ranges, values) -> None:
         offset = 0
-        for index, s in zip(missing, ranges):
+        for index, s in zip(indices, ranges):
             part = slice(offset, offset + s.size)
             self._blocks[index] = (s, *(v[part] for v in values))
             offset += s.size
@@ -317,7 +388,10 @@ class SingleBinLaw:
         cursors = {int(i): int(start) // _BLOCK for i, start in zip(live, starts)}
         start_of = {int(i): int(start) for i, start in zip(live, starts)}
         while cursors:
-            self.ensure_blocks(cursors.values())
+            # from _RUN_USERS on, a missing block brings the next ones of a run with it (one
+            # recurrence run, anchored once, instead of a run per block)
+            ahead = _RUN_SPACING // _BLOCK if self.n >= _RUN_USERS else 1
+            self.ensure_blocks(c + sign * j for c in cursors.values() if c not in self._blocks for j in range(ahead))
             for i in list(cursors):
                 done = self._walk_block(i, epsilons[i], start_of[i], cursors[i], loss_index, sign, result)
                 if done:
