@@ -14,7 +14,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.convolution import log_pmf_run
-from shuffledp.accounting.numerics.search import first_high_integers
+from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
 from shuffledp.accounting.params import KrrParams
 
 __all__ = ["SingleBinLaw", "DIRECTIONS", "MAX_USERS", "check_size"]
@@ -354,6 +354,9 @@ class SingleBinLaw:
             count = np.searchsorted(loss_bulk, -epsilons, side="left")  # entries with loss < -eps
             lo = np.where(count > 0, s_bulk[np.maximum(count - 1, 0)], lo)
             hi = np.where(count < s_bulk.size, s_bulk[np.minimum(count, s_bulk.size - 1)], hi)
+        if self.n >= _RUN_USERS:  # one window sum per step instead of _SECTIONS - 1 per round
+            for i in np.flatnonzero(hi - lo > 1):
+                lo[i], hi[i] = self._threshold_illinois(float(epsilons[i]), int(lo[i]), int(hi[i]), loss_index, sign)
         fractions = np.arange(1, _SECTIONS) / _SECTIONS
         while np.any(hi - lo > 1):
             open_ = np.flatnonzero(hi - lo > 1)
@@ -374,6 +377,19 @@ class SingleBinLaw:
             lo[open_], hi[open_] = new_lo, new_hi
         return hi if sign > 0 else lo
 
+    def _threshold_illinois(self, eps: float, lo: int, hi: int, loss_index: int, sign: int) -> tuple[int, int]:
+        """(lo, hi) = (s, s + 1) around the threshold, by Illinois steps on the loss (smooth in s).
+
+        "High" at x means loss(floor x) > eps (forward) or not < -eps (reverse), so lo stays answered
+        no and hi yes, as in the multisection (same integers: the loss is non-decreasing in s).
+        """
+        def evaluate(x):
+            value = float(self.evaluate(np.array([math.floor(x)], dtype=np.int64))[loss_index][0])
+            return (value > eps if sign > 0 else not value < -eps), (value - eps if sign > 0 else value + eps), value
+
+        final = illinois(evaluate, Bracket(float(lo), float(hi)), math.nan, math.nan, tolerance=1.0)
+        return math.floor(final.low), math.floor(final.high)
+
     def log_delta(self, epsilons: np.ndarray, *, direction: str = "forward", printed: bool = False) -> np.ndarray:
         """log H_{e^eps}(P0 || P1) ("forward") or H(P1 || P0) ("reverse"); printed v_s if asked."""
         result = np.full(epsilons.shape, -np.inf)
@@ -387,11 +403,14 @@ class SingleBinLaw:
         # batched walks: every round evaluates the next block of all unfinished epsilons at once
         cursors = {int(i): int(start) // _BLOCK for i, start in zip(live, starts)}
         start_of = {int(i): int(start) for i, start in zip(live, starts)}
+        if self.n >= _RUN_USERS:
+            self._sum_bulk(epsilons, start_of, cursors, loss_index, sign, result)
         while cursors:
             # from _RUN_USERS on, a missing block brings the next ones of a run with it (one
-            # recurrence run, anchored once, instead of a run per block)
-            ahead = _RUN_SPACING // _BLOCK if self.n >= _RUN_USERS else 1
-            self.ensure_blocks(c + sign * j for c in cursors.values() if c not in self._blocks for j in range(ahead))
+            # recurrence run, anchored once, instead of a run per block): 1,024 counts at a walk's
+            # first block, 8,192 once it goes on
+            self.ensure_blocks(c + sign * j for i, c in cursors.items() if c not in self._blocks
+                               for j in range(self._ahead(c == start_of[i] // _BLOCK)))
             for i in list(cursors):
                 done = self._walk_block(i, epsilons[i], start_of[i], cursors[i], loss_index, sign, result)
                 if done:
@@ -399,6 +418,40 @@ class SingleBinLaw:
                 else:
                     cursors[i] += sign
         return np.minimum(result, 0.0)  # delta <= 1; rounding of sum P0 ~ 1 may exceed it by 1e-15
+
+    def _ahead(self, first: bool) -> int:
+        """Blocks fetched together when a walk reaches a missing block (module constants)."""
+        if self.n < _RUN_USERS:
+            return 1
+        return (_RUN_SPACING if first else _RUN_SPACINGS[0]) // _BLOCK
+
+    def _sum_bulk(self, epsilons, start_of, cursors, loss_index, sign, result) -> None:
+        """From n = _RUN_USERS on: the terms of every walk starting inside the cached bulk, in one sum.
+
+        The walk then resumes at the first block beyond the bulk (it ends there at once when the
+        tail is negligible). Only the order of summation differs from block-wise walking.
+        """
+        s, log_p1, loss, printed = self._bulk(sign)
+        chosen = printed if loss_index == 2 else loss
+        with np.errstate(over="ignore"):
+            log_weight = log_p1 + loss if sign > 0 else log_p1
+        beyond = s[-1] // _BLOCK + 1 if sign > 0 else s[0] // _BLOCK - 1
+        for i, start in start_of.items():
+            if not s[0] <= start <= s[-1]:
+                continue
+            eps = epsilons[i]
+            if sign > 0:
+                mask = (s >= start) & (chosen > eps)
+                terms = log_weight[mask] + log1mexp(eps - chosen[mask])
+            else:
+                mask = (s <= start) & (loss < -eps)
+                terms = log_weight[mask] + log1mexp(eps + loss[mask])
+            if terms.size:
+                result[i] = float(logsumexp(terms))
+            if (sign > 0 and s[-1] >= self.n) or (sign < 0 and s[0] <= 0):
+                del cursors[i]
+            else:
+                cursors[i] = beyond
 
     def _walk_block(self, i, eps, start, index, loss_index, sign, result) -> bool:
         """Add one block's terms to result[i]; True when the remaining tail is negligible (module doc)."""
