@@ -42,9 +42,10 @@ runs of consecutive s (the bulk, the tail walks) are instead evaluated by the th
 of the convolution's pmf (:mod:`shuffledp.accounting.numerics.convolution`; issue 24) from two
 window sums per anchor every 1,024 or 8,192 counts, O(1) per s where its rounding bound holds
 (window sums elsewhere), with the losses formed from neighbouring pmf ratios (views.single_bin).
-n is limited to :data:`MAX_USERS` = 10^9 (a clear error beyond; epsilon at delta = 1e-6 takes about
-15 CPU seconds at 10^9 for eps0 = 1, k = 10, n_x0 = 0.8 n, most of it the threshold search's window
-sums far in the tail, against more than 5 minutes before). Every finite eps0 is accepted: all
+From n = 10^7 on, too, the threshold search takes Illinois steps on the smooth loss (one window
+sum each) and a walk starting inside the cached bulk sums it in one call. n is limited to
+:data:`MAX_USERS` = 10^9 (a clear error beyond; epsilon at delta = 1e-6 takes about 3.5 CPU
+seconds at 10^9 for eps0 = 1, k = 10, n_x0 = 0.8 n, against more than 5 minutes before). Every finite eps0 is accepted: all
 quantities are logs (log kappa_1 instead of kappa_1, the mode of r -> g(s, r) found by bisection
 on the log-ratio g(r + 1) - g(r), which stays finite where g itself underflows). For eps0 large the report is near-deterministic and the laws
 concentrate on s = n_x0 (+1 under D(x0)); log-probabilities below the smallest double (-1.8e308,
