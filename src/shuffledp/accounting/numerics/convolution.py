@@ -46,6 +46,28 @@ def _coefficients(a: int, m: int, log_p, log_1mp, log_q, log_1mq):
     return math.exp(log_1mp + log_1mq), a * p_1mq + m * q_1mp, q_1mp + p_1mq, math.exp(log_p + log_q)
 
 
+def _steps(inverse, b, c, d):
+    """rho_t and C_t / rho_{t-1} along each stretch (row), one IEEE step at a time.
+
+    Python floats (the same correctly rounded operations as numpy's, without numpy's per-call cost
+    on one-element slices); None if a ratio is 0 (then 1 / rho is undefined).
+    """
+    rho, carried = np.empty(b.shape), np.empty(b.shape)
+    for row in range(b.shape[0]):
+        step_inverse = float(inverse[row])
+        out_rho, out_carried = [], []
+        for b_t, c_t, d_t in zip(b[row].tolist(), c[row].tolist(), d[row].tolist()):
+            carry = c_t * step_inverse
+            value = (b_t + carry) / d_t
+            if value == 0.0:
+                return None, None
+            out_carried.append(carry)
+            out_rho.append(value)
+            step_inverse = 1.0 / value
+        rho[row], carried[row] = out_rho, out_carried
+    return rho, carried
+
+
 def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp: float, log_q: float,
                 log_1mq: float, anchor, spacing: int = 1024, max_log_error: float = 1e-10):
     """(log P(R + T = t), log rho_t) for t = first..last, or None where the recurrence is not certified.
@@ -76,14 +98,11 @@ def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp:
     before, log_start = ends[: starts.size], ends[starts.size :]
     if not (np.all(np.isfinite(before)) and np.all(np.isfinite(log_start))):
         return None
-    log_rho, carried = np.empty(t.shape), np.empty(t.shape)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        inverse = np.exp(before - log_start)  # 1 / rho_{start - 1}
-        for j in range(spacing):
-            carried[:, j] = c[:, j] * inverse
-            rho = (b[:, j] + carried[:, j]) / d[:, j]
-            log_rho[:, j] = np.log(rho)
-            inverse = 1.0 / rho
+        rho, carried = _steps(np.exp(before - log_start), b, c, d)  # from 1 / rho_{start - 1}
+        if rho is None:
+            return None
+        log_rho = np.log(rho)
         ratios = log_rho[inside]  # log rho_t = log c_{t+1} - log c_t, t = first..last
         log_rho[:, 1:] = log_rho[:, :-1].copy()  # log c_t = log c_start + sum of log rho_start..t-1
         log_rho[:, 0] = 0.0
