@@ -14,7 +14,8 @@ Rows (what is timed; the goal of issue 24 in brackets):
 * ``compose-T1000``: ``weak-adversary`` composed T = 1000 times (dp_accounting PLDs) at n = 10^6, k = 4,
   eps0 = log 13 (Koskela et al.'s blanket setting, as in bench_compositions.py): epsilon at delta = 1e-6
   [<= 5 s];
-* ``ci`` (opt-in, ``--ci``): ``python -m pytest -q`` of the tree [<= 7 min];
+* ``ci`` (opt-in, ``--ci``): ``python -m pytest -q -n 2 --dist loadfile`` of the tree (the README's
+  command) [<= 7 min];
 * ``workflow`` (opt-in, ``--workflow DATA_DIR``): the stand-in workflow from clean in a temporary copy of
   the tree, then its no-op rerun [a minute].
 
@@ -75,7 +76,7 @@ ROWS = {
     "k2-search-1e8": (5.0, "worst-case-upper k=2 eps0=0.5 n=1e8: eps at delta=1e-6"),
     "biswas-1e9": (2.0, "biswas-exact n=1e9 k=10 eps0=1 n_x0=0.8n: eps at delta=1e-6"),
     "compose-T1000": (5.0, "weak-adversary T=1000 n=1e6 k=4 eps0=log 13: eps at delta=1e-6"),
-    "ci": (420.0, "python -m pytest -q (opt-in: --ci)"),
+    "ci": (420.0, "python -m pytest -q -n 2 --dist loadfile (opt-in: --ci)"),
     "workflow": (60.0, "stand-in workflow from clean; no-op rerun in the note (opt-in: --workflow)"),
 }
 CLI_ACCOUNTANTS = {"cli-weak-50eps": "weak-adversary", "cli-lower-50eps": "worst-case-lower",
@@ -149,7 +150,8 @@ def measure(name: str, src: Path, timeout: float, workflow_data: str | None) -> 
         return {"wall": record["process_wall"], "cpu": record["process_cpu"], "digest": digest, "status": status}
     if name == "ci":
         tree = src.parent
-        record, status = _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"], src, timeout, cwd=tree)
+        command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile"]
+        record, status = _run(command, src, timeout, cwd=tree)
         return {"wall": record.get("process_wall", record.get("wall")), "cpu": record.get("process_cpu", math.nan),
                 "digest": "", "status": status}
     if name == "workflow":

@@ -120,11 +120,11 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
     run_all, run_tests = blocks[0], blocks[1]
     install = 'python3 -m venv .venv && .venv/bin/pip install -c requirements.lock -e ".[test]"'
     assert run_all == f"{install} && .venv/bin/snakemake --cores 2"
-    assert run_tests == f"{install} && .venv/bin/python -m pytest"
+    assert run_tests == f"{install} && .venv/bin/python -m pytest -n 2 --dist loadfile"
     ci_commands = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
     assert ci_commands == [run_tests, "bash .ci/newest-python"]
     newest = (REPO / ".ci" / "newest-python").read_text()
-    assert 'pip install -c requirements.lock -e ".[test]"' in newest and '-m pytest -m "not slow"' in newest
+    assert 'pip install -c requirements.lock -e ".[test]"' in newest and '-m pytest -n 2 --dist loadfile -m "not slow"' in newest
 
 
 def test_readme_states_the_offline_exit_status_and_where_things_are():

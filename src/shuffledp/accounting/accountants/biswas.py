@@ -37,11 +37,17 @@ is ``log P0(s) + log1mexp(eps - L_s)``. No FFT anywhere (it cannot resolve 1e-30
 Memory and extremes. No table of size n is ever built: the binomial log-pmfs are evaluated on the
 windows in use (Loader's saddle-point formula, full relative precision at any n; along the rows of
 scattered s by exact ratio recurrences), so memory follows the windows, O(sqrt(n)) values, and chunks
-of at most ``_MAX_CELLS`` (s, r) cells (150 MB at n = 10^9 instead of 3 GB at 10^8). Work is
-O(sd_S * sd_R) cells (about n p q), so n is limited to :data:`MAX_USERS` = 10^9 (a clear error
-beyond; 2.5 minutes at 10^9 for eps0 = 1, k = 10, n_x0 = n / 10). Every finite eps0 is accepted: all quantities are logs (log kappa_1 instead of
-kappa_1, the mode of r -> g(s, r) found by bisection on the log-ratio g(r + 1) - g(r), which stays
-finite where g itself underflows). For eps0 large the report is near-deterministic and the laws
+of at most ``_MAX_CELLS`` (s, r) cells. A window sum costs O(sd_R) cells per s; from n = 10^7 on,
+runs of consecutive s (the bulk, the tail walks) are instead evaluated by the three-term recurrence
+of the convolution's pmf (:mod:`shuffledp.accounting.numerics.convolution`; issue 24) from two
+window sums per anchor every 1,024 or 8,192 counts, O(1) per s where its rounding bound holds
+(window sums elsewhere), with the losses formed from neighbouring pmf ratios (views.single_bin).
+From n = 10^7 on, too, the threshold search takes Illinois steps on the smooth loss (one window
+sum each) and a walk starting inside the cached bulk sums it in one call. n is limited to
+:data:`MAX_USERS` = 10^9 (a clear error beyond; epsilon at delta = 1e-6 takes about 3.5 CPU
+seconds at 10^9 for eps0 = 1, k = 10, n_x0 = 0.8 n, against more than 5 minutes before). Every finite eps0 is accepted: all
+quantities are logs (log kappa_1 instead of kappa_1, the mode of r -> g(s, r) found by bisection
+on the log-ratio g(r + 1) - g(r), which stays finite where g itself underflows). For eps0 large the report is near-deterministic and the laws
 concentrate on s = n_x0 (+1 under D(x0)); log-probabilities below the smallest double (-1.8e308,
 e.g. two users misreporting at eps0 = 1e308) are -inf, and such outputs s are dropped: their mass is
 below e^-1e308, invisible at any delta >= 1e-300 (dropping it errs low, the safe side for a lower

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
-from shuffledp.accounting.numerics.search import first_high_integers
+from shuffledp.accounting.numerics.convolution import log_pmf_run
+from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
 from shuffledp.accounting.params import KrrParams
 
 __all__ = ["SingleBinLaw", "DIRECTIONS", "MAX_USERS", "check_size"]
@@ -28,6 +29,12 @@ _BLOCK = 64  # s values per cached block
 _MAX_CELLS = 1_000_000  # largest (s, r) matrix evaluated at once (bounds memory to ~100 MB)
 _SECTIONS = 8  # points per bracket and round in the threshold search
 _BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard deviations
+#: from this n on, runs of consecutive s are evaluated by the pmf recurrence (O(1) per s after
+#: anchors every _RUN_SPACING values) where it is certified; below it every s is a window sum, as
+#: before issue 24 (so every recorded output up to n = 10^6 is unchanged to the bit)
+_RUN_USERS = 10**7
+_RUN_SPACINGS = (8192, 1024)  # anchors every this many s (the first whose rounding bound holds)
+_RUN_SPACING = _RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leaves the cached blocks
 
 #: largest n accepted: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
 MAX_USERS = 10**9
@@ -67,7 +74,7 @@ class SingleBinLaw:
 
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int):
         self.n = n_users
-        self.epsilon_local = epsilon_local
+        self.epsilon_local, self.k = epsilon_local, k
         # largest reverse loss, -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)); exactly eps0 for k = 2
         self.max_reverse_loss = epsilon_local if k == 2 else float(np.logaddexp(epsilon_local, math.log(k - 2))) - math.log(k - 1)
         self.a = n_x0
@@ -211,6 +218,44 @@ class SingleBinLaw:
         with np.errstate(invalid="ignore", over="ignore"):  # P1(s) = 0, or eps0 ~ 1e308 (clipped below)
             log_m1 = log_first - log_p1 - log_n
             log_m2 = log_second - log_p1 - 2.0 * log_n
+        return self._losses(s, log_p1, log_m1, log_m2)
+
+    def _evaluate_run(self, first: int, last: int):
+        """evaluate(first..last) by the recurrence of numerics.convolution, or None (module docstring).
+
+        With m = N - 2 and u_t = log P(Bin(a, p) + Bin(m, q) = t): log P_{N-1}(t) and log P_N(t) =
+        log P1(t) follow from u by P_{M+1}(t) = (1 - q) P_M(t) + q P_M(t - 1) (positive terms), and
+        sum_r w (s - r) = N q P_{N-1}(s - 1), sum_r w (s - r)^2 = N (N - 1) q^2 P_{N-2}(s - 2) + that.
+        """
+        if self.big_n < 3:
+            return None
+        if getattr(self, "_anchor_law", None) is None:  # the same p, q with N - 2 users off x0
+            self._anchor_law = SingleBinLaw(epsilon_local=self.epsilon_local, n_users=self.n - 2, k=self.k, n_x0=self.a)
+        for spacing in _RUN_SPACINGS:  # long stretches (few anchors) first; shorter where they fail
+            run = log_pmf_run(first - 2, last, a=self.a, m=self.big_n - 2, log_p=self.log_p,
+                              log_1mp=self.log_1mp, log_q=self.log_q, log_1mq=self.log_1mq,
+                              anchor=lambda t: self._anchor_law._sums(t)[0], spacing=spacing)
+            if run is not None:
+                break
+        if run is None:
+            return None
+        u, ratio = run
+        # everything relative to u_{s-2}, from the ratios (far in a tail, differences of the logs
+        # would lose the digits the losses need): x1 = log u_{s-1}/u_{s-2}, x2 = log u_s/u_{s-1}
+        x1, x2 = ratio[:-2], ratio[1:-1]
+        v_before = np.logaddexp(self.log_1mq + x1, self.log_q)  # log P_{N-1}(s - 1) / u_{s-2}
+        v_here = np.logaddexp(self.log_1mq + x1 + x2, self.log_q + x1)  # log P_{N-1}(s) / u_{s-2}
+        p1 = np.logaddexp(self.log_1mq + v_here, self.log_q + v_before)  # log P_N(s) / u_{s-2}
+        log_n = math.log(self.big_n)
+        log_m1 = self.log_q + v_before - p1
+        log_m2 = np.logaddexp(math.log(self.big_n - 1) - log_n + 2.0 * self.log_q,
+                              self.log_q - log_n + v_before) - p1
+        log_p1 = u[:-2] + p1
+        return self._losses(np.arange(first, last + 1, dtype=np.int64), log_p1, log_m1, log_m2)
+
+    def _losses(self, s, log_p1, log_m1, log_m2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(log P1, L, v) from log P1 and the logs of E[(s - R) / N | s] and E[((s - R) / N)^2 | s]."""
+        with np.errstate(invalid="ignore", over="ignore"):
             loss = np.logaddexp(self.log_kappa2, self.log_gap + log_m1)
             printed = np.logaddexp(self.log_kappa2, self.log_gap + log_m2)
         # the losses lie in [log kappa_2, eps0]; where P1(s) underflows, use the bound on that side
@@ -225,14 +270,40 @@ class SingleBinLaw:
         return log_p1, loss, printed
 
     def ensure_blocks(self, indices) -> None:
-        """Evaluate every missing block among ``indices`` in one call and cache it."""
+        """Evaluate every missing block among ``indices`` in one call and cache it.
+
+        From n = ``_RUN_USERS`` on, each run of consecutive missing blocks is first tried by the
+        recurrence (:meth:`_evaluate_run`); blocks it does not certify are summed by windows.
+        """
         missing = sorted({int(i) for i in indices if int(i) not in self._blocks and 0 <= int(i) * _BLOCK <= self.n})
+        if missing and self.n >= _RUN_USERS:
+            missing = self._ensure_runs(missing)
         if not missing:
             return
         ranges = [np.arange(i * _BLOCK, min((i + 1) * _BLOCK, self.n + 1), dtype=np.int64) for i in missing]
         values = self.evaluate(np.concatenate(ranges))
+        self._store(missing, ranges, values)
+
+    def _ensure_runs(self, missing: list[int]) -> list[int]:
+        """Cache the runs of consecutive blocks the recurrence certifies; return the other blocks."""
+        left, start = [], 0
+        for end in range(1, len(missing) + 1):
+            if end < len(missing) and missing[end] == missing[end - 1] + 1:
+                continue
+            run = missing[start:end]
+            first, last = run[0] * _BLOCK, min((run[-1] + 1) * _BLOCK, self.n + 1) - 1
+            values = self._evaluate_run(first, last)
+            if values is None:
+                left.extend(run)
+            else:
+                ranges = [np.arange(i * _BLOCK, min((i + 1) * _BLOCK, self.n + 1), dtype=np.int64) for i in run]
+                self._store(run, ranges, values)
+            start = end
+        return left
+
+    def _store(self, indices, ranges, values) -> None:
         offset = 0
-        for index, s in zip(missing, ranges):
+        for index, s in zip(indices, ranges):
             part = slice(offset, offset + s.size)
             self._blocks[index] = (s, *(v[part] for v in values))
             offset += s.size
@@ -283,6 +354,9 @@ class SingleBinLaw:
             count = np.searchsorted(loss_bulk, -epsilons, side="left")  # entries with loss < -eps
             lo = np.where(count > 0, s_bulk[np.maximum(count - 1, 0)], lo)
             hi = np.where(count < s_bulk.size, s_bulk[np.minimum(count, s_bulk.size - 1)], hi)
+        if self.n >= _RUN_USERS:  # one window sum per step instead of _SECTIONS - 1 per round
+            for i in np.flatnonzero(hi - lo > 1):
+                lo[i], hi[i] = self._threshold_illinois(float(epsilons[i]), int(lo[i]), int(hi[i]), loss_index, sign)
         fractions = np.arange(1, _SECTIONS) / _SECTIONS
         while np.any(hi - lo > 1):
             open_ = np.flatnonzero(hi - lo > 1)
@@ -303,6 +377,19 @@ class SingleBinLaw:
             lo[open_], hi[open_] = new_lo, new_hi
         return hi if sign > 0 else lo
 
+    def _threshold_illinois(self, eps: float, lo: int, hi: int, loss_index: int, sign: int) -> tuple[int, int]:
+        """(lo, hi) = (s, s + 1) around the threshold, by Illinois steps on the loss (smooth in s).
+
+        "High" at x means loss(floor x) > eps (forward) or not < -eps (reverse), so lo stays answered
+        no and hi yes, as in the multisection (same integers: the loss is non-decreasing in s).
+        """
+        def evaluate(x):
+            value = float(self.evaluate(np.array([math.floor(x)], dtype=np.int64))[loss_index][0])
+            return (value > eps if sign > 0 else not value < -eps), (value - eps if sign > 0 else value + eps), value
+
+        final = illinois(evaluate, Bracket(float(lo), float(hi)), math.nan, math.nan, tolerance=1.0)
+        return math.floor(final.low), math.floor(final.high)
+
     def log_delta(self, epsilons: np.ndarray, *, direction: str = "forward", printed: bool = False) -> np.ndarray:
         """log H_{e^eps}(P0 || P1) ("forward") or H(P1 || P0) ("reverse"); printed v_s if asked."""
         result = np.full(epsilons.shape, -np.inf)
@@ -316,8 +403,14 @@ class SingleBinLaw:
         # batched walks: every round evaluates the next block of all unfinished epsilons at once
         cursors = {int(i): int(start) // _BLOCK for i, start in zip(live, starts)}
         start_of = {int(i): int(start) for i, start in zip(live, starts)}
+        if self.n >= _RUN_USERS:
+            self._sum_bulk(epsilons, start_of, cursors, loss_index, sign, result)
         while cursors:
-            self.ensure_blocks(cursors.values())
+            # from _RUN_USERS on, a missing block brings the next ones of a run with it (one
+            # recurrence run, anchored once, instead of a run per block): 1,024 counts at a walk's
+            # first block, 8,192 once it goes on
+            self.ensure_blocks(c + sign * j for i, c in cursors.items() if c not in self._blocks
+                               for j in range(self._ahead(c == start_of[i] // _BLOCK)))
             for i in list(cursors):
                 done = self._walk_block(i, epsilons[i], start_of[i], cursors[i], loss_index, sign, result)
                 if done:
@@ -325,6 +418,40 @@ class SingleBinLaw:
                 else:
                     cursors[i] += sign
         return np.minimum(result, 0.0)  # delta <= 1; rounding of sum P0 ~ 1 may exceed it by 1e-15
+
+    def _ahead(self, first: bool) -> int:
+        """Blocks fetched together when a walk reaches a missing block (module constants)."""
+        if self.n < _RUN_USERS:
+            return 1
+        return (_RUN_SPACING if first else _RUN_SPACINGS[0]) // _BLOCK
+
+    def _sum_bulk(self, epsilons, start_of, cursors, loss_index, sign, result) -> None:
+        """From n = _RUN_USERS on: the terms of every walk starting inside the cached bulk, in one sum.
+
+        The walk then resumes at the first block beyond the bulk (it ends there at once when the
+        tail is negligible). Only the order of summation differs from block-wise walking.
+        """
+        s, log_p1, loss, printed = self._bulk(sign)
+        chosen = printed if loss_index == 2 else loss
+        with np.errstate(over="ignore"):
+            log_weight = log_p1 + loss if sign > 0 else log_p1
+        beyond = s[-1] // _BLOCK + 1 if sign > 0 else s[0] // _BLOCK - 1
+        for i, start in start_of.items():
+            if not s[0] <= start <= s[-1]:
+                continue
+            eps = epsilons[i]
+            if sign > 0:
+                mask = (s >= start) & (chosen > eps)
+                terms = log_weight[mask] + log1mexp(eps - chosen[mask])
+            else:
+                mask = (s <= start) & (loss < -eps)
+                terms = log_weight[mask] + log1mexp(eps + loss[mask])
+            if terms.size:
+                result[i] = float(logsumexp(terms))
+            if (sign > 0 and s[-1] >= self.n) or (sign < 0 and s[0] <= 0):
+                del cursors[i]
+            else:
+                cursors[i] = beyond
 
     def _walk_block(self, i, eps, start, index, loss_index, sign, result) -> bool:
         """Add one block's terms to result[i]; True when the remaining tail is negligible (module doc)."""
