@@ -10,6 +10,7 @@ import pytest
 
 from shuffledp.report.findings import (
     extra_anchor,
+    finding_balle,
     finding_bracket,
     finding_data,
     finding_eq6,
@@ -143,3 +144,17 @@ def test_findings_in_order_and_never_crash_on_nothing():
     assert len(bullets) == 6 and all("not available in this run" in b for b in bullets)
     assert "(#extra-phase-diagram)" in bullets[3]
     assert extra_anchor("Koskela et al. Figures 1-3") == ANCHORS["koskela"]
+
+
+def test_balle_counts_per_code_version_and_the_loosest_bound():
+    frame = pd.DataFrame({
+        "panel": ["i", "i", "iii", "iii"], "curve": ["Hoeffding", "Bennett", "Bennett, RR-2", "Bennett, RR-2"],
+        "code": ["current", "current", "current", "2019"], "verdict": ["reproduced", "reproduced", "reproduced",
+                                                                    "not reproduced"],
+        "max_relative_difference": [1e-9, 2e-9, 3e-9, 0.24], "looseness_max": [2.85, 4.8, 1.37, 1.37]})
+    text = finding_balle(frame, "extra-balle")
+    assert "3 of 3 curves reproduced against their current code" in text
+    assert "0 of 1 curves reproduced against their 2019 code (not: panel iii Bennett, RR-2; up to 24% off)" in text
+    assert "the loosest bound is Bennett (panel i), up to 4.8 x its tight reference" in text
+    assert finding_balle(None, "extra-balle").startswith("Balle et al.'s Figure 3")
+    assert "balle_verdicts.csv" in finding_balle(None, "extra-balle")

@@ -215,9 +215,11 @@ def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: p
         grid=_read_extra(inputs, PHASE_DIAGRAM, "phase_diagram.csv"),
         boundary=_read_extra(inputs, PHASE_DIAGRAM, "phase_diagram_boundary.csv"),
         koskela=_read_extra(inputs, KOSKELA_FIGURES),
+        balle=_read_extra(inputs, BALLE_FIGURE),
         summary=summary_frame,
         anchors={"bracket": extra_anchor(WORST_CASE_BRACKET), "equal": extra_anchor(EQUAL_GUARANTEE),
-                 "phase": extra_anchor(PHASE_DIAGRAM), "koskela": extra_anchor(KOSKELA_FIGURES)},
+                 "phase": extra_anchor(PHASE_DIAGRAM), "koskela": extra_anchor(KOSKELA_FIGURES),
+                 **({"balle": extra_anchor(BALLE_FIGURE)} if "balle" in inputs.expected_stages else {})},
     )
     return [
         Heading(2, "Findings", "findings"),

@@ -184,6 +184,28 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
     return text + f" ([section](#{anchor}))."
 
 
+def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
+    """Balle et al.'s Figure 3 (``balle_verdicts.csv``): curves reproduced against each version of their
+    code, the curves that are not and the loosest analytic bound against its tight reference."""
+    what = "Balle et al.'s Figure 3"
+    if _lacks(frame, ("panel", "curve", "code", "verdict", "max_relative_difference", "looseness_max")):
+        return missing(what, "results/balle/balle_verdicts.csv", anchor)
+    parts = []
+    for code, rows in frame.groupby("code", sort=False):
+        reproduced = rows["verdict"] == "reproduced"
+        failed = rows[~reproduced]
+        part = f"{int(reproduced.sum())} of {len(rows)} curves reproduced against their {code} code"
+        if len(failed):
+            largest = pd.to_numeric(failed["max_relative_difference"], errors="coerce").max()
+            names = "; ".join(f"panel {r.panel} {r.curve}" for r in failed.head(3).itertuples())
+            part += f" (not: {names}{'; …' if len(failed) > 3 else ''}; up to {largest:.0%} off)"
+        parts.append(part)
+    loosest = frame.loc[pd.to_numeric(frame["looseness_max"], errors="coerce").idxmax()]
+    return (f"Balle et al.'s Figure 3: {'; '.join(parts)}; the loosest bound is {loosest['curve']} "
+            f"(panel {loosest['panel']}), up to {float(loosest['looseness_max']):.1f} x its tight reference "
+            f"([section](#{anchor})).")
+
+
 def finding_data(summary: pd.DataFrame | None) -> str:
     """The data caveat: which sources were read and the region counts against the paper's."""
     what = "The data"
@@ -209,14 +231,15 @@ def finding_data(summary: pd.DataFrame | None) -> str:
 
 
 def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, boundary=None, koskela=None,
-             summary=None, anchors: dict[str, str]) -> list[str]:
+             balle=None, summary=None, anchors: dict[str, str]) -> list[str]:
     """The Findings bullets in order (``anchors``: section name -> anchor, keys ``bracket``, ``equal``,
-    ``phase``, ``koskela``)."""
+    ``phase``, ``koskela`` and, when the Balle stage ran, ``balle``)."""
     return [
         finding_eq6(rows),
         finding_bracket(bracket, anchors["bracket"]),
         finding_equal_guarantee(equal, anchors["equal"]),
         finding_phase_diagram(grid, boundary, anchors["phase"]),
         finding_koskela(koskela, anchors["koskela"]),
+        *([finding_balle(balle, anchors["balle"])] if "balle" in anchors else []),
         finding_data(summary),
     ]
