@@ -91,9 +91,13 @@ _CACHE_LIMIT = 20_000_000  # doubles kept across epsilons (160 MB)
 def _hockey_rows(g: np.ndarray, p: float, q: float, eps: float) -> np.ndarray:
     """H_{e^eps}(Y + Bern(p) || Y + Bern(q)) for each row g (pmf of Y on consecutive integers)."""
     e = math.exp(eps)
-    prev = np.concatenate([np.zeros((g.shape[0], 1)), g], axis=1)
-    cur = np.concatenate([g, np.zeros((g.shape[0], 1))], axis=1)
-    terms = (p - e * q) * prev - (e * p - q) * cur
+    alpha, beta = p - e * q, e * p - q
+    # terms[h] = alpha f(h - 1) - beta f(h), f = 0 outside the row: the first column is -beta f(0) and the
+    # last alpha f(last) (x - 0 = x, 0 - x = -x exactly), written in place of two padded copies of g
+    terms = np.empty((g.shape[0], g.shape[1] + 1))
+    np.multiply(g[:, :1], -beta, out=terms[:, :1])
+    np.subtract(alpha * g[:, :-1], beta * g[:, 1:], out=terms[:, 1:-1])
+    np.multiply(g[:, -1:], alpha, out=terms[:, -1:])
     return np.where(terms > 0, terms, 0.0).sum(axis=1)
 
 
