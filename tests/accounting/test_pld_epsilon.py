@@ -63,3 +63,28 @@ def test_zero_lower_mass_and_infinity_mass_branches():
     for delta in (1e-4, 0.1, 0.3, 0.6):
         theirs = pmf.get_epsilon_for_delta(delta)
         assert _same(theirs, pld_epsilon._pmf_epsilon(pmf, delta)), delta
+
+
+def test_delta_for_epsilon_equal_to_dp_accounting_bit_for_bit():
+    """Ascending epsilons below, inside and above the losses, repeated ones; both directions."""
+    epsilons = np.sort(np.concatenate([[-1.0, 0.0, 0.0, 1e-9], np.linspace(0.0, 3.0, 57), [5.0, 50.0]]))
+    count = 0
+    for pld in _plds():
+        theirs = np.asarray(pld.get_delta_for_epsilon(epsilons), dtype=float)
+        ours = np.asarray(pld_epsilon.delta_for_epsilon(pld, epsilons), dtype=float)
+        assert np.array_equal(theirs, ours, equal_nan=True)
+        # the assumption the module doc states: np.exp on the array is their per-loss np.exp
+        pmf = pld._pmf_remove
+        if not isinstance(pmf, pld_pmf.DensePLDPmf):
+            continue
+        losses = (np.arange(pmf.size) + pmf._lower_loss) * pmf._discretization
+        sample = losses[:: max(1, losses.size // 2000)]
+        assert np.array_equal(np.exp(-sample), np.array([np.exp(-x) for x in sample]))
+        count += 1
+    assert count > 5
+
+
+def test_delta_for_epsilon_unsorted_goes_to_dp_accounting():
+    pld = from_randomized_response(0.2, 4, value_discretization_interval=1e-3)
+    with pytest.raises(ValueError, match="sorted"):
+        pld_epsilon.delta_for_epsilon(pld, np.array([1.0, 0.5]))

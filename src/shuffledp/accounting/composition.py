@@ -59,6 +59,7 @@ from shuffledp.accounting import accountant_class, get_accountant, list_accounta
 from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_per_round
 from shuffledp.accounting.composition_tail import tail_rounds, tail_source
 from shuffledp.accounting.numerics.composed_tail import epsilon_bound, log_delta_bound
+from shuffledp.accounting.numerics.pld_epsilon import delta_for_epsilon as pld_delta_for_epsilon
 from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta as pld_epsilon_for_delta
 from shuffledp.accounting.views.binned import BinnedView
 
@@ -332,7 +333,8 @@ class ComposedAccountant:
     def _pld_delta(self, epsilons: np.ndarray) -> np.ndarray:
         plds = self._composed()
         order = np.argsort(epsilons, kind="stable")
-        values = np.max([np.asarray(p.get_delta_for_epsilon(epsilons[order]), dtype=float) for p in plds], axis=0)
+        # dp_accounting's get_delta_for_epsilon, bit for bit, without its per-loss Python loop (issue 24)
+        values = np.max([np.asarray(pld_delta_for_epsilon(p, epsilons[order]), dtype=float) for p in plds], axis=0)
         out = np.empty_like(values)
         out[order] = values
         return np.clip(out - self._slack(), 0.0, 1.0)
