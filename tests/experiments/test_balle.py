@@ -161,3 +161,34 @@ def test_release_2019_bennett_is_the_fixed_bound_divided_by_a_m():
     assert fixed == pytest.approx(get_accountant("balle-bennett-krr", epsilon_local=eps0, n_users=n, k=k)
                                   .delta_for_epsilon(eps)[0], rel=1e-9)
     assert fixed > 1e-6  # the lemma's bound does not certify the published eps0
+
+
+def test_shared_references_are_computed_once_and_read_back_exactly(tmp_path):
+    """Issue 24: panels with the same reference points (ii and iii in the config) read them from one
+    job; a panel built from the round-tripped CSV equals one that computes every point itself."""
+    from shuffledp.experiments.balle import shared_reference_panels, shared_references, shared_values
+
+    assert shared_reference_panels(PANELS) == ["ii", "iii"]
+    section = {"value": "epsilon_local", "epsilon": 0.1, "delta": 1e-6, "n": {"start": 100, "stop": 1000, "num": 4},
+               "upper": 10.0, "tolerance": 1e-9, "reference_every": 2,
+               "curves": {"Hoeffding, RR-2": {"accountant": "balle-hoeffding-krr", "k": 2}},
+               "references": {"generic": {"accountant": "balle-hoeffding-generic"}}}
+    other = dict(section, delta=1e-7)  # a different delta: nothing shared with it
+    sections = {"i": section, "ii": dict(section, curves={}), "iii": other}
+    assert shared_reference_panels(sections) == ["i", "ii"]
+    table = shared_references(sections)
+    assert len(table) == 3  # n = 100, 464 (every 2nd) and the last, 1000; once, not per panel
+    path = tmp_path / "shared.csv"
+    table.to_csv(path, index=False)
+    known = shared_values(pd.read_csv(path, float_precision="round_trip"))
+    for panel in ("i", "ii"):
+        computed = panel_frame(panel, sections[panel]).drop(columns="seconds")
+        read = panel_frame(panel, sections[panel], known=known).drop(columns="seconds")
+        pd.testing.assert_frame_equal(computed, read, check_exact=True)
+        # and the table IS what is read (every key round-trips): shifted values come back shifted
+        shifted = {key: (value + 1.0, seconds) for key, (value, seconds) in known.items()}
+        frame = panel_frame(panel, sections[panel], known=shifted)
+        references = frame["role"] == "reference"
+        assert np.array_equal(frame.loc[references, "value"], computed.loc[references, "value"] + 1.0)
+    # a point not in the table is computed: panel iii's references (another delta) are not looked up
+    assert panel_frame("iii", other, known=known)["value"].notna().all()

@@ -5,8 +5,27 @@ BALLE = config.get("balle")
 B = "results/balle"
 
 if BALLE is not None:
+    from shuffledp.experiments.balle import shared_reference_panels
+
+    # panels with reference points another panel also needs (ii and iii: the same three reference curves
+    # at the same (eps, delta, n)) read them from one job instead of computing them twice (issue 24)
+    BALLE_SHARED = shared_reference_panels(BALLE["panels"])
+
+    rule balle_references:
+        output:
+            csv=f"{B}/balle_shared_references.csv",
+        params:
+            panels=BALLE["panels"],
+        log:
+            "logs/balle/references.log",
+        benchmark:
+            "results/benchmarks/balle/references.tsv"
+        script:
+            "../scripts/balle_references.py"
 
     rule balle_panel:
+        input:
+            lambda wildcards: [f"{B}/balle_shared_references.csv"] if wildcards.panel in BALLE_SHARED else [],
         output:
             csv=f"{B}/balle_fig3_{{panel}}.csv",
         wildcard_constraints:

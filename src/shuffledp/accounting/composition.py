@@ -59,6 +59,8 @@ from shuffledp.accounting import accountant_class, get_accountant, list_accounta
 from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_per_round
 from shuffledp.accounting.composition_tail import tail_rounds, tail_source
 from shuffledp.accounting.numerics.composed_tail import epsilon_bound, log_delta_bound
+from shuffledp.accounting.numerics.pld_epsilon import delta_for_epsilon as pld_delta_for_epsilon
+from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta as pld_epsilon_for_delta
 from shuffledp.accounting.views.binned import BinnedView
 
 __all__ = [
@@ -228,7 +230,7 @@ def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: 
     plds = round_pld(name, Round(epsilon_local, n_users, k, subsample), interval=interval)
     if dataset is not None:
         return plds[check_integer(dataset, "dataset", low=0, high=len(plds) - 1)]
-    return max(plds, key=lambda pld: pld.get_epsilon_for_delta(1e-6))
+    return max(plds, key=lambda pld: pld_epsilon_for_delta(pld, 1e-6))
 
 
 class ComposedAccountant:
@@ -331,7 +333,8 @@ class ComposedAccountant:
     def _pld_delta(self, epsilons: np.ndarray) -> np.ndarray:
         plds = self._composed()
         order = np.argsort(epsilons, kind="stable")
-        values = np.max([np.asarray(p.get_delta_for_epsilon(epsilons[order]), dtype=float) for p in plds], axis=0)
+        # dp_accounting's get_delta_for_epsilon, bit for bit, without its per-loss Python loop (issue 24)
+        values = np.max([np.asarray(pld_delta_for_epsilon(p, epsilons[order]), dtype=float) for p in plds], axis=0)
         out = np.empty_like(values)
         out[order] = values
         return np.clip(out - self._slack(), 0.0, 1.0)
@@ -380,7 +383,8 @@ class ComposedAccountant:
             return self._tail_epsilon(delta)
         target = max(delta, PLD_FLOOR) if self.kind is BoundKind.LOWER else delta
         plds = self._composed()
-        value = float(max(p.get_epsilon_for_delta(min(1.0, target + self._slack())) for p in plds))
+        # dp_accounting's get_epsilon_for_delta, bit for bit, without its per-loss Python loop (issue 24)
+        value = float(max(pld_epsilon_for_delta(p, min(1.0, target + self._slack())) for p in plds))
         if single is not None:
             return min(value, self._single_epsilon(single, delta))
         if delta < TAIL_BAND and self.has_tail_bound:

@@ -35,8 +35,9 @@ from shuffledp.accounting import accountant_class, get_accountant
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
 from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
 
-__all__ = ["PANELS", "CURVE_COLUMNS", "VERDICT_COLUMNS", "KNOWN_DIFFERENCES", "n_grid", "curve_k", "curve_delta",
-           "panel_frame", "panel_verdicts"]
+__all__ = ["PANELS", "CURVE_COLUMNS", "VERDICT_COLUMNS", "SHARED_COLUMNS", "KNOWN_DIFFERENCES", "n_grid", "curve_k",
+           "curve_delta", "panel_frame", "panel_verdicts", "shared_reference_panels", "shared_references",
+           "shared_values"]
 
 PANELS = ("i", "ii", "iii", "iv")
 #: k rule of panel (iv): k = int(n ** (1/3)) as their notebook computes it (cell In [26])
@@ -60,6 +61,8 @@ KNOWN_DIFFERENCES["2019/iii/Bennett, RR-100"] = KNOWN_DIFFERENCES["2019/Bennett"
 #: columns of :func:`panel_frame`
 CURVE_COLUMNS = ["panel", "curve", "role", "accountant", "kind", "n", "k", "epsilon", "epsilon_local", "delta",
                  "value_name", "value", "seconds"]
+#: columns of :func:`shared_references` (the first eight identify a point: :func:`_point_key`)
+SHARED_COLUMNS = ["accountant", "value_name", "n", "k", "target", "delta", "tolerance", "upper", "value", "seconds"]
 #: columns of :func:`panel_verdicts`
 VERDICT_COLUMNS = ["panel", "curve", "code", "accountant", "points", "compared", "theirs_undefined",
                    "max_relative_difference", "median_relative_difference", "tolerance", "verdict", "note",
@@ -94,38 +97,110 @@ def _value(section: Mapping, name: str, n: int, k: int, delta: float) -> float:
                                          upper=float(section["upper"]), tolerance=float(section["tolerance"])))
 
 
-def _curve_rows(panel: str, section: Mapping, label: str, spec: Mapping, role: str, ns) -> list[dict]:
+def _point_key(section: Mapping, name: str, n: int, k: int, delta: float) -> tuple:
+    """Everything :func:`_value` reads: (accountant, value name, n, k, target, delta, tolerance, upper), the
+    target being eps0 (value ``epsilon``) or eps (value ``epsilon_local``); ``upper`` is 0 when unused."""
+    if section["value"] == "epsilon":
+        return (name, "epsilon", n, k, float(section["epsilon_local"]), delta, float(section["tolerance"]), 0.0)
+    return (name, "epsilon_local", n, k, float(section["epsilon"]), delta, float(section["tolerance"]),
+            float(section["upper"]))
+
+
+def _reference_ns(section: Mapping) -> list[int]:
+    """The n of the reference curves: every ``reference_every``-th n of the grid and the largest."""
+    ns = n_grid(section["n"])
+    return sorted({*ns[::int(section.get("reference_every", 1))].tolist(), int(ns[-1])})
+
+
+def _reference_points(section: Mapping) -> list[tuple]:
+    """The keys (:func:`_point_key`) of the reference curves of one panel, in the order they are computed."""
+    points = []
+    for spec in section.get("references", {}).values():
+        for n in _reference_ns(section):
+            points.append(_point_key(section, spec["accountant"], int(n), curve_k(spec.get("k", 2), int(n)),
+                                     curve_delta(section["delta"], int(n))))
+    return points
+
+
+def _shared_points(sections: Mapping) -> dict[tuple, list[str]]:
+    """Reference points that two or more panels compute (same key), with the panels."""
+    panels: dict[tuple, list[str]] = {}
+    for panel, section in sections.items():
+        for key in _reference_points(section):
+            panels.setdefault(key, [])
+            if panel not in panels[key]:
+                panels[key].append(panel)
+    return {key: names for key, names in panels.items() if len(names) > 1}
+
+
+def shared_reference_panels(sections: Mapping) -> list[str]:
+    """Panels (of ``balle.panels``) with a reference point also computed by another panel: they read it
+    from :func:`shared_references` instead (panels ii and iii share all three reference curves)."""
+    return [panel for panel in sections if any(panel in names for names in _shared_points(sections).values())]
+
+
+def shared_references(sections: Mapping) -> pd.DataFrame:
+    """Every reference point computed by two or more panels, computed once (:data:`SHARED_COLUMNS`; the
+    value is that of :func:`_value` with the first such panel's section, which the key determines)."""
+    rows = []
+    for key, names in _shared_points(sections).items():
+        name, _, n, k, _, delta, _, _ = key
+        start = time.perf_counter()
+        value = _value(sections[names[0]], name, n, k, delta)
+        rows.append(dict(zip(SHARED_COLUMNS, [*key, value, time.perf_counter() - start])))
+    return pd.DataFrame(rows, columns=SHARED_COLUMNS)
+
+
+def shared_values(frame: pd.DataFrame) -> dict[tuple, tuple[float, float]]:
+    """:func:`shared_references` (read with ``float_precision="round_trip"``) as key -> (value, seconds)."""
+    out = {}
+    for row in frame.itertuples(index=False):
+        key = (str(row.accountant), str(row.value_name), int(row.n), int(row.k), float(row.target),
+               float(row.delta), float(row.tolerance), float(row.upper))
+        out[key] = (float(row.value), float(row.seconds))
+    return out
+
+
+def _curve_rows(panel: str, section: Mapping, label: str, spec: Mapping, role: str, ns,
+                known: Mapping | None = None) -> list[dict]:
     name = spec["accountant"]
+    known = known or {}
     rows = []
     for n in ns:
         n = int(n)
         k, delta = curve_k(spec.get("k", 2), n), curve_delta(section["delta"], n)
         start = time.perf_counter()
-        value = _value(section, name, n, k, delta)
+        key = _point_key(section, name, n, k, delta)
+        if key in known:  # computed once for every panel that needs it (shared_references)
+            value, seconds = known[key]
+        else:
+            value = _value(section, name, n, k, delta)
+            seconds = time.perf_counter() - start
         rows.append({"panel": panel, "curve": label, "role": role, "accountant": name,
                      "kind": accountant_class(name).kind.value, "n": n, "k": k,
                      "epsilon": value if section["value"] == "epsilon" else float(section["epsilon"]),
                      "epsilon_local": float(section["epsilon_local"]) if section["value"] == "epsilon" else value,
                      "delta": delta, "value_name": section["value"], "value": value,
-                     "seconds": time.perf_counter() - start})
+                     "seconds": seconds})
     return rows
 
 
-def panel_frame(panel: str, section: Mapping) -> pd.DataFrame:
+def panel_frame(panel: str, section: Mapping, known: Mapping | None = None) -> pd.DataFrame:
     """The curves of panel ``panel`` from its config slice ``balle.panels.<panel>``: one row per point
     (:data:`CURVE_COLUMNS`). ``role`` is ``published`` for the curves of their figure (``curves``: legend
     label -> {accountant, k}) and ``reference`` for ours (``references``), computed on every
-    ``reference_every``-th n of the grid (the largest n included)."""
+    ``reference_every``-th n of the grid (the largest n included). ``known``: values already computed
+    (:func:`shared_values`), used instead of computing them again (same numbers: same function, same
+    arguments; only the ``seconds`` column is that of the job that computed them)."""
     if panel not in PANELS:
         raise ValueError(f"`panel` must be one of {', '.join(PANELS)}; got {panel!r}.")
     ns = n_grid(section["n"])
-    every = int(section.get("reference_every", 1))
-    reference_ns = sorted({*ns[::every].tolist(), int(ns[-1])})
+    reference_ns = _reference_ns(section)
     rows = []
     for label, spec in section["curves"].items():
         rows += _curve_rows(panel, section, label, spec, "published", ns)
     for label, spec in section.get("references", {}).items():
-        rows += _curve_rows(panel, section, label, spec, "reference", reference_ns)
+        rows += _curve_rows(panel, section, label, spec, "reference", reference_ns, known)
     return pd.DataFrame(rows, columns=CURVE_COLUMNS)
 
 

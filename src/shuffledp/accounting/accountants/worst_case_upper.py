@@ -91,10 +91,25 @@ _CACHE_LIMIT = 20_000_000  # doubles kept across epsilons (160 MB)
 def _hockey_rows(g: np.ndarray, p: float, q: float, eps: float) -> np.ndarray:
     """H_{e^eps}(Y + Bern(p) || Y + Bern(q)) for each row g (pmf of Y on consecutive integers)."""
     e = math.exp(eps)
-    prev = np.concatenate([np.zeros((g.shape[0], 1)), g], axis=1)
-    cur = np.concatenate([g, np.zeros((g.shape[0], 1))], axis=1)
-    terms = (p - e * q) * prev - (e * p - q) * cur
+    alpha, beta = p - e * q, e * p - q
+    # terms[h] = alpha f(h - 1) - beta f(h), f = 0 outside the row: the first column is -beta f(0) and the
+    # last alpha f(last) (x - 0 = x, 0 - x = -x exactly), written in place of two padded copies of g
+    terms = np.empty((g.shape[0], g.shape[1] + 1))
+    np.multiply(g[:, :1], -beta, out=terms[:, :1])
+    np.subtract(alpha * g[:, :-1], beta * g[:, 1:], out=terms[:, 1:-1])
+    np.multiply(g[:, -1:], alpha, out=terms[:, -1:])
     return np.where(terms > 0, terms, 0.0).sum(axis=1)
+
+
+def _window_memo(windows: dict):
+    """:func:`pmf_window` at ``_WINDOW_SDS``, kept in ``windows`` (blocks of one width share their blanket-count
+    windows, blocks with one end share that binomial's): the same arrays, computed once."""
+    def window(trials: int, log_p: float, log_q: float):
+        key = (trials, log_p, log_q)
+        if key not in windows:
+            windows[key] = pmf_window(trials, log_p, log_q, _WINDOW_SDS)
+        return windows[key]
+    return window
 
 
 class _Block:
@@ -102,26 +117,29 @@ class _Block:
 
     __slots__ = ("a", "b", "weights", "rows", "dropped")
 
-    def __init__(self, a: int, b: int, n: int, log_p: float, log_q: float):
+    def __init__(self, a: int, b: int, n: int, log_p: float, log_q: float, windows: dict | None = None):
         self.a, self.b = a, b
         w = b - a
-        _, _, pa, out_a = pmf_window(a, log_p, log_q, _WINDOW_SDS)
-        _, _, pm, out_m = pmf_window(n - 1 - b, log_q, log_p, _WINDOW_SDS)
+        window = _window_memo({} if windows is None else windows)
+        _, _, pa, out_a = window(a, log_p, log_q)
+        _, _, pm, out_m = window(n - 1 - b, log_q, log_p)
         base = np.convolve(pa, pm)
         log_gamma = math.log(2.0) + log_q
         log_1mgamma = float(np.log1p(-2.0 * math.exp(log_q)))
-        b_lo, b_hi, weights, out_w = pmf_window(w, log_gamma, log_1mgamma, _WINDOW_SDS)
+        b_lo, b_hi, weights, out_w = window(w, log_gamma, log_1mgamma)
         half = math.log(0.5)
-        rows, out_beta = [], 0.0
-        _, _, start, out_start = pmf_window(b_lo, half, half, _WINDOW_SDS) if b_lo > 0 else (0, 0, np.ones(1), 0.0)
+        _, _, start, out_start = window(b_lo, half, half) if b_lo > 0 else (0, 0, np.ones(1), 0.0)
         g = np.convolve(base, start)
         out_beta = out_start
-        width = g.size + (b_hi - b_lo)
-        for _ in range(b_lo, b_hi + 1):
-            rows.append(np.pad(g, (0, width - g.size)))
-            g = 0.5 * (np.concatenate([g, [0.0]]) + np.concatenate([[0.0], g]))
+        # row i: the pmf of Y_beta, beta = b_lo + i (g convolved i times with Bern(1/2)), zero-padded;
+        # each row is 0.5 (previous + previous shifted by one), the same operations as on growing arrays
+        rows = np.zeros((b_hi - b_lo + 1, g.size + (b_hi - b_lo)))
+        rows[0, :g.size] = g
+        for i in range(1, rows.shape[0]):
+            size = g.size + i
+            rows[i, :size] = 0.5 * (rows[i - 1, :size] + np.concatenate([[0.0], rows[i - 1, :size - 1]]))
         self.weights = weights
-        self.rows = np.array(rows)
+        self.rows = rows
         # mass left out of each law Y_beta (at most): windows of the two binomials and of Bin(b_lo, 1/2);
         # beta outside its window: weight out_w, each delta_beta <= 1
         self.dropped = (out_a + out_m + out_beta, out_w)
@@ -147,7 +165,7 @@ def binary_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dic
         if key not in cache:
             if cache.get("_size", 0) > _CACHE_LIMIT:  # memory bound: start over (only time is lost)
                 cache.clear()
-            cache[key] = _Block(a, b, n, log_p, log_q)
+            cache[key] = _Block(a, b, n, log_p, log_q, windows=cache.setdefault("_windows", {}))
             cache["_size"] = cache.get("_size", 0) + cache[key].rows.size
         return cache[key]
 
