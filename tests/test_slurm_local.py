@@ -1,8 +1,10 @@
 """tools/slurm_local.sh (issue 22, item 5): a real single-node SLURM cluster on localhost runs a small
 target set through ``snakemake --profile profiles/slurm``; its outputs must be byte-identical to a local
 run. Runs only as root with Debian's slurm-wlm and munge installed (slurmd must start as root), and
-not when a slurmctld already listens on the script's port; skipped otherwise, with the reason. About
-1-2 minutes on 2 cores."""
+not when a slurmctld already listens on the script's port; skipped otherwise, with the reason. Also
+skipped, quoting SLURM's own diagnostics, when the script finds this machine cannot run SLURM jobs
+(exit 3: a daemon does not start, the node is not idle, or a job stays PENDING/RUNNING over 240 s,
+where each takes seconds). About 1-2 minutes on 2 cores."""
 
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ def test_slurm_run_is_byte_identical_to_the_local_run(tmp_path):
     run = subprocess.run(["bash", str(ROOT / "tools" / "slurm_local.sh"), str(tmp_path / "work")], cwd=ROOT,
                          env=env, capture_output=True, text=True, timeout=1800)
     print(run.stdout[-4000:], run.stderr[-2000:])
+    if run.returncode == 3:  # the script's "environment:" exit: this machine cannot host the cluster
+        reason = [line for line in run.stdout.splitlines() if line.startswith("[slurm_local] environment:")]
+        pytest.skip(f"{reason[-1] if reason else 'environment'}; diagnostics: {run.stdout[-1500:]}")
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "output files byte-identical" in run.stdout and "DIFFERENT" not in run.stdout
     assert "has been submitted with SLURM jobid" in run.stdout  # the jobs really went through SLURM

@@ -10,7 +10,9 @@
 # TARGETS once through `snakemake --profile profiles/slurm` (the profile's own default-resources plus
 # the local cluster's default partition) and once locally, compares the sha256 of every file under
 # results/ except results/benchmarks/ (timings), prints the versions, and stops the daemons.
-# Exit status 0 only if every output is byte-identical. PYTHON selects the interpreter with the
+# Exit status 0 only if every output is byte-identical, 1 if they differ, 2 if a run fails, 3 if this
+# machine cannot host the cluster or run its jobs (daemons do not start, the node is not idle within
+# 60 s, or a job stays PENDING or RUNNING over SLURM_LOCAL_STUCK_AFTER s, default 240). PYTHON selects the interpreter with the
 # package installed (default: .venv/bin/python if present, else python3).
 set -euo pipefail
 
@@ -28,6 +30,9 @@ export PYTHONPATH="$REPO/src${PYTHONPATH:+:$PYTHONPATH}"
 
 say() { printf '[slurm_local] %s\n' "$*"; }
 die() { printf '[slurm_local] error: %s\n' "$*" >&2; exit 2; }
+# This machine cannot host the cluster or run its jobs: exit 3 (tests/test_slurm_local.py skips on it,
+# quoting this line); outputs that differ exit 1, any other failure 2.
+env_fail() { printf '[slurm_local] environment: %s\n' "$*"; exit 3; }
 
 [[ "$(id -u)" == 0 ]] || die "run as root (slurmd must start as root); got uid $(id -u)"
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
@@ -45,9 +50,9 @@ chmod 700 "$M"
 dd if=/dev/urandom of="$M/munge.key" bs=1024 count=1 status=none
 chmod 400 "$M/munge.key"
 munged --force --key-file="$M/munge.key" --socket="$M/munge.socket" --pid-file="$M/munged.pid" \
-    --log-file="$M/munged.log" --seed-file="$M/munged.seed" || die "munged did not start; see $M/munged.log"
+    --log-file="$M/munged.log" --seed-file="$M/munged.seed" || env_fail "munged did not start; see $M/munged.log"
 munge --socket="$M/munge.socket" -n | unmunge --socket="$M/munge.socket" >/dev/null \
-    || die "munge round trip failed; see $M/munged.log"
+    || env_fail "munge round trip failed; see $M/munged.log"
 
 # ---- slurm.conf: one node (this machine as "localhost"), one partition, no cgroup, no database ---
 S="$WORK/slurm"
@@ -97,15 +102,15 @@ stop() {
     done
 }
 trap stop EXIT
-if (exec 3<>/dev/tcp/127.0.0.1/16817) 2>/dev/null; then die "port 16817 is in use (another slurmctld?)"; fi
-slurmctld -f "$SLURM_CONF" || die "slurmctld did not start; see $S/slurmctld.log"
-slurmd -f "$SLURM_CONF" -N localhost || die "slurmd did not start; see $S/slurmd.log"
+if (exec 3<>/dev/tcp/127.0.0.1/16817) 2>/dev/null; then env_fail "port 16817 is in use (another slurmctld?)"; fi
+slurmctld -f "$SLURM_CONF" || env_fail "slurmctld did not start; see $S/slurmctld.log"
+slurmd -f "$SLURM_CONF" -N localhost || env_fail "slurmd did not start; see $S/slurmd.log"
 for _ in $(seq 60); do
     state="$(sinfo -h -N -n localhost -o %t 2>/dev/null || true)"
     [[ "$state" == idle* ]] && break
     sleep 1
 done
-[[ "$state" == idle* ]] || die "node localhost not idle after 60 s (state '$state'); see $S/*.log"
+[[ "$state" == idle* ]] || env_fail "node localhost not idle after 60 s (state '$state'); see $S/*.log"
 PARTITION="$(sinfo -h -o '%P' | sed -n 's/\*$//p' | head -1)"
 say "cluster up: node localhost ($CPUS CPUs, $MEM_MB MB), default partition '$PARTITION'"
 
@@ -127,10 +132,45 @@ copy_config "$WORK/slurm-run"
 copy_config "$WORK/local-run"
 say "slurm run: --profile profiles/slurm --default-resources ${RESOURCES[*]} slurm_partition=$PARTITION"
 start=$(date +%s)
-(cd "$WORK/slurm-run" && timeout 1200 "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
+(cd "$WORK/slurm-run" && exec timeout 900 "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
     --default-resources "${RESOURCES[@]}" "slurm_partition=$PARTITION" \
-    --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${TARGETS[@]}") >"$WORK/slurm-run.log" 2>&1 \
-    || { tail -40 "$WORK/slurm-run.log"; die "the slurm run failed; see $WORK/slurm-run.log"; }
+    --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${TARGETS[@]}") >"$WORK/slurm-run.log" 2>&1 &
+RUN_PID=$!
+# Watchdog: each job takes seconds here. A job that SLURM keeps PENDING, or RUNNING, for over
+# $STUCK_AFTER s means this machine cannot run SLURM jobs (resources, a sandbox that blocks the job
+# step, ...): stop and exit with status 3 and SLURM's own words, so the test can tell an environment
+# that cannot host the cluster from outputs that differ (status 1) or a failed run (status 2).
+STUCK_AFTER="${SLURM_LOCAL_STUCK_AFTER:-240}"
+declare -A FIRST_SEEN
+seconds_of() {  # squeue's %M: [days-][hours:]minutes:seconds
+    local d=0 rest="$1" total=0 part
+    [[ "$rest" == *-* ]] && { d="${rest%%-*}"; rest="${rest#*-}"; }
+    IFS=: read -ra parts <<<"$rest"
+    for part in "${parts[@]}"; do total=$(( total * 60 + 10#$part )); done
+    echo $(( d * 86400 + total ))
+}
+while kill -0 "$RUN_PID" 2>/dev/null; do
+    sleep 5
+    stuck=""
+    while read -r id state elapsed reason; do
+        [[ -z "$id" ]] && continue
+        if [[ "$state" == PENDING ]]; then
+            : "${FIRST_SEEN[$id]:=$(date +%s)}"
+            (( $(date +%s) - FIRST_SEEN[$id] > STUCK_AFTER )) && stuck="job $id PENDING ($reason)"
+        elif [[ "$state" == RUNNING ]] && (( $(seconds_of "$elapsed") > STUCK_AFTER )); then
+            stuck="job $id RUNNING for $elapsed"
+        fi
+    done < <(squeue -h -o '%i %T %M %r' 2>/dev/null || true)
+    if [[ -n "$stuck" ]]; then
+        kill "$RUN_PID" 2>/dev/null || true; wait "$RUN_PID" 2>/dev/null || true
+        scancel --user "$(id -un)" 2>/dev/null || true
+        echo "--- squeue"; squeue -h -t all -o '%i %j %T %M %r' 2>/dev/null || true
+        echo "--- slurmd.log (last 15 lines)"; tail -15 "$S/slurmd.log" 2>/dev/null || true
+        echo "--- slurm-run.log (last 15 lines)"; tail -15 "$WORK/slurm-run.log" 2>/dev/null || true
+        env_fail "a SLURM job was stuck for over $STUCK_AFTER s: $stuck"
+    fi
+done
+wait "$RUN_PID" || { tail -40 "$WORK/slurm-run.log"; die "the slurm run failed; see $WORK/slurm-run.log"; }
 say "slurm run took $(( $(date +%s) - start )) s; jobs SLURM ran:"
 grep -Eo "Job [0-9]+ has been submitted with SLURM jobid [0-9]+" "$WORK/slurm-run.log" | sed 's/^/    /' || true
 squeue -h -t all -o '    %i %j %P %T %M' 2>/dev/null || true
