@@ -51,7 +51,7 @@ dd if=/dev/urandom of="$M/munge.key" bs=1024 count=1 status=none
 chmod 400 "$M/munge.key"
 munged --force --key-file="$M/munge.key" --socket="$M/munge.socket" --pid-file="$M/munged.pid" \
     --log-file="$M/munged.log" --seed-file="$M/munged.seed" || env_fail "munged did not start; see $M/munged.log"
-munge --socket="$M/munge.socket" -n | unmunge --socket="$M/munge.socket" >/dev/null \
+timeout 20 munge --socket="$M/munge.socket" -n | timeout 20 unmunge --socket="$M/munge.socket" >/dev/null \
     || env_fail "munge round trip failed; see $M/munged.log"
 
 # ---- slurm.conf: one node (this machine as "localhost"), one partition, no cgroup, no database ---
@@ -103,15 +103,15 @@ stop() {
 }
 trap stop EXIT
 if (exec 3<>/dev/tcp/127.0.0.1/16817) 2>/dev/null; then env_fail "port 16817 is in use (another slurmctld?)"; fi
-slurmctld -f "$SLURM_CONF" || env_fail "slurmctld did not start; see $S/slurmctld.log"
-slurmd -f "$SLURM_CONF" -N localhost || env_fail "slurmd did not start; see $S/slurmd.log"
+timeout 60 slurmctld -f "$SLURM_CONF" || env_fail "slurmctld did not start; see $S/slurmctld.log"
+timeout 60 slurmd -f "$SLURM_CONF" -N localhost || env_fail "slurmd did not start; see $S/slurmd.log"
 for _ in $(seq 60); do
-    state="$(sinfo -h -N -n localhost -o %t 2>/dev/null || true)"
+    state="$(timeout 20 sinfo -h -N -n localhost -o %t 2>/dev/null || true)"
     [[ "$state" == idle* ]] && break
     sleep 1
 done
 [[ "$state" == idle* ]] || env_fail "node localhost not idle after 60 s (state '$state'); see $S/*.log"
-PARTITION="$(sinfo -h -o '%P' | sed -n 's/\*$//p' | head -1)"
+PARTITION="$(timeout 20 sinfo -h -o '%P' | sed -n 's/\*$//p' | head -1)"
 say "cluster up: node localhost ($CPUS CPUs, $MEM_MB MB), default partition '$PARTITION'"
 
 # ---- the two runs ---------------------------------------------------------------------------------
@@ -160,11 +160,11 @@ while kill -0 "$RUN_PID" 2>/dev/null; do
         elif [[ "$state" == RUNNING ]] && (( $(seconds_of "$elapsed") > STUCK_AFTER )); then
             stuck="job $id RUNNING for $elapsed"
         fi
-    done < <(squeue -h -o '%i %T %M %r' 2>/dev/null || true)
+    done < <(timeout 20 squeue -h -o '%i %T %M %r' 2>/dev/null || true)
     if [[ -n "$stuck" ]]; then
         kill "$RUN_PID" 2>/dev/null || true; wait "$RUN_PID" 2>/dev/null || true
-        scancel --user "$(id -un)" 2>/dev/null || true
-        echo "--- squeue"; squeue -h -t all -o '%i %j %T %M %r' 2>/dev/null || true
+        timeout 20 scancel --user "$(id -un)" 2>/dev/null || true
+        echo "--- squeue"; timeout 20 squeue -h -t all -o '%i %j %T %M %r' 2>/dev/null || true
         echo "--- slurmd.log (last 15 lines)"; tail -15 "$S/slurmd.log" 2>/dev/null || true
         echo "--- slurm-run.log (last 15 lines)"; tail -15 "$WORK/slurm-run.log" 2>/dev/null || true
         env_fail "a SLURM job was stuck for over $STUCK_AFTER s: $stuck"
@@ -173,9 +173,9 @@ done
 wait "$RUN_PID" || { tail -40 "$WORK/slurm-run.log"; die "the slurm run failed; see $WORK/slurm-run.log"; }
 say "slurm run took $(( $(date +%s) - start )) s; jobs SLURM ran:"
 grep -Eo "Job [0-9]+ has been submitted with SLURM jobid [0-9]+" "$WORK/slurm-run.log" | sed 's/^/    /' || true
-squeue -h -t all -o '    %i %j %P %T %M' 2>/dev/null || true
+timeout 20 squeue -h -t all -o '    %i %j %P %T %M' 2>/dev/null || true
 start=$(date +%s)
-(cd "$WORK/local-run" && "${SNAKEMAKE[@]}" --cores 2 "${TARGETS[@]}") >"$WORK/local-run.log" 2>&1 \
+(cd "$WORK/local-run" && timeout 600 "${SNAKEMAKE[@]}" --cores 2 "${TARGETS[@]}") >"$WORK/local-run.log" 2>&1 \
     || { tail -40 "$WORK/local-run.log"; die "the local run failed; see $WORK/local-run.log"; }
 say "local run took $(( $(date +%s) - start )) s"
 
@@ -188,7 +188,7 @@ join -j 2 -a 1 -a 2 -e MISSING -o 0,1.1,2.1 <(sort -k2 "$WORK/slurm-run.sha256")
     | awk '{ printf "    %-55s %.16s | %.16s %s\n", $1, $2, $3, ($2 == $3 ? "same" : "DIFFERENT") }'
 
 say "versions:"
-echo "    $(sinfo -V) (Debian slurm-wlm $(dpkg-query -W -f='${Version}' slurm-wlm 2>/dev/null || echo '?'))"
+echo "    $(timeout 20 sinfo -V) (Debian slurm-wlm $(dpkg-query -W -f='${Version}' slurm-wlm 2>/dev/null || echo '?'))"
 echo "    $(munged -V 2>&1 | head -1)"
 echo "    snakemake $("$PYTHON" -m snakemake --version)"
 "$PYTHON" - <<'EOF'
