@@ -43,20 +43,26 @@ fi
 "$PYTHON" -c "import snakemake_executor_plugin_slurm" 2>/dev/null \
     || die "PYTHON=$PYTHON lacks snakemake-executor-plugin-slurm (pip install -e '.[test]')"
 
-# ---- munge: own key, socket, pid and log under $WORK/munge --------------------------------------
+# Unix sockets (munge's, and those slurmstepd makes in SlurmdSpoolDir, e.g. spool/localhost_1.4294967291)
+# must have paths under 108 bytes; WORK may be long (pytest's tmp_path under xdist is ~90 bytes, and
+# the jobs were then held forever: "launch failed requeued held"). They live in a short folder instead.
+SOCK="$(mktemp -d /tmp/slurm-sock.XXXXXX)"
+chmod 700 "$SOCK"
+
+# ---- munge: own key, pid and log under $WORK/munge, socket under $SOCK ---------------------------
 M="$WORK/munge"
 mkdir -p "$M"
 chmod 700 "$M"
 dd if=/dev/urandom of="$M/munge.key" bs=1024 count=1 status=none
 chmod 400 "$M/munge.key"
-munged --force --key-file="$M/munge.key" --socket="$M/munge.socket" --pid-file="$M/munged.pid" \
+munged --force --key-file="$M/munge.key" --socket="$SOCK/munge.socket" --pid-file="$M/munged.pid" \
     --log-file="$M/munged.log" --seed-file="$M/munged.seed" || env_fail "munged did not start; see $M/munged.log"
-timeout 20 munge --socket="$M/munge.socket" -n | timeout 20 unmunge --socket="$M/munge.socket" >/dev/null \
+timeout 20 munge --socket="$SOCK/munge.socket" -n | timeout 20 unmunge --socket="$SOCK/munge.socket" >/dev/null \
     || env_fail "munge round trip failed; see $M/munged.log"
 
 # ---- slurm.conf: one node (this machine as "localhost"), one partition, no cgroup, no database ---
 S="$WORK/slurm"
-mkdir -p "$S/state" "$S/spool"
+mkdir -p "$S/state" "$SOCK/spool"
 CPUS="$(nproc)"; (( CPUS > 2 )) && CPUS=2
 MEM_MB="$(awk '/MemTotal/ {print int($2 / 1024) - 512}' /proc/meminfo)"
 cat >"$S/slurm.conf" <<EOF
@@ -65,12 +71,12 @@ SlurmctldHost=localhost
 SlurmctldPort=16817
 SlurmdPort=16818
 AuthType=auth/munge
-AuthInfo=socket=$M/munge.socket
+AuthInfo=socket=$SOCK/munge.socket
 CredType=cred/munge
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool
+SlurmdSpoolDir=$SOCK/spool
 SlurmctldPidFile=$S/slurmctld.pid
 SlurmdPidFile=$S/slurmd.pid
 SlurmctldLogFile=$S/slurmctld.log
@@ -100,6 +106,8 @@ stop() {
     for pidfile in "$S/slurmd.pid" "$S/slurmctld.pid" "$M/munged.pid"; do
         [[ -s "$pidfile" ]] && kill "$(cat "$pidfile")" 2>/dev/null || true
     done
+    sleep 1
+    rm -rf "$SOCK"
 }
 trap stop EXIT
 if (exec 3<>/dev/tcp/127.0.0.1/16817) 2>/dev/null; then env_fail "port 16817 is in use (another slurmctld?)"; fi
@@ -132,7 +140,8 @@ copy_config "$WORK/slurm-run"
 copy_config "$WORK/local-run"
 say "slurm run: --profile profiles/slurm --default-resources ${RESOURCES[*]} slurm_partition=$PARTITION"
 start=$(date +%s)
-(cd "$WORK/slurm-run" && exec timeout 900 "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
+# setsid: the run is its own process group, so the watchdog can stop snakemake and its children at once
+(cd "$WORK/slurm-run" && exec setsid timeout 900 "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
     --default-resources "${RESOURCES[@]}" "slurm_partition=$PARTITION" \
     --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${TARGETS[@]}") >"$WORK/slurm-run.log" 2>&1 &
 RUN_PID=$!
@@ -162,8 +171,12 @@ while kill -0 "$RUN_PID" 2>/dev/null; do
         fi
     done < <(timeout 20 squeue -h -o '%i %T %M %r' 2>/dev/null || true)
     if [[ -n "$stuck" ]]; then
-        kill "$RUN_PID" 2>/dev/null || true; wait "$RUN_PID" 2>/dev/null || true
+        # cancel first: on SIGTERM snakemake waits for its jobs, which a held job never ends
         timeout 20 scancel --user "$(id -un)" 2>/dev/null || true
+        kill -TERM -- "-$RUN_PID" 2>/dev/null || true
+        for _ in $(seq 30); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 1; done
+        kill -KILL -- "-$RUN_PID" 2>/dev/null || true
+        wait "$RUN_PID" 2>/dev/null || true
         echo "--- squeue"; timeout 20 squeue -h -t all -o '%i %j %T %M %r' 2>/dev/null || true
         echo "--- slurmd.log (last 15 lines)"; tail -15 "$S/slurmd.log" 2>/dev/null || true
         echo "--- slurm-run.log (last 15 lines)"; tail -15 "$WORK/slurm-run.log" 2>/dev/null || true
