@@ -101,3 +101,53 @@ def test_accountants_by_recurrence_match_window_sums(monkeypatch):
     assert np.allclose(runs[0], windows[0], rtol=1e-11, atol=1e-9)
     assert math.isclose(runs[1], windows[1], rel_tol=1e-9)
     assert np.allclose(runs[2], windows[2], rtol=1e-11, atol=1e-9)
+
+
+def test_run_continued_from_an_earlier_run_end():
+    """A run started from an earlier run's last values (``lead``) matches mpmath, calls no anchor for
+    its first stretch, and carries the earlier run's error bound on."""
+    eps0, k, a, m = 1.0, 10, 160, 38
+    logs = _logs(eps0, k)
+    p, q = math.exp(logs["log_p"]), math.exp(logs["log_q"])
+    with mpmath.workdps(50):
+        reference = np.array(_mpmath_log_pmf(a, m, p, q, range(1, 122)))
+        exact = lambda t: np.array(_mpmath_log_pmf(a, m, p, q, t))  # noqa: E731
+        first = log_pmf_run(1, 60, a=a, m=m, **logs, anchor=exact, spacing=64, with_errors=True)
+        values, ratios, log_error, ratio_error = first
+        lead = (values[-1] + ratios[-1], ratios[-1], log_error + ratio_error, ratio_error)
+        calls = []
+
+        def counted(t):
+            calls.append(len(t))
+            return exact(t)
+
+        second = log_pmf_run(61, 120, a=a, m=m, **logs, anchor=counted, spacing=64, lead=lead, with_errors=True)
+    assert calls == []
+    assert np.max(np.abs(second[0] - reference[60:120])) < 1e-12
+    assert np.max(np.abs(second[1] - np.diff(reference[60:]))) < 1e-13
+    assert second[2] >= log_error  # the bound carries the lead's error on
+    # an error already beyond the tolerance is refused (the caller then anchors afresh)
+    assert log_pmf_run(61, 120, a=a, m=m, **logs, anchor=exact, spacing=64,
+                       lead=(lead[0], lead[1], 1e-9, 0.0)) is None
+
+
+@pytest.mark.parametrize("n", [10**7, 10**8])
+def test_certified_bound_lies_above_log_delta(n):
+    """biswas-exact's shortcut in epsilon_for_delta: the Chernoff bound from the cached blocks is at
+    least the exact log delta, wherever it is evaluated, and the search returns the same epsilon as
+    without it."""
+    setting = dict(epsilon_local=1.0, n_users=n, k=10, n_x0=round(0.8 * n))
+    accountant = get_accountant("biswas-exact", **setting)
+    found = accountant.epsilon_for_delta(1e-6)
+    law = accountant._law()
+    decisive = 0
+    for eps in np.geomspace(1e-6, 0.9, 25):
+        exact = float(accountant.log_delta_for_epsilon(float(eps))[0])
+        bound = law.log_delta_bound(float(eps))
+        assert bound >= exact
+        decisive += bound < math.log(1e-6)
+    assert decisive > 0
+
+    plain = get_accountant("biswas-exact", **setting)
+    plain._certainly_below = lambda epsilon, log_target: False
+    assert plain.epsilon_for_delta(1e-6) == found

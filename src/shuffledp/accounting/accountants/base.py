@@ -111,6 +111,8 @@ class Accountant(abc.ABC):
         log_target = math.log(delta) if delta > 0 else -math.inf
 
         def above(epsilon: float) -> bool:
+            if self._certainly_below(epsilon, log_target):  # the exact value would answer no as well
+                return False
             return bool(self.log_delta_for_epsilon(epsilon)[0] > log_target)
 
         if not above(0.0):
@@ -133,6 +135,12 @@ class Accountant(abc.ABC):
         _, high = bisect(lambda epsilon: not above(epsilon), *bracket, split=geometric_or_halfway,
                          wide=lambda low, high: high - low > tolerance * max(1.0, high))
         return high
+
+    def _certainly_below(self, epsilon: float, log_target: float) -> bool:
+        """True when a certified upper bound on delta(epsilon) is clearly below the target, so that
+        :meth:`epsilon_for_delta` may answer its yes/no question without the exact value (the same
+        answer: the bisection visits the same points and returns the same epsilon). None here."""
+        return False
 
     def __repr__(self) -> str:
         s = self.setting

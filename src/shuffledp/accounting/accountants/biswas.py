@@ -70,6 +70,10 @@ from shuffledp.accounting.views.single_bin import DIRECTIONS, MAX_USERS, SingleB
 
 __all__ = ["BiswasPrinted", "BiswasExact", "DIRECTIONS", "MAX_USERS"]
 
+#: a certified bound decides a search step only when it is this far (in log delta) below the target
+_BOUND_MARGIN = 1e-6
+
+
 class _SingleBinAccountant(Accountant):
     needs_n_x0 = True
 
@@ -132,6 +136,9 @@ class BiswasExact(_SingleBinAccountant):
     def __init__(self, *, epsilon_local, n_users, k, n_x0=None, direction: str = "forward"):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         self.direction = check_choice(direction, "direction", DIRECTIONS)
+
+    def _certainly_below(self, epsilon: float, log_target: float) -> bool:
+        return self.direction == "forward" and self._law().log_delta_bound(epsilon) < log_target - _BOUND_MARGIN
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)

@@ -105,31 +105,53 @@ def _series_batch(x, N, t, log_odds, first_moment: bool, gap=None):
     ``gap`` (x - t, computed by the caller without cancellation) replaces x - t in the weights.
 
     Used above the mean, where the ratios (N - x - m) / (x + m + 1) * odds are below 1 and decreasing.
+    Each round adds the next _SERIES_CHUNK terms of every unfinished row. The work arrays hold one
+    chunk position per row (term j of every row contiguous): the running sum of the log ratios is then
+    _SERIES_CHUNK vector additions (the same additions, in the same order, as a cumulative sum along
+    each row, which is ~8x slower on rows this short), and each row's terms are summed from a row-major
+    copy, as ``terms.sum(axis=1)`` (numpy's pairwise summation of the row). A weight 1 is not multiplied
+    in, and the support mask is applied only to rounds that reach beyond N.
     """
     total = np.zeros(x.shape)
     gap = (x - t) if gap is None else gap
     log_r = np.zeros(x.shape)  # log r_m of the current m
     m = np.zeros(x.shape)
     active = np.arange(x.size)
-    steps = np.arange(_SERIES_CHUNK, dtype=float)
+    steps = np.arange(_SERIES_CHUNK, dtype=float)[:, None]
+    work = np.empty(3 * _SERIES_CHUNK * x.size)
     while active.size:
-        xa, Na, ga = x[active], N[active], gap[active]
-        mm = m[active][:, None] + steps[None, :]  # m values of this chunk
+        xa, Na, ga, ma = x[active], N[active], gap[active], m[active]
+        mm, log_ratio, log_rs = work[: 3 * _SERIES_CHUNK * active.size].reshape(3, _SERIES_CHUNK, active.size)
+        np.add(ma, steps, out=mm)  # m values of this round
+        # log_ratio = log(max(N - x - m, 0)) - log(x + m + 1) + log odds
+        np.subtract(Na - xa, mm, out=log_ratio)
+        np.maximum(log_ratio, 0.0, out=log_ratio)
         with np.errstate(divide="ignore"):
-            log_ratio = np.log(np.maximum(Na[:, None] - xa[:, None] - mm, 0.0)) - np.log(xa[:, None] + mm + 1.0) + log_odds
-        log_rs = log_r[active][:, None] + np.concatenate(
-            [np.zeros((xa.size, 1)), np.cumsum(log_ratio[:, :-1], axis=1)], axis=1
-        )
-        weight = (ga[:, None] + mm) if first_moment else np.ones_like(mm)
-        terms = np.where(xa[:, None] + mm <= Na[:, None], weight * np.exp(log_rs), 0.0)
-        total[active] += terms.sum(axis=1)
-        last_log = log_rs[:, -1] + log_ratio[:, -1]
+            np.log(log_ratio, out=log_ratio)
+        np.add(xa, mm, out=log_rs)
+        np.add(log_rs, 1.0, out=log_rs)
+        np.log(log_rs, out=log_rs)
+        np.subtract(log_ratio, log_rs, out=log_ratio)
+        np.add(log_ratio, log_odds, out=log_ratio)
+        # log_rs[j] = log r_m + sum of the round's log ratios before j (0, ratio 0, ratio 0 + ratio 1, ...)
+        log_rs[0] = 0.0
+        log_rs[1] = log_ratio[0]
+        for j in range(2, _SERIES_CHUNK):
+            np.add(log_rs[j - 1], log_ratio[j - 1], out=log_rs[j])
+        np.add(log_r[active], log_rs, out=log_rs)
+        last_log = log_rs[-1] + log_ratio[-1]
+        terms = np.exp(log_rs, out=log_rs)
+        if first_moment:
+            np.multiply(np.add(ga, mm, out=mm), terms, out=terms)  # weights x + m - t
+        if not np.all(xa + (ma + steps[-1, 0]) <= Na):  # some terms beyond N: they are 0
+            terms[~(xa + (ma + steps) <= Na)] = 0.0
+        total[active] += np.ascontiguousarray(terms.T).sum(axis=1)
         log_r[active] = last_log
         m[active] += _SCHUNK
         with np.errstate(divide="ignore"):
             next_weight = np.log(np.maximum(ga + m[active], 1.0)) if first_moment else 0.0
             done = (last_log + next_weight - np.log(np.maximum(total[active], 1e-300)) < _SERIES_LOG_TOLERANCE) & (
-                log_ratio[:, -1] < 0.0
+                log_ratio[-1] < 0.0
             ) | (xa + m[active] > Na)
         active = active[~done]
     return total

@@ -69,7 +69,8 @@ def _steps(inverse, b, c, d):
 
 
 def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp: float, log_q: float,
-                log_1mq: float, anchor, spacing: int = 1024, max_log_error: float = 1e-10):
+                log_1mq: float, anchor, spacing: int = 1024, max_log_error: float = 1e-10, lead=None,
+                with_errors: bool = False):
     """(log P(R + T = t), log rho_t) for t = first..last, or None where the recurrence is not certified.
 
     The ratios are returned too: differences of nearby log P far in a tail lose the digits that the
@@ -80,6 +81,13 @@ def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp:
     per stretch of ``spacing``). Needs 1 <= first <= last <= a + m - 1; returns None otherwise, when
     B_t < 0 inside the run, when an anchor or a step is not finite, or when the rounding bound (module
     docstring) exceeds ``max_log_error`` (absolute, in log P).
+
+    ``lead`` = (log c_first, log rho_{first - 1}, error of the first, error of the second): values
+    already known with those absolute error bounds (e.g. the end of an earlier run, continued here)
+    start the first stretch instead of two anchors. Their errors are added to the bound: the first
+    as an offset of the stretch's logs, the second carried along it (shrunk by f at every step, at
+    most min(length, 1 / (1 - max f)) times over the stretch). ``with_errors``: also return the bound
+    on the logs and on the last ratio (what a ``lead`` taken from this run's end carries on).
     """
     if not 1 <= first <= last <= a + m - 1:
         return None
@@ -94,12 +102,21 @@ def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp:
     b = alpha - beta * tf
     c = gamma * ((a + m + 1) - tf)
     d = big_a * (tf + 1.0)
-    ends = anchor(np.concatenate([starts - 1, starts]))
-    before, log_start = ends[: starts.size], ends[starts.size :]
+    anchored = starts if lead is None else starts[1:]
+    ends = anchor(np.concatenate([anchored - 1, anchored])) if anchored.size else np.empty(0)
+    before, log_start = ends[: anchored.size], ends[anchored.size :]
+    lead_log_error = lead_ratio_error = 0.0
+    if lead is not None:  # c_{first - 1} / c_first = e^(-log rho_{first - 1})
+        before = np.concatenate([[lead[0] - lead[1]], before])
+        log_start = np.concatenate([[lead[0]], log_start])
+        lead_log_error, lead_ratio_error = float(lead[2]), float(lead[3])
     if not (np.all(np.isfinite(before)) and np.all(np.isfinite(log_start))):
         return None
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        rho, carried = _steps(np.exp(before - log_start), b, c, d)  # from 1 / rho_{start - 1}
+        inverse = np.exp(before - log_start)
+        if lead is not None:  # the lead's ratio as given, not as a difference of two logs
+            inverse[0] = math.exp(-lead[1])
+        rho, carried = _steps(inverse, b, c, d)  # from 1 / rho_{start - 1}
         if rho is None:
             return None
         log_rho = np.log(rho)
@@ -122,6 +139,9 @@ def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp:
     # log-space value, as a window sum's logs do; the tolerance below allows for it)
     carry = np.minimum(np.arange(1, spacing + 1), 1.0 / (1.0 - float(fraction.max())))
     bound = float(step.max()) * float(carry.sum()) + spacing * _EPS * float(np.abs(partial[inside]).max())
-    if bound > max(max_log_error, _LOG_ULPS * _EPS * float(np.abs(values[inside]).max())):
+    bound += lead_log_error + lead_ratio_error * float(carry[-1])
+    if not bound <= max(max_log_error, _LOG_ULPS * _EPS * float(np.abs(values[inside]).max())):
         return None
+    if with_errors:
+        return values[inside], ratios, bound, float(step.max()) * float(carry[-1]) + lead_ratio_error
     return values[inside], ratios

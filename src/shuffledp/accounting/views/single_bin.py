@@ -34,6 +34,7 @@ _BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard
 #: before issue 24 (so every recorded output up to n = 10^6 is unchanged to the bit)
 _RUN_USERS = 10**7
 _RUN_SPACINGS = (8192, 1024)  # anchors every this many s (the first whose rounding bound holds)
+_EPS = float(np.finfo(float).eps)
 _RUN_SPACING = _RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leaves the cached blocks
 
 #: largest n accepted: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
@@ -63,6 +64,13 @@ def _rows_by_recurrence(log_pmf, size: int, log_odds: float, first: np.ndarray, 
     if broken.any():
         values[broken] = log_pmf(x[broken].astype(float))
     return values
+
+
+def _loss_error(log_p1: np.ndarray) -> np.ndarray:
+    """A generous bound on the rounding of a cached loss: 1000 ulps of |log P1| (a loss is a difference
+    of two logs of that size; ~0.5 ulp was seen at |log P1| ~ 1.3e9); inf where P1 underflows."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(log_p1), 1000.0 * _EPS * np.abs(log_p1), np.inf)
 
 
 class SingleBinLaw:
@@ -231,15 +239,38 @@ class SingleBinLaw:
             return None
         if getattr(self, "_anchor_law", None) is None:  # the same p, q with N - 2 users off x0
             self._anchor_law = SingleBinLaw(epsilon_local=self.epsilon_local, n_users=self.n - 2, k=self.k, n_x0=self.a)
+            self._run_ends = {}
+        known: dict[int, float] = {}  # anchors of this call (a retry with shorter stretches reuses them)
+
+        def anchor(t):
+            new = np.array(sorted({int(x) for x in t} - known.keys()), dtype=np.int64)
+            if new.size:
+                known.update(zip(new.tolist(), self._anchor_law._sums(new)[0].tolist()))
+            return np.array([known[int(x)] for x in t])
+
+        # a run that goes on from an earlier run ending at first - 1 starts from that run's last
+        # values (u_{first - 1} and the ratio to u_first, with their error bounds) instead of two
+        # window sums; if the accumulated bound is too large, it is anchored afresh
+        end = self._run_ends.get(first - 1)
+        run = None
         for spacing in _RUN_SPACINGS:  # long stretches (few anchors) first; shorter where they fail
-            run = log_pmf_run(first - 2, last, a=self.a, m=self.big_n - 2, log_p=self.log_p,
-                              log_1mp=self.log_1mp, log_q=self.log_q, log_1mq=self.log_1mq,
-                              anchor=lambda t: self._anchor_law._sums(t)[0], spacing=spacing)
+            for lead in ([end, None] if end is not None else [None]):
+                run = log_pmf_run(first if lead else first - 2, last, a=self.a, m=self.big_n - 2,
+                                  log_p=self.log_p, log_1mp=self.log_1mp, log_q=self.log_q, log_1mq=self.log_1mq,
+                                  anchor=anchor, spacing=spacing, with_errors=True,
+                                  lead=None if lead is None else (lead[0][-1] + lead[1][-1], lead[1][-1],
+                                                                  lead[2] + lead[3], lead[3]))
+                if run is not None:
+                    if lead is not None:  # u and the ratios at first - 2, first - 1 from the earlier run
+                        run = (np.concatenate([lead[0], run[0]]), np.concatenate([lead[1], run[1]]), *run[2:])
+                    break
             if run is not None:
                 break
         if run is None:
             return None
-        u, ratio = run
+        u, ratio, log_error, ratio_error = run
+        if np.isfinite(ratio[-1]):
+            self._run_ends[last] = (u[-2:], ratio[-2:], log_error, ratio_error)
         # everything relative to u_{s-2}, from the ratios (far in a tail, differences of the logs
         # would lose the digits the losses need): x1 = log u_{s-1}/u_{s-2}, x2 = log u_s/u_{s-1}
         x1, x2 = ratio[:-2], ratio[1:-1]
@@ -335,6 +366,28 @@ class SingleBinLaw:
             self._bulk_cache = cache
         return cache[sign]
 
+    def _cached(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(s, log P1, L, v) over every cached block in order of s (rebuilt when blocks were added)."""
+        kept = getattr(self, "_cached_merge", None)
+        if kept is None or kept[0] != len(self._blocks):
+            keys = sorted(self._blocks)
+            kept = (len(self._blocks), *(np.concatenate([self._blocks[i][j] for i in keys]) for j in range(4)))
+            self._cached_merge = kept
+        return kept[1:]
+
+    @staticmethod
+    def _narrow(s, loss, epsilons, sign, lo, hi):
+        """(lo, hi) from the losses of the counts s (ascending), the defaults where s has no bracket end."""
+        if sign > 0:
+            count = np.searchsorted(loss, epsilons, side="right")  # entries with loss <= eps
+            hi = np.where(count < s.size, s[np.minimum(count, s.size - 1)], hi)
+            lo = np.where(count > 0, s[np.maximum(count - 1, 0)], lo)
+        else:
+            count = np.searchsorted(loss, -epsilons, side="left")  # entries with loss < -eps
+            lo = np.where(count > 0, s[np.maximum(count - 1, 0)], lo)
+            hi = np.where(count < s.size, s[np.minimum(count, s.size - 1)], hi)
+        return lo, hi
+
     def _threshold(self, epsilons: np.ndarray, loss_index: int, sign: int) -> np.ndarray:
         """Forward (sign=+1): smallest s with loss > eps. Reverse (sign=-1): largest s with L < -eps.
 
@@ -345,15 +398,19 @@ class SingleBinLaw:
         hi = np.full(epsilons.shape, self.n if sign > 0 else self.n + 1, dtype=np.int64)
         # narrow the brackets with the precomputed bulk (the loss is non-decreasing in s)
         bulk = self._bulk(sign)
-        s_bulk, loss_bulk = bulk[0], bulk[loss_index + 1]
-        if sign > 0:
-            count = np.searchsorted(loss_bulk, epsilons, side="right")  # entries with loss <= eps
-            hi = np.where(count < s_bulk.size, s_bulk[np.minimum(count, s_bulk.size - 1)], hi)
-            lo = np.where(count > 0, s_bulk[np.maximum(count - 1, 0)], lo)
-        else:
-            count = np.searchsorted(loss_bulk, -epsilons, side="left")  # entries with loss < -eps
-            lo = np.where(count > 0, s_bulk[np.maximum(count - 1, 0)], lo)
-            hi = np.where(count < s_bulk.size, s_bulk[np.minimum(count, s_bulk.size - 1)], hi)
+        lo, hi = self._narrow(bulk[0], bulk[loss_index + 1], epsilons, sign, lo, hi)
+        if self.n >= _RUN_USERS:
+            # from _RUN_USERS on, with every cached block (those of earlier walks too: the thresholds
+            # of neighbouring epsilons of a search often lie between two cached counts) where the two
+            # cached losses are good to 1e-9 (far in a tail, at |log P1| > ~4,500, losses from window
+            # sums are good to ~|log P1| ulps only, and the bracket stays the bulk's, as below _RUN_USERS)
+            s_all, log_p1, *losses = self._cached()
+            lo_c, hi_c = self._narrow(s_all, losses[loss_index - 1], epsilons, sign, lo, hi)
+            index = np.searchsorted(s_all, np.stack([lo_c, hi_c]))
+            found = (index < s_all.size) & (s_all[np.minimum(index, s_all.size - 1)] == np.stack([lo_c, hi_c]))
+            error = np.where(found, _loss_error(log_p1[np.minimum(index, s_all.size - 1)]), np.inf)
+            good = np.all(error <= 1e-9, axis=0)
+            lo, hi = np.where(good, lo_c, lo), np.where(good, hi_c, hi)
         if self.n >= _RUN_USERS:  # one window sum per step instead of _SECTIONS - 1 per round
             for i in np.flatnonzero(hi - lo > 1):
                 lo[i], hi[i] = self._threshold_illinois(float(epsilons[i]), int(lo[i]), int(hi[i]), loss_index, sign)
@@ -389,6 +446,42 @@ class SingleBinLaw:
 
         final = illinois(evaluate, Bracket(float(lo), float(hi)), math.nan, math.nan, tolerance=1.0)
         return math.floor(final.low), math.floor(final.high)
+
+    def log_delta_bound(self, eps: float) -> float:
+        """Certified upper bound on the forward log delta at ``eps`` from the cached blocks (0 if none
+        helps), from n = _RUN_USERS on (0 below: nothing changes there).
+
+        If a cached count s has loss <= eps - 1e-9 - 1000 ulps of |log P1(s)| (the loss is a difference
+        of logs of that size: far in a tail it is good to ~1e-7 only), its true loss is <= eps, so every
+        count with loss > eps lies above s (the loss is non-decreasing): delta <= P0(S > s), bounded by
+        Chernoff: log P0(S >= x) <= (a + 1) log(1 - p + p e^th) + (N - 1) log(1 - q + q e^th) - th x
+        for any th >= 0 (S = Bin(a + 1, p) + Bin(N - 1, q) under D(x0)); th is put near the minimum
+        by bisection on the derivative (any th gives a valid bound).
+        """
+        if self.n < _RUN_USERS or not self._blocks:
+            return 0.0
+        s, log_p1, loss, _ = self._cached()
+        with np.errstate(invalid="ignore"):
+            below = np.flatnonzero(loss <= eps - 1e-9 - _loss_error(log_p1))
+        if below.size == 0:
+            return 0.0
+        x = float(s[below[-1]]) + 1.0
+        if x <= self.mean0:
+            return 0.0
+        if x > self.n:
+            return -math.inf
+        p, q = math.exp(self.log_p), math.exp(self.log_q)
+        a, m = self.a + 1, self.big_n - 1
+
+        def mean(theta):  # E[S] under the tilt e^(theta s): the derivative of the log moment generating function
+            return a * p / (p + (1.0 - p) * math.exp(-theta)) + m * q / (q + (1.0 - q) * math.exp(-theta))
+
+        low, high = 0.0, 64.0
+        for _ in range(80):
+            middle = 0.5 * (low + high)
+            low, high = (middle, high) if mean(middle) < x else (low, middle)
+        theta = low
+        return min(0.0, a * math.log1p(p * math.expm1(theta)) + m * math.log1p(q * math.expm1(theta)) - theta * x)
 
     def log_delta(self, epsilons: np.ndarray, *, direction: str = "forward", printed: bool = False) -> np.ndarray:
         """log H_{e^eps}(P0 || P1) ("forward") or H(P1 || P0) ("reverse"); printed v_s if asked."""
