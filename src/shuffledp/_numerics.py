@@ -92,17 +92,19 @@ def _deviance(x, n, log_p, difference):
     x = np.asarray(x, dtype=float)
     n = np.asarray(n, dtype=float)
     mean = n * np.exp(log_p)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        tiny = mean < 1e-280  # p underflows or nearly: logs (x >= 1 is then far from M)
-        safe_mean = np.where(tiny, 1.0, mean)
-        general = np.where(
-            tiny,
-            x * (np.log(x) - np.log(n) - log_p) - x,
-            x * np.log1p(difference / safe_mean) - difference,
-        )
+    tiny = mean < 1e-280  # p underflows or nearly: logs (x >= 1 is then far from M)
     close = ~tiny & (np.abs(difference) < 0.1 * (x + mean))
-    if not close.any():
-        return general
+    every = bool(close.all())  # then the general form is not needed (each value is computed on its own)
+    if not every:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            safe_mean = np.where(tiny, 1.0, mean)
+            general = np.where(
+                tiny,
+                x * (np.log(x) - np.log(n) - log_p) - x,
+                x * np.log1p(difference / safe_mean) - difference,
+            )
+        if not close.any():
+            return general
     xc, dc = x[close], np.broadcast_to(difference, x.shape)[close]
     v = dc / (2.0 * xc - dc)  # (x - M) / (x + M)
     total = dc * v
@@ -114,6 +116,8 @@ def _deviance(x, n, log_p, difference):
         total = total + step
         if not np.any(np.abs(step) > 1e-17 * np.abs(total)):
             break
+    if every:
+        return np.asarray(total, dtype=float).reshape(close.shape)
     out = np.array(general, dtype=float)
     out[close] = total
     return out
