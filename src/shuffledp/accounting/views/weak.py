@@ -226,8 +226,8 @@ def _boundaries(x, base, lo, hi_end, j, interval, ceil_mode):
 
 
 def _run_masses(ch, rows, x, base, j_top, counts, interval, ceil_mode, sign, out_j, out_p, out_q):
-    """Bins and (P-mass, Q-mass) of the runs of m of the pairs ``rows`` (one block), written to ``out_*``
-    (``counts.sum() + rows.size`` entries: each row's runs and one entry of mass 0).
+    """Bins (times ``sign``) and (P-mass, Q-mass) of the runs of m of the pairs ``rows`` (one block),
+    written to ``out_*`` (``counts.sum() + rows.size`` entries: each row's runs and one entry of mass 0).
 
     The runs of m in [m_lo, m_hi] sharing the bin of l(m) = log1p(x / (base + m)), x = beta |a - c|,
     base = s + beta min(a, c) (d = a - c != 0): l falls as m grows, so the bin does too, from ``j_top``
@@ -240,15 +240,13 @@ def _run_masses(ch, rows, x, base, j_top, counts, interval, ceil_mode, sign, out
     points = counts + 1
     ends = np.cumsum(points)
     starts = ends - points
-    step = np.arange(int(ends[-1]))
-    step -= np.repeat(starts, points)
     ends -= 1
 
     def each(values):  # per point, the value of its row
         return np.repeat(values, points)
 
-    j = each(j_top)
-    j -= step
+    j = out_j  # bin of each point: j_top - (its step in the row)
+    np.subtract(each(j_top + starts), np.arange(out_j.size), out=j)
     pos = ch.pos[rows]
     lo = ch.m_lo[pos]
     hi_end = ch.m_hi[pos] + 1.0
@@ -257,17 +255,18 @@ def _run_masses(ch, rows, x, base, j_top, counts, interval, ceil_mode, sign, out
     point[ends] = hi_end
     index = point.astype(np.int64)
     index += each(ch.flat_base[rows] - lo.astype(np.int64))  # flat_base + (point - lo): exact integers
-    d0 = np.take(ch.f0.ravel(), index)
-    d1 = np.take(ch.f1.ravel(), index)
-    for d in (d0, d1):
-        np.subtract(d[1:], d[:-1], out=d[:-1])
+    d0, d1 = np.empty(index.size), np.empty(index.size)
+    for f, d in ((ch.f0, d0), (ch.f1, d1)):
+        values = np.take(f.ravel(), index)
+        np.subtract(values[1:], values[:-1], out=d[:-1])
         np.maximum(d[:-1], 0.0, out=d[:-1])
         d[-1] = 0.0
     ss, beta = ch.ss[rows], ch.beta
     mass = each(ch.row_mass[rows])
     mass[ends] = 0.0
     j[ends] += 1
-    np.multiply(j, sign, out=out_j)
+    if sign < 0:
+        np.negative(j, out=j)
     for weight, out in ((ss + beta * ch.a[rows]), out_p), ((ss + beta * ch.c[rows]), out_q):
         w = each(weight)
         w *= d0
@@ -319,7 +318,7 @@ class _Chunk:
     """The (s, a) pairs of a chunk of totals with the prefix sums over each M window of pmf(m) and
     m pmf(m) (one padded row per s), and the masses of runs of m."""
 
-    def __init__(self, grid: _Grid, start: int, stop: int, m_width: int, beta: float):
+    def __init__(self, grid: _Grid, start: int, stop: int, m_width: int, beta: float, prefix=None):
         n, krr, self.beta, self.m_width = grid.n, grid.krr, beta, m_width
         s_c, log_w = grid.s[start:stop], grid.log_w[start:stop]
         self.m_lo, self.m_hi = m_lo, m_hi = grid.m_lo[start:stop], grid.m_hi[start:stop]
@@ -332,8 +331,10 @@ class _Chunk:
         else:
             pmf = np.where(offsets[None, :] == 0, 1.0, 0.0) * np.ones((s_c.size, 1))
         self.pmf = pmf
-        self.f0 = np.zeros((s_c.size, m_width))
-        self.f1 = np.zeros((s_c.size, m_width))
+        if prefix is None or prefix[0].shape[0] < s_c.size or prefix[0].shape[1] != m_width:
+            prefix = np.empty((s_c.size, m_width)), np.empty((s_c.size, m_width))
+        self.f0, self.f1 = (f[:s_c.size] for f in prefix)  # ``prefix``: arrays of an earlier chunk, reused
+        self.f0[:, 0] = self.f1[:, 0] = 0.0
         np.cumsum(pmf, axis=1, out=self.f0[:, 1:])
         np.cumsum(pmf * m_grid, axis=1, out=self.f1[:, 1:])
         self.ss, self.a, self.pos = flat_rows(s_c, grid.a_lo[start:stop], grid.a_hi[start:stop])
@@ -424,11 +425,13 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Binned
     log_dropped = grid.log_dropped(beta)
     bins = Bins()
     buffers = [np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)]
+    prefix = None
     m_width = int(np.max(grid.m_hi - grid.m_lo)) + 2
     a_width = int(np.max(grid.a_hi - grid.a_lo)) + 1
     step = max(1, min(ROWS_PER_CHUNK // a_width, (1 << 25) // m_width))
     for start in range(0, grid.s.size, step):
-        ch = _Chunk(grid, start, min(grid.s.size, start + step), m_width, beta)
+        ch = _Chunk(grid, start, min(grid.s.size, start + step), m_width, beta, prefix)
+        prefix = ch.f0, ch.f1
         tie = ch.a == ch.c  # d = 0: loss 0 for every m
         if tie.any():
             rows = np.flatnonzero(tie)
