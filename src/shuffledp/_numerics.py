@@ -116,7 +116,7 @@ def _deviance(x, n, log_p, difference):
     # v^(2j) / (2j + 1)); the values do not depend on that: once a value's step is below 1e-17 of its
     # total (half an ulp), every later step is 100 times smaller still and leaves it unchanged.
     largest = float(np.max(np.abs(v))) if v.size else 0.0
-    first_test = 1 if largest <= 0.0 else min(39, max(1, int(-39.0 / (2.0 * math.log(largest)))))
+    first_test = min(39, max(1, int(-39.0 / (2.0 * math.log(largest))))) if 0.0 < largest < 1.0 else 1
     for j in range(1, 40):  # |v| < 0.1: each term is at least 100 times smaller
         term = term * v2
         step = term / (2 * j + 1)
