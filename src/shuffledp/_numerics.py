@@ -107,7 +107,10 @@ def _deviance(x, n, log_p, difference):
             )
         if not close.any():
             return general
-    xc, dc = x[close], np.broadcast_to(difference, x.shape)[close]
+    if every and x.ndim == 1 and np.shape(difference) == x.shape:  # the same values as the masked copies
+        xc, dc = x, np.asarray(difference, dtype=float)
+    else:
+        xc, dc = x[close], np.broadcast_to(difference, x.shape)[close]
     v = dc / (2.0 * xc - dc)  # (x - M) / (x + M)
     total = dc * v
     term = 2.0 * xc * v
@@ -140,26 +143,36 @@ def log_binom_pmf_loader(k, n, log_p, log_q):
     ``k`` outside [0, n] gives -inf. Elementwise over arrays ``k`` and ``n``.
     """
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
-    out = np.full(k.shape, -np.inf)
-    with np.errstate(invalid="ignore", over="ignore"):  # n log q may be below -1.8e308: -inf
-        lower = (k == 0) & (n >= 0)
-        out[lower] = np.where(n[lower] == 0, 0.0, n[lower] * log_q)
-        upper = (k == n) & (n > 0)
-        out[upper] = n[upper] * log_p
     inner = (k > 0) & (k < n)
-    if inner.any():
+    every = bool(inner.all())  # then no value is set by the edge cases, and no masked copies are needed
+    if every:
+        out = None
+        kk, nn = k.ravel(), n.ravel()  # C order, as the masked copies k[inner], n[inner]
+    else:
+        out = np.full(k.shape, -np.inf)
+        with np.errstate(invalid="ignore", over="ignore"):  # n log q may be below -1.8e308: -inf
+            lower = (k == 0) & (n >= 0)
+            out[lower] = np.where(n[lower] == 0, 0.0, n[lower] * log_q)
+            upper = (k == n) & (n > 0)
+            out[upper] = n[upper] * log_p
+        if not inner.any():
+            return out
         kk, nn = k[inner], n[inner]
-        # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
-        if log_p <= log_q:
-            difference = kk - nn * np.exp(log_p)
-        else:
-            difference = nn * np.exp(log_q) - (nn - kk)
-        value = (
-            _stirling_error(nn) - _stirling_error(kk) - _stirling_error(nn - kk)
-            - _deviance(kk, nn, log_p, difference) - _deviance(nn - kk, nn, log_q, -difference)
-        )
-        # log(2 pi k (n - k) / n); n - k is exact (integers below 2^53)
-        out[inner] = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(nn - kk) - np.log(nn))
+    rest = nn - kk  # n - k is exact (integers below 2^53)
+    # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
+    if log_p <= log_q:
+        difference = kk - nn * np.exp(log_p)
+    else:
+        difference = nn * np.exp(log_q) - rest
+    value = (
+        _stirling_error(nn) - _stirling_error(kk) - _stirling_error(rest)
+        - _deviance(kk, nn, log_p, difference) - _deviance(rest, nn, log_q, -difference)
+    )
+    # log(2 pi k (n - k) / n)
+    value = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(rest) - np.log(nn))
+    if every:
+        return value.reshape(k.shape)
+    out[inner] = value
     return out
 
 
