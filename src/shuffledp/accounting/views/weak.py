@@ -58,7 +58,7 @@ min(a, c))), which for fixed (s, a) is monotone in m. So for each (s, a) the m-w
 few runs of consecutive m that share a bin, found in closed form (m >= beta |d| / expm1(t) - s - beta
 min(a, c) <=> |L| <= t), and each run's mass is a difference of the prefix sums of pmf(m) and m pmf(m)
 of M | s -- computed once per s. Work ~ (#(s, a) pairs) x (runs per pair) instead of the 3-D sum: about
-2e7 pairs and 3 runs each at n = 10^6, k = 4, Delta = 1e-5. Rows whose loss spans more bins than they
+1.9e7 pairs and 12 runs each (2.4e8 runs) at n = 10^6, k = 4, eps0 = log 13, Delta = 1e-5. Rows whose loss spans more bins than they
 have m values are enumerated m by m. The P-mass (and, the windows being symmetric, the Q-mass) outside
 the windows is bounded with exact binomial tails and reported as ``dropped``.
 """
