@@ -6,6 +6,8 @@ for valid input.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
@@ -92,28 +94,40 @@ def _deviance(x, n, log_p, difference):
     x = np.asarray(x, dtype=float)
     n = np.asarray(n, dtype=float)
     mean = n * np.exp(log_p)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        tiny = mean < 1e-280  # p underflows or nearly: logs (x >= 1 is then far from M)
-        safe_mean = np.where(tiny, 1.0, mean)
-        general = np.where(
-            tiny,
-            x * (np.log(x) - np.log(n) - log_p) - x,
-            x * np.log1p(difference / safe_mean) - difference,
-        )
+    tiny = mean < 1e-280  # p underflows or nearly: logs (x >= 1 is then far from M)
     close = ~tiny & (np.abs(difference) < 0.1 * (x + mean))
-    if not close.any():
-        return general
-    xc, dc = x[close], np.broadcast_to(difference, x.shape)[close]
+    every = bool(close.all())  # then the general form is not needed (each value is computed on its own)
+    if not every:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            safe_mean = np.where(tiny, 1.0, mean)
+            general = np.where(
+                tiny,
+                x * (np.log(x) - np.log(n) - log_p) - x,
+                x * np.log1p(difference / safe_mean) - difference,
+            )
+        if not close.any():
+            return general
+    if every and x.ndim == 1 and np.shape(difference) == x.shape:  # the same values as the masked copies
+        xc, dc = x, np.asarray(difference, dtype=float)
+    else:
+        xc, dc = x[close], np.broadcast_to(difference, x.shape)[close]
     v = dc / (2.0 * xc - dc)  # (x - M) / (x + M)
     total = dc * v
     term = 2.0 * xc * v
     v2 = v * v
+    # The test below is first made at the term where the largest |v| should pass it (step / total ~
+    # v^(2j) / (2j + 1)); the values do not depend on that: once a value's step is below 1e-17 of its
+    # total (half an ulp), every later step is 100 times smaller still and leaves it unchanged.
+    largest = float(np.max(np.abs(v))) if v.size else 0.0
+    first_test = min(39, max(1, int(-39.0 / (2.0 * math.log(largest))))) if 0.0 < largest < 1.0 else 1
     for j in range(1, 40):  # |v| < 0.1: each term is at least 100 times smaller
         term = term * v2
         step = term / (2 * j + 1)
         total = total + step
-        if not np.any(np.abs(step) > 1e-17 * np.abs(total)):
+        if j >= first_test and not np.any(np.abs(step) > 1e-17 * np.abs(total)):
             break
+    if every:
+        return np.asarray(total, dtype=float).reshape(close.shape)
     out = np.array(general, dtype=float)
     out[close] = total
     return out
@@ -129,26 +143,36 @@ def log_binom_pmf_loader(k, n, log_p, log_q):
     ``k`` outside [0, n] gives -inf. Elementwise over arrays ``k`` and ``n``.
     """
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
-    out = np.full(k.shape, -np.inf)
-    with np.errstate(invalid="ignore", over="ignore"):  # n log q may be below -1.8e308: -inf
-        lower = (k == 0) & (n >= 0)
-        out[lower] = np.where(n[lower] == 0, 0.0, n[lower] * log_q)
-        upper = (k == n) & (n > 0)
-        out[upper] = n[upper] * log_p
     inner = (k > 0) & (k < n)
-    if inner.any():
+    every = bool(inner.all())  # then no value is set by the edge cases, and no masked copies are needed
+    if every:
+        out = None
+        kk, nn = k.ravel(), n.ravel()  # C order, as the masked copies k[inner], n[inner]
+    else:
+        out = np.full(k.shape, -np.inf)
+        with np.errstate(invalid="ignore", over="ignore"):  # n log q may be below -1.8e308: -inf
+            lower = (k == 0) & (n >= 0)
+            out[lower] = np.where(n[lower] == 0, 0.0, n[lower] * log_q)
+            upper = (k == n) & (n > 0)
+            out[upper] = n[upper] * log_p
+        if not inner.any():
+            return out
         kk, nn = k[inner], n[inner]
-        # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
-        if log_p <= log_q:
-            difference = kk - nn * np.exp(log_p)
-        else:
-            difference = nn * np.exp(log_q) - (nn - kk)
-        value = (
-            _stirling_error(nn) - _stirling_error(kk) - _stirling_error(nn - kk)
-            - _deviance(kk, nn, log_p, difference) - _deviance(nn - kk, nn, log_q, -difference)
-        )
-        # log(2 pi k (n - k) / n); n - k is exact (integers below 2^53)
-        out[inner] = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(nn - kk) - np.log(nn))
+    rest = nn - kk  # n - k is exact (integers below 2^53)
+    # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
+    if log_p <= log_q:
+        difference = kk - nn * np.exp(log_p)
+    else:
+        difference = nn * np.exp(log_q) - rest
+    value = (
+        _stirling_error(nn) - _stirling_error(kk) - _stirling_error(rest)
+        - _deviance(kk, nn, log_p, difference) - _deviance(rest, nn, log_q, -difference)
+    )
+    # log(2 pi k (n - k) / n)
+    value = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(rest) - np.log(nn))
+    if every:
+        return value.reshape(k.shape)
+    out[inner] = value
     return out
 
 
