@@ -20,22 +20,23 @@ if UTILITY is not None:
     TABLE5_N = UTILITY["table5"]["n_users"]
     FIG2_N = UTILITY["fig2"]["n_users"]
 
+    # Synthetic data (Table V, Figure 2): each n is ~1 s of work, as much as a job's start-up, so one job
+    # makes every n of a kind: one CSV and one log file per n as before, one benchmark file per job (issue 24).
     rule utility_synthetic_individual:
         output:
-            f"{U}/synthetic/individual_n{{n}}.csv",
+            [f"{U}/synthetic/individual_n{n}.csv" for n in TABLE5_N],
         params:
             utility=UTILITY,
             seed=config["seed"],
+            sizes=list(TABLE5_N),
         log:
-            "logs/utility/synthetic_individual_n{n}.log",
+            [f"logs/utility/synthetic_individual_n{n}.log" for n in TABLE5_N],
         benchmark:
-            "results/benchmarks/utility/synthetic_individual_n{n}.tsv"
+            "results/benchmarks/utility/synthetic_individual.tsv"
         script:
             "../scripts/utility_synthetic_individual.py"
 
-    # One job per setting (table5, fig2) makes the community TVs at every n of the setting (each n is
-    # ~1 s of work, as much as a job's start-up): one CSV and one log file per n as before, one
-    # benchmark file per setting (issue 24).
+    # Community TVs: one job per setting (table5, fig2), every n of the setting.
     for _tag, _sizes in (("table5", TABLE5_N), ("fig2", FIG2_N)):
 
         rule:
