@@ -100,3 +100,37 @@ def test_a_file_that_cannot_be_written_or_read_gives_one_line_and_no_partial_out
     assert "Traceback (most recent call last):" in log and line.removeprefix("error: ") in log
     if case == "full-disk":
         assert list((tmp_path / "results").iterdir()) == []  # neither the table nor a temporary file
+
+
+ITEMS_SCRIPT = textwrap.dedent(
+    """
+    import logging, types
+    from shuffledp.joblog import item_logs, setup_job_log
+
+    job = types.SimpleNamespace(log=["logs/a.log", "logs/b.log", "logs/c.log"])
+    setup_job_log(job)
+    for item in item_logs(["a", "b", "c"], job.log):
+        logging.info("working on %s", item)
+        if item == "b":
+            raise ValueError("item b has no rows")
+    """
+)
+
+
+def test_item_logs_give_each_item_of_a_merged_job_its_own_log_and_its_failure(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "job.py").write_text(ITEMS_SCRIPT)
+    result = subprocess.run([sys.executable, "job.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "item b has no rows" in result.stderr
+    first = (tmp_path / "logs" / "a.log").read_text().splitlines()
+    assert len(first) == 1 and first[0].endswith(" working on a")
+    second = (tmp_path / "logs" / "b.log").read_text().splitlines()
+    assert second[0].endswith(" working on b") and second[1].endswith(" FAILED: ValueError: item b has no rows")
+    assert not (tmp_path / "logs" / "c.log").exists()  # never started
+
+
+def test_item_logs_want_one_log_per_item():
+    from shuffledp.joblog import item_logs
+
+    with pytest.raises(ValueError, match="2 items but 1 log files"):
+        list(item_logs(["a", "b"], ["logs/a.log"]))

@@ -8,6 +8,10 @@ traceback -- and then prints it to stderr as usual. A file that could not be rea
 ``OSError`` naming a file: permission denied, a full disk) is printed to stderr as one line naming
 the file and the cause (:func:`shuffledp.io.describe_os_error`); its traceback is in the log file. If
 the log file cannot be written either (the same full disk), that failure is not reported a second time.
+
+A job that makes several outputs of one kind in one process (one interpreter start instead of one per
+output: issue 24) keeps one log file per output: :func:`item_logs` pairs each item with its log file and
+sends the records -- and a failure -- of that item's work to it.
 """
 
 from __future__ import annotations
@@ -17,9 +21,16 @@ import sys
 
 from shuffledp.io import FileAccessError, describe_os_error
 
-__all__ = ["setup_job_log", "LOG_FORMAT"]
+__all__ = ["setup_job_log", "item_logs", "LOG_FORMAT"]
 
 LOG_FORMAT = "%(asctime)s %(message)s"
+
+
+def _log_to(path, level: int) -> None:
+    if path is None:
+        logging.basicConfig(level=level, format=LOG_FORMAT, force=True)
+    else:
+        logging.basicConfig(filename=path, level=level, format=LOG_FORMAT, force=True)
 
 
 def setup_job_log(snakemake, *, level: int = logging.INFO) -> logging.Logger:
@@ -28,10 +39,7 @@ def setup_job_log(snakemake, *, level: int = logging.INFO) -> logging.Logger:
     Returns the root logger. Call once, at the top of a workflow script.
     """
     logs = list(getattr(snakemake, "log", []) or [])
-    if logs:
-        logging.basicConfig(filename=logs[0], level=level, format=LOG_FORMAT, force=True)
-    else:
-        logging.basicConfig(level=level, format=LOG_FORMAT, force=True)
+    _log_to(logs[0] if logs else None, level)
     previous = sys.excepthook
 
     def log_then_print(kind, value, traceback) -> None:
@@ -56,3 +64,18 @@ def setup_job_log(snakemake, *, level: int = logging.INFO) -> logging.Logger:
 
     sys.excepthook = log_then_print
     return logging.getLogger()
+
+
+def item_logs(items, logs, *, level: int = logging.INFO):
+    """Yield each of ``items`` after pointing the job's log at its own file (``logs``, in the same order).
+
+    For a job that makes one output per item in one process: the records logged while an item is worked
+    on -- and, through :func:`setup_job_log`'s hook, an uncaught failure -- land in that item's log file,
+    as they would if each item were its own job. Call :func:`setup_job_log` first.
+    """
+    items, logs = list(items), list(logs)
+    if len(items) != len(logs):
+        raise ValueError(f"{len(items)} items but {len(logs)} log files; give one log file per item.")
+    for item, path in zip(items, logs):
+        _log_to(path, level)
+        yield item

@@ -37,7 +37,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from shuffledp._numerics import log_sub
@@ -211,6 +210,7 @@ def analytic_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float)
     delta = check_real(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0, low_open=True, high_open=True)
     log_target = math.log(delta)
+    from scipy.optimize import brentq  # here, not at the top: scipy.optimize costs ~0.15 s CPU to import
 
     def excess(log_sigma: float) -> float:
         return float(gaussian_log_delta(math.exp(log_sigma), epsilon=epsilon, sensitivity=sensitivity)) - log_target

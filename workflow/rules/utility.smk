@@ -20,33 +20,41 @@ if UTILITY is not None:
     TABLE5_N = UTILITY["table5"]["n_users"]
     FIG2_N = UTILITY["fig2"]["n_users"]
 
+    # Synthetic data (Table V, Figure 2): each n is ~1 s of work, as much as a job's start-up, so one job
+    # makes every n of a kind: one CSV and one log file per n as before, one benchmark file per job (issue 24).
     rule utility_synthetic_individual:
         output:
-            f"{U}/synthetic/individual_n{{n}}.csv",
+            [f"{U}/synthetic/individual_n{n}.csv" for n in TABLE5_N],
         params:
             utility=UTILITY,
             seed=config["seed"],
+            sizes=list(TABLE5_N),
         log:
-            "logs/utility/synthetic_individual_n{n}.log",
+            [f"logs/utility/synthetic_individual_n{n}.log" for n in TABLE5_N],
         benchmark:
-            "results/benchmarks/utility/synthetic_individual_n{n}.tsv"
+            "results/benchmarks/utility/synthetic_individual.tsv"
         script:
             "../scripts/utility_synthetic_individual.py"
 
-    rule utility_synthetic_community:
-        output:
-            f"{U}/synthetic/community_{{tag}}_n{{n}}.csv",
-        wildcard_constraints:
-            tag="table5|fig2",
-        params:
-            utility=UTILITY,
-            seed=config["seed"],
-        log:
-            "logs/utility/synthetic_community_{tag}_n{n}.log",
-        benchmark:
-            "results/benchmarks/utility/synthetic_community_{tag}_n{n}.tsv"
-        script:
-            "../scripts/utility_synthetic_community.py"
+    # Community TVs: one job per setting (table5, fig2), every n of the setting.
+    for _tag, _sizes in (("table5", TABLE5_N), ("fig2", FIG2_N)):
+
+        rule:
+            name:
+                f"utility_synthetic_community_{_tag}"
+            output:
+                [f"{U}/synthetic/community_{_tag}_n{n}.csv" for n in _sizes],
+            params:
+                utility=UTILITY,
+                seed=config["seed"],
+                tag=_tag,
+                sizes=list(_sizes),
+            log:
+                [f"logs/utility/synthetic_community_{_tag}_n{n}.log" for n in _sizes],
+            benchmark:
+                f"results/benchmarks/utility/synthetic_community_{_tag}.tsv"
+            script:
+                "../scripts/utility_synthetic_community.py"
 
     rule utility_table5:
         input:
@@ -210,50 +218,51 @@ if EQUAL is not None:
     EQUAL_DATASETS = list(EQUAL["datasets"])
     EQUAL_K = {dataset: dataset_k(config, dataset) for dataset in EQUAL_DATASETS}
 
-    def _equal_guarantee_job_input(wildcards):
-        """The (k, n) calibration, and for a region its cell counts from the data stage."""
-        inputs = {"calibration": f"{EG}/calibration_k{EQUAL_K[wildcards.dataset]}_n{wildcards.n}.csv"}
-        if wildcards.dataset != "synthetic":
-            inputs["cells"] = f"results/data/{wildcards.dataset}/cell_counts.csv"
-        return inputs
+    # One job makes every (k, n) calibration (each is ~1 s of work, as much as a job's start-up): one
+    # CSV and one log file per (k, n) as before, one benchmark file for the job (issue 24).
+    EQUAL_CALIBRATIONS = sorted({(k, n) for k in EQUAL_K.values() for n in EQUAL["n_users"]})
 
     rule utility_equal_guarantee_calibration:
         output:
-            f"{EG}/calibration_k{{k}}_n{{n}}.csv",
-        wildcard_constraints:
-            k=r"\d+",
-            n=r"\d+",
+            [f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS],
         params:
             equal=EQUAL,
+            cases=EQUAL_CALIBRATIONS,
         log:
-            "logs/utility/equal_guarantee_calibration_k{k}_n{n}.log",
+            [f"logs/utility/equal_guarantee_calibration_k{k}_n{n}.log" for k, n in EQUAL_CALIBRATIONS],
         benchmark:
-            "results/benchmarks/utility/equal_guarantee_calibration_k{k}_n{n}.tsv"
+            "results/benchmarks/utility/equal_guarantee_calibration.tsv"
         script:
             "../scripts/utility_equal_guarantee_calibration.py"
 
-    rule utility_equal_guarantee_job:
-        input:
-            unpack(_equal_guarantee_job_input),
-        output:
-            f"{EG}/{{dataset}}_n{{n}}.csv",
-        wildcard_constraints:
-            dataset="|".join(EQUAL_DATASETS),
-            n=r"\d+",
-        params:
-            utility=UTILITY,
-            seed=config["seed"],
-        log:
-            "logs/utility/equal_guarantee_{dataset}_n{n}.log",
-        benchmark:
-            "results/benchmarks/utility/equal_guarantee_{dataset}_n{n}.tsv"
-        script:
-            "../scripts/utility_equal_guarantee_job.py"
+    # One job per dataset runs every mechanism at every n (each n is ~1 s of work, as much as a job's
+    # start-up): one CSV and one log file per (dataset, n) as before, one benchmark file per dataset (issue 24).
+    for _dataset in EQUAL_DATASETS:
+
+        rule:
+            name:
+                f"utility_equal_guarantee_job_{_dataset}"
+            input:
+                calibrations=[f"{EG}/calibration_k{EQUAL_K[_dataset]}_n{n}.csv" for n in EQUAL["n_users"]],
+                cells=[] if _dataset == "synthetic" else [f"results/data/{_dataset}/cell_counts.csv"],
+            output:
+                [f"{EG}/{_dataset}_n{n}.csv" for n in EQUAL["n_users"]],
+            params:
+                utility=UTILITY,
+                seed=config["seed"],
+                dataset=_dataset,
+                sizes=list(EQUAL["n_users"]),
+            log:
+                [f"logs/utility/equal_guarantee_{_dataset}_n{n}.log" for n in EQUAL["n_users"]],
+            benchmark:
+                f"results/benchmarks/utility/equal_guarantee_{_dataset}.tsv"
+            script:
+                "../scripts/utility_equal_guarantee_job.py"
 
     rule utility_equal_guarantee:
         input:
             jobs=expand(f"{EG}/{{dataset}}_n{{n}}.csv", dataset=EQUAL_DATASETS, n=EQUAL["n_users"]),
-            calibrations=sorted({f"{EG}/calibration_k{k}_n{n}.csv" for k in EQUAL_K.values() for n in EQUAL["n_users"]}),
+            calibrations=sorted(f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS),
         output:
             csv=report(f"{U}/equal_guarantee.csv", caption="../report/equal_guarantee.rst", category="Utility"),
             calibration=f"{U}/equal_guarantee_calibration.csv",
