@@ -68,14 +68,26 @@ def _steps(inverse, b, c, d):
     return rho, carried
 
 
+def _stretch_starts(starts, anchor, lead):
+    """(log c_{start - 1}, log c_start) of every stretch, from ``anchor`` or, for the first stretch, from
+    ``lead`` (log_pmf_run's docstring), and the lead's two error bounds (0 without a lead)."""
+    anchored = starts if lead is None else starts[1:]
+    ends = anchor(np.concatenate([anchored - 1, anchored])) if anchored.size else np.empty(0)
+    before, log_start = ends[: anchored.size], ends[anchored.size :]
+    if lead is None:
+        return before, log_start, 0.0, 0.0
+    # c_{first - 1} / c_first = e^(-log rho_{first - 1})
+    before = np.concatenate([[lead[0] - lead[1]], before])
+    log_start = np.concatenate([[lead[0]], log_start])
+    return before, log_start, float(lead[2]), float(lead[3])
+
+
 def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp: float, log_q: float,
                 log_1mq: float, anchor, spacing: int = 1024, max_log_error: float = 1e-10, lead=None,
                 with_errors: bool = False):
     """(log P(R + T = t), log rho_t) for t = first..last, or None where the recurrence is not certified.
 
-    The ratios are returned too: differences of nearby log P far in a tail lose the digits that the
-    ratios keep (each is good to the step bound, whatever the size of log P). The last ratio (to
-    last + 1) may be inf or nan.
+    The ratios too: far in a tail differences of log P lose digits the ratios keep. The last ratio may be inf/nan.
 
     ``anchor(t)`` must return the exact log pmf at an integer array t (called once, on two counts
     per stretch of ``spacing``). Needs 1 <= first <= last <= a + m - 1; returns None otherwise, when
@@ -102,14 +114,7 @@ def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp:
     b = alpha - beta * tf
     c = gamma * ((a + m + 1) - tf)
     d = big_a * (tf + 1.0)
-    anchored = starts if lead is None else starts[1:]
-    ends = anchor(np.concatenate([anchored - 1, anchored])) if anchored.size else np.empty(0)
-    before, log_start = ends[: anchored.size], ends[anchored.size :]
-    lead_log_error = lead_ratio_error = 0.0
-    if lead is not None:  # c_{first - 1} / c_first = e^(-log rho_{first - 1})
-        before = np.concatenate([[lead[0] - lead[1]], before])
-        log_start = np.concatenate([[lead[0]], log_start])
-        lead_log_error, lead_ratio_error = float(lead[2]), float(lead[3])
+    before, log_start, lead_log_error, lead_ratio_error = _stretch_starts(starts, anchor, lead)
     if not (np.all(np.isfinite(before)) and np.all(np.isfinite(log_start))):
         return None
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -133,15 +138,21 @@ def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp:
     if not (np.all(np.isfinite(values[inside])) and np.all(np.isfinite(step)) and np.all(fraction < 1.0)
             and np.all(np.isfinite(ratios[:-1]))):
         return None
-    # the j-th ratio of a stretch is off by at most min(j, 1 / (1 - max f)) steps' rounding (each
-    # step adds its own and shrinks the carried error by f < 1); log c_t adds up the ratios before
-    # it, and the cumsum its own rounding (the last addition of log c_start rounds like any
-    # log-space value, as a window sum's logs do; the tolerance below allows for it)
-    carry = np.minimum(np.arange(1, spacing + 1), 1.0 / (1.0 - float(fraction.max())))
-    bound = float(step.max()) * float(carry.sum()) + spacing * _EPS * float(np.abs(partial[inside]).max())
-    bound += lead_log_error + lead_ratio_error * float(carry[-1])
+    bound, ratio_bound = _rounding_bound(step, fraction, partial[inside], spacing, lead_log_error, lead_ratio_error)
     if not bound <= max(max_log_error, _LOG_ULPS * _EPS * float(np.abs(values[inside]).max())):
         return None
-    if with_errors:
-        return values[inside], ratios, bound, float(step.max()) * float(carry[-1]) + lead_ratio_error
-    return values[inside], ratios
+    return (values[inside], ratios, bound, ratio_bound) if with_errors else (values[inside], ratios)
+
+
+def _rounding_bound(step, fraction, partial, spacing: int, lead_log_error: float, lead_ratio_error: float):
+    """(bound on the error of the run's logs, bound on the error of its last ratio).
+
+    The j-th ratio of a stretch is off by at most min(j, 1 / (1 - max f)) steps' rounding (each step
+    adds its own and shrinks the carried error by f < 1); log c_t adds up the ratios before it, and
+    the cumsum its own rounding (the last addition of log c_start rounds like any log-space value, as
+    a window sum's logs do; log_pmf_run's tolerance allows for it). A lead's errors are added.
+    """
+    carry = np.minimum(np.arange(1, spacing + 1), 1.0 / (1.0 - float(fraction.max())))
+    bound = float(step.max()) * float(carry.sum()) + spacing * _EPS * float(np.abs(partial).max())
+    bound += lead_log_error + lead_ratio_error * float(carry[-1])
+    return bound, float(step.max()) * float(carry[-1]) + lead_ratio_error

@@ -13,9 +13,11 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
-from shuffledp.accounting.numerics.convolution import log_pmf_run
 from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
 from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views.single_bin_runs import (
+    RUN_SPACINGS, chernoff_log_tail, evaluate_run, loss_error, rows_by_recurrence,
+)
 
 __all__ = ["SingleBinLaw", "DIRECTIONS", "MAX_USERS", "check_size"]
 
@@ -33,44 +35,11 @@ _BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard
 #: anchors every _RUN_SPACING values) where it is certified; below it every s is a window sum, as
 #: before issue 24 (so every recorded output up to n = 10^6 is unchanged to the bit)
 _RUN_USERS = 10**7
-_RUN_SPACINGS = (8192, 1024)  # anchors every this many s (the first whose rounding bound holds)
-_EPS = float(np.finfo(float).eps)
+_RUN_SPACINGS = RUN_SPACINGS  # anchors every this many s (the first whose rounding bound holds)
 _RUN_SPACING = _RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leaves the cached blocks
 
 #: largest n accepted: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
 MAX_USERS = 10**9
-
-
-def _rows_by_recurrence(log_pmf, size: int, log_odds: float, first: np.ndarray, width: int) -> np.ndarray:
-    """log Bin(size, p)(x) for x = first_i + j, j < width, one row per i; -inf outside [0, size].
-
-    One Loader value per row, then log pmf(x) - log pmf(x - 1) = log((size - x + 1) / x) + log(p / q)
-    accumulated along the row (rounding grows as the row length times 1e-16). Rows whose sums are not
-    finite (eps0 so large that the steps overflow) are evaluated directly instead.
-    """
-    x = first[:, None] + np.arange(width)[None, :]
-    clipped = np.clip(x, 0, size)
-    moved = clipped[:, 1:] != clipped[:, :-1]
-    upper = clipped[:, 1:].astype(float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        step = np.where(moved, np.log(size - upper + 1.0) - np.log(upper) + log_odds, 0.0)
-        values = np.empty(x.shape)
-        values[:, 0] = log_pmf(clipped[:, 0].astype(float))
-        values[:, 1:] = values[:, :1] + np.cumsum(step, axis=1)
-    # a row is redone directly if a sum overflowed or its first value underflowed (then the
-    # recurrence would carry -inf into values that are finite)
-    broken = ~np.all(np.isfinite(values) | (values == -np.inf), axis=1) | (values[:, 0] == -np.inf)
-    values[(x < 0) | (x > size)] = -np.inf
-    if broken.any():
-        values[broken] = log_pmf(x[broken].astype(float))
-    return values
-
-
-def _loss_error(log_p1: np.ndarray) -> np.ndarray:
-    """A generous bound on the rounding of a cached loss: 1000 ulps of |log P1| (a loss is a difference
-    of two logs of that size; ~0.5 ulp was seen at |log P1| ~ 1.3e9); inf where P1 underflows."""
-    with np.errstate(invalid="ignore"):
-        return np.where(np.isfinite(log_p1), 1000.0 * _EPS * np.abs(log_p1), np.inf)
 
 
 class SingleBinLaw:
@@ -214,8 +183,8 @@ class SingleBinLaw:
             r_index = (mode - r_low)[:, None] + offsets[None, :]
             t_index = (s - mode - t_low)[:, None] - offsets[None, :]
             return table_r[r_index] + table_t[t_index]
-        rows_r = _rows_by_recurrence(self._log_pmf_r, self.a, self.log_p - self.log_1mp, mode - width, offsets.size)
-        rows_t = _rows_by_recurrence(self._log_pmf_t, self.big_n, self.log_q - self.log_1mq, s - mode - width, offsets.size)
+        rows_r = rows_by_recurrence(self._log_pmf_r, self.a, self.log_p - self.log_1mp, mode - width, offsets.size)
+        rows_t = rows_by_recurrence(self._log_pmf_t, self.big_n, self.log_q - self.log_1mq, s - mode - width, offsets.size)
         return rows_r + rows_t[:, ::-1]
 
     def evaluate(self, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -229,60 +198,8 @@ class SingleBinLaw:
         return self._losses(s, log_p1, log_m1, log_m2)
 
     def _evaluate_run(self, first: int, last: int):
-        """evaluate(first..last) by the recurrence of numerics.convolution, or None (module docstring).
-
-        With m = N - 2 and u_t = log P(Bin(a, p) + Bin(m, q) = t): log P_{N-1}(t) and log P_N(t) =
-        log P1(t) follow from u by P_{M+1}(t) = (1 - q) P_M(t) + q P_M(t - 1) (positive terms), and
-        sum_r w (s - r) = N q P_{N-1}(s - 1), sum_r w (s - r)^2 = N (N - 1) q^2 P_{N-2}(s - 2) + that.
-        """
-        if self.big_n < 3:
-            return None
-        if getattr(self, "_anchor_law", None) is None:  # the same p, q with N - 2 users off x0
-            self._anchor_law = SingleBinLaw(epsilon_local=self.epsilon_local, n_users=self.n - 2, k=self.k, n_x0=self.a)
-            self._run_ends = {}
-        known: dict[int, float] = {}  # anchors of this call (a retry with shorter stretches reuses them)
-
-        def anchor(t):
-            new = np.array(sorted({int(x) for x in t} - known.keys()), dtype=np.int64)
-            if new.size:
-                known.update(zip(new.tolist(), self._anchor_law._sums(new)[0].tolist()))
-            return np.array([known[int(x)] for x in t])
-
-        # a run that goes on from an earlier run ending at first - 1 starts from that run's last
-        # values (u_{first - 1} and the ratio to u_first, with their error bounds) instead of two
-        # window sums; if the accumulated bound is too large, it is anchored afresh
-        end = self._run_ends.get(first - 1)
-        run = None
-        for spacing in _RUN_SPACINGS:  # long stretches (few anchors) first; shorter where they fail
-            for lead in ([end, None] if end is not None else [None]):
-                run = log_pmf_run(first if lead else first - 2, last, a=self.a, m=self.big_n - 2,
-                                  log_p=self.log_p, log_1mp=self.log_1mp, log_q=self.log_q, log_1mq=self.log_1mq,
-                                  anchor=anchor, spacing=spacing, with_errors=True,
-                                  lead=None if lead is None else (lead[0][-1] + lead[1][-1], lead[1][-1],
-                                                                  lead[2] + lead[3], lead[3]))
-                if run is not None:
-                    if lead is not None:  # u and the ratios at first - 2, first - 1 from the earlier run
-                        run = (np.concatenate([lead[0], run[0]]), np.concatenate([lead[1], run[1]]), *run[2:])
-                    break
-            if run is not None:
-                break
-        if run is None:
-            return None
-        u, ratio, log_error, ratio_error = run
-        if np.isfinite(ratio[-1]):
-            self._run_ends[last] = (u[-2:], ratio[-2:], log_error, ratio_error)
-        # everything relative to u_{s-2}, from the ratios (far in a tail, differences of the logs
-        # would lose the digits the losses need): x1 = log u_{s-1}/u_{s-2}, x2 = log u_s/u_{s-1}
-        x1, x2 = ratio[:-2], ratio[1:-1]
-        v_before = np.logaddexp(self.log_1mq + x1, self.log_q)  # log P_{N-1}(s - 1) / u_{s-2}
-        v_here = np.logaddexp(self.log_1mq + x1 + x2, self.log_q + x1)  # log P_{N-1}(s) / u_{s-2}
-        p1 = np.logaddexp(self.log_1mq + v_here, self.log_q + v_before)  # log P_N(s) / u_{s-2}
-        log_n = math.log(self.big_n)
-        log_m1 = self.log_q + v_before - p1
-        log_m2 = np.logaddexp(math.log(self.big_n - 1) - log_n + 2.0 * self.log_q,
-                              self.log_q - log_n + v_before) - p1
-        log_p1 = u[:-2] + p1
-        return self._losses(np.arange(first, last + 1, dtype=np.int64), log_p1, log_m1, log_m2)
+        """evaluate(first..last) by the recurrence (:func:`single_bin_runs.evaluate_run`), or None."""
+        return evaluate_run(self, first, last)
 
     def _losses(self, s, log_p1, log_m1, log_m2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log P1, L, v) from log P1 and the logs of E[(s - R) / N | s] and E[((s - R) / N)^2 | s]."""
@@ -408,7 +325,7 @@ class SingleBinLaw:
             lo_c, hi_c = self._narrow(s_all, losses[loss_index - 1], epsilons, sign, lo, hi)
             index = np.searchsorted(s_all, np.stack([lo_c, hi_c]))
             found = (index < s_all.size) & (s_all[np.minimum(index, s_all.size - 1)] == np.stack([lo_c, hi_c]))
-            error = np.where(found, _loss_error(log_p1[np.minimum(index, s_all.size - 1)]), np.inf)
+            error = np.where(found, loss_error(log_p1[np.minimum(index, s_all.size - 1)]), np.inf)
             good = np.all(error <= 1e-9, axis=0)
             lo, hi = np.where(good, lo_c, lo), np.where(good, hi_c, hi)
         if self.n >= _RUN_USERS:  # one window sum per step instead of _SECTIONS - 1 per round
@@ -462,7 +379,7 @@ class SingleBinLaw:
             return 0.0
         s, log_p1, loss, _ = self._cached()
         with np.errstate(invalid="ignore"):
-            below = np.flatnonzero(loss <= eps - 1e-9 - _loss_error(log_p1))
+            below = np.flatnonzero(loss <= eps - 1e-9 - loss_error(log_p1))
         if below.size == 0:
             return 0.0
         x = float(s[below[-1]]) + 1.0
@@ -470,18 +387,7 @@ class SingleBinLaw:
             return 0.0
         if x > self.n:
             return -math.inf
-        p, q = math.exp(self.log_p), math.exp(self.log_q)
-        a, m = self.a + 1, self.big_n - 1
-
-        def mean(theta):  # E[S] under the tilt e^(theta s): the derivative of the log moment generating function
-            return a * p / (p + (1.0 - p) * math.exp(-theta)) + m * q / (q + (1.0 - q) * math.exp(-theta))
-
-        low, high = 0.0, 64.0
-        for _ in range(80):
-            middle = 0.5 * (low + high)
-            low, high = (middle, high) if mean(middle) < x else (low, middle)
-        theta = low
-        return min(0.0, a * math.log1p(p * math.expm1(theta)) + m * math.log1p(q * math.expm1(theta)) - theta * x)
+        return chernoff_log_tail(self, x)
 
     def log_delta(self, epsilons: np.ndarray, *, direction: str = "forward", printed: bool = False) -> np.ndarray:
         """log H_{e^eps}(P0 || P1) ("forward") or H(P1 || P0) ("reverse"); printed v_s if asked."""
