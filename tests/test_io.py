@@ -62,6 +62,22 @@ def test_outputs_get_the_permissions_of_a_new_file(tmp_path, umask, writer):
     assert text_target.stat().st_mode & 0o777 == expected
 
 
+def test_csv_rows_are_written_as_the_csv_module_writes_them_and_never_half(tmp_path):
+    # the reference-transcription tools write their CSVs through this one function
+    target = tmp_path / "ref.csv"
+    io.atomic_write_csv(target, ["a", "b"], [[1, "x, y"], [repr(0.1), "é"]])
+    assert target.read_bytes() == 'a,b\n1,"x, y"\n0.1,é\n'.encode("utf-8")
+
+    def rows():
+        yield [2, "z"]
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        io.atomic_write_csv(target, ["a", "b"], rows())
+    assert target.read_bytes() == 'a,b\n1,"x, y"\n0.1,é\n'.encode("utf-8")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["ref.csv"]
+
+
 def test_failure_leaves_old_file_and_no_temporary(tmp_path):
     target = tmp_path / "out.parquet"
     target.write_text("old")

@@ -25,13 +25,14 @@ Run once; the CSV is committed.
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.util
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from shuffledp.io import atomic_write_csv
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "shuffledp" / "reference" / "balle_figures.csv"
 COLUMNS = ["paper", "panel", "curve", "code", "x_name", "x", "k", "value_name", "value", "source", "note"]
@@ -89,10 +90,7 @@ def main() -> None:
         ab_2019 = _flat_module("amplification_bounds_2019", args.release / "amplification_bounds.py")
         mech_2019 = _flat_module("mechanisms_2019", args.release / "mechanisms.py")
         rows += _rows(ab_2019, mech_2019, "2019", args.release_commit, "amplification_bounds.py")
-    with open(OUT, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(rows)
+    atomic_write_csv(OUT, COLUMNS, rows)
     print(f"{len(rows)} rows -> {OUT}")
 
 

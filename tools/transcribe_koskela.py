@@ -13,12 +13,13 @@ in ``docs/koskela-figures.md``). Run once; the CSV is committed.
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib
 import pickle
 from pathlib import Path
 
 import numpy as np
+
+from shuffledp.io import atomic_write_csv
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "shuffledp" / "reference" / "koskela_figures.csv"
 COLUMNS = ["paper", "figure", "curve", "compositions", "x_name", "x", "value_name", "value", "source"]
@@ -71,10 +72,7 @@ def main() -> None:
             source = f"blankets_fig4/pickles/{stem}{compositions}.p"
             add(3, curve, compositions, "delta", deltas, "epsilon", _load(root, source), source)
 
-    with open(OUT, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(rows)
+    atomic_write_csv(OUT, COLUMNS, rows)
     print(f"{len(rows)} rows -> {OUT}")
 
 

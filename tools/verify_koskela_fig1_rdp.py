@@ -23,7 +23,6 @@ n_c = 1..4 on their 60 epsilons and writes ``src/shuffledp/reference/koskela_fig
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ from transcribe_koskela import _NumpyOnly  # noqa: E402
 
 from shuffledp.accounting.accountants.girgis import rdp_to_log_delta  # noqa: E402
 from shuffledp.accounting.views.rdp import clones_atoms, clones_log_moments, log_moments  # noqa: E402
+from shuffledp.io import atomic_write_csv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "shuffledp" / "reference" / "koskela_fig1_rdp_check.csv"
@@ -93,10 +93,7 @@ def main() -> None:
         with open(args.checkout / name, "rb") as handle:
             stored = np.asarray(_NumpyOnly(handle).load(), dtype=float)
         rows += [["delta", "stored", nc, repr(float(e)), repr(float(d)), name + tag] for e, d in zip(EPSILONS, stored)]
-    with open(OUT, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(rows)
+    atomic_write_csv(OUT, COLUMNS, rows)
     print(f"{len(rows)} rows -> {OUT} ({time.perf_counter() - start:.0f} s)")
 
 

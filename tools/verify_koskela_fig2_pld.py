@@ -23,7 +23,6 @@ with the hockey-stick evaluated by dp_accounting (pessimistic, grid 1e-5) where 
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import sys
 import time
@@ -35,6 +34,8 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _peer_functions import PEER_COMMIT, load_functions, quiet  # noqa: E402
 from transcribe_koskela import _NumpyOnly  # noqa: E402
+
+from shuffledp.io import atomic_write_csv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "shuffledp" / "reference" / "koskela_fig2_pld_check.csv"
@@ -142,10 +143,7 @@ def main() -> None:
             "pair's ratio in get_omega; line 455 as written", SCRIPT + " get_PQ2, get_epsilon_PQ")
         add("lines 125 and 455 replaced", nc, _epsilon_hockey_stick(P_fix, Q_fix, nc),
             "pair's ratio; their get_PQ2; dp_accounting hockey-stick", SCRIPT + " get_PQ2")
-    with open(OUT, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(rows)
+    atomic_write_csv(OUT, COLUMNS, rows)
     print(f"{len(rows)} rows -> {OUT}")
 
 

@@ -22,6 +22,7 @@ results/x.csv: No space left on device"); :func:`describe_os_error` gives the sa
 
 from __future__ import annotations
 
+import csv
 import errno
 import os
 import signal
@@ -30,7 +31,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_output", "atomic_write_text", "new_file_mode", "FileAccessError", "describe_os_error"]
+__all__ = ["atomic_output", "atomic_write_text", "atomic_write_csv", "new_file_mode", "FileAccessError", "describe_os_error"]
 
 _PENDING: set[Path] = set()
 _LOCK = threading.Lock()
@@ -162,3 +163,11 @@ def atomic_write_text(path, text: str) -> None:
         raise TypeError(f"`text` must be a str; got {type(text).__name__}.")
     with atomic_output(path) as temporary:
         temporary.write_text(text, encoding="utf-8")
+
+
+def atomic_write_csv(path, columns, rows) -> None:
+    """Write a header and ``rows`` as CSV (UTF-8, "\n" line ends) to ``path`` through :func:`atomic_output`."""
+    with atomic_output(path) as temporary, open(temporary, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
