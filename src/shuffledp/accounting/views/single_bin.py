@@ -35,8 +35,7 @@ _BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard
 #: anchors every _RUN_SPACING values) where it is certified; below it every s is a window sum, as
 #: before issue 24 (so every recorded output up to n = 10^6 is unchanged to the bit)
 _RUN_USERS = 10**7
-_RUN_SPACINGS = RUN_SPACINGS  # anchors every this many s (the first whose rounding bound holds)
-_RUN_SPACING = _RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leaves the cached blocks
+_RUN_SPACING = RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leaves the cached blocks
 
 #: largest n accepted: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
 MAX_USERS = 10**9
@@ -197,10 +196,6 @@ class SingleBinLaw:
             log_m2 = log_second - log_p1 - 2.0 * log_n
         return self._losses(s, log_p1, log_m1, log_m2)
 
-    def _evaluate_run(self, first: int, last: int):
-        """evaluate(first..last) by the recurrence (:func:`single_bin_runs.evaluate_run`), or None."""
-        return evaluate_run(self, first, last)
-
     def _losses(self, s, log_p1, log_m1, log_m2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log P1, L, v) from log P1 and the logs of E[(s - R) / N | s] and E[((s - R) / N)^2 | s]."""
         with np.errstate(invalid="ignore", over="ignore"):
@@ -221,7 +216,7 @@ class SingleBinLaw:
         """Evaluate every missing block among ``indices`` in one call and cache it.
 
         From n = ``_RUN_USERS`` on, each run of consecutive missing blocks is first tried by the
-        recurrence (:meth:`_evaluate_run`); blocks it does not certify are summed by windows.
+        recurrence (:func:`single_bin_runs.evaluate_run`); blocks it does not certify are summed by windows.
         """
         missing = sorted({int(i) for i in indices if int(i) not in self._blocks and 0 <= int(i) * _BLOCK <= self.n})
         if missing and self.n >= _RUN_USERS:
@@ -240,7 +235,7 @@ class SingleBinLaw:
                 continue
             run = missing[start:end]
             first, last = run[0] * _BLOCK, min((run[-1] + 1) * _BLOCK, self.n + 1) - 1
-            values = self._evaluate_run(first, last)
+            values = evaluate_run(self, first, last)
             if values is None:
                 left.extend(run)
             else:
@@ -422,7 +417,7 @@ class SingleBinLaw:
         """Blocks fetched together when a walk reaches a missing block (module constants)."""
         if self.n < _RUN_USERS:
             return 1
-        return (_RUN_SPACING if first else _RUN_SPACINGS[0]) // _BLOCK
+        return (_RUN_SPACING if first else RUN_SPACINGS[0]) // _BLOCK
 
     def _sum_bulk(self, epsilons, start_of, cursors, loss_index, sign, result) -> None:
         """From n = _RUN_USERS on: the terms of every walk starting inside the cached bulk, in one sum.
