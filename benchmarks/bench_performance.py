@@ -21,7 +21,7 @@ Rows (what is timed; the goal of issue 24 in brackets):
 
 Each row runs in a fresh child process ``python bench_performance.py --row NAME`` with
 ``PYTHONPATH=<tree>/src``, once for the tree under test ("after", this checkout) and, with
-``--before-src DIR`` (e.g. /work/base/src, an older checkout), once for that tree ("before"); a row that
+``--before-src DIR`` (the src/ of an older checkout, e.g. from `git worktree add ../base <commit>`: ../base/src), once for that tree ("before"); a row that
 exceeds ``--timeout`` seconds is reported as such (its time is then only a lower bound). Reported per
 row: wall and CPU seconds of the timed section (child-process CPU for the CLI rows), and a digest of
 the row's output, so that "before" and "after" can be seen to give the same numbers.

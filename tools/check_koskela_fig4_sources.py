@@ -6,13 +6,13 @@ Two sources are searched:
 * the authors' public code: every file of every commit of a bare clone (or mirror) of
   ``DPBayes/numerical-shuffler-experiments`` (``git log --all``), for a script or stored curve that
   mentions Gaussian noise, Monte Carlo, or a hockey-stick integral in d dimensions;
-* the paper's plain text (``/work/shared/papers/000_*.txt``): the Section 5 sentence that names Fig. 4,
+* the paper's plain text (``../shared/papers/000_*.txt`` beside the repository, or ``--papers``): the Section 5 sentence that names Fig. 4,
   printed so its missing numbers (stripped formulas) are visible.
 
 Nothing is transcribed when nothing is found (there is then no ``koskela_figures.csv`` row for Fig. 4);
 the result is recorded in docs/koskela-figures.md ("Fig. 4").
 
-    python tools/check_koskela_fig4_sources.py /work/.mirror/DPBayes+numerical-shuffler-experiments/repo
+    python tools/check_koskela_fig4_sources.py <bare clone of DPBayes/numerical-shuffler-experiments>
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _git(repo: Path, *args: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", type=Path, help="bare git directory of DPBayes/numerical-shuffler-experiments")
-    parser.add_argument("--papers", default="/work/shared/papers/000_*.txt")
+    parser.add_argument("--papers", default=str(Path(__file__).resolve().parents[2] / "shared" / "papers" / "000_*.txt"))
     args = parser.parse_args()
     commits = _git(args.repo, "rev-list", "--all").split()
     print(f"{len(commits)} commits: {' '.join(c[:7] for c in commits)}")

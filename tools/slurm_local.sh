@@ -18,7 +18,7 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 TARGETS=(results/accounting/table4.csv results/data/summary.csv)
-WORK="${1:-$(mktemp -d /tmp/slurm-local.XXXXXX)}"
+WORK="${1:-$(mktemp -d -t slurm-local.XXXXXX)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 if [[ -z "${PYTHON:-}" ]]; then

@@ -2,7 +2,7 @@
 upper bounds of Thm 3.1 (``girgis-rdp``) and Thm 3.3 (``girgis-rdp-simple``) against the lower bound of
 Thm 3.4 (``girgis-rdp-lower``), as RDP epsilon(lambda) against the order lambda, one panel per eps0.
 
-Our copy of the paper (/work/shared/papers/001_*.txt) is a garbled fragment: the figure's parameters and
+Our copy of the paper (../shared/papers/001_*.txt) is a garbled fragment: the figure's parameters and
 plotted values are not in it, nor is the formula of the earlier bound it quotes as (9) ([21, Remark 1]).
 The comparison is therefore drawn at parameters chosen and stated in config (``girgis.fig2``), and every
 curve's verdict is *not reproducible as specified* with that cause. What the text does claim is checked
