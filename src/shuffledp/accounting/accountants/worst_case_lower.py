@@ -32,10 +32,11 @@ from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import worst
+from shuffledp.accounting.views.one_value import OneValueView
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
 from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws, third_value_delta, third_value_law
 
-__all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "THIRD_VALUE_DATASETS"]
+__all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "MAX_USERS_ONE_VALUE", "THIRD_VALUE_DATASETS"]
 
 #: largest n for which the widened family is searched (k = 3: every (n_x0, n_x1); k >= 4: the
 #: third-value datasets below, each a windowed three-count law; MAX_USERS_THIRD for those)
@@ -45,6 +46,9 @@ MAX_USERS_THIRD = 200
 #: (b, a) is the reverse direction of (a, b)) above MAX_USERS_ALL_PAIRS; at or below it every (a, b)
 THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
 MAX_USERS_ALL_PAIRS = 16
+#: largest n for which the k >= 4 dataset "every other user on x2" is summed over its whole histogram
+#: (:mod:`shuffledp.accounting.views.one_value`; ~0.3 s per epsilon at n = 10^4, k = 10)
+MAX_USERS_ONE_VALUE = 10_000
 #: above MAX_USERS_EXACT only the first three (time: an epsilon search ~3 s at n = 200)
 _LARGE_THIRD = 3
 _LOG_ROUNDING = 1e-13  # the certified lower values lose this in log: exp(log(x)) stays below x
@@ -78,29 +82,46 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def member_log_deltas(self, eps: float) -> dict[str, float]:
         """log delta of each family member at ``eps`` (the accountant returns their maximum); for
         n <= MAX_USERS_EXACT also "every (n_x0, n_x1)" (k = 3, exact worst case) or "third value"
-        (k >= 4: max over THIRD_VALUE_DATASETS of the exact full-histogram delta)."""
+        (k >= 4: max over THIRD_VALUE_DATASETS of the exact full-histogram delta), and for k >= 4,
+        MAX_USERS_THIRD < n <= MAX_USERS_ONE_VALUE "one value" (every other user on x2, the whole
+        histogram: the third-value dataset a = b = 0 in closed form, which "third value" holds below)."""
         members = self._families.member_log_deltas(eps)
         s = self.setting
-        if s.k < 3 or eps >= s.epsilon_local or s.n_users > (MAX_USERS_EXACT if s.k == 3 else MAX_USERS_THIRD):
+        if s.k < 3 or eps >= s.epsilon_local:
+            return members
+        if s.k >= 4 and MAX_USERS_THIRD < s.n_users <= MAX_USERS_ONE_VALUE:  # below: in "third value" (a = b = 0)
+            if getattr(self, "_one_value", None) is None:
+                self._one_value = OneValueView(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+            value = self._one_value.log_delta(float(eps))
+            members["one value"] = value - _LOG_ROUNDING if np.isfinite(value) else -np.inf
+        if s.n_users > (MAX_USERS_EXACT if s.k == 3 else MAX_USERS_THIRD):
             return members
         if s.k == 3:
-            if getattr(self, "_laws", None) is None:
-                self._laws = stack_laws(pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q))))
-            value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
-            members["every (n_x0, n_x1)"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+            members["every (n_x0, n_x1)"] = self._k3_exact(eps)
         else:
-            n = s.n_users
-            pairs = ([(a, b) for a in range(n) for b in range(n - a)] if n <= MAX_USERS_ALL_PAIRS
-                     else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
-            if n > MAX_USERS_EXACT:
-                pairs = pairs[:_LARGE_THIRD]
-            if getattr(self, "_third", None) is None:  # the laws do not depend on eps: built once
-                self._third = {(a, b): third_value_law(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
-                               for a, b in pairs}
-            value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b, law=law)
-                        for (a, b), law in self._third.items())
-            members["third value"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+            members["third value"] = self._third_value(eps)
         return members
+
+    def _k3_exact(self, eps: float) -> float:
+        s = self.setting
+        if getattr(self, "_laws", None) is None:
+            self._laws = stack_laws(pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q))))
+        value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
+        return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+
+    def _third_value(self, eps: float) -> float:
+        s = self.setting
+        n = s.n_users
+        pairs = ([(a, b) for a in range(n) for b in range(n - a)] if n <= MAX_USERS_ALL_PAIRS
+                 else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
+        if n > MAX_USERS_EXACT:
+            pairs = pairs[:_LARGE_THIRD]
+        if getattr(self, "_third", None) is None:  # the laws do not depend on eps: built once
+            self._third = {(a, b): third_value_law(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+                           for a, b in pairs}
+        value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b, law=law)
+                    for (a, b), law in self._third.items())
+        return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         if log_masses:

@@ -1,0 +1,134 @@
+"""Exact histogram delta of one dataset at every n: every other user on ONE value x2 outside {x0, x1}.
+
+A LOWER bound on the worst case over datasets (it is one pair of neighbouring datasets), used by
+``worst-case-lower`` for k >= 4 (issue 23). Unlike the "none" member of :mod:`shuffledp.accounting.views.worst`,
+which keeps only the (h0, h1) marginal, this is the delta of the whole shuffled histogram.
+
+**Sufficiency.** The k - 3 values x3 .. receive every user's report with probability q each whatever
+its value, so given their total they are uniform multinomial with the same law under D and D';
+(h0, h1, h2) is sufficient, and its law under D is the four-cell multinomial M_n(h) with cell
+probabilities (q, q, p, (k - 3) q) tilted by the differing user u.
+
+**Closed form of the likelihood.** With G = M_{n-1} (the n - 1 others) and u reporting x0 w.p. p, x1 w.p. q,
+x2 w.p. q and the rest w.p. (k - 3) q under D: G(h - e_j) = M_n(h) h_j / (n pi_j), so with E = e^eps0,
+
+    P(h) = M_n(h) [E h0 + h1 + h2 / E + h_S] / n,   Q(h) = M_n(h) [h0 + E h1 + h2 / E + h_S] / n,
+
+h_S = n - h0 - h1 - h2, and P - e^eps Q is LINEAR in h:
+
+    delta(eps) = ((E - 1) / n) E_M[(h0 - e^eps h1 + (e^eps - 1) h2 / E - (e^eps - 1) n / (E - 1))_+].
+
+Conditioning on h2 ~ Bin(n, p), then t = h0 + h1 | h2 ~ Bin(n - h2, 2 / (k - 1)), then h0 | t ~ Bin(t, 1/2):
+
+    delta = ((E - 1)(1 + e^eps) / n) sum_{h2, t} Bin(n, p)(h2) Bin(n - h2, 2/(k-1))(t) E[(A - tau)_+],
+    tau = (e^eps t - (e^eps - 1) h2 / E + (e^eps - 1) n / (E - 1)) / (1 + e^eps),  A ~ Bin(t, 1/2),
+
+one closed-form expected excess per (h2, t) (:func:`shuffledp.accounting.numerics.binomial.log_excess_above`,
+with tau - t / 2 = (e^eps - 1)(t / 2 - h2 / E + n / (E - 1)) / (1 + e^eps) passed exactly). The direction
+does not matter (relabelling x0 <-> x1 maps the dataset to itself). Checked against the brute-force
+full-histogram law of :func:`shuffledp.accounting.views.worst_upper.third_value_delta` (a = b = 0) in the tests.
+
+**Summation (a lower value).** A rectangle of rows h2 and, per row, columns t = c(h2) + j (c(h2) the
+row's mean moved into the region tau < t where the excess is positive) is widened, doubling, until its
+edge rows and columns lie e^-40 below its largest term, or the range ends. Every term is positive, so
+whatever is left out (also when the rectangle stops at :data:`MAX_CELLS` cells or its peak is below
+e^-700) only makes the true value larger: the value returned is a partial sum, a lower bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from shuffledp._numerics import logsumexp
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_pmf
+from shuffledp.accounting.params import KrrParams
+
+__all__ = ["OneValueView", "MAX_CELLS"]
+
+#: terms (h2, t) summed at most per epsilon (time and memory bounded; beyond, a partial sum)
+MAX_CELLS = 4_000_000
+_LOG_EDGE = 40.0
+_LOG_BEYOND_PROMISE = -700.0
+_LOG_HALF = math.log(0.5)
+
+
+class OneValueView:
+    """log delta of "every other user on x2" (module doc) for one (n, k >= 4, eps0); the pmf of h2 is
+    cached across epsilons."""
+
+    def __init__(self, *, n: int, k: int, epsilon_local: float):
+        if k < 3:
+            raise ValueError(f"`k` must be >= 3 for a value outside {{x0, x1}}; got {k!r}.")
+        self.n, self.k, self.e0 = int(n), int(k), float(epsilon_local)
+        krr = KrrParams.of(self.e0, self.k)
+        self._s = LogPmfRange(self.n, krr.log_2q, krr.log_1m2q)  # s = h0 + h1 ~ Bin(n, 2q)
+        self._q2 = math.exp(krr.log_2q)
+        # h2 | s ~ Bin(n - s, pi2), pi2 = p / (1 - 2q) = e^eps0 / (e^eps0 + k - 3)
+        self._log_pi2 = self.e0 - (krr.log_1m2q + krr.log_den)
+        self._log_1mpi2 = (math.log(k - 3.0) - (krr.log_1m2q + krr.log_den)) if k > 3 else -np.inf
+        self._pi2 = math.exp(self._log_pi2)
+
+    def _terms(self, eps: float, s: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """log of each term (s, h0 = c(s) + offset) of the sum below, -inf outside the support or where it
+        is 0:  delta = ((E - 1) kappa / n) sum_{s, h0} Bin(n, 2q)(s) Bin(s, 1/2)(h0) E[(h2 - theta)_+]."""
+        n, E = self.n, math.exp(self.e0)
+        em1, ee = math.expm1(eps), math.exp(eps)
+        kappa = em1 / E
+        big_c = em1 * n / math.expm1(self.e0)
+        trials = n - s  # h2 | s ~ Bin(n - s, pi2)
+        h0_min = (big_c + ee * s - kappa * trials) / (1.0 + ee)  # the excess is positive only above it
+        centre = np.clip(np.maximum(np.round(0.5 * s), np.floor(h0_min) + 1.0), 0.0, s)
+        h0 = centre[:, None] + offsets[None, :]
+        s2 = np.broadcast_to(s[:, None], h0.shape)
+        inside = (h0 >= 0) & (h0 <= s2) & (h0 > h0_min[:, None])
+        out = np.full(h0.shape, -np.inf)
+        if not inside.any():
+            return out
+        a, si = h0[inside], s2[inside]
+        m = n - si
+        # theta - m pi2 = ((e^eps - 1)(n / (E - 1) - m pi2 / E + h1) + (h1 - h0)) / kappa: e^eps h1 - h0
+        # split into an integer and a small part (no cancellation as eps -> 0)
+        h1 = si - a
+        d = (em1 * (n / math.expm1(self.e0) - m * self._pi2 / E + h1) + (h1 - a)) / kappa
+        theta = m * self._pi2 + d
+        weight = np.broadcast_to(self._s.of(s)[:, None], h0.shape)[inside]
+        out[inside] = (weight + log_pmf(a, si, _LOG_HALF, _LOG_HALF)
+                       + log_excess_above(theta, m, self._log_pi2, self._log_1mpi2, d))
+        return out
+
+    def log_delta(self, eps: float) -> float:
+        """log delta (D || D') of the dataset at ``eps`` (a certified partial sum: module doc)."""
+        n, eps = self.n, float(eps)
+        # at eps = 0 the loss does not involve h2 (kappa = 0): the delta is the (h0, h1) marginal's, the
+        # "none" member of views.worst; 0 is returned here (a lower value)
+        if eps >= self.e0 or eps <= 0.0 or n < 1:
+            return -np.inf
+        sd = math.sqrt(n * self._q2 * (1.0 - self._q2))
+        centre = int(round(n * self._q2))
+        lo, hi = max(0, centre - int(8.0 * sd + 32.0)), min(n, centre + int(8.0 * sd + 32.0))
+        width = int(8.0 * math.sqrt(0.25 * n * self._q2) + 32.0)
+        while True:
+            rows = np.arange(lo, hi + 1, dtype=float)
+            offsets = np.arange(-width, width + 1, dtype=float)
+            terms = self._terms(eps, rows, offsets)
+            peak = float(np.max(terms))
+            floor = peak - _LOG_EDGE
+            grow_lo = lo > 0 and (peak == -np.inf or np.max(terms[0]) > floor)
+            grow_hi = hi < n and (peak == -np.inf or np.max(terms[-1]) > floor)
+            grow_t = width < n and (peak == -np.inf or max(np.max(terms[:, 0]), np.max(terms[:, -1])) > floor)
+            stop = (not (grow_lo or grow_hi or grow_t) or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE)
+                    or terms.size >= MAX_CELLS)
+            if stop:
+                if peak == -np.inf:
+                    return -np.inf
+                log_scale = math.log(math.expm1(self.e0)) + math.log(math.expm1(eps)) - self.e0 - math.log(n)
+                return float(logsumexp(terms[np.isfinite(terms)])) + log_scale
+            span = hi - lo + 1
+            if grow_lo:
+                lo = max(0, lo - span)
+            if grow_hi:
+                hi = min(n, hi + span)
+            if grow_t:
+                width = min(n, 2 * width)
