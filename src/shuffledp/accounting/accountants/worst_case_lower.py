@@ -19,8 +19,11 @@ itself, equal to ``worst-case-upper``); for k >= 4 and n <= MAX_USERS_THIRD the 
 delta (through (h0, h1, h2), sufficient) of "n_x0 on x0, n_x1 on x1, the rest on x2", for every
 (n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else for the small ones of THIRD_VALUE_DATASETS. The
 worst case is not always at small counts: at n = 10, k = 4, eps0 = 2, eps = 1.5 brute force puts it at
-6 others on x1 and 3 on x3 (reverse direction). The widened members are single-round only: the binned
-views used for composition are still those of the three old members.
+6 others on x1 and 3 on x3 (reverse direction). For k >= 4 and MAX_USERS_THIRD < n <= MAX_USERS_ONE_VALUE
+the member "one value" is the whole-histogram delta of "every other user on x2" in closed form
+(:mod:`shuffledp.accounting.views.one_value`: the privacy loss is linear in (h0, h1, h2), one expected
+excess per (h0 + h1, h0)); it dominates "none" (its (h0, h1) marginal). The widened members are
+single-round only: the binned views used for composition are still those of the three old members.
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
         "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for n <= 64 also the exact maximum over every "
         "(n_x0, n_x1) (k = 3: the worst case itself) or the exact histogram delta of 'n_x0 on x0, n_x1 on x1, the "
-        "rest on x2' (k >= 4, n <= 200; every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, <= 1 above)"
+        "rest on x2' (k >= 4, n <= 200; every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, <= 1 above); "
+        "for k >= 4 and 200 < n <= 10000 the exact histogram delta of 'every other user on x2'"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
