@@ -21,8 +21,8 @@ dataset bounds it, tests/accounting/test_worst_case_exact.py): eps 0.32945749267
 Second documented re-record (issue 23): for k >= 4 and 200 < n <= 10^4 the lower bound's family gained
 the whole histogram of "every other user on x2" (views/one_value.py; tests/accounting/test_one_value.py
 checks it against brute force and an independent summation). ``worst-case-lower n=1000 k=10``:
-eps0 = 0.5: 0.029641783154127712 -> 0.029645006237081384; eps0 = 4.0: 1.5223852436487602 ->
-1.5268502255386722 (both rose: tighter; the upper end, weak-adversary, is 0.029651 and 1.52744). Only
+eps0 = 0.5: 0.029641783154127712 -> 0.029645006234793617; eps0 = 4.0: 1.5223852436487602 ->
+1.5268502254348275 (both rose: tighter; the upper end, weak-adversary, is 0.029651 and 1.52744). Only
 those two keys were replaced.
 """
 
