@@ -15,6 +15,9 @@ cumulative sums continuing from the previous chunk, the stopping test's log by `
 it is within 1e-12 of l_i, where ``math.log`` decides. The answer is therefore dp_accounting's, bit for
 bit (tests/accounting/test_pld_epsilon.py compares every PLD of the Koskela figures and random ones).
 Anything else (a sparse PMF, a loss whose e^-l would overflow) is handed to dp_accounting itself.
+The losses, e^-l and the sums U and L do not depend on delta: they are made once per PMF (chunk by
+chunk, as far as a walk has gone) and kept while the PMF lives, so the five deltas of a Fig. 3 curve
+walk one set of sums (issue 24).
 
 :func:`delta_for_epsilon` is ``get_delta_for_epsilon`` for an ascending array of finite epsilons
 (``pld_pmf._get_delta_for_epsilon_vectorized``: a Python loop that adds the losses above each epsilon from
@@ -99,9 +102,14 @@ class _Prefix:
         self.size = probs.size  # chunks still possible; the count once the last one is made
 
     def chunk(self, index: int) -> tuple:
+        """(losses, U before, L before, U after, L after) of chunk ``index``; "before" is "after" shifted by
+        one, made again on each call so that a PMF keeps three arrays of its length, not five."""
         while len(self._chunks) <= index:
             self._chunks.append(self._next())
-        return self._chunks[index]
+        upper, lower, losses, upper_after, lower_after = self._chunks[index]
+        upper_before = np.concatenate([[upper], upper_after[:-1]])
+        lower_before = np.concatenate([[lower], lower_after[:-1]])
+        return losses, upper_before, lower_before, upper_after, lower_after
 
     def _next(self) -> tuple:
         upper, lower, loss, start, size = self._state
@@ -111,13 +119,11 @@ class _Prefix:
         exps = np.fromiter(map(math.exp, (-losses).tolist()), dtype=float, count=losses.size)
         upper_after = np.cumsum(np.concatenate([[upper], chunk]))[1:]
         lower_after = np.cumsum(np.concatenate([[lower], exps * chunk]))[1:]
-        upper_before = np.concatenate([[upper], upper_after[:-1]])
-        lower_before = np.concatenate([[lower], lower_after[:-1]])
         start += chunk.size
         self._state = (upper_after[-1], lower_after[-1], float(losses[-1]), start, min(2 * size, _LARGEST_CHUNK))
         if start >= self.probs.size:
             self.size = len(self._chunks) + 1
-        return losses, upper_before, lower_before, upper_after, lower_after
+        return upper, lower, losses, upper_after, lower_after
 
 
 def _first_stop(upper: np.ndarray, lower: np.ndarray, losses: np.ndarray, delta: float) -> int:
