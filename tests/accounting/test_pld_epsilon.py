@@ -88,3 +88,12 @@ def test_delta_for_epsilon_unsorted_goes_to_dp_accounting():
     pld = from_randomized_response(0.2, 4, value_discretization_interval=1e-3)
     with pytest.raises(ValueError, match="sorted"):
         pld_epsilon.delta_for_epsilon(pld, np.array([1.0, 0.5]))
+
+
+def test_kept_sums_do_not_depend_on_the_order_of_the_deltas():
+    """A PMF's sums are kept across calls (issue 24): deltas asked deepest first, then shallowest, then
+    again, give dp_accounting's values, and the kept chunks are the PMF's."""
+    pld = from_laplace_mechanism(1.0, value_discretization_interval=1e-4).self_compose(2)
+    for delta in [*DELTAS[::-1], *DELTAS]:
+        assert _same(pld.get_epsilon_for_delta(delta), epsilon_for_delta(pld, delta)), delta
+    assert pld._pmf_remove in pld_epsilon._PREFIXES

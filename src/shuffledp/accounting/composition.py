@@ -46,6 +46,7 @@ composition (a single round is exact in log space through the accountants themse
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -195,8 +196,15 @@ def _check_subsample_of_kind(name: str, kind: BoundKind, rounds) -> None:
 def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL) -> list[PrivacyLossDistribution]:
     """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``)."""
     _check_subsample_of_kind(name, accountant_class(name).kind, [r])
+    return list(_round_plds(name, r, float(interval)))
+
+
+@functools.lru_cache(maxsize=8)
+def _round_plds(name: str, r: Round, interval: float) -> tuple[PrivacyLossDistribution, ...]:
+    """:func:`round_pld`, kept for the few last rounds: the same round composed 1, 4 and 16 times (a figure's
+    curves) is built once (issue 24). dp_accounting never changes a PLD (composing makes a new one)."""
     pessimistic = accountant_class(name).kind is BoundKind.UPPER
-    return [_pld(view, r.subsample) for view in _views(name, r, interval, pessimistic)]
+    return tuple(_pld(view, r.subsample) for view in _views(name, r, interval, pessimistic))
 
 
 def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,

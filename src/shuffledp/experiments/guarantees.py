@@ -169,18 +169,22 @@ def epsilon_comparison_frame(
     rule = section["n_x0"]
     points = _settings(section)
     records = []
+    done = {}  # the point both panels hold (eps0 of panel a at n of panel b) is computed once (issue 24)
     bar = progress(total=len(section["accountants"]) * len(points), desc="epsilon comparison")
     for name in section["accountants"]:
         kind, needs_n_x0 = facts(name)
         for panel, n_users, epsilon_local in points:
             n_x0 = n_x0_from_rule(rule, n_users) if needs_n_x0 else None
             options = {"n_x0": n_x0} if needs_n_x0 else {}
-            try:
-                accountant = factory(name, epsilon_local=epsilon_local, n_users=n_users, k=k, **options)
-            except ValueError as error:
-                epsilon, status, note = math.nan, ERROR, str(error)
-            else:
-                epsilon, status, note = epsilon_at_delta(accountant, delta=delta, epsilon_local=epsilon_local)
+            key = (name, n_users, epsilon_local, n_x0)
+            if key not in done:
+                try:
+                    accountant = factory(name, epsilon_local=epsilon_local, n_users=n_users, k=k, **options)
+                except ValueError as error:
+                    done[key] = math.nan, ERROR, str(error)
+                else:
+                    done[key] = epsilon_at_delta(accountant, delta=delta, epsilon_local=epsilon_local)
+            epsilon, status, note = done[key]
             bar.update()
             records.append({
                 "panel": panel, "accountant": name, "kind": kind, "role": role_of(kind, needs_n_x0),

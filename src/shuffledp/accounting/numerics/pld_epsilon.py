@@ -15,6 +15,9 @@ cumulative sums continuing from the previous chunk, the stopping test's log by `
 it is within 1e-12 of l_i, where ``math.log`` decides. The answer is therefore dp_accounting's, bit for
 bit (tests/accounting/test_pld_epsilon.py compares every PLD of the Koskela figures and random ones).
 Anything else (a sparse PMF, a loss whose e^-l would overflow) is handed to dp_accounting itself.
+The losses, e^-l and the sums U and L do not depend on delta: they are made once per PMF (chunk by
+chunk, as far as a walk has gone) and kept while the PMF lives, so the five deltas of a Fig. 3 curve
+walk one set of sums (issue 24).
 
 :func:`delta_for_epsilon` is ``get_delta_for_epsilon`` for an ascending array of finite epsilons
 (``pld_pmf._get_delta_for_epsilon_vectorized``: a Python loop that adds the losses above each epsilon from
@@ -27,6 +30,7 @@ loop; the test checks both agree on every loss used).
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 from dp_accounting.pld import pld_pmf
@@ -36,6 +40,8 @@ __all__ = ["epsilon_for_delta", "delta_for_epsilon"]
 _FIRST_CHUNK = 4096
 _LARGEST_CHUNK = 1 << 18
 _AMBIGUOUS = 1e-12  # |np.log(r) - l| below this (relative to max(1, |l|)): math.log decides
+#: PMF -> its walk's chunks (:class:`_Prefix`), for as long as the PMF lives (dp_accounting never changes one)
+_PREFIXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def epsilon_for_delta(pld, delta: float) -> float:
@@ -53,37 +59,71 @@ def _pmf_epsilon(pmf, delta: float) -> float:
     upper_loss = (pmf._lower_loss + len(pmf._probs) - 1) * pmf._discretization
     if -upper_loss + (len(probs) + 1) * pmf._discretization > 700.0:
         return pmf.get_epsilon_for_delta(delta)  # e^-l could overflow: dp_accounting's own loop
-    return _walk(pmf._infinity_mass, upper_loss, -pmf._discretization, probs, delta)
+    prefix = _PREFIXES.get(pmf)
+    if prefix is None:
+        prefix = _PREFIXES[pmf] = _Prefix(pmf._infinity_mass, upper_loss, -pmf._discretization, probs)
+    return _walk(pmf._infinity_mass, upper_loss, -pmf._discretization, probs, delta, prefix)
 
 
-def _walk(infinity_mass: float, first_loss: float, step: float, probs: np.ndarray, delta: float) -> float:
-    """``pld_pmf._get_epsilon_for_delta`` over losses first_loss, first_loss + step, ... (module doc)."""
+def _walk(infinity_mass: float, first_loss: float, step: float, probs: np.ndarray, delta: float,
+          prefix: _Prefix | None = None) -> float:
+    """``pld_pmf._get_epsilon_for_delta`` over losses first_loss, first_loss + step, ... (module doc).
+    ``prefix``: the chunks' delta-free sums, shared by every delta asked of the same PMF."""
     if infinity_mass > delta:
         return math.inf
-    upper, lower, loss = infinity_mass, 0, first_loss  # carried across chunks (lower: int 0 as theirs)
-    start, size = 0, _FIRST_CHUNK
-    while start < probs.size:
-        chunk = probs[start:start + size]
+    prefix = prefix or _Prefix(infinity_mass, first_loss, step, probs)
+    upper, lower = infinity_mass, 0  # lower: int 0 as theirs
+    index = 0
+    while index < prefix.size:
+        losses, upper_before, lower_before, upper_after, lower_after = prefix.chunk(index)
+        stop = _first_stop(upper_before, lower_before, losses, delta)
+        zero = np.flatnonzero((upper_after >= delta) & (lower_after == 0))
+        first_zero = int(zero[0]) if zero.size else losses.size
+        if stop < losses.size and stop <= first_zero:
+            upper, lower = upper_before[stop], lower_before[stop]
+            break
+        if first_zero < losses.size:
+            return max(0, float(losses[first_zero]))
+        upper, lower = upper_after[-1], lower_after[-1]
+        index += 1
+    if upper <= lower + delta:
+        return 0
+    return math.log((upper - delta) / lower)
+
+
+class _Prefix:
+    """The chunks of one PMF's walk (losses, U and L before and after each loss), computed on first use
+    and kept: they do not depend on delta, so the walks of several deltas share them (issue 24)."""
+
+    def __init__(self, infinity_mass: float, first_loss: float, step: float, probs: np.ndarray):
+        self.probs, self.step = probs, step
+        self._chunks = []
+        self._state = (infinity_mass, 0, first_loss, 0, _FIRST_CHUNK)  # U, L, loss, start, size
+        self.size = probs.size  # chunks still possible; the count once the last one is made
+
+    def chunk(self, index: int) -> tuple:
+        """(losses, U before, L before, U after, L after) of chunk ``index``; "before" is "after" shifted by
+        one, made again on each call so that a PMF keeps three arrays of its length, not five."""
+        while len(self._chunks) <= index:
+            self._chunks.append(self._next())
+        upper, lower, losses, upper_after, lower_after = self._chunks[index]
+        upper_before = np.concatenate([[upper], upper_after[:-1]])
+        lower_before = np.concatenate([[lower], lower_after[:-1]])
+        return losses, upper_before, lower_before, upper_after, lower_after
+
+    def _next(self) -> tuple:
+        upper, lower, loss, start, size = self._state
+        chunk, step = self.probs[start:start + size], self.step
         losses = np.cumsum(np.concatenate([[loss], np.full(chunk.size - 1, step)])) if start == 0 else \
             np.cumsum(np.concatenate([[loss], np.full(chunk.size, step)]))[1:]
         exps = np.fromiter(map(math.exp, (-losses).tolist()), dtype=float, count=losses.size)
         upper_after = np.cumsum(np.concatenate([[upper], chunk]))[1:]
         lower_after = np.cumsum(np.concatenate([[lower], exps * chunk]))[1:]
-        upper_before = np.concatenate([[upper], upper_after[:-1]])
-        lower_before = np.concatenate([[lower], lower_after[:-1]])
-        stop = _first_stop(upper_before, lower_before, losses, delta)
-        zero = np.flatnonzero((upper_after >= delta) & (lower_after == 0))
-        first_zero = int(zero[0]) if zero.size else chunk.size
-        if stop < chunk.size and stop <= first_zero:
-            upper, lower = upper_before[stop], lower_before[stop]
-            break
-        if first_zero < chunk.size:
-            return max(0, float(losses[first_zero]))
-        upper, lower, loss = upper_after[-1], lower_after[-1], float(losses[-1])
-        start, size = start + chunk.size, min(2 * size, _LARGEST_CHUNK)
-    if upper <= lower + delta:
-        return 0
-    return math.log((upper - delta) / lower)
+        start += chunk.size
+        self._state = (upper_after[-1], lower_after[-1], float(losses[-1]), start, min(2 * size, _LARGEST_CHUNK))
+        if start >= self.probs.size:
+            self.size = len(self._chunks) + 1
+        return upper, lower, losses, upper_after, lower_after
 
 
 def _first_stop(upper: np.ndarray, lower: np.ndarray, losses: np.ndarray, delta: float) -> int:
