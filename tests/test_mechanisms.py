@@ -250,30 +250,3 @@ def test_sensitivity_of_the_histogram_under_each_neighbouring_relation():
     assert sensitivity_for("add-remove") == 1.0
     with pytest.raises(ValueError, match=r"`neighbouring` must be one of 'replace-one', 'add-remove'; got 'swap'\."):
         sensitivity_for("swap")
-
-
-@pytest.mark.parametrize("epsilon", [0.05, 0.5, 1.0, 2.0, 4.0, 8.0])
-@pytest.mark.parametrize("sensitivity", [0.0, 1.0, math.sqrt(2), 3.0])
-def test_diffprivlib_sigma_copy_is_diffprivlib_bit_for_bit(epsilon, sensitivity):
-    """The copy of GaussianAnalytic's calibration (issue 24: no diffprivlib import in the jobs) returns
-    diffprivlib's own sigma, bit for bit, from delta = 1 down to 1e-300 (where diffprivlib under-noises)."""
-    from diffprivlib.mechanisms import GaussianAnalytic
-
-    from shuffledp.mechanisms import _transcription_applies
-
-    for delta in [1.0, 0.5, 0.1, 1e-3, 1e-6, 1e-9, 1e-12, 1e-16, 1e-20, 1e-50, 1e-300]:
-        assert _transcription_applies(epsilon, delta, sensitivity)
-        theirs = math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=sensitivity).variance(0.0))
-        ours = diffprivlib_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
-        assert ours == theirs or (math.isnan(ours) and math.isnan(theirs)), (epsilon, delta, sensitivity)
-        assert type(ours) is type(theirs)
-
-
-def test_diffprivlib_sigma_outside_the_copy_asks_diffprivlib():
-    from shuffledp.mechanisms import _transcription_applies
-
-    assert not _transcription_applies(0.0, 1e-6, 1.0)
-    assert not _transcription_applies(1.0, 0.0, 1.0)
-    assert not _transcription_applies(math.inf, 1e-6, 1.0)
-    with pytest.raises(ValueError):
-        diffprivlib_gaussian_sigma(epsilon=1.0, delta=0.0, sensitivity=1.0)

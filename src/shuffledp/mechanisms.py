@@ -228,70 +228,12 @@ def analytic_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float)
 def diffprivlib_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float) -> float:
     """sigma chosen by diffprivlib's ``GaussianAnalytic`` (the paper's implementation), for comparison.
 
-    Read through its public ``variance`` method. Known to under-noise for delta below ~1e-16. With
-    diffprivlib :data:`_DIFFPRIVLIB_TRANSCRIBED` installed and plain arguments, the same value is computed
-    by :func:`_diffprivlib_analytic_scale`, its code copied: importing diffprivlib imports scikit-learn and
-    scipy.stats, ~1 s CPU in every workflow job that calibrates a Gaussian (issue 24); the copy is checked
-    against diffprivlib itself, bit for bit, in tests/test_mechanisms.py.
+    Read through its public ``variance`` method. Known to under-noise for delta below ~1e-16.
     """
-    if _transcription_applies(epsilon, delta, sensitivity):
-        return math.sqrt(_diffprivlib_analytic_scale(float(epsilon), float(delta), float(sensitivity)) ** 2)
     from diffprivlib.mechanisms import GaussianAnalytic
 
     mechanism = GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
     return math.sqrt(mechanism.variance(0.0))
-
-
-#: the diffprivlib release whose ``GaussianAnalytic._find_scale`` :func:`_diffprivlib_analytic_scale` copies
-_DIFFPRIVLIB_TRANSCRIBED = "0.6.6"
-
-
-def _transcription_applies(epsilon, delta, sensitivity) -> bool:
-    """Whether the copy gives diffprivlib's value: that release installed, and arguments its checks accept
-    (finite reals, epsilon > 0, 0 < delta <= 1, sensitivity >= 0); otherwise diffprivlib itself answers."""
-    from importlib.metadata import PackageNotFoundError, version
-    from numbers import Real
-
-    try:
-        installed = version("diffprivlib")
-    except PackageNotFoundError:  # pragma: no cover - a declared dependency
-        return False
-    values = (epsilon, delta, sensitivity)
-    return (installed == _DIFFPRIVLIB_TRANSCRIBED and all(isinstance(v, Real) and math.isfinite(v) for v in values)
-            and epsilon > 0 and 0 < delta <= 1 and sensitivity >= 0)
-
-
-def _diffprivlib_analytic_scale(epsilon: float, delta: float, sensitivity: float):
-    """diffprivlib 0.6.6 ``GaussianAnalytic._find_scale`` (diffprivlib/mechanisms/gaussian.py, MIT licence,
-    (c) IBM Corp.), the same operations in the same order (``math.erf``, numpy's sqrt and exp)."""
-    if sensitivity / epsilon == 0:
-        return 0.0
-
-    def phi(val):
-        return (1 + math.erf(val / np.sqrt(2))) / 2
-
-    def b_plus(val):
-        return phi(np.sqrt(epsilon * val)) - np.exp(epsilon) * phi(- np.sqrt(epsilon * (val + 2))) - delta
-
-    def b_minus(val):
-        return phi(- np.sqrt(epsilon * val)) - np.exp(epsilon) * phi(- np.sqrt(epsilon * (val + 2))) - delta
-
-    delta_0 = b_plus(0)
-    target_func = b_plus if delta_0 < 0 else b_minus
-    left, right = 0, 1
-    while target_func(left) * target_func(right) > 0:
-        left = right
-        right *= 2
-    old_interval_size = (right - left) * 2
-    while old_interval_size > right - left:
-        old_interval_size = right - left
-        middle = (right + left) / 2
-        if target_func(middle) * target_func(left) <= 0:
-            right = middle
-        if target_func(middle) * target_func(right) <= 0:
-            left = middle
-    alpha = np.sqrt(1 + (left + right) / 4) + (-1 if delta_0 < 0 else 1) * np.sqrt((left + right) / 4)
-    return alpha * sensitivity / np.sqrt(2 * epsilon)
 
 
 @dataclass(frozen=True)
