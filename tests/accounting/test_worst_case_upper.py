@@ -157,3 +157,41 @@ def test_large_n_bracket_is_tight_and_below_the_weak_adversary():
     assert lower <= upper <= lower * 1.005 and upper < 0.9 * weak
     accountant = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=2)
     assert accountant.delta_for_epsilon([e0, 2 * e0]).tolist() == [0.0, 0.0]
+
+
+# ------------------------------------------------- reuse across epsilons (issue 24): the same numbers
+@pytest.mark.parametrize("a,l,c,e0", [(40, 200, 30, 1.0), (500, 3, 100, 4.0), (0, 3000, 0, 0.5),
+                                      (20000, 70000, 9000, 0.5), (300_000, 200_000, 0, 2.0)])
+def test_boundary_warm_started_is_the_crossing_of_the_computed_gaps(a, l, c, e0):
+    """The boundary found from a guess (cold, then warm from the last one, epsilons in a search's
+    jumping order) is the first h whose computed gap log f(h - 1) - log f(h) exceeds the ratio, read
+    off a scan of every h of the window; and the exponential search from the normal guess agrees."""
+    log_p, log_q = _logs(e0)
+    pair = PairSum(a, l, log_p, log_q, blanket=c)
+    fresh = PairSum(a, l, log_p, log_q, blanket=c)
+    centre = int(round(pair.mean))
+    span = np.arange(max(centre - 12 * int(math.sqrt(pair.var)) - 40, 1), min(centre + 12 * int(math.sqrt(pair.var)) + 40, pair.total) + 1)
+    lf = pair.log_f(np.concatenate([[span[0] - 1], span]))
+    gaps = lf[:-1] - lf[1:]  # g(h), h in span
+    for eps in (0.6 * e0, 0.1 * e0, 0.3 * e0, 0.29 * e0, 0.2900001 * e0, 0.01 * e0, 0.95 * e0):
+        log_ratio = math.log((math.exp(eps) * math.exp(log_p) - math.exp(log_q))
+                             / (math.exp(log_p) - math.exp(eps) * math.exp(log_q)))
+        hits = np.flatnonzero(gaps > log_ratio)
+        if hits.size == 0 or hits[0] == 0:
+            continue  # the crossing is outside the scanned window
+        expected = int(span[hits[0]])
+        assert pair.boundary(log_ratio) == expected
+        assert fresh._boundary_search(log_ratio) == expected
+
+
+def test_pair_sums_sharing_pieces_give_the_same_bounds_bit_for_bit():
+    """Pair sums built from a shared memo (windows, pmf ranges) and re-evaluated at many epsilons
+    (cached log f, tails and boundaries) give exactly the values of fresh ones."""
+    log_p, log_q = _logs(0.5)
+    memo: dict = {}
+    cases = [(50_000, 140_000, 3000), (50_000, 120_000, 5000), (60_000, 140_000, 0), (140_000, 50_000, 3000)]
+    shared = [PairSum(a, l, log_p, log_q, blanket=c, memo=memo) for a, l, c in cases]
+    for eps in (0.02, 0.011, 0.0125, 0.01253, 0.012529999):
+        for (a, l, c), pair in zip(cases, shared):
+            assert pair.log_bound(eps) == PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps), (a, l, c, eps)
+    assert len(memo) < 3 * len(cases)  # pieces were shared
