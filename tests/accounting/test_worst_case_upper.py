@@ -195,3 +195,90 @@ def test_pair_sums_sharing_pieces_give_the_same_bounds_bit_for_bit():
         for (a, l, c), pair in zip(cases, shared):
             assert pair.log_bound(eps) == PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps), (a, l, c, eps)
     assert len(memo) < 3 * len(cases)  # pieces were shared
+
+
+def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
+    """The branch and bound as it was before lazy bounds (issue 24): every block's bound computed when
+    the block is made, (-bound, a, b) on the heap; the reference the lazy search must reproduce."""
+    import heapq
+
+    from shuffledp.accounting.views import pair_sum
+
+    bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
+    best, best_j = -np.inf, -1
+    for j in (0, n - 1):
+        value = bound(j, j)
+        if value > best:
+            best, best_j = value, j
+    bound.choose_blanket(best)
+    size = max(1, -(-n // pair_sum._FIRST_BLOCKS))
+    heap = [(-bound(a, min(n - 1, a + size - 1)), a, min(n - 1, a + size - 1)) for a in range(0, n, size)]
+    heapq.heapify(heap)
+    log_stop = math.log1p(relative_stop)
+    while True:
+        negative, a, b = heapq.heappop(heap)
+        if a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
+            return -negative, best, best_j
+        middle = (a + b) // 2
+        for lo, hi in ((a, middle), (middle + 1, b)):
+            value = bound(lo, hi)
+            heapq.heappush(heap, (-value, lo, hi))
+            if lo == hi and value > best:
+                best, best_j = value, lo
+        value = bound(middle, middle)
+        if value > best:
+            best, best_j = value, middle
+
+
+@pytest.mark.parametrize("n,e0,eps,evaluations", [(7, 1.0, 0.3, 200), (40, 2.0, 0.2, 200), (1000, 1.0, 0.2, 200),
+                                                  (5000, 8.0, 0.5, 200), (20000, 2.0, 0.05, 120),
+                                                  (200_000, 0.5, 0.004, 200), (200_000, 4.0, 0.2, 60)])
+def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluations):
+    """Keys are certified and above the bounds they stand for, so the lazy search resolves blocks in the
+    eager order: the same (top, best, best j), to the last bit."""
+    assert large_forward_delta(eps, n=n, epsilon_local=e0, max_evaluations=evaluations) == _eager_search(
+        eps, n, e0, max_evaluations=evaluations)
+
+
+@pytest.mark.parametrize("n,e0,eps", [(6, 1.0, 0.3), (30, 2.0, 0.2), (25, 0.5, 0.1), (300, 4.0, 1.0)])
+def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
+    """key(a, b) >= the block's bound >= F(j) for every j in the block (exact single-dataset delta of the
+    blanket-bit view, a separate implementation), over every block of a grid of sizes."""
+    from shuffledp.accounting.views import pair_sum
+
+    bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
+    bound.choose_blanket(-20.0)
+    log_p, log_q = _logs(e0)
+    p, q = math.exp(log_p), math.exp(log_q)
+    delta = [_Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
+    for width in (1, 2, 3, max(1, n // 5), n):
+        for a in range(0, n, width):
+            b = min(n - 1, a + width - 1)
+            exact = bound.exact(a, b)
+            key, is_exact = _key_alone(bound, a, b)
+            assert not is_exact and key >= exact >= math.log(max(delta[a:b + 1])) - 1e-12, (a, b, key, exact)
+
+
+def _key_alone(bound, a, b):
+    """A key computed without the block's bound in the cache (else key() returns the bound itself)."""
+    from shuffledp.accounting.views.pair_sum import _WINDOW_SDS
+
+    name = bound._key(a, b, _WINDOW_SDS)
+    saved = bound.cache.pop(name, None)
+    try:
+        return bound.key(a, b)
+    finally:
+        if saved is not None:
+            bound.cache[name] = saved
+
+
+def test_window_size_is_the_size_of_log_window():
+    """A key's rounding allowance uses the width of the full window, computed without its values."""
+    from shuffledp.accounting.numerics.windows import log_window
+    from shuffledp.accounting.views.pair_sum import _WINDOW_SDS, _window_size
+
+    for e0 in (0.5, 4.0):
+        log_p, log_q = _logs(e0)
+        for N in (0, 1, 5, 100, 12_345, 10**6, 5 * 10**7):
+            for pair in ((log_p, log_q), (log_q, log_p), (math.log(0.5), math.log(0.5))):
+                assert _window_size(N, *pair) == log_window(N, *pair, _WINDOW_SDS)[1].size

@@ -45,11 +45,31 @@ mostly over the same blocks. Everything but the two scalars alpha, beta is epsil
 log f(h) and log Pr(S >= x) (per pair sum), the last boundary (the next guess is it moved by
 var x the change of log(beta / alpha), checked on a window of three values of the gap), and, shared
 by the pair sums of one search (``memo``), the windows of the narrow binomials and of the blanket
-reports and the other binomial's pmf ranges (every value is elementwise, so the same whoever asks).
-The numbers are those computed without the reuse, bit for bit (tested); at n = 10^6, eps0 = 0.5 the
-search at delta = 1e-6 went from ~7 to ~3 CPU s. What is left is per new block (a search meets ~400):
-the convolution with the blanket window (O(w_s x w_c) for window widths w_s ~ 40 sd and w_c), its log
-pmf and one continued-fraction tail, which is why n = 10^8 still takes minutes.
+reports, the other binomial's pmf ranges and Pr(beta < beta_min) (every value is elementwise, so the
+same whoever asks). The numbers are those computed without the reuse, bit for bit (tested).
+
+**Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the
+queue is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its
+own: the same pair sum with windows of ``_KEY_SDS`` = 10 standard deviations instead of 20, the mass
+outside each window bounded by Bernstein's inequality instead of computed exactly (an upper bound:
+the key only rises), the other binomial's tail beyond the window by a geometric lower bound (a
+lower tail raises the value, as above), the rounding allowance of the full-width bound, and a
+relative 1e-9 on top. Each piece is an upper bound, so the key is a certified bound on every dataset
+of the block (the search may stop with keys in the queue: its answer is still valid); and it is
+above the block's bound by ~1e-9 relative (the windows' truncation is below e^-45 of the mass, far
+below the rounding allowance both carry; tested on every block of grids of n, against the block
+bound and against brute force). When a key comes to the top of the queue the block's bound replaces
+it. As keys are above the bounds they stand for, blocks come off the queue in the order of the
+eager search, which returns the same (top, best, best j) bit for bit (tested against a copy of the
+eager search); the count of evaluations counts keys as the eager search counted bounds. The dataset
+at a split block's middle needs its bound only when its key is above the best single-dataset value.
+
+Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~1.5 s with
+both (docs/reproduction-notes.md, "Speed (issue 24)"). What is left is per block that reaches the
+top of the queue (~50 per epsilon, each new when epsilon jumps, as beta_min moves with the largest
+single-dataset value): the convolution with the blanket window (O(w_s x w_c) for window widths
+w_s ~ 40 sd and w_c), the windows' log pmf and continued-fraction tails; at n = 10^8 the
+convolutions (~10^9 products each) dominate and a search takes minutes.
 """
 
 from __future__ import annotations
@@ -60,7 +80,7 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf
+from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
 from shuffledp.accounting.numerics.search import first_high_integer
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
@@ -73,6 +93,8 @@ _GUESS_HALF = 24
 _NEAR_STEPS = 5  # windows tried around the guessed boundary before the search
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
+_KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
+_LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
 _CACHE_DOUBLES = 25_000_000  # ~200 MB of cached pmfs across epsilons at most
 
 
@@ -82,6 +104,79 @@ def _log_sum_rows(x: np.ndarray) -> np.ndarray:
     safe = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):
         return np.log(np.sum(np.exp(x - safe[:, None]), axis=1)) + safe
+
+
+class _PmfRange:
+    """log Pr(Bin(N, pi) = y) on ranges of integers y, cached: a request next to the cached range extends
+    it by the missing values only (each value is elementwise, so the same as computed alone); one far
+    from it (more than 4 x its own size plus the range's away) is computed alone."""
+
+    __slots__ = ("N", "log_pi", "log_1mpi", "lo", "values")
+
+    def __init__(self, N: int, log_pi: float, log_1mpi: float):
+        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
+        self.lo, self.values = 0, np.empty(0)
+
+    def _of(self, lo: int, hi: int) -> np.ndarray:
+        return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
+
+    def __call__(self, lo: int, hi: int) -> np.ndarray:
+        if hi < lo:
+            return np.empty(0)
+        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
+        if not self.values.size:
+            self.lo, self.values = lo, self._of(lo, hi)
+            return self.values
+        if c_lo <= lo and hi <= c_hi:
+            return self.values[lo - c_lo:hi - c_lo + 1]
+        new_lo, new_hi = min(lo, c_lo), max(hi, c_hi)
+        if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:
+            return self._of(lo, hi)
+        below = [self._of(new_lo, c_lo - 1)] if new_lo < c_lo else []
+        above = [self._of(c_hi + 1, new_hi)] if new_hi > c_hi else []
+        self.lo, self.values = new_lo, np.concatenate(below + [self.values] + above)
+        return self.values[lo - new_lo:hi - new_lo + 1]
+
+
+def _key_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
+    """:func:`~shuffledp.accounting.numerics.windows.log_window`'s window with an upper bound on the mass
+    outside it instead of the exact mass: Bernstein, Pr(|X - mean| > t) <= 2 e^(-t^2 / (2 (var + t / 3)))
+    (every count outside lies more than t = sds sd + 30 from the mean; a side clipped at 0 or N has none)."""
+    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
+    mean, half = N * math.exp(log_pi), sds * sd + 30.0
+    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
+    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
+    sides = (lo > 0) + (hi < N)
+    log_out = math.log(sides) - half * half / (2.0 * (sd * sd + half / 3.0)) if sides else -np.inf
+    return lo, log_w, log_out
+
+
+def _window_size(N: int, log_pi: float, log_1mpi: float, sds: float = _WINDOW_SDS) -> int:
+    """The number of values of :func:`~shuffledp.accounting.numerics.windows.log_window`'s window."""
+    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
+    mean, half = N * math.exp(log_pi), sds * sd + 30.0
+    return min(N, int(math.ceil(mean + half))) - max(0, int(math.floor(mean - half))) + 1
+
+
+def _log_tail_below(y: int, other: _PmfRange) -> float:
+    """A lower bound on log Pr(L >= y), L ~ Bin(N, pi) (for keys): the pmf at y times the geometric sum
+    of the next M - 1 terms (M ~ one sd) at the smallest ratio among them, pmf(k + 1) / pmf(k) =
+    (N - k) pi / ((k + 1) (1 - pi)) falling in k, lowered by a relative 1e-9 for rounding."""
+    N = other.N
+    if y > N:
+        return -np.inf
+    if y <= 0:
+        return 0.0
+    M = max(1, min(int(math.sqrt(N * math.exp(other.log_pi + other.log_1mpi))), N - y + 1))
+    k = y + M - 2  # the last ratio used
+    log_r = math.log(N - k) - math.log(k + 1) + other.log_pi - other.log_1mpi if M > 1 else 0.0
+    if M == 1:
+        log_sum = 0.0
+    elif log_r >= 0.0:
+        log_sum = math.log(M)
+    else:
+        log_sum = float(log1mexp(M * log_r)) - float(log1mexp(log_r))
+    return float(other(y, y)[0]) + log_sum - 1e-9
 
 
 def _shared(memo: dict, key: tuple, make):
@@ -96,10 +191,12 @@ class PairSum:
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
     __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var", "skew",
-                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last")
+                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width")
 
-    def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None):
-        self.a, self.l, self.log_p, self.log_q = a, l, log_p, log_q
+    def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None,
+                 sds: float = _WINDOW_SDS, key: bool = False):
+        self.a, self.l, self.log_p, self.log_q, self.key = a, l, log_p, log_q, key
+        window = _key_window if key else log_window  # a key's window: its outside mass bounded, not exact
         p, q = math.exp(log_p), math.exp(log_q)
         memo = {} if memo is None else memo  # epsilon-free pieces shared by pair sums (module doc, "Reuse")
         # sum over the binomial with fewer trials (both have variance N p q), convolved with the blanket
@@ -108,17 +205,21 @@ class PairSum:
             N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = a, log_p, log_q, (l, log_q, log_p)
         else:
             N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = l, log_q, log_p, (a, log_p, log_q)
-        self._other = _shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: LogPmfRange(N_o, lp_o, lq_o))
-        lo, log_w, log_out = _shared(memo, ("window", N_s, lp_s, lq_s), lambda: log_window(N_s, lp_s, lq_s, _WINDOW_SDS))
+        self._other = _shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: _PmfRange(N_o, lp_o, lq_o))
+        lo, log_w, log_out = _shared(memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds))
         if blanket > 0:
             half = math.log(0.5)
-            lo_c, log_c, out_c = _shared(memo, ("window", blanket, half, half),
-                                         lambda: log_window(blanket, half, half, _WINDOW_SDS))
+            lo_c, log_c, out_c = _shared(memo, ("window", blanket, half, half, sds, key),
+                                         lambda: window(blanket, half, half, sds))
             top_w, top_c = float(log_w.max()), float(log_c.max())
             with np.errstate(divide="ignore"):  # every term is a sum of positive products: no cancellation
                 log_w = np.log(np.convolve(np.exp(log_w - top_w), np.exp(log_c - top_c))) + top_w + top_c
             lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
         self.lo, self.log_w, self.log_out = lo, log_w, log_out
+        # the rounding allowance's width: a key's is the width of the bound it stands for (so its margin
+        # is at least that bound's)
+        self.rounding_width = log_w.size if not key else _window_size(N_s, lp_s, lq_s) + (
+            _window_size(blanket, math.log(0.5), math.log(0.5)) - 1 if blanket > 0 else 0)
         self.mean = a * p + l * q + 0.5 * blanket
         self.var = (a + l) * p * q + 0.25 * blanket
         self.skew = (l - a) * p * q * (p - q)  # third cumulant (a guess of the boundary only)
@@ -171,7 +272,10 @@ class PairSum:
         width = self.log_w.size
         y_lo, y_hi = x - self.lo - width + 1, x - self.lo
         other = self._other
-        top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
+        if self.key:  # a key: a lower value of the tail (the bound only rises)
+            top = _log_tail_below(y_hi + 1, other)
+        else:
+            top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
         logs = np.concatenate([self._other(max(y_lo, 0), y_hi) if y_hi >= 0 else np.empty(0), [top]])
         ref = float(np.max(logs))
         if ref == -np.inf:
@@ -268,7 +372,7 @@ class PairSum:
             value = first + float(log1mexp(second - first))
         # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
         # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
-        log_rounding = math.log(1e-13 + 4.0 * (self.log_w.size + 64) * 2.0 ** -52)
+        log_rounding = math.log(1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52)
         # truncation: the window's f falls short of the true f by at most the mass outside it in total
         # (sum over h), so alpha f(h0 - 1) by at most alpha out, and the terms alpha f(h - 1) - beta f(h)
         # that the truncation moves across 0 (h0 off) add up to at most (alpha + beta) out
@@ -300,23 +404,47 @@ class _BlockBounds:
             self.blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
 
     def __call__(self, a: int, b: int) -> float:
+        """The block's bound (one evaluation)."""
         self.evaluations += 1
-        n, cache, w = self.n, self.cache, b - a
-        beta = 0
+        return self.exact(a, b)
+
+    def exact(self, a: int, b: int) -> float:
+        """The block's bound: Pr(beta < beta_min) + G_beta_min(a, n - 1 - b) (module doc), not counted."""
+        pair, fewer = self._pair(a, b, _WINDOW_SDS)
+        return float(np.logaddexp(pair.log_bound(self.eps), fewer))
+
+    def key(self, a: int, b: int) -> tuple[float, bool]:
+        """(a certified log bound for the block, whether it is :meth:`exact`'s value), one evaluation: the
+        exact bound when its pair sum is cached, else the cheaper key of the module doc ("Lazy bounds")."""
+        self.evaluations += 1
+        if self._key(a, b, _WINDOW_SDS) in self.cache:  # the bound itself costs less than a key
+            return self.exact(a, b), True
+        pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
+        return float(np.logaddexp(pair.log_bound(self.eps) + _LOG_KEY_CUSHION, fewer)), False
+
+    def _key(self, a: int, b: int, sds: float, key: bool = False) -> tuple:
+        w, beta = b - a, 0
         if w > 0:  # the block users' blanket reports: at least beta_min of them except with small probability
             sd = math.sqrt(w * math.exp(self.log_gamma + self.log_1mgamma))
             beta = max(0, int(math.floor(w * math.exp(self.log_gamma) - self.blanket_sds * sd)))
-        key = (a, n - 1 - b, beta)
-        if key not in cache:
+        return (a, self.n - 1 - b, beta, sds) if key else (a, self.n - 1 - b, beta)
+
+    def _pair(self, a: int, b: int, sds: float, key: bool = False) -> tuple[PairSum, float]:
+        """(the pair sum of the block with windows of ``sds`` standard deviations, a key's if ``key``,
+        log Pr(beta < beta_min))."""
+        cache, name = self.cache, self._key(a, b, sds, key)
+        if name not in cache:
             if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound: start over (only time is lost)
                 cache.clear()
-            fewer = float(log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf
-            memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges)
-            cache[key] = (PairSum(a, n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo), fewer)
+            w, beta = b - a, name[2]
+            memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
+            fewer = _shared(memo, ("fewer", w, beta), lambda: float(
+                log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
+            pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key)
+            cache[name] = (pair, fewer)
             # the window and (about three windows of) the other binomial's cached pmf
-            cache["_doubles"] = cache.get("_doubles", 0) + 4 * cache[key][0].log_w.size
-        pair, fewer = cache[key]
-        return float(np.logaddexp(pair.log_bound(self.eps), fewer))
+            cache["_doubles"] = cache.get("_doubles", 0) + 4 * pair.log_w.size
+        return cache[name]
 
 
 def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
@@ -335,10 +463,11 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
             best, best_j = value, j
     bound.choose_blanket(best)
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []
+    heap = []  # (-value, a, b, whether value is the block's bound itself or a key above it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
-        heapq.heappush(heap, (-bound(a, b), a, b))
+        value, exact = bound.key(a, b)
+        heapq.heappush(heap, (-value, a, b, exact))
     return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
 
 
@@ -347,16 +476,20 @@ def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int,
     """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
     rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j)."""
     while True:
-        negative, a, b = heapq.heappop(heap)
+        negative, a, b, exact = heapq.heappop(heap)
+        if not exact:  # a key on top: the block's bound replaces it (not an evaluation: counted with the key)
+            heapq.heappush(heap, (-bound.exact(a, b), a, b, True))
+            continue
         top = -negative
         if a == b or top <= best + log_stop or top == -np.inf or bound.evaluations >= max_evaluations:
             return top, best, best_j
         middle = (a + b) // 2
-        for lo, hi in ((a, middle), (middle + 1, b)):
-            value = bound(lo, hi)
-            heapq.heappush(heap, (-value, lo, hi))
+        # the two halves, then the dataset at the middle (it only keeps the lower end current)
+        for lo, hi, half in ((a, middle, True), (middle + 1, b, True), (middle, middle, False)):
+            value, exact = bound.key(lo, hi)
+            if lo == hi and value > best and not exact:  # a single dataset above the lower end: its value
+                value, exact = bound.exact(lo, hi), True
             if lo == hi and value > best:
                 best, best_j = value, lo
-        value = bound(middle, middle)  # a single dataset inside the block keeps the lower end current
-        if value > best:
-            best, best_j = value, middle
+            if half:
+                heapq.heappush(heap, (-value, lo, hi, exact))
