@@ -275,10 +275,10 @@ def _key_alone(bound, a, b):
 def test_window_size_is_the_size_of_log_window():
     """A key's rounding allowance uses the width of the full window, computed without its values."""
     from shuffledp.accounting.numerics.windows import log_window
-    from shuffledp.accounting.views.pair_sum import _WINDOW_SDS, _window_size
+    from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS, window_size
 
     for e0 in (0.5, 4.0):
         log_p, log_q = _logs(e0)
         for N in (0, 1, 5, 100, 12_345, 10**6, 5 * 10**7):
             for pair in ((log_p, log_q), (log_q, log_p), (math.log(0.5), math.log(0.5))):
-                assert _window_size(N, *pair) == log_window(N, *pair, _WINDOW_SDS)[1].size
+                assert window_size(N, *pair) == log_window(N, *pair, WINDOW_SDS)[1].size

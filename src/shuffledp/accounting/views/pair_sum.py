@@ -80,14 +80,16 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
+from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.search import first_high_integer
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS as _WINDOW_SDS
+from shuffledp.accounting.views.pair_sum_parts import (PmfRange, key_window, log_sum_rows, log_sum_scalars,
+                                                       log_tail_below, shared, window_size)
 
 __all__ = ["PairSum", "large_forward_delta"]
 
-_WINDOW_SDS = 20.0
 _FIRST_BLOCKS = 64
 _GUESS_HALF = 24
 _NEAR_STEPS = 5  # windows tried around the guessed boundary before the search
@@ -96,94 +98,6 @@ _LOG_BLANKET_SHARE = math.log(1e4)
 _KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
 _LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
 _CACHE_DOUBLES = 25_000_000  # ~200 MB of cached pmfs across epsilons at most
-
-
-def _log_sum_rows(x: np.ndarray) -> np.ndarray:
-    """log sum exp along axis 1 (rows of -inf give -inf)."""
-    top = np.max(x, axis=1)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.sum(np.exp(x - safe[:, None]), axis=1)) + safe
-
-
-class _PmfRange:
-    """log Pr(Bin(N, pi) = y) on ranges of integers y, cached: a request next to the cached range extends
-    it by the missing values only (each value is elementwise, so the same as computed alone); one far
-    from it (more than 4 x its own size plus the range's away) is computed alone."""
-
-    __slots__ = ("N", "log_pi", "log_1mpi", "lo", "values")
-
-    def __init__(self, N: int, log_pi: float, log_1mpi: float):
-        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
-        self.lo, self.values = 0, np.empty(0)
-
-    def _of(self, lo: int, hi: int) -> np.ndarray:
-        return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
-
-    def __call__(self, lo: int, hi: int) -> np.ndarray:
-        if hi < lo:
-            return np.empty(0)
-        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
-        if not self.values.size:
-            self.lo, self.values = lo, self._of(lo, hi)
-            return self.values
-        if c_lo <= lo and hi <= c_hi:
-            return self.values[lo - c_lo:hi - c_lo + 1]
-        new_lo, new_hi = min(lo, c_lo), max(hi, c_hi)
-        if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:
-            return self._of(lo, hi)
-        below = [self._of(new_lo, c_lo - 1)] if new_lo < c_lo else []
-        above = [self._of(c_hi + 1, new_hi)] if new_hi > c_hi else []
-        self.lo, self.values = new_lo, np.concatenate(below + [self.values] + above)
-        return self.values[lo - new_lo:hi - new_lo + 1]
-
-
-def _key_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
-    """:func:`~shuffledp.accounting.numerics.windows.log_window`'s window with an upper bound on the mass
-    outside it instead of the exact mass: Bernstein, Pr(|X - mean| > t) <= 2 e^(-t^2 / (2 (var + t / 3)))
-    (every count outside lies more than t = sds sd + 30 from the mean; a side clipped at 0 or N has none)."""
-    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
-    mean, half = N * math.exp(log_pi), sds * sd + 30.0
-    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
-    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
-    sides = (lo > 0) + (hi < N)
-    log_out = math.log(sides) - half * half / (2.0 * (sd * sd + half / 3.0)) if sides else -np.inf
-    return lo, log_w, log_out
-
-
-def _window_size(N: int, log_pi: float, log_1mpi: float, sds: float = _WINDOW_SDS) -> int:
-    """The number of values of :func:`~shuffledp.accounting.numerics.windows.log_window`'s window."""
-    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
-    mean, half = N * math.exp(log_pi), sds * sd + 30.0
-    return min(N, int(math.ceil(mean + half))) - max(0, int(math.floor(mean - half))) + 1
-
-
-def _log_tail_below(y: int, other: _PmfRange) -> float:
-    """A lower bound on log Pr(L >= y), L ~ Bin(N, pi) (for keys): the pmf at y times the geometric sum
-    of the next M - 1 terms (M ~ one sd) at the smallest ratio among them, pmf(k + 1) / pmf(k) =
-    (N - k) pi / ((k + 1) (1 - pi)) falling in k, lowered by a relative 1e-9 for rounding."""
-    N = other.N
-    if y > N:
-        return -np.inf
-    if y <= 0:
-        return 0.0
-    M = max(1, min(int(math.sqrt(N * math.exp(other.log_pi + other.log_1mpi))), N - y + 1))
-    k = y + M - 2  # the last ratio used
-    log_r = math.log(N - k) - math.log(k + 1) + other.log_pi - other.log_1mpi if M > 1 else 0.0
-    if M == 1:
-        log_sum = 0.0
-    elif log_r >= 0.0:
-        log_sum = math.log(M)
-    else:
-        log_sum = float(log1mexp(M * log_r)) - float(log1mexp(log_r))
-    return float(other(y, y)[0]) + log_sum - 1e-9
-
-
-def _shared(memo: dict, key: tuple, make):
-    """memo[key], made by ``make()`` the first time (pieces that depend on key alone: the same arrays)."""
-    if key not in memo:
-        memo[key] = make()
-    return memo[key]
 
 
 class PairSum:
@@ -196,7 +110,7 @@ class PairSum:
     def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None,
                  sds: float = _WINDOW_SDS, key: bool = False):
         self.a, self.l, self.log_p, self.log_q, self.key = a, l, log_p, log_q, key
-        window = _key_window if key else log_window  # a key's window: its outside mass bounded, not exact
+        window = key_window if key else log_window  # a key's window: its outside mass bounded, not exact
         p, q = math.exp(log_p), math.exp(log_q)
         memo = {} if memo is None else memo  # epsilon-free pieces shared by pair sums (module doc, "Reuse")
         # sum over the binomial with fewer trials (both have variance N p q), convolved with the blanket
@@ -205,11 +119,11 @@ class PairSum:
             N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = a, log_p, log_q, (l, log_q, log_p)
         else:
             N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = l, log_q, log_p, (a, log_p, log_q)
-        self._other = _shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: _PmfRange(N_o, lp_o, lq_o))
-        lo, log_w, log_out = _shared(memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds))
+        self._other = shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: PmfRange(N_o, lp_o, lq_o))
+        lo, log_w, log_out = shared(memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds))
         if blanket > 0:
             half = math.log(0.5)
-            lo_c, log_c, out_c = _shared(memo, ("window", blanket, half, half, sds, key),
+            lo_c, log_c, out_c = shared(memo, ("window", blanket, half, half, sds, key),
                                          lambda: window(blanket, half, half, sds))
             top_w, top_c = float(log_w.max()), float(log_c.max())
             with np.errstate(divide="ignore"):  # every term is a sum of positive products: no cancellation
@@ -218,8 +132,8 @@ class PairSum:
         self.lo, self.log_w, self.log_out = lo, log_w, log_out
         # the rounding allowance's width: a key's is the width of the bound it stands for (so its margin
         # is at least that bound's)
-        self.rounding_width = log_w.size if not key else _window_size(N_s, lp_s, lq_s) + (
-            _window_size(blanket, math.log(0.5), math.log(0.5)) - 1 if blanket > 0 else 0)
+        self.rounding_width = log_w.size if not key else window_size(N_s, lp_s, lq_s) + (
+            window_size(blanket, math.log(0.5), math.log(0.5)) - 1 if blanket > 0 else 0)
         self.mean = a * p + l * q + 0.5 * blanket
         self.var = (a + l) * p * q + 0.25 * blanket
         self.skew = (l - a) * p * q * (p - q)  # third cumulant (a guess of the boundary only)
@@ -234,7 +148,7 @@ class PairSum:
     def log_f(self, h: np.ndarray) -> np.ndarray:
         """log Pr(S = h) over the summed window (a lower value by at most the mass outside it).
 
-        Values are kept per h: each is one row's own sum (:func:`_log_sum_rows` reduces each row
+        Values are kept per h: each is one row's own sum (:func:`log_sum_rows` reduces each row
         separately), so a value read back is the one a new evaluation would give, bit for bit."""
         h = np.asarray(h, dtype=np.int64)
         known = self._log_f
@@ -253,7 +167,7 @@ class PairSum:
         hi_all = int(h.max()) - self.lo
         reversed_other = self._other(lo_all, hi_all)[::-1]  # position i: L = hi_all - i
         windows = np.lib.stride_tricks.sliding_window_view(reversed_other, width)
-        return _log_sum_rows(self.log_w[None, :] + windows[hi_all - (h - self.lo)])
+        return log_sum_rows(self.log_w[None, :] + windows[hi_all - (h - self.lo)])
 
     def log_sf(self, x: int) -> float:
         """log Pr(S >= x) over the summed window (a lower value), kept per x (epsilon-free)."""
@@ -273,7 +187,7 @@ class PairSum:
         y_lo, y_hi = x - self.lo - width + 1, x - self.lo
         other = self._other
         if self.key:  # a key: a lower value of the tail (the bound only rises)
-            top = _log_tail_below(y_hi + 1, other)
+            top = log_tail_below(y_hi + 1, other)
         else:
             top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
         logs = np.concatenate([self._other(max(y_lo, 0), y_hi) if y_hi >= 0 else np.empty(0), [top]])
@@ -286,7 +200,7 @@ class PairSum:
         if y_lo < 0:  # Pr(L >= y) = 1 for y <= 0
             log_tails = np.concatenate([np.zeros(min(-y_lo, width)), log_tails])
         # window position t pairs with y = x - lo - t: reverse
-        return float(_log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
+        return float(log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
 
     def boundary(self, log_ratio: float) -> int:
         """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
@@ -380,6 +294,8 @@ class PairSum:
         margins = [float(np.logaddexp(first, second)) + log_rounding, log_truncation]
         if np.isfinite(log_f_prev):
             margins.append(log_alpha + log_f_prev + log_rounding)
+        if self.key:  # its last bits do not matter (module doc, "Lazy bounds")
+            return log_sum_scalars([value, *margins])
         return float(logsumexp(np.array([value, *margins])))
 
 
@@ -438,7 +354,7 @@ class _BlockBounds:
                 cache.clear()
             w, beta = b - a, name[2]
             memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
-            fewer = _shared(memo, ("fewer", w, beta), lambda: float(
+            fewer = shared(memo, ("fewer", w, beta), lambda: float(
                 log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
             pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key)
             cache[name] = (pair, fewer)
