@@ -282,3 +282,24 @@ def test_window_size_is_the_size_of_log_window():
         for N in (0, 1, 5, 100, 12_345, 10**6, 5 * 10**7):
             for pair in ((log_p, log_q), (log_q, log_p), (math.log(0.5), math.log(0.5))):
                 assert window_size(N, *pair) == log_window(N, *pair, WINDOW_SDS)[1].size
+
+
+def test_chunked_convolution_and_a_key_on_it():
+    """Chunked convolution of positive arrays: the direct one to ~length x 2^-52 relative, any length of
+    the shorter array (also not a multiple of the chunk); and a key whose blanket window is convolved in
+    chunks is above the bound it stands for and within 1e-6 of it."""
+    from shuffledp.accounting.views.pair_sum_parts import convolve_positive
+
+    rng = np.random.default_rng(7)
+    for sizes in ((5000, 3001), (777, 9000), (20, 20)):
+        x, y = rng.random(sizes[0]), rng.random(sizes[1])
+        direct = np.convolve(x, y)
+        chunked = convolve_positive(x, y, direct_up_to=100, chunk=256)
+        assert chunked.shape == direct.shape
+        assert np.max(np.abs(chunked - direct) / direct) < 1e-13 * min(sizes)
+    log_p, log_q = _logs(0.5)
+    a, l, c, eps = 300_000, 400_000, 200_000, 0.002  # delta ~ 1e-8 (far below it keys loosen: module doc)
+    exact = PairSum(a, l, log_p, log_q, blanket=c)
+    key = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
+    assert key.log_w.size > 4096  # the key's blanket window went through the chunks
+    assert exact.log_bound(eps) <= key.log_bound(eps) + math.log1p(1e-9) <= exact.log_bound(eps) + 1e-6

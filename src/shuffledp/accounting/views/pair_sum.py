@@ -32,7 +32,8 @@ beta = e^eps p - q) is positive exactly for h >= h0, and
 (a difference of two positive numbers that keeps about 1 / z^2 of the first at z standard deviations
 out). Both pieces are sums over a window (i) of the narrower binomial's pmf (convolved with
 Bin(c, 1/2), positive terms) times the other binomial's pmf at h0 - 1 - i or its tail at h0 - i (suffix
-sums of its pmf plus one ``log_sf`` tail: incomplete beta / continued fraction), in log space. h0 is found from a vectorised window of log f around the normal-approximation guess.
+sums of its pmf plus one ``log_sf`` tail: incomplete beta / continued fraction), in log space. h0 is
+found from a vectorised window of log f around a guess (:meth:`PairSum.boundary`).
 Margins *added* to the value: the mass outside the window, times 2 alpha + beta (alpha for the first
 piece; alpha + beta for terms whose sign the truncation flips, which moves h0 — the truncated f falls
 short by at most that mass summed over every h; the tail piece only loses mass, which raises the
@@ -56,9 +57,9 @@ the key only rises), the other binomial's tail beyond the window by a geometric 
 lower tail raises the value, as above), the rounding allowance of the full-width bound, and a
 relative 1e-9 on top. Each piece is an upper bound, so the key is a certified bound on every dataset
 of the block (the search may stop with keys in the queue: its answer is still valid); and it is
-above the block's bound by ~1e-9 relative (the windows' truncation is below e^-45 of the mass, far
-below the rounding allowance both carry; tested on every block of grids of n, against the block
-bound and against brute force). When a key comes to the top of the queue the block's bound replaces
+above the block's bound, by ~1e-9 relative where delta is well above the windows' truncation
+(~e^-45; far below, keys loosen and more blocks are resolved: slower, the same result). Tested on
+every block of grids of n, against the block bound and against brute force. When a key comes to the top of the queue the block's bound replaces
 it. As keys are above the bounds they stand for, blocks come off the queue in the order of the
 eager search, which returns the same (top, best, best j) bit for bit (tested against a copy of the
 eager search); the count of evaluations counts keys as the eager search counted bounds. The dataset
@@ -69,7 +70,11 @@ both (docs/reproduction-notes.md, "Speed (issue 24)"). What is left is per block
 top of the queue (~50 per epsilon, each new when epsilon jumps, as beta_min moves with the largest
 single-dataset value): the convolution with the blanket window (O(w_s x w_c) for window widths
 w_s ~ 40 sd and w_c), the windows' log pmf and continued-fraction tails; at n = 10^8 the
-convolutions (~10^9 products each) dominate and a search takes minutes.
+convolutions (~3 x 10^9 products each) dominate and a search takes minutes. Blanket windows longer
+than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are convolved in chunks of
+2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's direct convolution
+is ~5x slower once the shorter array leaves the cache); the sums are of positive terms in another
+order, covered by the same rounding allowance, so values there move in their last bits.
 """
 
 from __future__ import annotations
@@ -85,8 +90,8 @@ from shuffledp.accounting.numerics.search import first_high_integer
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS as _WINDOW_SDS
-from shuffledp.accounting.views.pair_sum_parts import (PmfRange, key_window, log_sum_rows, log_sum_scalars,
-                                                       log_tail_below, shared, window_size)
+from shuffledp.accounting.views.pair_sum_parts import (PmfRange, convolve_positive, key_window, log_sum_rows,
+                                                       log_sum_scalars, log_tail_below, shared, window_size)
 
 __all__ = ["PairSum", "large_forward_delta"]
 
@@ -97,6 +102,8 @@ _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users i
 _LOG_BLANKET_SHARE = math.log(1e4)
 _KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
 _LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
+_DIRECT_UP_TO = 16_384  # blanket windows up to this are convolved directly (every n <= 5 x 10^7)
+_DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
 _CACHE_DOUBLES = 25_000_000  # ~200 MB of cached pmfs across epsilons at most
 
 
@@ -127,7 +134,9 @@ class PairSum:
                                          lambda: window(blanket, half, half, sds))
             top_w, top_c = float(log_w.max()), float(log_c.max())
             with np.errstate(divide="ignore"):  # every term is a sum of positive products: no cancellation
-                log_w = np.log(np.convolve(np.exp(log_w - top_w), np.exp(log_c - top_c))) + top_w + top_c
+                direct = _DIRECT_UP_TO_KEY if key else _DIRECT_UP_TO  # chunked above (module doc, "Cost")
+                product = convolve_positive(np.exp(log_w - top_w), np.exp(log_c - top_c), direct)
+                log_w = np.log(product) + top_w + top_c
             lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
         self.lo, self.log_w, self.log_out = lo, log_w, log_out
         # the rounding allowance's width: a key's is the width of the bound it stands for (so its margin
@@ -206,12 +215,13 @@ class PairSum:
         """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
 
         The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity), so the answer is the
-        h of a window where g crosses log_ratio. First a window of three values around a guess is tried
-        (widened towards the crossing, :meth:`_boundary_near`) (the last boundary moved by var x the change of log_ratio, or the
-        normal-approximation guess with its skewness term); if g does not cross inside it, an exponential
-        search from the guess brackets the answer, bisection narrows the bracket to 2 ``_GUESS_HALF``
-        values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`), and one vectorised
-        window of log f settles it. Either way the answer is the first h whose computed gap exceeds
+        h of a window where g crosses log_ratio. First a window of three values around a guess (the last
+        boundary moved by var x the change of log_ratio, or the normal-approximation guess with its
+        skewness term) is tried and widened towards the crossing (:meth:`_boundary_near`); if g does not
+        cross there, an exponential search from the normal guess brackets the answer, bisection narrows
+        the bracket to 2 ``_GUESS_HALF`` values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`),
+        and one vectorised window of log f settles it. Either way the answer is the first h whose computed
+        gap exceeds
         log_ratio after one that does not, from the same values of log f."""
         total = self.total
         if total < 1:
