@@ -303,3 +303,17 @@ def test_chunked_convolution_and_a_key_on_it():
     key = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
     assert key.log_w.size > 4096  # the key's blanket window went through the chunks
     assert exact.log_bound(eps) <= key.log_bound(eps) + math.log1p(1e-9) <= exact.log_bound(eps) + 1e-6
+
+
+@pytest.mark.parametrize("limit", [200_000, 2_000_000])
+def test_search_steps_sharing_a_small_cache_give_fresh_values(monkeypatch, limit):
+    """Pair sums kept across a search's steps, evicted (those of earlier steps first, or all) when the
+    cache passes its limit: every step's (top, best, best j) equals a fresh search's, bit for bit."""
+    from shuffledp.accounting.views import pair_sum
+
+    monkeypatch.setattr(pair_sum, "_CACHE_DOUBLES", limit)
+    n, e0, cache = 200_000, 0.5, {}
+    for eps in (0.004, 0.003, 0.0035, 0.00351, 0.0035099, 0.005):
+        assert large_forward_delta(eps, n=n, epsilon_local=e0, cache=cache) == \
+            large_forward_delta(eps, n=n, epsilon_local=e0), eps
+        assert cache["_doubles"] <= 2 * limit + 4 * 10**5  # bounded (one pair sum past the limit at most)

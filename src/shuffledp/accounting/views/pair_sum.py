@@ -104,7 +104,7 @@ _KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
 _LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
 _DIRECT_UP_TO = 16_384  # blanket windows up to this are convolved directly (every n <= 5 x 10^7)
 _DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
-_CACHE_DOUBLES = 25_000_000  # ~200 MB of cached pmfs across epsilons at most
+_CACHE_DOUBLES = 100_000_000  # pair sums kept across epsilons: 4 x window per pair sum (an overcount)
 
 
 class PairSum:
@@ -360,17 +360,32 @@ class _BlockBounds:
         log Pr(beta < beta_min))."""
         cache, name = self.cache, self._key(a, b, sds, key)
         if name not in cache:
-            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound: start over (only time is lost)
-                cache.clear()
+            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound (only time is lost)
+                _evict(cache)
             w, beta = b - a, name[2]
             memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
             fewer = shared(memo, ("fewer", w, beta), lambda: float(
                 log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
             pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key)
-            cache[name] = (pair, fewer)
+            cache[name] = [pair, fewer, 0]
             # the window and (about three windows of) the other binomial's cached pmf
             cache["_doubles"] = cache.get("_doubles", 0) + 4 * pair.log_w.size
-        return cache[name]
+        entry = cache[name]
+        entry[2] = cache.get("_round", 0)  # the search step that used it last
+        return entry[0], entry[1]
+
+
+def _evict(cache: dict) -> None:
+    """Make room: drop the pair sums not used by the current search step (and the shared pieces, which
+    the pair sums kept hold on to), or everything when the current step alone fills the cache."""
+    now = cache.get("_round", 0)
+    kept = {k: v for k, v in cache.items() if isinstance(k, tuple) and v[2] == now}
+    doubles = sum(4 * v[0].log_w.size for v in kept.values())
+    cache.clear()
+    if doubles <= _CACHE_DOUBLES // 2:
+        cache.update(kept, _doubles=doubles, _round=now)
+    else:
+        cache["_round"] = now
 
 
 def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
@@ -381,7 +396,9 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
     block with the largest bound is split until that bound is within ``relative_stop`` of the largest
     single-dataset value or ``max_evaluations`` bounds were computed; the largest bound over the blocks
     then covering 0 .. n - 1 is returned (valid whenever the search stops)."""
-    bound = _BlockBounds(eps, n=n, epsilon_local=epsilon_local, cache={} if cache is None else cache)
+    cache = {} if cache is None else cache
+    cache["_round"] = cache.get("_round", 0) + 1  # one search step (module doc, "Reuse")
+    bound = _BlockBounds(eps, n=n, epsilon_local=epsilon_local, cache=cache)
     best, best_j = -np.inf, -1
     for j in (0, n - 1):
         value = bound(j, j)
