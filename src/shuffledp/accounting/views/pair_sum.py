@@ -49,28 +49,28 @@ by the pair sums of one search (``memo``), the windows of the narrow binomials a
 reports, the other binomial's pmf ranges and Pr(beta < beta_min) (every value is elementwise, so the
 same whoever asks). The numbers are those computed without the reuse, bit for bit (tested).
 
-**Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the
-queue is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its
-own: the same pair sum with windows of ``_KEY_SDS`` = 10 standard deviations instead of 20, the mass
-outside each window bounded by Bernstein's inequality instead of computed exactly (an upper bound:
-the key only rises), the other binomial's tail beyond the window by a geometric lower bound (a
-lower tail raises the value, as above), the rounding allowance of the full-width bound, and a
-relative 1e-9 on top. Each piece is an upper bound, so the key is a certified bound on every dataset
-of the block (the search may stop with keys in the queue: its answer is still valid); and it is
-above the block's bound, by ~1e-9 relative where delta is well above the windows' truncation
-(~e^-45; far below, keys loosen and more blocks are resolved: slower, the same result). Tested on
-every block of grids of n, against the block bound and against brute force. When a key comes to the top of the queue the block's bound replaces
-it. As keys are above the bounds they stand for, blocks come off the queue in the order of the
-eager search, which returns the same (top, best, best j) bit for bit (tested against a copy of the
-eager search); the count of evaluations counts keys as the eager search counted bounds. The dataset
-at a split block's middle needs its bound only when its key is above the best single-dataset value.
+**Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the queue
+is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its own: the
+same pair sum with windows of ``_KEY_SDS`` = 10 standard deviations instead of 20, the mass outside each
+window bounded by Bernstein's inequality instead of computed exactly (an upper bound: the key only
+rises), the other binomial's tail beyond the window by a geometric lower bound (a lower tail raises the
+value, as above), the rounding allowance of the full-width bound, and a relative 1e-9 on top. Each piece
+is an upper bound, so the key is a certified bound on every dataset of the block (the search may stop
+with keys in the queue: its answer is still valid); and it is above the block's bound, by ~1e-9 relative
+where delta is well above the windows' truncation (~e^-45; far below, keys loosen and more blocks are
+resolved: slower, the same result). Tested on every block of grids of n, against the block bound and
+against brute force. When a key comes to the top of the queue the block's bound replaces it. As keys are
+above the bounds they stand for, blocks come off the queue in the order of the eager search, which
+returns the same (top, best, best j) bit for bit (tested against a copy of the eager search); the count
+of evaluations counts keys as the eager search counted bounds. The dataset at a split block's middle
+needs its bound only when its key is above the best single-dataset value.
 
 Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~1.5 s with
 both (docs/reproduction-notes.md, "Speed (issue 24)"). What is left is per block that reaches the
 top of the queue (~50 per epsilon, each new when epsilon jumps, as beta_min moves with the largest
 single-dataset value): the convolution with the blanket window (O(w_s x w_c) for window widths
 w_s ~ 40 sd and w_c), the windows' log pmf and continued-fraction tails; at n = 10^8 the
-convolutions (~3 x 10^9 products each) dominate and a search takes minutes. Blanket windows longer
+convolutions (~3 x 10^9 products each) are ~90% of a search's ~50 CPU s (was > 4 min). Blanket windows longer
 than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are convolved in chunks of
 2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's direct convolution
 is ~5x slower once the shorter array leaves the cache); the sums are of positive terms in another
