@@ -232,7 +232,8 @@ def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
 
 @pytest.mark.parametrize("n,e0,eps,evaluations", [(7, 1.0, 0.3, 200), (40, 2.0, 0.2, 200), (1000, 1.0, 0.2, 200),
                                                   (5000, 8.0, 0.5, 200), (20000, 2.0, 0.05, 120),
-                                                  (200_000, 0.5, 0.004, 200), (200_000, 4.0, 0.2, 60)])
+                                                  (200_000, 0.5, 0.004, 200), (200_000, 4.0, 0.2, 60),
+                                                  (200_000, 0.5, 0.02, 120), (50_000, 8.0, 1.5, 120)])
 def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluations):
     """Keys are certified and above the bounds they stand for, so the lazy search resolves blocks in the
     eager order: the same (top, best, best j), to the last bit."""
@@ -240,7 +241,8 @@ def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluation
         eps, n, e0, max_evaluations=evaluations)
 
 
-@pytest.mark.parametrize("n,e0,eps", [(6, 1.0, 0.3), (30, 2.0, 0.2), (25, 0.5, 0.1), (300, 4.0, 1.0)])
+@pytest.mark.parametrize("n,e0,eps", [(6, 1.0, 0.3), (30, 2.0, 0.2), (25, 0.5, 0.1), (300, 4.0, 1.0),
+                                     (200, 8.0, 2.0), (400, 0.5, 0.25)])
 def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
     """key(a, b) >= the block's bound >= F(j) for every j in the block (exact single-dataset delta of the
     blanket-bit view, a separate implementation), over every block of a grid of sizes."""
