@@ -157,3 +157,165 @@ def test_large_n_bracket_is_tight_and_below_the_weak_adversary():
     assert lower <= upper <= lower * 1.005 and upper < 0.9 * weak
     accountant = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=2)
     assert accountant.delta_for_epsilon([e0, 2 * e0]).tolist() == [0.0, 0.0]
+
+
+# ------------------------------------------------- reuse across epsilons (issue 24): the same numbers
+@pytest.mark.parametrize("a,l,c,e0", [(40, 200, 30, 1.0), (500, 3, 100, 4.0), (0, 3000, 0, 0.5),
+                                      (20000, 70000, 9000, 0.5), (300_000, 200_000, 0, 2.0)])
+def test_boundary_warm_started_is_the_crossing_of_the_computed_gaps(a, l, c, e0):
+    """The boundary found from a guess (cold, then warm from the last one, epsilons in a search's
+    jumping order) is the first h whose computed gap log f(h - 1) - log f(h) exceeds the ratio, read
+    off a scan of every h of the window; and the exponential search from the normal guess agrees."""
+    log_p, log_q = _logs(e0)
+    pair = PairSum(a, l, log_p, log_q, blanket=c)
+    fresh = PairSum(a, l, log_p, log_q, blanket=c)
+    centre = int(round(pair.mean))
+    span = np.arange(max(centre - 12 * int(math.sqrt(pair.var)) - 40, 1), min(centre + 12 * int(math.sqrt(pair.var)) + 40, pair.total) + 1)
+    lf = pair.log_f(np.concatenate([[span[0] - 1], span]))
+    gaps = lf[:-1] - lf[1:]  # g(h), h in span
+    for eps in (0.6 * e0, 0.1 * e0, 0.3 * e0, 0.29 * e0, 0.2900001 * e0, 0.01 * e0, 0.95 * e0):
+        log_ratio = math.log((math.exp(eps) * math.exp(log_p) - math.exp(log_q))
+                             / (math.exp(log_p) - math.exp(eps) * math.exp(log_q)))
+        hits = np.flatnonzero(gaps > log_ratio)
+        if hits.size == 0 or hits[0] == 0:
+            continue  # the crossing is outside the scanned window
+        expected = int(span[hits[0]])
+        assert pair.boundary(log_ratio) == expected
+        assert fresh._boundary_search(log_ratio) == expected
+
+
+def test_pair_sums_sharing_pieces_give_the_same_bounds_bit_for_bit():
+    """Pair sums built from a shared memo (windows, pmf ranges) and re-evaluated at many epsilons
+    (cached log f, tails and boundaries) give exactly the values of fresh ones."""
+    log_p, log_q = _logs(0.5)
+    memo: dict = {}
+    cases = [(50_000, 140_000, 3000), (50_000, 120_000, 5000), (60_000, 140_000, 0), (140_000, 50_000, 3000)]
+    shared = [PairSum(a, l, log_p, log_q, blanket=c, memo=memo) for a, l, c in cases]
+    for eps in (0.02, 0.011, 0.0125, 0.01253, 0.012529999):
+        for (a, l, c), pair in zip(cases, shared):
+            assert pair.log_bound(eps) == PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps), (a, l, c, eps)
+    assert len(memo) < 3 * len(cases)  # pieces were shared
+
+
+def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
+    """The branch and bound as it was before lazy bounds (issue 24): every block's bound computed when
+    the block is made, (-bound, a, b) on the heap; the reference the lazy search must reproduce."""
+    import heapq
+
+    from shuffledp.accounting.views import pair_sum
+
+    bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
+    best, best_j = -np.inf, -1
+    for j in (0, n - 1):
+        value = bound(j, j)
+        if value > best:
+            best, best_j = value, j
+    bound.choose_blanket(best)
+    size = max(1, -(-n // pair_sum._FIRST_BLOCKS))
+    heap = [(-bound(a, min(n - 1, a + size - 1)), a, min(n - 1, a + size - 1)) for a in range(0, n, size)]
+    heapq.heapify(heap)
+    log_stop = math.log1p(relative_stop)
+    while True:
+        negative, a, b = heapq.heappop(heap)
+        if a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
+            return -negative, best, best_j
+        middle = (a + b) // 2
+        for lo, hi in ((a, middle), (middle + 1, b)):
+            value = bound(lo, hi)
+            heapq.heappush(heap, (-value, lo, hi))
+            if lo == hi and value > best:
+                best, best_j = value, lo
+        value = bound(middle, middle)
+        if value > best:
+            best, best_j = value, middle
+
+
+@pytest.mark.parametrize("n,e0,eps,evaluations", [(7, 1.0, 0.3, 200), (40, 2.0, 0.2, 200), (1000, 1.0, 0.2, 200),
+                                                  (5000, 8.0, 0.5, 200), (20000, 2.0, 0.05, 120),
+                                                  (200_000, 0.5, 0.004, 200), (200_000, 4.0, 0.2, 60),
+                                                  (200_000, 0.5, 0.02, 120), (50_000, 8.0, 1.5, 120)])
+def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluations):
+    """Keys are certified and above the bounds they stand for, so the lazy search resolves blocks in the
+    eager order: the same (top, best, best j), to the last bit."""
+    assert large_forward_delta(eps, n=n, epsilon_local=e0, max_evaluations=evaluations) == _eager_search(
+        eps, n, e0, max_evaluations=evaluations)
+
+
+@pytest.mark.parametrize("n,e0,eps", [(6, 1.0, 0.3), (30, 2.0, 0.2), (25, 0.5, 0.1), (300, 4.0, 1.0),
+                                     (200, 8.0, 2.0), (400, 0.5, 0.25)])
+def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
+    """key(a, b) >= the block's bound >= F(j) for every j in the block (exact single-dataset delta of the
+    blanket-bit view, a separate implementation), over every block of a grid of sizes."""
+    from shuffledp.accounting.views import pair_sum
+
+    bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
+    bound.choose_blanket(-20.0)
+    log_p, log_q = _logs(e0)
+    p, q = math.exp(log_p), math.exp(log_q)
+    delta = [_Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
+    for width in (1, 2, 3, max(1, n // 5), n):
+        for a in range(0, n, width):
+            b = min(n - 1, a + width - 1)
+            exact = bound.exact(a, b)
+            key, is_exact = _key_alone(bound, a, b)
+            assert not is_exact and key >= exact >= math.log(max(delta[a:b + 1])) - 1e-12, (a, b, key, exact)
+
+
+def _key_alone(bound, a, b):
+    """A key computed without the block's bound in the cache (else key() returns the bound itself)."""
+    from shuffledp.accounting.views.pair_sum import _WINDOW_SDS
+
+    name = bound._key(a, b, _WINDOW_SDS)
+    saved = bound.cache.pop(name, None)
+    try:
+        return bound.key(a, b)
+    finally:
+        if saved is not None:
+            bound.cache[name] = saved
+
+
+def test_window_size_is_the_size_of_log_window():
+    """A key's rounding allowance uses the width of the full window, computed without its values."""
+    from shuffledp.accounting.numerics.windows import log_window
+    from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS, window_size
+
+    for e0 in (0.5, 4.0):
+        log_p, log_q = _logs(e0)
+        for N in (0, 1, 5, 100, 12_345, 10**6, 5 * 10**7):
+            for pair in ((log_p, log_q), (log_q, log_p), (math.log(0.5), math.log(0.5))):
+                assert window_size(N, *pair) == log_window(N, *pair, WINDOW_SDS)[1].size
+
+
+def test_chunked_convolution_and_a_key_on_it():
+    """Chunked convolution of positive arrays: the direct one to ~length x 2^-52 relative, any length of
+    the shorter array (also not a multiple of the chunk); and a key whose blanket window is convolved in
+    chunks is above the bound it stands for and within 1e-6 of it."""
+    from shuffledp.accounting.views.pair_sum_parts import convolve_positive
+
+    rng = np.random.default_rng(7)
+    for sizes in ((5000, 3001), (777, 9000), (20, 20)):
+        x, y = rng.random(sizes[0]), rng.random(sizes[1])
+        direct = np.convolve(x, y)
+        chunked = convolve_positive(x, y, direct_up_to=100, chunk=256)
+        assert chunked.shape == direct.shape
+        assert np.max(np.abs(chunked - direct) / direct) < 1e-13 * min(sizes)
+    log_p, log_q = _logs(0.5)
+    a, l, c, eps = 300_000, 400_000, 200_000, 0.002  # delta ~ 1e-8 (far below it keys loosen: module doc)
+    exact = PairSum(a, l, log_p, log_q, blanket=c)
+    key = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
+    assert key.log_w.size > 4096  # the key's blanket window went through the chunks
+    assert exact.log_bound(eps) <= key.log_bound(eps) + math.log1p(1e-9) <= exact.log_bound(eps) + 1e-6
+
+
+@pytest.mark.parametrize("limit", [200_000, 2_000_000])
+def test_search_steps_sharing_a_small_cache_give_fresh_values(monkeypatch, limit):
+    """Pair sums kept across a search's steps, evicted (those of earlier steps first, or all) when the
+    cache passes its limit: every step's (top, best, best j) equals a fresh search's, bit for bit."""
+    from shuffledp.accounting.views import pair_sum
+
+    monkeypatch.setattr(pair_sum, "_CACHE_DOUBLES", limit)
+    n, e0, cache = 200_000, 0.5, {}
+    for eps in (0.004, 0.003, 0.0035, 0.00351, 0.0035099, 0.005):
+        assert large_forward_delta(eps, n=n, epsilon_local=e0, cache=cache) == \
+            large_forward_delta(eps, n=n, epsilon_local=e0), eps
+        assert cache["_doubles"] <= 2 * limit + 4 * 10**5  # bounded (one pair sum past the limit at most)

@@ -32,13 +32,49 @@ beta = e^eps p - q) is positive exactly for h >= h0, and
 (a difference of two positive numbers that keeps about 1 / z^2 of the first at z standard deviations
 out). Both pieces are sums over a window (i) of the narrower binomial's pmf (convolved with
 Bin(c, 1/2), positive terms) times the other binomial's pmf at h0 - 1 - i or its tail at h0 - i (suffix
-sums of its pmf plus one ``log_sf`` tail: incomplete beta / continued fraction), in log space. h0 is found from a vectorised window of log f around the normal-approximation guess.
+sums of its pmf plus one ``log_sf`` tail: incomplete beta / continued fraction), in log space. h0 is
+found from a vectorised window of log f around a guess (:meth:`PairSum.boundary`).
 Margins *added* to the value: the mass outside the window, times 2 alpha + beta (alpha for the first
 piece; alpha + beta for terms whose sign the truncation flips, which moves h0 — the truncated f falls
 short by at most that mass summed over every h; the tail piece only loses mass, which raises the
 value), a rounding allowance of 1e-13 + 4 x
 (window + 64) x 2^-52 relative on both pieces of the difference, and the same of alpha f(h0 - 2) for
 a boundary term misclassified by rounding. alpha <= 0 (eps >= eps0) gives 0.
+
+**Reuse across epsilons (issue 24).** An epsilon search evaluates the branch and bound at ~7 epsilons,
+mostly over the same blocks. Everything but the two scalars alpha, beta is epsilon-free and kept: each
+log f(h) and log Pr(S >= x) (per pair sum), the last boundary (the next guess is it moved by
+var x the change of log(beta / alpha), checked on a window of three values of the gap), and, shared
+by the pair sums of one search (``memo``), the windows of the narrow binomials and of the blanket
+reports, the other binomial's pmf ranges and Pr(beta < beta_min) (every value is elementwise, so the
+same whoever asks). The numbers are those computed without the reuse, bit for bit (tested).
+
+**Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the queue
+is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its own: the
+same pair sum with windows of ``_KEY_SDS`` = 10 standard deviations instead of 20, the mass outside each
+window bounded by Bernstein's inequality instead of computed exactly (an upper bound: the key only
+rises), the other binomial's tail beyond the window by a geometric lower bound (a lower tail raises the
+value, as above), the rounding allowance of the full-width bound, and a relative 1e-9 on top. Each piece
+is an upper bound, so the key is a certified bound on every dataset of the block (the search may stop
+with keys in the queue: its answer is still valid); and it is above the block's bound, by ~1e-9 relative
+where delta is well above the windows' truncation (~e^-45; far below, keys loosen and more blocks are
+resolved: slower, the same result). Tested on every block of grids of n, against the block bound and
+against brute force. When a key comes to the top of the queue the block's bound replaces it. As keys are
+above the bounds they stand for, blocks come off the queue in the order of the eager search, which
+returns the same (top, best, best j) bit for bit (tested against a copy of the eager search); the count
+of evaluations counts keys as the eager search counted bounds. The dataset at a split block's middle
+needs its bound only when its key is above the best single-dataset value.
+
+Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~1.5 s with
+both (docs/reproduction-notes.md, "Speed (issue 24)"). What is left is per block that reaches the
+top of the queue (~50 per epsilon, each new when epsilon jumps, as beta_min moves with the largest
+single-dataset value): the convolution with the blanket window (O(w_s x w_c) for window widths
+w_s ~ 40 sd and w_c), the windows' log pmf and continued-fraction tails; at n = 10^8 the
+convolutions (~3 x 10^9 products each) are ~90% of a search's ~50 CPU s (was > 4 min). Blanket windows longer
+than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are convolved in chunks of
+2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's direct convolution
+is ~5x slower once the shorter array leaves the cache); the sums are of positive terms in another
+order, covered by the same rounding allowance, so values there move in their last bits.
 """
 
 from __future__ import annotations
@@ -49,64 +85,79 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf
+from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.search import first_high_integer
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS as _WINDOW_SDS
+from shuffledp.accounting.views.pair_sum_parts import (PmfRange, convolve_positive, key_window, log_sum_rows,
+                                                       log_sum_scalars, log_tail_below, shared, window_size)
 
 __all__ = ["PairSum", "large_forward_delta"]
 
-_WINDOW_SDS = 20.0
 _FIRST_BLOCKS = 64
 _GUESS_HALF = 24
+_NEAR_STEPS = 5  # windows tried around the guessed boundary before the search
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
-_CACHE_DOUBLES = 25_000_000  # ~200 MB of cached pmfs across epsilons at most
-
-
-def _log_sum_rows(x: np.ndarray) -> np.ndarray:
-    """log sum exp along axis 1 (rows of -inf give -inf)."""
-    top = np.max(x, axis=1)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.sum(np.exp(x - safe[:, None]), axis=1)) + safe
+_KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
+_LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
+_DIRECT_UP_TO = 16_384  # blanket windows up to this are convolved directly (every n <= 5 x 10^7)
+_DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
+_CACHE_DOUBLES = 100_000_000  # pair sums kept across epsilons: 4 x window per pair sum (an overcount)
 
 
 class PairSum:
     """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
-    __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var",
-                 "log_p", "log_q", "total", "_log_f")
+    __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var", "skew",
+                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width")
 
-    def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0):
-        self.a, self.l, self.log_p, self.log_q = a, l, log_p, log_q
+    def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None,
+                 sds: float = _WINDOW_SDS, key: bool = False):
+        self.a, self.l, self.log_p, self.log_q, self.key = a, l, log_p, log_q, key
+        window = key_window if key else log_window  # a key's window: its outside mass bounded, not exact
         p, q = math.exp(log_p), math.exp(log_q)
+        memo = {} if memo is None else memo  # epsilon-free pieces shared by pair sums (module doc, "Reuse")
         # sum over the binomial with fewer trials (both have variance N p q), convolved with the blanket
         # reports Bin(blanket, 1/2) of a block's users (module doc)
         if a <= l:
-            N_s, lp_s, lq_s, self._other = a, log_p, log_q, LogPmfRange(l, log_q, log_p)
+            N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = a, log_p, log_q, (l, log_q, log_p)
         else:
-            N_s, lp_s, lq_s, self._other = l, log_q, log_p, LogPmfRange(a, log_p, log_q)
-        lo, log_w, log_out = log_window(N_s, lp_s, lq_s, _WINDOW_SDS)
+            N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = l, log_q, log_p, (a, log_p, log_q)
+        self._other = shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: PmfRange(N_o, lp_o, lq_o))
+        lo, log_w, log_out = shared(memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds))
         if blanket > 0:
             half = math.log(0.5)
-            lo_c, log_c, out_c = log_window(blanket, half, half, _WINDOW_SDS)
+            lo_c, log_c, out_c = shared(memo, ("window", blanket, half, half, sds, key),
+                                         lambda: window(blanket, half, half, sds))
             top_w, top_c = float(log_w.max()), float(log_c.max())
             with np.errstate(divide="ignore"):  # every term is a sum of positive products: no cancellation
-                log_w = np.log(np.convolve(np.exp(log_w - top_w), np.exp(log_c - top_c))) + top_w + top_c
+                direct = _DIRECT_UP_TO_KEY if key else _DIRECT_UP_TO  # chunked above (module doc, "Cost")
+                product = convolve_positive(np.exp(log_w - top_w), np.exp(log_c - top_c), direct)
+                log_w = np.log(product) + top_w + top_c
             lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
         self.lo, self.log_w, self.log_out = lo, log_w, log_out
+        # the rounding allowance's width: a key's is the width of the bound it stands for (so its margin
+        # is at least that bound's)
+        self.rounding_width = log_w.size if not key else window_size(N_s, lp_s, lq_s) + (
+            window_size(blanket, math.log(0.5), math.log(0.5)) - 1 if blanket > 0 else 0)
         self.mean = a * p + l * q + 0.5 * blanket
         self.var = (a + l) * p * q + 0.25 * blanket
+        self.skew = (l - a) * p * q * (p - q)  # third cumulant (a guess of the boundary only)
         self.total = a + l + blanket  # largest value of S
-        self._log_f: dict[int, float] = {}  # log f(h) already computed (epsilon-free: reused by every search step)
+        # epsilon-free values already computed, reused by every search step: log f(h), log Pr(S >= x),
+        # and the last (log ratio, boundary) found
+        self._log_f: dict[int, float] = {}
+        self._log_sf: dict[int, float] = {}
+        self._last: tuple[float, int] | None = None
 
     # -- pieces (self._other: the other binomial's log pmf on ranges, cached)
     def log_f(self, h: np.ndarray) -> np.ndarray:
         """log Pr(S = h) over the summed window (a lower value by at most the mass outside it).
 
-        Values are kept per h: each is one row's own sum (:func:`_log_sum_rows` reduces each row
+        Values are kept per h: each is one row's own sum (:func:`log_sum_rows` reduces each row
         separately), so a value read back is the one a new evaluation would give, bit for bit."""
         h = np.asarray(h, dtype=np.int64)
         known = self._log_f
@@ -116,17 +167,26 @@ class PairSum:
         return np.array([known[int(v)] for v in h], dtype=float)
 
     def _log_f_rows(self, h: np.ndarray) -> np.ndarray:
-        """log Pr(S = h) for each h, evaluated (one row of window terms per h)."""
+        """log Pr(S = h) for each h, evaluated (one row of window terms per h).
+
+        Term (h, t) is log_w[t] + log Pr(L = h - lo - t): read from the other binomial's log pmf
+        reversed, where t runs forwards, as a strided view (no index array; the same sums)."""
         width = self.log_w.size
         lo_all = int(h.min()) - self.lo - width + 1
         hi_all = int(h.max()) - self.lo
-        other = self._other(lo_all, hi_all)
-        # term (h, t): log_w[t] + other[h - lo - t - lo_all]
-        index = (h[:, None] - self.lo - lo_all) - np.arange(width)[None, :]
-        return _log_sum_rows(self.log_w[None, :] + other[index])
+        reversed_other = self._other(lo_all, hi_all)[::-1]  # position i: L = hi_all - i
+        windows = np.lib.stride_tricks.sliding_window_view(reversed_other, width)
+        return log_sum_rows(self.log_w[None, :] + windows[hi_all - (h - self.lo)])
 
     def log_sf(self, x: int) -> float:
-        """log Pr(S >= x) over the summed window (a lower value).
+        """log Pr(S >= x) over the summed window (a lower value), kept per x (epsilon-free)."""
+        x = int(x)
+        if x not in self._log_sf:
+            self._log_sf[x] = self._log_sf_of(x)
+        return self._log_sf[x]
+
+    def _log_sf_of(self, x: int) -> float:
+        """log Pr(S >= x) over the summed window, evaluated.
 
         The other binomial's tails at x - i (i over the window: consecutive integers y_lo..y_hi) are
         suffix sums of its pmf plus one tail Pr(L > y_hi) from ``log_sf``, summed in linear space relative
@@ -135,7 +195,10 @@ class PairSum:
         width = self.log_w.size
         y_lo, y_hi = x - self.lo - width + 1, x - self.lo
         other = self._other
-        top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
+        if self.key:  # a key: a lower value of the tail (the bound only rises)
+            top = log_tail_below(y_hi + 1, other)
+        else:
+            top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
         logs = np.concatenate([self._other(max(y_lo, 0), y_hi) if y_hi >= 0 else np.empty(0), [top]])
         ref = float(np.max(logs))
         if ref == -np.inf:
@@ -146,15 +209,54 @@ class PairSum:
         if y_lo < 0:  # Pr(L >= y) = 1 for y <= 0
             log_tails = np.concatenate([np.zeros(min(-y_lo, width)), log_tails])
         # window position t pairs with y = x - lo - t: reverse
-        return float(_log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
+        return float(log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
 
     def boundary(self, log_ratio: float) -> int:
         """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
 
-        The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity): an exponential search
-        from the normal-approximation guess brackets the answer, bisection narrows the bracket to
-        2 ``_GUESS_HALF`` values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`), and
-        one vectorised window of log f settles it."""
+        The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity), so the answer is the
+        h of a window where g crosses log_ratio. First a window of three values around a guess (the last
+        boundary moved by var x the change of log_ratio, or the normal-approximation guess with its
+        skewness term) is tried and widened towards the crossing (:meth:`_boundary_near`); if g does not
+        cross there, an exponential search from the normal guess brackets the answer, bisection narrows
+        the bracket to 2 ``_GUESS_HALF`` values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`),
+        and one vectorised window of log f settles it. Either way the answer is the first h whose computed
+        gap exceeds
+        log_ratio after one that does not, from the same values of log f."""
+        total = self.total
+        if total < 1:
+            return 1
+        x = self.var * log_ratio
+        if self._last is not None:
+            guess = self._last[1] + int(round(self.var * (log_ratio - self._last[0])))
+        else:
+            guess = int(round(self.mean + 0.5 + x + self.skew * (x * x - self.var) / (2.0 * self.var ** 2)))
+        found = self._boundary_near(min(max(guess, 1), total), log_ratio)
+        if found is None:
+            found = self._boundary_search(log_ratio)
+        self._last = (log_ratio, found)
+        return found
+
+    def _boundary_near(self, guess: int, log_ratio: float) -> int | None:
+        """The boundary if the gap crosses log_ratio near the guess (else None): a window of three values
+        around it, widened (doubling) towards the crossing up to ``_NEAR_STEPS`` times."""
+        first, last = guess - 1, guess + 1
+        for _ in range(_NEAR_STEPS):
+            if first < 2 or last > self.total:
+                return None
+            lf = self.log_f(np.arange(first - 2, last + 1))  # from h0 - 2 (log_bound reads it)
+            with np.errstate(invalid="ignore"):
+                above = lf[1:-1] - lf[2:] > log_ratio  # g(h) > log_ratio at h = first .. last
+            if not above[0] and above[-1]:
+                return first + int(np.flatnonzero(above)[0])
+            if above[0]:
+                first -= last - first + 1
+            else:
+                last += last - first + 1
+        return None
+
+    def _boundary_search(self, log_ratio: float) -> int:
+        """The boundary by exponential search and bisection from the normal guess (see :meth:`boundary`)."""
         total = self.total
 
         def above(h):  # g(h) > log_ratio, for 1 <= h <= total
@@ -162,9 +264,7 @@ class PairSum:
             with np.errstate(invalid="ignore"):
                 return bool(lf[0] - lf[1] > log_ratio)
 
-        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 1), total) if total >= 1 else 1
-        if total < 1:
-            return 1
+        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 1), total)
         # bracket: g(low) <= log_ratio < g(high), with low = 0 and high = total + 1 as sentinels
         low, high = first_high_integer(above, guess, first=1, last=total, step=_GUESS_HALF, width=2 * _GUESS_HALF)
         # g(low) <= log_ratio < g(high) (sentinels aside): the answer is in low + 1 .. high
@@ -196,7 +296,7 @@ class PairSum:
             value = first + float(log1mexp(second - first))
         # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
         # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
-        log_rounding = math.log(1e-13 + 4.0 * (self.log_w.size + 64) * 2.0 ** -52)
+        log_rounding = math.log(1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52)
         # truncation: the window's f falls short of the true f by at most the mass outside it in total
         # (sum over h), so alpha f(h0 - 1) by at most alpha out, and the terms alpha f(h - 1) - beta f(h)
         # that the truncation moves across 0 (h0 off) add up to at most (alpha + beta) out
@@ -204,6 +304,8 @@ class PairSum:
         margins = [float(np.logaddexp(first, second)) + log_rounding, log_truncation]
         if np.isfinite(log_f_prev):
             margins.append(log_alpha + log_f_prev + log_rounding)
+        if self.key:  # its last bits do not matter (module doc, "Lazy bounds")
+            return log_sum_scalars([value, *margins])
         return float(logsumexp(np.array([value, *margins])))
 
 
@@ -228,22 +330,62 @@ class _BlockBounds:
             self.blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
 
     def __call__(self, a: int, b: int) -> float:
+        """The block's bound (one evaluation)."""
         self.evaluations += 1
-        n, cache, w = self.n, self.cache, b - a
-        beta = 0
+        return self.exact(a, b)
+
+    def exact(self, a: int, b: int) -> float:
+        """The block's bound: Pr(beta < beta_min) + G_beta_min(a, n - 1 - b) (module doc), not counted."""
+        pair, fewer = self._pair(a, b, _WINDOW_SDS)
+        return float(np.logaddexp(pair.log_bound(self.eps), fewer))
+
+    def key(self, a: int, b: int) -> tuple[float, bool]:
+        """(a certified log bound for the block, whether it is :meth:`exact`'s value), one evaluation: the
+        exact bound when its pair sum is cached, else the cheaper key of the module doc ("Lazy bounds")."""
+        self.evaluations += 1
+        if self._key(a, b, _WINDOW_SDS) in self.cache:  # the bound itself costs less than a key
+            return self.exact(a, b), True
+        pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
+        return float(np.logaddexp(pair.log_bound(self.eps) + _LOG_KEY_CUSHION, fewer)), False
+
+    def _key(self, a: int, b: int, sds: float, key: bool = False) -> tuple:
+        w, beta = b - a, 0
         if w > 0:  # the block users' blanket reports: at least beta_min of them except with small probability
             sd = math.sqrt(w * math.exp(self.log_gamma + self.log_1mgamma))
             beta = max(0, int(math.floor(w * math.exp(self.log_gamma) - self.blanket_sds * sd)))
-        key = (a, n - 1 - b, beta)
-        if key not in cache:
-            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound: start over (only time is lost)
-                cache.clear()
-            fewer = float(log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf
-            cache[key] = (PairSum(a, n - 1 - b, self.log_p, self.log_q, blanket=beta), fewer)
+        return (a, self.n - 1 - b, beta, sds) if key else (a, self.n - 1 - b, beta)
+
+    def _pair(self, a: int, b: int, sds: float, key: bool = False) -> tuple[PairSum, float]:
+        """(the pair sum of the block with windows of ``sds`` standard deviations, a key's if ``key``,
+        log Pr(beta < beta_min))."""
+        cache, name = self.cache, self._key(a, b, sds, key)
+        if name not in cache:
+            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound (only time is lost)
+                _evict(cache)
+            w, beta = b - a, name[2]
+            memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
+            fewer = shared(memo, ("fewer", w, beta), lambda: float(
+                log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
+            pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key)
+            cache[name] = [pair, fewer, 0]
             # the window and (about three windows of) the other binomial's cached pmf
-            cache["_doubles"] = cache.get("_doubles", 0) + 4 * cache[key][0].log_w.size
-        pair, fewer = cache[key]
-        return float(np.logaddexp(pair.log_bound(self.eps), fewer))
+            cache["_doubles"] = cache.get("_doubles", 0) + 4 * pair.log_w.size
+        entry = cache[name]
+        entry[2] = cache.get("_round", 0)  # the search step that used it last
+        return entry[0], entry[1]
+
+
+def _evict(cache: dict) -> None:
+    """Make room: drop the pair sums not used by the current search step (and the shared pieces, which
+    the pair sums kept hold on to), or everything when the current step alone fills the cache."""
+    now = cache.get("_round", 0)
+    kept = {k: v for k, v in cache.items() if isinstance(k, tuple) and v[2] == now}
+    doubles = sum(4 * v[0].log_w.size for v in kept.values())
+    cache.clear()
+    if doubles <= _CACHE_DOUBLES // 2:
+        cache.update(kept, _doubles=doubles, _round=now)
+    else:
+        cache["_round"] = now
 
 
 def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
@@ -254,7 +396,9 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
     block with the largest bound is split until that bound is within ``relative_stop`` of the largest
     single-dataset value or ``max_evaluations`` bounds were computed; the largest bound over the blocks
     then covering 0 .. n - 1 is returned (valid whenever the search stops)."""
-    bound = _BlockBounds(eps, n=n, epsilon_local=epsilon_local, cache={} if cache is None else cache)
+    cache = {} if cache is None else cache
+    cache["_round"] = cache.get("_round", 0) + 1  # one search step (module doc, "Reuse")
+    bound = _BlockBounds(eps, n=n, epsilon_local=epsilon_local, cache=cache)
     best, best_j = -np.inf, -1
     for j in (0, n - 1):
         value = bound(j, j)
@@ -262,10 +406,11 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
             best, best_j = value, j
     bound.choose_blanket(best)
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []
+    heap = []  # (-value, a, b, whether value is the block's bound itself or a key above it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
-        heapq.heappush(heap, (-bound(a, b), a, b))
+        value, exact = bound.key(a, b)
+        heapq.heappush(heap, (-value, a, b, exact))
     return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
 
 
@@ -274,16 +419,20 @@ def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int,
     """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
     rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j)."""
     while True:
-        negative, a, b = heapq.heappop(heap)
+        negative, a, b, exact = heapq.heappop(heap)
+        if not exact:  # a key on top: the block's bound replaces it (not an evaluation: counted with the key)
+            heapq.heappush(heap, (-bound.exact(a, b), a, b, True))
+            continue
         top = -negative
         if a == b or top <= best + log_stop or top == -np.inf or bound.evaluations >= max_evaluations:
             return top, best, best_j
         middle = (a + b) // 2
-        for lo, hi in ((a, middle), (middle + 1, b)):
-            value = bound(lo, hi)
-            heapq.heappush(heap, (-value, lo, hi))
+        # the two halves, then the dataset at the middle (it only keeps the lower end current)
+        for lo, hi, half in ((a, middle, True), (middle + 1, b, True), (middle, middle, False)):
+            value, exact = bound.key(lo, hi)
+            if lo == hi and value > best and not exact:  # a single dataset above the lower end: its value
+                value, exact = bound.exact(lo, hi), True
             if lo == hi and value > best:
                 best, best_j = value, lo
-        value = bound(middle, middle)  # a single dataset inside the block keeps the lower end current
-        if value > best:
-            best, best_j = value, middle
+            if half:
+                heapq.heappush(heap, (-value, lo, hi, exact))

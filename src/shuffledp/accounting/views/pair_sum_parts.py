@@ -1,0 +1,134 @@
+"""Pieces of the k = 2 pair-sum bounds (:mod:`shuffledp.accounting.views.pair_sum`): pmf ranges kept
+across epsilons, row sums in log space, and what its lazy bounds' keys use instead of exact values --
+windows whose outside mass is bounded by Bernstein's inequality, and a geometric lower bound on a
+binomial tail (each an upper bound on the pair sum's delta once used there; see that module's
+"Lazy bounds").
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from shuffledp._numerics import log1mexp
+from shuffledp.accounting.numerics.binomial import log_pmf
+
+__all__ = ["convolve_positive", "PmfRange", "log_sum_rows", "log_sum_scalars", "shared", "key_window", "window_size",
+           "log_tail_below"]
+
+#: the half-width of the pair sums' windows in standard deviations (plus 30)
+WINDOW_SDS = 20.0
+
+
+def log_sum_rows(x: np.ndarray) -> np.ndarray:
+    """log sum exp along axis 1 (rows of -inf give -inf)."""
+    top = np.max(x, axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.sum(np.exp(x - safe[:, None]), axis=1)) + safe
+
+
+def convolve_positive(x: np.ndarray, y: np.ndarray, direct_up_to: int, chunk: int = 2048) -> np.ndarray:
+    """``np.convolve(x, y)`` of positive arrays; when the shorter is longer than ``direct_up_to``, as the
+    sum of its convolutions with chunks of ``chunk`` values of the shorter one (numpy's direct
+    convolution slows ~5x once the shorter array leaves the cache). Every value is a sum of positive
+    products either way (relative error <= length x 2^-52 in any order), not the same last bits."""
+    if y.size > x.size:
+        x, y = y, x
+    if y.size <= direct_up_to:
+        return np.convolve(x, y)
+    out = np.zeros(x.size + y.size - 1)
+    for k in range(0, y.size, chunk):
+        part = np.convolve(x, y[k:k + chunk])
+        out[k:k + part.size] += part
+    return out
+
+
+def log_sum_scalars(values: list[float]) -> float:
+    """log sum exp of a few floats with ``math`` (for keys: relative error ~1e-15, far inside their cushion;
+    scipy's logsumexp costs ~0.3 ms a call)."""
+    top = max(values)
+    if top == -math.inf:
+        return top
+    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+
+
+class PmfRange:
+    """log Pr(Bin(N, pi) = y) on ranges of integers y, cached: a request next to the cached range extends
+    it by the missing values only (each value is elementwise, so the same as computed alone); one far
+    from it (more than 4 x its own size plus the range's away) is computed alone."""
+
+    __slots__ = ("N", "log_pi", "log_1mpi", "lo", "values")
+
+    def __init__(self, N: int, log_pi: float, log_1mpi: float):
+        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
+        self.lo, self.values = 0, np.empty(0)
+
+    def _of(self, lo: int, hi: int) -> np.ndarray:
+        return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
+
+    def __call__(self, lo: int, hi: int) -> np.ndarray:
+        if hi < lo:
+            return np.empty(0)
+        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
+        if not self.values.size:
+            self.lo, self.values = lo, self._of(lo, hi)
+            return self.values
+        if c_lo <= lo and hi <= c_hi:
+            return self.values[lo - c_lo:hi - c_lo + 1]
+        new_lo, new_hi = min(lo, c_lo), max(hi, c_hi)
+        if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:
+            return self._of(lo, hi)
+        below = [self._of(new_lo, c_lo - 1)] if new_lo < c_lo else []
+        above = [self._of(c_hi + 1, new_hi)] if new_hi > c_hi else []
+        self.lo, self.values = new_lo, np.concatenate(below + [self.values] + above)
+        return self.values[lo - new_lo:hi - new_lo + 1]
+
+
+def key_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
+    """:func:`~shuffledp.accounting.numerics.windows.log_window`'s window with an upper bound on the mass
+    outside it instead of the exact mass: Bernstein, Pr(|X - mean| > t) <= 2 e^(-t^2 / (2 (var + t / 3)))
+    (every count outside lies more than t = sds sd + 30 from the mean; a side clipped at 0 or N has none)."""
+    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
+    mean, half = N * math.exp(log_pi), sds * sd + 30.0
+    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
+    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
+    sides = (lo > 0) + (hi < N)
+    log_out = math.log(sides) - half * half / (2.0 * (sd * sd + half / 3.0)) if sides else -np.inf
+    return lo, log_w, log_out
+
+
+def window_size(N: int, log_pi: float, log_1mpi: float, sds: float = WINDOW_SDS) -> int:
+    """The number of values of :func:`~shuffledp.accounting.numerics.windows.log_window`'s window."""
+    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
+    mean, half = N * math.exp(log_pi), sds * sd + 30.0
+    return min(N, int(math.ceil(mean + half))) - max(0, int(math.floor(mean - half))) + 1
+
+
+def log_tail_below(y: int, other: PmfRange) -> float:
+    """A lower bound on log Pr(L >= y), L ~ Bin(N, pi) (for keys): the pmf at y times the geometric sum
+    of the next M - 1 terms (M ~ one sd) at the smallest ratio among them, pmf(k + 1) / pmf(k) =
+    (N - k) pi / ((k + 1) (1 - pi)) falling in k, lowered by a relative 1e-9 for rounding."""
+    N = other.N
+    if y > N:
+        return -np.inf
+    if y <= 0:
+        return 0.0
+    M = max(1, min(int(math.sqrt(N * math.exp(other.log_pi + other.log_1mpi))), N - y + 1))
+    k = y + M - 2  # the last ratio used
+    log_r = math.log(N - k) - math.log(k + 1) + other.log_pi - other.log_1mpi if M > 1 else 0.0
+    if M == 1:
+        log_sum = 0.0
+    elif log_r >= 0.0:
+        log_sum = math.log(M)
+    else:
+        log_sum = float(log1mexp(M * log_r)) - float(log1mexp(log_r))
+    return float(other(y, y)[0]) + log_sum - 1e-9
+
+
+def shared(memo: dict, key: tuple, make):
+    """memo[key], made by ``make()`` the first time (pieces that depend on key alone: the same arrays)."""
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
