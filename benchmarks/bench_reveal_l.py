@@ -28,14 +28,7 @@ sys.path.insert(0, str(ROOT / "tests" / "accounting"))
 from brute_force import true_worst_case_delta  # noqa: E402
 
 from shuffledp.accounting import get_accountant  # noqa: E402
-
-
-def _add(g: np.ndarray, p0: float, p1: float, rest: float) -> np.ndarray:
-    out = np.zeros((g.shape[0] + 1, g.shape[1] + 1))
-    out[:-1, :-1] = rest * g
-    out[1:, :-1] += p0 * g
-    out[:-1, 1:] += p1 * g
-    return out
+from shuffledp.accounting.views.worst_upper import add_user  # noqa: E402
 
 
 def reveal_l_delta(eps: float, n: int, k: int, e0: float) -> float:
@@ -49,13 +42,13 @@ def reveal_l_delta(eps: float, n: int, k: int, e0: float) -> float:
             m = n - 1 - a - b
             g = np.ones((1, 1))
             for _ in range(a):
-                g = _add(g, p, q, 1.0 - p - q)
+                g = add_user(g, p, q, 1.0 - p - q)
             for _ in range(b):
-                g = _add(g, q, p, 1.0 - p - q)
+                g = add_user(g, q, p, 1.0 - p - q)
             total = 0.0
             for L in range(m + 1):
                 if L:
-                    g = _add(g, 0.5, 0.5, 0.0)  # one more outside user's report on x0 or x1
+                    g = add_user(g, 0.5, 0.5, 0.0)  # one more outside user's report on x0 or x1
                 weight = math.exp(gammaln(m + 1) - gammaln(L + 1) - gammaln(m - L + 1) + L * math.log(2 * q)
                                   + (m - L) * math.log1p(-2 * q))
                 shape = (g.shape[0] + 1, g.shape[1] + 1)

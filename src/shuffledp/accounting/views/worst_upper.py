@@ -42,7 +42,7 @@ from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K3Worst", "k3_worst_case", "stack_laws", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
+__all__ = ["K3Worst", "add_user", "k3_worst_case", "stack_laws", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
 
 _U = 2.0 ** -53
 #: largest n whose every pair law is cached across epsilons (memory ~ n^4 / 2 doubles)
@@ -59,7 +59,7 @@ class K3Worst(NamedTuple):
     argmax: tuple[int, int]
 
 
-def _add_user(g: np.ndarray, p0: float, p1: float, rest: float) -> np.ndarray:
+def add_user(g: np.ndarray, p0: float, p1: float, rest: float) -> np.ndarray:
     """Law of (r0, r1) after one more user reporting x0 / x1 / outside with these probabilities."""
     out = np.zeros((g.shape[0] + 1, g.shape[1] + 1))
     out[:-1, :-1] = rest * g
@@ -80,11 +80,11 @@ def pair_laws(n: int, p: float, q: float) -> dict[tuple[int, int], np.ndarray]:
         for a in range(t + 1):
             for b in range(t + 1 - a):
                 if a + b < t:
-                    new[(a, b)] = _add_user(level[(a, b)], q, q, 1.0 - 2.0 * q)
+                    new[(a, b)] = add_user(level[(a, b)], q, q, 1.0 - 2.0 * q)
                 elif a > 0:
-                    new[(a, b)] = _add_user(level[(a - 1, b)], p, q, rest)
+                    new[(a, b)] = add_user(level[(a - 1, b)], p, q, rest)
                 else:
-                    new[(a, b)] = _add_user(level[(a, b - 1)], q, p, rest)
+                    new[(a, b)] = add_user(level[(a, b - 1)], q, p, rest)
         level = new
     return level
 
