@@ -18,18 +18,23 @@ h_S = n - h0 - h1 - h2, and P - e^eps Q is LINEAR in h:
 
     delta(eps) = ((E - 1) / n) E_M[(h0 - e^eps h1 + (e^eps - 1) h2 / E - (e^eps - 1) n / (E - 1))_+].
 
-Conditioning on h2 ~ Bin(n, p), then t = h0 + h1 | h2 ~ Bin(n - h2, 2 / (k - 1)), then h0 | t ~ Bin(t, 1/2):
+Conditioning on s = h0 + h1 ~ Bin(n, 2q); given s, h0 ~ Bin(s, 1/2) and h2 ~ Bin(n - s, pi2),
+pi2 = p / (1 - 2q), independently. With kappa = (e^eps - 1) / E the bracket is kappa (h2 - theta), so
 
-    delta = ((E - 1)(1 + e^eps) / n) sum_{h2, t} Bin(n, p)(h2) Bin(n - h2, 2/(k-1))(t) E[(A - tau)_+],
-    tau = (e^eps t - (e^eps - 1) h2 / E + (e^eps - 1) n / (E - 1)) / (1 + e^eps),  A ~ Bin(t, 1/2),
+    delta = ((E - 1) kappa / n) sum_{s, h0} Bin(n, 2q)(s) Bin(s, 1/2)(h0) E[(h2 - theta)_+],
+    theta = (e^eps h1 - h0 + (e^eps - 1) n / (E - 1)) / kappa,  h1 = s - h0,
 
-one closed-form expected excess per (h2, t) (:func:`shuffledp.accounting.numerics.binomial.log_excess_above`,
-with tau - t / 2 = (e^eps - 1)(t / 2 - h2 / E + n / (E - 1)) / (1 + e^eps) passed exactly). The direction
-does not matter (relabelling x0 <-> x1 maps the dataset to itself). Checked against the brute-force
-full-histogram law of :func:`shuffledp.accounting.views.worst_upper.third_value_delta` (a = b = 0) in the tests.
+one closed-form expected excess per (s, h0) (:func:`shuffledp.accounting.numerics.binomial.log_excess_above`,
+with theta - (n - s) pi2 = ((e^eps - 1)(n / (E - 1) - (n - s) pi2 / E + h1) + (h1 - h0)) / kappa passed
+exactly). This order keeps the summed rectangle small: its sides are the spreads of s and of h0 | s,
+O(sqrt(n q)) each. At eps = 0 (kappa = 0) the loss does not involve h2 and 0 is returned (the "none"
+member of :mod:`shuffledp.accounting.views.worst` is exact there). The direction does not matter
+(relabelling x0 <-> x1 maps the dataset to itself). Checked in the tests against brute force, against
+:func:`shuffledp.accounting.views.worst_upper.third_value_delta` (a = b = 0), and against the other
+conditioning order (h2, then h0 + h1, then h0).
 
-**Summation (a lower value).** A rectangle of rows h2 and, per row, columns t = c(h2) + j (c(h2) the
-row's mean moved into the region tau < t where the excess is positive) is widened, doubling, until its
+**Summation (a lower value).** A rectangle of rows s and, per row, columns h0 = c(s) + j (c(s) the
+row's mean s / 2 moved into the region theta < n - s where the excess is positive) is widened, doubling, until its
 edge rows and columns lie e^-40 below its largest term, or the range ends. Every term is positive, so
 whatever is left out (also when the rectangle stops at :data:`MAX_CELLS` cells or its peak is below
 e^-700) only makes the true value larger: the value returned is a partial sum, a lower bound.
@@ -47,7 +52,7 @@ from shuffledp.accounting.params import KrrParams
 
 __all__ = ["OneValueView", "MAX_CELLS"]
 
-#: terms (h2, t) summed at most per epsilon (time and memory bounded; beyond, a partial sum)
+#: terms (s, h0) summed at most per epsilon (time and memory bounded; beyond, a partial sum)
 MAX_CELLS = 4_000_000
 _LOG_EDGE = 40.0
 _LOG_BEYOND_PROMISE = -700.0
@@ -55,7 +60,7 @@ _LOG_HALF = math.log(0.5)
 
 
 class OneValueView:
-    """log delta of "every other user on x2" (module doc) for one (n, k >= 4, eps0); the pmf of h2 is
+    """log delta of "every other user on x2" (module doc) for one (n, k >= 3, eps0); the pmf of s is
     cached across epsilons."""
 
     def __init__(self, *, n: int, k: int, epsilon_local: float):
