@@ -1,0 +1,215 @@
+"""k >= 4 at small n: a certified upper bound on the worst case over datasets, below the weak adversary.
+
+Setting (docs/worst-case-k3.md, "k >= 4: own-value hits"): u holds x0 in D and x1 in D'; of the other
+n - 1 users, ``a`` hold x0, ``b`` hold x1 and m = n - 1 - a - b hold values outside {x0, x1}, spread
+over them in any configuration c. Every number here is valid for EVERY c, and the search below covers
+every (a, b); the reverse direction of (a, b) is the forward direction of (b, a) (relabel x0 <-> x1).
+
+**The view, for one theta in [0, 1].** Write k-RR of an outside user as a mixture: with probability
+w = theta gamma (gamma = k q) a uniform report over all k values ("blanket"), otherwise a residual law
+that puts q_r = q (1 - theta) / (1 - w) on x0 and on x1 and, given that it lands outside {x0, x1},
+hits the user's own value with probability r. The adversary is told which outside users are blanket
+(their number beta). "Group A" is u, the a + b users on x0 / x1 and the beta blanket users: whatever
+they report outside {x0, x1} is uniform over the k - 2 outside values (u's too, in both worlds).
+Given s = h0 + h1, J of group A and L = s - J residual users landed in {x0, x1}. The residual users
+landing outside are a uniformly random subset of size m_r - s + J (m_r = m - beta); couple them
+through one random order of the residual users: the first m_r - s + J_min are a base, and the next
+J_max - J_min ("slots", J_min = max(0, s - m_r), J_max = min(|A|, s)) are either residual users landing
+outside (J - J_min of the slots, a uniformly random subset) or stand in for a group-A user landing
+outside. The adversary is told, for each slot, whether its report is the slot user's own value
+(Y = 1): probability r for a residual slot, 1 / (k - 2) for a group-A slot; a report with Y = 0 is
+uniform over the other k - 3 outside values in both cases. So the real histogram is a function of
+(h0, h1, the base reports, the slot users' values and the Y's) and of randomness the same in both
+worlds (**post-processing**), and by exchangeability the number N_Y of ones is **sufficient** among
+the Y's. The view (beta, s, h0, N_Y) depends on (a, b) only, never on c.
+
+theta = 0 reveals nothing but the slots' hits; theta = 1 is "weak adversary for the m outside users,
+the a + b users exact" (and at a = b = 0 exactly Koskela et al.'s weak adversary).
+
+**One bound from several views.** s has the same law in every view and both worlds (it is the real
+h0 + h1), so delta = sum_s P(s) H(view | s) for each view, and each conditional is above the truth's
+(the post-processing works given s). Hence delta(a, b, c) <= B(a, b) = sum_s min_theta D_theta(s),
+D_theta(s) = sum over (beta, h0, N_Y) with that s of (P - e^eps Q)_+. The thetas are :data:`THETAS`.
+
+**Every (a, b).** B(a, b) <= D_1(a, b) (the theta = 1 term alone), which costs O(n^3). The search
+evaluates D_1 for every dataset, then B in decreasing order of D_1 (starting at a = b = 0), and stops
+when the next D_1 is not above the largest B: the result is >= B(a, b) for every (a, b).
+
+**Rounding.** Every law is built from non-negative terms by products and sums (1 - r is written as
+(k - 3) q_r / (1 - 2 q_r), never as a difference), so each entry carries a relative error of at most
+c u, c = 16 (n + 4), u = 2^-53; each D sums (fl + c u (P + e^eps Q))_+ (an upper value), and the final
+sum adds a relative (cells) u.
+
+Cost (n = 20, k = 4): about 0.2 s to build the laws of one dataset at every theta, kept across
+epsilons; the search builds only the datasets whose theta = 1 value is above the running maximum.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["THETAS", "MAX_USERS_OWN_HITS", "OwnHitsSearch", "OwnHitsWorst"]
+
+#: blanket weights tried (each a valid view; the bound takes the smallest per s)
+THETAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: largest n searched (the laws of one dataset cost O(n^5) to build; above, ``weak-adversary``)
+MAX_USERS_OWN_HITS = 20
+_U = 2.0 ** -53
+
+
+class OwnHitsWorst(NamedTuple):
+    """Result of :meth:`OwnHitsSearch.worst`: certified upper value and the (a, b) attaining it."""
+
+    upper: float
+    argmax: tuple[int, int]
+    #: datasets whose full bound B was built (the others were pruned by their theta = 1 value)
+    evaluated: int
+
+
+def _pascal(rows: int, r: float, one_minus_r: float) -> np.ndarray:
+    """table[i, j] = Bin(i, r)(j) for 0 <= j <= i <= rows (sums of non-negative products)."""
+    table = np.zeros((rows + 1, rows + 1))
+    table[0, 0] = 1.0
+    for i in range(1, rows + 1):
+        table[i] = table[i - 1] * one_minus_r
+        table[i, 1:] += table[i - 1, :-1] * r
+    return table
+
+
+def _add(law: np.ndarray, on_x0: float, on_x1: float, stay: float) -> np.ndarray:
+    """One more user in a law[landed in {x0, x1}, landed on x0]."""
+    out = law * stay
+    out[1:, 1:] += on_x0 * law[:-1, :-1]
+    out[1:, :] += on_x1 * law[:-1, :]
+    return out
+
+
+class _Params(NamedTuple):
+    p: float
+    q: float
+    k: int
+    n: int
+
+
+def _theta_laws(par: _Params, a: int, b: int, theta: float):
+    """For one dataset (a, b) and one theta: (beta weights, P, Q) with P[beta, s, h0, N_Y] (theta = 1:
+    P[beta, s, h0], the hit count being a function of s there)."""
+    p, q, k, n = par
+    size = n + 1
+    m = n - 1 - a - b
+    w = theta * k * q
+    one_minus_w = (1.0 - theta) + theta * (p - q)              # 1 - theta k q without cancellation
+    q_r = q * (1.0 - theta) / one_minus_w
+    rest_r = 1.0 - 2.0 * q_r
+    r, one_minus_r = (p - w / k) / one_minus_w / rest_r, (k - 3) * q_r / rest_r
+    weights = _pascal(m, w, one_minus_w)[m, : m + 1] if theta > 0 else np.eye(1, m + 1)[0]
+    group = np.zeros((size, size))
+    group[0, 0] = 1.0
+    for _ in range(a):
+        group = _add(group, p, q, (k - 2) * q)
+    for _ in range(b):
+        group = _add(group, q, p, (k - 2) * q)
+    residual = [np.eye(1, size * size).reshape(size, size)]
+    for _ in range(m):
+        residual.append(_add(residual[-1], q_r, q_r, rest_r))
+    hits_r, hits_t = _pascal(n, r, one_minus_r), _pascal(n, 1.0 / (k - 2), (k - 3) / (k - 2))
+    full = theta < 1.0
+    P = np.zeros((m + 1, size, size, size) if full else (m + 1, size, size))
+    Q = np.zeros_like(P)
+    for beta in range(m + 1):
+        if beta:
+            group = _add(group, 1.0 / k, 1.0 / k, (k - 2) / k)
+        if weights[beta] == 0.0:
+            continue
+        m_r = m - beta
+        others = np.zeros((size, size, size))                 # [s, h0, J']
+        res = residual[m_r]
+        for j, g0 in zip(*np.nonzero(group)):
+            others[j:, g0:, j] += group[j, g0] * res[: size - j, : size - g0]
+        lp, lq = _with_u(others, p, q, k)
+        if not full:
+            P[beta], Q[beta] = lp.sum(axis=2), lq.sum(axis=2)
+            continue
+        hits = _hit_law(size, m_r, a + b + beta + 1, hits_r, hits_t)     # [s, J, N_Y]
+        P[beta] = np.einsum("shj,sjy->shy", lp, hits)
+        Q[beta] = np.einsum("shj,sjy->shy", lq, hits)
+    return weights, P, Q
+
+
+def _with_u(others: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Add u (x0 in D, x1 in D'): the laws over [s, h0, J] under both worlds."""
+    out = (k - 2) * q * others
+    lp, lq = out.copy(), out
+    lp[1:, 1:, 1:] += p * others[:-1, :-1, :-1]
+    lp[1:, :, 1:] += q * others[:-1, :, :-1]
+    lq[1:, 1:, 1:] += q * others[:-1, :-1, :-1]
+    lq[1:, :, 1:] += p * others[:-1, :, :-1]
+    return lp, lq
+
+
+def _hit_law(size: int, m_r: int, group: int, hits_r: np.ndarray, hits_t: np.ndarray) -> np.ndarray:
+    """law[s, J, N_Y]: N_Y = Bin(J - J_min, r) + Bin(J_max - J, 1 / (k - 2)) given s and J."""
+    law = np.zeros((size, size, size))
+    for s in range(size):
+        lo, hi = max(0, s - m_r), min(group, s)
+        for j in range(lo, hi + 1):
+            row = np.convolve(hits_r[j - lo, : j - lo + 1], hits_t[hi - j, : hi - j + 1])
+            law[s, j, : row.size] = row
+    return law
+
+
+def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float) -> np.ndarray:
+    """Upper values of D(s) = sum over (beta, h0, N_Y) of (P - e^eps Q)_+, weighted by beta's law."""
+    e = math.exp(eps)
+    diff = P - e * Q
+    diff += c * _U * (P + e * Q)
+    np.maximum(diff, 0.0, out=diff)
+    per = diff.reshape(diff.shape[0], diff.shape[1], -1).sum(axis=2)      # [beta, s]
+    return weights @ per
+
+
+class OwnHitsSearch:
+    """The certified maximum over every (a, b) of B(a, b) (module docstring), laws kept across epsilons."""
+
+    def __init__(self, *, n: int, k: int, epsilon_local: float):
+        if k < 4:
+            raise ValueError(f"`k` must be >= 4 for the own-hits view, got {k}")
+        if not 2 <= n <= MAX_USERS_OWN_HITS:
+            raise ValueError(f"`n` must be in [2, {MAX_USERS_OWN_HITS}] for the own-hits view, got {n}")
+        e = math.exp(epsilon_local)
+        self._par = _Params(e / (e + k - 1), 1.0 / (e + k - 1), k, n)
+        self._c = 16.0 * (n + 4)
+        self._first = {(a, b): _theta_laws(self._par, a, b, 1.0) for a in range(n) for b in range(n - a)}
+        self._full: dict = {}
+
+    def bound(self, a: int, b: int, eps: float, thetas: tuple[float, ...] | None = None) -> float:
+        """Certified upper value of B(a, b) at ``eps`` (forward direction; valid for every spread of the rest).
+        ``thetas`` (a subset of :data:`THETAS`) restricts the views whose minimum is taken."""
+        laws = self._laws((a, b))
+        chosen = [law for t, law in zip(THETAS, laws) if thetas is None or t in thetas]
+        per = np.min([_per_s(*law, float(eps), self._c) for law in chosen], axis=0)
+        return float(per.sum()) * (1.0 + per.size * _U)
+
+    def _laws(self, ab: tuple[int, int]) -> list:
+        if ab not in self._full:
+            a, b = ab
+            self._full[ab] = [_theta_laws(self._par, a, b, t) for t in THETAS if t < 1.0] + [self._first[ab]]
+        return self._full[ab]
+
+    def worst(self, eps: float) -> OwnHitsWorst:
+        """Certified upper value of the worst case over datasets and directions, at ``eps``."""
+        eps = float(eps)
+        first = {ab: float(_per_s(*laws, eps, self._c).sum()) for ab, laws in self._first.items()}
+        order = sorted(first, key=lambda ab: (ab != (0, 0), -first[ab]))
+        best, arg, built = -1.0, (0, 0), 0
+        for ab in order:  # (0, 0) first, then by decreasing theta = 1 value, which bounds B from above
+            if first[ab] * (1.0 + (self._par.n + 1) * _U) <= best:
+                break
+            value = self.bound(*ab, eps)
+            built += 1
+            if value > best:
+                best, arg = value, ab
+        return OwnHitsWorst(min(best, 1.0), arg, built)
