@@ -40,8 +40,12 @@ when the next D_1 is not above the largest B: the result is >= B(a, b) for every
 c u, c = 16 (n + 4), u = 2^-53; each D sums (fl + c u (P + e^eps Q))_+ (an upper value), and the final
 sum adds a relative (cells) u.
 
-Cost (n = 20, k = 4): about 0.2 s to build the laws of one dataset at every theta, kept across
-epsilons; the search builds only the datasets whose theta = 1 value is above the running maximum.
+Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n = 30; the search builds
+the full laws only of the datasets whose theta = 1 value is above the running maximum (1 to 5 of them
+for eps up to eps0 / 2, up to ~45 near eps0 at n = 30) and keeps them across epsilons up to
+:data:`CACHE_DOUBLES` (800 MB). An epsilon search (k = 4, 5, 10; eps0 in 0.5 .. 4; delta = 1e-6, 1e-9)
+took 1.7-2.8 s at n = 20 and ~3 s at n = 24 (0.6 GB); at n = 30 it took 4.5-13 s with 2.3 GB of laws
+kept, and 12-63 s when they are capped at 1.2 GB (rebuilt), hence :data:`MAX_USERS_OWN_HITS` = 24.
 """
 
 from __future__ import annotations
@@ -56,7 +60,9 @@ __all__ = ["THETAS", "MAX_USERS_OWN_HITS", "OwnHitsSearch", "OwnHitsWorst"]
 #: blanket weights tried (each a valid view; the bound takes the smallest per s)
 THETAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: largest n searched (the laws of one dataset cost O(n^5) to build; above, ``weak-adversary``)
-MAX_USERS_OWN_HITS = 20
+MAX_USERS_OWN_HITS = 24
+#: doubles of full (theta < 1) laws kept across epsilons (800 MB); the oldest datasets' are dropped beyond it
+CACHE_DOUBLES = 100_000_000
 _U = 2.0 ** -53
 
 
@@ -124,15 +130,17 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float):
             group = _add(group, 1.0 / k, 1.0 / k, (k - 2) / k)
         if weights[beta] == 0.0:
             continue
+        if not full:  # no residual user lands in {x0, x1}: s = J, and the hit count is a function of s
+            P[beta], Q[beta] = _with_u(group, p, q, k)
+            continue
         m_r = m - beta
         others = np.zeros((size, size, size))                 # [s, h0, J']
         res = residual[m_r]
-        for j, g0 in zip(*np.nonzero(group)):
-            others[j:, g0:, j] += group[j, g0] * res[: size - j, : size - g0]
+        for j in range(a + b + beta + 1):
+            row = group[j]
+            for g0 in np.nonzero(row)[0]:
+                others[j:, g0:, j] += row[g0] * res[: size - j, : size - g0]
         lp, lq = _with_u(others, p, q, k)
-        if not full:
-            P[beta], Q[beta] = lp.sum(axis=2), lq.sum(axis=2)
-            continue
         hits = _hit_law(size, m_r, a + b + beta + 1, hits_r, hits_t)     # [s, J, N_Y]
         P[beta] = np.einsum("shj,sjy->shy", lp, hits)
         Q[beta] = np.einsum("shj,sjy->shy", lq, hits)
@@ -140,13 +148,14 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float):
 
 
 def _with_u(others: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Add u (x0 in D, x1 in D'): the laws over [s, h0, J] under both worlds."""
+    """Add u (x0 in D, x1 in D'): the laws over [s, h0, J] under both worlds; a 2-d law is [s, h0] (s = J)."""
     out = (k - 2) * q * others
     lp, lq = out.copy(), out
-    lp[1:, 1:, 1:] += p * others[:-1, :-1, :-1]
-    lp[1:, :, 1:] += q * others[:-1, :, :-1]
-    lq[1:, 1:, 1:] += q * others[:-1, :-1, :-1]
-    lq[1:, :, 1:] += p * others[:-1, :, :-1]
+    lead = (slice(1, None),) * (others.ndim - 1)     # s (and J) move together when u lands in
+    back = (slice(None, -1),) * (others.ndim - 1)
+    for law, on_x0, on_x1 in ((lp, p, q), (lq, q, p)):
+        law[lead[:1] + (slice(1, None),) + lead[1:]] += on_x0 * others[back[:1] + (slice(None, -1),) + back[1:]]
+        law[lead[:1] + (slice(None),) + lead[1:]] += on_x1 * others[back[:1] + (slice(None),) + back[1:]]
     return lp, lq
 
 
@@ -184,6 +193,7 @@ class OwnHitsSearch:
         self._c = 16.0 * (n + 4)
         self._first = {(a, b): _theta_laws(self._par, a, b, 1.0) for a in range(n) for b in range(n - a)}
         self._full: dict = {}
+        self._doubles = 0
 
     def bound(self, a: int, b: int, eps: float, thetas: tuple[float, ...] | None = None) -> float:
         """Certified upper value of B(a, b) at ``eps`` (forward direction; valid for every spread of the rest).
@@ -196,7 +206,13 @@ class OwnHitsSearch:
     def _laws(self, ab: tuple[int, int]) -> list:
         if ab not in self._full:
             a, b = ab
-            self._full[ab] = [_theta_laws(self._par, a, b, t) for t in THETAS if t < 1.0] + [self._first[ab]]
+            laws = [_theta_laws(self._par, a, b, t) for t in THETAS if t < 1.0] + [self._first[ab]]
+            size = sum(law[1].size * 2 for law in laws)
+            while self._full and self._doubles + size > CACHE_DOUBLES:
+                oldest = next(iter(self._full))
+                self._doubles -= sum(law[1].size * 2 for law in self._full.pop(oldest))
+            self._full[ab] = laws
+            self._doubles += size
         return self._full[ab]
 
     def worst(self, eps: float) -> OwnHitsWorst:
