@@ -6,7 +6,7 @@ directions (``tests/accounting/brute_force.py``, 50 digits) beside ``weak-advers
 ``worst-case-upper`` (now the own-value-hit bound); value / truth of each.
 
 Part 2 (bracket at small n): epsilon at delta in {1e-6, 1e-9} of ``worst-case-lower``,
-``worst-case-upper`` and ``weak-adversary`` for n in {10, 20, 24}, k in {4, 5, 10}, eps0 in
+``worst-case-upper`` and ``weak-adversary`` for n in {10, 20, 30}, k in {4, 5, 10}, eps0 in
 {0.5, 1, 2, 4}; ratio of each upper epsilon to the lower one, and the seconds of the upper search.
 
 Writes results/benchmarks/own_hits_tiny.csv and own_hits_bracket.csv and prints a summary.
@@ -49,7 +49,7 @@ def tiny() -> pd.DataFrame:
 
 def bracket() -> pd.DataFrame:
     rows = []
-    for n in (10, 20, 24):
+    for n in (10, 20, 30):
         for k in (4, 5, 10):
             for e0 in (0.5, 1.0, 2.0, 4.0):
                 for delta in (1e-6, 1e-9):

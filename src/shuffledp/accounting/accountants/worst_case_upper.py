@@ -220,9 +220,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         "all neighbouring datasets (replace-one), both directions; for k = 2 the certified maximum over every "
         "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000; within ~0.3% in "
         "epsilon for n <= 1e8); for k = 3 and n <= 64 the exact maximum over every (n_x0, n_x1) (1e-12 "
-        "relative); for k >= 4 and n <= 24 the certified maximum over every (n_x0, n_x1) of the own-value-hit "
+        "relative); for k >= 4 and n <= 32 the certified maximum over every (n_x0, n_x1) of the own-value-hit "
         "views, valid for every spread of the rest (at most weak-adversary's value); otherwise (k >= 4 above "
-        "n = 24, or k = 3 above n = 64) weak-adversary's value"
+        "n = 32, or k = 3 above n = 64) weak-adversary's value"
     )
     reference = (
         "this package: exact histogram delta of k = 2 datasets and partial-knowledge views (post-processing) "

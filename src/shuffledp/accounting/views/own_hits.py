@@ -40,12 +40,13 @@ when the next D_1 is not above the largest B: the result is >= B(a, b) for every
 c u, c = 16 (n + 4), u = 2^-53; each D sums (fl + c u (P + e^eps Q))_+ (an upper value), and the final
 sum adds a relative (cells) u.
 
-Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n = 30; the search builds
-the full laws only of the datasets whose theta = 1 value is above the running maximum (1 to 5 of them
-for eps up to eps0 / 2, up to ~45 near eps0 at n = 30) and keeps them across epsilons up to
-:data:`CACHE_DOUBLES` (800 MB). An epsilon search (k = 4, 5, 10; eps0 in 0.5 .. 4; delta = 1e-6, 1e-9)
-took 1.7-2.8 s at n = 20 and ~3 s at n = 24 (0.6 GB); at n = 30 it took 4.5-13 s with 2.3 GB of laws
-kept, and 12-63 s when they are capped at 1.2 GB (rebuilt), hence :data:`MAX_USERS_OWN_HITS` = 24.
+Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n = 30. The search builds
+the other views' laws only for the datasets whose theta = 1 value is above the running maximum, one
+view at a time (theta = 3/4, 1/2, ... until the minimum so far is not above that maximum), and keeps
+them across epsilons (least recently used dropped beyond :data:`CACHE_DOUBLES`, 800 MB). Epsilon
+searches (k = 4, 5; delta = 1e-6, 1e-9) took 4-7 s at n = 30 (0.6 GB) and 6-10 s at n = 32 (0.8 GB);
+before the one-view-at-a-time pruning and the per-s blocks, 12-63 s at n = 30 under the same cap,
+hence :data:`MAX_USERS_OWN_HITS` = 32.
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ __all__ = ["THETAS", "MAX_USERS_OWN_HITS", "OwnHitsSearch", "OwnHitsWorst"]
 
 #: blanket weights tried (each a valid view; the bound takes the smallest per s)
 THETAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+_ORDER = tuple(sorted(THETAS, reverse=True))  # theta = 1 first: its laws are built for every dataset
 #: largest n searched (the laws of one dataset cost O(n^5) to build; above, ``weak-adversary``)
-MAX_USERS_OWN_HITS = 24
-#: doubles of full (theta < 1) laws kept across epsilons (800 MB); the oldest datasets' are dropped beyond it
+MAX_USERS_OWN_HITS = 32
+#: doubles of full (theta < 1) laws kept across epsilons (800 MB); the least recently used are dropped beyond it
 CACHE_DOUBLES = 100_000_000
 _U = 2.0 ** -53
 
@@ -101,8 +103,8 @@ class _Params(NamedTuple):
 
 
 def _theta_laws(par: _Params, a: int, b: int, theta: float):
-    """For one dataset (a, b) and one theta: (beta weights, P, Q) with P[beta, s, h0, N_Y] (theta = 1:
-    P[beta, s, h0], the hit count being a function of s there)."""
+    """For one dataset (a, b) and one theta: (beta weights, P, Q); P is a list over s of [beta, h0, N_Y]
+    blocks (theta = 1: an array P[beta, s, h0], the hit count being a function of s there)."""
     p, q, k, n = par
     size = n + 1
     m = n - 1 - a - b
@@ -144,6 +146,9 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float):
         hits = _hit_law(size, m_r, a + b + beta + 1, hits_r, hits_t)     # [s, J, N_Y]
         P[beta] = np.einsum("shj,sjy->shy", lp, hits)
         Q[beta] = np.einsum("shj,sjy->shy", lq, hits)
+    if full:  # h0 <= s and N_Y <= s: keep one [beta, h0, N_Y] block per s (a third of the cube)
+        P = [np.ascontiguousarray(P[:, t, : t + 1, : t + 1]) for t in range(size)]
+        Q = [np.ascontiguousarray(Q[:, t, : t + 1, : t + 1]) for t in range(size)]
     return weights, P, Q
 
 
@@ -173,6 +178,8 @@ def _hit_law(size: int, m_r: int, group: int, hits_r: np.ndarray, hits_t: np.nda
 def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float) -> np.ndarray:
     """Upper values of D(s) = sum over (beta, h0, N_Y) of (P - e^eps Q)_+, weighted by beta's law."""
     e = math.exp(eps)
+    if isinstance(P, list):
+        return np.array([_per_s(weights, p_s[:, None], q_s[:, None], eps, c)[0] for p_s, q_s in zip(P, Q)])
     diff = P - e * Q
     diff += c * _U * (P + e * Q)
     np.maximum(diff, 0.0, out=diff)
@@ -195,25 +202,40 @@ class OwnHitsSearch:
         self._full: dict = {}
         self._doubles = 0
 
-    def bound(self, a: int, b: int, eps: float, thetas: tuple[float, ...] | None = None) -> float:
+    def bound(self, a: int, b: int, eps: float, thetas: tuple[float, ...] | None = None,
+              stop_at: float | None = None) -> float:
         """Certified upper value of B(a, b) at ``eps`` (forward direction; valid for every spread of the rest).
-        ``thetas`` (a subset of :data:`THETAS`) restricts the views whose minimum is taken."""
-        laws = self._laws((a, b))
-        chosen = [law for t, law in zip(THETAS, laws) if thetas is None or t in thetas]
-        per = np.min([_per_s(*law, float(eps), self._c) for law in chosen], axis=0)
-        return float(per.sum()) * (1.0 + per.size * _U)
 
-    def _laws(self, ab: tuple[int, int]) -> list:
-        if ab not in self._full:
-            a, b = ab
-            laws = [_theta_laws(self._par, a, b, t) for t in THETAS if t < 1.0] + [self._first[ab]]
-            size = sum(law[1].size * 2 for law in laws)
+        ``thetas`` (a subset of :data:`THETAS`) restricts the views whose minimum is taken. The views are
+        taken from theta = 1 down; with ``stop_at``, as soon as the minimum so far is <= ``stop_at`` that
+        (still certified, larger) value is returned without building the remaining views' laws.
+        """
+        eps = float(eps)
+        per = None
+        for theta in _ORDER:
+            if thetas is not None and theta not in thetas:
+                continue
+            term = _per_s(*self._laws((a, b), theta), eps, self._c)
+            per = term if per is None else np.minimum(per, term)
+            value = float(per.sum()) * (1.0 + per.size * _U)
+            if stop_at is not None and value <= stop_at:
+                break
+        return value
+
+    def _laws(self, ab: tuple[int, int], theta: float):
+        if theta == 1.0:
+            return self._first[ab]
+        key = (ab, theta)
+        if key in self._full:                        # least recently used first: move to the end
+            self._full[key] = self._full.pop(key)
+        else:
+            laws = _theta_laws(self._par, *ab, theta)
+            size = 2 * sum(block.size for block in laws[1])
             while self._full and self._doubles + size > CACHE_DOUBLES:
-                oldest = next(iter(self._full))
-                self._doubles -= sum(law[1].size * 2 for law in self._full.pop(oldest))
-            self._full[ab] = laws
+                self._doubles -= 2 * sum(block.size for block in self._full.pop(next(iter(self._full)))[1])
+            self._full[key] = laws
             self._doubles += size
-        return self._full[ab]
+        return self._full[key]
 
     def worst(self, eps: float) -> OwnHitsWorst:
         """Certified upper value of the worst case over datasets and directions, at ``eps``."""
@@ -224,7 +246,7 @@ class OwnHitsSearch:
         for ab in order:  # (0, 0) first, then by decreasing theta = 1 value, which bounds B from above
             if first[ab] * (1.0 + (self._par.n + 1) * _U) <= best:
                 break
-            value = self.bound(*ab, eps)
+            value = self.bound(*ab, eps, stop_at=best)
             built += 1
             if value > best:
                 best, arg = value, ab
