@@ -24,6 +24,12 @@ checks it against brute force and an independent summation). ``worst-case-lower 
 eps0 = 0.5: 0.029641783154127712 -> 0.029645006234793617; eps0 = 4.0: 1.5223852436487602 ->
 1.5268502254348275 (both rose: tighter; the upper end, weak-adversary, is 0.029651 and 1.52744). Only
 those two keys were replaced.
+
+Third documented re-record (issue 23): for k >= 4 and n <= 32 ``worst-case-upper`` is the certified
+maximum of the own-value-hit views (views/own_hits.py; tests/accounting/test_own_hits.py checks it
+against brute force over every dataset and direction), at most the weak adversary.
+``worst-case-upper n=10 k=10 eps0=0.5``: 0.33865561145405454 -> 0.3308084260965553 (tighter; the
+lower end is 0.32998997790222406). Its eps0 = 4 key is unchanged.
 """
 
 from __future__ import annotations
