@@ -45,8 +45,9 @@ the other views' laws only for the datasets whose theta = 1 value is above the r
 view at a time (theta = 3/4, 1/2, ... until the minimum so far is not above that maximum), and keeps
 them across epsilons (least recently used dropped beyond :data:`CACHE_DOUBLES`, 800 MB). Epsilon
 searches (k = 4, 5; delta = 1e-6, 1e-9) took 4-7 s at n = 30 (0.6 GB) and 6-10 s at n = 32 (0.8 GB);
-before the one-view-at-a-time pruning and the per-s blocks, 12-63 s at n = 30 under the same cap,
-hence :data:`MAX_USERS_OWN_HITS` = 32.
+before the one-view-at-a-time pruning and the per-s blocks, 14-70 s at n = 30 with the laws capped at
+320 MB to 1.2 GB (rebuilt over and over) and 4.5-13 s uncapped (2.3 GB). Hence
+:data:`MAX_USERS_OWN_HITS` = 32.
 """
 
 from __future__ import annotations
