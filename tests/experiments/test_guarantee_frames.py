@@ -13,6 +13,7 @@ import pytest
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.bracket import bracket
+from shuffledp.accounting.views.own_hits import MAX_USERS_OWN_HITS
 from shuffledp.config import ConfigError
 from shuffledp.experiments.accounting import n_x0_from_rule
 from shuffledp.experiments.guarantees import (
@@ -235,13 +236,16 @@ def test_bracket_markdown_shows_small_widths():
 
 
 def test_bracket_frame_uses_the_configured_upper_end():
-    # worst-case-upper: the certified max over every dataset for k = 2, weak-adversary's value for k >= 3
+    # worst-case-upper: the certified max over every dataset for k = 2, the own-value-hit maximum for k >= 4 at
+    # n <= MAX_USERS_OWN_HITS (never above the weak adversary), weak-adversary's value for k >= 4 above it
     frame = bracket_frame({**BRACKET, "upper": "worst-case-upper"})
     weak = bracket_frame({**BRACKET, "upper": "weak-adversary"})
     assert (frame["upper"] == "worst-case-upper").all() and (weak["upper"] == "weak-adversary").all()
     two, four = frame["k"] == 2, frame["k"] == 4
-    assert (frame.loc[two, "eps_upper"] <= weak.loc[two, "eps_upper"] * (1 + 1e-9)).all()
-    assert (frame.loc[two, "eps_upper"] < weak.loc[two, "eps_upper"]).any()  # tighter for k = 2
-    np.testing.assert_allclose(frame.loc[four, "eps_upper"], weak.loc[four, "eps_upper"], rtol=1e-12)
+    small = four & (frame["n_users"] <= MAX_USERS_OWN_HITS)
+    for rows in (two, small):
+        assert (frame.loc[rows, "eps_upper"] <= weak.loc[rows, "eps_upper"] * (1 + 1e-9)).all()
+        assert (frame.loc[rows, "eps_upper"] < weak.loc[rows, "eps_upper"]).any()  # tighter
+    np.testing.assert_allclose(frame.loc[four & ~small, "eps_upper"], weak.loc[four & ~small, "eps_upper"], rtol=1e-12)
     assert (frame["eps_lower"] <= frame["eps_upper"]).all()
     assert "valid upper bound (`worst-case-upper`" in bracket_markdown(frame)
