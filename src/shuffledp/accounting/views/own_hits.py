@@ -37,8 +37,8 @@ when the next D_1 is not above the largest B: the result is >= B(a, b) for every
 
 **Rounding.** Every law is built from non-negative terms by products and sums (1 - r is written as
 (k - 3) q_r / (1 - 2 q_r), never as a difference), so each entry carries a relative error of at most
-c u, c = 16 (n + 4), u = 2^-53; each D sums (fl + c u (P + e^eps Q))_+ (an upper value), and the final
-sum adds a relative (cells) u.
+c u, c = 16 (n + 4), u = 2^-53; each D sums (fl + c u (P + e^eps Q))_+ (an upper value), the final
+sum adds a relative (cells) u, and an absolute 1e-290 covers products that underflowed (large eps0).
 
 Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n = 30. The search builds
 the other views' laws only for the datasets whose theta = 1 value is above the running maximum, one
@@ -67,6 +67,9 @@ MAX_USERS_OWN_HITS = 32
 #: doubles of full (theta < 1) laws kept across epsilons (800 MB); the least recently used are dropped beyond it
 CACHE_DOUBLES = 100_000_000
 _U = 2.0 ** -53
+#: added to every value: bounds the mass lost to underflow (< 2.3e-308 per product, ~1e6 terms of ~n
+#: operations each at n <= 32), so that the value stays an upper bound even where delta is near 1e-300
+_UNDERFLOW = 1e-290
 
 
 class OwnHitsWorst(NamedTuple):
@@ -218,7 +221,7 @@ class OwnHitsSearch:
                 continue
             term = _per_s(*self._laws((a, b), theta), eps, self._c)
             per = term if per is None else np.minimum(per, term)
-            value = float(per.sum()) * (1.0 + per.size * _U)
+            value = float(per.sum()) * (1.0 + per.size * _U) + _UNDERFLOW
             if stop_at is not None and value <= stop_at:
                 break
         return value
@@ -245,7 +248,7 @@ class OwnHitsSearch:
         order = sorted(first, key=lambda ab: (ab != (0, 0), -first[ab]))
         best, arg, built = -1.0, (0, 0), 0
         for ab in order:  # (0, 0) first, then by decreasing theta = 1 value, which bounds B from above
-            if first[ab] * (1.0 + (self._par.n + 1) * _U) <= best:
+            if first[ab] * (1.0 + (self._par.n + 1) * _U) + _UNDERFLOW <= best:
                 break
             value = self.bound(*ab, eps, stop_at=best)
             built += 1
