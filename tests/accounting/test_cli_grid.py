@@ -28,8 +28,9 @@ those two keys were replaced.
 Third documented re-record (issue 23): for k >= 4 and n <= 32 ``worst-case-upper`` is the certified
 maximum of the own-value-hit views (views/own_hits.py; tests/accounting/test_own_hits.py checks it
 against brute force over every dataset and direction), at most the weak adversary.
-``worst-case-upper n=10 k=10 eps0=0.5``: 0.33865561145405454 -> 0.3308084260965553 (tighter; the
-lower end is 0.32998997790222406). Its eps0 = 4 key is unchanged.
+``worst-case-upper n=10 k=10 eps0=0.5``: 0.33865561145405454 -> 0.3308084260965555 (tighter; the
+lower end is 0.32998997790222406; the last two digits are those of the view's matrix products, whose
+summation order the rounding allowance covers). Its eps0 = 4 key is unchanged.
 """
 
 from __future__ import annotations

@@ -44,7 +44,9 @@ Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n =
 the other views' laws only for the datasets whose theta = 1 value is above the running maximum, one
 view at a time (theta = 3/4, 1/2, ... until the minimum so far is not above that maximum), and keeps
 them across epsilons (least recently used dropped beyond :data:`CACHE_DOUBLES`, 800 MB). Epsilon
-searches (k = 4, 5; delta = 1e-6, 1e-9) took 4-7 s at n = 30 (0.6 GB) and 6-10 s at n = 32 (0.8 GB);
+searches (k = 4, 5; delta = 1e-6, 1e-9) took 3.5-7 s at n = 30 (0.6 GB) and 3-11 s at n = 32 (0.8 GB),
+beside a running test suite (the convolutions are matrix products with Toeplitz matrices and the hit
+laws gathered from one table per theta);
 before the one-view-at-a-time pruning and the per-s blocks, 14-70 s at n = 30 with the laws capped at
 320 MB to 1.2 GB (rebuilt over and over) and 4.5-13 s uncapped (2.3 GB). Hence
 :data:`MAX_USERS_OWN_HITS` = 32.
@@ -106,18 +108,49 @@ class _Params(NamedTuple):
     n: int
 
 
-def _theta_laws(par: _Params, a: int, b: int, theta: float):
-    """For one dataset (a, b) and one theta: (beta weights, P, Q); P is a list over s of [beta, h0, N_Y]
-    blocks (theta = 1: an array P[beta, s, h0], the hit count being a function of s there)."""
-    p, q, k, n = par
-    size = n + 1
-    m = n - 1 - a - b
+class _Residual(NamedTuple):
+    """One theta's split of an outside user's k-RR: blanket weight w, residual in-landing q_r, own-hit r."""
+
+    w: float
+    one_minus_w: float
+    q_r: float
+    rest_r: float
+    r: float
+    one_minus_r: float
+
+
+def _residual(par: _Params, theta: float) -> _Residual:
+    p, q, k, _ = par
     w = theta * k * q
     one_minus_w = (1.0 - theta) + theta * (p - q)              # 1 - theta k q without cancellation
     q_r = q * (1.0 - theta) / one_minus_w
     rest_r = 1.0 - 2.0 * q_r
-    r, one_minus_r = (p - w / k) / one_minus_w / rest_r, (k - 3) * q_r / rest_r
-    weights = _pascal(m, w, one_minus_w)[m, : m + 1] if theta > 0 else np.eye(1, m + 1)[0]
+    return _Residual(w, one_minus_w, q_r, rest_r, (p - w / k) / one_minus_w / rest_r, (k - 3) * q_r / rest_r)
+
+
+def _pair_table(par: _Params, theta: float) -> np.ndarray:
+    """table[i, l] = law of Bin(i, r) + Bin(l, 1 / (k - 2)) (i + l <= n): the hit count of i residual and l
+    group-A slots; the same for every dataset at this theta."""
+    n, k = par.n, par.k
+    res = _residual(par, theta)
+    hits_r, hits_t = _pascal(n, res.r, res.one_minus_r), _pascal(n, 1.0 / (k - 2), (k - 3) / (k - 2))
+    table = np.zeros((n + 1, n + 1, n + 1))
+    for i in range(n + 1):
+        for l in range(n + 1 - i):
+            row = np.convolve(hits_r[i, : i + 1], hits_t[l, : l + 1])
+            table[i, l, : row.size] = row
+    return table
+
+
+def _theta_laws(par: _Params, a: int, b: int, theta: float, table: np.ndarray | None = None):
+    """For one dataset (a, b) and one theta: (beta weights, P, Q); P is a list over s of [beta, h0, N_Y]
+    blocks (theta = 1: an array P[beta, s, h0], the hit count being a function of s there). ``table`` is
+    :func:`_pair_table` at this theta (needed for theta < 1)."""
+    p, q, k, n = par
+    size = n + 1
+    m = n - 1 - a - b
+    res = _residual(par, theta)
+    weights = _pascal(m, res.w, res.one_minus_w)[m, : m + 1] if theta > 0 else np.eye(1, m + 1)[0]
     group = np.zeros((size, size))
     group[0, 0] = 1.0
     for _ in range(a):
@@ -126,8 +159,7 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float):
         group = _add(group, q, p, (k - 2) * q)
     residual = [np.eye(1, size * size).reshape(size, size)]
     for _ in range(m):
-        residual.append(_add(residual[-1], q_r, q_r, rest_r))
-    hits_r, hits_t = _pascal(n, r, one_minus_r), _pascal(n, 1.0 / (k - 2), (k - 3) / (k - 2))
+        residual.append(_add(residual[-1], res.q_r, res.q_r, res.rest_r))
     full = theta < 1.0
     P = np.zeros((m + 1, size, size, size) if full else (m + 1, size, size))
     Q = np.zeros_like(P)
@@ -139,21 +171,26 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float):
         if not full:  # no residual user lands in {x0, x1}: s = J, and the hit count is a function of s
             P[beta], Q[beta] = _with_u(group, p, q, k)
             continue
-        m_r = m - beta
-        others = np.zeros((size, size, size))                 # [s, h0, J']
-        res = residual[m_r]
-        for j in range(a + b + beta + 1):
-            row = group[j]
-            for g0 in np.nonzero(row)[0]:
-                others[j:, g0:, j] += row[g0] * res[: size - j, : size - g0]
-        lp, lq = _with_u(others, p, q, k)
-        hits = _hit_law(size, m_r, a + b + beta + 1, hits_r, hits_t)     # [s, J, N_Y]
-        P[beta] = np.einsum("shj,sjy->shy", lp, hits)
-        Q[beta] = np.einsum("shj,sjy->shy", lq, hits)
+        lp, lq = _with_u(_others(group, residual[m - beta], size), p, q, k)
+        hits = _hit_law(size, m - beta, a + b + beta + 1, table)     # [s, J, N_Y]
+        np.matmul(lp, hits, out=P[beta])
+        np.matmul(lq, hits, out=Q[beta])
     if full:  # h0 <= s and N_Y <= s: keep one [beta, h0, N_Y] block per s (a third of the cube)
         P = [np.ascontiguousarray(P[:, t, : t + 1, : t + 1]) for t in range(size)]
         Q = [np.ascontiguousarray(Q[:, t, : t + 1, : t + 1]) for t in range(size)]
     return weights, P, Q
+
+
+def _others(group: np.ndarray, res: np.ndarray, size: int) -> np.ndarray:
+    """law[s, h0, J'] = sum over g0 of group[J', g0] res[s - J', h0 - g0] (group A's others and the
+    residual users): one product with a Toeplitz matrix per J' (sums of non-negative products)."""
+    idx = np.arange(size)
+    lag = idx[None, :] - idx[:, None]                                      # h0 - h0'
+    toeplitz = np.where(lag >= 0, group[:, np.maximum(lag, 0)], 0.0)      # [J', h0', h0]
+    shifted = np.zeros((size, size, size))                                 # [J', s, h0']
+    for j in range(size):
+        shifted[j, j:] = res[: size - j]
+    return np.matmul(shifted, toeplitz).transpose(1, 2, 0)
 
 
 def _with_u(others: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -168,15 +205,14 @@ def _with_u(others: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray,
     return lp, lq
 
 
-def _hit_law(size: int, m_r: int, group: int, hits_r: np.ndarray, hits_t: np.ndarray) -> np.ndarray:
-    """law[s, J, N_Y]: N_Y = Bin(J - J_min, r) + Bin(J_max - J, 1 / (k - 2)) given s and J."""
-    law = np.zeros((size, size, size))
-    for s in range(size):
-        lo, hi = max(0, s - m_r), min(group, s)
-        for j in range(lo, hi + 1):
-            row = np.convolve(hits_r[j - lo, : j - lo + 1], hits_t[hi - j, : hi - j + 1])
-            law[s, j, : row.size] = row
-    return law
+def _hit_law(size: int, m_r: int, group: int, table: np.ndarray) -> np.ndarray:
+    """law[s, J, N_Y]: N_Y = Bin(J - J_min, r) + Bin(J_max - J, 1 / (k - 2)) given s and J (zero where J
+    is outside [J_min, J_max]: those (s, J) have probability 0)."""
+    s, j = np.arange(size)[:, None], np.arange(size)[None, :]
+    lo, hi = np.maximum(0, s - m_r), np.minimum(group, s)
+    inside = (j >= lo) & (j <= hi)
+    rows = table[np.where(inside, j - lo, 0), np.where(inside, hi - j, 0)]
+    return np.where(inside[:, :, None], rows, 0.0)
 
 
 def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float) -> np.ndarray:
@@ -204,6 +240,7 @@ class OwnHitsSearch:
         self._c = 16.0 * (n + 4)
         self._first = {(a, b): _theta_laws(self._par, a, b, 1.0) for a in range(n) for b in range(n - a)}
         self._full: dict = {}
+        self._tables: dict = {}
         self._doubles = 0
 
     def bound(self, a: int, b: int, eps: float, thetas: tuple[float, ...] | None = None,
@@ -233,7 +270,9 @@ class OwnHitsSearch:
         if key in self._full:                        # least recently used first: move to the end
             self._full[key] = self._full.pop(key)
         else:
-            laws = _theta_laws(self._par, *ab, theta)
+            if theta not in self._tables:
+                self._tables[theta] = _pair_table(self._par, theta)
+            laws = _theta_laws(self._par, *ab, theta, self._tables[theta])
             size = 2 * sum(block.size for block in laws[1])
             while self._full and self._doubles + size > CACHE_DOUBLES:
                 self._doubles -= 2 * sum(block.size for block in self._full.pop(next(iter(self._full)))[1])
