@@ -33,7 +33,9 @@ D_theta(s) = sum over (beta, h0, N_Y) with that s of (P - e^eps Q)_+. The thetas
 
 **Every (a, b).** B(a, b) <= D_1(a, b) (the theta = 1 term alone), which costs O(n^3). The search
 evaluates D_1 for every dataset, then B in decreasing order of D_1 (starting at a = b = 0), and stops
-when the next D_1 is not above the largest B: the result is >= B(a, b) for every (a, b).
+when the next D_1 is not above the largest B: the result is >= B(a, b) for every (a, b). Within one
+dataset the views are taken from theta = 1 down, and once the minimum so far is not above the largest B
+the rest are skipped (that minimum is itself >= B(a, b), so the dataset cannot raise the maximum).
 
 **Rounding.** Every law is built from non-negative terms by products and sums (1 - r is written as
 (k - 3) q_r / (1 - 2 q_r), never as a difference), so each entry carries a relative error of at most
@@ -44,10 +46,10 @@ Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n =
 the other views' laws only for the datasets whose theta = 1 value is above the running maximum, one
 view at a time (theta = 3/4, 1/2, ... until the minimum so far is not above that maximum), and keeps
 them across epsilons (least recently used dropped beyond :data:`CACHE_DOUBLES`, 800 MB). Epsilon
-searches (k = 4, 5; delta = 1e-6, 1e-9) took 3.5-7 s at n = 30 (0.6 GB) and 3-11 s at n = 32 (0.8 GB),
-beside a running test suite (the convolutions are matrix products with Toeplitz matrices and the hit
-laws gathered from one table per theta);
-before the one-view-at-a-time pruning and the per-s blocks, 14-70 s at n = 30 with the laws capped at
+searches (benchmarks/bench_own_hits.py: k in {4, 5, 10}, eps0 in 0.5 .. 4, delta in {1e-6, 1e-9}, quiet
+machine) take a median 0.10 / 0.45 / 1.7 s and at most 0.16 / 0.68 / 2.9 s at n = 10 / 20 / 30 (0.6 GB
+of laws at n = 30, 0.8 GB at 32; the convolutions are matrix products with Toeplitz matrices and the
+hit laws are gathered from one table per theta). Before the one-view-at-a-time pruning and the per-s blocks, 14-70 s at n = 30 with the laws capped at
 320 MB to 1.2 GB (rebuilt over and over) and 4.5-13 s uncapped (2.3 GB). Hence
 :data:`MAX_USERS_OWN_HITS` = 32.
 """
@@ -79,7 +81,7 @@ class OwnHitsWorst(NamedTuple):
 
     upper: float
     argmax: tuple[int, int]
-    #: datasets whose full bound B was built (the others were pruned by their theta = 1 value)
+    #: datasets whose bound B was evaluated beyond its theta = 1 view (the others were pruned by that view)
     evaluated: int
 
 
