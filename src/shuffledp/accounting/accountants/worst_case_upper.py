@@ -209,6 +209,10 @@ def binary_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dic
             best, best_j = v_j - (u_j - v_j), j
 
 
+def _log(value: float) -> float:
+    return math.log(value) if value > 0 else -np.inf
+
+
 class WorstCaseUpper(BracketedMixin, Accountant):
     """Certified upper bound on the worst case over datasets: exact max over n_x0 for k = 2 (see module)."""
 
@@ -259,23 +263,24 @@ class WorstCaseUpper(BracketedMixin, Accountant):
                 krr = s.krr
                 self._cache["k3"] = stack_laws(pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q)))
             upper = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._cache["k3"]).upper
-            return -np.inf, min(math.log(upper) if upper > 0 else -np.inf, 0.0)
+            return -np.inf, min(_log(upper), 0.0)
         if self._own:
             # own-value-hit views (k >= 4, small n); both values are certified upper bounds
             if "own" not in self._cache:
                 self._cache["own"] = OwnHitsSearch(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
             own = self._cache["own"].worst(float(eps)).upper
-            weak = float(np.logaddexp(*self._weak.log_delta_parts(eps, None, start_K)))
-            return -np.inf, min(math.log(own) if own > 0 else -np.inf, weak, 0.0)
+            return -np.inf, min(_log(own), self._weak_log(eps, start_K), 0.0)
         if self._large:
             # pair-sum blocks (looser per block, O(sqrt(n)) each); both values are certified upper
             # bounds, so the smaller one is returned
             top, _, _ = large_forward_delta(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
-            weak = float(np.logaddexp(*self._weak.log_delta_parts(eps, None, start_K)))
-            return -np.inf, min(top, weak, 0.0)
+            return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
         upper, _, _ = binary_forward_delta(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
-        value = math.log(upper) if upper > 0 else -np.inf
-        return -np.inf, min(value, 0.0)
+        return -np.inf, min(_log(upper), 0.0)
+
+    def _weak_log(self, eps: float, start_K: float) -> float:
+        """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""
+        return float(np.logaddexp(*self._weak.log_delta_parts(eps, None, start_K)))
 
     def _epsilon_hint(self, log_target: float) -> float | None:
         return self._weak.epsilon_hint(log_target)

@@ -229,6 +229,11 @@ def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: flo
     return weights @ per
 
 
+def _value(per: np.ndarray) -> float:
+    """Certified upper value of sum_s of the per-s upper values: the final sum's rounding and underflow added."""
+    return float(per.sum()) * (1.0 + per.size * _U) + _UNDERFLOW
+
+
 class OwnHitsSearch:
     """The certified maximum over every (a, b) of B(a, b) (module docstring), laws kept across epsilons."""
 
@@ -253,14 +258,20 @@ class OwnHitsSearch:
         taken from theta = 1 down; with ``stop_at``, as soon as the minimum so far is <= ``stop_at`` that
         (still certified, larger) value is returned without building the remaining views' laws.
         """
-        eps = float(eps)
+        return self._bound((a, b), float(eps), thetas, stop_at, None)
+
+    def _bound(self, ab, eps: float, thetas, stop_at, first_term) -> float:
+        """:meth:`bound`, with the theta = 1 term ``first_term`` already computed (or None)."""
         per = None
         for theta in _ORDER:
             if thetas is not None and theta not in thetas:
                 continue
-            term = _per_s(*self._laws((a, b), theta), eps, self._c)
+            if theta == 1.0 and first_term is not None:
+                term = first_term
+            else:
+                term = _per_s(*self._laws(ab, theta), eps, self._c)
             per = term if per is None else np.minimum(per, term)
-            value = float(per.sum()) * (1.0 + per.size * _U) + _UNDERFLOW
+            value = _value(per)
             if stop_at is not None and value <= stop_at:
                 break
         return value
@@ -285,13 +296,14 @@ class OwnHitsSearch:
     def worst(self, eps: float) -> OwnHitsWorst:
         """Certified upper value of the worst case over datasets and directions, at ``eps``."""
         eps = float(eps)
-        first = {ab: float(_per_s(*laws, eps, self._c).sum()) for ab, laws in self._first.items()}
-        order = sorted(first, key=lambda ab: (ab != (0, 0), -first[ab]))
+        first = {ab: _per_s(*laws, eps, self._c) for ab, laws in self._first.items()}
+        values = {ab: _value(per) for ab, per in first.items()}
+        order = sorted(first, key=lambda ab: (ab != (0, 0), -values[ab]))
         best, arg, built = -1.0, (0, 0), 0
         for ab in order:  # (0, 0) first, then by decreasing theta = 1 value, which bounds B from above
-            if first[ab] * (1.0 + (self._par.n + 1) * _U) + _UNDERFLOW <= best:
+            if values[ab] <= best:
                 break
-            value = self.bound(*ab, eps, stop_at=best)
+            value = self._bound(ab, eps, None, best, first[ab])
             built += 1
             if value > best:
                 best, arg = value, ab
