@@ -12,21 +12,14 @@ References, each able to fail:
 
 from __future__ import annotations
 
-import itertools
 
 import mpmath
 import pytest
-from brute_force import (hockey_stick, histogram_distribution_of_counts, true_worst_case_delta,
+from brute_force import (hockey_stick, histogram_distribution_of_counts, other_datasets, true_worst_case_delta,
                          weak_adversary_view_bruteforce)
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.views.own_hits import MAX_USERS_OWN_HITS, THETAS, OwnHitsSearch
-
-
-def _spreads(m: int, k: int):
-    """Every spread of m users over the k - 2 outside values (as count tuples, up to order)."""
-    for combo in itertools.combinations_with_replacement(range(k - 2), m):
-        yield tuple(combo.count(v) for v in range(k - 2))
 
 
 @pytest.mark.parametrize("n,k,e0,f", [(n, k, e0, f) for n, k in ((3, 4), (4, 4), (5, 4), (6, 4), (3, 5), (4, 5), (5, 5))
@@ -34,18 +27,14 @@ def _spreads(m: int, k: int):
 def test_every_dataset_and_direction_is_below_its_bound(n, k, e0, f):
     eps = f * e0
     search = OwnHitsSearch(n=n, k=k, epsilon_local=e0)
-    for a in range(n):
-        for b in range(n - a):
-            bound = search.bound(a, b, eps)
-            for spread in _spreads(n - 1 - a - b, k):
-                counts = [a, b, *spread]
-                law_d = histogram_distribution_of_counts([counts[0] + 1, *counts[1:]], k, epsilon_local=mpmath.mpf(e0))
-                law_d1 = histogram_distribution_of_counts([counts[0], counts[1] + 1, *counts[2:]], k,
-                                                          epsilon_local=mpmath.mpf(e0))
-                forward = float(hockey_stick(law_d, law_d1, eps))
-                reverse = float(hockey_stick(law_d1, law_d, eps))   # = forward of (b, a): relabel x0 <-> x1
-                assert forward <= bound * (1 + 1e-12), (a, b, spread, forward, bound)
-                assert reverse <= search.bound(b, a, eps) * (1 + 1e-12), (a, b, spread, reverse)
+    for counts in other_datasets(n, k):   # (a on x0, b on x1, every spread of the rest)
+        a, b = counts[:2]
+        law_d = histogram_distribution_of_counts([a + 1, *counts[1:]], k, epsilon_local=mpmath.mpf(e0))
+        law_d1 = histogram_distribution_of_counts([a, b + 1, *counts[2:]], k, epsilon_local=mpmath.mpf(e0))
+        forward = float(hockey_stick(law_d, law_d1, eps))
+        reverse = float(hockey_stick(law_d1, law_d, eps))   # = forward of (b, a): relabel x0 <-> x1
+        assert forward <= search.bound(a, b, eps) * (1 + 1e-12), (counts, forward)
+        assert reverse <= search.bound(b, a, eps) * (1 + 1e-12), (counts, reverse)
 
 
 @pytest.mark.parametrize("n,k,e0,eps", [(3, 4, 1.0, 0.5), (5, 4, 0.5, 0.25), (4, 5, 2.0, 1.0), (6, 4, 4.0, 1.0)])
