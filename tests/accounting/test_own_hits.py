@@ -12,7 +12,6 @@ References, each able to fail:
 
 from __future__ import annotations
 
-
 import mpmath
 import pytest
 from brute_force import (hockey_stick, histogram_distribution_of_counts, other_datasets, true_worst_case_delta,
