@@ -197,13 +197,16 @@ def _others(group: np.ndarray, res: np.ndarray, size: int) -> np.ndarray:
 
 def _with_u(others: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Add u (x0 in D, x1 in D'): the laws over [s, h0, J] under both worlds; a 2-d law is [s, h0] (s = J)."""
-    out = (k - 2) * q * others
-    lp, lq = out.copy(), out
-    lead = (slice(1, None),) * (others.ndim - 1)     # s (and J) move together when u lands in
-    back = (slice(None, -1),) * (others.ndim - 1)
-    for law, on_x0, on_x1 in ((lp, p, q), (lq, q, p)):
-        law[lead[:1] + (slice(1, None),) + lead[1:]] += on_x0 * others[back[:1] + (slice(None, -1),) + back[1:]]
-        law[lead[:1] + (slice(None),) + lead[1:]] += on_x1 * others[back[:1] + (slice(None),) + back[1:]]
+    on_x0, on_x1 = np.zeros_like(others), np.zeros_like(others)    # others' law moved by u landing there
+    if others.ndim == 3:                                            # s and J move together
+        on_x0[1:, 1:, 1:], on_x1[1:, :, 1:] = others[:-1, :-1, :-1], others[:-1, :, :-1]
+    else:
+        on_x0[1:, 1:], on_x1[1:, :] = others[:-1, :-1], others[:-1, :]
+    lp, lq = (k - 2) * q * others, (k - 2) * q * others
+    lp += p * on_x0
+    lp += q * on_x1
+    lq += q * on_x0
+    lq += p * on_x1
     return lp, lq
 
 
