@@ -11,10 +11,16 @@ of blanket reports on x0 or x1), gamma = k / (e^eps0 + k - 1). For k = 2 the wid
 ``worst-case-upper`` as the upper end (the certified maximum over datasets: blanket-bit block views for
 n <= 10^4, pair-sum blocks up to 10^8; for k >= 3 it is weak-adversary's value).
 
+Part 3 (``--goals``, issue 23's goal grid): the bracket of ``worst-case-lower`` and ``worst-case-upper``
+(each accountant as it stands, whichever view it uses at that n and k) at delta in {1e-6, 1e-9} for
+k in {3, 4, 10, 100, 1000}, eps0 in {0.5, 1, 2, 4, 8} and n from 2 to 10^5 (GOAL_USERS), with the time
+of each end's epsilon search. Goals: ratio <= 1.01 everywhere, <= 1.002 where n gamma 2 / k >= 100;
+an epsilon search <= 2 s at n <= 10^5. Writes results/benchmarks/bracket_goals.csv.
+
 Writes results/benchmarks/bracket_speed.csv and results/benchmarks/bracket_width.csv (atomically),
 with machine information and the load average, and prints both tables.
 
-Run: python benchmarks/bench_bracket.py [--max-n 1e6] [--skip-width]
+Run: python benchmarks/bench_bracket.py [--max-n 1e6] [--skip-width] [--goals [--goal-users 2,3,...] [--goals-out CSV]]
 """
 
 from __future__ import annotations
@@ -35,7 +41,12 @@ from shuffledp.io import atomic_write_text
 ROOT = Path(__file__).resolve().parents[1]
 OUT_SPEED = ROOT / "results" / "benchmarks" / "bracket_speed.csv"
 OUT_WIDTH = ROOT / "results" / "benchmarks" / "bracket_width.csv"
+OUT_GOALS = ROOT / "results" / "benchmarks" / "bracket_goals.csv"
 NAMES = ("weak-adversary", "worst-case-lower")
+GOAL_USERS = (2, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 200, 500, 1000, 10**4, 10**5)
+GOAL_DOMAINS = (3, 4, 10, 100, 1000)
+GOAL_LOCAL = (0.5, 1.0, 2.0, 4.0, 8.0)
+GOAL_DELTAS = (1e-6, 1e-9)
 
 
 def _machine() -> dict:
@@ -100,11 +111,62 @@ def width(max_n: float) -> pd.DataFrame:
     return frame
 
 
+def _timed_search(name: str, delta: float, **params) -> tuple[float, float]:
+    start = time.perf_counter()
+    epsilon = get_accountant(name, **params).epsilon_for_delta(delta)
+    return epsilon, time.perf_counter() - start
+
+
+def goals(users) -> pd.DataFrame:
+    """Issue 23's goal grid: one row per (n, k, eps0, delta), both ends searched from a fresh accountant."""
+    rows = []
+    for n in users:
+        for k in GOAL_DOMAINS:
+            for e0 in GOAL_LOCAL:
+                gamma = k / (math.exp(e0) + k - 1)
+                for delta in GOAL_DELTAS:
+                    params = {"epsilon_local": e0, "n_users": n, "k": k}
+                    e_lo, s_lo = _timed_search("worst-case-lower", delta, **params)
+                    e_hi, s_hi = _timed_search("worst-case-upper", delta, **params)
+                    e_weak, _ = _timed_search("weak-adversary", delta, **params)
+                    ratio = e_hi / e_lo if e_lo > 0 else (1.0 if e_hi == 0 else math.inf)
+                    rows.append({"n": n, "k": k, "eps0": e0, "delta": delta, "eps_lower": e_lo, "eps_upper": e_hi,
+                                 "ratio": ratio, "eps_weak": e_weak, "ratio_weak": e_weak / e_lo if e_lo > 0 else math.inf,
+                                 "blanket_x0_x1": n * gamma * 2 / k, "seconds_lower": s_lo, "seconds_upper": s_hi})
+                    print(f"n={n:>6} k={k:>4} eps0={e0:>3} delta={delta:.0e}: [{e_lo:.6g}, {e_hi:.6g}] ratio {ratio:.5f} "
+                          f"(weak {rows[-1]['ratio_weak']:.5f}; {s_lo:.2f} s + {s_hi:.2f} s)", flush=True)
+    frame = pd.DataFrame(rows)
+    for key, value in _machine().items():
+        frame[key] = value
+    return frame
+
+
+def summarise_goals(frame: pd.DataFrame) -> None:
+    wide = frame[frame["ratio"] > 1.01]
+    print(f"\n{len(wide)} of {len(frame)} cells above 1.01 (weak-adversary as the upper end: "
+          f"{int((frame['ratio_weak'] > 1.01).sum())}); largest {frame['ratio'].max():.5f}")
+    region = frame[frame["blanket_x0_x1"] >= 100]
+    print(f"n gamma 2/k >= 100: {int((region['ratio'] > 1.002).sum())} of {len(region)} above 1.002, "
+          f"largest {region['ratio'].max():.5f}")
+    print(wide.groupby(["k", "n"])["ratio"].agg(["count", "max"]).to_string())
+    slow = frame[["seconds_lower", "seconds_upper"]].max(axis=1)
+    print(f"searches above 2 s: {int((slow > 2).sum())} of {len(frame)}; slowest {slow.max():.2f} s at "
+          f"{frame.loc[slow.idxmax(), ['n', 'k', 'eps0', 'delta']].to_dict()}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
     parser.add_argument("--skip-width", action="store_true")
+    parser.add_argument("--goals", action="store_true", help="only issue 23's goal grid (part 3)")
+    parser.add_argument("--goal-users", default=",".join(map(str, GOAL_USERS)))
+    parser.add_argument("--goals-out", default=str(OUT_GOALS))
     args = parser.parse_args(argv)
+    if args.goals:
+        table = goals([int(float(value)) for value in args.goal_users.split(",")])
+        atomic_write_text(Path(args.goals_out), table.to_csv(index=False))
+        summarise_goals(table)
+        return 0
     frame = speed()
     atomic_write_text(OUT_SPEED, frame.to_csv(index=False))
     if not args.skip_width:

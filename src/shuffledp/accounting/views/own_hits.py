@@ -32,8 +32,12 @@ h0 + h1), so delta = sum_s P(s) H(view | s) for each view, and each conditional 
 D_theta(s) = sum over (beta, h0, N_Y) with that s of (P - e^eps Q)_+. The thetas are :data:`THETAS`.
 
 **Every (a, b).** B(a, b) <= D_1(a, b) (the theta = 1 term alone), which costs O(n^3). The search
-evaluates D_1 for every dataset, then B in decreasing order of D_1 (starting at a = b = 0), and stops
-when the next D_1 is not above the largest B: the result is >= B(a, b) for every (a, b). Within one
+bounds D_1 of every dataset, then evaluates B in decreasing order of that bound (starting at a = b = 0),
+and stops when the next bound is not above the largest B: the result is >= B(a, b) for every (a, b).
+The bound on D_1 at eps is its certified value at eps, or (screening) the smallest certified value
+the same search computed at an eps' <= eps: every term (P - e^eps Q)_+ is non-increasing in eps, so
+D_1(eps) <= D_1(eps'). A screened dataset whose bound is above the largest B gets its D_1 computed
+at eps before anything else. Within one
 dataset the views are taken from theta = 1 down, and once the minimum so far is not above the largest B
 the rest are skipped (that minimum is itself >= B(a, b), so the dataset cannot raise the maximum).
 
@@ -42,7 +46,9 @@ the rest are skipped (that minimum is itself >= B(a, b), so the dataset cannot r
 c u, c = 16 (n + 4), u = 2^-53; each D sums (fl + c u (P + e^eps Q))_+ (an upper value), the final
 sum adds a relative (cells) u, and an absolute 1e-290 covers products that underflowed (large eps0).
 
-Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n = 30. The search builds
+Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n = 30 (the laws of the a
+users on x0 and b on x1 are built once for every (a, b), those of the residual users once per theta).
+The search builds
 the other views' laws only for the datasets whose theta = 1 value is above the running maximum, one
 view at a time (theta = 3/4, 1/2, ... until the minimum so far is not above that maximum), and keeps
 them across epsilons (least recently used dropped beyond :data:`CACHE_DOUBLES`, 800 MB). Epsilon
@@ -56,6 +62,7 @@ hit laws are gathered from one table per theta). Before the one-view-at-a-time p
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -144,24 +151,41 @@ def _pair_table(par: _Params, theta: float) -> np.ndarray:
     return table
 
 
-def _theta_laws(par: _Params, a: int, b: int, theta: float, table: np.ndarray | None = None):
-    """For one dataset (a, b) and one theta: (beta weights, P, Q); P is a list over s of [beta, h0, N_Y]
-    blocks (theta = 1: an array P[beta, s, h0], the hit count being a function of s there). ``table`` is
-    :func:`_pair_table` at this theta (needed for theta < 1)."""
+def _group_laws(par: _Params) -> dict:
+    """(a, b) -> law[J', g0] of the a users on x0 and the b on x1 landing in {x0, x1} (J') and on x0 (g0)."""
+    p, q, k, n = par
+    size = n + 1
+    laws, law = {}, np.zeros((size, size))
+    law[0, 0] = 1.0
+    for a in range(n):
+        row = law
+        for b in range(n - a):
+            laws[a, b] = row
+            row = _add(row, q, p, (k - 2) * q)
+        law = _add(law, p, q, (k - 2) * q)
+    return laws
+
+
+def _residual_laws(par: _Params, theta: float) -> list:
+    """[i] = law[landed in {x0, x1}, landed on x0] of i residual users at this theta, i = 0..n."""
+    res, size = _residual(par, theta), par.n + 1
+    laws = [np.eye(1, size * size).reshape(size, size)]
+    for _ in range(par.n):
+        laws.append(_add(laws[-1], res.q_r, res.q_r, res.rest_r))
+    return laws
+
+
+def _theta_laws(par: _Params, a: int, b: int, theta: float, group: np.ndarray, kit: tuple | None = None):
+    """For one dataset (a, b) and one theta: (beta weights, P, Q); P is [beta, cell] over the cells
+    (s, h0 <= s, N_Y <= s) in that order (:func:`_triangle`; theta = 1: an array P[beta, s, h0], the hit
+    count being a function of s there). ``group`` is (a, b)'s law from :func:`_group_laws`; ``kit`` is
+    (:func:`_pair_table`, :func:`_residual_laws`) at this theta (needed for theta < 1)."""
     p, q, k, n = par
     size = n + 1
     m = n - 1 - a - b
     res = _residual(par, theta)
     weights = _pascal(m, res.w, res.one_minus_w)[m, : m + 1] if theta > 0 else np.eye(1, m + 1)[0]
-    group = np.zeros((size, size))
-    group[0, 0] = 1.0
-    for _ in range(a):
-        group = _add(group, p, q, (k - 2) * q)
-    for _ in range(b):
-        group = _add(group, q, p, (k - 2) * q)
-    residual = [np.eye(1, size * size).reshape(size, size)]
-    for _ in range(m):
-        residual.append(_add(residual[-1], res.q_r, res.q_r, res.rest_r))
+    table, residual = kit if kit is not None else (None, None)
     full = theta < 1.0
     P = np.zeros((m + 1, size, size, size) if full else (m + 1, size, size))
     Q = np.zeros_like(P)
@@ -177,10 +201,29 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float, table: np.ndarray | 
         hits = _hit_law(size, m - beta, a + b + beta + 1, table)     # [s, J, N_Y]
         np.matmul(lp, hits, out=P[beta])
         np.matmul(lq, hits, out=Q[beta])
-    if full:  # h0 <= s and N_Y <= s: keep one [beta, h0, N_Y] block per s (a third of the cube)
-        P = [np.ascontiguousarray(P[:, t, : t + 1, : t + 1]) for t in range(size)]
-        Q = [np.ascontiguousarray(Q[:, t, : t + 1, : t + 1]) for t in range(size)]
+    if full:  # h0 <= s and N_Y <= s: keep those cells only (a third of the cube)
+        cells = _triangle(size)[0]
+        P, Q = P.reshape(m + 1, -1)[:, cells], Q.reshape(m + 1, -1)[:, cells]
     return weights, P, Q
+
+
+def _cube_side(cells: int) -> int:
+    """The size with sum over s < size of (s + 1)^2 == cells (the cube side of :func:`_triangle`)."""
+    size = round((3.0 * cells) ** (1.0 / 3.0))
+    while size * (size + 1) * (2 * size + 1) // 6 > cells:
+        size -= 1
+    while size * (size + 1) * (2 * size + 1) // 6 < cells:
+        size += 1
+    return size
+
+
+@functools.lru_cache(maxsize=4)
+def _triangle(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(flat indices of the cells h0 <= s, N_Y <= s of an [s, h0, N_Y] cube, s-major; where each s starts)."""
+    s, h0, hits = np.indices((size, size, size))
+    cells = np.flatnonzero((h0 <= s) & (hits <= s))
+    starts = np.concatenate(([0], np.cumsum((np.arange(size) + 1) ** 2)[:-1]))
+    return cells, starts
 
 
 def _others(group: np.ndarray, res: np.ndarray, size: int) -> np.ndarray:
@@ -223,12 +266,13 @@ def _hit_law(size: int, m_r: int, group: int, table: np.ndarray) -> np.ndarray:
 def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float) -> np.ndarray:
     """Upper values of D(s) = sum over (beta, h0, N_Y) of (P - e^eps Q)_+, weighted by beta's law."""
     e = math.exp(eps)
-    if isinstance(P, list):
-        return np.array([_per_s(weights, p_s[:, None], q_s[:, None], eps, c)[0] for p_s, q_s in zip(P, Q)])
     diff = P - e * Q
     diff += c * _U * (P + e * Q)
     np.maximum(diff, 0.0, out=diff)
-    per = diff.reshape(diff.shape[0], diff.shape[1], -1).sum(axis=2)      # [beta, s]
+    if P.ndim == 2:                                                        # [beta, cell]: cells by s
+        per = np.add.reduceat(diff, _triangle(_cube_side(P.shape[1]))[1], axis=1)
+    else:
+        per = diff.reshape(diff.shape[0], diff.shape[1], -1).sum(axis=2)  # [beta, s]
     return weights @ per
 
 
@@ -248,10 +292,13 @@ class OwnHitsSearch:
         e = math.exp(epsilon_local)
         self._par = _Params(e / (e + k - 1), 1.0 / (e + k - 1), k, n)
         self._c = 16.0 * (n + 4)
-        self._first = {(a, b): _theta_laws(self._par, a, b, 1.0) for a in range(n) for b in range(n - a)}
+        self._groups = _group_laws(self._par)
+        self._first = {ab: _theta_laws(self._par, *ab, 1.0, group) for ab, group in self._groups.items()}
         self._full: dict = {}
         self._tables: dict = {}
         self._doubles = 0
+        #: (a, b) -> {eps: certified theta = 1 value at eps}; the value is non-increasing in eps
+        self._seen: dict = {ab: {} for ab in self._first}
 
     def bound(self, a: int, b: int, eps: float, thetas: tuple[float, ...] | None = None,
               stop_at: float | None = None) -> float:
@@ -287,11 +334,11 @@ class OwnHitsSearch:
             self._full[key] = self._full.pop(key)
         else:
             if theta not in self._tables:
-                self._tables[theta] = _pair_table(self._par, theta)
-            laws = _theta_laws(self._par, *ab, theta, self._tables[theta])
-            size = 2 * sum(block.size for block in laws[1])
+                self._tables[theta] = (_pair_table(self._par, theta), _residual_laws(self._par, theta))
+            laws = _theta_laws(self._par, *ab, theta, self._groups[ab], self._tables[theta])
+            size = 2 * laws[1].size
             while self._full and self._doubles + size > CACHE_DOUBLES:
-                self._doubles -= 2 * sum(block.size for block in self._full.pop(next(iter(self._full)))[1])
+                self._doubles -= 2 * self._full.pop(next(iter(self._full)))[1].size
             self._full[key] = laws
             self._doubles += size
         return self._full[key]
@@ -299,15 +346,33 @@ class OwnHitsSearch:
     def worst(self, eps: float) -> OwnHitsWorst:
         """Certified upper value of the worst case over datasets and directions, at ``eps``."""
         eps = float(eps)
-        first = {ab: _per_s(*laws, eps, self._c) for ab, laws in self._first.items()}
-        values = {ab: _value(per) for ab, per in first.items()}
-        order = sorted(first, key=lambda ab: (ab != (0, 0), -values[ab]))
+        screen = {ab: self._screen(ab, eps) for ab in self._first}
+        first = {}
+        for ab in {(0, 0), *(ab for ab, value in screen.items() if value is None)}:
+            first[ab], screen[ab] = self._first_term(ab, eps)
+        order = sorted(screen, key=lambda ab: (ab != (0, 0), -screen[ab]))
         best, arg, built = -1.0, (0, 0), 0
-        for ab in order:  # (0, 0) first, then by decreasing theta = 1 value, which bounds B from above
-            if values[ab] <= best:
+        for ab in order:  # (0, 0) first, then by decreasing bound on the theta = 1 value, which bounds B
+            if screen[ab] <= best:
                 break
+            if ab not in first:
+                first[ab], value = self._first_term(ab, eps)
+                if value <= best:
+                    continue
             value = self._bound(ab, eps, None, best, first[ab])
             built += 1
             if value > best:
                 best, arg = value, ab
         return OwnHitsWorst(min(best, 1.0), arg, built)
+
+    def _first_term(self, ab: tuple[int, int], eps: float):
+        """The theta = 1 per-s term of (a, b) at ``eps`` and its certified value (remembered for screening)."""
+        term = _per_s(*self._first[ab], eps, self._c)
+        value = self._seen[ab][eps] = _value(term)
+        return term, value
+
+    def _screen(self, ab: tuple[int, int], eps: float) -> float | None:
+        """A certified upper value of (a, b)'s theta = 1 value at ``eps`` from one computed at a smaller or equal
+        epsilon (delta is non-increasing in epsilon), or None if there is none."""
+        below = [value for at, value in self._seen[ab].items() if at <= eps]
+        return min(below) if below else None
