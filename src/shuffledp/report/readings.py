@@ -412,7 +412,7 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
              f"need a guarantee (δ̂ of the Gaussian baseline, the crossover, ε0 calibration) should use `{upper}`")
     if upper == "worst-case-upper":
         text += (" (for k = 2 it is the certified maximum over every dataset, to 1e-9 relative for n ≤ 10,000 and "
-                 "within ~0.3% in ε up to n = 10⁸; for k = 3 and n ≤ 64 the exact worst case; for k ≥ 4 and n ≤ 32 "
+                 "within ~0.3% in ε up to n = 10⁸; for k = 3 and n ≤ 200 the exact worst case; for k ≥ 4 and n ≤ 32 "
                  "the own-value-hit bound, never above `weak-adversary`; otherwise `weak-adversary`'s value)")
     if utility_accountant and utility_accountant != upper:
         same = upper == "worst-case-upper" and utility_accountant == "weak-adversary"

@@ -14,8 +14,9 @@ k = 2 the family misses the mixed datasets, and the bracket against ``weak-adver
 over every k = 2 dataset) closes it to <= 1.001 for n <= 20000 (<= 1.0001 measured at n = 100000, eps0 in {0.5, 1, 4, 8}, delta = 1e-6); see docs/reproduction-notes.md.
 
 Widened family (:mod:`shuffledp.accounting.views.worst_upper`, issue 23): for k = 3 and
-n <= MAX_USERS_EXACT the exact maximum over every (n_x0, n_x1) (then this bound is the worst case
-itself, equal to ``worst-case-upper``); for k >= 4 and n <= MAX_USERS_THIRD the exact full-histogram
+n <= MAX_USERS_EXACT the exact maximum over every (n_x0, n_x1), and up to
+:data:`~shuffledp.accounting.views.k3_blocks.MAX_USERS_K3_BLOCKS` the same maximum by branch and bound over
+blocks of datasets (then this bound is the worst case itself, equal to ``worst-case-upper`` up to rounding); for k >= 4 and n <= MAX_USERS_THIRD the exact full-histogram
 delta (through (h0, h1, h2), sufficient) of "n_x0 on x0, n_x1 on x1, the rest on x2", for every
 (n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else for the small ones of THIRD_VALUE_DATASETS. The
 worst case is not always at small counts: at n = 10, k = 4, eps0 = 2, eps = 1.5 brute force puts it at
@@ -37,6 +38,7 @@ from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.one_value import OneValueView
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
+from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, K3BlockSearch
 from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws, third_value_delta, third_value_law
 
 __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "MAX_USERS_ONE_VALUE", "THIRD_VALUE_DATASETS"]
@@ -72,10 +74,10 @@ class WorstCaseLower(BracketedMixin, Accountant):
     scope = (
         "lower bound on the worst case over all neighbouring datasets: max over both directions of the exact "
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
-        "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for n <= 64 also the exact maximum over every "
-        "(n_x0, n_x1) (k = 3: the worst case itself) or the exact histogram delta of 'n_x0 on x0, n_x1 on x1, the "
-        "rest on x2' (k >= 4, n <= 200; every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, <= 1 above); "
-        "for k >= 4 and 200 < n <= 10000 the exact histogram delta of 'every other user on x2'"
+        "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for k = 3 and n <= 200 also the exact maximum "
+        "over every (n_x0, n_x1) (the worst case itself); for k >= 4 and n <= 200 the exact histogram delta of "
+        "'n_x0 on x0, n_x1 on x1, the rest on x2' (every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, "
+        "<= 1 above), and for 200 < n <= 10000 that of 'every other user on x2'"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -102,7 +104,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
                 self._one_value = OneValueView(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
             value = self._one_value.log_delta(float(eps))
             members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
-        if s.n_users > (MAX_USERS_EXACT if s.k == 3 else MAX_USERS_THIRD):
+        if s.n_users > (MAX_USERS_K3_BLOCKS if s.k == 3 else MAX_USERS_THIRD):
             return members
         if s.k == 3:
             members["every (n_x0, n_x1)"] = self._k3_exact(eps)
@@ -111,10 +113,16 @@ class WorstCaseLower(BracketedMixin, Accountant):
         return members
 
     def _k3_exact(self, eps: float) -> float:
+        """log of the certified lower value of the exact k = 3 worst case (enumeration, or blocks above MAX_USERS_EXACT)."""
         s = self.setting
-        if getattr(self, "_laws", None) is None:
-            self._laws = stack_laws(pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q))))
-        value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
+        if s.n_users > MAX_USERS_EXACT:
+            if getattr(self, "_blocks", None) is None:
+                self._blocks = K3BlockSearch(n=s.n_users, epsilon_local=s.epsilon_local)
+            value = self._blocks.worst(float(eps)).lower
+        else:
+            if getattr(self, "_laws", None) is None:
+                self._laws = stack_laws(pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q))))
+            value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
         return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
 
     def _third_value(self, eps: float) -> float:

@@ -51,6 +51,10 @@ tends to sqrt(2p), 1.41 at eps0 = 4).
 with three values the histogram is a function of (h0, h1), so the maximum over every (n_x0, n_x1) of
 the exact pair delta is the worst case (:func:`shuffledp.accounting.views.worst_upper.k3_worst_case`;
 its rounding is bounded and added). Against brute force over every dataset: equal to 1e-12 relative.
+For MAX_USERS_K3 < n <= :data:`~shuffledp.accounting.views.k3_blocks.MAX_USERS_K3_BLOCKS` the same maximum
+is found by branch and bound over blocks of datasets (:mod:`shuffledp.accounting.views.k3_blocks`: a
+block is bounded by revealing the blanket bits of the users whose value differs within it), so it is
+still the exact worst case; equal to the enumeration, bit for bit, where both run.
 
 **k >= 4, n <= :data:`~shuffledp.accounting.views.own_hits.MAX_USERS_OWN_HITS`.** The certified maximum
 over every (n_x0, n_x1) of the own-value-hit views (:mod:`shuffledp.accounting.views.own_hits`): each
@@ -60,7 +64,7 @@ spread of the outside users at once; min(that, ``weak-adversary``) is returned. 
 tiny cases it is at most the weak adversary and up to 10 points closer to the truth (k = 5, n = 5,
 eps0 = 0.5, eps = 0.25: weak 1.165 x the truth, this 1.065 x).
 
-**k >= 4 above that n, or k = 3 above MAX_USERS_K3.** This accountant returns ``weak-adversary``'s value
+**k >= 4 above that n, or k = 3 above MAX_USERS_K3_BLOCKS.** This accountant returns ``weak-adversary``'s value
 (a certified upper bound for every dataset; on tiny cases it exceeds the true worst case by up to 41%
 in delta). Two sufficient-statistic views that make the bound depend on (n_x0, n_x1) only were tried
 and rejected (docs/worst-case-k3.md): revealing which outside users' reports fell in {x0, x1} (up to
@@ -78,6 +82,7 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
+from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, K3BlockSearch
 from shuffledp.accounting.views.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
 from shuffledp.accounting.views.pair_sum import large_forward_delta
 from shuffledp.accounting.views.weak import WeakView
@@ -223,14 +228,16 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     scope = (
         "all neighbouring datasets (replace-one), both directions; for k = 2 the certified maximum over every "
         "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000; within ~0.3% in "
-        "epsilon for n <= 1e8); for k = 3 and n <= 64 the exact maximum over every (n_x0, n_x1) (1e-12 "
-        "relative); for k >= 4 and n <= 32 the certified maximum over every (n_x0, n_x1) of the own-value-hit "
-        "views, valid for every spread of the rest (at most weak-adversary's value); otherwise (k >= 4 above "
-        "n = 32, or k = 3 above n = 64) weak-adversary's value"
+        "epsilon for n <= 1e8); for k = 3 and n <= 200 the exact maximum over every (n_x0, n_x1) (1e-12 "
+        "relative; by branch and bound over blocks of datasets above n = 64); for k >= 4 and n <= 32 the "
+        "certified maximum over every (n_x0, n_x1) of the own-value-hit views, valid for every spread of the "
+        "rest (at most weak-adversary's value); otherwise (k >= 4 above n = 32, or k = 3 above n = 200) "
+        "weak-adversary's value"
     )
     reference = (
         "this package: exact histogram delta of k = 2 datasets and partial-knowledge views (post-processing) "
-        "bounding blocks of datasets; own-value-hit views for k >= 4 at small n (docs/worst-case-k3.md); "
+        "bounding blocks of datasets (k = 2 and k = 3); own-value-hit views for k >= 4 at small n "
+        "(docs/worst-case-k3.md); "
         "Koskela, Heikkila, Honkela (2021) Def. 3 for k >= 4 beyond"
     )
 
@@ -240,7 +247,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._weak = WeakView(self.setting)
         self._binary = self.setting.k == 2 and self.setting.n_users <= MAX_USERS_K2
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
-        self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3
+        self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
         self._cache: dict = {}
 
@@ -259,11 +266,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             return -np.inf, float(np.logaddexp(*weak_parts))
         s = self.setting
         if self._k3:
-            if "k3" not in self._cache:
-                krr = s.krr
-                self._cache["k3"] = stack_laws(pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q)))
-            upper = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._cache["k3"]).upper
-            return -np.inf, min(_log(upper), 0.0)
+            return -np.inf, min(_log(self._k3_worst(float(eps)).upper), 0.0)
         if self._own:
             # own-value-hit views (k >= 4, small n); both values are certified upper bounds
             if "own" not in self._cache:
@@ -277,6 +280,18 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
         upper, _, _ = binary_forward_delta(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
         return -np.inf, min(_log(upper), 0.0)
+
+    def _k3_worst(self, eps: float):
+        """k = 3: the exact worst case, by enumeration up to MAX_USERS_K3 and by blocks above (laws cached)."""
+        s = self.setting
+        if s.n_users > MAX_USERS_K3:
+            if "k3" not in self._cache:
+                self._cache["k3"] = K3BlockSearch(n=s.n_users, epsilon_local=s.epsilon_local)
+            return self._cache["k3"].worst(eps)
+        if "k3" not in self._cache:
+            krr = s.krr
+            self._cache["k3"] = stack_laws(pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q)))
+        return k3_worst_case(eps, n=s.n_users, epsilon_local=s.epsilon_local, laws=self._cache["k3"])
 
     def _weak_log(self, eps: float, start_K: float) -> float:
         """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""

@@ -42,7 +42,7 @@ from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K3Worst", "add_user", "k3_worst_case", "stack_laws", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
+__all__ = ["K3Worst", "add_user", "k3_worst_case", "pair_outputs", "pair_sums", "stack_laws", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
 
 _U = 2.0 ** -53
 #: largest n whose every pair law is cached across epsilons (memory ~ n^4 / 2 doubles)
@@ -101,7 +101,11 @@ def _bounds(terms: np.ndarray, scale: np.ndarray, ops: int) -> tuple[float, floa
 def _pair_forward(g: np.ndarray, p: float, q: float, k: int, eps: float, ops: int) -> tuple[np.ndarray, np.ndarray]:
     """(upper, lower) on H_{e^eps}(P || Q) for the (h0, h1) laws built from the others' laws ``g``
     (a stack of laws of one shape, shape (datasets, rows, cols)): one value per dataset."""
-    e = math.exp(eps)
+    return pair_sums(*pair_outputs(g, p, q, k), eps, ops)
+
+
+def pair_outputs(g: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(P, Q): the (h0, h1) laws under D and D' from a stack of the others' laws ``g`` (u added)."""
     shape = (g.shape[0], g.shape[1] + 1, g.shape[2] + 1)
     g0, g1 = np.zeros(shape), np.zeros(shape)
     g0[:, 1:, :-1], g1[:, :-1, 1:] = g, g
@@ -109,6 +113,14 @@ def _pair_forward(g: np.ndarray, p: float, q: float, k: int, eps: float, ops: in
     common[:, :-1, :-1] = (k - 2) * q * g
     P = p * g0 + q * g1 + common
     Q = q * g0 + p * g1 + common
+    return P, Q
+
+
+def pair_sums(P: np.ndarray, Q: np.ndarray, eps: float, ops: int) -> tuple[np.ndarray, np.ndarray]:
+    """(upper, lower) certified values of sum (P - e^eps Q)_+ per dataset of a stack of (P, Q) whose
+    entries carry a relative error of at most ``ops`` u (module doc, "Rounding")."""
+    e = math.exp(eps)
+    shape = P.shape
     terms, tol = P - e * Q, ops * _U * (P + e * Q)
     upper = np.sum(np.where(terms > -tol, terms + tol, 0.0), axis=(1, 2))
     lower = np.sum(np.maximum(terms - tol, 0.0), axis=(1, 2))

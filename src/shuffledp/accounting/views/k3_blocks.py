@@ -1,0 +1,197 @@
+"""k = 3 beyond enumeration: the exact worst case over datasets by branch and bound over blocks of datasets.
+
+Setting (docs/worst-case-k3.md, "k = 3 at larger n: blocks of datasets"): u holds x0 in D and x1 in D';
+of the other n - 1 users ``a`` hold x0, ``b`` hold x1 and m = n - 1 - a - b hold x2. The output is
+(h0, h1) (h2 = n - h0 - h1), and the delta of one dataset is computed exactly as in
+:func:`shuffledp.accounting.views.worst_upper.k3_worst_case`. The reverse direction of (a, b) is the
+forward direction of (b, a) (relabel x0 <-> x1), so the worst case is the maximum of the forward delta
+over the triangle a, b >= 0, a + b <= n - 1. Enumerating it costs n^4 / 2 doubles of laws; this module
+visits only the datasets that can be the maximum.
+
+**A bound for a block of datasets.** A block is the set of datasets of the triangle with
+a1 <= a <= a2 and b1 <= b <= b2. Every dataset in it has at least a1 users on x0, b1 on x1 and
+m_min = max(0, n - 1 - a2 - b2) on x2 ("sure" users); the other U = n - 1 - a1 - b1 - m_min users are
+"uncertain" (their values differ between the block's datasets).
+
+1. **Mixture.** k = 3 RR of any user is, with probability 3 q, a uniform report over the three values
+   (blanket), otherwise its own value (p = q + (1 - 3 q)).
+2. **A finer experiment.** The adversary is told which uncertain users are blanket (beta of them,
+   beta ~ Bin(U, 3 q), the same law for every dataset of the block).
+3. **Post-processing.** Given those bits, a non-blanket uncertain user reports its own value, which
+   the adversary (who knows the dataset) subtracts: the histogram is the sure users', the beta blanket
+   users' and u's reports plus a constant. So the dataset's delta is at most the delta of the view
+   (beta, h0, h1 of the sure + blanket users and u), whose law does not depend on the dataset in the
+   block: delta(a, b) <= Bound(block) = sum_beta Bin(U, 3 q)(beta) delta(sure users + beta uniform users).
+4. **Leaves.** A block of one dataset has U = 0: its bound is that dataset's exact delta.
+
+**Search.** The triangle is tiled into blocks of side :data:`TILE`; a few leaves give a first maximum
+((0, 0), (n - 1, 0) and the maximisers at the epsilons searched before); blocks whose bound is above the maximum are split in two along their longer side (largest
+bound first), leaves update the maximum, and the search stops when no block's bound is above it. The
+result is the maximising leaf's certified value: above delta(a, b) for every dataset (pruned blocks are
+below it). Block bounds only decide pruning, so they may be loose; each is certified all the same.
+Screening across epsilons, as in :mod:`~shuffledp.accounting.views.own_hits`: a block's certified bound
+at eps' <= eps bounds it at eps (delta is non-increasing in eps), so a block whose earlier bound is not
+above the maximum is pruned without being evaluated.
+
+**Rounding.** Laws are built by :func:`~shuffledp.accounting.views.worst_upper.add_user` (non-negative
+terms; at most n - 1 additions per entry) and evaluated by the certified sums of
+:func:`~shuffledp.accounting.views.worst_upper._pair_forward` (c = 4 (n + 8)); the block weights
+Bin(U, 3 q) come from a Pascal recursion of non-negative terms (relative error <= 2 U u per entry),
+and their dot product with the per-beta values adds (U + 1) u: each block bound adds 4 (U + 1) u of
+its value.
+
+Cost (benchmarks/bench_bracket.py --goals): see docs/worst-case-k3.md; the laws of the blocks
+evaluated are kept across epsilons up to :data:`CACHE_DOUBLES`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views.worst_upper import K3Worst, add_user, pair_outputs, pair_sums
+
+__all__ = ["K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE"]
+
+#: largest n searched by blocks (above: worst-case-upper returns weak-adversary for k = 3)
+MAX_USERS_K3_BLOCKS = 200
+#: side of the first blocks
+TILE = 32
+#: doubles of block laws kept across epsilons (least recently used dropped first)
+CACHE_DOUBLES = 60_000_000
+_U = 2.0 ** -53
+
+
+class _Block(NamedTuple):
+    a1: int
+    a2: int
+    b1: int
+    b2: int
+
+    def sure(self, n: int) -> tuple[int, int, int, int]:
+        """(a1, b1, m_min, U): the sure users on x0, x1, x2 and the number of uncertain users."""
+        m_min = max(0, n - 1 - self.a2 - self.b2)
+        return self.a1, self.b1, m_min, n - 1 - self.a1 - self.b1 - m_min
+
+    def halves(self, n: int) -> list:
+        """The two halves along the longer side, each cut to the triangle a + b <= n - 1."""
+        if self.a2 - self.a1 >= self.b2 - self.b1:
+            mid = (self.a1 + self.a2) // 2
+            parts = [(self.a1, mid, self.b1, self.b2), (mid + 1, self.a2, self.b1, self.b2)]
+        else:
+            mid = (self.b1 + self.b2) // 2
+            parts = [(self.a1, self.a2, self.b1, mid), (self.a1, self.a2, mid + 1, self.b2)]
+        return [_Block(a1, a2, b1, min(b2, n - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n - 1]
+
+
+def _weights(users: int, w: float) -> np.ndarray:
+    """Bin(users, w) by Pascal's recursion (non-negative terms; relative error <= 2 users u)."""
+    row = np.ones(1)
+    for _ in range(users):
+        row = np.concatenate((row * (1.0 - w), [0.0])) + np.concatenate(([0.0], row * w))
+    return row
+
+
+class K3BlockSearch:
+    """The certified exact worst case over every dataset for k = 3 (module docstring), laws kept across epsilons."""
+
+    def __init__(self, *, n: int, epsilon_local: float):
+        if not 2 <= n <= MAX_USERS_K3_BLOCKS:
+            raise ValueError(f"`n` must be in [2, {MAX_USERS_K3_BLOCKS}] for the k = 3 block search, got {n}")
+        krr = KrrParams.of(epsilon_local, 3)
+        self._n, self._p, self._q = n, math.exp(krr.log_p), math.exp(krr.log_q)
+        self._ops = 4 * (n + 8)
+        self._laws: dict = {}
+        self._doubles = 0
+        self._seen: dict = {}          # block -> {eps: certified bound}
+        self._on_x2 = [np.ones((1, 1))]  # [m] = law of (r0, r1) of m users on x2
+        #: leaves evaluated first: nobody else on x0 or x1, everybody on x0, and the latest maximisers
+        self._starts = [(0, 0), (n - 1, 0)]
+
+    def worst(self, eps: float) -> K3Worst:
+        """Certified upper and lower values of the worst case over datasets and directions at ``eps``."""
+        eps, n = float(eps), self._n
+        best, best_lower, arg = -1.0, 0.0, (0, 0)
+        for a, b in self._starts:                   # likely maxima first: the better the start, the more is pruned
+            upper, lower = self._leaf(a, b, eps)
+            if upper > best:
+                best, best_lower, arg = upper, lower, (a, b)
+        heap = []
+        for a1 in range(0, n, TILE):
+            for b1 in range(0, n - a1, TILE):
+                self._push(heap, _Block(a1, min(n - 1, a1 + TILE - 1), b1, min(n - 1 - a1, b1 + TILE - 1)), eps, best)
+        while heap:
+            value, block = heapq.heappop(heap)
+            if -value <= best:
+                break
+            if block.a1 == block.a2 and block.b1 == block.b2:
+                upper, lower = self._leaf(block.a1, block.b1, eps)
+                if upper > best:
+                    best, best_lower, arg = upper, lower, (block.a1, block.b1)
+                continue
+            for half in block.halves(n):
+                self._push(heap, half, eps, best)
+        self._starts = list(dict.fromkeys([arg, *self._starts]))[:4]
+        return K3Worst(min(best, 1.0), min(best_lower, 1.0), arg)
+
+    def _push(self, heap: list, block: _Block, eps: float, best: float) -> None:
+        """Queue ``block`` with its bound unless a bound at a smaller epsilon, or at this one, is not above ``best``."""
+        earlier = [value for at, value in self._seen.get(block, {}).items() if at <= eps]
+        if earlier and min(earlier) <= best:
+            return
+        if block.a1 == block.a2 and block.b1 == block.b2:
+            value = self._leaf(block.a1, block.b1, eps)[0]
+        else:
+            value = self._bound(block, eps)
+        self._seen.setdefault(block, {})[eps] = value
+        if value > best:
+            heapq.heappush(heap, (-value, block))
+
+    def _leaf(self, a: int, b: int, eps: float) -> tuple[float, float]:
+        """(upper, lower) certified values of the exact forward delta of the dataset (a, b)."""
+        upper, lower = pair_sums(*self._outputs(_Block(a, a, b, b)), eps, self._ops)
+        return float(upper[0]), float(lower[0])
+
+    def _bound(self, block: _Block, eps: float) -> float:
+        """Certified upper value of the block's bound (module docstring, steps 1-3)."""
+        P, Q = self._outputs(block)
+        upper, _ = pair_sums(P, Q, eps, self._ops)
+        weights = _weights(P.shape[0] - 1, 3.0 * self._q)
+        return float(weights @ upper) * (1.0 + 4.0 * (P.shape[0] + 1) * _U)
+
+    def _outputs(self, block: _Block) -> tuple[np.ndarray, np.ndarray]:
+        """(P, Q) of the block's views, one per beta (kept across epsilons, least recently used dropped first)."""
+        if block in self._laws:
+            self._laws[block] = self._laws.pop(block)
+            return self._laws[block]
+        stack = self._stack(block)
+        rows, cols = np.flatnonzero(stack.any(axis=(0, 2))), np.flatnonzero(stack.any(axis=(0, 1)))
+        # cells whose law is exactly 0 in every view add nothing to any sum: keep the box around the others
+        P, Q = pair_outputs(stack[:, rows[0]: rows[-1] + 1, cols[0]: cols[-1] + 1], self._p, self._q, 3)
+        while self._laws and self._doubles + 2 * P.size > CACHE_DOUBLES:
+            self._doubles -= 2 * self._laws.pop(next(iter(self._laws)))[0].size
+        self._laws[block] = (P, Q)
+        self._doubles += 2 * P.size
+        return P, Q
+
+    def _stack(self, block: _Block) -> np.ndarray:
+        """Laws of (r0, r1) of the sure users plus beta uniform users, beta = 0 .. U, padded to (n, n)."""
+        n, p, q = self._n, self._p, self._q
+        a1, b1, m_min, uncertain = block.sure(n)
+        while len(self._on_x2) <= m_min:              # the users on x2 first: their laws are shared by all blocks
+            self._on_x2.append(add_user(self._on_x2[-1], q, q, 1.0 - 2.0 * q))
+        law = self._on_x2[m_min]
+        for _ in range(a1):
+            law = add_user(law, p, q, 1.0 - p - q)
+        for _ in range(b1):
+            law = add_user(law, q, p, 1.0 - p - q)
+        stack = np.zeros((uncertain + 1, n, n))
+        for beta in range(uncertain + 1):
+            stack[beta, : law.shape[0], : law.shape[1]] = law
+            if beta < uncertain:
+                law = add_user(law, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
+        return stack
