@@ -82,7 +82,7 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
-from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, K3BlockSearch
+from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, shared_search
 from shuffledp.accounting.views.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
 from shuffledp.accounting.views.pair_sum import large_forward_delta
 from shuffledp.accounting.views.weak import WeakView
@@ -285,9 +285,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         """k = 3: the exact worst case, by enumeration up to MAX_USERS_K3 and by blocks above (laws cached)."""
         s = self.setting
         if s.n_users > MAX_USERS_K3:
-            if "k3" not in self._cache:
-                self._cache["k3"] = K3BlockSearch(n=s.n_users, epsilon_local=s.epsilon_local)
-            return self._cache["k3"].worst(eps)
+            return shared_search(s.n_users, s.epsilon_local).worst(eps)
         if "k3" not in self._cache:
             krr = s.krr
             self._cache["k3"] = stack_laws(pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q)))

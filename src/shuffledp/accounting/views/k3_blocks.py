@@ -46,6 +46,7 @@ evaluated are kept across epsilons up to :data:`CACHE_DOUBLES`.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from typing import NamedTuple
@@ -55,7 +56,7 @@ import numpy as np
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst_upper import K3Worst, add_user, pair_outputs, pair_sums
 
-__all__ = ["K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE"]
+__all__ = ["K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "shared_search"]
 
 #: largest n searched by blocks (above: worst-case-upper returns weak-adversary for k = 3)
 MAX_USERS_K3_BLOCKS = 200
@@ -195,3 +196,10 @@ class K3BlockSearch:
             if beta < uncertain:
                 law = add_user(law, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
         return stack
+
+
+@functools.lru_cache(maxsize=2)
+def shared_search(n: int, epsilon_local: float) -> K3BlockSearch:
+    """One search per (n, eps0), shared by ``worst-case-upper`` and ``worst-case-lower`` (a bracket needs
+    both; a search's results do not depend on the epsilons it saw before, test_k3_blocks.py)."""
+    return K3BlockSearch(n=n, epsilon_local=epsilon_local)
