@@ -33,12 +33,10 @@ def snakemake(work: Path, *args, timeout=900):
 
 
 @pytest.fixture(scope="module")
-def e2e(tmp_path_factory):
-    work = tmp_path_factory.mktemp("e2e") / "run"
-    shutil.copytree(TEST_DIR, work, ignore=IGNORED)
-    result = snakemake(work, "--cores", "2")
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    return work
+def e2e(tiny_workflow_run):
+    """The real workflow on a copy of .test/ (--cores 2), built once per session and shared with
+    tests/test_workflow_report.py (tests/conftest.py); the tests here only read it."""
+    return tiny_workflow_run
 
 
 @pytest.fixture(scope="module")

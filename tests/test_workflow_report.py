@@ -49,12 +49,10 @@ def test_every_report_caption_file_exists():
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """The real workflow on the tiny .test config (the same run CI does), then snakemake --report."""
-    work = _workdir(tmp_path_factory.mktemp("report"))
-    _run(["--cores", "2"], cwd=work)
-    _run(["--cores", "1", "--report", "report.zip"], cwd=work)
-    return work
+def tiny_run(tiny_workflow_run):
+    """The real workflow on the tiny .test config (the same run CI does), then snakemake --report:
+    built once per session and shared with tests/test_workflow.py (tests/conftest.py); read only here."""
+    return tiny_workflow_run
 
 
 @pytest.mark.slow

@@ -41,8 +41,12 @@ Conventions (the paper's setting, Biswas, Jung, Palamidessi, arXiv 2022, Section
 
 Each user reports its true value with probability p = e^eps0 / (e^eps0 + k - 1) and each other
 value with probability q = 1 / (e^eps0 + k - 1) (k-randomized response). Probabilities are mpmath
-``mpf`` numbers at ``dps`` significant digits (default 50); the enumeration is literal (itertools
-over every report vector), so keep k^n below about 10^5.
+``mpf`` numbers at ``dps`` significant digits (default 50); the enumeration is literal (every report
+vector, counted exactly with numpy), so keep k^n below about 10^6. The convolutions over datasets
+(:func:`histogram_distribution_of_counts`, :func:`true_worst_case_delta`) run on integers in fixed
+point (units of 2^-338 at 50 digits: within ~1e-100 of the exact values, converted to mpmath at the
+end), about 10x faster than mpmath numbers (issue 24); on every case the suite uses they equal the
+former all-mpmath computation to ~1e-48 relative.
 
 Import from a test file in ``tests/accounting/`` as ``from brute_force import ...`` (pytest's default
 "prepend" import mode puts the test file's directory on ``sys.path``).
@@ -57,6 +61,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 import mpmath
+import numpy as np
 
 __all__ = [
     "DEFAULT_DPS",
@@ -116,24 +121,26 @@ def _channel(k: int, epsilon_local) -> list[list[mpmath.mpf]]:
 def histogram_distribution_of_values(values, k: int, *, epsilon_local, dps: int = DEFAULT_DPS) -> dict:
     """Law of the shuffled histogram (tuple of k counts) when the users' true values are ``values``.
 
-    Literal enumeration over all k^len(values) report vectors.
+    Literal enumeration over all k^len(values) report vectors (numpy arrays of the vectors): each
+    vector's probability is p^j q^(n - j), j = the number of users who report their own value, so
+    the vectors are counted exactly per (histogram, j) and the law is sum_j count * p^j q^(n - j) in
+    mpmath.
     """
     values = list(values)
-    if k ** len(values) > MAX_VECTORS:
+    n = len(values)
+    if k**n > MAX_VECTORS:
         raise ValueError(
-            f"brute force over k^n = {k}^{len(values)} report vectors exceeds MAX_VECTORS = {MAX_VECTORS}."
+            f"brute force over k^n = {k}^{n} report vectors exceeds MAX_VECTORS = {MAX_VECTORS}."
         )
+    reports = np.indices((k,) * n, dtype=np.int8).reshape(n, k**n).T  # every report vector, one a row
+    keys = np.column_stack([(reports == y).sum(axis=1) for y in range(k)]
+                           + [(reports == np.array(values, dtype=np.int8)).sum(axis=1)])
+    rows, multiplicity = np.unique(keys, axis=0, return_counts=True)
     with mpmath.workdps(dps):
-        channel = _channel(k, epsilon_local)
+        p, q = _channel(k, epsilon_local)[0][:2]  # W[0][0] = p, W[0][1] = q
         law: dict = defaultdict(lambda: mpmath.mpf(0))
-        for reports in itertools.product(range(k), repeat=len(values)):
-            probability = mpmath.mpf(1)
-            for x, y in zip(values, reports):
-                probability *= channel[x][y]
-            counts = [0] * k
-            for y in reports:
-                counts[y] += 1
-            law[tuple(counts)] += probability
+        for row, count in zip(rows.tolist(), multiplicity.tolist()):
+            law[tuple(row[:k])] += count * p ** row[k] * q ** (n - row[k])
         return dict(law)
 
 
@@ -202,29 +209,84 @@ def _blanket_gamma(k: int, epsilon_local) -> mpmath.mpf:
     return k / (mpmath.exp(mpmath.mpf(epsilon_local)) + k - 1)
 
 
+def _fixed_bits(dps: int) -> int:
+    """Bits of the fixed-point integers of the convolutions below: twice mpmath's working precision at
+    ``dps`` digits (338 bits at 50 digits, an absolute resolution of 2^-338 ~ 3e-102)."""
+    with mpmath.workdps(dps):
+        return 2 * mpmath.mp.prec
+
+
+def _fixed_channel(k: int, epsilon_local, bits: int) -> list[list[int]]:
+    """k-RR channel W[x][y] in fixed point: the integer nearest W[x][y] 2^bits (mpmath, bits + 64 bits)."""
+    with mpmath.workprec(bits + 64):
+        return [[int(mpmath.nint(mpmath.ldexp(w, bits))) for w in row] for row in _channel(k, epsilon_local)]
+
+
+def _strides(n: int, k: int) -> list[int]:
+    """Histograms of at most n reports are coded as integers sum_y h_y (n + 1)^y: a report y adds (n + 1)^y."""
+    return [(n + 1) ** y for y in range(k)]
+
+
+def _decode(code: int, n: int, k: int) -> tuple[int, ...]:
+    """The histogram (h_0, ..., h_{k-1}) of the code of :func:`_strides`."""
+    histogram = []
+    for _ in range(k):
+        code, count = divmod(code, n + 1)
+        histogram.append(count)
+    return tuple(histogram)
+
+
+def _add_user(law: dict, row: list[int], strides: list[int], bits: int) -> dict:
+    """Fixed-point law of the histogram (coded, :func:`_strides`) after one more user whose report has
+    law ``row``: the old histogram plus the report. Products exact, one floor per outcome (< 2^-bits)."""
+    new: dict = defaultdict(int)
+    steps = list(zip(strides, row))
+    for code, probability in law.items():
+        for stride, weight in steps:
+            new[code + stride] += probability * weight
+    return {code: value >> bits for code, value in new.items()}
+
+
+def _fixed_laws_of_counts(total: int, channel: list[list[int]], strides: list[int], bits: int,
+                          prefix: tuple = (), law: dict | None = None):
+    """Yield (counts, fixed-point law) for every count vector of ``total`` users (lexicographic order).
+
+    Users are added value by value (every user of value 0, then of value 1, ...), one at a time, as in
+    :func:`histogram_distribution_of_counts`; vectors with the same first counts share those steps."""
+    law = {0: 1 << bits} if law is None else law
+    value, left = len(prefix), total - sum(prefix)
+    if value == len(channel) - 1:
+        for _ in range(left):
+            law = _add_user(law, channel[value], strides, bits)
+        yield prefix + (left,), law
+        return
+    for how_many in range(left + 1):
+        if how_many:
+            law = _add_user(law, channel[value], strides, bits)
+        yield from _fixed_laws_of_counts(total, channel, strides, bits, prefix + (how_many,), law)
+
+
 def histogram_distribution_of_counts(counts, k: int, *, epsilon_local, dps: int = DEFAULT_DPS) -> dict:
     """Law of the shuffled histogram when ``counts[v]`` users hold value v (v = 0 .. k-1).
 
     Users are added one at a time: the histogram of users 1..j+1 is the histogram of users 1..j plus
-    the unit vector of user j+1's report (independent, law W[x] of k-RR). Exact, in mpmath; the
-    number of states is at most C(n + k - 1, k - 1) (every histogram of n reports).
+    the unit vector of user j+1's report (independent, law W[x] of k-RR). The number of states is at
+    most C(n + k - 1, k - 1) (every histogram of n reports). Computed in fixed point (integers in
+    units of 2^-bits, :func:`_fixed_bits`: each probability within n 2^-bits ~ 1e-100 of the exact
+    one, far below the last of the ``dps`` digits of any probability of these tiny cases), returned as
+    mpmath numbers at ``dps`` digits.
     """
     counts = tuple(counts)
     if len(counts) != k or any((not isinstance(c, int)) or c < 0 for c in counts):
         raise ValueError(f"`counts` must be {k} non-negative integers; got {counts!r}.")
+    bits, n = _fixed_bits(dps), sum(counts)
+    channel, strides = _fixed_channel(k, epsilon_local, bits), _strides(n, k)
+    law = {0: 1 << bits}
+    for x, how_many in enumerate(counts):
+        for _ in range(how_many):
+            law = _add_user(law, channel[x], strides, bits)
     with mpmath.workdps(dps):
-        channel = _channel(k, epsilon_local)
-        law: dict = {tuple([0] * k): mpmath.mpf(1)}
-        for x, how_many in enumerate(counts):
-            for _ in range(how_many):
-                new: dict = defaultdict(lambda: mpmath.mpf(0))
-                for histogram, probability in law.items():
-                    for y in range(k):
-                        bumped = list(histogram)
-                        bumped[y] += 1
-                        new[tuple(bumped)] += probability * channel[x][y]
-                law = dict(new)
-        return law
+        return {_decode(code, n, k): mpmath.ldexp(mpmath.mpf(value), -bits) for code, value in law.items()}
 
 
 def other_datasets(n: int, k: int) -> list[tuple[int, ...]]:
@@ -249,31 +311,31 @@ class WorstCase(NamedTuple):
     #: max over datasets and directions of the full-histogram delta
     delta: mpmath.mpf
     #: argmax: the others' count vector (c_0, ..., c_{k-1}); the first maximiser in
-    #: :func:`other_datasets` order
+    #: :func:`other_datasets` order (values within ~1e-90 of each other count as ties)
     others: tuple[int, ...]
     #: argmax direction: "P0||P1" (H(law under D(x0) || law under D(x1))) or "P1||P0"
     direction: str
 
 
 @functools.lru_cache(maxsize=64)
-def _worst_case_laws(epsilon_local, n: int, k: int, dps: int):
-    """[(others' counts, P0, P1)] for every dataset of the others (cached: tests reuse them)."""
-    laws = []
-    with mpmath.workdps(dps):
-        channel = _channel(k, epsilon_local)
-        for counts in other_datasets(n, k):
-            rest = histogram_distribution_of_counts(counts, k, epsilon_local=epsilon_local, dps=dps)
-            pair = []
-            for x in (0, 1):  # u's value: x0 in D(x0), x1 in D(x1)
-                law: dict = defaultdict(lambda: mpmath.mpf(0))
-                for histogram, probability in rest.items():
-                    for y in range(k):
-                        bumped = list(histogram)
-                        bumped[y] += 1
-                        law[tuple(bumped)] += probability * channel[x][y]
-                pair.append(dict(law))
-            laws.append((counts, pair[0], pair[1]))
-    return laws
+def _worst_case_laws(epsilon_local, n: int, k: int, bits: int):
+    """[(others' counts, P0, P1)] for every dataset of the others, fixed point, histograms coded
+    (:func:`_strides`; cached: tests reuse them)."""
+    channel, strides = _fixed_channel(k, epsilon_local, bits), _strides(n, k)
+    rest = dict(_fixed_laws_of_counts(n - 1, channel, strides, bits))
+    # u's value: x0 in D(x0), x1 in D(x1)
+    return [(counts, *(_add_user(rest[counts], channel[x], strides, bits) for x in (0, 1)))
+            for counts in other_datasets(n, k)]
+
+
+def _fixed_hockey_stick(P: dict, Q: dict, factor: int, bits: int) -> int:
+    """sum_o max(P(o) - e^eps Q(o), 0) in units of 2^-(2 bits); ``factor`` = e^eps in units of 2^-bits."""
+    total = 0
+    for outcome, probability in P.items():
+        gap = (probability << bits) - factor * Q.get(outcome, 0)
+        if gap > 0:
+            total += gap
+    return total
 
 
 def true_worst_case_delta(eps, epsilon_local, n: int, k: int, *, dps: int = DEFAULT_DPS) -> WorstCase:
@@ -281,20 +343,27 @@ def true_worst_case_delta(eps, epsilon_local, n: int, k: int, *, dps: int = DEFA
 
     The mechanism's output is the shuffled histogram (k counts); for each count vector of the
     others (:func:`other_datasets`) the laws P0 (u holds x0) and P1 (u holds x1) are exact
-    (:func:`histogram_distribution_of_counts`), and delta = max(H(P0||P1), H(P1||P0)). This is the
-    tight replace-one delta of the shuffled k-RR histogram for the pair of values (x0, x1); by the
-    symmetry of k-RR every other pair of differing values gives the same maximum.
+    (the convolution of :func:`histogram_distribution_of_counts`), and delta = max(H(P0||P1),
+    H(P1||P0)). This is the tight replace-one delta of the shuffled k-RR histogram for the pair of
+    values (x0, x1); by the symmetry of k-RR every other pair of differing values gives the same
+    maximum. Computed in fixed point (2 :func:`_fixed_bits` bits for the hockey-stick sums: the
+    returned delta, an mpmath number at ``dps`` digits, is within ~1e-95 of the exact one).
     """
     _check_small(n, k)
     if math.comb(n + k - 2, k - 1) * math.comb(n + k - 1, k - 1) * k > MAX_VECTORS * 10:
         raise ValueError(f"worst case over datasets for n = {n}, k = {k} is too large to enumerate.")
-    best = None
-    for counts, p0, p1 in _worst_case_laws(epsilon_local, n, k, dps):
+    bits = _fixed_bits(dps)
+    with mpmath.workprec(bits + 64):
+        factor = int(mpmath.nint(mpmath.ldexp(mpmath.exp(mpmath.mpf(eps)), bits)))
+    best, argmax = None, None
+    rounding = 1 << (bits + 40)  # 2^-(bits - 40) ~ 1e-90: far above the fixed-point errors; a tie below it
+    for counts, p0, p1 in _worst_case_laws(epsilon_local, n, k, bits):
         for direction, (first, second) in (("P0||P1", (p0, p1)), ("P1||P0", (p1, p0))):
-            value = hockey_stick(first, second, eps, dps=dps)
-            if best is None or value > best.delta:
-                best = WorstCase(value, counts, direction)
-    return best
+            value = _fixed_hockey_stick(first, second, factor, bits)
+            if best is None or value > best + rounding:  # the first maximiser (ties up to rounding)
+                best, argmax = value, (counts, direction)
+    with mpmath.workdps(dps):
+        return WorstCase(mpmath.ldexp(mpmath.mpf(best), -2 * bits), *argmax)
 
 
 # ------------------------------------------------------------------ adversary views (Koskela et al.)

@@ -56,7 +56,7 @@ def test_rdp_equals_equation_10_as_printed(eps0, n):
         assert ours[float(lam)] == pytest.approx(_eq10_mpmath(eps0, n, lam), rel=1e-10)
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=64)
 def _laws(eps0, n, k):
     """[(others' counts, P0, P1)] for every dataset of the other n - 1 users (u on x0 / on x1)."""
     out = []
@@ -75,6 +75,7 @@ def _renyi(P, Q, lam):
         return mpmath.log(mpmath.fsum(p**lam * Q[o] ** (1 - lam) for o, p in P.items())) / (lam - 1)
 
 
+@functools.lru_cache(maxsize=None)
 def _worst_rdp(eps0, n, k, lam):
     return float(max(max(_renyi(P0, P1, lam), _renyi(P1, P0, lam)) for _, P0, P1 in _laws(eps0, n, k)))
 
@@ -105,8 +106,11 @@ def _counts(name, k, cases, upper):
     """(violations, total): cases where the bound is on the wrong side of the brute-force RDP. The order
     used is the accountant's order nearest lambda (girgis-rdp-simple evaluates a grid of real orders)."""
     bad = 0
+    rdp = {}  # the accountant's orders and values, computed once per (eps0, n) (they do not depend on lambda)
     for eps0, n, lam in cases:
-        ours = _rdp(name, eps0, n, k)
+        if (eps0, n) not in rdp:
+            rdp[eps0, n] = _rdp(name, eps0, n, k)
+        ours = rdp[eps0, n]
         order = min(ours, key=lambda o: abs(o - lam))
         truth = _worst_rdp(eps0, n, k, mpmath.mpf(order))
         bad += (ours[order] < truth * (1 - 1e-9)) if upper else (ours[order] > truth * (1 + 1e-9))
