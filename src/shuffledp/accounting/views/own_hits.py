@@ -32,12 +32,12 @@ h0 + h1), so delta = sum_s P(s) H(view | s) for each view, and each conditional 
 D_theta(s) = sum over (beta, h0, N_Y) with that s of (P - e^eps Q)_+. The thetas are :data:`THETAS`.
 
 **Every (a, b).** B(a, b) <= D_1(a, b) (the theta = 1 term alone), which costs O(n^3). The search
-bounds D_1 of every dataset, then evaluates B in decreasing order of that bound (starting at a = b = 0),
-and stops when the next bound is not above the largest B: the result is >= B(a, b) for every (a, b).
-The bound on D_1 at eps is its certified value at eps, or (screening) the smallest certified value
-the same search computed at an eps' <= eps: every term (P - e^eps Q)_+ is non-increasing in eps, so
-D_1(eps) <= D_1(eps'). A screened dataset whose bound is above the largest B gets its D_1 computed
-at eps before anything else. Within one
+evaluates B in decreasing order of D_1 (starting at a = b = 0), and stops when the next D_1 is not
+above the largest B: the result is >= B(a, b) for every (a, b).
+B(0, 0) is computed first; a dataset whose D_1 at an eps' <= eps, computed earlier by the same
+search, is not above it is skipped without its D_1 at eps (screening: every term (P - e^eps Q)_+ is
+non-increasing in eps, so D_1(eps) <= D_1(eps') <= B(0, 0)); the others are taken in decreasing
+order of D_1 at eps, exactly as without screening. Within one
 dataset the views are taken from theta = 1 down, and once the minimum so far is not above the largest B
 the rest are skipped (that minimum is itself >= B(a, b), so the dataset cannot raise the maximum).
 
@@ -53,7 +53,9 @@ the other views' laws only for the datasets whose theta = 1 value is above the r
 view at a time (theta = 3/4, 1/2, ... until the minimum so far is not above that maximum), and keeps
 them across epsilons (least recently used dropped beyond :data:`CACHE_DOUBLES`, 800 MB). Epsilon
 searches (benchmarks/bench_own_hits.py: k in {4, 5, 10}, eps0 in 0.5 .. 4, delta in {1e-6, 1e-9}, quiet
-machine) take a median 0.10 / 0.45 / 1.7 s and at most 0.16 / 0.68 / 2.9 s at n = 10 / 20 / 30 (0.6 GB
+machine) took a median 0.10 / 0.45 / 1.7 s and at most 0.16 / 0.68 / 2.9 s at n = 10 / 20 / 30 before the
+screening and the shared per-(a, b) laws; after (issue 23's goal grid, k in {4, 10, 100, 1000}, eps0 in
+0.5 .. 8, quiet machine): median 0.23 / 0.58 s, at most 0.54 / 2.4 s at n = 20 / 30 (0.6 GB
 of laws at n = 30, 0.8 GB at 32; the convolutions are matrix products with Toeplitz matrices and the
 hit laws are gathered from one table per theta). Before the one-view-at-a-time pruning and the per-s blocks, 14-70 s at n = 30 with the laws capped at
 320 MB to 1.2 GB (rebuilt over and over) and 4.5-13 s uncapped (2.3 GB). Hence
@@ -346,20 +348,14 @@ class OwnHitsSearch:
     def worst(self, eps: float) -> OwnHitsWorst:
         """Certified upper value of the worst case over datasets and directions, at ``eps``."""
         eps = float(eps)
-        screen = {ab: self._screen(ab, eps) for ab in self._first}
-        first = {}
-        for ab in {(0, 0), *(ab for ab, value in screen.items() if value is None)}:
-            first[ab], screen[ab] = self._first_term(ab, eps)
-        order = sorted(screen, key=lambda ab: (ab != (0, 0), -screen[ab]))
-        best, arg, built = -1.0, (0, 0), 0
-        for ab in order:  # (0, 0) first, then by decreasing bound on the theta = 1 value, which bounds B
-            if screen[ab] <= best:
+        origin = self._first_term((0, 0), eps)[0]
+        best, arg, built = self._bound((0, 0), eps, None, None, origin), (0, 0), 1
+        # a dataset whose theta = 1 value at a smaller epsilon is not above B(0, 0) cannot raise the maximum
+        first = {ab: self._first_term(ab, eps) for ab in self._first if ab != (0, 0) and self._above(ab, eps, best)}
+        for ab in sorted(first, key=lambda ab: -first[ab][1]):  # by decreasing theta = 1 value, which bounds B
+            if first[ab][1] <= best:
                 break
-            if ab not in first:
-                first[ab], value = self._first_term(ab, eps)
-                if value <= best:
-                    continue
-            value = self._bound(ab, eps, None, best, first[ab])
+            value = self._bound(ab, eps, None, best, first[ab][0])
             built += 1
             if value > best:
                 best, arg = value, ab
@@ -376,3 +372,8 @@ class OwnHitsSearch:
         epsilon (delta is non-increasing in epsilon), or None if there is none."""
         below = [value for at, value in self._seen[ab].items() if at <= eps]
         return min(below) if below else None
+
+    def _above(self, ab: tuple[int, int], eps: float, best: float) -> bool:
+        """False if a screening value shows (a, b) cannot raise ``best``."""
+        screen = self._screen(ab, eps)
+        return screen is None or screen > best
