@@ -73,6 +73,11 @@ def test_screening_by_earlier_epsilons_changes_no_result(n, e0):
     for f in (0.5, 0.2, 0.9, 0.35, 0.5, 0.1, 0.99, 0.6):
         seen, fresh = shared.worst(f * e0), K3BlockSearch(n=n, epsilon_local=e0).worst(f * e0)
         assert seen == fresh, (f, seen, fresh)
+    eps, fresh = 0.6 * e0, K3BlockSearch(n=n, epsilon_local=e0)
+    for block in shared._seen:  # the premise: a bound at a smaller epsilon bounds it at eps
+        screen = shared._screen(block, eps)
+        now = fresh._bound(block, eps) if block.a1 != block.a2 or block.b1 != block.b2 else fresh._leaf(block.a1, block.b1, eps)[0]
+        assert screen is None or screen >= now, (block, screen, now)
 
 
 def test_accountants_close_the_bracket_above_the_enumeration():

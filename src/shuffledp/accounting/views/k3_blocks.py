@@ -141,8 +141,8 @@ class K3BlockSearch:
 
     def _push(self, heap: list, block: _Block, eps: float, best: float) -> None:
         """Queue ``block`` with its bound unless a bound at a smaller epsilon, or at this one, is not above ``best``."""
-        earlier = [value for at, value in self._seen.get(block, {}).items() if at <= eps]
-        if earlier and min(earlier) <= best:
+        screen = self._screen(block, eps)
+        if screen is not None and screen <= best:
             return
         if block.a1 == block.a2 and block.b1 == block.b2:
             value = self._leaf(block.a1, block.b1, eps)[0]
@@ -151,6 +151,12 @@ class K3BlockSearch:
         self._seen.setdefault(block, {})[eps] = value
         if value > best:
             heapq.heappush(heap, (-value, block))
+
+    def _screen(self, block: _Block, eps: float) -> float | None:
+        """The smallest certified bound of ``block`` at an epsilon <= ``eps`` (a bound at ``eps`` too: delta is
+        non-increasing in epsilon), or None if it was not evaluated at one."""
+        earlier = [value for at, value in self._seen.get(block, {}).items() if at <= eps]
+        return min(earlier) if earlier else None
 
     def _leaf(self, a: int, b: int, eps: float) -> tuple[float, float]:
         """(upper, lower) certified values of the exact forward delta of the dataset (a, b)."""
