@@ -192,10 +192,10 @@ class K3BlockSearch:
         while len(self._on_x2) <= m_min:              # the users on x2 first: their laws are shared by all blocks
             self._on_x2.append(add_user(self._on_x2[-1], q, q, 1.0 - 2.0 * q))
         law = self._on_x2[m_min]
-        for _ in range(a1):
-            law = add_user(law, p, q, 1.0 - p - q)
+        for _ in range(a1):                           # landing on x2: q = 1 - p - q, never written as the difference
+            law = add_user(law, p, q, q)
         for _ in range(b1):
-            law = add_user(law, q, p, 1.0 - p - q)
+            law = add_user(law, q, p, q)
         stack = np.zeros((uncertain + 1, n, n))
         for beta in range(uncertain + 1):
             stack[beta, : law.shape[0], : law.shape[1]] = law

@@ -69,7 +69,7 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log_binom_pmf_loader, log_sub
+from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_sub
 from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
@@ -85,6 +85,12 @@ __all__ = ["WeakView", "binned"]
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 _BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
 _BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
+#: above this eps0 the sums below lose validity (measured: below the certified exact k = 3 worst case from
+#: eps0 = 15 on, by 1e-10 relative there, 4e-6 at 24 and O(1) from 36; docs/reproduction-notes.md), and so
+#: does the strong adversary's delta (1.4e-9 below the truth at eps0 = 32, n = 1e5), so the delta of u's own
+#: k-RR report, (p - e^eps q)_+, is returned instead: valid for every dataset (the shuffled histogram is a
+#: post-processing of u's report with the others' independent reports), without amplification
+MAX_EPSILON_LOCAL_SUMMED = 14.0
 
 
 def _upper(parts: tuple[float, float]) -> float:
@@ -132,6 +138,9 @@ class WeakView:
         Cap: where the certified remainder is not negligible (delta below about e^-800), the remainder
         is capped so that the total does not exceed the strong adversary's exact delta, which bounds the
         weak adversary's delta from above (it sees less)."""
+        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+            self.last_K = start_K
+            return -np.inf, self._local(np.array([float(eps)]))[0]
         bound = self.chernoff.log_delta(float(eps))
         if bound < _LOG_BEYOND_PROMISE or (log_target is not None and bound <= log_target):
             self.last_K = start_K
@@ -154,6 +163,8 @@ class WeakView:
         tables of M's law shared between the epsilons) at the first window; an epsilon whose certified
         remainder is not yet below 1e-11 of its sum is then redone alone with the widening windows."""
         flat = epsilons.ravel()
+        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+            return self._local(flat).reshape(epsilons.shape)
         out = np.full(flat.shape, np.nan)
         todo = []
         for i, eps in enumerate(flat):
@@ -177,12 +188,23 @@ class WeakView:
             start = getattr(self, "last_K", _BATCH_K)
         return out.reshape(epsilons.shape)
 
+    def _local(self, epsilons: np.ndarray) -> np.ndarray:
+        """log (p - e^eps q)_+ = log p + log(1 - e^(eps - eps0)): u's own report's delta, at ``epsilons``."""
+        gap = np.minimum(np.asarray(epsilons, dtype=float) - self.setting.epsilon_local, 0.0)
+        with np.errstate(divide="ignore"):
+            return np.where(gap < 0.0, self.krr.log_p + log1mexp(np.minimum(gap, -1e-300)), -np.inf)
+
     def epsilon_hint(self, log_target: float) -> float | None:
-        """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`)."""
+        """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`); none above
+        :data:`MAX_EPSILON_LOCAL_SUMMED`."""
+        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+            return None
         return self.chernoff.epsilon_hint(log_target)
 
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`)."""
+        """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`); none above :data:`MAX_EPSILON_LOCAL_SUMMED`."""
+        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+            return None
         return self.chernoff.epsilon_refine(log_target, eps, log_value)
 
 

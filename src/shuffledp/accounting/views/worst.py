@@ -126,10 +126,21 @@ class WorstFamilies:
         slope = 0.5 * (math.exp(s_set.epsilon_local) + 1.0) - rho
         weight = self._weight("none", logs.log_2q, logs.log_1m2q)
 
+        # s - t_s = (s (lambda - c) - extra (n - s)) / lambda with lambda - c = e^eps0 - e^eps, without the
+        # difference of t_s and s (near eps0 they agree to ~e^-eps digits, and t_s alone has lost them)
+        gap = math.exp(eps) * math.expm1(s_set.epsilon_local - eps)
+
         def rows(s):
             t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
             d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
-            return weight.of(s) + log_excess_above(t, s, half, half, d)
+            out = weight.of(s) + log_excess_above(t, s, half, half, d)
+            u = (s * gap - extra * (n - s)) / math.exp(log_lam)
+            # t_s > s - 1: only A = s exceeds it, E[(A - t_s)_+] = (s - t_s) 2^-s; taken where s - t_s from t_s
+            # would carry a relative error above 100 ulp (s - t_s < s / 100), elsewhere the sum above is as exact
+            near = (u < np.minimum(1.0, 0.01 * s)) & (u > 0.0)
+            if np.any(near):
+                out = np.where(near, weight.of(s) + np.log(np.where(near, u, 1.0)) + s * half, out)
+            return out
 
         p = math.exp(logs.log_2q)
         # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)

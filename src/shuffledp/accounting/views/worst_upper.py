@@ -73,7 +73,8 @@ def pair_laws(n: int, p: float, q: float) -> dict[tuple[int, int], np.ndarray]:
 
     Built by totals: the datasets of t users from those of t - 1 (one x2 user added when a + b < t,
     else one x0 or x1 user), so each law costs one O(t^2) step; O(n^5) operations in all."""
-    rest = 1.0 - p - q
+    rest = q  # a user on x0 or x1 lands on x2 with probability q = 1 - p - q (never a difference: at large
+    #           eps0, 1 - p - q cancels to a wrong or negative number)
     level = {(0, 0): np.ones((1, 1))}
     for t in range(1, n):
         new = {}
@@ -181,7 +182,7 @@ def third_value_law(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int 
         raise ValueError(f"`k` must be >= 4 for the third-value dataset's three-count law; got {k!r}.")
     krr = KrrParams.of(epsilon_local, k)
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)
-    rest = 1.0 - p - 2.0 * q
+    rest = (k - 3) * q  # = 1 - p - 2 q, written without the difference (it cancels at large eps0)
     rows = _rows(n, q, a + b)
     g = _multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))), rows)
     for _ in range(a):
