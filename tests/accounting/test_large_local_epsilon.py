@@ -54,10 +54,11 @@ def test_the_none_member_stays_below_its_exact_dataset(e0, f):
 
 
 @pytest.mark.parametrize("n,k", [(300, 10), (10**5, 3)])
-def test_above_eps0_14_the_weak_adversary_is_the_local_delta(n, k):
+def test_above_eps0_14_the_weak_and_strong_adversaries_are_the_local_delta(n, k):
     e0 = 20.0
     eps = np.array([0.0, 10.0, 19.0, 20.0, 25.0])
     p = math.exp(e0) / (math.exp(e0) + k - 1)
     local = [max(p * (1 - math.exp(x - e0)), 0.0) for x in eps]
-    values = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)
-    assert np.allclose(values, local, rtol=1e-12, atol=0.0)
+    for name in ("weak-adversary", "strong-adversary"):
+        values = get_accountant(name, epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)
+        assert np.allclose(values, local, rtol=1e-12, atol=0.0), name

@@ -69,13 +69,14 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_sub
+from shuffledp._numerics import log_binom_pmf_loader, log_sub
 from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
-from shuffledp.accounting.views import strong
+from shuffledp.accounting.views import local, strong
+from shuffledp.accounting.views.local import MAX_EPSILON_LOCAL_SUMMED
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, RUNS_PER_BATCH, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.split_pair import check_size
 from shuffledp.accounting.views.weak_rows import LOG_NEGLIGIBLE, WeakRows
@@ -85,12 +86,6 @@ __all__ = ["WeakView", "binned"]
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 _BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
 _BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
-#: above this eps0 the sums below lose validity (measured: below the certified exact k = 3 worst case from
-#: eps0 = 15 on, by 1e-10 relative there, 4e-6 at 24 and O(1) from 36; docs/reproduction-notes.md), and so
-#: does the strong adversary's delta (1.4e-9 below the truth at eps0 = 32, n = 1e5), so the delta of u's own
-#: k-RR report, (p - e^eps q)_+, is returned instead: valid for every dataset (the shuffled histogram is a
-#: post-processing of u's report with the others' independent reports), without amplification
-MAX_EPSILON_LOCAL_SUMMED = 14.0
 
 
 def _upper(parts: tuple[float, float]) -> float:
@@ -189,10 +184,8 @@ class WeakView:
         return out.reshape(epsilons.shape)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
-        """log (p - e^eps q)_+ = log p + log(1 - e^(eps - eps0)): u's own report's delta, at ``epsilons``."""
-        gap = np.minimum(np.asarray(epsilons, dtype=float) - self.setting.epsilon_local, 0.0)
-        with np.errstate(divide="ignore"):
-            return np.where(gap < 0.0, self.krr.log_p + log1mexp(np.minimum(gap, -1e-300)), -np.inf)
+        """u's own report's log delta (:mod:`~shuffledp.accounting.views.local`), used above its eps0 limit."""
+        return local.log_delta(epsilons, epsilon_local=self.setting.epsilon_local, k=self.setting.k)
 
     def epsilon_hint(self, log_target: float) -> float | None:
         """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`); none above
