@@ -209,16 +209,6 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float, group: np.ndarray, k
     return weights, P, Q
 
 
-def _cube_side(cells: int) -> int:
-    """The size with sum over s < size of (s + 1)^2 == cells (the cube side of :func:`_triangle`)."""
-    size = round((3.0 * cells) ** (1.0 / 3.0))
-    while size * (size + 1) * (2 * size + 1) // 6 > cells:
-        size -= 1
-    while size * (size + 1) * (2 * size + 1) // 6 < cells:
-        size += 1
-    return size
-
-
 @functools.lru_cache(maxsize=4)
 def _triangle(size: int) -> tuple[np.ndarray, np.ndarray]:
     """(flat indices of the cells h0 <= s, N_Y <= s of an [s, h0, N_Y] cube, s-major; where each s starts)."""
@@ -265,14 +255,15 @@ def _hit_law(size: int, m_r: int, group: int, table: np.ndarray) -> np.ndarray:
     return np.where(inside[:, :, None], rows, 0.0)
 
 
-def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float) -> np.ndarray:
-    """Upper values of D(s) = sum over (beta, h0, N_Y) of (P - e^eps Q)_+, weighted by beta's law."""
+def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float, starts=None) -> np.ndarray:
+    """Upper values of D(s) = sum over (beta, h0, N_Y) of (P - e^eps Q)_+, weighted by beta's law; ``starts``:
+    where each s begins among the cells of a [beta, cell] law (:func:`_triangle`), unused for [beta, s, h0]."""
     e = math.exp(eps)
     diff = P - e * Q
     diff += c * _U * (P + e * Q)
     np.maximum(diff, 0.0, out=diff)
     if P.ndim == 2:                                                        # [beta, cell]: cells by s
-        per = np.add.reduceat(diff, _triangle(_cube_side(P.shape[1]))[1], axis=1)
+        per = np.add.reduceat(diff, starts, axis=1)
     else:
         per = diff.reshape(diff.shape[0], diff.shape[1], -1).sum(axis=2)  # [beta, s]
     return weights @ per
@@ -294,6 +285,7 @@ class OwnHitsSearch:
         e = math.exp(epsilon_local)
         self._par = _Params(e / (e + k - 1), 1.0 / (e + k - 1), k, n)
         self._c = 16.0 * (n + 4)
+        self._starts = _triangle(n + 1)[1]
         self._groups = _group_laws(self._par)
         self._first = {ab: _theta_laws(self._par, *ab, 1.0, group) for ab, group in self._groups.items()}
         self._full: dict = {}
@@ -321,7 +313,7 @@ class OwnHitsSearch:
             if theta == 1.0 and first_term is not None:
                 term = first_term
             else:
-                term = _per_s(*self._laws(ab, theta), eps, self._c)
+                term = _per_s(*self._laws(ab, theta), eps, self._c, self._starts)
             per = term if per is None else np.minimum(per, term)
             value = _value(per)
             if stop_at is not None and value <= stop_at:
