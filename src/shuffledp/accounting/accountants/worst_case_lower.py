@@ -38,8 +38,8 @@ from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.one_value import OneValueView
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
-from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, shared_search
-from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws, third_value_delta, third_value_law
+from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
+from shuffledp.accounting.views.worst_upper import third_value_delta, third_value_law
 
 __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "MAX_USERS_ONE_VALUE", "THIRD_VALUE_DATASETS"]
 
@@ -115,12 +115,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _k3_exact(self, eps: float) -> float:
         """log of the certified lower value of the exact k = 3 worst case (enumeration, or blocks above MAX_USERS_EXACT)."""
         s = self.setting
-        if s.n_users > MAX_USERS_EXACT:
-            value = shared_search(s.n_users, s.epsilon_local).worst(float(eps)).lower
-        else:
-            if getattr(self, "_laws", None) is None:
-                self._laws = stack_laws(pair_laws(s.n_users, float(np.exp(s.krr.log_p)), float(np.exp(s.krr.log_q))))
-            value = k3_worst_case(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, laws=self._laws).lower
+        value = exact_worst(float(eps), n=s.n_users, epsilon_local=s.epsilon_local).lower
         return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
 
     def _third_value(self, eps: float) -> float:

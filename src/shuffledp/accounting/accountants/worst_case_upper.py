@@ -82,11 +82,11 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
-from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, shared_search
+from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
 from shuffledp.accounting.views.pair_sum import large_forward_delta
 from shuffledp.accounting.views.weak import WeakView
-from shuffledp.accounting.views.worst_upper import k3_worst_case, pair_laws, stack_laws
+from shuffledp.accounting.views.worst_upper import K3_CACHE_USERS
 from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "MAX_USERS_K3", "binary_forward_delta"]
@@ -95,8 +95,9 @@ __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "MAX_USERS_K3
 MAX_USERS_K2 = 10_000
 #: largest n for which k = 2 is searched with the pair-sum blocks of ``_pair_sum`` (above: weak-adversary)
 MAX_USERS_K2_LARGE = 100_000_000
-#: largest n for which k = 3 is the exact maximum over every dataset (every pair law cached: ~n^4 / 2 doubles)
-MAX_USERS_K3 = 64
+#: largest n for which k = 3 is the maximum over every dataset by enumeration (every pair law cached: ~n^4 / 2
+#: doubles); the block search of views.k3_blocks takes over above it, up to MAX_USERS_K3_BLOCKS
+MAX_USERS_K3 = K3_CACHE_USERS
 _WINDOW_SDS = 12.0
 _RELATIVE_STOP = 1e-9
 _ROUNDING = 1e-12
@@ -266,7 +267,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             return -np.inf, float(np.logaddexp(*weak_parts))
         s = self.setting
         if self._k3:
-            return -np.inf, min(_log(self._k3_worst(float(eps)).upper), 0.0)
+            return -np.inf, min(_log(exact_worst(float(eps), n=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0)
         if self._own:
             # own-value-hit views (k >= 4, small n); both values are certified upper bounds
             if "own" not in self._cache:
@@ -280,16 +281,6 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
         upper, _, _ = binary_forward_delta(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
         return -np.inf, min(_log(upper), 0.0)
-
-    def _k3_worst(self, eps: float):
-        """k = 3: the exact worst case, by enumeration up to MAX_USERS_K3 and by blocks above (laws cached)."""
-        s = self.setting
-        if s.n_users > MAX_USERS_K3:
-            return shared_search(s.n_users, s.epsilon_local).worst(eps)
-        if "k3" not in self._cache:
-            krr = s.krr
-            self._cache["k3"] = stack_laws(pair_laws(s.n_users, math.exp(krr.log_p), math.exp(krr.log_q)))
-        return k3_worst_case(eps, n=s.n_users, epsilon_local=s.epsilon_local, laws=self._cache["k3"])
 
     def _weak_log(self, eps: float, start_K: float) -> float:
         """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""

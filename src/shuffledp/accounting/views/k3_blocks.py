@@ -54,9 +54,10 @@ from typing import NamedTuple
 import numpy as np
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst_upper import K3Worst, add_user, pair_outputs, pair_sums
+from shuffledp.accounting.views.worst_upper import (K3_CACHE_USERS, K3Worst, add_user, k3_worst_case, pair_laws,
+                                                    pair_outputs, pair_sums, stack_laws)
 
-__all__ = ["K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "shared_search"]
+__all__ = ["K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "exact_worst", "shared_search"]
 
 #: largest n searched by blocks (above: worst-case-upper returns weak-adversary for k = 3)
 MAX_USERS_K3_BLOCKS = 200
@@ -209,3 +210,18 @@ def shared_search(n: int, epsilon_local: float) -> K3BlockSearch:
     """One search per (n, eps0), shared by ``worst-case-upper`` and ``worst-case-lower`` (a bracket needs
     both; a search's results do not depend on the epsilons it saw before, test_k3_blocks.py)."""
     return K3BlockSearch(n=n, epsilon_local=epsilon_local)
+
+
+def exact_worst(eps: float, *, n: int, epsilon_local: float) -> K3Worst:
+    """The exact k = 3 worst case at ``eps``, used by both ``worst-case-upper`` and ``worst-case-lower``: the
+    enumeration of every dataset up to K3_CACHE_USERS, the block search above (both kept across calls)."""
+    if n > K3_CACHE_USERS:
+        return shared_search(n, epsilon_local).worst(eps)
+    return k3_worst_case(eps, n=n, epsilon_local=epsilon_local, laws=_enumerated_laws(n, epsilon_local))
+
+
+@functools.lru_cache(maxsize=2)
+def _enumerated_laws(n: int, epsilon_local: float):
+    """:func:`~shuffledp.accounting.views.worst_upper.stack_laws` of every dataset's law (~n^4 / 2 doubles)."""
+    krr = KrrParams.of(epsilon_local, 3)
+    return stack_laws(pair_laws(n, math.exp(krr.log_p), math.exp(krr.log_q)))
