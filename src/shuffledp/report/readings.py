@@ -417,5 +417,5 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
     if utility_accountant and utility_accountant != upper:
         same = upper == "worst-case-upper" and utility_accountant == "weak-adversary"
         text += f"; this run's `utility.accountant` is `{utility_accountant}`" + (
-            ", the same bound at k ≥ 4 above n = 32" if same else "")
+            ", the same bound at k ≥ 4 above n = 32 and at k = 3 above n = 200" if same else "")
     return text + "."

@@ -103,6 +103,8 @@ class WeakView:
         self.setting = setting
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
+        #: above MAX_EPSILON_LOCAL_SUMMED the sums are not trusted: u's own report's delta is returned instead
+        self.local_only = setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED
         self._rows_cache: dict[float, WeakRows] = {}
 
     def rows(self, K: float) -> WeakRows:
@@ -133,7 +135,7 @@ class WeakView:
         Cap: where the certified remainder is not negligible (delta below about e^-800), the remainder
         is capped so that the total does not exceed the strong adversary's exact delta, which bounds the
         weak adversary's delta from above (it sees less)."""
-        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+        if self.local_only:
             self.last_K = start_K
             return -np.inf, self._local(np.array([float(eps)]))[0]
         bound = self.chernoff.log_delta(float(eps))
@@ -158,7 +160,7 @@ class WeakView:
         tables of M's law shared between the epsilons) at the first window; an epsilon whose certified
         remainder is not yet below 1e-11 of its sum is then redone alone with the widening windows."""
         flat = epsilons.ravel()
-        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+        if self.local_only:
             return self._local(flat).reshape(epsilons.shape)
         out = np.full(flat.shape, np.nan)
         todo = []
@@ -190,13 +192,13 @@ class WeakView:
     def epsilon_hint(self, log_target: float) -> float | None:
         """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`); none above
         :data:`MAX_EPSILON_LOCAL_SUMMED`."""
-        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+        if self.local_only:
             return None
         return self.chernoff.epsilon_hint(log_target)
 
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`); none above :data:`MAX_EPSILON_LOCAL_SUMMED`."""
-        if self.setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED:
+        if self.local_only:
             return None
         return self.chernoff.epsilon_refine(log_target, eps, log_value)
 

@@ -133,13 +133,14 @@ class WorstFamilies:
         def rows(s):
             t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
             d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
-            out = weight.of(s) + log_excess_above(t, s, half, half, d)
+            log_weight = weight.of(s)
+            out = log_weight + log_excess_above(t, s, half, half, d)
             u = (s * gap - extra * (n - s)) / math.exp(log_lam)
             # t_s > s - 1: only A = s exceeds it, E[(A - t_s)_+] = (s - t_s) 2^-s; taken where s - t_s from t_s
             # would carry a relative error above 100 ulp (s - t_s < s / 100), elsewhere the sum above is as exact
             near = (u < np.minimum(1.0, 0.01 * s)) & (u > 0.0)
             if np.any(near):
-                out = np.where(near, weight.of(s) + np.log(np.where(near, u, 1.0)) + s * half, out)
+                out = np.where(near, log_weight + np.log(np.where(near, u, 1.0)) + s * half, out)
             return out
 
         p = math.exp(logs.log_2q)
