@@ -45,8 +45,16 @@ fi
 
 # Unix sockets (munge's, and those slurmstepd makes in SlurmdSpoolDir, e.g. spool/localhost_1.4294967291)
 # must have paths under 108 bytes; WORK may be long (pytest's tmp_path under xdist is ~90 bytes, and
-# the jobs were then held forever: "launch failed requeued held"). They live in a short folder instead.
-SOCK="$(mktemp -d /tmp/slurm-sock.XXXXXX)"
+# the jobs were then held forever: "launch failed requeued held"). They live in a short folder instead:
+# under SLURM_LOCAL_SOCKET_DIR if set, else in the system's default temporary folder (mktemp -t with TMPDIR
+# unset, since pytest's TMPDIR can be as long as WORK). The folder may take 40 bytes: its longest socket
+# path, spool/localhost_1.4294967291 included, then stays well under 108.
+if [[ -n "${SLURM_LOCAL_SOCKET_DIR:-}" ]]; then
+    SOCK="$(mktemp -d -p "$SLURM_LOCAL_SOCKET_DIR" slurm-sock.XXXXXX)"
+else
+    SOCK="$(env -u TMPDIR mktemp -d -t slurm-sock.XXXXXX)"
+fi
+(( ${#SOCK} <= 40 )) || die "socket folder $SOCK is ${#SOCK} bytes, over 40 (Unix sockets need paths under 108 bytes); set SLURM_LOCAL_SOCKET_DIR to a short folder"
 chmod 700 "$SOCK"
 
 # ---- munge: own key, pid and log under $WORK/munge, socket under $SOCK ---------------------------

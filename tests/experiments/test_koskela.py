@@ -186,22 +186,23 @@ def test_subsampled_lower_pair_reduces_to_the_unsampled_pair_at_q_one(monkeypatc
 
 
 def test_their_get_omega_is_rebuilt_by_line_125_as_written():
-    """Runs their function (skipped without their checkout: SHUFFLEDP_KOSKELA_CHECKOUT or /tmp/peers/nse)."""
+    """Runs their function (skipped unless SHUFFLEDP_KOSKELA_CHECKOUT names their checkout)."""
     import os
     import sys
     from pathlib import Path
 
-    checkout = Path(os.environ.get("SHUFFLEDP_KOSKELA_CHECKOUT", "/tmp/peers/nse"))
+    checkout = os.environ.get("SHUFFLEDP_KOSKELA_CHECKOUT")
     tools = Path(__file__).resolve().parents[2] / "tools"
-    if not (checkout / "clones_girgis_comparison_fig3").is_dir():
-        pytest.skip("Koskela et al.'s code (DPBayes/numerical-shuffler-experiments) is not checked out")
+    if not checkout or not (Path(checkout) / "clones_girgis_comparison_fig3").is_dir():
+        pytest.skip("Koskela et al.'s code (DPBayes/numerical-shuffler-experiments) is not checked out: set "
+                    "SHUFFLEDP_KOSKELA_CHECKOUT to it")
     sys.path.insert(0, str(tools))
     try:
         import verify_koskela_fig2_pld as V
         from _peer_functions import load_functions, quiet
     finally:
         sys.path.remove(str(tools))
-    ns = load_functions(checkout / V.SCRIPT)
+    ns = load_functions(Path(checkout) / V.SCRIPT)
     omega, _ = quiet(ns["get_omega"], 1000, V.EPS0, V.NX, V.L, V.GAMMA)
     log_mass, ratio = V._atoms(ns, 1000)
     q = math.exp(V.EPS0) / (1 + math.exp(V.EPS0))
