@@ -33,11 +33,19 @@ epsilon at delta = 1e-6 with k = 2 (beside the k = 2 searches; 20 bisection step
 ``--wang DIR`` (a checkout) or ``--wang-mirror GIT_DIR`` (a bare mirror: its HEAD is extracted to a
 temporary directory); without either the peer rows say "peer not available".
 
-Writes results/benchmarks/performance.csv and prints the table. Times are for this machine (2 shared
+Peers on the issue's own grids (benchmarks/performance_peers.py; each job in a fresh child process with
+the ``--timeout``): Wang et al. (n in {10^4, 10^5, 10^6} x k in {10, 100} x eps0 in {1, 2, 4}, delta at
+the 50 epsilons, beside our three accountants) with ``--wang``/``--wang-mirror``; Su, Cheng & Wang
+(n in {10^3, 10^4}, delta at one epsilon) with ``--scw DIR``; Koskela et al.'s weak adversary (their
+setting, n = 10^3 and 10^4, where it finishes) with ``--koskela DIR``. ``--no-goal-rows`` runs only
+the peers.
+
+Writes results/benchmarks/performance.csv (goal rows and peer rows) and prints the table. Times are for this machine (2 shared
 cores): read the before / after ratios, not the seconds.
 
 Run: python benchmarks/bench_performance.py [--before-src DIR] [--rows a,b,...] [--timeout S]
-     [--wang DIR | --wang-mirror GIT_DIR] [--ci] [--workflow DATA_DIR]
+     [--wang DIR | --wang-mirror GIT_DIR] [--scw DIR] [--koskela DIR] [--no-goal-rows] [--ci]
+     [--workflow DATA_DIR]
 """
 
 from __future__ import annotations
@@ -197,7 +205,7 @@ def _load_wang(arguments):
     return None, None
 
 
-def peer_rows(peer) -> dict:
+def peer_rows(peer, rows) -> dict:
     """Wang et al.'s timings for the rows where they do the same job (delta at 50 eps; eps at delta, k = 2)."""
     from bench_peers_krr import peer_delta, peer_epsilon
 
@@ -208,10 +216,26 @@ def peer_rows(peer) -> dict:
     for name in list(IN_PROCESS_ACCOUNTANTS):
         out[name] = (elapsed, f"their delta at the 50 eps (delta(0.02) = {values[0]:.3g})")
     for name, n in (("k2-search-1e6", 10**6), ("k2-search-1e8", 10**8)):
+        if name not in rows:
+            continue
         start = time.perf_counter()
         epsilon = peer_epsilon(peer, n, 2, K2["epsilon_local"], DELTA, 20)
         out[name] = (time.perf_counter() - start, f"their eps = {epsilon:.6g} (20 bisection steps)")
     return out
+
+
+def _peer_grids(arguments, wang_dir: str | None) -> list[dict]:
+    """The issue's peer grids (performance_peers.py), each job in a fresh process on this tree."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import performance_peers
+
+    src, records = ROOT / "src", []
+    wang = arguments.wang or wang_dir
+    for directory, part in ((wang, performance_peers.wang_part), (arguments.scw, performance_peers.scw_part),
+                            (arguments.koskela, performance_peers.koskela_part)):
+        if directory:
+            records += part(str(Path(directory).resolve()), src, arguments.timeout)
+    return records
 
 
 def main(argv=None) -> int:
@@ -223,6 +247,10 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per row and tree")
     parser.add_argument("--wang", help="checkout of wangsw/PrivacyAmplification")
     parser.add_argument("--wang-mirror", help="bare git mirror of wangsw/PrivacyAmplification")
+    parser.add_argument("--scw", help="checkout of Su, Cheng & Wang's Decomposition-Based-Optimal-Bounds-for-Shuffle-DP")
+    parser.add_argument("--koskela", help="checkout of DPBayes/numerical-shuffler-experiments")
+    parser.add_argument("--no-goal-rows", action="store_true", help="only the peer grids")
+    parser.add_argument("--peer-job", help=argparse.SUPPRESS)
     parser.add_argument("--ci", action="store_true", help="also time the test suite (minutes)")
     parser.add_argument("--workflow", metavar="DATA_DIR", help="also time the stand-in workflow (minutes)")
     parser.add_argument("--out", default=str(OUTPUT))
@@ -230,7 +258,12 @@ def main(argv=None) -> int:
     if arguments.row:
         run_child(arguments.row)
         return 0
-    rows = [r for r in arguments.rows.split(",") if r]
+    if arguments.peer_job:
+        from performance_peers import run_peer_child
+
+        run_peer_child(arguments.peer_job)
+        return 0
+    rows = [] if arguments.no_goal_rows else [r for r in arguments.rows.split(",") if r]
     unknown = [r for r in rows if r not in ROWS]
     if unknown:
         parser.error(f"`--rows` must name rows among {', '.join(ROWS)}; got {', '.join(unknown)}.")
@@ -239,7 +272,7 @@ def main(argv=None) -> int:
     if arguments.workflow and "workflow" not in rows:
         rows.append("workflow")
     peer, peer_dir = _load_wang(arguments)
-    peers = peer_rows(peer) if peer is not None else {}
+    peers = peer_rows(peer, rows) if peer is not None and rows else {}
     trees = [("after", ROOT / "src")] + ([("before", Path(arguments.before_src).resolve())] if arguments.before_src else [])
     import pandas as pd
 
@@ -263,6 +296,7 @@ def main(argv=None) -> int:
                             "wall_seconds": math.nan, "cpu_seconds": math.nan, "output_digest": "",
                             "status": "peer not available", "what": what})
             print(f"{name:16s} wang   peer not available", flush=True)
+    records += _peer_grids(arguments, peer_dir)
     if peer_dir:
         shutil.rmtree(peer_dir, ignore_errors=True)
     frame = pd.DataFrame.from_records(records)
