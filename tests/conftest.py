@@ -59,10 +59,12 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """On an xdist worker with --dist loadfile: the files of FILE_SECONDS first, longest first (a
-    stable sort: the tests of a file keep their order, and so do the unlisted files). Every worker
-    sorts the same collection the same way, so xdist still sees identical collections."""
-    if os.environ.get("PYTEST_XDIST_WORKER") and getattr(config.option, "dist", "no") == "loadfile":
+    """On a pytest-xdist worker: the files of FILE_SECONDS first, longest first (a stable sort: the
+    tests of a file keep their order, and so do the unlisted files). Every worker sorts the same
+    collection the same way, so xdist still sees identical collections; the controller hands out
+    files in this order (loadfile, reorder off above). A worker's own ``config.option.dist`` is
+    always "no" (xdist resets it), so the worker is recognised by its ``workerinput``."""
+    if hasattr(config, "workerinput"):
         items.sort(key=lambda item: -FILE_SECONDS.get(item.nodeid.split("::", 1)[0], 0))
 
 
