@@ -42,7 +42,7 @@ from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K3Worst", "add_user", "k3_worst_case", "pair_outputs", "pair_sums", "stack_laws", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
+__all__ = ["K3Worst", "add_user", "k3_worst_case", "pair_outputs", "pair_sums", "stack_laws", "third_value_delta", "third_value_law", "third_value_outputs", "K3_CACHE_USERS", "pair_laws"]
 
 _U = 2.0 ** -53
 #: largest n whose every pair law is cached across epsilons (memory ~ n^4 / 2 doubles)
@@ -221,17 +221,27 @@ def _third_value_outputs(g: np.ndarray, p: float, q: float, k: int) -> tuple[np.
     return P, Q
 
 
-def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
-                      law: np.ndarray | None = None) -> float:
-    """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
-    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``law``: the
-    one :func:`third_value_law` returns for the same arguments (cached by the caller)."""
+def third_value_outputs(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
+                        law: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(P, Q) of "a on x0, b on x1, the rest on x2" over the outcomes summed (module doc), which do not
+    depend on eps: reusable across epsilons by :func:`third_value_delta`. ``law``: the one
+    :func:`third_value_law` returns for the same arguments, or None."""
     g = third_value_law(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b) if law is None else law
     krr = KrrParams.of(epsilon_local, k)
-    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
-    P, Q = _third_value_outputs(g, p, q, k)
+    P, Q = _third_value_outputs(g, math.exp(krr.log_p), math.exp(krr.log_q), k)
     if g.shape[0] < n:  # truncated law: only outcomes whose four neighbours are all kept are exact
         P, Q = P[:g.shape[0], :g.shape[1]], Q[:g.shape[0], :g.shape[1]]
+    return P, Q
+
+
+def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
+                      law: np.ndarray | None = None, outputs: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+    """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
+    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``law`` or
+    ``outputs``: what :func:`third_value_law` or :func:`third_value_outputs` return for the same
+    arguments (cached by the caller), or None."""
+    if outputs is None:
+        outputs = third_value_outputs(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b, law=law)
     # exp of a log of size L carries a relative error of ~4 L u: counted with the additions
-    size = float(gammaln(n + 1.0)) + n * abs(krr.log_q)
-    return _lower_sum(P, Q, math.exp(eps), int(8 * size) + 8 * (n + 8) + 64)
+    size = float(gammaln(n + 1.0)) + n * abs(KrrParams.of(epsilon_local, k).log_q)
+    return _lower_sum(*outputs, math.exp(eps), int(8 * size) + 8 * (n + 8) + 64)
