@@ -19,8 +19,7 @@ from shuffledp.accounting import get_accountant
 from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst_upper import (
-    _multinomial3, _rows, k3_worst_case, third_value_delta, third_value_law)
+from shuffledp.accounting.views.worst_upper import _rows, k3_worst_case, third_value_delta, third_value_law
 
 EPS0 = (0.5, 2.0, 4.0)
 K3 = [(n, e0, f) for n in range(2, 11) for e0 in EPS0 for f in (0.0, 0.1, 0.5)]
@@ -65,8 +64,8 @@ def test_third_value_needs_k_at_least_4():
 
 
 def _reference_third_value_delta(eps, *, n, k, epsilon_local, law):
-    """The straightforward form the fast path must equal bit for bit (issue 24): gammaln over the whole
-    (c0, c1, c2) grid is checked through ``law``; here four zero-padded shifted copies of the law."""
+    """The straightforward form the fast paths must equal bit for bit (issue 24): four zero-padded shifted
+    copies of the law, whole-array arithmetic (the law itself: gammaln over the whole (c0, c1, c2) grid)."""
     krr = KrrParams.of(epsilon_local, k)
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)
     parts = []
@@ -95,16 +94,27 @@ def _reference_multinomial3(m, log_probs, rows):
     return np.where(ok, np.exp(np.where(ok, log, -np.inf)), 0.0)
 
 
+def _reference_third_value_law(*, n, k, epsilon_local, a, b):
+    krr = KrrParams.of(epsilon_local, k)
+    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
+    rows = _rows(n, q, a + b)
+    g = _reference_multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log((k - 3) * q)), rows)
+    for probs in [(p, q, q, (k - 3) * q)] * a + [(q, p, q, (k - 3) * q)] * b:
+        out = np.zeros(tuple(s + 1 for s in g.shape))
+        out[:-1, :-1, :-1] = probs[3] * g
+        out[1:, :-1, :-1] += probs[0] * g
+        out[:-1, 1:, :-1] += probs[1] * g
+        out[:-1, :-1, 1:] += probs[2] * g
+        g = out[:rows, :rows]
+    return g
+
+
 @pytest.mark.parametrize("n,k,e0,a,b", [(2, 4, 1.0, 1, 0), (16, 4, 0.5, 3, 5), (64, 7, 3.0, 0, 1),
                                         (150, 5, 2.2, 1, 1), (200, 10, 8.0, 2, 0), (120, 6, 0.1, 0, 0)])
 def test_third_value_fast_paths_equal_the_straightforward_form_bit_for_bit(n, k, e0, a, b):
-    krr = KrrParams.of(e0, k)
-    q = math.exp(krr.log_q)
-    log_probs = (krr.log_q, krr.log_q, krr.log_p, math.log((k - 3) * q))
-    rows = _rows(n, q, a + b)
-    fast, slow = _multinomial3(n - 1 - a - b, log_probs, rows), _reference_multinomial3(n - 1 - a - b, log_probs, rows)
-    assert fast.shape == slow.shape and fast.tobytes() == slow.tobytes()
     law = third_value_law(n=n, k=k, epsilon_local=e0, a=a, b=b)
+    reference = _reference_third_value_law(n=n, k=k, epsilon_local=e0, a=a, b=b)
+    assert law.shape == reference.shape and law.tobytes() == np.ascontiguousarray(reference).tobytes()
     for eps in (0.0, 0.3 * e0, 0.9 * e0):
-        value = third_value_delta(eps, n=n, k=k, epsilon_local=e0, a=a, b=b, law=law)
-        assert value.hex() == _reference_third_value_delta(eps, n=n, k=k, epsilon_local=e0, law=law).hex()
+        value = third_value_delta(eps, n=n, k=k, epsilon_local=e0, a=a, b=b)
+        assert value.hex() == _reference_third_value_delta(eps, n=n, k=k, epsilon_local=e0, law=reference).hex()
