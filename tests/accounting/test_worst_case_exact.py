@@ -9,11 +9,17 @@ k >= 4: the third-value family (a lower bound) must stay below the truth, and ``
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst_upper import k3_worst_case, third_value_delta
+from scipy.special import gammaln
+
+from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views.worst_upper import _rows, k3_worst_case, third_value_delta, third_value_law
 
 EPS0 = (0.5, 2.0, 4.0)
 K3 = [(n, e0, f) for n in range(2, 11) for e0 in EPS0 for f in (0.0, 0.1, 0.5)]
@@ -55,3 +61,60 @@ def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
 def test_third_value_needs_k_at_least_4():
     with pytest.raises(ValueError, match="`k` must be >= 4"):
         third_value_delta(0.5, n=5, k=3, epsilon_local=1.0)
+
+
+def _reference_third_value_delta(eps, *, n, k, epsilon_local, law):
+    """The straightforward form the fast paths must equal bit for bit (issue 24): four zero-padded shifted
+    copies of the law, whole-array arithmetic (the law itself: gammaln over the whole (c0, c1, c2) grid)."""
+    krr = KrrParams.of(epsilon_local, k)
+    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
+    parts = []
+    for axis in range(4):
+        h = np.zeros(tuple(s + 1 for s in law.shape))
+        index = [slice(None, -1)] * 3
+        if axis < 3:
+            index[axis] = slice(1, None)
+        h[tuple(index)] = law
+        parts.append(h[:law.shape[0], :law.shape[1]] if law.shape[0] < n else h)
+    common = q * parts[2] + (k - 3) * q * parts[3]
+    P, Q = p * parts[0] + q * parts[1] + common, q * parts[0] + p * parts[1] + common
+    ops = int(8 * (float(gammaln(n + 1.0)) + n * abs(krr.log_q))) + 8 * (n + 8) + 64
+    terms, tol = P - math.exp(eps) * Q, ops * 2.0 ** -53 * (P + math.exp(eps) * Q)
+    return max(float(np.sum(np.maximum(terms - tol, 0.0))) * (1.0 - 2.0 * terms.size * 2.0 ** -53), 0.0)
+
+
+def _reference_multinomial3(m, log_probs, rows):
+    c = np.arange(m + 1, dtype=float)
+    c0, c1, c2 = np.meshgrid(c[:rows], c[:rows], c, indexing="ij")
+    rest = m - c0 - c1 - c2
+    ok = rest >= 0
+    rest = np.where(ok, rest, 0.0)
+    log = (gammaln(m + 1.0) - gammaln(c0 + 1) - gammaln(c1 + 1) - gammaln(c2 + 1) - gammaln(rest + 1)
+           + c0 * log_probs[0] + c1 * log_probs[1] + c2 * log_probs[2] + (rest * log_probs[3] if m > 0 else 0.0))
+    return np.where(ok, np.exp(np.where(ok, log, -np.inf)), 0.0)
+
+
+def _reference_third_value_law(*, n, k, epsilon_local, a, b):
+    krr = KrrParams.of(epsilon_local, k)
+    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
+    rows = _rows(n, q, a + b)
+    g = _reference_multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log((k - 3) * q)), rows)
+    for probs in [(p, q, q, (k - 3) * q)] * a + [(q, p, q, (k - 3) * q)] * b:
+        out = np.zeros(tuple(s + 1 for s in g.shape))
+        out[:-1, :-1, :-1] = probs[3] * g
+        out[1:, :-1, :-1] += probs[0] * g
+        out[:-1, 1:, :-1] += probs[1] * g
+        out[:-1, :-1, 1:] += probs[2] * g
+        g = out[:rows, :rows]
+    return g
+
+
+@pytest.mark.parametrize("n,k,e0,a,b", [(2, 4, 1.0, 1, 0), (16, 4, 0.5, 3, 5), (64, 7, 3.0, 0, 1),
+                                        (150, 5, 2.2, 1, 1), (200, 10, 8.0, 2, 0), (120, 6, 0.1, 0, 0)])
+def test_third_value_fast_paths_equal_the_straightforward_form_bit_for_bit(n, k, e0, a, b):
+    law = third_value_law(n=n, k=k, epsilon_local=e0, a=a, b=b)
+    reference = _reference_third_value_law(n=n, k=k, epsilon_local=e0, a=a, b=b)
+    assert law.shape == reference.shape and law.tobytes() == np.ascontiguousarray(reference).tobytes()
+    for eps in (0.0, 0.3 * e0, 0.9 * e0):
+        value = third_value_delta(eps, n=n, k=k, epsilon_local=e0, a=a, b=b)
+        assert value.hex() == _reference_third_value_delta(eps, n=n, k=k, epsilon_local=e0, law=reference).hex()

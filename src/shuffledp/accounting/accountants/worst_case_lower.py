@@ -39,7 +39,7 @@ from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.one_value import OneValueView
 from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
 from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
-from shuffledp.accounting.views.worst_upper import third_value_delta, third_value_law
+from shuffledp.accounting.views.worst_upper import third_value_delta, third_value_outputs
 
 __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "MAX_USERS_ONE_VALUE", "THIRD_VALUE_DATASETS"]
 
@@ -125,11 +125,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
                  else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
         if n > MAX_USERS_EXACT:
             pairs = pairs[:_LARGE_THIRD]
-        if getattr(self, "_third", None) is None:  # the laws do not depend on eps: built once
-            self._third = {(a, b): third_value_law(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+        if getattr(self, "_third", None) is None:  # the laws and (P, Q) do not depend on eps: built once
+            self._third = {(a, b): third_value_outputs(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
                            for a, b in pairs}
-        value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b, law=law)
-                    for (a, b), law in self._third.items())
+        value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b,
+                                      outputs=outputs) for (a, b), outputs in self._third.items())
         return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:

@@ -110,12 +110,15 @@ def _hockey_rows(g: np.ndarray, p: float, q: float, eps: float) -> np.ndarray:
     e = math.exp(eps)
     alpha, beta = p - e * q, e * p - q
     # terms[h] = alpha f(h - 1) - beta f(h), f = 0 outside the row: the first column is -beta f(0) and the
-    # last alpha f(last) (x - 0 = x, 0 - x = -x exactly), written in place of two padded copies of g
+    # last alpha f(last) (x - 0 = x, 0 - x = -x exactly), written in place of two padded copies of g; the
+    # positive parts in place too (every term not > 0 set to +0.0, as np.where(terms > 0, terms, 0.0))
     terms = np.empty((g.shape[0], g.shape[1] + 1))
     np.multiply(g[:, :1], -beta, out=terms[:, :1])
-    np.subtract(alpha * g[:, :-1], beta * g[:, 1:], out=terms[:, 1:-1])
+    inner = np.multiply(g[:, :-1], alpha, out=terms[:, 1:-1])
+    np.subtract(inner, beta * g[:, 1:], out=inner)
     np.multiply(g[:, -1:], alpha, out=terms[:, -1:])
-    return np.where(terms > 0, terms, 0.0).sum(axis=1)
+    np.putmask(terms, ~(terms > 0), 0.0)
+    return terms.sum(axis=1)
 
 
 def _window_memo(windows: dict):

@@ -38,16 +38,19 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K3Worst", "add_user", "k3_worst_case", "pair_outputs", "pair_sums", "stack_laws", "third_value_delta", "third_value_law", "K3_CACHE_USERS", "pair_laws"]
+__all__ = ["K3Worst", "K3_CACHE_USERS", "add_user", "k3_worst_case", "pair_laws", "pair_outputs", "pair_sums",
+           "stack_laws", "third_value_delta", "third_value_law", "third_value_outputs"]
 
 _U = 2.0 ** -53
 #: largest n whose every pair law is cached across epsilons (memory ~ n^4 / 2 doubles)
 K3_CACHE_USERS = 64
 _CHUNK = 16  # datasets evaluated at once (larger chunks were slower: memory-bound)
+_SLAB_CELLS = 32768  # cells of the third-value sums formed at once (in cache; the sum is over the whole array)
 
 
 class K3Worst(NamedTuple):
@@ -90,13 +93,22 @@ def pair_laws(n: int, p: float, q: float) -> dict[tuple[int, int], np.ndarray]:
     return level
 
 
-def _bounds(terms: np.ndarray, scale: np.ndarray, ops: int) -> tuple[float, float]:
-    """(upper, lower) on sum (terms)_+ given |error of each term| <= ops u scale (module doc)."""
-    tol = ops * _U * scale
-    upper = float(np.sum(np.where(terms > -tol, terms + tol, 0.0)))
-    lower = float(np.sum(np.maximum(terms - tol, 0.0)))
-    cells = terms.size
-    return upper * (1.0 + 2.0 * cells * _U) + 1e-300, max(lower * (1.0 - 2.0 * cells * _U), 0.0)
+def _lower_sum(P: np.ndarray, Q: np.ndarray, e: float, ops: int) -> float:
+    """Certified lower value of sum (P - e Q)_+ given entries with relative errors <= ``ops`` u (module doc):
+    sum (P - e Q - ops u (P + e Q))_+ lowered by a relative (cells) u. The terms are formed a few slabs
+    of the first axis at a time (temporaries that stay in cache), then summed as one array."""
+    terms = np.empty(P.shape)
+    step = max(1, _SLAB_CELLS // max(P[0].size, 1))
+    for start in range(0, P.shape[0], step):
+        part = slice(start, start + step)
+        eq = e * Q[part]
+        t = np.subtract(P[part], eq, out=terms[part])
+        np.add(P[part], eq, out=eq)
+        np.multiply(ops * _U, eq, out=eq)  # the tolerance of each term
+        np.subtract(t, eq, out=t)
+        np.maximum(t, 0.0, out=t)
+    lower = float(np.sum(terms))
+    return max(lower * (1.0 - 2.0 * terms.size * _U), 0.0)
 
 
 def _pair_forward(g: np.ndarray, p: float, q: float, k: int, eps: float, ops: int) -> tuple[np.ndarray, np.ndarray]:
@@ -154,24 +166,43 @@ def k3_worst_case(eps: float, *, n: int, epsilon_local: float, laws=None) -> K3W
 
 def _multinomial3(m: int, log_probs: tuple[float, float, float, float], rows: int) -> np.ndarray:
     """Law of (c0, c1, c2) of m users with report probabilities (x0, x1, x2, elsewhere), closed form,
-    for c0, c1 < ``rows`` only (the rest is not computed)."""
+    for c0, c1 < ``rows`` only (the rest is not computed). One slab of c0 at a time; the log factorials
+    come from one table of gammaln(c + 1), c <= m (the same values as gammaln over the grid), the rest's
+    (rest = m - c0 - c1 - c2) from the table reversed, read as a Hankel view (by c0 + c1 + c2), +inf
+    where the rest would be negative (log -> -inf, probability 0)."""
     c = np.arange(m + 1, dtype=float)
-    c0, c1, c2 = np.meshgrid(c[:rows], c[:rows], c, indexing="ij")
-    rest = m - c0 - c1 - c2
-    ok = rest >= 0
-    rest = np.where(ok, rest, 0.0)
+    table = gammaln(c + 1)
     l0, l1, l2, lr = log_probs
-    log = (gammaln(m + 1.0) - gammaln(c0 + 1) - gammaln(c1 + 1) - gammaln(c2 + 1) - gammaln(rest + 1)
-           + c0 * l0 + c1 * l1 + c2 * l2 + (rest * lr if m > 0 else 0.0))
-    return np.where(ok, np.exp(np.where(ok, log, -np.inf)), 0.0)
+    top = gammaln(m + 1.0)
+    size = min(rows, m + 1)
+    c1, table1 = c[:size, None], table[:size, None]
+    c1_l1, c_l2 = c1 * l1, c * l2
+    rest = m - np.arange(2 * size + m, dtype=float)  # by c0 + c1 + c2
+    table_rest = np.full(len(rest), np.inf)
+    table_rest[:m + 1] = table[::-1]
+    table_rest, rest_lr = sliding_window_view(table_rest, m + 1), sliding_window_view(rest * lr, m + 1)
+    out = np.empty((size, size, m + 1))
+    for c0 in range(size):
+        log = top - table[c0] - table1 - table - table_rest[c0:c0 + size] + c[c0] * l0 + c1_l1 + c_l2
+        if m > 0:
+            log += rest_lr[c0:c0 + size]
+        np.exp(log, out=out[c0])
+    return out
 
 
-def _add_user3(g: np.ndarray, probs: tuple[float, float, float, float]) -> np.ndarray:
-    out = np.zeros(tuple(s + 1 for s in g.shape))
-    out[:-1, :-1, :-1] = probs[3] * g
-    out[1:, :-1, :-1] += probs[0] * g
-    out[:-1, 1:, :-1] += probs[1] * g
-    out[:-1, :-1, 1:] += probs[2] * g
+def _add_user3(g: np.ndarray, probs: tuple[float, float, float, float], rows: int) -> np.ndarray:
+    """Law of (c0, c1, c2) after one more user reporting x0 / x1 / x2 / elsewhere with ``probs``, for
+    c0, c1 < ``rows`` only (entries at c0 or c1 >= rows would be partial); one slab of c0 at a time."""
+    r0, r1 = g.shape[:2]
+    out = np.zeros((min(r0 + 1, rows), min(r1 + 1, rows), g.shape[2] + 1))
+    for c0, slab in enumerate(out):
+        if c0 < r0:
+            slab[:r1, :-1] = probs[3] * g[c0]
+        if c0 > 0:
+            slab[:r1, :-1] += probs[0] * g[c0 - 1]
+        if c0 < r0:
+            slab[1:, :-1] += probs[1] * g[c0][:out.shape[1] - 1]
+            slab[:r1, 1:] += probs[2] * g[c0]
     return out
 
 
@@ -186,9 +217,9 @@ def third_value_law(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int 
     rows = _rows(n, q, a + b)
     g = _multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))), rows)
     for _ in range(a):
-        g = _add_user3(g, (p, q, q, rest))[:rows, :rows]  # entries at c0 or c1 >= rows would be partial
+        g = _add_user3(g, (p, q, q, rest), rows)
     for _ in range(b):
-        g = _add_user3(g, (q, p, q, rest))[:rows, :rows]
+        g = _add_user3(g, (q, p, q, rest), rows)
     return g
 
 
@@ -198,29 +229,50 @@ def _rows(n: int, q: float, ab: int) -> int:
     return int(min(n, math.ceil(n * q + ab + 14.0 * math.sqrt(n * q) + 16.0)))
 
 
-def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
-                      law: np.ndarray | None = None) -> float:
-    """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
-    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``law``: the
-    one :func:`third_value_law` returns for the same arguments (cached by the caller)."""
+def _third_value_outputs(g: np.ndarray, p: float, q: float, k: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """(P, Q) of the module doc from the others' law ``g`` of (c0, c1, c2) (u added) for h0, h1 < ``rows``:
+    P = (p G(h - e0) + q G(h - e1)) + (q G(h - e2) + (k - 3) q G(h)), Q with p, q swapped in the first
+    two; one slab of h0 at a time (from the slabs h0 - 1 and h0 of g)."""
+    r1, cols = g.shape[1], g.shape[2] + 1
+    P, Q = np.zeros((rows, rows, cols)), np.zeros((rows, rows, cols))
+    common = np.empty((rows, cols))
+    previous = None
+    for h0 in range(rows):
+        current = (p * g[h0], q * g[h0]) if h0 < g.shape[0] else None
+        if current is not None:
+            common.fill(0.0)
+            common[:r1, 1:] = current[1]
+            common[:r1, :-1] += (k - 3) * q * g[h0]
+        for out, first, second in ((P[h0], 0, 1), (Q[h0], 1, 0)):
+            if previous is not None:
+                out[:r1, :-1] = previous[first]
+            if current is not None:
+                out[1:, :-1] += current[second][:rows - 1]
+                out += common
+        previous = current
+    return P, Q
+
+
+def third_value_outputs(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
+                        law: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(P, Q) of "a on x0, b on x1, the rest on x2" over the outcomes summed (module doc), which do not
+    depend on eps: reusable across epsilons by :func:`third_value_delta`. ``law``: the one
+    :func:`third_value_law` returns for the same arguments, or None."""
     g = third_value_law(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b) if law is None else law
     krr = KrrParams.of(epsilon_local, k)
-    p, q = math.exp(krr.log_p), math.exp(krr.log_q)
-    e = math.exp(eps)
-    shape = tuple(s + 1 for s in g.shape)
-    parts = []
-    for axis in range(4):
-        h = np.zeros(shape)
-        index = [slice(None, -1)] * 3
-        if axis < 3:
-            index[axis] = slice(1, None)
-        h[tuple(index)] = g
-        parts.append(h)
-    if g.shape[0] < n:  # truncated law: only outcomes whose four neighbours are all kept are exact
-        parts = [h[:g.shape[0], :g.shape[1]] for h in parts]
-    common = q * parts[2] + (k - 3) * q * parts[3]
-    P = p * parts[0] + q * parts[1] + common
-    Q = q * parts[0] + p * parts[1] + common
+    # a truncated law: only outcomes whose four neighbours are all kept are exact
+    rows = g.shape[0] if g.shape[0] < n else g.shape[0] + 1
+    return _third_value_outputs(g, math.exp(krr.log_p), math.exp(krr.log_q), k, rows)
+
+
+def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
+                      law: np.ndarray | None = None, outputs: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+    """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
+    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``law`` or
+    ``outputs``: what :func:`third_value_law` or :func:`third_value_outputs` return for the same
+    arguments (cached by the caller), or None."""
+    if outputs is None:
+        outputs = third_value_outputs(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b, law=law)
     # exp of a log of size L carries a relative error of ~4 L u: counted with the additions
-    size = float(gammaln(n + 1.0)) + n * abs(krr.log_q)
-    return _bounds(P - e * Q, P + e * Q, int(8 * size) + 8 * (n + 8) + 64)[1]
+    size = float(gammaln(n + 1.0)) + n * abs(KrrParams.of(epsilon_local, k).log_q)
+    return _lower_sum(*outputs, math.exp(eps), int(8 * size) + 8 * (n + 8) + 64)
