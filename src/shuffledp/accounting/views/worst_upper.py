@@ -253,12 +253,11 @@ def _third_value_outputs(g: np.ndarray, p: float, q: float, k: int, rows: int) -
     return P, Q
 
 
-def third_value_outputs(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
-                        law: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def third_value_outputs(*, n: int, k: int, epsilon_local: float, a: int = 0,
+                        b: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) of "a on x0, b on x1, the rest on x2" over the outcomes summed (module doc), which do not
-    depend on eps: reusable across epsilons by :func:`third_value_delta`. ``law``: the one
-    :func:`third_value_law` returns for the same arguments, or None."""
-    g = third_value_law(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b) if law is None else law
+    depend on eps: reusable across epsilons by :func:`third_value_delta`."""
+    g = third_value_law(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b)
     krr = KrrParams.of(epsilon_local, k)
     # a truncated law: only outcomes whose four neighbours are all kept are exact
     rows = g.shape[0] if g.shape[0] < n else g.shape[0] + 1
@@ -266,13 +265,12 @@ def third_value_outputs(*, n: int, k: int, epsilon_local: float, a: int = 0, b: 
 
 
 def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
-                      law: np.ndarray | None = None, outputs: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+                      outputs: tuple[np.ndarray, np.ndarray] | None = None) -> float:
     """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
-    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``law`` or
-    ``outputs``: what :func:`third_value_law` or :func:`third_value_outputs` return for the same
-    arguments (cached by the caller), or None."""
+    x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``outputs``:
+    what :func:`third_value_outputs` returns for the same arguments (cached by the caller), or None."""
     if outputs is None:
-        outputs = third_value_outputs(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b, law=law)
+        outputs = third_value_outputs(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b)
     # exp of a log of size L carries a relative error of ~4 L u: counted with the additions
     size = float(gammaln(n + 1.0)) + n * abs(KrrParams.of(epsilon_local, k).log_q)
     return _lower_sum(*outputs, math.exp(eps), int(8 * size) + 8 * (n + 8) + 64)
