@@ -40,8 +40,8 @@ the 50 epsilons, beside our three accountants) with ``--wang``/``--wang-mirror``
 setting, n = 10^3 and 10^4, where it finishes) with ``--koskela DIR``. ``--no-goal-rows`` runs only
 the peers.
 
-Writes results/benchmarks/performance.csv (goal rows and peer rows) and prints the table. Times are for this machine (2 shared
-cores): read the before / after ratios, not the seconds.
+Writes results/benchmarks/performance.csv (goal rows and peer rows) and prints the table. Times are for
+this machine (2 shared cores): read the before / after ratios, not the seconds.
 
 Run: python benchmarks/bench_performance.py [--before-src DIR] [--rows a,b,...] [--timeout S]
      [--wang DIR | --wang-mirror GIT_DIR] [--scw DIR] [--koskela DIR] [--no-goal-rows] [--ci]

@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -50,14 +48,6 @@ OURS_SCW = ("worst-case-upper", "worst-case-lower")
 
 
 # ----------------------------------------------------------------------------------- child side
-def _quiet(function, *args, **kwargs):
-    import contextlib
-    import io
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        return function(*args, **kwargs)
-
-
 def _prepare(job: dict):
     """(function to time, nothing else): loads what the job needs outside the timed section."""
     sys.path.insert(0, str(HERE))
@@ -73,34 +63,31 @@ def _prepare(job: dict):
         return lambda: [get_accountant(job["accountant"], n_users=job["n"], k=job["k"],
                                        epsilon_local=job["eps0"]).epsilon_for_delta(job["delta"])]
     if kind == "wang-delta":
+        from bench_peers_k3plus import _log
         from bench_peers_krr import load_peer, peer_delta
 
         peer = load_peer(job["dir"])
         return lambda: [_log(peer_delta(peer, job["n"], job["k"], job["eps0"], e)) for e in job["eps"]]
     if kind == "scw-delta":
-        from bench_peers_k3plus import load_scw
+        from bench_peers_k3plus import _log, load_scw
 
         bounds, mechanisms = load_scw(job["dir"])
         e, e0, n, k = job["eps"][0], job["eps0"], job["n"], job["k"]
         return lambda: [_log(float(bounds.FFTbound(mechanisms.RRMechanism(e0, k)).get_delta(e, e0, n))),
                         _log(float(bounds.FFTLowerBound(mechanisms.RRMechanism_lowerbound(e0, k)).get_delta(e, e0, n)))]
     if kind == "koskela-eps":
-        from bench_compositions import load_functions
+        from bench_compositions import load_functions, quiet
 
         weak = load_functions(Path(job["dir"]) / "blankets_fig4" / "compute_epsilon_bin_weak_tight.py", "koskela_weak")
         setting = KOSKELA
 
         def run():
-            omega, grid, error = _quiet(weak["get_omega"], job["n"], setting["gamma"], setting["k"],
+            omega, grid, error = quiet(weak["get_omega"], job["n"], setting["gamma"], setting["k"],
                                         nx=setting["nx"], L=setting["L"])
-            return [float(_quiet(weak["get_epsilons"], omega, error, grid, setting["L"], setting["nx"],
+            return [float(quiet(weak["get_epsilons"], omega, error, grid, setting["L"], setting["nx"],
                                  target_delta=job["delta"]))]
         return run
     raise SystemExit(f"`--peer-job` kind must be one of ours-delta, ours-eps, wang-delta, scw-delta, koskela-eps; got {kind!r}.")
-
-
-def _log(x: float) -> float:
-    return math.log(x) if x > 0 else -math.inf
 
 
 def run_peer_child(spec: str) -> None:
@@ -113,16 +100,14 @@ def run_peer_child(spec: str) -> None:
 
 # ---------------------------------------------------------------------------------- parent side
 def _child(job: dict, src: Path, timeout: float) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(src))
+    """One job in a fresh process through bench_performance's runner: its record, or its status."""
+    from bench_performance import _run
+
     argv = [sys.executable, str(HERE / "bench_performance.py"), "--peer-job", json.dumps(job)]
-    try:
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"status": f"timeout > {timeout:g} s", "wall": math.nan, "cpu": math.nan, "values": []}
-    if done.returncode != 0:
-        last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
-        return {"status": f"exit {done.returncode}: {last[:160]}", "wall": math.nan, "cpu": math.nan, "values": []}
-    record = json.loads(done.stdout.strip().splitlines()[-1])
+    record, status = _run(argv, src, timeout)
+    if status != "ok":
+        return {"status": status, "wall": math.nan, "cpu": math.nan, "values": []}
+    record = json.loads(record["stdout"].strip().splitlines()[-1])
     record["values"] = [float(v) for v in record["values"]]
     return {"status": "ok", **record}
 
