@@ -76,7 +76,6 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views import local, strong
-from shuffledp.accounting.views.local import MAX_EPSILON_LOCAL_SUMMED
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, RUNS_PER_BATCH, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.split_pair import check_size
 from shuffledp.accounting.views.weak_rows import LOG_NEGLIGIBLE, WeakRows
@@ -104,7 +103,7 @@ class WeakView:
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
         #: above MAX_EPSILON_LOCAL_SUMMED the sums are not trusted: u's own report's delta is returned instead
-        self.local_only = setting.epsilon_local > MAX_EPSILON_LOCAL_SUMMED
+        self.local_only = setting.epsilon_local > local.MAX_EPSILON_LOCAL_SUMMED
         self._rows_cache: dict[float, WeakRows] = {}
 
     def rows(self, K: float) -> WeakRows:
@@ -191,13 +190,14 @@ class WeakView:
 
     def epsilon_hint(self, log_target: float) -> float | None:
         """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`); none above
-        :data:`MAX_EPSILON_LOCAL_SUMMED`."""
+        :data:`~shuffledp.accounting.views.local.MAX_EPSILON_LOCAL_SUMMED`."""
         if self.local_only:
             return None
         return self.chernoff.epsilon_hint(log_target)
 
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`); none above :data:`MAX_EPSILON_LOCAL_SUMMED`."""
+        """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`); none above
+        :data:`~shuffledp.accounting.views.local.MAX_EPSILON_LOCAL_SUMMED`."""
         if self.local_only:
             return None
         return self.chernoff.epsilon_refine(log_target, eps, log_value)
