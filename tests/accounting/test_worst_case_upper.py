@@ -132,6 +132,21 @@ def test_pair_sum_with_blanket_reports_against_direct_convolution(a, l, c, e0, e
     assert truth <= value <= truth * (1 + 1e-6) + 1e-300, (value, truth)
 
 
+@pytest.mark.parametrize("a,l,c,e0,eps", [(40, 200, 30, 1.0, 0.3), (500, 3, 100, 4.0, 0.5), (0, 300, 0, 2.0, 0.4),
+                                          (120, 0, 50, 0.5, 0.1), (700, 900, 400, 1.0, 0.05),
+                                          (3000, 2500, 900, 0.5, 0.02), (4000, 3000, 0, 1.0, 0.05)])
+def test_key_pair_sum_brackets_the_direct_convolution(a, l, c, e0, eps):
+    """A key's pair sum (10-sd windows, Bernstein outside mass, the other tail bounded both ways) gives an
+    upper value above the delta and a lower value below it (issue 24, "Deciding with keys"), each within
+    1e-6 relative at the sizes the search uses them."""
+    log_p, log_q = _logs(e0)
+    upper, lower = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True).log_bounds(eps)
+    truth = _direct_delta(a, l, c, e0, eps)
+    assert math.exp(lower) <= truth <= math.exp(upper), (lower, math.log(truth), upper)
+    if a + l >= 5000:  # the search's range (n > 10^4); small sums' keys are looser (crude tail bounds)
+        assert math.exp(upper) <= truth * (1 + 1e-6) and math.exp(lower) >= truth * (1 - 1e-6), (lower, upper, truth)
+
+
 @pytest.mark.parametrize("n,e0,eps", [case for case in TINY if case[0] >= 3 and case[2] > 0][::3])
 def test_large_search_bounds_the_brute_force_worst_case(n, e0, eps):
     truth = float(true_worst_case_delta(eps, e0, n, 2).delta)
@@ -257,8 +272,9 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
         for a in range(0, n, width):
             b = min(n - 1, a + width - 1)
             exact = bound.exact(a, b)
-            key, is_exact = _key_alone(bound, a, b)
+            key, is_exact, lower = _key_alone(bound, a, b)
             assert not is_exact and key >= exact >= math.log(max(delta[a:b + 1])) - 1e-12, (a, b, key, exact)
+            assert lower <= exact, (a, b, lower, exact)
 
 
 def _key_alone(bound, a, b):

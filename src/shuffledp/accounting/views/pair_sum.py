@@ -91,7 +91,8 @@ from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS as _WINDOW_SDS
 from shuffledp.accounting.views.pair_sum_parts import (PmfRange, convolve_positive, key_window, log_sum_rows,
-                                                       log_sum_scalars, log_tail_below, shared, window_size)
+                                                       log_sum_scalars, log_tail_above, log_tail_below, shared,
+                                                       window_size)
 
 __all__ = ["PairSum", "large_forward_delta"]
 
@@ -279,9 +280,19 @@ class PairSum:
 
     def log_bound(self, eps: float) -> float:
         """Certified upper bound on log G(a, l) at eps (module doc)."""
+        return self._log_bounds(eps, lower=False)[0]
+
+    def log_bounds(self, eps: float) -> tuple[float, float]:
+        """(:meth:`log_bound`, a certified LOWER bound on log G(a, l)) at eps, for keys (module doc, "Deciding
+        with keys"): the same pieces, the other binomial's tail beyond the window from above
+        (:func:`log_tail_above`), the mass outside the windows added to the tail, the rounding allowance
+        taken off, and a relative 1e-9 below."""
+        return self._log_bounds(eps, lower=True)
+
+    def _log_bounds(self, eps: float, lower: bool) -> tuple[float, float]:
         e0 = self.log_p - self.log_q
         if eps >= e0:
-            return -np.inf
+            return -np.inf, -np.inf
         log_alpha = self.log_q + e0 + float(log1mexp(eps - e0))  # p - e^eps q = q e^eps0 (1 - e^(eps - eps0))
         log_beta = self.log_q + float(log_expm1(eps + e0))  # e^eps p - q = q (e^(eps + eps0) - 1)
         h0 = self.boundary(log_beta - log_alpha)
@@ -289,14 +300,17 @@ class PairSum:
         lf = self.log_f(np.array([max(h0 - 2, 0), h0 - 1]))
         log_f_prev, log_f_h0m1 = (lf[0] if h0 >= 2 else -np.inf), lf[1]
         first = log_alpha + log_f_h0m1
-        second = (float(log_expm1(eps)) + self.log_sf(h0)) if (h0 <= total and eps > 0) else -np.inf
+        tail = h0 <= total and eps > 0
+        second = (float(log_expm1(eps)) + self.log_sf(h0)) if tail else -np.inf
+        # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
+        # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
+        rounding = 1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52
+        low = self._log_lower(eps, h0, first, second, rounding) if lower else -np.inf
         if second >= first:  # rounding only (the difference is positive): the margin below carries it
             value = -np.inf
         else:
             value = first + float(log1mexp(second - first))
-        # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
-        # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
-        log_rounding = math.log(1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52)
+        log_rounding = math.log(rounding)
         # truncation: the window's f falls short of the true f by at most the mass outside it in total
         # (sum over h), so alpha f(h0 - 1) by at most alpha out, and the terms alpha f(h - 1) - beta f(h)
         # that the truncation moves across 0 (h0 off) add up to at most (alpha + beta) out
@@ -305,8 +319,28 @@ class PairSum:
         if np.isfinite(log_f_prev):
             margins.append(log_alpha + log_f_prev + log_rounding)
         if self.key:  # its last bits do not matter (module doc, "Lazy bounds")
-            return log_sum_scalars([value, *margins])
-        return float(logsumexp(np.array([value, *margins])))
+            return log_sum_scalars([value, *margins]), low
+        return float(logsumexp(np.array([value, *margins]))), low
+
+    def _log_lower(self, eps: float, h0: int, first: float, second: float, rounding: float) -> float:
+        """A lower bound on log G(a, l): G >= sum_{h >= h0} (alpha f(h - 1) - beta f(h)) = alpha f(h0 - 1)
+        - (e^eps - 1) Pr(S >= h0) for every h0. The window's f(h0 - 1) is below the true one (computed
+        within ``rounding`` relative); Pr(S >= h0) is at most the window's (within ``rounding``), plus
+        the mass outside the windows, plus the other binomial's tail beyond the window from above
+        (the window's pmf sums to at most 1; twice that, for its rounding)."""
+        if first == -np.inf:
+            return -np.inf
+        low_first = first + math.log1p(-rounding)
+        if second == -np.inf and h0 > self.total:  # Pr(S >= h0) = 0
+            low_second = -np.inf
+        else:
+            y = h0 - self.lo + 1  # log_sf's window reaches L = h0 - lo; beyond it: L >= y
+            up = log_sum_scalars([self.log_sf(h0) + math.log1p(rounding), self.log_out,
+                                  math.log(2.0) + log_tail_above(y, self._other)])
+            low_second = float(log_expm1(eps)) + up if eps > 0 else -np.inf
+        if low_second >= low_first:
+            return -np.inf
+        return low_first + float(log1mexp(low_second - low_first)) - _LOG_KEY_CUSHION
 
 
 class _BlockBounds:
@@ -339,14 +373,18 @@ class _BlockBounds:
         pair, fewer = self._pair(a, b, _WINDOW_SDS)
         return float(np.logaddexp(pair.log_bound(self.eps), fewer))
 
-    def key(self, a: int, b: int) -> tuple[float, bool]:
-        """(a certified log bound for the block, whether it is :meth:`exact`'s value), one evaluation: the
-        exact bound when its pair sum is cached, else the cheaper key of the module doc ("Lazy bounds")."""
+    def key(self, a: int, b: int) -> tuple[float, bool, float]:
+        """(a certified log bound for the block, whether it is :meth:`exact`'s value, a log value below
+        :meth:`exact`'s), one evaluation: the exact bound (twice) when its pair sum is cached, else the
+        cheaper key of the module doc ("Lazy bounds") and a lower bound from the same pair sum ("Deciding
+        with keys")."""
         self.evaluations += 1
         if self._key(a, b, _WINDOW_SDS) in self.cache:  # the bound itself costs less than a key
-            return self.exact(a, b), True
+            value = self.exact(a, b)
+            return value, True, value
         pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
-        return float(np.logaddexp(pair.log_bound(self.eps) + _LOG_KEY_CUSHION, fewer)), False
+        upper, lower = pair.log_bounds(self.eps)
+        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), False, float(np.logaddexp(lower, fewer))
 
     def _key(self, a: int, b: int, sds: float, key: bool = False) -> tuple:
         w, beta = b - a, 0
@@ -406,33 +444,39 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
             best, best_j = value, j
     bound.choose_blanket(best)
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []  # (-value, a, b, whether value is the block's bound itself or a key above it)
+    heap = []  # (-value, a, b, whether value is the block's bound itself or a key above it, a value below it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
-        value, exact = bound.key(a, b)
-        heapq.heappush(heap, (-value, a, b, exact))
+        value, exact, lower = bound.key(a, b)
+        heapq.heappush(heap, (-value, a, b, exact, lower))
     return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
 
 
 def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int, log_stop: float,
                       max_evaluations: int) -> tuple[float, float, int]:
     """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
-    rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j)."""
+    rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j).
+
+    A key on top is replaced by the block's bound, unless its lower value already shows that the block
+    is the one the eager search splits next (module doc, "Deciding with keys")."""
     while True:
-        negative, a, b, exact = heapq.heappop(heap)
-        if not exact:  # a key on top: the block's bound replaces it (not an evaluation: counted with the key)
-            heapq.heappush(heap, (-bound.exact(a, b), a, b, True))
-            continue
-        top = -negative
-        if a == b or top <= best + log_stop or top == -np.inf or bound.evaluations >= max_evaluations:
-            return top, best, best_j
+        negative, a, b, exact, lower = heapq.heappop(heap)
+        if not exact:  # a key on top (not an evaluation: counted with the key)
+            if (a == b or bound.evaluations >= max_evaluations or not lower > best + log_stop
+                    or (heap and not lower > -heap[0][0])):
+                value = bound.exact(a, b)  # the block's bound replaces the key
+                heapq.heappush(heap, (-value, a, b, True, value))
+                continue
+        elif a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
+            return -negative, best, best_j
         middle = (a + b) // 2
         # the two halves, then the dataset at the middle (it only keeps the lower end current)
         for lo, hi, half in ((a, middle, True), (middle + 1, b, True), (middle, middle, False)):
-            value, exact = bound.key(lo, hi)
+            value, exact, lower = bound.key(lo, hi)
             if lo == hi and value > best and not exact:  # a single dataset above the lower end: its value
-                value, exact = bound.exact(lo, hi), True
+                value = lower = bound.exact(lo, hi)
+                exact = True
             if lo == hi and value > best:
                 best, best_j = value, lo
             if half:
-                heapq.heappush(heap, (-value, lo, hi, exact))
+                heapq.heappush(heap, (-value, lo, hi, exact, lower))

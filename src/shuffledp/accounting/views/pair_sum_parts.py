@@ -2,7 +2,7 @@
 across epsilons, row sums in log space, and what its lazy bounds' keys use instead of exact values --
 windows whose outside mass is bounded by Bernstein's inequality, and a geometric lower bound on a
 binomial tail (each an upper bound on the pair sum's delta once used there; see that module's
-"Lazy bounds").
+"Lazy bounds"), and a Chernoff upper bound on that tail for the keys' lower values.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_pmf
 
 __all__ = ["convolve_positive", "PmfRange", "log_sum_rows", "log_sum_scalars", "shared", "key_window", "window_size",
-           "log_tail_below"]
+           "log_tail_below", "log_tail_above"]
 
 #: the half-width of the pair sums' windows in standard deviations (plus 30)
 WINDOW_SDS = 20.0
@@ -125,6 +125,19 @@ def log_tail_below(y: int, other: PmfRange) -> float:
     else:
         log_sum = float(log1mexp(M * log_r)) - float(log1mexp(log_r))
     return float(other(y, y)[0]) + log_sum - 1e-9
+
+
+def log_tail_above(y: int, other: PmfRange) -> float:
+    """An upper bound on log Pr(L >= y), L ~ Bin(N, pi) (for keys' lower values): Chernoff,
+    Pr(L >= y) <= e^(-N KL(y / N || pi)) for y >= N pi (else 1), raised by a relative 1e-6 for rounding."""
+    N = other.N
+    if y > N:
+        return -np.inf
+    if y <= N * math.exp(other.log_pi):
+        return 0.0
+    x = y / N
+    kl = x * (math.log(x) - other.log_pi) + ((1.0 - x) * (math.log1p(-x) - other.log_1mpi) if y < N else 0.0)
+    return min(0.0, -N * kl * (1.0 - 1e-6) + 1e-6)
 
 
 def shared(memo: dict, key: tuple, make):
