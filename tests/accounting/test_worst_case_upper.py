@@ -140,9 +140,13 @@ def test_key_pair_sum_brackets_the_direct_convolution(a, l, c, e0, eps):
     upper value above the delta and a lower value below it (issue 24, "Deciding with keys"), each within
     1e-6 relative at the sizes the search uses them."""
     log_p, log_q = _logs(e0)
-    upper, lower = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True).log_bounds(eps)
+    pair = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
+    upper, lower = pair.log_bounds(eps)
     truth = _direct_delta(a, l, c, e0, eps)
     assert math.exp(lower) <= truth <= math.exp(upper), (lower, math.log(truth), upper)
+    pair.refine()  # the other binomial's tail beyond the window from log_sf
+    refined_upper, refined_lower = pair.log_bounds(eps)
+    assert lower <= refined_lower and math.exp(refined_lower) <= truth <= math.exp(refined_upper) <= math.exp(upper)
     if a + l >= 5000:  # the search's range (n > 10^4); small sums' keys are looser (crude tail bounds)
         assert math.exp(upper) <= truth * (1 + 1e-6) and math.exp(lower) >= truth * (1 - 1e-6), (lower, upper, truth)
 
@@ -275,6 +279,8 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
             key, is_exact, lower = _key_alone(bound, a, b)
             assert not is_exact and key >= exact >= math.log(max(delta[a:b + 1])) - 1e-12, (a, b, key, exact)
             assert lower <= exact, (a, b, lower, exact)
+            refined, refined_lower = bound.refine(a, b)  # the other tail from log_sf: both tighten
+            assert refined <= key and refined >= exact >= refined_lower >= lower, (a, b, refined, refined_lower)
 
 
 def _key_alone(bound, a, b):

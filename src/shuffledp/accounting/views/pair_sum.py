@@ -113,11 +113,13 @@ class PairSum:
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
     __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var", "skew",
-                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width")
+                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width",
+                 "exact_tail")
 
     def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None,
                  sds: float = _WINDOW_SDS, key: bool = False):
         self.a, self.l, self.log_p, self.log_q, self.key = a, l, log_p, log_q, key
+        self.exact_tail = not key  # a key's other tail beyond the window: bounded until refined
         window = key_window if key else log_window  # a key's window: its outside mass bounded, not exact
         p, q = math.exp(log_p), math.exp(log_q)
         memo = {} if memo is None else memo  # epsilon-free pieces shared by pair sums (module doc, "Reuse")
@@ -196,7 +198,7 @@ class PairSum:
         width = self.log_w.size
         y_lo, y_hi = x - self.lo - width + 1, x - self.lo
         other = self._other
-        if self.key:  # a key: a lower value of the tail (the bound only rises)
+        if not self.exact_tail:  # a key: a lower value of the tail (the bound only rises)
             top = log_tail_below(y_hi + 1, other)
         else:
             top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
@@ -211,6 +213,12 @@ class PairSum:
             log_tails = np.concatenate([np.zeros(min(-y_lo, width)), log_tails])
         # window position t pairs with y = x - lo - t: reverse
         return float(log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
+
+    def refine(self) -> None:
+        """A key's other tail beyond the window from ``log_sf`` instead of its bounds (module doc,
+        "Deciding with keys"): both of :meth:`log_bounds` tighten; the windows are kept."""
+        if not self.exact_tail:
+            self.exact_tail, self._log_sf = True, {}
 
     def boundary(self, log_ratio: float) -> int:
         """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
@@ -334,9 +342,10 @@ class PairSum:
         if second == -np.inf and h0 > self.total:  # Pr(S >= h0) = 0
             low_second = -np.inf
         else:
-            y = h0 - self.lo + 1  # log_sf's window reaches L = h0 - lo; beyond it: L >= y
-            up = log_sum_scalars([self.log_sf(h0) + math.log1p(rounding), self.log_out,
-                                  math.log(2.0) + log_tail_above(y, self._other)])
+            ups = [self.log_sf(h0) + math.log1p(rounding), self.log_out]
+            if not self.exact_tail:  # log_sf's window reaches L = h0 - lo; beyond it (L > h0 - lo) a lower value
+                ups.append(math.log(2.0) + log_tail_above(h0 - self.lo + 1, self._other))
+            up = log_sum_scalars(ups)
             low_second = float(log_expm1(eps)) + up if eps > 0 else -np.inf
         if low_second >= low_first:
             return -np.inf
@@ -385,6 +394,14 @@ class _BlockBounds:
         pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
         upper, lower = pair.log_bounds(self.eps)
         return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), False, float(np.logaddexp(lower, fewer))
+
+    def refine(self, a: int, b: int) -> tuple[float, float]:
+        """(key, lower value) of the block again, its key's pair sum refined (:meth:`PairSum.refine`), not
+        counted."""
+        pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
+        pair.refine()
+        upper, lower = pair.log_bounds(self.eps)
+        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), float(np.logaddexp(lower, fewer))
 
     def _key(self, a: int, b: int, sds: float, key: bool = False) -> tuple:
         w, beta = b - a, 0
@@ -444,11 +461,11 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
             best, best_j = value, j
     bound.choose_blanket(best)
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []  # (-value, a, b, whether value is the block's bound itself or a key above it, a value below it)
+    heap = []  # (-value, a, b, 0 / 1 / 2: a key above the block's bound / a refined key / the bound, a value below it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
         value, exact, lower = bound.key(a, b)
-        heapq.heappush(heap, (-value, a, b, exact, lower))
+        heapq.heappush(heap, (-value, a, b, 2 if exact else 0, lower))
     return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
 
 
@@ -457,15 +474,19 @@ def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int,
     """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
     rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j).
 
-    A key on top is replaced by the block's bound, unless its lower value already shows that the block
-    is the one the eager search splits next (module doc, "Deciding with keys")."""
+    A key on top is refined, then replaced by the block's bound, unless its lower value already shows
+    that the block is the one the eager search splits next (module doc, "Deciding with keys")."""
     while True:
-        negative, a, b, exact, lower = heapq.heappop(heap)
-        if not exact:  # a key on top (not an evaluation: counted with the key)
+        negative, a, b, stage, lower = heapq.heappop(heap)  # stage: 0 key, 1 refined key, 2 the bound
+        if stage < 2:  # a key on top (not an evaluation: counted with the key)
             if (a == b or bound.evaluations >= max_evaluations or not lower > best + log_stop
                     or (heap and not lower > -heap[0][0])):
-                value = bound.exact(a, b)  # the block's bound replaces the key
-                heapq.heappush(heap, (-value, a, b, True, value))
+                if stage == 0 and a != b:
+                    value, lower = bound.refine(a, b)
+                    heapq.heappush(heap, (-value, a, b, 1, lower))
+                else:  # the block's bound replaces the key
+                    value = bound.exact(a, b)
+                    heapq.heappush(heap, (-value, a, b, 2, value))
                 continue
         elif a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
             return -negative, best, best_j
@@ -479,4 +500,4 @@ def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int,
             if lo == hi and value > best:
                 best, best_j = value, lo
             if half:
-                heapq.heappush(heap, (-value, lo, hi, exact, lower))
+                heapq.heappush(heap, (-value, lo, hi, 2 if exact else 0, lower))
