@@ -329,6 +329,31 @@ def test_chunked_convolution_and_a_key_on_it():
     assert exact.log_bound(eps) <= key.log_bound(eps) + math.log1p(1e-9) <= exact.log_bound(eps) + 1e-6
 
 
+@pytest.mark.parametrize("n,e0,eps", [(200_000, 0.5, (0.004, 0.0035)), (50_000, 2.0, (0.12, 0.08))])
+def test_stale_keys_bound_the_block_bound(n, e0, eps):
+    """A key from an earlier step's pair sum with fewer blanket reports (a larger blanket_sds) is above
+    this step's block bound (less noise: a larger delta), and the search's steps that use such keys
+    return the eager search's (top, best, best j) bit for bit."""
+    from shuffledp.accounting.views import pair_sum
+
+    cache = {}
+    large_forward_delta(eps[0], n=n, epsilon_local=e0, cache=cache)
+    bound = pair_sum._BlockBounds(eps[1], n=n, epsilon_local=e0, cache=cache)
+    bound.blanket_sds = min(cache["_blanket_sds"]) - 0.5  # this step: more blanket reports
+    checked = 0
+    for name in [k for k in cache if isinstance(k, tuple) and len(k) == 4]:
+        a, b = name[0], n - 1 - name[1]
+        if a < b:
+            stale = bound._stale(a, b)
+            assert stale is not None and stale >= bound.exact(a, b), (a, b, stale)
+            checked += 1
+    assert checked > 20
+    bound.blanket_sds = max(cache["_blanket_sds"]) + 0.5  # fewer reports than every earlier step: none
+    assert all(bound._stale(k[0], n - 1 - k[1]) is None for k in cache if isinstance(k, tuple) and len(k) == 4)
+    for step in eps[1:] + (eps[1] * 1.01,):
+        assert large_forward_delta(step, n=n, epsilon_local=e0, cache=cache) == _eager_search(step, n, e0), step
+
+
 @pytest.mark.parametrize("limit", [200_000, 2_000_000])
 def test_search_steps_sharing_a_small_cache_give_fresh_values(monkeypatch, limit):
     """Pair sums kept across a search's steps, evicted (those of earlier steps first, or all) when the

@@ -65,16 +65,34 @@ returns the same (top, best, best j) bit for bit (tested against a copy of the e
 of evaluations counts keys as the eager search counted bounds. The dataset at a split block's middle
 needs its bound only when its key is above the best single-dataset value.
 
-Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~1.5 s with
-both (docs/reproduction-notes.md, "Speed (issue 24)"). What is left is per block that reaches the
-top of the queue (~50 per epsilon, each new when epsilon jumps, as beta_min moves with the largest
-single-dataset value): the convolution with the blanket window (O(w_s x w_c) for window widths
-w_s ~ 40 sd and w_c), the windows' log pmf and continued-fraction tails; at n = 10^8 the
-convolutions (~3 x 10^9 products each) are ~90% of a search's ~50 CPU s (was > 4 min). Blanket windows longer
-than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are convolved in chunks of
-2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's direct convolution
-is ~5x slower once the shorter array leaves the cache); the sums are of positive terms in another
-order, covered by the same rounding allowance, so values there move in their last bits.
+**Deciding with keys (issue 24).** A key on top of the queue needs the block's bound only if it cannot
+tell that the block is the one the eager search splits next. The key's pair sum also gives a certified
+*lower* value of G (:meth:`PairSum.log_bounds`): G >= alpha f(h0 - 1) - (e^eps - 1) Pr(S >= h0) for
+every h0, with the window's f(h0 - 1) (below the true one) less the rounding allowance, and
+Pr(S >= h0) raised by the allowance, the mass outside the windows and a Chernoff bound on the other
+binomial's tail beyond them, then a relative 1e-9 below. Any valid upper bound is above G, so the
+block's bound is above that value; when it is above the best single-dataset value plus the stopping
+margin and above every other entry of the queue (keys or bounds), the eager search would split this
+block now, and it is split without its bound. Otherwise the key is first *refined* (its other tail
+beyond the window from ``log_sf``, exact, instead of the geometric / Chernoff bounds: both values
+tighten; :meth:`PairSum.refine`), and only then replaced by the block's bound. The bound is still
+computed for the block the search ends on (its value is returned) and for single datasets.
+
+**Stale keys (issue 24).** beta_min moves with the largest single-dataset value, so the second step of
+an epsilon search (the first at the smaller epsilon) meets every block with a new beta_min, one half
+standard deviation higher. Fewer blanket reports can only raise G (the rest is added noise:
+post-processing), so the key's pair sum of an earlier step with a larger ``blanket_sds`` (a smaller
+beta_min), evaluated at the new epsilon, plus this step's Pr(beta < beta_min) and the keys' cushion,
+is a key of the block (*stale*: no lower value; ~8e-5 above the fresh key at n = 10^6); it is made
+fresh when it reaches the top. Blocks that never do need no new convolution.
+
+Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~0.5 s now (full
+bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~10 s (the
+keys' convolutions, ~68,000 x 10,900 products each: docs/reproduction-notes.md, "Speed (issue 24)").
+Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are
+convolved in chunks of 2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's
+direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
+terms in another order, covered by the same rounding allowance, so values there move in their last bits.
 """
 
 from __future__ import annotations
@@ -86,19 +104,16 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
 from shuffledp.accounting.numerics.binomial import log_sf
-from shuffledp.accounting.numerics.search import first_high_integer
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS as _WINDOW_SDS
-from shuffledp.accounting.views.pair_sum_parts import (PmfRange, convolve_positive, key_window, log_sum_rows,
+from shuffledp.accounting.views.pair_sum_parts import (Boundary, PmfRange, convolve_positive, key_window, log_sum_rows,
                                                        log_sum_scalars, log_tail_above, log_tail_below, shared,
                                                        window_size)
 
 __all__ = ["PairSum", "large_forward_delta"]
 
 _FIRST_BLOCKS = 64
-_GUESS_HALF = 24
-_NEAR_STEPS = 5  # windows tried around the guessed boundary before the search
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
 _KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
@@ -108,7 +123,7 @@ _DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
 _CACHE_DOUBLES = 100_000_000  # pair sums kept across epsilons: 4 x window per pair sum (an overcount)
 
 
-class PairSum:
+class PairSum(Boundary):
     """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
@@ -220,72 +235,6 @@ class PairSum:
         if not self.exact_tail:
             self.exact_tail, self._log_sf = True, {}
 
-    def boundary(self, log_ratio: float) -> int:
-        """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
-
-        The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity), so the answer is the
-        h of a window where g crosses log_ratio. First a window of three values around a guess (the last
-        boundary moved by var x the change of log_ratio, or the normal-approximation guess with its
-        skewness term) is tried and widened towards the crossing (:meth:`_boundary_near`); if g does not
-        cross there, an exponential search from the normal guess brackets the answer, bisection narrows
-        the bracket to 2 ``_GUESS_HALF`` values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`),
-        and one vectorised window of log f settles it. Either way the answer is the first h whose computed
-        gap exceeds
-        log_ratio after one that does not, from the same values of log f."""
-        total = self.total
-        if total < 1:
-            return 1
-        x = self.var * log_ratio
-        if self._last is not None:
-            guess = self._last[1] + int(round(self.var * (log_ratio - self._last[0])))
-        else:
-            guess = int(round(self.mean + 0.5 + x + self.skew * (x * x - self.var) / (2.0 * self.var ** 2)))
-        found = self._boundary_near(min(max(guess, 1), total), log_ratio)
-        if found is None:
-            found = self._boundary_search(log_ratio)
-        self._last = (log_ratio, found)
-        return found
-
-    def _boundary_near(self, guess: int, log_ratio: float) -> int | None:
-        """The boundary if the gap crosses log_ratio near the guess (else None): a window of three values
-        around it, widened (doubling) towards the crossing up to ``_NEAR_STEPS`` times."""
-        first, last = guess - 1, guess + 1
-        for _ in range(_NEAR_STEPS):
-            if first < 2 or last > self.total:
-                return None
-            lf = self.log_f(np.arange(first - 2, last + 1))  # from h0 - 2 (log_bound reads it)
-            with np.errstate(invalid="ignore"):
-                above = lf[1:-1] - lf[2:] > log_ratio  # g(h) > log_ratio at h = first .. last
-            if not above[0] and above[-1]:
-                return first + int(np.flatnonzero(above)[0])
-            if above[0]:
-                first -= last - first + 1
-            else:
-                last += last - first + 1
-        return None
-
-    def _boundary_search(self, log_ratio: float) -> int:
-        """The boundary by exponential search and bisection from the normal guess (see :meth:`boundary`)."""
-        total = self.total
-
-        def above(h):  # g(h) > log_ratio, for 1 <= h <= total
-            lf = self.log_f(np.array([h - 1, h]))
-            with np.errstate(invalid="ignore"):
-                return bool(lf[0] - lf[1] > log_ratio)
-
-        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 1), total)
-        # bracket: g(low) <= log_ratio < g(high), with low = 0 and high = total + 1 as sentinels
-        low, high = first_high_integer(above, guess, first=1, last=total, step=_GUESS_HALF, width=2 * _GUESS_HALF)
-        # g(low) <= log_ratio < g(high) (sentinels aside): the answer is in low + 1 .. high
-        first, last = max(low, 0), min(high, total)
-        if last < first + 1:
-            return high
-        lf = self.log_f(np.arange(first, last + 1))
-        with np.errstate(invalid="ignore"):
-            gaps = lf[:-1] - lf[1:]  # g(h) at h = first + 1 .. last
-        hits = np.flatnonzero(gaps > log_ratio)
-        return first + 1 + int(hits[0]) if hits.size else high
-
     def log_bound(self, eps: float) -> float:
         """Certified upper bound on log G(a, l) at eps (module doc)."""
         return self._log_bounds(eps, lower=False)[0]
@@ -382,18 +331,49 @@ class _BlockBounds:
         pair, fewer = self._pair(a, b, _WINDOW_SDS)
         return float(np.logaddexp(pair.log_bound(self.eps), fewer))
 
-    def key(self, a: int, b: int) -> tuple[float, bool, float]:
-        """(a certified log bound for the block, whether it is :meth:`exact`'s value, a log value below
-        :meth:`exact`'s), one evaluation: the exact bound (twice) when its pair sum is cached, else the
-        cheaper key of the module doc ("Lazy bounds") and a lower bound from the same pair sum ("Deciding
-        with keys")."""
+    def key(self, a: int, b: int) -> tuple[float, int, float]:
+        """(a certified log bound for the block, its stage, a log value below :meth:`exact`'s), one
+        evaluation: :meth:`fresh_key` when its pair sum is cached, else a stale key when there is one (stage
+        -1: an earlier search step's pair sum with fewer blanket reports, module doc "Stale keys"), else
+        :meth:`fresh_key`."""
         self.evaluations += 1
+        cached = self._key(a, b, _WINDOW_SDS) in self.cache or self._key(a, b, _KEY_SDS, key=True) in self.cache
+        if a < b and not cached:
+            stale = self._stale(a, b)
+            if stale is not None:
+                return stale, -1, -np.inf
+        return self.fresh_key(a, b)
+
+    def fresh_key(self, a: int, b: int) -> tuple[float, int, float]:
+        """(bound, stage, value below): the exact bound (stage 2, twice) when its pair sum is cached, else the
+        cheaper key of the module doc (stage 0, "Lazy bounds") and a lower bound from the same pair sum
+        ("Deciding with keys"); not counted."""
         if self._key(a, b, _WINDOW_SDS) in self.cache:  # the bound itself costs less than a key
             value = self.exact(a, b)
-            return value, True, value
+            return value, 2, value
         pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
         upper, lower = pair.log_bounds(self.eps)
-        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), False, float(np.logaddexp(lower, fewer))
+        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), 0, float(np.logaddexp(lower, fewer))
+
+    def _stale(self, a: int, b: int) -> float | None:
+        """A key from the pair sum of an earlier step whose beta_min was smaller (a larger ``blanket_sds``):
+        less blanket noise, so its certified bound is above this step's G (module doc, "Stale keys"); with
+        this step's Pr(beta < beta_min) and the keys' cushion. None when no such pair sum is cached."""
+        own = self.blanket_sds
+        for sds in sorted(z for z in self.cache.get("_blanket_sds", ()) if z > own):
+            self.blanket_sds = sds
+            name = self._key(a, b, _KEY_SDS, key=True)  # keys' pair sums only (their bits do not matter)
+            self.blanket_sds = own
+            if name in self.cache:
+                fewer = self._fewer(b - a, self._key(a, b, _KEY_SDS, key=True)[2])
+                return float(np.logaddexp(self.cache[name][0].log_bound(self.eps) + _LOG_KEY_CUSHION, fewer))
+        return None
+
+    def _fewer(self, w: int, beta: int) -> float:
+        """log Pr(beta < beta_min) for a block of w users (shared by the pair sums of a search)."""
+        memo = self.cache.setdefault("_memo", {})
+        return shared(memo, ("fewer", w, beta), lambda: float(
+            log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
 
     def refine(self, a: int, b: int) -> tuple[float, float]:
         """(key, lower value) of the block again, its key's pair sum refined (:meth:`PairSum.refine`), not
@@ -417,10 +397,8 @@ class _BlockBounds:
         if name not in cache:
             if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound (only time is lost)
                 _evict(cache)
-            w, beta = b - a, name[2]
+            fewer, beta = self._fewer(b - a, name[2]), name[2]
             memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
-            fewer = shared(memo, ("fewer", w, beta), lambda: float(
-                log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
             pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key)
             cache[name] = [pair, fewer, 0]
             # the window and (about three windows of) the other binomial's cached pmf
@@ -460,12 +438,13 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
         if value > best:
             best, best_j = value, j
     bound.choose_blanket(best)
+    cache.setdefault("_blanket_sds", set()).add(bound.blanket_sds)  # for later steps' stale keys
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []  # (-value, a, b, 0 / 1 / 2: a key above the block's bound / a refined key / the bound, a value below it)
+    heap = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
-        value, exact, lower = bound.key(a, b)
-        heapq.heappush(heap, (-value, a, b, 2 if exact else 0, lower))
+        value, stage, lower = bound.key(a, b)
+        heapq.heappush(heap, (-value, a, b, stage, lower))
     return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
 
 
@@ -474,30 +453,32 @@ def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int,
     """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
     rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j).
 
-    A key on top is refined, then replaced by the block's bound, unless its lower value already shows
-    that the block is the one the eager search splits next (module doc, "Deciding with keys")."""
+    A key on top is made fresh if stale, refined, then replaced by the block's bound, unless its lower
+    value already shows that the block is the one the eager search splits next (module doc)."""
     while True:
-        negative, a, b, stage, lower = heapq.heappop(heap)  # stage: 0 key, 1 refined key, 2 the bound
+        negative, a, b, stage, lower = heapq.heappop(heap)  # stage -1 stale, 0 key, 1 refined, 2 the bound
         if stage < 2:  # a key on top (not an evaluation: counted with the key)
             if (a == b or bound.evaluations >= max_evaluations or not lower > best + log_stop
                     or (heap and not lower > -heap[0][0])):
-                if stage == 0 and a != b:
-                    value, lower = bound.refine(a, b)
-                    heapq.heappush(heap, (-value, a, b, 1, lower))
+                if stage == -1:
+                    value, stage, lower = bound.fresh_key(a, b)
+                elif stage == 0 and a != b:
+                    (value, lower), stage = bound.refine(a, b), 1
                 else:  # the block's bound replaces the key
-                    value = bound.exact(a, b)
-                    heapq.heappush(heap, (-value, a, b, 2, value))
+                    value = lower = bound.exact(a, b)
+                    stage = 2
+                heapq.heappush(heap, (-value, a, b, stage, lower))
                 continue
         elif a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
             return -negative, best, best_j
         middle = (a + b) // 2
         # the two halves, then the dataset at the middle (it only keeps the lower end current)
         for lo, hi, half in ((a, middle, True), (middle + 1, b, True), (middle, middle, False)):
-            value, exact, lower = bound.key(lo, hi)
-            if lo == hi and value > best and not exact:  # a single dataset above the lower end: its value
+            value, stage, lower = bound.key(lo, hi)
+            if lo == hi and value > best and stage < 2:  # a single dataset above the lower end: its value
                 value = lower = bound.exact(lo, hi)
-                exact = True
+                stage = 2
             if lo == hi and value > best:
                 best, best_j = value, lo
             if half:
-                heapq.heappush(heap, (-value, lo, hi, 2 if exact else 0, lower))
+                heapq.heappush(heap, (-value, lo, hi, stage, lower))
