@@ -339,7 +339,7 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
     cache = {}
     large_forward_delta(eps[0], n=n, epsilon_local=e0, cache=cache)
     bound = pair_sum._BlockBounds(eps[1], n=n, epsilon_local=e0, cache=cache)
-    bound.blanket_sds = min(cache["_blanket_sds"]) - 0.5  # this step: more blanket reports
+    bound.blanket_sds = min(cache["_blanket_sds"])[0] - 0.5  # this step: more blanket reports
     checked = 0
     for name in [k for k in cache if isinstance(k, tuple) and len(k) == 4]:
         a, b = name[0], n - 1 - name[1]
@@ -348,7 +348,7 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
             assert stale is not None and stale >= bound.exact(a, b), (a, b, stale)
             checked += 1
     assert checked > 20
-    bound.blanket_sds = max(cache["_blanket_sds"]) + 0.5  # fewer reports than every earlier step: none
+    bound.blanket_sds = max(cache["_blanket_sds"])[0] + 0.5  # fewer reports than every earlier step: none
     assert all(bound._stale(k[0], n - 1 - k[1]) is None for k in cache if isinstance(k, tuple) and len(k) == 4)
     for step in eps[1:] + (eps[1] * 1.01,):
         assert large_forward_delta(step, n=n, epsilon_local=e0, cache=cache) == _eager_search(step, n, e0), step

@@ -51,7 +51,8 @@ same whoever asks). The numbers are those computed without the reuse, bit for bi
 
 **Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the queue
 is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its own: the
-same pair sum with windows of ``_KEY_SDS`` = 10 standard deviations instead of 20, the mass outside each
+same pair sum with windows of at most ``_KEY_SDS`` = 10 standard deviations instead of 20 (fewer, down to
+z with e^(-z^2 / 2) ~ 1e-10 of the largest single-dataset delta, where that is large), the mass outside each
 window bounded by Bernstein's inequality instead of computed exactly (an upper bound: the key only
 rises), the other binomial's tail beyond the window by a geometric lower bound (a lower tail raises the
 value, as above), the rounding allowance of the full-width bound, and a relative 1e-9 on top. Each piece
@@ -116,7 +117,8 @@ __all__ = ["PairSum", "large_forward_delta"]
 _FIRST_BLOCKS = 64
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
-_KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
+_KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc), at most
+_LOG_KEY_SHARE = math.log(1e8)  # keys' windows: e^(-z^2 / 2) about 1e-8 of the largest single-dataset delta
 _LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
 _DIRECT_UP_TO = 16_384  # blanket windows up to this are convolved directly (every n <= 5 x 10^7)
 _DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
@@ -311,7 +313,7 @@ class _BlockBounds:
         self.log_p, self.log_q = krr.log_p, krr.log_q
         self.log_gamma = math.log(2.0) + self.log_q  # a user's report is uniform on {x0, x1} w.p. 2q
         self.log_1mgamma = self.log_q + float(log_expm1(epsilon_local))  # p - q
-        self.blanket_sds = _BLANKET_SDS
+        self.blanket_sds, self.key_sds = _BLANKET_SDS, _KEY_SDS
         self.evaluations = 0
 
     def choose_blanket(self, best: float) -> None:
@@ -320,6 +322,8 @@ class _BlockBounds:
         blocks are reused across epsilons); its exact probability is what is added."""
         if np.isfinite(best):
             self.blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
+            # keys' windows (their bits do not matter): narrower while the outside mass stays ~1e-10 of delta
+            self.key_sds = min(_KEY_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_KEY_SHARE - best))) / 2.0)
 
     def __call__(self, a: int, b: int) -> float:
         """The block's bound (one evaluation)."""
@@ -337,7 +341,7 @@ class _BlockBounds:
         -1: an earlier search step's pair sum with fewer blanket reports, module doc "Stale keys"), else
         :meth:`fresh_key`."""
         self.evaluations += 1
-        cached = self._key(a, b, _WINDOW_SDS) in self.cache or self._key(a, b, _KEY_SDS, key=True) in self.cache
+        cached = self._key(a, b, _WINDOW_SDS) in self.cache or self._key_name(a, b) in self.cache
         if a < b and not cached:
             stale = self._stale(a, b)
             if stale is not None:
@@ -351,7 +355,7 @@ class _BlockBounds:
         if self._key(a, b, _WINDOW_SDS) in self.cache:  # the bound itself costs less than a key
             value = self.exact(a, b)
             return value, 2, value
-        pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
+        pair, fewer = self._pair(a, b, self._key_name(a, b)[3], key=True)
         upper, lower = pair.log_bounds(self.eps)
         return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), 0, float(np.logaddexp(lower, fewer))
 
@@ -360,12 +364,12 @@ class _BlockBounds:
         less blanket noise, so its certified bound is above this step's G (module doc, "Stale keys"); with
         this step's Pr(beta < beta_min) and the keys' cushion. None when no such pair sum is cached."""
         own = self.blanket_sds
-        for sds in sorted(z for z in self.cache.get("_blanket_sds", ()) if z > own):
+        for sds, key_sds in sorted(z for z in self.cache.get("_blanket_sds", ()) if z[0] > own):
             self.blanket_sds = sds
-            name = self._key(a, b, _KEY_SDS, key=True)  # keys' pair sums only (their bits do not matter)
+            name = self._key(a, b, key_sds, key=True)  # keys' pair sums only (their bits do not matter)
             self.blanket_sds = own
             if name in self.cache:
-                fewer = self._fewer(b - a, self._key(a, b, _KEY_SDS, key=True)[2])
+                fewer = self._fewer(b - a, self._key(a, b, key_sds, key=True)[2])
                 return float(np.logaddexp(self.cache[name][0].log_bound(self.eps) + _LOG_KEY_CUSHION, fewer))
         return None
 
@@ -378,10 +382,20 @@ class _BlockBounds:
     def refine(self, a: int, b: int) -> tuple[float, float]:
         """(key, lower value) of the block again, its key's pair sum refined (:meth:`PairSum.refine`), not
         counted."""
-        pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
+        pair, fewer = self._pair(a, b, self._key_name(a, b)[3], key=True)
         pair.refine()
         upper, lower = pair.log_bounds(self.eps)
         return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), float(np.logaddexp(lower, fewer))
+
+    def _key_name(self, a: int, b: int) -> tuple:
+        """The name of the block's key pair sum: one of this beta_min cached at an earlier step's keys' width
+        (each is a key), else at ``key_sds``."""
+        own = self._key(a, b, self.key_sds, key=True)
+        if own not in self.cache:
+            for sds in sorted({z[1] for z in self.cache.get("_blanket_sds", ())}):
+                if own[:3] + (sds,) in self.cache:
+                    return own[:3] + (sds,)
+        return own
 
     def _key(self, a: int, b: int, sds: float, key: bool = False) -> tuple:
         w, beta = b - a, 0
@@ -438,7 +452,7 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
         if value > best:
             best, best_j = value, j
     bound.choose_blanket(best)
-    cache.setdefault("_blanket_sds", set()).add(bound.blanket_sds)  # for later steps' stale keys
+    cache.setdefault("_blanket_sds", set()).add((bound.blanket_sds, bound.key_sds))  # for later steps' stale keys
     size = max(1, -(-n // _FIRST_BLOCKS))
     heap = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
     for a in range(0, n, size):
