@@ -88,8 +88,8 @@ is a key of the block (*stale*: no lower value; ~8e-5 above the fresh key at n =
 fresh when it reaches the top. Blocks that never do need no new convolution.
 
 Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~0.5 s now (full
-bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~10 s (the
-keys' convolutions, ~68,000 x 10,900 products each: docs/reproduction-notes.md, "Speed (issue 24)").
+bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~8 s (the
+keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md, "Speed (issue 24)").
 Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are
 convolved in chunks of 2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's
 direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
