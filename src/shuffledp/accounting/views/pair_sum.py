@@ -52,7 +52,7 @@ same whoever asks). The numbers are those computed without the reuse, bit for bi
 **Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the queue
 is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its own: the
 same pair sum with windows of at most ``_KEY_SDS`` = 10 standard deviations instead of 20 (fewer, down to
-z with e^(-z^2 / 2) ~ 1e-10 of the largest single-dataset delta, where that is large), the mass outside each
+z with e^(-z^2 / 2) ~ 1e-8 of the largest single-dataset delta, where that is large), the mass outside each
 window bounded by Bernstein's inequality instead of computed exactly (an upper bound: the key only
 rises), the other binomial's tail beyond the window by a geometric lower bound (a lower tail raises the
 value, as above), the rounding allowance of the full-width bound, and a relative 1e-9 on top. Each piece
@@ -322,7 +322,7 @@ class _BlockBounds:
         blocks are reused across epsilons); its exact probability is what is added."""
         if np.isfinite(best):
             self.blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
-            # keys' windows (their bits do not matter): narrower while the outside mass stays ~1e-10 of delta
+            # keys' windows (their bits do not matter): narrower while the outside mass stays ~1e-8 of delta
             self.key_sds = min(_KEY_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_KEY_SHARE - best))) / 2.0)
 
     def __call__(self, a: int, b: int) -> float:

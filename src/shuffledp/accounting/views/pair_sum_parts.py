@@ -1,8 +1,9 @@
 """Pieces of the k = 2 pair-sum bounds (:mod:`shuffledp.accounting.views.pair_sum`): pmf ranges kept
-across epsilons, row sums in log space, the boundary h0 (:class:`Boundary`), and what its lazy bounds' keys use instead of exact values --
-windows whose outside mass is bounded by Bernstein's inequality, and a geometric lower bound on a
-binomial tail (each an upper bound on the pair sum's delta once used there; see that module's
-"Lazy bounds"), and a Chernoff upper bound on that tail for the keys' lower values.
+across epsilons, row sums in log space, the boundary h0 (:class:`Boundary`), and what its lazy bounds'
+keys use instead of exact values -- windows whose outside mass is bounded by Bernstein's inequality,
+and a geometric lower bound on a binomial tail (each an upper bound on the pair sum's delta once used
+there; see that module's "Lazy bounds"), and a Chernoff upper bound on that tail for the keys' lower
+values ("Deciding with keys").
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_pmf
 from shuffledp.accounting.numerics.search import first_high_integer
 
-__all__ = ["Boundary", "convolve_positive", "PmfRange", "log_sum_rows", "log_sum_scalars", "shared", "key_window", "window_size",
+__all__ = ["Boundary", "convolve_positive", "PmfRange", "log_sum_rows", "log_sum_scalars", "shared", "key_window",
+           "window_size",
            "log_tail_below", "log_tail_above"]
 
 #: the half-width of the pair sums' windows in standard deviations (plus 30)
