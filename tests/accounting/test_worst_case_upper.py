@@ -132,6 +132,25 @@ def test_pair_sum_with_blanket_reports_against_direct_convolution(a, l, c, e0, e
     assert truth <= value <= truth * (1 + 1e-6) + 1e-300, (value, truth)
 
 
+@pytest.mark.parametrize("a,l,c,e0,eps", [(40, 200, 30, 1.0, 0.3), (500, 3, 100, 4.0, 0.5), (0, 300, 0, 2.0, 0.4),
+                                          (120, 0, 50, 0.5, 0.1), (700, 900, 400, 1.0, 0.05),
+                                          (3000, 2500, 900, 0.5, 0.02), (4000, 3000, 0, 1.0, 0.05)])
+def test_key_pair_sum_brackets_the_direct_convolution(a, l, c, e0, eps):
+    """A key's pair sum (10-sd windows, Bernstein outside mass, the other tail bounded both ways) gives an
+    upper value above the delta and a lower value below it (issue 24, "Deciding with keys"), each within
+    1e-6 relative at the sizes the search uses them."""
+    log_p, log_q = _logs(e0)
+    pair = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
+    upper, lower = pair.log_bounds(eps)
+    truth = _direct_delta(a, l, c, e0, eps)
+    assert math.exp(lower) <= truth <= math.exp(upper), (lower, math.log(truth), upper)
+    pair.refine()  # the other binomial's tail beyond the window from log_sf
+    refined_upper, refined_lower = pair.log_bounds(eps)
+    assert lower <= refined_lower and math.exp(refined_lower) <= truth <= math.exp(refined_upper) <= math.exp(upper)
+    if a + l >= 5000:  # the search's range (n > 10^4); small sums' keys are looser (crude tail bounds)
+        assert math.exp(upper) <= truth * (1 + 1e-6) and math.exp(lower) >= truth * (1 - 1e-6), (lower, upper, truth)
+
+
 @pytest.mark.parametrize("n,e0,eps", [case for case in TINY if case[0] >= 3 and case[2] > 0][::3])
 def test_large_search_bounds_the_brute_force_worst_case(n, e0, eps):
     truth = float(true_worst_case_delta(eps, e0, n, 2).delta)
@@ -257,8 +276,11 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
         for a in range(0, n, width):
             b = min(n - 1, a + width - 1)
             exact = bound.exact(a, b)
-            key, is_exact = _key_alone(bound, a, b)
+            key, is_exact, lower = _key_alone(bound, a, b)
             assert not is_exact and key >= exact >= math.log(max(delta[a:b + 1])) - 1e-12, (a, b, key, exact)
+            assert lower <= exact, (a, b, lower, exact)
+            refined, refined_lower = bound.refine(a, b)  # the other tail from log_sf: both tighten
+            assert refined <= key and refined >= exact >= refined_lower >= lower, (a, b, refined, refined_lower)
 
 
 def _key_alone(bound, a, b):
@@ -305,6 +327,31 @@ def test_chunked_convolution_and_a_key_on_it():
     key = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
     assert key.log_w.size > 4096  # the key's blanket window went through the chunks
     assert exact.log_bound(eps) <= key.log_bound(eps) + math.log1p(1e-9) <= exact.log_bound(eps) + 1e-6
+
+
+@pytest.mark.parametrize("n,e0,eps", [(200_000, 0.5, (0.004, 0.0035)), (50_000, 2.0, (0.12, 0.08))])
+def test_stale_keys_bound_the_block_bound(n, e0, eps):
+    """A key from an earlier step's pair sum with fewer blanket reports (a larger blanket_sds) is above
+    this step's block bound (less noise: a larger delta), and the search's steps that use such keys
+    return the eager search's (top, best, best j) bit for bit."""
+    from shuffledp.accounting.views import pair_sum
+
+    cache = {}
+    large_forward_delta(eps[0], n=n, epsilon_local=e0, cache=cache)
+    bound = pair_sum._BlockBounds(eps[1], n=n, epsilon_local=e0, cache=cache)
+    bound.blanket_sds = min(cache["_blanket_sds"])[0] - 0.5  # this step: more blanket reports
+    checked = 0
+    for name in [k for k in cache if isinstance(k, tuple) and len(k) == 4]:
+        a, b = name[0], n - 1 - name[1]
+        if a < b:
+            stale = bound._stale(a, b)
+            assert stale is not None and stale >= bound.exact(a, b), (a, b, stale)
+            checked += 1
+    assert checked > 20
+    bound.blanket_sds = max(cache["_blanket_sds"])[0] + 0.5  # fewer reports than every earlier step: none
+    assert all(bound._stale(k[0], n - 1 - k[1]) is None for k in cache if isinstance(k, tuple) and len(k) == 4)
+    for step in eps[1:] + (eps[1] * 1.01,):
+        assert large_forward_delta(step, n=n, epsilon_local=e0, cache=cache) == _eager_search(step, n, e0), step
 
 
 @pytest.mark.parametrize("limit", [200_000, 2_000_000])

@@ -40,9 +40,9 @@ the block's blanket count, which can only overstate: fewer blanket reports is le
 probability of fewer, computed in O(sqrt(n)) from closed-form binomial pieces, and the search stops at
 a relative 1e-3 or after 200 bounds, returning the largest bound still open (valid wherever it stops).
 The result is min(that, ``weak-adversary``), both certified. Measured (epsilon at delta = 1e-6 and
-1e-12 over ``worst-case-lower``): 1.0013 / 1.0008 at n = 10^6, eps0 = 0.5 (~1.5 CPU s per search since
-issue 24, was 7); 1.0017 / 1.0013 at n = 10^7, eps0 = 0.5 (~7-10 s, was ~50); 1.0020 / 1.0011 at
-n = 10^7, eps0 = 4 (~1.5-2 s, was 5); n = 10^8, eps0 = 0.5: ~50 s (was > 4 min; the pair-sum module's
+1e-12 over ``worst-case-lower``): 1.0013 / 1.0008 at n = 10^6, eps0 = 0.5 (~0.5 CPU s per search since
+issue 24, was 7); 1.0017 / 1.0013 at n = 10^7, eps0 = 0.5 (~1.5 s, was ~50); 1.0020 / 1.0011 at
+n = 10^7, eps0 = 4 (~0.7 s, was 5); n = 10^8, eps0 = 0.5: ~8 s (was > 4 min; the pair-sum module's
 "Cost"). Above
 ``MAX_USERS_K2_LARGE`` the accountant returns ``weak-adversary``'s value (loose for k = 2: its ratio
 tends to sqrt(2p), 1.41 at eps0 = 4).

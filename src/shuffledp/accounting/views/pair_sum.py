@@ -51,7 +51,8 @@ same whoever asks). The numbers are those computed without the reuse, bit for bi
 
 **Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the queue
 is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its own: the
-same pair sum with windows of ``_KEY_SDS`` = 10 standard deviations instead of 20, the mass outside each
+same pair sum with windows of at most ``_KEY_SDS`` = 10 standard deviations instead of 20 (fewer, down to
+z with e^(-z^2 / 2) ~ 1e-8 of the largest single-dataset delta, where that is large), the mass outside each
 window bounded by Bernstein's inequality instead of computed exactly (an upper bound: the key only
 rises), the other binomial's tail beyond the window by a geometric lower bound (a lower tail raises the
 value, as above), the rounding allowance of the full-width bound, and a relative 1e-9 on top. Each piece
@@ -65,16 +66,34 @@ returns the same (top, best, best j) bit for bit (tested against a copy of the e
 of evaluations counts keys as the eager search counted bounds. The dataset at a split block's middle
 needs its bound only when its key is above the best single-dataset value.
 
-Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~1.5 s with
-both (docs/reproduction-notes.md, "Speed (issue 24)"). What is left is per block that reaches the
-top of the queue (~50 per epsilon, each new when epsilon jumps, as beta_min moves with the largest
-single-dataset value): the convolution with the blanket window (O(w_s x w_c) for window widths
-w_s ~ 40 sd and w_c), the windows' log pmf and continued-fraction tails; at n = 10^8 the
-convolutions (~3 x 10^9 products each) are ~90% of a search's ~50 CPU s (was > 4 min). Blanket windows longer
-than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are convolved in chunks of
-2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's direct convolution
-is ~5x slower once the shorter array leaves the cache); the sums are of positive terms in another
-order, covered by the same rounding allowance, so values there move in their last bits.
+**Deciding with keys (issue 24).** A key on top of the queue needs the block's bound only if it cannot
+tell that the block is the one the eager search splits next. The key's pair sum also gives a certified
+*lower* value of G (:meth:`PairSum.log_bounds`): G >= alpha f(h0 - 1) - (e^eps - 1) Pr(S >= h0) for
+every h0, with the window's f(h0 - 1) (below the true one) less the rounding allowance, and
+Pr(S >= h0) raised by the allowance, the mass outside the windows and a Chernoff bound on the other
+binomial's tail beyond them, then a relative 1e-9 below. Any valid upper bound is above G, so the
+block's bound is above that value; when it is above the best single-dataset value plus the stopping
+margin and above every other entry of the queue (keys or bounds), the eager search would split this
+block now, and it is split without its bound. Otherwise the key is first *refined* (its other tail
+beyond the window from ``log_sf``, exact, instead of the geometric / Chernoff bounds: both values
+tighten; :meth:`PairSum.refine`), and only then replaced by the block's bound. The bound is still
+computed for the block the search ends on (its value is returned) and for single datasets.
+
+**Stale keys (issue 24).** beta_min moves with the largest single-dataset value, so the second step of
+an epsilon search (the first at the smaller epsilon) meets every block with a new beta_min, one half
+standard deviation higher. Fewer blanket reports can only raise G (the rest is added noise:
+post-processing), so the key's pair sum of an earlier step with a larger ``blanket_sds`` (a smaller
+beta_min), evaluated at the new epsilon, plus this step's Pr(beta < beta_min) and the keys' cushion,
+is a key of the block (*stale*: no lower value; ~8e-5 above the fresh key at n = 10^6); it is made
+fresh when it reaches the top. Blocks that never do need no new convolution.
+
+Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~0.5 s now (full
+bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~8 s (the
+keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md, "Speed (issue 24)").
+Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are
+convolved in chunks of 2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's
+direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
+terms in another order, covered by the same rounding allowance, so values there move in their last bits.
 """
 
 from __future__ import annotations
@@ -86,37 +105,38 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
 from shuffledp.accounting.numerics.binomial import log_sf
-from shuffledp.accounting.numerics.search import first_high_integer
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS as _WINDOW_SDS
-from shuffledp.accounting.views.pair_sum_parts import (PmfRange, convolve_positive, key_window, log_sum_rows,
-                                                       log_sum_scalars, log_tail_below, shared, window_size)
+from shuffledp.accounting.views.pair_sum_parts import (Boundary, PmfRange, convolve_positive, key_window, log_sum_rows,
+                                                       log_sum_scalars, log_tail_above, log_tail_below, shared,
+                                                       window_size)
 
 __all__ = ["PairSum", "large_forward_delta"]
 
 _FIRST_BLOCKS = 64
-_GUESS_HALF = 24
-_NEAR_STEPS = 5  # windows tried around the guessed boundary before the search
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
-_KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc)
+_KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc), at most
+_LOG_KEY_SHARE = math.log(1e8)  # keys' windows: e^(-z^2 / 2) about 1e-8 of the largest single-dataset delta
 _LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
 _DIRECT_UP_TO = 16_384  # blanket windows up to this are convolved directly (every n <= 5 x 10^7)
 _DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
 _CACHE_DOUBLES = 100_000_000  # pair sums kept across epsilons: 4 x window per pair sum (an overcount)
 
 
-class PairSum:
+class PairSum(Boundary):
     """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
     __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var", "skew",
-                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width")
+                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width",
+                 "exact_tail")
 
     def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None,
                  sds: float = _WINDOW_SDS, key: bool = False):
         self.a, self.l, self.log_p, self.log_q, self.key = a, l, log_p, log_q, key
+        self.exact_tail = not key  # a key's other tail beyond the window: bounded until refined
         window = key_window if key else log_window  # a key's window: its outside mass bounded, not exact
         p, q = math.exp(log_p), math.exp(log_q)
         memo = {} if memo is None else memo  # epsilon-free pieces shared by pair sums (module doc, "Reuse")
@@ -195,7 +215,7 @@ class PairSum:
         width = self.log_w.size
         y_lo, y_hi = x - self.lo - width + 1, x - self.lo
         other = self._other
-        if self.key:  # a key: a lower value of the tail (the bound only rises)
+        if not self.exact_tail:  # a key: a lower value of the tail (the bound only rises)
             top = log_tail_below(y_hi + 1, other)
         else:
             top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
@@ -211,77 +231,27 @@ class PairSum:
         # window position t pairs with y = x - lo - t: reverse
         return float(log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
 
-    def boundary(self, log_ratio: float) -> int:
-        """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
-
-        The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity), so the answer is the
-        h of a window where g crosses log_ratio. First a window of three values around a guess (the last
-        boundary moved by var x the change of log_ratio, or the normal-approximation guess with its
-        skewness term) is tried and widened towards the crossing (:meth:`_boundary_near`); if g does not
-        cross there, an exponential search from the normal guess brackets the answer, bisection narrows
-        the bracket to 2 ``_GUESS_HALF`` values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`),
-        and one vectorised window of log f settles it. Either way the answer is the first h whose computed
-        gap exceeds
-        log_ratio after one that does not, from the same values of log f."""
-        total = self.total
-        if total < 1:
-            return 1
-        x = self.var * log_ratio
-        if self._last is not None:
-            guess = self._last[1] + int(round(self.var * (log_ratio - self._last[0])))
-        else:
-            guess = int(round(self.mean + 0.5 + x + self.skew * (x * x - self.var) / (2.0 * self.var ** 2)))
-        found = self._boundary_near(min(max(guess, 1), total), log_ratio)
-        if found is None:
-            found = self._boundary_search(log_ratio)
-        self._last = (log_ratio, found)
-        return found
-
-    def _boundary_near(self, guess: int, log_ratio: float) -> int | None:
-        """The boundary if the gap crosses log_ratio near the guess (else None): a window of three values
-        around it, widened (doubling) towards the crossing up to ``_NEAR_STEPS`` times."""
-        first, last = guess - 1, guess + 1
-        for _ in range(_NEAR_STEPS):
-            if first < 2 or last > self.total:
-                return None
-            lf = self.log_f(np.arange(first - 2, last + 1))  # from h0 - 2 (log_bound reads it)
-            with np.errstate(invalid="ignore"):
-                above = lf[1:-1] - lf[2:] > log_ratio  # g(h) > log_ratio at h = first .. last
-            if not above[0] and above[-1]:
-                return first + int(np.flatnonzero(above)[0])
-            if above[0]:
-                first -= last - first + 1
-            else:
-                last += last - first + 1
-        return None
-
-    def _boundary_search(self, log_ratio: float) -> int:
-        """The boundary by exponential search and bisection from the normal guess (see :meth:`boundary`)."""
-        total = self.total
-
-        def above(h):  # g(h) > log_ratio, for 1 <= h <= total
-            lf = self.log_f(np.array([h - 1, h]))
-            with np.errstate(invalid="ignore"):
-                return bool(lf[0] - lf[1] > log_ratio)
-
-        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 1), total)
-        # bracket: g(low) <= log_ratio < g(high), with low = 0 and high = total + 1 as sentinels
-        low, high = first_high_integer(above, guess, first=1, last=total, step=_GUESS_HALF, width=2 * _GUESS_HALF)
-        # g(low) <= log_ratio < g(high) (sentinels aside): the answer is in low + 1 .. high
-        first, last = max(low, 0), min(high, total)
-        if last < first + 1:
-            return high
-        lf = self.log_f(np.arange(first, last + 1))
-        with np.errstate(invalid="ignore"):
-            gaps = lf[:-1] - lf[1:]  # g(h) at h = first + 1 .. last
-        hits = np.flatnonzero(gaps > log_ratio)
-        return first + 1 + int(hits[0]) if hits.size else high
+    def refine(self) -> None:
+        """A key's other tail beyond the window from ``log_sf`` instead of its bounds (module doc,
+        "Deciding with keys"): both of :meth:`log_bounds` tighten; the windows are kept."""
+        if not self.exact_tail:
+            self.exact_tail, self._log_sf = True, {}
 
     def log_bound(self, eps: float) -> float:
         """Certified upper bound on log G(a, l) at eps (module doc)."""
+        return self._log_bounds(eps, lower=False)[0]
+
+    def log_bounds(self, eps: float) -> tuple[float, float]:
+        """(:meth:`log_bound`, a certified LOWER bound on log G(a, l)) at eps, for keys (module doc, "Deciding
+        with keys"): the same pieces, the other binomial's tail beyond the window from above
+        (:func:`log_tail_above`), the mass outside the windows added to the tail, the rounding allowance
+        taken off, and a relative 1e-9 below."""
+        return self._log_bounds(eps, lower=True)
+
+    def _log_bounds(self, eps: float, lower: bool) -> tuple[float, float]:
         e0 = self.log_p - self.log_q
         if eps >= e0:
-            return -np.inf
+            return -np.inf, -np.inf
         log_alpha = self.log_q + e0 + float(log1mexp(eps - e0))  # p - e^eps q = q e^eps0 (1 - e^(eps - eps0))
         log_beta = self.log_q + float(log_expm1(eps + e0))  # e^eps p - q = q (e^(eps + eps0) - 1)
         h0 = self.boundary(log_beta - log_alpha)
@@ -289,14 +259,17 @@ class PairSum:
         lf = self.log_f(np.array([max(h0 - 2, 0), h0 - 1]))
         log_f_prev, log_f_h0m1 = (lf[0] if h0 >= 2 else -np.inf), lf[1]
         first = log_alpha + log_f_h0m1
-        second = (float(log_expm1(eps)) + self.log_sf(h0)) if (h0 <= total and eps > 0) else -np.inf
+        tail = h0 <= total and eps > 0
+        second = (float(log_expm1(eps)) + self.log_sf(h0)) if tail else -np.inf
+        # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
+        # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
+        rounding = 1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52
+        low = self._log_lower(eps, h0, first, second, rounding) if lower else -np.inf
         if second >= first:  # rounding only (the difference is positive): the margin below carries it
             value = -np.inf
         else:
             value = first + float(log1mexp(second - first))
-        # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
-        # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
-        log_rounding = math.log(1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52)
+        log_rounding = math.log(rounding)
         # truncation: the window's f falls short of the true f by at most the mass outside it in total
         # (sum over h), so alpha f(h0 - 1) by at most alpha out, and the terms alpha f(h - 1) - beta f(h)
         # that the truncation moves across 0 (h0 off) add up to at most (alpha + beta) out
@@ -305,8 +278,29 @@ class PairSum:
         if np.isfinite(log_f_prev):
             margins.append(log_alpha + log_f_prev + log_rounding)
         if self.key:  # its last bits do not matter (module doc, "Lazy bounds")
-            return log_sum_scalars([value, *margins])
-        return float(logsumexp(np.array([value, *margins])))
+            return log_sum_scalars([value, *margins]), low
+        return float(logsumexp(np.array([value, *margins]))), low
+
+    def _log_lower(self, eps: float, h0: int, first: float, second: float, rounding: float) -> float:
+        """A lower bound on log G(a, l): G >= sum_{h >= h0} (alpha f(h - 1) - beta f(h)) = alpha f(h0 - 1)
+        - (e^eps - 1) Pr(S >= h0) for every h0. The window's f(h0 - 1) is below the true one (computed
+        within ``rounding`` relative); Pr(S >= h0) is at most the window's (within ``rounding``), plus
+        the mass outside the windows, plus the other binomial's tail beyond the window from above
+        (the window's pmf sums to at most 1; twice that, for its rounding)."""
+        if first == -np.inf:
+            return -np.inf
+        low_first = first + math.log1p(-rounding)
+        if second == -np.inf and h0 > self.total:  # Pr(S >= h0) = 0
+            low_second = -np.inf
+        else:
+            ups = [self.log_sf(h0) + math.log1p(rounding), self.log_out]
+            if not self.exact_tail:  # log_sf's window reaches L = h0 - lo; beyond it (L > h0 - lo) a lower value
+                ups.append(math.log(2.0) + log_tail_above(h0 - self.lo + 1, self._other))
+            up = log_sum_scalars(ups)
+            low_second = float(log_expm1(eps)) + up if eps > 0 else -np.inf
+        if low_second >= low_first:
+            return -np.inf
+        return low_first + float(log1mexp(low_second - low_first)) - _LOG_KEY_CUSHION
 
 
 class _BlockBounds:
@@ -319,7 +313,7 @@ class _BlockBounds:
         self.log_p, self.log_q = krr.log_p, krr.log_q
         self.log_gamma = math.log(2.0) + self.log_q  # a user's report is uniform on {x0, x1} w.p. 2q
         self.log_1mgamma = self.log_q + float(log_expm1(epsilon_local))  # p - q
-        self.blanket_sds = _BLANKET_SDS
+        self.blanket_sds, self.key_sds = _BLANKET_SDS, _KEY_SDS
         self.evaluations = 0
 
     def choose_blanket(self, best: float) -> None:
@@ -328,6 +322,8 @@ class _BlockBounds:
         blocks are reused across epsilons); its exact probability is what is added."""
         if np.isfinite(best):
             self.blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
+            # keys' windows (their bits do not matter): narrower while the outside mass stays ~1e-8 of delta
+            self.key_sds = min(_KEY_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_KEY_SHARE - best))) / 2.0)
 
     def __call__(self, a: int, b: int) -> float:
         """The block's bound (one evaluation)."""
@@ -339,14 +335,67 @@ class _BlockBounds:
         pair, fewer = self._pair(a, b, _WINDOW_SDS)
         return float(np.logaddexp(pair.log_bound(self.eps), fewer))
 
-    def key(self, a: int, b: int) -> tuple[float, bool]:
-        """(a certified log bound for the block, whether it is :meth:`exact`'s value), one evaluation: the
-        exact bound when its pair sum is cached, else the cheaper key of the module doc ("Lazy bounds")."""
+    def key(self, a: int, b: int) -> tuple[float, int, float]:
+        """(a certified log bound for the block, its stage, a log value below :meth:`exact`'s), one
+        evaluation: :meth:`fresh_key` when its pair sum is cached, else a stale key when there is one (stage
+        -1: an earlier search step's pair sum with fewer blanket reports, module doc "Stale keys"), else
+        :meth:`fresh_key`."""
         self.evaluations += 1
+        cached = self._key(a, b, _WINDOW_SDS) in self.cache or self._key_name(a, b) in self.cache
+        if a < b and not cached:
+            stale = self._stale(a, b)
+            if stale is not None:
+                return stale, -1, -np.inf
+        return self.fresh_key(a, b)
+
+    def fresh_key(self, a: int, b: int) -> tuple[float, int, float]:
+        """(bound, stage, value below): the exact bound (stage 2, twice) when its pair sum is cached, else the
+        cheaper key of the module doc (stage 0, "Lazy bounds") and a lower bound from the same pair sum
+        ("Deciding with keys"); not counted."""
         if self._key(a, b, _WINDOW_SDS) in self.cache:  # the bound itself costs less than a key
-            return self.exact(a, b), True
-        pair, fewer = self._pair(a, b, _KEY_SDS, key=True)
-        return float(np.logaddexp(pair.log_bound(self.eps) + _LOG_KEY_CUSHION, fewer)), False
+            value = self.exact(a, b)
+            return value, 2, value
+        pair, fewer = self._pair(a, b, self._key_name(a, b)[3], key=True)
+        upper, lower = pair.log_bounds(self.eps)
+        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), 0, float(np.logaddexp(lower, fewer))
+
+    def _stale(self, a: int, b: int) -> float | None:
+        """A key from the pair sum of an earlier step whose beta_min was smaller (a larger ``blanket_sds``):
+        less blanket noise, so its certified bound is above this step's G (module doc, "Stale keys"); with
+        this step's Pr(beta < beta_min) and the keys' cushion. None when no such pair sum is cached."""
+        own = self.blanket_sds
+        for sds, key_sds in sorted(z for z in self.cache.get("_blanket_sds", ()) if z[0] > own):
+            self.blanket_sds = sds
+            name = self._key(a, b, key_sds, key=True)  # keys' pair sums only (their bits do not matter)
+            self.blanket_sds = own
+            if name in self.cache:
+                fewer = self._fewer(b - a, self._key(a, b, key_sds, key=True)[2])
+                return float(np.logaddexp(self.cache[name][0].log_bound(self.eps) + _LOG_KEY_CUSHION, fewer))
+        return None
+
+    def _fewer(self, w: int, beta: int) -> float:
+        """log Pr(beta < beta_min) for a block of w users (shared by the pair sums of a search)."""
+        memo = self.cache.setdefault("_memo", {})
+        return shared(memo, ("fewer", w, beta), lambda: float(
+            log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
+
+    def refine(self, a: int, b: int) -> tuple[float, float]:
+        """(key, lower value) of the block again, its key's pair sum refined (:meth:`PairSum.refine`), not
+        counted."""
+        pair, fewer = self._pair(a, b, self._key_name(a, b)[3], key=True)
+        pair.refine()
+        upper, lower = pair.log_bounds(self.eps)
+        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), float(np.logaddexp(lower, fewer))
+
+    def _key_name(self, a: int, b: int) -> tuple:
+        """The name of the block's key pair sum: one of this beta_min cached at an earlier step's keys' width
+        (each is a key), else at ``key_sds``."""
+        own = self._key(a, b, self.key_sds, key=True)
+        if own not in self.cache:
+            for sds in sorted({z[1] for z in self.cache.get("_blanket_sds", ())}):
+                if own[:3] + (sds,) in self.cache:
+                    return own[:3] + (sds,)
+        return own
 
     def _key(self, a: int, b: int, sds: float, key: bool = False) -> tuple:
         w, beta = b - a, 0
@@ -362,10 +411,8 @@ class _BlockBounds:
         if name not in cache:
             if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound (only time is lost)
                 _evict(cache)
-            w, beta = b - a, name[2]
+            fewer, beta = self._fewer(b - a, name[2]), name[2]
             memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
-            fewer = shared(memo, ("fewer", w, beta), lambda: float(
-                log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
             pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key)
             cache[name] = [pair, fewer, 0]
             # the window and (about three windows of) the other binomial's cached pmf
@@ -405,34 +452,47 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
         if value > best:
             best, best_j = value, j
     bound.choose_blanket(best)
+    cache.setdefault("_blanket_sds", set()).add((bound.blanket_sds, bound.key_sds))  # for later steps' stale keys
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []  # (-value, a, b, whether value is the block's bound itself or a key above it)
+    heap = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
-        value, exact = bound.key(a, b)
-        heapq.heappush(heap, (-value, a, b, exact))
+        value, stage, lower = bound.key(a, b)
+        heapq.heappush(heap, (-value, a, b, stage, lower))
     return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
 
 
 def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int, log_stop: float,
                       max_evaluations: int) -> tuple[float, float, int]:
     """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
-    rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j)."""
+    rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j).
+
+    A key on top is made fresh if stale, refined, then replaced by the block's bound, unless its lower
+    value already shows that the block is the one the eager search splits next (module doc)."""
     while True:
-        negative, a, b, exact = heapq.heappop(heap)
-        if not exact:  # a key on top: the block's bound replaces it (not an evaluation: counted with the key)
-            heapq.heappush(heap, (-bound.exact(a, b), a, b, True))
-            continue
-        top = -negative
-        if a == b or top <= best + log_stop or top == -np.inf or bound.evaluations >= max_evaluations:
-            return top, best, best_j
+        negative, a, b, stage, lower = heapq.heappop(heap)  # stage -1 stale, 0 key, 1 refined, 2 the bound
+        if stage < 2:  # a key on top (not an evaluation: counted with the key)
+            if (a == b or bound.evaluations >= max_evaluations or not lower > best + log_stop
+                    or (heap and not lower > -heap[0][0])):
+                if stage == -1:
+                    value, stage, lower = bound.fresh_key(a, b)
+                elif stage == 0 and a != b:
+                    (value, lower), stage = bound.refine(a, b), 1
+                else:  # the block's bound replaces the key
+                    value = lower = bound.exact(a, b)
+                    stage = 2
+                heapq.heappush(heap, (-value, a, b, stage, lower))
+                continue
+        elif a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
+            return -negative, best, best_j
         middle = (a + b) // 2
         # the two halves, then the dataset at the middle (it only keeps the lower end current)
         for lo, hi, half in ((a, middle, True), (middle + 1, b, True), (middle, middle, False)):
-            value, exact = bound.key(lo, hi)
-            if lo == hi and value > best and not exact:  # a single dataset above the lower end: its value
-                value, exact = bound.exact(lo, hi), True
+            value, stage, lower = bound.key(lo, hi)
+            if lo == hi and value > best and stage < 2:  # a single dataset above the lower end: its value
+                value = lower = bound.exact(lo, hi)
+                stage = 2
             if lo == hi and value > best:
                 best, best_j = value, lo
             if half:
-                heapq.heappush(heap, (-value, lo, hi, exact))
+                heapq.heappush(heap, (-value, lo, hi, stage, lower))

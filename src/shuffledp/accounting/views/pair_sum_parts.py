@@ -1,8 +1,9 @@
 """Pieces of the k = 2 pair-sum bounds (:mod:`shuffledp.accounting.views.pair_sum`): pmf ranges kept
-across epsilons, row sums in log space, and what its lazy bounds' keys use instead of exact values --
-windows whose outside mass is bounded by Bernstein's inequality, and a geometric lower bound on a
-binomial tail (each an upper bound on the pair sum's delta once used there; see that module's
-"Lazy bounds").
+across epsilons, row sums in log space, the boundary h0 (:class:`Boundary`), and what its lazy bounds'
+keys use instead of exact values -- windows whose outside mass is bounded by Bernstein's inequality,
+and a geometric lower bound on a binomial tail (each an upper bound on the pair sum's delta once used
+there; see that module's "Lazy bounds"), and a Chernoff upper bound on that tail for the keys' lower
+values ("Deciding with keys").
 """
 
 from __future__ import annotations
@@ -13,12 +14,16 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_pmf
+from shuffledp.accounting.numerics.search import first_high_integer
 
-__all__ = ["convolve_positive", "PmfRange", "log_sum_rows", "log_sum_scalars", "shared", "key_window", "window_size",
-           "log_tail_below"]
+__all__ = ["Boundary", "convolve_positive", "PmfRange", "log_sum_rows", "log_sum_scalars", "shared", "key_window",
+           "window_size",
+           "log_tail_below", "log_tail_above"]
 
 #: the half-width of the pair sums' windows in standard deviations (plus 30)
 WINDOW_SDS = 20.0
+_GUESS_HALF = 24
+_NEAR_STEPS = 5  # windows tried around the guessed boundary before the search
 
 
 def log_sum_rows(x: np.ndarray) -> np.ndarray:
@@ -127,8 +132,94 @@ def log_tail_below(y: int, other: PmfRange) -> float:
     return float(other(y, y)[0]) + log_sum - 1e-9
 
 
+def log_tail_above(y: int, other: PmfRange) -> float:
+    """An upper bound on log Pr(L >= y), L ~ Bin(N, pi) (for keys' lower values): Chernoff,
+    Pr(L >= y) <= e^(-N KL(y / N || pi)) for y >= N pi (else 1), raised by a relative 1e-6 for rounding."""
+    N = other.N
+    if y > N:
+        return -np.inf
+    if y <= N * math.exp(other.log_pi):
+        return 0.0
+    x = y / N
+    kl = x * (math.log(x) - other.log_pi) + ((1.0 - x) * (math.log1p(-x) - other.log_1mpi) if y < N else 0.0)
+    return min(0.0, -N * kl * (1.0 - 1e-6) + 1e-6)
+
+
 def shared(memo: dict, key: tuple, make):
     """memo[key], made by ``make()`` the first time (pieces that depend on key alone: the same arrays)."""
     if key not in memo:
         memo[key] = make()
     return memo[key]
+
+
+class Boundary:
+    """The boundary h0 of a pair sum (:class:`~shuffledp.accounting.views.pair_sum.PairSum`: its ``log_f``,
+    ``total``, ``mean``, ``var``, ``skew`` and ``_last``)."""
+
+    __slots__ = ()
+
+    def boundary(self, log_ratio: float) -> int:
+        """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
+
+        The gap g(h) = log f(h - 1) - log f(h) is non-decreasing (log-concavity), so the answer is the
+        h of a window where g crosses log_ratio. First a window of three values around a guess (the last
+        boundary moved by var x the change of log_ratio, or the normal-approximation guess with its
+        skewness term) is tried and widened towards the crossing (:meth:`_boundary_near`); if g does not
+        cross there, an exponential search from the normal guess brackets the answer, bisection narrows
+        the bracket to 2 ``_GUESS_HALF`` values (:func:`~shuffledp.accounting.numerics.search.first_high_integer`),
+        and one vectorised window of log f settles it. Either way the answer is the first h whose computed
+        gap exceeds
+        log_ratio after one that does not, from the same values of log f."""
+        total = self.total
+        if total < 1:
+            return 1
+        x = self.var * log_ratio
+        if self._last is not None:
+            guess = self._last[1] + int(round(self.var * (log_ratio - self._last[0])))
+        else:
+            guess = int(round(self.mean + 0.5 + x + self.skew * (x * x - self.var) / (2.0 * self.var ** 2)))
+        found = self._boundary_near(min(max(guess, 1), total), log_ratio)
+        if found is None:
+            found = self._boundary_search(log_ratio)
+        self._last = (log_ratio, found)
+        return found
+
+    def _boundary_near(self, guess: int, log_ratio: float) -> int | None:
+        """The boundary if the gap crosses log_ratio near the guess (else None): a window of three values
+        around it, widened (doubling) towards the crossing up to ``_NEAR_STEPS`` times."""
+        first, last = guess - 1, guess + 1
+        for _ in range(_NEAR_STEPS):
+            if first < 2 or last > self.total:
+                return None
+            lf = self.log_f(np.arange(first - 2, last + 1))  # from h0 - 2 (log_bound reads it)
+            with np.errstate(invalid="ignore"):
+                above = lf[1:-1] - lf[2:] > log_ratio  # g(h) > log_ratio at h = first .. last
+            if not above[0] and above[-1]:
+                return first + int(np.flatnonzero(above)[0])
+            if above[0]:
+                first -= last - first + 1
+            else:
+                last += last - first + 1
+        return None
+
+    def _boundary_search(self, log_ratio: float) -> int:
+        """The boundary by exponential search and bisection from the normal guess (see :meth:`boundary`)."""
+        total = self.total
+
+        def above(h):  # g(h) > log_ratio, for 1 <= h <= total
+            lf = self.log_f(np.array([h - 1, h]))
+            with np.errstate(invalid="ignore"):
+                return bool(lf[0] - lf[1] > log_ratio)
+
+        guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 1), total)
+        # bracket: g(low) <= log_ratio < g(high), with low = 0 and high = total + 1 as sentinels
+        low, high = first_high_integer(above, guess, first=1, last=total, step=_GUESS_HALF, width=2 * _GUESS_HALF)
+        # g(low) <= log_ratio < g(high) (sentinels aside): the answer is in low + 1 .. high
+        first, last = max(low, 0), min(high, total)
+        if last < first + 1:
+            return high
+        lf = self.log_f(np.arange(first, last + 1))
+        with np.errstate(invalid="ignore"):
+            gaps = lf[:-1] - lf[1:]  # g(h) at h = first + 1 .. last
+        hits = np.flatnonzero(gaps > log_ratio)
+        return first + 1 + int(hits[0]) if hits.size else high
