@@ -20,41 +20,30 @@ if UTILITY is not None:
     TABLE5_N = UTILITY["table5"]["n_users"]
     FIG2_N = UTILITY["fig2"]["n_users"]
 
-    # Synthetic data (Table V, Figure 2): each n is ~1 s of work, as much as a job's start-up, so one job
-    # makes every n of a kind: one CSV and one log file per n as before, one benchmark file per job (issue 24).
-    rule utility_synthetic_individual:
+    # Synthetic data (Table V, Figure 2): each item is ~0.3-1 s of work, less than a job's start-up with
+    # diffprivlib's import, so one job makes them all: Table V's individual utility at each n, the community
+    # TVs of each setting (table5, fig2) at each n; one CSV and one log file per item as before, one
+    # benchmark file for the job (issue 24).
+    SYNTHETIC_ITEMS = [("individual", "table5", n) for n in TABLE5_N] + [
+        ("community", tag, n) for tag, sizes in (("table5", TABLE5_N), ("fig2", FIG2_N)) for n in sizes
+    ]
+
+    def _synthetic_name(kind, tag, n):
+        return f"individual_n{n}" if kind == "individual" else f"community_{tag}_n{n}"
+
+    rule utility_synthetic:
         output:
-            [f"{U}/synthetic/individual_n{n}.csv" for n in TABLE5_N],
+            [f"{U}/synthetic/{_synthetic_name(*item)}.csv" for item in SYNTHETIC_ITEMS],
         params:
             utility=UTILITY,
             seed=config["seed"],
-            sizes=list(TABLE5_N),
+            synthetic=SYNTHETIC_ITEMS,
         log:
-            [f"logs/utility/synthetic_individual_n{n}.log" for n in TABLE5_N],
+            [f"logs/utility/synthetic_{_synthetic_name(*item)}.log" for item in SYNTHETIC_ITEMS],
         benchmark:
-            "results/benchmarks/utility/synthetic_individual.tsv"
+            "results/benchmarks/utility/synthetic.tsv"
         script:
-            "../scripts/utility_synthetic_individual.py"
-
-    # Community TVs: one job per setting (table5, fig2), every n of the setting.
-    for _tag, _sizes in (("table5", TABLE5_N), ("fig2", FIG2_N)):
-
-        rule:
-            name:
-                f"utility_synthetic_community_{_tag}"
-            output:
-                [f"{U}/synthetic/community_{_tag}_n{n}.csv" for n in _sizes],
-            params:
-                utility=UTILITY,
-                seed=config["seed"],
-                tag=_tag,
-                sizes=list(_sizes),
-            log:
-                [f"logs/utility/synthetic_community_{_tag}_n{n}.log" for n in _sizes],
-            benchmark:
-                f"results/benchmarks/utility/synthetic_community_{_tag}.tsv"
-            script:
-                "../scripts/utility_synthetic_community.py"
+            "../scripts/utility_synthetic.py"
 
     rule utility_table5:
         input:
@@ -85,18 +74,21 @@ if UTILITY is not None:
         script:
             "../scripts/utility_fig2.py"
 
+    # Figures 6/7 data: one job for every region (each region is ~1-2 s of work, as much as a job's start-up
+    # with diffprivlib's import); one CSV and one log file per region as before, one benchmark file (issue 24).
     rule utility_gowalla_community:
         input:
-            cells="results/data/{region}/cell_counts.csv",
+            cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
         output:
-            f"{U}/gowalla/{{region}}/community.csv",
+            [f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
         params:
             utility=UTILITY,
             seed=config["seed"],
+            regions=list(UTILITY_REGIONS),
         log:
-            "logs/utility/gowalla_community_{region}.log",
+            [f"logs/utility/gowalla_community_{region}.log" for region in UTILITY_REGIONS],
         benchmark:
-            "results/benchmarks/utility/gowalla_community_{region}.tsv"
+            "results/benchmarks/utility/gowalla_community.tsv"
         script:
             "../scripts/utility_gowalla_community.py"
 
