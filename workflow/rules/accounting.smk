@@ -92,6 +92,7 @@ rule accounting_sweep:
 
 
 rule accounting_epsilon_comparison:
+    priority: 50  # scheduling only (issue 24): see the note in common.smk
     output:
         figure=report(
             "results/accounting/epsilon_comparison.png",
@@ -111,6 +112,7 @@ rule accounting_epsilon_comparison:
 
 
 rule accounting_bracket:
+    priority: 70  # scheduling only (issue 24): see the note in common.smk
     output:
         csv=report(
             "results/accounting/bracket.csv",

@@ -7,6 +7,7 @@ K = "results/koskela"
 if KOSKELA is not None:
 
     rule koskela_figure:
+        priority: 40  # scheduling only (issue 24): see the note in common.smk
         output:
             csv=f"{K}/koskela_fig{{number}}.csv",
             png=report(f"{K}/koskela_fig{{number}}.png", caption="../report/koskela.rst", category="Koskela et al."),

@@ -93,6 +93,7 @@ if UTILITY is not None:
             "../scripts/utility_gowalla_community.py"
 
     rule utility_gowalla_individual:
+        priority: 90  # scheduling only (issue 24): see the note in common.smk
         input:
             cells="results/data/{region}/cell_counts.csv",
         output:
@@ -215,6 +216,7 @@ if EQUAL is not None:
     EQUAL_CALIBRATIONS = sorted({(k, n) for k in EQUAL_K.values() for n in EQUAL["n_users"]})
 
     rule utility_equal_guarantee_calibration:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         output:
             [f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS],
         params:
@@ -233,6 +235,7 @@ if EQUAL is not None:
     EQUAL_JOBS = [(dataset, n) for dataset in EQUAL_DATASETS for n in EQUAL["n_users"]]
 
     rule utility_equal_guarantee_jobs:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
             calibrations=[f"{EG}/calibration_k{EQUAL_K[dataset]}_n{n}.csv" for dataset, n in EQUAL_JOBS],
             cells=[f"results/data/{dataset}/cell_counts.csv" for dataset in EQUAL_DATASETS if dataset != "synthetic"],
@@ -251,6 +254,7 @@ if EQUAL is not None:
             "../scripts/utility_equal_guarantee_job.py"
 
     rule utility_equal_guarantee:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
             jobs=expand(f"{EG}/{{dataset}}_n{{n}}.csv", dataset=EQUAL_DATASETS, n=EQUAL["n_users"]),
             calibrations=sorted(f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS),
@@ -301,6 +305,7 @@ if PHASE is not None and EQUAL is not None:
             "../scripts/utility_phase_diagram_grid.py"
 
     rule utility_phase_diagram:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
             grids=expand(f"{U}/phase_diagram/grid_k{{k}}.csv", k=PHASE["k"]),
             equal_guarantee=f"{U}/equal_guarantee.csv",
