@@ -84,6 +84,41 @@ def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, u
     assert len({ax.get_ylim() for ax in figure.axes}) == 1  # one y axis for one quantity
 
 
+def _fig2_png_and_draws(frame, k, monkeypatch) -> tuple[bytes, int, int]:
+    """Figure 2 saved as PNG bytes, with the number of full draws while it was built and while it was saved."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    draws = []
+    draw = FigureCanvasAgg.draw
+    monkeypatch.setattr(FigureCanvasAgg, "draw", lambda canvas, *a, **kw: (draws.append(1), draw(canvas, *a, **kw))[1])
+    figure = figure_tv_vs_n(frame, k=k)
+    built = len(draws)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=40)
+    plt.close(figure)
+    return buffer.getvalue(), built, len(draws) - built
+
+
+def test_fig2_is_drawn_only_when_saved_and_the_png_is_the_redrawn_one(fig2_frame, utility_config, monkeypatch):
+    """Axes sharing y across subfigures make matplotlib redraw the whole figure at each limit change (12 full
+    draws of Figure 2 before it was saved: most of the job's time). Built without them, the figure is drawn
+    only by savefig, and its PNG is byte for byte the one of the build that redraws."""
+    import contextlib
+
+    from shuffledp.plotting import utility as U
+
+    k = utility_config["synthetic"]["k"]
+    png, built, saved = _fig2_png_and_draws(fig2_frame, k, monkeypatch)
+    assert built == 0
+    monkeypatch.setattr(U, "_no_redraws", contextlib.nullcontext)  # the build as it was: every redraw
+    redrawn_png, redrawn_built, redrawn_saved = _fig2_png_and_draws(fig2_frame, k, monkeypatch)
+    assert redrawn_built > 0  # so the comparison below compares two different builds
+    assert saved == redrawn_saved  # savefig's own draws are untouched
+    assert png == redrawn_png
+
+
 def test_box_medians_contrast_with_their_fills_and_mechanisms_differ(fig2_frame, utility_config):
     figure = figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
     fills = {}

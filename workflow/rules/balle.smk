@@ -12,6 +12,7 @@ if BALLE is not None:
     BALLE_SHARED = shared_reference_panels(BALLE["panels"])
 
     rule balle_references:
+        priority: 60  # scheduling only (issue 24): see the note in common.smk
         output:
             csv=f"{B}/balle_shared_references.csv",
         params:

@@ -93,6 +93,7 @@ def _earlier_sources(wildcards):
 
 
 rule prepare_checkins:
+    priority: 100  # scheduling only (issue 24): see the note in common.smk
     input:
         data=lambda wildcards: DATA_SOURCES[wildcards.source]["path"],
         earlier=_earlier_sources,
@@ -112,6 +113,7 @@ rule prepare_checkins:
 
 
 rule crop_and_grid:
+    priority: 100  # scheduling only (issue 24): see the note in common.smk
     input:
         expand("results/data/sources/{source}.parquet", source=DATA_SOURCES),
     output:

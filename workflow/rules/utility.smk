@@ -20,41 +20,30 @@ if UTILITY is not None:
     TABLE5_N = UTILITY["table5"]["n_users"]
     FIG2_N = UTILITY["fig2"]["n_users"]
 
-    # Synthetic data (Table V, Figure 2): each n is ~1 s of work, as much as a job's start-up, so one job
-    # makes every n of a kind: one CSV and one log file per n as before, one benchmark file per job (issue 24).
-    rule utility_synthetic_individual:
+    # Synthetic data (Table V, Figure 2): each item is ~0.3-1 s of work, less than a job's start-up with
+    # diffprivlib's import, so one job makes them all: Table V's individual utility at each n, the community
+    # TVs of each setting (table5, fig2) at each n; one CSV and one log file per item as before, one
+    # benchmark file for the job (issue 24).
+    SYNTHETIC_ITEMS = [("individual", "table5", n) for n in TABLE5_N] + [
+        ("community", tag, n) for tag, sizes in (("table5", TABLE5_N), ("fig2", FIG2_N)) for n in sizes
+    ]
+
+    def _synthetic_name(kind, tag, n):
+        return f"individual_n{n}" if kind == "individual" else f"community_{tag}_n{n}"
+
+    rule utility_synthetic:
         output:
-            [f"{U}/synthetic/individual_n{n}.csv" for n in TABLE5_N],
+            [f"{U}/synthetic/{_synthetic_name(*item)}.csv" for item in SYNTHETIC_ITEMS],
         params:
             utility=UTILITY,
             seed=config["seed"],
-            sizes=list(TABLE5_N),
+            synthetic=SYNTHETIC_ITEMS,
         log:
-            [f"logs/utility/synthetic_individual_n{n}.log" for n in TABLE5_N],
+            [f"logs/utility/synthetic_{_synthetic_name(*item)}.log" for item in SYNTHETIC_ITEMS],
         benchmark:
-            "results/benchmarks/utility/synthetic_individual.tsv"
+            "results/benchmarks/utility/synthetic.tsv"
         script:
-            "../scripts/utility_synthetic_individual.py"
-
-    # Community TVs: one job per setting (table5, fig2), every n of the setting.
-    for _tag, _sizes in (("table5", TABLE5_N), ("fig2", FIG2_N)):
-
-        rule:
-            name:
-                f"utility_synthetic_community_{_tag}"
-            output:
-                [f"{U}/synthetic/community_{_tag}_n{n}.csv" for n in _sizes],
-            params:
-                utility=UTILITY,
-                seed=config["seed"],
-                tag=_tag,
-                sizes=list(_sizes),
-            log:
-                [f"logs/utility/synthetic_community_{_tag}_n{n}.log" for n in _sizes],
-            benchmark:
-                f"results/benchmarks/utility/synthetic_community_{_tag}.tsv"
-            script:
-                "../scripts/utility_synthetic_community.py"
+            "../scripts/utility_synthetic.py"
 
     rule utility_table5:
         input:
@@ -85,22 +74,26 @@ if UTILITY is not None:
         script:
             "../scripts/utility_fig2.py"
 
+    # Figures 6/7 data: one job for every region (each region is ~1-2 s of work, as much as a job's start-up
+    # with diffprivlib's import); one CSV and one log file per region as before, one benchmark file (issue 24).
     rule utility_gowalla_community:
         input:
-            cells="results/data/{region}/cell_counts.csv",
+            cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
         output:
-            f"{U}/gowalla/{{region}}/community.csv",
+            [f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
         params:
             utility=UTILITY,
             seed=config["seed"],
+            regions=list(UTILITY_REGIONS),
         log:
-            "logs/utility/gowalla_community_{region}.log",
+            [f"logs/utility/gowalla_community_{region}.log" for region in UTILITY_REGIONS],
         benchmark:
-            "results/benchmarks/utility/gowalla_community_{region}.tsv"
+            "results/benchmarks/utility/gowalla_community.tsv"
         script:
             "../scripts/utility_gowalla_community.py"
 
     rule utility_gowalla_individual:
+        priority: 90  # scheduling only (issue 24): see the note in common.smk
         input:
             cells="results/data/{region}/cell_counts.csv",
         output:
@@ -223,6 +216,7 @@ if EQUAL is not None:
     EQUAL_CALIBRATIONS = sorted({(k, n) for k in EQUAL_K.values() for n in EQUAL["n_users"]})
 
     rule utility_equal_guarantee_calibration:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         output:
             [f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS],
         params:
@@ -235,31 +229,32 @@ if EQUAL is not None:
         script:
             "../scripts/utility_equal_guarantee_calibration.py"
 
-    # One job per dataset runs every mechanism at every n (each n is ~1 s of work, as much as a job's
-    # start-up): one CSV and one log file per (dataset, n) as before, one benchmark file per dataset (issue 24).
-    for _dataset in EQUAL_DATASETS:
+    # One job runs every mechanism at every (dataset, n) (each is ~0.5-1 s of work, less than a job's
+    # start-up with diffprivlib's import): one CSV and one log file per (dataset, n) as before, one
+    # benchmark file for the job (issue 24).
+    EQUAL_JOBS = [(dataset, n) for dataset in EQUAL_DATASETS for n in EQUAL["n_users"]]
 
-        rule:
-            name:
-                f"utility_equal_guarantee_job_{_dataset}"
-            input:
-                calibrations=[f"{EG}/calibration_k{EQUAL_K[_dataset]}_n{n}.csv" for n in EQUAL["n_users"]],
-                cells=[] if _dataset == "synthetic" else [f"results/data/{_dataset}/cell_counts.csv"],
-            output:
-                [f"{EG}/{_dataset}_n{n}.csv" for n in EQUAL["n_users"]],
-            params:
-                utility=UTILITY,
-                seed=config["seed"],
-                dataset=_dataset,
-                sizes=list(EQUAL["n_users"]),
-            log:
-                [f"logs/utility/equal_guarantee_{_dataset}_n{n}.log" for n in EQUAL["n_users"]],
-            benchmark:
-                f"results/benchmarks/utility/equal_guarantee_{_dataset}.tsv"
-            script:
-                "../scripts/utility_equal_guarantee_job.py"
+    rule utility_equal_guarantee_jobs:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        input:
+            calibrations=[f"{EG}/calibration_k{EQUAL_K[dataset]}_n{n}.csv" for dataset, n in EQUAL_JOBS],
+            cells=[f"results/data/{dataset}/cell_counts.csv" for dataset in EQUAL_DATASETS if dataset != "synthetic"],
+        output:
+            [f"{EG}/{dataset}_n{n}.csv" for dataset, n in EQUAL_JOBS],
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+            jobs=EQUAL_JOBS,
+            cells={dataset: f"results/data/{dataset}/cell_counts.csv" for dataset in EQUAL_DATASETS if dataset != "synthetic"},
+        log:
+            [f"logs/utility/equal_guarantee_{dataset}_n{n}.log" for dataset, n in EQUAL_JOBS],
+        benchmark:
+            "results/benchmarks/utility/equal_guarantee_jobs.tsv"
+        script:
+            "../scripts/utility_equal_guarantee_job.py"
 
     rule utility_equal_guarantee:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
             jobs=expand(f"{EG}/{{dataset}}_n{{n}}.csv", dataset=EQUAL_DATASETS, n=EQUAL["n_users"]),
             calibrations=sorted(f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS),
@@ -310,6 +305,7 @@ if PHASE is not None and EQUAL is not None:
             "../scripts/utility_phase_diagram_grid.py"
 
     rule utility_phase_diagram:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
             grids=expand(f"{U}/phase_diagram/grid_k{{k}}.csv", k=PHASE["k"]),
             equal_guarantee=f"{U}/equal_guarantee.csv",

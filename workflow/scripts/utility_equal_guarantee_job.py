@@ -1,5 +1,5 @@
-"""Rule utility_equal_guarantee_job_<dataset>: every mechanism at every target (eps, delta) on one dataset,
-for each n of utility.equal_guarantee (one CSV and one log per n, all n in one job)."""
+"""Rule utility_equal_guarantee_jobs: every mechanism at every target (eps, delta) on each dataset, for
+each n of utility.equal_guarantee (one CSV and one log per (dataset, n), all of them in one job)."""
 
 import logging
 
@@ -10,13 +10,13 @@ from shuffledp.io import atomic_write_text
 from shuffledp.joblog import item_logs, setup_job_log
 
 setup_job_log(snakemake)
-dataset, utility = snakemake.params.dataset, snakemake.params.utility
-jobs = zip(snakemake.params.sizes, snakemake.input.calibrations, snakemake.output)
-for n_users, calibration_csv, output in item_logs(jobs, snakemake.log):
+utility = snakemake.params.utility
+jobs = zip(snakemake.params.jobs, snakemake.input.calibrations, snakemake.output)
+for (dataset, n_users), calibration_csv, output in item_logs(jobs, snakemake.log):
     n_users = int(n_users)
     cell_counts = None
-    if snakemake.input.cells:
-        cells = pd.read_csv(snakemake.input.cells[0]).sort_values("cell")
+    if dataset in snakemake.params.cells:
+        cells = pd.read_csv(snakemake.params.cells[dataset]).sort_values("cell")
         cell_counts = cells["count"].to_numpy()
         logging.info("%s: %d cells, %d check-ins; n = %d drawn with replacement", dataset, len(cells), cell_counts.sum(),
                      n_users)

@@ -49,7 +49,7 @@ from shuffledp.experiments.exact_error import (
 )
 from shuffledp.mechanisms import (
     NEIGHBOURING_SENSITIVITY,
-    gaussian_calibration,
+    analytic_gaussian_sigma,
     gaussian_histogram,
     geometric_alpha,
     geometric_histogram,
@@ -195,7 +195,7 @@ def exact_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[s
     for calibration, value in epsilon_local.items():
         error = krr_inv_expected_error(counts, epsilon_local=value)
         rows.append(_row("shuffle+inv", calibration, "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=value))
-    sigma = gaussian_calibration(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring)).sigma
+    sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring))
     error = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma)
     rows.append(_row("gaussian", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, sigma=sigma))
     alpha = geometric_alpha(epsilon=epsilon, sensitivity=l1_sensitivity_for(neighbouring))
@@ -250,7 +250,7 @@ def simulated_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mappi
             truth, draws)
         for mechanism in ("shuffle+inv+proj", "shuffle+ibu"):
             add(mechanism, calibration, results[mechanism], epsilon_local=value)
-    sigma = gaussian_calibration(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring)).sigma
+    sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring))
     rng = job_rng(seed, *identity, "gaussian")
     results = _simulate(lambda size: gaussian_histogram(counts, sigma=sigma, rng=rng, size=size) / n_users,
                         {"gaussian+proj": project_to_simplex}, truth, draws)

@@ -44,7 +44,7 @@ from shuffledp.accounting.calibrate import calibrate_epsilon_local_traced
 from shuffledp.estimators import invert_krr, krr_maximum_likelihood, project_to_simplex
 from shuffledp.experiments.utility import sample_region_counts, synthetic_dataset
 from shuffledp.mechanisms import (
-    gaussian_calibration,
+    analytic_gaussian_sigma,
     gaussian_histogram,
     geometric_alpha,
     geometric_histogram,
@@ -248,7 +248,7 @@ def utility_job(
                 mse_expected=_inv_mse(counts, epsilon_local))
             add(target, accountant, "shuffle+IBU", krr_maximum_likelihood(reports, epsilon_local=epsilon_local),
                 epsilon_local=epsilon_local)
-        sigma = gaussian_calibration(epsilon=target.epsilon, delta=target.delta, sensitivity=sensitivity).sigma
+        sigma = analytic_gaussian_sigma(epsilon=target.epsilon, delta=target.delta, sensitivity=sensitivity)
         rng = job_rng(seed, *identity, target.epsilon, target.delta_rule, "gaussian")
         noisy = gaussian_histogram(counts, sigma=sigma, rng=rng, size=replicates) / n_users
         gaussian = {"sigma": sigma, "sensitivity": sensitivity}

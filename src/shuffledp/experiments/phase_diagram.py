@@ -26,7 +26,7 @@ import pandas as pd
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
 from shuffledp.experiments.compare import dataset_counts
 from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
-from shuffledp.mechanisms import gaussian_calibration, sensitivity_for
+from shuffledp.mechanisms import analytic_gaussian_sigma, sensitivity_for
 
 __all__ = ["delta_rules", "rule_slug", "grid_axes", "accountant_for", "grid_job", "boundary", "monte_carlo_verdicts"]
 
@@ -78,7 +78,7 @@ def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str) -> pd
                         upper=float(equal["epsilon_local_upper"]), tolerance=float(phase["tolerance"]))
                 except ValueError:  # even the upper end of the search meets the target
                     epsilon_local = math.nan
-                sigma = gaussian_calibration(epsilon=float(epsilon), delta=delta, sensitivity=sensitivity).sigma
+                sigma = analytic_gaussian_sigma(epsilon=float(epsilon), delta=delta, sensitivity=sensitivity)
                 tv_gaussian = gaussian_expected_error(k=k, n_users=int(n_users), sigma=sigma).tv
                 tv_shuffle = (krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
                               if math.isfinite(epsilon_local) else math.nan)

@@ -1,0 +1,82 @@
+"""Rule accounting_paper: the paper's accounting outputs in one job -- Table II, Table IV, Figure 1 and every
+config delta sweep (one log file per item, as when each was its own job)."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from shuffledp.experiments.accounting import (  # noqa: E402
+    fig1_frame,
+    fig1_grid,
+    sweep_frame,
+    table2_frames,
+    table4_frames,
+    verdict_counts,
+)
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
+from shuffledp.plotting.accounting import figure_delta_surfaces, figure_sweep  # noqa: E402
+from shuffledp.reference import load_reference  # noqa: E402
+from shuffledp.tables import write_table  # noqa: E402
+
+CAPTIONS = {
+    "table2": "Table II: delta of the paper's columns, our evaluation of them, and genuine bounds",
+    "table4": "Table IV: tight delta for various epsilon, as printed (eq. 6) and exact",
+}
+
+
+def _save(figure, path, dpi):
+    with atomic_output(path) as temporary:
+        figure.savefig(temporary, dpi=dpi)
+    plt.close(figure)
+
+
+def table(name, outputs, settings):
+    log = logging.getLogger(f"accounting_{name}")
+    frames = table2_frames if name == "table2" else table4_frames
+    frame, comparison = frames(settings, load_reference(name))
+    write_table(frame, csv=outputs["csv"], latex=outputs["latex"], markdown=outputs["markdown"], caption=CAPTIONS[name])
+    atomic_write_text(outputs["comparison"], comparison.to_csv(index=False))
+    unit = "rows" if name == "table2" else "cells"
+    log.info("%s: %d %s; verdicts %s", "Table II" if name == "table2" else "Table IV", len(frame), unit,
+             verdict_counts(comparison))
+
+
+def fig1(outputs, settings):
+    log = logging.getLogger("accounting_fig1")
+    frame = fig1_frame(settings)
+    atomic_write_text(outputs["data"], frame.to_csv(index=False))
+    names = list(settings["accountants"])
+    figure = figure_delta_surfaces(frame, accountants=names, grid_of=fig1_grid)
+    for name in names:
+        grid = fig1_grid(frame, name)[2]
+        log.info("%s: %d of %d grid points have delta = 0", name, int(np.isneginf(grid).sum()), grid.size)
+    _save(figure, outputs["figure"], 150)
+
+
+def sweep(name, outputs, settings):
+    log = logging.getLogger("accounting_sweep")
+    frame = sweep_frame(name, settings)
+    atomic_write_text(outputs["data"], frame.to_csv(index=False))
+    _save(figure_sweep(frame, x=settings["x"], name=name), outputs["figure"], 150)
+    log.info("sweep %s: %d rows, %d with delta = 0 exactly", name, len(frame),
+             int((frame["log10_delta"] == float("-inf")).sum()))
+
+
+setup_job_log(snakemake)
+accounting, output = snakemake.params.accounting, snakemake.output
+items = [("table2", None), ("table4", None), ("fig1", None), *(("sweep", name) for name in snakemake.params.sweeps)]
+for kind, name in item_logs(items, snakemake.log):
+    if kind in ("table2", "table4"):
+        table(kind, {key: getattr(output, f"{kind}_{key}") for key in ("csv", "latex", "markdown", "comparison")},
+              accounting[kind])
+    elif kind == "fig1":
+        fig1({"data": output.fig1_data, "figure": output.fig1_figure}, accounting["fig1"])
+    else:
+        index = list(snakemake.params.sweeps).index(name)
+        sweep(name, {"data": output.sweep_data[index], "figure": output.sweep_figures[index]},
+              accounting["sweeps"][name])
