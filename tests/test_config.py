@@ -132,6 +132,7 @@ def dry_run(tmp_path, *extra):
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=work)
 
 
+@pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_stops_with_one_line_before_building_the_dag(tmp_path):
     result = dry_run(tmp_path, "--config", "seed=-1")
     output = result.stdout + result.stderr
@@ -141,6 +142,7 @@ def test_snakemake_stops_with_one_line_before_building_the_dag(tmp_path):
     assert "Traceback" not in output and "jsonschema" not in output
 
 
+@pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_local_source_without_files_directory_is_clear(tmp_path):
     result = dry_run(tmp_path, "--configfile", "config/config.yaml", "config/standins.yaml")
     output = result.stdout + result.stderr
@@ -201,6 +203,7 @@ def _re_escape(text):
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+@pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_rejects_non_finite_config_values_in_one_line(tmp_path, value):
     result = dry_run(tmp_path, "--config", f"seed={value}")
     output = result.stdout + result.stderr
@@ -211,6 +214,7 @@ def test_snakemake_rejects_non_finite_config_values_in_one_line(tmp_path, value)
     assert "Traceback" not in output
 
 
+@pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_rejects_yaml_nan_in_a_config_file(tmp_path):
     overlay = tmp_path / "nan.yaml"
     overlay.write_text("utility:\n  delta_floor: .nan\n")
@@ -236,6 +240,7 @@ def test_retype_overrides_types_nested_values_like_top_level_ones(overrides, exp
     assert retype_overrides(overrides) == expected
 
 
+@pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_accepts_nested_numeric_config_values(tmp_path):
     # Before: `utility.delta_floor` must be of type number; got '1e-12' (str).
     result = dry_run(tmp_path / "a", "--config", 'utility={"delta_floor": 1e-12}', 'report={"stages": ["accounting"], "title": "T"}')

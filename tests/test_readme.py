@@ -51,6 +51,7 @@ def _run(command: str, work: Path, *extra: str):
 
 @pytest.mark.standins
 @pytest.mark.skipif(not STANDINS.is_dir(), reason="needs ../shared/data/gowalla")
+@pytest.mark.slow  # Snakemake
 def test_standins_command_as_written_builds_the_whole_dag(tmp_path):
     command = _block(r"local_data_dir=\.\./shared/data/gowalla$")
     assert command.startswith(".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/standins.yaml")
@@ -59,6 +60,7 @@ def test_standins_command_as_written_builds_the_whole_dag(tmp_path):
     assert "prepare_checkins" in result.stdout and "reproduction_report" in result.stdout
 
 
+# Not `slow`, on purpose: the newest Python's one Snakemake dry run of the whole workflow (parses and builds the DAG).
 def test_slurm_command_adds_to_the_profile_defaults(tmp_path):
     command = _block(r"--profile profiles/slurm")
     assert command.endswith(" -n")
@@ -78,6 +80,7 @@ def test_slurm_command_adds_to_the_profile_defaults(tmp_path):
 UNKNOWN_LOCALRULE = "localrules directive specifies rules that are not present"
 
 
+@pytest.mark.slow  # Snakemake
 def test_light_rules_are_localrules_that_snakemake_knows(tmp_path):
     declared = []
     for rules in (REPO / "workflow" / "rules").glob("*.smk"):
@@ -97,6 +100,7 @@ def test_light_rules_are_localrules_that_snakemake_knows(tmp_path):
     assert UNKNOWN_LOCALRULE in result.stdout + result.stderr and "fetch_gowala" in result.stdout + result.stderr
 
 
+@pytest.mark.slow  # Snakemake
 def test_config_after_targets_as_the_readme_says(tmp_path):
     work = _checkout(tmp_path)
     after = _run("snakemake -n --cores 1 results/accounting/table4.csv --config seed=7", work)
@@ -105,12 +109,14 @@ def test_config_after_targets_as_the_readme_says(tmp_path):
     assert before.returncode != 0  # the target is swallowed by --config, as the README warns
 
 
+@pytest.mark.slow  # Snakemake
 def test_nested_override_example_as_written(tmp_path):
     command = _block(r"--config 'utility=")
     result = _run(command, _checkout(tmp_path), "-n")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
 
 
+@pytest.mark.slow  # Snakemake
 def test_interrupted_run_paragraph_matches_what_snakemake_does(tmp_path):
     """A killed run leaves Snakemake's lock; the README says so, gives --unlock and when it is unsafe."""
     import os

@@ -36,6 +36,7 @@ def _skip_reason() -> str | None:
     return None
 
 
+@pytest.mark.slow  # a SLURM cluster and two Snakemake runs
 @pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
 def test_slurm_run_is_byte_identical_to_the_local_run(tmp_path):
     env = {**os.environ, "PYTHON": sys.executable}

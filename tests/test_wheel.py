@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# builds a wheel and a virtual environment: `slow` (see the marker in pyproject.toml)
+pytestmark = pytest.mark.slow
 OFFLINE_FAILURES = ("No matching distribution", "Could not find a version", "NewConnectionError",
                     "Network is unreachable", "Temporary failure in name resolution", "ConnectionError")
 

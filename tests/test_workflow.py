@@ -26,6 +26,10 @@ REPO = Path(__file__).resolve().parents[1]
 TEST_DIR = REPO / ".test"
 IGNORED = shutil.ignore_patterns("results", "logs", "benchmarks", ".snakemake")
 
+# Every test here runs Snakemake jobs (the shared tiny run or a data-stage run of its own): `slow`, run
+# once per CI run on the lowest Python (see the marker in pyproject.toml).
+pytestmark = pytest.mark.slow
+
 
 def snakemake(work: Path, *args, timeout=900):
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), *args]
@@ -49,7 +53,6 @@ def test_config():
     return yaml.safe_load((TEST_DIR / "config" / "config.yaml").read_text())
 
 
-@pytest.mark.slow
 def test_summary_matches_fixture_construction(e2e, expected, test_config):
     summary = pd.read_csv(e2e / "results" / "data" / "summary.csv")
     source = summary[summary["level"] == "source"].iloc[0]
@@ -66,7 +69,6 @@ def test_summary_matches_fixture_construction(e2e, expected, test_config):
     assert (e2e / "results" / "data" / "summary.md").read_text().count("| region |") == len(test_config["regions"])
 
 
-@pytest.mark.slow
 def test_cell_counts_and_checkins_agree(e2e, expected, test_config):
     for name, region in test_config["regions"].items():
         cells = pd.read_csv(e2e / "results" / "data" / name / "cell_counts.csv")
@@ -88,7 +90,6 @@ def test_cell_counts_and_checkins_agree(e2e, expected, test_config):
         assert corner["cell"].tolist() == [n_lat * n_lon - 1]
 
 
-@pytest.mark.slow
 def test_figure_and_logs(e2e, expected):
     png = e2e / "results" / "data" / "fig3.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
@@ -227,7 +228,6 @@ def _mc_row(frame, n_users, target, mechanism, calibration):
     return chosen.iloc[0]
 
 
-@pytest.mark.slow
 def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path):
     """At every setting of the tiny equal-guarantee grid (synthetic data, k = 5): the same eps0 (k >= 3:
     worst-case-upper is weak-adversary's value; both searches stop within 1e-6), the exact rows inside 4
@@ -283,7 +283,6 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
             assert verdict["winner"] == ("shuffle+inv+proj" if shuffle < central else "gaussian+proj")
 
 
-@pytest.mark.slow
 def test_phase_diagram_outputs(e2e, test_config):
     from shuffledp.experiments.phase_diagram import delta_rules, grid_axes, rule_slug
 
@@ -301,7 +300,6 @@ def test_phase_diagram_outputs(e2e, test_config):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
-@pytest.mark.slow
 def test_balle_outputs(e2e, test_config):
     """The Balle stage ran on the tiny config: its figure, and every configured curve reproduced against
     the authors' code at the points it computed (the other curves are "not computed in this run")."""

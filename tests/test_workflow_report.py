@@ -159,6 +159,7 @@ def test_snakemake_report_contains_figures_and_the_reproduction_report(tiny_run)
         assert any(name.endswith("/" + image.name) for name in names), image.name
 
 
+@pytest.mark.slow  # a Snakemake dry run
 def test_slurm_profile_dry_run_without_sbatch(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
     work = _workdir(tmp_path)

@@ -100,8 +100,7 @@ def _validity_counts(cases):
     return counts
 
 
-@pytest.mark.slow
-def test_validity_counts_on_every_tiny_case():
+def test_validity_counts_on_every_tiny_case():  # ~2 s since issue 24's brute force: not `slow` (a library test, both Pythons)
     """The counts recorded in docs/reproduction-notes.md (issue 21): k = 2 never below the worst case;
     k >= 3 below it on some cases (invalid as an upper bound) and never above it (a lower bound)."""
     counts = _validity_counts(TINY)

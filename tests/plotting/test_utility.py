@@ -51,8 +51,15 @@ def fig2_frame(utility_config):
     )
 
 
-def test_fig2_hatches_exactly_the_floored_gaussian_boxes(fig2_frame, utility_config):
-    figure = figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
+@pytest.fixture(scope="module")
+def fig2_figure(fig2_frame, utility_config):
+    """Figure 2 drawn once for the three tests that only read it (issue 24: ~4-5 s each; its panels share
+    one y axis across subfigures, so matplotlib redraws the canvas on every limit change while it is built)."""
+    return figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
+
+
+def test_fig2_hatches_exactly_the_floored_gaussian_boxes(fig2_frame, fig2_figure):
+    figure = fig2_figure
     seen_floored = seen_kept = 0
     for ax, calibration in zip(figure.axes, ["as_printed", "as_printed", "configured", "configured"]):
         data = fig2_frame[fig2_frame["calibration"] == calibration]
@@ -67,8 +74,8 @@ def test_fig2_hatches_exactly_the_floored_gaussian_boxes(fig2_frame, utility_con
     assert any("δ̂ below the floor" in text for text in legend_texts(figure))
 
 
-def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, utility_config):
-    figure = figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
+def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, fig2_figure, utility_config):
+    figure = fig2_figure
     text = figure_text(figure)
     first = fig2_frame.iloc[0]
     for part in (f"k = {utility_config['synthetic']['k']}", f"ε = {first['epsilon']:g}", f"ε0 = {first['epsilon_local']:g}",
@@ -119,8 +126,8 @@ def test_fig2_is_drawn_only_when_saved_and_the_png_is_the_redrawn_one(fig2_frame
     assert png == redrawn_png
 
 
-def test_box_medians_contrast_with_their_fills_and_mechanisms_differ(fig2_frame, utility_config):
-    figure = figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
+def test_box_medians_contrast_with_their_fills_and_mechanisms_differ(fig2_figure):
+    figure = fig2_figure
     fills = {}
     for ax in figure.axes:
         for gid, (patch, median) in _boxes(ax).items():

@@ -1,0 +1,70 @@
+""".ci/run's control flow with stand-in programs (issue 24): the newest Python's environment installs in
+the background while the README's test command runs, and every step's failure fails CI -- a failed pip
+install of the README's command included (set -e does not stop inside an && list; it used to pass)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+NEWEST_STUB = """#!/usr/bin/env bash
+# stand-in for .ci/newest-python: records the step; the install takes a moment, so a missing wait shows
+[[ "$1" == install ]] && sleep 0.5
+echo "newest $1" >> calls.log
+status_var="NEWEST_${1^^}_STATUS"
+exit "${!status_var:-0}"
+"""
+
+PYTHON3_STUB = """#!/bin/sh
+# stand-in for `python3 -m venv .venv`: a venv whose pip and python only record their call
+mkdir -p .venv/bin
+printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
+printf '#!/bin/sh\\necho "python $*" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+chmod +x .venv/bin/pip .venv/bin/python
+"""
+
+
+def _executable(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Path:
+    work = tmp_path / "repo"
+    (work / ".ci").mkdir(parents=True)
+    shutil.copy2(REPO / ".ci" / "run", work / ".ci" / "run")
+    _executable(work / ".ci" / "newest-python", NEWEST_STUB)
+    (tmp_path / "bin").mkdir()
+    _executable(tmp_path / "bin" / "python3", PYTHON3_STUB)
+    return work
+
+
+def _ci(work: Path, **statuses: int):
+    env = {**os.environ, "PATH": f"{work.parent / 'bin'}:{os.environ['PATH']}", **{k: str(v) for k, v in statuses.items()}}
+    run = subprocess.run(["bash", ".ci/run"], cwd=work, env=env, capture_output=True, text=True, timeout=60)
+    log = work / "calls.log"
+    return run.returncode, log.read_text().splitlines() if log.exists() else []
+
+
+def test_every_step_runs_and_the_install_is_waited_for(checkout):
+    status, calls = _ci(checkout)
+    assert status == 0
+    assert calls[-1] == "newest test" and "newest install" in calls[:-1]
+    assert 'pip install -c requirements.lock -e .[test]' in calls
+    assert "python -m pytest -n 2 --dist loadfile" in calls
+
+
+@pytest.mark.parametrize("failing", ["PIP_STATUS", "PYTEST_STATUS", "NEWEST_INSTALL_STATUS", "NEWEST_TEST_STATUS"])
+def test_any_failing_step_fails_ci(checkout, failing):
+    status, calls = _ci(checkout, **{failing: 3})
+    assert status != 0, (failing, calls)
+    if failing != "NEWEST_TEST_STATUS":
+        assert "newest test" not in calls, calls  # nothing runs after a failure
