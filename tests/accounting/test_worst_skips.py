@@ -11,7 +11,8 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views import worst
 from shuffledp.accounting.views.worst import WorstFamilies
 
-SETTINGS = [(10**6, 10, 1.0), (10**5, 10, 1.0), (10**4, 3, 4.0), (1000, 2, 0.5), (10**5, 4, 2.0)]
+SETTINGS = [(10**6, 10, 1.0), (10**5, 10, 1.0), (10**4, 3, 4.0), (1000, 2, 0.5), (10**5, 4, 2.0), (200, 5, 1.0),
+            (50, 3, 0.5), (10**6, 100, 4.0)]
 EPSILONS = [0.01, 0.05, 0.2, 0.45, 0.7, 0.72, 0.9, 0.99, 1.5, 3.9]
 
 

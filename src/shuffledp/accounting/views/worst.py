@@ -86,12 +86,29 @@ class _Member:
     """One family member at one epsilon: ``rows(s, keep=None)`` (log terms of the sum over s; with a mask
     ``keep`` only those rows are evaluated, the others are -inf), ``bound(s)`` (certified upper bounds
     on the same terms, elementary operations only), the window's mean, variance and smallest s, and
-    ``finish`` (the constant added to the log sum)."""
+    ``finish`` (the constant added to the log sum); ``total`` (phi -> (pre, log g), optional) gives a
+    certified bound on the whole sum over s (:func:`_mgf_bound`)."""
 
-    __slots__ = ("rows", "bound", "mean", "var", "s_min", "finish")
+    __slots__ = ("rows", "bound", "mean", "var", "s_min", "finish", "total")
 
-    def __init__(self, rows, bound, mean, var, s_min, finish):
+    def __init__(self, rows, bound, mean, var, s_min, finish, total=None):
         self.rows, self.bound, self.mean, self.var, self.s_min, self.finish = rows, bound, mean, var, s_min, finish
+        self.total = total
+
+
+#: the exponents phi tried by :func:`_mgf_bound` (any phi > 0 gives a valid bound; the grid only makes it tight)
+_PHIS = np.exp(np.linspace(-12.0, 5.0, 86))
+
+
+def _mgf_bound(total, n, log_p):
+    """Certified bound on log sum_s Bin(n, p)(s) E[(Y_s)_+] where, for every phi > 0,
+    E[e^(phi Y_S)] = e^pre(phi) (1 - p + p g(phi))^n (``total(phi)`` = (pre, log g)): from
+    x_+ <= e^(phi x - 1) / phi, the minimum over a grid of phi of pre - 1 - log phi + n log(1 + p (g - 1))."""
+    pre, log_g = total(_PHIS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = pre - 1.0 - np.log(_PHIS) + n * np.log1p(math.exp(log_p) * np.expm1(log_g))
+    value = value[np.isfinite(value)]
+    return float(np.min(value)) if value.size else np.inf
 
 
 def _masked(function, keep, t, N, *args):
@@ -194,16 +211,23 @@ class WorstFamilies:
         """Certified upper bound on the member's computed value, +inf where none is cheap: when every row
         bound of the first window is below e^-700, the window is not widened (the peak is beyond the
         promise) and its logsumexp is at most that of the bounds."""
-        window = _window(self.setting.n_users, member.mean, member.var, member.s_min)
+        n = self.setting.n_users
+        window = _window(n, member.mean, member.var, member.s_min)
         if window is None:
             return -np.inf
+        value = np.inf
+        if member.total is not None and self.setting.k > 2:  # the whole sum over s (any window)
+            value = member.finish(_mgf_bound(member.total, n, self._log_p(member)))
         with np.errstate(invalid="ignore"):
             bound = member.bound(np.arange(window[0], window[1] + 1, dtype=float))
         top = float(np.max(bound))
-        if not (np.isfinite(top) and top < _LOG_BEYOND_PROMISE - 1.0) or np.isnan(bound).any():
-            return np.inf
-        value = member.finish(float(logsumexp(bound)))
-        return value + _LOG_BOUND_MARGIN * (1.0 + abs(value))
+        if np.isfinite(top) and top < _LOG_BEYOND_PROMISE - 1.0 and not np.isnan(bound).any():
+            value = min(value, member.finish(float(logsumexp(bound))))
+        return value + _LOG_BOUND_MARGIN * (1.0 + abs(value)) if np.isfinite(value) else value
+
+    def _log_p(self, member) -> float:
+        """log of the success probability of S in the member's weights (mean / n)."""
+        return math.log(member.mean / self.setting.n_users)
 
     def _member_none(self, eps) -> _Member:
         s_set, logs = self.setting, self._logs
@@ -240,7 +264,12 @@ class WorstFamilies:
         p = math.exp(logs.log_2q)
         # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
         s_min = extra * n / (math.exp(log_lam) - c_per_s + extra) if extra > 0 else 0.0
-        return _Member(rows, bound, n * p, n * p * (1 - p), s_min, lambda v: v + log_lam - math.log(n))
+        # t_s = extra n / lambda + s (c - extra) / lambda, A | S ~ Bin(S, 1/2)
+        def total(phi):
+            lam = math.exp(log_lam)
+            return -phi * extra * n / lam, -phi * (c_per_s - extra) / lam + np.logaddexp(0.0, phi) - math.log(2.0)
+
+        return _Member(rows, bound, n * p, n * p * (1 - p), s_min, lambda v: v + log_lam - math.log(n), total)
 
     def _members_all_x0(self, eps) -> tuple[_Member, _Member]:
         s_set = self.setting
@@ -293,10 +322,19 @@ class WorstFamilies:
         # terms vanish unless t_s < s (forward) or t'_s > 0 (reverse): s above these
         s_min_forward = n * math.expm1(-eps) / math.expm1(-e0)
         s_min_reverse = n * math.expm1(eps) / math.expm1(e0)
+        # u_s = alpha + gamma s, B | S ~ Bin(S, 1 - pi0): Y = u_S - B (forward), B - u'_S (reverse)
+        gamma = x * (1.0 - x) / denominator
+
+        def total_forward(phi):
+            return phi * d_forward, phi * gamma + np.logaddexp(log_pi0, log_1mpi0 - phi)
+
+        def total_reverse(phi):
+            return -phi * d_reverse, -phi * gamma + np.logaddexp(log_pi0, log_1mpi0 + phi)
+
         return (_Member(forward, lambda s: weights(s) + log_excess_below_bound(u_forward(s), s, log_1mpi0, log_pi0),
-                        mean, var, s_min_forward, lambda v: v + eps + log_scale),
+                        mean, var, s_min_forward, lambda v: v + eps + log_scale, total_forward),
                 _Member(reverse, lambda s: weights(s) + log_excess_above_bound(u_reverse(s), s, log_1mpi0, log_pi0),
-                        mean, var, s_min_reverse, lambda v: v + log_scale))
+                        mean, var, s_min_reverse, lambda v: v + log_scale, total_reverse))
 
     def _members(self, eps: float) -> dict[str, _Member]:
         forward, reverse = self._members_all_x0(float(eps))
