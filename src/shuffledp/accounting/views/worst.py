@@ -132,6 +132,19 @@ def _window(n_max, mean, var, s_min):
     return max(s_min, int(centre - half)), min(n_max, int(math.ceil(centre + half)))
 
 
+def _x0_totals(d_forward, d_reverse, gamma, log_pi0, log_1mpi0):
+    """The moment generating functions of "all on x0" for :func:`_mgf_bound`: u_s = d + gamma s and
+    B | S ~ Bin(S, 1 - pi0); Y = u_S - B (forward), B - u'_S (reverse)."""
+
+    def total_forward(phi):
+        return phi * d_forward, phi * gamma + np.logaddexp(log_pi0, log_1mpi0 - phi)
+
+    def total_reverse(phi):
+        return -phi * d_reverse, -phi * gamma + np.logaddexp(log_pi0, log_1mpi0 + phi)
+
+    return total_forward, total_reverse
+
+
 class WorstFamilies:
     """Exact log delta of each member of the family (module docstring) for one setting; the weights of
     the sums over s do not depend on epsilon and are cached across epsilons.
@@ -322,15 +335,7 @@ class WorstFamilies:
         # terms vanish unless t_s < s (forward) or t'_s > 0 (reverse): s above these
         s_min_forward = n * math.expm1(-eps) / math.expm1(-e0)
         s_min_reverse = n * math.expm1(eps) / math.expm1(e0)
-        # u_s = alpha + gamma s, B | S ~ Bin(S, 1 - pi0): Y = u_S - B (forward), B - u'_S (reverse)
-        gamma = x * (1.0 - x) / denominator
-
-        def total_forward(phi):
-            return phi * d_forward, phi * gamma + np.logaddexp(log_pi0, log_1mpi0 - phi)
-
-        def total_reverse(phi):
-            return -phi * d_reverse, -phi * gamma + np.logaddexp(log_pi0, log_1mpi0 + phi)
-
+        total_forward, total_reverse = _x0_totals(d_forward, d_reverse, x * (1.0 - x) / denominator, log_pi0, log_1mpi0)
         return (_Member(forward, lambda s: weights(s) + log_excess_below_bound(u_forward(s), s, log_1mpi0, log_pi0),
                         mean, var, s_min_forward, lambda v: v + eps + log_scale, total_forward),
                 _Member(reverse, lambda s: weights(s) + log_excess_above_bound(u_reverse(s), s, log_1mpi0, log_pi0),
