@@ -220,10 +220,11 @@ class WorstFamilies:
     def _value(self, member) -> float:
         return member.finish(self._sum_rows(member, self.setting.n_users))
 
-    def _value_bound(self, member) -> float:
-        """Certified upper bound on the member's computed value, +inf where none is cheap: when every row
-        bound of the first window is below e^-700, the window is not widened (the peak is beyond the
-        promise) and its logsumexp is at most that of the bounds."""
+    def _value_bound(self, member, rows: bool = True) -> float:
+        """Certified upper bound on the member's computed value, +inf where none is cheap: the closed-form
+        bound on the whole sum over s, and (``rows``) when every row bound of the first window is below
+        e^-700, the window is not widened (the peak is beyond the promise) and its logsumexp is at most
+        that of the bounds."""
         n = self.setting.n_users
         window = _window(n, member.mean, member.var, member.s_min)
         if window is None:
@@ -232,7 +233,7 @@ class WorstFamilies:
         if member.total is not None and self.setting.k > 2:  # the whole sum over s (any window)
             value = member.finish(_mgf_bound(member.total, n, self._log_p(member)))
         with np.errstate(invalid="ignore"):
-            bound = member.bound(np.arange(window[0], window[1] + 1, dtype=float))
+            bound = member.bound(np.arange(window[0], window[1] + 1, dtype=float)) if rows else np.full(1, np.inf)
         top = float(np.max(bound))
         if np.isfinite(top) and top < _LOG_BEYOND_PROMISE - 1.0 and not np.isnan(bound).any():
             value = min(value, member.finish(float(logsumexp(bound))))
@@ -359,15 +360,16 @@ class WorstFamilies:
 
     def log_delta_max(self, eps: float) -> float:
         """max(:meth:`member_log_deltas`), the same value to the last bit; members are evaluated in
-        decreasing order of their certified bounds, and one whose bound is below the largest value
-        found is skipped (its computed value is below that bound, so it cannot be the maximum)."""
+        decreasing order of their closed-form bounds, and one whose bound (closed form, then the rows')
+        is below the largest value found is skipped (its computed value is below that bound, so it
+        cannot be the maximum)."""
         if eps >= self.setting.epsilon_local:
             return -np.inf
         members = self._members(eps)
-        bounds = {name: self._value_bound(member) for name, member in members.items()}
+        quick = {name: self._value_bound(member, rows=False) for name, member in members.items()}
         best = -np.inf
-        for name in sorted(members, key=lambda key: -bounds[key]):
-            if bounds[name] < best:
+        for name in sorted(members, key=lambda key: -quick[key]):
+            if quick[name] < best or (best > -np.inf and self._value_bound(members[name]) < best):
                 continue
             best = max(best, self._value(members[name]))
         return best
