@@ -96,6 +96,12 @@ class WorstCaseLower(BracketedMixin, Accountant):
         MAX_USERS_THIRD < n <= MAX_USERS_ONE_VALUE "one value" (every other user on x2, the whole
         histogram: the third-value dataset a = b = 0 in closed form, which "third value" holds below)."""
         members = self._families.member_log_deltas(eps)
+        members.update(self._widened(eps))
+        return members
+
+    def _widened(self, eps: float) -> dict[str, float]:
+        """The members beyond the family's three (see :meth:`member_log_deltas`)."""
+        members: dict[str, float] = {}
         s = self.setting
         if s.k < 3 or eps >= s.epsilon_local:
             return members
@@ -142,7 +148,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         # a lower bound: what the windows leave out is simply dropped (the true value is only larger)
-        return max(self.member_log_deltas(eps).values()), -np.inf
+        # the family's maximum without evaluating members that cannot be it (the same value to the bit)
+        return max([self._families.log_delta_max(eps), *self._widened(eps).values()]), -np.inf
 
     def _chernoff(self) -> ChernoffBound:
         if getattr(self, "_chernoff_bound", None) is None:

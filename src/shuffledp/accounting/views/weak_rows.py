@@ -18,6 +18,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.numerics.binomial import (
+    _SMALL_THRESHOLD,
     high_part,
     log_excess_above_bound,
     log_excess_below,
@@ -95,6 +96,35 @@ def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
                  - log1mexp(np.minimum(log_ratio, -1e-300)))
     out[ok] = np.where(good, value, np.inf)
     return out
+
+
+class _ExcessMemo:
+    """The expected excesses log E[(tau - M)_+] of the middle ranges' pairs (s, a) computed for the most
+    recent (setting, epsilon), kept so that the next window K of the widening loop (same epsilon) reads
+    back the pairs it shares with the previous one instead of computing them again (incomplete beta
+    functions, most of an evaluation's time)."""
+
+    def __init__(self):
+        self.key, self.keys, self.values = None, np.empty(0, dtype=np.int64), np.empty(0)
+
+    def find(self, key, keys):
+        """(found, values): which ``keys`` are known for ``key``, and their values (garbage elsewhere)."""
+        if key != self.key or self.keys.size == 0:
+            return np.zeros(keys.shape, dtype=bool), np.empty(keys.shape)
+        at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        return self.keys[at] == keys, self.values[at]
+
+    def add(self, key, new):
+        if not new:
+            return
+        keys, values = np.concatenate([k for k, _ in new]), np.concatenate([v for _, v in new])
+        if key == self.key:
+            keys, values = np.concatenate([self.keys, keys]), np.concatenate([self.values, values])
+        order = np.argsort(keys, kind="stable")
+        self.key, self.keys, self.values = key, keys[order], values[order]
+
+
+_EXCESS_MEMO = _ExcessMemo()
 
 
 @dataclass
@@ -235,12 +265,38 @@ class WeakRows:
         counts = prep.counts[rows]
         cum = np.cumsum(counts)
         boundaries = np.searchsorted(cum, np.arange(_CHUNK, int(cum[-1]), _CHUNK))
+        new: list = []
         for group in np.split(rows, boundaries + 1):
             if group.size == 0:
                 continue
             seg, tau, log_a, starts = self.middle_pairs(prep, group)
-            terms = log_a + log_excess_below(tau, self.N_m[group][seg], lrho, l1mrho)
+            terms = log_a + self._excess(prep, group, seg, tau, new)
             mid[group] = math.log(prep.nu) + segment_logsumexp(terms, starts, group.size)
+        _EXCESS_MEMO.add(self._memo_key(prep), new)
+
+    def _memo_key(self, prep):
+        return (self.n, self.k, self.e0, self.logs.log_rho, self.logs.log_1mrho, prep.eps)
+
+    def _excess(self, prep, group, seg, tau, new):
+        """log E[(tau - M)_+] of the pairs (s, a) of ``group`` (``seg``: their rows), read back from
+        :data:`_EXCESS_MEMO` where an earlier window K of the same epsilon computed them (the same
+        function of the same tau and N: the same bits); the pairs computed here are appended to ``new``.
+        Thresholds log_excess_below sums directly (tau <= its small limit) are always recomputed
+        together, so that they are summed over the same width as before."""
+        lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
+        N = self.N_m[group][seg]
+        cnt = prep.counts[group]
+        a = prep.a_start[group][seg] + (np.arange(seg.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+        keys = self.s[group][seg].astype(np.int64) * np.int64(self.n + 1) + a.astype(np.int64)
+        hit, values = _EXCESS_MEMO.find(self._memo_key(prep), keys)
+        hit &= ~((tau > 0) & (tau <= _SMALL_THRESHOLD) & (N >= 1))
+        out = np.empty(tau.shape)
+        out[hit] = values[hit]
+        todo = ~hit
+        if todo.any():
+            out[todo] = log_excess_below(tau[todo], N[todo], lrho, l1mrho)
+            new.append((keys[todo], out[todo]))
+        return out
 
     def _finish(self, prep, mid, chernoff) -> tuple[float, float]:
         """(log summed delta, log certified remainder) from the rows' parts."""

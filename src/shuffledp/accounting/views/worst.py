@@ -39,7 +39,14 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
-from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_excess_below
+from shuffledp.accounting.numerics.binomial import (
+    _SMALL_THRESHOLD,
+    LogPmfRange,
+    log_excess_above,
+    log_excess_above_bound,
+    log_excess_below,
+    log_excess_below_bound,
+)
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.numerics.windows import bernstein_half_width, sd_window
 from shuffledp.accounting.views.binned import LOG_HALF, BinnedView, Bins, bin_index, flat_rows, split_pair_rows
@@ -51,6 +58,12 @@ FAMILY = ("none", "all-x0 D||D'", "all-x0 D'||D")
 _LOG_EDGE = 40.0  # a window is widened while its edge term is within e^40 of the largest
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) a lower value is returned without widening
 _MAX_WINDOW = 1 << 20  # rows summed per family member at most
+_SKIP_MIN_ROWS = 64  # blocks of fewer rows are evaluated whole
+_LOG_FIRST = 30.0  # rows whose bound is within e^30 of the block's largest bound are evaluated first
+#: rows whose bound is this far below an exact row are not evaluated: e^-760 underflows to 0.0 (exp of
+#: anything below -745.2 does), and the bounds' rounding is far below the 15 nats to spare
+_LOG_UNDERFLOW = 760.0
+_LOG_BOUND_MARGIN = 1e-9  # relative allowance for the rounding of a member's value and of its bound
 
 
 def _growth_step(values, peak, width, from_low):
@@ -69,9 +82,79 @@ def _growth_step(values, peak, width, from_low):
     return int(min(max(16, width), max(16, math.ceil(1.25 * need) + 16)))
 
 
+class _Member:
+    """One family member at one epsilon: ``rows(s, keep=None)`` (log terms of the sum over s; with a mask
+    ``keep`` only those rows are evaluated, the others are -inf), ``bound(s)`` (certified upper bounds
+    on the same terms, elementary operations only), the window's mean, variance and smallest s, and
+    ``finish`` (the constant added to the log sum); ``total`` (phi -> (pre, log g), optional) gives a
+    certified bound on the whole sum over s (:func:`_mgf_bound`)."""
+
+    __slots__ = ("rows", "bound", "mean", "var", "s_min", "finish", "total")
+
+    def __init__(self, rows, bound, mean, var, s_min, finish, total=None):
+        self.rows, self.bound, self.mean, self.var, self.s_min, self.finish = rows, bound, mean, var, s_min, finish
+        self.total = total
+
+
+#: the exponents phi tried by :func:`_mgf_bound` (any phi > 0 gives a valid bound; the grid only makes it tight)
+_PHIS = np.exp(np.linspace(-12.0, 5.0, 86))
+
+
+def _mgf_bound(total, n, log_p):
+    """Certified bound on log sum_s Bin(n, p)(s) E[(Y_s)_+] where, for every phi > 0,
+    E[e^(phi Y_S)] = e^pre(phi) (1 - p + p g(phi))^n (``total(phi)`` = (pre, log g)): from
+    x_+ <= e^(phi x - 1) / phi, the minimum over a grid of phi of pre - 1 - log phi + n log(1 + p (g - 1))."""
+    pre, log_g = total(_PHIS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = pre - 1.0 - np.log(_PHIS) + n * np.log1p(math.exp(log_p) * np.expm1(log_g))
+    value = value[np.isfinite(value)]
+    return float(np.min(value)) if value.size else np.inf
+
+
+def _masked(function, keep, t, N, *args):
+    """``function(t, N, *args)`` (a binomial excess, elementwise) on the rows ``keep`` only; -inf elsewhere
+    (array arguments are taken at the same rows, scalars as they are)."""
+    if keep is None:
+        return function(t, N, *args)
+    out = np.full(t.shape, -np.inf)
+    if keep.any():
+        out[keep] = function(t[keep], N[keep], *(a[keep] if np.ndim(a) else a for a in args))
+    return out
+
+
+def _window(n_max, mean, var, s_min):
+    """The first window (lo, hi) of :meth:`WorstFamilies._sum_rows` (None: empty sum)."""
+    s_min = max(0, int(math.floor(s_min)))
+    if s_min > n_max:
+        return None
+    centre = min(max(mean, s_min), n_max)
+    half = 8.0 * math.sqrt(var) + 32.0
+    return max(s_min, int(centre - half)), min(n_max, int(math.ceil(centre + half)))
+
+
+def _x0_totals(d_forward, d_reverse, gamma, log_pi0, log_1mpi0):
+    """The moment generating functions of "all on x0" for :func:`_mgf_bound`: u_s = d + gamma s and
+    B | S ~ Bin(S, 1 - pi0); Y = u_S - B (forward), B - u'_S (reverse)."""
+
+    def total_forward(phi):
+        return phi * d_forward, phi * gamma + np.logaddexp(log_pi0, log_1mpi0 - phi)
+
+    def total_reverse(phi):
+        return -phi * d_reverse, -phi * gamma + np.logaddexp(log_pi0, log_1mpi0 + phi)
+
+    return total_forward, total_reverse
+
+
 class WorstFamilies:
     """Exact log delta of each member of the family (module docstring) for one setting; the weights of
-    the sums over s do not depend on epsilon and are cached across epsilons."""
+    the sums over s do not depend on epsilon and are cached across epsilons.
+
+    Work whose result is provably not used is skipped, the values being those of the full evaluation to
+    the last bit: (i) a row whose certified upper bound lies more than :data:`_LOG_UNDERFLOW` below an
+    exact row of its block is not evaluated (its term e^(row - peak) in the final logsumexp is exactly
+    0.0, so -inf in its place gives the same sum; the three rows at each block edge, read by the
+    widening, are always evaluated); (ii) :meth:`log_delta_max` (the accountant's maximum) skips a
+    member whose certified upper bound on its *computed* value lies below another member's value."""
 
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting
@@ -83,17 +166,36 @@ class WorstFamilies:
             self._weights[name] = LogPmfRange(self.setting.n_users, log_pi, log_1mpi)
         return self._weights[name]
 
-    def _sum_rows(self, rows, n_max, mean, var, s_min):
-        """log sum over s in [0, n_max] of ``rows(s)`` (log values of a unimodal sequence, zero for s below
-        ``s_min``): a window around the mean (moved into s >= s_min) widened on each side until its edge
-        row is e^-40 below the largest row or the range ends. Memory stays O(width of the window)."""
-        s_min = max(0, int(math.floor(s_min)))
-        if s_min > n_max:
+    @staticmethod
+    def _block(member, s):
+        """Log terms of the rows ``s`` (exact, or -inf where the term provably underflows, see the class doc)."""
+        if member.bound is None or s.size < _SKIP_MIN_ROWS:
+            return member.rows(s)
+        with np.errstate(invalid="ignore"):
+            bound = member.bound(s)
+            first = np.ones(s.shape, dtype=bool)
+            top = float(np.max(bound))
+            if np.isfinite(top):  # the rows near the largest bound, and the block's edges, first
+                first = ~(bound < top - _LOG_FIRST)
+                first[:3] = first[-3:] = True
+            values = member.rows(s, first)
+            peak = float(np.max(values[first]))
+            rest = ~first & ~(bound < peak - _LOG_UNDERFLOW)  # NaN bounds: evaluated
+        if rest.any():
+            values[rest] = member.rows(s, rest)[rest]
+        return values
+
+    def _sum_rows(self, member, n_max):
+        """log sum over s in [0, n_max] of ``member.rows(s)`` (log values of a unimodal sequence, zero for s
+        below ``member.s_min``): a window around the mean (moved into s >= s_min) widened on each side
+        until its edge row is e^-40 below the largest row or the range ends. Memory stays O(width of the
+        window)."""
+        s_min = max(0, int(math.floor(member.s_min)))
+        window = _window(n_max, member.mean, member.var, member.s_min)
+        if window is None:
             return -np.inf
-        centre = min(max(mean, s_min), n_max)
-        half = 8.0 * math.sqrt(var) + 32.0
-        lo, hi = max(s_min, int(centre - half)), min(n_max, int(math.ceil(centre + half)))
-        values = rows(np.arange(lo, hi + 1, dtype=float))
+        lo, hi = window
+        values = self._block(member, np.arange(lo, hi + 1, dtype=float))
         while True:
             peak = float(np.max(values))
             if peak == -np.inf and lo == s_min and hi == n_max:
@@ -108,14 +210,40 @@ class WorstFamilies:
                 return float(logsumexp(values))
             if grow_lo:
                 new_lo = max(s_min, lo - _growth_step(values, peak, hi - lo + 1, from_low=True))
-                values = np.concatenate([rows(np.arange(new_lo, lo, dtype=float)), values])
+                values = np.concatenate([self._block(member, np.arange(new_lo, lo, dtype=float)), values])
                 lo = new_lo
             if grow_hi:
                 new_hi = min(n_max, hi + _growth_step(values, peak, hi - lo + 1, from_low=False))
-                values = np.concatenate([values, rows(np.arange(hi + 1, new_hi + 1, dtype=float))])
+                values = np.concatenate([values, self._block(member, np.arange(hi + 1, new_hi + 1, dtype=float))])
                 hi = new_hi
 
-    def _member_none(self, eps):
+    def _value(self, member) -> float:
+        return member.finish(self._sum_rows(member, self.setting.n_users))
+
+    def _value_bound(self, member, rows: bool = True) -> float:
+        """Certified upper bound on the member's computed value, +inf where none is cheap: the closed-form
+        bound on the whole sum over s, and (``rows``) when every row bound of the first window is below
+        e^-700, the window is not widened (the peak is beyond the promise) and its logsumexp is at most
+        that of the bounds."""
+        n = self.setting.n_users
+        window = _window(n, member.mean, member.var, member.s_min)
+        if window is None:
+            return -np.inf
+        value = np.inf
+        if member.total is not None and self.setting.k > 2:  # the whole sum over s (any window)
+            value = member.finish(_mgf_bound(member.total, n, self._log_p(member)))
+        with np.errstate(invalid="ignore"):
+            bound = member.bound(np.arange(window[0], window[1] + 1, dtype=float)) if rows else np.full(1, np.inf)
+        top = float(np.max(bound))
+        if np.isfinite(top) and top < _LOG_BEYOND_PROMISE - 1.0 and not np.isnan(bound).any():
+            value = min(value, member.finish(float(logsumexp(bound))))
+        return value + _LOG_BOUND_MARGIN * (1.0 + abs(value)) if np.isfinite(value) else value
+
+    def _log_p(self, member) -> float:
+        """log of the success probability of S in the member's weights (mean / n)."""
+        return math.log(member.mean / self.setting.n_users)
+
+    def _member_none(self, eps) -> _Member:
         s_set, logs = self.setting, self._logs
         n = s_set.n_users
         log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))
@@ -130,11 +258,11 @@ class WorstFamilies:
         # difference of t_s and s (near eps0 they agree to ~e^-eps digits, and t_s alone has lost them)
         gap = math.exp(eps) * math.expm1(s_set.epsilon_local - eps)
 
-        def rows(s):
+        def rows(s, keep=None):
             t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
             d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
             log_weight = weight.of(s)
-            out = log_weight + log_excess_above(t, s, half, half, d)
+            out = log_weight + _masked(log_excess_above, keep, t, s, half, half, d)
             u = (s * gap - extra * (n - s)) / math.exp(log_lam)
             # t_s > s - 1: only A = s exceeds it, E[(A - t_s)_+] = (s - t_s) 2^-s; taken where s - t_s from t_s
             # would carry a relative error above 100 ulp (s - t_s < s / 100), elsewhere the sum above is as exact
@@ -143,12 +271,21 @@ class WorstFamilies:
                 out = np.where(near, log_weight + np.log(np.where(near, u, 1.0)) + s * half, out)
             return out
 
+        def bound(s):
+            t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
+            return weight.of(s) + log_excess_above_bound(t, s, half, half)
+
         p = math.exp(logs.log_2q)
         # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
         s_min = extra * n / (math.exp(log_lam) - c_per_s + extra) if extra > 0 else 0.0
-        return self._sum_rows(rows, n, n * p, n * p * (1 - p), s_min) + log_lam - math.log(n)
+        # t_s = extra n / lambda + s (c - extra) / lambda, A | S ~ Bin(S, 1/2)
+        def total(phi):
+            lam = math.exp(log_lam)
+            return -phi * extra * n / lam, -phi * (c_per_s - extra) / lam + np.logaddexp(0.0, phi) - math.log(2.0)
 
-    def _members_all_x0(self, eps):
+        return _Member(rows, bound, n * p, n * p * (1 - p), s_min, lambda v: v + log_lam - math.log(n), total)
+
+    def _members_all_x0(self, eps) -> tuple[_Member, _Member]:
         s_set = self.setting
         n, e0, k = s_set.n_users, s_set.epsilon_local, s_set.k
         krr = self._logs
@@ -176,32 +313,66 @@ class WorstFamilies:
 
         large_eps = eps > math.log(2.0)
 
-        def forward(s):
+        def u_forward(s):
             # n (e^-eps - 1) + s (1 - x): for eps > log 2 as (s - n) + n e^-eps - s x (exact integer part,
             # no difference of two numbers of size n when the sum is small, e.g. eps near a large eps0)
             inner = ((s - n) + n * math.exp(-eps) - s * x) if large_eps else (n * math.expm1(-eps) + s * (1.0 - x))
-            u = x * inner / denominator
-            return weights(s) + log_excess_below(u, s, log_1mpi0, log_pi0, d_forward)
+            return x * inner / denominator
 
-        def reverse(s):
-            u = x * (n * math.expm1(eps) + s * (1.0 - x)) / denominator
-            return weights(s) + log_excess_above(u, s, log_1mpi0, log_pi0, d_reverse)
+        def forward(s, keep=None):
+            u = u_forward(s)
+            if keep is not None:  # log_excess_below sums these rows together (one width): all in every call
+                keep = keep | ((u > 0) & (u <= _SMALL_THRESHOLD) & (s >= 1))
+            return weights(s) + _masked(log_excess_below, keep, u, s, log_1mpi0, log_pi0, d_forward)
+
+        def u_reverse(s):
+            return x * (n * math.expm1(eps) + s * (1.0 - x)) / denominator
+
+        def reverse(s, keep=None):
+            return weights(s) + _masked(log_excess_above, keep, u_reverse(s), s, log_1mpi0, log_pi0, d_reverse)
 
         p = math.exp(log_ppq)
         mean, var = n * p, n * p * (1 - p)
         # terms vanish unless t_s < s (forward) or t'_s > 0 (reverse): s above these
         s_min_forward = n * math.expm1(-eps) / math.expm1(-e0)
         s_min_reverse = n * math.expm1(eps) / math.expm1(e0)
-        return (self._sum_rows(forward, n, mean, var, s_min_forward) + eps + log_scale,
-                self._sum_rows(reverse, n, mean, var, s_min_reverse) + log_scale)
+        total_forward, total_reverse = _x0_totals(d_forward, d_reverse, x * (1.0 - x) / denominator, log_pi0, log_1mpi0)
+        return (_Member(forward, lambda s: weights(s) + log_excess_below_bound(u_forward(s), s, log_1mpi0, log_pi0),
+                        mean, var, s_min_forward, lambda v: v + eps + log_scale, total_forward),
+                _Member(reverse, lambda s: weights(s) + log_excess_above_bound(u_reverse(s), s, log_1mpi0, log_pi0),
+                        mean, var, s_min_reverse, lambda v: v + log_scale, total_reverse))
+
+    def _members(self, eps: float) -> dict[str, _Member]:
+        forward, reverse = self._members_all_x0(float(eps))
+        members = {"all-x0 D||D'": forward, "all-x0 D'||D": reverse}
+        if self.setting.k > 2:
+            members["none"] = self._member_none(float(eps))
+        return members
 
     def member_log_deltas(self, eps: float) -> dict[str, float]:
         """log delta of each family member at ``eps`` (the accountant returns their maximum)."""
         if eps >= self.setting.epsilon_local:
             return {name: -np.inf for name in FAMILY}
-        forward, reverse = self._members_all_x0(float(eps))
-        none = self._member_none(float(eps)) if self.setting.k > 2 else -np.inf
+        members = self._members(eps)
+        forward, reverse = self._value(members["all-x0 D||D'"]), self._value(members["all-x0 D'||D"])
+        none = self._value(members["none"]) if "none" in members else -np.inf
         return {"none": none, "all-x0 D||D'": forward, "all-x0 D'||D": reverse}
+
+    def log_delta_max(self, eps: float) -> float:
+        """max(:meth:`member_log_deltas`), the same value to the last bit; members are evaluated in
+        decreasing order of their closed-form bounds, and one whose bound (closed form, then the rows')
+        is below the largest value found is skipped (its computed value is below that bound, so it
+        cannot be the maximum)."""
+        if eps >= self.setting.epsilon_local:
+            return -np.inf
+        members = self._members(eps)
+        quick = {name: self._value_bound(member, rows=False) for name, member in members.items()}
+        best = -np.inf
+        for name in sorted(members, key=lambda key: -quick[key]):
+            if quick[name] < best or (best > -np.inf and self._value_bound(members[name]) < best):
+                continue
+            best = max(best, self._value(members[name]))
+        return best
 
 
 def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[BinnedView]:
