@@ -6,6 +6,7 @@ brute-force single-bin reference for one tiny case.
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -291,3 +292,21 @@ def test_an_unreadable_data_file_is_one_line_naming_it(capsys, monkeypatch, tmp_
                          "--data", str(path), "--draws", "2")
     assert code == 1 and out == ""
     assert err.strip().splitlines() == [f"shuffle-dp: error: cannot open {path}: Permission denied"]
+
+
+@pytest.mark.parametrize("preset, expected", [(None, 1), ("2", 2)])
+def test_the_command_runs_on_one_blas_thread_unless_the_caller_chose(preset, expected):
+    """Issue 24: OpenBLAS's per-core thread pool is half the command's start-up; the console script asks
+    for one thread, and a caller's OPENBLAS_NUM_THREADS is kept."""
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    script = ("import contextlib, io\n"
+              "from shuffledp.cli import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()):\n"
+              "    assert main(['delta', '--accountant', 'weak-adversary', '--eps0', '1', '--n', '1000', '--k', '10',"
+              " '--eps', '0.5']) == 0\n"
+              "from threadpoolctl import threadpool_info\n"
+              "print(sorted({pool['num_threads'] for pool in threadpool_info() if pool['user_api'] == 'blas'}))\n")
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == f"[{expected}]"
