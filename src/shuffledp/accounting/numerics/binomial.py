@@ -29,7 +29,8 @@ from scipy.special import betainc
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 
-__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "LogPmfRange", "beta_continued_fraction"]
+__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "summed_directly", "LogPmfRange",
+           "beta_continued_fraction"]
 
 _LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
@@ -316,6 +317,12 @@ def log_excess_above(t, N, log_pi: float, log_1mpi: float, d=None):
     return out
 
 
+def summed_directly(t, N):
+    """Where :func:`log_excess_below` sums E[(t - X)_+] directly over x < t: one sum for all of them, as wide
+    as the largest such t, so a caller that reuses some of its values recomputes these rows together."""
+    return (t > 0) & (t <= _SMALL_THRESHOLD) & (N >= 1)
+
+
 def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
     """log E[(t - X)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0.
 
@@ -326,7 +333,7 @@ def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
                    dtype=float, ndmin=1).reshape(t.shape)
     # small t: sum_{x < t} (t - x) Pr(X = x) directly (a few terms); N - t would round to N when t is far
     # below the spacing of doubles near N (e.g. t = 3e-9, N = 1e8), losing the whole excess
-    small = (t > 0) & (t <= _SMALL_THRESHOLD) & (N >= 1)
+    small = summed_directly(t, N)
     if small.any():
         ts, Ns = t[small], N[small]
         x = np.arange(int(math.ceil(float(ts.max()))), dtype=float)[None, :]

@@ -18,7 +18,6 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.numerics.binomial import (
-    _SMALL_THRESHOLD,
     high_part,
     log_excess_above_bound,
     log_excess_below,
@@ -26,6 +25,7 @@ from shuffledp.accounting.numerics.binomial import (
     log_pmf,
     log_sf,
     log_sf_bound,
+    summed_directly,
 )
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.windows import bernstein_window
@@ -289,7 +289,7 @@ class WeakRows:
         a = prep.a_start[group][seg] + (np.arange(seg.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
         keys = self.s[group][seg].astype(np.int64) * np.int64(self.n + 1) + a.astype(np.int64)
         hit, values = _EXCESS_MEMO.find(self._memo_key(prep), keys)
-        hit &= ~((tau > 0) & (tau <= _SMALL_THRESHOLD) & (N >= 1))
+        hit &= ~summed_directly(tau, N)
         out = np.empty(tau.shape)
         out[hit] = values[hit]
         todo = ~hit

@@ -40,12 +40,12 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.binomial import (
-    _SMALL_THRESHOLD,
     LogPmfRange,
     log_excess_above,
     log_excess_above_bound,
     log_excess_below,
     log_excess_below_bound,
+    summed_directly,
 )
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.numerics.windows import bernstein_half_width, sd_window
@@ -322,7 +322,7 @@ class WorstFamilies:
         def forward(s, keep=None):
             u = u_forward(s)
             if keep is not None:  # log_excess_below sums these rows together (one width): all in every call
-                keep = keep | ((u > 0) & (u <= _SMALL_THRESHOLD) & (s >= 1))
+                keep = keep | summed_directly(u, s)
             return weights(s) + _masked(log_excess_below, keep, u, s, log_1mpi0, log_pi0, d_forward)
 
         def u_reverse(s):
