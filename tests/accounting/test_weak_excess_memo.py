@@ -1,5 +1,5 @@
 """The weak adversary's widening loop reads back the expected excesses an earlier window of the same
-epsilon computed (views/weak_rows.py, _ExcessMemo): the values must be those computed afresh, to the bit."""
+epsilon computed (views/weak_rows.py, ExcessMemo): the values must be those computed afresh, to the bit."""
 
 from __future__ import annotations
 
@@ -13,47 +13,49 @@ CASES = [(10**6, 10, 1.0, [0.02, 0.021]), (10**4, 4, 2.0, [0.05, 0.3, 1.0]), (30
          (10**5, 100, 4.0, [0.05, 0.5, 2.0])]
 
 
-class _Forgetful(weak_rows._ExcessMemo):
-    def find(self, key, keys):
+class _Forgetful(weak_rows.ExcessMemo):
+    def find(self, eps, keys):
         return np.zeros(keys.shape, dtype=bool), np.empty(keys.shape)
 
 
-def _values(n, k, e0, eps):
+def _values(n, k, e0, eps, memo):
     accountant = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=e0)
+    accountant.view.excess_memo = memo  # before any rows are built: every K's rows share it
     return [accountant.view.log_delta_parts(e) for e in eps]
 
 
+def test_the_view_hands_one_memo_to_the_rows_of_every_window():
+    view = get_accountant("weak-adversary", n_users=10**4, k=4, epsilon_local=2.0).view
+    assert view.rows(8.0).memo is view.rows(8.5).memo is view.excess_memo
+
+
 @pytest.mark.parametrize("n,k,e0,eps", CASES)
-def test_memo_gives_the_bits_of_a_fresh_evaluation(monkeypatch, n, k, e0, eps):
-    monkeypatch.setattr(weak_rows, "_EXCESS_MEMO", weak_rows._ExcessMemo())
-    with_memo = _values(n, k, e0, eps)
-    monkeypatch.setattr(weak_rows, "_EXCESS_MEMO", _Forgetful())
-    assert with_memo == _values(n, k, e0, eps)
+def test_memo_gives_the_bits_of_a_fresh_evaluation(n, k, e0, eps):
+    with_memo = _values(n, k, e0, eps, weak_rows.ExcessMemo())
+    assert with_memo == _values(n, k, e0, eps, _Forgetful())
 
 
-class _Neighbour(weak_rows._ExcessMemo):
+class _Neighbour(weak_rows.ExcessMemo):
     """A faulty memo: the value of the neighbouring pair (a is off by one)."""
 
-    def find(self, key, keys):
-        hit, values = super().find(key, keys)
+    def find(self, eps, keys):
+        hit, values = super().find(eps, keys)
         return hit, np.roll(values, 1)
 
 
-def test_memo_is_used_and_a_faulty_memo_is_caught(monkeypatch):
+def test_memo_is_used_and_a_faulty_memo_is_caught():
     """At n = 10^6, eps = 0.02 the loop widens (K = 8, then 8.5) and reads back most pairs; a memo that
     returned a neighbour's values would give other values (the comparison above can fail)."""
-    memo = weak_rows._ExcessMemo()
+    memo = weak_rows.ExcessMemo()
     found = []
     find = memo.find
 
-    def counting(key, keys):
-        hit, values = find(key, keys)
+    def counting(eps, keys):
+        hit, values = find(eps, keys)
         found.append(int(hit.sum()))
         return hit, values
 
     memo.find = counting
-    monkeypatch.setattr(weak_rows, "_EXCESS_MEMO", memo)
-    fresh = _values(10**6, 10, 1.0, [0.02])
+    fresh = _values(10**6, 10, 1.0, [0.02], memo)
     assert sum(found) > 10**5
-    monkeypatch.setattr(weak_rows, "_EXCESS_MEMO", _Neighbour())
-    assert _values(10**6, 10, 1.0, [0.02]) != fresh
+    assert _values(10**6, 10, 1.0, [0.02], _Neighbour()) != fresh

@@ -58,7 +58,7 @@ def _no_redraws(figure):
     full draw of the whole figure, constrained layout included: Figure 2 was drawn 12 times before it
     was saved (5 of the job's 6 CPU seconds). Nothing is shown while a figure is built, so ``draw_idle``
     does nothing inside this block, and ``savefig`` draws the figure once (the PNG is the same, byte for
-    byte: tests/plotting/test_utility_figures.py).
+    byte: tests/plotting/test_utility.py).
     """
     canvas = figure.canvas
     canvas.draw_idle = lambda *args, **kwargs: None

@@ -78,7 +78,7 @@ from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views import local, strong
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, RUNS_PER_BATCH, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.split_pair import check_size
-from shuffledp.accounting.views.weak_rows import LOG_NEGLIGIBLE, WeakRows
+from shuffledp.accounting.views.weak_rows import LOG_NEGLIGIBLE, ExcessMemo, WeakRows
 
 __all__ = ["WeakView", "binned"]
 
@@ -105,6 +105,7 @@ class WeakView:
         #: above MAX_EPSILON_LOCAL_SUMMED the sums are not trusted: u's own report's delta is returned instead
         self.local_only = setting.epsilon_local > local.MAX_EPSILON_LOCAL_SUMMED
         self._rows_cache: dict[float, WeakRows] = {}
+        self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
 
     def rows(self, K: float) -> WeakRows:
         """The epsilon-independent rows for window K (at most the two most recent K are kept)."""
@@ -113,7 +114,8 @@ class WeakView:
             if len(cache) >= 2:
                 cache.pop(next(iter(cache)))
             s = self.setting
-            cache[K] = WeakRows(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr)
+            cache[K] = WeakRows(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
+                                memo=self.excess_memo)
         return cache[K]
 
     def log_parts(self, eps: float, K: float) -> tuple[float, float]:

@@ -98,33 +98,34 @@ def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
     return out
 
 
-class _ExcessMemo:
-    """The expected excesses log E[(tau - M)_+] of the middle ranges' pairs (s, a) computed for the most
-    recent (setting, epsilon), kept so that the next window K of the widening loop (same epsilon) reads
-    back the pairs it shares with the previous one instead of computing them again (incomplete beta
-    functions, most of an evaluation's time)."""
+class ExcessMemo:
+    """The expected excesses log E[(tau - M)_+] of the middle ranges' pairs (s, a) computed at the most
+    recent epsilon, kept so that the next window K of the widening loop (same epsilon) reads back the pairs
+    it shares with the previous one instead of computing them again (incomplete beta functions, most of an
+    evaluation's time). One memo per setting: the weak view hands its own to the rows of every K. The
+    state is one tuple, replaced whole, so a reader never pairs one epsilon with another's values."""
 
     def __init__(self):
-        self.key, self.keys, self.values = None, np.empty(0, dtype=np.int64), np.empty(0)
+        self._known = (None, np.empty(0, dtype=np.int64), np.empty(0))
 
-    def find(self, key, keys):
-        """(found, values): which ``keys`` are known for ``key``, and their values (garbage elsewhere)."""
-        if key != self.key or self.keys.size == 0:
+    def find(self, eps, keys):
+        """(found, values): which pair ``keys`` are known at ``eps``, and their values (garbage elsewhere)."""
+        known_eps, known, values = self._known
+        if eps != known_eps or known.size == 0:
             return np.zeros(keys.shape, dtype=bool), np.empty(keys.shape)
-        at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
-        return self.keys[at] == keys, self.values[at]
+        at = np.minimum(np.searchsorted(known, keys), known.size - 1)
+        return known[at] == keys, values[at]
 
-    def add(self, key, new):
+    def add(self, eps, new):
+        """Keep the pairs computed at ``eps`` (``new``: (keys, values) arrays), with those already known there."""
         if not new:
             return
         keys, values = np.concatenate([k for k, _ in new]), np.concatenate([v for _, v in new])
-        if key == self.key:
-            keys, values = np.concatenate([self.keys, keys]), np.concatenate([self.values, values])
+        known_eps, known, known_values = self._known
+        if eps == known_eps:
+            keys, values = np.concatenate([known, keys]), np.concatenate([known_values, values])
         order = np.argsort(keys, kind="stable")
-        self.key, self.keys, self.values = key, keys[order], values[order]
-
-
-_EXCESS_MEMO = _ExcessMemo()
+        self._known = (eps, keys[order], values[order])
 
 
 @dataclass
@@ -156,8 +157,10 @@ class WeakRows:
     totals s, their weights, the M windows of the rows; :meth:`log_delta` evaluates one epsilon and
     :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
 
-    def __init__(self, *, n: int, k: int, epsilon_local: float, K: float, logs: KrrParams):
+    def __init__(self, *, n: int, k: int, epsilon_local: float, K: float, logs: KrrParams,
+                 memo: ExcessMemo | None = None):
         self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
+        self.memo = ExcessMemo() if memo is None else memo  # shared by the rows of every K of one setting
         self.s_lo, self.s_hi = (float(v) for v in bernstein_window(n, logs.log_2q, logs.log_1m2q, K))
         s = np.arange(int(self.s_lo), int(self.s_hi) + 1, dtype=float)
         self.s = s
@@ -272,14 +275,11 @@ class WeakRows:
             seg, tau, log_a, starts = self.middle_pairs(prep, group)
             terms = log_a + self._excess(prep, group, seg, tau, new)
             mid[group] = math.log(prep.nu) + segment_logsumexp(terms, starts, group.size)
-        _EXCESS_MEMO.add(self._memo_key(prep), new)
-
-    def _memo_key(self, prep):
-        return (self.n, self.k, self.e0, self.logs.log_rho, self.logs.log_1mrho, prep.eps)
+        self.memo.add(prep.eps, new)
 
     def _excess(self, prep, group, seg, tau, new):
         """log E[(tau - M)_+] of the pairs (s, a) of ``group`` (``seg``: their rows), read back from
-        :data:`_EXCESS_MEMO` where an earlier window K of the same epsilon computed them (the same
+        :attr:`memo` where an earlier window K of the same epsilon computed them (the same
         function of the same tau and N: the same bits); the pairs computed here are appended to ``new``.
         Thresholds log_excess_below sums directly (tau <= its small limit) are always recomputed
         together, so that they are summed over the same width as before."""
@@ -288,7 +288,7 @@ class WeakRows:
         cnt = prep.counts[group]
         a = prep.a_start[group][seg] + (np.arange(seg.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
         keys = self.s[group][seg].astype(np.int64) * np.int64(self.n + 1) + a.astype(np.int64)
-        hit, values = _EXCESS_MEMO.find(self._memo_key(prep), keys)
+        hit, values = self.memo.find(prep.eps, keys)
         hit &= ~summed_directly(tau, N)
         out = np.empty(tau.shape)
         out[hit] = values[hit]
