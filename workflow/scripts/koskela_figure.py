@@ -16,13 +16,13 @@ from shuffledp.reference import load_reference  # noqa: E402
 
 setup_job_log(snakemake)
 params = snakemake.params
+published = load_reference("koskela_figures")  # their stored curves of every figure, read once
 figures = zip(params.numbers, params.sections, snakemake.output.csv, snakemake.output.png)
 for number, section, csv, png in item_logs(figures, snakemake.log):
     number = int(number)
     frame = figure_frame(number, section)
     atomic_write_text(csv, frame.to_csv(index=False))
     logging.info("%s", frame.groupby(["curve", "compositions"])["seconds"].sum().to_string())
-    published = load_reference("koskela_figures")
     figure = figure_koskela(frame, published[published["figure"] == str(number)], number=number,
                             section=section, smallest_delta=params.smallest_delta)
     with atomic_output(png) as temporary:
