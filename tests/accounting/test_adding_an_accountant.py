@@ -1,4 +1,4 @@
-"""docs/adding-an-accountant.md stays true: one module plus one registry line make an accountant
+"""docs/adding-an-accountant.md stays true: one module plus its registration make an accountant
 appear in the CLI, the config schema, table labels, the plotting palette and the composition layer.
 
 The toy accountant lives in a temporary module (no file of the repository is edited); it borrows the
@@ -49,7 +49,9 @@ def toy(tmp_path, monkeypatch):
     (tmp_path / "toy_accountant_module.py").write_text(TOY, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     registry = dict(accounting._REGISTRY)
-    accounting.register("toy-accountant", "toy_accountant_module:Toy")
+    import toy_accountant_module
+
+    accounting.register(toy_accountant_module.Toy)
     yield "toy-accountant"
     accounting._REGISTRY.clear()
     accounting._REGISTRY.update(registry)
@@ -91,7 +93,24 @@ def test_unregistered_after_the_fixture():
 
 
 def test_register_refuses_a_clash_and_a_bad_target():
-    with pytest.raises(ValueError, match="already registered"):
-        accounting.register("weak-adversary", "x:Y")
-    with pytest.raises(ValueError, match="'module:Class'"):
-        accounting.register("new-name", "no_colon")
+    class Clash(accounting.accountant_class("strong-adversary")):
+        name = "weak-adversary"
+
+    class Nameless(accounting.accountant_class("strong-adversary")):
+        pass  # inherits "strong-adversary": a plug-in must name itself
+
+    registry = dict(accounting._REGISTRY)
+    with pytest.raises(ValueError, match="already registered to WeakAdversary"):
+        accounting.register(Clash)
+    with pytest.raises(ValueError, match="`accountant` must set its own class attribute `name`"):
+        accounting.register(Nameless)
+    with pytest.raises(ValueError, match="`accountant` must be a subclass of shuffledp.accounting.Accountant"):
+        accounting.register("toy_accountant_module:Toy")  # the former "module:Class" form is gone
+    assert accounting._REGISTRY == registry
+    accounting.register(accounting.accountant_class("weak-adversary"))  # the same class again: a no-op
+    assert accounting.list_accountants() == sorted(registry)
+
+
+def test_every_registry_entry_names_its_class():
+    for name in accounting.list_accountants():
+        assert accounting.accountant_class(name).name == name

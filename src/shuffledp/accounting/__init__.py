@@ -2,8 +2,9 @@
 
 ``get_accountant(name, epsilon_local=..., n_users=..., k=..., n_x0=...)`` returns an
 :class:`Accountant`; ``list_accountants()`` lists the names (``shuffle-dp accountants`` prints each
-with its kind and scope). Modules are imported lazily, so one family's import cost is paid only when
-it is used.
+with its kind and scope). Accountant modules are imported on first use, by ordinary import statements
+inside small loader functions (nothing is imported by a string), so one family's import cost is paid
+only when it is used.
 
 The package is built in layers, each importing only from those before it:
 
@@ -16,13 +17,13 @@ The package is built in layers, each importing only from those before it:
 
 Everything that lists accountants elsewhere (the CLI, the config schema's accountant enums, table
 labels, the plotting palette, the composition layer) reads this registry: adding an accountant is one
-module plus one line in ``_REGISTRY`` (or :func:`register`); see docs/adding-an-accountant.md.
+module plus one line in ``_REGISTRY`` (or :func:`register` with the class); see docs/adding-an-accountant.md.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 
@@ -41,35 +42,99 @@ __all__ = [
     "privacy_loss_distribution",
 ]
 
-#: registry name -> "module:Class" (one module per family; see the module docstrings)
-_REGISTRY: dict[str, str] = {
-    "strong-adversary": "shuffledp.accounting.accountants.blanket:StrongAdversary",
-    "weak-adversary": "shuffledp.accounting.accountants.weak_adversary:WeakAdversary",
-    "worst-case-lower": "shuffledp.accounting.accountants.worst_case_lower:WorstCaseLower",
-    "worst-case-upper": "shuffledp.accounting.accountants.worst_case_upper:WorstCaseUpper",
-    "balle-blanket": "shuffledp.accounting.accountants.blanket:BalleBlanket",
-    "balle-hoeffding-generic": "shuffledp.accounting.accountants.blanket:BalleHoeffdingGeneric",
-    "balle-hoeffding-krr": "shuffledp.accounting.accountants.blanket:BalleHoeffdingKRR",
-    "balle-bennett-generic": "shuffledp.accounting.accountants.blanket:BalleBennettGeneric",
-    "balle-bennett-krr": "shuffledp.accounting.accountants.blanket:BalleBennettKRR",
-    "balle-hoeffding-laplace": "shuffledp.accounting.accountants.blanket:BalleHoeffdingLaplace",
-    "balle-bennett-laplace": "shuffledp.accounting.accountants.blanket:BalleBennettLaplace",
-    "feldman-closed": "shuffledp.accounting.accountants.clones:FeldmanClosed",
-    "feldman-numerical": "shuffledp.accounting.accountants.clones:FeldmanNumerical",
-    "clones-krr": "shuffledp.accounting.accountants.clones:ClonesKRR",
-    "clones-krr-2023": "shuffledp.accounting.accountants.clones:ClonesKRR2023",
-    "erlingsson": "shuffledp.accounting.accountants.erlingsson:Erlingsson",
-    "rate-erlingsson": "shuffledp.accounting.accountants.rates:RateErlingsson",
-    "rate-balle": "shuffledp.accounting.accountants.rates:RateBalle",
-    "rate-feldman": "shuffledp.accounting.accountants.rates:RateFeldman",
-    "biswas-printed": "shuffledp.accounting.accountants.biswas:BiswasPrinted",
-    "biswas-exact": "shuffledp.accounting.accountants.biswas:BiswasExact",
-    "histogram-exact": "shuffledp.accounting.accountants.histogram:HistogramExact",
-    "histogram-pair-lower": "shuffledp.accounting.accountants.histogram:HistogramPairLower",
-    "girgis-rdp": "shuffledp.accounting.accountants.girgis:GirgisRDP",
-    "girgis-rdp-simple": "shuffledp.accounting.accountants.girgis:GirgisRDPSimple",
-    "clones-krr-rdp": "shuffledp.accounting.accountants.girgis:ClonesKRRRDP",
-    "girgis-rdp-lower": "shuffledp.accounting.accountants.girgis:GirgisRDPLower",
+# One loader per accountant module: an ordinary import inside a function, so that importing this package
+# stays cheap (the CLI and the workflow jobs load only the family they use) and every import is visible
+# to the architecture test. Nothing is imported by a string.
+def _blanket():
+    from shuffledp.accounting.accountants import blanket
+
+    return blanket
+
+
+def _weak_adversary():
+    from shuffledp.accounting.accountants import weak_adversary
+
+    return weak_adversary
+
+
+def _worst_case_lower():
+    from shuffledp.accounting.accountants import worst_case_lower
+
+    return worst_case_lower
+
+
+def _worst_case_upper():
+    from shuffledp.accounting.accountants import worst_case_upper
+
+    return worst_case_upper
+
+
+def _clones():
+    from shuffledp.accounting.accountants import clones
+
+    return clones
+
+
+def _erlingsson():
+    from shuffledp.accounting.accountants import erlingsson
+
+    return erlingsson
+
+
+def _rates():
+    from shuffledp.accounting.accountants import rates
+
+    return rates
+
+
+def _biswas():
+    from shuffledp.accounting.accountants import biswas
+
+    return biswas
+
+
+def _histogram():
+    from shuffledp.accounting.accountants import histogram
+
+    return histogram
+
+
+def _girgis():
+    from shuffledp.accounting.accountants import girgis
+
+    return girgis
+
+
+#: registry name -> a function returning the class (ordinary imports, run on first use: one family's
+#: import cost is paid only when it is used; see the loaders above)
+_REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
+    "strong-adversary": lambda: _blanket().StrongAdversary,
+    "weak-adversary": lambda: _weak_adversary().WeakAdversary,
+    "worst-case-lower": lambda: _worst_case_lower().WorstCaseLower,
+    "worst-case-upper": lambda: _worst_case_upper().WorstCaseUpper,
+    "balle-blanket": lambda: _blanket().BalleBlanket,
+    "balle-hoeffding-generic": lambda: _blanket().BalleHoeffdingGeneric,
+    "balle-hoeffding-krr": lambda: _blanket().BalleHoeffdingKRR,
+    "balle-bennett-generic": lambda: _blanket().BalleBennettGeneric,
+    "balle-bennett-krr": lambda: _blanket().BalleBennettKRR,
+    "balle-hoeffding-laplace": lambda: _blanket().BalleHoeffdingLaplace,
+    "balle-bennett-laplace": lambda: _blanket().BalleBennettLaplace,
+    "feldman-closed": lambda: _clones().FeldmanClosed,
+    "feldman-numerical": lambda: _clones().FeldmanNumerical,
+    "clones-krr": lambda: _clones().ClonesKRR,
+    "clones-krr-2023": lambda: _clones().ClonesKRR2023,
+    "erlingsson": lambda: _erlingsson().Erlingsson,
+    "rate-erlingsson": lambda: _rates().RateErlingsson,
+    "rate-balle": lambda: _rates().RateBalle,
+    "rate-feldman": lambda: _rates().RateFeldman,
+    "biswas-printed": lambda: _biswas().BiswasPrinted,
+    "biswas-exact": lambda: _biswas().BiswasExact,
+    "histogram-exact": lambda: _histogram().HistogramExact,
+    "histogram-pair-lower": lambda: _histogram().HistogramPairLower,
+    "girgis-rdp": lambda: _girgis().GirgisRDP,
+    "girgis-rdp-simple": lambda: _girgis().GirgisRDPSimple,
+    "clones-krr-rdp": lambda: _girgis().ClonesKRRRDP,
+    "girgis-rdp-lower": lambda: _girgis().GirgisRDPLower,
 }
 
 
@@ -77,8 +142,7 @@ def accountant_class(name: str) -> type[Accountant]:
     """Return the accountant class registered under ``name``."""
     if name not in _REGISTRY:
         raise ValueError(f"`accountant` must be one of {', '.join(sorted(_REGISTRY))}; got {name!r}.")
-    module_name, class_name = _REGISTRY[name].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    return _REGISTRY[name]()
 
 
 def get_accountant(name: str, **parameters) -> Accountant:
@@ -91,15 +155,20 @@ def list_accountants() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def register(name: str, target: str) -> None:
-    """Register the accountant class ``target`` ("module:Class") under ``name`` (a plug-in accountant
-    kept outside this package; the package's own are listed in ``_REGISTRY``)."""
-    if name in _REGISTRY and _REGISTRY[name] != target:
-        raise ValueError(f"`name` {name!r} is already registered to {_REGISTRY[name]!r}; got {target!r}.")
-    module_name, _, class_name = target.partition(":")
-    if not module_name or not class_name:
-        raise ValueError(f"`target` must be 'module:Class'; got {target!r}.")
-    _REGISTRY[name] = target
+def register(accountant: type[Accountant]) -> None:
+    """Register the accountant class ``accountant`` under its ``name`` (a plug-in accountant kept outside
+    this package; the package's own are listed in ``_REGISTRY``). Registering the same class again is a
+    no-op; another class under a registered name is refused."""
+    if not (isinstance(accountant, type) and issubclass(accountant, Accountant)):
+        raise ValueError(f"`accountant` must be a subclass of shuffledp.accounting.Accountant; got {accountant!r}.")
+    name = vars(accountant).get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"`accountant` must set its own class attribute `name` (a non-empty string); "
+                         f"got {name!r} on {accountant.__qualname__}.")
+    if name in _REGISTRY and _REGISTRY[name]() is not accountant:
+        raise ValueError(f"`name` {name!r} is already registered to {_REGISTRY[name]().__qualname__}; "
+                         f"got {accountant.__qualname__}.")
+    _REGISTRY[name] = lambda: accountant
 
 
 class _Attributes(Mapping):
