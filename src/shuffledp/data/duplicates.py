@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from shuffledp.data.gowalla import _EXAMPLES_PER_REASON, ParsedCheckins
+from shuffledp.data.gowalla import EXAMPLES_PER_REASON, ParsedCheckins
 
 __all__ = [
     "DUPLICATE_POLICIES",
@@ -94,7 +94,7 @@ def find_duplicates(parsed: ParsedCheckins, *, earlier: pd.DataFrame | None = No
     duplicate = in_file | of_earlier
     examples = [
         ", ".join(f"{name}={value}" for name, value in row.items() if name != "row_key")
-        for _, row in checkins.loc[duplicate].head(_EXAMPLES_PER_REASON).iterrows()
+        for _, row in checkins.loc[duplicate].head(EXAMPLES_PER_REASON).iterrows()
     ]
     if policy == "drop":
         checkins = checkins.loc[~duplicate].reset_index(drop=True)

@@ -59,7 +59,8 @@ MALFORMED_REASONS = (
 #: the five tab-separated fields of a SNAP ``loc-gowalla_totalCheckins`` line
 SNAP_COLUMNS = ("user", "time", "latitude", "longitude", "location_id")
 
-_EXAMPLES_PER_REASON = 3
+#: examples kept per reason, in the malformed-line report and in the duplicate report (data.duplicates)
+EXAMPLES_PER_REASON = 3
 _GZIP_MAGIC = b"\x1f\x8b"
 _SNIFF_BYTES = 1 << 16
 
@@ -128,7 +129,7 @@ class _InvalidRows:
 
     def __call__(self, row) -> str:
         self.count += 1
-        if len(self.examples) < _EXAMPLES_PER_REASON:
+        if len(self.examples) < EXAMPLES_PER_REASON:
             self.examples.append(row.text[:200])
         return "skip"
 
@@ -177,7 +178,7 @@ def _classify(table: pa.Table, checks: list[tuple[str, np.ndarray]], n_rows: int
     for reason, bad in checks:
         new = bad & ~assigned
         counts[reason] = int(new.sum())
-        firsts[reason] = np.flatnonzero(new)[:_EXAMPLES_PER_REASON]
+        firsts[reason] = np.flatnonzero(new)[:EXAMPLES_PER_REASON]
         assigned |= new
     return ~assigned, counts, firsts
 
