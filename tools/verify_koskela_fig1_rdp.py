@@ -14,7 +14,7 @@ orders 2..256) and compares, order by order, with
   tol_ = 50 and no atom with b = 0), which is what their get_RDP returns below the float overflow of
   line 110 (no logsumexp, line 112).
 
-Then converts each by Canonne et al.'s formula (their lines 146-173; ours: girgis.rdp_to_log_delta) for
+Then converts each by Canonne et al.'s formula (their lines 146-173; ours: numerics.rdp_conversion.rdp_to_log_delta) for
 n_c = 1..4 on their 60 epsilons and writes ``src/shuffledp/reference/koskela_fig1_rdp_check.csv``.
 
     python tools/verify_koskela_fig1_rdp.py /path/to/numerical-shuffler-experiments [--commit SHA]
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _peer_functions import PEER_COMMIT, load_functions, quiet  # noqa: E402
 from transcribe_koskela import _NumpyOnly  # noqa: E402
 
-from shuffledp.accounting.accountants.girgis import rdp_to_log_delta  # noqa: E402
+from shuffledp.accounting.numerics.rdp_conversion import rdp_to_log_delta  # noqa: E402
 from shuffledp.accounting.views.clones.rdp import clones_atoms, clones_log_moments, log_moments  # noqa: E402
 from shuffledp.io import atomic_write_csv  # noqa: E402
 

@@ -23,12 +23,7 @@ They hold for every eps0-LDP randomizer (hence shuffled k-RR), replace-one neigh
   Y = ((1 + q (e^(2 eps0) - 1) / (2 e^eps0))^lambda - 1 - lambda q (e^(2 eps0) - 1) / (2 e^eps0)) e^(-(m - 1) / (8 e^eps0)).
 
 T rounds compose additively in RDP (T eps(lambda)). Conversion to (eps, delta): the improved bound of
-Canonne, Kamath, Steinke (2020, Prop. 12; also Asoodeh et al. 2021), the one used by dp_accounting's
-RDP accountant and by Koskela et al.'s code:
-
-    delta(eps) = min_lambda exp((lambda - 1)(T eps(lambda) - eps)) / lambda * (1 - 1/lambda)^(lambda - 1),
-    eps(delta) = min_lambda T eps(lambda) + (log(1/delta) + (lambda - 1) log(1 - 1/lambda) - log lambda) / (lambda - 1),
-
+Canonne, Kamath, Steinke (2020, Prop. 12), :mod:`shuffledp.accounting.numerics.rdp_conversion`,
 minimised over integer orders 2..:data:`MAX_ORDER` (Thm 3.1) or a grid of real orders in (1, MAX_ORDER]
 (Thm 3.3). Each minimum over a subset of orders is still a valid bound, so both are UPPER bounds
 (they err upwards); all in log space.
@@ -53,34 +48,15 @@ from scipy.special import gammaln
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.rdp_conversion import rdp_to_epsilon, rdp_to_log_delta
 from shuffledp.accounting.params import users_per_round
 from shuffledp.accounting.views.clones import rdp as rdp_view
 
-__all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ClonesKRRRDP", "rdp_to_log_delta", "rdp_to_epsilon",
-           "MAX_ORDER", "MAX_USERS_CLONES_RDP"]
+__all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ClonesKRRRDP", "MAX_ORDER", "MAX_USERS_CLONES_RDP"]
 
 #: largest Renyi order used in the conversion
 MAX_ORDER = 256
 _ALL = "all neighbouring datasets (replace-one), both directions (any eps0-LDP randomizer)"
-
-
-def rdp_to_log_delta(orders, rdp, epsilons) -> np.ndarray:
-    """log delta(eps) from RDP values by Canonne-Kamath-Steinke's conversion (module docstring)."""
-    orders = np.asarray(orders, dtype=float)[:, None]
-    rdp = np.asarray(rdp, dtype=float)[:, None]
-    eps = np.asarray(epsilons, dtype=float)[None, :]
-    with np.errstate(invalid="ignore", over="ignore"):
-        log_delta = (orders - 1.0) * (rdp - eps) - np.log(orders) + (orders - 1.0) * np.log1p(-1.0 / orders)
-    log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
-    return np.minimum(0.0, np.min(log_delta, axis=0))
-
-
-def rdp_to_epsilon(orders, rdp, delta: float) -> float:
-    """Smallest eps over the orders for a target delta (module docstring); >= 0."""
-    orders = np.asarray(orders, dtype=float)
-    rdp = np.asarray(rdp, dtype=float)
-    eps = rdp + (-math.log(delta) + (orders - 1.0) * np.log1p(-1.0 / orders) - np.log(orders)) / (orders - 1.0)
-    return float(max(0.0, np.min(eps)))
 
 
 def _select_orders(name: str, grid: np.ndarray, values: np.ndarray, orders) -> np.ndarray:
