@@ -70,7 +70,8 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
     )
     if with_eps0:
         parser.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
-    parser.add_argument("--n", required=True, type=_integer, help="number of users n (>= 1)")
+    parser.add_argument("--n", dest="n_users", metavar="N", required=True, type=_integer,
+                        help="number of users n (>= 1)")
     parser.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     parser.add_argument(
         "--nx0", type=_integer, default=None, help="other users holding x0, in [0, n-1] (dataset-dependent accountants)"
@@ -98,7 +99,8 @@ def _add_compare_parser(commands) -> None:
     compare = commands.add_parser(
         "compare", help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism"
     )
-    compare.add_argument("--n", required=True, type=_integer, help="number of users n (>= 1)")
+    compare.add_argument("--n", dest="n_users", metavar="N", required=True, type=_integer,
+                             help="number of users n (>= 1)")
     compare.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     compare.add_argument("--eps", required=True, type=float, help="target epsilon (> 0)")
     compare.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
@@ -149,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
         "bracket", help="worst-case epsilon (or delta): valid upper bound vs lower bound, with their ratio"
     )
     bracket.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
-    bracket.add_argument("--n", required=True, type=_integer, help="number of users n (>= 1)")
+    bracket.add_argument("--n", dest="n_users", metavar="N", required=True, type=_integer,
+                             help="number of users n (>= 1)")
     bracket.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     targets = bracket.add_mutually_exclusive_group(required=True)
     targets.add_argument("--delta", type=float, nargs="+", help="target delta values: print epsilon")
@@ -189,7 +192,7 @@ def _accountant(args):
     compositions = getattr(args, "compositions", 1)
     subsample = getattr(args, "subsample", None)
     if compositions == 1 and subsample is None:
-        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k, **_options(args))
+        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k, **_options(args))
     return _composed_accountant(args, compositions, 1.0 if subsample is None else subsample)
 
 
@@ -207,10 +210,10 @@ def _composed_accountant(args, compositions: int, subsample: float):
             f"`--nx0`; got direction={args.direction!r}, nx0={args.nx0!r}."
         )
     if args.accountant in composable():
-        return compose(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
+        return compose(args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k,
                        compositions=compositions, subsample=subsample)
     if getattr(cls, "accepts_compositions", False):  # RDP accountants compose in closed form
-        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n, k=args.k,
+        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k,
                               compositions=compositions, subsample=subsample)
     names = sorted(list(composable()) + [name for name in list_accountants()
                                          if getattr(accountant_class(name), "accepts_compositions", False)])
@@ -244,9 +247,9 @@ def _subsample_columns(args, rows: list[dict], columns: list[str]) -> list[str]:
         return columns
     from shuffledp.accounting.params import users_per_round
 
-    per_round = users_per_round(args.n, args.subsample)
+    per_round = users_per_round(args.n_users, args.subsample)
     for row in rows:
-        row.update({"population": args.n, "per_round": per_round, "subsample": float(args.subsample)})
+        row.update({"population": args.n_users, "per_round": per_round, "subsample": float(args.subsample)})
     return columns + ["population", "subsample", "per_round"]
 
 
@@ -283,7 +286,7 @@ def _run_calibrate(args) -> int:
     from shuffledp.accounting.calibrate import calibrate_epsilon_local
 
     options = _options(args)
-    eps0 = calibrate_epsilon_local(args.accountant, n_users=args.n, k=args.k, epsilon=args.eps, delta=args.delta, **options)
+    eps0 = calibrate_epsilon_local(args.accountant, n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta, **options)
     kind = accountant_class(args.accountant).kind.value
     rows = [{"eps0": eps0, "eps": args.eps, "delta": args.delta, "accountant": args.accountant, "kind": kind}]
     _emit(rows, args.json, ["eps0", "eps", "delta", "accountant", "kind"])
@@ -293,7 +296,7 @@ def _run_calibrate(args) -> int:
 def _run_bracket(args) -> int:
     from shuffledp.accounting.bracket import bracket
 
-    rows = bracket(epsilon_local=args.eps0, n_users=args.n, k=args.k, deltas=args.delta, epsilons=args.eps)
+    rows = bracket(epsilon_local=args.eps0, n_users=args.n_users, k=args.k, deltas=args.delta, epsilons=args.eps)
     if args.delta is not None:
         columns = ["delta", "eps_lower", "eps_upper", "ratio", "lower", "upper"]
     else:
@@ -354,7 +357,7 @@ def _print_comparison(result) -> None:
 def _run_compare(args) -> int:
     from shuffledp.experiments.compare import compare
 
-    result = compare(n_users=args.n, k=args.k, epsilon=args.eps, delta=args.delta, data=args.data,
+    result = compare(n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta, data=args.data,
                      draws=args.draws, seed=args.seed, neighbouring=args.neighbouring)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))

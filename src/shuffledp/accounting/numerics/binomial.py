@@ -16,6 +16,8 @@ fraction otherwise, so nothing underflows however far out. Where the difference 
 1e-6 of its first term the positive series ``sum_m (i + m - t) Pr(X = i + m) / Pr(X = i)`` is summed
 instead. Below the mean, E[(X - t)_+] = (N pi - t) + E[(t - X)_+] adds two positive numbers.
 
+The number of trials N is the parameter ``n_trials`` of every function (it is the number of users
+only when a caller passes it: the views pass n - 1, n - s, s, ...; the user count is ``n_users``).
 Probabilities are passed as ``log_pi`` and ``log_1mpi`` (both, so that pi close to 0 or 1 keeps full
 precision); ``pi = 0`` or ``1`` (a point mass) is handled exactly.
 """
@@ -44,15 +46,15 @@ _CF_MAX_ITERATIONS = 1_000_000
 _SMALL_THRESHOLD = 64.0  # log_excess_below sums thresholds up to this directly
 
 
-def log_pmf(x, N, log_pi: float, log_1mpi: float):
+def log_pmf(x, n_trials, log_pi: float, log_1mpi: float):
     """log Pr(Bin(N, pi) = x), elementwise; -inf outside 0..N (Loader's saddle-point form: full relative
     precision at any N, where differences of log-gamma values would lose ~1e-16 N log N)."""
-    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    x, n_trials = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n_trials, dtype=float))
     if log_pi == -np.inf:
         return np.where(x == 0, 0.0, -np.inf)
     if log_1mpi == -np.inf:
-        return np.where(x == N, 0.0, -np.inf)
-    return log_binom_pmf_loader(x, N, log_pi, log_1mpi)
+        return np.where(x == n_trials, 0.0, -np.inf)
+    return log_binom_pmf_loader(x, n_trials, log_pi, log_1mpi)
 
 
 class LogPmfRange:
@@ -61,10 +63,10 @@ class LogPmfRange:
     The cached range grows towards requests near it; a request far from it is computed alone, so memory
     stays O(window) however the requests wander (e.g. the windows of many epsilons)."""
 
-    __slots__ = ("N", "log_pi", "log_1mpi", "lo", "values")
+    __slots__ = ("n_trials", "log_pi", "log_1mpi", "lo", "values")
 
-    def __init__(self, N: int, log_pi: float, log_1mpi: float):
-        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
+    def __init__(self, n_trials: int, log_pi: float, log_1mpi: float):
+        self.n_trials, self.log_pi, self.log_1mpi = n_trials, log_pi, log_1mpi
         self.lo, self.values = 0, np.empty(0)
 
     def __call__(self, lo: int, hi: int) -> np.ndarray:
@@ -75,8 +77,8 @@ class LogPmfRange:
             return self.values[lo - c_lo:hi - c_lo + 1]
         new_lo, new_hi = (lo, hi) if self.values.size == 0 else (min(lo, c_lo), max(hi, c_hi))
         if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:  # far from the cached range
-            return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
-        self.values = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
+            return log_pmf(np.arange(lo, hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi)
+        self.values = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi)
         self.lo = new_lo
         return self.values[lo - new_lo:hi - new_lo + 1]
 
@@ -85,14 +87,14 @@ class LogPmfRange:
         return self(int(s[0]), int(s[-1])) if s.size else np.empty(0)
 
 
-def _series(x, N, t, log_odds, first_moment: bool, gap=None):
+def _series(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     """Batched :func:`_series_batch` (memory stays ~ _SERIES_BATCH x _SERIES_CHUNK floats)."""
     if x.size <= _SERIES_BATCH:
-        return _series_batch(x, N, t, log_odds, first_moment, gap)
+        return _series_batch(x, n_trials, t, log_odds, first_moment, gap)
     out = np.empty(x.shape)
     for start in range(0, x.size, _SERIES_BATCH):
         part = slice(start, start + _SERIES_BATCH)
-        out[part] = _series_batch(x[part], N[part], t[part], log_odds, first_moment,
+        out[part] = _series_batch(x[part], n_trials[part], t[part], log_odds, first_moment,
                                   None if gap is None else gap[part])
     return out
 
@@ -100,7 +102,7 @@ def _series(x, N, t, log_odds, first_moment: bool, gap=None):
 _SERIES_BATCH = 2048
 
 
-def _series_batch(x, N, t, log_odds, first_moment: bool, gap=None):
+def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     """sum_{m >= 0} w_m r_m with r_m = pmf(x + m) / pmf(x) and w_m = (x + m - t) or 1 (vectorised).
 
     ``gap`` (x - t, computed by the caller without cancellation) replaces x - t in the weights.
@@ -121,7 +123,7 @@ def _series_batch(x, N, t, log_odds, first_moment: bool, gap=None):
     steps = np.arange(_SERIES_CHUNK, dtype=float)[:, None]
     work = np.empty(3 * _SERIES_CHUNK * x.size)
     while active.size:
-        xa, Na, ga, ma = x[active], N[active], gap[active], m[active]
+        xa, Na, ga, ma = x[active], n_trials[active], gap[active], m[active]
         mm, log_ratio, log_rs = work[: 3 * _SERIES_CHUNK * active.size].reshape(3, _SERIES_CHUNK, active.size)
         np.add(ma, steps, out=mm)  # m values of this round
         # log_ratio = log(max(N - x - m, 0)) - log(x + m + 1) + log odds
@@ -202,58 +204,58 @@ def beta_continued_fraction(a, b, z):
     return out
 
 
-def _tail_ratio(x, N, lp, log_pi, log_1mpi):
+def _tail_ratio(x, n_trials, lp, log_pi, log_1mpi):
     """Pr(X >= x) / Pr(X = x) for mean < x <= N (given lp = log Pr(X = x)), without underflow."""
     ratio = np.empty(x.shape)
-    short = (N - x) <= _SHORT_TAIL  # a few terms to the end: sum them (betainc loses ~1e-9 at huge N)
+    short = (n_trials - x) <= _SHORT_TAIL  # a few terms to the end: sum them (betainc loses ~1e-9 at huge N)
     if short.any():
-        ratio[short] = _series(x[short], N[short], x[short], log_pi - log_1mpi, first_moment=False)
+        ratio[short] = _series(x[short], n_trials[short], x[short], log_pi - log_1mpi, first_moment=False)
     direct = (lp > _LOG_PMF_FLOOR) & ~short
     if direct.any():
-        ratio[direct] = betainc(x[direct], N[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(-lp[direct])
+        ratio[direct] = betainc(x[direct], n_trials[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(-lp[direct])
     deep = ~direct & ~short
     if deep.any():
         # where the pmf falls fast (first ratio pmf(x + 1) / pmf(x) <= 0.9: at most ~400 terms to e^-40,
         # the ratios only fall further) the positive series is summed in a few vectorised chunks;
         # elsewhere the continued fraction, I_pi(x, N - x + 1) = pmf(x) (1 - pi) cf
-        fast = deep & ((N - x) / (x + 1.0) * np.exp(log_pi - log_1mpi) <= _FAST_RATIO)
+        fast = deep & ((n_trials - x) / (x + 1.0) * np.exp(log_pi - log_1mpi) <= _FAST_RATIO)
         if fast.any():
-            ratio[fast] = _series(x[fast], N[fast], x[fast], log_pi - log_1mpi, first_moment=False)
+            ratio[fast] = _series(x[fast], n_trials[fast], x[fast], log_pi - log_1mpi, first_moment=False)
         slow = deep & ~fast
         if slow.any():
-            ratio[slow] = np.exp(log_1mpi) * beta_continued_fraction(x[slow], N[slow] - x[slow] + 1.0, np.exp(log_pi))
+            ratio[slow] = np.exp(log_1mpi) * beta_continued_fraction(x[slow], n_trials[slow] - x[slow] + 1.0, np.exp(log_pi))
     return ratio
 
 
-def _log_sf_right(x, N, log_pi, log_1mpi):
+def _log_sf_right(x, n_trials, log_pi, log_1mpi):
     """log Pr(X >= x) for integer arrays x with mean < x <= N (right tail)."""
-    lp = log_pmf(x, N, log_pi, log_1mpi)
-    return lp + np.log(_tail_ratio(x, N, lp, log_pi, log_1mpi))
+    lp = log_pmf(x, n_trials, log_pi, log_1mpi)
+    return lp + np.log(_tail_ratio(x, n_trials, lp, log_pi, log_1mpi))
 
 
-def log_sf(x, N, log_pi: float, log_1mpi: float):
+def log_sf(x, n_trials, log_pi: float, log_1mpi: float):
     """log Pr(X >= x), X ~ Bin(N, pi), for integer-valued arrays x (broadcast with N)."""
-    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
-    x, N = np.floor(x).astype(float), N.astype(float)
+    x, n_trials = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n_trials, dtype=float))
+    x, n_trials = np.floor(x).astype(float), n_trials.astype(float)
     out = np.full(x.shape, -np.inf)
     if log_pi == -np.inf:  # X = 0
         return np.where(x <= 0, 0.0, -np.inf)
     if log_1mpi == -np.inf:  # X = N
-        return np.where(x <= N, 0.0, -np.inf)
+        return np.where(x <= n_trials, 0.0, -np.inf)
     out[x <= 0] = 0.0
-    inside = (x > 0) & (x <= N)
-    mean = N * np.exp(log_pi)
+    inside = (x > 0) & (x <= n_trials)
+    mean = n_trials * np.exp(log_pi)
     right = inside & (x > mean)
     if right.any():
-        out[right] = _log_sf_right(x[right], N[right], log_pi, log_1mpi)
+        out[right] = _log_sf_right(x[right], n_trials[right], log_pi, log_1mpi)
     left = inside & ~right  # 1 - Pr(X <= x - 1) = 1 - Pr(N - X >= N - x + 1), the latter a right tail
     if left.any():
-        flipped = _log_sf_right(N[left] - x[left] + 1.0, N[left], log_1mpi, log_pi)
+        flipped = _log_sf_right(n_trials[left] - x[left] + 1.0, n_trials[left], log_1mpi, log_pi)
         out[left] = log1mexp(flipped)
     return out
 
 
-def _log_excess_right(t, N, log_pi, log_1mpi, d=None):
+def _log_excess_right(t, n_trials, log_pi, log_1mpi, d=None):
     """log E[(X - t)_+] for mean <= t < N (the excess lives in the right tail).
 
     With i = floor(t) + 1 and the binomial identity E[(X - N pi); X >= i] = (1 - pi) i Pr(X = i),
@@ -262,54 +264,54 @@ def _log_excess_right(t, N, log_pi, log_1mpi, d=None):
     digits at most); where it would keep less than 1e-4 the positive series is summed instead.
     """
     if d is None:
-        d = t - N * np.exp(log_pi)
-    return _log_high_part(np.floor(t) + 1.0, t, N, d, log_pi, log_1mpi)
+        d = t - n_trials * np.exp(log_pi)
+    return _log_high_part(np.floor(t) + 1.0, t, n_trials, d, log_pi, log_1mpi)
 
 
-def _log_high_part(i, t, N, d, log_pi, log_1mpi):
+def _log_high_part(i, t, n_trials, d, log_pi, log_1mpi):
     """log sum_{x >= i} (x - t) Pr(X = x) = log Pr(X = i) [(1 - pi) i - d R(i)] (d = t - N pi, i <= N),
     from the closed form where the difference keeps at least :data:`_CANCELLATION_LIMIT` of its first
     term, else from the positive series."""
-    lp = log_pmf(i, N, log_pi, log_1mpi)
+    lp = log_pmf(i, n_trials, log_pi, log_1mpi)
     first = np.exp(log_1mpi) * i
-    value = first - d * _tail_ratio(i, N, lp, log_pi, log_1mpi)
+    value = first - d * _tail_ratio(i, n_trials, lp, log_pi, log_1mpi)
     out = np.empty(i.shape)
     good = value > _CANCELLATION_LIMIT * np.maximum(first, 1e-300)
     out[good] = lp[good] + np.log(value[good])
     todo = ~good
     if todo.any():
         # i - t = (i - N) + N (1 - pi) - d: integers and exact pieces, no difference of large numbers
-        gap = (i[todo] - N[todo]) + N[todo] * np.exp(log_1mpi) - d[todo]
-        ratio = _series(i[todo], N[todo], t[todo], log_pi - log_1mpi, first_moment=True, gap=gap)
+        gap = (i[todo] - n_trials[todo]) + n_trials[todo] * np.exp(log_1mpi) - d[todo]
+        ratio = _series(i[todo], n_trials[todo], t[todo], log_pi - log_1mpi, first_moment=True, gap=gap)
         with np.errstate(divide="ignore"):
             out[todo] = lp[todo] + np.log(ratio)
     return out
 
 
-def log_excess_above(t, N, log_pi: float, log_1mpi: float, d=None):
+def log_excess_above(t, n_trials, log_pi: float, log_1mpi: float, d=None):
     """log E[(X - t)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0.
 
     ``d``, if given, is t - N pi computed by the caller without cancellation (t and N pi may agree to
     many digits, e.g. for pi near 1); it then replaces the difference taken here.
     """
-    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
-    t, N = t.astype(float), N.astype(float)
+    t, n_trials = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(n_trials, dtype=float))
+    t, n_trials = t.astype(float), n_trials.astype(float)
     if log_pi == -np.inf:  # X = 0
         with np.errstate(divide="ignore"):
             return np.where(t < 0, np.log(np.maximum(-t, 0.0)), -np.inf)
     if log_1mpi == -np.inf:  # X = N
         with np.errstate(divide="ignore"):
-            return np.where(t < N, np.log(np.maximum(N - t, 0.0)), -np.inf)
+            return np.where(t < n_trials, np.log(np.maximum(n_trials - t, 0.0)), -np.inf)
     out = np.full(t.shape, -np.inf)
-    mean = N * np.exp(log_pi)
+    mean = n_trials * np.exp(log_pi)
     d = (t - mean) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
-    right = (d >= 0) & (t < N)
+    right = (d >= 0) & (t < n_trials)
     if right.any():
-        out[right] = _log_excess_right(t[right], N[right], log_pi, log_1mpi, d[right])
+        out[right] = _log_excess_right(t[right], n_trials[right], log_pi, log_1mpi, d[right])
     left = d < 0  # (mean - t) + E[(t - X)_+], both positive
     if left.any():
         below = np.full(int(left.sum()), -np.inf)
-        tl, Nl, dl = t[left], N[left], d[left]
+        tl, Nl, dl = t[left], n_trials[left], d[left]
         inside = tl > 0
         if inside.any():
             below[inside] = _log_excess_right(Nl[inside] - tl[inside], Nl[inside], log_1mpi, log_pi, -dl[inside])
@@ -317,25 +319,25 @@ def log_excess_above(t, N, log_pi: float, log_1mpi: float, d=None):
     return out
 
 
-def summed_directly(t, N):
+def summed_directly(t, n_trials):
     """Where :func:`log_excess_below` sums E[(t - X)_+] directly over x < t: one sum for all of them, as wide
     as the largest such t, so a caller that reuses some of its values recomputes these rows together."""
-    return (t > 0) & (t <= _SMALL_THRESHOLD) & (N >= 1)
+    return (t > 0) & (t <= _SMALL_THRESHOLD) & (n_trials >= 1)
 
 
-def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
+def log_excess_below(t, n_trials, log_pi: float, log_1mpi: float, d=None):
     """log E[(t - X)_+], X ~ Bin(N, pi), for real arrays t (broadcast with N); -inf where it is 0.
 
     ``d`` as in :func:`log_excess_above` (t - N pi, exact if given).
     """
-    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
-    out = np.array(log_excess_above(N - t, N, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float)),
+    t, n_trials = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(n_trials, dtype=float))
+    out = np.array(log_excess_above(n_trials - t, n_trials, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float)),
                    dtype=float, ndmin=1).reshape(t.shape)
     # small t: sum_{x < t} (t - x) Pr(X = x) directly (a few terms); N - t would round to N when t is far
     # below the spacing of doubles near N (e.g. t = 3e-9, N = 1e8), losing the whole excess
-    small = summed_directly(t, N)
+    small = summed_directly(t, n_trials)
     if small.any():
-        ts, Ns = t[small], N[small]
+        ts, Ns = t[small], n_trials[small]
         x = np.arange(int(math.ceil(float(ts.max()))), dtype=float)[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = log_pmf(x, Ns[:, None], log_pi, log_1mpi) + np.log(np.maximum(ts[:, None] - x, 0.0))
@@ -348,46 +350,46 @@ def log_excess_below(t, N, log_pi: float, log_1mpi: float, d=None):
 # polynomial factor. Used to decide what may be left out and to bound what was left out.
 
 
-def _log_kl_tail(x, N, log_pi, log_1mpi):
+def _log_kl_tail(x, n_trials, log_pi, log_1mpi):
     """-N KL(x / N || pi) (the Chernoff exponent of Pr(X >= x) above the mean), elementwise."""
     from scipy.special import xlogy
 
-    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
-    rest = N - x
+    x, n_trials = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n_trials, dtype=float))
+    rest = n_trials - x
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = -(xlogy(x, x) - x * log_pi + xlogy(rest, rest) - rest * log_1mpi - xlogy(N, N))
+        value = -(xlogy(x, x) - x * log_pi + xlogy(rest, rest) - rest * log_1mpi - xlogy(n_trials, n_trials))
     return np.minimum(value, 0.0)
 
 
-def log_sf_bound(x, N, log_pi: float, log_1mpi: float):
+def log_sf_bound(x, n_trials, log_pi: float, log_1mpi: float):
     """Certified upper bound on log Pr(X >= x): the Chernoff bound above the mean, 0 below it."""
-    x, N = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(N, dtype=float))
+    x, n_trials = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n_trials, dtype=float))
     out = np.zeros(x.shape)
-    out[x > N] = -np.inf
-    above = (x > N * np.exp(log_pi)) & (x <= N)
+    out[x > n_trials] = -np.inf
+    above = (x > n_trials * np.exp(log_pi)) & (x <= n_trials)
     if above.any():
-        out[above] = _log_kl_tail(x[above], N[above], log_pi, log_1mpi)
+        out[above] = _log_kl_tail(x[above], n_trials[above], log_pi, log_1mpi)
     return out
 
 
-def log_excess_above_bound(t, N, log_pi: float, log_1mpi: float):
+def log_excess_above_bound(t, n_trials, log_pi: float, log_1mpi: float):
     """Certified upper bound on log E[(X - t)_+].
 
     Below the mean: (N pi - t) + sd / 2 (E[(t - X)_+] <= E[(mu - X)_+] = E|X - mu| / 2 <= sd / 2).
     Above: min(sd / 2, e^(-N KL(t/N || pi)) / (e phi)) with phi = log(t (1 - pi) / ((N - t) pi)),
     from x_+ <= e^(phi x - 1) / phi.
     """
-    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
+    t, n_trials = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(n_trials, dtype=float))
     pi = np.exp(log_pi)
-    mean = N * pi
-    half_sd = 0.5 * np.sqrt(N * pi * np.exp(log_1mpi))
+    mean = n_trials * pi
+    half_sd = 0.5 * np.sqrt(n_trials * pi * np.exp(log_1mpi))
     out = np.full(t.shape, -np.inf)
     below = t <= mean
     with np.errstate(divide="ignore"):
         out[below] = np.log(mean[below] - t[below] + half_sd[below])
-        above = (t > mean) & (t < N)
+        above = (t > mean) & (t < n_trials)
         if above.any():
-            ta, Na = t[above], N[above]
+            ta, Na = t[above], n_trials[above]
             phi = np.log(ta) + log_1mpi - np.log(Na - ta) - log_pi
             # phi <= 0 only by rounding just above the mean: the sd / 2 bound applies there
             with np.errstate(invalid="ignore"):
@@ -396,25 +398,25 @@ def log_excess_above_bound(t, N, log_pi: float, log_1mpi: float):
     return out
 
 
-def log_excess_below_bound(t, N, log_pi: float, log_1mpi: float):
+def log_excess_below_bound(t, n_trials, log_pi: float, log_1mpi: float):
     """Certified upper bound on log E[(t - X)_+] (the bound above, for N - X ~ Bin(N, 1 - pi))."""
-    t, N = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(N, dtype=float))
-    return log_excess_above_bound(N - t, N, log_1mpi, log_pi)
+    t, n_trials = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(n_trials, dtype=float))
+    return log_excess_above_bound(n_trials - t, n_trials, log_1mpi, log_pi)
 
 
-def high_part(i, t, N, log_pi: float, log_1mpi: float, d=None):
+def high_part(i, t, n_trials, log_pi: float, log_1mpi: float, d=None):
     """log sum_{x >= i} (x - t) Pr(X = x) for integers i >= N pi and t <= i (one tail ratio per entry).
 
     Equals Pr(X = i) [(1 - pi) i - (t - N pi) R(i)] by the identity E[(X - N pi); X >= i] =
     (1 - pi) i Pr(X = i); the terms are positive when t <= N pi and otherwise the difference loses
     about log10(z^2) digits at z standard deviations (the series is used where it would lose more).
     """
-    i, t, N = (a.astype(float) for a in np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(t, dtype=float),
-                                                            np.asarray(N, dtype=float)))
-    d = (t - N * np.exp(log_pi)) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
+    i, t, n_trials = (a.astype(float) for a in np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(t, dtype=float),
+                                                            np.asarray(n_trials, dtype=float)))
+    d = (t - n_trials * np.exp(log_pi)) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
     out = np.full(i.shape, -np.inf)
-    inside = i <= N
+    inside = i <= n_trials
     if not inside.any():
         return out
-    out[inside] = _log_high_part(i[inside], t[inside], N[inside], d[inside], log_pi, log_1mpi)
+    out[inside] = _log_high_part(i[inside], t[inside], n_trials[inside], d[inside], log_pi, log_1mpi)
     return out

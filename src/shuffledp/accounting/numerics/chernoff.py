@@ -48,8 +48,8 @@ def _eighth_then_halfway(low: float, high: float) -> float:
 class ChernoffBound:
     """Chernoff bounds for one setting (n, k, eps0); see the module docstring."""
 
-    def __init__(self, *, n: int, k: int, epsilon_local: float):
-        self.n, self.k, self.e0 = int(n), int(k), float(epsilon_local)
+    def __init__(self, *, n_users: int, k: int, epsilon_local: float):
+        self.n_users, self.k, self.e0 = int(n_users), int(k), float(epsilon_local)
         self.log_q = KrrParams.of(epsilon_local, k).log_q
         self.q = math.exp(self.log_q)
 
@@ -62,23 +62,23 @@ class ChernoffBound:
     def _log_mgf(self, theta, eta_lo, eta_hi, eps):
         """n log E_one[e^(theta x + eta_lo (-s) + eta_hi s)] per user (arrays broadcast), with margin."""
         alpha, gamma, nu = self._coefficients(eps)
-        q, n = self.q, self.n
+        q, n_users = self.q, self.n_users
         shift = eta_hi - eta_lo  # exponent added to the two reports that count in S
         with np.errstate(over="ignore", invalid="ignore"):
             t1 = q * np.expm1(theta * alpha + shift)
             t2 = q * np.expm1(-theta * gamma + shift)
             t3 = (self.k - 2) * q * np.expm1(-theta * nu) if self.k > 2 else 0.0 * theta
             x = t1 + t2 + t3
-            margin = n * 1e-15 * (np.abs(t1) + np.abs(t2) + np.abs(t3)) + 1e-12
-            value = n * np.log1p(x) + margin
+            margin = n_users * 1e-15 * (np.abs(t1) + np.abs(t2) + np.abs(t3)) + 1e-12
+            value = n_users * np.log1p(x) + margin
         return np.where(np.isfinite(value), value, np.inf)
 
     def _theta_scale(self, eps: float) -> float:
         alpha, gamma, nu = self._coefficients(eps)
-        q, n = self.q, self.n
-        var = n * (q * alpha * alpha + q * gamma * gamma + (self.k - 2) * q * nu * nu - nu * nu)
+        q, n_users = self.q, self.n_users
+        var = n_users * (q * alpha * alpha + q * gamma * gamma + (self.k - 2) * q * nu * nu - nu * nu)
         var = max(var, 1e-300)
-        return max(n * nu, math.sqrt(var)) / var
+        return max(n_users * nu, math.sqrt(var)) / var
 
     def _best_theta(self, eps: float) -> float:
         scale = self._theta_scale(eps)
@@ -95,7 +95,7 @@ class ChernoffBound:
         if eps >= self.e0:
             return -np.inf
         theta = self._best_theta(eps)
-        value = float(self._log_mgf(theta, 0.0, 0.0, eps)) - math.log(theta) - 1.0 - math.log(self.n)
+        value = float(self._log_mgf(theta, 0.0, 0.0, eps)) - math.log(theta) - 1.0 - math.log(self.n_users)
         return min(value, 0.0)
 
     def crossing(self, log_level: float, relative: float) -> float:
@@ -112,10 +112,10 @@ class ChernoffBound:
         if eps >= self.e0:
             return -np.inf, -np.inf
         theta = self._best_theta(eps)
-        base = -math.log(theta) - 1.0 - math.log(self.n)
+        base = -math.log(theta) - 1.0 - math.log(self.n_users)
         out = []
         for side, edge in ((-1, lo), (+1, hi)):
-            if (side < 0 and lo <= 0) or (side > 0 and hi >= self.n):
+            if (side < 0 and lo <= 0) or (side > 0 and hi >= self.n_users):
                 out.append(-np.inf)
                 continue
             etas = _ETA_GRID

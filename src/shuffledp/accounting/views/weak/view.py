@@ -102,7 +102,7 @@ class WeakView:
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
-        self.chernoff = ChernoffBound(n=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
+        self.chernoff = ChernoffBound(n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
         #: above MAX_EPSILON_LOCAL_SUMMED the sums are not trusted: u's own report's delta is returned instead
         self.local_only = setting.epsilon_local > own_report.MAX_EPSILON_LOCAL_SUMMED
         self._rows_cache: dict[float, WeakRows] = {}
