@@ -62,19 +62,28 @@ def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
-def _string_imports(tree: ast.AST) -> set[str]:
-    """Modules imported by a string: ``importlib.import_module("x")``, ``import_module("x")``,
-    ``__import__("x")`` with a literal name (a cycle through a string is still a cycle)."""
-    names = set()
+def _import_calls(tree: ast.AST) -> list[ast.Call]:
+    """Calls of ``importlib.import_module``, ``import_module`` or ``__import__``."""
+    calls = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not node.args:
-            continue
-        func = node.func
-        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        first = node.args[0]
-        if called in {"import_module", "__import__"} and isinstance(first, ast.Constant) and isinstance(first.value, str):
-            names.add(first.value)
-    return names
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if called in {"import_module", "__import__"}:
+                calls.append(node)
+    return calls
+
+
+def _string_imports(tree: ast.AST) -> set[str]:
+    """Modules imported by a literal string (a cycle through a string is still a cycle)."""
+    return {call.args[0].value for call in _import_calls(tree)
+            if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)}
+
+
+def _computed_imports(tree: ast.AST) -> list[int]:
+    """Lines importing a module whose name is computed (no reader can follow those)."""
+    return sorted(call.lineno for call in _import_calls(tree)
+                  if not (call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)))
 
 
 def _imports(path: Path) -> set[str]:
@@ -168,6 +177,35 @@ def test_no_function_over_60_lines(name):
     assert not long, f"{name}: functions over {MAX_FUNCTION_LINES} lines: {long}"
 
 
+def _foreign_private_attributes(path: Path) -> list[str]:
+    """``obj._name`` read or written on an object other than ``self``/``cls`` where this module does not
+    define ``_name`` (as ``self._name = ...``, a class-level name, a method or a ``__slots__`` entry): the
+    private state of another module's objects (or of a library's: dp_accounting's)."""
+    tree, defined, used = _tree(path), set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    defined.add(item.name)
+                targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, ast.AnnAssign) else []
+                defined.update(t.id for t in targets if isinstance(t, ast.Name))
+                if any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets):
+                    defined.update(e.value for e in getattr(item.value, "elts", []) if isinstance(e, ast.Constant))
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            if isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}:
+                if isinstance(node.ctx, ast.Store):
+                    defined.add(node.attr)
+            else:
+                used.append((node.attr, node.lineno))
+    return sorted({f"line {line}: .{attr}" for attr, line in used if attr not in defined})
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_private_attributes_of_another_modules_objects(name):
+    uses = _foreign_private_attributes(MODULES[name])
+    assert not uses, f"{name} reads or writes private attributes it does not define: {uses}"
+
+
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_no_private_names_of_another_module(name):
     uses = _private_uses(MODULES[name])
@@ -184,6 +222,12 @@ def test_the_registry_imports_nothing_by_string():
         "import each accountant module with an import statement (see its loaders)")
 
 
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_import_by_a_computed_name(name):
+    lines = _computed_imports(_tree(MODULES[name]))
+    assert not lines, f"{name} imports a module by a computed name (lines {lines}); use an import statement"
+
+
 def test_the_architecture_checks_can_fail(tmp_path):
     """The readers above see what they must (a check that cannot fail proves nothing)."""
     probe = tmp_path / "probe.py"
@@ -196,6 +240,11 @@ def test_the_architecture_checks_can_fail(tmp_path):
                                "shuffledp.report", "shuffledp.cli"}
     assert _private_uses(probe) == ["line 3: from shuffledp.accounting.views.base import _private_helper",
                                     "line 8: params._KRR_CACHE (shuffledp.accounting.params)"]
+    probe.write_text("class A:\n    __slots__ = ('_s',)\n    _c = 1\n    def __init__(self):\n        self._x = 0\n"
+                     "    def _m(self, other):\n        return other._x + other._s + other._c + other._m + other._y\n"
+                     "def f(law):\n    law._sums = 1\n", encoding="utf-8")
+    assert _foreign_private_attributes(probe) == ["line 7: ._y", "line 9: ._sums"]
+    assert _computed_imports(ast.parse("import importlib\nname = 'shuffledp.cli'\nimportlib.import_module(name)\n")) == [3]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
