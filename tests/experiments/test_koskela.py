@@ -295,7 +295,8 @@ def test_every_curve_of_a_figure_has_its_own_colour_and_line_style_and_markers_i
             assert to_hex(line.get_color()) in colours.values()
     labels = [t.get_text() for legend in figure.legends for t in legend.get_texts()]
     assert len(labels) == len(set(labels)) and not any("(upper bound))" in t for t in labels)
-    assert all(("guarantee" in t) for t in labels if not t.endswith("(open markers)"))
+    assert all("guarantee" in t for t in labels if "(open markers)" not in t)
+    assert all("claimed upper bound" in t for t in labels if "(open markers)" in t)
 
 
 def test_koskela_modules_keep_functions_within_60_lines():
@@ -308,3 +309,16 @@ def test_koskela_modules_keep_functions_within_60_lines():
         tree = ast.parse((root / path).read_text(encoding="utf-8"))
         long = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 > 60]
         assert not long, f"{path}: {long}"
+
+
+def test_fig2_legend_says_their_stored_curve_is_not_a_guarantee_where_below_the_lower_bound():
+    from shuffledp.plotting.koskela import figure_koskela
+
+    section = {"n_users": 100_000, "subsample": 0.01, "epsilon_local": 3.0, "k": 2, "delta": 1e-5,
+               "compositions": [10, 31, 100], "accountants": {"PLD": "clones-krr"}, "lower_bound": True}
+    frame = K.figure_frame(2, section)
+    reference = load_reference("koskela_figures")
+    figure = figure_koskela(frame, reference[reference["figure"] == "2"], number=2, section=section)
+    labels = [t.get_text().replace("\n  ", " ") for legend in figure.legends for t in legend.get_texts()]
+    stored = [t for t in labels if t.startswith("PLD: Koskela")]
+    assert len(stored) == 1 and stored[0].endswith("NOT a guarantee: below our certified lower bound at n_c = 10, n_c = 31")

@@ -18,6 +18,8 @@ legend entry names the bound and says whether it is a guarantee (an upper bound 
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -87,8 +89,29 @@ def _curve_handles(frame: pd.DataFrame, curves, published: pd.DataFrame, *, by_l
                               lw=_WIDTHS.get(name, 1.6), label=_label(curve, name, rows["kind"].iloc[0], rows["value"])))
         if (published["curve"] == curve).any():
             handles.append(Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none", color=colour,
-                                  label=f"{curve}: Koskela et al.'s stored curve (open markers)"))
+                                  label=_stored_label(curve, frame, published)))
+    for handle in handles:  # long labels wrap, so the legend stays within the figure's width
+        handle.set_label(textwrap.fill(handle.get_label(), 100, subsequent_indent="  "))
     return handles
+
+
+def _stored_label(curve: str, frame: pd.DataFrame, published: pd.DataFrame) -> str:
+    """Their stored curve: a claimed upper bound, and NOT a guarantee where it is below one of our lower
+    bounds at the same point (n_c, x)."""
+    text = f"{curve}: Koskela et al.'s stored values (open markers), claimed upper bound"
+    lower = frame[frame["kind"] == "lower bound"][["compositions", "x", "value"]]
+    theirs = published[published["curve"] == curve]
+    if lower.empty or theirs.empty:
+        return text
+    merged = theirs.merge(lower, on="x", suffixes=("", "_lower"))
+    same = merged["compositions"].isna() | (merged["compositions"] == merged["compositions_lower"])
+    below = merged[same & (merged["value"] < merged["value_lower"] * (1 - 1e-9))]
+    if len(below):
+        name = {"compositions": "n_c", "delta": "δ", "epsilon": "ε"}.get(str(below["x_name"].iloc[0]), "x")
+        text += "; NOT a guarantee: below our certified lower bound at " + ", ".join(
+            f"{name} = {x:g}" + ("" if pd.isna(c) or name == "n_c" else f" (n_c = {int(c)})")
+            for x, c in zip(below["x"], below["compositions"]))
+    return text
 
 
 def _draw_fig1(ax, frame, published, curves, section, smallest_delta) -> list:
@@ -147,6 +170,11 @@ def _draw_fig3_panel(ax, frame, published, curves, compositions) -> None:
                     xy=(0.02, 0.97), xycoords="axes fraction", va="top", fontsize="x-small",
                     color=curve_style(BALLE_FORMULA_CURVE, "")[0])
     ax.set_ylim(0.0, top)
+    pair = frame[frame["compositions"] == compositions].pivot_table(index="x", columns="accountant", values="value")
+    if {"weak-adversary", "worst-case-lower"} <= set(pair.columns):  # lines on each other: say how close
+        gap = float(((pair["weak-adversary"] - pair["worst-case-lower"]) / pair["worst-case-lower"]).max())
+        ax.annotate(f"weak adversary ≤ {gap:.2%} above the lower bound", xy=(0.02, 0.90), xycoords="axes fraction",
+                    va="top", fontsize="x-small", color="0.2")
     ax.invert_xaxis()
     ax.set_xlabel("δ")
     ax.set_ylabel("ε")
@@ -168,7 +196,7 @@ def figure_koskela(frame: pd.DataFrame, published: pd.DataFrame, *, number: int,
             figure.suptitle(f"Koskela et al. Fig. 3: shuffled k-RR, n = {int(section['n_users']):,}, "
                             f"k = {int(section['k'])}, ε0 = {float(section['epsilon_local']):.4g}")
         else:
-            figure, ax = plt.subplots(figsize=(8.0, 5.4), layout="constrained")
+            figure, ax = plt.subplots(figsize=(9.0, 5.6), layout="constrained")
             axes = [ax]
             handles = (_draw_fig1(ax, frame, published, curves, section, smallest_delta) if number == 1
                        else _draw_fig2(ax, frame, published, curves, section))
