@@ -322,3 +322,24 @@ def test_fig2_legend_says_their_stored_curve_is_not_a_guarantee_where_below_the_
     labels = [t.get_text().replace("\n  ", " ") for legend in figure.legends for t in legend.get_texts()]
     stored = [t for t in labels if t.startswith("PLD: Koskela")]
     assert len(stored) == 1 and stored[0].endswith("NOT a guarantee: below our certified lower bound at n_c = 10, n_c = 31")
+
+
+def test_feldman_et_al_code_brackets_our_feldman_numerical():
+    """Feldman et al.'s own numerical method (apple/ml-shuffling-amplification, run from a checkout; skipped
+    without one): its lower and upper deltas at step 1 bracket our exact feldman-numerical at Fig. 1's n, eps0."""
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    checkout = os.environ.get("FELDMAN_SHUFFLING_AMPLIFICATION")
+    if not checkout or not (Path(checkout) / "computeamplification.py").is_file():
+        pytest.skip("Feldman et al.'s code (apple/ml-shuffling-amplification) is not checked out: set "
+                    "FELDMAN_SHUFFLING_AMPLIFICATION to it")
+    spec = importlib.util.spec_from_file_location("computeamplification", Path(checkout) / "computeamplification.py")
+    peer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peer)
+    epsilons = np.array([0.1, 0.4, 0.7])
+    ours = get_accountant("feldman-numerical", epsilon_local=4.0, n_users=10_000, k=2).delta_for_epsilon(epsilons)
+    for epsilon, value in zip(epsilons, ours):
+        assert peer.deltacomp(10_000, 4.0, float(epsilon), 1.0, 1, False) <= value <= peer.deltacomp(
+            10_000, 4.0, float(epsilon), 1.0, 1, True)
