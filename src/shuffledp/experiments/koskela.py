@@ -1,11 +1,16 @@
 """Koskela, Heikkilä & Honkela's Figures 1-3: accounting of repeated (composed, subsampled) shuffled
 collection, beside the curves stored in their public code.
 
-* Figure 1 -- delta(eps) of the clones pair after n_c = 1..4 compositions (n = 1e4, eps0 = 4).
+* Figure 1 -- delta(eps) of the clones pair after n_c = 1..4 compositions (n = 1e4, eps0 = 4), and
+  Feldman et al.'s numerical method (``feldman-numerical``) composed the same way.
 * Figure 2 -- eps(delta = 1e-5) of the subsampled shuffler against n_c (n = 1e5, q = 0.01, eps0 = 3):
-  PLD of the subsampled dominating pair vs Girgis et al.'s RDP upper bound.
+  PLD of the subsampled dominating pair vs Girgis et al.'s RDP upper bound, and a certified lower bound
+  (:func:`subsampled_all_x0_pld`, the exact subsampled pair of one dataset pair).
 * Figure 3 -- eps(delta) of shuffled k-RR (n = 1000, k = 4, eps0 = log 13) after n_c = 1, 4, 16
-  compositions: strong adversary, weak adversary, the clones bound, and our lower bound.
+  compositions: strong adversary, weak adversary, the clones bounds, our lower bound, and Balle et al.'s
+  Thm 3.1 (:func:`balle_theorem_epsilon`, as stated and past its eps <= 1 condition).
+
+Every drawn curve gets a verdict row, with what it is in the ``guarantee`` column (:func:`guarantee`).
 
 Every curve comes from :func:`shuffledp.accounting.compose` (privacy loss distributions through
 dp_accounting) or, for accountants that compose themselves (``girgis-rdp``), from the registry with
@@ -13,8 +18,9 @@ dp_accounting) or, for accountants that compose themselves (``girgis-rdp``), fro
 (transcribed in :mod:`shuffledp.reference`, ``koskela_figures``); :func:`curve_verdicts` judges each
 of our curves against its counterpart with the report's verdict vocabulary.
 
-Room: the library side of ``workflow/rules/koskela.smk``. Imports the accountants, the reference
-values and :mod:`shuffledp.tables` (verdict labels); nothing from utility, report or plotting.
+Room: the library side of ``workflow/rules/koskela.smk``. Imports the accountants, dp_accounting (the
+lower bound's and Balle's PLDs), the reference values and :mod:`shuffledp.tables` (verdict labels);
+nothing from utility, report or plotting.
 """
 
 from __future__ import annotations
@@ -25,8 +31,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-
-from dp_accounting import dp_event  # noqa: F401  (dp_accounting's package init, before its submodules)
 from dp_accounting.pld import common, pld_pmf, privacy_loss_distribution
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
