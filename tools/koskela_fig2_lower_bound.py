@@ -15,7 +15,8 @@ log(q e^-L + 1 - q), rounded down from its smallest value over the bin; the reve
 Both directions are composed by dp_accounting (optimistic PMFs); its truncation is allowed for by
 asking for delta + 2 n_c x 1e-15 (so the returned eps is smaller, still a lower bound).
 
-Writes ``src/shuffledp/reference/koskela_fig2_lower_check.csv`` (n_c, our lower bound, their stored
+The pair's PLD and its composition are the library's (:func:`shuffledp.experiments.koskela.subsampled_all_x0_pld`,
+which the workflow's Fig. 2 also draws, issue 33). Writes ``src/shuffledp/reference/koskela_fig2_lower_check.csv`` (n_c, our lower bound, their stored
 value, whether theirs is below).
 
     python tools/koskela_fig2_lower_bound.py /path/to/numerical-shuffler-experiments
@@ -30,40 +31,17 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from dp_accounting.pld import pld_pmf
-from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _peer_functions import PEER_COMMIT  # noqa: E402
 from transcribe_koskela import _NumpyOnly  # noqa: E402
 
-from shuffledp.accounting import get_accountant  # noqa: E402
+from shuffledp.experiments.koskela import subsampled_all_x0_pld, subsampled_lower_epsilon  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "shuffledp" / "reference" / "koskela_fig2_lower_check.csv"
 EPS0, Q_RATE, N_TOTAL, DELTA, TAIL, INTERVAL = 3.0, 0.01, 100_000, 1e-5, 1e-15, 1e-5
 NCS = [10, 31, 100, 316, 1000, 3162, 10000]  # their girgis_upper.py line 52
-
-
-def _dense(index: np.ndarray, mass: np.ndarray) -> pld_pmf.DensePLDPmf:
-    lower = int(index.min())
-    probs = np.zeros(int(index.max()) - lower + 1)
-    np.add.at(probs, index - lower, mass)
-    return pld_pmf.DensePLDPmf(INTERVAL, lower, probs, 0.0, False)
-
-
-def subsampled_all_x0_pld(m: int) -> PrivacyLossDistribution:
-    """Optimistic PLD of the exact subsampled pair (P, q Q + (1 - q) P) of the "all on x0" dataset."""
-    view, = [v for v in get_accountant("worst-case-lower", epsilon_local=EPS0, n_users=m, k=2).binned_views(
-        interval=INTERVAL, pessimistic=False, K=9.0) if v.label == "all-x0"]
-    assert not view.pessimistic and view.p_infinity == 0.0 and view.q_infinity == 0.0
-    k = view.index.astype(float)
-    # L in [k D, (k + 1) D): log(q e^-L + 1 - q) is smallest at L = (k + 1) D; its negative at L = k D
-    mixture = np.log1p(Q_RATE * np.expm1(-(k + 1.0) * INTERVAL))
-    forward = np.floor(mixture / INTERVAL).astype(np.int64)  # under q Q + (1 - q) P, against P
-    reverse = np.floor(-np.log1p(Q_RATE * np.expm1(-k * INTERVAL)) / INTERVAL).astype(np.int64)  # under P
-    forward_mass = Q_RATE * view.q_mass + (1.0 - Q_RATE) * view.p_mass
-    return PrivacyLossDistribution(_dense(forward, forward_mass), _dense(reverse, view.p_mass))
 
 
 def main() -> None:
@@ -73,10 +51,10 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.checkout / "clones_girgis_comparison_fig3/pickles/eps_fig1_pld.p", "rb") as handle:
         stored = np.asarray(_NumpyOnly(handle).load(), dtype=float)
-    one = subsampled_all_x0_pld(int(Q_RATE * N_TOTAL))
+    one = subsampled_all_x0_pld(EPS0, 2, int(Q_RATE * N_TOTAL), Q_RATE, interval=INTERVAL)
     rows = []
     for nc, theirs in zip(NCS, stored, strict=True):
-        lower = float(one.self_compose(nc, tail_mass_truncation=TAIL).get_epsilon_for_delta(DELTA + 2 * nc * TAIL))
+        lower = subsampled_lower_epsilon(one, nc, DELTA, tail=TAIL)
         rows.append([nc, repr(lower), repr(float(theirs)), str(bool(theirs < lower)),
                      f"clones_girgis_comparison_fig3/pickles/eps_fig1_pld.p @ {args.commit[:12]}"])
         print(nc, lower, theirs, flush=True)

@@ -1,11 +1,16 @@
 """Koskela, Heikkilä & Honkela's Figures 1-3: accounting of repeated (composed, subsampled) shuffled
 collection, beside the curves stored in their public code.
 
-* Figure 1 -- delta(eps) of the clones pair after n_c = 1..4 compositions (n = 1e4, eps0 = 4).
+* Figure 1 -- delta(eps) of the clones pair after n_c = 1..4 compositions (n = 1e4, eps0 = 4), and
+  Feldman et al.'s numerical method (``feldman-numerical``) composed the same way.
 * Figure 2 -- eps(delta = 1e-5) of the subsampled shuffler against n_c (n = 1e5, q = 0.01, eps0 = 3):
-  PLD of the subsampled dominating pair vs Girgis et al.'s RDP upper bound.
+  PLD of the subsampled dominating pair vs Girgis et al.'s RDP upper bound, and a certified lower bound
+  (:func:`subsampled_all_x0_pld`, the exact subsampled pair of one dataset pair).
 * Figure 3 -- eps(delta) of shuffled k-RR (n = 1000, k = 4, eps0 = log 13) after n_c = 1, 4, 16
-  compositions: strong adversary, weak adversary, the clones bound, and our lower bound.
+  compositions: strong adversary, weak adversary, the clones bounds, our lower bound, and Balle et al.'s
+  Thm 3.1 (:func:`balle_theorem_epsilon`, as stated and past its eps <= 1 condition).
+
+Every drawn curve gets a verdict row, with what it is in the ``guarantee`` column (:func:`guarantee`).
 
 Every curve comes from :func:`shuffledp.accounting.compose` (privacy loss distributions through
 dp_accounting) or, for accountants that compose themselves (``girgis-rdp``), from the registry with
@@ -13,8 +18,9 @@ dp_accounting) or, for accountants that compose themselves (``girgis-rdp``), fro
 (transcribed in :mod:`shuffledp.reference`, ``koskela_figures``); :func:`curve_verdicts` judges each
 of our curves against its counterpart with the report's verdict vocabulary.
 
-Room: the library side of ``workflow/rules/koskela.smk``. Imports the accountants, the reference
-values and :mod:`shuffledp.tables` (verdict labels); nothing from utility, report or plotting.
+Room: the library side of ``workflow/rules/koskela.smk``. Imports the accountants, dp_accounting (the
+lower bound's and Balle's PLDs), the reference values and :mod:`shuffledp.tables` (verdict labels);
+nothing from utility, report or plotting.
 """
 
 from __future__ import annotations
@@ -25,13 +31,18 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from dp_accounting.pld import common, pld_pmf, privacy_loss_distribution
+from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp.accounting import accountant_class, compose, get_accountant
+from shuffledp.accounting.params import KrrParams, users_per_round
 from shuffledp.reference import load_reference
-from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
+from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
 
-__all__ = ["FIGURES", "CURVE_COLUMNS", "VERDICT_COLUMNS", "KNOWN_DIFFERENCES", "composed", "figure_frame",
-           "curve_verdicts", "rdp_cause", "pld_cause", "below_lower_bound", "smallest_ratio_to", "known_differences"]
+__all__ = ["FIGURES", "CURVE_COLUMNS", "VERDICT_COLUMNS", "KNOWN_DIFFERENCES", "ADDED_CURVES", "LOWER_CURVE",
+           "BALLE_CURVE", "BALLE_FORMULA_CURVE", "composed", "figure_frame", "guarantee", "subsampled_all_x0_pld",
+           "subsampled_lower_epsilon", "balle_single_delta", "balle_theorem_epsilon", "curve_verdicts", "rdp_cause",
+           "pld_cause", "below_lower_bound", "smallest_ratio_to", "known_differences"]
 
 FIGURES = (1, 2, 3)
 #: documented causes of differences from their stored curves ("figure/curve" -> sentence; details and
@@ -51,12 +62,41 @@ KNOWN_DIFFERENCES = {
 }
 #: the Fig. 1 RDP and Fig. 2 PLD causes are computed from the recorded checks by :func:`known_differences`
 RDP_CHECK, PLD_CHECK, LOWER_CHECK = "koskela_fig1_rdp_check", "koskela_fig2_pld_check", "koskela_fig2_lower_check"
+#: the curves we add that are not registry accountants (``curve`` column; the accountant column names the
+#: registry accountant they come from) and how they are computed
+LOWER_CURVE = "certified lower bound (all on x0, exact subsampled pair)"
+BALLE_CURVE = "Balle et al. Thm 3.1"
+BALLE_FORMULA_CURVE = "Balle et al. Thm 3.1 formula past eps <= 1"
+BALLE_FORMULA_KIND = "formula outside its theorem's conditions"
+LOWER_INTERVAL, LOWER_TAIL, BALLE_POINTS, BALLE_INTERVAL = 1e-5, 1e-15, 60, 1e-3
+#: why a curve we draw has no published values to compare ("figure/curve" -> sentence; issue 33)
+ADDED_DEFAULT = "no published counterpart: a curve of ours drawn beside theirs (their code stores none)"
+ADDED_CURVES = {
+    "1/feldman-numerical": (
+        "the paper's Sec. 3.3 names Feldman et al.'s numerical method as Fig. 1's comparison, but their code plots "
+        "numerical RDP (deltas_plot.py) and stores no values of the method; ours is the exact hockey-stick of Feldman "
+        "et al.'s Thm 3.2 pair (C ~ Bin(n - 1, e^-eps0), any eps0-LDP randomizer), composed by PLD as the figure's "
+        "PLD curves are"),
+    f"2/{LOWER_CURVE}": (
+        "ours: the exact subsampled pair of one dataset pair (D all on x0, D' with u on x1), composed with optimistic "
+        "rounding; every valid upper bound, theirs included, must lie above it (docs/koskela-figures.md, Fig. 2)"),
+    f"3/{BALLE_CURVE}": (
+        "the paper's Sec. 4.1 compares Fig. 3 with Balle et al.'s Thm 3.1; their code stores no values of it. As "
+        "stated (eps <= 1, gamma (n - 1) eps >= 27 k) its smallest delta here is 2 exp(-gamma (n - 1) / (14 k)) at "
+        "eps = 1, above every delta of the figure, so it gives no guarantee at these points (value inf)"),
+    f"3/{BALLE_FORMULA_CURVE}": (
+        "Thm 3.1's delta(eps) = 2 exp(-gamma (n - 1) eps^2 / (14 k)) used past its eps <= 1 condition (what a plot of "
+        "the 'loose analytic bound' at these delta must do), composed by the optimal composition of (eps, delta)-DP: "
+        "NOT a guarantee"),
+    "3/worst-case-lower": "ours: the lower bound under the curves (explicit datasets, composed optimistically)",
+    "3/clones-krr": "ours: the joint-convexity clones bound for k-RR, a valid upper bound, beside their clones curve",
+}
 #: columns of :func:`figure_frame`
 CURVE_COLUMNS = ["figure", "curve", "accountant", "kind", "compositions", "x_name", "x", "value_name", "value",
                  "seconds"]
 #: columns of :func:`curve_verdicts`
 VERDICT_COLUMNS = ["figure", "curve", "accountant", "compositions", "points", "compared", "max_relative_difference",
-                   "median_relative_difference", "tolerance", "verdict", "note", "known_cause"]
+                   "median_relative_difference", "tolerance", "verdict", "note", "known_cause", "guarantee"]
 
 
 def composed(name: str, *, epsilon_local: float, n_users: int, k: int, compositions: int, subsample: float = 1.0):
@@ -82,47 +122,175 @@ def _delta_grid(spec) -> np.ndarray:
     return np.asarray(spec, dtype=float)
 
 
-def _row(figure, curve, name, compositions, x_name, x, value_name, value, seconds) -> dict:
-    return {"figure": figure, "curve": curve, "accountant": name, "kind": accountant_class(name).kind.value,
+def _row(figure, curve, name, compositions, x_name, x, value_name, value, seconds, kind=None) -> dict:
+    return {"figure": figure, "curve": curve, "accountant": name, "kind": kind or accountant_class(name).kind.value,
             "compositions": int(compositions), "x_name": x_name, "x": float(x), "value_name": value_name,
             "value": float(value), "seconds": seconds}
+
+
+def guarantee(name: str, kind: str | None = None) -> str:
+    """Whether the curve of accountant ``name`` (of ``kind``, default the registry's) is a guarantee -- an
+    upper bound on delta (or eps) valid for every pair of neighbouring datasets -- or what it is instead."""
+    kind = kind or accountant_class(name).kind.value
+    if kind == "upper bound":
+        return "guarantee: upper bound for every dataset (" + accountant_class(name).scope + ")"
+    if kind == "lower bound":
+        return "not a guarantee: a lower bound (the delta of explicit datasets), certified"
+    if name == "clones-krr-2023":
+        return "not a guarantee at k >= 3: the 2023 pair as printed (an upper bound only at k = 2)"
+    return f"not a guarantee: {kind}"
+
+
+def _fig1_rows(section, curves, common) -> list:
+    rows, epsilons = [], _epsilon_grid(section["epsilon"])
+    for label, name in curves:
+        for compositions in section["compositions"]:
+            start = time.perf_counter()
+            accountant = composed(name, n_users=int(section["n_users"]), compositions=int(compositions), **common)
+            values = accountant.delta_for_epsilon(epsilons)
+            seconds = (time.perf_counter() - start) / len(epsilons)
+            rows += [_row(1, label, name, compositions, "epsilon", e, "delta", d, seconds) for e, d in zip(epsilons, values)]
+    return rows
+
+
+def _fig2_rows(section, curves, common) -> list:
+    rows, q, delta = [], float(section["subsample"]), float(section["delta"])
+    for label, name in curves:
+        for compositions in section["compositions"]:
+            start = time.perf_counter()
+            accountant = composed(name, n_users=int(section["n_users"]), compositions=int(compositions),
+                                  subsample=q, **common)
+            rows.append(_row(2, label, name, compositions, "compositions", compositions, "epsilon",
+                             accountant.epsilon_for_delta(delta), time.perf_counter() - start))
+    if section.get("lower_bound"):
+        start = time.perf_counter()
+        pld = subsampled_all_x0_pld(float(section["epsilon_local"]), int(section["k"]),
+                                    users_per_round(int(section["n_users"]), q), q)
+        for compositions in section["compositions"]:
+            value = subsampled_lower_epsilon(pld, int(compositions), delta)
+            rows.append(_row(2, LOWER_CURVE, "worst-case-lower", compositions, "compositions", compositions, "epsilon",
+                             value, time.perf_counter() - start))
+            start = time.perf_counter()
+    return rows
+
+
+def _fig3_rows(section, curves, common) -> list:
+    rows, deltas = [], _delta_grid(section["delta"])
+    for label, name in curves:
+        for compositions in section["compositions"]:
+            accountant = composed(name, n_users=int(section["n_users"]), compositions=int(compositions), **common)
+            for delta in deltas:
+                point = time.perf_counter()
+                value = accountant.epsilon_for_delta(float(delta))
+                rows.append(_row(3, label, name, compositions, "delta", delta, "epsilon", value,
+                                 time.perf_counter() - point))
+    if section.get("balle"):
+        for stated, label in ((True, BALLE_CURVE), (False, BALLE_FORMULA_CURVE)):
+            for compositions in section["compositions"]:
+                start = time.perf_counter()
+                values = balle_theorem_epsilon(deltas, int(compositions), n_users=int(section["n_users"]),
+                                               stated=stated, **common)
+                seconds = (time.perf_counter() - start) / len(deltas)
+                rows += [_row(3, label, "balle-blanket", compositions, "delta", d, "epsilon", v, seconds,
+                              kind=None if stated else BALLE_FORMULA_KIND) for d, v in zip(deltas, values)]
+    return rows
 
 
 def figure_frame(number: int, section: Mapping) -> pd.DataFrame:
     """The curves of Koskela et al.'s Figure ``number`` (1, 2 or 3) from the ``koskela.fig<N>`` config
     slice ``section``: one row per point (see :data:`CURVE_COLUMNS`); ``curve`` is the label of the
     published curve it is compared with (``accountants`` maps curve label -> accountant), or the
-    accountant's own name for curves we add (``extra_accountants``)."""
+    accountant's own name for curves we add (``extra_accountants``); ``lower_bound: true`` (Fig. 2) adds
+    the certified lower bound of :func:`subsampled_all_x0_pld`, ``balle: true`` (Fig. 3) Balle et al.'s
+    Thm 3.1 (:func:`balle_theorem_epsilon`, as stated and past its eps <= 1 condition)."""
     if number not in FIGURES:
         raise ValueError(f"`number` must be one of {', '.join(map(str, FIGURES))}; got {number!r}.")
     curves = [(label, name) for label, name in section["accountants"].items()]
     curves += [(name, name) for name in section.get("extra_accountants", [])]
     common = {"epsilon_local": float(section["epsilon_local"]), "k": int(section["k"])}
-    rows = []
-    for label, name in curves:
-        for compositions in section["compositions"]:
-            start = time.perf_counter()
-            if number == 1:
-                accountant = composed(name, n_users=int(section["n_users"]), compositions=int(compositions), **common)
-                epsilons = _epsilon_grid(section["epsilon"])
-                values = accountant.delta_for_epsilon(epsilons)
-                seconds = (time.perf_counter() - start) / len(epsilons)
-                rows += [_row(1, label, name, compositions, "epsilon", e, "delta", d, seconds) for e, d in zip(epsilons, values)]
-            elif number == 2:
-                q = float(section["subsample"])
-                accountant = composed(name, n_users=int(section["n_users"]), compositions=int(compositions),
-                                      subsample=q, **common)
-                value = accountant.epsilon_for_delta(float(section["delta"]))
-                rows.append(_row(2, label, name, compositions, "compositions", compositions, "epsilon", value,
-                                 time.perf_counter() - start))
-            else:
-                accountant = composed(name, n_users=int(section["n_users"]), compositions=int(compositions), **common)
-                for delta in _delta_grid(section["delta"]):
-                    point = time.perf_counter()
-                    value = accountant.epsilon_for_delta(float(delta))
-                    rows.append(_row(3, label, name, compositions, "delta", delta, "epsilon", value,
-                                     time.perf_counter() - point))
+    rows = {1: _fig1_rows, 2: _fig2_rows, 3: _fig3_rows}[number](section, curves, common)
     return pd.DataFrame(rows, columns=CURVE_COLUMNS)
+
+
+# ----------------------------------------------------------------- curves that are not registry accountants
+
+
+def subsampled_all_x0_pld(epsilon_local: float, k: int, users: int, q: float, *, interval: float = LOWER_INTERVAL):
+    """Optimistic PLD (both directions) of the exact subsampled pair (P, q Q + (1 - q) P) of one dataset
+    pair: D = every user on x0, D' = the differing user u on x1 (the "all on x0" view of
+    ``worst-case-lower``, P under D and Q under D', ``users`` reports per round). When u is not sampled
+    the reports have law P under both datasets, so the mixture is on the Q side. Losses L = log(P/Q) are
+    the view's optimistic bins (rounded down); under q Q + (1 - q) P against P the loss is
+    log(q e^-L + 1 - q), rounded down from its smallest value over the bin, and the reverse is its
+    negative, also rounded down: every loss is at most the true one, so every delta is a lower bound."""
+    view, = [v for v in get_accountant("worst-case-lower", epsilon_local=epsilon_local, n_users=users, k=k)
+             .binned_views(interval=interval, pessimistic=False, K=9.0) if v.label == "all-x0"]
+    if view.pessimistic or view.p_infinity or view.q_infinity:
+        raise ValueError("the 'all-x0' view must be optimistic with no infinite loss for the lower bound")
+    index = view.index.astype(float)
+    forward = np.floor(np.log1p(q * np.expm1(-(index + 1.0) * interval)) / interval).astype(np.int64)
+    reverse = np.floor(-np.log1p(q * np.expm1(-index * interval)) / interval).astype(np.int64)
+    return PrivacyLossDistribution(_dense_optimistic(forward, q * view.q_mass + (1.0 - q) * view.p_mass, interval),
+                                   _dense_optimistic(reverse, view.p_mass, interval))
+
+
+def _dense_optimistic(index: np.ndarray, mass: np.ndarray, interval: float) -> pld_pmf.DensePLDPmf:
+    lower = int(index.min())
+    probs = np.zeros(int(index.max()) - lower + 1)
+    np.add.at(probs, index - lower, mass)
+    return pld_pmf.DensePLDPmf(interval, lower, probs, 0.0, False)
+
+
+def subsampled_lower_epsilon(pld, compositions: int, delta: float, *, tail: float = LOWER_TAIL) -> float:
+    """eps(delta) of ``pld`` composed ``compositions`` times, asking for delta + 2 n_c ``tail``: dp_accounting
+    moves at most n_c ``tail`` of truncated mass to the infinity mass and the FFT wraps at most as much, so
+    the true composed delta at the returned eps is at least delta: a lower bound on eps stays one."""
+    composed_pld = pld.self_compose(compositions, tail_mass_truncation=tail)
+    return float(composed_pld.get_epsilon_for_delta(delta + 2 * compositions * tail))
+
+
+def balle_single_delta(epsilon, *, epsilon_local: float, n_users: int, k: int) -> np.ndarray:
+    """Balle et al.'s Thm 3.1 solved for delta: 2 exp(-gamma (n - 1) eps^2 / (14 k)) where
+    gamma (n - 1) eps >= 27 k, else 1 (no statement), at every eps given (the eps <= 1 condition is the
+    caller's: :func:`balle_theorem_epsilon`)."""
+    epsilon = np.asarray(epsilon, dtype=float)
+    gamma = math.exp(KrrParams.of(epsilon_local, k).log_gamma)
+    valid = gamma * (n_users - 1) * epsilon >= 27.0 * k
+    return np.where(valid, np.minimum(2.0 * np.exp(-gamma * (n_users - 1) * epsilon**2 / (14.0 * k)), 1.0), 1.0)
+
+
+def balle_theorem_epsilon(deltas, compositions: int, *, epsilon_local: float, n_users: int, k: int,
+                          stated: bool = True, points: int = BALLE_POINTS) -> np.ndarray:
+    """Smallest eps at which ``compositions`` rounds of Balle et al.'s Thm 3.1 guarantee meet each delta of
+    ``deltas``: each single-round pair (eps_1, delta_1(eps_1)) of :func:`balle_single_delta` on ``points``
+    values of eps_1 (and the single round's own solutions for delta and fractions of it) is composed by the optimal
+    composition of (eps_1, delta_1)-DP (the PLD of its dominating pair, dp_accounting, pessimistic grid
+    ``BALLE_INTERVAL``: eps rounded up by at most n_c x 1e-3), and the smallest resulting eps is kept (each
+    is valid, so the minimum is). ``stated``: eps_1 <= 1, the theorem's condition (inf where no such pair meets the delta: no guarantee); otherwise eps_1 up to
+    ``epsilon_local`` -- the formula past its condition, NOT a guarantee."""
+    deltas = np.atleast_1d(np.asarray(deltas, dtype=float))
+    gamma = math.exp(KrrParams.of(epsilon_local, k).log_gamma)
+    low, high = 27.0 * k / (gamma * (n_users - 1)), 1.0 if stated else float(epsilon_local)
+    # the single round's own solutions of delta_1(eps_1) = delta / (n_c c), c from 1.001 to 100, join the grid
+    # (with delta itself, the answer at n_c = 1; c near 1: basic composition's split of delta; below 1: unreachable)
+    targets = np.minimum(np.outer(deltas, 1.0 / (compositions * np.geomspace(1.001, 100.0, 16))).ravel(), 1.0)
+    solved = np.maximum(np.sqrt(14.0 * k * np.log(2.0 / np.concatenate([deltas, targets])) / (gamma * (n_users - 1))), low)
+    grid = sorted({*np.linspace(low, high, points), *solved}) if low <= high else []
+    best = np.full(deltas.shape, math.inf)
+    for eps1 in (e for e in grid if e <= high):
+        delta1 = float(balle_single_delta(eps1, epsilon_local=epsilon_local, n_users=n_users, k=k))
+        reachable = 1.0 - (1.0 - delta1) ** compositions < deltas  # else the composed delta exceeds it at every eps
+        if not reachable.any():
+            continue
+        if compositions == 1:
+            best = np.where(reachable, np.minimum(best, eps1), best)
+            continue
+        pld = privacy_loss_distribution.from_privacy_parameters(
+            common.DifferentialPrivacyParameters(float(eps1), delta1), value_discretization_interval=BALLE_INTERVAL)
+        pld = pld.self_compose(compositions)
+        for i in np.flatnonzero(reachable):
+            best[i] = min(best[i], float(pld.get_epsilon_for_delta(float(deltas[i]))))
+    return best
 
 
 def curve_verdicts(ours: pd.DataFrame, reference: pd.DataFrame, *, tolerance: float, smallest_delta: float,
@@ -168,8 +336,41 @@ def curve_verdicts(ours: pd.DataFrame, reference: pd.DataFrame, *, tolerance: fl
                          "compositions": "" if compositions == -1 else int(compositions), "points": len(published),
                          "compared": compared, "max_relative_difference": largest,
                          "median_relative_difference": median, "tolerance": tolerance, "verdict": verdict,
-                         "note": note, "known_cause": extra if extra and verdict != REPRODUCED else ""})
-    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+                         "note": note, "known_cause": extra if extra and verdict != REPRODUCED else "",
+                         "guarantee": _guarantee_of(mine_all, accountant)})
+    return pd.DataFrame(rows + _added_rows(ours, reference), columns=VERDICT_COLUMNS)
+
+
+def _guarantee_of(mine: pd.DataFrame, accountant: str) -> str:
+    if not accountant:
+        return ""
+    return guarantee(accountant, str(mine["kind"].iloc[0]) if len(mine) else None)
+
+
+def _added_rows(ours: pd.DataFrame, reference: pd.DataFrame) -> list:
+    """One row per curve of ours without a published counterpart (per n_c, except Fig. 2 whose curves
+    span n_c): *not reproducible as specified*, with why in ``known_cause`` (:data:`ADDED_CURVES`) and the
+    range of our values in the note."""
+    published = {(int(f), c) for f, c in reference[["figure", "curve"]].drop_duplicates().itertuples(index=False)}
+    rows = []
+    for (figure, curve), mine in ours.groupby(["figure", "curve"], sort=False):
+        if (int(figure), curve) in published:
+            continue
+        groups = [(-1, mine)] if int(figure) == 2 else list(mine.groupby("compositions", sort=True))
+        for compositions, group in groups:
+            values = group["value"].astype(float)
+            finite = values[np.isfinite(values)]
+            note = (f"ours only, {len(group)} points: {group['value_name'].iloc[0]} from {finite.min():.4g} to "
+                    f"{finite.max():.4g}" if len(finite) else f"ours only, {len(group)} points: no finite value "
+                    "(the bound gives no guarantee at any point of this figure)")
+            accountant = str(group["accountant"].iloc[0])
+            rows.append({"figure": int(figure), "curve": curve, "accountant": accountant,
+                         "compositions": "" if compositions == -1 else int(compositions), "points": 0, "compared": 0,
+                         "max_relative_difference": math.nan, "median_relative_difference": math.nan,
+                         "tolerance": math.nan, "verdict": NOT_REPRODUCIBLE, "note": note,
+                         "known_cause": ADDED_CURVES.get(f"{int(figure)}/{curve}", ADDED_DEFAULT),
+                         "guarantee": guarantee(accountant, str(group["kind"].iloc[0]))})
+    return rows
 
 
 def _numeric(frame: pd.DataFrame, columns) -> pd.DataFrame:
