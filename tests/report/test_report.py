@@ -261,7 +261,7 @@ def test_method_summary_accepts_mechanism_and_groups_by_varying_columns():
 
 
 def test_roles_keep_the_projected_gaussian_apart():
-    assert report_read._roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
+    assert report_read.method_roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
         "gaussian": "gaussian", "shuffle": "shuffle", "shuffle+inv": "shuffle+INV"
     }
 

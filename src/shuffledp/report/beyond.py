@@ -12,7 +12,7 @@ import math
 
 import pandas as pd
 
-from shuffledp.report.read import _format_number
+from shuffledp.report.read import format_cell
 
 #: words for the Gaussian's calibrations (shuffledp.experiments.utility.CALIBRATIONS)
 _CALIBRATION_WORDS = {"configured": "the tight upper bound", "lower": "the lower bound", "as_printed": "eq. (6) as printed"}
@@ -97,7 +97,7 @@ def read_delta_floor(frame: pd.DataFrame) -> str:
         gaussian_wins = int((group["winner_at_delta_used"] == "gaussian").sum())
         sentences.append(
             f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g}: δ̂ = 0 under `{group['accountant'].iloc[0]}` "
-            f"at all {len(group)} n, so the Gaussian is calibrated at the floor δ = {_format_number(floor)}. "
+            f"at all {len(group)} n, so the Gaussian is calibrated at the floor δ = {format_cell(floor)}. "
             f"It would match shuffle+INV's mean TV at δ* = 10^{low['log10_delta_break_even']:.1f} "
             f"(n = {int(low['n_users']):,}) to 10^{high['log10_delta_break_even']:.1f} (n = {int(high['n_users']):,}) "
             f"and wins for every δ above δ*; at our floor it wins (in expectation, unprojected) at {gaussian_wins} "
