@@ -39,12 +39,15 @@ if BROWSER_CHECK == "required" and BROWSER_ABSENT:
                         "on PATH (Debian: apt-get install chromium chromium-driver); use 'auto' to record "
                         "the check as not done instead.")
 FIRST_SCREEN = {"json": "results/report/first_screen.json"}
+# Table II's n = 1,000 "Our delta" cells under fixed hypotheses (shuffledp.report.hypotheses), when the
+# accounting stage is reported
+HYPOTHESES = ["results/report/table2_hypotheses.csv"] if "accounting" in REPORT_SETTINGS["stages"] else []
 if not BROWSER_ABSENT:
     FIRST_SCREEN["screenshot"] = "results/report/first_screen.png"
 KNOWN_OUTPUTS = _plain_outputs(ALL_TARGETS, [item for rule_ in workflow.rules for item in rule_.output])
 STAGE_OUTPUTS = _stage_outputs(ALL_TARGETS)
 MANIFEST_STAGES = _manifest_stages(STAGE_OUTPUTS, REPORT_SETTINGS["stages"])
-STAGE_OUTPUTS["report"] = list(REPORT_OUTPUTS.values()) + (list(FIRST_SCREEN.values()) if BROWSER_CHECK != "off" else [])
+STAGE_OUTPUTS["report"] = list(REPORT_OUTPUTS.values()) + HYPOTHESES + (list(FIRST_SCREEN.values()) if BROWSER_CHECK != "off" else [])
 
 
 def _producer(path):
@@ -98,10 +101,24 @@ rule manifest:
         "../scripts/manifest.py"
 
 
+rule table2_hypotheses:
+    input:
+        comparison="results/accounting/table2_comparison.csv",
+    output:
+        csv="results/report/table2_hypotheses.csv",
+    params:
+        table2=config["accounting"]["table2"],
+    log:
+        "logs/report/table2_hypotheses.log",
+    script:
+        "../scripts/table2_hypotheses.py"
+
+
 rule reproduction_report:
     input:
         manifests=expand("results/{stage}/MANIFEST.json", stage=MANIFEST_STAGES),
         reads=REPORT_READS.paths(),
+        hypotheses=HYPOTHESES,
     output:
         markdown=report(
             REPORT_OUTPUTS["markdown"],
@@ -124,7 +141,7 @@ rule reproduction_report:
         extras=REPORT_READS.extras,
         cell_counts=REPORT_READS.cell_counts,
         data_summary=REPORT_READS.data_summary,
-        producers={path: _producer(path) for path in REPORT_READS.paths()},
+        producers={path: _producer(path) for path in [*REPORT_READS.paths(), *HYPOTHESES]},
         repo=str(REPO),
     log:
         "logs/report/reproduction_report.log",
@@ -163,6 +180,7 @@ localrules:
 ALL_TARGETS.extend(
     [
         *REPORT_OUTPUTS.values(),
+        *HYPOTHESES,
         *(FIRST_SCREEN.values() if BROWSER_CHECK != "off" else []),
         *expand("results/{stage}/MANIFEST.json", stage=MANIFEST_STAGES),
         "results/report/MANIFEST.json",

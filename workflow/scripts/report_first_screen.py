@@ -37,4 +37,5 @@ atomic_write_text(snakemake.output.json, json.dumps(result, indent=2) + "\n")
 if result.get("checked") and not result["ok"]:
     failures = {k: result[k] for k in ("broken_images", "broken_anchors", "missing_files", "overflowing_tables",
                                        "page_wider_than_viewport") if result[k]}
+    log.error("browser check failed: %s", json.dumps(failures)[:4000])
     raise SystemExit(f"the report fails its browser check (see {snakemake.output.json}): {sorted(failures)}")

@@ -24,6 +24,7 @@ from shuffledp.report.sections import (
     SEED_SECTIONS,
     cell_counts_of,
     extra_readings,
+    read_hypotheses,
     figure_reading,
     split_first_sentence,
 )
@@ -37,7 +38,7 @@ _SEED_COLUMNS = ("figure", "panel", "curve", "code", "claim", "accountant", "com
 
 
 def _cells_table(rows: pd.DataFrame) -> Table:
-    columns = ["row", "column", "paper", "ours (compared)", "ours (exact)", "level", "how far", "note"]
+    columns = ["row", "column", "paper", "ours (compared)", "ours (exact)", "level", "how far (ours vs printed)", "note"]
     body = []
     for r in rows.to_dict("records"):
         compared = r["ours_as_printed"] if pd.notna(r["ours_as_printed"]) else r["ours_exact"]
@@ -58,7 +59,8 @@ def _cells_section(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame
         subset = cells[cells["table"] == table]
         title = PAPER_TABLES.get(table, f"Values quoted in the paper's text ({table})")
         blocks.append(Heading(4, title, "text-values" if table == "text" else f"table-{str(table).lower()}"))
-        blocks.append(Paragraph("Source: " + "; ".join(trace(s, inputs) for s in subset["source"].unique()) + "."))
+        blocks.append(Paragraph(f"Source of {title.split(':')[0]}: "
+                                + "; ".join(trace(s, inputs) for s in subset["source"].unique()) + "."))
         empty = read_empty_cells(subset)
         if empty:
             blocks.append(Paragraph("**Not comparable.** " + empty))
@@ -72,6 +74,19 @@ def _cells_section(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame
                                         f"the chance a value {STRENGTH_FACTOR:g}× off would pass."))
                 blocks.append(single)
     return blocks
+
+
+def _hypotheses(inputs: ReportInputs) -> list:
+    frame = read_hypotheses(inputs)
+    if frame is None:
+        return []
+    columns = ["hypothesis", "reason", "n_x0", "epsilon_local", "epsilon", "paper", "ours", "log10_ours_over_paper"]
+    body = [[str(r["hypothesis"]), str(r["reason"]), str(r["n_x0"]), f"{r['epsilon_local']:g}", f"{r['epsilon']:g}",
+             str(r["paper"]), str(r["ours"]), f"{r['log10_ours_over_paper']:+.1f}"] for r in frame.to_dict("records")]
+    return [Heading(3, "Table II, n = 1,000, \u201cOur δ\u201d: every hypothesis at every cell", "appendix-hypotheses"),
+            Paragraph(f"From {trace(inputs.hypotheses, inputs)}; k = {int(frame['k'].iloc[0])}, n = "
+                      f"{int(frame['n_users'].iloc[0]):,}; log10(ours / printed) of each cell:"),
+            Table(columns, body)]
 
 
 def _seed_table(frame: pd.DataFrame) -> Table:
@@ -123,6 +138,7 @@ def appendix(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame, summ
     if problems:
         blocks.append(Paragraph("Input problems: " + " ".join(problems)))
     blocks += _cells_section(inputs, rows, cells)
+    blocks += _hypotheses(inputs)
     blocks += _seed_tables(inputs)
     blocks += _readings(inputs, summary)
     reads = sorted({*map(str, inputs.comparisons), *(str(p) for extra in inputs.extras.values()

@@ -40,6 +40,7 @@ class ReportInputs:
     gaussian_checks: Sequence[Path] = ()
     extras: Mapping[str, Mapping[str, Sequence[Path]]] = field(default_factory=dict)  # name -> images, data
     manifests: Mapping[str, Path] = field(default_factory=dict)
+    hypotheses: Path | None = None  # results/report/table2_hypotheses.csv (shuffledp.report.hypotheses)
     producers: Mapping[str, str] = field(default_factory=dict)  # output path -> rule name
     checksums: Mapping[str, str] = field(default_factory=dict)  # path -> sha256
     expected_stages: Sequence[str] = ("data", "accounting", "utility")

@@ -28,6 +28,7 @@ from shuffledp.report.beyond import (
 from shuffledp.report.blocks import Figure, Heading, Paragraph, Table
 from shuffledp.report.findings import extra_anchor
 from shuffledp.report.girgis import read_girgis_verdicts
+from shuffledp.report.hypotheses import closest_hypotheses
 from shuffledp.report.inputs import (
     BALLE_FIGURE,
     CROSSOVER,
@@ -67,6 +68,8 @@ __all__ = [
     "beyond_section",
     "extra_readings",
     "cell_counts_of",
+    "read_hypotheses",
+    "hypotheses_sentence",
 ]
 
 #: the sections beyond the paper that are another seed paper's (name -> its section's title)
@@ -189,6 +192,12 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
                             [[named[r[0]], *(str(v) for v in r[1:])] for r in counts.itertuples(index=False)]))
     else:
         blocks.append(Paragraph("No comparison table is present in this run."))
+    absent = [PAPER_TABLES[t].split(":")[0] for t in PAPER_TABLES if t not in set(cells.get("table", ()))]
+    if absent:
+        blocks.append(Paragraph(f"No comparison rows in this run for {', '.join(absent)} (their stage's output is absent)."))
+    hypotheses = hypotheses_sentence(inputs)
+    if hypotheses:
+        blocks.append(Paragraph(hypotheses))
     counts_by_region = cell_counts_of(inputs)
     for number, spec in FIGURES.items():
         blocks.append(Heading(3, f"Figure {number}: {spec.title}", f"figure-{number}"))
@@ -196,26 +205,48 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
         blocks.append(Paragraph(f"Paper: {spec.claim} Ours: {first}"
                                 + f" ([more](#appendix-figure-{number}))"))
         images = existing_files(inputs.figures.get(number, ()))
-        blocks += _figures(inputs, images, lambda image, n=number: f"Figure {n}: {image.stem}")
+        blocks += _figures(inputs, images, lambda image, n=number: f"Figure {n} ({image.name})")
         if not images:
             blocks.append(Paragraph(f"Figure {number} is absent from this run (stage `{spec.stage}`)."))
     return blocks
+
+
+def read_hypotheses(inputs: ReportInputs) -> pd.DataFrame | None:
+    """``table2_hypotheses.csv`` of this run, or None."""
+    path = inputs.hypotheses
+    return pd.read_csv(path, dtype={"paper": str}) if path is not None and Path(path).is_file() else None
+
+
+def hypotheses_sentence(inputs: ReportInputs) -> str:
+    """Which fixed hypotheses were tried for Table II's n = 1,000 "Our δ" cells and how close the closest came."""
+    frame = read_hypotheses(inputs)
+    if frame is None or frame.empty:
+        return ""
+    summary = closest_hypotheses(frame)
+    best = summary.iloc[0]
+    return (f"Table II's n = 1,000 \u201cOur δ\u201d cells are off by orders of magnitude, so {len(summary)} readings of "
+            f"the paper fixed in advance were each evaluated at all {int(best['cells'])} cells "
+            f"({'; '.join(summary['hypothesis'])}); the closest, \u201c{best['hypothesis']}\u201d, is still a median "
+            f"{best['median_orders']:.1f} and up to {best['largest_orders']:.1f} orders of magnitude from the printed "
+            f"values ([every value](#appendix-hypotheses)).")
 
 
 def _seed_counts_table(frame: pd.DataFrame | None, group: Sequence[str]) -> Table | None:
     if frame is None or "verdict" not in frame.columns or frame.empty:
         return None
     keys = [c for c in group if c in frame.columns]
+    keyed = frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), "–") for c in keys})
     per_group = [(key if isinstance(key, tuple) else (key,), seed_counts(rows))
-                 for key, rows in (frame.groupby(keys, sort=False) if keys else [((), frame)])]
+                 for key, rows in (keyed.groupby(keys, sort=False) if keys else [((), keyed)])]
     labels = list(dict.fromkeys(label for _, counts in per_group for label in counts))
     return Table([*keys, "rows", *labels],
                  [[*(str(k) for k in key), str(sum(counts.values())), *(str(counts.get(v, 0)) for v in labels)]
                   for key, counts in per_group])
 
 
-#: how each seed paper's verdict rows are grouped in its section's table
-_SEED_GROUPS = {KOSKELA_FIGURES: ("figure", "curve"), BALLE_FIGURE: ("code", "panel"), GIRGIS_FIGURE: ("claim",)}
+#: how each seed paper's verdict rows are grouped in its section's table (by file name, else by section)
+_SEED_GROUPS = {KOSKELA_FIGURES: ("figure", "curve"), BALLE_FIGURE: ("code", "panel"), GIRGIS_FIGURE: ("claim",),
+                "koskela_fig4_verdicts.csv": ("figure",)}
 
 
 def seed_section(inputs: ReportInputs, name: str) -> list:
@@ -228,7 +259,7 @@ def seed_section(inputs: ReportInputs, name: str) -> list:
         return blocks + [Paragraph("This stage did not run (no figure and no verdict table in this run).")]
     for path in data_paths:
         frame = pd.read_csv(path)
-        table = _seed_counts_table(frame, _SEED_GROUPS.get(name, ()))
+        table = _seed_counts_table(frame, _SEED_GROUPS.get(path.name, _SEED_GROUPS.get(name, ())))
         if table is not None:
             blocks.append(Paragraph(f"Verdicts of `{path.name}` counted from its `verdict` column (\u201c{EXPLAINED}\u201d: "
                                     f"not reproduced, with a known cause; every row in the [appendix]"

@@ -13,10 +13,10 @@ paper (rows of :func:`shuffledp.report.read.read_comparisons`) gets one *level*:
   without any check-in under our numbering: ``x0_count`` = 0);
 * ``not reproducible as specified`` -- the paper does not give what is needed.
 
-A cell printed in two blocks of one table (Table IV prints its base setting in each of its three
+A row printed in two blocks of one table (Table IV prints its base setting in each of its three
 blocks) is counted once (:func:`unique_cells`). Koskela, Balle and Girgis et al. are counted from the
 ``verdict`` column of their verdict tables, whatever rows those hold (:func:`seed_counts`): a row that
-is not reproduced but carries a ``known_cause`` is *explained*.
+is "not reproduced" but carries a ``known_cause`` is *explained*.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 import pandas as pd
 
-from shuffledp.tables import NOT_REPRODUCIBLE, REPRODUCED
+from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
 
 __all__ = [
     "LEVELS",
@@ -57,8 +57,6 @@ EXPLAINED = "explained"
 LEVELS = (REPRODUCED, TRUNCATED, WITHIN, OFF, NOT_COMPARABLE, NOT_REPRODUCIBLE)
 #: relative difference called "within 1 %"
 WITHIN_TOLERANCE = 0.01
-#: the columns that name a cell of the paper (a cell printed in two blocks is one cell)
-CELL_KEY = ("table", "row", "column", "paper")
 
 
 def truncates_to(printed: str, ours: float) -> bool:
@@ -136,16 +134,36 @@ def how_far(row) -> str:
     return f"10^{math.log10(ratio):+.1f}"
 
 
+def _row_signature(group: pd.DataFrame) -> tuple:
+    values = group[["paper", "ours_as_printed", "ours_exact"]].astype(str)
+    return tuple(map(tuple, values.to_numpy()))
+
+
 def unique_cells(rows: pd.DataFrame) -> pd.DataFrame:
-    """The comparison rows with a cell printed in more than one block kept once (the first)."""
+    """The comparison rows with a printed row that the paper repeats in another block kept once (the
+    first): Table IV prints its base setting (ε0 = 2, n = 100, k = 10) as a row of each of its three
+    blocks. Two rows of one table are the same when they print the same values in the same order and we
+    compute the same values for them; a row printing only zeros is never merged (zeros of different
+    settings look alike). Then an exact duplicate cell (same table, row, column, value) is dropped."""
     if rows.empty:
         return rows
-    return rows.drop_duplicates(subset=list(CELL_KEY), keep="first")
+    keep, seen = [], set()
+    for (table, _block, _row), group in rows.groupby(["table", "block", "row"], sort=False):
+        signature = (table, _row_signature(group))
+        printed = pd.to_numeric(group["paper"].map(_paper_value), errors="coerce")
+        if signature in seen and (printed.fillna(0) != 0).any():
+            continue
+        seen.add(signature)
+        keep.extend(group.index)
+    return rows.loc[sorted(keep)].drop_duplicates(subset=["table", "block", "row", "column", "paper"], keep="first")
 
 
 def graded_cells(rows: pd.DataFrame) -> pd.DataFrame:
     """Unique cells with two more columns: ``level`` and ``how_far`` (empty where reproduced)."""
     cells = unique_cells(rows).copy()
+    if len(cells):  # the paper's order: Tables II, IV, V, VI, then the text (stable inside a table)
+        order = {t: i for i, t in enumerate(("I", "II", "III", "IV", "V", "VI"))}
+        cells = cells.iloc[sorted(range(len(cells)), key=lambda i: order.get(str(cells["table"].iloc[i]), len(order)))]
     if cells.empty:
         return cells.assign(level=pd.Series(dtype=str), how_far=pd.Series(dtype=str))
     records = cells.to_dict("records")
@@ -166,13 +184,14 @@ def level_counts(cells: pd.DataFrame) -> pd.DataFrame:
 
 def seed_counts(frame: pd.DataFrame | None) -> dict[str, int]:
     """Rows of a seed paper's verdict table by verdict, counted from its ``verdict`` column; a row that
-    is not reproduced but has a ``known_cause`` counts as :data:`EXPLAINED`. Empty for no frame."""
+    is "not reproduced" but has a ``known_cause`` counts as :data:`EXPLAINED` (a row "not reproducible
+    as specified" keeps that verdict, cause or not). Empty for no frame."""
     if frame is None or "verdict" not in frame.columns or frame.empty:
         return {}
     verdict = frame["verdict"].fillna("").astype(str)
     cause = (frame["known_cause"] if "known_cause" in frame.columns else pd.Series("", index=frame.index))
     has_cause = cause.fillna("").astype(str).str.strip().ne("")
-    label = np.where((verdict != REPRODUCED) & has_cause, EXPLAINED, verdict)
+    label = np.where((verdict == NOT_REPRODUCED) & has_cause, EXPLAINED, verdict)
     counts = pd.Series(label).value_counts()
     order = [REPRODUCED, EXPLAINED] + sorted(v for v in counts.index if v not in (REPRODUCED, EXPLAINED))
     return {v: int(counts[v]) for v in order if v in counts.index}
