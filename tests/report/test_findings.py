@@ -180,3 +180,18 @@ def test_balle_counts_per_code_version_and_the_loosest_bound():
     assert "the loosest bound is Bennett (panel i), up to 4.8 x its tight reference" in text
     assert finding_balle(None, "extra-balle").startswith("Balle et al.'s Figure 3")
     assert "balle_verdicts.csv" in finding_balle(None, "extra-balle")
+
+
+def test_the_phase_diagram_reading_counts_no_panel_calibrated_by_a_lower_bound():
+    from shuffledp.report.beyond import read_phase_diagram
+
+    grid = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15], "n_users": [100, 1000, 100],
+                         "epsilon": 1.0, "log_ratio": [-0.5, -0.2, 0.3],
+                         "accountant": ["worst-case-lower", "worst-case-lower", "weak-adversary"]})
+    text = read_phase_diagram(grid)
+    assert "k = 2: calibrated by `worst-case-lower`, not a guarantee, so no count." in text
+    assert "k = 15 (`weak-adversary`): shuffle+INV has the lower expected TV at 0 of 1 points" in text
+    boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 15], "n_users": [1000, 1000], "epsilon": [0.7, 0.1],
+                             "shuffle_wins_below": [True, True]})
+    crossings = read_phase_diagram(boundary, uncertified_k={2})
+    assert "k = 2" not in crossings and "k = 15: 1 crossing(s)" in crossings

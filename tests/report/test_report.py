@@ -648,7 +648,8 @@ def test_phase_diagram_section_opens_with_its_reading_and_shows_its_figures(run_
                                                               utility / "phase_diagram_boundary.csv"]}}
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir, extras=extras)))
     section = markdown[markdown.index("### Phase diagram"):markdown.index("## Provenance")]
-    assert section.split("\n\n")[1].startswith("[phase_diagram.csv] δ fixed 1e-06, k = 2: shuffle+INV has the lower")
+    assert section.split("\n\n")[1].startswith(
+        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected TV at 1 of 2")
     assert "Phase diagram, δ rule fixed 1e-06: exact ratio" in section
     findings = markdown[markdown.index("## Findings"):markdown.index("## Errata")]
     assert "(k = 2) shuffle+INV has the lower expected error at 1 of 2 points" in findings

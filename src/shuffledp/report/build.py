@@ -32,7 +32,7 @@ from shuffledp.report.inputs import (
 )
 from shuffledp.report.judge import errata
 from shuffledp.report.read import ReportInputs, existing_files, read_comparisons, relative_link, stale_stages
-from shuffledp.report.sections import SEED_ANCHORS, SEED_SECTIONS, beyond_section, biswas_section, read_extra, seed_section
+from shuffledp.report.sections import SEED_ANCHORS, SEED_SECTIONS, beyond_section, biswas_section, read_extra, read_extra_all, seed_section
 from shuffledp.report.verdicts import graded_cells
 
 __all__ = ["build_report", "main_part"]
@@ -119,7 +119,7 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
 
 def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: pd.DataFrame | None) -> list:
     """The answer first: one sentence per finding, each with its numbers and a link to its section."""
-    floor = read_extra(inputs, DELTA_FLOOR)
+    floor = read_extra_all(inputs, DELTA_FLOOR)
     bullets = findings(
         rows,
         bracket=read_extra(inputs, WORST_CASE_BRACKET),

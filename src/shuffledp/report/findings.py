@@ -19,8 +19,7 @@ import numpy as np
 import pandas as pd
 
 from shuffledp.report.read import format_cell
-from shuffledp.accounting import BoundKind, accountant_class
-from shuffledp.report.verdicts import LEVELS, counts_phrase, own_delta_cells, seed_counts
+from shuffledp.report.verdicts import LEVELS, counts_phrase, is_guarantee, own_delta_cells, seed_counts
 
 __all__ = [
     "extra_anchor",
@@ -151,15 +150,6 @@ def _boundary_text(boundary: pd.DataFrame | None) -> str:
     return f"; at δ {rule} and n = {int(largest['n_users'].iloc[0]):,} it wins for {parts}"
 
 
-def _guarantee(accountant: str) -> bool:
-    """True when the registry's accountant ``accountant`` is an upper bound (a guarantee for every dataset
-    in its scope); False for a lower bound, a formula as printed, a rate or an unknown name."""
-    try:
-        return accountant_class(str(accountant)).kind is BoundKind.UPPER
-    except (KeyError, ValueError):
-        return False
-
-
 def finding_phase_diagram(grid: pd.DataFrame | None, boundary: pd.DataFrame | None, anchor: str) -> str:
     """Where shuffle+INV wins in the exact phase diagram, counted only over the panels whose ε0 comes from
     a guarantee (``calibration`` or ``accountant`` column: an upper-bound accountant); the panels calibrated
@@ -169,7 +159,7 @@ def finding_phase_diagram(grid: pd.DataFrame | None, boundary: pd.DataFrame | No
         return missing(what, "results/utility/phase_diagram.csv", anchor)
     column = next((c for c in ("calibration", "accountant") if c in grid.columns), None)
     names = grid[column].astype(str) if column else pd.Series("unknown", index=grid.index)
-    certified = names.map(_guarantee)
+    certified = names.map(is_guarantee)
     ratio = pd.to_numeric(grid["log_ratio"], errors="coerce")
     known = ratio.notna() & certified
     wins = int((ratio[known] < 0).sum())
@@ -264,15 +254,17 @@ def finding_delta_floor(frame: pd.DataFrame | None, anchor: str) -> str:
     they are compared with is calibrated at an arbitrary floor (``delta_floor.csv``)."""
     what = "The δ floor"
     if _lacks(frame, ("calibration", "delta_floored", "epsilon", "epsilon_local", "n_users")):
-        return missing(what, "results/utility/delta_floor.csv", anchor)
+        return missing(what, "results/utility/delta_floor_fig2.csv, gowalla/<region>/delta_floor.csv", anchor)
     rows = frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
-    floored = rows["delta_floored"].astype(bool)
-    settings = ", ".join(sorted({f"ε = {e:g}, ε0 = {e0:g}" for e, e0 in zip(rows["epsilon"], rows["epsilon_local"])}))
+    floored = rows["delta_floored"].astype(str).str.lower().eq("true")
+    settings = "; ".join(sorted({f"ε = {e:g}, ε0 = {e0:g}" for e, e0 in zip(rows["epsilon"], rows["epsilon_local"])}))
+    where = (f"{', '.join(dict.fromkeys(rows['region'].astype(str)))}; " if "region" in rows.columns else "")
     floor = (f" δ = {format_cell(float(rows.loc[floored, 'delta_floor'].min()))}"
              if floored.any() and "delta_floor" in rows.columns else " a floor")
-    return (f"In {int(floored.sum())} of {len(rows)} utility settings ({settings}) the shuffle's δ is exactly 0, so the "
-            f"Gaussian it is compared with is calibrated at{floor}: an arbitrary choice, and every such comparison "
-            f"rests on it ([section](#{anchor})).")
+    accountant = f" of `{rows['accountant'].iloc[0]}`" if "accountant" in rows.columns else ""
+    return (f"In {int(floored.sum())} of {len(rows)} utility settings ({where}{settings}) the shuffle's δ{accountant} "
+            f"is exactly 0, so the Gaussian it is compared with is calibrated at{floor}: an arbitrary choice, and "
+            f"every such comparison rests on it ([section](#{anchor})).")
 
 
 def finding_geometric(frame: pd.DataFrame | None, anchor: str) -> str:

@@ -54,13 +54,14 @@ from shuffledp.report.readings import (
     read_method_comparison,
     read_sweep,
 )
-from shuffledp.report.verdicts import EXPLAINED, LEVELS, level_counts, seed_counts
+from shuffledp.report.verdicts import EXPLAINED, LEVELS, is_guarantee, level_counts, seed_counts
 
 __all__ = [
     "SEED_SECTIONS",
     "SEED_ANCHORS",
     "split_first_sentence",
     "read_extra",
+    "read_extra_all",
     "extra_reader",
     "figure_reading",
     "biswas_section",
@@ -83,9 +84,9 @@ SEED_ANCHORS = {"Biswas": "biswas", KOSKELA_FIGURES: "koskela", BALLE_FIGURE: "b
 
 
 def split_first_sentence(text: str) -> tuple[str, str]:
-    """(first sentence, the rest): the first full stop followed by a capital or a backquote ends it (so
-    "eq. (6)" and "Fig. 3" do not)."""
-    match = re.search(r"(?<!Fig)(?<!eq)(?<!Eq)(?<!al)\.\s+(?=[A-Z`(])", text)
+    """(first sentence, the rest): the first full stop followed by a space ends it, except after "Fig",
+    "eq", "et al", "vs", "e.g" and "i.e"."""
+    match = re.search(r"(?<!Fig)(?<!eq)(?<!Eq)(?<!al)(?<!vs)(?<!e\.g)(?<!i\.e)\.\s+(?=\S)", text)
     if match is None:
         return text, ""
     return text[: match.start() + 1], text[match.end():].strip()
@@ -101,6 +102,18 @@ def read_extra(inputs: ReportInputs, name: str, file_name: str | None = None) ->
             except (ValueError, OSError):
                 return None
     return None
+
+
+def read_extra_all(inputs: ReportInputs, name: str) -> pd.DataFrame | None:
+    """Every data file of the section ``name`` concatenated (each row keeps its file in ``source``), or
+    None when there is none."""
+    frames = []
+    for path in existing_files((inputs.extras.get(name) or {}).get("data", ())):
+        try:
+            frames.append(pd.read_csv(path).assign(source=str(path)))
+        except (ValueError, OSError):
+            continue
+    return pd.concat(frames, ignore_index=True) if frames else None
 
 
 def extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
@@ -128,6 +141,11 @@ def extra_readings(inputs: ReportInputs, name: str) -> str:
     """The full reading of the section ``name``, one per data file."""
     paths = existing_files((inputs.extras.get(name) or {}).get("data", ()))
     reader, readings = extra_reader(name, inputs.config), []
+    if name == PHASE_DIAGRAM:  # the boundary leaves out the panels the grid says are not calibrated by a guarantee
+        grid = read_extra(inputs, name, "phase_diagram.csv")
+        column = next((c for c in ("calibration", "accountant") if grid is not None and c in grid.columns), None)
+        uncertified = ({int(k) for k, n in zip(grid["k"], grid[column]) if not is_guarantee(n)} if column else set())
+        reader = lambda frame: read_phase_diagram(frame, uncertified_k=uncertified)  # noqa: E731
     for path in paths:
         try:
             text = reader(pd.read_csv(path))

@@ -27,6 +27,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 import pandas as pd
 
+from shuffledp.accounting import BoundKind, accountant_class
 from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "seed_counts",
     "counts_phrase",
     "own_delta_cells",
+    "is_guarantee",
 ]
 
 TRUNCATED = "matches if truncated"
@@ -210,3 +212,12 @@ def own_delta_cells(rows: pd.DataFrame) -> pd.DataFrame:
     table, column = rows["table"].astype(str), rows["column"].astype(str)
     own = (table == "IV") | ((table == "II") & ~column.str.fullmatch(r"\[\d+\]"))
     return unique_cells(rows[own])
+
+
+def is_guarantee(accountant) -> bool:
+    """True when the registry's accountant ``accountant`` is an upper bound (a guarantee for every dataset
+    in its scope); False for a lower bound, a formula as printed, a rate or an unknown name."""
+    try:
+        return accountant_class(str(accountant)).kind is BoundKind.UPPER
+    except (KeyError, ValueError):
+        return False
