@@ -91,8 +91,9 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
         "Levels: **reproduced**, our value rounds to the printed one (for the paper's single Monte-Carlo draws, "
         "the draw lies inside our 95% interval of one draw); **matches if truncated**, cutting ours after the "
         "printed digit gives the printed value; **within 1 %**; **off**, with how far in the appendix; **not "
-        "comparable**, a cell that holds nobody under our numbering; **explained**, not reproduced with a "
-        f"documented cause. Written {created}; arXiv 2022 numbering for Biswas et al. (FPS map in the appendix)."))
+        "comparable**, a cell that holds nobody under our numbering; **not reproducible as specified**, the "
+        "paper does not give what the value needs; **explained**, not reproduced, with a documented cause. "
+        f"Written {created}; arXiv 2022 numbering for Biswas et al. (FPS map in the appendix)."))
     present = sorted({s for s in inputs.expected_stages if inputs.manifests.get(s) and Path(inputs.manifests[s]).is_file()})
     absent = [s for s in inputs.expected_stages if s not in present]
     stale = stale_stages(inputs, present)
