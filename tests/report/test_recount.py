@@ -331,3 +331,37 @@ def test_a_planted_counting_error_fails_the_recount(tmp_path, monkeypatch, targe
     monkeypatch.setattr(target, name, planted)
     with pytest.raises(AssertionError):
         check_recount(results)
+
+
+def _png(path: Path) -> Path:
+    path.write_bytes(b"\x89PNG\r\n\x1a\n")
+    return path
+
+
+def test_the_fixture_report_has_its_parts_in_order_each_seed_figure_in_its_section_and_no_repeat(tmp_path):
+    results = write_fixture(tmp_path / "results")
+    inputs = _inputs(results)
+    # a figure a stage adds appears in its paper's section without a change to the report: images come from
+    # the rule's inputs (report.smk -> shuffledp.report.inputs), here three Koskela figures and one new one
+    images = {name: [_png(results / stage / f"{stage}_fig{i}.png") for i in range(1, n + 1)]
+              for name, stage, n in ((KOSKELA_FIGURES, "koskela", 4), (BALLE_FIGURE, "balle", 1),
+                                     (GIRGIS_FIGURE, "girgis", 1))}
+    for name, paths in images.items():
+        inputs.extras[name]["images"] = paths
+    markdown = report.render_markdown(report.build_report(inputs))
+    heads = ["## Verdicts", "## Findings", "## Errata", "## Contents", "## Biswas et al.", "## Koskela et al.",
+             "## Balle et al.", "## Girgis et al.", "## Beyond the papers", "## Provenance", "## Appendix"]
+    assert [markdown.index(h) for h in heads] == sorted(markdown.index(h) for h in heads)
+    for name, heading in ((KOSKELA_FIGURES, "## Koskela et al."), (BALLE_FIGURE, "## Balle et al."),
+                          (GIRGIS_FIGURE, "## Girgis et al.")):
+        section = markdown[markdown.index(heading):]
+        section = section[:section.index("\n## ", 1)]
+        assert all(f"({image.parent.name}/{image.name})" in section.replace("../", "") for image in images[name])
+    assert markdown[:markdown.index("## Appendix")].count("\n") < 250
+    blocks = [b for b in markdown.split("\n\n") if len(b) > 40 and not b.startswith("|")]
+    items = [i for b in blocks for i in (b.split("\n- ") if b.startswith("- ") else [b])]
+    assert len(items) == len(set(items)), [i[:80] for i in items if items.count(i) > 1]
+    # per-curve rows are tables in the appendix, never a paragraph per curve
+    appendix = markdown[markdown.index("## Appendix"):]
+    assert "| figure | curve | verdict | known_cause |" in appendix
+    assert "their code divides by lambda - 1" in appendix

@@ -37,13 +37,24 @@ _SEED_COLUMNS = ("figure", "panel", "curve", "code", "claim", "accountant", "com
                  "max_relative_difference", "max_epsilon_difference", "tolerance", "verdict", "known_cause", "note")
 
 
-def _cells_table(rows: pd.DataFrame) -> Table:
+def _closest(hypotheses: pd.DataFrame | None) -> dict:
+    """(table II block, printed value) -> 'closest hypothesis: name (10^x)' for the cells the hypotheses cover."""
+    if hypotheses is None or hypotheses.empty:
+        return {}
+    gap = pd.to_numeric(hypotheses["log10_ours_over_paper"], errors="coerce")
+    best = hypotheses.assign(gap=gap.abs()).sort_values("gap").drop_duplicates("paper")
+    return {str(r["paper"]): f"; closest of {hypotheses['hypothesis'].nunique()} hypotheses: {r['hypothesis']} "
+            f"(10^{r['log10_ours_over_paper']:+.1f}, [all](#appendix-hypotheses))" for r in best.to_dict("records")}
+
+
+def _cells_table(rows: pd.DataFrame, closest: dict) -> Table:
     columns = ["row", "column", "paper", "ours (compared)", "ours (exact)", "level", "how far (ours vs printed)", "note"]
     body = []
     for r in rows.to_dict("records"):
         compared = r["ours_as_printed"] if pd.notna(r["ours_as_printed"]) else r["ours_exact"]
+        tried = closest.get(str(r["paper"]), "") if r["table"] == "II" and r["level"] != REPRODUCED else ""
         body.append([r["row"], r["column"], str(r["paper"]), format_cell(compared), format_cell(r["ours_exact"]),
-                     f"**{r['level']}**" if r["level"] == REPRODUCED else r["level"], r["how_far"], r["note"]])
+                     f"**{r['level']}**" if r["level"] == REPRODUCED else r["level"], r["how_far"] + tried, r["note"]])
     return Table(columns, body)
 
 
@@ -52,6 +63,7 @@ def _cells_section(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame
     blocks: list = [Heading(3, "Cells of the paper's tables", "appendix-cells")]
     if cells.empty:
         return blocks + [Paragraph("No comparison rows in this run.")]
+    closest = _closest(read_hypotheses(inputs))
     strength = read_verdict_strength(rows)
     if strength:
         blocks.append(Paragraph("**Verdict strength.** " + strength))
@@ -67,7 +79,7 @@ def _cells_section(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame
         for block_name, group in subset.groupby("block", sort=False):
             if block_name:
                 blocks.append(Paragraph(f"*Table {table}, {block_name}*"))
-            blocks.append(_cells_table(group))
+            blocks.append(_cells_table(group, closest))
             single = strength_table(group)
             if single is not None:
                 blocks.append(Paragraph(f"Single-draw strength, Table {table} {block_name}: interval, width, and "
