@@ -115,3 +115,13 @@ def test_seed_counts_come_from_the_verdict_column_and_a_cause_makes_explained():
                                   NOT_REPRODUCIBLE: 1}
     assert seed_counts(frame.drop(columns="known_cause"))[NOT_REPRODUCED] == 2
     assert seed_counts(None) == {} and seed_counts(pd.DataFrame({"x": [1]})) == {}
+
+
+def test_an_invalid_row_is_counted_apart_never_graded():
+    from shuffledp.report.read import INVALID_VERDICT
+    from shuffledp.report.verdicts import level_counts
+
+    cells = graded_cells(pd.DataFrame([_row(), _row(row="eps=0.2", paper="2.69E-43", verdict=INVALID_VERDICT)]))
+    assert list(cells["level"]) == [TRUNCATED, INVALID_VERDICT]
+    counts = level_counts(cells)
+    assert counts.loc[0, INVALID_VERDICT] == 1 and counts.loc[0, "cells"] == 2

@@ -101,10 +101,23 @@ def _hypotheses(inputs: ReportInputs) -> list:
             Table(columns, body)]
 
 
+#: long text columns of the verdict tables: a value equal to the row above is shown as "as above"
+_TEXT_COLUMNS = ("note", "known_cause")
+
+
 def _seed_table(frame: pd.DataFrame) -> Table:
     columns = [c for c in _SEED_COLUMNS if c in frame.columns]
-    return Table(columns, [[format_cell(v) if isinstance(v, float) else str(v) for v in row]
-                           for row in frame[columns].astype(object).where(frame[columns].notna(), "").itertuples(index=False)])
+    rows, previous = [], {}
+    for record in frame[columns].astype(object).where(frame[columns].notna(), "").to_dict("records"):
+        row = []
+        for column in columns:
+            value = record[column]
+            text = format_cell(value) if isinstance(value, float) else str(value)
+            repeated = column in _TEXT_COLUMNS and len(text) > 40 and previous.get(column) == text
+            row.append("as above" if repeated else text)
+            previous[column] = text
+        rows.append(row)
+    return Table(columns, rows)
 
 
 def _seed_tables(inputs: ReportInputs) -> list:

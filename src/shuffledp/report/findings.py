@@ -290,7 +290,8 @@ def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None
         levels = cells["level"].value_counts()
         tables = _table_list(list(dict.fromkeys(cells["table"].astype(str))))
         lines.append(f"**Biswas, Jung & Palamidessi** ({len(cells)} printed cells of {tables}): "
-                     + ", ".join(f"{int(levels[v])} {v}" for v in LEVELS if v in levels.index)
+                     + ", ".join(f"{int(levels[v])} {v}" for v in [*LEVELS, *sorted(set(levels.index) - set(LEVELS))]
+                                 if v in levels.index)
                      + f" ([section](#{anchors['biswas']})).")
     else:
         lines.append(f"**Biswas, Jung & Palamidessi**: no comparison table in this run ([section](#{anchors['biswas']})).")

@@ -54,7 +54,7 @@ from shuffledp.report.readings import (
     read_method_comparison,
     read_sweep,
 )
-from shuffledp.report.verdicts import EXPLAINED, LEVELS, is_guarantee, level_counts, seed_counts
+from shuffledp.report.verdicts import EXPLAINED, is_guarantee, level_counts, seed_counts
 
 __all__ = [
     "SEED_SECTIONS",
@@ -206,7 +206,7 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
         blocks.append(Paragraph("Cells per table by level (a cell printed in two blocks counted once; each cell with "
                                 "its values, level and distance is in the [appendix](#appendix-cells)):"))
         named = {t: PAPER_TABLES[t].split(":")[0] if t in PAPER_TABLES else f"{t} (values in the text)" for t in counts["table"]}
-        blocks.append(Table(["table", "cells", *LEVELS],
+        blocks.append(Table(list(counts.columns),
                             [[named[r[0]], *(str(v) for v in r[1:])] for r in counts.itertuples(index=False)]))
     else:
         blocks.append(Paragraph("No comparison table is present in this run."))

@@ -99,8 +99,8 @@ def cell_level(row) -> str:
     count = pd.to_numeric(pd.Series([row.get("x0_count")]), errors="coerce").iloc[0]
     if pd.notna(count) and count == 0:
         return NOT_COMPARABLE
-    if row["verdict"] == NOT_REPRODUCIBLE:
-        return NOT_REPRODUCIBLE
+    if row["verdict"] not in (REPRODUCED, NOT_REPRODUCED):  # not reproducible as specified, or a row the
+        return str(row["verdict"])  # reader marked invalid: kept as it is, counted apart
     if row["verdict"] == REPRODUCED:
         return REPRODUCED
     if _interval_test(row):  # a single Monte-Carlo draw: no printed precision to truncate at
@@ -177,11 +177,12 @@ def graded_cells(rows: pd.DataFrame) -> pd.DataFrame:
 
 def level_counts(cells: pd.DataFrame) -> pd.DataFrame:
     """Per table: unique cells and the count of each level (columns: table, cells, *LEVELS)."""
+    levels = [*LEVELS, *sorted(set(cells["level"]) - set(LEVELS))]  # e.g. "invalid row", counted, never dropped
     records = []
     for table, group in cells.groupby("table", sort=False):
         counts = group["level"].value_counts()
-        records.append({"table": table, "cells": len(group), **{v: int(counts.get(v, 0)) for v in LEVELS}})
-    return pd.DataFrame(records, columns=["table", "cells", *LEVELS])
+        records.append({"table": table, "cells": len(group), **{v: int(counts.get(v, 0)) for v in levels}})
+    return pd.DataFrame(records, columns=["table", "cells", *levels])
 
 
 def seed_counts(frame: pd.DataFrame | None) -> dict[str, int]:
