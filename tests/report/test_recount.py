@@ -105,6 +105,7 @@ def recount(results: Path) -> dict:
         orders = [math.log10(e / p) for p, e in positive]
         out["eq6"] = (sum(o > 0 for o in orders), len(positive), statistics.median(orders),
                       sum(1 for p, e in pairs if p == 0 and e > 0))
+        out["eq6_max"] = max(orders)
     koskela = results / "koskela" / "koskela_verdicts.csv"
     if koskela.is_file():
         rows = _rows(koskela)
@@ -115,6 +116,14 @@ def recount(results: Path) -> dict:
     if balle.is_file():
         rows = _rows(balle)
         out["balle"] = {code: _seed([r for r in rows if r["code"] == code]) for code in {r["code"] for r in rows}}
+        out["balle_finding"] = {}
+        for code in {r["code"] for r in rows}:
+            mine = [r for r in rows if r["code"] == code]
+            failed = [_number(r["max_relative_difference"]) for r in mine if r["verdict"] != "reproduced"]
+            out["balle_finding"][code] = (sum(r["verdict"] == "reproduced" for r in mine), len(mine),
+                                          max(failed) if failed else None)
+        loosest = max(rows, key=lambda r: _number(r["looseness_max"]))
+        out["balle_loosest"] = (loosest["curve"], loosest["panel"], _number(loosest["looseness_max"]))
     girgis = results / "girgis" / "girgis_verdicts.csv"
     if girgis.is_file():
         out["girgis"] = _seed(_rows(girgis))
@@ -128,6 +137,9 @@ def recount(results: Path) -> dict:
         geometric = [_number(r["ratio_geometric"]) for r in rows if "ratio_geometric" in r]
         out["equal"] = (sum(r["winner_upper"] == "central" for r in rows), len(rows),
                         sum(r["winner_upper"] == "shuffle" for r in rows))
+        ratios = [_number(r["ratio"]) for r in rows]
+        out["equal_ratio"] = (min(ratios), max(ratios), statistics.median(ratios),
+                              sum(r["certain"] == "True" for r in rows))
         known = [g for g in geometric if g == g]
         out["geometric"] = (sum(g > 1 for g in known), len(known))
     phase = results / "utility" / "phase_diagram.csv"
@@ -139,8 +151,15 @@ def recount(results: Path) -> dict:
         out["phase"] = (sum(v < 0 for v in known), len(known))
     bracket = results / "accounting" / "bracket.csv"
     if bracket.is_file():
-        ratios = [_number(r["ratio"]) for r in _rows(bracket)]
+        rows = _rows(bracket)
+        ratios = [_number(r["ratio"]) for r in rows]
+        widest = rows[ratios.index(max(ratios))]
         out["bracket"] = (max(ratios), len(ratios), statistics.median(ratios))
+        out["bracket_widest"] = (int(widest["n_users"]), int(widest["k"]))
+    summary = results / "data" / "summary.csv"
+    if summary.is_file():
+        out["data"] = [(r["label"], int(r["kept"]), int(float(r["paper_count"])))
+                       for r in _rows(summary) if r["level"] == "region" and _number(r["paper_count"]) > 0]
     return out
 
 
@@ -162,7 +181,9 @@ def _inputs(results: Path) -> report.ReportInputs:
         BALLE_FIGURE: {"images": [], "data": existing(results / "balle" / "balle_verdicts.csv")},
         GIRGIS_FIGURE: {"images": [], "data": existing(results / "girgis" / "girgis_verdicts.csv")},
     }
+    summary = results / "data" / "summary.csv"
     return report.ReportInputs(config={"seed": 1}, report_dir=results / "report",
+                               data_summary=summary if summary.is_file() else None,
                                comparisons=sorted(results.glob("*/table*_comparison.csv")), extras=extras,
                                expected_stages=["accounting", "utility", "koskela", "balle", "girgis"])
 
@@ -192,6 +213,7 @@ def check_recount(results: Path) -> None:
         under, positive, median, zero = expected["eq6"]
         assert f"in {under} of {positive} cells" in found and f"(median {median:.1f}," in found
         assert (f"in {zero} more cell" in found) if zero else ("more cell" not in found)
+        assert f"up to {expected['eq6_max']:.1f} orders of magnitude" in found
     if "koskela" in expected:
         total, counts, groups, failed, caused = expected["koskela"]
         assert f"({total} published curves of Figs. 1-3): " in lines["Koskela"]
@@ -212,11 +234,24 @@ def check_recount(results: Path) -> None:
         central, total, shuffle = expected["equal"]
         assert f"lower TV in {central} of {total} settings and shuffle+INV in {shuffle}" in found
         assert f"in {expected['geometric'][0]} of {expected['geometric'][1]} equal-guarantee settings" in found
+        low, high, median, certain = expected["equal_ratio"]
+        assert f"of {low:.2f} to {high:.2f} (median {median:.2f}), and {certain} of {total} verdicts" in found
     if "phase" in expected:
         assert f"at {expected['phase'][0]} of {expected['phase'][1]} points" in found
     if "bracket" in expected:
         largest, count, median = expected["bracket"]
         assert f"within a factor {largest:.4f}" in found and f"over {count} settings (median {median:.4f})" in found
+        n_users, k = expected["bracket_widest"]
+        assert f"widest at n = {n_users:,}, k = {k}," in found
+    if "balle_finding" in expected:
+        for code, (reproduced, total, worst) in expected["balle_finding"].items():
+            assert f"{reproduced} of {total} curves reproduced against their {code} code" in found
+            if worst is not None:
+                assert f"up to {worst:.0%} off)" in found
+        curve, panel, looseness = expected["balle_loosest"]
+        assert f"the loosest bound is {curve} (panel {panel}), up to {looseness:.1f} x" in found
+    for label, kept, paper in expected.get("data", []):
+        assert f"{label} {kept:,} check-ins vs the paper's {paper:,} ({(kept - paper) / paper:+.1%})" in found
 
 
 # ------------------------------------------------------------------ a fixture run
