@@ -84,8 +84,16 @@ def test_reproduction_report_lists_every_stage_output(tiny_run):
     report_dir = tiny_run / "results" / "report"
     markdown = (report_dir / "reproduction-report.md").read_text()
     page = (report_dir / "reproduction-report.html").read_text()
-    for heading in ("## Table II", "## Table IV", "## Table V", "## Table VI", "## Errata", "## FPS 2023"):
+    for heading in ("## Errata", "### FPS 2023"):
         assert heading in markdown
+    # each paper table with comparison rows has its section of cells in the appendix; the others are named
+    # as absent in the Biswas section
+    tables = {row.split(",", 1)[0] for path in (tiny_run / "results").glob("*/table*_comparison.csv")
+              for row in path.read_text().splitlines()[1:]}
+    for table in ("II", "IV", "V", "VI"):
+        assert (f"#### Table {table}:" in markdown) == (table in tables), table
+        if table not in tables:
+            assert re.search(rf"No comparison rows in this run for [^\n]*Table {table}\b", markdown), table
     for number in range(1, 8):
         assert f"### Figure {number}:" in markdown
     # every figure the workflow made is embedded in the HTML, and nothing is loaded from outside
@@ -129,25 +137,54 @@ def test_epsilon_comparison_and_bracket_outputs_and_readings(tiny_run):
     assert (bracket["eps_lower"] <= bracket["eps_upper"]).all()
     assert (results / "bracket.md").read_text().count("\n| ") == len(bracket) + 1
     markdown = (tiny_run / "results" / "report" / "reproduction-report.md").read_text()
-    for heading in ("## Beyond the paper: epsilon at a fixed delta", "## Beyond the paper: worst-case bracket"):
+    for heading in ("### Epsilon at a fixed delta", "### Worst-case bracket"):
         assert heading in markdown
     assert f"Bracket of the worst-case ε over {len(bracket)} settings" in markdown
     assert "A guarantee below the lower bound: 0 points (must be 0)." in markdown
 
 
 @pytest.mark.slow
-def test_report_leads_with_findings_and_reads_epsilon_comparison_as_its_own_section(tiny_run):
-    """Issue 20 item 6: the built report opens with Findings (before the per-table counts), shows the
-    phase diagram, and never calls epsilon_comparison.csv (not a paper comparison) an input problem."""
-    markdown = (tiny_run / "results" / "report" / "reproduction-report.md").read_text()
-    problems = [line for line in markdown.splitlines() if "Input problem" in line and "epsilon_comparison" in line]
-    assert not problems, problems
-    assert markdown.index("## Findings") < markdown.index("## Reproduced cells per table") < markdown.index("## Table II")
-    findings = markdown[markdown.index("## Findings"):markdown.index("## Reproduced cells per table")]
-    assert findings.count("\n- ") >= 5 and "not available in this run" not in findings
-    assert "## Beyond the paper: phase diagram" in markdown and "(../utility/phase_diagram_" in markdown
-    for section in markdown.split("## Beyond the paper: ")[1:]:
-        assert section.split("\n\n")[1].startswith("**Answer.** "), section[:200]
+def test_report_opens_with_verdicts_and_keeps_its_main_part_short(tiny_run):
+    """Issue 33: one verdict line per seed paper, then Findings, Errata and contents; each seed paper's
+    section shows its stage's figures; the main part (before the appendix) is under 250 lines and no
+    paragraph is repeated; epsilon_comparison.csv (not a paper comparison) is never an input problem."""
+    report_dir = tiny_run / "results" / "report"
+    markdown = (report_dir / "reproduction-report.md").read_text()
+    assert "epsilon_comparison" not in "".join(line for line in markdown.splitlines() if "Input problem" in line)
+    order = [markdown.index(h) for h in ("## Verdicts", "## Findings", "## Errata", "## Contents", "## Biswas et al.",
+                                         "## Koskela et al.", "## Balle et al.", "## Girgis et al.", "## Appendix")]
+    assert order == sorted(order)
+    verdicts = markdown[order[0]:order[1]]
+    for paper in ("Biswas, Jung & Palamidessi", "Koskela et al.", "Balle et al.", "Girgis et al."):
+        assert verdicts.count(f"- **{paper}**") == 1
+    findings = markdown[order[1]:order[2]]
+    assert findings.count("\n- ") >= 7 and "not available in this run" not in findings
+    main = markdown[:order[-1]]
+    assert main.count("\n") < 250
+    blocks = [b for b in markdown.split("\n\n") if len(b) > 40 and not b.startswith("|")]
+    items = [i for b in blocks for i in (b.split("\n- ") if b.startswith("- ") else [b])]
+    assert len(items) == len(set(items)), [i[:80] for i in items if items.count(i) > 1]
+    for stage, heading in (("koskela", "## Koskela et al."), ("balle", "## Balle et al.")):
+        section = markdown[markdown.index(heading):]
+        section = section[:section.index("\n## ", 1)]
+        for image in sorted((tiny_run / "results" / stage).glob("*.png")):
+            assert f"({os.path.relpath(image, report_dir)})" in section, image.name
+    assert "### Phase diagram" in markdown and "(../utility/phase_diagram_" in markdown
+
+
+@pytest.mark.slow
+def test_the_browser_check_is_a_workflow_output_and_never_pretends(tiny_run):
+    """report_first_screen: with chromium, first_screen.png and a JSON saying the check passed; without it,
+    only the JSON, saying it did not check and why."""
+    report_dir = tiny_run / "results" / "report"
+    result = json.loads((report_dir / "first_screen.json").read_text())
+    if shutil.which("chromium") and shutil.which("chromedriver"):
+        assert result["checked"] is True and result["ok"] is True, result
+        assert (report_dir / "first_screen.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert result["images"] >= 1 and result["tables"] >= 1
+    else:
+        assert result["checked"] is False and result["ok"] is None and "not found" in result["reason"]
+        assert not (report_dir / "first_screen.png").exists()
 
 
 @pytest.mark.slow

@@ -44,15 +44,18 @@ def test_eq6_orders_of_magnitude_come_from_the_eq6_rows_only():
     assert "in 2 of 2 cells of Tables II and IV" in text
     assert "median 4.0, up to 5.0 orders of magnitude" in text  # log10(1e-7/1e-10) = 3, log10(1e-15/1e-20) = 5
     assert "Table IV, n=100, n=50, eps=2" in text
-    assert "δ = 0 where the exact δ is positive in 1 more" in text
+    assert "in 1 more cell it gives δ = 0 where the exact δ is positive" in text
+    # eq. (6)'s value and the paper's printed value are told apart
+    assert "eq. (6) gives 1.000e-20, the exact δ is 1.000e-15 and the paper printed 1e-5" in text
     assert "[Table IV](#table-iv)" in text and "90" not in text
 
 
-def test_eq6_names_the_tables_and_the_text_in_one_phrase():
+def test_eq6_leaves_out_monte_carlo_rows_that_mention_eq6_and_counts_a_shared_cell_once():
     rows = _comparison_rows()
-    extra = rows.iloc[[1]].assign(table=["text"], row=["p. 7"])
-    text = finding_eq6(pd.concat([rows, extra, rows.iloc[[1]].assign(table=["V"])], ignore_index=True))
-    assert "cells of Tables II, IV and V and the text" in text
+    monte_carlo = rows.iloc[[1]].assign(table=["V"], row=["n=1000"], note=["TV with δ from eq. (6)"])
+    shared = rows.iloc[[1]].assign(block=["varying n"])  # Table IV prints its base setting in two blocks
+    text = finding_eq6(pd.concat([rows, monte_carlo, shared], ignore_index=True))
+    assert "in 2 of 2 cells of Tables II and IV" in text
 
 
 def test_equal_guarantee_settings_differing_only_in_dataset_or_delta_rule_are_told_apart():
@@ -94,10 +97,25 @@ def test_phase_diagram_share_and_boundary_at_the_largest_n():
                          "epsilon": [0.1, 1.0, 0.1, 1.0], "log_ratio": [-0.1, 0.2, 0.3, math.nan]})
     boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15], "n_users": [100, 1000, 1000],
                              "epsilon": [0.2, 0.7, 0.05], "shuffle_wins_below": [True, True, True]})
-    text = finding_phase_diagram(grid, boundary, "extra-phase-diagram")
-    assert "at 1 of 3 points" in text and "k = 2, 15" in text
+    certified = grid.assign(accountant="worst-case-upper")
+    text = finding_phase_diagram(certified, boundary, "extra-phase-diagram")
+    assert "at 1 of 3 points" in text and "(k = 2, 15)" in text
     assert "n = 1,000 it wins for ε < 0.7 for k = 2, ε < 0.05 for k = 15" in text
-    assert "phase_diagram_boundary.csv` is missing" in finding_phase_diagram(grid, None, "a")
+    assert "phase_diagram_boundary.csv` is missing" in finding_phase_diagram(certified, None, "a")
+
+
+def test_phase_diagram_quotes_no_region_of_a_panel_calibrated_by_a_lower_bound():
+    grid = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15, 15], "n_users": [100, 1000, 100, 1000],
+                         "epsilon": [0.1, 1.0, 0.1, 1.0], "log_ratio": [-0.1, -0.2, 0.3, -0.4],
+                         "calibration": ["worst-case-lower", "worst-case-lower", "weak-adversary", "weak-adversary"]})
+    boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 15], "n_users": [1000, 1000],
+                             "epsilon": [0.7, 0.05], "shuffle_wins_below": [True, True]})
+    text = finding_phase_diagram(grid, boundary, "extra-phase-diagram")
+    assert "(k = 15) shuffle+INV has the lower expected error at 1 of 2 points" in text
+    assert "k = 2 by `worst-case-lower`" in text and "ε < 0.7" not in text and "ε < 0.05 for k = 15" in text
+    # the same panel calibrated by the certified upper bound is counted
+    upper = finding_phase_diagram(grid.assign(calibration="worst-case-upper"), boundary, "a")
+    assert "(k = 2, 15) shuffle+INV has the lower expected error at 3 of 4 points" in upper
 
 
 def test_koskela_counts_and_distinct_failed_curves():
@@ -106,10 +124,12 @@ def test_koskela_counts_and_distinct_failed_curves():
                           "compared": [5, 5, 5, 0], "max_relative_difference": [0.5, 0.2, 0.001, math.nan],
                           "known_cause": ["grid", "", "", ""]})
     text = finding_koskela(frame, "k")
-    # the reproduced curve's own difference, not the largest over every curve (0.5 is a failed one's)
-    assert "1 of 4 published curves reproduced (largest relative difference among them 0.10%), 1 not computed" in text
-    assert "not reproduced: Fig. 1 PLD, up to 50% off (a documented cause for 1 of these 1 curves)" in text
-    assert "Fig. 3" not in text
+    assert "4 published curves, 1 reproduced, 1 explained, 2 not reproduced" in text
+    assert "the 3 not reproduced fall in 2 group(s) (Fig. 1 PLD; Fig. 3 PLD), 1 of them with a documented cause" in text
+    # a relative difference of δ is never quoted as how far off a curve is
+    assert "%" not in text
+    with_eps = finding_koskela(frame.assign(max_epsilon_difference=[0.02, 0.5, 0.0, math.nan]), "k")
+    assert "up to 0.5 apart in ε" in with_eps
 
 
 def test_data_caveat_counts_against_the_paper():
@@ -160,3 +180,18 @@ def test_balle_counts_per_code_version_and_the_loosest_bound():
     assert "the loosest bound is Bennett (panel i), up to 4.8 x its tight reference" in text
     assert finding_balle(None, "extra-balle").startswith("Balle et al.'s Figure 3")
     assert "balle_verdicts.csv" in finding_balle(None, "extra-balle")
+
+
+def test_the_phase_diagram_reading_counts_no_panel_calibrated_by_a_lower_bound():
+    from shuffledp.report.beyond import read_phase_diagram
+
+    grid = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15], "n_users": [100, 1000, 100],
+                         "epsilon": 1.0, "log_ratio": [-0.5, -0.2, 0.3],
+                         "accountant": ["worst-case-lower", "worst-case-lower", "weak-adversary"]})
+    text = read_phase_diagram(grid)
+    assert "k = 2: calibrated by `worst-case-lower`, not a guarantee, so no count." in text
+    assert "k = 15 (`weak-adversary`): shuffle+INV has the lower expected TV at 0 of 1 points" in text
+    boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 15], "n_users": [1000, 1000], "epsilon": [0.7, 0.1],
+                             "shuffle_wins_below": [True, True]})
+    crossings = read_phase_diagram(boundary, uncertified_k={2})
+    assert "k = 2" not in crossings and "k = 15: 1 crossing(s)" in crossings

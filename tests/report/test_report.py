@@ -201,13 +201,13 @@ def make_inputs(run_dir, **overrides):
 
 def test_build_report_markdown_lists_cells_verdicts_and_traces(run_dir):
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
-    assert "| IV | 2 | 1 | 1 | 0 | 0 |" in markdown  # summary: table, cells, per verdict
-    assert "| n=50 | eps=0.1 | 1.91E-08 | 1.912e-08 | 3.000e-07 | 0.001 | **reproduced** |" in markdown
-    assert "rule `table4`" in markdown and "sha256 `abababababababab…`" in markdown
-    assert "table4_comparison.csv`, rule `table4`, sha256 `abababababababab…`: 3 row(s)" in markdown
+    # Biswas section: unique cells per table by level (table, cells, reproduced, truncated, within, off, ...)
+    assert "| Table IV | 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in markdown
+    assert "| n=50 | eps=0.1 | 1.91E-08 | 1.912e-08 | 3.000e-07 | **reproduced** |  |" in markdown  # appendix
+    assert "rule `table4`, sha256 `abababababababab…`" in markdown
     assert "![Figure 1" in markdown and "(../accounting/fig1.png)" in markdown
     assert "non-increasing in ε in 9 of 9" in markdown  # reading derived from fig1.csv
-    assert "Table VI: no comparison rows in this run" in markdown
+    assert "No comparison rows in this run for Table V, Table VI" in markdown
     assert "Figure 2 is absent from this run" in markdown
     assert "**Incomplete run:** no manifest for stage(s) accounting" in markdown
     assert "Over 2 cells of the paper's own δ (Table IV, Table II “Our δ”), log10(δ as printed / exact δ)" in markdown
@@ -261,7 +261,7 @@ def test_method_summary_accepts_mechanism_and_groups_by_varying_columns():
 
 
 def test_roles_keep_the_projected_gaussian_apart():
-    assert report_read._roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
+    assert report_read.method_roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
         "gaussian": "gaussian", "shuffle": "shuffle", "shuffle+inv": "shuffle+INV"
     }
 
@@ -408,8 +408,11 @@ def test_build_report_shows_verdict_strength_and_empty_cells(run_dir):
     inputs = make_inputs(run_dir, comparisons=[run_dir / "results" / "accounting" / "table4_comparison.csv", path])
     markdown = report.render_markdown(report.build_report(inputs))
     assert "**Verdict strength.** 3 verdicts" in markdown
-    assert "**Empty cells.** Cells without any check-in under our row-major numbering (San Francisco: x0 = 40)" in markdown
+    assert "**Not comparable.** Cells without any check-in under our row-major numbering (San Francisco: x0 = 40)" in markdown
+    assert "| x0=40 | shuffle+INV | 1E-3 | 3.000e-04 | 3.000e-04 | not comparable |" in markdown  # not "reproduced"
+    assert "| x0=20 | shuffle+INV | 3E-4 | 0.001 | 0.001 | off | printed draw 1.33× below our 95% interval |" in markdown
     assert "| x0=80 | shuffle+INV | reproduced | [1.100e-04, 0.01] |" in markdown
+    assert "| Table VI | 4 | 1 | 0 | 0 | 1 | 1 | 1 |" in markdown
 
 
 # ------------------------------------------------------------ manifests from another configuration
@@ -616,22 +619,27 @@ def test_koskela_reading_of_fig4_names_the_verdict_cause_and_what_was_checked():
                     "1.33%).")
 
 
-def test_the_report_leads_with_findings_before_the_counts(run_dir):
+def test_the_report_opens_with_verdicts_then_findings_errata_and_contents(run_dir):
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
-    findings, counts = markdown.index("## Findings"), markdown.index("## Reproduced cells per table")
-    assert findings < counts < markdown.index("| IV | 2 | 1 | 1 | 0 | 0 |")
-    opening = markdown[findings:counts]
-    # the fixture's Table IV rows carry no eq. (6) note, and there are no bracket, equal-guarantee,
-    # phase-diagram, Koskela or data outputs: each bullet says what is missing and links its section
-    assert opening.count("not available in this run") == 6 and "(#table-iv)" in opening
-    assert 'id="findings"' in report.render_html(report.build_report(make_inputs(run_dir)))
+    order = [markdown.index(h) for h in ("## Verdicts", "## Findings", "## Errata", "## Contents", "## Biswas et al.",
+                                         "## Koskela et al.", "## Balle et al.", "## Girgis et al.", "## Appendix")]
+    assert order == sorted(order)
+    verdicts = markdown[order[0]:order[1]]
+    assert "**Biswas, Jung & Palamidessi** (3 printed cells of Tables II and IV): 2 reproduced, 1 off" in verdicts
+    for paper in ("Koskela et al.", "Balle et al.", "Girgis et al."):
+        assert f"**{paper}**: not run here (no verdict table)" in verdicts
+    opening = markdown[order[1]:order[2]]
+    # no bracket, equal-guarantee, phase-diagram, Koskela or data outputs: each bullet says what is missing
+    assert opening.count("not available in this run") == 5 and "(#table-iv)" in opening
+    assert 'id="verdicts"' in report.render_html(report.build_report(make_inputs(run_dir)))
 
 
-def test_phase_diagram_section_opens_with_its_answer_and_shows_its_figures(run_dir):
+def test_phase_diagram_section_opens_with_its_reading_and_shows_its_figures(run_dir):
     utility = run_dir / "results" / "utility"
     utility.mkdir(parents=True, exist_ok=True)
     pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2], "n_users": [100, 1000], "epsilon": [0.5, 0.5],
-                  "log_ratio": [0.1, -0.2]}).to_csv(utility / "phase_diagram.csv", index=False)
+                  "log_ratio": [0.1, -0.2], "accountant": "worst-case-upper"}).to_csv(utility / "phase_diagram.csv",
+                                                                                    index=False)
     pd.DataFrame({"delta_rule": ["fixed 1e-06"], "k": [2], "n_users": [1000], "epsilon": [0.8],
                   "shuffle_wins_below": [True]}).to_csv(utility / "phase_diagram_boundary.csv", index=False)
     image = utility / "phase_diagram_fixed_1e-06.png"
@@ -639,9 +647,10 @@ def test_phase_diagram_section_opens_with_its_answer_and_shows_its_figures(run_d
     extras = {"phase diagram": {"images": [image], "data": [utility / "phase_diagram.csv",
                                                               utility / "phase_diagram_boundary.csv"]}}
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir, extras=extras)))
-    section = markdown[markdown.index("## Beyond the paper: phase diagram"):]
-    assert section.split("\n\n")[1].startswith("**Answer.** In the exact phase diagram")
-    assert "at 1 of 2 points; at δ fixed 1e-06 and n = 1,000 it wins for ε < 0.8 for k = 2" in section
+    section = markdown[markdown.index("### Phase diagram"):markdown.index("## Provenance")]
+    assert section.split("\n\n")[1].startswith(
+        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected TV at 1 of 2")
     assert "Phase diagram, δ rule fixed 1e-06: exact ratio" in section
-    findings = markdown[markdown.index("## Findings"):markdown.index("## Reproduced cells")]
-    assert "shuffle+INV has the lower expected error at 1 of 2 points" in findings
+    findings = markdown[markdown.index("## Findings"):markdown.index("## Errata")]
+    assert "(k = 2) shuffle+INV has the lower expected error at 1 of 2 points" in findings
+    assert "at δ fixed 1e-06 and n = 1,000 it wins for ε < 0.8 for k = 2" in findings

@@ -60,11 +60,13 @@ def test_a_rendered_report_passes_and_keeps_a_screenshot(tmp_path):
 
 
 def test_each_failure_is_caught(tmp_path):
-    wide = Table([f"column {i}" for i in range(40)], [[f"value-{i}-without-breaks" for i in range(40)]])
-    extra = [Paragraph("Broken: [nowhere](#no-such-section) and [lost](missing.csv)."), wide]
+    extra = [Paragraph("Broken: [nowhere](#no-such-section) and [lost](missing.csv).")]
     page = tmp_path / "report.html"
     html = report.render_html(_blocks(tmp_path, extra), title="broken")
-    html = html.replace("</body>", '<img alt="broken" src="data:image/png;base64,AAAA"></body>')
+    # the renderer wraps each table in a scrolling box, so the overflowing table is written by hand
+    cells = "".join(f"<td>value-{i}-without-breaks</td>" for i in range(40))
+    wide = f"<table><tr><th>column 0</th>{cells}</tr></table>"
+    html = html.replace("</body>", f'<img alt="broken" src="data:image/png;base64,AAAA">{wide}</body>')
     page.write_text(html)
     result = _tool().check(page, tmp_path / "shot.png")
     assert not result["ok"]
@@ -77,3 +79,12 @@ def test_each_failure_is_caught(tmp_path):
 def test_command_line_refuses_a_missing_report(tmp_path, capsys):
     assert _tool().main([str(tmp_path / "none.html")]) == 2
     assert "`report` must be an existing HTML file" in capsys.readouterr().err
+
+
+def test_a_wide_rendered_table_scrolls_in_its_box_instead_of_widening_the_page(tmp_path):
+    wide = Table([f"column {i}" for i in range(40)], [[f"value-{i}-without-breaks" for i in range(40)]])
+    page = tmp_path / "report.html"
+    page.write_text(report.render_html(_blocks(tmp_path, [wide]), title="wide"))
+    result = _tool().check(page, tmp_path / "shot.png")
+    assert result["ok"], result
+    assert not result["page_wider_than_viewport"] and result["overflowing_tables"] == []

@@ -5,6 +5,8 @@
 # depends on the stages listed in config report.stages.
 # Which outputs the report reads, and in which role, is decided in shuffledp.report.inputs from
 # plain lists of paths; this file only hands it what needs Snakemake (the rules, their producers).
+import shutil as _shutil
+
 from shuffledp.provenance import data_sources as _data_sources_for_manifest
 from shuffledp.report.inputs import (
     benchmark_globs as _benchmark_globs_of,
@@ -24,10 +26,28 @@ REPORT_OUTPUTS = {
     "markdown": "results/report/reproduction-report.md",
     "html": "results/report/reproduction-report.html",
 }
+# The browser check (tools/check_report_browser.py): the first screen as a reader sees it, and the JSON of
+# broken images, anchors and overflowing tables, beside the report. config report.browser_check: "auto"
+# checks where Debian's chromium and chromium-driver are installed, else writes only the JSON, saying
+# "checked": false and why (no PNG: nothing pretends to have looked); "required" stops the workflow here
+# when they are absent; "off" drops the rule. docs/reproduction-notes.md, "i33-report".
+BROWSER_CHECK = REPORT_SETTINGS.get("browser_check", "auto")
+BROWSER_PROGRAMS = {name: _shutil.which(name) for name in ("chromium", "chromedriver")}
+BROWSER_ABSENT = sorted(name for name, found in BROWSER_PROGRAMS.items() if not found)
+if BROWSER_CHECK == "required" and BROWSER_ABSENT:
+    raise WorkflowError(f"config: `report.browser_check` is 'required' but {', '.join(BROWSER_ABSENT)} is not "
+                        "on PATH (Debian: apt-get install chromium chromium-driver); use 'auto' to record "
+                        "the check as not done instead.")
+FIRST_SCREEN = {"json": "results/report/first_screen.json"}
+# Table II's n = 1,000 "Our delta" cells under fixed hypotheses (shuffledp.report.hypotheses), when the
+# accounting stage is reported
+HYPOTHESES = ["results/report/table2_hypotheses.csv"] if "accounting" in REPORT_SETTINGS["stages"] else []
+if not BROWSER_ABSENT:
+    FIRST_SCREEN["screenshot"] = "results/report/first_screen.png"
 KNOWN_OUTPUTS = _plain_outputs(ALL_TARGETS, [item for rule_ in workflow.rules for item in rule_.output])
 STAGE_OUTPUTS = _stage_outputs(ALL_TARGETS)
 MANIFEST_STAGES = _manifest_stages(STAGE_OUTPUTS, REPORT_SETTINGS["stages"])
-STAGE_OUTPUTS["report"] = list(REPORT_OUTPUTS.values())
+STAGE_OUTPUTS["report"] = list(REPORT_OUTPUTS.values()) + HYPOTHESES + (list(FIRST_SCREEN.values()) if BROWSER_CHECK != "off" else [])
 
 
 def _producer(path):
@@ -81,10 +101,24 @@ rule manifest:
         "../scripts/manifest.py"
 
 
+rule table2_hypotheses:
+    input:
+        comparison="results/accounting/table2_comparison.csv",
+    output:
+        csv="results/report/table2_hypotheses.csv",
+    params:
+        table2=config["accounting"]["table2"],
+    log:
+        "logs/report/table2_hypotheses.log",
+    script:
+        "../scripts/table2_hypotheses.py"
+
+
 rule reproduction_report:
     input:
         manifests=expand("results/{stage}/MANIFEST.json", stage=MANIFEST_STAGES),
         reads=REPORT_READS.paths(),
+        hypotheses=HYPOTHESES,
     output:
         markdown=report(
             REPORT_OUTPUTS["markdown"],
@@ -107,12 +141,34 @@ rule reproduction_report:
         extras=REPORT_READS.extras,
         cell_counts=REPORT_READS.cell_counts,
         data_summary=REPORT_READS.data_summary,
-        producers={path: _producer(path) for path in REPORT_READS.paths()},
+        producers={path: _producer(path) for path in [*REPORT_READS.paths(), *HYPOTHESES]},
         repo=str(REPO),
     log:
         "logs/report/reproduction_report.log",
     script:
         "../scripts/reproduction_report.py"
+
+
+if BROWSER_CHECK != "off":
+
+    rule report_first_screen:
+        input:
+            html=REPORT_OUTPUTS["html"],
+        output:
+            **FIRST_SCREEN,
+        params:
+            tool=str(REPO / "tools" / "check_report_browser.py"),
+            width=1280,
+            height=900,
+            absent_reason=f"{', '.join(BROWSER_ABSENT)} not found on PATH (Debian: apt-get install chromium "
+            "chromium-driver)",
+        log:
+            "logs/report/report_first_screen.log",
+        script:
+            "../scripts/report_first_screen.py"
+
+    localrules:
+        report_first_screen,
 
 
 # Manifests (checksums) and the report read small files: run them where Snakemake runs.
@@ -124,6 +180,8 @@ localrules:
 ALL_TARGETS.extend(
     [
         *REPORT_OUTPUTS.values(),
+        *HYPOTHESES,
+        *(FIRST_SCREEN.values() if BROWSER_CHECK != "off" else []),
         *expand("results/{stage}/MANIFEST.json", stage=MANIFEST_STAGES),
         "results/report/MANIFEST.json",
     ]

@@ -12,7 +12,7 @@ setup_job_log(snakemake)
 log = logging.getLogger("reproduction_report")
 
 params = snakemake.params
-reads = [Path(path) for path in snakemake.input.reads]
+reads = [Path(path) for path in [*snakemake.input.reads, *snakemake.input.hypotheses]]
 inputs = ReportInputs(
     config=snakemake.config,
     report_dir=Path(snakemake.output.markdown).parent,
@@ -24,6 +24,7 @@ inputs = ReportInputs(
     gaussian_checks=[Path(p) for p in params.gaussian_checks],
     extras={name: {kind: [Path(p) for p in paths] for kind, paths in extra.items()} for name, extra in params.extras.items()},
     manifests={stage: Path(path) for stage, path in params.manifests.items()},
+    hypotheses=Path(snakemake.input.hypotheses[0]) if snakemake.input.hypotheses else None,
     producers={k: v for k, v in params.producers.items() if v},
     checksums={str(path): file_sha256(path) for path in reads if path.is_file()},
     expected_stages=list(params.stages),

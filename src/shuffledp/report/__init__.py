@@ -7,10 +7,8 @@ external asset). Nothing here computes privacy or utility: every number is read 
 (``*_comparison.csv``, figure data, the data summary, the stage manifests), and every reading of a
 figure is derived from that figure's data, never written in advance.
 
-Verdicts come from the comparison CSVs (columns :data:`shuffledp.tables.COMPARISON_COLUMNS`): a cell
-is *reproduced* when our value rounds to the printed one at the printed precision, *not reproduced*
-otherwise, and *not reproducible as specified* when the paper does not give what is needed to compute
-it (see ``docs/reproduction-notes.md``, "Report and artifacts").
+Verdicts come from the comparison CSVs (columns :data:`shuffledp.tables.COMPARISON_COLUMNS`) and are
+reported in levels (:mod:`~shuffledp.report.verdicts`; ``docs/reproduction-notes.md``, "i33-report").
 
 Rooms, in the order the data passes through them (each imports only from rooms above it):
 
@@ -18,14 +16,23 @@ Rooms, in the order the data passes through them (each imports only from rooms a
 ``paper``       what the paper claims: its tables, figures (with the quoted claim), FPS -> arXiv map
 ``inputs``      which workflow outputs the report reads, by role (from plain lists of paths; called by
                 ``workflow/rules/report.smk``), and the names of the sections beyond the paper
+``hypotheses``  Table II's n = 1,000 "Our δ" cells under readings fixed in advance (its own rule; the one
+                room that computes δ)
 ``blocks``      the document model (Heading, Paragraph, Table, BulletList, Figure)
 ``read``        stage outputs -> tidy frames (comparison rows, method summaries, provenance); the only
-                room that opens result files
+                room that opens result files besides the sections' readers
+``verdicts``    verdicts in levels (reproduced, matches if truncated, within 1 %, off, not comparable),
+                a row printed in two blocks counted once, the seed papers' verdict tables counted
 ``readings``    judging figures: one reading per figure, computed from its data
 ``beyond``      judging what goes beyond the paper: three calibrations, the delta floor, the equal
-                guarantee, Koskela et al.'s curves
+                guarantee, Koskela et al.'s curves, the phase diagram
+``balle``       Balle et al.'s Figure 3 verdicts
 ``judge``       judging claims: verdict strength, empty cells, Gaussian checks, data counts, errata
-``build``       the order of sections: which reading, judgement or table goes where
+``findings``    the opening: one verdict line per seed paper and one sentence per finding
+``girgis``      Girgis et al.'s verdicts
+``sections``    the main part: one section per seed paper with its figures, our work beyond the papers
+``appendix``    every cell, every verdict row, the rest of each reading, the files read, the FPS map
+``build``       the order of sections
 ``render``      blocks -> Markdown or self-contained HTML
 ==============  ======================================================================================
 

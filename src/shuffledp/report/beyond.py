@@ -12,7 +12,8 @@ import math
 
 import pandas as pd
 
-from shuffledp.report.read import _format_number
+from shuffledp.report.read import format_cell
+from shuffledp.report.verdicts import is_guarantee
 
 #: words for the Gaussian's calibrations (shuffledp.experiments.utility.CALIBRATIONS)
 _CALIBRATION_WORDS = {"configured": "the tight upper bound", "lower": "the lower bound", "as_printed": "eq. (6) as printed"}
@@ -97,7 +98,7 @@ def read_delta_floor(frame: pd.DataFrame) -> str:
         gaussian_wins = int((group["winner_at_delta_used"] == "gaussian").sum())
         sentences.append(
             f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g}: δ̂ = 0 under `{group['accountant'].iloc[0]}` "
-            f"at all {len(group)} n, so the Gaussian is calibrated at the floor δ = {_format_number(floor)}. "
+            f"at all {len(group)} n, so the Gaussian is calibrated at the floor δ = {format_cell(floor)}. "
             f"It would match shuffle+INV's mean TV at δ* = 10^{low['log10_delta_break_even']:.1f} "
             f"(n = {int(low['n_users']):,}) to 10^{high['log10_delta_break_even']:.1f} (n = {int(high['n_users']):,}) "
             f"and wins for every δ above δ*; at our floor it wins (in expectation, unprojected) at {gaussian_wins} "
@@ -199,24 +200,32 @@ def read_koskela_verdicts(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
-def read_phase_diagram(frame: pd.DataFrame) -> str:
+def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
     """Facts from the phase diagram (:mod:`shuffledp.experiments.phase_diagram`): from the grid
     (``phase_diagram.csv``), per δ rule and k, at how many points shuffle+INV has the lower exact expected
-    TV and the range of the ratio; from the boundary (``phase_diagram_boundary.csv``), the crossings."""
+    TV and the range of the ratio, for the panels whose ε0 comes from an upper bound (column
+    ``calibration`` or ``accountant``); a panel calibrated by anything else is named, not counted. From the
+    boundary (``phase_diagram_boundary.csv``), the crossings, leaving out the k in ``uncertified_k``."""
     if {"log_ratio", "delta_rule", "k"} <= set(frame.columns):
+        column = next((c for c in ("calibration", "accountant") if c in frame.columns), None)
         sentences = []
         for (rule, k), group in frame.groupby(["delta_rule", "k"], sort=False):
+            name = str(group[column].iloc[0]) if column else "an accountant not named in the file"
+            if not is_guarantee(name):
+                sentences.append(f"δ {rule}, k = {int(k)}: calibrated by `{name}`, not a guarantee, so no count.")
+                continue
             ratio = pd.to_numeric(group["log_ratio"], errors="coerce").dropna()
             if ratio.empty:
                 sentences.append(f"δ {rule}, k = {int(k)}: no point with both errors defined.")
                 continue
             sentences.append(
-                f"δ {rule}, k = {int(k)}: shuffle+INV has the lower expected TV at {int((ratio < 0).sum())} of "
-                f"{len(ratio)} points (TV ratio {math.exp(ratio.min()):.2f} to {math.exp(ratio.max()):.2f}).")
+                f"δ {rule}, k = {int(k)} (`{name}`): shuffle+INV has the lower expected TV at {int((ratio < 0).sum())} "
+                f"of {len(ratio)} points (TV ratio {math.exp(ratio.min()):.2f} to {math.exp(ratio.max()):.2f}).")
         return " ".join(sentences)
     if {"shuffle_wins_below", "delta_rule", "k", "epsilon", "n_users"} <= set(frame.columns):
+        frame = frame[~frame["k"].isin(list(uncertified_k))]
         if frame.empty:
-            return "No crossing: one mechanism has the lower expected error everywhere on the grid."
+            return "No crossing in a panel calibrated by a guarantee."
         sentences = []
         for (rule, k), group in frame.groupby(["delta_rule", "k"], sort=False):
             below = group[group["shuffle_wins_below"].astype(bool)]

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from shuffledp.report.read import _format_number
+from shuffledp.report.read import format_cell
+from shuffledp.report.verdicts import LEVELS, counts_phrase, is_guarantee, own_delta_cells, seed_counts
 
 __all__ = [
     "extra_anchor",
@@ -29,6 +30,10 @@ __all__ = [
     "finding_phase_diagram",
     "finding_koskela",
     "finding_data",
+    "finding_balle",
+    "finding_delta_floor",
+    "finding_geometric",
+    "verdict_lines",
     "findings",
 ]
 
@@ -66,30 +71,30 @@ def _table_list(tables: Sequence[str]) -> str:
 
 
 def finding_eq6(rows: pd.DataFrame | None) -> str:
-    """By how many orders of magnitude δ from eq. (6) as printed understates the exact single-bin δ,
-    over the comparison rows whose "as printed" value is eq. (6) (Table II's own column, Table IV)."""
+    """By how many orders of magnitude δ from eq. (6) as printed understates the exact single-bin δ, over
+    the unique cells of the paper's own δ (:func:`~shuffledp.report.verdicts.own_delta_cells`: Table II's
+    "Our δ", Table IV) where eq. (6) gives a positive value; the cells where it gives 0 are counted apart."""
     what = "How wrong eq. (6) as printed is"
-    if _lacks(rows, ("table", "ours_as_printed", "ours_exact", "note")):
+    if _lacks(rows, ("table", "column", "paper", "ours_as_printed", "ours_exact")):
         return missing(what, "results/accounting/table2_comparison.csv, table4_comparison.csv", "table-iv")
-    eq6 = rows[rows["note"].astype(str).str.contains("eq. (6)", regex=False)].copy()
-    printed = pd.to_numeric(eq6["ours_as_printed"], errors="coerce")
-    exact = pd.to_numeric(eq6["ours_exact"], errors="coerce")
+    own = own_delta_cells(rows)
+    printed = pd.to_numeric(own["ours_as_printed"], errors="coerce")
+    exact = pd.to_numeric(own["ours_exact"], errors="coerce")
     both = (printed > 0) & (exact > 0)
     if not both.any():
         return missing(what, "results/accounting/table2_comparison.csv, table4_comparison.csv", "table-iv")
     orders = np.log10(exact[both] / printed[both])
-    under = orders > 0
     zero = int(((printed == 0) & (exact > 0)).sum())
-    worst = eq6.loc[orders.idxmax()]
-    tables = sorted(eq6["table"].astype(str).unique())
+    worst = own.loc[orders.idxmax()]
+    tables = sorted(own["table"].astype(str).unique())
     links = ", ".join(f"[Table {t}](#{_table_anchor(t)})" for t in tables)
     return (
-        f"Eq. (6) as printed understates the exact δ in {int(under.sum())} of {int(both.sum())} cells of "
-        f"{_table_list(tables)} (median {float(orders.median()):.1f}, up to "
+        f"Eq. (6) as printed understates the exact single-bin δ in {int((orders > 0).sum())} of {int(both.sum())} "
+        f"cells of {_table_list(tables)} where it is positive (median {float(orders.median()):.1f}, up to "
         f"{float(orders.max()):.1f} orders of magnitude: Table {worst['table']}, {worst['block']}, {worst['row']}, "
-        f"{worst['column']}, printed {_format_number(float(printed[orders.idxmax()]))} vs exact "
-        f"{_format_number(float(exact[orders.idxmax()]))})"
-        + (f", and gives δ = 0 where the exact δ is positive in {zero} more" if zero else "")
+        f"{worst['column']}, where eq. (6) gives {format_cell(float(printed[orders.idxmax()]))}, the exact δ is "
+        f"{format_cell(float(exact[orders.idxmax()]))} and the paper printed {worst['paper']})"
+        + (f"; in {zero} more cell{'s' if zero > 1 else ''} it gives δ = 0 where the exact δ is positive" if zero else "")
         + f" ({links})."
     )
 
@@ -146,46 +151,55 @@ def _boundary_text(boundary: pd.DataFrame | None) -> str:
 
 
 def finding_phase_diagram(grid: pd.DataFrame | None, boundary: pd.DataFrame | None, anchor: str) -> str:
-    """Where shuffle+INV wins in the exact phase diagram (share of grid points, boundary at the largest n)."""
+    """Where shuffle+INV wins in the exact phase diagram, counted only over the panels whose ε0 comes from
+    a guarantee (``calibration`` or ``accountant`` column: an upper-bound accountant); the panels calibrated
+    by anything else are named, and no region of theirs is quoted."""
     what = "Where shuffle+INV wins (phase diagram)"
     if _lacks(grid, ("delta_rule", "k", "n_users", "epsilon", "log_ratio")):
         return missing(what, "results/utility/phase_diagram.csv", anchor)
+    column = next((c for c in ("calibration", "accountant") if c in grid.columns), None)
+    names = grid[column].astype(str) if column else pd.Series("unknown", index=grid.index)
+    certified = names.map(is_guarantee)
     ratio = pd.to_numeric(grid["log_ratio"], errors="coerce")
-    known = ratio.notna()
+    known = ratio.notna() & certified
     wins = int((ratio[known] < 0).sum())
-    return (
-        f"In the exact phase diagram (k = {', '.join(str(int(k)) for k in sorted(grid['k'].unique()))}; "
-        f"n = {int(grid['n_users'].min()):,} to {int(grid['n_users'].max()):,}; ε = {grid['epsilon'].min():.3g} to "
-        f"{grid['epsilon'].max():.3g}; {grid['delta_rule'].nunique()} δ rule(s)) shuffle+INV has the lower expected "
-        f"error at {wins} of {int(known.sum())} points" + _boundary_text(boundary) + f" ([section](#{anchor}))."
-    )
+    text = (f"In the exact phase diagram (n = {int(grid['n_users'].min()):,} to {int(grid['n_users'].max()):,}; "
+            f"ε = {grid['epsilon'].min():.3g} to {grid['epsilon'].max():.3g}; {grid['delta_rule'].nunique()} δ "
+            f"rule(s)), over the panels whose ε0 is certified by an upper bound "
+            f"(k = {', '.join(str(int(k)) for k in sorted(grid.loc[certified, 'k'].unique())) or 'none'}) "
+            f"shuffle+INV has the lower expected error at {wins} of {int(known.sum())} points")
+    uncertified = grid[~certified]
+    if len(uncertified):
+        panels = "; ".join(f"k = {int(k)} by `{name}`" for (k, name), _ in
+                           uncertified.groupby([uncertified["k"], names[~certified]], sort=True))
+        text += (f"; the other panels are calibrated by an accountant that is not a guarantee ({panels}), so no "
+                 "region of theirs is quoted")
+    if certified.any():
+        text += _boundary_text(boundary[boundary["k"].isin(grid.loc[certified, "k"].unique())]
+                               if boundary is not None and "k" in boundary.columns else boundary)
+    return text + f" ([section](#{anchor}))."
 
 
 def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
-    """The Koskela et al. verdicts (``koskela_verdicts.csv``): how many curves are reproduced, which are not."""
+    """Koskela et al.'s curves (``koskela_verdicts.csv``), counted from the ``verdict`` column: reproduced,
+    explained (a known cause), not reproduced; the groups (figure, curve) of those not reproduced; the
+    largest difference only in ε (``max_epsilon_difference``) when the table has it, never a relative
+    difference of a δ near 0."""
     what = "Koskela et al.'s Figures 1-3"
     if _lacks(frame, ("figure", "curve", "verdict")):
         return missing(what, "results/koskela/koskela_verdicts.csv", anchor)
-    reproduced = frame["verdict"] == "reproduced"
-    compared = pd.to_numeric(frame.get("compared", pd.Series(1, index=frame.index)), errors="coerce").fillna(0) > 0
-    failed = frame[~reproduced & compared]
-    largest = pd.to_numeric(frame.get("max_relative_difference", pd.Series(dtype=float)), errors="coerce")
-    # the largest difference of the reproduced curves, and separately how far off the others are: one
-    # maximum over both read as if a reproduced curve were that far off
-    text = (f"Koskela et al.'s Figures 1-3: {int(reproduced.sum())} of {len(frame)} published curves reproduced"
-            + (f" (largest relative difference among them {largest[reproduced].max():.2%})"
-               if largest[reproduced].notna().any() else "")
-            + (f", {int((~compared).sum())} not computed in this run" if (~compared).any() else ""))
+    counts = seed_counts(frame)
+    failed = frame[frame["verdict"].astype(str) != "reproduced"]
+    text = f"Koskela et al.'s Figures 1-3: {len(frame)} published curves, {counts_phrase(counts)}"
     if len(failed):
-        causes = failed.get("known_cause", pd.Series("", index=failed.index)).fillna("").astype(str)
-        curves = {}
-        for row, cause in zip(failed.itertuples(), causes):
-            curves.setdefault(f"Fig. {int(row.figure)} {row.curve}", set()).update([cause] if cause else [])
-        documented = sum(1 for c in curves.values() if c)
-        off = largest[failed.index]
-        text += (f"; not reproduced: {'; '.join(list(curves)[:3])}{'; …' if len(curves) > 3 else ''}"
-                 + (f", up to {off.max():.0%} off" if off.notna().any() else "")
-                 + (f" (a documented cause for {documented} of these {len(curves)} curves)" if documented else ""))
+        groups = list(dict.fromkeys(f"Fig. {int(r.figure)} {r.curve}" for r in failed.itertuples()))
+        cause = failed.get("known_cause", pd.Series("", index=failed.index)).fillna("").astype(str).str.strip()
+        text += (f"; the {len(failed)} not reproduced fall in {len(groups)} group(s) ({'; '.join(groups[:4])}"
+                 f"{'; …' if len(groups) > 4 else ''}), {int(cause.ne('').sum())} of them with a documented cause")
+        if "max_epsilon_difference" in failed.columns:
+            gap = pd.to_numeric(failed["max_epsilon_difference"], errors="coerce")
+            if gap.notna().any():
+                text += f", up to {float(gap.max()):.3g} apart in ε"
     return text + f" ([section](#{anchor}))."
 
 
@@ -235,8 +249,77 @@ def finding_data(summary: pd.DataFrame | None) -> str:
             )
 
 
+def finding_delta_floor(frame: pd.DataFrame | None, anchor: str) -> str:
+    """How many of the utility settings have δ = 0 under the configured accountant, so that the Gaussian
+    they are compared with is calibrated at an arbitrary floor (``delta_floor.csv``)."""
+    what = "The δ floor"
+    if _lacks(frame, ("calibration", "delta_floored", "epsilon", "epsilon_local", "n_users")):
+        return missing(what, "results/utility/delta_floor_fig2.csv, gowalla/<region>/delta_floor.csv", anchor)
+    rows = frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
+    floored = rows["delta_floored"].astype(str).str.lower().eq("true")
+    settings = "; ".join(sorted({f"ε = {e:g}, ε0 = {e0:g}" for e, e0 in zip(rows["epsilon"], rows["epsilon_local"])}))
+    where = (f"{', '.join(dict.fromkeys(rows['region'].astype(str)))}; " if "region" in rows.columns else "")
+    floor = (f" δ = {format_cell(float(rows.loc[floored, 'delta_floor'].min()))}"
+             if floored.any() and "delta_floor" in rows.columns else " a floor")
+    accountant = f" of `{rows['accountant'].iloc[0]}`" if "accountant" in rows.columns else ""
+    return (f"In {int(floored.sum())} of {len(rows)} utility settings ({where}{settings}) the shuffle's δ{accountant} "
+            f"is exactly 0, so the Gaussian it is compared with is calibrated at{floor}: an arbitrary choice, and "
+            f"every such comparison rests on it ([section](#{anchor})).")
+
+
+def finding_geometric(frame: pd.DataFrame | None, anchor: str) -> str:
+    """In how many equal-guarantee settings the pure-ε geometric mechanism (an (ε, 0) guarantee, stronger
+    than (ε, δ)) has a lower TV than shuffle+INV (``ratio_geometric`` = TV shuffle+INV / TV geometric)."""
+    what = "The geometric mechanism"
+    if _lacks(frame, ("ratio_geometric",)):
+        return missing(what, "results/utility/equal_guarantee_ratio.csv", anchor)
+    ratio = pd.to_numeric(frame["ratio_geometric"], errors="coerce")
+    known = ratio.notna()
+    return (f"The pure-ε geometric mechanism of a trusted curator (a stronger (ε, 0) guarantee) has a lower TV than "
+            f"shuffle+INV in {int((ratio[known] > 1).sum())} of {int(known.sum())} equal-guarantee settings "
+            f"([section](#{anchor})).")
+
+
+def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None, balle=None, girgis=None,
+                  anchors: dict[str, str]) -> list[str]:
+    """One line per seed paper: Biswas et al. by level over the unique cells
+    (:func:`~shuffledp.report.verdicts.graded_cells`), Koskela, Balle and Girgis et al. counted from the
+    ``verdict`` column of their verdict tables (Balle et al. once per version of their code)."""
+    lines = []
+    if cells is not None and len(cells):
+        levels = cells["level"].value_counts()
+        tables = _table_list(list(dict.fromkeys(cells["table"].astype(str))))
+        lines.append(f"**Biswas, Jung & Palamidessi** ({len(cells)} printed cells of {tables}): "
+                     + ", ".join(f"{int(levels[v])} {v}" for v in [*LEVELS, *sorted(set(levels.index) - set(LEVELS))]
+                                 if v in levels.index)
+                     + f" ([section](#{anchors['biswas']})).")
+    else:
+        lines.append(f"**Biswas, Jung & Palamidessi**: no comparison table in this run ([section](#{anchors['biswas']})).")
+
+    def line(title: str, frame, unit: str, key: str) -> str:
+        counts = seed_counts(frame)
+        if not counts:
+            return f"**{title}**: not run here (no verdict table) ([section](#{anchors[key]}))."
+        return f"**{title}** ({sum(counts.values())} {unit}): {counts_phrase(counts)}"
+
+    text = line("Koskela et al.", koskela, "published curves of Figs. 1-3", "koskela")
+    if seed_counts(koskela_fig4):
+        text += f"; Fig. 4 (nothing published to compare): {counts_phrase(seed_counts(koskela_fig4))}"
+    lines.append(text + (f" ([section](#{anchors['koskela']}))." if not text.endswith(".") else ""))
+    if balle is not None and "code" in balle.columns and len(balle):
+        parts = [f"against their {code} code {counts_phrase(seed_counts(rows))}"
+                 for code, rows in balle.groupby(balle["code"].astype(str), sort=False)]
+        lines.append(f"**Balle et al.** ({balle.groupby(balle['code'].astype(str)).size().iloc[0]} curves of Fig. 3, "
+                     f"each against each version of their code): {'; '.join(parts)} ([section](#{anchors['balle']})).")
+    else:
+        lines.append(line("Balle et al.", balle, "curves", "balle"))
+    text = line("Girgis et al.", girgis, "curves and claims of Sec. 4", "girgis")
+    lines.append(text + (f" ([section](#{anchors['girgis']}))." if not text.endswith(".") else ""))
+    return lines
+
+
 def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, boundary=None, koskela=None,
-             balle=None, summary=None, anchors: dict[str, str]) -> list[str]:
+             balle=None, floor=None, summary=None, anchors: dict[str, str]) -> list[str]:
     """The Findings bullets in order (``anchors``: section name -> anchor, keys ``bracket``, ``equal``,
     ``phase``, ``koskela`` and, when the Balle stage ran, ``balle``)."""
     return [
@@ -245,6 +328,8 @@ def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, 
         finding_equal_guarantee(equal, anchors["equal"]),
         finding_phase_diagram(grid, boundary, anchors["phase"]),
         finding_koskela(koskela, anchors["koskela"]),
+        *([finding_delta_floor(floor, anchors["floor"])] if "floor" in anchors else []),
+        *([finding_geometric(equal, anchors["equal"])] if equal is not None and "ratio_geometric" in equal else []),
         *([finding_balle(balle, anchors["balle"])] if "balle" in anchors else []),
         finding_data(summary),
     ]

@@ -15,7 +15,8 @@ import pandas as pd
 
 from shuffledp.experiments.utility_tables import STRENGTH_FACTOR
 from shuffledp.report.blocks import BulletList, Heading, Table
-from shuffledp.report.read import VERDICTS, ReportInputs, _first_column, _format_number
+from shuffledp.report.read import VERDICTS, ReportInputs, first_column, format_cell
+from shuffledp.report.verdicts import own_delta_cells
 from shuffledp.tables import REPRODUCED
 
 
@@ -29,7 +30,7 @@ def _interval_rows(rows: pd.DataFrame) -> pd.DataFrame:
 def _width(low: float, high: float) -> str:
     if not (low > 0):
         return "from 0"
-    return f"×{_format_number(high / low)} ({math.log10(high / low):.1f} decades)"
+    return f"×{format_cell(high / low)} ({math.log10(high / low):.1f} decades)"
 
 
 def strength_table(rows: pd.DataFrame) -> Table | None:
@@ -42,7 +43,7 @@ def strength_table(rows: pd.DataFrame) -> Table | None:
     columns = ["row", "column", "verdict", "95% single-draw interval", "width",
                f"P(pass) if {factor} larger", f"P(pass) if {factor} smaller"]
     body = [
-        [r.row, r.column, r.verdict, f"[{_format_number(r.interval_low)}, {_format_number(r.interval_high)}]",
+        [r.row, r.column, r.verdict, f"[{format_cell(r.interval_low)}, {format_cell(r.interval_high)}]",
          _width(float(r.interval_low), float(r.interval_high)), f"{float(r.p_pass_3x_larger):.2f}",
          f"{float(r.p_pass_3x_smaller):.2f}"]
         for r in tests.itertuples(index=False)
@@ -122,7 +123,7 @@ def read_gaussian_checks(frames: Sequence[pd.DataFrame]) -> str:
         return "No calibration with both σ values is present in this run."
     table = pd.concat(rows, ignore_index=True)
     ratio = table["sigma"] / table["sigma_diffprivlib"]  # > 1: diffprivlib adds less noise than needed
-    delta = _first_column(table, ("delta_used", "delta"))
+    delta = first_column(table, ("delta_used", "delta"))
     under = ratio > 1 + _SIGMA_REPORT_TOLERANCE
     over = ratio < 1 - _SIGMA_REPORT_TOLERANCE
     parts = [f"Of {len(table)} Gaussian calibrations in this run's utility data"]
@@ -130,9 +131,9 @@ def read_gaussian_checks(frames: Sequence[pd.DataFrame]) -> str:
     def describe(mask, words) -> str:
         text = f"diffprivlib's σ is {words} in {int(mask.sum())}"
         if mask.any():
-            text += f" (σ ours / σ diffprivlib {_format_number(ratio[mask].min())} to {_format_number(ratio[mask].max())}"
+            text += f" (σ ours / σ diffprivlib {format_cell(ratio[mask].min())} to {format_cell(ratio[mask].max())}"
             if delta:
-                text += f", at δ {_format_number(table.loc[mask, delta].min())} to {_format_number(table.loc[mask, delta].max())}"
+                text += f", at δ {format_cell(table.loc[mask, delta].min())} to {format_cell(table.loc[mask, delta].max())}"
             text += ")"
         return text
 
@@ -140,8 +141,8 @@ def read_gaussian_checks(frames: Sequence[pd.DataFrame]) -> str:
     parts.append(describe(over, "more than 1% above ours"))
     within = ~(under | over)
     if delta and within.any():
-        parts.append(f"elsewhere they agree within 1% (δ {_format_number(table.loc[within, delta].min())} to "
-                     f"{_format_number(table.loc[within, delta].max())})")
+        parts.append(f"elsewhere they agree within 1% (δ {format_cell(table.loc[within, delta].min())} to "
+                     f"{format_cell(table.loc[within, delta].max())})")
     return parts[0] + ", " + "; ".join(parts[1:]) + "."
 
 
@@ -151,7 +152,7 @@ def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.
     sentences = []
     if summary is not None and len(summary) and "kept" in summary.columns:
         level = summary["level"] if "level" in summary.columns else pd.Series("region", index=summary.index)
-        name = _first_column(summary, ("label", "name", "region"))
+        name = first_column(summary, ("label", "name", "region"))
         for _, row in summary[level == "source"].iterrows():
             malformed = row.get("malformed")
             repeats = sum(int(row[c]) for c in ("duplicates_in_file", "duplicates_of_earlier_source") if pd.notna(row.get(c)))
@@ -182,13 +183,17 @@ def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.
     return " ".join(sentences) if sentences else "The data stage's summary is absent from this run."
 
 
-def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame | None, gaussian: list) -> list:
+def errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame | None, gaussian: list) -> list:
+    """The Errata: what the paper prints wrong, each with the counts of the cells it affects (``rows``: the
+    comparison rows, or the graded unique cells, whose levels are then counted)."""
     items = []
 
     def counts(mask) -> str:
         subset = rows[mask]
         if subset.empty:
             return "no comparison rows in this run"
+        if "level" in subset.columns:  # graded cells (shuffledp.report.verdicts.graded_cells)
+            return ", ".join(f"{n} {v}" for v, n in subset["level"].value_counts().items())
         c = subset["verdict"].value_counts()
         return ", ".join(f"{int(c.get(v, 0))} {v}" for v in VERDICTS)
 
@@ -197,9 +202,9 @@ def _errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame
     block = rows["block"] if len(rows) else pd.Series(dtype=str)
     # 1. v_s
     vs = "**Theorem IV.1's v_s.** The printed closed form multiplies by (s−r)/(n−n_x0) but keeps C(n−1−n_x0, s−1−r) where the identity needs C(n−n_x0, s−r); it is not the log-ratio of Definition IV.1 (the same term is in the FPS version's eq. (11)). "
-    # the paper's own delta: every Table IV cell and Table II's "Our delta" column (not the [10]-[12] columns)
-    own = (table == "IV") | ((table == "II") & ~column.str.fullmatch(r"\[\d+\]"))
-    both = rows[own & rows["ours_as_printed"].notna() & rows["ours_exact"].notna()] if len(rows) else rows
+    # the paper's own delta (Table IV, Table II "Our delta"), each printed cell once
+    own = own_delta_cells(rows)
+    both = own[own["ours_as_printed"].notna() & own["ours_exact"].notna()] if len(own) else own
     positive = both[(both["ours_as_printed"] > 0) & (both["ours_exact"] > 0)] if len(both) else both
     if len(positive):
         ratio = np.log10(positive["ours_as_printed"].astype(float) / positive["ours_exact"].astype(float))

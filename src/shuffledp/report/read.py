@@ -40,6 +40,7 @@ class ReportInputs:
     gaussian_checks: Sequence[Path] = ()
     extras: Mapping[str, Mapping[str, Sequence[Path]]] = field(default_factory=dict)  # name -> images, data
     manifests: Mapping[str, Path] = field(default_factory=dict)
+    hypotheses: Path | None = None  # results/report/table2_hypotheses.csv (shuffledp.report.hypotheses)
     producers: Mapping[str, str] = field(default_factory=dict)  # output path -> rule name
     checksums: Mapping[str, str] = field(default_factory=dict)  # path -> sha256
     expected_stages: Sequence[str] = ("data", "accounting", "utility")
@@ -48,7 +49,7 @@ class ReportInputs:
     git: Mapping = field(default_factory=dict)
 
 
-def _existing(paths: Iterable) -> list[Path]:
+def existing_files(paths: Iterable) -> list[Path]:
     return [Path(p) for p in paths if p is not None and Path(p).is_file()]
 
 
@@ -103,7 +104,7 @@ def verdict_counts(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["table", "cells", *verdicts])
 
 
-def _format_number(value) -> str:
+def format_cell(value) -> str:
     return "" if value is None else format_number(value, missing="–")
 
 
@@ -114,13 +115,13 @@ _VALUE_COLUMNS = ("tv", "tv_distance", "total_variation", "value")
 _METHOD_COLUMNS = ("method", "mechanism")
 
 
-_GROUP_COLUMNS = ("region", "calibration", "accountant", "setting", "epsilon", "epsilon_local", "n", "n_users")
+GROUP_COLUMNS = ("region", "calibration", "accountant", "setting", "epsilon", "epsilon_local", "n", "n_users")
 
 
-_N_COLUMNS = ("n", "n_users")
+N_COLUMNS = ("n", "n_users")
 
 
-def _roles(methods: Sequence[str]) -> dict:
+def method_roles(methods: Sequence[str]) -> dict:
     """Which column is the plain Gaussian, the raw shuffle histogram and shuffle+INV (others: none)."""
     roles = {}
     for method in methods:
@@ -134,7 +135,7 @@ def _roles(methods: Sequence[str]) -> dict:
     return roles
 
 
-def _first_column(frame: pd.DataFrame, candidates: Sequence[str]) -> str | None:
+def first_column(frame: pd.DataFrame, candidates: Sequence[str]) -> str | None:
     return next((c for c in candidates if c in frame.columns), None)
 
 
@@ -144,14 +145,14 @@ def method_summary(frame: pd.DataFrame) -> pd.DataFrame:
     ``frame`` has a ``method`` column, a value column (``tv``, ``tv_distance``, ``total_variation`` or
     ``value``) and optional grouping columns (region, setting, epsilon, epsilon_local, n, n_users).
     """
-    value = _first_column(frame, _VALUE_COLUMNS)
-    method = _first_column(frame, _METHOD_COLUMNS)
+    value = first_column(frame, _VALUE_COLUMNS)
+    method = first_column(frame, _METHOD_COLUMNS)
     if method is None or value is None:
         raise ValueError(
             "`figure data` must have a `method` (or `mechanism`) column and one of "
             f"{', '.join(_VALUE_COLUMNS)}; got columns {', '.join(map(str, frame.columns))}."
         )
-    groups = [c for c in _GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) > 1]
+    groups = [c for c in GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) > 1]
     frame = frame.rename(columns={method: "method"})
     table = frame.groupby([*groups, "method"], dropna=False)[value].median().unstack("method")
     table.columns = [str(c) for c in table.columns]
@@ -159,11 +160,11 @@ def method_summary(frame: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def _relative(path: Path, start: Path) -> str:
+def relative_link(path: Path, start: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
 
 
-def _trace(path, inputs: ReportInputs) -> str:
+def trace(path, inputs: ReportInputs) -> str:
     """`path` (rule `x`, sha256 abcd...) -- how a number traces back to the workflow."""
     key = str(path)
     parts = [f"`{key}`"]
@@ -176,7 +177,7 @@ def _trace(path, inputs: ReportInputs) -> str:
     return ", ".join(parts)
 
 
-def _stale_stages(inputs: ReportInputs, present) -> dict:
+def stale_stages(inputs: ReportInputs, present) -> dict:
     """Stage -> config keys that matter to it and differ between its manifest and this run's config."""
     from shuffledp.provenance import read_manifest, stage_config_differences
 

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from shuffledp.report.read import _GROUP_COLUMNS, _N_COLUMNS, _first_column, _format_number, _roles, method_summary
+from shuffledp.report.read import GROUP_COLUMNS, N_COLUMNS, first_column, format_cell, method_roles, method_summary
 
 
 def _group_label(row, groups) -> str:
     parts = []
     for column in groups:
         val = row[column]
-        if column in _N_COLUMNS:
+        if column in N_COLUMNS:
             parts.append(f"n = {int(val):,}")
         elif column == "epsilon":
             parts.append(f"ε = {val}")
@@ -35,14 +35,14 @@ def _group_label(row, groups) -> str:
 def read_method_comparison(frame: pd.DataFrame) -> str:
     """One paragraph of facts from a TV-per-method table: who is lowest where, and by how much."""
     summary = method_summary(frame)
-    methods = [c for c in summary.columns if c not in (*_GROUP_COLUMNS, "best")]
-    groups = [c for c in _GROUP_COLUMNS if c in summary.columns]
-    roles = _roles(methods)
+    methods = [c for c in summary.columns if c not in (*GROUP_COLUMNS, "best")]
+    groups = [c for c in GROUP_COLUMNS if c in summary.columns]
+    roles = method_roles(methods)
     total = len(summary)
     sentences = []
     best_counts = summary["best"].value_counts()
     ranking = ", ".join(f"{m} in {int(best_counts.get(m, 0))}" for m in methods)
-    constant = [c for c in _GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) == 1]
+    constant = [c for c in GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) == 1]
     context = f" (in every row: {_group_label(frame.iloc[0], constant)})" if constant else ""
     sentences.append(
         f"Lowest median TV distance per configuration ({total} configuration(s): "
@@ -55,7 +55,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
     if inv and gaussian:
         wins = int((summary[gaussian] < summary[inv]).sum())
         sentences.append(f"The Gaussian mechanism is below shuffle+INV in {wins} of {total}.")
-        n_column = _first_column(summary, _N_COLUMNS)
+        n_column = first_column(summary, N_COLUMNS)
         ratio = summary[inv] / summary[gaussian]
         if n_column is not None and summary[n_column].nunique() > 1:
             smallest = summary[summary[n_column] == summary[n_column].min()]
@@ -63,7 +63,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             sentences.append(
                 "Median TV ratio shuffle+INV / Gaussian: "
                 + "; ".join(
-                    f"{_group_label(row, groups)}: {_format_number(ratio[index])}"
+                    f"{_group_label(row, groups)}: {format_cell(ratio[index])}"
                     for index, row in pd.concat([smallest, largest]).iterrows()
                 )
                 + "."
@@ -72,7 +72,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             sentences.append(
                 "Median TV ratio shuffle+INV / Gaussian: "
                 + "; ".join(
-                    f"{_group_label(row, groups)}: {_format_number(ratio[index])}" for index, row in summary.iterrows()
+                    f"{_group_label(row, groups)}: {format_cell(ratio[index])}" for index, row in summary.iterrows()
                 )
                 + "."
             )
@@ -85,8 +85,8 @@ def read_delta_surface(frame: pd.DataFrame) -> str:
     ``frame`` columns: ``epsilon``, ``epsilon_local`` and either ``delta`` with ``accountant`` (long
     form) or one ``delta_<accountant>`` column per accountant (wide form).
     """
-    eps = _first_column(frame, ("epsilon", "eps"))
-    eps0 = _first_column(frame, ("epsilon_local", "eps0", "epsilon0"))
+    eps = first_column(frame, ("epsilon", "eps"))
+    eps0 = first_column(frame, ("epsilon_local", "eps0", "epsilon0"))
     if eps is None or eps0 is None:
         raise ValueError(
             "`figure 1 data` must have columns `epsilon` and `epsilon_local`; "
@@ -155,12 +155,12 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
         )
         gaussian, inv = float(row["tv_gaussian"]), float(row["tv_shuffle_inv"])
         text = (
-            f"{where}: TV to the original distribution {_format_number(gaussian)} (Gaussian) and "
-            f"{_format_number(inv)} (shuffle+INV); the {'Gaussian' if gaussian < inv else 'shuffle+INV'} "
-            f"estimate is closer (ratio shuffle+INV / Gaussian {_format_number(inv / gaussian if gaussian else math.inf)})"
+            f"{where}: TV to the original distribution {format_cell(gaussian)} (Gaussian) and "
+            f"{format_cell(inv)} (shuffle+INV); the {'Gaussian' if gaussian < inv else 'shuffle+INV'} "
+            f"estimate is closer (ratio shuffle+INV / Gaussian {format_cell(inv / gaussian if gaussian else math.inf)})"
         )
         if "delta_used" in frame.columns:
-            text += f", calibrated at δ̂ = {_format_number(row['delta_used'])}"
+            text += f", calibrated at δ̂ = {format_cell(row['delta_used'])}"
             if "delta_floored" in frame.columns and bool(row["delta_floored"]):
                 text += " (δ̂ = 0 replaced by the configured floor)"
         sentences.append(text + ".")

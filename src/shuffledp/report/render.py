@@ -35,7 +35,7 @@ def render_markdown(blocks: Sequence) -> str:
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
             out.append("\n".join(lines))
         elif isinstance(block, Figure):
-            out.append(f"![{block.caption}]({block.link})\n\n*{block.caption}*")
+            out.append(f"![{block.caption}]({block.link})\n*{block.caption}*")  # caption right below
         else:
             raise TypeError(f"`block` must be a report block; got {type(block).__name__}.")
     return "\n\n".join(out) + "\n"
@@ -68,6 +68,7 @@ _MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45;color:#222}
 table{border-collapse:collapse;margin:0.8rem 0;font-size:0.85rem}
+.table-wrap{overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;text-align:left;vertical-align:top}
 th{background:#f2f2f2}
 code{background:#f5f5f5;padding:0 0.2rem}
@@ -102,7 +103,8 @@ def render_html(blocks: Sequence, *, title: str = "Reproduction report") -> str:
             body = "".join(
                 "<tr>" + "".join(f"<td>{_inline_html(str(c))}</td>" for c in row) + "</tr>" for row in block.rows
             )
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            # a wide table scrolls inside its own box instead of widening the page
+            out.append(f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
         elif isinstance(block, Figure):
             mime = _MIME.get(Path(block.path).suffix.lower())
             if mime is None:
