@@ -19,6 +19,13 @@ Drawing helpers only; nothing here computes a statistic. Choices, each stated on
   colour bar is extended and a legend entry counts them (:func:`out_of_range_entries`).
 * **Flags.** Cells or boxes carrying a flag (e.g. δ̂ floored) are hatched (:data:`FLAG_HATCH`) and
   the legend says what the hatching means (:func:`hatch_cells`, :func:`flag_patch`).
+* **Outcomes.** Wherever a figure says who wins, one colour means "shuffle better"
+  (:data:`SHUFFLE_BETTER`, blue) and one "curator better" (:data:`CURATOR_BETTER`, red: the central
+  Gaussian or geometric); maps of a TV ratio shuffle / curator use :func:`outcome_cmap` (blue below 1).
+  Every figure of the project (also Koskela, Balle, Girgis) takes them from here (:data:`OUTCOME_COLOURS`).
+* **Curves.** Curves drawn together get distinct colours *and* line styles (:func:`curve_styles`), so
+  two curves with close colours still differ; bounds are named with their kind (:func:`accountant_text`,
+  e.g. "worst-case-upper (upper bound)").
 * **Grid indices** get integer ticks (:func:`integer_ticks`).
 * **Wording.** Titles state the parameters that produced a figure; :func:`delta_text`,
   :func:`accountant_text` and :func:`calibration_text` give δ̂, σ and the accountant one wording.
@@ -52,6 +59,14 @@ __all__ = [
     "FLAG_HATCH",
     "NEGATIVE_HATCH",
     "RC_PARAMS",
+    "SHUFFLE_BETTER",
+    "CURATOR_BETTER",
+    "UNDECIDED",
+    "OUTCOME_COLOURS",
+    "OUTCOME_WORDS",
+    "LINESTYLES",
+    "outcome_cmap",
+    "curve_styles",
     "plot_style",
     "colour_of",
     "colours_for",
@@ -93,7 +108,7 @@ PALETTE: Mapping[str, str] = ChainMap(MECHANISM_COLOURS, ACCOUNTANT_COLOURS)  # 
 RESERVE_COLOURS = ("#4477AA", "#AA3377", "#117733", "#CC6677", "#56B4E9", "#AAAA00")
 
 MECHANISM_LABELS = {
-    "gaussian": "Gaussian",
+    "gaussian": "Gaussian (½·L1, unprojected)",
     "gaussian+proj": "Gaussian + projection",
     "shuffle": "shuffle",
     "shuffle+INV": "shuffle+INV",
@@ -109,6 +124,15 @@ FLAG_HATCH = "///"
 NEGATIVE_HATCH = "xxx"
 #: colour of hatch lines and of annotations
 INK = "0.15"
+
+#: who wins, one meaning in every figure: blue = shuffle better, red = curator (central mechanism) better
+SHUFFLE_BETTER = "#2166AC"
+CURATOR_BETTER = "#B2182B"
+UNDECIDED = "0.6"
+OUTCOME_COLOURS = {"shuffle": SHUFFLE_BETTER, "curator": CURATOR_BETTER, "undecided": UNDECIDED}
+OUTCOME_WORDS = {"shuffle": "blue: shuffle better", "curator": "red: curator (central) better"}
+#: line styles cycled by :func:`curve_styles` (solid, dashed, dotted, dash-dot, long dash, dash-dot-dot)
+LINESTYLES = ("-", "--", ":", "-.", (0, (6, 2)), (0, (3, 1, 1, 1, 1, 1)))
 
 RC_PARAMS = {
     "axes.prop_cycle": cycler(color=list(MECHANISM_COLOURS.values()) + [
@@ -153,6 +177,34 @@ def colours_for(names: Iterable[str]) -> dict[str, str]:
         else:
             colours[name] = next(reserve, "#777777")
     return colours
+
+
+def curve_styles(names: Iterable[str]) -> dict[str, tuple[str, object]]:
+    """(colour, line style) of each of ``names`` drawn together in one Axes: the palette colour (or a
+    reserve one, as :func:`colours_for`) and a line style cycled over :data:`LINESTYLES`, so every pair
+    of curves differs in style when their colours are close. A colour repeated among ``names`` (no
+    two names share a colour after this) is replaced by the next unused reserve colour."""
+    names = list(dict.fromkeys(names))
+    colours = colours_for(names)
+    seen, spare = set(), iter(c for c in (*RESERVE_COLOURS, *_EXTRA_RESERVE) if c not in colours.values())
+    for name in names:
+        if colours[name] in seen:
+            colours[name] = next(spare, "#777777")
+        seen.add(colours[name])
+    return {name: (colours[name], LINESTYLES[i % len(LINESTYLES)]) for i, name in enumerate(names)}
+
+
+#: further colours for :func:`curve_styles` when the palette repeats within one figure
+_EXTRA_RESERVE = ("#E69F00", "#0072B2", "#D55E00", "#009E73", "#000000")
+
+
+def outcome_cmap():
+    """Diverging map of a ratio TV shuffle / TV curator: low (shuffle better) in :data:`SHUFFLE_BETTER`
+    blue, high (curator better) in :data:`CURATOR_BETTER` red, white at 1; masked cells in the empty colour."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("outcome", [SHUFFLE_BETTER, "#F7F7F7", CURATOR_BETTER]).with_extremes(
+        bad=EMPTY_COLOUR)
 
 
 def _mix(colour, other, amount: float) -> tuple[float, float, float]:
