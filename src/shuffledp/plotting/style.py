@@ -67,6 +67,8 @@ __all__ = [
     "LINESTYLES",
     "outcome_cmap",
     "curve_styles",
+    "DISTINCT_COLOURS",
+    "MIN_CURVE_DELTA_E",
     "plot_style",
     "colour_of",
     "colours_for",
@@ -179,23 +181,47 @@ def colours_for(names: Iterable[str]) -> dict[str, str]:
     return colours
 
 
+#: well-separated colours (Okabe & Ito, Paul Tol's muted set) that :func:`curve_styles` takes, in this
+#: order, for a curve whose palette colour is too close to one already in its figure
+DISTINCT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#332288", "#999933",
+                    "#882255", "#44AA99", "#000000", "#DDCC77", "#AA4499", "#117733", "#88CCEE", "#CC6677")
+#: two curves of one figure are at least this far apart (CIELAB ΔE, CIE 1976) after :func:`curve_styles`
+MIN_CURVE_DELTA_E = 35.0
+
+
+def _lab(colour) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour (CIE 1976)."""
+    rgb = np.asarray(to_rgb(colour), dtype=float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _far_from(colour, chosen) -> bool:
+    return all(float(np.linalg.norm(_lab(colour) - _lab(other))) >= MIN_CURVE_DELTA_E for other in chosen)
+
+
 def curve_styles(names: Iterable[str]) -> dict[str, tuple[str, object]]:
-    """(colour, line style) of each of ``names`` drawn together in one Axes: the palette colour (or a
-    reserve one, as :func:`colours_for`) and a line style cycled over :data:`LINESTYLES`, so every pair
-    of curves differs in style when their colours are close. A colour repeated among ``names`` (no
-    two names share a colour after this) is replaced by the next unused reserve colour."""
+    """(colour, line style) of each of ``names`` drawn together in one Axes.
+
+    Colour: the palette colour (or a reserve one, as :func:`colours_for`) unless it is within
+    :data:`MIN_CURVE_DELTA_E` of a colour already given in this figure; then the first of
+    :data:`DISTINCT_COLOURS` far from all of them. Line style: cycled over :data:`LINESTYLES`, so no two
+    neighbours in ``names`` share one.
+    """
     names = list(dict.fromkeys(names))
-    colours = colours_for(names)
-    seen, spare = set(), iter(c for c in (*RESERVE_COLOURS, *_EXTRA_RESERVE) if c not in colours.values())
-    for name in names:
-        if colours[name] in seen:
-            colours[name] = next(spare, "#777777")
-        seen.add(colours[name])
-    return {name: (colours[name], LINESTYLES[i % len(LINESTYLES)]) for i, name in enumerate(names)}
-
-
-#: further colours for :func:`curve_styles` when the palette repeats within one figure
-_EXTRA_RESERVE = ("#E69F00", "#0072B2", "#D55E00", "#009E73", "#000000")
+    wanted = colours_for(names)
+    chosen: list[str] = []
+    result = {}
+    for i, name in enumerate(names):
+        colour = wanted[name]
+        if not _far_from(colour, chosen):
+            colour = next((c for c in DISTINCT_COLOURS if _far_from(c, chosen)), colour)
+        chosen.append(colour)
+        result[name] = (colour, LINESTYLES[i % len(LINESTYLES)])
+    return result
 
 
 def outcome_cmap():

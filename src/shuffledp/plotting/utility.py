@@ -198,13 +198,16 @@ def calibration_groups(frame) -> list[list[str]]:
     return list(groups.values())
 
 
-def _group_title(group, data) -> str:
+def _group_title(group, frame, shown) -> str:
+    data = frame[frame["calibration"] == shown]
     if len(group) == 1:
         words = _CALIBRATION_WORDS.get(group[0], f"calibration {group[0]}")
         return f"{words}: {style.calibration_text(data)}"
     names = ", ".join(group)
+    accountants = "; ".join(f"{c}: {style.accountant_text(str(frame.loc[frame['calibration'] == c, 'accountant'].iloc[0]))}"
+                            for c in group)
     return (f"Calibrations {names} coincide (same δ̂ and σ at every n), so the experiment is drawn once "
-            f"(draws of `{group[0]}`): {style.calibration_text(data)}")
+            f"(draws of `{shown}`) [{accountants}]: {style.calibration_text(data)}")
 
 
 def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(BOX_MECHANISMS, ("gaussian+proj", "shuffle+INV"))):
@@ -233,7 +236,7 @@ def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(BOX_MECHANISMS, ("gaussian+
                         ax.sharey(shared)  # one y axis for every panel: the same quantity throughout
                     names = ", ".join(LABELS.get(m, m) for m in mechanisms)
                     plot_tv_boxes(data, mechanisms=list(mechanisms), ax=ax, title=f"({next(letters)}) {names}")
-                subfigure.suptitle(_wrap(_group_title(group, data), 150), fontsize="medium")
+                subfigure.suptitle(_wrap(_group_title(group, frame, shown), 150), fontsize="medium")
             style.move_legends_to_figure(figure, figure.axes)
             figure.suptitle(
                 f"Figure 2: TV distance vs n, synthetic data, k = {k}, ε = {first['epsilon']:g}, "
