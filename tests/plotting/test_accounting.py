@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from shuffledp.plotting.accounting import plot_delta_curves, plot_delta_surface  # noqa: E402
+from shuffledp.plotting.accounting import plot_delta_surface  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -39,22 +39,6 @@ def test_plot_delta_surface_without_zero_has_no_legend():
     plot_delta_surface([0.5], [1.0], np.array([[-3.0]]), ax=ax, colorbar=False)
     assert ax.get_legend() is None
     assert len(figure.axes) == 1
-
-
-def test_plot_delta_curves_leaves_out_zero_and_says_so():
-    figure, ax = plt.subplots()
-    series = {"exact": (np.array([10.0, 100.0, 1000.0]), np.array([-2.0, -30.0, -np.inf]))}
-    returned = plot_delta_curves(series, ax=ax, xlabel="n", log_x=True)
-    assert returned is ax
-    (line,) = ax.get_lines()
-    assert np.isnan(line.get_ydata()[-1]) and line.get_ydata()[0] == -2.0
-    assert "1 point(s) with δ = 0 not drawn" in line.get_label()
-    assert ax.get_xscale() == "log" and ax.get_ylabel() == "log10 δ"
-
-
-def test_plot_delta_curves_defaults_to_current_axes():
-    figure, ax = plt.subplots()
-    assert plot_delta_curves({}, xlabel="k") is ax
 
 
 # ------------------------------------------------- whole figures from the real frames (issue 13)

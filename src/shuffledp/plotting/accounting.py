@@ -25,7 +25,6 @@ from shuffledp.plotting import style
 
 __all__ = [
     "plot_delta_surface",
-    "plot_delta_curves",
     "plot_sweep",
     "sweep_legend_handles",
     "figure_delta_surfaces",
@@ -128,30 +127,6 @@ def figure_delta_surfaces(frame, *, accountants, grid_of):
 
 
 # ---------------------------------------------------------------------------------------- sweeps
-
-
-def plot_delta_curves(series, *, ax=None, xlabel: str = "", title: str = "", log_x: bool = False):
-    """Curves of log10 delta: ``series`` maps a legend label to (x values, log10 delta).
-
-    Points with delta = 0 are left out (the curve stops); a legend entry says how many were left out.
-    """
-    ax = _axes(ax)
-    for label, (x, y) in series.items():
-        x = np.asarray(x, dtype=float)
-        y = np.asarray(y, dtype=float)
-        zeros = int(np.isneginf(y).sum())
-        shown = np.where(np.isfinite(y), y, np.nan)
-        suffix = f" ({zeros} point(s) with δ = 0 not drawn)" if zeros else ""
-        ax.plot(x, shown, marker="o", markersize=3, label=label + suffix)
-    if log_x:
-        ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("log10 δ")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if series:
-        ax.legend(fontsize="x-small")
-    return ax
 
 
 def _sweep_varying(frame, x: str) -> list[str]:
