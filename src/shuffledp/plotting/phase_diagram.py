@@ -120,9 +120,9 @@ def figure_phase_diagram(grid, verdicts=None, *, delta_rule: str, data: str = "u
                     for m, f, label in VERDICT_MARKERS.values()]
         figure.legend(handles=handles, loc="outside lower center", ncol=2, frameon=False)
         figure.suptitle(
-            f"Shuffled k-RR + INV vs analytic Gaussian, both unprojected (½·L1 error), δ: {delta_rule}\n"
-            f"cells: exact expectation on {data} data, one cell per grid point; markers: Monte Carlo "
-            f"(equal-guarantee grid, ε0 of weak-adversary) on the real dataset of that k; "
-            f"{style.OUTCOME_WORDS['shuffle']}, {style.OUTCOME_WORDS['curator']}",
+            f"Shuffled k-RR + INV vs analytic Gaussian, both unprojected (½·L1 error), δ: {delta_rule}; "
+            f"{style.OUTCOME_WORDS['shuffle']}, {style.OUTCOME_WORDS['curator']}\n"
+            f"cells: exact expectation on {data} data, one cell per grid point;\n"
+            "markers: Monte Carlo (equal-guarantee grid, ε0 of weak-adversary) on the real dataset of that k",
             fontsize="medium")
     return figure
