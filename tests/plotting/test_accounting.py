@@ -27,7 +27,7 @@ def test_plot_delta_surface_returns_axes_and_marks_zero():
     assert ax.get_title() == "as printed"
     assert ax.get_xlabel() == "ε (central)" and ax.get_ylabel() == "ε0 (local k-RR)"
     legend = ax.get_legend()
-    assert legend is not None and [t.get_text() for t in legend.get_texts()] == ["δ = 0"]
+    assert legend is not None and [t.get_text() for t in legend.get_texts()] == ["δ = 0 exactly"]
     coloured = ax.collections[-1].get_array()
     assert np.ma.count_masked(coloured) == 1  # only the delta = 0 cell is left out of the colour scale
     assert len(figure.axes) == 2  # the colour bar (log10 delta)
@@ -262,3 +262,19 @@ def test_epsilon_comparison_markers_say_the_role(comparison_frame):
         if name in COMPARISON["accountants"]:
             role = comparison_frame.loc[comparison_frame["accountant"] == name, "role"].iloc[0]
             assert handle.get_marker() == ROLE_MARKERS[role]
+
+
+def _overlaps(legend, ax) -> bool:
+    renderer = legend.figure.canvas.get_renderer()
+    return legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+
+
+def test_legends_cover_no_data():
+    """Issue 33: legends outside the data (Figure 1's "δ = 0" legend sat in the upper-left cells)."""
+    figure, ax = plt.subplots(layout="constrained")
+    plot_delta_surface([0.5, 1.5], [1.0, 2.0], np.array([[-5.0, -np.inf], [-2.0, -4.0]]), ax=ax)
+    figure.canvas.draw()
+    assert not _overlaps(ax.get_legend(), ax)
+    sweep = figure_sweep(_sweep("n_users", n_users=[100, 1000]), x="n_users")
+    sweep.canvas.draw()
+    assert sweep.legends and not any(_overlaps(legend, sweep.axes[0]) for legend in sweep.legends)

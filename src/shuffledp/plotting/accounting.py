@@ -98,7 +98,8 @@ def plot_delta_surface(
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label="log10 δ")
     if np.isneginf(values).any():
-        ax.legend(handles=[Patch(facecolor=ZERO_COLOUR, label="δ = 0")], loc="upper left", fontsize="small")
+        ax.legend(handles=[Patch(facecolor=ZERO_COLOUR, edgecolor=style.INK, label="δ = 0 exactly")], loc="upper center",
+                  bbox_to_anchor=(0.5, -0.13), fontsize="small", frameon=False)  # below the axes: covers no cell
     return ax
 
 

@@ -123,7 +123,7 @@ def figure_tv(frame, *, mechanisms=TV_MECHANISMS, calibration: str = "weak-adver
         figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4))
         figure.suptitle(
             f"Equal guarantee: TV against n at each target (ε, δ); shuffled k-RR at the largest ε0 certified by "
-            f"{calibration}; mean of {replicates} draws, bars = mean ± 1.96 SE; geometric at pure ε (δ = 0)",
+            f"{style.accountant_text(calibration)}; mean of {replicates} draws, bars = mean ± 1.96 SE; geometric at pure ε (δ = 0)",
             fontweight="bold", fontsize="medium",
         )
     return figure
