@@ -20,6 +20,7 @@ import string
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator
 
 from shuffledp.plotting import style
 
@@ -241,6 +242,7 @@ def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
     share = _BOTTOM_FIRST + stagger.get("rows", 0) * _BOTTOM_STEP + 0.02 if stagger.get("rows") else 0.0
     low = (lowest - share * top) / (1.0 - share)
     ax.set_ylim(10.0 ** max(low, -323.0), 10.0**top)  # δ <= 1: nothing to show above
+    ax.yaxis.set_major_locator(FixedLocator(_decade_ticks(max(low, -323.0))))
     _mark_n_x0_cap(ax, frame, x)
     ax.set_xlabel(SWEEP_X_LABELS.get(x, x))
     ax.set_ylabel("δ (log scale)")
@@ -257,6 +259,13 @@ def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
     return ax
 
 
+def _decade_ticks(lowest: float) -> list[float]:
+    """δ ticks at 10^0, 10^-step, ... down to 10^lowest, step 1, 2, 5, 10, 20, 50 or 100 decades (at most ~8)."""
+    span = max(-lowest, 1.0)
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100) if span / s <= 8)
+    return [10.0 ** -(i * step) for i in range(int(span // step) + 1) if i * step <= 307]
+
+
 def _mark_n_x0_cap(ax, frame, x: str) -> None:
     capped = frame[(frame["n_x0"] == frame["n_users"] - 1) & (frame["n_x0_fraction"] * frame["n_users"] >= frame["n_users"] - 0.5)]
     if not (len(capped) and x == "n_x0_fraction"):
@@ -267,11 +276,11 @@ def _mark_n_x0_cap(ax, frame, x: str) -> None:
     note = "n_x0 capped at n − 1 = " + ", ".join(f"{n - 1:,}" for n in n_users) + "\n(every other user holds x0)"
     if _printed_meets_exact(capped):
         note += ";\nthere eq. (6) as printed\nequals the exact single-bin δ"
-    ax.annotate(
+    ax.annotate(  # outside the axes, right of the capped column: it covers no point
         note,
-        xy=(float(capped[x].max()), 0.5), xycoords=("data", "axes fraction"), xytext=(-6, 0),
-        textcoords="offset points", ha="right", va="center", fontsize="small", color=style.INK,
-        bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
+        xy=(1.0, 0.5), xycoords="axes fraction", xytext=(8, 0), textcoords="offset points", ha="left", va="center",
+        fontsize="small", color=style.INK, bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
+        annotation_clip=False, gid="n_x0-cap-note",
     )
 
 
