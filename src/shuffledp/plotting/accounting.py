@@ -123,6 +123,7 @@ def figure_delta_surfaces(frame, *, accountants, grid_of):
             plot_delta_surface(epsilons, epsilon_locals, grid, ax=ax, vmin=vmin, vmax=vmax, colorbar=False,
                                title=f"({letter}) {label}\n[{style.accountant_text(name)}]")
         figure.colorbar(axes[0, 0].collections[-1], ax=list(axes[0]), shrink=0.9, label="log10 δ (shared by all panels)")
+        style.move_legends_to_figure(figure, axes[0], frameon=False)  # one "δ = 0" entry for all panels
         figure.suptitle(f"Figure 1: δ over (ε, ε0), n = {int(first['n_users'])}, k = {int(first['k'])}, "
                         f"n_x0 = {int(first['n_x0'])}", fontweight="bold")
     return figure
