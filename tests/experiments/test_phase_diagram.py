@@ -91,6 +91,9 @@ def test_monte_carlo_verdicts():
                      "tv_mean": 0.0, "tv_se": 0.01})
         rows.append({**keys, "epsilon": epsilon, "mechanism": "gaussian", "calibration": "none", "tv_mean": gaussian,
                      "tv_se": 0.01})
+        # the projected Gaussian is not the phase diagram's pair (both sides unprojected, issue 33): ignored
+        rows.append({**keys, "epsilon": epsilon, "mechanism": "gaussian+proj", "calibration": "none", "tv_mean": 0.0,
+                     "tv_se": 0.01})
     verdicts = monte_carlo_verdicts(pd.DataFrame(rows))
     assert verdicts["verdict"].tolist() == ["shuffle", "gaussian", "undecided"]
     assert verdicts["ratio"].tolist() == pytest.approx([0.5, 2.0, 1 / 1.01])
