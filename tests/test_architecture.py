@@ -39,7 +39,8 @@ LAYERS = [
 #: rooms inside a package that must only import rooms listed before them
 ROOM_ORDER = {
     "report": ["paper", "inputs", "hypotheses", "blocks", "read", "verdicts", "readings", "beyond", "balle", "judge", "findings", "girgis", "sections", "appendix", "build", "render"],
-    "experiments": ["accounting", "guarantees", "utility_tables", "utility", "equal_guarantee", "exact_error", "compare",
+    "experiments": ["accounting", "accounting_grids", "guarantees", "utility_tables", "utility", "crossover", "equal_guarantee",
+                    "exact_error", "compare",
                     "phase_diagram", "koskela", "shuffled_gaussian", "girgis", "balle"],
     "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
 }

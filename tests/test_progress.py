@@ -10,7 +10,7 @@ import pytest
 from shuffledp._progress import progress
 from shuffledp.data.download import download
 from shuffledp.data.gowalla import read_snap
-from shuffledp.experiments.accounting import sweep_frame
+from shuffledp.experiments.accounting_grids import sweep_frame
 
 
 class Terminal(io.StringIO):

@@ -14,18 +14,15 @@ import yaml
 from shuffledp.accounting import BoundKind, get_accountant
 from shuffledp.experiments.accounting import (
     ACCOUNTANT_LABELS,
-    fig1_frame,
-    fig1_grid,
     format_delta,
     log_delta,
     n_x0_from_fraction,
     n_x0_from_rule,
-    sweep_frame,
-    sweep_series,
     table2_frames,
     table4_frames,
     truncates_to_printed,
 )
+from shuffledp.experiments.accounting_grids import fig1_frame, fig1_grid, sweep_frame, sweep_series
 from shuffledp.reference import load_reference
 from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCED, REPRODUCED
 

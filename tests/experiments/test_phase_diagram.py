@@ -23,7 +23,7 @@ from shuffledp.experiments.phase_diagram import (
 
 EQUAL = {"delta_fixed": [1e-6], "delta_power": [1.1], "epsilon": [1.0], "epsilon_local_upper": 30.0}
 PHASE = {"k": [2, 5], "n_min": 100, "n_max": 10000, "n_points": 3, "epsilon_min": 0.5, "epsilon_max": 4.0,
-         "epsilon_points": 3, "accountant": "worst-case-upper", "binary_accountant": "worst-case-lower",
+         "epsilon_points": 3, "accountant": "worst-case-upper", "binary_accountant": "worst-case-upper",
          "tolerance": 1e-4, "data": "uniform"}
 
 
@@ -35,7 +35,29 @@ def test_delta_rules_are_named_as_the_equal_guarantee_grid():
 def test_grid_axes_and_accountants():
     n_axis, epsilon_axis = grid_axes(PHASE)
     assert n_axis.tolist() == [100, 1000, 10000] and epsilon_axis == pytest.approx([0.5, math.sqrt(2), 4.0])
-    assert accountant_for(PHASE, 2) == "worst-case-lower" and accountant_for(PHASE, 5) == "worst-case-upper"
+    assert accountant_for(PHASE, 2) == "worst-case-upper" and accountant_for(PHASE, 5) == "worst-case-upper"
+
+
+@pytest.mark.parametrize("key, k", [("binary_accountant", 2), ("accountant", 5)])
+def test_every_panel_is_calibrated_on_a_guarantee(key, k):
+    """Issue 33: the k = 2 panel was calibrated on worst-case-lower, a lower bound and not a guarantee."""
+    from shuffledp.accounting import BoundKind, accountant_class
+
+    assert accountant_class(accountant_for(PHASE, k)).kind is BoundKind.UPPER
+    with pytest.raises(ValueError, match=rf"`utility.phase_diagram.{key}` must be an upper-bound accountant .*'worst-case-lower' \(lower bound\)"):
+        accountant_for({**PHASE, key: "worst-case-lower"}, k)
+
+
+def test_shipped_config_calibrates_every_panel_on_an_upper_bound():
+    from pathlib import Path
+
+    import yaml
+
+    from shuffledp.accounting import BoundKind, accountant_class
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text(encoding="utf-8"))
+    phase = config["utility"]["phase_diagram"]
+    assert all(accountant_class(accountant_for(phase, k)).kind is BoundKind.UPPER for k in phase["k"])
 
 
 def test_grid_rows_are_the_exact_rows():
@@ -46,6 +68,7 @@ def test_grid_rows_are_the_exact_rows():
     assert row["tv_shuffle"] == krr_inv_expected_error(counts, epsilon_local=row["epsilon_local"]).tv
     assert row["tv_gaussian"] == gaussian_expected_error(k=5, n_users=100, sigma=row["sigma"]).tv
     assert row["log_ratio"] == pytest.approx(math.log(row["tv_shuffle"] / row["tv_gaussian"]))
+    assert set(grid["accountant"]) == {"worst-case-upper"} and set(grid["accountant_kind"]) == {"upper bound"}
 
 
 def test_boundary_interpolates_in_log_epsilon():
@@ -67,6 +90,9 @@ def test_monte_carlo_verdicts():
         rows.append({**keys, "epsilon": epsilon, "mechanism": "shuffle+INV-unprojected", "calibration": "worst-case-lower",
                      "tv_mean": 0.0, "tv_se": 0.01})
         rows.append({**keys, "epsilon": epsilon, "mechanism": "gaussian", "calibration": "none", "tv_mean": gaussian,
+                     "tv_se": 0.01})
+        # the projected Gaussian is not the phase diagram's pair (both sides unprojected, issue 33): ignored
+        rows.append({**keys, "epsilon": epsilon, "mechanism": "gaussian+proj", "calibration": "none", "tv_mean": 0.0,
                      "tv_se": 0.01})
     verdicts = monte_carlo_verdicts(pd.DataFrame(rows))
     assert verdicts["verdict"].tolist() == ["shuffle", "gaussian", "undecided"]

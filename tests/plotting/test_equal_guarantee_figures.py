@@ -84,3 +84,16 @@ def test_plot_functions_return_their_axes(frame):
     ratio = E.ratio_table(frame)
     assert plot_ratio_map(ratio[ratio["delta_rule"] == "fixed 1e-06"], ax=ax) is ax
     assert isinstance(pd.DataFrame(ratio), pd.DataFrame)
+
+
+def test_tv_figure_draws_only_distributions_so_every_tv_is_at_most_one(frame):
+    """Issue 33: the raw Gaussian (½·L1 of a vector that is not a distribution, mean up to ~8 at small n)
+    was drawn as a TV (stand-in run: mean 8.3); now every drawn line is a distribution's TV."""
+    from shuffledp.plotting.equal_guarantee import TV_MECHANISMS
+
+    assert "gaussian" not in TV_MECHANISMS and "gaussian+proj" in TV_MECHANISMS
+    figure = figure_tv(frame)
+    for ax in figure.axes:
+        for container in ax.containers:
+            assert np.nanmax(container.lines[0].get_ydata()) <= 1.0
+    assert not any(label.startswith("Gaussian (") for label in legend_texts(figure))

@@ -14,9 +14,12 @@ from matplotlib.patches import Rectangle
 
 from figure_checks import contrast_ratio, figure_text, legend_texts
 from shuffledp.experiments import utility as E
+from shuffledp.experiments.crossover import crossover_sweep
 from shuffledp.mechanisms import sensitivity_for
 from shuffledp.plotting import style
 from shuffledp.plotting.utility import (
+    calibration_groups,
+    crossover_log_ratio,
     figure_crossover,
     figure_heatmaps,
     figure_tv_boxplots,
@@ -61,15 +64,17 @@ def fig2_figure(fig2_frame, utility_config):
 def test_fig2_hatches_exactly_the_floored_gaussian_boxes(fig2_frame, fig2_figure):
     figure = fig2_figure
     seen_floored = seen_kept = 0
+    # at ε = ε0 the printed and lower δ̂ are 0 (one σ: one row), strong-adversary's is positive (its own row)
+    assert calibration_groups(fig2_frame) == [["as_printed", "lower"], ["configured"]]
     for ax, calibration in zip(figure.axes, ["as_printed", "as_printed", "configured", "configured"]):
         data = fig2_frame[fig2_frame["calibration"] == calibration]
         for gid, (patch, _) in _boxes(ax).items():
             _, mechanism, n = gid.split(":")
             rows = data[(data["mechanism"] == mechanism) & (data["n_users"] == int(n))]
-            flagged = mechanism == "gaussian" and bool(rows["delta_floored"].any())
+            flagged = mechanism == "gaussian+proj" and bool(rows["delta_floored"].any())
             assert (patch.get_hatch() == style.FLAG_HATCH) == flagged, gid
             seen_floored += flagged
-            seen_kept += mechanism == "gaussian" and not flagged
+            seen_kept += mechanism == "gaussian+proj" and not flagged
     assert seen_floored and seen_kept  # the data has both cases, so the check above can fail either way
     assert any("δ̂ below the floor" in text for text in legend_texts(figure))
 
@@ -87,8 +92,41 @@ def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, f
         assert style.accountant_text(accountant) in text
         assert f"{rows['sigma'].min():.3g}" in text
     letters = [ax.get_title()[:3] for ax in figure.axes]
-    assert letters == ["(a)", "(b)", "(c)", "(d)", "(e)", "(f)"]  # two panels per calibration
+    assert letters == ["(a)", "(b)", "(c)", "(d)"]  # two panels per distinct calibration
     assert len({ax.get_ylim() for ax in figure.axes}) == 1  # one y axis for one quantity
+
+
+def test_fig2_draws_the_projected_gaussian_so_every_tv_is_at_most_one(fig2_frame, fig2_figure):
+    """Issue 33: Figures 2, 6, 7 drew the raw Gaussian, whose "TV" (½·L1 of a vector that is not a
+    distribution) reached 1.02; every box now is a distribution's TV, and the data has raw values above."""
+    mechanisms = {gid.split(":")[1] for ax in fig2_figure.axes for gid in _boxes(ax)}
+    assert mechanisms == {"gaussian+proj", "shuffle", "shuffle+INV"}
+    for ax in fig2_figure.axes:
+        assert max(max(line.get_ydata()) for line in ax.get_lines() if (line.get_gid() or "").startswith("draws:")) <= 1.0
+    texts = legend_texts(fig2_figure)
+    assert "Gaussian + projection" in texts and not any(t.startswith("Gaussian (") for t in texts)
+
+
+def test_raw_gaussian_if_drawn_is_labelled_unprojected_half_l1(fig2_frame):
+    _, ax = plt.subplots()
+    plot_tv_boxes(fig2_frame[fig2_frame["calibration"] == "configured"], mechanisms=["gaussian"], ax=ax)
+    assert "Gaussian (½·L1, unprojected)" in legend_texts(ax)
+    assert ax.get_ylabel().startswith("½·L1")
+
+
+def test_fig2_draws_coinciding_calibrations_once_and_says_so(utility_config):
+    """Issue 33: with the shipped setting (ε = ε0) δ̂ = 0 under every calibration, so σ is the same and
+    Figure 2 drew one experiment three times; now one row, titled with the calibrations that coincide."""
+    setting = {**utility_config["fig2"], "replicates": 4}
+    frame = pd.concat([E.synthetic_community_job(utility_config, setting, n, seed=SEED, tag="fig2") for n in (200, 400)],
+                      ignore_index=True)
+    gaussian = frame[frame["mechanism"] == "gaussian+proj"]
+    assert gaussian.groupby("n_users")["sigma"].nunique().eq(1).all()  # the data: one σ per n
+    assert frame["calibration"].nunique() == 3
+    assert calibration_groups(frame) == [["as_printed", "configured", "lower"]]
+    figure = figure_tv_vs_n(frame, k=utility_config["synthetic"]["k"])
+    assert len(figure.subfigs) == 1 and len(figure.axes) == 2
+    assert "Calibrations as_printed, configured, lower coincide (same δ̂ and σ at every n)" in figure_text(figure)
 
 
 def _fig2_png_and_draws(frame, k, monkeypatch) -> tuple[bytes, int, int]:
@@ -178,8 +216,9 @@ def test_fig6_gaussian_and_shuffle_boxes_have_different_colours(community_frame)
     figure = figure_tv_boxplots(community_frame, label="Test region")
     for ax in figure.axes:
         colour_of = {gid.split(":")[1]: patch.get_edgecolor()[:3] for gid, (patch, _) in _boxes(ax).items()}
-        assert colour_of["gaussian"] != colour_of["shuffle"] != colour_of["shuffle+INV"]
-        assert colour_of["gaussian"] == pytest.approx(to_rgb(style.colour_of("gaussian")))
+        assert set(colour_of) == {"gaussian+proj", "shuffle", "shuffle+INV"}  # the projected Gaussian (TV <= 1)
+        assert len(set(colour_of.values())) == 3
+        assert colour_of["gaussian+proj"] == pytest.approx(to_rgb(style.colour_of("gaussian+proj")))
 
 
 # --------------------------------------------------------------------------------- Figures 4/5
@@ -246,7 +285,7 @@ def test_heatmap_titles_and_integer_ticks(heatmap):
 @pytest.fixture(scope="module")
 def crossover_rows(utility_config):
     counts = E.synthetic_dataset(utility_config, 300, SEED)
-    return E.crossover_sweep(
+    return crossover_sweep(
         counts, epsilon_locals=[1.0, 2.0, 4.0], epsilons=[0.5, 1.5, 3.0], accountants=["biswas-printed", "biswas-exact"],
         neighbouring_sensitivity=np.sqrt(2), delta_floor=1e-60, estimator="inv-projection", replicates=5, seed=SEED,
         identity=("test",),
@@ -257,9 +296,29 @@ def test_crossover_panels_share_one_symmetric_colour_scale(crossover_rows):
     figure = figure_crossover(crossover_rows)
     images = [ax.images[0] for ax in figure.axes if ax.images]
     assert len(images) == crossover_rows["accountant"].nunique()
-    limit = np.abs(np.log10(crossover_rows["tv_gaussian_mean"] / crossover_rows["tv_shuffle_inv_mean"])).max()
+    limit = np.abs(np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])).max()
     for image in images:
         assert image.norm.vmin == pytest.approx(-limit) and image.norm.vmax == pytest.approx(limit)
+
+
+def test_crossover_compares_the_projected_gaussian_in_the_shared_outcome_colours(crossover_rows):
+    """Issue 33: red meant "shuffle better" here and the opposite elsewhere, and the Gaussian was raw."""
+    from matplotlib.colors import to_rgba
+
+    assert (crossover_rows["tv_gaussian_proj_mean"] <= 1.0).all()
+    ratio = crossover_log_ratio(crossover_rows)
+    assert ratio == pytest.approx(np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"]))
+    figure = figure_crossover(crossover_rows)
+    image = [ax.images[0] for ax in figure.axes if ax.images][0]
+    assert to_rgba(image.cmap(0.0)) == pytest.approx(to_rgba(style.SHUFFLE_BETTER))  # low = shuffle better
+    assert to_rgba(image.cmap(1.0)) == pytest.approx(to_rgba(style.CURATOR_BETTER))
+    assert "Blue: shuffle better" in figure.get_suptitle() and "red: curator" in figure.get_suptitle()
+
+
+def test_crossover_projection_leaves_the_raw_columns_alone(crossover_rows):
+    """The projected columns come from the same draws: the raw ones are those the sweep wrote before."""
+    assert (crossover_rows["gaussian_better"] == (crossover_rows["tv_gaussian_mean"] < crossover_rows["tv_shuffle_inv_mean"])).all()
+    assert (crossover_rows["gaussian_proj_better"] == (crossover_rows["tv_gaussian_proj_mean"] < crossover_rows["tv_shuffle_inv_mean"])).all()
 
 
 def test_crossover_hatches_floored_cells_and_titles_name_the_accountant(crossover_rows):

@@ -1,5 +1,5 @@
-"""Rule accounting_paper: the paper's accounting outputs in one job -- Table II, Table IV, Figure 1 and every
-config delta sweep (one log file per item, as when each was its own job)."""
+"""Rule accounting_paper: the paper's accounting outputs in one job -- Table II, Table IV and Figure 1 (one log
+file per item, as when each was its own job). The config delta sweeps are rule accounting_sweep, one job each."""
 
 import logging
 
@@ -9,17 +9,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from shuffledp.experiments.accounting import (  # noqa: E402
-    fig1_frame,
-    fig1_grid,
-    sweep_frame,
-    table2_frames,
-    table4_frames,
-    verdict_counts,
-)
+from shuffledp.experiments.accounting import table2_frames, table4_frames, verdict_counts  # noqa: E402
+from shuffledp.experiments.accounting_grids import fig1_frame, fig1_grid  # noqa: E402
 from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
 from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
-from shuffledp.plotting.accounting import figure_delta_surfaces, figure_sweep  # noqa: E402
+from shuffledp.plotting.accounting import figure_delta_surfaces  # noqa: E402
 from shuffledp.reference import load_reference  # noqa: E402
 from shuffledp.tables import write_table  # noqa: E402
 
@@ -58,25 +52,12 @@ def fig1(outputs, settings):
     _save(figure, outputs["figure"], 150)
 
 
-def sweep(name, outputs, settings):
-    log = logging.getLogger("accounting_sweep")
-    frame = sweep_frame(name, settings)
-    atomic_write_text(outputs["data"], frame.to_csv(index=False))
-    _save(figure_sweep(frame, x=settings["x"], name=name), outputs["figure"], 150)
-    log.info("sweep %s: %d rows, %d with delta = 0 exactly", name, len(frame),
-             int((frame["log10_delta"] == float("-inf")).sum()))
-
-
 setup_job_log(snakemake)
 accounting, output = snakemake.params.accounting, snakemake.output
-items = [("table2", None), ("table4", None), ("fig1", None), *(("sweep", name) for name in snakemake.params.sweeps)]
-for kind, name in item_logs(items, snakemake.log):
+items = [("table2", None), ("table4", None), ("fig1", None)]
+for kind, _ in item_logs(items, snakemake.log):
     if kind in ("table2", "table4"):
         table(kind, {key: getattr(output, f"{kind}_{key}") for key in ("csv", "latex", "markdown", "comparison")},
               accounting[kind])
-    elif kind == "fig1":
-        fig1({"data": output.fig1_data, "figure": output.fig1_figure}, accounting["fig1"])
     else:
-        index = list(snakemake.params.sweeps).index(name)
-        sweep(name, {"data": output.sweep_data[index], "figure": output.sweep_figures[index]},
-              accounting["sweeps"][name])
+        fig1({"data": output.fig1_data, "figure": output.fig1_figure}, accounting["fig1"])

@@ -7,7 +7,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from shuffledp.experiments.utility import crossover_sweep, synthetic_dataset  # noqa: E402
+from shuffledp.experiments.crossover import crossover_sweep  # noqa: E402
+from shuffledp.experiments.utility import synthetic_dataset  # noqa: E402
 from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
 from shuffledp.joblog import setup_job_log  # noqa: E402
 from shuffledp.mechanisms import sensitivity_for  # noqa: E402

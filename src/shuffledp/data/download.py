@@ -185,12 +185,17 @@ def download(
             return destination
         if attempt < retries:
             sleep(backoff * 2 ** (attempt - 1))
+    raise _final_error(url, retries, failures)
+
+
+def _final_error(url: str, retries: int, failures: list[BaseException]) -> DownloadError:
+    """The one error :func:`download` raises after every attempt failed: unreachable, or the last failure."""
     last = failures[-1]
     if all(_unreachable(error) for error in failures):
         reason = getattr(last, "reason", last)
-        raise NetworkUnreachableError(
+        return NetworkUnreachableError(
             f"Network unreachable: could not download {url} after {retries} attempt(s) ({reason}). {OFFLINE_HINT}"
         )
     if isinstance(last, VerificationError):
-        raise DownloadError(f"Download of {url} failed verification {retries} time(s); deleted. Last: {last}")
-    raise DownloadError(f"Download of {url} failed after {retries} attempt(s); nothing kept. Last error: {last}")
+        return DownloadError(f"Download of {url} failed verification {retries} time(s); deleted. Last: {last}")
+    return DownloadError(f"Download of {url} failed after {retries} attempt(s); nothing kept. Last error: {last}")

@@ -3,7 +3,7 @@
 Over an (n, epsilon) grid (``utility.phase_diagram``: n and epsilon log-spaced) and for each k, at every
 delta rule of ``utility.equal_guarantee`` (each fixed delta, each delta = 1 / n^a), :func:`grid_job` computes
 the *exact* expected TV of unprojected shuffle+INV at the eps0 of ``accountant`` (``binary_accountant``
-for k = 2, see :func:`accountant_for`) and of the unprojected
+for k = 2, see :func:`accountant_for`; both must be upper bounds, recorded per row with their kind) and of the unprojected
 Gaussian (:mod:`shuffledp.experiments.exact_error`), on ``data`` (uniform or zipf:S, as
 :func:`shuffledp.experiments.compare.dataset_counts`). Their log ratio is smooth in log epsilon, so
 :func:`boundary` finds each crossing (ratio = 1) by linear interpolation of log ratio in log epsilon
@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from shuffledp.accounting import BoundKind, accountant_class
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
 from shuffledp.experiments.compare import dataset_counts
 from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
@@ -32,10 +33,17 @@ __all__ = ["delta_rules", "rule_slug", "grid_axes", "accountant_for", "grid_job"
 
 
 def accountant_for(phase: Mapping, k: int) -> str:
-    """``binary_accountant`` for k = 2, else ``accountant``. (For k = 2 ``worst-case-upper`` is a certified
-    search over datasets costing 1-3 s per calibration; ``worst-case-lower`` is within 0.3% of it in epsilon
-    above n = 1e4, see docs/reproduction-notes.md.)"""
-    return str(phase["binary_accountant"] if int(k) == 2 else phase["accountant"])
+    """``binary_accountant`` for k = 2, else ``accountant``; either must be a guarantee (an accountant of
+    kind "upper bound": its eps0 is valid for every dataset), else ``ValueError`` naming the key. For
+    k = 2 ``worst-case-upper`` is the certified maximum over datasets (1-3 s per calibration);
+    ``worst-case-lower`` (a lower bound, not a guarantee) is refused (issue 33)."""
+    key = "binary_accountant" if int(k) == 2 else "accountant"
+    name = str(phase[key])
+    kind = accountant_class(name).kind
+    if kind is not BoundKind.UPPER:
+        raise ValueError(f"`utility.phase_diagram.{key}` must be an upper-bound accountant (a guarantee for every "
+                         f"dataset, e.g. worst-case-upper); got {name!r} ({kind.value}).")
+    return name
 
 
 def delta_rules(equal: Mapping) -> list[tuple[str, str, float]]:
@@ -66,6 +74,7 @@ def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str) -> pd
     n_axis, epsilon_axis = grid_axes(phase)
     sensitivity = sensitivity_for(neighbouring)
     accountant = accountant_for(phase, k)
+    accountant_kind = accountant_class(accountant).kind.value
     rows = []
     for rule, kind, value in delta_rules(equal):
         for n_users in n_axis:
@@ -83,7 +92,8 @@ def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str) -> pd
                 tv_shuffle = (krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
                               if math.isfinite(epsilon_local) else math.nan)
                 rows.append({"delta_rule": rule, "k": k, "n_users": int(n_users), "epsilon": float(epsilon),
-                             "delta": delta, "accountant": accountant, "epsilon_local": epsilon_local,
+                             "delta": delta, "accountant": accountant, "accountant_kind": accountant_kind,
+                             "epsilon_local": epsilon_local,
                              "sigma": sigma, "tv_shuffle": tv_shuffle, "tv_gaussian": tv_gaussian,
                              "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan})
     return pd.DataFrame(rows)

@@ -52,7 +52,6 @@ __all__ = [
     "community_utility",
     "individual_utility",
     "community_sweep",
-    "crossover_sweep",
     "check_utility_config",
     "synthetic_dataset",
     "individual_job",
@@ -296,43 +295,6 @@ def community_sweep(
                          **calibration.columns()}
                     )
     bar.close()
-    return pd.DataFrame(rows)
-
-
-def crossover_sweep(
-    counts, *, epsilon_locals: Sequence[float], epsilons: Sequence[float], accountants: Sequence[str],
-    neighbouring_sensitivity: float, delta_floor: float, estimator: str, replicates: int, seed: int, identity: tuple,
-) -> pd.DataFrame:
-    """Beyond the paper: mean TV of the Gaussian (calibrated at delta-hat of each accountant) and of
-    shuffle+INV over a grid of (epsilon_local, epsilon) with epsilon < epsilon_local.
-
-    The shuffle's draws depend on (seed, identity, "shuffle", eps0) and the Gaussian's on
-    (seed, identity, "gaussian", eps0, eps, accountant). Rows with delta-hat = 0 are floored and marked.
-    """
-    rows = []
-    for epsilon_local in progress(iterable=list(epsilon_locals), desc="crossover sweep", total=None):
-        below = [float(e) for e in epsilons if e < epsilon_local]
-        if not below:
-            continue
-        shuffle = community_utility(
-            counts, epsilon_local=epsilon_local, sigma=math.inf, estimator=estimator, replicates=replicates,
-            rng=job_rng(seed, *identity, "shuffle", epsilon_local),
-        )["shuffle+INV"]
-        for accountant in accountants:
-            deltas = delta_hat(counts, epsilons=below, epsilon_local=epsilon_local, accountant=accountant)
-            for epsilon, delta in zip(below, deltas):
-                calibration = calibrate(float(delta), epsilon=epsilon, sensitivity=neighbouring_sensitivity, delta_floor=delta_floor)
-                rng = job_rng(seed, *identity, "gaussian", epsilon_local, epsilon, accountant)
-                noisy = gaussian_histogram(counts, sigma=calibration.sigma, rng=rng, size=replicates) / counts.sum()
-                gaussian = total_variation(noisy, counts / counts.sum())
-                rows.append(
-                    {"epsilon_local": epsilon_local, "epsilon": epsilon, "accountant": accountant,
-                     "n_users": int(counts.sum()), "k": counts.size, "replicates": replicates,
-                     "tv_gaussian_mean": gaussian.mean(), "tv_gaussian_se": gaussian.std(ddof=1) / math.sqrt(replicates),
-                     "tv_shuffle_inv_mean": shuffle.mean(), "tv_shuffle_inv_se": shuffle.std(ddof=1) / math.sqrt(replicates),
-                     "gaussian_better": bool(gaussian.mean() < shuffle.mean()),
-                     **calibration.columns()}
-                )
     return pd.DataFrame(rows)
 
 

@@ -7,9 +7,10 @@ functions lay out a whole figure and return it. Colour and y axes show log10 del
 below the double range (1e-300 and beyond) are drawn faithfully; delta = 0 (log10 = -inf) is drawn
 as a light grey cell or left out of a curve (the legend counts it), never as a colour.
 
-Sweep curves span from log10 delta = 0 down to tens of thousands, so their y axis is a symmetric-log
-axis of log10 delta (:data:`SWEEP_LINEAR_DECADES`): linear from 0 to -10, logarithmic in the exponent
-beyond. Every curve stays visible and none is flattened onto 0; the axis label says so.
+Sweep curves draw δ itself on a logarithmic axis (issue 33; before, log10 δ on a symmetric-log axis that
+bent at -10) down to 1e-300 (:data:`SWEEP_SMALLEST_LOG10`); values below that (log10 δ reaches
+-27,000, far below the double range) and δ = 0 are marked on the bottom edge and counted in the legend,
+never dropped silently: the exact log10 δ is in the CSV.
 """
 
 from __future__ import annotations
@@ -19,21 +20,21 @@ import string
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.ticker import FixedLocator
 
 from shuffledp.plotting import style
 
 __all__ = [
     "plot_delta_surface",
-    "plot_delta_curves",
     "plot_sweep",
     "sweep_legend_handles",
     "figure_delta_surfaces",
     "figure_sweep",
     "ZERO_COLOUR",
-    "SWEEP_LINEAR_DECADES",
+    "SWEEP_SMALLEST_LOG10",
     "SWEEP_X_LABELS",
-    "ROLE_LINESTYLES",
+    "ROLE_MARKERS",
+    "comparison_styles",
     "EPSILON_X_LABELS",
     "plot_epsilon_against",
     "epsilon_legend_handles",
@@ -41,8 +42,14 @@ __all__ = [
 ]
 
 ZERO_COLOUR = style.EMPTY_COLOUR
-#: the sweep y axis (log10 delta) is linear on [-SWEEP_LINEAR_DECADES, 0] and logarithmic beyond
-SWEEP_LINEAR_DECADES = 10.0
+#: the sweeps draw δ itself on a log axis down to 10**SWEEP_SMALLEST_LOG10 (representable with full
+#: precision: the smallest normal double is 2.2e-308); smaller δ and δ = 0 are marked on the bottom edge
+SWEEP_SMALLEST_LOG10 = -300.0
+_BOTTOM_MARKERS = {"below": "v", "zero": "X"}
+#: bottom-edge marker rows (axes fraction): one row per curve that has such points, from the bottom up
+_BOTTOM_FIRST, _BOTTOM_STEP = 0.02, 0.02
+_BOTTOM_WORDS = {"below": "▼ bottom edge: δ < 1e-300 (exact log10 δ in the CSV)",
+                 "zero": "✕ bottom edge: δ = 0 exactly"}
 SWEEP_X_LABELS = {"n_users": "n (number of users)", "k": "k (domain size)", "epsilon_local": "ε0 (local)",
                   "epsilon": "ε (central)", "n_x0_fraction": "n_x0 / n (share of the other users holding x0)"}
 _SHORT = {"n_users": "n", "k": "k", "epsilon_local": "ε0", "n_x0_fraction": "n_x0/n", "epsilon": "ε"}
@@ -92,7 +99,8 @@ def plot_delta_surface(
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label="log10 δ")
     if np.isneginf(values).any():
-        ax.legend(handles=[Patch(facecolor=ZERO_COLOUR, label="δ = 0")], loc="upper left", fontsize="small")
+        ax.legend(handles=[Patch(facecolor=ZERO_COLOUR, edgecolor=style.INK, label="δ = 0 exactly")], loc="upper center",
+                  bbox_to_anchor=(0.5, -0.13), fontsize="small", frameon=False)  # below the axes: covers no cell
     return ax
 
 
@@ -115,36 +123,13 @@ def figure_delta_surfaces(frame, *, accountants, grid_of):
             plot_delta_surface(epsilons, epsilon_locals, grid, ax=ax, vmin=vmin, vmax=vmax, colorbar=False,
                                title=f"({letter}) {label}\n[{style.accountant_text(name)}]")
         figure.colorbar(axes[0, 0].collections[-1], ax=list(axes[0]), shrink=0.9, label="log10 δ (shared by all panels)")
+        style.move_legends_to_figure(figure, axes[0], frameon=False)  # one "δ = 0" entry for all panels
         figure.suptitle(f"Figure 1: δ over (ε, ε0), n = {int(first['n_users'])}, k = {int(first['k'])}, "
                         f"n_x0 = {int(first['n_x0'])}", fontweight="bold")
     return figure
 
 
 # ---------------------------------------------------------------------------------------- sweeps
-
-
-def plot_delta_curves(series, *, ax=None, xlabel: str = "", title: str = "", log_x: bool = False):
-    """Curves of log10 delta: ``series`` maps a legend label to (x values, log10 delta).
-
-    Points with delta = 0 are left out (the curve stops); a legend entry says how many were left out.
-    """
-    ax = _axes(ax)
-    for label, (x, y) in series.items():
-        x = np.asarray(x, dtype=float)
-        y = np.asarray(y, dtype=float)
-        zeros = int(np.isneginf(y).sum())
-        shown = np.where(np.isfinite(y), y, np.nan)
-        suffix = f" ({zeros} point(s) with δ = 0 not drawn)" if zeros else ""
-        ax.plot(x, shown, marker="o", markersize=3, label=label + suffix)
-    if log_x:
-        ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("log10 δ")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if series:
-        ax.legend(fontsize="x-small")
-    return ax
 
 
 def _sweep_varying(frame, x: str) -> list[str]:
@@ -160,43 +145,83 @@ def _sweep_styles(frame, x: str):
     accountants = list(dict.fromkeys(frame["accountant"]))
     combos = list(dict.fromkeys(tuple(row) for row in frame[varying].itertuples(index=False))) if varying else [()]
     styles = {combo: (_LINESTYLES[i % len(_LINESTYLES)], _MARKERS[i % len(_MARKERS)]) for i, combo in enumerate(combos)}
-    return varying, accountants, style.colours_for(accountants), combos, styles
+    colours = {name: colour for name, (colour, _) in style.curve_styles(accountants).items()}
+    return varying, accountants, colours, combos, styles
+
+
+def _sweep_label(rows) -> str:
+    """"name (kind): label" of one accountant's rows, the label only where it says more than the name."""
+    name, label = rows["accountant"].iloc[0], str(rows["label"].iloc[0])
+    text = style.accountant_text(name)
+    return text if label in ("", name, "nan") else f"{text}: {label}"
+
+
+def _bottom_counts(log10_delta) -> tuple[int, int]:
+    """(points below the smallest drawn δ, points with δ = 0) of log10 δ values."""
+    values = np.asarray(log10_delta, dtype=float)
+    return int((np.isfinite(values) & (values < SWEEP_SMALLEST_LOG10)).sum()), int(np.isneginf(values).sum())
 
 
 def sweep_legend_handles(frame, *, x: str):
     """Legend of :func:`plot_sweep`: (colour handles, their title, line-style handles, their title).
 
-    A colour entry names the accountant (registry name and label) and counts its points with δ = 0,
-    which are not drawn; line styles name the values of the other parameters that vary.
+    A colour entry names the accountant with its kind (e.g. "worst-case-upper (upper bound)") and its
+    label where that says more, and counts its points drawn at the bottom edge (δ below 1e-300, δ = 0);
+    line styles name the values of the other parameters that vary; then one entry per bottom marker.
     """
     varying, accountants, colours, combos, styles = _sweep_styles(frame, x)
     colour_handles = []
     for accountant in accountants:
         rows = frame[frame["accountant"] == accountant]
-        label = f"{accountant}: {rows['label'].iloc[0]}"
-        zeros = int(np.isneginf(rows["log10_delta"].to_numpy(dtype=float)).sum())
-        if zeros:
-            label += f" ({zeros} point(s) with δ = 0 not drawn)"
+        label = _sweep_label(rows)
+        below, zeros = _bottom_counts(rows["log10_delta"])
+        notes = [f"{below} point(s) δ < 1e-300" for _ in [0] if below] + [f"{zeros} point(s) δ = 0" for _ in [0] if zeros]
+        if notes:
+            label += f" ({'; '.join(notes)}: bottom edge)"
         colour_handles.append(style.line_handle(label, colour=colours[accountant]))
+    below, zeros = _bottom_counts(frame["log10_delta"])
+    if below:
+        colour_handles.append(style.line_handle(_BOTTOM_WORDS["below"], colour="0.4", linestyle="none", marker=_BOTTOM_MARKERS["below"]))
+    if zeros:
+        colour_handles.append(style.line_handle(_BOTTOM_WORDS["zero"], colour="0.4", linestyle="none", marker=_BOTTOM_MARKERS["zero"]))
     style_handles = [
         style.line_handle(", ".join(_value_text(p, v) for p, v in zip(varying, combo)), linestyle=styles[combo][0],
                           marker=styles[combo][1])
         for combo in combos if varying
     ]
-    return colour_handles, "colour: accountant", style_handles, "line: " + ", ".join(_SHORT[p] for p in varying)
+    return colour_handles, "colour: accountant (kind)", style_handles, "line: " + ", ".join(_SHORT[p] for p in varying)
+
+
+def _draw_sweep_curve(ax, selected, *, x: str, colour, linestyle, marker, gid: str, stagger: dict):
+    """One curve: δ (not log10 δ) where δ >= 1e-300; below that and at δ = 0 a marker on the bottom edge."""
+    xs = selected[x].to_numpy(dtype=float)
+    log10 = selected["log10_delta"].to_numpy(dtype=float)
+    drawable = np.isfinite(log10) & (log10 >= SWEEP_SMALLEST_LOG10)
+    delta = np.where(drawable, np.power(10.0, np.where(drawable, log10, 0.0)), np.nan)
+    ax.plot(xs, delta, color=colour, linestyle=linestyle, marker=marker, markersize=4, linewidth=1.5, gid=gid)
+    for what, chosen in (("below", np.isfinite(log10) & ~drawable), ("zero", np.isneginf(log10))):
+        if chosen.any():
+            y = _BOTTOM_FIRST + stagger.get("rows", 0) * _BOTTOM_STEP
+            stagger["rows"] = stagger.get("rows", 0) + 1
+            ax.plot(xs[chosen], np.full(int(chosen.sum()), y), linestyle="none", marker=_BOTTOM_MARKERS[what],
+                    markersize=6, color=colour, markeredgecolor=style.INK, markeredgewidth=0.5,
+                    transform=ax.get_xaxis_transform(), clip_on=False, gid=f"{gid}:{what}")
 
 
 def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
-    """δ sweep curves: log10 δ against ``x`` on a symmetric-log axis, colour = accountant (palette),
-    line style and marker = the other parameters that vary (e.g. ε).
+    """δ sweep curves: δ against ``x`` on a logarithmic δ axis, colour = accountant (palette), line
+    style and marker = the other parameters that vary (e.g. ε).
 
-    ``frame``: a :func:`shuffledp.experiments.accounting.sweep_frame`. Points with δ = 0 are left out
-    and counted in the accountant's legend entry (:func:`sweep_legend_handles`; ``legend=False``
-    leaves the legend to the caller). Where ``n_x0`` was capped at n - 1 (a fraction of 1), a dotted
-    line and a note mark the capped points, and say so where eq. (6) as printed meets the exact δ there.
+    ``frame``: a :func:`shuffledp.experiments.accounting_figures.sweep_frame`. δ is drawn as a value
+    down to 1e-300 (:data:`SWEEP_SMALLEST_LOG10`); smaller values (log10 δ down to −27,000 in the shipped
+    sweeps, exact in the CSV) and δ = 0 are marked on the bottom edge in the accountant's colour (▽ below
+    1e-300, ✕ δ = 0) and counted in the accountant's legend entry (:func:`sweep_legend_handles`;
+    ``legend=False`` leaves the legend to the caller). Where ``n_x0`` was capped at n - 1 (a fraction of
+    1), a dotted line and a note mark the capped points, and say so where eq. (6) as printed meets the exact δ there.
     """
     ax = _axes(ax)
     varying, accountants, colours, combos, styles = _sweep_styles(frame, x)
+    stagger: dict = {}
     for accountant in accountants:
         rows = frame[frame["accountant"] == accountant]
         for combo in combos:
@@ -205,46 +230,59 @@ def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
                 selected = selected[selected[parameter] == value]
             if selected.empty:
                 continue
-            selected = selected.sort_values(x)
-            y = selected["log10_delta"].to_numpy(dtype=float)
             linestyle, marker = styles[combo]
-            ax.plot(selected[x].to_numpy(dtype=float), np.where(np.isfinite(y), y, np.nan), color=colours[accountant],
-                    linestyle=linestyle, marker=marker, markersize=4, linewidth=1.5,
-                    gid=f"sweep:{accountant}:{combo}")
+            _draw_sweep_curve(ax, selected.sort_values(x), x=x, colour=colours[accountant], linestyle=linestyle,
+                              marker=marker, gid=f"sweep:{accountant}:{combo}", stagger=stagger)
     if x == "n_users":
         ax.set_xscale("log")
-    ax.set_yscale("symlog", linthresh=SWEEP_LINEAR_DECADES, linscale=1.0)
-    finite = frame["log10_delta"][np.isfinite(frame["log10_delta"])]
-    if len(finite):
-        ax.yaxis.set_major_locator(FixedLocator(_sweep_ticks(float(finite.min()))))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}".replace("-", "−")))
-        ax.yaxis.set_minor_locator(NullLocator())
-    ax.set_ylim(top=0.5)  # log10 δ <= 0: nothing to show above δ = 1
-    capped = frame[(frame["n_x0"] == frame["n_users"] - 1) & (frame["n_x0_fraction"] * frame["n_users"] >= frame["n_users"] - 0.5)]
-    if len(capped) and x == "n_x0_fraction":
-        for value in sorted(capped[x].unique()):
-            ax.axvline(value, color=style.INK, linestyle=":", linewidth=1.0)
-        n_users = sorted(int(n) for n in capped["n_users"].unique())
-        note = "n_x0 capped at n − 1 = " + ", ".join(f"{n - 1:,}" for n in n_users) + "\n(every other user holds x0)"
-        if _printed_meets_exact(capped):
-            note += ";\nthere eq. (6) as printed\nequals the exact single-bin δ"
-        ax.annotate(
-            note,
-            xy=(float(capped[x].max()), 0.5), xycoords=("data", "axes fraction"), xytext=(-6, 0),
-            textcoords="offset points", ha="right", va="center", fontsize="small", color=style.INK,
-            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
-        )
+    ax.set_yscale("log")
+    log10 = frame["log10_delta"].to_numpy(dtype=float)
+    drawn = log10[np.isfinite(log10) & (log10 >= SWEEP_SMALLEST_LOG10)]
+    lowest, top = (float(drawn.min()) if drawn.size else -10.0) - 0.5, 0.5
+    # room under the lowest curve for the bottom-edge marker rows (axes fraction `share`)
+    share = _BOTTOM_FIRST + stagger.get("rows", 0) * _BOTTOM_STEP + 0.02 if stagger.get("rows") else 0.0
+    low = (lowest - share * top) / (1.0 - share)
+    ax.set_ylim(10.0 ** max(low, -323.0), 10.0**top)  # δ <= 1: nothing to show above
+    ax.yaxis.set_major_locator(FixedLocator(_decade_ticks(max(low, -323.0))))
+    _mark_n_x0_cap(ax, frame, x)
     ax.set_xlabel(SWEEP_X_LABELS.get(x, x))
-    ax.set_ylabel(f"log10 δ (symmetric-log axis: linear from 0 to −{SWEEP_LINEAR_DECADES:g}, logarithmic below)")
+    ax.set_ylabel("δ (log scale)")
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(title)
     if legend:
         colour_handles, colour_title, style_handles, style_title = sweep_legend_handles(frame, x=x)
-        first = ax.legend(handles=colour_handles, title=colour_title, loc="lower left", fontsize="small")
+        first = ax.legend(handles=colour_handles, title=colour_title, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                          fontsize="small")
         if style_handles:
             ax.add_artist(first)
-            ax.legend(handles=style_handles, title=style_title, loc="lower right", fontsize="small")
+            ax.legend(handles=style_handles, title=style_title, loc="lower left", bbox_to_anchor=(1.01, 0.0),
+                      fontsize="small")
     return ax
+
+
+def _decade_ticks(lowest: float) -> list[float]:
+    """δ ticks at 10^0, 10^-step, ... down to 10^lowest, step 1, 2, 5, 10, 20, 50 or 100 decades (at most ~8)."""
+    span = max(-lowest, 1.0)
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100) if span / s <= 8)
+    return [10.0 ** -(i * step) for i in range(int(span // step) + 1) if i * step <= 307]
+
+
+def _mark_n_x0_cap(ax, frame, x: str) -> None:
+    capped = frame[(frame["n_x0"] == frame["n_users"] - 1) & (frame["n_x0_fraction"] * frame["n_users"] >= frame["n_users"] - 0.5)]
+    if not (len(capped) and x == "n_x0_fraction"):
+        return
+    for value in sorted(capped[x].unique()):
+        ax.axvline(value, color=style.INK, linestyle=":", linewidth=1.0)
+    n_users = sorted(int(n) for n in capped["n_users"].unique())
+    note = "n_x0 capped at n − 1 = " + ", ".join(f"{n - 1:,}" for n in n_users) + "\n(every other user holds x0)"
+    if _printed_meets_exact(capped):
+        note += ";\nthere eq. (6) as printed\nequals the exact single-bin δ"
+    ax.annotate(  # outside the axes, right of the capped column: it covers no point
+        note,
+        xy=(1.0, 0.5), xycoords="axes fraction", xytext=(8, 0), textcoords="offset points", ha="left", va="center",
+        fontsize="small", color=style.INK, bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
+        annotation_clip=False, gid="n_x0-cap-note",
+    )
 
 
 def _printed_meets_exact(rows) -> bool:
@@ -256,22 +294,6 @@ def _printed_meets_exact(rows) -> bool:
     if joined.empty:
         return False
     return bool(np.allclose(joined["printed"], joined["exact"], rtol=0.0, atol=1e-6))
-
-
-def _sweep_ticks(lowest: float) -> list[float]:
-    """Tick positions of the symmetric-log log10 δ axis down to ``lowest``: 0, -5, -10 on the linear part,
-    then 1-2-5 per decade (powers of ten only when the range spans more than three decades)."""
-    ticks = [0.0, -5.0, -SWEEP_LINEAR_DECADES]
-    if lowest >= -SWEEP_LINEAR_DECADES:
-        return [t for t in ticks if t >= lowest - 5.0]
-    decades = int(np.ceil(np.log10(-lowest)))
-    mantissas = (1, 2, 5) if decades - 1 <= 3 else (1,)
-    for exponent in range(1, decades + 1):
-        for mantissa in mantissas:
-            tick = -float(mantissa) * 10.0**exponent
-            if -SWEEP_LINEAR_DECADES > tick >= -(10.0**decades):
-                ticks.append(tick)
-    return ticks
 
 
 def _fixed_text(frame, x: str) -> str:
@@ -310,12 +332,13 @@ def figure_sweep(frame, *, x: str, name: str = ""):
 
 # ------------------------------------------------------------------ epsilon at a fixed delta (Figure-1 style)
 
-#: line style of an accountant by what its epsilon is (``role`` column of the comparison frame)
-ROLE_LINESTYLES = {
-    "guarantee, all datasets": "-",
-    "lower bound on the worst case": "--",
-    "one dataset, not a guarantee": ":",
-    "not a bound": "-.",
+#: marker of an accountant by what its epsilon is (``role`` column of the comparison frame); colour and
+#: line style are the curve's own (distinct for every curve)
+ROLE_MARKERS = {
+    "guarantee, all datasets": "o",
+    "lower bound on the worst case": "s",
+    "one dataset, not a guarantee": "D",
+    "not a bound": "P",
 }
 #: where the markers of points without a drawable epsilon sit (axes fraction) and their shapes
 _EDGE_TOP, _EDGE_BOTTOM, _EDGE_STEP = 0.975, 0.025, 0.022
@@ -350,49 +373,52 @@ def _comparison_label(rows) -> str:
     return label + (f" ({'; '.join(notes)} of {len(rows)} points)" if notes else "")
 
 
+def _draw_epsilon_curve(ax, rows, *, x: str, colour, linestyle, accountant: str, stagger: dict) -> None:
+    """One accountant's ε curve, its markers (filled; hollow at ε ≥ ε0; role shape) and its edge markers."""
+    xs = rows[x].to_numpy(dtype=float)
+    eps = rows["epsilon"].to_numpy(dtype=float)
+    status = rows["status"].to_numpy()
+    drawable = np.isin(status, ["ok", "at or above eps0"]) & np.isfinite(eps) & (eps > 0)
+    role = rows["role"].iloc[0]
+    marker = ROLE_MARKERS.get(role, "o")
+    # the lower bound often lies on the weak adversary's curve: drawn thinner and on top
+    is_lower = role == "lower bound on the worst case"
+    ax.plot(xs, np.where(drawable, eps, np.nan), color=colour, linestyle=linestyle,
+            linewidth=1.3 if is_lower else 2.0, zorder=3 if is_lower else 2, gid=f"epsilon:{accountant}")
+    filled = drawable & (status == "ok")
+    hollow = drawable & (status == "at or above eps0")
+    ax.plot(xs[filled], eps[filled], linestyle="none", marker=marker, markersize=4, color=colour)
+    ax.plot(xs[hollow], eps[hollow], linestyle="none", marker=marker, markersize=6, markerfacecolor="white",
+            markeredgecolor=colour, markeredgewidth=1.3, gid=f"epsilon-hollow:{accountant}")
+    for edge_status, edge_marker in _EDGE_MARKERS.items():
+        selected = status == edge_status
+        if not selected.any():
+            continue
+        side = "bottom" if edge_status == "epsilon = 0" else "top"
+        offset = stagger[side] * _EDGE_STEP
+        y = _EDGE_BOTTOM + offset if side == "bottom" else _EDGE_TOP - offset
+        stagger[side] += 1
+        ax.plot(xs[selected], np.full(int(selected.sum()), y), linestyle="none", marker=edge_marker, markersize=7,
+                color=colour, markeredgecolor=style.INK, markeredgewidth=0.5, transform=ax.get_xaxis_transform(),
+                clip_on=False, gid=f"epsilon-edge:{edge_status}:{accountant}")
+
+
 def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
     """ε at a fixed δ against ``x`` (``"n_users"`` or ``"epsilon_local"``), log-log, one curve per accountant.
 
     ``frame``: the rows of one panel of :func:`shuffledp.experiments.guarantees.epsilon_comparison_frame`.
-    Colour = accountant (palette), line style = role (guarantee solid, lower bound dashed, one dataset
-    dotted). Points reached only at ε ≥ ε0 get a hollow marker; points without a drawable ε are
-    marked on the axes' edge in the accountant's colour (▲ top: no ε reaches δ; ✕ top: refused;
-    ▼ bottom: ε = 0), staggered so that none hides another. A grey dashed line shows ε = ε0.
+    Every curve has its own colour and line style (:func:`shuffledp.plotting.style.curve_styles`: no two
+    alike, issue 33); the marker shape says the role (● guarantee, ■ lower bound, ◆ one dataset). Points
+    reached only at ε ≥ ε0 get a hollow marker; points without a drawable ε are marked on the axes'
+    edge in the accountant's colour (▲ top: no ε reaches δ; ✕ top: refused; ▼ bottom: ε = 0),
+    staggered so that none hides another. A grey dashed line shows ε = ε0.
     """
     ax = _axes(ax)
-    accountants = list(dict.fromkeys(frame["accountant"]))
-    colours = style.colours_for(accountants)
-    edge_transform = ax.get_xaxis_transform()  # x in data, y in axes fraction
+    styles = comparison_styles(frame)
     stagger = {"top": 0, "bottom": 0}
-    for accountant in accountants:
+    for accountant, (colour, linestyle) in styles.items():
         rows = frame[frame["accountant"] == accountant].sort_values(x)
-        colour = colours[accountant]
-        xs = rows[x].to_numpy(dtype=float)
-        eps = rows["epsilon"].to_numpy(dtype=float)
-        status = rows["status"].to_numpy()
-        drawable = np.isin(status, ["ok", "at or above eps0"]) & np.isfinite(eps) & (eps > 0)
-        linestyle = ROLE_LINESTYLES.get(rows["role"].iloc[0], "-")
-        # the lower bound often lies on the weak adversary's curve: draw it thinner and on top, so the
-        # guarantee's colour shows through its dashes
-        is_lower = rows["role"].iloc[0] == "lower bound on the worst case"
-        ax.plot(xs, np.where(drawable, eps, np.nan), color=colour, linestyle=linestyle,
-                linewidth=1.3 if is_lower else 2.0, zorder=3 if is_lower else 2, gid=f"epsilon:{accountant}")
-        filled = drawable & (status == "ok")
-        hollow = drawable & (status == "at or above eps0")
-        ax.plot(xs[filled], eps[filled], linestyle="none", marker="o", markersize=4, color=colour)
-        ax.plot(xs[hollow], eps[hollow], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
-                markeredgecolor=colour, markeredgewidth=1.3, gid=f"epsilon-hollow:{accountant}")
-        for edge_status, marker in _EDGE_MARKERS.items():
-            selected = status == edge_status
-            if not selected.any():
-                continue
-            side = "bottom" if edge_status == "epsilon = 0" else "top"
-            offset = stagger[side] * _EDGE_STEP
-            y = _EDGE_BOTTOM + offset if side == "bottom" else _EDGE_TOP - offset
-            stagger[side] += 1
-            ax.plot(xs[selected], np.full(int(selected.sum()), y), linestyle="none", marker=marker, markersize=7,
-                    color=colour, markeredgecolor=style.INK, markeredgewidth=0.5, transform=edge_transform,
-                    clip_on=False, gid=f"epsilon-edge:{edge_status}:{accountant}")
+        _draw_epsilon_curve(ax, rows, x=x, colour=colour, linestyle=linestyle, accountant=accountant, stagger=stagger)
     ax.set_xscale("log")
     ax.set_yscale("log")
     finite = frame["epsilon"].to_numpy(dtype=float)
@@ -410,21 +436,24 @@ def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: boo
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(title)
     if legend:
-        ax.legend(handles=epsilon_legend_handles(frame), fontsize="x-small")
+        ax.legend(handles=epsilon_legend_handles(frame), fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return ax
+
+
+def comparison_styles(frame) -> dict[str, tuple[str, object]]:
+    """(colour, line style) of every accountant of an ε comparison frame, distinct curve by curve."""
+    return style.curve_styles(dict.fromkeys(frame["accountant"]))
 
 
 def epsilon_legend_handles(frame) -> list:
     """Legend of the ε comparison: one entry per accountant (colour, line style = role, name, label,
     role, n_x0 rule for the per-dataset ones, counts of special points), then the meaning of each
     marker that occurs in ``frame`` and of the ε = ε0 line."""
-    accountants = list(dict.fromkeys(frame["accountant"]))
-    colours = style.colours_for(accountants)
     handles = []
-    for accountant in accountants:
+    for accountant, (colour, linestyle) in comparison_styles(frame).items():
         rows = frame[frame["accountant"] == accountant]
-        handles.append(style.line_handle(_comparison_label(rows), colour=colours[accountant],
-                                         linestyle=ROLE_LINESTYLES.get(rows["role"].iloc[0], "-")))
+        handles.append(style.line_handle(_comparison_label(rows), colour=colour, linestyle=linestyle,
+                                         marker=ROLE_MARKERS.get(rows["role"].iloc[0], "o")))
     statuses = set(frame["status"])
     for edge_status, marker in _EDGE_MARKERS.items():
         if edge_status in statuses:
@@ -461,6 +490,6 @@ def figure_epsilon_comparison(frame):
             plot_epsilon_against(rows, x=x, ax=ax, title=f"({letter}) against {subject}: {fixed}", legend=False)
         figure.legend(handles=epsilon_legend_handles(frame), loc="outside lower center", ncol=2, fontsize="small")
         figure.suptitle(
-            f"ε at δ = {first['delta']:g} for shuffled k-RR: guarantees for every dataset (solid), a lower bound on "
-            "the worst case (dashed)\nand the paper's per-dataset δ (dotted; not guarantees)", fontweight="bold")
+            f"ε at δ = {first['delta']:g} for shuffled k-RR: guarantees for every dataset (● markers), a lower bound on "
+            "the worst case (■)\nand the paper's per-dataset δ (◆; not guarantees); every curve its own colour and line style", fontweight="bold")
     return figure

@@ -19,6 +19,13 @@ Drawing helpers only; nothing here computes a statistic. Choices, each stated on
   colour bar is extended and a legend entry counts them (:func:`out_of_range_entries`).
 * **Flags.** Cells or boxes carrying a flag (e.g. δ̂ floored) are hatched (:data:`FLAG_HATCH`) and
   the legend says what the hatching means (:func:`hatch_cells`, :func:`flag_patch`).
+* **Outcomes.** Wherever a figure says who wins, one colour means "shuffle better"
+  (:data:`SHUFFLE_BETTER`, blue) and one "curator better" (:data:`CURATOR_BETTER`, red: the central
+  Gaussian or geometric); maps of a TV ratio shuffle / curator use :func:`outcome_cmap` (blue below 1).
+  Every figure of the project (also Koskela, Balle, Girgis) takes them from here (:data:`OUTCOME_COLOURS`).
+* **Curves.** Curves drawn together get distinct colours *and* line styles (:func:`curve_styles`), so
+  two curves with close colours still differ; bounds are named with their kind (:func:`accountant_text`,
+  e.g. "worst-case-upper (upper bound)").
 * **Grid indices** get integer ticks (:func:`integer_ticks`).
 * **Wording.** Titles state the parameters that produced a figure; :func:`delta_text`,
   :func:`accountant_text` and :func:`calibration_text` give δ̂, σ and the accountant one wording.
@@ -52,6 +59,16 @@ __all__ = [
     "FLAG_HATCH",
     "NEGATIVE_HATCH",
     "RC_PARAMS",
+    "SHUFFLE_BETTER",
+    "CURATOR_BETTER",
+    "UNDECIDED",
+    "OUTCOME_COLOURS",
+    "OUTCOME_WORDS",
+    "LINESTYLES",
+    "outcome_cmap",
+    "curve_styles",
+    "DISTINCT_COLOURS",
+    "MIN_CURVE_DELTA_E",
     "plot_style",
     "colour_of",
     "colours_for",
@@ -93,7 +110,7 @@ PALETTE: Mapping[str, str] = ChainMap(MECHANISM_COLOURS, ACCOUNTANT_COLOURS)  # 
 RESERVE_COLOURS = ("#4477AA", "#AA3377", "#117733", "#CC6677", "#56B4E9", "#AAAA00")
 
 MECHANISM_LABELS = {
-    "gaussian": "Gaussian",
+    "gaussian": "Gaussian (½·L1, unprojected)",
     "gaussian+proj": "Gaussian + projection",
     "shuffle": "shuffle",
     "shuffle+INV": "shuffle+INV",
@@ -109,6 +126,15 @@ FLAG_HATCH = "///"
 NEGATIVE_HATCH = "xxx"
 #: colour of hatch lines and of annotations
 INK = "0.15"
+
+#: who wins, one meaning in every figure: blue = shuffle better, red = curator (central mechanism) better
+SHUFFLE_BETTER = "#2166AC"
+CURATOR_BETTER = "#B2182B"
+UNDECIDED = "0.6"
+OUTCOME_COLOURS = {"shuffle": SHUFFLE_BETTER, "curator": CURATOR_BETTER, "undecided": UNDECIDED}
+OUTCOME_WORDS = {"shuffle": "blue: shuffle better", "curator": "red: curator (central) better"}
+#: line styles cycled by :func:`curve_styles` (solid, dashed, dotted, dash-dot, long dash, dash-dot-dot)
+LINESTYLES = ("-", "--", ":", "-.", (0, (6, 2)), (0, (3, 1, 1, 1, 1, 1)))
 
 RC_PARAMS = {
     "axes.prop_cycle": cycler(color=list(MECHANISM_COLOURS.values()) + [
@@ -153,6 +179,58 @@ def colours_for(names: Iterable[str]) -> dict[str, str]:
         else:
             colours[name] = next(reserve, "#777777")
     return colours
+
+
+#: well-separated colours (Okabe & Ito, Paul Tol's muted set) that :func:`curve_styles` takes, in this
+#: order, for a curve whose palette colour is too close to one already in its figure
+DISTINCT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#332288", "#999933",
+                    "#882255", "#44AA99", "#000000", "#DDCC77", "#AA4499", "#117733", "#88CCEE", "#CC6677")
+#: two curves of one figure are at least this far apart (CIELAB ΔE, CIE 1976) after :func:`curve_styles`
+MIN_CURVE_DELTA_E = 35.0
+
+
+def _lab(colour) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour (CIE 1976)."""
+    rgb = np.asarray(to_rgb(colour), dtype=float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _far_from(colour, chosen) -> bool:
+    return all(float(np.linalg.norm(_lab(colour) - _lab(other))) >= MIN_CURVE_DELTA_E for other in chosen)
+
+
+def curve_styles(names: Iterable[str]) -> dict[str, tuple[str, object]]:
+    """(colour, line style) of each of ``names`` drawn together in one Axes.
+
+    Colour: the palette colour (or a reserve one, as :func:`colours_for`) unless it is within
+    :data:`MIN_CURVE_DELTA_E` of a colour already given in this figure; then the first of
+    :data:`DISTINCT_COLOURS` far from all of them. Line style: cycled over :data:`LINESTYLES`, so no two
+    neighbours in ``names`` share one.
+    """
+    names = list(dict.fromkeys(names))
+    wanted = colours_for(names)
+    chosen: list[str] = []
+    result = {}
+    for i, name in enumerate(names):
+        colour = wanted[name]
+        if not _far_from(colour, chosen):
+            colour = next((c for c in DISTINCT_COLOURS if _far_from(c, chosen)), colour)
+        chosen.append(colour)
+        result[name] = (colour, LINESTYLES[i % len(LINESTYLES)])
+    return result
+
+
+def outcome_cmap():
+    """Diverging map of a ratio TV shuffle / TV curator: low (shuffle better) in :data:`SHUFFLE_BETTER`
+    blue, high (curator better) in :data:`CURATOR_BETTER` red, white at 1; masked cells in the empty colour."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("outcome", [SHUFFLE_BETTER, "#F7F7F7", CURATOR_BETTER]).with_extremes(
+        bad=EMPTY_COLOUR)
 
 
 def _mix(colour, other, amount: float) -> tuple[float, float, float]:

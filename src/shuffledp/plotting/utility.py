@@ -27,14 +27,20 @@ __all__ = [
     "plot_tv_boxes",
     "plot_cell_distribution",
     "plot_crossover",
+    "BOX_MECHANISMS",
+    "calibration_groups",
     "figure_tv_vs_n",
     "figure_tv_boxplots",
     "figure_heatmaps",
     "figure_crossover",
+    "crossover_log_ratio",
 ]
 
 COLOURS = style.MECHANISM_COLOURS
+#: the raw Gaussian histogram / n is not a distribution: its "TV" is ½·L1 and may exceed 1 (the label says so)
 LABELS = style.MECHANISM_LABELS
+#: the Gaussian drawn in the box plots: projected onto the simplex (a distribution, so TV <= 1)
+BOX_MECHANISMS = ("gaussian+proj", "shuffle", "shuffle+INV")
 #: boxes with at most this many draws also show every draw as a dot
 _MAX_DRAWS_SHOWN = 30
 #: characters per title line before wrapping
@@ -75,6 +81,41 @@ def _wrap(text: str, width: int = _WRAP) -> str:
 # ------------------------------------------------------------------------------------ box plots
 
 
+def _box_style(colours) -> dict:
+    return dict(
+        boxprops={"facecolor": colours["fill"], "edgecolor": colours["edge"], "linewidth": 1.2},
+        medianprops={"color": colours["median"], "linewidth": 2.0, "solid_capstyle": "butt"},
+        whiskerprops={"color": colours["edge"], "linewidth": 1.2},
+        capprops={"color": colours["edge"], "linewidth": 1.2},
+        flierprops={"marker": "o", "markersize": 2.5, "markerfacecolor": colours["edge"], "markeredgecolor": colours["edge"]},
+    )
+
+
+def _draw_mechanism_boxes(ax, rows, *, mechanism, n_values, positions, width, show_draws, flagged) -> bool:
+    """The boxes (and draws) of one mechanism; returns whether any box was hatched as flagged."""
+    colours = style.box_colours(style.colour_of(mechanism))
+    data = [rows[rows["n_users"] == n]["tv"].dropna().to_numpy() for n in n_values]
+    keep = [i for i, values in enumerate(data) if values.size]
+    if not keep:
+        return False
+    boxes = ax.boxplot([data[i] for i in keep], positions=positions[keep], widths=width * 0.8, patch_artist=True,
+                       showfliers=not show_draws, manage_ticks=False, **_box_style(colours))
+    hatched = False
+    for patch, median, i in zip(boxes["boxes"], boxes["medians"], keep):
+        patch.set_gid(f"box:{mechanism}:{n_values[i]}")
+        median.set_gid(f"median:{mechanism}:{n_values[i]}")
+        if flagged is not None and flagged(rows[rows["n_users"] == n_values[i]]):
+            patch.set_hatch(style.FLAG_HATCH)
+            hatched = True
+        if show_draws:
+            values = np.sort(data[i])
+            offsets = np.linspace(-0.28, 0.28, values.size) * width if values.size > 1 else np.zeros(1)
+            ax.plot(positions[i] + offsets, values, linestyle="none", marker="o", markersize=2.8,
+                    markerfacecolor=colours["edge"], markeredgecolor="white", markeredgewidth=0.4, zorder=4,
+                    gid=f"draws:{mechanism}:{n_values[i]}")
+    return hatched
+
+
 def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: bool = True,
                   flag_column: str = "delta_floored", flagged_mechanisms=_CALIBRATED, show_draws: bool | None = None):
     """Box plots of TV distance per n (x) and mechanism (colour).
@@ -82,9 +123,10 @@ def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: boo
     ``frame``: columns n_users, mechanism, tv, optionally ``flag_column``: a box of one of
     ``flagged_mechanisms`` with any flagged row is hatched and the legend explains the hatching (the
     shuffle's rows repeat the Gaussian's calibration columns but do not depend on δ̂). The legend sits
-    inside the axes; the figure functions move it below the panels, where it covers no box. With ``show_draws`` (default: at most 30 draws
-    per box) every draw is drawn as a dot beside the box statistics, so a box thinner than its
-    median line is still visible.
+    inside the axes; the figure functions move it below the panels, where it covers no box. With
+    ``show_draws`` (default: at most 30 draws per box) every draw is drawn as a dot beside the box
+    statistics, so a box thinner than its median line is still visible. The raw Gaussian's "TV" is
+    ½·L1 of a vector that is not a distribution (it can exceed 1): its legend entry says so.
     """
     ax = _axes(ax)
     n_values = sorted(frame["n_users"].unique())
@@ -95,48 +137,28 @@ def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: boo
         show_draws = bool(len(per_box)) and int(per_box.max()) <= _MAX_DRAWS_SHOWN
     handles, flagged_any = [], False
     for j, mechanism in enumerate(mechanisms):
-        colours = style.box_colours(style.colour_of(mechanism))
         rows = frame[frame["mechanism"] == mechanism]
-        data = [rows[rows["n_users"] == n]["tv"].dropna().to_numpy() for n in n_values]
+        flagged = None
+        if mechanism in flagged_mechanisms and flag_column in rows.columns:
+            flagged = lambda at_n: bool(at_n[flag_column].astype(bool).any())  # noqa: E731
         positions = np.arange(len(n_values)) + (j - (len(mechanisms) - 1) / 2) * width
-        keep = [i for i, values in enumerate(data) if values.size]
-        if not keep:
-            continue
-        boxes = ax.boxplot(
-            [data[i] for i in keep], positions=positions[keep], widths=width * 0.8, patch_artist=True,
-            showfliers=not show_draws, manage_ticks=False,
-            boxprops={"facecolor": colours["fill"], "edgecolor": colours["edge"], "linewidth": 1.2},
-            medianprops={"color": colours["median"], "linewidth": 2.0, "solid_capstyle": "butt"},
-            whiskerprops={"color": colours["edge"], "linewidth": 1.2},
-            capprops={"color": colours["edge"], "linewidth": 1.2},
-            flierprops={"marker": "o", "markersize": 2.5, "markerfacecolor": colours["edge"],
-                        "markeredgecolor": colours["edge"]},
-        )
-        for patch, median, i in zip(boxes["boxes"], boxes["medians"], keep):
-            patch.set_gid(f"box:{mechanism}:{n_values[i]}")
-            median.set_gid(f"median:{mechanism}:{n_values[i]}")
-            at_n = rows[rows["n_users"] == n_values[i]]
-            if mechanism in flagged_mechanisms and flag_column in rows.columns and at_n[flag_column].astype(bool).any():
-                patch.set_hatch(style.FLAG_HATCH)
-                flagged_any = True
-            if show_draws:
-                values = np.sort(data[i])
-                offsets = np.linspace(-0.28, 0.28, values.size) * width if values.size > 1 else np.zeros(1)
-                ax.plot(positions[i] + offsets, values, linestyle="none", marker="o", markersize=2.8,
-                        markerfacecolor=colours["edge"], markeredgecolor="white", markeredgewidth=0.4, zorder=4,
-                        gid=f"draws:{mechanism}:{n_values[i]}")
-        handles.append(Patch(facecolor=colours["fill"], edgecolor=colours["edge"], label=LABELS.get(mechanism, mechanism)))
+        flagged_any |= _draw_mechanism_boxes(ax, rows, mechanism=mechanism, n_values=n_values, positions=positions,
+                                             width=width, show_draws=show_draws, flagged=flagged)
+        if len(rows):
+            colours = style.box_colours(style.colour_of(mechanism))
+            handles.append(Patch(facecolor=colours["fill"], edgecolor=colours["edge"], label=LABELS.get(mechanism, mechanism)))
     if show_draws and len(per_box):
-        draws = int(per_box.max())
         handles.append(Line2D([], [], linestyle="none", marker="o", markersize=3, color="0.35",
-                              label=f"one draw ({draws} per box); line: median"))
+                              label=f"one draw ({int(per_box.max())} per box); line: median"))
     if flagged_any:
         handles.append(style.flag_patch(FLOORED_LABEL))
     ax.set_xticks(np.arange(len(n_values)))
     ax.set_xticklabels([f"{n:,}" for n in n_values], rotation=45, ha="right")
     ax.set_xlim(-0.6, len(n_values) - 0.4)
     ax.set_xlabel("n (number of users)")
-    ax.set_ylabel("TV distance to the original distribution")
+    unprojected = "gaussian" in mechanisms
+    ax.set_ylabel("½·L1 distance to the original distribution (TV where the estimate is a distribution)"
+                  if unprojected else "TV distance to the original distribution")
     if log_scale:
         ax.set_yscale("log")
     ax.grid(True, axis="y", which="major", alpha=0.3)
@@ -162,23 +184,51 @@ _CALIBRATION_WORDS = {
 }
 
 
-def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(("gaussian", "shuffle", "shuffle+INV"), ("gaussian", "shuffle+INV"))):
-    """Figure 2: TV distance vs n on synthetic data; one row per calibration (``frame["calibration"]``),
-    one column per set of mechanisms; panels (a), (b), (c), ... in reading order, one shared y axis.
-
-    Each row's title states the accountant, δ̂ over n (where it was floored) and σ.
-    """
+def calibration_groups(frame) -> list[list[str]]:
+    """Calibrations whose Gaussian is the same at every n (same δ used and σ): one group each, in the
+    order as printed, configured, lower. Groups of one where they differ."""
     calibrations = [c for c in ("as_printed", "configured", "lower") if c in set(frame["calibration"])]
     calibrations += [c for c in dict.fromkeys(frame["calibration"]) if c not in calibrations]
+    groups: dict[tuple, list[str]] = {}
+    for calibration in calibrations:
+        rows = frame[(frame["calibration"] == calibration) & (frame["mechanism"] == "gaussian+proj")]
+        signature = tuple(sorted({(int(n), float(d), float(s)) for n, d, s in
+                                  zip(rows["n_users"], rows["delta_used"], rows["sigma"])}))
+        groups.setdefault(signature, []).append(calibration)
+    return list(groups.values())
+
+
+def _group_title(group, frame, shown) -> str:
+    data = frame[frame["calibration"] == shown]
+    if len(group) == 1:
+        words = _CALIBRATION_WORDS.get(group[0], f"calibration {group[0]}")
+        return f"{words}: {style.calibration_text(data)}"
+    names = ", ".join(group)
+    accountants = "; ".join(f"{c}: {style.accountant_text(str(frame.loc[frame['calibration'] == c, 'accountant'].iloc[0]))}"
+                            for c in group)
+    return (f"Calibrations {names} coincide (same δ̂ and σ at every n), so the experiment is drawn once "
+            f"(draws of `{shown}`) [{accountants}]: {style.calibration_text(data)}")
+
+
+def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(BOX_MECHANISMS, ("gaussian+proj", "shuffle+INV"))):
+    """Figure 2: TV distance vs n on synthetic data; one row per *distinct* calibration of the Gaussian
+    (calibrations with the same δ̂ and σ at every n are one row, and its title says which coincide),
+    one column per set of mechanisms; panels (a), (b), (c), ... in reading order, one shared y axis.
+
+    The Gaussian is drawn projected onto the simplex (a distribution: TV <= 1). Each row's title
+    states the accountant, δ̂ over n (where it was floored) and σ.
+    """
+    groups = calibration_groups(frame)
     first = frame.iloc[0]
     letters = iter(string.ascii_lowercase)
     with style.plot_style():
-        figure = plt.figure(figsize=(14.0, 5.6 * len(calibrations)), layout="constrained")
+        figure = plt.figure(figsize=(14.0, 5.6 * len(groups) + 0.6), layout="constrained")
         with _no_redraws(figure):
-            rows = figure.subfigures(len(calibrations), 1, squeeze=False)[:, 0]
+            rows = figure.subfigures(len(groups), 1, squeeze=False)[:, 0]
             shared = None
-            for subfigure, calibration in zip(rows, calibrations):
-                data = frame[frame["calibration"] == calibration]
+            for subfigure, group in zip(rows, groups):
+                shown = "configured" if "configured" in group else group[0]
+                data = frame[frame["calibration"] == shown]
                 axes = np.atleast_1d(subfigure.subplots(1, len(mechanism_sets)))
                 shared = axes[0] if shared is None else shared
                 for ax, mechanisms in zip(axes, mechanism_sets):
@@ -186,8 +236,7 @@ def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(("gaussian", "shuffle", "sh
                         ax.sharey(shared)  # one y axis for every panel: the same quantity throughout
                     names = ", ".join(LABELS.get(m, m) for m in mechanisms)
                     plot_tv_boxes(data, mechanisms=list(mechanisms), ax=ax, title=f"({next(letters)}) {names}")
-                words = _CALIBRATION_WORDS.get(calibration, f"calibration {calibration}")
-                subfigure.suptitle(_wrap(f"{words}: {style.calibration_text(data)}", 150), fontsize="medium")
+                subfigure.suptitle(_wrap(_group_title(group, frame, shown), 150), fontsize="medium")
             style.move_legends_to_figure(figure, figure.axes)
             figure.suptitle(
                 f"Figure 2: TV distance vs n, synthetic data, k = {k}, ε = {first['epsilon']:g}, "
@@ -197,9 +246,10 @@ def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(("gaussian", "shuffle", "sh
     return figure
 
 
-def figure_tv_boxplots(frame, *, label: str, mechanisms=("gaussian", "shuffle", "shuffle+INV")):
+def figure_tv_boxplots(frame, *, label: str, mechanisms=BOX_MECHANISMS):
     """Figures 6/7: TV distance vs n over runs, one panel per privacy setting (ε, ε0), one shared y
-    axis; each panel's title states ε, ε0, the accountant, δ̂ over n and σ."""
+    axis; each panel's title states ε, ε0, the accountant, δ̂ over n and σ. The Gaussian is drawn
+    projected onto the simplex (TV <= 1)."""
     settings = frame[["epsilon", "epsilon_local"]].drop_duplicates().to_numpy().tolist()
     runs = int(frame["run"].nunique()) if "run" in frame.columns else _draws_per_box(frame)
     with style.plot_style():
@@ -297,21 +347,31 @@ def figure_heatmaps(cells, summary, *, n_lon: int, n_lat: int, label: str,
 # ------------------------------------------------------------------------------------ crossover
 
 
+#: the Gaussian compared in the crossover figure: projected onto the simplex (columns ``tv_gaussian_proj_*``)
+CROSSOVER_GAUSSIAN = "tv_gaussian_proj_mean"
+
+
+def crossover_log_ratio(frame):
+    """log10(mean TV shuffle+INV / mean TV Gaussian + projection) of each row: < 0 where the shuffle is better."""
+    return np.log10(frame["tv_shuffle_inv_mean"].to_numpy(float) / frame[CROSSOVER_GAUSSIAN].to_numpy(float))
+
+
 def _crossover_grid(frame, epsilons, locals_):
     grid = np.full((len(locals_), len(epsilons)), np.nan)
     floored = np.zeros_like(grid, dtype=bool)
-    for _, row in frame.iterrows():
+    for (_, row), ratio in zip(frame.iterrows(), crossover_log_ratio(frame)):
         i, j = locals_.index(row["epsilon_local"]), epsilons.index(row["epsilon"])
-        grid[i, j] = np.log10(row["tv_gaussian_mean"] / row["tv_shuffle_inv_mean"])
+        grid[i, j] = ratio
         floored[i, j] = bool(row["delta_floored"])
     return grid, floored
 
 
 def plot_crossover(frame, *, ax=None, title: str = "", norm=None, colorbar: bool = True, epsilons=None, epsilon_locals=None):
-    """log10(mean TV Gaussian / mean TV shuffle+INV) over (ε, ε0); < 0 (blue): Gaussian better.
+    """log10(mean TV shuffle+INV / mean TV Gaussian + projection) over (ε, ε0) in the outcome colours
+    of :mod:`shuffledp.plotting.style`: < 0 (blue) shuffle better, > 0 (red) curator (Gaussian) better.
 
-    ``frame``: one accountant's rows with columns epsilon, epsilon_local, tv_gaussian_mean,
-    tv_shuffle_inv_mean, delta_floored. Floored cells are hatched (legend entry); ``norm`` (default:
+    ``frame``: one accountant's rows with columns epsilon, epsilon_local, tv_shuffle_inv_mean,
+    tv_gaussian_proj_mean, delta_floored. Floored cells are hatched (legend entry); ``norm`` (default:
     symmetric about 0 over this frame) lets panels share one colour scale.
     """
     ax = _axes(ax)
@@ -321,8 +381,9 @@ def plot_crossover(frame, *, ax=None, title: str = "", norm=None, colorbar: bool
     if norm is None:
         limit = max(float(np.nanmax(np.abs(grid))), 1e-3) if np.isfinite(grid).any() else 1.0
         norm = TwoSlopeNorm(0.0, -limit, limit)
-    cmap = plt.get_cmap(style.DIVERGING_CMAP).with_extremes(bad="white")
-    image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
+    cmap = style.outcome_cmap().with_extremes(bad="white")
+    image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto",
+                      interpolation="nearest")
     style.hatch_cells(ax, floored)
     handles = []
     if floored.any():
@@ -340,14 +401,15 @@ def plot_crossover(frame, *, ax=None, title: str = "", norm=None, colorbar: bool
     ax.set_ylabel("local ε0")
     ax.set_title(title)
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="log10(TV Gaussian / TV shuffle+INV)")
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="log10(TV shuffle+INV / TV Gaussian + projection)")
     return ax
 
 
 def figure_crossover(rows):
-    """The crossover sweep: one panel per accountant on one shared, symmetric colour scale."""
+    """The crossover sweep: one panel per accountant on one shared, symmetric colour scale; blue
+    (shuffle better) and red (Gaussian better) as in every figure of the project."""
     accountants = list(dict.fromkeys(rows["accountant"]))
-    ratios = np.log10(rows["tv_gaussian_mean"].to_numpy(float) / rows["tv_shuffle_inv_mean"].to_numpy(float))
+    ratios = crossover_log_ratio(rows)
     limit = max(float(np.nanmax(np.abs(ratios))), 1e-3) if np.isfinite(ratios).any() else 1.0
     norm = TwoSlopeNorm(0.0, -limit, limit)
     epsilons, locals_ = sorted(rows["epsilon"].unique()), sorted(rows["epsilon_local"].unique())
@@ -360,11 +422,12 @@ def figure_crossover(rows):
                            epsilons=epsilons, epsilon_locals=locals_,
                            title=f"({letter}) δ̂ from {style.accountant_text(accountant)}")
         figure.colorbar(axes[0, 0].images[0], ax=list(axes[0]), shrink=0.85,
-                        label="log10(mean TV Gaussian / mean TV shuffle+INV)\n(one scale shared by all panels)")
+                        label="log10(mean TV shuffle+INV / mean TV Gaussian + projection)\n(one scale shared by all panels)")
         figure.suptitle(
             _wrap(f"Crossover, synthetic data: n = {int(first['n_users']):,}, k = {int(first['k'])}, "
                   f"{int(first['replicates'])} draws per cell, Gaussian calibrated at δ̂ (eq. 10) of each panel's "
-                  "accountant (σ per cell in crossover.csv). Red: shuffle+INV better; blue: Gaussian better", 150),
+                  "accountant and projected onto the simplex (σ per cell in crossover.csv). "
+                  f"{style.OUTCOME_WORDS['shuffle'].capitalize()}; {style.OUTCOME_WORDS['curator']} (Gaussian)", 150),
             fontweight="bold",
         )
     return figure

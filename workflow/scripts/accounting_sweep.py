@@ -1,0 +1,24 @@
+"""Rule accounting_sweep: one config delta sweep (an entry of accounting.sweeps) -- its CSV and figure."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from shuffledp.experiments.accounting_grids import sweep_frame  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.plotting.accounting import figure_sweep  # noqa: E402
+
+setup_job_log(snakemake)
+name, settings = snakemake.wildcards.sweep, snakemake.params.sweep
+frame = sweep_frame(name, settings)
+atomic_write_text(snakemake.output.data, frame.to_csv(index=False))
+figure = figure_sweep(frame, x=settings["x"], name=name)
+with atomic_output(snakemake.output.figure) as temporary:
+    figure.savefig(temporary, dpi=150)
+plt.close(figure)
+logging.info("sweep %s: %d rows, %d with delta = 0 exactly", name, len(frame),
+             int((frame["log10_delta"] == float("-inf")).sum()))
