@@ -654,3 +654,19 @@ def test_phase_diagram_section_opens_with_its_reading_and_shows_its_figures(run_
     findings = markdown[markdown.index("## Findings"):markdown.index("## Errata")]
     assert "(k = 2) shuffle+INV has the lower expected error at 1 of 2 points" in findings
     assert "at δ fixed 1e-06 and n = 1,000 it wins for ε < 0.8 for k = 2" in findings
+
+def test_the_crossover_reading_counts_the_projected_gaussian_the_figure_draws():
+    """crossover.png compares shuffle+INV with the Gaussian with projection (issue 33); the reading counts the
+    same comparison: here the raw Gaussian wins 3 of 4 cells and the projected one 1 of 4."""
+    import pandas as pd
+
+    from shuffledp.report.readings import read_crossover
+
+    frame = pd.DataFrame({
+        "epsilon_local": [1.0, 1.0, 2.0, 2.0], "epsilon": [0.5, 1.0, 0.5, 1.0], "accountant": ["weak-adversary"] * 4,
+        "gaussian_better": [True, True, True, False], "gaussian_proj_better": [True, False, False, False],
+        "tv_gaussian_proj_mean": [0.1] * 4, "tv_gaussian_proj_se": [0.01] * 4,
+    })
+    text = read_crossover(frame)
+    assert "the Gaussian with projection has the lower mean TV in 1 of 4" in text
+    assert "the Gaussian has the lower mean TV in 3 of 4" in read_crossover(frame.drop(columns=["gaussian_proj_better"]))
