@@ -195,3 +195,17 @@ def test_the_phase_diagram_reading_counts_no_panel_calibrated_by_a_lower_bound()
                              "shuffle_wins_below": [True, True]})
     crossings = read_phase_diagram(boundary, uncertified_k={2})
     assert "k = 2" not in crossings and "k = 15: 1 crossing(s)" in crossings
+
+
+def test_koskela_counts_published_curves_apart_from_ours():
+    """Curves we draw beside theirs with no published values (``points`` = 0: Feldman et al.'s method, the
+    certified lower bound, Balle et al.'s Thm 3.1) are not "published curves" (issue 33)."""
+    import pandas as pd
+
+    from shuffledp.report.findings import finding_koskela
+
+    frame = pd.DataFrame({"figure": [1, 1, 2], "curve": ["PLD", "feldman", "lower"], "points": [12, 0, 0],
+                          "verdict": ["reproduced", "not reproducible as specified", "not reproducible as specified"],
+                          "known_cause": ["", "no published counterpart", "no published counterpart"]})
+    text = finding_koskela(frame, "koskela")
+    assert "1 published curves, 1 reproduced" in text and "2 curves of ours are drawn beside them" in text

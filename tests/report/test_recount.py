@@ -108,7 +108,7 @@ def recount(results: Path) -> dict:
         out["eq6_max"] = max(orders)
     koskela = results / "koskela" / "koskela_verdicts.csv"
     if koskela.is_file():
-        rows = _rows(koskela)
+        rows = [r for r in _rows(koskela) if "points" not in r or float(r["points"] or 0) > 0]  # published values only
         failed = [r for r in rows if r["verdict"] != "reproduced"]
         out["koskela"] = (len(rows), _seed(rows), len({(r["figure"], r["curve"]) for r in failed}), len(failed),
                           sum(1 for r in failed if (r.get("known_cause") or "").strip()))

@@ -188,6 +188,7 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
     what = "Koskela et al.'s Figures 1-3"
     if _lacks(frame, ("figure", "curve", "verdict")):
         return missing(what, "results/koskela/koskela_verdicts.csv", anchor)
+    frame, added = split_published(frame)
     counts = seed_counts(frame)
     failed = frame[frame["verdict"].astype(str) != "reproduced"]
     text = f"Koskela et al.'s Figures 1-3: {len(frame)} published curves, {counts_phrase(counts)}"
@@ -200,7 +201,19 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
             gap = pd.to_numeric(failed["max_epsilon_difference"], errors="coerce")
             if gap.notna().any():
                 text += f", up to {float(gap.max()):.3g} apart in ε"
+    if len(added):
+        text += f"; {len(added)} curves of ours are drawn beside them with no published values to compare"
     return text + f" ([section](#{anchor}))."
+
+
+def split_published(frame: pd.DataFrame | None):
+    """(rows with published values, rows of curves we draw that have none): the Koskela stage marks the latter
+    with ``points`` = 0 (issue 33 added such curves: Feldman et al.'s method, the certified lower bound, Balle
+    et al.'s Thm 3.1). Without a ``points`` column every row counts as published."""
+    if frame is None or "points" not in frame.columns:
+        return frame, (frame.iloc[0:0] if frame is not None else None)
+    none = pd.to_numeric(frame["points"], errors="coerce").fillna(0) <= 0
+    return frame[~none], frame[none]
 
 
 def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
@@ -302,7 +315,10 @@ def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None
             return f"**{title}**: not run here (no verdict table) ([section](#{anchors[key]}))."
         return f"**{title}** ({sum(counts.values())} {unit}): {counts_phrase(counts)}"
 
-    text = line("Koskela et al.", koskela, "published curves of Figs. 1-3", "koskela")
+    published, added = split_published(koskela)
+    text = line("Koskela et al.", published, "published curves of Figs. 1-3", "koskela")
+    if added is not None and len(added):
+        text += f"; {len(added)} curves of ours drawn beside them (no published values to compare)"
     if seed_counts(koskela_fig4):
         text += f"; Fig. 4 (nothing published to compare): {counts_phrase(seed_counts(koskela_fig4))}"
     lines.append(text + (f" ([section](#{anchors['koskela']}))." if not text.endswith(".") else ""))
