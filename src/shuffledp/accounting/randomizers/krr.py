@@ -138,6 +138,23 @@ class KrrParams:
         return float(np.log(self.k) - np.logaddexp(0.0, np.log(self.k - 1.0) - self.epsilon_local))
 
     @cached_property
+    def log_ppq(self) -> float:
+        """log(p + q) = log((e^eps0 + 1) / (e^eps0 + k - 1)) (the "all on x0" dataset's S ~ Bin(n, p + q))."""
+        return float(np.logaddexp(self.epsilon_local, 0.0)) - self.log_den
+
+    @cached_property
+    def log_alpha_quotient(self) -> float:
+        """log alpha as eps0 - log(e^eps0 + 1): worst-case-lower's "all on x0" form, recorded in the CLI grid of
+        tests/golden; it differs from :attr:`log_alpha` (-log(1 + e^-eps0)) in the last bit at some eps0."""
+        return self.epsilon_local - float(np.logaddexp(self.epsilon_local, 0.0))
+
+    @cached_property
+    def log_p_minus_q(self) -> float:
+        """log(p - q) = log(1 - gamma) as log q + log(e^eps0 - 1) with :func:`log_expm1` (the k = 2 pair search's
+        form; :attr:`log_1mgamma` takes log(e^eps0 - 1) from log(expm1) up to eps0 = 700: the last bit may differ)."""
+        return self.log_q + float(log_expm1(self.epsilon_local))
+
+    @cached_property
     def third_value_logs(self) -> tuple[float, float]:
         """(log pi2, log(1 - pi2)), pi2 = p / (1 - 2q) = e^eps0 / (e^eps0 + k - 3): the chance that a report off
         {x0, x1} of a user on a third value x2 is x2 (k >= 3; log(1 - pi2) = -inf at k = 3)."""
