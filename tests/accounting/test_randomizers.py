@@ -75,6 +75,8 @@ def test_laplace_accountants_need_no_k(name):
     assert np.any((values[0] < 0) & np.isfinite(values[0]))
     with pytest.raises(ValueError, match=r"^`randomizer` must be Laplace on \[0, 1\] for accountant .*got KRR\("):
         get_accountant(name, randomizer=KRR(0.5, 3), n_users=10**4)
+    with pytest.raises(ValueError, match=r"^`k` must be an integer in \[2, "):  # a k given is still validated
+        get_accountant(name, epsilon_local=0.5, n_users=10**4, k=1)
 
 
 def test_k_rr_accountants_refuse_laplace_in_one_line():

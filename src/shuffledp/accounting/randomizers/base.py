@@ -27,8 +27,12 @@ from typing import ClassVar
 import numpy as np
 
 from shuffledp._numerics import log1mexp
+from shuffledp._validation import check_integer
 
-__all__ = ["Randomizer", "Blanket", "GenericBlanket", "check_accepted", "accepted_names", "amplification_logs"]
+__all__ = ["MAX_K", "Randomizer", "Blanket", "GenericBlanket", "check_accepted", "accepted_names", "amplification_logs"]
+
+#: largest domain size accepted (k - 1 and k - 2 stay exact floats)
+MAX_K = 10**15
 
 
 class Blanket(abc.ABC):
@@ -107,8 +111,12 @@ class Randomizer(abc.ABC):
     @classmethod
     def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> "Randomizer":
         """The randomizer built from an accountant's loose parameters (``get_accountant(name, epsilon_local=...,
-        k=...)``); a randomizer without a domain size ignores ``k``."""
-        return cls(epsilon_local=epsilon_local)
+        k=...)``). A randomizer without a domain size ignores ``k``, which need not be given; one that is given
+        is still refused outside [2, MAX_K], as every accountant refused it before randomizers existed."""
+        randomizer = cls(epsilon_local=epsilon_local)
+        if k is not None:
+            check_integer(k, "k", low=2, high=MAX_K)
+        return randomizer
 
 
 def accepted_names(accepted: tuple[type, ...]) -> str:

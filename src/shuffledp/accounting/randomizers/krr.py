@@ -22,12 +22,9 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp._validation import check_integer, check_real
-from shuffledp.accounting.randomizers.base import Blanket, Randomizer, amplification_logs
+from shuffledp.accounting.randomizers.base import MAX_K, Blanket, Randomizer, amplification_logs
 
 __all__ = ["KRR", "BinaryRR", "KrrParams", "KrrBlanket", "MAX_K"]
-
-#: largest domain size accepted (k - 1 and k - 2 stay exact floats)
-MAX_K = 10**15
 
 
 def _log_beta(e0: float) -> float:
