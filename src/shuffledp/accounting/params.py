@@ -84,7 +84,7 @@ class ShuffleSetting:
         if self.randomizer is None:  # k-RR from the loose parameters (validated in this order, as always)
             e0 = check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True)
             n_users = check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS)
-            randomizer = KRR(epsilon_local=e0, k=check_integer(self.k, "k", low=2, high=MAX_K))
+            randomizer = KRR(epsilon_local=e0, k=self.k)  # validates k in [2, MAX_K]
         else:
             randomizer = self.randomizer
             if not isinstance(randomizer, Randomizer):
