@@ -127,7 +127,8 @@ def test_the_krr_blanket_is_lemma_5_7(eps0, k, eps):
     assert math.isclose(math.exp(blanket.log_gamma), float(gamma), rel_tol=1e-14)
     # Lemma 5.7's range b = (1 - gamma) k (e^eps + 1) is the L range
     assert math.isclose(float(np.exp(blanket.log_range(np.array([eps]))[0])), float(width), rel_tol=1e-13)
-    log_beta, log_ratio, log_max_over_gamma = (float(np.asarray(v).ravel()[0]) for v in blanket.bennett_logs(np.array([eps])))
+    logs = blanket.bennett_logs(np.array([eps]))
+    log_beta, log_ratio, log_max_over_gamma = (float(np.asarray(v).ravel()[0]) for v in logs)
     assert math.isclose(math.exp(log_max_over_gamma), float(top / gamma), rel_tol=1e-12)
     assert math.isclose(math.exp(log_ratio), float(second / top**2), rel_tol=1e-12)
     assert math.isclose(math.exp(log_beta), float((mpmath.exp(eps) - 1) * top / second), rel_tol=1e-12)

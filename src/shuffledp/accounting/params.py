@@ -88,7 +88,8 @@ class ShuffleSetting:
         else:
             randomizer = self.randomizer
             if not isinstance(randomizer, Randomizer):
-                raise ValueError(f"`randomizer` must be a Randomizer (shuffledp.accounting.randomizers); got {randomizer!r}.")
+                raise ValueError(
+                    f"`randomizer` must be a Randomizer (shuffledp.accounting.randomizers); got {randomizer!r}.")
             for name in ("epsilon_local", "k"):
                 given, own = getattr(self, name), getattr(randomizer, name)
                 if given is not None and given != own:
@@ -113,5 +114,6 @@ class ShuffleSetting:
     def krr(self) -> KrrParams:
         """Every k-RR quantity in logs (:class:`KrrParams`); only for a k-RR randomizer."""
         if not isinstance(self.randomizer, KRR):
-            raise ValueError(f"`randomizer` must be k-RR for the k-RR parameters (setting.krr); got {self.randomizer!r}.")
+            raise ValueError(
+                f"`randomizer` must be k-RR for the k-RR parameters (setting.krr); got {self.randomizer!r}.")
         return self.randomizer.params

@@ -8,9 +8,10 @@ Setting (paper notation): ``n_users`` users each apply k-RR with local parameter
 Accepted parameters (every accountant): ``randomizer`` (optional: a
 :class:`~shuffledp.accounting.randomizers.Randomizer` of a class in :attr:`Accountant.randomizers`, from
 which ``epsilon_local`` and ``k`` are then read; refused in one line otherwise), or ``epsilon_local``
-finite in (0, inf) -- infinity is refused (k-RR is then deterministic and no finite computation applies); ``n_users`` an integer in
-[1, :data:`MAX_N_USERS`] = [1, 10^15] (every such integer, and n - 1, is exact in floating point);
-``k`` an integer in [2, :data:`MAX_K`] = [2, 10^15] (same reason: k - 1 and k - 2 must be exact).
+finite in (0, inf) -- infinity is refused (k-RR is then deterministic and no finite computation
+applies); ``n_users`` an integer in [1, :data:`MAX_N_USERS`] = [1, 10^15] (every such integer, and
+n - 1, is exact in floating point); ``k`` an integer in [2, :data:`MAX_K`] = [2, 10^15] (same reason:
+k - 1 and k - 2 must be exact; not required by an accountant whose randomizer has no domain size).
 Families whose work grows with n refuse larger n with a message naming their own limit. Epsilons
 may be any value in [0, inf], infinity included (delta at epsilon = inf is the limit as epsilon
 grows).

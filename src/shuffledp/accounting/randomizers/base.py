@@ -82,7 +82,8 @@ class GenericBlanket(Blanket):
     def bennett_logs(self, eps):
         e0 = self.epsilon_local
         log_1m_a, log_1p_m2 = amplification_logs(eps)
-        # b+ = e^eps0 (1 - e^(eps - 2 eps0)); sigma2 = e^(eps0 + 2 eps) (1 + e^-2eps) (1 - 2 e^(-eps - 4 eps0) / (1 + e^-2eps))
+        # b+ = e^eps0 (1 - e^(eps - 2 eps0));
+        # sigma2 = e^(eps0 + 2 eps) (1 + e^-2eps) (1 - 2 e^(-eps - 4 eps0) / (1 + e^-2eps))
         rel_max = log1mexp(eps - 2.0 * e0)
         rel_moment = log_1p_m2 + log1mexp(np.log(2.0) - eps - 4.0 * e0 - log_1p_m2)
         log_beta = -eps + log_1m_a + rel_max - rel_moment

@@ -1,4 +1,5 @@
-"""Balle et al.'s Laplace randomizer on [0, 1] (:class:`LaplaceRandomizer`) and its blanket (:class:`LaplaceBlanket`)."""
+"""Balle et al.'s Laplace randomizer on [0, 1] (:class:`LaplaceRandomizer`) and its blanket
+(:class:`LaplaceBlanket`)."""
 
 from __future__ import annotations
 
