@@ -19,7 +19,7 @@ NAMED = set(re.findall(r"`([^`\s]+)`", DOC))
 MAX_LINES = 500
 #: the layers inside shuffledp.accounting, bottom to top (docs/architecture.md, docs/adding-an-accountant.md);
 #: "" is the package itself (the registry)
-ACCOUNTING_LAYERS = [{"params"}, {"numerics"}, {"views"}, {"accountants"}, {""},
+ACCOUNTING_LAYERS = [{"randomizers"}, {"params"}, {"numerics"}, {"views"}, {"accountants"}, {""},
                      {"bracket", "calibrate", "community", "composition", "composition_tail"}]
 MAX_FUNCTION_LINES = 60
 

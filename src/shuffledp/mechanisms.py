@@ -41,6 +41,7 @@ from scipy.special import log_ndtr
 
 from shuffledp._numerics import log_sub
 from shuffledp._validation import check_choice, check_integer, check_real
+from shuffledp.accounting.randomizers import KrrParams
 
 __all__ = [
     "NEIGHBOURING_SENSITIVITY",
@@ -77,11 +78,7 @@ def krr_probabilities(k: int, epsilon_local: float) -> tuple[float, float]:
     """(p, q): probability of reporting the true value, and each particular other value."""
     k = check_integer(k, "k", low=2)
     epsilon_local = check_real(epsilon_local, "epsilon_local", low=0.0, low_open=True, high_open=True)
-    # p = 1 / (1 + (k - 1) e^-eps0), q = e^-eps0 / (1 + (k - 1) e^-eps0): no overflow for large eps0
-    tail = math.exp(-epsilon_local)
-    p = 1.0 / (1.0 + (k - 1) * tail)
-    q = tail / (1.0 + (k - 1) * tail)
-    return p, q
+    return KrrParams.of(epsilon_local, k).probabilities  # derived once, in the k-RR randomizer's parameters
 
 
 def krr_channel(k: int, epsilon_local: float) -> np.ndarray:

@@ -38,3 +38,31 @@ def test_one_object_per_setting():
     assert KrrParams.of(1.5, 7) is KrrParams.of(1.5, 7)
     with pytest.raises(AttributeError):
         KrrParams.of(1.5, 7).log_q = 0.0  # frozen
+
+
+@pytest.mark.parametrize("eps0,k", [(1e-8, 2), (0.01, 2), (0.49, 408), (1.0, 3), (2.0, 10), (4.0, 4),
+                                    (30.0, 5), (300.0, 2), (800.0, 10**9)])
+def test_derived_quantities_match_their_definitions(eps0, k):
+    """The quantities views read in a floating-point form of their own (issue 32: derived in KrrParams only)."""
+    params = KrrParams.of(eps0, k)
+    mpmath.mp.dps = 50
+    e = mpmath.exp(mpmath.mpf(eps0))
+    expected = {"log_den2": e + k - 2, "log_kappa2": (k - 1) / (e + k - 2),
+                "log_inverse_kappa2": (e + k - 2) / (k - 1), "log_gamma_e0": k * e / (e + k - 1),
+                "log_ppq": (e + 1) / (e + k - 1), "log_alpha_quotient": e / (e + 1), "log_p_minus_q": (e - 1) / (e + k - 1)}
+    for name, value in expected.items():
+        assert math.isclose(getattr(params, name), float(mpmath.log(value)), rel_tol=1e-14, abs_tol=1e-14), name
+    p, q = e / (e + k - 1), 1 / (e + k - 1)
+    forms = [params.probabilities] + ([params.quotient_probabilities] if eps0 < 709 else [])
+    for got_p, got_q in forms:
+        assert math.isclose(got_p, float(p), rel_tol=1e-14) and math.isclose(got_q, float(q), rel_tol=1e-14)
+    if k >= 3:
+        log_pi2, log_1mpi2 = params.third_value_logs
+        assert math.isclose(log_pi2, float(mpmath.log(e / (e + k - 3))), rel_tol=1e-14, abs_tol=1e-14)
+        if k > 3:
+            assert math.isclose(log_1mpi2, float(mpmath.log((k - 3) / (e + k - 3))), rel_tol=1e-14, abs_tol=1e-14)
+        else:
+            assert log_1mpi2 == -math.inf
+    else:
+        with pytest.raises(ValueError, match="`k` must be >= 3"):
+            params.third_value_logs

@@ -1,37 +1,28 @@
-"""The parameters of the shuffled k-RR query, validated once and derived once (bottom layer of ``accounting``).
+"""The parameters of the shuffled query, validated once (second layer of ``accounting``, above ``randomizers``).
 
-* :class:`ShuffleSetting`: n users, local epsilon_0, domain size k, and the dataset (``n_x0``).
-* :class:`KrrParams`: every quantity of k-RR that a view uses, in logs, computed once without
-  cancellation and named the same in every module (docs/adding-an-accountant.md lists them).
+* :class:`ShuffleSetting`: n users, the local randomizer they all apply (k-RR by default: epsilon_0 and the
+  domain size k), and the dataset (``n_x0``).
 * :class:`BoundKind`: what an accountant's delta is relative to the tight delta it targets.
-* :class:`LaplaceBlanket`: the blanket quantities of the eps0-LDP Laplace randomizer on [0, 1] (Balle et
-  al. 2019, Lemmas 5.1 (2) and 5.8), the one non-k-RR randomizer of their Figure 3.
-
-k-RR with local epsilon_0 over k values reports its true value with probability
-p = e^eps0 / (e^eps0 + k - 1) and each other value with probability q = 1 / (e^eps0 + k - 1). As a
-mixture (Balle et al. 2019, Sec. 4), it reports a uniform value (the *blanket*) with probability
-gamma = k q and its true value otherwise; beta = e^eps0 - 1 = (p - q) / q.
+* Re-exported from :mod:`shuffledp.accounting.randomizers`, where they live: :class:`KrrParams` (every
+  quantity of k-RR that a view uses, in logs, computed once without cancellation and named the same in
+  every module; docs/adding-an-accountant.md lists them) and :class:`LaplaceBlanket` (the blanket
+  quantities of Balle et al.'s eps0-LDP Laplace randomizer on [0, 1], Lemmas 5.1 (2) and 5.8).
 """
 
 from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import numpy as np
-
-from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp._validation import check_integer, check_real
+from shuffledp.accounting.randomizers import KRR, MAX_K, KrrParams, LaplaceBlanket, Randomizer
 
 __all__ = ["BoundKind", "ShuffleSetting", "KrrParams", "MAX_N_USERS", "MAX_K", "MAX_EPSILON_LOCAL",
            "check_epsilon_local_finite", "users_per_round", "LaplaceBlanket"]
 
 #: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
 MAX_N_USERS = 10**15
-#: largest domain size accepted (k - 1 and k - 2 stay exact floats)
-MAX_K = 10**15
-
 #: e^(eps + eps0) with eps < eps0 must stay finite in double precision (the view is formed from it)
 MAX_EPSILON_LOCAL = 350.0
 
@@ -76,159 +67,53 @@ class BoundKind(enum.Enum):
 
 @dataclass(frozen=True)
 class ShuffleSetting:
-    """Validated parameters of the shuffled k-RR histogram query."""
+    """Validated parameters of the shuffled query: ``n_users`` users each apply ``randomizer`` once.
 
-    epsilon_local: float
+    ``ShuffleSetting(epsilon_local=..., n_users=..., k=..., n_x0=...)`` is k-RR(epsilon_local, k);
+    :meth:`of` builds the setting of any randomizer (``epsilon_local`` and ``k`` are then read from it:
+    ``k`` is None for a randomizer without a domain size, e.g. Laplace on [0, 1]).
+    """
+
+    epsilon_local: float | None
     n_users: int
-    k: int
+    k: int | None
     n_x0: int | None = None
+    randomizer: Randomizer | None = None
 
     def __post_init__(self):
-        object.__setattr__(
-            self,
-            "epsilon_local",
-            check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
-        )
-        object.__setattr__(self, "n_users", check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS))
-        object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
+        if self.randomizer is None:  # k-RR from the loose parameters (validated in this order, as always)
+            e0 = check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True)
+            n_users = check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS)
+            randomizer = KRR(epsilon_local=e0, k=self.k)  # validates k in [2, MAX_K]
+        else:
+            randomizer = self.randomizer
+            if not isinstance(randomizer, Randomizer):
+                raise ValueError(
+                    f"`randomizer` must be a Randomizer (shuffledp.accounting.randomizers); got {randomizer!r}.")
+            for name in ("epsilon_local", "k"):
+                given, own = getattr(self, name), getattr(randomizer, name)
+                if given is not None and given != own:
+                    raise ValueError(f"`{name}` must be the randomizer's ({own!r}) or omitted; got {given!r}.")
+            check_real(randomizer.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True)
+            n_users = check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS)
+        object.__setattr__(self, "randomizer", randomizer)
+        object.__setattr__(self, "epsilon_local", randomizer.epsilon_local)
+        object.__setattr__(self, "n_users", n_users)
+        object.__setattr__(self, "k", randomizer.k)
         if self.n_x0 is not None:
             object.__setattr__(
                 self, "n_x0", check_integer(self.n_x0, "n_x0", low=0, high=self.n_users - 1)
             )
 
-    @property
-    def krr(self) -> "KrrParams":
-        return KrrParams.of(self.epsilon_local, self.k)
-
-
-def _log_beta(e0: float) -> float:
-    """log(e^eps0 - 1): log(expm1) where expm1 is finite (2 ulp), the overflow-free form beyond."""
-    return float(np.log(np.expm1(e0))) if e0 <= 700.0 else float(log_expm1(e0))
-
-
-@dataclass(frozen=True)
-class KrrParams:
-    """Every derived quantity of k-RR(eps0, k), in logs (see the module docstring for p, q, gamma, beta).
-
-    ``log_den`` = log(e^eps0 + k - 1); ``log_p``, ``log_q``, ``log_1mp``, ``log_1mq``; ``log_gamma``, ``log_1mgamma``;
-    ``log_beta``; ``log_2q`` and ``log_1m2q`` (a blanket report lands on x0 or x1: 2q, and its
-    complement (e^eps0 + k - 3) / (e^eps0 + k - 1)); ``log_rest`` = log(1 - p - q) = log((k - 2) q);
-    ``log_rho``, ``log_1mrho``: rho = (k - 2) / (e^eps0 + k - 3), the chance that a blanket report not
-    on {x0, x1} is not the user's own value either (k = 2: rho = 0); ``log_alpha``, ``log_1malpha``:
-    alpha = e^eps0 / (e^eps0 + 1), the binary randomized response of the clones pair.
-    """
-
-    epsilon_local: float
-    k: int
-    log_den: float = field(init=False)
-    log_beta: float = field(init=False)
-    log_p: float = field(init=False)
-    log_q: float = field(init=False)
-    log_1mp: float = field(init=False)
-    log_1mq: float = field(init=False)
-    log_gamma: float = field(init=False)
-    log_1mgamma: float = field(init=False)
-    log_2q: float = field(init=False)
-    log_1m2q: float = field(init=False)
-    log_rest: float = field(init=False)
-    log_rho: float = field(init=False)
-    log_1mrho: float = field(init=False)
-    log_alpha: float = field(init=False)
-    log_1malpha: float = field(init=False)
-
-    def __post_init__(self):
-        e0, k = float(self.epsilon_local), int(self.k)
-        log_den = float(np.logaddexp(e0, math.log(k - 1.0)))
-        log_beta = _log_beta(e0)
-        # e^eps0 + k - 3, without cancellation
-        log_den3 = log_beta if k == 2 else e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))
-        values = {
-            "log_den": log_den,
-            "log_beta": log_beta,
-            "log_p": e0 - log_den,
-            "log_q": -log_den,
-            "log_1mp": math.log(k - 1.0) - log_den,
-            "log_1mq": (float(np.logaddexp(e0, math.log(k - 2.0))) if k > 2 else e0) - log_den,
-            "log_gamma": math.log(k) - log_den,
-            "log_1mgamma": log_beta - log_den,
-            "log_2q": math.log(2.0) - log_den,
-            "log_1m2q": log_den3 - log_den,
-            "log_rest": math.log(k - 2.0) - log_den if k > 2 else -np.inf,
-            "log_rho": math.log(k - 2.0) - log_den3 if k > 2 else -np.inf,
-            "log_1mrho": log_beta - log_den3 if k > 2 else 0.0,
-            "log_alpha": -float(np.logaddexp(0.0, -e0)),
-            "log_1malpha": -float(np.logaddexp(0.0, e0)),
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
     @classmethod
-    def of(cls, epsilon_local: float, k: int) -> "KrrParams":
-        """The (cached) parameters of k-RR(epsilon_local, k)."""
-        return _cached(float(epsilon_local), int(k))
+    def of(cls, randomizer: Randomizer, *, n_users: int, n_x0: int | None = None) -> "ShuffleSetting":
+        """The setting where ``n_users`` users each apply ``randomizer``."""
+        return cls(epsilon_local=None, n_users=n_users, k=None, n_x0=n_x0, randomizer=randomizer)
 
     @property
-    def rho(self) -> float:
-        return math.exp(self.log_rho)
-
-
-def _cached(epsilon_local: float, k: int, _cache: dict = {}) -> KrrParams:  # noqa: B006 - a deliberate cache
-    key = (epsilon_local, k)
-    if key not in _cache:
-        if len(_cache) > 4096:
-            _cache.clear()
-        _cache[key] = KrrParams(epsilon_local, k)
-    return _cache[key]
-
-
-@dataclass(frozen=True)
-class LaplaceBlanket:
-    """The eps0-LDP Laplace randomizer on [0, 1], R(x) = x + Lap(1 / eps0), as a blanket mixture, in logs.
-
-    Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemma 5.1 (2) and its proof (appendix): the total
-    variation similarity is ``gamma = e^(-eps0 / 2)`` and the blanket is Lap(1/2, 1/eps0) (inf over x of
-    the densities is (eps0 / 2) e^(-eps0 / 2) e^(-eps0 |y - 1/2|)). With h = eps0 / 2 and
-    r_x(y) = p_x(y) / blanket(y) = e^(eps0 (|y - 1/2| - |y - x|)) in [e^-h, e^h], the privacy amplification
-    variable L = r_x(W) - e^eps r_x'(W), W ~ blanket, satisfies for every x, x' in [0, 1] (Lemma 5.8):
-
-    * ``max L <= e^h (1 - e^(eps - eps0))`` and ``min L >= e^-h - e^(eps + h)`` (both attained at
-      {x, x'} = {0, 1}), hence the range ``(e^eps + 1)(e^h - e^-h)``;
-    * ``E L^2 <= (e^(2 eps) + 1) / 3 (2 e^h + e^-eps0) - 2 e^eps (2 e^-h - e^-eps0)`` (equality at
-      {x, x'} = {0, 1}: E r_0^2 = (2 e^h + e^-eps0) / 3 and E r_0 r_1 = 2 e^-h - e^-eps0), evaluated
-      here without cancellation as ``(e^eps - 1)^2 A + (4/3) e^(eps + h) (1 - e^-h)^2 (1 + 2 e^-h)``
-      with A = E r_0^2 (the identity E r_0^2 - E r_0 r_1 = (2/3) e^h (1 - e^-h)^2 (1 + 2 e^-h)).
-
-    These equal the authors' ``LaplaceMechanism`` (github.com/BorjaBalle/amplification-by-shuffling,
-    shuffleddp/mechanisms.py) and numerical integration (tests/accounting/test_laplace_blanket.py).
-    Methods take eps (array) with 0 <= eps < eps0 for ``log_max`` (the maximum is <= 0 beyond).
-    """
-
-    epsilon_local: float
-
-    @property
-    def log_gamma(self) -> float:
-        return -0.5 * float(self.epsilon_local)
-
-    def log_max(self, eps):
-        """log of the maximum of L (eps < eps0)."""
-        return 0.5 * self.epsilon_local + log1mexp(np.asarray(eps, dtype=float) - self.epsilon_local)
-
-    def log_range(self, eps):
-        """log of max L - min L = (e^eps + 1)(e^h - e^-h)."""
-        h = 0.5 * self.epsilon_local
-        return np.logaddexp(np.asarray(eps, dtype=float), 0.0) + h + log1mexp(-2.0 * h)
-
-    def log_second_moment(self, eps):
-        """log of the largest E L^2 over x, x' (see the class docstring)."""
-        eps = np.asarray(eps, dtype=float)
-        return 2.0 * eps + 0.5 * self.epsilon_local + self.log_second_moment_scaled(eps)
-
-    def log_second_moment_scaled(self, eps):
-        """log(E L^2 / e^(2 eps + eps0 / 2)): finite even where e^eps0 overflows a double."""
-        eps = np.asarray(eps, dtype=float)
-        h = 0.5 * self.epsilon_local
-        log_a_scaled = math.log(2.0 + math.exp(-3.0 * h)) - math.log(3.0)  # log(E r_0^2) - h
-        with np.errstate(divide="ignore"):
-            first = 2.0 * log1mexp(-eps) + log_a_scaled  # (1 - e^-eps)^2 E r_0^2 / e^h
-        second = math.log(4.0 / 3.0) - eps + 2.0 * float(log1mexp(-h)) + math.log1p(2.0 * math.exp(-h))
-        return np.logaddexp(first, second)
+    def krr(self) -> KrrParams:
+        """Every k-RR quantity in logs (:class:`KrrParams`); only for a k-RR randomizer."""
+        if not isinstance(self.randomizer, KRR):
+            raise ValueError(
+                f"`randomizer` must be k-RR for the k-RR parameters (setting.krr); got {self.randomizer!r}.")
+        return self.randomizer.params

@@ -5,10 +5,13 @@ Setting (paper notation): ``n_users`` users each apply k-RR with local parameter
 ``n_x0`` of the *other* n - 1 users hold x0. Accountants that do not depend on the dataset ignore
 ``n_x0`` (their :attr:`Accountant.scope` says so).
 
-Accepted parameters (every accountant): ``epsilon_local`` finite in (0, inf) -- infinity is refused
-(k-RR is then deterministic and no finite computation applies); ``n_users`` an integer in
-[1, :data:`MAX_N_USERS`] = [1, 10^15] (every such integer, and n - 1, is exact in floating point);
-``k`` an integer in [2, :data:`MAX_K`] = [2, 10^15] (same reason: k - 1 and k - 2 must be exact).
+Accepted parameters (every accountant): ``randomizer`` (optional: a
+:class:`~shuffledp.accounting.randomizers.Randomizer` of a class in :attr:`Accountant.randomizers`, from
+which ``epsilon_local`` and ``k`` are then read; refused in one line otherwise), or ``epsilon_local``
+finite in (0, inf) -- infinity is refused (k-RR is then deterministic and no finite computation
+applies); ``n_users`` an integer in [1, :data:`MAX_N_USERS`] = [1, 10^15] (every such integer, and
+n - 1, is exact in floating point); ``k`` an integer in [2, :data:`MAX_K`] = [2, 10^15] (same reason:
+k - 1 and k - 2 must be exact; not required by an accountant whose randomizer has no domain size).
 Families whose work grows with n refuse larger n with a message naming their own limit. Epsilons
 may be any value in [0, inf], infinity included (delta at epsilon = inf is the limit as epsilon
 grows).
@@ -29,6 +32,7 @@ import numpy as np
 from shuffledp._validation import check_probability, check_real_array
 from shuffledp.accounting.numerics.search import bisect, geometric_or_halfway, grow_bracket
 from shuffledp.accounting.params import MAX_K, MAX_N_USERS, BoundKind, ShuffleSetting
+from shuffledp.accounting.randomizers import KRR, Randomizer, check_accepted
 
 __all__ = ["BoundKind", "ShuffleSetting", "Accountant", "MAX_N_USERS", "MAX_K"]
 
@@ -61,9 +65,19 @@ class Accountant(abc.ABC):
     #: valid, but :meth:`epsilon_for_delta` then returns an epsilon that meets the target, not
     #: necessarily the smallest)
     monotone_in_epsilon: ClassVar[bool] = True
+    #: the randomizer classes whose setting the accountant's delta is about (``isinstance``; ``(Randomizer,)``:
+    #: every eps0-LDP randomizer). Built from loose parameters, an accountant that accepts k-RR uses
+    #: k-RR(epsilon_local, k); otherwise its first class's ``from_parameters``.
+    randomizers: ClassVar[tuple[type[Randomizer], ...]] = (KRR,)
 
-    def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None):
-        self.setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
+    def __init__(self, *, epsilon_local: float | None = None, n_users: int, k: int | None = None,
+                 n_x0: int | None = None, randomizer: Randomizer | None = None):
+        if randomizer is None and not issubclass(KRR, self.randomizers[0]):
+            randomizer = self.randomizers[0].from_parameters(epsilon_local=epsilon_local, k=k)
+            epsilon_local = k = None  # read from the randomizer (k is ignored by one without a domain size)
+        self.setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0,
+                                      randomizer=randomizer)  # None: k-RR(epsilon_local, k)
+        check_accepted(f"accountant {self.name!r}", self.randomizers, self.setting.randomizer)
         if self.needs_n_x0 and self.setting.n_x0 is None:
             raise ValueError(
                 f"`n_x0` is required by accountant {self.name!r} and must be an integer in "

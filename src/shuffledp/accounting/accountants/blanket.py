@@ -41,9 +41,10 @@ of eps0-LDP reports), delta = 0 is also valid for eps >= eps0, and the Section 5
 
 * ``balle-hoeffding-laplace`` / ``balle-bennett-laplace`` -- the same two bounds for the eps0-LDP
   Laplace randomizer on [0, 1] (Lemmas 5.1 (2) and 5.8: gamma = e^(-eps0/2), b, b+ and sigma2 from
-  :class:`~shuffledp.accounting.params.LaplaceBlanket`). Their scope is the shuffled *Laplace*
-  randomizer, not k-RR: ``k`` is accepted and ignored. They draw the Laplace curves of Balle et al.'s
-  Figure 3 (panels ii and iii).
+  :class:`~shuffledp.accounting.randomizers.LaplaceBlanket`). Their scope is the shuffled *Laplace*
+  randomizer, not k-RR (``randomizers = (LaplaceRandomizer,)``): built from loose parameters they use
+  ``LaplaceRandomizer(epsilon_local)``, and ``k`` is not required (accepted and ignored). They draw the
+  Laplace curves of Balle et al.'s Figure 3 (panels ii and iii).
 
 All formulas are evaluated in log space. Closed forms answer delta(eps) directly; epsilon for a target
 delta comes from :meth:`Accountant.epsilon_for_delta` (bisection, rounding upwards so the returned
@@ -56,7 +57,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.params import KrrParams, LaplaceBlanket
+from shuffledp.accounting.randomizers import Blanket, GenericBlanket, LaplaceRandomizer, Randomizer
 from shuffledp.accounting.views.strong import view as strong
 from shuffledp.accounting.views.split_pair import check_size
 
@@ -120,7 +121,7 @@ class BalleBlanket(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         s = self.setting
-        log_gamma = KrrParams.of(s.epsilon_local, s.k).log_gamma
+        log_gamma = s.krr.log_gamma
         gamma = np.exp(log_gamma)
         effective = np.minimum(epsilons, 1.0)  # (1, delta)-DP implies (eps, delta)-DP for eps > 1
         valid = (s.n_users >= 2) & (gamma * (s.n_users - 1) * effective >= 27.0 * s.k)
@@ -140,18 +141,16 @@ class _BalleSection5(Accountant):
     """
 
     kind = BoundKind.UPPER
-    generic: bool
-    laplace: bool = False  # the Laplace randomizer on [0, 1] (Lemma 5.8) instead of k-RR / generic
+
+    def _blanket(self) -> Blanket:
+        """The blanket decomposition the bound uses: the randomizer's own (k-RR: Lemma 5.7; Laplace: Lemmas
+        5.1 (2), 5.8); the generic accountants use the one every eps0-LDP randomizer has (Lemmas 5.2, 5.4)."""
+        return self.setting.randomizer.blanket
 
     def _gamma(self) -> tuple[float, float]:
         """(log gamma, log(1 - gamma)) used by the bound."""
-        s = self.setting
-        if self.laplace:  # Lemma 5.1 (2): gamma = e^(-eps0 / 2)
-            return -0.5 * s.epsilon_local, float(log1mexp(-0.5 * s.epsilon_local))
-        if self.generic:  # Lemma 5.2: gamma >= e^-eps0 for every eps0-LDP randomizer
-            return -s.epsilon_local, float(log1mexp(-s.epsilon_local))
-        logs = KrrParams.of(s.epsilon_local, s.k)
-        return logs.log_gamma, logs.log_1mgamma
+        blanket = self._blanket()
+        return blanket.log_gamma, blanket.log_1mgamma
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
@@ -184,16 +183,8 @@ class _BalleHoeffding(_BalleSection5):
     monotone_in_epsilon = False  # rises again below eps0 (see _BalleSection5)
 
     def _log_range(self, eps):
-        """log b, b the range of the privacy amplification variable."""
-        s = self.setting
-        e0 = s.epsilon_local
-        if self.laplace:  # (e^eps + 1)(e^(eps0/2) - e^(-eps0/2)), Lemma 5.8 (1)
-            return LaplaceBlanket(e0).log_range(eps)
-        if self.generic:  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2); log(2 sinh x) = x + log(1 - e^-2x)
-            with np.errstate(over="ignore"):  # inf for eps + eps0 > 1.8e308: the bound is then trivially 1
-                return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
-        logs = KrrParams.of(e0, s.k)  # (1 - gamma) k (e^eps + 1), Lemma 5.7 (1)
-        return logs.log_1mgamma + np.log(s.k) + np.logaddexp(eps, 0.0)
+        """log b, b the range of the privacy amplification variable (the blanket's)."""
+        return self._blanket().log_range(eps)
 
     def _log_bound(self, eps):
         n = float(self.setting.n_users)
@@ -211,45 +202,13 @@ class _BalleHoeffding(_BalleSection5):
 
 class _BalleBennett(_BalleSection5):
     def _scaled_logs(self, eps):
-        """(log beta, log(sigma2 / b+^2), log(b+ / gamma)) for 0 < eps < eps0, without overflow.
+        """(log beta, log(sigma2 / b+^2), log(b+ / gamma)) for 0 < eps < eps0, without overflow (the blanket's).
 
         b+ and sigma2 are the maximum and second moment of the privacy amplification variable (module
         docstring). Their logs can exceed the largest double (eps0 + 2 eps for eps0 ~ 1e308), so only
         the combinations the bound needs are formed, each as a sum of terms that stay finite.
         """
-        s = self.setting
-        e0 = s.epsilon_local
-        log_1m_a = log1mexp(-eps)  # log a - eps, a = e^eps - 1
-        log_1p_m2 = np.log1p(np.exp(-2.0 * eps))  # log(1 + e^-2eps)
-        if self.laplace:  # Lemma 5.8: b+ and sigma2 of the Laplace randomizer, gamma = e^(-eps0 / 2)
-            # b+ = e^(eps0/2) e^rel_max, sigma2 = e^(2 eps + eps0/2) e^rel_moment: only differences formed
-            rel_max = log1mexp(eps - e0)
-            rel_moment = LaplaceBlanket(e0).log_second_moment_scaled(eps)
-            log_beta = -eps + log_1m_a + rel_max - rel_moment
-            log_ratio = eps + (eps - 0.5 * e0) + rel_moment - 2.0 * rel_max
-            return log_beta, log_ratio, e0 + rel_max
-        if self.generic:  # Lemma 5.4 (2), (3) with gamma_ub = 1, gamma_lb = e^-eps0
-            # b+ = e^eps0 (1 - e^(eps - 2 eps0)); sigma2 = e^(eps0 + 2 eps) (1 + e^-2eps) (1 - 2 e^(-eps - 4 eps0) / (1 + e^-2eps))
-            rel_max = log1mexp(eps - 2.0 * e0)
-            rel_moment = log_1p_m2 + log1mexp(np.log(2.0) - eps - 4.0 * e0 - log_1p_m2)
-            log_beta = -eps + log_1m_a + rel_max - rel_moment
-            log_ratio = (eps - e0) + eps + rel_moment - 2.0 * rel_max
-            log_max_over_gamma = e0 + rel_max + e0  # may be inf (then the bound is trivially 1)
-            return log_beta, log_ratio, log_max_over_gamma
-        logs = KrrParams.of(e0, s.k)
-        # b+ = (1 - gamma) k - gamma (e^eps - 1) = gamma (e^eps0 - e^eps) > 0 for eps < eps0
-        rel_max = log1mexp(eps - e0)  # log b+ = log gamma + eps0 + rel_max
-        # sigma2 = gamma (2 - gamma)(e^eps - 1)^2 + (1 - gamma)^2 k (e^(2 eps) + 1) = e^(2 eps) W
-        log_2mgamma = float(np.log1p(np.exp(logs.log_1mgamma)))  # log(2 - gamma)
-        log_w = np.logaddexp(
-            logs.log_gamma + log_2mgamma + 2.0 * log_1m_a,
-            2.0 * logs.log_1mgamma + np.log(s.k) + log_1p_m2,
-        )
-        log_gamma_e0 = np.log(s.k) - np.logaddexp(0.0, np.log(s.k - 1.0) - e0)  # log gamma + eps0, no overflow
-        log_beta = (log_gamma_e0 - eps) + rel_max + log_1m_a - log_w
-        log_ratio = log_w - 2.0 * (log_gamma_e0 - eps) - 2.0 * rel_max
-        log_max_over_gamma = e0 + rel_max
-        return log_beta, log_ratio, log_max_over_gamma
+        return self._blanket().bennett_logs(eps)
 
     def _log_bound(self, eps):
         n = float(self.setting.n_users)
@@ -273,13 +232,21 @@ class _BalleBennett(_BalleSection5):
         return np.where(eps > 0, value, 0.0)
 
 
-class BalleHoeffdingGeneric(_BalleHoeffding):
+class _AnyRandomizer:
+    """Mixin of the generic bounds: every eps0-LDP randomizer, through the blanket all of them have."""
+
+    randomizers = (Randomizer,)
+
+    def _blanket(self) -> Blanket:
+        return GenericBlanket(self.setting.epsilon_local)
+
+
+class BalleHoeffdingGeneric(_AnyRandomizer, _BalleHoeffding):
     """Balle et al. (2019) Thm 5.3 (Hoeffding, generic eps0-LDP randomizer)."""
 
     name = "balle-hoeffding-generic"
     label = "Balle et al. Hoeffding, generic (upper bound)"
     colour = "#228833"
-    generic = True
     scope = _ALL_DATASETS + " (any eps0-LDP randomizer; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Thm 5.3 with Lemmas 5.2-5.5"
 
@@ -290,18 +257,16 @@ class BalleHoeffdingKRR(_BalleHoeffding):
     name = "balle-hoeffding-krr"
     label = "Balle et al. Hoeffding, k-RR (upper bound)"
     colour = "#BBCC33"
-    generic = False
     scope = _ALL_DATASETS + " (k-RR; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.5, 5.7 (Section 5.3)"
 
 
-class BalleBennettGeneric(_BalleBennett):
+class BalleBennettGeneric(_AnyRandomizer, _BalleBennett):
     """Balle et al. (2019) Bennett bound (Lemma 5.6), generic eps0-LDP randomizer."""
 
     name = "balle-bennett-generic"
     label = "Balle et al. Bennett, generic (upper bound)"
     colour = "#666633"
-    generic = True
     scope = _ALL_DATASETS + " (any eps0-LDP randomizer; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.4, 5.6 (Section 5.3)"
 
@@ -312,7 +277,6 @@ class BalleBennettKRR(_BalleBennett):
     name = "balle-bennett-krr"
     label = "Balle et al. Bennett, k-RR (upper bound)"
     colour = "#EE6677"
-    generic = False
     monotone_in_epsilon = False  # rises again below eps0 (see _BalleSection5)
     scope = _ALL_DATASETS + " (k-RR; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.6, 5.7 (Section 5.3)"
@@ -324,8 +288,7 @@ class BalleHoeffdingLaplace(_BalleHoeffding):
     name = "balle-hoeffding-laplace"
     label = "Balle et al. Hoeffding, Laplace (upper bound)"
     colour = "#994455"
-    generic = False
-    laplace = True
+    randomizers = (LaplaceRandomizer,)
     scope = _LAPLACE_SCOPE
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.1 (2), 5.3, 5.5, 5.8 (Section 5.3)"
 
@@ -336,7 +299,6 @@ class BalleBennettLaplace(_BalleBennett):
     name = "balle-bennett-laplace"
     label = "Balle et al. Bennett, Laplace (upper bound)"
     colour = "#7F3B08"
-    generic = False
-    laplace = True
+    randomizers = (LaplaceRandomizer,)
     scope = _LAPLACE_SCOPE
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.1 (2), 5.3, 5.6, 5.8 (Section 5.3)"

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.randomizers import KRR, Randomizer
 from shuffledp.accounting.views.clones import pair as clones_view
 from shuffledp.accounting.views.clones import stronger_2023 as clones_2023
 from shuffledp.accounting.views.split_pair import check_size
@@ -56,6 +57,7 @@ class FeldmanClosed(Accountant):
     kind = BoundKind.UPPER
     scope = _ALL_DATASETS + " (within Thm 3.1's condition; delta = 1 outside)"
     reference = "Feldman, McMillan, Talwar (FOCS 2021, arXiv:2012.12803), Theorem 3.1"
+    randomizers = (Randomizer,)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
@@ -90,14 +92,15 @@ class FeldmanNumerical(Accountant):
         "Feldman, McMillan, Talwar (FOCS 2021, arXiv:2012.12803), Theorem 3.2 (clones pair), "
         "evaluated exactly"
     )
-    _generic = True
+    randomizers = (Randomizer,)
 
     def __init__(self, **parameters):
         super().__init__(**parameters)
         check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
     def _k(self) -> int | None:
-        return None if self._generic else self.setting.k
+        """The pair's k: None for the generic pair (clones-krr, the k-RR pair, returns k)."""
+        return None
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         s = self.setting
@@ -129,7 +132,10 @@ class ClonesKRR(FeldmanNumerical):
         "our derivation: clones reduction of Feldman, McMillan, Talwar (2021, Sec. 3) specialised to k-RR "
         "by joint convexity (docs/reproduction-notes.md); not their 2023 pair (clones-krr-2023)"
     )
-    _generic = False
+    randomizers = (KRR,)
+
+    def _k(self) -> int | None:
+        return self.setting.k
 
 
 class ClonesKRR2023(Accountant):

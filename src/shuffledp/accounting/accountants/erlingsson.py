@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.randomizers import Randomizer
 
 __all__ = ["Erlingsson", "MAX_EPSILON_LOCAL", "MIN_USERS", "MAX_DELTA"]
 
@@ -41,6 +42,7 @@ class Erlingsson(Accountant):
         "delta <= 1/100; delta = 1 outside)"
     )
     reference = "Erlingsson et al. (SODA 2019, arXiv:1811.12469), amplification-by-shuffling theorem"
+    randomizers = (Randomizer,)  # the theorem holds for every eps0-LDP randomizer
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)

@@ -28,6 +28,7 @@ import numpy as np
 
 from shuffledp._numerics import log_expm1
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.randomizers import Randomizer
 
 __all__ = ["RateErlingsson", "RateBalle", "RateFeldman", "TABLE2_EPSILON_LOCAL"]
 
@@ -42,6 +43,7 @@ _SCOPE = "not a bound: an asymptotic rate with constant 1, as computed in the pa
 class _Rate(Accountant):
     kind = BoundKind.RATE
     scope = _SCOPE
+    randomizers = (Randomizer,)  # readings of theorems stated for every eps0-LDP randomizer (eps0 and n only)
 
     def _log_rate_coefficient(self) -> float:  # pragma: no cover - abstract
         """log c such that the rate is exp(-c n eps^2)."""

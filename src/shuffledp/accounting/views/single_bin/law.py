@@ -52,14 +52,13 @@ class SingleBinLaw:
         self.n = n_users
         self.epsilon_local, self.k = epsilon_local, k
         # largest reverse loss, -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)); exactly eps0 for k = 2
-        self.max_reverse_loss = epsilon_local if k == 2 else float(np.logaddexp(epsilon_local, math.log(k - 2))) - math.log(k - 1)
+        krr = KrrParams.of(epsilon_local, k)
+        self.max_reverse_loss = krr.log_inverse_kappa2
         self.a = n_x0
         self.big_n = n_users - n_x0  # N: users off x0 under D(x1), u included
-        krr = KrrParams.of(epsilon_local, k)
-        log_denominator = krr.log_den
         self.log_p, self.log_q, self.log_1mp, self.log_1mq = krr.log_p, krr.log_q, krr.log_1mp, krr.log_1mq
         # kappa_2 = (k-1)/(e^eps0 + k - 2); e^eps0 - kappa_2 > 0
-        self.log_kappa2 = math.log(k - 1) - (self.log_1mq + log_denominator)
+        self.log_kappa2 = krr.log_kappa2
         with np.errstate(over="ignore"):  # log kappa_2 - eps0 = -inf for eps0 > 9e307: the gap is e^eps0
             self.log_gap = float(epsilon_local + log1mexp(self.log_kappa2 - epsilon_local))
         # kappa_1 = p (1 - q) / ((1 - p) q) > 1: odds ratio of reporting x0 for a user on x0 vs off x0

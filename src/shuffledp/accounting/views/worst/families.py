@@ -289,11 +289,10 @@ class WorstFamilies:
         s_set = self.setting
         n, e0, k = s_set.n_users, s_set.epsilon_local, s_set.k
         krr = self._logs
-        log_ppq = float(np.logaddexp(e0, 0.0)) - krr.log_den  # p + q
+        log_ppq = krr.log_ppq  # p + q
         log_rest = krr.log_rest  # 1 - p - q
-        # pi0 = e^eps0 / (e^eps0 + 1) (KrrParams.log_alpha), in the form it had when the CLI grid of
-        # tests/golden was recorded (its last bit differs from log_alpha's at some eps0)
-        log_pi0, log_1mpi0 = e0 - float(np.logaddexp(e0, 0.0)), -float(np.logaddexp(e0, 0.0))
+        # pi0 = e^eps0 / (e^eps0 + 1), in the form it had when the CLI grid of tests/golden was recorded
+        log_pi0, log_1mpi0 = krr.log_alpha_quotient, krr.log_1malpha
         denominator = -math.expm1(-2.0 * e0)  # 1 - e^(-2 eps0)
         log_scale = e0 + float(log1mexp(-2.0 * e0)) - math.log(n)  # log((e^eps0 - e^-eps0) / n)
 
@@ -381,7 +380,6 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[B
     n = float(n_users)
     e0 = float(epsilon_local)
     krr = KrrParams.of(e0, k)
-    log_den = krr.log_den
     views = []
     if k >= 3:  # "none": S ~ Bin(n, 2q), A | S ~ Bin(S, 1/2)
         rho = krr.rho
@@ -397,9 +395,9 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[B
         bins.add(bin_index(loss, interval, pessimistic), np.exp(log_t[keep]) * num[keep], np.exp(log_t[keep]) * den[keep])
         views.append(bins.view(interval, pessimistic, 0.0, 0.0, 0.0, True, "none"))
     # "all on x0": (h_x0, h_x1) ~ Mult_n with (e^eps0 q, q); S ~ Bin(n, (e^eps0 + 1) q), A | S ~ Bin(S, pi0)
-    log_ppq = float(np.logaddexp(e0, 0.0)) - log_den
+    log_ppq = krr.log_ppq
     log_rest = krr.log_rest
-    log_pi0, log_1mpi0 = e0 - float(np.logaddexp(e0, 0.0)), -float(np.logaddexp(e0, 0.0))
+    log_pi0, log_1mpi0 = krr.log_alpha_quotient, krr.log_1malpha
     pi0 = math.exp(log_pi0)
     if k > 2:
         s_lo, s_hi = (float(v) for v in sd_window(n, math.exp(log_ppq), K))

@@ -311,8 +311,8 @@ class _BlockBounds:
         krr = KrrParams.of(epsilon_local, 2)
         self.eps, self.n, self.cache = eps, n, cache
         self.log_p, self.log_q = krr.log_p, krr.log_q
-        self.log_gamma = math.log(2.0) + self.log_q  # a user's report is uniform on {x0, x1} w.p. 2q
-        self.log_1mgamma = self.log_q + float(log_expm1(epsilon_local))  # p - q
+        self.log_gamma = krr.log_2q  # a user's report is uniform on {x0, x1} w.p. 2q
+        self.log_1mgamma = krr.log_p_minus_q  # p - q
         self.blanket_sds, self.key_sds = _BLANKET_SDS, _KEY_SDS
         self.evaluations = 0
 

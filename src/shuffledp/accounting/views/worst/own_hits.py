@@ -70,6 +70,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from shuffledp.accounting.params import KrrParams
+
 __all__ = ["THETAS", "MAX_USERS_OWN_HITS", "OwnHitsSearch", "OwnHitsWorst"]
 
 #: blanket weights tried (each a valid view; the bound takes the smallest per s)
@@ -282,8 +284,7 @@ class OwnHitsSearch:
             raise ValueError(f"`k` must be >= 4 for the own-hits view, got {k}")
         if not 2 <= n <= MAX_USERS_OWN_HITS:
             raise ValueError(f"`n` must be in [2, {MAX_USERS_OWN_HITS}] for the own-hits view, got {n}")
-        e = math.exp(epsilon_local)
-        self._par = _Params(e / (e + k - 1), 1.0 / (e + k - 1), k, n)
+        self._par = _Params(*KrrParams.of(epsilon_local, k).quotient_probabilities, k, n)
         self._c = 16.0 * (n + 4)
         self._starts = _triangle(n + 1)[1]
         self._groups = _group_laws(self._par)

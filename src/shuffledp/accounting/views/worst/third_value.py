@@ -71,8 +71,7 @@ class OneValueView:
         self._s = LogPmfRange(self.n, krr.log_2q, krr.log_1m2q)  # s = h0 + h1 ~ Bin(n, 2q)
         self._q2 = math.exp(krr.log_2q)
         # h2 | s ~ Bin(n - s, pi2), pi2 = p / (1 - 2q) = e^eps0 / (e^eps0 + k - 3)
-        self._log_pi2 = self.e0 - (krr.log_1m2q + krr.log_den)
-        self._log_1mpi2 = (math.log(k - 3.0) - (krr.log_1m2q + krr.log_den)) if k > 3 else -np.inf
+        self._log_pi2, self._log_1mpi2 = krr.third_value_logs
         self._pi2 = math.exp(self._log_pi2)
 
     def _terms(self, eps: float, s: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -1,0 +1,18 @@
+"""Local randomizers, objects in the setting (bottom layer of ``accounting``): :class:`Randomizer` (the
+interface; ``(Randomizer,)`` accepts every eps0-LDP randomizer), :class:`KRR` (k-RR, every quantity derived
+once in :class:`KrrParams`), :class:`BinaryRR` (k-RR at k = 2), :class:`LaplaceRandomizer` (Balle et al.'s
+Laplace on [0, 1]). Adding one is a module: docs/adding-an-accountant.md, "Adding a randomizer"."""
+
+from shuffledp.accounting.randomizers.base import (
+    Blanket,
+    GenericBlanket,
+    Randomizer,
+    accepted_names,
+    amplification_logs,
+    check_accepted,
+)
+from shuffledp.accounting.randomizers.krr import KRR, MAX_K, BinaryRR, KrrBlanket, KrrParams
+from shuffledp.accounting.randomizers.laplace import LaplaceBlanket, LaplaceRandomizer
+
+__all__ = ["Randomizer", "Blanket", "GenericBlanket", "check_accepted", "accepted_names", "amplification_logs",
+           "KRR", "BinaryRR", "KrrParams", "KrrBlanket", "MAX_K", "LaplaceRandomizer", "LaplaceBlanket"]

@@ -1,0 +1,131 @@
+"""What every local randomizer is to the accounting layers, and the blanket bound that holds for all of them.
+
+A :class:`Randomizer` is an eps0-LDP local randomizer, an object in the setting
+(:class:`~shuffledp.accounting.params.ShuffleSetting` carries one). It carries what views and accountants
+need, each quantity derived once, inside it:
+
+* ``epsilon_local`` (eps0) and ``k`` (the domain size of a categorical randomizer; None otherwise);
+* its output law (k-RR: ``probabilities`` and the log parameters ``params``; Laplace: ``log_density``);
+* ``blanket``: its decomposition as a blanket mixture (Balle, Bell, Gascon, Nissim, CRYPTO 2019, Sec. 4):
+  with probability gamma a report is a draw from one input-free law (the blanket), otherwise it depends on
+  the input. A :class:`Blanket` gives gamma and the privacy amplification variable L's range, maximum and
+  second moment, the quantities of their Section 5 bounds.
+
+Views and accountants state the randomizer classes they accept (``randomizers``, a tuple of classes,
+read with ``isinstance``); ``(Randomizer,)`` accepts every eps0-LDP randomizer. :func:`check_accepted`
+is the one refusal.
+
+:class:`GenericBlanket` is the blanket every eps0-LDP randomizer has (Balle et al. Lemmas 5.2 and 5.4:
+gamma >= e^-eps0, the range, maximum and second moment bounds that hold for any such randomizer).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import numpy as np
+
+from shuffledp._numerics import log1mexp
+from shuffledp._validation import check_integer
+
+__all__ = ["MAX_K", "Randomizer", "Blanket", "GenericBlanket", "check_accepted", "accepted_names", "amplification_logs"]
+
+#: largest domain size accepted (k - 1 and k - 2 stay exact floats)
+MAX_K = 10**15
+
+
+class Blanket(abc.ABC):
+    """A randomizer as a blanket mixture, and the privacy amplification variable L of Balle et al. Sec. 5.
+
+    L = r_x(W) - e^eps r_x'(W), W ~ blanket, r_x the ratio of the report law to the blanket (both inputs
+    x, x' at their worst). Methods take eps as an array with 0 < eps < eps0.
+    """
+
+    #: log gamma, the blanket's weight
+    log_gamma: float
+    #: log(1 - gamma)
+    log_1mgamma: float
+
+    @abc.abstractmethod
+    def log_range(self, eps):
+        """log b, b = max L - min L (Hoeffding, Balle et al. Lemma 5.5)."""
+
+    @abc.abstractmethod
+    def bennett_logs(self, eps):
+        """(log beta, log(sigma2 / b+^2), log(b+ / gamma)) of the Bennett bound (Lemma 5.6), with b+ = max L
+        and sigma2 = E L^2, beta = (e^eps - 1) b+ / sigma2; formed without overflow (each may be +inf, then
+        the bound is trivially 1)."""
+
+
+def amplification_logs(eps):
+    """(log(1 - e^-eps), log(1 + e^-2 eps)): log((e^eps - 1) / e^eps) and log((e^(2 eps) + 1) / e^(2 eps)),
+    the two pieces every Bennett form shares."""
+    return log1mexp(-eps), np.log1p(np.exp(-2.0 * eps))
+
+
+class GenericBlanket(Blanket):
+    """The blanket of any eps0-LDP randomizer: Balle et al. Lemma 5.2 (gamma >= e^-eps0) and Lemma 5.4 (2), (3)
+    (b = (e^eps + 1)(e^eps0 - e^-eps0); b+ = e^eps0 (1 - e^(eps - 2 eps0)); sigma2 = e^eps0 (e^(2 eps) + 1)
+    - 2 e^(eps - 3 eps0), with gamma_ub = 1, gamma_lb = e^-eps0)."""
+
+    def __init__(self, epsilon_local: float):
+        self.epsilon_local = float(epsilon_local)
+        self.log_gamma = -self.epsilon_local
+        self.log_1mgamma = float(log1mexp(-self.epsilon_local))
+
+    def log_range(self, eps):
+        e0 = self.epsilon_local  # log(2 sinh x) = x + log(1 - e^-2x)
+        with np.errstate(over="ignore"):  # inf for eps + eps0 > 1.8e308: the bound is then trivially 1
+            return np.logaddexp(eps, 0.0) + e0 + log1mexp(-2.0 * e0)
+
+    def bennett_logs(self, eps):
+        e0 = self.epsilon_local
+        log_1m_a, log_1p_m2 = amplification_logs(eps)
+        # b+ = e^eps0 (1 - e^(eps - 2 eps0));
+        # sigma2 = e^(eps0 + 2 eps) (1 + e^-2eps) (1 - 2 e^(-eps - 4 eps0) / (1 + e^-2eps))
+        rel_max = log1mexp(eps - 2.0 * e0)
+        rel_moment = log_1p_m2 + log1mexp(np.log(2.0) - eps - 4.0 * e0 - log_1p_m2)
+        log_beta = -eps + log_1m_a + rel_max - rel_moment
+        log_ratio = (eps - e0) + eps + rel_moment - 2.0 * rel_max
+        log_max_over_gamma = e0 + rel_max + e0  # may be inf (then the bound is trivially 1)
+        return log_beta, log_ratio, log_max_over_gamma
+
+
+class Randomizer(abc.ABC):
+    """An eps0-LDP local randomizer (module docstring). Subclasses are frozen dataclasses that validate their
+    parameters, set ``name``, and implement :attr:`blanket`; ``(Randomizer,)`` as an accepted tuple means
+    every eps0-LDP randomizer."""
+
+    #: how refusals and labels name the class
+    name: ClassVar[str] = "any eps0-LDP randomizer"
+    #: eps0: the randomizer is eps0-LDP
+    epsilon_local: float
+    #: domain size of a categorical randomizer (k-RR's k); None when the randomizer has none
+    k: int | None = None
+
+    @property
+    @abc.abstractmethod
+    def blanket(self) -> Blanket:
+        """Its blanket decomposition (a randomizer without a sharper one returns ``GenericBlanket(eps0)``)."""
+
+    @classmethod
+    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> "Randomizer":
+        """The randomizer built from an accountant's loose parameters (``get_accountant(name, epsilon_local=...,
+        k=...)``). A randomizer without a domain size ignores ``k``, which need not be given; one that is given
+        is still refused outside [2, MAX_K], as every accountant refused it before randomizers existed."""
+        randomizer = cls(epsilon_local=epsilon_local)
+        if k is not None:
+            check_integer(k, "k", low=2, high=MAX_K)
+        return randomizer
+
+
+def accepted_names(accepted: tuple[type, ...]) -> str:
+    """The accepted classes in words, e.g. ``k-RR`` or ``k-RR, Laplace on [0, 1]``."""
+    return ", ".join(cls.name for cls in accepted) if accepted else Randomizer.name
+
+
+def check_accepted(owner: str, accepted: tuple[type, ...], randomizer) -> None:
+    """Refuse, in one line, a randomizer that is not an instance of one of ``accepted`` (empty: every randomizer)."""
+    if not isinstance(randomizer, Randomizer) or (accepted and not isinstance(randomizer, accepted)):
+        raise ValueError(f"`randomizer` must be {accepted_names(accepted)} for {owner}; got {randomizer!r}.")

@@ -1,0 +1,250 @@
+"""k-ary randomized response: the randomizer (:class:`KRR`, :class:`BinaryRR`), every quantity of it derived once
+(:class:`KrrParams`), and its blanket (:class:`KrrBlanket`).
+
+k-RR with local epsilon_0 over k values reports its true value with probability
+p = e^eps0 / (e^eps0 + k - 1) and each other value with probability q = 1 / (e^eps0 + k - 1). As a
+mixture (Balle et al. 2019, Sec. 4), it reports a uniform value (the *blanket*) with probability
+gamma = k q and its true value otherwise; beta = e^eps0 - 1 = (p - q) / q.
+
+Binary randomized response is k-RR at k = 2: :class:`BinaryRR` is a subclass of :class:`KRR` (the same
+channel, the same :class:`KrrParams`), so every view or accountant that accepts k-RR accepts it; the class
+only names it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+
+from shuffledp._numerics import log1mexp, log_expm1
+from shuffledp._validation import check_integer, check_real
+from shuffledp.accounting.randomizers.base import MAX_K, Blanket, Randomizer, amplification_logs
+
+__all__ = ["KRR", "BinaryRR", "KrrParams", "KrrBlanket", "MAX_K"]
+
+
+def _log_beta(e0: float) -> float:
+    """log(e^eps0 - 1): log(expm1) where expm1 is finite (2 ulp), the overflow-free form beyond."""
+    return float(np.log(np.expm1(e0))) if e0 <= 700.0 else float(log_expm1(e0))
+
+
+@dataclass(frozen=True)
+class KrrParams:
+    """Every derived quantity of k-RR(eps0, k), in logs (see the module docstring for p, q, gamma, beta).
+
+    ``log_den`` = log(e^eps0 + k - 1); ``log_p``, ``log_q``, ``log_1mp``, ``log_1mq``; ``log_gamma``, ``log_1mgamma``;
+    ``log_beta``; ``log_2q`` and ``log_1m2q`` (a blanket report lands on x0 or x1: 2q, and its
+    complement (e^eps0 + k - 3) / (e^eps0 + k - 1)); ``log_rest`` = log(1 - p - q) = log((k - 2) q);
+    ``log_rho``, ``log_1mrho``: rho = (k - 2) / (e^eps0 + k - 3), the chance that a blanket report not
+    on {x0, x1} is not the user's own value either (k = 2: rho = 0); ``log_alpha``, ``log_1malpha``:
+    alpha = e^eps0 / (e^eps0 + 1), the binary randomized response of the clones pair; ``log_den2`` =
+    log(e^eps0 + k - 2). The properties below (computed on first use) complete the list.
+    """
+
+    epsilon_local: float
+    k: int
+    log_den: float = field(init=False)
+    log_beta: float = field(init=False)
+    log_p: float = field(init=False)
+    log_q: float = field(init=False)
+    log_1mp: float = field(init=False)
+    log_1mq: float = field(init=False)
+    log_gamma: float = field(init=False)
+    log_1mgamma: float = field(init=False)
+    log_2q: float = field(init=False)
+    log_1m2q: float = field(init=False)
+    log_rest: float = field(init=False)
+    log_rho: float = field(init=False)
+    log_1mrho: float = field(init=False)
+    log_alpha: float = field(init=False)
+    log_1malpha: float = field(init=False)
+    log_den2: float = field(init=False)
+
+    def __post_init__(self):
+        e0, k = float(self.epsilon_local), int(self.k)
+        log_den = float(np.logaddexp(e0, math.log(k - 1.0)))
+        log_beta = _log_beta(e0)
+        # e^eps0 + k - 3 and e^eps0 + k - 2, without cancellation
+        log_den3 = log_beta if k == 2 else e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))
+        log_den2 = float(np.logaddexp(e0, math.log(k - 2.0))) if k > 2 else e0
+        values = {
+            "log_den": log_den,
+            "log_beta": log_beta,
+            "log_p": e0 - log_den,
+            "log_q": -log_den,
+            "log_1mp": math.log(k - 1.0) - log_den,
+            "log_1mq": log_den2 - log_den,
+            "log_gamma": math.log(k) - log_den,
+            "log_1mgamma": log_beta - log_den,
+            "log_2q": math.log(2.0) - log_den,
+            "log_1m2q": log_den3 - log_den,
+            "log_rest": math.log(k - 2.0) - log_den if k > 2 else -np.inf,
+            "log_rho": math.log(k - 2.0) - log_den3 if k > 2 else -np.inf,
+            "log_1mrho": log_beta - log_den3 if k > 2 else 0.0,
+            "log_alpha": -float(np.logaddexp(0.0, -e0)),
+            "log_1malpha": -float(np.logaddexp(0.0, e0)),
+            "log_den2": log_den2,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def of(cls, epsilon_local: float, k: int) -> "KrrParams":
+        """The (cached) parameters of k-RR(epsilon_local, k)."""
+        return _cached(float(epsilon_local), int(k))
+
+    @property
+    def rho(self) -> float:
+        return math.exp(self.log_rho)
+
+    # -- quantities some views read in a form of their own; each is written here once, in the very
+    # -- floating-point form its view had before issue 32, so that every recorded value stays bit for bit
+
+    @cached_property
+    def probabilities(self) -> tuple[float, float]:
+        """(p, q) as 1 / (1 + (k - 1) e^-eps0) and e^-eps0 / (1 + (k - 1) e^-eps0): no overflow at large eps0
+        (the simulation's form, :func:`shuffledp.mechanisms.krr_probabilities`)."""
+        tail = math.exp(-self.epsilon_local)
+        return 1.0 / (1.0 + (self.k - 1) * tail), tail / (1.0 + (self.k - 1) * tail)
+
+    @cached_property
+    def quotient_probabilities(self) -> tuple[float, float]:
+        """(p, q) as the quotients e^eps0 / (e^eps0 + k - 1) and 1 / (e^eps0 + k - 1) (the own-hits view's
+        form; OverflowError beyond eps0 = 709). Within a few ulp of :attr:`probabilities`, not always equal."""
+        e = math.exp(self.epsilon_local)
+        return e / (e + self.k - 1), 1.0 / (e + self.k - 1)
+
+    @cached_property
+    def log_kappa2(self) -> float:
+        """log kappa_2, kappa_2 = (k - 1) / (e^eps0 + k - 2) (the single-bin law's reverse likelihood ratio)."""
+        return math.log(self.k - 1) - (self.log_1mq + self.log_den)
+
+    @cached_property
+    def log_inverse_kappa2(self) -> float:
+        """-log kappa_2 = log((e^eps0 + k - 2) / (k - 1)), formed directly (exactly eps0 at k = 2): the single-bin
+        law's largest reverse privacy loss. Equal to ``-log_kappa2`` up to rounding."""
+        return self.log_den2 - math.log(self.k - 1)
+
+    @cached_property
+    def log_gamma_e0(self) -> float:
+        """log(gamma e^eps0) = log k - log(1 + (k - 1) e^-eps0): finite where e^eps0 overflows."""
+        return float(np.log(self.k) - np.logaddexp(0.0, np.log(self.k - 1.0) - self.epsilon_local))
+
+    @cached_property
+    def log_ppq(self) -> float:
+        """log(p + q) = log((e^eps0 + 1) / (e^eps0 + k - 1)) (the "all on x0" dataset's S ~ Bin(n, p + q))."""
+        return float(np.logaddexp(self.epsilon_local, 0.0)) - self.log_den
+
+    @cached_property
+    def log_alpha_quotient(self) -> float:
+        """log alpha as eps0 - log(e^eps0 + 1): worst-case-lower's "all on x0" form, recorded in the CLI grid of
+        tests/golden; it differs from :attr:`log_alpha` (-log(1 + e^-eps0)) in the last bit at some eps0."""
+        return self.epsilon_local - float(np.logaddexp(self.epsilon_local, 0.0))
+
+    @cached_property
+    def log_p_minus_q(self) -> float:
+        """log(p - q) = log(1 - gamma) as log q + log(e^eps0 - 1) with :func:`log_expm1` (the k = 2 pair search's
+        form; :attr:`log_1mgamma` takes log(e^eps0 - 1) from log(expm1) up to eps0 = 700: the last bit may differ)."""
+        return self.log_q + float(log_expm1(self.epsilon_local))
+
+    @cached_property
+    def third_value_logs(self) -> tuple[float, float]:
+        """(log pi2, log(1 - pi2)), pi2 = p / (1 - 2q) = e^eps0 / (e^eps0 + k - 3): the chance that a report off
+        {x0, x1} of a user on a third value x2 is x2 (k >= 3; log(1 - pi2) = -inf at k = 3)."""
+        if self.k < 3:
+            raise ValueError(f"`k` must be >= 3 for a value outside {{x0, x1}}; got {self.k!r}.")
+        log_1m2q_den = self.log_1m2q + self.log_den  # log(e^eps0 + k - 3)
+        return (self.epsilon_local - log_1m2q_den,
+                (math.log(self.k - 3.0) - log_1m2q_den) if self.k > 3 else -np.inf)
+
+
+def _cached(epsilon_local: float, k: int, _cache: dict = {}) -> KrrParams:  # noqa: B006 - a deliberate cache
+    key = (epsilon_local, k)
+    if key not in _cache:
+        if len(_cache) > 4096:
+            _cache.clear()
+        _cache[key] = KrrParams(epsilon_local, k)
+    return _cache[key]
+
+
+class KrrBlanket(Blanket):
+    """k-RR's blanket: gamma = k q, the blanket uniform on the k values; L's range, maximum and second moment
+    (Balle et al. 2019, Lemma 5.7): b = (1 - gamma) k (e^eps + 1); b+ = gamma (e^eps0 - e^eps);
+    sigma2 = gamma (2 - gamma)(e^eps - 1)^2 + (1 - gamma)^2 k (e^(2 eps) + 1) (from L's three values under the
+    uniform blanket)."""
+
+    def __init__(self, params: KrrParams):
+        self.params = params
+        self.log_gamma, self.log_1mgamma = params.log_gamma, params.log_1mgamma
+
+    def log_range(self, eps):
+        return self.params.log_1mgamma + np.log(self.params.k) + np.logaddexp(eps, 0.0)
+
+    def bennett_logs(self, eps):
+        logs, e0, k = self.params, self.params.epsilon_local, self.params.k
+        log_1m_a, log_1p_m2 = amplification_logs(eps)
+        # b+ = (1 - gamma) k - gamma (e^eps - 1) = gamma (e^eps0 - e^eps) > 0 for eps < eps0
+        rel_max = log1mexp(eps - e0)  # log b+ = log gamma + eps0 + rel_max
+        # sigma2 = gamma (2 - gamma)(e^eps - 1)^2 + (1 - gamma)^2 k (e^(2 eps) + 1) = e^(2 eps) W
+        log_2mgamma = float(np.log1p(np.exp(logs.log_1mgamma)))  # log(2 - gamma)
+        log_w = np.logaddexp(
+            logs.log_gamma + log_2mgamma + 2.0 * log_1m_a,
+            2.0 * logs.log_1mgamma + np.log(k) + log_1p_m2,
+        )
+        log_gamma_e0 = logs.log_gamma_e0  # log gamma + eps0, no overflow
+        log_beta = (log_gamma_e0 - eps) + rel_max + log_1m_a - log_w
+        log_ratio = log_w - 2.0 * (log_gamma_e0 - eps) - 2.0 * rel_max
+        log_max_over_gamma = e0 + rel_max
+        return log_beta, log_ratio, log_max_over_gamma
+
+
+@dataclass(frozen=True)
+class KRR(Randomizer):
+    """k-RR(eps0, k) over the values 0..k-1 (module docstring); eps0 finite in (0, inf), k in [2, MAX_K]."""
+
+    name: ClassVar[str] = "k-RR"
+    epsilon_local: float
+    k: int
+
+    def __post_init__(self):
+        object.__setattr__(
+            self, "epsilon_local",
+            check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
+        )
+        object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
+
+    @classmethod
+    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> "KRR":
+        return cls(epsilon_local=epsilon_local, k=k)
+
+    @property
+    def params(self) -> KrrParams:
+        """Every k-RR quantity in logs (cached per (eps0, k))."""
+        return KrrParams.of(self.epsilon_local, self.k)
+
+    @property
+    def probabilities(self) -> tuple[float, float]:
+        """(p, q): the probability of reporting the true value, and each particular other value."""
+        return self.params.probabilities
+
+    @property
+    def blanket(self) -> KrrBlanket:
+        return KrrBlanket(self.params)
+
+
+@dataclass(frozen=True)
+class BinaryRR(KRR):
+    """Binary randomized response: k-RR at k = 2 (an instance of :class:`KRR`; see the module docstring)."""
+
+    name: ClassVar[str] = "binary RR"
+    k: int = field(default=2, init=False)
+
+    @classmethod
+    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> "BinaryRR":
+        if k not in (None, 2):
+            raise ValueError(f"`k` must be 2 (or omitted) for binary randomized response; got {k!r}.")
+        return cls(epsilon_local=epsilon_local)
