@@ -64,7 +64,8 @@ class WeakGrid:
                                        (log_rho if rho > 0 else -np.inf)
                                        + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
         # A outside (s inside): <= w(s) Pr(A outside) (s + rho (n - s) + beta s) / n
-        log_scale = np.log((s * (1.0 + beta) + rho * (n - s)) / n)
+        with np.errstate(divide="ignore"):  # s = 0 with rho = 0 (k = 2): no mass, log 0
+            log_scale = np.log((s * (1.0 + beta) + rho * (n - s)) / n)
         log_a_out = log_w + log_outside(self.a_lo, self.a_hi, s, LOG_HALF, LOG_HALF) + log_scale
         # M outside (s, a inside): <= w(s) Pr(M outside) (1 + beta s / n)
         if rho > 0:
