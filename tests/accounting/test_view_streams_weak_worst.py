@@ -23,6 +23,7 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.base import log_delta_from_outcomes
 from shuffledp.accounting.views.binned import bin_index
 from shuffledp.accounting.views.weak import view as weak
+from shuffledp.accounting.views.weak import tail as weak_tail
 from shuffledp.accounting.views.weak.tail import tail_rounds
 
 WEAK_GRID = [(n, k, e0) for n in (2, 7, 23, 60) for k in (2, 3, 5, 10) for e0 in (0.4, 2.0, 9.0)]
@@ -139,8 +140,12 @@ def _product_delta(lp, lq, rounds, eps, q=1.0):
 
 @pytest.mark.parametrize("n,k,e0,rounds,q", [(3, 3, 1.0, 2, 1.0), (4, 2, 2.0, 3, 1.0), (3, 4, 0.7, 3, 1.0),
                                               (4, 3, 1.5, 2, 0.5), (3, 2, 3.0, 3, 0.3)])
-def test_weak_composed_tail_certified(n, k, e0, rounds, q):
-    """The tail rounds' Chernoff bound is at least the exact composed delta of the product pair."""
+@pytest.mark.parametrize("path", ["outcomes", "rectangles"])
+def test_weak_composed_tail_certified(n, k, e0, rounds, q, path, monkeypatch):
+    """The tail rounds' Chernoff bound is at least the exact composed delta of the product pair, on both
+    paths of the tail (every outcome its own entry; rectangles of (a, m) with tail-formed masses)."""
+    if path == "rectangles":
+        monkeypatch.setattr(weak_tail, "MAX_ENTRIES", 0)
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
     lp, lq = _weak_outcomes(n, k, e0)
     remove, add = tail_rounds(setting, q, 1e-4, rounds)
@@ -152,10 +157,14 @@ def test_weak_composed_tail_certified(n, k, e0, rounds, q):
 
 
 @pytest.mark.parametrize("n,k,e0,rounds", [(100, 10, 2.0, 4), (40, 3, 1.0, 10)])
-def test_weak_composed_tail_within_half_a_decade_of_chernoff(n, k, e0, rounds):
-    """The blocked, gridded tail is within half a decade of the plain Chernoff bound of the pair's own
-    outcomes (each outcome its own loss, no grid), and the composition reaches far below the PLD floor."""
+@pytest.mark.parametrize("path", ["outcomes", "rectangles"])
+def test_weak_composed_tail_within_half_a_decade_of_chernoff(n, k, e0, rounds, path, monkeypatch):
+    """The gridded tail (either path) is within half a decade of the plain Chernoff bound of the pair's
+    own outcomes (each outcome its own loss, no grid), and the composition reaches far below the PLD floor."""
     from shuffledp.accounting.composition import compose
+
+    if path == "rectangles":
+        monkeypatch.setattr(weak_tail, "MAX_ENTRIES", 0)
 
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
     lp, lq = _weak_outcomes(n, k, e0)

@@ -54,15 +54,9 @@ class WeakGrid:
 
     def log_dropped(self, beta: float) -> float:
         """Certified bound on the P-mass (and, the windows being symmetric, the Q-mass) outside the windows."""
-        n, krr, s, log_w, s_lo, s_hi = self.n, self.krr, self.s, self.log_w, self.s_lo, self.s_hi
-        log_2q, log_1m2q, log_rho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, self.rho
-        # S outside: E[((1 + beta/2) S + rho (n - S)) / n; S outside] with E[S; S >= x] = n 2q Pr(Bin(n-1, 2q) >= x - 1)
-        upper_tail = float(log_sf(s_hi, n - 1.0, log_2q, log_1m2q)) + log_2q if s_hi < n else -np.inf
-        lower_tail = (math.log(max(s_lo - 1.0, 1.0) / n) + float(log_sf(n - s_lo + 1.0, n, log_1m2q, log_2q))
-                      if s_lo > 0 else -np.inf)
-        log_s_out = float(np.logaddexp(math.log1p(beta / 2.0) + np.logaddexp(upper_tail, lower_tail),
-                                       (log_rho if rho > 0 else -np.inf)
-                                       + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
+        n, krr, s, log_w = self.n, self.krr, self.s, self.log_w
+        log_rho, rho = krr.log_rho, self.rho
+        log_s_out = self.log_s_outside(beta)
         # A outside (s inside): <= w(s) Pr(A outside) (s + rho (n - s) + beta s) / n
         with np.errstate(divide="ignore"):  # s = 0 with rho = 0 (k = 2): no mass, log 0
             log_scale = np.log((s * (1.0 + beta) + rho * (n - s)) / n)
@@ -74,6 +68,18 @@ class WeakGrid:
         else:
             log_m_out = np.full(s.shape, -np.inf)
         return float(np.logaddexp.reduce(np.concatenate([[log_s_out], log_a_out, log_m_out])))
+
+    def log_s_outside(self, beta: float) -> float:
+        """Certified bound on the P-mass (and the Q-mass) of the totals S outside the s window."""
+        n, krr, s_lo, s_hi = self.n, self.krr, self.s_lo, self.s_hi
+        log_2q, log_1m2q, log_rho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, self.rho
+        # S outside: E[((1 + beta/2) S + rho (n - S)) / n; S outside] with E[S; S >= x] = n 2q Pr(Bin(n-1, 2q) >= x - 1)
+        upper_tail = float(log_sf(s_hi, n - 1.0, log_2q, log_1m2q)) + log_2q if s_hi < n else -np.inf
+        lower_tail = (math.log(max(s_lo - 1.0, 1.0) / n) + float(log_sf(n - s_lo + 1.0, n, log_1m2q, log_2q))
+                      if s_lo > 0 else -np.inf)
+        return float(np.logaddexp(math.log1p(beta / 2.0) + np.logaddexp(upper_tail, lower_tail),
+                                  (log_rho if rho > 0 else -np.inf)
+                                  + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
 
     def pairs(self) -> int:
         """Number of (s, a) pairs inside the windows."""

@@ -3,31 +3,34 @@ composed_tail.TailRound` formed from its own outcomes (issue 32's listed fix).
 
 The Chernoff bound of :mod:`~shuffledp.accounting.numerics.composed_tail` needs, per round and direction,
 losses l_j and log P-masses whose moment-generating function sum_j p_j e^(lam l_j) is at least the
-pair's own, sum_o P(o)^(1 + lam) Q(o)^(-lam), for every lam > 0. Here they come from the outcome blocks
-of :func:`shuffledp.accounting.views.weak.outcomes.blocks`:
+pair's own, sum_o P(o)^(1 + lam) Q(o)^(-lam), for every lam > 0. Here they come from the view's own outcomes, on the windows of
+:class:`~shuffledp.accounting.views.weak.outcomes.WeakGrid` at +- ``K`` standard deviations:
 
-* windows of +- ``K`` standard deviations (:class:`~shuffledp.accounting.views.weak.outcomes.WeakGrid`);
-  the certified bound on the P-mass they leave out goes into the infinity mass (at ``K`` = 38 about
-  e^-720: composed deltas down to 1e-300 are untouched by it);
-* every (s, a) pair of the windows exactly, and the m window of each s in at most ``m_blocks`` runs of
-  consecutive m; a block's loss is its largest end-point loss (the loss is monotone in m), and its mass
-  the exact sum of its outcomes' masses, formed in log space from sums of positive terms (no prefix-sum
-  differences: the masses are certified to relative rounding, down to any size). With one block per m
-  value every loss is the outcome's own: the moment-generating function is the pair's, exactly;
-* each loss is then rounded up to the grid ``width`` (the same grid as the other accountants' tails,
-  :func:`shuffledp.accounting.composition_tail.tail_interval`), and the masses of a grid point are
-  added in log space (fewer points for the bound's search over its order; at T rounds this moves the
-  composed epsilon by at most T x width, the safe way).
+* **small settings** (every (s, a, m) of the windows at most :data:`MAX_ENTRIES`: n up to ~300 at
+  ``K`` = 38, where the windows are the whole support): every outcome is its own entry
+  (:func:`~shuffledp.accounting.views.weak.outcomes.blocks` with one block per m), its loss and mass
+  the pair's own, so the moment-generating function is the pair's exactly; the certified bound on
+  the P-mass the windows leave out goes into the infinity mass (at ``K`` = 38 about e^-720);
+* **larger settings** (up to :data:`MAX_PAIRS` (s, a) pairs in the windows: n up to ~10^4): each total
+  s of the window is cut into rectangles of (a, m) that cover its whole range
+  (:func:`~shuffledp.accounting.views.weak.tail_blocks.rectangles`): a rectangle's loss is its largest
+  corner loss, its mass the exact sum of its outcomes' masses formed in log space from binomial tails
+  (rounded up); only the totals outside the s window go into the infinity mass.
+
+In both, each loss is then rounded up to the grid ``width`` (the same grid as the other accountants'
+tails, :func:`shuffledp.accounting.composition_tail.tail_interval`), and the masses of a grid point are
+added in log space (fewer points for the bound's search over its order). Rounding every loss up keeps
+the bound an upper bound; at T rounds it moves the composed epsilon by at most T x width (and, for the
+rectangles, T x the loss spread inside a rectangle, at most ``width`` near the centre).
 
 Subsampling (a round samples a fraction q of the users): REMOVE is (q P + (1 - q) Q, Q) with loss
 log(q e^L + 1 - q) (increasing in L, so a block's largest loss bounds it), ADD is (Q, q P + (1 - q) Q)
 with loss -log(q e^L + 1 - q), bounded by the block's smallest L. Without subsampling the view is
 symmetric (a and c exchange P and Q and negate every block's two end points), so ADD is REMOVE.
 
-**Work.** (s, a) pairs x blocks: at ``K`` = 38 every (s, a) of the whole support up to n ~ 300
-(~n^3 / 6 outcomes, one block per m value within :data:`MAX_ENTRIES`), ~3e6 pairs at n = 10^4; the
-pair count grows like n (s and a windows of width ~sqrt(n) each). :func:`tail_rounds` refuses a setting
-whose pairs exceed :data:`MAX_PAIRS` (returns None: the composition keeps the PLD's floor there).
+**Work** (measured on the shared 2-core machine): n = 100, every outcome: 0.3 s; n = 10^4 by rectangles:
+~40 s of CPU. Beyond :data:`MAX_PAIRS` (n above ~10^4, e.g. the benchmark's n = 10^6: 3.5e8 pairs at
+``K`` = 38) :func:`tail_rounds` returns None and the composition keeps the PLD's floor there (as before).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import numpy as np
 from shuffledp._numerics import logsumexp
 from shuffledp.accounting.numerics.composed_tail import TailRound
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, blocks
+from shuffledp.accounting.views.weak.tail_blocks import rectangles
 
 __all__ = ["K_TAIL", "MAX_PAIRS", "MAX_ENTRIES", "tail_rounds"]
 
@@ -97,12 +101,14 @@ def tail_rounds(setting, subsample: float, width: float, count: int = 1, *, K: f
     pairs = grid.pairs()
     if pairs > max_pairs:
         return None
-    m_blocks = max(1, min(grid.m_values(), MAX_ENTRIES // max(pairs, 1)))
-    log_left = grid.log_dropped(beta)  # P-mass and Q-mass bound (symmetric windows)
+    if pairs * grid.m_values() <= MAX_ENTRIES:  # every outcome its own block: the pair's own MGF
+        source, log_left = blocks(grid, beta, grid.m_values()), grid.log_dropped(beta)
+    else:  # rectangles of (a, m) covering each row whole: only the totals outside the window are left out
+        source, log_left = rectangles(grid, beta, width), grid.log_s_outside(beta)
     q = float(subsample)
     log_q, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
     remove, add = _Direction(width), _Direction(width)
-    for high, low, log_p, log_qm in blocks(grid, beta, m_blocks):
+    for high, low, log_p, log_qm in source:
         if q == 1.0:
             remove.add(high, log_p)
             continue
