@@ -177,3 +177,33 @@ def test_weak_composed_tail_within_half_a_decade_of_chernoff(n, k, e0, rounds, p
         assert reference - 1e-9 <= ours <= reference + 0.5 * math.log(10.0)
         if reference < math.log(1e-16):
             assert float(composed.log_delta_for_epsilon(np.array([eps]))[0]) <= ours + 1e-12
+
+
+# ------------------------------------------------------------------------------------------ worst case
+WORST_GRID = [(n, k, e0) for n in (2, 9, 30) for k in (2, 3, 5, 10) for e0 in (0.4, 2.0, 9.0)]
+
+
+@pytest.mark.parametrize("n,k,e0", WORST_GRID)
+def test_worst_members_overrides_are_their_streams(n, k, e0):
+    """Each explicit dataset of the lower-bound family: its fast sum (families' rows, third_value's
+    rectangle) equals the generic delta of its own stream (the whole support)."""
+    from shuffledp.accounting.views.worst.families import WorstFamilies
+
+    setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
+    family = WorstFamilies(setting)
+    eps = np.array([0.05, 0.25, 0.5, 0.9]) * e0
+    members = list(family.members())
+    assert len(members) == (3 if k >= 3 else 1)
+    for member in members:
+        lp, lq = _stream(member)
+        assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-12) and math.isclose(np.exp(lq).sum(), 1.0, rel_tol=1e-12)
+        generic = log_delta_from_outcomes(member, eps, upper=True)
+        override = member.log_delta(eps)
+        for o, g in zip(override, generic):
+            if g < math.log(1e-290):  # below the accuracy promise the sums may stop early (a lower value)
+                assert o <= g + 1e-9
+                continue
+            assert math.isclose(o, g, rel_tol=0, abs_tol=1e-9), (member.name, o, g)
+    # the family's maximum is the maximum over its members "none" and "all on x0" (k = 2: all on x0)
+    expected = np.max([m.log_delta(eps) for m in members if m.name != "worst-third-value"], axis=0)
+    assert np.array_equal(family.log_delta(eps), expected)

@@ -107,7 +107,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
             return members
         if s.k >= 4 and MAX_USERS_THIRD < s.n_users <= MAX_USERS_ONE_VALUE:  # below: in "third value" (a = b = 0)
             if getattr(self, "_one_value", None) is None:
-                self._one_value = OneValueView(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+                self._one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
             value = self._one_value.log_delta(float(eps))
             members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
         if s.n_users > (MAX_USERS_K3_BLOCKS if s.k == 3 else MAX_USERS_THIRD):
