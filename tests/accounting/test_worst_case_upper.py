@@ -17,7 +17,8 @@ from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
-from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2, _Block, binary_forward_delta
+from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2
+from shuffledp.accounting.views.worst.k2_blocks import Block, binary_forward_delta
 
 TINY = [(n, e0, eps) for n in range(2, 8) for e0 in (0.5, 1.0, 2.0, 4.0)
         for eps in (0.0, 0.1, 0.5, 1.0, 3.0) if eps < e0]
@@ -46,14 +47,14 @@ def test_block_view_bounds_every_dataset_in_the_block_and_all_bits_is_the_weak_a
     log_den = float(np.logaddexp(e0, 0.0))
     log_p, log_q = e0 - log_den, -log_den
     p, q = math.exp(log_p), math.exp(log_q)
-    single = [_Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
+    single = [Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
     for a, b in [(0, 3), (5, 17), (20, 29)]:
-        upper = _Block(a, b, n, log_p, log_q).upper(p, q, eps)[0]
+        upper = Block(a, b, n, log_p, log_q).upper(p, q, eps)[0]
         assert upper >= max(single[a:b + 1])
-    everything = _Block(0, n - 1, n, log_p, log_q).upper(p, q, eps)[1]
+    everything = Block(0, n - 1, n, log_p, log_q).upper(p, q, eps)[1]
     weak = float(get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=2).delta_for_epsilon([eps])[0])
     assert everything == pytest.approx(weak, rel=1e-10)
-    upper, best, _ = binary_forward_delta(eps, n=n, epsilon_local=e0)
+    upper, best, _ = binary_forward_delta(eps, n_users=n, epsilon_local=e0)
     assert best <= max(single) <= upper <= max(single) * (1 + 1e-9)
 
 
@@ -90,7 +91,7 @@ def test_pair_sum_equals_the_exact_single_dataset_delta_from_above(n, e0, eps):
     log_p, log_q = _logs(e0)
     p, q = math.exp(log_p), math.exp(log_q)
     for j in (0, 1, n // 3, n // 2, n - 2, n - 1):
-        exact = _Block(j, j, n, log_p, log_q).upper(p, q, eps)[1]
+        exact = Block(j, j, n, log_p, log_q).upper(p, q, eps)[1]
         ours = math.exp(PairSum(j, n - 1 - j, log_p, log_q).log_bound(eps))
         assert exact <= ours <= exact * (1 + 1e-6), (j, ours, exact)
 
@@ -160,7 +161,7 @@ def test_large_search_bounds_the_brute_force_worst_case(n, e0, eps):
 
 @pytest.mark.parametrize("n,e0,eps", [(1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05), (4000, 0.5, 0.05)])
 def test_large_search_is_above_and_near_the_certified_maximum(n, e0, eps):
-    upper, best, _ = binary_forward_delta(eps, n=n, epsilon_local=e0)
+    upper, best, _ = binary_forward_delta(eps, n_users=n, epsilon_local=e0)
     top, _, _ = large_forward_delta(eps, n=n, epsilon_local=e0)
     assert best <= math.exp(top) <= upper * 1.05, (math.exp(top), best, upper)
 
@@ -271,7 +272,7 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
     bound.choose_blanket(-20.0)
     log_p, log_q = _logs(e0)
     p, q = math.exp(log_p), math.exp(log_q)
-    delta = [_Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
+    delta = [Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
     for width in (1, 2, 3, max(1, n // 5), n):
         for a in range(0, n, width):
             b = min(n - 1, a + width - 1)
