@@ -46,7 +46,7 @@ def test_equals_brute_force(n, k, e0, f):
 @pytest.mark.parametrize("n,k,e0,f", [(30, 4, 1.0, 0.5), (60, 4, 0.5, 0.6), (100, 10, 4.0, 0.75),
                                       (150, 100, 8.0, 0.75), (120, 10, 2.0, 0.2)])
 def test_equals_the_convolved_three_count_law(n, k, e0, f):
-    other = third_value_delta(f * e0, n=n, k=k, epsilon_local=e0)  # a certified lower value of the same delta
+    other = third_value_delta(f * e0, n_users=n, k=k, epsilon_local=e0)  # a certified lower value of the same delta
     value = math.exp(OneValueView(n_users=n, k=k, epsilon_local=e0).log_delta(f * e0))
     assert other * (1 - 1e-12) <= value <= other * (1 + 1e-9), (value, other)
 

@@ -151,17 +151,17 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             return -np.inf, float(np.logaddexp(*weak_parts))
         s = self.setting
         if self._k3:
-            return -np.inf, min(_log(exact_worst(float(eps), n=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0)
+            return -np.inf, min(_log(exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0)
         if self._own:
             # own-value-hit views (k >= 4, small n); both values are certified upper bounds
             if "own" not in self._cache:
-                self._cache["own"] = OwnHitsSearch(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+                self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
             own = self._cache["own"].worst(float(eps)).upper
             return -np.inf, min(_log(own), self._weak_log(eps, start_K), 0.0)
         if self._large:
             # pair-sum blocks (looser per block, O(sqrt(n)) each); both values are certified upper
             # bounds, so the smaller one is returned
-            top, _, _ = large_forward_delta(float(eps), n=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
+            top, _, _ = large_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
             return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
         upper, _, _ = binary_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
         return -np.inf, min(_log(upper), 0.0)

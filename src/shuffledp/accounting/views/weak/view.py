@@ -130,7 +130,7 @@ class WeakView(View):
             if len(cache) >= 2:
                 cache.pop(next(iter(cache)))
             s = self.setting
-            cache[K] = WeakRows(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
+            cache[K] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
                                 memo=self.excess_memo)
         return cache[K]
 
