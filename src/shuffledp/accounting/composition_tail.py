@@ -22,6 +22,7 @@ tests/accounting/test_composition.py), so it is not substituted.)
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 
@@ -54,9 +55,15 @@ def tail_source(name: str, rounds=None) -> str | None:
     :data:`VIEW_TAIL_ACCOUNTANTS` when the view of every round in ``rounds`` forms its tail), else None."""
     if name in TAIL_ACCOUNTANTS:
         return name
-    if name in VIEW_TAIL_ACCOUNTANTS and rounds is not None and all(_view(name, r).has_tail() for r in set(rounds)):
+    if name in VIEW_TAIL_ACCOUNTANTS and rounds is not None and _views_have_tails(name, frozenset(rounds)):
         return name
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _views_have_tails(name: str, distinct_rounds: frozenset) -> bool:
+    """Whether the view of every distinct round forms its own tail (asked once per composition)."""
+    return all(_view(name, r).has_tail() for r in distinct_rounds)
 
 
 def tail_interval(interval: float) -> float:

@@ -70,6 +70,17 @@ in delta). Two sufficient-statistic views that make the bound depend on (n_x0, n
 and rejected (docs/worst-case-k3.md): revealing which outside users' reports fell in {x0, x1} (up to
 12x the truth in delta) and revealing only the outside users' blanket bits (its maximum is at
 n_x0 = n_x1 = 0, where it IS the weak adversary).
+
+**No privacy loss distribution is exported (issue 32).** This bound is a maximum over datasets, taken
+separately at each epsilon (the worst dataset changes with epsilon), so its privacy profile
+eps -> max_D delta_D(eps) is not the profile of one pair of distributions, and composing it as if it
+were is not valid: the T-fold worst case is not the composition of the per-round maxima. A pair that
+dominates every dataset at once is Koskela et al.'s weak adversary; its pessimistic PLD is valid for
+every dataset and is what ``compose("weak-adversary", ...)`` composes. It is not handed out under this
+accountant's name, because it is not this accountant's value (it is looser wherever the searches above
+run: k = 2, k = 3, k >= 4 at small n), and a PLD named ``worst-case-upper`` would suggest that tightness
+survives composition. So ``worst-case-upper`` is not composable (it has no ``binned_views``; composition
+refuses it with one line); for composed guarantees over every dataset use ``weak-adversary``.
 """
 
 from __future__ import annotations
