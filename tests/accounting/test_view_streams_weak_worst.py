@@ -88,15 +88,9 @@ def test_weak_exact_delta_override_is_its_stream(n, k, e0):
         assert math.isclose(o, g, rel_tol=0, abs_tol=1e-9), (eps_i, o, g)
 
 
-@pytest.mark.parametrize("n,k,e0", [(n, k, e0) for n in (7, 60) for k in (2, 3, 10) for e0 in (0.4, 2.0, 9.0)])
-@pytest.mark.parametrize("pessimistic", [True, False])
-def test_weak_binned_override_is_its_stream(n, k, e0, pessimistic):
-    """The binned PLD's run reduction (prefix-sum differences) bins the stream's outcomes: per bin the
-    same P- and Q-mass (to the reduction's absolute rounding), the same dropped mass."""
-    interval = 1e-2
-    view = weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
-    binned = weak.binned(epsilon_local=e0, n_users=n, k=k, interval=interval, pessimistic=pessimistic, K=9.0)
-    lp, lq = _stream(view, 9.0)
+def _assert_bins_match(lp, lq, binned, interval, pessimistic):
+    """A binned PLD holds the stream's outcomes: per bin the same P- and Q-mass (to 1e-12 absolute);
+    an outcome whose loss is a bin edge (to rounding) may land in either bin beside it."""
     live = np.isfinite(lp) | np.isfinite(lq)
     loss = lp[live] - lq[live]
     index = bin_index(loss, interval, pessimistic)
@@ -114,6 +108,18 @@ def test_weak_binned_override_is_its_stream(n, k, e0, pessimistic):
             slack += np.bincount(at, weights=stream_mass[tie], minlength=size)
         assert np.all(np.abs(ref - got) <= 1e-12 + slack)
         assert math.isclose(ref.sum(), got.sum(), rel_tol=0, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("n,k,e0", [(n, k, e0) for n in (7, 60) for k in (2, 3, 10) for e0 in (0.4, 2.0, 9.0)])
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_weak_binned_override_is_its_stream(n, k, e0, pessimistic):
+    """The binned PLD's run reduction (prefix-sum differences) bins the stream's outcomes: per bin the
+    same P- and Q-mass (to the reduction's absolute rounding), the same dropped mass."""
+    interval = 1e-2
+    view = weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
+    binned = weak.binned(epsilon_local=e0, n_users=n, k=k, interval=interval, pessimistic=pessimistic, K=9.0)
+    lp, lq = _stream(view, 9.0)
+    _assert_bins_match(lp, lq, binned, interval, pessimistic)
     assert math.isclose(binned.dropped, math.exp(view.left_out(9.0).log_p), rel_tol=1e-12, abs_tol=1e-300)
 
 
@@ -207,3 +213,18 @@ def test_worst_members_overrides_are_their_streams(n, k, e0):
     # the family's maximum is the maximum over its members "none" and "all on x0" (k = 2: all on x0)
     expected = np.max([m.log_delta(eps) for m in members if m.name != "worst-third-value"], axis=0)
     assert np.array_equal(family.log_delta(eps), expected)
+
+
+@pytest.mark.parametrize("n,k,e0", [(n, k, e0) for n in (5, 30) for k in (2, 3, 10) for e0 in (0.4, 2.0, 9.0)])
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_worst_binned_override_is_its_streams(n, k, e0, pessimistic):
+    """worst-case-lower's binned PLDs (the families' own enumeration) bin its members' streams."""
+    from shuffledp.accounting.views.worst import families, members
+
+    setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
+    views = families.binned(epsilon_local=e0, n_users=n, k=k, interval=1e-2, pessimistic=pessimistic, K=K_FULL)
+    streams = ([members.NoMatchView(setting)] if k >= 3 else []) + [members.AllOnX0View(setting)]
+    assert len(views) == len(streams)
+    for binned, member in zip(views, streams):
+        lp, lq = _stream(member)
+        _assert_bins_match(lp, lq, binned, 1e-2, pessimistic)
