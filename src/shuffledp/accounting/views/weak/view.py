@@ -30,6 +30,13 @@ k - 3), A and M independent given S. The loss is at most eps0 (at a = j, c = 0),
 eps >= eps0 comes out of the sum (lambda a - c_s <= 0 for every a <= s). Both directions are equal (A and
 C are exchangeable).
 
+**The stream** (issue 32). :class:`WeakView` is a :class:`~shuffledp.accounting.views.base.View`: its
+outcomes (a, c, m) and their windows are written once in :mod:`shuffledp.accounting.views.weak.outcomes`
+(read by :meth:`WeakView.outcomes`, by the binned PLD below and by the certified composed tail of
+:mod:`shuffledp.accounting.views.weak.tail`, :meth:`WeakView.tail_rounds`). The exact delta and the
+binned PLD below are fast overrides of what the generic layer would derive from that stream, held to it
+by tests/accounting/test_view_streams_weak_worst.py.
+
 **Exact delta** (:class:`WeakView`; rows in :mod:`shuffledp.accounting.views.weak.rows`, per-row tables
 in :mod:`shuffledp.accounting.views.weak.tables`). For each total s in a window around the mean of S,
 the sum over a splits into (i) a *high* range where nu M cannot exceed lambda a - c_s except with
