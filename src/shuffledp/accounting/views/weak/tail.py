@@ -29,7 +29,7 @@ with loss -log(q e^L + 1 - q), bounded by the block's smallest L. Without subsam
 symmetric (a and c exchange P and Q and negate every block's two end points), so ADD is REMOVE.
 
 **Work** (measured on the shared 2-core machine): n = 100, every outcome: 0.3 s; n = 10^4 by rectangles:
-~40 s of CPU. Beyond :data:`MAX_PAIRS` (n above ~10^4, e.g. the benchmark's n = 10^6: 3.5e8 pairs at
+~55 s of CPU (T = 1000, k = 10, eps0 = 2). Beyond :data:`MAX_PAIRS` (n above ~10^4, e.g. the benchmark's n = 10^6: 3.5e8 pairs at
 ``K`` = 38) :func:`tail_rounds` returns None and the composition keeps the PLD's floor there (as before).
 """
 
