@@ -31,7 +31,7 @@ def _exact(n, a, b, e0, eps):
 @pytest.mark.parametrize("n,e0,f", [(5, 0.5, 0.5), (6, 2.0, 0.3), (6, 1.0, 0.9), (7, 4.0, 0.5)])
 def test_every_block_is_above_each_of_its_datasets(n, e0, f):
     eps = f * e0
-    search = K3BlockSearch(n=n, epsilon_local=e0)
+    search = K3BlockSearch(n_users=n, epsilon_local=e0)
     exact = {(a, b): _exact(n, a, b, e0, eps) for a in range(n) for b in range(n - a)}
     blocks = [_Block(a1, a2, b1, b2) for a1 in range(n) for a2 in range(a1, n) for b1 in range(n - a1)
               for b2 in range(b1, n - a1)]
@@ -47,33 +47,33 @@ def test_every_block_is_above_each_of_its_datasets(n, e0, f):
 
 @pytest.mark.parametrize("n,e0,eps", [(4, 1.0, 0.5), (6, 2.0, 1.0), (5, 0.5, 0.1)])
 def test_the_block_of_every_dataset_is_the_weak_adversary(n, e0, eps):
-    search = K3BlockSearch(n=n, epsilon_local=e0)
+    search = K3BlockSearch(n_users=n, epsilon_local=e0)
     weak = float(weak_adversary_view_bruteforce(eps, e0, n, 3))
     assert search._bound(_Block(0, n - 1, 0, n - 1), eps) == pytest.approx(weak, rel=1e-10)
 
 
 @pytest.mark.parametrize("n,e0", [(10, 0.5), (25, 1.0), (40, 2.0), (64, 4.0), (64, 0.5)])
 def test_equal_to_the_enumeration_of_every_dataset(n, e0):
-    search = K3BlockSearch(n=n, epsilon_local=e0)
+    search = K3BlockSearch(n_users=n, epsilon_local=e0)
     for f in (0.1, 0.5, 0.9):
-        mine, every = search.worst(f * e0), k3_worst_case(f * e0, n=n, epsilon_local=e0)
+        mine, every = search.worst(f * e0), k3_worst_case(f * e0, n_users=n, epsilon_local=e0)
         assert mine.upper == pytest.approx(every.upper, rel=1e-12) and mine.lower == pytest.approx(every.lower, rel=1e-12)
         assert mine.lower <= every.upper and every.lower <= mine.upper
 
 
 def test_equal_to_the_enumeration_above_its_range():
     n, e0, eps = 72, 1.0, 0.45                       # enumeration: ~n^4 / 2 doubles, still affordable here
-    mine, every = K3BlockSearch(n=n, epsilon_local=e0).worst(eps), k3_worst_case(eps, n=n, epsilon_local=e0)
+    mine, every = K3BlockSearch(n_users=n, epsilon_local=e0).worst(eps), k3_worst_case(eps, n_users=n, epsilon_local=e0)
     assert mine.upper == pytest.approx(every.upper, rel=1e-12) and mine.argmax == every.argmax
 
 
 @pytest.mark.parametrize("n,e0", [(30, 1.0), (40, 4.0)])
 def test_screening_by_earlier_epsilons_changes_no_result(n, e0):
-    shared = K3BlockSearch(n=n, epsilon_local=e0)
+    shared = K3BlockSearch(n_users=n, epsilon_local=e0)
     for f in (0.5, 0.2, 0.9, 0.35, 0.5, 0.1, 0.99, 0.6):
-        seen, fresh = shared.worst(f * e0), K3BlockSearch(n=n, epsilon_local=e0).worst(f * e0)
+        seen, fresh = shared.worst(f * e0), K3BlockSearch(n_users=n, epsilon_local=e0).worst(f * e0)
         assert seen == fresh, (f, seen, fresh)
-    eps, fresh = 0.6 * e0, K3BlockSearch(n=n, epsilon_local=e0)
+    eps, fresh = 0.6 * e0, K3BlockSearch(n_users=n, epsilon_local=e0)
     for block in shared._seen:  # the premise: a bound at a smaller epsilon bounds it at eps
         screen = shared._screen(block, eps)
         now = fresh._bound(block, eps) if block.a1 != block.a2 or block.b1 != block.b2 else fresh._leaf(block.a1, block.b1, eps)[0]
@@ -93,5 +93,5 @@ def test_accountants_close_the_bracket_above_the_enumeration():
 
 @pytest.mark.parametrize("n", [1, MAX_USERS_K3_BLOCKS + 1])
 def test_bad_n_is_one_line(n):
-    with pytest.raises(ValueError, match=r"^`n` must be in \[2, 200\] for the k = 3 block search, got -?\d+$"):
-        K3BlockSearch(n=n, epsilon_local=1.0)
+    with pytest.raises(ValueError, match=r"^`n_users` must be in \[2, 200\] for the k = 3 block search; got -?\d+\.$"):
+        K3BlockSearch(n_users=n, epsilon_local=1.0)

@@ -28,7 +28,7 @@ def test_exact_k3_laws_match_the_brute_force_at_eps0_30():
     P = histogram_distribution_of_counts((1, 0, n - 1), 3, epsilon_local=mpmath.mpf(e0))
     Q = histogram_distribution_of_counts((0, 1, n - 1), 3, epsilon_local=mpmath.mpf(e0))
     truth = float(hockey_stick(P, Q, mpmath.mpf(eps)))
-    upper, lower = K3BlockSearch(n=n, epsilon_local=e0)._leaf(0, 0, eps)
+    upper, lower = K3BlockSearch(n_users=n, epsilon_local=e0)._leaf(0, 0, eps)
     assert lower <= truth <= upper and upper == pytest.approx(truth, rel=1e-12)
 
 
@@ -38,7 +38,7 @@ def test_upper_bounds_are_above_and_the_lower_bound_below_the_exact_worst_case(e
     worst-case-lower's "none" member above it by 1.5e-3 at eps0 = 30, eps = 0.95 eps0."""
     n = 10
     eps = np.array(FRACTIONS) * e0
-    exact = [k3_worst_case(float(x), n=n, epsilon_local=e0) for x in eps]
+    exact = [k3_worst_case(float(x), n_users=n, epsilon_local=e0) for x in eps]
     for name in ("weak-adversary", "worst-case-upper"):
         values = np.exp(get_accountant(name, epsilon_local=e0, n_users=n, k=3).log_delta_for_epsilon(eps))
         assert all(v >= w.lower * (1 - 1e-12) for v, w in zip(values, exact)), (name, values, exact)
@@ -50,7 +50,7 @@ def test_upper_bounds_are_above_and_the_lower_bound_below_the_exact_worst_case(e
 def test_the_none_member_stays_below_its_exact_dataset(e0, f):
     n, eps = 10, f * e0
     none = math.exp(get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).member_log_deltas(eps)["none"])
-    assert none <= K3BlockSearch(n=n, epsilon_local=e0)._leaf(0, 0, eps)[0]  # its exact delta, certified from above
+    assert none <= K3BlockSearch(n_users=n, epsilon_local=e0)._leaf(0, 0, eps)[0]  # its exact delta, certified from above
 
 
 @pytest.mark.parametrize("n,k", [(300, 10), (10**5, 3)])

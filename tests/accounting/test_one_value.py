@@ -38,7 +38,7 @@ def _brute(n, k, e0, eps):
                                       for e0 in (0.5, 2.0, 4.0) for f in (0.1, 0.5, 0.9)])
 def test_equals_brute_force(n, k, e0, f):
     truth = _brute(n, k, e0, f * e0)
-    value = math.exp(OneValueView(n=n, k=k, epsilon_local=e0).log_delta(f * e0))
+    value = math.exp(OneValueView(n_users=n, k=k, epsilon_local=e0).log_delta(f * e0))
     assert value <= truth * (1 + 1e-9) + 1e-300
     assert value >= truth * (1 - 1e-9), (value, truth)
 
@@ -46,8 +46,8 @@ def test_equals_brute_force(n, k, e0, f):
 @pytest.mark.parametrize("n,k,e0,f", [(30, 4, 1.0, 0.5), (60, 4, 0.5, 0.6), (100, 10, 4.0, 0.75),
                                       (150, 100, 8.0, 0.75), (120, 10, 2.0, 0.2)])
 def test_equals_the_convolved_three_count_law(n, k, e0, f):
-    other = third_value_delta(f * e0, n=n, k=k, epsilon_local=e0)  # a certified lower value of the same delta
-    value = math.exp(OneValueView(n=n, k=k, epsilon_local=e0).log_delta(f * e0))
+    other = third_value_delta(f * e0, n_users=n, k=k, epsilon_local=e0)  # a certified lower value of the same delta
+    value = math.exp(OneValueView(n_users=n, k=k, epsilon_local=e0).log_delta(f * e0))
     assert other * (1 - 1e-12) <= value <= other * (1 + 1e-9), (value, other)
 
 
@@ -78,21 +78,21 @@ def _other_order(n, k, e0, eps):
 @pytest.mark.parametrize("k,e0,eps", [(10, 2.0, 1.0), (10, 1.0, 0.1), (100, 8.0, 6.5)])
 def test_equals_the_other_conditioning_order(k, e0, eps):
     reference = _other_order(400, k, e0, eps)
-    value = OneValueView(n=400, k=k, epsilon_local=e0).log_delta(eps)
+    value = OneValueView(n_users=400, k=k, epsilon_local=e0).log_delta(eps)
     assert value <= reference + 1e-9 and value >= reference - 1e-9, (value, reference)
 
 
 def test_a_truncated_sum_stays_below(monkeypatch):
     """Deep in the tail the first rectangle holds no positive term: capped there, the sum is 0 (a lower
     value), uncapped it grows to the terms."""
-    full = OneValueView(n=2000, k=10, epsilon_local=2.0).log_delta(1.9)
+    full = OneValueView(n_users=2000, k=10, epsilon_local=2.0).log_delta(1.9)
     monkeypatch.setattr(one_value, "MAX_CELLS", 10)
-    part = OneValueView(n=2000, k=10, epsilon_local=2.0).log_delta(1.9)
+    part = OneValueView(n_users=2000, k=10, epsilon_local=2.0).log_delta(1.9)
     assert np.isfinite(full) and part < full
 
 
 def test_zero_at_and_above_eps0():
-    view = OneValueView(n=500, k=10, epsilon_local=1.0)
+    view = OneValueView(n_users=500, k=10, epsilon_local=1.0)
     assert view.log_delta(1.0) == -np.inf and view.log_delta(2.0) == -np.inf
 
 
@@ -109,4 +109,4 @@ def test_lower_rises_and_stays_below_the_upper_end(n, k, e0, delta):
 
 def test_needs_a_third_value():
     with pytest.raises(ValueError, match="`k` must be >= 3"):
-        OneValueView(n=5, k=2, epsilon_local=1.0)
+        OneValueView(n_users=5, k=2, epsilon_local=1.0)

@@ -25,7 +25,7 @@ from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, THETAS
                                       for e0 in (0.5, 2.0) for f in (0.25, 0.5, 0.9)])
 def test_every_dataset_and_direction_is_below_its_bound(n, k, e0, f):
     eps = f * e0
-    search = OwnHitsSearch(n=n, k=k, epsilon_local=e0)
+    search = OwnHitsSearch(n_users=n, k=k, epsilon_local=e0)
     for counts in other_datasets(n, k):   # (a on x0, b on x1, every spread of the rest)
         a, b = counts[:2]
         law_d = histogram_distribution_of_counts([a + 1, *counts[1:]], k, epsilon_local=mpmath.mpf(e0))
@@ -38,7 +38,7 @@ def test_every_dataset_and_direction_is_below_its_bound(n, k, e0, f):
 
 @pytest.mark.parametrize("n,k,e0,eps", [(3, 4, 1.0, 0.5), (5, 4, 0.5, 0.25), (4, 5, 2.0, 1.0), (6, 4, 4.0, 1.0)])
 def test_theta_one_at_no_one_on_x0_or_x1_is_the_weak_adversary(n, k, e0, eps):
-    search = OwnHitsSearch(n=n, k=k, epsilon_local=e0)
+    search = OwnHitsSearch(n_users=n, k=k, epsilon_local=e0)
     weak = float(weak_adversary_view_bruteforce(eps, e0, n, k))
     assert search.bound(0, 0, eps, thetas=(1.0,)) == pytest.approx(weak, rel=1e-10)
 
@@ -46,7 +46,7 @@ def test_theta_one_at_no_one_on_x0_or_x1_is_the_weak_adversary(n, k, e0, eps):
 @pytest.mark.parametrize("n,k,e0,f", [(6, 4, 1.0, 0.5), (8, 5, 0.5, 0.9), (10, 4, 2.0, 0.8), (12, 6, 4.0, 0.3)])
 def test_pruned_search_equals_the_maximum_over_every_dataset(n, k, e0, f):
     eps = f * e0
-    search = OwnHitsSearch(n=n, k=k, epsilon_local=e0)
+    search = OwnHitsSearch(n_users=n, k=k, epsilon_local=e0)
     result = search.worst(eps)
     every = max(search.bound(a, b, eps) for a in range(n) for b in range(n - a))
     assert result.upper == pytest.approx(every, rel=1e-14) and result.upper >= every * (1 - 1e-15)
@@ -58,11 +58,11 @@ def test_screening_by_values_at_smaller_epsilons_changes_no_result(n, k, e0):
     """A search that has seen other epsilons prunes with their theta = 1 values (delta is non-increasing in
     epsilon); its results must equal a fresh search's at every epsilon, in any order of the epsilons."""
     epsilons = [f * e0 for f in (0.5, 0.2, 0.89, 0.9, 0.35, 0.5, 0.1, 0.985, 0.99, 0.6)]
-    shared = OwnHitsSearch(n=n, k=k, epsilon_local=e0)
+    shared = OwnHitsSearch(n_users=n, k=k, epsilon_local=e0)
     for eps in epsilons:
-        seen, fresh = shared.worst(eps), OwnHitsSearch(n=n, k=k, epsilon_local=e0).worst(eps)
+        seen, fresh = shared.worst(eps), OwnHitsSearch(n_users=n, k=k, epsilon_local=e0).worst(eps)
         assert seen.upper == fresh.upper and seen.argmax == fresh.argmax, (eps, seen, fresh)
-    fresh = OwnHitsSearch(n=n, k=k, epsilon_local=e0)
+    fresh = OwnHitsSearch(n_users=n, k=k, epsilon_local=e0)
     for ab in shared._seen:  # every dataset has a value at a smaller epsilon, and it bounds the one at eps
         screen = shared._screen(ab, epsilons[-1])
         assert screen is not None and screen >= fresh._first_term(ab, epsilons[-1])[1], (ab, screen)
@@ -106,9 +106,9 @@ def test_thetas_include_both_ends():
     assert THETAS[0] == 0.0 and THETAS[-1] == 1.0 and list(THETAS) == sorted(THETAS)
 
 
-@pytest.mark.parametrize("kwargs,message", [({"n": 5, "k": 3}, "`k` must be >= 4"),
-                                            ({"n": MAX_USERS_OWN_HITS + 1, "k": 4}, "`n` must be in"),
-                                            ({"n": 1, "k": 4}, "`n` must be in")])
+@pytest.mark.parametrize("kwargs,message", [({"n_users": 5, "k": 3}, "`k` must be >= 4"),
+                                            ({"n_users": MAX_USERS_OWN_HITS + 1, "k": 4}, "`n_users` must be in"),
+                                            ({"n_users": 1, "k": 4}, "`n_users` must be in")])
 def test_bad_input_one_line(kwargs, message):
     with pytest.raises(ValueError, match=message):
         OwnHitsSearch(epsilon_local=1.0, **kwargs)

@@ -25,7 +25,7 @@ def test_joint_epsilons_equal_single_ones(n, k, eps0):
     single = get_accountant("weak-adversary", epsilon_local=eps0, n_users=n, k=k)
     reference = single.epsilon_for_delta(1e-6)
     epsilons = np.linspace(reference / 20, 3 * reference, 12)
-    assert WeakRows(n=n, k=k, epsilon_local=eps0, K=8.0, logs=KrrParams.of(eps0, k)).tables_fit()
+    assert WeakRows(n_users=n, k=k, epsilon_local=eps0, K=8.0, logs=KrrParams.of(eps0, k)).tables_fit()
     joint = get_accountant("weak-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(epsilons)
     alone = np.array([single.log_delta_for_epsilon([e])[0] for e in epsilons])
     assert np.all(np.isfinite(joint))

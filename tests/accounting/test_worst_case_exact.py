@@ -30,7 +30,7 @@ K3_LARGER = [(n, 1.0, 0.3) for n in (15, 20, 25, 30)]
 def test_k3_exact_maximum_equals_brute_force(n, e0, f):
     eps = f * e0
     truth = float(true_worst_case_delta(eps, e0, n, 3).delta)
-    result = k3_worst_case(eps, n=n, epsilon_local=e0)
+    result = k3_worst_case(eps, n_users=n, epsilon_local=e0)
     assert result.lower <= truth <= result.upper, (result, truth)
     assert result.upper <= truth * (1 + 1e-12) + 1e-300
     value = float(get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0])
@@ -52,7 +52,7 @@ def test_k4_and_k5_bracket_the_brute_force_worst_case(n, k, e0):
 def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
     """Issue 23's measured case: n = 10, k = 4, eps0 = 2, eps = 1.5 (true worst case 0.01901)."""
     truth = float(true_worst_case_delta(1.5, 2.0, 10, 4).delta)
-    best = max(third_value_delta(1.5, n=10, k=4, epsilon_local=2.0, a=a, b=b) for a in range(10) for b in range(10 - a))
+    best = max(third_value_delta(1.5, n_users=10, k=4, epsilon_local=2.0, a=a, b=b) for a in range(10) for b in range(10 - a))
     assert truth * (1 - 1e-12) <= best <= truth * (1 + 1e-12), (best, truth)
     lower = float(get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0])
     assert truth * (1 - 1e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
@@ -60,7 +60,7 @@ def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
 
 def test_third_value_needs_k_at_least_4():
     with pytest.raises(ValueError, match="`k` must be >= 4"):
-        third_value_delta(0.5, n=5, k=3, epsilon_local=1.0)
+        third_value_delta(0.5, n_users=5, k=3, epsilon_local=1.0)
 
 
 def _reference_third_value_delta(eps, *, n, k, epsilon_local, law):
@@ -112,9 +112,9 @@ def _reference_third_value_law(*, n, k, epsilon_local, a, b):
 @pytest.mark.parametrize("n,k,e0,a,b", [(2, 4, 1.0, 1, 0), (16, 4, 0.5, 3, 5), (64, 7, 3.0, 0, 1),
                                         (150, 5, 2.2, 1, 1), (200, 10, 8.0, 2, 0), (120, 6, 0.1, 0, 0)])
 def test_third_value_fast_paths_equal_the_straightforward_form_bit_for_bit(n, k, e0, a, b):
-    law = third_value_law(n=n, k=k, epsilon_local=e0, a=a, b=b)
+    law = third_value_law(n_users=n, k=k, epsilon_local=e0, a=a, b=b)
     reference = _reference_third_value_law(n=n, k=k, epsilon_local=e0, a=a, b=b)
     assert law.shape == reference.shape and law.tobytes() == np.ascontiguousarray(reference).tobytes()
     for eps in (0.0, 0.3 * e0, 0.9 * e0):
-        value = third_value_delta(eps, n=n, k=k, epsilon_local=e0, a=a, b=b)
+        value = third_value_delta(eps, n_users=n, k=k, epsilon_local=e0, a=a, b=b)
         assert value.hex() == _reference_third_value_delta(eps, n=n, k=k, epsilon_local=e0, law=reference).hex()

@@ -17,7 +17,8 @@ from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
-from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2, _Block, binary_forward_delta
+from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2
+from shuffledp.accounting.views.worst.k2_blocks import Block, binary_forward_delta
 
 TINY = [(n, e0, eps) for n in range(2, 8) for e0 in (0.5, 1.0, 2.0, 4.0)
         for eps in (0.0, 0.1, 0.5, 1.0, 3.0) if eps < e0]
@@ -46,14 +47,14 @@ def test_block_view_bounds_every_dataset_in_the_block_and_all_bits_is_the_weak_a
     log_den = float(np.logaddexp(e0, 0.0))
     log_p, log_q = e0 - log_den, -log_den
     p, q = math.exp(log_p), math.exp(log_q)
-    single = [_Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
+    single = [Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
     for a, b in [(0, 3), (5, 17), (20, 29)]:
-        upper = _Block(a, b, n, log_p, log_q).upper(p, q, eps)[0]
+        upper = Block(a, b, n, log_p, log_q).upper(p, q, eps)[0]
         assert upper >= max(single[a:b + 1])
-    everything = _Block(0, n - 1, n, log_p, log_q).upper(p, q, eps)[1]
+    everything = Block(0, n - 1, n, log_p, log_q).upper(p, q, eps)[1]
     weak = float(get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=2).delta_for_epsilon([eps])[0])
     assert everything == pytest.approx(weak, rel=1e-10)
-    upper, best, _ = binary_forward_delta(eps, n=n, epsilon_local=e0)
+    upper, best, _ = binary_forward_delta(eps, n_users=n, epsilon_local=e0)
     assert best <= max(single) <= upper <= max(single) * (1 + 1e-9)
 
 
@@ -90,7 +91,7 @@ def test_pair_sum_equals_the_exact_single_dataset_delta_from_above(n, e0, eps):
     log_p, log_q = _logs(e0)
     p, q = math.exp(log_p), math.exp(log_q)
     for j in (0, 1, n // 3, n // 2, n - 2, n - 1):
-        exact = _Block(j, j, n, log_p, log_q).upper(p, q, eps)[1]
+        exact = Block(j, j, n, log_p, log_q).upper(p, q, eps)[1]
         ours = math.exp(PairSum(j, n - 1 - j, log_p, log_q).log_bound(eps))
         assert exact <= ours <= exact * (1 + 1e-6), (j, ours, exact)
 
@@ -154,14 +155,14 @@ def test_key_pair_sum_brackets_the_direct_convolution(a, l, c, e0, eps):
 @pytest.mark.parametrize("n,e0,eps", [case for case in TINY if case[0] >= 3 and case[2] > 0][::3])
 def test_large_search_bounds_the_brute_force_worst_case(n, e0, eps):
     truth = float(true_worst_case_delta(eps, e0, n, 2).delta)
-    top, _, _ = large_forward_delta(eps, n=n, epsilon_local=e0)
+    top, _, _ = large_forward_delta(eps, n_users=n, epsilon_local=e0)
     assert math.exp(top) >= truth * (1 - 1e-12), (math.exp(top), truth)
 
 
 @pytest.mark.parametrize("n,e0,eps", [(1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05), (4000, 0.5, 0.05)])
 def test_large_search_is_above_and_near_the_certified_maximum(n, e0, eps):
-    upper, best, _ = binary_forward_delta(eps, n=n, epsilon_local=e0)
-    top, _, _ = large_forward_delta(eps, n=n, epsilon_local=e0)
+    upper, best, _ = binary_forward_delta(eps, n_users=n, epsilon_local=e0)
+    top, _, _ = large_forward_delta(eps, n_users=n, epsilon_local=e0)
     assert best <= math.exp(top) <= upper * 1.05, (math.exp(top), best, upper)
 
 
@@ -223,7 +224,7 @@ def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
 
     from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
 
-    bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
+    bound = pair_sum._BlockBounds(eps, n_users=n, epsilon_local=e0, cache={})
     best, best_j = -np.inf, -1
     for j in (0, n - 1):
         value = bound(j, j)
@@ -256,7 +257,7 @@ def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
 def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluations):
     """Keys are certified and above the bounds they stand for, so the lazy search resolves blocks in the
     eager order: the same (top, best, best j), to the last bit."""
-    assert large_forward_delta(eps, n=n, epsilon_local=e0, max_evaluations=evaluations) == _eager_search(
+    assert large_forward_delta(eps, n_users=n, epsilon_local=e0, max_evaluations=evaluations) == _eager_search(
         eps, n, e0, max_evaluations=evaluations)
 
 
@@ -267,11 +268,11 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
     blanket-bit view, a separate implementation), over every block of a grid of sizes."""
     from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
 
-    bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
+    bound = pair_sum._BlockBounds(eps, n_users=n, epsilon_local=e0, cache={})
     bound.choose_blanket(-20.0)
     log_p, log_q = _logs(e0)
     p, q = math.exp(log_p), math.exp(log_q)
-    delta = [_Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
+    delta = [Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
     for width in (1, 2, 3, max(1, n // 5), n):
         for a in range(0, n, width):
             b = min(n - 1, a + width - 1)
@@ -337,8 +338,8 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
     from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
 
     cache = {}
-    large_forward_delta(eps[0], n=n, epsilon_local=e0, cache=cache)
-    bound = pair_sum._BlockBounds(eps[1], n=n, epsilon_local=e0, cache=cache)
+    large_forward_delta(eps[0], n_users=n, epsilon_local=e0, cache=cache)
+    bound = pair_sum._BlockBounds(eps[1], n_users=n, epsilon_local=e0, cache=cache)
     bound.blanket_sds = min(cache["_blanket_sds"])[0] - 0.5  # this step: more blanket reports
     checked = 0
     for name in [k for k in cache if isinstance(k, tuple) and len(k) == 4]:
@@ -351,7 +352,7 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
     bound.blanket_sds = max(cache["_blanket_sds"])[0] + 0.5  # fewer reports than every earlier step: none
     assert all(bound._stale(k[0], n - 1 - k[1]) is None for k in cache if isinstance(k, tuple) and len(k) == 4)
     for step in eps[1:] + (eps[1] * 1.01,):
-        assert large_forward_delta(step, n=n, epsilon_local=e0, cache=cache) == _eager_search(step, n, e0), step
+        assert large_forward_delta(step, n_users=n, epsilon_local=e0, cache=cache) == _eager_search(step, n, e0), step
 
 
 @pytest.mark.parametrize("limit", [200_000, 2_000_000])
@@ -363,6 +364,6 @@ def test_search_steps_sharing_a_small_cache_give_fresh_values(monkeypatch, limit
     monkeypatch.setattr(pair_sum, "_CACHE_DOUBLES", limit)
     n, e0, cache = 200_000, 0.5, {}
     for eps in (0.004, 0.003, 0.0035, 0.00351, 0.0035099, 0.005):
-        assert large_forward_delta(eps, n=n, epsilon_local=e0, cache=cache) == \
-            large_forward_delta(eps, n=n, epsilon_local=e0), eps
+        assert large_forward_delta(eps, n_users=n, epsilon_local=e0, cache=cache) == \
+            large_forward_delta(eps, n_users=n, epsilon_local=e0), eps
         assert cache["_doubles"] <= 2 * limit + 4 * 10**5  # bounded (one pair sum past the limit at most)

@@ -301,7 +301,7 @@ class ComposedAccountant:
     def has_tail_bound(self) -> bool:
         """Whether deltas below :data:`PLD_FLOOR` are resolved (by the Chernoff bound of
         :mod:`~shuffledp.accounting.numerics.composed_tail`): upper bounds with a tail source."""
-        return self.kind is BoundKind.UPPER and tail_source(self.name) is not None
+        return self.kind is BoundKind.UPPER and tail_source(self.name, self.rounds) is not None
 
     @property
     def resolved_delta(self) -> float:
@@ -329,7 +329,7 @@ class ComposedAccountant:
 
     def _tail_rounds(self):
         if self._tail is None:
-            self._tail = tail_rounds(tail_source(self.name), self.rounds, self.interval)
+            self._tail = tail_rounds(tail_source(self.name, self.rounds), self.rounds, self.interval)
         return self._tail
 
     def _tail_log_delta(self, epsilon: float) -> float:

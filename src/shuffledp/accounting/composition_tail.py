@@ -9,16 +9,20 @@ composed epsilon by at most T times that width, the safe way). Both directions a
 subsampling, as :func:`shuffledp.accounting.composition._direction` forms them in linear space:
 REMOVE (q P + (1 - q) Q, Q) with loss log(q e^L + 1 - q), ADD (Q, q P + (1 - q) Q) with its negative.
 
-Only views whose binned masses are formed outcome by outcome (:data:`TAIL_ACCOUNTANTS`) are used: the
-weak adversary's run reduction forms masses as prefix-sum differences (absolute error ~1e-16), which
-cannot certify a tail of 1e-300; it keeps the PLD's floor. (The strong adversary's tail is a valid
-upper bound for it -- the weak adversary sees less, Koskela, Heikkila, Honkela 2021, Defs. 1 and 3 --
-but can be far above it: 4.8e-6 against 1.7e-66 for one round at n = 300, eps0 = 0.5, k = 2 (measured
-in tests/accounting/test_composition.py), so it is not substituted.)
+Only views whose binned masses are formed outcome by outcome (:data:`TAIL_ACCOUNTANTS`) are used this
+way. A view may instead form its tail rounds itself from its own outcomes (a ``tail_rounds`` method on
+the accountant's ``view``, available where its ``has_tail()`` says so): the weak adversary does
+(:mod:`shuffledp.accounting.views.weak.tail`), because its run reduction forms masses as prefix-sum
+differences (absolute error ~1e-16), which cannot certify a tail of 1e-300. Where its windows are too
+large for that (n above ~10^4) it keeps the PLD's floor. (The strong adversary's tail is a valid upper
+bound for it -- the weak adversary sees less, Koskela, Heikkila, Honkela 2021, Defs. 1 and 3 -- but can
+be far above it: 4.8e-6 against 1.7e-66 for one round at n = 300, eps0 = 0.5, k = 2 (measured in
+tests/accounting/test_composition.py), so it is not substituted.)
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 
@@ -28,7 +32,7 @@ from shuffledp.accounting import get_accountant
 from shuffledp.accounting.numerics.composed_tail import TailRound
 from shuffledp.accounting.views.binned import LogMasses
 
-__all__ = ["TAIL_ACCOUNTANTS", "K_TAIL", "tail_interval", "tail_rounds", "tail_source"]
+__all__ = ["TAIL_ACCOUNTANTS", "VIEW_TAIL_ACCOUNTANTS", "K_TAIL", "tail_interval", "tail_rounds", "tail_source"]
 
 #: accountants whose binned masses are sums of per-outcome masses (module docstring)
 TAIL_ACCOUNTANTS = ("strong-adversary", "feldman-numerical", "clones-krr")
@@ -38,9 +42,28 @@ K_TAIL = 38.0
 TAIL_GRID = 1e-4
 
 
-def tail_source(name: str) -> str | None:
-    """The accountant whose tail bound serves ``name`` (itself, for :data:`TAIL_ACCOUNTANTS`), else None."""
-    return name if name in TAIL_ACCOUNTANTS else None
+#: accountants whose view forms its own tail rounds from its outcomes (module docstring)
+VIEW_TAIL_ACCOUNTANTS = ("weak-adversary",)
+
+
+def _view(name: str, r):
+    return get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view
+
+
+def tail_source(name: str, rounds=None) -> str | None:
+    """The accountant whose tail bound serves ``name`` (itself, for :data:`TAIL_ACCOUNTANTS`, and for
+    :data:`VIEW_TAIL_ACCOUNTANTS` when the view of every round in ``rounds`` forms its tail), else None."""
+    if name in TAIL_ACCOUNTANTS:
+        return name
+    if name in VIEW_TAIL_ACCOUNTANTS and rounds is not None and _views_have_tails(name, frozenset(rounds)):
+        return name
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _views_have_tails(name: str, distinct_rounds: frozenset) -> bool:
+    """Whether the view of every distinct round forms its own tail (asked once per composition)."""
+    return all(_view(name, r).has_tail() for r in distinct_rounds)
 
 
 def tail_interval(interval: float) -> float:
@@ -76,12 +99,17 @@ def _log_direction(logs: LogMasses, width: float, q: float, reverse: bool):
 def tail_rounds(name: str, rounds, interval: float) -> list[list[TailRound]]:
     """Per direction (REMOVE, ADD), the distinct rounds (objects with ``epsilon_local``, ``per_round``,
     ``k``, ``subsample``; repeats counted) as :class:`TailRound`, for the Chernoff bound."""
-    if name not in TAIL_ACCOUNTANTS:
-        raise ValueError(f"`accountant` must be one of {', '.join(TAIL_ACCOUNTANTS)} for the composed tail "
-                         f"bound; got {name!r}.")
+    if name not in TAIL_ACCOUNTANTS + VIEW_TAIL_ACCOUNTANTS:
+        raise ValueError(f"`accountant` must be one of {', '.join(TAIL_ACCOUNTANTS + VIEW_TAIL_ACCOUNTANTS)} "
+                         f"for the composed tail bound; got {name!r}.")
     width = tail_interval(interval)
     directions = [[], []]
     for r, count in Counter(rounds).items():
+        if name in VIEW_TAIL_ACCOUNTANTS:  # the view forms its rounds from its own outcomes
+            remove, add = _view(name, r).tail_rounds(r.subsample, width, count)
+            directions[0].append(remove)
+            directions[1].append(add)
+            continue
         accountant = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k)
         view = accountant.binned_views(interval=width, pessimistic=True, K=K_TAIL, log_masses=True)[0]
         remove = TailRound(*_log_direction(view.logs, width, r.subsample, False), count)

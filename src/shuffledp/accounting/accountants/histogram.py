@@ -38,9 +38,10 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf, logsumexp
+from shuffledp._numerics import log_binom_pmf
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.views.cell_law import CellLaw
 from shuffledp.accounting.views.single_bin.law import DIRECTIONS, SingleBinLaw, check_size
 
 __all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS"]
@@ -82,34 +83,6 @@ def _shift(law: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
-class _CellLaw:
-    """Two discrete laws on the same finite cells, sorted by privacy loss, with tail deltas."""
-
-    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray, epsilon_local: float):
-        keep = np.isfinite(log_p0) & np.isfinite(log_p1)
-        log_p0, log_p1 = log_p0[keep], log_p1[keep]
-        # k-RR is eps0-LDP, so every post-processing has |loss| <= eps0: clip the rounding noise
-        loss = np.clip(log_p0 - log_p1, -epsilon_local, epsilon_local)
-        order = np.argsort(-loss, kind="stable")
-        self.loss = loss[order]
-        self.log_p0 = log_p0[order]
-        self.log_p1 = log_p1[order]
-
-    def log_delta(self, epsilons: np.ndarray, direction: str) -> np.ndarray:
-        out = np.full(epsilons.shape, -np.inf)
-        descending = -self.loss  # ascending array for searchsorted
-        for index, eps in enumerate(epsilons):
-            if direction == "forward":
-                count = int(np.searchsorted(descending, -eps, side="left"))  # cells with loss > eps
-                if count:
-                    out[index] = logsumexp(self.log_p0[:count] + log1mexp(eps - self.loss[:count]))
-            else:
-                start = int(np.searchsorted(descending, eps, side="right"))  # cells with loss < -eps
-                if start < self.loss.size:
-                    out[index] = logsumexp(self.log_p1[start:] + log1mexp(eps + self.loss[start:]))
-        return np.minimum(out, 0.0)  # delta <= 1; the cells' probabilities may sum to 1 + 1e-15
-
-
 class _HistogramAccountant(Accountant):
     needs_n_x0 = True
 
@@ -125,7 +98,7 @@ class _HistogramAccountant(Accountant):
                 f"grows as n^3); got {self.setting.n_users}. Use 'biswas-exact' for larger n."
             )
 
-    def _cell_law(self) -> _CellLaw:
+    def _cell_law(self) -> CellLaw:
         raise NotImplementedError
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
@@ -159,7 +132,7 @@ class HistogramExact(_HistogramAccountant):
     )
     reference = "hockey-stick divergence of the shuffled k-RR histogram via the sufficient statistic (h_x0, h_x1, h_x2)"
 
-    def _cell_law(self) -> _CellLaw:
+    def _cell_law(self) -> CellLaw:
         s = self.setting
         n, k, a = s.n_users, s.k, s.n_x0
         if k == 2:
@@ -197,7 +170,7 @@ class HistogramExact(_HistogramAccountant):
             log_last = f[cell] + log_km2 + np.log(q + (p - q) * fraction)
         log_p0 = log_b + bracket0[cell]
         log_p1 = log_b + np.logaddexp(common[cell], log_last)
-        return _CellLaw(log_p0, log_p1, s.epsilon_local)
+        return CellLaw(log_p0, log_p1, s.epsilon_local)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         s = self.setting
@@ -228,7 +201,7 @@ class HistogramPairLower(_HistogramAccountant):
     )
     reference = "data processing: hockey-stick divergence of the (h_x0, h_x1) marginal of the shuffled k-RR histogram"
 
-    def _cell_law(self) -> _CellLaw:
+    def _cell_law(self) -> CellLaw:
         s = self.setting
         self._check_size()
         n, k, a = s.n_users, s.k, s.n_x0
@@ -244,4 +217,4 @@ class HistogramPairLower(_HistogramAccountant):
         g0, g1 = _shift(g, 0), _shift(g, 1)
         log_p0 = np.logaddexp(np.logaddexp(g0 + log_p, g1 + log_q), g + log_rest)
         log_p1 = np.logaddexp(np.logaddexp(g0 + log_q, g1 + log_p), g + log_rest)
-        return _CellLaw(log_p0.ravel(), log_p1.ravel(), s.epsilon_local)
+        return CellLaw(log_p0.ravel(), log_p1.ravel(), s.epsilon_local)

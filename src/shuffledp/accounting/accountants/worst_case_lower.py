@@ -107,7 +107,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
             return members
         if s.k >= 4 and MAX_USERS_THIRD < s.n_users <= MAX_USERS_ONE_VALUE:  # below: in "third value" (a = b = 0)
             if getattr(self, "_one_value", None) is None:
-                self._one_value = OneValueView(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+                self._one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
             value = self._one_value.log_delta(float(eps))
             members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
         if s.n_users > (MAX_USERS_K3_BLOCKS if s.k == 3 else MAX_USERS_THIRD):
@@ -121,7 +121,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _k3_exact(self, eps: float) -> float:
         """log of the certified lower value of the exact k = 3 worst case (enumeration, or blocks above MAX_USERS_EXACT)."""
         s = self.setting
-        value = exact_worst(float(eps), n=s.n_users, epsilon_local=s.epsilon_local).lower
+        value = exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).lower
         return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
 
     def _third_value(self, eps: float) -> float:
@@ -132,9 +132,9 @@ class WorstCaseLower(BracketedMixin, Accountant):
         if n > MAX_USERS_EXACT:
             pairs = pairs[:_LARGE_THIRD]
         if getattr(self, "_third", None) is None:  # the laws and (P, Q) do not depend on eps: built once
-            self._third = {(a, b): third_value_outputs(n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+            self._third = {(a, b): third_value_outputs(n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
                            for a, b in pairs}
-        value = max(third_value_delta(float(eps), n=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b,
+        value = max(third_value_delta(float(eps), n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b,
                                       outputs=outputs) for (a, b), outputs in self._third.items())
         return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
 

@@ -1,1 +1,1 @@
-"""Koskela et al.'s weak adversary: the view, its rows (windows, certified remainders) and its per-row tables shared by many epsilons."""
+"""Koskela et al.'s weak adversary: its outcomes and windows (written once), the view, its rows (windows, certified remainders), its per-row tables shared by many epsilons, and its certified composed tail."""

@@ -157,8 +157,9 @@ class WeakRows:
     totals s, their weights, the M windows of the rows; :meth:`log_delta` evaluates one epsilon and
     :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
 
-    def __init__(self, *, n: int, k: int, epsilon_local: float, K: float, logs: KrrParams,
+    def __init__(self, *, n_users: int, k: int, epsilon_local: float, K: float, logs: KrrParams,
                  memo: ExcessMemo | None = None):
+        n = n_users
         self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
         self.memo = ExcessMemo() if memo is None else memo  # shared by the rows of every K of one setting
         self.s_lo, self.s_hi = (float(v) for v in bernstein_window(n, logs.log_2q, logs.log_1m2q, K))

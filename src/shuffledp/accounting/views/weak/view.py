@@ -30,6 +30,13 @@ k - 3), A and M independent given S. The loss is at most eps0 (at a = j, c = 0),
 eps >= eps0 comes out of the sum (lambda a - c_s <= 0 for every a <= s). Both directions are equal (A and
 C are exchangeable).
 
+**The stream** (issue 32). :class:`WeakView` is a :class:`~shuffledp.accounting.views.base.View`: its
+outcomes (a, c, m) and their windows are written once in :mod:`shuffledp.accounting.views.weak.outcomes`
+(read by :meth:`WeakView.outcomes`, by the binned PLD below and by the certified composed tail of
+:mod:`shuffledp.accounting.views.weak.tail`, :meth:`WeakView.tail_rounds`). The exact delta and the
+binned PLD below are fast overrides of what the generic layer would derive from that stream, held to it
+by tests/accounting/test_view_streams_weak_worst.py.
+
 **Exact delta** (:class:`WeakView`; rows in :mod:`shuffledp.accounting.views.weak.rows`, per-row tables
 in :mod:`shuffledp.accounting.views.weak.tables`). For each total s in a window around the mean of S,
 the sum over a splits into (i) a *high* range where nu M cannot exceed lambda a - c_s except with
@@ -70,15 +77,16 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log_binom_pmf_loader, log_sub
-from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
-from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views import own_report
-from shuffledp.accounting.views.strong import view as strong
+from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View, log_delta_from_outcomes
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, RUNS_PER_BATCH, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.split_pair import check_size
+from shuffledp.accounting.views.strong import view as strong
+from shuffledp.accounting.views.weak import tail as weak_tail
+from shuffledp.accounting.views.weak.outcomes import WeakGrid, outcome_chunks
 from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, WeakRows
 
 __all__ = ["WeakView", "binned"]
@@ -93,14 +101,28 @@ def _upper(parts: tuple[float, float]) -> float:
     return min(0.0, float(np.logaddexp(*parts)))
 
 
-class WeakView:
-    """The weak adversary's exact certified delta for one setting (module docstring, "Exact delta").
+class WeakView(View):
+    """The weak adversary's view of one setting: its outcomes (a, c, m) as a :class:`View`
+    (:meth:`outcomes`, :meth:`left_out`, windows of :class:`~shuffledp.accounting.views.weak.outcomes.WeakGrid`),
+    and two documented overrides of quantities derived from them:
+
+    * the exact certified delta (module docstring, "Exact delta": :meth:`log_deltas`,
+      :meth:`log_delta_parts`, and :meth:`log_delta` with ``upper=True``), by the rows of
+      :class:`~shuffledp.accounting.views.weak.rows.WeakRows`;
+    * the binned PLD (:func:`binned`, "Binned PLD"), by runs of m on the same windows as the stream.
+
+    Both are held to the stream by tests/accounting/test_view_streams_weak_worst.py. The certified
+    composed tail (:meth:`tail_rounds`) is formed from the stream's blocks
+    (:mod:`shuffledp.accounting.views.weak.tail`).
 
     Keeps the epsilon-independent rows of the two most recent windows K (the search and repeated calls
     reuse them) and, after :meth:`log_delta_parts`, the window K finally used in ``last_K``."""
 
+    name = "weak"
+    symmetric = True  # a and c are exchangeable: (Q, P) is (P, Q) relabelled
+
     def __init__(self, setting: ShuffleSetting):
-        self.setting = setting
+        super().__init__(setting)
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
         #: above MAX_EPSILON_LOCAL_SUMMED the sums are not trusted: u's own report's delta is returned instead
@@ -115,7 +137,7 @@ class WeakView:
             if len(cache) >= 2:
                 cache.pop(next(iter(cache)))
             s = self.setting
-            cache[K] = WeakRows(n=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
+            cache[K] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
                                 memo=self.excess_memo)
         return cache[K]
 
@@ -186,6 +208,39 @@ class WeakView:
             out[i] = _upper(self.log_delta_parts(float(flat[i]), start_K=start))
             start = getattr(self, "last_K", _BATCH_K)
         return out.reshape(epsilons.shape)
+
+    # ------------------------------------------------------------------ the stream (View interface)
+    def grid(self, K: float = DEFAULT_K) -> WeakGrid:
+        """The windows of half-width K (shared by the stream, the binned PLD and the composed tail)."""
+        return WeakGrid(self.setting.n_users, self.krr, K)
+
+    def outcomes(self, K: float = DEFAULT_K):
+        """The REMOVE direction's outcomes (s, a, m) inside the windows, one chunk per total s."""
+        beta = math.expm1(self.setting.epsilon_local)
+        for log_p, log_q in outcome_chunks(self.grid(K), beta):
+            yield OutcomeChunk(log_p, log_q)
+
+    def left_out(self, K: float = DEFAULT_K) -> LeftOut:
+        """Certified bound on the P-mass and the Q-mass outside the windows (the same: they are symmetric)."""
+        log_dropped = self.grid(K).log_dropped(math.expm1(self.setting.epsilon_local))
+        return LeftOut(log_dropped, log_dropped)
+
+    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
+        """Override: with ``upper`` the exact certified delta of :meth:`log_deltas` (it picks its own
+        windows, K is not used); without it the generic lower bound from the stream."""
+        if not upper:
+            return log_delta_from_outcomes(self, epsilons, K=K, upper=False)
+        return self.log_deltas(np.atleast_1d(np.asarray(epsilons, dtype=float)))
+
+    def has_tail(self) -> bool:
+        """Whether :meth:`tail_rounds` forms the certified composed tail for this setting (its windows
+        hold at most :data:`~shuffledp.accounting.views.weak.tail.MAX_PAIRS` (s, a) pairs)."""
+        return self.grid(weak_tail.K_TAIL).pairs() <= weak_tail.MAX_PAIRS
+
+    def tail_rounds(self, subsample: float, width: float, count: int = 1):
+        """(REMOVE, ADD) rounds of the certified composed tail (:mod:`shuffledp.accounting.views.weak.tail`),
+        or None where :meth:`has_tail` is False."""
+        return weak_tail.tail_rounds(self.setting, subsample, width, count)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
         """u's own report's log delta (:mod:`~shuffledp.accounting.views.own_report`), used above its eps0 limit."""
@@ -294,51 +349,11 @@ def _run_masses(ch, rows, x, base, j_top, counts, interval, ceil_mode, sign, out
         np.multiply(mass, w, out=out)
 
 
-class _Grid:
-    """The windows of the binned view: totals s with log weights, symmetric a windows, M windows."""
-
-    def __init__(self, n: float, krr: KrrParams, K: float):
-        self.n, self.krr, self.rho = n, krr, krr.rho
-        two_q = math.exp(krr.log_2q)
-        self.s_lo, self.s_hi = (float(v) for v in sd_window(n, two_q, K))
-        self.s = np.arange(self.s_lo, self.s_hi + 1.0)
-        self.log_w = log_binom_pmf_loader(self.s, n, krr.log_2q, krr.log_1m2q)
-        half = bernstein_half_width(np.sqrt(self.s) / 2.0, K)
-        self.a_lo = np.clip(np.floor(self.s / 2.0 - half), 0.0, self.s)
-        self.a_hi = self.s - self.a_lo
-        if self.rho > 0:
-            self.m_lo, self.m_hi = sd_window(n - self.s, self.rho, K)
-        else:
-            self.m_lo = self.m_hi = np.zeros_like(self.s)
-
-    def log_dropped(self, beta: float) -> float:
-        """Certified bound on the P-mass (and, the windows being symmetric, the Q-mass) outside the windows."""
-        n, krr, s, log_w, s_lo, s_hi = self.n, self.krr, self.s, self.log_w, self.s_lo, self.s_hi
-        log_2q, log_1m2q, log_rho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, self.rho
-        # S outside: E[((1 + beta/2) S + rho (n - S)) / n; S outside] with E[S; S >= x] = n 2q Pr(Bin(n-1, 2q) >= x - 1)
-        upper_tail = float(log_sf(s_hi, n - 1.0, log_2q, log_1m2q)) + log_2q if s_hi < n else -np.inf
-        lower_tail = (math.log(max(s_lo - 1.0, 1.0) / n) + float(log_sf(n - s_lo + 1.0, n, log_1m2q, log_2q))
-                      if s_lo > 0 else -np.inf)
-        log_s_out = float(np.logaddexp(math.log1p(beta / 2.0) + np.logaddexp(upper_tail, lower_tail),
-                                       (log_rho if rho > 0 else -np.inf)
-                                       + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
-        # A outside (s inside): <= w(s) Pr(A outside) (s + rho (n - s) + beta s) / n
-        log_scale = np.log((s * (1.0 + beta) + rho * (n - s)) / n)
-        log_a_out = log_w + log_outside(self.a_lo, self.a_hi, s, LOG_HALF, LOG_HALF) + log_scale
-        # M outside (s, a inside): <= w(s) Pr(M outside) (1 + beta s / n)
-        if rho > 0:
-            log_m_out = (log_w + log_outside(self.m_lo, self.m_hi, n - s, log_rho, krr.log_1mrho)
-                         + np.log1p(beta * s / n))
-        else:
-            log_m_out = np.full(s.shape, -np.inf)
-        return float(np.logaddexp.reduce(np.concatenate([[log_s_out], log_a_out, log_m_out])))
-
-
 class _Chunk:
     """The (s, a) pairs of a chunk of totals with the prefix sums over each M window of pmf(m) and
     m pmf(m) (one padded row per s), and the masses of runs of m."""
 
-    def __init__(self, grid: _Grid, start: int, stop: int, m_width: int, beta: float, prefix=None):
+    def __init__(self, grid: WeakGrid, start: int, stop: int, m_width: int, beta: float, prefix=None):
         n, krr, self.beta, self.m_width = grid.n, grid.krr, beta, m_width
         s_c, log_w = grid.s[start:stop], grid.log_w[start:stop]
         self.m_lo, self.m_hi = m_lo, m_hi = grid.m_lo[start:stop], grid.m_hi[start:stop]
@@ -441,7 +456,7 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Binned
     docstring ("Binned PLD")."""
     n = float(n_users)
     beta = math.expm1(float(epsilon_local))
-    grid = _Grid(n, KrrParams.of(float(epsilon_local), k), K)
+    grid = WeakGrid(n, KrrParams.of(float(epsilon_local), k), K)
     log_dropped = grid.log_dropped(beta)
     bins = Bins()
     buffers = [np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)]

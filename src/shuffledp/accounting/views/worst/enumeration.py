@@ -147,9 +147,10 @@ def stack_laws(laws: dict) -> tuple[list, np.ndarray]:
     return keys, np.stack([laws[key] for key in keys])
 
 
-def k3_worst_case(eps: float, *, n: int, epsilon_local: float, laws=None) -> K3Worst:
+def k3_worst_case(eps: float, *, n_users: int, epsilon_local: float, laws=None) -> K3Worst:
     """Exact worst case over every dataset and both directions for k = 3 (module doc), certified.
     ``laws``: :func:`stack_laws` of :func:`pair_laws` (cached by the caller), or None."""
+    n = n_users
     krr = KrrParams.of(epsilon_local, 3)
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)
     keys, stacked = stack_laws(pair_laws(n, p, q)) if laws is None else laws
@@ -206,9 +207,10 @@ def _add_user3(g: np.ndarray, probs: tuple[float, float, float, float], rows: in
     return out
 
 
-def third_value_law(*, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0) -> np.ndarray:
+def third_value_law(*, n_users: int, k: int, epsilon_local: float, a: int = 0, b: int = 0) -> np.ndarray:
     """Law of the others' (c0, c1, c2) for "a on x0, b on x1, the rest on x2" (k >= 4; module doc);
     reusable across epsilons by :func:`third_value_delta`."""
+    n = n_users
     if k < 4:
         raise ValueError(f"`k` must be >= 4 for the third-value dataset's three-count law; got {k!r}.")
     krr = KrrParams.of(epsilon_local, k)
@@ -253,24 +255,26 @@ def _third_value_outputs(g: np.ndarray, p: float, q: float, k: int, rows: int) -
     return P, Q
 
 
-def third_value_outputs(*, n: int, k: int, epsilon_local: float, a: int = 0,
+def third_value_outputs(*, n_users: int, k: int, epsilon_local: float, a: int = 0,
                         b: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) of "a on x0, b on x1, the rest on x2" over the outcomes summed (module doc), which do not
     depend on eps: reusable across epsilons by :func:`third_value_delta`."""
-    g = third_value_law(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b)
+    n = n_users
+    g = third_value_law(n_users=n, k=k, epsilon_local=epsilon_local, a=a, b=b)
     krr = KrrParams.of(epsilon_local, k)
     # a truncated law: only outcomes whose four neighbours are all kept are exact
     rows = g.shape[0] if g.shape[0] < n else g.shape[0] + 1
     return _third_value_outputs(g, math.exp(krr.log_p), math.exp(krr.log_q), k, rows)
 
 
-def third_value_delta(eps: float, *, n: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
+def third_value_delta(eps: float, *, n_users: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
                       outputs: tuple[np.ndarray, np.ndarray] | None = None) -> float:
     """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
     x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``outputs``:
     what :func:`third_value_outputs` returns for the same arguments (cached by the caller), or None."""
+    n = n_users
     if outputs is None:
-        outputs = third_value_outputs(n=n, k=k, epsilon_local=epsilon_local, a=a, b=b)
+        outputs = third_value_outputs(n_users=n, k=k, epsilon_local=epsilon_local, a=a, b=b)
     # exp of a log of size L carries a relative error of ~4 L u: counted with the additions
     size = float(gammaln(n + 1.0)) + n * abs(KrrParams.of(epsilon_local, k).log_q)
     return _lower_sum(*outputs, math.exp(eps), int(8 * size) + 8 * (n + 8) + 64)

@@ -49,6 +49,7 @@ from shuffledp.accounting.numerics.binomial import (
 )
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.numerics.windows import bernstein_half_width, sd_window
+from shuffledp.accounting.views.base import DEFAULT_K, FamilyView
 from shuffledp.accounting.views.binned import LOG_HALF, BinnedView, Bins, bin_index, flat_rows, split_pair_rows
 
 __all__ = ["WorstFamilies", "FAMILY", "binned"]
@@ -145,9 +146,14 @@ def _x0_totals(d_forward, d_reverse, gamma, log_pi0, log_1mpi0):
     return total_forward, total_reverse
 
 
-class WorstFamilies:
-    """Exact log delta of each member of the family (module docstring) for one setting; the weights of
-    the sums over s do not depend on epsilon and are cached across epsilons.
+class WorstFamilies(FamilyView):
+    """The family as a :class:`~shuffledp.accounting.views.base.FamilyView`: its members are the explicit
+    datasets of :mod:`shuffledp.accounting.views.worst.members` (all on x0, and for k >= 3 none and every
+    other user on x2), each a View with its exact stream. This class is also their fast evaluation: the
+    exact log delta of each member of the family (module docstring) for one setting; the weights of
+    the sums over s do not depend on epsilon and are cached across epsilons. :meth:`log_delta` (the
+    maximum over the members "none" and "all on x0"/"all on x1", a lower bound on the worst case) is
+    :meth:`log_delta_max` at each epsilon; ``worst-case-lower`` adds the other members itself.
 
     Work whose result is provably not used is skipped, the values being those of the full evaluation to
     the last bit: (i) a row whose certified upper bound lies more than :data:`_LOG_UNDERFLOW` below an
@@ -156,10 +162,27 @@ class WorstFamilies:
     widening, are always evaluated); (ii) :meth:`log_delta_max` (the accountant's maximum) skips a
     member whose certified upper bound on its *computed* value lies below another member's value."""
 
+    name = "worst-lower-family"
+
     def __init__(self, setting: ShuffleSetting):
-        self.setting = setting
+        super().__init__(setting)
         self._logs = KrrParams.of(setting.epsilon_local, setting.k)
         self._weights: dict[str, LogPmfRange] = {}
+
+    def members(self):
+        """The member Views (streams of their exact laws; their log_delta overrides read this class)."""
+        from shuffledp.accounting.views.worst import members  # members reads this module: imported here
+
+        yield members.AllOnX0View(self.setting)
+        if self.setting.k >= 3:
+            yield members.NoMatchView(self.setting)
+            yield members.ThirdValueView(self.setting)
+
+    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
+        """Override of the family maximum over "none" and "all on x0"/"all on x1": :meth:`log_delta_max`
+        at each epsilon (a lower bound on the worst case; the third-value member is added by the
+        accountant)."""
+        return np.array([self.log_delta_max(float(e)) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))])
 
     def _weight(self, name: str, log_pi: float, log_1mpi: float) -> LogPmfRange:
         if name not in self._weights:

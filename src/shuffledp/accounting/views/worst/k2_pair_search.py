@@ -307,7 +307,8 @@ class _BlockBounds:
     """bound(a, b): certified log upper bound on F(j) for every j in the block [a, b] (module doc), with
     the pair sums cached across epsilons in ``cache``; ``evaluations`` counts the calls."""
 
-    def __init__(self, eps: float, *, n: int, epsilon_local: float, cache: dict):
+    def __init__(self, eps: float, *, n_users: int, epsilon_local: float, cache: dict):
+        n = n_users
         krr = KrrParams.of(epsilon_local, 2)
         self.eps, self.n, self.cache = eps, n, cache
         self.log_p, self.log_q = krr.log_p, krr.log_q
@@ -435,7 +436,7 @@ def _evict(cache: dict) -> None:
         cache["_round"] = now
 
 
-def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict | None = None,
+def large_forward_delta(eps: float, *, n_users: int, epsilon_local: float, cache: dict | None = None,
                         relative_stop: float = 1e-3, max_evaluations: int = 200) -> tuple[float, float, int]:
     """(certified log upper bound on max_j F(j), the largest single-dataset bound log F(j) met, its j), k = 2.
 
@@ -443,9 +444,10 @@ def large_forward_delta(eps: float, *, n: int, epsilon_local: float, cache: dict
     block with the largest bound is split until that bound is within ``relative_stop`` of the largest
     single-dataset value or ``max_evaluations`` bounds were computed; the largest bound over the blocks
     then covering 0 .. n - 1 is returned (valid whenever the search stops)."""
+    n = n_users
     cache = {} if cache is None else cache
     cache["_round"] = cache.get("_round", 0) + 1  # one search step (module doc, "Reuse")
-    bound = _BlockBounds(eps, n=n, epsilon_local=epsilon_local, cache=cache)
+    bound = _BlockBounds(eps, n_users=n, epsilon_local=epsilon_local, cache=cache)
     best, best_j = -np.inf, -1
     for j in (0, n - 1):
         value = bound(j, j)

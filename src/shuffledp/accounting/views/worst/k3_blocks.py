@@ -101,9 +101,10 @@ def _weights(users: int, w: float) -> np.ndarray:
 class K3BlockSearch:
     """The certified exact worst case over every dataset for k = 3 (module docstring), laws kept across epsilons."""
 
-    def __init__(self, *, n: int, epsilon_local: float):
+    def __init__(self, *, n_users: int, epsilon_local: float):
+        n = n_users
         if not 2 <= n <= MAX_USERS_K3_BLOCKS:
-            raise ValueError(f"`n` must be in [2, {MAX_USERS_K3_BLOCKS}] for the k = 3 block search, got {n}")
+            raise ValueError(f"`n_users` must be in [2, {MAX_USERS_K3_BLOCKS}] for the k = 3 block search; got {n}.")
         krr = KrrParams.of(epsilon_local, 3)
         self._n, self._p, self._q = n, math.exp(krr.log_p), math.exp(krr.log_q)
         self._ops = 4 * (n + 8)
@@ -209,15 +210,16 @@ class K3BlockSearch:
 def shared_search(n: int, epsilon_local: float) -> K3BlockSearch:
     """One search per (n, eps0), shared by ``worst-case-upper`` and ``worst-case-lower`` (a bracket needs
     both; a search's results do not depend on the epsilons it saw before, test_k3_blocks.py)."""
-    return K3BlockSearch(n=n, epsilon_local=epsilon_local)
+    return K3BlockSearch(n_users=n, epsilon_local=epsilon_local)
 
 
-def exact_worst(eps: float, *, n: int, epsilon_local: float) -> K3Worst:
+def exact_worst(eps: float, *, n_users: int, epsilon_local: float) -> K3Worst:
     """The exact k = 3 worst case at ``eps``, used by both ``worst-case-upper`` and ``worst-case-lower``: the
     enumeration of every dataset up to K3_CACHE_USERS, the block search above (both kept across calls)."""
+    n = n_users
     if n > K3_CACHE_USERS:
         return shared_search(n, epsilon_local).worst(eps)
-    return k3_worst_case(eps, n=n, epsilon_local=epsilon_local, laws=_enumerated_laws(n, epsilon_local))
+    return k3_worst_case(eps, n_users=n, epsilon_local=epsilon_local, laws=_enumerated_laws(n, epsilon_local))
 
 
 @functools.lru_cache(maxsize=2)

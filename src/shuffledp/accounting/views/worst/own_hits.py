@@ -279,11 +279,12 @@ def _value(per: np.ndarray) -> float:
 class OwnHitsSearch:
     """The certified maximum over every (a, b) of B(a, b) (module docstring), laws kept across epsilons."""
 
-    def __init__(self, *, n: int, k: int, epsilon_local: float):
+    def __init__(self, *, n_users: int, k: int, epsilon_local: float):
+        n = n_users
         if k < 4:
             raise ValueError(f"`k` must be >= 4 for the own-hits view, got {k}")
         if not 2 <= n <= MAX_USERS_OWN_HITS:
-            raise ValueError(f"`n` must be in [2, {MAX_USERS_OWN_HITS}] for the own-hits view, got {n}")
+            raise ValueError(f"`n_users` must be in [2, {MAX_USERS_OWN_HITS}] for the own-hits view; got {n}.")
         self._par = _Params(*KrrParams.of(epsilon_local, k).quotient_probabilities, k, n)
         self._c = 16.0 * (n + 4)
         self._starts = _triangle(n + 1)[1]

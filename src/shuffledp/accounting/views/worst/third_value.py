@@ -63,10 +63,10 @@ class OneValueView:
     """log delta of "every other user on x2" (module doc) for one (n, k >= 3, eps0); the pmf of s is
     cached across epsilons."""
 
-    def __init__(self, *, n: int, k: int, epsilon_local: float):
+    def __init__(self, *, n_users: int, k: int, epsilon_local: float):
         if k < 3:
             raise ValueError(f"`k` must be >= 3 for a value outside {{x0, x1}}; got {k!r}.")
-        self.n, self.k, self.e0 = int(n), int(k), float(epsilon_local)
+        self.n, self.k, self.e0 = int(n_users), int(k), float(epsilon_local)
         krr = KrrParams.of(self.e0, self.k)
         self._s = LogPmfRange(self.n, krr.log_2q, krr.log_1m2q)  # s = h0 + h1 ~ Bin(n, 2q)
         self._q2 = math.exp(krr.log_2q)

@@ -1,0 +1,43 @@
+"""The exact law of a dataset pair's full histogram (or any finite post-processing of the shuffled
+reports) as two laws on the same finite cells: the view of ``histogram-exact`` and its relatives
+(:mod:`shuffledp.accounting.accountants.histogram` builds the cells; this module holds the view).
+
+The cells are sorted by privacy loss once; the delta of each direction at many epsilons is then a
+log-space sum over the cells beyond each epsilon (every term positive).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shuffledp._numerics import log1mexp, logsumexp
+
+__all__ = ["CellLaw"]
+
+
+class CellLaw:
+    """Two discrete laws on the same finite cells, sorted by privacy loss, with tail deltas."""
+
+    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray, epsilon_local: float):
+        keep = np.isfinite(log_p0) & np.isfinite(log_p1)
+        log_p0, log_p1 = log_p0[keep], log_p1[keep]
+        # k-RR is eps0-LDP, so every post-processing has |loss| <= eps0: clip the rounding noise
+        loss = np.clip(log_p0 - log_p1, -epsilon_local, epsilon_local)
+        order = np.argsort(-loss, kind="stable")
+        self.loss = loss[order]
+        self.log_p0 = log_p0[order]
+        self.log_p1 = log_p1[order]
+
+    def log_delta(self, epsilons: np.ndarray, direction: str) -> np.ndarray:
+        out = np.full(epsilons.shape, -np.inf)
+        descending = -self.loss  # ascending array for searchsorted
+        for index, eps in enumerate(epsilons):
+            if direction == "forward":
+                count = int(np.searchsorted(descending, -eps, side="left"))  # cells with loss > eps
+                if count:
+                    out[index] = logsumexp(self.log_p0[:count] + log1mexp(eps - self.loss[:count]))
+            else:
+                start = int(np.searchsorted(descending, eps, side="right"))  # cells with loss < -eps
+                if start < self.loss.size:
+                    out[index] = logsumexp(self.log_p1[start:] + log1mexp(eps + self.loss[start:]))
+        return np.minimum(out, 0.0)  # delta <= 1; the cells' probabilities may sum to 1 + 1e-15
