@@ -142,20 +142,32 @@ class KrrParams:
         log_beta = _log_beta(e0)
         # e^eps0 + k - 3, without cancellation
         log_den3 = log_beta if k == 2 else e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))
+        # Each pair (x, 1 - x) is formed from the smaller of the two: its log is a difference of logs that
+        # keeps its digits (the smaller is <= 1/2), and the other is log1mexp of it, accurate for every x.
+        # Both were once differences of logs of size ~eps0: an absolute error of ~1e-16 eps0 in a log
+        # near 0 (log(1 - 2q) at large eps0, log gamma at small eps0), which n - 1 users multiply into a
+        # relative error of ~1e-16 eps0 n in every likelihood (1e-9 at n = 1e6, eps0 = 11), and 100 % of
+        # log(1 - 2q) itself at eps0 = 32: enough to put upper bounds below lower bounds (issue 34).
+        log_q = -log_den
+        log_p, log_1mp = _complements(e0 - log_den, math.log(k - 1.0) - log_den)
+        log_gamma, log_1mgamma = _complements(math.log(k) - log_den, log_beta - log_den)
+        log_2q, log_1m2q = _complements(math.log(2.0) - log_den, log_den3 - log_den)
+        log_rho, log_1mrho = (_complements(math.log(k - 2.0) - log_den3, log_beta - log_den3) if k > 2
+                              else (-np.inf, 0.0))
         values = {
             "log_den": log_den,
             "log_beta": log_beta,
-            "log_p": e0 - log_den,
-            "log_q": -log_den,
-            "log_1mp": math.log(k - 1.0) - log_den,
-            "log_1mq": (float(np.logaddexp(e0, math.log(k - 2.0))) if k > 2 else e0) - log_den,
-            "log_gamma": math.log(k) - log_den,
-            "log_1mgamma": log_beta - log_den,
-            "log_2q": math.log(2.0) - log_den,
-            "log_1m2q": log_den3 - log_den,
+            "log_p": log_p,
+            "log_q": log_q,
+            "log_1mp": log_1mp,
+            "log_1mq": float(log1mexp(log_q)),
+            "log_gamma": log_gamma,
+            "log_1mgamma": log_1mgamma,
+            "log_2q": log_2q,
+            "log_1m2q": log_1m2q,
             "log_rest": math.log(k - 2.0) - log_den if k > 2 else -np.inf,
-            "log_rho": math.log(k - 2.0) - log_den3 if k > 2 else -np.inf,
-            "log_1mrho": log_beta - log_den3 if k > 2 else 0.0,
+            "log_rho": log_rho,
+            "log_1mrho": log_1mrho,
             "log_alpha": -float(np.logaddexp(0.0, -e0)),
             "log_1malpha": -float(np.logaddexp(0.0, e0)),
         }
@@ -170,6 +182,14 @@ class KrrParams:
     @property
     def rho(self) -> float:
         return math.exp(self.log_rho)
+
+
+def _complements(log_x: float, log_1mx: float) -> tuple[float, float]:
+    """(log x, log(1 - x)) from two direct evaluations: the smaller of x and 1 - x is kept (its log keeps its
+    digits) and the other is formed from it by log1mexp (see KrrParams.__post_init__)."""
+    if log_x <= log_1mx:
+        return log_x, float(log1mexp(log_x))
+    return float(log1mexp(log_1mx)), log_1mx
 
 
 def _cached(epsilon_local: float, k: int, _cache: dict = {}) -> KrrParams:  # noqa: B006 - a deliberate cache
