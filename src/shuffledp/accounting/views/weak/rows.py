@@ -336,8 +336,8 @@ class WeakRows:
         theta = c_per_s / lam
         one_m_theta = prep.g / lam  # 1 - theta = (e^eps0 - e^eps) / lambda, without the difference (issue 34)
         log_upper_row = None
-        if 0.5 < theta and one_m_theta > 0.0:
-            phi = math.log(theta) - math.log(one_m_theta)
+        phi = math.log(theta) - math.log(one_m_theta) if theta > 0.5 and one_m_theta > 0.0 else 0.0
+        if phi > 0.0:  # theta > 1/2 read from both forms (each rounded on its own: at eps0 ~ 1e-12 they may disagree)
             kl = theta * math.log(2.0 * theta) + one_m_theta * math.log(2.0 * one_m_theta)
             log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl  # noqa: E731
         # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
