@@ -112,7 +112,7 @@ class KrrParams:
 
     ``log_den`` = log(e^eps0 + k - 1); ``log_p``, ``log_q``, ``log_1mp``, ``log_1mq``; ``log_gamma``, ``log_1mgamma``;
     ``log_beta``; ``log_2q`` and ``log_1m2q`` (a blanket report lands on x0 or x1: 2q, and its
-    complement (e^eps0 + k - 3) / (e^eps0 + k - 1)); ``log_rest`` = log(1 - p - q) = log((k - 2) q);
+    complement (e^eps0 + k - 3) / (e^eps0 + k - 1)); ``log_rest`` = log(1 - p - q) = log((k - 2) q) and ``log_ppq`` = log(p + q);
     ``log_rho``, ``log_1mrho``: rho = (k - 2) / (e^eps0 + k - 3), the chance that a blanket report not
     on {x0, x1} is not the user's own value either (k = 2: rho = 0); ``log_alpha``, ``log_1malpha``:
     alpha = e^eps0 / (e^eps0 + 1), the binary randomized response of the clones pair.
@@ -131,6 +131,7 @@ class KrrParams:
     log_2q: float = field(init=False)
     log_1m2q: float = field(init=False)
     log_rest: float = field(init=False)
+    log_ppq: float = field(init=False)
     log_rho: float = field(init=False)
     log_1mrho: float = field(init=False)
     log_alpha: float = field(init=False)
@@ -154,6 +155,9 @@ class KrrParams:
         log_2q, log_1m2q = _complements(math.log(2.0) - log_den, log_den3 - log_den)
         log_rho, log_1mrho = (_complements(math.log(k - 2.0) - log_den3, log_beta - log_den3) if k > 2
                               else (-np.inf, 0.0))
+        # a user on x0 reports x0 or x1 (p + q) or another value (1 - p - q = (k - 2) q)
+        log_ppq, log_rest = (_complements(float(np.logaddexp(e0, 0.0)) - log_den, math.log(k - 2.0) - log_den)
+                             if k > 2 else (0.0, -np.inf))
         values = {
             "log_den": log_den,
             "log_beta": log_beta,
@@ -165,7 +169,8 @@ class KrrParams:
             "log_1mgamma": log_1mgamma,
             "log_2q": log_2q,
             "log_1m2q": log_1m2q,
-            "log_rest": math.log(k - 2.0) - log_den if k > 2 else -np.inf,
+            "log_rest": log_rest,
+            "log_ppq": log_ppq,
             "log_rho": log_rho,
             "log_1mrho": log_1mrho,
             "log_alpha": -float(np.logaddexp(0.0, -e0)),

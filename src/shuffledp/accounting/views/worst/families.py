@@ -289,10 +289,10 @@ class WorstFamilies:
         s_set = self.setting
         n, e0, k = s_set.n_users, s_set.epsilon_local, s_set.k
         krr = self._logs
-        log_rest = krr.log_rest  # 1 - p - q
-        # p + q from its complement (k > 2): as a difference of logs of size eps0 it carried an absolute error
-        # ~1e-16 eps0 that the n users' binomial weights multiply by n (issue 34: 2e-9 at n = 1e6, eps0 = 11)
-        log_ppq = float(log1mexp(log_rest)) if k > 2 else 0.0
+        # p + q and 1 - p - q, each pair from the smaller (KrrParams): as a difference of logs of size eps0, p + q
+        # carried an absolute error ~1e-16 eps0 that the n users' binomial weights multiply by n (issue 34: 2e-9
+        # at n = 1e6, eps0 = 11)
+        log_ppq, log_rest = krr.log_ppq, krr.log_rest
         # pi0 = e^eps0 / (e^eps0 + 1) and its complement, both without a difference of large logs
         log_pi0, log_1mpi0 = krr.log_alpha, krr.log_1malpha
         denominator = -math.expm1(-2.0 * e0)  # 1 - e^(-2 eps0)
