@@ -54,11 +54,24 @@ def test_the_none_member_stays_below_its_exact_dataset(e0, f):
 
 
 @pytest.mark.parametrize("n,k", [(300, 10), (10**5, 3)])
-def test_above_eps0_14_the_weak_and_strong_adversaries_are_the_local_delta(n, k):
+def test_above_eps0_14_the_sums_are_kept_and_bracketed(n, k):
+    """The weak and strong sums once fell back to u's own report above eps0 = 14 (no amplification); with their
+    cause fixed (issue 34) they are kept: each between the lower bound and, for the weak adversary, u's own
+    report's delta (p - e^eps q)_+ (a valid bound for every dataset), the strong adversary at or above the weak."""
     e0 = 20.0
     eps = np.array([0.0, 10.0, 19.0, 20.0, 25.0])
     p = math.exp(e0) / (math.exp(e0) + k - 1)
-    local = [max(p * (1 - math.exp(x - e0)), 0.0) for x in eps]
-    for name in ("weak-adversary", "strong-adversary"):
-        values = get_accountant(name, epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)
-        assert np.allclose(values, local, rtol=1e-12, atol=0.0), name
+    local = np.array([max(p * (1 - math.exp(x - e0)), 0.0) for x in eps])
+    weak, strong, lower = (get_accountant(name, epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)
+                           for name in ("weak-adversary", "strong-adversary", "worst-case-lower"))
+    assert np.all(weak <= local) and np.all(lower <= weak * (1 + 1e-12)) and np.all(weak <= strong * (1 + 1e-12))
+    assert weak[1] < local[1] * (1 - 1e-7)  # some amplification kept at eps = eps0 / 2 (before: equal to local)
+
+
+@pytest.mark.parametrize("n,e0", [(10**8, 14.5), (10**8, 15.0), (10**11, 20.0)])
+def test_the_bracket_at_large_eps0_keeps_the_amplification(n, e0):
+    """Issue 34's table: at k = 10, delta = 1e-6 the upper end was eps0 itself (14.5, 15, 20) against lower ends
+    0.898, 1.259, 0.397; now the two ends agree to 1e-6 relative (upper >= lower) and the upper is far below eps0."""
+    upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=10).epsilon_for_delta(1e-6)
+    lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=10).epsilon_for_delta(1e-6)
+    assert lower <= upper <= lower * (1 + 1e-6) and upper < 0.1 * e0

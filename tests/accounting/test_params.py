@@ -49,7 +49,7 @@ def test_derived_quantities_match_their_definitions(eps0, k):
     e = mpmath.exp(mpmath.mpf(eps0))
     expected = {"log_den2": e + k - 2, "log_kappa2": (k - 1) / (e + k - 2),
                 "log_inverse_kappa2": (e + k - 2) / (k - 1), "log_gamma_e0": k * e / (e + k - 1),
-                "log_ppq": (e + 1) / (e + k - 1), "log_alpha_quotient": e / (e + 1), "log_p_minus_q": (e - 1) / (e + k - 1)}
+                "log_ppq": (e + 1) / (e + k - 1), "log_p_minus_q": (e - 1) / (e + k - 1)}
     for name, value in expected.items():
         assert math.isclose(getattr(params, name), float(mpmath.log(value)), rel_tol=1e-14, abs_tol=1e-14), name
     p, q = e / (e + k - 1), 1 / (e + k - 1)
@@ -66,3 +66,27 @@ def test_derived_quantities_match_their_definitions(eps0, k):
     else:
         with pytest.raises(ValueError, match="`k` must be >= 3"):
             params.third_value_logs
+
+
+@pytest.mark.parametrize("eps0", [1e-12, 0.01, 0.5, 1.0, 4.0, 11.0, 20.0, 32.0, 50.0, 300.0])
+@pytest.mark.parametrize("k", [2, 3, 10, 1000, 10**6])
+def test_every_probability_and_complement_keeps_its_digits(eps0, k):
+    """Relative accuracy of each log (not absolute: a log near 0 with an absolute error of 1e-16 eps0 is multiplied
+    by the n - 1 users). Before issue 34 the complements were differences of logs of size eps0: log(1 - 2q),
+    log(1 - q), log(1 - gamma), log(1 - rho), log p at large eps0 up to 100 % off (eps0 = 32), log gamma 1e-8 off at
+    small eps0; 400-digit reference values (a log of 1 - e^-300 needs them)."""
+    params = KrrParams.of(eps0, k)
+    mpmath.mp.dps = 400
+    e = mpmath.exp(mpmath.mpf(eps0))
+    den = e + k - 1
+    expected = {"log_p": e / den, "log_q": 1 / den, "log_1mp": (k - 1) / den, "log_1mq": (e + k - 2) / den,
+                "log_gamma": k / den, "log_1mgamma": (e - 1) / den, "log_2q": 2 / den, "log_1m2q": (e + k - 3) / den,
+                "log_ppq": (e + 1) / den}
+    if k > 2:
+        expected.update({"log_rest": (k - 2) / den, "log_rho": (k - 2) / (e + k - 3), "log_1mrho": (e - 1) / (e + k - 3)})
+    for name, value in expected.items():
+        exact = mpmath.log(value)
+        got = getattr(params, name)
+        # a few ulps of the logs it is formed from (of size eps0, or ~30 for log(e^eps0 - 1) at eps0 = 1e-12)
+        assert abs(mpmath.mpf(got) - exact) <= 2e-16 * (40 + eps0) * abs(exact) + 1e-300, (name, got, float(exact))
+    mpmath.mp.dps = 15

@@ -88,8 +88,7 @@ class StrongAdversary(Accountant):
     label = "upper bound, all datasets (strong adversary)"
     colour = "#882255"
     kind = BoundKind.UPPER
-    scope = _ALL_DATASETS + ("; for eps0 > 14 the differing user's own k-RR delta (p - e^eps q)_+ (no "
-                             "amplification), because the view's sum loses validity there")
+    scope = _ALL_DATASETS
     reference = (
         "Balle, Bell, Gascon, Nissim (CRYPTO 2019) Thm 3.1 proof (adversary knowing all blanket bits "
         "and the other users' data); Koskela, Heikkila, Honkela (2021) Def. 1, eq. (4.3)"

@@ -25,8 +25,8 @@ class WeakAdversary(BracketedMixin, Accountant):
     label = "upper bound, all datasets (weak adversary)"
     colour = "#AA4499"
     kind = BoundKind.UPPER
-    scope = ("all neighbouring datasets (replace-one), both directions; for eps0 > 14 the differing user's own "
-             "k-RR delta (p - e^eps q)_+ (no amplification), because the view's sums lose validity there")
+    scope = ("all neighbouring datasets (replace-one), both directions (the smaller of the view's sum and the "
+             "differing user's own k-RR delta (p - e^eps q)_+, both valid for every dataset)")
     reference = (
         "Koskela, Heikkila, Honkela (2021), Def. 3 and Thm 4 (weak adversary: knows the other users' data "
         "and blanket bits, not the differing user's); view reduced to (a, c, m) counts, evaluated exactly"

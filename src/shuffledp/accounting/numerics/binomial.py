@@ -36,6 +36,7 @@ __all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "summed_
 
 _LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
+_CANCELLATION_LIMIT_WITH_GAP = 1e-3  # the same when the caller gives i - t without cancellation
 _SERIES_CHUNK = 64
 _SERIES_LOG_TOLERANCE = -40.0  # stop when the next terms are e^-40 below the partial sum
 _CF_TOLERANCE = 1e-16
@@ -268,20 +269,25 @@ def _log_excess_right(t, n_trials, log_pi, log_1mpi, d=None):
     return _log_high_part(np.floor(t) + 1.0, t, n_trials, d, log_pi, log_1mpi)
 
 
-def _log_high_part(i, t, n_trials, d, log_pi, log_1mpi):
+def _log_high_part(i, t, n_trials, d, log_pi, log_1mpi, gap=None):
     """log sum_{x >= i} (x - t) Pr(X = x) = log Pr(X = i) [(1 - pi) i - d R(i)] (d = t - N pi, i <= N),
     from the closed form where the difference keeps at least :data:`_CANCELLATION_LIMIT` of its first
-    term, else from the positive series."""
+    term, else from the positive series (its weights from ``gap`` = i - t when the caller formed it
+    without cancellation)."""
     lp = log_pmf(i, n_trials, log_pi, log_1mpi)
     first = np.exp(log_1mpi) * i
     value = first - d * _tail_ratio(i, n_trials, lp, log_pi, log_1mpi)
     out = np.empty(i.shape)
-    good = value > _CANCELLATION_LIMIT * np.maximum(first, 1e-300)
+    # with the caller's exact gap the series is exact wherever the closed form cancels, so the closed form
+    # is kept only where it loses at most 3 digits (relative error <~ 1e-13; issue 34: the 6 digits allowed
+    # otherwise left the weak rows 1e-10 below their value at eps ~ 12)
+    limit = _CANCELLATION_LIMIT if gap is None else _CANCELLATION_LIMIT_WITH_GAP
+    good = value > limit * np.maximum(first, 1e-300)
     out[good] = lp[good] + np.log(value[good])
     todo = ~good
     if todo.any():
         # i - t = (i - N) + N (1 - pi) - d: integers and exact pieces, no difference of large numbers
-        gap = (i[todo] - n_trials[todo]) + n_trials[todo] * np.exp(log_1mpi) - d[todo]
+        gap = (i[todo] - n_trials[todo]) + n_trials[todo] * np.exp(log_1mpi) - d[todo] if gap is None else gap[todo]
         ratio = _series(i[todo], n_trials[todo], t[todo], log_pi - log_1mpi, first_moment=True, gap=gap)
         with np.errstate(divide="ignore"):
             out[todo] = lp[todo] + np.log(ratio)
@@ -350,12 +356,13 @@ def log_excess_below(t, n_trials, log_pi: float, log_1mpi: float, d=None):
 # polynomial factor. Used to decide what may be left out and to bound what was left out.
 
 
-def _log_kl_tail(x, n_trials, log_pi, log_1mpi):
-    """-N KL(x / N || pi) (the Chernoff exponent of Pr(X >= x) above the mean), elementwise."""
+def _log_kl_tail(x, n_trials, log_pi, log_1mpi, rest=None):
+    """-N KL(x / N || pi) (the Chernoff exponent of Pr(X >= x) above the mean), elementwise; ``rest`` = N - x
+    if the caller formed it without cancellation (x may agree with n_trials to every digit)."""
     from scipy.special import xlogy
 
     x, n_trials = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n_trials, dtype=float))
-    rest = n_trials - x
+    rest = n_trials - x if rest is None else np.broadcast_to(np.asarray(rest, dtype=float), x.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = -(xlogy(x, x) - x * log_pi + xlogy(rest, rest) - rest * log_1mpi - xlogy(n_trials, n_trials))
     return np.minimum(value, 0.0)
@@ -372,14 +379,16 @@ def log_sf_bound(x, n_trials, log_pi: float, log_1mpi: float):
     return out
 
 
-def log_excess_above_bound(t, n_trials, log_pi: float, log_1mpi: float):
+def log_excess_above_bound(t, n_trials, log_pi: float, log_1mpi: float, rest=None):
     """Certified upper bound on log E[(X - t)_+].
 
     Below the mean: (N pi - t) + sd / 2 (E[(t - X)_+] <= E[(mu - X)_+] = E|X - mu| / 2 <= sd / 2).
     Above: min(sd / 2, e^(-N KL(t/N || pi)) / (e phi)) with phi = log(t (1 - pi) / ((N - t) pi)),
-    from x_+ <= e^(phi x - 1) / phi.
+    from x_+ <= e^(phi x - 1) / phi. ``rest``, if given, is N - t formed by the caller without
+    cancellation (t within a few ulps of N: the bound depends on N - t through its logarithm).
     """
     t, n_trials = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(n_trials, dtype=float))
+    rest = n_trials - t if rest is None else np.broadcast_to(np.asarray(rest, dtype=float), t.shape)
     pi = np.exp(log_pi)
     mean = n_trials * pi
     half_sd = 0.5 * np.sqrt(n_trials * pi * np.exp(log_1mpi))
@@ -387,13 +396,14 @@ def log_excess_above_bound(t, n_trials, log_pi: float, log_1mpi: float):
     below = t <= mean
     with np.errstate(divide="ignore"):
         out[below] = np.log(mean[below] - t[below] + half_sd[below])
-        above = (t > mean) & (t < n_trials)
+        above = (t > mean) & (rest > 0)  # t < n_trials, read from n_trials - t (t may round to n_trials)
         if above.any():
-            ta, Na = t[above], n_trials[above]
-            phi = np.log(ta) + log_1mpi - np.log(Na - ta) - log_pi
+            ta, Na, ra = t[above], n_trials[above], rest[above]
+            phi = np.log(ta) + log_1mpi - np.log(ra) - log_pi
             # phi <= 0 only by rounding just above the mean: the sd / 2 bound applies there
             with np.errstate(invalid="ignore"):
-                chernoff = np.where(phi > 0, _log_kl_tail(ta, Na, log_pi, log_1mpi) - 1.0 - np.log(np.where(phi > 0, phi, 1.0)), np.inf)
+                chernoff = np.where(phi > 0, _log_kl_tail(ta, Na, log_pi, log_1mpi, ra) - 1.0
+                                    - np.log(np.where(phi > 0, phi, 1.0)), np.inf)
             out[above] = np.minimum(np.log(half_sd[above]), chernoff)
     return out
 
@@ -404,12 +414,14 @@ def log_excess_below_bound(t, n_trials, log_pi: float, log_1mpi: float):
     return log_excess_above_bound(n_trials - t, n_trials, log_1mpi, log_pi)
 
 
-def high_part(i, t, n_trials, log_pi: float, log_1mpi: float, d=None):
+def high_part(i, t, n_trials, log_pi: float, log_1mpi: float, d=None, gap=None):
     """log sum_{x >= i} (x - t) Pr(X = x) for integers i >= N pi and t <= i (one tail ratio per entry).
 
     Equals Pr(X = i) [(1 - pi) i - (t - N pi) R(i)] by the identity E[(X - N pi); X >= i] =
     (1 - pi) i Pr(X = i); the terms are positive when t <= N pi and otherwise the difference loses
     about log10(z^2) digits at z standard deviations (the series is used where it would lose more).
+    ``gap``, if given, is i - t formed by the caller without cancellation (t may agree with i to every
+    digit); the series then weighs its terms with it.
     """
     i, t, n_trials = (a.astype(float) for a in np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(t, dtype=float),
                                                             np.asarray(n_trials, dtype=float)))
@@ -418,5 +430,6 @@ def high_part(i, t, n_trials, log_pi: float, log_1mpi: float, d=None):
     inside = i <= n_trials
     if not inside.any():
         return out
-    out[inside] = _log_high_part(i[inside], t[inside], n_trials[inside], d[inside], log_pi, log_1mpi)
+    gap = None if gap is None else np.broadcast_to(np.asarray(gap, dtype=float), i.shape)[inside]
+    out[inside] = _log_high_part(i[inside], t[inside], n_trials[inside], d[inside], log_pi, log_1mpi, gap)
     return out

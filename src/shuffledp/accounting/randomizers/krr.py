@@ -38,7 +38,7 @@ class KrrParams:
 
     ``log_den`` = log(e^eps0 + k - 1); ``log_p``, ``log_q``, ``log_1mp``, ``log_1mq``; ``log_gamma``, ``log_1mgamma``;
     ``log_beta``; ``log_2q`` and ``log_1m2q`` (a blanket report lands on x0 or x1: 2q, and its
-    complement (e^eps0 + k - 3) / (e^eps0 + k - 1)); ``log_rest`` = log(1 - p - q) = log((k - 2) q);
+    complement (e^eps0 + k - 3) / (e^eps0 + k - 1)); ``log_rest`` = log(1 - p - q) = log((k - 2) q), ``log_ppq`` = log(p + q);
     ``log_rho``, ``log_1mrho``: rho = (k - 2) / (e^eps0 + k - 3), the chance that a blanket report not
     on {x0, x1} is not the user's own value either (k = 2: rho = 0); ``log_alpha``, ``log_1malpha``:
     alpha = e^eps0 / (e^eps0 + 1), the binary randomized response of the clones pair; ``log_den2`` =
@@ -58,6 +58,7 @@ class KrrParams:
     log_2q: float = field(init=False)
     log_1m2q: float = field(init=False)
     log_rest: float = field(init=False)
+    log_ppq: float = field(init=False)
     log_rho: float = field(init=False)
     log_1mrho: float = field(init=False)
     log_alpha: float = field(init=False)
@@ -71,20 +72,36 @@ class KrrParams:
         # e^eps0 + k - 3 and e^eps0 + k - 2, without cancellation
         log_den3 = log_beta if k == 2 else e0 if k == 3 else float(np.logaddexp(e0, math.log(k - 3.0)))
         log_den2 = float(np.logaddexp(e0, math.log(k - 2.0))) if k > 2 else e0
+        # Each pair (x, 1 - x) is formed from the smaller of the two: its log is a difference of logs that
+        # keeps its digits (the smaller is <= 1/2), and the other is log1mexp of it, accurate for every x.
+        # Both were once differences of logs of size ~eps0: an absolute error of ~1e-16 eps0 in a log
+        # near 0 (log(1 - 2q) at large eps0, log gamma at small eps0), which n - 1 users multiply into a
+        # relative error of ~1e-16 eps0 n in every likelihood (1e-9 at n = 1e6, eps0 = 11), and 100 % of
+        # log(1 - 2q) itself at eps0 = 32: enough to put upper bounds below lower bounds (issue 34).
+        log_q = -log_den
+        log_p, log_1mp = _complements(e0 - log_den, math.log(k - 1.0) - log_den)
+        log_gamma, log_1mgamma = _complements(math.log(k) - log_den, log_beta - log_den)
+        log_2q, log_1m2q = _complements(math.log(2.0) - log_den, log_den3 - log_den)
+        log_rho, log_1mrho = (_complements(math.log(k - 2.0) - log_den3, log_beta - log_den3) if k > 2
+                              else (-np.inf, 0.0))
+        # a user on x0 reports x0 or x1 (p + q) or another value (1 - p - q = (k - 2) q)
+        log_ppq, log_rest = (_complements(float(np.logaddexp(e0, 0.0)) - log_den, math.log(k - 2.0) - log_den)
+                             if k > 2 else (0.0, -np.inf))
         values = {
             "log_den": log_den,
             "log_beta": log_beta,
-            "log_p": e0 - log_den,
-            "log_q": -log_den,
-            "log_1mp": math.log(k - 1.0) - log_den,
-            "log_1mq": log_den2 - log_den,
-            "log_gamma": math.log(k) - log_den,
-            "log_1mgamma": log_beta - log_den,
-            "log_2q": math.log(2.0) - log_den,
-            "log_1m2q": log_den3 - log_den,
-            "log_rest": math.log(k - 2.0) - log_den if k > 2 else -np.inf,
-            "log_rho": math.log(k - 2.0) - log_den3 if k > 2 else -np.inf,
-            "log_1mrho": log_beta - log_den3 if k > 2 else 0.0,
+            "log_p": log_p,
+            "log_q": log_q,
+            "log_1mp": log_1mp,
+            "log_1mq": float(log1mexp(log_q)),
+            "log_gamma": log_gamma,
+            "log_1mgamma": log_1mgamma,
+            "log_2q": log_2q,
+            "log_1m2q": log_1m2q,
+            "log_rest": log_rest,
+            "log_ppq": log_ppq,
+            "log_rho": log_rho,
+            "log_1mrho": log_1mrho,
             "log_alpha": -float(np.logaddexp(0.0, -e0)),
             "log_1malpha": -float(np.logaddexp(0.0, e0)),
             "log_den2": log_den2,
@@ -135,17 +152,6 @@ class KrrParams:
         return float(np.log(self.k) - np.logaddexp(0.0, np.log(self.k - 1.0) - self.epsilon_local))
 
     @cached_property
-    def log_ppq(self) -> float:
-        """log(p + q) = log((e^eps0 + 1) / (e^eps0 + k - 1)) (the "all on x0" dataset's S ~ Bin(n, p + q))."""
-        return float(np.logaddexp(self.epsilon_local, 0.0)) - self.log_den
-
-    @cached_property
-    def log_alpha_quotient(self) -> float:
-        """log alpha as eps0 - log(e^eps0 + 1): worst-case-lower's "all on x0" form, recorded in the CLI grid of
-        tests/golden; it differs from :attr:`log_alpha` (-log(1 + e^-eps0)) in the last bit at some eps0."""
-        return self.epsilon_local - float(np.logaddexp(self.epsilon_local, 0.0))
-
-    @cached_property
     def log_p_minus_q(self) -> float:
         """log(p - q) = log(1 - gamma) as log q + log(e^eps0 - 1) with :func:`log_expm1` (the k = 2 pair search's
         form; :attr:`log_1mgamma` takes log(e^eps0 - 1) from log(expm1) up to eps0 = 700: the last bit may differ)."""
@@ -158,8 +164,18 @@ class KrrParams:
         if self.k < 3:
             raise ValueError(f"`k` must be >= 3 for a value outside {{x0, x1}}; got {self.k!r}.")
         log_1m2q_den = self.log_1m2q + self.log_den  # log(e^eps0 + k - 3)
-        return (self.epsilon_local - log_1m2q_den,
-                (math.log(self.k - 3.0) - log_1m2q_den) if self.k > 3 else -np.inf)
+        if self.k == 3:
+            return self.epsilon_local - log_1m2q_den, -np.inf
+        # the pair from the smaller of the two (issue 34: pi2 near 1 at large eps0)
+        return _complements(self.epsilon_local - log_1m2q_den, math.log(self.k - 3.0) - log_1m2q_den)
+
+
+def _complements(log_x: float, log_1mx: float) -> tuple[float, float]:
+    """(log x, log(1 - x)) from two direct evaluations: the smaller of x and 1 - x is kept (its log keeps its
+    digits) and the other is formed from it by log1mexp (see KrrParams.__post_init__)."""
+    if log_x <= log_1mx:
+        return log_x, float(log1mexp(log_x))
+    return float(log1mexp(log_1mx)), log_1mx
 
 
 def _cached(epsilon_local: float, k: int, _cache: dict = {}) -> KrrParams:  # noqa: B006 - a deliberate cache

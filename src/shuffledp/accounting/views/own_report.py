@@ -4,8 +4,10 @@ The shuffled histogram is a post-processing of u's report together with the othe
 do not depend on u's value; so delta_shuffled(eps) <= delta_local(eps) = sum_y (P(y) - e^eps Q(y))_+ =
 (p - e^eps q)_+ for k-RR (only y = x0 contributes when eps >= 0). No amplification is claimed.
 
-Used by the weak and strong adversary views above :data:`MAX_EPSILON_LOCAL_SUMMED`, where their sums were
-measured to lose validity (docs/reproduction-notes.md, "Large eps0").
+The weak adversary's value is the smaller of its sum and this delta (both certified upper bounds for every
+dataset); the validity tests hold the tight accountants to it. (It once replaced the weak and strong sums
+above eps0 = 14, where they were measured below the truth; the cause, cancellations in the k-RR parameters'
+complements and in the weak rows' thresholds, was found and fixed: docs/reproduction-notes.md, issue 34.)
 """
 
 from __future__ import annotations
@@ -15,12 +17,8 @@ import numpy as np
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["MAX_EPSILON_LOCAL_SUMMED", "log_delta"]
+__all__ = ["log_delta"]
 
-#: largest eps0 at which the weak and strong views are summed (above: below the exact k = 3 worst case from
-#: eps0 = 15 on, by 1e-10 relative there, 4e-6 at 24 and O(1) from 36 for the weak view; 1.4e-9 at eps0 = 32,
-#: n = 1e5 for the strong view)
-MAX_EPSILON_LOCAL_SUMMED = 14.0
 
 
 def log_delta(epsilons, *, epsilon_local: float, k: int) -> np.ndarray:

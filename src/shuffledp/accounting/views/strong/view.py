@@ -31,18 +31,14 @@ from shuffledp.accounting.views.binned import (
     log_a_outside,
     split_pair_rows,
 )
-from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.split_pair import log_split_pair_delta
 
 __all__ = ["log_delta", "log_delta_direct", "binned"]
 
 
 def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
-    """Exact log delta of the strong adversary at each epsilon (O(sqrt(n)) per epsilon); above
-    :data:`~shuffledp.accounting.views.own_report.MAX_EPSILON_LOCAL_SUMMED` the differing user's own report's
-    delta (its sum was measured below the truth there)."""
-    if setting.epsilon_local > own_report.MAX_EPSILON_LOCAL_SUMMED:
-        return own_report.log_delta(epsilons, epsilon_local=setting.epsilon_local, k=setting.k)
+    """Exact log delta of the strong adversary at each epsilon (O(sqrt(n)) per epsilon), at every eps0 (the
+    fallback to u's own report above eps0 = 14 went with its cause, the k-RR complements of issue 34)."""
     krr = KrrParams.of(setting.epsilon_local, setting.k)
     inner = log_split_pair_delta(epsilons, n_trials=setting.n_users - 1, log_r=krr.log_2q, log_1mr=krr.log_1m2q)
     return np.minimum(0.0, krr.log_1mgamma + inner)

@@ -141,7 +141,9 @@ class EpsilonRows:
     nu: float
     c_per_s: float
     a_hi: np.ndarray
-    t_gap: np.ndarray
+    t_gap: np.ndarray  # t* - s / 2, exact where t* is near s / 2
+    s_gap: np.ndarray  # s - t*, exact where t* is near s
+    g: float  # e^eps0 - e^eps, formed without the difference
     degenerate: bool
     high: np.ndarray | None = None
     log_err: np.ndarray | None = None
@@ -195,22 +197,27 @@ class WeakRows:
         lrho, l1mrho = logs.log_rho, logs.log_1mrho
         half = math.log(0.5)
         degenerate = self.rho == 0.0 or nu == 0.0  # M plays no role: E[(.)_+] is exact in closed form
-        s_kappa = self.s_kappa
 
-        # a at which tau(a) = m, without cancellation for small eps: (nu m + c_s) / lambda = s / 2 +
-        # nu (m + s (beta + 2) / 2) / lambda, since c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)
-        def a_at(m):
-            return s / 2.0 + nu * (m + s_kappa) / lam
-
+        # a at which tau(a) = m, a_at(m) = (nu m + c_s) / lambda, in two forms: from s / 2 up,
+        # s / 2 + nu (m + s (beta + 2) / 2) / lambda (c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)),
+        # exact where a_at is near s / 2 (small eps); and from s down, s - (s g - nu m) / lambda with
+        # g = e^eps0 - e^eps (lambda s - c_s = s g), exact where a_at is near s (large eps: s - a_at ~ s e^-eps,
+        # which the first form loses once e^-eps nears 2^-52; issue 34)
+        g = math.exp(self.e0) * -math.expm1(eps - self.e0) if eps < self.e0 else 0.0
         m_lo, m_hi = (self.mu_m, self.mu_m) if degenerate else (self.m_lo, self.m_hi)
-        a_hi = np.clip(np.ceil(a_at(m_hi)), 0.0, s + 1.0)
-        t_star = a_at(self.mu_m)
-        t_gap = nu * (self.mu_m + s_kappa) / lam  # t* - s / 2, without cancellation
+        up_hi, down_hi = self._from_half(m_hi, nu, lam), self._from_top(m_hi, g, nu, lam)
+        top = up_hi > down_hi  # a_at(m_hi) in the upper half of [s/2, s]: the second form
+        a_hi = np.clip(np.where(top, s - np.floor(down_hi), np.ceil(s / 2.0 + up_hi)), 0.0, s + 1.0)
+        t_gap = self._from_half(self.mu_m, nu, lam)  # t* - s / 2
+        s_gap = self._from_top(self.mu_m, g, nu, lam)  # s - t*
+        t_star = s / 2.0 + t_gap
+        # a_hi - t*, in the form that is exact at each row (it feeds the series when the closed form cancels)
+        gap = np.where(t_gap > s_gap, s_gap - (s - a_hi), (a_hi - s) + s * 0.5 - t_gap)
         # high range: tau(a) = (lambda a - c_s) / nu >= m_hi <=> a >= a_hi (>= s / 2); there
         # E_M[(lambda a - c_s - nu M)_+] = lambda (a - t*) + nu E[(M - tau)_+], t* = (c_s + nu E[M]) / lambda
         prep = EpsilonRows(eps=eps, log_lam=log_lam, lam=lam, nu=nu, c_per_s=c_per_s, a_hi=a_hi, t_gap=t_gap,
-                           degenerate=degenerate,
-                           high=log_lam + high_part(a_hi, t_star, s, half, half, t_gap) if high else None)
+                           s_gap=s_gap, g=g, degenerate=degenerate,
+                           high=log_lam + high_part(a_hi, t_star, s, half, half, t_gap, gap) if high else None)
         if degenerate:
             prep.log_err = np.full(s.shape, -np.inf)
             prep.counts = np.zeros(s.shape, dtype=np.int64)
@@ -218,7 +225,8 @@ class WeakRows:
         N_m = self.N_m
         # remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
         err = math.log(nu) + log_sf_bound(a_hi, s, half, half) + log_excess_above_bound(m_hi, N_m, lrho, l1mrho)
-        a_low = np.floor(a_at(m_lo)) + 1.0  # first a with tau > m_lo
+        up_lo, down_lo = self._from_half(m_lo, nu, lam), self._from_top(m_lo, g, nu, lam)
+        a_low = np.where(up_lo > down_lo, s - np.ceil(down_lo), np.floor(s / 2.0 + up_lo)) + 1.0  # first a with tau > m_lo
         a_start = np.clip(np.maximum(a_low, self.a_bot), 0.0, a_hi)
         # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a)
         below = a_start - 1.0
@@ -230,13 +238,30 @@ class WeakRows:
             err[has_low] = np.logaddexp(err[has_low], math.log(nu) + np.minimum(flat, _log_low_geometric(
                 tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))))
         # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}
+        t_lo, rest_lo = self._a_at(up_lo, down_lo)
+        t_0, rest_0 = self._a_at(self._from_half(0.0, nu, lam), self._from_top(0.0, g, nu, lam))
         log_upper = log_lam + self.log_w + np.logaddexp(
-            log_excess_above_bound(a_at(m_lo), s, half, half),
-            self.log_below_mlo + log_excess_above_bound(a_at(0.0), s, half, half),
+            log_excess_above_bound(t_lo, s, half, half, rest_lo),
+            self.log_below_mlo + log_excess_above_bound(t_0, s, half, half, rest_0),
         )
         prep.log_err, prep.a_start, prep.a_hi = err, a_start, a_hi
         prep.counts, prep.log_upper = (a_hi - a_start).astype(np.int64), log_upper
         return prep
+
+    def _from_half(self, m, nu, lam):
+        """a_at(m) - s / 2 (see :meth:`_prepare`)."""
+        return nu * (m + self.s_kappa) / lam
+
+    def _from_top(self, m, g, nu, lam):
+        """s - a_at(m) (see :meth:`_prepare`)."""
+        return (self.s * g - nu * m) / lam
+
+    def _a_at(self, up, down):
+        """(a_at, s - a_at), each from the form that is exact at each row (see :meth:`_prepare`)."""
+        s = self.s
+        top = up > down
+        a_at = np.where(top, s - down, s / 2.0 + up)
+        return a_at, np.where(top, down, s - a_at)
 
     def tau(self, a, s, nu):
         # tau = (lambda a - c_s) / nu = beta (2a - s) / nu - (beta (s - a) + s), stable for small eps
@@ -310,10 +335,11 @@ class WeakRows:
         # theta = (e^(eps + eps0) - 1) / lambda > 1/2; Chernoff (x_+ <= e^(phi x - 1) / phi) gives
         # row(s) <= lambda e^-1 / phi * exp(-s KL(theta || 1/2)), non-increasing in s.
         theta = c_per_s / lam
+        one_m_theta = prep.g / lam  # 1 - theta = (e^eps0 - e^eps) / lambda, without the difference (issue 34)
         log_upper_row = None
-        if 0.5 < theta < 1.0:
-            phi = math.log(theta / (1.0 - theta))
-            kl = theta * math.log(2.0 * theta) + (1.0 - theta) * math.log(2.0 * (1.0 - theta))
+        phi = math.log(theta) - math.log(one_m_theta) if theta > 0.5 and one_m_theta > 0.0 else 0.0
+        if phi > 0.0:  # theta > 1/2 read from both forms (each rounded on its own: at eps0 ~ 1e-12 they may disagree)
+            kl = theta * math.log(2.0 * theta) + one_m_theta * math.log(2.0 * one_m_theta)
             log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl  # noqa: E731
         # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
         # P-mass bound of _log_s_tail_mass, which is used only where it is smaller)
@@ -386,7 +412,8 @@ class WeakRows:
         if not high_from_tables(self, preps):
             half = math.log(0.5)
             for p in preps:
-                p.high = p.log_lam + high_part(p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap)
+                gap = np.where(p.t_gap > p.s_gap, p.s_gap - (self.s - p.a_hi), (p.a_hi - self.s) + self.s * 0.5 - p.t_gap)
+                p.high = p.log_lam + high_part(p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap, gap)
         mids = [None if p.degenerate else np.full(self.s.shape, -np.inf) for p in preps]
         active = self._prune_joint(preps)
         if active:

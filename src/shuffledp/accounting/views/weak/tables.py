@@ -127,7 +127,9 @@ def high_from_tables(rows, preps) -> bool:
             a_hi = p.a_hi[chunk]
             inside = a_hi <= sc
             col = np.where(inside, sc - a_hi - b_lo[chunk], 0).astype(np.int64)
-            gap = (a_hi - sc / 2.0) - p.t_gap[chunk]  # a_hi - t* >= 0
+            # a_hi - t* >= 0, from the end t* is near (exact there; issue 34)
+            t_gap, s_gap = p.t_gap[chunk], p.s_gap[chunk]
+            gap = np.where(t_gap > s_gap, s_gap - (sc - a_hi), (a_hi - sc / 2.0) - t_gap)
             value = H.flat[base + col] + np.maximum(gap, 0.0) * F.flat[base + col]
             with np.errstate(divide="ignore"):
                 high = np.where(inside, np.log(value) + log_anchor, -np.inf)

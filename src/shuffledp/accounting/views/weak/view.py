@@ -125,8 +125,6 @@ class WeakView(View):
         super().__init__(setting)
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
-        #: above MAX_EPSILON_LOCAL_SUMMED the sums are not trusted: u's own report's delta is returned instead
-        self.local_only = setting.epsilon_local > own_report.MAX_EPSILON_LOCAL_SUMMED
         self._rows_cache: dict[float, WeakRows] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
 
@@ -159,9 +157,6 @@ class WeakView(View):
         Cap: where the certified remainder is not negligible (delta below about e^-800), the remainder
         is capped so that the total does not exceed the strong adversary's exact delta, which bounds the
         weak adversary's delta from above (it sees less)."""
-        if self.local_only:
-            self.last_K = start_K
-            return -np.inf, self._local(np.array([float(eps)]))[0]
         bound = self.chernoff.log_delta(float(eps))
         if bound < _LOG_BEYOND_PROMISE or (log_target is not None and bound <= log_target):
             self.last_K = start_K
@@ -184,8 +179,6 @@ class WeakView(View):
         tables of M's law shared between the epsilons) at the first window; an epsilon whose certified
         remainder is not yet below 1e-11 of its sum is then redone alone with the widening windows."""
         flat = epsilons.ravel()
-        if self.local_only:
-            return self._local(flat).reshape(epsilons.shape)
         out = np.full(flat.shape, np.nan)
         todo = []
         for i, eps in enumerate(flat):
@@ -207,7 +200,9 @@ class WeakView(View):
         for i in sorted(todo, key=lambda j: flat[j]):
             out[i] = _upper(self.log_delta_parts(float(flat[i]), start_K=start))
             start = getattr(self, "last_K", _BATCH_K)
-        return out.reshape(epsilons.shape)
+        # u's own report's delta bounds the histogram's for every dataset too: the smaller of two certified
+        # upper bounds (the sum is the smaller wherever the shuffle amplifies; they agree to rounding elsewhere)
+        return np.minimum(out, self._local(flat)).reshape(epsilons.shape)
 
     # ------------------------------------------------------------------ the stream (View interface)
     def grid(self, K: float = DEFAULT_K) -> WeakGrid:
@@ -243,21 +238,15 @@ class WeakView(View):
         return weak_tail.tail_rounds(self.setting, subsample, width, count)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
-        """u's own report's log delta (:mod:`~shuffledp.accounting.views.own_report`), used above its eps0 limit."""
+        """u's own report's log delta (:mod:`~shuffledp.accounting.views.own_report`), a certified upper bound too."""
         return own_report.log_delta(epsilons, epsilon_local=self.setting.epsilon_local, k=self.setting.k)
 
     def epsilon_hint(self, log_target: float) -> float | None:
-        """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`); none above
-        :data:`~shuffledp.accounting.views.own_report.MAX_EPSILON_LOCAL_SUMMED`."""
-        if self.local_only:
-            return None
+        """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`)."""
         return self.chernoff.epsilon_hint(log_target)
 
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`); none above
-        :data:`~shuffledp.accounting.views.own_report.MAX_EPSILON_LOCAL_SUMMED`."""
-        if self.local_only:
-            return None
+        """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`)."""
         return self.chernoff.epsilon_refine(log_target, eps, log_value)
 
 

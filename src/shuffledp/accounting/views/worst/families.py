@@ -312,10 +312,12 @@ class WorstFamilies(FamilyView):
         s_set = self.setting
         n, e0, k = s_set.n_users, s_set.epsilon_local, s_set.k
         krr = self._logs
-        log_ppq = krr.log_ppq  # p + q
-        log_rest = krr.log_rest  # 1 - p - q
-        # pi0 = e^eps0 / (e^eps0 + 1), in the form it had when the CLI grid of tests/golden was recorded
-        log_pi0, log_1mpi0 = krr.log_alpha_quotient, krr.log_1malpha
+        # p + q and 1 - p - q, each pair from the smaller (KrrParams): as a difference of logs of size eps0, p + q
+        # carried an absolute error ~1e-16 eps0 that the n users' binomial weights multiply by n (issue 34: 2e-9
+        # at n = 1e6, eps0 = 11)
+        log_ppq, log_rest = krr.log_ppq, krr.log_rest
+        # pi0 = e^eps0 / (e^eps0 + 1) and its complement, both without a difference of large logs
+        log_pi0, log_1mpi0 = krr.log_alpha, krr.log_1malpha
         denominator = -math.expm1(-2.0 * e0)  # 1 - e^(-2 eps0)
         log_scale = e0 + float(log1mexp(-2.0 * e0)) - math.log(n)  # log((e^eps0 - e^-eps0) / n)
 
@@ -420,7 +422,7 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[B
     # "all on x0": (h_x0, h_x1) ~ Mult_n with (e^eps0 q, q); S ~ Bin(n, (e^eps0 + 1) q), A | S ~ Bin(S, pi0)
     log_ppq = krr.log_ppq
     log_rest = krr.log_rest
-    log_pi0, log_1mpi0 = krr.log_alpha_quotient, krr.log_1malpha
+    log_pi0, log_1mpi0 = krr.log_alpha, krr.log_1malpha  # without a difference of large logs (issue 34)
     pi0 = math.exp(log_pi0)
     if k > 2:
         s_lo, s_hi = (float(v) for v in sd_window(n, math.exp(log_ppq), K))
