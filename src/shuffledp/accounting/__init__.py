@@ -70,6 +70,7 @@ _REGISTRY: dict[str, str] = {
     "girgis-rdp-simple": "shuffledp.accounting.accountants.girgis:GirgisRDPSimple",
     "clones-krr-rdp": "shuffledp.accounting.accountants.girgis:ClonesKRRRDP",
     "girgis-rdp-lower": "shuffledp.accounting.accountants.girgis:GirgisRDPLower",
+    "erlingsson-rdp": "shuffledp.accounting.accountants.girgis:ErlingssonRDP",
 }
 
 
