@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.strong import log_delta_direct as strong_adversary_log_delta_direct
+from shuffledp.accounting.views.strong.view import log_delta_direct as strong_adversary_log_delta_direct
 from shuffledp.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ Runs ``get_RDP`` of their ``clones_comparison_fig1/delta_shuffler_renyi.py`` (lo
 ``tools/_peer_functions.py``; nothing copied) at their parameters (lines 120-137: n = 1e4, eps0 = 4,
 orders 2..256) and compares, order by order, with
 
-* ours: D_lambda of the same pair (:func:`shuffledp.accounting.views.rdp.clones_log_moments`, exact in
+* ours: D_lambda of the same pair (:func:`shuffledp.accounting.views.clones.rdp.clones_log_moments`, exact in
   log space; the pair of ``clones-krr`` at k = 2);
 * what their lines 110 and 114 compute, recomputed from our exact moments: line 110 adds
   exp(log p + lambda log(p / q)) = p^(lambda + 1) q^-lambda, the moment of order lambda + 1, and line 114
@@ -34,7 +34,7 @@ from _peer_functions import PEER_COMMIT, load_functions, quiet  # noqa: E402
 from transcribe_koskela import _NumpyOnly  # noqa: E402
 
 from shuffledp.accounting.accountants.girgis import rdp_to_log_delta  # noqa: E402
-from shuffledp.accounting.views.rdp import clones_atoms, clones_log_moments, log_moments  # noqa: E402
+from shuffledp.accounting.views.clones.rdp import clones_atoms, clones_log_moments, log_moments  # noqa: E402
 from shuffledp.io import atomic_write_csv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,11 +79,11 @@ def main() -> None:
     rows = []
     tag = f" @ {args.commit[:12]}"
     for variant, values, source in (("their get_RDP", theirs, SCRIPT + " lines 48-116" + tag),
-                                    ("ours D_lambda", ours, "shuffledp.accounting.views.rdp"),
+                                    ("ours D_lambda", ours, "shuffledp.accounting.views.clones.rdp"),
                                     ("lines 110, 114 recomputed: log M_(lambda+1) / (lambda - 1)", their_line,
-                                     "shuffledp.accounting.views.rdp (their lines 110, 114)"),
+                                     "shuffledp.accounting.views.clones.rdp (their lines 110, 114)"),
                                     ("lines 110, 114 recomputed on the atoms their loops visit", visited,
-                                     "shuffledp.accounting.views.rdp (their lines 63-65, 72, 77-81, 110, 114)")):
+                                     "shuffledp.accounting.views.clones.rdp (their lines 63-65, 72, 77-81, 110, 114)")):
         rows += [["rdp", variant, 1, int(a), repr(float(v)), source] for a, v in zip(alphas, values, strict=True)]
         for nc in (1, 2, 3, 4):
             delta = np.exp(rdp_to_log_delta(alphas, nc * np.asarray(values, dtype=float), EPSILONS))

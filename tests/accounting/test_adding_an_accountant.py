@@ -22,7 +22,7 @@ from shuffledp.config import load_schema
 ROOT = Path(__file__).resolve().parents[2]
 TOY = textwrap.dedent('''
     from shuffledp.accounting.accountants.base import Accountant, BoundKind
-    from shuffledp.accounting.views import clones
+    from shuffledp.accounting.views.clones import pair as clones
 
 
     class Toy(Accountant):

@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.accounting.views.strong import log_delta_direct as strong_adversary_log_delta_direct
+from shuffledp.accounting.views.strong.view import log_delta_direct as strong_adversary_log_delta_direct
 
 BLANKET_NAMES = [
     "strong-adversary",

@@ -20,7 +20,7 @@ from shuffledp.accounting import get_accountant
 from shuffledp.accounting.composition import PLD_FLOOR, Round, _direction
 from shuffledp.accounting.composition_tail import _log_direction, tail_rounds
 from shuffledp.accounting.numerics.composed_tail import TailRound, epsilon_bound, log_delta_bound, log_c
-from shuffledp.accounting.views import strong as strong_view
+from shuffledp.accounting.views.strong import view as strong_view
 
 H = 0.01  # reference grid
 

@@ -18,7 +18,7 @@ import pytest
 from brute_force import strong_adversary_view_distributions, weak_adversary_view_distributions
 from shuffledp.accounting import compose, get_accountant
 from shuffledp.accounting.composition import Round, round_pld
-from shuffledp.accounting.views.worst import FAMILY
+from shuffledp.accounting.views.worst.families import FAMILY
 
 DELTA = 1e-4  # grid used in the tests (coarse: fast, and the bounds below account for it)
 SLACK = 1e-13  # FFT rounding and tail truncation (absolute)

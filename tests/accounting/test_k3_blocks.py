@@ -16,8 +16,8 @@ import pytest
 from brute_force import hockey_stick, histogram_distribution_of_counts, weak_adversary_view_bruteforce
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, K3BlockSearch, _Block
-from shuffledp.accounting.views.worst_upper import k3_worst_case
+from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, K3BlockSearch, _Block
+from shuffledp.accounting.views.worst.enumeration import k3_worst_case
 
 
 def _exact(n, a, b, e0, eps):

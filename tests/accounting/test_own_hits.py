@@ -18,7 +18,7 @@ from brute_force import (hockey_stick, histogram_distribution_of_counts, other_d
                          weak_adversary_view_bruteforce)
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.own_hits import MAX_USERS_OWN_HITS, THETAS, OwnHitsSearch
+from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, THETAS, OwnHitsSearch
 
 
 @pytest.mark.parametrize("n,k,e0,f", [(n, k, e0, f) for n, k in ((3, 4), (4, 4), (5, 4), (6, 4), (3, 5), (4, 5), (5, 5))

@@ -1,4 +1,4 @@
-"""Numerical RDP of the clones pair (shuffledp.accounting.views.rdp, accountant ``clones-krr-rdp``).
+"""Numerical RDP of the clones pair (shuffledp.accounting.views.clones.rdp, accountant ``clones-krr-rdp``).
 
 * Independent evaluation: the pair is rebuilt in mpmath (50 digits) from its definition (C, A, Delta and
   the k-RR weight, states (c, first coordinate), Q the swap) and D_lambda is summed in both directions.
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from shuffledp.accounting import compose, get_accountant
-from shuffledp.accounting.views import rdp as rdp_view
+from shuffledp.accounting.views.clones import rdp as rdp_view
 
 ORDERS = np.array([1.5, 2.0, 3.0, 7.5, 40.0, 256.0])
 

@@ -16,8 +16,8 @@ import pytest
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.numerics.convolution import log_pmf_run
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views import single_bin
-from shuffledp.accounting.views.single_bin import SingleBinLaw
+from shuffledp.accounting.views.single_bin import law as single_bin
+from shuffledp.accounting.views.single_bin.law import SingleBinLaw
 
 
 def _mpmath_log_pmf(a, m, p, q, counts):

@@ -1,7 +1,7 @@
 """The joint evaluation of many epsilons (per-row tables shared between them) against one at a time.
 
 ``weak-adversary`` evaluates >= 4 epsilons together with tables of M's and A's cumulative laws
-(:meth:`shuffledp.accounting.views.weak_rows.WeakRows.log_deltas`) and one epsilon alone with incomplete
+(:meth:`shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`) and one epsilon alone with incomplete
 beta functions; both are the same certified sum. The joint value must agree with the single one to
 1e-10 (each carries a certified remainder of at most 1e-11 of its sum); the tables themselves are checked against direct sums.
 """
@@ -16,8 +16,8 @@ from scipy.stats import binom
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.weak_rows import WeakRows
-from shuffledp.accounting.views.weak_tables import lower_tables
+from shuffledp.accounting.views.weak.rows import WeakRows
+from shuffledp.accounting.views.weak.tables import lower_tables
 
 
 @pytest.mark.parametrize("n, k, eps0", [(20_000, 10, 1.0), (3_000, 3, 0.5), (50_000, 100, 2.0), (5_000, 4, 4.0)])

@@ -19,7 +19,7 @@ from shuffledp.accounting import get_accountant
 from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst_upper import _rows, k3_worst_case, third_value_delta, third_value_law
+from shuffledp.accounting.views.worst.enumeration import _rows, k3_worst_case, third_value_delta, third_value_law
 
 EPS0 = (0.5, 2.0, 4.0)
 K3 = [(n, e0, f) for n in range(2, 11) for e0 in EPS0 for f in (0.0, 0.1, 0.5)]

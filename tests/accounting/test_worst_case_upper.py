@@ -16,7 +16,7 @@ import pytest
 from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.pair_sum import PairSum, large_forward_delta
+from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
 from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2, _Block, binary_forward_delta
 
 TINY = [(n, e0, eps) for n in range(2, 8) for e0 in (0.5, 1.0, 2.0, 4.0)
@@ -221,7 +221,7 @@ def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
     the block is made, (-bound, a, b) on the heap; the reference the lazy search must reproduce."""
     import heapq
 
-    from shuffledp.accounting.views import pair_sum
+    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
 
     bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
     best, best_j = -np.inf, -1
@@ -265,7 +265,7 @@ def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluation
 def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
     """key(a, b) >= the block's bound >= F(j) for every j in the block (exact single-dataset delta of the
     blanket-bit view, a separate implementation), over every block of a grid of sizes."""
-    from shuffledp.accounting.views import pair_sum
+    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
 
     bound = pair_sum._BlockBounds(eps, n=n, epsilon_local=e0, cache={})
     bound.choose_blanket(-20.0)
@@ -285,7 +285,7 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
 
 def _key_alone(bound, a, b):
     """A key computed without the block's bound in the cache (else key() returns the bound itself)."""
-    from shuffledp.accounting.views.pair_sum import _WINDOW_SDS
+    from shuffledp.accounting.views.worst.k2_pair_search import _WINDOW_SDS
 
     name = bound._key(a, b, _WINDOW_SDS)
     saved = bound.cache.pop(name, None)
@@ -299,7 +299,7 @@ def _key_alone(bound, a, b):
 def test_window_size_is_the_size_of_log_window():
     """A key's rounding allowance uses the width of the full window, computed without its values."""
     from shuffledp.accounting.numerics.windows import log_window
-    from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS, window_size
+    from shuffledp.accounting.views.worst.k2_pair_parts import WINDOW_SDS, window_size
 
     for e0 in (0.5, 4.0):
         log_p, log_q = _logs(e0)
@@ -312,7 +312,7 @@ def test_chunked_convolution_and_a_key_on_it():
     """Chunked convolution of positive arrays: the direct one to ~length x 2^-52 relative, any length of
     the shorter array (also not a multiple of the chunk); and a key whose blanket window is convolved in
     chunks is above the bound it stands for and within 1e-6 of it."""
-    from shuffledp.accounting.views.pair_sum_parts import convolve_positive
+    from shuffledp.accounting.views.worst.k2_pair_parts import convolve_positive
 
     rng = np.random.default_rng(7)
     for sizes in ((5000, 3001), (777, 9000), (20, 20)):
@@ -334,7 +334,7 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
     """A key from an earlier step's pair sum with fewer blanket reports (a larger blanket_sds) is above
     this step's block bound (less noise: a larger delta), and the search's steps that use such keys
     return the eager search's (top, best, best j) bit for bit."""
-    from shuffledp.accounting.views import pair_sum
+    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
 
     cache = {}
     large_forward_delta(eps[0], n=n, epsilon_local=e0, cache=cache)
@@ -358,7 +358,7 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
 def test_search_steps_sharing_a_small_cache_give_fresh_values(monkeypatch, limit):
     """Pair sums kept across a search's steps, evicted (those of earlier steps first, or all) when the
     cache passes its limit: every step's (top, best, best j) equals a fresh search's, bit for bit."""
-    from shuffledp.accounting.views import pair_sum
+    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
 
     monkeypatch.setattr(pair_sum, "_CACHE_DOUBLES", limit)
     n, e0, cache = 200_000, 0.5, {}

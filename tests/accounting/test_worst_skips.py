@@ -1,4 +1,4 @@
-"""worst-case-lower skips work whose result is not used (views/worst.py): rows whose term underflows in
+"""worst-case-lower skips work whose result is not used (views/worst/families.py): rows whose term underflows in
 the final logsumexp, and family members whose certified bound is below another member's value. The
 values must be those of the full evaluation to the last bit."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from shuffledp.accounting.params import ShuffleSetting
-from shuffledp.accounting.views import worst
-from shuffledp.accounting.views.worst import WorstFamilies
+from shuffledp.accounting.views.worst import families as worst
+from shuffledp.accounting.views.worst.families import WorstFamilies
 
 SETTINGS = [(10**6, 10, 1.0), (10**5, 10, 1.0), (10**4, 3, 4.0), (1000, 2, 0.5), (10**5, 4, 2.0), (200, 5, 1.0),
             (50, 3, 0.5), (10**6, 100, 4.0)]

@@ -66,7 +66,7 @@ import numpy as np
 
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.views.single_bin import DIRECTIONS, MAX_USERS, SingleBinLaw, check_size
+from shuffledp.accounting.views.single_bin.law import DIRECTIONS, MAX_USERS, SingleBinLaw, check_size
 
 __all__ = ["BiswasPrinted", "BiswasExact", "DIRECTIONS", "MAX_USERS"]
 

@@ -57,7 +57,7 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.params import KrrParams, LaplaceBlanket
-from shuffledp.accounting.views import strong
+from shuffledp.accounting.views.strong import view as strong
 from shuffledp.accounting.views.split_pair import check_size
 
 __all__ = [

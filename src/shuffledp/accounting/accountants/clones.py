@@ -26,7 +26,7 @@ reports is eps0-DP).
   above. This is NOT Feldman, McMillan & Talwar's 2023 pair (next item): the weight factors u's
   "neither x0 nor x1" branch out, where the 2023 pair keeps it inside the multinomial.
 * ``clones-krr-2023`` -- Feldman, McMillan, Talwar (SODA 2023, arXiv:2208.04591) "stronger clones" pair
-  with k-RR's p = q = 1/(e^eps0 + k - 1) (:mod:`shuffledp.accounting.views.clones_2023`): the curve
+  with k-RR's p = q = 1/(e^eps0 + k - 1) (:mod:`shuffledp.accounting.views.clones.stronger_2023`): the curve
   Koskela et al. label "Feldman et al. (2023, Thm. 5.1)". Their erratum: the proof of Lemma 3.5 fails
   for p < 1/(e^eps0 + 1), i.e. for k-RR at every k >= 3, and brute force finds datasets above it there
   (tests/accounting/test_clones_2023.py). Kind AS_PRINTED; an upper bound only at k = 2, where it
@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.views import clones as clones_view
-from shuffledp.accounting.views import clones_2023
+from shuffledp.accounting.views.clones import pair as clones_view
+from shuffledp.accounting.views.clones import stronger_2023 as clones_2023
 from shuffledp.accounting.views.split_pair import check_size
 
 __all__ = ["FeldmanClosed", "FeldmanNumerical", "ClonesKRR", "ClonesKRR2023"]
@@ -136,7 +136,7 @@ class ClonesKRR2023(Accountant):
     """Feldman, McMillan, Talwar (2023) stronger-clones pair for k-RR, p = 1/(e^eps0 + k - 1); exact.
 
     NOT a guarantee for k >= 3 (see module docstring); refuses pairs whose windows exceed
-    :data:`~shuffledp.accounting.views.clones_2023.MAX_OUTCOMES` outcomes (n up to about 10^7 at k = 2).
+    :data:`~shuffledp.accounting.views.clones.stronger_2023.MAX_OUTCOMES` outcomes (n up to about 10^7 at k = 2).
     """
 
     name = "clones-krr-2023"

@@ -47,7 +47,7 @@ on tiny cases, tests/accounting/test_girgis_lower.py).
 
 ``clones-krr-rdp`` -- D_lambda of the pair of ``clones-krr`` (C ~ Bin(n - 1, 2q), weight (e^eps0 + 1) q) at
 integer orders 2..256 (Koskela et al.'s delta_shuffler_renyi.py line 137), summed exactly in log space from
-the pair's pmf (:mod:`shuffledp.accounting.views.rdp`: an upper bound within e^-50 of the exact
+the pair's pmf (:mod:`shuffledp.accounting.views.clones.rdp`: an upper bound within e^-50 of the exact
 divergence), composed as T D_lambda and converted as above. UPPER bound, all neighbouring datasets
 (replace-one), both directions (the pair is symmetric); looser than ``clones-krr`` composed through PLDs
 (the conversion loses). It is what Koskela et al.'s Fig. 1 "RDP" curves compute (with the order shifted:
@@ -66,7 +66,7 @@ from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.params import users_per_round
-from shuffledp.accounting.views import rdp as rdp_view
+from shuffledp.accounting.views.clones import rdp as rdp_view
 
 __all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ErlingssonRDP", "ClonesKRRRDP", "rdp_to_log_delta", "rdp_to_epsilon",
            "MAX_ORDER", "MAX_USERS_CLONES_RDP"]

@@ -41,7 +41,7 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_binom_pmf, logsumexp
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.views.single_bin import DIRECTIONS, SingleBinLaw, check_size
+from shuffledp.accounting.views.single_bin.law import DIRECTIONS, SingleBinLaw, check_size
 
 __all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS"]
 

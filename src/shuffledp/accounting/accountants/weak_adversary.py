@@ -1,7 +1,7 @@
 """``weak-adversary``: Koskela et al.'s weak adversary for shuffled k-RR, an UPPER bound for all data.
 
 The exact delta of its view and the view's binned privacy loss distribution (with the view's
-derivation) are in :mod:`shuffledp.accounting.views.weak`; this class states what the bound is and
+derivation) are in :mod:`shuffledp.accounting.views.weak.view`; this class states what the bound is and
 delegates to it.
 """
 
@@ -12,14 +12,14 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
-from shuffledp.accounting.views import weak
+from shuffledp.accounting.views.weak import view as weak
 
 __all__ = ["WeakAdversary"]
 
 
 class WeakAdversary(BracketedMixin, Accountant):
     """Exact delta of Koskela et al.'s weak adversary (Def. 3, Thm 4) plus a certified remainder; see
-    :mod:`shuffledp.accounting.views.weak`."""
+    :mod:`shuffledp.accounting.views.weak.view`."""
 
     name = "weak-adversary"
     label = "upper bound, all datasets (weak adversary)"
@@ -49,7 +49,7 @@ class WeakAdversary(BracketedMixin, Accountant):
         return self.view.log_parts(eps, K)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        """Many epsilons are evaluated together (:meth:`~shuffledp.accounting.views.weak.WeakView.log_deltas`)."""
+        """Many epsilons are evaluated together (:meth:`~shuffledp.accounting.views.weak.view.WeakView.log_deltas`)."""
         return self.view.log_deltas(self._checked_epsilons(epsilons))
 
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:

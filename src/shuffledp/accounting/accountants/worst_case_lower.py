@@ -4,7 +4,7 @@ The histogram's delta for any one pair of neighbouring datasets is at most the w
 post-processing (a marginal) of the histogram has at most the histogram's delta. So the exact delta of
 a marginal of the real shuffled histogram (not an adversary's view) for explicit datasets is a lower
 bound on the worst case; this accountant returns the largest over a family of datasets and both
-directions. The family and its formulas are in :mod:`shuffledp.accounting.views.worst` (which also builds their
+directions. The family and its formulas are in :mod:`shuffledp.accounting.views.worst.families` (which also builds their
 binned privacy loss distributions for composition).
 
 On every tiny case enumerated in the tests this bound lies below the brute-force worst case over all
@@ -13,16 +13,16 @@ k = 2 the family misses the mixed datasets, and the bracket against ``weak-adver
 (ratio up to ~1.4, the weak adversary being the loose side); ``worst-case-upper`` (the certified maximum
 over every k = 2 dataset) closes it to <= 1.001 for n <= 20000 (<= 1.0001 measured at n = 100000, eps0 in {0.5, 1, 4, 8}, delta = 1e-6); see docs/reproduction-notes.md.
 
-Widened family (:mod:`shuffledp.accounting.views.worst_upper`, issue 23): for k = 3 and
+Widened family (:mod:`shuffledp.accounting.views.worst.enumeration`, issue 23): for k = 3 and
 n <= MAX_USERS_EXACT the exact maximum over every (n_x0, n_x1), and up to
-:data:`~shuffledp.accounting.views.k3_blocks.MAX_USERS_K3_BLOCKS` the same maximum by branch and bound over
+:data:`~shuffledp.accounting.views.worst.k3_blocks.MAX_USERS_K3_BLOCKS` the same maximum by branch and bound over
 blocks of datasets (then this bound is the worst case itself, equal to ``worst-case-upper`` up to rounding); for k >= 4 and n <= MAX_USERS_THIRD the exact full-histogram
 delta (through (h0, h1, h2), sufficient) of "n_x0 on x0, n_x1 on x1, the rest on x2", for every
 (n_x0, n_x1) when n <= MAX_USERS_ALL_PAIRS, else for the small ones of THIRD_VALUE_DATASETS. The
 worst case is not always at small counts: at n = 10, k = 4, eps0 = 2, eps = 1.5 brute force puts it at
 6 others on x1 and 3 on x3 (reverse direction). For k >= 4 and MAX_USERS_THIRD < n <= MAX_USERS_ONE_VALUE
 the member "one value" is the whole-histogram delta of "every other user on x2" in closed form
-(:mod:`shuffledp.accounting.views.one_value`: the privacy loss is linear in (h0, h1, h2), one expected
+(:mod:`shuffledp.accounting.views.worst.third_value`: the privacy loss is linear in (h0, h1, h2), one expected
 excess per (h0 + h1, h0)); it dominates "none" (its (h0, h1) marginal). The widened members are
 single-round only: the binned views used for composition are still those of the three old members.
 """
@@ -35,11 +35,11 @@ from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
-from shuffledp.accounting.views import worst
-from shuffledp.accounting.views.one_value import OneValueView
-from shuffledp.accounting.views.worst import FAMILY, WorstFamilies
-from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
-from shuffledp.accounting.views.worst_upper import third_value_delta, third_value_outputs
+from shuffledp.accounting.views.worst import families as worst
+from shuffledp.accounting.views.worst.third_value import OneValueView
+from shuffledp.accounting.views.worst.families import FAMILY, WorstFamilies
+from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
+from shuffledp.accounting.views.worst.enumeration import third_value_delta, third_value_outputs
 
 __all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "MAX_USERS_ONE_VALUE", "THIRD_VALUE_DATASETS"]
 
@@ -52,7 +52,7 @@ MAX_USERS_THIRD = 200
 THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
 MAX_USERS_ALL_PAIRS = 16
 #: largest n for which the k >= 4 dataset "every other user on x2" is summed over its whole histogram
-#: (:mod:`shuffledp.accounting.views.one_value`; ~0.3 s per epsilon at n = 10^4, k = 10)
+#: (:mod:`shuffledp.accounting.views.worst.third_value`; ~0.3 s per epsilon at n = 10^4, k = 10)
 MAX_USERS_ONE_VALUE = 10_000
 #: above MAX_USERS_EXACT only the first three (time: an epsilon search ~3 s at n = 200)
 _LARGE_THIRD = 3

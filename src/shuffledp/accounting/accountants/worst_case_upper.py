@@ -34,7 +34,7 @@ every dataset (both directions) on all tiny cases: equal to 1e-9.
 
 **Large n (k = 2, :data:`MAX_USERS_K2` < n <= :data:`MAX_USERS_K2_LARGE`).** The convolutions above cost
 O(n) per block (an epsilon search took ~1 min at n = 10^5, eps0 = 0.5), so above ``MAX_USERS_K2`` the
-same branch and bound runs over cheaper bounds (:mod:`shuffledp.accounting.views.pair_sum`): each block's
+same branch and bound runs over cheaper bounds (:mod:`shuffledp.accounting.views.worst.k2_pair_search`): each block's
 bound is the delta of Bin(a, p) + Bin(n - 1 - b, q) + Bin(beta_min, 1/2) (a lower quantile beta_min of
 the block's blanket count, which can only overstate: fewer blanket reports is less noise) plus the
 probability of fewer, computed in O(sqrt(n)) from closed-form binomial pieces, and the search stops at
@@ -49,15 +49,15 @@ tends to sqrt(2p), 1.41 at eps0 = 4).
 
 **k = 3, n <= :data:`MAX_USERS_K3`.** The exact worst case over every dataset and both directions:
 with three values the histogram is a function of (h0, h1), so the maximum over every (n_x0, n_x1) of
-the exact pair delta is the worst case (:func:`shuffledp.accounting.views.worst_upper.k3_worst_case`;
+the exact pair delta is the worst case (:func:`shuffledp.accounting.views.worst.enumeration.k3_worst_case`;
 its rounding is bounded and added). Against brute force over every dataset: equal to 1e-12 relative.
-For MAX_USERS_K3 < n <= :data:`~shuffledp.accounting.views.k3_blocks.MAX_USERS_K3_BLOCKS` the same maximum
-is found by branch and bound over blocks of datasets (:mod:`shuffledp.accounting.views.k3_blocks`: a
+For MAX_USERS_K3 < n <= :data:`~shuffledp.accounting.views.worst.k3_blocks.MAX_USERS_K3_BLOCKS` the same maximum
+is found by branch and bound over blocks of datasets (:mod:`shuffledp.accounting.views.worst.k3_blocks`: a
 block is bounded by revealing the blanket bits of the users whose value differs within it), so it is
 still the exact worst case; equal to the enumeration, bit for bit, where both run.
 
-**k >= 4, n <= :data:`~shuffledp.accounting.views.own_hits.MAX_USERS_OWN_HITS`.** The certified maximum
-over every (n_x0, n_x1) of the own-value-hit views (:mod:`shuffledp.accounting.views.own_hits`): each
+**k >= 4, n <= :data:`~shuffledp.accounting.views.worst.own_hits.MAX_USERS_OWN_HITS`.** The certified maximum
+over every (n_x0, n_x1) of the own-value-hit views (:mod:`shuffledp.accounting.views.worst.own_hits`): each
 reveals, besides a share theta of the outside users' blanket bits, only whether the reports that stand
 between "u landed in {x0, x1}" and "it did not" hit their sender's own value, so it bounds every
 spread of the outside users at once; min(that, ``weak-adversary``) is returned. On the brute-force
@@ -82,11 +82,11 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.numerics.remainder import BracketedMixin
-from shuffledp.accounting.views.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
-from shuffledp.accounting.views.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
-from shuffledp.accounting.views.pair_sum import large_forward_delta
-from shuffledp.accounting.views.weak import WeakView
-from shuffledp.accounting.views.worst_upper import K3_CACHE_USERS
+from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
+from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
+from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
+from shuffledp.accounting.views.weak.view import WeakView
+from shuffledp.accounting.views.worst.enumeration import K3_CACHE_USERS
 from shuffledp.accounting.params import KrrParams, check_epsilon_local_finite
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "MAX_USERS_K3", "binary_forward_delta"]

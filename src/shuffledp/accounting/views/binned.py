@@ -24,7 +24,7 @@ Views (n users, eps0, k; gamma = k / (e^eps0 + k - 1), q_k = 1 / (e^eps0 + k - 1
   (1 - alpha) x)). Generic pair: r = e^-eps0, weight 1; k-RR pair (``clones-krr``): r = 2 q_k, and
   with probability 1 - (e^eps0 + 1) q_k both views are equal (loss 0).
 * ``weak`` (Koskela et al. Def. 3, Thm 4): the run reduction over (s, a, m) of
-  :mod:`shuffledp.accounting.views.weak`.
+  :mod:`shuffledp.accounting.views.weak.view`.
 * ``worst-none`` / ``worst-all-x0`` (the datasets of :class:`~shuffledp.accounting.accountants.worst_case_lower.WorstCaseLower`):
   exact (h_x0, h_x1) marginals of the real shuffled histogram for explicit datasets -- lower bounds.
   "none": P(a, c) = Tri_n(a, c)(e^eps0 a + c + rho (n - s)) / n, Q the swap; "all on x0":

@@ -1,11 +1,11 @@
-"""The weak adversary's exact sum, row by row (used by :class:`shuffledp.accounting.views.weak.WeakView`).
+"""The weak adversary's exact sum, row by row (used by :class:`shuffledp.accounting.views.weak.view.WeakView`).
 
 Rows are the totals S of blanket reports on {x0, x1} (with A | S and M | S); each row's window, its
 certified remainders (Bernstein / Chernoff / geometric bounds of the left-out mass, all *added*: the
 result is an UPPER bound) and the chunked evaluation of one epsilon (:meth:`WeakRows.log_delta`) or of
 many sharing per-row tables (:meth:`WeakRows.log_deltas`, tables in
-:mod:`shuffledp.accounting.views.weak_tables`). The formulas and their derivation are in the module
-docstring of :mod:`shuffledp.accounting.views.weak` and in docs/reproduction-notes.md ("Weak vs strong
+:mod:`shuffledp.accounting.views.weak.tables`). The formulas and their derivation are in the module
+docstring of :mod:`shuffledp.accounting.views.weak.view` and in docs/reproduction-notes.md ("Weak vs strong
 adversary").
 """
 
@@ -30,7 +30,7 @@ from shuffledp.accounting.numerics.binomial import (
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.windows import bernstein_window
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.weak_tables import (
+from shuffledp.accounting.views.weak.tables import (
     TABLE_MAX_WIDTH,
     high_from_tables,
     middles_from_tables,
@@ -376,7 +376,7 @@ class WeakRows:
 
     def log_deltas(self, epsilons, chernoff: ChernoffBound):
         """[(log summed delta, log certified remainder)] at each epsilon, the high and middle ranges of all
-        of them evaluated together from per-row tables (:mod:`shuffledp.accounting.views.weak_tables`)
+        of them evaluated together from per-row tables (:mod:`shuffledp.accounting.views.weak.tables`)
         built once per row for the union of what the epsilons need (instead of one incomplete-beta
         function per (epsilon, row, a)). The tables' rounding is added to the remainder."""
         if not self.tables_fit():

@@ -31,7 +31,7 @@ from shuffledp.accounting.views.binned import (
     log_a_outside,
     split_pair_rows,
 )
-from shuffledp.accounting.views import local
+from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.split_pair import log_split_pair_delta
 
 __all__ = ["log_delta", "log_delta_direct", "binned"]
@@ -39,10 +39,10 @@ __all__ = ["log_delta", "log_delta_direct", "binned"]
 
 def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
     """Exact log delta of the strong adversary at each epsilon (O(sqrt(n)) per epsilon); above
-    :data:`~shuffledp.accounting.views.local.MAX_EPSILON_LOCAL_SUMMED` the differing user's own report's
+    :data:`~shuffledp.accounting.views.own_report.MAX_EPSILON_LOCAL_SUMMED` the differing user's own report's
     delta (its sum was measured below the truth there)."""
-    if setting.epsilon_local > local.MAX_EPSILON_LOCAL_SUMMED:
-        return local.log_delta(epsilons, epsilon_local=setting.epsilon_local, k=setting.k)
+    if setting.epsilon_local > own_report.MAX_EPSILON_LOCAL_SUMMED:
+        return own_report.log_delta(epsilons, epsilon_local=setting.epsilon_local, k=setting.k)
     krr = KrrParams.of(setting.epsilon_local, setting.k)
     inner = log_split_pair_delta(epsilons, n_trials=setting.n_users - 1, log_r=krr.log_2q, log_1mr=krr.log_1m2q)
     return np.minimum(0.0, krr.log_1mgamma + inner)

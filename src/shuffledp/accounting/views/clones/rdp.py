@@ -30,7 +30,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
-from shuffledp.accounting.views.clones import pair_parameters
+from shuffledp.accounting.views.clones.pair import pair_parameters
 
 __all__ = ["log_moments", "clones_atoms", "clones_log_moments", "clones_rdp", "ORDERS", "REMAINDER_LOG_BOUND"]
 

@@ -5,7 +5,7 @@ The adversary (Koskela, Heikkila, Honkela 2021, Def. 3 and Thm 4) sees the shuff
 of the other n - 1 users and which of them drew their report from the blanket (k-RR as a mixture:
 with probability gamma = k / (e^eps0 + k - 1) a user reports a uniform value, otherwise its own). It
 does *not* learn whether the differing user drew from the blanket (the strong adversary of
-:mod:`shuffledp.accounting.views.strong` does). It sees more than the analyst, so its delta bounds the
+:mod:`shuffledp.accounting.views.strong.view` does). It sees more than the analyst, so its delta bounds the
 histogram's delta for every pair of neighbouring datasets (replace-one) in both directions. Against
 brute force over every dataset (483 tiny cases, n = 2..8, k = 2..4) it equals the true worst case to
 12 digits in 280 and exceeds it by up to 41% in the others (tests, reproduction notes).
@@ -30,8 +30,8 @@ k - 3), A and M independent given S. The loss is at most eps0 (at a = j, c = 0),
 eps >= eps0 comes out of the sum (lambda a - c_s <= 0 for every a <= s). Both directions are equal (A and
 C are exchangeable).
 
-**Exact delta** (:class:`WeakView`; rows in :mod:`shuffledp.accounting.views.weak_rows`, per-row tables
-in :mod:`shuffledp.accounting.views.weak_tables`). For each total s in a window around the mean of S,
+**Exact delta** (:class:`WeakView`; rows in :mod:`shuffledp.accounting.views.weak.rows`, per-row tables
+in :mod:`shuffledp.accounting.views.weak.tables`). For each total s in a window around the mean of S,
 the sum over a splits into (i) a *high* range where nu M cannot exceed lambda a - c_s except with
 negligible probability: there E_M[(.)_+] = lambda a - c_s - nu E[M] up to a certified remainder, summed
 over a in closed form; (ii) a *middle* range summed term by term with the exact expected excess
@@ -75,10 +75,11 @@ from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
-from shuffledp.accounting.views import local, strong
+from shuffledp.accounting.views import own_report
+from shuffledp.accounting.views.strong import view as strong
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, RUNS_PER_BATCH, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.split_pair import check_size
-from shuffledp.accounting.views.weak_rows import LOG_NEGLIGIBLE, ExcessMemo, WeakRows
+from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, WeakRows
 
 __all__ = ["WeakView", "binned"]
 
@@ -103,7 +104,7 @@ class WeakView:
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
         #: above MAX_EPSILON_LOCAL_SUMMED the sums are not trusted: u's own report's delta is returned instead
-        self.local_only = setting.epsilon_local > local.MAX_EPSILON_LOCAL_SUMMED
+        self.local_only = setting.epsilon_local > own_report.MAX_EPSILON_LOCAL_SUMMED
         self._rows_cache: dict[float, WeakRows] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
 
@@ -187,19 +188,19 @@ class WeakView:
         return out.reshape(epsilons.shape)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
-        """u's own report's log delta (:mod:`~shuffledp.accounting.views.local`), used above its eps0 limit."""
-        return local.log_delta(epsilons, epsilon_local=self.setting.epsilon_local, k=self.setting.k)
+        """u's own report's log delta (:mod:`~shuffledp.accounting.views.own_report`), used above its eps0 limit."""
+        return own_report.log_delta(epsilons, epsilon_local=self.setting.epsilon_local, k=self.setting.k)
 
     def epsilon_hint(self, log_target: float) -> float | None:
         """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`); none above
-        :data:`~shuffledp.accounting.views.local.MAX_EPSILON_LOCAL_SUMMED`."""
+        :data:`~shuffledp.accounting.views.own_report.MAX_EPSILON_LOCAL_SUMMED`."""
         if self.local_only:
             return None
         return self.chernoff.epsilon_hint(log_target)
 
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`); none above
-        :data:`~shuffledp.accounting.views.local.MAX_EPSILON_LOCAL_SUMMED`."""
+        :data:`~shuffledp.accounting.views.own_report.MAX_EPSILON_LOCAL_SUMMED`."""
         if self.local_only:
             return None
         return self.chernoff.epsilon_refine(log_target, eps, log_value)

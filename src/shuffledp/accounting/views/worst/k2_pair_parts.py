@@ -1,4 +1,4 @@
-"""Pieces of the k = 2 pair-sum bounds (:mod:`shuffledp.accounting.views.pair_sum`): pmf ranges kept
+"""Pieces of the k = 2 pair-sum bounds (:mod:`shuffledp.accounting.views.worst.k2_pair_search`): pmf ranges kept
 across epsilons, row sums in log space, the boundary h0 (:class:`Boundary`), and what its lazy bounds'
 keys use instead of exact values -- windows whose outside mass is bounded by Bernstein's inequality,
 and a geometric lower bound on a binomial tail (each an upper bound on the pair sum's delta once used
@@ -153,7 +153,7 @@ def shared(memo: dict, key: tuple, make):
 
 
 class Boundary:
-    """The boundary h0 of a pair sum (:class:`~shuffledp.accounting.views.pair_sum.PairSum`: its ``log_f``,
+    """The boundary h0 of a pair sum (:class:`~shuffledp.accounting.views.worst.k2_pair_search.PairSum`: its ``log_f``,
     ``total``, ``mean``, ``var``, ``skew`` and ``_last``)."""
 
     __slots__ = ()

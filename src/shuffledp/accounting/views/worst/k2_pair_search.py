@@ -91,7 +91,7 @@ Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 
 bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~8 s (the
 keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md, "Speed (issue 24)").
 Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are
-convolved in chunks of 2048 (:func:`~shuffledp.accounting.views.pair_sum_parts.convolve_positive`: numpy's
+convolved in chunks of 2048 (:func:`~shuffledp.accounting.views.worst.k2_pair_parts.convolve_positive`: numpy's
 direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
 terms in another order, covered by the same rounding allowance, so values there move in their last bits.
 """
@@ -107,8 +107,8 @@ from shuffledp._numerics import log1mexp, log_expm1, logsumexp
 from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.pair_sum_parts import WINDOW_SDS as _WINDOW_SDS
-from shuffledp.accounting.views.pair_sum_parts import (Boundary, PmfRange, convolve_positive, key_window, log_sum_rows,
+from shuffledp.accounting.views.worst.k2_pair_parts import WINDOW_SDS as _WINDOW_SDS
+from shuffledp.accounting.views.worst.k2_pair_parts import (Boundary, PmfRange, convolve_positive, key_window, log_sum_rows,
                                                        log_sum_scalars, log_tail_above, log_tail_below, shared,
                                                        window_size)
 

@@ -1,12 +1,12 @@
 """Per-row tables of the weak adversary's sum, shared by many epsilons (the joint evaluation of
-:meth:`shuffledp.accounting.views.weak_rows.WeakRows.log_deltas`).
+:meth:`shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`).
 
 For each row (total s) one table of a binomial's pmf, lower cumulative law and expected lower excess
 over the counts the epsilons need (:func:`lower_tables`) replaces one incomplete-beta evaluation per
 (epsilon, row, a): of B = s - A ~ Bin(s, 1/2) for the high ranges (:func:`high_from_tables`) and of
 M ~ Bin(n - s, rho) for the middle ranges (:func:`middles_from_tables`). The tables' rounding (at most
 8 W 2^-53 relative for rows of width W) is added to each epsilon's certified remainder. Formulas: the
-module docstring of :mod:`shuffledp.accounting.views.weak`.
+module docstring of :mod:`shuffledp.accounting.views.weak.view`.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
 
 def high_from_tables(rows, preps) -> bool:
     """High parts (and log Bin(s, 1/2)(a_start)) of every epsilon's ``prep`` (the rows' quantities of one
-    epsilon, see :meth:`~shuffledp.accounting.views.weak_rows.WeakRows.log_deltas`) from per-row tables
+    epsilon, see :meth:`~shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`) from per-row tables
     of B = s - A ~ Bin(s, 1/2) over the a the epsilons need: with b = s - a_hi, sum_{a >= a_hi} (a - t*) Pr(A = a) =
     E[(b - B)_+] + (a_hi - t*) Pr(B <= b) (both terms positive: a_hi >= t*). False (nothing done) when
     the a range is wider than the tables allow (then the caller uses incomplete-beta functions)."""

@@ -3,7 +3,7 @@
 Setting (docs/worst-case-k3.md, "k = 3 at larger n: blocks of datasets"): u holds x0 in D and x1 in D';
 of the other n - 1 users ``a`` hold x0, ``b`` hold x1 and m = n - 1 - a - b hold x2. The output is
 (h0, h1) (h2 = n - h0 - h1), and the delta of one dataset is computed exactly as in
-:func:`shuffledp.accounting.views.worst_upper.k3_worst_case`. The reverse direction of (a, b) is the
+:func:`shuffledp.accounting.views.worst.enumeration.k3_worst_case`. The reverse direction of (a, b) is the
 forward direction of (b, a) (relabel x0 <-> x1), so the worst case is the maximum of the forward delta
 over the triangle a, b >= 0, a + b <= n - 1. Enumerating it costs n^4 / 2 doubles of laws; this module
 visits only the datasets that can be the maximum.
@@ -29,13 +29,13 @@ m_min = max(0, n - 1 - a2 - b2) on x2 ("sure" users); the other U = n - 1 - a1 -
 bound first), leaves update the maximum, and the search stops when no block's bound is above it. The
 result is the maximising leaf's certified value: above delta(a, b) for every dataset (pruned blocks are
 below it). Block bounds only decide pruning, so they may be loose; each is certified all the same.
-Screening across epsilons, as in :mod:`~shuffledp.accounting.views.own_hits`: a block's certified bound
+Screening across epsilons, as in :mod:`~shuffledp.accounting.views.worst.own_hits`: a block's certified bound
 at eps' <= eps bounds it at eps (delta is non-increasing in eps), so a block whose earlier bound is not
 above the maximum is pruned without being evaluated.
 
-**Rounding.** Laws are built by :func:`~shuffledp.accounting.views.worst_upper.add_user` (non-negative
+**Rounding.** Laws are built by :func:`~shuffledp.accounting.views.worst.enumeration.add_user` (non-negative
 terms; at most n - 1 additions per entry) and evaluated by the certified sums of
-:func:`~shuffledp.accounting.views.worst_upper._pair_forward` (c = 4 (n + 8)); the block weights
+:func:`~shuffledp.accounting.views.worst.enumeration._pair_forward` (c = 4 (n + 8)); the block weights
 Bin(U, 3 q) come from a Pascal recursion of non-negative terms (relative error <= 2 U u per entry),
 and their dot product with the per-beta values adds (U + 1) u: each block bound adds 4 (U + 1) u of
 its value.
@@ -54,7 +54,7 @@ from typing import NamedTuple
 import numpy as np
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst_upper import (K3_CACHE_USERS, K3Worst, add_user, k3_worst_case, pair_laws,
+from shuffledp.accounting.views.worst.enumeration import (K3_CACHE_USERS, K3Worst, add_user, k3_worst_case, pair_laws,
                                                     pair_outputs, pair_sums, stack_laws)
 
 __all__ = ["K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "exact_worst", "shared_search"]
@@ -222,6 +222,6 @@ def exact_worst(eps: float, *, n: int, epsilon_local: float) -> K3Worst:
 
 @functools.lru_cache(maxsize=2)
 def _enumerated_laws(n: int, epsilon_local: float):
-    """:func:`~shuffledp.accounting.views.worst_upper.stack_laws` of every dataset's law (~n^4 / 2 doubles)."""
+    """:func:`~shuffledp.accounting.views.worst.enumeration.stack_laws` of every dataset's law (~n^4 / 2 doubles)."""
     krr = KrrParams.of(epsilon_local, 3)
     return stack_laws(pair_laws(n, math.exp(krr.log_p), math.exp(krr.log_q)))

@@ -1,8 +1,8 @@
 """The single-bin view's pieces that do not need the law's state: row pmfs by recurrence, the rounding
 bound of a cached loss, the recurrence runs used from n = 10^7 on (:func:`evaluate_run`, by
 :mod:`shuffledp.accounting.numerics.convolution`) and the Chernoff tail behind
-:meth:`SingleBinLaw.log_delta_bound <shuffledp.accounting.views.single_bin.SingleBinLaw.log_delta_bound>`.
-Split from :mod:`shuffledp.accounting.views.single_bin` by size; that module's docstring has the context.
+:meth:`SingleBinLaw.log_delta_bound <shuffledp.accounting.views.single_bin.law.SingleBinLaw.log_delta_bound>`.
+Split from :mod:`shuffledp.accounting.views.single_bin.law` by size; that module's docstring has the context.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.single_bin_runs import (
+from shuffledp.accounting.views.single_bin.runs import (
     RUN_SPACINGS, chernoff_log_tail, evaluate_run, loss_error, rows_by_recurrence,
 )
 
