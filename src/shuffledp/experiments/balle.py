@@ -328,7 +328,8 @@ def _claim_row(frame, panel, better, worse, claim, *, smaller_is_better: bool, e
     return {"panel": panel, "claim": claim, "better": better, "worse": worse, "value_name": value_name,
             "points": len(common), "claim_holds": holds, "claim_fails": fails, "verdict": verdict,
             "note": (f"{better} ahead of {worse} at {holds} of {len(common)} n (n = {int(common[0])}..{int(common[-1])}), "
-                     f"behind at {fails}, level at {len(common) - holds - fails}") if len(common) else "no common n"}
+                     f"behind at {fails}, level at {len(common) - holds - fails}; {better} / {worse} ranges "
+                     f"{(a / b).min():.3g} to {(a / b).max():.3g}") if len(common) else "no common n"}
 
 
 def overturned_claims(frame: pd.DataFrame) -> pd.DataFrame:
