@@ -135,6 +135,7 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
     "girgis-rdp-simple": lambda: _girgis().GirgisRDPSimple,
     "clones-krr-rdp": lambda: _girgis().ClonesKRRRDP,
     "girgis-rdp-lower": lambda: _girgis().GirgisRDPLower,
+    "erlingsson-rdp": lambda: _girgis().ErlingssonRDP,
 }
 
 
