@@ -1,46 +1,39 @@
 """The rounds of a composition as log-space privacy-loss distributions for the Chernoff tail bound of
 :mod:`shuffledp.accounting.numerics.composed_tail` (issue 22: composed delta certified to 1e-300).
 
-Each distinct round's view is built once, pessimistic (losses rounded up), with windows of +-
-:data:`K_TAIL` standard deviations (what they leave out, a certified bound ~e^-720, goes into the
-infinity mass) and with its masses in log space (``BinnedView.logs``: no mass underflows), on the grid
-:func:`tail_interval` (coarser than the PLD's: every loss is rounded up once more, which moves the
-composed epsilon by at most T times that width, the safe way). Both directions are formed, with
-subsampling, as :func:`shuffledp.accounting.composition._direction` forms them in linear space:
-REMOVE (q P + (1 - q) Q, Q) with loss log(q e^L + 1 - q), ADD (Q, q P + (1 - q) Q) with its negative.
+The composed tail is a property of a view: an accountant whose view's stream certifies it
+(:meth:`~shuffledp.accounting.accountants.base.Accountant.certifies_tail`: its view forms every outcome's
+mass in log space) has its rounds formed by the view itself
+(:meth:`~shuffledp.accounting.views.base.View.tail_rounds`, :mod:`shuffledp.accounting.views.derived.tail`):
+each distinct round's view built once, pessimistic (losses rounded up), with windows of +- :data:`K_TAIL`
+standard deviations (what they leave out, a certified bound ~e^-720, goes into the infinity mass), on the grid
+:func:`tail_interval` (coarser than the PLD's: every loss is rounded up once more, which moves the composed
+epsilon by at most T times that width, the safe way), both directions, with subsampling.
 
-Only views whose binned masses are formed outcome by outcome (:data:`TAIL_ACCOUNTANTS`) are used: the
-weak adversary's run reduction forms masses as prefix-sum differences (absolute error ~1e-16), which
-cannot certify a tail of 1e-300; it keeps the PLD's floor. (The strong adversary's tail is a valid
-upper bound for it -- the weak adversary sees less, Koskela, Heikkila, Honkela 2021, Defs. 1 and 3 --
-but can be far above it: 4.8e-6 against 1.7e-66 for one round at n = 300, eps0 = 0.5, k = 2 (measured
-in tests/accounting/test_composition.py), so it is not substituted.)
+An accountant without such a view (the weak adversary's run reduction forms masses as prefix-sum differences,
+absolute error ~1e-16, which cannot certify a tail of 1e-300) keeps the PLD's floor. (The strong adversary's
+tail is a valid upper bound for it -- the weak adversary sees less, Koskela, Heikkila, Honkela 2021, Defs. 1
+and 3 -- but can be far above it: 4.8e-6 against 1.7e-66 for one round at n = 300, eps0 = 0.5, k = 2
+(measured in tests/accounting/test_composition.py), so it is not substituted.)
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
-import numpy as np
+from shuffledp.accounting import accountant_class, get_accountant
 
-from shuffledp.accounting import get_accountant
-from shuffledp.accounting.numerics.composed_tail import TailRound
-from shuffledp.accounting.views.binned import LogMasses
+__all__ = ["K_TAIL", "TAIL_GRID", "tail_interval", "tail_rounds", "certifies_tail"]
 
-__all__ = ["TAIL_ACCOUNTANTS", "K_TAIL", "tail_interval", "tail_rounds", "tail_source"]
-
-#: accountants whose binned masses are sums of per-outcome masses (module docstring)
-TAIL_ACCOUNTANTS = ("strong-adversary", "feldman-numerical", "clones-krr")
 #: windows of the views behind the tail bound: +- 38 sd, certified remainder ~e^-720 per tail
 K_TAIL = 38.0
 #: coarsest grid of the tail views (bins of the PLD's width when that is coarser)
 TAIL_GRID = 1e-4
 
 
-def tail_source(name: str) -> str | None:
-    """The accountant whose tail bound serves ``name`` (itself, for :data:`TAIL_ACCOUNTANTS`), else None."""
-    return name if name in TAIL_ACCOUNTANTS else None
+def certifies_tail(name: str) -> bool:
+    """Whether accountant ``name``'s view certifies the composed tail (module docstring)."""
+    return accountant_class(name).certifies_tail()
 
 
 def tail_interval(interval: float) -> float:
@@ -48,45 +41,17 @@ def tail_interval(interval: float) -> float:
     return max(float(interval), TAIL_GRID)
 
 
-def _rounded_up(loss: np.ndarray, width: float) -> np.ndarray:
-    return np.ceil(loss / width) * width
-
-
-def _log_direction(logs: LogMasses, width: float, q: float, reverse: bool):
-    """(losses, log masses, log infinity mass) of one direction of the (subsampled) pessimistic pair."""
-    k = logs.index.astype(float)
-    log_rate, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
-    if not reverse:
-        edge, sign = k * width, 1.0  # upper edge of every bin
-        log_mass = np.logaddexp(log_rate + logs.log_p_mass, log_1mq + logs.log_q_mass)
-        extra_loss, log_extra = (math.log1p(-q), log_1mq + logs.log_q_infinity) if q < 1.0 else (0.0, -math.inf)
-        log_infinity = log_rate + logs.log_p_infinity
-    else:
-        edge, sign = (k - 1.0) * width, -1.0
-        log_mass = logs.log_q_mass
-        extra_loss, log_extra = (-math.log1p(-q), logs.log_q_infinity) if q < 1.0 else (0.0, -math.inf)
-        log_infinity = logs.log_q_infinity if q == 1.0 else -math.inf
-    loss = np.rint(sign * edge / width) * width if q == 1.0 else _rounded_up(sign * np.log1p(q * np.expm1(edge)), width)
-    if log_extra > -math.inf:
-        loss = np.append(loss, math.ceil(extra_loss / width) * width)
-        log_mass = np.append(log_mass, log_extra)
-    return loss, log_mass, float(np.logaddexp(log_infinity, logs.log_dropped))
-
-
-def tail_rounds(name: str, rounds, interval: float) -> list[list[TailRound]]:
+def tail_rounds(name: str, rounds, interval: float) -> list[list]:
     """Per direction (REMOVE, ADD), the distinct rounds (objects with ``epsilon_local``, ``per_round``,
-    ``k``, ``subsample``; repeats counted) as :class:`TailRound`, for the Chernoff bound."""
-    if name not in TAIL_ACCOUNTANTS:
-        raise ValueError(f"`accountant` must be one of {', '.join(TAIL_ACCOUNTANTS)} for the composed tail "
-                         f"bound; got {name!r}.")
+    ``k``, ``subsample``; repeats counted) as :class:`~shuffledp.accounting.numerics.composed_tail.TailRound`."""
+    if not certifies_tail(name):
+        raise ValueError(f"`accountant` must be one whose view certifies the composed tail for the tail bound "
+                         f"(its masses formed outcome by outcome in log space); got {name!r}.")
     width = tail_interval(interval)
     directions = [[], []]
     for r, count in Counter(rounds).items():
-        accountant = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k)
-        view = accountant.binned_views(interval=width, pessimistic=True, K=K_TAIL, log_masses=True)[0]
-        remove = TailRound(*_log_direction(view.logs, width, r.subsample, False), count)
-        same = view.symmetric and r.subsample == 1.0  # (Q, P) is (P, Q) relabelled: one PLD for both
+        view = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view()
+        remove, add = view.tail_rounds(interval=width, subsample=r.subsample, count=count, K=K_TAIL)
         directions[0].append(remove)
-        directions[1].append(remove if same else TailRound(*_log_direction(view.logs, width, r.subsample, True),
-                                                           count))
+        directions[1].append(add)
     return directions

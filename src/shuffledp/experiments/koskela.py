@@ -7,7 +7,7 @@ collection, beside the curves stored in their public code.
 * Figure 3 -- eps(delta) of shuffled k-RR (n = 1000, k = 4, eps0 = log 13) after n_c = 1, 4, 16
   compositions: strong adversary, weak adversary, the clones bound, and our lower bound.
 
-Every curve comes from :func:`shuffledp.accounting.compose` (privacy loss distributions through
+Every curve comes from :func:`shuffledp.accounting.composition.compose` (privacy loss distributions through
 dp_accounting) or, for accountants that compose themselves (``girgis-rdp``), from the registry with
 ``compositions`` / ``subsample``. The published curves are the numbers their plotting scripts read
 (transcribed in :mod:`shuffledp.reference`, ``koskela_figures``); :func:`curve_verdicts` judges each
@@ -26,7 +26,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from shuffledp.accounting import accountant_class, compose, get_accountant
+from shuffledp.accounting import accountant_class, get_accountant
+from shuffledp.accounting.composition import compose
 from shuffledp.reference import load_reference
 from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
 
@@ -62,7 +63,7 @@ VERDICT_COLUMNS = ["figure", "curve", "accountant", "compositions", "points", "c
 def composed(name: str, *, epsilon_local: float, n_users: int, k: int, compositions: int, subsample: float = 1.0):
     """The accountant ``name`` after ``compositions`` rounds, each sampling ``subsample`` x ``n_users``
     users from the population ``n_users`` (the papers' convention): the registry's own composition where
-    the accountant has one (RDP bounds), else :func:`shuffledp.accounting.compose`."""
+    the accountant has one (RDP bounds), else :func:`shuffledp.accounting.composition.compose`."""
     if getattr(accountant_class(name), "accepts_compositions", False):
         return get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k, compositions=compositions,
                               subsample=subsample)
