@@ -269,7 +269,7 @@ def test_a_lower_bound_refuses_subsampling_in_one_line():
     import numpy as np
     from scipy.stats import binom
 
-    from shuffledp.accounting.composition import compose, privacy_loss_distribution
+    from shuffledp.accounting.composition import compose, optimistic_privacy_loss_distribution
 
     m, q, eps0, eps = 20, 0.5, 1.0, 0.3
     p_stay = np.exp(eps0) / (np.exp(eps0) + 1.0)  # k = 2: reports of x1 among m users
@@ -283,4 +283,4 @@ def test_a_lower_bound_refuses_subsampling_in_one_line():
     with pytest.raises(ValueError, match=r"^`subsample` must be 1 for the lower bound 'worst-case-lower'"):
         compose("worst-case-lower", epsilon_local=1.0, n_users=1000, k=2, compositions=2, subsample=0.5)
     with pytest.raises(ValueError, match=r"^`subsample` must be 1 for the lower bound"):
-        privacy_loss_distribution("worst-case-lower", 1.0, 1000, 2, subsample=0.5)
+        optimistic_privacy_loss_distribution("worst-case-lower", 1.0, 1000, 2, subsample=0.5)
