@@ -164,20 +164,20 @@ def _round_plds(name: str, r: Round, interval: float, pessimistic: bool) -> tupl
     return tuple(derived_pld.pld(view, r.subsample) for view in _views(name, r, interval, pessimistic))
 
 
-def _export_pld(name: str, epsilon_local, n_users, k, interval, subsample, dataset, pessimistic: bool):
+def _export_pld(name: str, r: Round, interval, dataset, pessimistic: bool):
     """The dp_accounting PLD of one round (the dataset asked, or the one with the largest epsilon at 1e-6)."""
     names = composable()
     if name not in names:
         raise ValueError(f"`name` must be one of {', '.join(sorted(names))} (accountants with an explicit pair "
                          f"of distributions); got {name!r}.")
     interval = check_real(interval, "value_discretization_interval", low=0.0, high=0.1, low_open=True)
-    plds = round_pld(name, Round(epsilon_local, n_users, k, subsample), interval=interval, pessimistic=pessimistic)
+    plds = round_pld(name, r, interval=interval, pessimistic=pessimistic)
     if dataset is not None:
         return plds[check_integer(dataset, "dataset", low=0, high=len(plds) - 1)].to_dp_accounting()
     return max(plds, key=lambda pld: pld_epsilon_for_delta(pld, 1e-6)).to_dp_accounting()
 
 
-def _refusal(name: str, epsilon_local, n_users, k) -> str | None:
+def _refusal(name: str, r: Round) -> str | None:
     """Why ``name`` exports no guarantee for this setting (None: it does): a lower bound, or a view that is
     not a dominating pair here (``View.refusal``)."""
     cls = accountant_class(name)
@@ -185,7 +185,7 @@ def _refusal(name: str, epsilon_local, n_users, k) -> str | None:
         return (f"{name!r} is a lower bound, not a guarantee: use optimistic_privacy_loss_distribution for its "
                 f"optimistic PLD")
     if cls.view_class is not None:
-        return get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k).view().refusal()
+        return get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().refusal()
     return None
 
 
@@ -211,10 +211,12 @@ def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: 
     users of the population ``n_users`` (module docstring). ``dataset``: the dataset's index for accountants
     with several (default: the one with the largest single-round epsilon at delta = 1e-6).
     """
-    reason = _refusal(name, epsilon_local, n_users, k) if name in composable() else None
-    if reason is not None:
-        raise ValueError(f"`name` must be a guarantee for privacy_loss_distribution: {reason}; got {name!r}.")
-    return _export_pld(name, epsilon_local, n_users, k, value_discretization_interval, subsample, dataset, True)
+    if name in composable():
+        r = Round(epsilon_local, n_users, k, subsample)
+        reason = _refusal(name, r)
+        if reason is not None:
+            raise ValueError(f"`name` must be a guarantee for privacy_loss_distribution: {reason}; got {name!r}.")
+    return _export_pld(name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, True)
 
 
 def optimistic_privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,
@@ -225,7 +227,7 @@ def optimistic_privacy_loss_distribution(name: str, epsilon_local: float, n_user
     of one explicit dataset pair (``dataset``, default the one with the largest single-round epsilon at delta
     = 1e-6), hence a lower bound on the worst case, alone or composed (optimistic PLDs on both sides); for
     ``clones-krr-2023`` at k >= 3 it is the pair as printed. Options as :func:`privacy_loss_distribution`."""
-    return _export_pld(name, epsilon_local, n_users, k, value_discretization_interval, subsample, dataset, False)
+    return _export_pld(name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, False)
 
 
 class ComposedAccountant:

@@ -14,7 +14,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.single_bin.runs import (
     RUN_SPACINGS, chernoff_log_tail, evaluate_run, loss_error, rows_by_recurrence,
 )
@@ -48,7 +48,13 @@ class SingleBinLaw:
     ``log P1(s) + L_exact(s)``. Blocks of consecutive s are cached.
     """
 
-    def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int):
+    def __init__(self, setting: ShuffleSetting | None = None, *, epsilon_local: float | None = None,
+                 n_users: int | None = None, k: int | None = None, n_x0: int | None = None):
+        """Built from a setting with ``n_x0`` (the keywords ``epsilon_local``, ``n_users``, ``k``, ``n_x0`` are
+        still accepted and form one)."""
+        if setting is None:
+            setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
+        epsilon_local, n_users, k, n_x0 = setting.epsilon_local, setting.n_users, setting.k, setting.n_x0
         self.n = n_users
         self.epsilon_local, self.k = epsilon_local, k
         # largest reverse loss, -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)); exactly eps0 for k = 2

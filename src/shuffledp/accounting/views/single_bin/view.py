@@ -38,8 +38,7 @@ class SingleBinView(View):
         if setting.n_users > MAX_USERS:
             raise ValueError(f"`n_users` must be an integer in [1, {MAX_USERS}] for the single-bin view's "
                              f"outcomes; got {setting.n_users}.")
-        s = setting
-        self.law = SingleBinLaw(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, n_x0=s.n_x0)
+        self.law = SingleBinLaw(setting)
 
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
         for start in range(0, self.setting.n_users + 1, _CHUNK):
