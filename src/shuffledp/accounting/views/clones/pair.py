@@ -60,8 +60,8 @@ def atoms(log_row, cc: np.ndarray, x: np.ndarray, log_alpha: float, log_1malpha:
     """(log p, log q) of the split pair at rows C = ``cc`` (log Pr(C = c) given: ``log_row``) and first
     coordinates ``x`` (0 <= x <= c + 1): p = Pr(C = c)(alpha B_c(x - 1) + (1 - alpha) B_c(x)), q the swap,
     B_c the Bin(c, 1/2) pmf. The pair's one formula (the stream and the Renyi override use it)."""
-    b_x = np.where(x <= cc, log_binom_pmf_loader(np.minimum(x, cc), cc, LOG_HALF, LOG_HALF), -np.inf)
-    b_xm1 = np.where(x >= 1, log_binom_pmf_loader(np.maximum(x - 1.0, 0.0), cc, LOG_HALF, LOG_HALF), -np.inf)
+    b_x = log_binom_pmf_loader(x, cc, LOG_HALF, LOG_HALF)  # -inf at x = c + 1 (outside [0, c])
+    b_xm1 = log_binom_pmf_loader(x - 1.0, cc, LOG_HALF, LOG_HALF)  # -inf at x = 0
     log_p = log_row + np.logaddexp(log_alpha + b_xm1, log_1malpha + b_x)
     log_q = log_row + np.logaddexp(log_alpha + b_x, log_1malpha + b_xm1)
     return log_p, log_q

@@ -50,11 +50,10 @@ def binned(view, *, interval: float, pessimistic: bool, K: float, log_masses: bo
         else:
             with np.errstate(invalid="ignore"):
                 loss = log_p - log_q
-        plus, minus = loss == np.inf, loss == -np.inf
-        if plus.any() or minus.any():
-            log_p_infinity = float(np.logaddexp(log_p_infinity, _log_total(log_p[plus])))
-            log_q_infinity = float(np.logaddexp(log_q_infinity, _log_total(log_q[minus])))
-            finite = np.isfinite(loss)
+        finite = np.isfinite(loss)
+        if not finite.all():
+            log_p_infinity = float(np.logaddexp(log_p_infinity, _log_total(log_p[loss == np.inf])))
+            log_q_infinity = float(np.logaddexp(log_q_infinity, _log_total(log_q[loss == -np.inf])))
             log_p, log_q, loss = log_p[finite], log_q[finite], loss[finite]
         if loss.size:
             bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_q), log_p, log_q)
