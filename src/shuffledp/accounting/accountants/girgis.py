@@ -61,7 +61,7 @@ from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.rdp_conversion import rdp_to_epsilon, rdp_to_log_delta
-from shuffledp.accounting.params import users_per_round
+from shuffledp.accounting.params import ShuffleSetting, users_per_round
 from shuffledp.accounting.views.clones import rdp as rdp_view
 
 __all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ErlingssonRDP", "ClonesKRRRDP", "MAX_ORDER",
@@ -367,7 +367,7 @@ MAX_USERS_CLONES_RDP = 20_000
 
 @lru_cache(maxsize=32)
 def _rdp(epsilon_local: float, n_users: int, k: int):
-    return rdp_view.clones_rdp(epsilon_local, n_users, k)
+    return rdp_view.clones_rdp(ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k), False)
 
 
 class ClonesKRRRDP(_GirgisBase):
