@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from shuffledp.accounting import get_accountant
+from shuffledp.accounting import ShuffleSetting, get_accountant
 from shuffledp.accounting.views.strong.view import log_delta_direct as strong_adversary_log_delta_direct
 from shuffledp.io import atomic_write_text
 
@@ -54,7 +54,7 @@ def main() -> None:
     direct_times = {}
     for n in (500, 1_000, 2_000):
         seconds, log_delta = _best_time(
-            lambda n=n: strong_adversary_log_delta_direct(EPSILONS, epsilon_local=EPSILON_LOCAL, n_users=n, k=K),
+            lambda n=n: strong_adversary_log_delta_direct(EPSILONS, ShuffleSetting(epsilon_local=EPSILON_LOCAL, n_users=n, k=K)),
             repeats=1,
         )
         direct_times[n] = seconds[0]

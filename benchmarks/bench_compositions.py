@@ -1,4 +1,4 @@
-"""Benchmark: composed PLD accounting (shuffledp.accounting.compose) against Koskela et al.'s own code.
+"""Benchmark: composed PLD accounting (shuffledp.accounting.composition.compose) against Koskela et al.'s own code.
 
 Usage::
 
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shuffledp.accounting import compose
+from shuffledp.accounting.composition import compose
 
 FIELDS = ["method", "accountant", "n", "k", "eps0", "T", "delta", "epsilon", "seconds", "note"]
 

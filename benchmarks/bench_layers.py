@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from shuffledp.accounting import compose, get_accountant
+from shuffledp.accounting import get_accountant
+from shuffledp.accounting.composition import compose
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
 
 EPSILONS = np.arange(1, 51) * 0.02  # 0.02 ... 1.00

@@ -1,6 +1,8 @@
 """.ci/run's control flow with stand-in programs (issue 24): the newest Python's environment installs in
 the background while the README's test command runs, and every step's failure fails CI -- a failed pip
-install of the README's command included (set -e does not stop inside an && list; it used to pass)."""
+install of the README's command included (set -e does not stop inside an && list; it used to pass).
+Issue 33: Debian's chromium, chromium-driver, slurm-wlm and munge (.ci/system-packages) install in the
+background too, are waited for before the first pytest, and a failed apt install fails CI."""
 
 from __future__ import annotations
 
@@ -20,6 +22,19 @@ NEWEST_STUB = """#!/usr/bin/env bash
 echo "newest $1" >> calls.log
 status_var="NEWEST_${1^^}_STATUS"
 exit "${!status_var:-0}"
+"""
+
+SYSTEM_STUB = """#!/usr/bin/env bash
+# stand-in for .ci/system-packages: takes a moment (a missing wait shows), then records its call
+sleep 0.5
+echo "system-packages" >> calls.log
+exit "${SYSTEM_PACKAGES_STATUS:-0}"
+"""
+
+APT_STUB = """#!/bin/sh
+# stand-in for apt-get: records its arguments and the frontend; APT_UPDATE_STATUS / APT_INSTALL_STATUS fail a step
+echo "apt-get $* [$DEBIAN_FRONTEND]" >> "$APT_LOG"
+case "$1" in update) exit ${APT_UPDATE_STATUS:-0};; *) exit ${APT_INSTALL_STATUS:-0};; esac
 """
 
 PYTHON3_STUB = """#!/bin/sh
@@ -42,6 +57,7 @@ def checkout(tmp_path) -> Path:
     (work / ".ci").mkdir(parents=True)
     shutil.copy2(REPO / ".ci" / "run", work / ".ci" / "run")
     _executable(work / ".ci" / "newest-python", NEWEST_STUB)
+    _executable(work / ".ci" / "system-packages", SYSTEM_STUB)
     (tmp_path / "bin").mkdir()
     _executable(tmp_path / "bin" / "python3", PYTHON3_STUB)
     return work
@@ -60,11 +76,45 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     assert calls[-1] == "newest test" and "newest install" in calls[:-1]
     assert 'pip install -c requirements.lock -e .[test]' in calls
     assert "python -m pytest -n 2 --dist loadfile" in calls
+    # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
+    assert calls.index("system-packages") < calls.index("python -m pytest -n 2 --dist loadfile")
 
 
-@pytest.mark.parametrize("failing", ["PIP_STATUS", "PYTEST_STATUS", "NEWEST_INSTALL_STATUS", "NEWEST_TEST_STATUS"])
+@pytest.mark.parametrize("failing", ["PIP_STATUS", "PYTEST_STATUS", "NEWEST_INSTALL_STATUS", "NEWEST_TEST_STATUS",
+                                     "SYSTEM_PACKAGES_STATUS"])
 def test_any_failing_step_fails_ci(checkout, failing):
     status, calls = _ci(checkout, **{failing: 3})
     assert status != 0, (failing, calls)
     if failing != "NEWEST_TEST_STATUS":
         assert "newest test" not in calls, calls  # nothing runs after a failure
+    if failing == "SYSTEM_PACKAGES_STATUS":
+        assert not any(call.startswith("python -m pytest") for call in calls), calls
+
+
+def _system_packages(tmp_path, **statuses: int):
+    (tmp_path / "bin").mkdir()
+    _executable(tmp_path / "bin" / "apt-get", APT_STUB)
+    log = tmp_path / "apt.log"
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "APT_LOG": str(log),
+           **{k: str(v) for k, v in statuses.items()}}
+    env.pop("DEBIAN_FRONTEND", None)
+    run = subprocess.run(["bash", str(REPO / ".ci" / "system-packages")], env=env, capture_output=True, text=True,
+                         timeout=60)
+    return run.returncode, log.read_text().splitlines() if log.exists() else []
+
+
+def test_system_packages_updates_then_installs_the_four_packages_non_interactively(tmp_path):
+    status, calls = _system_packages(tmp_path)
+    assert status == 0
+    assert calls[0].startswith("apt-get update") and len(calls) == 2
+    install = calls[1].split()
+    assert install[:2] == ["apt-get", "install"] and "-y" in install and install[-1] == "[noninteractive]"
+    assert {"chromium", "chromium-driver", "slurm-wlm", "munge"} <= set(install)
+
+
+@pytest.mark.parametrize("failing", ["APT_UPDATE_STATUS", "APT_INSTALL_STATUS"])
+def test_a_failed_apt_step_fails_system_packages(tmp_path, failing):
+    status, calls = _system_packages(tmp_path, **{failing: 100})
+    assert status != 0, calls
+    if failing == "APT_UPDATE_STATUS":
+        assert len(calls) == 1  # no install after a failed update

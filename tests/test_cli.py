@@ -181,7 +181,7 @@ def test_compositions_one_is_byte_identical_to_the_single_round_output(capsys, c
 
 
 def test_compositions_match_library_and_grow(capsys):
-    from shuffledp.accounting import compose
+    from shuffledp.accounting.composition import compose
 
     argv = ["epsilon", "--accountant", "weak-adversary", "--eps0", "2", "--n", "1000", "--k", "4", "--delta", "1e-6", "--json"]
     code, out, _ = run(capsys, *argv, "--compositions", "4")

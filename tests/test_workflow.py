@@ -311,3 +311,17 @@ def test_balle_outputs(e2e, test_config):
                   for curve in section["curves"]}
     computed = verdicts[[(p, c) in configured for p, c in zip(verdicts["panel"], verdicts["curve"])]]
     assert len(computed) == len(configured) and (computed["verdict"] == "reproduced").all()
+    # issue 33: the claim counts recounted from balle_fig3.csv by a plain loop; their Figure 2's densities
+    curves = pd.read_csv(balle / "balle_fig3.csv", dtype={"panel": str})
+    claims = pd.read_csv(balle / "balle_claims.csv", dtype={"panel": str})
+    for row in claims.itertuples():
+        mine = curves[(curves["panel"] == row.panel) & (curves["role"] == "published")]
+        a = dict(zip(mine[mine["curve"] == row.better]["n"], mine[mine["curve"] == row.better]["value"]))
+        b = dict(zip(mine[mine["curve"] == row.worse]["n"], mine[mine["curve"] == row.worse]["value"]))
+        sign = 1 if row.panel == "i" else -1  # eps (smaller is better) in (i), eps0 (larger is better) in (iii)
+        ahead = sum(1 for n in set(a) & set(b) if sign * (a[n] - b[n]) < 0)
+        behind = sum(1 for n in set(a) & set(b) if sign * (a[n] - b[n]) > 0)
+        assert (row.claim_holds, row.claim_fails, row.points) == (ahead, behind, len(set(a) & set(b)))
+    densities = pd.read_csv(balle / "balle_fig2.csv")
+    assert set(densities["component"]) == {"blanket", "output", "data-dependent"}
+    assert (balle / "balle_fig2.png").stat().st_size > 10_000

@@ -34,6 +34,7 @@ from _peer_functions import PEER_COMMIT, load_functions, quiet  # noqa: E402
 from transcribe_koskela import _NumpyOnly  # noqa: E402
 
 from shuffledp.accounting.numerics.rdp_conversion import rdp_to_log_delta  # noqa: E402
+from shuffledp.accounting.params import ShuffleSetting  # noqa: E402
 from shuffledp.accounting.views.clones.rdp import clones_atoms, clones_log_moments, log_moments  # noqa: E402
 from shuffledp.io import atomic_write_csv  # noqa: E402
 
@@ -72,10 +73,10 @@ def main() -> None:
     theirs, alphas = quiet(ns["get_RDP"], N, EPS0, int(1e7), 20, alpha_max=ALPHA_MAX)
     print(f"their get_RDP: {time.perf_counter() - start:.0f} s", flush=True)
     orders = np.arange(2, ALPHA_MAX + 2, dtype=float)
-    moments = clones_log_moments(EPS0, N, 2, orders)  # log M_lambda, lambda = 2..257
+    moments = clones_log_moments(ShuffleSetting(epsilon_local=EPS0, n_users=N, k=2), False, orders)  # log M_lambda, lambda = 2..257
     ours = moments[:-1] / (orders[:-1] - 1.0)
     their_line = moments[1:] / (orders[:-1] - 1.0)  # log M_(lambda + 1) / (lambda - 1)
-    visited = log_moments(*clones_atoms(*_visited_atoms(), EPS0, N, 2), orders)[1:] / (orders[:-1] - 1.0)
+    visited = log_moments(*clones_atoms(*_visited_atoms(), ShuffleSetting(epsilon_local=EPS0, n_users=N, k=2), False), orders)[1:] / (orders[:-1] - 1.0)
     rows = []
     tag = f" @ {args.commit[:12]}"
     for variant, values, source in (("their get_RDP", theirs, SCRIPT + " lines 48-116" + tag),

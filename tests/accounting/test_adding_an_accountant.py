@@ -33,14 +33,10 @@ TOY = textwrap.dedent('''
         label = "toy (upper bound)"
         colour = "#123456"
 
-        def log_delta_for_epsilon(self, epsilons):
-            s = self.setting
-            return clones.log_delta(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, s.k)
+        view_class = clones.KrrClonesView  # its PLD and composed tail are derived from the view's outcomes
 
-        def binned_views(self, *, interval, pessimistic, K):
-            s = self.setting
-            return [clones.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
-                                  pessimistic=pessimistic, K=K)]
+        def log_delta_for_epsilon(self, epsilons):
+            return self.view().log_delta(self._checked_epsilons(epsilons))
 ''')
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from shuffledp.accounting import BoundKind, get_accountant
+from shuffledp.accounting import BoundKind, ShuffleSetting, get_accountant
 from shuffledp.accounting.views.strong.view import log_delta_direct as strong_adversary_log_delta_direct
 
 BLANKET_NAMES = [
@@ -84,15 +84,15 @@ def test_mpmath_reference_reaches_1e_minus_300():
 def test_strong_adversary_matches_straightforward_double_sum(n, k, eps0):
     epsilons = np.array([0.0, 0.01, 0.1, 0.4, 1.0, 2.5, 6.0])
     fast = get_accountant("strong-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(epsilons)
-    direct = strong_adversary_log_delta_direct(epsilons, epsilon_local=eps0, n_users=n, k=k)
+    direct = strong_adversary_log_delta_direct(epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k))
     np.testing.assert_allclose(fast, direct, rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("n, k, eps0", [(40, 3, 1.0), (150, 10, 0.49)])
 def test_strong_adversary_is_symmetric_in_direction(n, k, eps0):
     epsilons = np.array([0.05, 0.3, 1.2])
-    forward = strong_adversary_log_delta_direct(epsilons, epsilon_local=eps0, n_users=n, k=k)
-    backward = strong_adversary_log_delta_direct(epsilons, epsilon_local=eps0, n_users=n, k=k, direction="x1|x0")
+    forward = strong_adversary_log_delta_direct(epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k))
+    backward = strong_adversary_log_delta_direct(epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k), direction="x1|x0")
     np.testing.assert_allclose(forward, backward, atol=1e-12)
 
 
@@ -113,7 +113,7 @@ def test_strong_adversary_large_n_is_finite_and_in_range():
 
 def test_strong_adversary_direct_rejects_unknown_direction():
     with pytest.raises(ValueError, match=r"`direction` must be one of 'x0\|x1', 'x1\|x0'; got 'up'"):
-        strong_adversary_log_delta_direct([0.1], epsilon_local=1.0, n_users=5, k=3, direction="up")
+        strong_adversary_log_delta_direct([0.1], ShuffleSetting(epsilon_local=1.0, n_users=5, k=3), direction="up")
 
 
 # ---------------------------------------------------------------- closed forms, by hand

@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
 
-from shuffledp.accounting import compose
-from shuffledp.accounting import get_accountant
-from shuffledp.accounting.composition import PLD_FLOOR, Round, _direction
-from shuffledp.accounting.composition_tail import _log_direction, tail_rounds
+from shuffledp.accounting import ShuffleSetting, get_accountant
+from shuffledp.accounting.composition import PLD_FLOOR, Round, compose
+from shuffledp.accounting.composition_tail import tail_rounds
 from shuffledp.accounting.numerics.composed_tail import TailRound, epsilon_bound, log_delta_bound, log_c
+from shuffledp.accounting.views.derived.pld import direction
+from shuffledp.accounting.views.derived.tail import tail_round
 from shuffledp.accounting.views.strong import view as strong_view
 
 H = 0.01  # reference grid
@@ -175,8 +176,8 @@ def test_strong_adversary_certified_down_to_1e_200():
 
 
 def test_log_masses_match_the_linear_ones_and_keep_the_underflowed():
-    view = strong_view.binned(epsilon_local=2.0, n_users=3000, k=3, interval=1e-3, pessimistic=True, K=38.0,
-                              log_masses=True)
+    view = strong_view.binned(ShuffleSetting(epsilon_local=2.0, n_users=3000, k=3), interval=1e-3, pessimistic=True,
+                              K=38.0, log_masses=True)
     logs = view.logs
     common, at_lin, at_log = np.intersect1d(view.index, logs.index, return_indices=True)
     normal = view.p_mass[at_lin] > 1e-290
@@ -191,8 +192,9 @@ def test_log_directions_match_the_linear_ones(q):
     view = get_accountant("clones-krr", epsilon_local=2.0, n_users=r.per_round, k=4).binned_views(
         interval=1e-3, pessimistic=True, K=38.0, log_masses=True)[0]
     for reverse in (False, True):
-        index, mass, infinity = _direction(view, q, reverse)
-        loss, log_mass, log_infinity = _log_direction(view.logs, 1e-3, q, reverse)
+        index, mass, infinity = direction(view, q, reverse)
+        tail = tail_round(view.logs, 1e-3, q, reverse)
+        loss, log_mass, log_infinity = tail.loss, tail.log_mass, tail.log_infinity
         linear, logs = {}, {}  # summed per grid point (subsampling maps several bins to one)
         for value, m in zip(np.rint(index).tolist(), mass):
             linear[value] = linear.get(value, 0.0) + m

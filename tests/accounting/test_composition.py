@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from brute_force import strong_adversary_view_distributions, weak_adversary_view_distributions
-from shuffledp.accounting import compose, get_accountant
+from shuffledp.accounting import get_accountant
+from shuffledp.accounting.composition import compose
 from shuffledp.accounting.composition import Round, round_pld
 from shuffledp.accounting.views.worst.families import FAMILY
 
@@ -268,7 +269,7 @@ def test_a_lower_bound_refuses_subsampling_in_one_line():
     import numpy as np
     from scipy.stats import binom
 
-    from shuffledp.accounting import compose, privacy_loss_distribution
+    from shuffledp.accounting.composition import compose, optimistic_privacy_loss_distribution
 
     m, q, eps0, eps = 20, 0.5, 1.0, 0.3
     p_stay = np.exp(eps0) / (np.exp(eps0) + 1.0)  # k = 2: reports of x1 among m users
@@ -282,4 +283,4 @@ def test_a_lower_bound_refuses_subsampling_in_one_line():
     with pytest.raises(ValueError, match=r"^`subsample` must be 1 for the lower bound 'worst-case-lower'"):
         compose("worst-case-lower", epsilon_local=1.0, n_users=1000, k=2, compositions=2, subsample=0.5)
     with pytest.raises(ValueError, match=r"^`subsample` must be 1 for the lower bound"):
-        privacy_loss_distribution("worst-case-lower", 1.0, 1000, 2, subsample=0.5)
+        optimistic_privacy_loss_distribution("worst-case-lower", 1.0, 1000, 2, subsample=0.5)

@@ -12,7 +12,8 @@ Truths, independent of the library:
 
 Checked: Thm 3.4 equals the divergence of its proof's pair (every other user on x0; u on x1 vs x0) and is
 <= the brute-force RDP of shuffled 2-RR on every tiny case; Thm 3.1 and 3.3 (``girgis-rdp``,
-``girgis-rdp-simple``, any eps0-LDP randomizer) are >= the brute-force RDP of shuffled k-RR, k = 2, 3.
+``girgis-rdp-simple``, any eps0-LDP randomizer) and eq. (9) as reconstructed (``erlingsson-rdp``) are >= the
+brute-force RDP of shuffled k-RR, k = 2, 3.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def _counts(name, k, cases, upper):
 def test_validity_counts_rdp():
     """The counts recorded in docs/reproduction-notes.md (issue 21, Girgis): no violation."""
     assert _counts(LOWER, 2, TINY, upper=False) == (0, 80)
-    for name in ("girgis-rdp", "girgis-rdp-simple"):
+    for name in ("girgis-rdp", "girgis-rdp-simple", "erlingsson-rdp"):
         for k in (2, 3):
             assert _counts(name, k, TINY, upper=True) == (0, 80)
 

@@ -1,4 +1,4 @@
-"""shuffledp.accounting.privacy_loss_distribution: one shuffled k-RR round as a dp_accounting PLD (issue 22).
+"""shuffledp.accounting.composition.privacy_loss_distribution: one shuffled k-RR round as a dp_accounting PLD (issue 22).
 
 Checks: one round read from the PLD brackets our accountant within the discretisation bound (the
 direction stated in the docstring); composed with dp_accounting's Gaussian, it matches a PLD that
@@ -16,7 +16,8 @@ from dp_accounting import NeighboringRelation
 from dp_accounting.pld import privacy_loss_distribution as dpl
 
 from brute_force import strong_adversary_view_distributions, weak_adversary_view_distributions
-from shuffledp.accounting import get_accountant, privacy_loss_distribution
+from shuffledp.accounting import get_accountant
+from shuffledp.accounting.composition import optimistic_privacy_loss_distribution, privacy_loss_distribution
 
 INTERVAL = 1e-4
 EPS = np.array([0.0, 0.05, 0.2, 0.5, 1.0])
@@ -42,7 +43,7 @@ def test_one_round_is_the_accountant_within_one_interval_and_above_it(name):
 
 def test_lower_bound_pld_is_below_the_accountant():
     e0, n, k = 1.5, 200, 4
-    pld = privacy_loss_distribution("worst-case-lower", e0, n, k)
+    pld = optimistic_privacy_loss_distribution("worst-case-lower", e0, n, k)
     lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(EPS)
     assert np.all(np.array(pld.get_delta_for_epsilon(EPS)) <= lower * (1 + 1e-9) + 1e-15)
     assert pld.get_delta_for_epsilon(0.2) > 0.5 * lower[2]  # the strongest dataset, not an empty bound
@@ -74,7 +75,7 @@ def test_upper_stays_above_lower_after_composition():
                                             sampling_prob=0.05, pessimistic_estimate=False,
                                             neighboring_relation=NeighboringRelation.REPLACE_ONE)
     upper = privacy_loss_distribution("weak-adversary", e0, n, k).compose(_gaussian()).compose(sgd_upper.self_compose(20))
-    lower = (privacy_loss_distribution("worst-case-lower", e0, n, k).compose(_gaussian(pessimistic=False))
+    lower = (optimistic_privacy_loss_distribution("worst-case-lower", e0, n, k).compose(_gaussian(pessimistic=False))
              .compose(sgd_lower.self_compose(20)))
     eps = np.linspace(0.0, 3.0, 13)
     assert np.all(np.array(upper.get_delta_for_epsilon(eps)) >= np.array(lower.get_delta_for_epsilon(eps)))
@@ -106,3 +107,18 @@ def test_the_readme_example_runs_and_its_numbers_are_what_it_prints():
     values = [namespace["total"], namespace["shuffled"], namespace["gaussian"], namespace["dp_sgd"]]
     for text, pld in zip(stated, values):
         assert pld.get_epsilon_for_delta(1e-6) == pytest.approx(float(text), abs=1.5e-3)
+
+
+def test_exports_are_guarantees_or_refused_with_one_line():
+    """Issue 32: a lower bound and clones-krr-2023 at k >= 3 are not exported as guarantees (one line says
+    why); clones-krr-2023 at k = 2 (a dominating pair there) is exported pessimistic, hence above its exact
+    delta; the optimistic export says so in its name and lies below the pessimistic one."""
+    with pytest.raises(ValueError, match=r"lower bound, not a guarantee: use optimistic_privacy_loss_distribution"):
+        privacy_loss_distribution("worst-case-lower", 1.5, 200, 4)
+    with pytest.raises(ValueError, match=r"k = 3 >= 3 is not a guarantee: .*Lemma 3.5 fails when p < 1/\(e\^eps0 \+ 1\)"):
+        privacy_loss_distribution("clones-krr-2023", 1.5, 200, 3)
+    pessimistic = privacy_loss_distribution("clones-krr-2023", 1.5, 200, 2)
+    exact = get_accountant("clones-krr-2023", epsilon_local=1.5, n_users=200, k=2).delta_for_epsilon(EPS)
+    assert np.all(np.array(pessimistic.get_delta_for_epsilon(EPS)) >= exact * (1 - 1e-9) - 1e-15)
+    optimistic = optimistic_privacy_loss_distribution("clones-krr-2023", 1.5, 200, 3)
+    assert optimistic.get_epsilon_for_delta(1e-6) <= privacy_loss_distribution("clones-krr", 1.5, 200, 3).get_epsilon_for_delta(1e-6)

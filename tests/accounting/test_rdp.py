@@ -16,7 +16,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from shuffledp.accounting import compose, get_accountant
+from shuffledp.accounting import ShuffleSetting, get_accountant
+from shuffledp.accounting.composition import compose
 from shuffledp.accounting.views.clones import rdp as rdp_view
 
 ORDERS = np.array([1.5, 2.0, 3.0, 7.5, 40.0, 256.0])
@@ -54,7 +55,7 @@ def _mp_rdp(P, Q, order) -> float:
 @pytest.mark.parametrize("e0,n,k", [(1.0, 6, 2), (4.0, 8, None), (2.0, 7, 3), (0.5, 12, 5), (3.0, 2, 2)])
 def test_rdp_matches_mpmath_both_directions(e0, n, k):
     P, Q = _mp_pair(e0, n, k)
-    orders, ours = rdp_view.clones_rdp(e0, n, k, orders=ORDERS)
+    orders, ours = rdp_view.clones_rdp(ShuffleSetting(epsilon_local=e0, n_users=n, k=k or 2), k is None, orders=ORDERS)
     for order, value in zip(orders, ours):
         forward, backward = _mp_rdp(P, Q, order), _mp_rdp(Q, P, order)
         assert value == pytest.approx(forward, rel=1e-12, abs=1e-15)
@@ -64,16 +65,16 @@ def test_rdp_matches_mpmath_both_directions(e0, n, k):
 def test_remainder_is_an_upper_bound_within_its_bound(monkeypatch):
     e0, n = 4.0, 1500
     orders = np.array([2.0, 30.0, 256.0])
-    certified = rdp_view.clones_log_moments(e0, n, 2, orders)
+    certified = rdp_view.clones_log_moments(ShuffleSetting(epsilon_local=e0, n_users=n, k=2), False, orders)
     assert rdp_view._rows_upper(n - 1, *_log_r(e0), 256.0, e0) < n - 1  # the remainder is in use
     monkeypatch.setattr(rdp_view, "REMAINDER_LOG_BOUND", -np.inf)  # every row: exact
-    exact = rdp_view.clones_log_moments(e0, n, 2, orders)
+    exact = rdp_view.clones_log_moments(ShuffleSetting(epsilon_local=e0, n_users=n, k=2), False, orders)
     assert np.all(certified >= exact)
     assert np.all(certified - exact <= math.exp(-50.0))
 
 
 def _log_r(e0):
-    parameters = rdp_view.pair_parameters(e0, 10, 2)
+    parameters = rdp_view.pair_parameters(ShuffleSetting(epsilon_local=e0, n_users=10, k=2), False)
     return parameters["log_r"], parameters["log_1mr"]
 
 
@@ -97,4 +98,4 @@ def test_refusals_name_the_parameter():
     with pytest.raises(ValueError, match=r"`n_users` must be in \[2, 20000\] for 'clones-krr-rdp'"):
         get_accountant("clones-krr-rdp", epsilon_local=1.0, n_users=100_000, k=2)
     with pytest.raises(ValueError, match=r"`orders` must all be > 1"):
-        rdp_view.clones_log_moments(1.0, 10, 2, np.array([1.0, 2.0]))
+        rdp_view.clones_log_moments(ShuffleSetting(epsilon_local=1.0, n_users=10, k=2), False, np.array([1.0, 2.0]))

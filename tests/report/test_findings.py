@@ -209,3 +209,20 @@ def test_koskela_counts_published_curves_apart_from_ours():
                           "known_cause": ["", "no published counterpart", "no published counterpart"]})
     text = finding_koskela(frame, "koskela")
     assert "1 published curves, 1 reproduced" in text and "2 curves of ours are drawn beside them" in text
+
+
+def test_balle_claims_are_counted_from_their_table():
+    """Each claim's count is the table's, recounted here by a plain loop over the rows (issue 33: the two claims
+    the corrected Bennett code overturns)."""
+    import pandas as pd
+
+    from shuffledp.report.findings import finding_balle_claims
+
+    frame = pd.DataFrame({"panel": ["i", "iii"], "claim": ["Hoeffding for small n, Bennett for large n",
+                                                           "Bennett better for every mechanism (RR-2)"],
+                          "better": ["Bennett", "Bennett, RR-2"], "points": [100, 100], "claim_holds": [0, 3],
+                          "claim_fails": [100, 97], "verdict": ["not reproduced", "not reproduced"]})
+    text = finding_balle_claims(frame, "balle")
+    for row in frame.to_dict("records"):
+        assert f"{row['better']} is better at {row['claim_holds']} of {row['points']} points" in text
+    assert "balle_claims.csv" in finding_balle_claims(frame.drop(columns=["claim_holds"]), "balle")

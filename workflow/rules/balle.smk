@@ -1,6 +1,7 @@
 # Balle stage (issue 21 item 1): Balle, Bell, Gascon & Nissim's Figure 3 (CRYPTO 2019), four panels of
 # privacy-blanket bounds, beside the values of their public code, with tight references, and one verdict
-# per published curve. Library: shuffledp.experiments.balle, shuffledp.plotting.balle.
+# per published curve; their Figure 2 (the Laplace blanket) and the two Sec. 6 claims the corrected Bennett code
+# overturns (issue 33). Library: shuffledp.experiments.balle, shuffledp.plotting.balle.
 BALLE = config.get("balle")
 B = "results/balle"
 
@@ -56,9 +57,21 @@ if BALLE is not None:
         script:
             "../scripts/balle_verdicts.py"
 
-    # The verdict table and the figure only read the four panel files: run them where Snakemake runs.
+    rule balle_claims:
+        input:
+            f"{B}/balle_fig3.csv",
+        output:
+            csv=f"{B}/balle_claims.csv",
+            md=f"{B}/balle_claims.md",
+        log:
+            "logs/balle/claims.log",
+        script:
+            "../scripts/balle_claims.py"
+
+    # The verdict table, the figure and the claim counts only read small files: run them where Snakemake runs.
     localrules:
         balle_verdicts,
+        balle_claims,
 
     ALL_TARGETS.extend(
         [
@@ -66,5 +79,26 @@ if BALLE is not None:
             f"{B}/balle_fig3.png",
             f"{B}/balle_verdicts.csv",
             f"{B}/balle_verdicts.md",
+            f"{B}/balle_claims.csv",
+            f"{B}/balle_claims.md",
         ]
     )
+
+if BALLE is not None and "fig2" in BALLE:
+
+    rule balle_fig2:
+        output:
+            csv=f"{B}/balle_fig2.csv",
+            png=report(f"{B}/balle_fig2.png", caption="../report/balle_fig2.rst", category="Balle et al."),
+        params:
+            section=BALLE["fig2"],
+        log:
+            "logs/balle/fig2.log",
+        script:
+            "../scripts/balle_fig2.py"
+
+    # closed-form densities, computed in milliseconds
+    localrules:
+        balle_fig2,
+
+    ALL_TARGETS.extend([f"{B}/balle_fig2.csv", f"{B}/balle_fig2.png"])

@@ -13,7 +13,8 @@ The package is built in layers, each importing only from those before it:
 * ``views/`` -- one module per adversary view, holding its exact delta and its binned PLD;
 * ``accountants/`` -- thin classes stating name, kind, scope, reference, label and colour;
 * tools -- :mod:`~shuffledp.accounting.bracket`, :mod:`~shuffledp.accounting.calibrate`,
-  :mod:`~shuffledp.accounting.community`, :mod:`~shuffledp.accounting.composition`.
+  :mod:`~shuffledp.accounting.community`, :mod:`~shuffledp.accounting.composition` (``compose``,
+  ``privacy_loss_distribution``: import them from there; the registry imports no tool).
 
 Everything that lists accountants elsewhere (the CLI, the config schema's accountant enums, table
 labels, the plotting palette, the composition layer) reads this registry: adding an accountant is one
@@ -22,7 +23,6 @@ module plus one line in ``_REGISTRY`` (or :func:`register` with the class); see 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
@@ -38,8 +38,6 @@ __all__ = [
     "labels",
     "colours",
     "accountant_sets",
-    "compose",
-    "privacy_loss_distribution",
 ]
 
 # One loader per accountant module: an ordinary import inside a function, so that importing this package
@@ -135,6 +133,7 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
     "girgis-rdp-simple": lambda: _girgis().GirgisRDPSimple,
     "clones-krr-rdp": lambda: _girgis().ClonesKRRRDP,
     "girgis-rdp-lower": lambda: _girgis().GirgisRDPLower,
+    "erlingsson-rdp": lambda: _girgis().ErlingssonRDP,
 }
 
 
@@ -225,16 +224,3 @@ def accountant_sets() -> dict[str, list[str]]:
                              if c.composable() or getattr(c, "accepts_compositions", False)),
         "dataset-free-upper": sorted(n for n, c in classes.items() if c.kind is BoundKind.UPPER and not c.needs_n_x0),
     }
-
-
-def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, **options):
-    """One round as a dp_accounting ``PrivacyLossDistribution`` (replace-one; pessimistic for upper bounds,
-    optimistic for the lower bound); see :func:`shuffledp.accounting.composition.privacy_loss_distribution`."""
-    module = importlib.import_module("shuffledp.accounting.composition")
-    return module.privacy_loss_distribution(name, epsilon_local, n_users, k, **options)
-
-
-def compose(name: str, **parameters):
-    """Composed (and optionally subsampled) accountant; see :func:`shuffledp.accounting.composition.compose`."""
-    # loaded like the registry's classes (by name): the tools sit above the registry in the layers
-    return importlib.import_module("shuffledp.accounting.composition").compose(name, **parameters)

@@ -7,10 +7,12 @@ Heikkila, Honkela 2021, Thm 2 (strong adversary), Thm 5 (weak adversary), eq. (3
     delta_T(eps) = H_{e^eps}(P_1 x ... x P_T || Q_1 x ... x Q_T) = E[(1 - e^(eps - L_1 - ... - L_T))_+] + Pr(some L_i = inf),
 
 L_i = log(P_i / Q_i) drawn from P_i: the privacy loss distribution (PLD) of round i; composition is
-convolution of PLDs. This module builds each round's PLD from the binned view of
-:mod:`shuffledp.accounting.views.binned` and lets ``dp_accounting.pld`` (``DensePLDPmf``,
-``PrivacyLossDistribution.self_compose`` / ``compose``) do the convolutions (FFT with Chernoff-bounded
-truncation, whose truncated right tail it moves to the infinity mass in pessimistic mode).
+convolution of PLDs. This module builds each round's PLD through the generic layer
+(:mod:`shuffledp.accounting.views.derived.pld`: from the view's outcomes for accountants with a view, from
+their own binned view otherwise) as our dense PLD (:mod:`shuffledp.accounting.numerics.dense_pld`), composed
+exactly as dp_accounting composes its ``DensePLDPmf`` (FFT with Chernoff-bounded truncation, whose truncated
+right tail goes to the infinity mass in pessimistic mode; the same public numerical functions, so the same
+bits); :func:`privacy_loss_distribution` hands a round to dp_accounting through its public constructor.
 
 **Which way each result errs.**
 
@@ -52,17 +54,18 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-from dp_accounting.pld import pld_pmf
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
-from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_per_round
-from shuffledp.accounting.composition_tail import tail_rounds, tail_source
+from shuffledp.accounting.composition_tail import certifies_tail, tail_rounds
 from shuffledp.accounting.numerics.composed_tail import epsilon_bound, log_delta_bound
+from shuffledp.accounting.numerics.dense_pld import Pld
 from shuffledp.accounting.numerics.pld_epsilon import delta_for_epsilon as pld_delta_for_epsilon
 from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta as pld_epsilon_for_delta
+from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_per_round
 from shuffledp.accounting.views.binned import BinnedView
+from shuffledp.accounting.views.derived import pld as derived_pld
 
 __all__ = [
     "composable",
@@ -71,6 +74,7 @@ __all__ = [
     "compose",
     "round_pld",
     "privacy_loss_distribution",
+    "optimistic_privacy_loss_distribution",
     "DEFAULT_INTERVAL",
     "DEFAULT_TAIL",
     "MAX_COMPOSITIONS",
@@ -133,56 +137,6 @@ def _views(name: str, r: Round, interval: float, pessimistic: bool) -> list[Binn
     return accountant.binned_views(interval=interval, pessimistic=pessimistic, K=_K_WINDOW)
 
 
-def _dense(index: np.ndarray, mass: np.ndarray, infinity: float, interval: float, pessimistic: bool):
-    index = np.asarray(index, dtype=np.int64)
-    if index.size == 0:
-        index, mass = np.zeros(1, dtype=np.int64), np.zeros(1)
-    lower = int(index.min())
-    probs = np.bincount(index - lower, weights=mass)
-    return pld_pmf.DensePLDPmf(interval, lower, probs, min(1.0, float(infinity)), pessimistic)
-
-
-def _direction(view: BinnedView, q: float, reverse: bool):
-    """(bin indices, masses, infinity mass) of one direction of the (subsampled) pair.
-
-    REMOVE: (q P + (1 - q) Q, Q), loss f(L) = log(q e^L + 1 - q); ADD: (Q, q P + (1 - q) Q), loss -f(L).
-    The loss is taken at the bin edge that errs the right way and rounded again to the grid.
-    """
-    delta, pess = view.interval, view.pessimistic
-    k = view.index.astype(float)
-    if not reverse:
-        edge = k * delta  # upper edge (pessimistic) / lower edge (optimistic) of every bin
-        mass = q * view.p_mass + (1.0 - q) * view.q_mass
-        extra_loss, extra_mass = (math.log1p(-q), (1.0 - q) * view.q_infinity) if q < 1.0 else (0.0, 0.0)
-        infinity = q * view.p_infinity
-        sign = 1.0
-    else:
-        edge = (k - 1.0) * delta if pess else (k + 1.0) * delta
-        mass = view.q_mass
-        extra_loss, extra_mass = (-math.log1p(-q), view.q_infinity) if q < 1.0 else (0.0, 0.0)
-        infinity = view.q_infinity if q == 1.0 else 0.0
-        sign = -1.0
-    if q == 1.0:
-        index = np.rint(sign * edge / delta).astype(np.int64)
-    else:
-        loss = sign * np.log1p(q * np.expm1(edge))
-        index = (np.ceil(loss / delta) if pess else np.floor(loss / delta)).astype(np.int64)
-    if extra_mass > 0:
-        extra = math.ceil(extra_loss / delta) if pess else math.floor(extra_loss / delta)
-        index, mass = np.append(index, extra), np.append(mass, extra_mass)
-    if pess:
-        infinity += view.dropped
-    return index, mass, infinity
-
-
-def _pld(view: BinnedView, q: float) -> PrivacyLossDistribution:
-    remove = _dense(*_direction(view, q, reverse=False), view.interval, view.pessimistic)
-    if view.symmetric and q == 1.0:
-        return PrivacyLossDistribution(remove)
-    add = _dense(*_direction(view, q, reverse=True), view.interval, view.pessimistic)
-    return PrivacyLossDistribution(remove, add)
-
-
 def _check_subsample_of_kind(name: str, kind: BoundKind, rounds) -> None:
     """Refuse subsampling for a lower bound. (q P + (1 - q) Q, Q) dominates the subsampled pair, which is
     right for an upper bound; but for one pair of datasets the round in which u is not sampled has the
@@ -193,25 +147,54 @@ def _check_subsample_of_kind(name: str, kind: BoundKind, rounds) -> None:
                          f"dataset pair's law); got {min(r.subsample for r in rounds)!r}.")
 
 
-def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL) -> list[PrivacyLossDistribution]:
-    """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``)."""
+def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL, pessimistic: bool | None = None) -> list[Pld]:
+    """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``), as our dense
+    :class:`~shuffledp.accounting.numerics.dense_pld.Pld` (``.to_dp_accounting()`` for dp_accounting's).
+    ``pessimistic`` defaults to the accountant's kind (upper bounds pessimistic, the rest optimistic)."""
     _check_subsample_of_kind(name, accountant_class(name).kind, [r])
-    return list(_round_plds(name, r, float(interval)))
+    if pessimistic is None:
+        pessimistic = accountant_class(name).kind is BoundKind.UPPER
+    return list(_round_plds(name, r, float(interval), bool(pessimistic)))
 
 
 @functools.lru_cache(maxsize=8)
-def _round_plds(name: str, r: Round, interval: float) -> tuple[PrivacyLossDistribution, ...]:
+def _round_plds(name: str, r: Round, interval: float, pessimistic: bool) -> tuple[Pld, ...]:
     """:func:`round_pld`, kept for the few last rounds: the same round composed 1, 4 and 16 times (a figure's
-    curves) is built once (issue 24). dp_accounting never changes a PLD (composing makes a new one)."""
-    pessimistic = accountant_class(name).kind is BoundKind.UPPER
-    return tuple(_pld(view, r.subsample) for view in _views(name, r, interval, pessimistic))
+    curves) is built once (issue 24). A PLD is never changed (composing makes a new one)."""
+    return tuple(derived_pld.pld(view, r.subsample) for view in _views(name, r, interval, pessimistic))
+
+
+def _export_pld(name: str, r: Round, interval, dataset, pessimistic: bool):
+    """The dp_accounting PLD of one round (the dataset asked, or the one with the largest epsilon at 1e-6)."""
+    names = composable()
+    if name not in names:
+        raise ValueError(f"`name` must be one of {', '.join(sorted(names))} (accountants with an explicit pair "
+                         f"of distributions); got {name!r}.")
+    interval = check_real(interval, "value_discretization_interval", low=0.0, high=0.1, low_open=True)
+    plds = round_pld(name, r, interval=interval, pessimistic=pessimistic)
+    if dataset is not None:
+        return plds[check_integer(dataset, "dataset", low=0, high=len(plds) - 1)].to_dp_accounting()
+    return max(plds, key=lambda pld: pld_epsilon_for_delta(pld, 1e-6)).to_dp_accounting()
+
+
+def _refusal(name: str, r: Round) -> str | None:
+    """Why ``name`` exports no guarantee for this setting (None: it does): a lower bound, or a view that is
+    not a dominating pair here (``View.refusal``)."""
+    cls = accountant_class(name)
+    if cls.kind is BoundKind.LOWER:
+        return (f"{name!r} is a lower bound, not a guarantee: use optimistic_privacy_loss_distribution for its "
+                f"optimistic PLD")
+    if cls.view_class is not None:
+        return get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().refusal()
+    return None
 
 
 def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,
                               value_discretization_interval: float = 1e-4, subsample: float = 1.0,
                               dataset: int | None = None) -> PrivacyLossDistribution:
-    """One round of shuffled k-RR as a ``dp_accounting`` ``PrivacyLossDistribution``, to be composed there
-    with other mechanisms' PLDs (``from_gaussian_mechanism``, ``from_laplace_mechanism``, ...).
+    """One round of shuffled k-RR as a ``dp_accounting`` ``PrivacyLossDistribution`` that is a guarantee, to
+    be composed there with other mechanisms' PLDs (``from_gaussian_mechanism``, ``from_laplace_mechanism``, ...);
+    built through dp_accounting's public ``PrivacyLossDistribution.create_from_rounded_probability``.
 
     **Neighbouring relation: replace-one** (D and D' differ in one user's value; n is the same). Compose
     it only with PLDs built for the same relation, e.g. dp_accounting's
@@ -219,26 +202,32 @@ def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: 
     largest change when one record is replaced: sqrt 2 for a histogram, 2 C for a sum clipped at C), and
     with the same ``value_discretization_interval`` (dp_accounting requires it).
 
-    Which way it errs: for an UPPER accountant (``strong-adversary``, ``weak-adversary``,
-    ``feldman-numerical``, ``clones-krr``) the PLD is *pessimistic* -- losses rounded up by less than the
-    interval, every mass outside the certified windows moved to the infinity mass -- so every delta or
-    epsilon read from it, alone or after composition, is an upper bound (at most one interval per
-    round above). For ``worst-case-lower`` it is *optimistic* (losses rounded down, dropped mass
-    dropped): the PLD of one explicit dataset pair, hence a lower bound on the worst case; ``dataset``
-    picks it by index in the accountant's list (default: the one with the largest single-round epsilon
-    at delta = 1e-6). ``subsample`` q < 1 gives the round that samples q ``n_users`` users of the
-    population ``n_users`` (module docstring).
+    Which way it errs: the PLD is *pessimistic* -- losses rounded up by less than the interval, every mass
+    outside the certified windows moved to the infinity mass -- so every delta or epsilon read from it, alone
+    or after composition, is an upper bound (at most one interval per round above). Only accountants whose
+    view dominates every dataset pair of the setting are exported: a lower bound (``worst-case-lower``) is
+    refused (its optimistic PLD: :func:`optimistic_privacy_loss_distribution`), and so is ``clones-krr-2023`` at
+    k >= 3 (not a guarantee; one line says why). ``subsample`` q < 1 gives the round that samples q ``n_users``
+    users of the population ``n_users`` (module docstring). ``dataset``: the dataset's index for accountants
+    with several (default: the one with the largest single-round epsilon at delta = 1e-6).
     """
-    names = composable()
-    if name not in names:
-        raise ValueError(f"`name` must be one of {', '.join(sorted(names))} (accountants with an explicit pair "
-                         f"of distributions); got {name!r}.")
-    interval = check_real(value_discretization_interval, "value_discretization_interval", low=0.0, high=0.1,
-                          low_open=True)
-    plds = round_pld(name, Round(epsilon_local, n_users, k, subsample), interval=interval)
-    if dataset is not None:
-        return plds[check_integer(dataset, "dataset", low=0, high=len(plds) - 1)]
-    return max(plds, key=lambda pld: pld_epsilon_for_delta(pld, 1e-6))
+    if name in composable():
+        r = Round(epsilon_local, n_users, k, subsample)
+        reason = _refusal(name, r)
+        if reason is not None:
+            raise ValueError(f"`name` must be a guarantee for privacy_loss_distribution: {reason}; got {name!r}.")
+    return _export_pld(name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, True)
+
+
+def optimistic_privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,
+                                         value_discretization_interval: float = 1e-4, subsample: float = 1.0,
+                                         dataset: int | None = None) -> PrivacyLossDistribution:
+    """One round as an *optimistic* dp_accounting PLD (losses rounded down, the mass left out of the windows
+    dropped): a lower estimate of the pair's PLD, never a guarantee. For ``worst-case-lower`` it is the PLD
+    of one explicit dataset pair (``dataset``, default the one with the largest single-round epsilon at delta
+    = 1e-6), hence a lower bound on the worst case, alone or composed (optimistic PLDs on both sides); for
+    ``clones-krr-2023`` at k >= 3 it is the pair as printed. Options as :func:`privacy_loss_distribution`."""
+    return _export_pld(name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, False)
 
 
 class ComposedAccountant:
@@ -276,7 +265,7 @@ class ComposedAccountant:
     def compositions(self) -> int:
         return len(self.rounds)
 
-    def _composed(self) -> list[PrivacyLossDistribution]:
+    def _composed(self) -> list[Pld]:
         if self._plds is not None:
             return self._plds
         groups = Counter(self.rounds)
@@ -301,7 +290,7 @@ class ComposedAccountant:
     def has_tail_bound(self) -> bool:
         """Whether deltas below :data:`PLD_FLOOR` are resolved (by the Chernoff bound of
         :mod:`~shuffledp.accounting.numerics.composed_tail`): upper bounds with a tail source."""
-        return self.kind is BoundKind.UPPER and tail_source(self.name, self.rounds) is not None
+        return self.kind is BoundKind.UPPER and certifies_tail(self.name, self.rounds)
 
     @property
     def resolved_delta(self) -> float:
@@ -329,7 +318,7 @@ class ComposedAccountant:
 
     def _tail_rounds(self):
         if self._tail is None:
-            self._tail = tail_rounds(tail_source(self.name, self.rounds), self.rounds, self.interval)
+            self._tail = tail_rounds(self.name, self.rounds, self.interval)
         return self._tail
 
     def _tail_log_delta(self, epsilon: float) -> float:
@@ -341,7 +330,7 @@ class ComposedAccountant:
     def _pld_delta(self, epsilons: np.ndarray) -> np.ndarray:
         plds = self._composed()
         order = np.argsort(epsilons, kind="stable")
-        # dp_accounting's get_delta_for_epsilon, bit for bit, without its per-loss Python loop (issue 24)
+        # dp_accounting's get_delta_for_epsilon of the same PLD, bit for bit, without its Python loop (issue 24)
         values = np.max([np.asarray(pld_delta_for_epsilon(p, epsilons[order]), dtype=float) for p in plds], axis=0)
         out = np.empty_like(values)
         out[order] = values
@@ -391,7 +380,7 @@ class ComposedAccountant:
             return self._tail_epsilon(delta)
         target = max(delta, PLD_FLOOR) if self.kind is BoundKind.LOWER else delta
         plds = self._composed()
-        # dp_accounting's get_epsilon_for_delta, bit for bit, without its per-loss Python loop (issue 24)
+        # dp_accounting's get_epsilon_for_delta of the same PLD, bit for bit, without its Python loop (issue 24)
         value = float(max(pld_epsilon_for_delta(p, min(1.0, target + self._slack())) for p in plds))
         if single is not None:
             return min(value, self._single_epsilon(single, delta))

@@ -18,6 +18,10 @@ for k = 2, the weak adversary's certified bound for k >= 4), ``worst-case-lower`
 generic panel, binary RR is one eps0-LDP randomizer, so its worst case lower-bounds the generic one) and
 ``feldman-numerical`` (an upper bound valid for every eps0-LDP randomizer, Laplace included).
 
+Also their Figure 2 (:func:`blanket_densities`: the Laplace randomizer's output densities split into the
+blanket and the data-dependent parts) and the two claims of their Sec. 6 text that the corrected Bennett
+code overturns (:func:`overturned_claims`, counted from the Figure 3 curves).
+
 Room: the library side of ``workflow/rules/balle.smk``. Imports the accountants and :mod:`shuffledp.tables`
 (verdict labels); nothing from plotting or report.
 """
@@ -33,11 +37,12 @@ import pandas as pd
 
 from shuffledp.accounting import accountant_class, get_accountant
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
+from shuffledp.accounting.params import LaplaceBlanket
 from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
 
 __all__ = ["PANELS", "CURVE_COLUMNS", "VERDICT_COLUMNS", "SHARED_COLUMNS", "KNOWN_DIFFERENCES", "n_grid", "curve_k",
            "curve_delta", "panel_frame", "panel_verdicts", "shared_reference_panels", "shared_references",
-           "shared_values"]
+           "shared_values", "DENSITY_COLUMNS", "CLAIM_COLUMNS", "blanket_densities", "overturned_claims"]
 
 PANELS = ("i", "ii", "iii", "iv")
 #: k rule of panel (iv): k = int(n ** (1/3)) as their notebook computes it (cell In [26])
@@ -63,6 +68,11 @@ CURVE_COLUMNS = ["panel", "curve", "role", "accountant", "kind", "n", "k", "epsi
                  "value_name", "value", "seconds"]
 #: columns of :func:`shared_references` (the first eight identify a point: :func:`_point_key`)
 SHARED_COLUMNS = ["accountant", "value_name", "n", "k", "target", "delta", "tolerance", "upper", "value", "seconds"]
+#: columns of :func:`blanket_densities`
+DENSITY_COLUMNS = ["epsilon_local", "gamma", "component", "input", "y", "density"]
+#: columns of :func:`overturned_claims`
+CLAIM_COLUMNS = ["panel", "claim", "better", "worse", "value_name", "points", "claim_holds", "claim_fails", "verdict",
+                 "note"]
 #: columns of :func:`panel_verdicts`
 VERDICT_COLUMNS = ["panel", "curve", "code", "accountant", "points", "compared", "theirs_undefined",
                    "max_relative_difference", "median_relative_difference", "tolerance", "verdict", "note",
@@ -269,3 +279,70 @@ def panel_verdicts(ours: pd.DataFrame, published: pd.DataFrame, sections: Mappin
                      "known_cause": extra if verdict != REPRODUCED else "", "reference": reference,
                      "looseness_min": low, "looseness_max": high})
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def blanket_densities(epsilon_local: float, inputs, y) -> pd.DataFrame:
+    """Their Figure 2: the eps0-LDP Laplace randomizer on [0, 1], R(x) = x + Lap(1/eps0), split as
+    mu_x = gamma omega + (1 - gamma) omega_x (Sec. 5.1, Lemma 5.1 (2) and its proof). Rows per point y of
+    ``y``: ``output`` mu_x(y) = (eps0/2) e^(-eps0 |y - x|) for each x of ``inputs``; ``blanket`` omega(y) =
+    (eps0/2) e^(-eps0 |y - 1/2|) (Lap(1/2, 1/eps0), the normalised inf over x in [0, 1] of mu_x); and
+    ``data-dependent`` omega_x = (mu_x - gamma omega) / (1 - gamma), with gamma = e^(-eps0/2) read from
+    :class:`~shuffledp.accounting.params.LaplaceBlanket`."""
+    eps0 = float(epsilon_local)
+    gamma = math.exp(LaplaceBlanket(eps0).log_gamma)
+    y = np.asarray(y, dtype=float)
+    blanket = 0.5 * eps0 * np.exp(-eps0 * np.abs(y - 0.5))
+    rows = [pd.DataFrame({"component": "blanket", "input": math.nan, "y": y, "density": blanket})]
+    for x in inputs:
+        output = 0.5 * eps0 * np.exp(-eps0 * np.abs(y - float(x)))
+        rows.append(pd.DataFrame({"component": "output", "input": float(x), "y": y, "density": output}))
+        # mu_x >= gamma omega everywhere (equality for y beyond x on the far side from 1/2): clip rounding only
+        rest = np.maximum(output - gamma * blanket, 0.0) / (1.0 - gamma)
+        rows.append(pd.DataFrame({"component": "data-dependent", "input": float(x), "y": y, "density": rest}))
+    frame = pd.concat(rows, ignore_index=True).assign(epsilon_local=eps0, gamma=gamma)
+    return frame[DENSITY_COLUMNS]
+
+
+def _published(frame: pd.DataFrame, panel: str, curve: str) -> pd.Series:
+    rows = frame[(frame["panel"] == panel) & (frame["curve"] == curve) & (frame["role"] == "published")]
+    return rows.set_index("n")["value"].astype(float)
+
+
+def _claim_row(frame, panel, better, worse, claim, *, smaller_is_better: bool, everywhere: bool) -> dict:
+    """How many n of ``panel`` have ``better`` strictly ahead of ``worse`` (the claim's direction), strictly
+    behind, or level. The claim holds at every n (``everywhere``) or, for a crossover claim, at the largest n
+    while ``worse`` is ahead at the smallest."""
+    a, b = _published(frame, panel, better), _published(frame, panel, worse)
+    common = a.index.intersection(b.index).sort_values()
+    a, b = a[common], b[common]
+    ahead = (a < b) if smaller_is_better else (a > b)
+    behind = (a > b) if smaller_is_better else (a < b)
+    holds, fails = int(ahead.sum()), int(behind.sum())
+    if not len(common):
+        verdict = NOT_REPRODUCED
+    elif everywhere:
+        verdict = REPRODUCED if holds == len(common) else NOT_REPRODUCED
+    else:
+        verdict = REPRODUCED if bool(ahead.iloc[-1]) and bool(behind.iloc[0]) else NOT_REPRODUCED
+    value_name = "epsilon (smaller is better)" if smaller_is_better else "largest epsilon_local (larger is better)"
+    return {"panel": panel, "claim": claim, "better": better, "worse": worse, "value_name": value_name,
+            "points": len(common), "claim_holds": holds, "claim_fails": fails, "verdict": verdict,
+            "note": (f"{better} ahead of {worse} at {holds} of {len(common)} n (n = {int(common[0])}..{int(common[-1])}), "
+                     f"behind at {fails}, level at {len(common) - holds - fails}; {better} / {worse} ranges "
+                     f"{(a / b).min():.3g} to {(a / b).max():.3g}") if len(common) else "no common n"}
+
+
+def overturned_claims(frame: pd.DataFrame) -> pd.DataFrame:
+    """Two sentences of their Sec. 6 checked on our (corrected-Bennett) Figure 3 curves ``frame``
+    (balle_fig3.csv): panel (i) "for generic local randomizers, Hoeffding is better for small values of n,
+    while Bennet is better for large values of n" (counted as: at how many n Bennett's eps is below
+    Hoeffding's) and panel (iii) "for every mechanism the Bennett bound is better than the Hoeffding bound"
+    (counted for RR-2: at how many n Bennett's largest eps0 exceeds Hoeffding's)."""
+    rows = [
+        _claim_row(frame, "i", "Bennett", "Hoeffding", "(i) generic randomizers: Hoeffding is better for small n, "
+                   "Bennett for large n", smaller_is_better=True, everywhere=False),
+        _claim_row(frame, "iii", "Bennett, RR-2", "Hoeffding, RR-2",
+                   "(iii) for every mechanism the Bennett bound is better than the Hoeffding bound (RR-2)",
+                   smaller_is_better=False, everywhere=True),
+    ]
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)

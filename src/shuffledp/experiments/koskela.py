@@ -12,7 +12,7 @@ collection, beside the curves stored in their public code.
 
 Every drawn curve gets a verdict row, with what it is in the ``guarantee`` column (:func:`guarantee`).
 
-Every curve comes from :func:`shuffledp.accounting.compose` (privacy loss distributions through
+Every curve comes from :func:`shuffledp.accounting.composition.compose` (privacy loss distributions through
 dp_accounting) or, for accountants that compose themselves (``girgis-rdp``), from the registry with
 ``compositions`` / ``subsample``. The published curves are the numbers their plotting scripts read
 (transcribed in :mod:`shuffledp.reference`, ``koskela_figures``); :func:`curve_verdicts` judges each
@@ -34,7 +34,8 @@ import pandas as pd
 from dp_accounting.pld import common, pld_pmf, privacy_loss_distribution
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-from shuffledp.accounting import accountant_class, compose, get_accountant
+from shuffledp.accounting import accountant_class, get_accountant
+from shuffledp.accounting.composition import compose
 from shuffledp.accounting.params import KrrParams, users_per_round
 from shuffledp.reference import load_reference
 from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
@@ -102,7 +103,7 @@ VERDICT_COLUMNS = ["figure", "curve", "accountant", "compositions", "points", "c
 def composed(name: str, *, epsilon_local: float, n_users: int, k: int, compositions: int, subsample: float = 1.0):
     """The accountant ``name`` after ``compositions`` rounds, each sampling ``subsample`` x ``n_users``
     users from the population ``n_users`` (the papers' convention): the registry's own composition where
-    the accountant has one (RDP bounds), else :func:`shuffledp.accounting.compose`."""
+    the accountant has one (RDP bounds), else :func:`shuffledp.accounting.composition.compose`."""
     if getattr(accountant_class(name), "accepts_compositions", False):
         return get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k, compositions=compositions,
                               subsample=subsample)

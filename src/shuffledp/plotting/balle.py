@@ -4,6 +4,10 @@ their code as open markers on top, and our tight references (grey) underneath.
 Drawing only: inputs are the frames of :func:`shuffledp.experiments.balle.panel_frame` (all panels
 concatenated) and the transcribed points (``shuffledp.reference.load_reference("balle_figures")``).
 Panel (i) plots eps against n, panels (ii)-(iv) the largest eps0 against n (log n axis, as theirs).
+Each panel's legend sits to the right of its axes (outside the data); the key at the bottom names each
+line style by what it is: coloured solid / dashed / dotted = Hoeffding / Bennett / EFMRTT'19 (Erlingsson
+et al.'s closed form), grey with x markers = our reference curves (named, with their kind, in the panel's
+legend). Also their Figure 2 (:func:`figure_blanket`), from :func:`shuffledp.experiments.balle.blanket_densities`.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from matplotlib.lines import Line2D
 
 from shuffledp.plotting import style
 
-__all__ = ["figure_balle"]
+__all__ = ["figure_balle", "figure_blanket"]
 
 _PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#AA3377", "#66CCEE")
-_REFERENCE_STYLES = (("0.35", "-."), ("0.55", ":"), ("0.2", (0, (5, 2, 1, 2))))
+# grey, and no pattern a published curve uses (solid, dashed, dotted): a reference cannot pass for one
+_REFERENCE_STYLES = (("0.35", "-."), ("0.55", (0, (7, 2))), ("0.2", (0, (5, 2, 1, 2))))
 _TITLES = {
     "i": "(i) generic, ε0 = {epsilon_local:g}, δ = {delta}",
     "ii": "(ii) ε = {epsilon:g}, δ = {delta}",
@@ -61,7 +66,7 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
     ax.set_xlabel("n")
     ax.set_ylabel("ε" if section["value"] == "epsilon" else "ε0")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=1, loc="best")
+    ax.legend(fontsize="x-small", ncol=1, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
 
 
 def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
@@ -73,15 +78,52 @@ def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
         published[column] = published[column].astype(float)
     panels = [p for p in ("i", "ii", "iii", "iv") if p in set(frame["panel"])]
     with style.plot_style():
-        figure, axes = plt.subplots(2, 2, figsize=(13.0, 10.5), layout="constrained", squeeze=False)
+        figure, axes = plt.subplots(2, 2, figsize=(21.0, 11.5), layout="constrained", squeeze=False)
         for ax, panel in zip(axes.ravel(), panels):
             _panel(ax, panel, frame, published[published["panel"] == panel], sections[panel])
         for ax in axes.ravel()[len(panels):]:
             ax.set_visible(False)
         figure.suptitle("Balle et al. (CRYPTO 2019) Fig. 3 — lines: ours; ○: their current code; △: their 2019 code "
                         "where it differs (every 7th point); grey: our references")
-        figure.legend(handles=[Line2D([], [], color="0.3", lw=1.6, label="Hoeffding"),
-                               Line2D([], [], color="0.3", lw=1.6, linestyle="--", label="Bennett"),
-                               Line2D([], [], color="0.3", lw=1.6, linestyle=":", label="Erlingsson et al.")],
+        figure.legend(handles=[Line2D([], [], color=_PALETTE[1], lw=1.6, label="coloured solid: Hoeffding"),
+                               Line2D([], [], color=_PALETTE[1], lw=1.6, linestyle="--", label="coloured dashed: Bennett"),
+                               Line2D([], [], color=_PALETTE[0], lw=1.6, linestyle=":",
+                                      label="coloured dotted: EFMRTT'19 (Erlingsson et al.'s closed form)"),
+                               *[Line2D([], [], color=colour, lw=2.2, linestyle=linestyle, marker="x", markersize=5,
+                                        label=f"grey {name}: our reference curve (named in the panel's legend)")
+                                 for (colour, linestyle), name in zip(_REFERENCE_STYLES,
+                                                                      ("dash-dot", "long-dashed", "dash-dot-dash"))]],
                       loc="outside lower center", ncol=3, fontsize="small")
+    return figure
+
+
+def figure_blanket(frame: pd.DataFrame):
+    """Their Figure 2 redrawn from :func:`~shuffledp.experiments.balle.blanket_densities`: left, each input's
+    output density mu_x and the part gamma omega every input shares (shaded); right, the blanket omega and
+    the data-dependent densities omega_x, with mu_x = gamma omega + (1 - gamma) omega_x."""
+    eps0, gamma = float(frame["epsilon_local"].iloc[0]), float(frame["gamma"].iloc[0])
+    blanket = frame[frame["component"] == "blanket"].sort_values("y")
+    inputs = sorted(frame.loc[frame["component"] == "output", "input"].unique())
+    with style.plot_style():
+        figure, (left, right) = plt.subplots(1, 2, figsize=(12.0, 5.6), layout="constrained", sharey=True)
+        left.fill_between(blanket["y"], gamma * blanket["density"], color="0.85",
+                          label=f"γ·ω, shared by every input (γ = e^(−ε0/2) = {gamma:.3f})")
+        right.plot(blanket["y"], blanket["density"], color="black", lw=2.0, label="blanket ω = Lap(1/2, 1/ε0)")
+        for i, x in enumerate(inputs):
+            colour = _PALETTE[i % len(_PALETTE)]
+            for ax, component, linestyle in ((left, "output", "-"), (right, "data-dependent", "--")):
+                rows = frame[(frame["component"] == component) & (frame["input"] == x)].sort_values("y")
+                name = "output density μ_x" if component == "output" else "data-dependent ω_x"
+                same = np.allclose(rows["density"].to_numpy(), blanket["density"].to_numpy(), rtol=1e-9, atol=0.0)
+                ax.plot(rows["y"], rows["density"], color=colour, lw=1.6, linestyle=linestyle,
+                        label=f"{name}, x = {x:g}" + (" (equals ω)" if same else ""))
+        for ax, title in ((left, "outputs of R(x) = x + Lap(1/ε0)"), (right, "blanket and data-dependent parts")):
+            ax.axvspan(0.0, 1.0, color="0.6", alpha=0.12, lw=0)
+            ax.set_title(title, fontsize="medium")
+            ax.set_xlabel("output y (inputs x in [0, 1], band)")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+        left.set_ylabel("density")
+        figure.suptitle(f"Balle et al. (CRYPTO 2019) Fig. 2 redrawn: Laplace randomizer on [0, 1], ε0 = {eps0:g}; "
+                        "μ_x = γ ω + (1 − γ) ω_x")
     return figure

@@ -1,5 +1,7 @@
 """Girgis et al. (CCS 2021) Section 4's comparison redrawn: RDP epsilon(lambda) against the order lambda
-(log-log), one panel per eps0; upper bounds solid, the lower bound dashed.
+(log-log), one panel per eps0; their upper bounds solid, the lower bound dashed, the earlier bound of
+eq. (9) dash-dotted. Each legend entry says what the curve is (upper / lower bound, from the accountant's
+kind when the configured label does not say it) and which accountant drew it.
 
 Drawing only: the input is the frame of :func:`shuffledp.experiments.girgis.figure_frame`.
 """
@@ -15,26 +17,41 @@ from shuffledp.plotting import style
 __all__ = ["figure_girgis"]
 
 
+#: the earlier bound of their comparison (eq. (9)), drawn dash-dotted
+_EARLIER = "erlingsson-rdp"
+
+
+def _linestyle(name: str) -> str:
+    if name == _EARLIER:
+        return "-."
+    return "--" if style.accountant_kind(name) == "lower bound" else "-"
+
+
+def _legend_text(label: str, name: str) -> str:
+    """``label`` plus the accountant; the kind too unless the label already says it."""
+    kind = style.accountant_kind(name)
+    return f"{label} [{name}]" if not kind or kind in label else f"{label} ({kind}) [{name}]"
+
+
 def figure_girgis(frame: pd.DataFrame, *, n_users: int):
-    """One panel per eps0 of ``frame``; legend: curve label and the accountant's kind."""
+    """One panel per eps0 of ``frame``; legend: what each curve is and which accountant drew it."""
     curves = list(frame[["curve", "accountant"]].drop_duplicates().itertuples(index=False, name=None))
     colours = style.colours_for([name for _, name in curves])
     eps0s = sorted(frame["epsilon_local"].unique())
     with style.plot_style():
-        figure, axes = plt.subplots(1, len(eps0s), figsize=(4.4 * len(eps0s), 4.2), layout="constrained",
+        figure, axes = plt.subplots(1, len(eps0s), figsize=(4.4 * len(eps0s), 4.4), layout="constrained",
                                     squeeze=False)
         for ax, eps0 in zip(axes[0], eps0s):
             for label, name in curves:
                 rows = frame[(frame["curve"] == label) & (frame["epsilon_local"] == eps0)].sort_values("order")
-                ax.loglog(rows["order"], rows["rdp"], color=colours[name], lw=1.6,
-                          linestyle="--" if style.accountant_kind(name) == "lower bound" else "-")
+                ax.loglog(rows["order"], rows["rdp"], color=colours[name], lw=1.6, linestyle=_linestyle(name))
             ax.set_xlabel("order λ")
             ax.set_ylabel("RDP ε(λ)")
             ax.set_title(f"ε0 = {float(eps0):g}")
             ax.grid(True, which="major", alpha=0.3)
-        handles = [Line2D([], [], color=colours[name], linestyle="--" if style.accountant_kind(name) == "lower bound"
-                          else "-", label=f"{label} ({style.accountant_text(name)})") for label, name in curves]
-        figure.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize="small")
-        figure.suptitle(f"Girgis et al. (CCS 2021) Section 4 comparison, shuffled ε0-LDP, n = {n_users:,} "
-                        "(parameters chosen here; see config)")
+        handles = [Line2D([], [], color=colours[name], linestyle=_linestyle(name), label=_legend_text(label, name))
+                   for label, name in curves]
+        figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 2), fontsize="small")
+        figure.suptitle(f"Girgis et al. (CCS 2021) Fig. 2 comparison, shuffled ε0-LDP, n = {n_users:,}: parameters "
+                        "chosen here (not in our copy); eq. (9) as reconstructed (see config)")
     return figure

@@ -31,6 +31,7 @@ __all__ = [
     "finding_koskela",
     "finding_data",
     "finding_balle",
+    "finding_balle_claims",
     "finding_delta_floor",
     "finding_geometric",
     "verdict_lines",
@@ -238,6 +239,21 @@ def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
             f"([section](#{anchor})).")
 
 
+def finding_balle_claims(frame: pd.DataFrame | None, anchor: str) -> str:
+    """Balle et al.'s claims about their Figure 3 that the corrected Bennett code overturns (``balle_claims.csv``,
+    counted by the Balle stage from ``balle_fig3.csv``): per claim, at how many of its points it holds."""
+    what = "Balle et al.'s claims about their Figure 3"
+    if _lacks(frame, ("panel", "claim", "better", "points", "claim_holds", "verdict")):
+        return missing(what, "results/balle/balle_claims.csv", anchor)
+    parts = []
+    for row in frame.itertuples():
+        holds, points = int(row.claim_holds), int(row.points)
+        parts.append(f"panel ({row.panel}) \u201c{row.claim}\u201d: {row.better} is better at {holds} of {points} "
+                     f"points ({row.verdict})")
+    return (f"With the corrected Bennett code, two of Balle et al.'s statements about their Figure 3 change: "
+            f"{'; '.join(parts)} ([section](#{anchor})).")
+
+
 def finding_data(summary: pd.DataFrame | None) -> str:
     """The data caveat: which sources were read and the region counts against the paper's."""
     what = "The data"
@@ -335,7 +351,7 @@ def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None
 
 
 def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, boundary=None, koskela=None,
-             balle=None, floor=None, summary=None, anchors: dict[str, str]) -> list[str]:
+             balle=None, balle_claims=None, floor=None, summary=None, anchors: dict[str, str]) -> list[str]:
     """The Findings bullets in order (``anchors``: section name -> anchor, keys ``bracket``, ``equal``,
     ``phase``, ``koskela`` and, when the Balle stage ran, ``balle``)."""
     return [
@@ -347,5 +363,6 @@ def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, 
         *([finding_delta_floor(floor, anchors["floor"])] if "floor" in anchors else []),
         *([finding_geometric(equal, anchors["equal"])] if equal is not None and "ratio_geometric" in equal else []),
         *([finding_balle(balle, anchors["balle"])] if "balle" in anchors else []),
+        *([finding_balle_claims(balle_claims, anchors["balle"])] if "balle" in anchors and balle_claims is not None else []),
         finding_data(summary),
     ]

@@ -209,7 +209,9 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
         },
         BALLE_FIGURE: {
             "images": sorted(p for p in outputs if p.startswith("results/balle/") and p.endswith(".png")),
-            "data": [p for p in outputs if p == "results/balle/balle_verdicts.csv"],
+            # the verdicts first (the Findings read the first file), then the claims the corrected code overturns
+            "data": [p for p in outputs if p == "results/balle/balle_verdicts.csv"]
+                    + [p for p in outputs if p == "results/balle/balle_claims.csv"],
         },
         EQUAL_GUARANTEE: {
             "images": [p for p in named("equal_guarantee") if p.endswith(".png")],

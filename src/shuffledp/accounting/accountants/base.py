@@ -69,6 +69,10 @@ class Accountant(abc.ABC):
     #: every eps0-LDP randomizer). Built from loose parameters, an accountant that accepts k-RR uses
     #: k-RR(epsilon_local, k); otherwise its first class's ``from_parameters``.
     randomizers: ClassVar[tuple[type[Randomizer], ...]] = (KRR,)
+    #: the view (:class:`~shuffledp.accounting.views.base.View`) whose pair this accountant evaluates, when it
+    #: is one view of its setting: its binned PLD, Renyi moments and composed tail are then derived from the
+    #: view's outcomes (:mod:`shuffledp.accounting.views.derived`)
+    view_class: ClassVar[type | None] = None
 
     def __init__(self, *, epsilon_local: float | None = None, n_users: int, k: int | None = None,
                  n_x0: int | None = None, randomizer: Randomizer | None = None):
@@ -88,18 +92,32 @@ class Accountant(abc.ABC):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Natural log of delta at each epsilon (array in, array out; -inf means delta = 0)."""
 
+    def view(self):
+        """The accountant's view of its setting (an instance of :attr:`view_class`)."""
+        if self.view_class is None:
+            raise NotImplementedError(f"accountant {self.name!r} has no view")
+        return self.view_class(self.setting)
+
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         """The view's binned privacy loss distribution(s) (:class:`~shuffledp.accounting.views.binned.BinnedView`),
         for accountants whose view is an explicit pair of distributions; the composition layer composes every
         accountant that overrides this. ``pessimistic``: losses rounded up and left-out mass added to the
         infinity mass (upper bounds); otherwise rounded down and dropped (lower bounds). ``log_masses``: also
-        keep the masses in log space (``BinnedView.logs``; only views that form each outcome's mass)."""
+        keep the masses in log space (``BinnedView.logs``; only views that form each outcome's mass). An
+        accountant with a :attr:`view_class` has its view's, derived from the view's outcomes."""
+        if self.view_class is not None:
+            return [self.view().binned(interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses)]
         raise NotImplementedError(f"accountant {self.name!r} has no binned view (it does not compose)")
 
     @classmethod
     def composable(cls) -> bool:
         """Whether :meth:`binned_views` is implemented (the composition layer accepts the accountant)."""
-        return cls.binned_views is not Accountant.binned_views
+        return cls.view_class is not None or cls.binned_views is not Accountant.binned_views
+
+    @classmethod
+    def certifies_tail(cls) -> bool:
+        """Whether its view's stream certifies the composed Chernoff tail (``View.certifies_tail``)."""
+        return cls.view_class is not None and cls.view_class.certifies_tail
 
     def delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Delta at each epsilon >= 0 (vectorised)."""

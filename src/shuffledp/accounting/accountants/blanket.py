@@ -98,13 +98,10 @@ class StrongAdversary(Accountant):
         super().__init__(**parameters)
         check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
+    view_class = strong.StrongView
+
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         return strong.log_delta(self._checked_epsilons(epsilons), self.setting)
-
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
-        s = self.setting
-        return [strong.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
-                              pessimistic=pessimistic, K=K, log_masses=log_masses)]
 
 
 class BalleBlanket(Accountant):

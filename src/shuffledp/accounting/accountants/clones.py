@@ -93,28 +93,18 @@ class FeldmanNumerical(Accountant):
         "evaluated exactly"
     )
     randomizers = (Randomizer,)
+    view_class = clones_view.GenericClonesView
 
     def __init__(self, **parameters):
         super().__init__(**parameters)
         check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
-    def _k(self) -> int | None:
-        """The pair's k: None for the generic pair (clones-krr, the k-RR pair, returns k)."""
-        return None
-
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        s = self.setting
-        return clones_view.log_delta(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, self._k())
+        return clones_view.log_delta(self._checked_epsilons(epsilons), self.setting, self.view_class.generic)
 
     def log_delta_for_epsilon_direct(self, epsilons) -> np.ndarray:
         """Straightforward O(n^2) enumeration of the same pair (tests, benchmarks)."""
-        s = self.setting
-        return clones_view.log_delta_direct(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, self._k())
-
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
-        s = self.setting
-        return [clones_view.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=self._k(), interval=interval,
-                                   pessimistic=pessimistic, K=K, log_masses=log_masses)]
+        return clones_view.log_delta_direct(self._checked_epsilons(epsilons), self.setting, self.view_class.generic)
 
 
 class ClonesKRR(FeldmanNumerical):
@@ -133,9 +123,7 @@ class ClonesKRR(FeldmanNumerical):
         "by joint convexity (docs/reproduction-notes.md); not their 2023 pair (clones-krr-2023)"
     )
     randomizers = (KRR,)
-
-    def _k(self) -> int | None:
-        return self.setting.k
+    view_class = clones_view.KrrClonesView
 
 
 class ClonesKRR2023(Accountant):
@@ -159,14 +147,9 @@ class ClonesKRR2023(Accountant):
 
     def __init__(self, **parameters):
         super().__init__(**parameters)
-        s = self.setting
-        clones_2023.check_size(s.epsilon_local, s.n_users, s.k)  # one-line refusal before any large allocation
+        clones_2023.check_size(self.setting)  # one-line refusal before any large allocation
+
+    view_class = clones_2023.Clones2023View
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        s = self.setting
-        return clones_2023.log_delta(self._checked_epsilons(epsilons), s.epsilon_local, s.n_users, s.k)
-
-    def binned_views(self, *, interval: float, pessimistic: bool, K: float) -> list:
-        s = self.setting
-        return [clones_2023.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
-                                   pessimistic=pessimistic, K=K)]
+        return clones_2023.log_delta(self._checked_epsilons(epsilons), self.setting)

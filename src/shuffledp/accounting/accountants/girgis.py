@@ -28,6 +28,18 @@ minimised over integer orders 2..:data:`MAX_ORDER` (Thm 3.1) or a grid of real o
 (Thm 3.3). Each minimum over a subset of orders is still a valid bound, so both are UPPER bounds
 (they err upwards); all in log space.
 
+``erlingsson-rdp`` -- the earlier RDP bound Girgis et al. compare with, their eq. (9) ("[21, Remark 1]",
+"obtained by the standard conversion results from DP to RDP"), every real lambda > 1:
+  eps(lambda) <= 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n.
+Our copy of Girgis et al. does not show (9)'s formula; this is our reconstruction (docs/reproduction-notes.md,
+branch i33-gb): Erlingsson et al. (SODA 2019, arXiv:1811.12469v2, Thm 7 and its proof) bound each of the n
+steps of the shuffle by eps1 = 2 e^(2 eps0) (e^eps0 - 1) / n (pure DP); the standard conversion eps1-DP =>
+(lambda, lambda eps1^2 / 2)-RDP (Bun & Steinke 2016, Prop. 1.4 with zCDP = RDP at every order) composed over
+the n steps gives n lambda eps1^2 / 2, the formula above. It matches the two legible facts: it ends in "/ n",
+and it is e^(4 eps0) times 2 lambda (e^eps0 - 1)^2 / n, the order of Thm 3.1's leading term ("worse than our
+simplified bound ... by a multiplicative factor of e^{4 eps0}"). UPPER bound (checked >= the brute-force RDP
+on tiny cases, tests/accounting/test_girgis_lower.py).
+
 ``clones-krr-rdp`` -- D_lambda of the pair of ``clones-krr`` (C ~ Bin(n - 1, 2q), weight (e^eps0 + 1) q) at
 integer orders 2..256 (Koskela et al.'s delta_shuffler_renyi.py line 137), summed exactly in log space from
 the pair's pmf (:mod:`shuffledp.accounting.views.clones.rdp`: an upper bound within e^-50 of the exact
@@ -49,10 +61,11 @@ from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.rdp_conversion import rdp_to_epsilon, rdp_to_log_delta
-from shuffledp.accounting.params import users_per_round
+from shuffledp.accounting.params import ShuffleSetting, users_per_round
 from shuffledp.accounting.views.clones import rdp as rdp_view
 
-__all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ClonesKRRRDP", "MAX_ORDER", "MAX_USERS_CLONES_RDP"]
+__all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ErlingssonRDP", "ClonesKRRRDP", "MAX_ORDER",
+           "MAX_USERS_CLONES_RDP"]
 
 #: largest Renyi order used in the conversion
 MAX_ORDER = 256
@@ -192,6 +205,41 @@ class GirgisRDPSimple(_GirgisBase):
         return self.compositions * self._formula(orders)
 
 
+class ErlingssonRDP(_GirgisBase):
+    """Girgis et al.'s eq. (9), the earlier bound of their comparison: 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n at
+    every real order > 1 (module docstring: our reconstruction and its source); refuses ``subsample`` < 1."""
+
+    name = "erlingsson-rdp"
+    label = "erlingsson-rdp"
+    colour = "#0077FF"
+    reference = (
+        "Girgis et al. (CCS 2021) eq. (9) ([21, Remark 1]), reconstructed as Erlingsson et al. (SODA 2019) Thm 7's "
+        "per-step eps1 = 2 e^(2 eps0)(e^eps0 - 1)/n converted to RDP (Bun & Steinke 2016) and composed over n steps"
+    )
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        if self.subsample != 1.0:
+            raise ValueError(f"`subsample` must be 1 for {self.name!r} (eq. (9) has no subsampled form); "
+                             f"got {self.subsample!r}.")
+
+    def _formula(self, orders: np.ndarray) -> np.ndarray:
+        e0, n = self.setting.epsilon_local, self.setting.n_users
+        log_scale = math.log(2.0) + 4.0 * e0 + 2.0 * math.log(math.expm1(e0)) - math.log(n)
+        return orders * math.exp(log_scale)
+
+    def _orders_rdp(self):
+        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
+        return orders, self._formula(orders)
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed eq. (9) RDP at any real ``orders`` > 1."""
+        orders = np.atleast_1d(np.asarray(orders, dtype=float))
+        if not np.all(orders > 1.0):
+            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}.")
+        return self.compositions * self._formula(orders)
+
+
 def _lower_pair_logs(epsilon_local: float, n_users: int):
     """(log Bin(n, p)(K), log ratio_K, d_K = ratio_K - 1) over a window of K ~ Bin(n, p), p = 1/(e^eps0 + 1).
 
@@ -319,7 +367,7 @@ MAX_USERS_CLONES_RDP = 20_000
 
 @lru_cache(maxsize=32)
 def _rdp(epsilon_local: float, n_users: int, k: int):
-    return rdp_view.clones_rdp(epsilon_local, n_users, k)
+    return rdp_view.clones_rdp(ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k), False)
 
 
 class ClonesKRRRDP(_GirgisBase):

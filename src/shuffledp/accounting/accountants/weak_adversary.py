@@ -35,7 +35,13 @@ class WeakAdversary(BracketedMixin, Accountant):
     def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
-        self.view = weak.WeakView(self.setting)
+        self._view = weak.WeakView(self.setting)
+
+    view_class = weak.WeakView
+
+    def view(self) -> weak.WeakView:
+        """The weak view of the setting (one per accountant: its rows are kept across epsilons)."""
+        return self._view
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         if log_masses:
@@ -46,20 +52,20 @@ class WeakAdversary(BracketedMixin, Accountant):
                             pessimistic=pessimistic, K=K)]
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
-        return self.view.log_parts(eps, K)
+        return self._view.log_parts(eps, K)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Many epsilons are evaluated together (:meth:`~shuffledp.accounting.views.weak.view.WeakView.log_deltas`)."""
-        return self.view.log_deltas(self._checked_epsilons(epsilons))
+        return self._view.log_deltas(self._checked_epsilons(epsilons))
 
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """As in the mixin, with the view's Chernoff shortcuts and its cap by the strong adversary's delta."""
-        parts = self.view.log_delta_parts(eps, log_target, start_K)
-        self.last_K = self.view.last_K
+        parts = self._view.log_delta_parts(eps, log_target, start_K)
+        self.last_K = self._view.last_K
         return parts
 
     def _epsilon_hint(self, log_target: float) -> float | None:
-        return self.view.epsilon_hint(log_target)
+        return self._view.epsilon_hint(log_target)
 
     def _epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
-        return self.view.epsilon_refine(log_target, eps, log_value)
+        return self._view.epsilon_refine(log_target, eps, log_value)

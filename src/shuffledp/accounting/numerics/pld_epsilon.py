@@ -1,4 +1,8 @@
-"""epsilon(delta) of a dp_accounting privacy loss distribution, bit for bit as dp_accounting, vectorised.
+"""epsilon(delta) of a privacy loss distribution, bit for bit as dp_accounting, vectorised.
+
+It reads our own :class:`~shuffledp.accounting.numerics.dense_pld.Pld` (public arrays; dp_accounting 0.6.0
+has no public accessor for a PMF's arrays, so none of its private attributes is read here). Where the fast
+walk does not apply it hands the PMF to dp_accounting through the public ``DensePLDPmf`` constructor.
 
 ``PrivacyLossDistribution.get_epsilon_for_delta`` (dp_accounting 0.6.0, ``pld_pmf._get_epsilon_for_delta``)
 walks the dense PMF from the largest loss down in a Python loop: before adding loss l_i it stops when
@@ -40,29 +44,31 @@ __all__ = ["epsilon_for_delta", "delta_for_epsilon"]
 _FIRST_CHUNK = 4096
 _LARGEST_CHUNK = 1 << 18
 _AMBIGUOUS = 1e-12  # |np.log(r) - l| below this (relative to max(1, |l|)): math.log decides
-#: PMF -> its walk's chunks (:class:`_Prefix`), for as long as the PMF lives (dp_accounting never changes one)
+#: PMF -> its walk's chunks (:class:`_Prefix`), for as long as the PMF lives (a PMF is never changed)
 _PREFIXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _theirs(pmf) -> pld_pmf.DensePLDPmf:
+    """The same PMF as dp_accounting's ``DensePLDPmf`` (public constructor), for its own loops."""
+    return pld_pmf.DensePLDPmf(pmf.discretization, pmf.lower_loss, pmf.probs, pmf.infinity_mass, pmf.pessimistic)
+
+
 def epsilon_for_delta(pld, delta: float) -> float:
-    """``pld.get_epsilon_for_delta(delta)`` (same value, module doc) for a dp_accounting PLD."""
-    value = _pmf_epsilon(pld._pmf_remove, delta)
-    if pld._symmetric:
-        return value
-    return max(value, _pmf_epsilon(pld._pmf_add, delta))
+    """dp_accounting's ``get_epsilon_for_delta(delta)`` of the same PLD (same value, module doc), for a
+    :class:`~shuffledp.accounting.numerics.dense_pld.Pld`."""
+    return max(_pmf_epsilon(pmf, delta) for pmf in pld.pmfs())
 
 
 def _pmf_epsilon(pmf, delta: float) -> float:
-    if not isinstance(pmf, pld_pmf.DensePLDPmf):
-        return pmf.get_epsilon_for_delta(delta)
-    probs = np.flip(pmf._probs)
-    upper_loss = (pmf._lower_loss + len(pmf._probs) - 1) * pmf._discretization
-    if -upper_loss + (len(probs) + 1) * pmf._discretization > 700.0:
-        return pmf.get_epsilon_for_delta(delta)  # e^-l could overflow: dp_accounting's own loop
+    probs = np.flip(pmf.probs)
+    step = pmf.discretization
+    upper_loss = (pmf.lower_loss + len(pmf.probs) - 1) * step
+    if -upper_loss + (len(probs) + 1) * step > 700.0:
+        return _theirs(pmf).get_epsilon_for_delta(delta)  # e^-l could overflow: dp_accounting's own loop
     prefix = _PREFIXES.get(pmf)
     if prefix is None:
-        prefix = _PREFIXES[pmf] = _Prefix(pmf._infinity_mass, upper_loss, -pmf._discretization, probs)
-    return _walk(pmf._infinity_mass, upper_loss, -pmf._discretization, probs, delta, prefix)
+        prefix = _PREFIXES[pmf] = _Prefix(pmf.infinity_mass, upper_loss, -step, probs)
+    return _walk(pmf.infinity_mass, upper_loss, -step, probs, delta, prefix)
 
 
 def _walk(infinity_mass: float, first_loss: float, step: float, probs: np.ndarray, delta: float,
@@ -141,22 +147,20 @@ def _first_stop(upper: np.ndarray, lower: np.ndarray, losses: np.ndarray, delta:
 
 
 def delta_for_epsilon(pld, epsilons: np.ndarray) -> np.ndarray:
-    """``pld.get_delta_for_epsilon(epsilons)`` (same values, module doc) for an ascending float array."""
-    value = _pmf_delta(pld._pmf_remove, epsilons)
-    if pld._symmetric:
-        return value
-    return np.maximum(value, _pmf_delta(pld._pmf_add, epsilons))
+    """dp_accounting's ``get_delta_for_epsilon(epsilons)`` of the same PLD (same values, module doc) for an
+    ascending float array and a :class:`~shuffledp.accounting.numerics.dense_pld.Pld`."""
+    values = [_pmf_delta(pmf, epsilons) for pmf in pld.pmfs()]
+    return values[0] if len(values) == 1 else np.maximum(values[0], values[1])
 
 
 def _pmf_delta(pmf, epsilons: np.ndarray) -> np.ndarray:
     epsilons = np.asarray(epsilons, dtype=float)
-    if (not isinstance(pmf, pld_pmf.DensePLDPmf) or epsilons.ndim != 1 or not np.all(np.isfinite(epsilons))
-            or not np.all(np.diff(epsilons) >= 0)):
-        return pmf.get_delta_for_epsilon(epsilons)  # dp_accounting's own loop (or its error)
-    losses = (np.arange(pmf.size) + pmf._lower_loss) * pmf._discretization
-    probs = pmf._probs
+    if epsilons.ndim != 1 or not np.all(np.isfinite(epsilons)) or not np.all(np.diff(epsilons) >= 0):
+        return _theirs(pmf).get_delta_for_epsilon(epsilons)  # dp_accounting's own loop (or its error)
+    losses = (np.arange(pmf.size) + pmf.lower_loss) * pmf.discretization
+    probs = pmf.probs
     # U[c], L[c]: the masses after adding the c largest losses, in their order (largest first)
-    upper = np.cumsum(np.concatenate([[pmf._infinity_mass], probs[::-1]]))
+    upper = np.cumsum(np.concatenate([[pmf.infinity_mass], probs[::-1]]))
     lower = np.cumsum(np.concatenate([[0.0], (probs * np.exp(-losses))[::-1]]))
     above = losses.size - np.searchsorted(losses, epsilons, side="right")  # losses > eps_j
     return upper[above] - np.exp(epsilons) * lower[above]

@@ -7,10 +7,10 @@ REMOVE direction (P: the differing user holds x0, Q: it holds x1); the ADD direc
 with P and Q swapped (:meth:`View.directions`). A view whose swapped pair is the same pair relabelled
 sets ``symmetric = True`` and is read in one direction.
 
-Everything else is *derived* from that stream by one generic layer: delta for many epsilons in one
-pass (:func:`log_delta_from_outcomes`), and -- in the modules that build on this one -- epsilon for
-delta through the one search, the privacy loss distribution, the Renyi moments and the certified
-composed tail. A view may override a derived quantity with a fast exact sum (the weak rows, the pair
+Everything else is *derived* from that stream by one generic layer, :mod:`shuffledp.accounting.views.derived`:
+delta for many epsilons in one pass (:func:`log_delta_from_outcomes`), epsilon for delta through the one
+search, the privacy loss distribution (pessimistic and optimistic, both directions, subsampled), the Renyi
+moments and the certified composed tail -- methods of :class:`View` below. A view may override a derived quantity with a fast exact sum (the weak rows, the pair
 sums); the override is then held to the generic value of its own stream by a parametrised test on a
 grid of small settings.
 
@@ -35,8 +35,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.views.derived import delta as derived_delta
+from shuffledp.accounting.views.derived import pld as derived_pld
+from shuffledp.accounting.views.derived import rdp as derived_rdp
+from shuffledp.accounting.views.derived import tail as derived_tail
 
 __all__ = ["OutcomeChunk", "LeftOut", "View", "FamilyView", "log_delta_from_outcomes", "DEFAULT_K"]
 
@@ -48,13 +51,16 @@ DEFAULT_K = 9.0
 @dataclass(frozen=True)
 class OutcomeChunk:
     """A batch of outcomes of the pair: ``log_p[i]`` = log P(o_i), ``log_q[i]`` = log Q(o_i) (same shape,
-    1-D). ``-inf`` is a zero mass: log_q = -inf with finite log_p is an outcome of infinite privacy loss."""
+    1-D). ``-inf`` is a zero mass: log_q = -inf with finite log_p is an outcome of infinite privacy loss.
+    ``loss`` (optional): log(P(o_i) / Q(o_i)) where the view forms it more precisely than log_p - log_q
+    (used to bin the PLD; the masses are always log_p and log_q)."""
 
     log_p: np.ndarray
     log_q: np.ndarray
+    loss: np.ndarray | None = None
 
     def swapped(self) -> "OutcomeChunk":
-        return OutcomeChunk(self.log_q, self.log_p)
+        return OutcomeChunk(self.log_q, self.log_p, None if self.loss is None else -self.loss)
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,9 @@ class View(abc.ABC):
     symmetric: ClassVar[bool] = False
     #: the randomizer classes this view is defined for (empty: every randomizer)
     randomizers: ClassVar[tuple[type, ...]] = ()
+    #: its masses are formed outcome by outcome in log space, so its stream certifies the composed
+    #: Chernoff tail down to 1e-300 (a view forming masses as differences of sums sets False)
+    certifies_tail: ClassVar[bool] = True
 
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting
@@ -102,10 +111,55 @@ class View(abc.ABC):
         add = ((chunk.swapped() for chunk in self.outcomes(K)), self.left_out(K).swapped())
         return [remove, add]
 
+    def loss_bounds(self) -> tuple[float, float] | None:
+        """(largest log(P / Q), largest log(Q / P)) over every outcome, yielded or left out, when the view
+        knows them (certifies the Renyi moments of what it leaves out); None: unknown."""
+        return None
+
+    def refusal(self) -> str | None:
+        """None when the pair dominates every dataset pair of the setting (its exports are guarantees);
+        else one line saying why it does not (its PLD is then not exported as a guarantee)."""
+        return None
+
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
         """log delta at each epsilon, the larger of the directions, from the stream (generic; views
         with a fast exact sum override it)."""
-        return log_delta_from_outcomes(self, epsilons, K=K, upper=upper)
+        return derived_delta.log_delta_from_outcomes(self, epsilons, K=K, upper=upper)
+
+    def epsilon_for_delta(self, delta: float, *, K: float = DEFAULT_K) -> float:
+        """Smallest epsilon with delta(epsilon) <= ``delta`` (upper end of the search: it meets the target)."""
+        return derived_delta.epsilon_for_delta(lambda eps: float(self.log_delta(np.array([eps]), K=K)[0]), delta)
+
+    def binned(self, *, interval: float, pessimistic: bool, K: float = DEFAULT_K, log_masses: bool = False):
+        """The binned privacy loss distribution (:func:`shuffledp.accounting.views.derived.pld.binned`)."""
+        return derived_pld.binned(self, interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses)
+
+    def pld(self, *, interval: float, pessimistic: bool, subsample: float = 1.0, K: float = DEFAULT_K):
+        """Our dense PLD of one (subsampled) round (:func:`shuffledp.accounting.views.derived.pld.pld`);
+        ``.to_dp_accounting()`` makes it a dp_accounting ``PrivacyLossDistribution``."""
+        return derived_pld.pld(self.binned(interval=interval, pessimistic=pessimistic, K=K), subsample)
+
+    def log_moments(self, orders, *, K: float = DEFAULT_K) -> np.ndarray:
+        """Certified upper bound on log M_lambda (Renyi moments), the larger direction
+        (:func:`shuffledp.accounting.views.derived.rdp.view_log_moments`)."""
+        return derived_rdp.view_log_moments(self, orders, K=K)
+
+    def has_tail(self) -> bool:
+        """Whether :meth:`tail_rounds` forms the certified composed tail for this setting (a view whose
+        stream certifies a tail only up to some size overrides it; default :attr:`certifies_tail`)."""
+        return self.certifies_tail
+
+    def tail_rounds(self, *, interval: float, subsample: float = 1.0, count: int = 1, K: float = 38.0) -> list:
+        """[REMOVE, ADD] :class:`~shuffledp.accounting.numerics.composed_tail.TailRound` of ``count`` such rounds,
+        for the certified composed Chernoff tail (:mod:`shuffledp.accounting.views.derived.tail`)."""
+        if not self.certifies_tail:
+            raise ValueError(f"view {self.name!r} does not certify a composed tail (its masses are not formed "
+                             f"outcome by outcome in log space).")
+        logs = self.binned(interval=interval, pessimistic=True, K=K, log_masses=True).logs
+        remove = derived_tail.tail_round(logs, interval, subsample, False, count)
+        if self.symmetric and subsample == 1.0:
+            return [remove, remove]
+        return [remove, derived_tail.tail_round(logs, interval, subsample, True, count)]
 
 
 class FamilyView(abc.ABC):
@@ -121,6 +175,7 @@ class FamilyView(abc.ABC):
         """The member views."""
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
+        """The largest member's log delta at each epsilon."""
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
         out = np.full(eps.shape, -np.inf)
         for member in self.members():
@@ -128,37 +183,10 @@ class FamilyView(abc.ABC):
         return out
 
 
-def _log_excess(chunk: OutcomeChunk, eps: np.ndarray) -> np.ndarray:
-    """log sum over the chunk of (P(o) - e^eps Q(o))_+, one value per epsilon (-inf: zero)."""
-    log_p, log_q = np.asarray(chunk.log_p, float).ravel(), np.asarray(chunk.log_q, float).ravel()
-    live = np.isfinite(log_p)
-    log_p, log_q = log_p[live], log_q[live]
-    if log_p.size == 0:
-        return np.full(eps.shape, -np.inf)
-    with np.errstate(invalid="ignore"):
-        # log(e^eps Q / P); -inf where Q = 0 (an infinite loss counts at every eps, eps = inf included)
-        gap = np.where(np.isneginf(log_q)[None, :], -np.inf, eps[:, None] + log_q[None, :] - log_p[None, :])
-        positive = gap < 0.0
-        terms = np.where(positive, log_p[None, :] + log1mexp(np.where(positive, gap, -1.0)), -np.inf)
-    return np.asarray([logsumexp(row) for row in terms])
-
-
 def log_delta_from_outcomes(view: View, epsilons, *, K: float = DEFAULT_K, upper: bool = True,
                             chunk_epsilons: int = 64) -> np.ndarray:
     """Generic log delta of a view at each epsilon, the larger of its directions: the exact log-space
     sum of (P - e^eps Q)_+ over the outcomes yielded (every term positive: no cancellation), plus the
     left-out P-mass when ``upper`` (an upper bound on the pair's delta) or without it (a lower bound).
-    Work O(outcomes x epsilons); for tests and small settings, and the reference every fast override is
-    held to."""
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    best = np.full(eps.shape, -np.inf)
-    for stream, left in view.directions(K):
-        total = np.full(eps.shape, -np.inf)
-        for chunk in stream:
-            for start in range(0, eps.size, chunk_epsilons):
-                part = slice(start, start + chunk_epsilons)
-                total[part] = np.logaddexp(total[part], _log_excess(chunk, eps[part]))
-        if upper:
-            total = np.logaddexp(total, left.log_p)
-        best = np.maximum(best, total)
-    return np.minimum(best, 0.0)
+    (:func:`shuffledp.accounting.views.derived.delta.log_delta_from_outcomes`.)"""
+    return derived_delta.log_delta_from_outcomes(view, epsilons, K=K, upper=upper, chunk_epsilons=chunk_epsilons)

@@ -1,6 +1,9 @@
-"""Binned privacy-loss views of the accountants whose view is an explicit pair of distributions.
+"""Binned privacy-loss views of the accountants whose view is an explicit pair of distributions, and the
+window helpers their streams share.
 
-Each builder returns :class:`BinnedView` objects: for a pair (P, Q) on a discrete outcome space, the
+The strong, clones and 2023 views are binned by one builder, from their outcomes
+(:func:`shuffledp.accounting.views.derived.pld.binned`); the weak view and the lower bound's datasets still
+bin their own (their modules). Each builder returns :class:`BinnedView` objects: for a pair (P, Q) on a discrete outcome space, the
 P-mass and the Q-mass of the outcomes whose privacy loss L = log(P / Q) falls in each bin of width
 ``interval``. With ``pessimistic=True`` bin k holds the outcomes with L in ((k - 1) Delta, k Delta]
 (every loss rounded *up*); with ``pessimistic=False`` bin k holds L in [k Delta, (k + 1) Delta) (rounded

@@ -12,18 +12,53 @@ complements and in the weak rows' thresholds, was found and fixed: docs/reproduc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from shuffledp._numerics import log1mexp
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 
-__all__ = ["log_delta"]
+__all__ = ["OwnReportView", "log_delta"]
 
 
-
-def log_delta(epsilons, *, epsilon_local: float, k: int) -> np.ndarray:
-    """log (p - e^eps q)_+ = log p + log(1 - e^(eps - eps0)) at each epsilon (-inf from eps0 on)."""
-    gap = np.asarray(epsilons, dtype=float) - float(epsilon_local)
-    log_p = KrrParams.of(epsilon_local, k).log_p
+def log_delta(epsilons, setting: ShuffleSetting | None = None, *, epsilon_local: float | None = None,
+              k: int | None = None) -> np.ndarray:
+    """log (p - e^eps q)_+ = log p + log(1 - e^(eps - eps0)) at each epsilon (-inf from eps0 on). The
+    setting's ``epsilon_local`` and ``k`` are read (the keywords ``epsilon_local``, ``k`` are still accepted)."""
+    if setting is None:
+        setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=1, k=k)
+    gap = np.asarray(epsilons, dtype=float) - float(setting.epsilon_local)
+    log_p = setting.krr.log_p
     with np.errstate(divide="ignore"):
         return np.where(gap < 0.0, log_p + log1mexp(np.minimum(gap, -1e-300)), -np.inf)
+
+
+class OwnReportView(View):
+    """The differing user's own k-RR report as a view: outcomes x0 (P = p, Q = q), x1 (q, p) and, for
+    k >= 3, "any other value" ((k - 2) q on both sides, merged: equal loss 0). Nothing left out; symmetric.
+    :meth:`log_delta` is the closed form :func:`log_delta` (held to the stream by
+    tests/accounting/test_view_overrides.py)."""
+
+    name = "own-report"
+    symmetric = True
+
+    def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
+        krr = self.setting.krr
+        log_p, log_q = [krr.log_p, krr.log_q], [krr.log_q, krr.log_p]
+        if self.setting.k > 2:
+            log_p.append(krr.log_rest)
+            log_q.append(krr.log_rest)
+        yield OutcomeChunk(np.array(log_p), np.array(log_q))
+
+    def left_out(self, K: float = DEFAULT_K) -> LeftOut:
+        return LeftOut()
+
+    def loss_bounds(self) -> tuple[float, float]:
+        return (self.setting.epsilon_local, self.setting.epsilon_local)
+
+    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
+        """The closed form (p - e^eps q)_+ (exact: nothing is left out, so upper and lower agree)."""
+        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting)
+

@@ -1,6 +1,9 @@
-"""The clones pair of Feldman, McMillan, Talwar (FOCS 2021, Thm 3.2): exact delta (:func:`log_delta`, used
-by ``feldman-numerical`` and ``clones-krr``), a direct O(n^2) enumeration for tests
-(:func:`log_delta_direct`) and the binned privacy loss distribution for composition (:func:`binned`).
+"""The clones pair of Feldman, McMillan, Talwar (FOCS 2021, Thm 3.2) as a view (:class:`ClonesView`: its
+outcomes, the one enumeration of the pair, from which its PLD, Renyi moments and composed tail are derived),
+its exact delta (:func:`log_delta`, the fast split-pair sum used by ``feldman-numerical`` and ``clones-krr``:
+an override held to the stream) and a direct O(n^2) enumeration for tests (:func:`log_delta_direct`).
+The pair's masses at an outcome are formed once, by :func:`atoms` (the stream and the Renyi override of
+:mod:`shuffledp.accounting.views.clones.rdp` both call it).
 
 C ~ Bin(n - 1, r), A | C ~ Bin(C, 1/2), Delta ~ Bern(alpha), alpha = e^eps0 / (e^eps0 + 1);
 P = (A + Delta, C + 1 - A - Delta), Q the swap. Generic pair (any eps0-LDP randomizer): r = e^-eps0,
@@ -12,97 +15,134 @@ With x the first coordinate the loss is log((alpha x + (1 - alpha)(c + 1 - x)) /
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader
-from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.binned import (
-    LOG_HALF,
-    ROWS_PER_CHUNK,
-    BinnedView,
-    Bins,
-    bin_index,
-    flat_rows,
-    log_a_outside,
-    split_pair_rows,
-)
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
+from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, flat_rows, log_a_outside, split_pair_rows
 from shuffledp.accounting.views.split_pair import log_split_pair_delta, log_split_pair_delta_direct
 
-__all__ = ["pair_parameters", "log_delta", "log_delta_direct", "binned"]
+__all__ = ["ClonesView", "GenericClonesView", "KrrClonesView", "pair_parameters", "atoms", "log_delta",
+           "log_delta_direct"]
 
 
-def pair_parameters(epsilon_local: float, n_users: int, k: int | None = None) -> dict:
-    """Parameters of the clones split pair (generic when ``k`` is None, k-RR otherwise), in logs.
+def pair_parameters(setting: ShuffleSetting, generic: bool) -> dict:
+    """Parameters of the clones split pair (generic, or k-RR), in logs.
 
     Returns keyword arguments for :func:`~shuffledp.accounting.views.split_pair.log_split_pair_delta` plus
     ``log_weight``: the log factor multiplying the divergence (0 for the generic pair).
     """
+    epsilon_local = setting.epsilon_local
     binary = KrrParams.of(epsilon_local, 2)  # alpha = e^eps0 / (e^eps0 + 1) does not depend on k
-    log_alpha, log_1malpha = binary.log_alpha, binary.log_1malpha
-    if k is None:
+    if generic:
         log_r, log_1mr, log_weight = -epsilon_local, float(log1mexp(-epsilon_local)), 0.0
     else:
-        krr = KrrParams.of(epsilon_local, k)
+        krr = setting.krr
         log_r, log_1mr = krr.log_2q, krr.log_1m2q
         log_weight = min(0.0, float(np.logaddexp(epsilon_local, 0.0)) + krr.log_q)
     return {
-        "n_trials": n_users - 1,
+        "n_trials": setting.n_users - 1,
         "log_r": log_r,
         "log_1mr": log_1mr,
-        "log_alpha": log_alpha,
-        "log_1malpha": log_1malpha,
+        "log_alpha": binary.log_alpha,
+        "log_1malpha": binary.log_1malpha,
         "log_odds": float(epsilon_local),  # log(alpha / (1 - alpha)), exact
         "log_weight": log_weight,
     }
 
 
-def log_delta(epsilons: np.ndarray, epsilon_local: float, n_users: int, k: int | None) -> np.ndarray:
-    """Exact log delta of the pair (generic when ``k`` is None), 0 (log -inf) from eps0 on."""
-    parameters = pair_parameters(epsilon_local, n_users, k)
+def atoms(log_row, cc: np.ndarray, x: np.ndarray, log_alpha: float, log_1malpha: float):
+    """(log p, log q) of the split pair at rows C = ``cc`` (log Pr(C = c) given: ``log_row``) and first
+    coordinates ``x`` (0 <= x <= c + 1): p = Pr(C = c)(alpha B_c(x - 1) + (1 - alpha) B_c(x)), q the swap,
+    B_c the Bin(c, 1/2) pmf. The pair's one formula (the stream and the Renyi override use it)."""
+    b_x = log_binom_pmf_loader(x, cc, LOG_HALF, LOG_HALF)  # -inf at x = c + 1 (outside [0, c])
+    b_xm1 = log_binom_pmf_loader(x - 1.0, cc, LOG_HALF, LOG_HALF)  # -inf at x = 0
+    log_p = log_row + np.logaddexp(log_alpha + b_xm1, log_1malpha + b_x)
+    log_q = log_row + np.logaddexp(log_alpha + b_x, log_1malpha + b_xm1)
+    return log_p, log_q
+
+
+class ClonesView(View):
+    """The clones pair of one setting (module docstring); symmetric. Outcomes: the k-RR pair's equal-law
+    branch (weight 1 - w, loss 0) when w < 1, then the outcomes (c, x) with x in [lo, hi + 1] over the split
+    pair's windows, weighted by w. What the windows leave out: P-mass alpha Pr(A outside [lo - 1, hi]) +
+    (1 - alpha) Pr(A outside [lo, hi + 1]) <= Pr(A outside [lo, hi]), the same for Q, times w. Every
+    likelihood ratio of the pair is at most e^eps0 (:meth:`loss_bounds`)."""
+
+    symmetric = True
+    generic: bool
+
+    def parameters(self) -> dict:
+        return pair_parameters(self.setting, self.generic)
+
+    @functools.lru_cache(maxsize=4)
+    def _rows(self, K: float):
+        pair = self.parameters()
+        s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(self.setting.n_users - 1, pair["log_r"], pair["log_1mr"], K)
+        return s, log_w, a_lo, a_hi, log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
+
+    def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
+        pair = self.parameters()
+        log_alpha, log_1malpha, log_weight = pair["log_alpha"], pair["log_1malpha"], pair["log_weight"]
+        alpha, one_minus_alpha = math.exp(log_alpha), math.exp(log_1malpha)
+        if log_weight < 0.0:
+            log_rest = np.array([float(log1mexp(log_weight))])
+            yield OutcomeChunk(log_rest, log_rest, np.zeros(1))
+        s, log_w, a_lo, a_hi, _ = self._rows(K)
+        step = max(1, ROWS_PER_CHUNK // int(np.max(a_hi - a_lo + 2)))
+        for start in range(0, s.size, step):
+            stop = min(s.size, start + step)
+            cc, x, pos = flat_rows(s[start:stop], a_lo[start:stop], a_hi[start:stop] + 1.0)  # x in [lo, hi + 1]
+            log_p, log_q = atoms(log_weight + log_w[start:stop][pos], cc, x, log_alpha, log_1malpha)
+            y = cc + 1.0 - x
+            loss = np.log((alpha * x + one_minus_alpha * y) / (alpha * y + one_minus_alpha * x))
+            yield OutcomeChunk(log_p, log_q, loss)
+
+    def left_out(self, K: float = DEFAULT_K) -> LeftOut:
+        log_out = self.parameters()["log_weight"] + self._rows(K)[4]
+        return LeftOut(log_out, log_out)
+
+    def loss_bounds(self) -> tuple[float, float]:
+        return (self.setting.epsilon_local, self.setting.epsilon_local)
+
+    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
+        """The exact split-pair sum (:func:`log_delta`) as the upper value; the stream's sum for ``upper=False``."""
+        if not upper:
+            return super().log_delta(epsilons, K=K, upper=False)
+        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting, self.generic)
+
+
+class GenericClonesView(ClonesView):
+    """Feldman et al.'s generic pair (any eps0-LDP randomizer): r = e^-eps0, weight 1."""
+
+    name = "clones"
+    generic = True
+
+
+class KrrClonesView(ClonesView):
+    """The pair specialised to k-RR by joint convexity (ours): r = 2q, weight (e^eps0 + 1) q."""
+
+    name = "clones-krr"
+    generic = False
+
+
+def log_delta(epsilons: np.ndarray, setting: ShuffleSetting, generic: bool) -> np.ndarray:
+    """Exact log delta of the pair (generic or k-RR), 0 (log -inf) from eps0 on."""
+    parameters = pair_parameters(setting, generic)
     log_weight = parameters.pop("log_weight")
     out = np.minimum(0.0, log_weight + log_split_pair_delta(epsilons, **parameters))
     # exactly 0 from eps0 on (the pair's largest likelihood ratio is e^eps0; rounding of
     # log(alpha / (1 - alpha)) must not leave a 1e-16 residue at eps = eps0)
-    return np.where(epsilons >= epsilon_local, -np.inf, out)
+    return np.where(epsilons >= setting.epsilon_local, -np.inf, out)
 
 
-def log_delta_direct(epsilons: np.ndarray, epsilon_local: float, n_users: int, k: int | None) -> np.ndarray:
+def log_delta_direct(epsilons: np.ndarray, setting: ShuffleSetting, generic: bool) -> np.ndarray:
     """Straightforward O(n^2) enumeration of the same pair (tests, benchmarks)."""
-    parameters = pair_parameters(epsilon_local, n_users, k)
+    parameters = pair_parameters(setting, generic)
     log_weight = parameters.pop("log_weight")
     return np.minimum(0.0, log_weight + log_split_pair_delta_direct(epsilons, **parameters))
-
-
-def binned(*, epsilon_local, n_users, k=None, interval, pessimistic, K=9.0, log_masses=False) -> BinnedView:
-    """Binned privacy loss distribution of the pair (generic when ``k`` is None, k-RR otherwise); with
-    ``log_masses`` also in log space (``BinnedView.logs``)."""
-    pair = pair_parameters(epsilon_local, n_users, k)
-    log_alpha, log_1malpha, log_r, log_1mr, log_weight = (
-        pair["log_alpha"], pair["log_1malpha"], pair["log_r"], pair["log_1mr"], pair["log_weight"])
-    alpha, one_minus_alpha = math.exp(log_alpha), math.exp(log_1malpha)
-    weight = math.exp(log_weight)
-    bins = Bins(log_space=log_masses)
-    if weight < 1.0:
-        bins.add(np.array([0]), np.array([1.0 - weight]), np.array([1.0 - weight]))
-    s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(n_users - 1, log_r, log_1mr, K)
-    # x in [lo, hi + 1] leaves out P-mass alpha Pr(A outside [lo - 1, hi]) + (1 - alpha) Pr(A outside
-    # [lo, hi + 1]) <= Pr(A outside [lo, hi]); the same for Q
-    log_out = log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
-    width = int(np.max(a_hi - a_lo + 2))
-    step = max(1, ROWS_PER_CHUNK // width)
-    for start in range(0, s.size, step):
-        stop = min(s.size, start + step)
-        cc, x, pos = flat_rows(s[start:stop], a_lo[start:stop], a_hi[start:stop] + 1.0)  # x in [lo, hi + 1]
-        log_b_x = log_binom_pmf_loader(x, cc, LOG_HALF, LOG_HALF)
-        log_b_xm1 = log_binom_pmf_loader(x - 1.0, cc, LOG_HALF, LOG_HALF)
-        base = log_weight + log_w[start:stop][pos]
-        log_p = base + np.logaddexp(log_alpha + log_b_xm1, log_1malpha + log_b_x)
-        log_q = base + np.logaddexp(log_alpha + log_b_x, log_1malpha + log_b_xm1)
-        y = cc + 1.0 - x
-        loss = np.log((alpha * x + one_minus_alpha * y) / (alpha * y + one_minus_alpha * x))
-        bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_q), log_p, log_q)
-    label = "clones" if k is None else "clones-krr"
-    return bins.view(interval, pessimistic, 0.0, 0.0, weight * math.exp(log_out), True, label,
-                     (-math.inf, -math.inf, log_weight + log_out))

@@ -28,9 +28,11 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
-from shuffledp.accounting.views.clones.pair import pair_parameters
+from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.views.clones.pair import atoms, pair_parameters
+from shuffledp.accounting.views.derived.rdp import log_moments
 
 __all__ = ["log_moments", "clones_atoms", "clones_log_moments", "clones_rdp", "ORDERS", "REMAINDER_LOG_BOUND"]
 
@@ -39,32 +41,7 @@ __all__ = ["log_moments", "clones_atoms", "clones_log_moments", "clones_rdp", "O
 ORDERS = np.arange(2, 257, dtype=float)
 #: log of the largest certified remainder left to the rows above c_hi (at the largest order)
 REMAINDER_LOG_BOUND = -50.0
-_ATOMS_PER_CHUNK = 400_000
-
-
-def log_moments(log_p: np.ndarray, log_q: np.ndarray, orders) -> np.ndarray:
-    """log M_lambda = log sum_x p^lambda q^(1 - lambda) for each order (atoms with p = 0 add nothing;
-    an atom with q = 0 < p gives +inf). Formed as logsumexp over x of log p + (lambda - 1) log(p / q)."""
-    log_p, log_q = np.asarray(log_p, dtype=float), np.asarray(log_q, dtype=float)
-    keep = log_p > -np.inf
-    log_p, log_q = log_p[keep], log_q[keep]
-    orders = np.atleast_1d(np.asarray(orders, dtype=float))
-    if not log_p.size:
-        return np.full(orders.size, -np.inf)
-    with np.errstate(invalid="ignore"):
-        loss = log_p - log_q  # +inf where q = 0
-    out = np.empty(orders.size)
-    step = max(1, _ATOMS_PER_CHUNK * 16 // log_p.size)
-    for start in range(0, orders.size, step):
-        lam1 = orders[start:start + step, None] - 1.0
-        exponent = log_p[None, :] + lam1 * loss[None, :]
-        top = np.max(exponent, axis=1, keepdims=True)
-        finite = np.isfinite(top[:, 0])
-        shift = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(invalid="ignore"):
-            summed = shift[:, 0] + np.log(np.sum(np.exp(exponent - shift), axis=1))
-        out[start:start + step] = np.where(finite, summed, top[:, 0])
-    return out
+_ATOMS_PER_CHUNK = 400_000  # rows summed at once hold about this many atoms
 
 
 def _rows_upper(n_trials: int, log_r: float, log_1mr: float, largest_order: float, epsilon_local: float) -> int:
@@ -76,21 +53,16 @@ def _rows_upper(n_trials: int, log_r: float, log_1mr: float, largest_order: floa
 
 
 def _split_atoms(cc: np.ndarray, x: np.ndarray, parameters: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(log p, log q) of the split pair at rows ``cc`` and first coordinates ``x`` (0 <= x <= c + 1)."""
-    half = math.log(0.5)
-    log_alpha, log_1malpha = parameters["log_alpha"], parameters["log_1malpha"]
+    """(log p, log q) of the split pair at rows ``cc`` and first coordinates ``x`` (0 <= x <= c + 1): the
+    pair's one formula (:func:`~shuffledp.accounting.views.clones.pair.atoms`), rows weighted by log_pmf."""
     log_c = log_pmf(cc, float(parameters["n_trials"]), parameters["log_r"], parameters["log_1mr"])
-    b_x = np.where(x <= cc, log_binom_pmf_loader(np.minimum(x, cc), cc, half, half), -np.inf)
-    b_xm1 = np.where(x >= 1, log_binom_pmf_loader(np.maximum(x - 1.0, 0.0), cc, half, half), -np.inf)
-    log_p = log_c + np.logaddexp(log_alpha + b_xm1, log_1malpha + b_x)
-    log_q = log_c + np.logaddexp(log_alpha + b_x, log_1malpha + b_xm1)
-    return log_p, log_q
+    return atoms(log_c, cc, x, parameters["log_alpha"], parameters["log_1malpha"])
 
 
-def clones_atoms(c, x, epsilon_local: float, n_users: int, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+def clones_atoms(c, x, setting: ShuffleSetting, generic: bool) -> tuple[np.ndarray, np.ndarray]:
     """(log p, log q) of the clones pair (without the k-RR weight) at the atoms (c, x): C = c and first
     coordinate x (0 <= x <= c + 1); for checks on subsets of atoms (tools/verify_koskela_fig1_rdp.py)."""
-    parameters = pair_parameters(epsilon_local, n_users, k)
+    parameters = pair_parameters(setting, generic)
     return _split_atoms(np.asarray(c, dtype=float), np.asarray(x, dtype=float), parameters)
 
 
@@ -119,22 +91,23 @@ def _split_pair_moments(parameters: dict, orders: np.ndarray, epsilon_local: flo
     return total
 
 
-def clones_log_moments(epsilon_local: float, n_users: int, k: int | None, orders=ORDERS) -> np.ndarray:
-    """log M_lambda of the clones pair (generic when ``k`` is None, k-RR otherwise): an upper bound
-    within e^-50 of the exact value (module docstring)."""
+def clones_log_moments(setting: ShuffleSetting, generic: bool, orders=ORDERS) -> np.ndarray:
+    """log M_lambda of the clones pair (generic, or k-RR): an upper bound within e^-50 of the exact value
+    (module docstring). An override of the view's derived moments
+    (:meth:`~shuffledp.accounting.views.base.View.log_moments`), held to them by tests."""
     orders = np.asarray(orders, dtype=float)
     if np.any(orders <= 1.0):
         raise ValueError(f"`orders` must all be > 1; got min {float(orders.min())!r}.")
-    parameters = pair_parameters(epsilon_local, n_users, k)
+    parameters = pair_parameters(setting, generic)
     log_weight = parameters.pop("log_weight")
-    split = _split_pair_moments(parameters, orders, float(epsilon_local))
+    split = _split_pair_moments(parameters, orders, setting.epsilon_local)
     if log_weight >= 0.0:
         return split
     return np.logaddexp(log_weight + split, float(log1mexp(log_weight)))
 
 
-def clones_rdp(epsilon_local: float, n_users: int, k: int | None, orders=ORDERS) -> tuple[np.ndarray, np.ndarray]:
+def clones_rdp(setting: ShuffleSetting, generic: bool, orders=ORDERS) -> tuple[np.ndarray, np.ndarray]:
     """(orders, D_lambda) of the clones pair, both directions (equal: symmetric pair); upper bound."""
     orders = np.asarray(orders, dtype=float)
-    moments = clones_log_moments(epsilon_local, n_users, k, orders)
+    moments = clones_log_moments(setting, generic, orders)
     return orders, np.maximum(moments, 0.0) / (orders - 1.0)

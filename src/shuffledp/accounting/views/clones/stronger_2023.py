@@ -1,6 +1,6 @@
-"""The k-RR "stronger clones" pair of Feldman, McMillan, Talwar (SODA 2023, arXiv:2208.04591): exact
-delta (:func:`log_delta`) and the binned privacy loss distribution (:func:`binned`), for
-``clones-krr-2023``.
+"""The k-RR "stronger clones" pair of Feldman, McMillan, Talwar (SODA 2023, arXiv:2208.04591) as a view
+(:class:`Clones2023View`: its outcomes, from which its PLD is derived) and its exact delta
+(:func:`log_delta`), for ``clones-krr-2023``.
 
 The 2023 reduction decomposes each local randomizer as R(x) = p Q0 + p Q1 + (1 - 2p) LO(x) and u's as
 R(x0) = e^eps0 p Q0 + p Q1 + (1 - (e^eps0 + 1) p) LO(x0) (and the swap for x1); it counts how many
@@ -31,39 +31,33 @@ most Pr((C, A) outside the windows), computed exactly and *added* to delta (the 
 from __future__ import annotations
 
 import functools
-import math
+from collections.abc import Iterator
 
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
-from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.binned import (
-    LOG_HALF,
-    BinnedView,
-    Bins,
-    bin_index,
-    flat_rows,
-    log_a_outside,
-    split_pair_rows,
-)
+from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
+from shuffledp.accounting.views.binned import LOG_HALF, flat_rows, log_a_outside, split_pair_rows
 
-__all__ = ["MAX_OUTCOMES", "check_size", "outcome_logs", "log_delta", "binned"]
+__all__ = ["MAX_OUTCOMES", "Clones2023View", "check_size", "outcome_logs", "log_delta"]
 
 #: refuse pairs whose windows hold more outcomes than this (memory; about n q_k K^2 outcomes)
 MAX_OUTCOMES = 20_000_000
 _K_WINDOW = 10.0  # window half-width in standard deviations (left-out mass is certified and added, see module)
 
 
-def _windows(epsilon_local: float, n_users: int, k: int):
-    krr = KrrParams.of(epsilon_local, k)
-    s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(n_users - 1, krr.log_2q, krr.log_1m2q, _K_WINDOW)
+def _windows(setting: ShuffleSetting):
+    krr = setting.krr
+    s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(setting.n_users - 1, krr.log_2q, krr.log_1m2q, _K_WINDOW)
     return krr, s, log_w, a_lo, a_hi, log_s_out
 
 
-def check_size(epsilon_local: float, n_users: int, k: int) -> None:
+def check_size(setting: ShuffleSetting) -> None:
     """Refuse (one line) a pair whose windows would hold more than :data:`MAX_OUTCOMES` outcomes; the
     window sizes are computed in O(sqrt(n)) before anything of the size of the outcomes is allocated."""
-    _, s, _, a_lo, a_hi, _ = _windows(epsilon_local, n_users, k)
+    epsilon_local, n_users, k = setting.epsilon_local, setting.n_users, setting.k
+    _, s, _, a_lo, a_hi, _ = _windows(setting)
     count = float(np.sum(a_hi - a_lo + 3.0)) + 2.0 * s.size
     if count > MAX_OUTCOMES:
         limit = max(1, int(n_users * MAX_OUTCOMES / count))
@@ -73,14 +67,15 @@ def check_size(epsilon_local: float, n_users: int, k: int) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def outcome_logs(epsilon_local: float, n_users: int, k: int):
+def outcome_logs(setting: ShuffleSetting):
     """(log P, log Q, log of the certified left-out mass) over every enumerated outcome (x, y).
 
     Outcomes: x + y = t for t in the C window and t = c + 1; x from the A window of c = t or t - 1,
     widened by one. log P uses the trinomial of the others and u's three branches (module docstring).
     """
-    check_size(epsilon_local, n_users, k)
-    krr, s, log_w, a_lo, a_hi, log_s_out = _windows(epsilon_local, n_users, k)
+    check_size(setting)
+    epsilon_local, n_users = setting.epsilon_local, setting.n_users
+    krr, s, log_w, a_lo, a_hi, log_s_out = _windows(setting)
     log_out = log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
     t = np.arange(s[0], s[-1] + 2.0)
     lo = np.empty_like(t)
@@ -121,9 +116,10 @@ def _mix(x, y, m, krr, log_first, log_second, log_rest):
     return logsumexp(parts, axis=0)
 
 
-def log_delta(epsilons: np.ndarray, epsilon_local: float, n_users: int, k: int) -> np.ndarray:
+def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
     """log H_{e^eps}(P || Q) of the pair plus the certified left-out mass; -inf from eps0 on."""
-    log_p, log_q, log_out = outcome_logs(epsilon_local, n_users, k)
+    epsilon_local = setting.epsilon_local
+    log_p, log_q, log_out = outcome_logs(_key(setting))
     epsilons = np.asarray(epsilons, dtype=float)
     out = np.full(epsilons.shape, -np.inf)
     loss = log_p - log_q
@@ -137,9 +133,38 @@ def log_delta(epsilons: np.ndarray, epsilon_local: float, n_users: int, k: int) 
     return out
 
 
-def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> BinnedView:
-    """Binned privacy loss distribution of the pair (``K`` is unused: the windows are fixed, see module)."""
-    log_p, log_q, log_out = outcome_logs(epsilon_local, n_users, k)
-    bins = Bins()
-    bins.add(bin_index(log_p - log_q, interval, pessimistic), np.exp(log_p), np.exp(log_q))
-    return bins.view(interval, pessimistic, 0.0, 0.0, math.exp(log_out), True, "clones-krr-2023")
+def _key(setting: ShuffleSetting) -> ShuffleSetting:
+    """The setting without n_x0 (the pair does not depend on it): one cache entry per pair."""
+    return ShuffleSetting(epsilon_local=setting.epsilon_local, n_users=setting.n_users, k=setting.k)
+
+
+class Clones2023View(View):
+    """The 2023 pair as a view: one chunk of every enumerated outcome (x, y), the certified window remainder
+    left out (``K`` is unused: the windows are fixed). Symmetric. Every likelihood ratio is at most e^eps0
+    (P and Q mix the same three laws with weights whose ratios are e^eps0, e^-eps0 and 1). NOT a dominating
+    pair for k >= 3 (:meth:`refusal`). :meth:`log_delta` is :func:`log_delta` (held to the stream by tests)."""
+
+    name = "clones-krr-2023"
+    symmetric = True
+
+    def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
+        log_p, log_q, _ = outcome_logs(_key(self.setting))
+        yield OutcomeChunk(log_p, log_q)
+
+    def left_out(self, K: float = DEFAULT_K) -> LeftOut:
+        log_out = outcome_logs(_key(self.setting))[2]
+        return LeftOut(log_out, log_out)
+
+    def loss_bounds(self) -> tuple[float, float]:
+        return (self.setting.epsilon_local, self.setting.epsilon_local)
+
+    def refusal(self) -> str | None:
+        if self.setting.k == 2:
+            return None
+        return (f"clones-krr-2023 at k = {self.setting.k} >= 3 is not a guarantee: Feldman-McMillan-Talwar's Lemma 3.5 "
+                f"fails when p < 1/(e^eps0 + 1), and k-RR's p = 1/(e^eps0 + k - 1) is below it")
+
+    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
+        if not upper:
+            return super().log_delta(epsilons, K=K, upper=False)
+        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting)

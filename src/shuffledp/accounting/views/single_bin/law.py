@@ -14,7 +14,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.single_bin.runs import (
     RUN_SPACINGS, chernoff_log_tail, evaluate_run, loss_error, rows_by_recurrence,
 )
@@ -48,7 +48,13 @@ class SingleBinLaw:
     ``log P1(s) + L_exact(s)``. Blocks of consecutive s are cached.
     """
 
-    def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int):
+    def __init__(self, setting: ShuffleSetting | None = None, *, epsilon_local: float | None = None,
+                 n_users: int | None = None, k: int | None = None, n_x0: int | None = None):
+        """Built from a setting with ``n_x0`` (the keywords ``epsilon_local``, ``n_users``, ``k``, ``n_x0`` are
+        still accepted and form one)."""
+        if setting is None:
+            setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
+        epsilon_local, n_users, k, n_x0 = setting.epsilon_local, setting.n_users, setting.k, setting.n_x0
         self.n = n_users
         self.epsilon_local, self.k = epsilon_local, k
         # largest reverse loss, -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)); exactly eps0 for k = 2
@@ -69,6 +75,10 @@ class SingleBinLaw:
         self.mean1 = self.a * p + self.big_n * q  # mean of S under D(x1)
         self.mean0 = self.mean1 + p - q  # under D(x0)
         self._blocks: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        #: the recurrence runs' state (from n = 10^7 on, :func:`~shuffledp.accounting.views.single_bin.runs.evaluate_run`):
+        #: the law with N - 2 users off x0 whose window sums anchor the runs, and each run's last values
+        self.run_anchor_law: SingleBinLaw | None = None
+        self.run_ends: dict = {}
 
     # -- conditional sums -------------------------------------------------------------------
     def _log_pmf_r(self, r) -> np.ndarray:
@@ -104,7 +114,7 @@ class SingleBinLaw:
             lo = first_high_integers(falling, low.copy(), high.copy())
         return lo, low, high
 
-    def _sums(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def window_sums(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log sum_r w, log sum_r w (s-r), log sum_r w (s-r)^2 with w = e^g, for each s."""
         mode, low, high = self._modes(s)
         g_mode = self._g(s, mode)
@@ -188,14 +198,14 @@ class SingleBinLaw:
     def evaluate(self, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log P1(s), exact loss L_s, printed loss v_s) for an integer array s in [0, n]."""
         s = np.asarray(s, dtype=np.int64)
-        log_p1, log_first, log_second = self._sums(s)
+        log_p1, log_first, log_second = self.window_sums(s)
         log_n = math.log(self.big_n)
         with np.errstate(invalid="ignore", over="ignore"):  # P1(s) = 0, or eps0 ~ 1e308 (clipped below)
             log_m1 = log_first - log_p1 - log_n
             log_m2 = log_second - log_p1 - 2.0 * log_n
-        return self._losses(s, log_p1, log_m1, log_m2)
+        return self.losses_of_counts(s, log_p1, log_m1, log_m2)
 
-    def _losses(self, s, log_p1, log_m1, log_m2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def losses_of_counts(self, s, log_p1, log_m1, log_m2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log P1, L, v) from log P1 and the logs of E[(s - R) / N | s] and E[((s - R) / N)^2 | s]."""
         with np.errstate(invalid="ignore", over="ignore"):
             loss = np.logaddexp(self.log_kappa2, self.log_gap + log_m1)

@@ -2,7 +2,8 @@
 bound of a cached loss, the recurrence runs used from n = 10^7 on (:func:`evaluate_run`, by
 :mod:`shuffledp.accounting.numerics.convolution`) and the Chernoff tail behind
 :meth:`SingleBinLaw.log_delta_bound <shuffledp.accounting.views.single_bin.law.SingleBinLaw.log_delta_bound>`.
-Split from :mod:`shuffledp.accounting.views.single_bin.law` by size; that module's docstring has the context.
+They read and keep only the law's public state (its window sums, its losses of counts, the runs' anchor law and
+ends); :mod:`shuffledp.accounting.views.single_bin.law`'s docstring has the context.
 """
 
 from __future__ import annotations
@@ -60,21 +61,21 @@ def evaluate_run(law, first: int, last: int):
     """
     if law.big_n < 3:
         return None
-    if getattr(law, "_anchor_law", None) is None:  # the same p, q with N - 2 users off x0
-        law._anchor_law = type(law)(epsilon_local=law.epsilon_local, n_users=law.n - 2, k=law.k, n_x0=law.a)
-        law._run_ends = {}
+    if law.run_anchor_law is None:  # the same p, q with N - 2 users off x0
+        law.run_anchor_law = type(law)(epsilon_local=law.epsilon_local, n_users=law.n - 2, k=law.k, n_x0=law.a)
+        law.run_ends = {}
     known: dict[int, float] = {}  # anchors of this call (a retry with shorter stretches reuses them)
 
     def anchor(t):
         new = np.array(sorted({int(x) for x in t} - known.keys()), dtype=np.int64)
         if new.size:
-            known.update(zip(new.tolist(), law._anchor_law._sums(new)[0].tolist()))
+            known.update(zip(new.tolist(), law.run_anchor_law.window_sums(new)[0].tolist()))
         return np.array([known[int(x)] for x in t])
 
     # a run that goes on from an earlier run ending at first - 1 starts from that run's last
     # values (u_{first - 1} and the ratio to u_first, with their error bounds) instead of two
     # window sums; if the accumulated bound is too large, it is anchored afresh
-    end = law._run_ends.get(first - 1)
+    end = law.run_ends.get(first - 1)
     run = None
     for spacing in RUN_SPACINGS:  # long stretches (few anchors) first; shorter where they fail
         for lead in ([end, None] if end is not None else [None]):
@@ -93,7 +94,7 @@ def evaluate_run(law, first: int, last: int):
         return None
     u, ratio, log_error, ratio_error = run
     if np.isfinite(ratio[-1]):
-        law._run_ends[last] = (u[-2:], ratio[-2:], log_error, ratio_error)
+        law.run_ends[last] = (u[-2:], ratio[-2:], log_error, ratio_error)
     # everything relative to u_{s-2}, from the ratios (far in a tail, differences of the logs
     # would lose the digits the losses need): x1 = log u_{s-1}/u_{s-2}, x2 = log u_s/u_{s-1}
     x1, x2 = ratio[:-2], ratio[1:-1]
@@ -105,7 +106,7 @@ def evaluate_run(law, first: int, last: int):
     log_m2 = np.logaddexp(math.log(law.big_n - 1) - log_n + 2.0 * law.log_q,
                           law.log_q - log_n + v_before) - p1
     log_p1 = u[:-2] + p1
-    return law._losses(np.arange(first, last + 1, dtype=np.int64), log_p1, log_m1, log_m2)
+    return law.losses_of_counts(np.arange(first, last + 1, dtype=np.int64), log_p1, log_m1, log_m2)
 
 
 def chernoff_log_tail(law, x: float) -> float:

@@ -1,7 +1,8 @@
 """The strong adversary's view (Balle, Bell, Gascon, Nissim 2019, Thm 3.1 proof; Koskela, Heikkila,
 Honkela 2021, Def. 1 and eq. (4.3)): exact delta (:func:`log_delta`, used by ``strong-adversary``), a
-direct O(n^2) evaluation for tests (:func:`log_delta_direct`) and the binned privacy loss distribution
-for composition (:func:`binned`).
+direct O(n^2) evaluation for tests (:func:`log_delta_direct`), and the view's outcomes
+(:class:`StrongView`), from which its binned privacy loss distribution (:func:`binned`), Renyi moments and
+composed tail are derived (:mod:`shuffledp.accounting.views.derived`).
 
 The adversary sees the shuffled reports and learns every user's blanket bit and the data of the other
 users. If the differing user drew from the blanket (probability gamma) both views have the same law;
@@ -19,21 +20,23 @@ import math
 
 import numpy as np
 
+import functools
+from collections.abc import Iterator
+
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.binned import (
     LOG_HALF,
     ROWS_PER_CHUNK,
     BinnedView,
-    Bins,
-    bin_index,
     flat_rows,
     log_a_outside,
     split_pair_rows,
 )
 from shuffledp.accounting.views.split_pair import log_split_pair_delta
 
-__all__ = ["log_delta", "log_delta_direct", "binned"]
+__all__ = ["StrongView", "log_delta", "log_delta_direct", "binned"]
 
 
 def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
@@ -44,8 +47,7 @@ def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
     return np.minimum(0.0, krr.log_1mgamma + inner)
 
 
-def log_delta_direct(epsilons, *, epsilon_local: float, n_users: int, k: int,
-                     direction: str = "x0|x1") -> np.ndarray:
+def log_delta_direct(epsilons, setting: ShuffleSetting, *, direction: str = "x0|x1") -> np.ndarray:
     """Straightforward O(n^2) evaluation of the strong-adversary delta (tests, benchmarks).
 
     Sums (1 - gamma) max(P(a, c) - e^eps Q(a, c), 0) over every pair of counts (a, c) of the two
@@ -58,8 +60,8 @@ def log_delta_direct(epsilons, *, epsilon_local: float, n_users: int, k: int,
     from shuffledp._numerics import logsumexp
 
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    logs = KrrParams.of(epsilon_local, k)
-    n_trials = n_users - 1
+    logs = setting.krr
+    n_trials = setting.n_users - 1
     a = np.arange(n_trials + 2, dtype=float)[:, None]
     c = np.arange(n_trials + 2, dtype=float)[None, :]
 
@@ -87,33 +89,62 @@ def log_delta_direct(epsilons, *, epsilon_local: float, n_users: int, k: int,
     return out
 
 
-def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0, log_masses=False) -> BinnedView:
-    """Binned privacy loss distribution of the strong adversary's view (module docstring); with
-    ``log_masses`` also in log space (``BinnedView.logs``)."""
-    krr = KrrParams.of(epsilon_local, k)
-    log_q, log_1m2q, log_1mgamma = krr.log_q, krr.log_1m2q, krr.log_1mgamma
-    bins = Bins(log_space=log_masses)
-    gamma = -math.expm1(log_1mgamma)
-    bins.add(np.array([0]), np.array([gamma]), np.array([gamma]))
-    if n_users == 1:
-        return bins.view(interval, pessimistic, math.exp(log_1mgamma), math.exp(log_1mgamma), 0.0, True, "strong")
-    s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(n_users - 1, math.log(2.0) + log_q, log_1m2q, K)
-    # P-outcomes (a + 1, s - a), a in [lo, hi]; a = s (c = 0, infinite loss) is counted in the infinity
-    # mass, so it is neither binned nor counted as left out. Their Q-mass is Tri(a + 1, s - a - 1), i.e.
-    # A in [lo + 1, hi + 1] (A <= s), and the Q-mass on A = 0 (P = 0) is the Q-infinity mass.
-    log_out_p = log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
-    a_hi = np.minimum(a_hi, s - 1.0)
-    log_out_q = log_a_outside(s, log_w, np.where(a_lo == 0, 0.0, a_lo + 1.0), a_hi + 1.0, log_s_out)
-    log_out = max(log_out_p, log_out_q)
-    step = max(1, ROWS_PER_CHUNK // max(1, int(np.max(a_hi - a_lo + 1))))
-    for start in range(0, s.size, step):
-        stop = min(s.size, start + step)
-        ss, a, pos = flat_rows(s[start:stop], a_lo[start:stop], a_hi[start:stop])
-        log_p = log_1mgamma + log_w[start:stop][pos] + log_binom_pmf_loader(a, ss, LOG_HALF, LOG_HALF)
-        loss = np.log((a + 1.0) / (ss - a))
-        bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_p - loss), log_p, log_p - loss)
-    # P-mass with c = 0: C ~ Bin(n - 1, q_k) marginally
-    log_inf = log_1mgamma + (n_users - 1) * float(np.log1p(-math.exp(log_q)))
-    dropped = math.exp(log_1mgamma + log_out)
-    return bins.view(interval, pessimistic, math.exp(log_inf), math.exp(log_inf), dropped, True, "strong",
-                     (log_inf, log_inf, log_1mgamma + log_out))
+class StrongView(View):
+    """The strong adversary's pair as a view (module docstring): its outcomes are the blanket atom (both
+    laws equal, loss 0), the P-outcomes (a + 1, s - a) in the split-pair windows with Q = P (s - a) / (a + 1),
+    and the two infinite-loss outcomes (c = 0 under P, a + 1 = 0 under Q; merged per side). Symmetric.
+    :meth:`log_delta` is the exact split-pair sum (an override held to the stream by
+    tests/accounting/test_view_overrides.py)."""
+
+    name = "strong"
+    symmetric = True
+
+    @functools.lru_cache(maxsize=4)
+    def _rows(self, K: float):
+        """(s, log w, a_lo, a_hi, log P-mass left out, log Q-mass left out), both without 1 - gamma."""
+        s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(self.setting.n_users - 1, self.setting.krr.log_2q,
+                                                          self.setting.krr.log_1m2q, K)
+        # P-outcomes (a + 1, s - a), a in [lo, hi]; a = s (c = 0, infinite loss) is in the infinity outcome,
+        # so neither yielded in the rows nor left out. Their Q-mass is Tri(a + 1, s - a - 1), i.e. A in
+        # [lo + 1, hi + 1] (A <= s), and the Q-mass on A = 0 (P = 0) is the Q-infinity outcome.
+        log_out_p = log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
+        a_hi = np.minimum(a_hi, s - 1.0)
+        log_out_q = log_a_outside(s, log_w, np.where(a_lo == 0, 0.0, a_lo + 1.0), a_hi + 1.0, log_s_out)
+        return s, log_w, a_lo, a_hi, log_out_p, log_out_q
+
+    def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
+        krr = self.setting.krr
+        n_users, log_1mgamma = self.setting.n_users, krr.log_1mgamma
+        yield OutcomeChunk(np.array([krr.log_gamma]), np.array([krr.log_gamma]), np.array([0.0]))
+        if n_users > 1:
+            s, log_w, a_lo, a_hi, _, _ = self._rows(K)
+            step = max(1, ROWS_PER_CHUNK // max(1, int(np.max(a_hi - a_lo + 1))))
+            for start in range(0, s.size, step):
+                stop = min(s.size, start + step)
+                ss, a, pos = flat_rows(s[start:stop], a_lo[start:stop], a_hi[start:stop])
+                log_p = log_1mgamma + log_w[start:stop][pos] + log_binom_pmf_loader(a, ss, LOG_HALF, LOG_HALF)
+                loss = np.log((a + 1.0) / (ss - a))
+                yield OutcomeChunk(log_p, log_p - loss, loss)
+        # c = 0 under P (C ~ Bin(n - 1, q_k) marginally), and a + 1 = 0 under Q by symmetry
+        log_infinity = log_1mgamma + (n_users - 1) * float(np.log1p(-math.exp(krr.log_q)))
+        yield OutcomeChunk(np.array([log_infinity, -np.inf]), np.array([-np.inf, log_infinity]))
+
+    def left_out(self, K: float = DEFAULT_K) -> LeftOut:
+        if self.setting.n_users == 1:
+            return LeftOut()
+        _, _, _, _, log_out_p, log_out_q = self._rows(K)
+        log_1mgamma = self.setting.krr.log_1mgamma
+        return LeftOut(log_1mgamma + log_out_p, log_1mgamma + log_out_q)
+
+    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
+        """The exact split-pair sum (:func:`log_delta`; the own report's delta above eps0 = 14) as the
+        upper value; the generic stream sum for ``upper=False``."""
+        if not upper:
+            return super().log_delta(epsilons, K=K, upper=False)
+        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting)
+
+
+def binned(setting: ShuffleSetting, *, interval, pessimistic, K=9.0, log_masses=False) -> BinnedView:
+    """Binned privacy loss distribution of the strong adversary's view, derived from its stream
+    (:func:`shuffledp.accounting.views.derived.pld.binned`); with ``log_masses`` also in log space."""
+    return StrongView(setting).binned(interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses)

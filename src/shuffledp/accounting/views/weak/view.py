@@ -232,14 +232,15 @@ class WeakView(View):
         hold at most :data:`~shuffledp.accounting.views.weak.tail.MAX_PAIRS` (s, a) pairs)."""
         return self.grid(weak_tail.K_TAIL).pairs() <= weak_tail.MAX_PAIRS
 
-    def tail_rounds(self, subsample: float, width: float, count: int = 1):
-        """(REMOVE, ADD) rounds of the certified composed tail (:mod:`shuffledp.accounting.views.weak.tail`),
-        or None where :meth:`has_tail` is False."""
-        return weak_tail.tail_rounds(self.setting, subsample, width, count)
+    def tail_rounds(self, *, interval: float, subsample: float = 1.0, count: int = 1, K: float = weak_tail.K_TAIL):
+        """Override: (REMOVE, ADD) rounds of the certified composed tail from the weak view's own outcomes in
+        log space (:mod:`shuffledp.accounting.views.weak.tail`: its run-reduced PLD forms masses as prefix-sum
+        differences, which cannot certify a tail), or None where :meth:`has_tail` is False."""
+        return weak_tail.tail_rounds(self.setting, subsample, interval, count, K=K)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
         """u's own report's log delta (:mod:`~shuffledp.accounting.views.own_report`), a certified upper bound too."""
-        return own_report.log_delta(epsilons, epsilon_local=self.setting.epsilon_local, k=self.setting.k)
+        return own_report.log_delta(epsilons, self.setting)
 
     def epsilon_hint(self, log_target: float) -> float | None:
         """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`)."""

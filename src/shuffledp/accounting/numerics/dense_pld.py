@@ -1,0 +1,145 @@
+"""Dense privacy loss distributions that we hold ourselves, composed exactly as dp_accounting 0.6.0 composes
+its ``DensePLDPmf``, and exported through dp_accounting's public constructor.
+
+Why our own: the composed epsilon(delta) and delta(epsilon) of :mod:`~shuffledp.accounting.numerics.pld_epsilon`
+walk the PMF's arrays (issue 24: dp_accounting's per-loss Python loop took most of a figure's time), and
+dp_accounting 0.6.0 offers no public accessor for a PMF's arrays. So the rounds are built here from arrays
+(:class:`DensePmf`: grid width, lowest loss index, masses, infinity mass, pessimistic or not), and composed
+with the same public numerical functions, in the same order, as ``DensePLDPmf.compose`` /
+``DensePLDPmf.self_compose``:
+
+* ``compose``: ``scipy.signal.fftconvolve`` of the two mass arrays; infinity mass a + b - a b; then the tails
+  are truncated as dp_accounting's ``_truncate_tails`` does (the longest prefix and suffix each of mass
+  <= truncation / 2, found by a left-to-right running sum; the left part added to the first kept mass when
+  pessimistic, the right part to the infinity mass; optimistic: the right part added to the last kept mass,
+  the left part dropped);
+* ``self_compose``: ``dp_accounting.pld.common.self_convolve`` (public) and the infinity mass
+  truncation - expm1(T log1p(-a)).
+
+The results are dp_accounting's to the last bit (tests/accounting/test_pld_epsilon.py composes both ways and
+compares the arrays). :meth:`Pld.to_dp_accounting` hands a PLD to dp_accounting through its public
+``PrivacyLossDistribution.create_from_rounded_probability`` (which makes a sparse PMF of up to 1000 losses, a
+dense one above).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from dp_accounting.pld import common as dp_common
+from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+from scipy import signal
+
+__all__ = ["DensePmf", "Pld"]
+
+
+def _prefix_to_truncate(values: np.ndarray, threshold: float) -> int:
+    """Size of the longest prefix whose running sum (left to right) stays <= threshold."""
+    running = np.cumsum(values)  # sequential: the same partial sums as a Python loop
+    over = np.flatnonzero(running > threshold)
+    return int(over[0]) if over.size else values.size
+
+
+def _truncate_tails(probs: np.ndarray, truncation: float, pessimistic: bool) -> tuple[int, np.ndarray, float]:
+    """(offset, kept masses, mass moved to infinity): dp_accounting 0.6.0's tail truncation (module doc)."""
+    if truncation == 0:
+        return 0, probs, 0
+    left = _prefix_to_truncate(probs, truncation / 2)
+    right = len(probs) - _prefix_to_truncate(np.flip(probs), truncation / 2)
+    right = max(right, left + 1)
+    left_mass, right_mass = np.sum(probs[:left]), np.sum(probs[right:])
+    kept = probs[left:right]
+    if pessimistic:
+        kept[0] += left_mass
+        return left, kept, right_mass
+    kept[-1] += right_mass
+    return left, kept, 0
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity (a PMF is never changed)
+class DensePmf:
+    """Masses ``probs[i]`` on the losses (``lower_loss`` + i) x ``discretization``, plus ``infinity_mass``."""
+
+    discretization: float
+    lower_loss: int
+    probs: np.ndarray
+    infinity_mass: float
+    pessimistic: bool
+
+    @classmethod
+    def from_bins(cls, index, mass, infinity: float, discretization: float, pessimistic: bool) -> "DensePmf":
+        """Masses summed per integer loss index (``np.bincount``); an empty PMF is one zero mass at 0."""
+        index = np.asarray(index, dtype=np.int64)
+        if index.size == 0:
+            index, mass = np.zeros(1, dtype=np.int64), np.zeros(1)
+        lower = int(index.min())
+        probs = np.bincount(index - lower, weights=mass)
+        return cls(discretization, lower, probs, min(1.0, float(infinity)), pessimistic)
+
+    @property
+    def size(self) -> int:
+        return len(self.probs)
+
+    def _check(self, other: "DensePmf") -> None:
+        if self.discretization != other.discretization or self.pessimistic != other.pessimistic:
+            raise ValueError(f"`pld` must have the same grid and estimate type to compose: "
+                             f"({self.discretization}, {self.pessimistic}) != ({other.discretization}, {other.pessimistic}).")
+
+    def compose(self, other: "DensePmf", tail_mass_truncation: float = 0) -> "DensePmf":
+        self._check(other)
+        probs = signal.fftconvolve(self.probs, other.probs)
+        infinity = self.infinity_mass + other.infinity_mass - self.infinity_mass * other.infinity_mass
+        offset, probs, right_tail = _truncate_tails(probs, tail_mass_truncation, self.pessimistic)
+        return DensePmf(self.discretization, self.lower_loss + other.lower_loss + offset, probs,
+                        infinity + right_tail, self.pessimistic)
+
+    def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> "DensePmf":
+        if times <= 0:
+            raise ValueError(f"`times` must be an integer >= 1; got {times!r}.")
+        lower, probs = dp_common.self_convolve(self.probs, times, tail_mass_truncation)
+        infinity = tail_mass_truncation - math.expm1(times * math.log1p(-self.infinity_mass))
+        return DensePmf(self.discretization, self.lower_loss * times + lower, np.array(probs), infinity,
+                        self.pessimistic)
+
+    def rounded_probabilities(self) -> dict[int, float]:
+        """{loss index: mass} over the non-zero masses (dp_accounting's ``rounded_probability_mass_function``)."""
+        nonzero = np.flatnonzero(self.probs)
+        return {int(self.lower_loss + i): float(self.probs[i]) for i in nonzero}
+
+
+@dataclass(frozen=True, eq=False)
+class Pld:
+    """A privacy loss distribution: the REMOVE direction's PMF and, unless symmetric, the ADD direction's."""
+
+    remove: DensePmf
+    add: DensePmf | None = None
+
+    @property
+    def symmetric(self) -> bool:
+        return self.add is None
+
+    def pmfs(self) -> list[DensePmf]:
+        return [self.remove] if self.add is None else [self.remove, self.add]
+
+    def compose(self, other: "Pld", tail_mass_truncation: float = 1e-15) -> "Pld":
+        remove = self.remove.compose(other.remove, tail_mass_truncation)
+        if self.symmetric and other.symmetric:
+            return Pld(remove)
+        add = (self.add or self.remove).compose(other.add or other.remove, tail_mass_truncation)
+        return Pld(remove, add)
+
+    def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> "Pld":
+        remove = self.remove.self_compose(times, tail_mass_truncation)
+        return Pld(remove, None if self.add is None else self.add.self_compose(times, tail_mass_truncation))
+
+    def to_dp_accounting(self) -> PrivacyLossDistribution:
+        """The same PLD as a dp_accounting ``PrivacyLossDistribution`` (public constructor)."""
+        options = {}
+        if self.add is not None:
+            options = {"rounded_probability_mass_function_add": self.add.rounded_probabilities() or {0: 0.0},
+                       "infinity_mass_add": self.add.infinity_mass, "symmetric": False}
+        return PrivacyLossDistribution.create_from_rounded_probability(
+            self.remove.rounded_probabilities() or {0: 0.0}, self.remove.infinity_mass, self.remove.discretization,
+            pessimistic_estimate=self.remove.pessimistic, **options)
