@@ -20,12 +20,12 @@ class _Forgetful(weak_rows.ExcessMemo):
 
 def _values(n, k, e0, eps, memo):
     accountant = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=e0)
-    accountant.view.excess_memo = memo  # before any rows are built: every K's rows share it
-    return [accountant.view.log_delta_parts(e) for e in eps]
+    accountant.view().excess_memo = memo  # before any rows are built: every K's rows share it
+    return [accountant.view().log_delta_parts(e) for e in eps]
 
 
 def test_the_view_hands_one_memo_to_the_rows_of_every_window():
-    view = get_accountant("weak-adversary", n_users=10**4, k=4, epsilon_local=2.0).view
+    view = get_accountant("weak-adversary", n_users=10**4, k=4, epsilon_local=2.0).view()
     assert view.rows(8.0).memo is view.rows(8.5).memo is view.excess_memo
 
 
