@@ -137,7 +137,7 @@ class StrongView(View):
         return LeftOut(log_1mgamma + log_out_p, log_1mgamma + log_out_q)
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
-        """The exact split-pair sum (:func:`log_delta`; the own report's delta above eps0 = 14) as the
+        """The exact split-pair sum (:func:`log_delta`) as the
         upper value; the generic stream sum for ``upper=False``."""
         if not upper:
             return super().log_delta(epsilons, K=K, upper=False)
