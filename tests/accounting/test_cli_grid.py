@@ -31,6 +31,13 @@ against brute force over every dataset and direction), at most the weak adversar
 ``worst-case-upper n=10 k=10 eps0=0.5``: 0.33865561145405454 -> 0.3308084260965555 (tighter; the
 lower end is 0.32998997790222406; the last two digits are those of the view's matrix products, whose
 summation order the rounding allowance covers). Its eps0 = 4 key is unchanged.
+
+Fourth documented re-record (issue 34): the k-RR parameters' complements (log(1 - 2q), log(1 - gamma), log p,
+...) are now formed from the smaller of each pair (they were differences of logs of size eps0: up to 100 % off
+at eps0 = 32, and an absolute error that n users multiply), and worst-case-lower's "all on x0" member reads
+p + q and pi0 the same way. Eleven keys moved in their last bits, each by at most 7.9e-16 relative (largest:
+``worst-case-upper n=1000 k=2 eps0=4.0`` 1.6910063201699768 -> 1.691006320169978; the others are listed in
+docs/reproduction-notes.md, "Large eps0: the cause found and fixed"); only those keys were replaced.
 """
 
 from __future__ import annotations
