@@ -248,6 +248,9 @@ def _cached(n: int, k: int, epsilon_local: float, eps: tuple, rel_tol: float):
     rows = _float_pass(n, k, epsilon_local, eps_arr)
     results = []
     for j in range(len(eps)):
+        if eps[j] >= epsilon_local:  # k-RR is eps0-LDP, so is the histogram (post-processing): delta = 0 exactly
+            results.append(Truth(0.0, 0.0, 0.0, (n - 1,) + (0,) * (k - 1), "P0||P1", False))
+            continue
         best_low, best = -1.0, None
         entries = []
         for counts, h01, e01, h10, e10 in rows:
