@@ -12,7 +12,8 @@ Domain: eps0 in (0, 50], n in [2, 10^15], k in [2, 10^6], delta in [1e-300, 0.5]
 
 One row per (accountant, check, setting): status (pass / rounding / FAIL / refused / timeout), margin (a
 natural-log difference that must be >= 0), note, seconds. Each call has a wall-clock limit (``--limit``,
-default 2 s; a call over it is a "timeout" row, not a failure). Writes results/benchmarks/validity_sweep.csv
+default 2 s; a call over it is a "timeout" row, not a failure; each setting runs in a forked process killed
+after ~20 limits, for calls that the alarm cannot interrupt). Writes results/benchmarks/validity_sweep.csv
 and prints a summary.
 
 Run: python benchmarks/sweep_validity.py [--quick] [--limit SECONDS]   (about 20 minutes on a loaded 2-core machine)
@@ -23,6 +24,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import multiprocessing
+import queue
 import signal
 import sys
 import time
@@ -72,6 +75,26 @@ def limited(limit, function, *args):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     return out, time.perf_counter() - start
+
+
+def _child(channel, function, args):
+    channel.put(function(*args))
+
+
+def isolated(function, args, limit: float, what: list):
+    """function(*args) in a forked process, killed after ``limit`` seconds (a C-level loop ignores the alarm
+    of :func:`limited`): the rows it returns, or one "timeout" row for the whole setting."""
+    channel = multiprocessing.Queue()
+    process = multiprocessing.Process(target=_child, args=(channel, function, args))
+    process.start()
+    try:
+        out = channel.get(timeout=limit)
+    except queue.Empty:
+        out = [["(every accountant)", what[0], *what[1:], "", "timeout", "", f"setting > {limit} s", f"{limit:.0f}"]]
+    if process.is_alive():
+        process.kill()
+    process.join()
+    return out
 
 
 def setting_rows(eps0, n, k, limit):
@@ -158,12 +181,13 @@ def main() -> None:
     start = time.perf_counter()
     rows = []
     for eps0, n, k in itertools.product(*grid):
-        rows += setting_rows(eps0, n, k, args.limit)
+        rows += isolated(setting_rows, (eps0, n, k, args.limit), 20 * args.limit + 30, ["evaluate", eps0, n, k])
+        atomic_write_csv(OUTPUT, COLUMNS, rows)  # so far (a run cut short keeps what it measured)
         print(f"eps0={eps0} n={n:.0e} k={k}: {len(rows)} rows, {time.perf_counter() - start:.0f} s", flush=True)
     for eps0, n, k in itertools.product(sub["eps0"], sub["n"], sub["k"]):
-        rows += epsilon_rows(eps0, n, k, args.limit)
+        rows += isolated(epsilon_rows, (eps0, n, k, args.limit), 12 * args.limit + 30, ["eps(delta)", eps0, n, k])
     for eps0, n, k in itertools.product(BRUTE["eps0"], BRUTE["n"], BRUTE["k"]):
-        rows += brute_rows(eps0, n, k, args.limit)
+        rows += isolated(brute_rows, (eps0, n, k, args.limit), 22 * args.limit + 30, ["brute-force", eps0, n, k])
     atomic_write_csv(OUTPUT, COLUMNS, rows)
     counts = Counter((row[1], row[6]) for row in rows)
     for (check, state), count in sorted(counts.items()):
