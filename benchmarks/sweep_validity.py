@@ -174,28 +174,31 @@ def brute_rows(eps0, n, k, limit):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small grid (smoke run)")
+    parser.add_argument("--parts", default="grid,eps,brute", help="which parts to run (comma-separated)")
+    parser.add_argument("--output", default=str(OUTPUT), help="the CSV to write")
     parser.add_argument("--limit", type=float, default=2.0, help="wall-clock seconds per call")
     args = parser.parse_args()
     grid = (QUICK["eps0"], QUICK["n"], QUICK["k"]) if args.quick else (LOCAL_EPSILONS, USERS, DOMAINS)
     sub = QUICK if args.quick else SUB
     start = time.perf_counter()
     rows = []
-    for eps0, n, k in itertools.product(*grid):
+    output, parts = Path(args.output), args.parts.split(",")
+    for eps0, n, k in itertools.product(*grid) if "grid" in parts else ():
         rows += isolated(setting_rows, (eps0, n, k, args.limit), 20 * args.limit + 30, ["evaluate", eps0, n, k])
-        atomic_write_csv(OUTPUT, COLUMNS, rows)  # so far (a run cut short keeps what it measured)
+        atomic_write_csv(output, COLUMNS, rows)  # so far (a run cut short keeps what it measured)
         print(f"eps0={eps0} n={n:.0e} k={k}: {len(rows)} rows, {time.perf_counter() - start:.0f} s", flush=True)
-    for eps0, n, k in itertools.product(sub["eps0"], sub["n"], sub["k"]):
+    for eps0, n, k in itertools.product(sub["eps0"], sub["n"], sub["k"]) if "eps" in parts else ():
         rows += isolated(epsilon_rows, (eps0, n, k, args.limit), 12 * args.limit + 30, ["eps(delta)", eps0, n, k])
-    for eps0, n, k in itertools.product(BRUTE["eps0"], BRUTE["n"], BRUTE["k"]):
+    for eps0, n, k in itertools.product(BRUTE["eps0"], BRUTE["n"], BRUTE["k"]) if "brute" in parts else ():
         rows += isolated(brute_rows, (eps0, n, k, args.limit), 22 * args.limit + 30, ["brute-force", eps0, n, k])
-    atomic_write_csv(OUTPUT, COLUMNS, rows)
+    atomic_write_csv(output, COLUMNS, rows)
     counts = Counter((row[1], row[6]) for row in rows)
     for (check, state), count in sorted(counts.items()):
         print(f"{check:14s} {state:9s} {count}")
     for row in rows:
         if row[6] in ("FAIL", "rounding"):
             print("  ", row)
-    print(f"wrote {OUTPUT.relative_to(ROOT)} ({len(rows)} rows, {time.perf_counter() - start:.0f} s)")
+    print(f"wrote {output} ({len(rows)} rows, {time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -22,9 +22,9 @@ from shuffledp.accounting import BoundKind, accountant_class, get_accountant
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 local_epsilons = st.floats(0.01, 50.0)
-#: n log-uniform over [2, 10^15] (slow tests) and over [2, 10^6] (the fast ones: at larger n the deep tails
-#: below delta = 1e-300, outside the domain, cost seconds per call; benchmarks/sweep_validity.py covers them)
-users = st.integers(0, 150).map(lambda t: max(2, int(round(10 ** (t / 10)))))
+#: n log-uniform over [2, 10^6]: at larger n the deep tails (below delta = 1e-300, outside the domain) cost seconds
+#: to minutes per call (a whole-domain Hypothesis run did not finish in 400 s), so n up to 10^15 is covered by the
+#: deterministic grid of benchmarks/sweep_validity.py, which kills a setting after its time limit
 small_users = st.integers(0, 60).map(lambda t: max(2, int(round(10 ** (t / 10)))))
 domains = st.integers(0, 60).map(lambda t: max(2, int(round(10 ** (t / 10)))))
 fractions = st.lists(st.floats(0.0, 1.2), min_size=2, max_size=4)
@@ -34,13 +34,6 @@ fractions = st.lists(st.floats(0.0, 1.2), min_size=2, max_size=4)
 @given(epsilon_local=local_epsilons, n=small_users, k=domains, f=fractions)
 def test_tight_uppers_below_one_users_delta_and_monotone(epsilon_local, n, k, f):
     """weak-adversary and worst-case-upper: <= (p - e^eps q)_+ and non-increasing in eps."""
-    _tight_uppers(epsilon_local, n, k, f)
-
-
-@pytest.mark.slow
-@settings(max_examples=10, deadline=None, derandomize=True)
-@given(epsilon_local=local_epsilons, n=users, k=domains, f=fractions)
-def test_tight_uppers_below_one_users_delta_and_monotone_every_n(epsilon_local, n, k, f):
     _tight_uppers(epsilon_local, n, k, f)
 
 
@@ -58,15 +51,8 @@ def _tight_uppers(epsilon_local, n, k, f):
 @given(epsilon_local=local_epsilons, n=small_users,
        k=st.integers(0, 30).map(lambda t: max(2, int(round(10 ** (t / 10))))), f=fractions)
 def test_uppers_above_worst_case_lower(epsilon_local, n, k, f):
-    """Every fast k-RR upper bound >= worst-case-lower (n <= 10^6, k <= 1000 here; the whole domain in the slow
-    test)."""
-    _uppers_above_lower(epsilon_local, n, k, f)
-
-
-@pytest.mark.slow
-@settings(max_examples=10, deadline=None, derandomize=True)
-@given(epsilon_local=local_epsilons, n=users, k=domains, f=fractions)
-def test_uppers_above_worst_case_lower_every_k(epsilon_local, n, k, f):
+    """Every fast k-RR upper bound >= worst-case-lower (n <= 10^6, k <= 1000 here; the whole domain in
+    benchmarks/sweep_validity.py)."""
     _uppers_above_lower(epsilon_local, n, k, f)
 
 
