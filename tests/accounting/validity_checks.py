@@ -1,0 +1,137 @@
+"""The validity checks of issue 34's sweep, shared by tests/accounting/test_validity_sweep.py (Hypothesis)
+and benchmarks/sweep_validity.py (the deterministic grid).
+
+Each accountant is checked on what it claims (its class's ``kind`` and ``scope``):
+
+* ``upper>=lower``: every k-RR UPPER bound >= every lower bound on the worst case: ``worst-case-lower``,
+  ``girgis-rdp-lower`` (k = 2), and the one-dataset values ``histogram-pair-lower``, ``histogram-exact``
+  (both directions, n_x0 = 0) and ``biswas-exact`` (the x0-bin marginal, both directions) -- each of them
+  is <= the true worst case by its scope;
+* ``<=local``: the tight accountants and every lower/exact one <= the no-amplification delta of one user,
+  (p - e^eps q)_+ = (e^eps0 - e^eps)_+ / (e^eps0 + k - 1) (the true worst case is below it: post-processing
+  of u's own report). Not the strong adversary, whose view contains u's blanket bit (reproduction notes,
+  "Large eps0: the cause found and fixed");
+* ``monotone``: delta non-increasing on an increasing grid of eps (accountants with
+  ``monotone_in_epsilon``);
+* ``eps(delta)``: delta(epsilon_for_delta(delta)) <= delta for an UPPER accountant, >= delta for a LOWER one
+  (each returns its own safe end of the bracket);
+* ``brute-force``: UPPER >= the exact worst case, LOWER / EXACT-for-one-dataset <= it
+  (tests/accounting/exact_enumeration.py, small n).
+
+Margins are natural-log differences on the side that must be >= 0 (e.g. log upper - log lower); a check
+passes when its margin >= -``TOLERANCE`` (1e-12: rounding to nearest, stated as such; "rounding" rows are
+in (-1e-9, -1e-12), anything below is a failure).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import numpy as np
+
+from shuffledp.accounting import BoundKind, accountant_class, get_accountant, list_accountants
+
+TOLERANCE = 1e-12
+ROUNDING = 1e-9
+#: UPPER bounds about another mechanism (the shuffled Laplace randomizer; k ignored): not compared with k-RR
+OTHER_MECHANISM = ("balle-hoeffding-laplace", "balle-bennett-laplace")
+#: lower bounds on the worst case, with the keyword arguments that make them so
+LOWERS = {
+    "worst-case-lower": {},
+    "girgis-rdp-lower": {},
+    "histogram-pair-lower": {"n_x0": 0, "direction": "both"},
+    "histogram-exact": {"n_x0": 0, "direction": "both"},
+    "biswas-exact": {"n_x0": 0, "direction": "both"},
+}
+#: accountants held below one user's own delta
+TIGHT = ("weak-adversary", "worst-case-upper", *LOWERS)
+
+
+def claimed_uppers() -> list[str]:
+    """Every registered k-RR accountant whose kind is UPPER."""
+    return [name for name in list_accountants()
+            if accountant_class(name).kind is BoundKind.UPPER and name not in OTHER_MECHANISM]
+
+
+def checked_accountants() -> list[str]:
+    """Every accountant that claims a bound (not RATE, not AS_PRINTED)."""
+    return [name for name in list_accountants()
+            if accountant_class(name).kind not in (BoundKind.RATE, BoundKind.AS_PRINTED)]
+
+
+def build(name: str, epsilon_local: float, n: int, k: int):
+    """The accountant, with the keywords of :data:`LOWERS`; raises what its constructor raises."""
+    extra = dict(LOWERS.get(name, {}))
+    if accountant_class(name).needs_n_x0 and "n_x0" not in extra:
+        extra["n_x0"] = 0
+    return get_accountant(name, epsilon_local=epsilon_local, n_users=n, k=k, **extra)
+
+
+def log_deltas(name: str, epsilon_local: float, n: int, k: int, epsilons) -> tuple[np.ndarray | None, str]:
+    """(log delta at each eps, "") or (None, the refusal's message). Warnings are turned into refusals'
+    notes only when no value comes back; a value with a RuntimeWarning is returned with the warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            values = np.asarray(build(name, epsilon_local, n, k).log_delta_for_epsilon(np.asarray(epsilons, float)))
+        except ValueError as error:
+            return None, f"refused: {str(error).splitlines()[0]}"
+    note = "; ".join(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
+    return values, note
+
+
+def local_log_delta(epsilon_local: float, k: int, epsilons) -> np.ndarray:
+    """log (p - e^eps q)_+ = eps0 + log(-expm1(eps - eps0)) - log(e^eps0 + k - 1), -inf for eps >= eps0."""
+    eps = np.asarray(epsilons, float)
+    log_norm = epsilon_local + math.log1p((k - 1) * math.exp(-epsilon_local))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inner = np.where(eps < epsilon_local, -np.expm1(np.minimum(eps - epsilon_local, 0.0)), 0.0)
+        return np.where(eps < epsilon_local, epsilon_local + np.log(inner) - log_norm, -np.inf)
+
+
+def margin_above(upper: np.ndarray, lower: np.ndarray) -> float:
+    """min over eps of log upper - log lower (inf where lower = 0; -inf where upper = 0 < lower)."""
+    upper, lower = np.asarray(upper, float), np.asarray(lower, float)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(np.isneginf(lower), np.inf, upper - lower)
+    return float(np.min(diff))
+
+
+def status(margin: float) -> str:
+    if margin >= -TOLERANCE:
+        return "pass"
+    return "rounding" if margin >= -ROUNDING else "FAIL"
+
+
+def monotone_margin(values: np.ndarray) -> float:
+    """-(largest rise of log delta between consecutive increasing eps) (0 when none)."""
+    values = np.asarray(values, float)
+    finite = np.where(np.isneginf(values), -1e308, values)
+    rises = np.diff(finite)
+    return float(-max(0.0, rises.max())) if rises.size else 0.0
+
+
+def epsilon_for_delta_margin(name: str, epsilon_local: float, n: int, k: int, delta: float) -> tuple[float, str]:
+    """(margin, note) of epsilon_for_delta's safe side; (nan, message) when it refuses.
+
+    An UPPER accountant returns an epsilon that meets the target: margin = log delta - log delta(eps) >= 0.
+    A LOWER one returns the lower end of its bracket (the epsilon never exceeds the true one, see
+    shuffledp.accounting.numerics.remainder): there delta(eps) >= delta, margin = log delta(eps) - log delta,
+    unless eps = 0 (delta(0) <= delta already: margin 0)."""
+    accountant = build(name, epsilon_local, n, k)
+    try:
+        eps = accountant.epsilon_for_delta(delta)
+    except ValueError as error:
+        return math.nan, f"refused: {str(error).splitlines()[0]}"
+    value = float(accountant.log_delta_for_epsilon(eps)[0])
+    if accountant.kind is BoundKind.LOWER:
+        return (0.0 if eps == 0.0 else value - math.log(delta)), f"eps = {eps!r} (lower end)"
+    return math.log(delta) - value, f"eps = {eps!r}"
+
+
+def timed(function, *args):
+    start = time.perf_counter()
+    out = function(*args)
+    return out, time.perf_counter() - start
