@@ -385,7 +385,7 @@ def test_the_fixture_report_has_its_parts_in_order_each_seed_figure_in_its_secti
         inputs.extras[name]["images"] = paths
     markdown = report.render_markdown(report.build_report(inputs))
     heads = ["## Verdicts", "## Findings", "## Errata", "## Contents", "## Biswas et al.", "## Koskela et al.",
-             "## Balle et al.", "## Girgis et al.", "## Beyond the papers", "## Provenance", "## Appendix"]
+             "## Balle et al.", "## Girgis et al.", "## Beyond the papers", "## Appendix", "## Provenance"]
     assert [markdown.index(h) for h in heads] == sorted(markdown.index(h) for h in heads)
     for name, heading in ((KOSKELA_FIGURES, "## Koskela et al."), (BALLE_FIGURE, "## Balle et al."),
                           (GIRGIS_FIGURE, "## Girgis et al.")):

@@ -54,16 +54,18 @@ def build_report(inputs: ReportInputs) -> list:
     for name in SEED_SECTIONS:
         body += seed_section(inputs, name)
     body += beyond_section(inputs)
-    body += _stage_section(inputs)
     blocks += _contents(body)
     blocks += body
+    # reference material after the main part (issue 33: the main part stays under 250 lines)
     blocks += appendix(inputs, rows, cells, summary, problems)
+    blocks += _stage_section(inputs)
     return blocks
 
 
 def _contents(body: list) -> list:
     items = [f"[{b.text}](#{b.anchor})" for b in body if isinstance(b, Heading) and b.level == 2 and b.anchor]
     items.append(f"[Appendix: every cell, every curve, every reading in full](#{APPENDIX_ANCHOR})")
+    items.append("[Provenance: configuration, commit, manifests and checksums](#provenance)")
     return [Heading(2, "Contents", "contents"), BulletList(items)]
 
 
