@@ -124,9 +124,13 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
     ci_commands = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
     # the newest Python installs in the background (tests/test_ci.py runs this control flow with stand-ins)
     assert ci_commands == [
+        "setsid bash .ci/system-packages > .ci-system-packages.log 2>&1 &",
+        "system_install=$!",
         "setsid bash .ci/newest-python install > .venv-newest.log 2>&1 &",
         "newest_install=$!",
-        """trap 'kill -- "-$newest_install" 2>/dev/null || true' EXIT""",
+        """trap 'kill -- "-$system_install" "-$newest_install" 2>/dev/null || true' EXIT""",
+        """wait "$system_install" || { cat .ci-system-packages.log; echo ".ci/run: installing the system packages (apt-get) failed" >&2; exit 1; }""",
+        "tail -n 3 .ci-system-packages.log",
         f"{run_tests} || exit",
         """wait "$newest_install" || { cat .venv-newest.log; echo ".ci/run: installing the newest Python's environment failed" >&2; exit 1; }""",
         "trap - EXIT",
