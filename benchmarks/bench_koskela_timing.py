@@ -1,6 +1,6 @@
 """Benchmark (issue 33): Koskela et al.'s timing claim, measured side by side with Feldman et al.'s code.
 
-Claim (Koskela, Heikkilä & Honkela, Sec. 3.3, /work/shared/papers/000_*): "for a single round protocol,
+Claim (Koskela, Heikkilä & Honkela, Sec. 3.3; the paper text is shared/papers/000_* beside the checkout): "for a single round protocol,
 evaluating tight bounds for [the Fig. 1 setting] took approximately 4 times longer than using the method of
 Feldman et al. (2021), taking approximately one minute on a standard CPU."
 
@@ -31,7 +31,7 @@ around the computation only (imports excluded):
 
 Writes results/benchmarks/koskela_timing.csv (case, method, seconds, value, ratio to their eps(delta)).
 
-Run: python benchmarks/bench_koskela_timing.py --feldman /tmp/ml-shuffling-amplification --koskela /tmp/nse
+Run: python benchmarks/bench_koskela_timing.py --feldman PATH/TO/ml-shuffling-amplification --koskela PATH/TO/numerical-shuffler-experiments
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real_array
-from shuffledp.accounting.numerics.search import bisect, geometric_or_halfway, grow_bracket
+from shuffledp.accounting.numerics.search import first_not_above
 from shuffledp.accounting.params import MAX_K, MAX_N_USERS, BoundKind, ShuffleSetting
 from shuffledp.accounting.randomizers import KRR, Randomizer, check_accepted
 
@@ -161,12 +161,7 @@ class Accountant(abc.ABC):
                 f"`delta` must be in [{shown}, 1] for accountant {self.name!r} with these parameters (its "
                 f"delta at epsilon = inf); got {delta!r}."
             )
-        bracket = grow_bracket(above)
-        if bracket is None:
-            return math.inf
-        _, high = bisect(lambda epsilon: not above(epsilon), *bracket, split=geometric_or_halfway,
-                         wide=lambda low, high: high - low > tolerance * max(1.0, high))
-        return high
+        return first_not_above(above, tolerance=tolerance)
 
     def _certainly_below(self, epsilon: float, log_target: float) -> bool:
         """True when a certified upper bound on delta(epsilon) is clearly below the target, so that

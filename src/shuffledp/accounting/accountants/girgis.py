@@ -168,7 +168,25 @@ class GirgisRDP(_GirgisBase):
         return orders, out
 
 
-class GirgisRDPSimple(_GirgisBase):
+class _ClosedFormRDP(_GirgisBase):
+    """An RDP bound in closed form at every real order > 1 (subclasses give ``_formula``, one round's RDP)."""
+
+    def _formula(self, orders: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _orders_rdp(self):
+        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
+        return orders, self._formula(orders)
+
+    def rdp_at(self, orders) -> np.ndarray:
+        """Composed RDP of the closed form at any real ``orders`` > 1."""
+        orders = np.atleast_1d(np.asarray(orders, dtype=float))
+        if not np.all(orders > 1.0):
+            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}.")
+        return self.compositions * self._formula(orders)
+
+
+class GirgisRDPSimple(_ClosedFormRDP):
     """Girgis et al. (2021) Thm 3.3 (real orders); refuses ``subsample`` < 1 (no subsampled form given)."""
 
     name = "girgis-rdp-simple"
@@ -193,19 +211,8 @@ class GirgisRDPSimple(_GirgisBase):
         second = e0 * orders - (n - 1.0) / (8.0 * math.exp(e0))
         return np.logaddexp(first, second) / (orders - 1.0)
 
-    def _orders_rdp(self):
-        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
-        return orders, self._formula(orders)
 
-    def rdp_at(self, orders) -> np.ndarray:
-        """Composed Thm 3.3 RDP at any real ``orders`` > 1."""
-        orders = np.atleast_1d(np.asarray(orders, dtype=float))
-        if not np.all(orders > 1.0):
-            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}.")
-        return self.compositions * self._formula(orders)
-
-
-class ErlingssonRDP(_GirgisBase):
+class ErlingssonRDP(_ClosedFormRDP):
     """Girgis et al.'s eq. (9), the earlier bound of their comparison: 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n at
     every real order > 1 (module docstring: our reconstruction and its source); refuses ``subsample`` < 1."""
 
@@ -227,17 +234,6 @@ class ErlingssonRDP(_GirgisBase):
         e0, n = self.setting.epsilon_local, self.setting.n_users
         log_scale = math.log(2.0) + 4.0 * e0 + 2.0 * math.log(math.expm1(e0)) - math.log(n)
         return orders * math.exp(log_scale)
-
-    def _orders_rdp(self):
-        orders = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.linspace(2.0, MAX_ORDER, 1000)])
-        return orders, self._formula(orders)
-
-    def rdp_at(self, orders) -> np.ndarray:
-        """Composed eq. (9) RDP at any real ``orders`` > 1."""
-        orders = np.atleast_1d(np.asarray(orders, dtype=float))
-        if not np.all(orders > 1.0):
-            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}.")
-        return self.compositions * self._formula(orders)
 
 
 def _lower_pair_logs(epsilon_local: float, n_users: int):

@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = [
-    "LARGEST", "Bracket", "halfway", "geometric_or_halfway", "grow_bracket", "bisect",
+    "LARGEST", "Bracket", "halfway", "geometric_or_halfway", "grow_bracket", "bisect", "first_not_above",
     "exponential_bracket", "first_high_integer", "first_high_integers", "illinois", "secant_or_iqi", "regula_falsi",
     "InterpolatingSearch", "golden_minimum",
 ]
@@ -99,6 +99,19 @@ def bisect(is_high: Callable, low, high, *, wide: Callable, split: Callable) -> 
         else:
             low = middle
     return low, high
+
+
+def first_not_above(above: Callable[[float], bool], *, tolerance: float) -> float:
+    """Smallest epsilon >= 0 at which the non-increasing test ``above`` answers False: the upper end of the
+    final bracket (it answers False there), found by :func:`grow_bracket` and a geometric :func:`bisect` to
+    ``tolerance`` relative (absolute below 1); ``inf`` when every finite float answers True. The caller has
+    already answered epsilon = 0 and any floor of its own."""
+    bracket = grow_bracket(above)
+    if bracket is None:
+        return math.inf
+    _, high = bisect(lambda epsilon: not above(epsilon), *bracket, split=geometric_or_halfway,
+                     wide=lambda low, high: high - low > tolerance * max(1.0, high))
+    return high
 
 
 def exponential_bracket(is_high: Callable[[int], bool], guess: int, *, first: int, last: int,

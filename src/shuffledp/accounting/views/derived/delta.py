@@ -4,7 +4,7 @@ delta(eps) of one direction is the exact log-space sum of (P(o) - e^eps Q(o))_+ 
 (every term positive: no cancellation, deltas far below 1e-300 are kept), plus the certified left-out P-mass
 for an upper bound (or without it: a lower bound); the view's delta is the larger of its directions.
 epsilon(delta) is the smallest epsilon whose delta meets the target, by the one bracketing search
-(:func:`~shuffledp.accounting.numerics.search.grow_bracket`, :func:`~shuffledp.accounting.numerics.search.bisect`),
+(:func:`~shuffledp.accounting.numerics.search.first_not_above`),
 the end that meets the target returned.
 """
 
@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, logsumexp
-from shuffledp.accounting.numerics.search import bisect, geometric_or_halfway, grow_bracket
+from shuffledp.accounting.numerics.search import first_not_above
 
 __all__ = ["log_excess", "log_delta_from_outcomes", "epsilon_for_delta"]
 
@@ -66,9 +66,4 @@ def epsilon_for_delta(log_delta, delta: float, *, tolerance: float = 1e-10) -> f
     if above(math.inf):
         raise ValueError(f"`delta` must be at least the view's delta at epsilon = inf, "
                          f"exp({float(log_delta(math.inf)):.6g}); got {delta!r}.")
-    bracket = grow_bracket(above)
-    if bracket is None:
-        return math.inf
-    _, high = bisect(lambda epsilon: not above(epsilon), *bracket, split=geometric_or_halfway,
-                     wide=lambda low, high: high - low > tolerance * max(1.0, high))
-    return high
+    return first_not_above(above, tolerance=tolerance)
