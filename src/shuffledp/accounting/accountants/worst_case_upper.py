@@ -42,8 +42,8 @@ a relative 1e-3 or after 200 bounds, returning the largest bound still open (val
 The result is min(that, ``weak-adversary``), both certified. Measured (epsilon at delta = 1e-6 and
 1e-12 over ``worst-case-lower``): 1.0013 / 1.0008 at n = 10^6, eps0 = 0.5 (~0.5 CPU s per search since
 issue 24, was 7); 1.0017 / 1.0013 at n = 10^7, eps0 = 0.5 (~1.5 s, was ~50); 1.0020 / 1.0011 at
-n = 10^7, eps0 = 4 (~0.7 s, was 5); n = 10^8, eps0 = 0.5: ~8 s (was > 4 min; the pair-sum module's
-"Cost"). Above
+n = 10^7, eps0 = 4 (~0.7 s, was 5); n = 10^8, eps0 = 0.5: ~4 s (~8 s before issue 35's tilted FFT for
+the keys, > 4 min before issue 24; the pair-sum module's "Cost"). Above
 ``MAX_USERS_K2_LARGE`` the accountant returns ``weak-adversary``'s value (loose for k = 2: its ratio
 tends to sqrt(2p), 1.41 at eps0 = 4).
 

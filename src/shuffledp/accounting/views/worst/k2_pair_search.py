@@ -94,6 +94,10 @@ Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIREC
 convolved in chunks of 2048 (:func:`~shuffledp.accounting.views.worst.k2_pair_parts.convolve_positive`: numpy's
 direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
 terms in another order, covered by the same rounding allowance, so values there move in their last bits.
+Keys with more than ``k2_tilted.FFT_FROM`` products (n above ~10^7) are convolved by a certified tilted
+FFT instead (issue 35; :mod:`shuffledp.accounting.views.worst.k2_tilted`: the FFT's error bound is added to
+the key's upper value and taken off its lower value): n = 10^8 from ~8 s to ~4 s, the returned values
+unchanged (full bounds stay direct).
 """
 
 from __future__ import annotations
@@ -108,9 +112,9 @@ from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst.k2_pair_parts import WINDOW_SDS as _WINDOW_SDS
-from shuffledp.accounting.views.worst.k2_pair_parts import (Boundary, PmfRange, convolve_positive, key_window, log_sum_rows,
-                                                       log_sum_scalars, log_tail_above, log_tail_below, shared,
-                                                       window_size)
+from shuffledp.accounting.views.worst.k2_pair_parts import (Boundary, PmfRange, WindowSums, key_window,
+                                                       log_sum_scalars, log_tail_above, shared, window_size)
+from shuffledp.accounting.views.worst.k2_tilted import boundary_margin, convolve_window, direct_window
 
 __all__ = ["PairSum", "large_forward_delta"]
 
@@ -125,17 +129,17 @@ _DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
 _CACHE_DOUBLES = 100_000_000  # pair sums kept across epsilons: 4 x window per pair sum (an overcount)
 
 
-class PairSum(Boundary):
+class PairSum(WindowSums, Boundary):
     """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
     __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var", "skew",
                  "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width",
-                 "exact_tail")
+                 "exact_tail", "tilted")
 
     def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None,
-                 sds: float = _WINDOW_SDS, key: bool = False):
-        self.a, self.l, self.log_p, self.log_q, self.key = a, l, log_p, log_q, key
+                 sds: float = _WINDOW_SDS, key: bool = False, tilt: float | None = None):
+        self.a, self.l, self.log_p, self.log_q, self.key, self.tilted = a, l, log_p, log_q, key, None
         self.exact_tail = not key  # a key's other tail beyond the window: bounded until refined
         window = key_window if key else log_window  # a key's window: its outside mass bounded, not exact
         p, q = math.exp(log_p), math.exp(log_q)
@@ -152,11 +156,9 @@ class PairSum(Boundary):
             half = math.log(0.5)
             lo_c, log_c, out_c = shared(memo, ("window", blanket, half, half, sds, key),
                                          lambda: window(blanket, half, half, sds))
-            top_w, top_c = float(log_w.max()), float(log_c.max())
-            with np.errstate(divide="ignore"):  # every term is a sum of positive products: no cancellation
-                direct = _DIRECT_UP_TO_KEY if key else _DIRECT_UP_TO  # chunked above (module doc, "Cost")
-                product = convolve_positive(np.exp(log_w - top_w), np.exp(log_c - top_c), direct)
-                log_w = np.log(product) + top_w + top_c
+            direct = _DIRECT_UP_TO_KEY if key else _DIRECT_UP_TO  # chunked above (module doc, "Cost")
+            theta = max(tilt, 1.0 / math.sqrt((a + l) * p * q + 0.25 * blanket)) if key and tilt is not None else None
+            log_w, self.tilted = convolve_window(log_w, log_c, direct, lo + lo_c, self._other, theta)
             lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
         self.lo, self.log_w, self.log_out = lo, log_w, log_out
         # the rounding allowance's width: a key's is the width of the bound it stands for (so its margin
@@ -172,64 +174,6 @@ class PairSum(Boundary):
         self._log_f: dict[int, float] = {}
         self._log_sf: dict[int, float] = {}
         self._last: tuple[float, int] | None = None
-
-    # -- pieces (self._other: the other binomial's log pmf on ranges, cached)
-    def log_f(self, h: np.ndarray) -> np.ndarray:
-        """log Pr(S = h) over the summed window (a lower value by at most the mass outside it).
-
-        Values are kept per h: each is one row's own sum (:func:`log_sum_rows` reduces each row
-        separately), so a value read back is the one a new evaluation would give, bit for bit."""
-        h = np.asarray(h, dtype=np.int64)
-        known = self._log_f
-        missing = np.array(sorted({int(v) for v in h if int(v) not in known}), dtype=np.int64)
-        if missing.size:
-            known.update(zip(missing.tolist(), self._log_f_rows(missing).tolist()))
-        return np.array([known[int(v)] for v in h], dtype=float)
-
-    def _log_f_rows(self, h: np.ndarray) -> np.ndarray:
-        """log Pr(S = h) for each h, evaluated (one row of window terms per h).
-
-        Term (h, t) is log_w[t] + log Pr(L = h - lo - t): read from the other binomial's log pmf
-        reversed, where t runs forwards, as a strided view (no index array; the same sums)."""
-        width = self.log_w.size
-        lo_all = int(h.min()) - self.lo - width + 1
-        hi_all = int(h.max()) - self.lo
-        reversed_other = self._other(lo_all, hi_all)[::-1]  # position i: L = hi_all - i
-        windows = np.lib.stride_tricks.sliding_window_view(reversed_other, width)
-        return log_sum_rows(self.log_w[None, :] + windows[hi_all - (h - self.lo)])
-
-    def log_sf(self, x: int) -> float:
-        """log Pr(S >= x) over the summed window (a lower value), kept per x (epsilon-free)."""
-        x = int(x)
-        if x not in self._log_sf:
-            self._log_sf[x] = self._log_sf_of(x)
-        return self._log_sf[x]
-
-    def _log_sf_of(self, x: int) -> float:
-        """log Pr(S >= x) over the summed window, evaluated.
-
-        The other binomial's tails at x - i (i over the window: consecutive integers y_lo..y_hi) are
-        suffix sums of its pmf plus one tail Pr(L > y_hi) from ``log_sf``, summed in linear space relative
-        to their largest term (positive terms: relative error <= width x 1e-16; terms below e^-700 of
-        the largest underflow to 0, which only lowers the tail, i.e. raises the bound)."""
-        width = self.log_w.size
-        y_lo, y_hi = x - self.lo - width + 1, x - self.lo
-        other = self._other
-        if not self.exact_tail:  # a key: a lower value of the tail (the bound only rises)
-            top = log_tail_below(y_hi + 1, other)
-        else:
-            top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
-        logs = np.concatenate([self._other(max(y_lo, 0), y_hi) if y_hi >= 0 else np.empty(0), [top]])
-        ref = float(np.max(logs))
-        if ref == -np.inf:
-            return -np.inf
-        tails = np.cumsum(np.exp(logs - ref)[::-1])[::-1][:-1]  # Pr(L >= y) / e^ref, y = max(y_lo, 0)..y_hi
-        with np.errstate(divide="ignore"):
-            log_tails = np.log(tails) + ref
-        if y_lo < 0:  # Pr(L >= y) = 1 for y <= 0
-            log_tails = np.concatenate([np.zeros(min(-y_lo, width)), log_tails])
-        # window position t pairs with y = x - lo - t: reverse
-        return float(log_sum_rows((self.log_w + log_tails[::-1])[None, :])[0])
 
     def refine(self) -> None:
         """A key's other tail beyond the window from ``log_sf`` instead of its bounds (module doc,
@@ -264,7 +208,16 @@ class PairSum(Boundary):
         # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
         # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
         rounding = 1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52
-        low = self._log_lower(eps, h0, first, second, rounding) if lower else -np.inf
+        fft = [-np.inf, -np.inf]  # a tilted-FFT window's errors on both pieces (k2_tilted), its boundary's margin
+        if self.tilted is not None:
+            rounding += 2.0 * self.tilted.relative
+            extra = boundary_margin(self, self.tilted, h0, log_alpha, log_beta, rounding)
+            if extra is None:  # no certified term near h0: the direct convolution instead
+                self._untilt()
+                return self._log_bounds(eps, lower)
+            fft = [log_alpha + self.tilted.log_f_error(h0 - 1),
+                   float(log_expm1(eps)) + self.tilted.log_sf_error(h0) if tail else -np.inf, extra]
+        low = self._log_lower(eps, h0, first, second, rounding, fft[:2]) if lower else -np.inf
         if second >= first:  # rounding only (the difference is positive): the margin below carries it
             value = -np.inf
         else:
@@ -274,14 +227,19 @@ class PairSum(Boundary):
         # (sum over h), so alpha f(h0 - 1) by at most alpha out, and the terms alpha f(h - 1) - beta f(h)
         # that the truncation moves across 0 (h0 off) add up to at most (alpha + beta) out
         log_truncation = float(np.logaddexp(log_alpha + math.log(2.0), log_beta)) + self.log_out
-        margins = [float(np.logaddexp(first, second)) + log_rounding, log_truncation]
+        margins = [float(np.logaddexp(first, second)) + log_rounding, log_truncation, *fft]
         if np.isfinite(log_f_prev):
             margins.append(log_alpha + log_f_prev + log_rounding)
         if self.key:  # its last bits do not matter (module doc, "Lazy bounds")
             return log_sum_scalars([value, *margins]), low
         return float(logsumexp(np.array([value, *margins]))), low
 
-    def _log_lower(self, eps: float, h0: int, first: float, second: float, rounding: float) -> float:
+    def _untilt(self) -> None:
+        """The window by the direct convolution instead of the tilted FFT (values kept so far dropped)."""
+        self.log_w, self.tilted = direct_window(*self.tilted.inputs), None
+        self._log_f, self._log_sf, self._last = {}, {}, None
+
+    def _log_lower(self, eps: float, h0: int, first: float, second: float, rounding: float, fft) -> float:
         """A lower bound on log G(a, l): G >= sum_{h >= h0} (alpha f(h - 1) - beta f(h)) = alpha f(h0 - 1)
         - (e^eps - 1) Pr(S >= h0) for every h0. The window's f(h0 - 1) is below the true one (computed
         within ``rounding`` relative); Pr(S >= h0) is at most the window's (within ``rounding``), plus
@@ -290,10 +248,15 @@ class PairSum(Boundary):
         if first == -np.inf:
             return -np.inf
         low_first = first + math.log1p(-rounding)
+        if fft[0] >= low_first:  # a tilted-FFT window's error on the first piece (k2_tilted)
+            return -np.inf
+        low_first += float(log1mexp(fft[0] - low_first))
         if second == -np.inf and h0 > self.total:  # Pr(S >= h0) = 0
             low_second = -np.inf
         else:
             ups = [self.log_sf(h0) + math.log1p(rounding), self.log_out]
+            if fft[1] > -np.inf:  # a tilted-FFT window's error on the tail (k2_tilted)
+                ups.append(fft[1] - float(log_expm1(eps)))
             if not self.exact_tail:  # log_sf's window reaches L = h0 - lo; beyond it (L > h0 - lo) a lower value
                 ups.append(math.log(2.0) + log_tail_above(h0 - self.lo + 1, self._other))
             up = log_sum_scalars(ups)
@@ -398,6 +361,13 @@ class _BlockBounds:
                     return own[:3] + (sds,)
         return own
 
+    def _log_ratio(self) -> float | None:
+        """log(beta / alpha) at this epsilon (a key's FFT tilt, k2_tilted); None for eps >= eps0."""
+        e0 = self.log_p - self.log_q
+        if self.eps >= e0:
+            return None
+        return float(log_expm1(self.eps + e0)) - e0 - float(log1mexp(self.eps - e0))
+
     def _key(self, a: int, b: int, sds: float, key: bool = False) -> tuple:
         w, beta = b - a, 0
         if w > 0:  # the block users' blanket reports: at least beta_min of them except with small probability
@@ -414,7 +384,8 @@ class _BlockBounds:
                 _evict(cache)
             fewer, beta = self._fewer(b - a, name[2]), name[2]
             memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
-            pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key)
+            pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key,
+                           tilt=self._log_ratio() if key else None)
             cache[name] = [pair, fewer, 0]
             # the window and (about three windows of) the other binomial's cached pmf
             cache["_doubles"] = cache.get("_doubles", 0) + 4 * pair.log_w.size
