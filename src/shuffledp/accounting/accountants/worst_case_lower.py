@@ -41,7 +41,8 @@ from shuffledp.accounting.views.worst.families import FAMILY, WorstFamilies
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst.enumeration import third_value_delta, third_value_outputs
 
-__all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "MAX_USERS_ONE_VALUE", "THIRD_VALUE_DATASETS"]
+__all__ = ["WorstCaseLower", "FAMILY", "HEAVY_MOVED", "MAX_USERS_EXACT", "MAX_USERS_HEAVY", "MAX_USERS_ONE_VALUE",
+           "THIRD_VALUE_DATASETS"]
 
 #: largest n for which the widened family is searched (k = 3: every (n_x0, n_x1); k >= 4: the
 #: third-value datasets below, each a windowed three-count law; MAX_USERS_THIRD for those)
@@ -51,6 +52,13 @@ MAX_USERS_THIRD = 200
 #: (b, a) is the reverse direction of (a, b)) above MAX_USERS_ALL_PAIRS; at or below it every (a, b)
 THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
 MAX_USERS_ALL_PAIRS = 16
+#: "every other user on x0 but j of them on x2" (forward direction; its reverse is "all on x1 but j on x2"),
+#: j = 1 .. HEAVY_MOVED, added above MAX_USERS_ALL_PAIRS up to MAX_USERS_HEAVY (issue 34: the enumerated
+#: maximisers "22 others on x1, one on x2" at k = 4, n = 24 and "18 on x1, one on x2" at n = 20 are of this
+#: shape, and the lower bound was 0.83x the truth without them). Their law is built user by user over an
+#: n x n x n grid (~0.16 s per dataset at n = 64, 0.6 s at n = 100, per (n, k, eps0)): kept to n <= 64
+HEAVY_MOVED = 3
+MAX_USERS_HEAVY = 64
 #: largest n for which the k >= 4 dataset "every other user on x2" is summed over its whole histogram
 #: (:mod:`shuffledp.accounting.views.worst.third_value`; ~0.3 s per epsilon at n = 10^4, k = 10)
 MAX_USERS_ONE_VALUE = 10_000
@@ -76,8 +84,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
         "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for k = 3 and n <= 200 also the exact maximum "
         "over every (n_x0, n_x1) (the worst case itself); for k >= 4 and n <= 200 the exact histogram delta of "
-        "'n_x0 on x0, n_x1 on x1, the rest on x2' (every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, "
-        "<= 1 above), and for 200 < n <= 10000 that of 'every other user on x2'"
+        "'n_x0 on x0, n_x1 on x1, the rest on x2' (every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 and "
+        "n_x0 = n - 1 - j, n_x1 = 0 for j <= 3 up to 64, n_x0 + n_x1 <= 1 above), and for 200 < n <= 10000 that of 'every other user on x2'"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -131,6 +139,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
                  else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
         if n > MAX_USERS_EXACT:
             pairs = pairs[:_LARGE_THIRD]
+        if MAX_USERS_ALL_PAIRS < n <= MAX_USERS_HEAVY:  # below: among every (a, b)
+            pairs += [(n - 1 - j, 0) for j in range(1, HEAVY_MOVED + 1) if (n - 1 - j, 0) not in pairs]
         if getattr(self, "_third", None) is None:  # the laws and (P, Q) do not depend on eps: built once
             self._third = {(a, b): third_value_outputs(n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
                            for a, b in pairs}
