@@ -64,6 +64,7 @@ MAX_USERS_HEAVY = 64
 MAX_USERS_ONE_VALUE = 10_000
 #: above MAX_USERS_EXACT only the first three (time: an epsilon search ~3 s at n = 200)
 _LARGE_THIRD = 3
+_LOG_BEYOND_PROMISE = -700.0
 _LOG_ROUNDING = 1e-13  # the certified lower values lose this in log: exp(log(x)) stays below x
 #: "one value" is a sum of closed-form expected excesses (incomplete beta, continued fractions) whose
 #: error is not bounded term by term; it loses this in log, the agreement its tests check (brute force,
@@ -107,8 +108,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
         members.update(self._widened(eps))
         return members
 
-    def _widened(self, eps: float) -> dict[str, float]:
-        """The members beyond the family's three (see :meth:`member_log_deltas`)."""
+    def _widened(self, eps: float, above: float | None = None) -> dict[str, float]:
+        """The members beyond the family's three (see :meth:`member_log_deltas`). With ``above`` (the
+        family's maximum), "one value" is skipped where its certified Chernoff bound
+        (:meth:`~shuffledp.accounting.views.worst.one_value_tables.OneValueTables.log_bound`) lies below it:
+        its value cannot be the maximum (issue 35: most epsilons of a sweep)."""
         members: dict[str, float] = {}
         s = self.setting
         if s.k < 3 or eps >= s.epsilon_local:
@@ -116,8 +120,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
         if s.k >= 4 and MAX_USERS_THIRD < s.n_users <= MAX_USERS_ONE_VALUE:  # below: in "third value" (a = b = 0)
             if getattr(self, "_one_value", None) is None:
                 self._one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
-            value = self._one_value.log_delta(float(eps))
-            members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
+            # skipped where its bound is below the maximum, or below e^-700 (~1e-304: beyond the accuracy
+            # promise, where any lower value may be returned)
+            if above is None or self._one_value.tables.log_bound(float(eps)) >= max(above, _LOG_BEYOND_PROMISE):
+                value = self._one_value.log_delta(float(eps))
+                members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
         if s.n_users > (MAX_USERS_K3_BLOCKS if s.k == 3 else MAX_USERS_THIRD):
             return members
         if s.k == 3:
@@ -159,7 +166,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         # a lower bound: what the windows leave out is simply dropped (the true value is only larger)
         # the family's maximum without evaluating members that cannot be it (the same value to the bit)
-        return max([self._families.log_delta_max(eps), *self._widened(eps).values()]), -np.inf
+        best = self._families.log_delta_max(eps)
+        return max([best, *self._widened(eps, above=best).values()]), -np.inf
 
     def _chernoff(self) -> ChernoffBound:
         if getattr(self, "_chernoff_bound", None) is None:
