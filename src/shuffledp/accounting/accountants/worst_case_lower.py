@@ -25,6 +25,13 @@ the member "one value" is the whole-histogram delta of "every other user on x2" 
 (:mod:`shuffledp.accounting.views.worst.third_value`: the privacy loss is linear in (h0, h1, h2), one expected
 excess per (h0 + h1, h0)); it dominates "none" (its (h0, h1) marginal). The widened members are
 single-round only: the binned views used for composition are still those of the three old members.
+
+Issue 34 (branch i34-lower): for k >= 4 and 16 < n <= MAX_USERS_HEAVY the family also holds "all on x0 but j
+on x2" (j <= HEAVY_MOVED; its reverse is "all on x1 but j on x2", the enumerated maximisers it missed:
+lower / truth 0.827 -> 0.9948 on the 525 enumerated cases). Issue 35: "one value" is summed from tables
+shared across epsilons (:mod:`shuffledp.accounting.views.worst.one_value_tables`) and skipped where its
+Chernoff bound is below the family's maximum or below e^-700 (beyond the accuracy promise). The members by
+n and their cost: docs/worst-case-k3.md, "The lower end's family by n".
 """
 
 from __future__ import annotations
