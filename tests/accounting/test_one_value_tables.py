@@ -62,3 +62,11 @@ def test_skipping_keeps_the_maximum(n, k, epsilon_local):
         best = max(accountant.member_log_deltas(eps).values())
         if best > -700.0:
             assert math.log(value) == pytest.approx(best, rel=0.0, abs=0.0)
+
+
+def test_tables_decline_where_e_eps_minus_1_underflows():
+    """At eps = 5e-324 (test_extremes' grid) theta is not finite: the tables decline and the adaptive sum answers."""
+    tables = OneValueTables(n_users=300, k=10, epsilon_local=1e-12)
+    assert tables.log_delta(5e-324) is None
+    value = get_accountant("worst-case-lower", epsilon_local=1e-12, n_users=300, k=10).log_delta_for_epsilon([5e-324])
+    assert np.all(value <= 0.0)

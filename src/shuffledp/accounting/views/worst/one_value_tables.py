@@ -180,6 +180,8 @@ class OneValueTables:
         s, low2 = self.s, self.low2
         # theta(h0) = c(s) - g h0: theta <= L from h0 >= a(s); theta < U + 1 from h0 > b(s)
         c = E * self.n / math.expm1(self.e0) + E * s + E * s / em1
+        if not (math.isfinite(g) and np.isfinite(c).all()):  # e^eps - 1 underflows (eps ~ 1e-308): not served here
+            return None
         width0 = self.t0.shape[1] - 1
         a_col = np.clip(np.ceil((c - low2) / g) + 1.0 - self.c0, 0, width0).astype(np.int64)  # +1: rounding margin
         b_col = np.clip(np.floor((c - self.top2 - 1.0) / g) - 1.0 - self.c0, 0, width0).astype(np.int64)
