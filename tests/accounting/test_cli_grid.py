@@ -41,6 +41,14 @@ moved in the CLI grid"): eleven at n <= 1000 in their last bits (at most 7.9e-16
 ``worst-case-lower n=1000000 k=2 eps0=4.0`` 0.02401396708592318 -> 0.024013967086140252 (9.0e-12): the old
 log(1 - 2q) = log(e^eps0 - 1) - log(e^eps0 + 1) carried ~1e-15 absolute error, which the 10^6 users multiply
 into ~1e-9 of the likelihoods. Only those keys were replaced.
+
+Fifth documented re-record (issue 35, branch i34-lower): ``worst-case-lower``'s member "every other user on x2"
+(k >= 4, 200 < n <= 10^4) is now summed from tables shared across epsilons
+(views/worst/one_value_tables.py: the same closed-form excess written as tail sums, another summation order;
+tests/accounting/test_one_value_tables.py holds it to the old adaptive sum to 1e-11 in log). Two keys moved
+in their last bits: ``worst-case-lower n=1000 k=10 eps0=0.5`` 0.029645006234793617 -> 0.02964500623479356
+(1.9e-15 relative) and ``eps0=4.0`` 1.5268502254348268 -> 1.5268502254348222 (3.0e-15), both far inside the
+1e-9 the accountant takes off that member. Only those two keys were replaced.
 """
 
 from __future__ import annotations

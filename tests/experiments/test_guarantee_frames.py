@@ -249,3 +249,19 @@ def test_bracket_frame_uses_the_configured_upper_end():
     np.testing.assert_allclose(frame.loc[four & ~small, "eps_upper"], weak.loc[four & ~small, "eps_upper"], rtol=1e-12)
     assert (frame["eps_lower"] <= frame["eps_upper"]).all()
     assert "valid upper bound (`worst-case-upper`" in bracket_markdown(frame)
+
+
+def test_bracket_frame_adds_the_extra_settings_after_the_product():
+    """Issue 34: single settings (the large-eps0 ends, n up to 1e14) follow the product, once each."""
+    calls = []
+
+    def stub(*, epsilon_local, n_users, k, deltas):
+        calls.append((n_users, k, epsilon_local))
+        return [{"delta": d, "eps_lower": 0.5, "eps_upper": 0.5, "ratio": 1.0, "lower": "lo", "upper": "hi"}
+                for d in deltas]
+
+    section = {"n_users": [10, 100], "k": [3], "epsilon_local": [2.0], "delta": [1e-6],
+               "extra": [{"n_users": 10**14, "k": 10, "epsilon_local": 25.0}, {"n_users": 10, "k": 3, "epsilon_local": 2.0}]}
+    frame = bracket_frame(section, bracket_function=stub)
+    assert calls == [(10, 3, 2.0), (100, 3, 2.0), (10**14, 10, 25.0)]
+    assert frame["n_users"].tolist() == [10, 100, 10**14]

@@ -156,11 +156,30 @@ def recount(results: Path) -> dict:
         widest = rows[ratios.index(max(ratios))]
         out["bracket"] = (max(ratios), len(ratios), statistics.median(ratios))
         out["bracket_widest"] = (int(widest["n_users"]), int(widest["k"]))
+        out["bracket_goals"] = _goal_counts(rows)
     summary = results / "data" / "summary.csv"
     if summary.is_file():
         out["data"] = [(r["label"], int(r["kept"]), int(float(r["paper_count"])))
                        for r in _rows(summary) if r["level"] == "region" and _number(r["paper_count"]) > 0]
     return out
+
+
+def _goal_counts(rows: list[dict]) -> list[tuple]:
+    """Issue 34's three bracket goals, counted by loops: (met, total, widest missed ratio or None) each for
+    ratio <= 1.01 at eps0 < 15; <= 1.002 there where 2 n / (e^eps0 + k - 1) >= 100; <= 1.05 with
+    eps_upper < eps0 at eps0 >= 15."""
+    goals = []
+    for limit, keep, extra in (
+            (1.01, lambda r: float(r["epsilon_local"]) < 15, lambda r: True),
+            (1.002, lambda r: float(r["epsilon_local"]) < 15 and 2 * float(r["n_users"]) / (
+                math.exp(float(r["epsilon_local"])) + float(r["k"]) - 1) >= 100, lambda r: True),
+            (1.05, lambda r: float(r["epsilon_local"]) >= 15,
+             lambda r: float(r["eps_upper"]) < float(r["epsilon_local"]))):
+        chosen = [r for r in rows if keep(r)]
+        met = [r for r in chosen if _number(r["ratio"]) <= limit and extra(r)]
+        missed = [_number(r["ratio"]) for r in chosen if r not in met]
+        goals.append((len(met), len(chosen), max(missed) if missed else None))
+    return goals
 
 
 # ------------------------------------------------------------------ what the report says
@@ -243,6 +262,11 @@ def check_recount(results: Path) -> None:
         assert f"within a factor {largest:.4f}" in found and f"over {count} settings (median {median:.4f})" in found
         n_users, k = expected["bracket_widest"]
         assert f"widest at n = {n_users:,}, k = {k}," in found
+        for label, (met, total, widest) in zip(("(ε0 < 15)", "n·γ·2/k ≥ 100", "(ε0 ≥ 15)"), expected["bracket_goals"]):
+            if total:
+                assert f"{label} in {met} of {total} settings" in found
+            if widest is not None:
+                assert f"{label} in {met} of {total} settings (missed by {total - met}, widest {widest:.5f}" in found
     if "balle_finding" in expected:
         for code, (reproduced, total, worst) in expected["balle_finding"].items():
             assert f"{reproduced} of {total} curves reproduced against their {code} code" in found
@@ -322,9 +346,11 @@ def write_fixture(results: Path) -> Path:
                   "epsilon": 1.0, "log_ratio": [-0.5, -0.2, 0.3, -0.1, math.nan],
                   "accountant": ["worst-case-lower", "worst-case-lower", "weak-adversary", "weak-adversary",
                                  "weak-adversary"]}).to_csv(results / "utility" / "phase_diagram.csv", index=False)
-    pd.DataFrame({"n_users": [100, 1000, 1000], "k": 5, "epsilon_local": 1.0, "delta": 1e-6, "eps_lower": 0.5,
-                  "eps_upper": [0.51, 0.55, 0.5], "ratio": [1.02, 1.1, 1.0], "upper": "worst-case-upper",
-                  "lower": "worst-case-lower"}).to_csv(results / "accounting" / "bracket.csv", index=False)
+    pd.DataFrame({"n_users": [100, 1000, 1000, 10**8, 10**11], "k": [5, 5, 5, 10, 10],
+                  "epsilon_local": [1.0, 1.0, 1.0, 15.0, 20.0], "delta": 1e-6, "eps_lower": [0.5, 0.5, 0.5, 1.2, 0.4],
+                  "eps_upper": [0.51, 0.55, 0.5, 1.21, 20.0], "ratio": [1.02, 1.1, 1.0, 1.21 / 1.2, 50.0],
+                  "upper": "worst-case-upper", "lower": "worst-case-lower"}).to_csv(
+        results / "accounting" / "bracket.csv", index=False)
     return results
 
 
@@ -340,6 +366,9 @@ def test_the_fixture_recount_itself_is_what_the_fixture_holds(tmp_path):
     assert expected["eq6"][:2] == (5, 5) and expected["eq6"][3] == 1  # II: 2 positive, 1 zero; IV: 3 positive
     assert expected["koskela"] == (5, {"reproduced": 2, "explained": 2, "not reproduced": 1}, 2, 3, 2)
     assert expected["floor"] == (2, 3) and expected["geometric"] == (2, 3) and expected["phase"] == (1, 2)
+    # bracket goals: eps0 < 15: ratios 1.02, 1.1, 1.0 (1 met); 2 n / (e + 4) >= 100 only at n = 1000 (1.1, 1.0);
+    # eps0 >= 15: 1.0083 with upper 1.21 < 15 met, 50 with upper 20 = eps0 missed
+    assert expected["bracket_goals"] == [(1, 3, 1.1), (1, 2, 1.1), (1, 2, 50.0)]
 
 
 def test_every_verdict_and_finding_number_recounts_on_the_fixture(tmp_path):
@@ -360,6 +389,7 @@ def _old_eq6_selection(rows):  # the selection issue 33 found wrong: every row w
     (report_findings, "own_delta_cells", _old_eq6_selection),
     (report_verdicts, "unique_cells", lambda rows: rows),  # a row printed in three blocks counted three times
     (report_verdicts, "NOT_REPRODUCED", "a verdict that never occurs"),  # a cause no longer makes "explained"
+    (report_findings, "BRACKET_GOAL", 1.2),  # the bracket goal counted against a wrong limit
 ])
 def test_a_planted_counting_error_fails_the_recount(tmp_path, monkeypatch, target, name, planted):
     results = write_fixture(tmp_path / "results")

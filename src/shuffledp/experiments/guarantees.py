@@ -253,7 +253,8 @@ def _bracket_status(row: Mapping, epsilon_local: float) -> str:
 def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | None = None) -> pd.DataFrame:
     """Frame (:data:`BRACKET_COLUMNS`) of the worst-case bracket over the grid of ``accounting.bracket``.
 
-    One row per (n, k, eps0, delta): ``eps_lower`` (``worst-case-lower``, errs downwards), ``eps_upper``
+    One row per (n, k, eps0, delta) of the product of the lists, then of the single settings ``extra``:
+    ``eps_lower`` (``worst-case-lower``, errs downwards), ``eps_upper``
     (the section's ``upper`` accountant, default ``worst-case-upper``; errs upwards, always meets delta),
     ``ratio`` = upper / lower and a ``status``
     that flags rows where the ratio is trivially 1 (both at eps0, or both within 1% of it) or undefined
@@ -264,6 +265,10 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
         from shuffledp.accounting.bracket import bracket as bracket_function
     deltas = [float(d) for d in section["delta"]]
     grid = list(itertools.product(section["n_users"], section["k"], section["epsilon_local"]))
+    # single settings beyond the product (issue 34: the large-eps0 ends where the blanket holds a few
+    # hundred to thousands of users, e.g. n = 1e14 at eps0 = 25)
+    grid += [(point["n_users"], point["k"], point["epsilon_local"]) for point in section.get("extra", [])
+             if (point["n_users"], point["k"], point["epsilon_local"]) not in grid]
     records = []
     bar = progress(total=len(grid), desc="worst-case bracket")
     for n_users, k, epsilon_local in grid:

@@ -25,6 +25,7 @@ __all__ = [
     "extra_anchor",
     "missing",
     "finding_eq6",
+    "bracket_goals",
     "finding_bracket",
     "finding_equal_guarantee",
     "finding_phase_diagram",
@@ -100,6 +101,44 @@ def finding_eq6(rows: pd.DataFrame | None) -> str:
     )
 
 
+#: issue 34's goals for the bracket eps_upper / eps_lower: at most BRACKET_GOAL everywhere (eps0 <= 14), at most
+#: BRACKET_GOAL_BLANKET where the blanket expects n gamma 2 / k = 2 n / (e^eps0 + k - 1) >= BRACKET_BLANKET_USERS
+#: users on x0 or x1, and at most BRACKET_GOAL_LARGE with the upper end below eps0 at eps0 >= BRACKET_LARGE_EPS0
+BRACKET_GOAL, BRACKET_GOAL_BLANKET, BRACKET_GOAL_LARGE = 1.01, 1.002, 1.05
+BRACKET_BLANKET_USERS, BRACKET_LARGE_EPS0 = 100.0, 15.0
+
+
+def _bracket_goal(frame: pd.DataFrame, mask, limit: float, label: str, extra=None) -> str:
+    """"label in m of t settings" plus the widest miss (ratio and setting), for the rows ``mask``."""
+    rows = frame[mask]
+    if rows.empty:
+        return f"{label}: no setting"
+    ratio = pd.to_numeric(rows["ratio"], errors="coerce")
+    met = (ratio <= limit) if extra is None else (ratio <= limit) & extra[mask]
+    text = f"{label} in {int(met.sum())} of {len(rows)} settings"
+    if (~met).any():
+        missed = rows[~met]
+        worst = missed.loc[pd.to_numeric(missed["ratio"], errors="coerce").fillna(np.inf).idxmax()]
+        text += (f" (missed by {int((~met).sum())}, widest {float(worst['ratio']):.5f} at n = {int(worst['n_users']):,}, "
+                 f"k = {int(worst['k'])}, ε0 = {worst['epsilon_local']:g}, δ = {worst['delta']:g})")
+    return text
+
+
+def bracket_goals(frame: pd.DataFrame) -> str:
+    """Where issue 34's bracket goals hold and where not, counted from ``bracket.csv``."""
+    e0 = frame["epsilon_local"].astype(float)
+    large = e0 >= BRACKET_LARGE_EPS0
+    blanket = 2.0 * frame["n_users"].astype(float) / (np.exp(e0) + frame["k"].astype(float) - 1.0)
+    parts = [
+        _bracket_goal(frame, ~large, BRACKET_GOAL, f"ratio ≤ {BRACKET_GOAL:g} (ε0 < {BRACKET_LARGE_EPS0:g})"),
+        _bracket_goal(frame, ~large & (blanket >= BRACKET_BLANKET_USERS), BRACKET_GOAL_BLANKET,
+                      f"≤ {BRACKET_GOAL_BLANKET:g} where n·γ·2/k ≥ {BRACKET_BLANKET_USERS:g}"),
+        _bracket_goal(frame, large, BRACKET_GOAL_LARGE, f"≤ {BRACKET_GOAL_LARGE:g} with the upper ε below ε0 "
+                      f"(ε0 ≥ {BRACKET_LARGE_EPS0:g})", extra=frame["eps_upper"].astype(float) < e0),
+    ]
+    return "Issue 34's goals: " + "; ".join(parts) + "."
+
+
 def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
     """How tight the worst-case guarantee is: the widest ratio ε(upper) / ε(lower) of ``bracket.csv`` and where."""
     what = "The tight worst-case guarantee"
@@ -113,7 +152,7 @@ def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
         f"a factor {ratio.max():.4f} of `{lower}` (attained) over {len(frame)} settings (median "
         f"{float(ratio.median()):.4f}), widest at n = {int(widest['n_users']):,}, k = {int(widest['k'])}, "
         f"ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} (ε {widest['eps_lower']:.4g} to "
-        f"{widest['eps_upper']:.4g}) ([section](#{anchor}))."
+        f"{widest['eps_upper']:.4g}). " + bracket_goals(frame) + f" ([section](#{anchor}))."
     )
 
 

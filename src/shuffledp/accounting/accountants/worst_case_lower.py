@@ -25,6 +25,13 @@ the member "one value" is the whole-histogram delta of "every other user on x2" 
 (:mod:`shuffledp.accounting.views.worst.third_value`: the privacy loss is linear in (h0, h1, h2), one expected
 excess per (h0 + h1, h0)); it dominates "none" (its (h0, h1) marginal). The widened members are
 single-round only: the binned views used for composition are still those of the three old members.
+
+Issue 34 (branch i34-lower): for k >= 4 and 16 < n <= MAX_USERS_HEAVY the family also holds "all on x0 but j
+on x2" (j <= HEAVY_MOVED; its reverse is "all on x1 but j on x2", the enumerated maximisers it missed:
+lower / truth 0.827 -> 0.9948 on the 525 enumerated cases). Issue 35: "one value" is summed from tables
+shared across epsilons (:mod:`shuffledp.accounting.views.worst.one_value_tables`) and skipped where its
+Chernoff bound is below the family's maximum or below e^-700 (beyond the accuracy promise). The members by
+n and their cost: docs/worst-case-k3.md, "The lower end's family by n".
 """
 
 from __future__ import annotations
@@ -41,7 +48,8 @@ from shuffledp.accounting.views.worst.families import FAMILY, WorstFamilies
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst.enumeration import third_value_delta, third_value_outputs
 
-__all__ = ["WorstCaseLower", "FAMILY", "MAX_USERS_EXACT", "MAX_USERS_ONE_VALUE", "THIRD_VALUE_DATASETS"]
+__all__ = ["WorstCaseLower", "FAMILY", "HEAVY_MOVED", "MAX_USERS_EXACT", "MAX_USERS_HEAVY", "MAX_USERS_ONE_VALUE",
+           "THIRD_VALUE_DATASETS"]
 
 #: largest n for which the widened family is searched (k = 3: every (n_x0, n_x1); k >= 4: the
 #: third-value datasets below, each a windowed three-count law; MAX_USERS_THIRD for those)
@@ -51,11 +59,19 @@ MAX_USERS_THIRD = 200
 #: (b, a) is the reverse direction of (a, b)) above MAX_USERS_ALL_PAIRS; at or below it every (a, b)
 THIRD_VALUE_DATASETS = ((0, 0), (1, 0), (0, 1), (2, 0), (0, 2), (1, 1))
 MAX_USERS_ALL_PAIRS = 16
+#: "every other user on x0 but j of them on x2" (forward direction; its reverse is "all on x1 but j on x2"),
+#: j = 1 .. HEAVY_MOVED, added above MAX_USERS_ALL_PAIRS up to MAX_USERS_HEAVY (issue 34: the enumerated
+#: maximisers "22 others on x1, one on x2" at k = 4, n = 24 and "18 on x1, one on x2" at n = 20 are of this
+#: shape, and the lower bound was 0.83x the truth without them). Their law is built user by user over an
+#: n x n x n grid (~0.16 s per dataset at n = 64, 0.6 s at n = 100, per (n, k, eps0)): kept to n <= 64
+HEAVY_MOVED = 3
+MAX_USERS_HEAVY = 64
 #: largest n for which the k >= 4 dataset "every other user on x2" is summed over its whole histogram
 #: (:mod:`shuffledp.accounting.views.worst.third_value`; ~0.3 s per epsilon at n = 10^4, k = 10)
 MAX_USERS_ONE_VALUE = 10_000
 #: above MAX_USERS_EXACT only the first three (time: an epsilon search ~3 s at n = 200)
 _LARGE_THIRD = 3
+_LOG_BEYOND_PROMISE = -700.0
 _LOG_ROUNDING = 1e-13  # the certified lower values lose this in log: exp(log(x)) stays below x
 #: "one value" is a sum of closed-form expected excesses (incomplete beta, continued fractions) whose
 #: error is not bounded term by term; it loses this in log, the agreement its tests check (brute force,
@@ -76,8 +92,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
         "histogram delta when every other user holds x0 (or x1), and of the (h_x0, h_x1) marginal when none "
         "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for k = 3 and n <= 200 also the exact maximum "
         "over every (n_x0, n_x1) (the worst case itself); for k >= 4 and n <= 200 the exact histogram delta of "
-        "'n_x0 on x0, n_x1 on x1, the rest on x2' (every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 up to 64, "
-        "<= 1 above), and for 200 < n <= 10000 that of 'every other user on x2'"
+        "'n_x0 on x0, n_x1 on x1, the rest on x2' (every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 and "
+        "n_x0 = n - 1 - j, n_x1 = 0 for j <= 3 up to 64, n_x0 + n_x1 <= 1 above), and for 200 < n <= 10000 that of 'every other user on x2'"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -99,8 +115,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
         members.update(self._widened(eps))
         return members
 
-    def _widened(self, eps: float) -> dict[str, float]:
-        """The members beyond the family's three (see :meth:`member_log_deltas`)."""
+    def _widened(self, eps: float, above: float | None = None) -> dict[str, float]:
+        """The members beyond the family's three (see :meth:`member_log_deltas`). With ``above`` (the
+        family's maximum), "one value" is skipped where its certified Chernoff bound
+        (:meth:`~shuffledp.accounting.views.worst.one_value_tables.OneValueTables.log_bound`) lies below it:
+        its value cannot be the maximum (issue 35: most epsilons of a sweep)."""
         members: dict[str, float] = {}
         s = self.setting
         if s.k < 3 or eps >= s.epsilon_local:
@@ -108,8 +127,11 @@ class WorstCaseLower(BracketedMixin, Accountant):
         if s.k >= 4 and MAX_USERS_THIRD < s.n_users <= MAX_USERS_ONE_VALUE:  # below: in "third value" (a = b = 0)
             if getattr(self, "_one_value", None) is None:
                 self._one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
-            value = self._one_value.log_delta(float(eps))
-            members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
+            # skipped where its bound is below the maximum, or below e^-700 (~1e-304: beyond the accuracy
+            # promise, where any lower value may be returned)
+            if above is None or self._one_value.tables.log_bound(float(eps)) >= max(above, _LOG_BEYOND_PROMISE):
+                value = self._one_value.log_delta(float(eps))
+                members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
         if s.n_users > (MAX_USERS_K3_BLOCKS if s.k == 3 else MAX_USERS_THIRD):
             return members
         if s.k == 3:
@@ -131,6 +153,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
                  else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
         if n > MAX_USERS_EXACT:
             pairs = pairs[:_LARGE_THIRD]
+        if MAX_USERS_ALL_PAIRS < n <= MAX_USERS_HEAVY:  # below: among every (a, b)
+            pairs += [(n - 1 - j, 0) for j in range(1, HEAVY_MOVED + 1) if (n - 1 - j, 0) not in pairs]
         if getattr(self, "_third", None) is None:  # the laws and (P, Q) do not depend on eps: built once
             self._third = {(a, b): third_value_outputs(n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
                            for a, b in pairs}
@@ -149,7 +173,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         # a lower bound: what the windows leave out is simply dropped (the true value is only larger)
         # the family's maximum without evaluating members that cannot be it (the same value to the bit)
-        return max([self._families.log_delta_max(eps), *self._widened(eps).values()]), -np.inf
+        best = self._families.log_delta_max(eps)
+        return max([best, *self._widened(eps, above=best).values()]), -np.inf
 
     def _chernoff(self) -> ChernoffBound:
         if getattr(self, "_chernoff_bound", None) is None:

@@ -33,6 +33,11 @@ member of :mod:`shuffledp.accounting.views.worst.families` is exact there). The 
 :func:`shuffledp.accounting.views.worst.enumeration.third_value_delta` (a = b = 0), and against the other
 conditioning order (h2, then h0 + h1, then h0).
 
+**Tables first (issue 35).** For k >= 4 the sum is first formed from per-(n, k, eps0) tables shared
+across epsilons (:mod:`shuffledp.accounting.views.worst.one_value_tables`: a certified lower value, equal
+to the sum below to ~1e-13 relative); where their fixed windows do not hold all but e^-40 of it (deep
+tails), the adaptive rectangle below is used.
+
 **Summation (a lower value).** A rectangle of rows s and, per row, columns h0 = c(s) + j (c(s) the
 row's mean s / 2 moved into the region theta < n - s where the excess is positive) is widened, doubling, until its
 edge rows and columns lie e^-40 below its largest term, or the range ends. Every term is positive, so
@@ -49,6 +54,7 @@ import numpy as np
 from shuffledp._numerics import logsumexp
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_pmf
 from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.views.worst.one_value_tables import OneValueTables
 
 __all__ = ["OneValueView", "MAX_CELLS"]
 
@@ -73,6 +79,7 @@ class OneValueView:
         # h2 | s ~ Bin(n - s, pi2), pi2 = p / (1 - 2q) = e^eps0 / (e^eps0 + k - 3)
         self._log_pi2, self._log_1mpi2 = krr.third_value_logs
         self._pi2 = math.exp(self._log_pi2)
+        self.tables = OneValueTables(n_users=self.n, k=self.k, epsilon_local=self.e0)  # k >= 4 (issue 35)
 
     def _terms(self, eps: float, s: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """log of each term (s, h0 = c(s) + offset) of the sum below, -inf outside the support or where it
@@ -109,6 +116,10 @@ class OneValueView:
         # "none" member of views.worst; 0 is returned here (a lower value)
         if eps >= self.e0 or eps <= 0.0 or n < 1:
             return -np.inf
+        if self.k >= 4:  # the tables shared across epsilons, where their windows certify e^-40 (issue 35)
+            fast = self.tables.log_delta(eps)
+            if fast is not None:
+                return fast
         sd = math.sqrt(n * self._q2 * (1.0 - self._q2))
         centre = int(round(n * self._q2))
         lo, hi = max(0, centre - int(8.0 * sd + 32.0)), min(n, centre + int(8.0 * sd + 32.0))

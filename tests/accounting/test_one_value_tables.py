@@ -1,0 +1,72 @@
+"""The one-value member's shared tables (issue 35) against its adaptive sum, and its Chernoff bound.
+
+``OneValueTables.log_delta`` is held to the adaptive rectangle of
+:mod:`shuffledp.accounting.views.worst.third_value` (an independent summation order: closed-form expected
+excesses per (s, h0) with windows widened per epsilon) to 1e-11 in log, including deep tails (log delta
+down to -600); ``log_bound`` must lie above both; and ``worst-case-lower``, which skips the member where
+that bound is below the family's maximum (or below e^-700), must return the maximum of its members.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from shuffledp.accounting import get_accountant
+from shuffledp.accounting.views.worst.one_value_tables import OneValueTables
+from shuffledp.accounting.views.worst.third_value import OneValueView
+
+CASES = [(300, 4, 2.0), (1000, 10, 0.5), (1000, 10, 4.0), (3000, 5, 8.0), (10000, 10, 1.0)]
+FRACTIONS = (0.02, 0.1, 0.2, 0.3, 0.5, 0.8)
+
+
+def _adaptive(n, k, e0, eps):
+    view = OneValueView(n_users=n, k=k, epsilon_local=e0)
+    view.tables.log_delta = lambda eps: None  # the adaptive rectangle only
+    return view.log_delta(eps)
+
+
+@pytest.mark.parametrize("n, k, epsilon_local", CASES)
+def test_tables_equal_adaptive_sum(n, k, epsilon_local):
+    tables = OneValueTables(n_users=n, k=k, epsilon_local=epsilon_local)
+    used = 0
+    for f in FRACTIONS:
+        eps = f * epsilon_local
+        fast = tables.log_delta(eps)
+        slow = _adaptive(n, k, epsilon_local, eps)
+        assert tables.log_bound(eps) >= slow
+        if fast is None or slow < -650.0:  # windows not certified (deep tail): the adaptive sum is used
+            continue
+        used += 1
+        assert fast <= tables.log_bound(eps)
+        assert abs(fast - slow) <= 1e-11 * max(1.0, abs(slow)), (eps, fast, slow)
+    assert used >= 2
+
+
+def test_tables_reach_deep_tails_at_n_1e4():
+    """Every epsilon of the speed benchmark whose delta is inside the promise (>= e^-700) is served by the tables."""
+    tables = OneValueTables(n_users=10_000, k=10, epsilon_local=1.0)
+    for eps in np.arange(1, 50) * 0.02:
+        if tables.log_bound(float(eps)) >= -700.0:
+            assert tables.log_delta(float(eps)) is not None, eps
+
+
+@pytest.mark.parametrize("n, k, epsilon_local", [(1000, 10, 0.5), (5000, 4, 2.0)])
+def test_skipping_keeps_the_maximum(n, k, epsilon_local):
+    accountant = get_accountant("worst-case-lower", epsilon_local=epsilon_local, n_users=n, k=k)
+    epsilons = [f * epsilon_local for f in FRACTIONS]
+    values = accountant.delta_for_epsilon(epsilons)
+    for eps, value in zip(epsilons, values):
+        best = max(accountant.member_log_deltas(eps).values())
+        if best > -700.0:
+            assert math.log(value) == pytest.approx(best, rel=0.0, abs=0.0)
+
+
+def test_tables_decline_where_e_eps_minus_1_underflows():
+    """At eps = 5e-324 (test_extremes' grid) theta is not finite: the tables decline and the adaptive sum answers."""
+    tables = OneValueTables(n_users=300, k=10, epsilon_local=1e-12)
+    assert tables.log_delta(5e-324) is None
+    value = get_accountant("worst-case-lower", epsilon_local=1e-12, n_users=300, k=10).log_delta_for_epsilon([5e-324])
+    assert np.all(value <= 0.0)
