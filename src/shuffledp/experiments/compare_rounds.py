@@ -91,6 +91,7 @@ __all__ = [
     "geometric_epsilon",
     "local_epsilon",
     "calibrate_rounds",
+    "protocol_monte_carlo",
     "compare_rounds",
 ]
 
@@ -341,6 +342,37 @@ def _add_averages(rows: list[dict], counts, setting: RoundsSetting, *, draws: in
             continue
         row.update({"average_tv": tv, "average_tv_se": se, "average_squared_l2": row["squared_l2"] / T,
                     "average_method": method})
+
+
+def protocol_monte_carlo(counts, parameters: dict, *, compositions: int, draws: int, rng,
+                         neighbouring: str = "replace-one") -> dict[str, tuple[float, float]]:
+    """Monte Carlo of the whole T-round protocol on counts (not users), the data not changing: every round
+    drawn on its own (k-RR histogram of ``counts`` at eps0 and at the local eps; Gaussian and geometric noise
+    on ``counts``), the T unprojected estimates averaged. Returns {mechanism: (mean TV of the average, its
+    standard error)} for shuffle+inv, gaussian, geometric and local-krr+inv: an independent check of the
+    exact averages of :func:`compare_rounds` (which uses the T-rounds-as-one identities instead)."""
+    from shuffledp.estimators import invert_krr
+    from shuffledp.mechanisms import gaussian_histogram, geometric_histogram, sample_krr_histogram
+
+    counts = np.asarray(counts, dtype=np.int64)
+    truth = counts / counts.sum()
+    sums = {name: np.zeros((draws, counts.size)) for name in ("shuffle+inv", "gaussian", "geometric", "local-krr+inv")}
+    l1 = l1_sensitivity_for(neighbouring)
+    for _ in range(compositions):
+        sums["shuffle+inv"] += sample_krr_histogram(counts, epsilon_local=parameters["epsilon_local"], rng=rng, size=draws)
+        sums["local-krr+inv"] += sample_krr_histogram(counts, epsilon_local=parameters["local_epsilon"], rng=rng, size=draws)
+        sums["gaussian"] += gaussian_histogram(counts, sigma=parameters["sigma"], rng=rng, size=draws)
+        sums["geometric"] += geometric_histogram(counts, epsilon=parameters["geometric_epsilon"], sensitivity=l1,
+                                                 rng=rng, size=draws)
+    estimates = {"shuffle+inv": invert_krr(sums["shuffle+inv"], epsilon_local=parameters["epsilon_local"]),
+                 "local-krr+inv": invert_krr(sums["local-krr+inv"], epsilon_local=parameters["local_epsilon"]),
+                 "gaussian": sums["gaussian"] / (compositions * counts.sum()),
+                 "geometric": sums["geometric"] / (compositions * counts.sum())}
+    out = {}
+    for name, estimate in estimates.items():
+        tv = total_variation(estimate, truth)
+        out[name] = (float(tv.mean()), float(tv.std(ddof=1) / math.sqrt(draws)))
+    return out
 
 
 def compare_rounds(*, n_users: int, k: int, epsilon: float, delta: float, compositions: int = 1,
