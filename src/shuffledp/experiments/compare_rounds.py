@@ -93,6 +93,8 @@ __all__ = [
     "calibrate_rounds",
     "protocol_monte_carlo",
     "compare_rounds",
+    "rounds_grid_job",
+    "rounds_verdicts",
 ]
 
 #: the composable upper bound of the shuffled rows (a guarantee for every dataset)
@@ -411,3 +413,72 @@ def compare_rounds(*, n_users: int, k: int, epsilon: float, delta: float, compos
     result["average_winner"] = best["mechanism"]
     result["average_winner_tv"] = best["average_tv"]
     return Comparison(rows=rows, verdict=result, data=data)
+
+
+# --- the composed phase diagram (workflow: utility.phase_diagram_rounds) ------------------------------
+
+
+def _grid_point(setting: RoundsSetting, counts, *, seed: int, draws: int) -> dict:
+    """One (k, T, q, n, epsilon) point: the parameters, the per-round and the averaged exact TVs."""
+    parameters = calibrate_rounds(setting)
+    rows = exact_rows(counts, epsilon=setting.epsilon, delta=setting.delta,
+                      epsilon_local={"upper": parameters["epsilon_local"]}, neighbouring=setting.neighbouring,
+                      parameters=parameters)
+    rng = job_rng(seed, "phase-diagram-rounds", setting.k, setting.compositions, setting.subsample, setting.n_users,
+                  setting.epsilon)
+    _add_averages(rows, counts, setting, draws=draws, rng=rng)
+    by = {row["mechanism"]: row for row in rows}
+    point = {**parameters}
+    for mechanism, short in (("shuffle+inv", "shuffle"), ("gaussian", "gaussian"), ("geometric", "geometric"),
+                             ("local-krr+inv", "local")):
+        point[f"tv_{short}"] = by[mechanism]["tv"]
+        point[f"average_tv_{short}"] = by[mechanism]["average_tv"]
+    point["log_ratio"] = math.log(point["average_tv_shuffle"] / point["average_tv_gaussian"])
+    return point
+
+
+def rounds_grid_job(rounds: dict, n_axis, *, k: int, seed: int, neighbouring: str = "replace-one") -> list[dict]:
+    """Every (T, q, n, epsilon) point of ``rounds`` (``utility.phase_diagram_rounds``: ``compositions``,
+    ``subsample``, ``epsilon``, ``delta``, ``max_per_round``, ``draws``, ``data``) at this k, n over
+    ``n_axis``. A point whose q n is not a whole number >= 1, or above ``max_per_round``, is kept with its
+    ``skipped`` reason and no values. ``log_ratio`` = log(average TV shuffle+inv / average TV gaussian)."""
+    out = []
+    for T in rounds["compositions"]:
+        for q in rounds["subsample"]:
+            for n_users in n_axis:
+                for epsilon in rounds["epsilon"]:
+                    row = {"k": int(k), "compositions": int(T), "subsample": float(q), "n_users": int(n_users),
+                           "epsilon": float(epsilon), "delta": float(rounds["delta"]), "skipped": ""}
+                    try:
+                        setting = RoundsSetting(int(n_users), int(k), float(epsilon), float(rounds["delta"]),
+                                                int(T), float(q), neighbouring)
+                    except ValueError as error:
+                        out.append({**row, "skipped": str(error)})
+                        continue
+                    if setting.per_round > int(rounds["max_per_round"]):
+                        out.append({**row, "skipped": f"q n = {setting.per_round} users per round > max_per_round"})
+                        continue
+                    counts = dataset_counts(str(rounds["data"]), n_users=setting.per_round, k=int(k))
+                    row.update(per_round=setting.per_round,
+                               **_grid_point(setting, counts, seed=seed, draws=int(rounds["draws"])))
+                    out.append(row)
+    return out
+
+
+def rounds_verdicts(grid) -> list[dict]:
+    """Per (k, q, n, epsilon): the winner on the average (shuffle+inv or gaussian) at each T, and the T at
+    which it first differs from the winner at the smallest T (None: never)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(grid)
+    frame = frame[frame["skipped"].fillna("") == ""].dropna(subset=["log_ratio"])
+    out = []
+    for (k, q, n_users, epsilon), group in frame.groupby(["k", "subsample", "n_users", "epsilon"], sort=True):
+        group = group.sort_values("compositions")
+        winners = np.where(group["log_ratio"].to_numpy() < 0, "shuffle", "gaussian")
+        changes = [int(T) for T, w in zip(group["compositions"], winners) if w != winners[0]]
+        out.append({"k": int(k), "subsample": float(q), "n_users": int(n_users), "epsilon": float(epsilon),
+                    "winners": " ".join(f"T={int(T)}:{w}" for T, w in zip(group["compositions"], winners)),
+                    "first_winner": str(winners[0]), "last_winner": str(winners[-1]),
+                    "first_change_at": changes[0] if changes else None})
+    return out
