@@ -471,7 +471,7 @@ def rounds_verdicts(grid) -> list[dict]:
     import pandas as pd
 
     frame = pd.DataFrame(grid)
-    frame = frame[frame["skipped"].fillna("") == ""].dropna(subset=["log_ratio"])
+    frame = frame[frame["skipped"].isna() | (frame["skipped"].astype(str) == "")].dropna(subset=["log_ratio"])
     out = []
     for (k, q, n_users, epsilon), group in frame.groupby(["k", "subsample", "n_users", "epsilon"], sort=True):
         group = group.sort_values("compositions")

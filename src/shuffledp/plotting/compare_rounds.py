@@ -20,7 +20,7 @@ __all__ = ["figure_rounds"]
 
 def figure_rounds(grid: pd.DataFrame) -> plt.Figure:
     """The figure (module docstring) of the computed points of ``grid``."""
-    frame = grid[grid["skipped"].fillna("") == ""].dropna(subset=["log_ratio"])
+    frame = grid[grid["skipped"].isna() | (grid["skipped"].astype(str) == "")].dropna(subset=["log_ratio"])
     ks = sorted(frame["k"].unique()) or [0]
     figure, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.6), squeeze=False, sharey=True)
     for axis, k in zip(axes[0], ks):
