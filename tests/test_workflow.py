@@ -325,3 +325,18 @@ def test_balle_outputs(e2e, test_config):
     densities = pd.read_csv(balle / "balle_fig2.csv")
     assert set(densities["component"]) == {"blanket", "output", "data-dependent"}
     assert (balle / "balle_fig2.png").stat().st_size > 10_000
+
+
+def test_phase_diagram_rounds_outputs(e2e, test_config):
+    """Issue 36: the composed phase diagram writes every (T, q, n, epsilon) point of its config, its verdicts
+    by T and its figure."""
+    utility = e2e / "results" / "utility"
+    rounds = test_config["utility"]["phase_diagram_rounds"]
+    grid = pd.read_csv(utility / "phase_diagram_rounds.csv")
+    assert len(grid) == (len(rounds["k"]) * len(rounds["compositions"]) * len(rounds["subsample"])
+                         * len(rounds["n"]) * len(rounds["epsilon"]))
+    assert grid["log_ratio"].notna().all()
+    verdicts = pd.read_csv(utility / "phase_diagram_rounds_verdicts.csv")
+    assert len(verdicts) == len(rounds["k"]) * len(rounds["subsample"]) * len(rounds["n"]) * len(rounds["epsilon"])
+    png = utility / "phase_diagram_rounds.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

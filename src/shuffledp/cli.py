@@ -10,12 +10,13 @@ Subcommands::
     shuffle-dp bracket --eps0 E0 --n N --k K (--delta D [D ...] | --eps E [E ...]) [--json]
     shuffle-dp accountants [--json]
     shuffle-dp compare --n N --k K --eps E --delta D [--data uniform|zipf:S|PATH] [--draws M] [--seed S]
-                       [--neighbouring R] [--json]
+                       [--neighbouring R] [--compositions T] [--subsample Q] [--json]
 
 ``--compositions T`` (default 1: the single-round accountant, output unchanged) composes T rounds and
 ``--subsample Q`` samples Q x N users of the population ``--n N`` each round (the papers' convention;
 Q x N must be a whole number >= 1, and the output gives both N and Q x N); both apply to the accountants of :mod:`shuffledp.accounting.composition`
-(PLDs) and to the ``girgis-rdp`` family (RDP). Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
+(PLDs) and to the ``girgis-rdp`` family (RDP); for ``compare`` they make (eps, delta) the total of T rounds
+of Q x N users, every mechanism calibrated to it (:mod:`shuffledp.experiments.compare_rounds`). Accountant names are read from the registry (:mod:`shuffledp.accounting`). Bad input exits with
 status 2 and one message naming the parameter, the accepted range and the value received.
 """
 
@@ -111,6 +112,7 @@ def _add_compare_parser(commands) -> None:
     compare.add_argument("--neighbouring", default="replace-one",
                          help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms")
     compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    _add_composition_arguments(compare)  # T rounds of Q x N users against one total (eps, delta): issue 36
     compare.set_defaults(func=_run_compare)
 
 
@@ -345,6 +347,12 @@ def _print_comparison(result) -> None:
     pair = verdict["shuffle_vs_gaussian"]
     print(f"winner (smallest expected TV; shuffled rows at the upper-bound eps0): {verdict['winner']} "
           f"(TV {verdict['winner_tv']:.4g})")
+    if pair["winner_lower"] is None:  # T rounds: no lower-bound eps0
+        certainty = (f"certain: more than 3 SE apart" if pair["certain"] else
+                     f"not certain: {pair['standard_errors_apart']:.1f} SE apart")
+        print(f"shuffle+inv+proj vs gaussian+proj: {pair['winner']} wins, TV ratio shuffle/gaussian "
+              f"{pair['ratio']:.4g}; {certainty}")
+        return
     certainty = ("certain: same winner at both eps0 and more than 3 SE apart" if pair["certain"] else
                  f"not certain: winner at the lower-bound eps0 {pair['winner_lower']}, "
                  f"{min(pair['standard_errors_apart'], pair['standard_errors_apart_lower']):.1f} SE apart")
@@ -354,15 +362,40 @@ def _print_comparison(result) -> None:
           "SE only on monte-carlo rows")
 
 
-def _run_compare(args) -> int:
-    from shuffledp.experiments.compare import compare
+def _print_rounds(result) -> None:
+    rounds = result.verdict["rounds"]
+    print(f"T = {rounds['compositions']} rounds of {rounds['per_round']} users (q = {rounds['subsample']:g} of "
+          f"n = {rounds['population']}) against the total (eps, delta); per round: eps0 {rounds['epsilon_local']:.6g} "
+          f"({rounds['shuffle_accountant']} PLD, composed), sigma {rounds['sigma']:.6g}, geometric eps "
+          f"{rounds['geometric_epsilon']:.6g}, local eps {rounds['local_epsilon']:.6g}")
+    print(f"{'average of T rounds':<18}{'E[TV]':>12} {'(SE)':>10}  {'E[L2^2]':>11}  method")
+    for row in result.rows:
+        if row["average_tv"] is not None:
+            standard_error = f"({row['average_tv_se']:.2g})" if row["average_tv_se"] else ""
+            print(f"{row['mechanism']:<18}{row['average_tv']:>12.5g} {standard_error:>10}  "
+                  f"{row['average_squared_l2']:>11.4g}  {row['average_method']}")
+    print(f"winner on the average of T rounds: {result.verdict['average_winner']} "
+          f"(TV {result.verdict['average_winner_tv']:.4g}); the table above is per round")
 
-    result = compare(n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta, data=args.data,
-                     draws=args.draws, seed=args.seed, neighbouring=args.neighbouring)
+
+def _run_compare(args) -> int:
+    if args.compositions == 1 and args.subsample is None:  # one round: today's comparison, unchanged
+        from shuffledp.experiments.compare import compare
+
+        result = compare(n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta, data=args.data,
+                         draws=args.draws, seed=args.seed, neighbouring=args.neighbouring)
+    else:
+        from shuffledp.experiments.compare_rounds import compare_rounds
+
+        result = compare_rounds(n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta,
+                                compositions=args.compositions, subsample=1.0 if args.subsample is None else args.subsample,
+                                data=args.data, draws=args.draws, seed=args.seed, neighbouring=args.neighbouring)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
         _print_comparison(result)
+        if "rounds" in result.verdict:
+            _print_rounds(result)
     return 0
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from shuffledp.report.findings import (
+    finding_rounds,
     extra_anchor,
     finding_balle,
     finding_bracket,
@@ -226,3 +227,38 @@ def test_balle_claims_are_counted_from_their_table():
     for row in frame.to_dict("records"):
         assert f"{row['better']} is better at {row['claim_holds']} of {row['points']} points" in text
     assert "balle_claims.csv" in finding_balle_claims(frame.drop(columns=["claim_holds"]), "balle")
+
+
+def test_rounds_finding_recounts_every_number_from_the_grid():
+    """Issue 36: each number of the composed phase diagram's finding, recounted here by a plain loop."""
+    rows = []
+    # (k, q, n): log ratio at T = 1, 10, 100 (negative: shuffle+INV wins); one skipped point, one NaN
+    lines = {(2, 1.0, 1000): [0.2, -0.1, -0.3], (2, 0.01, 100000): [-0.5, -0.2, 0.1],
+             (15, 1.0, 1000): [0.4, 0.3, 0.2], (15, 0.01, 100000): [-0.2, -0.3, math.nan]}
+    for (k, q, n), ratios in lines.items():
+        for T, ratio in zip((1, 10, 100), ratios):
+            rows.append({"k": k, "subsample": q, "n_users": n, "epsilon": 1.0, "compositions": T, "log_ratio": ratio,
+                         "skipped": ""})
+    rows.append({"k": 15, "subsample": 0.01, "n_users": 100, "epsilon": 1.0, "compositions": 1, "log_ratio": math.nan,
+                 "skipped": "q n = 1 ..."})
+    grid = pd.DataFrame(rows)
+    first_last = {}
+    for row in rows:
+        if row["skipped"] or math.isnan(row["log_ratio"]):
+            continue
+        key = (row["k"], row["subsample"], row["n_users"], row["epsilon"])
+        winner = "shuffle" if row["log_ratio"] < 0 else "gaussian"
+        low, high = first_last.get(key, ((math.inf, None), (-math.inf, None)))
+        first_last[key] = (min(low, (row["compositions"], winner)) if low[1] else (row["compositions"], winner),
+                           max(high, (row["compositions"], winner)) if high[1] else (row["compositions"], winner))
+    to_shuffle = sum(1 for a, b in first_last.values() if a[1] == "gaussian" and b[1] == "shuffle")
+    to_gaussian = sum(1 for a, b in first_last.values() if a[1] == "shuffle" and b[1] == "gaussian")
+    first_shuffle = sum(1 for a, _ in first_last.values() if a[1] == "shuffle")
+    last_shuffle = sum(1 for _, b in first_last.values() if b[1] == "shuffle")
+    text = finding_rounds(grid, "extra-phase-diagram-over-rounds")
+    assert (to_shuffle, to_gaussian, len(first_last), first_shuffle, last_shuffle) == (1, 1, 4, 2, 2)
+    assert (f"moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
+            f"{to_gaussian} of {len(first_last)} lines") in text
+    assert f"shuffle+INV wins {first_shuffle} at the smallest T and {last_shuffle} at the largest" in text
+    assert "T = 1 to 100" in text and "q = 0.01, 1" in text and "k = 2, 15" in text
+    assert "phase_diagram_rounds.csv` is missing" in finding_rounds(None, "a")

@@ -26,6 +26,7 @@ from shuffledp.report.inputs import (
     GIRGIS_FIGURE,
     KOSKELA_FIGURES,
     PHASE_DIAGRAM,
+    PHASE_DIAGRAM_ROUNDS,
     WORST_CASE_BRACKET,
 )
 
@@ -149,6 +150,19 @@ def recount(results: Path) -> dict:
         rows = [r for r in _rows(phase) if r.get("calibration", r.get("accountant")) in upper]
         known = [_number(r["log_ratio"]) for r in rows if _number(r["log_ratio"]) == _number(r["log_ratio"])]
         out["phase"] = (sum(v < 0 for v in known), len(known))
+    rounds = results / "utility" / "phase_diagram_rounds.csv"
+    if rounds.is_file():  # per (k, q, n, eps) line: the winner at the smallest and at the largest T computed
+        ends = {}
+        for r in _rows(rounds):
+            if (r.get("skipped") or "") or _number(r["log_ratio"]) != _number(r["log_ratio"]):
+                continue
+            key = (r["k"], float(r["subsample"]), r["n_users"], r["epsilon"])
+            point = (int(r["compositions"]), "shuffle" if _number(r["log_ratio"]) < 0 else "gaussian")
+            first, last = ends.get(key, (point, point))
+            ends[key] = (min(first, point), max(last, point))
+        out["rounds"] = (sum(a[1] == "gaussian" and b[1] == "shuffle" for a, b in ends.values()),
+                         sum(a[1] == "shuffle" and b[1] == "gaussian" for a, b in ends.values()), len(ends),
+                         sum(a[1] == "shuffle" for a, _ in ends.values()), sum(b[1] == "shuffle" for _, b in ends.values()))
     bracket = results / "accounting" / "bracket.csv"
     if bracket.is_file():
         rows = _rows(bracket)
@@ -194,6 +208,7 @@ def _inputs(results: Path) -> report.ReportInputs:
         EQUAL_GUARANTEE: {"images": [], "data": existing(utility / "equal_guarantee_ratio.csv")},
         PHASE_DIAGRAM: {"images": [], "data": existing(utility / "phase_diagram.csv",
                                                        utility / "phase_diagram_boundary.csv")},
+        PHASE_DIAGRAM_ROUNDS: {"images": [], "data": existing(utility / "phase_diagram_rounds.csv")},
         DELTA_FLOOR: {"images": [], "data": sorted(utility.glob("**/delta_floor*.csv"))},
         KOSKELA_FIGURES: {"images": [], "data": existing(results / "koskela" / "koskela_verdicts.csv",
                                                          results / "koskela" / "koskela_fig4_verdicts.csv")},
@@ -257,6 +272,11 @@ def check_recount(results: Path) -> None:
         assert f"of {low:.2f} to {high:.2f} (median {median:.2f}), and {certain} of {total} verdicts" in found
     if "phase" in expected:
         assert f"at {expected['phase'][0]} of {expected['phase'][1]} points" in found
+    if "rounds" in expected:
+        to_shuffle, to_gaussian, total, first, last = expected["rounds"]
+        assert (f"moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
+                f"{to_gaussian} of {total} lines") in found
+        assert f"shuffle+INV wins {first} at the smallest T and {last} at the largest" in found
     if "bracket" in expected:
         largest, count, median = expected["bracket"]
         assert f"within a factor {largest:.4f}" in found and f"over {count} settings (median {median:.4f})" in found
@@ -351,6 +371,11 @@ def write_fixture(results: Path) -> Path:
                   "eps_upper": [0.51, 0.55, 0.5, 1.21, 20.0], "ratio": [1.02, 1.1, 1.0, 1.21 / 1.2, 50.0],
                   "upper": "worst-case-upper", "lower": "worst-case-lower"}).to_csv(
         results / "accounting" / "bracket.csv", index=False)
+
+    pd.DataFrame({"k": [2, 2, 2, 2, 15, 15, 15], "subsample": [1.0, 1.0, 0.01, 0.01, 1.0, 1.0, 0.01],
+                  "n_users": 10000, "epsilon": 1.0, "compositions": [1, 100, 1, 100, 1, 100, 1],
+                  "log_ratio": [0.2, -0.1, -0.3, 0.1, 0.4, math.nan, -0.2], "skipped": ""}).to_csv(
+        results / "utility" / "phase_diagram_rounds.csv", index=False)
     return results
 
 
@@ -369,6 +394,9 @@ def test_the_fixture_recount_itself_is_what_the_fixture_holds(tmp_path):
     # bracket goals: eps0 < 15: ratios 1.02, 1.1, 1.0 (1 met); 2 n / (e + 4) >= 100 only at n = 1000 (1.1, 1.0);
     # eps0 >= 15: 1.0083 with upper 1.21 < 15 met, 50 with upper 20 = eps0 missed
     assert expected["bracket_goals"] == [(1, 3, 1.1), (1, 2, 1.1), (1, 2, 50.0)]
+
+    # rounds: (2, 1): gaussian -> shuffle; (2, 0.01): shuffle -> gaussian; (15, 1) one point; (15, 0.01) one point
+    assert expected["rounds"] == (1, 1, 4, 2, 2)
 
 
 def test_every_verdict_and_finding_number_recounts_on_the_fixture(tmp_path):

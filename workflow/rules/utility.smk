@@ -325,3 +325,44 @@ if PHASE is not None and EQUAL is not None:
     ALL_TARGETS.extend(
         [f"{U}/phase_diagram.csv", f"{U}/phase_diagram_boundary.csv", f"{U}/phase_diagram_monte_carlo.csv", *PHASE_FIGURES]
     )
+
+# Composed phase diagram (issue 36): shuffle or curator for T rounds of q n users against one total
+# (epsilon, delta), each mechanism calibrated through its composed PLD; one grid job per k (its own stream
+# from the root seed), one job combines, finds how the verdict moves with T and draws the figure.
+# Library: shuffledp.experiments.compare_rounds, shuffledp.plotting.compare_rounds.
+ROUNDS = (UTILITY or {}).get("phase_diagram_rounds")
+
+if ROUNDS is not None and PHASE is not None:
+
+    rule utility_phase_diagram_rounds_grid:
+        output:
+            f"{U}/phase_diagram_rounds/grid_k{{k}}.csv",
+        wildcard_constraints:
+            k=r"\d+",
+        params:
+            rounds=ROUNDS,
+            phase=PHASE,
+            seed=config["seed"],
+            neighbouring=UTILITY["neighbouring"],
+        log:
+            "logs/utility/phase_diagram_rounds_grid_k{k}.log",
+        benchmark:
+            "results/benchmarks/utility/phase_diagram_rounds_grid_k{k}.tsv"
+        script:
+            "../scripts/utility_phase_diagram_rounds_grid.py"
+
+    rule utility_phase_diagram_rounds:
+        input:
+            grids=expand(f"{U}/phase_diagram_rounds/grid_k{{k}}.csv", k=ROUNDS["k"]),
+        output:
+            grid=f"{U}/phase_diagram_rounds.csv",
+            verdicts=f"{U}/phase_diagram_rounds_verdicts.csv",
+            figure=f"{U}/phase_diagram_rounds.png",
+        log:
+            "logs/utility/phase_diagram_rounds.log",
+        script:
+            "../scripts/utility_phase_diagram_rounds.py"
+
+    ALL_TARGETS.extend(
+        [f"{U}/phase_diagram_rounds.csv", f"{U}/phase_diagram_rounds_verdicts.csv", f"{U}/phase_diagram_rounds.png"]
+    )

@@ -67,6 +67,7 @@ __all__ = [
     "largest_remainder",
     "dataset_counts",
     "calibrate",
+    "central_parameters",
     "exact_rows",
     "simulated_rows",
     "verdict",
@@ -186,23 +187,35 @@ def _row(mechanism: str, calibration: str, method: str, tv: float, tv_se: float,
             "squared_l2_se": squared_l2_se, "method": method}
 
 
+def central_parameters(*, epsilon: float, delta: float, neighbouring: str = "replace-one") -> dict[str, float]:
+    """The one-round parameters of the mechanisms without a shuffler: the analytic Gaussian's ``sigma``, the
+    geometric's ``geometric_epsilon`` (pure epsilon; alpha = exp(-it / L1 sensitivity)) and local k-RR's
+    ``local_epsilon`` (= epsilon). :mod:`shuffledp.experiments.compare_rounds` passes its own for T rounds."""
+    sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring))
+    return {"sigma": sigma, "geometric_epsilon": epsilon, "local_epsilon": epsilon}
+
+
 def exact_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[str, float],
-               neighbouring: str = "replace-one") -> list[dict]:
-    """The exact rows: shuffle+inv at each calibration, gaussian, geometric, local-krr+inv (eps0 = epsilon)."""
+               neighbouring: str = "replace-one", parameters: Mapping[str, float] | None = None) -> list[dict]:
+    """The exact rows: shuffle+inv at each calibration, gaussian, geometric, local-krr+inv (eps0 = epsilon);
+    ``parameters`` (as :func:`central_parameters`, its default) sets the Gaussian, geometric and local ones."""
     counts = np.asarray(counts, dtype=np.int64)
     n_users, k = int(counts.sum()), counts.size
+    if parameters is None:
+        parameters = central_parameters(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
     rows = []
     for calibration, value in epsilon_local.items():
         error = krr_inv_expected_error(counts, epsilon_local=value)
         rows.append(_row("shuffle+inv", calibration, "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=value))
-    sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring))
+    sigma = parameters["sigma"]
     error = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma)
     rows.append(_row("gaussian", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, sigma=sigma))
-    alpha = geometric_alpha(epsilon=epsilon, sensitivity=l1_sensitivity_for(neighbouring))
+    alpha = geometric_alpha(epsilon=parameters["geometric_epsilon"], sensitivity=l1_sensitivity_for(neighbouring))
     error = geometric_expected_error(k=k, n_users=n_users, alpha=alpha)
     rows.append(_row("geometric", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, alpha=alpha))
-    error = krr_inv_expected_error(counts, epsilon_local=epsilon)
-    rows.append(_row("local-krr+inv", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=epsilon))
+    local = parameters["local_epsilon"]
+    error = krr_inv_expected_error(counts, epsilon_local=local)
+    rows.append(_row("local-krr+inv", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=local))
     return rows
 
 
@@ -227,13 +240,17 @@ def _simulate(draw, estimators: Mapping, truth: np.ndarray, draws: int) -> dict[
 
 
 def simulated_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[str, float], draws: int,
-                   seed: int, data: str, neighbouring: str = "replace-one") -> list[dict]:
+                   seed: int, data: str, neighbouring: str = "replace-one", parameters: Mapping[str, float] | None = None,
+                   identity: tuple = ()) -> list[dict]:
     """The Monte-Carlo rows: shuffle+inv+proj and shuffle+ibu at each calibration, gaussian+proj,
-    geometric+proj; ``draws`` draws each from the count-level samplers (module docstring for the streams)."""
+    geometric+proj; ``draws`` draws each from the count-level samplers (module docstring for the streams;
+    ``identity`` is appended to each stream's identity). ``parameters`` as in :func:`exact_rows`."""
     counts = np.asarray(counts, dtype=np.int64)
     n_users, k = int(counts.sum()), counts.size
     truth = counts / n_users
-    identity = ("compare", n_users, k, epsilon, delta, data)
+    identity = ("compare", n_users, k, epsilon, delta, data, *identity)
+    if parameters is None:
+        parameters = central_parameters(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
     rows = []
 
     def add(mechanism, calibration, results, **extra):
@@ -250,17 +267,18 @@ def simulated_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mappi
             truth, draws)
         for mechanism in ("shuffle+inv+proj", "shuffle+ibu"):
             add(mechanism, calibration, results[mechanism], epsilon_local=value)
-    sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity_for(neighbouring))
+    sigma = parameters["sigma"]
     rng = job_rng(seed, *identity, "gaussian")
     results = _simulate(lambda size: gaussian_histogram(counts, sigma=sigma, rng=rng, size=size) / n_users,
                         {"gaussian+proj": project_to_simplex}, truth, draws)
     add("gaussian+proj", "none", results["gaussian+proj"], sigma=sigma)
-    l1 = l1_sensitivity_for(neighbouring)
+    l1, geometric_epsilon = l1_sensitivity_for(neighbouring), parameters["geometric_epsilon"]
     rng = job_rng(seed, *identity, "geometric")
     results = _simulate(
-        lambda size: geometric_histogram(counts, epsilon=epsilon, sensitivity=l1, rng=rng, size=size) / n_users,
+        lambda size: geometric_histogram(counts, epsilon=geometric_epsilon, sensitivity=l1, rng=rng, size=size) / n_users,
         {"geometric+proj": project_to_simplex}, truth, draws)
-    add("geometric+proj", "none", results["geometric+proj"], alpha=geometric_alpha(epsilon=epsilon, sensitivity=l1))
+    add("geometric+proj", "none", results["geometric+proj"],
+        alpha=geometric_alpha(epsilon=geometric_epsilon, sensitivity=l1))
     return rows
 
 
@@ -280,20 +298,21 @@ def verdict(rows: list[dict]) -> dict:
     best = min(valid, key=lambda row: row["tv"])
     gaussian = _find(rows, GAUSSIAN, "none")
     pair = {}
-    for calibration in CALIBRATIONS:
+    for calibration in [name for name in CALIBRATIONS if any(row["calibration"] == name for row in rows)]:
         shuffle = _find(rows, SHUFFLE, calibration)
         spread = math.hypot(shuffle["tv_se"], gaussian["tv_se"])
         separation = abs(shuffle["tv"] - gaussian["tv"]) / spread if spread > 0 else math.inf
         pair[calibration] = (SHUFFLE if shuffle["tv"] < gaussian["tv"] else GAUSSIAN, separation,
                              shuffle["tv"] / gaussian["tv"])
     winner, separation, ratio = pair["upper"]
-    certain = (winner == pair["lower"][0]
-               and min(separation, pair["lower"][1]) > CERTAIN_STANDARD_ERRORS)
+    lower = pair.get("lower", (None, math.inf, None))  # no lower-bound eps0 (T rounds): the upper one alone decides
+    certain = ((lower[0] is None or winner == lower[0])
+               and min(separation, lower[1]) > CERTAIN_STANDARD_ERRORS)
     return {"winner": best["mechanism"], "winner_tv": best["tv"],
             "shuffle_vs_gaussian": {"winner": winner, "ratio": ratio, "certain": bool(certain),
-                                    "standard_errors_apart": separation, "winner_lower": pair["lower"][0],
-                                    "ratio_lower": pair["lower"][2],
-                                    "standard_errors_apart_lower": pair["lower"][1]}}
+                                    "standard_errors_apart": separation, "winner_lower": lower[0],
+                                    "ratio_lower": lower[2],
+                                    "standard_errors_apart_lower": lower[1] if lower[0] is not None else None}}
 
 
 _ORDER = {name: rank for rank, name in enumerate(MECHANISMS)}

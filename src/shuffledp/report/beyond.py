@@ -200,6 +200,47 @@ def read_koskela_verdicts(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+def rounds_lines(frame: pd.DataFrame) -> pd.DataFrame:
+    """The composed phase diagram (``phase_diagram_rounds.csv``) as one row per (k, q, n, ε) line with the
+    winner on the average of T rounds (shuffle+INV or the Gaussian: the sign of ``log_ratio``) at the
+    smallest and at the largest T computed, and both ratios."""
+    if "skipped" in frame.columns:
+        frame = frame[frame["skipped"].isna() | (frame["skipped"].astype(str) == "")]
+    frame = frame.assign(log_ratio=pd.to_numeric(frame["log_ratio"], errors="coerce")).dropna(subset=["log_ratio"])
+    rows = []
+    for (k, q, n_users, epsilon), group in frame.groupby(["k", "subsample", "n_users", "epsilon"], sort=True):
+        group = group.sort_values("compositions")
+        first, last = group.iloc[0], group.iloc[-1]
+        rows.append({"k": int(k), "subsample": float(q), "n_users": int(n_users), "epsilon": float(epsilon),
+                     "first_T": int(first["compositions"]), "last_T": int(last["compositions"]),
+                     "first": "shuffle" if first["log_ratio"] < 0 else "gaussian",
+                     "last": "shuffle" if last["log_ratio"] < 0 else "gaussian",
+                     "first_ratio": math.exp(first["log_ratio"]), "last_ratio": math.exp(last["log_ratio"])})
+    return pd.DataFrame(rows, columns=["k", "subsample", "n_users", "epsilon", "first_T", "last_T", "first", "last",
+                                       "first_ratio", "last_ratio"])
+
+
+def read_rounds(frame: pd.DataFrame) -> str:
+    """Facts from the composed phase diagram (:mod:`shuffledp.experiments.compare_rounds`): per k and q, the
+    lines (n, ε) whose winner on the average of T rounds changes between the smallest and the largest T."""
+    if not {"k", "subsample", "n_users", "epsilon", "compositions", "log_ratio"} <= set(frame.columns):
+        raise ValueError("`phase-diagram-over-rounds data` must have columns k, subsample, n_users, epsilon, "
+                         "compositions and log_ratio.")
+    lines = rounds_lines(frame)
+    if lines.empty:
+        return "No point with both errors defined."
+    sentences = []
+    for (k, q), group in lines.groupby(["k", "subsample"], sort=True):
+        moved = group[group["first"] != group["last"]]
+        sentences.append(
+            f"k = {int(k)}, q = {q:g}: from T = {int(group['first_T'].min())} to T = {int(group['last_T'].max())} "
+            f"the winner changes on {len(moved)} of {len(group)} lines (n, ε)"
+            + ("".join(f"; n = {int(r.n_users):,}, ε = {r.epsilon:g}: {r.first} → {r.last} (TV ratio "
+                       f"{r.first_ratio:.2f} → {r.last_ratio:.2f})" for r in moved.itertuples()))
+            + ".")
+    return " ".join(sentences)
+
+
 def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
     """Facts from the phase diagram (:mod:`shuffledp.experiments.phase_diagram`): from the grid
     (``phase_diagram.csv``), per δ rule and k, at how many points shuffle+INV has the lower exact expected

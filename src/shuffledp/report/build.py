@@ -28,6 +28,7 @@ from shuffledp.report.inputs import (
     GIRGIS_FIGURE,
     KOSKELA_FIGURES,
     PHASE_DIAGRAM,
+    PHASE_DIAGRAM_ROUNDS,
     WORST_CASE_BRACKET,
 )
 from shuffledp.report.judge import errata
@@ -126,9 +127,12 @@ def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: p
         balle_claims=read_extra(inputs, BALLE_FIGURE, "balle_claims.csv"),
         floor=floor,
         summary=summary_frame,
+        rounds=read_extra(inputs, PHASE_DIAGRAM_ROUNDS, "phase_diagram_rounds.csv"),
         anchors={"bracket": extra_anchor(WORST_CASE_BRACKET), "equal": extra_anchor(EQUAL_GUARANTEE),
                  "phase": extra_anchor(PHASE_DIAGRAM), "koskela": SEED_ANCHORS[KOSKELA_FIGURES],
                  **({"floor": extra_anchor(DELTA_FLOOR)} if floor is not None else {}),
+                 **({"rounds": extra_anchor(PHASE_DIAGRAM_ROUNDS)}
+                    if (inputs.extras.get(PHASE_DIAGRAM_ROUNDS) or {}).get("data") else {}),
                  **({"balle": SEED_ANCHORS[BALLE_FIGURE]} if "balle" in inputs.expected_stages else {})},
     )
     return [Heading(2, "Findings", "findings"), BulletList(bullets)]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from shuffledp.report.beyond import rounds_lines
 from shuffledp.report.read import format_cell
 from shuffledp.report.verdicts import LEVELS, counts_phrase, is_guarantee, own_delta_cells, seed_counts
 
@@ -29,6 +30,7 @@ __all__ = [
     "finding_bracket",
     "finding_equal_guarantee",
     "finding_phase_diagram",
+    "finding_rounds",
     "finding_koskela",
     "finding_data",
     "finding_balle",
@@ -220,6 +222,26 @@ def finding_phase_diagram(grid: pd.DataFrame | None, boundary: pd.DataFrame | No
     return text + f" ([section](#{anchor}))."
 
 
+def finding_rounds(grid: pd.DataFrame | None, anchor: str) -> str:
+    """How the verdict (shuffle+INV or the Gaussian, on the average of T rounds against one total (ε, δ))
+    moves with T: the lines (k, q, n, ε) of ``phase_diagram_rounds.csv`` counted by their winner at the
+    smallest and at the largest T."""
+    what = "How the verdict moves with T rounds"
+    if _lacks(grid, ("k", "subsample", "n_users", "epsilon", "compositions", "log_ratio")):
+        return missing(what, "results/utility/phase_diagram_rounds.csv", anchor)
+    lines = rounds_lines(grid)
+    if lines.empty:
+        return missing(what, "results/utility/phase_diagram_rounds.csv", anchor)
+    to_shuffle = int(((lines["first"] == "gaussian") & (lines["last"] == "shuffle")).sum())
+    to_gaussian = int(((lines["first"] == "shuffle") & (lines["last"] == "gaussian")).sum())
+    return (f"Over T rounds against one total (ε, δ) (T = {int(lines['first_T'].min())} to "
+            f"{int(lines['last_T'].max())}; q = {', '.join(f'{q:g}' for q in sorted(lines['subsample'].unique()))}; "
+            f"k = {', '.join(str(k) for k in sorted(lines['k'].unique()))}), the winner on the average of the T "
+            f"rounds moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
+            f"{to_gaussian} of {len(lines)} lines (k, q, n, ε); shuffle+INV wins {int((lines['first'] == 'shuffle').sum())} "
+            f"at the smallest T and {int((lines['last'] == 'shuffle').sum())} at the largest ([section](#{anchor})).")
+
+
 def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
     """Koskela et al.'s curves (``koskela_verdicts.csv``), counted from the ``verdict`` column: reproduced,
     explained (a known cause), not reproduced; the groups (figure, curve) of those not reproduced; the
@@ -390,14 +412,16 @@ def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None
 
 
 def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, boundary=None, koskela=None,
-             balle=None, balle_claims=None, floor=None, summary=None, anchors: dict[str, str]) -> list[str]:
+             balle=None, balle_claims=None, floor=None, summary=None, rounds=None, anchors: dict[str, str]) -> list[str]:
     """The Findings bullets in order (``anchors``: section name -> anchor, keys ``bracket``, ``equal``,
-    ``phase``, ``koskela`` and, when the Balle stage ran, ``balle``)."""
+    ``phase``, ``koskela``; ``rounds`` when the composed phase diagram is configured; when the Balle stage ran,
+    ``balle``)."""
     return [
         finding_eq6(rows),
         finding_bracket(bracket, anchors["bracket"]),
         finding_equal_guarantee(equal, anchors["equal"]),
         finding_phase_diagram(grid, boundary, anchors["phase"]),
+        *([finding_rounds(rounds, anchors["rounds"])] if "rounds" in anchors else []),
         finding_koskela(koskela, anchors["koskela"]),
         *([finding_delta_floor(floor, anchors["floor"])] if "floor" in anchors else []),
         *([finding_geometric(equal, anchors["equal"])] if equal is not None and "ratio_geometric" in equal else []),

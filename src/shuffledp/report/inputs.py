@@ -29,6 +29,7 @@ __all__ = [
     "EQUAL_GUARANTEE",
     "DELTA_FLOOR",
     "PHASE_DIAGRAM",
+    "PHASE_DIAGRAM_ROUNDS",
     "EXTRA_SECTIONS",
     "ReportReads",
     "stage_of",
@@ -56,6 +57,7 @@ BALLE_FIGURE = "Balle et al. Figure 3"  # issue 21 item 1: four panels against t
 EQUAL_GUARANTEE = "equal guarantee"  # issue 12: which mechanism at an equal (epsilon, delta) guarantee
 DELTA_FLOOR = "delta floor"  # issue 12: what the delta floor decides
 PHASE_DIAGRAM = "phase diagram"  # issue 20: where shuffle+INV and the Gaussian have equal expected error
+PHASE_DIAGRAM_ROUNDS = "phase diagram over rounds"  # issue 36: how the verdict moves with T rounds
 EXTRA_SECTIONS = (
     DELTA_SWEEPS,
     EPSILON_AT_FIXED_DELTA,
@@ -67,6 +69,7 @@ EXTRA_SECTIONS = (
     BALLE_FIGURE,
     EQUAL_GUARANTEE,
     PHASE_DIAGRAM,
+    PHASE_DIAGRAM_ROUNDS,
     DELTA_FLOOR,
 )
 #: data files of the phase-diagram section (the Monte-Carlo markers are drawn on its figures)
@@ -218,8 +221,13 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
             "data": [p for p in outputs if Path(p).name == "equal_guarantee_ratio.csv"],
         },
         PHASE_DIAGRAM: {
-            "images": sorted(p for p in named("phase_diagram_") if p.endswith(".png")),
+            "images": sorted(p for p in named("phase_diagram_") if p.endswith(".png")
+                             and not Path(p).name.startswith("phase_diagram_rounds")),
             "data": [p for p in under("results/utility/") if Path(p).name in _PHASE_DIAGRAM_DATA],
+        },
+        PHASE_DIAGRAM_ROUNDS: {
+            "images": [p for p in named("phase_diagram_rounds") if p.endswith(".png")],
+            "data": [p for p in under("results/utility/") if Path(p).name == "phase_diagram_rounds.csv"],
         },
         DELTA_FLOOR: {"images": [], "data": [p for p in under("results/utility/") if Path(p).name.startswith("delta_floor")]},
     }

@@ -23,6 +23,7 @@ from shuffledp.report.beyond import (
     read_equal_guarantee,
     read_koskela_verdicts,
     read_phase_diagram,
+    read_rounds,
     read_three_calibrations,
 )
 from shuffledp.report.blocks import Figure, Heading, Paragraph, Table
@@ -39,6 +40,7 @@ from shuffledp.report.inputs import (
     GIRGIS_FIGURE,
     KOSKELA_FIGURES,
     PHASE_DIAGRAM,
+    PHASE_DIAGRAM_ROUNDS,
     THREE_CALIBRATIONS,
     WORST_CASE_BRACKET,
 )
@@ -133,6 +135,7 @@ def extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
         GIRGIS_FIGURE: read_girgis_verdicts,
         BALLE_FIGURE: read_balle_verdicts,
         PHASE_DIAGRAM: read_phase_diagram,
+        PHASE_DIAGRAM_ROUNDS: read_rounds,
     }
     return readers.get(name, read_method_comparison)
 
@@ -162,6 +165,9 @@ _EXTRA_CAPTIONS = {
     PHASE_DIAGRAM: ("Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV to that of the "
                     "analytic Gaussian at the same (ε, δ), over n and ε, one panel per k (the accountant of each "
                     "panel is in its title and in phase_diagram.csv)"),
+    PHASE_DIAGRAM_ROUNDS: ("Phase diagram over T rounds: exact ratio of the expected TV of the average of T rounds, "
+                           "shuffled k-RR + INV to the Gaussian, each calibrated to one total (ε, δ), against T; "
+                           "one line per (q, n, ε), one panel per k"),
 }
 
 

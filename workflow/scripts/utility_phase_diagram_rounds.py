@@ -1,0 +1,28 @@
+"""Rule utility_phase_diagram_rounds: the composed phase diagram's grid, its verdicts by T and the figure."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from shuffledp.experiments.compare_rounds import rounds_verdicts  # noqa: E402
+from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.plotting.compare_rounds import figure_rounds  # noqa: E402
+
+setup_job_log(snakemake)
+grid = pd.concat([pd.read_csv(path, dtype={"skipped": str}) for path in snakemake.input.grids],
+                 ignore_index=True)
+grid["skipped"] = grid["skipped"].fillna("")
+grid = grid.sort_values(["k", "subsample", "n_users", "epsilon", "compositions"], kind="stable").reset_index(drop=True)
+verdicts = pd.DataFrame(rounds_verdicts(grid))
+atomic_write_text(snakemake.output.grid, grid.to_csv(index=False))
+atomic_write_text(snakemake.output.verdicts, verdicts.to_csv(index=False))
+figure = figure_rounds(grid)
+with atomic_output(snakemake.output.figure) as temporary:
+    figure.savefig(temporary, dpi=120)
+plt.close(figure)
+logging.info("%d points, %d verdict lines", len(grid), len(verdicts))
