@@ -7,6 +7,12 @@ over the counts the epsilons need (:func:`lower_tables`) replaces one incomplete
 M ~ Bin(n - s, rho) for the middle ranges (:func:`middles_from_tables`). The tables' rounding (at most
 8 W 2^-53 relative for rows of width W) is added to each epsilon's certified remainder. Formulas: the
 module docstring of :mod:`shuffledp.accounting.views.weak.view`.
+
+Issue 35: the middle ranges read E[(tau - M)_+] = E[(i - M)_+] + (tau - i) Pr(M <= i), i = floor(tau), two
+positive table entries (they read (tau - mu) Pr(M <= i) + (1 - rho)(i + 1) Pr(M = i + 1) before, which
+cancels below the mean, so its margin was relative to the two terms' sizes); and the tables are used
+wherever they stay in range (:func:`tables_in_range`, checked from the pmf at the window's ends and mode)
+instead of only for windows K <= 20, so that the deep-tail epsilons (K ~ 20-30) are evaluated jointly too.
 """
 
 from __future__ import annotations

@@ -55,7 +55,10 @@ so the window stays at K = 8 down to delta ~ 1e-19 at n = 10^6. The same bound o
 decides "delta <= target" without the sum when it already meets the target, and is returned as the
 (certified) value when it is below e^-700 -- which bounds the work at n = 10^8 for epsilons far in the
 tail (seconds, not minutes). From four epsilons on they are evaluated together (tables of M's law shared
-between them). Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A)) incomplete-beta
+between them), and those that need a wider window are evaluated together again at the widest window they
+need where the tables stay in range (issue 35); per batch, tables or one incomplete-beta function per
+(s, a) pair, whichever is less work (:data:`~shuffledp.accounting.views.weak.rows` ``_CELLS_PER_PAIR``).
+Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A)) incomplete-beta
 evaluations, independent of n otherwise; memory O(that) as well. Accuracy: relative error ~1e-10 for
 delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
 about 1e-16 n log n absolute error to log delta at larger n.
