@@ -177,6 +177,16 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         upper, _, _ = binary_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
         return -np.inf, min(_log(upper), 0.0)
 
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        """Where no search runs (this accountant is ``weak-adversary``'s value there: k >= 4 above
+        MAX_USERS_OWN_HITS, k = 3 above MAX_USERS_K3_BLOCKS, k = 2 above MAX_USERS_K2_LARGE) all epsilons are
+        evaluated together by the weak view (:meth:`~shuffledp.accounting.views.weak.view.WeakView.log_deltas`:
+        tables shared between the epsilons, and the smaller of the sum and the differing user's own k-RR
+        delta, both certified upper bounds, as ``weak-adversary`` reports); elsewhere one epsilon at a time."""
+        if self._binary or self._large or self._k3 or self._own:
+            return super().log_delta_for_epsilon(epsilons)
+        return self._weak.log_deltas(self._checked_epsilons(epsilons))
+
     def _weak_log(self, eps: float, start_K: float) -> float:
         """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""
         return float(np.logaddexp(*self._weak.log_delta_parts(eps, None, start_K)))

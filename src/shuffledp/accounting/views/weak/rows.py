@@ -35,6 +35,8 @@ from shuffledp.accounting.views.weak.tables import (
     high_from_tables,
     middles_from_tables,
     segment_logsumexp,
+    table_cells,
+    tables_in_range,
 )
 
 __all__ = ["WeakRows", "LOG_NEGLIGIBLE"]
@@ -43,6 +45,10 @@ _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 LOG_NEGLIGIBLE = math.log(1e-11)  # a certified remainder below this fraction of the sum is negligible
 _LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
 _K_ROW_MIN = 4.0  # narrowest M window of a row (in the K of bernstein_window)
+#: the middle ranges are summed from tables when these have at most this many cells per (s, a) pair, else
+#: pair by pair (measured on Wang et al.'s grid, issue 35: a table cell costs ~20-30 ns, a pair's
+#: incomplete-beta function ~1 us); only the speed depends on it
+_CELLS_PER_PAIR = 40
 
 
 def _log_s_tail_mass(n, lo, hi, logs, log_weight_per_s, log_upper_row=None):
@@ -186,6 +192,7 @@ class WeakRows:
             self.log_below_mlo = log_sf_bound(self.N_m - self.m_lo + 1.0, self.N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
         self.a_bot, _ = bernstein_window(s, math.log(0.5), math.log(0.5), K)
         self.log_weight_per_s = float(np.logaddexp(logs.log_2q, logs.log_beta + logs.log_2q - math.log(2.0)))
+        self._fit: bool | None = None  # tables_fit, once computed
 
     # ------------------------------------------------------------------ one epsilon, in three steps
     def _prepare(self, eps: float, high: bool = True) -> "EpsilonRows":
@@ -380,9 +387,14 @@ class WeakRows:
         return self._finish(prep, mid, chernoff)
 
     def tables_fit(self) -> bool:
-        """Whether :meth:`log_deltas` may use tables: M windows narrow enough for the rounding margin and
-        for the pmf ratios inside a window to stay far from overflow (K <= 20: within e^200)."""
-        return self.K <= 20.0 and self.rho > 0.0 and float(np.max(self.m_hi - self.m_lo)) + 1.0 <= TABLE_MAX_WIDTH
+        """Whether :meth:`log_deltas` may use tables: M windows narrow enough for the rounding margin, and
+        tables anchored anywhere in them in range (:func:`~shuffledp.accounting.views.weak.tables.tables_in_range`:
+        pmf ratios within e^600, which a Gaussian-like window reaches near K = 34)."""
+        if self.rho == 0.0 or float(np.max(self.m_hi - self.m_lo)) + 1.0 > TABLE_MAX_WIDTH:
+            return False
+        if self._fit is None:
+            self._fit = tables_in_range(self.N_m, self.m_lo, self.m_hi, self.logs.log_rho, self.logs.log_1mrho)
+        return self._fit
 
     def _prune_joint(self, preps) -> list:
         """Rows pruned as in :meth:`log_delta`, with the largest *high part* as the reference (a lower
@@ -416,6 +428,11 @@ class WeakRows:
                 p.high = p.log_lam + high_part(p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap, gap)
         mids = [None if p.degenerate else np.full(self.s.shape, -np.inf) for p in preps]
         active = self._prune_joint(preps)
-        if active:
+        if active and table_cells(self, active) <= _CELLS_PER_PAIR * sum(int(p.counts.sum()) for p in active):
             middles_from_tables(self, preps, mids, active)
+        elif active:  # fewer pairs than the tables have cells: one incomplete-beta function per pair instead
+            chosen = {id(p) for p in active}
+            for p, mid in zip(preps, mids):
+                if id(p) in chosen:
+                    self._middle_direct(p, np.flatnonzero(p.counts > 0), mid)
         return [self._finish(p, m, chernoff) for p, m in zip(preps, mids)]

@@ -7,6 +7,12 @@ over the counts the epsilons need (:func:`lower_tables`) replaces one incomplete
 M ~ Bin(n - s, rho) for the middle ranges (:func:`middles_from_tables`). The tables' rounding (at most
 8 W 2^-53 relative for rows of width W) is added to each epsilon's certified remainder. Formulas: the
 module docstring of :mod:`shuffledp.accounting.views.weak.view`.
+
+Issue 35: the middle ranges read E[(tau - M)_+] = E[(i - M)_+] + (tau - i) Pr(M <= i), i = floor(tau), two
+positive table entries (they read (tau - mu) Pr(M <= i) + (1 - rho)(i + 1) Pr(M = i + 1) before, which
+cancels below the mean, so its margin was relative to the two terms' sizes); and the tables are used
+wherever they stay in range (:func:`tables_in_range`, checked from the pmf at the window's ends and mode)
+instead of only for windows K <= 20, so that the deep-tail epsilons (K ~ 20-30) are evaluated jointly too.
 """
 
 from __future__ import annotations
@@ -17,13 +23,17 @@ import numpy as np
 
 from shuffledp.accounting.numerics.binomial import log_excess_below, log_pmf, log_sf
 
-__all__ = ["lower_tables", "segment_logsumexp", "high_from_tables", "middles_from_tables", "TABLE_MAX_WIDTH"]
+__all__ = ["lower_tables", "segment_logsumexp", "high_from_tables", "middles_from_tables", "table_cells", "tables_in_range",
+           "TABLE_MAX_WIDTH"]
 
 #: the tables are used only where the relative rounding margin 8 W 2^-53 stays below this (W: widest row)
 TABLE_MAX_WIDTH = 8192
 TABLE_CELLS = 1 << 21  # cells per chunk of rows (three float64 tables: ~50 MB)
 TABLE_BLOCK = 1 << 16  # cells per block while a table is formed (kept in cache)
 LOG_UNIT = math.log(2.0 ** -53)
+#: a table cell (relative to its row's anchor) stays below e^this, and every pmf ratio above e^-this: far
+#: from overflow (e^709) and from the subnormal range (below e^-708), where relative rounding is lost
+_LOG_CELL_LIMIT = 600.0
 
 
 def segment_logsumexp(values, starts, size):
@@ -101,13 +111,11 @@ def high_from_tables(rows, preps) -> bool:
     a_min = np.min([np.where(p.degenerate, p.a_hi, (p.a_hi if p.a_start is None else p.a_start)) for p in preps], axis=0)
     a_max = np.max([p.a_hi for p in preps], axis=0)
     a_max = np.minimum(a_max, s)  # a_hi = s + 1: empty high range (handled below)
-    sd = np.sqrt(np.maximum(s, 1.0)) / 2.0
     width = a_max - a_min + 1.0
-    if float(width.max()) > TABLE_MAX_WIDTH or float(np.max(np.abs(np.concatenate([a_min, a_max]) - np.tile(s / 2.0, 2))
-                                                            / np.tile(sd, 2))) > 20.0:
-        return False
     half = math.log(0.5)
     b_lo = s - a_max
+    if float(width.max()) > TABLE_MAX_WIDTH or not tables_in_range(s, b_lo, b_lo + width - 1.0, half, half):
+        return False
     margin = math.log(8.0) + math.log(float(width.max())) + LOG_UNIT
     for p in preps:
         p.high = np.full(s.shape, -np.inf)
@@ -161,29 +169,25 @@ def _threshold_range(rows, active):
     return need, i_min, i_max, np.where(need, i_max - i_min + 1.0, 0.0)
 
 
+def table_cells(rows, active) -> float:
+    """Cells of the tables :func:`middles_from_tables` would build for the epsilons ``active``."""
+    return float(_threshold_range(rows, active)[3].sum())
+
+
 def _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max):
-    """The middle ranges of one epsilon's rows ``in_chunk`` from the chunk's tables of M's law: fills
-    ``mid`` and ``p.log_mid_size`` (the sizes of the two terms, for the rounding margin)."""
-    log_anchor, P, F, _ = tables
+    """The middle ranges of one epsilon's rows ``in_chunk`` from the chunk's tables of M's law: fills ``mid``."""
+    log_anchor, _, F, H = tables
     W = F.shape[1]
     seg, tau, log_a, starts = rows.middle_pairs(p, in_chunk)
     r = position[in_chunk][seg]
     i = np.clip(np.floor(tau), i_min[in_chunk][seg], i_max[in_chunk][seg])
-    col = (i - i_min[in_chunk][seg]).astype(np.int64)
-    flat = r * W + col
-    # E[(tau - M)_+] = (tau - mu) Pr(M <= i) + (1 - rho) (i + 1) Pr(M = i + 1) (binomial identity
-    # E[(N rho - M); M <= i] = (1 - rho) (i + 1) Pr(M = i + 1)); relative to pmf(i_min). Below the
-    # mean the two terms cancel to about 1 / z^2 at z standard deviations (z <= K here): the
-    # margin bounds the rounding from the sizes of both terms
-    centred = (tau - rows.mu_m[in_chunk][seg]) * F.flat[flat]
-    mass = (1.0 - rows.rho) * (i + 1.0) * P.flat[flat + 1]
-    excess = np.maximum(centred + mass, 0.0)
-    size = np.abs(centred) + mass
+    flat = r * W + (i - i_min[in_chunk][seg]).astype(np.int64)
+    # E[(tau - M)_+] = E[(i - M)_+] + (tau - i) Pr(M <= i), i = floor(tau): two positive terms (no
+    # cancellation, issue 35), relative to pmf(i_min); the rounding is the tables' (8 W 2^-53 relative)
+    excess = H.flat[flat] + (tau - i) * F.flat[flat]
     with np.errstate(divide="ignore"):
         terms = log_a + np.log(excess) + log_anchor[r]
-        sizes = log_a + np.log(size) + log_anchor[r]
     mid[in_chunk] = math.log(p.nu) + segment_logsumexp(terms, starts, in_chunk.size)
-    p.log_mid_size[in_chunk] = math.log(p.nu) + segment_logsumexp(sizes, starts, in_chunk.size)
 
 
 def middles_from_tables(rows, preps, mids, active) -> None:
@@ -192,8 +196,6 @@ def middles_from_tables(rows, preps, mids, active) -> None:
     and adds the rounding (8 W 2^-53 relative, and a few 2^-53 of the two-term sum) to the remainders."""
     lrho, l1mrho = rows.logs.log_rho, rows.logs.log_1mrho
     need, i_min, i_max, width = _threshold_range(rows, active)
-    for p in active:
-        p.log_mid_size = np.full(rows.s.shape, -np.inf)
     rows_needed = np.flatnonzero(need)
     log_margin = math.log(8.0 * float(width.max()) + 16.0) + LOG_UNIT
     per_row = np.cumsum(width[rows_needed])
@@ -201,7 +203,7 @@ def middles_from_tables(rows, preps, mids, active) -> None:
     for chunk in np.split(rows_needed, np.asarray(bounds, dtype=int) + 1):
         if chunk.size == 0:
             continue
-        tables = lower_tables(rows.N_m[chunk], i_min[chunk], width[chunk] + 1.0, lrho, l1mrho, excess=False)
+        tables = lower_tables(rows.N_m[chunk], i_min[chunk], width[chunk], lrho, l1mrho)
         position = np.full(rows.s.size, -1, dtype=np.int64)
         position[chunk] = np.arange(chunk.size)
         for p, mid in zip(preps, mids):
@@ -210,7 +212,26 @@ def middles_from_tables(rows, preps, mids, active) -> None:
             in_chunk = chunk[p.counts[chunk] > 0]
             if in_chunk.size:
                 _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max)
-    for p in preps:
-        finite = np.isfinite((np.full(1, -np.inf) if p.log_mid_size is None else p.log_mid_size))
+    for p, mid in zip(preps, mids):
+        if mid is None:
+            continue
+        finite = np.isfinite(mid)
         if finite.any():
-            p.log_err[finite] = np.logaddexp(p.log_err[finite], p.log_mid_size[finite] + log_margin)
+            p.log_err[finite] = np.logaddexp(p.log_err[finite], mid[finite] + log_margin)
+
+
+def tables_in_range(N, lo, hi, log_pi, log_1mpi) -> bool:
+    """Whether :func:`lower_tables` of X ~ Bin(N, pi) anchored anywhere in [lo, hi] and not reaching beyond
+    hi stays in range: every cell (pmf ratios to the anchor's pmf; the cumulative law and the expected
+    excess over it) far from overflow, and every pmf ratio far from the subnormal range (its relative
+    rounding is then the 8 W 2^-53 the callers add). The pmf is unimodal: its largest value on [lo, hi] is
+    at the mode (clipped) and its smallest at an end. Bounds used: p <= pmf(mode) / pmf(anchor);
+    F <= Pr(X < anchor) / pmf(anchor) + sum p <= 1 / pmf(anchor) + W max p; H <= (N + W) F."""
+    N, lo, hi = (np.asarray(x, dtype=float) for x in (N, lo, hi))
+    hi = np.maximum(hi, lo)
+    mode = np.clip(np.floor((N + 1.0) * math.exp(log_pi)), lo, hi)
+    at_lo, at_hi, at_mode = (log_pmf(x, N, log_pi, log_1mpi) for x in (lo, hi, mode))
+    low = np.minimum(at_lo, at_hi)
+    spread = at_mode - low
+    top = np.maximum(spread + np.log(hi - lo + 2.0), -low) + math.log(2.0) + np.log(N + hi - lo + 2.0)
+    return bool(np.all(top <= _LOG_CELL_LIMIT) and np.all(spread <= _LOG_CELL_LIMIT))

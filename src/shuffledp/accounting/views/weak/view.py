@@ -55,7 +55,10 @@ so the window stays at K = 8 down to delta ~ 1e-19 at n = 10^6. The same bound o
 decides "delta <= target" without the sum when it already meets the target, and is returned as the
 (certified) value when it is below e^-700 -- which bounds the work at n = 10^8 for epsilons far in the
 tail (seconds, not minutes). From four epsilons on they are evaluated together (tables of M's law shared
-between them). Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A)) incomplete-beta
+between them), and those that need a wider window are evaluated together again at the widest window they
+need where the tables stay in range (issue 35); per batch, tables or one incomplete-beta function per
+(s, a) pair, whichever is less work (:data:`~shuffledp.accounting.views.weak.rows` ``_CELLS_PER_PAIR``).
+Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A)) incomplete-beta
 evaluations, independent of n otherwise; memory O(that) as well. Accuracy: relative error ~1e-10 for
 delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
 about 1e-16 n log n absolute error to log delta at larger n.
@@ -94,6 +97,16 @@ __all__ = ["WeakView", "binned"]
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 _BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
 _BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
+_BATCH_ROUNDS = 3  # joint evaluations at widening windows before the epsilons left are redone alone
+_MAX_K = 40.0  # the widest window (as the widening loop's)
+
+
+def _wider(K: float, log_main: float, log_dropped: float) -> float:
+    """The window the widening loop (:meth:`BracketedMixin.log_delta_parts`) jumps to from K (the remainder
+    falls roughly like exp(-K^2 / 2)); at most _MAX_K."""
+    reference = log_main if log_main > -np.inf else -700.0
+    excess = log_dropped - (reference + LOG_NEGLIGIBLE)
+    return min(_MAX_K, max(K + 0.5, math.sqrt(K * K + 2.0 * excess + 4.0)))
 
 
 def _upper(parts: tuple[float, float]) -> float:
@@ -175,9 +188,12 @@ class WeakView(View):
     def log_deltas(self, epsilons: np.ndarray) -> np.ndarray:
         """log delta (sum + certified remainder) at each of ``epsilons`` (checked, any shape).
 
-        As the widening loop, but many epsilons are evaluated together (:meth:`WeakRows.log_deltas`:
-        tables of M's law shared between the epsilons) at the first window; an epsilon whose certified
-        remainder is not yet below 1e-11 of its sum is then redone alone with the widening windows."""
+        As the widening loop, but the epsilons are evaluated together (:meth:`WeakRows.log_deltas`: tables
+        of M's law shared between the epsilons) at the first window; those whose certified remainder is not
+        yet below 1e-11 of their sum are evaluated together again at the wider window the widening loop
+        would jump to for the farthest of them (issue 35: the deep-tail epsilons need K ~ 25-38, one at a
+        time they were most of the time), as long as the tables stay in range; what is left is redone alone
+        with the widening windows."""
         flat = epsilons.ravel()
         out = np.full(flat.shape, np.nan)
         todo = []
@@ -187,22 +203,30 @@ class WeakView(View):
                 out[i] = _upper((-np.inf, bound))
             else:
                 todo.append(i)
-        if len(todo) >= _BATCH_MIN:
-            parts = self.rows(_BATCH_K).log_deltas(flat[todo], self.chernoff)
-            redo = []
-            for i, (log_main, log_dropped) in zip(todo, parts):
+        need = {i: _BATCH_K for i in todo}  # the window each epsilon is evaluated at next
+        for _ in range(_BATCH_ROUNDS):
+            K = self._joint_window(sorted({need[i] for i in todo}))
+            group = [i for i in todo if need[i] <= K] if K is not None else []
+            if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
+                break
+            for i, (log_main, log_dropped) in zip(group, self.rows(K).log_deltas(flat[group], self.chernoff)):
                 if log_dropped == -np.inf or log_dropped - log_main <= LOG_NEGLIGIBLE:
                     out[i] = _upper((log_main, log_dropped))
+                    todo.remove(i)
                 else:
-                    redo.append(i)
-            todo = redo
-        start = _BATCH_K
+                    need[i] = _wider(K, log_main, log_dropped)
         for i in sorted(todo, key=lambda j: flat[j]):
-            out[i] = _upper(self.log_delta_parts(float(flat[i]), start_K=start))
-            start = getattr(self, "last_K", _BATCH_K)
+            out[i] = _upper(self.log_delta_parts(float(flat[i]), start_K=need[i]))
         # u's own report's delta bounds the histogram's for every dataset too: the smaller of two certified
         # upper bounds (the sum is the smaller wherever the shuffle amplifies; they agree to rounding elsewhere)
         return np.minimum(out, self._local(flat)).reshape(epsilons.shape)
+
+    def _joint_window(self, windows: list) -> float | None:
+        """The widest of ``windows`` (ascending) at which the tables fit (:meth:`WeakRows.tables_fit`), or None."""
+        for K in reversed(windows):
+            if self.rows(K).tables_fit():
+                return K
+        return None
 
     # ------------------------------------------------------------------ the stream (View interface)
     def grid(self, K: float = DEFAULT_K) -> WeakGrid:
