@@ -169,3 +169,19 @@ def test_the_job_on_a_csv_without_a_column_fails_with_one_line(tmp_path):
     assert "missing eps_upper" in failed[0]
     assert result.stderr.strip().splitlines()[-1].startswith("ValueError: `bracket data` must have columns")
     assert not Path(job.output.figure).exists()
+
+
+def test_the_report_shows_the_figure_in_the_bracket_section(tmp_path, restore_hooks):
+    """The job's PNG, classified as the bracket section's image, is a figure of that section with its caption."""
+    from shuffledp.report.blocks import Figure
+    from shuffledp.report.inputs import WORST_CASE_BRACKET
+    from shuffledp.report.read import ReportInputs
+    from shuffledp.report.sections import beyond_section
+
+    job = _job(tmp_path, _small_bracket())
+    runpy.run_path(str(SCRIPT), init_globals={"snakemake": job}, run_name="__main__")
+    inputs = ReportInputs(config={}, report_dir=tmp_path / "report",
+                          extras={WORST_CASE_BRACKET: {"images": [job.output.figure], "data": [job.input.csv]}})
+    figures = [block for block in beyond_section(inputs) if isinstance(block, Figure)]
+    assert len(figures) == 1 and Path(figures[0].path) == Path(job.output.figure)
+    assert "Worst-case bracket against n" in figures[0].caption and "goal ratio 1.01" in figures[0].caption
