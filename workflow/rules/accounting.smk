@@ -1,7 +1,7 @@
 # Accountants' stage: Table II, Table IV, Figure 1, config-driven delta sweeps, and beyond the paper the
 # epsilon comparison of guarantees and the worst-case bracket table (issue 8).
 # Library: shuffledp.experiments.accounting, .accounting_grids and .guarantees (frames),
-# shuffledp.plotting.accounting (drawing),
+# shuffledp.plotting.accounting and shuffledp.plotting.bracket (drawing),
 # shuffledp.accounting (the accountants, by registry name), shuffledp.reference (paper values).
 import re
 
@@ -112,6 +112,25 @@ rule accounting_bracket:
         "../scripts/accounting_bracket.py"
 
 
+# The bracket figure (issue 34): drawn from bracket.csv alone, so redrawing never recomputes the bracket.
+rule accounting_bracket_figure:
+    input:
+        csv="results/accounting/bracket.csv",
+    output:
+        figure=report(
+            "results/accounting/bracket.png",
+            caption="../report/bracket_figure.rst",
+            category="Accounting",
+            subcategory="beyond the paper",
+        ),
+    log:
+        "logs/accounting/bracket_figure.log",
+    benchmark:
+        "results/benchmarks/accounting/bracket_figure.tsv"
+    script:
+        "../scripts/accounting_bracket_figure.py"
+
+
 ALL_TARGETS.extend(
     [
         *expand("results/accounting/table2.{ext}", ext=["csv", "tex", "md"]),
@@ -125,5 +144,6 @@ ALL_TARGETS.extend(
         "results/accounting/epsilon_comparison.csv",
         "results/accounting/bracket.csv",
         "results/accounting/bracket.md",
+        "results/accounting/bracket.png",
     ]
 )

@@ -56,6 +56,11 @@ __all__ = [
     "check_worst_case_config",
     "bracket_frame",
     "bracket_markdown",
+    "BRACKET_GOAL",
+    "BRACKET_GOAL_BLANKET",
+    "BRACKET_GOAL_LARGE",
+    "BRACKET_BLANKET_USERS",
+    "BRACKET_LARGE_EPS0",
 ]
 
 #: statuses of an epsilon (column ``status``)
@@ -77,6 +82,12 @@ NOT_A_BOUND = "not a bound"
 
 COMPARISON_COLUMNS = ["panel", "accountant", "kind", "role", "label", "n_users", "k", "epsilon_local", "n_x0",
                       "n_x0_rule", "delta", "epsilon", "status", "note"]
+#: issue 34's goals for the bracket eps_upper / eps_lower (read by the report's finding and drawn in the bracket
+#: figure): at most BRACKET_GOAL everywhere below BRACKET_LARGE_EPS0, at most BRACKET_GOAL_BLANKET where the blanket
+#: expects n gamma 2 / k = 2 n / (e^eps0 + k - 1) >= BRACKET_BLANKET_USERS users on x0 or x1, and at most
+#: BRACKET_GOAL_LARGE with the upper end below eps0 at eps0 >= BRACKET_LARGE_EPS0 (the large-eps0 ends)
+BRACKET_GOAL, BRACKET_GOAL_BLANKET, BRACKET_GOAL_LARGE = 1.01, 1.002, 1.05
+BRACKET_BLANKET_USERS, BRACKET_LARGE_EPS0 = 100.0, 15.0
 BRACKET_COLUMNS = ["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "status", "lower",
                    "upper"]
 

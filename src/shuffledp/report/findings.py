@@ -18,6 +18,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from shuffledp.experiments.guarantees import (  # issue 34's bracket goals, defined once (also drawn in the figure)
+    BRACKET_BLANKET_USERS,
+    BRACKET_GOAL,
+    BRACKET_GOAL_BLANKET,
+    BRACKET_GOAL_LARGE,
+    BRACKET_LARGE_EPS0,
+)
 from shuffledp.report.beyond import rounds_lines
 from shuffledp.report.read import format_cell
 from shuffledp.report.verdicts import LEVELS, counts_phrase, is_guarantee, own_delta_cells, seed_counts
@@ -103,11 +110,6 @@ def finding_eq6(rows: pd.DataFrame | None) -> str:
     )
 
 
-#: issue 34's goals for the bracket eps_upper / eps_lower: at most BRACKET_GOAL everywhere (eps0 <= 14), at most
-#: BRACKET_GOAL_BLANKET where the blanket expects n gamma 2 / k = 2 n / (e^eps0 + k - 1) >= BRACKET_BLANKET_USERS
-#: users on x0 or x1, and at most BRACKET_GOAL_LARGE with the upper end below eps0 at eps0 >= BRACKET_LARGE_EPS0
-BRACKET_GOAL, BRACKET_GOAL_BLANKET, BRACKET_GOAL_LARGE = 1.01, 1.002, 1.05
-BRACKET_BLANKET_USERS, BRACKET_LARGE_EPS0 = 100.0, 15.0
 
 
 def _bracket_goal(frame: pd.DataFrame, mask, limit: float, label: str, extra=None) -> str:

@@ -48,7 +48,7 @@ RESULT_STAGES = ("data", "accounting", "utility", "koskela", "girgis", "balle")
 # Sections beyond the paper, in the order the report shows them (name -> images, data).
 DELTA_SWEEPS = "delta sweeps"
 EPSILON_AT_FIXED_DELTA = "epsilon at a fixed delta"  # issue 8: figure + data
-WORST_CASE_BRACKET = "worst-case bracket"  # issue 8: table
+WORST_CASE_BRACKET = "worst-case bracket"  # issue 8: table; issue 34: its figure
 CROSSOVER = "crossover"
 THREE_CALIBRATIONS = "three calibrations"  # issue 12: the paper's comparisons under three Gaussian calibrations
 KOSKELA_FIGURES = "Koskela et al. Figures 1-3"  # issue 11: compositions, one verdict per published curve
@@ -197,7 +197,7 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
     return {
         DELTA_SWEEPS: _images_and_data(sweeps),
         EPSILON_AT_FIXED_DELTA: _images_and_data(under("results/accounting/epsilon_comparison")),
-        WORST_CASE_BRACKET: {"images": [], "data": [p for p in under("results/accounting/bracket") if p.endswith(".csv")]},
+        WORST_CASE_BRACKET: _images_and_data(under("results/accounting/bracket")),  # issue 34: table and figure
         CROSSOVER: _images_and_data(named("crossover")),
         THREE_CALIBRATIONS: {"images": [], "data": [p for p in outputs if p == "results/utility/fig2.csv"] + community},
         KOSKELA_FIGURES: {

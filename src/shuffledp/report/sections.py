@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from shuffledp.experiments.guarantees import BRACKET_GOAL
 from shuffledp.report.balle import read_balle_verdicts
 from shuffledp.report.beyond import (
     read_delta_floor,
@@ -162,6 +163,9 @@ def extra_readings(inputs: ReportInputs, name: str) -> str:
 _EXTRA_CAPTIONS = {
     BALLE_FIGURE: ("Balle et al. Fig. 3, four panels: lines ours, open markers the authors' code at the same points, "
                    "grey our reference curves"),
+    WORST_CASE_BRACKET: ("Worst-case bracket against n, one panel per k: ε_upper / ε_lower − 1 (log scale), a line per "
+                         f"ε0 and δ; solid line the goal ratio {BRACKET_GOAL:g}, stars the large-ε0 ends (every value in "
+                         "bracket.csv)"),
     PHASE_DIAGRAM: ("Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV to that of the "
                     "analytic Gaussian at the same (ε, δ), over n and ε, one panel per k (the accountant of each "
                     "panel is in its title and in phase_diagram.csv)"),

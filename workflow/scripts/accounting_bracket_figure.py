@@ -1,0 +1,24 @@
+"""Rule accounting_bracket_figure: bracket.csv -> the bracket figure (ratio upper / lower - 1 against n, per k)."""
+
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from shuffledp.io import atomic_output  # noqa: E402
+from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.plotting.bracket import figure_bracket  # noqa: E402
+
+setup_job_log(snakemake)
+log = logging.getLogger("accounting_bracket_figure")
+
+frame = pd.read_csv(snakemake.input.csv)
+figure = figure_bracket(frame)
+with atomic_output(snakemake.output.figure) as temporary:
+    figure.savefig(temporary, dpi=150)
+plt.close(figure)
+log.info("bracket figure: %d rows, k = %s, eps0 = %s", len(frame), sorted(frame["k"].unique().tolist()),
+         sorted(frame["epsilon_local"].unique().tolist()))
