@@ -21,7 +21,8 @@
 #                     --config local_data_dir=/path/to/gowalla" \
 #   SLURM_LOCAL_TARGETS="results/utility/phase_diagram/grid_k15_shard0of40.csv ..." sudo -E tools/slurm_local.sh
 # SLURM_LOCAL_CONFIG=repo copies this checkout's files (git ls-files: no results/) instead of .test/;
-# SLURM_LOCAL_ARGS is added to the snakemake command (both runs) and SLURM_LOCAL_TARGETS replaces its targets;
+# SLURM_LOCAL_TARGETS replaces the snakemake command's targets and SLURM_LOCAL_ARGS follows them (both runs;
+# after the targets, so a --configfile list does not swallow them);
 # SLURM_LOCAL_COMPARE=0 skips the local run and the comparison (exit 0 when the SLURM run succeeds);
 # SLURM_LOCAL_TIMEOUT (default 900 s) bounds the SLURM run. Every run prints its wall time and the jobs'
 # summed CPU and wall seconds from the rules' benchmark files (written to WORKDIR/slurm-run-jobs.tsv).
@@ -187,7 +188,7 @@ start=$(date +%s)
 # setsid: the run is its own process group, so the watchdog can stop snakemake and its children at once
 (cd "$WORK/slurm-run" && exec setsid timeout "${SLURM_LOCAL_TIMEOUT:-900}" "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
     --default-resources "${RESOURCES[@]}" "slurm_partition=$PARTITION" \
-    --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${EXTRA_ARGS[@]}" "${TARGETS[@]}") >"$WORK/slurm-run.log" 2>&1 &
+    --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${TARGETS[@]}" "${EXTRA_ARGS[@]}") >"$WORK/slurm-run.log" 2>&1 &
 RUN_PID=$!
 # Watchdog: each job takes seconds here. A job that SLURM keeps PENDING, or RUNNING, for over
 # $STUCK_AFTER s means this machine cannot run SLURM jobs (resources, a sandbox that blocks the job
@@ -237,7 +238,7 @@ if [[ "$COMPARE" == 0 ]]; then
     exit 0
 fi
 start=$(date +%s)
-(cd "$WORK/local-run" && timeout 600 "${SNAKEMAKE[@]}" --cores 2 "${EXTRA_ARGS[@]}" "${TARGETS[@]}") >"$WORK/local-run.log" 2>&1 \
+(cd "$WORK/local-run" && timeout 600 "${SNAKEMAKE[@]}" --cores 2 "${TARGETS[@]}" "${EXTRA_ARGS[@]}") >"$WORK/local-run.log" 2>&1 \
     || { tail -40 "$WORK/local-run.log"; die "the local run failed; see $WORK/local-run.log"; }
 say "local run took $(( $(date +%s) - start )) s"
 
