@@ -78,6 +78,10 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     assert "python -m pytest -n 2 --dist loadfile" in calls
     # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
     assert calls.index("system-packages") < calls.index("python -m pytest -n 2 --dist loadfile")
+    # issue 35: the README's environment installs from the start, beside the apt install (which takes a
+    # moment in the stand-in), not after it; the README's command then runs its own pip install again
+    pip = 'pip install -c requirements.lock -e .[test]'
+    assert calls.index(pip) < calls.index("system-packages") and calls.count(pip) == 2
 
 
 @pytest.mark.parametrize("failing", ["PIP_STATUS", "PYTEST_STATUS", "NEWEST_INSTALL_STATUS", "NEWEST_TEST_STATUS",

@@ -14,10 +14,27 @@
 # machine cannot host the cluster or run its jobs (daemons do not start, the node is not idle within
 # 60 s, or a job stays PENDING or RUNNING over SLURM_LOCAL_STUCK_AFTER s, default 240). PYTHON selects the interpreter with the
 # package installed (default: .venv/bin/python if present, else python3).
+#
+# A measured run of the real workflow (issue 35; e.g. the sharded publication-density phase diagram):
+#   SLURM_LOCAL_CONFIG=repo SLURM_LOCAL_COMPARE=0 SLURM_LOCAL_STUCK_AFTER=3600 SLURM_LOCAL_TIMEOUT=7200 \
+#   SLURM_LOCAL_ARGS="--configfile config/config.yaml config/standins.yaml config/phase_publication.yaml \
+#                     --config local_data_dir=/path/to/gowalla" \
+#   SLURM_LOCAL_TARGETS="results/utility/phase_diagram/grid_k15_shard0of40.csv ..." sudo -E tools/slurm_local.sh
+# SLURM_LOCAL_CONFIG=repo copies this checkout's files (git ls-files: no results/) instead of .test/;
+# SLURM_LOCAL_TARGETS replaces the snakemake command's targets and SLURM_LOCAL_ARGS follows them (both runs;
+# after the targets, so a --configfile list does not swallow them);
+# SLURM_LOCAL_COMPARE=0 skips the local run and the comparison (exit 0 when the SLURM run succeeds);
+# SLURM_LOCAL_TIMEOUT (default 900 s) bounds the SLURM run. Every run prints its wall time and the jobs'
+# summed CPU and wall seconds from the rules' benchmark files (written to WORKDIR/slurm-run-jobs.tsv).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
-TARGETS=(results/accounting/table4.csv results/data/summary.csv)
+read -ra TARGETS <<<"${SLURM_LOCAL_TARGETS:-results/accounting/table4.csv results/data/summary.csv}"
+read -ra EXTRA_ARGS <<<"${SLURM_LOCAL_ARGS:-}"
+CONFIG_SOURCE="${SLURM_LOCAL_CONFIG:-ci}"
+COMPARE="${SLURM_LOCAL_COMPARE:-1}"
+[[ "$CONFIG_SOURCE" == ci || "$CONFIG_SOURCE" == repo ]] \
+    || { printf '[slurm_local] error: SLURM_LOCAL_CONFIG must be ci or repo; got %s\n' "$CONFIG_SOURCE" >&2; exit 2; }
 WORK="${1:-$(mktemp -d -t slurm-local.XXXXXX)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
@@ -133,8 +150,28 @@ say "cluster up: node localhost ($CPUS CPUs, $MEM_MB MB), default partition '$PA
 # ---- the two runs ---------------------------------------------------------------------------------
 copy_config() {
     rm -rf "$1"
-    cp -r "$REPO/.test" "$1"
+    if [[ "$CONFIG_SOURCE" == repo ]]; then
+        mkdir -p "$1"
+        (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$1" 2>/dev/null) || true
+        [[ -f "$1/Snakefile" ]] || die "could not copy the checkout into $1"
+    else
+        cp -r "$REPO/.test" "$1"
+    fi
     rm -rf "$1/results" "$1/logs" "$1/.snakemake" "$1/benchmarks"
+}
+# The jobs' CPU and wall seconds from the rules' benchmark files of a run folder; prints the sums.
+job_times() {
+    "$PYTHON" - "$1" "$2" <<'EOF'
+import csv, pathlib, sys
+rows = []
+for path in sorted(pathlib.Path(sys.argv[1], "results", "benchmarks").rglob("*.tsv")):
+    with path.open() as handle:
+        record = next(csv.DictReader(handle, delimiter="\t"))
+    rows.append((str(path.relative_to(sys.argv[1])), float(record["cpu_time"]), float(record["s"])))
+with open(sys.argv[2], "w") as out:
+    out.write("job\tcpu_s\twall_s\n" + "".join(f"{name}\t{cpu:.2f}\t{wall:.2f}\n" for name, cpu, wall in rows))
+print(f"{len(rows)} jobs with benchmark files: {sum(r[1] for r in rows):.1f} CPU s, {sum(r[2] for r in rows):.1f} s summed wall")
+EOF
 }
 SNAKEMAKE=("$PYTHON" -m snakemake -s "$REPO/Snakefile")
 # The profile's default-resources, repeated with the partition (the command line replaces the list).
@@ -145,13 +182,13 @@ for key, value in yaml.safe_load(open(sys.argv[1]))["default-resources"].items()
 EOF
 )
 copy_config "$WORK/slurm-run"
-copy_config "$WORK/local-run"
+[[ "$COMPARE" == 0 ]] || copy_config "$WORK/local-run"
 say "slurm run: --profile profiles/slurm --default-resources ${RESOURCES[*]} slurm_partition=$PARTITION"
 start=$(date +%s)
 # setsid: the run is its own process group, so the watchdog can stop snakemake and its children at once
-(cd "$WORK/slurm-run" && exec setsid timeout 900 "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
+(cd "$WORK/slurm-run" && exec setsid timeout "${SLURM_LOCAL_TIMEOUT:-900}" "${SNAKEMAKE[@]}" --profile "$REPO/profiles/slurm" \
     --default-resources "${RESOURCES[@]}" "slurm_partition=$PARTITION" \
-    --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${TARGETS[@]}") >"$WORK/slurm-run.log" 2>&1 &
+    --slurm-init-seconds-before-status-checks 2 --slurm-status-command squeue "${TARGETS[@]}" "${EXTRA_ARGS[@]}") >"$WORK/slurm-run.log" 2>&1 &
 RUN_PID=$!
 # Watchdog: each job takes seconds here. A job that SLURM keeps PENDING, or RUNNING, for over
 # $STUCK_AFTER s means this machine cannot run SLURM jobs (resources, a sandbox that blocks the job
@@ -195,8 +232,13 @@ wait "$RUN_PID" || { tail -40 "$WORK/slurm-run.log"; die "the slurm run failed; 
 say "slurm run took $(( $(date +%s) - start )) s; jobs SLURM ran:"
 grep -Eo "Job [0-9]+ has been submitted with SLURM jobid [0-9]+" "$WORK/slurm-run.log" | sed 's/^/    /' || true
 timeout 20 squeue -h -t all -o '    %i %j %P %T %M' 2>/dev/null || true
+say "slurm run: $(job_times "$WORK/slurm-run" "$WORK/slurm-run-jobs.tsv")"
+if [[ "$COMPARE" == 0 ]]; then
+    say "OK: the SLURM run succeeded (no local run: SLURM_LOCAL_COMPARE=0; work folder $WORK)"
+    exit 0
+fi
 start=$(date +%s)
-(cd "$WORK/local-run" && timeout 600 "${SNAKEMAKE[@]}" --cores 2 "${TARGETS[@]}") >"$WORK/local-run.log" 2>&1 \
+(cd "$WORK/local-run" && timeout 600 "${SNAKEMAKE[@]}" --cores 2 "${TARGETS[@]}" "${EXTRA_ARGS[@]}") >"$WORK/local-run.log" 2>&1 \
     || { tail -40 "$WORK/local-run.log"; die "the local run failed; see $WORK/local-run.log"; }
 say "local run took $(( $(date +%s) - start )) s"
 

@@ -131,3 +131,43 @@ print(repr([(r.epsilon, r.delta, r.sigma) for r in rows[rows["mechanism"] == "ga
         for epsilon, delta, sigma in cases:
             assert sigma == gaussian_calibration(epsilon=epsilon, delta=delta,
                                                  sensitivity=sensitivity_for("replace-one")).sigma
+
+
+def test_shards_together_are_the_whole_grid():
+    """Issue 35: a k's grid split into jobs (interleaved slices) gives, combined as utility_phase_diagram
+    combines them (sorted by rule, k, n, epsilon), exactly the rows of one job; no point is in two shards."""
+    keys = ["delta_rule", "k", "n_users", "epsilon"]
+    whole = grid_job(PHASE, EQUAL, k=5, neighbouring="replace-one")
+    parts = [grid_job({**PHASE, "shards": 4}, EQUAL, k=5, neighbouring="replace-one", shard=s) for s in range(4)]
+    assert [len(part) for part in parts] == [5, 5, 4, 4]  # 18 points: 2 rules x 3 n x 3 epsilon
+    combined = pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
+    assert not combined.duplicated(keys).any()
+    pd.testing.assert_frame_equal(combined, whole.sort_values(keys, kind="stable").reset_index(drop=True))
+    empty = grid_job({**PHASE, "shards": 40}, EQUAL, k=5, neighbouring="replace-one", shard=39)
+    assert empty.empty and list(empty.columns) == list(whole.columns)
+
+
+@pytest.mark.parametrize("shard", [-1, 4])
+def test_a_shard_outside_the_grid_is_refused(shard):
+    with pytest.raises(ValueError, match=rf"`shard` must be in 0..3 \(utility.phase_diagram.shards = 4\); got {shard}"):
+        grid_job({**PHASE, "shards": 4}, EQUAL, k=5, neighbouring="replace-one", shard=shard)
+
+
+def test_publication_config_is_at_least_40_by_40_and_sharded():
+    """config/phase_publication.yaml (issue 35): at least 40 n x 40 epsilon per k and delta rule, split into
+    several jobs per k, and a valid overlay of config/config.yaml."""
+    from pathlib import Path
+
+    import yaml
+    from snakemake.utils import update_config
+
+    from shuffledp.config import load_schema, validate_config
+
+    root = Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))
+    update_config(config, yaml.safe_load((root / "config" / "phase_publication.yaml").read_text(encoding="utf-8")))
+    config = validate_config(config, load_schema(root / "config" / "schema" / "config.schema.yaml"))
+    phase = config["utility"]["phase_diagram"]
+    n_axis, epsilon_axis = grid_axes(phase)
+    assert len(n_axis) >= 40 and len(epsilon_axis) >= 40 and phase["shards"] > 1
+    assert {100, 1000, 10**4, 10**5, 10**6, 10**7, 10**8} <= set(n_axis.tolist())

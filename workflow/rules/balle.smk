@@ -54,6 +54,8 @@ if BALLE is not None:
             tolerance=BALLE["verdict_tolerance"],
         log:
             "logs/balle/verdicts.log",
+        benchmark:
+            "results/benchmarks/balle/verdicts.tsv"
         script:
             "../scripts/balle_verdicts.py"
 
@@ -65,6 +67,8 @@ if BALLE is not None:
             md=f"{B}/balle_claims.md",
         log:
             "logs/balle/claims.log",
+        benchmark:
+            "results/benchmarks/balle/claims.tsv"
         script:
             "../scripts/balle_claims.py"
 
@@ -94,6 +98,8 @@ if BALLE is not None and "fig2" in BALLE:
             section=BALLE["fig2"],
         log:
             "logs/balle/fig2.log",
+        benchmark:
+            "results/benchmarks/balle/fig2.tsv"
         script:
             "../scripts/balle_fig2.py"
 

@@ -141,6 +141,8 @@ rule data_summary:
         markdown="results/data/summary.md",
     log:
         "logs/data/data_summary.log",
+    benchmark:
+        "results/benchmarks/data/data_summary.tsv"
     script:
         "../scripts/data_summary.py"
 

@@ -29,6 +29,8 @@ if GIRGIS is not None:
             section=GIRGIS["fig2"],
         log:
             "logs/girgis/verdicts.log",
+        benchmark:
+            "results/benchmarks/girgis/verdicts.tsv"
         script:
             "../scripts/girgis_verdicts.py"
 

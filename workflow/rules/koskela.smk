@@ -38,6 +38,8 @@ if KOSKELA is not None:
             smallest_delta=KOSKELA["smallest_delta"],
         log:
             "logs/koskela/verdicts.log",
+        benchmark:
+            "results/benchmarks/koskela/verdicts.tsv"
         script:
             "../scripts/koskela_verdicts.py"
 

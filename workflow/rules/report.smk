@@ -110,6 +110,8 @@ rule table2_hypotheses:
         table2=config["accounting"]["table2"],
     log:
         "logs/report/table2_hypotheses.log",
+    benchmark:
+        "results/benchmarks/report/table2_hypotheses.tsv"
     script:
         "../scripts/table2_hypotheses.py"
 
@@ -145,6 +147,8 @@ rule reproduction_report:
         repo=str(REPO),
     log:
         "logs/report/reproduction_report.log",
+    benchmark:
+        "results/benchmarks/report/reproduction_report.tsv"
     script:
         "../scripts/reproduction_report.py"
 
@@ -164,6 +168,8 @@ if BROWSER_CHECK != "off":
             "chromium-driver)",
         log:
             "logs/report/report_first_screen.log",
+        benchmark:
+            "results/benchmarks/report/first_screen.tsv"
         script:
             "../scripts/report_first_screen.py"
 

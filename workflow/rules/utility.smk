@@ -57,6 +57,8 @@ if UTILITY is not None:
             text=f"{U}/text_tv.csv",
         log:
             "logs/utility/table5.log",
+        benchmark:
+            "results/benchmarks/utility/table5.tsv"
         script:
             "../scripts/utility_table5.py"
 
@@ -71,6 +73,8 @@ if UTILITY is not None:
             utility=UTILITY,
         log:
             "logs/utility/fig2.log",
+        benchmark:
+            "results/benchmarks/utility/fig2.tsv"
         script:
             "../scripts/utility_fig2.py"
 
@@ -119,6 +123,8 @@ if UTILITY is not None:
             comparison=f"{U}/table6_comparison.csv",
         log:
             "logs/utility/table6.log",
+        benchmark:
+            "results/benchmarks/utility/table6.tsv"
         script:
             "../scripts/utility_table6.py"
 
@@ -141,6 +147,8 @@ if UTILITY is not None:
                 label=config["regions"][_region]["label"],
             log:
                 f"logs/utility/heatmap_{_region}.log",
+            benchmark:
+                f"results/benchmarks/utility/heatmap_{_region}.tsv"
             script:
                 "../scripts/utility_heatmap.py"
 
@@ -158,6 +166,8 @@ if UTILITY is not None:
                 grid=config["regions"][_region]["grid"],
             log:
                 f"logs/utility/boxplot_{_region}.log",
+            benchmark:
+                f"results/benchmarks/utility/boxplot_{_region}.tsv"
             script:
                 "../scripts/utility_boxplot.py"
 
@@ -266,6 +276,8 @@ if EQUAL is not None:
             ratio_png=report(f"{U}/equal_guarantee_ratio.png", caption="../report/equal_guarantee_ratio.rst", category="Utility"),
         log:
             "logs/utility/equal_guarantee.log",
+        benchmark:
+            "results/benchmarks/utility/equal_guarantee.tsv"
         script:
             "../scripts/utility_equal_guarantee_combine.py"
 
@@ -280,34 +292,40 @@ if EQUAL is not None:
 # Phase diagram (issue 20): over a log-spaced (n, epsilon) grid, the exact expected TV of shuffle+INV and of
 # the Gaussian at every delta rule of utility.equal_guarantee; one grid job per k, one job combines, finds
 # the equal-error boundary and draws one figure per delta rule with the equal-guarantee verdicts on top.
-# Library: shuffledp.experiments.phase_diagram, shuffledp.plotting.phase_diagram.
-from shuffledp.experiments.phase_diagram import delta_rules, rule_slug
+# Each k's grid is split into `shards` jobs (interleaved slices of its points, issue 35), so a cluster
+# (profiles/slurm) spreads a publication-density grid (config/phase_publication.yaml); utility_phase_diagram
+# combines the shards. Library: shuffledp.experiments.phase_diagram, shuffledp.plotting.phase_diagram.
+from shuffledp.experiments.phase_diagram import delta_rules, grid_shards, rule_slug
 
 PHASE = (UTILITY or {}).get("phase_diagram")
 
 if PHASE is not None and EQUAL is not None:
     PHASE_FIGURES = [f"{U}/phase_diagram_{rule_slug(name)}.png" for name, _, _ in delta_rules(EQUAL)]
+    PHASE_SHARDS = grid_shards(PHASE)
 
     rule utility_phase_diagram_grid:
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         output:
-            f"{U}/phase_diagram/grid_k{{k}}.csv",
+            f"{U}/phase_diagram/grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.csv",
         wildcard_constraints:
             k=r"\d+",
+            shard=r"\d+",
         params:
             phase=PHASE,
             equal=EQUAL,
             neighbouring=UTILITY["neighbouring"],
         log:
-            "logs/utility/phase_diagram_grid_k{k}.log",
+            f"logs/utility/phase_diagram_grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.log",
         benchmark:
-            "results/benchmarks/utility/phase_diagram_grid_k{k}.tsv"
+            f"results/benchmarks/utility/phase_diagram_grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.tsv"
         script:
             "../scripts/utility_phase_diagram_grid.py"
 
     rule utility_phase_diagram:
         priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
-            grids=expand(f"{U}/phase_diagram/grid_k{{k}}.csv", k=PHASE["k"]),
+            grids=expand(f"{U}/phase_diagram/grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.csv", k=PHASE["k"],
+                         shard=range(PHASE_SHARDS)),
             equal_guarantee=f"{U}/equal_guarantee.csv",
         output:
             grid=f"{U}/phase_diagram.csv",
@@ -319,6 +337,8 @@ if PHASE is not None and EQUAL is not None:
             equal=EQUAL,
         log:
             "logs/utility/phase_diagram.log",
+        benchmark:
+            "results/benchmarks/utility/phase_diagram.tsv"
         script:
             "../scripts/utility_phase_diagram.py"
 

@@ -1,5 +1,5 @@
-"""Rule utility_phase_diagram_grid: the exact TV of shuffle+INV and of the Gaussian over the (n, epsilon)
-grid at one k, for every delta rule of utility.equal_guarantee (one CSV per k)."""
+"""Rule utility_phase_diagram_grid: the exact TV of shuffle+INV and of the Gaussian over one shard of the
+(n, epsilon) grid at one k, for every delta rule of utility.equal_guarantee (one CSV per k and shard)."""
 
 import logging
 import time
@@ -9,9 +9,10 @@ from shuffledp.joblog import setup_job_log
 from shuffledp.experiments.phase_diagram import grid_job
 
 setup_job_log(snakemake)
-k = int(snakemake.wildcards.k)
+k, shard = int(snakemake.wildcards.k), int(snakemake.wildcards.shard)
 started = time.perf_counter()
-rows = grid_job(snakemake.params.phase, snakemake.params.equal, k=k, neighbouring=snakemake.params.neighbouring)
-logging.info("k = %d: %d grid points (%s), %.2f s", k, len(rows), ", ".join(rows["accountant"].unique()),
-             time.perf_counter() - started)
+rows = grid_job(snakemake.params.phase, snakemake.params.equal, k=k, neighbouring=snakemake.params.neighbouring,
+                shard=shard)
+logging.info("k = %d, shard %d: %d grid points (%s), %.2f s", k, shard, len(rows),
+             ", ".join(rows["accountant"].unique()), time.perf_counter() - started)
 atomic_write_text(snakemake.output[0], rows.to_csv(index=False))

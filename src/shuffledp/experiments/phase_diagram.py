@@ -17,6 +17,7 @@ large epsilon) are left as NaN.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 
@@ -29,7 +30,7 @@ from shuffledp.experiments.compare import dataset_counts
 from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
 from shuffledp.mechanisms import analytic_gaussian_sigma, sensitivity_for
 
-__all__ = ["delta_rules", "rule_slug", "grid_axes", "accountant_for", "grid_job", "boundary", "monte_carlo_verdicts"]
+__all__ = ["delta_rules", "rule_slug", "grid_axes", "grid_shards", "accountant_for", "grid_job", "boundary", "monte_carlo_verdicts"]
 
 
 def accountant_for(phase: Mapping, k: int) -> str:
@@ -69,34 +70,56 @@ def grid_axes(phase: Mapping) -> tuple[np.ndarray, np.ndarray]:
     return n_axis, epsilon_axis
 
 
-def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str) -> pd.DataFrame:
-    """One row per (delta rule, n, epsilon) at this k: delta, eps0, sigma, the exact TVs and their log ratio."""
+_GRID_COLUMNS = ["delta_rule", "k", "n_users", "epsilon", "delta", "accountant", "accountant_kind", "epsilon_local",
+                 "sigma", "tv_shuffle", "tv_gaussian", "log_ratio"]
+
+
+def _grid_point(accountant: str, phase: Mapping, equal: Mapping, *, k: int, n_users: int, epsilon: float,
+                delta: float, counts, sensitivity: float) -> dict:
+    """eps0, sigma, the exact TVs and their log ratio at one grid point."""
+    try:
+        epsilon_local = calibrate_epsilon_local(
+            accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta,
+            upper=float(equal["epsilon_local_upper"]), tolerance=float(phase["tolerance"]))
+    except ValueError:  # even the upper end of the search meets the target
+        epsilon_local = math.nan
+    sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    tv_gaussian = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma).tv
+    tv_shuffle = (krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
+                  if math.isfinite(epsilon_local) else math.nan)
+    return {"epsilon_local": epsilon_local, "sigma": sigma, "tv_shuffle": tv_shuffle, "tv_gaussian": tv_gaussian,
+            "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan}
+
+
+def grid_shards(phase: Mapping) -> int:
+    """How many jobs share each k's grid (``shards``, default 1): shard s of S computes the points whose
+    index in (delta rule, n, epsilon) order is s modulo S, so every shard gets its share of the costly
+    large-n calibrations and the shards take about equal time."""
+    return int(phase.get("shards", 1))
+
+
+def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str, shard: int = 0) -> pd.DataFrame:
+    """One row per (delta rule, n, epsilon) at this k, of shard ``shard`` (of :func:`grid_shards`): delta,
+    eps0, sigma, the exact TVs and their log ratio. The shards' rows together are the whole grid."""
+    shards = grid_shards(phase)
+    if not 0 <= int(shard) < shards:
+        raise ValueError(f"`shard` must be in 0..{shards - 1} (utility.phase_diagram.shards = {shards}); got {shard}")
     n_axis, epsilon_axis = grid_axes(phase)
     sensitivity = sensitivity_for(neighbouring)
     accountant = accountant_for(phase, k)
     accountant_kind = accountant_class(accountant).kind.value
+    points = [(rule, kind, value, n_users, epsilon) for rule, kind, value in delta_rules(equal)
+              for n_users in n_axis for epsilon in epsilon_axis][int(shard)::shards]
     rows = []
-    for rule, kind, value in delta_rules(equal):
-        for n_users in n_axis:
-            counts = dataset_counts(str(phase["data"]), n_users=int(n_users), k=k)
-            delta = _delta(kind, value, int(n_users))
-            for epsilon in epsilon_axis:
-                try:
-                    epsilon_local = calibrate_epsilon_local(
-                        accountant, n_users=int(n_users), k=k, epsilon=float(epsilon), delta=delta,
-                        upper=float(equal["epsilon_local_upper"]), tolerance=float(phase["tolerance"]))
-                except ValueError:  # even the upper end of the search meets the target
-                    epsilon_local = math.nan
-                sigma = analytic_gaussian_sigma(epsilon=float(epsilon), delta=delta, sensitivity=sensitivity)
-                tv_gaussian = gaussian_expected_error(k=k, n_users=int(n_users), sigma=sigma).tv
-                tv_shuffle = (krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
-                              if math.isfinite(epsilon_local) else math.nan)
-                rows.append({"delta_rule": rule, "k": k, "n_users": int(n_users), "epsilon": float(epsilon),
-                             "delta": delta, "accountant": accountant, "accountant_kind": accountant_kind,
-                             "epsilon_local": epsilon_local,
-                             "sigma": sigma, "tv_shuffle": tv_shuffle, "tv_gaussian": tv_gaussian,
-                             "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan})
-    return pd.DataFrame(rows)
+    for (rule, kind, value, n_users), group in itertools.groupby(points, key=lambda point: point[:4]):
+        counts = dataset_counts(str(phase["data"]), n_users=int(n_users), k=k)
+        delta = _delta(kind, value, int(n_users))
+        for epsilon in (point[4] for point in group):
+            row = _grid_point(accountant, phase, equal, k=k, n_users=int(n_users), epsilon=float(epsilon),
+                              delta=delta, counts=counts, sensitivity=sensitivity)
+            rows.append({"delta_rule": rule, "k": k, "n_users": int(n_users), "epsilon": float(epsilon),
+                         "delta": delta, "accountant": accountant, "accountant_kind": accountant_kind, **row})
+    return pd.DataFrame(rows, columns=_GRID_COLUMNS)
 
 
 def boundary(grid: pd.DataFrame) -> pd.DataFrame:

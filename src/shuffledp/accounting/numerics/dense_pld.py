@@ -26,11 +26,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from dp_accounting.pld import common as dp_common
-from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-from scipy import signal
+
+# _LAZY_IMPORTS (issue 35): dp_accounting and scipy.signal (which pulls in scipy.stats) are imported inside
+# the three functions that use them, not here. Every accountant imports this module through its view, so
+# a top-level import made every process that loads the registry -- the Snakefile's config check, each
+# workflow job, the CLI -- pay for them (~0.85 of the 2.9 CPU s of a no-op stand-in rerun, measured).
+if TYPE_CHECKING:  # the annotation of Pld.to_dp_accounting only
+    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 __all__ = ["DensePmf", "Pld"]
 
@@ -89,6 +94,8 @@ class DensePmf:
 
     def compose(self, other: "DensePmf", tail_mass_truncation: float = 0) -> "DensePmf":
         self._check(other)
+        from scipy import signal  # here, not at the top: see _LAZY_IMPORTS
+
         probs = signal.fftconvolve(self.probs, other.probs)
         infinity = self.infinity_mass + other.infinity_mass - self.infinity_mass * other.infinity_mass
         offset, probs, right_tail = _truncate_tails(probs, tail_mass_truncation, self.pessimistic)
@@ -98,6 +105,8 @@ class DensePmf:
     def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> "DensePmf":
         if times <= 0:
             raise ValueError(f"`times` must be an integer >= 1; got {times!r}.")
+        from dp_accounting.pld import common as dp_common  # see _LAZY_IMPORTS
+
         lower, probs = dp_common.self_convolve(self.probs, times, tail_mass_truncation)
         infinity = tail_mass_truncation - math.expm1(times * math.log1p(-self.infinity_mass))
         return DensePmf(self.discretization, self.lower_loss * times + lower, np.array(probs), infinity,
@@ -136,6 +145,8 @@ class Pld:
 
     def to_dp_accounting(self) -> PrivacyLossDistribution:
         """The same PLD as a dp_accounting ``PrivacyLossDistribution`` (public constructor)."""
+        from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution  # see _LAZY_IMPORTS
+
         options = {}
         if self.add is not None:
             options = {"rounded_probability_mass_function_add": self.add.rounded_probabilities() or {0: 0.0},
