@@ -94,6 +94,7 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
+from shuffledp.accounting.views.worst.k4_blocks import MAX_USERS_K4_BLOCKS, K4BlockSearch
 from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
 from shuffledp.accounting.views.weak.view import WeakView
 from shuffledp.accounting.views.worst.enumeration import K3_CACHE_USERS
@@ -145,6 +146,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
         self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
+        self._k4 = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_K4_BLOCKS
         self._cache: dict = {}
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
@@ -153,7 +155,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """(-inf, log certified upper value): the value is one certified number, no separate remainder."""
         self.last_K = start_K
-        searched = self._binary or self._large or self._k3 or self._own
+        searched = self._binary or self._large or self._k3 or self._own or self._k4
         bound = self._weak.chernoff.log_delta(float(eps))
         if not searched or bound < -700.0 or (log_target is not None and bound <= log_target):
             weak_parts = self._weak.log_delta_parts(eps, log_target, start_K)
@@ -163,12 +165,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         s = self.setting
         if self._k3:
             return -np.inf, min(_log(exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0)
-        if self._own:
-            # own-value-hit views (k >= 4, small n); both values are certified upper bounds
-            if "own" not in self._cache:
-                self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
-            own = self._cache["own"].worst(float(eps)).upper
-            return -np.inf, min(_log(own), self._weak_log(eps, start_K), 0.0)
+        if self._own or self._k4:
+            # k >= 4, small n: block search and own-value-hit views; every value is a certified upper bound
+            return -np.inf, min(self._k4_logs(float(eps)) + [self._weak_log(eps, start_K), 0.0])
         if self._large:
             # pair-sum blocks (looser per block, O(sqrt(n)) each); both values are certified upper
             # bounds, so the smaller one is returned
@@ -176,6 +175,20 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
         upper, _, _ = binary_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
         return -np.inf, min(_log(upper), 0.0)
+
+    def _k4_logs(self, eps: float) -> list:
+        """log of the k >= 4 searches' certified values at ``eps``: the block search (n <= MAX_USERS_K4_BLOCKS)
+        and the own-value-hit views (n <= MAX_USERS_OWN_HITS)."""
+        s, out = self.setting, []
+        if self._k4:
+            if "k4" not in self._cache:
+                self._cache["k4"] = K4BlockSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+            out.append(_log(self._cache["k4"].worst(eps).upper))
+        if self._own:
+            if "own" not in self._cache:
+                self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+            out.append(_log(self._cache["own"].worst(eps).upper))
+        return out
 
     def _weak_log(self, eps: float, start_K: float) -> float:
         """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""

@@ -52,8 +52,10 @@ import numpy as np
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K4Worst", "K4BlockSearch", "MAX_CELLS", "MAX_NODES", "node_bound", "node_laws", "leaf_delta"]
+__all__ = ["K4Worst", "K4BlockSearch", "MAX_CELLS", "MAX_USERS_K4_BLOCKS", "MAX_NODES", "node_bound", "node_laws", "leaf_delta"]
 
+#: largest n searched by ``worst-case-upper`` (above: own-value hits to n = 32, then weak-adversary)
+MAX_USERS_K4_BLOCKS = 24
 #: largest grid of one view ((n + 1)^(J + 2) cells); a node needing more stops the search
 MAX_CELLS = 1_200_000
 #: nodes evaluated per epsilon before the search stops (its result stays a certified upper bound)
