@@ -180,13 +180,14 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         """log of the k >= 4 searches' certified values at ``eps``: the block search (n <= MAX_USERS_K4_BLOCKS)
         and the own-value-hit views (n <= MAX_USERS_OWN_HITS)."""
         s, out = self.setting, []
+        if self._own and "own" not in self._cache:
+            self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
         if self._k4:
             if "k4" not in self._cache:
-                self._cache["k4"] = K4BlockSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+                self._cache["k4"] = K4BlockSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local,
+                                                  own_hits=self._cache.get("own"))
             out.append(_log(self._cache["k4"].worst(eps).upper))
         if self._own:
-            if "own" not in self._cache:
-                self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
             out.append(_log(self._cache["own"].worst(eps).upper))
         return out
 

@@ -26,7 +26,8 @@ et al.'s weak adversary.
 of occupied outside values) receive every report with the same probability (q from a sure user or from u
 in either world, 1/k from a blanket user), so given their total the arrangement over them is uniform
 multinomial under D and D': (h0, h1, the J occupied counts) is sufficient (the free total is implied).
-Its law is built user by user on a dense grid of J + 2 axes of length n + 1.
+Its law is built user by user on a dense grid of J + 2 axes (J + 1 when J = k - 2: no free value, the
+last occupied count is implied by the total), each of length at most n + 1.
 
 **Search.** Best first (largest bound first) from a few likely maxima ("all others on one outside
 value", on x1, on x0), stopping when no open node's bound is above the largest leaf. A node whose view
@@ -36,7 +37,7 @@ is in a leaf evaluated or under an open or pruned node). ``exact`` says whether 
 the result is the exact worst case, up to rounding).
 
 **Rounding.** Every law entry is a sum of products of non-negative terms (no differences; 1 - gamma is
-formed as q expm1(eps0)): relative error <= (n + 4)(J + 10) u per cell; each term is summed as
+formed as q expm1(eps0)): relative error <= (n + 4)(axes + 8) u per cell; each term is summed as
 (fl + c u (P + e^eps Q))_+ over the terms with fl > -c u (P + e^eps Q), plus a relative (cells) u for
 the sum and an absolute bound on underflow; the Bin(U, gamma) weights (Pascal, 2 U u) and the dot
 product add 4 (U + 1) u of the bound.
@@ -112,24 +113,39 @@ def _add(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
     return out
 
 
-def _sure_law(par: _Params, counts: tuple) -> np.ndarray:
-    """Law of (h0, h1, occupied outside counts) of the sure users ``counts`` (zero parts dropped)."""
+def _layout(par: _Params, counts: tuple) -> tuple[list, int, int]:
+    """(sure users per axis, sure users on the implied value, values lumped into the implied remainder).
+
+    Axes: x0, x1, then the occupied outside values; the remainder (the free values) is implied by the
+    total. When every outside value is occupied (J = k - 2) there is no free value: the last occupied
+    value is the remainder instead (the histogram's last count is implied by the total)."""
     parts = [c for c in counts[2:] if c > 0]
-    axes = 2 + len(parts)
+    explicit = parts[:-1] if len(parts) == par.k - 2 else parts
+    implied = parts[-1] if len(parts) == par.k - 2 else 0
+    on_axes = list(counts[:2]) + [0] * (2 - len(counts[:2])) + explicit
+    return on_axes, implied, par.k - len(on_axes)
+
+
+def _sure_law(par: _Params, counts: tuple) -> np.ndarray:
+    """Law of the sure users ``counts`` on the axes of :func:`_layout` (the remainder implied)."""
+    on_axes, implied, lumped = _layout(par, counts)
+    axes = len(on_axes)
     law = np.ones((1,) * axes)
-    free = (par.k - 2 - len(parts)) * par.q
-    for axis, count in enumerate(list(counts[:2]) + parts):
+    for axis, count in enumerate(on_axes):
         probs = tuple(par.p if i == axis else par.q for i in range(axes))
         for _ in range(count):
-            law = _add(law, probs, free)
+            law = _add(law, probs, lumped * par.q)
+    for _ in range(implied):                          # a user on the implied value: p + (lumped - 1) q there
+        law = _add(law, (par.q,) * axes, par.p + (lumped - 1) * par.q)
     return law
 
 
-def _view_sums(law: np.ndarray, par: _Params, eps: float, occupied: int, users: int) -> float:
+def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
     """Certified upper value of sum_h (P - e^eps Q)_+ of the view whose others' law is ``law`` (u added)."""
     e = math.exp(eps)
     axes = law.ndim
-    free = (par.k - 2 - occupied) * par.q
+    free = (par.k - axes) * par.q                     # u's reports on the values lumped into the remainder
+    ops = (users + 4) * (axes + 8) * 1.01              # relative error of every entry, in units of u
     # C: u reports a value other than x0, x1 (the same in both worlds); A, B: u reports x0 / x1
     common = _add(law, (0.0, 0.0) + (par.q,) * (axes - 2), free)
     base = tuple(slice(0, m) for m in law.shape)
@@ -142,12 +158,12 @@ def _view_sums(law: np.ndarray, par: _Params, eps: float, occupied: int, users: 
     Q[on_x1] += par.p * law
     Q *= e
     tol = np.add(P, Q)
-    tol *= (users + 4) * (occupied + 10) * 1.01 * _U
+    tol *= ops * _U
     P -= Q
     P += tol                                          # (fl + tol)_+: positive exactly where fl > -tol
     upper = float(np.sum(np.maximum(P, 0.0, out=P)))
     cells = P.size
-    return upper * (1.0 + 2.0 * cells * _U) + cells * (users + 4) * (occupied + 10) * (1.0 + e) * _TINY
+    return upper * (1.0 + 2.0 * cells * _U) + cells * ops * (1.0 + e) * _TINY
 
 
 def _weights(users: int, w: float, one_minus_w: float) -> np.ndarray:
@@ -159,27 +175,25 @@ def _weights(users: int, w: float, one_minus_w: float) -> np.ndarray:
 
 
 def _cells(par: _Params, counts: tuple) -> int:
-    return (par.n + 1) ** (2 + sum(1 for c in counts[2:] if c > 0))
+    return (par.n + 1) ** len(_layout(par, counts)[0])
 
 
 def node_laws(par: _Params, counts: tuple) -> list:
     """The others' laws of the node's views: sure users ``counts`` plus beta uniform users, beta = 0 .. U."""
     uncertain = par.n - 1 - sum(counts)
-    occupied = sum(1 for c in counts[2:] if c > 0)
     law = _sure_law(par, counts)
     uniform = tuple(1.0 / par.k for _ in range(law.ndim))
     laws = [law]
     for _ in range(uncertain):
-        laws.append(_add(laws[-1], uniform, (par.k - 2 - occupied) / par.k))
+        laws.append(_add(laws[-1], uniform, (par.k - law.ndim) / par.k))
     return laws
 
 
 def node_bound(par: _Params, counts: tuple, eps: float, laws: list | None = None) -> float:
     """Certified upper value of the bound of the node whose sure users are ``counts`` (module docstring)."""
     uncertain = par.n - 1 - sum(counts)
-    occupied = sum(1 for c in counts[2:] if c > 0)
     laws = node_laws(par, counts) if laws is None else laws
-    values = [_view_sums(law, par, eps, occupied, par.n) for law in laws]
+    values = [_view_sums(law, par, eps, par.n) for law in laws]
     if uncertain == 0:
         return values[0]
     weights = _weights(uncertain, par.gamma, par.one_minus_gamma)
@@ -218,7 +232,7 @@ def _nonempty(par: _Params, node: _Node) -> bool:
 class K4BlockSearch:
     """Best-first search over the nodes (module docstring) for one (n, k, eps0); laws kept across epsilons."""
 
-    def __init__(self, *, n_users: int, k: int, epsilon_local: float):
+    def __init__(self, *, n_users: int, k: int, epsilon_local: float, own_hits=None):
         if k < 4:
             raise ValueError(f"`k` must be >= 4 for the k >= 4 block search, got {k}.")
         if n_users < 2:
@@ -230,6 +244,8 @@ class K4BlockSearch:
         self._laws: dict = {}
         self._doubles = 0
         self._seen: dict = {}          # counts -> {eps: certified bound}
+        #: an OwnHitsSearch of the same setting (or None): bounds B(a, b) for nodes too large to expand
+        self._own = own_hits
 
     def worst(self, eps: float, max_nodes: int = MAX_NODES) -> K4Worst:
         """Certified upper value of the worst case over every dataset and both directions at ``eps``."""
@@ -241,31 +257,39 @@ class K4BlockSearch:
             if value > best:
                 best, arg = value, counts
         heap = [(-self._bound((0,), eps), (0,))]
-        nodes, stopped = nodes + 1, None
+        nodes, cap = nodes + 1, -1.0      # cap: the largest bound of a node left unexpanded
         while heap:
             value, counts = heapq.heappop(heap)
-            if -value <= best:
+            if -value <= max(best, cap):
                 break
             kids = [kid.counts for kid in _children(self._par, _Node(counts))]
-            if nodes + len(kids) > max_nodes or any(_cells(self._par, kid) > MAX_CELLS for kid in kids):
-                stopped = -value
+            if nodes + len(kids) > max_nodes:
+                cap = -value              # every node still queued is below it
                 break
             for kid in kids:
+                if _cells(self._par, kid) > MAX_CELLS:
+                    cap = max(cap, self._unexpanded(kid, -value, eps))
+                    continue
                 screen = self._screen(kid, eps)
-                if screen is not None and screen <= best:
+                if screen is not None and screen <= max(best, cap):
                     continue               # a bound at a smaller epsilon already prunes it
                 bound = self._bound(kid, eps)
                 nodes += 1
                 if self._par.n - 1 == sum(kid):
                     if bound > best:
                         best, arg = bound, kid
-                elif bound > best:
+                elif bound > max(best, cap):
                     heapq.heappush(heap, (-bound, kid))
         if arg is not None:
             self._starts = list(dict.fromkeys([tuple(arg), *self._starts]))[:5]
-        if stopped is not None and stopped > best:
-            return K4Worst(min(stopped, 1.0), arg, False, nodes)
-        return K4Worst(min(best, 1.0), arg, True, nodes)
+        return K4Worst(min(max(best, cap), 1.0), arg, cap <= best, nodes)
+
+    def _unexpanded(self, counts: tuple, parent: float, eps: float) -> float:
+        """A certified bound for a node whose view is too large: its parent's bound, or the own-value-hit
+        bound B(a, b), valid for every spread of the others once a and b are fixed (the node is past x1)."""
+        if self._own is None or len(counts) < 3:
+            return parent
+        return min(parent, self._own.bound(counts[0], counts[1], eps))
 
     def _bound(self, counts: tuple, eps: float) -> float:
         """The node's certified bound at ``eps`` (remembered for screening at larger epsilons)."""
