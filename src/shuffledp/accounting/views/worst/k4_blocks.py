@@ -61,6 +61,9 @@ MAX_USERS_K4_BLOCKS = 24
 MAX_CELLS = 1_200_000
 #: nodes evaluated per epsilon before the search stops (its result stays a certified upper bound)
 MAX_NODES = 4000
+#: law cells summed per epsilon before the search stops (the same; the k = 4, n = 24 searches measured that
+#: close sum up to ~3e7, so this bounds the cost where many occupied outside values keep it from closing)
+MAX_WORK = 60_000_000
 #: doubles of node laws kept across epsilons (160 MB)
 CACHE_DOUBLES = 20_000_000
 _U = 2.0 ** -53
@@ -246,11 +249,13 @@ class K4BlockSearch:
         self._seen: dict = {}          # counts -> {eps: certified bound}
         #: an OwnHitsSearch of the same setting (or None): bounds B(a, b) for nodes too large to expand
         self._own = own_hits
+        self._work = 0                 # law cells summed by the current search
 
     def worst(self, eps: float, max_nodes: int = MAX_NODES) -> K4Worst:
         """Certified upper value of the worst case over every dataset and both directions at ``eps``."""
         eps = float(eps)
         best, arg, nodes = -1.0, None, 0
+        self._work = 0
         for counts in self._starts:
             value = self._bound(counts, eps)
             nodes += 1
@@ -263,7 +268,7 @@ class K4BlockSearch:
             if -value <= max(best, cap):
                 break
             kids = [kid.counts for kid in _children(self._par, _Node(counts))]
-            if nodes + len(kids) > max_nodes:
+            if nodes + len(kids) > max_nodes or self._work > MAX_WORK:
                 cap = -value              # every node still queued is below it
                 break
             for kid in kids:
@@ -293,7 +298,9 @@ class K4BlockSearch:
 
     def _bound(self, counts: tuple, eps: float) -> float:
         """The node's certified bound at ``eps`` (remembered for screening at larger epsilons)."""
-        value = node_bound(self._par, counts, eps, self._node_laws(counts))
+        laws = self._node_laws(counts)
+        self._work += sum(law.size for law in laws)
+        value = node_bound(self._par, counts, eps, laws)
         self._seen.setdefault(counts, {})[eps] = value
         return value
 
