@@ -41,6 +41,14 @@ moved in the CLI grid"): eleven at n <= 1000 in their last bits (at most 7.9e-16
 ``worst-case-lower n=1000000 k=2 eps0=4.0`` 0.02401396708592318 -> 0.024013967086140252 (9.0e-12): the old
 log(1 - 2q) = log(e^eps0 - 1) - log(e^eps0 + 1) carried ~1e-15 absolute error, which the 10^6 users multiply
 into ~1e-9 of the likelihoods. Only those keys were replaced.
+
+Fifth documented re-record (issue 34, branch i34-upper): for k >= 4 and n <= 24 ``worst-case-upper`` also takes
+the minimum with the branch and bound over blocks of datasets (views/worst/k4_blocks.py; tests/accounting/
+test_k4_blocks.py checks every block against 50-digit brute force and the search against the exact
+enumeration). ``worst-case-upper n=10 k=10 eps0=0.5``: 0.3308084260965555 -> 0.3308084260965554 (one unit in
+the last place, tighter: at k = 10 the search stops at nodes with many occupied outside values and bounds them
+by the own-value-hit B(a, b) computed over every theta, a different summation order of the same certified
+bound). Its eps0 = 4 key is unchanged. Only that key was replaced.
 """
 
 from __future__ import annotations
