@@ -49,6 +49,14 @@ tests/accounting/test_one_value_tables.py holds it to the old adaptive sum to 1e
 in their last bits: ``worst-case-lower n=1000 k=10 eps0=0.5`` 0.029645006234793617 -> 0.02964500623479356
 (1.9e-15 relative) and ``eps0=4.0`` 1.5268502254348268 -> 1.5268502254348222 (3.0e-15), both far inside the
 1e-9 the accountant takes off that member. Only those two keys were replaced.
+
+Sixth documented re-record (issue 34, branch i34-upper): for k >= 4 and n <= 24 ``worst-case-upper`` also takes
+the minimum with the branch and bound over blocks of datasets (views/worst/k4_blocks.py; tests/accounting/
+test_k4_blocks.py checks every block against 50-digit brute force and the search against the exact
+enumeration). ``worst-case-upper n=10 k=10 eps0=0.5``: 0.3308084260965555 -> 0.3308084260965554 (one unit in
+the last place, tighter: at k = 10 the search stops at nodes with many occupied outside values and bounds them
+by the own-value-hit B(a, b) computed over every theta, a different summation order of the same certified
+bound). Its eps0 = 4 key is unchanged. Only that key was replaced.
 """
 
 from __future__ import annotations

@@ -64,6 +64,13 @@ spread of the outside users at once; min(that, ``weak-adversary``) is returned. 
 tiny cases it is at most the weak adversary and up to 10 points closer to the truth (k = 5, n = 5,
 eps0 = 0.5, eps = 0.25: weak 1.165 x the truth, this 1.065 x).
 
+**k >= 4, n <= :data:`~shuffledp.accounting.views.worst.k4_blocks.MAX_USERS_K4_BLOCKS` (issue 34).** Also a
+branch and bound over blocks of every dataset (:mod:`shuffledp.accounting.views.worst.k4_blocks`; a node fixes
+the counts of x0, x1 and the first outside values and is bounded by revealing the blanket bits of the users it
+leaves free; docs/worst-case-k4.md). Where it closes it is the exact worst case (on every cell of the k = 4, 5
+enumeration grid: <= 1 + 6e-11 times the truth, was up to 1.568); where a node is too large to expand it returns
+the largest bound left open. The minimum of it, the own-value-hit bound and ``weak-adversary`` is returned.
+
 **k >= 4 above that n, or k = 3 above MAX_USERS_K3_BLOCKS.** This accountant returns ``weak-adversary``'s value
 (a certified upper bound for every dataset; on tiny cases it exceeds the true worst case by up to 41%
 in delta). Two sufficient-statistic views that make the bound depend on (n_x0, n_x1) only were tried
@@ -94,6 +101,7 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
+from shuffledp.accounting.views.worst.k4_blocks import MAX_USERS_K4_BLOCKS, K4BlockSearch
 from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
 from shuffledp.accounting.views.weak.view import WeakView
 from shuffledp.accounting.views.worst.enumeration import K3_CACHE_USERS
@@ -125,15 +133,18 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         "all neighbouring datasets (replace-one), both directions; for k = 2 the certified maximum over every "
         "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000; within ~0.3% in "
         "epsilon for n <= 1e8); for k = 3 and n <= 200 the exact maximum over every (n_x0, n_x1) (1e-12 "
-        "relative; by branch and bound over blocks of datasets above n = 64); for k >= 4 and n <= 32 the "
-        "certified maximum over every (n_x0, n_x1) of the own-value-hit views, valid for every spread of the "
-        "rest (at most weak-adversary's value); otherwise (k >= 4 above n = 32, or k = 3 above n = 200) "
-        "weak-adversary's value"
+        "relative; by branch and bound over blocks of datasets above n = 64); for k >= 4 and n <= 24 the "
+        "smallest of: a branch and bound over blocks of every dataset (n_x0, n_x1 and the spread of the rest; "
+        "the exact maximum, within its rounding allowance, wherever the search closes, which it did on every "
+        "enumerated k = 4, 5 case; otherwise the largest bound it left open), the own-value-hit bound and "
+        "weak-adversary's value; for k >= 4 and 24 < n <= 32 the certified maximum over every (n_x0, n_x1) of "
+        "the own-value-hit views, valid for every spread of the rest (at most weak-adversary's value); otherwise "
+        "(k >= 4 above n = 32, or k = 3 above n = 200) weak-adversary's value"
     )
     reference = (
         "this package: exact histogram delta of k = 2 datasets and partial-knowledge views (post-processing) "
         "bounding blocks of datasets (k = 2 and k = 3); own-value-hit views for k >= 4 at small n "
-        "(docs/worst-case-k3.md); "
+        "(docs/worst-case-k3.md); blocks of datasets for k >= 4 at n <= 24 (docs/worst-case-k4.md); "
         "Koskela, Heikkila, Honkela (2021) Def. 3 for k >= 4 beyond"
     )
 
@@ -145,6 +156,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
         self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
+        self._k4 = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_K4_BLOCKS
         self._cache: dict = {}
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
@@ -153,7 +165,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """(-inf, log certified upper value): the value is one certified number, no separate remainder."""
         self.last_K = start_K
-        searched = self._binary or self._large or self._k3 or self._own
+        searched = self._binary or self._large or self._k3 or self._own or self._k4
         bound = self._weak.chernoff.log_delta(float(eps))
         if not searched or bound < -700.0 or (log_target is not None and bound <= log_target):
             weak_parts = self._weak.log_delta_parts(eps, log_target, start_K)
@@ -163,12 +175,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         s = self.setting
         if self._k3:
             return -np.inf, min(_log(exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0)
-        if self._own:
-            # own-value-hit views (k >= 4, small n); both values are certified upper bounds
-            if "own" not in self._cache:
-                self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
-            own = self._cache["own"].worst(float(eps)).upper
-            return -np.inf, min(_log(own), self._weak_log(eps, start_K), 0.0)
+        if self._own or self._k4:
+            # k >= 4, small n: block search and own-value-hit views; every value is a certified upper bound
+            return -np.inf, min(self._k4_logs(float(eps)) + [self._weak_log(eps, start_K), 0.0])
         if self._large:
             # pair-sum blocks (looser per block, O(sqrt(n)) each); both values are certified upper
             # bounds, so the smaller one is returned
@@ -183,9 +192,24 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         evaluated together by the weak view (:meth:`~shuffledp.accounting.views.weak.view.WeakView.log_deltas`:
         tables shared between the epsilons, and the smaller of the sum and the differing user's own k-RR
         delta, both certified upper bounds, as ``weak-adversary`` reports); elsewhere one epsilon at a time."""
-        if self._binary or self._large or self._k3 or self._own:
+        if self._binary or self._large or self._k3 or self._k4 or self._own:
             return super().log_delta_for_epsilon(epsilons)
         return self._weak.log_deltas(self._checked_epsilons(epsilons))
+
+    def _k4_logs(self, eps: float) -> list:
+        """log of the k >= 4 searches' certified values at ``eps``: the block search (n <= MAX_USERS_K4_BLOCKS)
+        and the own-value-hit views (n <= MAX_USERS_OWN_HITS)."""
+        s, out = self.setting, []
+        if self._own and "own" not in self._cache:
+            self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+        if self._k4:
+            if "k4" not in self._cache:
+                self._cache["k4"] = K4BlockSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local,
+                                                  own_hits=self._cache.get("own"))
+            out.append(_log(self._cache["k4"].worst(eps).upper))
+        if self._own:
+            out.append(_log(self._cache["own"].worst(eps).upper))
+        return out
 
     def _weak_log(self, eps: float, start_K: float) -> float:
         """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""

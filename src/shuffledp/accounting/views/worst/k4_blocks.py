@@ -1,0 +1,325 @@
+"""k >= 4: a certified upper bound on the worst case over every dataset by branch and bound over blocks.
+
+Setting (docs/worst-case-k4.md): u holds x0 in D and x1 in D'; the other n - 1 users hold a dataset
+(a on x0, b on x1, a partition c_1 >= c_2 >= ... of the rest over the k - 2 outside values, which are
+exchangeable). The reverse direction of a dataset is the forward direction of its x0 <-> x1 relabelling,
+which is again a dataset, so the worst case over datasets and both directions is the maximum of the
+forward delta over every dataset.
+
+**Blocks.** A node of the search fixes, in the order x0, x1, first outside value, second, ..., the exact
+counts of the values before the "open" one and a lower bound on the open one; the values after it are
+free. Its datasets have at least those counts ("sure" users: a1 on x0, b1 on x1, s_1 >= s_2 >= ... on
+outside values); the other U users are "uncertain". Its two children ("one more on the open value",
+"the open value closes at its count, the next one opens at 0") split its datasets in two, so the leaves
+(U = 0) are the datasets, each exactly once.
+
+**A node's bound (post-processing of a finer experiment).** Each k-RR report is, with probability
+gamma = k q, uniform over the k values (blanket), else its sender's own value. Reveal which uncertain
+users are blanket (beta ~ Bin(U, gamma), the same law for every dataset of the node). A non-blanket
+uncertain user reports its own value, which the adversary (who knows the dataset) subtracts. So every
+dataset's histogram is a function of beta and the histogram H of the sure users, the beta blanket users
+and u, whose law does not depend on the dataset: delta(D) <= Bound = sum_beta Bin(U, gamma)(beta)
+delta(sure + beta uniform users). U = 0: the dataset's exact delta. The root (no sure user) is Koskela
+et al.'s weak adversary.
+
+**Sufficiency.** In H the values that no sure user holds ("free" values: k - 2 - J of them, J the number
+of occupied outside values) receive every report with the same probability (q from a sure user or from u
+in either world, 1/k from a blanket user), so given their total the arrangement over them is uniform
+multinomial under D and D': (h0, h1, the J occupied counts) is sufficient (the free total is implied).
+Its law is built user by user on a dense grid of J + 2 axes (J + 1 when J = k - 2: no free value, the
+last occupied count is implied by the total), each of length at most n + 1.
+
+**Search.** Best first (largest bound first) from a few likely maxima ("all others on one outside
+value", on x1, on x0), stopping when no open node's bound is above the largest leaf. A node whose view
+would need more than :data:`MAX_CELLS` cells (J + 2 axes), or the node count budget, stops the search:
+the result is then max(largest leaf, largest open bound), still a certified upper bound (every dataset
+is in a leaf evaluated or under an open or pruned node). ``exact`` says whether the search closed (then
+the result is the exact worst case, up to rounding).
+
+**Rounding.** Every law entry is a sum of products of non-negative terms (no differences; 1 - gamma is
+formed as q expm1(eps0)): relative error <= (n + 4)(axes + 8) u per cell; each term is summed as
+(fl + c u (P + e^eps Q))_+ over the terms with fl > -c u (P + e^eps Q), plus a relative (cells) u for
+the sum and an absolute bound on underflow; the Bin(U, gamma) weights (Pascal, 2 U u) and the dot
+product add 4 (U + 1) u of the bound.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from shuffledp.accounting.params import KrrParams
+
+__all__ = ["K4Worst", "K4BlockSearch", "MAX_CELLS", "MAX_USERS_K4_BLOCKS", "MAX_NODES", "node_bound", "node_laws", "leaf_delta"]
+
+#: largest n searched by ``worst-case-upper`` (above: own-value hits to n = 32, then weak-adversary)
+MAX_USERS_K4_BLOCKS = 24
+#: largest grid of one view ((n + 1)^(J + 2) cells); a node needing more stops the search
+MAX_CELLS = 1_200_000
+#: nodes evaluated per epsilon before the search stops (its result stays a certified upper bound)
+MAX_NODES = 4000
+#: law cells summed per epsilon before the search stops (the same; the k = 4, n = 24 searches measured that
+#: close sum up to ~3e7, so this bounds the cost where many occupied outside values keep it from closing)
+MAX_WORK = 60_000_000
+#: doubles of node laws kept across epsilons (160 MB)
+CACHE_DOUBLES = 20_000_000
+_U = 2.0 ** -53
+_TINY = 2.0 ** -1074
+
+
+class K4Worst(NamedTuple):
+    """Certified upper value of the worst case, its argmax leaf, whether the search closed, nodes evaluated."""
+
+    upper: float
+    argmax: tuple
+    exact: bool
+    nodes: int
+
+
+class _Node(NamedTuple):
+    counts: tuple  # (a, b, s_1, s_2, ...): exact for all but the last, the last a lower bound (the open value)
+
+    @property
+    def stage(self) -> int:
+        return len(self.counts) - 1
+
+
+class _Params(NamedTuple):
+    n: int
+    k: int
+    p: float
+    q: float
+    gamma: float
+    one_minus_gamma: float
+
+
+def _params(n: int, k: int, epsilon_local: float) -> _Params:
+    krr = KrrParams.of(epsilon_local, k)
+    q = math.exp(krr.log_q)
+    return _Params(n, k, math.exp(krr.log_p), q, math.exp(krr.log_gamma), q * math.expm1(epsilon_local))
+
+
+def _add(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
+    """Law after one more user reporting on axis i with probability probs[i], on a free value with ``rest``
+    (every axis grows by one)."""
+    out = np.zeros(tuple(m + 1 for m in law.shape))
+    base = tuple(slice(0, m) for m in law.shape)
+    if rest > 0:
+        out[base] = rest * law
+    for axis, prob in enumerate(probs):
+        dst = list(base)
+        dst[axis] = slice(1, law.shape[axis] + 1)
+        out[tuple(dst)] += prob * law
+    return out
+
+
+def _layout(par: _Params, counts: tuple) -> tuple[list, int, int]:
+    """(sure users per axis, sure users on the implied value, values lumped into the implied remainder).
+
+    Axes: x0, x1, then the occupied outside values; the remainder (the free values) is implied by the
+    total. When every outside value is occupied (J = k - 2) there is no free value: the last occupied
+    value is the remainder instead (the histogram's last count is implied by the total)."""
+    parts = [c for c in counts[2:] if c > 0]
+    explicit = parts[:-1] if len(parts) == par.k - 2 else parts
+    implied = parts[-1] if len(parts) == par.k - 2 else 0
+    on_axes = list(counts[:2]) + [0] * (2 - len(counts[:2])) + explicit
+    return on_axes, implied, par.k - len(on_axes)
+
+
+def _sure_law(par: _Params, counts: tuple) -> np.ndarray:
+    """Law of the sure users ``counts`` on the axes of :func:`_layout` (the remainder implied)."""
+    on_axes, implied, lumped = _layout(par, counts)
+    axes = len(on_axes)
+    law = np.ones((1,) * axes)
+    for axis, count in enumerate(on_axes):
+        probs = tuple(par.p if i == axis else par.q for i in range(axes))
+        for _ in range(count):
+            law = _add(law, probs, lumped * par.q)
+    for _ in range(implied):                          # a user on the implied value: p + (lumped - 1) q there
+        law = _add(law, (par.q,) * axes, par.p + (lumped - 1) * par.q)
+    return law
+
+
+def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
+    """Certified upper value of sum_h (P - e^eps Q)_+ of the view whose others' law is ``law`` (u added)."""
+    e = math.exp(eps)
+    axes = law.ndim
+    free = (par.k - axes) * par.q                     # u's reports on the values lumped into the remainder
+    ops = (users + 4) * (axes + 8) * 1.01              # relative error of every entry, in units of u
+    # C: u reports a value other than x0, x1 (the same in both worlds); A, B: u reports x0 / x1
+    common = _add(law, (0.0, 0.0) + (par.q,) * (axes - 2), free)
+    base = tuple(slice(0, m) for m in law.shape)
+    on_x0 = (slice(1, law.shape[0] + 1),) + base[1:]
+    on_x1 = base[:1] + (slice(1, law.shape[1] + 1),) + base[2:]
+    P, Q = common.copy(), common
+    P[on_x0] += par.p * law
+    P[on_x1] += par.q * law
+    Q[on_x0] += par.q * law
+    Q[on_x1] += par.p * law
+    Q *= e
+    tol = np.add(P, Q)
+    tol *= ops * _U
+    P -= Q
+    P += tol                                          # (fl + tol)_+: positive exactly where fl > -tol
+    upper = float(np.sum(np.maximum(P, 0.0, out=P)))
+    cells = P.size
+    return upper * (1.0 + 2.0 * cells * _U) + cells * ops * (1.0 + e) * _TINY
+
+
+def _weights(users: int, w: float, one_minus_w: float) -> np.ndarray:
+    """Bin(users, w) by Pascal's recursion (non-negative terms; relative error <= 2 users u)."""
+    row = np.ones(1)
+    for _ in range(users):
+        row = np.concatenate((row * one_minus_w, [0.0])) + np.concatenate(([0.0], row * w))
+    return row
+
+
+def _cells(par: _Params, counts: tuple) -> int:
+    return (par.n + 1) ** len(_layout(par, counts)[0])
+
+
+def node_laws(par: _Params, counts: tuple) -> list:
+    """The others' laws of the node's views: sure users ``counts`` plus beta uniform users, beta = 0 .. U."""
+    uncertain = par.n - 1 - sum(counts)
+    law = _sure_law(par, counts)
+    uniform = tuple(1.0 / par.k for _ in range(law.ndim))
+    laws = [law]
+    for _ in range(uncertain):
+        laws.append(_add(laws[-1], uniform, (par.k - law.ndim) / par.k))
+    return laws
+
+
+def node_bound(par: _Params, counts: tuple, eps: float, laws: list | None = None) -> float:
+    """Certified upper value of the bound of the node whose sure users are ``counts`` (module docstring)."""
+    uncertain = par.n - 1 - sum(counts)
+    laws = node_laws(par, counts) if laws is None else laws
+    values = [_view_sums(law, par, eps, par.n) for law in laws]
+    if uncertain == 0:
+        return values[0]
+    weights = _weights(uncertain, par.gamma, par.one_minus_gamma)
+    return float(weights @ np.asarray(values)) * (1.0 + 4.0 * (uncertain + 1) * _U)
+
+
+def leaf_delta(eps: float, *, n_users: int, k: int, epsilon_local: float, counts: tuple) -> float:
+    """Certified upper value of the exact forward delta of one dataset (a, b, c_1, c_2, ...), sum n - 1."""
+    if sum(counts) != n_users - 1 or len(counts) > k:
+        raise ValueError(f"`counts` must be n_users - 1 = {n_users - 1} users on at most k = {k} values; got {counts}.")
+    return node_bound(_params(n_users, k, epsilon_local), tuple(counts), float(eps))
+
+
+def _children(par: _Params, node: _Node) -> list:
+    """The node's two halves ("one more on the open value"; "it closes, the next opens at 0"), empty ones dropped."""
+    counts, stage = node.counts, node.stage
+    uncertain = par.n - 1 - sum(counts)
+    if uncertain == 0:
+        return []
+    out = [_Node(counts[:-1] + (counts[-1] + 1,))]
+    if stage + 1 <= par.k - 1 and not (stage >= 2 and counts[-1] == 0):
+        out.append(_Node(counts + (0,)))
+    return [child for child in out if _nonempty(par, child)]
+
+
+def _nonempty(par: _Params, node: _Node) -> bool:
+    """Whether some dataset (outside parts non-increasing, at most k - 2 of them) completes the node."""
+    counts, stage = node.counts, node.stage
+    uncertain = par.n - 1 - sum(counts)
+    if stage <= 2:
+        return True
+    cap = counts[-2]
+    return counts[-1] <= cap and counts[-1] + uncertain <= (par.k - stage) * cap
+
+
+class K4BlockSearch:
+    """Best-first search over the nodes (module docstring) for one (n, k, eps0); laws kept across epsilons."""
+
+    def __init__(self, *, n_users: int, k: int, epsilon_local: float, own_hits=None):
+        if k < 4:
+            raise ValueError(f"`k` must be >= 4 for the k >= 4 block search, got {k}.")
+        if n_users < 2:
+            raise ValueError(f"`n_users` must be >= 2, got {n_users}.")
+        self._par = _params(n_users, k, epsilon_local)
+        n = n_users
+        #: likely maxima, evaluated first: all others on one outside value, on x1, on x0
+        self._starts = [(0, 0, n - 1), (0, n - 1), (n - 1,)]
+        self._laws: dict = {}
+        self._doubles = 0
+        self._seen: dict = {}          # counts -> {eps: certified bound}
+        #: an OwnHitsSearch of the same setting (or None): bounds B(a, b) for nodes too large to expand
+        self._own = own_hits
+        self._work = 0                 # law cells summed by the current search
+
+    def worst(self, eps: float, max_nodes: int = MAX_NODES) -> K4Worst:
+        """Certified upper value of the worst case over every dataset and both directions at ``eps``."""
+        eps = float(eps)
+        best, arg, nodes = -1.0, None, 0
+        self._work = 0
+        for counts in self._starts:
+            value = self._bound(counts, eps)
+            nodes += 1
+            if value > best:
+                best, arg = value, counts
+        heap = [(-self._bound((0,), eps), (0,))]
+        nodes, cap = nodes + 1, -1.0      # cap: the largest bound of a node left unexpanded
+        while heap:
+            value, counts = heapq.heappop(heap)
+            if -value <= max(best, cap):
+                break
+            kids = [kid.counts for kid in _children(self._par, _Node(counts))]
+            if nodes + len(kids) > max_nodes or self._work > MAX_WORK:
+                cap = -value              # every node still queued is below it
+                break
+            for kid in kids:
+                if _cells(self._par, kid) > MAX_CELLS:
+                    cap = max(cap, self._unexpanded(kid, -value, eps))
+                    continue
+                screen = self._screen(kid, eps)
+                if screen is not None and screen <= max(best, cap):
+                    continue               # a bound at a smaller epsilon already prunes it
+                bound = self._bound(kid, eps)
+                nodes += 1
+                if self._par.n - 1 == sum(kid):
+                    if bound > best:
+                        best, arg = bound, kid
+                elif bound > max(best, cap):
+                    heapq.heappush(heap, (-bound, kid))
+        if arg is not None:
+            self._starts = list(dict.fromkeys([tuple(arg), *self._starts]))[:5]
+        return K4Worst(min(max(best, cap), 1.0), arg, cap <= best, nodes)
+
+    def _unexpanded(self, counts: tuple, parent: float, eps: float) -> float:
+        """A certified bound for a node whose view is too large: its parent's bound, or the own-value-hit
+        bound B(a, b), valid for every spread of the others once a and b are fixed (the node is past x1)."""
+        if self._own is None or len(counts) < 3:
+            return parent
+        return min(parent, self._own.bound(counts[0], counts[1], eps))
+
+    def _bound(self, counts: tuple, eps: float) -> float:
+        """The node's certified bound at ``eps`` (remembered for screening at larger epsilons)."""
+        laws = self._node_laws(counts)
+        self._work += sum(law.size for law in laws)
+        value = node_bound(self._par, counts, eps, laws)
+        self._seen.setdefault(counts, {})[eps] = value
+        return value
+
+    def _screen(self, counts: tuple, eps: float) -> float | None:
+        """The smallest certified bound of the node at an epsilon <= ``eps`` (a bound at ``eps``: delta is
+        non-increasing in epsilon), or None."""
+        earlier = [value for at, value in self._seen.get(counts, {}).items() if at <= eps]
+        return min(earlier) if earlier else None
+
+    def _node_laws(self, counts: tuple) -> list:
+        """:func:`node_laws`, kept across epsilons up to :data:`CACHE_DOUBLES` (least recently used dropped)."""
+        if counts in self._laws:
+            self._laws[counts] = self._laws.pop(counts)
+            return self._laws[counts]
+        laws = node_laws(self._par, counts)
+        size = sum(law.size for law in laws)
+        while self._laws and self._doubles + size > CACHE_DOUBLES:
+            self._doubles -= sum(law.size for law in self._laws.pop(next(iter(self._laws))))
+        if size <= CACHE_DOUBLES:
+            self._laws[counts] = laws
+            self._doubles += size
+        return laws

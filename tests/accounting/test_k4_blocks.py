@@ -1,0 +1,146 @@
+"""k >= 4 worst case by branch and bound over blocks of datasets (views/worst/k4_blocks.py; issue 34).
+
+References, each able to fail:
+* brute force, 50 digits (``brute_force.histogram_distribution_of_counts``): every node's bound is above
+  the exact forward delta of every dataset in it, and every leaf equals its dataset's delta; the root
+  (no sure user) equals Koskela et al.'s weak adversary by literal enumeration of blanket bits;
+* the independent exact enumeration (``exact_enumeration.worst_case``): the search is above the true
+  worst case (both directions) and, where it closed, equal to it to 1e-9;
+* ``worst-case-upper`` (which now takes the minimum with this search) stays above the truth and above
+  ``worst-case-lower``, and is at most ``weak-adversary``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import mpmath
+import pytest
+from brute_force import hockey_stick, histogram_distribution_of_counts, weak_adversary_view_bruteforce
+from exact_enumeration import worst_case
+
+from shuffledp.accounting import get_accountant
+from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch, _children, _Node, _params, node_bound
+
+
+def _datasets(n: int, k: int) -> list[tuple]:
+    """Every dataset (a, b, c_1 >= ... >= c_{k-2}) of the n - 1 others, outside values up to permutation."""
+    out = []
+    for a in range(n):
+        for b in range(n - a):
+            rest = n - 1 - a - b
+            for parts in itertools.product(range(rest + 1), repeat=k - 2):
+                if sum(parts) == rest and all(x >= y for x, y in zip(parts, parts[1:])):
+                    out.append((a, b) + parts)
+    return out
+
+
+def _exact(d: tuple, e0: float, eps: float, forward: bool = True) -> float:
+    """50-digit delta of the dataset ``d`` of the others (u on x0 vs x1; reversed if not ``forward``)."""
+    P = histogram_distribution_of_counts((d[0] + 1,) + d[1:], len(d), epsilon_local=mpmath.mpf(e0))
+    Q = histogram_distribution_of_counts((d[0], d[1] + 1) + d[2:], len(d), epsilon_local=mpmath.mpf(e0))
+    return float(hockey_stick(P, Q, mpmath.mpf(eps)) if forward else hockey_stick(Q, P, mpmath.mpf(eps)))
+
+
+def _inside(node: tuple, d: tuple) -> bool:
+    """Whether dataset ``d`` belongs to the node: its counts before the open value exact, the open one >=."""
+    return d[: len(node) - 1] == node[:-1] and d[len(node) - 1] >= node[-1]
+
+
+def _tree(par) -> list[tuple]:
+    nodes, todo = [], [(0,)]
+    while todo:
+        node = todo.pop()
+        nodes.append(node)
+        todo.extend(kid.counts for kid in _children(par, _Node(node)))
+    return nodes
+
+
+@pytest.mark.parametrize("n,k,e0,f", [(4, 4, 0.5, 0.5), (5, 4, 2.0, 0.3), (5, 4, 1.0, 0.9), (6, 4, 4.0, 0.5),
+                                      (4, 5, 2.0, 0.5), (5, 5, 0.5, 0.25), (4, 6, 1.0, 0.75)])
+def test_every_node_is_above_each_of_its_datasets(n, k, e0, f):
+    """Both directions: the forward delta of every dataset below each node's bound; leaves equal to it; every
+    dataset in exactly one leaf; the reverse direction of each dataset is the forward one of a relabelled
+    dataset, so the search is above both."""
+    eps = f * e0
+    par = _params(n, k, e0)
+    data = _datasets(n, k)
+    forward = {d: _exact(d, e0, eps) for d in data}
+    leaves = []
+    for node in _tree(par):
+        bound = node_bound(par, node, eps)
+        inside = [d for d in data if _inside(node, d)]
+        assert inside, node
+        assert all(bound >= forward[d] for d in inside), (node, bound, max(forward[d] for d in inside))
+        if sum(node) == n - 1:
+            leaves.append(node)
+            (d,) = inside
+            assert forward[d] <= bound <= forward[d] * (1 + 1e-10) + 1e-300  # certified: rounding added
+    padded = sorted(tuple(leaf) + (0,) * (k - len(leaf)) for leaf in leaves)
+    assert padded == sorted(data)
+    worst = K4BlockSearch(n_users=n, k=k, epsilon_local=e0).worst(eps)
+    truth = max(max(forward.values()), max(_exact(d, e0, eps, forward=False) for d in data))
+    assert worst.exact
+    assert truth <= worst.upper <= truth * (1 + 1e-10)
+
+
+@pytest.mark.parametrize("n,k,e0,eps", [(4, 4, 1.0, 0.5), (5, 5, 2.0, 0.6), (5, 4, 0.5, 0.1)])
+def test_root_is_the_weak_adversary(n, k, e0, eps):
+    """The node with no sure user reveals every other user's blanket bit: Koskela et al.'s weak adversary."""
+    root = node_bound(_params(n, k, e0), (0,), eps)
+    literal = float(weak_adversary_view_bruteforce(eps, e0, n, k))
+    assert root == pytest.approx(literal, rel=1e-12)
+
+
+@pytest.mark.parametrize("n,k", [(10, 4), (16, 4), (8, 5), (10, 5)])
+@pytest.mark.parametrize("e0", [0.5, 2.0, 4.0])
+def test_search_against_the_exact_enumeration(n, k, e0):
+    """Above the true worst case over every dataset and both directions; equal to it (1e-9) where it closed."""
+    epsilons = [f * e0 for f in (0.05, 0.25, 0.5, 0.75, 0.95)]
+    search = K4BlockSearch(n_users=n, k=k, epsilon_local=e0)
+    for eps, truth in zip(epsilons, worst_case(epsilons, e0, n, k)):
+        found = search.worst(eps)
+        assert found.upper >= truth.low * (1 - 1e-12)
+        if found.exact:
+            assert found.upper <= truth.high * (1 + 1e-9) + 1e-300
+
+
+def test_screening_changes_nothing():
+    """A search that saw other epsilons (screening by bounds at smaller epsilons) equals fresh searches."""
+    warm = K4BlockSearch(n_users=12, k=4, epsilon_local=2.0)
+    for eps in (0.3, 1.5, 0.9, 1.2, 0.1):
+        fresh = K4BlockSearch(n_users=12, k=4, epsilon_local=2.0).worst(eps)
+        assert warm.worst(eps).upper == fresh.upper
+
+
+@pytest.mark.parametrize("n,k,e0", [(10, 4, 1.0), (12, 5, 2.0), (8, 10, 0.5), (6, 100, 1.0)])
+def test_accountant_between_lower_and_weak(n, k, e0):
+    """worst-case-upper: above worst-case-lower, at most weak-adversary, above the truth where it is enumerated."""
+    epsilons = [f * e0 for f in (0.1, 0.4, 0.7)]
+    upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
+    lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
+    weak = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
+    for up, lo, wk in zip(upper, lower, weak):
+        assert lo * (1 - 1e-12) <= up <= wk * (1 + 1e-12)
+    if (n + 1) ** (k - 1) <= 200_000:
+        for up, truth in zip(upper, worst_case(epsilons, e0, n, k)):
+            assert up >= truth.low * (1 - 1e-12)
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="`k`"):
+        K4BlockSearch(n_users=5, k=3, epsilon_local=1.0)
+    with pytest.raises(ValueError, match="`n_users`"):
+        K4BlockSearch(n_users=1, k=4, epsilon_local=1.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,k", [(24, 4), (14, 5)])
+@pytest.mark.parametrize("e0", [1.0, 2.0])
+def test_issue_goal_on_the_largest_enumerations(n, k, e0):
+    """Issue 34's goal: worst-case-upper / true delta <= 1.05 on the exact enumerations (was 1.52 and 1.57 at
+    these sizes, eps = 0.75 eps0); measured here <= 1 + 1e-9 (the search closes)."""
+    epsilons = [f * e0 for f in (0.25, 0.5, 0.75)]
+    upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
+    for up, truth in zip(upper, worst_case(epsilons, e0, n, k)):
+        assert truth.low * (1 - 1e-12) <= up <= truth.high * 1.05
