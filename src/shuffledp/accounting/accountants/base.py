@@ -85,7 +85,7 @@ class Accountant(abc.ABC):
         where values are widened (nested calls through ``super()`` are widened once, at the outermost)."""
         super().__init_subclass__(**kwargs)
         raw = cls.log_delta_for_epsilon
-        if getattr(raw, "_safe_side", False) or getattr(raw, "__isabstractmethod__", False):
+        if getattr(raw, "widened_to_safe_side", False) or getattr(raw, "__isabstractmethod__", False):
             return
 
         @functools.wraps(raw)
@@ -99,7 +99,7 @@ class Accountant(abc.ABC):
                 self._computing_delta = False
             return widen(self.kind, values, self.relative_rounding)
 
-        log_delta_for_epsilon._safe_side = True
+        log_delta_for_epsilon.widened_to_safe_side = True
         cls.log_delta_for_epsilon = log_delta_for_epsilon
 
     def __init__(self, *, epsilon_local: float | None = None, n_users: int, k: int | None = None,
