@@ -41,6 +41,14 @@ moved in the CLI grid"): eleven at n <= 1000 in their last bits (at most 7.9e-16
 ``worst-case-lower n=1000000 k=2 eps0=4.0`` 0.02401396708592318 -> 0.024013967086140252 (9.0e-12): the old
 log(1 - 2q) = log(e^eps0 - 1) - log(e^eps0 + 1) carried ~1e-15 absolute error, which the 10^6 users multiply
 into ~1e-9 of the likelihoods. Only those keys were replaced.
+
+Fifth documented re-record (issue 34, branch i34-valid): every accountant's delta now rounds to its own safe
+side (numerics/safe_side.py: UPPER widened up, LOWER and EXACT down, by 5e-13 + 64 ulp x |log delta|), so that
+no pair of bounds crosses. The 32 single-round keys of weak-adversary, worst-case-upper and worst-case-lower
+moved (their epsilon searches interpolate on the widened values): 31 by at most 1.1e-13 relative, UPPER epsilons
+up and LOWER ones down except four 1-ulp moves; ``weak-adversary n=10 k=10 eps0=0.5`` 0.3386556114540545 ->
+0.33865561140049383 (1.6e-10, inside its search's 1e-9 tolerance: the search visited other points). The list is
+in docs/reproduction-notes.md ("i34-valid"). Only those keys were replaced.
 """
 
 from __future__ import annotations
