@@ -1,7 +1,8 @@
 """Validity over issue 34's domain (eps0 in (0, 50], n in [2, 10^15], k in [2, 10^6], delta in [1e-300, 0.5]):
 Hypothesis property tests (derandomized, a modest number of examples) of the checks in
 :mod:`validity_checks`; the deterministic grid is benchmarks/sweep_validity.py. The regressions at the end
-are the sweep's failures, each ``xfail(strict=True)`` so that it turns red when fixed.
+are the sweep's failures (issue 34): each was a strict xfail, each is now fixed at its root cause and passes
+(and fails on the code before the fix). A fast profile runs by default, a bigger one behind the slow marker.
 """
 
 from __future__ import annotations
@@ -45,6 +46,30 @@ def _tight_uppers(epsilon_local, n, k, f):
         assert logs is not None, note
         assert vc.margin_above(local, logs) >= -vc.TOLERANCE, (name, eps, logs, local)
         assert vc.monotone_margin(logs) >= -vc.TOLERANCE, (name, eps, logs)
+
+
+#: the bigger profile, behind the slow marker: more examples, n log-uniform up to 10^9 and every k of the domain
+#: (n up to 10^15 stays with the deterministic grid, which kills a setting after its time limit)
+SLOW_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+                         suppress_health_check=[HealthCheck.too_slow])
+large_users = st.integers(3, 90).map(lambda t: max(2, int(round(10 ** (t / 10)))))
+
+
+@pytest.mark.slow
+@SLOW_SETTINGS
+@given(epsilon_local=local_epsilons, n=large_users, k=domains, f=fractions)
+def test_tight_uppers_slow_profile(epsilon_local, n, k, f):
+    """The first test's checks, bigger profile (issue 34: a fast profile by default, a bigger one when slow)."""
+    _tight_uppers(epsilon_local, n, k, f)
+
+
+@pytest.mark.slow
+@SLOW_SETTINGS
+@given(epsilon_local=local_epsilons, n=large_users,
+       k=st.integers(0, 30).map(lambda t: max(2, int(round(10 ** (t / 10))))), f=fractions)
+def test_uppers_above_lower_slow_profile(epsilon_local, n, k, f):
+    """The second test's checks, bigger profile."""
+    _uppers_above_lower(epsilon_local, n, k, f)
 
 
 @SETTINGS
@@ -256,3 +281,15 @@ def test_worst_case_upper_k2_tail_within_its_scope():
     for x, value in zip(eps, upper):
         exact = float(mpmath.log(_all_on_x0_k2(1000, 0.5, x)))
         assert exact <= value <= exact + 1e-9, (x, value, exact)
+
+
+@pytest.mark.parametrize("epsilon_local, n, k, compositions", [(0.5, 100, 3, 10), (1.0, 1000, 2, 100),
+                                                                (4.0, 30, 10, 10)])
+def test_composed_against_chernoff_on_the_same_pair(epsilon_local, n, k, compositions):
+    """weak-adversary composed over T rounds: the optimistic composition of its pair (a lower estimate of the
+    pair's composed delta) <= the certified Chernoff bound on the same pair, and <= the reported value."""
+    eps = [f * epsilon_local for f in (0.2, 0.5, 1.0, 2.0, 4.0)]
+    margins = vc.composed_margins("weak-adversary", epsilon_local, n, k, compositions, eps)
+    assert margins is not None
+    chernoff, reported = margins
+    assert chernoff >= -vc.TOLERANCE and reported >= -vc.TOLERANCE, margins

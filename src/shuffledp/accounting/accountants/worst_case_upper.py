@@ -99,6 +99,7 @@ from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
 from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
+from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.weak.view import WeakView
 from shuffledp.accounting.views.worst.enumeration import K3_CACHE_USERS
 from shuffledp.accounting.params import check_epsilon_local_finite
@@ -179,7 +180,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             top, _, _ = large_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
             return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
         upper, _, _ = binary_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
-        return -np.inf, min(_log(upper), 0.0)
+        # capped by u's own report's delta (valid for every dataset; the search's rounding allowance could put it
+        # 1.2e-12 above that: eps0 = 29, n = 2, eps = 14.5, the issue-34 sweep's slow profile)
+        return -np.inf, min(_log(upper), float(own_report.log_delta([float(eps)], s)[0]), 0.0)
 
     def _weak_log(self, eps: float, start_K: float) -> float:
         """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""
