@@ -188,7 +188,18 @@ def composed_rows(eps0, n, k, compositions, limit):
                     f"chernoff - optimistic {chernoff:.3g}, reported - optimistic {reported:.3g}", f"{seconds:.2f}"]]
 
 
+def _import_everything() -> None:
+    """Import every accountant and the composition layer in the parent, before any fork: a module imported lazily
+    inside a time-limited call can be cut by the alarm half-way, and the child then fails with a NameError."""
+    import shuffledp.accounting.composition  # noqa: F401
+    import shuffledp.accounting.composition_tail  # noqa: F401
+
+    for name in vc.checked_accountants():
+        accountant_class(name)
+
+
 def main() -> None:
+    _import_everything()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small grid (smoke run)")
     parser.add_argument("--parts", default="grid,eps,brute,composed", help="which parts to run (comma-separated)")
