@@ -176,7 +176,7 @@ def _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max):
     # mean the two terms cancel to about 1 / z^2 at z standard deviations (z <= K here): the
     # margin bounds the rounding from the sizes of both terms
     centred = (tau - rows.mu_m[in_chunk][seg]) * F.flat[flat]
-    mass = (1.0 - rows.rho) * (i + 1.0) * P.flat[flat + 1]
+    mass = math.exp(rows.logs.log_1mrho) * (i + 1.0) * P.flat[flat + 1]  # 1 - rho from its log (issue 34)
     excess = np.maximum(centred + mass, 0.0)
     size = np.abs(centred) + mass
     with np.errstate(divide="ignore"):
