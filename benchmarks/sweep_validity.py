@@ -8,7 +8,9 @@ Domain: eps0 in (0, 50], n in [2, 10^15], k in [2, 10^6], delta in [1e-300, 0.5]
   ``<=local`` (the tight ones), ``monotone``;
 * ``eps(delta)`` for the tight accountants and ``strong-adversary`` on a sub-grid, delta in
   {1e-300, 1e-10, 1e-2};
-* ``brute-force`` at n in {3, 8}, k in {2, 3, 4, 5} against the exact enumeration.
+* ``brute-force`` at n in {3, 8}, k in {2, 3, 4, 5} against the exact enumeration;
+* ``composed<=chernoff``: weak-adversary composed over T in {10, 100} rounds, its optimistic composition against
+  the certified Chernoff bound on the same pair and against the reported value (``vc.composed_margins``).
 
 One row per (accountant, check, setting): status (pass / rounding / FAIL / refused / timeout), margin (a
 natural-log difference that must be >= 0), note, seconds. Each call has a wall-clock limit (``--limit``,
@@ -49,8 +51,9 @@ USERS = (2, 10, 1000, 10**6, 10**10, 10**15)
 DOMAINS = (2, 3, 10, 10**6)
 FRACTIONS = (0.0, 0.001, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 0.999, 1.0, 1.2)
 SUB = dict(eps0=(0.5, 15.0, 36.0), n=(10, 10**8), k=(3, 10**6))
-DELTAS = (1e-300, 1e-10, 1e-2)
+DELTAS = (1e-300, 1e-10, 1e-2, 0.5)
 BRUTE = dict(eps0=(0.5, 4.0, 15.0, 36.0), n=(3, 8), k=(2, 3, 4, 5))
+COMPOSED = dict(eps0=(0.5, 4.0), n=(100, 1000), k=(2, 10), T=(10, 100))
 QUICK = dict(eps0=(0.5, 15.0, 50.0), n=(10, 10**8), k=(3, 10**6))
 COLUMNS = ["accountant", "check", "epsilon_local", "n", "k", "detail", "status", "margin", "note", "seconds"]
 
@@ -171,10 +174,35 @@ def brute_rows(eps0, n, k, limit):
     return rows
 
 
+def composed_rows(eps0, n, k, compositions, limit):
+    eps = [f * eps0 for f in (0.2, 0.5, 1.0, 2.0, 4.0)]
+    out, seconds = limited(limit, vc.composed_margins, "weak-adversary", eps0, n, k, compositions, eps)
+    base = ["weak-adversary", "composed<=chernoff", eps0, n, k]
+    if isinstance(out, Timeout):
+        return [base + [f"T = {compositions}", "timeout", "", f"> {limit} s", f"{seconds:.2f}"]]
+    if out is None:
+        return [base + [f"T = {compositions}", "refused", "", "no certified tail", f"{seconds:.2f}"]]
+    chernoff, reported = out
+    m = min(chernoff, reported)
+    return [base + [f"T = {compositions}", vc.status(m), f"{m:.6g}",
+                    f"chernoff - optimistic {chernoff:.3g}, reported - optimistic {reported:.3g}", f"{seconds:.2f}"]]
+
+
+def _import_everything() -> None:
+    """Import every accountant and the composition layer in the parent, before any fork: a module imported lazily
+    inside a time-limited call can be cut by the alarm half-way, and the child then fails with a NameError."""
+    import shuffledp.accounting.composition  # noqa: F401
+    import shuffledp.accounting.composition_tail  # noqa: F401
+
+    for name in vc.checked_accountants():
+        accountant_class(name)
+
+
 def main() -> None:
+    _import_everything()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small grid (smoke run)")
-    parser.add_argument("--parts", default="grid,eps,brute", help="which parts to run (comma-separated)")
+    parser.add_argument("--parts", default="grid,eps,brute,composed", help="which parts to run (comma-separated)")
     parser.add_argument("--output", default=str(OUTPUT), help="the CSV to write")
     parser.add_argument("--limit", type=float, default=2.0, help="wall-clock seconds per call")
     args = parser.parse_args()
@@ -191,6 +219,9 @@ def main() -> None:
         rows += isolated(epsilon_rows, (eps0, n, k, args.limit), 12 * args.limit + 30, ["eps(delta)", eps0, n, k])
     for eps0, n, k in itertools.product(BRUTE["eps0"], BRUTE["n"], BRUTE["k"]) if "brute" in parts else ():
         rows += isolated(brute_rows, (eps0, n, k, args.limit), 22 * args.limit + 30, ["brute-force", eps0, n, k])
+    for eps0, n, k, t in itertools.product(*COMPOSED.values()) if "composed" in parts else ():
+        rows += isolated(composed_rows, (eps0, n, k, t, 10 * args.limit), 12 * args.limit + 30,
+                         ["composed<=chernoff", eps0, n, k])
     atomic_write_csv(output, COLUMNS, rows)
     counts = Counter((row[1], row[6]) for row in rows)
     for (check, state), count in sorted(counts.items()):

@@ -57,6 +57,14 @@ enumeration). ``worst-case-upper n=10 k=10 eps0=0.5``: 0.3308084260965555 -> 0.3
 the last place, tighter: at k = 10 the search stops at nodes with many occupied outside values and bounds them
 by the own-value-hit B(a, b) computed over every theta, a different summation order of the same certified
 bound). Its eps0 = 4 key is unchanged. Only that key was replaced.
+
+Seventh documented re-record (issue 34, branch i34-valid): every accountant's delta now rounds to its own safe
+side (numerics/safe_side.py: UPPER widened up, LOWER and EXACT down, by 5e-13 + 64 ulp x |log delta|), so that
+no pair of bounds crosses. The 32 single-round keys of weak-adversary, worst-case-upper and worst-case-lower
+moved (their epsilon searches interpolate on the widened values): 31 by at most 1.1e-13 relative, UPPER epsilons
+up and LOWER ones down except four 1-ulp moves; ``weak-adversary n=10 k=10 eps0=0.5`` 0.3386556114540545 ->
+0.33865561140049383 (1.6e-10, inside its search's 1e-9 tolerance: the search visited other points). The list is
+in docs/reproduction-notes.md ("i34-valid"). Only those keys were replaced.
 """
 
 from __future__ import annotations

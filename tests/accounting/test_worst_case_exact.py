@@ -55,7 +55,8 @@ def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
     best = max(third_value_delta(1.5, n_users=10, k=4, epsilon_local=2.0, a=a, b=b) for a in range(10) for b in range(10 - a))
     assert truth * (1 - 1e-12) <= best <= truth * (1 + 1e-12), (best, truth)
     lower = float(get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0])
-    assert truth * (1 - 1e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
+    # a LOWER bound is widened down by its rounding bound (numerics/safe_side.py, issue 34)
+    assert truth * (1 - 2e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
 
 
 def test_third_value_needs_k_at_least_4():

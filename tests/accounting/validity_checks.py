@@ -16,7 +16,11 @@ Each accountant is checked on what it claims (its class's ``kind`` and ``scope``
 * ``eps(delta)``: delta(epsilon_for_delta(delta)) <= delta for an UPPER accountant, >= delta for a LOWER one
   (each returns its own safe end of the bracket);
 * ``brute-force``: UPPER >= the exact worst case, LOWER / EXACT-for-one-dataset <= it
-  (tests/accounting/exact_enumeration.py, small n).
+  (tests/accounting/exact_enumeration.py, small n);
+* ``composed<=chernoff``: after T rounds, the optimistic composition of an accountant's pair (losses rounded
+  down, mass left out dropped: a lower estimate of the pair's composed delta) <= the certified Chernoff bound
+  on the same pair (numerics.composed_tail, from each round's exact moment-generating function) and <= the
+  reported composed value (:func:`composed_margins`).
 
 Margins are natural-log differences on the side that must be >= 0 (e.g. log upper - log lower); a check
 passes when its margin >= -``TOLERANCE`` (1e-12: rounding to nearest, stated as such; "rounding" rows are
@@ -32,6 +36,7 @@ import warnings
 import numpy as np
 
 from shuffledp.accounting import BoundKind, accountant_class, get_accountant, list_accountants
+from shuffledp.accounting.numerics.safe_side import DEFAULT_RELATIVE_ROUNDING, widen
 
 TOLERANCE = 1e-12
 ROUNDING = 1e-9
@@ -83,12 +88,15 @@ def log_deltas(name: str, epsilon_local: float, n: int, k: int, epsilons) -> tup
 
 
 def local_log_delta(epsilon_local: float, k: int, epsilons) -> np.ndarray:
-    """log (p - e^eps q)_+ = eps0 + log(-expm1(eps - eps0)) - log(e^eps0 + k - 1), -inf for eps >= eps0."""
+    """log (p - e^eps q)_+ = eps0 + log(-expm1(eps - eps0)) - log(e^eps0 + k - 1), -inf for eps >= eps0, on its safe
+    side as an upper bound (the accountants' rule, numerics.safe_side: every upper bound compared is widened the
+    same way, so a tight upper equal to it is not flagged for the widening alone)."""
     eps = np.asarray(epsilons, float)
     log_norm = epsilon_local + math.log1p((k - 1) * math.exp(-epsilon_local))
     with np.errstate(divide="ignore", invalid="ignore"):
         inner = np.where(eps < epsilon_local, -np.expm1(np.minimum(eps - epsilon_local, 0.0)), 0.0)
-        return np.where(eps < epsilon_local, epsilon_local + np.log(inner) - log_norm, -np.inf)
+        value = np.where(eps < epsilon_local, epsilon_local + np.log(inner) - log_norm, -np.inf)
+    return widen(BoundKind.UPPER, value, DEFAULT_RELATIVE_ROUNDING)
 
 
 def margin_above(upper: np.ndarray, lower: np.ndarray) -> float:
@@ -106,11 +114,39 @@ def status(margin: float) -> str:
 
 
 def monotone_margin(values: np.ndarray) -> float:
-    """-(largest rise of log delta between consecutive increasing eps) (0 when none)."""
+    """-(largest rise of log delta between consecutive increasing eps, beyond the representation error of the
+    logs themselves, 64 ulp of |log delta|: a log delta of -2.7e7 is known to ~4e-7 at best) (0 when none)."""
     values = np.asarray(values, float)
     finite = np.where(np.isneginf(values), -1e308, values)
-    rises = np.diff(finite)
+    rises = np.diff(finite) - 64.0 * 2.0**-52 * np.abs(finite[1:])
     return float(-max(0.0, rises.max())) if rises.size else 0.0
+
+
+def composed_margins(name: str, epsilon_local: float, n: int, k: int, compositions: int, epsilons):
+    """(min log Chernoff - log optimistic, min log reported - log optimistic) of ``name`` composed over
+    ``compositions`` identical rounds, at ``epsilons`` where the optimistic composed delta is resolved (>=
+    PLD_FLOOR = 1e-13: below it the PLD's own truncation, 1e-15 per composition, dominates); None when the
+    accountant's view does not certify a tail (no Chernoff bound on its pair)."""
+    from shuffledp.accounting.composition import PLD_FLOOR, compose, optimistic_privacy_loss_distribution
+    from shuffledp.accounting.composition_tail import tail_rounds
+    from shuffledp.accounting.numerics.composed_tail import log_delta_bound
+
+    composed = compose(name, epsilon_local=epsilon_local, n_users=n, k=k, compositions=compositions)
+    if not composed.has_tail_bound:
+        return None
+    pld = optimistic_privacy_loss_distribution(name, epsilon_local, n, k)
+    pld = pld.self_compose(compositions)
+    eps = np.asarray(epsilons, float)
+    optimistic = np.array([float(pld.get_delta_for_epsilon(float(e))) for e in eps])
+    with np.errstate(divide="ignore"):
+        log_opt = np.log(optimistic)
+    chernoff = np.array([max(log_delta_bound(d, float(e)) for d in tail_rounds(name, composed.rounds, composed.interval))
+                         for e in eps])
+    reported = np.asarray(composed.log_delta_for_epsilon(eps), float)
+    keep = optimistic >= PLD_FLOOR
+    if not keep.any():
+        return math.inf, math.inf
+    return float(np.min(chernoff[keep] - log_opt[keep])), float(np.min(reported[keep] - log_opt[keep]))
 
 
 def epsilon_for_delta_margin(name: str, epsilon_local: float, n: int, k: int, delta: float) -> tuple[float, str]:

@@ -24,12 +24,14 @@ directions that label holds (:attr:`Accountant.scope`). Tests hold each label to
 from __future__ import annotations
 
 import abc
+import functools
 import math
 from typing import ClassVar
 
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real_array
+from shuffledp.accounting.numerics.safe_side import DEFAULT_RELATIVE_ROUNDING, widen
 from shuffledp.accounting.numerics.search import first_not_above
 from shuffledp.accounting.params import MAX_K, MAX_N_USERS, BoundKind, ShuffleSetting
 from shuffledp.accounting.randomizers import KRR, Randomizer, check_accepted
@@ -73,6 +75,32 @@ class Accountant(abc.ABC):
     #: is one view of its setting: its binned PLD, Renyi moments and composed tail are then derived from the
     #: view's outcomes (:mod:`shuffledp.accounting.views.derived`)
     view_class: ClassVar[type | None] = None
+    #: bound on the relative rounding error of the delta the subclass computes; every value of
+    #: :meth:`log_delta_for_epsilon` is widened outward by it (:mod:`shuffledp.accounting.numerics.safe_side`:
+    #: UPPER up, LOWER and EXACT down), so that no pair of bounds crosses through rounding (issue 34)
+    relative_rounding: ClassVar[float] = DEFAULT_RELATIVE_ROUNDING
+
+    def __init_subclass__(cls, **kwargs):
+        """Every subclass's ``log_delta_for_epsilon`` (its own or a mixin's) returns its safe side: the one place
+        where values are widened (nested calls through ``super()`` are widened once, at the outermost)."""
+        super().__init_subclass__(**kwargs)
+        raw = cls.log_delta_for_epsilon
+        if getattr(raw, "widened_to_safe_side", False) or getattr(raw, "__isabstractmethod__", False):
+            return
+
+        @functools.wraps(raw)
+        def log_delta_for_epsilon(self, epsilons):
+            if self.__dict__.get("_computing_delta"):
+                return raw(self, epsilons)
+            self._computing_delta = True
+            try:
+                values = raw(self, epsilons)
+            finally:
+                self._computing_delta = False
+            return widen(self.kind, values, self.relative_rounding)
+
+        log_delta_for_epsilon.widened_to_safe_side = True
+        cls.log_delta_for_epsilon = log_delta_for_epsilon
 
     def __init__(self, *, epsilon_local: float | None = None, n_users: int, k: int | None = None,
                  n_x0: int | None = None, randomizer: Randomizer | None = None):
@@ -90,7 +118,8 @@ class Accountant(abc.ABC):
 
     @abc.abstractmethod
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        """Natural log of delta at each epsilon (array in, array out; -inf means delta = 0)."""
+        """Natural log of delta at each epsilon (array in, array out; -inf means delta = 0), on its safe side:
+        a subclass computes the value, and the base widens it by :attr:`relative_rounding` (``__init_subclass__``)."""
 
     def view(self):
         """The accountant's view of its setting (an instance of :attr:`view_class`)."""

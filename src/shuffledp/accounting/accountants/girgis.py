@@ -236,6 +236,11 @@ class ErlingssonRDP(_ClosedFormRDP):
         return orders * math.exp(log_scale)
 
 
+#: relative bound on the rounding of a log ratio of :func:`_lower_pair_logs` (a logaddexp of two logs and a
+#: subtraction of log n: a few ulp of the largest magnitude involved, eps0 + log n + 1), with a factor 4 to spare
+_RATIO_ROUNDING = 16.0 * 2.0**-52
+
+
 def _lower_pair_logs(epsilon_local: float, n_users: int):
     """(log Bin(n, p)(K), log ratio_K, d_K = ratio_K - 1) over a window of K ~ Bin(n, p), p = 1/(e^eps0 + 1).
 
@@ -342,16 +347,25 @@ class GirgisRDPLower(Accountant):
         if self.compositions != 1:
             raise ValueError(f"`compositions` must be an integer in [1, 1] for the delta of {self.name!r} (an RDP "
                              f"lower bound converts to no delta lower bound); got {self.compositions}.")
-        log_pmf, log_ratio, _ = _lower_pair_logs(self.setting.epsilon_local, self.setting.n_users)
+        eps0 = self.setting.epsilon_local
+        log_pmf, log_ratio, _ = _lower_pair_logs(eps0, self.setting.n_users)
+        # A lower bound rounds down (issue 34): each log ratio is moved by a bound on its rounding error towards
+        # the side that shrinks its term (down for the forward terms, up for the backward ones), inside
+        # [-eps0, eps0], where the true ratio lies (a mixture of e^-eps0 and e^eps0). Without this the term
+        # K = n, whose log ratio is eps0 up to 1 ulp, gave delta(eps0) = 2.9e-17 > 0 = the truth at
+        # eps0 = 0.5, n = 2 (tests/accounting/test_validity_sweep.py).
+        slack = _RATIO_ROUNDING * (eps0 + math.log(self.setting.n_users) + 1.0)
+        ratio_down = np.clip(log_ratio - slack, -eps0, eps0)
+        ratio_up = np.clip(log_ratio + slack, -eps0, eps0)
         out = np.empty(epsilons.shape)
         for i, eps in np.ndenumerate(epsilons):
             if not np.isfinite(eps):
                 out[i] = -np.inf
                 continue
-            up = log_ratio > eps  # H(P1 || P0) = sum P0 (ratio - e^eps)_+
-            down = log_ratio < -eps  # H(P0 || P1) = sum P0 (1 - e^eps ratio)_+
-            forward = log_pmf[up] + log_ratio[up] + log1mexp(eps - log_ratio[up])
-            backward = log_pmf[down] + log1mexp(eps + log_ratio[down])
+            up = ratio_down > eps  # H(P1 || P0) = sum P0 (ratio - e^eps)_+
+            down = ratio_up < -eps  # H(P0 || P1) = sum P0 (1 - e^eps ratio)_+
+            forward = log_pmf[up] + ratio_down[up] + log1mexp(eps - ratio_down[up])
+            backward = log_pmf[down] + log1mexp(eps + ratio_up[down])
             values = [float(logsumexp(t)) for t in (forward, backward) if t.size]
             out[i] = min(0.0, max(values)) if values else -np.inf
         return out

@@ -26,7 +26,11 @@ in two, and stops when that largest U is within a relative 1e-9 of the largest F
 (or the block is a single dataset); the largest U is returned: it is >= F(j) for every j. Every pmf
 is summed over a window of at least 12 standard deviations (and the whole support for small n); the
 mass left out is bounded with exact binomial tails and *added* (removing mass r from the laws changes
-the hockey-stick divergence by at most (1 + e^eps)|r|). A relative 1e-12 is added for rounding.
+the hockey-stick divergence by at most (1 + e^eps)|r|). Deep in the tail that mass can exceed the
+maximum itself (issue 34: e^-97 against e^-118.6 at n = 1000, eps0 = 0.5, eps = 0.25, rising with eps
+through the factor e^eps), so the search is repeated with wider windows until the 1e-9 stop is met
+(:func:`~shuffledp.accounting.views.worst.k2_blocks.binary_forward_delta`). A relative
+1e-12 + 256 ulp x |log delta| is added for rounding (the pmfs are exponentiated logs).
 
 Cost: the block convolutions are cached across epsilons; about 0.1-1 s per epsilon at n = 10^4
 (an epsilon search at delta = 1e-6: 0.2 s for eps0 = 4, 4 s for eps0 = 0.5). Against brute force over
@@ -103,6 +107,7 @@ from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exac
 from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
 from shuffledp.accounting.views.worst.k4_blocks import MAX_USERS_K4_BLOCKS, K4BlockSearch
 from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
+from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.weak.view import WeakView
 from shuffledp.accounting.views.worst.enumeration import K3_CACHE_USERS
 from shuffledp.accounting.params import check_epsilon_local_finite
@@ -131,7 +136,8 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     kind = BoundKind.UPPER
     scope = (
         "all neighbouring datasets (replace-one), both directions; for k = 2 the certified maximum over every "
-        "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000; within ~0.3% in "
+        "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000 wherever "
+        "weak-adversary's Chernoff bound is above e^-700, weak-adversary's value below that; within ~0.3% in "
         "epsilon for n <= 1e8); for k = 3 and n <= 200 the exact maximum over every (n_x0, n_x1) (1e-12 "
         "relative; by branch and bound over blocks of datasets above n = 64); for k >= 4 and n <= 24 the "
         "smallest of: a branch and bound over blocks of every dataset (n_x0, n_x1 and the spread of the rest; "
@@ -184,7 +190,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             top, _, _ = large_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
             return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
         upper, _, _ = binary_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
-        return -np.inf, min(_log(upper), 0.0)
+        # capped by u's own report's delta (valid for every dataset; the search's rounding allowance could put it
+        # 1.2e-12 above that: eps0 = 29, n = 2, eps = 14.5, the issue-34 sweep's slow profile)
+        return -np.inf, min(_log(upper), float(own_report.log_delta([float(eps)], s)[0]), 0.0)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Where no search runs (this accountant is ``weak-adversary``'s value there: k >= 4 above

@@ -30,13 +30,21 @@ import math
 
 import numpy as np
 
-from shuffledp.accounting.numerics.search import bisect
+from shuffledp.accounting.numerics.search import bisect, golden_minimum
 from shuffledp.accounting.params import KrrParams
 
 __all__ = ["ChernoffBound"]
 
 _GRID = np.exp(np.linspace(math.log(1e-4), math.log(1e4), 65))
 _FINE = np.exp(np.linspace(-math.log(1e4) / 32, math.log(1e4) / 32, 17))
+#: ratio of neighbouring grid points, and the steps of one outward extension of the grid (a factor 1e8)
+_GRID_STEP = float(_GRID[1] / _GRID[0])
+_STEPS = np.arange(1.0, round(math.log(1e8) / math.log(_GRID_STEP)) + 1.0)
+_MAX_EXTENSIONS = 30
+#: below this log delta (the weak view's "beyond the promise", where the bound becomes the value) the optimum
+#: over theta is refined (:meth:`ChernoffBound.log_delta`); above it the grid's value is kept as it was
+_LOG_REFINE = -700.0
+_REFINE_STEPS = 60
 _ETA_GRID = np.concatenate([[0.0], np.exp(np.linspace(math.log(1e-5), math.log(50.0), 48))])
 
 
@@ -81,9 +89,24 @@ class ChernoffBound:
         return max(n_users * nu, math.sqrt(var)) / var
 
     def _best_theta(self, eps: float) -> float:
+        """The grid's best theta. The grid (1e-4 .. 1e4 times a Gaussian-regime scale) is extended outward, a
+        factor 1e8 at a time, while its best point is at an end: far in the tail the optimum lies far beyond
+        it (issue 34: at n = 10^8, k = 10^6, eps0 = 15 the optimum is ~10^7 times the scale, and the bound
+        at the grid's end, log delta ~ -124,554, rose with eps as the scale fell, where the optimum gives
+        -2.4e7 .. -2.7e7). Every theta gives a valid bound, so the extension only lowers the value."""
         scale = self._theta_scale(eps)
         thetas = scale * _GRID
         values = self._log_mgf(thetas, 0.0, 0.0, eps) - np.log(thetas)
+        for _ in range(_MAX_EXTENSIONS):
+            i = int(np.argmin(values))
+            if 0 < i < thetas.size - 1 or not np.isfinite(values[i]):
+                break
+            more = thetas[i] * _GRID_STEP ** (_STEPS if i > 0 else -_STEPS)  # outward from the end reached
+            more_values = self._log_mgf(more, 0.0, 0.0, eps) - np.log(more)
+            if not np.min(more_values) < values[i]:
+                break
+            thetas, values = (np.concatenate([thetas, more]), np.concatenate([values, more_values])) if i > 0 \
+                else (np.concatenate([more[::-1], thetas]), np.concatenate([more_values[::-1], values]))
         best = thetas[int(np.argmin(values))]
         thetas = best * _FINE
         values = self._log_mgf(thetas, 0.0, 0.0, eps) - np.log(thetas)
@@ -95,7 +118,19 @@ class ChernoffBound:
         if eps >= self.e0:
             return -np.inf
         theta = self._best_theta(eps)
-        value = float(self._log_mgf(theta, 0.0, 0.0, eps)) - math.log(theta) - 1.0 - math.log(self.n_users)
+        base = -1.0 - math.log(self.n_users)
+        value = float(self._log_mgf(theta, 0.0, 0.0, eps)) - math.log(theta) + base
+        if value < _LOG_REFINE:
+            # beyond the accuracy promise this bound is returned as the weak adversary's value, so it must fall
+            # with eps as delta does: the grid's minimum moves with eps by up to its resolution (a rise of 6e-5
+            # at log delta -13,888: n = 10^15, k = 10, eps0 = 25), the optimum over theta does not (each theta's
+            # bound falls with eps). So the optimum is refined by golden section on log theta between the
+            # fine grid's neighbours (the bound is convex in theta, so unimodal in log theta).
+            def at(log_theta):
+                return float(self._log_mgf(math.exp(log_theta), 0.0, 0.0, eps)) - log_theta
+            spread = math.log(float(_FINE[1] / _FINE[0]))
+            log_theta = math.log(theta)
+            value = min(value, golden_minimum(at, log_theta - spread, log_theta + spread, steps=_REFINE_STEPS) + base)
         return min(value, 0.0)
 
     def crossing(self, log_level: float, relative: float) -> float:

@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real
+from shuffledp.accounting.numerics.safe_side import widen
 from shuffledp.accounting.numerics.search import InterpolatingSearch
 from shuffledp.accounting.params import BoundKind
 
@@ -70,10 +71,15 @@ class BracketedMixin:
             excess = log_dropped - (reference + _LOG_RELATIVE_TARGET)
             K = min(_MAX_K, max(K + 0.5, math.sqrt(K * K + 2.0 * excess + 4.0)))
 
-    def _value(self, parts: tuple[float, float]) -> float:
+    def _raw_value(self, parts: tuple[float, float]) -> float:
         log_main, log_dropped = parts
         value = np.logaddexp(log_main, log_dropped) if self.kind is BoundKind.UPPER else log_main
         return min(0.0, float(value))
+
+    def _value(self, parts: tuple[float, float]) -> float:
+        """The reported value as the search sees it: on its safe side, as ``log_delta_for_epsilon`` returns it
+        (the accountant base widens that one; :mod:`shuffledp.accounting.numerics.safe_side`)."""
+        return float(widen(self.kind, self._raw_value(parts), self.relative_rounding))
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
@@ -82,7 +88,7 @@ class BracketedMixin:
         # ascending epsilon: delta falls, so the window needed only widens; start each from the last
         start = _START_K
         for i in np.argsort(flat, kind="stable"):
-            out.flat[i] = self._value(self.log_delta_parts(float(flat[i]), start_K=start))
+            out.flat[i] = self._raw_value(self.log_delta_parts(float(flat[i]), start_K=start))
             start = getattr(self, "last_K", _START_K)
         return out
 

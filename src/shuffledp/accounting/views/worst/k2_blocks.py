@@ -21,8 +21,11 @@ from shuffledp.accounting.params import KrrParams
 __all__ = ["Block", "binary_forward_delta"]
 
 _WINDOW_SDS = 12.0
+#: widest window tried (standard deviations): beyond it every binomial tail underflows at n <= 10^4
+_MAX_WINDOW_SDS = 80.0
 _RELATIVE_STOP = 1e-9
 _ROUNDING = 1e-12
+_LOG_ROUNDING = 256.0 * 2.0**-52  # per unit of |log value| (Block.upper)
 _FIRST_BLOCKS = 32
 _CACHE_LIMIT = 20_000_000  # doubles kept across epsilons (160 MB)
 
@@ -43,13 +46,13 @@ def _hockey_rows(g: np.ndarray, p: float, q: float, eps: float) -> np.ndarray:
     return terms.sum(axis=1)
 
 
-def _window_memo(windows: dict):
-    """:func:`pmf_window` at ``_WINDOW_SDS``, kept in ``windows`` (blocks of one width share their blanket-count
-    windows, blocks with one end share that binomial's): the same arrays, computed once."""
+def _window_memo(windows: dict, sds: float = _WINDOW_SDS):
+    """:func:`pmf_window` at ``sds`` standard deviations, kept in ``windows`` (blocks of one width share their
+    blanket-count windows, blocks with one end share that binomial's): the same arrays, computed once."""
     def window(trials: int, log_p: float, log_q: float):
-        key = (trials, log_p, log_q)
+        key = (trials, log_p, log_q, sds)
         if key not in windows:
-            windows[key] = pmf_window(trials, log_p, log_q, _WINDOW_SDS)
+            windows[key] = pmf_window(trials, log_p, log_q, sds)
         return windows[key]
     return window
 
@@ -59,11 +62,12 @@ class Block:
 
     __slots__ = ("a", "b", "weights", "rows", "dropped")
 
-    def __init__(self, a: int, b: int, n_users: int, log_p: float, log_q: float, windows: dict | None = None):
+    def __init__(self, a: int, b: int, n_users: int, log_p: float, log_q: float, windows: dict | None = None,
+                 sds: float = _WINDOW_SDS):
         n = n_users
         self.a, self.b = a, b
         w = b - a
-        window = _window_memo({} if windows is None else windows)
+        window = _window_memo({} if windows is None else windows, sds)
         _, _, pa, out_a = window(a, log_p, log_q)
         _, _, pm, out_m = window(n - 1 - b, log_q, log_p)
         base = np.convolve(pa, pm)
@@ -91,52 +95,79 @@ class Block:
         """(certified upper bound U on F(j) for j in the block, the summed value without margins)."""
         value = float(np.dot(self.weights, _hockey_rows(self.rows, p, q, eps)))
         laws, beta_out = self.dropped
-        margin = (1.0 + math.exp(eps)) * laws + beta_out + _ROUNDING * value + 1e-300
+        # rounding: the pmfs are exponentiated log-pmfs, each off by ~|log pmf| ulp, so the allowance grows with
+        # |log value| (issue 34: 5.3e-12 low at log delta = -220, n = 1000, eps0 = 0.5, eps = 0.35, against a
+        # 50-digit sum, with a flat 1e-12)
+        rounding = _ROUNDING + _LOG_ROUNDING * abs(math.log(value)) if value > 0 else _ROUNDING
+        margin = (1.0 + math.exp(eps)) * laws + beta_out + rounding * value + 1e-300
         return value + margin, value
 
 
 def binary_forward_delta(eps: float, *, n_users: int, epsilon_local: float, cache: dict | None = None,
                          relative_stop: float = _RELATIVE_STOP) -> tuple[float, float, int]:
-    """(certified upper bound on max_j F(j), largest F(j) evaluated, its j) for k = 2 (module doc)."""
-    n = n_users
+    """(certified upper bound on max_j F(j), largest F(j) evaluated, its j) for k = 2 (module doc).
+
+    The windows start at ``_WINDOW_SDS`` standard deviations. Where the mass they leave out (added to every
+    block's bound) is not negligible next to the maximum -- deep in the tail, where delta is far below that
+    mass (issue 34: e^-97 added to a maximum of e^-110 at n = 1000, eps0 = 0.5, eps = 0.25, and rising with
+    eps through the margin's e^eps) -- the search is run again with windows wide enough that a binomial tail
+    beyond them is below ``relative_stop`` times the largest value seen, until the bound is within
+    ``relative_stop`` of the largest F(j) or the windows reach ``_MAX_WINDOW_SDS``."""
+    cache = {} if cache is None else cache
+    sds = _WINDOW_SDS
+    while True:
+        upper, best, best_j, largest = _search(eps, n_users, epsilon_local, cache, relative_stop, sds)
+        if upper <= best * (1.0 + relative_stop) or upper == 0.0 or sds >= _MAX_WINDOW_SDS or largest <= 0.0:
+            return upper, best, best_j
+        # Gaussian-tail estimate of the window needed (the certification is the exact mass left out, re-checked)
+        needed = math.sqrt(2.0 * (math.log(1.0 / relative_stop) + 10.0 - math.log(largest)))
+        sds = min(_MAX_WINDOW_SDS, max(sds + 8.0, needed))
+
+
+def _search(eps: float, n: int, epsilon_local: float, cache: dict, relative_stop: float,
+            sds: float) -> tuple[float, float, int, float]:
+    """One branch and bound at windows of ``sds`` standard deviations: (certified upper bound, largest certified
+    lower end of an F(j), its j, largest summed F(j) without margins)."""
     krr = KrrParams.of(epsilon_local, 2)
     log_p, log_q = krr.log_p, krr.log_q
     p, q = math.exp(log_p), math.exp(log_q)
-    cache = {} if cache is None else cache
 
     def block(a, b):
-        key = (a, b)
+        key = (a, b, sds)
         if key not in cache:
             if cache.get("_size", 0) > _CACHE_LIMIT:  # memory bound: start over (only time is lost)
                 cache.clear()
-            cache[key] = Block(a, b, n, log_p, log_q, windows=cache.setdefault("_windows", {}))
+            cache[key] = Block(a, b, n, log_p, log_q, windows=cache.setdefault("_windows", {}), sds=sds)
             cache["_size"] = cache.get("_size", 0) + cache[key].rows.size
         return cache[key]
 
     size = max(1, -(-n // _FIRST_BLOCKS))
     heap = []
-    best, best_j = -1.0, -1
+    best, best_j, largest = -1.0, -1, 0.0
+
+    def single(j):
+        nonlocal best, best_j, largest
+        u_j, v_j = block(j, j).upper(p, q, eps)
+        largest = max(largest, v_j)
+        if v_j - (u_j - v_j) > best:
+            best, best_j = v_j - (u_j - v_j), j
+
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
         upper, value = block(a, b).upper(p, q, eps)
         heapq.heappush(heap, (-upper, a, b))
         for j in {a, b}:  # single datasets: exact values (the lower end of the search)
-            u_j, v_j = block(j, j).upper(p, q, eps)
-            if v_j - (u_j - v_j) > best:
-                best, best_j = v_j - (u_j - v_j), j
+            single(j)
     while True:
         negative, a, b = heapq.heappop(heap)
         upper = -negative
         if a == b or upper <= best * (1.0 + relative_stop) or upper == 0.0:
-            return upper, best, best_j
+            return upper, best, best_j, largest
         middle = (a + b) // 2
         for lo, hi in ((a, middle), (middle + 1, b)):
             u, v = block(lo, hi).upper(p, q, eps)
             heapq.heappush(heap, (-u, lo, hi))
-            if lo == hi and v - (u - v) > best:
-                best, best_j = v - (u - v), lo
+            if lo == hi:
+                single(lo)
         # a dataset inside the block (its centre) keeps the lower end current
-        j = middle
-        u_j, v_j = block(j, j).upper(p, q, eps)
-        if v_j - (u_j - v_j) > best:
-            best, best_j = v_j - (u_j - v_j), j
+        single(middle)
