@@ -65,6 +65,12 @@ moved (their epsilon searches interpolate on the widened values): 31 by at most 
 up and LOWER ones down except four 1-ulp moves; ``weak-adversary n=10 k=10 eps0=0.5`` 0.3386556114540545 ->
 0.33865561140049383 (1.6e-10, inside its search's 1e-9 tolerance: the search visited other points). The list is
 in docs/reproduction-notes.md ("i34-valid"). Only those keys were replaced.
+
+Eighth documented re-record (the merge of branches i34-lower and i34-valid): the two keys the fifth re-record
+replaced, ``worst-case-lower n=1000 k=10`` at eps0 = 0.5 and 4.0, combine both changes (the one-value tables'
+summation order and the safe-side widening down): 0.029645006234793617 (main before both) -> 0.029645006234791965
+(5.6e-14 relative, down) and 1.5268502254348268 -> 1.5268502254347496 (5.1e-14, down): a lower bound moved to
+its safe side. Only those two keys were replaced.
 """
 
 from __future__ import annotations
