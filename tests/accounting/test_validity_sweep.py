@@ -303,7 +303,9 @@ def test_composed_against_chernoff_on_the_same_pair(epsilon_local, n, k, composi
 # ranges from per-row tables of M's law) was 1.04e-9 (relative) below its own 50-digit value at eps0 = 0.05, n = 2,
 # k = 1e6, eps = 0.999 eps0 (1.0e-10 at 0.99 eps0), below worst-case-lower; one epsilon alone was right. Cause:
 # views/weak/tables.py formed 1 - rho as 1.0 - rho, with rho = 1 - 5.1e-8 here (2e-9 relative error), in a
-# two-term sum that cancels; it now reads exp(log(1 - rho)), which KrrParams forms without the difference.
+# two-term sum that cancels; the branch's fix read exp(log(1 - rho)). Merged with branch i35-views, whose middle
+# tables use the positive form E[(i - M)_+] + (tau - i) Pr(M <= i) (no 1 - rho and no cancellation), that line
+# is gone; this test holds the merged form to the same 50-digit values.
 def test_weak_adversary_joint_path_not_below_its_exact_value():
     eps = np.array([f * 0.05 for f in (0.0, 0.1, 0.5, 0.9, 0.99, 0.999)])
     joint = get_accountant("weak-adversary", epsilon_local=0.05, n_users=2, k=10**6).log_delta_for_epsilon(eps)
