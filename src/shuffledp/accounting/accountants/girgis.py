@@ -169,7 +169,16 @@ class GirgisRDP(_GirgisBase):
 
 
 class _ClosedFormRDP(_GirgisBase):
-    """An RDP bound in closed form at every real order > 1 (subclasses give ``_formula``, one round's RDP)."""
+    """An RDP bound in closed form at every real order > 1 (subclasses give ``_formula``, one round's RDP, and
+    ``no_subsampled_form``, why ``subsample`` < 1 is refused)."""
+
+    no_subsampled_form: str = ""
+
+    def __init__(self, **parameters):
+        super().__init__(**parameters)
+        if self.subsample != 1.0:
+            raise ValueError(f"`subsample` must be 1 for {self.name!r} ({self.no_subsampled_form}); "
+                             f"got {self.subsample!r}.")
 
     def _formula(self, orders: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -197,13 +206,7 @@ class GirgisRDPSimple(_ClosedFormRDP):
         "Steinke (2020)"
     )
 
-    def __init__(self, **parameters):
-        super().__init__(**parameters)
-        if self.subsample != 1.0:
-            raise ValueError(
-                f"`subsample` must be 1 for {self.name!r} (Thm 3.3 has no subsampled form; use 'girgis-rdp'); "
-                f"got {self.subsample!r}."
-            )
+    no_subsampled_form = "Thm 3.3 has no subsampled form; use 'girgis-rdp'"
 
     def _formula(self, orders: np.ndarray) -> np.ndarray:
         e0, n = self.setting.epsilon_local, self.setting.n_users
@@ -224,11 +227,7 @@ class ErlingssonRDP(_ClosedFormRDP):
         "per-step eps1 = 2 e^(2 eps0)(e^eps0 - 1)/n converted to RDP (Bun & Steinke 2016) and composed over n steps"
     )
 
-    def __init__(self, **parameters):
-        super().__init__(**parameters)
-        if self.subsample != 1.0:
-            raise ValueError(f"`subsample` must be 1 for {self.name!r} (eq. (9) has no subsampled form); "
-                             f"got {self.subsample!r}.")
+    no_subsampled_form = "eq. (9) has no subsampled form"
 
     def _formula(self, orders: np.ndarray) -> np.ndarray:
         e0, n = self.setting.epsilon_local, self.setting.n_users
