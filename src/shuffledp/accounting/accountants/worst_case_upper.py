@@ -163,6 +163,8 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
         self._k4 = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_K4_BLOCKS
+        # a search of its own runs (else this accountant is weak-adversary's value)
+        self._searched = self._binary or self._large or self._k3 or self._own or self._k4
         self._cache: dict = {}
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
@@ -171,11 +173,10 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
         """(-inf, log certified upper value): the value is one certified number, no separate remainder."""
         self.last_K = start_K
-        searched = self._binary or self._large or self._k3 or self._own or self._k4
         bound = self._weak.chernoff.log_delta(float(eps))
-        if not searched or bound < -700.0 or (log_target is not None and bound <= log_target):
+        if not self._searched or bound < -700.0 or (log_target is not None and bound <= log_target):
             weak_parts = self._weak.log_delta_parts(eps, log_target, start_K)
-            if not searched:
+            if not self._searched:
                 return weak_parts
             return -np.inf, float(np.logaddexp(*weak_parts))
         s = self.setting
@@ -200,7 +201,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         evaluated together by the weak view (:meth:`~shuffledp.accounting.views.weak.view.WeakView.log_deltas`:
         tables shared between the epsilons, and the smaller of the sum and the differing user's own k-RR
         delta, both certified upper bounds, as ``weak-adversary`` reports); elsewhere one epsilon at a time."""
-        if self._binary or self._large or self._k3 or self._k4 or self._own:
+        if self._searched:
             return super().log_delta_for_epsilon(epsilons)
         return self._weak.log_deltas(self._checked_epsilons(epsilons))
 
