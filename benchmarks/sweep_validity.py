@@ -18,7 +18,8 @@ default 2 s; a call over it is a "timeout" row, not a failure; each setting runs
 after ~20 limits, for calls that the alarm cannot interrupt). Writes results/benchmarks/validity_sweep.csv
 and prints a summary.
 
-Run: python benchmarks/sweep_validity.py [--quick] [--limit SECONDS]   (about 20 minutes on a loaded 2-core machine)
+Run: python benchmarks/sweep_validity.py [--quick] [--limit SECONDS]   (about an hour on a loaded 2-core machine)
+In pieces: --eps0 14.5 --n 1e3,1e6 --k 3 --parts grid --output results/benchmarks/validity_sweep_eps0_14.5.csv
 """
 
 from __future__ import annotations
@@ -198,6 +199,17 @@ def _import_everything() -> None:
         accountant_class(name)
 
 
+def _selected(axis, chosen: str) -> tuple:
+    """The values of one grid axis named in ``chosen`` (comma-separated numbers; empty: the whole axis)."""
+    if not chosen:
+        return axis
+    wanted = [float(text) for text in chosen.split(",")]
+    kept = tuple(value for value in axis if any(math.isclose(value, w, rel_tol=1e-12) for w in wanted))
+    if len(kept) != len(wanted):
+        raise SystemExit(f"grid values must be among {axis}; got {chosen}")
+    return kept
+
+
 def main() -> None:
     _import_everything()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -205,8 +217,12 @@ def main() -> None:
     parser.add_argument("--parts", default="grid,eps,brute,composed", help="which parts to run (comma-separated)")
     parser.add_argument("--output", default=str(OUTPUT), help="the CSV to write")
     parser.add_argument("--limit", type=float, default=2.0, help="wall-clock seconds per call")
+    for axis in ("eps0", "n", "k"):
+        parser.add_argument(f"--{axis}", default="", help=f"only these {axis} of the grid (comma-separated; "
+                            "the grid is run in pieces on a shared machine)")
     args = parser.parse_args()
     grid = (QUICK["eps0"], QUICK["n"], QUICK["k"]) if args.quick else (LOCAL_EPSILONS, USERS, DOMAINS)
+    grid = tuple(_selected(axis, getattr(args, name)) for axis, name in zip(grid, ("eps0", "n", "k")))
     sub = QUICK if args.quick else SUB
     start = time.perf_counter()
     rows = []
