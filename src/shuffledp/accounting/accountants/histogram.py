@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log_binom_pmf
+from shuffledp._numerics import log1mexp, log_binom_pmf, log_expm1
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.views.cell_law import CellLaw
@@ -81,6 +81,41 @@ def _shift(law: np.ndarray, axis: int) -> np.ndarray:
     else:
         out[:, 1:] = law[:, :-1]
     return out
+
+
+def _loss(e0: float, on_x0: int, on_x2: int, size: int, valid, cell, fraction) -> np.ndarray:
+    """Privacy loss log P0(h) / P1(h) of each cell of :meth:`HistogramExact._cell_law`, from O(1) quantities.
+
+    log P0 - log P1 is a difference of two numbers of size |log P| (45 at eps0 = 0.05, n = 10, k = 1e6), so it
+    carries ~|log P| ulp of absolute error, which a cell with loss just above eps turns into a large relative
+    error of its term P0 (1 - e^(eps - loss)) (issue 34, finding 7: 2.0e-11 at eps = 0.015 from a cell with loss
+    eps + 3e-4). Both brackets carry the same power of the k-RR probabilities: with G the others' joint law of
+    (G0, G2) under per-user weights (1, e^-eps0, e^-eps0) on x0 and (e^-eps0, 1, e^-eps0) on x2 (each report's
+    probability divided by p for x0 and x2 and by (k - 2) p for the other values, so F(g0, g2) = p^(g0 + g2)
+    ((k - 2) p)^(n - 1 - g0 - g2) G(g0, g2); log G lies in [-(n - 1) eps0, (n - 1) log 3], no log q in it),
+
+        P0 / P1 = (e^eps0 G_a + G_b + G_c) / (G_a + G_b + (1 + beta h1 / m) G_c),   beta = e^eps0 - 1,
+
+    G_a = G(h0 - 1, h2), G_b = G(h0, h2 - 1), G_c = G(h0, h2). With the three scaled to at most 1, the loss is
+    log1p(x), x = beta (G_a - (h1 / m) G_c) / B1, where |x| <= 1/2 (the loss is then formed to a few ulp of
+    itself), and log B0 - log B1 elsewhere (|loss| >= log 1.5 there, the logs of size at most eps0 + log 3).
+    """
+    law = _joint_two_counts([(on_x0, 0.0, -e0, -e0), (on_x2, -e0, 0.0, -e0)])
+    g = np.full((size, size), -np.inf)
+    g[: law.shape[0], : law.shape[1]] = law
+    g_a, g_b, g_c = _shift(g, 0)[valid], _shift(g, 1)[valid], g[valid]
+    top = np.maximum(np.maximum(g_a, g_b), g_c)
+    top = np.where(np.isfinite(top), top, 0.0)
+    ga, gb, gc = (np.exp(x - top)[cell] for x in (g_a, g_b, g_c))  # each in [0, 1], one of them 1
+    log_beta = float(log_expm1(e0))
+    difference = ga - fraction * gc
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_b1 = np.logaddexp(np.log(ga + gb + gc), log_beta + np.log(fraction * gc))
+        log_b0 = np.logaddexp(e0 + np.log(ga), np.log(gb + gc))
+        log_x = log_beta + np.log(np.abs(difference)) - log_b1
+        near = np.where(difference > 0, np.logaddexp(0.0, log_x), log1mexp(np.minimum(log_x, 0.0)))
+    loss = np.where(log_x <= -math.log(2.0), near, log_b0 - log_b1)
+    return np.where(difference == 0.0, 0.0, loss)
 
 
 class _HistogramAccountant(Accountant):
@@ -170,7 +205,9 @@ class HistogramExact(_HistogramAccountant):
             log_last = f[cell] + log_km2 + np.log(q + (p - q) * fraction)
         log_p0 = log_b + bracket0[cell]
         log_p1 = log_b + np.logaddexp(common[cell], log_last)
-        return CellLaw(log_p0, log_p1, s.epsilon_local)
+        loss = _loss(s.epsilon_local, a, others_rest, size, valid, cell, fraction)
+        loss = np.where(np.isnan(loss), log_p0 - log_p1, loss)  # eps0 ~ 1e308: G underflows where F does not
+        return CellLaw(log_p0, log_p1, s.epsilon_local, loss=loss)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         s = self.setting

@@ -18,11 +18,16 @@ __all__ = ["CellLaw"]
 class CellLaw:
     """Two discrete laws on the same finite cells, sorted by privacy loss, with tail deltas."""
 
-    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray, epsilon_local: float):
+    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray, epsilon_local: float, loss: np.ndarray | None = None):
+        """``loss`` (log P0 / P1 per cell), if given, replaces log_p0 - log_p1: a caller that can form the ratio
+        from O(1) quantities gives it, because the difference of two log-probabilities of size |log P| carries
+        ~|log P| ulp of absolute error, and a cell whose loss is within x of eps carries that error divided by x
+        into its term P0 (1 - e^(eps - loss)) (issue 34, finding 7)."""
         keep = np.isfinite(log_p0) & np.isfinite(log_p1)
-        log_p0, log_p1 = log_p0[keep], log_p1[keep]
+        loss = log_p0 - log_p1 if loss is None else np.asarray(loss, dtype=float)
+        log_p0, log_p1, loss = log_p0[keep], log_p1[keep], loss[keep]
         # k-RR is eps0-LDP, so every post-processing has |loss| <= eps0: clip the rounding noise
-        loss = np.clip(log_p0 - log_p1, -epsilon_local, epsilon_local)
+        loss = np.clip(loss, -epsilon_local, epsilon_local)
         order = np.argsort(-loss, kind="stable")
         self.loss = loss[order]
         self.log_p0 = log_p0[order]
