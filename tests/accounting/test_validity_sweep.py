@@ -400,3 +400,34 @@ def test_weak_adversary_not_below_its_exact_value_at_eps0_25(n, k):
         alone = get_accountant("weak-adversary", epsilon_local=25.0, n_users=n, k=k).log_delta_for_epsilon([x])[0]
         exact = float(mpmath.log(weak_pair_delta(n, k, 25.0, float(x))))
         assert min(alone, joint[i]) >= exact, (x, alone - exact, joint[i] - exact)
+
+
+def _girgis_pair_log_delta_50_digits(e0, n, eps, top=40):
+    """The pair of girgis-rdp-lower (binary RR, every other user on x0; u on x0 vs x1), 50 digits: K, the count
+    of x1 reports, is Bin(n, p) under P0 and P1(K) / P0(K) = (e^-eps0 (n - K) + e^eps0 K) / n; K <= ``top``
+    (what lies beyond is below 1e-60 here)."""
+    with mpmath.workdps(50):
+        e0, eps = mpmath.mpf(e0), mpmath.mpf(eps)
+        p = 1 / (mpmath.e ** e0 + 1)
+        forward = backward = mpmath.mpf(0)
+        for K in range(top + 1):
+            pmf = mpmath.binomial(n, K) * p ** K * (1 - p) ** (n - K)
+            ratio = (mpmath.e ** -e0 * (n - K) + mpmath.e ** e0 * K) / n
+            forward += pmf * max(ratio - mpmath.e ** eps, 0)
+            backward += pmf * max(1 - mpmath.e ** eps * ratio, 0)
+        return float(mpmath.log(max(forward, backward)))
+
+
+# Regression (issue 34 sweep, finding 10; the deterministic grid at eps0 = 25): girgis-rdp-lower at n = 10^6,
+# k = 2 was 3.5e-10 to 3.9e-10 (log delta) above clones-krr, strong-adversary, weak-adversary and worst-case-upper,
+# all upper bounds. Cause: log(1 - p) was formed as eps0 + log p (p = 1 / (e^eps0 + 1)), two numbers of size 25 for
+# a result of size 1.4e-11, 2.8e-5 relative error, and n log(1 - p) = log Pr(K = 0) carries the delta here (delta =
+# 1 - 1.4e-5). Fix: log(1 - p) = -log1p(e^-eps0).
+@pytest.mark.parametrize("e0,n", [(25.0, 10**6), (20.0, 10**6), (30.0, 10**9)])
+def test_girgis_lower_not_above_its_exact_pair(e0, n):
+    eps = [0.05 * e0, 0.1 * e0, 0.3 * e0]
+    values = get_accountant("girgis-rdp-lower", epsilon_local=e0, n_users=n, k=2).log_delta_for_epsilon(eps)
+    for value, x in zip(values, eps):
+        exact = _girgis_pair_log_delta_50_digits(e0, n, x)
+        allowed = 2.0 * (5e-13 + 64.0 * 2.0**-52 * abs(exact))
+        assert exact - allowed <= value <= exact, (x, value - exact)
