@@ -114,7 +114,38 @@ def _loss(e0: float, on_x0: int, on_x2: int, size: int, valid, cell, fraction) -
         log_b0 = np.logaddexp(e0 + np.log(ga), np.log(gb + gc))
         log_x = log_beta + np.log(np.abs(difference)) - log_b1
         near = np.where(difference > 0, np.logaddexp(0.0, log_x), log1mexp(np.minimum(log_x, 0.0)))
-    loss = np.where(log_x <= -math.log(2.0), near, log_b0 - log_b1)
+        loss = np.where(log_x <= -math.log(2.0), near, log_b0 - log_b1)
+    return np.where(difference == 0.0, 0.0, loss)
+
+
+def _pair_loss(e0: float, on_x0: int, off_x0: int, size: int, log_rho: float) -> np.ndarray:
+    """Privacy loss of each cell (h0, h1) of :meth:`HistogramPairLower._cell_law`, from O(1) quantities (as
+    :func:`_loss`, finding 7). Every report's probability is divided by p for x0 and x1 and by 1 - 2q for the
+    other values (k = 2: there are none), so the others' weights are (1, e^-eps0, rho) on x0 and (e^-eps0,
+    e^-eps0, 1) off x0 (k = 2: (1, e^-eps0) and (e^-eps0, 1) for (x0, x1)), rho = (1 - p - q) / (1 - 2q), and
+
+        P0 / P1 = (e^eps0 (G_a + rho G_c) + G_b) / (G_a + e^eps0 (G_b + rho G_c)),   the loss log1p(x),
+        x = beta (G_a - G_b) / B1,
+
+    G_a = G(h0 - 1, h1), G_b = G(h0, h1 - 1), G_c = G(h0, h1) (rho G_c is 0 for k = 2); log B0 - log B1
+    where |x| > 1/2."""
+    off_x1 = 0.0 if log_rho == -np.inf else -e0  # k = 2: the users off x0 hold x1
+    law = _joint_two_counts([(on_x0, 0.0, -e0, log_rho), (off_x0, -e0, off_x1, 0.0 if log_rho > -np.inf else -np.inf)])
+    g = np.full((size, size), -np.inf)
+    g[: law.shape[0], : law.shape[1]] = law
+    g_a, g_b = _shift(g, 0), _shift(g, 1)
+    top = np.maximum(np.maximum(g_a, g_b), g)
+    top = np.where(np.isfinite(top), top, 0.0)
+    ga, gb, gc = np.exp(g_a - top), np.exp(g_b - top), np.exp(g - top)
+    rho_gc = math.exp(log_rho) * gc
+    log_beta = float(log_expm1(e0))
+    difference = ga - gb
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_b0 = np.logaddexp(e0 + np.log(ga + rho_gc), np.log(gb))
+        log_b1 = np.logaddexp(e0 + np.log(gb + rho_gc), np.log(ga))
+        log_x = log_beta + np.log(np.abs(difference)) - log_b1
+        near = np.where(difference > 0, np.logaddexp(0.0, log_x), log1mexp(np.minimum(log_x, 0.0)))
+        loss = np.where(log_x <= -math.log(2.0), near, log_b0 - log_b1)
     return np.where(difference == 0.0, 0.0, loss)
 
 
@@ -206,7 +237,8 @@ class HistogramExact(_HistogramAccountant):
         log_p0 = log_b + bracket0[cell]
         log_p1 = log_b + np.logaddexp(common[cell], log_last)
         loss = _loss(s.epsilon_local, a, others_rest, size, valid, cell, fraction)
-        loss = np.where(np.isnan(loss), log_p0 - log_p1, loss)  # eps0 ~ 1e308: G underflows where F does not
+        with np.errstate(invalid="ignore"):  # cells of probability 0 on both sides (dropped by CellLaw)
+            loss = np.where(np.isnan(loss), log_p0 - log_p1, loss)  # eps0 ~ 1e308: G underflows where F does not
         return CellLaw(log_p0, log_p1, s.epsilon_local, loss=loss)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
@@ -254,4 +286,7 @@ class HistogramPairLower(_HistogramAccountant):
         g0, g1 = _shift(g, 0), _shift(g, 1)
         log_p0 = np.logaddexp(np.logaddexp(g0 + log_p, g1 + log_q), g + log_rest)
         log_p1 = np.logaddexp(np.logaddexp(g0 + log_q, g1 + log_p), g + log_rest)
-        return CellLaw(log_p0.ravel(), log_p1.ravel(), s.epsilon_local)
+        loss = _pair_loss(s.epsilon_local, a, n - 1 - a, size, -np.inf if k == 2 else krr.log_rho).ravel()
+        with np.errstate(invalid="ignore"):  # cells of probability 0 on both sides (dropped by CellLaw)
+            loss = np.where(np.isnan(loss), (log_p0 - log_p1).ravel(), loss)  # eps0 ~ 1e308: G underflows, F not
+        return CellLaw(log_p0.ravel(), log_p1.ravel(), s.epsilon_local, loss=loss)

@@ -24,7 +24,8 @@ class CellLaw:
         ~|log P| ulp of absolute error, and a cell whose loss is within x of eps carries that error divided by x
         into its term P0 (1 - e^(eps - loss)) (issue 34, finding 7)."""
         keep = np.isfinite(log_p0) & np.isfinite(log_p1)
-        loss = log_p0 - log_p1 if loss is None else np.asarray(loss, dtype=float)
+        with np.errstate(invalid="ignore"):  # -inf - -inf in the cells dropped here
+            loss = log_p0 - log_p1 if loss is None else np.asarray(loss, dtype=float)
         log_p0, log_p1, loss = log_p0[keep], log_p1[keep], loss[keep]
         # k-RR is eps0-LDP, so every post-processing has |loss| <= eps0: clip the rounding noise
         loss = np.clip(loss, -epsilon_local, epsilon_local)
