@@ -18,7 +18,8 @@ default 2 s; a call over it is a "timeout" row, not a failure; each setting runs
 after ~20 limits, for calls that the alarm cannot interrupt). Writes results/benchmarks/validity_sweep.csv
 and prints a summary.
 
-Run: python benchmarks/sweep_validity.py [--quick] [--limit SECONDS]   (about an hour on a loaded 2-core machine)
+Run: python benchmarks/sweep_validity.py [--quick] [--limit SECONDS]   (eps0 = 0.05, 0.5, 4: ~25 min loaded;
+eps0 = 14.5, 25, 50: ~10 min, most of it the settings at n = 10^15 killed after their limit)
 In pieces: --eps0 14.5 --n 1e3,1e6 --k 3 --parts grid --output results/benchmarks/validity_sweep_eps0_14.5.csv
 """
 

@@ -20,7 +20,9 @@ multinomial pmf. With h = u's report + others' and m = n - h0 - h2 (reports outs
 the counts of x0, x1, x2 and the total of the remaining k - 3 bins, n - h0 - h1 - h2 -- so the
 hockey-stick divergence of the histogram equals that of the law of (h0, h1, h2), which is the
 bracket times Bin(m, 1/(k-2))(h1) (the marginal of mu). F is built by exact dynamic programming
-over the other users in log space, the cells are sorted by privacy loss once, and each delta is a
+over the other users in log space; each cell's privacy loss comes from O(1) ratios of the same law
+with the k-RR powers divided out (:func:`_loss`, not log P0 - log P1: issue 34, finding 7); the cells are
+sorted by privacy loss once, and each delta is a
 log-sum-exp of ``log P0 + log1mexp(eps - L)`` over the cells with L > eps. Cost O(n^3): n is limited
 to :data:`MAX_USERS` (clear error beyond).
 
