@@ -104,12 +104,16 @@ class _Chunk:
         else:
             pmf = np.where(offsets[None, :] == 0, 1.0, 0.0) * np.ones((s_c.size, 1))
         self.pmf = pmf
-        if prefix is None or prefix[0].shape[0] < s_c.size or prefix[0].shape[1] != m_width:
-            prefix = np.empty((s_c.size, m_width)), np.empty((s_c.size, m_width))
-        self.f0, self.f1 = (f[:s_c.size] for f in prefix)  # ``prefix``: arrays of an earlier chunk, reused
-        self.f0[:, 0] = self.f1[:, 0] = 0.0
-        np.cumsum(pmf, axis=1, out=self.f0[:, 1:])
-        np.cumsum(pmf * m_grid, axis=1, out=self.f1[:, 1:])
+        if prefix is None or prefix.shape[0] < s_c.size or prefix.shape[1] != m_width:
+            prefix = np.empty((s_c.size, m_width, 2))
+        # f[..., 0], f[..., 1]: the prefix sums of pmf(m) and m pmf(m), side by side (one gather reads both:
+        # ``self.f`` views each pair as one complex number); ``prefix``: the array of an earlier chunk, reused
+        f = prefix[:s_c.size]
+        f[:, 0, :] = 0.0
+        np.cumsum(pmf, axis=1, out=f[:, 1:, 0])
+        np.cumsum(pmf * m_grid, axis=1, out=f[:, 1:, 1])
+        self.prefix = prefix
+        self.f = f.reshape(-1).view(np.complex128)
         # the pairs with a >= c (a >= s / 2): the a window is symmetric about s / 2
         a_first, a_last = np.ceil(s_c / 2.0), grid.a_hi[start:stop]
         self.ss, self.a, self.pos = flat_rows(s_c, a_first, a_last)
@@ -125,8 +129,9 @@ class _Chunk:
         pos_r = self.pos[rows]
         lo_idx = self.flat_base[rows]
         hi_idx = self.flat_base[rows] + (self.m_hi[pos_r] + 1.0 - self.m_lo[pos_r]).astype(np.int64)
-        d0 = np.maximum(self.f0.ravel()[hi_idx] - self.f0.ravel()[lo_idx], 0.0)
-        d1 = np.maximum(self.f1.ravel()[hi_idx] - self.f1.ravel()[lo_idx], 0.0)
+        difference = (self.f[hi_idx] - self.f[lo_idx]).view(np.float64).reshape(-1, 2)
+        np.maximum(difference, 0.0, out=difference)
+        d0, d1 = difference[:, 0], difference[:, 1]
         sr, ar, cr = self.ss[rows], self.a[rows], self.c[rows]
         beta = self.beta
         return (self.row_mass[rows] * ((sr + beta * ar) * d0 + d1),
@@ -181,10 +186,10 @@ def _run_block(side: _Side, ch: _Chunk, r, P: int, x, base, j_top, table, ceil_m
         np.minimum(value, hi_end[:, None], out=point[:, 1:-1])
     index = point.astype(np.int64)
     index += (ch.flat_base[r] - lo.astype(np.int64))[:, None]  # flat_base + (point - lo): exact integers
-    d0 = np.diff(np.take(ch.f0.ravel(), index), axis=1)
-    d1 = np.diff(np.take(ch.f1.ravel(), index), axis=1)
-    np.maximum(d0, 0.0, out=d0)
-    np.maximum(d1, 0.0, out=d1)
+    values = np.take(ch.f, index)  # (prefix of pmf, prefix of m pmf) at every point, as complex pairs
+    difference = np.subtract(values[:, 1:], values[:, :-1]).view(np.float64)  # componentwise: the same bits
+    np.maximum(difference, 0.0, out=difference)
+    d0, d1 = difference[:, 0::2], difference[:, 1::2]
     ss, beta, mass = ch.ss[r], ch.beta, ch.row_mass[r][:, None]
     out = []
     for weight in (ss + beta * ch.a[r]), (ss + beta * ch.c[r]):
@@ -267,7 +272,7 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Binned
     step = max(1, min(ROWS_PER_CHUNK // a_width, _PREFIX_CELLS // m_width))
     for start in range(0, grid.s.size, step):
         ch = _Chunk(grid, start, min(grid.s.size, start + step), m_width, beta, prefix)
-        prefix = ch.f0, ch.f1
+        prefix = ch.prefix
         tie = np.flatnonzero(ch.a == ch.c)  # d = 0: loss 0 for every m
         if tie.size:
             p, q = ch.masses(tie)
