@@ -41,7 +41,7 @@ ROOM_ORDER = {
     "report": ["paper", "inputs", "hypotheses", "blocks", "read", "verdicts", "readings", "beyond", "balle", "judge", "findings", "girgis", "sections", "appendix", "build", "render"],
     "experiments": ["accounting", "accounting_grids", "guarantees", "utility_tables", "utility", "crossover", "equal_guarantee",
                     "exact_error", "compare",
-                    "phase_diagram", "compare_rounds", "koskela", "shuffled_gaussian", "girgis", "balle"],
+                    "phase_diagram", "rounds_guess", "compare_rounds", "koskela", "shuffled_gaussian", "girgis", "balle"],
     "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
 }
 

@@ -72,6 +72,7 @@ from shuffledp.experiments.compare import (
     verdict,
 )
 from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
+from shuffledp.experiments.rounds_guess import search_from_guess, shuffle_guess
 from shuffledp.mechanisms import (
     NEIGHBOURING_SENSITIVITY,
     analytic_gaussian_sigma,
@@ -165,7 +166,7 @@ def _grow_and_close(evaluate, low: float, high: float, *, upper: float, factor: 
 
 
 def _largest_meeting(composed_epsilon, *, epsilon: float, floor: float, upper: float, name: str,
-                     interval: float) -> float:
+                     interval: float, guess: tuple[float, float] | None = None) -> float:
     """Largest x in [floor, upper] with ``composed_epsilon(x, interval)`` <= ``epsilon``.
 
     ``floor`` meets the target without being evaluated (pure DP). First stage on a grid 10 x ``interval``
@@ -173,8 +174,9 @@ def _largest_meeting(composed_epsilon, *, epsilon: float, floor: float, upper: f
     by factors of 4 while the target is met, closed by Illinois on the composed epsilon minus the target
     to :data:`_TOLERANCE` relative. Then the answer is evaluated on ``interval`` itself; if that leaves
     more than :data:`_TOLERANCE` x epsilon unused, the search goes on there (1 % steps, doubling, then
-    Illinois). The returned end is ``floor`` or a point that met the target. Raises when ``upper`` meets
-    it too."""
+    Illinois). With ``guess`` ((x, slope), :func:`~shuffledp.experiments.rounds_guess.shuffle_guess`) the
+    search runs on ``interval`` alone from there instead (:func:`~shuffledp.experiments.rounds_guess.search_from_guess`).
+    The returned end is ``floor`` or a point that met the target. Raises when ``upper`` meets it too."""
     count = [0]
 
     def evaluator(grid: float):
@@ -186,6 +188,9 @@ def _largest_meeting(composed_epsilon, *, epsilon: float, floor: float, upper: f
             return value > epsilon, value - epsilon, value
         return evaluate
 
+    if guess is not None:
+        return search_from_guess(evaluator(interval), *guess, floor=floor, upper=upper, tolerance=_TOLERANCE,
+                                 name=name, epsilon=epsilon)
     coarse = _grow_and_close(evaluator(10.0 * interval), floor, min(2.0 * floor, upper), upper=upper, factor=4.0,
                              name=name, epsilon=epsilon)
     if coarse >= upper or coarse == floor:
@@ -252,8 +257,10 @@ def shuffle_epsilon_local(setting: RoundsSetting, *, interval: float | None = No
     floor = pure_floor(s.epsilon, s.compositions, s.subsample)
     if floor >= _MAX_EPSILON_LOCAL:
         return _MAX_EPSILON_LOCAL
+    guess = shuffle_guess(epsilon=s.epsilon, delta=s.delta, per_round=s.per_round, k=s.k, compositions=s.compositions,
+                          subsample=s.subsample, low=floor, high=_MAX_EPSILON_LOCAL)
     return _largest_meeting(composed, epsilon=s.epsilon, floor=floor, upper=_MAX_EPSILON_LOCAL, name="eps0",
-                            interval=interval)
+                            interval=interval, guess=guess)
 
 
 def gaussian_sigma(setting: RoundsSetting, *, interval: float | None = None) -> float:

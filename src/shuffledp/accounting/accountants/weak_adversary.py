@@ -12,6 +12,7 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
+from shuffledp.accounting.views.weak import pld as weak_pld
 from shuffledp.accounting.views.weak import view as weak
 
 __all__ = ["WeakAdversary"]
@@ -48,8 +49,8 @@ class WeakAdversary(BracketedMixin, Accountant):
             raise ValueError(f"`log_masses` must be False for accountant {self.name!r} (its masses are not "
                              "formed per outcome); got True.")
         s = self.setting
-        return [weak.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
-                            pessimistic=pessimistic, K=K)]
+        return [weak_pld.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
+                                pessimistic=pessimistic, K=K)]
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         return self._view.log_parts(eps, K)

@@ -1,5 +1,6 @@
 """Koskela et al.'s *weak adversary* for shuffled k-RR: its exact delta (:class:`WeakView`, used by
-``weak-adversary``) and its binned privacy loss distribution for composition (:func:`binned`).
+``weak-adversary``); its binned privacy loss distribution for composition is
+:func:`shuffledp.accounting.views.weak.pld.binned`.
 
 The adversary (Koskela, Heikkila, Honkela 2021, Def. 3 and Thm 4) sees the shuffled reports, the data
 of the other n - 1 users and which of them drew their report from the blanket (k-RR as a mixture:
@@ -32,9 +33,9 @@ C are exchangeable).
 
 **The stream** (issue 32). :class:`WeakView` is a :class:`~shuffledp.accounting.views.base.View`: its
 outcomes (a, c, m) and their windows are written once in :mod:`shuffledp.accounting.views.weak.outcomes`
-(read by :meth:`WeakView.outcomes`, by the binned PLD below and by the certified composed tail of
+(read by :meth:`WeakView.outcomes`, by the binned PLD and by the certified composed tail of
 :mod:`shuffledp.accounting.views.weak.tail`, :meth:`WeakView.tail_rounds`). The exact delta and the
-binned PLD below are fast overrides of what the generic layer would derive from that stream, held to it
+binned PLD are fast overrides of what the generic layer would derive from that stream, held to it
 by tests/accounting/test_view_streams_weak_worst.py.
 
 **Exact delta** (:class:`WeakView`; rows in :mod:`shuffledp.accounting.views.weak.rows`, per-row tables
@@ -63,14 +64,8 @@ evaluations, independent of n otherwise; memory O(that) as well. Accuracy: relat
 delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
 about 1e-16 n log n absolute error to log delta at larger n.
 
-**Binned PLD** (:func:`binned`). With s = a + c, d = a - c, L = sign(d) log1p(beta |d| / (s + m + beta
-min(a, c))), which for fixed (s, a) is monotone in m. So for each (s, a) the m-window splits into the
-few runs of consecutive m that share a bin, found in closed form (m >= beta |d| / expm1(t) - s - beta
-min(a, c) <=> |L| <= t), and each run's mass is a difference of the prefix sums of pmf(m) and m pmf(m)
-of M | s -- computed once per s. Work ~ (#(s, a) pairs) x (runs per pair) instead of the 3-D sum: about
-1.9e7 pairs and 12 runs each (2.4e8 runs) at n = 10^6, k = 4, eps0 = log 13, Delta = 1e-5. Rows whose loss spans more bins than they
-have m values are enumerated m by m. The P-mass (and, the windows being symmetric, the Q-mass) outside
-the windows is bounded with exact binomial tails and reported as ``dropped``.
+**Binned PLD**: :func:`shuffledp.accounting.views.weak.pld.binned` (runs of m, one side mirrored;
+its module docstring).
 """
 
 from __future__ import annotations
@@ -79,20 +74,19 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log_binom_pmf_loader, log_sub
+from shuffledp._numerics import log_sub
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View, log_delta_from_outcomes
-from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, RUNS_PER_BATCH, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.split_pair import check_size
 from shuffledp.accounting.views.strong import view as strong
 from shuffledp.accounting.views.weak import tail as weak_tail
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, outcome_chunks
 from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, WeakRows
 
-__all__ = ["WeakView", "binned"]
+__all__ = ["WeakView"]
 
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
 _BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
@@ -122,7 +116,8 @@ class WeakView(View):
     * the exact certified delta (module docstring, "Exact delta": :meth:`log_deltas`,
       :meth:`log_delta_parts`, and :meth:`log_delta` with ``upper=True``), by the rows of
       :class:`~shuffledp.accounting.views.weak.rows.WeakRows`;
-    * the binned PLD (:func:`binned`, "Binned PLD"), by runs of m on the same windows as the stream.
+    * the binned PLD (:func:`shuffledp.accounting.views.weak.pld.binned`), by runs of m on the same windows
+      as the stream.
 
     Both are held to the stream by tests/accounting/test_view_streams_weak_worst.py. The certified
     composed tail (:meth:`tail_rounds`) is formed from the stream's blocks
@@ -273,219 +268,3 @@ class WeakView(View):
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`)."""
         return self.chernoff.epsilon_refine(log_target, eps, log_value)
-
-
-# ---------------------------------------------------------------------------------------- binned PLD
-
-#: elements per block of the binned view's elementwise work (pmf rows, pair rows, runs): the temporaries
-#: of a block stay in cache. Every value is computed element by element, so the block size does not
-#: change a bit; the masses are still added to the bins in the batches of RUNS_PER_BATCH runs.
-_BLOCK = 1 << 15
-
-
-def _loader_rows(k, n, log_p, log_q, rows_per_block):
-    """:func:`log_binom_pmf_loader` of (k, n) over blocks of ``rows_per_block`` rows of ``k`` (same values)."""
-    out = np.empty(np.broadcast_shapes(np.shape(k), np.shape(n)))
-    for i in range(0, out.shape[0], rows_per_block):
-        block = slice(i, i + rows_per_block)
-        out[block] = log_binom_pmf_loader(k[block], n[block], log_p, log_q)
-    return out
-
-
-def _boundaries(x, base, lo, hi_end, j, interval, ceil_mode):
-    """First m with bin at most j (``ceil_mode``: l(m) <= j Delta) or below j + 1 (l(m) < (j + 1) Delta) in
-    the row (x, base) with m window [lo, hi_end), clipped to the window; ``j`` integer. expm1 is taken once
-    per bin (the same value for every row)."""
-    j_lo = int(j.min())
-    bins = np.arange(j_lo, int(j.max()) + 1, dtype=float)
-    with np.errstate(divide="ignore", over="ignore"):
-        if ceil_mode:  # l(m) <= jj Delta  <=>  m >= x / expm1(jj Delta) - base  (jj >= 1 here)
-            table = np.expm1(np.maximum(bins, 1.0) * interval)
-        else:  # l(m) < (jj + 1) Delta  <=>  m > x / expm1((jj + 1) Delta) - base
-            table = np.expm1((np.maximum(bins, 0.0) + 1.0) * interval)
-        value = np.divide(x, table[j - j_lo], out=x)
-    value -= base
-    if ceil_mode:
-        np.ceil(value, out=value)
-    else:
-        np.floor(value, out=value)
-        value += 1.0
-    np.maximum(value, lo, out=value)  # np.clip(value, lo, hi_end)
-    return np.minimum(value, hi_end, out=value)
-
-
-def _run_masses(ch, rows, x, base, j_top, counts, interval, ceil_mode, sign, out_j, out_p, out_q):
-    """Bins (times ``sign``) and (P-mass, Q-mass) of the runs of m of the pairs ``rows`` (one block),
-    written to ``out_*`` (``counts.sum() + rows.size`` entries: each row's runs and one entry of mass 0).
-
-    The runs of m in [m_lo, m_hi] sharing the bin of l(m) = log1p(x / (base + m)), x = beta |a - c|,
-    base = s + beta min(a, c) (d = a - c != 0): l falls as m grows, so the bin does too, from ``j_top``
-    (the bin of l(m_lo)) down, ``counts`` bins. The runs of a row tile [m_lo, m_hi + 1) (a float tie at
-    a run boundary can only move one m to a neighbouring bin): each row has counts + 1 boundary points
-    m_lo, b_1, ..., m_hi + 1, b_i the first m of bin j_top - i, and the masses of a run are differences
-    of the prefix sums f0, f1 at its two points (clipped at 0: where b_(i+1) < b_i the run is empty,
-    the prefix sums being non-decreasing). The entry of a row's end point gets mass 0 (in the row's
-    last bin): adding 0 to a bin changes nothing."""
-    points = counts + 1
-    ends = np.cumsum(points)
-    starts = ends - points
-    ends -= 1
-
-    def each(values):  # per point, the value of its row
-        return np.repeat(values, points)
-
-    j = out_j  # bin of each point: j_top - (its step in the row)
-    np.subtract(each(j_top + starts), np.arange(out_j.size), out=j)
-    pos = ch.pos[rows]
-    lo = ch.m_lo[pos]
-    hi_end = ch.m_hi[pos] + 1.0
-    point = _boundaries(each(x), each(base), each(lo), each(hi_end), j, interval, ceil_mode)
-    point[starts] = lo
-    point[ends] = hi_end
-    index = point.astype(np.int64)
-    index += each(ch.flat_base[rows] - lo.astype(np.int64))  # flat_base + (point - lo): exact integers
-    d0, d1 = np.empty(index.size), np.empty(index.size)
-    for f, d in ((ch.f0, d0), (ch.f1, d1)):
-        values = np.take(f.ravel(), index)
-        np.subtract(values[1:], values[:-1], out=d[:-1])
-        np.maximum(d[:-1], 0.0, out=d[:-1])
-        d[-1] = 0.0
-    ss, beta = ch.ss[rows], ch.beta
-    mass = each(ch.row_mass[rows])
-    mass[ends] = 0.0
-    j[ends] += 1
-    if sign < 0:
-        np.negative(j, out=j)
-    for weight, out in ((ss + beta * ch.a[rows]), out_p), ((ss + beta * ch.c[rows]), out_q):
-        w = each(weight)
-        w *= d0
-        w += d1
-        np.multiply(mass, w, out=out)
-
-
-class _Chunk:
-    """The (s, a) pairs of a chunk of totals with the prefix sums over each M window of pmf(m) and
-    m pmf(m) (one padded row per s), and the masses of runs of m."""
-
-    def __init__(self, grid: WeakGrid, start: int, stop: int, m_width: int, beta: float, prefix=None):
-        n, krr, self.beta, self.m_width = grid.n, grid.krr, beta, m_width
-        s_c, log_w = grid.s[start:stop], grid.log_w[start:stop]
-        self.m_lo, self.m_hi = m_lo, m_hi = grid.m_lo[start:stop], grid.m_hi[start:stop]
-        offsets = np.arange(m_width - 1, dtype=float)
-        m_grid = m_lo[:, None] + offsets[None, :]
-        if grid.rho > 0:
-            per_block = max(1, _BLOCK // max(1, m_width - 1))
-            log_pmf = _loader_rows(m_grid, (n - s_c)[:, None], krr.log_rho, krr.log_1mrho, per_block)
-            pmf = np.where(m_grid <= m_hi[:, None], np.exp(log_pmf), 0.0)
-        else:
-            pmf = np.where(offsets[None, :] == 0, 1.0, 0.0) * np.ones((s_c.size, 1))
-        self.pmf = pmf
-        if prefix is None or prefix[0].shape[0] < s_c.size or prefix[0].shape[1] != m_width:
-            prefix = np.empty((s_c.size, m_width)), np.empty((s_c.size, m_width))
-        self.f0, self.f1 = (f[:s_c.size] for f in prefix)  # ``prefix``: arrays of an earlier chunk, reused
-        self.f0[:, 0] = self.f1[:, 0] = 0.0
-        np.cumsum(pmf, axis=1, out=self.f0[:, 1:])
-        np.cumsum(pmf * m_grid, axis=1, out=self.f1[:, 1:])
-        self.ss, self.a, self.pos = flat_rows(s_c, grid.a_lo[start:stop], grid.a_hi[start:stop])
-        log_row = log_w[self.pos] + _loader_rows(self.a, self.ss, LOG_HALF, LOG_HALF, _BLOCK) - math.log(n)
-        self.row_mass = np.exp(log_row)
-        self.c = self.ss - self.a
-        self.flat_base = self.pos * m_width
-
-    def masses(self, rows, run_start, run_end, pos_r):
-        """(P-mass, Q-mass) of the runs [run_start, run_end) of m in the pairs ``rows``."""
-        lo_idx = self.flat_base[rows] + (run_start - self.m_lo[pos_r]).astype(np.int64)
-        hi_idx = self.flat_base[rows] + (run_end - self.m_lo[pos_r]).astype(np.int64)
-        d0 = np.maximum(self.f0.ravel()[hi_idx] - self.f0.ravel()[lo_idx], 0.0)
-        d1 = np.maximum(self.f1.ravel()[hi_idx] - self.f1.ravel()[lo_idx], 0.0)
-        sr, ar, cr = self.ss[rows], self.a[rows], self.c[rows]
-        beta = self.beta
-        return (self.row_mass[rows] * ((sr + beta * ar) * d0 + d1),
-                self.row_mass[rows] * ((sr + beta * cr) * d0 + d1))
-
-
-def _add_each(bins: Bins, ch: _Chunk, each, sign: int, interval: float, ceil_mode: bool):
-    """Bin the pairs ``each`` m by m (their loss spans more bins than they have m values)."""
-    m_lo, pos, beta = ch.m_lo, ch.pos, ch.beta
-    mm_rows, m_values, _ = flat_rows(each.astype(float), m_lo[pos[each]], ch.m_hi[pos[each]])
-    mm_rows = mm_rows.astype(np.int64)
-    flat = pos[mm_rows] * (ch.m_width - 1) + (m_values - m_lo[pos[mm_rows]]).astype(np.int64)
-    g = ch.pmf.ravel()[flat]
-    sr, ar, cr = ch.ss[mm_rows], ch.a[mm_rows], ch.c[mm_rows]
-    loss = np.log1p(beta * np.abs(ar - cr) / (sr + m_values + beta * np.minimum(ar, cr)))
-    j = (np.ceil(loss / interval) if ceil_mode else np.floor(loss / interval)).astype(np.int64)
-    bins.add(sign * j, ch.row_mass[mm_rows] * g * (sr + m_values + beta * ar),
-             ch.row_mass[mm_rows] * g * (sr + m_values + beta * cr))
-
-
-def _add_side(bins: Bins, ch: _Chunk, sign: int, interval: float, pessimistic: bool, buffers: list):
-    """Bin the pairs with sign(a - c) = ``sign``: by runs of m, or m by m where that is less work.
-    ``buffers``: [bins, P-masses, Q-masses] arrays reused between calls (any sizes at first)."""
-    ss, a, c, pos, m_lo, m_hi, beta = ch.ss, ch.a, ch.c, ch.pos, ch.m_lo, ch.m_hi, ch.beta
-    rows_all = np.flatnonzero((a - c) * sign > 0)
-    # pessimistic: L = +l rounded up (ceil of l), L = -l rounded up (-floor of l); optimistic swaps
-    ceil_mode = pessimistic if sign > 0 else not pessimistic
-    # a row whose loss spans more bins than it has m values is enumerated m by m instead
-    lo_all, hi_all = m_lo[pos[rows_all]], m_hi[pos[rows_all]]
-    n_m = hi_all - lo_all + 1.0
-    x_all = beta * np.abs(a - c)[rows_all]
-    base_all = ss[rows_all] + beta * np.minimum(a, c)[rows_all]
-    l_top = np.log1p(x_all / (base_all + lo_all))  # l(m_lo) and l(m_hi) of each pair
-    l_bottom = np.log1p(x_all / (base_all + hi_all))
-    spread = (l_top - l_bottom) / interval + 2.0
-    direct = spread > n_m
-    work = np.where(direct, n_m, spread)
-    batches = np.searchsorted(np.cumsum(work), np.arange(RUNS_PER_BATCH, work.sum(), RUNS_PER_BATCH))
-    rounding = np.ceil if ceil_mode else np.floor
-    j_top = rounding(l_top / interval)
-    points = np.where(direct, 0, (j_top - rounding(l_bottom / interval) + 2.0)).astype(np.int64)  # runs + 1
-    j_top = np.where(direct, 0.0, j_top).astype(np.int64)
-    for first, stop in zip(np.r_[0, batches], np.r_[batches, rows_all.size]):
-        if stop <= first:
-            continue
-        is_direct = direct[first:stop]
-        runs = first + np.flatnonzero(~is_direct)  # positions in rows_all
-        if runs.size:
-            cumulative = np.cumsum(points[runs])
-            blocks = np.split(runs, np.searchsorted(cumulative, np.arange(_BLOCK, cumulative[-1], _BLOCK)))
-            size = int(cumulative[-1])
-            if buffers[0].size < size:  # kept from batch to batch (no fresh pages for every batch)
-                buffers[:] = np.empty(size, dtype=np.int64), np.empty(size), np.empty(size)
-            out_j, out_p, out_q = (buffer[:size] for buffer in buffers)
-            at = 0
-            for b in blocks:
-                if b.size:
-                    size = int(points[b].sum())
-                    _run_masses(ch, rows_all[b], x_all[b], base_all[b], j_top[b], points[b] - 1, interval,
-                                ceil_mode, sign, out_j[at:at + size], out_p[at:at + size], out_q[at:at + size])
-                    at += size
-            bins.add(out_j, out_p, out_q)
-        each = rows_all[first:stop][is_direct]
-        if each.size:
-            _add_each(bins, ch, each, sign, interval, ceil_mode)
-
-
-def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> BinnedView:
-    """Binned privacy loss distribution of the weak adversary's view by the run reduction of the module
-    docstring ("Binned PLD")."""
-    n = float(n_users)
-    beta = math.expm1(float(epsilon_local))
-    grid = WeakGrid(n, KrrParams.of(float(epsilon_local), k), K)
-    log_dropped = grid.log_dropped(beta)
-    bins = Bins()
-    buffers = [np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)]
-    prefix = None
-    m_width = int(np.max(grid.m_hi - grid.m_lo)) + 2
-    a_width = int(np.max(grid.a_hi - grid.a_lo)) + 1
-    step = max(1, min(ROWS_PER_CHUNK // a_width, (1 << 25) // m_width))
-    for start in range(0, grid.s.size, step):
-        ch = _Chunk(grid, start, min(grid.s.size, start + step), m_width, beta, prefix)
-        prefix = ch.f0, ch.f1
-        tie = ch.a == ch.c  # d = 0: loss 0 for every m
-        if tie.any():
-            rows = np.flatnonzero(tie)
-            p, q = ch.masses(rows, ch.m_lo[ch.pos[rows]], ch.m_hi[ch.pos[rows]] + 1.0, ch.pos[rows])
-            bins.add(np.zeros(rows.size, dtype=np.int64), p, q)
-        for sign in (1, -1):
-            _add_side(bins, ch, sign, interval, pessimistic, buffers)
-    return bins.view(interval, pessimistic, 0.0, 0.0, math.exp(log_dropped), True, "weak")
