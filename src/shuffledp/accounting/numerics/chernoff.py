@@ -58,7 +58,8 @@ class ChernoffBound:
 
     def __init__(self, *, n_users: int, k: int, epsilon_local: float):
         self.n_users, self.k, self.e0 = int(n_users), int(k), float(epsilon_local)
-        self.log_q = KrrParams.of(epsilon_local, k).log_q
+        krr = KrrParams.of(epsilon_local, k)
+        self.log_q, self._log_1mgamma = krr.log_q, krr.log_1mgamma
         self.q = math.exp(self.log_q)
 
     def _coefficients(self, eps: float) -> tuple[float, float, float]:
@@ -112,6 +113,33 @@ class ChernoffBound:
         values = self._log_mgf(thetas, 0.0, 0.0, eps) - np.log(thetas)
         i = int(np.argmin(values))
         return float(thetas[i])
+
+    def theta(self, eps: float) -> float:
+        """The grid's best theta at ``eps`` (kept: the views ask for the same epsilons again); 0 at eps >= eps0."""
+        if eps >= self.e0:
+            return 0.0
+        known = self.__dict__.setdefault("_thetas", {})
+        if eps not in known:
+            known[eps] = self._best_theta(eps)
+        return known[eps]
+
+    def tilt(self, eps: float) -> tuple[float, float, float, float]:
+        """The laws of the view's counts under the exponential tilt e^(theta X) of the bound's theta (issue 35):
+        (log p, log(1 - p), log r, log(1 - r)) with S ~ Bin(n, p) and M | S ~ Bin(n - S, r) under that tilt
+        (each user's four outcomes A, C, M, R weighted by q e^(theta alpha), q e^(-theta gamma'),
+        (k - 2) q e^(-theta nu), 1 - gamma). The tilted law is where the summand E[X_+] puts its mass (the
+        bound is tight up to a polynomial factor), so windows centred on it need no deep tails; it only
+        places windows, nothing is certified by it. r = 0 (log r = -inf) for k = 2."""
+        alpha, gamma, nu = self._coefficients(eps)
+        theta = self.theta(eps)
+        log_a, log_c = self.log_q + theta * alpha, self.log_q + theta * -gamma
+        log_m = math.log(self.k - 2) + self.log_q - theta * nu if self.k > 2 else -math.inf
+        log_r = self._log_1mgamma
+        log_s = float(np.logaddexp(log_a, log_c))
+        log_rest = float(np.logaddexp(log_m, log_r))
+        log_total = float(np.logaddexp(log_s, log_rest))
+        log_mr = log_m - log_rest if self.k > 2 else -math.inf
+        return log_s - log_total, log_rest - log_total, log_mr, log_r - log_rest
 
     def log_delta(self, eps: float) -> float:
         """Certified upper bound on log delta(eps) (-inf for eps >= eps0, where delta = 0)."""

@@ -104,6 +104,37 @@ def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
     return out
 
 
+_ETA = np.concatenate([[0.0], np.exp(np.linspace(math.log(1e-4), math.log(4.0), 40))])  # eta / (theta lambda)
+
+
+def _log_low_chernoff(s, b, n, theta, lam, c_per_s, nu, log_rho, log_1mrho):
+    """Certified bound on log E[X_+ 1{A <= b} | S = s] (X = lambda A - c_s - nu M; the low range of the rows
+    ``s``, nu included), +inf where it does not apply: with x_+ <= e^(theta x - 1) / theta and
+    1{A <= b} <= e^(eta (b - A)), A | s ~ Bin(s, 1/2) and M | s ~ Bin(n - s, rho) independent,
+
+        E[...] <= exp(s log((1 + e^(theta lambda - eta)) / 2) + eta b - theta c_s s
+                      + (n - s) log(1 - rho + rho e^(-theta nu)) - 1) / theta,
+
+    minimised over eta on a grid (every eta >= 0 is valid). It follows A's law into its tail, where the
+    windows centred on the tilted law put the rows' low ranges (issue 35); the bounds of
+    :meth:`WeakRows._prepare` that multiply a top term by Pr(A <= b) do not. A rounding margin of 1e-13 of the
+    summed magnitudes (and 1e-12) is added."""
+    if not theta > 0.0:
+        return np.full(np.shape(s), np.inf)
+    eta = (theta * lam) * _ETA[None, :]
+    s2, b2 = s[:, None], b[:, None]
+    log_m = float(np.logaddexp(log_1mrho, log_rho - theta * nu)) if log_rho > -np.inf else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        t_a = s2 * (np.logaddexp(0.0, theta * lam - eta) - math.log(2.0))
+        t_b = eta * b2
+        t_c = theta * c_per_s * s2
+        t_m = (n - s2) * log_m
+        value = t_a + t_b - t_c + t_m - 1.0 - math.log(theta)
+        value += 1e-13 * (np.abs(t_a) + np.abs(t_b) + np.abs(t_c) + np.abs(t_m)) + 1e-12
+    value = np.where(np.isfinite(value), value, np.inf)
+    return np.min(value, axis=1)
+
+
 class ExcessMemo:
     """The expected excesses log E[(tau - M)_+] of the middle ranges' pairs (s, a) computed at the most
     recent epsilon, kept so that the next window K of the widening loop (same epsilon) reads back the pairs
@@ -166,14 +197,22 @@ class WeakRows:
     :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
 
     def __init__(self, *, n_users: int, k: int, epsilon_local: float, K: float, logs: KrrParams,
-                 memo: ExcessMemo | None = None):
+                 memo: ExcessMemo | None = None, tilts: tuple = ()):
         n = n_users
         self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
         self.memo = ExcessMemo() if memo is None else memo  # shared by the rows of every K of one setting
-        self.s_lo, self.s_hi = (float(v) for v in bernstein_window(n, logs.log_2q, logs.log_1m2q, K))
+        self.tilts = tuple(tilts)
+        # the windows of S: around its own law, or (issue 35) the union of the windows around the tilted laws of
+        # ``tilts`` (:meth:`ChernoffBound.tilt`: where the summand's mass is); any window is certified (what it
+        # leaves out is bounded and added), centring it only makes that remainder small at a smaller K
+        laws = [(t[0], t[1]) for t in self.tilts] or [(logs.log_2q, logs.log_1m2q)]
+        ends = np.array([bernstein_window(n, lp, l1mp, K) for lp, l1mp in laws], dtype=float)
+        self.s_lo, self.s_hi = float(ends[:, 0].min()), float(ends[:, 1].max())
         s = np.arange(int(self.s_lo), int(self.s_hi) + 1, dtype=float)
         self.s = s
         self.log_w = log_pmf(s, n, logs.log_2q, logs.log_1m2q)
+        # the rows' weight under the (most favourable) tilted law: it sets the M windows' narrowing below
+        log_w_tilted = np.max([log_pmf(s, n, lp, l1mp) for lp, l1mp in laws], axis=0) if self.tilts else self.log_w
         self.N_m = n - s
         self.rho = math.exp(logs.log_rho)
         self.mu_m = self.N_m * self.rho
@@ -187,15 +226,20 @@ class WeakRows:
             # rows far out in S carry little weight, so their M window may be narrower: K_row^2 / 2 = K^2 / 2
             # minus the row's log-weight deficit (a disc instead of a square in the (S, M) plane; what the
             # narrower windows leave out is bounded and counted in the remainder like everything else)
-            K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(self.log_w)) - self.log_w), _K_ROW_MIN ** 2))
+            K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(log_w_tilted)) - log_w_tilted), _K_ROW_MIN ** 2))
             self.m_lo, self.m_hi = bernstein_window(self.N_m, lrho, l1mrho, K_row)
+            for t in self.tilts:
+                # the tilt lowers M's law (r < rho); the window reaches down to cover it. Its top stays at
+                # least M's own window's top: the high range needs m_hi >= E[M] (a_hi >= t*)
+                if t[2] > -np.inf:
+                    self.m_lo = np.minimum(self.m_lo, bernstein_window(self.N_m, t[2], t[3], K_row)[0])
             self.log_below_mlo = log_sf_bound(self.N_m - self.m_lo + 1.0, self.N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
         self.a_bot, _ = bernstein_window(s, math.log(0.5), math.log(0.5), K)
         self.log_weight_per_s = float(np.logaddexp(logs.log_2q, logs.log_beta + logs.log_2q - math.log(2.0)))
         self._fit: bool | None = None  # tables_fit, once computed
 
     # ------------------------------------------------------------------ one epsilon, in three steps
-    def _prepare(self, eps: float, high: bool = True) -> "EpsilonRows":
+    def _prepare(self, eps: float, high: bool = True, theta: float = 0.0) -> "EpsilonRows":
         """Everything of one epsilon except the middle ranges' sums (see the module docstring)."""
         logs, s = self.logs, self.s
         log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
@@ -242,8 +286,11 @@ class WeakRows:
         if has_low.any():
             tau_b, N_b, s_b, b = tau_below[has_low], N_m[has_low], s[has_low], below[has_low]
             flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
-            err[has_low] = np.logaddexp(err[has_low], math.log(nu) + np.minimum(flat, _log_low_geometric(
-                tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))))
+            low = math.log(nu) + np.minimum(flat, _log_low_geometric(tau_b, N_b, s_b, b, lrho, l1mrho,
+                                                                     log_lam - math.log(nu)))
+            if self.tilts:  # (windows centred on a tilted law: the low ranges lie in A's tail)
+                low = np.minimum(low, _log_low_chernoff(s_b, b, self.n, theta, lam, c_per_s, nu, lrho, l1mrho))
+            err[has_low] = np.logaddexp(err[has_low], low)
         # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}
         t_lo, rest_lo = self._a_at(up_lo, down_lo)
         t_0, rest_0 = self._a_at(self._from_half(0.0, nu, lam), self._from_top(0.0, g, nu, lam))
@@ -363,7 +410,7 @@ class WeakRows:
         Rows are totals s of S; a row is summed exactly when a cheap certified upper bound on it
         (Chernoff bounds only) is within e^60 of the largest such bound, otherwise that bound is added
         to the remainder."""
-        prep = self._prepare(eps)
+        prep = self._prepare(eps, theta=chernoff.theta(eps) if self.tilts else 0.0)
         if prep.degenerate:
             return self._finish(prep, None, chernoff)
         mid = np.full(self.s.shape, -np.inf)
@@ -420,7 +467,8 @@ class WeakRows:
         function per (epsilon, row, a)). The tables' rounding is added to the remainder."""
         if not self.tables_fit():
             return [self.log_delta(float(e), chernoff) for e in epsilons]
-        preps = [self._prepare(float(e), high=False) for e in epsilons]
+        preps = [self._prepare(float(e), high=False, theta=chernoff.theta(float(e)) if self.tilts else 0.0)
+                 for e in epsilons]
         if not high_from_tables(self, preps):
             half = math.log(0.5)
             for p in preps:

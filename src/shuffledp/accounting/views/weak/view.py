@@ -138,25 +138,35 @@ class WeakView(View):
         super().__init__(setting)
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
-        self._rows_cache: dict[float, WeakRows] = {}
+        self._rows_cache: dict[tuple, WeakRows] = {}
+        self._tilts: dict[float, tuple] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
 
-    def rows(self, K: float) -> WeakRows:
-        """The epsilon-independent rows for window K (at most the two most recent K are kept)."""
+    def rows(self, K: float, epsilons=()) -> WeakRows:
+        """The rows for window K, centred on the tilted laws of ``epsilons`` (:meth:`ChernoffBound.tilt`; none:
+        on the view's own law). At most the two most recent (K, epsilons) are kept."""
         cache = self._rows_cache
-        if K not in cache:
+        key = (K, tuple(float(e) for e in epsilons))
+        if key not in cache:
             if len(cache) >= 2:
                 cache.pop(next(iter(cache)))
             s = self.setting
-            cache[K] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
-                                memo=self.excess_memo)
-        return cache[K]
+            tilts = tuple(dict.fromkeys(self._tilt(e) for e in key[1]))
+            cache[key] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
+                                  memo=self.excess_memo, tilts=tilts)
+        return cache[key]
+
+    def _tilt(self, eps: float):
+        """:meth:`ChernoffBound.tilt` of one epsilon, kept (the search asks for the same epsilons again)."""
+        if eps not in self._tilts:
+            self._tilts[eps] = self.chernoff.tilt(eps)
+        return self._tilts[eps]
 
     def log_parts(self, eps: float, K: float) -> tuple[float, float]:
         """(log summed delta, log certified remainder) with windows of half-width K."""
         if eps >= self.setting.epsilon_local:
             return -np.inf, -np.inf
-        return self.rows(K).log_delta(eps, self.chernoff)
+        return self.rows(K, (eps,)).log_delta(eps, self.chernoff)
 
     _log_parts = log_parts  # the contract of BracketedMixin's widening loop (used in log_delta_parts)
 
@@ -205,11 +215,10 @@ class WeakView(View):
                 todo.append(i)
         need = {i: _BATCH_K for i in todo}  # the window each epsilon is evaluated at next
         for _ in range(_BATCH_ROUNDS):
-            K = self._joint_window(sorted({need[i] for i in todo}))
-            group = [i for i in todo if need[i] <= K] if K is not None else []
+            K, group = self._joint_window(sorted({need[i] for i in todo}), need, todo, flat)
             if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
                 break
-            for i, (log_main, log_dropped) in zip(group, self.rows(K).log_deltas(flat[group], self.chernoff)):
+            for i, (log_main, log_dropped) in zip(group, self.rows(K, flat[group]).log_deltas(flat[group], self.chernoff)):
                 if log_dropped == -np.inf or log_dropped - log_main <= LOG_NEGLIGIBLE:
                     out[i] = _upper((log_main, log_dropped))
                     todo.remove(i)
@@ -221,12 +230,14 @@ class WeakView(View):
         # upper bounds (the sum is the smaller wherever the shuffle amplifies; they agree to rounding elsewhere)
         return np.minimum(out, self._local(flat)).reshape(epsilons.shape)
 
-    def _joint_window(self, windows: list) -> float | None:
-        """The widest of ``windows`` (ascending) at which the tables fit (:meth:`WeakRows.tables_fit`), or None."""
+    def _joint_window(self, windows: list, need: dict, todo: list, flat) -> tuple[float | None, list]:
+        """The widest K of ``windows`` (ascending) at which the tables of the rows centred on the epsilons that
+        need at most K fit (:meth:`WeakRows.tables_fit`), and those epsilons; (None, []) if none."""
         for K in reversed(windows):
-            if self.rows(K).tables_fit():
-                return K
-        return None
+            group = [i for i in todo if need[i] <= K]
+            if self.rows(K, flat[group]).tables_fit():
+                return K, group
+        return None, []
 
     # ------------------------------------------------------------------ the stream (View interface)
     def grid(self, K: float = DEFAULT_K) -> WeakGrid:
