@@ -129,7 +129,13 @@ class ChernoffBound:
         (each user's four outcomes A, C, M, R weighted by q e^(theta alpha), q e^(-theta gamma'),
         (k - 2) q e^(-theta nu), 1 - gamma). The tilted law is where the summand E[X_+] puts its mass (the
         bound is tight up to a polynomial factor), so windows centred on it need no deep tails; it only
-        places windows, nothing is certified by it. r = 0 (log r = -inf) for k = 2."""
+        places windows, nothing is certified by it. r = 0 (log r = -inf) for k = 2. Kept per epsilon."""
+        known = self.__dict__.setdefault("_tilts", {})
+        if eps not in known:
+            known[eps] = self._tilt(eps)
+        return known[eps]
+
+    def _tilt(self, eps: float) -> tuple[float, float, float, float]:
         alpha, gamma, nu = self._coefficients(eps)
         theta = self.theta(eps)
         log_a, log_c = self.log_q + theta * alpha, self.log_q + theta * -gamma

@@ -469,9 +469,10 @@ class WeakRows:
             return [self.log_delta(float(e), chernoff) for e in epsilons]
         preps = [self._prepare(float(e), high=False, theta=chernoff.theta(float(e)) if self.tilts else 0.0)
                  for e in epsilons]
-        if not high_from_tables(self, preps):
+        left = high_from_tables(self, preps)
+        if left:
             half = math.log(0.5)
-            for p in preps:
+            for p in left:
                 gap = np.where(p.t_gap > p.s_gap, p.s_gap - (self.s - p.a_hi), (p.a_hi - self.s) + self.s * 0.5 - p.t_gap)
                 p.high = p.log_lam + high_part(p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap, gap)
         mids = [None if p.degenerate else np.full(self.s.shape, -np.inf) for p in preps]

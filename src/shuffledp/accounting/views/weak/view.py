@@ -139,7 +139,6 @@ class WeakView(View):
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
         self._rows_cache: dict[tuple, WeakRows] = {}
-        self._tilts: dict[float, tuple] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
 
     def rows(self, K: float, epsilons=()) -> WeakRows:
@@ -151,16 +150,10 @@ class WeakView(View):
             if len(cache) >= 2:
                 cache.pop(next(iter(cache)))
             s = self.setting
-            tilts = tuple(dict.fromkeys(self._tilt(e) for e in key[1]))
+            tilts = tuple(dict.fromkeys(self.chernoff.tilt(e) for e in key[1]))
             cache[key] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
                                   memo=self.excess_memo, tilts=tilts)
         return cache[key]
-
-    def _tilt(self, eps: float):
-        """:meth:`ChernoffBound.tilt` of one epsilon, kept (the search asks for the same epsilons again)."""
-        if eps not in self._tilts:
-            self._tilts[eps] = self.chernoff.tilt(eps)
-        return self._tilts[eps]
 
     def log_parts(self, eps: float, K: float) -> tuple[float, float]:
         """(log summed delta, log certified remainder) with windows of half-width K."""
