@@ -27,7 +27,7 @@ from shuffledp.accounting.numerics.binomial import (
     log_sf_bound,
     summed_directly,
 )
-from shuffledp.accounting.numerics.chernoff import ChernoffBound
+from shuffledp.accounting.numerics.chernoff import ChernoffBound, log_low_range
 from shuffledp.accounting.numerics.windows import bernstein_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.weak.tables import (
@@ -102,37 +102,6 @@ def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
                  - log1mexp(np.minimum(log_ratio, -1e-300)))
     out[ok] = np.where(good, value, np.inf)
     return out
-
-
-_ETA = np.concatenate([[0.0], np.exp(np.linspace(math.log(1e-4), math.log(4.0), 40))])  # eta / (theta lambda)
-
-
-def _log_low_chernoff(s, b, n, theta, lam, c_per_s, nu, log_rho, log_1mrho):
-    """Certified bound on log E[X_+ 1{A <= b} | S = s] (X = lambda A - c_s - nu M; the low range of the rows
-    ``s``, nu included), +inf where it does not apply: with x_+ <= e^(theta x - 1) / theta and
-    1{A <= b} <= e^(eta (b - A)), A | s ~ Bin(s, 1/2) and M | s ~ Bin(n - s, rho) independent,
-
-        E[...] <= exp(s log((1 + e^(theta lambda - eta)) / 2) + eta b - theta c_s s
-                      + (n - s) log(1 - rho + rho e^(-theta nu)) - 1) / theta,
-
-    minimised over eta on a grid (every eta >= 0 is valid). It follows A's law into its tail, where the
-    windows centred on the tilted law put the rows' low ranges (issue 35); the bounds of
-    :meth:`WeakRows._prepare` that multiply a top term by Pr(A <= b) do not. A rounding margin of 1e-13 of the
-    summed magnitudes (and 1e-12) is added."""
-    if not theta > 0.0:
-        return np.full(np.shape(s), np.inf)
-    eta = (theta * lam) * _ETA[None, :]
-    s2, b2 = s[:, None], b[:, None]
-    log_m = float(np.logaddexp(log_1mrho, log_rho - theta * nu)) if log_rho > -np.inf else 0.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        t_a = s2 * (np.logaddexp(0.0, theta * lam - eta) - math.log(2.0))
-        t_b = eta * b2
-        t_c = theta * c_per_s * s2
-        t_m = (n - s2) * log_m
-        value = t_a + t_b - t_c + t_m - 1.0 - math.log(theta)
-        value += 1e-13 * (np.abs(t_a) + np.abs(t_b) + np.abs(t_c) + np.abs(t_m)) + 1e-12
-    value = np.where(np.isfinite(value), value, np.inf)
-    return np.min(value, axis=1)
 
 
 class ExcessMemo:
@@ -211,8 +180,14 @@ class WeakRows:
         s = np.arange(int(self.s_lo), int(self.s_hi) + 1, dtype=float)
         self.s = s
         self.log_w = log_pmf(s, n, logs.log_2q, logs.log_1m2q)
-        # the rows' weight under the (most favourable) tilted law: it sets the M windows' narrowing below
-        log_w_tilted = np.max([log_pmf(s, n, lp, l1mp) for lp, l1mp in laws], axis=0) if self.tilts else self.log_w
+        # the rows' weight under the (most favourable) tilted law sets the M windows' narrowing below; a window
+        # only decides what is summed, so its Gaussian form serves (minus the smallest squared z-score)
+        if self.tilts:
+            means, sds = (np.array([n * math.exp(lp) for lp, _ in laws]),
+                          np.array([math.sqrt(n * math.exp(lp + l1mp)) for lp, l1mp in laws]))
+            log_w_tilted = -np.min(0.5 * ((s[:, None] - means[None, :]) / sds[None, :]) ** 2, axis=1)
+        else:
+            log_w_tilted = self.log_w
         self.N_m = n - s
         self.rho = math.exp(logs.log_rho)
         self.mu_m = self.N_m * self.rho
@@ -279,18 +254,7 @@ class WeakRows:
         up_lo, down_lo = self._from_half(m_lo, nu, lam), self._from_top(m_lo, g, nu, lam)
         a_low = np.where(up_lo > down_lo, s - np.ceil(down_lo), np.floor(s / 2.0 + up_lo)) + 1.0  # first a with tau > m_lo
         a_start = np.clip(np.maximum(a_low, self.a_bot), 0.0, a_hi)
-        # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a)
-        below = a_start - 1.0
-        tau_below = beta * (2.0 * below - s) / nu - (beta * (s - below) + s)
-        has_low = (below >= 0) & (tau_below > 0)
-        if has_low.any():
-            tau_b, N_b, s_b, b = tau_below[has_low], N_m[has_low], s[has_low], below[has_low]
-            flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
-            low = math.log(nu) + np.minimum(flat, _log_low_geometric(tau_b, N_b, s_b, b, lrho, l1mrho,
-                                                                     log_lam - math.log(nu)))
-            if self.tilts:  # (windows centred on a tilted law: the low ranges lie in A's tail)
-                low = np.minimum(low, _log_low_chernoff(s_b, b, self.n, theta, lam, c_per_s, nu, lrho, l1mrho))
-            err[has_low] = np.logaddexp(err[has_low], low)
+        self._add_low_range(err, a_start, nu, lam, log_lam, c_per_s, theta)
         # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}
         t_lo, rest_lo = self._a_at(up_lo, down_lo)
         t_0, rest_0 = self._a_at(self._from_half(0.0, nu, lam), self._from_top(0.0, g, nu, lam))
@@ -301,6 +265,26 @@ class WeakRows:
         prep.log_err, prep.a_start, prep.a_hi = err, a_start, a_hi
         prep.counts, prep.log_upper = (a_hi - a_start).astype(np.int64), log_upper
         return prep
+
+    def _add_low_range(self, err, a_start, nu, lam, log_lam, c_per_s, theta) -> None:
+        """Add to ``err`` (per row) the certified bound on the low range a < a_start: each term is at most
+        nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a), times Pr(A < a_start) or summed as a geometric
+        series; with windows centred on a tilted law, where the low ranges lie in A's tail, also the row's
+        tilted Chernoff bound (:func:`~shuffledp.accounting.numerics.chernoff.log_low_range`), the smallest."""
+        s, half, beta = self.s, math.log(0.5), self.beta
+        lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
+        below = a_start - 1.0
+        tau_below = beta * (2.0 * below - s) / nu - (beta * (s - below) + s)
+        has_low = (below >= 0) & (tau_below > 0)
+        if not has_low.any():
+            return
+        tau_b, N_b, s_b, b = tau_below[has_low], self.N_m[has_low], s[has_low], below[has_low]
+        flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
+        low = math.log(nu) + np.minimum(flat, _log_low_geometric(tau_b, N_b, s_b, b, lrho, l1mrho,
+                                                                 log_lam - math.log(nu)))
+        if self.tilts:
+            low = np.minimum(low, log_low_range(s_b, b, self.n, theta, lam, c_per_s, nu, lrho, l1mrho))
+        err[has_low] = np.logaddexp(err[has_low], low)
 
     def _from_half(self, m, nu, lam):
         """a_at(m) - s / 2 (see :meth:`_prepare`)."""

@@ -270,6 +270,7 @@ def _middle_from_blocks(rows, p, mid, group, tables, table_of, lo_of, ref_of, i_
     log_anchor, P, F, H = tables
     W = F.shape[1]
     rho, one_m_rho = math.exp(rows.logs.log_rho), math.exp(rows.logs.log_1mrho)
+    group = group[np.argsort(rows.s[ref_of[group]] - rows.s[group], kind="stable")]  # rows by d, descending
     seg, tau, log_a, starts = rows.middle_pairs(p, group)
     row = group[seg]
     r = table_of[row]
@@ -280,14 +281,11 @@ def _middle_from_blocks(rows, p, mid, group, tables, table_of, lo_of, ref_of, i_
     has_prev = col > 0  # i - 1 below the table's first cell only where that is -1 (F, pmf = 0 there)
     f_i, h_i = F.flat[flat], H.flat[flat]
     f_prev, p_prev = np.where(has_prev, F.flat[prev], 0.0), np.where(has_prev, P.flat[prev], 0.0)
-    d = rows.s[row] - rows.s[ref_of[row]]
-    if d.size and d.max() > 0:
-        order = np.argsort(-d, kind="stable")
-        N, x, dd = rows.N_m[ref_of[row]][order], i[order], d[order]
-        extra_f = np.empty(d.shape)
-        extra_h = np.empty(d.shape)
-        extra_f[order] = _walk_down(N, x, P.flat[flat][order], dd, one_m_rho)
-        extra_h[order] = _walk_down(N, x - 1.0, p_prev[order], dd, one_m_rho, weights=True)
+    d = rows.s[row] - rows.s[ref_of[row]]  # descending (the rows were sorted)
+    if d.size and d[0] > 0:
+        N = rows.N_m[ref_of[row]]
+        extra_f = _walk_down(N, i, P.flat[flat], d, one_m_rho)
+        extra_h = _walk_down(N, i - 1.0, p_prev, d, one_m_rho, weights=True)
         f_i = f_i + rho * extra_f
         h_i = h_i + (rho * d) * f_prev + (rho * rho) * extra_h
     # E[(tau - M)_+] = E[(i - M)_+] + (tau - i) Pr(M <= i), i = floor(tau): two positive terms (no
