@@ -184,7 +184,7 @@ class WeakRows:
         # only decides what is summed, so its Gaussian form serves (minus the smallest squared z-score)
         if self.tilts:
             means, sds = (np.array([n * math.exp(lp) for lp, _ in laws]),
-                          np.array([math.sqrt(n * math.exp(lp + l1mp)) for lp, l1mp in laws]))
+                          np.array([max(0.5, math.sqrt(n * math.exp(lp + l1mp))) for lp, l1mp in laws]))
             log_w_tilted = -np.min(0.5 * ((s[:, None] - means[None, :]) / sds[None, :]) ** 2, axis=1)
         else:
             log_w_tilted = self.log_w
