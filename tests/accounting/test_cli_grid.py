@@ -71,6 +71,16 @@ replaced, ``worst-case-lower n=1000 k=10`` at eps0 = 0.5 and 4.0, combine both c
 summation order and the safe-side widening down): 0.029645006234793617 (main before both) -> 0.029645006234791965
 (5.6e-14 relative, down) and 1.5268502254348268 -> 1.5268502254347496 (5.1e-14, down): a lower bound moved to
 its safe side. Only those two keys were replaced.
+
+Ninth documented re-record (issue 35, branch i35-weak): the weak view's certified sum is centred on each
+epsilon's Chernoff-tilted law, its tables of M's law are shared by blocks of rows (a row-to-row step of positive
+sums) and the beyond-promise Chernoff value is refined on zooming grids (views/weak/, numerics/chernoff.py;
+tests/accounting/test_weak_tilted_blocks.py). The same certified sums with other windows and roundings: nine
+single-round keys moved by at most 3.6e-15 relative (their searches interpolate on the moved values), all
+upper bounds: ``weak-adversary`` n=1000 k=2 (eps0 = 0.5: -2.2e-16, 4.0: +2.4e-16), n=1000 k=10 (0.5: -3.6e-15,
+4.0: +8.7e-16), n=1000000 k=2 eps0=4.0 (+4.1e-16), n=1000000 k=10 eps0=4.0 (+4.4e-16), and ``worst-case-upper``
+n=1000 k=10 (the same two values as weak-adversary) and n=1000000 k=10 eps0=4.0 (the same). Only those keys were
+replaced (the composed keys' values, compared to 1e-9, were left as recorded).
 """
 
 from __future__ import annotations
