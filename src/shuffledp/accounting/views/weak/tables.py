@@ -202,7 +202,9 @@ def _threshold_range(rows, active):
 
 
 #: block sizes tried for the tables of M's law: one table per block of consecutive rows (below)
-_BLOCKS = (1, 2, 4, 8, 16, 32, 64)
+_BLOCKS = (1, 2, 4, 8, 16, 32, 64, 128)
+#: a row-to-row step of a pair (two products and sums) in table cells (measured: ~3 ns against ~13 ns per cell)
+_STEP_COST = 0.25
 
 
 def _blocks(rows, need, i_min, i_max, pairs, G):
@@ -216,7 +218,8 @@ def _blocks(rows, need, i_min, i_max, pairs, G):
     lo = np.maximum(np.minimum.reduceat(i_min[need], first) - (1.0 if G > 1 else 0.0), 0.0)
     hi = np.maximum.reduceat(i_max[need], first)
     ref = np.repeat(need[first], np.diff(np.r_[first, need.size]))
-    work = float(np.sum(hi - lo + 1.0)) + float(np.sum(pairs[need] * (rows.s[need] - rows.s[ref])))
+    steps = float(np.sum(pairs[need] * (rows.s[need] - rows.s[ref])))
+    work = float(np.sum(hi - lo + 1.0)) + _STEP_COST * steps
     return ref, need[first], lo, hi - lo + 1.0, work
 
 
