@@ -54,12 +54,15 @@ The totals S outside the window and the low range of each row are bounded with C
 so the window stays at K = 8 down to delta ~ 1e-19 at n = 10^6. The same bound on the whole delta
 decides "delta <= target" without the sum when it already meets the target, and is returned as the
 (certified) value when it is below e^-700 -- which bounds the work at n = 10^8 for epsilons far in the
-tail (seconds, not minutes). From four epsilons on they are evaluated together (tables of M's law shared
-between them), and those that need a wider window are evaluated together again at the widest window they
-need where the tables stay in range (issue 35); per batch, tables or one incomplete-beta function per
-(s, a) pair, whichever is less work (:data:`~shuffledp.accounting.views.weak.rows` ``_CELLS_PER_PAIR``).
-Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A)) incomplete-beta
-evaluations, independent of n otherwise; memory O(that) as well. Accuracy: relative error ~1e-10 for
+tail (seconds, not minutes). The windows of S and the lower ends of M's are centred on each epsilon's
+Chernoff-tilted law (:meth:`ChernoffBound.tilt`, issue 35, branch i35-weak), where the summand puts its mass:
+deltas down to e^-700 certify at K = 8 (a row's low range, deep in A's tail there, gets a row-wise tilted
+Chernoff bound, :func:`~shuffledp.accounting.numerics.chernoff.log_low_range`). The epsilons are evaluated
+together (tables of M's law shared between them, one per block of rows stepped down row by row,
+:mod:`~shuffledp.accounting.views.weak.tables`), those that need a wider window together again; per batch,
+tables or one incomplete-beta function per (s, a) pair, whichever is less work
+(:data:`~shuffledp.accounting.views.weak.rows` ``_CELLS_PER_PAIR``). Work per epsilon: O(K sigma_S x
+K sigma_M nu / lambda) (s, a) pairs, O(1) each. Accuracy: relative error ~1e-10 for
 delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
 about 1e-16 n log n absolute error to log delta at larger n.
 
