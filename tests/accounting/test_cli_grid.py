@@ -77,6 +77,16 @@ the rows' t* - s / 2 with (1 - pi) i where the caller gives the gap i - t* (nume
 single-round keys one moved: ``weak-adversary n=1000 k=2 eps0=4.0`` 1.8529065544973093 -> 1.8529065544973102
 (4.9e-16 relative, up: an upper bound's epsilon). At both epsilons the new value is 3e-15 to 5e-15 (in log delta)
 from the 40-digit sum before the safe-side widening, the old 7e-15 to 1e-14. Only that key was replaced.
+
+Tenth documented re-record (issue 35, branch i35-weak): the weak view's certified sum is centred on each
+epsilon's Chernoff-tilted law, its tables of M's law are shared by blocks of rows (a row-to-row step of positive
+sums) and the beyond-promise Chernoff value is refined on zooming grids (views/weak/, numerics/chernoff.py;
+tests/accounting/test_weak_tilted_blocks.py). The same certified sums with other windows and roundings: nine
+single-round keys moved by at most 3.6e-15 relative (their searches interpolate on the moved values), all
+upper bounds: ``weak-adversary`` n=1000 k=2 (eps0 = 0.5: -2.2e-16, 4.0: +2.4e-16), n=1000 k=10 (0.5: -3.6e-15,
+4.0: +8.7e-16), n=1000000 k=2 eps0=4.0 (+4.1e-16), n=1000000 k=10 eps0=4.0 (+4.4e-16), and ``worst-case-upper``
+n=1000 k=10 (the same two values as weak-adversary) and n=1000000 k=10 eps0=4.0 (the same). Only those keys were
+replaced (the composed keys' values, compared to 1e-9, were left as recorded).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from shuffledp.accounting.numerics.binomial import (
     log_sf_bound,
     summed_directly,
 )
-from shuffledp.accounting.numerics.chernoff import ChernoffBound
+from shuffledp.accounting.numerics.chernoff import ChernoffBound, log_low_range
 from shuffledp.accounting.numerics.windows import bernstein_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.weak.tables import (
@@ -166,14 +166,28 @@ class WeakRows:
     :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
 
     def __init__(self, *, n_users: int, k: int, epsilon_local: float, K: float, logs: KrrParams,
-                 memo: ExcessMemo | None = None):
+                 memo: ExcessMemo | None = None, tilts: tuple = ()):
         n = n_users
         self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
         self.memo = ExcessMemo() if memo is None else memo  # shared by the rows of every K of one setting
-        self.s_lo, self.s_hi = (float(v) for v in bernstein_window(n, logs.log_2q, logs.log_1m2q, K))
+        self.tilts = tuple(tilts)
+        # the windows of S: around its own law, or (issue 35) the union of the windows around the tilted laws of
+        # ``tilts`` (:meth:`ChernoffBound.tilt`: where the summand's mass is); any window is certified (what it
+        # leaves out is bounded and added), centring it only makes that remainder small at a smaller K
+        laws = [(t[0], t[1]) for t in self.tilts] or [(logs.log_2q, logs.log_1m2q)]
+        ends = np.array([bernstein_window(n, lp, l1mp, K) for lp, l1mp in laws], dtype=float)
+        self.s_lo, self.s_hi = float(ends[:, 0].min()), float(ends[:, 1].max())
         s = np.arange(int(self.s_lo), int(self.s_hi) + 1, dtype=float)
         self.s = s
         self.log_w = log_pmf(s, n, logs.log_2q, logs.log_1m2q)
+        # the rows' weight under the (most favourable) tilted law sets the M windows' narrowing below; a window
+        # only decides what is summed, so its Gaussian form serves (minus the smallest squared z-score)
+        if self.tilts:
+            means, sds = (np.array([n * math.exp(lp) for lp, _ in laws]),
+                          np.array([max(0.5, math.sqrt(n * math.exp(lp + l1mp))) for lp, l1mp in laws]))
+            log_w_tilted = -np.min(0.5 * ((s[:, None] - means[None, :]) / sds[None, :]) ** 2, axis=1)
+        else:
+            log_w_tilted = self.log_w
         self.N_m = n - s
         self.rho = math.exp(logs.log_rho)
         self.mu_m = self.N_m * self.rho
@@ -187,15 +201,20 @@ class WeakRows:
             # rows far out in S carry little weight, so their M window may be narrower: K_row^2 / 2 = K^2 / 2
             # minus the row's log-weight deficit (a disc instead of a square in the (S, M) plane; what the
             # narrower windows leave out is bounded and counted in the remainder like everything else)
-            K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(self.log_w)) - self.log_w), _K_ROW_MIN ** 2))
+            K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(log_w_tilted)) - log_w_tilted), _K_ROW_MIN ** 2))
             self.m_lo, self.m_hi = bernstein_window(self.N_m, lrho, l1mrho, K_row)
+            for t in self.tilts:
+                # the tilt lowers M's law (r < rho); the window reaches down to cover it. Its top stays at
+                # least M's own window's top: the high range needs m_hi >= E[M] (a_hi >= t*)
+                if t[2] > -np.inf:
+                    self.m_lo = np.minimum(self.m_lo, bernstein_window(self.N_m, t[2], t[3], K_row)[0])
             self.log_below_mlo = log_sf_bound(self.N_m - self.m_lo + 1.0, self.N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
         self.a_bot, _ = bernstein_window(s, math.log(0.5), math.log(0.5), K)
         self.log_weight_per_s = float(np.logaddexp(logs.log_2q, logs.log_beta + logs.log_2q - math.log(2.0)))
         self._fit: bool | None = None  # tables_fit, once computed
 
     # ------------------------------------------------------------------ one epsilon, in three steps
-    def _prepare(self, eps: float, high: bool = True) -> "EpsilonRows":
+    def _prepare(self, eps: float, high: bool = True, theta: float = 0.0) -> "EpsilonRows":
         """Everything of one epsilon except the middle ranges' sums (see the module docstring)."""
         logs, s = self.logs, self.s
         log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
@@ -235,15 +254,7 @@ class WeakRows:
         up_lo, down_lo = self._from_half(m_lo, nu, lam), self._from_top(m_lo, g, nu, lam)
         a_low = np.where(up_lo > down_lo, s - np.ceil(down_lo), np.floor(s / 2.0 + up_lo)) + 1.0  # first a with tau > m_lo
         a_start = np.clip(np.maximum(a_low, self.a_bot), 0.0, a_hi)
-        # low range a < a_start: each term <= nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a)
-        below = a_start - 1.0
-        tau_below = beta * (2.0 * below - s) / nu - (beta * (s - below) + s)
-        has_low = (below >= 0) & (tau_below > 0)
-        if has_low.any():
-            tau_b, N_b, s_b, b = tau_below[has_low], N_m[has_low], s[has_low], below[has_low]
-            flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
-            err[has_low] = np.logaddexp(err[has_low], math.log(nu) + np.minimum(flat, _log_low_geometric(
-                tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))))
+        self._add_low_range(err, a_start, nu, lam, log_lam, c_per_s, theta)
         # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}
         t_lo, rest_lo = self._a_at(up_lo, down_lo)
         t_0, rest_0 = self._a_at(self._from_half(0.0, nu, lam), self._from_top(0.0, g, nu, lam))
@@ -254,6 +265,26 @@ class WeakRows:
         prep.log_err, prep.a_start, prep.a_hi = err, a_start, a_hi
         prep.counts, prep.log_upper = (a_hi - a_start).astype(np.int64), log_upper
         return prep
+
+    def _add_low_range(self, err, a_start, nu, lam, log_lam, c_per_s, theta) -> None:
+        """Add to ``err`` (per row) the certified bound on the low range a < a_start: each term is at most
+        nu E[(tau(a_start - 1) - M)_+] (non-decreasing in a), times Pr(A < a_start) or summed as a geometric
+        series; with windows centred on a tilted law, where the low ranges lie in A's tail, also the row's
+        tilted Chernoff bound (:func:`~shuffledp.accounting.numerics.chernoff.log_low_range`), the smallest."""
+        s, half, beta = self.s, math.log(0.5), self.beta
+        lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
+        below = a_start - 1.0
+        tau_below = beta * (2.0 * below - s) / nu - (beta * (s - below) + s)
+        has_low = (below >= 0) & (tau_below > 0)
+        if not has_low.any():
+            return
+        tau_b, N_b, s_b, b = tau_below[has_low], self.N_m[has_low], s[has_low], below[has_low]
+        flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
+        low = math.log(nu) + np.minimum(flat, _log_low_geometric(tau_b, N_b, s_b, b, lrho, l1mrho,
+                                                                 log_lam - math.log(nu)))
+        if self.tilts:
+            low = np.minimum(low, log_low_range(s_b, b, self.n, theta, lam, c_per_s, nu, lrho, l1mrho))
+        err[has_low] = np.logaddexp(err[has_low], low)
 
     def _from_half(self, m, nu, lam):
         """a_at(m) - s / 2 (see :meth:`_prepare`)."""
@@ -363,7 +394,7 @@ class WeakRows:
         Rows are totals s of S; a row is summed exactly when a cheap certified upper bound on it
         (Chernoff bounds only) is within e^60 of the largest such bound, otherwise that bound is added
         to the remainder."""
-        prep = self._prepare(eps)
+        prep = self._prepare(eps, theta=chernoff.theta(eps) if self.tilts else 0.0)
         if prep.degenerate:
             return self._finish(prep, None, chernoff)
         mid = np.full(self.s.shape, -np.inf)
@@ -420,10 +451,12 @@ class WeakRows:
         function per (epsilon, row, a)). The tables' rounding is added to the remainder."""
         if not self.tables_fit():
             return [self.log_delta(float(e), chernoff) for e in epsilons]
-        preps = [self._prepare(float(e), high=False) for e in epsilons]
-        if not high_from_tables(self, preps):
+        preps = [self._prepare(float(e), high=False, theta=chernoff.theta(float(e)) if self.tilts else 0.0)
+                 for e in epsilons]
+        left = high_from_tables(self, preps)
+        if left:
             half = math.log(0.5)
-            for p in preps:
+            for p in left:
                 gap = np.where(p.t_gap > p.s_gap, p.s_gap - (self.s - p.a_hi), (p.a_hi - self.s) + self.s * 0.5 - p.t_gap)
                 p.high = p.log_lam + high_part(p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap, gap)
         mids = [None if p.degenerate else np.full(self.s.shape, -np.inf) for p in preps]

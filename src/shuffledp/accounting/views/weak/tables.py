@@ -101,21 +101,54 @@ def lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
     return log_anchor, p, F, H
 
 
-def high_from_tables(rows, preps) -> bool:
-    """High parts (and log Bin(s, 1/2)(a_start)) of every epsilon's ``prep`` (the rows' quantities of one
-    epsilon, see :meth:`~shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`) from per-row tables
-    of B = s - A ~ Bin(s, 1/2) over the a the epsilons need: with b = s - a_hi, sum_{a >= a_hi} (a - t*) Pr(A = a) =
-    E[(b - B)_+] + (a_hi - t*) Pr(B <= b) (both terms positive: a_hi >= t*). False (nothing done) when
-    the a range is wider than the tables allow (then the caller uses incomplete-beta functions)."""
+#: a group of epsilons shares the high parts' tables while they have at most this many cells per row and
+#: epsilon (a cell costs ~1/50 of an incomplete-beta function, of which the tables' anchors take two per row)
+_HIGH_CELLS_PER_EPSILON = 64
+
+
+def _high_range(rows, preps):
+    """(first B of the tables per row, their widths, whether they are allowed) for the epsilons ``preps``."""
     s = rows.s
     a_min = np.min([np.where(p.degenerate, p.a_hi, (p.a_hi if p.a_start is None else p.a_start)) for p in preps], axis=0)
     a_max = np.max([p.a_hi for p in preps], axis=0)
     a_max = np.minimum(a_max, s)  # a_hi = s + 1: empty high range (handled below)
     width = a_max - a_min + 1.0
-    half = math.log(0.5)
     b_lo = s - a_max
-    if float(width.max()) > TABLE_MAX_WIDTH or not tables_in_range(s, b_lo, b_lo + width - 1.0, half, half):
-        return False
+    half = math.log(0.5)
+    fits = float(width.max()) <= TABLE_MAX_WIDTH and tables_in_range(s, b_lo, b_lo + width - 1.0, half, half)
+    return b_lo, width, fits
+
+
+def high_from_tables(rows, preps) -> list:
+    """High parts (and log Bin(s, 1/2)(a_start)) of the epsilons ``preps`` from per-row tables
+    (:func:`_high_group`), the epsilons taken in groups (in their order) whose a ranges fit in one table
+    (issue 35: with windows centred on each epsilon's tilted law the union of a whole batch's ranges is
+    often too wide, and one incomplete-beta function per row and epsilon was most of the time). Returns
+    the epsilons no table allows (the caller uses incomplete-beta functions for them)."""
+    left, group = [], []
+    for p in list(preps) + [None]:
+        if p is not None:
+            _, width, fits = _high_range(rows, group + [p])
+            if fits and float(width.max()) <= _HIGH_CELLS_PER_EPSILON * (len(group) + 1):
+                group.append(p)
+                continue
+        if len(group) > 1:
+            _high_group(rows, group)
+        else:  # one epsilon alone: its table's two anchors per row cost more than one incomplete beta
+            left += group
+        group = [] if p is None else [p]
+    return left
+
+
+def _high_group(rows, preps) -> None:
+    """High parts (and log Bin(s, 1/2)(a_start)) of every epsilon's ``prep`` (the rows' quantities of one
+    epsilon, see :meth:`~shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`) from per-row tables
+    of B = s - A ~ Bin(s, 1/2) over the a the epsilons need (:func:`_high_range`: they fit): with
+    b = s - a_hi, sum_{a >= a_hi} (a - t*) Pr(A = a) = E[(b - B)_+] + (a_hi - t*) Pr(B <= b) (both terms
+    positive: a_hi >= t*)."""
+    s = rows.s
+    half = math.log(0.5)
+    b_lo, width, _ = _high_range(rows, preps)
     margin = math.log(8.0) + math.log(float(width.max())) + LOG_UNIT
     for p in preps:
         p.high = np.full(s.shape, -np.inf)
@@ -149,7 +182,6 @@ def high_from_tables(rows, preps) -> bool:
                 col0 = np.clip(sc - a0 - b_lo[chunk], 0, W - 1).astype(np.int64)
                 with np.errstate(divide="ignore"):
                     p.log_a_start[chunk] = np.log(pb.flat[base + col0]) + log_anchor
-    return True
 
 
 def _threshold_range(rows, active):
@@ -169,49 +201,138 @@ def _threshold_range(rows, active):
     return need, i_min, i_max, np.where(need, i_max - i_min + 1.0, 0.0)
 
 
+#: block sizes tried for the tables of M's law: one table per block of consecutive rows (below)
+_BLOCKS = (1, 2, 4, 8, 16, 32, 64, 128)
+#: a row-to-row step of a pair (two products and sums) in table cells (measured: ~3 ns against ~13 ns per cell)
+_STEP_COST = 0.25
+
+
+def _blocks(rows, need, i_min, i_max, pairs, G):
+    """Blocks of G consecutive totals s among the rows ``need`` (ascending): (reference row of each needed
+    row -- the block's first needed row, smallest s, largest n - s --, per block its first needed row and
+    its table's first cell and width: every threshold of the block and the cell below); and the work
+    estimate (table cells + steps of the row-to-row recurrence, one per pair and row between it and the
+    reference)."""
+    block = ((rows.s[need] - rows.s[need[0]]) // G).astype(np.int64)
+    first = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
+    lo = np.maximum(np.minimum.reduceat(i_min[need], first) - (1.0 if G > 1 else 0.0), 0.0)
+    hi = np.maximum.reduceat(i_max[need], first)
+    ref = np.repeat(need[first], np.diff(np.r_[first, need.size]))
+    steps = float(np.sum(pairs[need] * (rows.s[need] - rows.s[ref])))
+    work = float(np.sum(hi - lo + 1.0)) + _STEP_COST * steps
+    return ref, need[first], lo, hi - lo + 1.0, work
+
+
+def _best_blocks(rows, active):
+    """(blocks of :func:`_blocks` with the least work, the threshold ranges of :func:`_threshold_range`)."""
+    need, i_min, i_max, _ = _threshold_range(rows, active)
+    need = np.flatnonzero(need)
+    if need.size == 0:
+        return None, (need, i_min, i_max)
+    pairs = np.sum([p.counts for p in active], axis=0).astype(float)
+    lrho, l1mrho = rows.logs.log_rho, rows.logs.log_1mrho
+    best = None
+    for G in _BLOCKS:
+        b = _blocks(rows, need, i_min, i_max, pairs, G)
+        if best is None or b[4] < best[4]:
+            # G = 1 reads the rows' own windows (tables_fit); a block's table must stay in range as well
+            if G == 1 or tables_in_range(rows.N_m[b[1]], b[2], b[2] + b[3] - 1.0, lrho, l1mrho):
+                best = b
+    return best, (need, i_min, i_max)
+
+
 def table_cells(rows, active) -> float:
-    """Cells of the tables :func:`middles_from_tables` would build for the epsilons ``active``."""
-    return float(_threshold_range(rows, active)[3].sum())
+    """Work of :func:`middles_from_tables` for the epsilons ``active``, in table cells (its best blocks)."""
+    best, _ = _best_blocks(rows, active)
+    return 0.0 if best is None else best[4]
 
 
-def _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max):
-    """The middle ranges of one epsilon's rows ``in_chunk`` from the chunk's tables of M's law: fills ``mid``."""
-    log_anchor, _, F, H = tables
+def _walk_down(N, x, t, d, one_m_rho, weights=None):
+    """sum_{l=1}^{d} w_l pmf_{N-l}(x) / pmf_N(x) * t (w_l = 1, or d - l + 1 with ``weights``), per pair, from
+    pmf_{N-1}(x) = pmf_N(x) (N - x) / (N (1 - rho)): d products of positive ratios, all sums positive
+    (relative rounding at most ~(5 d + 2) 2^-53). Pairs sorted by d, descending: step l works on a prefix."""
+    out = np.zeros(t.shape)
+    term = t.copy()
+    steps = int(d[0]) if d.size else 0
+    ends = np.searchsorted(-d, -np.arange(1.0, steps + 1.0), side="right")  # pairs with d >= l
+    for l in range(1, steps + 1):
+        e = int(ends[l - 1])
+        Nl = N[:e] - (l - 1.0)
+        term[:e] *= (Nl - x[:e]) / (Nl * one_m_rho)
+        out[:e] += term[:e] if weights is None else (d[:e] - (l - 1.0)) * term[:e]
+    return out
+
+
+def _middle_from_blocks(rows, p, mid, group, tables, table_of, lo_of, ref_of, i_min, i_max):
+    """The middle ranges of one epsilon's rows ``group`` from their blocks' tables of M's law: fills ``mid``.
+
+    A row s = s_ref + d reads the table of its block's reference (n - s_ref users, d more than its own) and
+    steps down: F_(N-1)(i) = F_N(i) + rho pmf_(N-1)(i) and H_(N-1)(i) = H_N(i) + rho F_(N-1)(i - 1) (M_N = M_(N-1)
+    + a Bernoulli(rho)), so F_(N-d)(i) = F_N(i) + rho sum_l pmf_(N-l)(i) and H_(N-d)(i) = H_N(i) + rho d F_N(i - 1)
+    + rho^2 sum_l (d - l + 1) pmf_(N-l)(i - 1): sums of positive terms (no cancellation)."""
+    log_anchor, P, F, H = tables
     W = F.shape[1]
-    seg, tau, log_a, starts = rows.middle_pairs(p, in_chunk)
-    r = position[in_chunk][seg]
-    i = np.clip(np.floor(tau), i_min[in_chunk][seg], i_max[in_chunk][seg])
-    flat = r * W + (i - i_min[in_chunk][seg]).astype(np.int64)
+    rho, one_m_rho = math.exp(rows.logs.log_rho), math.exp(rows.logs.log_1mrho)
+    group = group[np.argsort(rows.s[ref_of[group]] - rows.s[group], kind="stable")]  # rows by d, descending
+    seg, tau, log_a, starts = rows.middle_pairs(p, group)
+    row = group[seg]
+    r = table_of[row]
+    i = np.clip(np.floor(tau), i_min[row], i_max[row])
+    col = (i - lo_of[row]).astype(np.int64)
+    flat = r * W + col
+    prev = np.maximum(flat - 1, 0)
+    has_prev = col > 0  # i - 1 below the table's first cell only where that is -1 (F, pmf = 0 there)
+    f_i, h_i = F.flat[flat], H.flat[flat]
+    f_prev, p_prev = np.where(has_prev, F.flat[prev], 0.0), np.where(has_prev, P.flat[prev], 0.0)
+    d = rows.s[row] - rows.s[ref_of[row]]  # descending (the rows were sorted)
+    if d.size and d[0] > 0:
+        N = rows.N_m[ref_of[row]]
+        extra_f = _walk_down(N, i, P.flat[flat], d, one_m_rho)
+        extra_h = _walk_down(N, i - 1.0, p_prev, d, one_m_rho, weights=True)
+        f_i = f_i + rho * extra_f
+        h_i = h_i + (rho * d) * f_prev + (rho * rho) * extra_h
     # E[(tau - M)_+] = E[(i - M)_+] + (tau - i) Pr(M <= i), i = floor(tau): two positive terms (no
-    # cancellation, issue 35), relative to pmf(i_min); the rounding is the tables' (8 W 2^-53 relative)
-    excess = H.flat[flat] + (tau - i) * F.flat[flat]
+    # cancellation), relative to the reference's pmf at its table's first cell
+    excess = h_i + (tau - i) * f_i
     with np.errstate(divide="ignore"):
         terms = log_a + np.log(excess) + log_anchor[r]
-    mid[in_chunk] = math.log(p.nu) + segment_logsumexp(terms, starts, in_chunk.size)
+    mid[group] = math.log(p.nu) + segment_logsumexp(terms, starts, group.size)
 
 
 def middles_from_tables(rows, preps, mids, active) -> None:
-    """The middle ranges of every epsilon in ``active`` (those with a non-empty one) from per-row tables
-    of M's law, built once per row for the union of the thresholds the epsilons need; fills ``mids``
-    and adds the rounding (8 W 2^-53 relative, and a few 2^-53 of the two-term sum) to the remainders."""
+    """The middle ranges of every epsilon in ``active`` (those with a non-empty one) from tables of M's law
+    built once per block of consecutive rows (:func:`_blocks`, the block size with the least work) for the
+    union of the thresholds the block's rows need over every epsilon, each row stepping down from its
+    block's reference (:func:`_middle_from_blocks`); fills ``mids`` and adds the rounding (8 W 2^-53 of the
+    tables, (5 G + 2) 2^-53 of the steps, and a few 2^-53 of the sums) to the remainders."""
     lrho, l1mrho = rows.logs.log_rho, rows.logs.log_1mrho
-    need, i_min, i_max, width = _threshold_range(rows, active)
-    rows_needed = np.flatnonzero(need)
-    log_margin = math.log(8.0 * float(width.max()) + 16.0) + LOG_UNIT
-    per_row = np.cumsum(width[rows_needed])
-    bounds = np.searchsorted(per_row, np.arange(TABLE_CELLS, per_row[-1], TABLE_CELLS)) if per_row.size else []
-    for chunk in np.split(rows_needed, np.asarray(bounds, dtype=int) + 1):
+    best, (need, i_min, i_max) = _best_blocks(rows, active)
+    if best is None:
+        return
+    ref_of_need, refs, lo, width, _ = best
+    ref_of = np.full(rows.s.size, -1, dtype=np.int64)
+    ref_of[need] = ref_of_need
+    G = float(np.max(rows.s[need] - rows.s[ref_of_need])) + 1.0
+    log_margin = math.log(8.0 * float(width.max()) + 6.0 * G + 32.0) + LOG_UNIT
+    per_ref = np.cumsum(width)
+    bounds = np.searchsorted(per_ref, np.arange(TABLE_CELLS, per_ref[-1], TABLE_CELLS))
+    for chunk in np.split(np.arange(refs.size), np.asarray(bounds, dtype=int) + 1):
         if chunk.size == 0:
             continue
-        tables = lower_tables(rows.N_m[chunk], i_min[chunk], width[chunk], lrho, l1mrho)
+        tables = lower_tables(rows.N_m[refs[chunk]], lo[chunk], width[chunk], lrho, l1mrho)
+        table_of = np.full(rows.s.size, -1, dtype=np.int64)
+        lo_of = np.zeros(rows.s.size)
+        members = need[np.isin(ref_of_need, refs[chunk])]
         position = np.full(rows.s.size, -1, dtype=np.int64)
-        position[chunk] = np.arange(chunk.size)
+        position[refs[chunk]] = np.arange(chunk.size)
+        table_of[members] = position[ref_of[members]]
+        lo_of[members] = lo[chunk][table_of[members]]
         for p, mid in zip(preps, mids):
             if p.degenerate:
                 continue
-            in_chunk = chunk[p.counts[chunk] > 0]
-            if in_chunk.size:
-                _middle_from_table(rows, p, mid, in_chunk, position, tables, i_min, i_max)
+            group = members[p.counts[members] > 0]
+            if group.size:
+                _middle_from_blocks(rows, p, mid, group, tables, table_of, lo_of, ref_of, i_min, i_max)
     for p, mid in zip(preps, mids):
         if mid is None:
             continue

@@ -55,12 +55,15 @@ The totals S outside the window and the low range of each row are bounded with C
 so the window stays at K = 8 down to delta ~ 1e-19 at n = 10^6. The same bound on the whole delta
 decides "delta <= target" without the sum when it already meets the target, and is returned as the
 (certified) value when it is below e^-700 -- which bounds the work at n = 10^8 for epsilons far in the
-tail (seconds, not minutes). From four epsilons on they are evaluated together (tables of M's law shared
-between them), and those that need a wider window are evaluated together again at the widest window they
-need where the tables stay in range (issue 35); per batch, tables or one incomplete-beta function per
-(s, a) pair, whichever is less work (:data:`~shuffledp.accounting.views.weak.rows` ``_CELLS_PER_PAIR``).
-Work per epsilon: O(K sigma_S x min(K sigma_M / lambda', K sigma_A)) incomplete-beta
-evaluations, independent of n otherwise; memory O(that) as well. Accuracy: relative error ~1e-10 for
+tail (seconds, not minutes). The windows of S and the lower ends of M's are centred on each epsilon's
+Chernoff-tilted law (:meth:`ChernoffBound.tilt`, issue 35, branch i35-weak), where the summand puts its mass:
+deltas down to e^-700 certify at K = 8 (a row's low range, deep in A's tail there, gets a row-wise tilted
+Chernoff bound, :func:`~shuffledp.accounting.numerics.chernoff.log_low_range`). The epsilons are evaluated
+together (tables of M's law shared between them, one per block of rows stepped down row by row,
+:mod:`~shuffledp.accounting.views.weak.tables`), those that need a wider window together again; per batch,
+tables or one incomplete-beta function per (s, a) pair, whichever is less work
+(:data:`~shuffledp.accounting.views.weak.rows` ``_CELLS_PER_PAIR``). Work per epsilon: O(K sigma_S x
+K sigma_M nu / lambda) (s, a) pairs, O(1) each. Accuracy: relative error ~1e-10 for
 delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
 about 1e-16 n log n absolute error to log delta at larger n.
 
@@ -89,7 +92,7 @@ from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, Wea
 __all__ = ["WeakView"]
 
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
-_BATCH_MIN = 4  # from this many epsilons on, they are evaluated together (shared tables)
+_BATCH_MIN = 1  # from this many epsilons on, they are evaluated together (shared tables; issue 35: from one on)
 _BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
 _BATCH_ROUNDS = 3  # joint evaluations at widening windows before the epsilons left are redone alone
 _MAX_K = 40.0  # the widest window (as the widening loop's)
@@ -133,25 +136,28 @@ class WeakView(View):
         super().__init__(setting)
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
         self.chernoff = ChernoffBound(n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
-        self._rows_cache: dict[float, WeakRows] = {}
+        self._rows_cache: dict[tuple, WeakRows] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
 
-    def rows(self, K: float) -> WeakRows:
-        """The epsilon-independent rows for window K (at most the two most recent K are kept)."""
+    def rows(self, K: float, epsilons=()) -> WeakRows:
+        """The rows for window K, centred on the tilted laws of ``epsilons`` (:meth:`ChernoffBound.tilt`; none:
+        on the view's own law). At most the two most recent (K, epsilons) are kept."""
         cache = self._rows_cache
-        if K not in cache:
+        key = (K, tuple(float(e) for e in epsilons))
+        if key not in cache:
             if len(cache) >= 2:
                 cache.pop(next(iter(cache)))
             s = self.setting
-            cache[K] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
-                                memo=self.excess_memo)
-        return cache[K]
+            tilts = tuple(dict.fromkeys(self.chernoff.tilt(e) for e in key[1]))
+            cache[key] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
+                                  memo=self.excess_memo, tilts=tilts)
+        return cache[key]
 
     def log_parts(self, eps: float, K: float) -> tuple[float, float]:
         """(log summed delta, log certified remainder) with windows of half-width K."""
         if eps >= self.setting.epsilon_local:
             return -np.inf, -np.inf
-        return self.rows(K).log_delta(eps, self.chernoff)
+        return self.rows(K, (eps,)).log_delta(eps, self.chernoff)
 
     _log_parts = log_parts  # the contract of BracketedMixin's widening loop (used in log_delta_parts)
 
@@ -200,11 +206,10 @@ class WeakView(View):
                 todo.append(i)
         need = {i: _BATCH_K for i in todo}  # the window each epsilon is evaluated at next
         for _ in range(_BATCH_ROUNDS):
-            K = self._joint_window(sorted({need[i] for i in todo}))
-            group = [i for i in todo if need[i] <= K] if K is not None else []
+            K, group = self._joint_window(sorted({need[i] for i in todo}), need, todo, flat)
             if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
                 break
-            for i, (log_main, log_dropped) in zip(group, self.rows(K).log_deltas(flat[group], self.chernoff)):
+            for i, (log_main, log_dropped) in zip(group, self.rows(K, flat[group]).log_deltas(flat[group], self.chernoff)):
                 if log_dropped == -np.inf or log_dropped - log_main <= LOG_NEGLIGIBLE:
                     out[i] = _upper((log_main, log_dropped))
                     todo.remove(i)
@@ -216,12 +221,14 @@ class WeakView(View):
         # upper bounds (the sum is the smaller wherever the shuffle amplifies; they agree to rounding elsewhere)
         return np.minimum(out, self._local(flat)).reshape(epsilons.shape)
 
-    def _joint_window(self, windows: list) -> float | None:
-        """The widest of ``windows`` (ascending) at which the tables fit (:meth:`WeakRows.tables_fit`), or None."""
+    def _joint_window(self, windows: list, need: dict, todo: list, flat) -> tuple[float | None, list]:
+        """The widest K of ``windows`` (ascending) at which the tables of the rows centred on the epsilons that
+        need at most K fit (:meth:`WeakRows.tables_fit`), and those epsilons; (None, []) if none."""
         for K in reversed(windows):
-            if self.rows(K).tables_fit():
-                return K
-        return None
+            group = [i for i in todo if need[i] <= K]
+            if self.rows(K, flat[group]).tables_fit():
+                return K, group
+        return None, []
 
     # ------------------------------------------------------------------ the stream (View interface)
     def grid(self, K: float = DEFAULT_K) -> WeakGrid:
