@@ -2,7 +2,8 @@
 
 ``bracket(epsilon_local=..., n_users=..., k=..., deltas=[...])`` gives, for each target delta, the
 epsilon of the tightest valid upper bound we have (``worst-case-upper``: valid for every pair of
-neighbouring datasets; the certified maximum over datasets for k = 2 and for k = 3 up to n = 200, the
+neighbouring datasets; the certified maximum over datasets for k = 2 and for k = 3 up to n = 200 (above, within 1% of
+it where the laws are narrow, issue 34), the
 own-value-hit views for k >= 4 up to n = 32, ``weak-adversary``'s value beyond; its scope says which)
 and of the lower bound on the worst case (``worst-case-lower``: attained by
 explicit datasets), with their ratio. ``epsilons=[...]`` does the same for delta at each epsilon. The

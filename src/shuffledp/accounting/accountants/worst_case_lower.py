@@ -46,6 +46,7 @@ from shuffledp.accounting.views.worst import families as worst
 from shuffledp.accounting.views.worst.third_value import OneValueView
 from shuffledp.accounting.views.worst.families import FAMILY, WorstFamilies
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
+from shuffledp.accounting.views.worst import k3_large
 from shuffledp.accounting.views.worst.enumeration import third_value_delta, third_value_outputs
 
 __all__ = ["WorstCaseLower", "FAMILY", "HEAVY_MOVED", "MAX_USERS_EXACT", "MAX_USERS_HEAVY", "MAX_USERS_ONE_VALUE",
@@ -93,7 +94,8 @@ class WorstCaseLower(BracketedMixin, Accountant):
         "holds x0 or x1 (k >= 3; the whole histogram for k = 3); for k = 3 and n <= 200 also the exact maximum "
         "over every (n_x0, n_x1) (the worst case itself); for k >= 4 and n <= 200 the exact histogram delta of "
         "'n_x0 on x0, n_x1 on x1, the rest on x2' (every (n_x0, n_x1) for n <= 16, n_x0 + n_x1 <= 2 and "
-        "n_x0 = n - 1 - j, n_x1 = 0 for j <= 3 up to 64, n_x0 + n_x1 <= 1 above), and for 200 < n <= 10000 that of 'every other user on x2'"
+        "n_x0 = n - 1 - j, n_x1 = 0 for j <= 3 up to 64, n_x0 + n_x1 <= 1 above), and for 200 < n <= 10000 that of 'every other user on x2'; "
+        "for k = 3 where worst-case-upper's large-n block search runs, the exact delta of the best dataset it found"
     )
     reference = (
         "this package: exact marginals of the shuffled k-RR histogram for explicit datasets (data processing); "
@@ -132,6 +134,10 @@ class WorstCaseLower(BracketedMixin, Accountant):
             if above is None or self._one_value.tables.log_bound(float(eps)) >= max(above, _LOG_BEYOND_PROMISE):
                 value = self._one_value.log_delta(float(eps))
                 members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
+        if s.k == 3 and k3_large.searched(s.n_users, s.epsilon_local):
+            # the best dataset the k = 3 large-n search found (its exact delta, certified lower value; issue 34)
+            value = k3_large.large_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).lower
+            members["best (n_x0, n_x1) found"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
         if s.n_users > (MAX_USERS_K3_BLOCKS if s.k == 3 else MAX_USERS_THIRD):
             return members
         if s.k == 3:

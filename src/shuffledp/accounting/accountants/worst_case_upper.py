@@ -75,7 +75,14 @@ leaves free; docs/worst-case-k4.md). Where it closes it is the exact worst case 
 enumeration grid: <= 1 + 6e-11 times the truth, was up to 1.568); where a node is too large to expand it returns
 the largest bound left open. The minimum of it, the own-value-hit bound and ``weak-adversary`` is returned.
 
-**k >= 4 above that n, or k = 3 above MAX_USERS_K3_BLOCKS.** This accountant returns ``weak-adversary``'s value
+**k = 3 above MAX_USERS_K3_BLOCKS, where the laws are narrow (issue 34).** Where
+:func:`~shuffledp.accounting.views.worst.k3_large.searched` (200 < n <= 10^4 and 2 q (n - 1) <= 48 expected landings
+in {x0, x1}), the same blocks run on windowed laws (:mod:`shuffledp.accounting.views.worst.k3_large`: closed pieces,
+the mass the windows leave out added, views for the likely blanket counts only) and stop within 1% of the best
+dataset found; the smaller of that and ``weak-adversary`` is returned. At n = 1000, eps0 = 4, delta = 1e-9 the
+bracket goes from 1.0107 to 1.00015.
+
+**k >= 4 above that n, or k = 3 above MAX_USERS_K3_BLOCKS elsewhere.** This accountant returns ``weak-adversary``'s value
 (a certified upper bound for every dataset; on tiny cases it exceeds the true worst case by up to 41%
 in delta). Two sufficient-statistic views that make the bound depend on (n_x0, n_x1) only were tried
 and rejected (docs/worst-case-k3.md): revealing which outside users' reports fell in {x0, x1} (up to
@@ -104,6 +111,7 @@ from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
+from shuffledp.accounting.views.worst import k3_large
 from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
 from shuffledp.accounting.views.worst.k4_blocks import MAX_USERS_K4_BLOCKS, K4BlockSearch
 from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
@@ -144,8 +152,10 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         "the exact maximum, within its rounding allowance, wherever the search closes, which it did on every "
         "enumerated k = 4, 5 case; otherwise the largest bound it left open), the own-value-hit bound and "
         "weak-adversary's value; for k >= 4 and 24 < n <= 32 the certified maximum over every (n_x0, n_x1) of "
-        "the own-value-hit views, valid for every spread of the rest (at most weak-adversary's value); otherwise "
-        "(k >= 4 above n = 32, or k = 3 above n = 200) weak-adversary's value"
+        "the own-value-hit views, valid for every spread of the rest (at most weak-adversary's value); for k = 3 and "
+        "200 < n <= 10000 where 2 q (n - 1) <= 48 the smaller of weak-adversary's value and a branch and bound over "
+        "blocks of every (n_x0, n_x1) on windowed laws, within 1% of the best dataset it found; otherwise "
+        "(k >= 4 above n = 32, or k = 3 above n = 200 elsewhere) weak-adversary's value"
     )
     reference = (
         "this package: exact histogram delta of k = 2 datasets and partial-knowledge views (post-processing) "
@@ -161,10 +171,11 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._binary = self.setting.k == 2 and self.setting.n_users <= MAX_USERS_K2
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
         self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
+        self._k3_large = self.setting.k == 3 and k3_large.searched(self.setting.n_users, self.setting.epsilon_local)
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
         self._k4 = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_K4_BLOCKS
         # a search of its own runs (else this accountant is weak-adversary's value)
-        self._searched = self._binary or self._large or self._k3 or self._own or self._k4
+        self._searched = self._binary or self._large or self._k3 or self._k3_large or self._own or self._k4
         self._cache: dict = {}
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
@@ -182,6 +193,10 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         s = self.setting
         if self._k3:
             return -np.inf, min(_log(exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0)
+        if self._k3_large:
+            # k = 3 above n = 200 where the laws are narrow: blocks within 1% of the best dataset (issue 34)
+            top = k3_large.large_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper
+            return -np.inf, min(_log(top), self._weak_log(eps, start_K), 0.0)
         if self._own or self._k4:
             # k >= 4, small n: block search and own-value-hit views; every value is a certified upper bound
             return -np.inf, min(self._k4_logs(float(eps)) + [self._weak_log(eps, start_K), 0.0])
