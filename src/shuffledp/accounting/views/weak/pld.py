@@ -46,7 +46,10 @@ __all__ = ["binned"]
 _BLOCK = 1 << 15
 #: prefix-sum cells per chunk of totals (the runs gather from them in an order grouped by run count, so they
 #: are kept small enough to stay in cache: 2 x 8 bytes x this)
-_PREFIX_CELLS = 1 << 20
+_PREFIX_CELLS = 1 << 17
+#: but at least this many totals per chunk (at n >= 10^7 the M windows are wide: fewer, larger chunks keep the
+#: per-chunk Python work small)
+_MIN_TOTALS = 8
 
 
 _ANCHOR = 16  # pmf rows: one Loader value every this many columns, products of exact ratios between
@@ -269,7 +272,7 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> Binned
     prefix = None
     m_width = int(np.max(grid.m_hi - grid.m_lo)) + 2
     a_width = int(np.max(grid.a_hi - grid.a_lo)) // 2 + 1
-    step = max(1, min(ROWS_PER_CHUNK // a_width, _PREFIX_CELLS // m_width))
+    step = max(_MIN_TOTALS, min(ROWS_PER_CHUNK // a_width, _PREFIX_CELLS // m_width))
     for start in range(0, grid.s.size, step):
         ch = _Chunk(grid, start, min(grid.s.size, start + step), m_width, beta, prefix)
         prefix = ch.prefix
