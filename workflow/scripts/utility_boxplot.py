@@ -1,5 +1,6 @@
-"""Rule utility_boxplot_<region>: Figures 6/7 -- box plots of TV vs n, one panel per privacy setting, and
-the delta at which the Gaussian would match shuffle+INV (how much the delta floor decides)."""
+"""Rule utility_boxplot: Figures 6/7 -- box plots of TV vs n, one panel per privacy setting, and the delta at
+which the Gaussian would match shuffle+INV (how much the delta floor decides), for each region (one figure,
+CSV and log per region, all regions in one job)."""
 
 import matplotlib
 
@@ -9,21 +10,23 @@ import pandas as pd  # noqa: E402
 
 from shuffledp.experiments.utility_tables import floor_break_even  # noqa: E402
 from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
 from shuffledp.mechanisms import sensitivity_for  # noqa: E402
 from shuffledp.plotting.utility import figure_tv_boxplots  # noqa: E402
 
 setup_job_log(snakemake)
-frame = pd.read_csv(snakemake.input[0])
 params = snakemake.params
-k = params.grid["n_lat"] * params.grid["n_lon"]
-floor = floor_break_even(frame, k=k, sensitivity=sensitivity_for(params.utility["neighbouring"]))
-atomic_write_text(snakemake.output.floor, floor.to_csv(index=False))
-# the box plots show one calibration: `configured` (the tightest valid upper bound) when it was run,
-# else the first one listed; the CSV holds every calibration, judged side by side in the report
-shown = "configured" if (frame["calibration"] == "configured").any() else frame["calibration"].iloc[0]
-frame = frame[frame["calibration"] == shown]
-figure = figure_tv_boxplots(frame, label=snakemake.params.label)
-with atomic_output(snakemake.output.png) as temporary:
-    figure.savefig(temporary, dpi=120)
-plt.close(figure)
+jobs = zip(snakemake.input, params.grids, params.labels, snakemake.output.png, snakemake.output.floor)
+for community_csv, grid, label, png, floor_csv in item_logs(jobs, snakemake.log):
+    frame = pd.read_csv(community_csv)
+    k = grid["n_lat"] * grid["n_lon"]
+    floor = floor_break_even(frame, k=k, sensitivity=sensitivity_for(params.utility["neighbouring"]))
+    atomic_write_text(floor_csv, floor.to_csv(index=False))
+    # the box plots show one calibration: `configured` (the tightest valid upper bound) when it was run,
+    # else the first one listed; the CSV holds every calibration, judged side by side in the report
+    shown = "configured" if (frame["calibration"] == "configured").any() else frame["calibration"].iloc[0]
+    frame = frame[frame["calibration"] == shown]
+    figure = figure_tv_boxplots(frame, label=label)
+    with atomic_output(png) as temporary:
+        figure.savefig(temporary, dpi=120)
+    plt.close(figure)

@@ -1,4 +1,5 @@
-"""Rule utility_heatmap_<region>: Figures 4/5 -- original, Gaussian and shuffle+INV distributions over cells."""
+"""Rule utility_heatmap: Figures 4/5 -- original, Gaussian and shuffle+INV distributions over cells, for each
+region (one figure, two CSVs and one log per region, all regions in one job)."""
 
 import logging
 
@@ -10,17 +11,19 @@ import pandas as pd  # noqa: E402
 
 from shuffledp.experiments.utility import heatmap_job  # noqa: E402
 from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
+from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
 from shuffledp.plotting.utility import figure_heatmaps  # noqa: E402
 
 setup_job_log(snakemake)
-params = snakemake.params
-cells = pd.read_csv(snakemake.input.cells).sort_values("cell")
-estimates, summary = heatmap_job(cells["count"].to_numpy(), utility=params.utility, seed=params.seed, region=params.region)
-atomic_write_text(snakemake.output.cells, estimates.to_csv(index=False))
-atomic_write_text(snakemake.output.summary, summary.to_csv(index=False))
-figure = figure_heatmaps(estimates, summary, n_lon=params.grid["n_lon"], n_lat=params.grid["n_lat"], label=params.label)
-with atomic_output(snakemake.output.png) as temporary:
-    figure.savefig(temporary, dpi=120)
-plt.close(figure)
-logging.info("%s", summary.to_string())
+params, out = snakemake.params, snakemake.output
+jobs = zip(params.regions, params.grids, params.labels, snakemake.input.cells, out.png, out.cells, out.summary)
+for region, grid, label, cells_csv, png, cells_out, summary_out in item_logs(jobs, snakemake.log):
+    cells = pd.read_csv(cells_csv).sort_values("cell")
+    estimates, summary = heatmap_job(cells["count"].to_numpy(), utility=params.utility, seed=params.seed, region=region)
+    atomic_write_text(cells_out, estimates.to_csv(index=False))
+    atomic_write_text(summary_out, summary.to_csv(index=False))
+    figure = figure_heatmaps(estimates, summary, n_lon=grid["n_lon"], n_lat=grid["n_lat"], label=label)
+    with atomic_output(png) as temporary:
+        figure.savefig(temporary, dpi=120)
+    plt.close(figure)
+    logging.info("%s", summary.to_string())
