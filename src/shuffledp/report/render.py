@@ -35,7 +35,8 @@ def render_markdown(blocks: Sequence) -> str:
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
             out.append("\n".join(lines))
         elif isinstance(block, Figure):
-            out.append(f"![{block.caption}]({block.link})\n*{block.caption}*")  # caption right below
+            # one line: the image, then its caption in italics (it flows below a full-width image)
+            out.append(f"![{block.caption}]({block.link}) *{block.caption}*")
         else:
             raise TypeError(f"`block` must be a report block; got {type(block).__name__}.")
     return "\n\n".join(out) + "\n"
