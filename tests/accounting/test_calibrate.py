@@ -87,3 +87,48 @@ def test_weak_adversary_eps0_is_at_most_the_lower_bounds():
 def test_unknown_method_is_named():
     with pytest.raises(ValueError, match=r"`method` must be one of"):
         calibrate_epsilon_local_traced("weak-adversary", n_users=100, k=5, epsilon=1.0, delta=1e-6, method="newton")
+
+
+# --- issue 35: a k = 2 calibration bracketed first by a cheap lower bound (``lower=``) -----------------------
+
+LOWER_FIRST_CASES = [  # (n, eps, delta): small n (block search), the n = 10^4 edge, large n (pair sums)
+    (100, 0.05, 1e-6), (1000, 1.0, 1000 ** -1.1), (10_000, 0.05, 1e-6), (200_000, 1.0, 1e-6), (10**7, 0.5, 1e-9)]
+
+
+@pytest.mark.parametrize("n,eps,delta", LOWER_FIRST_CASES)
+def test_lower_first_calibration_keeps_the_guarantee_in_fewer_evaluations(n, eps, delta):
+    """The answer meets the target by worst-case-upper's own value, worst-case-upper's value at the failing end
+    exceeds it (re-evaluated here, whichever bound certified it in the search), the bracket is within the
+    tolerance, the answer is within the tolerance of the plain search's, and worst-case-upper ran fewer times."""
+    import math
+
+    tolerance = 1e-3
+    arguments = dict(n_users=n, k=2, epsilon=eps, delta=delta, tolerance=tolerance)
+    plain = calibrate_epsilon_local_traced("worst-case-upper", **arguments)
+    cheap = calibrate_epsilon_local_traced("worst-case-upper", lower="worst-case-lower", **arguments)
+
+    def log_delta(eps0):
+        return float(get_accountant("worst-case-upper", epsilon_local=eps0, n_users=n, k=2).log_delta_for_epsilon(eps)[0])
+
+    assert cheap.epsilon_local >= eps
+    assert cheap.epsilon_local == eps or log_delta(cheap.epsilon_local) <= math.log(delta)
+    assert log_delta(cheap.epsilon_local_fails) > math.log(delta)
+    assert 0 < cheap.epsilon_local_fails - cheap.epsilon_local <= tolerance
+    assert abs(cheap.epsilon_local - plain.epsilon_local) <= tolerance
+    assert cheap.evaluations < plain.evaluations
+
+
+def test_lower_first_falls_back_where_the_lower_bound_meets_the_target_at_upper():
+    """When even ``upper`` meets the target by the lower bound, the plain search decides (here: it raises, as
+    worst-case-upper meets it at ``upper`` too)."""
+    arguments = dict(n_users=100, k=2, epsilon=1.0, delta=0.4, upper=1.5, tolerance=1e-3)
+    with pytest.raises(ValueError, match=r"every `epsilon_local` up to `upper` = 1.5 meets"):
+        calibrate_epsilon_local_traced("worst-case-upper", **arguments)
+    with pytest.raises(ValueError, match=r"every `epsilon_local` up to `upper` = 1.5 meets"):
+        calibrate_epsilon_local_traced("worst-case-upper", lower="worst-case-lower", **arguments)
+
+
+def test_lower_first_refuses_a_bound_that_is_not_lower():
+    with pytest.raises(ValueError, match=r"`lower` must be a lower-bound accountant .*'weak-adversary' \(upper bound\)"):
+        calibrate_epsilon_local_traced("worst-case-upper", lower="weak-adversary", n_users=100, k=2, epsilon=0.5,
+                                       delta=1e-6, tolerance=1e-3)

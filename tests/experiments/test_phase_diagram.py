@@ -14,6 +14,7 @@ from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_e
 from shuffledp.experiments.phase_diagram import (
     accountant_for,
     boundary,
+    bracket_for,
     delta_rules,
     grid_axes,
     grid_job,
@@ -171,3 +172,37 @@ def test_publication_config_is_at_least_40_by_40_and_sharded():
     n_axis, epsilon_axis = grid_axes(phase)
     assert len(n_axis) >= 40 and len(epsilon_axis) >= 40 and phase["shards"] > 1
     assert {100, 1000, 10**4, 10**5, 10**6, 10**7, 10**8} <= set(n_axis.tolist())
+
+
+def test_binary_bracket_is_a_lower_bound_and_only_at_k2():
+    """Issue 35: ``binary_bracket`` (k = 2 only) must be a lower bound: where it exceeds the target every
+    guarantee does; an upper bound there is refused, naming the key; the shipped config sets worst-case-lower."""
+    from pathlib import Path
+
+    import yaml
+
+    assert bracket_for(PHASE, 2) is None
+    assert bracket_for({**PHASE, "binary_bracket": "worst-case-lower"}, 2) == "worst-case-lower"
+    assert bracket_for({**PHASE, "binary_bracket": "worst-case-lower"}, 5) is None
+    with pytest.raises(ValueError, match=r"`utility.phase_diagram.binary_bracket` must be a lower-bound accountant .*"
+                                         r"'weak-adversary' \(upper bound\)"):
+        grid_job({**PHASE, "binary_bracket": "weak-adversary"}, EQUAL, k=2, neighbouring="replace-one")
+    root = Path(__file__).resolve().parents[2]
+    shipped = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))["utility"]["phase_diagram"]
+    assert bracket_for(shipped, 2) == "worst-case-lower"
+
+
+def test_bracketed_k2_grid_moves_within_the_tolerance_and_shards_still_equal_one_job():
+    """The k = 2 rows with ``binary_bracket``: each eps0 within ``tolerance`` of the plain search's (both meet the
+    target by worst-case-upper; tested in tests/accounting/test_calibrate.py), and 3 shards combined are the
+    rows of one job, row for row."""
+    keys = ["delta_rule", "k", "n_users", "epsilon"]
+    phase = {**PHASE, "binary_bracket": "worst-case-lower", "tolerance": 1e-3}
+    plain = grid_job({**PHASE, "tolerance": 1e-3}, EQUAL, k=2, neighbouring="replace-one")
+    whole = grid_job(phase, EQUAL, k=2, neighbouring="replace-one")
+    pd.testing.assert_frame_equal(whole[keys], plain[keys])
+    moved = (whole["epsilon_local"] - plain["epsilon_local"]).abs()
+    assert moved.max() <= 1e-3 and (whole["epsilon_local"] >= whole["epsilon"]).all()
+    parts = [grid_job({**phase, "shards": 3}, EQUAL, k=2, neighbouring="replace-one", shard=s) for s in range(3)]
+    combined = pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
+    pd.testing.assert_frame_equal(combined, whole.sort_values(keys, kind="stable").reset_index(drop=True))

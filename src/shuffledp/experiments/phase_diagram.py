@@ -30,7 +30,7 @@ from shuffledp.experiments.compare import dataset_counts
 from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
 from shuffledp.mechanisms import analytic_gaussian_sigma, sensitivity_for
 
-__all__ = ["delta_rules", "rule_slug", "grid_axes", "grid_shards", "accountant_for", "grid_job", "boundary", "monte_carlo_verdicts"]
+__all__ = ["delta_rules", "rule_slug", "grid_axes", "grid_shards", "accountant_for", "bracket_for", "grid_job", "boundary", "monte_carlo_verdicts"]
 
 
 def accountant_for(phase: Mapping, k: int) -> str:
@@ -45,6 +45,19 @@ def accountant_for(phase: Mapping, k: int) -> str:
         raise ValueError(f"`utility.phase_diagram.{key}` must be an upper-bound accountant (a guarantee for every "
                          f"dataset, e.g. worst-case-upper); got {name!r} ({kind.value}).")
     return name
+
+
+def bracket_for(phase: Mapping, k: int) -> str | None:
+    """``binary_bracket`` for k = 2 (None if unset, and at k >= 3): a LOWER-bound accountant whose cheap
+    calibration brackets each k = 2 calibration first (issue 35; ``calibrate_epsilon_local_traced``'s
+    ``lower``: the eps0 found still meets the target by the upper-bound accountant's own value); any other kind
+    is refused with ``ValueError`` naming the key."""
+    name = phase.get("binary_bracket") if int(k) == 2 else None
+    if name is not None and accountant_class(str(name)).kind is not BoundKind.LOWER:
+        raise ValueError(f"`utility.phase_diagram.binary_bracket` must be a lower-bound accountant (where it exceeds "
+                         f"the target so does every guarantee), e.g. worst-case-lower; got {name!r} "
+                         f"({accountant_class(str(name)).kind.value}).")
+    return None if name is None else str(name)
 
 
 def delta_rules(equal: Mapping) -> list[tuple[str, str, float]]:
@@ -77,10 +90,12 @@ _GRID_COLUMNS = ["delta_rule", "k", "n_users", "epsilon", "delta", "accountant",
 def _grid_point(accountant: str, phase: Mapping, equal: Mapping, *, k: int, n_users: int, epsilon: float,
                 delta: float, counts, sensitivity: float) -> dict:
     """eps0, sigma, the exact TVs and their log ratio at one grid point."""
+    lower = bracket_for(phase, k)
+    bracket = {} if lower is None else {"lower": lower}
     try:
         epsilon_local = calibrate_epsilon_local(
             accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta,
-            upper=float(equal["epsilon_local_upper"]), tolerance=float(phase["tolerance"]))
+            upper=float(equal["epsilon_local_upper"]), tolerance=float(phase["tolerance"]), **bracket)
     except ValueError:  # even the upper end of the search meets the target
         epsilon_local = math.nan
     sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
@@ -107,6 +122,7 @@ def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str, shard
     n_axis, epsilon_axis = grid_axes(phase)
     sensitivity = sensitivity_for(neighbouring)
     accountant = accountant_for(phase, k)
+    bracket_for(phase, k)  # a wrong binary_bracket is refused before any point is computed
     accountant_kind = accountant_class(accountant).kind.value
     points = [(rule, kind, value, n_users, epsilon) for rule, kind, value in delta_rules(equal)
               for n_users in n_axis for epsilon in epsilon_axis][int(shard)::shards]
