@@ -1,6 +1,7 @@
 """worst-case-lower skips work whose result is not used (views/worst/families.py): rows whose term underflows in
 the final logsumexp, and family members whose certified bound is below another member's value. The
-values must be those of the full evaluation to the last bit."""
+rows left out are at most 2.0e-16 of the sum by construction (issue 35: rows 50 nats below an exact one,
+was 760); on these settings the values are still those of the full evaluation to the last bit."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_members_are_skipped_and_rows_are_left_out(monkeypatch):
 
 def test_a_too_small_underflow_margin_is_caught(monkeypatch):
     """Check that the first test can fail: leaving out rows that do not underflow moves the value."""
-    monkeypatch.setattr(worst, "_LOG_UNDERFLOW", 5.0)
+    monkeypatch.setattr(worst, "_LOG_LEFT_OUT", 5.0)
     families, reference = _families(10**5, 10, 1.0), _families(10**5, 10, 1.0)
     moved = [families.member_log_deltas(eps)["none"] != _full(reference, reference._members(eps)["none"])
              for eps in (0.01, 0.05, 0.2)]

@@ -60,10 +60,11 @@ _LOG_EDGE = 40.0  # a window is widened while its edge term is within e^40 of th
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) a lower value is returned without widening
 _MAX_WINDOW = 1 << 20  # rows summed per family member at most
 _SKIP_MIN_ROWS = 64  # blocks of fewer rows are evaluated whole
-_LOG_FIRST = 30.0  # rows whose bound is within e^30 of the block's largest bound are evaluated first
-#: rows whose bound is this far below an exact row are not evaluated: e^-760 underflows to 0.0 (exp of
-#: anything below -745.2 does), and the bounds' rounding is far below the 15 nats to spare
-_LOG_UNDERFLOW = 760.0
+_LOG_FIRST = 2.0  # rows whose bound is within e^2 of the block's largest bound are evaluated first
+#: rows whose bound is this far below an exact row are not evaluated (issue 35; was 760, where the terms
+#: underflow to 0.0): at most _MAX_WINDOW rows each below e^-50 of the largest term leave out at most
+#: 2^20 e^-50 = 2.0e-16 of the sum, half an ulp, and only non-negative terms (the sum stays a lower value)
+_LOG_LEFT_OUT = 50.0
 _LOG_BOUND_MARGIN = 1e-9  # relative allowance for the rounding of a member's value and of its bound
 
 
@@ -155,11 +156,13 @@ class WorstFamilies(FamilyView):
     maximum over the members "none" and "all on x0"/"all on x1", a lower bound on the worst case) is
     :meth:`log_delta_max` at each epsilon; ``worst-case-lower`` adds the other members itself.
 
-    Work whose result is provably not used is skipped, the values being those of the full evaluation to
-    the last bit: (i) a row whose certified upper bound lies more than :data:`_LOG_UNDERFLOW` below an
-    exact row of its block is not evaluated (its term e^(row - peak) in the final logsumexp is exactly
-    0.0, so -inf in its place gives the same sum; the three rows at each block edge, read by the
-    widening, are always evaluated); (ii) :meth:`log_delta_max` (the accountant's maximum) skips a
+    Work that cannot move the value by more than half an ulp, and only downwards, is skipped: (i) a row
+    whose certified upper bound lies more than :data:`_LOG_LEFT_OUT` (50 nats) below an exact row of its
+    block is not evaluated (-inf in its place: at most 2^20 such rows, each below e^-50 of the sum, leave
+    out at most 2.0e-16 of it, all non-negative, so the value stays a lower one; issue 35: was 760 nats,
+    where the terms underflow, and every row of the first window at n = 10^6 was evaluated; the rows near
+    the largest bound (within e^2) are evaluated first to find the peak, and the three rows at each block
+    edge, read by the widening, always); (ii) :meth:`log_delta_max` (the accountant's maximum) skips a
     member whose certified upper bound on its *computed* value lies below another member's value."""
 
     name = "worst-lower-family"
@@ -203,7 +206,7 @@ class WorstFamilies(FamilyView):
                 first[:3] = first[-3:] = True
             values = member.rows(s, first)
             peak = float(np.max(values[first]))
-            rest = ~first & ~(bound < peak - _LOG_UNDERFLOW)  # NaN bounds: evaluated
+            rest = ~first & ~(bound < peak - _LOG_LEFT_OUT)  # NaN bounds: evaluated
         if rest.any():
             values[rest] = member.rows(s, rest)[rest]
         return values

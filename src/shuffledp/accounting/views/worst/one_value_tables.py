@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from shuffledp._numerics import logsumexp
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above_bound, log_pmf, log_sf_bound
@@ -66,20 +67,25 @@ def _log_pmf_rows(trials: np.ndarray, low: np.ndarray, top: np.ndarray, width: i
     mode and below 5e-10 wherever a term is within e^-1000 of the mode (width <= 2400): inside the 1e-9
     that ``worst-case-lower`` takes off this member's value."""
     cols = np.arange(width)[None, :]
-    valid = cols <= (top - low)[:, None]
-    xi = np.minimum(low[:, None] + cols, top[:, None]).astype(np.int64)
-    ti = trials.astype(np.int64)[:, None]
-    step = log_int[np.maximum(ti - xi, 1)] - log_int[xi + 1] + (log_pi - log_1mpi)  # valid where xi < ti
+    lo, ti = low.astype(np.int64), trials.astype(np.int64)
+    # log(x + 1) and log(max(N - x, 1)) at x = low + j: each row a contiguous window of one padded table of
+    # log_int (issue 35: row copies instead of one gather per cell; the same numbers). Columns above ``top``
+    # hold finite values that only the columns above ``top`` read (set to -inf at the end).
+    up = sliding_window_view(np.concatenate([log_int, np.zeros(width + 1)]), width)[lo + 1]
+    down = sliding_window_view(np.concatenate([log_int[::-1], np.zeros(width)]), width)[log_int.size - 1 - (ti - lo)]
+    step = down - up + (log_pi - log_1mpi)
     anchor = np.clip(np.floor((trials + 1.0) * math.exp(log_pi)), low, top)
     a_col = (anchor - low).astype(np.int64)[:, None]
-    right = cols >= a_col
-    out = np.cumsum(np.where(right, step, 0.0), axis=1)  # sum_{a <= j <= c} step_j
-    out[:, 1:] = out[:, :-1]
-    out[:, 0] = 0.0
-    left = np.cumsum(np.where(right, 0.0, step)[:, ::-1], axis=1)[:, ::-1]  # sum_{c <= j < a} step_j
-    np.subtract(out, left, out=out, where=~right)
+    a_min, a_max = int(a_col.min()), int(a_col.max())
+    # sum_{a <= j < c} step_j right of the anchor, - sum_{c <= j < a} step_j left of it; each cumulative sum
+    # runs only over the columns where some row has terms (the zeros it skips add exactly nothing)
+    out = np.zeros(step.shape)
+    out[:, a_min + 1:] = np.cumsum(np.where(cols[:, a_min:width - 1] >= a_col, step[:, a_min:width - 1], 0.0), axis=1)
+    if a_max > 0:
+        left = np.cumsum(np.where(cols[:, :a_max] >= a_col, 0.0, step[:, :a_max])[:, ::-1], axis=1)[:, ::-1]
+        np.subtract(out[:, :a_max], left, out=out[:, :a_max], where=cols[:, :a_max] < a_col)
     out += log_pmf(anchor, trials, log_pi, log_1mpi)[:, None]
-    out[~valid] = -np.inf
+    out[cols > (top - low)[:, None]] = -np.inf
     return out
 
 
