@@ -20,7 +20,7 @@ from brute_force import hockey_stick, histogram_distribution_of_counts, weak_adv
 from exact_enumeration import worst_case
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch, _children, _Node, _params, node_bound
+from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch, _children, _Node, _params, node_bound, node_laws
 
 
 def _datasets(n: int, k: int) -> list[tuple]:
@@ -144,3 +144,37 @@ def test_issue_goal_on_the_largest_enumerations(n, k, e0):
     upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
     for up, truth in zip(upper, worst_case(epsilons, e0, n, k)):
         assert truth.low * (1 - 1e-12) <= up <= truth.high * 1.05
+
+
+@pytest.mark.parametrize("n,k,e0", [(10, 4, 1.0), (8, 5, 2.0)])
+def test_cropped_laws_and_beta_tails_stay_above_the_truth(n, k, e0):
+    """The mass allowances used above n = 24 (crops of the laws' edges, Bin(U, gamma) tails left out), forced
+    large here so that they bite at small n: the search stays above the exact enumeration in every cell, and
+    within the allowances of the uncropped search."""
+    epsilons = [f * e0 for f in (0.05, 0.25, 0.5, 0.75, 0.95)]
+    plain = K4BlockSearch(n_users=n, k=k, epsilon_local=e0)
+    rough = K4BlockSearch(n_users=n, k=k, epsilon_local=e0, crop=1e-2, tail=1e-1)
+    for eps, truth in zip(epsilons, worst_case(epsilons, e0, n, k)):
+        exact, cropped = plain.worst(eps), rough.worst(eps)
+        assert cropped.upper >= truth.low * (1 - 1e-12)
+        assert cropped.upper <= exact.upper + 1.0
+
+
+def test_crops_drop_mass_and_count_it():
+    """A crop removes edge slabs of total mass <= tau each and reports at least the mass it removed."""
+    par = _params(30, 4, 1.0)
+    law, lost = node_laws(par, (20, 3, 4), crop=1e-9).laws[-1], node_laws(par, (20, 3, 4), crop=1e-9).lost[-1]
+    full = node_laws(par, (20, 3, 4)).laws[-1]
+    assert law.size < full.size
+    assert 0.0 < float(full.sum()) - float(law.sum()) <= lost * (1 + 1e-9) + 1e-15
+    assert lost <= 1e-9 * 2 * law.ndim * 30
+
+
+def test_tightened_nodes_partition_the_datasets():
+    """With the open outside count raised to the least its datasets hold, the leaves are still every
+    dataset exactly once (k = 4, 5, 6)."""
+    for n, k in [(7, 4), (6, 5), (6, 6)]:
+        par = _params(n, k, 1.0)
+        leaves = [node for node in _tree(par) if sum(node) == n - 1]
+        padded = sorted(tuple(leaf) + (0,) * (k - len(leaf)) for leaf in leaves)
+        assert padded == sorted(_datasets(n, k))

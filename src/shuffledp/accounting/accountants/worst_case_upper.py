@@ -105,7 +105,7 @@ from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
-from shuffledp.accounting.views.worst.k4_blocks import MAX_USERS_K4_BLOCKS, K4BlockSearch
+from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch, max_users as k4_max_users
 from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
 from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.weak.view import WeakView
@@ -162,7 +162,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
         self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
-        self._k4 = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_K4_BLOCKS
+        self._k4 = self.setting.k >= 4 and self.setting.n_users <= k4_max_users(self.setting.k)
         # a search of its own runs (else this accountant is weak-adversary's value)
         self._searched = self._binary or self._large or self._k3 or self._own or self._k4
         self._cache: dict = {}
