@@ -178,3 +178,87 @@ def test_tightened_nodes_partition_the_datasets():
         leaves = [node for node in _tree(par) if sum(node) == n - 1]
         padded = sorted(tuple(leaf) + (0,) * (k - len(leaf)) for leaf in leaves)
         assert padded == sorted(_datasets(n, k))
+
+
+def _group_law(count: int, probs) -> "np.ndarray":
+    """Multinomial(count; probs over x0..x3) as an array over (h0, h1, h2), h3 implied (closed form)."""
+    import numpy as np
+    from scipy.special import gammaln
+
+    h = np.arange(count + 1.0)
+    h0, h1, h2 = np.meshgrid(h, h, h, indexing="ij")
+    h3 = count - h0 - h1 - h2
+    ok = h3 >= 0
+    logs = np.log(probs)
+    with np.errstate(invalid="ignore"):
+        log_pmf = (gammaln(count + 1.0) - gammaln(h0 + 1) - gammaln(h1 + 1) - gammaln(h2 + 1)
+                   - gammaln(np.where(ok, h3, 0) + 1) + h0 * logs[0] + h1 * logs[1] + h2 * logs[2]
+                   + np.where(ok, h3, 0) * logs[3])
+    return np.where(ok, np.exp(log_pmf), 0.0)
+
+
+def _dataset_delta(counts: tuple, n: int, e0: float, eps: float, forward: bool = True) -> float:
+    """Independent reference (k = 4): exact delta of one dataset (a, b, c1, c2) of the n - 1 others, from the
+    closed-form multinomial law of each value's users, convolved (FFT; ~1e-15 absolute), u added."""
+    import math
+
+    import numpy as np
+    from scipy.signal import fftconvolve
+
+    p = math.exp(e0) / (math.exp(e0) + 3)
+    q = 1.0 / (math.exp(e0) + 3)
+    law = np.ones((1, 1, 1))
+    for value, count in enumerate(counts):
+        if count:
+            probs = [p if i == value else q for i in range(4)]
+            law = np.clip(fftconvolve(law, _group_law(count, probs)), 0.0, None)
+    size = tuple(s + 1 for s in law.shape)
+
+    def with_u(probs):
+        out = np.zeros(size)
+        out[:-1, :-1, :-1] += probs[3] * law
+        out[1:, :-1, :-1] += probs[0] * law
+        out[:-1, 1:, :-1] += probs[1] * law
+        out[:-1, :-1, 1:] += probs[2] * law
+        return out
+
+    P, Q = with_u([p, q, q, q]), with_u([q, p, q, q])
+    if not forward:
+        P, Q = Q, P
+    return float(np.sum(np.maximum(P - math.exp(eps) * Q, 0.0)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,k,e0", [(50, 4, 1.0), (50, 4, 2.0), (100, 4, 2.0)])
+def test_random_datasets_at_larger_n_never_above_the_upper(n, k, e0):
+    """Seeded random datasets (both directions) at n = 50 (block search) and 100 (weak-adversary): the
+    independent single-dataset delta never above ``worst-case-upper``; the shapes "all on x0 but one on x2" and
+    "all on one outside value" included (the observed maximisers)."""
+    import numpy as np
+
+    rng = np.random.default_rng(34)
+    data = [(n - 2, 0, 1, 0), (0, 0, n - 1, 0), (0, n - 1, 0, 0)]
+    for _ in range(4):
+        cut = np.sort(rng.integers(0, n, size=3))
+        a, b, c, d = cut[0], cut[1] - cut[0], cut[2] - cut[1], n - 1 - cut[2]
+        data.append((int(a), int(b), int(max(c, d)), int(min(c, d))))
+    epsilons = [0.5 * e0, 0.8 * e0]
+    upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
+    for eps, up in zip(epsilons, upper):
+        for d in data:
+            for forward in (True, False):
+                assert _dataset_delta(d, n, e0, eps, forward) <= up * (1 + 1e-9), (d, eps, forward)
+
+
+@pytest.mark.parametrize("counts,e0,eps", [((48, 0, 1), 2.0, 1.6), ((0, 0, 49), 2.0, 1.2), ((20, 9, 12, 8), 1.0, 0.4)])
+def test_cropped_leaf_equals_the_independent_reference_at_n_50(counts, e0, eps):
+    """A leaf of the search at n = 50 (laws cropped, the dropped mass added) is its dataset's delta: above the
+    independent closed-form reference and within 1e-9 of it; the search at that epsilon is above it."""
+    from shuffledp.accounting.views.worst.k4_blocks import leaf_delta
+
+    full = tuple(counts) + (0,) * (4 - len(counts))
+    ref = _dataset_delta(full, 50, e0, eps)
+    search = K4BlockSearch(n_users=50, k=4, epsilon_local=e0)
+    leaf = node_bound(_params(50, 4, e0), tuple(counts), eps, search._node_laws(tuple(counts)), search._tail)
+    assert ref * (1 - 1e-9) <= leaf <= ref * (1 + 1e-9)
+    assert leaf_delta(eps, n_users=50, k=4, epsilon_local=e0, counts=tuple(counts)) == pytest.approx(ref, rel=1e-9)

@@ -77,6 +77,8 @@ MAX_USERS_UNCROPPED = 24
 CROP = 1e-30
 #: weight of each Bin(U, gamma) tail left out of a node's sum (bounded, and added)
 TAIL = 1e-30
+#: the same above n = 24 (k = 4 to n = 50: a search that closes there sums up to ~6e8 cells, ~10-15 CPU s)
+MAX_WORK_LARGE = 1_000_000_000
 #: doubles of node laws kept across epsilons (160 MB)
 CACHE_DOUBLES = 20_000_000
 _U = 2.0 ** -53
@@ -346,6 +348,7 @@ class K4BlockSearch:
         #: edges and the Bin(U, gamma) tails; none at n <= MAX_USERS_UNCROPPED (values as before them)
         self._crop = (CROP if large else 0.0) if crop is None else crop
         self._tail = (TAIL if large else 0.0) if tail is None else tail
+        self._max_work = MAX_WORK_LARGE if large else MAX_WORK
         #: likely maxima, evaluated first: all others on one outside value, on x1, on x0
         self._starts = [(0, 0, n - 1), (0, n - 1), (n - 1,)]
         if n >= 4:                     # the lower family's "all on x0 (x1) but one or two on x2" (issue 34)
@@ -375,7 +378,7 @@ class K4BlockSearch:
                 cap = max(cap, -value) if rtol else cap
                 break
             kids = [kid.counts for kid in _children(self._par, _Node(counts))]
-            if nodes + len(kids) > max_nodes or self._work > MAX_WORK:
+            if nodes + len(kids) > max_nodes or self._work > self._max_work:
                 cap = -value              # every node still queued is below it
                 break
             for kid in kids:
