@@ -262,3 +262,14 @@ def test_cropped_leaf_equals_the_independent_reference_at_n_50(counts, e0, eps):
     leaf = node_bound(_params(50, 4, e0), tuple(counts), eps, search._node_laws(tuple(counts)), search._tail)
     assert ref * (1 - 1e-9) <= leaf <= ref * (1 + 1e-9)
     assert leaf_delta(eps, n_users=50, k=4, epsilon_local=e0, counts=tuple(counts)) == pytest.approx(ref, rel=1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("e0,delta", [(2.0, 1e-6), (1.0, 1e-9)])
+def test_bracket_rows_fixed_at_n_50(e0, delta):
+    """Issue 34's goal on rows of the default bracket grid that were above it (k = 4, n = 50; main 0268416:
+    1.0349 and 1.0464, upper = weak-adversary): recounted, eps_upper / eps_lower <= 1.01."""
+    from shuffledp.accounting.bracket import bracket
+
+    (row,) = bracket(epsilon_local=e0, n_users=50, k=4, deltas=[delta])
+    assert row["eps_lower"] <= row["eps_upper"] <= 1.01 * row["eps_lower"]
