@@ -36,6 +36,12 @@ the result is then max(largest leaf, largest open bound), still a certified uppe
 is in a leaf evaluated or under an open or pruned node). ``exact`` says whether the search closed (then
 the result is the exact worst case, up to rounding).
 
+**Tightened nodes and allowances (branch i34-k4mid; docs/worst-case-k4.md items 8, 9).** A node's open outside
+count is raised to ceil(R / outside values left), the least any of its datasets holds (same datasets, more sure
+users). Above n = :data:`MAX_USERS_UNCROPPED` the laws' edge slabs of mass <= :data:`CROP` are dropped after
+each user and the Bin(U, gamma) tails of weight <= :data:`TAIL` left out (beta below: bounded by 1; above: by
+the view at the last beta kept, delta being non-increasing in beta); every dropped mass is added to the bound.
+
 **Rounding.** Every law entry is a sum of products of non-negative terms (no differences; 1 - gamma is
 formed as q expm1(eps0)): relative error <= (n + 4)(axes + 8) u per cell; each term is summed as
 (fl + c u (P + e^eps Q))_+ over the terms with fl > -c u (P + e^eps Q), plus a relative (cells) u for
