@@ -65,7 +65,9 @@ def test_epsilon_lies_in_the_bracket_and_k4_and_large_k3_are_the_weak_adversary(
     weak = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=2).epsilon_for_delta(1e-6)
     assert lower <= upper <= lower * 1.001 and upper < 0.9 * weak
     eps = [0.0, 0.05, 0.3]
-    for n, k in ((50, 4), (201, 3)):  # k = 3 at n <= 200 is the exact maximum (test_worst_case_exact.py, test_k3_blocks.py)
+    # k = 3 at n <= 200 is the exact maximum (test_worst_case_exact.py, test_k3_blocks.py); k = 4 is searched up to
+    # n = 50 (test_k4_blocks.py), so n = 51 is the weak adversary
+    for n, k in ((51, 4), (201, 3)):
         assert np.array_equal(get_accountant("worst-case-upper", epsilon_local=1.0, n_users=n, k=k).log_delta_for_epsilon(eps),
                               get_accountant("weak-adversary", epsilon_local=1.0, n_users=n, k=k).log_delta_for_epsilon(eps))
     exact = get_accountant("worst-case-upper", epsilon_local=1.0, n_users=50, k=3).log_delta_for_epsilon(eps)

@@ -68,12 +68,15 @@ spread of the outside users at once; min(that, ``weak-adversary``) is returned. 
 tiny cases it is at most the weak adversary and up to 10 points closer to the truth (k = 5, n = 5,
 eps0 = 0.5, eps = 0.25: weak 1.165 x the truth, this 1.065 x).
 
-**k >= 4, n <= :data:`~shuffledp.accounting.views.worst.k4_blocks.MAX_USERS_K4_BLOCKS` (issue 34).** Also a
+**k >= 5, n <= :data:`~shuffledp.accounting.views.worst.k4_blocks.MAX_USERS_K4_BLOCKS`; k = 4, n <=
+:data:`~shuffledp.accounting.views.worst.k4_blocks.MAX_USERS_K4_ONLY` (issue 34).** Also a
 branch and bound over blocks of every dataset (:mod:`shuffledp.accounting.views.worst.k4_blocks`; a node fixes
 the counts of x0, x1 and the first outside values and is bounded by revealing the blanket bits of the users it
 leaves free; docs/worst-case-k4.md). Where it closes it is the exact worst case (on every cell of the k = 4, 5
 enumeration grid: <= 1 + 6e-11 times the truth, was up to 1.568); where a node is too large to expand it returns
-the largest bound left open. The minimum of it, the own-value-hit bound and ``weak-adversary`` is returned.
+the largest bound left open. The minimum of it, the own-value-hit bound (n <= 32) and ``weak-adversary`` is
+returned. At k = 4 every view of the search has at most three axes, so it runs up to n = 50 there (laws cropped
+at their thin edges and the blanket count's far tails left out, each dropped mass added to the bound).
 
 **k = 3 above MAX_USERS_K3_BLOCKS, where the laws are narrow (issue 34).** Where
 :func:`~shuffledp.accounting.views.worst.k3_large.searched` (200 < n <= 10^4 and 2 q (n - 1) <= 48 expected landings
@@ -113,7 +116,7 @@ from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
 from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst import k3_large
 from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
-from shuffledp.accounting.views.worst.k4_blocks import MAX_USERS_K4_BLOCKS, K4BlockSearch
+from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch, max_users as k4_max_users
 from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
 from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.weak.view import WeakView
@@ -147,20 +150,22 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         "dataset by branch and bound over n_x0 (within 1e-9 relative above it for n <= 10000 wherever "
         "weak-adversary's Chernoff bound is above e^-700, weak-adversary's value below that; within ~0.3% in "
         "epsilon for n <= 1e8); for k = 3 and n <= 200 the exact maximum over every (n_x0, n_x1) (1e-12 "
-        "relative; by branch and bound over blocks of datasets above n = 64); for k >= 4 and n <= 24 the "
+        "relative; by branch and bound over blocks of datasets above n = 64); for k >= 5 and n <= 24, and for k = 4 "
+        "and n <= 50, the "
         "smallest of: a branch and bound over blocks of every dataset (n_x0, n_x1 and the spread of the rest; "
         "the exact maximum, within its rounding allowance, wherever the search closes, which it did on every "
-        "enumerated k = 4, 5 case; otherwise the largest bound it left open), the own-value-hit bound and "
-        "weak-adversary's value; for k >= 4 and 24 < n <= 32 the certified maximum over every (n_x0, n_x1) of "
+        "enumerated k = 4, 5 case; above n = 24 its laws' dropped edges are added; otherwise the largest bound it "
+        "left open), the own-value-hit bound (n <= 32) and "
+        "weak-adversary's value; for k >= 5 and 24 < n <= 32 the certified maximum over every (n_x0, n_x1) of "
         "the own-value-hit views, valid for every spread of the rest (at most weak-adversary's value); for k = 3 and "
         "200 < n <= 10000 where 2 q (n - 1) <= 48 the smaller of weak-adversary's value and a branch and bound over "
         "blocks of every (n_x0, n_x1) on windowed laws, within 1% of the best dataset it found; otherwise "
-        "(k >= 4 above n = 32, or k = 3 above n = 200 elsewhere) weak-adversary's value"
+        "(k >= 5 above n = 32, k = 4 above n = 50, or k = 3 above n = 200 elsewhere) weak-adversary's value"
     )
     reference = (
         "this package: exact histogram delta of k = 2 datasets and partial-knowledge views (post-processing) "
         "bounding blocks of datasets (k = 2 and k = 3); own-value-hit views for k >= 4 at small n "
-        "(docs/worst-case-k3.md); blocks of datasets for k >= 4 at n <= 24 (docs/worst-case-k4.md); "
+        "(docs/worst-case-k3.md); blocks of datasets for k >= 5 at n <= 24 and k = 4 at n <= 50 (docs/worst-case-k4.md); "
         "Koskela, Heikkila, Honkela (2021) Def. 3 for k >= 4 beyond"
     )
 
@@ -173,7 +178,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
         self._k3_large = self.setting.k == 3 and k3_large.searched(self.setting.n_users, self.setting.epsilon_local)
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
-        self._k4 = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_K4_BLOCKS
+        self._k4 = self.setting.k >= 4 and self.setting.n_users <= k4_max_users(self.setting.k)
         # a search of its own runs (else this accountant is weak-adversary's value)
         self._searched = self._binary or self._large or self._k3 or self._k3_large or self._own or self._k4
         self._cache: dict = {}
@@ -221,7 +226,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         return self._weak.log_deltas(self._checked_epsilons(epsilons))
 
     def _k4_logs(self, eps: float) -> list:
-        """log of the k >= 4 searches' certified values at ``eps``: the block search (n <= MAX_USERS_K4_BLOCKS)
+        """log of the k >= 4 searches' certified values at ``eps``: the block search (n <= k4_blocks.max_users(k))
         and the own-value-hit views (n <= MAX_USERS_OWN_HITS)."""
         s, out = self.setting, []
         if self._own and "own" not in self._cache:

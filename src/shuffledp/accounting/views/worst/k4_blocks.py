@@ -36,6 +36,12 @@ the result is then max(largest leaf, largest open bound), still a certified uppe
 is in a leaf evaluated or under an open or pruned node). ``exact`` says whether the search closed (then
 the result is the exact worst case, up to rounding).
 
+**Tightened nodes and allowances (branch i34-k4mid; docs/worst-case-k4.md items 8, 9).** A node's open outside
+count is raised to ceil(R / outside values left), the least any of its datasets holds (same datasets, more sure
+users). Above n = :data:`MAX_USERS_UNCROPPED` the laws' edge slabs of mass <= :data:`CROP` are dropped after
+each user and the Bin(U, gamma) tails of weight <= :data:`TAIL` left out (beta below: bounded by 1; above: by
+the view at the last beta kept, delta being non-increasing in beta); every dropped mass is added to the bound.
+
 **Rounding.** Every law entry is a sum of products of non-negative terms (no differences; 1 - gamma is
 formed as q expm1(eps0)): relative error <= (n + 4)(axes + 8) u per cell; each term is summed as
 (fl + c u (P + e^eps Q))_+ over the terms with fl > -c u (P + e^eps Q), plus a relative (cells) u for
@@ -53,10 +59,17 @@ import numpy as np
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K4Worst", "K4BlockSearch", "MAX_CELLS", "MAX_USERS_K4_BLOCKS", "MAX_NODES", "node_bound", "node_laws", "leaf_delta"]
+__all__ = ["K4Worst", "K4BlockSearch", "MAX_CELLS", "MAX_USERS_K4_BLOCKS", "MAX_USERS_K4_ONLY", "max_users", "Chain", "MAX_NODES", "node_bound", "node_laws", "leaf_delta"]
 
-#: largest n searched by ``worst-case-upper`` (above: own-value hits to n = 32, then weak-adversary)
+#: largest n searched by ``worst-case-upper`` for k >= 5 (above: own-value hits to n = 32, then weak-adversary)
 MAX_USERS_K4_BLOCKS = 24
+#: largest n searched at k = 4 (every view has at most 3 axes there: x0, x1 and one outside count)
+MAX_USERS_K4_ONLY = 50
+
+
+def max_users(k: int) -> int:
+    """Largest n at which ``worst-case-upper`` runs this search for ``k``."""
+    return MAX_USERS_K4_ONLY if k == 4 else MAX_USERS_K4_BLOCKS
 #: largest grid of one view ((n + 1)^(J + 2) cells); a node needing more stops the search
 MAX_CELLS = 1_200_000
 #: nodes evaluated per epsilon before the search stops (its result stays a certified upper bound)
@@ -64,6 +77,14 @@ MAX_NODES = 4000
 #: law cells summed per epsilon before the search stops (the same; the k = 4, n = 24 searches measured that
 #: close sum up to ~3e7, so this bounds the cost where many occupied outside values keep it from closing)
 MAX_WORK = 60_000_000
+#: above this n the laws are cropped (:data:`CROP`) and the Bin(U, gamma) tails bounded (:data:`TAIL`)
+MAX_USERS_UNCROPPED = 24
+#: mass a crop may drop at each end of each axis, per user added (added to the bound)
+CROP = 1e-30
+#: weight of each Bin(U, gamma) tail left out of a node's sum (bounded, and added)
+TAIL = 1e-30
+#: the same above n = 24 (k = 4 to n = 50: a search that closes there sums up to ~6e8 cells, ~10-15 CPU s)
+MAX_WORK_LARGE = 1_000_000_000
 #: doubles of node laws kept across epsilons (160 MB)
 CACHE_DOUBLES = 20_000_000
 _U = 2.0 ** -53
@@ -129,18 +150,19 @@ def _layout(par: _Params, counts: tuple) -> tuple[list, int, int]:
     return on_axes, implied, par.k - len(on_axes)
 
 
-def _sure_law(par: _Params, counts: tuple) -> np.ndarray:
-    """Law of the sure users ``counts`` on the axes of :func:`_layout` (the remainder implied)."""
+def _sure_law(par: _Params, counts: tuple, crop: float = 0.0) -> tuple[np.ndarray, float]:
+    """Law of the sure users ``counts`` on the axes of :func:`_layout` (the remainder implied), cropped by
+    :func:`_crop` after every user, and the certified mass dropped (0 when ``crop`` = 0)."""
     on_axes, implied, lumped = _layout(par, counts)
     axes = len(on_axes)
-    law = np.ones((1,) * axes)
+    law, lost = np.ones((1,) * axes), 0.0
     for axis, count in enumerate(on_axes):
         probs = tuple(par.p if i == axis else par.q for i in range(axes))
         for _ in range(count):
-            law = _add(law, probs, lumped * par.q)
+            law, lost = _crop_law(_add(law, probs, lumped * par.q), lost, crop)
     for _ in range(implied):                          # a user on the implied value: p + (lumped - 1) q there
-        law = _add(law, (par.q,) * axes, par.p + (lumped - 1) * par.q)
-    return law
+        law, lost = _crop_law(_add(law, (par.q,) * axes, par.p + (lumped - 1) * par.q), lost, crop)
+    return law, lost
 
 
 def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
@@ -181,26 +203,97 @@ def _cells(par: _Params, counts: tuple) -> int:
     return (par.n + 1) ** len(_layout(par, counts)[0])
 
 
-def node_laws(par: _Params, counts: tuple) -> list:
-    """The others' laws of the node's views: sure users ``counts`` plus beta uniform users, beta = 0 .. U."""
+class Chain(NamedTuple):
+    """A node's others' laws (sure users plus beta uniform users, beta = 0 .. len - 1), each possibly cropped,
+    and ``lost[beta]``: a certified upper value of the mass its crops dropped (0 without cropping)."""
+
+    laws: list
+    lost: list
+
+
+def _crop(law: np.ndarray, tau: float) -> tuple[np.ndarray, float]:
+    """Drop, at both ends of every axis, the longest run of slabs whose total mass is <= ``tau`` (at least one
+    slab kept). Returns the cropped law and a certified upper value of the mass dropped (the slabs' totals,
+    overlaps counted twice). tau = 0: nothing is dropped."""
+    if tau <= 0.0 or law.size == 1:
+        return law, 0.0
+    window, dropped = [], 0.0
+    for axis in range(law.ndim):
+        margin = law.sum(axis=tuple(i for i in range(law.ndim) if i != axis))
+        head, tail = np.cumsum(margin), np.cumsum(margin[::-1])
+        lo = int(np.searchsorted(head, tau, side="right"))          # slabs 0 .. lo - 1 hold <= tau
+        hi = int(np.searchsorted(tail, tau, side="right"))          # the last hi slabs hold <= tau
+        lo, hi = min(lo, margin.size - 1), min(hi, margin.size - 1 - min(lo, margin.size - 1))
+        dropped += (head[lo - 1] if lo else 0.0) + (tail[hi - 1] if hi else 0.0)
+        window.append(slice(lo, margin.size - hi))
+    if dropped == 0.0:
+        return law, 0.0
+    # entries carry a relative error <= (n + 4)(axes + 8) u and the sums (cells) u: far below this margin
+    return np.ascontiguousarray(law[tuple(window)]), dropped * (1.0 + 1e-6)
+
+
+def _user(par: _Params, counts: tuple, index: int) -> tuple[tuple, float]:
+    """(probabilities on the axes, on the remainder) of one user on the value ``counts[index]`` stands for, in
+    the layout of ``counts`` (that value occupied)."""
+    on_axes, implied, lumped = _layout(par, counts)
+    axes = len(on_axes)
+    occupied = [i for i, c in enumerate(counts) if c > 0 or i < 2]
+    position = occupied.index(index)
+    if position >= axes:                               # the implied value
+        return (par.q,) * axes, par.p + (lumped - 1) * par.q
+    return tuple(par.p if i == position else par.q for i in range(axes)), lumped * par.q
+
+
+def node_laws(par: _Params, counts: tuple, *, crop: float = 0.0, sure: tuple | None = None,
+              top: int | None = None) -> Chain:
+    """The others' laws of the node's views: sure users ``counts`` plus beta uniform users, beta = 0 .. ``top``
+    (default U). ``sure``: (law, lost) of the sure users if already known; ``crop``: :func:`_crop`'s tau."""
     uncertain = par.n - 1 - sum(counts)
-    law = _sure_law(par, counts)
+    top = uncertain if top is None else top
+    law, lost = sure if sure is not None else _sure_law(par, counts, crop)
     uniform = tuple(1.0 / par.k for _ in range(law.ndim))
-    laws = [law]
-    for _ in range(uncertain):
-        laws.append(_add(laws[-1], uniform, (par.k - law.ndim) / par.k))
-    return laws
+    laws, losts = [law], [lost]
+    for _ in range(top):
+        law, dropped = _crop(_add(laws[-1], uniform, (par.k - law.ndim) / par.k), crop)
+        laws.append(law)
+        losts.append(losts[-1] + dropped)
+    return Chain(laws, losts)
 
 
-def node_bound(par: _Params, counts: tuple, eps: float, laws: list | None = None) -> float:
-    """Certified upper value of the bound of the node whose sure users are ``counts`` (module docstring)."""
-    uncertain = par.n - 1 - sum(counts)
-    laws = node_laws(par, counts) if laws is None else laws
-    values = [_view_sums(law, par, eps, par.n) for law in laws]
-    if uncertain == 0:
-        return values[0]
+def _crop_law(law: np.ndarray, lost: float, crop: float) -> tuple[np.ndarray, float]:
+    law, dropped = _crop(law, crop)
+    return law, lost + dropped
+
+
+def beta_range(par: _Params, uncertain: int, tail: float) -> tuple[np.ndarray, int, int]:
+    """(Bin(U, gamma) weights, lo, hi): the views beta in [lo, hi] are summed; beta < lo (total weight <= tail)
+    are bounded by 1 and beta > hi (total weight <= tail) by the view at hi (delta is non-increasing in beta:
+    one more uniform report is the same Markov kernel applied in both worlds). tail = 0: every beta."""
     weights = _weights(uncertain, par.gamma, par.one_minus_gamma)
-    return float(weights @ np.asarray(values)) * (1.0 + 4.0 * (uncertain + 1) * _U)
+    if tail <= 0.0:
+        return weights, 0, uncertain
+    head, back = np.cumsum(weights), np.cumsum(weights[::-1])
+    lo = int(np.searchsorted(head, tail, side="right"))
+    hi = uncertain - int(np.searchsorted(back, tail, side="right"))
+    lo = min(lo, uncertain)
+    return weights, lo, max(hi, lo)
+
+
+def node_bound(par: _Params, counts: tuple, eps: float, laws: Chain | list | None = None, tail: float = 0.0) -> float:
+    """Certified upper value of the bound of the node whose sure users are ``counts`` (module docstring);
+    ``tail``: :func:`beta_range`'s (0: every beta summed, as without it)."""
+    uncertain = par.n - 1 - sum(counts)
+    weights, lo, hi = beta_range(par, uncertain, tail) if uncertain else (np.ones(1), 0, 0)
+    chain = node_laws(par, counts, top=hi) if laws is None else laws
+    if not isinstance(chain, Chain):
+        chain = Chain(list(chain), [0.0] * len(chain))
+    values = np.array([_view_sums(chain.laws[b], par, eps, par.n) + chain.lost[b] for b in range(lo, hi + 1)])
+    if uncertain == 0:
+        return float(values[0])
+    body = float(weights[lo: hi + 1] @ values)
+    below = float(np.sum(weights[:lo])) * (1.0 + 2e-6)
+    above = float(np.sum(weights[hi + 1:])) * (1.0 + 2e-6) * float(values[-1])
+    return (body + below + above) * (1.0 + 4.0 * (uncertain + 3) * _U)
 
 
 def leaf_delta(eps: float, *, n_users: int, k: int, epsilon_local: float, counts: tuple) -> float:
@@ -219,7 +312,20 @@ def _children(par: _Params, node: _Node) -> list:
     out = [_Node(counts[:-1] + (counts[-1] + 1,))]
     if stage + 1 <= par.k - 1 and not (stage >= 2 and counts[-1] == 0):
         out.append(_Node(counts + (0,)))
-    return [child for child in out if _nonempty(par, child)]
+    return [_tight(par, child) for child in out if _nonempty(par, child)]
+
+
+def _tight(par: _Params, node: _Node) -> _Node:
+    """The same node with its open outside count raised to the least any of its datasets has: the R users not
+    on a closed value lie on the k - stage outside values from the open one on, whose counts do not increase,
+    so the open one holds at least ceil(R / (k - stage)) of them (the node's datasets are unchanged; more of
+    its users are sure, so its bound can only be tighter)."""
+    counts, stage = node.counts, node.stage
+    if stage < 2:
+        return node
+    rest = par.n - 1 - sum(counts[:-1])
+    least = -(-rest // (par.k - stage))
+    return node if counts[-1] >= least else _Node(counts[:-1] + (least,))
 
 
 def _nonempty(par: _Params, node: _Node) -> bool:
@@ -235,15 +341,24 @@ def _nonempty(par: _Params, node: _Node) -> bool:
 class K4BlockSearch:
     """Best-first search over the nodes (module docstring) for one (n, k, eps0); laws kept across epsilons."""
 
-    def __init__(self, *, n_users: int, k: int, epsilon_local: float, own_hits=None):
+    def __init__(self, *, n_users: int, k: int, epsilon_local: float, own_hits=None, crop: float | None = None,
+                 tail: float | None = None):
         if k < 4:
             raise ValueError(f"`k` must be >= 4 for the k >= 4 block search, got {k}.")
         if n_users < 2:
             raise ValueError(f"`n_users` must be >= 2, got {n_users}.")
         self._par = _params(n_users, k, epsilon_local)
         n = n_users
+        large = n > MAX_USERS_UNCROPPED
+        #: mass allowances (each added to the bound, so every value stays certified): crops of the laws' thin
+        #: edges and the Bin(U, gamma) tails; none at n <= MAX_USERS_UNCROPPED (values as before them)
+        self._crop = (CROP if large else 0.0) if crop is None else crop
+        self._tail = (TAIL if large else 0.0) if tail is None else tail
+        self._max_work = MAX_WORK_LARGE if large else MAX_WORK
         #: likely maxima, evaluated first: all others on one outside value, on x1, on x0
         self._starts = [(0, 0, n - 1), (0, n - 1), (n - 1,)]
+        if n >= 4:                     # the lower family's "all on x0 (x1) but one or two on x2" (issue 34)
+            self._starts += [(n - 2, 0, 1), (0, n - 2, 1), (n - 3, 0, 2), (0, n - 3, 2)]
         self._laws: dict = {}
         self._doubles = 0
         self._seen: dict = {}          # counts -> {eps: certified bound}
@@ -251,7 +366,7 @@ class K4BlockSearch:
         self._own = own_hits
         self._work = 0                 # law cells summed by the current search
 
-    def worst(self, eps: float, max_nodes: int = MAX_NODES) -> K4Worst:
+    def worst(self, eps: float, max_nodes: int = MAX_NODES, rtol: float = 0.0) -> K4Worst:
         """Certified upper value of the worst case over every dataset and both directions at ``eps``."""
         eps = float(eps)
         best, arg, nodes = -1.0, None, 0
@@ -265,10 +380,11 @@ class K4BlockSearch:
         nodes, cap = nodes + 1, -1.0      # cap: the largest bound of a node left unexpanded
         while heap:
             value, counts = heapq.heappop(heap)
-            if -value <= max(best, cap):
+            if -value <= max(best * (1.0 + rtol), cap):
+                cap = max(cap, -value) if rtol else cap
                 break
             kids = [kid.counts for kid in _children(self._par, _Node(counts))]
-            if nodes + len(kids) > max_nodes or self._work > MAX_WORK:
+            if nodes + len(kids) > max_nodes or self._work > self._max_work:
                 cap = -value              # every node still queued is below it
                 break
             for kid in kids:
@@ -286,7 +402,7 @@ class K4BlockSearch:
                 elif bound > max(best, cap):
                     heapq.heappush(heap, (-bound, kid))
         if arg is not None:
-            self._starts = list(dict.fromkeys([tuple(arg), *self._starts]))[:5]
+            self._starts = list(dict.fromkeys([tuple(arg), *self._starts]))[:9]
         return K4Worst(min(max(best, cap), 1.0), arg, cap <= best, nodes)
 
     def _unexpanded(self, counts: tuple, parent: float, eps: float) -> float:
@@ -298,9 +414,9 @@ class K4BlockSearch:
 
     def _bound(self, counts: tuple, eps: float) -> float:
         """The node's certified bound at ``eps`` (remembered for screening at larger epsilons)."""
-        laws = self._node_laws(counts)
-        self._work += sum(law.size for law in laws)
-        value = node_bound(self._par, counts, eps, laws)
+        chain = self._node_laws(counts)
+        self._work += sum(law.size for law in chain.laws)
+        value = node_bound(self._par, counts, eps, chain, self._tail)
         self._seen.setdefault(counts, {})[eps] = value
         return value
 
@@ -310,16 +426,26 @@ class K4BlockSearch:
         earlier = [value for at, value in self._seen.get(counts, {}).items() if at <= eps]
         return min(earlier) if earlier else None
 
-    def _node_laws(self, counts: tuple) -> list:
-        """:func:`node_laws`, kept across epsilons up to :data:`CACHE_DOUBLES` (least recently used dropped)."""
+    def _node_laws(self, counts: tuple) -> Chain:
+        """:func:`node_laws` up to the largest beta summed, kept across epsilons up to :data:`CACHE_DOUBLES`
+        (least recently used dropped); the sure users' law is the parent's ("one fewer on the open value", same
+        layout) plus one user when the parent's laws are kept."""
         if counts in self._laws:
             self._laws[counts] = self._laws.pop(counts)
             return self._laws[counts]
-        laws = node_laws(self._par, counts)
-        size = sum(law.size for law in laws)
+        uncertain = self._par.n - 1 - sum(counts)
+        top = beta_range(self._par, uncertain, self._tail)[2] if uncertain else 0
+        parent = counts[:-1] + (counts[-1] - 1,)
+        sure = None
+        if parent in self._laws and len(_layout(self._par, parent)[0]) == len(_layout(self._par, counts)[0]):
+            law, lost = self._laws[parent].laws[0], self._laws[parent].lost[0]
+            probs, rest = _user(self._par, counts, len(counts) - 1)
+            sure = _crop_law(_add(law, probs, rest), lost, self._crop)
+        chain = node_laws(self._par, counts, crop=self._crop, sure=sure, top=top)
+        size = sum(law.size for law in chain.laws)
         while self._laws and self._doubles + size > CACHE_DOUBLES:
-            self._doubles -= sum(law.size for law in self._laws.pop(next(iter(self._laws))))
+            self._doubles -= sum(law.size for law in self._laws.pop(next(iter(self._laws))).laws)
         if size <= CACHE_DOUBLES:
-            self._laws[counts] = laws
+            self._laws[counts] = chain
             self._doubles += size
-        return laws
+        return chain
