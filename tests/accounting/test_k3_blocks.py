@@ -16,7 +16,7 @@ import pytest
 from brute_force import hockey_stick, histogram_distribution_of_counts, weak_adversary_view_bruteforce
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, K3BlockSearch, _Block
+from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, K3BlockSearch, Block
 from shuffledp.accounting.views.worst.enumeration import k3_worst_case
 
 
@@ -33,7 +33,7 @@ def test_every_block_is_above_each_of_its_datasets(n, e0, f):
     eps = f * e0
     search = K3BlockSearch(n_users=n, epsilon_local=e0)
     exact = {(a, b): _exact(n, a, b, e0, eps) for a in range(n) for b in range(n - a)}
-    blocks = [_Block(a1, a2, b1, b2) for a1 in range(n) for a2 in range(a1, n) for b1 in range(n - a1)
+    blocks = [Block(a1, a2, b1, b2) for a1 in range(n) for a2 in range(a1, n) for b1 in range(n - a1)
               for b2 in range(b1, n - a1)]
     for block in blocks:
         inside = [value for (a, b), value in exact.items() if block.a1 <= a <= block.a2 and block.b1 <= b <= block.b2]
@@ -49,7 +49,7 @@ def test_every_block_is_above_each_of_its_datasets(n, e0, f):
 def test_the_block_of_every_dataset_is_the_weak_adversary(n, e0, eps):
     search = K3BlockSearch(n_users=n, epsilon_local=e0)
     weak = float(weak_adversary_view_bruteforce(eps, e0, n, 3))
-    assert search._bound(_Block(0, n - 1, 0, n - 1), eps) == pytest.approx(weak, rel=1e-10)
+    assert search._bound(Block(0, n - 1, 0, n - 1), eps) == pytest.approx(weak, rel=1e-10)
 
 
 @pytest.mark.parametrize("n,e0", [(10, 0.5), (25, 1.0), (40, 2.0), (64, 4.0), (64, 0.5)])

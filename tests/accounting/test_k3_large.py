@@ -27,7 +27,8 @@ from scipy.special import gammaln
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.bracket import bracket
-from shuffledp.accounting.views.worst.k3_large import RELATIVE_STOP, K3LargeSearch, _Block, searched
+from shuffledp.accounting.views.worst.k3_blocks import Block
+from shuffledp.accounting.views.worst.k3_large import RELATIVE_STOP, K3LargeSearch, searched
 
 
 def _exact(n, a, b, e0, eps):
@@ -79,7 +80,7 @@ def test_every_block_is_above_each_of_its_datasets(n, e0, f):
     eps = f * e0
     search = K3LargeSearch(n_users=n, epsilon_local=e0)
     exact = {(a, b): _exact(n, a, b, e0, eps) for a in range(n) for b in range(n - a)}
-    blocks = [_Block(a1, a2, b1, b2) for a1 in range(n) for a2 in range(a1, n) for b1 in range(n - a1)
+    blocks = [Block(a1, a2, b1, b2) for a1 in range(n) for a2 in range(a1, n) for b1 in range(n - a1)
               for b2 in range(b1, n - a1)]
     for block in blocks:
         inside = [value for (a, b), value in exact.items() if block.a1 <= a <= block.a2 and block.b1 <= b <= block.b2]

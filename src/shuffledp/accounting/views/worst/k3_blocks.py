@@ -57,7 +57,7 @@ from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst.enumeration import (K3_CACHE_USERS, K3Worst, add_user, k3_worst_case, pair_laws,
                                                     pair_outputs, pair_sums, stack_laws)
 
-__all__ = ["K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "exact_worst", "shared_search"]
+__all__ = ["Block", "K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "exact_worst", "shared_search"]
 
 #: largest n searched by blocks (above: worst-case-upper returns weak-adversary for k = 3)
 MAX_USERS_K3_BLOCKS = 200
@@ -68,11 +68,17 @@ CACHE_DOUBLES = 60_000_000
 _U = 2.0 ** -53
 
 
-class _Block(NamedTuple):
+class Block(NamedTuple):
+    """The datasets with a1 <= n_x0 <= a2, b1 <= n_x1 <= b2 and n_x0 + n_x1 <= n - 1 (the rest on x2)."""
+
     a1: int
     a2: int
     b1: int
     b2: int
+
+    def leaf(self) -> bool:
+        """One dataset: (a1, b1)."""
+        return self.a1 == self.a2 and self.b1 == self.b2
 
     def sure(self, n: int) -> tuple[int, int, int, int]:
         """(a1, b1, m_min, U): the sure users on x0, x1, x2 and the number of uncertain users."""
@@ -87,7 +93,7 @@ class _Block(NamedTuple):
         else:
             mid = (self.b1 + self.b2) // 2
             parts = [(self.a1, self.a2, self.b1, mid), (self.a1, self.a2, mid + 1, self.b2)]
-        return [_Block(a1, a2, b1, min(b2, n - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n - 1]
+        return [Block(a1, a2, b1, min(b2, n - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n - 1]
 
 
 def _weights(users: int, w: float) -> np.ndarray:
@@ -126,12 +132,12 @@ class K3BlockSearch:
         heap = []
         for a1 in range(0, n, TILE):
             for b1 in range(0, n - a1, TILE):
-                self._push(heap, _Block(a1, min(n - 1, a1 + TILE - 1), b1, min(n - 1 - a1, b1 + TILE - 1)), eps, best)
+                self._push(heap, Block(a1, min(n - 1, a1 + TILE - 1), b1, min(n - 1 - a1, b1 + TILE - 1)), eps, best)
         while heap:
             value, block = heapq.heappop(heap)
             if -value <= best:
                 break
-            if block.a1 == block.a2 and block.b1 == block.b2:
+            if block.leaf():
                 upper, lower = self._leaf(block.a1, block.b1, eps)
                 if upper > best:
                     best, best_lower, arg = upper, lower, (block.a1, block.b1)
@@ -141,12 +147,12 @@ class K3BlockSearch:
         self._starts = list(dict.fromkeys([arg, *self._starts]))[:4]
         return K3Worst(min(best, 1.0), min(best_lower, 1.0), arg)
 
-    def _push(self, heap: list, block: _Block, eps: float, best: float) -> None:
+    def _push(self, heap: list, block: Block, eps: float, best: float) -> None:
         """Queue ``block`` with its bound unless a bound at a smaller epsilon, or at this one, is not above ``best``."""
         screen = self._screen(block, eps)
         if screen is not None and screen <= best:
             return
-        if block.a1 == block.a2 and block.b1 == block.b2:
+        if block.leaf():
             value = self._leaf(block.a1, block.b1, eps)[0]
         else:
             value = self._bound(block, eps)
@@ -154,7 +160,7 @@ class K3BlockSearch:
         if value > best:
             heapq.heappush(heap, (-value, block))
 
-    def _screen(self, block: _Block, eps: float) -> float | None:
+    def _screen(self, block: Block, eps: float) -> float | None:
         """The smallest certified bound of ``block`` at an epsilon <= ``eps`` (a bound at ``eps`` too: delta is
         non-increasing in epsilon), or None if it was not evaluated at one."""
         earlier = [value for at, value in self._seen.get(block, {}).items() if at <= eps]
@@ -162,17 +168,17 @@ class K3BlockSearch:
 
     def _leaf(self, a: int, b: int, eps: float) -> tuple[float, float]:
         """(upper, lower) certified values of the exact forward delta of the dataset (a, b)."""
-        upper, lower = pair_sums(*self._outputs(_Block(a, a, b, b)), eps, self._ops)
+        upper, lower = pair_sums(*self._outputs(Block(a, a, b, b)), eps, self._ops)
         return float(upper[0]), float(lower[0])
 
-    def _bound(self, block: _Block, eps: float) -> float:
+    def _bound(self, block: Block, eps: float) -> float:
         """Certified upper value of the block's bound (module docstring, steps 1-3)."""
         P, Q = self._outputs(block)
         upper, _ = pair_sums(P, Q, eps, self._ops)
         weights = _weights(P.shape[0] - 1, 3.0 * self._q)
         return float(weights @ upper) * (1.0 + 4.0 * (P.shape[0] + 1) * _U)
 
-    def _outputs(self, block: _Block) -> tuple[np.ndarray, np.ndarray]:
+    def _outputs(self, block: Block) -> tuple[np.ndarray, np.ndarray]:
         """(P, Q) of the block's views, one per beta (kept across epsilons, least recently used dropped first)."""
         if block in self._laws:
             self._laws[block] = self._laws.pop(block)
@@ -187,7 +193,7 @@ class K3BlockSearch:
         self._doubles += 2 * P.size
         return P, Q
 
-    def _stack(self, block: _Block) -> np.ndarray:
+    def _stack(self, block: Block) -> np.ndarray:
         """Laws of (r0, r1) of the sure users plus beta uniform users, beta = 0 .. U, padded to (n, n)."""
         n, p, q = self._n, self._p, self._q
         a1, b1, m_min, uncertain = block.sure(n)

@@ -47,6 +47,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst.enumeration import K3Worst, add_user, pair_outputs, pair_sums
+from shuffledp.accounting.views.worst.k3_blocks import Block  # the same triangle blocks and halving
 
 __all__ = ["K3LargeSearch", "MAX_USERS_K3_LARGE", "MIN_USERS_K3_LARGE", "RELATIVE_STOP", "large_worst", "searched", "shared_large_search"]
 
@@ -179,31 +180,6 @@ class _Pieces:
         return _Law(g, x0.lost + x1.lost + x2.lost, ops)
 
 
-class _Block(NamedTuple):
-    a1: int
-    a2: int
-    b1: int
-    b2: int
-
-    def leaf(self) -> bool:
-        return self.a1 == self.a2 and self.b1 == self.b2
-
-    def sure(self, n: int) -> tuple[int, int, int, int]:
-        """(a1, b1, m_min, U): the users sure to be on x0, x1, x2 in every dataset of the block, and the rest."""
-        m_min = max(0, n - 1 - self.a2 - self.b2)
-        return self.a1, self.b1, m_min, n - 1 - self.a1 - self.b1 - m_min
-
-    def halves(self, n: int) -> list:
-        """The two halves along the longer side, each cut to the triangle a + b <= n - 1."""
-        if self.a2 - self.a1 >= self.b2 - self.b1:
-            mid = (self.a1 + self.a2) // 2
-            parts = [(self.a1, mid, self.b1, self.b2), (mid + 1, self.a2, self.b1, self.b2)]
-        else:
-            mid = (self.b1 + self.b2) // 2
-            parts = [(self.a1, self.a2, self.b1, mid), (self.a1, self.a2, mid + 1, self.b2)]
-        return [_Block(a1, a2, b1, min(b2, n - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n - 1]
-
-
 class K3LargeSearch:
     """Certified upper value of the k = 3 worst case over every dataset, within RELATIVE_STOP (module doc)."""
 
@@ -254,10 +230,10 @@ class K3LargeSearch:
         the rest of the triangle (b >= 1) as one block, split as needed."""
         n = self._n
         tile = max(TILE, n // TILE)
-        line = [_Block(a1, min(n - 1, a1 + tile - 1), 0, 0) for a1 in range(0, n, tile)]
-        return line + ([_Block(0, n - 2, 1, n - 1)] if n > 1 else [])
+        line = [Block(a1, min(n - 1, a1 + tile - 1), 0, 0) for a1 in range(0, n, tile)]
+        return line + ([Block(0, n - 2, 1, n - 1)] if n > 1 else [])
 
-    def _push(self, heap: list, block: _Block, eps: float, best: float) -> None:
+    def _push(self, heap: list, block: Block, eps: float, best: float) -> None:
         """Queue ``block`` with its bound unless a bound at an epsilon <= ``eps`` is not above ``best``."""
         earlier = [value for at, value in self._seen.get(block, {}).items() if at <= eps]
         if earlier and min(earlier) <= best:
@@ -284,7 +260,7 @@ class K3LargeSearch:
     def _leaf(self, a: int, b: int, eps: float) -> tuple[float, float]:
         return self._delta(self._cached((a, b, self._n - 1 - a - b)), eps)
 
-    def _bound(self, block: _Block, eps: float) -> float:
+    def _bound(self, block: Block, eps: float) -> float:
         """Certified upper value of the block's bound (step 3): views for beta <= B, the tail at beta = B."""
         a1, b1, m_min, uncertain = block.sure(self._n)
         weights, tail = self._pieces.weights(uncertain)
