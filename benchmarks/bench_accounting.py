@@ -64,22 +64,64 @@ def main() -> pd.DataFrame:
     epsilons = np.linspace(0.01, 1.99, 50)
     n = 10**6
     wall, cpu, log_delta = _timed(
-        lambda: get_accountant("biswas-exact", epsilon_local=2.0, n_users=n, k=10, n_x0=n // 10).log_delta_for_epsilon(epsilons)
+        lambda: get_accountant(
+            "biswas-exact", epsilon_local=2.0, n_users=n, k=10, n_x0=n // 10
+        ).log_delta_for_epsilon(epsilons)
     )
-    rows.append(dict(benchmark="biswas-exact, 50 eps, eps0 = 2", n_users=n, k=10, n_x0=n // 10, n_epsilons=50,
-                     wall_seconds=wall, cpu_seconds=cpu, target_seconds=1.0, source="", note=f"log10 delta from {log_delta[0] / np.log(10):.1f} to {log_delta[-1] / np.log(10):.3g}"))
+    rows.append(
+        dict(
+            benchmark="biswas-exact, 50 eps, eps0 = 2",
+            n_users=n,
+            k=10,
+            n_x0=n // 10,
+            n_epsilons=50,
+            wall_seconds=wall,
+            cpu_seconds=cpu,
+            target_seconds=1.0,
+            source="",
+            note=f"log10 delta from {log_delta[0] / np.log(10):.1f} to {log_delta[-1] / np.log(10):.3g}",
+        )
+    )
 
     counts, source = _sf_counts()
-    for eps0, eps_grid in [(4.0, np.array([3.0])), (4.0, np.linspace(0.5, 3.5, 10)), (2.0, np.linspace(0.1, 1.9, 10))]:
+    for eps0, eps_grid in [
+        (4.0, np.array([3.0])),
+        (4.0, np.linspace(0.5, 3.5, 10)),
+        (2.0, np.linspace(0.1, 1.9, 10)),
+    ]:
         wall, cpu, result = _timed(lambda: community_delta(counts, epsilon_local=eps0, epsilons=eps_grid))
-        rows.append(dict(benchmark=f"community delta-hat (biswas-exact), eps0 = {eps0:g}", n_users=int(counts.sum()), k=counts.size,
-                         n_x0=-1, n_epsilons=eps_grid.size, wall_seconds=wall, cpu_seconds=cpu, target_seconds=5.0, source=source,
-                         note=f"{np.unique(counts[counts > 0]).size} distinct counts; argmax count at first eps {result.argmax_count[0]}"))
+        rows.append(
+            dict(
+                benchmark=f"community delta-hat (biswas-exact), eps0 = {eps0:g}",
+                n_users=int(counts.sum()),
+                k=counts.size,
+                n_x0=-1,
+                n_epsilons=eps_grid.size,
+                wall_seconds=wall,
+                cpu_seconds=cpu,
+                target_seconds=5.0,
+                source=source,
+                note=f"{np.unique(counts[counts > 0]).size} distinct counts; argmax count at first eps {result.argmax_count[0]}",
+            )
+        )
 
     frame = pd.DataFrame([{**row, **machine} for row in rows])
     atomic_write_text(OUTPUT, frame.to_csv(index=False))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(frame[["benchmark", "n_users", "k", "n_epsilons", "wall_seconds", "cpu_seconds", "target_seconds", "load_average_1min"]])
+        print(
+            frame[
+                [
+                    "benchmark",
+                    "n_users",
+                    "k",
+                    "n_epsilons",
+                    "wall_seconds",
+                    "cpu_seconds",
+                    "target_seconds",
+                    "load_average_1min",
+                ]
+            ]
+        )
     print(f"wrote {OUTPUT}")
     return frame
 

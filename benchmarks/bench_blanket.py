@@ -48,35 +48,64 @@ def main() -> None:
         accountant = get_accountant("strong-adversary", epsilon_local=EPSILON_LOCAL, n_users=n, k=K)
         seconds, log_delta = _best_time(lambda a=accountant: a.log_delta_for_epsilon(EPSILONS))
         fast_at[n] = log_delta
-        rows.append({"method": "strong-adversary (fast)", "n_users": n,
-                     "seconds": seconds[0], "cpu_seconds": seconds[1],
-                     "measured": True, "max_abs_log_delta_difference": np.nan})
+        rows.append(
+            {
+                "method": "strong-adversary (fast)",
+                "n_users": n,
+                "seconds": seconds[0],
+                "cpu_seconds": seconds[1],
+                "measured": True,
+                "max_abs_log_delta_difference": np.nan,
+            }
+        )
     direct_times = {}
     for n in (500, 1_000, 2_000):
         seconds, log_delta = _best_time(
-            lambda n=n: strong_adversary_log_delta_direct(EPSILONS, ShuffleSetting(epsilon_local=EPSILON_LOCAL, n_users=n, k=K)),
+            lambda n=n: strong_adversary_log_delta_direct(
+                EPSILONS, ShuffleSetting(epsilon_local=EPSILON_LOCAL, n_users=n, k=K)
+            ),
             repeats=1,
         )
         direct_times[n] = seconds[0]
-        rows.append({"method": "strong-adversary (straightforward double sum)", "n_users": n,
-                     "seconds": seconds[0], "cpu_seconds": seconds[1], "measured": True,
-                     "max_abs_log_delta_difference": float(np.max(np.abs(log_delta - fast_at[n])))})
+        rows.append(
+            {
+                "method": "strong-adversary (straightforward double sum)",
+                "n_users": n,
+                "seconds": seconds[0],
+                "cpu_seconds": seconds[1],
+                "measured": True,
+                "max_abs_log_delta_difference": float(np.max(np.abs(log_delta - fast_at[n]))),
+            }
+        )
     sizes = np.array(sorted(direct_times))
     fitted = float(np.polyfit(np.log(sizes), np.log([direct_times[s] for s in sizes]), 1)[0])
     largest = sizes[-1]
     # the double sum touches (n + 1)^2 cells per epsilon: extrapolate with exponent 2 from the
     # largest measured n (the fitted exponent over these small n is reported beside it)
     for target in (1_000_000, 10_000_000):
-        rows.append({"method": f"strong-adversary (straightforward, extrapolated n^2; fitted n^{fitted:.2f})",
-                     "n_users": target, "seconds": direct_times[largest] * (target / largest) ** 2,
-                     "cpu_seconds": np.nan,
-                     "measured": False, "max_abs_log_delta_difference": np.nan})
+        rows.append(
+            {
+                "method": f"strong-adversary (straightforward, extrapolated n^2; fitted n^{fitted:.2f})",
+                "n_users": target,
+                "seconds": direct_times[largest] * (target / largest) ** 2,
+                "cpu_seconds": np.nan,
+                "measured": False,
+                "max_abs_log_delta_difference": np.nan,
+            }
+        )
     for n in (1_000_000,):
         accountant = get_accountant("feldman-numerical", epsilon_local=2.0, n_users=n, k=K)
         seconds, _ = _best_time(lambda a=accountant: a.log_delta_for_epsilon(np.linspace(0.01, 1.9, 50)))
-        rows.append({"method": "feldman-numerical (eps0 = 2)", "n_users": n,
-                     "seconds": seconds[0], "cpu_seconds": seconds[1],
-                     "measured": True, "max_abs_log_delta_difference": np.nan})
+        rows.append(
+            {
+                "method": "feldman-numerical (eps0 = 2)",
+                "n_users": n,
+                "seconds": seconds[0],
+                "cpu_seconds": seconds[1],
+                "measured": True,
+                "max_abs_log_delta_difference": np.nan,
+            }
+        )
     table = pd.DataFrame(rows)
     table.insert(0, "n_epsilons", len(EPSILONS))
     table.insert(1, "k", K)

@@ -50,8 +50,12 @@ GOAL_DELTAS = (1e-6, 1e-9)
 
 
 def _machine() -> dict:
-    return {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "load_1min": os.getloadavg()[0]}
+    return {
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_1min": os.getloadavg()[0],
+    }
 
 
 def speed() -> pd.DataFrame:
@@ -67,11 +71,27 @@ def speed() -> pd.DataFrame:
         w2, c2 = time.perf_counter(), time.process_time()
         eps = accountant.epsilon_for_delta(1e-6)
         w2, c2 = time.perf_counter() - w2, time.process_time() - c2
-        rows.append({"accountant": name, "n": n, "k": k, "eps0": e0, "n_epsilons": epsilons.size,
-                     "delta_min": float(deltas.min()), "delta_max": float(deltas.max()),
-                     "wall_s_50_deltas": wall, "cpu_s_50_deltas": cpu,
-                     "eps_at_1e-6": eps, "wall_s_eps": w2, "cpu_s_eps": c2, **_machine()})
-        print(f"{name:18s} 50 deltas {wall:6.2f} s (cpu {cpu:.2f})  eps(1e-6) = {eps:.6g} in {w2:.2f} s", flush=True)
+        rows.append(
+            {
+                "accountant": name,
+                "n": n,
+                "k": k,
+                "eps0": e0,
+                "n_epsilons": epsilons.size,
+                "delta_min": float(deltas.min()),
+                "delta_max": float(deltas.max()),
+                "wall_s_50_deltas": wall,
+                "cpu_s_50_deltas": cpu,
+                "eps_at_1e-6": eps,
+                "wall_s_eps": w2,
+                "cpu_s_eps": c2,
+                **_machine(),
+            }
+        )
+        print(
+            f"{name:18s} 50 deltas {wall:6.2f} s (cpu {cpu:.2f})  eps(1e-6) = {eps:.6g} in {w2:.2f} s",
+            flush=True,
+        )
     return pd.DataFrame(rows)
 
 
@@ -84,7 +104,9 @@ def width(max_n: float) -> pd.DataFrame:
                 upper = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=k)
                 lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
                 # worst-case-upper differs from weak-adversary only for k = 2 (and k = 3, n <= 64: not in this grid)
-                tight = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k) if k == 2 else None
+                tight = (
+                    get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k) if k == 2 else None
+                )
                 for delta in (1e-6, 1e-9, 1e-12):
                     start = time.perf_counter()
                     e_hi, e_lo = upper.epsilon_for_delta(delta), lower.epsilon_for_delta(delta)
@@ -97,13 +119,28 @@ def width(max_n: float) -> pd.DataFrame:
                         return value / e_lo if e_lo > 0 else (1.0 if value == 0 else math.inf)
 
                     ratio, ratio_tight = ratio_of(e_hi), ratio_of(e_tight)
-                    rows.append({"n": n, "k": k, "eps0": e0, "delta": delta, "eps_lower": e_lo, "eps_upper": e_hi,
-                                 "ratio": ratio, "eps_worst_case_upper": e_tight, "ratio_worst_case_upper": ratio_tight,
-                                 "blanket_x0_x1": n * gamma * 2 / k, "seconds": seconds,
-                                 "seconds_worst_case_upper": seconds_tight})
-                    print(f"n={n:>8} k={k:>4} eps0={e0:>3} delta={delta:.0e}: lower {e_lo:.6g} weak {e_hi:.6g} "
-                          f"ratio {ratio:.5f}; worst-case-upper {e_tight:.6g} ratio {ratio_tight:.5f} "
-                          f"({seconds:.1f} s + {seconds_tight:.1f} s)", flush=True)
+                    rows.append(
+                        {
+                            "n": n,
+                            "k": k,
+                            "eps0": e0,
+                            "delta": delta,
+                            "eps_lower": e_lo,
+                            "eps_upper": e_hi,
+                            "ratio": ratio,
+                            "eps_worst_case_upper": e_tight,
+                            "ratio_worst_case_upper": ratio_tight,
+                            "blanket_x0_x1": n * gamma * 2 / k,
+                            "seconds": seconds,
+                            "seconds_worst_case_upper": seconds_tight,
+                        }
+                    )
+                    print(
+                        f"n={n:>8} k={k:>4} eps0={e0:>3} delta={delta:.0e}: lower {e_lo:.6g} weak {e_hi:.6g} "
+                        f"ratio {ratio:.5f}; worst-case-upper {e_tight:.6g} ratio {ratio_tight:.5f} "
+                        f"({seconds:.1f} s + {seconds_tight:.1f} s)",
+                        flush=True,
+                    )
     frame = pd.DataFrame(rows)
     machine = _machine()
     for key, value in machine.items():
@@ -130,11 +167,27 @@ def goals(users) -> pd.DataFrame:
                     e_hi, s_hi = _timed_search("worst-case-upper", delta, **params)
                     e_weak, _ = _timed_search("weak-adversary", delta, **params)
                     ratio = e_hi / e_lo if e_lo > 0 else (1.0 if e_hi == 0 else math.inf)
-                    rows.append({"n": n, "k": k, "eps0": e0, "delta": delta, "eps_lower": e_lo, "eps_upper": e_hi,
-                                 "ratio": ratio, "eps_weak": e_weak, "ratio_weak": e_weak / e_lo if e_lo > 0 else math.inf,
-                                 "blanket_x0_x1": n * gamma * 2 / k, "seconds_lower": s_lo, "seconds_upper": s_hi})
-                    print(f"n={n:>6} k={k:>4} eps0={e0:>3} delta={delta:.0e}: [{e_lo:.6g}, {e_hi:.6g}] ratio {ratio:.5f} "
-                          f"(weak {rows[-1]['ratio_weak']:.5f}; {s_lo:.2f} s + {s_hi:.2f} s)", flush=True)
+                    rows.append(
+                        {
+                            "n": n,
+                            "k": k,
+                            "eps0": e0,
+                            "delta": delta,
+                            "eps_lower": e_lo,
+                            "eps_upper": e_hi,
+                            "ratio": ratio,
+                            "eps_weak": e_weak,
+                            "ratio_weak": e_weak / e_lo if e_lo > 0 else math.inf,
+                            "blanket_x0_x1": n * gamma * 2 / k,
+                            "seconds_lower": s_lo,
+                            "seconds_upper": s_hi,
+                        }
+                    )
+                    print(
+                        f"n={n:>6} k={k:>4} eps0={e0:>3} delta={delta:.0e}: [{e_lo:.6g}, {e_hi:.6g}] ratio {ratio:.5f} "
+                        f"(weak {rows[-1]['ratio_weak']:.5f}; {s_lo:.2f} s + {s_hi:.2f} s)",
+                        flush=True,
+                    )
     frame = pd.DataFrame(rows)
     for key, value in _machine().items():
         frame[key] = value
@@ -143,15 +196,21 @@ def goals(users) -> pd.DataFrame:
 
 def summarise_goals(frame: pd.DataFrame) -> None:
     wide = frame[frame["ratio"] > 1.01]
-    print(f"\n{len(wide)} of {len(frame)} cells above 1.01 (weak-adversary as the upper end: "
-          f"{int((frame['ratio_weak'] > 1.01).sum())}); largest {frame['ratio'].max():.5f}")
+    print(
+        f"\n{len(wide)} of {len(frame)} cells above 1.01 (weak-adversary as the upper end: "
+        f"{int((frame['ratio_weak'] > 1.01).sum())}); largest {frame['ratio'].max():.5f}"
+    )
     region = frame[frame["blanket_x0_x1"] >= 100]
-    print(f"n gamma 2/k >= 100: {int((region['ratio'] > 1.002).sum())} of {len(region)} above 1.002, "
-          f"largest {region['ratio'].max():.5f}")
+    print(
+        f"n gamma 2/k >= 100: {int((region['ratio'] > 1.002).sum())} of {len(region)} above 1.002, "
+        f"largest {region['ratio'].max():.5f}"
+    )
     print(wide.groupby(["k", "n"])["ratio"].agg(["count", "max"]).to_string())
     slow = frame[["seconds_lower", "seconds_upper"]].max(axis=1)
-    print(f"searches above 2 s: {int((slow > 2).sum())} of {len(frame)}; slowest {slow.max():.2f} s at "
-          f"{frame.loc[slow.idxmax(), ['n', 'k', 'eps0', 'delta']].to_dict()}")
+    print(
+        f"searches above 2 s: {int((slow > 2).sum())} of {len(frame)}; slowest {slow.max():.2f} s at "
+        f"{frame.loc[slow.idxmax(), ['n', 'k', 'eps0', 'delta']].to_dict()}"
+    )
 
 
 def main(argv=None) -> int:
@@ -174,15 +233,21 @@ def main(argv=None) -> int:
         atomic_write_text(OUT_WIDTH, table.to_csv(index=False))
         goal = table[table["blanket_x0_x1"] >= 100]
         tightest = goal[["ratio", "ratio_worst_case_upper"]].min(axis=1)
-        print(f"\nratio where n gamma 2/k >= 100, weak-adversary as the upper end: max {goal['ratio'].max():.5f}, "
-              f"median {goal['ratio'].median():.5f}; {int((goal['ratio'] > 1.01).sum())} of {len(goal)} above 1.01")
-        print(f"the same with the tightest upper end (worst-case-upper): max {tightest.max():.5f}, median "
-              f"{tightest.median():.6f}; {int((tightest > 1.01).sum())} of {len(goal)} above 1.01")
+        print(
+            f"\nratio where n gamma 2/k >= 100, weak-adversary as the upper end: max {goal['ratio'].max():.5f}, "
+            f"median {goal['ratio'].median():.5f}; {int((goal['ratio'] > 1.01).sum())} of {len(goal)} above 1.01"
+        )
+        print(
+            f"the same with the tightest upper end (worst-case-upper): max {tightest.max():.5f}, median "
+            f"{tightest.median():.6f}; {int((tightest > 1.01).sum())} of {len(goal)} above 1.01"
+        )
         for column in ("ratio", "ratio_worst_case_upper"):
             two = goal[goal["k"] == 2][column]
             print(f"k = 2 where n gamma 2/k >= 100, {column}: median {two.median():.5f}, max {two.max():.5f}")
-        print(f"all cells: max ratio {table['ratio'].max():.4g} at "
-              f"{table.loc[table['ratio'].idxmax(), ['n', 'k', 'eps0', 'delta']].to_dict()}")
+        print(
+            f"all cells: max ratio {table['ratio'].max():.4g} at "
+            f"{table.loc[table['ratio'].idxmax(), ['n', 'k', 'eps0', 'delta']].to_dict()}"
+        )
     return 0
 
 

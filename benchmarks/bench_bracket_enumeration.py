@@ -35,12 +35,25 @@ QUICK = {3: (10, 20), 4: (10,), 5: (6,)}
 LOCAL_EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 25.0)
 FRACTIONS = (0.05, 0.25, 0.5, 0.75, 0.95)
 NAMES = ("worst-case-upper", "weak-adversary", "worst-case-lower")
-COLUMNS = ["k", "n", "epsilon_local", "epsilon", "true_delta", "true_low", "true_high", "refined", "argmax",
-           "direction", "shape", *[f"{name}_ratio" for name in NAMES], "seconds"]
+COLUMNS = [
+    "k",
+    "n",
+    "epsilon_local",
+    "epsilon",
+    "true_delta",
+    "true_low",
+    "true_high",
+    "refined",
+    "argmax",
+    "direction",
+    "shape",
+    *[f"{name}_ratio" for name in NAMES],
+    "seconds",
+]
 
 
 def shape(counts: tuple, n: int) -> str:
-    """"one value" when every other user holds one value, "all but j" (j <= 3), else "mixture"."""
+    """ "one value" when every other user holds one value, "all but j" (j <= 3), else "mixture"."""
     j = (n - 1) - max(counts)
     if j == 0:
         return "one value"
@@ -56,15 +69,34 @@ def run(sizes) -> list[list]:
                 start = time.perf_counter()
                 truths = worst_case(epsilons, epsilon_local, n, k)
                 seconds = time.perf_counter() - start
-                values = {name: get_accountant(name, epsilon_local=epsilon_local, n_users=n, k=k)
-                          .delta_for_epsilon(epsilons) for name in NAMES}
+                values = {
+                    name: get_accountant(name, epsilon_local=epsilon_local, n_users=n, k=k).delta_for_epsilon(
+                        epsilons
+                    )
+                    for name in NAMES
+                }
                 for i, (eps, truth) in enumerate(zip(epsilons, truths)):
-                    ratios = [float(values[name][i]) / truth.delta if truth.delta > 0 else float("nan")
-                              for name in NAMES]
-                    rows.append([k, n, epsilon_local, eps, f"{truth.delta:.17g}", f"{truth.low:.17g}",
-                                 f"{truth.high:.17g}", truth.refined, " ".join(map(str, truth.others)),
-                                 truth.direction, shape(truth.others, n), *[f"{r:.12g}" for r in ratios],
-                                 f"{seconds:.2f}"])
+                    ratios = [
+                        float(values[name][i]) / truth.delta if truth.delta > 0 else float("nan")
+                        for name in NAMES
+                    ]
+                    rows.append(
+                        [
+                            k,
+                            n,
+                            epsilon_local,
+                            eps,
+                            f"{truth.delta:.17g}",
+                            f"{truth.low:.17g}",
+                            f"{truth.high:.17g}",
+                            truth.refined,
+                            " ".join(map(str, truth.others)),
+                            truth.direction,
+                            shape(truth.others, n),
+                            *[f"{r:.12g}" for r in ratios],
+                            f"{seconds:.2f}",
+                        ]
+                    )
                 print(f"k={k} n={n} eps0={epsilon_local}: {seconds:.1f} s", flush=True)
     return rows
 
@@ -77,9 +109,11 @@ def summarise(rows) -> None:
             col = index[name]
             top = max(mine, key=lambda row: float(row[col]))
             low = min(mine, key=lambda row: float(row[col]))
-            print(f"k={k} {name}: max {float(top[col]):.6g} at n={top[1]}, eps0={top[2]}, eps={top[3]:.4g} "
-                  f"(argmax {top[8]}); min {float(low[col]):.6g} at n={low[1]}, eps0={low[2]}, eps={low[3]:.4g} "
-                  f"(argmax {low[8]})")
+            print(
+                f"k={k} {name}: max {float(top[col]):.6g} at n={top[1]}, eps0={top[2]}, eps={top[3]:.4g} "
+                f"(argmax {top[8]}); min {float(low[col]):.6g} at n={low[1]}, eps0={low[2]}, eps={low[3]:.4g} "
+                f"(argmax {low[8]})"
+            )
         shapes = {}
         for row in mine:
             shapes[row[10]] = shapes.get(row[10], 0) + 1
@@ -89,7 +123,9 @@ def summarise(rows) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few small sizes only (a smoke run)")
-    parser.add_argument("--domains", type=int, nargs="+", default=None, help="only these k (default: 3, 4, 5)")
+    parser.add_argument(
+        "--domains", type=int, nargs="+", default=None, help="only these k (default: 3, 4, 5)"
+    )
     parser.add_argument("--output", type=Path, default=OUTPUT, help="CSV written (default: %(default)s)")
     args = parser.parse_args()
     sizes = QUICK if args.quick else SIZES

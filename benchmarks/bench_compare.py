@@ -39,27 +39,63 @@ def main() -> None:
     setting = dict(n_users=N_USERS, k=K, epsilon=EPSILON, delta=DELTA)
     rows = []
     seconds, epsilon_local = _timed(lambda: calibrate(**setting), args.repeats)
-    rows.append({"case": "calibration: worst-case-upper and worst-case-lower eps0", "data": "-", "seconds": seconds,
-                 "target_seconds": None, "note": f"eps0 upper {epsilon_local['upper']:.6f}, lower {epsilon_local['lower']:.6f}"})
+    rows.append(
+        {
+            "case": "calibration: worst-case-upper and worst-case-lower eps0",
+            "data": "-",
+            "seconds": seconds,
+            "target_seconds": None,
+            "note": f"eps0 upper {epsilon_local['upper']:.6f}, lower {epsilon_local['lower']:.6f}",
+        }
+    )
     for data in ("uniform", "zipf:1"):
         counts = dataset_counts(data, n_users=N_USERS, k=K)
-        seconds, _ = _timed(lambda: exact_rows(counts, epsilon=EPSILON, delta=DELTA, epsilon_local=epsilon_local),
-                            args.repeats)
-        rows.append({"case": "exact rows (calibration excluded)", "data": data, "seconds": seconds,
-                     "target_seconds": 1.0, "note": ""})
-        seconds, _ = _timed(lambda: (lambda e: exact_rows(counts, epsilon=EPSILON, delta=DELTA, epsilon_local=e))(
-            calibrate(**setting)), args.repeats)
-        rows.append({"case": "exact rows with calibration", "data": data, "seconds": seconds, "target_seconds": None,
-                     "note": ""})
+        seconds, _ = _timed(
+            lambda: exact_rows(counts, epsilon=EPSILON, delta=DELTA, epsilon_local=epsilon_local),
+            args.repeats,
+        )
+        rows.append(
+            {
+                "case": "exact rows (calibration excluded)",
+                "data": data,
+                "seconds": seconds,
+                "target_seconds": 1.0,
+                "note": "",
+            }
+        )
+        seconds, _ = _timed(
+            lambda: (lambda e: exact_rows(counts, epsilon=EPSILON, delta=DELTA, epsilon_local=e))(
+                calibrate(**setting)
+            ),
+            args.repeats,
+        )
+        rows.append(
+            {
+                "case": "exact rows with calibration",
+                "data": data,
+                "seconds": seconds,
+                "target_seconds": None,
+                "note": "",
+            }
+        )
         seconds, result = _timed(lambda: compare(**setting, data=data, draws=1000, seed=0), args.repeats)
         pair = result.verdict["shuffle_vs_gaussian"]
-        rows.append({"case": "compare --draws 1000 (calibration included)", "data": data, "seconds": seconds,
-                     "target_seconds": 15.0, "note": f"{pair['winner']} wins, ratio {pair['ratio']:.4g}"})
+        rows.append(
+            {
+                "case": "compare --draws 1000 (calibration included)",
+                "data": data,
+                "seconds": seconds,
+                "target_seconds": 15.0,
+                "note": f"{pair['winner']} wins, ratio {pair['ratio']:.4g}",
+            }
+        )
     import pandas as pd
 
     frame = pd.DataFrame(rows)
-    frame["meets_target"] = [None if t is None or t != t else bool(s <= t)
-                             for s, t in zip(frame["seconds"], frame["target_seconds"])]
+    frame["meets_target"] = [
+        None if t is None or t != t else bool(s <= t)
+        for s, t in zip(frame["seconds"], frame["target_seconds"])
+    ]
     path = ROOT / "results" / "benchmarks" / "compare.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, frame.to_csv(index=False))

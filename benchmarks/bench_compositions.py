@@ -51,10 +51,14 @@ def koskela_tree(directory: Path | None, mirror: Path | None) -> Path:
     if directory is not None:
         return directory
     if mirror is None:
-        raise SystemExit("--koskela-dir or --koskela-mirror (or KOSKELA_MIRROR) is required unless --skip-koskela; "
-                         "got neither.")
+        raise SystemExit(
+            "--koskela-dir or --koskela-mirror (or KOSKELA_MIRROR) is required unless --skip-koskela; "
+            "got neither."
+        )
     target = Path(tempfile.mkdtemp(prefix="koskela-"))
-    archive = subprocess.run(["git", f"--git-dir={mirror}", "archive", "HEAD"], check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", f"--git-dir={mirror}", "archive", "HEAD"], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     return target
 
@@ -62,9 +66,13 @@ def koskela_tree(directory: Path | None, mirror: Path | None) -> Path:
 def load_functions(path: Path, name: str):
     """Module namespace holding only the imports and function definitions of ``path`` (no script code)."""
     tree = ast.parse(path.read_text())
-    tree.body = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef))
-                 and not (isinstance(node, ast.ImportFrom) and node.module and "matplotlib" in node.module)
-                 and not (isinstance(node, ast.Import) and any("matplotlib" in a.name for a in node.names))]
+    tree.body = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef))
+        and not (isinstance(node, ast.ImportFrom) and node.module and "matplotlib" in node.module)
+        and not (isinstance(node, ast.Import) and any("matplotlib" in a.name for a in node.names))
+    ]
     namespace = {"__name__": name}
     exec(compile(tree, str(path), "exec"), namespace)  # noqa: S102 - their published functions, defs only
     return namespace
@@ -85,32 +93,62 @@ def quiet(function, *args, **kwargs):
 
 def ours(name, *, n, k, eps0, T, delta, interval=1e-5):
     start = time.perf_counter()
-    epsilon = compose(name, epsilon_local=eps0, n_users=n, k=k, compositions=T,
-                      value_discretization_interval=interval).epsilon_for_delta(delta)
+    epsilon = compose(
+        name, epsilon_local=eps0, n_users=n, k=k, compositions=T, value_discretization_interval=interval
+    ).epsilon_for_delta(delta)
     return epsilon, time.perf_counter() - start
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--koskela-dir", type=Path, default=None, help="checkout of DPBayes/numerical-shuffler-experiments")
-    parser.add_argument("--koskela-mirror", type=Path, default=os.environ.get("KOSKELA_MIRROR"),
-                        help="bare git repository of DPBayes/numerical-shuffler-experiments (extracted to a temp dir)")
+    parser.add_argument(
+        "--koskela-dir", type=Path, default=None, help="checkout of DPBayes/numerical-shuffler-experiments"
+    )
+    parser.add_argument(
+        "--koskela-mirror",
+        type=Path,
+        default=os.environ.get("KOSKELA_MIRROR"),
+        help="bare git repository of DPBayes/numerical-shuffler-experiments (extracted to a temp dir)",
+    )
     parser.add_argument("--skip-koskela", action="store_true", help="only time this package")
-    parser.add_argument("--clones-n", type=int, default=10**5, help="n for the clones comparison (their code ~ n)")
+    parser.add_argument(
+        "--clones-n", type=int, default=10**5, help="n for the clones comparison (their code ~ n)"
+    )
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/compositions.csv"))
     args = parser.parse_args(argv)
     rows = []
 
     def add(method, accountant, n, k, eps0, T, delta, epsilon, seconds, note=""):
-        row = dict(method=method, accountant=accountant, n=n, k=k, eps0=round(eps0, 6), T=T, delta=delta,
-                   epsilon=f"{epsilon:.6g}", seconds=f"{seconds:.2f}", note=note)
+        row = dict(
+            method=method,
+            accountant=accountant,
+            n=n,
+            k=k,
+            eps0=round(eps0, 6),
+            T=T,
+            delta=delta,
+            epsilon=f"{epsilon:.6g}",
+            seconds=f"{seconds:.2f}",
+            note=note,
+        )
         rows.append(row)
         print("\t".join(str(row[f]) for f in FIELDS), flush=True)
 
     print("\t".join(FIELDS))
     eps0_blanket = math.log(13.0)  # gamma = k / (e^eps0 + k - 1) = 1/4 at k = 4
     epsilon, seconds = ours("weak-adversary", n=10**6, k=4, eps0=eps0_blanket, T=1000, delta=1e-6)
-    add("shuffledp", "weak-adversary", 10**6, 4, eps0_blanket, 1000, 1e-6, epsilon, seconds, "view + 1000-fold PLD")
+    add(
+        "shuffledp",
+        "weak-adversary",
+        10**6,
+        4,
+        eps0_blanket,
+        1000,
+        1e-6,
+        epsilon,
+        seconds,
+        "view + 1000-fold PLD",
+    )
 
     if not args.skip_koskela:
         tree = koskela_tree(args.koskela_dir, args.koskela_mirror)
@@ -121,9 +159,21 @@ def main(argv=None) -> int:
         build = time.perf_counter() - start
         for T in (1, 4, 16):
             start = time.perf_counter()
-            epsilon = quiet(weak["get_epsilons"], fft_compose(omega, T), error, grid, L, nx, target_delta=1e-6)
-            add("koskela", "weak adversary (their code)", n, k, eps0_blanket, T, 1e-6, epsilon,
-                build + time.perf_counter() - start, f"PLD build {build:.1f} s; nx = 1e7, L = 100")
+            epsilon = quiet(
+                weak["get_epsilons"], fft_compose(omega, T), error, grid, L, nx, target_delta=1e-6
+            )
+            add(
+                "koskela",
+                "weak adversary (their code)",
+                n,
+                k,
+                eps0_blanket,
+                T,
+                1e-6,
+                epsilon,
+                build + time.perf_counter() - start,
+                f"PLD build {build:.1f} s; nx = 1e7, L = 100",
+            )
             epsilon, seconds = ours("weak-adversary", n=n, k=k, eps0=eps0_blanket, T=T, delta=1e-6)
             add("shuffledp", "weak-adversary", n, k, eps0_blanket, T, 1e-6, epsilon, seconds)
         del omega
@@ -134,15 +184,47 @@ def main(argv=None) -> int:
         build = time.perf_counter() - start
         for T in (1, 1000):
             start = time.perf_counter()
-            epsilon = quiet(weak["get_epsilons"], fft_compose(omega, T), error, grid, L, nx, target_delta=1e-6)
-            add("koskela", "clones pair (their code)", n, "-", eps0, T, 1e-6, epsilon,
-                build + time.perf_counter() - start, f"PLD build {build:.1f} s; nx = 1e7, L = 20")
+            epsilon = quiet(
+                weak["get_epsilons"], fft_compose(omega, T), error, grid, L, nx, target_delta=1e-6
+            )
+            add(
+                "koskela",
+                "clones pair (their code)",
+                n,
+                "-",
+                eps0,
+                T,
+                1e-6,
+                epsilon,
+                build + time.perf_counter() - start,
+                f"PLD build {build:.1f} s; nx = 1e7, L = 20",
+            )
             epsilon, seconds = ours("feldman-numerical", n=n, k=2, eps0=eps0, T=T, delta=1e-6)
-            add("shuffledp", "feldman-numerical", n, "-", eps0, T, 1e-6, epsilon, seconds,
-                "Feldman et al. 2021 Thm 3.2 pair: C ~ Bin(n - 1, e^-eps0)")
+            add(
+                "shuffledp",
+                "feldman-numerical",
+                n,
+                "-",
+                eps0,
+                T,
+                1e-6,
+                epsilon,
+                seconds,
+                "Feldman et al. 2021 Thm 3.2 pair: C ~ Bin(n - 1, e^-eps0)",
+            )
             epsilon, seconds = ours("clones-krr", n=n, k=2, eps0=eps0, T=T, delta=1e-6)
-            add("shuffledp", "clones-krr (k = 2)", n, 2, eps0, T, 1e-6, epsilon, seconds,
-                "C ~ Bin(n - 1, 2 / (e^eps0 + 1)): the pair their code uses")
+            add(
+                "shuffledp",
+                "clones-krr (k = 2)",
+                n,
+                2,
+                eps0,
+                T,
+                1e-6,
+                epsilon,
+                seconds,
+                "C ~ Bin(n - 1, 2 / (e^eps0 + 1)): the pair their code uses",
+            )
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as handle:

@@ -37,8 +37,12 @@ def make_file(path: Path, n_rows: int) -> int:
     rng = np.random.default_rng(SEED)
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["regions"]["san_francisco"]
     inside = rng.random(n_rows) < 0.1
-    lat = np.where(inside, rng.uniform(config["lat_min"], config["lat_max"], n_rows), rng.uniform(-60, 70, n_rows))
-    lon = np.where(inside, rng.uniform(config["lon_min"], config["lon_max"], n_rows), rng.uniform(-180, 180, n_rows))
+    lat = np.where(
+        inside, rng.uniform(config["lat_min"], config["lat_max"], n_rows), rng.uniform(-60, 70, n_rows)
+    )
+    lon = np.where(
+        inside, rng.uniform(config["lon_min"], config["lon_max"], n_rows), rng.uniform(-180, 180, n_rows)
+    )
     seconds = rng.integers(0, 600 * 86400, n_rows)
     time_text = (np.datetime64("2009-02-01T00:00:00") + seconds.astype("timedelta64[s]")).astype(str)
     frame = pd.DataFrame(
@@ -65,7 +69,8 @@ def timed(function, *args, **kwargs):
 
 def main(n_rows: int = SNAP_ROWS) -> None:
     region = Region.from_config(
-        "san_francisco", yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["regions"]["san_francisco"]
+        "san_francisco",
+        yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["regions"]["san_francisco"],
     )
     rows = []
     with tempfile.TemporaryDirectory() as directory:
@@ -84,7 +89,9 @@ def main(n_rows: int = SNAP_ROWS) -> None:
         rows.append({"step": "verify_snap_gzip", "rows": counted, "seconds": seconds})
         (cropped, cells), seconds = timed(crop_and_grid, parsed.checkins, region)
         rows.append({"step": "crop_and_grid (San Francisco, 408 cells)", "rows": n_rows, "seconds": seconds})
-        print(f"kept {parsed.kept:,}, malformed {parsed.malformed_total:,}; {len(cropped):,} inside San Francisco")
+        print(
+            f"kept {parsed.kept:,}, malformed {parsed.malformed_total:,}; {len(cropped):,} inside San Francisco"
+        )
     table = pd.DataFrame(rows)
     atomic_write_text(ROOT / "results" / "benchmarks" / "data.csv", table.to_csv(index=False))
     print(table.to_string(index=False))

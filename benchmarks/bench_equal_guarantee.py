@@ -53,9 +53,17 @@ def _calibrate(args):
 def _utility(args):
     config, dataset, n_users, calibration = args
     started = time.perf_counter()
-    counts = E.dataset_counts(dataset, n_users, utility=config["utility"], seed=SEED, cell_counts=_cells(config, dataset))
-    E.utility_job(counts, calibration, dataset=dataset, equal=config["utility"]["equal_guarantee"],
-                  neighbouring=config["utility"]["neighbouring"], seed=SEED)
+    counts = E.dataset_counts(
+        dataset, n_users, utility=config["utility"], seed=SEED, cell_counts=_cells(config, dataset)
+    )
+    E.utility_job(
+        counts,
+        calibration,
+        dataset=dataset,
+        equal=config["utility"]["equal_guarantee"],
+        neighbouring=config["utility"]["neighbouring"],
+        seed=SEED,
+    )
     return time.perf_counter() - started
 
 
@@ -66,23 +74,44 @@ def _methods(equal: dict, ks, n_users: int) -> list[dict]:
             started, evaluations, count = time.perf_counter(), 0, 0
             for k in ks:
                 for target in E.targets(equal, n_users):
-                    result = calibrate_epsilon_local_traced(accountant, n_users=n_users, k=k, epsilon=target.epsilon,
-                                                            delta=target.delta, method=method)
+                    result = calibrate_epsilon_local_traced(
+                        accountant,
+                        n_users=n_users,
+                        k=k,
+                        epsilon=target.epsilon,
+                        delta=target.delta,
+                        method=method,
+                    )
                     evaluations, count = evaluations + result.evaluations, count + 1
-            rows.append({"case": f"calibration {method}, {accountant}, n = {n_users:,}, k in {sorted(ks)}",
-                         "seconds": time.perf_counter() - started, "calibrations": count, "evaluations": evaluations})
+            rows.append(
+                {
+                    "case": f"calibration {method}, {accountant}, n = {n_users:,}, k in {sorted(ks)}",
+                    "seconds": time.perf_counter() - started,
+                    "calibrations": count,
+                    "evaluations": evaluations,
+                }
+            )
     return rows
 
 
 def _workflow_benchmarks() -> list[dict]:
     folder = ROOT / "results" / "benchmarks" / "utility"
     rows = []
-    for kind, pattern in (("calibration", "equal_guarantee_calibration_*.tsv"), ("utility", "equal_guarantee_[!c]*.tsv")):
+    for kind, pattern in (
+        ("calibration", "equal_guarantee_calibration_*.tsv"),
+        ("utility", "equal_guarantee_[!c]*.tsv"),
+    ):
         files = sorted(folder.glob(pattern))
         if files:
             seconds = sum(float(pd.read_csv(f, sep="\t")["s"].iloc[-1]) for f in files)
-            rows.append({"case": f"workflow {kind} jobs (sum of {len(files)} benchmark files, with start-up)",
-                         "seconds": seconds, "calibrations": math.nan, "evaluations": math.nan})
+            rows.append(
+                {
+                    "case": f"workflow {kind} jobs (sum of {len(files)} benchmark files, with start-up)",
+                    "seconds": seconds,
+                    "calibrations": math.nan,
+                    "evaluations": math.nan,
+                }
+            )
     return rows
 
 
@@ -99,22 +128,56 @@ def main() -> None:
         keys = sorted({(k, n) for k in ks.values() for n in equal["n_users"]}, key=lambda key: -key[1])
         calibrations = dict(zip(keys, pool.map(_calibrate, [(equal, k, n) for k, n in keys])))
         calibrated = time.perf_counter()
-        jobs = [(config, dataset, n, calibrations[(ks[dataset], n)][0]) for dataset in ks for n in equal["n_users"]]
+        jobs = [
+            (config, dataset, n, calibrations[(ks[dataset], n)][0])
+            for dataset in ks
+            for n in equal["n_users"]
+        ]
         job_seconds = list(pool.map(_utility, jobs))
     finished = time.perf_counter()
     frames = [frame for frame, _ in calibrations.values()]
     everything = pd.concat(frames, ignore_index=True)
-    rows.append({"case": f"whole grid on {workers} processes: calibrations + utility jobs", "seconds": finished - started,
-                 "calibrations": len(everything), "evaluations": int(everything["evaluations"].sum())})
-    rows.append({"case": f"  calibration phase ({len(keys)} jobs)", "seconds": calibrated - started,
-                 "calibrations": len(everything), "evaluations": int(everything["evaluations"].sum())})
-    rows.append({"case": f"  utility phase ({len(jobs)} jobs, {equal['replicates']} replicates)", "seconds": finished - calibrated,
-                 "calibrations": math.nan, "evaluations": math.nan})
+    rows.append(
+        {
+            "case": f"whole grid on {workers} processes: calibrations + utility jobs",
+            "seconds": finished - started,
+            "calibrations": len(everything),
+            "evaluations": int(everything["evaluations"].sum()),
+        }
+    )
+    rows.append(
+        {
+            "case": f"  calibration phase ({len(keys)} jobs)",
+            "seconds": calibrated - started,
+            "calibrations": len(everything),
+            "evaluations": int(everything["evaluations"].sum()),
+        }
+    )
+    rows.append(
+        {
+            "case": f"  utility phase ({len(jobs)} jobs, {equal['replicates']} replicates)",
+            "seconds": finished - calibrated,
+            "calibrations": math.nan,
+            "evaluations": math.nan,
+        }
+    )
     for accountant, group in everything.groupby("accountant"):
-        rows.append({"case": f"  calibration CPU, {accountant} (max per calibration {group['seconds'].max():.2f} s)",
-                     "seconds": group["seconds"].sum(), "calibrations": len(group), "evaluations": int(group["evaluations"].sum())})
-    rows.append({"case": "  utility CPU (sum over jobs)", "seconds": sum(job_seconds), "calibrations": math.nan,
-                 "evaluations": math.nan})
+        rows.append(
+            {
+                "case": f"  calibration CPU, {accountant} (max per calibration {group['seconds'].max():.2f} s)",
+                "seconds": group["seconds"].sum(),
+                "calibrations": len(group),
+                "evaluations": int(group["evaluations"].sum()),
+            }
+        )
+    rows.append(
+        {
+            "case": "  utility CPU (sum over jobs)",
+            "seconds": sum(job_seconds),
+            "calibrations": math.nan,
+            "evaluations": math.nan,
+        }
+    )
     rows += _methods(equal, sorted(set(ks.values())), max(equal["n_users"]))
     rows += _workflow_benchmarks()
     table = pd.DataFrame(rows)

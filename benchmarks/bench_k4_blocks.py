@@ -28,8 +28,18 @@ from shuffledp.io import atomic_write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "results" / "benchmarks" / "k4_blocks_bracket.csv"
-COLUMNS = ["n", "k", "epsilon_local", "delta", "eps_lower", "eps_upper_before", "eps_upper_after",
-           "ratio_before", "ratio_after", "seconds_after"]
+COLUMNS = [
+    "n",
+    "k",
+    "epsilon_local",
+    "delta",
+    "eps_lower",
+    "eps_upper_before",
+    "eps_upper_after",
+    "ratio_before",
+    "ratio_after",
+    "seconds_after",
+]
 
 
 def _upper(kw: dict, delta: float, blocks: bool) -> tuple[float, float]:
@@ -51,8 +61,20 @@ def run(users, domains) -> list[list]:
                     before, _ = _upper(kw, delta, False)
                     after, seconds = _upper(kw, delta, True)
                     rb, ra = (before / lower, after / lower) if lower > 0 else (float("nan"),) * 2
-                    rows.append([n, k, e0, delta, f"{lower:.12g}", f"{before:.12g}", f"{after:.12g}",
-                                 f"{rb:.9g}", f"{ra:.9g}", f"{seconds:.2f}"])
+                    rows.append(
+                        [
+                            n,
+                            k,
+                            e0,
+                            delta,
+                            f"{lower:.12g}",
+                            f"{before:.12g}",
+                            f"{after:.12g}",
+                            f"{rb:.9g}",
+                            f"{ra:.9g}",
+                            f"{seconds:.2f}",
+                        ]
+                    )
                     print(*rows[-1], flush=True)
     return rows
 
@@ -66,15 +88,29 @@ def summarise(rows) -> None:
         mine = [r for r in rows if r[1] == k]
         top_b = max(mine, key=lambda r: float(r[7]))
         top_a = max(mine, key=lambda r: float(r[8]))
-        print(f"k={k}: largest ratio {float(top_b[7]):.6g} (n={top_b[0]}, eps0={top_b[2]}, delta={top_b[3]}) -> "
-              f"{float(top_a[8]):.6g} (n={top_a[0]}, eps0={top_a[2]}, delta={top_a[3]}); "
-              f"after-search seconds max {max(float(r[9]) for r in mine):.1f}")
+        print(
+            f"k={k}: largest ratio {float(top_b[7]):.6g} (n={top_b[0]}, eps0={top_b[2]}, delta={top_b[3]}) -> "
+            f"{float(top_a[8]):.6g} (n={top_a[0]}, eps0={top_a[2]}, delta={top_a[3]}); "
+            f"after-search seconds max {max(float(r[9]) for r in mine):.1f}"
+        )
 
 
 ROWS_OUTPUT = ROOT / "results" / "benchmarks" / "k4_bracket_rows.csv"
 ROW_COLUMNS = ["n", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "cpu_seconds_pair"]
-COMPARE_COLUMNS = ["n", "k", "epsilon_local", "delta", "eps_lower_before", "eps_upper_before", "ratio_before",
-                   "eps_lower_after", "eps_upper_after", "ratio_after", "cpu_before", "cpu_after"]
+COMPARE_COLUMNS = [
+    "n",
+    "k",
+    "epsilon_local",
+    "delta",
+    "eps_lower_before",
+    "eps_upper_before",
+    "ratio_before",
+    "eps_lower_after",
+    "eps_upper_after",
+    "ratio_after",
+    "cpu_before",
+    "cpu_after",
+]
 
 
 def bracket_rows(path: Path, users, domains) -> None:
@@ -89,8 +125,18 @@ def bracket_rows(path: Path, users, domains) -> None:
                 found = bracket(epsilon_local=e0, n_users=n, k=k, deltas=[1e-6, 1e-9])
                 cpu = time.process_time() - start
                 for row in found:
-                    rows.append([n, k, e0, row["delta"], f"{row['eps_lower']:.12g}", f"{row['eps_upper']:.12g}",
-                                 f"{row['ratio']:.9g}", f"{cpu:.2f}"])
+                    rows.append(
+                        [
+                            n,
+                            k,
+                            e0,
+                            row["delta"],
+                            f"{row['eps_lower']:.12g}",
+                            f"{row['eps_upper']:.12g}",
+                            f"{row['ratio']:.9g}",
+                            f"{cpu:.2f}",
+                        ]
+                    )
                     print(*rows[-1], flush=True)
     atomic_write_csv(path, ROW_COLUMNS, rows)
 
@@ -107,16 +153,31 @@ def compare(before: Path, after: Path, output: Path) -> None:
     rows = []
     for key in [key for key in new if key in old]:
         b, a = old[key], new[key]
-        rows.append([*key, b["eps_lower"], b["eps_upper"], b["ratio"], a["eps_lower"], a["eps_upper"], a["ratio"],
-                     b["cpu_seconds_pair"], a["cpu_seconds_pair"]])
+        rows.append(
+            [
+                *key,
+                b["eps_lower"],
+                b["eps_upper"],
+                b["ratio"],
+                a["eps_lower"],
+                a["eps_upper"],
+                a["ratio"],
+                b["cpu_seconds_pair"],
+                a["cpu_seconds_pair"],
+            ]
+        )
     atomic_write_csv(output, COMPARE_COLUMNS, rows)
     print("n k eps0 delta | ratio before -> after | CPU s of the (n, k, eps0) pair before -> after")
     for r in rows:
         flag = " *" if max(float(r[6]), float(r[9])) > 1.01 else ""
-        print(f"{r[0]:>3} {r[1]:>3} {r[2]:>4} {r[3]:>6} | {float(r[6]):.5f} -> {float(r[9]):.5f} | {r[10]} -> {r[11]}{flag}")
+        print(
+            f"{r[0]:>3} {r[1]:>3} {r[2]:>4} {r[3]:>6} | {float(r[6]):.5f} -> {float(r[9]):.5f} | {r[10]} -> {r[11]}{flag}"
+        )
     for limit in (1.01,):
-        print(f"above {limit}: {sum(float(r[6]) > limit for r in rows)} -> {sum(float(r[9]) > limit for r in rows)}"
-              f" of {len(rows)} rows; largest {max(float(r[6]) for r in rows):.5f} -> {max(float(r[9]) for r in rows):.5f}")
+        print(
+            f"above {limit}: {sum(float(r[6]) > limit for r in rows)} -> {sum(float(r[9]) > limit for r in rows)}"
+            f" of {len(rows)} rows; largest {max(float(r[6]) for r in rows):.5f} -> {max(float(r[9]) for r in rows):.5f}"
+        )
     print(f"wrote {output} ({len(rows)} rows)")
 
 
@@ -125,7 +186,9 @@ def main() -> None:
     parser.add_argument("--users", type=int, nargs="+", default=None)
     parser.add_argument("--domains", type=int, nargs="+", default=None)
     parser.add_argument("--output", type=Path, default=None)
-    parser.add_argument("--rows", type=Path, default=None, help="write the bracket rows of the code on the path")
+    parser.add_argument(
+        "--rows", type=Path, default=None, help="write the bracket rows of the code on the path"
+    )
     parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
     if args.rows is not None:

@@ -65,7 +65,9 @@ CASES = {
 
 
 def _peer(directory: str):
-    spec = importlib.util.spec_from_file_location("computeamplification", Path(directory) / "computeamplification.py")
+    spec = importlib.util.spec_from_file_location(
+        "computeamplification", Path(directory) / "computeamplification.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -85,8 +87,15 @@ def _koskela(case: str, checkout: str) -> tuple[float, float]:
     value = float(omega.sum())
     if case.endswith("x 60"):
         step = 2 * half_width / nx
-        value = max(float(np.sum((1 - np.exp(e - grid[int(np.ceil((half_width + e) / step)):]))
-                                 * omega[int(np.ceil((half_width + e) / step)):])) for e in EPSILONS)
+        value = max(
+            float(
+                np.sum(
+                    (1 - np.exp(e - grid[int(np.ceil((half_width + e) / step)) :]))
+                    * omega[int(np.ceil((half_width + e) / step)) :]
+                )
+            )
+            for e in EPSILONS
+        )
     return time.perf_counter() - start, value
 
 
@@ -113,10 +122,15 @@ def _run(case: str, feldman: str | None, koskela: str | None = None) -> tuple[fl
         pld = privacy_loss_distribution("feldman-numerical", EPS0, N, 2, value_discretization_interval=1e-5)
         value = pld.get_epsilon_for_delta(DELTA)
     elif case == "ours exact eps(delta)":
-        value = get_accountant("feldman-numerical", epsilon_local=EPS0, n_users=N, k=2).epsilon_for_delta(DELTA)
+        value = get_accountant("feldman-numerical", epsilon_local=EPS0, n_users=N, k=2).epsilon_for_delta(
+            DELTA
+        )
     else:
-        value = compose("feldman-numerical", epsilon_local=EPS0, n_users=N, k=2, compositions=4).delta_for_epsilon(
-            EPSILONS).max()
+        value = (
+            compose("feldman-numerical", epsilon_local=EPS0, n_users=N, k=2, compositions=4)
+            .delta_for_epsilon(EPSILONS)
+            .max()
+        )
     return time.perf_counter() - start, float(value)
 
 
@@ -129,31 +143,54 @@ def main() -> None:
     if args.case:
         print(json.dumps(_run(args.case, args.feldman, args.koskela)))
         return
-    have = {"Feldman et al. code": bool(args.feldman) and (Path(args.feldman) / "computeamplification.py").is_file(),
-            "Koskela et al. code": bool(args.koskela) and (Path(args.koskela) / "clones_comparison_fig1").is_dir(),
-            "ours": True}
+    have = {
+        "Feldman et al. code": bool(args.feldman)
+        and (Path(args.feldman) / "computeamplification.py").is_file(),
+        "Koskela et al. code": bool(args.koskela)
+        and (Path(args.koskela) / "clones_comparison_fig1").is_dir(),
+        "ours": True,
+    }
     if not have["Feldman et al. code"]:
-        print("Feldman et al.'s code (apple/ml-shuffling-amplification) is not checked out: pass --feldman <dir> "
-              "or set FELDMAN_SHUFFLING_AMPLIFICATION; its rows are skipped", file=sys.stderr)
+        print(
+            "Feldman et al.'s code (apple/ml-shuffling-amplification) is not checked out: pass --feldman <dir> "
+            "or set FELDMAN_SHUFFLING_AMPLIFICATION; its rows are skipped",
+            file=sys.stderr,
+        )
     if not have["Koskela et al. code"]:
-        print("Koskela et al.'s code (DPBayes/numerical-shuffler-experiments) is not checked out: pass --koskela "
-              "<dir> or set SHUFFLEDP_KOSKELA_CHECKOUT; its rows are skipped", file=sys.stderr)
+        print(
+            "Koskela et al.'s code (DPBayes/numerical-shuffler-experiments) is not checked out: pass --koskela "
+            "<dir> or set SHUFFLEDP_KOSKELA_CHECKOUT; its rows are skipped",
+            file=sys.stderr,
+        )
     rows = []
     for case, method in CASES.items():
         if not have[method]:
             continue
         command = [sys.executable, __file__, "--case", case]
-        command += (["--feldman", args.feldman] if have["Feldman et al. code"] else [])
-        command += (["--koskela", args.koskela] if have["Koskela et al. code"] else [])
-        seconds, value = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        command += ["--feldman", args.feldman] if have["Feldman et al. code"] else []
+        command += ["--koskela", args.koskela] if have["Koskela et al. code"] else []
+        seconds, value = json.loads(
+            subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        )
         rows.append([case, method, seconds, value])
         print(f"{case:40s} {seconds:9.3f} s  value {value:.6g}", flush=True)
     reference = next((r[2] for r in rows if r[0] == "their eps(delta)"), float("nan"))
     from shuffledp.io import atomic_write_csv
 
-    atomic_write_csv(OUT, ["case", "method", "seconds", "value", "seconds_over_their_eps_delta", "n_users",
-                           "epsilon_local", "delta"],
-                     [[*r, r[2] / reference, N, EPS0, DELTA] for r in rows])
+    atomic_write_csv(
+        OUT,
+        [
+            "case",
+            "method",
+            "seconds",
+            "value",
+            "seconds_over_their_eps_delta",
+            "n_users",
+            "epsilon_local",
+            "delta",
+        ],
+        [[*r, r[2] / reference, N, EPS0, DELTA] for r in rows],
+    )
     print(f"-> {OUT}")
 
 

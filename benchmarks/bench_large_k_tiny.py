@@ -87,8 +87,13 @@ def laws(n: int, k: int, e0) -> list:
     with mpmath.workdps(DPS):
         for a, b, parts in datasets(n, k):
             others = [0] * a + [1] * b + [2 + j for j, part in enumerate(parts) for _ in range(part)]
-            out.append(((a, b, parts), lumped_law(others + [0], len(parts), k, e0),
-                        lumped_law(others + [1], len(parts), k, e0)))
+            out.append(
+                (
+                    (a, b, parts),
+                    lumped_law(others + [0], len(parts), k, e0),
+                    lumped_law(others + [1], len(parts), k, e0),
+                )
+            )
     return out
 
 
@@ -135,25 +140,42 @@ def main(argv=None) -> int:
                 accountants = {name: get_accountant(name, epsilon_local=e0, n_users=n, k=k) for name in NAMES}
                 for f in (0.25, 0.5, 0.9):
                     value, dataset, direction = truth(table, f * e0)
-                    row = {"k": k, "n": n, "eps0": e0, "eps": f * e0, "truth": float(value),
-                           "argmax": f"a={dataset[0]} b={dataset[1]} rest={list(dataset[2])}", "direction": direction}
+                    row = {
+                        "k": k,
+                        "n": n,
+                        "eps0": e0,
+                        "eps": f * e0,
+                        "truth": float(value),
+                        "argmax": f"a={dataset[0]} b={dataset[1]} rest={list(dataset[2])}",
+                        "direction": direction,
+                    }
                     for name, accountant in accountants.items():
                         row[name] = float(accountant.delta_for_epsilon([f * e0])[0])
                         row[f"{name}/truth"] = row[name] / row["truth"]
                     rows.append(row)
-                    print(f"k={k:>4} n={n} eps0={e0} eps={f * e0:.3f}: truth {row['truth']:.6e} ({row['argmax']}, "
-                          f"{direction}); lower/truth {row['worst-case-lower/truth']:.6f} upper/truth "
-                          f"{row['worst-case-upper/truth']:.6f} weak/truth {row['weak-adversary/truth']:.6f}", flush=True)
+                    print(
+                        f"k={k:>4} n={n} eps0={e0} eps={f * e0:.3f}: truth {row['truth']:.6e} ({row['argmax']}, "
+                        f"{direction}); lower/truth {row['worst-case-lower/truth']:.6f} upper/truth "
+                        f"{row['worst-case-upper/truth']:.6f} weak/truth {row['weak-adversary/truth']:.6f}",
+                        flush=True,
+                    )
     frame = pd.DataFrame(rows)
     atomic_write_text(OUTPUT, frame.to_csv(index=False))
     for name in NAMES:
         ratio = frame[f"{name}/truth"]
-        print(f"{name}: value / truth {ratio.min():.6f} .. {ratio.max():.6f}; below the truth (1e-9) in "
-              f"{int((ratio < 1 - 1e-9).sum())} of {len(frame)}; equal (1e-6) in {int(((ratio - 1).abs() < 1e-6).sum())}")
+        print(
+            f"{name}: value / truth {ratio.min():.6f} .. {ratio.max():.6f}; below the truth (1e-9) in "
+            f"{int((ratio < 1 - 1e-9).sum())} of {len(frame)}; equal (1e-6) in {int(((ratio - 1).abs() < 1e-6).sum())}"
+        )
     for n, k, e0 in ((4, 1000, 0.5), (5, 100, 2.0)):  # goal-grid cells above 1.01 (bench_bracket.py --goals)
         eps = epsilon_of_truth(laws(n, k, e0), e0, 1e-6)
-        ends = [get_accountant(name, epsilon_local=e0, n_users=n, k=k).epsilon_for_delta(1e-6) for name in NAMES[:2]]
-        print(f"n={n} k={k} eps0={e0} delta=1e-6: eps lower {ends[0]:.6f}, truth {eps:.6f}, upper {ends[1]:.6f}")
+        ends = [
+            get_accountant(name, epsilon_local=e0, n_users=n, k=k).epsilon_for_delta(1e-6)
+            for name in NAMES[:2]
+        ]
+        print(
+            f"n={n} k={k} eps0={e0} delta=1e-6: eps lower {ends[0]:.6f}, truth {eps:.6f}, upper {ends[1]:.6f}"
+        )
     return 0
 
 

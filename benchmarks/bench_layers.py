@@ -24,24 +24,58 @@ EPSILONS = np.arange(1, 51) * 0.02  # 0.02 ... 1.00
 
 
 def _calls():
-    yield "weak-adversary 50 deltas n=1e6 k=10 eps0=1", lambda: get_accountant(
-        "weak-adversary", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(EPSILONS)
-    yield "worst-case-lower 50 deltas n=1e6 k=10 eps0=1", lambda: get_accountant(
-        "worst-case-lower", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(EPSILONS)
-    yield "strong-adversary 50 deltas n=1e6 k=10 eps0=1", lambda: get_accountant(
-        "strong-adversary", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(EPSILONS)
-    yield "clones-krr 50 deltas n=1e6 k=10 eps0=1", lambda: get_accountant(
-        "clones-krr", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(EPSILONS)
-    yield "biswas-exact 50 deltas n=1e5 n_x0=8e4 k=10 eps0=1", lambda: get_accountant(
-        "biswas-exact", epsilon_local=1.0, n_users=10**5, k=10, n_x0=80_000).delta_for_epsilon(EPSILONS)
-    yield "weak-adversary eps(1e-6) n=1e6 k=10 eps0=1", lambda: get_accountant(
-        "weak-adversary", epsilon_local=1.0, n_users=10**6, k=10).epsilon_for_delta(1e-6)
-    yield "worst-case-upper eps(1e-6) n=1e4 k=2 eps0=1", lambda: get_accountant(
-        "worst-case-upper", epsilon_local=1.0, n_users=10**4, k=2).epsilon_for_delta(1e-6)
-    yield "calibrate weak-adversary n=1e4 k=10 (1, 1e-6)", lambda: calibrate_epsilon_local(
-        "weak-adversary", n_users=10**4, k=10, epsilon=1.0, delta=1e-6)
-    yield "compose weak-adversary T=10 n=1e4 k=10 eps0=1", lambda: compose(
-        "weak-adversary", epsilon_local=1.0, n_users=10**4, k=10, compositions=10).epsilon_for_delta(1e-6)
+    yield (
+        "weak-adversary 50 deltas n=1e6 k=10 eps0=1",
+        lambda: get_accountant("weak-adversary", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(
+            EPSILONS
+        ),
+    )
+    yield (
+        "worst-case-lower 50 deltas n=1e6 k=10 eps0=1",
+        lambda: get_accountant("worst-case-lower", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(
+            EPSILONS
+        ),
+    )
+    yield (
+        "strong-adversary 50 deltas n=1e6 k=10 eps0=1",
+        lambda: get_accountant("strong-adversary", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(
+            EPSILONS
+        ),
+    )
+    yield (
+        "clones-krr 50 deltas n=1e6 k=10 eps0=1",
+        lambda: get_accountant("clones-krr", epsilon_local=1.0, n_users=10**6, k=10).delta_for_epsilon(
+            EPSILONS
+        ),
+    )
+    yield (
+        "biswas-exact 50 deltas n=1e5 n_x0=8e4 k=10 eps0=1",
+        lambda: get_accountant(
+            "biswas-exact", epsilon_local=1.0, n_users=10**5, k=10, n_x0=80_000
+        ).delta_for_epsilon(EPSILONS),
+    )
+    yield (
+        "weak-adversary eps(1e-6) n=1e6 k=10 eps0=1",
+        lambda: get_accountant("weak-adversary", epsilon_local=1.0, n_users=10**6, k=10).epsilon_for_delta(
+            1e-6
+        ),
+    )
+    yield (
+        "worst-case-upper eps(1e-6) n=1e4 k=2 eps0=1",
+        lambda: get_accountant("worst-case-upper", epsilon_local=1.0, n_users=10**4, k=2).epsilon_for_delta(
+            1e-6
+        ),
+    )
+    yield (
+        "calibrate weak-adversary n=1e4 k=10 (1, 1e-6)",
+        lambda: calibrate_epsilon_local("weak-adversary", n_users=10**4, k=10, epsilon=1.0, delta=1e-6),
+    )
+    yield (
+        "compose weak-adversary T=10 n=1e4 k=10 eps0=1",
+        lambda: compose(
+            "weak-adversary", epsilon_local=1.0, n_users=10**4, k=10, compositions=10
+        ).epsilon_for_delta(1e-6),
+    )
 
 
 def main(label: str) -> None:

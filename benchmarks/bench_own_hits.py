@@ -41,9 +41,17 @@ def tiny() -> pd.DataFrame:
                 for f in (0.25, 0.5, 0.9):
                     eps = f * e0
                     truth = float(true_worst_case_delta(eps, e0, n, k).delta)
-                    rows.append({"k": k, "n": n, "epsilon_local": e0, "epsilon": eps, "truth": truth,
-                                 "weak_over_truth": _delta("weak-adversary", e0, n, k, eps) / truth,
-                                 "upper_over_truth": _delta("worst-case-upper", e0, n, k, eps) / truth})
+                    rows.append(
+                        {
+                            "k": k,
+                            "n": n,
+                            "epsilon_local": e0,
+                            "epsilon": eps,
+                            "truth": truth,
+                            "weak_over_truth": _delta("weak-adversary", e0, n, k, eps) / truth,
+                            "upper_over_truth": _delta("worst-case-upper", e0, n, k, eps) / truth,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -59,9 +67,20 @@ def bracket() -> pd.DataFrame:
                     upper = get_accountant("worst-case-upper", **kw).epsilon_for_delta(delta)
                     seconds = time.perf_counter() - start
                     weak = get_accountant("weak-adversary", **kw).epsilon_for_delta(delta)
-                    rows.append({"n": n, "k": k, "epsilon_local": e0, "delta": delta, "lower": lower,
-                                 "upper": upper, "weak": weak, "upper_ratio": upper / lower,
-                                 "weak_ratio": weak / lower, "upper_seconds": seconds})
+                    rows.append(
+                        {
+                            "n": n,
+                            "k": k,
+                            "epsilon_local": e0,
+                            "delta": delta,
+                            "lower": lower,
+                            "upper": upper,
+                            "weak": weak,
+                            "upper_ratio": upper / lower,
+                            "weak_ratio": weak / lower,
+                            "upper_seconds": seconds,
+                        }
+                    )
                     print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
@@ -71,14 +90,18 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     t = tiny()
     t.to_csv(out / "own_hits_tiny.csv", index=False)
-    print(f"tiny cases: {len(t)}; upper below truth in {(t.upper_over_truth < 1 - 1e-9).sum()}; "
-          f"weak/truth max {t.weak_over_truth.max():.5f}, upper/truth max {t.upper_over_truth.max():.5f}; "
-          f"upper < weak in {(t.upper_over_truth < t.weak_over_truth * (1 - 1e-9)).sum()}")
+    print(
+        f"tiny cases: {len(t)}; upper below truth in {(t.upper_over_truth < 1 - 1e-9).sum()}; "
+        f"weak/truth max {t.weak_over_truth.max():.5f}, upper/truth max {t.upper_over_truth.max():.5f}; "
+        f"upper < weak in {(t.upper_over_truth < t.weak_over_truth * (1 - 1e-9)).sum()}"
+    )
     b = bracket()
     b.to_csv(out / "own_hits_bracket.csv", index=False)
     for name in ("weak_ratio", "upper_ratio"):
-        print(f"{name}: max {b[name].max():.5f}; > 1.01 in {(b[name] > 1.01).sum()} of {len(b)}; "
-              f"> 1.002 in {(b[name] > 1.002).sum()}")
+        print(
+            f"{name}: max {b[name].max():.5f}; > 1.01 in {(b[name] > 1.01).sum()} of {len(b)}; "
+            f"> 1.002 in {(b[name] > 1.002).sum()}"
+        )
     print(f"upper search seconds: median {b.upper_seconds.median():.2f}, max {b.upper_seconds.max():.2f}")
 
 

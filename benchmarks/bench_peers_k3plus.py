@@ -81,7 +81,10 @@ def load_scw(path):
         raise SystemExit(f"--scw must name a checkout holding amplification_bounds.py; got {path}.")
     sys.path[:0] = [str(STANDIN), str(path)]
     try:
-        bounds, mechanisms = importlib.import_module("amplification_bounds"), importlib.import_module("mechanisms")
+        bounds, mechanisms = (
+            importlib.import_module("amplification_bounds"),
+            importlib.import_module("mechanisms"),
+        )
     finally:
         del sys.path[:2]
     assert bounds.cp.__file__.startswith(str(STANDIN)), "SCW must run on the numpy stand-in"
@@ -147,10 +150,13 @@ def grid_rows(wang, scw, users, domains, local_epsilons, fractions, max_length):
 def _describe(row) -> str:
     def d(key):
         return f"{math.exp(row[key]):.4e}" if np.isfinite(row[key]) else str(row[key])
-    return (f"n={row['n']} k={row['k']} eps0={row['eps0']:g} eps={row['eps']:.3g}: ours lower {d('log_delta_worst-case-lower')}"
-            f" upper {d('log_delta_worst-case-upper')} weak {d('log_delta_weak-adversary')} | Wang UB "
-            f"{d('log_delta_wang_ub')} LB {d('log_delta_wang_lb')} | SCW up {d('log_delta_scw_up')} lo "
-            f"{d('log_delta_scw_lo')} ({row['s_scw']:.1f} s, FFT {row['scw_fft_length']})")
+
+    return (
+        f"n={row['n']} k={row['k']} eps0={row['eps0']:g} eps={row['eps']:.3g}: ours lower {d('log_delta_worst-case-lower')}"
+        f" upper {d('log_delta_worst-case-upper')} weak {d('log_delta_weak-adversary')} | Wang UB "
+        f"{d('log_delta_wang_ub')} LB {d('log_delta_wang_lb')} | SCW up {d('log_delta_scw_up')} lo "
+        f"{d('log_delta_scw_lo')} ({row['s_scw']:.1f} s, FFT {row['scw_fft_length']})"
+    )
 
 
 def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -160,22 +166,36 @@ def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
     excluded); and the rest (as loose as ours or looser)."""
     ours_lo, ours_up = frame["log_delta_worst-case-lower"], frame["log_delta_worst-case-upper"]
     out = []
-    for peer, column, kind in (("Wang UB", "log_delta_wang_ub", "upper"), ("Wang LB", "log_delta_wang_lb", "lower"),
-                               ("SCW upper", "log_delta_scw_up", "upper"), ("SCW lower", "log_delta_scw_lo", "lower")):
+    for peer, column, kind in (
+        ("Wang UB", "log_delta_wang_ub", "upper"),
+        ("Wang LB", "log_delta_wang_lb", "lower"),
+        ("SCW upper", "log_delta_scw_up", "upper"),
+        ("SCW lower", "log_delta_scw_lo", "lower"),
+    ):
         theirs = frame[column]
         ran = theirs.notna() & (frame["s_scw"].notna() if column.startswith("log_delta_scw") else True)
-        at_floor = np.isclose(np.exp(theirs), SCW_FLOOR, rtol=1e-12, atol=0) if column.startswith("log_delta_scw") \
+        at_floor = (
+            np.isclose(np.exp(theirs), SCW_FLOOR, rtol=1e-12, atol=0)
+            if column.startswith("log_delta_scw")
             else pd.Series(False, index=frame.index)
+        )
         if kind == "upper":
             invalid = ran & (theirs < ours_lo - MARGIN)
             tighter = ran & ~invalid & ~at_floor & (theirs < ours_up - MARGIN)
         else:
             invalid = ran & (theirs > ours_up + MARGIN)
             tighter = ran & ~invalid & ~at_floor & (theirs > ours_lo + MARGIN)
-        out.append({"peer": peer, "kind": kind, "cells": int(ran.sum()), "invalid": int(invalid.sum()),
-                    "invalid_at_their_floor": int((invalid & at_floor).sum()),
-                    "inside_bracket_tighter": int(tighter.sum()),
-                    "as_loose_or_looser": int((ran & ~invalid & ~tighter).sum())})
+        out.append(
+            {
+                "peer": peer,
+                "kind": kind,
+                "cells": int(ran.sum()),
+                "invalid": int(invalid.sum()),
+                "invalid_at_their_floor": int((invalid & at_floor).sum()),
+                "inside_bracket_tighter": int(tighter.sum()),
+                "as_loose_or_looser": int((ran & ~invalid & ~tighter).sum()),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -192,18 +212,47 @@ def tiny_rows(wang, scw):
                     truth = float(bf.true_worst_case_delta(eps, e0, n, k, dps=30).delta)
                     wang_ub = peer_delta(wang, n, k, e0, eps, WANG_TOL)
                     up, lo = scw_deltas(scw, eps, e0, n, k)
-                    ours = {name: float(get_accountant(name, epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)[0])
-                            for name in OURS}
-                    rows.append({"n": n, "k": k, "eps0": e0, "eps": eps, "truth": truth, "wang_ub": wang_ub,
-                                 "wang_lb": wang_ub - WANG_TOL * n, "scw_up": up, "scw_lo": lo, **ours})
+                    ours = {
+                        name: float(
+                            get_accountant(name, epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)[0]
+                        )
+                        for name in OURS
+                    }
+                    rows.append(
+                        {
+                            "n": n,
+                            "k": k,
+                            "eps0": e0,
+                            "eps": eps,
+                            "truth": truth,
+                            "wang_ub": wang_ub,
+                            "wang_lb": wang_ub - WANG_TOL * n,
+                            "scw_up": up,
+                            "scw_lo": lo,
+                            **ours,
+                        }
+                    )
     frame = pd.DataFrame(rows)
-    for column, kind in (("wang_ub", "upper"), ("wang_lb", "lower"), ("scw_up", "upper"), ("scw_lo", "lower"),
-                         ("worst-case-lower", "lower"), ("worst-case-upper", "upper"), ("weak-adversary", "upper")):
-        bad = (frame[column] < frame["truth"] * (1 - 1e-9)) if kind == "upper" else (frame[column] > frame["truth"] * (1 + 1e-9))
+    for column, kind in (
+        ("wang_ub", "upper"),
+        ("wang_lb", "lower"),
+        ("scw_up", "upper"),
+        ("scw_lo", "lower"),
+        ("worst-case-lower", "lower"),
+        ("worst-case-upper", "upper"),
+        ("weak-adversary", "upper"),
+    ):
+        bad = (
+            (frame[column] < frame["truth"] * (1 - 1e-9))
+            if kind == "upper"
+            else (frame[column] > frame["truth"] * (1 + 1e-9))
+        )
         frame[f"{column}_invalid"] = bad
         ratio = frame[column] / frame["truth"]
-        print(f"tiny: {column:18s} ({kind}) invalid in {int(bad.sum())} of {len(frame)}; value / truth in "
-              f"[{ratio.min():.6f}, {ratio.max():.6f}]")
+        print(
+            f"tiny: {column:18s} ({kind}) invalid in {int(bad.sum())} of {len(frame)}; value / truth in "
+            f"[{ratio.min():.6f}, {ratio.max():.6f}]"
+        )
     return frame
 
 
@@ -219,19 +268,28 @@ def eps_rows(wang, scw, users, domains, local_epsilons, delta, steps):
                 row = {"n": n, "k": k, "eps0": e0, "delta": delta}
                 for name in OURS:
                     accountant = get_accountant(name, epsilon_local=e0, n_users=n, k=k)
-                    row[f"eps_{name}"], row[f"s_{name}"] = _timed(lambda a=accountant: a.epsilon_for_delta(delta))
+                    row[f"eps_{name}"], row[f"s_{name}"] = _timed(
+                        lambda a=accountant: a.epsilon_for_delta(delta)
+                    )
                 p, beta, q0, q1 = wang.computeUBParameters(e0, "krr", k)
-                row["eps_wang_ub"], row["s_wang_ub"] = _timed(lambda: float(wang.amplificationUB(p, beta, q0, q1, n, delta, steps)))
-                row["eps_wang_lb"], row["s_wang_lb"] = _timed(lambda: float(wang.amplificationLB(p, beta, q0, q1, n, delta, steps)))
+                row["eps_wang_ub"], row["s_wang_ub"] = _timed(
+                    lambda: float(wang.amplificationUB(p, beta, q0, q1, n, delta, steps))
+                )
+                row["eps_wang_lb"], row["s_wang_lb"] = _timed(
+                    lambda: float(wang.amplificationLB(p, beta, q0, q1, n, delta, steps))
+                )
                 up = bounds.FFTbound(mechanisms.RRMechanism(e0, k))
                 lo = bounds.FFTLowerBound(mechanisms.RRMechanism_lowerbound(e0, k))
                 row["eps_scw_up"], row["s_scw_up"] = _timed(lambda: float(up.get_eps(e0, n, delta)))
                 row["eps_scw_lo"], row["s_scw_lo"] = _timed(lambda: float(lo.get_eps(e0, n, delta)))
                 rows.append(row)
-                print(f"n={n} k={k} eps0={e0:g} delta={delta:g}: ours [{row['eps_worst-case-lower']:.6g}, "
-                      f"{row['eps_worst-case-upper']:.6g}] weak {row['eps_weak-adversary']:.6g} | Wang UB "
-                      f"{row['eps_wang_ub']:.6g} LB {row['eps_wang_lb']:.6g} | SCW up {row['eps_scw_up']:.6g} "
-                      f"lo {row['eps_scw_lo']:.6g} ({row['s_scw_up'] + row['s_scw_lo']:.0f} s)", flush=True)
+                print(
+                    f"n={n} k={k} eps0={e0:g} delta={delta:g}: ours [{row['eps_worst-case-lower']:.6g}, "
+                    f"{row['eps_worst-case-upper']:.6g}] weak {row['eps_weak-adversary']:.6g} | Wang UB "
+                    f"{row['eps_wang_ub']:.6g} LB {row['eps_wang_lb']:.6g} | SCW up {row['eps_scw_up']:.6g} "
+                    f"lo {row['eps_scw_lo']:.6g} ({row['s_scw_up'] + row['s_scw_lo']:.0f} s)",
+                    flush=True,
+                )
     return pd.DataFrame(rows)
 
 
@@ -240,14 +298,25 @@ def eps_verdicts(frame: pd.DataFrame, steps: int) -> pd.DataFrame:
     eps0 / 2^steps, SCW: 1e-5), so 'invalid' needs a margin beyond it."""
     ours_lo, ours_up = frame["eps_worst-case-lower"], frame["eps_worst-case-upper"]
     out = []
-    for peer, column, kind, slack in (("Wang UB", "eps_wang_ub", "upper", frame["eps0"] / 2**steps),
-                                      ("Wang LB", "eps_wang_lb", "lower", frame["eps0"] / 2**steps),
-                                      ("SCW upper", "eps_scw_up", "upper", 1e-5), ("SCW lower", "eps_scw_lo", "lower", 1e-5)):
+    for peer, column, kind, slack in (
+        ("Wang UB", "eps_wang_ub", "upper", frame["eps0"] / 2**steps),
+        ("Wang LB", "eps_wang_lb", "lower", frame["eps0"] / 2**steps),
+        ("SCW upper", "eps_scw_up", "upper", 1e-5),
+        ("SCW lower", "eps_scw_lo", "lower", 1e-5),
+    ):
         theirs = frame[column]
         invalid = theirs < ours_lo - slack if kind == "upper" else theirs > ours_up + slack
         tighter = ~invalid & ((theirs < ours_up - slack) if kind == "upper" else (theirs > ours_lo + slack))
-        out.append({"peer": peer, "kind": kind, "cells": len(frame), "invalid": int(invalid.sum()),
-                    "inside_bracket_tighter": int(tighter.sum()), "as_loose_or_looser": int((~invalid & ~tighter).sum())})
+        out.append(
+            {
+                "peer": peer,
+                "kind": kind,
+                "cells": len(frame),
+                "invalid": int(invalid.sum()),
+                "inside_bracket_tighter": int(tighter.sum()),
+                "as_loose_or_looser": int((~invalid & ~tighter).sum()),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -261,8 +330,12 @@ def main(argv=None) -> int:
     parser.add_argument("--fractions", type=float, nargs="+", default=[0.25, 0.5, 0.75])
     parser.add_argument("--scw-max-length", type=int, default=1 << 24)
     parser.add_argument("--skip-tiny", action="store_true")
-    parser.add_argument("--eps-at-delta", type=float, help="instead of the grid: epsilon at this delta through "
-                        "each peer's own search (Wang amplificationUB/LB, SCW get_eps)")
+    parser.add_argument(
+        "--eps-at-delta",
+        type=float,
+        help="instead of the grid: epsilon at this delta through "
+        "each peer's own search (Wang amplificationUB/LB, SCW get_eps)",
+    )
     parser.add_argument("--steps", type=int, default=20, help="Wang's bisection steps T (their default 12)")
     parser.add_argument("--from-csv", type=Path, help="only print the verdicts of an earlier run's CSV")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="CSV of the grid (default %(default)s)")
@@ -271,11 +344,15 @@ def main(argv=None) -> int:
         print(verdicts(pd.read_csv(args.from_csv)).to_string(index=False))
         return 0
     if not args.wang or not args.scw:
-        raise SystemExit("--wang and --scw must name checkouts of the two peers' repositories; got "
-                         f"wang={args.wang!r}, scw={args.scw!r}.")
+        raise SystemExit(
+            "--wang and --scw must name checkouts of the two peers' repositories; got "
+            f"wang={args.wang!r}, scw={args.scw!r}."
+        )
     wang, scw = load_peer(args.wang), load_scw(args.scw)
     if args.eps_at_delta is not None:
-        table = eps_rows(wang, scw, args.users, args.domains, args.local_epsilons, args.eps_at_delta, args.steps)
+        table = eps_rows(
+            wang, scw, args.users, args.domains, args.local_epsilons, args.eps_at_delta, args.steps
+        )
         atomic_write_text(args.output, table.to_csv(index=False))
         print("\n" + eps_verdicts(table, args.steps).to_string(index=False))
         seconds = [c for c in table.columns if c.startswith("s_")]
@@ -284,7 +361,9 @@ def main(argv=None) -> int:
     if not args.skip_tiny:
         tiny = tiny_rows(wang, scw)
         atomic_write_text(OUTPUT_TINY, tiny.to_csv(index=False))
-    frame = grid_rows(wang, scw, args.users, args.domains, args.local_epsilons, args.fractions, args.scw_max_length)
+    frame = grid_rows(
+        wang, scw, args.users, args.domains, args.local_epsilons, args.fractions, args.scw_max_length
+    )
     for key, value in machine_info().items():
         frame[key] = value
     atomic_write_text(args.output, frame.to_csv(index=False))

@@ -130,22 +130,52 @@ def run_grid(peer, steps: int) -> pd.DataFrame:
                 base = {"n_users": n, "k": k, "epsilon_local": eps0, "delta": DELTA}
                 load = os.getloadavg()[0]
                 epsilon, wall, cpu = _timed(lambda: peer_epsilon(peer, n, k, eps0, DELTA, steps))
-                rows.append({**base, "method": PEER, "epsilon": epsilon, "seconds": wall, "cpu_seconds": cpu,
-                             "status": f"ok (T = {steps} bisection steps)", "load_average_1min": load})
+                rows.append(
+                    {
+                        **base,
+                        "method": PEER,
+                        "epsilon": epsilon,
+                        "seconds": wall,
+                        "cpu_seconds": cpu,
+                        "status": f"ok (T = {steps} bisection steps)",
+                        "load_average_1min": load,
+                    }
+                )
                 for name in OURS:
                     load = os.getloadavg()[0]
                     if name not in registered:
-                        rows.append({**base, "method": name, "epsilon": np.nan, "seconds": np.nan,
-                                     "cpu_seconds": np.nan, "status": "not registered", "load_average_1min": load})
+                        rows.append(
+                            {
+                                **base,
+                                "method": name,
+                                "epsilon": np.nan,
+                                "seconds": np.nan,
+                                "cpu_seconds": np.nan,
+                                "status": "not registered",
+                                "load_average_1min": load,
+                            }
+                        )
                         continue
                     try:
-                        epsilon, wall, cpu = _timed(lambda name=name: get_accountant(
-                            name, epsilon_local=eps0, n_users=n, k=k).epsilon_for_delta(DELTA))
+                        epsilon, wall, cpu = _timed(
+                            lambda name=name: get_accountant(
+                                name, epsilon_local=eps0, n_users=n, k=k
+                            ).epsilon_for_delta(DELTA)
+                        )
                         status = "ok"
                     except ValueError as error:  # e.g. no epsilon reaches delta
                         epsilon, wall, cpu, status = np.nan, np.nan, np.nan, f"error: {error}"
-                    rows.append({**base, "method": name, "epsilon": epsilon, "seconds": wall, "cpu_seconds": cpu,
-                                 "status": status, "load_average_1min": load})
+                    rows.append(
+                        {
+                            **base,
+                            "method": name,
+                            "epsilon": epsilon,
+                            "seconds": wall,
+                            "cpu_seconds": cpu,
+                            "status": status,
+                            "load_average_1min": load,
+                        }
+                    )
                 print(f"n = {n:>8}, k = {k:>3}, eps0 = {eps0}: done", file=sys.stderr, flush=True)
     table = pd.DataFrame(rows)
     info = machine_info()
@@ -155,8 +185,13 @@ def run_grid(peer, steps: int) -> pd.DataFrame:
 
 
 def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
-    wide = table.pivot_table(index=["n_users", "k", "epsilon_local"], columns="method",
-                             values=["epsilon", "seconds"], aggfunc="first", dropna=False)
+    wide = table.pivot_table(
+        index=["n_users", "k", "epsilon_local"],
+        columns="method",
+        values=["epsilon", "seconds"],
+        aggfunc="first",
+        dropna=False,
+    )
     columns = [m for m in [PEER, *OURS] if m in table["method"].unique()]
     out = pd.DataFrame(index=wide.index)
     for method in columns:
@@ -181,11 +216,19 @@ def run_tiny(peer) -> tuple[pd.DataFrame, int]:
                     theirs = peer_delta(peer, n, k, eps0, eps)
                     checked += 1
                     if theirs < float(worst.delta) * (1 - 1e-9):
-                        rows.append({"n_users": n, "k": k, "epsilon_local": eps0, "epsilon": eps,
-                                     "peer_delta": theirs, "true_worst_case_delta": float(worst.delta),
-                                     "ratio_true_over_peer": float(worst.delta) / theirs if theirs > 0 else np.inf,
-                                     "worst_dataset_counts": " ".join(map(str, worst.others)),
-                                     "worst_direction": worst.direction})
+                        rows.append(
+                            {
+                                "n_users": n,
+                                "k": k,
+                                "epsilon_local": eps0,
+                                "epsilon": eps,
+                                "peer_delta": theirs,
+                                "true_worst_case_delta": float(worst.delta),
+                                "ratio_true_over_peer": float(worst.delta) / theirs if theirs > 0 else np.inf,
+                                "worst_dataset_counts": " ".join(map(str, worst.others)),
+                                "worst_direction": worst.direction,
+                            }
+                        )
     return pd.DataFrame(rows), checked
 
 
@@ -195,25 +238,47 @@ def run_moderate(peer, steps: int) -> pd.DataFrame:
     for n in MODERATE_USERS:
         for k in MODERATE_DOMAINS:
             for eps0 in MODERATE_LOCAL_EPSILONS:
-                exact = get_accountant("histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n - 1,
-                                       direction="both")
+                exact = get_accountant(
+                    "histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n - 1, direction="both"
+                )
                 base = {"n_users": n, "k": k, "epsilon_local": eps0}
                 for fraction in MODERATE_FRACTIONS:
                     eps = fraction * eps0
                     truth, theirs = float(exact.delta_for_epsilon(eps)[0]), peer_delta(peer, n, k, eps0, eps)
-                    rows.append({**base, "quantity": "delta at eps", "epsilon": eps, "delta": np.nan,
-                                 "peer": theirs, "exact_all_on_x0": truth, "peer_below_exact": theirs < truth * (1 - 1e-9)})
+                    rows.append(
+                        {
+                            **base,
+                            "quantity": "delta at eps",
+                            "epsilon": eps,
+                            "delta": np.nan,
+                            "peer": theirs,
+                            "exact_all_on_x0": truth,
+                            "peer_below_exact": theirs < truth * (1 - 1e-9),
+                        }
+                    )
                 theirs = peer_epsilon(peer, n, k, eps0, DELTA, steps)
                 truth = exact.epsilon_for_delta(DELTA)
-                rows.append({**base, "quantity": "eps at delta", "epsilon": np.nan, "delta": DELTA,
-                             "peer": theirs, "exact_all_on_x0": truth, "peer_below_exact": theirs < truth - 1e-9})
+                rows.append(
+                    {
+                        **base,
+                        "quantity": "eps at delta",
+                        "epsilon": np.nan,
+                        "delta": DELTA,
+                        "peer": theirs,
+                        "exact_all_on_x0": truth,
+                        "peer_below_exact": theirs < truth - 1e-9,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wang", default=os.environ.get(ENVIRONMENT_VARIABLE),
-                        help=f"checkout of wangsw/PrivacyAmplification (or ${ENVIRONMENT_VARIABLE})")
+    parser.add_argument(
+        "--wang",
+        default=os.environ.get(ENVIRONMENT_VARIABLE),
+        help=f"checkout of wangsw/PrivacyAmplification (or ${ENVIRONMENT_VARIABLE})",
+    )
     parser.add_argument("--steps", type=int, default=20, help="their bisection steps T (their default: 12)")
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--skip-tiny", action="store_true")
@@ -227,24 +292,33 @@ def main(argv=None) -> None:
     if not arguments.skip_grid:
         table = run_grid(peer, arguments.steps)
         atomic_write_text(OUTPUT, table.to_csv(index=False))
-        with pd.option_context("display.width", 250, "display.max_columns", 20, "display.float_format",
-                               lambda v: f"{v:.4g}"):
+        with pd.option_context(
+            "display.width", 250, "display.max_columns", 20, "display.float_format", lambda v: f"{v:.4g}"
+        ):
             print(side_by_side(table).to_string(index=False))
         print(f"load average at the end: {os.getloadavg()[0]:.2f}; wrote {OUTPUT}")
     if not arguments.skip_tiny:
         violations, checked = run_tiny(peer)
         atomic_write_text(OUTPUT_TINY, violations.to_csv(index=False))
-        print(f"tiny cases checked: {checked}; peer delta below the true worst case (rel. 1e-9): {len(violations)}")
+        print(
+            f"tiny cases checked: {checked}; peer delta below the true worst case (rel. 1e-9): {len(violations)}"
+        )
         if len(violations):
             with pd.option_context("display.width", 250, "display.max_columns", 20):
-                print(violations.sort_values("ratio_true_over_peer", ascending=False).head(15).to_string(index=False))
+                print(
+                    violations.sort_values("ratio_true_over_peer", ascending=False)
+                    .head(15)
+                    .to_string(index=False)
+                )
         print(f"wrote {OUTPUT_TINY}")
     if not arguments.skip_moderate:
         moderate = run_moderate(peer, arguments.steps)
         atomic_write_text(OUTPUT_MODERATE, moderate.to_csv(index=False))
         below = moderate[moderate["peer_below_exact"]]
-        print(f"moderate n: {len(moderate)} comparisons with the exact 'all others on x0' dataset; "
-              f"peer below it in {len(below)}")
+        print(
+            f"moderate n: {len(moderate)} comparisons with the exact 'all others on x0' dataset; "
+            f"peer below it in {len(below)}"
+        )
         if len(below):
             with pd.option_context("display.width", 250, "display.max_columns", 20):
                 print(below.to_string(index=False))

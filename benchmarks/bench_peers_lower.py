@@ -53,10 +53,15 @@ def main() -> None:
                     below_old += theirs < old - 1e-9
                     if theirs < new - 1e-9:
                         below_new += 1
-                        print(f"n={n} k={k} eps0={e0:g} eps={eps:.3g}: theirs {np.exp(theirs):.3e}, our lower "
-                              f"{np.exp(new):.3e} (old family {np.exp(old):.3e})", flush=True)
-    print(f"cells {total}; theirs below our certified lower bound: {below_old} with the old family, "
-          f"{below_new} with the widened one")
+                        print(
+                            f"n={n} k={k} eps0={e0:g} eps={eps:.3g}: theirs {np.exp(theirs):.3e}, our lower "
+                            f"{np.exp(new):.3e} (old family {np.exp(old):.3e})",
+                            flush=True,
+                        )
+    print(
+        f"cells {total}; theirs below our certified lower bound: {below_old} with the old family, "
+        f"{below_new} with the widened one"
+    )
 
 
 if __name__ == "__main__":

@@ -91,23 +91,38 @@ ROWS = {
     "lower-50eps-1e4": (0.5, "worst-case-lower, 50 eps, n=1e4 k=10 eps0=1, in-process"),
     "k2-search-1e6": (0.5, "worst-case-upper k=2 eps0=0.5 n=1e6: eps at delta=1e-6 (issue 24's goal)"),
     "k2-search-1e8": (5.0, "worst-case-upper k=2 eps0=0.5 n=1e8: eps at delta=1e-6"),
-    "compose-T1000": (5.0, "weak-adversary T=1000 n=1e6 k=4 eps0=log 13 (Koskela's blanket setting): eps at delta=1e-6"),
+    "compose-T1000": (
+        5.0,
+        "weak-adversary T=1000 n=1e6 k=4 eps0=log 13 (Koskela's blanket setting): eps at delta=1e-6",
+    ),
     "biswas-1e9": (2.0, "biswas-exact n=1e9 k=10 eps0=1 n_x0=0.8n: eps at delta=1e-6 (issue 24's row)"),
     "cli-weak-50eps": (0.5, "shuffle-dp delta weak-adversary, 50 eps: child CPU (issue 24's row)"),
     "cli-lower-50eps": (0.5, "shuffle-dp delta worst-case-lower, 50 eps: child CPU (issue 24's row)"),
     "cli-upper-50eps": (0.5, "shuffle-dp delta worst-case-upper, 50 eps: child CPU (issue 24's row)"),
-    "workflow": (60.0, "stand-in workflow from clean, --cores 2: wall (goal) and CPU (goal 100 s) (opt-in: --workflow)"),
+    "workflow": (
+        60.0,
+        "stand-in workflow from clean, --cores 2: wall (goal) and CPU (goal 100 s) (opt-in: --workflow)",
+    ),
     "workflow-noop": (1.5, "stand-in workflow, no-op rerun: wall (opt-in: --workflow)"),
     "ci": (420.0, "python -m pytest -q -n 2 --dist loadfile (opt-in: --ci)"),
 }
 OPT_IN = ("workflow", "workflow-noop", "ci")
-GRID_ACCOUNTANTS = {"wang-grid-weak": "weak-adversary", "wang-grid-upper": "worst-case-upper",
-                    "wang-grid-lower": "worst-case-lower"}
-CLI_ACCOUNTANTS = {"cli-weak-50eps": "weak-adversary", "cli-lower-50eps": "worst-case-lower",
-                   "cli-upper-50eps": "worst-case-upper"}
-IN_PROCESS_ACCOUNTANTS = {"weak-50eps": ("weak-adversary", FIFTY), "lower-50eps": ("worst-case-lower", FIFTY),
-                          "upper-50eps": ("worst-case-upper", FIFTY),
-                          "lower-50eps-1e4": ("worst-case-lower", FIFTY_1E4)}
+GRID_ACCOUNTANTS = {
+    "wang-grid-weak": "weak-adversary",
+    "wang-grid-upper": "worst-case-upper",
+    "wang-grid-lower": "worst-case-lower",
+}
+CLI_ACCOUNTANTS = {
+    "cli-weak-50eps": "weak-adversary",
+    "cli-lower-50eps": "worst-case-lower",
+    "cli-upper-50eps": "worst-case-upper",
+}
+IN_PROCESS_ACCOUNTANTS = {
+    "weak-50eps": ("weak-adversary", FIFTY),
+    "lower-50eps": ("worst-case-lower", FIFTY),
+    "upper-50eps": ("worst-case-upper", FIFTY),
+    "lower-50eps-1e4": ("worst-case-lower", FIFTY_1E4),
+}
 K2_USERS = {"k2-search-1e6": 10**6, "k2-search-1e8": 10**8}
 
 
@@ -123,10 +138,14 @@ def _row_job(name: str):
 
     if name in IN_PROCESS_ACCOUNTANTS:
         accountant, setting = IN_PROCESS_ACCOUNTANTS[name]
-        get_accountant(accountant, n_users=100, k=10, epsilon_local=1.0).log_delta_for_epsilon([0.5])  # imports
+        get_accountant(accountant, n_users=100, k=10, epsilon_local=1.0).log_delta_for_epsilon(
+            [0.5]
+        )  # imports
         return lambda: list(get_accountant(accountant, **setting).log_delta_for_epsilon(EPSILONS))
     if name in K2_USERS:
-        return lambda: [get_accountant("worst-case-upper", n_users=K2_USERS[name], **K2).epsilon_for_delta(DELTA)]
+        return lambda: [
+            get_accountant("worst-case-upper", n_users=K2_USERS[name], **K2).epsilon_for_delta(DELTA)
+        ]
     if name == "biswas-1e9":
         return lambda: [get_accountant("biswas-exact", **BISWAS).epsilon_for_delta(DELTA)]
     if name == "compose-T1000":
@@ -157,16 +176,30 @@ def _run(argv, src: Path, timeout: float, cwd: Path | None = None) -> tuple[dict
     try:
         done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # the child was killed and reaped: its CPU so far is counted
-        return {"wall": time.perf_counter() - start, "cpu": _children_cpu() - cpu0}, f"timeout > {timeout:g} s"
-    record = {"process_wall": time.perf_counter() - start, "process_cpu": _children_cpu() - cpu0,
-              "stdout": done.stdout}
+        return {
+            "wall": time.perf_counter() - start,
+            "cpu": _children_cpu() - cpu0,
+        }, f"timeout > {timeout:g} s"
+    record = {
+        "process_wall": time.perf_counter() - start,
+        "process_cpu": _children_cpu() - cpu0,
+        "stdout": done.stdout,
+    }
     if done.returncode != 0:
-        return record, f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ''}"
+        return (
+            record,
+            f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ''}",
+        )
     return record, "ok"
 
 
 def _failed(record: dict, status: str) -> dict:
-    return {"wall": record.get("wall", math.nan), "cpu": record.get("cpu", math.nan), "digest": "", "status": status}
+    return {
+        "wall": record.get("wall", math.nan),
+        "cpu": record.get("cpu", math.nan),
+        "digest": "",
+        "status": status,
+    }
 
 
 def measure(name: str, src: Path, timeout: float, workflow_data: str | None, wang_dir: str | None) -> dict:
@@ -175,30 +208,66 @@ def measure(name: str, src: Path, timeout: float, workflow_data: str | None, wan
     if name in GRID_ACCOUNTANTS:
         import performance_peers
 
-        result = performance_peers.grid_sum({"kind": "grid-ours", "accountant": GRID_ACCOUNTANTS[name]}, src, timeout)
-        return {"wall": result["wall"], "cpu": result["cpu"], "digest": _digest(result["values"]) if result["values"] else "",
-                "status": result["status"], "cells": result.get("cells", [])}
+        result = performance_peers.grid_sum(
+            {"kind": "grid-ours", "accountant": GRID_ACCOUNTANTS[name]}, src, timeout
+        )
+        return {
+            "wall": result["wall"],
+            "cpu": result["cpu"],
+            "digest": _digest(result["values"]) if result["values"] else "",
+            "status": result["status"],
+            "cells": result.get("cells", []),
+        }
     if name in CLI_ACCOUNTANTS:
-        argv = [python, "-m", "shuffledp", "delta", "--accountant", CLI_ACCOUNTANTS[name], "--eps0", "1",
-                "--n", str(FIFTY["n_users"]), "--k", str(FIFTY["k"]), "--json", "--eps", *map(str, EPSILONS)]
+        argv = [
+            python,
+            "-m",
+            "shuffledp",
+            "delta",
+            "--accountant",
+            CLI_ACCOUNTANTS[name],
+            "--eps0",
+            "1",
+            "--n",
+            str(FIFTY["n_users"]),
+            "--k",
+            str(FIFTY["k"]),
+            "--json",
+            "--eps",
+            *map(str, EPSILONS),
+        ]
         record, status = _run(argv, src, timeout)
         if status != "ok":
             return _failed(record, status)
         digest = hashlib.sha256(record["stdout"].encode()).hexdigest()[:12]
-        return {"wall": record["process_wall"], "cpu": record["process_cpu"], "digest": digest, "status": status}
+        return {
+            "wall": record["process_wall"],
+            "cpu": record["process_cpu"],
+            "digest": digest,
+            "status": status,
+        }
     if name == "ci":
         command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile"]
         record, status = _run(command, src, timeout, cwd=src.parent)
-        return {"wall": record.get("process_wall", record.get("wall")), "cpu": record.get("process_cpu", math.nan),
-                "digest": "", "status": status}
+        return {
+            "wall": record.get("process_wall", record.get("wall")),
+            "cpu": record.get("process_cpu", math.nan),
+            "digest": "",
+            "status": status,
+        }
     if name in ("workflow", "workflow-noop"):
         return _measure_workflow(src, timeout, workflow_data)[name]
     record, status = _run([python, str(Path(__file__).resolve()), "--row", name], src, timeout)
     if status != "ok":
         return _failed(record, status)
     child = json.loads(record["stdout"].strip().splitlines()[-1])
-    return {"wall": child["wall"], "cpu": child["cpu"], "digest": child["digest"], "status": status,
-            "value": child["first"]}
+    return {
+        "wall": child["wall"],
+        "cpu": child["cpu"],
+        "digest": child["digest"],
+        "status": status,
+        "value": child["first"],
+    }
 
 
 _WORKFLOW: dict = {}
@@ -210,22 +279,43 @@ def _measure_workflow(src: Path, timeout: float, data_dir: str | None) -> dict:
     if src in _WORKFLOW:
         return _WORKFLOW[src]
     if not data_dir:
-        missing = {"wall": math.nan, "cpu": math.nan, "digest": "", "status": "not run (opt-in: --workflow DATA_DIR)"}
+        missing = {
+            "wall": math.nan,
+            "cpu": math.nan,
+            "digest": "",
+            "status": "not run (opt-in: --workflow DATA_DIR)",
+        }
         return {"workflow": missing, "workflow-noop": missing}
     tree = src.parent
     snakemake = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or "snakemake"
     with tempfile.TemporaryDirectory(prefix="bench-workflow-") as work:
         archive = subprocess.run(["git", "-C", str(tree), "archive", "HEAD"], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", work], input=archive.stdout, check=True)
-        argv = [snakemake, "--cores", "2", "--configfile", "config/config.yaml", "config/standins.yaml",
-                "--config", f"local_data_dir={Path(data_dir).resolve()}"]
+        argv = [
+            snakemake,
+            "--cores",
+            "2",
+            "--configfile",
+            "config/config.yaml",
+            "config/standins.yaml",
+            "--config",
+            f"local_data_dir={Path(data_dir).resolve()}",
+        ]
         first, status = _run(argv, Path(work) / "src", timeout, cwd=Path(work))
         again, status_again = _run(argv, Path(work) / "src", timeout, cwd=Path(work))
     _WORKFLOW[src] = {
-        "workflow": {"wall": first.get("process_wall", first.get("wall")), "cpu": first.get("process_cpu", math.nan),
-                     "digest": "", "status": status},
-        "workflow-noop": {"wall": again.get("process_wall", again.get("wall")),
-                          "cpu": again.get("process_cpu", math.nan), "digest": "", "status": status_again},
+        "workflow": {
+            "wall": first.get("process_wall", first.get("wall")),
+            "cpu": first.get("process_cpu", math.nan),
+            "digest": "",
+            "status": status,
+        },
+        "workflow-noop": {
+            "wall": again.get("process_wall", again.get("wall")),
+            "cpu": again.get("process_cpu", math.nan),
+            "digest": "",
+            "status": status_again,
+        },
     }
     return _WORKFLOW[src]
 
@@ -237,8 +327,9 @@ def _load_wang(arguments) -> str | None:
         return str(Path(arguments.wang).resolve())
     if arguments.wang_mirror and Path(arguments.wang_mirror).is_dir():
         work = tempfile.mkdtemp(prefix="wang-")
-        archive = subprocess.run(["git", f"--git-dir={arguments.wang_mirror}", "archive", "HEAD"],
-                                 capture_output=True, check=True)
+        archive = subprocess.run(
+            ["git", f"--git-dir={arguments.wang_mirror}", "archive", "HEAD"], capture_output=True, check=True
+        )
         subprocess.run(["tar", "-x", "-C", work], input=archive.stdout, check=True)
         return work
     return None
@@ -259,15 +350,26 @@ def peer_rows(wang_dir: str, rows, timeout: float) -> dict:
     if any(name in IN_PROCESS_ACCOUNTANTS for name in rows):
         for name, (_, setting) in IN_PROCESS_ACCOUNTANTS.items():
             start, cpu = time.perf_counter(), time.process_time()
-            values = [peer_delta(peer, setting["n_users"], setting["k"], setting["epsilon_local"], e) for e in EPSILONS]
-            out[name] = (time.perf_counter() - start, time.process_time() - cpu,
-                         f"their delta at the 50 eps (delta(0.02) = {values[0]:.3g})", [])
+            values = [
+                peer_delta(peer, setting["n_users"], setting["k"], setting["epsilon_local"], e)
+                for e in EPSILONS
+            ]
+            out[name] = (
+                time.perf_counter() - start,
+                time.process_time() - cpu,
+                f"their delta at the 50 eps (delta(0.02) = {values[0]:.3g})",
+                [],
+            )
     for name, n in K2_USERS.items():
         if name in rows:
             start, cpu = time.perf_counter(), time.process_time()
             epsilon = peer_epsilon(peer, n, 2, K2["epsilon_local"], DELTA, 20)
-            out[name] = (time.perf_counter() - start, time.process_time() - cpu,
-                         f"their eps = {epsilon:.6g} (20 bisection steps)", [])
+            out[name] = (
+                time.perf_counter() - start,
+                time.process_time() - cpu,
+                f"their eps = {epsilon:.6g} (20 bisection steps)",
+                [],
+            )
     return out
 
 
@@ -276,9 +378,11 @@ def _detail_grids(arguments, wang_dir: str | None) -> list[dict]:
     import performance_peers
 
     src, records = ROOT / "src", []
-    for directory, part in ((wang_dir if arguments.wang_cells else None, performance_peers.wang_part),
-                            (arguments.scw, performance_peers.scw_part),
-                            (arguments.koskela, performance_peers.koskela_part)):
+    for directory, part in (
+        (wang_dir if arguments.wang_cells else None, performance_peers.wang_part),
+        (arguments.scw, performance_peers.scw_part),
+        (arguments.koskela, performance_peers.koskela_part),
+    ):
         if directory:
             records += part(str(Path(directory).resolve()), src, arguments.timeout)
     return records
@@ -287,25 +391,35 @@ def _detail_grids(arguments, wang_dir: str | None) -> list[dict]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--row", help=argparse.SUPPRESS)
-    parser.add_argument("--rows", default=",".join(name for name in ROWS if name not in OPT_IN),
-                        help="comma-separated rows (default: all but the opt-in ones)")
+    parser.add_argument(
+        "--rows",
+        default=",".join(name for name in ROWS if name not in OPT_IN),
+        help="comma-separated rows (default: all but the opt-in ones)",
+    )
     parser.add_argument("--before-src", help="src directory of the older tree ('before' column)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per row and tree")
     parser.add_argument("--wang", help="checkout of wangsw/PrivacyAmplification")
     parser.add_argument("--wang-mirror", help="bare git mirror of wangsw/PrivacyAmplification")
-    parser.add_argument("--wang-cells", action="store_true", help="also Wang et al.'s grid cell by cell beside ours")
-    parser.add_argument("--scw", help="checkout of Su, Cheng & Wang's Decomposition-Based-Optimal-Bounds-for-Shuffle-DP")
+    parser.add_argument(
+        "--wang-cells", action="store_true", help="also Wang et al.'s grid cell by cell beside ours"
+    )
+    parser.add_argument(
+        "--scw", help="checkout of Su, Cheng & Wang's Decomposition-Based-Optimal-Bounds-for-Shuffle-DP"
+    )
     parser.add_argument("--koskela", help="checkout of DPBayes/numerical-shuffler-experiments")
     parser.add_argument("--no-goal-rows", action="store_true", help="only the detail grids")
     parser.add_argument("--peer-job", help=argparse.SUPPRESS)
     parser.add_argument("--ci", action="store_true", help="also time the test suite (minutes)")
-    parser.add_argument("--workflow", metavar="DATA_DIR", help="also time the stand-in workflow and its no-op rerun (minutes)")
+    parser.add_argument(
+        "--workflow", metavar="DATA_DIR", help="also time the stand-in workflow and its no-op rerun (minutes)"
+    )
     parser.add_argument("--out", default=str(OUTPUT))
     return parser
 
 
 def _print_row(name: str, by_tree: dict, peer) -> None:
     """One line of the table: before, after, peer and peer / after (CPU seconds where measured)."""
+
     def seconds(m):
         value = m.get("cpu", math.nan)
         return m.get("wall", math.nan) if not isinstance(value, float) or math.isnan(value) else value
@@ -341,7 +455,9 @@ def main(argv=None) -> int:
         rows += [name for name in names if flag and name not in rows]
     wang_dir = _load_wang(arguments)
     peers = peer_rows(wang_dir, rows, arguments.timeout) if wang_dir and rows else {}
-    trees = [("after", ROOT / "src")] + ([("before", Path(arguments.before_src).resolve())] if arguments.before_src else [])
+    trees = [("after", ROOT / "src")] + (
+        [("before", Path(arguments.before_src).resolve())] if arguments.before_src else []
+    )
     import pandas as pd
 
     import performance_peers
@@ -355,21 +471,69 @@ def main(argv=None) -> int:
         by_tree = {}
         for label, src in trees:
             m = by_tree[label] = measure(name, src, arguments.timeout, arguments.workflow, wang_dir)
-            records.append({"row": name, "tree": label, "src": str(src), "goal_seconds": goal, "wall_seconds": m["wall"],
-                            "cpu_seconds": m["cpu"], "output_digest": m["digest"], "status": m["status"], "what": what,
-                            "peer_over_ours": (peer[1] / m["cpu"]) if peer is not None and m["cpu"] > 0 else math.nan})
+            records.append(
+                {
+                    "row": name,
+                    "tree": label,
+                    "src": str(src),
+                    "goal_seconds": goal,
+                    "wall_seconds": m["wall"],
+                    "cpu_seconds": m["cpu"],
+                    "output_digest": m["digest"],
+                    "status": m["status"],
+                    "what": what,
+                    "peer_over_ours": (peer[1] / m["cpu"]) if peer is not None and m["cpu"] > 0 else math.nan,
+                }
+            )
             for cell, seconds in zip(performance_peers.WANG_GRID, m.get("cells", [])):
-                records.append({"row": f"{name} n={cell[0]:.0e} k={cell[1]} eps0={cell[2]:g}", "tree": label,
-                                "src": str(src), "cpu_seconds": seconds, "status": m["status"], "what": "one cell"})
+                records.append(
+                    {
+                        "row": f"{name} n={cell[0]:.0e} k={cell[1]} eps0={cell[2]:g}",
+                        "tree": label,
+                        "src": str(src),
+                        "cpu_seconds": seconds,
+                        "status": m["status"],
+                        "what": "one cell",
+                    }
+                )
         if peer is not None:
-            records.append({"row": name, "tree": PEER, "src": "", "goal_seconds": goal, "wall_seconds": peer[0],
-                            "cpu_seconds": peer[1], "output_digest": "", "status": peer[2], "what": what})
+            records.append(
+                {
+                    "row": name,
+                    "tree": PEER,
+                    "src": "",
+                    "goal_seconds": goal,
+                    "wall_seconds": peer[0],
+                    "cpu_seconds": peer[1],
+                    "output_digest": "",
+                    "status": peer[2],
+                    "what": what,
+                }
+            )
             for cell, seconds in zip(performance_peers.WANG_GRID, peer[3]):
-                records.append({"row": f"{name} n={cell[0]:.0e} k={cell[1]} eps0={cell[2]:g}", "tree": PEER,
-                                "cpu_seconds": seconds, "status": "ok", "what": "one cell"})
+                records.append(
+                    {
+                        "row": f"{name} n={cell[0]:.0e} k={cell[1]} eps0={cell[2]:g}",
+                        "tree": PEER,
+                        "cpu_seconds": seconds,
+                        "status": "ok",
+                        "what": "one cell",
+                    }
+                )
         elif name in IN_PROCESS_ACCOUNTANTS or name in K2_USERS or name in GRID_ACCOUNTANTS:
-            records.append({"row": name, "tree": PEER, "src": "", "goal_seconds": goal, "wall_seconds": math.nan,
-                            "cpu_seconds": math.nan, "output_digest": "", "status": "peer not available", "what": what})
+            records.append(
+                {
+                    "row": name,
+                    "tree": PEER,
+                    "src": "",
+                    "goal_seconds": goal,
+                    "wall_seconds": math.nan,
+                    "cpu_seconds": math.nan,
+                    "output_digest": "",
+                    "status": "peer not available",
+                    "what": what,
+                }
+            )
         _print_row(name, by_tree, peer)
     records += _detail_grids(arguments, wang_dir)
     if wang_dir and not arguments.wang:

@@ -49,8 +49,13 @@ def reveal_l_delta(eps: float, n: int, k: int, e0: float) -> float:
             for L in range(m + 1):
                 if L:
                     g = add_user(g, 0.5, 0.5, 0.0)  # one more outside user's report on x0 or x1
-                weight = math.exp(gammaln(m + 1) - gammaln(L + 1) - gammaln(m - L + 1) + L * math.log(2 * q)
-                                  + (m - L) * math.log1p(-2 * q))
+                weight = math.exp(
+                    gammaln(m + 1)
+                    - gammaln(L + 1)
+                    - gammaln(m - L + 1)
+                    + L * math.log(2 * q)
+                    + (m - L) * math.log1p(-2 * q)
+                )
                 shape = (g.shape[0] + 1, g.shape[1] + 1)
                 g0, g1, gc = np.zeros(shape), np.zeros(shape), np.zeros(shape)
                 g0[1:, :-1], g1[:-1, 1:], gc[:-1, :-1] = g, g, g
@@ -69,13 +74,19 @@ def main() -> int:
                 for f in (0.25, 0.5, 0.9):
                     eps = f * e0
                     truth = float(true_worst_case_delta(eps, e0, n, k).delta)
-                    weak = float(get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=k)
-                                 .delta_for_epsilon([eps])[0])
+                    weak = float(
+                        get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(
+                            [eps]
+                        )[0]
+                    )
                     reveal = reveal_l_delta(eps, n, k, e0)
                     cells += 1
                     below += reveal < weak
-                    print(f"k={k} n={n} eps0={e0} eps={eps:.3g}: truth {truth:.4g}  weak/truth {weak / truth:.4f}  "
-                          f"reveal-L/truth {reveal / truth:.4f}", flush=True)
+                    print(
+                        f"k={k} n={n} eps0={e0} eps={eps:.3g}: truth {truth:.4g}  weak/truth {weak / truth:.4f}  "
+                        f"reveal-L/truth {reveal / truth:.4f}",
+                        flush=True,
+                    )
     print(f"reveal-L below weak-adversary in {below} of {cells} cells")
     return 0
 

@@ -39,14 +39,23 @@ def main() -> None:
     for accountant in [utility["accountant"]]:
         start = time.perf_counter()
         frame = community_sweep(
-            region, n_users_grid=n_grid, settings=gowalla["settings"], runs=gowalla["runs"],
-            replace=gowalla["sampling"] == "with-replacement", accountants=[("configured", accountant)],
-            neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]), delta_floor=utility["delta_floor"],
-            estimator=utility["estimator"], seed=1, identity=("bench",),
+            region,
+            n_users_grid=n_grid,
+            settings=gowalla["settings"],
+            runs=gowalla["runs"],
+            replace=gowalla["sampling"] == "with-replacement",
+            accountants=[("configured", accountant)],
+            neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]),
+            delta_floor=utility["delta_floor"],
+            estimator=utility["estimator"],
+            seed=1,
+            identity=("bench",),
         )
         seconds = time.perf_counter() - start
         releases = len(frame) // 4
-        rows.append({"case": f"figure 6 sweep ({releases} releases, accountant {accountant})", "seconds": seconds})
+        rows.append(
+            {"case": f"figure 6 sweep ({releases} releases, accountant {accountant})", "seconds": seconds}
+        )
     table = pd.DataFrame(rows)
     table["target_seconds"] = [math.nan] + [30.0] * (len(table) - 1)
     atomic_write_text(ROOT / "results" / "benchmarks" / "utility.csv", table.to_csv(index=False))

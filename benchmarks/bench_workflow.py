@@ -38,8 +38,18 @@ from pathlib import Path
 from shuffledp.io import atomic_write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN_COLUMNS = ["run", "commit", "cores", "status", "wall_s", "cpu_s", "jobs_cpu_s", "snakemake_cpu_s",
-               "load_before", "load_after"]
+RUN_COLUMNS = [
+    "run",
+    "commit",
+    "cores",
+    "status",
+    "wall_s",
+    "cpu_s",
+    "jobs_cpu_s",
+    "snakemake_cpu_s",
+    "load_before",
+    "load_after",
+]
 JOB_COLUMNS = ["run", "commit", "job", "cpu_s", "wall_s"]
 
 # Appends "<own CPU s>\t<its children's CPU s>\t<wall s>\t<name>" to $BENCH_WORKFLOW_RECORD when a Python
@@ -75,19 +85,26 @@ def _copy_checkout(target: Path, ref: str | None) -> str:
     if ref is not None:
         archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-        return subprocess.run(["git", "rev-parse", "--short", ref], cwd=ROOT, check=True, capture_output=True,
-                              text=True).stdout.strip()
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           check=True, capture_output=True).stdout
+        return subprocess.run(
+            ["git", "rev-parse", "--short", ref], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout.strip()
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
     for name in filter(None, files.decode().split("\0")):
         source = ROOT / name
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True,
-                            text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, check=True, capture_output=True,
-                           text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
     return commit + ("+dirty" if dirty else "")
 
 
@@ -114,8 +131,13 @@ def job_table(record: Path) -> tuple[list[dict], float]:
             if name == "snakemake":
                 snakemake_cpu += float(own)
             else:
-                rows.append({"job": name, "cpu_s": round(float(own) + float(children), 2),
-                             "wall_s": round(float(wall), 2)})
+                rows.append(
+                    {
+                        "job": name,
+                        "cpu_s": round(float(own) + float(children), 2),
+                        "wall_s": round(float(wall), 2),
+                    }
+                )
     return sorted(rows, key=lambda row: -row["cpu_s"]), snakemake_cpu
 
 
@@ -123,9 +145,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, help="folder of the Gowalla stand-ins (local_data_dir)")
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--ref", action="append", default=[],
-                        help="measure this commit's tree instead of the work tree (repeat to measure several in "
-                             "one session; 'work' names the work tree)")
+    parser.add_argument(
+        "--ref",
+        action="append",
+        default=[],
+        help="measure this commit's tree instead of the work tree (repeat to measure several in "
+        "one session; 'work' names the work tree)",
+    )
     parser.add_argument("--keep", help="run in folders under this (new) folder and keep them")
     args = parser.parse_args()
     data = Path(args.data).resolve()
@@ -149,21 +175,49 @@ def _measure(ref: str | None, data: Path, cores: int, keep: str | None) -> tuple
     hook = work / ".bench-hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
-    command = [sys.executable, "-m", "snakemake", "--cores", str(cores), "--configfile", "config/config.yaml",
-               "config/standins.yaml", "--config", f"local_data_dir={data}"]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--cores",
+        str(cores),
+        "--configfile",
+        "config/config.yaml",
+        "config/standins.yaml",
+        "--config",
+        f"local_data_dir={data}",
+    ]
     runs, jobs = [], []
     for name in ("from clean", "no-op rerun"):
         record = work / f".bench-{name.replace(' ', '_')}.tsv"
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), str(work / "src")]),
-               "BENCH_WORKFLOW_RECORD": str(record)}
-        status, wall, cpu, load_before, load_after = _timed(command, work, work / f"{name.replace(' ', '_')}.log", env)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(hook), str(work / "src")]),
+            "BENCH_WORKFLOW_RECORD": str(record),
+        }
+        status, wall, cpu, load_before, load_after = _timed(
+            command, work, work / f"{name.replace(' ', '_')}.log", env
+        )
         run_jobs, snakemake_cpu = job_table(record)
-        runs.append({"run": name, "commit": commit, "cores": cores, "status": status, "wall_s": round(wall, 2),
-                     "cpu_s": round(cpu, 2), "jobs_cpu_s": round(sum(row["cpu_s"] for row in run_jobs), 2),
-                     "snakemake_cpu_s": round(snakemake_cpu, 2), "load_before": load_before, "load_after": load_after})
+        runs.append(
+            {
+                "run": name,
+                "commit": commit,
+                "cores": cores,
+                "status": status,
+                "wall_s": round(wall, 2),
+                "cpu_s": round(cpu, 2),
+                "jobs_cpu_s": round(sum(row["cpu_s"] for row in run_jobs), 2),
+                "snakemake_cpu_s": round(snakemake_cpu, 2),
+                "load_before": load_before,
+                "load_after": load_after,
+            }
+        )
         jobs += [{"run": name, "commit": commit, **row} for row in run_jobs]
-        print(f"{commit} {name}: status {status}, {wall:.1f} s wall, {cpu:.1f} CPU s (Snakemake {snakemake_cpu:.1f}); "
-              f"load {load_before} -> {load_after}")
+        print(
+            f"{commit} {name}: status {status}, {wall:.1f} s wall, {cpu:.1f} CPU s (Snakemake {snakemake_cpu:.1f}); "
+            f"load {load_before} -> {load_after}"
+        )
         for row in run_jobs:
             print(f"  {row['cpu_s']:7.2f} CPU s {row['wall_s']:7.2f} s  {row['job']}")
         if status != 0:

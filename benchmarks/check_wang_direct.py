@@ -51,8 +51,16 @@ def direct_deltas(n: int, k: int, e0: float, epsilons) -> tuple[list[float], flo
         rest = m - a - b - c
         ok = rest >= 0
         rest = np.where(ok, rest, 0)
-        log = (log_factorial[m] - log_factorial[a] - log_factorial[b] - log_factorial[c] - log_factorial[rest]
-               + (a + b) * math.log(q) + c * math.log(p) + rest * math.log((k - 3) * q))
+        log = (
+            log_factorial[m]
+            - log_factorial[a]
+            - log_factorial[b]
+            - log_factorial[c]
+            - log_factorial[rest]
+            + (a + b) * math.log(q)
+            + c * math.log(p)
+            + rest * math.log((k - 3) * q)
+        )
         return np.where(ok, np.exp(np.where(ok, log, -np.inf)), 0.0)
 
     def shift(g: np.ndarray, axis: int | None) -> np.ndarray:  # u's report adds one to (c1, c2) on axis
@@ -93,19 +101,34 @@ def main(argv=None) -> int:
         for eps, direct in zip(epsilons, deltas):
             wang = peer_delta(peer, n, k, e0, eps)
             ours = math.exp(lower.log_delta_for_epsilon([eps])[0])
-            row = {"n": n, "k": k, "eps0": e0, "eps": eps, "direct_one_dataset": direct, "wang_upper": wang,
-                   "ours_worst_case_lower": ours, "window_mass_P": mass,
-                   "wang_below_direct": wang < direct * (1 - 1e-12)}
+            row = {
+                "n": n,
+                "k": k,
+                "eps0": e0,
+                "eps": eps,
+                "direct_one_dataset": direct,
+                "wang_upper": wang,
+                "ours_worst_case_lower": ours,
+                "window_mass_P": mass,
+                "wang_below_direct": wang < direct * (1 - 1e-12),
+            }
             rows.append(row)
-            print("  ".join(f"{key}={value:.10g}" if isinstance(value, float) else f"{key}={value}"
-                            for key, value in row.items()), flush=True)
+            print(
+                "  ".join(
+                    f"{key}={value:.10g}" if isinstance(value, float) else f"{key}={value}"
+                    for key, value in row.items()
+                ),
+                flush=True,
+            )
     Path(arguments.out).parent.mkdir(parents=True, exist_ok=True)
     with open(arguments.out, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    print(f"wrote {arguments.out}; Wang below the direct value in {sum(r['wang_below_direct'] for r in rows)} "
-          f"of {len(rows)}")
+    print(
+        f"wrote {arguments.out}; Wang below the direct value in {sum(r['wang_below_direct'] for r in rows)} "
+        f"of {len(rows)}"
+    )
     return 0
 
 

@@ -55,6 +55,8 @@ WANG_GRID = [(n, k, e0) for n in (10**4, 10**5, 10**6) for k in (10, 100) for e0
 def below(eps0: float) -> list[float]:
     """The grid's epsilons at one cell: every one of 0.02, ..., 1.00 below eps0."""
     return [e for e in EPSILONS if e < eps0]
+
+
 SCW_GRID = [(n, k, e0) for n in (10**3, 10**4) for k in (10, 100) for e0 in (1.0, 2.0, 4.0)]
 SCW_MAX_LENGTH = 1 << 26  # complex128 FFT of 2^26 points: 1 GiB per array; their code holds several
 KOSKELA_USERS = (10**3, 10**4)
@@ -73,13 +75,20 @@ def _prepare(job: dict):
     if kind == "ours-delta":
         from shuffledp.accounting import get_accountant
 
-        return lambda: [float(x) for x in get_accountant(
-            job["accountant"], n_users=job["n"], k=job["k"], epsilon_local=job["eps0"]).log_delta_for_epsilon(job["eps"])]
+        return lambda: [
+            float(x)
+            for x in get_accountant(
+                job["accountant"], n_users=job["n"], k=job["k"], epsilon_local=job["eps0"]
+            ).log_delta_for_epsilon(job["eps"])
+        ]
     if kind == "ours-eps":
         from shuffledp.accounting import get_accountant
 
-        return lambda: [get_accountant(job["accountant"], n_users=job["n"], k=job["k"],
-                                       epsilon_local=job["eps0"]).epsilon_for_delta(job["delta"])]
+        return lambda: [
+            get_accountant(
+                job["accountant"], n_users=job["n"], k=job["k"], epsilon_local=job["eps0"]
+            ).epsilon_for_delta(job["delta"])
+        ]
     if kind == "wang-delta":
         from bench_peers_k3plus import _log
         from bench_peers_krr import load_peer, peer_delta
@@ -91,21 +100,40 @@ def _prepare(job: dict):
 
         bounds, mechanisms = load_scw(job["dir"])
         e, e0, n, k = job["eps"][0], job["eps0"], job["n"], job["k"]
-        return lambda: [_log(float(bounds.FFTbound(mechanisms.RRMechanism(e0, k)).get_delta(e, e0, n))),
-                        _log(float(bounds.FFTLowerBound(mechanisms.RRMechanism_lowerbound(e0, k)).get_delta(e, e0, n)))]
+        return lambda: [
+            _log(float(bounds.FFTbound(mechanisms.RRMechanism(e0, k)).get_delta(e, e0, n))),
+            _log(float(bounds.FFTLowerBound(mechanisms.RRMechanism_lowerbound(e0, k)).get_delta(e, e0, n))),
+        ]
     if kind == "koskela-eps":
         from bench_compositions import load_functions, quiet
 
-        weak = load_functions(Path(job["dir"]) / "blankets_fig4" / "compute_epsilon_bin_weak_tight.py", "koskela_weak")
+        weak = load_functions(
+            Path(job["dir"]) / "blankets_fig4" / "compute_epsilon_bin_weak_tight.py", "koskela_weak"
+        )
         setting = KOSKELA
 
         def run():
-            omega, grid, error = quiet(weak["get_omega"], job["n"], setting["gamma"], setting["k"],
-                                        nx=setting["nx"], L=setting["L"])
-            return [float(quiet(weak["get_epsilons"], omega, error, grid, setting["L"], setting["nx"],
-                                 target_delta=job["delta"]))]
+            omega, grid, error = quiet(
+                weak["get_omega"], job["n"], setting["gamma"], setting["k"], nx=setting["nx"], L=setting["L"]
+            )
+            return [
+                float(
+                    quiet(
+                        weak["get_epsilons"],
+                        omega,
+                        error,
+                        grid,
+                        setting["L"],
+                        setting["nx"],
+                        target_delta=job["delta"],
+                    )
+                )
+            ]
+
         return run
-    raise SystemExit(f"`--peer-job` kind must be one of grid-ours, grid-wang, ours-delta, ours-eps, wang-delta, scw-delta, koskela-eps; got {kind!r}.")
+    raise SystemExit(
+        f"`--peer-job` kind must be one of grid-ours, grid-wang, ours-delta, ours-eps, wang-delta, scw-delta, koskela-eps; got {kind!r}."
+    )
 
 
 def _grid_job(job: dict):
@@ -122,10 +150,14 @@ def _grid_job(job: dict):
     else:
         from shuffledp.accounting import get_accountant
 
-        get_accountant(job["accountant"], n_users=100, k=10, epsilon_local=1.0).log_delta_for_epsilon([0.5])  # imports
+        get_accountant(job["accountant"], n_users=100, k=10, epsilon_local=1.0).log_delta_for_epsilon(
+            [0.5]
+        )  # imports
 
         def cell(n, k, e0):
-            return get_accountant(job["accountant"], n_users=n, k=k, epsilon_local=e0).log_delta_for_epsilon(below(e0))
+            return get_accountant(job["accountant"], n_users=n, k=k, epsilon_local=e0).log_delta_for_epsilon(
+                below(e0)
+            )
 
     def run():
         values, seconds = [], []
@@ -134,6 +166,7 @@ def _grid_job(job: dict):
             values += [float(v) for v in cell(n, k, e0)]
             seconds.append(time.process_time() - start)
         return values, seconds
+
     return run
 
 
@@ -144,8 +177,16 @@ def run_peer_child(spec: str) -> None:
     extra = {}
     if isinstance(values, tuple):  # a grid job: (values, seconds per cell)
         values, extra = values[0], {"cells": values[1]}
-    print(json.dumps({"wall": time.perf_counter() - start, "cpu": time.process_time() - start_cpu,
-                      "values": [repr(float(v)) for v in values], **extra}))
+    print(
+        json.dumps(
+            {
+                "wall": time.perf_counter() - start,
+                "cpu": time.process_time() - start_cpu,
+                "values": [repr(float(v)) for v in values],
+                **extra,
+            }
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------- parent side
@@ -169,10 +210,19 @@ def grid_sum(side: dict, src: Path, timeout: float) -> dict:
 
 
 def _record(part: str, cell: str, method: str, result: dict, summary: str) -> dict:
-    print(f"{part:8s} {cell:28s} {method:22s} wall {result['wall']:9.3f} s  cpu {result['cpu']:9.3f} s  "
-          f"{summary}  {result['status'] if result['status'] != 'ok' else ''}", flush=True)
-    return {"row": f"peer-{part} {cell}", "tree": method, "wall_seconds": result["wall"], "cpu_seconds": result["cpu"],
-            "status": result["status"], "value": summary}
+    print(
+        f"{part:8s} {cell:28s} {method:22s} wall {result['wall']:9.3f} s  cpu {result['cpu']:9.3f} s  "
+        f"{summary}  {result['status'] if result['status'] != 'ok' else ''}",
+        flush=True,
+    )
+    return {
+        "row": f"peer-{part} {cell}",
+        "tree": method,
+        "wall_seconds": result["wall"],
+        "cpu_seconds": result["cpu"],
+        "status": result["status"],
+        "value": summary,
+    }
 
 
 def wang_part(wang_dir: str, src: Path, timeout: float) -> list[dict]:
@@ -181,14 +231,28 @@ def wang_part(wang_dir: str, src: Path, timeout: float) -> list[dict]:
     for n, k, e0 in WANG_GRID:
         cell = f"n={n:.0e} k={k} eps0={e0:g}"
         base = {"n": n, "k": k, "eps0": e0, "eps": below(e0)}
-        ours = {name: _child({"kind": "ours-delta", "accountant": name, **base}, src, timeout) for name in OURS_DELTA}
+        ours = {
+            name: _child({"kind": "ours-delta", "accountant": name, **base}, src, timeout)
+            for name in OURS_DELTA
+        }
         theirs = _child({"kind": "wang-delta", "dir": wang_dir, **base}, src, timeout)
         lower = ours["worst-case-lower"]["values"]
         for name, result in ours.items():
             records.append(_record("wang", cell, name, result, _first(result)))
-        under = sum(t < l - 1e-9 for t, l in zip(theirs["values"], lower)) if lower and theirs["values"] else math.nan
-        records.append(_record("wang", cell, "peer: wang-vldb24 UB", theirs,
-                               f"{_first(theirs)}; below our certified lower at {under} of {len(base['eps'])} eps"))
+        under = (
+            sum(t < l - 1e-9 for t, l in zip(theirs["values"], lower))
+            if lower and theirs["values"]
+            else math.nan
+        )
+        records.append(
+            _record(
+                "wang",
+                cell,
+                "peer: wang-vldb24 UB",
+                theirs,
+                f"{_first(theirs)}; below our certified lower at {under} of {len(base['eps'])} eps",
+            )
+        )
     return records
 
 
@@ -200,8 +264,18 @@ def scw_part(scw_dir: str, src: Path, timeout: float) -> list[dict]:
     _, mechanisms = load_scw(scw_dir)
     records = []
     for n, k, e0 in SCW_GRID:
-        found = _child({"kind": "ours-eps", "accountant": "worst-case-upper", "n": n, "k": k, "eps0": e0,
-                        "delta": DELTA}, src, timeout)
+        found = _child(
+            {
+                "kind": "ours-eps",
+                "accountant": "worst-case-upper",
+                "n": n,
+                "k": k,
+                "eps0": e0,
+                "delta": DELTA,
+            },
+            src,
+            timeout,
+        )
         if not found["values"]:
             records.append(_record("scw", f"n={n:.0e} k={k} eps0={e0:g}", "worst-case-upper eps", found, ""))
             continue
@@ -213,13 +287,20 @@ def scw_part(scw_dir: str, src: Path, timeout: float) -> list[dict]:
             records.append(_record("scw", cell, name, result, _first(result)))
         length = max(scw_fft_length(eps, e0, n, k, mechanisms, lower) for lower in (False, True))
         if length > SCW_MAX_LENGTH:
-            skipped = {"status": f"skipped: FFT length {length:.3g} > {SCW_MAX_LENGTH:.3g}", "wall": math.nan,
-                       "cpu": math.nan, "values": []}
+            skipped = {
+                "status": f"skipped: FFT length {length:.3g} > {SCW_MAX_LENGTH:.3g}",
+                "wall": math.nan,
+                "cpu": math.nan,
+                "values": [],
+            }
             records.append(_record("scw", cell, "peer: scw upper+lower", skipped, ""))
             continue
         theirs = _child({"kind": "scw-delta", "dir": scw_dir, **base}, src, timeout)
-        summary = (f"log delta upper {theirs['values'][0]:.6g}, lower {theirs['values'][1]:.6g}"
-                   if theirs["values"] else "")
+        summary = (
+            f"log delta upper {theirs['values'][0]:.6g}, lower {theirs['values'][1]:.6g}"
+            if theirs["values"]
+            else ""
+        )
         records.append(_record("scw", cell, "peer: scw upper+lower", theirs, summary))
     return records
 
@@ -230,8 +311,18 @@ def koskela_part(koskela_dir: str, src: Path, timeout: float) -> list[dict]:
     e0 = math.log((KOSKELA["k"] / KOSKELA["gamma"]) - KOSKELA["k"] + 1)  # gamma = k / (e^eps0 + k - 1)
     for n in KOSKELA_USERS:
         cell = f"n={n:.0e} k={KOSKELA['k']} gamma={KOSKELA['gamma']:g}"
-        ours = _child({"kind": "ours-eps", "accountant": "weak-adversary", "n": n, "k": KOSKELA["k"], "eps0": e0,
-                       "delta": DELTA}, src, timeout)
+        ours = _child(
+            {
+                "kind": "ours-eps",
+                "accountant": "weak-adversary",
+                "n": n,
+                "k": KOSKELA["k"],
+                "eps0": e0,
+                "delta": DELTA,
+            },
+            src,
+            timeout,
+        )
         records.append(_record("koskela", cell, "weak-adversary eps", ours, _first(ours)))
         theirs = _child({"kind": "koskela-eps", "dir": koskela_dir, "n": n, "delta": DELTA}, src, timeout)
         records.append(_record("koskela", cell, "peer: koskela weak eps", theirs, _first(theirs)))

@@ -95,7 +95,18 @@ def isolated(function, args, limit: float, what: list):
     try:
         out = channel.get(timeout=limit)
     except queue.Empty:
-        out = [["(every accountant)", what[0], *what[1:], "", "timeout", "", f"setting > {limit} s", f"{limit:.0f}"]]
+        out = [
+            [
+                "(every accountant)",
+                what[0],
+                *what[1:],
+                "",
+                "timeout",
+                "",
+                f"setting > {limit} s",
+                f"{limit:.0f}",
+            ]
+        ]
     if process.is_alive():
         process.kill()
     process.join()
@@ -119,20 +130,40 @@ def setting_rows(eps0, n, k, limit):
         values[name] = logs
         if accountant_class(name).monotone_in_epsilon:
             m = vc.monotone_margin(logs)
-            rows.append(base[:1] + ["monotone"] + base[2:] + ["13 eps in [0, 1.2 eps0]", vc.status(m), f"{m:.6g}",
-                                                                note, f"{seconds:.2f}"])
+            rows.append(
+                base[:1]
+                + ["monotone"]
+                + base[2:]
+                + ["13 eps in [0, 1.2 eps0]", vc.status(m), f"{m:.6g}", note, f"{seconds:.2f}"]
+            )
         if name in vc.TIGHT:
             m = vc.margin_above(local, logs)
-            rows.append(base[:1] + ["<=local"] + base[2:] + ["", vc.status(m), f"{m:.6g}", note, f"{seconds:.2f}"])
+            rows.append(
+                base[:1] + ["<=local"] + base[2:] + ["", vc.status(m), f"{m:.6g}", note, f"{seconds:.2f}"]
+            )
     for upper in vc.claimed_uppers():
         if upper not in values:
             continue
         for lower in vc.LOWERS:
             if lower in values:
                 m = vc.margin_above(values[upper], values[lower])
-                worst = int(np.argmin(np.where(np.isneginf(values[lower]), np.inf, values[upper] - values[lower])))
-                rows.append([upper, "upper>=lower", eps0, n, k, f"vs {lower}", vc.status(m), f"{m:.6g}",
-                             f"worst at eps = {eps[worst]:.6g}", ""])
+                worst = int(
+                    np.argmin(np.where(np.isneginf(values[lower]), np.inf, values[upper] - values[lower]))
+                )
+                rows.append(
+                    [
+                        upper,
+                        "upper>=lower",
+                        eps0,
+                        n,
+                        k,
+                        f"vs {lower}",
+                        vc.status(m),
+                        f"{m:.6g}",
+                        f"worst at eps = {eps[worst]:.6g}",
+                        "",
+                    ]
+                )
     return rows
 
 
@@ -142,15 +173,39 @@ def epsilon_rows(eps0, n, k, limit):
         for delta in DELTAS:
             out, seconds = limited(limit, vc.epsilon_for_delta_margin, name, eps0, n, k, delta)
             if isinstance(out, Timeout):
-                rows.append([name, "eps(delta)", eps0, n, k, f"delta = {delta:g}", "timeout", "", f"> {limit} s",
-                             f"{seconds:.2f}"])
+                rows.append(
+                    [
+                        name,
+                        "eps(delta)",
+                        eps0,
+                        n,
+                        k,
+                        f"delta = {delta:g}",
+                        "timeout",
+                        "",
+                        f"> {limit} s",
+                        f"{seconds:.2f}",
+                    ]
+                )
                 continue
             if isinstance(out, BaseException):
                 raise out
             m, note = out
             state = "refused" if math.isnan(m) else vc.status(m)
-            rows.append([name, "eps(delta)", eps0, n, k, f"delta = {delta:g}", state,
-                         "" if math.isnan(m) else f"{m:.6g}", note, f"{seconds:.2f}"])
+            rows.append(
+                [
+                    name,
+                    "eps(delta)",
+                    eps0,
+                    n,
+                    k,
+                    f"delta = {delta:g}",
+                    state,
+                    "" if math.isnan(m) else f"{m:.6g}",
+                    note,
+                    f"{seconds:.2f}",
+                ]
+            )
     return rows
 
 
@@ -172,7 +227,9 @@ def brute_rows(eps0, n, k, limit):
             m, detail = vc.margin_above(logs, low), "upper >= exact worst case"
         else:
             m, detail = vc.margin_above(high, logs), "<= exact worst case"
-        rows.append([name, "brute-force", eps0, n, k, detail, vc.status(m), f"{m:.6g}", out[1], f"{seconds:.2f}"])
+        rows.append(
+            [name, "brute-force", eps0, n, k, detail, vc.status(m), f"{m:.6g}", out[1], f"{seconds:.2f}"]
+        )
     return rows
 
 
@@ -186,8 +243,16 @@ def composed_rows(eps0, n, k, compositions, limit):
         return [base + [f"T = {compositions}", "refused", "", "no certified tail", f"{seconds:.2f}"]]
     chernoff, reported = out
     m = min(chernoff, reported)
-    return [base + [f"T = {compositions}", vc.status(m), f"{m:.6g}",
-                    f"chernoff - optimistic {chernoff:.3g}, reported - optimistic {reported:.3g}", f"{seconds:.2f}"]]
+    return [
+        base
+        + [
+            f"T = {compositions}",
+            vc.status(m),
+            f"{m:.6g}",
+            f"chernoff - optimistic {chernoff:.3g}, reported - optimistic {reported:.3g}",
+            f"{seconds:.2f}",
+        ]
+    ]
 
 
 def _import_everything() -> None:
@@ -215,12 +280,18 @@ def main() -> None:
     _import_everything()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small grid (smoke run)")
-    parser.add_argument("--parts", default="grid,eps,brute,composed", help="which parts to run (comma-separated)")
+    parser.add_argument(
+        "--parts", default="grid,eps,brute,composed", help="which parts to run (comma-separated)"
+    )
     parser.add_argument("--output", default=str(OUTPUT), help="the CSV to write")
     parser.add_argument("--limit", type=float, default=2.0, help="wall-clock seconds per call")
     for axis in ("eps0", "n", "k"):
-        parser.add_argument(f"--{axis}", default="", help=f"only these {axis} of the grid (comma-separated; "
-                            "the grid is run in pieces on a shared machine)")
+        parser.add_argument(
+            f"--{axis}",
+            default="",
+            help=f"only these {axis} of the grid (comma-separated; "
+            "the grid is run in pieces on a shared machine)",
+        )
     args = parser.parse_args()
     grid = (QUICK["eps0"], QUICK["n"], QUICK["k"]) if args.quick else (LOCAL_EPSILONS, USERS, DOMAINS)
     grid = tuple(_selected(axis, getattr(args, name)) for axis, name in zip(grid, ("eps0", "n", "k")))
@@ -229,16 +300,28 @@ def main() -> None:
     rows = []
     output, parts = Path(args.output), args.parts.split(",")
     for eps0, n, k in itertools.product(*grid) if "grid" in parts else ():
-        rows += isolated(setting_rows, (eps0, n, k, args.limit), 20 * args.limit + 30, ["evaluate", eps0, n, k])
+        rows += isolated(
+            setting_rows, (eps0, n, k, args.limit), 20 * args.limit + 30, ["evaluate", eps0, n, k]
+        )
         atomic_write_csv(output, COLUMNS, rows)  # so far (a run cut short keeps what it measured)
-        print(f"eps0={eps0} n={n:.0e} k={k}: {len(rows)} rows, {time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"eps0={eps0} n={n:.0e} k={k}: {len(rows)} rows, {time.perf_counter() - start:.0f} s", flush=True
+        )
     for eps0, n, k in itertools.product(sub["eps0"], sub["n"], sub["k"]) if "eps" in parts else ():
-        rows += isolated(epsilon_rows, (eps0, n, k, args.limit), 12 * args.limit + 30, ["eps(delta)", eps0, n, k])
+        rows += isolated(
+            epsilon_rows, (eps0, n, k, args.limit), 12 * args.limit + 30, ["eps(delta)", eps0, n, k]
+        )
     for eps0, n, k in itertools.product(BRUTE["eps0"], BRUTE["n"], BRUTE["k"]) if "brute" in parts else ():
-        rows += isolated(brute_rows, (eps0, n, k, args.limit), 22 * args.limit + 30, ["brute-force", eps0, n, k])
+        rows += isolated(
+            brute_rows, (eps0, n, k, args.limit), 22 * args.limit + 30, ["brute-force", eps0, n, k]
+        )
     for eps0, n, k, t in itertools.product(*COMPOSED.values()) if "composed" in parts else ():
-        rows += isolated(composed_rows, (eps0, n, k, t, 10 * args.limit), 12 * args.limit + 30,
-                         ["composed<=chernoff", eps0, n, k])
+        rows += isolated(
+            composed_rows,
+            (eps0, n, k, t, 10 * args.limit),
+            12 * args.limit + 30,
+            ["composed<=chernoff", eps0, n, k],
+        )
     atomic_write_csv(output, COLUMNS, rows)
     counts = Counter((row[1], row[6]) for row in rows)
     for (check, state), count in sorted(counts.items()):

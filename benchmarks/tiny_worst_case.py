@@ -67,8 +67,10 @@ def _maximisers(n, k, eps0, eps, worst, cache) -> list[tuple[int, ...]]:
             with_x0, with_x1 = list(others), list(others)
             with_x0[0] += 1
             with_x1[1] += 1
-            cache[key] = (histogram_distribution_of_counts(tuple(with_x0), k, epsilon_local=eps0),
-                          histogram_distribution_of_counts(tuple(with_x1), k, epsilon_local=eps0))
+            cache[key] = (
+                histogram_distribution_of_counts(tuple(with_x0), k, epsilon_local=eps0),
+                histogram_distribution_of_counts(tuple(with_x1), k, epsilon_local=eps0),
+            )
         p0, p1 = cache[key]
         delta = max(float(hockey_stick(p0, p1, eps)), float(hockey_stick(p1, p0, eps)))
         if delta >= worst * (1 - EQUAL):
@@ -82,8 +84,10 @@ def run(peer=None) -> pd.DataFrame:
         for k in DOMAINS:
             cache: dict = {}
             for eps0 in LOCAL_EPSILONS:
-                accountants = {name: get_accountant(name, epsilon_local=eps0, n_users=n, k=k)
-                               for name in ("weak-adversary", "strong-adversary", "worst-case-lower")}
+                accountants = {
+                    name: get_accountant(name, epsilon_local=eps0, n_users=n, k=k)
+                    for name in ("weak-adversary", "strong-adversary", "worst-case-lower")
+                }
                 p0, p1 = pair_distributions(n, k, 0, "third", epsilon_local=eps0)
                 for eps in EPSILONS:
                     if eps >= eps0:
@@ -91,10 +95,18 @@ def run(peer=None) -> pd.DataFrame:
                     worst = true_worst_case_delta(eps, eps0, n, k)
                     true = float(worst.delta)
                     kinds = sorted({_dataset_kind(o, n) for o in _maximisers(n, k, eps0, eps, true, cache)})
-                    row = {"n_users": n, "k": k, "epsilon_local": eps0, "epsilon": eps, "true_worst_case": true,
-                           **{name: float(a.delta_for_epsilon([eps])[0]) for name, a in accountants.items()},
-                           "pair_no_other_on_x0_x1": float(max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps))),
-                           "maximiser_kinds": "; ".join(kinds)}
+                    row = {
+                        "n_users": n,
+                        "k": k,
+                        "epsilon_local": eps0,
+                        "epsilon": eps,
+                        "true_worst_case": true,
+                        **{name: float(a.delta_for_epsilon([eps])[0]) for name, a in accountants.items()},
+                        "pair_no_other_on_x0_x1": float(
+                            max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps))
+                        ),
+                        "maximiser_kinds": "; ".join(kinds),
+                    }
                     if peer is not None:
                         from bench_peers_krr import peer_delta
 
@@ -109,21 +121,28 @@ def _equal(a: pd.Series, b: pd.Series, tolerance: float = EQUAL) -> pd.Series:
 
 
 def summary(table: pd.DataFrame) -> list[str]:
-    true, weak, strong, lower = (table[c] for c in ("true_worst_case", "weak-adversary", "strong-adversary",
-                                                    "worst-case-lower"))
+    true, weak, strong, lower = (
+        table[c] for c in ("true_worst_case", "weak-adversary", "strong-adversary", "worst-case-lower")
+    )
     slack = 1e-9
-    lines = [f"cases: {len(table)}",
-             f"lower <= true <= weak <= strong (rel. {slack:g}): "
-             f"{int(((lower <= true * (1 + slack)) & (true <= weak * (1 + slack)) & (weak <= strong * (1 + slack))).sum())}",
-             f"weak == true to {EQUAL:g} (relative): {int(_equal(weak, true).sum())}",
-             f"lower == true to {EQUAL:g} (relative): {int(_equal(lower, true).sum())}"]
+    lines = [
+        f"cases: {len(table)}",
+        f"lower <= true <= weak <= strong (rel. {slack:g}): "
+        f"{int(((lower <= true * (1 + slack)) & (true <= weak * (1 + slack)) & (weak <= strong * (1 + slack))).sum())}",
+        f"weak == true to {EQUAL:g} (relative): {int(_equal(weak, true).sum())}",
+        f"lower == true to {EQUAL:g} (relative): {int(_equal(lower, true).sum())}",
+    ]
     excess = weak / true
     worst = table.loc[excess.idxmax()]
-    lines.append(f"largest weak / true: {excess.max():.4f} at n = {worst.n_users}, k = {worst.k}, eps0 = {worst.epsilon_local:g}, "
-                 f"eps = {worst.epsilon:g} (true {worst.true_worst_case:.4g}, weak {worst['weak-adversary']:.4g})")
+    lines.append(
+        f"largest weak / true: {excess.max():.4f} at n = {worst.n_users}, k = {worst.k}, eps0 = {worst.epsilon_local:g}, "
+        f"eps = {worst.epsilon:g} (true {worst.true_worst_case:.4g}, weak {worst['weak-adversary']:.4g})"
+    )
     for k, group in table.groupby("k"):
-        lines.append(f"k = {k}: weak == true {int(_equal(group['weak-adversary'], group['true_worst_case']).sum())} of "
-                     f"{len(group)}, max weak / true {(group['weak-adversary'] / group['true_worst_case']).max():.4f}")
+        lines.append(
+            f"k = {k}: weak == true {int(_equal(group['weak-adversary'], group['true_worst_case']).sum())} of "
+            f"{len(group)}, max weak / true {(group['weak-adversary'] / group['true_worst_case']).max():.4f}"
+        )
     counts = Counter()
     for kinds, k in zip(table["maximiser_kinds"], table["k"]):
         for kind in kinds.split("; "):
@@ -136,16 +155,22 @@ def summary(table: pd.DataFrame) -> list[str]:
     if "wang_vldb24" in table.columns:
         wang, pair = table["wang_vldb24"], table["pair_no_other_on_x0_x1"]
         k2 = table["k"] == 2
-        lines.append(f"Wang et al. == weak for k = 2: {int(_equal(wang[k2], weak[k2], 1e-9).sum())} of {int(k2.sum())}")
-        lines.append(f"Wang et al. == (h_x0, h_x1) delta of 'no other on x0 or x1' for k >= 3: "
-                     f"{int(_equal(wang[~k2], pair[~k2], 1e-9).sum())} of {int((~k2).sum())}")
+        lines.append(
+            f"Wang et al. == weak for k = 2: {int(_equal(wang[k2], weak[k2], 1e-9).sum())} of {int(k2.sum())}"
+        )
+        lines.append(
+            f"Wang et al. == (h_x0, h_x1) delta of 'no other on x0 or x1' for k >= 3: "
+            f"{int(_equal(wang[~k2], pair[~k2], 1e-9).sum())} of {int((~k2).sum())}"
+        )
         below = wang < true * (1 - slack)
         ratio = true / wang
         where = table.loc[ratio.idxmax()]
-        lines.append(f"Wang et al. below the true worst case: {int(below.sum())} "
-                     f"({', '.join(f'k = {k}: {int((below & (table.k == k)).sum())}' for k in DOMAINS)}); largest "
-                     f"true / theirs {ratio.max():.3f} at n = {where.n_users}, k = {where.k}, eps0 = {where.epsilon_local:g}, "
-                     f"eps = {where.epsilon:g} (true {where.true_worst_case:.4g}, theirs {where.wang_vldb24:.4g})")
+        lines.append(
+            f"Wang et al. below the true worst case: {int(below.sum())} "
+            f"({', '.join(f'k = {k}: {int((below & (table.k == k)).sum())}' for k in DOMAINS)}); largest "
+            f"true / theirs {ratio.max():.3f} at n = {where.n_users}, k = {where.k}, eps0 = {where.epsilon_local:g}, "
+            f"eps = {where.epsilon:g} (true {where.true_worst_case:.4g}, theirs {where.wang_vldb24:.4g})"
+        )
     return lines
 
 

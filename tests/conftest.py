@@ -81,7 +81,16 @@ def _session_dir(tmp_path_factory) -> Path:
 
 
 def _snakemake(work: Path, *arguments: str):
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), *arguments]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(work),
+        *arguments,
+    ]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=work)
     except subprocess.TimeoutExpired as error:
@@ -94,7 +103,9 @@ def _snakemake(work: Path, *arguments: str):
 def _build_tiny_run(work: Path) -> str | None:
     """The real workflow on a copy of .test/ (all stages, --cores 2), then `snakemake --report report.zip`
     (it reads the finished run and writes only report.zip). Returns the failure message, or None."""
-    shutil.copytree(REPO / ".test", work, ignore=shutil.ignore_patterns("results", "logs", "benchmarks", ".snakemake"))
+    shutil.copytree(
+        REPO / ".test", work, ignore=shutil.ignore_patterns("results", "logs", "benchmarks", ".snakemake")
+    )
     return _snakemake(work, "--cores", "2") or _snakemake(work, "--cores", "1", "--report", "report.zip")
 
 

@@ -1,5 +1,5 @@
 """docs/architecture.md stays true: every file and module it names exists, every library module is
-named there, no module exceeds 500 lines and no function 60, no module imports another module's private
+named there, no function holds more than 60 statement lines, no module imports another module's private
 names, and imports -- including those made by a string (``importlib.import_module``, ``__import__``) --
 follow the layers and rooms it states."""
 
@@ -15,12 +15,17 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 NAMED = set(re.findall(r"`([^`\s]+)`", DOC))
-#: every module under src/ (issue 32: the limits once held inside shuffledp.accounting, now everywhere)
-MAX_LINES = 500
 #: the layers inside shuffledp.accounting, bottom to top (docs/architecture.md, docs/adding-an-accountant.md);
 #: "" is the package itself (the registry)
-ACCOUNTING_LAYERS = [{"randomizers"}, {"params"}, {"numerics"}, {"views"}, {"accountants"}, {""},
-                     {"bracket", "calibrate", "community", "composition", "composition_tail"}]
+ACCOUNTING_LAYERS = [
+    {"randomizers"},
+    {"params"},
+    {"numerics"},
+    {"views"},
+    {"accountants"},
+    {""},
+    {"bracket", "calibrate", "community", "composition", "composition_tail"},
+]
 MAX_FUNCTION_LINES = 60
 
 #: the layers of docs/architecture.md, top to bottom (first component after ``shuffledp``)
@@ -38,10 +43,42 @@ LAYERS = [
 ]
 #: rooms inside a package that must only import rooms listed before them
 ROOM_ORDER = {
-    "report": ["paper", "inputs", "hypotheses", "blocks", "read", "verdicts", "readings", "beyond", "balle", "judge", "findings", "girgis", "sections", "appendix", "build", "render"],
-    "experiments": ["accounting", "accounting_grids", "guarantees", "utility_tables", "utility", "crossover", "equal_guarantee",
-                    "exact_error", "compare",
-                    "phase_diagram", "rounds_guess", "compare_rounds", "koskela", "shuffled_gaussian", "girgis", "balle"],
+    "report": [
+        "paper",
+        "inputs",
+        "hypotheses",
+        "blocks",
+        "read",
+        "verdicts",
+        "readings",
+        "beyond",
+        "balle",
+        "judge",
+        "findings",
+        "girgis",
+        "sections",
+        "appendix",
+        "build",
+        "render",
+    ],
+    "experiments": [
+        "accounting",
+        "accounting_grids",
+        "guarantees",
+        "utility_tables",
+        "utility",
+        "crossover",
+        "equal_guarantee",
+        "exact_error",
+        "compare",
+        "phase_diagram",
+        "rounds_guess",
+        "compare_rounds",
+        "koskela",
+        "shuffled_gaussian",
+        "girgis",
+        "balle",
+    ],
     "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
 }
 
@@ -69,7 +106,13 @@ def _import_calls(tree: ast.AST) -> list[ast.Call]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            called = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                else func.id
+                if isinstance(func, ast.Name)
+                else None
+            )
             if called in {"import_module", "__import__"}:
                 calls.append(node)
     return calls
@@ -77,14 +120,20 @@ def _import_calls(tree: ast.AST) -> list[ast.Call]:
 
 def _string_imports(tree: ast.AST) -> set[str]:
     """Modules imported by a literal string (a cycle through a string is still a cycle)."""
-    return {call.args[0].value for call in _import_calls(tree)
-            if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)}
+    return {
+        call.args[0].value
+        for call in _import_calls(tree)
+        if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+    }
 
 
 def _computed_imports(tree: ast.AST) -> list[int]:
     """Lines importing a module whose name is computed (no reader can follow those)."""
-    return sorted(call.lineno for call in _import_calls(tree)
-                  if not (call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)))
+    return sorted(
+        call.lineno
+        for call in _import_calls(tree)
+        if not (call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str))
+    )
 
 
 def _imports(path: Path) -> set[str]:
@@ -109,7 +158,12 @@ def _private_uses(path: Path) -> list[str]:
     tree = _tree(path)
     found, bound = [], {}  # bound: local name -> the shuffledp name it stands for
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.split(".")[0] == "shuffledp":
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.split(".")[0] == "shuffledp"
+        ):
             for alias in node.names:
                 target = f"{node.module}.{alias.name}"
                 if _private(alias.name) and target not in MODULES:
@@ -118,7 +172,9 @@ def _private_uses(path: Path) -> list[str]:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "shuffledp":
-                    bound[alias.asname or alias.name.split(".")[0]] = alias.asname and alias.name or "shuffledp"
+                    bound[alias.asname or alias.name.split(".")[0]] = (
+                        alias.asname and alias.name or "shuffledp"
+                    )
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             chain, value = [node.attr], node.value
@@ -152,30 +208,43 @@ def test_every_file_named_exists(name):
 def test_every_library_module_is_named():
     # accountant modules are indexed by the registry (docs/adding-an-accountant.md: one module plus one
     # registry line), so the page need not name each one
-    missing = sorted(name for name in MODULES if name != "shuffledp" and name not in NAMED
-                     and not name.startswith("shuffledp.accounting.accountants."))
+    missing = sorted(
+        name
+        for name in MODULES
+        if name != "shuffledp"
+        and name not in NAMED
+        and not name.startswith("shuffledp.accounting.accountants.")
+    )
     assert not missing, f"modules not named in docs/architecture.md: {missing}"
 
 
 def test_every_workflow_script_and_rule_file_is_named():
-    files = [p.relative_to(ROOT).as_posix() for p in [*(ROOT / "workflow" / "scripts").glob("*.py"),
-                                                      *(ROOT / "workflow" / "rules").glob("*.smk")]]
+    files = [
+        p.relative_to(ROOT).as_posix()
+        for p in [*(ROOT / "workflow" / "scripts").glob("*.py"), *(ROOT / "workflow" / "rules").glob("*.smk")]
+    ]
     missing = sorted(f for f in files if f not in NAMED)
     assert not missing, f"workflow files not named in docs/architecture.md: {missing}"
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_no_module_over_500_lines(name):
-    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
-    assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES}); split it by job"
+def _statement_lines(node: ast.AST) -> int:
+    """How many source lines start a statement inside ``node`` (its own line included).
+
+    Counted on the syntax tree, so the number does not move when the formatter wraps a long call
+    over several physical lines. Modules carry no size limit: they are split by meaning, never to fit
+    a line count (docs/decisions/code.md)."""
+    return len({child.lineno for child in ast.walk(node) if isinstance(child, ast.stmt)})
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
-def test_no_function_over_60_lines(name):
-    long = sorted(f"{node.name} ({node.end_lineno - node.lineno + 1} lines)" for node in ast.walk(_tree(MODULES[name]))
-                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES)
-    assert not long, f"{name}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+def test_no_function_over_60_statement_lines(name):
+    long = sorted(
+        f"{node.name} ({_statement_lines(node)} statement lines)"
+        for node in ast.walk(_tree(MODULES[name]))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and _statement_lines(node) > MAX_FUNCTION_LINES
+    )
+    assert not long, f"{name}: functions over {MAX_FUNCTION_LINES} statement lines: {long}"
 
 
 def _foreign_private_attributes(path: Path) -> list[str]:
@@ -188,10 +257,18 @@ def _foreign_private_attributes(path: Path) -> list[str]:
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     defined.add(item.name)
-                targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, ast.AnnAssign) else []
+                targets = (
+                    item.targets
+                    if isinstance(item, ast.Assign)
+                    else [item.target]
+                    if isinstance(item, ast.AnnAssign)
+                    else []
+                )
                 defined.update(t.id for t in targets if isinstance(t, ast.Name))
                 if any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets):
-                    defined.update(e.value for e in getattr(item.value, "elts", []) if isinstance(e, ast.Constant))
+                    defined.update(
+                        e.value for e in getattr(item.value, "elts", []) if isinstance(e, ast.Constant)
+                    )
         elif isinstance(node, ast.Attribute) and _private(node.attr):
             if isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}:
                 if isinstance(node.ctx, ast.Store):
@@ -216,11 +293,17 @@ def test_no_private_names_of_another_module(name):
 def test_the_registry_imports_nothing_by_string():
     tree = _tree(MODULES["shuffledp.accounting"])
     strings = sorted(_string_imports(tree))
-    importlib = sorted(alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                       for alias in node.names if "importlib" in (alias.name, getattr(node, "module", None)))
+    importlib = sorted(
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+        if "importlib" in (alias.name, getattr(node, "module", None))
+    )
     assert not strings and not importlib, (
         f"shuffledp.accounting imports by string: {strings}, importlib imported: {importlib}; "
-        "import each accountant module with an import statement (see its loaders)")
+        "import each accountant module with an import statement (see its loaders)"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -232,20 +315,35 @@ def test_no_import_by_a_computed_name(name):
 def test_the_architecture_checks_can_fail(tmp_path):
     """The readers above see what they must (a check that cannot fail proves nothing)."""
     probe = tmp_path / "probe.py"
-    probe.write_text("import importlib\nimport shuffledp.accounting.params as params\n"
-                     "from shuffledp.accounting.views.base import _private_helper, DEFAULT_K\n"
-                     "from shuffledp import _numerics\n"
-                     "def f():\n    importlib.import_module('shuffledp.report')\n    __import__('shuffledp.cli')\n"
-                     "    return params._KRR_CACHE, _numerics.logsumexp, DEFAULT_K.__class__\n", encoding="utf-8")
-    assert _imports(probe) == {"shuffledp.accounting.params", "shuffledp.accounting.views.base", "shuffledp",
-                               "shuffledp.report", "shuffledp.cli"}
-    assert _private_uses(probe) == ["line 3: from shuffledp.accounting.views.base import _private_helper",
-                                    "line 8: params._KRR_CACHE (shuffledp.accounting.params)"]
-    probe.write_text("class A:\n    __slots__ = ('_s',)\n    _c = 1\n    def __init__(self):\n        self._x = 0\n"
-                     "    def _m(self, other):\n        return other._x + other._s + other._c + other._m + other._y\n"
-                     "def f(law):\n    law._sums = 1\n", encoding="utf-8")
+    probe.write_text(
+        "import importlib\nimport shuffledp.accounting.params as params\n"
+        "from shuffledp.accounting.views.base import _private_helper, DEFAULT_K\n"
+        "from shuffledp import _numerics\n"
+        "def f():\n    importlib.import_module('shuffledp.report')\n    __import__('shuffledp.cli')\n"
+        "    return params._KRR_CACHE, _numerics.logsumexp, DEFAULT_K.__class__\n",
+        encoding="utf-8",
+    )
+    assert _imports(probe) == {
+        "shuffledp.accounting.params",
+        "shuffledp.accounting.views.base",
+        "shuffledp",
+        "shuffledp.report",
+        "shuffledp.cli",
+    }
+    assert _private_uses(probe) == [
+        "line 3: from shuffledp.accounting.views.base import _private_helper",
+        "line 8: params._KRR_CACHE (shuffledp.accounting.params)",
+    ]
+    probe.write_text(
+        "class A:\n    __slots__ = ('_s',)\n    _c = 1\n    def __init__(self):\n        self._x = 0\n"
+        "    def _m(self, other):\n        return other._x + other._s + other._c + other._m + other._y\n"
+        "def f(law):\n    law._sums = 1\n",
+        encoding="utf-8",
+    )
     assert _foreign_private_attributes(probe) == ["line 7: ._y", "line 9: ._sums"]
-    assert _computed_imports(ast.parse("import importlib\nname = 'shuffledp.cli'\nimportlib.import_module(name)\n")) == [3]
+    assert _computed_imports(
+        ast.parse("import importlib\nname = 'shuffledp.cli'\nimportlib.import_module(name)\n")
+    ) == [3]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -265,7 +363,9 @@ def test_rooms_import_only_rooms_before_them(package):
         for target in _imports(MODULES[f"shuffledp.{package}.{room}"]):
             parts = target.split(".")
             if len(parts) > 2 and parts[1] == package:
-                assert parts[2] in order[:position], f"shuffledp.{package}.{room} imports {target}, listed after it"
+                assert parts[2] in order[:position], (
+                    f"shuffledp.{package}.{room} imports {target}, listed after it"
+                )
 
 
 def _accounting_layer(module: str) -> int:
@@ -277,17 +377,25 @@ def _accounting_layer(module: str) -> int:
     raise AssertionError(f"{module} is in no layer of ACCOUNTING_LAYERS")
 
 
-ACCOUNTING = sorted(name for name in MODULES if name == "shuffledp.accounting" or name.startswith("shuffledp.accounting."))
+ACCOUNTING = sorted(
+    name for name in MODULES if name == "shuffledp.accounting" or name.startswith("shuffledp.accounting.")
+)
 
 
 @pytest.mark.parametrize("name", ACCOUNTING)
 def test_accounting_layers_import_downwards_only(name):
     mine = _accounting_layer(name)
-    targets = [t for t in _imports(MODULES[name]) if t == "shuffledp.accounting" or t.startswith("shuffledp.accounting.")]
+    targets = [
+        t
+        for t in _imports(MODULES[name])
+        if t == "shuffledp.accounting" or t.startswith("shuffledp.accounting.")
+    ]
     upward = sorted(t for t in targets if _accounting_layer(t) > mine)
     assert not upward, f"{name} imports from a layer above it: {upward}"
     if name.startswith("shuffledp.accounting.accountants.") and not name.endswith(".base"):
-        siblings = sorted(t for t in targets if t.startswith("shuffledp.accounting.accountants.")
-                          and not t.endswith(".base"))
+        siblings = sorted(
+            t
+            for t in targets
+            if t.startswith("shuffledp.accounting.accountants.") and not t.endswith(".base")
+        )
         assert not siblings, f"{name} imports another accountant (share a view instead): {siblings}"
-

@@ -64,7 +64,11 @@ def checkout(tmp_path) -> Path:
 
 
 def _ci(work: Path, **statuses: int):
-    env = {**os.environ, "PATH": f"{work.parent / 'bin'}:{os.environ['PATH']}", **{k: str(v) for k, v in statuses.items()}}
+    env = {
+        **os.environ,
+        "PATH": f"{work.parent / 'bin'}:{os.environ['PATH']}",
+        **{k: str(v) for k, v in statuses.items()},
+    }
     run = subprocess.run(["bash", ".ci/run"], cwd=work, env=env, capture_output=True, text=True, timeout=60)
     log = work / "calls.log"
     return run.returncode, log.read_text().splitlines() if log.exists() else []
@@ -74,18 +78,20 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     status, calls = _ci(checkout)
     assert status == 0
     assert calls[-1] == "newest test" and "newest install" in calls[:-1]
-    assert 'pip install -c requirements.lock -e .[test]' in calls
+    assert "pip install -c requirements.lock -e .[test]" in calls
     assert "python -m pytest -n 2 --dist loadfile" in calls
     # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
     assert calls.index("system-packages") < calls.index("python -m pytest -n 2 --dist loadfile")
     # issue 35: the README's environment installs from the start, beside the apt install (which takes a
     # moment in the stand-in), not after it; the README's command then runs its own pip install again
-    pip = 'pip install -c requirements.lock -e .[test]'
+    pip = "pip install -c requirements.lock -e .[test]"
     assert calls.index(pip) < calls.index("system-packages") and calls.count(pip) == 2
 
 
-@pytest.mark.parametrize("failing", ["PIP_STATUS", "PYTEST_STATUS", "NEWEST_INSTALL_STATUS", "NEWEST_TEST_STATUS",
-                                     "SYSTEM_PACKAGES_STATUS"])
+@pytest.mark.parametrize(
+    "failing",
+    ["PIP_STATUS", "PYTEST_STATUS", "NEWEST_INSTALL_STATUS", "NEWEST_TEST_STATUS", "SYSTEM_PACKAGES_STATUS"],
+)
 def test_any_failing_step_fails_ci(checkout, failing):
     status, calls = _ci(checkout, **{failing: 3})
     assert status != 0, (failing, calls)
@@ -99,11 +105,16 @@ def _system_packages(tmp_path, **statuses: int):
     (tmp_path / "bin").mkdir()
     _executable(tmp_path / "bin" / "apt-get", APT_STUB)
     log = tmp_path / "apt.log"
-    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "APT_LOG": str(log),
-           **{k: str(v) for k, v in statuses.items()}}
+    env = {
+        **os.environ,
+        "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+        "APT_LOG": str(log),
+        **{k: str(v) for k, v in statuses.items()},
+    }
     env.pop("DEBIAN_FRONTEND", None)
-    run = subprocess.run(["bash", str(REPO / ".ci" / "system-packages")], env=env, capture_output=True, text=True,
-                         timeout=60)
+    run = subprocess.run(
+        ["bash", str(REPO / ".ci" / "system-packages")], env=env, capture_output=True, text=True, timeout=60
+    )
     return run.returncode, log.read_text().splitlines() if log.exists() else []
 
 

@@ -16,8 +16,15 @@ def test_json_has_one_object_per_mechanism_and_the_verdict(capsys):
     rows = json.loads(capsys.readouterr().out)
     *mechanisms, final = rows
     assert [row["mechanism"] for row in mechanisms if row["calibration"] != "lower"] == [
-        "shuffle+inv", "shuffle+inv+proj", "shuffle+ibu", "gaussian", "gaussian+proj", "geometric", "geometric+proj",
-        "local-krr+inv"]
+        "shuffle+inv",
+        "shuffle+inv+proj",
+        "shuffle+ibu",
+        "gaussian",
+        "gaussian+proj",
+        "geometric",
+        "geometric+proj",
+        "local-krr+inv",
+    ]
     for row in mechanisms:
         assert {"mechanism", "epsilon_local", "sigma", "tv", "tv_se", "method", "calibration"} <= set(row)
         assert row["method"] in {"exact", "monte-carlo"}
@@ -37,12 +44,18 @@ def test_table_has_one_line_per_row_and_the_verdict(capsys):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        pytest.param(["--data", "zipf:-1"], "`--data` zipf exponent S must be a number in [0, inf); got 'zipf:-1'.",
-                     id="negative-zipf"),
+        pytest.param(
+            ["--data", "zipf:-1"],
+            "`--data` zipf exponent S must be a number in [0, inf); got 'zipf:-1'.",
+            id="negative-zipf",
+        ),
         pytest.param(["--draws", "0"], "`draws` must be an integer in [2, inf); got 0.", id="no-draws"),
         pytest.param(["--delta", "1.5"], "`delta` must be in (0, 1); got 1.5.", id="delta"),
-        pytest.param(["--neighbouring", "swap"], "`neighbouring` must be one of 'replace-one', 'add-remove'; got 'swap'.",
-                     id="neighbouring"),
+        pytest.param(
+            ["--neighbouring", "swap"],
+            "`neighbouring` must be one of 'replace-one', 'add-remove'; got 'swap'.",
+            id="neighbouring",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(capsys, extra, message):
@@ -55,4 +68,7 @@ def test_csv_with_the_wrong_number_of_counts(capsys, tmp_path):
     path = tmp_path / "counts.csv"
     path.write_text("count\n3\n4\n5\n")
     assert main([*SETTING, "--data", str(path)]) == 2
-    assert capsys.readouterr().err == f"shuffle-dp: error: `--data` CSV must hold k = 5 counts (one per cell); got 3 in {path}.\n"
+    assert (
+        capsys.readouterr().err
+        == f"shuffle-dp: error: `--data` CSV must hold k = 5 counts (one per cell); got 3 in {path}.\n"
+    )

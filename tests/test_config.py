@@ -70,19 +70,37 @@ def test_standins_overlay_merges_deeply_and_is_valid():
     "path, value, message",
     [
         # inverted bounding box
-        ("regions.paris.lat_max", 48.0,
-         r"`regions.paris.lat_max` must be greater than `regions.paris.lat_min` \(48.8286\); got 48.0. The bounding box is inverted"),
-        ("regions.san_francisco.lon_min", -122.0,
-         r"`regions.san_francisco.lon_max` must be greater than `regions.san_francisco.lon_min` \(-122.0\); got -122.3789"),
+        (
+            "regions.paris.lat_max",
+            48.0,
+            r"`regions.paris.lat_max` must be greater than `regions.paris.lat_min` \(48.8286\); got 48.0. The bounding box is inverted",
+        ),
+        (
+            "regions.san_francisco.lon_min",
+            -122.0,
+            r"`regions.san_francisco.lon_max` must be greater than `regions.san_francisco.lon_min` \(-122.0\); got -122.3789",
+        ),
         # a grid of 0 cells
         ("regions.san_francisco.grid.n_lon", 0, r"`regions.san_francisco.grid.n_lon` must be >= 1; got 0\."),
         ("regions.paris.grid.n_lat", 0, r"`regions.paris.grid.n_lat` must be >= 1; got 0\."),
         # out-of-range coordinates
         ("regions.paris.lat_min", -95, r"`regions.paris.lat_min` must be >= -90; got -95\."),
         # unknown key
-        ("data.sorce", "snap", r"unknown key `sorce` under `data`\. Allowed keys: duplicates, local_files, max_bad_fraction, snap, source\."),
-        ("data.snap.retry", 3, r"unknown key `retry` under `data.snap`\. Allowed keys: backoff_seconds, expected_rows"),
-        ("regions.paris.grid.rows", 3, r"unknown key `rows` under `regions.paris.grid`\. Allowed keys: n_lat, n_lon\."),
+        (
+            "data.sorce",
+            "snap",
+            r"unknown key `sorce` under `data`\. Allowed keys: duplicates, local_files, max_bad_fraction, snap, source\.",
+        ),
+        (
+            "data.snap.retry",
+            3,
+            r"unknown key `retry` under `data.snap`\. Allowed keys: backoff_seconds, expected_rows",
+        ),
+        (
+            "regions.paris.grid.rows",
+            3,
+            r"unknown key `rows` under `regions.paris.grid`\. Allowed keys: n_lat, n_lon\.",
+        ),
         # bad enum
         ("data.source", "ftp", r"`data.source` must be one of 'snap', 'local'; got 'ftp'\."),
         # seed < 0
@@ -92,7 +110,11 @@ def test_standins_overlay_merges_deeply_and_is_valid():
         ("data.max_bad_fraction", 1.5, r"`data.max_bad_fraction` must be <= 1; got 1.5\."),
         ("data.snap.retries", 0, r"`data.snap.retries` must be >= 1; got 0\."),
         ("data.snap.timeout_seconds", 0, r"`data.snap.timeout_seconds` must be > 0; got 0\."),
-        ("data.snap.url", "ftp://example.org/x.gz", r"`data.snap.url` must match the pattern .*; got 'ftp://example.org/x.gz'\."),
+        (
+            "data.snap.url",
+            "ftp://example.org/x.gz",
+            r"`data.snap.url` must match the pattern .*; got 'ftp://example.org/x.gz'\.",
+        ),
         ("data.snap.backoff_seconds", DELETE, r"`data.snap` is missing required key `backoff_seconds`\."),
     ],
 )
@@ -104,7 +126,9 @@ def test_bad_values_name_key_range_and_value(path, value, message):
 def test_bad_local_file_entries():
     config = repo_config()
     config["data"]["local_files"] = [{"path": "x.txt", "format": "tsv"}]
-    with pytest.raises(ConfigError, match=r"`data.local_files\[0\].format` must be one of 'snap', 'csv'; got 'tsv'\."):
+    with pytest.raises(
+        ConfigError, match=r"`data.local_files\[0\].format` must be one of 'snap', 'csv'; got 'tsv'\."
+    ):
         validate_config(config, SCHEMA)
     config["data"]["local_files"] = [{"path": "x.txt"}]
     with pytest.raises(ConfigError, match=r"`data.local_files\[0\]` is missing required key `format`\."):
@@ -114,7 +138,10 @@ def test_bad_local_file_entries():
 def test_region_names_must_be_identifiers():
     config = repo_config()
     config["regions"]["New York"] = copy.deepcopy(config["regions"]["paris"])
-    with pytest.raises(ConfigError, match=r"unknown key `New York` under `regions`\..*Names must match \^\[a-z\]\[a-z0-9_\]\*\$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"unknown key `New York` under `regions`\..*Names must match \^\[a-z\]\[a-z0-9_\]\*\$",
+    ):
         validate_config(config, SCHEMA)
 
 
@@ -131,8 +158,19 @@ def test_validation_returns_a_copy():
 def dry_run(tmp_path, *extra):
     work = tmp_path / "work"
     shutil.copytree(REPO / "config", work / "config")
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work),
-               "-n", "--cores", "1", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(work),
+        "-n",
+        "--cores",
+        "1",
+        *extra,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=work)
 
 
@@ -151,9 +189,11 @@ def test_snakemake_local_source_without_files_directory_is_clear(tmp_path):
     result = dry_run(tmp_path, "--configfile", "config/config.yaml", "config/standins.yaml")
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert ("config: `data.local_files` names 'loc-gowalla_totalCheckins_Paris-area.txt', not found as "
-            "loc-gowalla_totalCheckins_Paris-area.txt (relative paths are resolved against the working directory "
-            "(local_data_dir is null)). Set --config local_data_dir=/path/to/gowalla or fix the path.") in output, output
+    assert (
+        "config: `data.local_files` names 'loc-gowalla_totalCheckins_Paris-area.txt', not found as "
+        "loc-gowalla_totalCheckins_Paris-area.txt (relative paths are resolved against the working directory "
+        "(local_data_dir is null)). Set --config local_data_dir=/path/to/gowalla or fix the path."
+    ) in output, output
 
 
 # ------------------------------------------------------------------ NaN and infinities, --config types
@@ -195,8 +235,11 @@ def test_nan_and_infinities_are_rejected_for_every_numeric_key(path, value):
     from shuffledp.config import dotted
 
     config = _set(repo_config(), path, value)
-    with pytest.raises(ConfigError, match=rf"^config: `{_re_escape(dotted(path))}` must be a finite number "
-                                          rf"\(not NaN or infinity\); got {_re_escape(repr(value))}\.$"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^config: `{_re_escape(dotted(path))}` must be a finite number "
+        rf"\(not NaN or infinity\); got {_re_escape(repr(value))}\.$",
+    ):
         validate_config(config, SCHEMA)
 
 
@@ -225,16 +268,30 @@ def test_snakemake_rejects_yaml_nan_in_a_config_file(tmp_path):
     result = dry_run(tmp_path, "--configfile", "config/config.yaml", str(overlay))
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "config: `utility.delta_floor` must be a finite number (not NaN or infinity); got nan." in output, output
+    assert (
+        "config: `utility.delta_floor` must be a finite number (not NaN or infinity); got nan." in output
+    ), output
 
 
 @pytest.mark.parametrize(
     "overrides, expected",
     [
-        ({"utility": {"delta_floor": "1e-12", "gowalla": {"runs": "3"}}}, {"utility": {"delta_floor": 1e-12, "gowalla": {"runs": 3}}}),
-        ({"report": {"stages": ["accounting"], "title": "Offline run"}}, {"report": {"stages": ["accounting"], "title": "Offline run"}}),
-        ({"data": {"snap": {"url": "file:///x.gz"}, "flag": "true", "none": "null"}}, {"data": {"snap": {"url": "file:///x.gz"}, "flag": True, "none": None}}),
-        ({"seed": 7, "local_data_dir": "/data"}, {"seed": 7, "local_data_dir": "/data"}),  # top level: typed by Snakemake
+        (
+            {"utility": {"delta_floor": "1e-12", "gowalla": {"runs": "3"}}},
+            {"utility": {"delta_floor": 1e-12, "gowalla": {"runs": 3}}},
+        ),
+        (
+            {"report": {"stages": ["accounting"], "title": "Offline run"}},
+            {"report": {"stages": ["accounting"], "title": "Offline run"}},
+        ),
+        (
+            {"data": {"snap": {"url": "file:///x.gz"}, "flag": "true", "none": "null"}},
+            {"data": {"snap": {"url": "file:///x.gz"}, "flag": True, "none": None}},
+        ),
+        (
+            {"seed": 7, "local_data_dir": "/data"},
+            {"seed": 7, "local_data_dir": "/data"},
+        ),  # top level: typed by Snakemake
     ],
     ids=["numbers", "strings-stay", "bool-null", "top-level-untouched"],
 )
@@ -247,7 +304,15 @@ def test_retype_overrides_types_nested_values_like_top_level_ones(overrides, exp
 @pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_accepts_nested_numeric_config_values(tmp_path):
     # Before: `utility.delta_floor` must be of type number; got '1e-12' (str).
-    result = dry_run(tmp_path / "a", "--config", 'utility={"delta_floor": 1e-12}', 'report={"stages": ["accounting"], "title": "T"}')
+    result = dry_run(
+        tmp_path / "a",
+        "--config",
+        'utility={"delta_floor": 1e-12}',
+        'report={"stages": ["accounting"], "title": "T"}',
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     result = dry_run(tmp_path / "b", "--config", 'utility={"delta_floor": 2}')
-    assert result.returncode != 0 and "config: `utility.delta_floor` must be < 1; got 2." in result.stdout + result.stderr
+    assert (
+        result.returncode != 0
+        and "config: `utility.delta_floor` must be < 1; got 2." in result.stdout + result.stderr
+    )

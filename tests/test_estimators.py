@@ -183,22 +183,38 @@ def test_estimate_distribution_dispatches_by_name():
     np.testing.assert_allclose(
         estimate_distribution(reports, epsilon_local=1.0, estimator="inv-clip"), clip_and_renormalise(inv)
     )
-    np.testing.assert_allclose(estimate_distribution(reports, epsilon_local=1.0, estimator="raw"), reports / 76)
+    np.testing.assert_allclose(
+        estimate_distribution(reports, epsilon_local=1.0, estimator="raw"), reports / 76
+    )
     assert estimate_distribution(reports, epsilon_local=1.0, estimator="ibu").sum() == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: estimate_distribution([1, 2], epsilon_local=1.0, estimator="mle"), ValueError,
-         r"`estimator` must be one of 'inv-projection', 'inv-clip', 'inv', 'ibu', 'raw'; got 'mle'\."),
+        (
+            lambda: estimate_distribution([1, 2], epsilon_local=1.0, estimator="mle"),
+            ValueError,
+            r"`estimator` must be one of 'inv-projection', 'inv-clip', 'inv', 'ibu', 'raw'; got 'mle'\.",
+        ),
         (lambda: normalise_counts([0, 0]), ValueError, r"`counts` must have a positive total in every row"),
         (lambda: normalise_counts([1, -1, 3]), ValueError, r"`counts` must be non-negative; got -1\.0"),
-        (lambda: project_to_simplex([1.0]), ValueError, r"`values` must have at least 2 entries on its last axis"),
+        (
+            lambda: project_to_simplex([1.0]),
+            ValueError,
+            r"`values` must have at least 2 entries on its last axis",
+        ),
         (lambda: project_to_simplex([1.0, np.nan]), ValueError, r"`values` must be finite"),
-        (lambda: iterative_bayesian_update([1, 2], channel=np.eye(3)), ValueError,
-         r"`channel` must have shape \(2, 2\) to match the counts; got \(3, 3\)\."),
-        (lambda: invert_krr([1, 2], epsilon_local=-1.0), ValueError, r"`epsilon_local` must be in \(0, inf\); got -1\.0\."),
+        (
+            lambda: iterative_bayesian_update([1, 2], channel=np.eye(3)),
+            ValueError,
+            r"`channel` must have shape \(2, 2\) to match the counts; got \(3, 3\)\.",
+        ),
+        (
+            lambda: invert_krr([1, 2], epsilon_local=-1.0),
+            ValueError,
+            r"`epsilon_local` must be in \(0, inf\); got -1\.0\.",
+        ),
     ],
 )
 def test_estimators_reject_bad_input(call, error, match):

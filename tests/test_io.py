@@ -25,7 +25,10 @@ def test_one_implementation_everywhere():
     # tables and download use the one writer (no private copies), and shuffledp.io is its one import path.
     assert download.atomic_output is io.atomic_output
     assert "atomic_write_text" not in tables.__all__ and not hasattr(tables, "atomic_write_text")
-    assert importlib.util.find_spec("shuffledp._io") is None and importlib.util.find_spec("shuffledp.data.io") is None
+    assert (
+        importlib.util.find_spec("shuffledp._io") is None
+        and importlib.util.find_spec("shuffledp.data.io") is None
+    )
     for module in (tables, download):
         assert "mkstemp" not in Path(module.__file__).read_text()
 
@@ -111,7 +114,9 @@ def _killed(tmp_path, install=""):
     target = tmp_path / "figure.png"
     process = subprocess.Popen(
         [sys.executable, "-c", _KILLED_WRITER.format(install=install), str(target)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     temporary = Path(process.stdout.readline().strip())
     assert temporary.is_file() and temporary.parent == tmp_path  # the write is under way
@@ -154,14 +159,20 @@ def test_an_error_about_another_file_inside_the_block_is_not_relabelled(tmp_path
         with io.atomic_output(tmp_path / "out.csv"):
             open(tmp_path / "missing.csv")
     assert not isinstance(raised.value, io.FileAccessError)
-    assert io.describe_os_error(raised.value) == f"cannot open {tmp_path / 'missing.csv'}: No such file or directory"
+    assert (
+        io.describe_os_error(raised.value)
+        == f"cannot open {tmp_path / 'missing.csv'}: No such file or directory"
+    )
 
 
-@pytest.mark.parametrize("error", [
-    __import__("urllib.error").error.URLError(ConnectionRefusedError(111, "Connection refused")),
-    ConnectionResetError(104, "Connection reset by peer"),
-    TimeoutError("timed out"),
-])
+@pytest.mark.parametrize(
+    "error",
+    [
+        __import__("urllib.error").error.URLError(ConnectionRefusedError(111, "Connection refused")),
+        ConnectionResetError(104, "Connection reset by peer"),
+        TimeoutError("timed out"),
+    ],
+)
 def test_a_network_error_inside_the_block_is_not_called_a_write_failure(tmp_path, error):
     """A download writes through atomic_output: a refused connection (an OSError naming no file) must
     reach the downloader as itself, so it can say 'offline', and leave no temporary file."""

@@ -47,7 +47,10 @@ def test_uncaught_exception_is_written_to_the_job_log(tmp_path):
     (tmp_path / "fails.py").write_text(SCRIPT)
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "1", "--workflow-profile", "none"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode != 0
     log = (tmp_path / "logs" / "fails.log").read_text()
@@ -88,14 +91,23 @@ FILE_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("case, line", [("full-disk", "error: cannot write results/table.csv: No space left on device"),
-                                        ("unreadable", "error: cannot open data/in.csv: Permission denied")])
+@pytest.mark.parametrize(
+    "case, line",
+    [
+        ("full-disk", "error: cannot write results/table.csv: No space left on device"),
+        ("unreadable", "error: cannot open data/in.csv: Permission denied"),
+    ],
+)
 def test_a_file_that_cannot_be_written_or_read_gives_one_line_and_no_partial_output(tmp_path, case, line):
     (tmp_path / "logs").mkdir()
     (tmp_path / "job.py").write_text(FILE_SCRIPT)
-    result = subprocess.run([sys.executable, "job.py", case], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "job.py", case], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 1
-    assert result.stderr.strip().splitlines() == [line]  # one line naming the file and the cause, nothing else
+    assert result.stderr.strip().splitlines() == [
+        line
+    ]  # one line naming the file and the cause, nothing else
     log = (tmp_path / "logs" / "job.log").read_text()
     assert "Traceback (most recent call last):" in log and line.removeprefix("error: ") in log
     if case == "full-disk":
@@ -120,12 +132,16 @@ ITEMS_SCRIPT = textwrap.dedent(
 def test_item_logs_give_each_item_of_a_merged_job_its_own_log_and_its_failure(tmp_path):
     (tmp_path / "logs").mkdir()
     (tmp_path / "job.py").write_text(ITEMS_SCRIPT)
-    result = subprocess.run([sys.executable, "job.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "job.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 1 and "item b has no rows" in result.stderr
     first = (tmp_path / "logs" / "a.log").read_text().splitlines()
     assert len(first) == 1 and first[0].endswith(" working on a")
     second = (tmp_path / "logs" / "b.log").read_text().splitlines()
-    assert second[0].endswith(" working on b") and second[1].endswith(" FAILED: ValueError: item b has no rows")
+    assert second[0].endswith(" working on b") and second[1].endswith(
+        " FAILED: ValueError: item b has no rows"
+    )
     assert not (tmp_path / "logs" / "c.log").exists()  # never started
 
 

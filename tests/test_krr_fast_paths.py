@@ -97,7 +97,9 @@ def test_inversion_without_projection_is_unbiased(k, eps0, n, rng):
     p, q = krr_probabilities(k, eps0)
     variance = (counts * p * (1 - p) + (n - counts) * q * (1 - q)) / (n * (p - q)) ** 2  # Var of pi_hat_x
     draws = 20_000
-    estimates = invert_krr(sample_krr_histogram(counts, epsilon_local=eps0, rng=rng, size=draws), epsilon_local=eps0)
+    estimates = invert_krr(
+        sample_krr_histogram(counts, epsilon_local=eps0, rng=rng, size=draws), epsilon_local=eps0
+    )
     assert np.all(np.abs(estimates.mean(axis=0) - truth) <= Z * np.sqrt(variance / draws))
     # and its variance is the closed form (relative SE of a sample variance ~ sqrt(2 / draws))
     np.testing.assert_allclose(estimates.var(axis=0), variance, rtol=Z * math.sqrt(2.0 / draws) * 1.5)
@@ -118,8 +120,11 @@ def test_krr_ibu_equals_generic_ibu(k, eps0, n, rng):
 
 def test_estimate_distribution_ibu_uses_the_fast_step_with_the_same_result(rng):
     reports = sample_krr_histogram([40, 30, 20, 10, 0], epsilon_local=3.0, rng=rng, size=4)
-    np.testing.assert_allclose(estimate_distribution(reports, epsilon_local=3.0, estimator="ibu"),
-                               iterative_bayesian_update(reports, channel=krr_channel(5, 3.0)), atol=1e-10)
+    np.testing.assert_allclose(
+        estimate_distribution(reports, epsilon_local=3.0, estimator="ibu"),
+        iterative_bayesian_update(reports, channel=krr_channel(5, 3.0)),
+        atol=1e-10,
+    )
 
 
 def _log_likelihood(theta, reports, eps0):
@@ -145,13 +150,17 @@ def test_closed_form_mle_is_inv_inside_the_simplex(rng):
     inverted = invert_krr(reports, epsilon_local=3.0)
     inside = np.all(inverted > 0, axis=1)
     assert inside.any()
-    np.testing.assert_allclose(krr_maximum_likelihood(reports, epsilon_local=3.0)[inside], inverted[inside], atol=1e-12)
+    np.testing.assert_allclose(
+        krr_maximum_likelihood(reports, epsilon_local=3.0)[inside], inverted[inside], atol=1e-12
+    )
 
 
 # --- central references -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("epsilon, neighbouring", [(0.1, "replace-one"), (1.0, "add-remove"), (4.0, "replace-one")])
+@pytest.mark.parametrize(
+    "epsilon, neighbouring", [(0.1, "replace-one"), (1.0, "add-remove"), (4.0, "replace-one")]
+)
 def test_geometric_noise_mean_zero_variance_and_pmf_closed_form(epsilon, neighbouring, rng):
     sensitivity = l1_sensitivity_for(neighbouring)
     alpha = geometric_alpha(epsilon=epsilon, sensitivity=sensitivity)
@@ -159,7 +168,9 @@ def test_geometric_noise_mean_zero_variance_and_pmf_closed_form(epsilon, neighbo
     assert moments["variance"] == pytest.approx(2 * alpha / (1 - alpha) ** 2)
     draws, k = 100_000, 4
     counts = np.array([10, 0, 5, 1])
-    noise = (geometric_histogram(counts, epsilon=epsilon, sensitivity=sensitivity, rng=rng, size=draws) - counts).ravel()
+    noise = (
+        geometric_histogram(counts, epsilon=epsilon, sensitivity=sensitivity, rng=rng, size=draws) - counts
+    ).ravel()
     m = noise.size
     assert np.issubdtype(noise.dtype, np.integer)
     assert abs(noise.mean()) <= Z * math.sqrt(moments["variance"] / m)
@@ -168,7 +179,10 @@ def test_geometric_noise_mean_zero_variance_and_pmf_closed_form(epsilon, neighbo
     assert np.abs(noise).mean() == pytest.approx(moments["mean_absolute"], rel=Z * math.sqrt(6.0 / m) + 1e-12)
     for z in (-2, -1, 0, 1, 2):
         probability = (1 - alpha) / (1 + alpha) * alpha ** abs(z)
-        assert abs((noise == z).mean() - probability) <= Z * math.sqrt(probability * (1 - probability) / m) + 1e-12
+        assert (
+            abs((noise == z).mean() - probability)
+            <= Z * math.sqrt(probability * (1 - probability) / m) + 1e-12
+        )
     assert k == counts.size
 
 
@@ -182,8 +196,16 @@ def test_gaussian_noise_is_unbiased_with_its_sigma(rng):
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: geometric_alpha(epsilon=0.0, sensitivity=2.0), ValueError, r"`epsilon` must be in \(0, inf\); got 0.0"),
-        (lambda: geometric_alpha(epsilon=1.0, sensitivity=-1.0), ValueError, r"`sensitivity` must be in \(0, inf\); got -1.0"),
+        (
+            lambda: geometric_alpha(epsilon=0.0, sensitivity=2.0),
+            ValueError,
+            r"`epsilon` must be in \(0, inf\); got 0.0",
+        ),
+        (
+            lambda: geometric_alpha(epsilon=1.0, sensitivity=-1.0),
+            ValueError,
+            r"`sensitivity` must be in \(0, inf\); got -1.0",
+        ),
         (lambda: geometric_moments(1.0), ValueError, r"`alpha` must be in \(0, 1\); got 1.0"),
         (lambda: l1_sensitivity_for("swap"), ValueError, r"`neighbouring` must be one of"),
     ],

@@ -217,7 +217,10 @@ def test_diffprivlib_under_noises_below_1e_16_and_we_flag_it(delta):
     # diffprivlib's sigma does not give the promised delta: its true delta exceeds the target
     achieved = float(gaussian_log_delta(calibration.sigma_diffprivlib, epsilon=4.0, sensitivity=math.sqrt(2)))
     assert achieved > math.log(delta) + 1.0
-    assert diffprivlib_gaussian_sigma(epsilon=4.0, delta=delta, sensitivity=math.sqrt(2)) == calibration.sigma_diffprivlib
+    assert (
+        diffprivlib_gaussian_sigma(epsilon=4.0, delta=delta, sensitivity=math.sqrt(2))
+        == calibration.sigma_diffprivlib
+    )
 
 
 @pytest.mark.parametrize(
@@ -226,7 +229,10 @@ def test_diffprivlib_under_noises_below_1e_16_and_we_flag_it(delta):
         ({"epsilon": 0.0, "delta": 1e-5, "sensitivity": 1.0}, r"`epsilon` must be in \(0, inf\); got 0\.0\."),
         ({"epsilon": 1.0, "delta": 0.0, "sensitivity": 1.0}, r"`delta` must be in \(0, 1\); got 0\.0\."),
         ({"epsilon": 1.0, "delta": 1.5, "sensitivity": 1.0}, r"`delta` must be in \(0, 1\); got 1\.5\."),
-        ({"epsilon": 1.0, "delta": 1e-5, "sensitivity": -1.0}, r"`sensitivity` must be in \(0, inf\); got -1\.0\."),
+        (
+            {"epsilon": 1.0, "delta": 1e-5, "sensitivity": -1.0},
+            r"`sensitivity` must be in \(0, inf\); got -1\.0\.",
+        ),
     ],
 )
 def test_analytic_sigma_rejects_bad_parameters(kwargs, match):
@@ -248,5 +254,7 @@ def test_gaussian_histogram_adds_noise_of_the_given_scale(rng):
 def test_sensitivity_of_the_histogram_under_each_neighbouring_relation():
     assert sensitivity_for("replace-one") == math.sqrt(2)  # one unit moves between two bins
     assert sensitivity_for("add-remove") == 1.0
-    with pytest.raises(ValueError, match=r"`neighbouring` must be one of 'replace-one', 'add-remove'; got 'swap'\."):
+    with pytest.raises(
+        ValueError, match=r"`neighbouring` must be one of 'replace-one', 'add-remove'; got 'swap'\."
+    ):
         sensitivity_for("swap")

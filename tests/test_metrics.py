@@ -46,12 +46,21 @@ def test_individual_error_is_in_counts():
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: total_variation([0.5, 0.5], [1.0, 0.0, 0.0]), ValueError,
-         r"`estimate` and `truth` must have the same number of bins"),
-        (lambda: individual_error([0.5, 0.5], [0.5, 0.5], x0=2, n_users=3), ValueError,
-         r"`x0` must be an integer in \[0, 1\]; got 2\."),
-        (lambda: individual_error([0.5, 0.5], [0.5, 0.5], x0=0, n_users=0), ValueError,
-         r"`n_users` must be an integer in \[1, inf\); got 0\."),
+        (
+            lambda: total_variation([0.5, 0.5], [1.0, 0.0, 0.0]),
+            ValueError,
+            r"`estimate` and `truth` must have the same number of bins",
+        ),
+        (
+            lambda: individual_error([0.5, 0.5], [0.5, 0.5], x0=2, n_users=3),
+            ValueError,
+            r"`x0` must be an integer in \[0, 1\]; got 2\.",
+        ),
+        (
+            lambda: individual_error([0.5, 0.5], [0.5, 0.5], x0=0, n_users=0),
+            ValueError,
+            r"`n_users` must be an integer in \[1, inf\); got 0\.",
+        ),
     ],
 )
 def test_metrics_reject_bad_input(call, error, match):

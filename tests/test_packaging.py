@@ -33,18 +33,24 @@ def _lock() -> dict[str, str]:
 
 def _declared() -> list[Requirement]:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    return [Requirement(text) for text in [*project["dependencies"], *project["optional-dependencies"]["test"]]]
+    return [
+        Requirement(text) for text in [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    ]
 
 
 def test_dependencies_are_ranges_whose_lower_bound_is_the_locked_tested_version():
     lock = _lock()
     for requirement in _declared():
         operators = {spec.operator: Version(spec.version) for spec in requirement.specifier}
-        assert "==" not in operators, f"{requirement}: use a compatible range; exact pins go to requirements.lock"
+        assert "==" not in operators, (
+            f"{requirement}: use a compatible range; exact pins go to requirements.lock"
+        )
         assert set(operators) == {">=", "<"}, f"{requirement}: needs a lower (>=) and an upper (<) bound"
         locked = lock.get(canonicalize_name(requirement.name))
         assert locked is not None, f"{requirement.name} is missing from requirements.lock"
-        assert operators[">="] == Version(locked), f"{requirement}: lower bound must be the tested (locked) {locked}"
+        assert operators[">="] == Version(locked), (
+            f"{requirement}: lower bound must be the tested (locked) {locked}"
+        )
         assert Version(locked) in requirement.specifier
 
 
@@ -57,7 +63,9 @@ def test_installed_versions_are_the_locked_ones():
     # CI installs with -c requirements.lock; a drift means the lock was not regenerated.
     lock = _lock()
     for requirement in _declared():
-        assert importlib.metadata.version(requirement.name) == lock[canonicalize_name(requirement.name)], requirement.name
+        assert importlib.metadata.version(requirement.name) == lock[canonicalize_name(requirement.name)], (
+            requirement.name
+        )
 
 
 def test_requires_python_covers_lowest_and_newest_tested():
@@ -66,7 +74,11 @@ def test_requires_python_covers_lowest_and_newest_tested():
     for version in ("3.11.0", "3.12.0", "3.13.0"):
         assert Version(version) in supported
     assert Version("3.10.13") not in supported
-    classifiers = {c.rsplit(" :: ", 1)[-1] for c in project["classifiers"] if c.startswith("Programming Language :: Python :: 3.")}
+    classifiers = {
+        c.rsplit(" :: ", 1)[-1]
+        for c in project["classifiers"]
+        if c.startswith("Programming Language :: Python :: 3.")
+    }
     assert classifiers == {"3.11", "3.12", "3.13"}
     assert "NEWEST_VERSION=3.13" in (REPO / ".ci" / "newest-python").read_text()
 
@@ -83,9 +95,12 @@ def test_environment_yml_installs_this_repository_with_the_lock():
     target = (path.parent / editable[0][3:].split("[")[0]).resolve()
     assert target == REPO and (target / "pyproject.toml").is_file()
     assert (path.parent / constraints[0][3:]).resolve() == REPO / "requirements.lock"
-    python = next(item for item in environment["dependencies"] if isinstance(item, str) and item.startswith("python"))
+    python = next(
+        item for item in environment["dependencies"] if isinstance(item, str) and item.startswith("python")
+    )
     assert Version(python.split("=")[1].split()[0] + ".0") in SpecifierSet(
-        tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["requires-python"])
+        tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["requires-python"]
+    )
 
 
 def test_environment_yml_pip_entries_resolve_like_conda_does(tmp_path):
@@ -101,9 +116,22 @@ def test_environment_yml_pip_entries_resolve_like_conda_does(tmp_path):
     (copy / "src" / "shuffledp" / "__init__.py").write_text('__version__ = "0.1.0"\n')
     (copy / "condaenv.requirements.txt").write_text("\n".join(pip) + "\n")
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps",
-         "--report", str(tmp_path / "report.json"), "-r", "condaenv.requirements.txt"],
-        cwd=copy, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--no-deps",
+            "--report",
+            str(tmp_path / "report.json"),
+            "-r",
+            "condaenv.requirements.txt",
+        ],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     report = json.loads((tmp_path / "report.json").read_text())
@@ -121,7 +149,11 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
     install = 'python3 -m venv .venv && .venv/bin/pip install -c requirements.lock -e ".[test]"'
     assert run_all == f"{install} && .venv/bin/snakemake --cores 2"
     assert run_tests == f"{install} && .venv/bin/python -m pytest -n 2 --dist loadfile"
-    ci_commands = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
+    ci_commands = [
+        line
+        for line in (REPO / ".ci" / "run").read_text().splitlines()
+        if line and not line.startswith(("#", "set ", "cd "))
+    ]
     # the newest Python installs in the background (tests/test_ci.py runs this control flow with stand-ins)
     assert ci_commands == [
         "setsid bash .ci/system-packages > .ci-system-packages.log 2>&1 &",
@@ -141,7 +173,10 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
         "bash .ci/newest-python test",
     ]
     newest = (REPO / ".ci" / "newest-python").read_text()
-    assert 'pip install -c requirements.lock -e ".[test]"' in newest and '-m pytest -n 2 --dist loadfile -m "not slow"' in newest
+    assert (
+        'pip install -c requirements.lock -e ".[test]"' in newest
+        and '-m pytest -n 2 --dist loadfile -m "not slow"' in newest
+    )
 
 
 def test_readme_states_the_offline_exit_status_and_where_things_are():

@@ -28,7 +28,9 @@ def test_bar_is_drawn_on_a_terminal_and_silent_otherwise(monkeypatch):
     assert pipe.getvalue() == ""
 
 
-@pytest.mark.parametrize("setting, shown_on_pipe, shown_on_terminal", [("1", True, True), ("0", False, False)])
+@pytest.mark.parametrize(
+    "setting, shown_on_pipe, shown_on_terminal", [("1", True, True), ("0", False, False)]
+)
 def test_environment_forces_bars_on_or_off(monkeypatch, setting, shown_on_pipe, shown_on_terminal):
     monkeypatch.setenv("SHUFFLEDP_PROGRESS", setting)
     for stream, shown in ((io.StringIO(), shown_on_pipe), (Terminal(), shown_on_terminal)):
@@ -64,8 +66,15 @@ def test_download_shows_progress(tmp_path, monkeypatch, capsys):
 
 def test_sweep_shows_progress(monkeypatch, capsys):
     monkeypatch.setenv("SHUFFLEDP_PROGRESS", "1")
-    sweep = {"accountants": ["biswas-printed"], "n_users": [100, 200], "k": [10], "epsilon_local": [1.0],
-             "n_x0_fraction": [0.5], "epsilon": [0.1, 0.2], "x": "n_users"}
+    sweep = {
+        "accountants": ["biswas-printed"],
+        "n_users": [100, 200],
+        "k": [10],
+        "epsilon_local": [1.0],
+        "n_x0_fraction": [0.5],
+        "epsilon": [0.1, 0.2],
+        "x": "n_users",
+    }
     frame = sweep_frame("demo", sweep)
     assert len(frame) == 4
     assert "sweep demo" in capsys.readouterr().err

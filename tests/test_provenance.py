@@ -150,7 +150,12 @@ def test_output_time_span(tmp_path):
             [
                 {
                     "path": "/base/p.txt",
-                    "source": {"kind": "local file", "format": "snap", "label": "Paris", "configured_path": "p.txt"},
+                    "source": {
+                        "kind": "local file",
+                        "format": "snap",
+                        "label": "Paris",
+                        "configured_path": "p.txt",
+                    },
                 }
             ],
             id="local-relative",
@@ -161,7 +166,12 @@ def test_output_time_span(tmp_path):
             [
                 {
                     "path": "/abs/s.csv",
-                    "source": {"kind": "local file", "format": "csv", "label": None, "configured_path": "/abs/s.csv"},
+                    "source": {
+                        "kind": "local file",
+                        "format": "csv",
+                        "label": None,
+                        "configured_path": "/abs/s.csv",
+                    },
                 }
             ],
             id="local-absolute",
@@ -237,10 +247,21 @@ def test_manifest_gets_the_permissions_of_a_new_file(tmp_path):
 
 
 def test_stage_config_differences_names_relevant_keys_only():
-    old = {"seed": 1, "data": {"source": "snap", "snap": {"retries": 3}}, "accounting": {"a": [1]}, "report": {"title": "x"}}
+    old = {
+        "seed": 1,
+        "data": {"source": "snap", "snap": {"retries": 3}},
+        "accounting": {"a": [1]},
+        "report": {"title": "x"},
+    }
     manifest = {"config": {"yaml": provenance.config_yaml(old), "sha256": provenance.config_sha256(old)}}
-    new = {**old, "data": {"source": "local", "snap": {"retries": 3}, "local_files": [{"path": "p"}]}, "report": {"title": "y"}}
+    new = {
+        **old,
+        "data": {"source": "local", "snap": {"retries": 3}, "local_files": [{"path": "p"}]},
+        "report": {"title": "y"},
+    }
     assert provenance.stage_config_differences(manifest, new, "data") == ["data.local_files", "data.source"]
     assert provenance.stage_config_differences(manifest, new, "accounting") == []
     assert provenance.stage_config_differences(manifest, {**old, "seed": 2}, "utility") == ["seed"]
-    assert provenance.stage_config_differences({"config": {"yaml": ": not yaml ["}}, old, "accounting") == ["accounting"]
+    assert provenance.stage_config_differences({"config": {"yaml": ": not yaml ["}}, old, "accounting") == [
+        "accounting"
+    ]

@@ -45,8 +45,13 @@ def _run(command: str, work: Path, *extra: str):
     words = shlex.split(command)
     program = words[0].removeprefix(".venv/bin/")
     assert program == "snakemake", command
-    return subprocess.run([sys.executable, "-m", "snakemake", *words[1:], *extra],
-                          cwd=work, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *words[1:], *extra],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.standins
@@ -54,7 +59,9 @@ def _run(command: str, work: Path, *extra: str):
 @pytest.mark.slow  # Snakemake
 def test_standins_command_as_written_builds_the_whole_dag(tmp_path):
     command = _block(r"local_data_dir=\.\./shared/data/gowalla$")
-    assert command.startswith(".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/standins.yaml")
+    assert command.startswith(
+        ".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/standins.yaml"
+    )
     result = _run(command, _checkout(tmp_path), "-n")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "prepare_checkins" in result.stdout and "reproduction_report" in result.stdout
@@ -86,18 +93,43 @@ def test_light_rules_are_localrules_that_snakemake_knows(tmp_path):
     for rules in (REPO / "workflow" / "rules").glob("*.smk"):
         for block in re.findall(r"localrules:\n((?:\s+\w+,\n)+)", rules.read_text()):
             declared += re.findall(r"(\w+),", block)
-    assert {"fetch_gowalla", "data_summary", "manifest", "reproduction_report", "utility_table5", "utility_table6"} <= set(declared)
+    assert {
+        "fetch_gowalla",
+        "data_summary",
+        "manifest",
+        "reproduction_report",
+        "utility_table5",
+        "utility_table6",
+    } <= set(declared)
     work = _checkout(tmp_path)
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1"], cwd=work,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "1"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0 and UNKNOWN_LOCALRULE not in result.stdout + result.stderr
     # Snakemake only warns about a localrules name that matches no rule: make sure it would be seen.
     (work / "Snakefile").unlink()
-    (work / "Snakefile").write_text((REPO / "Snakefile").read_text().replace(
-        'include: "workflow/rules/common.smk"', 'include: "workflow/rules/common.smk"\nlocalrules: fetch_gowala'))
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1"], cwd=work,
-                            capture_output=True, text=True, timeout=600)
-    assert UNKNOWN_LOCALRULE in result.stdout + result.stderr and "fetch_gowala" in result.stdout + result.stderr
+    (work / "Snakefile").write_text(
+        (REPO / "Snakefile")
+        .read_text()
+        .replace(
+            'include: "workflow/rules/common.smk"',
+            'include: "workflow/rules/common.smk"\nlocalrules: fetch_gowala',
+        )
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "1"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert (
+        UNKNOWN_LOCALRULE in result.stdout + result.stderr and "fetch_gowala" in result.stdout + result.stderr
+    )
 
 
 @pytest.mark.slow  # Snakemake
@@ -126,10 +158,13 @@ def test_interrupted_run_paragraph_matches_what_snakemake_does(tmp_path):
     paragraph = README.split("**When a run was interrupted**", 1)[1].split("\n\n", 1)[0]
     assert "--unlock" in paragraph and "Directory cannot\nbe locked" in paragraph
     assert "unsafe while another run is\nactive" in paragraph
-    (tmp_path / "Snakefile").write_text('rule a:\n    output: "out.txt"\n    shell: "sleep 60 && echo done > {output}"\n')
+    (tmp_path / "Snakefile").write_text(
+        'rule a:\n    output: "out.txt"\n    shell: "sleep 60 && echo done > {output}"\n'
+    )
     snakemake = [sys.executable, "-m", "snakemake", "--cores", "1", "--workflow-profile", "none"]
-    run = subprocess.Popen(snakemake, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           start_new_session=True)
+    run = subprocess.Popen(
+        snakemake, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     locks = tmp_path / ".snakemake" / "locks"
     deadline = time.monotonic() + 60
     while not (locks.exists() and any(locks.iterdir())) and time.monotonic() < deadline:
@@ -139,7 +174,11 @@ def test_interrupted_run_paragraph_matches_what_snakemake_does(tmp_path):
     (tmp_path / "Snakefile").write_text('rule a:\n    output: "out.txt"\n    shell: "echo done > {output}"\n')
     again = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert again.returncode != 0 and "Directory cannot be locked" in again.stdout + again.stderr
-    unlocked = subprocess.run(snakemake + ["--unlock"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    unlocked = subprocess.run(
+        snakemake + ["--unlock"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert unlocked.returncode == 0 and not (tmp_path / "out.txt").exists()
     after = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert after.returncode == 0 and (tmp_path / "out.txt").read_text() == "done\n", after.stdout + after.stderr
+    assert after.returncode == 0 and (tmp_path / "out.txt").read_text() == "done\n", (
+        after.stdout + after.stderr
+    )

@@ -28,7 +28,7 @@ def _examples():
             end = starts[position + 1] if position + 1 < len(starts) else len(lines)
             command = lines[start][2:]
             if command.startswith("shuffle-dp "):
-                yield command, "\n".join(lines[start + 1:end]).strip()
+                yield command, "\n".join(lines[start + 1 : end]).strip()
 
 
 EXAMPLES = list(_examples())
@@ -41,6 +41,7 @@ def test_the_readme_has_examples():
 @pytest.mark.parametrize("command,shown", EXAMPLES, ids=[command for command, _ in EXAMPLES])
 def test_example_output_is_real(command, shown):
     arguments = shlex.split(command)[1:]
-    result = subprocess.run([sys.executable, "-m", "shuffledp", *arguments], capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "shuffledp", *arguments], capture_output=True, text=True, timeout=300
+    )
     assert (result.stdout + result.stderr).strip() == shown

@@ -88,9 +88,17 @@ def test_balle_figures_every_point_cites_its_cell_and_commit():
     assert frame["code"].value_counts().to_dict() == {"current": 1500, "2019": 1500}
     assert frame.groupby("panel")["curve"].nunique().to_dict() == {"i": 3, "ii": 5, "iii": 6, "iv": 2}
     current = frame["code"] == "current"
-    assert frame.loc[current, "source"].str.contains(
-        r"\.ipynb cell In \[2[3-6]\] -> shuffleddp/amplification_bounds\.py \w+.* @ 1778a0dd1640$").all()
-    assert frame.loc[~current, "source"].str.contains(
-        r"\.ipynb cell In \[(?:9|1[0-2])\] -> amplification_bounds\.py \w+.* @ 89a50859f5e5$").all()
+    assert (
+        frame.loc[current, "source"]
+        .str.contains(
+            r"\.ipynb cell In \[2[3-6]\] -> shuffleddp/amplification_bounds\.py \w+.* @ 1778a0dd1640$"
+        )
+        .all()
+    )
+    assert (
+        frame.loc[~current, "source"]
+        .str.contains(r"\.ipynb cell In \[(?:9|1[0-2])\] -> amplification_bounds\.py \w+.* @ 89a50859f5e5$")
+        .all()
+    )
     nan = frame["value"] == "nan"
     assert set(frame.loc[nan, "curve"]) == {"EFMRTT'19"}  # only Erlingsson et al. is undefined anywhere

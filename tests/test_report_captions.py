@@ -42,8 +42,10 @@ def test_caption_renders_without_docutils_messages(caption):
     class Snakemake:
         config: dict = {}
 
-    text = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(caption.read_text()).render(
-        snakemake=Snakemake, categories={}, files={}
+    text = (
+        jinja2.Environment(undefined=jinja2.StrictUndefined)
+        .from_string(caption.read_text())
+        .render(snakemake=Snakemake, categories={}, files={})
     )
     try:
         # halt on any warning or error (level 2+); report nothing to stderr
@@ -54,4 +56,6 @@ def test_caption_renders_without_docutils_messages(caption):
 
 def test_the_check_catches_a_substitution_reference():
     with pytest.raises(SystemMessage, match="Undefined substitution referenced"):
-        publish_parts("error |a - b| here", writer="html", settings_overrides={"halt_level": 2, "report_level": 5})
+        publish_parts(
+            "error |a - b| here", writer="html", settings_overrides={"halt_level": 2, "report_level": 5}
+        )

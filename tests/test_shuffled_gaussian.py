@@ -42,6 +42,7 @@ def _nested_quadrature(sigma: float, epsilon: float) -> tuple[float, float]:
     """H(P || Q) and H(Q || P) at d = 2 from the densities themselves: for fixed y1, p > e^eps q exactly on a
     half-line y2 > t(y1) (or everywhere), so the inner integral is adaptive quadrature over that half-line."""
     s2 = sigma**2
+
     def pdf(y, mean):  # scalar Gaussian density (math: scipy's per-call overhead dominates nested quadrature)
         return math.exp(-0.5 * ((y - mean) / sigma) ** 2) / (sigma * math.sqrt(2.0 * math.pi))
 
@@ -55,17 +56,32 @@ def _nested_quadrature(sigma: float, epsilon: float) -> tuple[float, float]:
 
     def inner(y1, first):
         t = threshold(y1, math.exp(epsilon) if first else math.exp(-epsilon))
-        f = (lambda y2: p(y1, y2) - math.exp(epsilon) * q(y1, y2)) if first else (
-            lambda y2: q(y1, y2) - math.exp(epsilon) * p(y1, y2))
+        f = (
+            (lambda y2: p(y1, y2) - math.exp(epsilon) * q(y1, y2))
+            if first
+            else (lambda y2: q(y1, y2) - math.exp(epsilon) * p(y1, y2))
+        )
         if first:
             lo = -12 * sigma if t is None else t
-            return integrate.quad(f, lo, 12 * sigma + 1, epsabs=0, epsrel=1e-11, limit=200)[0] if lo < 12 * sigma + 1 else 0.0
+            return (
+                integrate.quad(f, lo, 12 * sigma + 1, epsabs=0, epsrel=1e-11, limit=200)[0]
+                if lo < 12 * sigma + 1
+                else 0.0
+            )
         if t is None:
             return 0.0
-        return integrate.quad(f, -12 * sigma, t, epsabs=0, epsrel=1e-11, limit=200)[0] if t > -12 * sigma else 0.0
+        return (
+            integrate.quad(f, -12 * sigma, t, epsabs=0, epsrel=1e-11, limit=200)[0]
+            if t > -12 * sigma
+            else 0.0
+        )
 
-    return tuple(integrate.quad(lambda y1: inner(y1, first), -12 * sigma, 12 * sigma + 1, epsabs=0, epsrel=1e-10,
-                                limit=200)[0] for first in (True, False))
+    return tuple(
+        integrate.quad(
+            lambda y1: inner(y1, first), -12 * sigma, 12 * sigma + 1, epsabs=0, epsrel=1e-10, limit=200
+        )[0]
+        for first in (True, False)
+    )
 
 
 @pytest.mark.parametrize("sigma,epsilon", [(1.0, 0.0), (1.0, 1.0), (0.7, 0.5)])
@@ -80,7 +96,9 @@ def test_exact_d2_matches_nested_quadrature_of_the_densities(sigma, epsilon):
 @pytest.mark.parametrize("sigma", [0.7, 1.0])
 def test_monte_carlo_agrees_with_the_exact_integral(dimension, sigma):
     epsilons = np.linspace(0.0, 2.0, 9)
-    frame = hockey_stick_monte_carlo(dimension, sigma, epsilons, samples=100_000, rng=np.random.default_rng(7))
+    frame = hockey_stick_monte_carlo(
+        dimension, sigma, epsilons, samples=100_000, rng=np.random.default_rng(7)
+    )
     pq, qp = hockey_stick_exact(dimension, sigma, epsilons)
     # each direction within 4.5 standard errors of the exact value (a wrong estimator fails by far more:
     # e.g. swapping the two directions at d = 2 is off by up to 38 standard errors, sigma = 0.7, eps = 2)
@@ -89,7 +107,7 @@ def test_monte_carlo_agrees_with_the_exact_integral(dimension, sigma):
     exact = np.maximum(pq, qp)
     inside = (frame["delta_low"] <= exact) & (exact <= frame["delta_high"])
     assert inside.mean() >= 0.75
-    assert np.all(frame["delta_upper_bound"] >= exact)   # the non-asymptotic upper bound is above
+    assert np.all(frame["delta_upper_bound"] >= exact)  # the non-asymptotic upper bound is above
     assert np.allclose(frame["exact_pq"], pq) and np.allclose(frame["exact_qp"], qp)
 
 
@@ -115,8 +133,13 @@ def test_log_likelihood_ratio_is_the_density_ratio_and_permutation_invariant():
 
 
 def test_frame_is_seeded_per_dimension_and_verdicts_name_the_missing_parameters():
-    section = {"sigma": 1.0, "dimensions": [1, 3], "epsilon": {"start": 0.0, "stop": 1.0, "num": 3},
-               "samples": 2000, "confidence": 0.95}
+    section = {
+        "sigma": 1.0,
+        "dimensions": [1, 3],
+        "epsilon": {"start": 0.0, "stop": 1.0, "num": 3},
+        "samples": 2000,
+        "confidence": 0.95,
+    }
     first, again = fig4_frame(section, seed=5), fig4_frame(section, seed=5)
     assert list(first.columns) == FIG4_COLUMNS
     assert np.array_equal(first["delta"], again["delta"])
@@ -128,18 +151,26 @@ def test_frame_is_seeded_per_dimension_and_verdicts_name_the_missing_parameters(
     assert "75068f3" in verdicts["known_cause"].iloc[0]
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"dimension": 0}, "`dimension` must be an integer in [1, inf); got 0."),
-    ({"sigma": -1.0}, "`sigma` must be in (0, inf); got -1.0."),
-    ({"samples": 1}, "`samples` must be an integer in [2, inf); got 1."),
-    ({"epsilons": [-0.5]}, "`epsilons` must be in [0, inf); got -0.5."),
-    ({"confidence": 1.0}, "`confidence` must be in (0, 1); got 1.0."),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"dimension": 0}, "`dimension` must be an integer in [1, inf); got 0."),
+        ({"sigma": -1.0}, "`sigma` must be in (0, inf); got -1.0."),
+        ({"samples": 1}, "`samples` must be an integer in [2, inf); got 1."),
+        ({"epsilons": [-0.5]}, "`epsilons` must be in [0, inf); got -0.5."),
+        ({"confidence": 1.0}, "`confidence` must be in (0, 1); got 1.0."),
+    ],
+)
 def test_bad_input_names_the_parameter(kwargs, message):
     arguments = {"dimension": 2, "sigma": 1.0, "epsilons": [0.0], "samples": 10, "confidence": 0.95, **kwargs}
     with pytest.raises(ValueError) as error:
-        hockey_stick_monte_carlo(arguments.pop("dimension"), arguments.pop("sigma"), arguments.pop("epsilons"),
-                                 rng=np.random.default_rng(0), **arguments)
+        hockey_stick_monte_carlo(
+            arguments.pop("dimension"),
+            arguments.pop("sigma"),
+            arguments.pop("epsilons"),
+            rng=np.random.default_rng(0),
+            **arguments,
+        )
     assert str(error.value) == message
 
 
@@ -197,8 +228,14 @@ def test_importance_sampling_agrees_with_plain_monte_carlo_at_d4():
 
 
 def test_fig4_frame_runs_both_estimators_and_verdicts_say_which():
-    section = {"sigma": 1.0, "dimensions": [2, 8], "epsilon": {"start": 0.0, "stop": 2.0, "num": 5},
-               "samples": 5000, "confidence": 0.95, "importance": {"samples": 20_000, "shifts": 8}}
+    section = {
+        "sigma": 1.0,
+        "dimensions": [2, 8],
+        "epsilon": {"start": 0.0, "stop": 2.0, "num": 5},
+        "samples": 5000,
+        "confidence": 0.95,
+        "importance": {"samples": 20_000, "shifts": 8},
+    }
     frame = fig4_frame(section, seed=5)
     assert set(frame["estimator"]) == {PLAIN, IMPORTANCE}
     tilted = frame[(frame["estimator"] == IMPORTANCE) & (frame["dimension"] == 8)]

@@ -41,8 +41,14 @@ def _skip_reason() -> str | None:
 def test_slurm_run_is_byte_identical_to_the_local_run(tmp_path):
     env = {**os.environ, "PYTHON": sys.executable}
     # every step of the script has its own time limit (snakemake runs 900 + 600 s at most); this is the last resort
-    run = subprocess.run(["bash", str(ROOT / "tools" / "slurm_local.sh"), str(tmp_path / "work")], cwd=ROOT,
-                         env=env, capture_output=True, text=True, timeout=1700)
+    run = subprocess.run(
+        ["bash", str(ROOT / "tools" / "slurm_local.sh"), str(tmp_path / "work")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1700,
+    )
     print(run.stdout[-4000:], run.stderr[-2000:])
     if run.returncode == 3:  # the script's "environment:" exit: this machine cannot host the cluster
         reason = [line for line in run.stdout.splitlines() if line.startswith("[slurm_local] environment:")]

@@ -73,8 +73,12 @@ def test_format_number_missing_and_text():
 
 
 def test_write_table_writes_three_formats(tmp_path):
-    frame = pd.DataFrame({"eps": [0.1, 0.5], "delta_exact": [1.345e-9, 0.0], "verdict": ["reproduced", "not reproduced"]})
-    write_table(frame, csv=tmp_path / "t.csv", latex=tmp_path / "t.tex", markdown=tmp_path / "t.md", caption="A_b")
+    frame = pd.DataFrame(
+        {"eps": [0.1, 0.5], "delta_exact": [1.345e-9, 0.0], "verdict": ["reproduced", "not reproduced"]}
+    )
+    write_table(
+        frame, csv=tmp_path / "t.csv", latex=tmp_path / "t.tex", markdown=tmp_path / "t.md", caption="A_b"
+    )
     back = pd.read_csv(tmp_path / "t.csv")
     assert back["delta_exact"].tolist() == [1.345e-9, 0.0]  # CSV keeps full precision
     latex = (tmp_path / "t.tex").read_text()
@@ -86,7 +90,6 @@ def test_write_table_writes_three_formats(tmp_path):
 def test_atomic_write_leaves_nothing_half_written(tmp_path):
     target = tmp_path / "out.txt"
     atomic_write_text(target, "old")
-
 
     with pytest.raises(TypeError):
         atomic_write_text(target, 12345)  # not text: the write fails midway

@@ -26,8 +26,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 # builds a wheel and a virtual environment: `slow` (see the marker in pyproject.toml)
 pytestmark = pytest.mark.slow
-OFFLINE_FAILURES = ("No matching distribution", "Could not find a version", "NewConnectionError",
-                    "Network is unreachable", "Temporary failure in name resolution", "ConnectionError")
+OFFLINE_FAILURES = (
+    "No matching distribution",
+    "Could not find a version",
+    "NewConnectionError",
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "ConnectionError",
+)
 
 
 def _backend_available() -> bool:
@@ -47,7 +53,9 @@ def _sources(destination: Path) -> Path:
     """A copy of what the build reads (so the checkout gets no build/ or egg-info)."""
     for name in ("pyproject.toml", "README.md", "CITATION.cff"):
         shutil.copy2(REPO / name, destination / name)
-    shutil.copytree(REPO / "src", destination / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(
+        REPO / "src", destination / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
+    )
     return destination
 
 
@@ -62,8 +70,10 @@ def wheel(tmp_path_factory) -> Path:
     built = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     if built.returncode != 0:
         if not _backend_available() and any(text in built.stdout + built.stderr for text in OFFLINE_FAILURES):
-            pytest.skip("cannot build the wheel offline: the build backend (setuptools>=77, wheel) is not installed "
-                        "here and no package index is reachable")
+            pytest.skip(
+                "cannot build the wheel offline: the build backend (setuptools>=77, wheel) is not installed "
+                "here and no package index is reachable"
+            )
         pytest.fail(f"the wheel did not build:\n{built.stdout[-2000:]}\n{built.stderr[-2000:]}")
     wheels = sorted(out.glob("shuffledp-*.whl"))
     assert len(wheels) == 1, wheels
@@ -75,10 +85,29 @@ def venv(tmp_path_factory, wheel) -> Path:
     root = tmp_path_factory.mktemp("venv") / "env"
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=300)
     python = root / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check",
-                    str(wheel)], check=True, capture_output=True, timeout=300)
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (site / "zz_dependencies_of_the_test_env.pth").write_text("\n".join(sorted(ours)) + "\n")
     return root
@@ -98,19 +127,52 @@ def _clean_env() -> dict:
 
 def test_the_installed_wheel_runs_outside_the_checkout(venv, tmp_path):
     python, script = venv / "bin" / "python", venv / "bin" / "shuffle-dp"
-    where = subprocess.run([str(python), "-c", "import shuffledp; print(shuffledp.__file__)"], cwd=tmp_path,
-                           capture_output=True, text=True, check=True, env=_clean_env()).stdout.strip()
+    where = subprocess.run(
+        [str(python), "-c", "import shuffledp; print(shuffledp.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_clean_env(),
+    ).stdout.strip()
     assert where.startswith(str(venv)), where  # the wheel's copy, not the checkout's
-    argv = ["epsilon", "--accountant", "weak-adversary", "--eps0", "2", "--n", "1000", "--k", "4", "--delta", "1e-6",
-            "--json"]
-    installed = subprocess.run([str(script), *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                               env=_clean_env())
-    here = subprocess.run([sys.executable, "-m", "shuffledp", *argv], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    argv = [
+        "epsilon",
+        "--accountant",
+        "weak-adversary",
+        "--eps0",
+        "2",
+        "--n",
+        "1000",
+        "--k",
+        "4",
+        "--delta",
+        "1e-6",
+        "--json",
+    ]
+    installed = subprocess.run(
+        [str(script), *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=_clean_env()
+    )
+    here = subprocess.run(
+        [sys.executable, "-m", "shuffledp", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+    )
     assert installed.returncode == 0 and installed.stdout == here.stdout, installed.stderr
     assert json.loads(installed.stdout)[0]["kind"] == "upper bound"
     reference = subprocess.run(
-        [str(python), "-c", "from shuffledp.reference import load_reference, REFERENCE_NAMES\n"
-                            "print(sum(len(load_reference(name)) for name in REFERENCE_NAMES))"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=_clean_env())
+        [
+            str(python),
+            "-c",
+            "from shuffledp.reference import load_reference, REFERENCE_NAMES\n"
+            "print(sum(len(load_reference(name)) for name in REFERENCE_NAMES))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_clean_env(),
+    )
     assert reference.returncode == 0 and int(reference.stdout) > 0, reference.stderr

@@ -32,7 +32,16 @@ pytestmark = pytest.mark.slow
 
 
 def snakemake(work: Path, *args, timeout=900):
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(work),
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=work)
 
 
@@ -66,7 +75,9 @@ def test_summary_matches_fixture_construction(e2e, expected, test_config):
     for name, counts in expected["regions"].items():
         assert regions.loc[name, "kept"] == counts["inside"]
         assert regions.loc[name, "paper_count"] == test_config["regions"][name]["paper_count"]
-    assert (e2e / "results" / "data" / "summary.md").read_text().count("| region |") == len(test_config["regions"])
+    assert (e2e / "results" / "data" / "summary.md").read_text().count("| region |") == len(
+        test_config["regions"]
+    )
 
 
 def test_cell_counts_and_checkins_agree(e2e, expected, test_config):
@@ -86,7 +97,9 @@ def test_cell_counts_and_checkins_agree(e2e, expected, test_config):
         recount = checkins["cell"].value_counts().reindex(cells["cell"], fill_value=0).to_numpy()
         assert (recount == cells["count"].to_numpy()).all()
         # the corner points of the fixture: the north-east corner lands in the last cell
-        corner = checkins[(checkins["latitude"] == region["lat_max"]) & (checkins["longitude"] == region["lon_max"])]
+        corner = checkins[
+            (checkins["latitude"] == region["lat_max"]) & (checkins["longitude"] == region["lon_max"])
+        ]
         assert corner["cell"].tolist() == [n_lat * n_lon - 1]
 
 
@@ -128,17 +141,30 @@ def test_offline_fetch_fails_with_one_clear_line(tmp_path):
 
 
 def test_too_many_malformed_rows_stop_the_source(tmp_path, expected):
-    work, result = _overlay_run(tmp_path, {"data": {"max_bad_fraction": 0.001}}, "results/data/sources/fixture.parquet")
+    work, result = _overlay_run(
+        tmp_path, {"data": {"max_bad_fraction": 0.001}}, "results/data/sources/fixture.parquet"
+    )
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert f"source fixture: {sum(expected['malformed'].values())} of {expected['rows']} rows are malformed" in output and "`data.max_bad_fraction` allows at most 0.001" in output
+    assert (
+        f"source fixture: {sum(expected['malformed'].values())} of {expected['rows']} rows are malformed"
+        in output
+        and "`data.max_bad_fraction` allows at most 0.001" in output
+    )
     assert not (work / "results" / "data" / "sources" / "fixture.parquet").exists()
 
 
 def test_adding_a_region_needs_no_code(tmp_path):
     # README "Adding a region": a new entry under `regions` gets its own crop/grid job and Figure 3 panel.
-    lyon = {"label": "Lyon", "lat_min": 45.73, "lat_max": 45.78, "lon_min": 4.80, "lon_max": 4.88,
-            "grid": {"n_lon": 12, "n_lat": 10}, "paper_count": None}
+    lyon = {
+        "label": "Lyon",
+        "lat_min": 45.73,
+        "lat_max": 45.78,
+        "lon_min": 4.80,
+        "lon_max": 4.88,
+        "grid": {"n_lon": 12, "n_lat": 10},
+        "paper_count": None,
+    }
     work, result = _overlay_run(tmp_path, {"regions": {"lyon": lyon}}, "results/data/fig3.png")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     cells = pd.read_csv(work / "results" / "data" / "lyon" / "cell_counts.csv")
@@ -168,13 +194,17 @@ def test_unreadable_input_stops_the_data_stage_with_one_line(tmp_path, name, con
     }.get(content, content)
     (tmp_path / "files").mkdir()
     (tmp_path / "files" / name).write_bytes(content)
-    overlay = {"local_data_dir": str(tmp_path / "files"),
-               "data": {"local_files": [{"path": name, "format": "snap", "label": "bad"}]}}
+    overlay = {
+        "local_data_dir": str(tmp_path / "files"),
+        "data": {"local_files": [{"path": name, "format": "snap", "label": "bad"}]},
+    }
     work, result = _overlay_run(tmp_path, overlay, "results/data/summary.csv")
     output = result.stdout + result.stderr
     assert result.returncode != 0
     lines = [line for line in output.splitlines() if line.startswith("check-in file ")]
-    assert len(lines) == 1 and lines[0].startswith(f"check-in file {tmp_path / 'files' / name}: {problem}"), output
+    assert len(lines) == 1 and lines[0].startswith(f"check-in file {tmp_path / 'files' / name}: {problem}"), (
+        output
+    )
     assert "Traceback" not in output and "zlib" not in output.replace(problem, "")
     assert not (work / "results" / "data" / "sources" / "bad.parquet").exists()
     assert lines[0] in (work / "logs" / "data" / "prepare_checkins" / "bad.log").read_text()
@@ -182,8 +212,14 @@ def test_unreadable_input_stops_the_data_stage_with_one_line(tmp_path, name, con
 
 def test_same_file_listed_twice_is_counted_once(tmp_path, expected):
     fixture = str(TEST_DIR / "data" / "checkins_fixture.txt")
-    overlay = {"data": {"local_files": [{"path": fixture, "format": "snap", "label": "first"},
-                                        {"path": fixture, "format": "snap", "label": "again"}]}}
+    overlay = {
+        "data": {
+            "local_files": [
+                {"path": fixture, "format": "snap", "label": "first"},
+                {"path": fixture, "format": "snap", "label": "again"},
+            ]
+        }
+    }
     work, result = _overlay_run(tmp_path, overlay, "results/data/summary.csv")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     summary = pd.read_csv(work / "results" / "data" / "summary.csv").set_index("name")
@@ -221,9 +257,13 @@ def _equal_guarantee_settings(e2e, test_config):
 
 
 def _mc_row(frame, n_users, target, mechanism, calibration):
-    chosen = frame[(frame["n_users"] == n_users) & np.isclose(frame["epsilon"], target.epsilon)
-                   & (frame["delta_rule"] == target.delta_rule) & (frame["mechanism"] == mechanism)
-                   & (frame["calibration"] == calibration)]
+    chosen = frame[
+        (frame["n_users"] == n_users)
+        & np.isclose(frame["epsilon"], target.epsilon)
+        & (frame["delta_rule"] == target.delta_rule)
+        & (frame["mechanism"] == mechanism)
+        & (frame["calibration"] == calibration)
+    ]
     assert len(chosen) == 1, (n_users, target, mechanism, calibration)
     return chosen.iloc[0]
 
@@ -249,36 +289,66 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
         counts = dataset_counts(SYNTHETIC, n_users, utility=test_config["utility"], seed=test_config["seed"])
         path = tmp_path / f"synthetic_{n_users}.csv"
         pd.DataFrame({"count": counts}).to_csv(path, index=False)
-        result = compare(n_users=n_users, k=counts.size, epsilon=target.epsilon, delta=target.delta, data=str(path),
-                         draws=400, seed=1)
+        result = compare(
+            n_users=n_users,
+            k=counts.size,
+            epsilon=target.epsilon,
+            delta=target.delta,
+            data=str(path),
+            draws=400,
+            seed=1,
+        )
         rows = {(row["mechanism"], row["calibration"]): row for row in result.rows}
         replicates = test_config["utility"]["equal_guarantee"]["replicates"]
         for calibration, accountant in (("upper", "weak-adversary"), ("lower", "worst-case-lower")):
             grid = _mc_row(frame, n_users, target, "shuffle+INV-unprojected", accountant)
             epsilon_local = rows["shuffle+inv", calibration]["epsilon_local"]
             assert epsilon_local == pytest.approx(grid["epsilon_local"], abs=2e-6)
-            draws = invert_krr(sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=np.random.default_rng(2),
-                                                    size=400), epsilon_local=epsilon_local)
+            draws = invert_krr(
+                sample_krr_histogram(
+                    counts, epsilon_local=epsilon_local, rng=np.random.default_rng(2), size=400
+                ),
+                epsilon_local=epsilon_local,
+            )
             spread = total_variation(draws, counts / n_users).std(ddof=1) / math.sqrt(replicates)
-            assert abs(rows["shuffle+inv", calibration]["tv"] - grid["tv_mean"]) <= 4 * spread, (n_users, target)
+            assert abs(rows["shuffle+inv", calibration]["tv"] - grid["tv_mean"]) <= 4 * spread, (
+                n_users,
+                target,
+            )
         gaussian = _mc_row(frame, n_users, target, "gaussian", "none")
         assert rows["gaussian", "none"]["tv"] == pytest.approx(gaussian["tv_expected"], rel=1e-9)
         pair = {}
-        for mine, theirs, calibration in (("shuffle+inv+proj", "shuffle+INV", "weak-adversary"),
-                                          ("gaussian+proj", "gaussian+proj", "none")):
+        for mine, theirs, calibration in (
+            ("shuffle+inv+proj", "shuffle+INV", "weak-adversary"),
+            ("gaussian+proj", "gaussian+proj", "none"),
+        ):
             grid = _mc_row(frame, n_users, target, theirs, calibration)
             row = rows[mine, "upper" if mine.startswith("shuffle") else "none"]
             grid_se = row["tv_se"] * math.sqrt(400 / replicates)
-            assert abs(row["tv"] - grid["tv_mean"]) <= 4 * math.hypot(row["tv_se"], grid_se), (mine, n_users, target)
+            assert abs(row["tv"] - grid["tv_mean"]) <= 4 * math.hypot(row["tv_se"], grid_se), (
+                mine,
+                n_users,
+                target,
+            )
             pair[mine] = (grid["tv_mean"], grid_se)
         (shuffle, shuffle_se), (central, central_se) = pair["shuffle+inv+proj"], pair["gaussian+proj"]
         grid_ratio = shuffle / central
         verdict = result.verdict["shuffle_vs_gaussian"]
         spread = grid_ratio * math.hypot(shuffle_se / shuffle, central_se / central)
         mine_shuffle, mine_central = rows["shuffle+inv+proj", "upper"], rows["gaussian+proj", "none"]
-        spread = math.hypot(spread, verdict["ratio"] * math.hypot(mine_shuffle["tv_se"] / mine_shuffle["tv"],
-                                                                  mine_central["tv_se"] / mine_central["tv"]))
-        assert abs(verdict["ratio"] - grid_ratio) <= 4 * spread, (n_users, target, verdict["ratio"], grid_ratio)
+        spread = math.hypot(
+            spread,
+            verdict["ratio"]
+            * math.hypot(
+                mine_shuffle["tv_se"] / mine_shuffle["tv"], mine_central["tv_se"] / mine_central["tv"]
+            ),
+        )
+        assert abs(verdict["ratio"] - grid_ratio) <= 4 * spread, (
+            n_users,
+            target,
+            verdict["ratio"],
+            grid_ratio,
+        )
         if abs(shuffle - central) > 3 * math.hypot(shuffle_se, central_se) and verdict["certain"]:
             assert verdict["winner"] == ("shuffle+inv+proj" if shuffle < central else "gaussian+proj")
 
@@ -306,9 +376,14 @@ def test_balle_outputs(e2e, test_config):
     balle = e2e / "results" / "balle"
     assert (balle / "balle_fig3.png").stat().st_size > 0
     verdicts = pd.read_csv(balle / "balle_verdicts.csv", dtype={"panel": str})
-    verdicts = verdicts[verdicts["code"] == "current"]  # the 2019 release's Bennett curves differ (docs/balle-figures.md)
-    configured = {(panel, curve) for panel, section in test_config["balle"]["panels"].items()
-                  for curve in section["curves"]}
+    verdicts = verdicts[
+        verdicts["code"] == "current"
+    ]  # the 2019 release's Bennett curves differ (docs/balle-figures.md)
+    configured = {
+        (panel, curve)
+        for panel, section in test_config["balle"]["panels"].items()
+        for curve in section["curves"]
+    }
     computed = verdicts[[(p, c) in configured for p, c in zip(verdicts["panel"], verdicts["curve"])]]
     assert len(computed) == len(configured) and (computed["verdict"] == "reproduced").all()
     # issue 33: the claim counts recounted from balle_fig3.csv by a plain loop; their Figure 2's densities
@@ -318,7 +393,9 @@ def test_balle_outputs(e2e, test_config):
         mine = curves[(curves["panel"] == row.panel) & (curves["role"] == "published")]
         a = dict(zip(mine[mine["curve"] == row.better]["n"], mine[mine["curve"] == row.better]["value"]))
         b = dict(zip(mine[mine["curve"] == row.worse]["n"], mine[mine["curve"] == row.worse]["value"]))
-        sign = 1 if row.panel == "i" else -1  # eps (smaller is better) in (i), eps0 (larger is better) in (iii)
+        sign = (
+            1 if row.panel == "i" else -1
+        )  # eps (smaller is better) in (i), eps0 (larger is better) in (iii)
         ahead = sum(1 for n in set(a) & set(b) if sign * (a[n] - b[n]) < 0)
         behind = sum(1 for n in set(a) & set(b) if sign * (a[n] - b[n]) > 0)
         assert (row.claim_holds, row.claim_fails, row.points) == (ahead, behind, len(set(a) & set(b)))
@@ -333,10 +410,17 @@ def test_phase_diagram_rounds_outputs(e2e, test_config):
     utility = e2e / "results" / "utility"
     rounds = test_config["utility"]["phase_diagram_rounds"]
     grid = pd.read_csv(utility / "phase_diagram_rounds.csv")
-    assert len(grid) == (len(rounds["k"]) * len(rounds["compositions"]) * len(rounds["subsample"])
-                         * len(rounds["n"]) * len(rounds["epsilon"]))
+    assert len(grid) == (
+        len(rounds["k"])
+        * len(rounds["compositions"])
+        * len(rounds["subsample"])
+        * len(rounds["n"])
+        * len(rounds["epsilon"])
+    )
     assert grid["log_ratio"].notna().all()
     verdicts = pd.read_csv(utility / "phase_diagram_rounds_verdicts.csv")
-    assert len(verdicts) == len(rounds["k"]) * len(rounds["subsample"]) * len(rounds["n"]) * len(rounds["epsilon"])
+    assert len(verdicts) == len(rounds["k"]) * len(rounds["subsample"]) * len(rounds["n"]) * len(
+        rounds["epsilon"]
+    )
     png = utility / "phase_diagram_rounds.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

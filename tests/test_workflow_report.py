@@ -26,7 +26,9 @@ def _run(arguments, cwd, env=None, timeout=900):
     result = subprocess.run(
         [*SNAKEMAKE, *arguments], cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout
     )
-    assert result.returncode == 0, f"snakemake {' '.join(arguments)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    assert result.returncode == 0, (
+        f"snakemake {' '.join(arguments)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
     return result
 
 
@@ -88,8 +90,11 @@ def test_reproduction_report_lists_every_stage_output(tiny_run):
         assert heading in markdown
     # each paper table with comparison rows has its section of cells in the appendix; the others are named
     # as absent in the Biswas section
-    tables = {row.split(",", 1)[0] for path in (tiny_run / "results").glob("*/table*_comparison.csv")
-              for row in path.read_text().splitlines()[1:]}
+    tables = {
+        row.split(",", 1)[0]
+        for path in (tiny_run / "results").glob("*/table*_comparison.csv")
+        for row in path.read_text().splitlines()[1:]
+    }
     for table in ("II", "IV", "V", "VI"):
         assert (f"#### Table {table}:" in markdown) == (table in tables), table
         if table not in tables:
@@ -127,13 +132,16 @@ def test_epsilon_comparison_and_bracket_outputs_and_readings(tiny_run):
     results = tiny_run / "results" / "accounting"
     comparison = pd.read_csv(results / "epsilon_comparison.csv")
     points = len(section["epsilon_comparison"]["against_n"]["n_users"]) + len(
-        section["epsilon_comparison"]["against_epsilon_local"]["epsilon_local"])
+        section["epsilon_comparison"]["against_epsilon_local"]["epsilon_local"]
+    )
     assert len(comparison) == points * len(section["epsilon_comparison"]["accountants"])
     assert comparison["status"].notna().all()
     assert (results / "epsilon_comparison.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     grid = section["bracket"]
     bracket = pd.read_csv(results / "bracket.csv")
-    assert len(bracket) == len(grid["n_users"]) * len(grid["k"]) * len(grid["epsilon_local"]) * len(grid["delta"])
+    assert len(bracket) == len(grid["n_users"]) * len(grid["k"]) * len(grid["epsilon_local"]) * len(
+        grid["delta"]
+    )
     assert (bracket["eps_lower"] <= bracket["eps_upper"]).all()
     assert (results / "bracket.md").read_text().count("\n| ") == len(bracket) + 1
     markdown = (tiny_run / "results" / "report" / "reproduction-report.md").read_text()
@@ -150,23 +158,37 @@ def test_report_opens_with_verdicts_and_keeps_its_main_part_short(tiny_run):
     paragraph is repeated; epsilon_comparison.csv (not a paper comparison) is never an input problem."""
     report_dir = tiny_run / "results" / "report"
     markdown = (report_dir / "reproduction-report.md").read_text()
-    assert "epsilon_comparison" not in "".join(line for line in markdown.splitlines() if "Input problem" in line)
-    order = [markdown.index(h) for h in ("## Verdicts", "## Findings", "## Errata", "## Contents", "## Biswas et al.",
-                                         "## Koskela et al.", "## Balle et al.", "## Girgis et al.", "## Appendix")]
+    assert "epsilon_comparison" not in "".join(
+        line for line in markdown.splitlines() if "Input problem" in line
+    )
+    order = [
+        markdown.index(h)
+        for h in (
+            "## Verdicts",
+            "## Findings",
+            "## Errata",
+            "## Contents",
+            "## Biswas et al.",
+            "## Koskela et al.",
+            "## Balle et al.",
+            "## Girgis et al.",
+            "## Appendix",
+        )
+    ]
     assert order == sorted(order)
-    verdicts = markdown[order[0]:order[1]]
+    verdicts = markdown[order[0] : order[1]]
     for paper in ("Biswas, Jung & Palamidessi", "Koskela et al.", "Balle et al.", "Girgis et al."):
         assert verdicts.count(f"- **{paper}**") == 1
-    findings = markdown[order[1]:order[2]]
+    findings = markdown[order[1] : order[2]]
     assert findings.count("\n- ") >= 7 and "not available in this run" not in findings
-    main = markdown[:order[-1]]
+    main = markdown[: order[-1]]
     assert main.count("\n") < 250
     blocks = [b for b in markdown.split("\n\n") if len(b) > 40 and not b.startswith("|")]
     items = [i for b in blocks for i in (b.split("\n- ") if b.startswith("- ") else [b])]
     assert len(items) == len(set(items)), [i[:80] for i in items if items.count(i) > 1]
     for stage, heading in (("koskela", "## Koskela et al."), ("balle", "## Balle et al.")):
-        section = markdown[markdown.index(heading):]
-        section = section[:section.index("\n## ", 1)]
+        section = markdown[markdown.index(heading) :]
+        section = section[: section.index("\n## ", 1)]
         for image in sorted((tiny_run / "results" / stage).glob("*.png")):
             assert f"({os.path.relpath(image, report_dir)})" in section, image.name
     assert "### Phase diagram" in markdown and "(../utility/phase_diagram_" in markdown
@@ -223,9 +245,18 @@ def test_slurm_profile_dry_run_without_sbatch(tmp_path):
     # the profile is really read: an unknown executor in a copy of it is rejected in a dry run too
     bad = tmp_path / "bad-profile"
     bad.mkdir()
-    text = (REPO / "profiles" / "slurm" / "config.yaml").read_text().replace("executor: slurm", "executor: nosuch")
+    text = (
+        (REPO / "profiles" / "slurm" / "config.yaml")
+        .read_text()
+        .replace("executor: slurm", "executor: nosuch")
+    )
     (bad / "config.yaml").write_text(text)
     failed = subprocess.run(
-        [*SNAKEMAKE, "-n", "--profile", str(bad)], cwd=work, capture_output=True, text=True, env=env, timeout=300
+        [*SNAKEMAKE, "-n", "--profile", str(bad)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert failed.returncode != 0 and "nosuch" in failed.stderr

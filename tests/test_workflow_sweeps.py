@@ -23,16 +23,30 @@ pytestmark = pytest.mark.slow
 
 
 def _snakemake(work: Path, *args):
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work),
-               "--configfile", "config/config.yaml", "overlay.yaml", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(work),
+        "--configfile",
+        "config/config.yaml",
+        "overlay.yaml",
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=work)
 
 
 def _jobs(output: str) -> dict[str, int]:
     """Job counts per rule from a dry run's "Job stats" table."""
     table = output.split("Job stats:", 1)[1] if "Job stats:" in output else ""
-    return {rule: int(count) for rule, count in re.findall(r"^(\w+)\s+(\d+)$", table, flags=re.MULTILINE)
-            if rule != "total"}
+    return {
+        rule: int(count)
+        for rule, count in re.findall(r"^(\w+)\s+(\d+)$", table, flags=re.MULTILINE)
+        if rule != "total"
+    }
 
 
 def _write_overlay(work: Path, sweeps: dict) -> None:
@@ -47,7 +61,10 @@ def built(tmp_path_factory):
     tiny = yaml.safe_load((TEST_DIR / "config" / "config.yaml").read_text())["accounting"]["sweeps"]["tiny"]
     sweeps = {"tiny": tiny, "other": {**tiny, "epsilon": [0.3]}}
     _write_overlay(work, sweeps)
-    targets = [*PAPER, *(f"results/accounting/sweeps/{name}.{ext}" for name in sweeps for ext in ("csv", "png"))]
+    targets = [
+        *PAPER,
+        *(f"results/accounting/sweeps/{name}.{ext}" for name in sweeps for ext in ("csv", "png")),
+    ]
     dry = _snakemake(work, "-n", "--cores", "1", *targets)
     assert dry.returncode == 0, dry.stdout[-3000:] + dry.stderr[-3000:]
     result = _snakemake(work, "--cores", "1", *targets)

@@ -27,13 +27,19 @@ PATTERN = re.compile(r"gauss|monte|carlo|hockey|np\.random\.normal|randn", re.IG
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", str(repo), *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "--git-dir", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repo", type=Path, help="bare git directory of DPBayes/numerical-shuffler-experiments")
-    parser.add_argument("--papers", default=str(Path(__file__).resolve().parents[2] / "shared" / "papers" / "000_*.txt"))
+    parser.add_argument(
+        "repo", type=Path, help="bare git directory of DPBayes/numerical-shuffler-experiments"
+    )
+    parser.add_argument(
+        "--papers", default=str(Path(__file__).resolve().parents[2] / "shared" / "papers" / "000_*.txt")
+    )
     args = parser.parse_args()
     commits = _git(args.repo, "rev-list", "--all").split()
     print(f"{len(commits)} commits: {' '.join(c[:7] for c in commits)}")
@@ -51,7 +57,7 @@ def main() -> None:
     for name in glob.glob(args.papers):
         for line in Path(name).read_text(encoding="utf-8").splitlines():
             if "Figure 4" in line and "Monte Carlo" in line:
-                sentence = line[line.index("In Figure 4"):] if "In Figure 4" in line else line
+                sentence = line[line.index("In Figure 4") :] if "In Figure 4" in line else line
                 print(f"{Path(name).name}: {sentence}")
 
 

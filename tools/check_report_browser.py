@@ -75,13 +75,22 @@ class WebDriver:
 
     def __init__(self, chromedriver: str, chromium: str, width: int, height: int):
         self.port = _free_port()
-        self.process = subprocess.Popen([chromedriver, f"--port={self.port}"], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [chromedriver, f"--port={self.port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.base = f"http://127.0.0.1:{self.port}"
         self._wait_ready()
-        options = {"binary": chromium, "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                                                "--disable-dev-shm-usage", "--hide-scrollbars",
-                                                f"--window-size={width},{height}"]}
+        options = {
+            "binary": chromium,
+            "args": [
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                f"--window-size={width},{height}",
+            ],
+        }
         caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": options}}}
         self.session = self._call("POST", "/session", caps)["sessionId"]
 
@@ -97,13 +106,16 @@ class WebDriver:
 
     def _call(self, method: str, path: str, body=None):
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.base + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
                 return json.loads(response.read())["value"]
         except urllib.error.HTTPError as error:
-            raise RuntimeError(f"WebDriver {method} {path}: {error.read().decode(errors='replace')[:500]}") from None
+            raise RuntimeError(
+                f"WebDriver {method} {path}: {error.read().decode(errors='replace')[:500]}"
+            ) from None
 
     def command(self, method: str, path: str, body=None):
         return self._call(method, f"/session/{self.session}{path}", body)
@@ -131,21 +143,37 @@ def _findings(probe: dict, report: Path) -> dict:
             continue  # external (http, mailto, data) or an anchor
         if not (report.parent / unquote(parts.path)).exists():
             files.append(href)
-    tables = [t for t in probe["tables"] if max(t["right"] if not t["clipped_by_scroller"] else 0.0,
-                                                   t["visible_right"]) > t["viewport"] + 1.0]
+    tables = [
+        t
+        for t in probe["tables"]
+        if max(t["right"] if not t["clipped_by_scroller"] else 0.0, t["visible_right"]) > t["viewport"] + 1.0
+    ]
     page = probe["document_width"] > probe["viewport"] + 1
-    return {"broken_images": images, "broken_anchors": anchors, "missing_files": files,
-            "overflowing_tables": tables, "page_wider_than_viewport": page}
+    return {
+        "broken_images": images,
+        "broken_anchors": anchors,
+        "missing_files": files,
+        "overflowing_tables": tables,
+        "page_wider_than_viewport": page,
+    }
 
 
-def check(report: Path, screenshot: Path, *, width: int = 1280, height: int = 900, chromium: str | None = None,
-          chromedriver: str | None = None) -> dict:
+def check(
+    report: Path,
+    screenshot: Path,
+    *,
+    width: int = 1280,
+    height: int = 900,
+    chromium: str | None = None,
+    chromedriver: str | None = None,
+) -> dict:
     """Load ``report``, save the first screen to ``screenshot``; returns counts and failures."""
     chromium = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = chromedriver or shutil.which("chromedriver")
     if not chromium or not chromedriver:
-        raise FileNotFoundError("chromium and chromedriver are needed (Debian: apt-get install chromium "
-                                "chromium-driver)")
+        raise FileNotFoundError(
+            "chromium and chromedriver are needed (Debian: apt-get install chromium chromium-driver)"
+        )
     driver = WebDriver(chromedriver, chromium, width, height)
     try:
         driver.command("POST", "/url", {"url": report.resolve().as_uri()})
@@ -160,16 +188,28 @@ def check(report: Path, screenshot: Path, *, width: int = 1280, height: int = 90
     finally:
         driver.close()
     failures = _findings(probe, report)
-    return {"report": str(report), "screenshot": str(screenshot), "window": {"width": window["width"], "height": window["height"]}, "title": probe["title"],
-            "viewport": probe["viewport"], "document_width": probe["document_width"],
-            "images": len(probe["images"]), "anchors": len(probe["anchors"]), "links": len(probe["links"]),
-            "tables": len(probe["tables"]), "chromium": _version(chromium), **failures,
-            "ok": not any(failures.values())}
+    return {
+        "report": str(report),
+        "screenshot": str(screenshot),
+        "window": {"width": window["width"], "height": window["height"]},
+        "title": probe["title"],
+        "viewport": probe["viewport"],
+        "document_width": probe["document_width"],
+        "images": len(probe["images"]),
+        "anchors": len(probe["anchors"]),
+        "links": len(probe["links"]),
+        "tables": len(probe["tables"]),
+        "chromium": _version(chromium),
+        **failures,
+        "ok": not any(failures.values()),
+    }
 
 
 def _version(program: str) -> str:
     try:
-        return subprocess.run([program, "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
+        return subprocess.run(
+            [program, "--version"], capture_output=True, text=True, timeout=60
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "?"
 
@@ -177,7 +217,9 @@ def _version(program: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("report", nargs="?", type=Path, default=DEFAULT_REPORT)
-    parser.add_argument("--screenshot", type=Path, default=None, help="default: first_screen.png beside the report")
+    parser.add_argument(
+        "--screenshot", type=Path, default=None, help="default: first_screen.png beside the report"
+    )
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=900)
     args = parser.parse_args(argv)

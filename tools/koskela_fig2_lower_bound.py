@@ -55,8 +55,15 @@ def main() -> None:
     rows = []
     for nc, theirs in zip(NCS, stored, strict=True):
         lower = subsampled_lower_epsilon(one, nc, DELTA, tail=TAIL)
-        rows.append([nc, repr(lower), repr(float(theirs)), str(bool(theirs < lower)),
-                     f"clones_girgis_comparison_fig3/pickles/eps_fig1_pld.p @ {args.commit[:12]}"])
+        rows.append(
+            [
+                nc,
+                repr(lower),
+                repr(float(theirs)),
+                str(bool(theirs < lower)),
+                f"clones_girgis_comparison_fig3/pickles/eps_fig1_pld.p @ {args.commit[:12]}",
+            ]
+        )
         print(nc, lower, theirs, flush=True)
     with open(OUT, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")

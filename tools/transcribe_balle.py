@@ -54,17 +54,43 @@ def _panels(ab, mech):
         b.mechanism.set_k(int(n ** (1 / 3)))
         return b.get_eps0(0.1, n, 1.0 / n**2)
 
-    yield ("i", "In [23]", "epsilon", ns_i, eps_of,
-           [ab.Erlingsson(), ab.Hoeffding(mech.LDPMechanism()), ab.BennettExact(mech.LDPMechanism())], False)
-    yield ("ii", "In [24]", "epsilon_local", ns, eps0_of,
-           [ab.Erlingsson(), ab.Hoeffding(mech.LDPMechanism()), ab.Hoeffding(mech.RRMechanism(k=2)),
-            ab.Hoeffding(mech.RRMechanism(k=100)), ab.Hoeffding(mech.LaplaceMechanism())], True)
+    yield (
+        "i",
+        "In [23]",
+        "epsilon",
+        ns_i,
+        eps_of,
+        [ab.Erlingsson(), ab.Hoeffding(mech.LDPMechanism()), ab.BennettExact(mech.LDPMechanism())],
+        False,
+    )
+    yield (
+        "ii",
+        "In [24]",
+        "epsilon_local",
+        ns,
+        eps0_of,
+        [
+            ab.Erlingsson(),
+            ab.Hoeffding(mech.LDPMechanism()),
+            ab.Hoeffding(mech.RRMechanism(k=2)),
+            ab.Hoeffding(mech.RRMechanism(k=100)),
+            ab.Hoeffding(mech.LaplaceMechanism()),
+        ],
+        True,
+    )
     iii = []
     for m in (mech.RRMechanism(), mech.RRMechanism(k=100), mech.LaplaceMechanism()):
         iii += [ab.Hoeffding(m), ab.BennettExact(m)]
     yield ("iii", "In [25]", "epsilon_local", ns, eps0_of, iii, True)
-    yield ("iv", "In [26]", "epsilon_local", ns_iv, eps0_iv,
-           [ab.Hoeffding(mech.RRMechanism()), ab.BennettExact(mech.RRMechanism())], False)
+    yield (
+        "iv",
+        "In [26]",
+        "epsilon_local",
+        ns_iv,
+        eps0_iv,
+        [ab.Hoeffding(mech.RRMechanism()), ab.BennettExact(mech.RRMechanism())],
+        False,
+    )
 
 
 def _flat_module(name: str, path: Path):
@@ -99,10 +125,15 @@ def _rows(ab, mech, code: str, commit: str, module: str) -> list:
     rows = []
     for panel, cell, value_name, ns, value_of, bounds, with_mech in _panels(ab, mech):
         for bound in bounds:
-            label = bound.get_name(with_mech=with_mech) if isinstance(bound, ab.NumericShuffleAmplificationBound) \
+            label = (
+                bound.get_name(with_mech=with_mech)
+                if isinstance(bound, ab.NumericShuffleAmplificationBound)
                 else bound.get_name()
+            )
             kind = type(bound).__name__
-            mechanism = type(getattr(bound, "mechanism", None)).__name__ if hasattr(bound, "mechanism") else ""
+            mechanism = (
+                type(getattr(bound, "mechanism", None)).__name__ if hasattr(bound, "mechanism") else ""
+            )
             started = time.perf_counter()
             for n in ns:
                 note = ""
@@ -113,9 +144,14 @@ def _rows(ab, mech, code: str, commit: str, module: str) -> list:
                 k = getattr(getattr(bound, "mechanism", None), "k", "")
                 if code == "2019":  # the same four cells, numbered In [9]-[12] in the 2019 notebook
                     cell = RELEASE_CELLS[panel]
-                source = (f"{NOTEBOOK} cell {cell} -> {module} {kind}"
-                          + (f"({mechanism})" if mechanism else "") + f" @ {commit[:12]}")
-                rows.append([PAPER, panel, label, code, "n", int(n), k, value_name, repr(value), source, note])
+                source = (
+                    f"{NOTEBOOK} cell {cell} -> {module} {kind}"
+                    + (f"({mechanism})" if mechanism else "")
+                    + f" @ {commit[:12]}"
+                )
+                rows.append(
+                    [PAPER, panel, label, code, "n", int(n), k, value_name, repr(value), source, note]
+                )
             print(f"{code} panel {panel} {label}: {time.perf_counter() - started:.1f} s", flush=True)
     return rows
 

@@ -47,8 +47,19 @@ def main() -> None:
 
     def add(figure, curve, compositions, x_name, xs, value_name, values, source):
         for x, value in zip(xs, values, strict=True):
-            rows.append([PAPER, figure, curve, compositions, x_name, repr(float(x)), value_name, repr(float(value)),
-                         f"{source} @ {args.commit[:12]}"])
+            rows.append(
+                [
+                    PAPER,
+                    figure,
+                    curve,
+                    compositions,
+                    x_name,
+                    repr(float(x)),
+                    value_name,
+                    repr(float(value)),
+                    f"{source} @ {args.commit[:12]}",
+                ]
+            )
 
     # Fig. 1: delta(eps) of the clones pair (n = 1e4, eps0 = 4) after n_c = 1..4 compositions, PLD + FFT
     epsilons = np.linspace(0.1, 1.0, 60)  # clones_comparison_fig1/delta_shuffler_fa.py lines 136-137
@@ -60,14 +71,17 @@ def main() -> None:
         source = f"clones_comparison_fig1/pickles/deltas_feldman{suffix}.p"
         add(1, "RDP", compositions, "epsilon", epsilons, "delta", _load(root, source), source)
     # Fig. 2: eps(delta = 1e-5) of the subsampled shuffler (n = 1e5, q = 0.01, eps0 = 3) against n_c
-    ncs = [10, int(10 ** 1.5), 10**2, int(10 ** 2.5), 10**3, int(10 ** 3.5), 10**4]  # plot_fig_main_text.py line 30
+    ncs = [10, int(10**1.5), 10**2, int(10**2.5), 10**3, int(10**3.5), 10**4]  # plot_fig_main_text.py line 30
     for curve, name in (("Girgis et al. RDP", "eps_fig1_girgis_upper.p"), ("PLD", "eps_fig1_pld.p")):
         source = f"clones_girgis_comparison_fig3/pickles/{name}"
         add(2, curve, "", "compositions", ncs, "epsilon", _load(root, source), source)
     # Fig. 3: eps(delta) of shuffled k-RR (n = 1000, k = 4, gamma = 0.25) for n_c = 1, 4, 16
     deltas = 10 ** np.linspace(-4, -7, 5)  # blankets_fig4/plot_epsilons_fig4.py lines 16-17
-    for curve, stem in (("weak adversary", "eps_blanket_weak"), ("strong adversary", "eps_blanket_strong"),
-                        ("clones (Feldman et al. 2023)", "eps_blanket_feldman_fa")):
+    for curve, stem in (
+        ("weak adversary", "eps_blanket_weak"),
+        ("strong adversary", "eps_blanket_strong"),
+        ("clones (Feldman et al. 2023)", "eps_blanket_feldman_fa"),
+    ):
         for compositions in (1, 4, 16):
             source = f"blankets_fig4/pickles/{stem}{compositions}.p"
             add(3, curve, compositions, "delta", deltas, "epsilon", _load(root, source), source)

@@ -73,27 +73,47 @@ def main() -> None:
     theirs, alphas = quiet(ns["get_RDP"], N, EPS0, int(1e7), 20, alpha_max=ALPHA_MAX)
     print(f"their get_RDP: {time.perf_counter() - start:.0f} s", flush=True)
     orders = np.arange(2, ALPHA_MAX + 2, dtype=float)
-    moments = clones_log_moments(ShuffleSetting(epsilon_local=EPS0, n_users=N, k=2), False, orders)  # log M_lambda, lambda = 2..257
+    moments = clones_log_moments(
+        ShuffleSetting(epsilon_local=EPS0, n_users=N, k=2), False, orders
+    )  # log M_lambda, lambda = 2..257
     ours = moments[:-1] / (orders[:-1] - 1.0)
     their_line = moments[1:] / (orders[:-1] - 1.0)  # log M_(lambda + 1) / (lambda - 1)
-    visited = log_moments(*clones_atoms(*_visited_atoms(), ShuffleSetting(epsilon_local=EPS0, n_users=N, k=2), False), orders)[1:] / (orders[:-1] - 1.0)
+    visited = log_moments(
+        *clones_atoms(*_visited_atoms(), ShuffleSetting(epsilon_local=EPS0, n_users=N, k=2), False), orders
+    )[1:] / (orders[:-1] - 1.0)
     rows = []
     tag = f" @ {args.commit[:12]}"
-    for variant, values, source in (("their get_RDP", theirs, SCRIPT + " lines 48-116" + tag),
-                                    ("ours D_lambda", ours, "shuffledp.accounting.views.clones.rdp"),
-                                    ("lines 110, 114 recomputed: log M_(lambda+1) / (lambda - 1)", their_line,
-                                     "shuffledp.accounting.views.clones.rdp (their lines 110, 114)"),
-                                    ("lines 110, 114 recomputed on the atoms their loops visit", visited,
-                                     "shuffledp.accounting.views.clones.rdp (their lines 63-65, 72, 77-81, 110, 114)")):
-        rows += [["rdp", variant, 1, int(a), repr(float(v)), source] for a, v in zip(alphas, values, strict=True)]
+    for variant, values, source in (
+        ("their get_RDP", theirs, SCRIPT + " lines 48-116" + tag),
+        ("ours D_lambda", ours, "shuffledp.accounting.views.clones.rdp"),
+        (
+            "lines 110, 114 recomputed: log M_(lambda+1) / (lambda - 1)",
+            their_line,
+            "shuffledp.accounting.views.clones.rdp (their lines 110, 114)",
+        ),
+        (
+            "lines 110, 114 recomputed on the atoms their loops visit",
+            visited,
+            "shuffledp.accounting.views.clones.rdp (their lines 63-65, 72, 77-81, 110, 114)",
+        ),
+    ):
+        rows += [
+            ["rdp", variant, 1, int(a), repr(float(v)), source] for a, v in zip(alphas, values, strict=True)
+        ]
         for nc in (1, 2, 3, 4):
             delta = np.exp(rdp_to_log_delta(alphas, nc * np.asarray(values, dtype=float), EPSILONS))
-            rows += [["delta", variant, nc, repr(float(e)), repr(float(d)), source] for e, d in zip(EPSILONS, delta)]
+            rows += [
+                ["delta", variant, nc, repr(float(e)), repr(float(d)), source]
+                for e, d in zip(EPSILONS, delta)
+            ]
     for nc, suffix in ((1, ""), (2, "2"), (3, "3"), (4, "4")):
         name = f"clones_comparison_fig1/pickles/deltas_feldman{suffix}.p"
         with open(args.checkout / name, "rb") as handle:
             stored = np.asarray(_NumpyOnly(handle).load(), dtype=float)
-        rows += [["delta", "stored", nc, repr(float(e)), repr(float(d)), name + tag] for e, d in zip(EPSILONS, stored)]
+        rows += [
+            ["delta", "stored", nc, repr(float(e)), repr(float(d)), name + tag]
+            for e, d in zip(EPSILONS, stored)
+        ]
     atomic_write_csv(OUT, COLUMNS, rows)
     print(f"{len(rows)} rows -> {OUT} ({time.perf_counter() - start:.0f} s)")
 

@@ -86,8 +86,9 @@ def _epsilon_hockey_stick(P, Q, compositions: int) -> float:
     """eps(delta) of the pair (P, Q) on their 500 points, composed, by dp_accounting (pessimistic)."""
     upper = {i: math.log(v) for i, v in enumerate(P) if v > 0}
     lower = {i: math.log(v) for i, v in enumerate(Q) if v > 0}
-    pld = pld_lib.from_two_probability_mass_functions(lower, upper, pessimistic_estimate=True,
-                                                     value_discretization_interval=1e-5)
+    pld = pld_lib.from_two_probability_mass_functions(
+        lower, upper, pessimistic_estimate=True, value_discretization_interval=1e-5
+    )
     return float(pld.self_compose(compositions).get_epsilon_for_delta(DELTA))
 
 
@@ -114,35 +115,84 @@ def main() -> None:
     as_written = np.log(GAMMA * (q + (1 - q) * ba) / (q * ba + (1 - q) * (1 - q)) + 1 - GAMMA)  # line 125
     pair_ratio = np.log(GAMMA * (q + (1 - q) * ba) / (q * ba + (1 - q)) + 1 - GAMMA)  # the pair's ratio
     rebuilt = _omega(log_mass, as_written)
-    add("check: line 125 as written rebuilds their omega (max abs difference)", "", np.max(np.abs(rebuilt - omega)),
-        "max |omega_rebuilt - omega| over the 2e6 cells", SCRIPT + " lines 104-145")
+    add(
+        "check: line 125 as written rebuilds their omega (max abs difference)",
+        "",
+        np.max(np.abs(rebuilt - omega)),
+        "max |omega_rebuilt - omega| over the 2e6 cells",
+        SCRIPT + " lines 104-145",
+    )
     weights = np.exp(log_mass)
     for name, loss in (("line 125 as written", as_written), ("pair's ratio", pair_ratio)):
-        add(f"one round, {name}: E[X] (KL of the subsampled pair)", 1, np.sum(weights * loss) / weights.sum(),
-            "mean loss under gamma P + (1 - gamma) Q", SCRIPT + " line 125")
-        add(f"one round, {name}: -log E[e^-X]", 1, -math.log(np.sum(weights * np.exp(-loss)) / weights.sum()),
-            "0 for a valid privacy loss distribution", SCRIPT + " line 125")
+        add(
+            f"one round, {name}: E[X] (KL of the subsampled pair)",
+            1,
+            np.sum(weights * loss) / weights.sum(),
+            "mean loss under gamma P + (1 - gamma) Q",
+            SCRIPT + " line 125",
+        )
+        add(
+            f"one round, {name}: -log E[e^-X]",
+            1,
+            -math.log(np.sum(weights * np.exp(-loss)) / weights.sum()),
+            "0 for a valid privacy loss distribution",
+            SCRIPT + " line 125",
+        )
     P, Q = quiet(ns["get_PQ2"], omega, omega2, nx=NX, L=L)
-    add("their (P, Q): -log E_P[e^-X]", 1, -math.log(np.sum(Q[P > 0])), "before get_epsilon_PQ's binning",
-        SCRIPT + " get_PQ2")
+    add(
+        "their (P, Q): -log E_P[e^-X]",
+        1,
+        -math.log(np.sum(Q[P > 0])),
+        "before get_epsilon_PQ's binning",
+        SCRIPT + " get_PQ2",
+    )
     deficit = _binned_deficit(P, Q)
-    add("their (P, Q) on get_epsilon_PQ's grid: -log E[e^-X]", 1, deficit,
-        "per-round deficit that line 455 turns into eps (losses rounded up, line 425)", SCRIPT + " lines 411-430")
+    add(
+        "their (P, Q) on get_epsilon_PQ's grid: -log E[e^-X]",
+        1,
+        deficit,
+        "per-round deficit that line 455 turns into eps (losses rounded up, line 425)",
+        SCRIPT + " lines 411-430",
+    )
     fixed = _omega(log_mass, pair_ratio)
     P_fix, Q_fix = quiet(ns["get_PQ2"], fixed, omega2, nx=NX, L=L)
     for index, nc in enumerate(NCS):
         add("stored (eps_fig1_pld.p)", nc, stored[index], "their plotted value", "pickles/eps_fig1_pld.p")
-        add("their functions as written", nc, quiet(ns["get_epsilon_PQ"], P, Q, DELTA, ncomp=nc, nx=NX, L=L),
-            "get_omega, get_omega2, get_PQ2, get_epsilon_PQ", SCRIPT + " lines 489-511")
-        add("prediction from line 455: log(1 - delta) + n_c x deficit", nc, math.log1p(-DELTA) + nc * deficit,
-            "their eps if line 456 sums 1 - e^(eps - X) over every loss", SCRIPT + " lines 432, 455-456")
-        add("their (P, Q), hockey-stick (line 455 replaced)", nc, _epsilon_hockey_stick(P, Q, nc),
-            "dp_accounting, losses > eps only", SCRIPT + " get_PQ2")
-        add("line 125 replaced, their get_epsilon_PQ", nc,
+        add(
+            "their functions as written",
+            nc,
+            quiet(ns["get_epsilon_PQ"], P, Q, DELTA, ncomp=nc, nx=NX, L=L),
+            "get_omega, get_omega2, get_PQ2, get_epsilon_PQ",
+            SCRIPT + " lines 489-511",
+        )
+        add(
+            "prediction from line 455: log(1 - delta) + n_c x deficit",
+            nc,
+            math.log1p(-DELTA) + nc * deficit,
+            "their eps if line 456 sums 1 - e^(eps - X) over every loss",
+            SCRIPT + " lines 432, 455-456",
+        )
+        add(
+            "their (P, Q), hockey-stick (line 455 replaced)",
+            nc,
+            _epsilon_hockey_stick(P, Q, nc),
+            "dp_accounting, losses > eps only",
+            SCRIPT + " get_PQ2",
+        )
+        add(
+            "line 125 replaced, their get_epsilon_PQ",
+            nc,
             quiet(ns["get_epsilon_PQ"], P_fix, Q_fix, DELTA, ncomp=nc, nx=NX, L=L),
-            "pair's ratio in get_omega; line 455 as written", SCRIPT + " get_PQ2, get_epsilon_PQ")
-        add("lines 125 and 455 replaced", nc, _epsilon_hockey_stick(P_fix, Q_fix, nc),
-            "pair's ratio; their get_PQ2; dp_accounting hockey-stick", SCRIPT + " get_PQ2")
+            "pair's ratio in get_omega; line 455 as written",
+            SCRIPT + " get_PQ2, get_epsilon_PQ",
+        )
+        add(
+            "lines 125 and 455 replaced",
+            nc,
+            _epsilon_hockey_stick(P_fix, Q_fix, nc),
+            "pair's ratio; their get_PQ2; dp_accounting hockey-stick",
+            SCRIPT + " get_PQ2",
+        )
     atomic_write_csv(OUT, COLUMNS, rows)
     print(f"{len(rows)} rows -> {OUT}")
 

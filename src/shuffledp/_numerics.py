@@ -59,16 +59,26 @@ def _stirling_error_formula(n):
     nn = n * n
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.where(
-            n > 500, (s0 - s1 / nn) / n,
-            np.where(n > 80, (s0 - (s1 - s2 / nn) / nn) / n,
-                     np.where(n > 35, (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n,
-                              (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n)))
+            n > 500,
+            (s0 - s1 / nn) / n,
+            np.where(
+                n > 80,
+                (s0 - (s1 - s2 / nn) / nn) / n,
+                np.where(
+                    n > 35,
+                    (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n,
+                    (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n,
+                ),
+            ),
+        )
         direct = gammaln(n + 1.0) - (n + 0.5) * np.log(n) + n - _LOG_SQRT_2PI
     return np.where(n <= 15, direct, value)
 
 
 _STIRLING_TABLE_SIZE = 4097
-_STIRLING_TABLE = np.concatenate([[0.0], _stirling_error_formula(np.arange(1, _STIRLING_TABLE_SIZE, dtype=float))])
+_STIRLING_TABLE = np.concatenate(
+    [[0.0], _stirling_error_formula(np.arange(1, _STIRLING_TABLE_SIZE, dtype=float))]
+)
 
 
 def _stirling_error(n):
@@ -165,8 +175,11 @@ def log_binom_pmf_loader(k, n, log_p, log_q):
     else:
         difference = nn * np.exp(log_q) - rest
     value = (
-        _stirling_error(nn) - _stirling_error(kk) - _stirling_error(rest)
-        - _deviance(kk, nn, log_p, difference) - _deviance(rest, nn, log_q, -difference)
+        _stirling_error(nn)
+        - _stirling_error(kk)
+        - _stirling_error(rest)
+        - _deviance(kk, nn, log_p, difference)
+        - _deviance(rest, nn, log_q, -difference)
     )
     # log(2 pi k (n - k) / n)
     value = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(rest) - np.log(nn))

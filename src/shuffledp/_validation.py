@@ -53,9 +53,7 @@ def check_integer(
             raise TypeError(f"`{name}` must be an integer; got {value!r} ({type(value).__name__}).")
     value = int(value)
     if not _in_range(value, low, high, False, False):
-        raise ValueError(
-            f"`{name}` must be an integer in {_interval(low, high, False, False)}; got {value}."
-        )
+        raise ValueError(f"`{name}` must be an integer in {_interval(low, high, False, False)}; got {value}.")
     return value
 
 
@@ -73,9 +71,7 @@ def check_real(
         raise TypeError(f"`{name}` must be a real number; got {value!r} ({type(value).__name__}).")
     value = float(value)
     if math.isnan(value) or not _in_range(value, low, high, low_open, high_open):
-        raise ValueError(
-            f"`{name}` must be in {_interval(low, high, low_open, high_open)}; got {value!r}."
-        )
+        raise ValueError(f"`{name}` must be in {_interval(low, high, low_open, high_open)}; got {value!r}.")
     return value
 
 

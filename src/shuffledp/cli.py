@@ -54,7 +54,8 @@ def _integer(text: str) -> int:
         value = None
     if value is None or not value.is_finite() or value != value.to_integral_value():
         raise argparse.ArgumentTypeError(
-            f"must be an integer (plain, or integral scientific notation such as 1e6); got {text!r}")
+            f"must be an integer (plain, or integral scientific notation such as 1e6); got {text!r}"
+        )
     return int(value)
 
 
@@ -71,11 +72,15 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
     )
     if with_eps0:
         parser.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
-    parser.add_argument("--n", dest="n_users", metavar="N", required=True, type=_integer,
-                        help="number of users n (>= 1)")
+    parser.add_argument(
+        "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
+    )
     parser.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     parser.add_argument(
-        "--nx0", type=_integer, default=None, help="other users holding x0, in [0, n-1] (dataset-dependent accountants)"
+        "--nx0",
+        type=_integer,
+        default=None,
+        help="other users holding x0, in [0, n-1] (dataset-dependent accountants)",
     )
     parser.add_argument(
         "--direction",
@@ -87,30 +92,51 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
 
 def _add_composition_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--compositions", type=_integer, default=1, metavar="T",
+        "--compositions",
+        type=_integer,
+        default=1,
+        metavar="T",
         help="number of rounds composed (default 1: the single-round accountant)",
     )
     parser.add_argument(
-        "--subsample", type=float, default=None, metavar="Q",
+        "--subsample",
+        type=float,
+        default=None,
+        metavar="Q",
         help="fraction in (0, 1] of the population --n sampled each round (Q x N users report per round)",
     )
 
 
 def _add_compare_parser(commands) -> None:
     compare = commands.add_parser(
-        "compare", help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism"
+        "compare",
+        help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism",
     )
-    compare.add_argument("--n", dest="n_users", metavar="N", required=True, type=_integer,
-                             help="number of users n (>= 1)")
+    compare.add_argument(
+        "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
+    )
     compare.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     compare.add_argument("--eps", required=True, type=float, help="target epsilon (> 0)")
     compare.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
-    compare.add_argument("--data", default="uniform",
-                         help="true histogram: uniform (default), zipf:S (cell j has probability ~ j^-S), or a CSV of k counts")
-    compare.add_argument("--draws", type=_integer, default=200, help="Monte-Carlo draws of the simulated rows (>= 2; default 200)")
-    compare.add_argument("--seed", type=_integer, default=0, help="root seed of the simulated rows (>= 0; default 0)")
-    compare.add_argument("--neighbouring", default="replace-one",
-                         help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms")
+    compare.add_argument(
+        "--data",
+        default="uniform",
+        help="true histogram: uniform (default), zipf:S (cell j has probability ~ j^-S), or a CSV of k counts",
+    )
+    compare.add_argument(
+        "--draws",
+        type=_integer,
+        default=200,
+        help="Monte-Carlo draws of the simulated rows (>= 2; default 200)",
+    )
+    compare.add_argument(
+        "--seed", type=_integer, default=0, help="root seed of the simulated rows (>= 0; default 0)"
+    )
+    compare.add_argument(
+        "--neighbouring",
+        default="replace-one",
+        help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms",
+    )
     compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     _add_composition_arguments(compare)  # T rounds of Q x N users against one total (eps, delta): issue 36
     compare.set_defaults(func=_run_compare)
@@ -129,20 +155,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    delta = commands.add_parser("delta", help="delta for one or more epsilons", epilog=f"accountants: {', '.join(names)}")
+    delta = commands.add_parser(
+        "delta", help="delta for one or more epsilons", epilog=f"accountants: {', '.join(names)}"
+    )
     _add_setting_arguments(delta)
     _add_composition_arguments(delta)
     delta.add_argument("--eps", required=True, type=float, nargs="+", help="epsilon values (>= 0)")
     delta.set_defaults(func=_run_delta)
 
-    epsilon = commands.add_parser("epsilon", help="smallest epsilon for one or more target deltas", epilog=f"accountants: {', '.join(names)}")
+    epsilon = commands.add_parser(
+        "epsilon",
+        help="smallest epsilon for one or more target deltas",
+        epilog=f"accountants: {', '.join(names)}",
+    )
     _add_setting_arguments(epsilon)
     _add_composition_arguments(epsilon)
-    epsilon.add_argument("--delta", required=True, type=float, nargs="+", help="target delta values in [0, 1]")
+    epsilon.add_argument(
+        "--delta", required=True, type=float, nargs="+", help="target delta values in [0, 1]"
+    )
     epsilon.set_defaults(func=_run_epsilon)
 
     calibrate = commands.add_parser(
-        "calibrate", help="largest eps0 meeting a target (epsilon, delta)", epilog=f"accountants: {', '.join(names)}"
+        "calibrate",
+        help="largest eps0 meeting a target (epsilon, delta)",
+        epilog=f"accountants: {', '.join(names)}",
     )
     _add_setting_arguments(calibrate, with_eps0=False)
     calibrate.add_argument("--eps", required=True, type=float, help="target epsilon (>= 0)")
@@ -153,8 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
         "bracket", help="worst-case epsilon (or delta): valid upper bound vs lower bound, with their ratio"
     )
     bracket.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
-    bracket.add_argument("--n", dest="n_users", metavar="N", required=True, type=_integer,
-                             help="number of users n (>= 1)")
+    bracket.add_argument(
+        "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
+    )
     bracket.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
     targets = bracket.add_mutually_exclusive_group(required=True)
     targets.add_argument("--delta", type=float, nargs="+", help="target delta values: print epsilon")
@@ -178,12 +215,16 @@ def _options(args) -> dict:
     options = {}
     if args.direction is not None:
         if "direction" not in inspect.signature(cls.__init__).parameters:
-            raise ValueError(f"`--direction` is not accepted by accountant {args.accountant!r}; got {args.direction!r}.")
+            raise ValueError(
+                f"`--direction` is not accepted by accountant {args.accountant!r}; got {args.direction!r}."
+            )
         options["direction"] = args.direction
     if args.nx0 is not None:
         if not cls.needs_n_x0:
-            raise ValueError(f"`--nx0` is not accepted by accountant {args.accountant!r} (its result does not depend "
-                             f"on the dataset); got {args.nx0!r}.")
+            raise ValueError(
+                f"`--nx0` is not accepted by accountant {args.accountant!r} (its result does not depend "
+                f"on the dataset); got {args.nx0!r}."
+            )
         options["n_x0"] = args.nx0
     return options
 
@@ -194,7 +235,9 @@ def _accountant(args):
     compositions = getattr(args, "compositions", 1)
     subsample = getattr(args, "subsample", None)
     if compositions == 1 and subsample is None:
-        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k, **_options(args))
+        return get_accountant(
+            args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k, **_options(args)
+        )
     return _composed_accountant(args, compositions, 1.0 if subsample is None else subsample)
 
 
@@ -212,13 +255,31 @@ def _composed_accountant(args, compositions: int, subsample: float):
             f"`--nx0`; got direction={args.direction!r}, nx0={args.nx0!r}."
         )
     if args.accountant in composable():
-        return compose(args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k,
-                       compositions=compositions, subsample=subsample)
+        return compose(
+            args.accountant,
+            epsilon_local=args.eps0,
+            n_users=args.n_users,
+            k=args.k,
+            compositions=compositions,
+            subsample=subsample,
+        )
     if getattr(cls, "accepts_compositions", False):  # RDP accountants compose in closed form
-        return get_accountant(args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k,
-                              compositions=compositions, subsample=subsample)
-    names = sorted(list(composable()) + [name for name in list_accountants()
-                                         if getattr(accountant_class(name), "accepts_compositions", False)])
+        return get_accountant(
+            args.accountant,
+            epsilon_local=args.eps0,
+            n_users=args.n_users,
+            k=args.k,
+            compositions=compositions,
+            subsample=subsample,
+        )
+    names = sorted(
+        list(composable())
+        + [
+            name
+            for name in list_accountants()
+            if getattr(accountant_class(name), "accepts_compositions", False)
+        ]
+    )
     raise ValueError(
         f"`--accountant` must be one of {', '.join(names)} with `--compositions` or `--subsample`; "
         f"got {args.accountant!r}."
@@ -269,14 +330,21 @@ def _run_delta(args) -> int:
                 "kind": accountant.kind.value,
             }
         )
-    _emit(rows, args.json, _subsample_columns(args, rows, ["eps", "delta", "log_delta", "accountant", "kind"]))
+    _emit(
+        rows, args.json, _subsample_columns(args, rows, ["eps", "delta", "log_delta", "accountant", "kind"])
+    )
     return 0
 
 
 def _run_epsilon(args) -> int:
     accountant = _accountant(args)
     rows = [
-        {"delta": float(d), "eps": float(accountant.epsilon_for_delta(d)), "accountant": accountant.name, "kind": accountant.kind.value}
+        {
+            "delta": float(d),
+            "eps": float(accountant.epsilon_for_delta(d)),
+            "accountant": accountant.name,
+            "kind": accountant.kind.value,
+        }
         for d in args.delta
     ]
     _emit(rows, args.json, _subsample_columns(args, rows, ["delta", "eps", "accountant", "kind"]))
@@ -288,7 +356,9 @@ def _run_calibrate(args) -> int:
     from shuffledp.accounting.calibrate import calibrate_epsilon_local
 
     options = _options(args)
-    eps0 = calibrate_epsilon_local(args.accountant, n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta, **options)
+    eps0 = calibrate_epsilon_local(
+        args.accountant, n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta, **options
+    )
     kind = accountant_class(args.accountant).kind.value
     rows = [{"eps0": eps0, "eps": args.eps, "delta": args.delta, "accountant": args.accountant, "kind": kind}]
     _emit(rows, args.json, ["eps0", "eps", "delta", "accountant", "kind"])
@@ -298,7 +368,9 @@ def _run_calibrate(args) -> int:
 def _run_bracket(args) -> int:
     from shuffledp.accounting.bracket import bracket
 
-    rows = bracket(epsilon_local=args.eps0, n_users=args.n_users, k=args.k, deltas=args.delta, epsilons=args.eps)
+    rows = bracket(
+        epsilon_local=args.eps0, n_users=args.n_users, k=args.k, deltas=args.delta, epsilons=args.eps
+    )
     if args.delta is not None:
         columns = ["delta", "eps_lower", "eps_upper", "ratio", "lower", "upper"]
     else:
@@ -320,12 +392,22 @@ def _run_accountants(args) -> int:
     rows = []
     for name in _registry_names():
         cls = accountant_class(name)
-        rows.append({"name": name, "kind": cls.kind.value, "needs_nx0": bool(cls.needs_n_x0), "scope": cls.scope, "reference": cls.reference})
+        rows.append(
+            {
+                "name": name,
+                "kind": cls.kind.value,
+                "needs_nx0": bool(cls.needs_n_x0),
+                "scope": cls.scope,
+                "reference": cls.reference,
+            }
+        )
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
-            print(f"{row['name']}\t{row['kind']}\t{'needs --nx0' if row['needs_nx0'] else 'any dataset'}\t{row['scope']}")
+            print(
+                f"{row['name']}\t{row['kind']}\t{'needs --nx0' if row['needs_nx0'] else 'any dataset'}\t{row['scope']}"
+            )
     return 0
 
 
@@ -334,62 +416,103 @@ def _compare_cell(value, digits: int = 5) -> str:
 
 
 def _print_comparison(result) -> None:
-    print(f"{'mechanism':<18}{'eps0 from':<11}{'eps0':>12}{'sigma':>10}  {'E[TV]':>11} {'(SE)':>10}  "
-          f"{'E[L2^2]':>11} {'(SE)':>10}  method")
+    print(
+        f"{'mechanism':<18}{'eps0 from':<11}{'eps0':>12}{'sigma':>10}  {'E[TV]':>11} {'(SE)':>10}  "
+        f"{'E[L2^2]':>11} {'(SE)':>10}  method"
+    )
     for row in result.rows:
         source = {"upper": "upper", "lower": "lower"}.get(row["calibration"], "-")
         standard_error = "" if row["method"] == "exact" else f"({row['tv_se']:.2g})"
         l2_error = "" if row["method"] == "exact" else f"({row['squared_l2_se']:.2g})"
-        print(f"{row['mechanism']:<18}{source:<11}{_compare_cell(row['epsilon_local'], 8):>12}"
-              f"{_compare_cell(row['sigma'], 5):>10}  {row['tv']:>11.5g} {standard_error:>10}  "
-              f"{row['squared_l2']:>11.4g} {l2_error:>10}  {row['method']}")
+        print(
+            f"{row['mechanism']:<18}{source:<11}{_compare_cell(row['epsilon_local'], 8):>12}"
+            f"{_compare_cell(row['sigma'], 5):>10}  {row['tv']:>11.5g} {standard_error:>10}  "
+            f"{row['squared_l2']:>11.4g} {l2_error:>10}  {row['method']}"
+        )
     verdict = result.verdict
     pair = verdict["shuffle_vs_gaussian"]
-    print(f"winner (smallest expected TV; shuffled rows at the upper-bound eps0): {verdict['winner']} "
-          f"(TV {verdict['winner_tv']:.4g})")
+    print(
+        f"winner (smallest expected TV; shuffled rows at the upper-bound eps0): {verdict['winner']} "
+        f"(TV {verdict['winner_tv']:.4g})"
+    )
     if pair["winner_lower"] is None:  # T rounds: no lower-bound eps0
-        certainty = (f"certain: more than 3 SE apart" if pair["certain"] else
-                     f"not certain: {pair['standard_errors_apart']:.1f} SE apart")
-        print(f"shuffle+inv+proj vs gaussian+proj: {pair['winner']} wins, TV ratio shuffle/gaussian "
-              f"{pair['ratio']:.4g}; {certainty}")
+        certainty = (
+            f"certain: more than 3 SE apart"
+            if pair["certain"]
+            else f"not certain: {pair['standard_errors_apart']:.1f} SE apart"
+        )
+        print(
+            f"shuffle+inv+proj vs gaussian+proj: {pair['winner']} wins, TV ratio shuffle/gaussian "
+            f"{pair['ratio']:.4g}; {certainty}"
+        )
         return
-    certainty = ("certain: same winner at both eps0 and more than 3 SE apart" if pair["certain"] else
-                 f"not certain: winner at the lower-bound eps0 {pair['winner_lower']}, "
-                 f"{min(pair['standard_errors_apart'], pair['standard_errors_apart_lower']):.1f} SE apart")
-    print(f"shuffle+inv+proj vs gaussian+proj: {pair['winner']} wins, TV ratio shuffle/gaussian "
-          f"{pair['ratio']:.4g} (at the lower-bound eps0 {pair['ratio_lower']:.4g}); {certainty}")
-    print("upper: eps0 of worst-case-upper (valid); lower: eps0 of worst-case-lower (no analysis allows more); "
-          "SE only on monte-carlo rows")
+    certainty = (
+        "certain: same winner at both eps0 and more than 3 SE apart"
+        if pair["certain"]
+        else f"not certain: winner at the lower-bound eps0 {pair['winner_lower']}, "
+        f"{min(pair['standard_errors_apart'], pair['standard_errors_apart_lower']):.1f} SE apart"
+    )
+    print(
+        f"shuffle+inv+proj vs gaussian+proj: {pair['winner']} wins, TV ratio shuffle/gaussian "
+        f"{pair['ratio']:.4g} (at the lower-bound eps0 {pair['ratio_lower']:.4g}); {certainty}"
+    )
+    print(
+        "upper: eps0 of worst-case-upper (valid); lower: eps0 of worst-case-lower (no analysis allows more); "
+        "SE only on monte-carlo rows"
+    )
 
 
 def _print_rounds(result) -> None:
     rounds = result.verdict["rounds"]
-    print(f"T = {rounds['compositions']} rounds of {rounds['per_round']} users (q = {rounds['subsample']:g} of "
-          f"n = {rounds['population']}) against the total (eps, delta); per round: eps0 {rounds['epsilon_local']:.6g} "
-          f"({rounds['shuffle_accountant']} PLD, composed), sigma {rounds['sigma']:.6g}, geometric eps "
-          f"{rounds['geometric_epsilon']:.6g}, local eps {rounds['local_epsilon']:.6g}")
+    print(
+        f"T = {rounds['compositions']} rounds of {rounds['per_round']} users (q = {rounds['subsample']:g} of "
+        f"n = {rounds['population']}) against the total (eps, delta); per round: eps0 {rounds['epsilon_local']:.6g} "
+        f"({rounds['shuffle_accountant']} PLD, composed), sigma {rounds['sigma']:.6g}, geometric eps "
+        f"{rounds['geometric_epsilon']:.6g}, local eps {rounds['local_epsilon']:.6g}"
+    )
     print(f"{'average of T rounds':<18}{'E[TV]':>12} {'(SE)':>10}  {'E[L2^2]':>11}  method")
     for row in result.rows:
         if row["average_tv"] is not None:
             standard_error = f"({row['average_tv_se']:.2g})" if row["average_tv_se"] else ""
-            print(f"{row['mechanism']:<18}{row['average_tv']:>12.5g} {standard_error:>10}  "
-                  f"{row['average_squared_l2']:>11.4g}  {row['average_method']}")
-    print(f"winner on the average of T rounds: {result.verdict['average_winner']} "
-          f"(TV {result.verdict['average_winner_tv']:.4g}); the table above is per round")
+            print(
+                f"{row['mechanism']:<18}{row['average_tv']:>12.5g} {standard_error:>10}  "
+                f"{row['average_squared_l2']:>11.4g}  {row['average_method']}"
+            )
+    print(
+        f"winner on the average of T rounds: {result.verdict['average_winner']} "
+        f"(TV {result.verdict['average_winner_tv']:.4g}); the table above is per round"
+    )
 
 
 def _run_compare(args) -> int:
     if args.compositions == 1 and args.subsample is None:  # one round: today's comparison, unchanged
         from shuffledp.experiments.compare import compare
 
-        result = compare(n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta, data=args.data,
-                         draws=args.draws, seed=args.seed, neighbouring=args.neighbouring)
+        result = compare(
+            n_users=args.n_users,
+            k=args.k,
+            epsilon=args.eps,
+            delta=args.delta,
+            data=args.data,
+            draws=args.draws,
+            seed=args.seed,
+            neighbouring=args.neighbouring,
+        )
     else:
         from shuffledp.experiments.compare_rounds import compare_rounds
 
-        result = compare_rounds(n_users=args.n_users, k=args.k, epsilon=args.eps, delta=args.delta,
-                                compositions=args.compositions, subsample=1.0 if args.subsample is None else args.subsample,
-                                data=args.data, draws=args.draws, seed=args.seed, neighbouring=args.neighbouring)
+        result = compare_rounds(
+            n_users=args.n_users,
+            k=args.k,
+            epsilon=args.eps,
+            delta=args.delta,
+            compositions=args.compositions,
+            subsample=1.0 if args.subsample is None else args.subsample,
+            data=args.data,
+            draws=args.draws,
+            seed=args.seed,
+            neighbouring=args.neighbouring,
+        )
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:

@@ -143,7 +143,10 @@ def retype_overrides(overrides: Mapping) -> dict:
             return [retype(value) for value in node]
         return _scalar(node) if isinstance(node, str) else node
 
-    return {key: retype(value) if isinstance(value, (Mapping, list)) else value for key, value in overrides.items()}
+    return {
+        key: retype(value) if isinstance(value, (Mapping, list)) else value
+        for key, value in overrides.items()
+    }
 
 
 def _semantic_checks(config: Mapping) -> None:
@@ -168,7 +171,9 @@ def validate_config(config: Mapping, schema: Mapping) -> dict:
     found = _non_finite(checked)
     if found is not None:
         path, value = found
-        raise ConfigError(f"config: `{dotted(path)}` must be a finite number (not NaN or infinity); got {value!r}.")
+        raise ConfigError(
+            f"config: `{dotted(path)}` must be a finite number (not NaN or infinity); got {value!r}."
+        )
     validator_cls = jsonschema.validators.validator_for(schema)
     validator = validator_cls(schema)
     errors = list(validator.iter_errors(checked))

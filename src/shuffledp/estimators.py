@@ -190,7 +190,9 @@ def krr_maximum_likelihood(reported_counts, *, epsilon_local: float) -> np.ndarr
     return np.maximum(chosen * frequencies - shift, 0.0)
 
 
-def estimate_distribution(reported_counts, *, epsilon_local: float, estimator: str = "inv-projection") -> np.ndarray:
+def estimate_distribution(
+    reported_counts, *, epsilon_local: float, estimator: str = "inv-projection"
+) -> np.ndarray:
     """Estimate the original distribution from a shuffled k-RR histogram with the named estimator.
 
     ``"inv-projection"`` (paper's shuffle+INV), ``"inv-clip"``, ``"inv"`` (unprojected),

@@ -31,7 +31,14 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_output", "atomic_write_text", "atomic_write_csv", "new_file_mode", "FileAccessError", "describe_os_error"]
+__all__ = [
+    "atomic_output",
+    "atomic_write_text",
+    "atomic_write_csv",
+    "new_file_mode",
+    "FileAccessError",
+    "describe_os_error",
+]
 
 _PENDING: set[Path] = set()
 _LOCK = threading.Lock()
@@ -110,7 +117,9 @@ def _install_sigterm_handler() -> None:
 
 
 #: errno values of a write that failed for the file system's sake when the error names no file
-_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO, errno.EACCES, errno.EPERM})
+_WRITE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO, errno.EACCES, errno.EPERM}
+)
 
 
 def _is_about_writing(error: OSError, temporary: Path, path: Path) -> bool:

@@ -46,12 +46,19 @@ def setup_job_log(snakemake, *, level: int = logging.INFO) -> logging.Logger:
         if issubclass(kind, KeyboardInterrupt):
             previous(kind, value, traceback)
             return
-        file_problem = isinstance(value, OSError) and (value.filename is not None or isinstance(value, FileAccessError))
+        file_problem = isinstance(value, OSError) and (
+            value.filename is not None or isinstance(value, FileAccessError)
+        )
         raising, logging.raiseExceptions = logging.raiseExceptions, not file_problem
         try:
             logging.getLogger("job").error(
-                "FAILED: %s: %s", kind.__name__,
-                describe_os_error(value) if file_problem else str(value).splitlines()[0] if str(value) else "",
+                "FAILED: %s: %s",
+                kind.__name__,
+                describe_os_error(value)
+                if file_problem
+                else str(value).splitlines()[0]
+                if str(value)
+                else "",
                 exc_info=(kind, value, traceback),
             )
             logging.shutdown()  # flush the file before the interpreter exits

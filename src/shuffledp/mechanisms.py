@@ -162,7 +162,11 @@ def geometric_moments(alpha: float) -> dict[str, float]:
     """Mean (0), variance 2 alpha / (1 - alpha)^2 and mean absolute value 2 alpha / (1 - alpha^2) of
     two-sided geometric noise with parameter ``alpha`` in (0, 1)."""
     alpha = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
-    return {"mean": 0.0, "variance": 2.0 * alpha / (1.0 - alpha) ** 2, "mean_absolute": 2.0 * alpha / (1.0 - alpha**2)}
+    return {
+        "mean": 0.0,
+        "variance": 2.0 * alpha / (1.0 - alpha) ** 2,
+        "mean_absolute": 2.0 * alpha / (1.0 - alpha**2),
+    }
 
 
 def geometric_histogram(
@@ -210,7 +214,10 @@ def analytic_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float)
     from scipy.optimize import brentq  # here, not at the top: scipy.optimize costs ~0.15 s CPU to import
 
     def excess(log_sigma: float) -> float:
-        return float(gaussian_log_delta(math.exp(log_sigma), epsilon=epsilon, sensitivity=sensitivity)) - log_target
+        return (
+            float(gaussian_log_delta(math.exp(log_sigma), epsilon=epsilon, sensitivity=sensitivity))
+            - log_target
+        )
 
     # Bracket: delta -> 1 as sigma -> 0 and delta -> 0 as sigma -> inf.
     low = math.log(sensitivity) - 1.0
@@ -270,7 +277,9 @@ def gaussian_calibration(*, epsilon: float, delta: float, sensitivity: float) ->
     )
 
 
-def gaussian_histogram(counts, *, sigma: float, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+def gaussian_histogram(
+    counts, *, sigma: float, rng: np.random.Generator, size: int | None = None
+) -> np.ndarray:
     """The central model's release: ``counts`` + independent N(0, sigma^2) noise on every bin.
 
     Shape (k,) with ``size=None``, else (size, k).
@@ -293,4 +302,3 @@ def l1_sensitivity_for(neighbouring: str) -> float:
     """L1 sensitivity of the histogram query under ``neighbouring`` (replace-one: 2, add-remove: 1)."""
     check_choice(neighbouring, "neighbouring", NEIGHBOURING_L1_SENSITIVITY)
     return NEIGHBOURING_L1_SENSITIVITY[neighbouring]
-

@@ -298,7 +298,10 @@ def reference_files() -> list[dict]:
     if not folder.is_dir():
         return []
     return [
-        {"path": str(item), "source": {"kind": "transcription of the paper", "package": "shuffledp.reference"}}
+        {
+            "path": str(item),
+            "source": {"kind": "transcription of the paper", "package": "shuffledp.reference"},
+        }
         for item in sorted(folder.iterdir(), key=lambda entry: entry.name)
         if item.name.endswith((".csv", ".md"))
     ]
@@ -347,7 +350,9 @@ def build_manifest(
         "shuffledp_version": __version__,
         "config": {"sha256": config_sha256(config), "yaml": config_yaml(config)},
         "seeds": find_seeds(config),
-        "git": git_state(repo_dir) if repo_dir is not None else {"commit": None, "dirty": None, "error": "no source directory given"},
+        "git": git_state(repo_dir)
+        if repo_dir is not None
+        else {"commit": None, "dirty": None, "error": "no source directory given"},
         "packages": package_versions(packages),
         "platform": platform_summary(),
         "inputs": input_records,
@@ -368,7 +373,9 @@ def read_manifest(path) -> dict:
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"`{path}` is not a valid manifest: invalid JSON ({error.msg} at line {error.lineno}).") from error
+        raise ValueError(
+            f"`{path}` is not a valid manifest: invalid JSON ({error.msg} at line {error.lineno})."
+        ) from error
     if not isinstance(manifest, dict) or "manifest_schema_version" not in manifest:
         raise ValueError(f"`{path}` is not a valid manifest: key `manifest_schema_version` is missing.")
     return manifest

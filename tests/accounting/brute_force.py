@@ -133,8 +133,10 @@ def histogram_distribution_of_values(values, k: int, *, epsilon_local, dps: int 
             f"brute force over k^n = {k}^{n} report vectors exceeds MAX_VECTORS = {MAX_VECTORS}."
         )
     reports = np.indices((k,) * n, dtype=np.int8).reshape(n, k**n).T  # every report vector, one a row
-    keys = np.column_stack([(reports == y).sum(axis=1) for y in range(k)]
-                           + [(reports == np.array(values, dtype=np.int8)).sum(axis=1)])
+    keys = np.column_stack(
+        [(reports == y).sum(axis=1) for y in range(k)]
+        + [(reports == np.array(values, dtype=np.int8)).sum(axis=1)]
+    )
     rows, multiplicity = np.unique(keys, axis=0, return_counts=True)
     with mpmath.workdps(dps):
         p, q = _channel(k, epsilon_local)[0][:2]  # W[0][0] = p, W[0][1] = q
@@ -247,8 +249,14 @@ def _add_user(law: dict, row: list[int], strides: list[int], bits: int) -> dict:
     return {code: value >> bits for code, value in new.items()}
 
 
-def _fixed_laws_of_counts(total: int, channel: list[list[int]], strides: list[int], bits: int,
-                          prefix: tuple = (), law: dict | None = None):
+def _fixed_laws_of_counts(
+    total: int,
+    channel: list[list[int]],
+    strides: list[int],
+    bits: int,
+    prefix: tuple = (),
+    law: dict | None = None,
+):
     """Yield (counts, fixed-point law) for every count vector of ``total`` users (lexicographic order).
 
     Users are added value by value (every user of value 0, then of value 1, ...), one at a time, as in
@@ -324,8 +332,10 @@ def _worst_case_laws(epsilon_local, n: int, k: int, bits: int):
     channel, strides = _fixed_channel(k, epsilon_local, bits), _strides(n, k)
     rest = dict(_fixed_laws_of_counts(n - 1, channel, strides, bits))
     # u's value: x0 in D(x0), x1 in D(x1)
-    return [(counts, *(_add_user(rest[counts], channel[x], strides, bits) for x in (0, 1)))
-            for counts in other_datasets(n, k)]
+    return [
+        (counts, *(_add_user(rest[counts], channel[x], strides, bits) for x in (0, 1)))
+        for counts in other_datasets(n, k)
+    ]
 
 
 def _fixed_hockey_stick(P: dict, Q: dict, factor: int, bits: int) -> int:
@@ -376,7 +386,9 @@ def _adversary_view_distributions(n, k, epsilon_local, others, remove_truthful, 
         raise ValueError(f"`others` must be {n - 1} values in [0, {k - 1}]; got {others!r}.")
     size = k * (k + 1) ** (n - 1) * (2 if reveal_own_bit else 1)
     if size > MAX_VECTORS:
-        raise ValueError(f"adversary view enumeration of {size} outcomes exceeds MAX_VECTORS = {MAX_VECTORS}.")
+        raise ValueError(
+            f"adversary view enumeration of {size} outcomes exceeds MAX_VECTORS = {MAX_VECTORS}."
+        )
     with mpmath.workdps(dps):
         gamma = _blanket_gamma(k, epsilon_local)
         channel = _channel(k, epsilon_local)
@@ -414,8 +426,9 @@ def _adversary_view_distributions(n, k, epsilon_local, others, remove_truthful, 
         return dict(laws[0]), dict(laws[1])
 
 
-def weak_adversary_view_distributions(n: int, k: int, *, epsilon_local, others=None, remove_truthful: bool = True,
-                                      dps: int = DEFAULT_DPS) -> tuple[dict, dict]:
+def weak_adversary_view_distributions(
+    n: int, k: int, *, epsilon_local, others=None, remove_truthful: bool = True, dps: int = DEFAULT_DPS
+) -> tuple[dict, dict]:
     """(P0, P1): law of the weak adversary's view (Koskela et al., Def. 3), literal enumeration.
 
     The adversary knows the others' data ``others`` (n - 1 values; default: spread over x2.. as in
@@ -433,8 +446,9 @@ def weak_adversary_view_distributions(n: int, k: int, *, epsilon_local, others=N
     return _adversary_view_distributions(n, k, epsilon_local, others, remove_truthful, False, dps)
 
 
-def strong_adversary_view_distributions(n: int, k: int, *, epsilon_local, others=None, remove_truthful: bool = True,
-                                        dps: int = DEFAULT_DPS) -> tuple[dict, dict]:
+def strong_adversary_view_distributions(
+    n: int, k: int, *, epsilon_local, others=None, remove_truthful: bool = True, dps: int = DEFAULT_DPS
+) -> tuple[dict, dict]:
     """(P0, P1): law of the strong adversary's view (Koskela et al., Def. 1): as
     :func:`weak_adversary_view_distributions`, but u's blanket bit is revealed too. View:
     ``(bits, u's bit in {"blanket", "truthful"}, histogram)``; u blanket reports uniformly, u
@@ -456,11 +470,15 @@ def _strong_laws(epsilon_local, n, k, dps):
     return strong_adversary_view_distributions(n, k, epsilon_local=epsilon_local, dps=dps)
 
 
-def weak_adversary_view_bruteforce(eps, epsilon_local, n: int, k: int, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+def weak_adversary_view_bruteforce(
+    eps, epsilon_local, n: int, k: int, *, dps: int = DEFAULT_DPS
+) -> mpmath.mpf:
     """Delta of the weak adversary's view (Def. 3), max of both directions, by literal enumeration."""
     return _both_directions(*_weak_laws(epsilon_local, n, k, dps), eps, dps)
 
 
-def strong_adversary_view_bruteforce(eps, epsilon_local, n: int, k: int, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+def strong_adversary_view_bruteforce(
+    eps, epsilon_local, n: int, k: int, *, dps: int = DEFAULT_DPS
+) -> mpmath.mpf:
     """Delta of the strong adversary's view (Def. 1), max of both directions, by literal enumeration."""
     return _both_directions(*_strong_laws(epsilon_local, n, k, dps), eps, dps)

@@ -31,12 +31,12 @@ EPSILONS = (0.0, 0.05, 0.2, 0.5, 1.0, 1.8, 3.5)
 
 
 @functools.lru_cache(maxsize=None)
-def exact_histogram_deltas(n: int, k: int, n_x0: int, dataset: str, epsilon_local: float) -> tuple[float, ...]:
+def exact_histogram_deltas(
+    n: int, k: int, n_x0: int, dataset: str, epsilon_local: float
+) -> tuple[float, ...]:
     """Full-histogram delta, maximum over both directions, at each of :data:`EPSILONS`."""
     p0, p1 = histogram_distributions(n, k, n_x0, dataset, epsilon_local=epsilon_local)
-    return tuple(
-        float(max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps))) for eps in EPSILONS
-    )
+    return tuple(float(max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps))) for eps in EPSILONS)
 
 
 #: moderate cases for the ``histogram-exact`` accountant (exact full-histogram delta for the dataset

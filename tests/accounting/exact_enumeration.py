@@ -59,12 +59,12 @@ _UNDERFLOW = 1e-300
 class Truth(NamedTuple):
     """The exact worst-case delta at one epsilon: the certified interval [low, high], its centre and argmax."""
 
-    delta: float          # centre of [low, high] (as a float; mpmath values when refined are in low/high)
+    delta: float  # centre of [low, high] (as a float; mpmath values when refined are in low/high)
     low: float
     high: float
-    others: tuple         # argmax dataset (c_x0, c_x1, d_2, ..., d_{k-1}), d non-increasing
-    direction: str        # "P0||P1" (u on x0 first) or "P1||P0"
-    refined: bool         # whether pass 2 (fixed point) was needed
+    others: tuple  # argmax dataset (c_x0, c_x1, d_2, ..., d_{k-1}), d non-increasing
+    direction: str  # "P0||P1" (u on x0 first) or "P1||P0"
+    refined: bool  # whether pass 2 (fixed point) was needed
 
 
 def datasets(n: int, k: int) -> list[tuple]:
@@ -220,8 +220,9 @@ def _fixed_value(n: int, k: int, epsilon_local: float, eps_list, counts) -> list
         coefficient_sets = []
         for eps in eps_list:
             ee = mpmath.exp(mpmath.mpf(eps))
-            coefficient_sets.append([_boxed(int(mpmath.nint(x * scale)))
-                                     for x in (pm - ee * qm, qm - ee * pm, qm * (1 - ee))])
+            coefficient_sets.append(
+                [_boxed(int(mpmath.nint(x * scale))) for x in (pm - ee * qm, qm - ee * pm, qm * (1 - ee))]
+            )
     step = _stepper(n - 1, k, _boxed(p), _boxed(q), fixed=True)
     law = step(None, None)
     groups = list(counts[:2]) + list(counts[2:])
@@ -248,7 +249,9 @@ def _cached(n: int, k: int, epsilon_local: float, eps: tuple, rel_tol: float):
     rows = _float_pass(n, k, epsilon_local, eps_arr)
     results = []
     for j in range(len(eps)):
-        if eps[j] >= epsilon_local:  # k-RR is eps0-LDP, so is the histogram (post-processing): delta = 0 exactly
+        if (
+            eps[j] >= epsilon_local
+        ):  # k-RR is eps0-LDP, so is the histogram (post-processing): delta = 0 exactly
             results.append(Truth(0.0, 0.0, 0.0, (n - 1,) + (0,) * (k - 1), "P0||P1", False))
             continue
         best_low, best = -1.0, None
@@ -277,7 +280,9 @@ def _cached(n: int, k: int, epsilon_local: float, eps: tuple, rel_tol: float):
     return tuple(results)
 
 
-def worst_case(epsilons, epsilon_local: float, n: int, k: int, *, rel_tol: float = 1e-13) -> tuple[Truth, ...]:
+def worst_case(
+    epsilons, epsilon_local: float, n: int, k: int, *, rel_tol: float = 1e-13
+) -> tuple[Truth, ...]:
     """The exact worst-case delta at each epsilon (one :class:`Truth` per epsilon; cached per call)."""
     if not (isinstance(n, int) and n >= 2 and isinstance(k, int) and k >= 2):
         raise ValueError(f"need integers n >= 2 and k >= 2; got n = {n!r}, k = {k!r}.")

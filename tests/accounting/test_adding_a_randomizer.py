@@ -60,7 +60,9 @@ def test_a_toy_randomizer_is_a_setting(toy):
     setting = ShuffleSetting.of(toy, n_users=500, n_x0=3)
     assert (setting.epsilon_local, setting.k, setting.n_users, setting.n_x0) == (1.0, None, 500, 3)
     assert setting.randomizer is toy
-    with pytest.raises(ValueError, match=r"^`randomizer` must be k-RR .*got ToySubsetRR\(epsilon_local=1.0\)\.$"):
+    with pytest.raises(
+        ValueError, match=r"^`randomizer` must be k-RR .*got ToySubsetRR\(epsilon_local=1.0\)\.$"
+    ):
         setting.krr
 
 
@@ -72,12 +74,20 @@ def test_generic_accountants_give_the_toy_randomizer_its_delta(toy, name):
     assert np.all(got <= 0.0) and np.any((got < 0.0) & np.isfinite(got))  # a delta in (0, 1) somewhere
 
 
-@pytest.mark.parametrize("name,accepted", [("clones-krr", "k-RR"), ("strong-adversary", "k-RR"),
-                                           ("balle-hoeffding-laplace", "Laplace on \\[0, 1\\]")])
+@pytest.mark.parametrize(
+    "name,accepted",
+    [
+        ("clones-krr", "k-RR"),
+        ("strong-adversary", "k-RR"),
+        ("balle-hoeffding-laplace", "Laplace on \\[0, 1\\]"),
+    ],
+)
 def test_accountants_that_do_not_accept_it_refuse_in_one_line(toy, name, accepted):
     with pytest.raises(ValueError) as caught:
         get_accountant(name, randomizer=toy, n_users=500)
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith(f"`randomizer` must be {accepted.replace(chr(92), '')} for accountant {name!r}; got ")
+    assert message.startswith(
+        f"`randomizer` must be {accepted.replace(chr(92), '')} for accountant {name!r}; got "
+    )
     assert message.endswith("ToySubsetRR(epsilon_local=1.0).")

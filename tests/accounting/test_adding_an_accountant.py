@@ -20,7 +20,7 @@ from shuffledp import accounting
 from shuffledp.config import load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
-TOY = textwrap.dedent('''
+TOY = textwrap.dedent("""
     from shuffledp.accounting.accountants.base import Accountant, BoundKind
     from shuffledp.accounting.views.clones import pair as clones
 
@@ -37,7 +37,7 @@ TOY = textwrap.dedent('''
 
         def log_delta_for_epsilon(self, epsilons):
             return self.view().log_delta(self._checked_epsilons(epsilons))
-''')
+""")
 
 
 @pytest.fixture()
@@ -78,10 +78,33 @@ def test_toy_accountant_appears_everywhere(toy):
 
     assert composable()[toy] is accounting.BoundKind.UPPER
     ours = compose(toy, epsilon_local=1.0, n_users=200, k=4, compositions=3).epsilon_for_delta(1e-6)
-    theirs = compose("clones-krr", epsilon_local=1.0, n_users=200, k=4, compositions=3).epsilon_for_delta(1e-6)
+    theirs = compose("clones-krr", epsilon_local=1.0, n_users=200, k=4, compositions=3).epsilon_for_delta(
+        1e-6
+    )
     assert ours == theirs
-    assert float(_cli(["epsilon", "--accountant", toy, "--eps0", "1", "--n", "200", "--k", "4",
-                       "--delta", "1e-6", "--json"]).split('"eps": ')[1].split(",")[0]) > 0
+    assert (
+        float(
+            _cli(
+                [
+                    "epsilon",
+                    "--accountant",
+                    toy,
+                    "--eps0",
+                    "1",
+                    "--n",
+                    "200",
+                    "--k",
+                    "4",
+                    "--delta",
+                    "1e-6",
+                    "--json",
+                ]
+            )
+            .split('"eps": ')[1]
+            .split(",")[0]
+        )
+        > 0
+    )
 
 
 def test_unregistered_after_the_fixture():
@@ -100,7 +123,9 @@ def test_register_refuses_a_clash_and_a_bad_target():
         accounting.register(Clash)
     with pytest.raises(ValueError, match="`accountant` must set its own class attribute `name`"):
         accounting.register(Nameless)
-    with pytest.raises(ValueError, match="`accountant` must be a subclass of shuffledp.accounting.Accountant"):
+    with pytest.raises(
+        ValueError, match="`accountant` must be a subclass of shuffledp.accounting.Accountant"
+    ):
         accounting.register("toy_accountant_module:Toy")  # the former "module:Class" form is gone
     assert accounting._REGISTRY == registry
     accounting.register(accounting.accountant_class("weak-adversary"))  # the same class again: a no-op

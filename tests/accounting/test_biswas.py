@@ -27,7 +27,15 @@ EPSILONS = [0.0, 0.02, 0.1, 0.35, 0.7, 1.05, 1.4]
 # --------------------------------------------------------------------------- brute force
 @pytest.mark.parametrize(
     "n,k,n_x0,eps0",
-    [(1, 2, 0, 0.8), (2, 2, 1, 1.2), (3, 2, 0, 0.5), (4, 3, 1, 1.1), (5, 3, 0, 1.4), (5, 3, 4, 0.9), (5, 4, 2, 2.0)],
+    [
+        (1, 2, 0, 0.8),
+        (2, 2, 1, 1.2),
+        (3, 2, 0, 0.5),
+        (4, 3, 1, 1.1),
+        (5, 3, 0, 1.4),
+        (5, 3, 4, 0.9),
+        (5, 4, 2, 2.0),
+    ],
 )
 @pytest.mark.parametrize("direction", ["forward", "reverse", "both"])
 def test_exact_matches_brute_force(n, k, n_x0, eps0, direction):
@@ -48,9 +56,16 @@ def _model_laws_mpmath(n, k, n_x0, eps0):
     m = n - 1 - n_x0
 
     def binom(count, size, prob):
-        return mpmath.binomial(size, count) * prob**count * (1 - prob) ** (size - count) if 0 <= count <= size else 0
+        return (
+            mpmath.binomial(size, count) * prob**count * (1 - prob) ** (size - count)
+            if 0 <= count <= size
+            else 0
+        )
 
-    others = [mpmath.fsum(binom(r, n_x0, p) * binom(t - r, m, q) for r in range(0, min(t, n_x0) + 1)) for t in range(n)]
+    others = [
+        mpmath.fsum(binom(r, n_x0, p) * binom(t - r, m, q) for r in range(0, min(t, n_x0) + 1))
+        for t in range(n)
+    ]
     others.append(mpmath.mpf(0))
 
     def law(own):
@@ -87,7 +102,9 @@ def test_exact_relative_error_against_mpmath(n, k, n_x0, eps0, eps, direction):
 
 def test_mpmath_reference_reaches_1e_minus_300():
     """The deep-tail case above really is ~1e-300 (so the relative-error test covers it)."""
-    log10_delta = BiswasExact(epsilon_local=2.0, n_users=260, k=10, n_x0=26).log_delta_for_epsilon(1.999)[0] / math.log(10)
+    log10_delta = BiswasExact(epsilon_local=2.0, n_users=260, k=10, n_x0=26).log_delta_for_epsilon(1.999)[
+        0
+    ] / math.log(10)
     assert -320 < log10_delta < -280
 
 
@@ -103,18 +120,24 @@ def _printed_mpmath(n, k, n_x0, eps0, eps):
     total = mpmath.mpf(0)
     for s in range(n + 1):
         kappa3 = mpmath.mpf(k - 1) ** n_x0 * (e + k - 2) ** (n - n_x0 - s) / (e + k - 1) ** n
-        numerator = mpmath.fsum((s - r) * c(n_x0, r) * c(n - 1 - n_x0, s - 1 - r) * kappa1**r for r in range(s + 1))
+        numerator = mpmath.fsum(
+            (s - r) * c(n_x0, r) * c(n - 1 - n_x0, s - 1 - r) * kappa1**r for r in range(s + 1)
+        )
         denominator = mpmath.fsum(c(n_x0, r) * c(big_n, s - r) * kappa1**r for r in range(s + 1))
         v = mpmath.log(kappa2 + (e - kappa2) / big_n * numerator / denominator)
         mu_tau = mpmath.fsum(
-            c(n_x0, r) * c(big_n, s - r) * kappa1**r * (kappa2 * big_n + (e - kappa2) * (s - r)) for r in range(s + 1)
+            c(n_x0, r) * c(big_n, s - r) * kappa1**r * (kappa2 * big_n + (e - kappa2) * (s - r))
+            for r in range(s + 1)
         )
         if v > eps:
             total += (1 - mpmath.exp(eps - v)) * kappa3 / big_n * mu_tau
     return total
 
 
-@pytest.mark.parametrize("n,k,n_x0,eps0,eps", [(100, 10, 80, 2.0, 0.1), (50, 10, 40, 2.0, 1.0), (30, 3, 5, 1.5, 0.2), (12, 2, 11, 1.0, 0.05)])
+@pytest.mark.parametrize(
+    "n,k,n_x0,eps0,eps",
+    [(100, 10, 80, 2.0, 0.1), (50, 10, 40, 2.0, 1.0), (30, 3, 5, 1.5, 0.2), (12, 2, 11, 1.0, 0.05)],
+)
 def test_printed_matches_term_by_term_transcription(n, k, n_x0, eps0, eps):
     with mpmath.workdps(50):
         reference = float(_printed_mpmath(n, k, n_x0, eps0, eps))
@@ -134,8 +157,12 @@ def test_exact_between_dp_accounting_pessimistic_and_optimistic(n, k, n_x0, eps0
     ours = BiswasExact(epsilon_local=eps0, n_users=n, k=k, n_x0=n_x0)
     for eps in [0.05, 0.2, 0.5]:
         exact = ours.delta_for_epsilon(eps)[0]
-        upper = pld.from_two_probability_mass_functions(log_p1, log_p0, pessimistic_estimate=True, symmetric=False)
-        lower = pld.from_two_probability_mass_functions(log_p1, log_p0, pessimistic_estimate=False, symmetric=False)
+        upper = pld.from_two_probability_mass_functions(
+            log_p1, log_p0, pessimistic_estimate=True, symmetric=False
+        )
+        lower = pld.from_two_probability_mass_functions(
+            log_p1, log_p0, pessimistic_estimate=False, symmetric=False
+        )
         pessimistic, optimistic = upper.get_delta_for_epsilon(eps), lower.get_delta_for_epsilon(eps)
         assert optimistic <= exact * (1 + 1e-9) and exact <= pessimistic * (1 + 1e-9)
         assert exact == pytest.approx(pessimistic, rel=1e-2, abs=1e-12)
@@ -172,7 +199,9 @@ def _table4_cells():
 def test_printed_reproduces_table_iv(block, row, position, setting, printed):
     """Table IV (n_x0 = 0.8 n; the 'varying n' columns are the eps values 0.1 ... 3.0)."""
     n = int(setting["n"])
-    accountant = BiswasPrinted(epsilon_local=setting["eps0"], n_users=n, k=int(setting["k"]), n_x0=int(0.8 * n))
+    accountant = BiswasPrinted(
+        epsilon_local=setting["eps0"], n_users=n, k=int(setting["k"]), n_x0=int(0.8 * n)
+    )
     ours = float(accountant.delta_for_epsilon(_TABLE4_EPSILONS[position])[0])
     verdict, note = printed_precision_verdict(printed, ours)
     expected = "not reproduced" if (block, row, position) in _TABLE4_NOT_REPRODUCED else "reproduced"
@@ -207,7 +236,11 @@ def test_table_ii_n1000_not_reproduced_with_k10_nx0_800():
 # --------------------------------------------------------------------------- properties
 settings_small = settings(max_examples=40, deadline=None)
 cases = st.tuples(
-    st.integers(1, 60), st.integers(2, 12), st.floats(0.05, 4.0), st.floats(0.0, 1.0), st.sampled_from(["forward", "reverse", "both"])
+    st.integers(1, 60),
+    st.integers(2, 12),
+    st.floats(0.05, 4.0),
+    st.floats(0.0, 1.0),
+    st.sampled_from(["forward", "reverse", "both"]),
 )
 
 
@@ -245,9 +278,13 @@ def test_epsilon_for_delta_inverts(n, k, eps0, fraction):
 @pytest.mark.parametrize("k", [2, 7])
 def test_edge_cases_defined(n, n_x0, k):
     for direction in ("forward", "reverse", "both"):
-        delta = BiswasExact(epsilon_local=1.0, n_users=n, k=k, n_x0=n_x0, direction=direction).delta_for_epsilon(EPSILONS)
+        delta = BiswasExact(
+            epsilon_local=1.0, n_users=n, k=k, n_x0=n_x0, direction=direction
+        ).delta_for_epsilon(EPSILONS)
         assert np.all(np.isfinite(delta)) and np.all(delta >= 0)
-    assert BiswasExact(epsilon_local=1.0, n_users=n, k=k, n_x0=n_x0).delta_for_epsilon([1.0, 2.0]).tolist() == [0.0, 0.0]
+    assert BiswasExact(epsilon_local=1.0, n_users=n, k=k, n_x0=n_x0).delta_for_epsilon(
+        [1.0, 2.0]
+    ).tolist() == [0.0, 0.0]
 
 
 def test_reverse_zero_beyond_its_maximal_loss():
@@ -271,9 +308,14 @@ def test_labels():
 
 
 def test_validation_messages():
-    with pytest.raises(ValueError, match=r"`direction` must be one of 'forward', 'reverse', 'both'; got 'up'"):
+    with pytest.raises(
+        ValueError, match=r"`direction` must be one of 'forward', 'reverse', 'both'; got 'up'"
+    ):
         BiswasExact(epsilon_local=1.0, n_users=10, k=3, n_x0=2, direction="up")
-    with pytest.raises(ValueError, match=r"`n_x0` is required by accountant 'biswas-printed' and must be an integer in \[0, 9\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"`n_x0` is required by accountant 'biswas-printed' and must be an integer in \[0, 9\]",
+    ):
         BiswasPrinted(epsilon_local=1.0, n_users=10, k=3)
     with pytest.raises(ValueError, match=r"`n_x0` must be an integer in \[0, 9\]; got 10"):
         BiswasExact(epsilon_local=1.0, n_users=10, k=3, n_x0=10)

@@ -69,7 +69,9 @@ def _mp_strong_adversary(n, k, eps0, eps, dps=60):
 )
 def test_strong_adversary_matches_mpmath(n, k, eps0, eps):
     reference = _mp_strong_adversary(n, k, eps0, eps)
-    ours = get_accountant("strong-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(eps)[0]
+    ours = get_accountant("strong-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(eps)[
+        0
+    ]
     # |log ours - log ref| <= 1e-9 is a relative error <= 1e-9 on delta
     assert abs(ours - float(mpmath.log(reference))) <= 1e-9
 
@@ -83,7 +85,9 @@ def test_mpmath_reference_reaches_1e_minus_300():
 )
 def test_strong_adversary_matches_straightforward_double_sum(n, k, eps0):
     epsilons = np.array([0.0, 0.01, 0.1, 0.4, 1.0, 2.5, 6.0])
-    fast = get_accountant("strong-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(epsilons)
+    fast = get_accountant("strong-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(
+        epsilons
+    )
     direct = strong_adversary_log_delta_direct(epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k))
     np.testing.assert_allclose(fast, direct, rtol=0, atol=1e-9)
 
@@ -92,7 +96,9 @@ def test_strong_adversary_matches_straightforward_double_sum(n, k, eps0):
 def test_strong_adversary_is_symmetric_in_direction(n, k, eps0):
     epsilons = np.array([0.05, 0.3, 1.2])
     forward = strong_adversary_log_delta_direct(epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k))
-    backward = strong_adversary_log_delta_direct(epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k), direction="x1|x0")
+    backward = strong_adversary_log_delta_direct(
+        epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k), direction="x1|x0"
+    )
     np.testing.assert_allclose(forward, backward, atol=1e-12)
 
 
@@ -100,7 +106,9 @@ def test_strong_adversary_closed_form_at_n_1():
     """n = 1: no other users, the adversary sees user u's report when truthful: delta = 1 - gamma."""
     eps0, k = 1.3, 4
     expected = (math.exp(eps0) - 1) / (math.exp(eps0) + k - 1)
-    delta = get_accountant("strong-adversary", epsilon_local=eps0, n_users=1, k=k).delta_for_epsilon([0.0, 2.0, 9.0])
+    delta = get_accountant("strong-adversary", epsilon_local=eps0, n_users=1, k=k).delta_for_epsilon(
+        [0.0, 2.0, 9.0]
+    )
     np.testing.assert_allclose(delta, expected, rtol=1e-12)
 
 
@@ -113,7 +121,9 @@ def test_strong_adversary_large_n_is_finite_and_in_range():
 
 def test_strong_adversary_direct_rejects_unknown_direction():
     with pytest.raises(ValueError, match=r"`direction` must be one of 'x0\|x1', 'x1\|x0'; got 'up'"):
-        strong_adversary_log_delta_direct([0.1], ShuffleSetting(epsilon_local=1.0, n_users=5, k=3), direction="up")
+        strong_adversary_log_delta_direct(
+            [0.1], ShuffleSetting(epsilon_local=1.0, n_users=5, k=3), direction="up"
+        )
 
 
 # ---------------------------------------------------------------- closed forms, by hand
@@ -148,7 +158,11 @@ def _bennett(n, gamma, a, b_plus, moment):
     beta = a * b_plus / moment
     phi = (1 + beta) * math.log(1 + beta) - beta
     rate = moment / b_plus**2 * phi
-    return b_plus / (gamma * n * math.log(1 + beta)) * ((1 - gamma * (1 - math.exp(-rate))) ** n - (1 - gamma) ** n)
+    return (
+        b_plus
+        / (gamma * n * math.log(1 + beta))
+        * ((1 - gamma * (1 - math.exp(-rate))) ** n - (1 - gamma) ** n)
+    )
 
 
 def test_balle_section5_hand_evaluated():
@@ -182,7 +196,9 @@ def test_krr_second_moment_matches_direct_expectation():
     gamma = k / (math.exp(eps0) + k - 1)
     truthful = (1 - gamma) * k + gamma  # k * Pr(report = y | x) / 1 for y = x
     other = gamma
-    values = [truthful - math.exp(eps) * other, other - math.exp(eps) * truthful] + [other * (1 - math.exp(eps))] * (k - 2)
+    values = [truthful - math.exp(eps) * other, other - math.exp(eps) * truthful] + [
+        other * (1 - math.exp(eps))
+    ] * (k - 2)
     mean = sum(values) / k
     second = sum(v * v for v in values) / k
     assert math.isclose(mean, 1 - math.exp(eps), rel_tol=1e-12)  # Lemma 5.4 (1)
@@ -270,11 +286,19 @@ def test_strong_adversary_between_dp_accounting_pessimistic_and_optimistic(n, k,
         trinomial = {}
         for a in range(n):
             for c in range(n - a):
-                trinomial[(a, c)] = (mpmath.factorial(n - 1) / (mpmath.factorial(a) * mpmath.factorial(c)
-                                     * mpmath.factorial(n - 1 - a - c)) * q ** (a + c) * (1 - 2 * q) ** (n - 1 - a - c))
+                trinomial[(a, c)] = (
+                    mpmath.factorial(n - 1)
+                    / (mpmath.factorial(a) * mpmath.factorial(c) * mpmath.factorial(n - 1 - a - c))
+                    * q ** (a + c)
+                    * (1 - 2 * q) ** (n - 1 - a - c)
+                )
         # the view includes the target's blanket bit: with probability gamma an identical outcome "blanket"
-        log_p = {("truthful", a + 1, c): float(mpmath.log(one_minus_gamma * v)) for (a, c), v in trinomial.items()}
-        log_q = {("truthful", a, c + 1): float(mpmath.log(one_minus_gamma * v)) for (a, c), v in trinomial.items()}
+        log_p = {
+            ("truthful", a + 1, c): float(mpmath.log(one_minus_gamma * v)) for (a, c), v in trinomial.items()
+        }
+        log_q = {
+            ("truthful", a, c + 1): float(mpmath.log(one_minus_gamma * v)) for (a, c), v in trinomial.items()
+        }
         log_p["blanket"] = log_q["blanket"] = float(mpmath.log(1 - one_minus_gamma))
     upper = pld.from_two_probability_mass_functions(log_q, log_p, pessimistic_estimate=True, symmetric=False)
     lower = pld.from_two_probability_mass_functions(log_q, log_p, pessimistic_estimate=False, symmetric=False)

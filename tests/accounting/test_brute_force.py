@@ -14,7 +14,9 @@ from brute_force import (
 )
 
 
-@pytest.mark.parametrize("n,k,n_x0,dataset", [(1, 2, 0, "third"), (3, 3, 1, "third"), (4, 4, 2, "spread"), (3, 2, 0, "x1")])
+@pytest.mark.parametrize(
+    "n,k,n_x0,dataset", [(1, 2, 0, "third"), (3, 3, 1, "third"), (4, 4, 2, "spread"), (3, 2, 0, "x1")]
+)
 def test_laws_sum_to_one(n, k, n_x0, dataset):
     for law in histogram_distributions(n, k, n_x0, dataset, epsilon_local=0.7):
         with mpmath.workdps(50):
@@ -67,8 +69,10 @@ def test_other_datasets_are_every_count_vector_once():
         # every multiset of values of the n - 1 others appears (independent enumeration)
         import itertools
 
-        seen = {tuple(values.count(v) for v in range(k))
-                for values in (list(t) for t in itertools.combinations_with_replacement(range(k), n - 1))}
+        seen = {
+            tuple(values.count(v) for v in range(k))
+            for values in (list(t) for t in itertools.combinations_with_replacement(range(k), n - 1))
+        }
         assert seen == set(datasets)
 
 
@@ -108,7 +112,9 @@ def test_true_worst_case_is_max_over_literal_full_histograms():
     for n_x0, dataset in [(0, "third"), (0, "x1"), (n - 1, "third"), (3, "spread")]:
         p0, p1 = histogram_distributions(n, k, n_x0, dataset, epsilon_local=eps0)
         with mpmath.workdps(50):
-            assert max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps)) <= worst.delta * (1 + mpmath.mpf(10) ** -40)
+            assert max(hockey_stick(p0, p1, eps), hockey_stick(p1, p0, eps)) <= worst.delta * (
+                1 + mpmath.mpf(10) ** -40
+            )
     values = [v for v, c in enumerate(worst.others) for _ in range(c)]
     from brute_force import histogram_distribution_of_values
 
@@ -117,7 +123,9 @@ def test_true_worst_case_is_max_over_literal_full_histograms():
     first, second = (p0, p1) if worst.direction == "P0||P1" else (p1, p0)
     with mpmath.workdps(50):
         assert abs(hockey_stick(first, second, eps) - worst.delta) < mpmath.mpf(10) ** -45
-    assert float(worst.delta) == pytest.approx(1.40e-3, abs=0.005e-3)  # issue 8's brute-force figure, 3 digits
+    assert float(worst.delta) == pytest.approx(
+        1.40e-3, abs=0.005e-3
+    )  # issue 8's brute-force figure, 3 digits
 
 
 def test_weak_view_does_not_depend_on_the_others_data():
@@ -135,12 +143,18 @@ def test_weak_view_does_not_depend_on_the_others_data():
             assert set(law) == set(ref)
             assert max(abs(law[o] - ref[o]) for o in law) < mpmath.mpf(10) ** -45
     for others in datasets:
-        full = weak_adversary_view_distributions(n, k, epsilon_local=eps0, others=others, remove_truthful=False)
+        full = weak_adversary_view_distributions(
+            n, k, epsilon_local=eps0, others=others, remove_truthful=False
+        )
         for eps in (0.0, 0.3, 0.7):
             assert abs(hockey_stick(*full, eps) - hockey_stick(*reference, eps)) < mpmath.mpf(10) ** -45
     # the full-histogram laws do depend on the data (the removal is what makes the view data-free)
-    full_a = weak_adversary_view_distributions(n, k, epsilon_local=eps0, others=datasets[0], remove_truthful=False)
-    full_b = weak_adversary_view_distributions(n, k, epsilon_local=eps0, others=datasets[2], remove_truthful=False)
+    full_a = weak_adversary_view_distributions(
+        n, k, epsilon_local=eps0, others=datasets[0], remove_truthful=False
+    )
+    full_b = weak_adversary_view_distributions(
+        n, k, epsilon_local=eps0, others=datasets[2], remove_truthful=False
+    )
     assert set(full_a[0]) != set(full_b[0])
 
 
@@ -152,8 +166,10 @@ def test_adversary_views_sum_to_one_and_single_user_closed_forms():
         weak_adversary_view_distributions,
     )
 
-    for laws in (weak_adversary_view_distributions(4, 3, epsilon_local=1.1),
-                 strong_adversary_view_distributions(4, 3, epsilon_local=1.1)):
+    for laws in (
+        weak_adversary_view_distributions(4, 3, epsilon_local=1.1),
+        strong_adversary_view_distributions(4, 3, epsilon_local=1.1),
+    ):
         for law in laws:
             with mpmath.workdps(50):
                 assert abs(mpmath.fsum(law.values()) - 1) < mpmath.mpf(10) ** -45
@@ -162,7 +178,9 @@ def test_adversary_views_sum_to_one_and_single_user_closed_forms():
     p, q = e / (e + k - 1), 1 / (e + k - 1)
     # n = 1: weak sees u's k-RR report; strong also sees u's bit: truthful (prob 1 - gamma) is
     # fully revealing, blanket is identical under both (delta = 1 - gamma for every eps)
-    assert float(weak_adversary_view_bruteforce(eps, eps0, 1, k)) == pytest.approx(p - math.exp(eps) * q, rel=1e-12)
+    assert float(weak_adversary_view_bruteforce(eps, eps0, 1, k)) == pytest.approx(
+        p - math.exp(eps) * q, rel=1e-12
+    )
     assert float(strong_adversary_view_bruteforce(eps, eps0, 1, k)) == pytest.approx(1 - k * q, rel=1e-12)
     assert float(strong_adversary_view_bruteforce(5.0, eps0, 1, k)) == pytest.approx(1 - k * q, rel=1e-12)
 
@@ -171,7 +189,11 @@ def test_adversary_views_sum_to_one_and_single_user_closed_forms():
 def test_true_worst_case_below_weak_below_strong(n, k, eps0):
     """Data processing: the real histogram is a function of the weak view (plus the known data),
     which is a function of the strong view; so true worst case <= weak <= strong, both directions."""
-    from brute_force import strong_adversary_view_bruteforce, true_worst_case_delta, weak_adversary_view_bruteforce
+    from brute_force import (
+        strong_adversary_view_bruteforce,
+        true_worst_case_delta,
+        weak_adversary_view_bruteforce,
+    )
 
     for eps in (0.0, 0.1, 0.3, 0.75, eps0, eps0 + 0.5):
         true = true_worst_case_delta(eps, eps0, n, k).delta

@@ -6,18 +6,31 @@ from shuffledp.accounting import get_accountant
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
 
 
-@pytest.mark.parametrize("accountant,n,k,n_x0,eps,delta", [("biswas-exact", 200, 10, 20, 0.3, 1e-6), ("biswas-printed", 100, 10, 80, 0.1, 1e-20), ("histogram-exact", 30, 4, 10, 0.5, 1e-3)])
+@pytest.mark.parametrize(
+    "accountant,n,k,n_x0,eps,delta",
+    [
+        ("biswas-exact", 200, 10, 20, 0.3, 1e-6),
+        ("biswas-printed", 100, 10, 80, 0.1, 1e-20),
+        ("histogram-exact", 30, 4, 10, 0.5, 1e-3),
+    ],
+)
 def test_largest_eps0_meets_target_and_next_does_not(accountant, n, k, n_x0, eps, delta):
-    eps0 = calibrate_epsilon_local(accountant, n_users=n, k=k, n_x0=n_x0, epsilon=eps, delta=delta, tolerance=1e-8)
+    eps0 = calibrate_epsilon_local(
+        accountant, n_users=n, k=k, n_x0=n_x0, epsilon=eps, delta=delta, tolerance=1e-8
+    )
     assert eps0 >= eps  # eps0 <= eps always gives delta = 0
     at = get_accountant(accountant, epsilon_local=eps0, n_users=n, k=k, n_x0=n_x0).delta_for_epsilon(eps)[0]
-    above = get_accountant(accountant, epsilon_local=eps0 * (1 + 1e-6), n_users=n, k=k, n_x0=n_x0).delta_for_epsilon(eps)[0]
+    above = get_accountant(
+        accountant, epsilon_local=eps0 * (1 + 1e-6), n_users=n, k=k, n_x0=n_x0
+    ).delta_for_epsilon(eps)[0]
     assert at <= delta < above
 
 
 def test_zero_delta_target_gives_eps0_equal_eps():
     # delta = 0 exactly iff eps >= eps0 (the loss never exceeds eps0)
-    eps0 = calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.7, delta=0.0, tolerance=1e-10)
+    eps0 = calibrate_epsilon_local(
+        "biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.7, delta=0.0, tolerance=1e-10
+    )
     assert eps0 == pytest.approx(0.7, abs=1e-8)
 
 
@@ -28,7 +41,9 @@ def test_errors():
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.7, delta=1.0)
     with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\); got -1.0"):
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=-1.0, delta=0.1)
-    with pytest.raises(ValueError, match=r"no `epsilon_local` in \[1e-06, 30.0\] meets \(epsilon, delta\) = \(0.0, 0.0\)"):
+    with pytest.raises(
+        ValueError, match=r"no `epsilon_local` in \[1e-06, 30.0\] meets \(epsilon, delta\) = \(0.0, 0.0\)"
+    ):
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.0, delta=0.0)
 
 
@@ -61,7 +76,9 @@ def test_certified_calibration_meets_target_and_plus_1e6_does_not(accountant, n,
 @pytest.mark.parametrize("accountant,n,k,eps,delta", CERTIFIED_CASES[:3])
 def test_illinois_agrees_with_bisection_in_fewer_evaluations(accountant, n, k, eps, delta):
     fast = calibrate_epsilon_local_traced(accountant, n_users=n, k=k, epsilon=eps, delta=delta)
-    slow = calibrate_epsilon_local_traced(accountant, n_users=n, k=k, epsilon=eps, delta=delta, method="bisection")
+    slow = calibrate_epsilon_local_traced(
+        accountant, n_users=n, k=k, epsilon=eps, delta=delta, method="bisection"
+    )
     assert fast.epsilon_local_fails - fast.epsilon_local <= 1e-6
     assert abs(fast.epsilon_local - slow.epsilon_local) <= 1e-6  # both brackets hold the same crossing
     assert fast.evaluations < slow.evaluations
@@ -86,13 +103,20 @@ def test_weak_adversary_eps0_is_at_most_the_lower_bounds():
 
 def test_unknown_method_is_named():
     with pytest.raises(ValueError, match=r"`method` must be one of"):
-        calibrate_epsilon_local_traced("weak-adversary", n_users=100, k=5, epsilon=1.0, delta=1e-6, method="newton")
+        calibrate_epsilon_local_traced(
+            "weak-adversary", n_users=100, k=5, epsilon=1.0, delta=1e-6, method="newton"
+        )
 
 
 # --- issue 35: a k = 2 calibration bracketed first by a cheap lower bound (``lower=``) -----------------------
 
 LOWER_FIRST_CASES = [  # (n, eps, delta): small n (block search), the n = 10^4 edge, large n (pair sums)
-    (100, 0.05, 1e-6), (1000, 1.0, 1000 ** -1.1), (10_000, 0.05, 1e-6), (200_000, 1.0, 1e-6), (10**7, 0.5, 1e-9)]
+    (100, 0.05, 1e-6),
+    (1000, 1.0, 1000**-1.1),
+    (10_000, 0.05, 1e-6),
+    (200_000, 1.0, 1e-6),
+    (10**7, 0.5, 1e-9),
+]
 
 
 @pytest.mark.parametrize("n,eps,delta", LOWER_FIRST_CASES)
@@ -108,7 +132,11 @@ def test_lower_first_calibration_keeps_the_guarantee_in_fewer_evaluations(n, eps
     cheap = calibrate_epsilon_local_traced("worst-case-upper", lower="worst-case-lower", **arguments)
 
     def log_delta(eps0):
-        return float(get_accountant("worst-case-upper", epsilon_local=eps0, n_users=n, k=2).log_delta_for_epsilon(eps)[0])
+        return float(
+            get_accountant("worst-case-upper", epsilon_local=eps0, n_users=n, k=2).log_delta_for_epsilon(eps)[
+                0
+            ]
+        )
 
     assert cheap.epsilon_local >= eps
     assert cheap.epsilon_local == eps or log_delta(cheap.epsilon_local) <= math.log(delta)
@@ -129,6 +157,15 @@ def test_lower_first_falls_back_where_the_lower_bound_meets_the_target_at_upper(
 
 
 def test_lower_first_refuses_a_bound_that_is_not_lower():
-    with pytest.raises(ValueError, match=r"`lower` must be a lower-bound accountant .*'weak-adversary' \(upper bound\)"):
-        calibrate_epsilon_local_traced("worst-case-upper", lower="weak-adversary", n_users=100, k=2, epsilon=0.5,
-                                       delta=1e-6, tolerance=1e-3)
+    with pytest.raises(
+        ValueError, match=r"`lower` must be a lower-bound accountant .*'weak-adversary' \(upper bound\)"
+    ):
+        calibrate_epsilon_local_traced(
+            "worst-case-upper",
+            lower="weak-adversary",
+            n_users=100,
+            k=2,
+            epsilon=0.5,
+            delta=1e-6,
+            tolerance=1e-3,
+        )

@@ -140,13 +140,20 @@ def _without_warnings(stderr: str) -> str:
     return "".join(out)
 
 
-@pytest.mark.parametrize("key,argv", list(_selected()), ids=lambda value: value if isinstance(value, str) else "")
+@pytest.mark.parametrize(
+    "key,argv", list(_selected()), ids=lambda value: value if isinstance(value, str) else ""
+)
 def test_cli_output_unchanged(key, argv):
     got, recorded = cli_grid.run(argv), dict(RECORDED[key])
-    got["stderr"], recorded["stderr"] = _without_warnings(got["stderr"]), _without_warnings(recorded["stderr"])
+    got["stderr"], recorded["stderr"] = (
+        _without_warnings(got["stderr"]),
+        _without_warnings(recorded["stderr"]),
+    )
     if key.endswith("T=10") and got["status"] == recorded["status"] == 0:
         ours, theirs = json.loads(got["stdout"]), json.loads(recorded["stdout"])
-        assert [row["eps"] for row in ours] == pytest.approx([row["eps"] for row in theirs], rel=1e-9, abs=0.0)
+        assert [row["eps"] for row in ours] == pytest.approx(
+            [row["eps"] for row in theirs], rel=1e-9, abs=0.0
+        )
         for row in ours + theirs:
             row.pop("eps")
         assert ours == theirs and got["stderr"] == recorded["stderr"]

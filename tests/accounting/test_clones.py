@@ -70,11 +70,17 @@ def _mp_clones_tails(n, eps0, eps, *, k=None, dps=60):
 
 @pytest.mark.parametrize(
     "name, n, k, eps0, eps",
-    [("feldman-numerical", 40, 3, 1.0, 0.2), ("clones-krr", 60, 3, 1.0, 0.3), ("clones-krr", 30, 2, 0.2, 0.15)],
+    [
+        ("feldman-numerical", 40, 3, 1.0, 0.2),
+        ("clones-krr", 60, 3, 1.0, 0.3),
+        ("clones-krr", 30, 2, 0.2, 0.15),
+    ],
 )
 def test_mpmath_tail_form_matches_outcome_enumeration(name, n, k, eps0, eps):
     kk = None if name == "feldman-numerical" else k
-    assert mpmath.almosteq(_mp_clones(n, eps0, eps, k=kk), _mp_clones_tails(n, eps0, eps, k=kk), rel_eps=1e-40)
+    assert mpmath.almosteq(
+        _mp_clones(n, eps0, eps, k=kk), _mp_clones_tails(n, eps0, eps, k=kk), rel_eps=1e-40
+    )
 
 
 @pytest.mark.parametrize(
@@ -102,7 +108,9 @@ def test_numerical_matches_straightforward_enumeration(name, n, k, eps0):
     accountant = get_accountant(name, epsilon_local=eps0, n_users=n, k=k)
     epsilons = np.array([0.0, 0.01, 0.1, 0.4, 0.9 * eps0, eps0, 2 * eps0])
     np.testing.assert_allclose(
-        accountant.log_delta_for_epsilon(epsilons), accountant.log_delta_for_epsilon_direct(epsilons), atol=1e-9
+        accountant.log_delta_for_epsilon(epsilons),
+        accountant.log_delta_for_epsilon_direct(epsilons),
+        atol=1e-9,
     )
 
 
@@ -117,7 +125,9 @@ def test_feldman_closed_hand_evaluated():
     n, eps0, delta = 100_000, 1.0, 1e-6
     assert eps0 <= math.log(n / (16 * math.log(2 / delta)))
     eps = math.log(
-        1 + (math.exp(eps0) - 1) / (math.exp(eps0) + 1)
+        1
+        + (math.exp(eps0) - 1)
+        / (math.exp(eps0) + 1)
         * (8 * math.sqrt(math.exp(eps0) * math.log(4 / delta)) / math.sqrt(n) + 8 * math.exp(eps0) / n)
     )
     accountant = get_accountant("feldman-closed", epsilon_local=eps0, n_users=n, k=10)
@@ -132,13 +142,19 @@ def test_feldman_closed_outside_condition():
     # when the formula's delta is below the condition's minimum, the minimum is returned
     n, eps0 = 2000, 1.0
     accountant = get_accountant("feldman-closed", epsilon_local=eps0, n_users=n, k=10)
-    assert accountant.delta_for_epsilon(0.99)[0] == pytest.approx(2 * math.exp(-n * math.exp(-eps0) / 16), rel=1e-9)
+    assert accountant.delta_for_epsilon(0.99)[0] == pytest.approx(
+        2 * math.exp(-n * math.exp(-eps0) / 16), rel=1e-9
+    )
 
 
 def test_feldman_numerical_is_not_ordered_with_strong_adversary():
     """feldman-numerical >= strong-adversary is not a theorem (different adversaries): both orders occur."""
-    clones = get_accountant("feldman-numerical", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon([0.4, 0.01])
-    strong = get_accountant("strong-adversary", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon([0.4, 0.01])
+    clones = get_accountant("feldman-numerical", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon(
+        [0.4, 0.01]
+    )
+    strong = get_accountant("strong-adversary", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon(
+        [0.4, 0.01]
+    )
     assert clones[0] < strong[0]  # 1.6e-13 vs 3.7e-3
     assert clones[1] > strong[1]  # 2.0e-2 vs 1.1e-2
 

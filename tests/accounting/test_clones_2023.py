@@ -48,7 +48,9 @@ def _pair_mpmath(n, k, eps0, dps=50):
         for a, b in itertools.product(range(m + 1), repeat=2):
             if a + b > m:
                 continue
-            w = mpmath.factorial(m) / (mpmath.factorial(a) * mpmath.factorial(b) * mpmath.factorial(m - a - b))
+            w = mpmath.factorial(m) / (
+                mpmath.factorial(a) * mpmath.factorial(b) * mpmath.factorial(m - a - b)
+            )
             w *= q ** (a + b) * (1 - 2 * q) ** (m - a - b)
             for (da, db), (wp, wq) in branches.items():
                 o = (a + da, b + db)
@@ -85,8 +87,14 @@ def test_k2_equals_clones_krr(eps0, n, eps):
 
 
 # every tiny case: n <= 6, k in {2, 3, 4, 5}, eps0 in {0.5, 1, 2, 3}, eps in {0, 0.1, 0.3, 0.6, 1} below eps0
-TINY = [(k, n, e0, eps) for k in (2, 3, 4, 5) for n in (2, 3, 4, 5, 6) for e0 in (0.5, 1.0, 2.0, 3.0)
-        for eps in (0.0, 0.1, 0.3, 0.6, 1.0) if eps < e0]
+TINY = [
+    (k, n, e0, eps)
+    for k in (2, 3, 4, 5)
+    for n in (2, 3, 4, 5, 6)
+    for e0 in (0.5, 1.0, 2.0, 3.0)
+    for eps in (0.0, 0.1, 0.3, 0.6, 1.0)
+    if eps < e0
+]
 
 
 def _validity_counts(cases):
@@ -165,5 +173,7 @@ def test_composes_and_one_round_matches_exact():
 
 
 def test_refuses_large_n_in_one_line():
-    with pytest.raises(ValueError, match=r"`n_users` must be an integer in \[1, about \d+\] .*got 100000000\."):
+    with pytest.raises(
+        ValueError, match=r"`n_users` must be an integer in \[1, about \d+\] .*got 100000000\."
+    ):
         get_accountant(NAME, epsilon_local=1.0, n_users=10**8, k=10)

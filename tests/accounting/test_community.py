@@ -13,7 +13,9 @@ from shuffledp.accounting.community import community_delta
 EPSILONS = [0.0, 0.1, 0.4, 0.9]
 
 
-@pytest.mark.parametrize("counts,eps0", [([2, 1, 1], 1.0), ([3, 0, 1, 1], 0.6), ([4, 1], 1.5), ([1, 1, 1, 1, 1], 2.0)])
+@pytest.mark.parametrize(
+    "counts,eps0", [([2, 1, 1], 1.0), ([3, 0, 1, 1], 0.6), ([4, 1], 1.5), ([1, 1, 1, 1, 1], 2.0)]
+)
 def test_matches_brute_force_max_over_values(counts, eps0):
     n, k = sum(counts), len(counts)
     expected = []
@@ -32,7 +34,9 @@ def test_matches_brute_force_max_over_values(counts, eps0):
 def test_argmax_and_permutation_invariance():
     counts = np.array([30, 1, 7, 0, 7, 12])
     result = community_delta(counts, epsilon_local=1.2, epsilons=[0.05, 0.3])
-    for eps, value, count, log_delta in zip(result.epsilons, result.argmax_value, result.argmax_count, result.log_delta):
+    for eps, value, count, log_delta in zip(
+        result.epsilons, result.argmax_value, result.argmax_count, result.log_delta
+    ):
         assert counts[value] == count
         direct = get_accountant("biswas-exact", epsilon_local=1.2, n_users=57, k=6, n_x0=int(count) - 1)
         assert direct.log_delta_for_epsilon(eps)[0] == pytest.approx(log_delta, rel=1e-12)
@@ -49,10 +53,14 @@ def test_printed_accountant_and_options():
     assert np.all(community_delta(counts, epsilon_local=2.0, epsilons=[2.0, 3.0]).delta == 0)
 
 
-@pytest.mark.skipif("strong-adversary" not in list_accountants(), reason="strong-adversary not registered yet")
+@pytest.mark.skipif(
+    "strong-adversary" not in list_accountants(), reason="strong-adversary not registered yet"
+)
 def test_dataset_independent_accountant_evaluated_once():
     result = community_delta([5, 3, 2], epsilon_local=1.0, epsilons=[0.2], accountant="strong-adversary")
-    direct = get_accountant("strong-adversary", epsilon_local=1.0, n_users=10, k=3).log_delta_for_epsilon([0.2])
+    direct = get_accountant("strong-adversary", epsilon_local=1.0, n_users=10, k=3).log_delta_for_epsilon(
+        [0.2]
+    )
     np.testing.assert_allclose(result.log_delta, direct)
 
 

@@ -43,7 +43,9 @@ def _clones_outcomes(n: int, e0: float, k: int | None):
     log_c_law = _log_binom(c, n - 1.0, math.log(r), math.log1p(-r))
     with np.errstate(invalid="ignore"):
         b = np.where((x >= 0) & (x <= c), _log_binom(x, c, math.log(0.5), math.log(0.5)), -np.inf)
-        bm1 = np.where((x - 1 >= 0) & (x - 1 <= c), _log_binom(x - 1, c, math.log(0.5), math.log(0.5)), -np.inf)
+        bm1 = np.where(
+            (x - 1 >= 0) & (x - 1 <= c), _log_binom(x - 1, c, math.log(0.5), math.log(0.5)), -np.inf
+        )
     log_p = math.log(weight) + log_c_law + np.logaddexp(log_alpha + bm1, log_1ma + b)
     log_q = math.log(weight) + log_c_law + np.logaddexp(log_alpha + b, log_1ma + bm1)
     loss, log_p = log_p - log_q, log_p
@@ -70,7 +72,7 @@ def _convolve(a, b):
     out = np.full(la.size + lb.size - 1, -np.inf)
     for i, value in enumerate(la):
         if value > -np.inf:
-            out[i:i + lb.size] = np.logaddexp(out[i:i + lb.size], value + lb)
+            out[i : i + lb.size] = np.logaddexp(out[i : i + lb.size], value + lb)
     return lo_a + lo_b, out
 
 
@@ -120,7 +122,7 @@ def test_epsilon_down_to_1e_300_is_above_the_exact_one():
     lower_ref = _power(_binned(loss, log_p, False), T)
     accountant = compose("clones-krr", epsilon_local=e0, n_users=n, k=4, compositions=T)
     for log10_delta in (-20, -100, -200, -300):
-        eps = accountant.epsilon_for_delta(10.0 ** log10_delta)
+        eps = accountant.epsilon_for_delta(10.0**log10_delta)
         assert eps < T * e0  # resolved (not the trivial maximum loss)
         # the exact delta at our epsilon is at most the target (the lower reference is below the exact one)
         assert _reference_log_delta(lower_ref, eps) <= log10_delta * math.log(10) + 1e-9
@@ -147,8 +149,14 @@ def _strong_outcomes(n: int, e0: float, k: int):
     a, c = (v.ravel().astype(float) for v in np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij"))
     ok = a + c <= n - 1
     a, c = a[ok], c[ok]
-    log_tri = (gammaln(n) - gammaln(a + 1) - gammaln(c + 1) - gammaln(n - a - c) + (a + c) * math.log(q)
-               + (n - 1 - a - c) * math.log1p(-2 * q))
+    log_tri = (
+        gammaln(n)
+        - gammaln(a + 1)
+        - gammaln(c + 1)
+        - gammaln(n - a - c)
+        + (a + c) * math.log(q)
+        + (n - 1 - a - c) * math.log1p(-2 * q)
+    )
     # P = (A + 1, C), Q = (A, C + 1): the outcome (a + 1, c) has P-mass T(a, c), Q-mass T(a + 1, c - 1)
     finite = c > 0
     loss = np.log((a[finite] + 1.0) / c[finite])
@@ -176,12 +184,19 @@ def test_strong_adversary_certified_down_to_1e_200():
 
 
 def test_log_masses_match_the_linear_ones_and_keep_the_underflowed():
-    view = strong_view.binned(ShuffleSetting(epsilon_local=2.0, n_users=3000, k=3), interval=1e-3, pessimistic=True,
-                              K=38.0, log_masses=True)
+    view = strong_view.binned(
+        ShuffleSetting(epsilon_local=2.0, n_users=3000, k=3),
+        interval=1e-3,
+        pessimistic=True,
+        K=38.0,
+        log_masses=True,
+    )
     logs = view.logs
     common, at_lin, at_log = np.intersect1d(view.index, logs.index, return_indices=True)
     normal = view.p_mass[at_lin] > 1e-290
-    assert np.allclose(np.exp(logs.log_p_mass[at_log][normal]), view.p_mass[at_lin][normal], rtol=1e-11, atol=0)
+    assert np.allclose(
+        np.exp(logs.log_p_mass[at_log][normal]), view.p_mass[at_lin][normal], rtol=1e-11, atol=0
+    )
     assert logs.index.size > view.index.size  # bins whose linear masses underflow to 0 are kept
     assert logs.log_p_mass.min() < -800
 
@@ -190,7 +205,8 @@ def test_log_masses_match_the_linear_ones_and_keep_the_underflowed():
 def test_log_directions_match_the_linear_ones(q):
     r = Round(2.0, 400, 4, q)
     view = get_accountant("clones-krr", epsilon_local=2.0, n_users=r.per_round, k=4).binned_views(
-        interval=1e-3, pessimistic=True, K=38.0, log_masses=True)[0]
+        interval=1e-3, pessimistic=True, K=38.0, log_masses=True
+    )[0]
     for reverse in (False, True):
         index, mass, infinity = direction(view, q, reverse)
         tail = tail_round(view.logs, 1e-3, q, reverse)
@@ -223,7 +239,10 @@ def test_lower_bound_states_where_it_stops_being_resolved():
     assert lower.resolved_delta == PLD_FLOOR and upper.resolved_delta == 0.0
     with pytest.raises(ValueError, match="log_masses"):
         get_accountant("worst-case-lower", epsilon_local=2.0, n_users=30, k=4).binned_views(
-            interval=1e-3, pessimistic=False, K=9.0, log_masses=True)
+            interval=1e-3, pessimistic=False, K=9.0, log_masses=True
+        )
     assert lower.epsilon_for_delta(1e-30) == lower.epsilon_for_delta(PLD_FLOOR)
     assert lower.epsilon_for_delta(1e-30) <= upper.epsilon_for_delta(1e-30)
-    assert float(lower.delta_for_epsilon(7.9)[0]) == 0.0 or float(lower.delta_for_epsilon(7.9)[0]) >= PLD_FLOOR
+    assert (
+        float(lower.delta_for_epsilon(7.9)[0]) == 0.0 or float(lower.delta_for_epsilon(7.9)[0]) >= PLD_FLOOR
+    )

@@ -61,22 +61,33 @@ TINY = [  # (name, view function, eps0, n, k)
 @pytest.mark.parametrize("T", [1, 2, 3])
 def test_composed_pld_agrees_with_brute_force_convolution(name, laws, eps0, n, k, T):
     p_law, q_law = laws(n, k, epsilon_local=eps0, dps=30)
-    accountant = compose(name, epsilon_local=eps0, n_users=n, k=k, compositions=T,
-                         value_discretization_interval=DELTA)
+    accountant = compose(
+        name, epsilon_local=eps0, n_users=n, k=k, compositions=T, value_discretization_interval=DELTA
+    )
     for eps in (0.05, 0.3, 0.8):
         upper = float(accountant.delta_for_epsilon(eps)[0])
         assert upper >= exact_composed_delta(p_law, q_law, T, eps) - SLACK  # errs upwards
-        assert upper <= exact_composed_delta(p_law, q_law, T, max(0.0, eps - T * DELTA)) + 1e-12  # within the bound
+        assert (
+            upper <= exact_composed_delta(p_law, q_law, T, max(0.0, eps - T * DELTA)) + 1e-12
+        )  # within the bound
 
 
 @pytest.mark.parametrize("eps0, n, k", [(1.0, 4, 3), (2.0, 3, 4), (0.7, 5, 2)])
 def test_worst_case_lower_composed_stays_below_weak_brute_force(eps0, n, k):
     p_law, q_law = weak_adversary_view_distributions(n, k, epsilon_local=eps0, dps=30)
     for T in (1, 3):
-        lower = compose("worst-case-lower", epsilon_local=eps0, n_users=n, k=k, compositions=T,
-                        value_discretization_interval=DELTA)
+        lower = compose(
+            "worst-case-lower",
+            epsilon_local=eps0,
+            n_users=n,
+            k=k,
+            compositions=T,
+            value_discretization_interval=DELTA,
+        )
         for eps in (0.05, 0.4):
-            assert float(lower.delta_for_epsilon(eps)[0]) <= exact_composed_delta(p_law, q_law, T, eps) + SLACK
+            assert (
+                float(lower.delta_for_epsilon(eps)[0]) <= exact_composed_delta(p_law, q_law, T, eps) + SLACK
+            )
 
 
 SINGLE = [  # (name, eps0, n, k)
@@ -99,12 +110,24 @@ def test_one_round_equals_single_round_accountant_within_discretisation(name, ep
     eps = np.array([0.01, 0.05, 0.2, 0.5])  # > Delta: the bound compares with delta at eps - Delta
     value = composed.delta_for_epsilon(eps)
     delta_of = single.delta_for_epsilon
-    if name == "worst-case-lower":  # the binned views are those of FAMILY; the widened members are single-round only
+    if (
+        name == "worst-case-lower"
+    ):  # the binned views are those of FAMILY; the widened members are single-round only
+
         def delta_of(values):
-            return np.array([math.exp(max(v for key, v in single.member_log_deltas(float(e)).items() if key in FAMILY))
-                             for e in values])
+            return np.array(
+                [
+                    math.exp(max(v for key, v in single.member_log_deltas(float(e)).items() if key in FAMILY))
+                    for e in values
+                ]
+            )
+
     exact = delta_of(eps)
-    shifted = delta_of(np.maximum(eps - DELTA, 0.0)) if composed.kind.value == "upper bound" else delta_of(eps + DELTA)
+    shifted = (
+        delta_of(np.maximum(eps - DELTA, 0.0))
+        if composed.kind.value == "upper bound"
+        else delta_of(eps + DELTA)
+    )
     if composed.kind.value == "upper bound":
         assert np.all(value >= exact * (1 - 1e-9) - SLACK) and np.all(value <= shifted * (1 + 1e-6) + 1e-12)
     else:
@@ -115,12 +138,30 @@ def test_one_round_equals_single_round_accountant_within_discretisation(name, ep
 def test_upper_above_lower_and_monotone_in_rounds(eps0, n, k):
     previous_upper = previous_lower = 0.0
     for T in (1, 2, 4, 16):
-        upper = compose("weak-adversary", epsilon_local=eps0, n_users=n, k=k, compositions=T,
-                        value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
-        strong = compose("strong-adversary", epsilon_local=eps0, n_users=n, k=k, compositions=T,
-                         value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
-        lower = compose("worst-case-lower", epsilon_local=eps0, n_users=n, k=k, compositions=T,
-                        value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
+        upper = compose(
+            "weak-adversary",
+            epsilon_local=eps0,
+            n_users=n,
+            k=k,
+            compositions=T,
+            value_discretization_interval=DELTA,
+        ).epsilon_for_delta(1e-6)
+        strong = compose(
+            "strong-adversary",
+            epsilon_local=eps0,
+            n_users=n,
+            k=k,
+            compositions=T,
+            value_discretization_interval=DELTA,
+        ).epsilon_for_delta(1e-6)
+        lower = compose(
+            "worst-case-lower",
+            epsilon_local=eps0,
+            n_users=n,
+            k=k,
+            compositions=T,
+            value_discretization_interval=DELTA,
+        ).epsilon_for_delta(1e-6)
         assert lower <= upper <= strong  # the strong adversary sees more than the weak one
         assert upper > previous_upper and lower > previous_lower
         previous_upper, previous_lower = upper, lower
@@ -128,14 +169,37 @@ def test_upper_above_lower_and_monotone_in_rounds(eps0, n, k):
 
 def test_heterogeneous_rounds_match_homogeneous_and_lie_between():
     same = compose("weak-adversary", rounds=[(1.0, 200)] * 3, k=3, value_discretization_interval=DELTA)
-    homogeneous = compose("weak-adversary", epsilon_local=1.0, n_users=200, k=3, compositions=3,
-                          value_discretization_interval=DELTA)
+    homogeneous = compose(
+        "weak-adversary",
+        epsilon_local=1.0,
+        n_users=200,
+        k=3,
+        compositions=3,
+        value_discretization_interval=DELTA,
+    )
     eps = np.array([0.1, 0.4])
     np.testing.assert_allclose(same.delta_for_epsilon(eps), homogeneous.delta_for_epsilon(eps), rtol=1e-9)
-    mixed = compose("weak-adversary", rounds=[Round(1.0, 200, 3), Round(0.5, 200, 3), Round(1.0, 400, 3)],
-                    value_discretization_interval=DELTA)
-    low = compose("weak-adversary", epsilon_local=0.5, n_users=400, k=3, compositions=3, value_discretization_interval=DELTA)
-    high = compose("weak-adversary", epsilon_local=1.0, n_users=200, k=3, compositions=3, value_discretization_interval=DELTA)
+    mixed = compose(
+        "weak-adversary",
+        rounds=[Round(1.0, 200, 3), Round(0.5, 200, 3), Round(1.0, 400, 3)],
+        value_discretization_interval=DELTA,
+    )
+    low = compose(
+        "weak-adversary",
+        epsilon_local=0.5,
+        n_users=400,
+        k=3,
+        compositions=3,
+        value_discretization_interval=DELTA,
+    )
+    high = compose(
+        "weak-adversary",
+        epsilon_local=1.0,
+        n_users=200,
+        k=3,
+        compositions=3,
+        value_discretization_interval=DELTA,
+    )
     assert np.all(low.delta_for_epsilon(eps) <= mixed.delta_for_epsilon(eps))
     assert np.all(mixed.delta_for_epsilon(eps) <= high.delta_for_epsilon(eps))
 
@@ -157,10 +221,19 @@ def test_subsampled_pair_matches_exact_mixture_for_tiny_case():
     """(q P + (1 - q) Q, Q) of the exact weak view, composed exactly, against the PLD result."""
     p_law, q_law = weak_adversary_view_distributions(3, 3, epsilon_local=1.5, dps=30)
     q = 0.3
-    mixed = {o: q * float(p_law.get(o, 0)) + (1 - q) * float(q_law.get(o, 0)) for o in set(p_law) | set(q_law)}
+    mixed = {
+        o: q * float(p_law.get(o, 0)) + (1 - q) * float(q_law.get(o, 0)) for o in set(p_law) | set(q_law)
+    }
     qq = {o: float(q_law.get(o, 0)) for o in mixed}
-    accountant = compose("weak-adversary", epsilon_local=1.5, n_users=10, k=3, compositions=2, subsample=q,
-                         value_discretization_interval=DELTA)
+    accountant = compose(
+        "weak-adversary",
+        epsilon_local=1.5,
+        n_users=10,
+        k=3,
+        compositions=2,
+        subsample=q,
+        value_discretization_interval=DELTA,
+    )
     for eps in (0.05, 0.2):
         upper = float(accountant.delta_for_epsilon(eps)[0])
         assert exact_composed_delta(mixed, qq, 2, eps) - SLACK <= upper
@@ -176,11 +249,18 @@ def _independent_pld_epsilon(laws_p, laws_q, T, delta):
     # arguments are (lower, upper): the PLD of upper vs lower
     one = pld.from_two_probability_mass_functions(log_q, log_p, value_discretization_interval=1e-4)
     other = pld.from_two_probability_mass_functions(log_p, log_q, value_discretization_interval=1e-4)
-    return max(one.self_compose(T).get_epsilon_for_delta(delta), other.self_compose(T).get_epsilon_for_delta(delta))
+    return max(
+        one.self_compose(T).get_epsilon_for_delta(delta), other.self_compose(T).get_epsilon_for_delta(delta)
+    )
 
 
-@pytest.mark.parametrize("name, laws", [("weak-adversary", weak_adversary_view_distributions),
-                                        ("strong-adversary", strong_adversary_view_distributions)])
+@pytest.mark.parametrize(
+    "name, laws",
+    [
+        ("weak-adversary", weak_adversary_view_distributions),
+        ("strong-adversary", strong_adversary_view_distributions),
+    ],
+)
 def test_composed_epsilon_agrees_with_independent_pld_of_exact_views(name, laws):
     eps0, n, k, T = 1.0, 6, 3, 8
     p_law, q_law = laws(n, k, epsilon_local=eps0, dps=30)
@@ -195,7 +275,9 @@ def test_girgis_reproduces_koskela_stored_values():
     # n_users is the population (issue 22), 1,000 users are sampled each round.
     expected = {10: 0.73077, 100: 1.74824, 1000: 4.28734, 10000: 11.87878}
     for T, value in expected.items():
-        accountant = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=100000, k=2, compositions=T, subsample=0.01)
+        accountant = get_accountant(
+            "girgis-rdp", epsilon_local=3.0, n_users=100000, k=2, compositions=T, subsample=0.01
+        )
         assert accountant.users_per_round == 1000
         assert accountant.epsilon_for_delta(1e-5) == pytest.approx(value, abs=1e-5)
 
@@ -205,15 +287,25 @@ def test_girgis_reproduces_koskela_stored_values():
 def test_girgis_above_tight_upper_bounds(name, eps0, n, T):
     girgis = get_accountant(name, epsilon_local=eps0, n_users=n, k=2, compositions=T).epsilon_for_delta(1e-6)
     for tight in ("feldman-numerical", "weak-adversary"):
-        ours = compose(tight, epsilon_local=eps0, n_users=n, k=2, compositions=T,
-                       value_discretization_interval=DELTA).epsilon_for_delta(1e-6)
+        ours = compose(
+            tight, epsilon_local=eps0, n_users=n, k=2, compositions=T, value_discretization_interval=DELTA
+        ).epsilon_for_delta(1e-6)
         assert girgis >= ours
 
 
 def test_girgis_subsampled_above_composed_subsampled_clones():
-    girgis = get_accountant("girgis-rdp", epsilon_local=3.0, n_users=100000, k=2, compositions=100, subsample=0.01)
-    ours = compose("feldman-numerical", epsilon_local=3.0, n_users=100000, k=2, compositions=100, subsample=0.01,
-                   value_discretization_interval=DELTA)
+    girgis = get_accountant(
+        "girgis-rdp", epsilon_local=3.0, n_users=100000, k=2, compositions=100, subsample=0.01
+    )
+    ours = compose(
+        "feldman-numerical",
+        epsilon_local=3.0,
+        n_users=100000,
+        k=2,
+        compositions=100,
+        subsample=0.01,
+        value_discretization_interval=DELTA,
+    )
     assert girgis.epsilon_for_delta(1e-5) >= ours.epsilon_for_delta(1e-5)
 
 
@@ -223,18 +315,26 @@ def test_subsample_population_convention_samples_q_n_users_per_round():
     readings coincide, and below it the views are those of q n users."""
     r = Round(3.0, 100000, 4, 0.01)
     assert r.per_round == 1000 and r.n_users == 100000
-    paper = compose("feldman-numerical", epsilon_local=3.0, n_users=100000, k=4, compositions=10, subsample=0.01)
+    paper = compose(
+        "feldman-numerical", epsilon_local=3.0, n_users=100000, k=4, compositions=10, subsample=0.01
+    )
     per_round = get_accountant("feldman-numerical", epsilon_local=3.0, n_users=1000, k=4)
     # the subsampled composition is far below 10 rounds of the unsampled 1,000-user shuffler and above zero
     assert 0.0 < paper.epsilon_for_delta(1e-5) < per_round.epsilon_for_delta(1e-5)
-    assert paper.epsilon_for_delta(1e-5) == pytest.approx(0.0257, abs=5e-4)  # the issue's value for 1,000 per round
+    assert paper.epsilon_for_delta(1e-5) == pytest.approx(
+        0.0257, abs=5e-4
+    )  # the issue's value for 1,000 per round
 
 
 @pytest.mark.parametrize("n, q, shown", [(50, 0.01, "0.5"), (1234, 0.01, "12.34"), (10, 0.05, "0.5")])
 def test_subsample_refuses_settings_without_a_whole_number_of_users_per_round(n, q, shown):
-    for call in (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=n, k=3, subsample=q),
-                 lambda: get_accountant("girgis-rdp", epsilon_local=1.0, n_users=n, k=3, subsample=q)):
-        with pytest.raises(ValueError, match=rf"`subsample` x `n_users` must be a whole number >= 1 .*= {shown}\.$"):
+    for call in (
+        lambda: compose("weak-adversary", epsilon_local=1.0, n_users=n, k=3, subsample=q),
+        lambda: get_accountant("girgis-rdp", epsilon_local=1.0, n_users=n, k=3, subsample=q),
+    ):
+        with pytest.raises(
+            ValueError, match=rf"`subsample` x `n_users` must be a whole number >= 1 .*= {shown}\.$"
+        ):
             call()
 
 
@@ -243,20 +343,73 @@ def test_round_pld_returns_one_pld_per_dataset_for_lower_bound():
     assert len(round_pld("worst-case-lower", Round(1.0, 50, 2), interval=DELTA)) == 1
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: compose("biswas-exact", epsilon_local=1.0, n_users=10, k=3), ValueError, r"`accountant` must be one of .*got 'biswas-exact'"),
-    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, compositions=0), ValueError, r"`compositions` must be an integer in \[1, 1000000\]; got 0"),
-    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, subsample=0.0), ValueError, r"`subsample` must be in \(0, 1\]; got 0.0"),
-    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, subsample=1.5), ValueError, r"`subsample` must be in \(0, 1\]; got 1.5"),
-    (lambda: compose("weak-adversary", epsilon_local=60.0, n_users=10, k=3), ValueError, r"`epsilon_local` must be in \(0, 50\]"),
-    (lambda: compose("weak-adversary", rounds=[]), ValueError, r"`rounds` must contain at least one round"),
-    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, value_discretization_interval=0.5), ValueError, r"`value_discretization_interval` must be in \(0, 0.1\]; got 0.5"),
-    (lambda: compose("weak-adversary", n_users=10, k=3), ValueError, r"`epsilon_local`, `n_users` and `k` are required"),
-    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3).delta_for_epsilon(-1.0), ValueError, r"`epsilon` must be in \[0, inf\); got -1.0"),
-    (lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3).epsilon_for_delta(0.0), ValueError, r"`delta` must be in \(0, 1\]; got 0.0"),
-    (lambda: get_accountant("girgis-rdp-simple", epsilon_local=1.0, n_users=10, k=3, subsample=0.5), ValueError, r"`subsample` must be 1 for 'girgis-rdp-simple'"),
-    (lambda: get_accountant("girgis-rdp", epsilon_local=1.0, n_users=10, k=3, compositions=0), ValueError, r"`compositions` must be an integer"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda: compose("biswas-exact", epsilon_local=1.0, n_users=10, k=3),
+            ValueError,
+            r"`accountant` must be one of .*got 'biswas-exact'",
+        ),
+        (
+            lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, compositions=0),
+            ValueError,
+            r"`compositions` must be an integer in \[1, 1000000\]; got 0",
+        ),
+        (
+            lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, subsample=0.0),
+            ValueError,
+            r"`subsample` must be in \(0, 1\]; got 0.0",
+        ),
+        (
+            lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3, subsample=1.5),
+            ValueError,
+            r"`subsample` must be in \(0, 1\]; got 1.5",
+        ),
+        (
+            lambda: compose("weak-adversary", epsilon_local=60.0, n_users=10, k=3),
+            ValueError,
+            r"`epsilon_local` must be in \(0, 50\]",
+        ),
+        (
+            lambda: compose("weak-adversary", rounds=[]),
+            ValueError,
+            r"`rounds` must contain at least one round",
+        ),
+        (
+            lambda: compose(
+                "weak-adversary", epsilon_local=1.0, n_users=10, k=3, value_discretization_interval=0.5
+            ),
+            ValueError,
+            r"`value_discretization_interval` must be in \(0, 0.1\]; got 0.5",
+        ),
+        (
+            lambda: compose("weak-adversary", n_users=10, k=3),
+            ValueError,
+            r"`epsilon_local`, `n_users` and `k` are required",
+        ),
+        (
+            lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3).delta_for_epsilon(-1.0),
+            ValueError,
+            r"`epsilon` must be in \[0, inf\); got -1.0",
+        ),
+        (
+            lambda: compose("weak-adversary", epsilon_local=1.0, n_users=10, k=3).epsilon_for_delta(0.0),
+            ValueError,
+            r"`delta` must be in \(0, 1\]; got 0.0",
+        ),
+        (
+            lambda: get_accountant("girgis-rdp-simple", epsilon_local=1.0, n_users=10, k=3, subsample=0.5),
+            ValueError,
+            r"`subsample` must be 1 for 'girgis-rdp-simple'",
+        ),
+        (
+            lambda: get_accountant("girgis-rdp", epsilon_local=1.0, n_users=10, k=3, compositions=0),
+            ValueError,
+            r"`compositions` must be an integer",
+        ),
+    ],
+)
 def test_bad_input_raises_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
@@ -274,7 +427,7 @@ def test_a_lower_bound_refuses_subsampling_in_one_line():
     m, q, eps0, eps = 20, 0.5, 1.0, 0.3
     p_stay = np.exp(eps0) / (np.exp(eps0) + 1.0)  # k = 2: reports of x1 among m users
     c = np.arange(m + 1)
-    P = binom.pmf(c, m, 1.0 - p_stay)                                     # u and all others on x0
+    P = binom.pmf(c, m, 1.0 - p_stay)  # u and all others on x0
     Q = np.convolve(binom.pmf(np.arange(m), m - 1, 1.0 - p_stay), [1 - p_stay, p_stay])  # u on x1
     hockey = lambda a, b: float(np.maximum(a - np.exp(eps) * b, 0.0).sum())
     exact = max(hockey(P, q * Q + (1 - q) * P), hockey(q * Q + (1 - q) * P, P))

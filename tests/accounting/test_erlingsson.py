@@ -37,7 +37,10 @@ def test_hand_evaluated_inside_conditions():
     ],
 )
 def test_outside_conditions(eps0, n, eps, expected):
-    assert get_accountant("erlingsson", epsilon_local=eps0, n_users=n, k=10).delta_for_epsilon(eps)[0] == expected
+    assert (
+        get_accountant("erlingsson", epsilon_local=eps0, n_users=n, k=10).delta_for_epsilon(eps)[0]
+        == expected
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "n{}-k{}-nx0{}-{}-e0{}".format(*c))

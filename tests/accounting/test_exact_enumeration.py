@@ -69,8 +69,10 @@ def test_symmetry_reduction_counts():
 def _check_bracket(n, k, epsilon_local):
     epsilons = [f * epsilon_local for f in FRACTIONS]
     truths = worst_case(epsilons, epsilon_local, n, k)
-    values = {name: get_accountant(name, epsilon_local=epsilon_local, n_users=n, k=k).delta_for_epsilon(epsilons)
-              for name in ("worst-case-upper", "weak-adversary", "worst-case-lower")}
+    values = {
+        name: get_accountant(name, epsilon_local=epsilon_local, n_users=n, k=k).delta_for_epsilon(epsilons)
+        for name in ("worst-case-upper", "weak-adversary", "worst-case-lower")
+    }
     failures = []
     for i, (eps, truth) in enumerate(zip(epsilons, truths)):
         for name in ("worst-case-upper", "weak-adversary"):
@@ -79,7 +81,9 @@ def _check_bracket(n, k, epsilon_local):
         if values["worst-case-lower"][i] > truth.high * (1 + RELATIVE):
             failures.append(("worst-case-lower", eps, values["worst-case-lower"][i], truth))
         if values["worst-case-lower"][i] < LOWER_RATIO * truth.low:
-            failures.append(("worst-case-lower below 0.95 x truth", eps, values["worst-case-lower"][i], truth))
+            failures.append(
+                ("worst-case-lower below 0.95 x truth", eps, values["worst-case-lower"][i], truth)
+            )
     assert not failures, failures
 
 
@@ -102,5 +106,7 @@ def test_lower_family_holds_all_on_x1_but_one():
     but j on x2" (j <= 3; its reverse direction is this dataset). Now within 1e-9 of the truth (~6 s)."""
     (truth,) = worst_case([0.375], 0.5, 20, 4)
     assert truth.others[:3] == (0, 18, 1) and truth.direction == "P1||P0"
-    lower = get_accountant("worst-case-lower", epsilon_local=0.5, n_users=20, k=4).delta_for_epsilon([0.375])[0]
+    lower = get_accountant("worst-case-lower", epsilon_local=0.5, n_users=20, k=4).delta_for_epsilon([0.375])[
+        0
+    ]
     assert truth.low * (1 - 1e-9) <= lower <= truth.high * (1 + RELATIVE)

@@ -43,9 +43,19 @@ REFUSAL = re.compile(r"`\w+` must be .*[\[(].*,.*[\])].*got ")
 def _epsilons(epsilon_local: float) -> np.ndarray:
     """0, tiny, below / at / just above eps0, far above, and inf (sorted)."""
     with np.errstate(over="ignore"):
-        candidates = [0.0, 5e-324, 1e-300, 1e-12, 0.5 * epsilon_local, epsilon_local,
-                      float(np.nextafter(epsilon_local, np.inf)), epsilon_local * (1 + 1e-9),
-                      2.0 * epsilon_local + 1.0, 1e300, math.inf]
+        candidates = [
+            0.0,
+            5e-324,
+            1e-300,
+            1e-12,
+            0.5 * epsilon_local,
+            epsilon_local,
+            float(np.nextafter(epsilon_local, np.inf)),
+            epsilon_local * (1 + 1e-9),
+            2.0 * epsilon_local + 1.0,
+            1e300,
+            math.inf,
+        ]
     return np.array(sorted(set(candidates)))
 
 
@@ -60,8 +70,9 @@ def _check_contract(name, epsilon_local, n_users, k, which):
     """Evaluate one setting and hold the result to the contract in the module docstring."""
     epsilons = _epsilons(epsilon_local)
     try:
-        accountant = get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k,
-                                    **_n_x0(name, n_users, which))
+        accountant = get_accountant(
+            name, epsilon_local=epsilon_local, n_users=n_users, k=k, **_n_x0(name, n_users, which)
+        )
         log_delta = np.asarray(accountant.log_delta_for_epsilon(epsilons))
     except ValueError as error:
         assert REFUSAL.search(str(error)), f"unclear refusal: {error}"
@@ -74,8 +85,13 @@ def _check_contract(name, epsilon_local, n_users, k, which):
         return log_delta
     # non-increasing in epsilon (a rounding-level rise is tolerated; -inf stays -inf)
     finite_before = np.isfinite(log_delta[:-1])
-    rise = np.where(finite_before, log_delta[1:] - log_delta[:-1], np.where(np.isneginf(log_delta[1:]), 0.0, np.inf))
-    assert np.all(rise <= 1e-9 * np.maximum(1.0, np.abs(np.where(finite_before, log_delta[:-1], 0.0)))), (epsilons, log_delta)
+    rise = np.where(
+        finite_before, log_delta[1:] - log_delta[:-1], np.where(np.isneginf(log_delta[1:]), 0.0, np.inf)
+    )
+    assert np.all(rise <= 1e-9 * np.maximum(1.0, np.abs(np.where(finite_before, log_delta[:-1], 0.0)))), (
+        epsilons,
+        log_delta,
+    )
     return log_delta
 
 
@@ -105,11 +121,21 @@ def test_every_accountant_valid_or_refuses_at_huge_n(name, n_users, epsilon_loca
     [
         ("epsilon_local", math.inf, r"`epsilon_local` must be in \(0, inf\); got inf\."),
         ("epsilon_local", math.nan, r"`epsilon_local` must be in \(0, inf\); got nan\."),
-        ("n_users", MAX_N_USERS + 1, rf"`n_users` must be an integer in \[1, {MAX_N_USERS}\]; got {MAX_N_USERS + 1}\."),
-        ("k", MAX_K + 1, rf"`k` must be an integer in \[2, {MAX_K}\]; got {MAX_K + 1}\."),  # was OverflowError at 10^309
+        (
+            "n_users",
+            MAX_N_USERS + 1,
+            rf"`n_users` must be an integer in \[1, {MAX_N_USERS}\]; got {MAX_N_USERS + 1}\.",
+        ),
+        (
+            "k",
+            MAX_K + 1,
+            rf"`k` must be an integer in \[2, {MAX_K}\]; got {MAX_K + 1}\.",
+        ),  # was OverflowError at 10^309
     ],
 )
-def test_every_accountant_refuses_non_finite_epsilon_local_and_astronomical_n(name, parameter, value, expected):
+def test_every_accountant_refuses_non_finite_epsilon_local_and_astronomical_n(
+    name, parameter, value, expected
+):
     parameters = dict(epsilon_local=1.0, n_users=10, k=3, **_n_x0(name, 10, 0))
     parameters[parameter] = value
     with pytest.raises(ValueError, match=expected):
@@ -119,12 +145,20 @@ def test_every_accountant_refuses_non_finite_epsilon_local_and_astronomical_n(na
 @pytest.mark.parametrize("name", [name for name in NAMES if not accountant_class(name).monotone_in_epsilon])
 def test_declared_non_monotone_is_real(name):
     """An accountant may only opt out of monotonicity if its delta really rises somewhere."""
-    settings_to_try = [(3.0, 10**4, 10), (10.0, 10**6, 10), (0.01, 1, 10**6), (3.0, 100, 3), (1e-12, 1, 1000),
-                       (14.5, 10**15, 3)]  # the last: balle-bennett-generic's rise (issue 34 sweep)
+    settings_to_try = [
+        (3.0, 10**4, 10),
+        (10.0, 10**6, 10),
+        (0.01, 1, 10**6),
+        (3.0, 100, 3),
+        (1e-12, 1, 1000),
+        (14.5, 10**15, 3),
+    ]  # the last: balle-bennett-generic's rise (issue 34 sweep)
     rises = []
     for epsilon_local, n_users, k in settings_to_try:
         epsilons = np.geomspace(1e-13 * epsilon_local, epsilon_local * (1 - 1e-12), 400)
-        log_delta = get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k).log_delta_for_epsilon(epsilons)
+        log_delta = get_accountant(
+            name, epsilon_local=epsilon_local, n_users=n_users, k=k
+        ).log_delta_for_epsilon(epsilons)
         with np.errstate(invalid="ignore"):
             step = log_delta[1:] - log_delta[:-1]
         rises.append(bool(np.any(np.isfinite(step) & (step > 1e-6))))
@@ -132,7 +166,9 @@ def test_declared_non_monotone_is_real(name):
 
 
 # --------------------------------------------------------------------------- the single-bin law
-@pytest.mark.parametrize("name", ["biswas-exact", "biswas-printed", "histogram-exact", "histogram-pair-lower"])
+@pytest.mark.parametrize(
+    "name", ["biswas-exact", "biswas-printed", "histogram-exact", "histogram-pair-lower"]
+)
 @pytest.mark.parametrize("epsilon_local", [1e4, 1e300, 1.7e308])
 def test_near_deterministic_krr_has_delta_one_below_eps0(name, epsilon_local):
     """For eps0 >= 1e4 the k-RR report is the true value up to e^-1e4: u's report decides the count.
@@ -167,9 +203,16 @@ def _model_hockey_mpmath(n, k, n_x0, eps0, eps, direction, dps):
         m = n - 1 - n_x0
 
         def binom(count, size, prob):
-            return mpmath.binomial(size, count) * prob**count * (1 - prob) ** (size - count) if 0 <= count <= size else 0
+            return (
+                mpmath.binomial(size, count) * prob**count * (1 - prob) ** (size - count)
+                if 0 <= count <= size
+                else 0
+            )
 
-        others = [mpmath.fsum(binom(r, n_x0, p) * binom(t - r, m, q) for r in range(min(t, n_x0) + 1)) for t in range(n)]
+        others = [
+            mpmath.fsum(binom(r, n_x0, p) * binom(t - r, m, q) for r in range(min(t, n_x0) + 1))
+            for t in range(n)
+        ]
         others.append(mpmath.mpf(0))
         p0 = [p * (others[s - 1] if s else 0) + (1 - p) * others[s] for s in range(n + 1)]
         p1 = [q * (others[s - 1] if s else 0) + (1 - q) * others[s] for s in range(n + 1)]
@@ -191,15 +234,18 @@ def _model_hockey_mpmath(n, k, n_x0, eps0, eps, direction, dps):
 )
 def test_biswas_exact_at_large_eps0_matches_mpmath(n, k, n_x0, eps0, eps, direction):
     reference = _model_hockey_mpmath(n, k, n_x0, eps0, eps, direction, dps=int(eps0) + 60)
-    ours = get_accountant("biswas-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n_x0,
-                          direction=direction).log_delta_for_epsilon(eps)[0]
+    ours = get_accountant(
+        "biswas-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n_x0, direction=direction
+    ).log_delta_for_epsilon(eps)[0]
     assert float(mpmath.expm1(ours - reference)) == pytest.approx(0.0, abs=1e-10)
 
 
 def test_single_bin_delta_capped_at_one():
     """Rounding of a near-point-mass law made log delta = +7e-15 at eps0 = 50 (delta > 1)."""
     for name in ("biswas-exact", "biswas-printed"):
-        log_delta = get_accountant(name, epsilon_local=50.0, n_users=10, k=3, n_x0=0).log_delta_for_epsilon([0.0, 0.5])
+        log_delta = get_accountant(name, epsilon_local=50.0, n_users=10, k=3, n_x0=0).log_delta_for_epsilon(
+            [0.0, 0.5]
+        )
         assert np.all(log_delta <= 0.0) and log_delta == pytest.approx([0.0, 0.0], abs=1e-12)
 
 
@@ -207,7 +253,10 @@ def test_single_bin_delta_capped_at_one():
 def test_single_bin_refuses_n_above_its_limit_before_allocating(name):
     from shuffledp.accounting.accountants.biswas import MAX_USERS
 
-    with pytest.raises(ValueError, match=rf"`n_users` must be an integer in \[1, {MAX_USERS}\] for accountant '{name}'.*got {MAX_USERS + 1}\."):
+    with pytest.raises(
+        ValueError,
+        match=rf"`n_users` must be an integer in \[1, {MAX_USERS}\] for accountant '{name}'.*got {MAX_USERS + 1}\.",
+    ):
         get_accountant(name, epsilon_local=1.0, n_users=MAX_USERS + 1, k=3, n_x0=0)
 
 
@@ -215,7 +264,10 @@ def test_histogram_exact_k2_refuses_n_above_the_single_bin_limit():
     from shuffledp.accounting.accountants.biswas import MAX_USERS
 
     accountant = get_accountant("histogram-exact", epsilon_local=1.0, n_users=MAX_USERS + 1, k=2, n_x0=0)
-    with pytest.raises(ValueError, match=rf"`n_users` must be an integer in \[1, {MAX_USERS}\] for accountant 'histogram-exact'"):
+    with pytest.raises(
+        ValueError,
+        match=rf"`n_users` must be an integer in \[1, {MAX_USERS}\] for accountant 'histogram-exact'",
+    ):
         accountant.log_delta_for_epsilon(0.5)
 
 
@@ -249,7 +301,9 @@ def test_work_bounded_by_the_mass_that_matters(name, n_users, epsilon_local, k):
     """Run under a 1 GB address-space limit (imports take ~0.3 GB): O(n) allocations fail."""
     completed = subprocess.run(
         [sys.executable, "-c", _MEMORY_SCRIPT, name, str(n_users), str(epsilon_local), str(k), str(1 << 30)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     values = np.array(json.loads(completed.stdout))
@@ -258,13 +312,19 @@ def test_work_bounded_by_the_mass_that_matters(name, n_users, epsilon_local, k):
 
 #: registered accountants known to exceed the resource limits below at n = 10^8 (issue 10, item 2);
 #: strict, so the marker must go once they are bounded or refuse large n with a clear message
-_KNOWN_UNBOUNDED: dict[str, str] = {}  # weak-adversary: bounded since its Chernoff shortcut (< 1 s at n = 10^8)
+_KNOWN_UNBOUNDED: dict[
+    str, str
+] = {}  # weak-adversary: bounded since its Chernoff shortcut (< 1 s at n = 10^8)
 
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=_KNOWN_UNBOUNDED[name]))
-     if name in _KNOWN_UNBOUNDED else name for name in NAMES],
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=_KNOWN_UNBOUNDED[name]))
+        if name in _KNOWN_UNBOUNDED
+        else name
+        for name in NAMES
+    ],
 )
 def test_every_accountant_bounded_at_n_1e8_with_moderate_eps0(name):
     """Registry-driven: at n = 10^8, eps0 = 1, k = 10 (wide laws, unlike the near-deterministic huge-n
@@ -280,15 +340,24 @@ def test_every_accountant_bounded_at_n_1e8_with_moderate_eps0(name):
     try:
         completed = subprocess.run(
             [sys.executable, "-c", script, "delta", *parameters, "--eps", "0.01", "0.1", "0.5", "--json"],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"{name} took more than 60 s at n = 10^8")
     if completed.returncode == 2:  # a refusal: one line naming the parameter, its range and the value
-        assert REFUSAL.search(completed.stderr) and len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+        assert REFUSAL.search(completed.stderr) and len(completed.stderr.strip().splitlines()) == 1, (
+            completed.stderr
+        )
         return
     assert completed.returncode == 0, completed.stderr[-1500:]
-    log_delta = np.array([row["log_delta"] if row["log_delta"] is not None else -np.inf for row in json.loads(completed.stdout)])
+    log_delta = np.array(
+        [
+            row["log_delta"] if row["log_delta"] is not None else -np.inf
+            for row in json.loads(completed.stdout)
+        ]
+    )
     assert not np.any(np.isnan(log_delta)) and np.all(log_delta <= 0.0)
 
 
@@ -298,10 +367,14 @@ def test_rates_finite_at_huge_eps0_and_epsilon():
 
     rate-balle at eps0 = 500, n = 1, eps = 1e300: log delta = -exp(-1000 + 2 log 1e300).
     """
-    value = get_accountant("rate-balle", epsilon_local=500.0, n_users=1, k=2).log_delta_for_epsilon([1e300, math.inf])
+    value = get_accountant("rate-balle", epsilon_local=500.0, n_users=1, k=2).log_delta_for_epsilon(
+        [1e300, math.inf]
+    )
     assert value[0] == pytest.approx(-math.exp(-1000.0 + 2.0 * math.log(1e300)), rel=1e-12)
     assert value[1] == -np.inf
-    value = get_accountant("rate-feldman", epsilon_local=1e4, n_users=1, k=2).log_delta_for_epsilon([1.0, 1e300])
+    value = get_accountant("rate-feldman", epsilon_local=1e4, n_users=1, k=2).log_delta_for_epsilon(
+        [1.0, 1e300]
+    )
     assert value[0] == 0.0 and value[1] == pytest.approx(-math.exp(-1e4 + 2.0 * math.log(1e300)), rel=1e-12)
 
 
@@ -329,14 +402,20 @@ def _mp_bennett_krr(eps0, n, k, eps):
     ],
 )
 def test_balle_bennett_krr_matches_mpmath(eps0, n, k, eps):
-    ours = get_accountant("balle-bennett-krr", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(eps)[0]
+    ours = get_accountant("balle-bennett-krr", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(eps)[
+        0
+    ]
     assert ours == pytest.approx(float(_mp_bennett_krr(eps0, n, k, eps)), rel=1e-10)
 
 
-@pytest.mark.parametrize("name", ["balle-bennett-generic", "balle-bennett-krr", "balle-hoeffding-generic", "balle-hoeffding-krr"])
+@pytest.mark.parametrize(
+    "name", ["balle-bennett-generic", "balle-bennett-krr", "balle-hoeffding-generic", "balle-hoeffding-krr"]
+)
 def test_balle_section5_is_the_trivial_bound_at_huge_eps0(name):
     """gamma ~ e^-eps0: the bounds exceed 1 for eps < eps0 (delta = 1) and are 0 from eps0 on (was NaN)."""
-    log_delta = get_accountant(name, epsilon_local=1e4, n_users=1, k=3).log_delta_for_epsilon([1e-12, 0.5, 1e4])
+    log_delta = get_accountant(name, epsilon_local=1e4, n_users=1, k=3).log_delta_for_epsilon(
+        [1e-12, 0.5, 1e4]
+    )
     assert log_delta.tolist() == [0.0, 0.0, -np.inf]
 
 
@@ -366,8 +445,13 @@ def test_strong_adversary_delta_at_infinite_epsilon_and_refusal_below_it():
     """
     accountant = get_accountant("strong-adversary", epsilon_local=1.0, n_users=1, k=3)
     log_1mgamma = float(log_expm1(1.0)) - float(np.logaddexp(1.0, math.log(2.0)))
-    assert accountant.log_delta_for_epsilon([0.0, 1e300, math.inf]) == pytest.approx([log_1mgamma] * 3, rel=1e-14)
-    with pytest.raises(ValueError, match=r"`delta` must be in \[(0\.\d+), 1\] for accountant 'strong-adversary' .*; got 1e-09\.") as refusal:
+    assert accountant.log_delta_for_epsilon([0.0, 1e300, math.inf]) == pytest.approx(
+        [log_1mgamma] * 3, rel=1e-14
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"`delta` must be in \[(0\.\d+), 1\] for accountant 'strong-adversary' .*; got 1e-09\.",
+    ) as refusal:
         accountant.epsilon_for_delta(1e-9)
     shown = float(re.search(r"\[(0\.\d+),", str(refusal.value)).group(1))
     assert math.exp(log_1mgamma) <= shown <= math.exp(log_1mgamma) * (1 + 1e-5)  # rounded up: accepted
@@ -404,9 +488,15 @@ def test_loader_binomial_pmf_full_precision_at_any_n(n, p):
             mp_p = -mpmath.expm1(mpmath.mpf(log_q))
             log_p = float(mpmath.log(mp_p))
         sd = math.sqrt(n * p * (1 - p))
-        ks = {k for k in (0, 1, n - 1, n, int(n * p), int(n * p + 5 * sd) + 1, max(0, int(n * p - 5 * sd))) if 0 <= k <= n}
+        ks = {
+            k
+            for k in (0, 1, n - 1, n, int(n * p), int(n * p + 5 * sd) + 1, max(0, int(n * p - 5 * sd)))
+            if 0 <= k <= n
+        }
         for k in ks:
-            reference = mpmath.log(mpmath.binomial(n, k)) + k * mpmath.log(mp_p) + (n - k) * mpmath.log(1 - mp_p)
+            reference = (
+                mpmath.log(mpmath.binomial(n, k)) + k * mpmath.log(mp_p) + (n - k) * mpmath.log(1 - mp_p)
+            )
             ours = float(log_binom_pmf_loader(k, n, log_p, log_q))
             tolerance = 1e-14 * max(1.0, abs(float(reference))) + 4e-16 * abs(k - n * p) + 1e-13
             assert abs(ours - float(reference)) <= tolerance, (k, ours, float(reference))

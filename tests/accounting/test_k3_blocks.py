@@ -33,16 +33,32 @@ def test_every_block_is_above_each_of_its_datasets(n, e0, f):
     eps = f * e0
     search = K3BlockSearch(n_users=n, epsilon_local=e0)
     exact = {(a, b): _exact(n, a, b, e0, eps) for a in range(n) for b in range(n - a)}
-    blocks = [Block(a1, a2, b1, b2) for a1 in range(n) for a2 in range(a1, n) for b1 in range(n - a1)
-              for b2 in range(b1, n - a1)]
+    blocks = [
+        Block(a1, a2, b1, b2)
+        for a1 in range(n)
+        for a2 in range(a1, n)
+        for b1 in range(n - a1)
+        for b2 in range(b1, n - a1)
+    ]
     for block in blocks:
-        inside = [value for (a, b), value in exact.items() if block.a1 <= a <= block.a2 and block.b1 <= b <= block.b2]
-        bound = search._bound(block, eps) if block.a1 != block.a2 or block.b1 != block.b2 else \
-            search._leaf(block.a1, block.b1, eps)[0]
+        inside = [
+            value
+            for (a, b), value in exact.items()
+            if block.a1 <= a <= block.a2 and block.b1 <= b <= block.b2
+        ]
+        bound = (
+            search._bound(block, eps)
+            if block.a1 != block.a2 or block.b1 != block.b2
+            else search._leaf(block.a1, block.b1, eps)[0]
+        )
         assert max(inside) <= bound * (1 + 1e-12), (block, max(inside), bound)
     for (a, b), value in exact.items():  # a leaf is the dataset's exact delta
         upper, lower = search._leaf(a, b, eps)
-        assert lower <= value * (1 + 1e-12) and value <= upper * (1 + 1e-12) and upper == pytest.approx(value, rel=1e-11)
+        assert (
+            lower <= value * (1 + 1e-12)
+            and value <= upper * (1 + 1e-12)
+            and upper == pytest.approx(value, rel=1e-11)
+        )
 
 
 @pytest.mark.parametrize("n,e0,eps", [(4, 1.0, 0.5), (6, 2.0, 1.0), (5, 0.5, 0.1)])
@@ -57,13 +73,18 @@ def test_equal_to_the_enumeration_of_every_dataset(n, e0):
     search = K3BlockSearch(n_users=n, epsilon_local=e0)
     for f in (0.1, 0.5, 0.9):
         mine, every = search.worst(f * e0), k3_worst_case(f * e0, n_users=n, epsilon_local=e0)
-        assert mine.upper == pytest.approx(every.upper, rel=1e-12) and mine.lower == pytest.approx(every.lower, rel=1e-12)
+        assert mine.upper == pytest.approx(every.upper, rel=1e-12) and mine.lower == pytest.approx(
+            every.lower, rel=1e-12
+        )
         assert mine.lower <= every.upper and every.lower <= mine.upper
 
 
 def test_equal_to_the_enumeration_above_its_range():
-    n, e0, eps = 72, 1.0, 0.45                       # enumeration: ~n^4 / 2 doubles, still affordable here
-    mine, every = K3BlockSearch(n_users=n, epsilon_local=e0).worst(eps), k3_worst_case(eps, n_users=n, epsilon_local=e0)
+    n, e0, eps = 72, 1.0, 0.45  # enumeration: ~n^4 / 2 doubles, still affordable here
+    mine, every = (
+        K3BlockSearch(n_users=n, epsilon_local=e0).worst(eps),
+        k3_worst_case(eps, n_users=n, epsilon_local=e0),
+    )
     assert mine.upper == pytest.approx(every.upper, rel=1e-12) and mine.argmax == every.argmax
 
 
@@ -76,7 +97,11 @@ def test_screening_by_earlier_epsilons_changes_no_result(n, e0):
     eps, fresh = 0.6 * e0, K3BlockSearch(n_users=n, epsilon_local=e0)
     for block in shared._seen:  # the premise: a bound at a smaller epsilon bounds it at eps
         screen = shared._screen(block, eps)
-        now = fresh._bound(block, eps) if block.a1 != block.a2 or block.b1 != block.b2 else fresh._leaf(block.a1, block.b1, eps)[0]
+        now = (
+            fresh._bound(block, eps)
+            if block.a1 != block.a2 or block.b1 != block.b2
+            else fresh._leaf(block.a1, block.b1, eps)[0]
+        )
         assert screen is None or screen >= now, (block, screen, now)
 
 
@@ -93,5 +118,7 @@ def test_accountants_close_the_bracket_above_the_enumeration():
 
 @pytest.mark.parametrize("n", [1, MAX_USERS_K3_BLOCKS + 1])
 def test_bad_n_is_one_line(n):
-    with pytest.raises(ValueError, match=r"^`n_users` must be in \[2, 200\] for the k = 3 block search; got -?\d+\.$"):
+    with pytest.raises(
+        ValueError, match=r"^`n_users` must be in \[2, 200\] for the k = 3 block search; got -?\d+\.$"
+    ):
         K3BlockSearch(n_users=n, epsilon_local=1.0)

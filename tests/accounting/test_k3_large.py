@@ -45,8 +45,15 @@ def _group(count, probs):
     r0, r1 = r[:, None], r[None, :]
     rest = count - r0 - r1
     with np.errstate(invalid="ignore", divide="ignore"):
-        log = (gammaln(count + 1.0) - gammaln(r0 + 1) - gammaln(r1 + 1) - gammaln(np.maximum(rest, 0) + 1)
-               + r0 * math.log(probs[0]) + r1 * math.log(probs[1]) + rest * math.log(probs[2]))
+        log = (
+            gammaln(count + 1.0)
+            - gammaln(r0 + 1)
+            - gammaln(r1 + 1)
+            - gammaln(np.maximum(rest, 0) + 1)
+            + r0 * math.log(probs[0])
+            + r1 * math.log(probs[1])
+            + rest * math.log(probs[2])
+        )
     return np.where(rest >= 0, np.exp(log), 0.0)
 
 
@@ -54,18 +61,22 @@ def _trimmed(law):
     """(the box of ``law`` holding every entry above 1e-45, its corner): what is cut is below 1e-45 per cell, far
     below the 1e-9 relative tolerance of the checks (their deltas are above 1e-15)."""
     rows, cols = np.flatnonzero((law > 1e-45).any(axis=1)), np.flatnonzero((law > 1e-45).any(axis=0))
-    return law[rows[0]: rows[-1] + 1, cols[0]: cols[-1] + 1], (rows[0], cols[0])
+    return law[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1], (rows[0], cols[0])
 
 
 def _reference(n, a, b, e0, eps):
     """Independent float64 forward delta of (a on x0, b on x1, the rest on x2) at k = 3."""
     E = math.exp(e0)
     p, q = E / (E + 2), 1 / (E + 2)
-    parts = [_trimmed(_group(a, (p, q, q))), _trimmed(_group(b, (q, p, q))), _trimmed(_group(n - 1 - a - b, (q, q, p)))]
+    parts = [
+        _trimmed(_group(a, (p, q, q))),
+        _trimmed(_group(b, (q, p, q))),
+        _trimmed(_group(n - 1 - a - b, (q, q, p))),
+    ]
     g = convolve2d(convolve2d(parts[0][0], parts[1][0]), parts[2][0])
     corner = [sum(part[1][axis] for part in parts) for axis in (0, 1)]
     full = np.zeros((n + g.shape[0], n + g.shape[1]))
-    full[corner[0]: corner[0] + g.shape[0], corner[1]: corner[1] + g.shape[1]] = g
+    full[corner[0] : corner[0] + g.shape[0], corner[1] : corner[1] + g.shape[1]] = g
     g = full[:n, :n]
     P, Q = np.zeros((n + 1, n + 1)), np.zeros((n + 1, n + 1))
     for out, first, second in ((P, p, q), (Q, q, p)):
@@ -80,15 +91,28 @@ def test_every_block_is_above_each_of_its_datasets(n, e0, f):
     eps = f * e0
     search = K3LargeSearch(n_users=n, epsilon_local=e0)
     exact = {(a, b): _exact(n, a, b, e0, eps) for a in range(n) for b in range(n - a)}
-    blocks = [Block(a1, a2, b1, b2) for a1 in range(n) for a2 in range(a1, n) for b1 in range(n - a1)
-              for b2 in range(b1, n - a1)]
+    blocks = [
+        Block(a1, a2, b1, b2)
+        for a1 in range(n)
+        for a2 in range(a1, n)
+        for b1 in range(n - a1)
+        for b2 in range(b1, n - a1)
+    ]
     for block in blocks:
-        inside = [value for (a, b), value in exact.items() if block.a1 <= a <= block.a2 and block.b1 <= b <= block.b2]
+        inside = [
+            value
+            for (a, b), value in exact.items()
+            if block.a1 <= a <= block.a2 and block.b1 <= b <= block.b2
+        ]
         bound = search._leaf(block.a1, block.b1, eps)[0] if block.leaf() else search._bound(block, eps)
         assert max(inside) <= bound * (1 + 1e-12), (block, max(inside), bound)
     for (a, b), value in exact.items():
         upper, lower = search._leaf(a, b, eps)
-        assert lower <= value * (1 + 1e-12) and value <= upper * (1 + 1e-12) and upper == pytest.approx(value, rel=1e-11)
+        assert (
+            lower <= value * (1 + 1e-12)
+            and value <= upper * (1 + 1e-12)
+            and upper == pytest.approx(value, rel=1e-11)
+        )
 
 
 @pytest.mark.parametrize("n", [8, 16, pytest.param(40, marks=pytest.mark.slow)])
@@ -118,10 +142,13 @@ def _shape_and_random(n, seed):
     return [(a, b) for a, b in shape + randoms if a + b <= n - 1]
 
 
-@pytest.mark.parametrize("n,e0,fractions", [
-    (400, 4.0, (0.5, 0.75, 0.83)),
-    pytest.param(1000, 4.0, (0.8, 0.827, 0.836), marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "n,e0,fractions",
+    [
+        (400, 4.0, (0.5, 0.75, 0.83)),
+        pytest.param(1000, 4.0, (0.8, 0.827, 0.836), marks=pytest.mark.slow),
+    ],
+)
 def test_above_every_dataset_at_large_n(n, e0, fractions):
     """Upper value >= the independent reference delta of each dataset checked; leaves equal the reference."""
     search = K3LargeSearch(n_users=n, epsilon_local=e0)
@@ -133,7 +160,11 @@ def test_above_every_dataset_at_large_n(n, e0, fractions):
             reference = _reference(n, a, b, e0, eps)
             assert mine.upper >= reference * (1 - 1e-9), (eps, (a, b), mine, reference)
             upper, lower = search._leaf(a, b, eps)
-            assert lower * (1 - 1e-9) <= reference <= upper * (1 + 1e-9) or reference < 1e-15, ((a, b), upper, reference)
+            assert lower * (1 - 1e-9) <= reference <= upper * (1 + 1e-9) or reference < 1e-15, (
+                (a, b),
+                upper,
+                reference,
+            )
         assert mine.lower <= mine.upper
 
 
@@ -148,7 +179,12 @@ def test_a_search_does_not_depend_on_the_epsilons_seen_before():
 
 def test_where_it_runs():
     assert searched(1000, 4.0) and searched(201, 3.0) and searched(10_000, 8.0)
-    assert not searched(200, 4.0) and not searched(201, 1.0) and not searched(1000, 2.0) and not searched(100_000, 8.0)
+    assert (
+        not searched(200, 4.0)
+        and not searched(201, 1.0)
+        and not searched(1000, 2.0)
+        and not searched(100_000, 8.0)
+    )
 
 
 def test_the_accountants_at_issue_34s_row():

@@ -20,7 +20,14 @@ from brute_force import hockey_stick, histogram_distribution_of_counts, weak_adv
 from exact_enumeration import worst_case
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch, _children, _Node, _params, node_bound, node_laws
+from shuffledp.accounting.views.worst.k4_blocks import (
+    K4BlockSearch,
+    _children,
+    _Node,
+    _params,
+    node_bound,
+    node_laws,
+)
 
 
 def _datasets(n: int, k: int) -> list[tuple]:
@@ -56,8 +63,18 @@ def _tree(par) -> list[tuple]:
     return nodes
 
 
-@pytest.mark.parametrize("n,k,e0,f", [(4, 4, 0.5, 0.5), (5, 4, 2.0, 0.3), (5, 4, 1.0, 0.9), (6, 4, 4.0, 0.5),
-                                      (4, 5, 2.0, 0.5), (5, 5, 0.5, 0.25), (4, 6, 1.0, 0.75)])
+@pytest.mark.parametrize(
+    "n,k,e0,f",
+    [
+        (4, 4, 0.5, 0.5),
+        (5, 4, 2.0, 0.3),
+        (5, 4, 1.0, 0.9),
+        (6, 4, 4.0, 0.5),
+        (4, 5, 2.0, 0.5),
+        (5, 5, 0.5, 0.25),
+        (4, 6, 1.0, 0.75),
+    ],
+)
 def test_every_node_is_above_each_of_its_datasets(n, k, e0, f):
     """Both directions: the forward delta of every dataset below each node's bound; leaves equal to it; every
     dataset in exactly one leaf; the reverse direction of each dataset is the forward one of a relabelled
@@ -191,9 +208,17 @@ def _group_law(count: int, probs) -> "np.ndarray":
     ok = h3 >= 0
     logs = np.log(probs)
     with np.errstate(invalid="ignore"):
-        log_pmf = (gammaln(count + 1.0) - gammaln(h0 + 1) - gammaln(h1 + 1) - gammaln(h2 + 1)
-                   - gammaln(np.where(ok, h3, 0) + 1) + h0 * logs[0] + h1 * logs[1] + h2 * logs[2]
-                   + np.where(ok, h3, 0) * logs[3])
+        log_pmf = (
+            gammaln(count + 1.0)
+            - gammaln(h0 + 1)
+            - gammaln(h1 + 1)
+            - gammaln(h2 + 1)
+            - gammaln(np.where(ok, h3, 0) + 1)
+            + h0 * logs[0]
+            + h1 * logs[1]
+            + h2 * logs[2]
+            + np.where(ok, h3, 0) * logs[3]
+        )
     return np.where(ok, np.exp(log_pmf), 0.0)
 
 
@@ -250,7 +275,9 @@ def test_random_datasets_at_larger_n_never_above_the_upper(n, k, e0):
                 assert _dataset_delta(d, n, e0, eps, forward) <= up * (1 + 1e-9), (d, eps, forward)
 
 
-@pytest.mark.parametrize("counts,e0,eps", [((48, 0, 1), 2.0, 1.6), ((0, 0, 49), 2.0, 1.2), ((20, 9, 12, 8), 1.0, 0.4)])
+@pytest.mark.parametrize(
+    "counts,e0,eps", [((48, 0, 1), 2.0, 1.6), ((0, 0, 49), 2.0, 1.2), ((20, 9, 12, 8), 1.0, 0.4)]
+)
 def test_cropped_leaf_equals_the_independent_reference_at_n_50(counts, e0, eps):
     """A leaf of the search at n = 50 (laws cropped, the dropped mass added) is its dataset's delta: above the
     independent closed-form reference and within 1e-9 of it; the search at that epsilon is above it."""
@@ -261,7 +288,9 @@ def test_cropped_leaf_equals_the_independent_reference_at_n_50(counts, e0, eps):
     search = K4BlockSearch(n_users=50, k=4, epsilon_local=e0)
     leaf = node_bound(_params(50, 4, e0), tuple(counts), eps, search._node_laws(tuple(counts)), search._tail)
     assert ref * (1 - 1e-9) <= leaf <= ref * (1 + 1e-9)
-    assert leaf_delta(eps, n_users=50, k=4, epsilon_local=e0, counts=tuple(counts)) == pytest.approx(ref, rel=1e-9)
+    assert leaf_delta(eps, n_users=50, k=4, epsilon_local=e0, counts=tuple(counts)) == pytest.approx(
+        ref, rel=1e-9
+    )
 
 
 @pytest.mark.slow

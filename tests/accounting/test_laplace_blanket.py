@@ -78,9 +78,12 @@ def test_printed_closed_forms(e0, eps):
     """Lemma 5.8 as printed (and as coded in the authors' shuffleddp/mechanisms.py, LaplaceMechanism)."""
     lap, h = LaplaceBlanket(e0), e0 / 2
     assert math.exp(lap.log_max(eps)) == pytest.approx(math.exp(h) * (1 - math.exp(eps - e0)), rel=1e-12)
-    assert math.exp(lap.log_range(eps)) == pytest.approx((math.exp(eps) + 1) * (math.exp(h) - math.exp(-h)), rel=1e-12)
+    assert math.exp(lap.log_range(eps)) == pytest.approx(
+        (math.exp(eps) + 1) * (math.exp(h) - math.exp(-h)), rel=1e-12
+    )
     printed = (math.exp(2 * eps) + 1) / 3 * (2 * math.exp(h) + math.exp(-e0)) - 2 * math.exp(eps) * (
-        2 * math.exp(-h) - math.exp(-e0))
+        2 * math.exp(-h) - math.exp(-e0)
+    )
     assert math.exp(lap.log_second_moment(eps)) == pytest.approx(printed, rel=1e-10)
 
 
@@ -92,7 +95,9 @@ def test_second_moment_finite_where_exp_eps0_overflows():
 def _exact_delta_n1(e0, eps):
     """H_{e^eps}(Lap(0) || Lap(1)) by quadrature (n = 1: the randomizer itself)."""
     f = lambda y: max(_density(e0, y, 0.0) - math.exp(eps) * _density(e0, y, 1.0), 0.0)  # noqa: E731
-    return sum(integrate.quad(f, a, b, epsabs=1e-14)[0] for a, b in [(-np.inf, 0.0), (0.0, 1.0), (1.0, np.inf)])
+    return sum(
+        integrate.quad(f, a, b, epsabs=1e-14)[0] for a, b in [(-np.inf, 0.0), (0.0, 1.0), (1.0, np.inf)]
+    )
 
 
 def _exact_delta_n2(e0, eps, other, step=0.02):
@@ -110,7 +115,9 @@ def test_laplace_bounds_dominate_the_exact_shuffled_laplace_delta(name, eps):
     """Upper bound >= the exact delta of shuffled Laplace (eps0 = 0.5) at n = 1 and n = 2 (other user at
     0, 1/2, 1; by the reflection y -> 1 - y the reverse direction is the same set of datasets)."""
     e0 = 0.5
-    assert get_accountant(name, epsilon_local=e0, n_users=1, k=2).delta_for_epsilon(eps)[0] >= _exact_delta_n1(e0, eps)
+    assert get_accountant(name, epsilon_local=e0, n_users=1, k=2).delta_for_epsilon(eps)[
+        0
+    ] >= _exact_delta_n1(e0, eps)
     bound = get_accountant(name, epsilon_local=e0, n_users=2, k=2).delta_for_epsilon(eps)[0]
     assert bound < 1.0  # the check is not vacuous
     worst = max(_exact_delta_n2(e0, eps, other) for other in (0.0, 0.5, 1.0))

@@ -42,15 +42,21 @@ def test_upper_bounds_are_above_and_the_lower_bound_below_the_exact_worst_case(e
     for name in ("weak-adversary", "worst-case-upper"):
         values = np.exp(get_accountant(name, epsilon_local=e0, n_users=n, k=3).log_delta_for_epsilon(eps))
         assert all(v >= w.lower * (1 - 1e-12) for v, w in zip(values, exact)), (name, values, exact)
-    lower = np.exp(get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).log_delta_for_epsilon(eps))
+    lower = np.exp(
+        get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).log_delta_for_epsilon(eps)
+    )
     assert all(v <= w.upper * (1 + 1e-12) for v, w in zip(lower, exact)), (lower, exact)
 
 
 @pytest.mark.parametrize("e0,f", [(16.0, 0.95), (25.0, 0.83), (30.0, 0.95)])
 def test_the_none_member_stays_below_its_exact_dataset(e0, f):
     n, eps = 10, f * e0
-    none = math.exp(get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).member_log_deltas(eps)["none"])
-    assert none <= K3BlockSearch(n_users=n, epsilon_local=e0)._leaf(0, 0, eps)[0]  # its exact delta, certified from above
+    none = math.exp(
+        get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).member_log_deltas(eps)["none"]
+    )
+    assert (
+        none <= K3BlockSearch(n_users=n, epsilon_local=e0)._leaf(0, 0, eps)[0]
+    )  # its exact delta, certified from above
 
 
 @pytest.mark.parametrize("n,k", [(300, 10), (10**5, 3)])
@@ -62,10 +68,16 @@ def test_above_eps0_14_the_sums_are_kept_and_bracketed(n, k):
     eps = np.array([0.0, 10.0, 19.0, 20.0, 25.0])
     p = math.exp(e0) / (math.exp(e0) + k - 1)
     local = np.array([max(p * (1 - math.exp(x - e0)), 0.0) for x in eps])
-    weak, strong, lower = (get_accountant(name, epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)
-                           for name in ("weak-adversary", "strong-adversary", "worst-case-lower"))
-    assert np.all(weak <= local) and np.all(lower <= weak * (1 + 1e-12)) and np.all(weak <= strong * (1 + 1e-12))
-    assert weak[1] < local[1] * (1 - 1e-7)  # some amplification kept at eps = eps0 / 2 (before: equal to local)
+    weak, strong, lower = (
+        get_accountant(name, epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(eps)
+        for name in ("weak-adversary", "strong-adversary", "worst-case-lower")
+    )
+    assert (
+        np.all(weak <= local) and np.all(lower <= weak * (1 + 1e-12)) and np.all(weak <= strong * (1 + 1e-12))
+    )
+    assert weak[1] < local[1] * (
+        1 - 1e-7
+    )  # some amplification kept at eps = eps0 / 2 (before: equal to local)
 
 
 @pytest.mark.parametrize("n,e0", [(10**8, 14.5), (10**8, 15.0), (10**11, 20.0)])

@@ -34,8 +34,16 @@ def _brute(n, k, e0, eps):
     return float(hockey_stick(P, Q, mpmath.mpf(eps)))
 
 
-@pytest.mark.parametrize("n,k,e0,f", [(n, k, e0, f) for n in (1, 2, 4, 7) for k in (3, 4, 5)
-                                      for e0 in (0.5, 2.0, 4.0) for f in (0.1, 0.5, 0.9)])
+@pytest.mark.parametrize(
+    "n,k,e0,f",
+    [
+        (n, k, e0, f)
+        for n in (1, 2, 4, 7)
+        for k in (3, 4, 5)
+        for e0 in (0.5, 2.0, 4.0)
+        for f in (0.1, 0.5, 0.9)
+    ],
+)
 def test_equals_brute_force(n, k, e0, f):
     truth = _brute(n, k, e0, f * e0)
     value = math.exp(OneValueView(n_users=n, k=k, epsilon_local=e0).log_delta(f * e0))
@@ -43,10 +51,14 @@ def test_equals_brute_force(n, k, e0, f):
     assert value >= truth * (1 - 1e-9), (value, truth)
 
 
-@pytest.mark.parametrize("n,k,e0,f", [(30, 4, 1.0, 0.5), (60, 4, 0.5, 0.6), (100, 10, 4.0, 0.75),
-                                      (150, 100, 8.0, 0.75), (120, 10, 2.0, 0.2)])
+@pytest.mark.parametrize(
+    "n,k,e0,f",
+    [(30, 4, 1.0, 0.5), (60, 4, 0.5, 0.6), (100, 10, 4.0, 0.75), (150, 100, 8.0, 0.75), (120, 10, 2.0, 0.2)],
+)
 def test_equals_the_convolved_three_count_law(n, k, e0, f):
-    other = third_value_delta(f * e0, n_users=n, k=k, epsilon_local=e0)  # a certified lower value of the same delta
+    other = third_value_delta(
+        f * e0, n_users=n, k=k, epsilon_local=e0
+    )  # a certified lower value of the same delta
     value = math.exp(OneValueView(n_users=n, k=k, epsilon_local=e0).log_delta(f * e0))
     assert other * (1 - 1e-12) <= value <= other * (1 + 1e-9), (value, other)
 
@@ -58,7 +70,13 @@ def _other_order(n, k, e0, eps):
     p, r, ee = E * q, 2.0 / (k - 1), math.exp(eps)
 
     def log_binom(x, N, pi):
-        return gammaln(N + 1) - gammaln(x + 1) - gammaln(N - x + 1) + x * math.log(pi) + (N - x) * math.log1p(-pi)
+        return (
+            gammaln(N + 1)
+            - gammaln(x + 1)
+            - gammaln(N - x + 1)
+            + x * math.log(pi)
+            + (N - x) * math.log1p(-pi)
+        )
 
     parts = []
     for h2 in range(n + 1):
@@ -69,8 +87,12 @@ def _other_order(n, k, e0, eps):
         y = a - ee * (t - a) + math.expm1(eps) * h2 / E - math.expm1(eps) * n / math.expm1(e0)
         use = ok & (y > 0)
         if use.any():
-            log_w = (log_binom(h2, n, p) + log_binom(t, m, r)
-                     + np.where(ok, gammaln(t + 1) - gammaln(a + 1) - gammaln(np.maximum(t - a, 0) + 1), 0) + t * math.log(0.5))
+            log_w = (
+                log_binom(h2, n, p)
+                + log_binom(t, m, r)
+                + np.where(ok, gammaln(t + 1) - gammaln(a + 1) - gammaln(np.maximum(t - a, 0) + 1), 0)
+                + t * math.log(0.5)
+            )
             parts.append(logsumexp(log_w[use], b=y[use]))
     return logsumexp(parts) + math.log(math.expm1(e0) / n)
 
@@ -96,8 +118,16 @@ def test_zero_at_and_above_eps0():
     assert view.log_delta(1.0) == -np.inf and view.log_delta(2.0) == -np.inf
 
 
-@pytest.mark.parametrize("n,k,e0,delta", [(1000, 10, 4.0, 1e-9), (1000, 100, 8.0, 1e-12), (5000, 10, 1.0, 1e-6),
-                                          (10000, 100, 2.0, 1e-9), (300, 4, 2.0, 1e-6)])
+@pytest.mark.parametrize(
+    "n,k,e0,delta",
+    [
+        (1000, 10, 4.0, 1e-9),
+        (1000, 100, 8.0, 1e-12),
+        (5000, 10, 1.0, 1e-6),
+        (10000, 100, 2.0, 1e-9),
+        (300, 4, 2.0, 1e-6),
+    ],
+)
 def test_lower_rises_and_stays_below_the_upper_end(n, k, e0, delta):
     lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
     eps = lower.epsilon_for_delta(delta)

@@ -72,11 +72,15 @@ def test_tables_decline_where_e_eps_minus_1_underflows():
     """At eps = 5e-324 (test_extremes' grid) theta is not finite: the tables decline and the adaptive sum answers."""
     tables = OneValueTables(n_users=300, k=10, epsilon_local=1e-12)
     assert tables.log_delta(5e-324) is None
-    value = get_accountant("worst-case-lower", epsilon_local=1e-12, n_users=300, k=10).log_delta_for_epsilon([5e-324])
+    value = get_accountant("worst-case-lower", epsilon_local=1e-12, n_users=300, k=10).log_delta_for_epsilon(
+        [5e-324]
+    )
     assert np.all(value <= 0.0)
 
 
-@pytest.mark.parametrize("n,k,e0,eps", [(10000, 15, 2.368318, 0.1), (1000, 10, 4.0, 1.0), (3000, 5, 8.0, 2.0)])
+@pytest.mark.parametrize(
+    "n,k,e0,eps", [(10000, 15, 2.368318, 0.1), (1000, 10, 4.0, 1.0), (3000, 5, 8.0, 2.0)]
+)
 def test_a_lone_epsilon_is_summed_without_building_the_tables_and_agrees_with_them(n, k, e0, eps):
     """Branch i35-flow: a calibration asks each eps0's fresh accountant for one epsilon; ``worst-case-lower``
     then sums "one value" adaptively (building the tables costs several single sums). The value agrees with

@@ -15,17 +15,31 @@ def _definitions(eps0: float, k: int) -> dict:
     e = mpmath.exp(mpmath.mpf(eps0))
     den = e + k - 1
     q, p = 1 / den, e / den
-    values = {"log_den": den, "log_beta": e - 1, "log_p": p, "log_q": q, "log_1mp": (k - 1) * q, "log_1mq": (e + k - 2) * q, "log_gamma": k * q,
-              "log_1mgamma": (e - 1) * q, "log_2q": 2 * q, "log_1m2q": (e + k - 3) * q,
-              "log_alpha": e / (e + 1), "log_1malpha": 1 / (e + 1)}  # complements written out: 1 - x loses digits
+    values = {
+        "log_den": den,
+        "log_beta": e - 1,
+        "log_p": p,
+        "log_q": q,
+        "log_1mp": (k - 1) * q,
+        "log_1mq": (e + k - 2) * q,
+        "log_gamma": k * q,
+        "log_1mgamma": (e - 1) * q,
+        "log_2q": 2 * q,
+        "log_1m2q": (e + k - 3) * q,
+        "log_alpha": e / (e + 1),
+        "log_1malpha": 1 / (e + 1),
+    }  # complements written out: 1 - x loses digits
     if k > 2:
-        values.update(log_rest=(k - 2) * q, log_rho=mpmath.mpf(k - 2) / (e + k - 3),
-                      log_1mrho=(e - 1) / (e + k - 3))
+        values.update(
+            log_rest=(k - 2) * q, log_rho=mpmath.mpf(k - 2) / (e + k - 3), log_1mrho=(e - 1) / (e + k - 3)
+        )
     return {name: float(mpmath.log(value)) for name, value in values.items()}
 
 
-@pytest.mark.parametrize("eps0,k", [(1e-8, 2), (0.01, 2), (0.49, 408), (1.0, 3), (2.0, 10), (4.0, 4),
-                                    (30.0, 5), (300.0, 2), (800.0, 10**9)])
+@pytest.mark.parametrize(
+    "eps0,k",
+    [(1e-8, 2), (0.01, 2), (0.49, 408), (1.0, 3), (2.0, 10), (4.0, 4), (30.0, 5), (300.0, 2), (800.0, 10**9)],
+)
 def test_fields_match_their_definitions(eps0, k):
     params = KrrParams.of(eps0, k)
     for name, expected in _definitions(eps0, k).items():
@@ -40,18 +54,27 @@ def test_one_object_per_setting():
         KrrParams.of(1.5, 7).log_q = 0.0  # frozen
 
 
-@pytest.mark.parametrize("eps0,k", [(1e-8, 2), (0.01, 2), (0.49, 408), (1.0, 3), (2.0, 10), (4.0, 4),
-                                    (30.0, 5), (300.0, 2), (800.0, 10**9)])
+@pytest.mark.parametrize(
+    "eps0,k",
+    [(1e-8, 2), (0.01, 2), (0.49, 408), (1.0, 3), (2.0, 10), (4.0, 4), (30.0, 5), (300.0, 2), (800.0, 10**9)],
+)
 def test_derived_quantities_match_their_definitions(eps0, k):
     """The quantities views read in a floating-point form of their own (issue 32: derived in KrrParams only)."""
     params = KrrParams.of(eps0, k)
     mpmath.mp.dps = 50
     e = mpmath.exp(mpmath.mpf(eps0))
-    expected = {"log_den2": e + k - 2, "log_kappa2": (k - 1) / (e + k - 2),
-                "log_inverse_kappa2": (e + k - 2) / (k - 1), "log_gamma_e0": k * e / (e + k - 1),
-                "log_ppq": (e + 1) / (e + k - 1), "log_p_minus_q": (e - 1) / (e + k - 1)}
+    expected = {
+        "log_den2": e + k - 2,
+        "log_kappa2": (k - 1) / (e + k - 2),
+        "log_inverse_kappa2": (e + k - 2) / (k - 1),
+        "log_gamma_e0": k * e / (e + k - 1),
+        "log_ppq": (e + 1) / (e + k - 1),
+        "log_p_minus_q": (e - 1) / (e + k - 1),
+    }
     for name, value in expected.items():
-        assert math.isclose(getattr(params, name), float(mpmath.log(value)), rel_tol=1e-14, abs_tol=1e-14), name
+        assert math.isclose(getattr(params, name), float(mpmath.log(value)), rel_tol=1e-14, abs_tol=1e-14), (
+            name
+        )
     p, q = e / (e + k - 1), 1 / (e + k - 1)
     forms = [params.probabilities] + ([params.quotient_probabilities] if eps0 < 709 else [])
     for got_p, got_q in forms:
@@ -60,7 +83,9 @@ def test_derived_quantities_match_their_definitions(eps0, k):
         log_pi2, log_1mpi2 = params.third_value_logs
         assert math.isclose(log_pi2, float(mpmath.log(e / (e + k - 3))), rel_tol=1e-14, abs_tol=1e-14)
         if k > 3:
-            assert math.isclose(log_1mpi2, float(mpmath.log((k - 3) / (e + k - 3))), rel_tol=1e-14, abs_tol=1e-14)
+            assert math.isclose(
+                log_1mpi2, float(mpmath.log((k - 3) / (e + k - 3))), rel_tol=1e-14, abs_tol=1e-14
+            )
         else:
             assert log_1mpi2 == -math.inf
     else:
@@ -79,14 +104,28 @@ def test_every_probability_and_complement_keeps_its_digits(eps0, k):
     mpmath.mp.dps = 400
     e = mpmath.exp(mpmath.mpf(eps0))
     den = e + k - 1
-    expected = {"log_p": e / den, "log_q": 1 / den, "log_1mp": (k - 1) / den, "log_1mq": (e + k - 2) / den,
-                "log_gamma": k / den, "log_1mgamma": (e - 1) / den, "log_2q": 2 / den, "log_1m2q": (e + k - 3) / den,
-                "log_ppq": (e + 1) / den}
+    expected = {
+        "log_p": e / den,
+        "log_q": 1 / den,
+        "log_1mp": (k - 1) / den,
+        "log_1mq": (e + k - 2) / den,
+        "log_gamma": k / den,
+        "log_1mgamma": (e - 1) / den,
+        "log_2q": 2 / den,
+        "log_1m2q": (e + k - 3) / den,
+        "log_ppq": (e + 1) / den,
+    }
     if k > 2:
-        expected.update({"log_rest": (k - 2) / den, "log_rho": (k - 2) / (e + k - 3), "log_1mrho": (e - 1) / (e + k - 3)})
+        expected.update(
+            {"log_rest": (k - 2) / den, "log_rho": (k - 2) / (e + k - 3), "log_1mrho": (e - 1) / (e + k - 3)}
+        )
     for name, value in expected.items():
         exact = mpmath.log(value)
         got = getattr(params, name)
         # a few ulps of the logs it is formed from (of size eps0, or ~30 for log(e^eps0 - 1) at eps0 = 1e-12)
-        assert abs(mpmath.mpf(got) - exact) <= 2e-16 * (40 + eps0) * abs(exact) + 1e-300, (name, got, float(exact))
+        assert abs(mpmath.mpf(got) - exact) <= 2e-16 * (40 + eps0) * abs(exact) + 1e-300, (
+            name,
+            got,
+            float(exact),
+        )
     mpmath.mp.dps = 15

@@ -25,7 +25,9 @@ DELTAS = [0.9, 0.3, 1e-2, 1e-3, 1e-4, 1e-6, 1e-8, 1e-10, 1e-13, 1e-16, 1e-30]
 
 
 def _theirs_pmf(pmf: DensePmf):
-    return pld_pmf.DensePLDPmf(pmf.discretization, pmf.lower_loss, pmf.probs.copy(), pmf.infinity_mass, pmf.pessimistic)
+    return pld_pmf.DensePLDPmf(
+        pmf.discretization, pmf.lower_loss, pmf.probs.copy(), pmf.infinity_mass, pmf.pessimistic
+    )
 
 
 def _theirs(pld: Pld) -> PrivacyLossDistribution:
@@ -46,8 +48,11 @@ def _random_pld(seed: int, size: int, interval: float, symmetric: bool, infinity
 
 def _plds():
     """(ours, theirs): random PMFs, the views' rounds, and their compositions made on each side."""
-    cases = [_random_pld(1, 300, 1e-2, True), _random_pld(2, 20_000, 1e-4, False, 1e-9),
-             _random_pld(3, 5000, 1e-4, True, 1e-12)]
+    cases = [
+        _random_pld(1, 300, 1e-2, True),
+        _random_pld(2, 20_000, 1e-4, False, 1e-9),
+        _random_pld(3, 5000, 1e-4, True, 1e-12),
+    ]
     for name in ("weak-adversary", "strong-adversary", "worst-case-lower", "clones-krr"):
         cases.extend(round_pld(name, Round(2.0, 200, 4, 1.0), interval=1e-4))
     for ours in cases:

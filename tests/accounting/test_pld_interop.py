@@ -24,9 +24,13 @@ EPS = np.array([0.0, 0.05, 0.2, 0.5, 1.0])
 
 
 def _gaussian(pessimistic: bool = True):
-    return dpl.from_gaussian_mechanism(1.5, sensitivity=math.sqrt(2.0), value_discretization_interval=INTERVAL,
-                                       pessimistic_estimate=pessimistic,
-                                       neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    return dpl.from_gaussian_mechanism(
+        1.5,
+        sensitivity=math.sqrt(2.0),
+        value_discretization_interval=INTERVAL,
+        pessimistic_estimate=pessimistic,
+        neighboring_relation=NeighboringRelation.REPLACE_ONE,
+    )
 
 
 @pytest.mark.parametrize("name", ["weak-adversary", "strong-adversary", "feldman-numerical", "clones-krr"])
@@ -49,34 +53,61 @@ def test_lower_bound_pld_is_below_the_accountant():
     assert pld.get_delta_for_epsilon(0.2) > 0.5 * lower[2]  # the strongest dataset, not an empty bound
 
 
-@pytest.mark.parametrize("name, laws", [("weak-adversary", weak_adversary_view_distributions),
-                                        ("strong-adversary", strong_adversary_view_distributions)])
+@pytest.mark.parametrize(
+    "name, laws",
+    [
+        ("weak-adversary", weak_adversary_view_distributions),
+        ("strong-adversary", strong_adversary_view_distributions),
+    ],
+)
 def test_composed_with_a_gaussian_matches_dp_accounting_on_the_exact_view(name, laws):
     e0, n, k = 1.0, 6, 3
     p_law, q_law = laws(n, k, epsilon_local=e0, dps=30)
     log_p = {o: math.log(float(v)) for o, v in p_law.items() if float(v) > 0}
     log_q = {o: math.log(float(v)) for o, v in q_law.items() if float(v) > 0}
     # dp_accounting's (lower, upper) arguments: the PLD of upper vs lower; symmetric=False adds the other direction
-    independent = dpl.from_two_probability_mass_functions(log_q, log_p, value_discretization_interval=INTERVAL,
-                                                          symmetric=False)
+    independent = dpl.from_two_probability_mass_functions(
+        log_q, log_p, value_discretization_interval=INTERVAL, symmetric=False
+    )
     gaussian = _gaussian()
     ours = privacy_loss_distribution(name, e0, n, k).compose(gaussian).self_compose(3)
     theirs = independent.compose(gaussian).self_compose(3)
     for delta in (1e-2, 1e-4, 1e-6):
-        assert ours.get_epsilon_for_delta(delta) == pytest.approx(theirs.get_epsilon_for_delta(delta), abs=4 * 4 * INTERVAL)
-    np.testing.assert_allclose(ours.get_delta_for_epsilon(EPS), theirs.get_delta_for_epsilon(EPS), rtol=0.02, atol=1e-12)
+        assert ours.get_epsilon_for_delta(delta) == pytest.approx(
+            theirs.get_epsilon_for_delta(delta), abs=4 * 4 * INTERVAL
+        )
+    np.testing.assert_allclose(
+        ours.get_delta_for_epsilon(EPS), theirs.get_delta_for_epsilon(EPS), rtol=0.02, atol=1e-12
+    )
 
 
 def test_upper_stays_above_lower_after_composition():
     e0, n, k = 2.0, 300, 4
-    sgd_upper = dpl.from_gaussian_mechanism(3.0, sensitivity=2.0, value_discretization_interval=INTERVAL,
-                                            sampling_prob=0.05, neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    sgd_lower = dpl.from_gaussian_mechanism(3.0, sensitivity=2.0, value_discretization_interval=INTERVAL,
-                                            sampling_prob=0.05, pessimistic_estimate=False,
-                                            neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    upper = privacy_loss_distribution("weak-adversary", e0, n, k).compose(_gaussian()).compose(sgd_upper.self_compose(20))
-    lower = (optimistic_privacy_loss_distribution("worst-case-lower", e0, n, k).compose(_gaussian(pessimistic=False))
-             .compose(sgd_lower.self_compose(20)))
+    sgd_upper = dpl.from_gaussian_mechanism(
+        3.0,
+        sensitivity=2.0,
+        value_discretization_interval=INTERVAL,
+        sampling_prob=0.05,
+        neighboring_relation=NeighboringRelation.REPLACE_ONE,
+    )
+    sgd_lower = dpl.from_gaussian_mechanism(
+        3.0,
+        sensitivity=2.0,
+        value_discretization_interval=INTERVAL,
+        sampling_prob=0.05,
+        pessimistic_estimate=False,
+        neighboring_relation=NeighboringRelation.REPLACE_ONE,
+    )
+    upper = (
+        privacy_loss_distribution("weak-adversary", e0, n, k)
+        .compose(_gaussian())
+        .compose(sgd_upper.self_compose(20))
+    )
+    lower = (
+        optimistic_privacy_loss_distribution("worst-case-lower", e0, n, k)
+        .compose(_gaussian(pessimistic=False))
+        .compose(sgd_lower.self_compose(20))
+    )
     eps = np.linspace(0.0, 3.0, 13)
     assert np.all(np.array(upper.get_delta_for_epsilon(eps)) >= np.array(lower.get_delta_for_epsilon(eps)))
     for delta in (1e-3, 1e-6, 1e-9):
@@ -102,8 +133,9 @@ def test_the_readme_example_runs_and_its_numbers_are_what_it_prints():
     code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
     namespace: dict = {}
     exec(code, namespace)  # noqa: S102 - the README's own example
-    stated = re.search(r"# (\d\.\d+) \(alone: shuffled (\d\.\d+), Gaussian (\d\.\d+), 100 DP-SGD steps (\d\.\d+)\)",
-                       code).groups()
+    stated = re.search(
+        r"# (\d\.\d+) \(alone: shuffled (\d\.\d+), Gaussian (\d\.\d+), 100 DP-SGD steps (\d\.\d+)\)", code
+    ).groups()
     values = [namespace["total"], namespace["shuffled"], namespace["gaussian"], namespace["dp_sgd"]]
     for text, pld in zip(stated, values):
         assert pld.get_epsilon_for_delta(1e-6) == pytest.approx(float(text), abs=1.5e-3)
@@ -113,12 +145,18 @@ def test_exports_are_guarantees_or_refused_with_one_line():
     """Issue 32: a lower bound and clones-krr-2023 at k >= 3 are not exported as guarantees (one line says
     why); clones-krr-2023 at k = 2 (a dominating pair there) is exported pessimistic, hence above its exact
     delta; the optimistic export says so in its name and lies below the pessimistic one."""
-    with pytest.raises(ValueError, match=r"lower bound, not a guarantee: use optimistic_privacy_loss_distribution"):
+    with pytest.raises(
+        ValueError, match=r"lower bound, not a guarantee: use optimistic_privacy_loss_distribution"
+    ):
         privacy_loss_distribution("worst-case-lower", 1.5, 200, 4)
-    with pytest.raises(ValueError, match=r"k = 3 >= 3 is not a guarantee: .*Lemma 3.5 fails when p < 1/\(e\^eps0 \+ 1\)"):
+    with pytest.raises(
+        ValueError, match=r"k = 3 >= 3 is not a guarantee: .*Lemma 3.5 fails when p < 1/\(e\^eps0 \+ 1\)"
+    ):
         privacy_loss_distribution("clones-krr-2023", 1.5, 200, 3)
     pessimistic = privacy_loss_distribution("clones-krr-2023", 1.5, 200, 2)
     exact = get_accountant("clones-krr-2023", epsilon_local=1.5, n_users=200, k=2).delta_for_epsilon(EPS)
     assert np.all(np.array(pessimistic.get_delta_for_epsilon(EPS)) >= exact * (1 - 1e-9) - 1e-15)
     optimistic = optimistic_privacy_loss_distribution("clones-krr-2023", 1.5, 200, 3)
-    assert optimistic.get_epsilon_for_delta(1e-6) <= privacy_loss_distribution("clones-krr", 1.5, 200, 3).get_epsilon_for_delta(1e-6)
+    assert optimistic.get_epsilon_for_delta(1e-6) <= privacy_loss_distribution(
+        "clones-krr", 1.5, 200, 3
+    ).get_epsilon_for_delta(1e-6)

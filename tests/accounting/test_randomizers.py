@@ -35,10 +35,13 @@ def test_the_loose_setting_is_k_rr():
     assert ShuffleSetting(1.5, 40, 6, 2) == setting  # positional, as before
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"epsilon_local": 2.0}, r"^`epsilon_local` must be the randomizer's \(1.0\) or omitted; got 2.0\.$"),
-    ({"k": 3}, r"^`k` must be the randomizer's \(2\) or omitted; got 3\.$"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"epsilon_local": 2.0}, r"^`epsilon_local` must be the randomizer's \(1.0\) or omitted; got 2.0\.$"),
+        ({"k": 3}, r"^`k` must be the randomizer's \(2\) or omitted; got 3\.$"),
+    ],
+)
 def test_a_setting_refuses_parameters_that_contradict_its_randomizer(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ShuffleSetting(**{"epsilon_local": None, "k": None, **kwargs}, n_users=5, randomizer=BinaryRR(1.0))
@@ -56,10 +59,16 @@ def test_the_loose_setting_keeps_its_errors():
 def test_binary_rr_is_k_rr_at_k_2():
     binary = BinaryRR(epsilon_local=0.8)
     assert isinstance(binary, KRR) and binary.k == 2 and binary.params is KrrParams.of(0.8, 2)
-    strong = get_accountant("strong-adversary", randomizer=binary, n_users=300).log_delta_for_epsilon(EPSILONS)
-    loose = get_accountant("strong-adversary", epsilon_local=0.8, n_users=300, k=2).log_delta_for_epsilon(EPSILONS)
+    strong = get_accountant("strong-adversary", randomizer=binary, n_users=300).log_delta_for_epsilon(
+        EPSILONS
+    )
+    loose = get_accountant("strong-adversary", epsilon_local=0.8, n_users=300, k=2).log_delta_for_epsilon(
+        EPSILONS
+    )
     np.testing.assert_array_equal(strong, loose)
-    with pytest.raises(ValueError, match=r"^`k` must be 2 \(or omitted\) for binary randomized response; got 3\.$"):
+    with pytest.raises(
+        ValueError, match=r"^`k` must be 2 \(or omitted\) for binary randomized response; got 3\.$"
+    ):
         BinaryRR.from_parameters(epsilon_local=0.8, k=3)
 
 
@@ -73,7 +82,9 @@ def test_laplace_accountants_need_no_k(name):
     np.testing.assert_array_equal(values[0], values[1])
     np.testing.assert_array_equal(values[0], values[2])
     assert np.any((values[0] < 0) & np.isfinite(values[0]))
-    with pytest.raises(ValueError, match=r"^`randomizer` must be Laplace on \[0, 1\] for accountant .*got KRR\("):
+    with pytest.raises(
+        ValueError, match=r"^`randomizer` must be Laplace on \[0, 1\] for accountant .*got KRR\("
+    ):
         get_accountant(name, randomizer=KRR(0.5, 3), n_users=10**4)
     with pytest.raises(ValueError, match=r"^`k` must be an integer in \[2, "):  # a k given is still validated
         get_accountant(name, epsilon_local=0.5, n_users=10**4, k=1)
@@ -82,8 +93,10 @@ def test_laplace_accountants_need_no_k(name):
 def test_k_rr_accountants_refuse_laplace_in_one_line():
     with pytest.raises(ValueError) as caught:
         get_accountant("balle-hoeffding-krr", randomizer=LaplaceRandomizer(0.5), n_users=100)
-    assert str(caught.value) == ("`randomizer` must be k-RR for accountant 'balle-hoeffding-krr'; "
-                                 "got LaplaceRandomizer(epsilon_local=0.5).")
+    assert str(caught.value) == (
+        "`randomizer` must be k-RR for accountant 'balle-hoeffding-krr'; "
+        "got LaplaceRandomizer(epsilon_local=0.5)."
+    )
 
 
 def test_every_accountant_states_its_randomizers_and_no_flag_is_left():
@@ -146,6 +159,8 @@ def test_the_laplace_randomizer_carries_its_blanket_and_law():
 
 def test_the_generic_blanket_is_lemma_5_2():
     blanket = GenericBlanket(2.0)
-    assert blanket.log_gamma == -2.0 and math.isclose(math.exp(blanket.log_1mgamma), 1 - math.exp(-2.0), rel_tol=1e-15)
+    assert blanket.log_gamma == -2.0 and math.isclose(
+        math.exp(blanket.log_1mgamma), 1 - math.exp(-2.0), rel_tol=1e-15
+    )
     b = float(np.exp(blanket.log_range(np.array([0.5]))[0]))  # (e^eps + 1)(e^eps0 - e^-eps0), Lemma 5.4 (2)
     assert math.isclose(b, (math.exp(0.5) + 1) * (math.exp(2.0) - math.exp(-2.0)), rel_tol=1e-14)

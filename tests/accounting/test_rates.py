@@ -41,7 +41,12 @@ NOT_WITH_BLOCK_EPS0 = {
 def _printed(text: str, value: float, rounding) -> bool:
     """Is ``value`` shown as ``text`` when cut to the printed digits with ``rounding``?"""
     printed = Decimal(text)
-    return Decimal(repr(float(value))).quantize(Decimal(1).scaleb(printed.as_tuple().exponent), rounding=rounding) == printed
+    return (
+        Decimal(repr(float(value))).quantize(
+            Decimal(1).scaleb(printed.as_tuple().exponent), rounding=rounding
+        )
+        == printed
+    )
 
 
 def _truncates_to(text, value):
@@ -112,7 +117,11 @@ def test_rate_is_not_a_bound_example():
     cannot be an upper bound there) and another above it."""
     eps = np.array([0.4])
     rate = get_accountant("rate-feldman", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon(eps)[0]
-    upper = get_accountant("strong-adversary", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon(eps)[0]
+    upper = get_accountant("strong-adversary", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon(eps)[
+        0
+    ]
     assert rate < upper  # a rate can sit below a valid upper bound ...
-    rate_e = get_accountant("rate-erlingsson", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon(eps)[0]
+    rate_e = get_accountant("rate-erlingsson", epsilon_local=0.49, n_users=100, k=10).delta_for_epsilon(eps)[
+        0
+    ]
     assert rate_e > upper  # ... or above it

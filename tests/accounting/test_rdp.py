@@ -55,7 +55,9 @@ def _mp_rdp(P, Q, order) -> float:
 @pytest.mark.parametrize("e0,n,k", [(1.0, 6, 2), (4.0, 8, None), (2.0, 7, 3), (0.5, 12, 5), (3.0, 2, 2)])
 def test_rdp_matches_mpmath_both_directions(e0, n, k):
     P, Q = _mp_pair(e0, n, k)
-    orders, ours = rdp_view.clones_rdp(ShuffleSetting(epsilon_local=e0, n_users=n, k=k or 2), k is None, orders=ORDERS)
+    orders, ours = rdp_view.clones_rdp(
+        ShuffleSetting(epsilon_local=e0, n_users=n, k=k or 2), k is None, orders=ORDERS
+    )
     for order, value in zip(orders, ours):
         forward, backward = _mp_rdp(P, Q, order), _mp_rdp(Q, P, order)
         assert value == pytest.approx(forward, rel=1e-12, abs=1e-15)
@@ -85,8 +87,12 @@ def test_rdp_conversion_bounds_the_exact_delta(e0, n, k):
     exact = get_accountant("clones-krr", epsilon_local=e0, n_users=n, k=k)
     assert np.all(rdp.delta_for_epsilon(epsilons) >= exact.delta_for_epsilon(epsilons))
     two = get_accountant("clones-krr-rdp", epsilon_local=e0, n_users=n, k=k, compositions=2)
-    composed = compose("clones-krr", epsilon_local=e0, n_users=n, k=k, compositions=2, value_discretization_interval=1e-4)
-    resolved = composed.delta_for_epsilon(epsilons) > 1e-10  # composed PLD deltas below carry ~1e-15 round-off
+    composed = compose(
+        "clones-krr", epsilon_local=e0, n_users=n, k=k, compositions=2, value_discretization_interval=1e-4
+    )
+    resolved = (
+        composed.delta_for_epsilon(epsilons) > 1e-10
+    )  # composed PLD deltas below carry ~1e-15 round-off
     assert resolved.sum() >= 4
     assert np.all(two.delta_for_epsilon(epsilons)[resolved] >= composed.delta_for_epsilon(epsilons)[resolved])
     assert two.epsilon_for_delta(1e-6) >= composed.epsilon_for_delta(1e-6)
@@ -98,4 +104,6 @@ def test_refusals_name_the_parameter():
     with pytest.raises(ValueError, match=r"`n_users` must be in \[2, 20000\] for 'clones-krr-rdp'"):
         get_accountant("clones-krr-rdp", epsilon_local=1.0, n_users=100_000, k=2)
     with pytest.raises(ValueError, match=r"`orders` must all be > 1"):
-        rdp_view.clones_log_moments(ShuffleSetting(epsilon_local=1.0, n_users=10, k=2), False, np.array([1.0, 2.0]))
+        rdp_view.clones_log_moments(
+            ShuffleSetting(epsilon_local=1.0, n_users=10, k=2), False, np.array([1.0, 2.0])
+        )

@@ -58,14 +58,23 @@ def test_every_accountant_returns_its_safe_side(name):
 def test_weak_adversary_at_or_above_its_50_digit_value(epsilon_local, n, k):
     """Before issue 34's widening: up to 2.5e-13 below (relative) at large eps0."""
     eps = np.array([0.0, 0.3, 0.5, 0.8, 0.95, 0.99]) * epsilon_local
-    values = get_accountant("weak-adversary", epsilon_local=epsilon_local, n_users=n, k=k).log_delta_for_epsilon(eps)
+    values = get_accountant(
+        "weak-adversary", epsilon_local=epsilon_local, n_users=n, k=k
+    ).log_delta_for_epsilon(eps)
     for x, value in zip(eps, values):
         exact = float(mpmath.log(weak_pair_delta(n, k, epsilon_local, float(x))))
         assert value >= exact, (x, value, exact)
         assert value <= exact + 1e-9, (x, value, exact)
 
 
-_BIN_GRID = [(0.5, 10, 10**6), (0.5, 400, 2), (4.0, 200, 3), (36.0, 30, 10), (50.0, 30, 10**6), (0.05, 100, 2)]
+_BIN_GRID = [
+    (0.5, 10, 10**6),
+    (0.5, 400, 2),
+    (4.0, 200, 3),
+    (36.0, 30, 10),
+    (50.0, 30, 10**6),
+    (0.05, 100, 2),
+]
 
 
 @pytest.mark.parametrize("epsilon_local, n, k", _BIN_GRID)
@@ -73,11 +82,14 @@ def test_uppers_above_and_exact_below_a_50_digit_dataset(epsilon_local, n, k):
     """Every k-RR UPPER bound >= the 50-digit x0-bin delta of "every other user off x0" >= biswas-exact."""
     eps = [f * epsilon_local for f in (0.0, 0.1, 0.5, 0.9, 0.99)]
     with mpmath.workdps(50):
-        exact = [mpmath.log(v) if v > 0 else -mpmath.inf for v in (_x0_bin_delta_off_x0(epsilon_local, n, k, x)
-                                                                     for x in eps)]
+        exact = [
+            mpmath.log(v) if v > 0 else -mpmath.inf
+            for v in (_x0_bin_delta_off_x0(epsilon_local, n, k, x) for x in eps)
+        ]
     exact = np.array([float(v) for v in exact])
-    lower = get_accountant("biswas-exact", epsilon_local=epsilon_local, n_users=n, k=k, n_x0=0,
-                           direction="both").log_delta_for_epsilon(eps)
+    lower = get_accountant(
+        "biswas-exact", epsilon_local=epsilon_local, n_users=n, k=k, n_x0=0, direction="both"
+    ).log_delta_for_epsilon(eps)
     assert np.all((lower <= exact) | np.isneginf(exact)), (lower, exact)
     checked = 0
     for name in ("weak-adversary", "worst-case-upper", "strong-adversary", "clones-krr", "worst-case-lower"):

@@ -37,8 +37,16 @@ class Counted:
 # -- grow_bracket
 
 
-@pytest.mark.parametrize("root,expected", [(0.5, (0.0, 1.0)), (1.5, (1.0, 2.0)), (3.0, (2.0, 4.0)),
-                                           (300.0, (256.0, 65536.0)), (1e300, (2.0 ** 512, LARGEST))])
+@pytest.mark.parametrize(
+    "root,expected",
+    [
+        (0.5, (0.0, 1.0)),
+        (1.5, (1.0, 2.0)),
+        (3.0, (2.0, 4.0)),
+        (300.0, (256.0, 65536.0)),
+        (1e300, (2.0**512, LARGEST)),
+    ],
+)
 def test_grow_bracket_doubles_then_squares(root, expected):
     is_high = Counted(root)
     assert grow_bracket(lambda x: not is_high(x)) == expected
@@ -69,8 +77,9 @@ def test_geometric_split_reaches_a_huge_root_in_few_steps():
     root = 1e250
     is_high = Counted(root)
     low, high = grow_bracket(lambda x: not is_high(x))
-    low, high = bisect(is_high, low, high, split=geometric_or_halfway,
-                       wide=lambda lo, hi: hi - lo > 1e-10 * max(1.0, hi))
+    low, high = bisect(
+        is_high, low, high, split=geometric_or_halfway, wide=lambda lo, hi: hi - lo > 1e-10 * max(1.0, hi)
+    )
     assert low < root <= high and high - low <= 1e-10 * high
     assert len(is_high.points) < 80  # arithmetic halving from 2^1024 would need ~1000
 
@@ -82,7 +91,9 @@ def test_geometric_or_halfway():
 
 
 def test_bisect_returns_the_start_when_already_narrow():
-    assert bisect(lambda x: pytest.fail("evaluated"), 1.0, 1.5, wide=lambda lo, hi: hi - lo > 1.0, split=halfway) == (1.0, 1.5)
+    assert bisect(
+        lambda x: pytest.fail("evaluated"), 1.0, 1.5, wide=lambda lo, hi: hi - lo > 1.0, split=halfway
+    ) == (1.0, 1.5)
 
 
 # -- integer searches
@@ -101,10 +112,10 @@ def test_first_high_integer_finds_the_first_index(first, last, step):
 
 def test_exponential_bracket_cost_is_logarithmic_and_window_is_kept():
     is_high = Counted(10_000_000)
-    low, high = exponential_bracket(is_high, 5, first=1, last=10 ** 9, step=24)
+    low, high = exponential_bracket(is_high, 5, first=1, last=10**9, step=24)
     assert low < 10_000_000 <= high
     assert len(is_high.points) < 25
-    low, high = first_high_integer(is_high, 5, first=1, last=10 ** 9, step=24, width=48)
+    low, high = first_high_integer(is_high, 5, first=1, last=10**9, step=24, width=48)
     assert low < 10_000_000 <= high and high - low <= 48
 
 
@@ -112,7 +123,7 @@ def test_exponential_bracket_cost_is_logarithmic_and_window_is_kept():
 
 
 def _cubic(x):
-    h = x ** 3 - 2.0
+    h = x**3 - 2.0
     return h > 0, h, -x
 
 
@@ -126,7 +137,7 @@ def test_illinois_converges_superlinearly_to_the_tolerance():
 
     end = illinois(evaluate, Bracket(0.0, 3.0, -0.0, -3.0), -2.0, 25.0, tolerance=1e-12)
     assert end.low <= root < end.high and end.high - end.low <= 1e-12
-    assert end.low ** 3 - 2.0 <= 0 < end.high ** 3 - 2.0  # low answered no, high yes
+    assert end.low**3 - 2.0 <= 0 < end.high**3 - 2.0  # low answered no, high yes
     assert end.value_low == -end.low and end.value_high == -end.high
     assert len(calls) < 20  # bisection from width 3 to 1e-12 needs 42
 
@@ -184,7 +195,7 @@ def test_interpolating_search_keeps_the_certified_ends(log_target):
     search.run(meets, 1e-9)
     assert search.low < root <= search.high  # high answered yes (safe for an upper bound), low no
     assert search.high - search.low <= 1e-9 * search.high
-    assert -c * search.high ** 2 <= log_target < -c * search.low ** 2
+    assert -c * search.high**2 <= log_target < -c * search.low**2
     assert len(calls) < 15  # bisection to 1e-9 relative needs ~34
 
 

@@ -26,8 +26,10 @@ def _mpmath_log_pmf(a, m, p, q, counts):
     def binom(size, x, prob):
         return mpmath.binomial(size, x) * prob**x * (1 - prob) ** (size - x) if 0 <= x <= size else 0
 
-    return [float(mpmath.log(mpmath.fsum(binom(a, r, p) * binom(m, t - r, q) for r in range(t + 1))))
-            for t in counts]
+    return [
+        float(mpmath.log(mpmath.fsum(binom(a, r, p) * binom(m, t - r, q) for r in range(t + 1))))
+        for t in counts
+    ]
 
 
 def _logs(eps0, k):
@@ -35,11 +37,14 @@ def _logs(eps0, k):
     return dict(log_p=krr.log_p, log_1mp=krr.log_1mp, log_q=krr.log_q, log_1mq=krr.log_1mq)
 
 
-@pytest.mark.parametrize("eps0, k, a, m, first, last", [
-    (1.0, 10, 160, 38, 1, 120),   # through the bulk into the upper tail (B_t > 0 up to 131)
-    (0.5, 2, 70, 50, 3, 64),   # k = 2: B_t > 0 up to 64
-    (2.0, 5, 300, 120, 40, 160),
-])
+@pytest.mark.parametrize(
+    "eps0, k, a, m, first, last",
+    [
+        (1.0, 10, 160, 38, 1, 120),  # through the bulk into the upper tail (B_t > 0 up to 131)
+        (0.5, 2, 70, 50, 3, 64),  # k = 2: B_t > 0 up to 64
+        (2.0, 5, 300, 120, 40, 160),
+    ],
+)
 def test_run_matches_mpmath(eps0, k, a, m, first, last):
     logs = _logs(eps0, k)
     p, q = math.exp(logs["log_p"]), math.exp(logs["log_q"])
@@ -90,8 +95,11 @@ def test_accountants_by_recurrence_match_window_sums(monkeypatch):
 
     def results():
         exact = get_accountant("biswas-exact", **setting)
-        return (exact.log_delta_for_epsilon(eps), exact.epsilon_for_delta(1e-6),
-                get_accountant("biswas-printed", **setting).log_delta_for_epsilon(eps))
+        return (
+            exact.log_delta_for_epsilon(eps),
+            exact.epsilon_for_delta(1e-6),
+            get_accountant("biswas-printed", **setting).log_delta_for_epsilon(eps),
+        )
 
     windows = results()
     monkeypatch.setattr(single_bin, "_RUN_USERS", 10**4)  # force the recurrence at this n
@@ -121,14 +129,18 @@ def test_run_continued_from_an_earlier_run_end():
             calls.append(len(t))
             return exact(t)
 
-        second = log_pmf_run(61, 120, a=a, m=m, **logs, anchor=counted, spacing=64, lead=lead, with_errors=True)
+        second = log_pmf_run(
+            61, 120, a=a, m=m, **logs, anchor=counted, spacing=64, lead=lead, with_errors=True
+        )
     assert calls == []
     assert np.max(np.abs(second[0] - reference[60:120])) < 1e-12
     assert np.max(np.abs(second[1] - np.diff(reference[60:]))) < 1e-13
     assert second[2] >= log_error  # the bound carries the lead's error on
     # an error already beyond the tolerance is refused (the caller then anchors afresh)
-    assert log_pmf_run(61, 120, a=a, m=m, **logs, anchor=exact, spacing=64,
-                       lead=(lead[0], lead[1], 1e-9, 0.0)) is None
+    assert (
+        log_pmf_run(61, 120, a=a, m=m, **logs, anchor=exact, spacing=64, lead=(lead[0], lead[1], 1e-9, 0.0))
+        is None
+    )
 
 
 @pytest.mark.parametrize("n", [10**7, 10**8])

@@ -21,7 +21,7 @@ from shuffledp.accounting.numerics.tilted_fft import fft_error_bound, tilted_con
 from shuffledp.accounting.views.worst import k2_pair_search, k2_tilted
 from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
 
-U = 2.0 ** -53
+U = 2.0**-53
 
 
 def _window(N, p, sds):
@@ -32,8 +32,15 @@ def _window(N, p, sds):
 
 def _exact(x, y):
     """Each output a correctly rounded sum of its (rounded) products: relative error <= 2 u."""
-    return np.array([math.fsum(x[max(0, k - y.size + 1):k + 1] * y[k - np.arange(max(0, k - y.size + 1), min(k, x.size - 1) + 1)])
-                     for k in range(x.size + y.size - 1)])
+    return np.array(
+        [
+            math.fsum(
+                x[max(0, k - y.size + 1) : k + 1]
+                * y[k - np.arange(max(0, k - y.size + 1), min(k, x.size - 1) + 1)]
+            )
+            for k in range(x.size + y.size - 1)
+        ]
+    )
 
 
 def _cases():
@@ -102,18 +109,29 @@ def _log_ratio(e0, eps):
 def _direct_delta(a, l, c, e0, eps):
     """G with the blanket reports, from scipy's pmfs convolved directly (every term, both signs)."""
     p = math.exp(_logs(e0)[0])
-    f = np.convolve(np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(l + 1), l, 1 - p)),
-                    binom.pmf(np.arange(c + 1), c, 0.5))
+    f = np.convolve(
+        np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(l + 1), l, 1 - p)),
+        binom.pmf(np.arange(c + 1), c, 0.5),
+    )
     prev, cur = np.concatenate([[0.0], f]), np.concatenate([f, [0.0]])
     terms = (p - math.exp(eps) * (1 - p)) * prev - (math.exp(eps) * p - (1 - p)) * cur
     return float(terms[terms > 0].sum())
 
 
-KEYS = [(a, l, c, e0, eps, tilt) for (a, l, c, e0, eps) in
-        [(3000, 2500, 900, 0.5, 0.02), (4000, 3000, 400, 1.0, 0.05), (2000, 6000, 1500, 0.5, 0.01),
-         (5000, 1000, 800, 2.0, 0.1), (700, 900, 400, 1.0, 0.05), (6000, 6000, 3000, 0.5, 0.03),
-         (2500, 4000, 2000, 4.0, 0.3), (8000, 500, 600, 1.0, 0.2)]
-        for tilt in (None, 0.5, 2.0)]
+KEYS = [
+    (a, l, c, e0, eps, tilt)
+    for (a, l, c, e0, eps) in [
+        (3000, 2500, 900, 0.5, 0.02),
+        (4000, 3000, 400, 1.0, 0.05),
+        (2000, 6000, 1500, 0.5, 0.01),
+        (5000, 1000, 800, 2.0, 0.1),
+        (700, 900, 400, 1.0, 0.05),
+        (6000, 6000, 3000, 0.5, 0.03),
+        (2500, 4000, 2000, 4.0, 0.3),
+        (8000, 500, 600, 1.0, 0.2),
+    ]
+    for tilt in (None, 0.5, 2.0)
+]
 
 
 @pytest.mark.parametrize("a,l,c,e0,eps,tilt", KEYS)
@@ -136,7 +154,12 @@ def test_tilted_key_brackets_the_exact_delta(monkeypatch, a, l, c, e0, eps, tilt
             assert math.exp(lower) <= truth <= math.exp(upper), (lower, math.log(truth), upper)
     upper, lower = fft.log_bounds(eps)
     d_upper, d_lower = direct.log_bounds(eps)
-    assert d_upper <= upper <= d_upper + 1e-6 and d_lower - 1e-6 <= lower <= d_lower, (upper, d_upper, lower, d_lower)
+    assert d_upper <= upper <= d_upper + 1e-6 and d_lower - 1e-6 <= lower <= d_lower, (
+        upper,
+        d_upper,
+        lower,
+        d_lower,
+    )
 
 
 def test_uncertified_boundary_falls_back_to_the_direct_window(monkeypatch):
@@ -161,8 +184,9 @@ def test_search_with_tilted_keys_is_above_the_direct_searchs_lower_end(monkeypat
     assert abs(fft_top - top) <= 2e-3, (fft_top, top)
 
 
-@pytest.mark.parametrize("a,l,c,e0,shift", [(3000, 2500, 900, 0.5, 2.0), (4000, 3000, 400, 1.0, 1.0),
-                                            (2000, 6000, 1500, 0.5, 3.0)])
+@pytest.mark.parametrize(
+    "a,l,c,e0,shift", [(3000, 2500, 900, 0.5, 2.0), (4000, 3000, 400, 1.0, 1.0), (2000, 6000, 1500, 0.5, 3.0)]
+)
 def test_boundary_term_at_zero_is_paid_for_and_still_brackets(monkeypatch, a, l, c, e0, shift):
     """An epsilon whose likelihood-ratio threshold is the computed gap at one h: the term there is ~0, its
     sign cannot be certified, and its |term| + error is added (``boundary_margin`` finite); the key still
@@ -177,8 +201,11 @@ def test_boundary_term_at_zero_is_paid_for_and_still_brackets(monkeypatch, a, l,
     eps = math.log((ratio * p + q) / (p + ratio * q))
     pair = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True, tilt=math.log(ratio))
     margins = []
-    monkeypatch.setattr(k2_pair_search, "boundary_margin",
-                        lambda *args: margins.append(k2_tilted.boundary_margin(*args)) or margins[-1])
+    monkeypatch.setattr(
+        k2_pair_search,
+        "boundary_margin",
+        lambda *args: margins.append(k2_tilted.boundary_margin(*args)) or margins[-1],
+    )
     upper, lower = pair.log_bounds(eps)
     assert pair.tilted is not None and margins and math.isfinite(margins[0]), margins
     truth = _direct_delta(a, l, c, e0, eps)

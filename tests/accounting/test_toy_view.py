@@ -26,7 +26,7 @@ from shuffledp.accounting.params import ShuffleSetting
 P = np.array([0.6, 0.3, 0.1])
 Q = np.array([0.2, 0.3, 0.5])
 
-TOY_MODULE = '''
+TOY_MODULE = """
 import math
 import numpy as np
 from shuffledp.accounting.views.base import LeftOut, OutcomeChunk, View
@@ -57,7 +57,7 @@ class WindowedToyView(View):
 
     def loss_bounds(self):
         return (math.log(3.0), math.log(5.0))
-'''
+"""
 
 
 @pytest.fixture()
@@ -75,7 +75,9 @@ EPS = np.array([0.0, 0.1, 0.5, 1.0, math.log(3.0), 1.5, math.log(5.0), 2.0])
 
 def _exact_delta(eps, p=P, q=Q):
     """max over both directions of sum (p - e^eps q)_+."""
-    return np.array([max(np.sum(np.maximum(a - math.exp(e) * b, 0.0)) for a, b in ((p, q), (q, p))) for e in eps])
+    return np.array(
+        [max(np.sum(np.maximum(a - math.exp(e) * b, 0.0)) for a, b in ((p, q), (q, p))) for e in eps]
+    )
 
 
 def test_delta_and_epsilon(toy):
@@ -111,7 +113,9 @@ def test_pld_pessimistic_and_optimistic_both_directions(toy):
 
 def test_renyi_moments(toy):
     orders = np.array([1.5, 2.0, 4.0, 10.0])
-    exact = np.array([max(math.log(np.sum(a**lam * b ** (1 - lam))) for a, b in ((P, Q), (Q, P))) for lam in orders])
+    exact = np.array(
+        [max(math.log(np.sum(a**lam * b ** (1 - lam))) for a, b in ((P, Q), (Q, P))) for lam in orders]
+    )
     np.testing.assert_allclose(toy.ToyView(SETTING).log_moments(orders), exact, rtol=1e-12)
     certified = toy.WindowedToyView(SETTING).log_moments(orders)
     assert np.all(certified >= exact - 1e-12)
@@ -134,7 +138,10 @@ def test_composed_tail_bounds_the_brute_force_composition(toy):
     remove, add = view.tail_rounds(interval=1e-4, count=T)
     for tail, (a, b) in ((remove, (P, Q)), (add, (Q, P))):
         for eps in (0.0, 0.5, 1.0, 2.0, 3.0):
-            product = [(np.prod([a[i] for i in o]), np.prod([b[i] for i in o])) for o in itertools.product(range(3), repeat=T)]
+            product = [
+                (np.prod([a[i] for i in o]), np.prod([b[i] for i in o]))
+                for o in itertools.product(range(3), repeat=T)
+            ]
             exact = sum(max(p - math.exp(eps) * q, 0.0) for p, q in product)
             bound = math.exp(log_delta_bound([tail], eps))
             assert bound >= exact * (1 - 1e-12)

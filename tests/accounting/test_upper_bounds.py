@@ -24,7 +24,9 @@ UPPER_NAMES = [name for name in list_accountants() if accountant_class(name).kin
 
 
 def test_registry_has_the_upper_bounds_the_issue_names():
-    assert {"strong-adversary", "balle-blanket", "feldman-closed", "feldman-numerical", "erlingsson"} <= set(UPPER_NAMES)
+    assert {"strong-adversary", "balle-blanket", "feldman-closed", "feldman-numerical", "erlingsson"} <= set(
+        UPPER_NAMES
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "n{}-k{}-nx0{}-{}-e0{}".format(*c))

@@ -20,7 +20,9 @@ from exact_enumeration import worst_case
 
 from shuffledp.accounting import BoundKind, accountant_class, get_accountant
 
-SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 local_epsilons = st.floats(0.01, 50.0)
 #: n log-uniform over [2, 10^6]: at larger n the deep tails (below delta = 1e-300, outside the domain) cost seconds
@@ -50,8 +52,9 @@ def _tight_uppers(epsilon_local, n, k, f):
 
 #: the bigger profile, behind the slow marker: more examples, n log-uniform up to 10^9 and every k of the domain
 #: (n up to 10^15 stays with the deterministic grid, which kills a setting after its time limit)
-SLOW_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
-                         suppress_health_check=[HealthCheck.too_slow])
+SLOW_SETTINGS = settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 large_users = st.integers(3, 90).map(lambda t: max(2, int(round(10 ** (t / 10)))))
 
 
@@ -65,16 +68,24 @@ def test_tight_uppers_slow_profile(epsilon_local, n, k, f):
 
 @pytest.mark.slow
 @SLOW_SETTINGS
-@given(epsilon_local=local_epsilons, n=large_users,
-       k=st.integers(0, 30).map(lambda t: max(2, int(round(10 ** (t / 10))))), f=fractions)
+@given(
+    epsilon_local=local_epsilons,
+    n=large_users,
+    k=st.integers(0, 30).map(lambda t: max(2, int(round(10 ** (t / 10))))),
+    f=fractions,
+)
 def test_uppers_above_lower_slow_profile(epsilon_local, n, k, f):
     """The second test's checks, bigger profile."""
     _uppers_above_lower(epsilon_local, n, k, f)
 
 
 @SETTINGS
-@given(epsilon_local=local_epsilons, n=small_users,
-       k=st.integers(0, 30).map(lambda t: max(2, int(round(10 ** (t / 10))))), f=fractions)
+@given(
+    epsilon_local=local_epsilons,
+    n=small_users,
+    k=st.integers(0, 30).map(lambda t: max(2, int(round(10 ** (t / 10))))),
+    f=fractions,
+)
 def test_uppers_above_worst_case_lower(epsilon_local, n, k, f):
     """Every fast k-RR upper bound >= worst-case-lower (n <= 10^6, k <= 1000 here; the whole domain in
     benchmarks/sweep_validity.py)."""
@@ -86,15 +97,25 @@ def _uppers_above_lower(epsilon_local, n, k, f):
     lower, note = vc.log_deltas("worst-case-lower", epsilon_local, n, k, eps)
     assert lower is not None, note
     assert vc.margin_above(vc.local_log_delta(epsilon_local, k, eps), lower) >= -vc.TOLERANCE
-    for name in ("weak-adversary", "worst-case-upper", "balle-blanket", "feldman-closed", "girgis-rdp-simple"):
+    for name in (
+        "weak-adversary",
+        "worst-case-upper",
+        "balle-blanket",
+        "feldman-closed",
+        "girgis-rdp-simple",
+    ):
         upper, note = vc.log_deltas(name, epsilon_local, n, k, eps)
         assert upper is not None, note
         assert vc.margin_above(upper, lower) >= -vc.TOLERANCE, (name, eps, upper, lower)
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
-@given(epsilon_local=local_epsilons, n=st.integers(0, 40).map(lambda t: max(2, int(round(10 ** (t / 10))))),
-       k=domains, log10_delta=st.floats(-300.0, math.log10(0.5)))
+@given(
+    epsilon_local=local_epsilons,
+    n=st.integers(0, 40).map(lambda t: max(2, int(round(10 ** (t / 10))))),
+    k=domains,
+    log10_delta=st.floats(-300.0, math.log10(0.5)),
+)
 def test_epsilon_for_delta_on_its_safe_side(epsilon_local, n, k, log10_delta):
     """delta(eps(delta)) <= delta for weak-adversary, >= delta for worst-case-lower (its lower end)."""
     for name in ("weak-adversary", "worst-case-lower"):
@@ -126,8 +147,9 @@ def test_every_bound_against_exact_enumeration(epsilon_local, n, k):
 ZERO_CASES = [(0.5, 2, 2), (15.0, 3, 2), (0.5, 10, 2), (4.0, 5, 3), (15.0, 100, 3), (2.0, 1000, 10)]
 
 
-@pytest.mark.parametrize("name", [name for name in vc.checked_accountants()
-                                  if accountant_class(name).kind is not BoundKind.UPPER])
+@pytest.mark.parametrize(
+    "name", [name for name in vc.checked_accountants() if accountant_class(name).kind is not BoundKind.UPPER]
+)
 @pytest.mark.parametrize("epsilon_local, n, k", ZERO_CASES)
 def test_lower_and_exact_values_vanish_from_eps0_on(name, epsilon_local, n, k):
     """The shuffled histogram of eps0-LDP reports is eps0-DP: the true delta is 0 for eps >= eps0, so every
@@ -163,7 +185,9 @@ def test_outside_its_limits_an_accountant_refuses_clearly_or_answers(name):
 def test_erlingsson_outside_its_conditions_is_trivial(epsilon_local, n):
     """Erlingsson et al.'s bound needs eps0 <= 1/2 and n >= 1000: outside them it says delta = 1 (its scope),
     never a small number."""
-    logs = get_accountant("erlingsson", epsilon_local=epsilon_local, n_users=n, k=3).log_delta_for_epsilon([0.1, 0.3])
+    logs = get_accountant("erlingsson", epsilon_local=epsilon_local, n_users=n, k=3).log_delta_for_epsilon(
+        [0.1, 0.3]
+    )
     assert np.all(logs == 0.0)
 
 
@@ -179,18 +203,24 @@ def test_weak_adversary_monotone_in_far_tail():
     is at an end (the optimum gives -2.4e7 .. -2.7e7), and below e^-700 the optimum is refined by golden section
     (a 6e-5 rise from the grid's resolution at n = 1e15, k = 10, eps0 = 25, log delta -13,888)."""
     logs = get_accountant("weak-adversary", epsilon_local=15.0, n_users=10**8, k=10**6).log_delta_for_epsilon(
-        [13.5, 14.985])
+        [13.5, 14.985]
+    )
     assert logs[1] <= logs[0]
     assert logs[0] < -2e7  # the Chernoff optimum, not the grid's end
     eps = np.linspace(12.0, 14.0, 25)
-    logs = get_accountant("weak-adversary", epsilon_local=25.0, n_users=10**15, k=10).log_delta_for_epsilon(eps)
+    logs = get_accountant("weak-adversary", epsilon_local=25.0, n_users=10**15, k=10).log_delta_for_epsilon(
+        eps
+    )
     assert vc.monotone_margin(logs) >= -vc.TOLERANCE
 
 
-@pytest.mark.parametrize("name, epsilon_local, n, epsilons", [
-    ("balle-bennett-laplace", 15.0, 10**8, [4.5, 14.985]),
-    ("balle-bennett-generic", 14.5, 10**15, np.linspace(0.1, 14.49, 40)),
-])
+@pytest.mark.parametrize(
+    "name, epsilon_local, n, epsilons",
+    [
+        ("balle-bennett-laplace", 15.0, 10**8, [4.5, 14.985]),
+        ("balle-bennett-generic", 14.5, 10**15, np.linspace(0.1, 14.49, 40)),
+    ],
+)
 def test_balle_bennett_flag_says_what_the_formula_does(name, epsilon_local, n, epsilons):
     """Regression (issue 34 sweep): ``balle-bennett-laplace`` and ``-generic`` declared monotone_in_epsilon = True
     and their published bounds rise with eps (log delta -21.61 at eps = 4.5, -11.78 at 14.985 for the Laplace
@@ -235,7 +265,9 @@ def test_x0_bin_reference_against_brute_force():
         assert abs(_x0_bin_delta_off_x0(0.5, 5, 4, eps) - expected) <= 1e-40
 
 
-@pytest.mark.parametrize("epsilon_local, n, k", [(0.5, 10, 10**6), (0.05, 10, 10**6), (4.0, 30, 10**5), (0.5, 40, 3)])
+@pytest.mark.parametrize(
+    "epsilon_local, n, k", [(0.5, 10, 10**6), (0.05, 10, 10**6), (4.0, 30, 10**5), (0.5, 40, 3)]
+)
 def test_biswas_exact_not_above_its_exact_value(epsilon_local, n, k):
     """Regression (issue 34 sweep): biswas-exact at n = 10, k = 1e6, eps0 = 0.5, eps = 0 was 3.7e-10 (relative)
     above its own 50-digit value, above every certified upper bound. Cause: -log kappa_2 = log((e^eps0 + k - 2) /
@@ -243,8 +275,9 @@ def test_biswas_exact_not_above_its_exact_value(epsilon_local, n, k):
     absolute error; it is now log1p((e^eps0 - 1) / (k - 1)) (randomizers/krr.py). As an EXACT value it is also
     widened down by its rounding bound (numerics/safe_side.py), so it is at or below the 50-digit value."""
     eps = [0.0, 0.01 * epsilon_local, 0.3 * epsilon_local]
-    values = get_accountant("biswas-exact", epsilon_local=epsilon_local, n_users=n, k=k, n_x0=0,
-                            direction="both").log_delta_for_epsilon(eps)
+    values = get_accountant(
+        "biswas-exact", epsilon_local=epsilon_local, n_users=n, k=k, n_x0=0, direction="both"
+    ).log_delta_for_epsilon(eps)
     for x, value in zip(eps, values):
         exact = float(mpmath.log(_x0_bin_delta_off_x0(epsilon_local, n, k, x)))
         assert value <= exact, (x, value, exact)
@@ -274,7 +307,9 @@ def test_worst_case_upper_k2_tail_within_its_scope():
     windows until its 1e-9 stop holds (views/worst/k2_blocks.py). Checked against a 50-digit dataset: the value
     is >= F(n - 1) (valid) and within 1e-9 of it, so within 1e-9 of the maximum (it is >= the maximum)."""
     eps = [0.25, 0.35, 0.45]
-    upper = get_accountant("worst-case-upper", epsilon_local=0.5, n_users=1000, k=2).log_delta_for_epsilon(eps)
+    upper = get_accountant("worst-case-upper", epsilon_local=0.5, n_users=1000, k=2).log_delta_for_epsilon(
+        eps
+    )
     weak = get_accountant("weak-adversary", epsilon_local=0.5, n_users=1000, k=2).log_delta_for_epsilon(eps)
     assert np.all(upper <= weak + 1e-9)
     assert np.all(np.diff(upper) <= 0)
@@ -283,8 +318,9 @@ def test_worst_case_upper_k2_tail_within_its_scope():
         assert exact <= value <= exact + 1e-9, (x, value, exact)
 
 
-@pytest.mark.parametrize("epsilon_local, n, k, compositions", [(0.5, 100, 3, 10), (1.0, 1000, 2, 100),
-                                                                (4.0, 30, 10, 10)])
+@pytest.mark.parametrize(
+    "epsilon_local, n, k, compositions", [(0.5, 100, 3, 10), (1.0, 1000, 2, 100), (4.0, 30, 10, 10)]
+)
 def test_composed_against_chernoff_on_the_same_pair(epsilon_local, n, k, compositions):
     """weak-adversary composed over T rounds: the optimistic composition of its pair (a lower estimate of the
     pair's composed delta) <= the certified Chernoff bound on the same pair, and <= the reported value."""
@@ -308,7 +344,9 @@ def test_composed_against_chernoff_on_the_same_pair(epsilon_local, n, k, composi
 # is gone; this test holds the merged form to the same 50-digit values.
 def test_weak_adversary_joint_path_not_below_its_exact_value():
     eps = np.array([f * 0.05 for f in (0.0, 0.1, 0.5, 0.9, 0.99, 0.999)])
-    joint = get_accountant("weak-adversary", epsilon_local=0.05, n_users=2, k=10**6).log_delta_for_epsilon(eps)
+    joint = get_accountant("weak-adversary", epsilon_local=0.05, n_users=2, k=10**6).log_delta_for_epsilon(
+        eps
+    )
     from test_weak_large_eps0 import weak_pair_delta
 
     exact = np.array([float(mpmath.log(weak_pair_delta(2, 10**6, 0.05, float(x)))) for x in eps])
@@ -324,8 +362,11 @@ def test_weak_adversary_joint_path_not_below_its_exact_value():
 def test_histogram_exact_not_above_the_weak_pair():
     from test_weak_large_eps0 import weak_pair_delta
 
-    value = float(get_accountant("histogram-exact", epsilon_local=0.05, n_users=10, k=10**6, n_x0=0,
-                                 direction="both").log_delta_for_epsilon([0.015])[0])
+    value = float(
+        get_accountant(
+            "histogram-exact", epsilon_local=0.05, n_users=10, k=10**6, n_x0=0, direction="both"
+        ).log_delta_for_epsilon([0.015])[0]
+    )
     assert value <= float(mpmath.log(weak_pair_delta(10, 10**6, 0.05, 0.015)))
 
 
@@ -338,8 +379,8 @@ def _histogram_delta_50_digits(n, k, e0, eps, direction, n_x0, pair=False):
 
     with mpmath.workdps(50):
         e0, eps = mpmath.mpf(e0), mpmath.mpf(eps)
-        q = 1 / (mpmath.e ** e0 + k - 1)
-        p, rest = mpmath.e ** e0 * q, (k - 3) * q
+        q = 1 / (mpmath.e**e0 + k - 1)
+        p, rest = mpmath.e**e0 * q, (k - 3) * q
 
         def multinomial(users, probs):
             out = {}
@@ -347,9 +388,19 @@ def _histogram_delta_50_digits(n, k, e0, eps, direction, n_x0, pair=False):
                 for b in range(users + 1 - a):
                     for c in range(users + 1 - a - b):
                         d = users - a - b - c
-                        out[(a, b, c, d)] = (mpmath.factorial(users) / (mpmath.factorial(a) * mpmath.factorial(b)
-                                             * mpmath.factorial(c) * mpmath.factorial(d))
-                                             * probs[0] ** a * probs[1] ** b * probs[2] ** c * probs[3] ** d)
+                        out[(a, b, c, d)] = (
+                            mpmath.factorial(users)
+                            / (
+                                mpmath.factorial(a)
+                                * mpmath.factorial(b)
+                                * mpmath.factorial(c)
+                                * mpmath.factorial(d)
+                            )
+                            * probs[0] ** a
+                            * probs[1] ** b
+                            * probs[2] ** c
+                            * probs[3] ** d
+                        )
             return out
 
         others = defaultdict(mpmath.mpf)
@@ -363,17 +414,20 @@ def _histogram_delta_50_digits(n, k, e0, eps, direction, n_x0, pair=False):
                 laws[0][cell] += x * (p, q, q, rest)[j]
                 laws[1][cell] += x * (q, p, q, rest)[j]
         first, second = laws if direction == "forward" else laws[::-1]
-        return mpmath.log(sum(max(first[c] - mpmath.e ** eps * second[c], 0) for c in first))
+        return mpmath.log(sum(max(first[c] - mpmath.e**eps * second[c], 0) for c in first))
 
 
-@pytest.mark.parametrize("n,k,e0,n_x0,eps", [
-    (10, 10**6, 0.05, 0, 0.015),   # finding 7
-    (10, 10**6, 0.05, 0, 0.0152),  # just below the loss of the cell (3, 0, 0), 0.01527
-    (6, 10**6, 0.05, 0, 0.01),
-    (9, 1000, 0.5, 2, 0.16),
-    (8, 10, 4.0, 2, 1.3),
-    (8, 3, 25.0, 3, 7.5),
-])
+@pytest.mark.parametrize(
+    "n,k,e0,n_x0,eps",
+    [
+        (10, 10**6, 0.05, 0, 0.015),  # finding 7
+        (10, 10**6, 0.05, 0, 0.0152),  # just below the loss of the cell (3, 0, 0), 0.01527
+        (6, 10**6, 0.05, 0, 0.01),
+        (9, 1000, 0.5, 2, 0.16),
+        (8, 10, 4.0, 2, 1.3),
+        (8, 3, 25.0, 3, 7.5),
+    ],
+)
 @pytest.mark.parametrize("name", ["histogram-exact", "histogram-pair-lower"])
 def test_histogram_exact_within_its_rounding_bound_of_50_digits(name, n, k, e0, n_x0, eps):
     """Both directions at or below the 50-digit delta, and within twice the safe-side widening of it. (The pair's
@@ -381,7 +435,9 @@ def test_histogram_exact_within_its_rounding_bound_of_50_digits(name, n, k, e0, 
     for direction in ("forward", "reverse"):
         accountant = get_accountant(name, epsilon_local=e0, n_users=n, k=k, n_x0=n_x0, direction=direction)
         value = float(accountant.log_delta_for_epsilon([eps])[0])
-        exact = float(_histogram_delta_50_digits(n, k, e0, eps, direction, n_x0, pair=name != "histogram-exact"))
+        exact = float(
+            _histogram_delta_50_digits(n, k, e0, eps, direction, n_x0, pair=name != "histogram-exact")
+        )
         allowed = 2.0 * (accountant.relative_rounding + 64.0 * 2.0**-52 * abs(exact))
         assert exact - allowed <= value <= exact, (direction, value - exact)
 
@@ -399,7 +455,9 @@ def test_weak_adversary_not_below_its_exact_value_at_eps0_25(n, k):
     eps = np.array([0.28, 0.29, 0.3, 0.302, 0.31]) * 25.0
     joint = get_accountant("weak-adversary", epsilon_local=25.0, n_users=n, k=k).log_delta_for_epsilon(eps)
     for i, x in enumerate(eps):
-        alone = get_accountant("weak-adversary", epsilon_local=25.0, n_users=n, k=k).log_delta_for_epsilon([x])[0]
+        alone = get_accountant("weak-adversary", epsilon_local=25.0, n_users=n, k=k).log_delta_for_epsilon(
+            [x]
+        )[0]
         exact = float(mpmath.log(weak_pair_delta(n, k, 25.0, float(x))))
         assert min(alone, joint[i]) >= exact, (x, alone - exact, joint[i] - exact)
 
@@ -410,13 +468,13 @@ def _girgis_pair_log_delta_50_digits(e0, n, eps, top=40):
     (what lies beyond is below 1e-60 here)."""
     with mpmath.workdps(50):
         e0, eps = mpmath.mpf(e0), mpmath.mpf(eps)
-        p = 1 / (mpmath.e ** e0 + 1)
+        p = 1 / (mpmath.e**e0 + 1)
         forward = backward = mpmath.mpf(0)
         for K in range(top + 1):
-            pmf = mpmath.binomial(n, K) * p ** K * (1 - p) ** (n - K)
-            ratio = (mpmath.e ** -e0 * (n - K) + mpmath.e ** e0 * K) / n
-            forward += pmf * max(ratio - mpmath.e ** eps, 0)
-            backward += pmf * max(1 - mpmath.e ** eps * ratio, 0)
+            pmf = mpmath.binomial(n, K) * p**K * (1 - p) ** (n - K)
+            ratio = (mpmath.e**-e0 * (n - K) + mpmath.e**e0 * K) / n
+            forward += pmf * max(ratio - mpmath.e**eps, 0)
+            backward += pmf * max(1 - mpmath.e**eps * ratio, 0)
         return float(mpmath.log(max(forward, backward)))
 
 

@@ -47,7 +47,9 @@ ORDERS = np.array([1.5, 2.0, 3.0, 8.0, 32.0, 128.0])
 class Override:
     name: str
     view: Callable  # ShuffleSetting -> View
-    quantity: str  # "delta" (epsilons -> log delta), "moments" (orders -> log M), "binned" (interval -> BinnedView)
+    quantity: (
+        str  # "delta" (epsilons -> log delta), "moments" (orders -> log M), "binned" (interval -> BinnedView)
+    )
     evaluate: Callable  # (view, argument) -> the override's value
     applies: Callable = field(default=lambda setting: True)
 
@@ -66,17 +68,26 @@ OVERRIDES = [
     Override("clones k-RR: split-pair sum", KrrClonesView, "delta", _log_delta),
     Override("clones 2023: outcome sum", Clones2023View, "delta", _log_delta),
     Override("own report: closed form", OwnReportView, "delta", _log_delta),
-    Override("single bin: the law's walk",
-             lambda s: SingleBinView(ShuffleSetting(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k,
-                                                    n_x0=(s.n_users - 1) // 2)),
-             "delta", _log_delta, lambda s: s.n_users >= 2),
+    Override(
+        "single bin: the law's walk",
+        lambda s: SingleBinView(
+            ShuffleSetting(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, n_x0=(s.n_users - 1) // 2)
+        ),
+        "delta",
+        _log_delta,
+        lambda s: s.n_users >= 2,
+    ),
     Override("clones generic: Renyi rows", GenericClonesView, "moments", _clones_moments),
     Override("clones k-RR: Renyi rows", KrrClonesView, "moments", _clones_moments),
 ]
 
-SETTINGS = [ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
-            for e0 in (0.3, 1.0, 3.0, 9.5) for n in (1, 2, 7, 30, 60) for k in (2, 3, 5)
-            if not (n == 1 and k == 5)]
+SETTINGS = [
+    ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
+    for e0 in (0.3, 1.0, 3.0, 9.5)
+    for n in (1, 2, 7, 30, 60)
+    for k in (2, 3, 5)
+    if not (n == 1 and k == 5)
+]
 
 
 def _epsilons(setting: ShuffleSetting) -> np.ndarray:
@@ -111,7 +122,9 @@ def _binned_gap(override: Override, view, interval) -> float:
         return math.inf
     masses = np.concatenate([ours.p_mass - stream.p_mass, ours.q_mass - stream.q_mass])
     infinities = [ours.p_infinity - stream.p_infinity, ours.q_infinity - stream.q_infinity]
-    return float(np.max(np.abs(np.concatenate([masses, infinities]))) / max(1e-300, float(np.max(stream.p_mass))))
+    return float(
+        np.max(np.abs(np.concatenate([masses, infinities]))) / max(1e-300, float(np.max(stream.p_mass)))
+    )
 
 
 def _gap(override: Override, setting: ShuffleSetting) -> float:
@@ -126,8 +139,9 @@ def _gap(override: Override, setting: ShuffleSetting) -> float:
 CASES = [(o, s) for o in OVERRIDES for s in SETTINGS if o.applies(s)]
 
 
-@pytest.mark.parametrize("override, setting", CASES,
-                         ids=[f"{o.name}-e{s.epsilon_local}-n{s.n_users}-k{s.k}" for o, s in CASES])
+@pytest.mark.parametrize(
+    "override, setting", CASES, ids=[f"{o.name}-e{s.epsilon_local}-n{s.n_users}-k{s.k}" for o, s in CASES]
+)
 def test_override_equals_its_own_stream(override, setting):
     assert _gap(override, setting) <= RELATIVE
 
@@ -136,12 +150,15 @@ def test_override_equals_its_own_stream(override, setting):
 def test_a_perturbed_override_is_caught(override):
     setting = next(s for s in SETTINGS if s.n_users == 30 and s.k == 3 and s.epsilon_local == 1.0)
     if override.quantity == "binned":
+
         def shifted(view, argument):
             value = override.evaluate(view, argument)
             return type(value)(**{**value.__dict__, "p_mass": value.p_mass * (1 + 1e-6)})
     else:
+
         def shifted(view, argument):
             return override.evaluate(view, argument) + 1e-6  # x (1 + 1e-6) in linear scale
+
     perturbed = Override(override.name, override.view, override.quantity, shifted)
     assert _gap(override, setting) <= RELATIVE
     assert _gap(perturbed, setting) > RELATIVE

@@ -43,8 +43,16 @@ def _weak_outcomes(n: int, k: int, e0: float):
         j = a + c + m
         if j > n or (m > 0 and k == 2):
             continue
-        log_mult = (gammaln(n + 1) - gammaln(a + 1) - gammaln(c + 1) - gammaln(m + 1) - gammaln(n - j + 1)
-                    + (a + c) * log_q1 + (m * log_rest if m else 0.0) + (n - j) * log_true)
+        log_mult = (
+            gammaln(n + 1)
+            - gammaln(a + 1)
+            - gammaln(c + 1)
+            - gammaln(m + 1)
+            - gammaln(n - j + 1)
+            + (a + c) * log_q1
+            + (m * log_rest if m else 0.0)
+            + (n - j) * log_true
+        )
         with np.errstate(divide="ignore"):
             lp.append(log_mult + math.log(j + beta * a) - math.log(n) if j + beta * a > 0 else -math.inf)
             lq.append(log_mult + math.log(j + beta * c) - math.log(n) if j + beta * c > 0 else -math.inf)
@@ -67,7 +75,9 @@ def test_weak_stream_is_the_formula(n, k, e0):
     view = weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
     lp, lq = _stream(view)
     ref_p, ref_q = _weak_outcomes(n, k, e0)
-    assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-12) and math.isclose(np.exp(ref_p).sum(), 1.0, rel_tol=1e-12)
+    assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-12) and math.isclose(
+        np.exp(ref_p).sum(), 1.0, rel_tol=1e-12
+    )
     assert view.left_out(K_FULL).log_p < -700
     for eps in (0.0, 0.3 * e0, 0.8 * e0):
         assert math.isclose(_delta(lp, lq, eps), _delta(ref_p, ref_q, eps), rel_tol=1e-10, abs_tol=1e-300)
@@ -111,14 +121,18 @@ def _assert_bins_match(lp, lq, binned, interval, pessimistic):
         assert math.isclose(ref.sum(), got.sum(), rel_tol=0, abs_tol=1e-12)
 
 
-@pytest.mark.parametrize("n,k,e0", [(n, k, e0) for n in (7, 60) for k in (2, 3, 10) for e0 in (0.4, 2.0, 9.0)])
+@pytest.mark.parametrize(
+    "n,k,e0", [(n, k, e0) for n in (7, 60) for k in (2, 3, 10) for e0 in (0.4, 2.0, 9.0)]
+)
 @pytest.mark.parametrize("pessimistic", [True, False])
 def test_weak_binned_override_is_its_stream(n, k, e0, pessimistic):
     """The binned PLD's run reduction (prefix-sum differences) bins the stream's outcomes: per bin the
     same P- and Q-mass (to the reduction's absolute rounding), the same dropped mass."""
     interval = 1e-2
     view = weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
-    binned = weak_pld.binned(epsilon_local=e0, n_users=n, k=k, interval=interval, pessimistic=pessimistic, K=9.0)
+    binned = weak_pld.binned(
+        epsilon_local=e0, n_users=n, k=k, interval=interval, pessimistic=pessimistic, K=9.0
+    )
     lp, lq = _stream(view, 9.0)
     _assert_bins_match(lp, lq, binned, interval, pessimistic)
     assert math.isclose(binned.dropped, math.exp(view.left_out(9.0).log_p), rel_tol=1e-12, abs_tol=1e-300)
@@ -132,8 +146,11 @@ def _product_delta(lp, lq, rounds, eps, q=1.0):
     best = 0.0
     for first, second in ((mix, qq), (qq, mix)):
         keep = first > 0
-        loss = np.where(second[keep] > 0, np.log(first[keep]) - np.log(np.where(second[keep] > 0, second[keep], 1.0)),
-                        np.inf)
+        loss = np.where(
+            second[keep] > 0,
+            np.log(first[keep]) - np.log(np.where(second[keep] > 0, second[keep], 1.0)),
+            np.inf,
+        )
         mass = first[keep]
         total_loss, total_mass = loss, mass
         for _ in range(rounds - 1):
@@ -145,8 +162,10 @@ def _product_delta(lp, lq, rounds, eps, q=1.0):
     return best
 
 
-@pytest.mark.parametrize("n,k,e0,rounds,q", [(3, 3, 1.0, 2, 1.0), (4, 2, 2.0, 3, 1.0), (3, 4, 0.7, 3, 1.0),
-                                              (4, 3, 1.5, 2, 0.5), (3, 2, 3.0, 3, 0.3)])
+@pytest.mark.parametrize(
+    "n,k,e0,rounds,q",
+    [(3, 3, 1.0, 2, 1.0), (4, 2, 2.0, 3, 1.0), (3, 4, 0.7, 3, 1.0), (4, 3, 1.5, 2, 0.5), (3, 2, 3.0, 3, 0.3)],
+)
 @pytest.mark.parametrize("path", ["outcomes", "rectangles"])
 def test_weak_composed_tail_certified(n, k, e0, rounds, q, path, monkeypatch):
     """The tail rounds' Chernoff bound is at least the exact composed delta of the product pair, on both
@@ -203,7 +222,9 @@ def test_worst_members_overrides_are_their_streams(n, k, e0):
     assert len(members) == (3 if k >= 3 else 1)
     for member in members:
         lp, lq = _stream(member)
-        assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-12) and math.isclose(np.exp(lq).sum(), 1.0, rel_tol=1e-12)
+        assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-12) and math.isclose(
+            np.exp(lq).sum(), 1.0, rel_tol=1e-12
+        )
         generic = log_delta_from_outcomes(member, eps, upper=True)
         override = member.log_delta(eps)
         for o, g in zip(override, generic):
@@ -216,14 +237,18 @@ def test_worst_members_overrides_are_their_streams(n, k, e0):
     assert np.array_equal(family.log_delta(eps), expected)
 
 
-@pytest.mark.parametrize("n,k,e0", [(n, k, e0) for n in (5, 30) for k in (2, 3, 10) for e0 in (0.4, 2.0, 9.0)])
+@pytest.mark.parametrize(
+    "n,k,e0", [(n, k, e0) for n in (5, 30) for k in (2, 3, 10) for e0 in (0.4, 2.0, 9.0)]
+)
 @pytest.mark.parametrize("pessimistic", [True, False])
 def test_worst_binned_override_is_its_streams(n, k, e0, pessimistic):
     """worst-case-lower's binned PLDs (the families' own enumeration) bin its members' streams."""
     from shuffledp.accounting.views.worst import families, members
 
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
-    views = families.binned(epsilon_local=e0, n_users=n, k=k, interval=1e-2, pessimistic=pessimistic, K=K_FULL)
+    views = families.binned(
+        epsilon_local=e0, n_users=n, k=k, interval=1e-2, pessimistic=pessimistic, K=K_FULL
+    )
     streams = ([members.NoMatchView(setting)] if k >= 3 else []) + [members.AllOnX0View(setting)]
     assert len(views) == len(streams)
     for binned, member in zip(views, streams):

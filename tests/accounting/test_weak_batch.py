@@ -20,13 +20,17 @@ from shuffledp.accounting.views.weak.rows import WeakRows
 from shuffledp.accounting.views.weak.tables import lower_tables
 
 
-@pytest.mark.parametrize("n, k, eps0", [(20_000, 10, 1.0), (3_000, 3, 0.5), (50_000, 100, 2.0), (5_000, 4, 4.0)])
+@pytest.mark.parametrize(
+    "n, k, eps0", [(20_000, 10, 1.0), (3_000, 3, 0.5), (50_000, 100, 2.0), (5_000, 4, 4.0)]
+)
 def test_joint_epsilons_equal_single_ones(n, k, eps0):
     single = get_accountant("weak-adversary", epsilon_local=eps0, n_users=n, k=k)
     reference = single.epsilon_for_delta(1e-6)
     epsilons = np.linspace(reference / 20, 3 * reference, 12)
     assert WeakRows(n_users=n, k=k, epsilon_local=eps0, K=8.0, logs=KrrParams.of(eps0, k)).tables_fit()
-    joint = get_accountant("weak-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(epsilons)
+    joint = get_accountant("weak-adversary", epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(
+        epsilons
+    )
     alone = np.array([single.log_delta_for_epsilon([e])[0] for e in epsilons])
     assert np.all(np.isfinite(joint))
     assert np.max(np.abs(joint - alone)) <= 1e-10, np.max(np.abs(joint - alone))

@@ -9,8 +9,12 @@ import pytest
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.views.weak import rows as weak_rows
 
-CASES = [(10**6, 10, 1.0, [0.02, 0.021]), (10**4, 4, 2.0, [0.05, 0.3, 1.0]), (300, 3, 0.5, [0.01, 0.1, 0.3]),
-         (10**5, 100, 4.0, [0.05, 0.5, 2.0])]
+CASES = [
+    (10**6, 10, 1.0, [0.02, 0.021]),
+    (10**4, 4, 2.0, [0.05, 0.3, 1.0]),
+    (300, 3, 0.5, [0.01, 0.1, 0.3]),
+    (10**5, 100, 4.0, [0.05, 0.5, 2.0]),
+]
 
 
 class _Forgetful(weak_rows.ExcessMemo):

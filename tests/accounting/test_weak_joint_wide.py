@@ -65,14 +65,18 @@ def test_wide_tables_against_scipy(N, p, z):
     lo, hi = max(0.0, math.floor(N * p - z * sd)), min(float(N), math.ceil(N * p + z * sd))
     assert tables_in_range(np.array([float(N)]), np.array([lo]), np.array([hi]), math.log(p), math.log1p(-p))
     width = hi - lo + 1.0
-    log_anchor, P, F, H = lower_tables(np.array([float(N)]), np.array([lo]), np.array([width]), math.log(p), math.log1p(-p))
+    log_anchor, P, F, H = lower_tables(
+        np.array([float(N)]), np.array([lo]), np.array([width]), math.log(p), math.log1p(-p)
+    )
     m = lo + np.arange(int(width))
     log_pmf = binom.logpmf(m, N, p)
     assert np.allclose(np.log(P[0]) + log_anchor[0], log_pmf, rtol=0, atol=1e-10)
     assert np.allclose(np.log(F[0]) + log_anchor[0], binom.logcdf(m, N, p), rtol=0, atol=1e-10)
     x = np.arange(N + 1.0)
     probe = m[:: max(1, m.size // 40)]
-    direct = [np.log(np.sum(np.maximum(v - x, 0.0) * np.exp(binom.logpmf(x, N, p) - log_anchor[0]))) for v in probe]
+    direct = [
+        np.log(np.sum(np.maximum(v - x, 0.0) * np.exp(binom.logpmf(x, N, p) - log_anchor[0]))) for v in probe
+    ]
     assert np.allclose(np.log(H[0][(probe - lo).astype(int)]), direct, rtol=0, atol=1e-10)
 
 
@@ -81,5 +85,6 @@ def test_range_check_refuses_what_would_overflow():
     N, p = 10_000.0, 0.3
     assert not tables_in_range(np.array([N]), np.array([0.0]), np.array([N]), math.log(p), math.log1p(-p))
     sd = math.sqrt(N * p * (1 - p))
-    assert tables_in_range(np.array([N]), np.array([N * p - 5 * sd]), np.array([N * p + 5 * sd]), math.log(p),
-                           math.log1p(-p))
+    assert tables_in_range(
+        np.array([N]), np.array([N * p - 5 * sd]), np.array([N * p + 5 * sd]), math.log(p), math.log1p(-p)
+    )

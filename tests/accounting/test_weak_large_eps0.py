@@ -30,8 +30,8 @@ def weak_pair_delta(n: int, k: int, e0: float, eps: float) -> mpmath.mpf:
     """H_{e^eps}(P || Q) of the weak pair over every (a, c, m), 50 digits (one direction: the pair is symmetric)."""
     with mpmath.workdps(50):
         e0, eps = mpmath.mpf(e0), mpmath.mpf(eps)
-        q = 1 / (mpmath.e ** e0 + k - 1)
-        beta, rest, stay, scale = mpmath.e ** e0 - 1, (k - 2) * q, 1 - k * q, mpmath.e ** eps
+        q = 1 / (mpmath.e**e0 + k - 1)
+        beta, rest, stay, scale = mpmath.e**e0 - 1, (k - 2) * q, 1 - k * q, mpmath.e**eps
         total = mpmath.mpf(0)
         for a in range(n + 1):
             for c in range(n + 1 - a):
@@ -40,8 +40,18 @@ def weak_pair_delta(n: int, k: int, e0: float, eps: float) -> mpmath.mpf:
                     if excess <= 0:
                         continue
                     r = n - a - c - m
-                    mult = (mpmath.factorial(n) / (mpmath.factorial(a) * mpmath.factorial(c) * mpmath.factorial(m)
-                                                    * mpmath.factorial(r)) * q ** (a + c) * rest ** m * stay ** r)
+                    mult = (
+                        mpmath.factorial(n)
+                        / (
+                            mpmath.factorial(a)
+                            * mpmath.factorial(c)
+                            * mpmath.factorial(m)
+                            * mpmath.factorial(r)
+                        )
+                        * q ** (a + c)
+                        * rest**m
+                        * stay**r
+                    )
                     total += mult * excess / n
         return total
 

@@ -21,7 +21,9 @@ from shuffledp.accounting.views.weak import pld as weak_pld
 from shuffledp.accounting.views.weak import view as weak
 
 
-@pytest.mark.parametrize("trials,p", [(875_000.0, 1 / 7), (40.0, 0.3), (10**8, 1e-3), (3000.0, 0.5), (60.0, 1e-9)])
+@pytest.mark.parametrize(
+    "trials,p", [(875_000.0, 1 / 7), (40.0, 0.3), (10**8, 1e-3), (3000.0, 0.5), (60.0, 1e-9)]
+)
 def test_pmf_rows_are_loaders_values(trials, p):
     """Anchored running products against a Loader value per element: relative difference below 1e-14 plus
     1e-15 |log pmf|. The second part is Loader's own: a log value's absolute rounding (a few ulp of |log pmf|)
@@ -32,9 +34,13 @@ def test_pmf_rows_are_loaders_values(trials, p):
     first = np.floor(np.array([max(0.0, mean - 9 * sd), max(0.0, mean - 60 * sd - 5), 0.0, mean]))
     width = int(18 * sd) + 40
     last = np.minimum(first + width - 7, trials)
-    got = weak_pld._binomial_rows(first, width, np.full(first.size, trials), math.log(p), math.log1p(-p), last)
+    got = weak_pld._binomial_rows(
+        first, width, np.full(first.size, trials), math.log(p), math.log1p(-p), last
+    )
     x = first[:, None] + np.arange(width)[None, :]
-    want = np.where(x <= last[:, None], np.exp(log_binom_pmf_loader(x, trials, math.log(p), math.log1p(-p))), 0.0)
+    want = np.where(
+        x <= last[:, None], np.exp(log_binom_pmf_loader(x, trials, math.log(p), math.log1p(-p))), 0.0
+    )
     assert np.all((got == 0) == (want == 0))
     big = want > 1e-290
     assert np.all(np.abs(got[big] / want[big] - 1.0) < 1e-14 - 1e-15 * np.log(want[big]))
@@ -57,8 +63,12 @@ def test_mirrored_pld_is_on_the_safe_side_of_the_stream(n, k, e0, q):
     test's)."""
     interval = 0.97e-3
     ours = weak_pld.binned(epsilon_local=e0, n_users=n, k=k, interval=interval, pessimistic=True, K=9.0)
-    stream = derived_pld.binned(weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k)), interval=interval,
-                                pessimistic=True, K=9.0)
+    stream = derived_pld.binned(
+        weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k)),
+        interval=interval,
+        pessimistic=True,
+        K=9.0,
+    )
     for T in (1, 5):
         for delta in (1e-3, 1e-6):
             mine, generic = _epsilon(ours, q, interval, T, delta), _epsilon(stream, q, interval, T, delta)
@@ -72,5 +82,6 @@ def test_mirror_moves_an_exact_edge_to_the_safe_side():
     for pessimistic, expected, other in ((True, -399, -400), (False, -401, -400)):
         view = weak_pld.binned(epsilon_local=4.0, n_users=50, k=10, interval=0.01, pessimistic=pessimistic)
         index = list(view.index)
-        assert expected in index and (other not in index or view.p_mass[index.index(other)]
-                                      < view.p_mass[index.index(expected)])
+        assert expected in index and (
+            other not in index or view.p_mass[index.index(other)] < view.p_mass[index.index(expected)]
+        )

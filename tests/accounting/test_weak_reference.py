@@ -62,7 +62,10 @@ def test_weak_view_reduces_to_blanket_count_and_two_bins(n, k, eps0):
         assert all(_close(ours[o], ref[o]) for o in ours)
     for eps in (0.0, 0.2, 0.6, eps0 * 0.99):
         for first, second in ((0, 1), (1, 0)):
-            assert _close(hockey_stick(full[first], full[second], eps), hockey_stick(reduced[first], reduced[second], eps))
+            assert _close(
+                hockey_stick(full[first], full[second], eps),
+                hockey_stick(reduced[first], reduced[second], eps),
+            )
 
 
 @pytest.mark.parametrize(
@@ -93,7 +96,9 @@ def test_reference_single_user_closed_form():
     for eps0, k, eps in [(1.3, 3, 0.4), (0.5, 2, 0.0), (2.0, 50, 1.9)]:
         p = math.exp(eps0) / (math.exp(eps0) + k - 1)
         q = 1 / (math.exp(eps0) + k - 1)
-        assert float(weak_adversary_reference_mpmath(eps, eps0, 1, k)) == pytest.approx(p - math.exp(eps) * q, rel=1e-13)
+        assert float(weak_adversary_reference_mpmath(eps, eps0, 1, k)) == pytest.approx(
+            p - math.exp(eps) * q, rel=1e-13
+        )
 
 
 def test_reference_vanishes_exactly_at_and_above_eps0():
@@ -133,7 +138,11 @@ def test_pair_marginal_bounds_every_dataset_off_x0_x1(n, k, eps0):
         for x in (0, 1):
             own = [0] * k
             own[x] = 1
-            laws.append(histogram_distribution_of_counts(tuple(a + b for a, b in zip(counts, own)), k, epsilon_local=eps0))
+            laws.append(
+                histogram_distribution_of_counts(
+                    tuple(a + b for a, b in zip(counts, own)), k, epsilon_local=eps0
+                )
+            )
         for eps, ref in zip(epsilons, reference):
             exact = max(hockey_stick(laws[0], laws[1], eps), hockey_stick(laws[1], laws[0], eps))
             with mpmath.workdps(60):
@@ -157,8 +166,12 @@ def test_dp_accounting_pld_brackets_reference(n, k, eps0):
 
     log_p, log_q = weak_view_log_pmfs(eps0, n, k)
     plds = {
-        estimate: [pld.from_two_probability_mass_functions(lower, upper, pessimistic_estimate=estimate, symmetric=False)
-                   for lower, upper in ((log_q, log_p), (log_p, log_q))]
+        estimate: [
+            pld.from_two_probability_mass_functions(
+                lower, upper, pessimistic_estimate=estimate, symmetric=False
+            )
+            for lower, upper in ((log_q, log_p), (log_p, log_q))
+        ]
         for estimate in (True, False)
     }
     epsilons = [0.0, 0.05, 0.2, 0.5 * eps0, 0.9 * eps0]
@@ -175,8 +188,12 @@ def test_all_on_x0_reference_is_the_exact_full_histogram_delta(n, k, eps0):
     """Dataset "every other user holds x0": brute-force full histogram == the pair reference."""
     epsilons = [0.0, 0.1, 0.4, 0.9 * eps0, eps0]
     reference = all_on_x0_reference_mpmath(epsilons, eps0, n, k)
-    laws = [histogram_distribution_of_counts(tuple([n - 1 + (x == 0), int(x == 1)] + [0] * (k - 2)), k,
-                                             epsilon_local=eps0) for x in (0, 1)]
+    laws = [
+        histogram_distribution_of_counts(
+            tuple([n - 1 + (x == 0), int(x == 1)] + [0] * (k - 2)), k, epsilon_local=eps0
+        )
+        for x in (0, 1)
+    ]
     for eps, ref in zip(epsilons, reference):
         exact = max(hockey_stick(laws[0], laws[1], eps), hockey_stick(laws[1], laws[0], eps))
         assert _close(exact, ref, 38)
@@ -189,7 +206,8 @@ def test_all_on_x0_reference_agrees_with_histogram_exact():
 
     for n, k, eps0 in [(100, 10, 4.0), (80, 2, 1.0), (60, 3, 0.3)]:
         epsilons = [0.0, 0.1 * eps0, 0.5 * eps0, 0.875 * eps0]
-        ours = get_accountant("histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n - 1,
-                              direction="both").log_delta_for_epsilon(epsilons)
+        ours = get_accountant(
+            "histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n - 1, direction="both"
+        ).log_delta_for_epsilon(epsilons)
         for value, ref in zip(ours, all_on_x0_reference_mpmath(epsilons, eps0, n, k)):
             assert abs(value - float(mpmath.log(ref))) <= 1e-9

@@ -26,7 +26,9 @@ from shuffledp.accounting.numerics.search import zoom_minimum
 from shuffledp.accounting.views.weak import tables as weak_tables
 
 
-@pytest.mark.parametrize("N, rho, i", [(2_000, 0.8, 1_560), (500, 0.3, 120), (10_000, 0.5, 4_950), (300, 0.6, 1)])
+@pytest.mark.parametrize(
+    "N, rho, i", [(2_000, 0.8, 1_560), (500, 0.3, 120), (10_000, 0.5, 4_950), (300, 0.6, 1)]
+)
 def test_step_down_against_scipy(N, rho, i):
     """From the tables of Bin(N, rho) at i - 1 and i, the cumulative law and the expected lower excess of
     Bin(N - d, rho) at i, d = 1 .. 12, as :func:`_middle_from_blocks` forms them."""
@@ -37,8 +39,9 @@ def test_step_down_against_scipy(N, rho, i):
     h_ref = np.sum(np.maximum(i - x, 0.0) * binom.pmf(x, N, rho))
     n_ref = np.full(d.shape, float(N))
     steps_f = weak_tables._walk_down(n_ref, np.full(d.shape, float(i)), np.full(d.shape, pmf_i), d, 1.0 - rho)
-    steps_h = weak_tables._walk_down(n_ref, np.full(d.shape, i - 1.0), np.full(d.shape, pmf_prev), d, 1.0 - rho,
-                                     weights=True)
+    steps_h = weak_tables._walk_down(
+        n_ref, np.full(d.shape, i - 1.0), np.full(d.shape, pmf_prev), d, 1.0 - rho, weights=True
+    )
     f = f_ref + rho * steps_f
     h = h_ref + rho * d * f_prev + rho * rho * steps_h
     for value_f, value_h, dd in zip(f, h, d):
@@ -48,7 +51,9 @@ def test_step_down_against_scipy(N, rho, i):
         assert value_h == pytest.approx(np.sum(np.maximum(i - xs, 0.0) * binom.pmf(xs, M, rho)), rel=1e-11)
 
 
-@pytest.mark.parametrize("n, k, eps0, top", [(10**6, 10, 2.0, 0.1), (10**5, 10, 4.0, 0.6), (20_000, 4, 1.0, 0.6)])
+@pytest.mark.parametrize(
+    "n, k, eps0, top", [(10**6, 10, 2.0, 0.1), (10**5, 10, 4.0, 0.6), (20_000, 4, 1.0, 0.6)]
+)
 def test_block_tables_equal_one_table_per_row(n, k, eps0, top, monkeypatch):
     """The blocks chosen by work (G > 1 here: checked) and one table per row (G = 1) give the same
     certified delta to 2e-11 in log (other roundings; each adds its own rounding margin)."""
@@ -62,21 +67,29 @@ def test_block_tables_equal_one_table_per_row(n, k, eps0, top, monkeypatch):
         return out
 
     monkeypatch.setattr(weak_tables, "_blocks", spy)
-    blocked = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=eps0).log_delta_for_epsilon(epsilons)
+    blocked = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=eps0).log_delta_for_epsilon(
+        epsilons
+    )
     assert chosen and min(chosen, key=lambda c: c[1])[0] > 1, chosen
     monkeypatch.setattr(weak_tables, "_BLOCKS", (1,))
-    per_row = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=eps0).log_delta_for_epsilon(epsilons)
+    per_row = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=eps0).log_delta_for_epsilon(
+        epsilons
+    )
     finite = np.isfinite(per_row) & (per_row > -700.0)
     assert finite.sum() >= 2
     # each is the sum plus a certified remainder of at most 1e-11 of it (tables' margins included)
     assert np.max(np.abs(blocked[finite] - per_row[finite])) <= 2e-11
 
 
-@pytest.mark.parametrize("n, k, eps0, epsilons", [(120, 4, 2.0, [1.0, 1.5, 1.8, 1.95]), (100, 10, 3.0, [1.5, 2.5, 2.9])])
+@pytest.mark.parametrize(
+    "n, k, eps0, epsilons", [(120, 4, 2.0, [1.0, 1.5, 1.8, 1.95]), (100, 10, 3.0, [1.5, 2.5, 2.9])]
+)
 def test_tilted_windows_against_mpmath(n, k, eps0, epsilons):
     """Upper bound, within 1e-9 of the independent triple sum (deltas down to ~e^-50 here)."""
     reference = [float(mpmath.log(x)) for x in weak_adversary_reference_mpmath(epsilons, eps0, n, k, dps=50)]
-    ours = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=eps0).log_delta_for_epsilon(epsilons)
+    ours = get_accountant("weak-adversary", n_users=n, k=k, epsilon_local=eps0).log_delta_for_epsilon(
+        epsilons
+    )
     for value, ref in zip(ours, reference):
         assert ref <= value <= ref + 1e-9, (value, ref)
 
@@ -91,7 +104,9 @@ def test_tilted_windows_certify_deep_tails_at_the_first_window():
     assert log_dropped - log_main <= math.log(1e-11)
 
 
-@pytest.mark.parametrize("n, k, eps0, eps, s", [(200, 4, 2.0, 1.2, 60), (150, 10, 1.0, 0.3, 30), (400, 3, 3.0, 2.0, 90)])
+@pytest.mark.parametrize(
+    "n, k, eps0, eps, s", [(200, 4, 2.0, 1.2, 60), (150, 10, 1.0, 0.3, 30), (400, 3, 3.0, 2.0, 90)]
+)
 def test_low_range_bound_is_an_upper_bound(n, k, eps0, eps, s):
     """log_low_range >= log E[X_+ 1{A <= b} | S = s], summed directly over a <= b and every m, for every b."""
     chernoff = ChernoffBound(n_users=n, k=k, epsilon_local=eps0)
@@ -103,7 +118,9 @@ def test_low_range_bound_is_an_upper_bound(n, k, eps0, eps, s):
     x = lam * a[:, None] - c_per_s * s - nu * m[None, :]
     law = binom.pmf(a, s, 0.5)[:, None] * binom.pmf(m, n - s, rho)[None, :]
     b = np.arange(s + 1.0)
-    bound = log_low_range(np.full(b.shape, float(s)), b, n, theta, lam, c_per_s, nu, math.log(rho), math.log1p(-rho))
+    bound = log_low_range(
+        np.full(b.shape, float(s)), b, n, theta, lam, c_per_s, nu, math.log(rho), math.log1p(-rho)
+    )
     for bb, value in zip(b, bound):
         exact = float(np.sum((law * np.maximum(x, 0.0))[: int(bb) + 1]))
         if exact > 0:

@@ -59,8 +59,17 @@ def test_labels():
 # ------------------------------------------------------------------ tiny cases: brute force over every dataset
 
 #: (n, k, eps0): every dataset of the others is enumerated (C(n + k - 2, k - 1) of them)
-TINY = [(2, 2, 0.5), (3, 3, 1.0), (4, 2, 2.5), (4, 4, 1.0), (5, 3, 0.5), (6, 2, 1.0), (6, 4, 2.0), (7, 3, 4.0),
-        (8, 4, 1.0)]
+TINY = [
+    (2, 2, 0.5),
+    (3, 3, 1.0),
+    (4, 2, 2.5),
+    (4, 4, 1.0),
+    (5, 3, 0.5),
+    (6, 2, 1.0),
+    (6, 4, 2.0),
+    (7, 3, 4.0),
+    (8, 4, 1.0),
+]
 
 
 def _tiny_epsilons(eps0):
@@ -87,7 +96,9 @@ def test_weak_adversary_equals_bruteforce_view_and_reference(n, k, eps0):
     exactly 0 for eps >= eps0."""
     epsilons = _tiny_epsilons(eps0)
     ours = _accountant(WEAK, eps0, n, k).delta_for_epsilon(epsilons)
-    references = weak_adversary_reference_mpmath(epsilons, eps0, n, k)  # == brute force: test_weak_reference.py
+    references = weak_adversary_reference_mpmath(
+        epsilons, eps0, n, k
+    )  # == brute force: test_weak_reference.py
     for eps, value, reference in zip(epsilons, ours, references):
         if eps >= eps0:
             assert value == 0.0 and reference == 0
@@ -114,7 +125,9 @@ def test_single_user_closed_form():
         epsilons = np.array([0.0, 0.3 * eps0, 0.9 * eps0])
         expected = p - np.exp(epsilons) * q
         for name in (WEAK, LOWER):
-            np.testing.assert_allclose(_accountant(name, eps0, 1, k).delta_for_epsilon(epsilons), expected, rtol=RTOL)
+            np.testing.assert_allclose(
+                _accountant(name, eps0, 1, k).delta_for_epsilon(epsilons), expected, rtol=RTOL
+            )
 
 
 # ------------------------------------------------------------------ moderate n: mpmath references
@@ -132,7 +145,9 @@ def test_weak_adversary_matches_mpmath_reference(n, k, eps0):
     >= 1e-300; below that the upper bound must not fall below the reference; -inf where it is 0."""
     epsilons = _moderate_epsilons(eps0)
     ours = _accountant(WEAK, eps0, n, k).log_delta_for_epsilon(epsilons)
-    for eps, log_value, reference in zip(epsilons, ours, weak_adversary_reference_mpmath(epsilons, eps0, n, k)):
+    for eps, log_value, reference in zip(
+        epsilons, ours, weak_adversary_reference_mpmath(epsilons, eps0, n, k)
+    ):
         if reference == 0:
             assert log_value == -np.inf, (eps, log_value)
             continue
@@ -151,7 +166,9 @@ def test_weak_adversary_epsilon_for_delta_against_reference(n, k, eps0):
     found = [accountant.epsilon_for_delta(delta) for delta in deltas]
     # all the reference values below in one pass over the cells (each epsilon's value is computed
     # independently of the others in the list)
-    queries = sorted({q for eps in found for q in ((0.0,) if eps == 0.0 else (eps, eps - 1e-7 * max(1.0, eps)))})
+    queries = sorted(
+        {q for eps in found for q in ((0.0,) if eps == 0.0 else (eps, eps - 1e-7 * max(1.0, eps)))}
+    )
     reference = dict(zip(queries, weak_adversary_reference_mpmath(queries, eps0, n, k)))
     for delta, eps in zip(deltas, found):
         if eps == 0.0:
@@ -162,12 +179,17 @@ def test_weak_adversary_epsilon_for_delta_against_reference(n, k, eps0):
 
 
 def _histogram_exact(eps0, n, k, n_x0, epsilons):
-    accountant = get_accountant("histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n_x0, direction="both")
+    accountant = get_accountant(
+        "histogram-exact", epsilon_local=eps0, n_users=n, k=k, n_x0=n_x0, direction="both"
+    )
     return accountant.delta_for_epsilon(epsilons)
 
 
-@pytest.mark.parametrize("n, k, eps0", [(50, 3, 1.0), (50, 10, 4.0), (120, 10, 0.1), (120, 3, 1.0), (50, 2, 1.0),
-                                        (120, 2, 4.0)], ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    "n, k, eps0",
+    [(50, 3, 1.0), (50, 10, 4.0), (120, 10, 0.1), (120, 3, 1.0), (50, 2, 1.0), (120, 2, 4.0)],
+    ids=lambda v: str(v),
+)
 def test_worst_case_lower_contains_the_issue_family(n, k, eps0):
     """worst-case-lower >= the two datasets issue 8 requires in its family -- no other user on x0 or
     x1 (its (h_x0, h_x1) marginal; k >= 3) and every other user on x0 (exact) -- both in mpmath, and
@@ -201,8 +223,18 @@ def test_k2_true_worst_case_at_moderate_n(n, eps0):
     assert np.all(true <= weak * (1 + RTOL)), (true, weak)
 
 
-@pytest.mark.parametrize("n, k, eps0", [(10**3, 2, 0.5), (10**3, 1000, 4.0), (10**5, 10, 1.0), (2 * 10**5, 10, 0.5),
-                                        (10**6, 100, 4.0), (10**6, 2, 8.0)], ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    "n, k, eps0",
+    [
+        (10**3, 2, 0.5),
+        (10**3, 1000, 4.0),
+        (10**5, 10, 1.0),
+        (2 * 10**5, 10, 0.5),
+        (10**6, 100, 4.0),
+        (10**6, 2, 8.0),
+    ],
+    ids=lambda v: str(v),
+)
 def test_chain_at_large_n(n, k, eps0):
     """Beyond the references: worst-case-lower <= weak-adversary <= strong-adversary, in log space."""
     epsilons = np.concatenate([[0.0], np.geomspace(1e-4, eps0, 25)])
@@ -231,8 +263,12 @@ def test_weak_adversary_between_dp_accounting_pessimistic_and_optimistic(n, k, e
 
     log_p, log_q = weak_view_log_pmfs(eps0, n, k)
     plds = {
-        estimate: [pld.from_two_probability_mass_functions(lower, upper, pessimistic_estimate=estimate, symmetric=False)
-                   for lower, upper in ((log_q, log_p), (log_p, log_q))]
+        estimate: [
+            pld.from_two_probability_mass_functions(
+                lower, upper, pessimistic_estimate=estimate, symmetric=False
+            )
+            for lower, upper in ((log_q, log_p), (log_p, log_q))
+        ]
         for estimate in (True, False)
     }
     epsilons = [0.0, 0.05, 0.2, 0.5 * eps0, 0.9 * eps0]
@@ -243,8 +279,18 @@ def test_weak_adversary_between_dp_accounting_pessimistic_and_optimistic(n, k, e
         assert optimistic <= value * (1 + RTOL) + 1e-15 and value <= pessimistic * (1 + RTOL) + 1e-15
 
 
-@pytest.mark.parametrize("n,eps0,eps", [(10**8, 20.0, 18.0), (10**8, 20.0, 19.8), (10**6, 8.0, 7.9), (10**6, 20.0, 19.8),
-                                        (1000, 20.0, 19.0), (10**5, 12.0, 11.0), (50, 3.0, 2.5)])
+@pytest.mark.parametrize(
+    "n,eps0,eps",
+    [
+        (10**8, 20.0, 18.0),
+        (10**8, 20.0, 19.8),
+        (10**6, 8.0, 7.9),
+        (10**6, 20.0, 19.8),
+        (1000, 20.0, 19.0),
+        (10**5, 12.0, 11.0),
+        (50, 3.0, 2.5),
+    ],
+)
 def test_single_outcome_bound_near_a_large_eps0(n, eps0, eps):
     """k = 2, every other user on x0, u on x0 vs x1, the one outcome "nobody reports x1": probabilities
     pi0^n and pi0^(n - 1) (1 - pi0) (pi0 = e^eps0 / (e^eps0 + 1)), so that dataset's delta is at least
@@ -254,5 +300,7 @@ def test_single_outcome_bound_near_a_large_eps0(n, eps0, eps):
     E[(u - B)_+] for u << 1 stopped forming N - u (which rounds to N)."""
     reference = -n * math.log1p(math.exp(-eps0)) + math.log(-math.expm1(eps - eps0))
     for name in ("worst-case-lower", "weak-adversary", "worst-case-upper"):
-        value = float(get_accountant(name, epsilon_local=eps0, n_users=n, k=2).log_delta_for_epsilon([eps])[0])
+        value = float(
+            get_accountant(name, epsilon_local=eps0, n_users=n, k=2).log_delta_for_epsilon([eps])[0]
+        )
         assert value >= reference - 1e-9 * max(1.0, abs(reference)), (name, value, reference)

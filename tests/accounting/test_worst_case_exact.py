@@ -19,7 +19,12 @@ from shuffledp.accounting import get_accountant
 from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst.enumeration import _rows, k3_worst_case, third_value_delta, third_value_law
+from shuffledp.accounting.views.worst.enumeration import (
+    _rows,
+    k3_worst_case,
+    third_value_delta,
+    third_value_law,
+)
 
 EPS0 = (0.5, 2.0, 4.0)
 K3 = [(n, e0, f) for n in range(2, 11) for e0 in EPS0 for f in (0.0, 0.1, 0.5)]
@@ -33,28 +38,48 @@ def test_k3_exact_maximum_equals_brute_force(n, e0, f):
     result = k3_worst_case(eps, n_users=n, epsilon_local=e0)
     assert result.lower <= truth <= result.upper, (result, truth)
     assert result.upper <= truth * (1 + 1e-12) + 1e-300
-    value = float(get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0])
-    lower = float(get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0])
+    value = float(
+        get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0]
+    )
+    lower = float(
+        get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0]
+    )
     # the older family members ("none", "all on x0") carry ~1 ulp of rounding
-    assert lower <= truth * (1 + 1e-14) and truth <= value <= truth * (1 + 1e-9) + 1e-300, (lower, truth, value)
+    assert lower <= truth * (1 + 1e-14) and truth <= value <= truth * (1 + 1e-9) + 1e-300, (
+        lower,
+        truth,
+        value,
+    )
 
 
-@pytest.mark.parametrize("n,k,e0", [(n, k, e0) for k in (4, 5) for n in range(2, 11) for e0 in EPS0
-                                    if (k, n) not in ((5, 10), (5, 9))])
+@pytest.mark.parametrize(
+    "n,k,e0",
+    [(n, k, e0) for k in (4, 5) for n in range(2, 11) for e0 in EPS0 if (k, n) not in ((5, 10), (5, 9))],
+)
 def test_k4_and_k5_bracket_the_brute_force_worst_case(n, k, e0):
     eps = 0.4 * e0
     truth = true_worst_case_delta(eps, e0, n, k)
-    lower = float(get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon([eps])[0])
-    upper = float(get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon([eps])[0])
+    lower = float(
+        get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon([eps])[0]
+    )
+    upper = float(
+        get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon([eps])[0]
+    )
     assert lower <= float(truth.delta) * (1 + 1e-12) <= upper * (1 + 2e-12), (lower, truth, upper)
 
 
 def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
     """Issue 23's measured case: n = 10, k = 4, eps0 = 2, eps = 1.5 (true worst case 0.01901)."""
     truth = float(true_worst_case_delta(1.5, 2.0, 10, 4).delta)
-    best = max(third_value_delta(1.5, n_users=10, k=4, epsilon_local=2.0, a=a, b=b) for a in range(10) for b in range(10 - a))
+    best = max(
+        third_value_delta(1.5, n_users=10, k=4, epsilon_local=2.0, a=a, b=b)
+        for a in range(10)
+        for b in range(10 - a)
+    )
     assert truth * (1 - 1e-12) <= best <= truth * (1 + 1e-12), (best, truth)
-    lower = float(get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0])
+    lower = float(
+        get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0]
+    )
     # a LOWER bound is widened down by its rounding bound (numerics/safe_side.py, issue 34)
     assert truth * (1 - 2e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
 
@@ -76,12 +101,12 @@ def _reference_third_value_delta(eps, *, n, k, epsilon_local, law):
         if axis < 3:
             index[axis] = slice(1, None)
         h[tuple(index)] = law
-        parts.append(h[:law.shape[0], :law.shape[1]] if law.shape[0] < n else h)
+        parts.append(h[: law.shape[0], : law.shape[1]] if law.shape[0] < n else h)
     common = q * parts[2] + (k - 3) * q * parts[3]
     P, Q = p * parts[0] + q * parts[1] + common, q * parts[0] + p * parts[1] + common
     ops = int(8 * (float(gammaln(n + 1.0)) + n * abs(krr.log_q))) + 8 * (n + 8) + 64
-    terms, tol = P - math.exp(eps) * Q, ops * 2.0 ** -53 * (P + math.exp(eps) * Q)
-    return max(float(np.sum(np.maximum(terms - tol, 0.0))) * (1.0 - 2.0 * terms.size * 2.0 ** -53), 0.0)
+    terms, tol = P - math.exp(eps) * Q, ops * 2.0**-53 * (P + math.exp(eps) * Q)
+    return max(float(np.sum(np.maximum(terms - tol, 0.0))) * (1.0 - 2.0 * terms.size * 2.0**-53), 0.0)
 
 
 def _reference_multinomial3(m, log_probs, rows):
@@ -90,8 +115,17 @@ def _reference_multinomial3(m, log_probs, rows):
     rest = m - c0 - c1 - c2
     ok = rest >= 0
     rest = np.where(ok, rest, 0.0)
-    log = (gammaln(m + 1.0) - gammaln(c0 + 1) - gammaln(c1 + 1) - gammaln(c2 + 1) - gammaln(rest + 1)
-           + c0 * log_probs[0] + c1 * log_probs[1] + c2 * log_probs[2] + (rest * log_probs[3] if m > 0 else 0.0))
+    log = (
+        gammaln(m + 1.0)
+        - gammaln(c0 + 1)
+        - gammaln(c1 + 1)
+        - gammaln(c2 + 1)
+        - gammaln(rest + 1)
+        + c0 * log_probs[0]
+        + c1 * log_probs[1]
+        + c2 * log_probs[2]
+        + (rest * log_probs[3] if m > 0 else 0.0)
+    )
     return np.where(ok, np.exp(np.where(ok, log, -np.inf)), 0.0)
 
 
@@ -110,12 +144,23 @@ def _reference_third_value_law(*, n, k, epsilon_local, a, b):
     return g
 
 
-@pytest.mark.parametrize("n,k,e0,a,b", [(2, 4, 1.0, 1, 0), (16, 4, 0.5, 3, 5), (64, 7, 3.0, 0, 1),
-                                        (150, 5, 2.2, 1, 1), (200, 10, 8.0, 2, 0), (120, 6, 0.1, 0, 0)])
+@pytest.mark.parametrize(
+    "n,k,e0,a,b",
+    [
+        (2, 4, 1.0, 1, 0),
+        (16, 4, 0.5, 3, 5),
+        (64, 7, 3.0, 0, 1),
+        (150, 5, 2.2, 1, 1),
+        (200, 10, 8.0, 2, 0),
+        (120, 6, 0.1, 0, 0),
+    ],
+)
 def test_third_value_fast_paths_equal_the_straightforward_form_bit_for_bit(n, k, e0, a, b):
     law = third_value_law(n_users=n, k=k, epsilon_local=e0, a=a, b=b)
     reference = _reference_third_value_law(n=n, k=k, epsilon_local=e0, a=a, b=b)
     assert law.shape == reference.shape and law.tobytes() == np.ascontiguousarray(reference).tobytes()
     for eps in (0.0, 0.3 * e0, 0.9 * e0):
         value = third_value_delta(eps, n_users=n, k=k, epsilon_local=e0, a=a, b=b)
-        assert value.hex() == _reference_third_value_delta(eps, n=n, k=k, epsilon_local=e0, law=reference).hex()
+        assert (
+            value.hex() == _reference_third_value_delta(eps, n=n, k=k, epsilon_local=e0, law=reference).hex()
+        )

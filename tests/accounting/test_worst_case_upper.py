@@ -20,23 +20,37 @@ from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forwa
 from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2
 from shuffledp.accounting.views.worst.k2_blocks import Block, binary_forward_delta
 
-TINY = [(n, e0, eps) for n in range(2, 8) for e0 in (0.5, 1.0, 2.0, 4.0)
-        for eps in (0.0, 0.1, 0.5, 1.0, 3.0) if eps < e0]
+TINY = [
+    (n, e0, eps)
+    for n in range(2, 8)
+    for e0 in (0.5, 1.0, 2.0, 4.0)
+    for eps in (0.0, 0.1, 0.5, 1.0, 3.0)
+    if eps < e0
+]
 
 
 @pytest.mark.parametrize("n,e0,eps", TINY)
 def test_k2_equals_brute_force_worst_case(n, e0, eps):
     """Upper bound on, and within 1e-9 of, the true worst case over every dataset (both directions)."""
     truth = float(true_worst_case_delta(eps, e0, n, 2).delta)
-    value = float(get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=2).delta_for_epsilon([eps])[0])
+    value = float(
+        get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=2).delta_for_epsilon([eps])[0]
+    )
     assert truth * (1 - 1e-12) <= value <= truth * (1 + 1e-9) + 1e-300, (value, truth)
 
 
 @pytest.mark.parametrize("n,e0", [(40, 1.0), (61, 2.0), (50, 4.0)])
 def test_k2_matches_scan_of_biswas_exact_over_every_n_x0(n, e0):
     epsilons = np.array([0.05, 0.2, 0.5]) * e0
-    scan = np.max([get_accountant("biswas-exact", epsilon_local=e0, n_users=n, k=2, n_x0=j, direction="both")
-                   .delta_for_epsilon(epsilons) for j in range(n)], axis=0)
+    scan = np.max(
+        [
+            get_accountant(
+                "biswas-exact", epsilon_local=e0, n_users=n, k=2, n_x0=j, direction="both"
+            ).delta_for_epsilon(epsilons)
+            for j in range(n)
+        ],
+        axis=0,
+    )
     value = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=2).delta_for_epsilon(epsilons)
     assert np.all(value >= scan * (1 - 1e-9)), (value, scan)
     assert np.all(value <= scan * (1 + 1e-8) + 1e-300), (value, scan)
@@ -50,9 +64,11 @@ def test_block_view_bounds_every_dataset_in_the_block_and_all_bits_is_the_weak_a
     single = [Block(j, j, n, log_p, log_q).upper(p, q, eps)[1] for j in range(n)]
     for a, b in [(0, 3), (5, 17), (20, 29)]:
         upper = Block(a, b, n, log_p, log_q).upper(p, q, eps)[0]
-        assert upper >= max(single[a:b + 1])
+        assert upper >= max(single[a : b + 1])
     everything = Block(0, n - 1, n, log_p, log_q).upper(p, q, eps)[1]
-    weak = float(get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=2).delta_for_epsilon([eps])[0])
+    weak = float(
+        get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=2).delta_for_epsilon([eps])[0]
+    )
     assert everything == pytest.approx(weak, rel=1e-10)
     upper, best, _ = binary_forward_delta(eps, n_users=n, epsilon_local=e0)
     assert best <= max(single) <= upper <= max(single) * (1 + 1e-9)
@@ -68,8 +84,10 @@ def test_epsilon_lies_in_the_bracket_and_k4_and_large_k3_are_the_weak_adversary(
     # k = 3 at n <= 200 is the exact maximum (test_worst_case_exact.py, test_k3_blocks.py); k = 4 is searched up to
     # n = 50 (test_k4_blocks.py), so n = 51 is the weak adversary
     for n, k in ((51, 4), (201, 3)):
-        assert np.array_equal(get_accountant("worst-case-upper", epsilon_local=1.0, n_users=n, k=k).log_delta_for_epsilon(eps),
-                              get_accountant("weak-adversary", epsilon_local=1.0, n_users=n, k=k).log_delta_for_epsilon(eps))
+        assert np.array_equal(
+            get_accountant("worst-case-upper", epsilon_local=1.0, n_users=n, k=k).log_delta_for_epsilon(eps),
+            get_accountant("weak-adversary", epsilon_local=1.0, n_users=n, k=k).log_delta_for_epsilon(eps),
+        )
     exact = get_accountant("worst-case-upper", epsilon_local=1.0, n_users=50, k=3).log_delta_for_epsilon(eps)
     weak = get_accountant("weak-adversary", epsilon_local=1.0, n_users=50, k=3).log_delta_for_epsilon(eps)
     # eps = 0: both are the exact TV distance (the exact bound adds ~1e-12 relative for rounding)
@@ -82,13 +100,15 @@ def test_epsilon_lies_in_the_bracket_and_k4_and_large_k3_are_the_weak_adversary(
 # Bin(a, p) * Bin(l, q) * Bin(c, 1/2) for the bound with blanket reports; (iii) brute force over every
 # dataset; (iv) the certified maximum of ``binary_forward_delta``.
 
+
 def _logs(e0):
     log_den = float(np.logaddexp(e0, 0.0))
     return e0 - log_den, -log_den
 
 
-@pytest.mark.parametrize("n,e0,eps", [(300, 1.0, 0.6), (1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05),
-                                      (10000, 0.5, 0.03)])
+@pytest.mark.parametrize(
+    "n,e0,eps", [(300, 1.0, 0.6), (1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05), (10000, 0.5, 0.03)]
+)
 def test_pair_sum_equals_the_exact_single_dataset_delta_from_above(n, e0, eps):
     log_p, log_q = _logs(e0)
     p, q = math.exp(log_p), math.exp(log_q)
@@ -104,14 +124,17 @@ def test_pair_sum_deep_values_against_mpmath(l, e0, eps):
     block view above rounds such values to spurious ~1e-40 there: it is only an upper bound)."""
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 50
-    p = mpmath.e ** e0 / (mpmath.e ** e0 + 1)
+    p = mpmath.e**e0 / (mpmath.e**e0 + 1)
     q = 1 - p
-    alpha, beta = p - mpmath.e ** eps * q, mpmath.e ** eps * p - q
-    f = [mpmath.binomial(l, h) * q ** h * p ** (l - h) for h in range(l + 1)] + [mpmath.mpf(0)]
+    alpha, beta = p - mpmath.e**eps * q, mpmath.e**eps * p - q
+    f = [mpmath.binomial(l, h) * q**h * p ** (l - h) for h in range(l + 1)] + [mpmath.mpf(0)]
     truth = mpmath.fsum(max(alpha * (f[h - 1] if h else 0) - beta * f[h], 0) for h in range(l + 2))
     log_p, log_q = _logs(e0)
     value = PairSum(0, l, log_p, log_q).log_bound(eps)
-    assert float(mpmath.log(truth)) <= value <= float(mpmath.log(truth)) + 1e-6, (value, float(mpmath.log(truth)))
+    assert float(mpmath.log(truth)) <= value <= float(mpmath.log(truth)) + 1e-6, (
+        value,
+        float(mpmath.log(truth)),
+    )
 
 
 def _direct_delta(a, l, c, e0, eps):
@@ -119,15 +142,25 @@ def _direct_delta(a, l, c, e0, eps):
     from scipy.stats import binom
 
     p = math.exp(e0) / (math.exp(e0) + 1.0)
-    f = np.convolve(np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(l + 1), l, 1 - p)),
-                    binom.pmf(np.arange(c + 1), c, 0.5))
+    f = np.convolve(
+        np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(l + 1), l, 1 - p)),
+        binom.pmf(np.arange(c + 1), c, 0.5),
+    )
     prev, cur = np.concatenate([[0.0], f]), np.concatenate([f, [0.0]])
     terms = (p - math.exp(eps) * (1 - p)) * prev - (math.exp(eps) * p - (1 - p)) * cur
     return float(terms[terms > 0].sum())
 
 
-@pytest.mark.parametrize("a,l,c,e0,eps", [(40, 200, 30, 1.0, 0.3), (500, 3, 100, 4.0, 0.5), (0, 300, 0, 2.0, 0.4),
-                                          (120, 0, 50, 0.5, 0.1), (700, 900, 400, 1.0, 0.05)])
+@pytest.mark.parametrize(
+    "a,l,c,e0,eps",
+    [
+        (40, 200, 30, 1.0, 0.3),
+        (500, 3, 100, 4.0, 0.5),
+        (0, 300, 0, 2.0, 0.4),
+        (120, 0, 50, 0.5, 0.1),
+        (700, 900, 400, 1.0, 0.05),
+    ],
+)
 def test_pair_sum_with_blanket_reports_against_direct_convolution(a, l, c, e0, eps):
     log_p, log_q = _logs(e0)
     value = math.exp(PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps))
@@ -135,9 +168,18 @@ def test_pair_sum_with_blanket_reports_against_direct_convolution(a, l, c, e0, e
     assert truth <= value <= truth * (1 + 1e-6) + 1e-300, (value, truth)
 
 
-@pytest.mark.parametrize("a,l,c,e0,eps", [(40, 200, 30, 1.0, 0.3), (500, 3, 100, 4.0, 0.5), (0, 300, 0, 2.0, 0.4),
-                                          (120, 0, 50, 0.5, 0.1), (700, 900, 400, 1.0, 0.05),
-                                          (3000, 2500, 900, 0.5, 0.02), (4000, 3000, 0, 1.0, 0.05)])
+@pytest.mark.parametrize(
+    "a,l,c,e0,eps",
+    [
+        (40, 200, 30, 1.0, 0.3),
+        (500, 3, 100, 4.0, 0.5),
+        (0, 300, 0, 2.0, 0.4),
+        (120, 0, 50, 0.5, 0.1),
+        (700, 900, 400, 1.0, 0.05),
+        (3000, 2500, 900, 0.5, 0.02),
+        (4000, 3000, 0, 1.0, 0.05),
+    ],
+)
 def test_key_pair_sum_brackets_the_direct_convolution(a, l, c, e0, eps):
     """A key's pair sum (10-sd windows, Bernstein outside mass, the other tail bounded both ways) gives an
     upper value above the delta and a lower value below it (issue 24, "Deciding with keys"), each within
@@ -149,9 +191,15 @@ def test_key_pair_sum_brackets_the_direct_convolution(a, l, c, e0, eps):
     assert math.exp(lower) <= truth <= math.exp(upper), (lower, math.log(truth), upper)
     pair.refine()  # the other binomial's tail beyond the window from log_sf
     refined_upper, refined_lower = pair.log_bounds(eps)
-    assert lower <= refined_lower and math.exp(refined_lower) <= truth <= math.exp(refined_upper) <= math.exp(upper)
+    assert lower <= refined_lower and math.exp(refined_lower) <= truth <= math.exp(refined_upper) <= math.exp(
+        upper
+    )
     if a + l >= 5000:  # the search's range (n > 10^4); small sums' keys are looser (crude tail bounds)
-        assert math.exp(upper) <= truth * (1 + 1e-6) and math.exp(lower) >= truth * (1 - 1e-6), (lower, upper, truth)
+        assert math.exp(upper) <= truth * (1 + 1e-6) and math.exp(lower) >= truth * (1 - 1e-6), (
+            lower,
+            upper,
+            truth,
+        )
 
 
 @pytest.mark.parametrize("n,e0,eps", [case for case in TINY if case[0] >= 3 and case[2] > 0][::3])
@@ -161,7 +209,9 @@ def test_large_search_bounds_the_brute_force_worst_case(n, e0, eps):
     assert math.exp(top) >= truth * (1 - 1e-12), (math.exp(top), truth)
 
 
-@pytest.mark.parametrize("n,e0,eps", [(1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05), (4000, 0.5, 0.05)])
+@pytest.mark.parametrize(
+    "n,e0,eps", [(1000, 1.0, 0.2), (5000, 8.0, 0.5), (20000, 2.0, 0.05), (4000, 0.5, 0.05)]
+)
 def test_large_search_is_above_and_near_the_certified_maximum(n, e0, eps):
     upper, best, _ = binary_forward_delta(eps, n_users=n, epsilon_local=e0)
     top, _, _ = large_forward_delta(eps, n_users=n, epsilon_local=e0)
@@ -182,8 +232,16 @@ def test_large_n_bracket_is_tight_and_below_the_weak_adversary():
 
 
 # ------------------------------------------------- reuse across epsilons (issue 24): the same numbers
-@pytest.mark.parametrize("a,l,c,e0", [(40, 200, 30, 1.0), (500, 3, 100, 4.0), (0, 3000, 0, 0.5),
-                                      (20000, 70000, 9000, 0.5), (300_000, 200_000, 0, 2.0)])
+@pytest.mark.parametrize(
+    "a,l,c,e0",
+    [
+        (40, 200, 30, 1.0),
+        (500, 3, 100, 4.0),
+        (0, 3000, 0, 0.5),
+        (20000, 70000, 9000, 0.5),
+        (300_000, 200_000, 0, 2.0),
+    ],
+)
 def test_boundary_warm_started_is_the_crossing_of_the_computed_gaps(a, l, c, e0):
     """The boundary found from a guess (cold, then warm from the last one, epsilons in a search's
     jumping order) is the first h whose computed gap log f(h - 1) - log f(h) exceeds the ratio, read
@@ -192,12 +250,17 @@ def test_boundary_warm_started_is_the_crossing_of_the_computed_gaps(a, l, c, e0)
     pair = PairSum(a, l, log_p, log_q, blanket=c)
     fresh = PairSum(a, l, log_p, log_q, blanket=c)
     centre = int(round(pair.mean))
-    span = np.arange(max(centre - 12 * int(math.sqrt(pair.var)) - 40, 1), min(centre + 12 * int(math.sqrt(pair.var)) + 40, pair.total) + 1)
+    span = np.arange(
+        max(centre - 12 * int(math.sqrt(pair.var)) - 40, 1),
+        min(centre + 12 * int(math.sqrt(pair.var)) + 40, pair.total) + 1,
+    )
     lf = pair.log_f(np.concatenate([[span[0] - 1], span]))
     gaps = lf[:-1] - lf[1:]  # g(h), h in span
     for eps in (0.6 * e0, 0.1 * e0, 0.3 * e0, 0.29 * e0, 0.2900001 * e0, 0.01 * e0, 0.95 * e0):
-        log_ratio = math.log((math.exp(eps) * math.exp(log_p) - math.exp(log_q))
-                             / (math.exp(log_p) - math.exp(eps) * math.exp(log_q)))
+        log_ratio = math.log(
+            (math.exp(eps) * math.exp(log_p) - math.exp(log_q))
+            / (math.exp(log_p) - math.exp(eps) * math.exp(log_q))
+        )
         hits = np.flatnonzero(gaps > log_ratio)
         if hits.size == 0 or hits[0] == 0:
             continue  # the crossing is outside the scanned window
@@ -215,7 +278,12 @@ def test_pair_sums_sharing_pieces_give_the_same_bounds_bit_for_bit():
     shared = [PairSum(a, l, log_p, log_q, blanket=c, memo=memo) for a, l, c in cases]
     for eps in (0.02, 0.011, 0.0125, 0.01253, 0.012529999):
         for (a, l, c), pair in zip(cases, shared):
-            assert pair.log_bound(eps) == PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps), (a, l, c, eps)
+            assert pair.log_bound(eps) == PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps), (
+                a,
+                l,
+                c,
+                eps,
+            )
     assert len(memo) < 3 * len(cases)  # pieces were shared
 
 
@@ -239,7 +307,12 @@ def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
     log_stop = math.log1p(relative_stop)
     while True:
         negative, a, b = heapq.heappop(heap)
-        if a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
+        if (
+            a == b
+            or -negative <= best + log_stop
+            or negative == np.inf
+            or bound.evaluations >= max_evaluations
+        ):
             return -negative, best, best_j
         middle = (a + b) // 2
         for lo, hi in ((a, middle), (middle + 1, b)):
@@ -252,19 +325,32 @@ def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
             best, best_j = value, middle
 
 
-@pytest.mark.parametrize("n,e0,eps,evaluations", [(7, 1.0, 0.3, 200), (40, 2.0, 0.2, 200), (1000, 1.0, 0.2, 200),
-                                                  (5000, 8.0, 0.5, 200), (20000, 2.0, 0.05, 120),
-                                                  (200_000, 0.5, 0.004, 200), (200_000, 4.0, 0.2, 60),
-                                                  (200_000, 0.5, 0.02, 120), (50_000, 8.0, 1.5, 120)])
+@pytest.mark.parametrize(
+    "n,e0,eps,evaluations",
+    [
+        (7, 1.0, 0.3, 200),
+        (40, 2.0, 0.2, 200),
+        (1000, 1.0, 0.2, 200),
+        (5000, 8.0, 0.5, 200),
+        (20000, 2.0, 0.05, 120),
+        (200_000, 0.5, 0.004, 200),
+        (200_000, 4.0, 0.2, 60),
+        (200_000, 0.5, 0.02, 120),
+        (50_000, 8.0, 1.5, 120),
+    ],
+)
 def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluations):
     """Keys are certified and above the bounds they stand for, so the lazy search resolves blocks in the
     eager order: the same (top, best, best j), to the last bit."""
-    assert large_forward_delta(eps, n_users=n, epsilon_local=e0, max_evaluations=evaluations) == _eager_search(
-        eps, n, e0, max_evaluations=evaluations)
+    assert large_forward_delta(
+        eps, n_users=n, epsilon_local=e0, max_evaluations=evaluations
+    ) == _eager_search(eps, n, e0, max_evaluations=evaluations)
 
 
-@pytest.mark.parametrize("n,e0,eps", [(6, 1.0, 0.3), (30, 2.0, 0.2), (25, 0.5, 0.1), (300, 4.0, 1.0),
-                                     (200, 8.0, 2.0), (400, 0.5, 0.25)])
+@pytest.mark.parametrize(
+    "n,e0,eps",
+    [(6, 1.0, 0.3), (30, 2.0, 0.2), (25, 0.5, 0.1), (300, 4.0, 1.0), (200, 8.0, 2.0), (400, 0.5, 0.25)],
+)
 def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
     """key(a, b) >= the block's bound >= F(j) for every j in the block (exact single-dataset delta of the
     blanket-bit view, a separate implementation), over every block of a grid of sizes."""
@@ -280,10 +366,20 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
             b = min(n - 1, a + width - 1)
             exact = bound.exact(a, b)
             key, is_exact, lower = _key_alone(bound, a, b)
-            assert not is_exact and key >= exact >= math.log(max(delta[a:b + 1])) - 1e-12, (a, b, key, exact)
+            assert not is_exact and key >= exact >= math.log(max(delta[a : b + 1])) - 1e-12, (
+                a,
+                b,
+                key,
+                exact,
+            )
             assert lower <= exact, (a, b, lower, exact)
             refined, refined_lower = bound.refine(a, b)  # the other tail from log_sf: both tighten
-            assert refined <= key and refined >= exact >= refined_lower >= lower, (a, b, refined, refined_lower)
+            assert refined <= key and refined >= exact >= refined_lower >= lower, (
+                a,
+                b,
+                refined,
+                refined_lower,
+            )
 
 
 def _key_alone(bound, a, b):
@@ -352,9 +448,13 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
             checked += 1
     assert checked > 20
     bound.blanket_sds = max(cache["_blanket_sds"])[0] + 0.5  # fewer reports than every earlier step: none
-    assert all(bound._stale(k[0], n - 1 - k[1]) is None for k in cache if isinstance(k, tuple) and len(k) == 4)
+    assert all(
+        bound._stale(k[0], n - 1 - k[1]) is None for k in cache if isinstance(k, tuple) and len(k) == 4
+    )
     for step in eps[1:] + (eps[1] * 1.01,):
-        assert large_forward_delta(step, n_users=n, epsilon_local=e0, cache=cache) == _eager_search(step, n, e0), step
+        assert large_forward_delta(step, n_users=n, epsilon_local=e0, cache=cache) == _eager_search(
+            step, n, e0
+        ), step
 
 
 @pytest.mark.parametrize("limit", [200_000, 2_000_000])
@@ -366,6 +466,7 @@ def test_search_steps_sharing_a_small_cache_give_fresh_values(monkeypatch, limit
     monkeypatch.setattr(pair_sum, "_CACHE_DOUBLES", limit)
     n, e0, cache = 200_000, 0.5, {}
     for eps in (0.004, 0.003, 0.0035, 0.00351, 0.0035099, 0.005):
-        assert large_forward_delta(eps, n_users=n, epsilon_local=e0, cache=cache) == \
-            large_forward_delta(eps, n_users=n, epsilon_local=e0), eps
+        assert large_forward_delta(eps, n_users=n, epsilon_local=e0, cache=cache) == large_forward_delta(
+            eps, n_users=n, epsilon_local=e0
+        ), eps
         assert cache["_doubles"] <= 2 * limit + 4 * 10**5  # bounded (one pair sum past the limit at most)

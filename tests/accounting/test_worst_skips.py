@@ -12,8 +12,16 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.worst import families as worst
 from shuffledp.accounting.views.worst.families import WorstFamilies
 
-SETTINGS = [(10**6, 10, 1.0), (10**5, 10, 1.0), (10**4, 3, 4.0), (1000, 2, 0.5), (10**5, 4, 2.0), (200, 5, 1.0),
-            (50, 3, 0.5), (10**6, 100, 4.0)]
+SETTINGS = [
+    (10**6, 10, 1.0),
+    (10**5, 10, 1.0),
+    (10**4, 3, 4.0),
+    (1000, 2, 0.5),
+    (10**5, 4, 2.0),
+    (200, 5, 1.0),
+    (50, 3, 0.5),
+    (10**6, 100, 4.0),
+]
 EPSILONS = [0.01, 0.05, 0.2, 0.45, 0.7, 0.72, 0.9, 0.99, 1.5, 3.9]
 
 
@@ -66,8 +74,10 @@ def test_a_too_small_underflow_margin_is_caught(monkeypatch):
     """Check that the first test can fail: leaving out rows that do not underflow moves the value."""
     monkeypatch.setattr(worst, "_LOG_LEFT_OUT", 5.0)
     families, reference = _families(10**5, 10, 1.0), _families(10**5, 10, 1.0)
-    moved = [families.member_log_deltas(eps)["none"] != _full(reference, reference._members(eps)["none"])
-             for eps in (0.01, 0.05, 0.2)]
+    moved = [
+        families.member_log_deltas(eps)["none"] != _full(reference, reference._members(eps)["none"])
+        for eps in (0.01, 0.05, 0.2)
+    ]
     assert any(moved)
 
 

@@ -56,14 +56,20 @@ TIGHT = ("weak-adversary", "worst-case-upper", *LOWERS)
 
 def claimed_uppers() -> list[str]:
     """Every registered k-RR accountant whose kind is UPPER."""
-    return [name for name in list_accountants()
-            if accountant_class(name).kind is BoundKind.UPPER and name not in OTHER_MECHANISM]
+    return [
+        name
+        for name in list_accountants()
+        if accountant_class(name).kind is BoundKind.UPPER and name not in OTHER_MECHANISM
+    ]
 
 
 def checked_accountants() -> list[str]:
     """Every accountant that claims a bound (not RATE, not AS_PRINTED)."""
-    return [name for name in list_accountants()
-            if accountant_class(name).kind not in (BoundKind.RATE, BoundKind.AS_PRINTED)]
+    return [
+        name
+        for name in list_accountants()
+        if accountant_class(name).kind not in (BoundKind.RATE, BoundKind.AS_PRINTED)
+    ]
 
 
 def build(name: str, epsilon_local: float, n: int, k: int):
@@ -80,7 +86,9 @@ def log_deltas(name: str, epsilon_local: float, n: int, k: int, epsilons) -> tup
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            values = np.asarray(build(name, epsilon_local, n, k).log_delta_for_epsilon(np.asarray(epsilons, float)))
+            values = np.asarray(
+                build(name, epsilon_local, n, k).log_delta_for_epsilon(np.asarray(epsilons, float))
+            )
         except ValueError as error:
             return None, f"refused: {str(error).splitlines()[0]}"
     note = "; ".join(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
@@ -140,8 +148,12 @@ def composed_margins(name: str, epsilon_local: float, n: int, k: int, compositio
     optimistic = np.array([float(pld.get_delta_for_epsilon(float(e))) for e in eps])
     with np.errstate(divide="ignore"):
         log_opt = np.log(optimistic)
-    chernoff = np.array([max(log_delta_bound(d, float(e)) for d in tail_rounds(name, composed.rounds, composed.interval))
-                         for e in eps])
+    chernoff = np.array(
+        [
+            max(log_delta_bound(d, float(e)) for d in tail_rounds(name, composed.rounds, composed.interval))
+            for e in eps
+        ]
+    )
     reported = np.asarray(composed.log_delta_for_epsilon(eps), float)
     keep = optimistic >= PLD_FLOOR
     if not keep.any():
@@ -149,7 +161,9 @@ def composed_margins(name: str, epsilon_local: float, n: int, k: int, compositio
     return float(np.min(chernoff[keep] - log_opt[keep])), float(np.min(reported[keep] - log_opt[keep]))
 
 
-def epsilon_for_delta_margin(name: str, epsilon_local: float, n: int, k: int, delta: float) -> tuple[float, str]:
+def epsilon_for_delta_margin(
+    name: str, epsilon_local: float, n: int, k: int, delta: float
+) -> tuple[float, str]:
     """(margin, note) of epsilon_for_delta's safe side; (nan, message) when it refuses.
 
     An UPPER accountant returns an epsilon that meets the target: margin = log delta - log delta(eps) >= 0.

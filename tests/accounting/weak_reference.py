@@ -112,7 +112,9 @@ def _as_list(eps):
     return [eps], False
 
 
-def weak_adversary_view_law_mpmath(epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS) -> tuple[dict, dict]:
+def weak_adversary_view_law_mpmath(
+    epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS
+) -> tuple[dict, dict]:
     """Joint law of (b, a, c) under D(x0) (P) and D(x1) (Q): Bin(n-1, gamma)(b) P(a, c | b)."""
     with mpmath.workdps(dps):
         p, q, gamma = krr_parameters_mpmath(epsilon_local, k)
@@ -191,7 +193,9 @@ def _weak_reference_cached(epsilons: tuple, epsilon_local: float, n: int, k: int
         constants = []
         for eps in epsilons:
             factor = mpmath.exp(mpmath.mpf(eps))
-            constants.append(tuple(int(mpmath.nint(value * scale)) for value in (e - factor, 1 - factor * e, 1 - factor)))
+            constants.append(
+                tuple(int(mpmath.nint(value * scale)) for value in (e - factor, 1 - factor * e, 1 - factor))
+            )
         forward = [mpmath.mpf(0)] * len(epsilons)
         backward = [mpmath.mpf(0)] * len(epsilons)
         for b, table in _integer_draw_counts(n - 1, k):
@@ -220,7 +224,9 @@ def _weak_reference_cached(epsilons: tuple, epsilon_local: float, n: int, k: int
 def pair_marginal_law_mpmath(epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS) -> tuple[dict, dict]:
     """Law of (h_x0, h_x1) of the real histogram when no other user holds x0 or x1 (k >= 3)."""
     if k < 3:
-        raise ValueError("for k = 2 every other user holds x0 or x1: the 'no other on x0 or x1' family is empty.")
+        raise ValueError(
+            "for k = 2 every other user holds x0 or x1: the 'no other on x0 or x1' family is empty."
+        )
     with mpmath.workdps(dps):
         p, q, _ = krr_parameters_mpmath(epsilon_local, k)
         m = n - 1
@@ -229,8 +235,12 @@ def pair_marginal_law_mpmath(epsilon_local, n: int, k: int, *, dps: int = REFERE
         def trinomial(a, c):
             if a < 0 or c < 0 or a + c > m:
                 return 0
-            return (mpmath.factorial(m) / (mpmath.factorial(a) * mpmath.factorial(c) * mpmath.factorial(m - a - c))
-                    * q ** (a + c) * rest ** (m - a - c))
+            return (
+                mpmath.factorial(m)
+                / (mpmath.factorial(a) * mpmath.factorial(c) * mpmath.factorial(m - a - c))
+                * q ** (a + c)
+                * rest ** (m - a - c)
+            )
 
         cache = {(a, c): trinomial(a, c) for a in range(-1, n + 1) for c in range(-1, n + 1)}
         other = (k - 2) * q
@@ -251,7 +261,9 @@ def _pair_terms_cached(epsilon_local: float, n: int, k: int, dps: int, others_on
     trinomial(n - 1; p, q) when all hold x0.
     """
     if k < 3 and not others_on_x0:
-        raise ValueError("for k = 2 every other user holds x0 or x1: the 'no other on x0 or x1' family is empty.")
+        raise ValueError(
+            "for k = 2 every other user holds x0 or x1: the 'no other on x0 or x1' family is empty."
+        )
     with mpmath.workdps(dps):
         p, q, _ = krr_parameters_mpmath(epsilon_local, k)
         m = n - 1
@@ -269,12 +281,22 @@ def _pair_terms_cached(epsilon_local: float, n: int, k: int, dps: int, others_on
                 rest_term = 0
             else:
                 rest_term = (m - a - c) * log_rest
-            return mpmath.exp(mpmath.loggamma(m + 1) - mpmath.loggamma(a + 1) - mpmath.loggamma(c + 1)
-                              - mpmath.loggamma(m - a - c + 1) + a * log_x0 + c * log_q + rest_term)
+            return mpmath.exp(
+                mpmath.loggamma(m + 1)
+                - mpmath.loggamma(a + 1)
+                - mpmath.loggamma(c + 1)
+                - mpmath.loggamma(m - a - c + 1)
+                + a * log_x0
+                + c * log_q
+                + rest_term
+            )
 
         cache = {(a, c): trinomial(a, c) for a in range(-1, n + 1) for c in range(-1, n + 1)}
-        return [(cache[(a - 1, c)], cache[(a, c - 1)], (k - 2) * q * cache[(a, c)])
-                for a in range(n + 1) for c in range(n + 1 - a)]
+        return [
+            (cache[(a - 1, c)], cache[(a, c - 1)], (k - 2) * q * cache[(a, c)])
+            for a in range(n + 1)
+            for c in range(n + 1 - a)
+        ]
 
 
 def pair_marginal_reference_mpmath(eps, epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS):

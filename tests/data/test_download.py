@@ -103,7 +103,9 @@ def test_truncated_transfer_is_retried(tmp_path):
 def test_corrupt_gzip_is_deleted_and_reported(tmp_path):
     corrupt = GOOD[:-12] + b"\x00" * 12  # CRC and length trailer destroyed
     with Server([(200, corrupt, {})]) as server:
-        with pytest.raises(DownloadError, match=r"failed verification 2 time\(s\); deleted. .*not a complete gzip file"):
+        with pytest.raises(
+            DownloadError, match=r"failed verification 2 time\(s\); deleted. .*not a complete gzip file"
+        ):
             fetch(server.url, tmp_path / "g.txt.gz", retries=2)
     assert server.requests == 2  # a corrupt stream is retried
     assert leftovers(tmp_path) == []  # nothing half-written survives
@@ -112,7 +114,9 @@ def test_corrupt_gzip_is_deleted_and_reported(tmp_path):
 
 def test_wrong_row_count_is_rejected_without_retry(tmp_path):
     with Server([(200, GOOD, {})]) as server:
-        with pytest.raises(VerificationError, match=r"has 3 rows; the SNAP page states 6442890 \(data.snap.expected_rows\)"):
+        with pytest.raises(
+            VerificationError, match=r"has 3 rows; the SNAP page states 6442890 \(data.snap.expected_rows\)"
+        ):
             fetch(server.url, tmp_path / "g.txt.gz", expected_rows=6442890)
     assert server.requests == 1 and leftovers(tmp_path) == []
 

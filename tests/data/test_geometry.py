@@ -59,7 +59,9 @@ def test_region_from_config_file_matches_paper():
 
 def test_crop_is_inclusive_on_all_four_sides():
     region = Region(**BOX)
-    lat = np.array([10.0, 11.0, 10.5, 10.5, np.nextafter(10.0, 0), np.nextafter(11.0, 99), 10.5, 10.5, np.nan])
+    lat = np.array(
+        [10.0, 11.0, 10.5, 10.5, np.nextafter(10.0, 0), np.nextafter(11.0, 99), 10.5, 10.5, np.nan]
+    )
     lon = np.array([21.0, 21.0, 20.0, 22.0, 21.0, 21.0, np.nextafter(20.0, 0), np.nextafter(22.0, 99), 21.0])
     assert crop_mask(lat, lon, region).tolist() == [True] * 4 + [False] * 5
 
@@ -94,13 +96,19 @@ def _naive_cell(lat, lon, region):
 
 
 def test_cells_agree_with_naive_loop_including_every_edge():
-    region = Region(name="sf", lat_min=37.7228, lat_max=37.7946, lon_min=-122.5153, lon_max=-122.3789, n_lat=17, n_lon=24)
+    region = Region(
+        name="sf", lat_min=37.7228, lat_max=37.7946, lon_min=-122.5153, lon_max=-122.3789, n_lat=17, n_lon=24
+    )
     rng = np.random.default_rng(3)
     lat = rng.uniform(region.lat_min, region.lat_max, 500)
     lon = rng.uniform(region.lon_min, region.lon_max, 500)
     # every edge value on each axis, paired with random values on the other axis
-    lat = np.concatenate([lat, region.lat_edges, rng.uniform(region.lat_min, region.lat_max, region.n_lon + 1)])
-    lon = np.concatenate([lon, rng.uniform(region.lon_min, region.lon_max, region.n_lat + 1), region.lon_edges])
+    lat = np.concatenate(
+        [lat, region.lat_edges, rng.uniform(region.lat_min, region.lat_max, region.n_lon + 1)]
+    )
+    lon = np.concatenate(
+        [lon, rng.uniform(region.lon_min, region.lon_max, region.n_lat + 1), region.lon_edges]
+    )
     _, _, cell = assign_cells(lat, lon, region)
     assert cell.tolist() == [_naive_cell(a, b, region) for a, b in zip(lat, lon)]
 
@@ -122,8 +130,10 @@ def test_cell_table_layout_and_counts():
     assert table.loc[8, ["lat_index", "lon_index"]].tolist() == [1, 0]
     assert table.loc[31, ["lat_max", "lon_max"]].tolist() == [11.0, 22.0]
     # cells tile the box: each cell's max is the next cell's min
-    assert np.array_equal(table["lon_max"].to_numpy()[:-1][table["lon_index"].to_numpy()[:-1] < 7],
-                          table["lon_min"].to_numpy()[1:][table["lon_index"].to_numpy()[:-1] < 7])
+    assert np.array_equal(
+        table["lon_max"].to_numpy()[:-1][table["lon_index"].to_numpy()[:-1] < 7],
+        table["lon_min"].to_numpy()[1:][table["lon_index"].to_numpy()[:-1] < 7],
+    )
     grid = counts_grid(table, region)
     assert grid.shape == (4, 8) and grid[0, 0] == 2 and grid[0, 7] == 1 and grid[3, 7] == 1
     with pytest.raises(ValueError, match=r"`cell` must be in \[0, 31\]; got 0..32"):
@@ -134,7 +144,9 @@ def test_cell_table_layout_and_counts():
 
 def test_crop_and_grid_keeps_order_and_counts():
     region = Region(**BOX)
-    frame = pd.DataFrame({"user": [1, 2, 3, 4], "latitude": [10.1, 50.0, 11.0, 10.9], "longitude": [20.1, 21.0, 22.0, 19.0]})
+    frame = pd.DataFrame(
+        {"user": [1, 2, 3, 4], "latitude": [10.1, 50.0, 11.0, 10.9], "longitude": [20.1, 21.0, 22.0, 19.0]}
+    )
     cropped, cells = crop_and_grid(frame, region)
     assert cropped["user"].tolist() == [1, 3]
     assert cropped["cell"].tolist() == [0, 31]

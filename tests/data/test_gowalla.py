@@ -162,7 +162,9 @@ def test_snap_many_rows_counts_add_up(tmp_path):
             lines.append(MALFORMED_CASES[sorted(MALFORMED_CASES)[i % len(MALFORMED_CASES)]])
             expected_bad += 1
         else:
-            lines.append(f"{i}\t2010-07-25T11:40:18Z\t{rng.uniform(-90, 90)!r}\t{rng.uniform(-180, 180)!r}\t{i}")
+            lines.append(
+                f"{i}\t2010-07-25T11:40:18Z\t{rng.uniform(-90, 90)!r}\t{rng.uniform(-180, 180)!r}\t{i}"
+            )
     parsed = read_snap(write(tmp_path / "c.txt.gz", lines))
     assert parsed.rows_read == 2000 and parsed.malformed_total == expected_bad
     assert_accounted(parsed)
@@ -181,15 +183,55 @@ UNREADABLE = {
     "empty-csv": ("e.csv", b"", read_csv, r"the file is empty \(0 bytes\); expected CSV with a header row\."),
     "empty-gz": ("e.txt.gz", gzip.compress(b""), read_snap, r"the file has no check-in rows"),
     "header-only-csv": ("h.csv", b"latitude,longitude\n", read_csv, r"the file has no check-in rows"),
-    "blank-first-line-csv": ("b.csv", b"\nlatitude,longitude\n1,2\n", read_csv, r"the first line is empty; expected a header row"),
-    "truncated-gz": ("t.txt.gz", _gzip_half(ROWS), read_snap, r"a truncated or damaged gzip stream \(.*\); download or copy it again\."),
-    "truncated-gz-csv": ("t.csv.gz", _gzip_half(b"latitude,longitude\n" + b"48.1,2.1\n" * 20000), read_csv, r"a truncated or damaged gzip stream"),
-    "gzip-named-txt": ("g.txt", gzip.compress(ROWS), read_snap, r"the file is gzip-compressed but its name does not end in \.gz; rename it to g\.txt\.gz\."),
-    "text-named-gz": ("p.txt.gz", ROWS, read_snap, r"the name ends in \.gz but the file is not gzip-compressed \(it starts with b'1\\t'\)"),
+    "blank-first-line-csv": (
+        "b.csv",
+        b"\nlatitude,longitude\n1,2\n",
+        read_csv,
+        r"the first line is empty; expected a header row",
+    ),
+    "truncated-gz": (
+        "t.txt.gz",
+        _gzip_half(ROWS),
+        read_snap,
+        r"a truncated or damaged gzip stream \(.*\); download or copy it again\.",
+    ),
+    "truncated-gz-csv": (
+        "t.csv.gz",
+        _gzip_half(b"latitude,longitude\n" + b"48.1,2.1\n" * 20000),
+        read_csv,
+        r"a truncated or damaged gzip stream",
+    ),
+    "gzip-named-txt": (
+        "g.txt",
+        gzip.compress(ROWS),
+        read_snap,
+        r"the file is gzip-compressed but its name does not end in \.gz; rename it to g\.txt\.gz\.",
+    ),
+    "text-named-gz": (
+        "p.txt.gz",
+        ROWS,
+        read_snap,
+        r"the name ends in \.gz but the file is not gzip-compressed \(it starts with b'1\\t'\)",
+    ),
     "binary": ("x.txt", bytes(range(256)) * 10, read_snap, r"binary data \(a NUL byte at byte 0\), not text"),
-    "latin-1": ("l.txt", "1\t2010-07-25T11:40:18Z\t48.8\t2.3\tcafé\n".encode("latin-1"), read_snap, r"not UTF-8 text \(byte 0xe9 at offset 35\)"),
-    "non-utf8-past-start": ("n.txt", ROWS + b"\xff\xfe\t1\t2\t3\t4\n", read_snap, r"not UTF-8 text past its beginning"),
-    "corrupt-gzip-body": ("c.txt.gz", gzip.compress(ROWS)[:10] + bytes(200), read_snap, r"(not a readable gzip file|a truncated or damaged gzip stream)"),
+    "latin-1": (
+        "l.txt",
+        "1\t2010-07-25T11:40:18Z\t48.8\t2.3\tcafé\n".encode("latin-1"),
+        read_snap,
+        r"not UTF-8 text \(byte 0xe9 at offset 35\)",
+    ),
+    "non-utf8-past-start": (
+        "n.txt",
+        ROWS + b"\xff\xfe\t1\t2\t3\t4\n",
+        read_snap,
+        r"not UTF-8 text past its beginning",
+    ),
+    "corrupt-gzip-body": (
+        "c.txt.gz",
+        gzip.compress(ROWS)[:10] + bytes(200),
+        read_snap,
+        r"(not a readable gzip file|a truncated or damaged gzip stream)",
+    ),
 }
 
 
@@ -233,7 +275,16 @@ def test_csv_without_user_column_has_null_users(tmp_path):
 
 
 def test_csv_malformed_rows_counted(tmp_path):
-    lines = ["user,latitude,longitude", "1,37.6,-122.4", "2,37.6", "", "x,37.6,-122.4", "4,abc,-122.4", "5,37.6,-200", "6,37.7,-122.3"]
+    lines = [
+        "user,latitude,longitude",
+        "1,37.6,-122.4",
+        "2,37.6",
+        "",
+        "x,37.6,-122.4",
+        "4,abc,-122.4",
+        "5,37.6,-200",
+        "6,37.7,-122.3",
+    ]
     parsed = read_csv(write(tmp_path / "c.csv", lines))
     assert parsed.malformed == {
         "blank_line": 1,
@@ -250,7 +301,9 @@ def test_csv_malformed_rows_counted(tmp_path):
 
 def test_csv_unknown_coordinate_column_names_the_parameter(tmp_path):
     path = write(tmp_path / "c.csv", ["lat,lon", "1,2"])
-    with pytest.raises(ValueError, match=r"`lat_column` must name a column of c.csv \(one of lat, lon\); got 'latitude'"):
+    with pytest.raises(
+        ValueError, match=r"`lat_column` must name a column of c.csv \(one of lat, lon\); got 'latitude'"
+    ):
         read_csv(path)
 
 
@@ -264,7 +317,10 @@ def test_read_checkins_dispatches_and_rejects_unknown_format(tmp_path):
 def test_check_bad_fraction(tmp_path):
     parsed = read_snap(write(tmp_path / "c.txt", [GOOD, "", GOOD2, "x"]))  # 2 of 4 malformed
     check_bad_fraction(parsed, 0.5)  # exactly at the limit is allowed
-    with pytest.raises(ValueError, match=r"source s: 2 of 4 rows are malformed \(0.5, .*`data.max_bad_fraction` allows at most 0.4"):
+    with pytest.raises(
+        ValueError,
+        match=r"source s: 2 of 4 rows are malformed \(0.5, .*`data.max_bad_fraction` allows at most 0.4",
+    ):
         check_bad_fraction(parsed, 0.4, name="source s")
     with pytest.raises(ValueError, match=r"`max_bad_fraction` must be in \[0, 1\]; got 1.5"):
         check_bad_fraction(parsed, 1.5)
@@ -278,7 +334,9 @@ BOX = dict(name="box", lat_min=10.0, lat_max=11.0, lon_min=20.0, lon_max=22.0, n
 def test_summary_rows(tmp_path):
     parsed = read_snap(write(tmp_path / "c.txt", [GOOD, "", GOOD2]))
     region = Region(**BOX, paper_count=200)
-    frame = combine_summaries([source_summary(parsed, name="s"), region_summary(region, rows_considered=2, kept=250)])
+    frame = combine_summaries(
+        [source_summary(parsed, name="s"), region_summary(region, rows_considered=2, kept=250)]
+    )
     assert list(frame.columns) == list(SUMMARY_COLUMNS)
     assert frame.loc[0, ["rows_read", "malformed", "malformed_blank_line", "kept"]].tolist() == [3, 1, 1, 2]
     assert frame.loc[1, "relative_difference"] == pytest.approx(0.25)
@@ -293,7 +351,10 @@ def test_ci_fixture_matches_its_construction():
     parsed = read_snap(REPO / ".test" / "data" / "checkins_fixture.txt")
     duplicates = find_duplicates(parsed)
     assert parsed.rows_read == expected["rows"] and len(duplicates.checkins) == expected["valid"]
-    assert duplicates.in_file == expected["duplicates"] and parsed.kept == expected["valid"] + expected["duplicates"]
+    assert (
+        duplicates.in_file == expected["duplicates"]
+        and parsed.kept == expected["valid"] + expected["duplicates"]
+    )
     assert parsed.malformed == {reason: expected["malformed"].get(reason, 0) for reason in MALFORMED_REASONS}
 
 
@@ -315,7 +376,11 @@ def test_duplicates_in_file_are_counted_and_dropped_keeping_the_first(tmp_path):
     assert parsed.kept == 6  # the reader keeps every valid row
     dropped = find_duplicates(parsed)
     assert (dropped.in_file, dropped.of_earlier_source, dropped.total, dropped.dropped) == (3, 0, 3, 3)
-    assert dropped.checkins["time"].tolist() == ["2010-07-25T11:40:18Z", "2010-05-20T06:26:35Z", "2010-07-25T11:40:19Z"]
+    assert dropped.checkins["time"].tolist() == [
+        "2010-07-25T11:40:18Z",
+        "2010-05-20T06:26:35Z",
+        "2010-07-25T11:40:19Z",
+    ]
     assert "row_key" in dropped.checkins.columns
     kept = find_duplicates(parsed, policy="keep")
     assert (kept.total, kept.dropped, len(kept.checkins)) == (3, 0, 6)
@@ -334,7 +399,9 @@ def test_duplicates_of_an_earlier_source(tmp_path):
 
 def test_csv_duplicates_compare_every_column_not_only_coordinates(tmp_path):
     # Columns the reader ignores (here `time`) still distinguish rows.
-    path = write(tmp_path / "c.csv", ["user,time,latitude,longitude", "1,a,48.1,2.1", "1,b,48.1,2.1", "1,a,48.1,2.1"])
+    path = write(
+        tmp_path / "c.csv", ["user,time,latitude,longitude", "1,a,48.1,2.1", "1,b,48.1,2.1", "1,a,48.1,2.1"]
+    )
     found = find_duplicates(read_csv(path))
     assert (found.in_file, len(found.checkins)) == (1, 2)
 
@@ -348,4 +415,9 @@ def test_duplicate_policy_is_checked():
 def test_summary_reports_duplicates(tmp_path):
     parsed = read_snap(write(tmp_path / "d.txt", [GOOD, GOOD, GOOD2]))
     row = combine_summaries([source_summary(parsed, name="s", duplicates=find_duplicates(parsed))]).iloc[0]
-    assert (row["duplicates_in_file"], row["duplicates_of_earlier_source"], row["duplicates_dropped"], row["kept"]) == (1, 0, 1, 2)
+    assert (
+        row["duplicates_in_file"],
+        row["duplicates_of_earlier_source"],
+        row["duplicates_dropped"],
+        row["kept"],
+    ) == (1, 0, 1, 2)

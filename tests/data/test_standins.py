@@ -74,9 +74,22 @@ def test_workflow_data_stage_on_standins(tmp_path):
     work = tmp_path / "run"
     shutil.copytree(REPO / "config", work / "config")
     command = [
-        sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work),
-        "results/data/summary.csv", "results/data/fig3.png", "--cores", "2",
-        "--configfile", "config/config.yaml", "config/standins.yaml", "--config", f"local_data_dir={STANDINS}",
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(work),
+        "results/data/summary.csv",
+        "results/data/fig3.png",
+        "--cores",
+        "2",
+        "--configfile",
+        "config/config.yaml",
+        "config/standins.yaml",
+        "--config",
+        f"local_data_dir={STANDINS}",
     ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=work)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -85,5 +98,7 @@ def test_workflow_data_stage_on_standins(tmp_path):
         assert summary.loc[name, "kept"] == count
         cells = pd.read_csv(work / "results" / "data" / name / "cell_counts.csv")
         assert cells["count"].sum() == count and len(cells) == regions()[name].n_cells
-    assert summary.loc["paris", "paper_count"] == 10260 and summary.loc["san_francisco", "paper_count"] == 123108
+    assert (
+        summary.loc["paris", "paper_count"] == 10260 and summary.loc["san_francisco", "paper_count"] == 123108
+    )
     assert (work / "results" / "data" / "fig3.png").stat().st_size > 50_000

@@ -47,7 +47,10 @@ def table2(accounting):
 
 
 # ---------------------------------------------------------------- helpers
-@pytest.mark.parametrize("fraction, n, expected", [(0.8, 100, 80), (0.8, 50, 40), (0.8, 1000, 800), (1.0, 10, 9), (0.0, 10, 0), (0.25, 10, 3)])
+@pytest.mark.parametrize(
+    "fraction, n, expected",
+    [(0.8, 100, 80), (0.8, 50, 40), (0.8, 1000, 800), (1.0, 10, 9), (0.0, 10, 0), (0.25, 10, 3)],
+)
 def test_n_x0_from_fraction(fraction, n, expected):
     assert n_x0_from_fraction(fraction, n) == expected
 
@@ -79,8 +82,14 @@ def test_format_delta(log_value, text):
 
 @pytest.mark.parametrize(
     "paper, ours, expected",
-    [("1.26E-28", 1.2671e-28, True), ("2.49E-15", 2.4837e-15, False), ("0.62", 0.6295, True), ("0.999", 0.99971, True),
-     ("0", 0.0, False), ("6.580E-7", 6.5844e-7, False)],
+    [
+        ("1.26E-28", 1.2671e-28, True),
+        ("2.49E-15", 2.4837e-15, False),
+        ("0.62", 0.6295, True),
+        ("0.999", 0.99971, True),
+        ("0", 0.0, False),
+        ("6.580E-7", 6.5844e-7, False),
+    ],
 )
 def test_truncates_to_printed(paper, ours, expected):
     assert truncates_to_printed(paper, math.log(ours) if ours > 0 else -math.inf) is expected
@@ -117,7 +126,9 @@ def test_table4_layout(table4):
 )
 def test_table4_cell_equals_the_accountant_called_directly(table4, block, row, column, setting, eps):
     _, comparison = table4
-    cell = comparison[(comparison["block"] == block) & (comparison["row"] == row) & (comparison["column"] == column)]
+    cell = comparison[
+        (comparison["block"] == block) & (comparison["row"] == row) & (comparison["column"] == column)
+    ]
     assert len(cell) == 1
     printed = get_accountant("biswas-printed", **setting).delta_for_epsilon([eps])[0]
     exact = get_accountant("biswas-exact", **setting).delta_for_epsilon([eps])[0]
@@ -138,7 +149,9 @@ def test_table4_cell_equals_the_accountant_called_directly(table4, block, row, c
 )
 def test_table4_reproduced_cells(table4, block, row, column, paper):
     _, comparison = table4
-    cell = comparison[(comparison["block"] == block) & (comparison["row"] == row) & (comparison["column"] == column)].iloc[0]
+    cell = comparison[
+        (comparison["block"] == block) & (comparison["row"] == row) & (comparison["column"] == column)
+    ].iloc[0]
     assert cell["paper"] == paper
     assert cell["verdict"] == REPRODUCED
 
@@ -171,8 +184,13 @@ def test_table2_layout(table2):
     table, comparison = table2
     assert len(table) == 10  # 2 blocks x 5 epsilons (paper Table II)
     assert len(comparison) == 40  # x 4 printed columns
-    for label in ("rate [11] Erlingsson (constant 1)", "as printed (eq. 6)", "exact single-bin (forward)",
-                  ACCOUNTANT_LABELS["strong-adversary"], "reproduced (printed precision)"):
+    for label in (
+        "rate [11] Erlingsson (constant 1)",
+        "as printed (eq. 6)",
+        "exact single-bin (forward)",
+        ACCOUNTANT_LABELS["strong-adversary"],
+        "reproduced (printed precision)",
+    ):
         assert label in table.columns
     assert table["n_x0"].tolist() == [80] * 5 + [800] * 5
     assert table["eps0 of the rate columns"].tolist() == [0.49] * 5 + [0.5] * 5
@@ -181,12 +199,15 @@ def test_table2_layout(table2):
 def test_table2_n100_our_delta_against_paper(table2):
     """Paper Table II, n = 100, 'Our delta': eq. (6) at k = 10, n_x0 = 80, eps0 = 0.49."""
     _, comparison = table2
-    cells = comparison[(comparison["block"] == "n=100") & (comparison["column"] == "Our delta")].set_index("row")
+    cells = comparison[(comparison["block"] == "n=100") & (comparison["column"] == "Our delta")].set_index(
+        "row"
+    )
     direct = get_accountant("biswas-printed", epsilon_local=0.49, n_users=100, k=10, n_x0=80)
     # the table evaluates each cell on its own; batching may differ in the last bit
     np.testing.assert_allclose(
         cells.loc[["eps=0.01", "eps=0.1", "eps=0.2", "eps=0.3", "eps=0.4"], "ours_as_printed"].to_numpy(),
-        direct.delta_for_epsilon([0.01, 0.1, 0.2, 0.3, 0.4]), rtol=1e-13,
+        direct.delta_for_epsilon([0.01, 0.1, 0.2, 0.3, 0.4]),
+        rtol=1e-13,
     )
     assert cells.loc["eps=0.01", "verdict"] == REPRODUCED  # printed 1.18E-14
     assert cells.loc["eps=0.4", "verdict"] == REPRODUCED  # printed 9.46E-73
@@ -196,7 +217,11 @@ def test_table2_n100_our_delta_against_paper(table2):
 
 def test_table2_rate_columns_use_the_configured_eps0(table2):
     _, comparison = table2
-    cell = comparison[(comparison["block"] == "n=1,000") & (comparison["row"] == "eps=0.1") & (comparison["column"] == "[12]")].iloc[0]
+    cell = comparison[
+        (comparison["block"] == "n=1,000")
+        & (comparison["row"] == "eps=0.1")
+        & (comparison["column"] == "[12]")
+    ].iloc[0]
     # closed form of the paper's [12] column: exp(-n eps^2 / (e^eps0 - 1)) at eps0 = 0.5
     assert cell["ours_as_printed"] == pytest.approx(math.exp(-1000 * 0.01 / math.expm1(0.5)), rel=1e-12)
     assert cell["verdict"] == REPRODUCED  # printed 2.02E-7
@@ -210,7 +235,9 @@ def test_table2_bounds_are_above_exact_single_bin(table2):
         settings = dict(epsilon_local=0.49, n_users=100 if block == "n=100" else 1000, k=10)
         eps = table.loc[table["block"] == block, "epsilon"].to_numpy()
         upper = get_accountant("strong-adversary", **settings).log_delta_for_epsilon(eps)
-        exact = get_accountant("biswas-exact", n_x0=int(0.8 * settings["n_users"]), **settings).log_delta_for_epsilon(eps)
+        exact = get_accountant(
+            "biswas-exact", n_x0=int(0.8 * settings["n_users"]), **settings
+        ).log_delta_for_epsilon(eps)
         assert np.all(upper >= exact - 1e-9)
 
 
@@ -218,7 +245,11 @@ def test_table2_full_histogram_column_says_why_it_is_missing(accounting):
     slice_ = dict(accounting["table2"], bounds=["erlingsson"], full_histogram_max_users=50)
     table, _ = table2_frames(slice_, load_reference("table2"), available=["erlingsson", "histogram-exact"])
     column = ACCOUNTANT_LABELS["histogram-exact"]
-    assert table[column].str.startswith("not computed: n > accounting.table2.full_histogram_max_users (50)").all()
+    assert (
+        table[column]
+        .str.startswith("not computed: n > accounting.table2.full_histogram_max_users (50)")
+        .all()
+    )
 
 
 # ---------------------------------------------------------------- Figure 1 and sweeps
@@ -239,21 +270,36 @@ def test_fig1_frame_and_grid():
     epsilons, locals_, grid = fig1_grid(frame, "biswas-exact")
     np.testing.assert_allclose(epsilons, [0.5, 1.5, 2.5])
     np.testing.assert_allclose(locals_, [1.0, 2.0])
-    direct = get_accountant("biswas-exact", epsilon_local=2.0, n_users=20, k=3, n_x0=5).log_delta_for_epsilon(epsilons)
+    direct = get_accountant("biswas-exact", epsilon_local=2.0, n_users=20, k=3, n_x0=5).log_delta_for_epsilon(
+        epsilons
+    )
     np.testing.assert_allclose(grid[1], direct / math.log(10.0))
     assert np.isneginf(grid[0, 1:]).all()  # eps >= eps0 = 1: delta = 0 exactly
-    with pytest.raises(ValueError, match=r"`accountant` must be one of biswas-exact, biswas-printed; got 'x'\."):
+    with pytest.raises(
+        ValueError, match=r"`accountant` must be one of biswas-exact, biswas-printed; got 'x'\."
+    ):
         fig1_grid(frame, "x")
 
 
 def test_sweep_frame_and_series():
-    sweep = {"n_users": [10, 20], "k": [3], "epsilon_local": [1.0], "epsilon": [0.2, 0.5], "n_x0_fraction": [0.5],
-             "accountants": ["biswas-exact", "strong-adversary"], "x": "n_users"}
+    sweep = {
+        "n_users": [10, 20],
+        "k": [3],
+        "epsilon_local": [1.0],
+        "epsilon": [0.2, 0.5],
+        "n_x0_fraction": [0.5],
+        "accountants": ["biswas-exact", "strong-adversary"],
+        "x": "n_users",
+    }
     frame = sweep_frame("tiny", sweep)
     assert len(frame) == 2 * 2 * 2
     assert (frame["n_x0"] == frame["n_users"] // 2).all()
-    row = frame[(frame["accountant"] == "strong-adversary") & (frame["n_users"] == 20) & (frame["epsilon"] == 0.5)]
-    direct = get_accountant("strong-adversary", epsilon_local=1.0, n_users=20, k=3).delta_for_epsilon([0.5])[0]
+    row = frame[
+        (frame["accountant"] == "strong-adversary") & (frame["n_users"] == 20) & (frame["epsilon"] == 0.5)
+    ]
+    direct = get_accountant("strong-adversary", epsilon_local=1.0, n_users=20, k=3).delta_for_epsilon([0.5])[
+        0
+    ]
     assert row["delta"].iloc[0] == pytest.approx(direct, rel=1e-12)
     series = sweep_series(frame, "n_users")
     assert len(series) == 4  # 2 accountants x 2 epsilons
@@ -273,9 +319,20 @@ def test_frames_take_an_injected_factory():
         def log_delta_for_epsilon(self, eps):
             return np.full(np.shape(eps), math.log(1e-5))
 
-    frame = sweep_frame("x", {"n_users": [10], "k": [2], "epsilon_local": [1.0], "epsilon": [0.1], "n_x0_fraction": [0.0],
-                              "accountants": ["anything"], "x": "n_users"},
-                        factory=lambda name, **kw: Constant(**kw), kind_of=lambda name: "upper bound")
+    frame = sweep_frame(
+        "x",
+        {
+            "n_users": [10],
+            "k": [2],
+            "epsilon_local": [1.0],
+            "epsilon": [0.1],
+            "n_x0_fraction": [0.0],
+            "accountants": ["anything"],
+            "x": "n_users",
+        },
+        factory=lambda name, **kw: Constant(**kw),
+        kind_of=lambda name: "upper bound",
+    )
     assert frame["delta"].iloc[0] == pytest.approx(1e-5)
     assert isinstance(frame, pd.DataFrame)
 
@@ -296,11 +353,16 @@ def test_table4_worst_case_bracket_contains_the_papers_dataset(table4):
 
 
 def test_table2_note_carries_the_worst_case_bracket(accounting):
-    slice_ = dict(accounting["table2"], bounds=["worst-case-lower", "worst-case-upper"],
-                  blocks=accounting["table2"]["blocks"][:1])
+    slice_ = dict(
+        accounting["table2"],
+        bounds=["worst-case-lower", "worst-case-upper"],
+        blocks=accounting["table2"]["blocks"][:1],
+    )
     table, comparison = table2_frames(slice_, load_reference("table2"))
     ours = comparison[comparison["column"] == "Our delta"]
     first = table.iloc[0]
-    expected = (f"worst case over every dataset: [{first[ACCOUNTANT_LABELS['worst-case-lower']]}, "
-                f"{first[ACCOUNTANT_LABELS['worst-case-upper']]}]")
+    expected = (
+        f"worst case over every dataset: [{first[ACCOUNTANT_LABELS['worst-case-lower']]}, "
+        f"{first[ACCOUNTANT_LABELS['worst-case-upper']]}]"
+    )
     assert expected in ours["note"].iloc[0]

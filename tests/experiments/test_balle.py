@@ -48,14 +48,25 @@ def _ours(panel: str, curve: str, n: int) -> float:
     section, spec = PANELS[panel], PANELS[panel]["curves"][curve]
     k, delta = curve_k(spec.get("k", 2), n), curve_delta(section["delta"], n)
     if section["value"] == "epsilon":
-        return get_accountant(spec["accountant"], epsilon_local=section["epsilon_local"], n_users=n,
-                              k=k).epsilon_for_delta(delta, tolerance=1e-12)
-    return calibrate_epsilon_local(spec["accountant"], n_users=n, k=k, epsilon=section["epsilon"], delta=delta,
-                                   upper=section["upper"], tolerance=1e-10)
+        return get_accountant(
+            spec["accountant"], epsilon_local=section["epsilon_local"], n_users=n, k=k
+        ).epsilon_for_delta(delta, tolerance=1e-12)
+    return calibrate_epsilon_local(
+        spec["accountant"],
+        n_users=n,
+        k=k,
+        epsilon=section["epsilon"],
+        delta=delta,
+        upper=section["upper"],
+        tolerance=1e-10,
+    )
 
 
-@pytest.mark.parametrize("row", [r for i, r in enumerate(THEIRS.itertuples(index=False)) if i % 97 == 0],
-                         ids=lambda r: f"{r.panel}-{r.curve}-{r.x}")
+@pytest.mark.parametrize(
+    "row",
+    [r for i, r in enumerate(THEIRS.itertuples(index=False)) if i % 97 == 0],
+    ids=lambda r: f"{r.panel}-{r.curve}-{r.x}",
+)
 def test_ours_match_their_code_at_sampled_points(row):
     """Every 97th transcribed point (all panels and most curves): ours within 1e-7 of their code's value."""
     theirs = float(row.value)
@@ -65,10 +76,24 @@ def test_ours_match_their_code_at_sampled_points(row):
 
 
 def _frame(values, theirs_values, *, panel="i"):
-    ours = pd.DataFrame({"panel": panel, "curve": "Hoeffding", "role": "published", "accountant": "a",
-                         "n": [10, 20, 30], "value": values})
-    published = pd.DataFrame({"panel": panel, "curve": "Hoeffding", "x": ["10", "20", "30"],
-                              "value": [repr(v) for v in theirs_values]})
+    ours = pd.DataFrame(
+        {
+            "panel": panel,
+            "curve": "Hoeffding",
+            "role": "published",
+            "accountant": "a",
+            "n": [10, 20, 30],
+            "value": values,
+        }
+    )
+    published = pd.DataFrame(
+        {
+            "panel": panel,
+            "curve": "Hoeffding",
+            "x": ["10", "20", "30"],
+            "value": [repr(v) for v in theirs_values],
+        }
+    )
     return ours, published
 
 
@@ -78,17 +103,28 @@ def test_verdicts_reproduced_not_reproduced_and_undefined_points():
     row = panel_verdicts(ours, published, sections, tolerance=1e-6).iloc[0]
     assert (row.verdict, row.compared, row.theirs_undefined) == ("reproduced", 2, 1)
     ours, published = _frame([1.0, 2.0, 3.0], [1.0, 2.1, 3.0])
-    row = panel_verdicts(ours, published, sections, tolerance=1e-6,
-                         notes={"current/Hoeffding": "a named cause"}).iloc[0]
+    row = panel_verdicts(
+        ours, published, sections, tolerance=1e-6, notes={"current/Hoeffding": "a named cause"}
+    ).iloc[0]
     assert row.verdict == "not reproduced" and row.known_cause == "a named cause"
     assert row.max_relative_difference == pytest.approx(0.1 / 2.1)
 
 
 def test_looseness_against_the_reference():
-    sections = {"ii": {"value": "epsilon_local", "curves": {"Hoeffding": {"accountant": "a", "reference": "R"}}}}
+    sections = {
+        "ii": {"value": "epsilon_local", "curves": {"Hoeffding": {"accountant": "a", "reference": "R"}}}
+    }
     ours, published = _frame([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], panel="ii")
-    reference = pd.DataFrame({"panel": "ii", "curve": "R", "role": "reference", "accountant": "b", "n": [10, 30],
-                              "value": [1.5, 6.0]})
+    reference = pd.DataFrame(
+        {
+            "panel": "ii",
+            "curve": "R",
+            "role": "reference",
+            "accountant": "b",
+            "n": [10, 30],
+            "value": [1.5, 6.0],
+        }
+    )
     row = panel_verdicts(pd.concat([ours, reference]), published, sections, tolerance=1e-6).iloc[0]
     assert (row.looseness_min, row.looseness_max) == (1.5, 2.0)  # eps0_reference / eps0_bound
 
@@ -99,8 +135,9 @@ def test_panel_frame_small_run_and_reading():
     assert set(frame["role"]) == {"published", "reference"}
     assert sorted(frame.loc[frame["role"] == "published", "k"]) == [4, 4, 6, 6, 9, 9]  # n = 100, 316, 1000
     published = THEIRS[THEIRS["panel"] == "iv"]  # the current code
-    verdicts = panel_verdicts(frame, published[published["x"].astype(int).isin(frame["n"])], {"iv": section},
-                              tolerance=1e-6)
+    verdicts = panel_verdicts(
+        frame, published[published["x"].astype(int).isin(frame["n"])], {"iv": section}, tolerance=1e-6
+    )
     assert (verdicts["verdict"] == "reproduced").all()
     text = read_balle_verdicts(verdicts)
     assert "2 of 2 curves reproduced against their current code" in text
@@ -112,15 +149,22 @@ def test_panel_frame_small_run_and_reading():
 def test_every_analytic_k2_curve_is_below_the_certified_worst_case():
     """A valid bound never allows a larger eps0 than the worst case itself allows: checked against
     worst-case-lower (a lower bound on the worst case's delta, so its eps0 is >= the tight eps0) at n = 1000."""
-    tight = calibrate_epsilon_local("worst-case-lower", n_users=1000, k=2, epsilon=0.1, delta=1e-6, upper=10.0,
-                                    tolerance=1e-9)
+    tight = calibrate_epsilon_local(
+        "worst-case-lower", n_users=1000, k=2, epsilon=0.1, delta=1e-6, upper=10.0, tolerance=1e-9
+    )
     for name in ("balle-hoeffding-krr", "balle-bennett-krr", "balle-hoeffding-generic", "erlingsson"):
-        assert calibrate_epsilon_local(name, n_users=1000, k=2, epsilon=0.1, delta=1e-6, upper=10.0,
-                                       tolerance=1e-9) <= tight
+        assert (
+            calibrate_epsilon_local(
+                name, n_users=1000, k=2, epsilon=0.1, delta=1e-6, upper=10.0, tolerance=1e-9
+            )
+            <= tight
+        )
 
 
 def _release_value(panel: str, curve: str, n: int) -> float:
-    rows = RELEASE[(RELEASE["panel"] == panel) & (RELEASE["curve"] == curve) & (RELEASE["x"].astype(int) == n)]
+    rows = RELEASE[
+        (RELEASE["panel"] == panel) & (RELEASE["curve"] == curve) & (RELEASE["x"].astype(int) == n)
+    ]
     return float(rows["value"].iloc[0])
 
 
@@ -133,10 +177,14 @@ def test_release_2019_bennett_rr100_curve_is_not_a_valid_guarantee():
     published = _release_value("iii", "Bennett, RR-100", n)
     lower = get_accountant("worst-case-lower", epsilon_local=published, n_users=n, k=k)
     assert lower.delta_for_epsilon(0.1)[0] > 2e-6  # 2.26e-6: the curve's point misses its target by 2.26x
-    ours = calibrate_epsilon_local("balle-bennett-krr", n_users=n, k=k, epsilon=0.1, delta=1e-6, upper=10.0,
-                                   tolerance=1e-9)
+    ours = calibrate_epsilon_local(
+        "balle-bennett-krr", n_users=n, k=k, epsilon=0.1, delta=1e-6, upper=10.0, tolerance=1e-9
+    )
     assert ours < published
-    assert get_accountant("worst-case-lower", epsilon_local=ours, n_users=n, k=k).delta_for_epsilon(0.1)[0] <= 1e-6
+    assert (
+        get_accountant("worst-case-lower", epsilon_local=ours, n_users=n, k=k).delta_for_epsilon(0.1)[0]
+        <= 1e-6
+    )
 
 
 def test_release_2019_bennett_is_the_fixed_bound_divided_by_a_m():
@@ -158,8 +206,10 @@ def test_release_2019_bennett_is_the_fixed_bound_divided_by_a_m():
     fixed = b_plus / (gamma * n * math.log1p(beta)) * weights.sum()
     release = b_plus / (gamma * n * a * math.log1p(beta)) * (weights / m).sum()
     assert release == pytest.approx(1e-6, rel=1e-6)  # the 2019 curve sits where its formula meets the target
-    assert fixed == pytest.approx(get_accountant("balle-bennett-krr", epsilon_local=eps0, n_users=n, k=k)
-                                  .delta_for_epsilon(eps)[0], rel=1e-9)
+    assert fixed == pytest.approx(
+        get_accountant("balle-bennett-krr", epsilon_local=eps0, n_users=n, k=k).delta_for_epsilon(eps)[0],
+        rel=1e-9,
+    )
     assert fixed > 1e-6  # the lemma's bound does not certify the published eps0
 
 
@@ -169,10 +219,17 @@ def test_shared_references_are_computed_once_and_read_back_exactly(tmp_path):
     from shuffledp.experiments.balle import shared_reference_panels, shared_references, shared_values
 
     assert shared_reference_panels(PANELS) == ["ii", "iii"]
-    section = {"value": "epsilon_local", "epsilon": 0.1, "delta": 1e-6, "n": {"start": 100, "stop": 1000, "num": 4},
-               "upper": 10.0, "tolerance": 1e-9, "reference_every": 2,
-               "curves": {"Hoeffding, RR-2": {"accountant": "balle-hoeffding-krr", "k": 2}},
-               "references": {"generic": {"accountant": "balle-hoeffding-generic"}}}
+    section = {
+        "value": "epsilon_local",
+        "epsilon": 0.1,
+        "delta": 1e-6,
+        "n": {"start": 100, "stop": 1000, "num": 4},
+        "upper": 10.0,
+        "tolerance": 1e-9,
+        "reference_every": 2,
+        "curves": {"Hoeffding, RR-2": {"accountant": "balle-hoeffding-krr", "k": 2}},
+        "references": {"generic": {"accountant": "balle-hoeffding-generic"}},
+    }
     other = dict(section, delta=1e-7)  # a different delta: nothing shared with it
     sections = {"i": section, "ii": dict(section, curves={}), "iii": other}
     assert shared_reference_panels(sections) == ["i", "ii"]

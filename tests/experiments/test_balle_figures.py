@@ -25,19 +25,27 @@ matplotlib.use("Agg")
 
 def _density(eps0, component, x):
     """The library's density as a function of one y (for quadrature)."""
+
     def f(y):
         frame = blanket_densities(eps0, [0.0 if x is None else x], [y])
         rows = frame[frame["component"] == component]
         if x is not None:
             rows = rows[rows["input"] == x]
         return float(rows["density"].iloc[0])
+
     return f
 
 
 @pytest.mark.parametrize("eps0", [0.5, 2.0, 6.0])
 def test_each_density_has_mass_one(eps0):
-    for component, x in [("blanket", None), ("output", 0.0), ("output", 0.3), ("data-dependent", 0.0),
-                         ("data-dependent", 1.0), ("data-dependent", 0.8)]:
+    for component, x in [
+        ("blanket", None),
+        ("output", 0.0),
+        ("output", 0.3),
+        ("data-dependent", 0.0),
+        ("data-dependent", 1.0),
+        ("data-dependent", 0.8),
+    ]:
         f = _density(eps0, component, x)
         # kinks at 0, 1/2, x, 1; tails beyond are e^-eps0|y|: integrate the pieces to infinity
         points = sorted({0.0, 0.5, 1.0, 0.0 if x is None else x})
@@ -66,15 +74,20 @@ def test_gamma_is_the_mass_under_every_input(eps0):
 
     def lowest(y):
         return float(np.min(0.5 * eps0 * np.exp(-eps0 * np.abs(y - xs))))
-    mass = sum(integrate.quad(lowest, a, b, epsabs=1e-13)[0] for a, b in [(-np.inf, 0.0), (0.0, 0.5), (0.5, 1.0),
-                                                                          (1.0, np.inf)])
+
+    mass = sum(
+        integrate.quad(lowest, a, b, epsabs=1e-13)[0]
+        for a, b in [(-np.inf, 0.0), (0.0, 0.5), (0.5, 1.0), (1.0, np.inf)]
+    )
     assert blanket_densities(eps0, [0.0], [0.0])["gamma"].iloc[0] == pytest.approx(mass, rel=1e-9)
 
 
 def _recount(frame, panel, better, worse, smaller_is_better):
     """Plain loop: (n where better is strictly ahead, n where strictly behind)."""
     rows = frame[(frame["panel"] == panel) & (frame["role"] == "published")]
-    a = {int(n): v for n, v in zip(rows[rows["curve"] == better]["n"], rows[rows["curve"] == better]["value"])}
+    a = {
+        int(n): v for n, v in zip(rows[rows["curve"] == better]["n"], rows[rows["curve"] == better]["value"])
+    }
     b = {int(n): v for n, v in zip(rows[rows["curve"] == worse]["n"], rows[rows["curve"] == worse]["value"])}
     ahead = behind = 0
     for n in sorted(set(a) & set(b)):
@@ -93,19 +106,27 @@ def _frame(values_i, values_iii):
     for panel, values in (("i", values_i), ("iii", values_iii)):
         names = ("Bennett", "Hoeffding") if panel == "i" else ("Bennett, RR-2", "Hoeffding, RR-2")
         for n, (first, second) in zip((100, 200, 400, 800), values):
-            rows += [{"panel": panel, "curve": names[0], "role": "published", "n": n, "value": first},
-                     {"panel": panel, "curve": names[1], "role": "published", "n": n, "value": second}]
+            rows += [
+                {"panel": panel, "curve": names[0], "role": "published", "n": n, "value": first},
+                {"panel": panel, "curve": names[1], "role": "published", "n": n, "value": second},
+            ]
     return pd.DataFrame(rows)
 
 
 def test_claim_counts_and_verdicts_on_hand_made_curves():
     # (i) Hoeffding ahead at small n, Bennett at large n: their sentence holds; (iii) Bennett ahead except one level n
-    crossing = _frame([(0.3, 0.2), (0.2, 0.2), (0.1, 0.15), (0.05, 0.1)], [(1.0, 0.9), (2.0, 1.9), (3.0, 3.0), (4, 3)])
+    crossing = _frame(
+        [(0.3, 0.2), (0.2, 0.2), (0.1, 0.15), (0.05, 0.1)], [(1.0, 0.9), (2.0, 1.9), (3.0, 3.0), (4, 3)]
+    )
     table = overturned_claims(crossing)
     assert list(table.columns) == CLAIM_COLUMNS
     i, iii = table.iloc[0], table.iloc[1]
     assert (i["claim_holds"], i["claim_fails"], i["verdict"]) == (2, 1, REPRODUCED)
-    assert (iii["claim_holds"], iii["claim_fails"], iii["verdict"]) == (3, 0, NOT_REPRODUCED)  # level at n = 400
+    assert (iii["claim_holds"], iii["claim_fails"], iii["verdict"]) == (
+        3,
+        0,
+        NOT_REPRODUCED,
+    )  # level at n = 400
     assert "level at 1" in iii["note"]
     # Hoeffding ahead everywhere in (i): no crossover, so the sentence fails
     never = _frame([(0.3, 0.2)] * 4, [(2.0, 1.0)] * 4)
@@ -120,7 +141,9 @@ def figure3_sample():
     import yaml
     from pathlib import Path
 
-    panels = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text())["balle"]["panels"]
+    panels = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text())[
+        "balle"
+    ]["panels"]
     frames = []
     for panel, keep in (("i", ("Hoeffding", "Bennett")), ("iii", ("Hoeffding, RR-2", "Bennett, RR-2"))):
         section = dict(panels[panel])
@@ -135,8 +158,10 @@ def test_overturned_claims_recounted_on_the_configured_curves(figure3_sample):
     """On the configured panels (4 n each, the grid's ends included): the library's counts equal a plain
     recount, and the two sentences fail as the full run finds (results/balle/balle_claims.csv)."""
     table = overturned_claims(figure3_sample).set_index("panel")
-    for panel, better, worse, smaller in (("i", "Bennett", "Hoeffding", True),
-                                          ("iii", "Bennett, RR-2", "Hoeffding, RR-2", False)):
+    for panel, better, worse, smaller in (
+        ("i", "Bennett", "Hoeffding", True),
+        ("iii", "Bennett, RR-2", "Hoeffding, RR-2", False),
+    ):
         holds, fails = _recount(figure3_sample, panel, better, worse, smaller)
         assert (table.loc[panel, "claim_holds"], table.loc[panel, "claim_fails"]) == (holds, fails)
         assert table.loc[panel, "points"] == 4 and fails == 4  # Hoeffding ahead at every n computed
@@ -149,7 +174,9 @@ def test_figure_blanket_draws_two_panels():
     from shuffledp.plotting.balle import figure_blanket
 
     figure = figure_blanket(blanket_densities(2.0, [0.0, 0.5, 1.0], np.linspace(-3, 4, 141)))
-    assert len(figure.axes) == 2 and math.isclose(float(figure.axes[0].get_ylim()[0]), figure.axes[1].get_ylim()[0])
+    assert len(figure.axes) == 2 and math.isclose(
+        float(figure.axes[0].get_ylim()[0]), figure.axes[1].get_ylim()[0]
+    )
     plt.close(figure)
 
 
@@ -165,7 +192,9 @@ def test_figure3_legends_sit_outside_the_data_and_the_key_names_grey_lines_as_re
     from shuffledp.plotting.balle import figure_balle
     from shuffledp.reference import load_reference
 
-    panels = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text())["balle"]["panels"]
+    panels = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text())[
+        "balle"
+    ]["panels"]
     figure = figure_balle(figure3_sample, load_reference("balle_figures"), sections=panels)
     figure.canvas.draw()
     renderer = figure.canvas.get_renderer()

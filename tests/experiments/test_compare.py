@@ -24,7 +24,12 @@ from shuffledp.experiments.exact_error import (
     geometric_expected_error,
     krr_inv_expected_error,
 )
-from shuffledp.mechanisms import gaussian_histogram, geometric_histogram, krr_probabilities, sample_krr_histogram
+from shuffledp.mechanisms import (
+    gaussian_histogram,
+    geometric_histogram,
+    krr_probabilities,
+    sample_krr_histogram,
+)
 from shuffledp.metrics import total_variation
 
 
@@ -34,7 +39,10 @@ def _brute_force_tv(counts, epsilon_local):
     p, q = krr_probabilities(k, epsilon_local)
     total = 0.0
     for count in counts:
-        law = np.convolve(binom.pmf(np.arange(count + 1), count, p), binom.pmf(np.arange(n_users - count + 1), n_users - count, q))
+        law = np.convolve(
+            binom.pmf(np.arange(count + 1), count, p),
+            binom.pmf(np.arange(n_users - count + 1), n_users - count, q),
+        )
         total += np.sum(law * np.abs(np.arange(n_users + 1) - (count * p + (n_users - count) * q)))
     return 0.5 * total / (n_users * (p - q))
 
@@ -52,21 +60,28 @@ def _brute_force_tv(counts, epsilon_local):
 def test_exact_krr_tv_equals_brute_force_convolution(counts, epsilon_local):
     counts = np.asarray(counts)
     assert krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv == pytest.approx(
-        _brute_force_tv(counts, epsilon_local), rel=1e-10)
+        _brute_force_tv(counts, epsilon_local), rel=1e-10
+    )
 
 
-@pytest.mark.parametrize("n_users, k, epsilon_local", [(50, 2, 0.5), (200, 15, 2.0), (500, 40, 3.0), (300, 5, 0.2)])
+@pytest.mark.parametrize(
+    "n_users, k, epsilon_local", [(50, 2, 0.5), (200, 15, 2.0), (500, 40, 3.0), (300, 5, 0.2)]
+)
 def test_exact_krr_rows_agree_with_simulation(n_users, k, epsilon_local):
     """Simulated unprojected INV (count-level sampler, 4000 draws) within 4 standard errors of the exact
     E TV and E squared L2 (the SE is the draws' own; a 4-SE miss has probability ~6e-5 per check)."""
     counts = largest_remainder(np.arange(1, k + 1) ** -1.0, n_users)
     rng = np.random.default_rng(20)
-    estimates = invert_krr(sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=4000),
-                           epsilon_local=epsilon_local)
+    estimates = invert_krr(
+        sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=4000),
+        epsilon_local=epsilon_local,
+    )
     truth = counts / n_users
     exact = krr_inv_expected_error(counts, epsilon_local=epsilon_local)
-    for draws, expected in ((total_variation(estimates, truth), exact.tv),
-                            (np.sum((estimates - truth) ** 2, axis=-1), exact.squared_l2)):
+    for draws, expected in (
+        (total_variation(estimates, truth), exact.tv),
+        (np.sum((estimates - truth) ** 2, axis=-1), exact.squared_l2),
+    ):
         assert abs(draws.mean() - expected) < 4 * draws.std(ddof=1) / math.sqrt(draws.size)
 
 
@@ -77,8 +92,10 @@ def test_gaussian_closed_form_and_simulation():
     assert exact.tv == sigma * math.sqrt(2 / math.pi) * k / 2 / n_users
     assert exact.squared_l2 == k * sigma**2 / n_users**2
     counts = largest_remainder(np.ones(k), n_users)
-    draws = total_variation(gaussian_histogram(counts, sigma=sigma, rng=np.random.default_rng(3), size=4000) / n_users,
-                            counts / n_users)
+    draws = total_variation(
+        gaussian_histogram(counts, sigma=sigma, rng=np.random.default_rng(3), size=4000) / n_users,
+        counts / n_users,
+    )
     assert abs(draws.mean() - exact.tv) < 4 * draws.std(ddof=1) / math.sqrt(draws.size)
 
 
@@ -95,7 +112,10 @@ def test_geometric_closed_form_equals_direct_summation(alpha):
 
 def test_geometric_simulation_agrees():
     counts = largest_remainder(np.ones(10), 300)
-    noisy = geometric_histogram(counts, epsilon=1.0, sensitivity=2.0, rng=np.random.default_rng(5), size=4000) / 300
+    noisy = (
+        geometric_histogram(counts, epsilon=1.0, sensitivity=2.0, rng=np.random.default_rng(5), size=4000)
+        / 300
+    )
     draws = total_variation(noisy, counts / 300)
     expected = geometric_expected_error(k=10, n_users=300, alpha=math.exp(-0.5)).tv
     assert abs(draws.mean() - expected) < 4 * draws.std(ddof=1) / math.sqrt(draws.size)
@@ -111,8 +131,11 @@ def test_every_mechanism_and_method(small):
     assert {row["mechanism"] for row in small.rows} == set(MECHANISMS)
     assert {("shuffle+inv", c) for c in CALIBRATIONS} <= names and {("shuffle+inv+proj", "lower")} <= names
     for row in small.rows:
-        assert row["method"] == ("exact" if row["mechanism"] in {"shuffle+inv", "gaussian", "geometric", "local-krr+inv"}
-                                 else "monte-carlo")
+        assert row["method"] == (
+            "exact"
+            if row["mechanism"] in {"shuffle+inv", "gaussian", "geometric", "local-krr+inv"}
+            else "monte-carlo"
+        )
         assert (row["tv_se"] == 0) == (row["method"] == "exact")
     final = small.to_json()[-1]
     assert set(final["shuffle_vs_gaussian"]) >= {"winner", "ratio", "certain"}
@@ -129,12 +152,30 @@ def test_epsilon_local_is_calibrate_epsilon_local(small):
 def test_local_krr_row_is_the_exact_law_at_epsilon(small):
     counts = dataset_counts("zipf:1", n_users=300, k=15)
     local = next(row for row in small.rows if row["mechanism"] == "local-krr+inv")
-    assert local["epsilon_local"] == 1.0 and local["tv"] == krr_inv_expected_error(counts, epsilon_local=1.0).tv
+    assert (
+        local["epsilon_local"] == 1.0 and local["tv"] == krr_inv_expected_error(counts, epsilon_local=1.0).tv
+    )
 
 
 def test_seeded_rows_repeat():
-    one = compare(n_users=200, k=4, epsilon=2.0, delta=1e-3, draws=20, seed=9, epsilon_local={"upper": 3.0, "lower": 3.1})
-    two = compare(n_users=200, k=4, epsilon=2.0, delta=1e-3, draws=20, seed=9, epsilon_local={"upper": 3.0, "lower": 3.1})
+    one = compare(
+        n_users=200,
+        k=4,
+        epsilon=2.0,
+        delta=1e-3,
+        draws=20,
+        seed=9,
+        epsilon_local={"upper": 3.0, "lower": 3.1},
+    )
+    two = compare(
+        n_users=200,
+        k=4,
+        epsilon=2.0,
+        delta=1e-3,
+        draws=20,
+        seed=9,
+        epsilon_local={"upper": 3.0, "lower": 3.1},
+    )
     assert one.rows == two.rows
 
 
@@ -168,7 +209,10 @@ def test_a_column_of_counts_without_header_keeps_its_first_count(tmp_path):
     [
         ("zipf:-1", r"`--data` zipf exponent S must be a number in \[0, inf\); got 'zipf:-1'"),
         ("zipf:x", r"`--data` zipf exponent S must be a number in \[0, inf\); got 'zipf:x'"),
-        ("nothing.csv", r"`--data` must be uniform, zipf:S \(S >= 0\) or the path of a CSV of counts; got 'nothing.csv'"),
+        (
+            "nothing.csv",
+            r"`--data` must be uniform, zipf:S \(S >= 0\) or the path of a CSV of counts; got 'nothing.csv'",
+        ),
     ],
 )
 def test_bad_data_is_one_clear_message(data, message):
@@ -179,8 +223,12 @@ def test_bad_data_is_one_clear_message(data, message):
 def _rows(shuffle_upper, shuffle_lower, gaussian, se=1e-3):
     def row(mechanism, calibration, tv):
         return {"mechanism": mechanism, "calibration": calibration, "tv": tv, "tv_se": se}
-    return [row("shuffle+inv+proj", "upper", shuffle_upper), row("shuffle+inv+proj", "lower", shuffle_lower),
-            row("gaussian+proj", "none", gaussian)]
+
+    return [
+        row("shuffle+inv+proj", "upper", shuffle_upper),
+        row("shuffle+inv+proj", "lower", shuffle_lower),
+        row("gaussian+proj", "none", gaussian),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -189,7 +237,9 @@ def _rows(shuffle_upper, shuffle_lower, gaussian, se=1e-3):
         pytest.param(0.10, 0.09, 0.20, "shuffle+inv+proj", True, id="shuffle-clear"),
         pytest.param(0.30, 0.29, 0.20, "gaussian+proj", True, id="gaussian-clear"),
         pytest.param(0.21, 0.19, 0.20, "gaussian+proj", False, id="winner-depends-on-eps0"),
-        pytest.param(0.203, 0.203, 0.20, "gaussian+proj", False, id="within-3-SE"),  # 3e-3 / (sqrt 2 1e-3) = 2.1 SE
+        pytest.param(
+            0.203, 0.203, 0.20, "gaussian+proj", False, id="within-3-SE"
+        ),  # 3e-3 / (sqrt 2 1e-3) = 2.1 SE
     ],
 )
 def test_verdict_certainty(upper, lower, gaussian, winner, certain):

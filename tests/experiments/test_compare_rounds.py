@@ -51,9 +51,19 @@ def test_one_round_is_compare_itself(capsys):
 def _bisect_composed_eps0(n_users, k, epsilon, delta, compositions) -> float:
     """Largest eps0 whose composed weak-adversary epsilon (the `epsilon --compositions` accountant, default
     grid 1e-4 = loss_grid(2)) meets the target, by plain bisection (independent of compare_rounds' search)."""
+
     def meets(eps0):
-        return compose("weak-adversary", epsilon_local=eps0, n_users=n_users, k=k, compositions=compositions,
-                       value_discretization_interval=1e-4).epsilon_for_delta(delta) <= epsilon
+        return (
+            compose(
+                "weak-adversary",
+                epsilon_local=eps0,
+                n_users=n_users,
+                k=k,
+                compositions=compositions,
+                value_discretization_interval=1e-4,
+            ).epsilon_for_delta(delta)
+            <= epsilon
+        )
 
     low, high = epsilon, 2.0 * epsilon
     while meets(high):
@@ -69,19 +79,31 @@ def test_two_rounds_shuffle_matches_calibrating_the_composed_accountant():
     ours = shuffle_epsilon_local(setting)
     theirs = _bisect_composed_eps0(200, 15, 1.0, 1e-6, 2)
     assert ours == pytest.approx(theirs, rel=2e-4)
-    assert compose("weak-adversary", epsilon_local=ours, n_users=200, k=15, compositions=2,
-                   value_discretization_interval=DEFAULT_INTERVAL).epsilon_for_delta(1e-6) <= 1.0
+    assert (
+        compose(
+            "weak-adversary",
+            epsilon_local=ours,
+            n_users=200,
+            k=15,
+            compositions=2,
+            value_discretization_interval=DEFAULT_INTERVAL,
+        ).epsilon_for_delta(1e-6)
+        <= 1.0
+    )
 
 
 @pytest.mark.parametrize("compositions, subsample", [(10, 1.0), (50, 0.1)])
 def test_gaussian_matches_dp_accountings_own_accountant(compositions, subsample):
     setting = RoundsSetting(1000, 15, 1.0, 1e-5, compositions, subsample)
     sigma = gaussian_sigma(setting)
-    sensitivity = math.sqrt(2.0)  # replace-one histogram: the sampled pair is dp_accounting's add/remove mixture
+    sensitivity = math.sqrt(
+        2.0
+    )  # replace-one histogram: the sampled pair is dp_accounting's add/remove mixture
 
     def accountant_epsilon(value):
-        accountant = pld_privacy_accountant.PLDAccountant(NeighboringRelation.ADD_OR_REMOVE_ONE,
-                                                          value_discretization_interval=1e-4)
+        accountant = pld_privacy_accountant.PLDAccountant(
+            NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-4
+        )
         event = dp_event.GaussianDpEvent(value / sensitivity)
         if subsample < 1.0:
             event = dp_event.PoissonSampledDpEvent(subsample, event)
@@ -95,7 +117,9 @@ def test_gaussian_matches_dp_accountings_own_accountant(compositions, subsample)
 def test_geometric_matches_dp_accountings_discrete_laplace():
     setting = RoundsSetting(1000, 15, 1.0, 1e-6, 20, 1.0)
     value = geometric_epsilon(setting)
-    cell = dp_pld.from_discrete_laplace_mechanism(value / 2.0, sensitivity=1, value_discretization_interval=1e-4)
+    cell = dp_pld.from_discrete_laplace_mechanism(
+        value / 2.0, sensitivity=1, value_discretization_interval=1e-4
+    )
     composed = cell.self_compose(2 * 20)  # replace-one: two cells change per round
     assert composed.get_epsilon_for_delta(1e-6) == pytest.approx(1.0, abs=3e-3)
     assert value > pure_floor(1.0, 20, 1.0)  # delta buys more than basic composition
@@ -107,11 +131,13 @@ def test_local_krr_matches_dp_accountings_randomized_response():
     noise = 15 / (math.exp(value) + 14)  # k-RR as dp_accounting's randomized response: keep w.p. 1 - noise
     # the PLD itself, self-composed: dp_accounting 0.6.0's PLDAccountant drops the count of a
     # SelfComposedDpEvent of RandomizedResponseDpEvent (it composes one round; checked below)
-    single = dp_pld.from_randomized_response(noise, 15, value_discretization_interval=1e-4,
-                                             neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    single = dp_pld.from_randomized_response(
+        noise, 15, value_discretization_interval=1e-4, neighboring_relation=NeighboringRelation.REPLACE_ONE
+    )
     assert single.self_compose(20).get_epsilon_for_delta(1e-6) == pytest.approx(1.0, abs=3e-3)
-    accountant = pld_privacy_accountant.PLDAccountant(NeighboringRelation.REPLACE_ONE,
-                                                      value_discretization_interval=1e-4)
+    accountant = pld_privacy_accountant.PLDAccountant(
+        NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4
+    )
     accountant.compose(dp_event.SelfComposedDpEvent(dp_event.RandomizedResponseDpEvent(noise, 15), 20))
     assert accountant.get_epsilon(1e-6) == pytest.approx(single.get_epsilon_for_delta(1e-6))
 
@@ -128,15 +154,20 @@ def test_calibrations_never_go_below_the_pure_floor_and_are_monotone():
 
 
 def test_loss_grid():
-    assert loss_grid(1) == 1e-4 and loss_grid(100) == pytest.approx(1e-5) and loss_grid(1000) == DEFAULT_INTERVAL
+    assert (
+        loss_grid(1) == 1e-4 and loss_grid(100) == pytest.approx(1e-5) and loss_grid(1000) == DEFAULT_INTERVAL
+    )
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--compositions", "0"], "`compositions` must be an integer in [1, 1000000]; got 0."),
-    (["--subsample", "0"], "`subsample` must be in (0, 1]; got 0.0."),
-    (["--subsample", "1.5"], "`subsample` must be in (0, 1]; got 1.5."),
-    (["--compositions", "2", "--subsample", "0.001"], "a whole number >= 1 of users sampled per round"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--compositions", "0"], "`compositions` must be an integer in [1, 1000000]; got 0."),
+        (["--subsample", "0"], "`subsample` must be in (0, 1]; got 0.0."),
+        (["--subsample", "1.5"], "`subsample` must be in (0, 1]; got 1.5."),
+        (["--compositions", "2", "--subsample", "0.001"], "a whole number >= 1 of users sampled per round"),
+    ],
+)
 def test_bad_input_is_one_line(capsys, extra, message):
     code = main(["compare", "--n", "100", "--k", "4", "--eps", "1", "--delta", "1e-6", *extra])
     error = capsys.readouterr().err
@@ -144,8 +175,26 @@ def test_bad_input_is_one_line(capsys, extra, message):
 
 
 def test_rounds_output_has_the_parameters_and_the_averages(capsys):
-    out = json.loads(_cli(capsys, "--n", "10000", "--k", "15", "--eps", "1", "--delta", "1e-6", "--draws", "20",
-                          "--compositions", "10", "--subsample", "0.1", "--json"))
+    out = json.loads(
+        _cli(
+            capsys,
+            "--n",
+            "10000",
+            "--k",
+            "15",
+            "--eps",
+            "1",
+            "--delta",
+            "1e-6",
+            "--draws",
+            "20",
+            "--compositions",
+            "10",
+            "--subsample",
+            "0.1",
+            "--json",
+        )
+    )
     rows, summary = out[:-1], out[-1]
     assert summary["rounds"]["per_round"] == 1000 and summary["rounds"]["compositions"] == 10
     exact = {row["mechanism"]: row for row in rows if row["average_method"] == "exact"}
@@ -157,18 +206,24 @@ def test_rounds_output_has_the_parameters_and_the_averages(capsys):
 
 def test_protocol_monte_carlo_agrees_with_the_exact_averages():
     setting = RoundsSetting(20000, 15, 1.0, 1e-6, 10, 0.05)
-    result = compare_rounds(n_users=20000, k=15, epsilon=1.0, delta=1e-6, compositions=10, subsample=0.05,
-                            draws=20)
-    parameters = {key: result.verdict["rounds"][key] for key in
-                  ("epsilon_local", "sigma", "geometric_epsilon", "local_epsilon")}
+    result = compare_rounds(
+        n_users=20000, k=15, epsilon=1.0, delta=1e-6, compositions=10, subsample=0.05, draws=20
+    )
+    parameters = {
+        key: result.verdict["rounds"][key]
+        for key in ("epsilon_local", "sigma", "geometric_epsilon", "local_epsilon")
+    }
     counts = dataset_counts("uniform", n_users=setting.per_round, k=15)
-    simulated = protocol_monte_carlo(counts, parameters, compositions=10, draws=400,
-                                     rng=job_rng(0, "test-protocol-monte-carlo"))
+    simulated = protocol_monte_carlo(
+        counts, parameters, compositions=10, draws=400, rng=job_rng(0, "test-protocol-monte-carlo")
+    )
     for row in result.rows:
         if row["average_tv"] is not None:
             mean, se = simulated[row["mechanism"]]
             spread = math.hypot(se, row["average_tv_se"])
             assert abs(mean - row["average_tv"]) < 4.0 * spread, row["mechanism"]
-    exact_winner = min(("shuffle+inv", "gaussian"), key=lambda name: next(
-        row["average_tv"] for row in result.rows if row["mechanism"] == name))
+    exact_winner = min(
+        ("shuffle+inv", "gaussian"),
+        key=lambda name: next(row["average_tv"] for row in result.rows if row["mechanism"] == name),
+    )
     assert exact_winner == min(("shuffle+inv", "gaussian"), key=lambda name: simulated[name][0])

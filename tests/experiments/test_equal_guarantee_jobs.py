@@ -20,8 +20,13 @@ from shuffledp.experiments import equal_guarantee as E
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20240612
 SMALL = {
-    "datasets": ["synthetic"], "n_users": [1000], "epsilon": [0.5, 2.0], "delta_fixed": [1e-6],
-    "delta_power": [1.1], "replicates": 60, "epsilon_local_upper": 30.0,
+    "datasets": ["synthetic"],
+    "n_users": [1000],
+    "epsilon": [0.5, 2.0],
+    "delta_fixed": [1e-6],
+    "delta_power": [1.1],
+    "replicates": 60,
+    "epsilon_local_upper": 30.0,
 }
 
 
@@ -42,7 +47,9 @@ def counts(config):
 
 
 def _job(counts, calibration, equal=SMALL, seed=SEED, neighbouring="replace-one"):
-    return E.utility_job(counts, calibration, dataset="synthetic", equal=equal, neighbouring=neighbouring, seed=seed)
+    return E.utility_job(
+        counts, calibration, dataset="synthetic", equal=equal, neighbouring=neighbouring, seed=seed
+    )
 
 
 # --- grid and calibration ------------------------------------------------------------------------
@@ -51,20 +58,30 @@ def _job(counts, calibration, equal=SMALL, seed=SEED, neighbouring="replace-one"
 def test_targets_name_each_delta_rule():
     found = E.targets(SMALL, 10_000)
     assert [(t.epsilon, t.delta_rule) for t in found] == [
-        (0.5, "fixed 1e-06"), (0.5, "1/n^1.1"), (2.0, "fixed 1e-06"), (2.0, "1/n^1.1")]
+        (0.5, "fixed 1e-06"),
+        (0.5, "1/n^1.1"),
+        (2.0, "fixed 1e-06"),
+        (2.0, "1/n^1.1"),
+    ]
     assert found[1].delta == pytest.approx(10_000**-1.1, rel=1e-15)
 
 
 def test_calibration_rows_meet_their_target_and_the_next_eps0_does_not(calibration):
     assert len(calibration) == 4 * len(E.ACCOUNTANTS)
     for row in calibration.itertuples():
+
         def delta(eps0):
-            return get_accountant(row.accountant, epsilon_local=eps0, n_users=row.n_users, k=row.k).delta_for_epsilon(row.epsilon)[0]
+            return get_accountant(
+                row.accountant, epsilon_local=eps0, n_users=row.n_users, k=row.k
+            ).delta_for_epsilon(row.epsilon)[0]
+
         assert row.epsilon_local >= row.epsilon
         assert delta(row.epsilon_local) <= row.delta < delta(row.epsilon_local + 1e-6)
         assert row.epsilon_local_fails - row.epsilon_local <= 1e-6
     # the lower bound on delta allows at least the eps0 of the upper bound
-    pivot = calibration.pivot_table(index=["epsilon", "delta_rule"], columns="accountant", values="epsilon_local")
+    pivot = calibration.pivot_table(
+        index=["epsilon", "delta_rule"], columns="accountant", values="epsilon_local"
+    )
     assert np.all(pivot["weak-adversary"] <= pivot["worst-case-lower"] + 1e-6)
 
 
@@ -79,7 +96,10 @@ def test_job_has_one_row_per_target_calibration_and_mechanism(counts, calibratio
     assert (frame["replicates"] == SMALL["replicates"]).all()
     np.testing.assert_allclose(frame["tv_high"] - frame["tv_mean"], 1.96 * frame["tv_se"])
     shuffle = frame[frame["mechanism"].str.startswith("shuffle")]
-    assert set(shuffle["calibration"]) == set(E.ACCOUNTANTS) and (shuffle["epsilon_local"] >= shuffle["epsilon"]).all()
+    assert (
+        set(shuffle["calibration"]) == set(E.ACCOUNTANTS)
+        and (shuffle["epsilon_local"] >= shuffle["epsilon"]).all()
+    )
     # pure epsilon: the geometric rows are the same draws for every delta rule
     geometric = frame[frame["mechanism"] == "geometric"].groupby("epsilon")["tv_mean"].nunique()
     assert (geometric == 1).all()
@@ -87,12 +107,16 @@ def test_job_has_one_row_per_target_calibration_and_mechanism(counts, calibratio
 
 def test_same_seed_gives_the_identical_frame_and_another_seed_does_not(counts, calibration):
     pd.testing.assert_frame_equal(_job(counts, calibration), _job(counts, calibration))
-    assert not np.allclose(_job(counts, calibration)["tv_mean"], _job(counts, calibration, seed=SEED + 1)["tv_mean"])
+    assert not np.allclose(
+        _job(counts, calibration)["tv_mean"], _job(counts, calibration, seed=SEED + 1)["tv_mean"]
+    )
 
 
 def test_rows_do_not_depend_on_the_grid_around_them(counts, calibration):
     full = _job(counts, calibration).set_index(E.KEYS).sort_index()
-    reordered = _job(counts, calibration, equal={**SMALL, "epsilon": [2.0, 0.5]}).set_index(E.KEYS).sort_index()
+    reordered = (
+        _job(counts, calibration, equal={**SMALL, "epsilon": [2.0, 0.5]}).set_index(E.KEYS).sort_index()
+    )
     pd.testing.assert_frame_equal(full, reordered)
     alone = _job(counts, calibration, equal={**SMALL, "epsilon": [2.0], "delta_power": []}).set_index(E.KEYS)
     pd.testing.assert_frame_equal(alone.sort_index(), full.loc[alone.index].sort_index())
@@ -105,7 +129,9 @@ def test_monte_carlo_intervals_hold_the_closed_form_expectations(counts, calibra
         assert len(rows) >= 8
         z = (rows[f"{column}_mean"] - rows[f"{column}_expected"]) / rows[f"{column}_se"]
         assert np.all(np.abs(z) <= 4.0), rows.assign(z=z)[["mechanism", "epsilon", "delta_rule", "z"]]
-        inside = (rows[f"{column}_low"] <= rows[f"{column}_expected"]) & (rows[f"{column}_expected"] <= rows[f"{column}_high"])
+        inside = (rows[f"{column}_low"] <= rows[f"{column}_expected"]) & (
+            rows[f"{column}_expected"] <= rows[f"{column}_high"]
+        )
         assert inside.mean() >= 0.75
     gaussian = frame[frame["mechanism"] == "gaussian"]
     np.testing.assert_allclose(gaussian["mse_expected"], gaussian["sigma"] ** 2 / 1000**2)
@@ -116,11 +142,15 @@ def test_add_remove_uses_the_smaller_sensitivities(counts, calibration):
     add_remove = _job(counts, calibration, neighbouring="add-remove").set_index(E.KEYS)
     for mechanism, ratio in (("gaussian", math.sqrt(2.0)), ("geometric", 2.0)):
         rows = replace.xs(mechanism, level="mechanism")
-        assert (rows["sensitivity"] / add_remove.xs(mechanism, level="mechanism")["sensitivity"]).eq(ratio).all()
+        assert (
+            (rows["sensitivity"] / add_remove.xs(mechanism, level="mechanism")["sensitivity"]).eq(ratio).all()
+        )
 
 
 def test_calibration_must_hold_every_target(counts, calibration):
-    with pytest.raises(ValueError, match=r"`calibration` must hold one row for epsilon = 0.5, delta rule 'fixed 1e-06'"):
+    with pytest.raises(
+        ValueError, match=r"`calibration` must hold one row for epsilon = 0.5, delta rule 'fixed 1e-06'"
+    ):
         _job(counts, calibration[calibration["epsilon"] != 0.5])
 
 
@@ -128,7 +158,9 @@ def test_region_data_are_drawn_with_replacement():
     cells = np.array([3, 0, 2])
     drawn = E.dataset_counts("paris", 100, utility={}, seed=SEED, cell_counts=cells)
     assert drawn.sum() == 100 and drawn[1] == 0  # more users than check-ins; empty cells stay empty
-    np.testing.assert_array_equal(drawn, E.dataset_counts("paris", 100, utility={}, seed=SEED, cell_counts=cells))
+    np.testing.assert_array_equal(
+        drawn, E.dataset_counts("paris", 100, utility={}, seed=SEED, cell_counts=cells)
+    )
     with pytest.raises(ValueError, match=r"`cell_counts` must be given for region 'paris'; got None"):
         E.dataset_counts("paris", 100, utility={}, seed=SEED)
 
@@ -141,11 +173,21 @@ def _verdict_frame(shuffle_upper, shuffle_lower, gaussian, gaussian_proj=(9.0, 0
     base = {"dataset": "d", "k": 3, "n_users": 10, "epsilon": 1.0, "delta_rule": "fixed 1e-06", "delta": 1e-6}
     rows = []
     for calibration, mechanism, (mean, se) in [
-        ("weak-adversary", "shuffle+INV", shuffle_upper), ("worst-case-lower", "shuffle+INV", shuffle_lower),
-        ("none", "gaussian", gaussian), ("none", "gaussian+proj", gaussian_proj), ("none", "geometric+proj", (1.0, 0.1)),
+        ("weak-adversary", "shuffle+INV", shuffle_upper),
+        ("worst-case-lower", "shuffle+INV", shuffle_lower),
+        ("none", "gaussian", gaussian),
+        ("none", "gaussian+proj", gaussian_proj),
+        ("none", "geometric+proj", (1.0, 0.1)),
     ]:
-        rows.append({**base, "calibration": calibration, "mechanism": mechanism, "epsilon_local": 2.0,
-                     **E.summarise(np.array([mean - se, mean + se]), "tv")})
+        rows.append(
+            {
+                **base,
+                "calibration": calibration,
+                "mechanism": mechanism,
+                "epsilon_local": 2.0,
+                **E.summarise(np.array([mean - se, mean + se]), "tv"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -154,7 +196,13 @@ def _verdict_frame(shuffle_upper, shuffle_lower, gaussian, gaussian_proj=(9.0, 0
     [
         ((1.0, 0.01), (0.9, 0.01), (2.0, 0.01), ("shuffle", "shuffle"), True),
         ((3.0, 0.01), (2.9, 0.01), (2.0, 0.01), ("central", "central"), True),
-        ((2.02, 0.01), (1.0, 0.01), (2.0, 0.01), ("undecided", "shuffle"), False),  # intervals overlap at the upper eps0
+        (
+            (2.02, 0.01),
+            (1.0, 0.01),
+            (2.0, 0.01),
+            ("undecided", "shuffle"),
+            False,
+        ),  # intervals overlap at the upper eps0
         ((3.0, 0.01), (1.0, 0.01), (2.0, 0.01), ("central", "shuffle"), False),  # calibrations disagree
     ],
 )
@@ -185,7 +233,12 @@ def test_shipped_config_has_the_issue_grid(config, schema):
     checked = validate_config(config, schema)
     E.check_equal_guarantee_config(checked)
     equal = checked["utility"]["equal_guarantee"]
-    assert equal["epsilon"] == [0.1, 0.25, 0.5, 1.0, 2.0, 4.0] and equal["n_users"] == [10**3, 10**4, 10**5, 10**6]
+    assert equal["epsilon"] == [0.1, 0.25, 0.5, 1.0, 2.0, 4.0] and equal["n_users"] == [
+        10**3,
+        10**4,
+        10**5,
+        10**6,
+    ]
     assert [E.dataset_k(checked, d) for d in equal["datasets"]] == [15, 192, 408]
 
 
@@ -211,9 +264,14 @@ def test_bad_values_are_named_with_range_and_value(config, schema, key, value, m
 @pytest.mark.parametrize(
     "change, match",
     [
-        ({"datasets": ["synthetic", "berlin"]},
-         r"`utility.equal_guarantee.datasets` entries must be 'synthetic' or a region under `regions` \(paris, san_francisco\); got 'berlin'\."),
-        ({"delta_fixed": [], "delta_power": []}, r"needs at least one target delta: `delta_fixed` and `delta_power` are both empty"),
+        (
+            {"datasets": ["synthetic", "berlin"]},
+            r"`utility.equal_guarantee.datasets` entries must be 'synthetic' or a region under `regions` \(paris, san_francisco\); got 'berlin'\.",
+        ),
+        (
+            {"delta_fixed": [], "delta_power": []},
+            r"needs at least one target delta: `delta_fixed` and `delta_power` are both empty",
+        ),
     ],
 )
 def test_cross_key_errors(config, schema, change, match):

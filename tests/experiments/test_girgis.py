@@ -11,10 +11,18 @@ from shuffledp.experiments import girgis as G
 from shuffledp.report.girgis import read_girgis_verdicts
 from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
 
-SECTION = {"n_users": 10000, "epsilon_local": [0.5, 2.0], "orders": {"start": 2, "stop": 20},
-           "accountants": {"Thm 3.1 (upper bound)": "girgis-rdp", "Thm 3.3 (upper bound)": "girgis-rdp-simple",
-                           "Thm 3.4 (lower bound)": "girgis-rdp-lower", "eq. (9) (upper bound)": "erlingsson-rdp"},
-           "unavailable_curves": ["a curve not drawn"]}
+SECTION = {
+    "n_users": 10000,
+    "epsilon_local": [0.5, 2.0],
+    "orders": {"start": 2, "stop": 20},
+    "accountants": {
+        "Thm 3.1 (upper bound)": "girgis-rdp",
+        "Thm 3.3 (upper bound)": "girgis-rdp-simple",
+        "Thm 3.4 (lower bound)": "girgis-rdp-lower",
+        "eq. (9) (upper bound)": "erlingsson-rdp",
+    },
+    "unavailable_curves": ["a curve not drawn"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +35,9 @@ def test_frame_rows_and_values_from_the_accountants(frame):
     rows = frame[(frame["accountant"] == "girgis-rdp") & (frame["epsilon_local"] == 2.0)].sort_values("order")
     _, values = get_accountant("girgis-rdp", epsilon_local=2.0, n_users=10000, k=2).rdp()
     assert np.allclose(rows["rdp"].to_numpy(), values[:19], rtol=1e-12)
-    simple = frame[(frame["accountant"] == "girgis-rdp-simple") & (frame["epsilon_local"] == 0.5)].sort_values("order")
+    simple = frame[
+        (frame["accountant"] == "girgis-rdp-simple") & (frame["epsilon_local"] == 0.5)
+    ].sort_values("order")
     n_bar = np.floor(9999 / (2 * np.exp(0.5))) + 1  # Thm 3.3 (8), evaluated by hand at integer orders
     lam = simple["order"].to_numpy()
     hand = np.logaddexp(lam**2 * np.expm1(0.5) ** 2 / n_bar, 0.5 * lam - 9999 / (8 * np.exp(0.5))) / (lam - 1)
@@ -38,14 +48,19 @@ def test_verdicts_curves_unreproducible_and_claims_checked(frame):
     table = G.verdicts(frame, SECTION)
     assert list(table.columns) == G.VERDICT_COLUMNS
     curves = table[table["claim"] == ""]
-    assert set(curves["verdict"]) == {NOT_REPRODUCIBLE} and len(curves) == 5  # four curves and the one not drawn
+    assert (
+        set(curves["verdict"]) == {NOT_REPRODUCIBLE} and len(curves) == 5
+    )  # four curves and the one not drawn
     eq9 = curves[curves["accountant"] == G.EQ9]
     assert len(eq9) == 1 and "reconstruction" in eq9["known_cause"].iloc[0]
     claims = table[table["claim"] != ""]
     # Remark 4; Thm 3.1 and 3.3 below eq. (9); Thm 3.4 below each of the three upper bounds
     assert len(claims) == 6 and set(claims["verdict"]) == {REPRODUCED}
-    assert {"girgis-rdp <= erlingsson-rdp", "girgis-rdp-simple <= erlingsson-rdp",
-            "girgis-rdp-lower <= erlingsson-rdp"} <= set(claims["accountant"])
+    assert {
+        "girgis-rdp <= erlingsson-rdp",
+        "girgis-rdp-simple <= erlingsson-rdp",
+        "girgis-rdp-lower <= erlingsson-rdp",
+    } <= set(claims["accountant"])
     text = read_girgis_verdicts(table)
     assert "Remark 4" in text and "not reproducible as specified" in text
 
@@ -81,8 +96,10 @@ def test_their_ordering_holds_at_the_configured_parameters():
     directly on the accountants' arrays, apart from verdicts()."""
     lam = np.arange(2.0, 257.0)
     for eps0 in (0.5, 1.0, 2.0, 3.0):
-        values = {name: get_accountant(name, epsilon_local=eps0, n_users=10**6, k=2).rdp_at(lam)
-                  for name in ("girgis-rdp", "girgis-rdp-simple", "girgis-rdp-lower", "erlingsson-rdp")}
+        values = {
+            name: get_accountant(name, epsilon_local=eps0, n_users=10**6, k=2).rdp_at(lam)
+            for name in ("girgis-rdp", "girgis-rdp-simple", "girgis-rdp-lower", "erlingsson-rdp")
+        }
         assert np.all(values["girgis-rdp"] <= values["girgis-rdp-simple"])
         assert np.all(values["girgis-rdp-simple"] < values["erlingsson-rdp"])
         assert np.all(values["girgis-rdp-lower"] <= values["girgis-rdp"])

@@ -42,8 +42,15 @@ SECTION = {
     "against_n": {"epsilon_local": 1.0, "n_users": [20, 60]},
     "against_epsilon_local": {"n_users": 40, "epsilon_local": [0.5, 2.0]},
     "n_x0": {"rule": "fraction", "value": 0.8},
-    "accountants": ["strong-adversary", "weak-adversary", "worst-case-lower", "balle-blanket", "balle-bennett-krr",
-                    "biswas-printed", "biswas-exact"],
+    "accountants": [
+        "strong-adversary",
+        "weak-adversary",
+        "worst-case-lower",
+        "balle-blanket",
+        "balle-bennett-krr",
+        "biswas-printed",
+        "biswas-exact",
+    ],
 }
 POINTS = [(20, 1.0), (60, 1.0), (40, 0.5), (40, 2.0)]
 
@@ -58,7 +65,12 @@ class _Stub:
     """An accountant whose epsilon_for_delta and delta at large epsilon are given."""
 
     def __init__(self, epsilon=None, error=None, log_delta_large=-np.inf, error_large=None):
-        self.epsilon, self.error, self.log_delta_large, self.error_large = epsilon, error, log_delta_large, error_large
+        self.epsilon, self.error, self.log_delta_large, self.error_large = (
+            epsilon,
+            error,
+            log_delta_large,
+            error_large,
+        )
 
     def epsilon_for_delta(self, delta):
         if self.error is not None:
@@ -76,14 +88,36 @@ class _Stub:
     [
         (_Stub(epsilon=0.3), 1.0, OK, 0.3, r"^$"),
         (_Stub(epsilon=0.0), 1.0, ZERO, 0.0, r"delta\(0\) <= 0\.001: epsilon = 0 already meets the target"),
-        (_Stub(epsilon=1.0 - 1e-9), 1.0, NO_AMPLIFICATION, 1.0 - 1e-9, r"only at epsilon >= eps0 = 1: no better"),
+        (
+            _Stub(epsilon=1.0 - 1e-9),
+            1.0,
+            NO_AMPLIFICATION,
+            1.0 - 1e-9,
+            r"only at epsilon >= eps0 = 1: no better",
+        ),
         (_Stub(epsilon=1.7), 1.0, NO_AMPLIFICATION, 1.7, r"only at epsilon >= eps0 = 1"),
-        (_Stub(error="no epsilon <= 1e6 reaches it", log_delta_large=math.log(0.5)), 1.0, UNREACHABLE, math.inf,
-         r"no epsilon reaches delta = 0\.001: delta\(eps = 1000\) = 0\.5 still exceeds it \(no epsilon <= 1e6"),
+        (
+            _Stub(error="no epsilon <= 1e6 reaches it", log_delta_large=math.log(0.5)),
+            1.0,
+            UNREACHABLE,
+            math.inf,
+            r"no epsilon reaches delta = 0\.001: delta\(eps = 1000\) = 0\.5 still exceeds it \(no epsilon <= 1e6",
+        ),
         # the search failed but delta is below the target at large epsilon: not "unreachable", an error
-        (_Stub(error="`n_users` too large", log_delta_large=-np.inf), 1.0, ERROR, math.nan, r"^`n_users` too large$"),
-        (_Stub(error="first", error_large="second"), 1.0, ERROR, math.nan,
-         r"first \(delta at eps = 1000 not computable either: second\)"),
+        (
+            _Stub(error="`n_users` too large", log_delta_large=-np.inf),
+            1.0,
+            ERROR,
+            math.nan,
+            r"^`n_users` too large$",
+        ),
+        (
+            _Stub(error="first", error_large="second"),
+            1.0,
+            ERROR,
+            math.nan,
+            r"first \(delta at eps = 1000 not computable either: second\)",
+        ),
     ],
 )
 def test_epsilon_at_delta_statuses(stub, epsilon_local, status, epsilon, note):
@@ -113,8 +147,9 @@ def test_every_accountant_and_point_has_one_row(comparison):
 def test_values_equal_the_accountants_called_directly(comparison):
     for row in comparison[comparison["status"].isin([OK, NO_AMPLIFICATION, ZERO])].itertuples():
         options = {"n_x0": int(row.n_x0)} if not pd.isna(row.n_x0) else {}
-        direct = get_accountant(row.accountant, epsilon_local=row.epsilon_local, n_users=row.n_users, k=row.k,
-                                **options).epsilon_for_delta(row.delta)
+        direct = get_accountant(
+            row.accountant, epsilon_local=row.epsilon_local, n_users=row.n_users, k=row.k, **options
+        ).epsilon_for_delta(row.delta)
         assert row.epsilon == direct, row
 
 
@@ -132,8 +167,9 @@ def test_statuses_agree_with_delta_evaluated_independently(comparison):
     an epsilon meets the target; "unreachable" has delta above it even at epsilon = 1000."""
     for row in comparison.itertuples():
         options = {"n_x0": int(row.n_x0)} if not pd.isna(row.n_x0) else {}
-        accountant = get_accountant(row.accountant, epsilon_local=row.epsilon_local, n_users=row.n_users, k=row.k,
-                                    **options)
+        accountant = get_accountant(
+            row.accountant, epsilon_local=row.epsilon_local, n_users=row.n_users, k=row.k, **options
+        )
         if row.status == UNREACHABLE:
             assert math.isinf(row.epsilon)
             assert accountant.delta_for_epsilon([1000.0])[0] > row.delta, row
@@ -157,8 +193,12 @@ def test_guarantees_are_never_below_the_lower_bound(comparison):
 
 
 def test_a_refused_setting_is_a_row_with_the_message():
-    section = dict(SECTION, accountants=["erlingsson", "weak-adversary"],
-                   against_n={"epsilon_local": 1.0, "n_users": [20]}, against_epsilon_local={"n_users": 20, "epsilon_local": [1.0]})
+    section = dict(
+        SECTION,
+        accountants=["erlingsson", "weak-adversary"],
+        against_n={"epsilon_local": 1.0, "n_users": [20]},
+        against_epsilon_local={"n_users": 20, "epsilon_local": [1.0]},
+    )
 
     def factory(name, **options):
         if name == "erlingsson":
@@ -176,14 +216,23 @@ def test_check_worst_case_config_messages():
     accounting = {"epsilon_comparison": dict(SECTION), "bracket": {}}
     check_worst_case_config(accounting)
     bad = {"epsilon_comparison": dict(SECTION, accountants=["weak-adversary", "nope"])}
-    with pytest.raises(ConfigError, match=r"`accounting.epsilon_comparison.accountants` must name registered accountants \(.*\); got 'nope'\."):
+    with pytest.raises(
+        ConfigError,
+        match=r"`accounting.epsilon_comparison.accountants` must name registered accountants \(.*\); got 'nope'\.",
+    ):
         check_worst_case_config(bad)
     bad = {"epsilon_comparison": dict(SECTION, n_x0={"rule": "fixed", "value": 20})}
-    with pytest.raises(ConfigError, match=r"`accounting.epsilon_comparison.n_x0.value` must be an integer in \[0, 19\] "
-                                          r"\(n - 1 for the smallest n = 20\); got 20\. Use rule 'fraction'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"`accounting.epsilon_comparison.n_x0.value` must be an integer in \[0, 19\] "
+        r"\(n - 1 for the smallest n = 20\); got 20\. Use rule 'fraction'",
+    ):
         check_worst_case_config(bad)
     bad = {"epsilon_comparison": dict(SECTION, n_x0={"rule": "fraction", "value": 1.5})}
-    with pytest.raises(ConfigError, match=r"`accounting.epsilon_comparison.n_x0.value` must be in \[0, 1\] for rule 'fraction'; got 1\.5\."):
+    with pytest.raises(
+        ConfigError,
+        match=r"`accounting.epsilon_comparison.n_x0.value` must be in \[0, 1\] for rule 'fraction'; got 1\.5\.",
+    ):
         check_worst_case_config(bad)
 
 
@@ -209,7 +258,11 @@ def test_bracket_frame_equals_bracket_called_directly():
     [
         (0.4, 0.41, "ok"),
         (2.0, 2.0, "both at eps0: no amplification at this delta, the ratio 1 says nothing about tightness"),
-        (1.99, 1.995, "both within 1% of eps0: almost no amplification, a ratio near 1 says little about tightness"),
+        (
+            1.99,
+            1.995,
+            "both within 1% of eps0: almost no amplification, a ratio near 1 says little about tightness",
+        ),
         (1.97, 1.995, "ok"),
         (1.5, 2.0, "upper at eps0: the guarantee gives no amplification at this delta"),
         (0.0, 0.1, "lower bound is 0"),
@@ -218,10 +271,14 @@ def test_bracket_frame_equals_bracket_called_directly():
 def test_bracket_status_flags_trivial_and_undefined_ratios(lower, upper, status):
     def stub(*, epsilon_local, n_users, k, deltas):
         ratio = upper / lower if lower > 0 else math.inf
-        return [{"delta": d, "eps_lower": lower, "eps_upper": upper, "ratio": ratio, "lower": "lo", "upper": "hi"}
-                for d in deltas]
+        return [
+            {"delta": d, "eps_lower": lower, "eps_upper": upper, "ratio": ratio, "lower": "lo", "upper": "hi"}
+            for d in deltas
+        ]
 
-    frame = bracket_frame({"n_users": [10], "k": [3], "epsilon_local": [2.0], "delta": [1e-6]}, bracket_function=stub)
+    frame = bracket_frame(
+        {"n_users": [10], "k": [3], "epsilon_local": [2.0], "delta": [1e-6]}, bracket_function=stub
+    )
     assert frame["status"].tolist() == [status]
     text = bracket_markdown(frame)
     assert text.count("\n| ") == 2  # header and one row
@@ -229,8 +286,22 @@ def test_bracket_status_flags_trivial_and_undefined_ratios(lower, upper, status)
 
 
 def test_bracket_markdown_shows_small_widths():
-    frame = pd.DataFrame([{"n_users": 1000, "k": 10, "epsilon_local": 1.0, "delta": 1e-6, "eps_lower": 0.0800946,
-                           "eps_upper": 0.080161, "ratio": 0.080161 / 0.0800946, "status": "ok", "lower": "lo", "upper": "hi"}])
+    frame = pd.DataFrame(
+        [
+            {
+                "n_users": 1000,
+                "k": 10,
+                "epsilon_local": 1.0,
+                "delta": 1e-6,
+                "eps_lower": 0.0800946,
+                "eps_upper": 0.080161,
+                "ratio": 0.080161 / 0.0800946,
+                "status": "ok",
+                "lower": "lo",
+                "upper": "hi",
+            }
+        ]
+    )
     line = bracket_markdown(frame).splitlines()[-1]
     assert line == f"| 1,000 | 10 | 1 | 1e-06 | 0.080095 | 0.080161 | {0.080161 / 0.0800946:.5f} | ok |"
 
@@ -246,7 +317,9 @@ def test_bracket_frame_uses_the_configured_upper_end():
     for rows in (two, small):
         assert (frame.loc[rows, "eps_upper"] <= weak.loc[rows, "eps_upper"] * (1 + 1e-9)).all()
         assert (frame.loc[rows, "eps_upper"] < weak.loc[rows, "eps_upper"]).any()  # tighter
-    np.testing.assert_allclose(frame.loc[four & ~small, "eps_upper"], weak.loc[four & ~small, "eps_upper"], rtol=1e-12)
+    np.testing.assert_allclose(
+        frame.loc[four & ~small, "eps_upper"], weak.loc[four & ~small, "eps_upper"], rtol=1e-12
+    )
     assert (frame["eps_lower"] <= frame["eps_upper"]).all()
     assert "valid upper bound (`worst-case-upper`" in bracket_markdown(frame)
 
@@ -257,11 +330,21 @@ def test_bracket_frame_adds_the_extra_settings_after_the_product():
 
     def stub(*, epsilon_local, n_users, k, deltas):
         calls.append((n_users, k, epsilon_local))
-        return [{"delta": d, "eps_lower": 0.5, "eps_upper": 0.5, "ratio": 1.0, "lower": "lo", "upper": "hi"}
-                for d in deltas]
+        return [
+            {"delta": d, "eps_lower": 0.5, "eps_upper": 0.5, "ratio": 1.0, "lower": "lo", "upper": "hi"}
+            for d in deltas
+        ]
 
-    section = {"n_users": [10, 100], "k": [3], "epsilon_local": [2.0], "delta": [1e-6],
-               "extra": [{"n_users": 10**14, "k": 10, "epsilon_local": 25.0}, {"n_users": 10, "k": 3, "epsilon_local": 2.0}]}
+    section = {
+        "n_users": [10, 100],
+        "k": [3],
+        "epsilon_local": [2.0],
+        "delta": [1e-6],
+        "extra": [
+            {"n_users": 10**14, "k": 10, "epsilon_local": 25.0},
+            {"n_users": 10, "k": 3, "epsilon_local": 2.0},
+        ],
+    }
     frame = bracket_frame(section, bracket_function=stub)
     assert calls == [(10, 3, 2.0), (100, 3, 2.0), (10**14, 10, 25.0)]
     assert frame["n_users"].tolist() == [10, 100, 10**14]

@@ -13,19 +13,40 @@ from shuffledp.accounting.composition import ComposedAccountant
 from shuffledp.experiments import koskela as K
 from shuffledp.reference import load_reference
 
-FIG1 = {"n_users": 300, "epsilon_local": 2.0, "k": 2, "epsilon": {"start": 0.2, "stop": 1.0, "num": 5},
-        "compositions": [1, 2, 4], "accountants": {"PLD": "clones-krr"}}
-FIG2 = {"n_users": 20000, "subsample": 0.05, "epsilon_local": 2.0, "k": 2, "delta": 1e-5, "compositions": [1, 10, 100],
-        "accountants": {"PLD": "clones-krr", "Girgis et al. RDP": "girgis-rdp"}}
-FIG3 = {"n_users": 200, "k": 4, "epsilon_local": math.log(13), "delta": {"log10_start": -4, "log10_stop": -6, "num": 3},
-        "compositions": [1, 4], "accountants": {"weak adversary": "weak-adversary", "strong adversary": "strong-adversary"},
-        "extra_accountants": ["worst-case-lower"]}
+FIG1 = {
+    "n_users": 300,
+    "epsilon_local": 2.0,
+    "k": 2,
+    "epsilon": {"start": 0.2, "stop": 1.0, "num": 5},
+    "compositions": [1, 2, 4],
+    "accountants": {"PLD": "clones-krr"},
+}
+FIG2 = {
+    "n_users": 20000,
+    "subsample": 0.05,
+    "epsilon_local": 2.0,
+    "k": 2,
+    "delta": 1e-5,
+    "compositions": [1, 10, 100],
+    "accountants": {"PLD": "clones-krr", "Girgis et al. RDP": "girgis-rdp"},
+}
+FIG3 = {
+    "n_users": 200,
+    "k": 4,
+    "epsilon_local": math.log(13),
+    "delta": {"log10_start": -4, "log10_stop": -6, "num": 3},
+    "compositions": [1, 4],
+    "accountants": {"weak adversary": "weak-adversary", "strong adversary": "strong-adversary"},
+    "extra_accountants": ["worst-case-lower"],
+}
 
 
 def test_dispatch_uses_the_registry_for_rdp_and_pld_composition_otherwise():
     rdp = K.composed("girgis-rdp", epsilon_local=2.0, n_users=1000, k=2, compositions=10, subsample=0.1)
     assert rdp.compositions == 10 and rdp.subsample == 0.1
-    assert isinstance(K.composed("clones-krr", epsilon_local=2.0, n_users=1000, k=2, compositions=10), ComposedAccountant)
+    assert isinstance(
+        K.composed("clones-krr", epsilon_local=2.0, n_users=1000, k=2, compositions=10), ComposedAccountant
+    )
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +58,14 @@ def test_fig1_delta_grows_with_compositions_and_one_round_matches_the_accountant
     assert list(fig1.columns) == K.CURVE_COLUMNS
     wide = fig1.pivot_table(index="x", columns="compositions", values="value")
     assert (np.diff(wide.to_numpy(), axis=1) > 0).all()  # more rounds, more delta, at every eps
-    single = get_accountant("clones-krr", epsilon_local=2.0, n_users=300, k=2).delta_for_epsilon(wide.index.to_numpy())
+    single = get_accountant("clones-krr", epsilon_local=2.0, n_users=300, k=2).delta_for_epsilon(
+        wide.index.to_numpy()
+    )
     # one round through the PLD is an upper bound within the discretisation (eps shifted by at most 1e-5)
     assert (wide[1].to_numpy() >= single * (1 - 1e-9)).all()
-    shifted = get_accountant("clones-krr", epsilon_local=2.0, n_users=300, k=2).delta_for_epsilon(wide.index.to_numpy() - 2e-5)
+    shifted = get_accountant("clones-krr", epsilon_local=2.0, n_users=300, k=2).delta_for_epsilon(
+        wide.index.to_numpy() - 2e-5
+    )
     assert (wide[1].to_numpy() <= shifted * (1 + 1e-6) + 1e-14).all()
 
 
@@ -62,27 +87,65 @@ def test_fig3_lower_bound_below_weak_below_strong():
 
 
 def _published(values, *, figure=3, curve="weak adversary", compositions=1, value_name="epsilon"):
-    return pd.DataFrame([{"figure": str(figure), "curve": curve, "compositions": str(compositions), "x_name": "delta",
-                          "x": repr(x), "value_name": value_name, "value": repr(v), "source": "test"} for x, v in values])
+    return pd.DataFrame(
+        [
+            {
+                "figure": str(figure),
+                "curve": curve,
+                "compositions": str(compositions),
+                "x_name": "delta",
+                "x": repr(x),
+                "value_name": value_name,
+                "value": repr(v),
+                "source": "test",
+            }
+            for x, v in values
+        ]
+    )
 
 
 def _ours(values, *, figure=3, curve="weak adversary", compositions=1, value_name="epsilon"):
-    return pd.DataFrame([{"figure": figure, "curve": curve, "accountant": "weak-adversary", "kind": "upper bound",
-                          "compositions": compositions, "x_name": "delta", "x": x, "value_name": value_name, "value": v,
-                          "seconds": 0.0} for x, v in values])
+    return pd.DataFrame(
+        [
+            {
+                "figure": figure,
+                "curve": curve,
+                "accountant": "weak-adversary",
+                "kind": "upper bound",
+                "compositions": compositions,
+                "x_name": "delta",
+                "x": x,
+                "value_name": value_name,
+                "value": v,
+                "seconds": 0.0,
+            }
+            for x, v in values
+        ]
+    )
 
 
 def test_verdicts_reproduced_within_tolerance_and_not_beyond_with_the_known_cause():
     points = [(1e-4, 0.40), (1e-5, 0.46), (1e-6, 0.52)]
     published = _published(points)
-    close = K.curve_verdicts(_ours([(x, v * 1.005) for x, v in points]), published, tolerance=0.01, smallest_delta=0)
+    close = K.curve_verdicts(
+        _ours([(x, v * 1.005) for x, v in points]), published, tolerance=0.01, smallest_delta=0
+    )
     assert close["verdict"].tolist() == ["reproduced"] and close["compared"].tolist() == [3]
     assert close["max_relative_difference"].iloc[0] == pytest.approx(0.005)
-    far = K.curve_verdicts(_ours([(x, v * 1.05) for x, v in points]), published, tolerance=0.01, smallest_delta=0,
-                           notes={"3/weak adversary": "a documented cause"})
-    assert far["verdict"].tolist() == ["not reproduced"] and far["known_cause"].iloc[0] == "a documented cause"
+    far = K.curve_verdicts(
+        _ours([(x, v * 1.05) for x, v in points]),
+        published,
+        tolerance=0.01,
+        smallest_delta=0,
+        notes={"3/weak adversary": "a documented cause"},
+    )
+    assert (
+        far["verdict"].tolist() == ["not reproduced"] and far["known_cause"].iloc[0] == "a documented cause"
+    )
     assert close["known_cause"].iloc[0] == ""  # a cause is given only where the curve is not reproduced
-    missing = K.curve_verdicts(_ours([]).reindex(columns=K.CURVE_COLUMNS), published, tolerance=0.01, smallest_delta=0)
+    missing = K.curve_verdicts(
+        _ours([]).reindex(columns=K.CURVE_COLUMNS), published, tolerance=0.01, smallest_delta=0
+    )
     assert missing["verdict"].tolist() == ["not reproduced"] and missing["compared"].tolist() == [0]
 
 
@@ -99,7 +162,9 @@ def test_transcribed_curves_cover_the_three_figures():
     reference = load_reference("koskela_figures")
     assert set(reference["figure"]) == {"1", "2", "3"}
     girgis = reference[(reference["figure"] == "2") & (reference["curve"] == "Girgis et al. RDP")]
-    assert float(girgis[girgis["x"].astype(float) == 10.0]["value"].iloc[0]) == pytest.approx(0.7308, abs=1e-4)
+    assert float(girgis[girgis["x"].astype(float) == 10.0]["value"].iloc[0]) == pytest.approx(
+        0.7308, abs=1e-4
+    )
     weak = reference[(reference["curve"] == "weak adversary") & (reference["compositions"] == "1")]
     assert float(weak["value"].iloc[0]) == pytest.approx(0.3895, abs=1e-4)
     assert len(reference) == 8 * 60 + 2 * 7 + 3 * 3 * 5  # Fig. 1: PLD and RDP, n_c = 1..4
@@ -109,14 +174,19 @@ def test_figures_draw_one_panel_per_composition_count_in_fig3(fig1):
     from shuffledp.plotting.koskela import figure_koskela
 
     reference = load_reference("koskela_figures")
-    figure = figure_koskela(fig1, reference[reference["figure"] == "1"], number=1, section=FIG1, smallest_delta=1e-10)
+    figure = figure_koskela(
+        fig1, reference[reference["figure"] == "1"], number=1, section=FIG1, smallest_delta=1e-10
+    )
     assert len(figure.axes) == 1 and "Fig. 1" in figure.axes[0].get_title()
-    frame = K.figure_frame(3, {**FIG3, "accountants": {"weak adversary": "weak-adversary"}, "extra_accountants": []})
+    frame = K.figure_frame(
+        3, {**FIG3, "accountants": {"weak adversary": "weak-adversary"}, "extra_accountants": []}
+    )
     figure = figure_koskela(frame, reference[reference["figure"] == "3"], number=3, section=FIG3)
     assert [ax.get_title() for ax in figure.axes] == ["n_c = 1", "n_c = 4"]
 
 
 # Issue 21: the recorded checks of their Fig. 1 RDP and Fig. 2 PLD curves (tools/verify_koskela_fig{1_rdp,2_pld}.py)
+
 
 def _check(name):
     frame = load_reference(name)
@@ -134,20 +204,30 @@ def test_recorded_fig1_check_their_rdp_is_the_order_shifted_sum_over_their_atoms
     finite = np.isfinite(theirs)
     assert finite.sum() >= 250 and np.allclose(theirs[finite], visited[finite], rtol=1e-8, atol=0)
     assert theirs.iloc[0] > 2.5 * ours.iloc[0]  # order 2: 2 D_3 against D_2
-    delta = check[check["quantity"] == "delta"].pivot_table(index=["compositions", "x"], columns="variant", values="value")
-    assert np.allclose(delta["stored"], delta["lines 110, 114 recomputed on the atoms their loops visit"], rtol=1e-8)
+    delta = check[check["quantity"] == "delta"].pivot_table(
+        index=["compositions", "x"], columns="variant", values="value"
+    )
+    assert np.allclose(
+        delta["stored"], delta["lines 110, 114 recomputed on the atoms their loops visit"], rtol=1e-8
+    )
 
 
 def test_recorded_fig2_check_line_455_predicts_their_curve_and_line_125_makes_the_deficit():
     check = _check(K.PLD_CHECK)
-    table = check.dropna(subset=["compositions"]).pivot_table(index="compositions", columns="variant", values="epsilon")
+    table = check.dropna(subset=["compositions"]).pivot_table(
+        index="compositions", columns="variant", values="epsilon"
+    )
     table = table.drop(index=1)
     stored = table["stored (eps_fig1_pld.p)"]
     assert np.allclose(table["prediction from line 455: log(1 - delta) + n_c x deficit"], stored, rtol=0.01)
     assert np.allclose(table["their functions as written"], stored, rtol=0.01)
     one = check[check["compositions"].isna() | (check["compositions"] == 1)].set_index("variant")["epsilon"]
     assert one.iloc[0] == 0.0  # line 125 as written rebuilds their omega cell for cell
-    assert one["one round, pair's ratio: -log E[e^-X]"] < 1e-12 < one["one round, line 125 as written: -log E[e^-X]"]
+    assert (
+        one["one round, pair's ratio: -log E[e^-X]"]
+        < 1e-12
+        < one["one round, line 125 as written: -log E[e^-X]"]
+    )
     fixed = table["lines 125 and 455 replaced"]
     ours = K.composed("clones-krr", epsilon_local=3.0, n_users=100_000, k=2, compositions=10, subsample=0.01)
     assert ours.epsilon_for_delta(1e-5) <= fixed[10] <= 1.1 * ours.epsilon_for_delta(1e-5)
@@ -160,7 +240,9 @@ def test_recorded_lower_bound_is_above_their_curve_at_small_compositions_and_bel
     for column in ("lower_bound", "stored"):
         check[column] = pd.to_numeric(check[column])
     below = K.below_lower_bound(check)
-    assert [n for n, _, _ in below] == [int(n) for n in check[check["stored"] < check["lower_bound"]]["compositions"]]
+    assert [n for n, _, _ in below] == [
+        int(n) for n in check[check["stored"] < check["lower_bound"]]["compositions"]
+    ]
     assert below and below[0][0] == 10  # their curve at n_c = 10 is under a certified lower bound
     upper = K.composed("clones-krr", epsilon_local=3.0, n_users=100_000, k=2, compositions=10, subsample=0.01)
     assert check.loc[check["compositions"] == 10, "lower_bound"].iloc[0] <= upper.epsilon_for_delta(1e-5)
@@ -171,7 +253,9 @@ def test_subsampled_lower_pair_reduces_to_the_unsampled_pair_at_q_one():
     """The Fig. 2 lower bound's pair (P, q Q + (1 - q) P) at q = 1 is the unsampled worst-case-lower pair:
     the same composed epsilon as the composition layer's."""
     mine = K.subsampled_lower_epsilon(K.subsampled_all_x0_pld(3.0, 2, 200, 1.0), 3, 1e-5, tail=0.0)
-    theirs = K.composed("worst-case-lower", epsilon_local=3.0, n_users=200, k=2, compositions=3).epsilon_for_delta(1e-5)
+    theirs = K.composed(
+        "worst-case-lower", epsilon_local=3.0, n_users=200, k=2, compositions=3
+    ).epsilon_for_delta(1e-5)
     assert mine == pytest.approx(theirs, rel=1e-3)
 
 
@@ -184,8 +268,10 @@ def test_their_get_omega_is_rebuilt_by_line_125_as_written():
     checkout = os.environ.get("SHUFFLEDP_KOSKELA_CHECKOUT")
     tools = Path(__file__).resolve().parents[2] / "tools"
     if not checkout or not (Path(checkout) / "clones_girgis_comparison_fig3").is_dir():
-        pytest.skip("Koskela et al.'s code (DPBayes/numerical-shuffler-experiments) is not checked out: set "
-                    "SHUFFLEDP_KOSKELA_CHECKOUT to it")
+        pytest.skip(
+            "Koskela et al.'s code (DPBayes/numerical-shuffler-experiments) is not checked out: set "
+            "SHUFFLEDP_KOSKELA_CHECKOUT to it"
+        )
     sys.path.insert(0, str(tools))
     try:
         import verify_koskela_fig2_pld as V
@@ -213,18 +299,33 @@ def test_fig1_draws_feldman_numerical_composed_above_the_tighter_clones_pld():
     # both are upper bounds; Thm 3.2's pair (C ~ Bin(n - 1, e^-eps0)) hides u among fewer clones than the k-RR pair
     assert (feldman >= pld * (1 - 1e-9)).all() and (feldman > pld).any()
     one = get_accountant("feldman-numerical", epsilon_local=2.0, n_users=300, k=2).delta_for_epsilon(
-        feldman.loc[1].index.to_numpy())
-    assert np.allclose(feldman.loc[1].to_numpy(), one, rtol=1e-3, atol=1e-14)  # one round: the accountant itself
-    verdicts = K.curve_verdicts(frame, load_reference("koskela_figures")[lambda r: r["figure"] == "1"],
-                                tolerance=0.01, smallest_delta=0.0)
+        feldman.loc[1].index.to_numpy()
+    )
+    assert np.allclose(
+        feldman.loc[1].to_numpy(), one, rtol=1e-3, atol=1e-14
+    )  # one round: the accountant itself
+    verdicts = K.curve_verdicts(
+        frame,
+        load_reference("koskela_figures")[lambda r: r["figure"] == "1"],
+        tolerance=0.01,
+        smallest_delta=0.0,
+    )
     added = verdicts[verdicts["curve"] == "feldman-numerical"]
     assert list(added["compositions"]) == [1, 2, 4] and "Sec. 3.3" in added["known_cause"].iloc[0]
     assert added["guarantee"].str.startswith("guarantee").all()
 
 
 def test_fig2_draws_the_certified_lower_bound_equal_to_the_recorded_check_and_below_our_upper_bound():
-    section = {"n_users": 100_000, "subsample": 0.01, "epsilon_local": 3.0, "k": 2, "delta": 1e-5,
-               "compositions": [10, 31, 100], "accountants": {"PLD": "clones-krr"}, "lower_bound": True}
+    section = {
+        "n_users": 100_000,
+        "subsample": 0.01,
+        "epsilon_local": 3.0,
+        "k": 2,
+        "delta": 1e-5,
+        "compositions": [10, 31, 100],
+        "accountants": {"PLD": "clones-krr"},
+        "lower_bound": True,
+    }
     frame = K.figure_frame(2, section)
     lower = frame[frame["curve"] == K.LOWER_CURVE].set_index("compositions")["value"]
     upper = frame[frame["curve"] == "PLD"].set_index("compositions")["value"]
@@ -234,8 +335,12 @@ def test_fig2_draws_the_certified_lower_bound_equal_to_the_recorded_check_and_be
     assert np.allclose(lower, recorded, rtol=1e-9)  # the workflow's value is the recorded tool's value
     stored = pd.to_numeric(check["stored"]).loc[lower.index]
     assert (stored.loc[[10, 31]] < lower.loc[[10, 31]]).all()  # their curve under a certified lower bound
-    verdicts = K.curve_verdicts(frame, load_reference("koskela_figures")[lambda r: r["figure"] == "2"],
-                                tolerance=0.01, smallest_delta=0.0)
+    verdicts = K.curve_verdicts(
+        frame,
+        load_reference("koskela_figures")[lambda r: r["figure"] == "2"],
+        tolerance=0.01,
+        smallest_delta=0.0,
+    )
     row = verdicts[verdicts["curve"] == K.LOWER_CURVE]
     assert len(row) == 1 and row["guarantee"].iloc[0].startswith("not a guarantee: a lower bound")
 
@@ -244,7 +349,9 @@ def test_balle_theorem_31_as_stated_gives_nothing_here_and_its_formula_is_the_cl
     setting = {"epsilon_local": math.log(13), "n_users": 1000, "k": 4}
     deltas = np.array([1e-4, 1e-7])
     assert np.isinf(K.balle_theorem_epsilon(deltas, 1, **setting)).all()  # smallest delta at eps <= 1: 0.023
-    assert float(K.balle_single_delta(1.0, **setting)) == pytest.approx(2 * math.exp(-0.25 * 999 / 56), rel=1e-12)
+    assert float(K.balle_single_delta(1.0, **setting)) == pytest.approx(
+        2 * math.exp(-0.25 * 999 / 56), rel=1e-12
+    )
     formula = K.balle_theorem_epsilon(deltas, 1, stated=False, **setting)
     assert np.allclose(formula, np.sqrt(14 * 4 * np.log(2 / deltas) / (0.25 * 999)), rtol=1e-12)
     assert np.allclose(K.balle_single_delta(formula, **setting), deltas, rtol=1e-9)
@@ -254,23 +361,34 @@ def test_balle_theorem_31_as_stated_gives_nothing_here_and_its_formula_is_the_cl
     # where Thm 3.1 does apply (large n), its composed guarantee is finite and below the formula's basic composition
     big = {"epsilon_local": math.log(13), "n_users": 1_000_000, "k": 4}
     stated = K.balle_theorem_epsilon(deltas, 4, **big)
-    assert np.isfinite(stated).all() and (stated <= 4 * K.balle_theorem_epsilon(deltas / 4, 1, **big) + 4e-3).all()
+    assert (
+        np.isfinite(stated).all()
+        and (stated <= 4 * K.balle_theorem_epsilon(deltas / 4, 1, **big) + 4e-3).all()
+    )
 
 
 @pytest.fixture(scope="module")
 def fig3_with_balle():
-    section = {**FIG3, "extra_accountants": ["worst-case-lower", "clones-krr"], "balle": True,
-               "accountants": {**FIG3["accountants"], "clones (Feldman et al. 2023)": "clones-krr-2023"}}
+    section = {
+        **FIG3,
+        "extra_accountants": ["worst-case-lower", "clones-krr"],
+        "balle": True,
+        "accountants": {**FIG3["accountants"], "clones (Feldman et al. 2023)": "clones-krr-2023"},
+    }
     return K.figure_frame(3, section), section
 
 
 def test_fig3_has_balle_curves_with_a_verdict_and_a_guarantee_each(fig3_with_balle):
     frame, _ = fig3_with_balle
     assert {K.BALLE_CURVE, K.BALLE_FORMULA_CURVE} <= set(frame["curve"])
-    verdicts = K.curve_verdicts(frame, load_reference("koskela_figures")[lambda r: r["figure"] == "3"],
-                                tolerance=0.01, smallest_delta=0.0)
+    verdicts = K.curve_verdicts(
+        frame,
+        load_reference("koskela_figures")[lambda r: r["figure"] == "3"],
+        tolerance=0.01,
+        smallest_delta=0.0,
+    )
     drawn = set(frame["curve"])
-    assert drawn <= set(verdicts["curve"])   # every drawn curve has a verdict
+    assert drawn <= set(verdicts["curve"])  # every drawn curve has a verdict
     assert (verdicts["guarantee"] != "").all()
     formula = verdicts[verdicts["curve"] == K.BALLE_FORMULA_CURVE]["guarantee"]
     assert formula.str.startswith("not a guarantee").all()
@@ -285,7 +403,10 @@ def test_every_curve_of_a_figure_has_its_own_colour_and_line_style_and_markers_i
     curves = list(frame[["curve", "accountant"]].drop_duplicates().itertuples(index=False, name=None))
     styles = [curve_style(c, n) for c, n in curves]
     assert len({s[0] for s in styles}) == len({(s[0], str(s[1])) for s in styles}) == len(curves)
-    for pairs in (["clones-krr", "clones-krr-rdp", "feldman-numerical"], ["clones-krr", "girgis-rdp", K.LOWER_CURVE]):
+    for pairs in (
+        ["clones-krr", "clones-krr-rdp", "feldman-numerical"],
+        ["clones-krr", "girgis-rdp", K.LOWER_CURVE],
+    ):
         assert len({curve_style(p, p)[0] for p in pairs}) == len(pairs)
     reference = load_reference("koskela_figures")
     figure = figure_koskela(frame, reference[reference["figure"] == "3"], number=3, section=section)
@@ -304,24 +425,42 @@ def test_koskela_modules_keep_functions_within_60_lines():
     from pathlib import Path
 
     root = Path(K.__file__).resolve().parents[1]
-    for path in ["experiments/koskela.py", "experiments/shuffled_gaussian.py", "plotting/koskela.py",
-                 "plotting/koskela_fig4.py"]:
+    for path in [
+        "experiments/koskela.py",
+        "experiments/shuffled_gaussian.py",
+        "plotting/koskela.py",
+        "plotting/koskela_fig4.py",
+    ]:
         tree = ast.parse((root / path).read_text(encoding="utf-8"))
-        long = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 > 60]
+        long = [
+            n.name
+            for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 > 60
+        ]
         assert not long, f"{path}: {long}"
 
 
 def test_fig2_legend_says_their_stored_curve_is_not_a_guarantee_where_below_the_lower_bound():
     from shuffledp.plotting.koskela import figure_koskela
 
-    section = {"n_users": 100_000, "subsample": 0.01, "epsilon_local": 3.0, "k": 2, "delta": 1e-5,
-               "compositions": [10, 31, 100], "accountants": {"PLD": "clones-krr"}, "lower_bound": True}
+    section = {
+        "n_users": 100_000,
+        "subsample": 0.01,
+        "epsilon_local": 3.0,
+        "k": 2,
+        "delta": 1e-5,
+        "compositions": [10, 31, 100],
+        "accountants": {"PLD": "clones-krr"},
+        "lower_bound": True,
+    }
     frame = K.figure_frame(2, section)
     reference = load_reference("koskela_figures")
     figure = figure_koskela(frame, reference[reference["figure"] == "2"], number=2, section=section)
     labels = [t.get_text().replace("\n  ", " ") for legend in figure.legends for t in legend.get_texts()]
     stored = [t for t in labels if t.startswith("PLD: Koskela")]
-    assert len(stored) == 1 and stored[0].endswith("NOT a guarantee: below our certified lower bound at n_c = 10, n_c = 31")
+    assert len(stored) == 1 and stored[0].endswith(
+        "NOT a guarantee: below our certified lower bound at n_c = 10, n_c = 31"
+    )
 
 
 def test_feldman_et_al_code_brackets_our_feldman_numerical():
@@ -333,13 +472,22 @@ def test_feldman_et_al_code_brackets_our_feldman_numerical():
 
     checkout = os.environ.get("FELDMAN_SHUFFLING_AMPLIFICATION")
     if not checkout or not (Path(checkout) / "computeamplification.py").is_file():
-        pytest.skip("Feldman et al.'s code (apple/ml-shuffling-amplification) is not checked out: set "
-                    "FELDMAN_SHUFFLING_AMPLIFICATION to it")
-    spec = importlib.util.spec_from_file_location("computeamplification", Path(checkout) / "computeamplification.py")
+        pytest.skip(
+            "Feldman et al.'s code (apple/ml-shuffling-amplification) is not checked out: set "
+            "FELDMAN_SHUFFLING_AMPLIFICATION to it"
+        )
+    spec = importlib.util.spec_from_file_location(
+        "computeamplification", Path(checkout) / "computeamplification.py"
+    )
     peer = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(peer)
     epsilons = np.array([0.1, 0.4, 0.7])
-    ours = get_accountant("feldman-numerical", epsilon_local=4.0, n_users=10_000, k=2).delta_for_epsilon(epsilons)
+    ours = get_accountant("feldman-numerical", epsilon_local=4.0, n_users=10_000, k=2).delta_for_epsilon(
+        epsilons
+    )
     for epsilon, value in zip(epsilons, ours):
-        assert peer.deltacomp(10_000, 4.0, float(epsilon), 1.0, 1, False) <= value <= peer.deltacomp(
-            10_000, 4.0, float(epsilon), 1.0, 1, True)
+        assert (
+            peer.deltacomp(10_000, 4.0, float(epsilon), 1.0, 1, False)
+            <= value
+            <= peer.deltacomp(10_000, 4.0, float(epsilon), 1.0, 1, True)
+        )

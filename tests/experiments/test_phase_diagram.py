@@ -23,9 +23,19 @@ from shuffledp.experiments.phase_diagram import (
 )
 
 EQUAL = {"delta_fixed": [1e-6], "delta_power": [1.1], "epsilon": [1.0], "epsilon_local_upper": 30.0}
-PHASE = {"k": [2, 5], "n_min": 100, "n_max": 10000, "n_points": 3, "epsilon_min": 0.5, "epsilon_max": 4.0,
-         "epsilon_points": 3, "accountant": "worst-case-upper", "binary_accountant": "worst-case-upper",
-         "tolerance": 1e-4, "data": "uniform"}
+PHASE = {
+    "k": [2, 5],
+    "n_min": 100,
+    "n_max": 10000,
+    "n_points": 3,
+    "epsilon_min": 0.5,
+    "epsilon_max": 4.0,
+    "epsilon_points": 3,
+    "accountant": "worst-case-upper",
+    "binary_accountant": "worst-case-upper",
+    "tolerance": 1e-4,
+    "data": "uniform",
+}
 
 
 def test_delta_rules_are_named_as_the_equal_guarantee_grid():
@@ -45,7 +55,10 @@ def test_every_panel_is_calibrated_on_a_guarantee(key, k):
     from shuffledp.accounting import BoundKind, accountant_class
 
     assert accountant_class(accountant_for(PHASE, k)).kind is BoundKind.UPPER
-    with pytest.raises(ValueError, match=rf"`utility.phase_diagram.{key}` must be an upper-bound accountant .*'worst-case-lower' \(lower bound\)"):
+    with pytest.raises(
+        ValueError,
+        match=rf"`utility.phase_diagram.{key}` must be an upper-bound accountant .*'worst-case-lower' \(lower bound\)",
+    ):
         accountant_for({**PHASE, key: "worst-case-lower"}, k)
 
 
@@ -56,13 +69,17 @@ def test_shipped_config_calibrates_every_panel_on_an_upper_bound():
 
     from shuffledp.accounting import BoundKind, accountant_class
 
-    config = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text(encoding="utf-8"))
+    config = yaml.safe_load(
+        (Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text(encoding="utf-8")
+    )
     phase = config["utility"]["phase_diagram"]
     assert all(accountant_class(accountant_for(phase, k)).kind is BoundKind.UPPER for k in phase["k"])
 
 
 def test_grid_rows_are_the_exact_rows():
-    grid = grid_job({**PHASE, "n_max": 100, "n_points": 2, "epsilon_points": 2}, EQUAL, k=5, neighbouring="replace-one")
+    grid = grid_job(
+        {**PHASE, "n_max": 100, "n_points": 2, "epsilon_points": 2}, EQUAL, k=5, neighbouring="replace-one"
+    )
     assert len(grid) == 2 * 1 * 2  # rules x n x epsilon
     row = grid.iloc[0]
     counts = np.full(5, 20)
@@ -75,8 +92,15 @@ def test_grid_rows_are_the_exact_rows():
 def test_boundary_interpolates_in_log_epsilon():
     """log ratio = log(epsilon) - log(2) crosses 0 at epsilon = 2 exactly (linear in log epsilon)."""
     epsilons = np.array([0.5, 1.0, 4.0, 8.0])
-    grid = pd.DataFrame({"delta_rule": "r", "k": 3, "n_users": 10, "epsilon": epsilons,
-                         "log_ratio": np.log(epsilons) - math.log(2.0)})
+    grid = pd.DataFrame(
+        {
+            "delta_rule": "r",
+            "k": 3,
+            "n_users": 10,
+            "epsilon": epsilons,
+            "log_ratio": np.log(epsilons) - math.log(2.0),
+        }
+    )
     crossing = boundary(grid)
     assert len(crossing) == 1 and crossing["epsilon"].iloc[0] == pytest.approx(2.0)
     assert bool(crossing["shuffle_wins_below"].iloc[0])
@@ -86,15 +110,47 @@ def test_monte_carlo_verdicts():
     keys = {"dataset": "synthetic", "k": 5, "n_users": 200, "delta_rule": "fixed 0.001"}
     rows = []
     for epsilon, shuffle, gaussian in ((0.5, 1.0, 2.0), (1.0, 2.0, 1.0), (2.0, 1.0, 1.01)):
-        rows.append({**keys, "epsilon": epsilon, "mechanism": "shuffle+INV-unprojected", "calibration": "weak-adversary",
-                     "tv_mean": shuffle, "tv_se": 0.01})
-        rows.append({**keys, "epsilon": epsilon, "mechanism": "shuffle+INV-unprojected", "calibration": "worst-case-lower",
-                     "tv_mean": 0.0, "tv_se": 0.01})
-        rows.append({**keys, "epsilon": epsilon, "mechanism": "gaussian", "calibration": "none", "tv_mean": gaussian,
-                     "tv_se": 0.01})
+        rows.append(
+            {
+                **keys,
+                "epsilon": epsilon,
+                "mechanism": "shuffle+INV-unprojected",
+                "calibration": "weak-adversary",
+                "tv_mean": shuffle,
+                "tv_se": 0.01,
+            }
+        )
+        rows.append(
+            {
+                **keys,
+                "epsilon": epsilon,
+                "mechanism": "shuffle+INV-unprojected",
+                "calibration": "worst-case-lower",
+                "tv_mean": 0.0,
+                "tv_se": 0.01,
+            }
+        )
+        rows.append(
+            {
+                **keys,
+                "epsilon": epsilon,
+                "mechanism": "gaussian",
+                "calibration": "none",
+                "tv_mean": gaussian,
+                "tv_se": 0.01,
+            }
+        )
         # the projected Gaussian is not the phase diagram's pair (both sides unprojected, issue 33): ignored
-        rows.append({**keys, "epsilon": epsilon, "mechanism": "gaussian+proj", "calibration": "none", "tv_mean": 0.0,
-                     "tv_se": 0.01})
+        rows.append(
+            {
+                **keys,
+                "epsilon": epsilon,
+                "mechanism": "gaussian+proj",
+                "calibration": "none",
+                "tv_mean": 0.0,
+                "tv_se": 0.01,
+            }
+        )
     verdicts = monte_carlo_verdicts(pd.DataFrame(rows))
     assert verdicts["verdict"].tolist() == ["shuffle", "gaussian", "undecided"]
     assert verdicts["ratio"].tolist() == pytest.approx([0.5, 2.0, 1 / 1.01])
@@ -130,8 +186,12 @@ print(repr([(r.epsilon, r.delta, r.sigma) for r in rows[rows["mechanism"] == "ga
         cases = eval(line)  # noqa: S307 - our own repr of floats
         assert cases
         for epsilon, delta, sigma in cases:
-            assert sigma == gaussian_calibration(epsilon=epsilon, delta=delta,
-                                                 sensitivity=sensitivity_for("replace-one")).sigma
+            assert (
+                sigma
+                == gaussian_calibration(
+                    epsilon=epsilon, delta=delta, sensitivity=sensitivity_for("replace-one")
+                ).sigma
+            )
 
 
 def test_shards_together_are_the_whole_grid():
@@ -139,7 +199,9 @@ def test_shards_together_are_the_whole_grid():
     combines them (sorted by rule, k, n, epsilon), exactly the rows of one job; no point is in two shards."""
     keys = ["delta_rule", "k", "n_users", "epsilon"]
     whole = grid_job(PHASE, EQUAL, k=5, neighbouring="replace-one")
-    parts = [grid_job({**PHASE, "shards": 4}, EQUAL, k=5, neighbouring="replace-one", shard=s) for s in range(4)]
+    parts = [
+        grid_job({**PHASE, "shards": 4}, EQUAL, k=5, neighbouring="replace-one", shard=s) for s in range(4)
+    ]
     assert [len(part) for part in parts] == [5, 5, 4, 4]  # 18 points: 2 rules x 3 n x 3 epsilon
     combined = pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
     assert not combined.duplicated(keys).any()
@@ -150,7 +212,9 @@ def test_shards_together_are_the_whole_grid():
 
 @pytest.mark.parametrize("shard", [-1, 4])
 def test_a_shard_outside_the_grid_is_refused(shard):
-    with pytest.raises(ValueError, match=rf"`shard` must be in 0..3 \(utility.phase_diagram.shards = 4\); got {shard}"):
+    with pytest.raises(
+        ValueError, match=rf"`shard` must be in 0..3 \(utility.phase_diagram.shards = 4\); got {shard}"
+    ):
         grid_job({**PHASE, "shards": 4}, EQUAL, k=5, neighbouring="replace-one", shard=shard)
 
 
@@ -166,7 +230,9 @@ def test_publication_config_is_at_least_40_by_40_and_sharded():
 
     root = Path(__file__).resolve().parents[2]
     config = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))
-    update_config(config, yaml.safe_load((root / "config" / "phase_publication.yaml").read_text(encoding="utf-8")))
+    update_config(
+        config, yaml.safe_load((root / "config" / "phase_publication.yaml").read_text(encoding="utf-8"))
+    )
     config = validate_config(config, load_schema(root / "config" / "schema" / "config.schema.yaml"))
     phase = config["utility"]["phase_diagram"]
     n_axis, epsilon_axis = grid_axes(phase)
@@ -184,11 +250,16 @@ def test_binary_bracket_is_a_lower_bound_and_only_at_k2():
     assert bracket_for(PHASE, 2) is None
     assert bracket_for({**PHASE, "binary_bracket": "worst-case-lower"}, 2) == "worst-case-lower"
     assert bracket_for({**PHASE, "binary_bracket": "worst-case-lower"}, 5) is None
-    with pytest.raises(ValueError, match=r"`utility.phase_diagram.binary_bracket` must be a lower-bound accountant .*"
-                                         r"'weak-adversary' \(upper bound\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"`utility.phase_diagram.binary_bracket` must be a lower-bound accountant .*"
+        r"'weak-adversary' \(upper bound\)",
+    ):
         grid_job({**PHASE, "binary_bracket": "weak-adversary"}, EQUAL, k=2, neighbouring="replace-one")
     root = Path(__file__).resolve().parents[2]
-    shipped = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))["utility"]["phase_diagram"]
+    shipped = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))["utility"][
+        "phase_diagram"
+    ]
     assert bracket_for(shipped, 2) == "worst-case-lower"
 
 
@@ -203,6 +274,8 @@ def test_bracketed_k2_grid_moves_within_the_tolerance_and_shards_still_equal_one
     pd.testing.assert_frame_equal(whole[keys], plain[keys])
     moved = (whole["epsilon_local"] - plain["epsilon_local"]).abs()
     assert moved.max() <= 1e-3 and (whole["epsilon_local"] >= whole["epsilon"]).all()
-    parts = [grid_job({**phase, "shards": 3}, EQUAL, k=2, neighbouring="replace-one", shard=s) for s in range(3)]
+    parts = [
+        grid_job({**phase, "shards": 3}, EQUAL, k=2, neighbouring="replace-one", shard=s) for s in range(3)
+    ]
     combined = pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
     pd.testing.assert_frame_equal(combined, whole.sort_values(keys, kind="stable").reset_index(drop=True))

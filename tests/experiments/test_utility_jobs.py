@@ -20,8 +20,9 @@ def test_discretise_normal_bins_of_width_one_centred_on_integers(value, expected
 
 
 def test_synthetic_counts_follow_the_discretised_normal():
-    counts = E.synthetic_counts(200_000, k=15, mean=0.0, standard_deviation=2.0, bin_width=1.0,
-                                rng=np.random.default_rng(5))
+    counts = E.synthetic_counts(
+        200_000, k=15, mean=0.0, standard_deviation=2.0, bin_width=1.0, rng=np.random.default_rng(5)
+    )
     from scipy.stats import norm
 
     edges = np.arange(-7.5, 8.5, 1.0)
@@ -56,38 +57,60 @@ def test_delta_floor_rule_marks_zero_delta_and_keeps_positive_delta():
 
 def test_community_utility_replicates_depend_only_on_their_stream():
     counts = np.array([40, 30, 20, 10])
-    first = E.community_utility(counts, epsilon_local=1.0, sigma=2.0, estimator="inv-projection",
-                                rng=job_rng(7, "x", 1), replicates=3)
-    E.community_utility(counts, epsilon_local=1.0, sigma=2.0, estimator="inv-projection", rng=job_rng(7, "y"), replicates=3)
-    again = E.community_utility(counts, epsilon_local=1.0, sigma=2.0, estimator="inv-projection",
-                                rng=job_rng(7, "x", 1), replicates=3)
+    first = E.community_utility(
+        counts, epsilon_local=1.0, sigma=2.0, estimator="inv-projection", rng=job_rng(7, "x", 1), replicates=3
+    )
+    E.community_utility(
+        counts, epsilon_local=1.0, sigma=2.0, estimator="inv-projection", rng=job_rng(7, "y"), replicates=3
+    )
+    again = E.community_utility(
+        counts, epsilon_local=1.0, sigma=2.0, estimator="inv-projection", rng=job_rng(7, "x", 1), replicates=3
+    )
     for mechanism in E.MECHANISMS:
         np.testing.assert_array_equal(first[mechanism], again[mechanism])
     assert set(first) == set(E.MECHANISMS)
-    no_gaussian = E.community_utility(counts, epsilon_local=1.0, sigma=math.inf, estimator="inv", rng=job_rng(7, "z"))
+    no_gaussian = E.community_utility(
+        counts, epsilon_local=1.0, sigma=math.inf, estimator="inv", rng=job_rng(7, "z")
+    )
     assert np.isnan(no_gaussian["gaussian"]).all()
 
 
 def test_individual_utility_gaussian_error_scale_matches_half_normal():
     # E|N(0, sigma^2)| = sigma sqrt(2 / pi) (closed form); 20,000 draws, 5 standard errors
     counts = np.array([500, 300, 200])
-    errors = E.individual_utility(counts, [0, 2], epsilon_local=2.0, sigmas=[3.0, 6.0], estimator="inv-projection",
-                                  rng=np.random.default_rng(2), replicates=20_000)
+    errors = E.individual_utility(
+        counts,
+        [0, 2],
+        epsilon_local=2.0,
+        sigmas=[3.0, 6.0],
+        estimator="inv-projection",
+        rng=np.random.default_rng(2),
+        replicates=20_000,
+    )
     expected = np.array([3.0, 6.0]) * math.sqrt(2 / math.pi) / 1000
     se = np.array([3.0, 6.0]) * math.sqrt(1 - 2 / math.pi) / 1000 / math.sqrt(20_000)
     assert np.all(np.abs(errors["gaussian"].mean(axis=0) - expected) <= 5 * se)
     assert errors["shuffle+INV"].shape == (20_000, 2)
 
 
-@pytest.mark.skipif("strong-adversary" not in list_accountants(), reason="strong-adversary accountant not registered yet")
+@pytest.mark.skipif(
+    "strong-adversary" not in list_accountants(), reason="strong-adversary accountant not registered yet"
+)
 def test_community_sweep_is_independent_of_job_order():
     # A replicate's numbers depend only on (seed, identity): running the grid in another order or in
     # separate jobs (as with --cores > 1) gives identical rows.
     region = np.array([30, 10, 0, 25, 5, 30])
-    common = dict(settings=[{"epsilon": 1.0, "epsilon_local": 2.0}], runs=2, replace=True,
-                  accountants=[("configured", "strong-adversary"), ("lower", "worst-case-lower")],
-                  neighbouring_sensitivity=math.sqrt(2), delta_floor=1e-300, estimator="inv-projection", seed=11,
-                  identity=("test",))
+    common = dict(
+        settings=[{"epsilon": 1.0, "epsilon_local": 2.0}],
+        runs=2,
+        replace=True,
+        accountants=[("configured", "strong-adversary"), ("lower", "worst-case-lower")],
+        neighbouring_sensitivity=math.sqrt(2),
+        delta_floor=1e-300,
+        estimator="inv-projection",
+        seed=11,
+        identity=("test",),
+    )
     together = E.community_sweep(region, n_users_grid=[50, 80], **common)
     reversed_ = E.community_sweep(region, n_users_grid=[80, 50], **common)
     alone = E.community_sweep(region, n_users_grid=[80], **common)

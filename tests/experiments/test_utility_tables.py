@@ -26,7 +26,9 @@ def test_interval_strength_matches_the_uniform_closed_form():
     strength = T.interval_strength(draws, 0.025, 0.975)
     assert strength["p_pass_3x_larger"] == pytest.approx(0.95 / 3, abs=1e-4)
     assert strength["p_pass_3x_smaller"] == pytest.approx(0.925, abs=1e-4)
-    assert strength["interval_ratio"] == pytest.approx(39.0) and strength["interval_decades"] == pytest.approx(math.log10(39))
+    assert strength["interval_ratio"] == pytest.approx(39.0) and strength[
+        "interval_decades"
+    ] == pytest.approx(math.log10(39))
     assert T.interval_strength(draws, 0.0, 0.5)["interval_ratio"] == math.inf
 
 
@@ -49,7 +51,9 @@ def utility_config():
         return yaml.safe_load(handle)["utility"]
 
 
-@pytest.mark.skipif("strong-adversary" not in list_accountants(), reason="strong-adversary accountant not registered yet")
+@pytest.mark.skipif(
+    "strong-adversary" not in list_accountants(), reason="strong-adversary accountant not registered yet"
+)
 def test_individual_tables_flag_each_calibration_and_empty_cells(utility_config):
     counts = np.array([0, 40, 3, 0, 90, 17, 50])  # cells 0 and 3 hold nobody
     setting = {**utility_config["gowalla"]["table6"], "replicates": 400}
@@ -57,13 +61,23 @@ def test_individual_tables_flag_each_calibration_and_empty_cells(utility_config)
     # strong-adversary (valid but loose) is positive at eps = eps0, unlike eq. (6) and the tight bounds
     utility = {**utility_config, "accountant": "strong-adversary"}
     rows = E.individual_job(counts, x0s, x0s, utility=utility, setting=setting, seed=5, identity=("t",))
-    reference = pd.DataFrame([{"block": "R", "row": f"x0={x}", "column": c, "value": "1E-3"}
-                              for x in x0s for c in ("Gaussian", "shuffle+INV")])
-    wide, comparison = T.individual_tables(rows.assign(label="R"), reference, table="VI", block_of=lambda r: r["label"])
+    reference = pd.DataFrame(
+        [
+            {"block": "R", "row": f"x0={x}", "column": c, "value": "1E-3"}
+            for x in x0s
+            for c in ("Gaussian", "shuffle+INV")
+        ]
+    )
+    wide, comparison = T.individual_tables(
+        rows.assign(label="R"), reference, table="VI", block_of=lambda r: r["label"]
+    )
     gaussian = rows[rows["mechanism"] == "gaussian"]
     assert set(gaussian["calibration"]) == {"as_printed", "configured", "lower"}
-    for calibration, column in (("as_printed", "delta floored (printed)"), ("configured", "delta floored (configured)"),
-                                ("lower", "delta floored (lower)")):
+    for calibration, column in (
+        ("as_printed", "delta floored (printed)"),
+        ("configured", "delta floored (configured)"),
+        ("lower", "delta floored (lower)"),
+    ):
         flags = gaussian[gaussian["calibration"] == calibration].set_index("x0")["delta_floored"].astype(bool)
         assert wide.set_index("x0")[column].to_dict() == flags.to_dict()
     # eq. (6) at eps = eps0 is 0 (floored) while the configured bound is positive: the flags must differ.
@@ -73,7 +87,7 @@ def test_individual_tables_flag_each_calibration_and_empty_cells(utility_config)
     lower = gaussian[gaussian["calibration"] == "lower"].set_index("x0")["mean"]
     assert wide.set_index("x0")["Gaussian ours (lower delta)"].to_dict() == lower.to_dict()
     assert wide.set_index("x0")["x0 note"].astype(bool).to_dict() == {x: counts[x] == 0 for x in x0s}
-    assert list(comparison.columns[-len(T.STRENGTH_COLUMNS):]) == T.STRENGTH_COLUMNS
+    assert list(comparison.columns[-len(T.STRENGTH_COLUMNS) :]) == T.STRENGTH_COLUMNS
     tests = comparison[comparison["verdict"].isin(["reproduced", "not reproduced"])]
     assert len(tests) and tests["interval_high"].notna().all()
     assert tests["p_pass_3x_larger"].between(0, 1).all() and tests["p_pass_3x_smaller"].between(0, 1).all()
@@ -94,11 +108,23 @@ def _community_rows(sigma, shuffle_tv, *, n_users=500, k=6, draws=4000, seed=3):
     """Rows like synthetic_community_job's: Gaussian TVs simulated at sigma, shuffle+INV TVs given."""
     rng = np.random.default_rng(seed)
     gaussian_tv = 0.5 * np.abs(rng.normal(0.0, sigma, size=(draws, k))).sum(axis=1) / n_users
-    common = {"n_users": n_users, "epsilon": 1.0, "epsilon_local": 1.0, "calibration": "configured",
-              "accountant": "weak-adversary", "delta": 0.0, "delta_used": 1e-300, "delta_floored": True,
-              "sigma": sigma, "sigma_diffprivlib": sigma, "diffprivlib_differs": False}
-    return pd.DataFrame([{**common, "mechanism": "gaussian", "tv": t} for t in gaussian_tv]
-                        + [{**common, "mechanism": "shuffle+INV", "tv": t} for t in shuffle_tv])
+    common = {
+        "n_users": n_users,
+        "epsilon": 1.0,
+        "epsilon_local": 1.0,
+        "calibration": "configured",
+        "accountant": "weak-adversary",
+        "delta": 0.0,
+        "delta_used": 1e-300,
+        "delta_floored": True,
+        "sigma": sigma,
+        "sigma_diffprivlib": sigma,
+        "diffprivlib_differs": False,
+    }
+    return pd.DataFrame(
+        [{**common, "mechanism": "gaussian", "tv": t} for t in gaussian_tv]
+        + [{**common, "mechanism": "shuffle+INV", "tv": t} for t in shuffle_tv]
+    )
 
 
 def test_floor_break_even_matches_closed_forms_and_simulation():
@@ -111,12 +137,18 @@ def test_floor_break_even_matches_closed_forms_and_simulation():
     assert floor["tv_gaussian_expected"] == pytest.approx(k * 3.0 * math.sqrt(2 / math.pi) / (2 * n_users))
     assert floor["tv_gaussian_mean"] == pytest.approx(floor["tv_gaussian_expected"], rel=0.02)
     # sigma* makes that expectation equal shuffle+INV's mean TV
-    assert k * floor["sigma_break_even"] * math.sqrt(2 / math.pi) / (2 * n_users) == pytest.approx(shuffle_tv.mean())
+    assert k * floor["sigma_break_even"] * math.sqrt(2 / math.pi) / (2 * n_users) == pytest.approx(
+        shuffle_tv.mean()
+    )
     # delta* is Balle & Wang's tight delta at sigma*, here in linear space with scipy (independent of log_ndtr)
     s, eps = floor["sigma_break_even"], 1.0
-    linear = norm.cdf(sensitivity / (2 * s) - eps * s / sensitivity) - math.exp(eps) * norm.cdf(-sensitivity / (2 * s) - eps * s / sensitivity)
+    linear = norm.cdf(sensitivity / (2 * s) - eps * s / sensitivity) - math.exp(eps) * norm.cdf(
+        -sensitivity / (2 * s) - eps * s / sensitivity
+    )
     assert 10 ** floor["log10_delta_break_even"] == pytest.approx(linear, rel=1e-9)
-    assert floor["winner_at_delta_used"] == ("gaussian" if floor["tv_gaussian_expected"] < shuffle_tv.mean() else "shuffle+INV")
+    assert floor["winner_at_delta_used"] == (
+        "gaussian" if floor["tv_gaussian_expected"] < shuffle_tv.mean() else "shuffle+INV"
+    )
 
 
 def test_floor_break_even_winner_flips_at_delta_star():
@@ -126,7 +158,12 @@ def test_floor_break_even_winner_flips_at_delta_star():
     shuffle_tv = np.array([0.010, 0.012])
     star = T.floor_break_even(_community_rows(3.0, shuffle_tv, draws=2), k=k, sensitivity=sensitivity).iloc[0]
     delta_star = 10 ** star["log10_delta_break_even"]
-    for factor, winner in ((1.5, "gaussian"), (1 / 1.5, "shuffle+INV")):  # more delta, less noise: the Gaussian wins
+    for factor, winner in (
+        (1.5, "gaussian"),
+        (1 / 1.5, "shuffle+INV"),
+    ):  # more delta, less noise: the Gaussian wins
         sigma = analytic_gaussian_sigma(epsilon=1.0, delta=delta_star * factor, sensitivity=sensitivity)
-        row = T.floor_break_even(_community_rows(sigma, shuffle_tv, draws=2), k=k, sensitivity=sensitivity).iloc[0]
+        row = T.floor_break_even(
+            _community_rows(sigma, shuffle_tv, draws=2), k=k, sensitivity=sensitivity
+        ).iloc[0]
         assert row["winner_at_delta_used"] == winner

@@ -22,8 +22,15 @@ EPSILON_LOCALS = (0.5, 4.0)
 DELTA = "1e-6"
 COMPOSITIONS = "10"
 #: accountants given --compositions 10 (composition.COMPOSABLE at b5277a5, plus the RDP family)
-COMPOSED = ("strong-adversary", "weak-adversary", "feldman-numerical", "clones-krr", "worst-case-lower",
-            "girgis-rdp", "girgis-rdp-simple")
+COMPOSED = (
+    "strong-adversary",
+    "weak-adversary",
+    "feldman-numerical",
+    "clones-krr",
+    "worst-case-lower",
+    "girgis-rdp",
+    "girgis-rdp-simple",
+)
 #: single-round calls skipped because they take minutes (none at present)
 SKIPPED: set = set()
 
@@ -33,8 +40,20 @@ def calls(names):
     from shuffledp.accounting import accountant_class
 
     for name, n, k, e0 in itertools.product(names, N_USERS, KS, EPSILON_LOCALS):
-        base = ["epsilon", "--accountant", name, "--eps0", str(e0), "--n", str(n), "--k", str(k),
-                "--delta", DELTA, "--json"]
+        base = [
+            "epsilon",
+            "--accountant",
+            name,
+            "--eps0",
+            str(e0),
+            "--n",
+            str(n),
+            "--k",
+            str(k),
+            "--delta",
+            DELTA,
+            "--json",
+        ]
         if accountant_class(name).needs_n_x0:
             base += ["--nx0", str(n // 2)]
         key = f"{name} n={n} k={k} eps0={e0}"

@@ -19,7 +19,9 @@ def _linear(colour) -> np.ndarray:
 
 def lab(colour) -> np.ndarray:
     """CIELAB (D65) of an sRGB colour."""
-    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ _linear(colour)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ _linear(
+        colour
+    )
     xyz = xyz / np.array([0.95047, 1.0, 1.08883])
     f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
@@ -32,7 +34,9 @@ def delta_e(first, second) -> float:
 def contrast_ratio(first, second) -> float:
     """WCAG contrast ratio (1 to 21) of two opaque colours."""
     weights = np.array([0.2126, 0.7152, 0.0722])
-    lighter, darker = sorted((float(weights @ _linear(first)), float(weights @ _linear(second))), reverse=True)
+    lighter, darker = sorted(
+        (float(weights @ _linear(first)), float(weights @ _linear(second))), reverse=True
+    )
     return (lighter + 0.05) / (darker + 0.05)
 
 

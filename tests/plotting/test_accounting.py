@@ -49,8 +49,14 @@ from shuffledp.experiments.accounting_grids import fig1_frame, fig1_grid, sweep_
 from shuffledp.plotting import style  # noqa: E402
 from shuffledp.plotting.accounting import SWEEP_SMALLEST_LOG10, figure_delta_surfaces, figure_sweep  # noqa: E402
 
-FIG1 = {"epsilon": {"start": 0.2, "stop": 2.0, "num": 4}, "epsilon_local": {"start": 0.5, "stop": 2.5, "num": 3},
-        "n_users": 40, "k": 5, "n_x0": {"rule": "fixed", "value": 30}, "accountants": ["biswas-printed", "biswas-exact"]}
+FIG1 = {
+    "epsilon": {"start": 0.2, "stop": 2.0, "num": 4},
+    "epsilon_local": {"start": 0.5, "stop": 2.5, "num": 3},
+    "n_users": 40,
+    "k": 5,
+    "n_x0": {"rule": "fixed", "value": 30},
+    "accountants": ["biswas-printed", "biswas-exact"],
+}
 
 
 def test_fig1_panels_share_colour_limits_and_titles_carry_the_accountant():
@@ -69,8 +75,16 @@ def test_fig1_panels_share_colour_limits_and_titles_carry_the_accountant():
 
 
 def _sweep(x: str, **lists):
-    sweep = {"n_users": [200], "k": [10], "epsilon_local": [2.0], "epsilon": [0.5, 1.0], "n_x0_fraction": [0.8],
-             "accountants": ["biswas-printed", "biswas-exact", "strong-adversary"], "x": x, **lists}
+    sweep = {
+        "n_users": [200],
+        "k": [10],
+        "epsilon_local": [2.0],
+        "epsilon": [0.5, 1.0],
+        "n_x0_fraction": [0.8],
+        "accountants": ["biswas-printed", "biswas-exact", "strong-adversary"],
+        "x": x,
+        **lists,
+    }
     return sweep_frame("test", sweep)
 
 
@@ -103,10 +117,22 @@ def test_sweep_draws_delta_on_a_log_axis_and_marks_what_it_cannot_draw():
 
 
 def test_sweep_draws_delta_down_to_1e_minus_300_and_marks_zero():
-    frame = pd.DataFrame({"sweep": "t", "accountant": ["strong-adversary"] * 3, "kind": "upper bound",
-                          "label": "upper bound", "n_users": [10, 100, 1000], "k": 10, "epsilon_local": 2.0,
-                          "n_x0_fraction": 0.8, "n_x0": [8, 80, 800], "epsilon": 0.5,
-                          "delta": [1e-5, 1e-300, 0.0], "log10_delta": [-5.0, -300.0, -np.inf]})
+    frame = pd.DataFrame(
+        {
+            "sweep": "t",
+            "accountant": ["strong-adversary"] * 3,
+            "kind": "upper bound",
+            "label": "upper bound",
+            "n_users": [10, 100, 1000],
+            "k": 10,
+            "epsilon_local": 2.0,
+            "n_x0_fraction": 0.8,
+            "n_x0": [8, 80, 800],
+            "epsilon": 0.5,
+            "delta": [1e-5, 1e-300, 0.0],
+            "log10_delta": [-5.0, -300.0, -np.inf],
+        }
+    )
     figure = figure_sweep(frame, x="n_users")
     (ax,) = figure.axes
     figure.canvas.draw()
@@ -166,11 +192,19 @@ from shuffledp.experiments.guarantees import epsilon_comparison_frame  # noqa: E
 from shuffledp.plotting.accounting import ROLE_MARKERS, comparison_styles, figure_epsilon_comparison  # noqa: E402
 
 COMPARISON = {
-    "delta": 1e-3, "k": 5, "against_n": {"epsilon_local": 1.0, "n_users": [20, 60, 200]},
+    "delta": 1e-3,
+    "k": 5,
+    "against_n": {"epsilon_local": 1.0, "n_users": [20, 60, 200]},
     "against_epsilon_local": {"n_users": 40, "epsilon_local": [0.5, 1.0, 2.0]},
     "n_x0": {"rule": "fraction", "value": 0.8},
-    "accountants": ["strong-adversary", "weak-adversary", "worst-case-lower", "balle-bennett-krr", "biswas-printed",
-                    "biswas-exact"],
+    "accountants": [
+        "strong-adversary",
+        "weak-adversary",
+        "worst-case-lower",
+        "balle-bennett-krr",
+        "biswas-printed",
+        "biswas-exact",
+    ],
 }
 
 
@@ -205,19 +239,32 @@ def test_epsilon_comparison_draws_every_point_or_marks_it(comparison_frame):
             assert curve.get_color() == comparison_styles(comparison_frame)[accountant][0]
             y = np.asarray(curve.get_ydata(), dtype=float)
             drawn = int(np.isfinite(y).sum())
-            marked = sum(len(line.get_xdata()) for gid, line in lines.items()
-                         if gid.startswith("epsilon-edge:") and gid.endswith(":" + accountant))
+            marked = sum(
+                len(line.get_xdata())
+                for gid, line in lines.items()
+                if gid.startswith("epsilon-edge:") and gid.endswith(":" + accountant)
+            )
             assert drawn + marked == len(group), accountant
             hollow = lines.get(f"epsilon-hollow:{accountant}")
-            assert (len(hollow.get_xdata()) if hollow is not None else 0) == int((group["status"] == "at or above eps0").sum())
+            assert (len(hollow.get_xdata()) if hollow is not None else 0) == int(
+                (group["status"] == "at or above eps0").sum()
+            )
         for status in ("unreachable", "epsilon = 0"):
             expected = int((rows["status"] == status).sum())
-            got = sum(len(line.get_xdata()) for gid, line in lines.items() if gid.startswith(f"epsilon-edge:{status}:"))
+            got = sum(
+                len(line.get_xdata())
+                for gid, line in lines.items()
+                if gid.startswith(f"epsilon-edge:{status}:")
+            )
             assert got == expected, status
     # the tiny setting has both kinds of edge markers, and the legend explains each
     texts = legend_texts(figure)
-    assert (comparison_frame["status"] == "unreachable").any() and "▲ at the top edge: no ε reaches δ" in texts
-    assert (comparison_frame["status"] == "epsilon = 0").any() and "▼ at the bottom edge: ε = 0 already meets δ" in texts
+    assert (
+        comparison_frame["status"] == "unreachable"
+    ).any() and "▲ at the top edge: no ε reaches δ" in texts
+    assert (
+        comparison_frame["status"] == "epsilon = 0"
+    ).any() and "▼ at the bottom edge: ε = 0 already meets δ" in texts
 
 
 def test_epsilon_comparison_legend_says_what_each_curve_is(comparison_frame):
@@ -229,7 +276,11 @@ def test_epsilon_comparison_legend_says_what_each_curve_is(comparison_frame):
             assert "one dataset (n_x0 = round(0.8 n), at most n − 1), not a guarantee" in entry
         elif role == "guarantee, all datasets":
             assert "valid for every dataset" in entry
-        unreachable = int(((comparison_frame["accountant"] == accountant) & (comparison_frame["status"] == "unreachable")).sum())
+        unreachable = int(
+            (
+                (comparison_frame["accountant"] == accountant) & (comparison_frame["status"] == "unreachable")
+            ).sum()
+        )
         assert (f"no ε at {unreachable}" in entry) == (unreachable > 0)
     assert "grey dashed: ε = ε0 (k-RR's own local guarantee)" in texts
 
@@ -241,9 +292,19 @@ def test_epsilon_comparison_curves_differ_in_colour_and_line_style():
 
     from figure_checks import delta_e
 
-    accountants = ["strong-adversary", "weak-adversary", "worst-case-lower", "feldman-numerical", "balle-blanket",
-                   "balle-hoeffding-generic", "balle-hoeffding-krr", "balle-bennett-generic", "balle-bennett-krr",
-                   "biswas-printed", "biswas-exact"]
+    accountants = [
+        "strong-adversary",
+        "weak-adversary",
+        "worst-case-lower",
+        "feldman-numerical",
+        "balle-blanket",
+        "balle-hoeffding-generic",
+        "balle-hoeffding-krr",
+        "balle-bennett-generic",
+        "balle-bennett-krr",
+        "biswas-printed",
+        "biswas-exact",
+    ]
     styles = style.curve_styles(accountants)
     colours = [colour for colour, _ in styles.values()]
     assert min(delta_e(a, b) for a, b in itertools.combinations(colours, 2)) >= style.MIN_CURVE_DELTA_E

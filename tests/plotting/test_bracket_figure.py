@@ -32,14 +32,22 @@ def _small_bracket() -> pd.DataFrame:
     for k in (3, 10):
         for eps0 in (1.0, 4.0):
             for delta in (1e-6, 1e-9):
-                for n, lower, width in ((2, 0.99 * eps0, 1e-10), (10, 0.6 * eps0, 3e-4 * k), (1000, 0.1 * eps0, 2e-5)):
+                for n, lower, width in (
+                    (2, 0.99 * eps0, 1e-10),
+                    (10, 0.6 * eps0, 3e-4 * k),
+                    (1000, 0.1 * eps0, 2e-5),
+                ):
                     status = AT_EPS0 if n == 2 else OK
                     rows.append((n, k, eps0, delta, lower, lower * (1 + width), status))
     rows.append((50, 3, 1.0, 1e-6, 0.5, 0.5, OK))  # equal ends: excess 0, on the bottom edge
     rows.append((50, 10, 4.0, 1e-6, 0.0, 0.3, "lower bound is 0"))  # undefined ratio, on the top edge
     rows.append((100_000_000, 10, 15.0, 1e-6, 1.25, 1.259, OK))
-    rows.append((100_000_000_000, 10, 20.0, 1e-6, 19.0, 20.0, "upper at eps0: the guarantee gives no amplification"))
-    frame = pd.DataFrame(rows, columns=["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "status"])
+    rows.append(
+        (100_000_000_000, 10, 20.0, 1e-6, 19.0, 20.0, "upper at eps0: the guarantee gives no amplification")
+    )
+    frame = pd.DataFrame(
+        rows, columns=["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "status"]
+    )
     with np.errstate(divide="ignore"):
         frame.insert(6, "ratio", frame["eps_upper"] / frame["eps_lower"])
     return frame.assign(lower="worst-case-lower", upper="worst-case-upper")
@@ -51,7 +59,9 @@ def _lines(figure) -> dict[str, object]:
 
 def _check_drawn_values_are_the_csv(figure, frame: pd.DataFrame) -> None:
     lines = _lines(figure)
-    excess = (frame["eps_upper"] - frame["eps_lower"]) / frame["eps_lower"]  # the plotted ratio - 1, by definition
+    excess = (frame["eps_upper"] - frame["eps_lower"]) / frame[
+        "eps_lower"
+    ]  # the plotted ratio - 1, by definition
     large = frame["epsilon_local"] >= 15
     for (k, eps0, delta), rows in frame[~large].groupby(["k", "epsilon_local", "delta"]):
         rows = rows.sort_values("n_users")
@@ -69,8 +79,13 @@ def _check_drawn_values_are_the_csv(figure, frame: pd.DataFrame) -> None:
         assert sorted(drawn) == sorted(rows["n_users"][drawable].astype(float))
         if flagged is not None:
             assert flagged.get_markerfacecolor() == "white"
-            assert set(flagged.get_xdata()) == set(rows["n_users"][drawable & (rows["status"] != OK)].astype(float))
-        for where, chosen in (("equal", np.isfinite(values) & (values <= 0)), ("undefined", ~np.isfinite(values))):
+            assert set(flagged.get_xdata()) == set(
+                rows["n_users"][drawable & (rows["status"] != OK)].astype(float)
+            )
+        for where, chosen in (
+            ("equal", np.isfinite(values) & (values <= 0)),
+            ("undefined", ~np.isfinite(values)),
+        ):
             edge = lines.get(f"{gid}:edge-{where}")
             assert (edge is not None) == bool(chosen.any())
             if edge is not None:
@@ -78,7 +93,9 @@ def _check_drawn_values_are_the_csv(figure, frame: pd.DataFrame) -> None:
                 bottom, top = edge.axes.get_ylim()
                 assert set(edge.get_ydata()) == {bottom if where == "equal" else top}
     for index, row in frame[large].iterrows():
-        end = lines[f"bracket-end k={row['k']} eps0={row['epsilon_local']:g} delta={row['delta']:g} n={row['n_users']}"]
+        end = lines[
+            f"bracket-end k={row['k']} eps0={row['epsilon_local']:g} delta={row['delta']:g} n={row['n_users']}"
+        ]
         assert list(end.get_xdata()) == [row["n_users"]] and list(end.get_ydata()) == [excess[index]]
         # a star where the upper end is below eps0, a cross where it is not (issue 34's goal at eps0 >= 15)
         assert end.get_marker() == ("*" if row["eps_upper"] < row["epsilon_local"] else "X")
@@ -129,9 +146,11 @@ def restore_hooks(monkeypatch):
 def _job(tmp_path: Path, frame: pd.DataFrame) -> types.SimpleNamespace:
     csv = tmp_path / "bracket.csv"
     frame.to_csv(csv, index=False)
-    return types.SimpleNamespace(input=types.SimpleNamespace(csv=str(csv)),
-                                 output=types.SimpleNamespace(figure=str(tmp_path / "bracket.png")),
-                                 log=[str(tmp_path / "bracket_figure.log")])
+    return types.SimpleNamespace(
+        input=types.SimpleNamespace(csv=str(csv)),
+        output=types.SimpleNamespace(figure=str(tmp_path / "bracket.png")),
+        log=[str(tmp_path / "bracket_figure.log")],
+    )
 
 
 def test_the_job_draws_the_csv(tmp_path, monkeypatch, restore_hooks):
@@ -148,7 +167,7 @@ def test_the_job_draws_the_csv(tmp_path, monkeypatch, restore_hooks):
     runpy.run_path(str(SCRIPT), init_globals={"snakemake": job}, run_name="__main__")
     assert Path(job.output.figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"bracket figure: {len(frame)} rows" in Path(job.log[0]).read_text()
-    (read, figure), = drawn
+    ((read, figure),) = drawn
     pd.testing.assert_frame_equal(read, pd.read_csv(job.input.csv))
     _check_drawn_values_are_the_csv(figure, pd.read_csv(job.input.csv))
 
@@ -165,7 +184,9 @@ def test_the_job_on_a_csv_without_a_column_fails_with_one_line(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     failed = [line for line in Path(job.log[0]).read_text().splitlines() if "FAILED" in line]
-    assert len(failed) == 1 and failed[0].split(" FAILED: ")[1].startswith("ValueError: `bracket data` must have columns")
+    assert len(failed) == 1 and failed[0].split(" FAILED: ")[1].startswith(
+        "ValueError: `bracket data` must have columns"
+    )
     assert "missing eps_upper" in failed[0]
     assert result.stderr.strip().splitlines()[-1].startswith("ValueError: `bracket data` must have columns")
     assert not Path(job.output.figure).exists()
@@ -180,8 +201,11 @@ def test_the_report_shows_the_figure_in_the_bracket_section(tmp_path, restore_ho
 
     job = _job(tmp_path, _small_bracket())
     runpy.run_path(str(SCRIPT), init_globals={"snakemake": job}, run_name="__main__")
-    inputs = ReportInputs(config={}, report_dir=tmp_path / "report",
-                          extras={WORST_CASE_BRACKET: {"images": [job.output.figure], "data": [job.input.csv]}})
+    inputs = ReportInputs(
+        config={},
+        report_dir=tmp_path / "report",
+        extras={WORST_CASE_BRACKET: {"images": [job.output.figure], "data": [job.input.csv]}},
+    )
     figures = [block for block in beyond_section(inputs) if isinstance(block, Figure)]
     assert len(figures) == 1 and Path(figures[0].path) == Path(job.output.figure)
     assert "Worst-case bracket against n" in figures[0].caption and "goal ratio 1.01" in figures[0].caption

@@ -17,8 +17,15 @@ from shuffledp.experiments import equal_guarantee as E
 from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv, plot_ratio_map, plot_tv_against_n
 from shuffledp.plotting.style import FLAG_HATCH
 
-EQUAL = {"datasets": ["synthetic"], "n_users": [500, 2000], "epsilon": [1.0, 4.0], "delta_fixed": [1e-6],
-         "delta_power": [1.1], "replicates": 20, "epsilon_local_upper": 30.0}
+EQUAL = {
+    "datasets": ["synthetic"],
+    "n_users": [500, 2000],
+    "epsilon": [1.0, 4.0],
+    "delta_fixed": [1e-6],
+    "delta_power": [1.1],
+    "replicates": 20,
+    "epsilon_local_upper": 30.0,
+}
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +34,11 @@ def frame(utility_config):
     for n in EQUAL["n_users"]:
         calibration = E.calibration_job(EQUAL, k=15, n_users=n)
         counts = E.dataset_counts("synthetic", n, utility=utility_config, seed=5)
-        jobs.append(E.utility_job(counts, calibration, dataset="synthetic", equal=EQUAL, neighbouring="replace-one", seed=5))
+        jobs.append(
+            E.utility_job(
+                counts, calibration, dataset="synthetic", equal=EQUAL, neighbouring="replace-one", seed=5
+            )
+        )
     return E.combine(jobs)
 
 
@@ -37,8 +48,15 @@ def test_tv_panel_draws_each_mechanism_and_delta_rule_with_its_interval(frame):
     assert ax.get_xscale() == ax.get_yscale() == "log"
     lines = [container.lines[0] for container in ax.containers]  # one errorbar container per line
     assert len(lines) == 3  # shuffle+INV under two delta rules, the pure-epsilon geometric once
-    expected = subset[(subset["mechanism"] == "shuffle+INV") & (subset["calibration"] == "weak-adversary")
-                      & (subset["delta_rule"] == "fixed 1e-06")].sort_values("n_users")["tv_mean"].to_numpy()
+    expected = (
+        subset[
+            (subset["mechanism"] == "shuffle+INV")
+            & (subset["calibration"] == "weak-adversary")
+            & (subset["delta_rule"] == "fixed 1e-06")
+        ]
+        .sort_values("n_users")["tv_mean"]
+        .to_numpy()
+    )
     assert any(np.allclose(line.get_ydata(), expected) for line in lines)
 
 

@@ -22,7 +22,9 @@ def close_figures():
 
 def test_plot_checkins_returns_given_axes_with_km_frame():
     figure, ax = plt.subplots()
-    returned = plot_checkins([0.0, 1.0], [0.5, -0.5], extent=EXTENT, ax=ax, title="(a) SF", edges=([0.0], [0.0]))
+    returned = plot_checkins(
+        [0.0, 1.0], [0.5, -0.5], extent=EXTENT, ax=ax, title="(a) SF", edges=([0.0], [0.0])
+    )
     assert returned is ax
     assert ax.get_xlabel() == X_LABEL == "east-west (km)" and ax.get_ylabel() == Y_LABEL == "north-south (km)"
     assert ax.get_aspect() == 1.0  # "equal": one km is as long on both axes

@@ -22,15 +22,31 @@ def _grid():
     for k in (2, 15):
         for n_users in N_VALUES:
             for epsilon in EPSILONS:
-                rows.append({"delta_rule": "fixed 1e-06", "k": k, "n_users": n_users, "epsilon": epsilon,
-                             "accountant": "worst-case-upper", "log_ratio": np.log(epsilon) - 0.1 * k})
+                rows.append(
+                    {
+                        "delta_rule": "fixed 1e-06",
+                        "k": k,
+                        "n_users": n_users,
+                        "epsilon": epsilon,
+                        "accountant": "worst-case-upper",
+                        "log_ratio": np.log(epsilon) - 0.1 * k,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 @pytest.fixture(scope="module")
 def figure():
-    verdicts = pd.DataFrame({"dataset": ["synthetic", "synthetic"], "k": [15, 15], "delta_rule": ["fixed 1e-06"] * 2,
-                             "n_users": [1000, 10000], "epsilon": [1.0, 2.0], "verdict": ["shuffle", "gaussian"]})
+    verdicts = pd.DataFrame(
+        {
+            "dataset": ["synthetic", "synthetic"],
+            "k": [15, 15],
+            "delta_rule": ["fixed 1e-06"] * 2,
+            "n_users": [1000, 10000],
+            "epsilon": [1.0, 2.0],
+            "verdict": ["shuffle", "gaussian"],
+        }
+    )
     return figure_phase_diagram(_grid(), verdicts, delta_rule="fixed 1e-06")
 
 
@@ -41,7 +57,9 @@ def _panels(figure):
 def test_one_panel_per_k_titled_with_the_accountant_and_its_kind(figure):
     panels = _panels(figure)
     assert [ax.get_title().split("\n")[0] for ax in panels] == [
-        "k = 2 (ε0: worst-case-upper (upper bound))", "k = 15 (ε0: worst-case-upper (upper bound))"]
+        "k = 2 (ε0: worst-case-upper (upper bound))",
+        "k = 15 (ε0: worst-case-upper (upper bound))",
+    ]
     assert "markers: synthetic" in panels[1].get_title()
     assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in panels)
 
@@ -71,12 +89,18 @@ def test_winner_edges_follow_the_sign_changes(figure):
     # k = 2: log ratio = log eps - 0.2 changes sign between eps = 1 and 8 (one horizontal edge per n column)
     lines = [line for line in k2.get_lines() if line.get_gid() == "winner-edge"]
     assert len(lines) == len(N_VALUES)
-    assert [float(line.get_ydata()[0]) for line in lines] == pytest.approx([float(np.sqrt(8.0))] * len(N_VALUES))
+    assert [float(line.get_ydata()[0]) for line in lines] == pytest.approx(
+        [float(np.sqrt(8.0))] * len(N_VALUES)
+    )
 
 
 def test_markers_and_map_use_the_shared_outcome_colours(figure):
     panel = _panels(figure)[1]
-    faces = {c.get_gid(): to_hex(c.get_facecolors()[0]) for c in panel.collections if c.get_gid() and len(c.get_offsets())}
+    faces = {
+        c.get_gid(): to_hex(c.get_facecolors()[0])
+        for c in panel.collections
+        if c.get_gid() and len(c.get_offsets())
+    }
     assert faces["verdict:shuffle"] == to_hex(style.SHUFFLE_BETTER).lower()
     assert faces["verdict:gaussian"] == to_hex(style.CURATOR_BETTER).lower()
     cmap = style.outcome_cmap()

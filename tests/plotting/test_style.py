@@ -69,14 +69,21 @@ def test_integer_ticks_on_grid_indices():
 def test_log_norm_spans_at_least_one_decade_and_rejects_non_positive_minimum():
     norm = style.log_norm(1e-5, 2e-5)
     assert norm.vmin == 1e-5 and norm.vmax == pytest.approx(1e-4)
-    with pytest.raises(ValueError, match=r"`vmin` must be a positive finite number for a log colour scale; got 0"):
+    with pytest.raises(
+        ValueError, match=r"`vmin` must be a positive finite number for a log colour scale; got 0"
+    ):
         style.log_norm(0.0, 1.0)
 
 
 def test_out_of_range_entries_count_what_the_colour_bar_clips():
     values = np.array([0.5, 2.0, 3.0, -1.0, np.nan, 11.0])
-    handles = style.out_of_range_entries(values, vmin=1.0, vmax=10.0, below="{count} below", above="{count} above")
-    assert [h.get_label() for h in handles] == [f"{int((values < 1).sum())} below", f"{int((values > 10).sum())} above"]
+    handles = style.out_of_range_entries(
+        values, vmin=1.0, vmax=10.0, below="{count} below", above="{count} above"
+    )
+    assert [h.get_label() for h in handles] == [
+        f"{int((values < 1).sum())} below",
+        f"{int((values > 10).sum())} above",
+    ]
     assert style.colorbar_extend(values, vmin=1.0, vmax=10.0) == "both"
     assert style.colorbar_extend(np.array([1.0, 5.0]), vmin=1.0, vmax=10.0) == "neither"
 
@@ -91,12 +98,22 @@ def test_hatch_cells_draws_one_hatched_patch_per_flagged_cell():
     assert centres == sorted((float(c), float(r)) for r, c in zip(*np.nonzero(mask)))
 
 
-def _gaussian_rows(deltas, n_values, *, epsilon=4.0, epsilon_local=4.0, accountant="strong-adversary", floor=1e-300):
+def _gaussian_rows(
+    deltas, n_values, *, epsilon=4.0, epsilon_local=4.0, accountant="strong-adversary", floor=1e-300
+):
     rows = []
     for delta, n in zip(deltas, n_values):
         calibration = calibrate(delta, epsilon=epsilon, sensitivity=np.sqrt(2), delta_floor=floor)
-        rows.append({"mechanism": "gaussian", "n_users": n, "epsilon": epsilon, "epsilon_local": epsilon_local,
-                     "accountant": accountant, **calibration.columns()})
+        rows.append(
+            {
+                "mechanism": "gaussian",
+                "n_users": n,
+                "epsilon": epsilon,
+                "epsilon_local": epsilon_local,
+                "accountant": accountant,
+                **calibration.columns(),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -104,7 +121,9 @@ def test_calibration_text_states_range_floor_sigma_and_accountant():
     frame = _gaussian_rows([3.3e-7, 1e-60, 0.0], [1000, 10000, 100000])
     text = style.calibration_text(frame)
     assert "strong-adversary (upper bound)" in text
-    assert f"from {style.format_delta(3.3e-7)} (n = 1,000) to {style.format_delta(1e-60)} (n = 10,000)" in text
+    assert (
+        f"from {style.format_delta(3.3e-7)} (n = 1,000) to {style.format_delta(1e-60)} (n = 10,000)" in text
+    )
     assert "δ̂ = 0 at n = 100,000: Gaussian at the floor δ = 1e-300" in text
     assert f"σ from {frame['sigma'].min():.3g} to {frame['sigma'].max():.3g}" in text
     assert "at ε ≥ ε0 δ = 0 also holds" in text  # eps = eps0 and a positive bound
@@ -126,5 +145,7 @@ def test_calibration_text_says_below_the_floor_when_delta_is_positive_but_tiny()
 def test_delta_text_at_eps_equal_eps0():
     text = style.delta_text(1.35e-103, accountant="strong-adversary", epsilon=4.0, epsilon_local=4.0)
     assert text == "δ̂ = 1.35e-103 [strong-adversary (upper bound); at ε ≥ ε0 δ = 0 also holds]"
-    floored = style.delta_text(0.0, accountant="biswas-printed", epsilon=4.0, epsilon_local=4.0, floored=True, delta_used=1e-300)
+    floored = style.delta_text(
+        0.0, accountant="biswas-printed", epsilon=4.0, epsilon_local=4.0, floored=True, delta_used=1e-300
+    )
     assert "below the floor: Gaussian at δ = 1e-300" in floored and "also holds" not in floored

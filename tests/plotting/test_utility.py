@@ -36,7 +36,9 @@ GRID = {"n_lon": 5, "n_lat": 4}
 def _boxes(ax) -> dict[str, tuple]:
     """gid -> (box patch, median line) of every box drawn by plot_tv_boxes."""
     patches = {p.get_gid(): p for p in ax.patches if (p.get_gid() or "").startswith("box:")}
-    medians = {line.get_gid(): line for line in ax.get_lines() if (line.get_gid() or "").startswith("median:")}
+    medians = {
+        line.get_gid(): line for line in ax.get_lines() if (line.get_gid() or "").startswith("median:")
+    }
     return {gid: (patch, medians[gid.replace("box:", "median:")]) for gid, patch in patches.items()}
 
 
@@ -83,11 +85,18 @@ def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, f
     figure = fig2_figure
     text = figure_text(figure)
     first = fig2_frame.iloc[0]
-    for part in (f"k = {utility_config['synthetic']['k']}", f"ε = {first['epsilon']:g}", f"ε0 = {first['epsilon_local']:g}",
-                 "n = 200 … 800", "6 draws per box"):
+    for part in (
+        f"k = {utility_config['synthetic']['k']}",
+        f"ε = {first['epsilon']:g}",
+        f"ε0 = {first['epsilon_local']:g}",
+        "n = 200 … 800",
+        "6 draws per box",
+    ):
         assert part in text, part
     for calibration in ("as_printed", "configured", "lower"):
-        rows = fig2_frame[(fig2_frame["calibration"] == calibration) & (fig2_frame["mechanism"] == "gaussian")]
+        rows = fig2_frame[
+            (fig2_frame["calibration"] == calibration) & (fig2_frame["mechanism"] == "gaussian")
+        ]
         accountant = rows["accountant"].iloc[0]
         assert style.accountant_text(accountant) in text
         assert f"{rows['sigma'].min():.3g}" in text
@@ -102,7 +111,14 @@ def test_fig2_draws_the_projected_gaussian_so_every_tv_is_at_most_one(fig2_frame
     mechanisms = {gid.split(":")[1] for ax in fig2_figure.axes for gid in _boxes(ax)}
     assert mechanisms == {"gaussian+proj", "shuffle", "shuffle+INV"}
     for ax in fig2_figure.axes:
-        assert max(max(line.get_ydata()) for line in ax.get_lines() if (line.get_gid() or "").startswith("draws:")) <= 1.0
+        assert (
+            max(
+                max(line.get_ydata())
+                for line in ax.get_lines()
+                if (line.get_gid() or "").startswith("draws:")
+            )
+            <= 1.0
+        )
     texts = legend_texts(fig2_figure)
     assert "Gaussian + projection" in texts and not any(t.startswith("Gaussian (") for t in texts)
 
@@ -118,15 +134,19 @@ def test_fig2_draws_coinciding_calibrations_once_and_says_so(utility_config):
     """Issue 33: with the shipped setting (ε = ε0) δ̂ = 0 under every calibration, so σ is the same and
     Figure 2 drew one experiment three times; now one row, titled with the calibrations that coincide."""
     setting = {**utility_config["fig2"], "replicates": 4}
-    frame = pd.concat([E.synthetic_community_job(utility_config, setting, n, seed=SEED, tag="fig2") for n in (200, 400)],
-                      ignore_index=True)
+    frame = pd.concat(
+        [E.synthetic_community_job(utility_config, setting, n, seed=SEED, tag="fig2") for n in (200, 400)],
+        ignore_index=True,
+    )
     gaussian = frame[frame["mechanism"] == "gaussian+proj"]
     assert gaussian.groupby("n_users")["sigma"].nunique().eq(1).all()  # the data: one σ per n
     assert frame["calibration"].nunique() == 3
     assert calibration_groups(frame) == [["as_printed", "configured", "lower"]]
     figure = figure_tv_vs_n(frame, k=utility_config["synthetic"]["k"])
     assert len(figure.subfigs) == 1 and len(figure.axes) == 2
-    assert "Calibrations as_printed, configured, lower coincide (same δ̂ and σ at every n)" in figure_text(figure)
+    assert "Calibrations as_printed, configured, lower coincide (same δ̂ and σ at every n)" in figure_text(
+        figure
+    )
 
 
 def _fig2_png_and_draws(frame, k, monkeypatch) -> tuple[bytes, int, int]:
@@ -137,7 +157,9 @@ def _fig2_png_and_draws(frame, k, monkeypatch) -> tuple[bytes, int, int]:
 
     draws = []
     draw = FigureCanvasAgg.draw
-    monkeypatch.setattr(FigureCanvasAgg, "draw", lambda canvas, *a, **kw: (draws.append(1), draw(canvas, *a, **kw))[1])
+    monkeypatch.setattr(
+        FigureCanvasAgg, "draw", lambda canvas, *a, **kw: (draws.append(1), draw(canvas, *a, **kw))[1]
+    )
     figure = figure_tv_vs_n(frame, k=k)
     built = len(draws)
     buffer = io.BytesIO()
@@ -146,7 +168,9 @@ def _fig2_png_and_draws(frame, k, monkeypatch) -> tuple[bytes, int, int]:
     return buffer.getvalue(), built, len(draws) - built
 
 
-def test_fig2_is_drawn_only_when_saved_and_the_png_is_the_redrawn_one(fig2_frame, utility_config, monkeypatch):
+def test_fig2_is_drawn_only_when_saved_and_the_png_is_the_redrawn_one(
+    fig2_frame, utility_config, monkeypatch
+):
     """Axes sharing y across subfigures make matplotlib redraw the whole figure at each limit change (12 full
     draws of Figure 2 before it was saved: most of the job's time). Built without them, the figure is drawn
     only by savefig, and its PNG is byte for byte the one of the build that redraws."""
@@ -192,9 +216,17 @@ def test_few_draws_are_drawn_as_dots(fig2_frame):
 @pytest.fixture(scope="module")
 def community_frame(utility_config):
     rows = E.community_sweep(
-        REGION_COUNTS, n_users_grid=[100, 200], settings=utility_config["gowalla"]["settings"], runs=4, replace=False,
-        accountants=[("configured", utility_config["accountant"])], neighbouring_sensitivity=sensitivity_for(utility_config["neighbouring"]),
-        delta_floor=utility_config["delta_floor"], estimator=utility_config["estimator"], seed=SEED, identity=("test",),
+        REGION_COUNTS,
+        n_users_grid=[100, 200],
+        settings=utility_config["gowalla"]["settings"],
+        runs=4,
+        replace=False,
+        accountants=[("configured", utility_config["accountant"])],
+        neighbouring_sensitivity=sensitivity_for(utility_config["neighbouring"]),
+        delta_floor=utility_config["delta_floor"],
+        estimator=utility_config["estimator"],
+        seed=SEED,
+        identity=("test",),
     )
     return rows.assign(region="test")
 
@@ -202,7 +234,9 @@ def community_frame(utility_config):
 def test_fig6_titles_carry_accountant_delta_hat_and_sigma(community_frame):
     figure = figure_tv_boxplots(community_frame, label="Test region")
     assert len(figure.axes) == community_frame[["epsilon", "epsilon_local"]].drop_duplicates().shape[0]
-    for ax, ((epsilon, epsilon_local), data) in zip(figure.axes, community_frame.groupby(["epsilon", "epsilon_local"], sort=False)):
+    for ax, ((epsilon, epsilon_local), data) in zip(
+        figure.axes, community_frame.groupby(["epsilon", "epsilon_local"], sort=False)
+    ):
         title = ax.get_title()
         gaussian = data[data["mechanism"] == "gaussian"]
         assert f"ε = {epsilon:g}, ε0 = {epsilon_local:g}" in title
@@ -216,7 +250,11 @@ def test_fig6_gaussian_and_shuffle_boxes_have_different_colours(community_frame)
     figure = figure_tv_boxplots(community_frame, label="Test region")
     for ax in figure.axes:
         colour_of = {gid.split(":")[1]: patch.get_edgecolor()[:3] for gid, (patch, _) in _boxes(ax).items()}
-        assert set(colour_of) == {"gaussian+proj", "shuffle", "shuffle+INV"}  # the projected Gaussian (TV <= 1)
+        assert set(colour_of) == {
+            "gaussian+proj",
+            "shuffle",
+            "shuffle+INV",
+        }  # the projected Gaussian (TV <= 1)
         assert len(set(colour_of.values())) == 3
         assert colour_of["gaussian+proj"] == pytest.approx(to_rgb(style.colour_of("gaussian+proj")))
 
@@ -259,7 +297,9 @@ def test_heatmap_counts_every_value_not_on_the_colour_scale(heatmap):
         assert (f"= 0: {zero} {style.cells_word(zero)}" in texts) == bool(zero), column
         assert (f"0 < p < 1/n: {below} {style.cells_word(below)}" in texts) == bool(below), column
         assert above == 0
-        hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == style.NEGATIVE_HATCH]
+        hatched = [
+            p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == style.NEGATIVE_HATCH
+        ]
         assert len(hatched) == negative
 
 
@@ -286,8 +326,15 @@ def test_heatmap_titles_and_integer_ticks(heatmap):
 def crossover_rows(utility_config):
     counts = E.synthetic_dataset(utility_config, 300, SEED)
     return crossover_sweep(
-        counts, epsilon_locals=[1.0, 2.0, 4.0], epsilons=[0.5, 1.5, 3.0], accountants=["biswas-printed", "biswas-exact"],
-        neighbouring_sensitivity=np.sqrt(2), delta_floor=1e-60, estimator="inv-projection", replicates=5, seed=SEED,
+        counts,
+        epsilon_locals=[1.0, 2.0, 4.0],
+        epsilons=[0.5, 1.5, 3.0],
+        accountants=["biswas-printed", "biswas-exact"],
+        neighbouring_sensitivity=np.sqrt(2),
+        delta_floor=1e-60,
+        estimator="inv-projection",
+        replicates=5,
+        seed=SEED,
         identity=("test",),
     )
 
@@ -296,7 +343,9 @@ def test_crossover_panels_share_one_symmetric_colour_scale(crossover_rows):
     figure = figure_crossover(crossover_rows)
     images = [ax.images[0] for ax in figure.axes if ax.images]
     assert len(images) == crossover_rows["accountant"].nunique()
-    limit = np.abs(np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])).max()
+    limit = np.abs(
+        np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
+    ).max()
     for image in images:
         assert image.norm.vmin == pytest.approx(-limit) and image.norm.vmax == pytest.approx(limit)
 
@@ -307,7 +356,9 @@ def test_crossover_compares_the_projected_gaussian_in_the_shared_outcome_colours
 
     assert (crossover_rows["tv_gaussian_proj_mean"] <= 1.0).all()
     ratio = crossover_log_ratio(crossover_rows)
-    assert ratio == pytest.approx(np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"]))
+    assert ratio == pytest.approx(
+        np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
+    )
     figure = figure_crossover(crossover_rows)
     image = [ax.images[0] for ax in figure.axes if ax.images][0]
     assert to_rgba(image.cmap(0.0)) == pytest.approx(to_rgba(style.SHUFFLE_BETTER))  # low = shuffle better
@@ -317,8 +368,14 @@ def test_crossover_compares_the_projected_gaussian_in_the_shared_outcome_colours
 
 def test_crossover_projection_leaves_the_raw_columns_alone(crossover_rows):
     """The projected columns come from the same draws: the raw ones are those the sweep wrote before."""
-    assert (crossover_rows["gaussian_better"] == (crossover_rows["tv_gaussian_mean"] < crossover_rows["tv_shuffle_inv_mean"])).all()
-    assert (crossover_rows["gaussian_proj_better"] == (crossover_rows["tv_gaussian_proj_mean"] < crossover_rows["tv_shuffle_inv_mean"])).all()
+    assert (
+        crossover_rows["gaussian_better"]
+        == (crossover_rows["tv_gaussian_mean"] < crossover_rows["tv_shuffle_inv_mean"])
+    ).all()
+    assert (
+        crossover_rows["gaussian_proj_better"]
+        == (crossover_rows["tv_gaussian_proj_mean"] < crossover_rows["tv_shuffle_inv_mean"])
+    ).all()
 
 
 def test_crossover_hatches_floored_cells_and_titles_name_the_accountant(crossover_rows):
@@ -330,7 +387,12 @@ def test_crossover_hatches_floored_cells_and_titles_name_the_accountant(crossove
         hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == style.FLAG_HATCH]
         assert len(hatched) == int(rows["delta_floored"].sum())
         if len(hatched):
-            assert any(f"({len(hatched)} {style.cells_word(len(hatched))})" in text for text in legend_texts(ax))
+            assert any(
+                f"({len(hatched)} {style.cells_word(len(hatched))})" in text for text in legend_texts(ax)
+            )
         assert not [t for t in ax.texts if t.get_text() == "floor"]  # no 6-pt labels any more
     first = crossover_rows.iloc[0]
-    assert f"n = {int(first['n_users']):,}, k = {int(first['k'])}, {int(first['replicates'])} draws" in figure_text(figure)
+    assert (
+        f"n = {int(first['n_users']):,}, k = {int(first['k'])}, {int(first['replicates'])} draws"
+        in figure_text(figure)
+    )

@@ -21,29 +21,65 @@ from shuffledp.report.findings import (
     findings,
 )
 
-ANCHORS = {"bracket": "extra-worst-case-bracket", "equal": "extra-equal-guarantee", "phase": "extra-phase-diagram",
-           "koskela": "extra-Koskela-et-al.-Figures-1-3"}
+ANCHORS = {
+    "bracket": "extra-worst-case-bracket",
+    "equal": "extra-equal-guarantee",
+    "phase": "extra-phase-diagram",
+    "koskela": "extra-Koskela-et-al.-Figures-1-3",
+}
 
 
 def _comparison_rows():
     base = {"block": "n=100", "paper": "1e-5", "relative_difference": 0.1, "verdict": "reproduced"}
-    return pd.DataFrame([
-        {**base, "table": "II", "row": "eps=1", "column": "Our delta", "ours_as_printed": 1e-10, "ours_exact": 1e-7,
-         "note": "ours_as_printed: eq. (6) at eps0 = 0.49"},
-        {**base, "table": "IV", "row": "n=50", "column": "eps=2", "ours_as_printed": 1e-20, "ours_exact": 1e-15,
-         "note": "eq. (6) at n = 50, eps = 2"},
-        {**base, "table": "IV", "row": "n=60", "column": "eps=3", "ours_as_printed": 0.0, "ours_exact": 1e-30,
-         "note": "eq. (6) at n = 60, eps = 3"},
-        # a prior bound's cell (not eq. (6)): must not count
-        {**base, "table": "II", "row": "eps=1", "column": "[11]", "ours_as_printed": 1e-90, "ours_exact": 1.0,
-         "note": "ours_as_printed: rate-erlingsson"},
-    ])
+    return pd.DataFrame(
+        [
+            {
+                **base,
+                "table": "II",
+                "row": "eps=1",
+                "column": "Our delta",
+                "ours_as_printed": 1e-10,
+                "ours_exact": 1e-7,
+                "note": "ours_as_printed: eq. (6) at eps0 = 0.49",
+            },
+            {
+                **base,
+                "table": "IV",
+                "row": "n=50",
+                "column": "eps=2",
+                "ours_as_printed": 1e-20,
+                "ours_exact": 1e-15,
+                "note": "eq. (6) at n = 50, eps = 2",
+            },
+            {
+                **base,
+                "table": "IV",
+                "row": "n=60",
+                "column": "eps=3",
+                "ours_as_printed": 0.0,
+                "ours_exact": 1e-30,
+                "note": "eq. (6) at n = 60, eps = 3",
+            },
+            # a prior bound's cell (not eq. (6)): must not count
+            {
+                **base,
+                "table": "II",
+                "row": "eps=1",
+                "column": "[11]",
+                "ours_as_printed": 1e-90,
+                "ours_exact": 1.0,
+                "note": "ours_as_printed: rate-erlingsson",
+            },
+        ]
+    )
 
 
 def test_eq6_orders_of_magnitude_come_from_the_eq6_rows_only():
     text = finding_eq6(_comparison_rows())
     assert "in 2 of 2 cells of Tables II and IV" in text
-    assert "median 4.0, up to 5.0 orders of magnitude" in text  # log10(1e-7/1e-10) = 3, log10(1e-15/1e-20) = 5
+    assert (
+        "median 4.0, up to 5.0 orders of magnitude" in text
+    )  # log10(1e-7/1e-10) = 3, log10(1e-15/1e-20) = 5
     assert "Table IV, n=100, n=50, eps=2" in text
     assert "in 1 more cell it gives δ = 0 where the exact δ is positive" in text
     # eq. (6)'s value and the paper's printed value are told apart
@@ -60,11 +96,23 @@ def test_eq6_leaves_out_monte_carlo_rows_that_mention_eq6_and_counts_a_shared_ce
 
 
 def test_equal_guarantee_settings_differing_only_in_dataset_or_delta_rule_are_told_apart():
-    frame = pd.DataFrame({"dataset": ["paris", "paris"], "k": 408, "n_users": 1000, "epsilon": 4.0,
-                          "delta_rule": ["1/n^1.1", "fixed 1e-06"], "ratio": [0.9, 0.95],
-                          "winner_upper": "shuffle", "certain": True})
+    frame = pd.DataFrame(
+        {
+            "dataset": ["paris", "paris"],
+            "k": 408,
+            "n_users": 1000,
+            "epsilon": 4.0,
+            "delta_rule": ["1/n^1.1", "fixed 1e-06"],
+            "ratio": [0.9, 0.95],
+            "winner_upper": "shuffle",
+            "certain": True,
+        }
+    )
     text = finding_equal_guarantee(frame, "extra-equal-guarantee")
-    assert "(paris, n = 1,000, ε = 4, k = 408, δ 1/n^1.1; paris, n = 1,000, ε = 4, k = 408, δ fixed 1e-06)" in text
+    assert (
+        "(paris, n = 1,000, ε = 4, k = 408, δ 1/n^1.1; paris, n = 1,000, ε = 4, k = 408, δ fixed 1e-06)"
+        in text
+    )
 
 
 def test_eq6_follows_its_input():
@@ -74,9 +122,19 @@ def test_eq6_follows_its_input():
 
 
 def test_bracket_widest_ratio_and_where():
-    frame = pd.DataFrame({"n_users": [100, 1000], "k": [5, 15], "epsilon_local": [1.0, 2.0], "delta": [1e-6, 1e-6],
-                          "eps_lower": [0.5, 0.3], "eps_upper": [0.51, 0.36], "ratio": [1.02, 1.2],
-                          "upper": "worst-case-upper", "lower": "worst-case-lower"})
+    frame = pd.DataFrame(
+        {
+            "n_users": [100, 1000],
+            "k": [5, 15],
+            "epsilon_local": [1.0, 2.0],
+            "delta": [1e-6, 1e-6],
+            "eps_lower": [0.5, 0.3],
+            "eps_upper": [0.51, 0.36],
+            "ratio": [1.02, 1.2],
+            "upper": "worst-case-upper",
+            "lower": "worst-case-lower",
+        }
+    )
     text = finding_bracket(frame, "extra-worst-case-bracket")
     assert "within a factor 1.2000" in text and "over 2 settings (median 1.1100)" in text
     assert "n = 1,000, k = 15, ε0 = 2" in text and "(ε 0.3 to 0.36)" in text
@@ -84,20 +142,46 @@ def test_bracket_widest_ratio_and_where():
 
 
 def test_equal_guarantee_winners_and_ratios():
-    frame = pd.DataFrame({"dataset": "uniform", "k": [5, 5, 5], "n_users": [100, 10_000, 10_000],
-                          "epsilon": [1.0, 0.5, 2.0], "delta_rule": "fixed 1e-06", "ratio": [2.5, 0.8, 1.1],
-                          "winner_upper": ["central", "shuffle", "tie"], "certain": [True, True, False]})
+    frame = pd.DataFrame(
+        {
+            "dataset": "uniform",
+            "k": [5, 5, 5],
+            "n_users": [100, 10_000, 10_000],
+            "epsilon": [1.0, 0.5, 2.0],
+            "delta_rule": "fixed 1e-06",
+            "ratio": [2.5, 0.8, 1.1],
+            "winner_upper": ["central", "shuffle", "tie"],
+            "certain": [True, True, False],
+        }
+    )
     text = finding_equal_guarantee(frame, "extra-equal-guarantee")
-    assert "lower TV in 1 of 3 settings and shuffle+INV in 1 (uniform, n = 10,000, ε = 0.5, k = 5, δ fixed 1e-06)" in text
+    assert (
+        "lower TV in 1 of 3 settings and shuffle+INV in 1 (uniform, n = 10,000, ε = 0.5, k = 5, δ fixed 1e-06)"
+        in text
+    )
     assert "neither beyond Monte-Carlo error in 1" in text
     assert "0.80 to 2.50 (median 1.10)" in text and "2 of 3 verdicts are certain" in text
 
 
 def test_phase_diagram_share_and_boundary_at_the_largest_n():
-    grid = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15, 15], "n_users": [100, 1000, 100, 1000],
-                         "epsilon": [0.1, 1.0, 0.1, 1.0], "log_ratio": [-0.1, 0.2, 0.3, math.nan]})
-    boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15], "n_users": [100, 1000, 1000],
-                             "epsilon": [0.2, 0.7, 0.05], "shuffle_wins_below": [True, True, True]})
+    grid = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 2, 15, 15],
+            "n_users": [100, 1000, 100, 1000],
+            "epsilon": [0.1, 1.0, 0.1, 1.0],
+            "log_ratio": [-0.1, 0.2, 0.3, math.nan],
+        }
+    )
+    boundary = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 2, 15],
+            "n_users": [100, 1000, 1000],
+            "epsilon": [0.2, 0.7, 0.05],
+            "shuffle_wins_below": [True, True, True],
+        }
+    )
     certified = grid.assign(accountant="worst-case-upper")
     text = finding_phase_diagram(certified, boundary, "extra-phase-diagram")
     assert "at 1 of 3 points" in text and "(k = 2, 15)" in text
@@ -106,11 +190,25 @@ def test_phase_diagram_share_and_boundary_at_the_largest_n():
 
 
 def test_phase_diagram_quotes_no_region_of_a_panel_calibrated_by_a_lower_bound():
-    grid = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15, 15], "n_users": [100, 1000, 100, 1000],
-                         "epsilon": [0.1, 1.0, 0.1, 1.0], "log_ratio": [-0.1, -0.2, 0.3, -0.4],
-                         "calibration": ["worst-case-lower", "worst-case-lower", "weak-adversary", "weak-adversary"]})
-    boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 15], "n_users": [1000, 1000],
-                             "epsilon": [0.7, 0.05], "shuffle_wins_below": [True, True]})
+    grid = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 2, 15, 15],
+            "n_users": [100, 1000, 100, 1000],
+            "epsilon": [0.1, 1.0, 0.1, 1.0],
+            "log_ratio": [-0.1, -0.2, 0.3, -0.4],
+            "calibration": ["worst-case-lower", "worst-case-lower", "weak-adversary", "weak-adversary"],
+        }
+    )
+    boundary = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 15],
+            "n_users": [1000, 1000],
+            "epsilon": [0.7, 0.05],
+            "shuffle_wins_below": [True, True],
+        }
+    )
     text = finding_phase_diagram(grid, boundary, "extra-phase-diagram")
     assert "(k = 15) shuffle+INV has the lower expected error at 1 of 2 points" in text
     assert "k = 2 by `worst-case-lower`" in text and "ε < 0.7" not in text and "ε < 0.05 for k = 15" in text
@@ -120,13 +218,22 @@ def test_phase_diagram_quotes_no_region_of_a_panel_calibrated_by_a_lower_bound()
 
 
 def test_koskela_counts_and_distinct_failed_curves():
-    frame = pd.DataFrame({"figure": [1, 1, 2, 3], "curve": ["PLD", "PLD", "RDP", "PLD"], "verdict":
-                          ["not reproduced", "not reproduced", "reproduced", "not reproduced"],
-                          "compared": [5, 5, 5, 0], "max_relative_difference": [0.5, 0.2, 0.001, math.nan],
-                          "known_cause": ["grid", "", "", ""]})
+    frame = pd.DataFrame(
+        {
+            "figure": [1, 1, 2, 3],
+            "curve": ["PLD", "PLD", "RDP", "PLD"],
+            "verdict": ["not reproduced", "not reproduced", "reproduced", "not reproduced"],
+            "compared": [5, 5, 5, 0],
+            "max_relative_difference": [0.5, 0.2, 0.001, math.nan],
+            "known_cause": ["grid", "", "", ""],
+        }
+    )
     text = finding_koskela(frame, "k")
     assert "4 published curves, 1 reproduced, 1 explained, 2 not reproduced" in text
-    assert "the 3 not reproduced fall in 2 group(s) (Fig. 1 PLD; Fig. 3 PLD), 1 of them with a documented cause" in text
+    assert (
+        "the 3 not reproduced fall in 2 group(s) (Fig. 1 PLD; Fig. 3 PLD), 1 of them with a documented cause"
+        in text
+    )
     # a relative difference of δ is never quoted as how far off a curve is
     assert "%" not in text
     with_eps = finding_koskela(frame.assign(max_epsilon_difference=[0.02, 0.5, 0.0, math.nan]), "k")
@@ -134,9 +241,15 @@ def test_koskela_counts_and_distinct_failed_curves():
 
 
 def test_data_caveat_counts_against_the_paper():
-    summary = pd.DataFrame({"level": ["source", "region", "region"], "name": ["fx", "sf", "paris"],
-                            "label": ["fixture", "San Francisco", "Paris"], "kept": [700, 412, 10260],
-                            "paper_count": [math.nan, 123108, 10260]})
+    summary = pd.DataFrame(
+        {
+            "level": ["source", "region", "region"],
+            "name": ["fx", "sf", "paris"],
+            "label": ["fixture", "San Francisco", "Paris"],
+            "kept": [700, 412, 10260],
+            "paper_count": [math.nan, 123108, 10260],
+        }
+    )
     text = finding_data(summary)
     assert "`fixture`" in text and "San Francisco 412 check-ins vs the paper's 123,108 (-99.7%)" in text
     assert "Paris 10,260 check-ins vs the paper's 10,260 (+0.0%)" in text and "stand-ins" in text
@@ -144,14 +257,17 @@ def test_data_caveat_counts_against_the_paper():
     assert "matching the paper's counts" in finding_data(same)
 
 
-@pytest.mark.parametrize("function, args, path", [
-    (finding_eq6, (None,), "table2_comparison.csv"),
-    (finding_bracket, (None, "a"), "results/accounting/bracket.csv"),
-    (finding_equal_guarantee, (None, "a"), "results/utility/equal_guarantee_ratio.csv"),
-    (finding_phase_diagram, (None, None, "a"), "results/utility/phase_diagram.csv"),
-    (finding_koskela, (None, "a"), "results/koskela/koskela_verdicts.csv"),
-    (finding_data, (None,), "results/data/summary.csv"),
-])
+@pytest.mark.parametrize(
+    "function, args, path",
+    [
+        (finding_eq6, (None,), "table2_comparison.csv"),
+        (finding_bracket, (None, "a"), "results/accounting/bracket.csv"),
+        (finding_equal_guarantee, (None, "a"), "results/utility/equal_guarantee_ratio.csv"),
+        (finding_phase_diagram, (None, None, "a"), "results/utility/phase_diagram.csv"),
+        (finding_koskela, (None, "a"), "results/koskela/koskela_verdicts.csv"),
+        (finding_data, (None,), "results/data/summary.csv"),
+    ],
+)
 def test_a_missing_input_says_what_is_missing(function, args, path):
     text = function(*args)
     assert "not available in this run" in text and path in text
@@ -170,14 +286,22 @@ def test_findings_in_order_and_never_crash_on_nothing():
 
 
 def test_balle_counts_per_code_version_and_the_loosest_bound():
-    frame = pd.DataFrame({
-        "panel": ["i", "i", "iii", "iii"], "curve": ["Hoeffding", "Bennett", "Bennett, RR-2", "Bennett, RR-2"],
-        "code": ["current", "current", "current", "2019"], "verdict": ["reproduced", "reproduced", "reproduced",
-                                                                    "not reproduced"],
-        "max_relative_difference": [1e-9, 2e-9, 3e-9, 0.24], "looseness_max": [2.85, 4.8, 1.37, 1.37]})
+    frame = pd.DataFrame(
+        {
+            "panel": ["i", "i", "iii", "iii"],
+            "curve": ["Hoeffding", "Bennett", "Bennett, RR-2", "Bennett, RR-2"],
+            "code": ["current", "current", "current", "2019"],
+            "verdict": ["reproduced", "reproduced", "reproduced", "not reproduced"],
+            "max_relative_difference": [1e-9, 2e-9, 3e-9, 0.24],
+            "looseness_max": [2.85, 4.8, 1.37, 1.37],
+        }
+    )
     text = finding_balle(frame, "extra-balle")
     assert "3 of 3 curves reproduced against their current code" in text
-    assert "0 of 1 curves reproduced against their 2019 code (not: panel iii Bennett, RR-2; up to 24% off)" in text
+    assert (
+        "0 of 1 curves reproduced against their 2019 code (not: panel iii Bennett, RR-2; up to 24% off)"
+        in text
+    )
     assert "the loosest bound is Bennett (panel i), up to 4.8 x its tight reference" in text
     assert finding_balle(None, "extra-balle").startswith("Balle et al.'s Figure 3")
     assert "balle_verdicts.csv" in finding_balle(None, "extra-balle")
@@ -186,14 +310,28 @@ def test_balle_counts_per_code_version_and_the_loosest_bound():
 def test_the_phase_diagram_reading_counts_no_panel_calibrated_by_a_lower_bound():
     from shuffledp.report.beyond import read_phase_diagram
 
-    grid = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15], "n_users": [100, 1000, 100],
-                         "epsilon": 1.0, "log_ratio": [-0.5, -0.2, 0.3],
-                         "accountant": ["worst-case-lower", "worst-case-lower", "weak-adversary"]})
+    grid = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 2, 15],
+            "n_users": [100, 1000, 100],
+            "epsilon": 1.0,
+            "log_ratio": [-0.5, -0.2, 0.3],
+            "accountant": ["worst-case-lower", "worst-case-lower", "weak-adversary"],
+        }
+    )
     text = read_phase_diagram(grid)
     assert "k = 2: calibrated by `worst-case-lower`, not a guarantee, so no count." in text
     assert "k = 15 (`weak-adversary`): shuffle+INV has the lower expected TV at 0 of 1 points" in text
-    boundary = pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 15], "n_users": [1000, 1000], "epsilon": [0.7, 0.1],
-                             "shuffle_wins_below": [True, True]})
+    boundary = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 15],
+            "n_users": [1000, 1000],
+            "epsilon": [0.7, 0.1],
+            "shuffle_wins_below": [True, True],
+        }
+    )
     crossings = read_phase_diagram(boundary, uncertified_k={2})
     assert "k = 2" not in crossings and "k = 15: 1 crossing(s)" in crossings
 
@@ -205,9 +343,15 @@ def test_koskela_counts_published_curves_apart_from_ours():
 
     from shuffledp.report.findings import finding_koskela
 
-    frame = pd.DataFrame({"figure": [1, 1, 2], "curve": ["PLD", "feldman", "lower"], "points": [12, 0, 0],
-                          "verdict": ["reproduced", "not reproducible as specified", "not reproducible as specified"],
-                          "known_cause": ["", "no published counterpart", "no published counterpart"]})
+    frame = pd.DataFrame(
+        {
+            "figure": [1, 1, 2],
+            "curve": ["PLD", "feldman", "lower"],
+            "points": [12, 0, 0],
+            "verdict": ["reproduced", "not reproducible as specified", "not reproducible as specified"],
+            "known_cause": ["", "no published counterpart", "no published counterpart"],
+        }
+    )
     text = finding_koskela(frame, "koskela")
     assert "1 published curves, 1 reproduced" in text and "2 curves of ours are drawn beside them" in text
 
@@ -219,10 +363,20 @@ def test_balle_claims_are_counted_from_their_table():
 
     from shuffledp.report.findings import finding_balle_claims
 
-    frame = pd.DataFrame({"panel": ["i", "iii"], "claim": ["Hoeffding for small n, Bennett for large n",
-                                                           "Bennett better for every mechanism (RR-2)"],
-                          "better": ["Bennett", "Bennett, RR-2"], "points": [100, 100], "claim_holds": [0, 3],
-                          "claim_fails": [100, 97], "verdict": ["not reproduced", "not reproduced"]})
+    frame = pd.DataFrame(
+        {
+            "panel": ["i", "iii"],
+            "claim": [
+                "Hoeffding for small n, Bennett for large n",
+                "Bennett better for every mechanism (RR-2)",
+            ],
+            "better": ["Bennett", "Bennett, RR-2"],
+            "points": [100, 100],
+            "claim_holds": [0, 3],
+            "claim_fails": [100, 97],
+            "verdict": ["not reproduced", "not reproduced"],
+        }
+    )
     text = finding_balle_claims(frame, "balle")
     for row in frame.to_dict("records"):
         assert f"{row['better']} is better at {row['claim_holds']} of {row['points']} points" in text
@@ -233,14 +387,36 @@ def test_rounds_finding_recounts_every_number_from_the_grid():
     """Issue 36: each number of the composed phase diagram's finding, recounted here by a plain loop."""
     rows = []
     # (k, q, n): log ratio at T = 1, 10, 100 (negative: shuffle+INV wins); one skipped point, one NaN
-    lines = {(2, 1.0, 1000): [0.2, -0.1, -0.3], (2, 0.01, 100000): [-0.5, -0.2, 0.1],
-             (15, 1.0, 1000): [0.4, 0.3, 0.2], (15, 0.01, 100000): [-0.2, -0.3, math.nan]}
+    lines = {
+        (2, 1.0, 1000): [0.2, -0.1, -0.3],
+        (2, 0.01, 100000): [-0.5, -0.2, 0.1],
+        (15, 1.0, 1000): [0.4, 0.3, 0.2],
+        (15, 0.01, 100000): [-0.2, -0.3, math.nan],
+    }
     for (k, q, n), ratios in lines.items():
         for T, ratio in zip((1, 10, 100), ratios):
-            rows.append({"k": k, "subsample": q, "n_users": n, "epsilon": 1.0, "compositions": T, "log_ratio": ratio,
-                         "skipped": ""})
-    rows.append({"k": 15, "subsample": 0.01, "n_users": 100, "epsilon": 1.0, "compositions": 1, "log_ratio": math.nan,
-                 "skipped": "q n = 1 ..."})
+            rows.append(
+                {
+                    "k": k,
+                    "subsample": q,
+                    "n_users": n,
+                    "epsilon": 1.0,
+                    "compositions": T,
+                    "log_ratio": ratio,
+                    "skipped": "",
+                }
+            )
+    rows.append(
+        {
+            "k": 15,
+            "subsample": 0.01,
+            "n_users": 100,
+            "epsilon": 1.0,
+            "compositions": 1,
+            "log_ratio": math.nan,
+            "skipped": "q n = 1 ...",
+        }
+    )
     grid = pd.DataFrame(rows)
     first_last = {}
     for row in rows:
@@ -249,16 +425,20 @@ def test_rounds_finding_recounts_every_number_from_the_grid():
         key = (row["k"], row["subsample"], row["n_users"], row["epsilon"])
         winner = "shuffle" if row["log_ratio"] < 0 else "gaussian"
         low, high = first_last.get(key, ((math.inf, None), (-math.inf, None)))
-        first_last[key] = (min(low, (row["compositions"], winner)) if low[1] else (row["compositions"], winner),
-                           max(high, (row["compositions"], winner)) if high[1] else (row["compositions"], winner))
+        first_last[key] = (
+            min(low, (row["compositions"], winner)) if low[1] else (row["compositions"], winner),
+            max(high, (row["compositions"], winner)) if high[1] else (row["compositions"], winner),
+        )
     to_shuffle = sum(1 for a, b in first_last.values() if a[1] == "gaussian" and b[1] == "shuffle")
     to_gaussian = sum(1 for a, b in first_last.values() if a[1] == "shuffle" and b[1] == "gaussian")
     first_shuffle = sum(1 for a, _ in first_last.values() if a[1] == "shuffle")
     last_shuffle = sum(1 for _, b in first_last.values() if b[1] == "shuffle")
     text = finding_rounds(grid, "extra-phase-diagram-over-rounds")
     assert (to_shuffle, to_gaussian, len(first_last), first_shuffle, last_shuffle) == (1, 1, 4, 2, 2)
-    assert (f"moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
-            f"{to_gaussian} of {len(first_last)} lines") in text
+    assert (
+        f"moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
+        f"{to_gaussian} of {len(first_last)} lines"
+    ) in text
     assert f"shuffle+INV wins {first_shuffle} at the smallest T and {last_shuffle} at the largest" in text
     assert "T = 1 to 100" in text and "q = 0.01, 1" in text and "k = 2, 15" in text
     assert "phase_diagram_rounds.csv` is missing" in finding_rounds(None, "a")

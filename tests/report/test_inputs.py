@@ -67,15 +67,21 @@ RULE_OUTPUTS = [
     "results/utility/table5_comparison.csv",
     "results/utility/gowalla/{region}/heatmap_summary.csv",  # a pattern: never a known output
 ]
-CONFIG = {"utility": {"gowalla": {"regions": {"paris": {"heatmap_figure": "fig4", "boxplot_figure": "fig6"}}}}}
+CONFIG = {
+    "utility": {"gowalla": {"regions": {"paris": {"heatmap_figure": "fig4", "boxplot_figure": "fig6"}}}}
+}
 ALL_STAGES = ["data", "accounting", "utility", "koskela", "girgis", "balle"]
 
 
 def _classify(stages=ALL_STAGES, produced=lambda path: True, targets=TARGETS):
     outputs = stage_outputs(targets)
     return classify_report_reads(
-        plain_outputs(targets, RULE_OUTPUTS), targets, data_outputs=outputs["data"], report_stages=stages,
-        config=CONFIG, produced=produced,
+        plain_outputs(targets, RULE_OUTPUTS),
+        targets,
+        data_outputs=outputs["data"],
+        report_stages=stages,
+        config=CONFIG,
+        produced=produced,
     )
 
 
@@ -118,7 +124,11 @@ def test_plain_outputs_are_targets_and_wildcard_free_rule_outputs_sorted_once():
 def test_stage_outputs_leave_out_manifests_and_other_stages():
     outputs = stage_outputs(TARGETS)
     assert list(outputs) == ALL_STAGES
-    assert outputs["data"] == ["results/data/fig3.png", "results/data/paris/cell_counts.csv", "results/data/summary.csv"]
+    assert outputs["data"] == [
+        "results/data/fig3.png",
+        "results/data/paris/cell_counts.csv",
+        "results/data/summary.csv",
+    ]
     assert all(not p.endswith("MANIFEST.json") for paths in outputs.values() for p in paths)
 
 
@@ -147,7 +157,9 @@ def test_every_role_of_a_full_run():
         "results/utility/table5_comparison.csv",
     ]
     assert reads.figures == {
-        3: ["results/data/fig3.png"], 1: ["results/accounting/fig1.png"], 2: ["results/utility/fig2.png"]
+        3: ["results/data/fig3.png"],
+        1: ["results/accounting/fig1.png"],
+        2: ["results/utility/fig2.png"],
     }
     # Figures 4 and 6 are drawn from the region's files named in the config
     assert reads.figure_data == {
@@ -181,31 +193,45 @@ def test_sections_beyond_the_paper():
     extras = _classify().extras
     assert tuple(extras) == EXTRA_SECTIONS
     assert extras[DELTA_SWEEPS] == {
-        "images": ["results/accounting/sweeps/delta_vs_n.png"], "data": ["results/accounting/sweeps/delta_vs_n.csv"]
+        "images": ["results/accounting/sweeps/delta_vs_n.png"],
+        "data": ["results/accounting/sweeps/delta_vs_n.csv"],
     }
     assert extras[EPSILON_AT_FIXED_DELTA] == {
-        "images": ["results/accounting/epsilon_comparison.png"], "data": ["results/accounting/epsilon_comparison.csv"]
+        "images": ["results/accounting/epsilon_comparison.png"],
+        "data": ["results/accounting/epsilon_comparison.csv"],
     }
     # issue 34: the bracket's figure is shown in its section; bracket.md is not read (the CSV is)
-    assert extras[WORST_CASE_BRACKET] == {"images": ["results/accounting/bracket.png"],
-                                          "data": ["results/accounting/bracket.csv"]}
-    assert extras[CROSSOVER] == {"images": ["results/utility/crossover.png"], "data": ["results/utility/crossover.csv"]}
+    assert extras[WORST_CASE_BRACKET] == {
+        "images": ["results/accounting/bracket.png"],
+        "data": ["results/accounting/bracket.csv"],
+    }
+    assert extras[CROSSOVER] == {
+        "images": ["results/utility/crossover.png"],
+        "data": ["results/utility/crossover.csv"],
+    }
     assert extras[THREE_CALIBRATIONS] == {
-        "images": [], "data": ["results/utility/fig2.csv", "results/utility/gowalla/paris/community.csv"]
+        "images": [],
+        "data": ["results/utility/fig2.csv", "results/utility/gowalla/paris/community.csv"],
     }
     assert extras[KOSKELA_FIGURES] == {
-        "images": ["results/koskela/koskela_fig1.png"], "data": ["results/koskela/koskela_verdicts.csv"]
+        "images": ["results/koskela/koskela_fig1.png"],
+        "data": ["results/koskela/koskela_verdicts.csv"],
     }
     assert extras[BALLE_FIGURE] == {
-        "images": ["results/balle/balle_fig3.png"], "data": ["results/balle/balle_verdicts.csv"]
+        "images": ["results/balle/balle_fig3.png"],
+        "data": ["results/balle/balle_verdicts.csv"],
     }
     assert extras[EQUAL_GUARANTEE] == {
-        "images": ["results/utility/equal_guarantee_tv.png"], "data": ["results/utility/equal_guarantee_ratio.csv"]
+        "images": ["results/utility/equal_guarantee_tv.png"],
+        "data": ["results/utility/equal_guarantee_ratio.csv"],
     }
     assert extras[DELTA_FLOOR] == {"images": [], "data": ["results/utility/delta_floor.csv"]}
     # one figure per delta rule and the grid and boundary CSVs (the Monte-Carlo markers are drawn on the figures)
     assert extras[PHASE_DIAGRAM] == {
-        "images": ["results/utility/phase_diagram_fixed_1e-06.png", "results/utility/phase_diagram_n_pow_1.1.png"],
+        "images": [
+            "results/utility/phase_diagram_fixed_1e-06.png",
+            "results/utility/phase_diagram_n_pow_1.1.png",
+        ],
         "data": ["results/utility/phase_diagram.csv", "results/utility/phase_diagram_boundary.csv"],
     }
 
@@ -238,8 +264,11 @@ def test_no_data_summary_when_the_data_stage_does_not_make_it():
 
 def test_paths_are_every_read_once_sorted():
     reads = ReportReads(
-        comparisons=["b.csv"], figures={1: ["a.png"]}, figure_data={1: ["b.csv"]},
-        extras={"x": {"images": ["c.png"], "data": []}}, data_summary="s.csv",
+        comparisons=["b.csv"],
+        figures={1: ["a.png"]},
+        figure_data={1: ["b.csv"]},
+        extras={"x": {"images": ["c.png"], "data": []}},
+        data_summary="s.csv",
     )
     assert reads.paths() == ["a.png", "b.csv", "c.png", "s.csv"]
     full = _classify()
@@ -248,9 +277,15 @@ def test_paths_are_every_read_once_sorted():
 
 def test_stage_inputs_of_utility_and_report():
     data_outputs = ["results/data/paris/cell_counts.csv", "results/data/summary.csv"]
-    utility = stage_inputs("utility", data_outputs=data_outputs, manifest_stages=["data"], report_reads=["r.csv"])
-    assert utility == [{"path": "results/data/paris/cell_counts.csv", "source": {"kind": "data stage output"}}]
-    report = stage_inputs("report", data_outputs=data_outputs, manifest_stages=["data"], report_reads=["r.csv"])
+    utility = stage_inputs(
+        "utility", data_outputs=data_outputs, manifest_stages=["data"], report_reads=["r.csv"]
+    )
+    assert utility == [
+        {"path": "results/data/paris/cell_counts.csv", "source": {"kind": "data stage output"}}
+    ]
+    report = stage_inputs(
+        "report", data_outputs=data_outputs, manifest_stages=["data"], report_reads=["r.csv"]
+    )
     assert report == [
         {"path": "results/data/MANIFEST.json", "source": {"kind": "stage manifest"}},
         {"path": "r.csv", "source": {"kind": "read by the report"}},

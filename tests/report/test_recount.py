@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # ------------------------------------------------------------------ the second count (plain Python)
 
+
 def _rows(path: Path) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
@@ -55,9 +56,16 @@ def _unique_rows(rows: list[dict]) -> list[dict]:
         groups.setdefault((r["table"], r["block"], r["row"]), []).append(r)
     seen, kept = set(), []
     for (table, _, _), cells in groups.items():
-        key = (table, tuple((c["paper"], repr(_number(c["ours_as_printed"])), repr(_number(c["ours_exact"])))
-                            for c in cells))
-        if key in seen and any(float(c["paper"]) != 0 for c in cells if _number(c["paper"]) == _number(c["paper"])):
+        key = (
+            table,
+            tuple(
+                (c["paper"], repr(_number(c["ours_as_printed"])), repr(_number(c["ours_exact"])))
+                for c in cells
+            ),
+        )
+        if key in seen and any(
+            float(c["paper"]) != 0 for c in cells if _number(c["paper"]) == _number(c["paper"])
+        ):
             continue
         seen.add(key)
         kept.extend(cells)
@@ -71,10 +79,16 @@ def _level(r: dict) -> str:
         return r["verdict"]
     if r.get("interval_high") not in (None, ""):
         return "off"
-    ours = _number(r["ours_as_printed"]) if r["ours_as_printed"] not in ("", None) else _number(r["ours_exact"])
+    ours = (
+        _number(r["ours_as_printed"]) if r["ours_as_printed"] not in ("", None) else _number(r["ours_exact"])
+    )
     paper = Decimal(r["paper"].replace("E", "e"))
     unit = Decimal(1).scaleb(paper.as_tuple().exponent)
-    if paper > 0 and ours > 0 and Decimal(repr(ours)).quantize(unit, rounding=ROUND_DOWN) == paper.quantize(unit):
+    if (
+        paper > 0
+        and ours > 0
+        and Decimal(repr(ours)).quantize(unit, rounding=ROUND_DOWN) == paper.quantize(unit)
+    ):
         return "matches if truncated"
     if paper != 0 and abs(ours - float(paper)) <= 0.01 * abs(float(paper)):
         return "within 1 %"
@@ -89,8 +103,12 @@ def _tally(labels) -> dict[str, int]:
 
 
 def _seed(rows: list[dict]) -> dict[str, int]:
-    return _tally("explained" if r["verdict"] == "not reproduced" and (r.get("known_cause") or "").strip()
-                  else r["verdict"] for r in rows)
+    return _tally(
+        "explained"
+        if r["verdict"] == "not reproduced" and (r.get("known_cause") or "").strip()
+        else r["verdict"]
+        for r in rows
+    )
 
 
 def recount(results: Path) -> dict:
@@ -100,29 +118,49 @@ def recount(results: Path) -> dict:
     cells = _unique_rows([r for path in comparisons for r in _rows(path)])
     if cells:
         out["biswas"] = _tally(_level(r) for r in cells)
-        own = [r for r in cells if r["table"] == "IV" or (r["table"] == "II" and not re.fullmatch(r"\[\d+\]", r["column"]))]
+        own = [
+            r
+            for r in cells
+            if r["table"] == "IV" or (r["table"] == "II" and not re.fullmatch(r"\[\d+\]", r["column"]))
+        ]
         pairs = [(_number(r["ours_as_printed"]), _number(r["ours_exact"])) for r in own]
         positive = [(p, e) for p, e in pairs if p > 0 and e > 0]
         orders = [math.log10(e / p) for p, e in positive]
-        out["eq6"] = (sum(o > 0 for o in orders), len(positive), statistics.median(orders),
-                      sum(1 for p, e in pairs if p == 0 and e > 0))
+        out["eq6"] = (
+            sum(o > 0 for o in orders),
+            len(positive),
+            statistics.median(orders),
+            sum(1 for p, e in pairs if p == 0 and e > 0),
+        )
         out["eq6_max"] = max(orders)
     koskela = results / "koskela" / "koskela_verdicts.csv"
     if koskela.is_file():
-        rows = [r for r in _rows(koskela) if "points" not in r or float(r["points"] or 0) > 0]  # published values only
+        rows = [
+            r for r in _rows(koskela) if "points" not in r or float(r["points"] or 0) > 0
+        ]  # published values only
         failed = [r for r in rows if r["verdict"] != "reproduced"]
-        out["koskela"] = (len(rows), _seed(rows), len({(r["figure"], r["curve"]) for r in failed}), len(failed),
-                          sum(1 for r in failed if (r.get("known_cause") or "").strip()))
+        out["koskela"] = (
+            len(rows),
+            _seed(rows),
+            len({(r["figure"], r["curve"]) for r in failed}),
+            len(failed),
+            sum(1 for r in failed if (r.get("known_cause") or "").strip()),
+        )
     balle = results / "balle" / "balle_verdicts.csv"
     if balle.is_file():
         rows = _rows(balle)
-        out["balle"] = {code: _seed([r for r in rows if r["code"] == code]) for code in {r["code"] for r in rows}}
+        out["balle"] = {
+            code: _seed([r for r in rows if r["code"] == code]) for code in {r["code"] for r in rows}
+        }
         out["balle_finding"] = {}
         for code in {r["code"] for r in rows}:
             mine = [r for r in rows if r["code"] == code]
             failed = [_number(r["max_relative_difference"]) for r in mine if r["verdict"] != "reproduced"]
-            out["balle_finding"][code] = (sum(r["verdict"] == "reproduced" for r in mine), len(mine),
-                                          max(failed) if failed else None)
+            out["balle_finding"][code] = (
+                sum(r["verdict"] == "reproduced" for r in mine),
+                len(mine),
+                max(failed) if failed else None,
+            )
         loosest = max(rows, key=lambda r: _number(r["looseness_max"]))
         out["balle_loosest"] = (loosest["curve"], loosest["panel"], _number(loosest["looseness_max"]))
     girgis = results / "girgis" / "girgis_verdicts.csv"
@@ -136,17 +174,35 @@ def recount(results: Path) -> dict:
     if equal.is_file():
         rows = _rows(equal)
         geometric = [_number(r["ratio_geometric"]) for r in rows if "ratio_geometric" in r]
-        out["equal"] = (sum(r["winner_upper"] == "central" for r in rows), len(rows),
-                        sum(r["winner_upper"] == "shuffle" for r in rows))
+        out["equal"] = (
+            sum(r["winner_upper"] == "central" for r in rows),
+            len(rows),
+            sum(r["winner_upper"] == "shuffle" for r in rows),
+        )
         ratios = [_number(r["ratio"]) for r in rows]
-        out["equal_ratio"] = (min(ratios), max(ratios), statistics.median(ratios),
-                              sum(r["certain"] == "True" for r in rows))
+        out["equal_ratio"] = (
+            min(ratios),
+            max(ratios),
+            statistics.median(ratios),
+            sum(r["certain"] == "True" for r in rows),
+        )
         known = [g for g in geometric if g == g]
         out["geometric"] = (sum(g > 1 for g in known), len(known))
     phase = results / "utility" / "phase_diagram.csv"
     if phase.is_file():
-        upper = {"worst-case-upper", "weak-adversary", "strong-adversary", "clones", "clones-krr", "feldman-numerical",
-                 "feldman-closed", "balle-blanket", "balle-hoeffding-krr", "balle-bennett-krr", "erlingsson"}
+        upper = {
+            "worst-case-upper",
+            "weak-adversary",
+            "strong-adversary",
+            "clones",
+            "clones-krr",
+            "feldman-numerical",
+            "feldman-closed",
+            "balle-blanket",
+            "balle-hoeffding-krr",
+            "balle-bennett-krr",
+            "erlingsson",
+        }
         rows = [r for r in _rows(phase) if r.get("calibration", r.get("accountant")) in upper]
         known = [_number(r["log_ratio"]) for r in rows if _number(r["log_ratio"]) == _number(r["log_ratio"])]
         out["phase"] = (sum(v < 0 for v in known), len(known))
@@ -160,9 +216,13 @@ def recount(results: Path) -> dict:
             point = (int(r["compositions"]), "shuffle" if _number(r["log_ratio"]) < 0 else "gaussian")
             first, last = ends.get(key, (point, point))
             ends[key] = (min(first, point), max(last, point))
-        out["rounds"] = (sum(a[1] == "gaussian" and b[1] == "shuffle" for a, b in ends.values()),
-                         sum(a[1] == "shuffle" and b[1] == "gaussian" for a, b in ends.values()), len(ends),
-                         sum(a[1] == "shuffle" for a, _ in ends.values()), sum(b[1] == "shuffle" for _, b in ends.values()))
+        out["rounds"] = (
+            sum(a[1] == "gaussian" and b[1] == "shuffle" for a, b in ends.values()),
+            sum(a[1] == "shuffle" and b[1] == "gaussian" for a, b in ends.values()),
+            len(ends),
+            sum(a[1] == "shuffle" for a, _ in ends.values()),
+            sum(b[1] == "shuffle" for _, b in ends.values()),
+        )
     bracket = results / "accounting" / "bracket.csv"
     if bracket.is_file():
         rows = _rows(bracket)
@@ -173,8 +233,11 @@ def recount(results: Path) -> dict:
         out["bracket_goals"] = _goal_counts(rows)
     summary = results / "data" / "summary.csv"
     if summary.is_file():
-        out["data"] = [(r["label"], int(r["kept"]), int(float(r["paper_count"])))
-                       for r in _rows(summary) if r["level"] == "region" and _number(r["paper_count"]) > 0]
+        out["data"] = [
+            (r["label"], int(r["kept"]), int(float(r["paper_count"])))
+            for r in _rows(summary)
+            if r["level"] == "region" and _number(r["paper_count"]) > 0
+        ]
     return out
 
 
@@ -184,11 +247,21 @@ def _goal_counts(rows: list[dict]) -> list[tuple]:
     eps_upper < eps0 at eps0 >= 15."""
     goals = []
     for limit, keep, extra in (
-            (1.01, lambda r: float(r["epsilon_local"]) < 15, lambda r: True),
-            (1.002, lambda r: float(r["epsilon_local"]) < 15 and 2 * float(r["n_users"]) / (
-                math.exp(float(r["epsilon_local"])) + float(r["k"]) - 1) >= 100, lambda r: True),
-            (1.05, lambda r: float(r["epsilon_local"]) >= 15,
-             lambda r: float(r["eps_upper"]) < float(r["epsilon_local"]))):
+        (1.01, lambda r: float(r["epsilon_local"]) < 15, lambda r: True),
+        (
+            1.002,
+            lambda r: (
+                float(r["epsilon_local"]) < 15
+                and 2 * float(r["n_users"]) / (math.exp(float(r["epsilon_local"])) + float(r["k"]) - 1) >= 100
+            ),
+            lambda r: True,
+        ),
+        (
+            1.05,
+            lambda r: float(r["epsilon_local"]) >= 15,
+            lambda r: float(r["eps_upper"]) < float(r["epsilon_local"]),
+        ),
+    ):
         chosen = [r for r in rows if keep(r)]
         met = [r for r in chosen if _number(r["ratio"]) <= limit and extra(r)]
         missed = [_number(r["ratio"]) for r in chosen if r not in met]
@@ -198,6 +271,7 @@ def _goal_counts(rows: list[dict]) -> list[tuple]:
 
 # ------------------------------------------------------------------ what the report says
 
+
 def _inputs(results: Path) -> report.ReportInputs:
     def existing(*paths):
         return [p for p in paths if p.is_file()]
@@ -206,25 +280,36 @@ def _inputs(results: Path) -> report.ReportInputs:
     extras = {
         WORST_CASE_BRACKET: {"images": [], "data": existing(results / "accounting" / "bracket.csv")},
         EQUAL_GUARANTEE: {"images": [], "data": existing(utility / "equal_guarantee_ratio.csv")},
-        PHASE_DIAGRAM: {"images": [], "data": existing(utility / "phase_diagram.csv",
-                                                       utility / "phase_diagram_boundary.csv")},
+        PHASE_DIAGRAM: {
+            "images": [],
+            "data": existing(utility / "phase_diagram.csv", utility / "phase_diagram_boundary.csv"),
+        },
         PHASE_DIAGRAM_ROUNDS: {"images": [], "data": existing(utility / "phase_diagram_rounds.csv")},
         DELTA_FLOOR: {"images": [], "data": sorted(utility.glob("**/delta_floor*.csv"))},
-        KOSKELA_FIGURES: {"images": [], "data": existing(results / "koskela" / "koskela_verdicts.csv",
-                                                         results / "koskela" / "koskela_fig4_verdicts.csv")},
+        KOSKELA_FIGURES: {
+            "images": [],
+            "data": existing(
+                results / "koskela" / "koskela_verdicts.csv",
+                results / "koskela" / "koskela_fig4_verdicts.csv",
+            ),
+        },
         BALLE_FIGURE: {"images": [], "data": existing(results / "balle" / "balle_verdicts.csv")},
         GIRGIS_FIGURE: {"images": [], "data": existing(results / "girgis" / "girgis_verdicts.csv")},
     }
     summary = results / "data" / "summary.csv"
-    return report.ReportInputs(config={"seed": 1}, report_dir=results / "report",
-                               data_summary=summary if summary.is_file() else None,
-                               comparisons=sorted(results.glob("*/table*_comparison.csv")), extras=extras,
-                               expected_stages=["accounting", "utility", "koskela", "balle", "girgis"])
+    return report.ReportInputs(
+        config={"seed": 1},
+        report_dir=results / "report",
+        data_summary=summary if summary.is_file() else None,
+        comparisons=sorted(results.glob("*/table*_comparison.csv")),
+        extras=extras,
+        expected_stages=["accounting", "utility", "koskela", "balle", "girgis"],
+    )
 
 
 def _section(markdown: str, heading: str) -> str:
     start = markdown.index(f"## {heading}\n")
-    return markdown[start:markdown.index("\n## ", start + 1)]
+    return markdown[start : markdown.index("\n## ", start + 1)]
 
 
 def _phrase_counts(line: str, after: str) -> dict[str, int]:
@@ -239,8 +324,10 @@ def check_recount(results: Path) -> None:
     expected = recount(results)
     markdown = report.render_markdown(report.build_report(_inputs(results)))
     verdicts, found = _section(markdown, "Verdicts"), _section(markdown, "Findings")
-    lines = {name: next(line for line in verdicts.splitlines() if line.startswith(f"- **{name}"))
-             for name in ("Biswas", "Koskela", "Balle", "Girgis")}
+    lines = {
+        name: next(line for line in verdicts.splitlines() if line.startswith(f"- **{name}"))
+        for name in ("Biswas", "Koskela", "Balle", "Girgis")
+    }
     if "biswas" in expected:
         assert f"({sum(expected['biswas'].values())} printed cells" in lines["Biswas"]
         assert _phrase_counts(lines["Biswas"], "): ") == expected["biswas"]
@@ -267,26 +354,38 @@ def check_recount(results: Path) -> None:
     if "equal" in expected:
         central, total, shuffle = expected["equal"]
         assert f"lower TV in {central} of {total} settings and shuffle+INV in {shuffle}" in found
-        assert f"in {expected['geometric'][0]} of {expected['geometric'][1]} equal-guarantee settings" in found
+        assert (
+            f"in {expected['geometric'][0]} of {expected['geometric'][1]} equal-guarantee settings" in found
+        )
         low, high, median, certain = expected["equal_ratio"]
         assert f"of {low:.2f} to {high:.2f} (median {median:.2f}), and {certain} of {total} verdicts" in found
     if "phase" in expected:
         assert f"at {expected['phase'][0]} of {expected['phase'][1]} points" in found
     if "rounds" in expected:
         to_shuffle, to_gaussian, total, first, last = expected["rounds"]
-        assert (f"moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
-                f"{to_gaussian} of {total} lines") in found
+        assert (
+            f"moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
+            f"{to_gaussian} of {total} lines"
+        ) in found
         assert f"shuffle+INV wins {first} at the smallest T and {last} at the largest" in found
     if "bracket" in expected:
         largest, count, median = expected["bracket"]
-        assert f"within a factor {largest:.4f}" in found and f"over {count} settings (median {median:.4f})" in found
+        assert (
+            f"within a factor {largest:.4f}" in found
+            and f"over {count} settings (median {median:.4f})" in found
+        )
         n_users, k = expected["bracket_widest"]
         assert f"widest at n = {n_users:,}, k = {k}," in found
-        for label, (met, total, widest) in zip(("(ε0 < 15)", "n·γ·2/k ≥ 100", "(ε0 ≥ 15)"), expected["bracket_goals"]):
+        for label, (met, total, widest) in zip(
+            ("(ε0 < 15)", "n·γ·2/k ≥ 100", "(ε0 ≥ 15)"), expected["bracket_goals"]
+        ):
             if total:
                 assert f"{label} in {met} of {total} settings" in found
             if widest is not None:
-                assert f"{label} in {met} of {total} settings (missed by {total - met}, widest {widest:.5f}" in found
+                assert (
+                    f"{label} in {met} of {total} settings (missed by {total - met}, widest {widest:.5f}"
+                    in found
+                )
     if "balle_finding" in expected:
         for code, (reproduced, total, worst) in expected["balle_finding"].items():
             assert f"{reproduced} of {total} curves reproduced against their {code} code" in found
@@ -300,82 +399,223 @@ def check_recount(results: Path) -> None:
 
 # ------------------------------------------------------------------ a fixture run
 
+
 def _comparison(table, block, row, column, paper, printed, exact, verdict, **extra):
-    return {"table": table, "block": block, "row": row, "column": column, "paper": paper, "ours_as_printed": printed,
-            "ours_exact": exact, "relative_difference": 0.0, "verdict": verdict, "note": extra.pop("note", ""), **extra}
+    return {
+        "table": table,
+        "block": block,
+        "row": row,
+        "column": column,
+        "paper": paper,
+        "ours_as_printed": printed,
+        "ours_exact": exact,
+        "relative_difference": 0.0,
+        "verdict": verdict,
+        "note": extra.pop("note", ""),
+        **extra,
+    }
 
 
 def write_fixture(results: Path) -> Path:
     (results / "accounting").mkdir(parents=True)
     (results / "utility").mkdir()
-    pd.DataFrame([
-        _comparison("II", "n=100", "eps=0.01", "Our delta", "1.18E-14", 1.179e-14, 3.1e-3, "reproduced",
-                    note="eq. (6)"),
-        _comparison("II", "n=100", "eps=0.1", "Our delta", "1.26E-28", 1.2671e-28, 1.3e-9, "not reproduced"),
-        _comparison("II", "n=1,000", "eps=0.2", "Our delta", "6.02E-143", 0.0, 1.03e-181, "not reproduced"),
-        _comparison("II", "n=100", "eps=0.1", "[10]", "0.68", 0.687, 0.687, "not reproduced"),
-        _comparison("II", "n=100", "eps=0.4", "[10]", "2.2E-3", 2.466e-3, 2.466e-3, "not reproduced"),
-    ]).to_csv(results / "accounting" / "table2_comparison.csv", index=False)
+    pd.DataFrame(
+        [
+            _comparison(
+                "II",
+                "n=100",
+                "eps=0.01",
+                "Our delta",
+                "1.18E-14",
+                1.179e-14,
+                3.1e-3,
+                "reproduced",
+                note="eq. (6)",
+            ),
+            _comparison(
+                "II", "n=100", "eps=0.1", "Our delta", "1.26E-28", 1.2671e-28, 1.3e-9, "not reproduced"
+            ),
+            _comparison(
+                "II", "n=1,000", "eps=0.2", "Our delta", "6.02E-143", 0.0, 1.03e-181, "not reproduced"
+            ),
+            _comparison("II", "n=100", "eps=0.1", "[10]", "0.68", 0.687, 0.687, "not reproduced"),
+            _comparison("II", "n=100", "eps=0.4", "[10]", "2.2E-3", 2.466e-3, 2.466e-3, "not reproduced"),
+        ]
+    ).to_csv(results / "accounting" / "table2_comparison.csv", index=False)
     rows = []
     for block, label in (("varying eps0", "eps0=2"), ("varying n", "n=100"), ("varying k", "k=10")):
-        rows += [_comparison("IV", block, label, "a", "2.49E-15", 2.4837e-15, 6.1e-3, "not reproduced"),
-                 _comparison("IV", block, label, "b", "3.25E-22", 3.2453e-22, 2.6e-8, "reproduced"),
-                 _comparison("IV", block, label, "c", "0", 0.0, 0.0, "reproduced")]
-    rows += [_comparison("IV", "varying n", "n=50", "a", "1.91E-08", 1.39e-8, 1.6e-2, "not reproduced"),
-             _comparison("IV", "varying k", "k=30", "a", "0", 0.0, 0.0, "reproduced")]
+        rows += [
+            _comparison("IV", block, label, "a", "2.49E-15", 2.4837e-15, 6.1e-3, "not reproduced"),
+            _comparison("IV", block, label, "b", "3.25E-22", 3.2453e-22, 2.6e-8, "reproduced"),
+            _comparison("IV", block, label, "c", "0", 0.0, 0.0, "reproduced"),
+        ]
+    rows += [
+        _comparison("IV", "varying n", "n=50", "a", "1.91E-08", 1.39e-8, 1.6e-2, "not reproduced"),
+        _comparison("IV", "varying k", "k=30", "a", "0", 0.0, 0.0, "reproduced"),
+    ]
     pd.DataFrame(rows).to_csv(results / "accounting" / "table4_comparison.csv", index=False)
-    strength = {"interval_low": 1e-4, "interval_high": 1e-2, "p_pass_3x_larger": 0.5, "p_pass_3x_smaller": 0.9}
-    pd.DataFrame([
-        # a Monte-Carlo cell whose note names eq. (6): not one of the paper's own delta cells
-        _comparison("V", "n=1,000", "x0=1", "shuffle+INV", "3E-3", 2e-3, 2e-3, "reproduced",
-                    note="delta from eq. (6) as printed", x0_count=4, **strength),
-        _comparison("V", "n=1,000", "x0=2", "shuffle+INV", "9E-2", 2e-3, 2e-3, "not reproduced",
-                    note="outside", x0_count=4, **strength),
-        _comparison("VI", "San Francisco", "x0=40", "shuffle+INV", "1E-3", 3e-4, 3e-4, "reproduced",
-                    x0_count=0, **strength),
-        _comparison("V", "n=1,000", "x0=1", "Gaussian", "3E-3", 1e-2, 1e-2, "not reproducible as specified",
-                    x0_count=4),
-    ]).to_csv(results / "utility" / "table5_comparison.csv", index=False)
+    strength = {
+        "interval_low": 1e-4,
+        "interval_high": 1e-2,
+        "p_pass_3x_larger": 0.5,
+        "p_pass_3x_smaller": 0.9,
+    }
+    pd.DataFrame(
+        [
+            # a Monte-Carlo cell whose note names eq. (6): not one of the paper's own delta cells
+            _comparison(
+                "V",
+                "n=1,000",
+                "x0=1",
+                "shuffle+INV",
+                "3E-3",
+                2e-3,
+                2e-3,
+                "reproduced",
+                note="delta from eq. (6) as printed",
+                x0_count=4,
+                **strength,
+            ),
+            _comparison(
+                "V",
+                "n=1,000",
+                "x0=2",
+                "shuffle+INV",
+                "9E-2",
+                2e-3,
+                2e-3,
+                "not reproduced",
+                note="outside",
+                x0_count=4,
+                **strength,
+            ),
+            _comparison(
+                "VI",
+                "San Francisco",
+                "x0=40",
+                "shuffle+INV",
+                "1E-3",
+                3e-4,
+                3e-4,
+                "reproduced",
+                x0_count=0,
+                **strength,
+            ),
+            _comparison(
+                "V",
+                "n=1,000",
+                "x0=1",
+                "Gaussian",
+                "3E-3",
+                1e-2,
+                1e-2,
+                "not reproducible as specified",
+                x0_count=4,
+            ),
+        ]
+    ).to_csv(results / "utility" / "table5_comparison.csv", index=False)
     (results / "koskela").mkdir()
-    pd.DataFrame({"figure": [1, 1, 1, 2, 3], "curve": ["PLD", "RDP", "RDP", "PLD", "strong adversary"],
-                  "verdict": ["reproduced", "not reproduced", "not reproduced", "not reproduced", "reproduced"],
-                  "known_cause": ["", "their code divides by lambda - 1", "same", "", ""]}).to_csv(
-        results / "koskela" / "koskela_verdicts.csv", index=False)
+    pd.DataFrame(
+        {
+            "figure": [1, 1, 1, 2, 3],
+            "curve": ["PLD", "RDP", "RDP", "PLD", "strong adversary"],
+            "verdict": ["reproduced", "not reproduced", "not reproduced", "not reproduced", "reproduced"],
+            "known_cause": ["", "their code divides by lambda - 1", "same", "", ""],
+        }
+    ).to_csv(results / "koskela" / "koskela_verdicts.csv", index=False)
     (results / "balle").mkdir()
-    pd.DataFrame({"panel": ["i", "i", "ii", "ii"], "curve": ["Bennett", "Hoeffding", "Bennett", "Hoeffding"],
-                  "code": ["current", "current", "2019", "2019"],
-                  "verdict": ["reproduced", "reproduced", "not reproduced", "not reproduced"],
-                  "known_cause": ["", "", "line 197 divides by m", ""], "max_relative_difference": [0, 0, 2.5, 0.3],
-                  "looseness_max": [1.5, 2.0, 1.5, 2.0]}).to_csv(results / "balle" / "balle_verdicts.csv", index=False)
+    pd.DataFrame(
+        {
+            "panel": ["i", "i", "ii", "ii"],
+            "curve": ["Bennett", "Hoeffding", "Bennett", "Hoeffding"],
+            "code": ["current", "current", "2019", "2019"],
+            "verdict": ["reproduced", "reproduced", "not reproduced", "not reproduced"],
+            "known_cause": ["", "", "line 197 divides by m", ""],
+            "max_relative_difference": [0, 0, 2.5, 0.3],
+            "looseness_max": [1.5, 2.0, 1.5, 2.0],
+        }
+    ).to_csv(results / "balle" / "balle_verdicts.csv", index=False)
     (results / "girgis").mkdir()
-    pd.DataFrame({"curve": ["Thm 3.1", "Thm 3.4", ""], "claim": ["", "", "Remark 4"],
-                  "verdict": ["not reproducible as specified", "reproduced", "reproduced"],
-                  "known_cause": ["parameters not legible", "", ""]}).to_csv(
-        results / "girgis" / "girgis_verdicts.csv", index=False)
-    floor = {"region": "synthetic", "epsilon": 4.0, "epsilon_local": 4.0, "accountant": "weak-adversary",
-             "delta_floor": 1e-300}
-    pd.DataFrame([{**floor, "n_users": n, "calibration": c, "delta_floored": f}
-                  for n, c, f in ((1000, "configured", True), (2000, "configured", True), (3000, "configured", False),
-                                  (1000, "as_printed", True))]).to_csv(results / "utility" / "delta_floor_fig2.csv",
-                                                                       index=False)
-    pd.DataFrame({"dataset": "uniform", "k": 5, "n_users": [100, 1000, 1000], "epsilon": [1.0, 1.0, 2.0],
-                  "delta_rule": "fixed 1e-06", "ratio": [1.5, 0.9, 1.2], "winner_upper": ["central", "shuffle", "tie"],
-                  "certain": [True, True, False], "ratio_geometric": [1.3, 0.8, 1.1]}).to_csv(
-        results / "utility" / "equal_guarantee_ratio.csv", index=False)
-    pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2, 15, 15, 15], "n_users": [100, 1000, 100, 1000, 10000],
-                  "epsilon": 1.0, "log_ratio": [-0.5, -0.2, 0.3, -0.1, math.nan],
-                  "accountant": ["worst-case-lower", "worst-case-lower", "weak-adversary", "weak-adversary",
-                                 "weak-adversary"]}).to_csv(results / "utility" / "phase_diagram.csv", index=False)
-    pd.DataFrame({"n_users": [100, 1000, 1000, 10**8, 10**11], "k": [5, 5, 5, 10, 10],
-                  "epsilon_local": [1.0, 1.0, 1.0, 15.0, 20.0], "delta": 1e-6, "eps_lower": [0.5, 0.5, 0.5, 1.2, 0.4],
-                  "eps_upper": [0.51, 0.55, 0.5, 1.21, 20.0], "ratio": [1.02, 1.1, 1.0, 1.21 / 1.2, 50.0],
-                  "upper": "worst-case-upper", "lower": "worst-case-lower"}).to_csv(
-        results / "accounting" / "bracket.csv", index=False)
+    pd.DataFrame(
+        {
+            "curve": ["Thm 3.1", "Thm 3.4", ""],
+            "claim": ["", "", "Remark 4"],
+            "verdict": ["not reproducible as specified", "reproduced", "reproduced"],
+            "known_cause": ["parameters not legible", "", ""],
+        }
+    ).to_csv(results / "girgis" / "girgis_verdicts.csv", index=False)
+    floor = {
+        "region": "synthetic",
+        "epsilon": 4.0,
+        "epsilon_local": 4.0,
+        "accountant": "weak-adversary",
+        "delta_floor": 1e-300,
+    }
+    pd.DataFrame(
+        [
+            {**floor, "n_users": n, "calibration": c, "delta_floored": f}
+            for n, c, f in (
+                (1000, "configured", True),
+                (2000, "configured", True),
+                (3000, "configured", False),
+                (1000, "as_printed", True),
+            )
+        ]
+    ).to_csv(results / "utility" / "delta_floor_fig2.csv", index=False)
+    pd.DataFrame(
+        {
+            "dataset": "uniform",
+            "k": 5,
+            "n_users": [100, 1000, 1000],
+            "epsilon": [1.0, 1.0, 2.0],
+            "delta_rule": "fixed 1e-06",
+            "ratio": [1.5, 0.9, 1.2],
+            "winner_upper": ["central", "shuffle", "tie"],
+            "certain": [True, True, False],
+            "ratio_geometric": [1.3, 0.8, 1.1],
+        }
+    ).to_csv(results / "utility" / "equal_guarantee_ratio.csv", index=False)
+    pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 2, 15, 15, 15],
+            "n_users": [100, 1000, 100, 1000, 10000],
+            "epsilon": 1.0,
+            "log_ratio": [-0.5, -0.2, 0.3, -0.1, math.nan],
+            "accountant": [
+                "worst-case-lower",
+                "worst-case-lower",
+                "weak-adversary",
+                "weak-adversary",
+                "weak-adversary",
+            ],
+        }
+    ).to_csv(results / "utility" / "phase_diagram.csv", index=False)
+    pd.DataFrame(
+        {
+            "n_users": [100, 1000, 1000, 10**8, 10**11],
+            "k": [5, 5, 5, 10, 10],
+            "epsilon_local": [1.0, 1.0, 1.0, 15.0, 20.0],
+            "delta": 1e-6,
+            "eps_lower": [0.5, 0.5, 0.5, 1.2, 0.4],
+            "eps_upper": [0.51, 0.55, 0.5, 1.21, 20.0],
+            "ratio": [1.02, 1.1, 1.0, 1.21 / 1.2, 50.0],
+            "upper": "worst-case-upper",
+            "lower": "worst-case-lower",
+        }
+    ).to_csv(results / "accounting" / "bracket.csv", index=False)
 
-    pd.DataFrame({"k": [2, 2, 2, 2, 15, 15, 15], "subsample": [1.0, 1.0, 0.01, 0.01, 1.0, 1.0, 0.01],
-                  "n_users": 10000, "epsilon": 1.0, "compositions": [1, 100, 1, 100, 1, 100, 1],
-                  "log_ratio": [0.2, -0.1, -0.3, 0.1, 0.4, math.nan, -0.2], "skipped": ""}).to_csv(
-        results / "utility" / "phase_diagram_rounds.csv", index=False)
+    pd.DataFrame(
+        {
+            "k": [2, 2, 2, 2, 15, 15, 15],
+            "subsample": [1.0, 1.0, 0.01, 0.01, 1.0, 1.0, 0.01],
+            "n_users": 10000,
+            "epsilon": 1.0,
+            "compositions": [1, 100, 1, 100, 1, 100, 1],
+            "log_ratio": [0.2, -0.1, -0.3, 0.1, 0.4, math.nan, -0.2],
+            "skipped": "",
+        }
+    ).to_csv(results / "utility" / "phase_diagram_rounds.csv", index=False)
     return results
 
 
@@ -386,8 +626,14 @@ def test_the_fixture_recount_itself_is_what_the_fixture_holds(tmp_path):
     # Table IV: the row printed in three blocks once (a: within 1 %, b, c reproduced), n=50 off, k=30 reproduced;
     # Tables V / VI: reproduced, off (outside), not comparable (x0 without check-ins), not reproducible;
     # 14 cells
-    assert expected["biswas"] == {"reproduced": 5, "matches if truncated": 2, "off": 4, "within 1 %": 1,
-                                  "not comparable": 1, "not reproducible as specified": 1}
+    assert expected["biswas"] == {
+        "reproduced": 5,
+        "matches if truncated": 2,
+        "off": 4,
+        "within 1 %": 1,
+        "not comparable": 1,
+        "not reproducible as specified": 1,
+    }
     assert expected["eq6"][:2] == (5, 5) and expected["eq6"][3] == 1  # II: 2 positive, 1 zero; IV: 3 positive
     assert expected["koskela"] == (5, {"reproduced": 2, "explained": 2, "not reproduced": 1}, 2, 3, 2)
     assert expected["floor"] == (2, 3) and expected["geometric"] == (2, 3) and expected["phase"] == (1, 2)
@@ -403,8 +649,10 @@ def test_every_verdict_and_finding_number_recounts_on_the_fixture(tmp_path):
     check_recount(write_fixture(tmp_path / "results"))
 
 
-@pytest.mark.skipif(not (ROOT / "results" / "accounting" / "table2_comparison.csv").is_file(),
-                    reason="no workflow run in this worktree (results/accounting/table2_comparison.csv)")
+@pytest.mark.skipif(
+    not (ROOT / "results" / "accounting" / "table2_comparison.csv").is_file(),
+    reason="no workflow run in this worktree (results/accounting/table2_comparison.csv)",
+)
 def test_every_verdict_and_finding_number_recounts_on_this_worktrees_run():
     check_recount(ROOT / "results")
 
@@ -413,12 +661,23 @@ def _old_eq6_selection(rows):  # the selection issue 33 found wrong: every row w
     return rows[rows["note"].astype(str).str.contains("eq. (6)", regex=False)]
 
 
-@pytest.mark.parametrize("target, name, planted", [
-    (report_findings, "own_delta_cells", _old_eq6_selection),
-    (report_verdicts, "unique_cells", lambda rows: rows),  # a row printed in three blocks counted three times
-    (report_verdicts, "NOT_REPRODUCED", "a verdict that never occurs"),  # a cause no longer makes "explained"
-    (report_findings, "BRACKET_GOAL", 1.2),  # the bracket goal counted against a wrong limit
-])
+@pytest.mark.parametrize(
+    "target, name, planted",
+    [
+        (report_findings, "own_delta_cells", _old_eq6_selection),
+        (
+            report_verdicts,
+            "unique_cells",
+            lambda rows: rows,
+        ),  # a row printed in three blocks counted three times
+        (
+            report_verdicts,
+            "NOT_REPRODUCED",
+            "a verdict that never occurs",
+        ),  # a cause no longer makes "explained"
+        (report_findings, "BRACKET_GOAL", 1.2),  # the bracket goal counted against a wrong limit
+    ],
+)
 def test_a_planted_counting_error_fails_the_recount(tmp_path, monkeypatch, target, name, planted):
     results = write_fixture(tmp_path / "results")
     monkeypatch.setattr(target, name, planted)
@@ -436,25 +695,46 @@ def test_the_fixture_report_has_its_parts_in_order_each_seed_figure_in_its_secti
     inputs = _inputs(results)
     # a figure a stage adds appears in its paper's section without a change to the report: images come from
     # the rule's inputs (report.smk -> shuffledp.report.inputs), here three Koskela figures and one new one
-    images = {name: [_png(results / stage / f"{stage}_fig{i}.png") for i in range(1, n + 1)]
-              for name, stage, n in ((KOSKELA_FIGURES, "koskela", 4), (BALLE_FIGURE, "balle", 1),
-                                     (GIRGIS_FIGURE, "girgis", 1))}
+    images = {
+        name: [_png(results / stage / f"{stage}_fig{i}.png") for i in range(1, n + 1)]
+        for name, stage, n in (
+            (KOSKELA_FIGURES, "koskela", 4),
+            (BALLE_FIGURE, "balle", 1),
+            (GIRGIS_FIGURE, "girgis", 1),
+        )
+    }
     for name, paths in images.items():
         inputs.extras[name]["images"] = paths
     markdown = report.render_markdown(report.build_report(inputs))
-    heads = ["## Verdicts", "## Findings", "## Errata", "## Contents", "## Biswas et al.", "## Koskela et al.",
-             "## Balle et al.", "## Girgis et al.", "## Beyond the papers", "## Appendix", "## Provenance"]
+    heads = [
+        "## Verdicts",
+        "## Findings",
+        "## Errata",
+        "## Contents",
+        "## Biswas et al.",
+        "## Koskela et al.",
+        "## Balle et al.",
+        "## Girgis et al.",
+        "## Beyond the papers",
+        "## Appendix",
+        "## Provenance",
+    ]
     assert [markdown.index(h) for h in heads] == sorted(markdown.index(h) for h in heads)
-    for name, heading in ((KOSKELA_FIGURES, "## Koskela et al."), (BALLE_FIGURE, "## Balle et al."),
-                          (GIRGIS_FIGURE, "## Girgis et al.")):
-        section = markdown[markdown.index(heading):]
-        section = section[:section.index("\n## ", 1)]
-        assert all(f"({image.parent.name}/{image.name})" in section.replace("../", "") for image in images[name])
-    assert markdown[:markdown.index("## Appendix")].count("\n") < 250
+    for name, heading in (
+        (KOSKELA_FIGURES, "## Koskela et al."),
+        (BALLE_FIGURE, "## Balle et al."),
+        (GIRGIS_FIGURE, "## Girgis et al."),
+    ):
+        section = markdown[markdown.index(heading) :]
+        section = section[: section.index("\n## ", 1)]
+        assert all(
+            f"({image.parent.name}/{image.name})" in section.replace("../", "") for image in images[name]
+        )
+    assert markdown[: markdown.index("## Appendix")].count("\n") < 250
     blocks = [b for b in markdown.split("\n\n") if len(b) > 40 and not b.startswith("|")]
     items = [i for b in blocks for i in (b.split("\n- ") if b.startswith("- ") else [b])]
     assert len(items) == len(set(items)), [i[:80] for i in items if items.count(i) > 1]
     # per-curve rows are tables in the appendix, never a paragraph per curve
-    appendix = markdown[markdown.index("## Appendix"):]
+    appendix = markdown[markdown.index("## Appendix") :]
     assert "| figure | curve | verdict | known_cause |" in appendix
     assert "their code divides by lambda - 1" in appendix

@@ -25,15 +25,42 @@ PNG_1x1 = base64.b64decode(
 
 def comparison_frame(**overrides) -> pd.DataFrame:
     rows = [
-        {"table": "IV", "block": "varying n", "row": "n=50", "column": "eps=0.1", "paper": "1.91E-08",
-         "ours_as_printed": 1.912e-8, "ours_exact": 3.0e-7, "relative_difference": 0.001,
-         "verdict": REPRODUCED, "note": "rounds to the printed 1.91E-08"},
-        {"table": "IV", "block": "varying k", "row": "k=5", "column": "eps=0.1", "paper": "1.96E-10",
-         "ours_as_printed": 2.5e-10, "ours_exact": 2.5e-9, "relative_difference": 0.27,
-         "verdict": NOT_REPRODUCED, "note": "ours 2.5e-10 vs printed 1.96E-10 (ratio 1.28)"},
-        {"table": "II", "block": "n=100", "row": "eps=0.1", "column": "[12]", "paper": "0.2",
-         "ours_as_printed": 0.2, "ours_exact": 0.25, "relative_difference": 0.0,  # a bound, not delta
-         "verdict": REPRODUCED, "note": "rounds"},
+        {
+            "table": "IV",
+            "block": "varying n",
+            "row": "n=50",
+            "column": "eps=0.1",
+            "paper": "1.91E-08",
+            "ours_as_printed": 1.912e-8,
+            "ours_exact": 3.0e-7,
+            "relative_difference": 0.001,
+            "verdict": REPRODUCED,
+            "note": "rounds to the printed 1.91E-08",
+        },
+        {
+            "table": "IV",
+            "block": "varying k",
+            "row": "k=5",
+            "column": "eps=0.1",
+            "paper": "1.96E-10",
+            "ours_as_printed": 2.5e-10,
+            "ours_exact": 2.5e-9,
+            "relative_difference": 0.27,
+            "verdict": NOT_REPRODUCED,
+            "note": "ours 2.5e-10 vs printed 1.96E-10 (ratio 1.28)",
+        },
+        {
+            "table": "II",
+            "block": "n=100",
+            "row": "eps=0.1",
+            "column": "[12]",
+            "paper": "0.2",
+            "ours_as_printed": 0.2,
+            "ours_exact": 0.25,
+            "relative_difference": 0.0,  # a bound, not delta
+            "verdict": REPRODUCED,
+            "note": "rounds",
+        },
     ]
     frame = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
     for key, value in overrides.items():
@@ -73,8 +100,10 @@ def test_verdict_counts():
 def tv_frame():
     # Medians by construction: at n=10 shuffle+INV (0.010) < Gaussian (0.020) < shuffle (0.050);
     # at n=100 Gaussian (0.001) < shuffle+INV (0.004) < shuffle (0.030).
-    medians = {10: {"Gaussian": 0.020, "shuffle": 0.050, "shuffle+INV": 0.010},
-               100: {"Gaussian": 0.001, "shuffle": 0.030, "shuffle+INV": 0.004}}
+    medians = {
+        10: {"Gaussian": 0.020, "shuffle": 0.050, "shuffle+INV": 0.010},
+        100: {"Gaussian": 0.001, "shuffle": 0.030, "shuffle+INV": 0.004},
+    }
     rows = []
     for n, by_method in medians.items():
         for method, median in by_method.items():
@@ -99,7 +128,9 @@ def test_read_method_comparison_states_facts_from_the_data():
 
 
 def test_method_summary_rejects_frames_without_method_or_value():
-    with pytest.raises(ValueError, match=r"`figure data` must have a `method` \(or `mechanism`\) column and one of tv"):
+    with pytest.raises(
+        ValueError, match=r"`figure data` must have a `method` \(or `mechanism`\) column and one of tv"
+    ):
         report.method_summary(pd.DataFrame({"n": [1], "tv": [0.1]}))
 
 
@@ -111,14 +142,24 @@ def delta_grid(printed_factor=0.1):
         for e0 in eps0:
             exact = np.exp(-10 * e / e0) if e < e0 else 0.0  # decreasing in eps, increasing in eps0
             rows.append({"epsilon": e, "epsilon_local": e0, "accountant": "biswas-exact", "delta": exact})
-            rows.append({"epsilon": e, "epsilon_local": e0, "accountant": "biswas-printed", "delta": printed_factor * exact})
+            rows.append(
+                {
+                    "epsilon": e,
+                    "epsilon_local": e0,
+                    "accountant": "biswas-printed",
+                    "delta": printed_factor * exact,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def test_read_delta_surface_monotone_grid_and_ratio():
     text = report.read_delta_surface(delta_grid())
     # 4 eps x 3 eps0: 3*3 = 9 neighbouring pairs along eps, 4*2 = 8 along eps0
-    assert "`biswas-exact`: δ is non-increasing in ε in 9 of 9 neighbouring pairs and non-decreasing in ε0 in 8 of 8" in text
+    assert (
+        "`biswas-exact`: δ is non-increasing in ε in 9 of 9 neighbouring pairs and non-decreasing in ε0 in 8 of 8"
+        in text
+    )
     assert "log10(printed / exact) ranges from -1.00 to -1.00" in text
     assert "1 of 12 grid points have δ = 0" in text  # eps = 1.0 with eps0 = 1.0
 
@@ -139,8 +180,24 @@ def test_read_delta_surface_requires_axes():
 def test_read_data_counts():
     summary = pd.DataFrame(
         [
-            {"level": "source", "name": "s", "label": "snap_paris", "rows_read": 100, "malformed": 3, "kept": 97, "paper_count": None},
-            {"level": "region", "name": "paris", "label": "Paris", "rows_read": 97, "malformed": None, "kept": 110, "paper_count": 100},
+            {
+                "level": "source",
+                "name": "s",
+                "label": "snap_paris",
+                "rows_read": 100,
+                "malformed": 3,
+                "kept": 97,
+                "paper_count": None,
+            },
+            {
+                "level": "region",
+                "name": "paris",
+                "label": "Paris",
+                "rows_read": 97,
+                "malformed": None,
+                "kept": 110,
+                "paper_count": 100,
+            },
         ]
     )
     cells = {"paris": pd.DataFrame({"count": [0, 5, 15]})}
@@ -161,9 +218,21 @@ def test_read_data_counts():
     ids=["dropped", "kept", "none"],
 )
 def test_read_data_counts_reports_duplicates(in_file, of_earlier, dropped, expected):
-    summary = pd.DataFrame([{"level": "source", "name": "s", "label": "s", "rows_read": 100, "malformed": 3,
-                             "duplicates_in_file": in_file, "duplicates_of_earlier_source": of_earlier,
-                             "duplicates_dropped": dropped, "kept": 91}])
+    summary = pd.DataFrame(
+        [
+            {
+                "level": "source",
+                "name": "s",
+                "label": "s",
+                "rows_read": 100,
+                "malformed": 3,
+                "duplicates_in_file": in_file,
+                "duplicates_of_earlier_source": of_earlier,
+                "duplicates_dropped": dropped,
+                "kept": 91,
+            }
+        ]
+    )
     assert expected in report.read_data_counts(summary, {})
 
 
@@ -210,7 +279,10 @@ def test_build_report_markdown_lists_cells_verdicts_and_traces(run_dir):
     assert "No comparison rows in this run for Table V, Table VI" in markdown
     assert "Figure 2 is absent from this run" in markdown
     assert "**Incomplete run:** no manifest for stage(s) accounting" in markdown
-    assert "Over 2 cells of the paper's own δ (Table IV, Table II “Our δ”), log10(δ as printed / exact δ)" in markdown
+    assert (
+        "Over 2 cells of the paper's own δ (Table IV, Table II “Our δ”), log10(δ as printed / exact δ)"
+        in markdown
+    )
     assert "| Fig. 3 (San Francisco and Paris, community level) | Figures 6 and 7 |" in markdown
 
 
@@ -262,13 +334,27 @@ def test_method_summary_accepts_mechanism_and_groups_by_varying_columns():
 
 def test_roles_keep_the_projected_gaussian_apart():
     assert report_read.method_roles(["gaussian", "gaussian+proj", "shuffle", "shuffle+INV"]) == {
-        "gaussian": "gaussian", "shuffle": "shuffle", "shuffle+inv": "shuffle+INV"
+        "gaussian": "gaussian",
+        "shuffle": "shuffle",
+        "shuffle+inv": "shuffle+INV",
     }
 
 
 def test_read_heatmap_summary():
-    frame = pd.DataFrame([{"region": "paris", "n_users": 209, "epsilon": 4.0, "epsilon_local": 4.0,
-                           "tv_gaussian": 0.02, "tv_shuffle_inv": 0.06, "delta_used": 1e-300, "delta_floored": True}])
+    frame = pd.DataFrame(
+        [
+            {
+                "region": "paris",
+                "n_users": 209,
+                "epsilon": 4.0,
+                "epsilon_local": 4.0,
+                "tv_gaussian": 0.02,
+                "tv_shuffle_inv": 0.06,
+                "delta_used": 1e-300,
+                "delta_floored": True,
+            }
+        ]
+    )
     text = report.read_heatmap_summary(frame)
     assert text == (
         "paris, n = 209, ε = 4.0, ε0 = 4.0: TV to the original distribution 0.02 (Gaussian) and 0.06 "
@@ -282,8 +368,17 @@ def test_read_heatmap_summary():
 def test_read_crossover_counts_winners_and_changes():
     rows = []
     for eps0, eps, printed, exact in [(2, 1, True, False), (2, 0.5, True, True), (3, 1, False, False)]:
-        rows.append({"epsilon_local": eps0, "epsilon": eps, "accountant": "biswas-printed", "gaussian_better": printed})
-        rows.append({"epsilon_local": eps0, "epsilon": eps, "accountant": "biswas-exact", "gaussian_better": exact})
+        rows.append(
+            {
+                "epsilon_local": eps0,
+                "epsilon": eps,
+                "accountant": "biswas-printed",
+                "gaussian_better": printed,
+            }
+        )
+        rows.append(
+            {"epsilon_local": eps0, "epsilon": eps, "accountant": "biswas-exact", "gaussian_better": exact}
+        )
     text = report.read_crossover(pd.DataFrame(rows))
     assert "`biswas-printed` the Gaussian has the lower mean TV in 2 of 3" in text
     assert "`biswas-exact` the Gaussian has the lower mean TV in 1 of 3" in text
@@ -293,22 +388,43 @@ def test_read_crossover_counts_winners_and_changes():
 def test_read_crossover_states_where_the_bracket_makes_the_winner_certain():
     rows = []
     # (eps0, eps): (gaussian_better under upper, under lower, gaussian mean TV gap over its s.e.)
-    cells = {(2, 1): (True, True, 10.0), (2, 0.5): (True, False, 10.0), (3, 1): (False, False, 0.5), (3, 2): (False, False, 10.0)}
+    cells = {
+        (2, 1): (True, True, 10.0),
+        (2, 0.5): (True, False, 10.0),
+        (3, 1): (False, False, 0.5),
+        (3, 2): (False, False, 10.0),
+    }
     for (eps0, eps), (upper, lower, gap) in cells.items():
         for accountant, better in (("weak-adversary", upper), ("worst-case-lower", lower)):
             shuffle = 0.10
             gaussian = shuffle - gap * 0.001 if better else shuffle + gap * 0.001
-            rows.append({"epsilon_local": eps0, "epsilon": eps, "accountant": accountant, "gaussian_better": better,
-                         "tv_gaussian_mean": gaussian, "tv_gaussian_se": 0.0005, "tv_shuffle_inv_mean": shuffle,
-                         "tv_shuffle_inv_se": 0.0005})
+            rows.append(
+                {
+                    "epsilon_local": eps0,
+                    "epsilon": eps,
+                    "accountant": accountant,
+                    "gaussian_better": better,
+                    "tv_gaussian_mean": gaussian,
+                    "tv_gaussian_se": 0.0005,
+                    "tv_shuffle_inv_mean": shuffle,
+                    "tv_shuffle_inv_se": 0.0005,
+                }
+            )
     text = report.read_crossover(pd.DataFrame(rows), upper="weak-adversary", lower="worst-case-lower")
-    assert "the winner is certain in 2 of 4 cells (the Gaussian in 1, shuffle+INV in 1); in the other 2" in text
+    assert (
+        "the winner is certain in 2 of 4 cells (the Gaussian in 1, shuffle+INV in 1); in the other 2" in text
+    )
     assert "certain" not in report.read_crossover(pd.DataFrame(rows))
 
 
 def test_read_gaussian_checks():
-    frame = pd.DataFrame({"sigma": [2.0, 1.0, 3.0, 0.9], "sigma_diffprivlib": [1.0, 1.0, 3.0, 1.0],
-                          "delta_used": [1e-300, 1e-6, 1e-3, 1e-18]})
+    frame = pd.DataFrame(
+        {
+            "sigma": [2.0, 1.0, 3.0, 0.9],
+            "sigma_diffprivlib": [1.0, 1.0, 3.0, 1.0],
+            "delta_used": [1e-300, 1e-6, 1e-3, 1e-18],
+        }
+    )
     text = report.read_gaussian_checks([frame, pd.DataFrame({"x": [1]})])
     assert text == (
         "Of 4 Gaussian calibrations in this run's utility data, diffprivlib's σ is more than 1% below ours "
@@ -323,13 +439,20 @@ def test_read_sweep_places_bounds_relative_to_exact():
     rows = []
     for n, exact in [(100, -10.0), (200, -20.0), (300, -30.0)]:
         rows.append({"n_users": n, "accountant": "biswas-exact", "kind": "exact", "log10_delta": exact})
-        rows.append({"n_users": n, "accountant": "strong-adversary", "kind": "upper bound", "log10_delta": exact + 1})
-        rows.append({"n_users": n, "accountant": "biswas-printed", "kind": "as printed", "log10_delta": exact - 5})
+        rows.append(
+            {"n_users": n, "accountant": "strong-adversary", "kind": "upper bound", "log10_delta": exact + 1}
+        )
+        rows.append(
+            {"n_users": n, "accountant": "biswas-printed", "kind": "as printed", "log10_delta": exact - 5}
+        )
     frame = pd.DataFrame(rows)
     frame["delta"] = 10.0 ** frame["log10_delta"]
     text = report.read_sweep(frame)
     assert "`biswas-exact` (exact): 3 points, log10 δ from -30.0 to -10.0, 0 with δ = 0." in text
-    assert "`strong-adversary` is below `biswas-exact` at 0 and above it at 3 of 3 points (an upper bound must never be below)." in text
+    assert (
+        "`strong-adversary` is below `biswas-exact` at 0 and above it at 3 of 3 points (an upper bound must never be below)."
+        in text
+    )
     assert "`biswas-printed` is below `biswas-exact` at 3 and above it at 0 of 3 points." in text
     with pytest.raises(ValueError, match=r"`sweep data` must have columns accountant, kind, delta"):
         report.read_sweep(pd.DataFrame({"delta": [1.0]}))
@@ -340,22 +463,74 @@ def test_read_sweep_places_bounds_relative_to_exact():
 
 def monte_carlo_frame() -> pd.DataFrame:
     rows = [
-        {"table": "VI", "block": "San Francisco", "row": "x0=40", "column": "shuffle+INV", "paper": "1E-3",
-         "ours_as_printed": 3e-4, "ours_exact": 3e-4, "relative_difference": -0.7, "verdict": REPRODUCED,
-         "note": "inside", "interval_low": 0.0, "interval_high": 0.0019, "p_pass_3x_larger": 0.80,
-         "p_pass_3x_smaller": 1.0, "x0_count": 0},
-        {"table": "VI", "block": "San Francisco", "row": "x0=80", "column": "shuffle+INV", "paper": "5E-4",
-         "ours_as_printed": 8e-4, "ours_exact": 8e-4, "relative_difference": 0.6, "verdict": REPRODUCED,
-         "note": "inside", "interval_low": 1.1e-4, "interval_high": 0.010, "p_pass_3x_larger": 0.55,
-         "p_pass_3x_smaller": 0.90, "x0_count": 136},
-        {"table": "VI", "block": "Paris", "row": "x0=20", "column": "shuffle+INV", "paper": "3E-4",
-         "ours_as_printed": 1e-3, "ours_exact": 1e-3, "relative_difference": 2.3, "verdict": NOT_REPRODUCED,
-         "note": "outside", "interval_low": 4e-4, "interval_high": 0.004, "p_pass_3x_larger": 0.40,
-         "p_pass_3x_smaller": 0.85, "x0_count": 8},
-        {"table": "VI", "block": "Paris", "row": "x0=20", "column": "Gaussian", "paper": "2E-6",
-         "ours_as_printed": 9e-4, "ours_exact": 2e-4, "relative_difference": 400.0, "verdict": NOT_REPRODUCIBLE,
-         "note": "floored", "interval_low": np.nan, "interval_high": np.nan, "p_pass_3x_larger": np.nan,
-         "p_pass_3x_smaller": np.nan, "x0_count": 8},
+        {
+            "table": "VI",
+            "block": "San Francisco",
+            "row": "x0=40",
+            "column": "shuffle+INV",
+            "paper": "1E-3",
+            "ours_as_printed": 3e-4,
+            "ours_exact": 3e-4,
+            "relative_difference": -0.7,
+            "verdict": REPRODUCED,
+            "note": "inside",
+            "interval_low": 0.0,
+            "interval_high": 0.0019,
+            "p_pass_3x_larger": 0.80,
+            "p_pass_3x_smaller": 1.0,
+            "x0_count": 0,
+        },
+        {
+            "table": "VI",
+            "block": "San Francisco",
+            "row": "x0=80",
+            "column": "shuffle+INV",
+            "paper": "5E-4",
+            "ours_as_printed": 8e-4,
+            "ours_exact": 8e-4,
+            "relative_difference": 0.6,
+            "verdict": REPRODUCED,
+            "note": "inside",
+            "interval_low": 1.1e-4,
+            "interval_high": 0.010,
+            "p_pass_3x_larger": 0.55,
+            "p_pass_3x_smaller": 0.90,
+            "x0_count": 136,
+        },
+        {
+            "table": "VI",
+            "block": "Paris",
+            "row": "x0=20",
+            "column": "shuffle+INV",
+            "paper": "3E-4",
+            "ours_as_printed": 1e-3,
+            "ours_exact": 1e-3,
+            "relative_difference": 2.3,
+            "verdict": NOT_REPRODUCED,
+            "note": "outside",
+            "interval_low": 4e-4,
+            "interval_high": 0.004,
+            "p_pass_3x_larger": 0.40,
+            "p_pass_3x_smaller": 0.85,
+            "x0_count": 8,
+        },
+        {
+            "table": "VI",
+            "block": "Paris",
+            "row": "x0=20",
+            "column": "Gaussian",
+            "paper": "2E-6",
+            "ours_as_printed": 9e-4,
+            "ours_exact": 2e-4,
+            "relative_difference": 400.0,
+            "verdict": NOT_REPRODUCIBLE,
+            "note": "floored",
+            "interval_low": np.nan,
+            "interval_high": np.nan,
+            "p_pass_3x_larger": np.nan,
+            "p_pass_3x_smaller": np.nan,
+            "x0_count": 8,
+        },
     ]
     return pd.DataFrame(rows)
 
@@ -367,7 +542,10 @@ def test_read_comparisons_keeps_strength_columns_and_fills_them_for_old_files(tm
     rows, problems = report.read_comparisons([new, old])
     assert not problems
     from_new = rows[rows["source"] == str(new)]
-    assert from_new["interval_high"].notna().sum() == 3 and rows[rows["source"] == str(old)]["interval_high"].isna().all()
+    assert (
+        from_new["interval_high"].notna().sum() == 3
+        and rows[rows["source"] == str(old)]["interval_high"].isna().all()
+    )
 
 
 def test_read_verdict_strength_reports_widths_and_pass_probabilities_from_the_rows():
@@ -376,7 +554,9 @@ def test_read_verdict_strength_reports_widths_and_pass_probabilities_from_the_ro
     tests = frame[frame["interval_high"].notna()]
     positive = tests[tests["interval_low"] > 0]
     decades = np.log10(positive["interval_high"] / positive["interval_low"])
-    assert f"{len(tests)} verdicts" in text and f"{int((tests['verdict'] == REPRODUCED).sum())} of them" in text
+    assert (
+        f"{len(tests)} verdicts" in text and f"{int((tests['verdict'] == REPRODUCED).sum())} of them" in text
+    )
     assert f"span {decades.min():.1f} to {decades.max():.1f} decades" in text
     assert f"{int((tests['interval_low'] == 0).sum())} start at 0" in text
     larger = tests["p_pass_3x_larger"]
@@ -405,27 +585,49 @@ def test_read_empty_cells_names_the_cells_without_check_ins():
 def test_build_report_shows_verdict_strength_and_empty_cells(run_dir):
     path = run_dir / "results" / "table6_comparison.csv"
     monte_carlo_frame().to_csv(path, index=False)
-    inputs = make_inputs(run_dir, comparisons=[run_dir / "results" / "accounting" / "table4_comparison.csv", path])
+    inputs = make_inputs(
+        run_dir, comparisons=[run_dir / "results" / "accounting" / "table4_comparison.csv", path]
+    )
     markdown = report.render_markdown(report.build_report(inputs))
     assert "**Verdict strength.** 3 verdicts" in markdown
-    assert "**Not comparable.** Cells without any check-in under our row-major numbering (San Francisco: x0 = 40)" in markdown
-    assert "| x0=40 | shuffle+INV | 1E-3 | 3.000e-04 | 3.000e-04 | not comparable |" in markdown  # not "reproduced"
-    assert "| x0=20 | shuffle+INV | 3E-4 | 0.001 | 0.001 | off | printed draw 1.33× below our 95% interval |" in markdown
+    assert (
+        "**Not comparable.** Cells without any check-in under our row-major numbering (San Francisco: x0 = 40)"
+        in markdown
+    )
+    assert (
+        "| x0=40 | shuffle+INV | 1E-3 | 3.000e-04 | 3.000e-04 | not comparable |" in markdown
+    )  # not "reproduced"
+    assert (
+        "| x0=20 | shuffle+INV | 3E-4 | 0.001 | 0.001 | off | printed draw 1.33× below our 95% interval |"
+        in markdown
+    )
     assert "| x0=80 | shuffle+INV | reproduced | [1.100e-04, 0.01] |" in markdown
     assert "| Table VI | 4 | 1 | 0 | 0 | 1 | 1 | 1 |" in markdown
 
 
 # ------------------------------------------------------------ manifests from another configuration
 
-CURRENT = {"seed": 3, "data": {"source": "local", "max_bad_fraction": 0.01}, "regions": {"paris": {"lat_min": 48.8}},
-           "accounting": {"table2": {"n_users": [100]}}, "utility": {"runs": 5}, "report": {"title": "T"}}
+CURRENT = {
+    "seed": 3,
+    "data": {"source": "local", "max_bad_fraction": 0.01},
+    "regions": {"paris": {"lat_min": 48.8}},
+    "accounting": {"table2": {"n_users": [100]}},
+    "utility": {"runs": 5},
+    "report": {"title": "T"},
+}
 
 
 def _manifest_with(path, config):
     from shuffledp import provenance
 
-    provenance.write_manifest(path, {"manifest_schema_version": 1, "config": {
-        "sha256": provenance.config_sha256(config), "yaml": provenance.config_yaml(config)}, "outputs": []})
+    provenance.write_manifest(
+        path,
+        {
+            "manifest_schema_version": 1,
+            "config": {"sha256": provenance.config_sha256(config), "yaml": provenance.config_yaml(config)},
+            "outputs": [],
+        },
+    )
     return path
 
 
@@ -433,7 +635,10 @@ def _manifest_with(path, config):
     "change, stale",
     [
         ({}, {}),
-        ({"data": {"source": "snap", "max_bad_fraction": 0.01}}, {"data": ["data.source"], "utility": ["data.source"]}),
+        (
+            {"data": {"source": "snap", "max_bad_fraction": 0.01}},
+            {"data": ["data.source"], "utility": ["data.source"]},
+        ),
         ({"accounting": {"table2": {"n_users": [100, 1000]}}}, {"accounting": ["accounting.table2.n_users"]}),
         ({"seed": 4}, {"utility": ["seed"]}),
         ({"report": {"title": "Other"}}, {}),  # not a key any result stage depends on
@@ -446,7 +651,9 @@ def test_report_flags_stages_whose_manifest_records_another_relevant_config(run_
     for stage in ("data", "accounting", "utility"):
         (results / stage).mkdir(exist_ok=True)
         manifests[stage] = _manifest_with(results / stage / "MANIFEST.json", {**CURRENT, **change})
-    inputs = make_inputs(run_dir, config=CURRENT, manifests=manifests, expected_stages=["data", "accounting", "utility"])
+    inputs = make_inputs(
+        run_dir, config=CURRENT, manifests=manifests, expected_stages=["data", "accounting", "utility"]
+    )
     markdown = report.render_markdown(report.build_report(inputs))
     if not stale:
         assert "Stale results" not in markdown
@@ -464,26 +671,53 @@ def test_report_flags_stages_whose_manifest_records_another_relevant_config(run_
 
 def _epsilon_rows(values: dict, *, panel="against n", x="n_users", statuses=None) -> pd.DataFrame:
     """values: accountant -> list of epsilon over x = 100, 1000, 10000 (or eps0 = 1, 2, 4)."""
-    roles = {"weak": "guarantee, all datasets", "strong": "guarantee, all datasets",
-             "lower": "lower bound on the worst case", "paper": "one dataset, not a guarantee"}
+    roles = {
+        "weak": "guarantee, all datasets",
+        "strong": "guarantee, all datasets",
+        "lower": "lower bound on the worst case",
+        "paper": "one dataset, not a guarantee",
+    }
     xs = [100, 1000, 10000] if x == "n_users" else [1.0, 2.0, 4.0]
     rows = []
     for accountant, epsilons in values.items():
         for i, (value, eps) in enumerate(zip(xs, epsilons)):
             status = (statuses or {}).get((accountant, i), "ok")
-            rows.append({"panel": panel, "accountant": accountant, "role": roles[accountant], "k": 10, "delta": 1e-6,
-                         "n_users": value if x == "n_users" else 500, "epsilon_local": value if x != "n_users" else 2.0,
-                         "epsilon": eps, "status": status})
+            rows.append(
+                {
+                    "panel": panel,
+                    "accountant": accountant,
+                    "role": roles[accountant],
+                    "k": 10,
+                    "delta": 1e-6,
+                    "n_users": value if x == "n_users" else 500,
+                    "epsilon_local": value if x != "n_users" else 2.0,
+                    "epsilon": eps,
+                    "status": status,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def test_read_epsilon_comparison_ranks_guarantees_and_checks_the_lower_bound():
-    frame = _epsilon_rows({"weak": [0.9, 0.3, 0.1], "strong": [math.inf, 0.9, 0.25], "lower": [0.8, 0.3, 0.1],
-                           "paper": [0.0, 0.0, 0.0]},
-                          statuses={("strong", 0): "unreachable", ("paper", 0): "epsilon = 0", ("paper", 1): "epsilon = 0",
-                                    ("paper", 2): "epsilon = 0"})
+    frame = _epsilon_rows(
+        {
+            "weak": [0.9, 0.3, 0.1],
+            "strong": [math.inf, 0.9, 0.25],
+            "lower": [0.8, 0.3, 0.1],
+            "paper": [0.0, 0.0, 0.0],
+        },
+        statuses={
+            ("strong", 0): "unreachable",
+            ("paper", 0): "epsilon = 0",
+            ("paper", 1): "epsilon = 0",
+            ("paper", 2): "epsilon = 0",
+        },
+    )
     text = report.read_epsilon_comparison(frame)
-    assert "(against n, k = 10, ε0 = 2, δ = 1e-06, 3 points) Smallest valid guarantee: `weak` at 3 of 3 points" in text
+    assert (
+        "(against n, k = 10, ε0 = 2, δ = 1e-06, 3 points) Smallest valid guarantee: `weak` at 3 of 3 points"
+        in text
+    )
     assert "`weak` gives ε from 0.9 (n = 100) to 0.1 (n = 10,000)" in text
     assert "the other guarantees exceed it by `strong` 2.5× to 3×" in text
     assert f"Smallest guarantee / `lower`: 1.00000 to {0.9 / 0.8:.5f} (largest at n = 100)" in text
@@ -493,8 +727,11 @@ def test_read_epsilon_comparison_ranks_guarantees_and_checks_the_lower_bound():
 
 
 def test_read_epsilon_comparison_counts_a_guarantee_below_the_lower_bound():
-    frame = _epsilon_rows({"weak": [0.5, 0.3, 0.1], "strong": [0.6, 0.2, 0.2], "lower": [0.4, 0.25, 0.1]},
-                          panel="against eps0", x="epsilon_local")
+    frame = _epsilon_rows(
+        {"weak": [0.5, 0.3, 0.1], "strong": [0.6, 0.2, 0.2], "lower": [0.4, 0.25, 0.1]},
+        panel="against eps0",
+        x="epsilon_local",
+    )
     text = report.read_epsilon_comparison(frame)
     assert "Smallest valid guarantee: `weak` at 2, `strong` at 1 of 3 points" in text
     assert "A guarantee below the lower bound: 1 points (must be 0)." in text  # strong at eps0 = 2
@@ -503,15 +740,23 @@ def test_read_epsilon_comparison_counts_a_guarantee_below_the_lower_bound():
 
 
 def test_read_bracket_states_the_width_and_the_accountant_to_use():
-    rows = [(100, 2, 4.0, 1e-6, 4.0, 4.0, "both at eps0: no amplification"), (100, 10, 1.0, 1e-6, 0.2, 0.25, "ok"),
-            (1000, 10, 1.0, 1e-6, 0.1, 0.1001, "ok"), (1000, 2, 1.0, 1e-9, 0.1, 0.13, "ok")]
-    frame = pd.DataFrame(rows, columns=["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "status"])
+    rows = [
+        (100, 2, 4.0, 1e-6, 4.0, 4.0, "both at eps0: no amplification"),
+        (100, 10, 1.0, 1e-6, 0.2, 0.25, "ok"),
+        (1000, 10, 1.0, 1e-6, 0.1, 0.1001, "ok"),
+        (1000, 2, 1.0, 1e-9, 0.1, 0.13, "ok"),
+    ]
+    frame = pd.DataFrame(
+        rows, columns=["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "status"]
+    )
     frame["ratio"] = frame["eps_upper"] / frame["eps_lower"]
     frame["upper"], frame["lower"] = "weak-adversary", "worst-case-lower"
     text = report.read_bracket(frame, utility_accountant="strong-adversary")
     ratios = frame["ratio"]
-    assert (f"from {ratios.min():.5f} to {ratios.max():.5f}, median {ratios.median():.5f}; widest at n = 1,000, k = 2, "
-            "ε0 = 1, δ = 1e-09") in text
+    assert (
+        f"from {ratios.min():.5f} to {ratios.max():.5f}, median {ratios.median():.5f}; widest at n = 1,000, k = 2, "
+        "ε0 = 1, δ = 1e-09"
+    ) in text
     assert f"k = 2: median {frame.loc[frame.k == 2, 'ratio'].median():.5f}, max {1.3:.5f}" in text
     assert "2 of 4 settings are within 1%." in text
     assert "In 1 setting(s) both bounds reach δ only at or within 1% of ε = ε0" in text
@@ -527,43 +772,83 @@ def test_read_bracket_states_the_width_and_the_accountant_to_use():
 
 def _calibration_rows(means: dict, *, n_users=1000, draws=50, spread=1e-3, seed=0):
     rng = np.random.default_rng(seed)
-    accountants = {"as_printed": "biswas-printed", "configured": "weak-adversary", "lower": "worst-case-lower"}
+    accountants = {
+        "as_printed": "biswas-printed",
+        "configured": "weak-adversary",
+        "lower": "worst-case-lower",
+    }
     rows = []
     for (calibration, mechanism), mean in means.items():
         for tv in mean + spread * rng.standard_normal(draws):
-            rows.append({"n_users": n_users, "epsilon": 4.0, "epsilon_local": 4.0, "calibration": calibration,
-                         "accountant": accountants[calibration], "mechanism": mechanism, "tv": tv})
+            rows.append(
+                {
+                    "n_users": n_users,
+                    "epsilon": 4.0,
+                    "epsilon_local": 4.0,
+                    "calibration": calibration,
+                    "accountant": accountants[calibration],
+                    "mechanism": mechanism,
+                    "tv": tv,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def test_three_calibrations_reading_counts_certain_and_flipped_verdicts():
-    means = {("configured", "gaussian"): 0.10, ("configured", "shuffle+INV"): 0.05,
-             ("lower", "gaussian"): 0.20, ("lower", "shuffle+INV"): 0.05,
-             ("as_printed", "gaussian"): 0.01, ("as_printed", "shuffle+INV"): 0.05}
+    means = {
+        ("configured", "gaussian"): 0.10,
+        ("configured", "shuffle+INV"): 0.05,
+        ("lower", "gaussian"): 0.20,
+        ("lower", "shuffle+INV"): 0.05,
+        ("as_printed", "gaussian"): 0.01,
+        ("as_printed", "shuffle+INV"): 0.05,
+    }
     text = report.read_three_calibrations(_calibration_rows(means))
-    assert "shuffle+INV has the lower mean TV at 1 of 1 n under the tight upper bound (`weak-adversary`)" in text
+    assert (
+        "shuffle+INV has the lower mean TV at 1 of 1 n under the tight upper bound (`weak-adversary`)" in text
+    )
     assert "at 0 of 1 n under eq. (6) as printed" in text
     assert "certain (same winner under both bounds, means more than 2 s.e. apart) at 1 of 1 n" in text
     assert "the paper's calibration gives the other winner at 1 of them" in text
 
 
 def test_three_calibrations_reading_is_uncertain_when_the_bounds_disagree_or_overlap():
-    disagree = {("configured", "gaussian"): 0.04, ("configured", "shuffle+INV"): 0.05,
-                ("lower", "gaussian"): 0.20, ("lower", "shuffle+INV"): 0.05}
+    disagree = {
+        ("configured", "gaussian"): 0.04,
+        ("configured", "shuffle+INV"): 0.05,
+        ("lower", "gaussian"): 0.20,
+        ("lower", "shuffle+INV"): 0.05,
+    }
     assert "at 0 of 1 n" in report.read_three_calibrations(_calibration_rows(disagree)).split("certain")[1]
-    overlap = {("configured", "gaussian"): 0.0501, ("configured", "shuffle+INV"): 0.05,
-               ("lower", "gaussian"): 0.0501, ("lower", "shuffle+INV"): 0.05}
-    assert "at 0 of 1 n" in report.read_three_calibrations(_calibration_rows(overlap, spread=0.01)).split("certain")[1]
+    overlap = {
+        ("configured", "gaussian"): 0.0501,
+        ("configured", "shuffle+INV"): 0.05,
+        ("lower", "gaussian"): 0.0501,
+        ("lower", "shuffle+INV"): 0.05,
+    }
+    assert (
+        "at 0 of 1 n"
+        in report.read_three_calibrations(_calibration_rows(overlap, spread=0.01)).split("certain")[1]
+    )
     with pytest.raises(ValueError, match="must have columns"):
         report.read_three_calibrations(pd.DataFrame({"tv": [0.1]}))
 
 
 def test_delta_floor_reading_states_the_break_even_range_and_the_floor():
-    frame = pd.DataFrame({
-        "region": "synthetic", "n_users": [1000, 10000], "epsilon": 4.0, "epsilon_local": 4.0,
-        "calibration": "configured", "accountant": "weak-adversary", "delta_floored": True, "delta_floor": 1e-300,
-        "log10_delta_break_even": [-12.3, -45.6], "winner_at_delta_used": ["gaussian", "shuffle+INV"],
-    })
+    frame = pd.DataFrame(
+        {
+            "region": "synthetic",
+            "n_users": [1000, 10000],
+            "epsilon": 4.0,
+            "epsilon_local": 4.0,
+            "calibration": "configured",
+            "accountant": "weak-adversary",
+            "delta_floored": True,
+            "delta_floor": 1e-300,
+            "log10_delta_break_even": [-12.3, -45.6],
+            "winner_at_delta_used": ["gaussian", "shuffle+INV"],
+        }
+    )
     text = report.read_delta_floor(frame)
     assert "δ* = 10^-45.6 (n = 10,000) to 10^-12.3 (n = 1,000)" in text
     assert "at our floor it wins (in expectation, unprojected) at 1 of 2 n" in text
@@ -576,59 +861,131 @@ def test_equal_guarantee_reading_answers_with_counts_ratios_and_the_accountant_g
         for n_users, ratio in ((1000, 0.8), (1_000_000, 2.5)):
             for epsilon in (0.5, 4.0):
                 r = ratio if epsilon > 1 else 1.2
-                rows.append({"dataset": dataset, "k": k, "n_users": n_users, "epsilon": epsilon, "delta_rule": "fixed 1e-06",
-                             "ratio": r, "certain": r != 0.8 or dataset == "paris",
-                             "winner_upper": "shuffle" if r < 1 else "central", "best_gaussian": "gaussian+proj",
-                             "epsilon_local_upper": 3.0, "epsilon_local_lower": 3.0 + (0.05 if dataset == "paris" else 0.0),
-                             "ratio_geometric": 0.9 if r < 1 else 1.5})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "k": k,
+                        "n_users": n_users,
+                        "epsilon": epsilon,
+                        "delta_rule": "fixed 1e-06",
+                        "ratio": r,
+                        "certain": r != 0.8 or dataset == "paris",
+                        "winner_upper": "shuffle" if r < 1 else "central",
+                        "best_gaussian": "gaussian+proj",
+                        "epsilon_local_upper": 3.0,
+                        "epsilon_local_lower": 3.0 + (0.05 if dataset == "paris" else 0.0),
+                        "ratio_geometric": 0.9 if r < 1 else 1.5,
+                    }
+                )
     text = report.read_equal_guarantee(pd.DataFrame(rows))
     assert "Over 8 settings (k = 15, 192" in text
-    assert "gives the lower TV in 6 and shuffle+INV at the largest ε0 certified by the tight upper bound in 2" in text
+    assert (
+        "gives the lower TV in 6 and shuffle+INV at the largest ε0 certified by the tight upper bound in 2"
+        in text
+    )
     assert "paris (k = 192), n = 1,000, ε = 4" in text
     assert "7 of 8 verdicts are certain" in text
-    assert "at n = 1,000,000 the TV ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1" in text
+    assert (
+        "at n = 1,000,000 the TV ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1"
+        in text
+    )
     assert "differ by at most 0.05" in text and "in only 2 of 8 settings" in text
 
 
 def test_koskela_reading_counts_reproduced_curves_and_gives_known_causes():
-    frame = pd.DataFrame([
-        {"figure": 3, "curve": "weak adversary", "accountant": "weak-adversary", "compositions": c, "compared": 5,
-         "max_relative_difference": 0.001 * c, "tolerance": 0.01, "verdict": "reproduced", "note": "", "known_cause": ""}
-        for c in (1, 4)
-    ] + [
-        {"figure": 3, "curve": "strong adversary", "accountant": "strong-adversary", "compositions": 4, "compared": 5,
-         "max_relative_difference": 0.08, "tolerance": 0.01, "verdict": "not reproduced", "note": "",
-         "known_cause": "their pair omits gamma"},
-    ])
+    frame = pd.DataFrame(
+        [
+            {
+                "figure": 3,
+                "curve": "weak adversary",
+                "accountant": "weak-adversary",
+                "compositions": c,
+                "compared": 5,
+                "max_relative_difference": 0.001 * c,
+                "tolerance": 0.01,
+                "verdict": "reproduced",
+                "note": "",
+                "known_cause": "",
+            }
+            for c in (1, 4)
+        ]
+        + [
+            {
+                "figure": 3,
+                "curve": "strong adversary",
+                "accountant": "strong-adversary",
+                "compositions": 4,
+                "compared": 5,
+                "max_relative_difference": 0.08,
+                "tolerance": 0.01,
+                "verdict": "not reproduced",
+                "note": "",
+                "known_cause": "their pair omits gamma",
+            },
+        ]
+    )
     text = report.read_koskela_verdicts(frame)
-    assert "Fig. 3, weak adversary (ours: `weak-adversary`; n_c = 1, n_c = 4): 2 of 2 reproduced, largest relative difference 0.40%" in text
-    assert "Fig. 3, strong adversary (ours: `strong-adversary`; n_c = 4): 0 of 1 reproduced, largest relative difference 8.00% (tolerance 1%); not reproduced: their pair omits gamma." in text
+    assert (
+        "Fig. 3, weak adversary (ours: `weak-adversary`; n_c = 1, n_c = 4): 2 of 2 reproduced, largest relative difference 0.40%"
+        in text
+    )
+    assert (
+        "Fig. 3, strong adversary (ours: `strong-adversary`; n_c = 4): 0 of 1 reproduced, largest relative difference 8.00% (tolerance 1%); not reproduced: their pair omits gamma."
+        in text
+    )
 
 
 def test_koskela_reading_of_fig4_names_the_verdict_cause_and_what_was_checked():
     # issue 21: Fig. 4 rows (shuffledp.experiments.shuffled_gaussian.fig4_verdicts) have nothing to compare
-    frame = pd.DataFrame([
-        {"figure": 4, "curve": "shuffled Gaussian, d = 2", "accountant": "monte-carlo hockey-stick", "compositions": "",
-         "compared": 0, "max_relative_difference": float("nan"), "tolerance": float("nan"),
-         "verdict": "not reproducible as specified", "note": "exact: largest relative difference 1.33%",
-         "known_cause": "parameters not published"},
-    ])
+    frame = pd.DataFrame(
+        [
+            {
+                "figure": 4,
+                "curve": "shuffled Gaussian, d = 2",
+                "accountant": "monte-carlo hockey-stick",
+                "compositions": "",
+                "compared": 0,
+                "max_relative_difference": float("nan"),
+                "tolerance": float("nan"),
+                "verdict": "not reproducible as specified",
+                "note": "exact: largest relative difference 1.33%",
+                "known_cause": "parameters not published",
+            },
+        ]
+    )
     text = report.read_koskela_verdicts(frame)
-    assert text == ("Fig. 4, shuffled Gaussian, d = 2 (ours: `monte-carlo hockey-stick`): 0 of 1 reproduced; "
-                    "not reproducible as specified: parameters not published (exact: largest relative difference "
-                    "1.33%).")
+    assert text == (
+        "Fig. 4, shuffled Gaussian, d = 2 (ours: `monte-carlo hockey-stick`): 0 of 1 reproduced; "
+        "not reproducible as specified: parameters not published (exact: largest relative difference "
+        "1.33%)."
+    )
 
 
 def test_the_report_opens_with_verdicts_then_findings_errata_and_contents(run_dir):
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
-    order = [markdown.index(h) for h in ("## Verdicts", "## Findings", "## Errata", "## Contents", "## Biswas et al.",
-                                         "## Koskela et al.", "## Balle et al.", "## Girgis et al.", "## Appendix")]
+    order = [
+        markdown.index(h)
+        for h in (
+            "## Verdicts",
+            "## Findings",
+            "## Errata",
+            "## Contents",
+            "## Biswas et al.",
+            "## Koskela et al.",
+            "## Balle et al.",
+            "## Girgis et al.",
+            "## Appendix",
+        )
+    ]
     assert order == sorted(order)
-    verdicts = markdown[order[0]:order[1]]
-    assert "**Biswas, Jung & Palamidessi** (3 printed cells of Tables II and IV): 2 reproduced, 1 off" in verdicts
+    verdicts = markdown[order[0] : order[1]]
+    assert (
+        "**Biswas, Jung & Palamidessi** (3 printed cells of Tables II and IV): 2 reproduced, 1 off"
+        in verdicts
+    )
     for paper in ("Koskela et al.", "Balle et al.", "Girgis et al."):
         assert f"**{paper}**: not run here (no verdict table)" in verdicts
-    opening = markdown[order[1]:order[2]]
+    opening = markdown[order[1] : order[2]]
     # no bracket, equal-guarantee, phase-diagram, Koskela or data outputs: each bullet says what is missing
     assert opening.count("not available in this run") == 5 and "(#table-iv)" in opening
     assert 'id="verdicts"' in report.render_html(report.build_report(make_inputs(run_dir)))
@@ -637,23 +994,43 @@ def test_the_report_opens_with_verdicts_then_findings_errata_and_contents(run_di
 def test_phase_diagram_section_opens_with_its_reading_and_shows_its_figures(run_dir):
     utility = run_dir / "results" / "utility"
     utility.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"delta_rule": "fixed 1e-06", "k": [2, 2], "n_users": [100, 1000], "epsilon": [0.5, 0.5],
-                  "log_ratio": [0.1, -0.2], "accountant": "worst-case-upper"}).to_csv(utility / "phase_diagram.csv",
-                                                                                    index=False)
-    pd.DataFrame({"delta_rule": ["fixed 1e-06"], "k": [2], "n_users": [1000], "epsilon": [0.8],
-                  "shuffle_wins_below": [True]}).to_csv(utility / "phase_diagram_boundary.csv", index=False)
+    pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": [2, 2],
+            "n_users": [100, 1000],
+            "epsilon": [0.5, 0.5],
+            "log_ratio": [0.1, -0.2],
+            "accountant": "worst-case-upper",
+        }
+    ).to_csv(utility / "phase_diagram.csv", index=False)
+    pd.DataFrame(
+        {
+            "delta_rule": ["fixed 1e-06"],
+            "k": [2],
+            "n_users": [1000],
+            "epsilon": [0.8],
+            "shuffle_wins_below": [True],
+        }
+    ).to_csv(utility / "phase_diagram_boundary.csv", index=False)
     image = utility / "phase_diagram_fixed_1e-06.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n")
-    extras = {"phase diagram": {"images": [image], "data": [utility / "phase_diagram.csv",
-                                                              utility / "phase_diagram_boundary.csv"]}}
+    extras = {
+        "phase diagram": {
+            "images": [image],
+            "data": [utility / "phase_diagram.csv", utility / "phase_diagram_boundary.csv"],
+        }
+    }
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir, extras=extras)))
-    section = markdown[markdown.index("### Phase diagram"):markdown.index("## Appendix")]
+    section = markdown[markdown.index("### Phase diagram") : markdown.index("## Appendix")]
     assert section.split("\n\n")[1].startswith(
-        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected TV at 1 of 2")
+        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected TV at 1 of 2"
+    )
     assert "Phase diagram, δ rule fixed 1e-06: exact ratio" in section
-    findings = markdown[markdown.index("## Findings"):markdown.index("## Errata")]
+    findings = markdown[markdown.index("## Findings") : markdown.index("## Errata")]
     assert "(k = 2) shuffle+INV has the lower expected error at 1 of 2 points" in findings
     assert "at δ fixed 1e-06 and n = 1,000 it wins for ε < 0.8 for k = 2" in findings
+
 
 def test_the_crossover_reading_counts_the_projected_gaussian_the_figure_draws():
     """crossover.png compares shuffle+INV with the Gaussian with projection (issue 33); the reading counts the
@@ -662,14 +1039,22 @@ def test_the_crossover_reading_counts_the_projected_gaussian_the_figure_draws():
 
     from shuffledp.report.readings import read_crossover
 
-    frame = pd.DataFrame({
-        "epsilon_local": [1.0, 1.0, 2.0, 2.0], "epsilon": [0.5, 1.0, 0.5, 1.0], "accountant": ["weak-adversary"] * 4,
-        "gaussian_better": [True, True, True, False], "gaussian_proj_better": [True, False, False, False],
-        "tv_gaussian_proj_mean": [0.1] * 4, "tv_gaussian_proj_se": [0.01] * 4,
-    })
+    frame = pd.DataFrame(
+        {
+            "epsilon_local": [1.0, 1.0, 2.0, 2.0],
+            "epsilon": [0.5, 1.0, 0.5, 1.0],
+            "accountant": ["weak-adversary"] * 4,
+            "gaussian_better": [True, True, True, False],
+            "gaussian_proj_better": [True, False, False, False],
+            "tv_gaussian_proj_mean": [0.1] * 4,
+            "tv_gaussian_proj_se": [0.01] * 4,
+        }
+    )
     text = read_crossover(frame)
     assert "the Gaussian with projection has the lower mean TV in 1 of 4" in text
-    assert "the Gaussian has the lower mean TV in 3 of 4" in read_crossover(frame.drop(columns=["gaussian_proj_better"]))
+    assert "the Gaussian has the lower mean TV in 3 of 4" in read_crossover(
+        frame.drop(columns=["gaussian_proj_better"])
+    )
 
 
 def test_the_main_part_before_the_appendix_stays_under_250_lines(tmp_path):

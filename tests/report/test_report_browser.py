@@ -16,12 +16,16 @@ from shuffledp import report
 from shuffledp.report.blocks import Figure, Heading, Paragraph, Table
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("chromedriver")),
-                                reason="needs Debian's chromium and chromium-driver (chromedriver on PATH)")
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("chromium") and shutil.which("chromedriver")),
+    reason="needs Debian's chromium and chromium-driver (chromedriver on PATH)",
+)
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("check_report_browser", ROOT / "tools" / "check_report_browser.py")
+    spec = importlib.util.spec_from_file_location(
+        "check_report_browser", ROOT / "tools" / "check_report_browser.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -29,11 +33,22 @@ def _tool():
 
 def _png(path: Path, width: int = 40, height: int = 20) -> Path:
     """A valid RGB PNG written with zlib alone."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
+
     rows = b"".join(b"\x00" + bytes([200, 30, 30]) * width for _ in range(height))
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-                     + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
     return path
 
 

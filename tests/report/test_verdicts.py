@@ -25,24 +25,36 @@ from shuffledp.report.verdicts import (
 from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
 
 
-@pytest.mark.parametrize("printed, ours, expected", [
-    ("1.26E-28", 1.2671664e-28, True),   # Table II n = 100, eps = 0.1: rounds to 1.27, cut gives 1.26
-    ("1.26E-28", 1.2599e-28, False),     # below the printed value: no cut gives it
-    ("0.02", 0.02526, True),             # two printed decimals
-    ("0.62", 0.6294, True),
-    ("2.2E-3", 2.466e-3, False),
-    ("0", 1e-30, False),                 # a printed zero is never a truncation of a positive value
-    ("6.580E-7", 6.5809e-7, True),       # trailing zero printed: four digits
-    ("6.580E-7", 6.5819e-7, False),
-    ("n/a", 1.0, False),
-])
+@pytest.mark.parametrize(
+    "printed, ours, expected",
+    [
+        ("1.26E-28", 1.2671664e-28, True),  # Table II n = 100, eps = 0.1: rounds to 1.27, cut gives 1.26
+        ("1.26E-28", 1.2599e-28, False),  # below the printed value: no cut gives it
+        ("0.02", 0.02526, True),  # two printed decimals
+        ("0.62", 0.6294, True),
+        ("2.2E-3", 2.466e-3, False),
+        ("0", 1e-30, False),  # a printed zero is never a truncation of a positive value
+        ("6.580E-7", 6.5809e-7, True),  # trailing zero printed: four digits
+        ("6.580E-7", 6.5819e-7, False),
+        ("n/a", 1.0, False),
+    ],
+)
 def test_truncation_cuts_after_the_last_printed_digit(printed, ours, expected):
     assert truncates_to(printed, ours) is expected
 
 
 def _row(**changes):
-    row = {"table": "II", "block": "n=100", "row": "eps=0.1", "column": "Our delta", "paper": "1.26E-28",
-           "ours_as_printed": 1.2671664e-28, "ours_exact": 1.3e-9, "verdict": NOT_REPRODUCED, "note": ""}
+    row = {
+        "table": "II",
+        "block": "n=100",
+        "row": "eps=0.1",
+        "column": "Our delta",
+        "paper": "1.26E-28",
+        "ours_as_printed": 1.2671664e-28,
+        "ours_exact": 1.3e-9,
+        "verdict": NOT_REPRODUCED,
+        "note": "",
+    }
     return {**row, **changes}
 
 
@@ -60,8 +72,15 @@ def test_levels_in_order_of_strength():
 
 
 def test_an_empty_cell_is_not_comparable_even_when_its_draw_passed():
-    row = _row(table="VI", paper="1E-3", ours_as_printed=3e-4, verdict=REPRODUCED, interval_low=0.0,
-               interval_high=0.0019, x0_count=0)
+    row = _row(
+        table="VI",
+        paper="1E-3",
+        ours_as_printed=3e-4,
+        verdict=REPRODUCED,
+        interval_low=0.0,
+        interval_high=0.0019,
+        x0_count=0,
+    )
     assert cell_level(row) == NOT_COMPARABLE
     assert cell_level({**row, "x0_count": 5}) == REPRODUCED
 
@@ -74,17 +93,30 @@ def test_a_failed_single_draw_is_off_never_truncated_and_says_how_far_outside():
 
 def _table4():
     rows = []
-    settings = {("varying eps0", "eps0=2"): ["2.49E-15", "3.25E-22", "0"],
-                ("varying n", "n=50"): ["1.91E-08", "5.02E-12", "0"],
-                ("varying n", "n=100"): ["2.49E-15", "3.25E-22", "0"],   # the base setting again
-                ("varying k", "k=10"): ["2.49E-15", "3.25E-22", "0"],    # and again
-                ("varying k", "k=30"): ["0", "0", "0"],
-                ("varying k", "k=35"): ["0", "0", "0"]}                  # zeros of another setting: not merged
+    settings = {
+        ("varying eps0", "eps0=2"): ["2.49E-15", "3.25E-22", "0"],
+        ("varying n", "n=50"): ["1.91E-08", "5.02E-12", "0"],
+        ("varying n", "n=100"): ["2.49E-15", "3.25E-22", "0"],  # the base setting again
+        ("varying k", "k=10"): ["2.49E-15", "3.25E-22", "0"],  # and again
+        ("varying k", "k=30"): ["0", "0", "0"],
+        ("varying k", "k=35"): ["0", "0", "0"],
+    }  # zeros of another setting: not merged
     for (block, label), printed in settings.items():
         for column, paper in zip(("a", "b", "c"), printed):
             value = float(paper) * 1.001
-            rows.append({"table": "IV", "block": block, "row": label, "column": column, "paper": paper,
-                         "ours_as_printed": value, "ours_exact": value * 10, "verdict": REPRODUCED, "note": ""})
+            rows.append(
+                {
+                    "table": "IV",
+                    "block": block,
+                    "row": label,
+                    "column": column,
+                    "paper": paper,
+                    "ours_as_printed": value,
+                    "ours_exact": value * 10,
+                    "verdict": REPRODUCED,
+                    "note": "",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -99,9 +131,19 @@ def test_a_row_printed_in_three_blocks_is_counted_once_and_zero_rows_are_not_mer
 
 
 def test_graded_cells_in_the_paper_order_and_own_delta_cells_leave_out_rates_and_monte_carlo():
-    rows = pd.concat([_table4(), pd.DataFrame([
-        _row(), _row(column="[11]", paper="0.999", ours_as_printed=0.9991),
-        _row(table="V", column="shuffle+INV", note="TV at delta from eq. (6)")])], ignore_index=True)
+    rows = pd.concat(
+        [
+            _table4(),
+            pd.DataFrame(
+                [
+                    _row(),
+                    _row(column="[11]", paper="0.999", ours_as_printed=0.9991),
+                    _row(table="V", column="shuffle+INV", note="TV at delta from eq. (6)"),
+                ]
+            ),
+        ],
+        ignore_index=True,
+    )
     graded = graded_cells(rows)
     assert list(dict.fromkeys(graded["table"])) == ["II", "IV", "V"]
     own = own_delta_cells(rows)
@@ -109,10 +151,19 @@ def test_graded_cells_in_the_paper_order_and_own_delta_cells_leave_out_rates_and
 
 
 def test_seed_counts_come_from_the_verdict_column_and_a_cause_makes_explained():
-    frame = pd.DataFrame({"verdict": [REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCIBLE, "a new verdict"],
-                          "known_cause": [None, "their code divides by m", " ", "parameters stripped", None]})
-    assert seed_counts(frame) == {REPRODUCED: 1, "explained": 1, "a new verdict": 1, NOT_REPRODUCED: 1,
-                                  NOT_REPRODUCIBLE: 1}
+    frame = pd.DataFrame(
+        {
+            "verdict": [REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCIBLE, "a new verdict"],
+            "known_cause": [None, "their code divides by m", " ", "parameters stripped", None],
+        }
+    )
+    assert seed_counts(frame) == {
+        REPRODUCED: 1,
+        "explained": 1,
+        "a new verdict": 1,
+        NOT_REPRODUCED: 1,
+        NOT_REPRODUCIBLE: 1,
+    }
     assert seed_counts(frame.drop(columns="known_cause"))[NOT_REPRODUCED] == 2
     assert seed_counts(None) == {} and seed_counts(pd.DataFrame({"x": [1]})) == {}
 
@@ -121,7 +172,9 @@ def test_an_invalid_row_is_counted_apart_never_graded():
     from shuffledp.report.read import INVALID_VERDICT
     from shuffledp.report.verdicts import level_counts
 
-    cells = graded_cells(pd.DataFrame([_row(), _row(row="eps=0.2", paper="2.69E-43", verdict=INVALID_VERDICT)]))
+    cells = graded_cells(
+        pd.DataFrame([_row(), _row(row="eps=0.2", paper="2.69E-43", verdict=INVALID_VERDICT)])
+    )
     assert list(cells["level"]) == [TRUNCATED, INVALID_VERDICT]
     counts = level_counts(cells)
     assert counts.loc[0, INVALID_VERDICT] == 1 and counts.loc[0, "cells"] == 2

@@ -12,5 +12,10 @@ log = logging.getLogger("accounting_bracket")
 frame = bracket_frame(snakemake.params.bracket)
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
 atomic_write_text(snakemake.output.markdown, bracket_markdown(frame))
-log.info("bracket: %d rows; ratio min %.6g, median %.6g, max %.6g", len(frame), frame["ratio"].min(),
-         frame["ratio"].median(), frame["ratio"].max())
+log.info(
+    "bracket: %d rows; ratio min %.6g, median %.6g, max %.6g",
+    len(frame),
+    frame["ratio"].min(),
+    frame["ratio"].median(),
+    frame["ratio"].max(),
+)

@@ -20,5 +20,9 @@ figure = figure_bracket(frame)
 with atomic_output(snakemake.output.figure) as temporary:
     figure.savefig(temporary, dpi=150)
 plt.close(figure)
-log.info("bracket figure: %d rows, k = %s, eps0 = %s", len(frame), sorted(frame["k"].unique().tolist()),
-         sorted(frame["epsilon_local"].unique().tolist()))
+log.info(
+    "bracket figure: %d rows, k = %s, eps0 = %s",
+    len(frame),
+    sorted(frame["k"].unique().tolist()),
+    sorted(frame["epsilon_local"].unique().tolist()),
+)

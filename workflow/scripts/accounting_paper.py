@@ -33,11 +33,22 @@ def table(name, outputs, settings):
     log = logging.getLogger(f"accounting_{name}")
     frames = table2_frames if name == "table2" else table4_frames
     frame, comparison = frames(settings, load_reference(name))
-    write_table(frame, csv=outputs["csv"], latex=outputs["latex"], markdown=outputs["markdown"], caption=CAPTIONS[name])
+    write_table(
+        frame,
+        csv=outputs["csv"],
+        latex=outputs["latex"],
+        markdown=outputs["markdown"],
+        caption=CAPTIONS[name],
+    )
     atomic_write_text(outputs["comparison"], comparison.to_csv(index=False))
     unit = "rows" if name == "table2" else "cells"
-    log.info("%s: %d %s; verdicts %s", "Table II" if name == "table2" else "Table IV", len(frame), unit,
-             verdict_counts(comparison))
+    log.info(
+        "%s: %d %s; verdicts %s",
+        "Table II" if name == "table2" else "Table IV",
+        len(frame),
+        unit,
+        verdict_counts(comparison),
+    )
 
 
 def fig1(outputs, settings):
@@ -57,7 +68,10 @@ accounting, output = snakemake.params.accounting, snakemake.output
 items = [("table2", None), ("table4", None), ("fig1", None)]
 for kind, _ in item_logs(items, snakemake.log):
     if kind in ("table2", "table4"):
-        table(kind, {key: getattr(output, f"{kind}_{key}") for key in ("csv", "latex", "markdown", "comparison")},
-              accounting[kind])
+        table(
+            kind,
+            {key: getattr(output, f"{kind}_{key}") for key in ("csv", "latex", "markdown", "comparison")},
+            accounting[kind],
+        )
     else:
         fig1({"data": output.fig1_data, "figure": output.fig1_figure}, accounting["fig1"])

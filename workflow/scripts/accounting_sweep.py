@@ -20,5 +20,9 @@ figure = figure_sweep(frame, x=settings["x"], name=name)
 with atomic_output(snakemake.output.figure) as temporary:
     figure.savefig(temporary, dpi=150)
 plt.close(figure)
-logging.info("sweep %s: %d rows, %d with delta = 0 exactly", name, len(frame),
-             int((frame["log10_delta"] == float("-inf")).sum()))
+logging.info(
+    "sweep %s: %d rows, %d with delta = 0 exactly",
+    name,
+    len(frame),
+    int((frame["log10_delta"] == float("-inf")).sum()),
+)

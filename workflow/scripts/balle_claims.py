@@ -11,6 +11,10 @@ from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 table = overturned_claims(pd.read_csv(snakemake.input[0], dtype={"panel": str}))
-write_table(table, csv=snakemake.output.csv, markdown=snakemake.output.md,
-            caption="Balle et al. Sec. 6: Hoeffding against Bennett, counted on our Figure 3 curves")
+write_table(
+    table,
+    csv=snakemake.output.csv,
+    markdown=snakemake.output.md,
+    caption="Balle et al. Sec. 6: Hoeffding against Bennett, counted on our Figure 3 curves",
+)
 logging.info("%s", table[["panel", "claim_holds", "claim_fails", "verdict"]].to_string())

@@ -19,10 +19,15 @@ setup_job_log(snakemake)
 ours = pd.concat([pd.read_csv(path, dtype={"panel": str}) for path in snakemake.input], ignore_index=True)
 atomic_write_text(snakemake.output.csv, ours.to_csv(index=False))
 published = load_reference("balle_figures")
-verdicts = panel_verdicts(ours, published, snakemake.params.panels, tolerance=snakemake.params.tolerance,
-                          notes=KNOWN_DIFFERENCES)
-write_table(verdicts, csv=snakemake.output.verdicts_csv, markdown=snakemake.output.verdicts_md,
-            caption="Balle et al. Figure 3: one verdict per published curve, against the authors' code")
+verdicts = panel_verdicts(
+    ours, published, snakemake.params.panels, tolerance=snakemake.params.tolerance, notes=KNOWN_DIFFERENCES
+)
+write_table(
+    verdicts,
+    csv=snakemake.output.verdicts_csv,
+    markdown=snakemake.output.verdicts_md,
+    caption="Balle et al. Figure 3: one verdict per published curve, against the authors' code",
+)
 logging.info("%s", verdicts[["panel", "curve", "verdict", "max_relative_difference"]].to_string())
 figure = figure_balle(ours, published, sections=snakemake.params.panels)
 with atomic_output(snakemake.output.png) as temporary:

@@ -21,11 +21,21 @@ checkins = pd.concat(frames, ignore_index=True)
 cropped, cells = crop_and_grid(checkins, region)
 summary = region_summary(region, rows_considered=len(checkins), kept=len(cropped))
 
-log.info("region %s (%s): %d grid cells (%d rows x %d columns)", region.name, region.label,
-         region.n_cells, region.n_lat, region.n_lon)
+log.info(
+    "region %s (%s): %d grid cells (%d rows x %d columns)",
+    region.name,
+    region.label,
+    region.n_cells,
+    region.n_lat,
+    region.n_lon,
+)
 for name, frame in zip(snakemake.params.sources, frames):
-    log.info("  from source %s: %d of %d valid check-ins inside the box", name,
-             int((cropped["source"] == name).sum()), len(frame))
+    log.info(
+        "  from source %s: %d of %d valid check-ins inside the box",
+        name,
+        int((cropped["source"] == name).sum()),
+        len(frame),
+    )
 log.info("kept %d check-ins; the paper reports %s", len(cropped), region.paper_count)
 
 atomic_write_text(snakemake.output.cells, cells.to_csv(index=False))

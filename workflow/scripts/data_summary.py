@@ -11,7 +11,9 @@ from shuffledp.tables import write_table
 setup_job_log(snakemake)
 log = logging.getLogger("data_summary")
 
-summary = combine_summaries(pd.read_csv(path) for path in [*snakemake.input.sources, *snakemake.input.regions])
+summary = combine_summaries(
+    pd.read_csv(path) for path in [*snakemake.input.sources, *snakemake.input.regions]
+)
 log.info("\n%s", summary.to_string(index=False))
 # Markdown shows missing counts as blanks rather than <NA>.
 shown = summary.astype(object).where(summary.notna(), "")

@@ -25,13 +25,22 @@ for column, (region, checkins_path) in enumerate(zip(regions, snakemake.input.ch
     lat0, lon0 = region.centre
     x, y = equirectangular_km(checkins["latitude"], checkins["longitude"], lat0=lat0, lon0=lon0)
     extent = region_extent_km(region)
-    plot_checkins(x, y, extent=extent, ax=axes[0, column],
-                  title=f"({next(letters)}) {region.label}: {len(checkins):,} check-ins")
+    plot_checkins(
+        x,
+        y,
+        extent=extent,
+        ax=axes[0, column],
+        title=f"({next(letters)}) {region.label}: {len(checkins):,} check-ins",
+    )
     log.info("%s: %d check-ins, extent %s km", region.name, len(checkins), extent)
 for column, (region, cells_path) in enumerate(zip(regions, snakemake.input.cells)):
     grid = counts_grid(pd.read_csv(cells_path), region)
-    plot_cell_counts(grid, extent=region_extent_km(region), ax=axes[1, column],
-                     title=f"({next(letters)}) {region.label}: {region.n_lon} x {region.n_lat} cells")
+    plot_cell_counts(
+        grid,
+        extent=region_extent_km(region),
+        ax=axes[1, column],
+        title=f"({next(letters)}) {region.label}: {region.n_lon} x {region.n_lat} cells",
+    )
 figure.tight_layout()
 with atomic_output(snakemake.output[0]) as temporary:
     figure.savefig(temporary, dpi=150)

@@ -10,6 +10,10 @@ from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 table = verdicts(pd.read_csv(snakemake.input[0]), snakemake.params.section)
-write_table(table, csv=snakemake.output.csv, markdown=snakemake.output.md,
-            caption="Girgis et al. (CCS 2021) Section 4 comparison: one verdict per curve and per checkable claim")
+write_table(
+    table,
+    csv=snakemake.output.csv,
+    markdown=snakemake.output.md,
+    caption="Girgis et al. (CCS 2021) Section 4 comparison: one verdict per curve and per checkable claim",
+)
 logging.info("%s", table[["curve", "verdict", "note"]].to_string())

@@ -18,10 +18,17 @@ setup_job_log(snakemake)
 section = snakemake.params.section
 frame = fig4_frame(section, seed=int(snakemake.params.seed))
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
-logging.info("seconds per estimator and d: %s", frame.groupby(["estimator", "dimension"])["seconds"].first().round(3).to_dict())
+logging.info(
+    "seconds per estimator and d: %s",
+    frame.groupby(["estimator", "dimension"])["seconds"].first().round(3).to_dict(),
+)
 verdicts = fig4_verdicts(frame, smallest_delta=float(snakemake.params.smallest_delta))
-write_table(verdicts, csv=snakemake.output.verdicts_csv, markdown=snakemake.output.verdicts_md,
-            caption="Koskela et al. Figure 4 (shuffled Gaussian, Monte Carlo): one verdict per curve")
+write_table(
+    verdicts,
+    csv=snakemake.output.verdicts_csv,
+    markdown=snakemake.output.verdicts_md,
+    caption="Koskela et al. Figure 4 (shuffled Gaussian, Monte Carlo): one verdict per curve",
+)
 logging.info("%s", verdicts[["curve", "verdict", "note"]].to_string())
 figure = figure_koskela_fig4(frame, confidence=float(section["confidence"]))
 with atomic_output(snakemake.output.png) as temporary:

@@ -23,8 +23,13 @@ for number, section, csv, png in item_logs(figures, snakemake.log):
     frame = figure_frame(number, section)
     atomic_write_text(csv, frame.to_csv(index=False))
     logging.info("%s", frame.groupby(["curve", "compositions"])["seconds"].sum().to_string())
-    figure = figure_koskela(frame, published[published["figure"] == str(number)], number=number,
-                            section=section, smallest_delta=params.smallest_delta)
+    figure = figure_koskela(
+        frame,
+        published[published["figure"] == str(number)],
+        number=number,
+        section=section,
+        smallest_delta=params.smallest_delta,
+    )
     with atomic_output(png) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)

@@ -12,8 +12,17 @@ from shuffledp.tables import write_table
 setup_job_log(snakemake)
 ours = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)
 published = load_reference("koskela_figures")
-verdicts = curve_verdicts(ours, published, tolerance=snakemake.params.tolerance,
-                          smallest_delta=snakemake.params.smallest_delta, notes=known_differences(ours, published))
-write_table(verdicts, csv=snakemake.output.csv, markdown=snakemake.output.md,
-            caption="Koskela et al. Figures 1-3: one verdict per published curve")
+verdicts = curve_verdicts(
+    ours,
+    published,
+    tolerance=snakemake.params.tolerance,
+    smallest_delta=snakemake.params.smallest_delta,
+    notes=known_differences(ours, published),
+)
+write_table(
+    verdicts,
+    csv=snakemake.output.csv,
+    markdown=snakemake.output.md,
+    caption="Koskela et al. Figures 1-3: one verdict per published curve",
+)
 logging.info("%s", verdicts[["figure", "curve", "compositions", "verdict"]].to_string())

@@ -24,18 +24,38 @@ spec.loader.exec_module(tool)
 report = Path(snakemake.input.html)
 screenshot = snakemake.output.get("screenshot")
 if screenshot is None:
-    result = {"report": str(report), "checked": False, "ok": None, "screenshot": None,
-              "reason": snakemake.params.absent_reason}
+    result = {
+        "report": str(report),
+        "checked": False,
+        "ok": None,
+        "screenshot": None,
+        "reason": snakemake.params.absent_reason,
+    }
     log.warning("not checked in a browser: %s", result["reason"])
 else:
     with atomic_output(screenshot) as temporary:
         result = tool.check(report, temporary, width=snakemake.params.width, height=snakemake.params.height)
     result = {**result, "screenshot": str(screenshot), "checked": True}
-    log.info("browser check of %s: ok=%s (%d images, %d anchors, %d tables)", report, result["ok"],
-             result["images"], result["anchors"], result["tables"])
+    log.info(
+        "browser check of %s: ok=%s (%d images, %d anchors, %d tables)",
+        report,
+        result["ok"],
+        result["images"],
+        result["anchors"],
+        result["tables"],
+    )
 atomic_write_text(snakemake.output.json, json.dumps(result, indent=2) + "\n")
 if result.get("checked") and not result["ok"]:
-    failures = {k: result[k] for k in ("broken_images", "broken_anchors", "missing_files", "overflowing_tables",
-                                       "page_wider_than_viewport") if result[k]}
+    failures = {
+        k: result[k]
+        for k in (
+            "broken_images",
+            "broken_anchors",
+            "missing_files",
+            "overflowing_tables",
+            "page_wider_than_viewport",
+        )
+        if result[k]
+    }
     log.error("browser check failed: %s", json.dumps(failures)[:4000])
     raise SystemExit(f"the report fails its browser check (see {snakemake.output.json}): {sorted(failures)}")

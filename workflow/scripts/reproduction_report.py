@@ -22,7 +22,10 @@ inputs = ReportInputs(
     data_summary=Path(params.data_summary) if params.data_summary else None,
     cell_counts=[Path(p) for p in params.cell_counts],
     gaussian_checks=[Path(p) for p in params.gaussian_checks],
-    extras={name: {kind: [Path(p) for p in paths] for kind, paths in extra.items()} for name, extra in params.extras.items()},
+    extras={
+        name: {kind: [Path(p) for p in paths] for kind, paths in extra.items()}
+        for name, extra in params.extras.items()
+    },
     manifests={stage: Path(path) for stage, path in params.manifests.items()},
     hypotheses=Path(snakemake.input.hypotheses[0]) if snakemake.input.hypotheses else None,
     producers={k: v for k, v in params.producers.items() if v},
@@ -33,6 +36,11 @@ inputs = ReportInputs(
     git=git_state(params.repo),
 )
 blocks = build_report(inputs)
-log.info("%d blocks from %d comparison files, %d figures", len(blocks), len(inputs.comparisons), len(inputs.figures))
+log.info(
+    "%d blocks from %d comparison files, %d figures",
+    len(blocks),
+    len(inputs.comparisons),
+    len(inputs.figures),
+)
 atomic_write_text(snakemake.output.markdown, render_markdown(blocks))
 atomic_write_text(snakemake.output.html, render_html(blocks, title=params.title))

@@ -15,6 +15,10 @@ log = logging.getLogger("table2_hypotheses")
 paper = pd.read_csv(snakemake.input.comparison, dtype=str)
 frame = table2_hypotheses(snakemake.params.table2, paper)
 for row in closest_hypotheses(frame).itertuples():
-    log.info("%s: median %.1f, largest %.1f orders of magnitude from the printed cells", row.hypothesis,
-             row.median_orders, row.largest_orders)
+    log.info(
+        "%s: median %.1f, largest %.1f orders of magnitude from the printed cells",
+        row.hypothesis,
+        row.median_orders,
+        row.largest_orders,
+    )
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))

@@ -19,13 +19,25 @@ utility, seed = snakemake.params.utility, snakemake.params.seed
 sweep = utility["crossover"]
 counts = synthetic_dataset(utility, sweep["n_users"], seed)
 rows = crossover_sweep(
-    counts, epsilon_locals=sweep["epsilon_local"], epsilons=sweep["epsilon"], accountants=sweep["accountants"],
-    neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]), delta_floor=utility["delta_floor"],
-    estimator=utility["estimator"], replicates=sweep["replicates"], seed=seed, identity=("crossover",),
+    counts,
+    epsilon_locals=sweep["epsilon_local"],
+    epsilons=sweep["epsilon"],
+    accountants=sweep["accountants"],
+    neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]),
+    delta_floor=utility["delta_floor"],
+    estimator=utility["estimator"],
+    replicates=sweep["replicates"],
+    seed=seed,
+    identity=("crossover",),
 )
 atomic_write_text(snakemake.output.csv, rows.to_csv(index=False))
 figure = figure_crossover(rows)
 with atomic_output(snakemake.output.png) as temporary:
     figure.savefig(temporary, dpi=120)
 plt.close(figure)
-logging.info("%s", rows.pivot_table(index=["accountant", "epsilon_local"], columns="epsilon", values="gaussian_better").to_string())
+logging.info(
+    "%s",
+    rows.pivot_table(
+        index=["accountant", "epsilon_local"], columns="epsilon", values="gaussian_better"
+    ).to_string(),
+)

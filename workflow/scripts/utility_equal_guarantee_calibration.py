@@ -12,6 +12,12 @@ setup_job_log(snakemake)
 cases = list(zip(snakemake.params.cases, snakemake.output))
 for (k, n_users), output in item_logs(cases, snakemake.log):
     rows = calibration_job(snakemake.params.equal, k=int(k), n_users=int(n_users))
-    logging.info("k = %d, n = %d: %d calibrations, %d accountant evaluations, %.2f s", k, n_users, len(rows),
-                 rows["evaluations"].sum(), rows["seconds"].sum())
+    logging.info(
+        "k = %d, n = %d: %d calibrations, %d accountant evaluations, %.2f s",
+        k,
+        n_users,
+        len(rows),
+        rows["evaluations"].sum(),
+        rows["seconds"].sum(),
+    )
     atomic_write_text(output, rows.to_csv(index=False))

@@ -16,14 +16,24 @@ from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv  # noqa: 
 setup_job_log(snakemake)
 frame = combine([pd.read_csv(path) for path in snakemake.input.jobs])
 calibration = pd.concat([pd.read_csv(path) for path in snakemake.input.calibrations], ignore_index=True)
-calibration = calibration.sort_values(["k", "n_users", "epsilon", "delta_rule", "accountant"]).reset_index(drop=True)
+calibration = calibration.sort_values(["k", "n_users", "epsilon", "delta_rule", "accountant"]).reset_index(
+    drop=True
+)
 ratio = ratio_table(frame)
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
 atomic_write_text(snakemake.output.calibration, calibration.to_csv(index=False))
 atomic_write_text(snakemake.output.ratio, ratio.to_csv(index=False))
-for figure, path in ((figure_tv(frame), snakemake.output.tv), (figure_ratio(ratio), snakemake.output.ratio_png)):
+for figure, path in (
+    (figure_tv(frame), snakemake.output.tv),
+    (figure_ratio(ratio), snakemake.output.ratio_png),
+):
     with atomic_output(path) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)
-logging.info("%d rows; calibrations %.1f s in all; certain verdicts %d of %d", len(frame), calibration["seconds"].sum(),
-             int(ratio["certain"].sum()), len(ratio))
+logging.info(
+    "%d rows; calibrations %.1f s in all; certain verdicts %d of %d",
+    len(frame),
+    calibration["seconds"].sum(),
+    int(ratio["certain"].sum()),
+    len(ratio),
+)

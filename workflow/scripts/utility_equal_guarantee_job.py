@@ -18,11 +18,29 @@ for (dataset, n_users), calibration_csv, output in item_logs(jobs, snakemake.log
     if dataset in snakemake.params.cells:
         cells = pd.read_csv(snakemake.params.cells[dataset]).sort_values("cell")
         cell_counts = cells["count"].to_numpy()
-        logging.info("%s: %d cells, %d check-ins; n = %d drawn with replacement", dataset, len(cells), cell_counts.sum(),
-                     n_users)
-    counts = dataset_counts(dataset, n_users, utility=utility, seed=snakemake.params.seed, cell_counts=cell_counts)
+        logging.info(
+            "%s: %d cells, %d check-ins; n = %d drawn with replacement",
+            dataset,
+            len(cells),
+            cell_counts.sum(),
+            n_users,
+        )
+    counts = dataset_counts(
+        dataset, n_users, utility=utility, seed=snakemake.params.seed, cell_counts=cell_counts
+    )
     calibration = pd.read_csv(calibration_csv)
-    rows = utility_job(counts, calibration, dataset=dataset, equal=utility["equal_guarantee"],
-                       neighbouring=utility["neighbouring"], seed=snakemake.params.seed)
-    logging.info("%s", rows.pivot_table(index=["epsilon", "delta_rule"], columns=["mechanism"], values="tv_mean").to_string())
+    rows = utility_job(
+        counts,
+        calibration,
+        dataset=dataset,
+        equal=utility["equal_guarantee"],
+        neighbouring=utility["neighbouring"],
+        seed=snakemake.params.seed,
+    )
+    logging.info(
+        "%s",
+        rows.pivot_table(
+            index=["epsilon", "delta_rule"], columns=["mechanism"], values="tv_mean"
+        ).to_string(),
+    )
     atomic_write_text(output, rows.to_csv(index=False))

@@ -17,7 +17,9 @@ setup_job_log(snakemake)
 frame = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
 utility = snakemake.params.utility
-floor = floor_break_even(frame, k=utility["synthetic"]["k"], sensitivity=sensitivity_for(utility["neighbouring"]))
+floor = floor_break_even(
+    frame, k=utility["synthetic"]["k"], sensitivity=sensitivity_for(utility["neighbouring"])
+)
 atomic_write_text(snakemake.output.floor, floor.to_csv(index=False))
 figure = figure_tv_vs_n(frame, k=snakemake.params.utility["synthetic"]["k"])
 with atomic_output(snakemake.output.png) as temporary:

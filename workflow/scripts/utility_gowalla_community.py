@@ -13,16 +13,25 @@ from shuffledp.mechanisms import sensitivity_for
 setup_job_log(snakemake)
 utility = snakemake.params.utility
 gowalla = utility["gowalla"]
-accountants = [(kind, name) for kind, name in calibration_accountants(utility) if kind in gowalla["calibrations"]]
+accountants = [
+    (kind, name) for kind, name in calibration_accountants(utility) if kind in gowalla["calibrations"]
+]
 jobs = zip(snakemake.params.regions, snakemake.input.cells, snakemake.output)
 for region, cells_csv, output in item_logs(jobs, snakemake.log):
     cells = pd.read_csv(cells_csv).sort_values("cell")
     logging.info("%s: %d cells, %d check-ins", region, len(cells), int(cells["count"].sum()))
     rows = community_sweep(
-        cells["count"].to_numpy(), n_users_grid=gowalla["regions"][region]["n_users"], settings=gowalla["settings"],
-        runs=gowalla["runs"], replace=gowalla["sampling"] == "with-replacement", accountants=accountants,
-        neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]), delta_floor=utility["delta_floor"],
-        estimator=utility["estimator"], seed=snakemake.params.seed, identity=("gowalla-community", region),
+        cells["count"].to_numpy(),
+        n_users_grid=gowalla["regions"][region]["n_users"],
+        settings=gowalla["settings"],
+        runs=gowalla["runs"],
+        replace=gowalla["sampling"] == "with-replacement",
+        accountants=accountants,
+        neighbouring_sensitivity=sensitivity_for(utility["neighbouring"]),
+        delta_floor=utility["delta_floor"],
+        estimator=utility["estimator"],
+        seed=snakemake.params.seed,
+        identity=("gowalla-community", region),
     )
     rows.insert(0, "region", region)
     logging.info("%s", rows.groupby(["epsilon", "mechanism"])["tv"].median().to_string())

@@ -16,8 +16,15 @@ for region, label, cells_csv, output in item_logs(jobs, snakemake.log):
     cells = pd.read_csv(cells_csv).sort_values("cell")
     counts = cells["count"].to_numpy()
     x0 = utility["gowalla"]["regions"][region]["x0"]
-    rows = individual_job(counts, x0, x0, utility=utility, setting=utility["gowalla"]["table6"],
-                          seed=params.seed, identity=("table6", region))
+    rows = individual_job(
+        counts,
+        x0,
+        x0,
+        utility=utility,
+        setting=utility["gowalla"]["table6"],
+        seed=params.seed,
+        identity=("table6", region),
+    )
     rows.insert(0, "region", region)
     rows.insert(1, "label", label)
     logging.info("%s: n=%d, x0 counts %s", region, int(counts.sum()), counts[x0].tolist())

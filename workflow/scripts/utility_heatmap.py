@@ -16,10 +16,14 @@ from shuffledp.plotting.utility import figure_heatmaps  # noqa: E402
 
 setup_job_log(snakemake)
 params, out = snakemake.params, snakemake.output
-jobs = zip(params.regions, params.grids, params.labels, snakemake.input.cells, out.png, out.cells, out.summary)
+jobs = zip(
+    params.regions, params.grids, params.labels, snakemake.input.cells, out.png, out.cells, out.summary
+)
 for region, grid, label, cells_csv, png, cells_out, summary_out in item_logs(jobs, snakemake.log):
     cells = pd.read_csv(cells_csv).sort_values("cell")
-    estimates, summary = heatmap_job(cells["count"].to_numpy(), utility=params.utility, seed=params.seed, region=region)
+    estimates, summary = heatmap_job(
+        cells["count"].to_numpy(), utility=params.utility, seed=params.seed, region=region
+    )
     atomic_write_text(cells_out, estimates.to_csv(index=False))
     atomic_write_text(summary_out, summary.to_csv(index=False))
     figure = figure_heatmaps(estimates, summary, n_lon=grid["n_lon"], n_lat=grid["n_lat"], label=label)

@@ -23,10 +23,14 @@ verdicts = monte_carlo_verdicts(pd.read_csv(snakemake.input.equal_guarantee))
 atomic_write_text(snakemake.output.grid, grid.to_csv(index=False))
 atomic_write_text(snakemake.output.boundary, crossings.to_csv(index=False))
 atomic_write_text(snakemake.output.verdicts, verdicts.to_csv(index=False))
-figures = dict(zip([rule_slug(name) for name, _, _ in delta_rules(snakemake.params.equal)], snakemake.output.figures))
+figures = dict(
+    zip([rule_slug(name) for name, _, _ in delta_rules(snakemake.params.equal)], snakemake.output.figures)
+)
 for name, _, _ in delta_rules(snakemake.params.equal):
     figure = figure_phase_diagram(grid, verdicts, delta_rule=name, data=str(snakemake.params.phase["data"]))
     with atomic_output(figures[rule_slug(name)]) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)
-logging.info("%d grid points, %d crossings, %d Monte-Carlo verdicts", len(grid), len(crossings), len(verdicts))
+logging.info(
+    "%d grid points, %d crossings, %d Monte-Carlo verdicts", len(grid), len(crossings), len(verdicts)
+)

@@ -11,8 +11,19 @@ from shuffledp.experiments.phase_diagram import grid_job
 setup_job_log(snakemake)
 k, shard = int(snakemake.wildcards.k), int(snakemake.wildcards.shard)
 started = time.perf_counter()
-rows = grid_job(snakemake.params.phase, snakemake.params.equal, k=k, neighbouring=snakemake.params.neighbouring,
-                shard=shard)
-logging.info("k = %d, shard %d: %d grid points (%s), %.2f s", k, shard, len(rows),
-             ", ".join(rows["accountant"].unique()), time.perf_counter() - started)
+rows = grid_job(
+    snakemake.params.phase,
+    snakemake.params.equal,
+    k=k,
+    neighbouring=snakemake.params.neighbouring,
+    shard=shard,
+)
+logging.info(
+    "k = %d, shard %d: %d grid points (%s), %.2f s",
+    k,
+    shard,
+    len(rows),
+    ", ".join(rows["accountant"].unique()),
+    time.perf_counter() - started,
+)
 atomic_write_text(snakemake.output[0], rows.to_csv(index=False))

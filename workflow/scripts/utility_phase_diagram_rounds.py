@@ -14,10 +14,13 @@ from shuffledp.joblog import setup_job_log  # noqa: E402
 from shuffledp.plotting.compare_rounds import figure_rounds  # noqa: E402
 
 setup_job_log(snakemake)
-grid = pd.concat([pd.read_csv(path, dtype={"skipped": str}) for path in snakemake.input.grids],
-                 ignore_index=True)
+grid = pd.concat(
+    [pd.read_csv(path, dtype={"skipped": str}) for path in snakemake.input.grids], ignore_index=True
+)
 grid["skipped"] = grid["skipped"].fillna("")
-grid = grid.sort_values(["k", "subsample", "n_users", "epsilon", "compositions"], kind="stable").reset_index(drop=True)
+grid = grid.sort_values(["k", "subsample", "n_users", "epsilon", "compositions"], kind="stable").reset_index(
+    drop=True
+)
 verdicts = pd.DataFrame(rounds_verdicts(grid))
 atomic_write_text(snakemake.output.grid, grid.to_csv(index=False))
 atomic_write_text(snakemake.output.verdicts, verdicts.to_csv(index=False))

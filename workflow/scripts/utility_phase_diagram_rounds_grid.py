@@ -16,8 +16,16 @@ k = int(snakemake.wildcards.k)
 rounds = snakemake.params.rounds
 n_axis = rounds.get("n") or grid_axes(snakemake.params.phase)[0]
 started = time.process_time()
-rows = pd.DataFrame(rounds_grid_job(rounds, n_axis, k=k, seed=int(snakemake.params.seed),
-                                    neighbouring=snakemake.params.neighbouring))
-logging.info("k = %d: %d points (%d skipped), %.2f CPU s", k, len(rows), int((rows["skipped"] != "").sum()),
-             time.process_time() - started)
+rows = pd.DataFrame(
+    rounds_grid_job(
+        rounds, n_axis, k=k, seed=int(snakemake.params.seed), neighbouring=snakemake.params.neighbouring
+    )
+)
+logging.info(
+    "k = %d: %d points (%d skipped), %.2f CPU s",
+    k,
+    len(rows),
+    int((rows["skipped"] != "").sum()),
+    time.process_time() - started,
+)
 atomic_write_text(snakemake.output[0], rows.to_csv(index=False))

@@ -10,18 +10,29 @@ from shuffledp.joblog import item_logs, setup_job_log
 
 setup_job_log(snakemake)
 utility, seed = snakemake.params.utility, snakemake.params.seed
-for (kind, tag, n_users), output in item_logs(zip(snakemake.params.synthetic, snakemake.output), snakemake.log):
+for (kind, tag, n_users), output in item_logs(
+    zip(snakemake.params.synthetic, snakemake.output), snakemake.log
+):
     n_users = int(n_users)
     if kind == "individual":
         setting = utility["table5"]
         counts = synthetic_dataset(utility, n_users, seed)
         logging.info("synthetic dataset n=%d counts=%s", n_users, counts.tolist())
         labels = setting["x0"]
-        rows = individual_job(counts, [label - 1 for label in labels], labels, utility=utility, setting=setting,
-                              seed=seed, identity=("table5", n_users))
-        logging.info("delta floored in %d of %d Gaussian rows",
-                     int(rows["delta_floored"].fillna(False).astype(bool).sum()),
-                     int((rows["mechanism"] == "gaussian").sum()))
+        rows = individual_job(
+            counts,
+            [label - 1 for label in labels],
+            labels,
+            utility=utility,
+            setting=setting,
+            seed=seed,
+            identity=("table5", n_users),
+        )
+        logging.info(
+            "delta floored in %d of %d Gaussian rows",
+            int(rows["delta_floored"].fillna(False).astype(bool).sum()),
+            int((rows["mechanism"] == "gaussian").sum()),
+        )
     else:
         rows = synthetic_community_job(utility, utility[tag], n_users, seed=seed, tag=tag)
         logging.info("%s", rows.groupby(["calibration", "mechanism"])["tv"].mean().to_string())

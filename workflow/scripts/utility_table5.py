@@ -13,15 +13,32 @@ from shuffledp.tables import write_table
 setup_job_log(snakemake)
 individual = pd.concat([pd.read_csv(path) for path in snakemake.input.individual], ignore_index=True)
 community = pd.concat([pd.read_csv(path) for path in snakemake.input.community], ignore_index=True)
-wide, comparison = individual_tables(individual, load_reference("table5"), table="V",
-                                     block_of=lambda row: f"n={row['n_users']:,}")
+wide, comparison = individual_tables(
+    individual, load_reference("table5"), table="V", block_of=lambda row: f"n={row['n_users']:,}"
+)
 text = community_text_comparison(community, load_reference("text_numbers"))
-write_table(wide, csv=snakemake.output.csv, latex=snakemake.output.latex, markdown=snakemake.output.markdown,
-            caption="Table V: individual-specific utility |pi_hat_x0 - pi_x0| (mean of Monte-Carlo draws), synthetic data; "
-                    "delta floored per calibration (printed / configured)")
-atomic_write_text(snakemake.output.comparison, pd.concat([comparison, text], ignore_index=True).to_csv(index=False))
-summary = community.groupby(["n_users", "calibration", "accountant", "mechanism"]).agg(
-    tv_mean=("tv", "mean"), tv_sd=("tv", "std"), delta=("delta", "first"), delta_floored=("delta_floored", "first"),
-    sigma=("sigma", "first"), sigma_diffprivlib=("sigma_diffprivlib", "first")).reset_index()
+write_table(
+    wide,
+    csv=snakemake.output.csv,
+    latex=snakemake.output.latex,
+    markdown=snakemake.output.markdown,
+    caption="Table V: individual-specific utility |pi_hat_x0 - pi_x0| (mean of Monte-Carlo draws), synthetic data; "
+    "delta floored per calibration (printed / configured)",
+)
+atomic_write_text(
+    snakemake.output.comparison, pd.concat([comparison, text], ignore_index=True).to_csv(index=False)
+)
+summary = (
+    community.groupby(["n_users", "calibration", "accountant", "mechanism"])
+    .agg(
+        tv_mean=("tv", "mean"),
+        tv_sd=("tv", "std"),
+        delta=("delta", "first"),
+        delta_floored=("delta_floored", "first"),
+        sigma=("sigma", "first"),
+        sigma_diffprivlib=("sigma_diffprivlib", "first"),
+    )
+    .reset_index()
+)
 atomic_write_text(snakemake.output.text, summary.to_csv(index=False))
 logging.info("verdicts: %s", pd.concat([comparison, text])["verdict"].value_counts().to_dict())

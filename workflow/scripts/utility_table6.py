@@ -12,9 +12,16 @@ from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 individual = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)
-wide, comparison = individual_tables(individual, load_reference("table6"), table="VI", block_of=lambda row: row["label"])
-write_table(wide, csv=snakemake.output.csv, latex=snakemake.output.latex, markdown=snakemake.output.markdown,
-            caption="Table VI: individual-specific utility |pi_hat_x0 - pi_x0| per grid cell x0 (mean of Monte-Carlo draws), "
-                    "Gowalla; delta floored per calibration; x0 note: cells without any check-in under our numbering")
+wide, comparison = individual_tables(
+    individual, load_reference("table6"), table="VI", block_of=lambda row: row["label"]
+)
+write_table(
+    wide,
+    csv=snakemake.output.csv,
+    latex=snakemake.output.latex,
+    markdown=snakemake.output.markdown,
+    caption="Table VI: individual-specific utility |pi_hat_x0 - pi_x0| per grid cell x0 (mean of Monte-Carlo draws), "
+    "Gowalla; delta floored per calibration; x0 note: cells without any check-in under our numbering",
+)
 atomic_write_text(snakemake.output.comparison, comparison.to_csv(index=False))
 logging.info("verdicts: %s", comparison["verdict"].value_counts().to_dict())

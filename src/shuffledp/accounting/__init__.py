@@ -40,6 +40,7 @@ __all__ = [
     "accountant_sets",
 ]
 
+
 # One loader per accountant module: an ordinary import inside a function, so that importing this package
 # stays cheap (the CLI and the workflow jobs load only the family they use) and every import is visible
 # to the architecture test. Nothing is imported by a string.
@@ -159,14 +160,20 @@ def register(accountant: type[Accountant]) -> None:
     this package; the package's own are listed in ``_REGISTRY``). Registering the same class again is a
     no-op; another class under a registered name is refused."""
     if not (isinstance(accountant, type) and issubclass(accountant, Accountant)):
-        raise ValueError(f"`accountant` must be a subclass of shuffledp.accounting.Accountant; got {accountant!r}.")
+        raise ValueError(
+            f"`accountant` must be a subclass of shuffledp.accounting.Accountant; got {accountant!r}."
+        )
     name = vars(accountant).get("name")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"`accountant` must set its own class attribute `name` (a non-empty string); "
-                         f"got {name!r} on {accountant.__qualname__}.")
+        raise ValueError(
+            f"`accountant` must set its own class attribute `name` (a non-empty string); "
+            f"got {name!r} on {accountant.__qualname__}."
+        )
     if name in _REGISTRY and _REGISTRY[name]() is not accountant:
-        raise ValueError(f"`name` {name!r} is already registered to {_REGISTRY[name]().__qualname__}; "
-                         f"got {accountant.__qualname__}.")
+        raise ValueError(
+            f"`name` {name!r} is already registered to {_REGISTRY[name]().__qualname__}; "
+            f"got {accountant.__qualname__}."
+        )
     _REGISTRY[name] = lambda: accountant
 
 
@@ -220,7 +227,10 @@ def accountant_sets() -> dict[str, list[str]]:
     return {
         "all": sorted(names + variants),
         "bounds": sorted([n for n, c in classes.items() if c.kind is not BoundKind.RATE] + variants),
-        "composable": sorted(n for n, c in classes.items()
-                             if c.composable() or getattr(c, "accepts_compositions", False)),
-        "dataset-free-upper": sorted(n for n, c in classes.items() if c.kind is BoundKind.UPPER and not c.needs_n_x0),
+        "composable": sorted(
+            n for n, c in classes.items() if c.composable() or getattr(c, "accepts_compositions", False)
+        ),
+        "dataset-free-upper": sorted(
+            n for n, c in classes.items() if c.kind is BoundKind.UPPER and not c.needs_n_x0
+        ),
     }

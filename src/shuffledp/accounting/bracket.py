@@ -24,12 +24,22 @@ UPPER = "worst-case-upper"
 LOWER = "worst-case-lower"
 
 
-def bracket(*, epsilon_local: float, n_users: int, k: int, deltas=None, epsilons=None,
-            upper: str = UPPER, lower: str = LOWER) -> list[dict]:
+def bracket(
+    *,
+    epsilon_local: float,
+    n_users: int,
+    k: int,
+    deltas=None,
+    epsilons=None,
+    upper: str = UPPER,
+    lower: str = LOWER,
+) -> list[dict]:
     """Rows of {target, lower, upper, ratio} (see the module docstring); exactly one of deltas/epsilons."""
     if (deltas is None) == (epsilons is None):
-        raise ValueError("exactly one of `deltas` and `epsilons` must be given; got "
-                         f"deltas={deltas!r}, epsilons={epsilons!r}.")
+        raise ValueError(
+            "exactly one of `deltas` and `epsilons` must be given; got "
+            f"deltas={deltas!r}, epsilons={epsilons!r}."
+        )
     hi = get_accountant(upper, epsilon_local=epsilon_local, n_users=n_users, k=k)
     lo = get_accountant(lower, epsilon_local=epsilon_local, n_users=n_users, k=k)
     rows = []
@@ -37,14 +47,31 @@ def bracket(*, epsilon_local: float, n_users: int, k: int, deltas=None, epsilons
         for delta in deltas:
             e_hi, e_lo = hi.epsilon_for_delta(delta), lo.epsilon_for_delta(delta)
             ratio = e_hi / e_lo if e_lo > 0 else (1.0 if e_hi == 0 else math.inf)
-            rows.append({"delta": float(delta), "eps_lower": e_lo, "eps_upper": e_hi, "ratio": ratio,
-                         "lower": lo.name, "upper": hi.name})
+            rows.append(
+                {
+                    "delta": float(delta),
+                    "eps_lower": e_lo,
+                    "eps_upper": e_hi,
+                    "ratio": ratio,
+                    "lower": lo.name,
+                    "upper": hi.name,
+                }
+            )
     else:
         log_hi = hi.log_delta_for_epsilon(epsilons)
         log_lo = lo.log_delta_for_epsilon(epsilons)
         for eps, a, b in zip(epsilons, log_lo, log_hi):
             ratio = math.exp(b - a) if a > -math.inf else (1.0 if b == -math.inf else math.inf)
-            rows.append({"eps": float(eps), "delta_lower": math.exp(a), "delta_upper": math.exp(b),
-                         "log_delta_lower": float(a), "log_delta_upper": float(b), "ratio": ratio,
-                         "lower": lo.name, "upper": hi.name})
+            rows.append(
+                {
+                    "eps": float(eps),
+                    "delta_lower": math.exp(a),
+                    "delta_upper": math.exp(b),
+                    "log_delta_lower": float(a),
+                    "log_delta_upper": float(b),
+                    "ratio": ratio,
+                    "lower": lo.name,
+                    "upper": hi.name,
+                }
+            )
     return rows

@@ -63,7 +63,11 @@ class EpsilonLocalCalibration:
 
 
 def _log_delta(accountant: str, epsilon_local: float, epsilon: float, parameters: dict) -> float:
-    return float(get_accountant(accountant, epsilon_local=epsilon_local, **parameters).log_delta_for_epsilon(epsilon)[0])
+    return float(
+        get_accountant(accountant, epsilon_local=epsilon_local, **parameters).log_delta_for_epsilon(epsilon)[
+            0
+        ]
+    )
 
 
 def _transformed(log_delta: float, log_log_target: float) -> float:
@@ -98,8 +102,19 @@ class _Search:
             )
 
 
-def _checked_search(accountant: str, *, n_users: int, k: int, epsilon: float, delta: float, n_x0: int | None,
-                    upper: float, tolerance: float, method: str, options: dict) -> tuple[_Search, float, float]:
+def _checked_search(
+    accountant: str,
+    *,
+    n_users: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    n_x0: int | None,
+    upper: float,
+    tolerance: float,
+    method: str,
+    options: dict,
+) -> tuple[_Search, float, float]:
     """The validated arguments as a :class:`_Search`, with ``upper`` and ``tolerance`` checked."""
     check_choice(method, "method", METHODS)
     epsilon = check_real(epsilon, "epsilon", low=0.0)
@@ -141,11 +156,19 @@ def _lower_first_bracket(search: _Search, lower: str, upper: float, tolerance: f
     ``epsilon``, which always meets it). ``None`` when the lower bound meets the target even at ``upper``
     (then the plain search decides, from the accountant's own value at ``upper``)."""
     if accountant_class(lower).kind is not BoundKind.LOWER:
-        raise ValueError(f"`lower` must be a lower-bound accountant (its failures are failures of every upper "
-                         f"bound); got {lower!r} ({accountant_class(lower).kind.value}).")
+        raise ValueError(
+            f"`lower` must be a lower-bound accountant (its failures are failures of every upper "
+            f"bound); got {lower!r} ({accountant_class(lower).kind.value})."
+        )
     try:
-        cheap = calibrate_epsilon_local_traced(lower, epsilon=search.epsilon, delta=search.delta, upper=upper,
-                                               tolerance=tolerance / 8.0, **search.parameters)
+        cheap = calibrate_epsilon_local_traced(
+            lower,
+            epsilon=search.epsilon,
+            delta=search.delta,
+            upper=upper,
+            tolerance=tolerance / 8.0,
+            **search.parameters,
+        )
     except ValueError:
         return None
     high, value_high = cheap.epsilon_local_fails, cheap.log_delta_fails
@@ -185,10 +208,21 @@ def calibrate_epsilon_local_traced(
     ``tolerance``; ``evaluations`` counts the searched accountant's only.
     """
     search, upper, tolerance = _checked_search(
-        accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta, n_x0=n_x0, upper=upper,
-        tolerance=tolerance, method=method, options=options)
+        accountant,
+        n_users=n_users,
+        k=k,
+        epsilon=epsilon,
+        delta=delta,
+        n_x0=n_x0,
+        upper=upper,
+        tolerance=tolerance,
+        method=method,
+        options=options,
+    )
     log_target = search.log_target
-    if search.delta == 0 or search.delta >= 1 or method == "bisection":  # no finite transform: plain bisection
+    if (
+        search.delta == 0 or search.delta >= 1 or method == "bisection"
+    ):  # no finite transform: plain bisection
         log_log_target = None
     else:
         log_log_target = math.log(-log_target)
@@ -201,8 +235,11 @@ def calibrate_epsilon_local_traced(
     def evaluate(epsilon_local: float) -> tuple[bool, float, float]:
         """(fails the target, h, log delta); h = +-inf without a transform (bisection)."""
         log_middle = search.log_delta_at(epsilon_local)
-        h_middle = _transformed(log_middle, log_log_target) if log_log_target is not None else (
-            -math.inf if log_middle <= log_target else math.inf)
+        h_middle = (
+            _transformed(log_middle, log_log_target)
+            if log_log_target is not None
+            else (-math.inf if log_middle <= log_target else math.inf)
+        )
         return not log_middle <= log_target, h_middle, log_middle
 
     h_high = _transformed(start.value_high, log_log_target) if log_log_target is not None else math.inf
@@ -210,7 +247,10 @@ def calibrate_epsilon_local_traced(
     # "yes" = fails the target: low meets it, and is returned (it errs towards privacy)
     end = illinois(evaluate, start, h_low, h_high, tolerance=tolerance, before_step=search.check_budget)
     return EpsilonLocalCalibration(
-        epsilon_local=end.low, epsilon_local_fails=end.high, log_delta=end.value_low, log_delta_fails=end.value_high,
+        epsilon_local=end.low,
+        epsilon_local_fails=end.high,
+        log_delta=end.value_low,
+        log_delta_fails=end.value_high,
         evaluations=search.evaluations,
     )
 

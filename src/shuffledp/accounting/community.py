@@ -48,7 +48,9 @@ class CommunityDelta:
 def _checked_counts(counts) -> np.ndarray:
     array = np.asarray(counts)
     if array.ndim != 1 or array.size < 2:
-        raise ValueError(f"`counts` must be a 1-d sequence of at least 2 value counts (k >= 2); got shape {array.shape}.")
+        raise ValueError(
+            f"`counts` must be a 1-d sequence of at least 2 value counts (k >= 2); got shape {array.shape}."
+        )
     if not np.issubdtype(array.dtype, np.number) or np.any(np.isnan(array.astype(float))):
         raise TypeError(f"`counts` must be non-negative integers; got {counts!r}.")
     if np.any(array < 0) or np.any(array != np.round(array)):
@@ -83,7 +85,12 @@ def community_delta(
         ).log_delta_for_epsilon(epsilons)
         first = int(present[0])
         return CommunityDelta(
-            epsilons, log_delta, np.full(epsilons.shape, first), np.full(epsilons.shape, counts[first]), accountant, n_users
+            epsilons,
+            log_delta,
+            np.full(epsilons.shape, first),
+            np.full(epsilons.shape, counts[first]),
+            accountant,
+            n_users,
         )
     unique = np.unique(counts[present])
     table = np.empty((unique.size, epsilons.size))

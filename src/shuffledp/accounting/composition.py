@@ -96,11 +96,14 @@ PLD_FLOOR = 1e-13
 TAIL_BAND = 1e-10
 
 
-
 def composable() -> dict[str, BoundKind]:
     """Registered accountants whose view is an explicit pair of distributions (they implement
     :meth:`~shuffledp.accounting.accountants.base.Accountant.binned_views`), with their kind."""
-    return {name: accountant_class(name).kind for name in list_accountants() if accountant_class(name).composable()}
+    return {
+        name: accountant_class(name).kind
+        for name in list_accountants()
+        if accountant_class(name).composable()
+    }
 
 
 @dataclass(frozen=True)
@@ -118,8 +121,12 @@ class Round:
         object.__setattr__(self, "epsilon_local", setting.epsilon_local)
         object.__setattr__(self, "n_users", setting.n_users)
         object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
-        object.__setattr__(self, "subsample", check_real(self.subsample, "subsample", low=0.0, high=1.0, low_open=True))
-        check_integer(self.per_round, "users per round (subsample x n_users)", low=1, high=MAX_USERS_PER_ROUND)
+        object.__setattr__(
+            self, "subsample", check_real(self.subsample, "subsample", low=0.0, high=1.0, low_open=True)
+        )
+        check_integer(
+            self.per_round, "users per round (subsample x n_users)", low=1, high=MAX_USERS_PER_ROUND
+        )
         if self.epsilon_local > 50.0:
             raise ValueError(
                 f"`epsilon_local` must be in (0, 50] for composition (losses up to eps0 on a grid); "
@@ -143,11 +150,15 @@ def _check_subsample_of_kind(name: str, kind: BoundKind, rounds) -> None:
     others' own law (P itself for 'all on x0'), not Q, so the mixture is no dataset pair's law and can
     exceed the true delta (Koskela Fig. 2 setting: 0.01182 against the exact pair's 0.01058, issue 21)."""
     if kind is BoundKind.LOWER and any(r.subsample != 1.0 for r in rounds):
-        raise ValueError(f"`subsample` must be 1 for the lower bound {name!r} (its subsampled mixture is no "
-                         f"dataset pair's law); got {min(r.subsample for r in rounds)!r}.")
+        raise ValueError(
+            f"`subsample` must be 1 for the lower bound {name!r} (its subsampled mixture is no "
+            f"dataset pair's law); got {min(r.subsample for r in rounds)!r}."
+        )
 
 
-def round_pld(name: str, r: Round, *, interval: float = DEFAULT_INTERVAL, pessimistic: bool | None = None) -> list[Pld]:
+def round_pld(
+    name: str, r: Round, *, interval: float = DEFAULT_INTERVAL, pessimistic: bool | None = None
+) -> list[Pld]:
     """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``), as our dense
     :class:`~shuffledp.accounting.numerics.dense_pld.Pld` (``.to_dp_accounting()`` for dp_accounting's).
     ``pessimistic`` defaults to the accountant's kind (upper bounds pessimistic, the rest optimistic)."""
@@ -168,8 +179,10 @@ def _export_pld(name: str, r: Round, interval, dataset, pessimistic: bool):
     """The dp_accounting PLD of one round (the dataset asked, or the one with the largest epsilon at 1e-6)."""
     names = composable()
     if name not in names:
-        raise ValueError(f"`name` must be one of {', '.join(sorted(names))} (accountants with an explicit pair "
-                         f"of distributions); got {name!r}.")
+        raise ValueError(
+            f"`name` must be one of {', '.join(sorted(names))} (accountants with an explicit pair "
+            f"of distributions); got {name!r}."
+        )
     interval = check_real(interval, "value_discretization_interval", low=0.0, high=0.1, low_open=True)
     plds = round_pld(name, r, interval=interval, pessimistic=pessimistic)
     if dataset is not None:
@@ -182,16 +195,27 @@ def _refusal(name: str, r: Round) -> str | None:
     not a dominating pair here (``View.refusal``)."""
     cls = accountant_class(name)
     if cls.kind is BoundKind.LOWER:
-        return (f"{name!r} is a lower bound, not a guarantee: use optimistic_privacy_loss_distribution for its "
-                f"optimistic PLD")
+        return (
+            f"{name!r} is a lower bound, not a guarantee: use optimistic_privacy_loss_distribution for its "
+            f"optimistic PLD"
+        )
     if cls.view_class is not None:
-        return get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().refusal()
+        return (
+            get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().refusal()
+        )
     return None
 
 
-def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,
-                              value_discretization_interval: float = 1e-4, subsample: float = 1.0,
-                              dataset: int | None = None) -> PrivacyLossDistribution:
+def privacy_loss_distribution(
+    name: str,
+    epsilon_local: float,
+    n_users: int,
+    k: int,
+    *,
+    value_discretization_interval: float = 1e-4,
+    subsample: float = 1.0,
+    dataset: int | None = None,
+) -> PrivacyLossDistribution:
     """One round of shuffled k-RR as a ``dp_accounting`` ``PrivacyLossDistribution`` that is a guarantee, to
     be composed there with other mechanisms' PLDs (``from_gaussian_mechanism``, ``from_laplace_mechanism``, ...);
     built through dp_accounting's public ``PrivacyLossDistribution.create_from_rounded_probability``.
@@ -215,19 +239,32 @@ def privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: 
         r = Round(epsilon_local, n_users, k, subsample)
         reason = _refusal(name, r)
         if reason is not None:
-            raise ValueError(f"`name` must be a guarantee for privacy_loss_distribution: {reason}; got {name!r}.")
-    return _export_pld(name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, True)
+            raise ValueError(
+                f"`name` must be a guarantee for privacy_loss_distribution: {reason}; got {name!r}."
+            )
+    return _export_pld(
+        name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, True
+    )
 
 
-def optimistic_privacy_loss_distribution(name: str, epsilon_local: float, n_users: int, k: int, *,
-                                         value_discretization_interval: float = 1e-4, subsample: float = 1.0,
-                                         dataset: int | None = None) -> PrivacyLossDistribution:
+def optimistic_privacy_loss_distribution(
+    name: str,
+    epsilon_local: float,
+    n_users: int,
+    k: int,
+    *,
+    value_discretization_interval: float = 1e-4,
+    subsample: float = 1.0,
+    dataset: int | None = None,
+) -> PrivacyLossDistribution:
     """One round as an *optimistic* dp_accounting PLD (losses rounded down, the mass left out of the windows
     dropped): a lower estimate of the pair's PLD, never a guarantee. For ``worst-case-lower`` it is the PLD
     of one explicit dataset pair (``dataset``, default the one with the largest single-round epsilon at delta
     = 1e-6), hence a lower bound on the worst case, alone or composed (optimistic PLDs on both sides); for
     ``clones-krr-2023`` at k >= 3 it is the pair as printed. Options as :func:`privacy_loss_distribution`."""
-    return _export_pld(name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, False)
+    return _export_pld(
+        name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, False
+    )
 
 
 class ComposedAccountant:
@@ -237,8 +274,14 @@ class ComposedAccountant:
     ``delta_for_epsilon``, ``epsilon_for_delta``, ``name``, ``kind``).
     """
 
-    def __init__(self, name: str, rounds, *, value_discretization_interval: float = DEFAULT_INTERVAL,
-                 tail_mass_truncation: float = DEFAULT_TAIL):
+    def __init__(
+        self,
+        name: str,
+        rounds,
+        *,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+        tail_mass_truncation: float = DEFAULT_TAIL,
+    ):
         kinds = composable()
         if name not in kinds:
             raise ValueError(
@@ -254,8 +297,9 @@ class ComposedAccountant:
         self.kind = kinds[name]
         _check_subsample_of_kind(name, self.kind, rounds)
         self.rounds = tuple(rounds)
-        self.interval = check_real(value_discretization_interval, "value_discretization_interval",
-                                   low=0.0, high=0.1, low_open=True)
+        self.interval = check_real(
+            value_discretization_interval, "value_discretization_interval", low=0.0, high=0.1, low_open=True
+        )
         self.tail = check_real(tail_mass_truncation, "tail_mass_truncation", low=0.0, high=1e-6)
         self._plds = None
         self._convolutions = 0
@@ -331,7 +375,9 @@ class ComposedAccountant:
         plds = self._composed()
         order = np.argsort(epsilons, kind="stable")
         # dp_accounting's get_delta_for_epsilon of the same PLD, bit for bit, without its Python loop (issue 24)
-        values = np.max([np.asarray(pld_delta_for_epsilon(p, epsilons[order]), dtype=float) for p in plds], axis=0)
+        values = np.max(
+            [np.asarray(pld_delta_for_epsilon(p, epsilons[order]), dtype=float) for p in plds], axis=0
+        )
         out = np.empty_like(values)
         out[order] = values
         return np.clip(out - self._slack(), 0.0, 1.0)
@@ -392,10 +438,18 @@ class ComposedAccountant:
         return f"ComposedAccountant({self.name!r}, rounds={len(self.rounds)}, interval={self.interval})"
 
 
-def compose(name: str, *, epsilon_local: float | None = None, n_users: int | None = None, k: int | None = None,
-            compositions: int = 1, subsample: float = 1.0, rounds=None,
-            value_discretization_interval: float = DEFAULT_INTERVAL,
-            tail_mass_truncation: float = DEFAULT_TAIL) -> ComposedAccountant:
+def compose(
+    name: str,
+    *,
+    epsilon_local: float | None = None,
+    n_users: int | None = None,
+    k: int | None = None,
+    compositions: int = 1,
+    subsample: float = 1.0,
+    rounds=None,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail_mass_truncation: float = DEFAULT_TAIL,
+) -> ComposedAccountant:
     """Composed accountant: ``compositions`` identical rounds, or the heterogeneous ``rounds``.
 
     ``rounds`` is a sequence of :class:`Round` or of (epsilon_local, n_users) pairs (then ``k`` and
@@ -410,7 +464,9 @@ def compose(name: str, *, epsilon_local: float | None = None, n_users: int | Non
         rounds = [Round(epsilon_local, n_users, k, subsample)] * compositions
     else:
         if compositions != 1:
-            raise ValueError(f"`compositions` must be 1 when `rounds` is given (one entry per round); got {compositions}.")
+            raise ValueError(
+                f"`compositions` must be 1 when `rounds` is given (one entry per round); got {compositions}."
+            )
         built = []
         for entry in rounds:
             if isinstance(entry, Round):
@@ -421,5 +477,9 @@ def compose(name: str, *, epsilon_local: float | None = None, n_users: int | Non
                 e0, n = entry
                 built.append(Round(e0, n, k, subsample))
         rounds = built
-    return ComposedAccountant(name, rounds, value_discretization_interval=value_discretization_interval,
-                              tail_mass_truncation=tail_mass_truncation)
+    return ComposedAccountant(
+        name,
+        rounds,
+        value_discretization_interval=value_discretization_interval,
+        tail_mass_truncation=tail_mass_truncation,
+    )

@@ -46,8 +46,10 @@ def certifies_tail(name: str, rounds=None) -> bool:
 @functools.lru_cache(maxsize=64)
 def _views_have_tails(name: str, distinct_rounds: frozenset) -> bool:
     """Whether the view of every distinct round forms its own tail (asked once per composition)."""
-    return all(get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().has_tail()
-               for r in distinct_rounds)
+    return all(
+        get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().has_tail()
+        for r in distinct_rounds
+    )
 
 
 def tail_interval(interval: float) -> float:
@@ -59,8 +61,10 @@ def tail_rounds(name: str, rounds, interval: float) -> list[list]:
     """Per direction (REMOVE, ADD), the distinct rounds (objects with ``epsilon_local``, ``per_round``,
     ``k``, ``subsample``; repeats counted) as :class:`~shuffledp.accounting.numerics.composed_tail.TailRound`."""
     if not certifies_tail(name):
-        raise ValueError(f"`accountant` must be one whose view certifies the composed tail for the tail bound "
-                         f"(its masses formed outcome by outcome in log space); got {name!r}.")
+        raise ValueError(
+            f"`accountant` must be one whose view certifies the composed tail for the tail bound "
+            f"(its masses formed outcome by outcome in log space); got {name!r}."
+        )
     width = tail_interval(interval)
     directions = [[], []]
     for r, count in Counter(rounds).items():

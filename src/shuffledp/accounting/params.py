@@ -18,8 +18,17 @@ from dataclasses import dataclass
 from shuffledp._validation import check_integer, check_real
 from shuffledp.accounting.randomizers import KRR, MAX_K, KrrParams, LaplaceBlanket, Randomizer
 
-__all__ = ["BoundKind", "ShuffleSetting", "KrrParams", "MAX_N_USERS", "MAX_K", "MAX_EPSILON_LOCAL",
-           "check_epsilon_local_finite", "users_per_round", "LaplaceBlanket"]
+__all__ = [
+    "BoundKind",
+    "ShuffleSetting",
+    "KrrParams",
+    "MAX_N_USERS",
+    "MAX_K",
+    "MAX_EPSILON_LOCAL",
+    "check_epsilon_local_finite",
+    "users_per_round",
+    "LaplaceBlanket",
+]
 
 #: largest number of users accepted by every accountant (integers up to 2^53 are exact floats)
 MAX_N_USERS = 10**15
@@ -82,28 +91,38 @@ class ShuffleSetting:
 
     def __post_init__(self):
         if self.randomizer is None:  # k-RR from the loose parameters (validated in this order, as always)
-            e0 = check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True)
+            e0 = check_real(
+                self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True
+            )
             n_users = check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS)
             randomizer = KRR(epsilon_local=e0, k=self.k)  # validates k in [2, MAX_K]
         else:
             randomizer = self.randomizer
             if not isinstance(randomizer, Randomizer):
                 raise ValueError(
-                    f"`randomizer` must be a Randomizer (shuffledp.accounting.randomizers); got {randomizer!r}.")
+                    f"`randomizer` must be a Randomizer (shuffledp.accounting.randomizers); got {randomizer!r}."
+                )
             for name in ("epsilon_local", "k"):
                 given, own = getattr(self, name), getattr(randomizer, name)
                 if given is not None and given != own:
-                    raise ValueError(f"`{name}` must be the randomizer's ({own!r}) or omitted; got {given!r}.")
-            check_real(randomizer.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True)
+                    raise ValueError(
+                        f"`{name}` must be the randomizer's ({own!r}) or omitted; got {given!r}."
+                    )
+            check_real(
+                randomizer.epsilon_local,
+                "epsilon_local",
+                low=0.0,
+                low_open=True,
+                high=math.inf,
+                high_open=True,
+            )
             n_users = check_integer(self.n_users, "n_users", low=1, high=MAX_N_USERS)
         object.__setattr__(self, "randomizer", randomizer)
         object.__setattr__(self, "epsilon_local", randomizer.epsilon_local)
         object.__setattr__(self, "n_users", n_users)
         object.__setattr__(self, "k", randomizer.k)
         if self.n_x0 is not None:
-            object.__setattr__(
-                self, "n_x0", check_integer(self.n_x0, "n_x0", low=0, high=self.n_users - 1)
-            )
+            object.__setattr__(self, "n_x0", check_integer(self.n_x0, "n_x0", low=0, high=self.n_users - 1))
 
     @classmethod
     def of(cls, randomizer: Randomizer, *, n_users: int, n_x0: int | None = None) -> "ShuffleSetting":
@@ -115,5 +134,6 @@ class ShuffleSetting:
         """Every k-RR quantity in logs (:class:`KrrParams`); only for a k-RR randomizer."""
         if not isinstance(self.randomizer, KRR):
             raise ValueError(
-                f"`randomizer` must be k-RR for the k-RR parameters (setting.krr); got {self.randomizer!r}.")
+                f"`randomizer` must be k-RR for the k-RR parameters (setting.krr); got {self.randomizer!r}."
+            )
         return self.randomizer.params

@@ -44,7 +44,13 @@ OFFLINE_HINT = (
 )
 
 _CHUNK = 1 << 22
-_UNREACHABLE_ERRNOS = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ECONNREFUSED, errno.ENETDOWN, errno.EHOSTDOWN}
+_UNREACHABLE_ERRNOS = {
+    errno.ENETUNREACH,
+    errno.EHOSTUNREACH,
+    errno.ECONNREFUSED,
+    errno.ENETDOWN,
+    errno.EHOSTDOWN,
+}
 
 
 class DownloadError(RuntimeError):
@@ -181,7 +187,10 @@ def download(
             failures.append(error)
             log(f"attempt {attempt}/{retries}: {type(error).__name__}: {getattr(error, 'reason', error)}")
         else:
-            log(f"downloaded {url} -> {destination}" + (f" ({rows} rows verified)" if rows is not None else ""))
+            log(
+                f"downloaded {url} -> {destination}"
+                + (f" ({rows} rows verified)" if rows is not None else "")
+            )
             return destination
         if attempt < retries:
             sleep(backoff * 2 ** (attempt - 1))
@@ -197,5 +206,9 @@ def _final_error(url: str, retries: int, failures: list[BaseException]) -> Downl
             f"Network unreachable: could not download {url} after {retries} attempt(s) ({reason}). {OFFLINE_HINT}"
         )
     if isinstance(last, VerificationError):
-        return DownloadError(f"Download of {url} failed verification {retries} time(s); deleted. Last: {last}")
-    return DownloadError(f"Download of {url} failed after {retries} attempt(s); nothing kept. Last error: {last}")
+        return DownloadError(
+            f"Download of {url} failed verification {retries} time(s); deleted. Last: {last}"
+        )
+    return DownloadError(
+        f"Download of {url} failed after {retries} attempt(s); nothing kept. Last error: {last}"
+    )

@@ -69,7 +69,9 @@ class Duplicates:
         return "\n".join(lines)
 
 
-def find_duplicates(parsed: ParsedCheckins, *, earlier: pd.DataFrame | None = None, policy: str = "drop") -> Duplicates:
+def find_duplicates(
+    parsed: ParsedCheckins, *, earlier: pd.DataFrame | None = None, policy: str = "drop"
+) -> Duplicates:
     """Count the exact duplicate rows of ``parsed`` and keep or drop them.
 
     Two valid rows are exact duplicates when every field of the file is equal as text (a 64-bit
@@ -79,7 +81,9 @@ def find_duplicates(parsed: ParsedCheckins, *, earlier: pd.DataFrame | None = No
     The first occurrence (earlier sources first, then file order) is never a duplicate.
     """
     if policy not in DUPLICATE_POLICIES:
-        raise ValueError(f"`policy` must be one of {', '.join(map(repr, DUPLICATE_POLICIES))}; got {policy!r}.")
+        raise ValueError(
+            f"`policy` must be one of {', '.join(map(repr, DUPLICATE_POLICIES))}; got {policy!r}."
+        )
     keys = parsed.row_keys
     if keys is None:  # built by hand, not by a reader: hash the parsed columns instead
         keys = pd.util.hash_pandas_object(parsed.checkins, index=False).to_numpy(dtype=np.uint64)

@@ -114,7 +114,9 @@ def crop_mask(latitude, longitude, region: Region) -> np.ndarray:
     """Boolean mask of points inside ``region`` (bounds inclusive on all four sides; NaN is outside)."""
     lat = np.asarray(latitude, dtype=float)
     lon = np.asarray(longitude, dtype=float)
-    return (lat >= region.lat_min) & (lat <= region.lat_max) & (lon >= region.lon_min) & (lon <= region.lon_max)
+    return (
+        (lat >= region.lat_min) & (lat <= region.lat_max) & (lon >= region.lon_min) & (lon <= region.lon_max)
+    )
 
 
 def _axis_index(values: np.ndarray, edges: np.ndarray) -> np.ndarray:

@@ -67,6 +67,8 @@ _SNIFF_BYTES = 1 << 16
 
 class DataFileError(ValueError):
     """A check-in file cannot be read; the one-line message names the file and what is wrong."""
+
+
 _INTEGER = r"^[0-9]{1,18}$"  # non-negative and fits in int64
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _ISO_UTC = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
@@ -192,7 +194,10 @@ def _finish(table, checks, separator, invalid: _InvalidRows, columns: dict) -> P
     ok, counts, firsts = _classify(table, checks, n_rows)
     counts["wrong_column_count"] = invalid.count
     malformed = {reason: counts.get(reason, 0) for reason in MALFORMED_REASONS}
-    examples = {reason: [_row_text(table, int(i), separator) for i in firsts.get(reason, [])] for reason in MALFORMED_REASONS}
+    examples = {
+        reason: [_row_text(table, int(i), separator) for i in firsts.get(reason, [])]
+        for reason in MALFORMED_REASONS
+    }
     examples["wrong_column_count"] = list(invalid.examples)
     keep = pa.array(ok)
     frame = pd.DataFrame(
@@ -302,12 +307,18 @@ def _check_file(path, format: str) -> Path:
         magic = handle.read(2)
     named_gz = path.suffix == ".gz"
     if magic == _GZIP_MAGIC and not named_gz:
-        raise _fail(path, f"the file is gzip-compressed but its name does not end in .gz; rename it to {path.name}.gz.")
+        raise _fail(
+            path,
+            f"the file is gzip-compressed but its name does not end in .gz; rename it to {path.name}.gz.",
+        )
     if named_gz and magic != _GZIP_MAGIC:
-        raise _fail(path, f"the name ends in .gz but the file is not gzip-compressed (it starts with {magic!r}); "
-                          f"rename it without .gz, or compress it.")
+        raise _fail(
+            path,
+            f"the name ends in .gz but the file is not gzip-compressed (it starts with {magic!r}); "
+            f"rename it without .gz, or compress it.",
+        )
     try:
-        with (gzip.open(path, "rb") if named_gz else open(path, "rb")) as handle:
+        with gzip.open(path, "rb") if named_gz else open(path, "rb") as handle:
             sample = handle.read(_SNIFF_BYTES)
     except (OSError, EOFError, zlib.error) as error:
         raise _fail(path, f"not a readable gzip file ({error}); download or copy it again.") from None
@@ -319,8 +330,11 @@ def _check_file(path, format: str) -> Path:
     except UnicodeDecodeError as error:
         cut = error.reason == "unexpected end of data" and len(sample) == _SNIFF_BYTES
         if not cut:  # not merely a character cut by the end of the sample
-            raise _fail(path, f"not UTF-8 text (byte {sample[error.start]:#04x} at offset {error.start}); "
-                              f"expected {expected}.") from None
+            raise _fail(
+                path,
+                f"not UTF-8 text (byte {sample[error.start]:#04x} at offset {error.start}); "
+                f"expected {expected}.",
+            ) from None
     return path
 
 
@@ -377,11 +391,15 @@ def _read_table(path: Path, format: str, names, **options) -> pa.Table:
             if "Empty CSV file" in message:
                 return pa.table({name: pa.array([], pa.string()) for name in names})
             if "UTF8" in message or "UTF-8" in message:
-                raise _fail(path, f"not UTF-8 text past its beginning; expected {_FORMAT_TEXT[format]}.") from None
+                raise _fail(
+                    path, f"not UTF-8 text past its beginning; expected {_FORMAT_TEXT[format]}."
+                ) from None
             first = message.splitlines()[0][:160]
             raise _fail(path, f"cannot be parsed as {_FORMAT_TEXT[format]} ({first}).") from None
         except (OSError, EOFError, zlib.error) as error:
-            raise _fail(path, f"a truncated or damaged gzip stream ({error}); download or copy it again.") from None
+            raise _fail(
+                path, f"a truncated or damaged gzip stream ({error}); download or copy it again."
+            ) from None
         finally:
             if source is not None:
                 source.close()

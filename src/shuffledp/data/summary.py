@@ -86,7 +86,9 @@ def combine_summaries(rows) -> pd.DataFrame:
     """Concatenate summary rows (DataFrames with :data:`SUMMARY_COLUMNS`); counts as nullable ints."""
     frame = pd.concat(list(rows), ignore_index=True)[list(SUMMARY_COLUMNS)]
     for column in SUMMARY_COLUMNS:
-        if column in ("rows_read", "malformed", "kept", "paper_count") or column.startswith(("malformed_", "duplicates_")):
+        if column in ("rows_read", "malformed", "kept", "paper_count") or column.startswith(
+            ("malformed_", "duplicates_")
+        ):
             frame[column] = frame[column].astype("Int64")
     frame["relative_difference"] = frame["relative_difference"].astype(float)
     return frame

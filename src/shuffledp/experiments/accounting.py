@@ -25,7 +25,13 @@ import pandas as pd
 
 from shuffledp import accounting
 from shuffledp.accounting import get_accountant, list_accountants
-from shuffledp.tables import COMPARISON_COLUMNS, NOT_REPRODUCIBLE, REPRODUCED, parse_printed, printed_precision_verdict
+from shuffledp.tables import (
+    COMPARISON_COLUMNS,
+    NOT_REPRODUCIBLE,
+    REPRODUCED,
+    parse_printed,
+    printed_precision_verdict,
+)
 
 __all__ = [
     "ACCOUNTANT_LABELS",
@@ -79,7 +85,9 @@ def n_x0_from_rule(rule: Mapping, n_users: int) -> int:
         return n_x0_from_fraction(value, n_users)
     if kind == "fixed":
         if float(value) != int(value) or not 0 <= int(value) <= n_users - 1:
-            raise ValueError(f"`n_x0` must be an integer in [0, {n_users - 1}] for n = {n_users}; got {value!r}.")
+            raise ValueError(
+                f"`n_x0` must be an integer in [0, {n_users - 1}] for n = {n_users}; got {value!r}."
+            )
         return int(value)
     raise ValueError(f"`n_x0.rule` must be one of 'fixed', 'fraction'; got {kind!r}.")
 
@@ -88,7 +96,11 @@ def _table4_rows(block: Mapping) -> list[dict]:
     """One setting per row of a Table IV block (the varied parameter replaced by each value)."""
     rows = []
     for value in block["values"]:
-        setting = {"epsilon_local": float(block["epsilon_local"]), "n_users": int(block["n_users"]), "k": int(block["k"])}
+        setting = {
+            "epsilon_local": float(block["epsilon_local"]),
+            "n_users": int(block["n_users"]),
+            "k": int(block["k"]),
+        }
         setting[block["vary"]] = float(value) if block["vary"] == "epsilon_local" else int(value)
         setting["n_x0"] = n_x0_from_rule(block["n_x0"], setting["n_users"])
         rows.append(setting)
@@ -126,9 +138,13 @@ def check_accounting_config(section: Mapping, *, available: Sequence[str] | None
                     )
         rule = block["n_x0"]
         if rule["rule"] == "fraction" and rule["value"] > 1:
-            raise ConfigError(f"config: `{key}.n_x0.value` must be in [0, 1] for rule 'fraction'; got {rule['value']!r}.")
+            raise ConfigError(
+                f"config: `{key}.n_x0.value` must be in [0, 1] for rule 'fraction'; got {rule['value']!r}."
+            )
         for setting in _table4_rows({**block, "n_x0": {"rule": "fraction", "value": 0.0}}):
-            if rule["rule"] == "fixed" and (float(rule["value"]) != int(rule["value"]) or rule["value"] > setting["n_users"] - 1):
+            if rule["rule"] == "fixed" and (
+                float(rule["value"]) != int(rule["value"]) or rule["value"] > setting["n_users"] - 1
+            ):
                 raise ConfigError(
                     f"config: `{key}.n_x0.value` must be an integer in [0, {setting['n_users'] - 1}] "
                     f"(n - 1 for n = {setting['n_users']}); got {rule['value']!r}. "
@@ -143,8 +159,12 @@ def check_accounting_config(section: Mapping, *, available: Sequence[str] | None
             )
     rule = fig1["n_x0"]
     if rule["rule"] == "fraction" and rule["value"] > 1:
-        raise ConfigError(f"config: `accounting.fig1.n_x0.value` must be in [0, 1] for rule 'fraction'; got {rule['value']!r}.")
-    if rule["rule"] == "fixed" and (float(rule["value"]) != int(rule["value"]) or rule["value"] > fig1["n_users"] - 1):
+        raise ConfigError(
+            f"config: `accounting.fig1.n_x0.value` must be in [0, 1] for rule 'fraction'; got {rule['value']!r}."
+        )
+    if rule["rule"] == "fixed" and (
+        float(rule["value"]) != int(rule["value"]) or rule["value"] > fig1["n_users"] - 1
+    ):
         raise ConfigError(
             f"config: `accounting.fig1.n_x0.value` must be an integer in [0, {fig1['n_users'] - 1}] "
             f"(n - 1); got {rule['value']!r}."
@@ -222,8 +242,9 @@ def _verdict(paper_text: str, log_ours: float) -> tuple[str, str]:
         return NOT_REPRODUCIBLE, "no value computed"
     paper = float(parse_printed(paper_text))
     if log_ours < _LOG_SMALLEST_DOUBLE and log_ours != -math.inf and paper > 0.0:
-        verdict, note = printed_precision_verdict(paper_text, 0.0)[0], (
-            f"ours {format_delta(log_ours)} (below the double range) vs printed {paper_text}"
+        verdict, note = (
+            printed_precision_verdict(paper_text, 0.0)[0],
+            (f"ours {format_delta(log_ours)} (below the double range) vs printed {paper_text}"),
         )
     else:
         verdict, note = printed_precision_verdict(paper_text, float(math.exp(log_ours)))
@@ -377,8 +398,17 @@ def _table2_rate_cells(record, comparison, setting, row_label, paper, logs, i) -
         if bound in logs:
             note += f"; ours_exact: {ACCOUNTANT_LABELS[bound]}"
         comparison.append(
-            _comparison_row("II", setting["label"], row_label, column, paper[column],
-                            float(logs[rate][i]), log_bound, verdict, note)
+            _comparison_row(
+                "II",
+                setting["label"],
+                row_label,
+                column,
+                paper[column],
+                float(logs[rate][i]),
+                log_bound,
+                verdict,
+                note,
+            )
         )
         verdicts.append(f"{column}: {verdict}")
     return verdicts
@@ -403,12 +433,23 @@ def _table2_eq6_cells(record, comparison, setting, row_label, paper, logs, i) ->
         return []
     eps0, k, n_x0 = setting["eps0"], setting["k"], setting["n_x0"]
     verdict, note = _verdict(paper[TABLE2_OURS_COLUMN], float(logs["biswas-printed"][i]))
-    note = (f"ours_as_printed: eq. (6) at eps0 = {eps0:g}, k = {k}, n_x0 = {n_x0}; {note}; "
-            f"ours_exact: exact single-bin (forward) = {format_delta(float(logs['biswas-exact'][i]))}"
-            + _worst_case_note(logs, i))
+    note = (
+        f"ours_as_printed: eq. (6) at eps0 = {eps0:g}, k = {k}, n_x0 = {n_x0}; {note}; "
+        f"ours_exact: exact single-bin (forward) = {format_delta(float(logs['biswas-exact'][i]))}"
+        + _worst_case_note(logs, i)
+    )
     comparison.append(
-        _comparison_row("II", setting["label"], row_label, TABLE2_OURS_COLUMN, paper[TABLE2_OURS_COLUMN],
-                        float(logs["biswas-printed"][i]), float(logs["biswas-exact"][i]), verdict, note)
+        _comparison_row(
+            "II",
+            setting["label"],
+            row_label,
+            TABLE2_OURS_COLUMN,
+            paper[TABLE2_OURS_COLUMN],
+            float(logs["biswas-printed"][i]),
+            float(logs["biswas-exact"][i]),
+            verdict,
+            note,
+        )
     )
     return [f"{TABLE2_OURS_COLUMN}: {verdict}"]
 
@@ -449,8 +490,14 @@ def table4_frames(
             for i, eps in enumerate(epsilons):
                 paper = cells["value"][i] if len(cells) else ""
                 printed_column = cells["column"][i] if len(cells) else f"eps={eps:g}"
-                record = {"block": block["label"], "row": row_label, "column (as printed)": printed_column, **setting,
-                          "epsilon": float(eps), "paper": paper}
+                record = {
+                    "block": block["label"],
+                    "row": row_label,
+                    "column (as printed)": printed_column,
+                    **setting,
+                    "epsilon": float(eps),
+                    "paper": paper,
+                }
                 for name, values in logs.items():
                     record[ACCOUNTANT_LABELS[name]] = format_delta(float(values[i]))
                 if paper:
@@ -460,8 +507,17 @@ def table4_frames(
                     if printed_column != f"eps={eps:g}":
                         note += f"; column printed as {printed_column!r}, read as eps = {eps:g}"
                     comparison.append(
-                        _comparison_row("IV", block["label"], row_label, printed_column, paper,
-                                        float(logs["biswas-printed"][i]), float(logs["biswas-exact"][i]), verdict, note)
+                        _comparison_row(
+                            "IV",
+                            block["label"],
+                            row_label,
+                            printed_column,
+                            paper,
+                            float(logs["biswas-printed"][i]),
+                            float(logs["biswas-exact"][i]),
+                            verdict,
+                            note,
+                        )
                     )
                     record["reproduced (printed precision)"] = verdict
                 else:

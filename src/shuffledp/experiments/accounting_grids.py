@@ -50,7 +50,9 @@ def fig1_frame(
     ``n_x0``, ``delta``, ``log10_delta`` (``-inf`` where delta = 0).
     """
     epsilons = np.linspace(fig1["epsilon"]["start"], fig1["epsilon"]["stop"], int(fig1["epsilon"]["num"]))
-    locals_ = np.linspace(fig1["epsilon_local"]["start"], fig1["epsilon_local"]["stop"], int(fig1["epsilon_local"]["num"]))
+    locals_ = np.linspace(
+        fig1["epsilon_local"]["start"], fig1["epsilon_local"]["stop"], int(fig1["epsilon_local"]["num"])
+    )
     n_users, k = int(fig1["n_users"]), int(fig1["k"])
     n_x0 = n_x0_from_rule(fig1["n_x0"], n_users)
     records = []
@@ -58,18 +60,34 @@ def fig1_frame(
     for name in fig1["accountants"]:
         kind = _kind_of(name, kind_of)
         for eps0 in locals_:
-            values = log_delta(name, epsilons, epsilon_local=float(eps0), n_users=n_users, k=k, n_x0=n_x0, factory=factory)
+            values = log_delta(
+                name, epsilons, epsilon_local=float(eps0), n_users=n_users, k=k, n_x0=n_x0, factory=factory
+            )
             bar.update()
             for eps, value in zip(epsilons, values):
-                records.append({"accountant": name, "kind": kind, "label": ACCOUNTANT_LABELS.get(name, name),
-                                "epsilon": float(eps), "epsilon_local": float(eps0), "n_users": n_users, "k": k,
-                                "n_x0": n_x0, "log_delta": float(value)})
+                records.append(
+                    {
+                        "accountant": name,
+                        "kind": kind,
+                        "label": ACCOUNTANT_LABELS.get(name, name),
+                        "epsilon": float(eps),
+                        "epsilon_local": float(eps0),
+                        "n_users": n_users,
+                        "k": k,
+                        "n_x0": n_x0,
+                        "log_delta": float(value),
+                    }
+                )
     bar.close()
     return _tidy(records)
 
 
 def sweep_frame(
-    name: str, sweep: Mapping, *, factory: AccountantFactory = get_accountant, kind_of: Callable[[str], str] | None = None
+    name: str,
+    sweep: Mapping,
+    *,
+    factory: AccountantFactory = get_accountant,
+    kind_of: Callable[[str], str] | None = None,
 ) -> pd.DataFrame:
     """Long frame of delta over every combination of a sweep group's lists (one row per epsilon).
 
@@ -78,20 +96,40 @@ def sweep_frame(
     """
     epsilons = np.asarray(sweep["epsilon"], dtype=float)
     records = []
-    grid = list(itertools.product(sweep["n_users"], sweep["k"], sweep["epsilon_local"], sweep["n_x0_fraction"]))
+    grid = list(
+        itertools.product(sweep["n_users"], sweep["k"], sweep["epsilon_local"], sweep["n_x0_fraction"])
+    )
     bar = progress(total=len(sweep["accountants"]) * len(grid), desc=f"sweep {name}")
     for accountant in sweep["accountants"]:
         kind = _kind_of(accountant, kind_of)
         for n_users, k, eps0, fraction in grid:
             n_x0 = n_x0_from_fraction(fraction, int(n_users))
-            values = log_delta(accountant, epsilons, epsilon_local=float(eps0), n_users=int(n_users), k=int(k),
-                               n_x0=n_x0, factory=factory)
+            values = log_delta(
+                accountant,
+                epsilons,
+                epsilon_local=float(eps0),
+                n_users=int(n_users),
+                k=int(k),
+                n_x0=n_x0,
+                factory=factory,
+            )
             bar.update()
             for eps, value in zip(epsilons, values):
-                records.append({"sweep": name, "accountant": accountant, "kind": kind,
-                                "label": ACCOUNTANT_LABELS.get(accountant, accountant), "n_users": int(n_users),
-                                "k": int(k), "epsilon_local": float(eps0), "n_x0_fraction": float(fraction),
-                                "n_x0": n_x0, "epsilon": float(eps), "log_delta": float(value)})
+                records.append(
+                    {
+                        "sweep": name,
+                        "accountant": accountant,
+                        "kind": kind,
+                        "label": ACCOUNTANT_LABELS.get(accountant, accountant),
+                        "n_users": int(n_users),
+                        "k": int(k),
+                        "epsilon_local": float(eps0),
+                        "n_x0_fraction": float(fraction),
+                        "n_x0": n_x0,
+                        "epsilon": float(eps),
+                        "log_delta": float(value),
+                    }
+                )
     bar.close()
     return _tidy(records)
 
@@ -100,7 +138,9 @@ def fig1_grid(frame: pd.DataFrame, accountant: str) -> tuple[np.ndarray, np.ndar
     """(epsilons, epsilon_locals, log10 delta grid [epsilon_local, epsilon]) of one accountant of :func:`fig1_frame`."""
     rows = frame[frame["accountant"] == accountant]
     if rows.empty:
-        raise ValueError(f"`accountant` must be one of {', '.join(sorted(frame['accountant'].unique()))}; got {accountant!r}.")
+        raise ValueError(
+            f"`accountant` must be one of {', '.join(sorted(frame['accountant'].unique()))}; got {accountant!r}."
+        )
     grid = rows.pivot_table(index="epsilon_local", columns="epsilon", values="log10_delta", aggfunc="first")
     return grid.columns.to_numpy(dtype=float), grid.index.to_numpy(dtype=float), grid.to_numpy(dtype=float)
 

@@ -40,9 +40,25 @@ from shuffledp.accounting.calibrate import calibrate_epsilon_local
 from shuffledp.accounting.params import LaplaceBlanket
 from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
 
-__all__ = ["PANELS", "CURVE_COLUMNS", "VERDICT_COLUMNS", "SHARED_COLUMNS", "KNOWN_DIFFERENCES", "n_grid", "curve_k",
-           "curve_delta", "panel_frame", "panel_verdicts", "shared_reference_panels", "shared_references",
-           "shared_values", "DENSITY_COLUMNS", "CLAIM_COLUMNS", "blanket_densities", "overturned_claims"]
+__all__ = [
+    "PANELS",
+    "CURVE_COLUMNS",
+    "VERDICT_COLUMNS",
+    "SHARED_COLUMNS",
+    "KNOWN_DIFFERENCES",
+    "n_grid",
+    "curve_k",
+    "curve_delta",
+    "panel_frame",
+    "panel_verdicts",
+    "shared_reference_panels",
+    "shared_references",
+    "shared_values",
+    "DENSITY_COLUMNS",
+    "CLAIM_COLUMNS",
+    "blanket_densities",
+    "overturned_claims",
+]
 
 PANELS = ("i", "ii", "iii", "iv")
 #: k rule of panel (iv): k = int(n ** (1/3)) as their notebook computes it (cell In [26])
@@ -58,25 +74,76 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "divided by a M (a = e^eps - 1, M ~ Bin(n, gamma) the blanket count): delta too small, eps0 too large (eps too "
         "small); the authors fixed both lines in 7994ad3 ('Fixed typo in Bennett bounds', 2020-07-06), and ours "
         "reproduces the fixed code. Check run: the 2019 formula recomputed from our accountant's ingredients meets "
-        "delta = 1e-6 at the 2019 curve's eps0 while the fixed one does not (tests/experiments/test_balle.py)"),
+        "delta = 1e-6 at the 2019 curve's eps0 while the fixed one does not (tests/experiments/test_balle.py)"
+    ),
 }
 KNOWN_DIFFERENCES["2019/iii/Bennett, RR-100"] = KNOWN_DIFFERENCES["2019/Bennett"] + (
     "; moreover the published curve is not a valid guarantee: at n = 1000 its eps0 = 2.0396 gives "
-    "worst-case-lower delta(eps = 0.1) = 2.26e-6 > 1e-6 for explicit neighbouring datasets (same test file)")
+    "worst-case-lower delta(eps = 0.1) = 2.26e-6 > 1e-6 for explicit neighbouring datasets (same test file)"
+)
 #: columns of :func:`panel_frame`
-CURVE_COLUMNS = ["panel", "curve", "role", "accountant", "kind", "n", "k", "epsilon", "epsilon_local", "delta",
-                 "value_name", "value", "seconds"]
+CURVE_COLUMNS = [
+    "panel",
+    "curve",
+    "role",
+    "accountant",
+    "kind",
+    "n",
+    "k",
+    "epsilon",
+    "epsilon_local",
+    "delta",
+    "value_name",
+    "value",
+    "seconds",
+]
 #: columns of :func:`shared_references` (the first eight identify a point: :func:`_point_key`)
-SHARED_COLUMNS = ["accountant", "value_name", "n", "k", "target", "delta", "tolerance", "upper", "value", "seconds"]
+SHARED_COLUMNS = [
+    "accountant",
+    "value_name",
+    "n",
+    "k",
+    "target",
+    "delta",
+    "tolerance",
+    "upper",
+    "value",
+    "seconds",
+]
 #: columns of :func:`blanket_densities`
 DENSITY_COLUMNS = ["epsilon_local", "gamma", "component", "input", "y", "density"]
 #: columns of :func:`overturned_claims`
-CLAIM_COLUMNS = ["panel", "claim", "better", "worse", "value_name", "points", "claim_holds", "claim_fails", "verdict",
-                 "note"]
+CLAIM_COLUMNS = [
+    "panel",
+    "claim",
+    "better",
+    "worse",
+    "value_name",
+    "points",
+    "claim_holds",
+    "claim_fails",
+    "verdict",
+    "note",
+]
 #: columns of :func:`panel_verdicts`
-VERDICT_COLUMNS = ["panel", "curve", "code", "accountant", "points", "compared", "theirs_undefined",
-                   "max_relative_difference", "median_relative_difference", "tolerance", "verdict", "note",
-                   "known_cause", "reference", "looseness_min", "looseness_max"]
+VERDICT_COLUMNS = [
+    "panel",
+    "curve",
+    "code",
+    "accountant",
+    "points",
+    "compared",
+    "theirs_undefined",
+    "max_relative_difference",
+    "median_relative_difference",
+    "tolerance",
+    "verdict",
+    "note",
+    "known_cause",
+    "reference",
+    "looseness_min",
+    "looseness_max",
+]
 
 
 def n_grid(spec: Mapping) -> np.ndarray:
@@ -103,23 +170,49 @@ def _value(section: Mapping, name: str, n: int, k: int, delta: float) -> float:
     if section["value"] == "epsilon":
         accountant = get_accountant(name, epsilon_local=float(section["epsilon_local"]), n_users=n, k=k)
         return float(accountant.epsilon_for_delta(delta, tolerance=float(section["tolerance"])))
-    return float(calibrate_epsilon_local(name, n_users=n, k=k, epsilon=float(section["epsilon"]), delta=delta,
-                                         upper=float(section["upper"]), tolerance=float(section["tolerance"])))
+    return float(
+        calibrate_epsilon_local(
+            name,
+            n_users=n,
+            k=k,
+            epsilon=float(section["epsilon"]),
+            delta=delta,
+            upper=float(section["upper"]),
+            tolerance=float(section["tolerance"]),
+        )
+    )
 
 
 def _point_key(section: Mapping, name: str, n: int, k: int, delta: float) -> tuple:
     """Everything :func:`_value` reads: (accountant, value name, n, k, target, delta, tolerance, upper), the
     target being eps0 (value ``epsilon``) or eps (value ``epsilon_local``); ``upper`` is 0 when unused."""
     if section["value"] == "epsilon":
-        return (name, "epsilon", n, k, float(section["epsilon_local"]), delta, float(section["tolerance"]), 0.0)
-    return (name, "epsilon_local", n, k, float(section["epsilon"]), delta, float(section["tolerance"]),
-            float(section["upper"]))
+        return (
+            name,
+            "epsilon",
+            n,
+            k,
+            float(section["epsilon_local"]),
+            delta,
+            float(section["tolerance"]),
+            0.0,
+        )
+    return (
+        name,
+        "epsilon_local",
+        n,
+        k,
+        float(section["epsilon"]),
+        delta,
+        float(section["tolerance"]),
+        float(section["upper"]),
+    )
 
 
 def _reference_ns(section: Mapping) -> list[int]:
     """The n of the reference curves: every ``reference_every``-th n of the grid and the largest."""
     ns = n_grid(section["n"])
-    return sorted({*ns[::int(section.get("reference_every", 1))].tolist(), int(ns[-1])})
+    return sorted({*ns[:: int(section.get("reference_every", 1))].tolist(), int(ns[-1])})
 
 
 def _reference_points(section: Mapping) -> list[tuple]:
@@ -127,8 +220,15 @@ def _reference_points(section: Mapping) -> list[tuple]:
     points = []
     for spec in section.get("references", {}).values():
         for n in _reference_ns(section):
-            points.append(_point_key(section, spec["accountant"], int(n), curve_k(spec.get("k", 2), int(n)),
-                                     curve_delta(section["delta"], int(n))))
+            points.append(
+                _point_key(
+                    section,
+                    spec["accountant"],
+                    int(n),
+                    curve_k(spec.get("k", 2), int(n)),
+                    curve_delta(section["delta"], int(n)),
+                )
+            )
     return points
 
 
@@ -165,14 +265,23 @@ def shared_values(frame: pd.DataFrame) -> dict[tuple, tuple[float, float]]:
     """:func:`shared_references` (read with ``float_precision="round_trip"``) as key -> (value, seconds)."""
     out = {}
     for row in frame.itertuples(index=False):
-        key = (str(row.accountant), str(row.value_name), int(row.n), int(row.k), float(row.target),
-               float(row.delta), float(row.tolerance), float(row.upper))
+        key = (
+            str(row.accountant),
+            str(row.value_name),
+            int(row.n),
+            int(row.k),
+            float(row.target),
+            float(row.delta),
+            float(row.tolerance),
+            float(row.upper),
+        )
         out[key] = (float(row.value), float(row.seconds))
     return out
 
 
-def _curve_rows(panel: str, section: Mapping, label: str, spec: Mapping, role: str, ns,
-                known: Mapping | None = None) -> list[dict]:
+def _curve_rows(
+    panel: str, section: Mapping, label: str, spec: Mapping, role: str, ns, known: Mapping | None = None
+) -> list[dict]:
     name = spec["accountant"]
     known = known or {}
     rows = []
@@ -186,12 +295,23 @@ def _curve_rows(panel: str, section: Mapping, label: str, spec: Mapping, role: s
         else:
             value = _value(section, name, n, k, delta)
             seconds = time.perf_counter() - start
-        rows.append({"panel": panel, "curve": label, "role": role, "accountant": name,
-                     "kind": accountant_class(name).kind.value, "n": n, "k": k,
-                     "epsilon": value if section["value"] == "epsilon" else float(section["epsilon"]),
-                     "epsilon_local": float(section["epsilon_local"]) if section["value"] == "epsilon" else value,
-                     "delta": delta, "value_name": section["value"], "value": value,
-                     "seconds": seconds})
+        rows.append(
+            {
+                "panel": panel,
+                "curve": label,
+                "role": role,
+                "accountant": name,
+                "kind": accountant_class(name).kind.value,
+                "n": n,
+                "k": k,
+                "epsilon": value if section["value"] == "epsilon" else float(section["epsilon"]),
+                "epsilon_local": float(section["epsilon_local"]) if section["value"] == "epsilon" else value,
+                "delta": delta,
+                "value_name": section["value"],
+                "value": value,
+                "seconds": seconds,
+            }
+        )
     return rows
 
 
@@ -240,8 +360,14 @@ def _compare(mine: pd.DataFrame, theirs: pd.DataFrame) -> tuple[list[float], int
     return differences, undefined
 
 
-def panel_verdicts(ours: pd.DataFrame, published: pd.DataFrame, sections: Mapping, *, tolerance: float,
-                   notes: Mapping | None = None) -> pd.DataFrame:
+def panel_verdicts(
+    ours: pd.DataFrame,
+    published: pd.DataFrame,
+    sections: Mapping,
+    *,
+    tolerance: float,
+    notes: Mapping | None = None,
+) -> pd.DataFrame:
     """One verdict per curve of their figure: *reproduced* when every point where their code returns a
     number is within ``tolerance`` (relative) of ours, else *not reproduced*. Points where their code
     returns NaN (Erlingsson et al.'s closed form outside its stated range) are counted in
@@ -264,20 +390,39 @@ def panel_verdicts(ours: pd.DataFrame, published: pd.DataFrame, sections: Mappin
         else:
             largest, median = float(np.max(differences)), float(np.median(differences))
             verdict = REPRODUCED if largest <= tolerance else NOT_REPRODUCED
-            note = (f"{len(differences)} of {len(theirs)} points compared"
-                    + (f" ({undefined} where their code returns NaN)" if undefined else "")
-                    + f"; largest relative difference {largest:.2e} (tolerance {tolerance:.0e})")
+            note = (
+                f"{len(differences)} of {len(theirs)} points compared"
+                + (f" ({undefined} where their code returns NaN)" if undefined else "")
+                + f"; largest relative difference {largest:.2e} (tolerance {tolerance:.0e})"
+            )
         reference = section["curves"].get(curve, {}).get("reference", "")
         low, high = math.nan, math.nan
         if reference:
-            references = ours[(ours["panel"] == panel) & (ours["curve"] == reference) & (ours["role"] == "reference")]
+            references = ours[
+                (ours["panel"] == panel) & (ours["curve"] == reference) & (ours["role"] == "reference")
+            ]
             low, high = _looseness(section["value"], mine, references)
         extra = notes.get(f"{code}/{panel}/{curve}", notes.get(f"{code}/{curve.split(',')[0]}", ""))
-        rows.append({"panel": panel, "curve": curve, "code": code, "accountant": accountant, "points": len(theirs),
-                     "compared": len(differences), "theirs_undefined": undefined, "max_relative_difference": largest,
-                     "median_relative_difference": median, "tolerance": tolerance, "verdict": verdict, "note": note,
-                     "known_cause": extra if verdict != REPRODUCED else "", "reference": reference,
-                     "looseness_min": low, "looseness_max": high})
+        rows.append(
+            {
+                "panel": panel,
+                "curve": curve,
+                "code": code,
+                "accountant": accountant,
+                "points": len(theirs),
+                "compared": len(differences),
+                "theirs_undefined": undefined,
+                "max_relative_difference": largest,
+                "median_relative_difference": median,
+                "tolerance": tolerance,
+                "verdict": verdict,
+                "note": note,
+                "known_cause": extra if verdict != REPRODUCED else "",
+                "reference": reference,
+                "looseness_min": low,
+                "looseness_max": high,
+            }
+        )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 
 
@@ -324,12 +469,27 @@ def _claim_row(frame, panel, better, worse, claim, *, smaller_is_better: bool, e
         verdict = REPRODUCED if holds == len(common) else NOT_REPRODUCED
     else:
         verdict = REPRODUCED if bool(ahead.iloc[-1]) and bool(behind.iloc[0]) else NOT_REPRODUCED
-    value_name = "epsilon (smaller is better)" if smaller_is_better else "largest epsilon_local (larger is better)"
-    return {"panel": panel, "claim": claim, "better": better, "worse": worse, "value_name": value_name,
-            "points": len(common), "claim_holds": holds, "claim_fails": fails, "verdict": verdict,
-            "note": (f"{better} ahead of {worse} at {holds} of {len(common)} n (n = {int(common[0])}..{int(common[-1])}), "
-                     f"behind at {fails}, level at {len(common) - holds - fails}; {better} / {worse} ranges "
-                     f"{(a / b).min():.3g} to {(a / b).max():.3g}") if len(common) else "no common n"}
+    value_name = (
+        "epsilon (smaller is better)" if smaller_is_better else "largest epsilon_local (larger is better)"
+    )
+    return {
+        "panel": panel,
+        "claim": claim,
+        "better": better,
+        "worse": worse,
+        "value_name": value_name,
+        "points": len(common),
+        "claim_holds": holds,
+        "claim_fails": fails,
+        "verdict": verdict,
+        "note": (
+            f"{better} ahead of {worse} at {holds} of {len(common)} n (n = {int(common[0])}..{int(common[-1])}), "
+            f"behind at {fails}, level at {len(common) - holds - fails}; {better} / {worse} ranges "
+            f"{(a / b).min():.3g} to {(a / b).max():.3g}"
+        )
+        if len(common)
+        else "no common n",
+    }
 
 
 def overturned_claims(frame: pd.DataFrame) -> pd.DataFrame:
@@ -339,10 +499,23 @@ def overturned_claims(frame: pd.DataFrame) -> pd.DataFrame:
     Hoeffding's) and panel (iii) "for every mechanism the Bennett bound is better than the Hoeffding bound"
     (counted for RR-2: at how many n Bennett's largest eps0 exceeds Hoeffding's)."""
     rows = [
-        _claim_row(frame, "i", "Bennett", "Hoeffding", "(i) generic randomizers: Hoeffding is better for small n, "
-                   "Bennett for large n", smaller_is_better=True, everywhere=False),
-        _claim_row(frame, "iii", "Bennett, RR-2", "Hoeffding, RR-2",
-                   "(iii) for every mechanism the Bennett bound is better than the Hoeffding bound (RR-2)",
-                   smaller_is_better=False, everywhere=True),
+        _claim_row(
+            frame,
+            "i",
+            "Bennett",
+            "Hoeffding",
+            "(i) generic randomizers: Hoeffding is better for small n, Bennett for large n",
+            smaller_is_better=True,
+            everywhere=False,
+        ),
+        _claim_row(
+            frame,
+            "iii",
+            "Bennett, RR-2",
+            "Hoeffding, RR-2",
+            "(iii) for every mechanism the Bennett bound is better than the Hoeffding bound (RR-2)",
+            smaller_is_better=False,
+            everywhere=True,
+        ),
     ]
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)

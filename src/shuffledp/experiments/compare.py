@@ -74,8 +74,16 @@ __all__ = [
     "compare",
 ]
 
-MECHANISMS = ("shuffle+inv", "shuffle+inv+proj", "shuffle+ibu", "gaussian", "gaussian+proj", "geometric",
-              "geometric+proj", "local-krr+inv")
+MECHANISMS = (
+    "shuffle+inv",
+    "shuffle+inv+proj",
+    "shuffle+ibu",
+    "gaussian",
+    "gaussian+proj",
+    "geometric",
+    "geometric+proj",
+    "local-krr+inv",
+)
 #: calibration name -> accountant: the tightest valid upper bound, then the lower bound on the worst case
 CALIBRATIONS = {"upper": "worst-case-upper", "lower": "worst-case-lower"}
 #: a simulated verdict is certain only when the two means are more than this many standard errors apart
@@ -133,13 +141,17 @@ def _read_counts_csv(path: Path) -> np.ndarray:
     elif frame.shape[1] == 1:
         column = frame.iloc[:, 0]
     else:
-        raise ValueError(f"`--data` CSV must have a `count` column or a single column; got columns "
-                         f"{', '.join(map(str, frame.columns))} in {path}.")
+        raise ValueError(
+            f"`--data` CSV must have a `count` column or a single column; got columns "
+            f"{', '.join(map(str, frame.columns))} in {path}."
+        )
     values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
-        raise ValueError(f"`--data` CSV counts must be non-negative numbers; got {column.iloc[int(np.argmax(bad))]!r} "
-                         f"in {path}.")
+        raise ValueError(
+            f"`--data` CSV counts must be non-negative numbers; got {column.iloc[int(np.argmax(bad))]!r} "
+            f"in {path}."
+        )
     return values
 
 
@@ -162,10 +174,14 @@ def dataset_counts(data: str, *, n_users: int, k: int) -> np.ndarray:
     else:
         path = Path(data)
         if not path.is_file():
-            raise ValueError(f"`--data` must be uniform, zipf:S (S >= 0) or the path of a CSV of counts; got {data!r}.")
+            raise ValueError(
+                f"`--data` must be uniform, zipf:S (S >= 0) or the path of a CSV of counts; got {data!r}."
+            )
         weights = _read_counts_csv(path)
         if weights.size != k:
-            raise ValueError(f"`--data` CSV must hold k = {k} counts (one per cell); got {weights.size} in {path}.")
+            raise ValueError(
+                f"`--data` CSV must hold k = {k} counts (one per cell); got {weights.size} in {path}."
+            )
         if weights.sum() <= 0:
             raise ValueError(f"`--data` CSV counts must have a positive total; got 0 in {path}.")
     return largest_remainder(weights, n_users)
@@ -176,18 +192,42 @@ def dataset_counts(data: str, *, n_users: int, k: int) -> np.ndarray:
 
 def calibrate(*, n_users: int, k: int, epsilon: float, delta: float) -> dict[str, float]:
     """eps0 of each calibration of :data:`CALIBRATIONS` (``calibrate_epsilon_local``, default tolerance)."""
-    return {name: calibrate_epsilon_local(accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta)
-            for name, accountant in CALIBRATIONS.items()}
+    return {
+        name: calibrate_epsilon_local(accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta)
+        for name, accountant in CALIBRATIONS.items()
+    }
 
 
-def _row(mechanism: str, calibration: str, method: str, tv: float, tv_se: float, squared_l2: float,
-         squared_l2_se: float, *, epsilon_local=None, sigma=None, alpha=None) -> dict:
-    return {"mechanism": mechanism, "calibration": calibration, "epsilon_local": epsilon_local, "sigma": sigma,
-            "geometric_alpha": alpha, "tv": tv, "tv_se": tv_se, "squared_l2": squared_l2,
-            "squared_l2_se": squared_l2_se, "method": method}
+def _row(
+    mechanism: str,
+    calibration: str,
+    method: str,
+    tv: float,
+    tv_se: float,
+    squared_l2: float,
+    squared_l2_se: float,
+    *,
+    epsilon_local=None,
+    sigma=None,
+    alpha=None,
+) -> dict:
+    return {
+        "mechanism": mechanism,
+        "calibration": calibration,
+        "epsilon_local": epsilon_local,
+        "sigma": sigma,
+        "geometric_alpha": alpha,
+        "tv": tv,
+        "tv_se": tv_se,
+        "squared_l2": squared_l2,
+        "squared_l2_se": squared_l2_se,
+        "method": method,
+    }
 
 
-def central_parameters(*, epsilon: float, delta: float, neighbouring: str = "replace-one") -> dict[str, float]:
+def central_parameters(
+    *, epsilon: float, delta: float, neighbouring: str = "replace-one"
+) -> dict[str, float]:
     """The one-round parameters of the mechanisms without a shuffler: the analytic Gaussian's ``sigma``, the
     geometric's ``geometric_epsilon`` (pure epsilon; alpha = exp(-it / L1 sensitivity)) and local k-RR's
     ``local_epsilon`` (= epsilon). :mod:`shuffledp.experiments.compare_rounds` passes its own for T rounds."""
@@ -195,8 +235,15 @@ def central_parameters(*, epsilon: float, delta: float, neighbouring: str = "rep
     return {"sigma": sigma, "geometric_epsilon": epsilon, "local_epsilon": epsilon}
 
 
-def exact_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[str, float],
-               neighbouring: str = "replace-one", parameters: Mapping[str, float] | None = None) -> list[dict]:
+def exact_rows(
+    counts,
+    *,
+    epsilon: float,
+    delta: float,
+    epsilon_local: Mapping[str, float],
+    neighbouring: str = "replace-one",
+    parameters: Mapping[str, float] | None = None,
+) -> list[dict]:
     """The exact rows: shuffle+inv at each calibration, gaussian, geometric, local-krr+inv (eps0 = epsilon);
     ``parameters`` (as :func:`central_parameters`, its default) sets the Gaussian, geometric and local ones."""
     counts = np.asarray(counts, dtype=np.int64)
@@ -206,16 +253,24 @@ def exact_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[s
     rows = []
     for calibration, value in epsilon_local.items():
         error = krr_inv_expected_error(counts, epsilon_local=value)
-        rows.append(_row("shuffle+inv", calibration, "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=value))
+        rows.append(
+            _row(
+                "shuffle+inv", calibration, "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=value
+            )
+        )
     sigma = parameters["sigma"]
     error = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma)
     rows.append(_row("gaussian", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, sigma=sigma))
-    alpha = geometric_alpha(epsilon=parameters["geometric_epsilon"], sensitivity=l1_sensitivity_for(neighbouring))
+    alpha = geometric_alpha(
+        epsilon=parameters["geometric_epsilon"], sensitivity=l1_sensitivity_for(neighbouring)
+    )
     error = geometric_expected_error(k=k, n_users=n_users, alpha=alpha)
     rows.append(_row("geometric", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, alpha=alpha))
     local = parameters["local_epsilon"]
     error = krr_inv_expected_error(counts, epsilon_local=local)
-    rows.append(_row("local-krr+inv", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=local))
+    rows.append(
+        _row("local-krr+inv", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=local)
+    )
     return rows
 
 
@@ -225,7 +280,9 @@ def _summary(values: np.ndarray) -> tuple[float, float]:
     return mean, se
 
 
-def _simulate(draw, estimators: Mapping, truth: np.ndarray, draws: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _simulate(
+    draw, estimators: Mapping, truth: np.ndarray, draws: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per estimator: TV and squared L2 of each draw; ``draw(size)`` samples noisy counts, drawn in chunks."""
     chunk = max(1, _CHUNK_VALUES // truth.size)
     tv = {name: [] for name in estimators}
@@ -239,9 +296,19 @@ def _simulate(draw, estimators: Mapping, truth: np.ndarray, draws: int) -> dict[
     return {name: (np.concatenate(tv[name]), np.concatenate(l2[name])) for name in estimators}
 
 
-def simulated_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mapping[str, float], draws: int,
-                   seed: int, data: str, neighbouring: str = "replace-one", parameters: Mapping[str, float] | None = None,
-                   identity: tuple = ()) -> list[dict]:
+def simulated_rows(
+    counts,
+    *,
+    epsilon: float,
+    delta: float,
+    epsilon_local: Mapping[str, float],
+    draws: int,
+    seed: int,
+    data: str,
+    neighbouring: str = "replace-one",
+    parameters: Mapping[str, float] | None = None,
+    identity: tuple = (),
+) -> list[dict]:
     """The Monte-Carlo rows: shuffle+inv+proj and shuffle+ibu at each calibration, gaussian+proj,
     geometric+proj; ``draws`` draws each from the count-level samplers (module docstring for the streams;
     ``identity`` is appended to each stream's identity). ``parameters`` as in :func:`exact_rows`."""
@@ -261,24 +328,46 @@ def simulated_rows(counts, *, epsilon: float, delta: float, epsilon_local: Mappi
     for calibration, value in epsilon_local.items():
         rng = job_rng(seed, *identity, "shuffle")  # the same stream at both eps0: common random numbers
         results = _simulate(
-            lambda size, value=value, rng=rng: sample_krr_histogram(counts, epsilon_local=value, rng=rng, size=size),
-            {"shuffle+inv+proj": lambda h, value=value: project_to_simplex(invert_krr(h, epsilon_local=value)),
-             "shuffle+ibu": lambda h, value=value: krr_maximum_likelihood(h, epsilon_local=value)},
-            truth, draws)
+            lambda size, value=value, rng=rng: sample_krr_histogram(
+                counts, epsilon_local=value, rng=rng, size=size
+            ),
+            {
+                "shuffle+inv+proj": lambda h, value=value: project_to_simplex(
+                    invert_krr(h, epsilon_local=value)
+                ),
+                "shuffle+ibu": lambda h, value=value: krr_maximum_likelihood(h, epsilon_local=value),
+            },
+            truth,
+            draws,
+        )
         for mechanism in ("shuffle+inv+proj", "shuffle+ibu"):
             add(mechanism, calibration, results[mechanism], epsilon_local=value)
     sigma = parameters["sigma"]
     rng = job_rng(seed, *identity, "gaussian")
-    results = _simulate(lambda size: gaussian_histogram(counts, sigma=sigma, rng=rng, size=size) / n_users,
-                        {"gaussian+proj": project_to_simplex}, truth, draws)
+    results = _simulate(
+        lambda size: gaussian_histogram(counts, sigma=sigma, rng=rng, size=size) / n_users,
+        {"gaussian+proj": project_to_simplex},
+        truth,
+        draws,
+    )
     add("gaussian+proj", "none", results["gaussian+proj"], sigma=sigma)
     l1, geometric_epsilon = l1_sensitivity_for(neighbouring), parameters["geometric_epsilon"]
     rng = job_rng(seed, *identity, "geometric")
     results = _simulate(
-        lambda size: geometric_histogram(counts, epsilon=geometric_epsilon, sensitivity=l1, rng=rng, size=size) / n_users,
-        {"geometric+proj": project_to_simplex}, truth, draws)
-    add("geometric+proj", "none", results["geometric+proj"],
-        alpha=geometric_alpha(epsilon=geometric_epsilon, sensitivity=l1))
+        lambda size: (
+            geometric_histogram(counts, epsilon=geometric_epsilon, sensitivity=l1, rng=rng, size=size)
+            / n_users
+        ),
+        {"geometric+proj": project_to_simplex},
+        truth,
+        draws,
+    )
+    add(
+        "geometric+proj",
+        "none",
+        results["geometric+proj"],
+        alpha=geometric_alpha(epsilon=geometric_epsilon, sensitivity=l1),
+    )
     return rows
 
 
@@ -302,25 +391,46 @@ def verdict(rows: list[dict]) -> dict:
         shuffle = _find(rows, SHUFFLE, calibration)
         spread = math.hypot(shuffle["tv_se"], gaussian["tv_se"])
         separation = abs(shuffle["tv"] - gaussian["tv"]) / spread if spread > 0 else math.inf
-        pair[calibration] = (SHUFFLE if shuffle["tv"] < gaussian["tv"] else GAUSSIAN, separation,
-                             shuffle["tv"] / gaussian["tv"])
+        pair[calibration] = (
+            SHUFFLE if shuffle["tv"] < gaussian["tv"] else GAUSSIAN,
+            separation,
+            shuffle["tv"] / gaussian["tv"],
+        )
     winner, separation, ratio = pair["upper"]
-    lower = pair.get("lower", (None, math.inf, None))  # no lower-bound eps0 (T rounds): the upper one alone decides
-    certain = ((lower[0] is None or winner == lower[0])
-               and min(separation, lower[1]) > CERTAIN_STANDARD_ERRORS)
-    return {"winner": best["mechanism"], "winner_tv": best["tv"],
-            "shuffle_vs_gaussian": {"winner": winner, "ratio": ratio, "certain": bool(certain),
-                                    "standard_errors_apart": separation, "winner_lower": lower[0],
-                                    "ratio_lower": lower[2],
-                                    "standard_errors_apart_lower": lower[1] if lower[0] is not None else None}}
+    lower = pair.get(
+        "lower", (None, math.inf, None)
+    )  # no lower-bound eps0 (T rounds): the upper one alone decides
+    certain = (lower[0] is None or winner == lower[0]) and min(separation, lower[1]) > CERTAIN_STANDARD_ERRORS
+    return {
+        "winner": best["mechanism"],
+        "winner_tv": best["tv"],
+        "shuffle_vs_gaussian": {
+            "winner": winner,
+            "ratio": ratio,
+            "certain": bool(certain),
+            "standard_errors_apart": separation,
+            "winner_lower": lower[0],
+            "ratio_lower": lower[2],
+            "standard_errors_apart_lower": lower[1] if lower[0] is not None else None,
+        },
+    }
 
 
 _ORDER = {name: rank for rank, name in enumerate(MECHANISMS)}
 
 
-def compare(*, n_users: int, k: int, epsilon: float, delta: float, data: str = "uniform", draws: int = 200,
-            seed: int = 0, neighbouring: str = "replace-one", epsilon_local: Mapping[str, float] | None = None,
-            ) -> Comparison:
+def compare(
+    *,
+    n_users: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    data: str = "uniform",
+    draws: int = 200,
+    seed: int = 0,
+    neighbouring: str = "replace-one",
+    epsilon_local: Mapping[str, float] | None = None,
+) -> Comparison:
     """Every mechanism of :data:`MECHANISMS` at (epsilon, delta) on ``data`` (see :func:`dataset_counts`),
     exact where it can be, ``draws`` Monte-Carlo draws otherwise; ``epsilon_local`` (upper, lower) may be
     passed to skip the calibration (module docstring)."""
@@ -334,8 +444,18 @@ def compare(*, n_users: int, k: int, epsilon: float, delta: float, data: str = "
     counts = dataset_counts(data, n_users=n_users, k=k)
     if epsilon_local is None:
         epsilon_local = calibrate(n_users=n_users, k=k, epsilon=epsilon, delta=delta)
-    rows = exact_rows(counts, epsilon=epsilon, delta=delta, epsilon_local=epsilon_local, neighbouring=neighbouring)
-    rows += simulated_rows(counts, epsilon=epsilon, delta=delta, epsilon_local=epsilon_local, draws=draws, seed=seed,
-                           data=data, neighbouring=neighbouring)
+    rows = exact_rows(
+        counts, epsilon=epsilon, delta=delta, epsilon_local=epsilon_local, neighbouring=neighbouring
+    )
+    rows += simulated_rows(
+        counts,
+        epsilon=epsilon,
+        delta=delta,
+        epsilon_local=epsilon_local,
+        draws=draws,
+        seed=seed,
+        data=data,
+        neighbouring=neighbouring,
+    )
     rows.sort(key=lambda row: (row["calibration"] == "lower", _ORDER[row["mechanism"]]))
     return Comparison(rows=rows, verdict=verdict(rows), data=data)

@@ -122,12 +122,18 @@ class RoundsSetting:
     def __post_init__(self):
         object.__setattr__(self, "n_users", check_integer(self.n_users, "n", low=1))
         object.__setattr__(self, "k", check_integer(self.k, "k", low=2))
-        object.__setattr__(self, "epsilon", check_real(self.epsilon, "eps", low=0.0, low_open=True, high_open=True))
+        object.__setattr__(
+            self, "epsilon", check_real(self.epsilon, "eps", low=0.0, low_open=True, high_open=True)
+        )
         object.__setattr__(self, "delta", check_probability(self.delta, "delta"))
-        object.__setattr__(self, "compositions",
-                           check_integer(self.compositions, "compositions", low=1, high=MAX_COMPOSITIONS))
-        object.__setattr__(self, "subsample",
-                           check_real(self.subsample, "subsample", low=0.0, high=1.0, low_open=True))
+        object.__setattr__(
+            self,
+            "compositions",
+            check_integer(self.compositions, "compositions", low=1, high=MAX_COMPOSITIONS),
+        )
+        object.__setattr__(
+            self, "subsample", check_real(self.subsample, "subsample", low=0.0, high=1.0, low_open=True)
+        )
         check_choice(self.neighbouring, "neighbouring", NEIGHBOURING_SENSITIVITY)
         users_per_round(self.n_users, self.subsample)  # q n a whole number >= 1, else one line
 
@@ -149,24 +155,44 @@ def pure_floor(epsilon: float, compositions: int, subsample: float) -> float:
     return math.log1p(math.expm1(epsilon / compositions) / subsample)
 
 
-def _grow_and_close(evaluate, low: float, high: float, *, upper: float, factor: float, name: str,
-                    epsilon: float, h_low: float = -math.inf) -> float:
+def _grow_and_close(
+    evaluate,
+    low: float,
+    high: float,
+    *,
+    upper: float,
+    factor: float,
+    name: str,
+    epsilon: float,
+    h_low: float = -math.inf,
+) -> float:
     """From ``low`` (meets; ``h_low`` its composed epsilon minus the target, -inf if not evaluated), move
     ``high`` up (``high`` = ``low`` + ``factor`` x (``high`` - ``low``)) while it meets, then Illinois to
     :data:`_TOLERANCE` x the grown ``low``; returns the end that met (or ``low``)."""
     fails, h_high, value_high = evaluate(high)
     while not fails:
         if high >= upper:
-            raise ValueError(f"`{name}` must be bounded by the target: every {name} up to {upper!r} meets the "
-                             f"target epsilon; got epsilon = {epsilon!r}.")
+            raise ValueError(
+                f"`{name}` must be bounded by the target: every {name} up to {upper!r} meets the "
+                f"target epsilon; got epsilon = {epsilon!r}."
+            )
         low, h_low, high = high, h_high, min(low + factor * (high - low), upper)
         fails, h_high, value_high = evaluate(high)
-    return illinois(evaluate, Bracket(low, high, math.nan, value_high), h_low, h_high,
-                    tolerance=_TOLERANCE * low).low
+    return illinois(
+        evaluate, Bracket(low, high, math.nan, value_high), h_low, h_high, tolerance=_TOLERANCE * low
+    ).low
 
 
-def _largest_meeting(composed_epsilon, *, epsilon: float, floor: float, upper: float, name: str,
-                     interval: float, guess: tuple[float, float] | None = None) -> float:
+def _largest_meeting(
+    composed_epsilon,
+    *,
+    epsilon: float,
+    floor: float,
+    upper: float,
+    name: str,
+    interval: float,
+    guess: tuple[float, float] | None = None,
+) -> float:
     """Largest x in [floor, upper] with ``composed_epsilon(x, interval)`` <= ``epsilon``.
 
     ``floor`` meets the target without being evaluated (pure DP). First stage on a grid 10 x ``interval``
@@ -183,34 +209,70 @@ def _largest_meeting(composed_epsilon, *, epsilon: float, floor: float, upper: f
         def evaluate(x: float):
             count[0] += 1
             if count[0] > _MAX_EVALUATIONS:  # pragma: no cover - a non-monotone composed epsilon
-                raise RuntimeError(f"calibration of {name} did not converge in {_MAX_EVALUATIONS} evaluations")
+                raise RuntimeError(
+                    f"calibration of {name} did not converge in {_MAX_EVALUATIONS} evaluations"
+                )
             value = composed_epsilon(x, grid)
             return value > epsilon, value - epsilon, value
+
         return evaluate
 
     if guess is not None:
-        return search_from_guess(evaluator(interval), *guess, floor=floor, upper=upper, tolerance=_TOLERANCE,
-                                 name=name, epsilon=epsilon)
-    coarse = _grow_and_close(evaluator(10.0 * interval), floor, min(2.0 * floor, upper), upper=upper, factor=4.0,
-                             name=name, epsilon=epsilon)
+        return search_from_guess(
+            evaluator(interval),
+            *guess,
+            floor=floor,
+            upper=upper,
+            tolerance=_TOLERANCE,
+            name=name,
+            epsilon=epsilon,
+        )
+    coarse = _grow_and_close(
+        evaluator(10.0 * interval),
+        floor,
+        min(2.0 * floor, upper),
+        upper=upper,
+        factor=4.0,
+        name=name,
+        epsilon=epsilon,
+    )
     if coarse >= upper or coarse == floor:
         return coarse
     fine = evaluator(interval)
     fails, h_coarse, _ = fine(coarse)
     if fails or -h_coarse <= _TOLERANCE * epsilon:  # the coarse answer is already within the tolerance
         return coarse
-    return _grow_and_close(fine, coarse, min(coarse * 1.01, upper), upper=upper, factor=2.0, name=name,
-                           epsilon=epsilon, h_low=h_coarse)
+    return _grow_and_close(
+        fine,
+        coarse,
+        min(coarse * 1.01, upper),
+        upper=upper,
+        factor=2.0,
+        name=name,
+        epsilon=epsilon,
+        h_low=h_coarse,
+    )
 
 
-def _composed_points_epsilon(loss, p_mass, q_mass, *, compositions: int, subsample: float, delta: float,
-                             interval: float, symmetric: bool) -> float:
+def _composed_points_epsilon(
+    loss,
+    p_mass,
+    q_mass,
+    *,
+    compositions: int,
+    subsample: float,
+    delta: float,
+    interval: float,
+    symmetric: bool,
+) -> float:
     """epsilon(delta) of T rounds of the finite pair with losses ``loss`` (exact, finite) and masses
     ``p_mass`` under P, ``q_mass`` under Q, subsampled at q (module docstring), losses rounded up."""
     loss, p_mass, q_mass = (np.asarray(a, dtype=float) for a in (loss, p_mass, q_mass))
     q = subsample
     remove_loss = np.log1p(q * np.expm1(loss)) if q < 1.0 else loss
-    remove = DensePmf.from_bins(np.ceil(remove_loss / interval), q * p_mass + (1.0 - q) * q_mass, 0.0, interval, True)
+    remove = DensePmf.from_bins(
+        np.ceil(remove_loss / interval), q * p_mass + (1.0 - q) * q_mass, 0.0, interval, True
+    )
     if symmetric and q == 1.0:
         pld = Pld(remove)
     else:
@@ -250,17 +312,38 @@ def shuffle_epsilon_local(setting: RoundsSetting, *, interval: float | None = No
     interval = loss_grid(s.compositions) if interval is None else interval
 
     def composed(epsilon_local: float, grid: float) -> float:
-        return compose(SHUFFLE_ACCOUNTANT, epsilon_local=epsilon_local, n_users=s.n_users, k=s.k,
-                       compositions=s.compositions, subsample=s.subsample,
-                       value_discretization_interval=grid).epsilon_for_delta(s.delta)
+        return compose(
+            SHUFFLE_ACCOUNTANT,
+            epsilon_local=epsilon_local,
+            n_users=s.n_users,
+            k=s.k,
+            compositions=s.compositions,
+            subsample=s.subsample,
+            value_discretization_interval=grid,
+        ).epsilon_for_delta(s.delta)
 
     floor = pure_floor(s.epsilon, s.compositions, s.subsample)
     if floor >= _MAX_EPSILON_LOCAL:
         return _MAX_EPSILON_LOCAL
-    guess = shuffle_guess(epsilon=s.epsilon, delta=s.delta, per_round=s.per_round, k=s.k, compositions=s.compositions,
-                          subsample=s.subsample, low=floor, high=_MAX_EPSILON_LOCAL)
-    return _largest_meeting(composed, epsilon=s.epsilon, floor=floor, upper=_MAX_EPSILON_LOCAL, name="eps0",
-                            interval=interval, guess=guess)
+    guess = shuffle_guess(
+        epsilon=s.epsilon,
+        delta=s.delta,
+        per_round=s.per_round,
+        k=s.k,
+        compositions=s.compositions,
+        subsample=s.subsample,
+        low=floor,
+        high=_MAX_EPSILON_LOCAL,
+    )
+    return _largest_meeting(
+        composed,
+        epsilon=s.epsilon,
+        floor=floor,
+        upper=_MAX_EPSILON_LOCAL,
+        name="eps0",
+        interval=interval,
+        guess=guess,
+    )
 
 
 def gaussian_sigma(setting: RoundsSetting, *, interval: float | None = None) -> float:
@@ -269,19 +352,25 @@ def gaussian_sigma(setting: RoundsSetting, *, interval: float | None = None) -> 
     s = setting
     interval = loss_grid(s.compositions) if interval is None else interval
     sensitivity = sensitivity_for(s.neighbouring)
-    unsampled = math.sqrt(s.compositions) * analytic_gaussian_sigma(epsilon=s.epsilon, delta=s.delta,
-                                                                    sensitivity=sensitivity)
+    unsampled = math.sqrt(s.compositions) * analytic_gaussian_sigma(
+        epsilon=s.epsilon, delta=s.delta, sensitivity=sensitivity
+    )
     if s.subsample == 1.0:
         return unsampled
 
     def composed(inverse_sigma: float, grid: float) -> float:
-        pld = dp_pld.from_gaussian_mechanism(1.0 / inverse_sigma, sensitivity=sensitivity,
-                                             value_discretization_interval=grid, sampling_prob=s.subsample)
+        pld = dp_pld.from_gaussian_mechanism(
+            1.0 / inverse_sigma,
+            sensitivity=sensitivity,
+            value_discretization_interval=grid,
+            sampling_prob=s.subsample,
+        )
         return pld.self_compose(s.compositions).get_epsilon_for_delta(s.delta)
 
     floor = 1.0 / unsampled  # sampling only helps: the unsampled sigma meets the target
-    return 1.0 / _largest_meeting(composed, epsilon=s.epsilon, floor=floor, upper=1e6 * floor, name="1/sigma",
-                                  interval=interval)
+    return 1.0 / _largest_meeting(
+        composed, epsilon=s.epsilon, floor=floor, upper=1e6 * floor, name="1/sigma", interval=interval
+    )
 
 
 def geometric_epsilon(setting: RoundsSetting, *, interval: float | None = None) -> float:
@@ -290,12 +379,24 @@ def geometric_epsilon(setting: RoundsSetting, *, interval: float | None = None) 
     interval = loss_grid(s.compositions) if interval is None else interval
 
     def composed(value: float, grid: float) -> float:
-        return _composed_points_epsilon(*_geometric_pair(value, s.neighbouring), compositions=s.compositions,
-                                        subsample=s.subsample, delta=s.delta, interval=grid, symmetric=True)
+        return _composed_points_epsilon(
+            *_geometric_pair(value, s.neighbouring),
+            compositions=s.compositions,
+            subsample=s.subsample,
+            delta=s.delta,
+            interval=grid,
+            symmetric=True,
+        )
 
     floor = pure_floor(s.epsilon, s.compositions, s.subsample)
-    return _largest_meeting(composed, epsilon=s.epsilon, floor=floor, upper=_MAX_EPSILON_LOCAL,
-                            name="geometric epsilon", interval=interval)
+    return _largest_meeting(
+        composed,
+        epsilon=s.epsilon,
+        floor=floor,
+        upper=_MAX_EPSILON_LOCAL,
+        name="geometric epsilon",
+        interval=interval,
+    )
 
 
 def local_epsilon(setting: RoundsSetting, *, interval: float | None = None) -> float:
@@ -304,21 +405,35 @@ def local_epsilon(setting: RoundsSetting, *, interval: float | None = None) -> f
     interval = loss_grid(s.compositions) if interval is None else interval
 
     def composed(value: float, grid: float) -> float:
-        return _composed_points_epsilon(*_krr_pair(value, s.k), compositions=s.compositions, subsample=1.0,
-                                        delta=s.delta, interval=grid, symmetric=True)
+        return _composed_points_epsilon(
+            *_krr_pair(value, s.k),
+            compositions=s.compositions,
+            subsample=1.0,
+            delta=s.delta,
+            interval=grid,
+            symmetric=True,
+        )
 
     floor = s.epsilon / s.compositions
-    return _largest_meeting(composed, epsilon=s.epsilon, floor=floor, upper=_MAX_EPSILON_LOCAL,
-                            name="local epsilon", interval=interval)
+    return _largest_meeting(
+        composed,
+        epsilon=s.epsilon,
+        floor=floor,
+        upper=_MAX_EPSILON_LOCAL,
+        name="local epsilon",
+        interval=interval,
+    )
 
 
 def calibrate_rounds(setting: RoundsSetting, *, interval: float | None = None) -> dict[str, float]:
     """Every per-round parameter: ``epsilon_local`` (shuffle eps0), ``sigma``, ``geometric_epsilon``,
     ``local_epsilon`` (module docstring)."""
-    return {"epsilon_local": shuffle_epsilon_local(setting, interval=interval),
-            "sigma": gaussian_sigma(setting, interval=interval),
-            "geometric_epsilon": geometric_epsilon(setting, interval=interval),
-            "local_epsilon": local_epsilon(setting, interval=interval)}
+    return {
+        "epsilon_local": shuffle_epsilon_local(setting, interval=interval),
+        "sigma": gaussian_sigma(setting, interval=interval),
+        "geometric_epsilon": geometric_epsilon(setting, interval=interval),
+        "local_epsilon": local_epsilon(setting, interval=interval),
+    }
 
 
 def _average_geometric(counts, *, alpha: float, compositions: int, draws: int, rng) -> tuple[float, float]:
@@ -327,7 +442,8 @@ def _average_geometric(counts, *, alpha: float, compositions: int, draws: int, r
     n_users = int(counts.sum())
     shape = (draws, counts.size)
     noise = rng.negative_binomial(compositions, 1.0 - alpha, size=shape) - rng.negative_binomial(
-        compositions, 1.0 - alpha, size=shape)
+        compositions, 1.0 - alpha, size=shape
+    )
     tv = total_variation(counts / n_users + noise / (compositions * n_users), counts / n_users)
     return float(tv.mean()), float(tv.std(ddof=1) / math.sqrt(draws))
 
@@ -337,24 +453,46 @@ def _add_averages(rows: list[dict], counts, setting: RoundsSetting, *, draws: in
     counts = np.asarray(counts, dtype=np.int64)
     T, m, k = setting.compositions, int(counts.sum()), counts.size
     for row in rows:
-        average = {"average_tv": None, "average_tv_se": None, "average_squared_l2": None, "average_method": None}
+        average = {
+            "average_tv": None,
+            "average_tv_se": None,
+            "average_squared_l2": None,
+            "average_method": None,
+        }
         mechanism = row["mechanism"]
         if mechanism in ("shuffle+inv", "local-krr+inv"):
-            tv, se, method = krr_inv_expected_error(counts * T, epsilon_local=row["epsilon_local"]).tv, 0.0, "exact"
+            tv, se, method = (
+                krr_inv_expected_error(counts * T, epsilon_local=row["epsilon_local"]).tv,
+                0.0,
+                "exact",
+            )
         elif mechanism == "gaussian":
-            tv, se, method = gaussian_expected_error(k=k, n_users=m, sigma=row["sigma"] / math.sqrt(T)).tv, 0.0, "exact"
+            tv, se, method = (
+                gaussian_expected_error(k=k, n_users=m, sigma=row["sigma"] / math.sqrt(T)).tv,
+                0.0,
+                "exact",
+            )
         elif mechanism == "geometric":
-            tv, se = _average_geometric(counts, alpha=row["geometric_alpha"], compositions=T, draws=draws, rng=rng)
+            tv, se = _average_geometric(
+                counts, alpha=row["geometric_alpha"], compositions=T, draws=draws, rng=rng
+            )
             method = "exact L2, monte-carlo TV"
         else:
             row.update(average)
             continue
-        row.update({"average_tv": tv, "average_tv_se": se, "average_squared_l2": row["squared_l2"] / T,
-                    "average_method": method})
+        row.update(
+            {
+                "average_tv": tv,
+                "average_tv_se": se,
+                "average_squared_l2": row["squared_l2"] / T,
+                "average_method": method,
+            }
+        )
 
 
-def protocol_monte_carlo(counts, parameters: dict, *, compositions: int, draws: int, rng,
-                         neighbouring: str = "replace-one") -> dict[str, tuple[float, float]]:
+def protocol_monte_carlo(
+    counts, parameters: dict, *, compositions: int, draws: int, rng, neighbouring: str = "replace-one"
+) -> dict[str, tuple[float, float]]:
     """Monte Carlo of the whole T-round protocol on counts (not users), the data not changing: every round
     drawn on its own (k-RR histogram of ``counts`` at eps0 and at the local eps; Gaussian and geometric noise
     on ``counts``), the T unprojected estimates averaged. Returns {mechanism: (mean TV of the average, its
@@ -365,18 +503,28 @@ def protocol_monte_carlo(counts, parameters: dict, *, compositions: int, draws: 
 
     counts = np.asarray(counts, dtype=np.int64)
     truth = counts / counts.sum()
-    sums = {name: np.zeros((draws, counts.size)) for name in ("shuffle+inv", "gaussian", "geometric", "local-krr+inv")}
+    sums = {
+        name: np.zeros((draws, counts.size))
+        for name in ("shuffle+inv", "gaussian", "geometric", "local-krr+inv")
+    }
     l1 = l1_sensitivity_for(neighbouring)
     for _ in range(compositions):
-        sums["shuffle+inv"] += sample_krr_histogram(counts, epsilon_local=parameters["epsilon_local"], rng=rng, size=draws)
-        sums["local-krr+inv"] += sample_krr_histogram(counts, epsilon_local=parameters["local_epsilon"], rng=rng, size=draws)
+        sums["shuffle+inv"] += sample_krr_histogram(
+            counts, epsilon_local=parameters["epsilon_local"], rng=rng, size=draws
+        )
+        sums["local-krr+inv"] += sample_krr_histogram(
+            counts, epsilon_local=parameters["local_epsilon"], rng=rng, size=draws
+        )
         sums["gaussian"] += gaussian_histogram(counts, sigma=parameters["sigma"], rng=rng, size=draws)
-        sums["geometric"] += geometric_histogram(counts, epsilon=parameters["geometric_epsilon"], sensitivity=l1,
-                                                 rng=rng, size=draws)
-    estimates = {"shuffle+inv": invert_krr(sums["shuffle+inv"], epsilon_local=parameters["epsilon_local"]),
-                 "local-krr+inv": invert_krr(sums["local-krr+inv"], epsilon_local=parameters["local_epsilon"]),
-                 "gaussian": sums["gaussian"] / (compositions * counts.sum()),
-                 "geometric": sums["geometric"] / (compositions * counts.sum())}
+        sums["geometric"] += geometric_histogram(
+            counts, epsilon=parameters["geometric_epsilon"], sensitivity=l1, rng=rng, size=draws
+        )
+    estimates = {
+        "shuffle+inv": invert_krr(sums["shuffle+inv"], epsilon_local=parameters["epsilon_local"]),
+        "local-krr+inv": invert_krr(sums["local-krr+inv"], epsilon_local=parameters["local_epsilon"]),
+        "gaussian": sums["gaussian"] / (compositions * counts.sum()),
+        "geometric": sums["geometric"] / (compositions * counts.sum()),
+    }
     out = {}
     for name, estimate in estimates.items():
         tv = total_variation(estimate, truth)
@@ -384,37 +532,91 @@ def protocol_monte_carlo(counts, parameters: dict, *, compositions: int, draws: 
     return out
 
 
-def compare_rounds(*, n_users: int, k: int, epsilon: float, delta: float, compositions: int = 1,
-                   subsample: float = 1.0, data: str = "uniform", draws: int = 200, seed: int = 0,
-                   neighbouring: str = "replace-one", parameters: dict | None = None,
-                   interval: float | None = None) -> Comparison:
+def compare_rounds(
+    *,
+    n_users: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    compositions: int = 1,
+    subsample: float = 1.0,
+    data: str = "uniform",
+    draws: int = 200,
+    seed: int = 0,
+    neighbouring: str = "replace-one",
+    parameters: dict | None = None,
+    interval: float | None = None,
+) -> Comparison:
     """Every mechanism of :func:`~shuffledp.experiments.compare.compare` for T = ``compositions`` rounds of
     q n users (q = ``subsample``) against one total (epsilon, delta) (module docstring); T = 1 and q = 1 is
     ``compare`` itself. ``parameters`` (as :func:`calibrate_rounds`) skips the calibration. The verdict's
     ``rounds`` gives T, q, m and the parameters."""
     setting = RoundsSetting(n_users, k, epsilon, delta, compositions, subsample, neighbouring)
     if setting.compositions == 1 and setting.subsample == 1.0 and parameters is None:
-        return compare(n_users=n_users, k=k, epsilon=epsilon, delta=delta, data=data, draws=draws, seed=seed,
-                       neighbouring=neighbouring)
+        return compare(
+            n_users=n_users,
+            k=k,
+            epsilon=epsilon,
+            delta=delta,
+            data=data,
+            draws=draws,
+            seed=seed,
+            neighbouring=neighbouring,
+        )
     draws = check_integer(draws, "draws", low=2)
     seed = check_integer(seed, "seed", low=0)
     counts = dataset_counts(data, n_users=setting.per_round, k=setting.k)
     if parameters is None:
         parameters = calibrate_rounds(setting, interval=interval)
     shuffle = {"upper": parameters["epsilon_local"]}
-    rows = exact_rows(counts, epsilon=epsilon, delta=delta, epsilon_local=shuffle, neighbouring=neighbouring,
-                      parameters=parameters)
-    rows += simulated_rows(counts, epsilon=epsilon, delta=delta, epsilon_local=shuffle, draws=draws, seed=seed,
-                           data=data, neighbouring=neighbouring, parameters=parameters,
-                           identity=("rounds", setting.compositions, setting.subsample))
+    rows = exact_rows(
+        counts,
+        epsilon=epsilon,
+        delta=delta,
+        epsilon_local=shuffle,
+        neighbouring=neighbouring,
+        parameters=parameters,
+    )
+    rows += simulated_rows(
+        counts,
+        epsilon=epsilon,
+        delta=delta,
+        epsilon_local=shuffle,
+        draws=draws,
+        seed=seed,
+        data=data,
+        neighbouring=neighbouring,
+        parameters=parameters,
+        identity=("rounds", setting.compositions, setting.subsample),
+    )
     rows.sort(key=lambda row: MECHANISMS.index(row["mechanism"]))
-    _add_averages(rows, counts, setting, draws=draws,
-                  rng=job_rng(seed, "compare-rounds", n_users, k, epsilon, delta, data, setting.compositions,
-                              setting.subsample, "geometric-average"))
+    _add_averages(
+        rows,
+        counts,
+        setting,
+        draws=draws,
+        rng=job_rng(
+            seed,
+            "compare-rounds",
+            n_users,
+            k,
+            epsilon,
+            delta,
+            data,
+            setting.compositions,
+            setting.subsample,
+            "geometric-average",
+        ),
+    )
     result = verdict(rows)
-    result["rounds"] = {"compositions": setting.compositions, "subsample": setting.subsample,
-                        "population": setting.n_users, "per_round": setting.per_round,
-                        "shuffle_accountant": SHUFFLE_ACCOUNTANT, **{key: float(v) for key, v in parameters.items()}}
+    result["rounds"] = {
+        "compositions": setting.compositions,
+        "subsample": setting.subsample,
+        "population": setting.n_users,
+        "per_round": setting.per_round,
+        "shuffle_accountant": SHUFFLE_ACCOUNTANT,
+        **{key: float(v) for key, v in parameters.items()},
+    }
     averaged = [row for row in rows if row["average_tv"] is not None]
     best = min(averaged, key=lambda row: row["average_tv"])
     result["average_winner"] = best["mechanism"]
@@ -428,23 +630,41 @@ def compare_rounds(*, n_users: int, k: int, epsilon: float, delta: float, compos
 def _grid_point(setting: RoundsSetting, counts, *, seed: int, draws: int) -> dict:
     """One (k, T, q, n, epsilon) point: the parameters, the per-round and the averaged exact TVs."""
     parameters = calibrate_rounds(setting)
-    rows = exact_rows(counts, epsilon=setting.epsilon, delta=setting.delta,
-                      epsilon_local={"upper": parameters["epsilon_local"]}, neighbouring=setting.neighbouring,
-                      parameters=parameters)
-    rng = job_rng(seed, "phase-diagram-rounds", setting.k, setting.compositions, setting.subsample, setting.n_users,
-                  setting.epsilon)
+    rows = exact_rows(
+        counts,
+        epsilon=setting.epsilon,
+        delta=setting.delta,
+        epsilon_local={"upper": parameters["epsilon_local"]},
+        neighbouring=setting.neighbouring,
+        parameters=parameters,
+    )
+    rng = job_rng(
+        seed,
+        "phase-diagram-rounds",
+        setting.k,
+        setting.compositions,
+        setting.subsample,
+        setting.n_users,
+        setting.epsilon,
+    )
     _add_averages(rows, counts, setting, draws=draws, rng=rng)
     by = {row["mechanism"]: row for row in rows}
     point = {**parameters}
-    for mechanism, short in (("shuffle+inv", "shuffle"), ("gaussian", "gaussian"), ("geometric", "geometric"),
-                             ("local-krr+inv", "local")):
+    for mechanism, short in (
+        ("shuffle+inv", "shuffle"),
+        ("gaussian", "gaussian"),
+        ("geometric", "geometric"),
+        ("local-krr+inv", "local"),
+    ):
         point[f"tv_{short}"] = by[mechanism]["tv"]
         point[f"average_tv_{short}"] = by[mechanism]["average_tv"]
     point["log_ratio"] = math.log(point["average_tv_shuffle"] / point["average_tv_gaussian"])
     return point
 
 
-def rounds_grid_job(rounds: dict, n_axis, *, k: int, seed: int, neighbouring: str = "replace-one") -> list[dict]:
+def rounds_grid_job(
+    rounds: dict, n_axis, *, k: int, seed: int, neighbouring: str = "replace-one"
+) -> list[dict]:
     """Every (T, q, n, epsilon) point of ``rounds`` (``utility.phase_diagram_rounds``: ``compositions``,
     ``subsample``, ``epsilon``, ``delta``, ``max_per_round``, ``draws``, ``data``) at this k, n over
     ``n_axis``. A point whose q n is not a whole number >= 1, or above ``max_per_round``, is kept with its
@@ -454,20 +674,38 @@ def rounds_grid_job(rounds: dict, n_axis, *, k: int, seed: int, neighbouring: st
         for q in rounds["subsample"]:
             for n_users in n_axis:
                 for epsilon in rounds["epsilon"]:
-                    row = {"k": int(k), "compositions": int(T), "subsample": float(q), "n_users": int(n_users),
-                           "epsilon": float(epsilon), "delta": float(rounds["delta"]), "skipped": ""}
+                    row = {
+                        "k": int(k),
+                        "compositions": int(T),
+                        "subsample": float(q),
+                        "n_users": int(n_users),
+                        "epsilon": float(epsilon),
+                        "delta": float(rounds["delta"]),
+                        "skipped": "",
+                    }
                     try:
-                        setting = RoundsSetting(int(n_users), int(k), float(epsilon), float(rounds["delta"]),
-                                                int(T), float(q), neighbouring)
+                        setting = RoundsSetting(
+                            int(n_users),
+                            int(k),
+                            float(epsilon),
+                            float(rounds["delta"]),
+                            int(T),
+                            float(q),
+                            neighbouring,
+                        )
                     except ValueError as error:
                         out.append({**row, "skipped": str(error)})
                         continue
                     if setting.per_round > int(rounds["max_per_round"]):
-                        out.append({**row, "skipped": f"q n = {setting.per_round} users per round > max_per_round"})
+                        out.append(
+                            {**row, "skipped": f"q n = {setting.per_round} users per round > max_per_round"}
+                        )
                         continue
                     counts = dataset_counts(str(rounds["data"]), n_users=setting.per_round, k=int(k))
-                    row.update(per_round=setting.per_round,
-                               **_grid_point(setting, counts, seed=seed, draws=int(rounds["draws"])))
+                    row.update(
+                        per_round=setting.per_round,
+                        **_grid_point(setting, counts, seed=seed, draws=int(rounds["draws"])),
+                    )
                     out.append(row)
     return out
 
@@ -484,8 +722,16 @@ def rounds_verdicts(grid) -> list[dict]:
         group = group.sort_values("compositions")
         winners = np.where(group["log_ratio"].to_numpy() < 0, "shuffle", "gaussian")
         changes = [int(T) for T, w in zip(group["compositions"], winners) if w != winners[0]]
-        out.append({"k": int(k), "subsample": float(q), "n_users": int(n_users), "epsilon": float(epsilon),
-                    "winners": " ".join(f"T={int(T)}:{w}" for T, w in zip(group["compositions"], winners)),
-                    "first_winner": str(winners[0]), "last_winner": str(winners[-1]),
-                    "first_change_at": changes[0] if changes else None})
+        out.append(
+            {
+                "k": int(k),
+                "subsample": float(q),
+                "n_users": int(n_users),
+                "epsilon": float(epsilon),
+                "winners": " ".join(f"T={int(T)}:{w}" for T, w in zip(group["compositions"], winners)),
+                "first_winner": str(winners[0]),
+                "last_winner": str(winners[-1]),
+                "first_change_at": changes[0] if changes else None,
+            }
+        )
     return out

@@ -30,8 +30,17 @@ def _mean_se(values, replicates: int) -> tuple[float, float]:
 
 
 def crossover_sweep(
-    counts, *, epsilon_locals: Sequence[float], epsilons: Sequence[float], accountants: Sequence[str],
-    neighbouring_sensitivity: float, delta_floor: float, estimator: str, replicates: int, seed: int, identity: tuple,
+    counts,
+    *,
+    epsilon_locals: Sequence[float],
+    epsilons: Sequence[float],
+    accountants: Sequence[str],
+    neighbouring_sensitivity: float,
+    delta_floor: float,
+    estimator: str,
+    replicates: int,
+    seed: int,
+    identity: tuple,
 ) -> pd.DataFrame:
     """Mean TV of the Gaussian (calibrated at delta-hat of each accountant; raw and projected onto the
     simplex, from the same draws) and of shuffle+INV over a grid of (epsilon_local, epsilon) with
@@ -49,28 +58,49 @@ def crossover_sweep(
         if not below:
             continue
         shuffle = community_utility(
-            counts, epsilon_local=epsilon_local, sigma=math.inf, estimator=estimator, replicates=replicates,
+            counts,
+            epsilon_local=epsilon_local,
+            sigma=math.inf,
+            estimator=estimator,
+            replicates=replicates,
             rng=job_rng(seed, *identity, "shuffle", epsilon_local),
         )["shuffle+INV"]
         shuffle_mean, shuffle_se = _mean_se(shuffle, replicates)
         for accountant in accountants:
             deltas = delta_hat(counts, epsilons=below, epsilon_local=epsilon_local, accountant=accountant)
             for epsilon, delta in zip(below, deltas):
-                calibration = calibrate(float(delta), epsilon=epsilon, sensitivity=neighbouring_sensitivity, delta_floor=delta_floor)
+                calibration = calibrate(
+                    float(delta),
+                    epsilon=epsilon,
+                    sensitivity=neighbouring_sensitivity,
+                    delta_floor=delta_floor,
+                )
                 rng = job_rng(seed, *identity, "gaussian", epsilon_local, epsilon, accountant)
-                noisy = gaussian_histogram(counts, sigma=calibration.sigma, rng=rng, size=replicates) / counts.sum()
+                noisy = (
+                    gaussian_histogram(counts, sigma=calibration.sigma, rng=rng, size=replicates)
+                    / counts.sum()
+                )
                 gaussian = total_variation(noisy, truth)
                 projected = total_variation(project_to_simplex(noisy), truth)
                 gaussian_mean, gaussian_se = _mean_se(gaussian, replicates)
                 projected_mean, projected_se = _mean_se(projected, replicates)
                 rows.append(
-                    {"epsilon_local": epsilon_local, "epsilon": epsilon, "accountant": accountant,
-                     "n_users": int(counts.sum()), "k": counts.size, "replicates": replicates,
-                     "tv_gaussian_mean": gaussian_mean, "tv_gaussian_se": gaussian_se,
-                     "tv_shuffle_inv_mean": shuffle_mean, "tv_shuffle_inv_se": shuffle_se,
-                     "gaussian_better": bool(gaussian_mean < shuffle_mean),
-                     **calibration.columns(),
-                     "tv_gaussian_proj_mean": projected_mean, "tv_gaussian_proj_se": projected_se,
-                     "gaussian_proj_better": bool(projected_mean < shuffle_mean)}
+                    {
+                        "epsilon_local": epsilon_local,
+                        "epsilon": epsilon,
+                        "accountant": accountant,
+                        "n_users": int(counts.sum()),
+                        "k": counts.size,
+                        "replicates": replicates,
+                        "tv_gaussian_mean": gaussian_mean,
+                        "tv_gaussian_se": gaussian_se,
+                        "tv_shuffle_inv_mean": shuffle_mean,
+                        "tv_shuffle_inv_se": shuffle_se,
+                        "gaussian_better": bool(gaussian_mean < shuffle_mean),
+                        **calibration.columns(),
+                        "tv_gaussian_proj_mean": projected_mean,
+                        "tv_gaussian_proj_se": projected_se,
+                        "gaussian_proj_better": bool(projected_mean < shuffle_mean),
+                    }
                 )
     return pd.DataFrame(rows)

@@ -152,23 +152,38 @@ def calibration_job(equal: Mapping, *, k: int, n_users: int) -> pd.DataFrame:
         for accountant in ACCOUNTANTS:
             started = time.perf_counter()
             result = calibrate_epsilon_local_traced(
-                accountant, n_users=n_users, k=k, epsilon=target.epsilon, delta=target.delta,
+                accountant,
+                n_users=n_users,
+                k=k,
+                epsilon=target.epsilon,
+                delta=target.delta,
                 upper=float(equal["epsilon_local_upper"]),
             )
-            rows.append({
-                "k": k, "n_users": n_users, "epsilon": target.epsilon, "delta_rule": target.delta_rule,
-                "delta": target.delta, "accountant": accountant, "epsilon_local": result.epsilon_local,
-                "epsilon_local_fails": result.epsilon_local_fails, "log_delta": result.log_delta,
-                "log_delta_fails": result.log_delta_fails, "evaluations": result.evaluations,
-                "seconds": time.perf_counter() - started,
-            })
+            rows.append(
+                {
+                    "k": k,
+                    "n_users": n_users,
+                    "epsilon": target.epsilon,
+                    "delta_rule": target.delta_rule,
+                    "delta": target.delta,
+                    "accountant": accountant,
+                    "epsilon_local": result.epsilon_local,
+                    "epsilon_local_fails": result.epsilon_local_fails,
+                    "log_delta": result.log_delta,
+                    "log_delta_fails": result.log_delta_fails,
+                    "evaluations": result.evaluations,
+                    "seconds": time.perf_counter() - started,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 # --- one (dataset, n) job ----------------------------------------------------------------------
 
 
-def dataset_counts(dataset: str, n_users: int, *, utility: Mapping, seed: int, cell_counts=None) -> np.ndarray:
+def dataset_counts(
+    dataset: str, n_users: int, *, utility: Mapping, seed: int, cell_counts=None
+) -> np.ndarray:
     """The dataset of n users: the synthetic histogram of the utility stage (same draw as its other
     experiments at this n), or n check-ins drawn with replacement from a region's ``cell_counts``."""
     if dataset == SYNTHETIC:
@@ -185,8 +200,12 @@ def summarise(draws, prefix: str) -> dict:
     draws = np.asarray(draws, dtype=float)
     mean = float(draws.mean())
     se = float(draws.std(ddof=1) / math.sqrt(draws.size)) if draws.size > 1 else math.nan
-    return {f"{prefix}_mean": mean, f"{prefix}_se": se, f"{prefix}_low": mean - Z_95 * se,
-            f"{prefix}_high": mean + Z_95 * se}
+    return {
+        f"{prefix}_mean": mean,
+        f"{prefix}_se": se,
+        f"{prefix}_low": mean - Z_95 * se,
+        f"{prefix}_high": mean + Z_95 * se,
+    }
 
 
 def _errors(estimates, truth) -> tuple[np.ndarray, np.ndarray]:
@@ -204,7 +223,8 @@ def _inv_mse(counts, epsilon_local: float) -> float:
 def _calibration_for(calibration: pd.DataFrame, target: Target, accountant: str) -> float:
     match = calibration[
         np.isclose(calibration["epsilon"], target.epsilon, rtol=1e-12, atol=0)
-        & (calibration["delta_rule"] == target.delta_rule) & (calibration["accountant"] == accountant)
+        & (calibration["delta_rule"] == target.delta_rule)
+        & (calibration["accountant"] == accountant)
     ]
     if len(match) != 1 or not math.isclose(float(match["delta"].iloc[0]), target.delta, rel_tol=1e-9):
         raise ValueError(
@@ -229,13 +249,28 @@ def utility_job(
 
     def add(target: Target, calibration_name: str, mechanism: str, estimates, **extra):
         tv, mse = _errors(estimates, truth)
-        rows.append({
-            "dataset": dataset, "k": k, "n_users": n_users, "epsilon": target.epsilon,
-            "delta_rule": target.delta_rule, "delta": target.delta, "calibration": calibration_name,
-            "mechanism": mechanism, "replicates": replicates, **summarise(tv, "tv"), **summarise(mse, "mse"),
-            "tv_expected": math.nan, "mse_expected": math.nan, "epsilon_local": math.nan, "sigma": math.nan,
-            "geometric_alpha": math.nan, "sensitivity": math.nan, **extra,
-        })
+        rows.append(
+            {
+                "dataset": dataset,
+                "k": k,
+                "n_users": n_users,
+                "epsilon": target.epsilon,
+                "delta_rule": target.delta_rule,
+                "delta": target.delta,
+                "calibration": calibration_name,
+                "mechanism": mechanism,
+                "replicates": replicates,
+                **summarise(tv, "tv"),
+                **summarise(mse, "mse"),
+                "tv_expected": math.nan,
+                "mse_expected": math.nan,
+                "epsilon_local": math.nan,
+                "sigma": math.nan,
+                "geometric_alpha": math.nan,
+                "sensitivity": math.nan,
+                **extra,
+            }
+        )
 
     for target in targets(equal, n_users):
         for accountant in ACCOUNTANTS:
@@ -244,25 +279,56 @@ def utility_job(
             reports = sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=replicates)
             inverted = invert_krr(reports, epsilon_local=epsilon_local)
             add(target, accountant, "shuffle+INV", project_to_simplex(inverted), epsilon_local=epsilon_local)
-            add(target, accountant, "shuffle+INV-unprojected", inverted, epsilon_local=epsilon_local,
-                mse_expected=_inv_mse(counts, epsilon_local))
-            add(target, accountant, "shuffle+IBU", krr_maximum_likelihood(reports, epsilon_local=epsilon_local),
-                epsilon_local=epsilon_local)
+            add(
+                target,
+                accountant,
+                "shuffle+INV-unprojected",
+                inverted,
+                epsilon_local=epsilon_local,
+                mse_expected=_inv_mse(counts, epsilon_local),
+            )
+            add(
+                target,
+                accountant,
+                "shuffle+IBU",
+                krr_maximum_likelihood(reports, epsilon_local=epsilon_local),
+                epsilon_local=epsilon_local,
+            )
         sigma = analytic_gaussian_sigma(epsilon=target.epsilon, delta=target.delta, sensitivity=sensitivity)
         rng = job_rng(seed, *identity, target.epsilon, target.delta_rule, "gaussian")
         noisy = gaussian_histogram(counts, sigma=sigma, rng=rng, size=replicates) / n_users
         gaussian = {"sigma": sigma, "sensitivity": sensitivity}
-        add(target, "none", "gaussian", noisy, **gaussian, mse_expected=sigma**2 / n_users**2,
-            tv_expected=0.5 * k * sigma * math.sqrt(2.0 / math.pi) / n_users)
+        add(
+            target,
+            "none",
+            "gaussian",
+            noisy,
+            **gaussian,
+            mse_expected=sigma**2 / n_users**2,
+            tv_expected=0.5 * k * sigma * math.sqrt(2.0 / math.pi) / n_users,
+        )
         add(target, "none", "gaussian+proj", project_to_simplex(noisy), **gaussian)
         alpha = geometric_alpha(epsilon=target.epsilon, sensitivity=l1_sensitivity)
-        rng = job_rng(seed, *identity, target.epsilon, "geometric")  # pure epsilon: the same draws for every delta
-        noisy = geometric_histogram(counts, epsilon=target.epsilon, sensitivity=l1_sensitivity, rng=rng,
-                                    size=replicates) / n_users
+        rng = job_rng(
+            seed, *identity, target.epsilon, "geometric"
+        )  # pure epsilon: the same draws for every delta
+        noisy = (
+            geometric_histogram(
+                counts, epsilon=target.epsilon, sensitivity=l1_sensitivity, rng=rng, size=replicates
+            )
+            / n_users
+        )
         moments = geometric_moments(alpha)
         geometric = {"geometric_alpha": alpha, "sensitivity": l1_sensitivity}
-        add(target, "none", "geometric", noisy, **geometric, mse_expected=moments["variance"] / n_users**2,
-            tv_expected=0.5 * k * moments["mean_absolute"] / n_users)
+        add(
+            target,
+            "none",
+            "geometric",
+            noisy,
+            **geometric,
+            mse_expected=moments["variance"] / n_users**2,
+            tv_expected=0.5 * k * moments["mean_absolute"] / n_users,
+        )
         add(target, "none", "geometric+proj", project_to_simplex(noisy), **geometric)
     return pd.DataFrame(rows)
 
@@ -277,12 +343,16 @@ def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     frame = frame.sort_values(KEYS, kind="stable").reset_index(drop=True)
     duplicated = frame.duplicated(subset=[key for key in KEYS if key != "delta"])
     if duplicated.any():
-        raise ValueError(f"`frames` must not repeat a row key; got {frame.loc[duplicated, KEYS].iloc[0].to_dict()}.")
+        raise ValueError(
+            f"`frames` must not repeat a row key; got {frame.loc[duplicated, KEYS].iloc[0].to_dict()}."
+        )
     return frame
 
 
 def _winner(shuffle_low, shuffle_high, central_low, central_high) -> np.ndarray:
-    return np.where(shuffle_high < central_low, "shuffle", np.where(central_high < shuffle_low, "central", "undecided"))
+    return np.where(
+        shuffle_high < central_low, "shuffle", np.where(central_high < shuffle_low, "central", "undecided")
+    )
 
 
 def ratio_table(frame: pd.DataFrame, *, shuffle_mechanism: str = "shuffle+INV") -> pd.DataFrame:
@@ -297,23 +367,42 @@ def ratio_table(frame: pd.DataFrame, *, shuffle_mechanism: str = "shuffle+INV") 
     keys = ["dataset", "k", "n_users", "epsilon", "delta_rule", "delta"]
     gaussian = frame[frame["mechanism"].isin(["gaussian", "gaussian+proj"])]
     best = gaussian.loc[gaussian.groupby(keys)["tv_mean"].idxmin()]
-    best = best[keys + ["mechanism", "tv_mean", "tv_low", "tv_high"]].rename(columns={
-        "mechanism": "best_gaussian", "tv_mean": "tv_gaussian_mean", "tv_low": "tv_gaussian_low",
-        "tv_high": "tv_gaussian_high"})
+    best = best[keys + ["mechanism", "tv_mean", "tv_low", "tv_high"]].rename(
+        columns={
+            "mechanism": "best_gaussian",
+            "tv_mean": "tv_gaussian_mean",
+            "tv_low": "tv_gaussian_low",
+            "tv_high": "tv_gaussian_high",
+        }
+    )
     table = best
     for accountant, tag in zip(ACCOUNTANTS, ("upper", "lower")):
         shuffle = frame[(frame["mechanism"] == shuffle_mechanism) & (frame["calibration"] == accountant)]
-        shuffle = shuffle[keys + ["epsilon_local", "tv_mean", "tv_low", "tv_high"]].rename(columns={
-            "epsilon_local": f"epsilon_local_{tag}", "tv_mean": f"tv_shuffle_{tag}_mean",
-            "tv_low": f"tv_shuffle_{tag}_low", "tv_high": f"tv_shuffle_{tag}_high"})
+        shuffle = shuffle[keys + ["epsilon_local", "tv_mean", "tv_low", "tv_high"]].rename(
+            columns={
+                "epsilon_local": f"epsilon_local_{tag}",
+                "tv_mean": f"tv_shuffle_{tag}_mean",
+                "tv_low": f"tv_shuffle_{tag}_low",
+                "tv_high": f"tv_shuffle_{tag}_high",
+            }
+        )
         table = table.merge(shuffle, on=keys, how="inner", validate="one_to_one")
-        table[f"winner_{tag}"] = _winner(table[f"tv_shuffle_{tag}_low"], table[f"tv_shuffle_{tag}_high"],
-                                         table["tv_gaussian_low"], table["tv_gaussian_high"])
-    geometric = frame[(frame["mechanism"] == "geometric+proj")][keys + ["tv_mean", "tv_low", "tv_high"]].rename(
-        columns={"tv_mean": "tv_geometric_mean", "tv_low": "tv_geometric_low", "tv_high": "tv_geometric_high"})
+        table[f"winner_{tag}"] = _winner(
+            table[f"tv_shuffle_{tag}_low"],
+            table[f"tv_shuffle_{tag}_high"],
+            table["tv_gaussian_low"],
+            table["tv_gaussian_high"],
+        )
+    geometric = frame[(frame["mechanism"] == "geometric+proj")][
+        keys + ["tv_mean", "tv_low", "tv_high"]
+    ].rename(
+        columns={"tv_mean": "tv_geometric_mean", "tv_low": "tv_geometric_low", "tv_high": "tv_geometric_high"}
+    )
     table = table.merge(geometric, on=keys, how="left", validate="one_to_one")
     table.insert(len(keys), "shuffle_mechanism", shuffle_mechanism)
     table["ratio"] = table["tv_shuffle_upper_mean"] / table["tv_gaussian_mean"]
-    table["certain"] = (table["winner_upper"] == table["winner_lower"]) & (table["winner_upper"] != "undecided")
+    table["certain"] = (table["winner_upper"] == table["winner_lower"]) & (
+        table["winner_upper"] != "undecided"
+    )
     table["ratio_geometric"] = table["tv_shuffle_upper_mean"] / table["tv_geometric_mean"]
     return table.sort_values(keys, kind="stable").reset_index(drop=True)

@@ -62,7 +62,9 @@ class ExpectedError(tuple):
         return self[1]
 
 
-def binomial_window(trials, probability, *, neglected_mass: float = NEGLECTED_MASS) -> tuple[np.ndarray, np.ndarray]:
+def binomial_window(
+    trials, probability, *, neglected_mass: float = NEGLECTED_MASS
+) -> tuple[np.ndarray, np.ndarray]:
     """Integer windows [low, high] of Bin(trials, probability), vectorised, outside mass <= ``neglected_mass``.
 
     Bernstein: P(|A - m r| >= s) <= 2 exp(-s^2 / (2 (v + s/3))), v = m r (1 - r); the window's half
@@ -86,12 +88,19 @@ def _binomial_pmf_rows(low, high, trials, probability, width: int) -> tuple[np.n
     inside = values <= high[:, None]
     values = np.where(inside, values, low[:, None])  # padding: any point of the support (masked below)
     trials, probability = trials[:, None], probability[:, None]
-    log_pmf = (gammaln(trials + 1.0) - gammaln(values + 1.0) - gammaln(np.maximum(trials - values, 0) + 1.0)
-               + xlogy(values, probability) + xlog1py(trials - values, -probability))
+    log_pmf = (
+        gammaln(trials + 1.0)
+        - gammaln(values + 1.0)
+        - gammaln(np.maximum(trials - values, 0) + 1.0)
+        + xlogy(values, probability)
+        + xlog1py(trials - values, -probability)
+    )
     return np.where(inside, np.exp(log_pmf), 0.0), offsets
 
 
-def binomial_sum_mean_absolute_deviation(summed_trials, summed_probability, other_trials, other_probability) -> np.ndarray:
+def binomial_sum_mean_absolute_deviation(
+    summed_trials, summed_probability, other_trials, other_probability
+) -> np.ndarray:
     """E|A + B - E(A + B)| for independent A ~ Bin(summed_trials, summed_probability) and B ~ Bin(other_trials,
     other_probability), elementwise over equal-shape 1-d arrays.
 
@@ -113,8 +122,12 @@ def binomial_sum_mean_absolute_deviation(summed_trials, summed_probability, othe
     rows = max(1, _CHUNK_POINTS // (width_a + width_b))
     for start in range(0, summed_trials.size, rows):
         part = slice(start, start + rows)
-        pmf_a, offsets_a = _binomial_pmf_rows(low_a[part], high_a[part], summed_trials[part], summed_probability[part], width_a)
-        pmf_b, offsets_b = _binomial_pmf_rows(low_b[part], high_b[part], other_trials[part], other_probability[part], width_b)
+        pmf_a, offsets_a = _binomial_pmf_rows(
+            low_a[part], high_a[part], summed_trials[part], summed_probability[part], width_a
+        )
+        pmf_b, offsets_b = _binomial_pmf_rows(
+            low_b[part], high_b[part], other_trials[part], other_probability[part], width_b
+        )
         cumulative = np.cumsum(pmf_b, axis=1)
         first_moment = np.cumsum(offsets_b[None, :] * pmf_b, axis=1)
         centred = (total_mean[part, None] - low_a[part, None] - offsets_a[None, :]) - low_b[part, None]  # t'
@@ -122,7 +135,9 @@ def binomial_sum_mean_absolute_deviation(summed_trials, summed_probability, othe
         inside = np.clip(index, 0, width_b - 1).astype(np.int64)
         below = np.where(index < 0, 0.0, np.take_along_axis(cumulative, inside, axis=1))
         below_moment = np.where(index < 0, 0.0, np.take_along_axis(first_moment, inside, axis=1))
-        deviation = (first_moment[:, -1:] - centred * cumulative[:, -1:]) + 2.0 * (centred * below - below_moment)
+        deviation = (first_moment[:, -1:] - centred * cumulative[:, -1:]) + 2.0 * (
+            centred * below - below_moment
+        )
         result[part] = np.sum(pmf_a * deviation, axis=1)
     return result
 
@@ -145,7 +160,9 @@ def krr_inv_expected_error(counts, *, epsilon_local: float) -> ExpectedError:
     summed_probability = np.where(swap, q, p)
     other_trials = np.where(swap, distinct, others)
     other_probability = np.where(swap, p, q)
-    deviation = binomial_sum_mean_absolute_deviation(summed_trials, summed_probability, other_trials, other_probability)
+    deviation = binomial_sum_mean_absolute_deviation(
+        summed_trials, summed_probability, other_trials, other_probability
+    )
     scale = n_users * (p - q)
     tv = 0.5 * float(np.sum(multiplicity * deviation)) / scale
     squared_l2 = float(np.sum(multiplicity * (keep_variance + other_variance))) / scale**2

@@ -33,17 +33,30 @@ __all__ = ["CURVE_COLUMNS", "VERDICT_COLUMNS", "UNAVAILABLE", "EQ9", "figure_fra
 #: columns of :func:`figure_frame`
 CURVE_COLUMNS = ["curve", "accountant", "kind", "epsilon_local", "n_users", "order", "rdp", "seconds"]
 #: columns of :func:`verdicts`
-VERDICT_COLUMNS = ["figure", "curve", "accountant", "claim", "points", "max_relative_difference", "verdict", "note",
-                   "known_cause"]
+VERDICT_COLUMNS = [
+    "figure",
+    "curve",
+    "accountant",
+    "claim",
+    "points",
+    "max_relative_difference",
+    "verdict",
+    "note",
+    "known_cause",
+]
 #: why no curve can be compared with the published figure
-UNAVAILABLE = ("the figure's parameters and plotted values are not in our copy of the paper (001_*.txt is a garbled "
-               "fragment) and the publication could not be retrieved here; drawn at parameters stated in config")
+UNAVAILABLE = (
+    "the figure's parameters and plotted values are not in our copy of the paper (001_*.txt is a garbled "
+    "fragment) and the publication could not be retrieved here; drawn at parameters stated in config"
+)
 #: the earlier bound of their comparison, eq. (9)
 EQ9 = "erlingsson-rdp"
 #: why eq. (9)'s curve is less certain than the others
-EQ9_CAUSE = ("; its formula is not legible in our copy either: drawn as our reconstruction, Erlingsson et al. (2019) "
-             "Thm 7's per-step bound converted to RDP, 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n "
-             "(docs/reproduction-notes.md, i33-gb)")
+EQ9_CAUSE = (
+    "; its formula is not legible in our copy either: drawn as our reconstruction, Erlingsson et al. (2019) "
+    "Thm 7's per-step bound converted to RDP, 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n "
+    "(docs/reproduction-notes.md, i33-gb)"
+)
 
 
 def _orders(spec) -> np.ndarray:
@@ -64,9 +77,19 @@ def figure_frame(section: Mapping) -> pd.DataFrame:
             accountant = get_accountant(name, epsilon_local=float(eps0), n_users=n, k=2)
             values = accountant.rdp_at(orders)
             seconds = time.perf_counter() - start
-            rows += [{"curve": label, "accountant": name, "kind": accountant_class(name).kind.value,
-                      "epsilon_local": float(eps0), "n_users": n, "order": float(o), "rdp": float(v),
-                      "seconds": seconds / len(orders)} for o, v in zip(orders, values)]
+            rows += [
+                {
+                    "curve": label,
+                    "accountant": name,
+                    "kind": accountant_class(name).kind.value,
+                    "epsilon_local": float(eps0),
+                    "n_users": n,
+                    "order": float(o),
+                    "rdp": float(v),
+                    "seconds": seconds / len(orders),
+                }
+                for o, v in zip(orders, values)
+            ]
     return pd.DataFrame(rows, columns=CURVE_COLUMNS)
 
 
@@ -80,19 +103,37 @@ def _ordered(frame, low_name, high_name, claim, cause_if_broken) -> dict:
     low, high = _pivot(frame, low_name), _pivot(frame, high_name)
     common = low.index.intersection(high.index)
     if not len(common):
-        return {"figure": 2, "curve": claim, "accountant": f"{low_name} <= {high_name}", "claim": claim, "points": 0,
-                "max_relative_difference": math.nan, "verdict": NOT_REPRODUCIBLE,
-                "note": "one of the two curves is not in this run", "known_cause": ""}
+        return {
+            "figure": 2,
+            "curve": claim,
+            "accountant": f"{low_name} <= {high_name}",
+            "claim": claim,
+            "points": 0,
+            "max_relative_difference": math.nan,
+            "verdict": NOT_REPRODUCIBLE,
+            "note": "one of the two curves is not in this run",
+            "known_cause": "",
+        }
     ratio = (high[common] / low[common]).replace([np.inf, -np.inf], np.nan)
     broken = int((high[common] < low[common] * (1 - 1e-12)).sum())
     verdict = REPRODUCED if broken == 0 else NOT_REPRODUCED
     by_eps0 = ratio.groupby(level="epsilon_local").min()
-    note = (f"{len(common) - broken} of {len(common)} points hold; {high_name} / {low_name} ranges "
-            f"{ratio.min():.3g} to {ratio.max():.3g}; smallest by eps0: "
-            + ", ".join(f"{e:g}: {v:.3g}" for e, v in by_eps0.items()))
-    return {"figure": 2, "curve": claim, "accountant": f"{low_name} <= {high_name}", "claim": claim,
-            "points": len(common), "max_relative_difference": float(ratio.max() - 1.0), "verdict": verdict,
-            "note": note, "known_cause": cause_if_broken if broken else ""}
+    note = (
+        f"{len(common) - broken} of {len(common)} points hold; {high_name} / {low_name} ranges "
+        f"{ratio.min():.3g} to {ratio.max():.3g}; smallest by eps0: "
+        + ", ".join(f"{e:g}: {v:.3g}" for e, v in by_eps0.items())
+    )
+    return {
+        "figure": 2,
+        "curve": claim,
+        "accountant": f"{low_name} <= {high_name}",
+        "claim": claim,
+        "points": len(common),
+        "max_relative_difference": float(ratio.max() - 1.0),
+        "verdict": verdict,
+        "note": note,
+        "known_cause": cause_if_broken if broken else "",
+    }
 
 
 def verdicts(frame: pd.DataFrame, section: Mapping) -> pd.DataFrame:
@@ -102,26 +143,66 @@ def verdicts(frame: pd.DataFrame, section: Mapping) -> pd.DataFrame:
     ``unavailable_curves`` entry (not drawn)."""
     rows = []
     for (label, name), group in frame.groupby(["curve", "accountant"], sort=False):
-        rows.append({"figure": 2, "curve": label, "accountant": name, "claim": "", "points": len(group),
-                     "max_relative_difference": math.nan, "verdict": NOT_REPRODUCIBLE,
-                     "note": f"{len(group)} points computed, none published to compare with",
-                     "known_cause": UNAVAILABLE + (EQ9_CAUSE if name == EQ9 else "")})
+        rows.append(
+            {
+                "figure": 2,
+                "curve": label,
+                "accountant": name,
+                "claim": "",
+                "points": len(group),
+                "max_relative_difference": math.nan,
+                "verdict": NOT_REPRODUCIBLE,
+                "note": f"{len(group)} points computed, none published to compare with",
+                "known_cause": UNAVAILABLE + (EQ9_CAUSE if name == EQ9 else ""),
+            }
+        )
     for label in section.get("unavailable_curves", []):
-        rows.append({"figure": 2, "curve": label, "accountant": "", "claim": "", "points": 0,
-                     "max_relative_difference": math.nan, "verdict": NOT_REPRODUCIBLE, "note": "not drawn",
-                     "known_cause": "its formula is not legible in our copy of the paper (only its source, [21, Remark "
-                                    "1], and that it is a DP-to-RDP conversion are) and was not found elsewhere here"})
+        rows.append(
+            {
+                "figure": 2,
+                "curve": label,
+                "accountant": "",
+                "claim": "",
+                "points": 0,
+                "max_relative_difference": math.nan,
+                "verdict": NOT_REPRODUCIBLE,
+                "note": "not drawn",
+                "known_cause": "its formula is not legible in our copy of the paper (only its source, [21, Remark "
+                "1], and that it is a DP-to-RDP conversion are) and was not found elsewhere here",
+            }
+        )
     names = set(frame["accountant"])
     if {"girgis-rdp", "girgis-rdp-simple"} <= names:
-        rows.append(_ordered(frame, "girgis-rdp", "girgis-rdp-simple",
-                             "Remark 4: Thm 3.1 below Thm 3.3 at every plotted point", "Remark 4 fails here"))
+        rows.append(
+            _ordered(
+                frame,
+                "girgis-rdp",
+                "girgis-rdp-simple",
+                "Remark 4: Thm 3.1 below Thm 3.3 at every plotted point",
+                "Remark 4 fails here",
+            )
+        )
     for upper in ("girgis-rdp", "girgis-rdp-simple"):
         if {upper, EQ9} <= names:
-            rows.append(_ordered(frame, upper, EQ9, f"Section 3.1: {upper} below eq. (9) at every point (\"both our "
-                                 "bounds outperform the above bound in (9) in all cases\")",
-                                 "eq. (9) (as reconstructed) is below their bound here"))
+            rows.append(
+                _ordered(
+                    frame,
+                    upper,
+                    EQ9,
+                    f'Section 3.1: {upper} below eq. (9) at every point ("both our '
+                    'bounds outperform the above bound in (9) in all cases")',
+                    "eq. (9) (as reconstructed) is below their bound here",
+                )
+            )
     for upper in ("girgis-rdp", "girgis-rdp-simple", EQ9):
         if {upper, "girgis-rdp-lower"} <= names:
-            rows.append(_ordered(frame, "girgis-rdp-lower", upper, f"Thm 3.4 (lower) below {upper} at every point",
-                                 "a lower bound above an upper bound: one of them is wrong"))
+            rows.append(
+                _ordered(
+                    frame,
+                    "girgis-rdp-lower",
+                    upper,
+                    f"Thm 3.4 (lower) below {upper} at every point",
+                    "a lower bound above an upper bound: one of them is wrong",
+                )
+            )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)

@@ -80,16 +80,40 @@ LOWER_BOUND = "lower bound on the worst case"
 ONE_DATASET = "one dataset, not a guarantee"
 NOT_A_BOUND = "not a bound"
 
-COMPARISON_COLUMNS = ["panel", "accountant", "kind", "role", "label", "n_users", "k", "epsilon_local", "n_x0",
-                      "n_x0_rule", "delta", "epsilon", "status", "note"]
+COMPARISON_COLUMNS = [
+    "panel",
+    "accountant",
+    "kind",
+    "role",
+    "label",
+    "n_users",
+    "k",
+    "epsilon_local",
+    "n_x0",
+    "n_x0_rule",
+    "delta",
+    "epsilon",
+    "status",
+    "note",
+]
 #: issue 34's goals for the bracket eps_upper / eps_lower (read by the report's finding and drawn in the bracket
 #: figure): at most BRACKET_GOAL everywhere below BRACKET_LARGE_EPS0, at most BRACKET_GOAL_BLANKET where the blanket
 #: expects n gamma 2 / k = 2 n / (e^eps0 + k - 1) >= BRACKET_BLANKET_USERS users on x0 or x1, and at most
 #: BRACKET_GOAL_LARGE with the upper end below eps0 at eps0 >= BRACKET_LARGE_EPS0 (the large-eps0 ends)
 BRACKET_GOAL, BRACKET_GOAL_BLANKET, BRACKET_GOAL_LARGE = 1.01, 1.002, 1.05
 BRACKET_BLANKET_USERS, BRACKET_LARGE_EPS0 = 100.0, 15.0
-BRACKET_COLUMNS = ["n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "status", "lower",
-                   "upper"]
+BRACKET_COLUMNS = [
+    "n_users",
+    "k",
+    "epsilon_local",
+    "delta",
+    "eps_lower",
+    "eps_upper",
+    "ratio",
+    "status",
+    "lower",
+    "upper",
+]
 
 #: an epsilon within this relative distance of eps0 counts as "at eps0" (the searches stop at
 #: relative tolerances of 1e-9 and 1e-10)
@@ -134,19 +158,31 @@ def epsilon_at_delta(accountant, *, delta: float, epsilon_local: float) -> tuple
         try:
             log_large = float(np.asarray(accountant.log_delta_for_epsilon([_LARGE_EPSILON]), dtype=float)[0])
         except (ValueError, ArithmeticError) as second:
-            return math.nan, ERROR, f"{message} (delta at eps = {_LARGE_EPSILON:g} not computable either: {second})"
+            return (
+                math.nan,
+                ERROR,
+                f"{message} (delta at eps = {_LARGE_EPSILON:g} not computable either: {second})",
+            )
         if log_large > math.log(delta):
-            return math.inf, UNREACHABLE, (
-                f"no epsilon reaches delta = {delta:g}: delta(eps = {_LARGE_EPSILON:g}) = {math.exp(log_large):.3g} "
-                f"still exceeds it ({message})"
+            return (
+                math.inf,
+                UNREACHABLE,
+                (
+                    f"no epsilon reaches delta = {delta:g}: delta(eps = {_LARGE_EPSILON:g}) = {math.exp(log_large):.3g} "
+                    f"still exceeds it ({message})"
+                ),
             )
         return math.nan, ERROR, message
     if epsilon == 0.0:
         return epsilon, ZERO, f"delta(0) <= {delta:g}: epsilon = 0 already meets the target"
     if epsilon >= epsilon_local * (1.0 - _AT_EPSILON_LOCAL):
-        return epsilon, NO_AMPLIFICATION, (
-            f"reaches delta = {delta:g} only at epsilon >= eps0 = {epsilon_local:g}: no better than the local "
-            f"guarantee (eps0, 0) of k-RR"
+        return (
+            epsilon,
+            NO_AMPLIFICATION,
+            (
+                f"reaches delta = {delta:g} only at epsilon >= eps0 = {epsilon_local:g}: no better than the local "
+                f"guarantee (eps0, 0) of k-RR"
+            ),
         )
     return epsilon, OK, ""
 
@@ -197,13 +233,24 @@ def epsilon_comparison_frame(
                     done[key] = epsilon_at_delta(accountant, delta=delta, epsilon_local=epsilon_local)
             epsilon, status, note = done[key]
             bar.update()
-            records.append({
-                "panel": panel, "accountant": name, "kind": kind, "role": role_of(kind, needs_n_x0),
-                "label": ACCOUNTANT_LABELS.get(name, name), "n_users": n_users, "k": k,
-                "epsilon_local": epsilon_local, "n_x0": n_x0 if n_x0 is not None else pd.NA,
-                "n_x0_rule": _rule_text(rule) if needs_n_x0 else "", "delta": delta, "epsilon": epsilon,
-                "status": status, "note": note,
-            })
+            records.append(
+                {
+                    "panel": panel,
+                    "accountant": name,
+                    "kind": kind,
+                    "role": role_of(kind, needs_n_x0),
+                    "label": ACCOUNTANT_LABELS.get(name, name),
+                    "n_users": n_users,
+                    "k": k,
+                    "epsilon_local": epsilon_local,
+                    "n_x0": n_x0 if n_x0 is not None else pd.NA,
+                    "n_x0_rule": _rule_text(rule) if needs_n_x0 else "",
+                    "delta": delta,
+                    "epsilon": epsilon,
+                    "status": status,
+                    "note": note,
+                }
+            )
     bar.close()
     frame = pd.DataFrame(records, columns=COMPARISON_COLUMNS)
     frame["n_x0"] = frame["n_x0"].astype("Int64")
@@ -278,21 +325,34 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
     grid = list(itertools.product(section["n_users"], section["k"], section["epsilon_local"]))
     # single settings beyond the product (issue 34: the large-eps0 ends where the blanket holds a few
     # hundred to thousands of users, e.g. n = 1e14 at eps0 = 25)
-    grid += [(point["n_users"], point["k"], point["epsilon_local"]) for point in section.get("extra", [])
-             if (point["n_users"], point["k"], point["epsilon_local"]) not in grid]
+    grid += [
+        (point["n_users"], point["k"], point["epsilon_local"])
+        for point in section.get("extra", [])
+        if (point["n_users"], point["k"], point["epsilon_local"]) not in grid
+    ]
     records = []
     bar = progress(total=len(grid), desc="worst-case bracket")
     for n_users, k, epsilon_local in grid:
         options = {"upper": section["upper"]} if section.get("upper") else {}
-        rows = bracket_function(epsilon_local=float(epsilon_local), n_users=int(n_users), k=int(k), deltas=deltas,
-                                **options)
+        rows = bracket_function(
+            epsilon_local=float(epsilon_local), n_users=int(n_users), k=int(k), deltas=deltas, **options
+        )
         bar.update()
         for row in rows:
-            records.append({"n_users": int(n_users), "k": int(k), "epsilon_local": float(epsilon_local),
-                            "delta": float(row["delta"]), "eps_lower": float(row["eps_lower"]),
-                            "eps_upper": float(row["eps_upper"]), "ratio": float(row["ratio"]),
-                            "status": _bracket_status(row, float(epsilon_local)), "lower": row["lower"],
-                            "upper": row["upper"]})
+            records.append(
+                {
+                    "n_users": int(n_users),
+                    "k": int(k),
+                    "epsilon_local": float(epsilon_local),
+                    "delta": float(row["delta"]),
+                    "eps_lower": float(row["eps_lower"]),
+                    "eps_upper": float(row["eps_upper"]),
+                    "ratio": float(row["ratio"]),
+                    "status": _bracket_status(row, float(epsilon_local)),
+                    "lower": row["lower"],
+                    "upper": row["upper"],
+                }
+            )
     bar.close()
     return pd.DataFrame(records, columns=BRACKET_COLUMNS)
 
@@ -301,13 +361,23 @@ def bracket_markdown(frame: pd.DataFrame) -> str:
     """The bracket table as Markdown: epsilon to 5 significant digits, ratio to 5 decimals (widths of
     1e-5 are common, so the ratio is not rounded to the 4 digits of the other tables)."""
     upper = frame["upper"].iloc[0] if len(frame) else "worst-case-upper"
-    header = ("Worst-case epsilon of shuffled k-RR at fixed delta: lower bound (`worst-case-lower`, errs downwards) "
-              f"and valid upper bound (`{upper}`, errs upwards); the true worst case lies between them.")
+    header = (
+        "Worst-case epsilon of shuffled k-RR at fixed delta: lower bound (`worst-case-lower`, errs downwards) "
+        f"and valid upper bound (`{upper}`, errs upwards); the true worst case lies between them."
+    )
     columns = ["n", "k", "eps0", "delta", "eps lower", "eps upper", "ratio", "status"]
     lines = [header, "", "| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
     for row in frame.itertuples(index=False):
         ratio = "inf" if math.isinf(row.ratio) else f"{row.ratio:.5f}"
-        cells = [f"{row.n_users:,}", str(row.k), f"{row.epsilon_local:g}", f"{row.delta:g}", f"{row.eps_lower:.5g}",
-                 f"{row.eps_upper:.5g}", ratio, row.status]
+        cells = [
+            f"{row.n_users:,}",
+            str(row.k),
+            f"{row.epsilon_local:g}",
+            f"{row.delta:g}",
+            f"{row.eps_lower:.5g}",
+            f"{row.eps_upper:.5g}",
+            ratio,
+            row.status,
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

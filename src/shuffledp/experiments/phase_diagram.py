@@ -30,7 +30,17 @@ from shuffledp.experiments.compare import dataset_counts
 from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
 from shuffledp.mechanisms import analytic_gaussian_sigma, sensitivity_for
 
-__all__ = ["delta_rules", "rule_slug", "grid_axes", "grid_shards", "accountant_for", "bracket_for", "grid_job", "boundary", "monte_carlo_verdicts"]
+__all__ = [
+    "delta_rules",
+    "rule_slug",
+    "grid_axes",
+    "grid_shards",
+    "accountant_for",
+    "bracket_for",
+    "grid_job",
+    "boundary",
+    "monte_carlo_verdicts",
+]
 
 
 def accountant_for(phase: Mapping, k: int) -> str:
@@ -42,8 +52,10 @@ def accountant_for(phase: Mapping, k: int) -> str:
     name = str(phase[key])
     kind = accountant_class(name).kind
     if kind is not BoundKind.UPPER:
-        raise ValueError(f"`utility.phase_diagram.{key}` must be an upper-bound accountant (a guarantee for every "
-                         f"dataset, e.g. worst-case-upper); got {name!r} ({kind.value}).")
+        raise ValueError(
+            f"`utility.phase_diagram.{key}` must be an upper-bound accountant (a guarantee for every "
+            f"dataset, e.g. worst-case-upper); got {name!r} ({kind.value})."
+        )
     return name
 
 
@@ -54,9 +66,11 @@ def bracket_for(phase: Mapping, k: int) -> str | None:
     is refused with ``ValueError`` naming the key."""
     name = phase.get("binary_bracket") if int(k) == 2 else None
     if name is not None and accountant_class(str(name)).kind is not BoundKind.LOWER:
-        raise ValueError(f"`utility.phase_diagram.binary_bracket` must be a lower-bound accountant (where it exceeds "
-                         f"the target so does every guarantee), e.g. worst-case-lower; got {name!r} "
-                         f"({accountant_class(str(name)).kind.value}).")
+        raise ValueError(
+            f"`utility.phase_diagram.binary_bracket` must be a lower-bound accountant (where it exceeds "
+            f"the target so does every guarantee), e.g. worst-case-lower; got {name!r} "
+            f"({accountant_class(str(name)).kind.value})."
+        )
     return None if name is None else str(name)
 
 
@@ -78,32 +92,71 @@ def _delta(kind: str, value: float, n_users: int) -> float:
 
 def grid_axes(phase: Mapping) -> tuple[np.ndarray, np.ndarray]:
     """The n axis (integers, log-spaced, n_min..n_max) and the epsilon axis (log-spaced) of the grid."""
-    n_axis = np.unique(np.round(np.geomspace(phase["n_min"], phase["n_max"], int(phase["n_points"]))).astype(np.int64))
+    n_axis = np.unique(
+        np.round(np.geomspace(phase["n_min"], phase["n_max"], int(phase["n_points"]))).astype(np.int64)
+    )
     epsilon_axis = np.geomspace(phase["epsilon_min"], phase["epsilon_max"], int(phase["epsilon_points"]))
     return n_axis, epsilon_axis
 
 
-_GRID_COLUMNS = ["delta_rule", "k", "n_users", "epsilon", "delta", "accountant", "accountant_kind", "epsilon_local",
-                 "sigma", "tv_shuffle", "tv_gaussian", "log_ratio"]
+_GRID_COLUMNS = [
+    "delta_rule",
+    "k",
+    "n_users",
+    "epsilon",
+    "delta",
+    "accountant",
+    "accountant_kind",
+    "epsilon_local",
+    "sigma",
+    "tv_shuffle",
+    "tv_gaussian",
+    "log_ratio",
+]
 
 
-def _grid_point(accountant: str, phase: Mapping, equal: Mapping, *, k: int, n_users: int, epsilon: float,
-                delta: float, counts, sensitivity: float) -> dict:
+def _grid_point(
+    accountant: str,
+    phase: Mapping,
+    equal: Mapping,
+    *,
+    k: int,
+    n_users: int,
+    epsilon: float,
+    delta: float,
+    counts,
+    sensitivity: float,
+) -> dict:
     """eps0, sigma, the exact TVs and their log ratio at one grid point."""
     lower = bracket_for(phase, k)
     bracket = {} if lower is None else {"lower": lower}
     try:
         epsilon_local = calibrate_epsilon_local(
-            accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta,
-            upper=float(equal["epsilon_local_upper"]), tolerance=float(phase["tolerance"]), **bracket)
+            accountant,
+            n_users=n_users,
+            k=k,
+            epsilon=epsilon,
+            delta=delta,
+            upper=float(equal["epsilon_local_upper"]),
+            tolerance=float(phase["tolerance"]),
+            **bracket,
+        )
     except ValueError:  # even the upper end of the search meets the target
         epsilon_local = math.nan
     sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
     tv_gaussian = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma).tv
-    tv_shuffle = (krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
-                  if math.isfinite(epsilon_local) else math.nan)
-    return {"epsilon_local": epsilon_local, "sigma": sigma, "tv_shuffle": tv_shuffle, "tv_gaussian": tv_gaussian,
-            "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan}
+    tv_shuffle = (
+        krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
+        if math.isfinite(epsilon_local)
+        else math.nan
+    )
+    return {
+        "epsilon_local": epsilon_local,
+        "sigma": sigma,
+        "tv_shuffle": tv_shuffle,
+        "tv_gaussian": tv_gaussian,
+        "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan,
+    }
 
 
 def grid_shards(phase: Mapping) -> int:
@@ -118,23 +171,48 @@ def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str, shard
     eps0, sigma, the exact TVs and their log ratio. The shards' rows together are the whole grid."""
     shards = grid_shards(phase)
     if not 0 <= int(shard) < shards:
-        raise ValueError(f"`shard` must be in 0..{shards - 1} (utility.phase_diagram.shards = {shards}); got {shard}")
+        raise ValueError(
+            f"`shard` must be in 0..{shards - 1} (utility.phase_diagram.shards = {shards}); got {shard}"
+        )
     n_axis, epsilon_axis = grid_axes(phase)
     sensitivity = sensitivity_for(neighbouring)
     accountant = accountant_for(phase, k)
     bracket_for(phase, k)  # a wrong binary_bracket is refused before any point is computed
     accountant_kind = accountant_class(accountant).kind.value
-    points = [(rule, kind, value, n_users, epsilon) for rule, kind, value in delta_rules(equal)
-              for n_users in n_axis for epsilon in epsilon_axis][int(shard)::shards]
+    points = [
+        (rule, kind, value, n_users, epsilon)
+        for rule, kind, value in delta_rules(equal)
+        for n_users in n_axis
+        for epsilon in epsilon_axis
+    ][int(shard) :: shards]
     rows = []
     for (rule, kind, value, n_users), group in itertools.groupby(points, key=lambda point: point[:4]):
         counts = dataset_counts(str(phase["data"]), n_users=int(n_users), k=k)
         delta = _delta(kind, value, int(n_users))
         for epsilon in (point[4] for point in group):
-            row = _grid_point(accountant, phase, equal, k=k, n_users=int(n_users), epsilon=float(epsilon),
-                              delta=delta, counts=counts, sensitivity=sensitivity)
-            rows.append({"delta_rule": rule, "k": k, "n_users": int(n_users), "epsilon": float(epsilon),
-                         "delta": delta, "accountant": accountant, "accountant_kind": accountant_kind, **row})
+            row = _grid_point(
+                accountant,
+                phase,
+                equal,
+                k=k,
+                n_users=int(n_users),
+                epsilon=float(epsilon),
+                delta=delta,
+                counts=counts,
+                sensitivity=sensitivity,
+            )
+            rows.append(
+                {
+                    "delta_rule": rule,
+                    "k": k,
+                    "n_users": int(n_users),
+                    "epsilon": float(epsilon),
+                    "delta": delta,
+                    "accountant": accountant,
+                    "accountant_kind": accountant_kind,
+                    **row,
+                }
+            )
     return pd.DataFrame(rows, columns=_GRID_COLUMNS)
 
 
@@ -148,9 +226,17 @@ def boundary(grid: pd.DataFrame) -> pd.DataFrame:
         log_epsilon, ratio = np.log(group["epsilon"].to_numpy()), group["log_ratio"].to_numpy()
         for i in np.flatnonzero(np.sign(ratio[:-1]) * np.sign(ratio[1:]) < 0):
             share = ratio[i] / (ratio[i] - ratio[i + 1])
-            rows.append({"delta_rule": rule, "k": int(k), "n_users": int(n_users),
-                         "epsilon": float(math.exp(log_epsilon[i] + share * (log_epsilon[i + 1] - log_epsilon[i]))),
-                         "shuffle_wins_below": bool(ratio[i] < 0)})
+            rows.append(
+                {
+                    "delta_rule": rule,
+                    "k": int(k),
+                    "n_users": int(n_users),
+                    "epsilon": float(
+                        math.exp(log_epsilon[i] + share * (log_epsilon[i + 1] - log_epsilon[i]))
+                    ),
+                    "shuffle_wins_below": bool(ratio[i] < 0),
+                }
+            )
     return pd.DataFrame(rows, columns=["delta_rule", "k", "n_users", "epsilon", "shuffle_wins_below"])
 
 
@@ -160,13 +246,22 @@ def monte_carlo_verdicts(equal_guarantee: pd.DataFrame, *, z: float = 1.96) -> p
     "gaussian" when their mean +- z SE intervals do not overlap, else "undecided"."""
     keys = ["dataset", "k", "n_users", "epsilon", "delta_rule"]
     frame = equal_guarantee
-    shuffle = frame[(frame["mechanism"] == "shuffle+INV-unprojected") & (frame["calibration"] == "weak-adversary")]
+    shuffle = frame[
+        (frame["mechanism"] == "shuffle+INV-unprojected") & (frame["calibration"] == "weak-adversary")
+    ]
     gaussian = frame[frame["mechanism"] == "gaussian"]
-    pair = shuffle[keys + ["tv_mean", "tv_se"]].merge(gaussian[keys + ["tv_mean", "tv_se"]], on=keys,
-                                                      suffixes=("_shuffle", "_gaussian"), validate="one_to_one")
+    pair = shuffle[keys + ["tv_mean", "tv_se"]].merge(
+        gaussian[keys + ["tv_mean", "tv_se"]],
+        on=keys,
+        suffixes=("_shuffle", "_gaussian"),
+        validate="one_to_one",
+    )
     low = lambda side: pair[f"tv_mean_{side}"] - z * pair[f"tv_se_{side}"]  # noqa: E731
     high = lambda side: pair[f"tv_mean_{side}"] + z * pair[f"tv_se_{side}"]  # noqa: E731
-    pair["verdict"] = np.where(high("shuffle") < low("gaussian"), "shuffle",
-                               np.where(high("gaussian") < low("shuffle"), "gaussian", "undecided"))
+    pair["verdict"] = np.where(
+        high("shuffle") < low("gaussian"),
+        "shuffle",
+        np.where(high("gaussian") < low("shuffle"), "gaussian", "undecided"),
+    )
     pair["ratio"] = pair["tv_mean_shuffle"] / pair["tv_mean_gaussian"]
     return pair.sort_values(keys, kind="stable").reset_index(drop=True)

@@ -60,10 +60,20 @@ def _mu(epsilon_local: float, *, per_round: int, k: int, compositions: int, subs
     return min(_MU_CAP, subsample * math.sqrt(compositions * math.expm1(min(one * one, 700.0))))
 
 
-def shuffle_guess(*, epsilon: float, delta: float, per_round: int, k: int, compositions: int, subsample: float,
-                  low: float, high: float) -> tuple[float, float] | None:
+def shuffle_guess(
+    *,
+    epsilon: float,
+    delta: float,
+    per_round: int,
+    k: int,
+    compositions: int,
+    subsample: float,
+    low: float,
+    high: float,
+) -> tuple[float, float] | None:
     """(eps0, d epsilon_T / d eps0 there) of the central-limit approximation, eps0 in [``low``, ``high``];
     None where the approximation does not cross the target there."""
+
     def gap(epsilon_local: float) -> float:
         mu = _mu(epsilon_local, per_round=per_round, k=k, compositions=compositions, subsample=subsample)
         return gaussian_epsilon(mu, delta) - epsilon
@@ -79,8 +89,17 @@ def shuffle_guess(*, epsilon: float, delta: float, per_round: int, k: int, compo
     return guess, slope
 
 
-def search_from_guess(evaluate, guess: float, slope: float, *, floor: float, upper: float, tolerance: float,
-                      name: str, epsilon: float) -> float:
+def search_from_guess(
+    evaluate,
+    guess: float,
+    slope: float,
+    *,
+    floor: float,
+    upper: float,
+    tolerance: float,
+    name: str,
+    epsilon: float,
+) -> float:
     """Largest x in [``floor``, ``upper``] that meets (``evaluate(x)`` -> (fails, h, value), h rising through the
     target), to ``tolerance`` x low, from ``guess`` (module docstring). ``floor`` meets without evaluation;
     raises when ``upper`` meets too. Returns a point that met (or ``floor``)."""
@@ -89,7 +108,12 @@ def search_from_guess(evaluate, guess: float, slope: float, *, floor: float, upp
     x, previous, overshoot = min(max(guess, floor), upper), None, _OVERSHOOT
     while True:
         fails, h, value = evaluate(x)
-        if previous is not None and math.isfinite(h) and math.isfinite(previous[1]) and (h - previous[1]) * (x - previous[0]) > 0:
+        if (
+            previous is not None
+            and math.isfinite(h)
+            and math.isfinite(previous[1])
+            and (h - previous[1]) * (x - previous[0]) > 0
+        ):
             slope = (h - previous[1]) / (x - previous[0])  # the secant of the last two steps
         if fails:
             fail = (x, h, value) if fail is None or x < fail[0] else fail
@@ -98,8 +122,10 @@ def search_from_guess(evaluate, guess: float, slope: float, *, floor: float, upp
         if fail is not None and floor < meet[0] < fail[0]:
             break  # straddled
         if fail is None and x >= upper:
-            raise ValueError(f"`{name}` must be bounded by the target: every {name} up to {upper!r} meets the "
-                             f"target epsilon; got epsilon = {epsilon!r}.")
+            raise ValueError(
+                f"`{name}` must be bounded by the target: every {name} up to {upper!r} meets the "
+                f"target epsilon; got epsilon = {epsilon!r}."
+            )
         if not math.isfinite(h):  # no finite epsilon (all of delta in the infinity mass): halve the way down
             new = floor + 0.5 * (x - floor)
         else:
@@ -112,5 +138,10 @@ def search_from_guess(evaluate, guess: float, slope: float, *, floor: float, upp
         previous, x, overshoot = (x, h), new, 2.0 * overshoot
     low, h_low, _ = meet
     high, h_high, value_high = fail
-    return illinois(evaluate, Bracket(low, high, math.nan, value_high), h_low, h_high,
-                    tolerance=tolerance * max(low, floor)).low
+    return illinois(
+        evaluate,
+        Bracket(low, high, math.nan, value_high),
+        h_low,
+        h_high,
+        tolerance=tolerance * max(low, floor),
+    ).low

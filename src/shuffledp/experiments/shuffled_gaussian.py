@@ -53,34 +53,77 @@ from shuffledp._random import job_rng
 from shuffledp._validation import check_integer, check_real, check_real_array
 from shuffledp.tables import NOT_REPRODUCIBLE
 
-__all__ = ["FIG4_COLUMNS", "FIG4_VERDICT_COLUMNS", "MISSING_PARAMETERS", "PLAIN", "IMPORTANCE", "GUARANTEE",
-           "log_likelihood_ratio", "hockey_stick_monte_carlo", "hockey_stick_importance", "importance_shifts",
-           "hockey_stick_exact", "fig4_frame", "band_width", "fig4_verdicts"]
+__all__ = [
+    "FIG4_COLUMNS",
+    "FIG4_VERDICT_COLUMNS",
+    "MISSING_PARAMETERS",
+    "PLAIN",
+    "IMPORTANCE",
+    "GUARANTEE",
+    "log_likelihood_ratio",
+    "hockey_stick_monte_carlo",
+    "hockey_stick_importance",
+    "importance_shifts",
+    "hockey_stick_exact",
+    "fig4_frame",
+    "band_width",
+    "fig4_verdicts",
+]
 
 #: columns of :func:`hockey_stick_monte_carlo` and :func:`fig4_frame`
-FIG4_COLUMNS = ["estimator", "dimension", "sigma", "samples", "epsilon", "delta", "delta_low", "delta_high", "delta_upper_bound",
-                "delta_pq", "se_pq", "delta_qp", "se_qp", "exact_pq", "exact_qp", "seconds"]
+FIG4_COLUMNS = [
+    "estimator",
+    "dimension",
+    "sigma",
+    "samples",
+    "epsilon",
+    "delta",
+    "delta_low",
+    "delta_high",
+    "delta_upper_bound",
+    "delta_pq",
+    "se_pq",
+    "delta_qp",
+    "se_qp",
+    "exact_pq",
+    "exact_qp",
+    "seconds",
+]
 #: columns of :func:`fig4_verdicts` (those of shuffledp.experiments.koskela.VERDICT_COLUMNS, so the report
 #: reads both tables with one reader)
-FIG4_VERDICT_COLUMNS = ["figure", "curve", "accountant", "compositions", "points", "compared",
-                        "max_relative_difference", "median_relative_difference", "tolerance", "verdict", "note",
-                        "known_cause", "guarantee"]
+FIG4_VERDICT_COLUMNS = [
+    "figure",
+    "curve",
+    "accountant",
+    "compositions",
+    "points",
+    "compared",
+    "max_relative_difference",
+    "median_relative_difference",
+    "tolerance",
+    "verdict",
+    "note",
+    "known_cause",
+    "guarantee",
+]
 #: what every Fig. 4 curve is (``guarantee`` column)
-GUARANTEE = ("not a guarantee: an estimate (with a 95% band) of delta for one dataset pair (all zeros vs one 1), "
-             "so of a lower bound on the shuffled Gaussian's delta over all datasets")
+GUARANTEE = (
+    "not a guarantee: an estimate (with a 95% band) of delta for one dataset pair (all zeros vs one 1), "
+    "so of a lower bound on the shuffled Gaussian's delta over all datasets"
+)
 #: why no curve of Fig. 4 can be compared (checks in docs/koskela-figures.md, "Fig. 4")
 MISSING_PARAMETERS = (
     "not published where we can read it: sigma, d, the eps grid and N are stripped from the paper's text, and the "
     "authors' code (numerical-shuffler-experiments, every commit to 75068f3) has no Fig. 4 script or data; "
-    "docs/koskela-figures.md, Fig. 4")
+    "docs/koskela-figures.md, Fig. 4"
+)
 _CHUNK = 1 << 14
 #: the two estimators (``estimator`` column): plain Monte Carlo and importance sampling
 PLAIN, IMPORTANCE = "monte-carlo hockey-stick", "importance-sampling hockey-stick"
 
 
 def _check_sigma_dimension(sigma, dimension) -> tuple[float, int]:
-    return (check_real(sigma, "sigma", low=0.0, low_open=True),
-            check_integer(dimension, "dimension", low=1))
+    return (check_real(sigma, "sigma", low=0.0, low_open=True), check_integer(dimension, "dimension", low=1))
 
 
 def log_likelihood_ratio(y, sigma: float) -> np.ndarray:
@@ -98,7 +141,7 @@ def _log_ratios(z: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     rest = np.exp(a - top[:, None])
     sum_q = rest.sum(axis=1)
     log_q = top + np.log(sum_q) - shift
-    first = a[:, 0] + 1.0 / sigma**2               # the shifted coordinate, in log space
+    first = a[:, 0] + 1.0 / sigma**2  # the shifted coordinate, in log space
     top_p = np.maximum(top, first)
     sum_p = (sum_q - rest[:, 0]) * np.exp(top - top_p) + np.exp(first - top_p)
     log_p = top_p + np.log(sum_p) - shift
@@ -110,15 +153,23 @@ def _bernstein_upper(mean, variance, samples, alpha, weight_range: float = 1.0) 
     with probability >= 1 - alpha, for f in [0, b] (b = ``weight_range``; the theorem for f / b, scaled back)
     and V the unbiased sample variance; capped at 1 (delta is a probability difference)."""
     log_term = math.log(2.0 / alpha)
-    return np.minimum(mean + np.sqrt(2.0 * variance * log_term / samples)
-                      + 7.0 * weight_range * log_term / (3.0 * (samples - 1)), 1.0)
+    return np.minimum(
+        mean
+        + np.sqrt(2.0 * variance * log_term / samples)
+        + 7.0 * weight_range * log_term / (3.0 * (samples - 1)),
+        1.0,
+    )
 
 
 def _check_run(dimension, sigma, epsilons, samples, confidence):
     sigma, dimension = _check_sigma_dimension(sigma, dimension)
-    return (dimension, sigma, check_real_array(epsilons, "epsilons", low=0.0),
-            check_integer(samples, "samples", low=2),
-            check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True))
+    return (
+        dimension,
+        sigma,
+        check_real_array(epsilons, "epsilons", low=0.0),
+        check_integer(samples, "samples", low=2),
+        check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True, high_open=True),
+    )
 
 
 def _frame(dimension, sigma, samples, epsilons, sums, *, confidence, seconds, estimator, weight_range=1.0):
@@ -128,19 +179,32 @@ def _frame(dimension, sigma, samples, epsilons, sums, *, confidence, seconds, es
     var_pq = np.maximum(sums[1] - samples * mean_pq**2, 0.0) / (samples - 1)
     var_qp = np.maximum(sums[3] - samples * mean_qp**2, 0.0) / (samples - 1)
     se_pq, se_qp = np.sqrt(var_pq / samples), np.sqrt(var_qp / samples)
-    alpha = (1.0 - confidence) / 2.0          # Bonferroni over the two directions
+    alpha = (1.0 - confidence) / 2.0  # Bonferroni over the two directions
     z = norm.ppf(1.0 - alpha / 2.0)
     exact = hockey_stick_exact(dimension, sigma, epsilons) if dimension <= 2 else (np.nan, np.nan)
-    frame = pd.DataFrame({
-        "estimator": estimator, "dimension": dimension, "sigma": sigma, "samples": samples, "epsilon": epsilons,
-        "delta": np.maximum(mean_pq, mean_qp),
-        "delta_low": np.maximum(np.maximum(mean_pq - z * se_pq, mean_qp - z * se_qp), 0.0),
-        "delta_high": np.minimum(np.maximum(mean_pq + z * se_pq, mean_qp + z * se_qp), 1.0),
-        "delta_upper_bound": np.maximum(_bernstein_upper(mean_pq, var_pq, samples, alpha, weight_range),
-                                        _bernstein_upper(mean_qp, var_qp, samples, alpha, weight_range)),
-        "delta_pq": mean_pq, "se_pq": se_pq, "delta_qp": mean_qp, "se_qp": se_qp,
-        "exact_pq": exact[0], "exact_qp": exact[1], "seconds": seconds,
-    })
+    frame = pd.DataFrame(
+        {
+            "estimator": estimator,
+            "dimension": dimension,
+            "sigma": sigma,
+            "samples": samples,
+            "epsilon": epsilons,
+            "delta": np.maximum(mean_pq, mean_qp),
+            "delta_low": np.maximum(np.maximum(mean_pq - z * se_pq, mean_qp - z * se_qp), 0.0),
+            "delta_high": np.minimum(np.maximum(mean_pq + z * se_pq, mean_qp + z * se_qp), 1.0),
+            "delta_upper_bound": np.maximum(
+                _bernstein_upper(mean_pq, var_pq, samples, alpha, weight_range),
+                _bernstein_upper(mean_qp, var_qp, samples, alpha, weight_range),
+            ),
+            "delta_pq": mean_pq,
+            "se_pq": se_pq,
+            "delta_qp": mean_qp,
+            "se_qp": se_qp,
+            "exact_pq": exact[0],
+            "exact_qp": exact[1],
+            "seconds": seconds,
+        }
+    )
     return frame[FIG4_COLUMNS]
 
 
@@ -148,20 +212,40 @@ def _accumulate(sums, f_pq, f_qp) -> None:
     sums += [f_pq.sum(0), (f_pq * f_pq).sum(0), f_qp.sum(0), (f_qp * f_qp).sum(0)]
 
 
-def hockey_stick_monte_carlo(dimension: int, sigma: float, epsilons, *, samples: int, rng: np.random.Generator,
-                             confidence: float = 0.95) -> pd.DataFrame:
+def hockey_stick_monte_carlo(
+    dimension: int,
+    sigma: float,
+    epsilons,
+    *,
+    samples: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
     """delta(eps) of the shuffled Gaussian pair for every eps in ``epsilons`` from one set of ``samples``
     draws of plain Monte Carlo (see the module docstring for the estimator and its bands); columns
     :data:`FIG4_COLUMNS` (``exact_*`` filled for d <= 2)."""
-    dimension, sigma, epsilons, samples, confidence = _check_run(dimension, sigma, epsilons, samples, confidence)
+    dimension, sigma, epsilons, samples, confidence = _check_run(
+        dimension, sigma, epsilons, samples, confidence
+    )
     start = time.perf_counter()
     sums = np.zeros((4, len(epsilons)))
     for size in _chunks(samples):
         log_q, log_p = _log_ratios(rng.standard_normal((size, dimension)), sigma)
-        _accumulate(sums, -np.expm1(np.minimum(epsilons[None, :] - log_p[:, None], 0.0)),
-                    -np.expm1(np.minimum(epsilons[None, :] + log_q[:, None], 0.0)))
-    return _frame(dimension, sigma, samples, epsilons, sums, confidence=confidence,
-                  seconds=time.perf_counter() - start, estimator=PLAIN)
+        _accumulate(
+            sums,
+            -np.expm1(np.minimum(epsilons[None, :] - log_p[:, None], 0.0)),
+            -np.expm1(np.minimum(epsilons[None, :] + log_q[:, None], 0.0)),
+        )
+    return _frame(
+        dimension,
+        sigma,
+        samples,
+        epsilons,
+        sums,
+        confidence=confidence,
+        seconds=time.perf_counter() - start,
+        estimator=PLAIN,
+    )
 
 
 def _chunks(samples: int):
@@ -172,7 +256,9 @@ def _chunks(samples: int):
         done += size
 
 
-def importance_shifts(dimension: int, sigma: float, epsilon_max: float, shifts: int) -> tuple[np.ndarray, np.ndarray]:
+def importance_shifts(
+    dimension: int, sigma: float, epsilon_max: float, shifts: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The proposal components (mu_j for P || Q, nu_j for Q || P), ``shifts`` of each, equally spaced:
     mu from 1 (P itself) to sigma^2 (eps_max + log d + 1/(2 sigma^2)) + sigma, where a draw of the shifted
     coordinate alone puts log L at eps_max; nu from 0 (Q itself) to sigma^2 eps_max + sigma, where the
@@ -201,29 +287,52 @@ def _importance_qp(z, sigma, nu, choice, epsilons) -> np.ndarray:
     y = sigma * z - nu[choice][:, None]
     log_l = special.logsumexp(y / s2, axis=1) - math.log(d) - 0.5 / s2
     total = y.sum(axis=1) / s2
-    log_r = special.logsumexp(-nu[None, :] * total[:, None] - d * nu[None, :] ** 2 / (2.0 * s2), axis=1) - math.log(len(nu))
+    log_r = special.logsumexp(
+        -nu[None, :] * total[:, None] - d * nu[None, :] ** 2 / (2.0 * s2), axis=1
+    ) - math.log(len(nu))
     return -np.expm1(np.minimum(epsilons[None, :] + log_l[:, None], 0.0)) * np.exp(-log_r)[:, None]
 
 
-def hockey_stick_importance(dimension: int, sigma: float, epsilons, *, samples: int, rng: np.random.Generator,
-                            confidence: float = 0.95, shifts: int = 8) -> pd.DataFrame:
+def hockey_stick_importance(
+    dimension: int,
+    sigma: float,
+    epsilons,
+    *,
+    samples: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+    shifts: int = 8,
+) -> pd.DataFrame:
     """delta(eps) of the shuffled Gaussian pair by importance sampling (see the module docstring): each
     direction from ``samples`` iid draws of a mixture of ``shifts`` shifted Gaussians
     (:func:`importance_shifts`), weighted by the exact density ratio; same columns and bands as
     :func:`hockey_stick_monte_carlo`, the Bernstein bound with the weighted integrand's range ``shifts``."""
-    dimension, sigma, epsilons, samples, confidence = _check_run(dimension, sigma, epsilons, samples, confidence)
+    dimension, sigma, epsilons, samples, confidence = _check_run(
+        dimension, sigma, epsilons, samples, confidence
+    )
     shifts = check_integer(shifts, "shifts", low=1)
     mu, nu = importance_shifts(dimension, sigma, float(epsilons.max(initial=0.0)), shifts)
     start = time.perf_counter()
     sums = np.zeros((4, len(epsilons)))
     for size in _chunks(samples):
-        f_pq = _importance_pq(rng.standard_normal((size, dimension)), sigma, mu, rng.integers(shifts, size=size),
-                              epsilons)
-        f_qp = _importance_qp(rng.standard_normal((size, dimension)), sigma, nu, rng.integers(shifts, size=size),
-                              epsilons)
+        f_pq = _importance_pq(
+            rng.standard_normal((size, dimension)), sigma, mu, rng.integers(shifts, size=size), epsilons
+        )
+        f_qp = _importance_qp(
+            rng.standard_normal((size, dimension)), sigma, nu, rng.integers(shifts, size=size), epsilons
+        )
         _accumulate(sums, f_pq, f_qp)
-    return _frame(dimension, sigma, samples, epsilons, sums, confidence=confidence,
-                  seconds=time.perf_counter() - start, estimator=IMPORTANCE, weight_range=float(shifts))
+    return _frame(
+        dimension,
+        sigma,
+        samples,
+        epsilons,
+        sums,
+        confidence=confidence,
+        seconds=time.perf_counter() - start,
+        estimator=IMPORTANCE,
+        weight_range=float(shifts),
+    )
 
 
 def _gaussian_mechanism_delta(sigma: float, epsilons: np.ndarray) -> np.ndarray:
@@ -269,10 +378,13 @@ def _exact_two(sigma: float, epsilons: np.ndarray, panels: int = 64) -> tuple[np
     growth = math.exp(0.5 * tau**2)
     pq, qp = [], []
     for e in np.asarray(epsilons, dtype=float):
+
         def inner_pq(w, e=e):
             k = math.exp(e) / c - np.exp(w)
             safe = np.where(k > 0, k, 1.0)
-            return np.where(k > 0, c * _lognormal_excess(safe, tau, True), c * (np.exp(w) + growth) - math.exp(e))
+            return np.where(
+                k > 0, c * _lognormal_excess(safe, tau, True), c * (np.exp(w) + growth) - math.exp(e)
+            )
 
         def inner_qp(w, e=e):
             k = math.exp(-e) / c - np.exp(w)
@@ -311,13 +423,29 @@ def fig4_frame(section: Mapping, *, seed: int) -> pd.DataFrame:
     sigma, confidence = float(section["sigma"]), float(section["confidence"])
     frames = []
     for d in map(int, section["dimensions"]):
-        frames.append(hockey_stick_monte_carlo(d, sigma, epsilons, samples=int(section["samples"]),
-                                               rng=job_rng(seed, "koskela", "fig4", d), confidence=confidence))
+        frames.append(
+            hockey_stick_monte_carlo(
+                d,
+                sigma,
+                epsilons,
+                samples=int(section["samples"]),
+                rng=job_rng(seed, "koskela", "fig4", d),
+                confidence=confidence,
+            )
+        )
         if "importance" in section:
             spec = section["importance"]
-            frames.append(hockey_stick_importance(d, sigma, epsilons, samples=int(spec["samples"]),
-                                                  rng=job_rng(seed, "koskela", "fig4", "importance", d),
-                                                  confidence=confidence, shifts=int(spec.get("shifts", 8))))
+            frames.append(
+                hockey_stick_importance(
+                    d,
+                    sigma,
+                    epsilons,
+                    samples=int(spec["samples"]),
+                    rng=job_rng(seed, "koskela", "fig4", "importance", d),
+                    confidence=confidence,
+                    shifts=int(spec.get("shifts", 8)),
+                )
+            )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -338,9 +466,12 @@ def _exact_text(group: pd.DataFrame, smallest_delta: float) -> str:
         return ""
     relative = np.abs(delta[judged] - exact[judged]) / exact[judged]
     inside = (group["delta_low"].to_numpy(float)[judged] <= exact[judged]) & (
-        exact[judged] <= group["delta_high"].to_numpy(float)[judged])
-    return (f"; against the exact integral: largest relative difference {relative.max():.2%}, "
-            f"{int(inside.sum())} of {int(judged.sum())} points inside the band")
+        exact[judged] <= group["delta_high"].to_numpy(float)[judged]
+    )
+    return (
+        f"; against the exact integral: largest relative difference {relative.max():.2%}, "
+        f"{int(inside.sum())} of {int(judged.sum())} points inside the band"
+    )
 
 
 def _plain_text(group: pd.DataFrame, plain: pd.DataFrame | None) -> str:
@@ -349,9 +480,16 @@ def _plain_text(group: pd.DataFrame, plain: pd.DataFrame | None) -> str:
         return ""
     merged = group.merge(plain, on="epsilon", suffixes=("", "_plain"))
     both = merged["delta_pq_plain"] > 0
-    z = (np.abs(merged["delta_pq"] - merged["delta_pq_plain"]) / np.hypot(merged["se_pq"], merged["se_pq_plain"]))[both]
-    return (f"; against plain Monte Carlo (P || Q, {int(both.sum())} eps where it is positive): largest difference "
-            f"{z.max():.2f} combined standard errors" if both.any() else "")
+    z = (
+        np.abs(merged["delta_pq"] - merged["delta_pq_plain"])
+        / np.hypot(merged["se_pq"], merged["se_pq_plain"])
+    )[both]
+    return (
+        f"; against plain Monte Carlo (P || Q, {int(both.sum())} eps where it is positive): largest difference "
+        f"{z.max():.2f} combined standard errors"
+        if both.any()
+        else ""
+    )
 
 
 def fig4_verdicts(frame: pd.DataFrame, *, smallest_delta: float = 0.0) -> pd.DataFrame:
@@ -362,18 +500,39 @@ def fig4_verdicts(frame: pd.DataFrame, *, smallest_delta: float = 0.0) -> pd.Dat
     importance sampling its distance from plain Monte Carlo."""
     rows = []
     for (estimator, dimension), group in frame.groupby(["estimator", "dimension"], sort=True):
-        delta, width, samples = group["delta"].to_numpy(float), band_width(group), int(group["samples"].iloc[0])
+        delta, width, samples = (
+            group["delta"].to_numpy(float),
+            band_width(group),
+            int(group["samples"].iloc[0]),
+        )
         # samples for two significant figures (relative half-width 5%) at every eps, by the 1/sqrt(N) rate
         needed = f"{samples * (width / 0.05) ** 2:.2g}" if math.isfinite(width) else "unknown"
-        note = (f"{estimator}, {samples:,} samples, {len(group)} eps in [{group['epsilon'].min():g}, "
-                f"{group['epsilon'].max():g}]: delta from {delta.max():.3g} down to {delta.min():.3g}, largest "
-                f"relative half-width of the band {width:.2%} (about {needed} samples would make it 5%); "
-                f"{group['seconds'].iloc[0]:.2f} s" + _exact_text(group, smallest_delta))
+        note = (
+            f"{estimator}, {samples:,} samples, {len(group)} eps in [{group['epsilon'].min():g}, "
+            f"{group['epsilon'].max():g}]: delta from {delta.max():.3g} down to {delta.min():.3g}, largest "
+            f"relative half-width of the band {width:.2%} (about {needed} samples would make it 5%); "
+            f"{group['seconds'].iloc[0]:.2f} s" + _exact_text(group, smallest_delta)
+        )
         if estimator == IMPORTANCE:
-            note += _plain_text(group, frame[(frame["estimator"] == PLAIN) & (frame["dimension"] == dimension)])
-        rows.append({"figure": 4, "curve": f"shuffled Gaussian, d = {int(dimension)}"
-                     + (" (plain Monte Carlo)" if estimator == PLAIN else ""), "accountant": estimator,
-                     "compositions": "", "points": 0, "compared": 0, "max_relative_difference": math.nan,
-                     "median_relative_difference": math.nan, "tolerance": math.nan, "verdict": NOT_REPRODUCIBLE,
-                     "note": note, "known_cause": MISSING_PARAMETERS, "guarantee": GUARANTEE})
+            note += _plain_text(
+                group, frame[(frame["estimator"] == PLAIN) & (frame["dimension"] == dimension)]
+            )
+        rows.append(
+            {
+                "figure": 4,
+                "curve": f"shuffled Gaussian, d = {int(dimension)}"
+                + (" (plain Monte Carlo)" if estimator == PLAIN else ""),
+                "accountant": estimator,
+                "compositions": "",
+                "points": 0,
+                "compared": 0,
+                "max_relative_difference": math.nan,
+                "median_relative_difference": math.nan,
+                "tolerance": math.nan,
+                "verdict": NOT_REPRODUCIBLE,
+                "note": note,
+                "known_cause": MISSING_PARAMETERS,
+                "guarantee": GUARANTEE,
+            }
+        )
     return pd.DataFrame(rows, columns=FIG4_VERDICT_COLUMNS)

@@ -86,11 +86,19 @@ def discretise_normal(values, *, k: int, mean: float, bin_width: float) -> np.nd
 
 
 def synthetic_counts(
-    n_users: int, *, k: int, mean: float, standard_deviation: float, bin_width: float, rng: np.random.Generator
+    n_users: int,
+    *,
+    k: int,
+    mean: float,
+    standard_deviation: float,
+    bin_width: float,
+    rng: np.random.Generator,
 ) -> np.ndarray:
     """Histogram of ``n_users`` draws from N(mean, standard_deviation^2) discretised to k bins."""
     n_users = check_integer(n_users, "n_users", low=1)
-    standard_deviation = check_real(standard_deviation, "standard_deviation", low=0.0, low_open=True, high_open=True)
+    standard_deviation = check_real(
+        standard_deviation, "standard_deviation", low=0.0, low_open=True, high_open=True
+    )
     values = rng.normal(mean, standard_deviation, size=n_users)
     return np.bincount(discretise_normal(values, k=k, mean=mean, bin_width=bin_width), minlength=k)
 
@@ -121,9 +129,9 @@ def _delta(accountant: str, *, epsilons, epsilon_local, n_users, k, n_x0) -> np.
     if not accountant_class(accountant).needs_n_x0:
         n_x0 = None
     return np.asarray(
-        get_accountant(accountant, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0).delta_for_epsilon(
-            epsilons
-        ),
+        get_accountant(
+            accountant, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0
+        ).delta_for_epsilon(epsilons),
         dtype=float,
     )
 
@@ -137,7 +145,11 @@ def delta_for_value(counts, x0: int, *, epsilons, epsilon_local: float, accounta
     x0 = check_integer(x0, "x0", low=0, high=counts.size - 1)
     epsilons = check_real_array(epsilons, "epsilon", low=0.0)
     return _delta(
-        accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=int(counts.sum()), k=counts.size,
+        accountant,
+        epsilons=epsilons,
+        epsilon_local=epsilon_local,
+        n_users=int(counts.sum()),
+        k=counts.size,
         n_x0=max(int(counts[x0]) - 1, 0),
     )
 
@@ -154,9 +166,13 @@ def delta_hat(counts, *, epsilons, epsilon_local: float, accountant: str) -> np.
     epsilons = check_real_array(epsilons, "epsilon", low=0.0)
     n_users, k = int(counts.sum()), counts.size
     if not accountant_class(accountant).needs_n_x0:
-        return _delta(accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=None)
+        return _delta(
+            accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=None
+        )
     deltas = [
-        _delta(accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=int(c) - 1)
+        _delta(
+            accountant, epsilons=epsilons, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=int(c) - 1
+        )
         for c in np.unique(counts[counts >= 1])
     ]
     return np.max(np.vstack(deltas), axis=0)
@@ -207,7 +223,13 @@ def calibrate(delta: float, *, epsilon: float, sensitivity: float, delta_floor: 
 
 
 def community_utility(
-    counts, *, epsilon_local: float, sigma: float, estimator: str, rng: np.random.Generator, replicates: int = 1
+    counts,
+    *,
+    epsilon_local: float,
+    sigma: float,
+    estimator: str,
+    rng: np.random.Generator,
+    replicates: int = 1,
 ) -> dict[str, np.ndarray]:
     """TV distance to the true distribution for each mechanism, ``replicates`` draws each.
 
@@ -220,7 +242,9 @@ def community_utility(
     reports = sample_shuffled_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=replicates)
     result = {
         "shuffle": total_variation(normalise_counts(reports), truth),
-        "shuffle+INV": total_variation(estimate_distribution(reports, epsilon_local=epsilon_local, estimator=estimator), truth),
+        "shuffle+INV": total_variation(
+            estimate_distribution(reports, epsilon_local=epsilon_local, estimator=estimator), truth
+        ),
     }
     if math.isfinite(sigma):
         noisy = gaussian_histogram(counts, sigma=sigma, rng=rng, size=replicates) / n_users
@@ -232,8 +256,14 @@ def community_utility(
 
 
 def individual_utility(
-    counts, x0s: Sequence[int], *, epsilon_local: float, sigmas: Sequence[float], estimator: str,
-    rng: np.random.Generator, replicates: int,
+    counts,
+    x0s: Sequence[int],
+    *,
+    epsilon_local: float,
+    sigmas: Sequence[float],
+    estimator: str,
+    rng: np.random.Generator,
+    replicates: int,
 ) -> dict[str, np.ndarray]:
     """Individual-specific errors |estimate_x0 - pi_x0| (paper's W-bar divided by n) for each x0.
 
@@ -258,9 +288,18 @@ def individual_utility(
 
 
 def community_sweep(
-    region_counts, *, n_users_grid: Sequence[int], settings: Sequence[dict], runs: int, replace: bool,
-    accountants: Sequence[tuple[str, str]], neighbouring_sensitivity: float, delta_floor: float, estimator: str,
-    seed: int, identity: tuple,
+    region_counts,
+    *,
+    n_users_grid: Sequence[int],
+    settings: Sequence[dict],
+    runs: int,
+    replace: bool,
+    accountants: Sequence[tuple[str, str]],
+    neighbouring_sensitivity: float,
+    delta_floor: float,
+    estimator: str,
+    seed: int,
+    identity: tuple,
 ) -> pd.DataFrame:
     """Figures 6/7: for each n, ``runs`` datasets of n check-ins sampled from the region, each
     released once by every mechanism under each privacy setting (epsilon, epsilon_local).
@@ -282,17 +321,31 @@ def community_sweep(
             )
             for setting, (kind, accountant) in itertools.product(settings, accountants):
                 epsilon, epsilon_local = float(setting["epsilon"]), float(setting["epsilon_local"])
-                delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0])
-                calibration = calibrate(delta, epsilon=epsilon, sensitivity=neighbouring_sensitivity, delta_floor=delta_floor)
+                delta = float(
+                    delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[
+                        0
+                    ]
+                )
+                calibration = calibrate(
+                    delta, epsilon=epsilon, sensitivity=neighbouring_sensitivity, delta_floor=delta_floor
+                )
                 rng = job_rng(seed, *identity, "mechanisms", epsilon, epsilon_local, n_users, run)
                 tv = community_utility(
                     counts, epsilon_local=epsilon_local, sigma=calibration.sigma, estimator=estimator, rng=rng
                 )
                 for mechanism, values in tv.items():
                     rows.append(
-                        {"n_users": n_users, "run": run, "epsilon": epsilon, "epsilon_local": epsilon_local,
-                         "calibration": kind, "accountant": accountant, "mechanism": mechanism, "tv": float(values[0]),
-                         **calibration.columns()}
+                        {
+                            "n_users": n_users,
+                            "run": run,
+                            "epsilon": epsilon,
+                            "epsilon_local": epsilon_local,
+                            "calibration": kind,
+                            "accountant": accountant,
+                            "mechanism": mechanism,
+                            "tv": float(values[0]),
+                            **calibration.columns(),
+                        }
                     )
     bar.close()
     return pd.DataFrame(rows)
@@ -316,7 +369,9 @@ def check_utility_config(config) -> None:
     k = utility["synthetic"]["k"]
     for x0 in utility["table5"]["x0"]:
         if x0 > k:
-            raise ConfigError(f"config: `utility.table5.x0` values must be in [1, {k}] (utility.synthetic.k); got {x0}.")
+            raise ConfigError(
+                f"config: `utility.table5.x0` values must be in [1, {k}] (utility.synthetic.k); got {x0}."
+            )
     regions = config.get("regions") or {}
     figures = []
     for name, entry in utility["gowalla"]["regions"].items():
@@ -349,9 +404,14 @@ def _summary(draws) -> dict:
     low, median, high = np.quantile(draws, [0.025, 0.5, 0.975])
     strength = interval_strength(draws, low, high)
     return {
-        "mean": draws.mean(), "se": draws.std(ddof=1) / math.sqrt(draws.size),
-        "q025": low, "median": median, "q975": high, "replicates": draws.size,
-        "p_pass_3x_larger": strength["p_pass_3x_larger"], "p_pass_3x_smaller": strength["p_pass_3x_smaller"],
+        "mean": draws.mean(),
+        "se": draws.std(ddof=1) / math.sqrt(draws.size),
+        "q025": low,
+        "median": median,
+        "q975": high,
+        "replicates": draws.size,
+        "p_pass_3x_larger": strength["p_pass_3x_larger"],
+        "p_pass_3x_smaller": strength["p_pass_3x_smaller"],
     }
 
 
@@ -359,8 +419,12 @@ def synthetic_dataset(utility: dict, n_users: int, seed: int) -> np.ndarray:
     """The synthetic dataset of size n (one draw per n, from its own stream (seed, "synthetic-data", n))."""
     synthetic = utility["synthetic"]
     return synthetic_counts(
-        n_users, k=synthetic["k"], mean=synthetic["mean"], standard_deviation=synthetic["standard_deviation"],
-        bin_width=synthetic["bin_width"], rng=job_rng(seed, "synthetic-data", n_users),
+        n_users,
+        k=synthetic["k"],
+        mean=synthetic["mean"],
+        standard_deviation=synthetic["standard_deviation"],
+        bin_width=synthetic["bin_width"],
+        rng=job_rng(seed, "synthetic-data", n_users),
     )
 
 
@@ -370,7 +434,9 @@ def _sensitivity(utility: dict) -> float:
     return sensitivity_for(utility["neighbouring"])
 
 
-def individual_job(counts, x0_indices, x0_labels, *, utility: dict, setting: dict, seed: int, identity: tuple) -> pd.DataFrame:
+def individual_job(
+    counts, x0_indices, x0_labels, *, utility: dict, setting: dict, seed: int, identity: tuple
+) -> pd.DataFrame:
     """Individual-specific utility (Tables V/VI) for each x0, Gaussian calibrated per x0 under each of
     :data:`CALIBRATIONS` (printed, configured upper bound, lower bound). Summaries of ``setting["replicates"]`` draws per cell,
     errors on the paper's printed scale |estimate_x0 - pi_x0| (= W-bar / n).
@@ -383,8 +449,14 @@ def individual_job(counts, x0_indices, x0_labels, *, utility: dict, setting: dic
     for kind, accountant in calibration_accountants(utility):
         calibrations[kind] = [
             calibrate(
-                float(delta_for_value(counts, x0, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0]),
-                epsilon=epsilon, sensitivity=sensitivity, delta_floor=utility["delta_floor"],
+                float(
+                    delta_for_value(
+                        counts, x0, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant
+                    )[0]
+                ),
+                epsilon=epsilon,
+                sensitivity=sensitivity,
+                delta_floor=utility["delta_floor"],
             )
             for x0 in x0_indices
         ]
@@ -393,39 +465,85 @@ def individual_job(counts, x0_indices, x0_labels, *, utility: dict, setting: dic
     for kind, accountant in calibration_accountants(utility):
         rng = job_rng(seed, *identity, "individual", kind)
         errors = individual_utility(
-            counts, x0_indices, epsilon_local=epsilon_local, sigmas=[c.sigma for c in calibrations[kind]],
-            estimator=utility["estimator"], rng=rng, replicates=replicates,
+            counts,
+            x0_indices,
+            epsilon_local=epsilon_local,
+            sigmas=[c.sigma for c in calibrations[kind]],
+            estimator=utility["estimator"],
+            rng=rng,
+            replicates=replicates,
         )
         for i, (x0, label) in enumerate(zip(x0_indices, x0_labels)):
-            base = {"n_users": int(counts.sum()), "x0": label, "x0_index": int(x0), "x0_count": int(counts[x0]),
-                    "epsilon": epsilon, "epsilon_local": epsilon_local}
-            rows.append({**base, "mechanism": "gaussian", "calibration": kind, "accountant": accountant,
-                         **calibrations[kind][i].columns(), **_summary(errors["gaussian"][:, i])})
+            base = {
+                "n_users": int(counts.sum()),
+                "x0": label,
+                "x0_index": int(x0),
+                "x0_count": int(counts[x0]),
+                "epsilon": epsilon,
+                "epsilon_local": epsilon_local,
+            }
+            rows.append(
+                {
+                    **base,
+                    "mechanism": "gaussian",
+                    "calibration": kind,
+                    "accountant": accountant,
+                    **calibrations[kind][i].columns(),
+                    **_summary(errors["gaussian"][:, i]),
+                }
+            )
             if not shuffle_done:  # the shuffle does not depend on delta: report it once
-                rows.append({**base, "mechanism": "shuffle+INV", "calibration": "none", "accountant": "",
-                             **_summary(errors["shuffle+INV"][:, i])})
+                rows.append(
+                    {
+                        **base,
+                        "mechanism": "shuffle+INV",
+                        "calibration": "none",
+                        "accountant": "",
+                        **_summary(errors["shuffle+INV"][:, i]),
+                    }
+                )
         shuffle_done = True
     return pd.DataFrame(rows)
 
 
-def synthetic_community_job(utility: dict, setting: dict, n_users: int, *, seed: int, tag: str) -> pd.DataFrame:
+def synthetic_community_job(
+    utility: dict, setting: dict, n_users: int, *, seed: int, tag: str
+) -> pd.DataFrame:
     """Community TV of every mechanism on the synthetic dataset of size n, ``setting["replicates"]``
     draws, Gaussian calibrated at delta-hat (eq. 10) under each of :data:`CALIBRATIONS`."""
     counts = synthetic_dataset(utility, n_users, seed)
     epsilon, epsilon_local = float(setting["epsilon"]), float(setting["epsilon_local"])
     rows = []
     for kind, accountant in calibration_accountants(utility):
-        delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0])
-        calibration = calibrate(delta, epsilon=epsilon, sensitivity=_sensitivity(utility), delta_floor=utility["delta_floor"])
+        delta = float(
+            delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0]
+        )
+        calibration = calibrate(
+            delta, epsilon=epsilon, sensitivity=_sensitivity(utility), delta_floor=utility["delta_floor"]
+        )
         tv = community_utility(
-            counts, epsilon_local=epsilon_local, sigma=calibration.sigma, estimator=utility["estimator"],
-            rng=job_rng(seed, tag, "community", n_users, kind), replicates=int(setting["replicates"]),
+            counts,
+            epsilon_local=epsilon_local,
+            sigma=calibration.sigma,
+            estimator=utility["estimator"],
+            rng=job_rng(seed, tag, "community", n_users, kind),
+            replicates=int(setting["replicates"]),
         )
         for mechanism, values in tv.items():
             for run, value in enumerate(values):
-                rows.append({"n_users": n_users, "run": run, "epsilon": epsilon, "epsilon_local": epsilon_local,
-                             "calibration": kind, "accountant": accountant, "mechanism": mechanism, "tv": value,
-                             **calibration.columns()})
+                rows.append(
+                    {
+                        "n_users": n_users,
+                        "run": run,
+                        "epsilon": epsilon,
+                        "epsilon_local": epsilon_local,
+                        "calibration": kind,
+                        "accountant": accountant,
+                        "mechanism": mechanism,
+                        "tv": value,
+                        **calibration.columns(),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -448,18 +566,36 @@ def heatmap_job(cell_counts, *, utility: dict, seed: int, region: str) -> tuple[
     standard_normal = rng.standard_normal(counts.size)
     rows, pictured = [], None
     for kind, accountant in calibration_accountants(utility):
-        delta = float(delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0])
-        calibration = calibrate(delta, epsilon=epsilon, sensitivity=_sensitivity(utility), delta_floor=utility["delta_floor"])
+        delta = float(
+            delta_hat(counts, epsilons=[epsilon], epsilon_local=epsilon_local, accountant=accountant)[0]
+        )
+        calibration = calibrate(
+            delta, epsilon=epsilon, sensitivity=_sensitivity(utility), delta_floor=utility["delta_floor"]
+        )
         gaussian = (counts + calibration.sigma * standard_normal) / n_users
         if kind == "configured" or pictured is None:
             pictured = gaussian
-        rows.append({
-            "region": region, "n_users": int(n_users), "epsilon": epsilon, "epsilon_local": epsilon_local,
-            "calibration": kind, "accountant": accountant, "tv_gaussian": total_variation(gaussian, truth),
-            "tv_shuffle_inv": total_variation(shuffle_inv, truth), **calibration.columns(),
-        })
-    cells = pd.DataFrame({"cell": np.arange(counts.size), "original": truth, "gaussian": pictured, "shuffle+INV": shuffle_inv})
+        rows.append(
+            {
+                "region": region,
+                "n_users": int(n_users),
+                "epsilon": epsilon,
+                "epsilon_local": epsilon_local,
+                "calibration": kind,
+                "accountant": accountant,
+                "tv_gaussian": total_variation(gaussian, truth),
+                "tv_shuffle_inv": total_variation(shuffle_inv, truth),
+                **calibration.columns(),
+            }
+        )
+    cells = pd.DataFrame(
+        {"cell": np.arange(counts.size), "original": truth, "gaussian": pictured, "shuffle+INV": shuffle_inv}
+    )
     summary = pd.DataFrame(rows)
-    order = {kind: i for i, kind in enumerate(["configured", *(c for c in CALIBRATIONS if c != "configured")])}
-    summary = summary.sort_values("calibration", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
+    order = {
+        kind: i for i, kind in enumerate(["configured", *(c for c in CALIBRATIONS if c != "configured")])
+    }
+    summary = summary.sort_values("calibration", key=lambda c: c.map(order), kind="stable").reset_index(
+        drop=True
+    )
     return cells, summary

@@ -58,8 +58,10 @@ def interval_strength(draws, low: float, high: float, *, factor: float = STRENGT
 def strength_text(low: float, high: float, p_larger: float, p_smaller: float) -> str:
     """The strength of a single-draw interval test in words, for comparison notes."""
     width = f"×{high / low:.3g} ({math.log10(high / low):.1f} decades)" if low > 0 else "from 0"
-    return (f"the interval spans {width}; a value {STRENGTH_FACTOR:g}× ours would still pass with probability "
-            f"{p_larger:.2f}, one {STRENGTH_FACTOR:g}× smaller with {p_smaller:.2f}")
+    return (
+        f"the interval spans {width}; a value {STRENGTH_FACTOR:g}× ours would still pass with probability "
+        f"{p_larger:.2f}, one {STRENGTH_FACTOR:g}× smaller with {p_smaller:.2f}"
+    )
 
 
 def _interval_test(paper_value: float, draws, *, coverage: float = 0.95) -> dict | None:
@@ -77,8 +79,14 @@ def _interval_test(paper_value: float, draws, *, coverage: float = 0.95) -> dict
         f"[{low:.3g}, {high:.3g}] (mean {draws.mean():.3g} +/- {se:.2g} MC s.e., {draws.size} draws); "
         + strength_text(low, high, strength["p_pass_3x_larger"], strength["p_pass_3x_smaller"])
     )
-    return {"inside": inside, "note": note, "interval_low": low, "interval_high": high,
-            "p_pass_3x_larger": strength["p_pass_3x_larger"], "p_pass_3x_smaller": strength["p_pass_3x_smaller"]}
+    return {
+        "inside": inside,
+        "note": note,
+        "interval_low": low,
+        "interval_high": high,
+        "p_pass_3x_larger": strength["p_pass_3x_larger"],
+        "p_pass_3x_smaller": strength["p_pass_3x_smaller"],
+    }
 
 
 def mc_interval_verdict(paper_value: float, draws, *, coverage: float = 0.95) -> tuple[bool, str]:
@@ -98,33 +106,53 @@ def mc_interval_verdict(paper_value: float, draws, *, coverage: float = 0.95) ->
 # --- configuration checks a JSON schema cannot state ------------------------------------------
 
 
-
-
 def _verdict_row(table, block, row, column, paper, as_printed, exact, verdict, note) -> dict:
     from shuffledp.tables import parse_printed
 
     value = float(parse_printed(paper))
     relative = (as_printed - value) / value if (value and np.isfinite(as_printed)) else np.nan
-    return {"table": table, "block": block, "row": row, "column": column, "paper": paper,
-            "ours_as_printed": as_printed, "ours_exact": exact, "relative_difference": relative,
-            "verdict": verdict, "note": note}
+    return {
+        "table": table,
+        "block": block,
+        "row": row,
+        "column": column,
+        "paper": paper,
+        "ours_as_printed": as_printed,
+        "ours_exact": exact,
+        "relative_difference": relative,
+        "verdict": verdict,
+        "note": note,
+    }
 
 
 def _strength_columns(summary, x0_count=None) -> dict:
     """The :data:`STRENGTH_COLUMNS` of one interval test from a row of :func:`individual_job`."""
-    return {"interval_low": float(summary["q025"]), "interval_high": float(summary["q975"]),
-            "p_pass_3x_larger": float(summary.get("p_pass_3x_larger", math.nan)),
-            "p_pass_3x_smaller": float(summary.get("p_pass_3x_smaller", math.nan)),
-            "x0_count": x0_count}
+    return {
+        "interval_low": float(summary["q025"]),
+        "interval_high": float(summary["q975"]),
+        "p_pass_3x_larger": float(summary.get("p_pass_3x_larger", math.nan)),
+        "p_pass_3x_smaller": float(summary.get("p_pass_3x_smaller", math.nan)),
+        "x0_count": x0_count,
+    }
 
 
-_EMPTY_CELL_NOTE = ("x0 holds no check-in under our cell numbering (the paper's is not stated), so there is no "
-                    "individual at x0: its true probability is 0 and the as-printed delta is that of a lone holder "
-                    "(n_x0 = 0)")
+_EMPTY_CELL_NOTE = (
+    "x0 holds no check-in under our cell numbering (the paper's is not stated), so there is no "
+    "individual at x0: its true probability is 0 and the as-printed delta is that of a lone holder "
+    "(n_x0 = 0)"
+)
 
 
-def _individual_comparison(table: str, block: str, row_label: str, paper_text: str, mechanism: str, summaries: pd.DataFrame,
-                           *, x0_count: int | None = None) -> dict:
+def _individual_comparison(
+    table: str,
+    block: str,
+    row_label: str,
+    paper_text: str,
+    mechanism: str,
+    summaries: pd.DataFrame,
+    *,
+    x0_count: int | None = None,
+) -> dict:
     """Compare one printed single draw with our simulated distribution (see :func:`mc_interval_verdict`).
 
     The row carries :data:`STRENGTH_COLUMNS` (the interval and how often a value 3× off would still
@@ -139,32 +167,61 @@ def _individual_comparison(table: str, block: str, row_label: str, paper_text: s
         printed = summaries[summaries["calibration"] == "as_printed"].iloc[0]
         exact = summaries[summaries["calibration"] == "configured"].iloc[0]
         if printed["delta_floored"]:
-            note = (f"not reproducible as specified: delta from eq. (6) as printed is {printed['delta']:.3g} at "
-                    f"eps = {printed['epsilon']:g}, eps0 = {printed['epsilon_local']:g}, so the Gaussian is undefined; "
-                    f"ours uses the delta floor {printed['delta_used']:.3g} (sigma {printed['sigma']:.3g}, "
-                    f"diffprivlib {printed['sigma_diffprivlib']:.3g}); with the configured accountant "
-                    f"{exact['accountant']} (delta {exact['delta']:.3g}, sigma {exact['sigma']:.3g}) the paper value is "
-                    f"{'inside' if exact['q025'] <= paper <= exact['q975'] else 'outside'} our 95% single-draw interval "
-                    f"[{exact['q025']:.3g}, {exact['q975']:.3g}]" + empty)
-            row = _verdict_row(table, block, row_label, "Gaussian", paper_text, printed["mean"], exact["mean"], NOT_REPRODUCIBLE, note)
+            note = (
+                f"not reproducible as specified: delta from eq. (6) as printed is {printed['delta']:.3g} at "
+                f"eps = {printed['epsilon']:g}, eps0 = {printed['epsilon_local']:g}, so the Gaussian is undefined; "
+                f"ours uses the delta floor {printed['delta_used']:.3g} (sigma {printed['sigma']:.3g}, "
+                f"diffprivlib {printed['sigma_diffprivlib']:.3g}); with the configured accountant "
+                f"{exact['accountant']} (delta {exact['delta']:.3g}, sigma {exact['sigma']:.3g}) the paper value is "
+                f"{'inside' if exact['q025'] <= paper <= exact['q975'] else 'outside'} our 95% single-draw interval "
+                f"[{exact['q025']:.3g}, {exact['q975']:.3g}]" + empty
+            )
+            row = _verdict_row(
+                table,
+                block,
+                row_label,
+                "Gaussian",
+                paper_text,
+                printed["mean"],
+                exact["mean"],
+                NOT_REPRODUCIBLE,
+                note,
+            )
             return {**row, **{c: math.nan for c in STRENGTH_COLUMNS}, "x0_count": x0_count}
         chosen = printed
     else:
         chosen = exact = summaries.iloc[0]
     inside = chosen["q025"] <= paper <= chosen["q975"]
     strength = _strength_columns(chosen, x0_count)
-    note = (f"paper value {'inside' if inside else 'outside'} our central 95% interval of a single draw "
-            f"[{chosen['q025']:.3g}, {chosen['q975']:.3g}] (mean {chosen['mean']:.3g} +/- {chosen['se']:.2g} MC s.e.)")
+    note = (
+        f"paper value {'inside' if inside else 'outside'} our central 95% interval of a single draw "
+        f"[{chosen['q025']:.3g}, {chosen['q975']:.3g}] (mean {chosen['mean']:.3g} +/- {chosen['se']:.2g} MC s.e.)"
+    )
     if math.isfinite(strength["p_pass_3x_larger"]):
-        note += "; " + strength_text(strength["interval_low"], strength["interval_high"], strength["p_pass_3x_larger"],
-                                     strength["p_pass_3x_smaller"])
+        note += "; " + strength_text(
+            strength["interval_low"],
+            strength["interval_high"],
+            strength["p_pass_3x_larger"],
+            strength["p_pass_3x_smaller"],
+        )
     column = "Gaussian" if mechanism == "gaussian" else "shuffle+INV"
-    row = _verdict_row(table, block, row_label, column, paper_text, chosen["mean"], exact["mean"],
-                       REPRODUCED if inside else NOT_REPRODUCED, note + empty)
+    row = _verdict_row(
+        table,
+        block,
+        row_label,
+        column,
+        paper_text,
+        chosen["mean"],
+        exact["mean"],
+        REPRODUCED if inside else NOT_REPRODUCED,
+        note + empty,
+    )
     return {**row, **strength}
 
 
-def individual_tables(individual: pd.DataFrame, reference: pd.DataFrame, *, table: str, block_of) -> tuple[pd.DataFrame, pd.DataFrame]:
+def individual_tables(
+    individual: pd.DataFrame, reference: pd.DataFrame, *, table: str, block_of
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tables V/VI: (wide table: paper and ours per row, comparison rows in COMPARISON_COLUMNS followed
     by :data:`STRENGTH_COLUMNS`).
 
@@ -182,7 +239,11 @@ def individual_tables(individual: pd.DataFrame, reference: pd.DataFrame, *, tabl
         entry = {"block": block, "x0": x0, "x0_count": x0_count}
         for mechanism, column in (("gaussian", "Gaussian"), ("shuffle+INV", "shuffle+INV")):
             summaries = group[group["mechanism"] == mechanism]
-            match = reference[(reference["block"] == block) & (reference["row"] == row_label) & (reference["column"] == column)]
+            match = reference[
+                (reference["block"] == block)
+                & (reference["row"] == row_label)
+                & (reference["column"] == column)
+            ]
             paper_text = match["value"].iloc[0] if len(match) else ""
             entry[f"{column} paper"] = paper_text
             if mechanism == "gaussian":
@@ -205,8 +266,11 @@ def individual_tables(individual: pd.DataFrame, reference: pd.DataFrame, *, tabl
             else:
                 entry[f"{column} ours"] = summaries["mean"].iloc[0]
             if paper_text:
-                comparisons.append(_individual_comparison(table, block, row_label, paper_text, mechanism, summaries,
-                                                          x0_count=x0_count))
+                comparisons.append(
+                    _individual_comparison(
+                        table, block, row_label, paper_text, mechanism, summaries, x0_count=x0_count
+                    )
+                )
         entry["x0 note"] = "no check-in in this cell: no individual at x0" if x0_count == 0 else ""
         wide.append(entry)
     from shuffledp.tables import COMPARISON_COLUMNS
@@ -232,24 +296,64 @@ def community_text_comparison(community: pd.DataFrame, text_numbers: pd.DataFram
         strength = {c: math.nan for c in STRENGTH_COLUMNS}
         test = _interval_test(paper, printed["tv"])
         if mechanism == "gaussian" and bool(printed["delta_floored"].iloc[0]):
-            verdict, note = NOT_REPRODUCIBLE, (
-                f"delta-hat from eq. (6) as printed is {printed['delta'].iloc[0]:.3g}: Gaussian undefined; "
-                f"ours uses the delta floor {printed['delta_used'].iloc[0]:.3g}")
+            verdict, note = (
+                NOT_REPRODUCIBLE,
+                (
+                    f"delta-hat from eq. (6) as printed is {printed['delta'].iloc[0]:.3g}: Gaussian undefined; "
+                    f"ours uses the delta floor {printed['delta_used'].iloc[0]:.3g}"
+                ),
+            )
         elif test is None:
             verdict, note = NOT_REPRODUCED, "no simulated draws"
         else:
             verdict, note = (REPRODUCED if test["inside"] else NOT_REPRODUCED), test["note"]
-            strength.update({c: test[c] for c in ("interval_low", "interval_high", "p_pass_3x_larger", "p_pass_3x_smaller")})
-        rows.append({**_verdict_row("text", "Sec. V-C.2", f"n={n_users:,}", f"TV {mechanism}", quote["value"],
-                                    printed["tv"].mean(), exact["tv"].mean(), verdict, note), **strength})
+            strength.update(
+                {
+                    c: test[c]
+                    for c in ("interval_low", "interval_high", "p_pass_3x_larger", "p_pass_3x_smaller")
+                }
+            )
+        rows.append(
+            {
+                **_verdict_row(
+                    "text",
+                    "Sec. V-C.2",
+                    f"n={n_users:,}",
+                    f"TV {mechanism}",
+                    quote["value"],
+                    printed["tv"].mean(),
+                    exact["tv"].mean(),
+                    verdict,
+                    note,
+                ),
+                **strength,
+            }
+        )
     return pd.DataFrame(rows, columns=[*COMPARISON_COLUMNS, *STRENGTH_COLUMNS])
 
 
 #: columns of :func:`floor_break_even`
-FLOOR_COLUMNS = ["region", "n_users", "epsilon", "epsilon_local", "k", "calibration", "accountant", "delta_hat",
-                 "delta_floor", "delta_floored", "sigma", "tv_gaussian_mean", "tv_gaussian_expected",
-                 "tv_shuffle_inv_mean", "tv_shuffle_inv_se", "draws", "sigma_break_even", "log10_delta_break_even",
-                 "winner_at_delta_used"]
+FLOOR_COLUMNS = [
+    "region",
+    "n_users",
+    "epsilon",
+    "epsilon_local",
+    "k",
+    "calibration",
+    "accountant",
+    "delta_hat",
+    "delta_floor",
+    "delta_floored",
+    "sigma",
+    "tv_gaussian_mean",
+    "tv_gaussian_expected",
+    "tv_shuffle_inv_mean",
+    "tv_shuffle_inv_se",
+    "draws",
+    "sigma_break_even",
+    "log10_delta_break_even",
+    "winner_at_delta_used",
+]
 
 
 def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.DataFrame:
@@ -287,15 +391,29 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
         sigma_star = 2.0 * n_users * mean / (k * math.sqrt(2.0 / math.pi))
         log_delta = float(gaussian_log_delta(sigma_star, epsilon=float(epsilon), sensitivity=sensitivity))
         expected = k * float(first["sigma"]) * math.sqrt(2.0 / math.pi) / (2.0 * n_users)
-        rows.append({
-            "region": region, "n_users": int(n_users), "epsilon": float(epsilon), "epsilon_local": float(epsilon_local),
-            "k": int(k), "calibration": calibration, "accountant": first.get("accountant", ""),
-            "delta_hat": float(first["delta"]), "delta_floor": float(first["delta_used"]) if bool(first["delta_floored"]) else math.nan,
-            "delta_floored": bool(first["delta_floored"]), "sigma": float(first["sigma"]),
-            "tv_gaussian_mean": float(gaussian["tv"].mean()), "tv_gaussian_expected": expected,
-            "tv_shuffle_inv_mean": mean,
-            "tv_shuffle_inv_se": float(shuffle.std(ddof=1) / math.sqrt(shuffle.size)) if shuffle.size > 1 else math.nan,
-            "draws": int(shuffle.size), "sigma_break_even": sigma_star, "log10_delta_break_even": log_delta / math.log(10.0),
-            "winner_at_delta_used": "gaussian" if expected < mean else "shuffle+INV",
-        })
+        rows.append(
+            {
+                "region": region,
+                "n_users": int(n_users),
+                "epsilon": float(epsilon),
+                "epsilon_local": float(epsilon_local),
+                "k": int(k),
+                "calibration": calibration,
+                "accountant": first.get("accountant", ""),
+                "delta_hat": float(first["delta"]),
+                "delta_floor": float(first["delta_used"]) if bool(first["delta_floored"]) else math.nan,
+                "delta_floored": bool(first["delta_floored"]),
+                "sigma": float(first["sigma"]),
+                "tv_gaussian_mean": float(gaussian["tv"].mean()),
+                "tv_gaussian_expected": expected,
+                "tv_shuffle_inv_mean": mean,
+                "tv_shuffle_inv_se": float(shuffle.std(ddof=1) / math.sqrt(shuffle.size))
+                if shuffle.size > 1
+                else math.nan,
+                "draws": int(shuffle.size),
+                "sigma_break_even": sigma_star,
+                "log10_delta_break_even": log_delta / math.log(10.0),
+                "winner_at_delta_used": "gaussian" if expected < mean else "shuffle+INV",
+            }
+        )
     return pd.DataFrame(rows, columns=FLOOR_COLUMNS)

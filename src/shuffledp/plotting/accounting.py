@@ -48,10 +48,17 @@ SWEEP_SMALLEST_LOG10 = -300.0
 _BOTTOM_MARKERS = {"below": "v", "zero": "X"}
 #: bottom-edge marker rows (axes fraction): one row per curve that has such points, from the bottom up
 _BOTTOM_FIRST, _BOTTOM_STEP = 0.02, 0.02
-_BOTTOM_WORDS = {"below": "▼ bottom edge: δ < 1e-300 (exact log10 δ in the CSV)",
-                 "zero": "✕ bottom edge: δ = 0 exactly"}
-SWEEP_X_LABELS = {"n_users": "n (number of users)", "k": "k (domain size)", "epsilon_local": "ε0 (local)",
-                  "epsilon": "ε (central)", "n_x0_fraction": "n_x0 / n (share of the other users holding x0)"}
+_BOTTOM_WORDS = {
+    "below": "▼ bottom edge: δ < 1e-300 (exact log10 δ in the CSV)",
+    "zero": "✕ bottom edge: δ = 0 exactly",
+}
+SWEEP_X_LABELS = {
+    "n_users": "n (number of users)",
+    "k": "k (domain size)",
+    "epsilon_local": "ε0 (local)",
+    "epsilon": "ε (central)",
+    "n_x0_fraction": "n_x0 / n (share of the other users holding x0)",
+}
 _SHORT = {"n_users": "n", "k": "k", "epsilon_local": "ε0", "n_x0_fraction": "n_x0/n", "epsilon": "ε"}
 _LINESTYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X")
@@ -90,17 +97,25 @@ def plot_delta_surface(
     finite = np.isfinite(values)
     x_edges, y_edges = _edges(epsilons), _edges(epsilon_locals)
     zero = np.where(np.isneginf(values), 1.0, np.nan)
-    ax.pcolormesh(x_edges, y_edges, zero, cmap=plt.matplotlib.colors.ListedColormap([ZERO_COLOUR]), shading="flat")
-    image = ax.pcolormesh(x_edges, y_edges, np.ma.masked_where(~finite, values), cmap=cmap, vmin=vmin, vmax=vmax,
-                          shading="flat")
+    ax.pcolormesh(
+        x_edges, y_edges, zero, cmap=plt.matplotlib.colors.ListedColormap([ZERO_COLOUR]), shading="flat"
+    )
+    image = ax.pcolormesh(
+        x_edges, y_edges, np.ma.masked_where(~finite, values), cmap=cmap, vmin=vmin, vmax=vmax, shading="flat"
+    )
     ax.set_xlabel("ε (central)")
     ax.set_ylabel("ε0 (local k-RR)")
     ax.set_title(title)
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label="log10 δ")
     if np.isneginf(values).any():
-        ax.legend(handles=[Patch(facecolor=ZERO_COLOUR, edgecolor=style.INK, label="δ = 0 exactly")], loc="upper center",
-                  bbox_to_anchor=(0.5, -0.13), fontsize="small", frameon=False)  # below the axes: covers no cell
+        ax.legend(
+            handles=[Patch(facecolor=ZERO_COLOUR, edgecolor=style.INK, label="δ = 0 exactly")],
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.13),
+            fontsize="small",
+            frameon=False,
+        )  # below the axes: covers no cell
     return ax
 
 
@@ -116,16 +131,36 @@ def figure_delta_surfaces(frame, *, accountants, grid_of):
     vmin, vmax = float(finite.min()), 0.0
     first = frame.iloc[0]
     with style.plot_style():
-        figure, axes = plt.subplots(1, len(accountants), figsize=(5.6 * len(accountants) + 1.2, 5.4), squeeze=False,
-                                    layout="constrained")
-        for ax, letter, name, (epsilons, epsilon_locals, grid) in zip(axes[0], string.ascii_lowercase, accountants, grids):
+        figure, axes = plt.subplots(
+            1,
+            len(accountants),
+            figsize=(5.6 * len(accountants) + 1.2, 5.4),
+            squeeze=False,
+            layout="constrained",
+        )
+        for ax, letter, name, (epsilons, epsilon_locals, grid) in zip(
+            axes[0], string.ascii_lowercase, accountants, grids
+        ):
             label = frame.loc[frame["accountant"] == name, "label"].iloc[0]
-            plot_delta_surface(epsilons, epsilon_locals, grid, ax=ax, vmin=vmin, vmax=vmax, colorbar=False,
-                               title=f"({letter}) {label}\n[{style.accountant_text(name)}]")
-        figure.colorbar(axes[0, 0].collections[-1], ax=list(axes[0]), shrink=0.9, label="log10 δ (shared by all panels)")
+            plot_delta_surface(
+                epsilons,
+                epsilon_locals,
+                grid,
+                ax=ax,
+                vmin=vmin,
+                vmax=vmax,
+                colorbar=False,
+                title=f"({letter}) {label}\n[{style.accountant_text(name)}]",
+            )
+        figure.colorbar(
+            axes[0, 0].collections[-1], ax=list(axes[0]), shrink=0.9, label="log10 δ (shared by all panels)"
+        )
         style.move_legends_to_figure(figure, axes[0], frameon=False)  # one "δ = 0" entry for all panels
-        figure.suptitle(f"Figure 1: δ over (ε, ε0), n = {int(first['n_users'])}, k = {int(first['k'])}, "
-                        f"n_x0 = {int(first['n_x0'])}", fontweight="bold")
+        figure.suptitle(
+            f"Figure 1: δ over (ε, ε0), n = {int(first['n_users'])}, k = {int(first['k'])}, "
+            f"n_x0 = {int(first['n_x0'])}",
+            fontweight="bold",
+        )
     return figure
 
 
@@ -133,24 +168,37 @@ def figure_delta_surfaces(frame, *, accountants, grid_of):
 
 
 def _sweep_varying(frame, x: str) -> list[str]:
-    return [p for p in ("n_users", "k", "epsilon_local", "n_x0_fraction", "epsilon") if p != x and frame[p].nunique() > 1]
+    return [
+        p
+        for p in ("n_users", "k", "epsilon_local", "n_x0_fraction", "epsilon")
+        if p != x and frame[p].nunique() > 1
+    ]
 
 
 def _value_text(parameter: str, value) -> str:
-    return f"{_SHORT[parameter]} = {int(value):,}" if parameter in ("n_users", "k") else f"{_SHORT[parameter]} = {value:g}"
+    return (
+        f"{_SHORT[parameter]} = {int(value):,}"
+        if parameter in ("n_users", "k")
+        else f"{_SHORT[parameter]} = {value:g}"
+    )
 
 
 def _sweep_styles(frame, x: str):
     varying = _sweep_varying(frame, x)
     accountants = list(dict.fromkeys(frame["accountant"]))
-    combos = list(dict.fromkeys(tuple(row) for row in frame[varying].itertuples(index=False))) if varying else [()]
-    styles = {combo: (_LINESTYLES[i % len(_LINESTYLES)], _MARKERS[i % len(_MARKERS)]) for i, combo in enumerate(combos)}
+    combos = (
+        list(dict.fromkeys(tuple(row) for row in frame[varying].itertuples(index=False))) if varying else [()]
+    )
+    styles = {
+        combo: (_LINESTYLES[i % len(_LINESTYLES)], _MARKERS[i % len(_MARKERS)])
+        for i, combo in enumerate(combos)
+    }
     colours = {name: colour for name, (colour, _) in style.curve_styles(accountants).items()}
     return varying, accountants, colours, combos, styles
 
 
 def _sweep_label(rows) -> str:
-    """"name (kind): label" of one accountant's rows, the label only where it says more than the name."""
+    """ "name (kind): label" of one accountant's rows, the label only where it says more than the name."""
     name, label = rows["accountant"].iloc[0], str(rows["label"].iloc[0])
     text = style.accountant_text(name)
     return text if label in ("", name, "nan") else f"{text}: {label}"
@@ -175,21 +223,40 @@ def sweep_legend_handles(frame, *, x: str):
         rows = frame[frame["accountant"] == accountant]
         label = _sweep_label(rows)
         below, zeros = _bottom_counts(rows["log10_delta"])
-        notes = [f"{below} point(s) δ < 1e-300" for _ in [0] if below] + [f"{zeros} point(s) δ = 0" for _ in [0] if zeros]
+        notes = [f"{below} point(s) δ < 1e-300" for _ in [0] if below] + [
+            f"{zeros} point(s) δ = 0" for _ in [0] if zeros
+        ]
         if notes:
             label += f" ({'; '.join(notes)}: bottom edge)"
         colour_handles.append(style.line_handle(label, colour=colours[accountant]))
     below, zeros = _bottom_counts(frame["log10_delta"])
     if below:
-        colour_handles.append(style.line_handle(_BOTTOM_WORDS["below"], colour="0.4", linestyle="none", marker=_BOTTOM_MARKERS["below"]))
+        colour_handles.append(
+            style.line_handle(
+                _BOTTOM_WORDS["below"], colour="0.4", linestyle="none", marker=_BOTTOM_MARKERS["below"]
+            )
+        )
     if zeros:
-        colour_handles.append(style.line_handle(_BOTTOM_WORDS["zero"], colour="0.4", linestyle="none", marker=_BOTTOM_MARKERS["zero"]))
+        colour_handles.append(
+            style.line_handle(
+                _BOTTOM_WORDS["zero"], colour="0.4", linestyle="none", marker=_BOTTOM_MARKERS["zero"]
+            )
+        )
     style_handles = [
-        style.line_handle(", ".join(_value_text(p, v) for p, v in zip(varying, combo)), linestyle=styles[combo][0],
-                          marker=styles[combo][1])
-        for combo in combos if varying
+        style.line_handle(
+            ", ".join(_value_text(p, v) for p, v in zip(varying, combo)),
+            linestyle=styles[combo][0],
+            marker=styles[combo][1],
+        )
+        for combo in combos
+        if varying
     ]
-    return colour_handles, "colour: accountant (kind)", style_handles, "line: " + ", ".join(_SHORT[p] for p in varying)
+    return (
+        colour_handles,
+        "colour: accountant (kind)",
+        style_handles,
+        "line: " + ", ".join(_SHORT[p] for p in varying),
+    )
 
 
 def _draw_sweep_curve(ax, selected, *, x: str, colour, linestyle, marker, gid: str, stagger: dict):
@@ -203,9 +270,19 @@ def _draw_sweep_curve(ax, selected, *, x: str, colour, linestyle, marker, gid: s
         if chosen.any():
             y = _BOTTOM_FIRST + stagger.get("rows", 0) * _BOTTOM_STEP
             stagger["rows"] = stagger.get("rows", 0) + 1
-            ax.plot(xs[chosen], np.full(int(chosen.sum()), y), linestyle="none", marker=_BOTTOM_MARKERS[what],
-                    markersize=6, color=colour, markeredgecolor=style.INK, markeredgewidth=0.5,
-                    transform=ax.get_xaxis_transform(), clip_on=False, gid=f"{gid}:{what}")
+            ax.plot(
+                xs[chosen],
+                np.full(int(chosen.sum()), y),
+                linestyle="none",
+                marker=_BOTTOM_MARKERS[what],
+                markersize=6,
+                color=colour,
+                markeredgecolor=style.INK,
+                markeredgewidth=0.5,
+                transform=ax.get_xaxis_transform(),
+                clip_on=False,
+                gid=f"{gid}:{what}",
+            )
 
 
 def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
@@ -231,8 +308,16 @@ def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
             if selected.empty:
                 continue
             linestyle, marker = styles[combo]
-            _draw_sweep_curve(ax, selected.sort_values(x), x=x, colour=colours[accountant], linestyle=linestyle,
-                              marker=marker, gid=f"sweep:{accountant}:{combo}", stagger=stagger)
+            _draw_sweep_curve(
+                ax,
+                selected.sort_values(x),
+                x=x,
+                colour=colours[accountant],
+                linestyle=linestyle,
+                marker=marker,
+                gid=f"sweep:{accountant}:{combo}",
+                stagger=stagger,
+            )
     if x == "n_users":
         ax.set_xscale("log")
     ax.set_yscale("log")
@@ -251,12 +336,22 @@ def plot_sweep(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
     ax.set_title(title)
     if legend:
         colour_handles, colour_title, style_handles, style_title = sweep_legend_handles(frame, x=x)
-        first = ax.legend(handles=colour_handles, title=colour_title, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                          fontsize="small")
+        first = ax.legend(
+            handles=colour_handles,
+            title=colour_title,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize="small",
+        )
         if style_handles:
             ax.add_artist(first)
-            ax.legend(handles=style_handles, title=style_title, loc="lower left", bbox_to_anchor=(1.01, 0.0),
-                      fontsize="small")
+            ax.legend(
+                handles=style_handles,
+                title=style_title,
+                loc="lower left",
+                bbox_to_anchor=(1.01, 0.0),
+                fontsize="small",
+            )
     return ax
 
 
@@ -268,20 +363,33 @@ def _decade_ticks(lowest: float) -> list[float]:
 
 
 def _mark_n_x0_cap(ax, frame, x: str) -> None:
-    capped = frame[(frame["n_x0"] == frame["n_users"] - 1) & (frame["n_x0_fraction"] * frame["n_users"] >= frame["n_users"] - 0.5)]
+    capped = frame[
+        (frame["n_x0"] == frame["n_users"] - 1)
+        & (frame["n_x0_fraction"] * frame["n_users"] >= frame["n_users"] - 0.5)
+    ]
     if not (len(capped) and x == "n_x0_fraction"):
         return
     for value in sorted(capped[x].unique()):
         ax.axvline(value, color=style.INK, linestyle=":", linewidth=1.0)
     n_users = sorted(int(n) for n in capped["n_users"].unique())
-    note = "n_x0 capped at n − 1 = " + ", ".join(f"{n - 1:,}" for n in n_users) + "\n(every other user holds x0)"
+    note = (
+        "n_x0 capped at n − 1 = " + ", ".join(f"{n - 1:,}" for n in n_users) + "\n(every other user holds x0)"
+    )
     if _printed_meets_exact(capped):
         note += ";\nthere eq. (6) as printed\nequals the exact single-bin δ"
     ax.annotate(  # outside the axes, right of the capped column: it covers no point
         note,
-        xy=(1.0, 0.5), xycoords="axes fraction", xytext=(8, 0), textcoords="offset points", ha="left", va="center",
-        fontsize="small", color=style.INK, bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
-        annotation_clip=False, gid="n_x0-cap-note",
+        xy=(1.0, 0.5),
+        xycoords="axes fraction",
+        xytext=(8, 0),
+        textcoords="offset points",
+        ha="left",
+        va="center",
+        fontsize="small",
+        color=style.INK,
+        bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7"},
+        annotation_clip=False,
+        gid="n_x0-cap-note",
     )
 
 
@@ -314,7 +422,9 @@ def _fixed_text(frame, x: str) -> str:
 def figure_sweep(frame, *, x: str, name: str = ""):
     """One δ sweep: the title states what is plotted against what and every fixed parameter
     (n, k, ε0, ε, n_x0 rule); the config group name is given last for reference."""
-    subject = {"n_users": "n", "k": "k", "epsilon_local": "ε0", "epsilon": "ε", "n_x0_fraction": "n_x0 / n"}[x]
+    subject = {"n_users": "n", "k": "k", "epsilon_local": "ε0", "epsilon": "ε", "n_x0_fraction": "n_x0 / n"}[
+        x
+    ]
     with style.plot_style():
         figure, ax = plt.subplots(figsize=(9.5, 6.5), layout="constrained")
         title = f"δ against {subject}: {_fixed_text(frame, x)}"
@@ -322,11 +432,21 @@ def figure_sweep(frame, *, x: str, name: str = ""):
             title += f"\n(sweep `{name}` of accounting.sweeps)"
         plot_sweep(frame, x=x, ax=ax, title=title, legend=False)
         colour_handles, colour_title, style_handles, style_title = sweep_legend_handles(frame, x=x)
-        figure.legend(handles=colour_handles, title=colour_title, loc="outside lower left", fontsize="small",
-                      title_fontsize="small")
+        figure.legend(
+            handles=colour_handles,
+            title=colour_title,
+            loc="outside lower left",
+            fontsize="small",
+            title_fontsize="small",
+        )
         if style_handles:
-            figure.legend(handles=style_handles, title=style_title, loc="outside lower right", fontsize="small",
-                          title_fontsize="small")
+            figure.legend(
+                handles=style_handles,
+                title=style_title,
+                loc="outside lower right",
+                fontsize="small",
+                title_fontsize="small",
+            )
     return figure
 
 
@@ -350,7 +470,10 @@ _EDGE_WORDS = {
 }
 _HOLLOW_WORDS = "hollow marker: reached only at ε ≥ ε0 (no amplification)"
 _EPSILON_LOCAL_WORDS = "grey dashed: ε = ε0 (k-RR's own local guarantee)"
-EPSILON_X_LABELS = {"n_users": "n (number of users, log scale)", "epsilon_local": "ε0 (local k-RR, log scale)"}
+EPSILON_X_LABELS = {
+    "n_users": "n (number of users, log scale)",
+    "epsilon_local": "ε0 (local k-RR, log scale)",
+}
 
 
 _ROLE_WORDS = {
@@ -362,14 +485,23 @@ _ROLE_WORDS = {
 
 
 def _comparison_label(rows) -> str:
-    """"name: kind, what it holds for (counts of special points)" for one accountant's rows."""
+    """ "name: kind, what it holds for (counts of special points)" for one accountant's rows."""
     first = rows.iloc[0]
-    words = _ROLE_WORDS.get(first["role"], f" ({first['role']})").format(rule=str(first["n_x0_rule"]).replace("-", "−"))
+    words = _ROLE_WORDS.get(first["role"], f" ({first['role']})").format(
+        rule=str(first["n_x0_rule"]).replace("-", "−")
+    )
     label = f"{first['accountant']}: {first['kind']}{words}"
     counts = rows["status"].value_counts()
-    notes = [f"{words} at {int(counts[status])}" for status, words in (
-        ("unreachable", "no ε"), ("error", "refused"), ("epsilon = 0", "ε = 0"),
-        ("at or above eps0", "ε ≥ ε0")) if counts.get(status, 0)]
+    notes = [
+        f"{words} at {int(counts[status])}"
+        for status, words in (
+            ("unreachable", "no ε"),
+            ("error", "refused"),
+            ("epsilon = 0", "ε = 0"),
+            ("at or above eps0", "ε ≥ ε0"),
+        )
+        if counts.get(status, 0)
+    ]
     return label + (f" ({'; '.join(notes)} of {len(rows)} points)" if notes else "")
 
 
@@ -383,13 +515,29 @@ def _draw_epsilon_curve(ax, rows, *, x: str, colour, linestyle, accountant: str,
     marker = ROLE_MARKERS.get(role, "o")
     # the lower bound often lies on the weak adversary's curve: drawn thinner and on top
     is_lower = role == "lower bound on the worst case"
-    ax.plot(xs, np.where(drawable, eps, np.nan), color=colour, linestyle=linestyle,
-            linewidth=1.3 if is_lower else 2.0, zorder=3 if is_lower else 2, gid=f"epsilon:{accountant}")
+    ax.plot(
+        xs,
+        np.where(drawable, eps, np.nan),
+        color=colour,
+        linestyle=linestyle,
+        linewidth=1.3 if is_lower else 2.0,
+        zorder=3 if is_lower else 2,
+        gid=f"epsilon:{accountant}",
+    )
     filled = drawable & (status == "ok")
     hollow = drawable & (status == "at or above eps0")
     ax.plot(xs[filled], eps[filled], linestyle="none", marker=marker, markersize=4, color=colour)
-    ax.plot(xs[hollow], eps[hollow], linestyle="none", marker=marker, markersize=6, markerfacecolor="white",
-            markeredgecolor=colour, markeredgewidth=1.3, gid=f"epsilon-hollow:{accountant}")
+    ax.plot(
+        xs[hollow],
+        eps[hollow],
+        linestyle="none",
+        marker=marker,
+        markersize=6,
+        markerfacecolor="white",
+        markeredgecolor=colour,
+        markeredgewidth=1.3,
+        gid=f"epsilon-hollow:{accountant}",
+    )
     for edge_status, edge_marker in _EDGE_MARKERS.items():
         selected = status == edge_status
         if not selected.any():
@@ -398,9 +546,19 @@ def _draw_epsilon_curve(ax, rows, *, x: str, colour, linestyle, accountant: str,
         offset = stagger[side] * _EDGE_STEP
         y = _EDGE_BOTTOM + offset if side == "bottom" else _EDGE_TOP - offset
         stagger[side] += 1
-        ax.plot(xs[selected], np.full(int(selected.sum()), y), linestyle="none", marker=edge_marker, markersize=7,
-                color=colour, markeredgecolor=style.INK, markeredgewidth=0.5, transform=ax.get_xaxis_transform(),
-                clip_on=False, gid=f"epsilon-edge:{edge_status}:{accountant}")
+        ax.plot(
+            xs[selected],
+            np.full(int(selected.sum()), y),
+            linestyle="none",
+            marker=edge_marker,
+            markersize=7,
+            color=colour,
+            markeredgecolor=style.INK,
+            markeredgewidth=0.5,
+            transform=ax.get_xaxis_transform(),
+            clip_on=False,
+            gid=f"epsilon-edge:{edge_status}:{accountant}",
+        )
 
 
 def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: bool = True):
@@ -418,7 +576,9 @@ def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: boo
     stagger = {"top": 0, "bottom": 0}
     for accountant, (colour, linestyle) in styles.items():
         rows = frame[frame["accountant"] == accountant].sort_values(x)
-        _draw_epsilon_curve(ax, rows, x=x, colour=colour, linestyle=linestyle, accountant=accountant, stagger=stagger)
+        _draw_epsilon_curve(
+            ax, rows, x=x, colour=colour, linestyle=linestyle, accountant=accountant, stagger=stagger
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     finite = frame["epsilon"].to_numpy(dtype=float)
@@ -430,13 +590,20 @@ def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: boo
         ax.plot(values, values, color="0.55", linestyle=(0, (4, 3)), linewidth=1.0, gid="epsilon-local-line")
     else:
         for value in frame["epsilon_local"].unique():
-            ax.axhline(float(value), color="0.55", linestyle=(0, (4, 3)), linewidth=1.0, gid="epsilon-local-line")
+            ax.axhline(
+                float(value), color="0.55", linestyle=(0, (4, 3)), linewidth=1.0, gid="epsilon-local-line"
+            )
     ax.set_xlabel(EPSILON_X_LABELS.get(x, x))
     ax.set_ylabel(f"ε at δ = {frame['delta'].iloc[0]:g} (log scale)")
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(title)
     if legend:
-        ax.legend(handles=epsilon_legend_handles(frame), fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(
+            handles=epsilon_legend_handles(frame),
+            fontsize="x-small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+        )
     return ax
 
 
@@ -452,12 +619,20 @@ def epsilon_legend_handles(frame) -> list:
     handles = []
     for accountant, (colour, linestyle) in comparison_styles(frame).items():
         rows = frame[frame["accountant"] == accountant]
-        handles.append(style.line_handle(_comparison_label(rows), colour=colour, linestyle=linestyle,
-                                         marker=ROLE_MARKERS.get(rows["role"].iloc[0], "o")))
+        handles.append(
+            style.line_handle(
+                _comparison_label(rows),
+                colour=colour,
+                linestyle=linestyle,
+                marker=ROLE_MARKERS.get(rows["role"].iloc[0], "o"),
+            )
+        )
     statuses = set(frame["status"])
     for edge_status, marker in _EDGE_MARKERS.items():
         if edge_status in statuses:
-            handles.append(style.line_handle(_EDGE_WORDS[edge_status], colour="0.4", linestyle="none", marker=marker))
+            handles.append(
+                style.line_handle(_EDGE_WORDS[edge_status], colour="0.4", linestyle="none", marker=marker)
+            )
     if "at or above eps0" in statuses:
         handle = style.line_handle(_HOLLOW_WORDS, colour="0.4", linestyle="none", marker="o")
         handle.set_markerfacecolor("white")
@@ -477,8 +652,9 @@ def figure_epsilon_comparison(frame):
     present = [(panel, x) for panel, x in panels if (frame["panel"] == panel).any()]
     first = frame.iloc[0]
     with style.plot_style():
-        figure, axes = plt.subplots(1, len(present), figsize=(7.0 * len(present), 7.6), squeeze=False,
-                                    layout="constrained")
+        figure, axes = plt.subplots(
+            1, len(present), figsize=(7.0 * len(present), 7.6), squeeze=False, layout="constrained"
+        )
         for ax, letter, (panel, x) in zip(axes[0], string.ascii_lowercase, present):
             rows = frame[frame["panel"] == panel]
             if x == "n_users":
@@ -487,9 +663,15 @@ def figure_epsilon_comparison(frame):
             else:
                 fixed = f"k = {int(first['k'])}, n = {int(rows['n_users'].iloc[0]):,}"
                 subject = "ε0"
-            plot_epsilon_against(rows, x=x, ax=ax, title=f"({letter}) against {subject}: {fixed}", legend=False)
-        figure.legend(handles=epsilon_legend_handles(frame), loc="outside lower center", ncol=2, fontsize="small")
+            plot_epsilon_against(
+                rows, x=x, ax=ax, title=f"({letter}) against {subject}: {fixed}", legend=False
+            )
+        figure.legend(
+            handles=epsilon_legend_handles(frame), loc="outside lower center", ncol=2, fontsize="small"
+        )
         figure.suptitle(
             f"ε at δ = {first['delta']:g} for shuffled k-RR: guarantees for every dataset (● markers), a lower bound on "
-            "the worst case (■)\nand the paper's per-dataset δ (◆; not guarantees); every curve its own colour and line style", fontweight="bold")
+            "the worst case (■)\nand the paper's per-dataset δ (◆; not guarantees); every curve its own colour and line style",
+            fontweight="bold",
+        )
     return figure

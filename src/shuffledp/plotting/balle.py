@@ -42,27 +42,64 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
     for i, curve in enumerate(curves):
         colour = _PALETTE[i % len(_PALETTE)]
         rows = mine[(mine["curve"] == curve) & (mine["role"] == "published")].sort_values("n")
-        ax.semilogx(rows["n"], rows["value"], color=colour, linestyle=_linestyle(curve), lw=1.6,
-                    label=f"ours: {curve}")
+        ax.semilogx(
+            rows["n"],
+            rows["value"],
+            color=colour,
+            linestyle=_linestyle(curve),
+            lw=1.6,
+            label=f"ours: {curve}",
+        )
         theirs = published[(published["curve"] == curve) & (published["code"] == "current")].sort_values("x")
-        ax.semilogx(theirs["x"], theirs["value"], linestyle="none", marker="o", markersize=4, markerfacecolor="none",
-                    color=style.shade(colour), markevery=7, label=f"their code: {curve}")
+        ax.semilogx(
+            theirs["x"],
+            theirs["value"],
+            linestyle="none",
+            marker="o",
+            markersize=4,
+            markerfacecolor="none",
+            color=style.shade(colour),
+            markevery=7,
+            label=f"their code: {curve}",
+        )
         release = published[(published["curve"] == curve) & (published["code"] == "2019")].sort_values("x")
-        if len(release) and not np.allclose(release["value"].to_numpy(), theirs["value"].to_numpy(), rtol=1e-6,
-                                            equal_nan=True):
-            ax.semilogx(release["x"], release["value"], linestyle="none", marker="^", markersize=5,
-                        markerfacecolor="none", color=colour, markevery=(3, 7),
-                        label=f"their 2019 code (paper's figure): {curve}")
+        if len(release) and not np.allclose(
+            release["value"].to_numpy(), theirs["value"].to_numpy(), rtol=1e-6, equal_nan=True
+        ):
+            ax.semilogx(
+                release["x"],
+                release["value"],
+                linestyle="none",
+                marker="^",
+                markersize=5,
+                markerfacecolor="none",
+                color=colour,
+                markevery=(3, 7),
+                label=f"their 2019 code (paper's figure): {curve}",
+            )
     references = list(dict.fromkeys(mine.loc[mine["role"] == "reference", "curve"]))
     for j, curve in enumerate(references):
         colour, linestyle = _REFERENCE_STYLES[j % len(_REFERENCE_STYLES)]
         rows = mine[(mine["curve"] == curve) & (mine["role"] == "reference")].sort_values("n")
-        ax.semilogx(rows["n"], rows["value"], color=colour, linestyle=linestyle, lw=2.2, marker="x", markersize=5,
-                    label=f"reference: {curve} ({style.accountant_kind(rows['accountant'].iloc[0])})")
+        ax.semilogx(
+            rows["n"],
+            rows["value"],
+            color=colour,
+            linestyle=linestyle,
+            lw=2.2,
+            marker="x",
+            markersize=5,
+            label=f"reference: {curve} ({style.accountant_kind(rows['accountant'].iloc[0])})",
+        )
     delta = section["delta"]
-    ax.set_title(_TITLES[panel].format(epsilon=float(section.get("epsilon", 0)),
-                                       epsilon_local=float(section.get("epsilon_local", 0)),
-                                       delta=delta if isinstance(delta, str) else f"{float(delta):g}"), fontsize="medium")
+    ax.set_title(
+        _TITLES[panel].format(
+            epsilon=float(section.get("epsilon", 0)),
+            epsilon_local=float(section.get("epsilon_local", 0)),
+            delta=delta if isinstance(delta, str) else f"{float(delta):g}",
+        ),
+        fontsize="medium",
+    )
     ax.set_xlabel("n")
     ax.set_ylabel("ε" if section["value"] == "epsilon" else "ε0")
     ax.grid(True, which="major", alpha=0.3)
@@ -81,19 +118,44 @@ def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
         figure, axes = plt.subplots(2, 2, figsize=(21.0, 11.5), layout="constrained", squeeze=False)
         for ax, panel in zip(axes.ravel(), panels):
             _panel(ax, panel, frame, published[published["panel"] == panel], sections[panel])
-        for ax in axes.ravel()[len(panels):]:
+        for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)
-        figure.suptitle("Balle et al. (CRYPTO 2019) Fig. 3 — lines: ours; ○: their current code; △: their 2019 code "
-                        "where it differs (every 7th point); grey: our references")
-        figure.legend(handles=[Line2D([], [], color=_PALETTE[1], lw=1.6, label="coloured solid: Hoeffding"),
-                               Line2D([], [], color=_PALETTE[1], lw=1.6, linestyle="--", label="coloured dashed: Bennett"),
-                               Line2D([], [], color=_PALETTE[0], lw=1.6, linestyle=":",
-                                      label="coloured dotted: EFMRTT'19 (Erlingsson et al.'s closed form)"),
-                               *[Line2D([], [], color=colour, lw=2.2, linestyle=linestyle, marker="x", markersize=5,
-                                        label=f"grey {name}: our reference curve (named in the panel's legend)")
-                                 for (colour, linestyle), name in zip(_REFERENCE_STYLES,
-                                                                      ("dash-dot", "long-dashed", "dash-dot-dash"))]],
-                      loc="outside lower center", ncol=3, fontsize="small")
+        figure.suptitle(
+            "Balle et al. (CRYPTO 2019) Fig. 3 — lines: ours; ○: their current code; △: their 2019 code "
+            "where it differs (every 7th point); grey: our references"
+        )
+        figure.legend(
+            handles=[
+                Line2D([], [], color=_PALETTE[1], lw=1.6, label="coloured solid: Hoeffding"),
+                Line2D([], [], color=_PALETTE[1], lw=1.6, linestyle="--", label="coloured dashed: Bennett"),
+                Line2D(
+                    [],
+                    [],
+                    color=_PALETTE[0],
+                    lw=1.6,
+                    linestyle=":",
+                    label="coloured dotted: EFMRTT'19 (Erlingsson et al.'s closed form)",
+                ),
+                *[
+                    Line2D(
+                        [],
+                        [],
+                        color=colour,
+                        lw=2.2,
+                        linestyle=linestyle,
+                        marker="x",
+                        markersize=5,
+                        label=f"grey {name}: our reference curve (named in the panel's legend)",
+                    )
+                    for (colour, linestyle), name in zip(
+                        _REFERENCE_STYLES, ("dash-dot", "long-dashed", "dash-dot-dash")
+                    )
+                ],
+            ],
+            loc="outside lower center",
+            ncol=3,
+            fontsize="small",
+        )
     return figure
 
 
@@ -106,24 +168,43 @@ def figure_blanket(frame: pd.DataFrame):
     inputs = sorted(frame.loc[frame["component"] == "output", "input"].unique())
     with style.plot_style():
         figure, (left, right) = plt.subplots(1, 2, figsize=(12.0, 5.6), layout="constrained", sharey=True)
-        left.fill_between(blanket["y"], gamma * blanket["density"], color="0.85",
-                          label=f"γ·ω, shared by every input (γ = e^(−ε0/2) = {gamma:.3f})")
-        right.plot(blanket["y"], blanket["density"], color="black", lw=2.0, label="blanket ω = Lap(1/2, 1/ε0)")
+        left.fill_between(
+            blanket["y"],
+            gamma * blanket["density"],
+            color="0.85",
+            label=f"γ·ω, shared by every input (γ = e^(−ε0/2) = {gamma:.3f})",
+        )
+        right.plot(
+            blanket["y"], blanket["density"], color="black", lw=2.0, label="blanket ω = Lap(1/2, 1/ε0)"
+        )
         for i, x in enumerate(inputs):
             colour = _PALETTE[i % len(_PALETTE)]
             for ax, component, linestyle in ((left, "output", "-"), (right, "data-dependent", "--")):
                 rows = frame[(frame["component"] == component) & (frame["input"] == x)].sort_values("y")
                 name = "output density μ_x" if component == "output" else "data-dependent ω_x"
-                same = np.allclose(rows["density"].to_numpy(), blanket["density"].to_numpy(), rtol=1e-9, atol=0.0)
-                ax.plot(rows["y"], rows["density"], color=colour, lw=1.6, linestyle=linestyle,
-                        label=f"{name}, x = {x:g}" + (" (equals ω)" if same else ""))
-        for ax, title in ((left, "outputs of R(x) = x + Lap(1/ε0)"), (right, "blanket and data-dependent parts")):
+                same = np.allclose(
+                    rows["density"].to_numpy(), blanket["density"].to_numpy(), rtol=1e-9, atol=0.0
+                )
+                ax.plot(
+                    rows["y"],
+                    rows["density"],
+                    color=colour,
+                    lw=1.6,
+                    linestyle=linestyle,
+                    label=f"{name}, x = {x:g}" + (" (equals ω)" if same else ""),
+                )
+        for ax, title in (
+            (left, "outputs of R(x) = x + Lap(1/ε0)"),
+            (right, "blanket and data-dependent parts"),
+        ):
             ax.axvspan(0.0, 1.0, color="0.6", alpha=0.12, lw=0)
             ax.set_title(title, fontsize="medium")
             ax.set_xlabel("output y (inputs x in [0, 1], band)")
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
         left.set_ylabel("density")
-        figure.suptitle(f"Balle et al. (CRYPTO 2019) Fig. 2 redrawn: Laplace randomizer on [0, 1], ε0 = {eps0:g}; "
-                        "μ_x = γ ω + (1 − γ) ω_x")
+        figure.suptitle(
+            f"Balle et al. (CRYPTO 2019) Fig. 2 redrawn: Laplace randomizer on [0, 1], ε0 = {eps0:g}; "
+            "μ_x = γ ω + (1 − γ) ω_x"
+        )
     return figure

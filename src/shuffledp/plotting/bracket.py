@@ -28,8 +28,13 @@ import pandas as pd
 from shuffledp.experiments.guarantees import BRACKET_GOAL, BRACKET_GOAL_LARGE, BRACKET_LARGE_EPS0
 from shuffledp.plotting import style
 
-__all__ = ["BRACKET_FIGURE_COLUMNS", "check_bracket_frame", "bracket_excess", "plot_bracket_panel",
-           "figure_bracket"]
+__all__ = [
+    "BRACKET_FIGURE_COLUMNS",
+    "check_bracket_frame",
+    "bracket_excess",
+    "plot_bracket_panel",
+    "figure_bracket",
+]
 
 #: the columns of ``bracket.csv`` the figure reads
 BRACKET_FIGURE_COLUMNS = ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "status")
@@ -40,8 +45,10 @@ def check_bracket_frame(frame: pd.DataFrame) -> None:
     """``ValueError`` (one line) naming the missing columns, or a frame without rows."""
     missing = [c for c in BRACKET_FIGURE_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"`bracket data` must have columns {', '.join(BRACKET_FIGURE_COLUMNS)}; missing "
-                         f"{', '.join(missing)} (columns found: {', '.join(map(str, frame.columns)) or 'none'}).")
+        raise ValueError(
+            f"`bracket data` must have columns {', '.join(BRACKET_FIGURE_COLUMNS)}; missing "
+            f"{', '.join(missing)} (columns found: {', '.join(map(str, frame.columns)) or 'none'})."
+        )
     if frame.empty:
         raise ValueError("`bracket data` must have at least one row; got none.")
 
@@ -77,19 +84,38 @@ def _draw_points(ax, rows, excess, colour, *, marker, size, gid, zorder=3):
     n_values = rows["n_users"].to_numpy(dtype=float)
     for filled, chosen in ((True, ok), (False, ~ok)):
         if chosen.any():
-            ax.plot(n_values[chosen], excess[chosen], linestyle="none", marker=marker, markersize=size,
-                    markerfacecolor=colour if filled else "white", markeredgecolor=colour, zorder=zorder,
-                    gid=f"{gid}:{'ok' if filled else 'flagged'}")
+            ax.plot(
+                n_values[chosen],
+                excess[chosen],
+                linestyle="none",
+                marker=marker,
+                markersize=size,
+                markerfacecolor=colour if filled else "white",
+                markeredgecolor=colour,
+                zorder=zorder,
+                gid=f"{gid}:{'ok' if filled else 'flagged'}",
+            )
 
 
 def _edge_marks(ax, rows, excess, colour, limits, gid):
     """▼ on the bottom edge where the two ends are equal, ▲ on the top edge where the ratio is undefined."""
     n_values = rows["n_users"].to_numpy(dtype=float)
-    for where, chosen, marker, y in (("equal", np.isfinite(excess) & (excess <= 0), "v", limits[0]),
-                                     ("undefined", ~np.isfinite(excess), "^", limits[1])):
+    for where, chosen, marker, y in (
+        ("equal", np.isfinite(excess) & (excess <= 0), "v", limits[0]),
+        ("undefined", ~np.isfinite(excess), "^", limits[1]),
+    ):
         if chosen.any():
-            ax.plot(n_values[chosen], np.full(int(chosen.sum()), y), linestyle="none", marker=marker, markersize=7,
-                    color=colour, clip_on=False, zorder=4, gid=f"{gid}:edge-{where}")
+            ax.plot(
+                n_values[chosen],
+                np.full(int(chosen.sum()), y),
+                linestyle="none",
+                marker=marker,
+                markersize=7,
+                color=colour,
+                clip_on=False,
+                zorder=4,
+                gid=f"{gid}:edge-{where}",
+            )
 
 
 def _large_end(ax, row, excess: float, colour, limits) -> None:
@@ -97,13 +123,32 @@ def _large_end(ax, row, excess: float, colour, limits) -> None:
     below = float(row["eps_upper"]) < eps0
     gid = f"bracket-end k={int(row['k'])} eps0={eps0:g} delta={float(row['delta']):g} n={n_users}"
     y = excess if math.isfinite(excess) and excess > 0 else limits[0] if math.isfinite(excess) else limits[1]
-    ax.plot([n_users], [y], linestyle="none", marker="*" if below else "X", markersize=13, color=colour,
-            markeredgecolor=style.INK, clip_on=False, zorder=5, gid=gid)
+    ax.plot(
+        [n_users],
+        [y],
+        linestyle="none",
+        marker="*" if below else "X",
+        markersize=13,
+        color=colour,
+        markeredgecolor=style.INK,
+        clip_on=False,
+        zorder=5,
+        gid=gid,
+    )
     ratio = f"ratio 1 + {excess:.2g}" if math.isfinite(excess) else "ratio undefined"
-    note = (f"ε0 = {eps0:g}, n = {n_users:.0e}, δ = {float(row['delta']):g}:\nε ≤ {float(row['eps_upper']):.4g}, "
-            f"{ratio}" + ("" if below else "\nupper ε not below ε0"))
-    ax.annotate(note, (n_users, y), xytext=(-8, 10), textcoords="offset points", ha="right", fontsize="x-small",
-                color=style.INK)
+    note = (
+        f"ε0 = {eps0:g}, n = {n_users:.0e}, δ = {float(row['delta']):g}:\nε ≤ {float(row['eps_upper']):.4g}, "
+        f"{ratio}" + ("" if below else "\nupper ε not below ε0")
+    )
+    ax.annotate(
+        note,
+        (n_users, y),
+        xytext=(-8, 10),
+        textcoords="offset points",
+        ha="right",
+        fontsize="x-small",
+        color=style.INK,
+    )
 
 
 def plot_bracket_panel(panel: pd.DataFrame, *, ax=None, eps0_colours=None, delta_styles=None, limits=None):
@@ -120,8 +165,14 @@ def plot_bracket_panel(panel: pd.DataFrame, *, ax=None, eps0_colours=None, delta
         excess, colour = bracket_excess(rows), eps0_colours[float(eps0)]
         gid = f"bracket k={k} eps0={float(eps0):g} delta={float(delta):g}"
         drawable = np.isfinite(excess) & (excess > 0)
-        ax.plot(rows["n_users"].to_numpy(dtype=float)[drawable], excess[drawable], color=colour,
-                linestyle=delta_styles[float(delta)], linewidth=1.5, gid=gid)
+        ax.plot(
+            rows["n_users"].to_numpy(dtype=float)[drawable],
+            excess[drawable],
+            color=colour,
+            linestyle=delta_styles[float(delta)],
+            linewidth=1.5,
+            gid=gid,
+        )
         _draw_points(ax, rows[drawable], excess[drawable], colour, marker="o", size=4, gid=gid)
         _edge_marks(ax, rows, excess, colour, limits, gid)
     for (_, row), excess in zip(panel[large].iterrows(), excess_all[large.to_numpy()]):
@@ -140,15 +191,32 @@ def plot_bracket_panel(panel: pd.DataFrame, *, ax=None, eps0_colours=None, delta
 
 
 def _legend_handles(frame, eps0_colours, delta_styles) -> list:
-    handles = [style.line_handle(f"ε0 = {e:g}", colour=c, marker="o" if e < BRACKET_LARGE_EPS0 else "*")
-               for e, c in eps0_colours.items()]
+    handles = [
+        style.line_handle(f"ε0 = {e:g}", colour=c, marker="o" if e < BRACKET_LARGE_EPS0 else "*")
+        for e, c in eps0_colours.items()
+    ]
     handles += [style.line_handle(f"δ = {d:g}", linestyle=s) for d, s in delta_styles.items()]
     handles.append(style.line_handle(f"goal: ratio ≤ {BRACKET_GOAL:g}", colour=style.INK))
     if (frame["epsilon_local"].astype(float) >= BRACKET_LARGE_EPS0).any():
-        handles.append(style.line_handle(f"goal at ε0 ≥ {BRACKET_LARGE_EPS0:g}: ratio ≤ {BRACKET_GOAL_LARGE:g} and "
-                                         "upper ε < ε0 (★ met, ✕ upper not below ε0)", colour=style.INK, linestyle="--"))
-    handles.append(plt.Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor="0.3",
-                              label="hollow: ε at or near ε0, or lower ε 0 (status in bracket.csv)"))
+        handles.append(
+            style.line_handle(
+                f"goal at ε0 ≥ {BRACKET_LARGE_EPS0:g}: ratio ≤ {BRACKET_GOAL_LARGE:g} and "
+                "upper ε < ε0 (★ met, ✕ upper not below ε0)",
+                colour=style.INK,
+                linestyle="--",
+            )
+        )
+    handles.append(
+        plt.Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markerfacecolor="white",
+            markeredgecolor="0.3",
+            label="hollow: ε at or near ε0, or lower ε 0 (status in bracket.csv)",
+        )
+    )
     return handles
 
 
@@ -163,15 +231,29 @@ def figure_bracket(frame: pd.DataFrame):
     upper = frame["upper"].iloc[0] if "upper" in frame.columns else "the upper end"
     lower = frame["lower"].iloc[0] if "lower" in frame.columns else "the lower end"
     with style.plot_style():
-        figure, axes = plt.subplots(rows_of_panels, columns, figsize=(4.6 * columns, 3.8 * rows_of_panels + 1.2),
-                                    squeeze=False, layout="constrained", sharey=True)
+        figure, axes = plt.subplots(
+            rows_of_panels,
+            columns,
+            figsize=(4.6 * columns, 3.8 * rows_of_panels + 1.2),
+            squeeze=False,
+            layout="constrained",
+            sharey=True,
+        )
         for ax, k in zip(axes.flat, ks):
-            plot_bracket_panel(frame[frame["k"] == k], ax=ax, eps0_colours=eps0_colours, delta_styles=delta_styles,
-                               limits=limits)
-        for ax in list(axes.flat)[len(ks):]:
+            plot_bracket_panel(
+                frame[frame["k"] == k],
+                ax=ax,
+                eps0_colours=eps0_colours,
+                delta_styles=delta_styles,
+                limits=limits,
+            )
+        for ax in list(axes.flat)[len(ks) :]:
             ax.set_visible(False)
         handles = _legend_handles(frame, eps0_colours, delta_styles)
         figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4), frameon=False)
-        figure.suptitle(f"Worst-case bracket of shuffled k-RR at fixed δ: how far ε of `{upper}` (valid for every "
-                        f"dataset) is above ε of `{lower}` (attained), against n", fontsize="medium")
+        figure.suptitle(
+            f"Worst-case bracket of shuffled k-RR at fixed δ: how far ε of `{upper}` (valid for every "
+            f"dataset) is above ε of `{lower}` (attained), against n",
+            fontsize="medium",
+        )
     return figure

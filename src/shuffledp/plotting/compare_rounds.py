@@ -27,8 +27,13 @@ def figure_rounds(grid: pd.DataFrame) -> plt.Figure:
         panel = frame[frame["k"] == k]
         for (q, n_users, epsilon), line in panel.groupby(["subsample", "n_users", "epsilon"], sort=True):
             line = line.sort_values("compositions")
-            axis.plot(line["compositions"], np.exp(line["log_ratio"]), marker="o" if q == 1 else "s",
-                      linestyle="-" if q == 1 else "--", label=f"q = {q:g}, n = {int(n_users):,}, ε = {epsilon:g}")
+            axis.plot(
+                line["compositions"],
+                np.exp(line["log_ratio"]),
+                marker="o" if q == 1 else "s",
+                linestyle="-" if q == 1 else "--",
+                label=f"q = {q:g}, n = {int(n_users):,}, ε = {epsilon:g}",
+            )
         axis.axhspan(1e-3, 1.0, color=style.SHUFFLE_BETTER, alpha=0.08)
         axis.axhspan(1.0, 1e3, color=style.CURATOR_BETTER, alpha=0.08)
         axis.axhline(1.0, color="black", linewidth=0.8)

@@ -35,8 +35,12 @@ _LABELS = {
 #: one line style per delta rule (fixed deltas first, then the rules in n)
 LINESTYLES = ("-", "--", ":", "-.")
 #: colours of the mechanisms missing from the shared palette, chosen apart from the ones drawn beside them
-EXTRA_COLOURS = {"shuffle+IBU": "#D55E00", "shuffle+INV-unprojected": "#999933", "geometric": "#555555",
-                 "geometric+proj": "#000000"}
+EXTRA_COLOURS = {
+    "shuffle+IBU": "#D55E00",
+    "shuffle+INV-unprojected": "#999933",
+    "geometric": "#555555",
+    "geometric+proj": "#000000",
+}
 #: shuffle+IBU is drawn wide and beneath: it often coincides with shuffle+INV, which stays visible on top
 _LINE_WIDTHS = {"shuffle+IBU": 3.0}
 _Z_ORDERS = {"shuffle+IBU": 1.5}
@@ -62,8 +66,16 @@ def _dataset_label(dataset: str, k: int) -> str:
     return f"{dataset.replace('_', ' ')} (k = {int(k)})"
 
 
-def plot_tv_against_n(frame, *, ax=None, mechanisms=TV_MECHANISMS, calibration: str = "weak-adversary",
-                      delta_rules=None, colours=None, title: str = ""):
+def plot_tv_against_n(
+    frame,
+    *,
+    ax=None,
+    mechanisms=TV_MECHANISMS,
+    calibration: str = "weak-adversary",
+    delta_rules=None,
+    colours=None,
+    title: str = "",
+):
     """Mean TV (with its Monte-Carlo interval as error bars) against n on log-log axes, one line per
     mechanism and delta rule (line style) for the rows of one (dataset, epsilon).
 
@@ -84,9 +96,18 @@ def plot_tv_against_n(frame, *, ax=None, mechanisms=TV_MECHANISMS, calibration: 
                 continue
             mean = rows["tv_mean"].to_numpy(float)
             error = np.vstack([mean - rows["tv_low"].to_numpy(float), rows["tv_high"].to_numpy(float) - mean])
-            ax.errorbar(rows["n_users"], mean, yerr=np.clip(error, 0, None), color=colours[mechanism],
-                        linestyle=linestyle, marker="o", markersize=3, capsize=2,
-                        linewidth=_LINE_WIDTHS.get(mechanism, 1.2), zorder=_Z_ORDERS.get(mechanism, 2.0))
+            ax.errorbar(
+                rows["n_users"],
+                mean,
+                yerr=np.clip(error, 0, None),
+                color=colours[mechanism],
+                linestyle=linestyle,
+                marker="o",
+                markersize=3,
+                capsize=2,
+                linewidth=_LINE_WIDTHS.get(mechanism, 1.2),
+                zorder=_Z_ORDERS.get(mechanism, 2.0),
+            )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("n (users)")
@@ -104,32 +125,50 @@ def figure_tv(frame, *, mechanisms=TV_MECHANISMS, calibration: str = "weak-adver
     colours = _colours(mechanisms)
     replicates = int(frame["replicates"].iloc[0])
     with style.plot_style():
-        figure, axes = plt.subplots(len(datasets), len(epsilons), figsize=(2.9 * len(epsilons), 2.6 * len(datasets) + 1.2),
-                                    squeeze=False, sharex=True, layout="constrained")
+        figure, axes = plt.subplots(
+            len(datasets),
+            len(epsilons),
+            figsize=(2.9 * len(epsilons), 2.6 * len(datasets) + 1.2),
+            squeeze=False,
+            sharex=True,
+            layout="constrained",
+        )
         for row, (dataset, k) in enumerate(datasets):
             for column, epsilon in enumerate(epsilons):
                 ax = axes[row, column]
                 subset = frame[(frame["dataset"] == dataset) & (frame["epsilon"] == epsilon)]
-                plot_tv_against_n(subset, ax=ax, mechanisms=mechanisms, calibration=calibration,
-                                  delta_rules=delta_rules, colours=colours,
-                                  title=f"({string.ascii_lowercase[(row * len(epsilons) + column) % 26]}) "
-                                        f"{_dataset_label(dataset, k)}, ε = {epsilon:g}")
+                plot_tv_against_n(
+                    subset,
+                    ax=ax,
+                    mechanisms=mechanisms,
+                    calibration=calibration,
+                    delta_rules=delta_rules,
+                    colours=colours,
+                    title=f"({string.ascii_lowercase[(row * len(epsilons) + column) % 26]}) "
+                    f"{_dataset_label(dataset, k)}, ε = {epsilon:g}",
+                )
                 if column:
                     ax.set_ylabel("")
                 if row < len(datasets) - 1:
                     ax.set_xlabel("")
         handles = [style.line_handle(_LABELS.get(m, m), colour=colours[m]) for m in mechanisms]
-        handles += [style.line_handle(f"δ: {rule}", linestyle=linestyle) for rule, linestyle in zip(delta_rules, LINESTYLES)]
+        handles += [
+            style.line_handle(f"δ: {rule}", linestyle=linestyle)
+            for rule, linestyle in zip(delta_rules, LINESTYLES)
+        ]
         figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4))
         figure.suptitle(
             f"Equal guarantee: TV against n at each target (ε, δ); shuffled k-RR at the largest ε0 certified by "
             f"{style.accountant_text(calibration)}; mean of {replicates} draws, bars = mean ± 1.96 SE; geometric at pure ε (δ = 0)",
-            fontweight="bold", fontsize="medium",
+            fontweight="bold",
+            fontsize="medium",
         )
     return figure
 
 
-def plot_ratio_map(ratio, *, ax=None, norm=None, title: str = "", epsilons=None, n_values=None, colorbar: bool = True):
+def plot_ratio_map(
+    ratio, *, ax=None, norm=None, title: str = "", epsilons=None, n_values=None, colorbar: bool = True
+):
     """Map over (n, epsilon) of ``ratio`` (TV shuffle / TV best Gaussian) for one (dataset, delta rule).
 
     Colour: the ratio on a logarithmic diverging scale centred on 1 (blue: shuffle better, red: the
@@ -150,14 +189,31 @@ def plot_ratio_map(ratio, *, ax=None, norm=None, title: str = "", epsilons=None,
         spread = max(float(np.max(np.abs(np.log(finite)))), math.log(1.1)) if finite.size else math.log(2.0)
         norm = LogNorm(vmin=math.exp(-spread), vmax=math.exp(spread))
     cmap = style.outcome_cmap()  # blue: shuffle better, red: curator better, as in every figure
-    image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto",
-                      interpolation="nearest")
+    image = ax.imshow(
+        np.ma.masked_invalid(grid),
+        origin="lower",
+        cmap=cmap,
+        norm=norm,
+        aspect="auto",
+        interpolation="nearest",
+    )
     style.hatch_cells(ax, present & ~certain)
     for i, j in zip(*np.nonzero(present & certain)):
-        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, fill=False, edgecolor="black", linewidth=2.0, zorder=4))
+        ax.add_patch(
+            Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, fill=False, edgecolor="black", linewidth=2.0, zorder=4)
+        )
     for i, j in zip(*np.nonzero(present)):
-        ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize="x-small", color=style.INK, zorder=5,
-                bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "alpha": 0.7, "linewidth": 0})
+        ax.text(
+            j,
+            i,
+            f"{grid[i, j]:.2f}",
+            ha="center",
+            va="center",
+            fontsize="x-small",
+            color=style.INK,
+            zorder=5,
+            bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "alpha": 0.7, "linewidth": 0},
+        )
     ax.set_xticks(range(len(n_values)), [f"{int(n):,}" for n in n_values])
     ax.set_yticks(range(len(epsilons)), [f"{e:g}" for e in epsilons])
     ax.set_xlabel("n (users)")
@@ -183,27 +239,52 @@ def figure_ratio(ratio):
     norm = LogNorm(vmin=math.exp(-spread), vmax=math.exp(spread))
     mechanism = str(ratio["shuffle_mechanism"].iloc[0])
     with style.plot_style():
-        figure, axes = plt.subplots(len(datasets), len(delta_rules), figsize=(4.8 * len(delta_rules) + 1.5, 3.4 * len(datasets) + 1.0),
-                                    squeeze=False, layout="constrained")
+        figure, axes = plt.subplots(
+            len(datasets),
+            len(delta_rules),
+            figsize=(4.8 * len(delta_rules) + 1.5, 3.4 * len(datasets) + 1.0),
+            squeeze=False,
+            layout="constrained",
+        )
         for row, (dataset, k) in enumerate(datasets):
             for column, rule in enumerate(delta_rules):
                 subset = ratio[(ratio["dataset"] == dataset) & (ratio["delta_rule"] == rule)]
-                plot_ratio_map(subset, ax=axes[row, column], norm=norm, epsilons=epsilons, n_values=n_values,
-                               colorbar=False,
-                               title=f"({string.ascii_lowercase[(row * len(delta_rules) + column) % 26]}) "
-                                     f"{_dataset_label(dataset, k)}, δ: {rule}")
-        bar = figure.colorbar(axes[0, 0].images[0], ax=list(axes.flat), shrink=0.8,
-                              label=f"mean TV {mechanism} (weak-adversary ε0) / mean TV best Gaussian variant\n"
-                                    "blue < 1: shuffle better; red > 1: Gaussian better")
+                plot_ratio_map(
+                    subset,
+                    ax=axes[row, column],
+                    norm=norm,
+                    epsilons=epsilons,
+                    n_values=n_values,
+                    colorbar=False,
+                    title=f"({string.ascii_lowercase[(row * len(delta_rules) + column) % 26]}) "
+                    f"{_dataset_label(dataset, k)}, δ: {rule}",
+                )
+        bar = figure.colorbar(
+            axes[0, 0].images[0],
+            ax=list(axes.flat),
+            shrink=0.8,
+            label=f"mean TV {mechanism} (weak-adversary ε0) / mean TV best Gaussian variant\n"
+            "blue < 1: shuffle better; red > 1: Gaussian better",
+        )
         ticks = [t for t in _RATIO_TICKS if norm.vmin <= t <= norm.vmax]
         bar.ax.minorticks_off()
         bar.set_ticks(ticks, labels=[f"{t:.2g}" for t in ticks])
         handles = [
-            Rectangle((0, 0), 1, 1, fill=False, edgecolor="black", linewidth=2.0,
-                      label="winner certain: same under weak-adversary and worst-case-lower ε0, intervals apart"),
+            Rectangle(
+                (0, 0),
+                1,
+                1,
+                fill=False,
+                edgecolor="black",
+                linewidth=2.0,
+                label="winner certain: same under weak-adversary and worst-case-lower ε0, intervals apart",
+            ),
             style.flag_patch("winner not certain (calibrations disagree or Monte-Carlo intervals overlap)"),
         ]
         figure.legend(handles=handles, loc="outside lower center", ncol=1)
-        figure.suptitle(f"Equal guarantee: TV ratio {mechanism} / best central Gaussian at each target (ε, δ)",
-                        fontweight="bold", fontsize="medium")
+        figure.suptitle(
+            f"Equal guarantee: TV ratio {mechanism} / best central Gaussian at each target (ε, δ)",
+            fontweight="bold",
+            fontsize="medium",
+        )
     return figure

@@ -39,19 +39,28 @@ def figure_girgis(frame: pd.DataFrame, *, n_users: int):
     colours = style.colours_for([name for _, name in curves])
     eps0s = sorted(frame["epsilon_local"].unique())
     with style.plot_style():
-        figure, axes = plt.subplots(1, len(eps0s), figsize=(4.4 * len(eps0s), 4.4), layout="constrained",
-                                    squeeze=False)
+        figure, axes = plt.subplots(
+            1, len(eps0s), figsize=(4.4 * len(eps0s), 4.4), layout="constrained", squeeze=False
+        )
         for ax, eps0 in zip(axes[0], eps0s):
             for label, name in curves:
-                rows = frame[(frame["curve"] == label) & (frame["epsilon_local"] == eps0)].sort_values("order")
+                rows = frame[(frame["curve"] == label) & (frame["epsilon_local"] == eps0)].sort_values(
+                    "order"
+                )
                 ax.loglog(rows["order"], rows["rdp"], color=colours[name], lw=1.6, linestyle=_linestyle(name))
             ax.set_xlabel("order λ")
             ax.set_ylabel("RDP ε(λ)")
             ax.set_title(f"ε0 = {float(eps0):g}")
             ax.grid(True, which="major", alpha=0.3)
-        handles = [Line2D([], [], color=colours[name], linestyle=_linestyle(name), label=_legend_text(label, name))
-                   for label, name in curves]
-        figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 2), fontsize="small")
-        figure.suptitle(f"Girgis et al. (CCS 2021) Fig. 2 comparison, shuffled ε0-LDP, n = {n_users:,}: parameters "
-                        "chosen here (not in our copy); eq. (9) as reconstructed (see config)")
+        handles = [
+            Line2D([], [], color=colours[name], linestyle=_linestyle(name), label=_legend_text(label, name))
+            for label, name in curves
+        ]
+        figure.legend(
+            handles=handles, loc="outside lower center", ncol=min(len(handles), 2), fontsize="small"
+        )
+        figure.suptitle(
+            f"Girgis et al. (CCS 2021) Fig. 2 comparison, shuffled ε0-LDP, n = {n_users:,}: parameters "
+            "chosen here (not in our copy); eq. (9) as reconstructed (see config)"
+        )
     return figure

@@ -32,20 +32,24 @@ __all__ = ["CURVE_STYLES", "curve_style", "figure_koskela"]
 
 #: curve label or accountant -> (colour, line style, stored-marker shape); a curve label takes precedence
 CURVE_STYLES = {
-    "clones-krr": ("#0072B2", "-", "o"),             # blue
-    "clones-krr-rdp": ("#D55E00", "--", "s"),        # vermillion
-    "feldman-numerical": ("#009E73", "-.", "^"),     # bluish green
+    "clones-krr": ("#0072B2", "-", "o"),  # blue
+    "clones-krr-rdp": ("#D55E00", "--", "s"),  # vermillion
+    "feldman-numerical": ("#009E73", "-.", "^"),  # bluish green
     "girgis-rdp": ("#D55E00", "--", "s"),
     LOWER_CURVE: ("#000000", ":", "v"),
-    "weak-adversary": ("#E69F00", "-", "o"),         # orange
-    "strong-adversary": ("#56B4E9", "--", "s"),      # sky blue
-    "clones-krr-2023": ("#CC79A7", (0, (5, 1, 1, 1, 1, 1)), "D"),   # reddish purple, dash-dot-dot
+    "weak-adversary": ("#E69F00", "-", "o"),  # orange
+    "strong-adversary": ("#56B4E9", "--", "s"),  # sky blue
+    "clones-krr-2023": ("#CC79A7", (0, (5, 1, 1, 1, 1, 1)), "D"),  # reddish purple, dash-dot-dot
     "worst-case-lower": ("#000000", ":", "v"),
-    BALLE_CURVE: ("#882255", (0, (8, 3)), "P"),      # wine, long dashes
+    BALLE_CURVE: ("#882255", (0, (8, 3)), "P"),  # wine, long dashes
     BALLE_FORMULA_CURVE: ("#999933", (0, (3, 2)), "X"),  # olive, short dashes
 }
 _NC_STYLES = ("-", "--", "-.", ":")
-_WIDTHS = {"weak-adversary": 3.2, "clones-krr-2023": 2.0, "worst-case-lower": 1.3}  # lines on each other stay visible
+_WIDTHS = {
+    "weak-adversary": 3.2,
+    "clones-krr-2023": 2.0,
+    "worst-case-lower": 1.3,
+}  # lines on each other stay visible
 
 
 def curve_style(curve: str, name: str) -> tuple:
@@ -80,16 +84,35 @@ def _published(published: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _curve_handles(frame: pd.DataFrame, curves, published: pd.DataFrame, *, by_linestyle: bool = True) -> list:
+def _curve_handles(
+    frame: pd.DataFrame, curves, published: pd.DataFrame, *, by_linestyle: bool = True
+) -> list:
     handles = []
     for curve, name in curves:
         colour, linestyle, marker = curve_style(curve, name)
         rows = frame[frame["curve"] == curve]
-        handles.append(Line2D([], [], color=colour, linestyle=linestyle if by_linestyle else "-",
-                              lw=_WIDTHS.get(name, 1.6), label=_label(curve, name, rows["kind"].iloc[0], rows["value"])))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=colour,
+                linestyle=linestyle if by_linestyle else "-",
+                lw=_WIDTHS.get(name, 1.6),
+                label=_label(curve, name, rows["kind"].iloc[0], rows["value"]),
+            )
+        )
         if (published["curve"] == curve).any():
-            handles.append(Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none", color=colour,
-                                  label=_stored_label(curve, frame, published)))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    linestyle="none",
+                    marker=marker,
+                    markerfacecolor="none",
+                    color=colour,
+                    label=_stored_label(curve, frame, published),
+                )
+            )
     for handle in handles:  # long labels wrap, so the legend stays within the figure's width
         handle.set_label(textwrap.fill(handle.get_label(), 100, subsequent_indent="  "))
     return handles
@@ -110,7 +133,8 @@ def _stored_label(curve: str, frame: pd.DataFrame, published: pd.DataFrame) -> s
         name = {"compositions": "n_c", "delta": "δ", "epsilon": "ε"}.get(str(below["x_name"].iloc[0]), "x")
         text += "; NOT a guarantee: below our certified lower bound at " + ", ".join(
             f"{name} = {x:g}" + ("" if pd.isna(c) or name == "n_c" else f" (n_c = {int(c)})")
-            for x, c in zip(below["x"], below["compositions"]))
+            for x, c in zip(below["x"], below["compositions"])
+        )
     return text
 
 
@@ -122,17 +146,37 @@ def _draw_fig1(ax, frame, published, curves, section, smallest_delta) -> list:
             rows = frame[(frame["curve"] == curve) & (frame["compositions"] == compositions)].sort_values("x")
             ax.semilogy(rows["x"], rows["value"], color=colour, linestyle=_NC_STYLES[i % 4], lw=1.6)
             theirs = published[(published["curve"] == curve) & (published["compositions"] == compositions)]
-            ax.semilogy(theirs["x"], theirs["value"], linestyle="none", marker=marker, markersize=4,
-                        markerfacecolor="none", color=colour, markevery=3)
-        extra.append(Line2D([], [], color="0.3", linestyle=_NC_STYLES[i % 4], label=f"n_c = {int(compositions)}"))
+            ax.semilogy(
+                theirs["x"],
+                theirs["value"],
+                linestyle="none",
+                marker=marker,
+                markersize=4,
+                markerfacecolor="none",
+                color=colour,
+                markevery=3,
+            )
+        extra.append(
+            Line2D([], [], color="0.3", linestyle=_NC_STYLES[i % 4], label=f"n_c = {int(compositions)}")
+        )
     if smallest_delta:
         ax.axhline(smallest_delta, color="0.6", lw=0.8, linestyle=":")
-        extra.append(Line2D([], [], color="0.6", lw=0.8, linestyle=":",
-                            label=f"δ = {smallest_delta:g}: below, not judged (linear-space round-off)"))
+        extra.append(
+            Line2D(
+                [],
+                [],
+                color="0.6",
+                lw=0.8,
+                linestyle=":",
+                label=f"δ = {smallest_delta:g}: below, not judged (linear-space round-off)",
+            )
+        )
     ax.set_xlabel("ε")
     ax.set_ylabel("δ(ε) after n_c compositions")
-    ax.set_title(f"Koskela et al. Fig. 1: clones pair, n = {int(section['n_users']):,}, "
-                 f"ε0 = {float(section['epsilon_local']):g}")
+    ax.set_title(
+        f"Koskela et al. Fig. 1: clones pair, n = {int(section['n_users']):,}, "
+        f"ε0 = {float(section['epsilon_local']):g}"
+    )
     return _curve_handles(frame, curves, published, by_linestyle=False) + extra
 
 
@@ -142,12 +186,21 @@ def _draw_fig2(ax, frame, published, curves, section) -> list:
         rows = frame[frame["curve"] == curve].sort_values("x")
         ax.loglog(rows["x"], rows["value"], color=colour, linestyle=linestyle, lw=1.6, marker=".")
         theirs = published[published["curve"] == curve].sort_values("x")
-        ax.loglog(theirs["x"], theirs["value"], linestyle="none", marker=marker, markerfacecolor="none",
-                  color=colour, markersize=7)
+        ax.loglog(
+            theirs["x"],
+            theirs["value"],
+            linestyle="none",
+            marker=marker,
+            markerfacecolor="none",
+            color=colour,
+            markersize=7,
+        )
     ax.set_xlabel("number of compositions n_c")
     ax.set_ylabel(f"ε at δ = {float(section['delta']):g}")
-    ax.set_title(f"Koskela et al. Fig. 2: subsampled shuffler, ε0 = {float(section['epsilon_local']):g}, "
-                 f"n = {int(section['n_users']):,}, q = {float(section['subsample']):g}")
+    ax.set_title(
+        f"Koskela et al. Fig. 2: subsampled shuffler, ε0 = {float(section['epsilon_local']):g}, "
+        f"n = {int(section['n_users']):,}, q = {float(section['subsample']):g}"
+    )
     return _curve_handles(frame, curves, published)
 
 
@@ -158,49 +211,82 @@ def _draw_fig3_panel(ax, frame, published, curves, compositions) -> None:
         rows = frame[(frame["curve"] == curve) & (frame["compositions"] == compositions)].sort_values("x")
         ax.semilogx(rows["x"], rows["value"], color=colour, lw=_WIDTHS.get(name, 1.6), linestyle=linestyle)
         theirs = published[(published["curve"] == curve) & (published["compositions"] == compositions)]
-        ax.semilogx(theirs["x"], theirs["value"], linestyle="none", marker=marker, markerfacecolor="none",
-                    color=colour, markersize=7)
+        ax.semilogx(
+            theirs["x"],
+            theirs["value"],
+            linestyle="none",
+            marker=marker,
+            markerfacecolor="none",
+            color=colour,
+            markersize=7,
+        )
         if curve != BALLE_FORMULA_CURVE:
             bounded += [*rows["value"], *theirs["value"]]
     finite = np.asarray(bounded, dtype=float)
     top = 1.15 * float(finite[np.isfinite(finite)].max())
-    formula = frame[(frame["curve"] == BALLE_FORMULA_CURVE) & (frame["compositions"] == compositions)]["value"]
+    formula = frame[(frame["curve"] == BALLE_FORMULA_CURVE) & (frame["compositions"] == compositions)][
+        "value"
+    ]
     if len(formula) and float(formula.min()) > top:
-        ax.annotate(f"{BALLE_FORMULA_CURVE}: ε = {formula.min():.3g}–{formula.max():.3g} (off scale)",
-                    xy=(0.02, 0.97), xycoords="axes fraction", va="top", fontsize="x-small",
-                    color=curve_style(BALLE_FORMULA_CURVE, "")[0])
+        ax.annotate(
+            f"{BALLE_FORMULA_CURVE}: ε = {formula.min():.3g}–{formula.max():.3g} (off scale)",
+            xy=(0.02, 0.97),
+            xycoords="axes fraction",
+            va="top",
+            fontsize="x-small",
+            color=curve_style(BALLE_FORMULA_CURVE, "")[0],
+        )
     ax.set_ylim(0.0, top)
-    pair = frame[frame["compositions"] == compositions].pivot_table(index="x", columns="accountant", values="value")
+    pair = frame[frame["compositions"] == compositions].pivot_table(
+        index="x", columns="accountant", values="value"
+    )
     if {"weak-adversary", "worst-case-lower"} <= set(pair.columns):  # lines on each other: say how close
         gap = float(((pair["weak-adversary"] - pair["worst-case-lower"]) / pair["worst-case-lower"]).max())
-        ax.annotate(f"weak adversary ≤ {gap:.2%} above the lower bound", xy=(0.02, 0.90), xycoords="axes fraction",
-                    va="top", fontsize="x-small", color="0.2")
+        ax.annotate(
+            f"weak adversary ≤ {gap:.2%} above the lower bound",
+            xy=(0.02, 0.90),
+            xycoords="axes fraction",
+            va="top",
+            fontsize="x-small",
+            color="0.2",
+        )
     ax.invert_xaxis()
     ax.set_xlabel("δ")
     ax.set_ylabel("ε")
     ax.set_title(f"n_c = {int(compositions)}")
 
 
-def figure_koskela(frame: pd.DataFrame, published: pd.DataFrame, *, number: int, section, smallest_delta: float = 0.0):
+def figure_koskela(
+    frame: pd.DataFrame, published: pd.DataFrame, *, number: int, section, smallest_delta: float = 0.0
+):
     """The figure ``number`` (1, 2, 3); ``section`` is the ``koskela.fig<N>`` config slice (for titles)."""
     published = _published(published)
     curves = list(frame[["curve", "accountant"]].drop_duplicates().itertuples(index=False, name=None))
     with style.plot_style():
         if number == 3:
             ncs = sorted(frame["compositions"].unique())
-            figure, axes = plt.subplots(1, len(ncs), figsize=(5.0 * len(ncs), 4.8), layout="constrained", squeeze=False)
+            figure, axes = plt.subplots(
+                1, len(ncs), figsize=(5.0 * len(ncs), 4.8), layout="constrained", squeeze=False
+            )
             axes = list(axes[0])
             for ax, compositions in zip(axes, ncs):
                 _draw_fig3_panel(ax, frame, published, curves, compositions)
             handles = _curve_handles(frame, curves, published)
-            figure.suptitle(f"Koskela et al. Fig. 3: shuffled k-RR, n = {int(section['n_users']):,}, "
-                            f"k = {int(section['k'])}, ε0 = {float(section['epsilon_local']):.4g}")
+            figure.suptitle(
+                f"Koskela et al. Fig. 3: shuffled k-RR, n = {int(section['n_users']):,}, "
+                f"k = {int(section['k'])}, ε0 = {float(section['epsilon_local']):.4g}"
+            )
         else:
             figure, ax = plt.subplots(figsize=(9.0, 5.6), layout="constrained")
             axes = [ax]
-            handles = (_draw_fig1(ax, frame, published, curves, section, smallest_delta) if number == 1
-                       else _draw_fig2(ax, frame, published, curves, section))
+            handles = (
+                _draw_fig1(ax, frame, published, curves, section, smallest_delta)
+                if number == 1
+                else _draw_fig2(ax, frame, published, curves, section)
+            )
         for ax in axes:
             ax.grid(True, which="major", alpha=0.3)
-        figure.legend(handles=handles, loc="outside lower center", ncol=1 if number == 2 else 2, fontsize="small")
+        figure.legend(
+            handles=handles, loc="outside lower center", ncol=1 if number == 2 else 2, fontsize="small"
+        )
     return figure

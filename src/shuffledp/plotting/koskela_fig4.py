@@ -30,16 +30,36 @@ def _positive(values) -> np.ndarray:
 def _draw_dimension(ax, rows: pd.DataFrame, plain: pd.DataFrame, colour, floor: float) -> None:
     ax.semilogy(rows["epsilon"], _positive(rows["delta"]), color=colour, lw=1.6)
     low = rows["delta_low"].to_numpy(float)  # a band reaching 0 is drawn down to the axis floor
-    ax.fill_between(rows["epsilon"], np.where(low > 0, low, floor), _positive(rows["delta_high"]),
-                    color=colour, alpha=0.25, lw=0)
+    ax.fill_between(
+        rows["epsilon"],
+        np.where(low > 0, low, floor),
+        _positive(rows["delta_high"]),
+        color=colour,
+        alpha=0.25,
+        lw=0,
+    )
     ax.semilogy(rows["epsilon"], rows["delta_upper_bound"], color=colour, lw=0.9, linestyle=":")
     if len(plain) and plain is not rows:
-        ax.semilogy(plain["epsilon"], _positive(plain["delta"]), linestyle="none", marker=".", markersize=3,
-                    color=colour)
+        ax.semilogy(
+            plain["epsilon"],
+            _positive(plain["delta"]),
+            linestyle="none",
+            marker=".",
+            markersize=3,
+            color=colour,
+        )
     exact = np.maximum(rows["exact_pq"].to_numpy(float), rows["exact_qp"].to_numpy(float))
     if np.isfinite(exact).any():
-        ax.semilogy(rows["epsilon"], _positive(exact), linestyle="none", marker="o", markersize=4,
-                    markerfacecolor="none", color=style.shade(colour), markevery=2)
+        ax.semilogy(
+            rows["epsilon"],
+            _positive(exact),
+            linestyle="none",
+            marker="o",
+            markersize=4,
+            markerfacecolor="none",
+            color=style.shade(colour),
+            markevery=2,
+        )
 
 
 def figure_koskela_fig4(frame: pd.DataFrame, *, confidence: float):
@@ -58,25 +78,60 @@ def figure_koskela_fig4(frame: pd.DataFrame, *, confidence: float):
             rows = main[main["dimension"] == d].sort_values("epsilon")
             other = plain[plain["dimension"] == d].sort_values("epsilon") if main_name != PLAIN else rows
             _draw_dimension(ax, rows, other, colours[d], floor)
-            handles.append(Line2D([], [], color=colours[d], lw=1.6,
-                                  label=f"d = {int(d)} (band ±{band_width(rows):.1%} at most)"))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color=colours[d],
+                    lw=1.6,
+                    label=f"d = {int(d)} (band ±{band_width(rows):.1%} at most)",
+                )
+            )
         samples = int(main["samples"].iloc[0])
         what = "importance sampling" if main_name == IMPORTANCE else "plain Monte Carlo"
         handles += [
-            Patch(color="0.5", alpha=0.3, label=f"{what}: CLT band, {confidence:.0%} (both directions, Bonferroni)"),
-            Line2D([], [], color="0.3", lw=0.9, linestyle=":",
-                   label=f"empirical-Bernstein upper bound on this pair's δ, {confidence:.0%}"),
-            Line2D([], [], color="0.3", linestyle="none", marker="o", markerfacecolor="none",
-                   label="exact integral (d ≤ 2)"),
+            Patch(
+                color="0.5",
+                alpha=0.3,
+                label=f"{what}: CLT band, {confidence:.0%} (both directions, Bonferroni)",
+            ),
+            Line2D(
+                [],
+                [],
+                color="0.3",
+                lw=0.9,
+                linestyle=":",
+                label=f"empirical-Bernstein upper bound on this pair's δ, {confidence:.0%}",
+            ),
+            Line2D(
+                [],
+                [],
+                color="0.3",
+                linestyle="none",
+                marker="o",
+                markerfacecolor="none",
+                label="exact integral (d ≤ 2)",
+            ),
         ]
         if main_name != PLAIN and len(plain):
-            handles.append(Line2D([], [], color="0.3", linestyle="none", marker=".",
-                                  label=f"plain Monte Carlo, N = {int(plain['samples'].iloc[0]):,} (for comparison)"))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="0.3",
+                    linestyle="none",
+                    marker=".",
+                    label=f"plain Monte Carlo, N = {int(plain['samples'].iloc[0]):,} (for comparison)",
+                )
+            )
         ax.set_xlabel("ε")
         ax.set_ylabel("δ(ε) = max(H(P‖Q), H(Q‖P))")
-        ax.set_title(f"Koskela et al. Fig. 4 setting: shuffled Gaussian, σ = {float(main['sigma'].iloc[0]):g}, "
-                     f"{what}, N = {samples:,} per d\n(σ, d and N are ours: the paper's are not published; "
-                     "δ of one dataset pair, not a guarantee)", fontsize="medium")
+        ax.set_title(
+            f"Koskela et al. Fig. 4 setting: shuffled Gaussian, σ = {float(main['sigma'].iloc[0]):g}, "
+            f"{what}, N = {samples:,} per d\n(σ, d and N are ours: the paper's are not published; "
+            "δ of one dataset pair, not a guarantee)",
+            fontsize="medium",
+        )
         ax.set_ylim(bottom=floor)
         ax.grid(True, which="major", alpha=0.3)
         figure.legend(handles=handles, loc="outside lower center", ncol=2, fontsize="small")

@@ -69,14 +69,31 @@ def plot_phase_panel(grid, *, verdicts=None, ax=None, title: str = "", colorbar:
     log_ratio = table.to_numpy(dtype=float)
     x_edges, y_edges = log_edges(n_values), log_edges(epsilons)
     norm = LogNorm(vmin=1 / _RATIO_SPAN, vmax=_RATIO_SPAN)
-    mesh = ax.pcolormesh(x_edges, y_edges, np.ma.masked_invalid(np.exp(log_ratio)), norm=norm,
-                         cmap=style.outcome_cmap(), shading="flat", edgecolors="white", linewidth=0.3)
+    mesh = ax.pcolormesh(
+        x_edges,
+        y_edges,
+        np.ma.masked_invalid(np.exp(log_ratio)),
+        norm=norm,
+        cmap=style.outcome_cmap(),
+        shading="flat",
+        edgecolors="white",
+        linewidth=0.3,
+    )
     _winner_edges(ax, log_ratio, x_edges, y_edges)
     if verdicts is not None:
         for verdict, (marker, face, _) in VERDICT_MARKERS.items():
             chosen = verdicts[verdicts["verdict"] == verdict]
-            ax.scatter(chosen["n_users"], chosen["epsilon"], marker=marker, s=46, facecolors=face,
-                       edgecolors=style.INK, linewidths=1.0, zorder=5, gid=f"verdict:{verdict}")
+            ax.scatter(
+                chosen["n_users"],
+                chosen["epsilon"],
+                marker=marker,
+                s=46,
+                facecolors=face,
+                edgecolors=style.INK,
+                linewidths=1.0,
+                zorder=5,
+                gid=f"verdict:{verdict}",
+            )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_edges[0], x_edges[-1])
@@ -104,25 +121,38 @@ def figure_phase_diagram(grid, verdicts=None, *, delta_rule: str, data: str = "u
     ks = sorted(rows["k"].unique())
     columns = min(2, len(ks))
     with style.plot_style():
-        figure, axes = plt.subplots(math.ceil(len(ks) / columns), columns,
-                                    figsize=(5.6 * columns, 4.4 * math.ceil(len(ks) / columns) + 0.8),
-                                    squeeze=False, layout="constrained")
+        figure, axes = plt.subplots(
+            math.ceil(len(ks) / columns),
+            columns,
+            figsize=(5.6 * columns, 4.4 * math.ceil(len(ks) / columns) + 0.8),
+            squeeze=False,
+            layout="constrained",
+        )
         for ax, k in zip(axes.flat, ks):
             panel = rows[rows["k"] == k]
             marks = None
             if verdicts is not None and len(verdicts):
                 marks = verdicts[(verdicts["k"] == k) & (verdicts["delta_rule"] == delta_rule)]
             plot_phase_panel(panel, verdicts=marks, ax=ax, title=_panel_title(panel, marks), colorbar=True)
-        for ax in list(axes.flat)[len(ks):]:
+        for ax in list(axes.flat)[len(ks) :]:
             ax.set_visible(False)
-        handles = [style.line_handle("cell edge where the winner changes (exact, at the grid points)", colour=style.INK)]
-        handles += [plt.Line2D([], [], marker=m, linestyle="none", markerfacecolor=f, markeredgecolor=style.INK, label=label)
-                    for m, f, label in VERDICT_MARKERS.values()]
+        handles = [
+            style.line_handle(
+                "cell edge where the winner changes (exact, at the grid points)", colour=style.INK
+            )
+        ]
+        handles += [
+            plt.Line2D(
+                [], [], marker=m, linestyle="none", markerfacecolor=f, markeredgecolor=style.INK, label=label
+            )
+            for m, f, label in VERDICT_MARKERS.values()
+        ]
         figure.legend(handles=handles, loc="outside lower center", ncol=2, frameon=False)
         figure.suptitle(
             f"Shuffled k-RR + INV vs analytic Gaussian, both unprojected (½·L1 error), δ: {delta_rule}; "
             f"{style.OUTCOME_WORDS['shuffle']}, {style.OUTCOME_WORDS['curator']}\n"
             f"cells: exact expectation on {data} data, one cell per grid point;\n"
             "markers: Monte Carlo (equal-guarantee grid, ε0 of weak-adversary) on the real dataset of that k",
-            fontsize="medium")
+            fontsize="medium",
+        )
     return figure

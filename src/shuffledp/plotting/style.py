@@ -137,8 +137,13 @@ OUTCOME_WORDS = {"shuffle": "blue: shuffle better", "curator": "red: curator (ce
 LINESTYLES = ("-", "--", ":", "-.", (0, (6, 2)), (0, (3, 1, 1, 1, 1, 1)))
 
 RC_PARAMS = {
-    "axes.prop_cycle": cycler(color=list(MECHANISM_COLOURS.values()) + [
-        ACCOUNTANT_COLOURS[name] for name in ("biswas-printed", "biswas-exact", "strong-adversary", "biswas-exact-both")]),
+    "axes.prop_cycle": cycler(
+        color=list(MECHANISM_COLOURS.values())
+        + [
+            ACCOUNTANT_COLOURS[name]
+            for name in ("biswas-printed", "biswas-exact", "strong-adversary", "biswas-exact-both")
+        ]
+    ),
     "image.cmap": SEQUENTIAL_CMAP,
     "axes.titlesize": "medium",
     "figure.titlesize": "large",
@@ -183,8 +188,24 @@ def colours_for(names: Iterable[str]) -> dict[str, str]:
 
 #: well-separated colours (Okabe & Ito, Paul Tol's muted set) that :func:`curve_styles` takes, in this
 #: order, for a curve whose palette colour is too close to one already in its figure
-DISTINCT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#332288", "#999933",
-                    "#882255", "#44AA99", "#000000", "#DDCC77", "#AA4499", "#117733", "#88CCEE", "#CC6677")
+DISTINCT_COLOURS = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#D55E00",
+    "#56B4E9",
+    "#332288",
+    "#999933",
+    "#882255",
+    "#44AA99",
+    "#000000",
+    "#DDCC77",
+    "#AA4499",
+    "#117733",
+    "#88CCEE",
+    "#CC6677",
+)
 #: two curves of one figure are at least this far apart (CIELAB ΔE, CIE 1976) after :func:`curve_styles`
 MIN_CURVE_DELTA_E = 35.0
 
@@ -229,8 +250,9 @@ def outcome_cmap():
     blue, high (curator better) in :data:`CURATOR_BETTER` red, white at 1; masked cells in the empty colour."""
     from matplotlib.colors import LinearSegmentedColormap
 
-    return LinearSegmentedColormap.from_list("outcome", [SHUFFLE_BETTER, "#F7F7F7", CURATOR_BETTER]).with_extremes(
-        bad=EMPTY_COLOUR)
+    return LinearSegmentedColormap.from_list(
+        "outcome", [SHUFFLE_BETTER, "#F7F7F7", CURATOR_BETTER]
+    ).with_extremes(bad=EMPTY_COLOUR)
 
 
 def _mix(colour, other, amount: float) -> tuple[float, float, float]:
@@ -280,7 +302,9 @@ def sequential_cmap(*, under: str | None = None, over: str | None = None):
     return cmap
 
 
-def hatch_cells(ax, mask, *, hatch: str = FLAG_HATCH, facecolor="none", edgecolor=INK, x_values=None, y_values=None):
+def hatch_cells(
+    ax, mask, *, hatch: str = FLAG_HATCH, facecolor="none", edgecolor=INK, x_values=None, y_values=None
+):
     """Hatch the cells where ``mask`` (rows = y, columns = x) is True on an image drawn with cell
     centres at integer positions (``imshow`` default extent), or at ``x_values`` / ``y_values``.
 
@@ -291,8 +315,16 @@ def hatch_cells(ax, mask, *, hatch: str = FLAG_HATCH, facecolor="none", edgecolo
     for row, column in zip(*np.nonzero(mask)):
         x = column if x_values is None else x_values[column]
         y = row if y_values is None else y_values[row]
-        patch = Rectangle((x - 0.5, y - 0.5), 1.0, 1.0, facecolor=facecolor, edgecolor=edgecolor, hatch=hatch,
-                          linewidth=0.0, zorder=3)
+        patch = Rectangle(
+            (x - 0.5, y - 0.5),
+            1.0,
+            1.0,
+            facecolor=facecolor,
+            edgecolor=edgecolor,
+            hatch=hatch,
+            linewidth=0.0,
+            zorder=3,
+        )
         ax.add_patch(patch)
         patches.append(patch)
     return patches
@@ -316,9 +348,21 @@ def out_of_range_entries(values, *, vmin: float, vmax: float, below: str, above:
     low_colour, high_colour = colours if colours is not None else ("0.3", "0.7")
     n_below, n_above = int((finite < vmin).sum()), int((finite > vmax).sum())
     if n_below:
-        handles.append(Patch(facecolor=low_colour, edgecolor=INK, label=below.format(count=n_below, cells=cells_word(n_below))))
+        handles.append(
+            Patch(
+                facecolor=low_colour,
+                edgecolor=INK,
+                label=below.format(count=n_below, cells=cells_word(n_below)),
+            )
+        )
     if n_above:
-        handles.append(Patch(facecolor=high_colour, edgecolor=INK, label=above.format(count=n_above, cells=cells_word(n_above))))
+        handles.append(
+            Patch(
+                facecolor=high_colour,
+                edgecolor=INK,
+                label=above.format(count=n_above, cells=cells_word(n_above)),
+            )
+        )
     return handles
 
 
@@ -331,7 +375,9 @@ def colorbar_extend(values, *, vmin: float, vmax: float) -> str:
     values = np.asarray(values, dtype=float)
     finite = values[np.isfinite(values)]
     low, high = bool((finite < vmin).any()), bool((finite > vmax).any())
-    return {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}[(low, high)]
+    return {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}[
+        (low, high)
+    ]
 
 
 def line_handle(label: str, *, colour="0.3", linestyle="-", marker=None) -> Line2D:
@@ -339,7 +385,9 @@ def line_handle(label: str, *, colour="0.3", linestyle="-", marker=None) -> Line
     return Line2D([], [], color=colour, linestyle=linestyle, marker=marker, markersize=4, label=label)
 
 
-def move_legends_to_figure(figure, axes, *, loc: str = "outside lower center", ncol: int | None = None, **options):
+def move_legends_to_figure(
+    figure, axes, *, loc: str = "outside lower center", ncol: int | None = None, **options
+):
     """Replace the legends of ``axes`` by one figure legend (entries with the same label shown once),
     placed outside the axes so it covers no data (``figure`` must use the constrained layout)."""
     handles, labels = [], []
@@ -390,13 +438,22 @@ def accountant_text(name: str) -> str:
     return f"{name} ({kind})" if kind else name
 
 
-def delta_text(delta: float, *, accountant: str, epsilon: float, epsilon_local: float, floored: bool = False,
-               delta_used: float | None = None) -> str:
+def delta_text(
+    delta: float,
+    *,
+    accountant: str,
+    epsilon: float,
+    epsilon_local: float,
+    floored: bool = False,
+    delta_used: float | None = None,
+) -> str:
     """One δ̂ as a title states it: value, accountant and kind, the floor if applied, and at ε ≥ ε0 that
     δ = 0 also holds (post-processing of ε0-LDP k-RR), so a positive δ̂ there is a loose bound."""
     notes = [accountant_text(accountant)]
     if floored:
-        notes.append(f"below the floor: Gaussian at δ = {format_delta(delta_used if delta_used is not None else 0.0)}")
+        notes.append(
+            f"below the floor: Gaussian at δ = {format_delta(delta_used if delta_used is not None else 0.0)}"
+        )
     elif float(delta) > 0 and float(epsilon) >= float(epsilon_local):
         notes.append("at ε ≥ ε0 δ = 0 also holds")
     return f"δ̂ = {format_delta(delta)} [{'; '.join(notes)}]"
@@ -421,20 +478,27 @@ def calibration_text(frame, *, n_column: str = "n_users") -> str:
         if high["delta"] == low["delta"]:
             pieces.append(f"= {format_delta(high['delta'])}")
         else:
-            pieces.append(f"from {format_delta(high['delta'])} (n = {int(high[n_column]):,}) "
-                          f"to {format_delta(low['delta'])} (n = {int(low[n_column]):,})")
+            pieces.append(
+                f"from {format_delta(high['delta'])} (n = {int(high[n_column]):,}) "
+                f"to {format_delta(low['delta'])} (n = {int(low[n_column]):,})"
+            )
     if len(floored):
         floor = format_delta(floored["delta_used"].iloc[0])
         below = "= 0" if (floored["delta"] == 0).all() else f"< {floor} (floor)"
         if len(kept):
             n_values = sorted(int(n) for n in floored[n_column].unique())
-            pieces.append(f"δ̂ {below} at n = {', '.join(f'{n:,}' for n in n_values)}: Gaussian at the floor δ = {floor}")
+            pieces.append(
+                f"δ̂ {below} at n = {', '.join(f'{n:,}' for n in n_values)}: Gaussian at the floor δ = {floor}"
+            )
         else:
             pieces.append(f"{below} at every n: Gaussian at the floor δ = {floor}")
     text = f"δ̂ [{accountants}] " + "; ".join(pieces)
     if ((kept["epsilon"] >= kept["epsilon_local"]) & (kept["delta"] > 0)).any():
         text += " (at ε ≥ ε0 δ = 0 also holds)"
     sigma_low, sigma_high = float(gaussian["sigma"].min()), float(gaussian["sigma"].max())
-    sigma = (f"σ = {format_sigma(sigma_low)}" if math.isclose(sigma_low, sigma_high, rel_tol=1e-9)
-             else f"σ from {format_sigma(sigma_low)} to {format_sigma(sigma_high)}")
+    sigma = (
+        f"σ = {format_sigma(sigma_low)}"
+        if math.isclose(sigma_low, sigma_high, rel_tol=1e-9)
+        else f"σ from {format_sigma(sigma_low)} to {format_sigma(sigma_high)}"
+    )
     return f"{text}; {sigma}"

@@ -87,7 +87,12 @@ def _box_style(colours) -> dict:
         medianprops={"color": colours["median"], "linewidth": 2.0, "solid_capstyle": "butt"},
         whiskerprops={"color": colours["edge"], "linewidth": 1.2},
         capprops={"color": colours["edge"], "linewidth": 1.2},
-        flierprops={"marker": "o", "markersize": 2.5, "markerfacecolor": colours["edge"], "markeredgecolor": colours["edge"]},
+        flierprops={
+            "marker": "o",
+            "markersize": 2.5,
+            "markerfacecolor": colours["edge"],
+            "markeredgecolor": colours["edge"],
+        },
     )
 
 
@@ -98,8 +103,15 @@ def _draw_mechanism_boxes(ax, rows, *, mechanism, n_values, positions, width, sh
     keep = [i for i, values in enumerate(data) if values.size]
     if not keep:
         return False
-    boxes = ax.boxplot([data[i] for i in keep], positions=positions[keep], widths=width * 0.8, patch_artist=True,
-                       showfliers=not show_draws, manage_ticks=False, **_box_style(colours))
+    boxes = ax.boxplot(
+        [data[i] for i in keep],
+        positions=positions[keep],
+        widths=width * 0.8,
+        patch_artist=True,
+        showfliers=not show_draws,
+        manage_ticks=False,
+        **_box_style(colours),
+    )
     hatched = False
     for patch, median, i in zip(boxes["boxes"], boxes["medians"], keep):
         patch.set_gid(f"box:{mechanism}:{n_values[i]}")
@@ -110,14 +122,32 @@ def _draw_mechanism_boxes(ax, rows, *, mechanism, n_values, positions, width, sh
         if show_draws:
             values = np.sort(data[i])
             offsets = np.linspace(-0.28, 0.28, values.size) * width if values.size > 1 else np.zeros(1)
-            ax.plot(positions[i] + offsets, values, linestyle="none", marker="o", markersize=2.8,
-                    markerfacecolor=colours["edge"], markeredgecolor="white", markeredgewidth=0.4, zorder=4,
-                    gid=f"draws:{mechanism}:{n_values[i]}")
+            ax.plot(
+                positions[i] + offsets,
+                values,
+                linestyle="none",
+                marker="o",
+                markersize=2.8,
+                markerfacecolor=colours["edge"],
+                markeredgecolor="white",
+                markeredgewidth=0.4,
+                zorder=4,
+                gid=f"draws:{mechanism}:{n_values[i]}",
+            )
     return hatched
 
 
-def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: bool = True,
-                  flag_column: str = "delta_floored", flagged_mechanisms=_CALIBRATED, show_draws: bool | None = None):
+def plot_tv_boxes(
+    frame,
+    *,
+    mechanisms,
+    ax=None,
+    title: str = "",
+    log_scale: bool = True,
+    flag_column: str = "delta_floored",
+    flagged_mechanisms=_CALIBRATED,
+    show_draws: bool | None = None,
+):
     """Box plots of TV distance per n (x) and mechanism (colour).
 
     ``frame``: columns n_users, mechanism, tv, optionally ``flag_column``: a box of one of
@@ -131,8 +161,9 @@ def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: boo
     ax = _axes(ax)
     n_values = sorted(frame["n_users"].unique())
     width = 0.8 / max(len(mechanisms), 1)
-    per_box = frame.groupby([c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism")
-                             if c in frame.columns])["tv"].count()
+    per_box = frame.groupby(
+        [c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism") if c in frame.columns]
+    )["tv"].count()
     if show_draws is None:
         show_draws = bool(len(per_box)) and int(per_box.max()) <= _MAX_DRAWS_SHOWN
     handles, flagged_any = [], False
@@ -142,14 +173,37 @@ def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: boo
         if mechanism in flagged_mechanisms and flag_column in rows.columns:
             flagged = lambda at_n: bool(at_n[flag_column].astype(bool).any())  # noqa: E731
         positions = np.arange(len(n_values)) + (j - (len(mechanisms) - 1) / 2) * width
-        flagged_any |= _draw_mechanism_boxes(ax, rows, mechanism=mechanism, n_values=n_values, positions=positions,
-                                             width=width, show_draws=show_draws, flagged=flagged)
+        flagged_any |= _draw_mechanism_boxes(
+            ax,
+            rows,
+            mechanism=mechanism,
+            n_values=n_values,
+            positions=positions,
+            width=width,
+            show_draws=show_draws,
+            flagged=flagged,
+        )
         if len(rows):
             colours = style.box_colours(style.colour_of(mechanism))
-            handles.append(Patch(facecolor=colours["fill"], edgecolor=colours["edge"], label=LABELS.get(mechanism, mechanism)))
+            handles.append(
+                Patch(
+                    facecolor=colours["fill"],
+                    edgecolor=colours["edge"],
+                    label=LABELS.get(mechanism, mechanism),
+                )
+            )
     if show_draws and len(per_box):
-        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=3, color="0.35",
-                              label=f"one draw ({int(per_box.max())} per box); line: median"))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                marker="o",
+                markersize=3,
+                color="0.35",
+                label=f"one draw ({int(per_box.max())} per box); line: median",
+            )
+        )
     if flagged_any:
         handles.append(style.flag_patch(FLOORED_LABEL))
     ax.set_xticks(np.arange(len(n_values)))
@@ -157,8 +211,11 @@ def plot_tv_boxes(frame, *, mechanisms, ax=None, title: str = "", log_scale: boo
     ax.set_xlim(-0.6, len(n_values) - 0.4)
     ax.set_xlabel("n (number of users)")
     unprojected = "gaussian" in mechanisms
-    ax.set_ylabel("½·L1 distance to the original distribution (TV where the estimate is a distribution)"
-                  if unprojected else "TV distance to the original distribution")
+    ax.set_ylabel(
+        "½·L1 distance to the original distribution (TV where the estimate is a distribution)"
+        if unprojected
+        else "TV distance to the original distribution"
+    )
     if log_scale:
         ax.set_yscale("log")
     ax.grid(True, axis="y", which="major", alpha=0.3)
@@ -173,7 +230,9 @@ def _n_range(frame) -> str:
 
 
 def _draws_per_box(frame) -> int:
-    keys = [c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism") if c in frame.columns]
+    keys = [
+        c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism") if c in frame.columns
+    ]
     return int(frame.groupby(keys)["tv"].count().max())
 
 
@@ -192,8 +251,14 @@ def calibration_groups(frame) -> list[list[str]]:
     groups: dict[tuple, list[str]] = {}
     for calibration in calibrations:
         rows = frame[(frame["calibration"] == calibration) & (frame["mechanism"] == "gaussian+proj")]
-        signature = tuple(sorted({(int(n), float(d), float(s)) for n, d, s in
-                                  zip(rows["n_users"], rows["delta_used"], rows["sigma"])}))
+        signature = tuple(
+            sorted(
+                {
+                    (int(n), float(d), float(s))
+                    for n, d, s in zip(rows["n_users"], rows["delta_used"], rows["sigma"])
+                }
+            )
+        )
         groups.setdefault(signature, []).append(calibration)
     return list(groups.values())
 
@@ -204,10 +269,14 @@ def _group_title(group, frame, shown) -> str:
         words = _CALIBRATION_WORDS.get(group[0], f"calibration {group[0]}")
         return f"{words}: {style.calibration_text(data)}"
     names = ", ".join(group)
-    accountants = "; ".join(f"{c}: {style.accountant_text(str(frame.loc[frame['calibration'] == c, 'accountant'].iloc[0]))}"
-                            for c in group)
-    return (f"Calibrations {names} coincide (same δ̂ and σ at every n), so the experiment is drawn once "
-            f"(draws of `{shown}`) [{accountants}]: {style.calibration_text(data)}")
+    accountants = "; ".join(
+        f"{c}: {style.accountant_text(str(frame.loc[frame['calibration'] == c, 'accountant'].iloc[0]))}"
+        for c in group
+    )
+    return (
+        f"Calibrations {names} coincide (same δ̂ and σ at every n), so the experiment is drawn once "
+        f"(draws of `{shown}`) [{accountants}]: {style.calibration_text(data)}"
+    )
 
 
 def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(BOX_MECHANISMS, ("gaussian+proj", "shuffle+INV"))):
@@ -235,7 +304,9 @@ def figure_tv_vs_n(frame, *, k: int, mechanism_sets=(BOX_MECHANISMS, ("gaussian+
                     if ax is not shared:
                         ax.sharey(shared)  # one y axis for every panel: the same quantity throughout
                     names = ", ".join(LABELS.get(m, m) for m in mechanisms)
-                    plot_tv_boxes(data, mechanisms=list(mechanisms), ax=ax, title=f"({next(letters)}) {names}")
+                    plot_tv_boxes(
+                        data, mechanisms=list(mechanisms), ax=ax, title=f"({next(letters)}) {names}"
+                    )
                 subfigure.suptitle(_wrap(_group_title(group, frame, shown), 150), fontsize="medium")
             style.move_legends_to_figure(figure, figure.axes)
             figure.suptitle(
@@ -253,8 +324,14 @@ def figure_tv_boxplots(frame, *, label: str, mechanisms=BOX_MECHANISMS):
     settings = frame[["epsilon", "epsilon_local"]].drop_duplicates().to_numpy().tolist()
     runs = int(frame["run"].nunique()) if "run" in frame.columns else _draws_per_box(frame)
     with style.plot_style():
-        figure, axes = plt.subplots(1, len(settings), figsize=(8.0 * len(settings), 7.0), squeeze=False,
-                                    sharey=True, layout="constrained")
+        figure, axes = plt.subplots(
+            1,
+            len(settings),
+            figsize=(8.0 * len(settings), 7.0),
+            squeeze=False,
+            sharey=True,
+            layout="constrained",
+        )
         for ax, letter, (epsilon, epsilon_local) in zip(axes[0], string.ascii_lowercase, settings):
             data = frame[(frame["epsilon"] == epsilon) & (frame["epsilon_local"] == epsilon_local)]
             title = f"({letter}) ε = {epsilon:g}, ε0 = {epsilon_local:g}\n{style.calibration_text(data)}"
@@ -271,7 +348,9 @@ def figure_tv_boxplots(frame, *, label: str, mechanisms=BOX_MECHANISMS):
 # ------------------------------------------------------------------------------------ heat maps
 
 
-def plot_cell_distribution(values, *, n_lon: int, n_lat: int, norm, ax=None, title: str = "", colorbar: bool = True):
+def plot_cell_distribution(
+    values, *, n_lon: int, n_lat: int, norm, ax=None, title: str = "", colorbar: bool = True
+):
     """Heat map of a distribution over grid cells (cell = lat_index * n_lon + lon_index, south at the
     bottom) on the given (logarithmic) ``norm``, with integer cell-index ticks.
 
@@ -282,36 +361,69 @@ def plot_cell_distribution(values, *, n_lon: int, n_lat: int, norm, ax=None, tit
     ax = _axes(ax)
     grid = np.asarray(values, dtype=float).reshape(n_lat, n_lon)
     cmap = style.sequential_cmap(under="white", over="magenta")
-    image = ax.imshow(np.ma.masked_less_equal(grid, 0.0), origin="lower", cmap=cmap, norm=norm, aspect="equal",
-                      interpolation="nearest")
+    image = ax.imshow(
+        np.ma.masked_less_equal(grid, 0.0),
+        origin="lower",
+        cmap=cmap,
+        norm=norm,
+        aspect="equal",
+        interpolation="nearest",
+    )
     negative = grid < 0
     style.hatch_cells(ax, negative, hatch=style.NEGATIVE_HATCH, facecolor=style.EMPTY_COLOUR)
     handles = []
     zero = int((grid == 0).sum())
     if zero:
-        handles.append(Patch(facecolor=style.EMPTY_COLOUR, edgecolor=style.INK, label=f"= 0: {zero} {style.cells_word(zero)}"))
+        handles.append(
+            Patch(
+                facecolor=style.EMPTY_COLOUR,
+                edgecolor=style.INK,
+                label=f"= 0: {zero} {style.cells_word(zero)}",
+            )
+        )
     if negative.any():
-        handles.append(style.flag_patch(f"< 0: {int(negative.sum())} {style.cells_word(int(negative.sum()))} (Gaussian noise)", hatch=style.NEGATIVE_HATCH,
-                                        facecolor=style.EMPTY_COLOUR))
+        handles.append(
+            style.flag_patch(
+                f"< 0: {int(negative.sum())} {style.cells_word(int(negative.sum()))} (Gaussian noise)",
+                hatch=style.NEGATIVE_HATCH,
+                facecolor=style.EMPTY_COLOUR,
+            )
+        )
     handles += style.out_of_range_entries(
-        grid[grid > 0], vmin=norm.vmin, vmax=norm.vmax, below="0 < p < 1/n: {count} {cells} (white)",
-        above="above the scale: {count} {cells} (magenta)", colours=("white", "magenta"),
+        grid[grid > 0],
+        vmin=norm.vmin,
+        vmax=norm.vmax,
+        below="0 < p < 1/n: {count} {cells} (white)",
+        above="above the scale: {count} {cells} (magenta)",
+        colours=("white", "magenta"),
     )
     if handles:
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(len(handles), 3),
-                  fontsize="small", frameon=False)
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.16),
+            ncol=min(len(handles), 3),
+            fontsize="small",
+            frameon=False,
+        )
     style.integer_ticks(ax)
     ax.set_xlabel("longitude index (west to east)")
     ax.set_ylabel("latitude index (south to north)")
     ax.set_title(title)
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="cell probability (log scale)",
-                           extend=style.colorbar_extend(grid[grid > 0], vmin=norm.vmin, vmax=norm.vmax))
+        ax.figure.colorbar(
+            image,
+            ax=ax,
+            shrink=0.8,
+            label="cell probability (log scale)",
+            extend=style.colorbar_extend(grid[grid > 0], vmin=norm.vmin, vmax=norm.vmax),
+        )
     return ax
 
 
-def figure_heatmaps(cells, summary, *, n_lon: int, n_lat: int, label: str,
-                    columns=("original", "gaussian", "shuffle+INV")):
+def figure_heatmaps(
+    cells, summary, *, n_lon: int, n_lat: int, label: str, columns=("original", "gaussian", "shuffle+INV")
+):
     """Figures 4/5: original, Gaussian and shuffle+INV distributions over the cells on one shared
     logarithmic colour scale, from 1/n (one check-in) to the largest value of any panel.
 
@@ -328,19 +440,45 @@ def figure_heatmaps(cells, summary, *, n_lon: int, n_lat: int, label: str,
         "shuffle+INV": f"(c) shuffle+INV: TV = {row['tv_shuffle_inv']:.3g}",
     }
     with style.plot_style():
-        figure, axes = plt.subplots(1, len(columns), figsize=(5.4 * len(columns) + 1.0, 0.75 * 5.4 * n_lat / n_lon + 1.9),
-                                    layout="constrained")
+        figure, axes = plt.subplots(
+            1,
+            len(columns),
+            figsize=(5.4 * len(columns) + 1.0, 0.75 * 5.4 * n_lat / n_lon + 1.9),
+            layout="constrained",
+        )
         for ax, column in zip(axes, columns):
-            plot_cell_distribution(cells[column], n_lon=n_lon, n_lat=n_lat, norm=norm, ax=ax,
-                                   title=titles.get(column, column), colorbar=False)
-        figure.colorbar(axes[0].images[0], ax=list(axes), shrink=0.75,
-                        label="cell probability, log scale shared by all panels\n(lower end 1/n = one check-in)",
-                        extend=style.colorbar_extend(values[values > 0], vmin=norm.vmin, vmax=norm.vmax))
-        delta = style.delta_text(row["delta"], accountant=row["accountant"], epsilon=row["epsilon"],
-                                 epsilon_local=row["epsilon_local"], floored=bool(row["delta_floored"]),
-                                 delta_used=row["delta_used"])
-        figure.suptitle(_wrap(f"{label}: ε = {row['epsilon']:g}, ε0 = {row['epsilon_local']:g}, {delta}, "
-                              f"σ = {style.format_sigma(row['sigma'])}", 150), fontweight="bold")
+            plot_cell_distribution(
+                cells[column],
+                n_lon=n_lon,
+                n_lat=n_lat,
+                norm=norm,
+                ax=ax,
+                title=titles.get(column, column),
+                colorbar=False,
+            )
+        figure.colorbar(
+            axes[0].images[0],
+            ax=list(axes),
+            shrink=0.75,
+            label="cell probability, log scale shared by all panels\n(lower end 1/n = one check-in)",
+            extend=style.colorbar_extend(values[values > 0], vmin=norm.vmin, vmax=norm.vmax),
+        )
+        delta = style.delta_text(
+            row["delta"],
+            accountant=row["accountant"],
+            epsilon=row["epsilon"],
+            epsilon_local=row["epsilon_local"],
+            floored=bool(row["delta_floored"]),
+            delta_used=row["delta_used"],
+        )
+        figure.suptitle(
+            _wrap(
+                f"{label}: ε = {row['epsilon']:g}, ε0 = {row['epsilon_local']:g}, {delta}, "
+                f"σ = {style.format_sigma(row['sigma'])}",
+                150,
+            ),
+            fontweight="bold",
+        )
     return figure
 
 
@@ -366,7 +504,9 @@ def _crossover_grid(frame, epsilons, locals_):
     return grid, floored
 
 
-def plot_crossover(frame, *, ax=None, title: str = "", norm=None, colorbar: bool = True, epsilons=None, epsilon_locals=None):
+def plot_crossover(
+    frame, *, ax=None, title: str = "", norm=None, colorbar: bool = True, epsilons=None, epsilon_locals=None
+):
     """log10(mean TV shuffle+INV / mean TV Gaussian + projection) over (ε, ε0) in the outcome colours
     of :mod:`shuffledp.plotting.style`: < 0 (blue) shuffle better, > 0 (red) curator (Gaussian) better.
 
@@ -382,17 +522,33 @@ def plot_crossover(frame, *, ax=None, title: str = "", norm=None, colorbar: bool
         limit = max(float(np.nanmax(np.abs(grid))), 1e-3) if np.isfinite(grid).any() else 1.0
         norm = TwoSlopeNorm(0.0, -limit, limit)
     cmap = style.outcome_cmap().with_extremes(bad="white")
-    image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto",
-                      interpolation="nearest")
+    image = ax.imshow(
+        np.ma.masked_invalid(grid),
+        origin="lower",
+        cmap=cmap,
+        norm=norm,
+        aspect="auto",
+        interpolation="nearest",
+    )
     style.hatch_cells(ax, floored)
     handles = []
     if floored.any():
-        handles.append(style.flag_patch(f"δ̂ below the floor (or 0): Gaussian at the floor δ ({int(floored.sum())} {style.cells_word(int(floored.sum()))})"))
+        handles.append(
+            style.flag_patch(
+                f"δ̂ below the floor (or 0): Gaussian at the floor δ ({int(floored.sum())} {style.cells_word(int(floored.sum()))})"
+            )
+        )
     if np.isnan(grid).any():
         handles.append(Patch(facecolor="white", edgecolor=style.INK, label="not computed (ε ≥ ε0)"))
     if handles:
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=len(handles),
-                  fontsize="small", frameon=False)
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.14),
+            ncol=len(handles),
+            fontsize="small",
+            frameon=False,
+        )
     ax.set_xticks(range(len(epsilons)))
     ax.set_xticklabels([f"{e:g}" for e in epsilons])
     ax.set_yticks(range(len(locals_)))
@@ -415,19 +571,37 @@ def figure_crossover(rows):
     epsilons, locals_ = sorted(rows["epsilon"].unique()), sorted(rows["epsilon_local"].unique())
     first = rows.iloc[0]
     with style.plot_style():
-        figure, axes = plt.subplots(1, len(accountants), figsize=(6.0 * len(accountants) + 1.0, 5.6), squeeze=False,
-                                    layout="constrained")
+        figure, axes = plt.subplots(
+            1,
+            len(accountants),
+            figsize=(6.0 * len(accountants) + 1.0, 5.6),
+            squeeze=False,
+            layout="constrained",
+        )
         for ax, letter, accountant in zip(axes[0], string.ascii_lowercase, accountants):
-            plot_crossover(rows[rows["accountant"] == accountant], ax=ax, norm=norm, colorbar=False,
-                           epsilons=epsilons, epsilon_locals=locals_,
-                           title=f"({letter}) δ̂ from {style.accountant_text(accountant)}")
-        figure.colorbar(axes[0, 0].images[0], ax=list(axes[0]), shrink=0.85,
-                        label="log10(mean TV shuffle+INV / mean TV Gaussian + projection)\n(one scale shared by all panels)")
+            plot_crossover(
+                rows[rows["accountant"] == accountant],
+                ax=ax,
+                norm=norm,
+                colorbar=False,
+                epsilons=epsilons,
+                epsilon_locals=locals_,
+                title=f"({letter}) δ̂ from {style.accountant_text(accountant)}",
+            )
+        figure.colorbar(
+            axes[0, 0].images[0],
+            ax=list(axes[0]),
+            shrink=0.85,
+            label="log10(mean TV shuffle+INV / mean TV Gaussian + projection)\n(one scale shared by all panels)",
+        )
         figure.suptitle(
-            _wrap(f"Crossover, synthetic data: n = {int(first['n_users']):,}, k = {int(first['k'])}, "
-                  f"{int(first['replicates'])} draws per cell, Gaussian calibrated at δ̂ (eq. 10) of each panel's "
-                  "accountant and projected onto the simplex (σ per cell in crossover.csv). "
-                  f"{style.OUTCOME_WORDS['shuffle'].capitalize()}; {style.OUTCOME_WORDS['curator']} (Gaussian)", 150),
+            _wrap(
+                f"Crossover, synthetic data: n = {int(first['n_users']):,}, k = {int(first['k'])}, "
+                f"{int(first['replicates'])} draws per cell, Gaussian calibrated at δ̂ (eq. 10) of each panel's "
+                "accountant and projected onto the simplex (σ per cell in crossover.csv). "
+                f"{style.OUTCOME_WORDS['shuffle'].capitalize()}; {style.OUTCOME_WORDS['curator']} (Gaussian)",
+                150,
+            ),
             fontweight="bold",
         )
     return figure

@@ -26,9 +26,19 @@ import pandas as pd
 __all__ = ["REFERENCE_NAMES", "load_reference", "parse_label"]
 
 #: names accepted by :func:`load_reference`
-REFERENCE_NAMES = ("table2", "table3", "table4", "table5", "table6", "text_numbers", "koskela_figures",
-                   "koskela_fig1_rdp_check", "koskela_fig2_pld_check", "koskela_fig2_lower_check",
-                   "balle_figures")
+REFERENCE_NAMES = (
+    "table2",
+    "table3",
+    "table4",
+    "table5",
+    "table6",
+    "text_numbers",
+    "koskela_figures",
+    "koskela_fig1_rdp_check",
+    "koskela_fig2_pld_check",
+    "koskela_fig2_lower_check",
+    "balle_figures",
+)
 
 _LABEL = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*=\s*([-+0-9.,eE]+)\s*$")
 

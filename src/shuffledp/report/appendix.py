@@ -33,8 +33,23 @@ from shuffledp.tables import REPRODUCED
 __all__ = ["appendix"]
 
 #: columns of a seed paper's verdict table shown in the appendix, in this order, when present
-_SEED_COLUMNS = ("figure", "panel", "curve", "code", "claim", "accountant", "compositions", "points", "compared",
-                 "max_relative_difference", "max_epsilon_difference", "tolerance", "verdict", "known_cause", "note")
+_SEED_COLUMNS = (
+    "figure",
+    "panel",
+    "curve",
+    "code",
+    "claim",
+    "accountant",
+    "compositions",
+    "points",
+    "compared",
+    "max_relative_difference",
+    "max_epsilon_difference",
+    "tolerance",
+    "verdict",
+    "known_cause",
+    "note",
+)
 
 
 def _closest(hypotheses: pd.DataFrame | None) -> dict:
@@ -43,18 +58,40 @@ def _closest(hypotheses: pd.DataFrame | None) -> dict:
         return {}
     gap = pd.to_numeric(hypotheses["log10_ours_over_paper"], errors="coerce")
     best = hypotheses.assign(gap=gap.abs()).sort_values("gap").drop_duplicates("paper")
-    return {str(r["paper"]): f"; closest of {hypotheses['hypothesis'].nunique()} hypotheses: {r['hypothesis']} "
-            f"(10^{r['log10_ours_over_paper']:+.1f}, [all](#appendix-hypotheses))" for r in best.to_dict("records")}
+    return {
+        str(r["paper"]): f"; closest of {hypotheses['hypothesis'].nunique()} hypotheses: {r['hypothesis']} "
+        f"(10^{r['log10_ours_over_paper']:+.1f}, [all](#appendix-hypotheses))"
+        for r in best.to_dict("records")
+    }
 
 
 def _cells_table(rows: pd.DataFrame, closest: dict) -> Table:
-    columns = ["row", "column", "paper", "ours (compared)", "ours (exact)", "level", "how far (ours vs printed)", "note"]
+    columns = [
+        "row",
+        "column",
+        "paper",
+        "ours (compared)",
+        "ours (exact)",
+        "level",
+        "how far (ours vs printed)",
+        "note",
+    ]
     body = []
     for r in rows.to_dict("records"):
         compared = r["ours_as_printed"] if pd.notna(r["ours_as_printed"]) else r["ours_exact"]
         tried = closest.get(str(r["paper"]), "") if r["table"] == "II" and r["level"] != REPRODUCED else ""
-        body.append([r["row"], r["column"], str(r["paper"]), format_cell(compared), format_cell(r["ours_exact"]),
-                     f"**{r['level']}**" if r["level"] == REPRODUCED else r["level"], r["how_far"] + tried, r["note"]])
+        body.append(
+            [
+                r["row"],
+                r["column"],
+                str(r["paper"]),
+                format_cell(compared),
+                format_cell(r["ours_exact"]),
+                f"**{r['level']}**" if r["level"] == REPRODUCED else r["level"],
+                r["how_far"] + tried,
+                r["note"],
+            ]
+        )
     return Table(columns, body)
 
 
@@ -71,8 +108,13 @@ def _cells_section(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame
         subset = cells[cells["table"] == table]
         title = PAPER_TABLES.get(table, f"Values quoted in the paper's text ({table})")
         blocks.append(Heading(4, title, "text-values" if table == "text" else f"table-{str(table).lower()}"))
-        blocks.append(Paragraph(f"Source of {title.split(':')[0]}: "
-                                + "; ".join(trace(s, inputs) for s in subset["source"].unique()) + "."))
+        blocks.append(
+            Paragraph(
+                f"Source of {title.split(':')[0]}: "
+                + "; ".join(trace(s, inputs) for s in subset["source"].unique())
+                + "."
+            )
+        )
         empty = read_empty_cells(subset)
         if empty:
             blocks.append(Paragraph("**Not comparable.** " + empty))
@@ -82,8 +124,12 @@ def _cells_section(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame
             blocks.append(_cells_table(group, closest))
             single = strength_table(group)
             if single is not None:
-                blocks.append(Paragraph(f"Single-draw strength, Table {table} {block_name}: interval, width, and "
-                                        f"the chance a value {STRENGTH_FACTOR:g}× off would pass."))
+                blocks.append(
+                    Paragraph(
+                        f"Single-draw strength, Table {table} {block_name}: interval, width, and "
+                        f"the chance a value {STRENGTH_FACTOR:g}× off would pass."
+                    )
+                )
                 blocks.append(single)
     return blocks
 
@@ -92,13 +138,39 @@ def _hypotheses(inputs: ReportInputs) -> list:
     frame = read_hypotheses(inputs)
     if frame is None:
         return []
-    columns = ["hypothesis", "reason", "n_x0", "epsilon_local", "epsilon", "paper", "ours", "log10_ours_over_paper"]
-    body = [[str(r["hypothesis"]), str(r["reason"]), str(r["n_x0"]), f"{r['epsilon_local']:g}", f"{r['epsilon']:g}",
-             str(r["paper"]), str(r["ours"]), f"{r['log10_ours_over_paper']:+.1f}"] for r in frame.to_dict("records")]
-    return [Heading(3, "Table II, n = 1,000, \u201cOur δ\u201d: every hypothesis at every cell", "appendix-hypotheses"),
-            Paragraph(f"From {trace(inputs.hypotheses, inputs)}; k = {int(frame['k'].iloc[0])}, n = "
-                      f"{int(frame['n_users'].iloc[0]):,}; log10(ours / printed) of each cell:"),
-            Table(columns, body)]
+    columns = [
+        "hypothesis",
+        "reason",
+        "n_x0",
+        "epsilon_local",
+        "epsilon",
+        "paper",
+        "ours",
+        "log10_ours_over_paper",
+    ]
+    body = [
+        [
+            str(r["hypothesis"]),
+            str(r["reason"]),
+            str(r["n_x0"]),
+            f"{r['epsilon_local']:g}",
+            f"{r['epsilon']:g}",
+            str(r["paper"]),
+            str(r["ours"]),
+            f"{r['log10_ours_over_paper']:+.1f}",
+        ]
+        for r in frame.to_dict("records")
+    ]
+    return [
+        Heading(
+            3, "Table II, n = 1,000, \u201cOur δ\u201d: every hypothesis at every cell", "appendix-hypotheses"
+        ),
+        Paragraph(
+            f"From {trace(inputs.hypotheses, inputs)}; k = {int(frame['k'].iloc[0])}, n = "
+            f"{int(frame['n_users'].iloc[0]):,}; log10(ours / printed) of each cell:"
+        ),
+        Table(columns, body),
+    ]
 
 
 #: long text columns of the verdict tables: a value equal to the row above is shown as "as above"
@@ -124,7 +196,9 @@ def _seed_tables(inputs: ReportInputs) -> list:
     blocks: list = []
     for name, title in SEED_SECTIONS.items():
         paths = existing_files((inputs.extras.get(name) or {}).get("data", ()))
-        blocks.append(Heading(3, f"{title.split(':')[0]}: every verdict row", f"appendix-{SEED_ANCHORS[name]}"))
+        blocks.append(
+            Heading(3, f"{title.split(':')[0]}: every verdict row", f"appendix-{SEED_ANCHORS[name]}")
+        )
         if not paths:
             blocks.append(Paragraph(f"No verdict table of {title.split(':')[0]} in this run."))
         for path in paths:
@@ -135,29 +209,43 @@ def _seed_tables(inputs: ReportInputs) -> list:
 
 def _continued(heading: str, anchor: str, text: str, *, whole: bool = False) -> list:
     rest = text if whole else split_first_sentence(text)[1]
-    return [Heading(3, heading, anchor), Paragraph(rest or f"{heading}: nothing beyond the sentence in the main part.")]
+    return [
+        Heading(3, heading, anchor),
+        Paragraph(rest or f"{heading}: nothing beyond the sentence in the main part."),
+    ]
 
 
 def _readings(inputs: ReportInputs, summary) -> list:
     blocks: list = []
     counts = cell_counts_of(inputs)
     for number in FIGURES:
-        blocks += _continued(f"Figure {number}, our reading continued", f"appendix-figure-{number}",
-                             figure_reading(number, inputs, summary, counts))
+        blocks += _continued(
+            f"Figure {number}, our reading continued",
+            f"appendix-figure-{number}",
+            figure_reading(number, inputs, summary, counts),
+        )
     for name, extra in inputs.extras.items():
         if name in SEED_SECTIONS or not existing_files(extra.get("data", ())):
             continue
-        blocks += _continued(f"{name[0].upper()}{name[1:]}, our reading continued", f"appendix-{extra_anchor(name)}",
-                             extra_readings(inputs, name))
+        blocks += _continued(
+            f"{name[0].upper()}{name[1:]}, our reading continued",
+            f"appendix-{extra_anchor(name)}",
+            extra_readings(inputs, name),
+        )
     return blocks
 
 
 def _sources(inputs: ReportInputs, paths: Sequence) -> list:
-    rows = [[f"`{p}`", inputs.producers.get(str(p), "–"), (inputs.checksums.get(str(p)) or "–")[:16]] for p in paths]
+    rows = [
+        [f"`{p}`", inputs.producers.get(str(p), "–"), (inputs.checksums.get(str(p)) or "–")[:16]]
+        for p in paths
+    ]
     return [Heading(3, "Files read", "appendix-sources"), Table(["file", "rule", "sha256 (prefix)"], rows)]
 
 
-def appendix(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame, summary, problems: Sequence[str]) -> list:
+def appendix(
+    inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame, summary, problems: Sequence[str]
+) -> list:
     """The appendix blocks, after the main part's last section."""
     blocks: list = [Heading(2, "Appendix", "appendix")]
     if problems:
@@ -166,11 +254,17 @@ def appendix(inputs: ReportInputs, rows: pd.DataFrame, cells: pd.DataFrame, summ
     blocks += _hypotheses(inputs)
     blocks += _seed_tables(inputs)
     blocks += _readings(inputs, summary)
-    reads = sorted({*map(str, inputs.comparisons), *(str(p) for extra in inputs.extras.values()
-                                                      for paths in extra.values() for p in paths),
-                    *(str(p) for paths in inputs.figure_data.values() for p in paths)})
+    reads = sorted(
+        {
+            *map(str, inputs.comparisons),
+            *(str(p) for extra in inputs.extras.values() for paths in extra.values() for p in paths),
+            *(str(p) for paths in inputs.figure_data.values() for p in paths),
+        }
+    )
     blocks += _sources(inputs, [p for p in reads if existing_files([p])])
-    blocks += [Heading(3, "FPS 2023 numbering vs arXiv 2022 numbering", "fps-map"),
-               Table(["FPS 2023", "arXiv 2022", "evidence in the FPS text"], [list(r) for r in FPS_TO_ARXIV]),
-               Paragraph(FPS_NOT_VISIBLE)]
+    blocks += [
+        Heading(3, "FPS 2023 numbering vs arXiv 2022 numbering", "fps-map"),
+        Table(["FPS 2023", "arXiv 2022", "evidence in the FPS text"], [list(r) for r in FPS_TO_ARXIV]),
+        Paragraph(FPS_NOT_VISIBLE),
+    ]
     return blocks

@@ -15,9 +15,22 @@ import pandas as pd
 __all__ = ["BALLE_VERDICT_COLUMNS", "read_balle_verdicts"]
 
 #: columns the reading needs
-BALLE_VERDICT_COLUMNS = ("panel", "curve", "code", "accountant", "points", "compared", "theirs_undefined",
-                         "max_relative_difference", "tolerance", "verdict", "known_cause", "reference",
-                         "looseness_min", "looseness_max")
+BALLE_VERDICT_COLUMNS = (
+    "panel",
+    "curve",
+    "code",
+    "accountant",
+    "points",
+    "compared",
+    "theirs_undefined",
+    "max_relative_difference",
+    "tolerance",
+    "verdict",
+    "known_cause",
+    "reference",
+    "looseness_min",
+    "looseness_max",
+)
 
 
 #: how each version of their code is named in the text
@@ -26,15 +39,20 @@ _CODE = {"current": "current code", "2019": "2019 release (the code of the paper
 
 def _curve_sentence(row) -> str:
     largest = float(row.max_relative_difference)
-    text = (f"({row.panel}) {row.curve} against their {_CODE.get(str(row.code), str(row.code))} "
-            f"(ours: `{row.accountant}`): {row.verdict}, {int(row.compared)} of "
-            f"{int(row.points)} points compared"
-            + (f" ({int(row.theirs_undefined)} where their code returns NaN, outside the bound's stated range)"
-               if int(row.theirs_undefined) else "")
-            + (f", largest relative difference {largest:.1e}" if math.isfinite(largest) else ""))
+    text = (
+        f"({row.panel}) {row.curve} against their {_CODE.get(str(row.code), str(row.code))} "
+        f"(ours: `{row.accountant}`): {row.verdict}, {int(row.compared)} of "
+        f"{int(row.points)} points compared"
+        + (
+            f" ({int(row.theirs_undefined)} where their code returns NaN, outside the bound's stated range)"
+            if int(row.theirs_undefined)
+            else ""
+        )
+        + (f", largest relative difference {largest:.1e}" if math.isfinite(largest) else "")
+    )
     low, high = float(row.looseness_min), float(row.looseness_max)
     if str(row.reference) not in ("", "nan") and math.isfinite(low):
-        text += f"; looseness {low:.2f} to {high:.2f} against \"{row.reference}\""
+        text += f'; looseness {low:.2f} to {high:.2f} against "{row.reference}"'
     if row.verdict != "reproduced":
         cause = str(row.known_cause) if str(row.known_cause) not in ("", "nan") else "cause not established"
         text += f"; not reproduced: {cause}"
@@ -48,8 +66,10 @@ def read_balle_verdicts(frame: pd.DataFrame) -> str:
     eps0_reference / eps0_bound in panels ii-iv: how much a tight accountant gains)."""
     missing = [c for c in BALLE_VERDICT_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"`Balle verdict data` must have columns {', '.join(BALLE_VERDICT_COLUMNS)}; "
-                         f"missing {', '.join(missing)}.")
+        raise ValueError(
+            f"`Balle verdict data` must have columns {', '.join(BALLE_VERDICT_COLUMNS)}; "
+            f"missing {', '.join(missing)}."
+        )
     if frame.empty:
         return "No curve of Balle et al.'s Figure 3 was judged in this run."
     tolerance = float(frame["tolerance"].iloc[0])
@@ -57,13 +77,23 @@ def read_balle_verdicts(frame: pd.DataFrame) -> str:
     for code, group in frame.groupby(frame["code"].astype(str), sort=False):
         reproduced = group["verdict"] == "reproduced"
         largest = pd.to_numeric(group["max_relative_difference"], errors="coerce")
-        failed = ", ".join(f"({p}) {c}" for p, c in zip(group["panel"][~reproduced], group["curve"][~reproduced]))
-        counts.append(f"{int(reproduced.sum())} of {len(group)} curves reproduced against their "
-                      f"{_CODE.get(code, code)} (largest relative difference {largest.max():.1e}"
-                      + (f"; not reproduced: {failed}" if failed else "") + ")")
-    first = (f"Balle et al.'s Figure 3, their code run at the same points (tolerance {tolerance:.0e} relative): "
-             + "; ".join(counts) + ".")
-    second = ("Per curve (looseness: ε of the bound over ε of the reference curve in panel (i), ε0 of the "
-              "reference over ε0 of the bound in panels (ii)-(iv), at the reference's n; above 1 the reference is "
-              "tighter, below 1 the bound beats a reference that is not its randomizer's worst case):")
+        failed = ", ".join(
+            f"({p}) {c}" for p, c in zip(group["panel"][~reproduced], group["curve"][~reproduced])
+        )
+        counts.append(
+            f"{int(reproduced.sum())} of {len(group)} curves reproduced against their "
+            f"{_CODE.get(code, code)} (largest relative difference {largest.max():.1e}"
+            + (f"; not reproduced: {failed}" if failed else "")
+            + ")"
+        )
+    first = (
+        f"Balle et al.'s Figure 3, their code run at the same points (tolerance {tolerance:.0e} relative): "
+        + "; ".join(counts)
+        + "."
+    )
+    second = (
+        "Per curve (looseness: ε of the bound over ε of the reference curve in panel (i), ε0 of the "
+        "reference over ε0 of the bound in panels (ii)-(iv), at the reference's n; above 1 the reference is "
+        "tighter, below 1 the bound beats a reference that is not its randomizer's worst case):"
+    )
     return " ".join([first, second, *(_curve_sentence(row) for row in frame.itertuples(index=False))])

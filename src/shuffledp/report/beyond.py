@@ -16,14 +16,20 @@ from shuffledp.report.read import format_cell
 from shuffledp.report.verdicts import is_guarantee
 
 #: words for the Gaussian's calibrations (shuffledp.experiments.utility.CALIBRATIONS)
-_CALIBRATION_WORDS = {"configured": "the tight upper bound", "lower": "the lower bound", "as_printed": "eq. (6) as printed"}
+_CALIBRATION_WORDS = {
+    "configured": "the tight upper bound",
+    "lower": "the lower bound",
+    "as_printed": "eq. (6) as printed",
+}
 
 
 def _mean_se(values: pd.Series) -> tuple[float, float]:
     values = values.dropna().to_numpy(dtype=float)
     if values.size == 0:
         return math.nan, math.nan
-    return float(values.mean()), float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.inf
+    return float(values.mean()), float(
+        values.std(ddof=1) / math.sqrt(values.size)
+    ) if values.size > 1 else math.inf
 
 
 def read_three_calibrations(frame: pd.DataFrame) -> str:
@@ -37,11 +43,17 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
     needed = ("mechanism", "tv", "calibration", "n_users", "epsilon", "epsilon_local")
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(f"`three-calibration data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
+        raise ValueError(
+            f"`three-calibration data` must have columns {', '.join(needed)}; missing {', '.join(missing)}."
+        )
     frame = frame.assign(region=frame["region"] if "region" in frame.columns else "synthetic data")
-    accountants = frame.drop_duplicates("calibration").set_index("calibration").get("accountant", pd.Series(dtype=str))
+    accountants = (
+        frame.drop_duplicates("calibration").set_index("calibration").get("accountant", pd.Series(dtype=str))
+    )
     sentences = []
-    for (region, epsilon, epsilon_local), setting in frame.groupby(["region", "epsilon", "epsilon_local"], sort=False):
+    for (region, epsilon, epsilon_local), setting in frame.groupby(
+        ["region", "epsilon", "epsilon_local"], sort=False
+    ):
         n_values = sorted(setting["n_users"].unique())
         wins = {kind: 0 for kind in _CALIBRATION_WORDS if kind in set(setting["calibration"])}
         clear = {kind: set() for kind in wins}
@@ -59,19 +71,40 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
                 wins[kind] += winner == "shuffle+INV"
                 if abs(inv[0] - gaussian[0]) > 2.0 * math.hypot(gaussian[1], inv[1]):
                     clear[kind].add(n_users)
-        parts = [f"shuffle+INV has the lower mean TV at {wins[kind]} of {len(winner_at[kind])} n under "
-                 f"{_CALIBRATION_WORDS[kind]} (`{accountants.get(kind, kind)}`)" for kind in wins]
-        text = f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g} (n = {n_values[0]:,} … {n_values[-1]:,}): " + "; ".join(parts)
+        parts = [
+            f"shuffle+INV has the lower mean TV at {wins[kind]} of {len(winner_at[kind])} n under "
+            f"{_CALIBRATION_WORDS[kind]} (`{accountants.get(kind, kind)}`)"
+            for kind in wins
+        ]
+        text = (
+            f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g} (n = {n_values[0]:,} … {n_values[-1]:,}): "
+            + "; ".join(parts)
+        )
         if "configured" in wins and "lower" in wins:
-            certain = [n for n in n_values if n in winner_at["configured"] and n in winner_at["lower"]
-                       and winner_at["configured"][n] == winner_at["lower"][n]
-                       and n in clear["configured"] and n in clear["lower"]]
-            text += (f". The verdict is certain (same winner under both bounds, means more than 2 s.e. apart) at "
-                     f"{len(certain)} of {len(n_values)} n")
+            certain = [
+                n
+                for n in n_values
+                if n in winner_at["configured"]
+                and n in winner_at["lower"]
+                and winner_at["configured"][n] == winner_at["lower"][n]
+                and n in clear["configured"]
+                and n in clear["lower"]
+            ]
+            text += (
+                f". The verdict is certain (same winner under both bounds, means more than 2 s.e. apart) at "
+                f"{len(certain)} of {len(n_values)} n"
+            )
             if "as_printed" in wins:
-                flipped = [n for n in certain if winner_at["as_printed"].get(n) not in (None, winner_at["configured"][n])]
-                text += (f"; the paper's calibration gives the other winner at {len(flipped)} of them"
-                         if flipped else "; the paper's calibration agrees wherever the verdict is certain")
+                flipped = [
+                    n
+                    for n in certain
+                    if winner_at["as_printed"].get(n) not in (None, winner_at["configured"][n])
+                ]
+                text += (
+                    f"; the paper's calibration gives the other winner at {len(flipped)} of them"
+                    if flipped
+                    else "; the paper's calibration agrees wherever the verdict is certain"
+                )
         sentences.append(text + ".")
     return " ".join(sentences)
 
@@ -84,16 +117,27 @@ def read_delta_floor(frame: pd.DataFrame) -> str:
     needed = ("calibration", "delta_floored", "log10_delta_break_even", "n_users", "epsilon", "epsilon_local")
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(f"`delta-floor data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
-    rows = frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
+        raise ValueError(
+            f"`delta-floor data` must have columns {', '.join(needed)}; missing {', '.join(missing)}."
+        )
+    rows = (
+        frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
+    )
     floored = rows[rows["delta_floored"].astype(bool)]
     if floored.empty:
-        return ("δ̂ of the configured accountant is positive in every setting here, so no floor is used and the "
-                "floor decides nothing.")
+        return (
+            "δ̂ of the configured accountant is positive in every setting here, so no floor is used and the "
+            "floor decides nothing."
+        )
     sentences = []
-    for (region, epsilon, epsilon_local), group in floored.groupby(["region", "epsilon", "epsilon_local"], sort=False):
+    for (region, epsilon, epsilon_local), group in floored.groupby(
+        ["region", "epsilon", "epsilon_local"], sort=False
+    ):
         group = group.sort_values("n_users")
-        low, high = group.loc[group["log10_delta_break_even"].idxmin()], group.loc[group["log10_delta_break_even"].idxmax()]
+        low, high = (
+            group.loc[group["log10_delta_break_even"].idxmin()],
+            group.loc[group["log10_delta_break_even"].idxmax()],
+        )
         floor = float(group["delta_floor"].iloc[0])
         gaussian_wins = int((group["winner_at_delta_used"] == "gaussian").sum())
         sentences.append(
@@ -106,12 +150,15 @@ def read_delta_floor(frame: pd.DataFrame) -> str:
         )
     return " ".join(sentences) + (
         " Any floor is a choice, not a guarantee: no finite σ makes the Gaussian (ε, 0)-DP, while shuffled k-RR "
-        "with ε0 = ε is (ε, 0)-DP.")
+        "with ε0 = ε is (ε, 0)-DP."
+    )
 
 
 def _where_list(rows: pd.DataFrame, limit: int = 4) -> str:
-    items = [f"{r.dataset} (k = {int(r.k)}), n = {int(r.n_users):,}, ε = {r.epsilon:g}, δ {r.delta_rule}"
-             for r in rows.itertuples()]
+    items = [
+        f"{r.dataset} (k = {int(r.k)}), n = {int(r.n_users):,}, ε = {r.epsilon:g}, δ {r.delta_rule}"
+        for r in rows.itertuples()
+    ]
     return "; ".join(items[:limit]) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
 
 
@@ -121,11 +168,24 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
     rule: shuffle+INV at the largest ε0 that the tight upper bound certifies, against the best central
     Gaussian at the same (ε, δ); ``certain``: the same winner under the lower bound's ε0 too, with
     Monte-Carlo intervals apart)."""
-    needed = ("dataset", "k", "n_users", "epsilon", "delta_rule", "ratio", "certain", "winner_upper",
-              "best_gaussian", "epsilon_local_upper", "epsilon_local_lower")
+    needed = (
+        "dataset",
+        "k",
+        "n_users",
+        "epsilon",
+        "delta_rule",
+        "ratio",
+        "certain",
+        "winner_upper",
+        "best_gaussian",
+        "epsilon_local_upper",
+        "epsilon_local_lower",
+    )
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(f"`equal-guarantee data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
+        raise ValueError(
+            f"`equal-guarantee data` must have columns {', '.join(needed)}; missing {', '.join(missing)}."
+        )
     total = len(frame)
     certain = frame["certain"].astype(bool)
     central = frame["winner_upper"] == "central"
@@ -137,9 +197,13 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
         f"{frame['epsilon'].max():g}; δ rules {', '.join(sorted(frame['delta_rule'].unique()))}), the central Gaussian "
         f"(best variant: {', '.join(f'`{name}` in {count}' for name, count in best.items())}) gives the lower TV in "
         f"{int(central.sum())} and shuffle+INV at the largest ε0 certified by the tight upper bound in "
-        f"{int(shuffle.sum())}" + (f" ({_where_list(frame[shuffle])})" if shuffle.any() else "")
-        + (f", and neither is ahead beyond Monte-Carlo error in {total - int(central.sum()) - int(shuffle.sum())}"
-           if total > int(central.sum()) + int(shuffle.sum()) else "")
+        f"{int(shuffle.sum())}"
+        + (f" ({_where_list(frame[shuffle])})" if shuffle.any() else "")
+        + (
+            f", and neither is ahead beyond Monte-Carlo error in {total - int(central.sum()) - int(shuffle.sum())}"
+            if total > int(central.sum()) + int(shuffle.sum())
+            else ""
+        )
         + f"; {int(certain.sum())} of {total} verdicts are certain (same winner at the lower bound's ε0, "
         "Monte-Carlo intervals apart)."
     )
@@ -162,8 +226,10 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
     )
     if "ratio_geometric" in frame.columns:
         beats = int((frame["ratio_geometric"] < 1).sum())
-        third += (f", and shuffle+INV beats the pure-ε geometric mechanism (a stronger, (ε, 0) guarantee) in only "
-                  f"{beats} of {total} settings")
+        third += (
+            f", and shuffle+INV beats the pure-ε geometric mechanism (a stronger, (ε, 0) guarantee) in only "
+            f"{beats} of {total} settings"
+        )
     return " ".join([first, second, third + "."])
 
 
@@ -174,27 +240,48 @@ def read_koskela_verdicts(frame: pd.DataFrame) -> str:
     :func:`shuffledp.experiments.koskela.curve_verdicts`); also Fig. 4's table (rows of
     :func:`shuffledp.experiments.shuffled_gaussian.fig4_verdicts`, same columns), where nothing published
     can be compared and the note says what was checked instead."""
-    needed = ("figure", "curve", "accountant", "compositions", "compared", "max_relative_difference", "tolerance",
-              "verdict", "note")
+    needed = (
+        "figure",
+        "curve",
+        "accountant",
+        "compositions",
+        "compared",
+        "max_relative_difference",
+        "tolerance",
+        "verdict",
+        "note",
+    )
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(f"`Koskela verdict data` must have columns {', '.join(needed)}; missing {', '.join(missing)}.")
+        raise ValueError(
+            f"`Koskela verdict data` must have columns {', '.join(needed)}; missing {', '.join(missing)}."
+        )
     sentences = []
     for (figure, curve), group in frame.groupby(["figure", "curve"], sort=False):
         reproduced = group[group["verdict"] == "reproduced"]
         label = ", ".join(f"n_c = {int(c)}" for c in group["compositions"] if str(c) not in ("", "nan"))
         largest = group["max_relative_difference"].astype(float)
-        text = (f"Fig. {int(figure)}, {curve} (ours: `{group['accountant'].iloc[0]}`"
-                + (f"; {label}" if label else "") + f"): {len(reproduced)} of {len(group)} reproduced"
-                + (f", largest relative difference {largest.max():.2%}" if largest.notna().any() else "")
-                + (f" (tolerance {float(group['tolerance'].iloc[0]):.0%})"
-                   if pd.notna(group["tolerance"].iloc[0]) else ""))
+        text = (
+            f"Fig. {int(figure)}, {curve} (ours: `{group['accountant'].iloc[0]}`"
+            + (f"; {label}" if label else "")
+            + f"): {len(reproduced)} of {len(group)} reproduced"
+            + (f", largest relative difference {largest.max():.2%}" if largest.notna().any() else "")
+            + (
+                f" (tolerance {float(group['tolerance'].iloc[0]):.0%})"
+                if pd.notna(group["tolerance"].iloc[0])
+                else ""
+            )
+        )
         failed = group[group["verdict"] != "reproduced"]
         if len(failed):
             causes = {str(c) for c in failed.get("known_cause", pd.Series(dtype=str)).fillna("") if str(c)}
-            said = " / ".join(sorted({str(v) for v in failed["verdict"]}))  # e.g. "not reproducible as specified"
+            said = " / ".join(
+                sorted({str(v) for v in failed["verdict"]})
+            )  # e.g. "not reproducible as specified"
             text += f"; {said}" + (f": {'; '.join(sorted(causes))}" if causes else "")
-        if not pd.to_numeric(group["compared"], errors="coerce").fillna(0).any():  # nothing published to compare:
+        if (
+            not pd.to_numeric(group["compared"], errors="coerce").fillna(0).any()
+        ):  # nothing published to compare:
             text += f" ({'; '.join(str(n) for n in group['note'].fillna('') if str(n))})"  # what we checked instead
         sentences.append(text + ".")
     return " ".join(sentences)
@@ -206,26 +293,52 @@ def rounds_lines(frame: pd.DataFrame) -> pd.DataFrame:
     smallest and at the largest T computed, and both ratios."""
     if "skipped" in frame.columns:
         frame = frame[frame["skipped"].isna() | (frame["skipped"].astype(str) == "")]
-    frame = frame.assign(log_ratio=pd.to_numeric(frame["log_ratio"], errors="coerce")).dropna(subset=["log_ratio"])
+    frame = frame.assign(log_ratio=pd.to_numeric(frame["log_ratio"], errors="coerce")).dropna(
+        subset=["log_ratio"]
+    )
     rows = []
     for (k, q, n_users, epsilon), group in frame.groupby(["k", "subsample", "n_users", "epsilon"], sort=True):
         group = group.sort_values("compositions")
         first, last = group.iloc[0], group.iloc[-1]
-        rows.append({"k": int(k), "subsample": float(q), "n_users": int(n_users), "epsilon": float(epsilon),
-                     "first_T": int(first["compositions"]), "last_T": int(last["compositions"]),
-                     "first": "shuffle" if first["log_ratio"] < 0 else "gaussian",
-                     "last": "shuffle" if last["log_ratio"] < 0 else "gaussian",
-                     "first_ratio": math.exp(first["log_ratio"]), "last_ratio": math.exp(last["log_ratio"])})
-    return pd.DataFrame(rows, columns=["k", "subsample", "n_users", "epsilon", "first_T", "last_T", "first", "last",
-                                       "first_ratio", "last_ratio"])
+        rows.append(
+            {
+                "k": int(k),
+                "subsample": float(q),
+                "n_users": int(n_users),
+                "epsilon": float(epsilon),
+                "first_T": int(first["compositions"]),
+                "last_T": int(last["compositions"]),
+                "first": "shuffle" if first["log_ratio"] < 0 else "gaussian",
+                "last": "shuffle" if last["log_ratio"] < 0 else "gaussian",
+                "first_ratio": math.exp(first["log_ratio"]),
+                "last_ratio": math.exp(last["log_ratio"]),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "k",
+            "subsample",
+            "n_users",
+            "epsilon",
+            "first_T",
+            "last_T",
+            "first",
+            "last",
+            "first_ratio",
+            "last_ratio",
+        ],
+    )
 
 
 def read_rounds(frame: pd.DataFrame) -> str:
     """Facts from the composed phase diagram (:mod:`shuffledp.experiments.compare_rounds`): per k and q, the
     lines (n, ε) whose winner on the average of T rounds changes between the smallest and the largest T."""
     if not {"k", "subsample", "n_users", "epsilon", "compositions", "log_ratio"} <= set(frame.columns):
-        raise ValueError("`phase-diagram-over-rounds data` must have columns k, subsample, n_users, epsilon, "
-                         "compositions and log_ratio.")
+        raise ValueError(
+            "`phase-diagram-over-rounds data` must have columns k, subsample, n_users, epsilon, "
+            "compositions and log_ratio."
+        )
     lines = rounds_lines(frame)
     if lines.empty:
         return "No point with both errors defined."
@@ -235,9 +348,15 @@ def read_rounds(frame: pd.DataFrame) -> str:
         sentences.append(
             f"k = {int(k)}, q = {q:g}: from T = {int(group['first_T'].min())} to T = {int(group['last_T'].max())} "
             f"the winner changes on {len(moved)} of {len(group)} lines (n, ε)"
-            + ("".join(f"; n = {int(r.n_users):,}, ε = {r.epsilon:g}: {r.first} → {r.last} (TV ratio "
-                       f"{r.first_ratio:.2f} → {r.last_ratio:.2f})" for r in moved.itertuples()))
-            + ".")
+            + (
+                "".join(
+                    f"; n = {int(r.n_users):,}, ε = {r.epsilon:g}: {r.first} → {r.last} (TV ratio "
+                    f"{r.first_ratio:.2f} → {r.last_ratio:.2f})"
+                    for r in moved.itertuples()
+                )
+            )
+            + "."
+        )
     return " ".join(sentences)
 
 
@@ -253,7 +372,9 @@ def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
         for (rule, k), group in frame.groupby(["delta_rule", "k"], sort=False):
             name = str(group[column].iloc[0]) if column else "an accountant not named in the file"
             if not is_guarantee(name):
-                sentences.append(f"δ {rule}, k = {int(k)}: calibrated by `{name}`, not a guarantee, so no count.")
+                sentences.append(
+                    f"δ {rule}, k = {int(k)}: calibrated by `{name}`, not a guarantee, so no count."
+                )
                 continue
             ratio = pd.to_numeric(group["log_ratio"], errors="coerce").dropna()
             if ratio.empty:
@@ -261,7 +382,8 @@ def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
                 continue
             sentences.append(
                 f"δ {rule}, k = {int(k)} (`{name}`): shuffle+INV has the lower expected TV at {int((ratio < 0).sum())} "
-                f"of {len(ratio)} points (TV ratio {math.exp(ratio.min()):.2f} to {math.exp(ratio.max()):.2f}).")
+                f"of {len(ratio)} points (TV ratio {math.exp(ratio.min()):.2f} to {math.exp(ratio.max()):.2f})."
+            )
         return " ".join(sentences)
     if {"shuffle_wins_below", "delta_rule", "k", "epsilon", "n_users"} <= set(frame.columns):
         frame = frame[~frame["k"].isin(list(uncertified_k))]
@@ -272,9 +394,16 @@ def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
             below = group[group["shuffle_wins_below"].astype(bool)]
             sentences.append(
                 f"δ {rule}, k = {int(k)}: {len(group)} crossing(s) over n = {int(group['n_users'].min()):,} to "
-                f"{int(group['n_users'].max()):,}" + (
+                f"{int(group['n_users'].max()):,}"
+                + (
                     f"; shuffle+INV wins below ε = {below['epsilon'].min():.3g} to {below['epsilon'].max():.3g}"
-                    if len(below) else "; none with shuffle+INV winning below it") + ".")
+                    if len(below)
+                    else "; none with shuffle+INV winning below it"
+                )
+                + "."
+            )
         return " ".join(sentences)
-    raise ValueError("`phase-diagram data` must have columns delta_rule, k and log_ratio (grid) or "
-                     "delta_rule, k, n_users, epsilon, shuffle_wins_below (boundary).")
+    raise ValueError(
+        "`phase-diagram data` must have columns delta_rule, k and log_ratio (grid) or "
+        "delta_rule, k, n_users, epsilon, shuffle_wins_below (boundary)."
+    )

@@ -33,7 +33,15 @@ from shuffledp.report.inputs import (
 )
 from shuffledp.report.judge import errata
 from shuffledp.report.read import ReportInputs, existing_files, read_comparisons, relative_link, stale_stages
-from shuffledp.report.sections import SEED_ANCHORS, SEED_SECTIONS, beyond_section, biswas_section, read_extra, read_extra_all, seed_section
+from shuffledp.report.sections import (
+    SEED_ANCHORS,
+    SEED_SECTIONS,
+    beyond_section,
+    biswas_section,
+    read_extra,
+    read_extra_all,
+    seed_section,
+)
 from shuffledp.report.verdicts import graded_cells
 
 __all__ = ["build_report"]
@@ -46,7 +54,11 @@ def build_report(inputs: ReportInputs) -> list:
     """The report as a list of blocks (render with :func:`render_markdown` / :func:`render_html`)."""
     rows, problems = read_comparisons(inputs.comparisons)
     cells = graded_cells(rows)
-    summary = pd.read_csv(inputs.data_summary) if inputs.data_summary and Path(inputs.data_summary).is_file() else None
+    summary = (
+        pd.read_csv(inputs.data_summary)
+        if inputs.data_summary and Path(inputs.data_summary).is_file()
+        else None
+    )
     gaussian = [pd.read_csv(path) for path in existing_files(inputs.gaussian_checks)]
     blocks: list = _opening_section(inputs, cells)
     blocks += _findings_section(inputs, rows, summary)
@@ -75,29 +87,55 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
     stale or missing stages."""
     blocks: list = [Heading(1, inputs.title)]
     created = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
-    koskela = [read_extra(inputs, KOSKELA_FIGURES, n) for n in ("koskela_verdicts.csv", "koskela_fig4_verdicts.csv")]
+    koskela = [
+        read_extra(inputs, KOSKELA_FIGURES, n) for n in ("koskela_verdicts.csv", "koskela_fig4_verdicts.csv")
+    ]
     blocks.append(Heading(2, "Verdicts", "verdicts"))
-    blocks.append(BulletList(verdict_lines(
-        cells, koskela=koskela[0], koskela_fig4=koskela[1], balle=read_extra(inputs, BALLE_FIGURE),
-        girgis=read_extra(inputs, GIRGIS_FIGURE),
-        anchors={"biswas": SEED_ANCHORS["Biswas"], **{k: SEED_ANCHORS[n] for k, n in
-                 (("koskela", KOSKELA_FIGURES), ("balle", BALLE_FIGURE), ("girgis", GIRGIS_FIGURE))}})))
-    blocks.append(Paragraph(
-        "Levels: **reproduced**, our value rounds to the printed one (for the paper's single Monte-Carlo draws, "
-        "the draw lies inside our 95% interval of one draw); **matches if truncated**, cutting ours after the "
-        "printed digit gives the printed value; **within 1 %**; **off**, with how far in the appendix; **not "
-        "comparable**, a cell that holds nobody under our numbering; **not reproducible as specified**, the "
-        "paper does not give what the value needs; **explained**, not reproduced, with a documented cause. "
-        f"Written {created}; arXiv 2022 numbering for Biswas et al. (FPS map in the appendix)."))
-    present = sorted({s for s in inputs.expected_stages if inputs.manifests.get(s) and Path(inputs.manifests[s]).is_file()})
+    blocks.append(
+        BulletList(
+            verdict_lines(
+                cells,
+                koskela=koskela[0],
+                koskela_fig4=koskela[1],
+                balle=read_extra(inputs, BALLE_FIGURE),
+                girgis=read_extra(inputs, GIRGIS_FIGURE),
+                anchors={
+                    "biswas": SEED_ANCHORS["Biswas"],
+                    **{
+                        k: SEED_ANCHORS[n]
+                        for k, n in (
+                            ("koskela", KOSKELA_FIGURES),
+                            ("balle", BALLE_FIGURE),
+                            ("girgis", GIRGIS_FIGURE),
+                        )
+                    },
+                },
+            )
+        )
+    )
+    blocks.append(
+        Paragraph(
+            "Levels: **reproduced**, our value rounds to the printed one (for the paper's single Monte-Carlo draws, "
+            "the draw lies inside our 95% interval of one draw); **matches if truncated**, cutting ours after the "
+            "printed digit gives the printed value; **within 1 %**; **off**, with how far in the appendix; **not "
+            "comparable**, a cell that holds nobody under our numbering; **not reproducible as specified**, the "
+            "paper does not give what the value needs; **explained**, not reproduced, with a documented cause. "
+            f"Written {created}; arXiv 2022 numbering for Biswas et al. (FPS map in the appendix)."
+        )
+    )
+    present = sorted(
+        {s for s in inputs.expected_stages if inputs.manifests.get(s) and Path(inputs.manifests[s]).is_file()}
+    )
     absent = [s for s in inputs.expected_stages if s not in present]
     stale = stale_stages(inputs, present)
     if stale:
         blocks.append(
             Paragraph(
                 "**Stale results:** the manifest of stage(s) "
-                + "; ".join(f"{stage} (differs in {', '.join(f'`{k}`' for k in keys[:5])}{', ...' if len(keys) > 5 else ''})"
-                            for stage, keys in stale.items())
+                + "; ".join(
+                    f"{stage} (differs in {', '.join(f'`{k}`' for k in keys[:5])}{', ...' if len(keys) > 5 else ''})"
+                    for stage, keys in stale.items()
+                )
                 + " records a configuration that differs from this run's in keys that matter to the stage; "
                 "its tables and figures may come from the older configuration. Rerun the stage "
                 "(e.g. `snakemake --cores 2 --forcerun manifest`, or delete its results folder)."
@@ -128,12 +166,19 @@ def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: p
         floor=floor,
         summary=summary_frame,
         rounds=read_extra(inputs, PHASE_DIAGRAM_ROUNDS, "phase_diagram_rounds.csv"),
-        anchors={"bracket": extra_anchor(WORST_CASE_BRACKET), "equal": extra_anchor(EQUAL_GUARANTEE),
-                 "phase": extra_anchor(PHASE_DIAGRAM), "koskela": SEED_ANCHORS[KOSKELA_FIGURES],
-                 **({"floor": extra_anchor(DELTA_FLOOR)} if floor is not None else {}),
-                 **({"rounds": extra_anchor(PHASE_DIAGRAM_ROUNDS)}
-                    if (inputs.extras.get(PHASE_DIAGRAM_ROUNDS) or {}).get("data") else {}),
-                 **({"balle": SEED_ANCHORS[BALLE_FIGURE]} if "balle" in inputs.expected_stages else {})},
+        anchors={
+            "bracket": extra_anchor(WORST_CASE_BRACKET),
+            "equal": extra_anchor(EQUAL_GUARANTEE),
+            "phase": extra_anchor(PHASE_DIAGRAM),
+            "koskela": SEED_ANCHORS[KOSKELA_FIGURES],
+            **({"floor": extra_anchor(DELTA_FLOOR)} if floor is not None else {}),
+            **(
+                {"rounds": extra_anchor(PHASE_DIAGRAM_ROUNDS)}
+                if (inputs.extras.get(PHASE_DIAGRAM_ROUNDS) or {}).get("data")
+                else {}
+            ),
+            **({"balle": SEED_ANCHORS[BALLE_FIGURE]} if "balle" in inputs.expected_stages else {}),
+        },
     )
     return [Heading(2, "Findings", "findings"), BulletList(bullets)]
 
@@ -172,5 +217,7 @@ def _stage_section(inputs: ReportInputs) -> list:
             )
         else:
             rows.append([stage, "absent from this run", "–", "–", "–", "–"])
-    blocks.append(Table(["stage", "manifest", "outputs", "inputs (sha256 prefix)", "commit", "config sha256"], rows))
+    blocks.append(
+        Table(["stage", "manifest", "outputs", "inputs (sha256 prefix)", "commit", "config sha256"], rows)
+    )
     return blocks

@@ -105,15 +105,17 @@ def finding_eq6(rows: pd.DataFrame | None) -> str:
         f"{float(orders.max()):.1f} orders of magnitude: Table {worst['table']}, {worst['block']}, {worst['row']}, "
         f"{worst['column']}, where eq. (6) gives {format_cell(float(printed[orders.idxmax()]))}, the exact δ is "
         f"{format_cell(float(exact[orders.idxmax()]))} and the paper printed {worst['paper']})"
-        + (f"; in {zero} more cell{'s' if zero > 1 else ''} it gives δ = 0 where the exact δ is positive" if zero else "")
+        + (
+            f"; in {zero} more cell{'s' if zero > 1 else ''} it gives δ = 0 where the exact δ is positive"
+            if zero
+            else ""
+        )
         + f" ({links})."
     )
 
 
-
-
 def _bracket_goal(frame: pd.DataFrame, mask, limit: float, label: str, extra=None) -> str:
-    """"label in m of t settings" plus the widest miss (ratio and setting), for the rows ``mask``."""
+    """ "label in m of t settings" plus the widest miss (ratio and setting), for the rows ``mask``."""
     rows = frame[mask]
     if rows.empty:
         return f"{label}: no setting"
@@ -123,8 +125,10 @@ def _bracket_goal(frame: pd.DataFrame, mask, limit: float, label: str, extra=Non
     if (~met).any():
         missed = rows[~met]
         worst = missed.loc[pd.to_numeric(missed["ratio"], errors="coerce").fillna(np.inf).idxmax()]
-        text += (f" (missed by {int((~met).sum())}, widest {float(worst['ratio']):.5f} at n = {int(worst['n_users']):,}, "
-                 f"k = {int(worst['k'])}, ε0 = {worst['epsilon_local']:g}, δ = {worst['delta']:g})")
+        text += (
+            f" (missed by {int((~met).sum())}, widest {float(worst['ratio']):.5f} at n = {int(worst['n_users']):,}, "
+            f"k = {int(worst['k'])}, ε0 = {worst['epsilon_local']:g}, δ = {worst['delta']:g})"
+        )
     return text
 
 
@@ -135,10 +139,19 @@ def bracket_goals(frame: pd.DataFrame) -> str:
     blanket = 2.0 * frame["n_users"].astype(float) / (np.exp(e0) + frame["k"].astype(float) - 1.0)
     parts = [
         _bracket_goal(frame, ~large, BRACKET_GOAL, f"ratio ≤ {BRACKET_GOAL:g} (ε0 < {BRACKET_LARGE_EPS0:g})"),
-        _bracket_goal(frame, ~large & (blanket >= BRACKET_BLANKET_USERS), BRACKET_GOAL_BLANKET,
-                      f"≤ {BRACKET_GOAL_BLANKET:g} where n·γ·2/k ≥ {BRACKET_BLANKET_USERS:g}"),
-        _bracket_goal(frame, large, BRACKET_GOAL_LARGE, f"≤ {BRACKET_GOAL_LARGE:g} with the upper ε below ε0 "
-                      f"(ε0 ≥ {BRACKET_LARGE_EPS0:g})", extra=frame["eps_upper"].astype(float) < e0),
+        _bracket_goal(
+            frame,
+            ~large & (blanket >= BRACKET_BLANKET_USERS),
+            BRACKET_GOAL_BLANKET,
+            f"≤ {BRACKET_GOAL_BLANKET:g} where n·γ·2/k ≥ {BRACKET_BLANKET_USERS:g}",
+        ),
+        _bracket_goal(
+            frame,
+            large,
+            BRACKET_GOAL_LARGE,
+            f"≤ {BRACKET_GOAL_LARGE:g} with the upper ε below ε0 (ε0 ≥ {BRACKET_LARGE_EPS0:g})",
+            extra=frame["eps_upper"].astype(float) < e0,
+        ),
     ]
     return "Issue 34's goals: " + "; ".join(parts) + "."
 
@@ -163,18 +176,27 @@ def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
 def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
     """Who wins at an equal (ε, δ) guarantee (``equal_guarantee_ratio.csv``) and what the shuffle costs."""
     what = "Who wins at an equal guarantee"
-    if _lacks(frame, ("dataset", "k", "n_users", "epsilon", "delta_rule", "ratio", "winner_upper", "certain")):
+    if _lacks(
+        frame, ("dataset", "k", "n_users", "epsilon", "delta_rule", "ratio", "winner_upper", "certain")
+    ):
         return missing(what, "results/utility/equal_guarantee_ratio.csv", anchor)
     total = len(frame)
     central = int((frame["winner_upper"] == "central").sum())
     shuffle = frame[frame["winner_upper"] == "shuffle"]
     ratio = pd.to_numeric(frame["ratio"], errors="coerce")
-    where = "; ".join(f"{r.dataset}, n = {int(r.n_users):,}, ε = {r.epsilon:g}, k = {int(r.k)}, δ {r.delta_rule}"
-                      for r in shuffle.head(3).itertuples())
+    where = "; ".join(
+        f"{r.dataset}, n = {int(r.n_users):,}, ε = {r.epsilon:g}, k = {int(r.k)}, δ {r.delta_rule}"
+        for r in shuffle.head(3).itertuples()
+    )
     return (
         f"At an equal (ε, δ) guarantee the trusted curator's Gaussian gives the lower TV in {central} of {total} "
-        f"settings and shuffle+INV in {len(shuffle)}" + (f" ({where}{'; …' if len(shuffle) > 3 else ''})" if len(shuffle) else "")
-        + (f", neither beyond Monte-Carlo error in {total - central - len(shuffle)}" if total > central + len(shuffle) else "")
+        f"settings and shuffle+INV in {len(shuffle)}"
+        + (f" ({where}{'; …' if len(shuffle) > 3 else ''})" if len(shuffle) else "")
+        + (
+            f", neither beyond Monte-Carlo error in {total - central - len(shuffle)}"
+            if total > central + len(shuffle)
+            else ""
+        )
         + f"; not trusting a curator costs a TV ratio shuffle+INV / Gaussian of {ratio.min():.2f} to {ratio.max():.2f} "
         f"(median {float(ratio.median()):.2f}), and {int(frame['certain'].astype(bool).sum())} of {total} verdicts are "
         f"certain under both accountants ([section](#{anchor}))."
@@ -190,7 +212,9 @@ def _boundary_text(boundary: pd.DataFrame | None) -> str:
     if rows.empty:
         return f"; at δ {rule} no crossing has shuffle+INV winning below it"
     largest = rows[rows["n_users"] == rows["n_users"].max()]
-    parts = ", ".join(f"ε < {float(r.epsilon):.3g} for k = {int(r.k)}" for r in largest.sort_values("k").itertuples())
+    parts = ", ".join(
+        f"ε < {float(r.epsilon):.3g} for k = {int(r.k)}" for r in largest.sort_values("k").itertuples()
+    )
     return f"; at δ {rule} and n = {int(largest['n_users'].iloc[0]):,} it wins for {parts}"
 
 
@@ -207,20 +231,29 @@ def finding_phase_diagram(grid: pd.DataFrame | None, boundary: pd.DataFrame | No
     ratio = pd.to_numeric(grid["log_ratio"], errors="coerce")
     known = ratio.notna() & certified
     wins = int((ratio[known] < 0).sum())
-    text = (f"In the exact phase diagram (n = {int(grid['n_users'].min()):,} to {int(grid['n_users'].max()):,}; "
-            f"ε = {grid['epsilon'].min():.3g} to {grid['epsilon'].max():.3g}; {grid['delta_rule'].nunique()} δ "
-            f"rule(s)), over the panels whose ε0 is certified by an upper bound "
-            f"(k = {', '.join(str(int(k)) for k in sorted(grid.loc[certified, 'k'].unique())) or 'none'}) "
-            f"shuffle+INV has the lower expected error at {wins} of {int(known.sum())} points")
+    text = (
+        f"In the exact phase diagram (n = {int(grid['n_users'].min()):,} to {int(grid['n_users'].max()):,}; "
+        f"ε = {grid['epsilon'].min():.3g} to {grid['epsilon'].max():.3g}; {grid['delta_rule'].nunique()} δ "
+        f"rule(s)), over the panels whose ε0 is certified by an upper bound "
+        f"(k = {', '.join(str(int(k)) for k in sorted(grid.loc[certified, 'k'].unique())) or 'none'}) "
+        f"shuffle+INV has the lower expected error at {wins} of {int(known.sum())} points"
+    )
     uncertified = grid[~certified]
     if len(uncertified):
-        panels = "; ".join(f"k = {int(k)} by `{name}`" for (k, name), _ in
-                           uncertified.groupby([uncertified["k"], names[~certified]], sort=True))
-        text += (f"; the other panels are calibrated by an accountant that is not a guarantee ({panels}), so no "
-                 "region of theirs is quoted")
+        panels = "; ".join(
+            f"k = {int(k)} by `{name}`"
+            for (k, name), _ in uncertified.groupby([uncertified["k"], names[~certified]], sort=True)
+        )
+        text += (
+            f"; the other panels are calibrated by an accountant that is not a guarantee ({panels}), so no "
+            "region of theirs is quoted"
+        )
     if certified.any():
-        text += _boundary_text(boundary[boundary["k"].isin(grid.loc[certified, "k"].unique())]
-                               if boundary is not None and "k" in boundary.columns else boundary)
+        text += _boundary_text(
+            boundary[boundary["k"].isin(grid.loc[certified, "k"].unique())]
+            if boundary is not None and "k" in boundary.columns
+            else boundary
+        )
     return text + f" ([section](#{anchor}))."
 
 
@@ -236,12 +269,14 @@ def finding_rounds(grid: pd.DataFrame | None, anchor: str) -> str:
         return missing(what, "results/utility/phase_diagram_rounds.csv", anchor)
     to_shuffle = int(((lines["first"] == "gaussian") & (lines["last"] == "shuffle")).sum())
     to_gaussian = int(((lines["first"] == "shuffle") & (lines["last"] == "gaussian")).sum())
-    return (f"Over T rounds against one total (ε, δ) (T = {int(lines['first_T'].min())} to "
-            f"{int(lines['last_T'].max())}; q = {', '.join(f'{q:g}' for q in sorted(lines['subsample'].unique()))}; "
-            f"k = {', '.join(str(k) for k in sorted(lines['k'].unique()))}), the winner on the average of the T "
-            f"rounds moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
-            f"{to_gaussian} of {len(lines)} lines (k, q, n, ε); shuffle+INV wins {int((lines['first'] == 'shuffle').sum())} "
-            f"at the smallest T and {int((lines['last'] == 'shuffle').sum())} at the largest ([section](#{anchor})).")
+    return (
+        f"Over T rounds against one total (ε, δ) (T = {int(lines['first_T'].min())} to "
+        f"{int(lines['last_T'].max())}; q = {', '.join(f'{q:g}' for q in sorted(lines['subsample'].unique()))}; "
+        f"k = {', '.join(str(k) for k in sorted(lines['k'].unique()))}), the winner on the average of the T "
+        f"rounds moves from the Gaussian to shuffle+INV on {to_shuffle} and from shuffle+INV to the Gaussian on "
+        f"{to_gaussian} of {len(lines)} lines (k, q, n, ε); shuffle+INV wins {int((lines['first'] == 'shuffle').sum())} "
+        f"at the smallest T and {int((lines['last'] == 'shuffle').sum())} at the largest ([section](#{anchor}))."
+    )
 
 
 def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
@@ -258,9 +293,13 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
     text = f"Koskela et al.'s Figures 1-3: {len(frame)} published curves, {counts_phrase(counts)}"
     if len(failed):
         groups = list(dict.fromkeys(f"Fig. {int(r.figure)} {r.curve}" for r in failed.itertuples()))
-        cause = failed.get("known_cause", pd.Series("", index=failed.index)).fillna("").astype(str).str.strip()
-        text += (f"; the {len(failed)} not reproduced fall in {len(groups)} group(s) ({'; '.join(groups[:4])}"
-                 f"{'; …' if len(groups) > 4 else ''}), {int(cause.ne('').sum())} of them with a documented cause")
+        cause = (
+            failed.get("known_cause", pd.Series("", index=failed.index)).fillna("").astype(str).str.strip()
+        )
+        text += (
+            f"; the {len(failed)} not reproduced fall in {len(groups)} group(s) ({'; '.join(groups[:4])}"
+            f"{'; …' if len(groups) > 4 else ''}), {int(cause.ne('').sum())} of them with a documented cause"
+        )
         if "max_epsilon_difference" in failed.columns:
             gap = pd.to_numeric(failed["max_epsilon_difference"], errors="coerce")
             if gap.notna().any():
@@ -297,9 +336,11 @@ def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
             part += f" (not: {names}{'; …' if len(failed) > 3 else ''}; up to {largest:.0%} off)"
         parts.append(part)
     loosest = frame.loc[pd.to_numeric(frame["looseness_max"], errors="coerce").idxmax()]
-    return (f"Balle et al.'s Figure 3: {'; '.join(parts)}; the loosest bound is {loosest['curve']} "
-            f"(panel {loosest['panel']}), up to {float(loosest['looseness_max']):.1f} x its tight reference "
-            f"([section](#{anchor})).")
+    return (
+        f"Balle et al.'s Figure 3: {'; '.join(parts)}; the loosest bound is {loosest['curve']} "
+        f"(panel {loosest['panel']}), up to {float(loosest['looseness_max']):.1f} x its tight reference "
+        f"([section](#{anchor}))."
+    )
 
 
 def finding_balle_claims(frame: pd.DataFrame | None, anchor: str) -> str:
@@ -311,10 +352,14 @@ def finding_balle_claims(frame: pd.DataFrame | None, anchor: str) -> str:
     parts = []
     for row in frame.itertuples():
         holds, points = int(row.claim_holds), int(row.points)
-        parts.append(f"panel ({row.panel}) \u201c{row.claim}\u201d: {row.better} is better at {holds} of {points} "
-                     f"points ({row.verdict})")
-    return (f"With the corrected Bennett code, two of Balle et al.'s statements about their Figure 3 change: "
-            f"{'; '.join(parts)} ([section](#{anchor})).")
+        parts.append(
+            f"panel ({row.panel}) \u201c{row.claim}\u201d: {row.better} is better at {holds} of {points} "
+            f"points ({row.verdict})"
+        )
+    return (
+        f"With the corrected Bennett code, two of Balle et al.'s statements about their Figure 3 change: "
+        f"{'; '.join(parts)} ([section](#{anchor}))."
+    )
 
 
 def finding_data(summary: pd.DataFrame | None) -> str:
@@ -330,15 +375,23 @@ def finding_data(summary: pd.DataFrame | None) -> str:
         paper = getattr(row, "paper_count", math.nan)
         if pd.notna(paper) and float(paper) > 0:
             differences.append(abs(float(row.kept) - float(paper)) / float(paper))
-            parts.append(f"{getattr(row, name)} {int(row.kept):,} check-ins vs the paper's {int(paper):,} "
-                         f"({(float(row.kept) - float(paper)) / float(paper):+.1%})")
+            parts.append(
+                f"{getattr(row, name)} {int(row.kept):,} check-ins vs the paper's {int(paper):,} "
+                f"({(float(row.kept) - float(paper)) / float(paper):+.1%})"
+            )
         else:
             parts.append(f"{getattr(row, name)} {int(row.kept):,} check-ins (no paper count)")
-    verdict = ("so the Gowalla results come from stand-ins, not the paper's data" if differences and max(differences) > 0
-               else "matching the paper's counts" if differences else "with no paper count to compare")
-    return (f"The Gowalla check-ins come from {', '.join(f'`{s}`' for s in sources) or 'no source'}: "
-            f"{'; '.join(parts) or 'no region'}, {verdict} ([Figure 3](#figure-3))."
-            )
+    verdict = (
+        "so the Gowalla results come from stand-ins, not the paper's data"
+        if differences and max(differences) > 0
+        else "matching the paper's counts"
+        if differences
+        else "with no paper count to compare"
+    )
+    return (
+        f"The Gowalla check-ins come from {', '.join(f'`{s}`' for s in sources) or 'no source'}: "
+        f"{'; '.join(parts) or 'no region'}, {verdict} ([Figure 3](#figure-3))."
+    )
 
 
 def finding_delta_floor(frame: pd.DataFrame | None, anchor: str) -> str:
@@ -347,16 +400,25 @@ def finding_delta_floor(frame: pd.DataFrame | None, anchor: str) -> str:
     what = "The δ floor"
     if _lacks(frame, ("calibration", "delta_floored", "epsilon", "epsilon_local", "n_users")):
         return missing(what, "results/utility/delta_floor_fig2.csv, gowalla/<region>/delta_floor.csv", anchor)
-    rows = frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
+    rows = (
+        frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
+    )
     floored = rows["delta_floored"].astype(str).str.lower().eq("true")
-    settings = "; ".join(sorted({f"ε = {e:g}, ε0 = {e0:g}" for e, e0 in zip(rows["epsilon"], rows["epsilon_local"])}))
-    where = (f"{', '.join(dict.fromkeys(rows['region'].astype(str)))}; " if "region" in rows.columns else "")
-    floor = (f" δ = {format_cell(float(rows.loc[floored, 'delta_floor'].min()))}"
-             if floored.any() and "delta_floor" in rows.columns else " a floor")
+    settings = "; ".join(
+        sorted({f"ε = {e:g}, ε0 = {e0:g}" for e, e0 in zip(rows["epsilon"], rows["epsilon_local"])})
+    )
+    where = f"{', '.join(dict.fromkeys(rows['region'].astype(str)))}; " if "region" in rows.columns else ""
+    floor = (
+        f" δ = {format_cell(float(rows.loc[floored, 'delta_floor'].min()))}"
+        if floored.any() and "delta_floor" in rows.columns
+        else " a floor"
+    )
     accountant = f" of `{rows['accountant'].iloc[0]}`" if "accountant" in rows.columns else ""
-    return (f"In {int(floored.sum())} of {len(rows)} utility settings ({where}{settings}) the shuffle's δ{accountant} "
-            f"is exactly 0, so the Gaussian it is compared with is calibrated at{floor}: an arbitrary choice, and "
-            f"every such comparison rests on it ([section](#{anchor})).")
+    return (
+        f"In {int(floored.sum())} of {len(rows)} utility settings ({where}{settings}) the shuffle's δ{accountant} "
+        f"is exactly 0, so the Gaussian it is compared with is calibrated at{floor}: an arbitrary choice, and "
+        f"every such comparison rests on it ([section](#{anchor}))."
+    )
 
 
 def finding_geometric(frame: pd.DataFrame | None, anchor: str) -> str:
@@ -367,13 +429,22 @@ def finding_geometric(frame: pd.DataFrame | None, anchor: str) -> str:
         return missing(what, "results/utility/equal_guarantee_ratio.csv", anchor)
     ratio = pd.to_numeric(frame["ratio_geometric"], errors="coerce")
     known = ratio.notna()
-    return (f"The pure-ε geometric mechanism of a trusted curator (a stronger (ε, 0) guarantee) has a lower TV than "
-            f"shuffle+INV in {int((ratio[known] > 1).sum())} of {int(known.sum())} equal-guarantee settings "
-            f"([section](#{anchor})).")
+    return (
+        f"The pure-ε geometric mechanism of a trusted curator (a stronger (ε, 0) guarantee) has a lower TV than "
+        f"shuffle+INV in {int((ratio[known] > 1).sum())} of {int(known.sum())} equal-guarantee settings "
+        f"([section](#{anchor}))."
+    )
 
 
-def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None, balle=None, girgis=None,
-                  anchors: dict[str, str]) -> list[str]:
+def verdict_lines(
+    cells: pd.DataFrame | None,
+    *,
+    koskela=None,
+    koskela_fig4=None,
+    balle=None,
+    girgis=None,
+    anchors: dict[str, str],
+) -> list[str]:
     """One line per seed paper: Biswas et al. by level over the unique cells
     (:func:`~shuffledp.report.verdicts.graded_cells`), Koskela, Balle and Girgis et al. counted from the
     ``verdict`` column of their verdict tables (Balle et al. once per version of their code)."""
@@ -381,12 +452,19 @@ def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None
     if cells is not None and len(cells):
         levels = cells["level"].value_counts()
         tables = _table_list(list(dict.fromkeys(cells["table"].astype(str))))
-        lines.append(f"**Biswas, Jung & Palamidessi** ({len(cells)} printed cells of {tables}): "
-                     + ", ".join(f"{int(levels[v])} {v}" for v in [*LEVELS, *sorted(set(levels.index) - set(LEVELS))]
-                                 if v in levels.index)
-                     + f" ([section](#{anchors['biswas']})).")
+        lines.append(
+            f"**Biswas, Jung & Palamidessi** ({len(cells)} printed cells of {tables}): "
+            + ", ".join(
+                f"{int(levels[v])} {v}"
+                for v in [*LEVELS, *sorted(set(levels.index) - set(LEVELS))]
+                if v in levels.index
+            )
+            + f" ([section](#{anchors['biswas']}))."
+        )
     else:
-        lines.append(f"**Biswas, Jung & Palamidessi**: no comparison table in this run ([section](#{anchors['biswas']})).")
+        lines.append(
+            f"**Biswas, Jung & Palamidessi**: no comparison table in this run ([section](#{anchors['biswas']}))."
+        )
 
     def line(title: str, frame, unit: str, key: str) -> str:
         counts = seed_counts(frame)
@@ -402,10 +480,14 @@ def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None
         text += f"; Fig. 4 (nothing published to compare): {counts_phrase(seed_counts(koskela_fig4))}"
     lines.append(text + (f" ([section](#{anchors['koskela']}))." if not text.endswith(".") else ""))
     if balle is not None and "code" in balle.columns and len(balle):
-        parts = [f"against their {code} code {counts_phrase(seed_counts(rows))}"
-                 for code, rows in balle.groupby(balle["code"].astype(str), sort=False)]
-        lines.append(f"**Balle et al.** ({balle.groupby(balle['code'].astype(str)).size().iloc[0]} curves of Fig. 3, "
-                     f"each against each version of their code): {'; '.join(parts)} ([section](#{anchors['balle']})).")
+        parts = [
+            f"against their {code} code {counts_phrase(seed_counts(rows))}"
+            for code, rows in balle.groupby(balle["code"].astype(str), sort=False)
+        ]
+        lines.append(
+            f"**Balle et al.** ({balle.groupby(balle['code'].astype(str)).size().iloc[0]} curves of Fig. 3, "
+            f"each against each version of their code): {'; '.join(parts)} ([section](#{anchors['balle']}))."
+        )
     else:
         lines.append(line("Balle et al.", balle, "curves", "balle"))
     text = line("Girgis et al.", girgis, "curves and claims of Sec. 4", "girgis")
@@ -413,8 +495,21 @@ def verdict_lines(cells: pd.DataFrame | None, *, koskela=None, koskela_fig4=None
     return lines
 
 
-def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, boundary=None, koskela=None,
-             balle=None, balle_claims=None, floor=None, summary=None, rounds=None, anchors: dict[str, str]) -> list[str]:
+def findings(
+    rows: pd.DataFrame | None,
+    *,
+    bracket=None,
+    equal=None,
+    grid=None,
+    boundary=None,
+    koskela=None,
+    balle=None,
+    balle_claims=None,
+    floor=None,
+    summary=None,
+    rounds=None,
+    anchors: dict[str, str],
+) -> list[str]:
     """The Findings bullets in order (``anchors``: section name -> anchor, keys ``bracket``, ``equal``,
     ``phase``, ``koskela``; ``rounds`` when the composed phase diagram is configured; when the Balle stage ran,
     ``balle``)."""
@@ -426,8 +521,16 @@ def findings(rows: pd.DataFrame | None, *, bracket=None, equal=None, grid=None, 
         *([finding_rounds(rounds, anchors["rounds"])] if "rounds" in anchors else []),
         finding_koskela(koskela, anchors["koskela"]),
         *([finding_delta_floor(floor, anchors["floor"])] if "floor" in anchors else []),
-        *([finding_geometric(equal, anchors["equal"])] if equal is not None and "ratio_geometric" in equal else []),
+        *(
+            [finding_geometric(equal, anchors["equal"])]
+            if equal is not None and "ratio_geometric" in equal
+            else []
+        ),
         *([finding_balle(balle, anchors["balle"])] if "balle" in anchors else []),
-        *([finding_balle_claims(balle_claims, anchors["balle"])] if "balle" in anchors and balle_claims is not None else []),
+        *(
+            [finding_balle_claims(balle_claims, anchors["balle"])]
+            if "balle" in anchors and balle_claims is not None
+            else []
+        ),
         finding_data(summary),
     ]

@@ -50,9 +50,13 @@ DELTA_SWEEPS = "delta sweeps"
 EPSILON_AT_FIXED_DELTA = "epsilon at a fixed delta"  # issue 8: figure + data
 WORST_CASE_BRACKET = "worst-case bracket"  # issue 8: table; issue 34: its figure
 CROSSOVER = "crossover"
-THREE_CALIBRATIONS = "three calibrations"  # issue 12: the paper's comparisons under three Gaussian calibrations
+THREE_CALIBRATIONS = (
+    "three calibrations"  # issue 12: the paper's comparisons under three Gaussian calibrations
+)
 KOSKELA_FIGURES = "Koskela et al. Figures 1-3"  # issue 11: compositions, one verdict per published curve
-GIRGIS_FIGURE = "Girgis et al. Figure 2"  # issue 21: RDP upper vs lower bounds, one verdict per curve and claim
+GIRGIS_FIGURE = (
+    "Girgis et al. Figure 2"  # issue 21: RDP upper vs lower bounds, one verdict per curve and claim
+)
 BALLE_FIGURE = "Balle et al. Figure 3"  # issue 21 item 1: four panels against the authors' code
 EQUAL_GUARANTEE = "equal guarantee"  # issue 12: which mechanism at an equal (epsilon, delta) guarantee
 DELTA_FLOOR = "delta floor"  # issue 12: what the delta floor decides
@@ -182,11 +186,15 @@ def _gowalla_figure_data(config: Mapping, produced: Callable[[str], bool]) -> di
 
 def _images_and_data(paths: Iterable[str]) -> dict[str, list[str]]:
     paths = list(paths)
-    return {"images": [p for p in paths if p.endswith(".png")], "data": [p for p in paths if p.endswith(".csv")]}
+    return {
+        "images": [p for p in paths if p.endswith(".png")],
+        "data": [p for p in paths if p.endswith(".csv")],
+    }
 
 
 def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, list[str]]) -> dict:
     """Outputs beyond the paper that the report shows in their own section (name -> images, data)."""
+
     def named(prefix):
         return [p for p in outputs if Path(p).name.startswith(prefix)]
 
@@ -197,14 +205,19 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
     return {
         DELTA_SWEEPS: _images_and_data(sweeps),
         EPSILON_AT_FIXED_DELTA: _images_and_data(under("results/accounting/epsilon_comparison")),
-        WORST_CASE_BRACKET: _images_and_data(under("results/accounting/bracket")),  # issue 34: table and figure
+        WORST_CASE_BRACKET: _images_and_data(
+            under("results/accounting/bracket")
+        ),  # issue 34: table and figure
         CROSSOVER: _images_and_data(named("crossover")),
-        THREE_CALIBRATIONS: {"images": [], "data": [p for p in outputs if p == "results/utility/fig2.csv"] + community},
+        THREE_CALIBRATIONS: {
+            "images": [],
+            "data": [p for p in outputs if p == "results/utility/fig2.csv"] + community,
+        },
         KOSKELA_FIGURES: {
             "images": sorted(p for p in outputs if p.startswith("results/koskela/") and p.endswith(".png")),
             # Figs 1-3 first (the Findings read the first file), then Fig. 4's own table (issue 21)
             "data": [p for p in outputs if p == "results/koskela/koskela_verdicts.csv"]
-                    + [p for p in outputs if p == "results/koskela/koskela_fig4_verdicts.csv"],
+            + [p for p in outputs if p == "results/koskela/koskela_fig4_verdicts.csv"],
         },
         GIRGIS_FIGURE: {
             "images": sorted(p for p in outputs if p.startswith("results/girgis/") and p.endswith(".png")),
@@ -214,22 +227,28 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
             "images": sorted(p for p in outputs if p.startswith("results/balle/") and p.endswith(".png")),
             # the verdicts first (the Findings read the first file), then the claims the corrected code overturns
             "data": [p for p in outputs if p == "results/balle/balle_verdicts.csv"]
-                    + [p for p in outputs if p == "results/balle/balle_claims.csv"],
+            + [p for p in outputs if p == "results/balle/balle_claims.csv"],
         },
         EQUAL_GUARANTEE: {
             "images": [p for p in named("equal_guarantee") if p.endswith(".png")],
             "data": [p for p in outputs if Path(p).name == "equal_guarantee_ratio.csv"],
         },
         PHASE_DIAGRAM: {
-            "images": sorted(p for p in named("phase_diagram_") if p.endswith(".png")
-                             and not Path(p).name.startswith("phase_diagram_rounds")),
+            "images": sorted(
+                p
+                for p in named("phase_diagram_")
+                if p.endswith(".png") and not Path(p).name.startswith("phase_diagram_rounds")
+            ),
             "data": [p for p in under("results/utility/") if Path(p).name in _PHASE_DIAGRAM_DATA],
         },
         PHASE_DIAGRAM_ROUNDS: {
             "images": [p for p in named("phase_diagram_rounds") if p.endswith(".png")],
             "data": [p for p in under("results/utility/") if Path(p).name == "phase_diagram_rounds.csv"],
         },
-        DELTA_FLOOR: {"images": [], "data": [p for p in under("results/utility/") if Path(p).name.startswith("delta_floor")]},
+        DELTA_FLOOR: {
+            "images": [],
+            "data": [p for p in under("results/utility/") if Path(p).name.startswith("delta_floor")],
+        },
     }
 
 
@@ -261,7 +280,11 @@ def classify_report_reads(
         | {p for p in outputs if stage_of(p) == "utility" and Path(p).name in _GAUSSIAN_CHECK_NAMES}
     )
     sweeps = sorted(
-        {p for p in {str(t) for t in targets} if stage_of(p) in report_stages and Path(p).parent.name == "sweeps"}
+        {
+            p
+            for p in {str(t) for t in targets}
+            if stage_of(p) in report_stages and Path(p).parent.name == "sweeps"
+        }
     )
     with_data = "data" in report_stages
     extras = _extras(outputs, sweeps, figure_data)
@@ -275,12 +298,15 @@ def classify_report_reads(
         gaussian_checks=gaussian_checks,
         extras=extras,
         cell_counts=[p for p in data_outputs if p.endswith("cell_counts.csv")] if with_data else [],
-        data_summary="results/data/summary.csv" if with_data and "results/data/summary.csv" in data_outputs else None,
+        data_summary="results/data/summary.csv"
+        if with_data and "results/data/summary.csv" in data_outputs
+        else None,
     )
 
 
-def stage_inputs(stage: str, *, data_outputs: Sequence[str], manifest_stages: Sequence[str],
-                 report_reads: Sequence[str]) -> list[dict]:
+def stage_inputs(
+    stage: str, *, data_outputs: Sequence[str], manifest_stages: Sequence[str], report_reads: Sequence[str]
+) -> list[dict]:
     """Inputs of the utility or report stage that come from outside it, with their sources (checksummed
     in the stage's manifest); the data stage's sources come from :func:`shuffledp.provenance.data_sources`."""
     if stage == "utility":
@@ -291,6 +317,7 @@ def stage_inputs(stage: str, *, data_outputs: Sequence[str], manifest_stages: Se
         ]
     if stage == "report":
         return [
-            {"path": f"results/{s}/MANIFEST.json", "source": {"kind": "stage manifest"}} for s in manifest_stages
+            {"path": f"results/{s}/MANIFEST.json", "source": {"kind": "stage manifest"}}
+            for s in manifest_stages
         ] + [{"path": path, "source": {"kind": "read by the report"}} for path in report_reads]
     return []

@@ -40,12 +40,25 @@ def strength_table(rows: pd.DataFrame) -> Table | None:
     if tests.empty:
         return None
     factor = f"{STRENGTH_FACTOR:g}×"
-    columns = ["row", "column", "verdict", "95% single-draw interval", "width",
-               f"P(pass) if {factor} larger", f"P(pass) if {factor} smaller"]
+    columns = [
+        "row",
+        "column",
+        "verdict",
+        "95% single-draw interval",
+        "width",
+        f"P(pass) if {factor} larger",
+        f"P(pass) if {factor} smaller",
+    ]
     body = [
-        [r.row, r.column, r.verdict, f"[{format_cell(r.interval_low)}, {format_cell(r.interval_high)}]",
-         _width(float(r.interval_low), float(r.interval_high)), f"{float(r.p_pass_3x_larger):.2f}",
-         f"{float(r.p_pass_3x_smaller):.2f}"]
+        [
+            r.row,
+            r.column,
+            r.verdict,
+            f"[{format_cell(r.interval_low)}, {format_cell(r.interval_high)}]",
+            _width(float(r.interval_low), float(r.interval_high)),
+            f"{float(r.p_pass_3x_larger):.2f}",
+            f"{float(r.p_pass_3x_smaller):.2f}",
+        ]
         for r in tests.itertuples(index=False)
     ]
     return Table(columns, body)
@@ -71,8 +84,10 @@ def read_verdict_strength(rows: pd.DataFrame) -> str:
         "compare one printed Monte-Carlo draw with our central 95% interval of a single draw. Such a test is weak: "
     )
     if len(decades):
-        text += (f"the intervals span {decades.min():.1f} to {decades.max():.1f} decades of the value (median "
-                 f"{float(np.median(decades)):.1f})")
+        text += (
+            f"the intervals span {decades.min():.1f} to {decades.max():.1f} decades of the value (median "
+            f"{float(np.median(decades)):.1f})"
+        )
         if (~positive).any():
             text += f", and {int((~positive).sum())} start at 0"
         text += "; "
@@ -141,8 +156,10 @@ def read_gaussian_checks(frames: Sequence[pd.DataFrame]) -> str:
     parts.append(describe(over, "more than 1% above ours"))
     within = ~(under | over)
     if delta and within.any():
-        parts.append(f"elsewhere they agree within 1% (δ {format_cell(table.loc[within, delta].min())} to "
-                     f"{format_cell(table.loc[within, delta].max())})")
+        parts.append(
+            f"elsewhere they agree within 1% (δ {format_cell(table.loc[within, delta].min())} to "
+            f"{format_cell(table.loc[within, delta].max())})"
+        )
     return parts[0] + ", " + "; ".join(parts[1:]) + "."
 
 
@@ -155,11 +172,16 @@ def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.
         name = first_column(summary, ("label", "name", "region"))
         for _, row in summary[level == "source"].iterrows():
             malformed = row.get("malformed")
-            repeats = sum(int(row[c]) for c in ("duplicates_in_file", "duplicates_of_earlier_source") if pd.notna(row.get(c)))
+            repeats = sum(
+                int(row[c])
+                for c in ("duplicates_in_file", "duplicates_of_earlier_source")
+                if pd.notna(row.get(c))
+            )
             dropped = row.get("duplicates_dropped")
             duplicates = (
                 f"{repeats:,} exact duplicate rows ({'dropped' if pd.notna(dropped) and int(dropped) else 'kept'}), "
-                if repeats else ""
+                if repeats
+                else ""
             )
             sentences.append(
                 f"Source {row[name]}: {int(row['rows_read']):,} rows read, "
@@ -183,7 +205,9 @@ def read_data_counts(summary: pd.DataFrame | None, cell_counts: Mapping[str, pd.
     return " ".join(sentences) if sentences else "The data stage's summary is absent from this run."
 
 
-def errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame | None, gaussian: list) -> list:
+def errata(
+    inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame | None, gaussian: list
+) -> list:
     """The Errata: what the paper prints wrong, each with the counts of the cells it affects (``rows``: the
     comparison rows, or the graded unique cells, whose levels are then counted)."""
     items = []
@@ -216,7 +240,9 @@ def errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame 
         vs += "No cell of this run has both values."
     items.append(vs)
     # 2. Table II rates
-    rate = (table == "II") & column.str.contains(r"\[1[012]\]|rate|Erlingsson|Balle|Feldman", case=False, regex=True)
+    rate = (table == "II") & column.str.contains(
+        r"\[1[012]\]|rate|Erlingsson|Balle|Feldman", case=False, regex=True
+    )
     items.append(
         "**Table II's columns [11], [10], [12]** are asymptotic rates with constant 1 (not the cited bounds), "
         f"and the n = 1,000 block uses ε0 = 0.5 where the caption says 0.49. Verdicts: {counts(rate)}. "
@@ -232,8 +258,7 @@ def errata(inputs: ReportInputs, rows: pd.DataFrame, data_summary: pd.DataFrame 
     items.append(
         "**Gaussian baseline at tiny δ.** diffprivlib's GaussianAnalytic is miscalibrated at very small δ; "
         "the utility stage checks its σ against an independent log-space calibration and "
-        "uses the correct σ. "
-        + read_gaussian_checks(gaussian or [])
+        "uses the correct σ. " + read_gaussian_checks(gaussian or [])
     )
     # 5. counts
     items.append(

@@ -85,23 +85,59 @@ FIGURES = {
 #: FPS 2023 numbering -> arXiv 2022 numbering, as far as the FPS preview text (appendices, footnotes,
 #: references) shows. Columns: FPS item, arXiv item, what in the FPS text establishes the match.
 FPS_TO_ARXIV = [
-    ("Theorem 1", "Theorem IV.1", "FPS Appendix A is titled \u201cProof of Theorem 1\u201d and carries the arXiv appendix's proof of Theorem IV.1"),
-    ("Definition 11 (μ, τ)", "Definition IV.2", "FPS eq. (8) ends \u201c[μ and τ are as in Definition 11]\u201d where arXiv eq. (12) cites Definition IV.2"),
-    ("Result 1", "Result 1 (Lemma 5 of Sommer et al.)", "both versions apply \u201cResult 1\u201d to obtain δ(ε)"),
+    (
+        "Theorem 1",
+        "Theorem IV.1",
+        "FPS Appendix A is titled \u201cProof of Theorem 1\u201d and carries the arXiv appendix's proof of Theorem IV.1",
+    ),
+    (
+        "Definition 11 (μ, τ)",
+        "Definition IV.2",
+        "FPS eq. (8) ends \u201c[μ and τ are as in Definition 11]\u201d where arXiv eq. (12) cites Definition IV.2",
+    ),
+    (
+        "Result 1",
+        "Result 1 (Lemma 5 of Sommer et al.)",
+        "both versions apply \u201cResult 1\u201d to obtain δ(ε)",
+    ),
     ("Remark 1", "Remark 1", "FPS Appendix B: \u201cby Remark 1\u201d, same sentence as arXiv Sec. V-A"),
-    ("eq. (8): P[M_x0(x0) = s]", "eqs. (11)-(12)", "FPS shows the derivation as one display ending in κ3/(n−n_x0) Σ μ(s,r) τ_r"),
+    (
+        "eq. (8): P[M_x0(x0) = s]",
+        "eqs. (11)-(12)",
+        "FPS shows the derivation as one display ending in κ3/(n−n_x0) Σ μ(s,r) τ_r",
+    ),
     ("eq. (9): P[M_x0(x1) = s]", "eq. (13)", "same derivation"),
     ("eq. (10): δ(ε) from Result 1", "eq. (14)", "same statement"),
-    ("eq. (11): v_s", "eq. (15)", "same expression, including the (s−r)·C(n−1−n_x0, s−1−r) term of the printed v_s"),
+    (
+        "eq. (11): v_s",
+        "eq. (15)",
+        "same expression, including the (s−r)·C(n−1−n_x0, s−1−r) term of the printed v_s",
+    ),
     ("eq. (12): E(π̂) = π", "eq. (7)", "FPS Appendix B \u201cTheoretical outline\u201d"),
     ("eq. (13): W(M) = d(nπ̂, nπ)", "eq. (8)", "FPS Appendix B"),
     ("eq. (14): W(N) = d(H_N, nπ)", "eq. (9)", "FPS Appendix B"),
     ("eq. (15): δ̂ = max over x", "eq. (10)", "FPS Appendix B"),
     ("Appendix A", "Appendix (proof of Theorem IV.1)", "same proof"),
-    ("Appendix B \u201cTheoretical outline\u201d", "Sec. V-A \u201cTheoretical outline\u201d (second half)", "same text from \u201cIn M, we extend the idea of ADP\u201d to eq. (10)"),
-    ("Fig. 3 (San Francisco and Paris, community level)", "Figures 6 and 7", "FPS: \u201cas seen in the experimental results with location data from San Francisco and Paris in Fig. 3\u201d; arXiv: \u201c... in Figures 6 and 7\u201d"),
-    ("footnotes 1, 2, 3", "footnotes 5, 6, 7", "identical footnote texts (inverse of k-RR; δ from Result 1; TV distance)"),
-    ("references [1]-[15]", "[27], [20], [10], [7], [5], [9], [16], [4], [3], [11], [12], [32], [8], [24], [6]", "matched by author and title; the FPS list has no counterpart of arXiv [29] (simplex projection), [30] (diffprivlib) or [31] (Cho et al.)"),
+    (
+        "Appendix B \u201cTheoretical outline\u201d",
+        "Sec. V-A \u201cTheoretical outline\u201d (second half)",
+        "same text from \u201cIn M, we extend the idea of ADP\u201d to eq. (10)",
+    ),
+    (
+        "Fig. 3 (San Francisco and Paris, community level)",
+        "Figures 6 and 7",
+        "FPS: \u201cas seen in the experimental results with location data from San Francisco and Paris in Fig. 3\u201d; arXiv: \u201c... in Figures 6 and 7\u201d",
+    ),
+    (
+        "footnotes 1, 2, 3",
+        "footnotes 5, 6, 7",
+        "identical footnote texts (inverse of k-RR; δ from Result 1; TV distance)",
+    ),
+    (
+        "references [1]-[15]",
+        "[27], [20], [10], [7], [5], [9], [16], [4], [3], [11], [12], [32], [8], [24], [6]",
+        "matched by author and title; the FPS list has no counterpart of arXiv [29] (simplex projection), [30] (diffprivlib) or [31] (Cho et al.)",
+    ),
 ]
 
 

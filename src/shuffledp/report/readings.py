@@ -14,7 +14,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from shuffledp.report.read import GROUP_COLUMNS, N_COLUMNS, first_column, format_cell, method_roles, method_summary
+from shuffledp.report.read import (
+    GROUP_COLUMNS,
+    N_COLUMNS,
+    first_column,
+    format_cell,
+    method_roles,
+    method_summary,
+)
 
 
 def _group_label(row, groups) -> str:
@@ -72,7 +79,8 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             sentences.append(
                 "Median TV ratio shuffle+INV / Gaussian: "
                 + "; ".join(
-                    f"{_group_label(row, groups)}: {format_cell(ratio[index])}" for index, row in summary.iterrows()
+                    f"{_group_label(row, groups)}: {format_cell(ratio[index])}"
+                    for index, row in summary.iterrows()
                 )
                 + "."
             )
@@ -139,7 +147,9 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
     ``tv_shuffle_inv``, δ used)."""
     needed = ("tv_gaussian", "tv_shuffle_inv")
     if not all(c in frame.columns for c in needed):
-        raise ValueError(f"`heat-map data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+        raise ValueError(
+            f"`heat-map data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}."
+        )
     sentences = []
     for _, row in frame.iterrows():
         where = ", ".join(
@@ -149,7 +159,9 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
                 f"n = {int(row['n_users']):,}" if "n_users" in frame.columns else "",
                 f"ε = {row['epsilon']}" if "epsilon" in frame.columns else "",
                 f"ε0 = {row['epsilon_local']}" if "epsilon_local" in frame.columns else "",
-                f"Gaussian calibration {row['calibration']} ({row['accountant']})" if "calibration" in frame.columns else "",
+                f"Gaussian calibration {row['calibration']} ({row['accountant']})"
+                if "calibration" in frame.columns
+                else "",
             )
             if part
         )
@@ -173,13 +185,18 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
     the same under both, with means more than 2 Monte-Carlo standard errors apart under both."""
     needed = ("epsilon_local", "epsilon", "accountant", "gaussian_better")
     if not all(c in frame.columns for c in needed):
-        raise ValueError(f"`crossover data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+        raise ValueError(
+            f"`crossover data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}."
+        )
     # the figure compares shuffle+INV with the Gaussian *with projection* (a distribution, TV <= 1) where the
     # sweep has it; the reading counts the same comparison
     projected = {"gaussian_proj_better", "tv_gaussian_proj_mean", "tv_gaussian_proj_se"} <= set(frame.columns)
     if projected:
-        frame = frame.assign(gaussian_better=frame["gaussian_proj_better"], tv_gaussian_mean=frame["tv_gaussian_proj_mean"],
-                             tv_gaussian_se=frame["tv_gaussian_proj_se"])
+        frame = frame.assign(
+            gaussian_better=frame["gaussian_proj_better"],
+            tv_gaussian_mean=frame["tv_gaussian_proj_mean"],
+            tv_gaussian_se=frame["tv_gaussian_proj_se"],
+        )
     gaussian_name = "the Gaussian with projection" if projected else "the Gaussian"
     better = frame.assign(gaussian_better=frame["gaussian_better"].astype(bool))
     sentences = []
@@ -188,7 +205,9 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
             f"With δ̂ from `{accountant}` {gaussian_name} has the lower mean TV in "
             f"{int(group['gaussian_better'].sum())} of {len(group)} (ε0, ε) cells."
         )
-    wide = better.pivot_table(index=["epsilon_local", "epsilon"], columns="accountant", values="gaussian_better", aggfunc="first")
+    wide = better.pivot_table(
+        index=["epsilon_local", "epsilon"], columns="accountant", values="gaussian_better", aggfunc="first"
+    )
     printed = [c for c in wide.columns if "printed" in str(c)]
     if printed:
         for other in [c for c in wide.columns if c != printed[0]]:
@@ -198,11 +217,20 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
                 f"The winner changes between `{printed[0]}` and `{other}` in {changed} of {len(both)} cells."
             )
     if upper in wide.columns and lower in wide.columns:
-        clear = better.assign(clear=(better["tv_gaussian_mean"] - better["tv_shuffle_inv_mean"]).abs()
-                              > 2.0 * np.hypot(better["tv_gaussian_se"], better["tv_shuffle_inv_se"])) \
-            if {"tv_gaussian_se", "tv_shuffle_inv_se"} <= set(better.columns) else better.assign(clear=True)
-        cells = clear.pivot_table(index=["epsilon_local", "epsilon"], columns="accountant",
-                                  values=["gaussian_better", "clear"], aggfunc="first").dropna()
+        clear = (
+            better.assign(
+                clear=(better["tv_gaussian_mean"] - better["tv_shuffle_inv_mean"]).abs()
+                > 2.0 * np.hypot(better["tv_gaussian_se"], better["tv_shuffle_inv_se"])
+            )
+            if {"tv_gaussian_se", "tv_shuffle_inv_se"} <= set(better.columns)
+            else better.assign(clear=True)
+        )
+        cells = clear.pivot_table(
+            index=["epsilon_local", "epsilon"],
+            columns="accountant",
+            values=["gaussian_better", "clear"],
+            aggfunc="first",
+        ).dropna()
         same = cells[("gaussian_better", upper)] == cells[("gaussian_better", lower)]
         certain = same & cells[("clear", upper)].astype(bool) & cells[("clear", lower)].astype(bool)
         gaussian = int((certain & cells[("gaussian_better", upper)].astype(bool)).sum())
@@ -227,22 +255,34 @@ def read_sweep(frame: pd.DataFrame) -> str:
     """
     needed = ("accountant", "kind", "delta")
     if not all(c in frame.columns for c in needed):
-        raise ValueError(f"`sweep data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+        raise ValueError(
+            f"`sweep data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}."
+        )
     frame = frame.copy()
     if "log10_delta" not in frame.columns:
         with np.errstate(divide="ignore"):
             frame["log10_delta"] = np.log10(frame["delta"].astype(float))
-    keys = [c for c in frame.columns if c not in ("sweep", "accountant", "kind", "label", "delta", "log10_delta")]
+    keys = [
+        c for c in frame.columns if c not in ("sweep", "accountant", "kind", "label", "delta", "log10_delta")
+    ]
     sentences = []
     for (name, kind), group in frame.groupby(["accountant", "kind"], sort=False):
         finite = group["log10_delta"][np.isfinite(group["log10_delta"])]
         span = f"log10 δ from {finite.min():.1f} to {finite.max():.1f}" if len(finite) else "δ = 0 throughout"
-        sentences.append(f"`{name}` ({kind}): {len(group)} points, {span}, {int((group['log10_delta'] == -np.inf).sum())} with δ = 0.")
+        sentences.append(
+            f"`{name}` ({kind}): {len(group)} points, {span}, {int((group['log10_delta'] == -np.inf).sum())} with δ = 0."
+        )
     exact = frame[frame["kind"] == "exact"]
     if len(exact) and keys:
         reference = exact.drop_duplicates(keys).set_index(keys)["log10_delta"]
-        for (name, kind), group in frame[frame["kind"] != "exact"].groupby(["accountant", "kind"], sort=False):
-            joined = group.set_index(keys)["log10_delta"].to_frame("other").join(reference.rename("exact"), how="inner")
+        for (name, kind), group in frame[frame["kind"] != "exact"].groupby(
+            ["accountant", "kind"], sort=False
+        ):
+            joined = (
+                group.set_index(keys)["log10_delta"]
+                .to_frame("other")
+                .join(reference.rename("exact"), how="inner")
+            )
             if joined.empty:
                 continue
             below = int((joined["other"] < joined["exact"] - _LOG10_DELTA_SLACK).sum())
@@ -260,7 +300,17 @@ def read_sweep(frame: pd.DataFrame) -> str:
 _EPSILON_SLACK = 1e-6
 
 
-_COMPARISON_NEEDED = ("panel", "accountant", "role", "n_users", "epsilon_local", "k", "delta", "epsilon", "status")
+_COMPARISON_NEEDED = (
+    "panel",
+    "accountant",
+    "role",
+    "n_users",
+    "epsilon_local",
+    "k",
+    "delta",
+    "epsilon",
+    "status",
+)
 
 
 _DRAWN = ("ok", "at or above eps0")
@@ -274,7 +324,7 @@ def _where(x: str, values) -> str:
 
 
 def _ratio_range(ratio: pd.Series, x: str) -> str:
-    """"a to b (largest at x = ...)" of a ratio indexed by the panel's x values."""
+    """ "a to b (largest at x = ...)" of a ratio indexed by the panel's x values."""
     ratio = ratio.dropna()
     if ratio.empty:
         return "no common point"
@@ -287,8 +337,10 @@ def read_epsilon_comparison(frame: pd.DataFrame) -> str:
     guarantee falls below the lower bound (it must not), and every point without a drawable ε.
     """
     if not all(c in frame.columns for c in _COMPARISON_NEEDED):
-        raise ValueError(f"`epsilon comparison data` must have columns {', '.join(_COMPARISON_NEEDED)}; "
-                         f"got {', '.join(map(str, frame.columns))}.")
+        raise ValueError(
+            f"`epsilon comparison data` must have columns {', '.join(_COMPARISON_NEEDED)}; "
+            f"got {', '.join(map(str, frame.columns))}."
+        )
     axes = {"against n": "n_users", "against eps0": "epsilon_local"}
     sentences = []
     for panel, rows in frame.groupby("panel", sort=False):
@@ -300,8 +352,11 @@ def read_epsilon_comparison(frame: pd.DataFrame) -> str:
 
 def _epsilon_panel_reading(panel: str, rows: pd.DataFrame, x: str) -> str:
     """One panel of the ε comparison (``x``: the column along its axis)."""
-    fixed = (f"k = {int(rows['k'].iloc[0])}, ε0 = {rows['epsilon_local'].iloc[0]:g}" if x == "n_users"
-             else f"k = {int(rows['k'].iloc[0])}, n = {int(rows['n_users'].iloc[0]):,}")
+    fixed = (
+        f"k = {int(rows['k'].iloc[0])}, ε0 = {rows['epsilon_local'].iloc[0]:g}"
+        if x == "n_users"
+        else f"k = {int(rows['k'].iloc[0])}, n = {int(rows['n_users'].iloc[0]):,}"
+    )
     wide = rows.pivot_table(index=x, columns="accountant", values="epsilon", aggfunc="first")
     status = rows.pivot_table(index=x, columns="accountant", values="status", aggfunc="first")
     drawn = wide.where(status.isin(_DRAWN))
@@ -318,8 +373,10 @@ def _epsilon_panel_reading(panel: str, rows: pd.DataFrame, x: str) -> str:
         for lower in lowers:
             both = drawn[[accountant, lower]].dropna()
             if len(both):
-                text += (f" `{accountant}` (one dataset) is below `{lower}` at {int((both[accountant] < both[lower]).sum())}"
-                         f" of {len(both)} points, as a single dataset's value may be.")
+                text += (
+                    f" `{accountant}` (one dataset) is below `{lower}` at {int((both[accountant] < both[lower]).sum())}"
+                    f" of {len(both)} points, as a single dataset's value may be."
+                )
     return text
 
 
@@ -335,8 +392,10 @@ def _smallest_guarantee_text(drawn: pd.DataFrame, guarantees: Sequence[str], x: 
     span = drawn[top].dropna()
     if len(span) > 1:
         low, high = span.idxmin(), span.idxmax()
-        text += (f"; `{top}` gives ε from {span[high]:.4g} ({_where(x, [high])}) to "
-                 f"{span[low]:.4g} ({_where(x, [low])})")
+        text += (
+            f"; `{top}` gives ε from {span[high]:.4g} ({_where(x, [high])}) to "
+            f"{span[low]:.4g} ({_where(x, [low])})"
+        )
     factors = []
     for other in [a for a in guarantees if a != top]:
         ratio = drawn[other] / drawn[top]
@@ -353,8 +412,10 @@ def _lower_bound_text(drawn: pd.DataFrame, guarantees: Sequence[str], lowers: Se
     text = ""
     for lower in lowers:
         ratio = best / drawn[lower]
-        text += (f" Smallest guarantee / `{lower}`: {_ratio_range(ratio, x)}"
-                 " (the true worst-case ε lies between them).")
+        text += (
+            f" Smallest guarantee / `{lower}`: {_ratio_range(ratio, x)}"
+            " (the true worst-case ε lies between them)."
+        )
         below = 0
         for guarantee in guarantees:
             both = drawn[[guarantee, lower]].dropna()
@@ -368,8 +429,12 @@ def _special_points_text(status: pd.DataFrame, roles: pd.Series, x: str) -> str:
     text = ""
     for accountant in status.columns:
         special = []
-        for word, key in (("no ε reaches δ", "unreachable"), ("refused", "error"), ("ε = 0 meets δ", "epsilon = 0"),
-                          ("reached only at ε ≥ ε0", "at or above eps0")):
+        for word, key in (
+            ("no ε reaches δ", "unreachable"),
+            ("refused", "error"),
+            ("ε = 0 meets δ", "epsilon = 0"),
+            ("reached only at ε ≥ ε0", "at or above eps0"),
+        ):
             where = status.index[status[accountant] == key]
             if len(where) == len(status):
                 special.append(f"{word} at every point")
@@ -386,12 +451,17 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
     at ε0), and which accountant comparisons needing a guarantee should use."""
     needed = ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "status", "upper")
     if not all(c in frame.columns for c in needed):
-        raise ValueError(f"`bracket data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}.")
+        raise ValueError(
+            f"`bracket data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}."
+        )
     if frame.empty:
         return "The bracket table has no rows."
     ratio = frame["ratio"].astype(float)
     widest = frame.loc[ratio.idxmax()]
-    upper, lower = frame["upper"].iloc[0], frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound"
+    upper, lower = (
+        frame["upper"].iloc[0],
+        frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound",
+    )
     trivial = frame["status"].astype(str).str.startswith("both ")  # both at, or within 1% of, eps0
     text = (
         f"Bracket of the worst-case ε over {len(frame)} settings (n {int(frame['n_users'].min()):,} to "
@@ -410,19 +480,26 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
     text += f" {int((ratio <= 1.01).sum())} of {len(frame)} settings are within 1%."
     if trivial.any():
         kept = ratio[~trivial]
-        text += (f" In {int(trivial.sum())} setting(s) both bounds reach δ only at or within 1% of ε = ε0 (hardly any "
-                 "amplification; a ratio near 1 there says little about tightness)")
+        text += (
+            f" In {int(trivial.sum())} setting(s) both bounds reach δ only at or within 1% of ε = ε0 (hardly any "
+            "amplification; a ratio near 1 there says little about tightness)"
+        )
         if len(kept):
             text += f"; without them the median is {float(kept.median()):.5f}"
         text += "."
-    text += (f" `{upper}` is valid for every dataset and within this ratio of the true worst case, so comparisons that "
-             f"need a guarantee (δ̂ of the Gaussian baseline, the crossover, ε0 calibration) should use `{upper}`")
+    text += (
+        f" `{upper}` is valid for every dataset and within this ratio of the true worst case, so comparisons that "
+        f"need a guarantee (δ̂ of the Gaussian baseline, the crossover, ε0 calibration) should use `{upper}`"
+    )
     if upper == "worst-case-upper":
-        text += (" (for k = 2 it is the certified maximum over every dataset, to 1e-9 relative for n ≤ 10,000 and "
-                 "within ~0.3% in ε up to n = 10⁸; for k = 3 and n ≤ 200 the exact worst case; for k ≥ 4 and n ≤ 32 "
-                 "the own-value-hit bound, never above `weak-adversary`; otherwise `weak-adversary`'s value)")
+        text += (
+            " (for k = 2 it is the certified maximum over every dataset, to 1e-9 relative for n ≤ 10,000 and "
+            "within ~0.3% in ε up to n = 10⁸; for k = 3 and n ≤ 200 the exact worst case; for k ≥ 4 and n ≤ 32 "
+            "the own-value-hit bound, never above `weak-adversary`; otherwise `weak-adversary`'s value)"
+        )
     if utility_accountant and utility_accountant != upper:
         same = upper == "worst-case-upper" and utility_accountant == "weak-adversary"
         text += f"; this run's `utility.accountant` is `{utility_accountant}`" + (
-            ", the same bound at k ≥ 4 above n = 32 and at k = 3 above n = 200" if same else "")
+            ", the same bound at k ≥ 4 above n = 32 and at k = 3 above n = 200" if same else ""
+        )
     return text + "."

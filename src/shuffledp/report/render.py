@@ -63,7 +63,13 @@ def _inline_html(text: str) -> str:
     return "".join(pieces)
 
 
-_MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml", ".gif": "image/gif"}
+_MIME = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".svg": "image/svg+xml",
+    ".gif": "image/gif",
+}
 
 
 _CSS = """
@@ -102,10 +108,13 @@ def render_html(blocks: Sequence, *, title: str = "Reproduction report") -> str:
         elif isinstance(block, Table):
             head = "".join(f"<th>{_inline_html(str(c))}</th>" for c in block.columns)
             body = "".join(
-                "<tr>" + "".join(f"<td>{_inline_html(str(c))}</td>" for c in row) + "</tr>" for row in block.rows
+                "<tr>" + "".join(f"<td>{_inline_html(str(c))}</td>" for c in row) + "</tr>"
+                for row in block.rows
             )
             # a wide table scrolls inside its own box instead of widening the page
-            out.append(f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
+            out.append(
+                f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+            )
         elif isinstance(block, Figure):
             mime = _MIME.get(Path(block.path).suffix.lower())
             if mime is None:

@@ -83,7 +83,12 @@ SEED_SECTIONS = {
     GIRGIS_FIGURE: "Girgis et al.: Figure 2 (Rényi DP of shuffling)",
 }
 #: anchors of the four seed papers' sections
-SEED_ANCHORS = {"Biswas": "biswas", KOSKELA_FIGURES: "koskela", BALLE_FIGURE: "balle", GIRGIS_FIGURE: "girgis"}
+SEED_ANCHORS = {
+    "Biswas": "biswas",
+    KOSKELA_FIGURES: "koskela",
+    BALLE_FIGURE: "balle",
+    GIRGIS_FIGURE: "girgis",
+}
 
 
 def split_first_sentence(text: str) -> tuple[str, str]:
@@ -92,7 +97,7 @@ def split_first_sentence(text: str) -> tuple[str, str]:
     match = re.search(r"(?<!Fig)(?<!eq)(?<!Eq)(?<!al)(?<!vs)(?<!e\.g)(?<!i\.e)\.\s+(?=\S)", text)
     if match is None:
         return text, ""
-    return text[: match.start() + 1], text[match.end():].strip()
+    return text[: match.start() + 1], text[match.end() :].strip()
 
 
 def read_extra(inputs: ReportInputs, name: str, file_name: str | None = None) -> pd.DataFrame | None:
@@ -125,7 +130,8 @@ def extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
     utility = config.get("utility") or {}
     readers = {
         CROSSOVER: lambda frame: read_crossover(
-            frame, upper=utility.get("accountant"), lower=utility.get("lower_accountant")),
+            frame, upper=utility.get("accountant"), lower=utility.get("lower_accountant")
+        ),
         DELTA_SWEEPS: read_sweep,
         EPSILON_AT_FIXED_DELTA: read_epsilon_comparison,
         WORST_CASE_BRACKET: lambda frame: read_bracket(frame, utility_accountant=utility.get("accountant")),
@@ -145,10 +151,16 @@ def extra_readings(inputs: ReportInputs, name: str) -> str:
     """The full reading of the section ``name``, one per data file."""
     paths = existing_files((inputs.extras.get(name) or {}).get("data", ()))
     reader, readings = extra_reader(name, inputs.config), []
-    if name == PHASE_DIAGRAM:  # the boundary leaves out the panels the grid says are not calibrated by a guarantee
+    if (
+        name == PHASE_DIAGRAM
+    ):  # the boundary leaves out the panels the grid says are not calibrated by a guarantee
         grid = read_extra(inputs, name, "phase_diagram.csv")
-        column = next((c for c in ("calibration", "accountant") if grid is not None and c in grid.columns), None)
-        uncertified = ({int(k) for k, n in zip(grid["k"], grid[column]) if not is_guarantee(n)} if column else set())
+        column = next(
+            (c for c in ("calibration", "accountant") if grid is not None and c in grid.columns), None
+        )
+        uncertified = (
+            {int(k) for k, n in zip(grid["k"], grid[column]) if not is_guarantee(n)} if column else set()
+        )
         reader = lambda frame: read_phase_diagram(frame, uncertified_k=uncertified)  # noqa: E731
     for path in paths:
         try:
@@ -161,22 +173,32 @@ def extra_readings(inputs: ReportInputs, name: str) -> str:
 
 #: captions of the images of sections beyond the paper (workflow/report/*.rst, shortened); default: the name
 _EXTRA_CAPTIONS = {
-    BALLE_FIGURE: ("Balle et al. Fig. 3, four panels: lines ours, open markers the authors' code at the same points, "
-                   "grey our reference curves"),
-    WORST_CASE_BRACKET: ("Worst-case bracket against n, one panel per k: ε_upper / ε_lower − 1 (log scale), a line per "
-                         f"ε0 and δ; solid line the goal ratio {BRACKET_GOAL:g}, stars the large-ε0 ends (every value in "
-                         "bracket.csv)"),
-    PHASE_DIAGRAM: ("Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV to that of the "
-                    "analytic Gaussian at the same (ε, δ), over n and ε, one panel per k (the accountant of each "
-                    "panel is in its title and in phase_diagram.csv)"),
-    PHASE_DIAGRAM_ROUNDS: ("Phase diagram over T rounds: exact ratio of the expected TV of the average of T rounds, "
-                           "shuffled k-RR + INV to the Gaussian, each calibrated to one total (ε, δ), against T; "
-                           "one line per (q, n, ε), one panel per k"),
+    BALLE_FIGURE: (
+        "Balle et al. Fig. 3, four panels: lines ours, open markers the authors' code at the same points, "
+        "grey our reference curves"
+    ),
+    WORST_CASE_BRACKET: (
+        "Worst-case bracket against n, one panel per k: ε_upper / ε_lower − 1 (log scale), a line per "
+        f"ε0 and δ; solid line the goal ratio {BRACKET_GOAL:g}, stars the large-ε0 ends (every value in "
+        "bracket.csv)"
+    ),
+    PHASE_DIAGRAM: (
+        "Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV to that of the "
+        "analytic Gaussian at the same (ε, δ), over n and ε, one panel per k (the accountant of each "
+        "panel is in its title and in phase_diagram.csv)"
+    ),
+    PHASE_DIAGRAM_ROUNDS: (
+        "Phase diagram over T rounds: exact ratio of the expected TV of the average of T rounds, "
+        "shuffled k-RR + INV to the Gaussian, each calibrated to one total (ε, δ), against T; "
+        "one line per (q, n, ε), one panel per k"
+    ),
 }
 
 
 def _caption(name: str, image: Path) -> str:
-    stem = image.stem.replace("phase_diagram_", "δ rule ").replace("n_pow_", "1/n^").replace("fixed_", "fixed ")
+    stem = (
+        image.stem.replace("phase_diagram_", "δ rule ").replace("n_pow_", "1/n^").replace("fixed_", "fixed ")
+    )
     return _EXTRA_CAPTIONS.get(name, f"{name}: {image.stem}").format(stem=stem)
 
 
@@ -195,8 +217,13 @@ def figure_reading(number: int, inputs: ReportInputs, summary, cell_counts) -> s
     for path in data_paths:
         try:
             frame = pd.read_csv(path)
-            text = (read_delta_surface(frame) if number == 1 else read_heatmap_summary(frame)
-                    if "tv_gaussian" in frame.columns else read_method_comparison(frame))
+            text = (
+                read_delta_surface(frame)
+                if number == 1
+                else read_heatmap_summary(frame)
+                if "tv_gaussian" in frame.columns
+                else read_method_comparison(frame)
+            )
         except ValueError as error:
             text = f"the data file `{path}` could not be read ({error})"
         readings.append(text if len(data_paths) == 1 else f"[{path.name}] {text}")
@@ -213,16 +240,31 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
     blocks: list = [Heading(2, "Biswas et al.: tables and figures", SEED_ANCHORS["Biswas"])]
     counts = level_counts(cells) if len(cells) else pd.DataFrame()
     if len(counts):
-        blocks.append(Paragraph("Cells per table by level (a cell printed in two blocks counted once; each cell with "
-                                "its values, level and distance is in the [appendix](#appendix-cells)):"))
-        named = {t: PAPER_TABLES[t].split(":")[0] if t in PAPER_TABLES else f"{t} (values in the text)" for t in counts["table"]}
-        blocks.append(Table(list(counts.columns),
-                            [[named[r[0]], *(str(v) for v in r[1:])] for r in counts.itertuples(index=False)]))
+        blocks.append(
+            Paragraph(
+                "Cells per table by level (a cell printed in two blocks counted once; each cell with "
+                "its values, level and distance is in the [appendix](#appendix-cells)):"
+            )
+        )
+        named = {
+            t: PAPER_TABLES[t].split(":")[0] if t in PAPER_TABLES else f"{t} (values in the text)"
+            for t in counts["table"]
+        }
+        blocks.append(
+            Table(
+                list(counts.columns),
+                [[named[r[0]], *(str(v) for v in r[1:])] for r in counts.itertuples(index=False)],
+            )
+        )
     else:
         blocks.append(Paragraph("No comparison table is present in this run."))
     absent = [PAPER_TABLES[t].split(":")[0] for t in PAPER_TABLES if t not in set(cells.get("table", ()))]
     if absent:
-        blocks.append(Paragraph(f"No comparison rows in this run for {', '.join(absent)} (their stage's output is absent)."))
+        blocks.append(
+            Paragraph(
+                f"No comparison rows in this run for {', '.join(absent)} (their stage's output is absent)."
+            )
+        )
     hypotheses = hypotheses_sentence(inputs)
     if hypotheses:
         blocks.append(Paragraph(hypotheses))
@@ -230,8 +272,9 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
     for number, spec in FIGURES.items():
         blocks.append(Heading(3, f"Figure {number}: {spec.title}", f"figure-{number}"))
         first, _ = split_first_sentence(figure_reading(number, inputs, summary, counts_by_region))
-        blocks.append(Paragraph(f"Paper: {spec.claim} Ours: {first}"
-                                + f" ([more](#appendix-figure-{number}))"))
+        blocks.append(
+            Paragraph(f"Paper: {spec.claim} Ours: {first}" + f" ([more](#appendix-figure-{number}))")
+        )
         images = existing_files(inputs.figures.get(number, ()))
         blocks += _figures(inputs, images, lambda image, n=number: f"Figure {n} ({image.name})")
         if not images:
@@ -252,11 +295,13 @@ def hypotheses_sentence(inputs: ReportInputs) -> str:
         return ""
     summary = closest_hypotheses(frame)
     best = summary.iloc[0]
-    return (f"Table II's n = 1,000 \u201cOur δ\u201d cells are off by orders of magnitude, so {len(summary)} readings of "
-            f"the paper fixed in advance were each evaluated at all {int(best['cells'])} cells "
-            f"({'; '.join(summary['hypothesis'])}); the closest, \u201c{best['hypothesis']}\u201d, is still a median "
-            f"{best['median_orders']:.1f} and up to {best['largest_orders']:.1f} orders of magnitude from the printed "
-            f"values ([every value](#appendix-hypotheses)).")
+    return (
+        f"Table II's n = 1,000 \u201cOur δ\u201d cells are off by orders of magnitude, so {len(summary)} readings of "
+        f"the paper fixed in advance were each evaluated at all {int(best['cells'])} cells "
+        f"({'; '.join(summary['hypothesis'])}); the closest, \u201c{best['hypothesis']}\u201d, is still a median "
+        f"{best['median_orders']:.1f} and up to {best['largest_orders']:.1f} orders of magnitude from the printed "
+        f"values ([every value](#appendix-hypotheses))."
+    )
 
 
 def _seed_counts_table(frame: pd.DataFrame | None, group: Sequence[str]) -> Table | None:
@@ -264,17 +309,27 @@ def _seed_counts_table(frame: pd.DataFrame | None, group: Sequence[str]) -> Tabl
         return None
     keys = [c for c in group if c in frame.columns]
     keyed = frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), "–") for c in keys})
-    per_group = [(key if isinstance(key, tuple) else (key,), seed_counts(rows))
-                 for key, rows in (keyed.groupby(keys, sort=False) if keys else [((), keyed)])]
+    per_group = [
+        (key if isinstance(key, tuple) else (key,), seed_counts(rows))
+        for key, rows in (keyed.groupby(keys, sort=False) if keys else [((), keyed)])
+    ]
     labels = list(dict.fromkeys(label for _, counts in per_group for label in counts))
-    return Table([*keys, "rows", *labels],
-                 [[*(str(k) for k in key), str(sum(counts.values())), *(str(counts.get(v, 0)) for v in labels)]
-                  for key, counts in per_group])
+    return Table(
+        [*keys, "rows", *labels],
+        [
+            [*(str(k) for k in key), str(sum(counts.values())), *(str(counts.get(v, 0)) for v in labels)]
+            for key, counts in per_group
+        ],
+    )
 
 
 #: how each seed paper's verdict rows are grouped in its section's table (by file name, else by section)
-_SEED_GROUPS = {KOSKELA_FIGURES: ("figure", "curve"), BALLE_FIGURE: ("code", "panel"), GIRGIS_FIGURE: ("claim",),
-                "koskela_fig4_verdicts.csv": ("figure",)}
+_SEED_GROUPS = {
+    KOSKELA_FIGURES: ("figure", "curve"),
+    BALLE_FIGURE: ("code", "panel"),
+    GIRGIS_FIGURE: ("claim",),
+    "koskela_fig4_verdicts.csv": ("figure",),
+}
 
 
 def seed_section(inputs: ReportInputs, name: str) -> list:
@@ -289,9 +344,13 @@ def seed_section(inputs: ReportInputs, name: str) -> list:
         frame = pd.read_csv(path)
         table = _seed_counts_table(frame, _SEED_GROUPS.get(path.name, _SEED_GROUPS.get(name, ())))
         if table is not None:
-            blocks.append(Paragraph(f"Verdicts of `{path.name}` counted from its `verdict` column (\u201c{EXPLAINED}\u201d: "
-                                    f"not reproduced, with a known cause; every row in the [appendix]"
-                                    f"(#appendix-{SEED_ANCHORS[name]})):"))
+            blocks.append(
+                Paragraph(
+                    f"Verdicts of `{path.name}` counted from its `verdict` column (\u201c{EXPLAINED}\u201d: "
+                    f"not reproduced, with a known cause; every row in the [appendix]"
+                    f"(#appendix-{SEED_ANCHORS[name]})):"
+                )
+            )
             blocks.append(table)
     blocks += _figures(inputs, images, lambda image: _caption(name, image))
     return blocks

@@ -157,7 +157,9 @@ def unique_cells(rows: pd.DataFrame) -> pd.DataFrame:
             continue
         seen.add(signature)
         keep.extend(group.index)
-    return rows.loc[sorted(keep)].drop_duplicates(subset=["table", "block", "row", "column", "paper"], keep="first")
+    return rows.loc[sorted(keep)].drop_duplicates(
+        subset=["table", "block", "row", "column", "paper"], keep="first"
+    )
 
 
 def graded_cells(rows: pd.DataFrame) -> pd.DataFrame:
@@ -165,19 +167,25 @@ def graded_cells(rows: pd.DataFrame) -> pd.DataFrame:
     cells = unique_cells(rows).copy()
     if len(cells):  # the paper's order: Tables II, IV, V, VI, then the text (stable inside a table)
         order = {t: i for i, t in enumerate(("I", "II", "III", "IV", "V", "VI"))}
-        cells = cells.iloc[sorted(range(len(cells)), key=lambda i: order.get(str(cells["table"].iloc[i]), len(order)))]
+        cells = cells.iloc[
+            sorted(range(len(cells)), key=lambda i: order.get(str(cells["table"].iloc[i]), len(order)))
+        ]
     if cells.empty:
         return cells.assign(level=pd.Series(dtype=str), how_far=pd.Series(dtype=str))
     records = cells.to_dict("records")
     cells["level"] = [cell_level(r) for r in records]
-    cells["how_far"] = [how_far(r) if level in (OFF, WITHIN, TRUNCATED) else ""
-                        for r, level in zip(records, cells["level"])]
+    cells["how_far"] = [
+        how_far(r) if level in (OFF, WITHIN, TRUNCATED) else "" for r, level in zip(records, cells["level"])
+    ]
     return cells
 
 
 def level_counts(cells: pd.DataFrame) -> pd.DataFrame:
     """Per table: unique cells and the count of each level (columns: table, cells, *LEVELS)."""
-    levels = [*LEVELS, *sorted(set(cells["level"]) - set(LEVELS))]  # e.g. "invalid row", counted, never dropped
+    levels = [
+        *LEVELS,
+        *sorted(set(cells["level"]) - set(LEVELS)),
+    ]  # e.g. "invalid row", counted, never dropped
     records = []
     for table, group in cells.groupby("table", sort=False):
         counts = group["level"].value_counts()
@@ -192,7 +200,7 @@ def seed_counts(frame: pd.DataFrame | None) -> dict[str, int]:
     if frame is None or "verdict" not in frame.columns or frame.empty:
         return {}
     verdict = frame["verdict"].fillna("").astype(str)
-    cause = (frame["known_cause"] if "known_cause" in frame.columns else pd.Series("", index=frame.index))
+    cause = frame["known_cause"] if "known_cause" in frame.columns else pd.Series("", index=frame.index)
     has_cause = cause.fillna("").astype(str).str.strip().ne("")
     label = np.where((verdict == NOT_REPRODUCED) & has_cause, EXPLAINED, verdict)
     counts = pd.Series(label).value_counts()

@@ -102,13 +102,21 @@ class Accountant(abc.ABC):
         log_delta_for_epsilon.widened_to_safe_side = True
         cls.log_delta_for_epsilon = log_delta_for_epsilon
 
-    def __init__(self, *, epsilon_local: float | None = None, n_users: int, k: int | None = None,
-                 n_x0: int | None = None, randomizer: Randomizer | None = None):
+    def __init__(
+        self,
+        *,
+        epsilon_local: float | None = None,
+        n_users: int,
+        k: int | None = None,
+        n_x0: int | None = None,
+        randomizer: Randomizer | None = None,
+    ):
         if randomizer is None and not issubclass(KRR, self.randomizers[0]):
             randomizer = self.randomizers[0].from_parameters(epsilon_local=epsilon_local, k=k)
             epsilon_local = k = None  # read from the randomizer (k is ignored by one without a domain size)
-        self.setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0,
-                                      randomizer=randomizer)  # None: k-RR(epsilon_local, k)
+        self.setting = ShuffleSetting(
+            epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, randomizer=randomizer
+        )  # None: k-RR(epsilon_local, k)
         check_accepted(f"accountant {self.name!r}", self.randomizers, self.setting.randomizer)
         if self.needs_n_x0 and self.setting.n_x0 is None:
             raise ValueError(
@@ -135,7 +143,9 @@ class Accountant(abc.ABC):
         keep the masses in log space (``BinnedView.logs``; only views that form each outcome's mass). An
         accountant with a :attr:`view_class` has its view's, derived from the view's outcomes."""
         if self.view_class is not None:
-            return [self.view().binned(interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses)]
+            return [
+                self.view().binned(interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses)
+            ]
         raise NotImplementedError(f"accountant {self.name!r} has no binned view (it does not compose)")
 
     @classmethod

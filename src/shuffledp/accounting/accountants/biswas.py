@@ -84,7 +84,9 @@ class _SingleBinAccountant(Accountant):
     def _law(self) -> SingleBinLaw:
         if getattr(self, "_cached_law", None) is None:
             s = self.setting
-            self._cached_law = SingleBinLaw(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, n_x0=s.n_x0)
+            self._cached_law = SingleBinLaw(
+                epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, n_x0=s.n_x0
+            )
         return self._cached_law
 
 
@@ -131,20 +133,26 @@ class BiswasExact(_SingleBinAccountant):
         "x0-bin count only, one dataset (n_x0 other users on x0, the rest off x0), the chosen "
         "direction; a lower bound on the full histogram's delta for that dataset"
     )
-    reference = "hockey-stick divergence of the count law of Biswas et al. (arXiv 2022) eq. (11)-(13), corrected"
+    reference = (
+        "hockey-stick divergence of the count law of Biswas et al. (arXiv 2022) eq. (11)-(13), corrected"
+    )
 
     def __init__(self, *, epsilon_local, n_users, k, n_x0=None, direction: str = "forward"):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         self.direction = check_choice(direction, "direction", DIRECTIONS)
 
     def _certainly_below(self, epsilon: float, log_target: float) -> bool:
-        return self.direction == "forward" and self._law().log_delta_bound(epsilon) < log_target - _BOUND_MARGIN
+        return (
+            self.direction == "forward" and self._law().log_delta_bound(epsilon) < log_target - _BOUND_MARGIN
+        )
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         law = self._law()
         if self.direction == "both":
-            return np.maximum(law.log_delta(epsilons, direction="forward"), law.log_delta(epsilons, direction="reverse"))
+            return np.maximum(
+                law.log_delta(epsilons, direction="forward"), law.log_delta(epsilons, direction="reverse")
+            )
         return law.log_delta(epsilons, direction=self.direction)
 
     def __repr__(self) -> str:

@@ -73,8 +73,10 @@ __all__ = [
 ]
 
 _ALL_DATASETS = "all neighbouring datasets (replace-one), both directions"
-_LAPLACE_SCOPE = (_ALL_DATASETS + " of the shuffled eps0-LDP Laplace randomizer on [0, 1] (not k-RR; k ignored; "
-                  "delta = 0 for eps >= eps0)")
+_LAPLACE_SCOPE = (
+    _ALL_DATASETS + " of the shuffled eps0-LDP Laplace randomizer on [0, 1] (not k-RR; k ignored; "
+    "delta = 0 for eps >= eps0)"
+)
 
 
 class StrongAdversary(Accountant):

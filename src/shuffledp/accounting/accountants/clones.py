@@ -1,4 +1,4 @@
-""""Hiding among the clones" bounds (Feldman, McMillan, Talwar, FOCS 2021; arXiv:2012.12803).
+""" "Hiding among the clones" bounds (Feldman, McMillan, Talwar, FOCS 2021; arXiv:2012.12803).
 
 Every accountant here is an UPPER bound on the delta of shuffled k-RR, valid for all neighbouring
 datasets (replace-one) in both directions, and equal to 0 for eps >= eps0 (the shuffle of eps0-LDP
@@ -104,7 +104,9 @@ class FeldmanNumerical(Accountant):
 
     def log_delta_for_epsilon_direct(self, epsilons) -> np.ndarray:
         """Straightforward O(n^2) enumeration of the same pair (tests, benchmarks)."""
-        return clones_view.log_delta_direct(self._checked_epsilons(epsilons), self.setting, self.view_class.generic)
+        return clones_view.log_delta_direct(
+            self._checked_epsilons(epsilons), self.setting, self.view_class.generic
+        )
 
 
 class ClonesKRR(FeldmanNumerical):
@@ -116,8 +118,10 @@ class ClonesKRR(FeldmanNumerical):
     name = "clones-krr"
     label = "clones, k-RR by joint convexity (ours; upper bound)"
     colour = "#663333"
-    scope = _ALL_DATASETS + (" (k-RR; our derivation: the 2021 clones reduction with u's 'neither x0 nor x1' "
-                             "branch factored out by joint convexity -- not Feldman et al.'s 2023 pair)")
+    scope = _ALL_DATASETS + (
+        " (k-RR; our derivation: the 2021 clones reduction with u's 'neither x0 nor x1' "
+        "branch factored out by joint convexity -- not Feldman et al.'s 2023 pair)"
+    )
     reference = (
         "our derivation: clones reduction of Feldman, McMillan, Talwar (2021, Sec. 3) specialised to k-RR "
         "by joint convexity (docs/reproduction-notes.md); not their 2023 pair (clones-krr-2023)"
@@ -137,13 +141,17 @@ class ClonesKRR2023(Accountant):
     label = "clones, Feldman et al. 2023 pair for k-RR (as printed; invalid for k >= 3)"
     colour = "#6600CC"
     kind = BoundKind.AS_PRINTED
-    scope = ("the pair as stated before the paper's erratum, evaluated exactly: an upper bound for every "
-             "neighbouring dataset (replace-one, both directions) only at k = 2 (p = 1/(e^eps0 + 1), inside the "
-             "erratum's condition); for k >= 3, p < 1/(e^eps0 + 1) and brute force finds datasets whose true delta "
-             "exceeds it (tests/accounting/test_clones_2023.py): not a guarantee")
-    reference = ("Feldman, McMillan, Talwar, 'Stronger privacy amplification by shuffling for Renyi and approximate "
-                 "differential privacy' (SODA 2023, arXiv:2208.04591), Lemma 3.5 pair with k-RR's p; erratum "
-                 "(arXiv v3+): Lemma 3.5's proof fails for p < 1/(e^eps0 + 1)")
+    scope = (
+        "the pair as stated before the paper's erratum, evaluated exactly: an upper bound for every "
+        "neighbouring dataset (replace-one, both directions) only at k = 2 (p = 1/(e^eps0 + 1), inside the "
+        "erratum's condition); for k >= 3, p < 1/(e^eps0 + 1) and brute force finds datasets whose true delta "
+        "exceeds it (tests/accounting/test_clones_2023.py): not a guarantee"
+    )
+    reference = (
+        "Feldman, McMillan, Talwar, 'Stronger privacy amplification by shuffling for Renyi and approximate "
+        "differential privacy' (SODA 2023, arXiv:2208.04591), Lemma 3.5 pair with k-RR's p; erratum "
+        "(arXiv v3+): Lemma 3.5's proof fails for p < 1/(e^eps0 + 1)"
+    )
 
     def __init__(self, **parameters):
         super().__init__(**parameters)

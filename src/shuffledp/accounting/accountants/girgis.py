@@ -64,8 +64,15 @@ from shuffledp.accounting.numerics.rdp_conversion import rdp_to_epsilon, rdp_to_
 from shuffledp.accounting.params import ShuffleSetting, users_per_round
 from shuffledp.accounting.views.clones import rdp as rdp_view
 
-__all__ = ["GirgisRDP", "GirgisRDPSimple", "GirgisRDPLower", "ErlingssonRDP", "ClonesKRRRDP", "MAX_ORDER",
-           "MAX_USERS_CLONES_RDP"]
+__all__ = [
+    "GirgisRDP",
+    "GirgisRDPSimple",
+    "GirgisRDPLower",
+    "ErlingssonRDP",
+    "ClonesKRRRDP",
+    "MAX_ORDER",
+    "MAX_USERS_CLONES_RDP",
+]
 
 #: largest Renyi order used in the conversion
 MAX_ORDER = 256
@@ -77,7 +84,9 @@ def _select_orders(name: str, grid: np.ndarray, values: np.ndarray, orders) -> n
     index = np.searchsorted(grid, orders)
     ok = (index < grid.size) & (grid[np.minimum(index, grid.size - 1)] == orders)
     if not ok.all():
-        raise ValueError(f"`orders` must be integers in [2, {MAX_ORDER}] for {name!r}; got {float(orders[~ok][0])!r}.")
+        raise ValueError(
+            f"`orders` must be integers in [2, {MAX_ORDER}] for {name!r}; got {float(orders[~ok][0])!r}."
+        )
     return values[index]
 
 
@@ -89,8 +98,16 @@ class _GirgisBase(Accountant):
     #: takes ``compositions`` and ``subsample`` keywords (the CLI's --compositions / --subsample)
     accepts_compositions = True
 
-    def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None,
-                 compositions: int = 1, subsample: float = 1.0):
+    def __init__(
+        self,
+        *,
+        epsilon_local: float,
+        n_users: int,
+        k: int,
+        n_x0: int | None = None,
+        compositions: int = 1,
+        subsample: float = 1.0,
+    ):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         self.compositions = check_integer(compositions, "compositions", low=1, high=10**9)
         self.subsample = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
@@ -149,7 +166,9 @@ class GirgisRDP(_GirgisBase):
         for idx, lam in enumerate(orders):
             i = np.arange(3, int(lam) + 1, dtype=float)
             log_choose_i = gammaln(lam + 1.0) - gammaln(i + 1.0) - gammaln(lam - i + 1.0)
-            log_two = math.log(lam * (lam - 1.0) / 2.0) + 2.0 * math.log(math.expm1(e0)) - math.log(n_bar) - e0
+            log_two = (
+                math.log(lam * (lam - 1.0) / 2.0) + 2.0 * math.log(math.expm1(e0)) - math.log(n_bar) - e0
+            )
             if q == 1.0:
                 log_base = log_e2 - math.log(2.0 * n_bar) - 2.0 * e0
                 series = log_choose_i + np.log(i) + gammaln(i / 2.0) + (i / 2.0) * log_base
@@ -177,8 +196,10 @@ class _ClosedFormRDP(_GirgisBase):
     def __init__(self, **parameters):
         super().__init__(**parameters)
         if self.subsample != 1.0:
-            raise ValueError(f"`subsample` must be 1 for {self.name!r} ({self.no_subsampled_form}); "
-                             f"got {self.subsample!r}.")
+            raise ValueError(
+                f"`subsample` must be 1 for {self.name!r} ({self.no_subsampled_form}); "
+                f"got {self.subsample!r}."
+            )
 
     def _formula(self, orders: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -191,7 +212,9 @@ class _ClosedFormRDP(_GirgisBase):
         """Composed RDP of the closed form at any real ``orders`` > 1."""
         orders = np.atleast_1d(np.asarray(orders, dtype=float))
         if not np.all(orders > 1.0):
-            raise ValueError(f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}.")
+            raise ValueError(
+                f"`orders` must be in (1, inf) for {self.name!r}; got {float(orders[orders <= 1.0][0])!r}."
+            )
         return self.compositions * self._formula(orders)
 
 
@@ -264,7 +287,9 @@ def _lower_pair_logs(epsilon_local: float, n_users: int):
         k = np.arange(lo, hi + 1.0)
     log_pmf = log_binom_pmf_loader(k, n, log_p, log_1mp)
     d = math.expm1(2.0 * epsilon_local) * math.exp(-epsilon_local) / n * (k - n * math.exp(log_p))
-    with np.errstate(divide="ignore"):  # log ratio from its two positive parts (d alone rounds to -1 at large eps0)
+    with np.errstate(
+        divide="ignore"
+    ):  # log ratio from its two positive parts (d alone rounds to -1 at large eps0)
         log_ratio = np.logaddexp(-epsilon_local + np.log(n - k), epsilon_local + np.log(k)) - math.log(n)
     return log_pmf, log_ratio, d
 
@@ -308,21 +333,35 @@ class GirgisRDPLower(Accountant):
     label = "girgis-rdp-lower"
     colour = "#CC11CC"
     kind = BoundKind.LOWER
-    scope = ("k = 2 only (binary randomized response, the mechanism of the theorem's proof): lower bound on the "
-             "worst case over neighbouring datasets (replace-one) -- the exact divergences of the pair 'every "
-             "other user on x0, u on x0 vs x1'; rdp(): Thm 3.4's Renyi DP at integer orders 2..256")
+    scope = (
+        "k = 2 only (binary randomized response, the mechanism of the theorem's proof): lower bound on the "
+        "worst case over neighbouring datasets (replace-one) -- the exact divergences of the pair 'every "
+        "other user on x0, u on x0 vs x1'; rdp(): Thm 3.4's Renyi DP at integer orders 2..256"
+    )
     reference = "Girgis, Data, Diggavi, Kairouz, Suresh (CCS 2021) Thm 3.4 (eq. (10)) and its proof's pair"
     accepts_compositions = True
 
-    def __init__(self, *, epsilon_local: float, n_users: int, k: int, n_x0: int | None = None,
-                 compositions: int = 1, subsample: float = 1.0):
+    def __init__(
+        self,
+        *,
+        epsilon_local: float,
+        n_users: int,
+        k: int,
+        n_x0: int | None = None,
+        compositions: int = 1,
+        subsample: float = 1.0,
+    ):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         if self.setting.k != 2:
-            raise ValueError(f"`k` must be an integer in [2, 2] for {self.name!r} (Thm 3.4 is about binary "
-                             f"randomized response); got {k!r}.")
+            raise ValueError(
+                f"`k` must be an integer in [2, 2] for {self.name!r} (Thm 3.4 is about binary "
+                f"randomized response); got {k!r}."
+            )
         if self.setting.n_users > 10**9:
-            raise ValueError(f"`n_users` must be an integer in [1, 1000000000] for {self.name!r} (its window "
-                             f"grows as sqrt(n)); got {n_users!r}.")
+            raise ValueError(
+                f"`n_users` must be an integer in [1, 1000000000] for {self.name!r} (its window "
+                f"grows as sqrt(n)); got {n_users!r}."
+            )
         if self.setting.epsilon_local > 50.0:
             raise ValueError(f"`epsilon_local` must be in (0, 50] for {self.name!r}; got {epsilon_local!r}.")
         self.compositions = check_integer(compositions, "compositions", low=1, high=10**9)
@@ -336,8 +375,12 @@ class GirgisRDPLower(Accountant):
         down to 1e-300 (it is ~ lambda (e^eps0 - 1)^2 / (2 n e^eps0))."""
         log_pmf, log_ratio, d = _lower_pair_logs(self.setting.epsilon_local, self.setting.n_users)
         orders = np.arange(2, MAX_ORDER + 1, dtype=float)
-        values = np.array([float(np.logaddexp(0.0, logsumexp(log_pmf + _log_convex_excess(lam, log_ratio, d))))
-                           for lam in orders]) / (orders - 1.0)
+        values = np.array(
+            [
+                float(np.logaddexp(0.0, logsumexp(log_pmf + _log_convex_excess(lam, log_ratio, d))))
+                for lam in orders
+            ]
+        ) / (orders - 1.0)
         return orders, self.compositions * values
 
     def rdp_at(self, orders) -> np.ndarray:
@@ -347,8 +390,10 @@ class GirgisRDPLower(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         if self.compositions != 1:
-            raise ValueError(f"`compositions` must be an integer in [1, 1] for the delta of {self.name!r} (an RDP "
-                             f"lower bound converts to no delta lower bound); got {self.compositions}.")
+            raise ValueError(
+                f"`compositions` must be an integer in [1, 1] for the delta of {self.name!r} (an RDP "
+                f"lower bound converts to no delta lower bound); got {self.compositions}."
+            )
         eps0 = self.setting.epsilon_local
         log_pmf, log_ratio, _ = _lower_pair_logs(eps0, self.setting.n_users)
         # A lower bound rounds down (issue 34): each log ratio is moved by a bound on its rounding error towards
@@ -388,8 +433,10 @@ class ClonesKRRRDP(_GirgisBase):
     name = "clones-krr-rdp"
     label = "clones, k-RR by joint convexity (ours), numerical RDP (upper bound)"
     colour = "#996655"
-    scope = ("all neighbouring datasets (replace-one), both directions (k-RR; the pair of clones-krr, our "
-             "derivation, not Feldman et al.'s 2023 pair; at k = 2 the 2021 clones pair itself)")
+    scope = (
+        "all neighbouring datasets (replace-one), both directions (k-RR; the pair of clones-krr, our "
+        "derivation, not Feldman et al.'s 2023 pair; at k = 2 the 2021 clones pair itself)"
+    )
     reference = (
         "Renyi divergence of clones-krr's pair (the clones reduction of Feldman, McMillan, Talwar 2021, Sec. 3, "
         "specialised to k-RR by joint convexity; Koskela, Heikkila, Honkela's delta_shuffler_renyi.py computes "
@@ -399,10 +446,14 @@ class ClonesKRRRDP(_GirgisBase):
     def __init__(self, **parameters):
         super().__init__(**parameters)
         if self.subsample != 1.0:
-            raise ValueError(f"`subsample` must be 1 for {self.name!r} (no subsampled RDP here); got {self.subsample!r}.")
+            raise ValueError(
+                f"`subsample` must be 1 for {self.name!r} (no subsampled RDP here); got {self.subsample!r}."
+            )
         if self.setting.n_users > MAX_USERS_CLONES_RDP:
-            raise ValueError(f"`n_users` must be in [2, {MAX_USERS_CLONES_RDP}] for {self.name!r} (exact sum over ~n^2 "
-                             f"atoms); got {self.setting.n_users!r}.")
+            raise ValueError(
+                f"`n_users` must be in [2, {MAX_USERS_CLONES_RDP}] for {self.name!r} (exact sum over ~n^2 "
+                f"atoms); got {self.setting.n_users!r}."
+            )
 
     def _orders_rdp(self):
         s = self.setting

@@ -132,7 +132,9 @@ def _pair_loss(e0: float, on_x0: int, off_x0: int, size: int, log_rho: float) ->
     G_a = G(h0 - 1, h1), G_b = G(h0, h1 - 1), G_c = G(h0, h1) (rho G_c is 0 for k = 2); log B0 - log B1
     where |x| > 1/2."""
     off_x1 = 0.0 if log_rho == -np.inf else -e0  # k = 2: the users off x0 hold x1
-    law = _joint_two_counts([(on_x0, 0.0, -e0, log_rho), (off_x0, -e0, off_x1, 0.0 if log_rho > -np.inf else -np.inf)])
+    law = _joint_two_counts(
+        [(on_x0, 0.0, -e0, log_rho), (off_x0, -e0, off_x1, 0.0 if log_rho > -np.inf else -np.inf)]
+    )
     g = np.full((size, size), -np.inf)
     g[: law.shape[0], : law.shape[1]] = law
     g_a, g_b = _shift(g, 0), _shift(g, 1)
@@ -175,7 +177,9 @@ class _HistogramAccountant(Accountant):
             with np.errstate(over="ignore"):  # log-probabilities below -1.8e308 (eps0 ~ 1e308) are -inf
                 self._cells = self._cell_law()
         if self.direction == "both":
-            return np.maximum(self._cells.log_delta(epsilons, "forward"), self._cells.log_delta(epsilons, "reverse"))
+            return np.maximum(
+                self._cells.log_delta(epsilons, "forward"), self._cells.log_delta(epsilons, "reverse")
+            )
         return self._cells.log_delta(epsilons, self.direction)
 
     def __repr__(self) -> str:
@@ -240,7 +244,9 @@ class HistogramExact(_HistogramAccountant):
         log_p1 = log_b + np.logaddexp(common[cell], log_last)
         loss = _loss(s.epsilon_local, a, others_rest, size, valid, cell, fraction)
         with np.errstate(invalid="ignore"):  # cells of probability 0 on both sides (dropped by CellLaw)
-            loss = np.where(np.isnan(loss), log_p0 - log_p1, loss)  # eps0 ~ 1e308: G underflows where F does not
+            loss = np.where(
+                np.isnan(loss), log_p0 - log_p1, loss
+            )  # eps0 ~ 1e308: G underflows where F does not
         return CellLaw(log_p0, log_p1, s.epsilon_local, loss=loss)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
@@ -250,7 +256,9 @@ class HistogramExact(_HistogramAccountant):
             check_size(self.name, s.n_users)  # the single-bin law's limit (work ~ n p q)
             law = SingleBinLaw(epsilon_local=s.epsilon_local, n_users=s.n_users, k=2, n_x0=s.n_x0)
             if self.direction == "both":
-                return np.maximum(law.log_delta(epsilons, direction="forward"), law.log_delta(epsilons, direction="reverse"))
+                return np.maximum(
+                    law.log_delta(epsilons, direction="forward"), law.log_delta(epsilons, direction="reverse")
+                )
             return law.log_delta(epsilons, direction=self.direction)
         return super().log_delta_for_epsilon(epsilons)
 
@@ -270,7 +278,9 @@ class HistogramPairLower(_HistogramAccountant):
         "lower bound on the full histogram's delta for every dataset with n_x0 other users on x0 and "
         "none of the others on x1 (any spread of the rest; k = 2: the rest on x1); the chosen direction"
     )
-    reference = "data processing: hockey-stick divergence of the (h_x0, h_x1) marginal of the shuffled k-RR histogram"
+    reference = (
+        "data processing: hockey-stick divergence of the (h_x0, h_x1) marginal of the shuffled k-RR histogram"
+    )
 
     def _cell_law(self) -> CellLaw:
         s = self.setting
@@ -290,5 +300,7 @@ class HistogramPairLower(_HistogramAccountant):
         log_p1 = np.logaddexp(np.logaddexp(g0 + log_q, g1 + log_p), g + log_rest)
         loss = _pair_loss(s.epsilon_local, a, n - 1 - a, size, -np.inf if k == 2 else krr.log_rho).ravel()
         with np.errstate(invalid="ignore"):  # cells of probability 0 on both sides (dropped by CellLaw)
-            loss = np.where(np.isnan(loss), (log_p0 - log_p1).ravel(), loss)  # eps0 ~ 1e308: G underflows, F not
+            loss = np.where(
+                np.isnan(loss), (log_p0 - log_p1).ravel(), loss
+            )  # eps0 ~ 1e308: G underflows, F not
         return CellLaw(log_p0.ravel(), log_p1.ravel(), s.epsilon_local, loss=loss)

@@ -51,10 +51,16 @@ class _Rate(Accountant):
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # log 0 = -inf at eps = 0: delta = 1
-            exponent = self._log_rate_coefficient() + np.log(float(self.setting.n_users)) + 2.0 * np.log(epsilons)
+        with np.errstate(
+            divide="ignore", invalid="ignore", over="ignore"
+        ):  # log 0 = -inf at eps = 0: delta = 1
+            exponent = (
+                self._log_rate_coefficient() + np.log(float(self.setting.n_users)) + 2.0 * np.log(epsilons)
+            )
             # c > 0 for every finite eps0, so delta -> 0 as eps -> inf (also when c underflows to 0)
-            return np.where(np.isposinf(epsilons), -np.inf, -np.exp(np.where(np.isposinf(epsilons), 0.0, exponent)))
+            return np.where(
+                np.isposinf(epsilons), -np.inf, -np.exp(np.where(np.isposinf(epsilons), 0.0, exponent))
+            )
 
 
 class RateErlingsson(_Rate):

@@ -26,8 +26,10 @@ class WeakAdversary(BracketedMixin, Accountant):
     label = "upper bound, all datasets (weak adversary)"
     colour = "#AA4499"
     kind = BoundKind.UPPER
-    scope = ("all neighbouring datasets (replace-one), both directions (the smaller of the view's sum and the "
-             "differing user's own k-RR delta (p - e^eps q)_+, both valid for every dataset)")
+    scope = (
+        "all neighbouring datasets (replace-one), both directions (the smaller of the view's sum and the "
+        "differing user's own k-RR delta (p - e^eps q)_+, both valid for every dataset)"
+    )
     reference = (
         "Koskela, Heikkila, Honkela (2021), Def. 3 and Thm 4 (weak adversary: knows the other users' data "
         "and blanket bits, not the differing user's); view reduced to (a, c, m) counts, evaluated exactly"
@@ -46,11 +48,21 @@ class WeakAdversary(BracketedMixin, Accountant):
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         if log_masses:
-            raise ValueError(f"`log_masses` must be False for accountant {self.name!r} (its masses are not "
-                             "formed per outcome); got True.")
+            raise ValueError(
+                f"`log_masses` must be False for accountant {self.name!r} (its masses are not "
+                "formed per outcome); got True."
+            )
         s = self.setting
-        return [weak_pld.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
-                                pessimistic=pessimistic, K=K)]
+        return [
+            weak_pld.binned(
+                epsilon_local=s.epsilon_local,
+                n_users=s.n_users,
+                k=s.k,
+                interval=interval,
+                pessimistic=pessimistic,
+                K=K,
+            )
+        ]
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         return self._view.log_parts(eps, K)
@@ -59,7 +71,9 @@ class WeakAdversary(BracketedMixin, Accountant):
         """Many epsilons are evaluated together (:meth:`~shuffledp.accounting.views.weak.view.WeakView.log_deltas`)."""
         return self._view.log_deltas(self._checked_epsilons(epsilons))
 
-    def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
+    def log_delta_parts(
+        self, eps: float, log_target: float | None = None, start_K: float = 8.0
+    ) -> tuple[float, float]:
         """As in the mixin, with the view's Chernoff shortcuts and its cap by the strong adversary's delta."""
         parts = self._view.log_delta_parts(eps, log_target, start_K)
         self.last_K = self._view.last_K

@@ -49,8 +49,15 @@ from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exac
 from shuffledp.accounting.views.worst import k3_large
 from shuffledp.accounting.views.worst.enumeration import third_value_delta, third_value_outputs
 
-__all__ = ["WorstCaseLower", "FAMILY", "HEAVY_MOVED", "MAX_USERS_EXACT", "MAX_USERS_HEAVY", "MAX_USERS_ONE_VALUE",
-           "THIRD_VALUE_DATASETS"]
+__all__ = [
+    "WorstCaseLower",
+    "FAMILY",
+    "HEAVY_MOVED",
+    "MAX_USERS_EXACT",
+    "MAX_USERS_HEAVY",
+    "MAX_USERS_ONE_VALUE",
+    "THIRD_VALUE_DATASETS",
+]
 
 #: largest n for which the widened family is searched (k = 3: every (n_x0, n_x1); k >= 4: the
 #: third-value datasets below, each a windowed three-count law; MAX_USERS_THIRD for those)
@@ -140,18 +147,24 @@ class WorstCaseLower(BracketedMixin, Accountant):
         s = self.setting
         if s.k < 3 or eps >= s.epsilon_local:
             return members
-        if s.k >= 4 and MAX_USERS_THIRD < s.n_users <= MAX_USERS_ONE_VALUE:  # below: in "third value" (a = b = 0)
+        if (
+            s.k >= 4 and MAX_USERS_THIRD < s.n_users <= MAX_USERS_ONE_VALUE
+        ):  # below: in "third value" (a = b = 0)
             if getattr(self, "_one_value", None) is None:
                 self._one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
             # skipped where its bound is below the maximum, or below e^-700 (~1e-304: beyond the accuracy
             # promise, where any lower value may be returned)
-            if above is None or self._one_value.tables.log_bound(float(eps)) >= max(above, _LOG_BEYOND_PROMISE):
+            if above is None or self._one_value.tables.log_bound(float(eps)) >= max(
+                above, _LOG_BEYOND_PROMISE
+            ):
                 value = self._one_value.log_delta(float(eps), tables=not self.__dict__.get("_lone", False))
                 members["one value"] = value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
         if s.k == 3 and k3_large.searched(s.n_users, s.epsilon_local):
             # the best dataset the k = 3 large-n search found (its exact delta, certified lower value; issue 34)
             value = k3_large.large_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).lower
-            members["best (n_x0, n_x1) found"] = float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+            members["best (n_x0, n_x1) found"] = (
+                float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
+            )
         if s.n_users > (MAX_USERS_K3_BLOCKS if s.k == 3 else MAX_USERS_THIRD):
             return members
         if s.k == 3:
@@ -169,26 +182,43 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _third_value(self, eps: float) -> float:
         s = self.setting
         n = s.n_users
-        pairs = ([(a, b) for a in range(n) for b in range(n - a)] if n <= MAX_USERS_ALL_PAIRS
-                 else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1])
+        pairs = (
+            [(a, b) for a in range(n) for b in range(n - a)]
+            if n <= MAX_USERS_ALL_PAIRS
+            else [(a, b) for a, b in THIRD_VALUE_DATASETS if a + b <= n - 1]
+        )
         if n > MAX_USERS_EXACT:
             pairs = pairs[:_LARGE_THIRD]
         if MAX_USERS_ALL_PAIRS < n <= MAX_USERS_HEAVY:  # below: among every (a, b)
             pairs += [(n - 1 - j, 0) for j in range(1, HEAVY_MOVED + 1) if (n - 1 - j, 0) not in pairs]
         if getattr(self, "_third", None) is None:  # the laws and (P, Q) do not depend on eps: built once
-            self._third = {(a, b): third_value_outputs(n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
-                           for a, b in pairs}
-        value = max(third_value_delta(float(eps), n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b,
-                                      outputs=outputs) for (a, b), outputs in self._third.items())
+            self._third = {
+                (a, b): third_value_outputs(n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+                for a, b in pairs
+            }
+        value = max(
+            third_value_delta(
+                float(eps), n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b, outputs=outputs
+            )
+            for (a, b), outputs in self._third.items()
+        )
         return float(np.log(value)) - _LOG_ROUNDING if value > 0 else -np.inf
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         if log_masses:
-            raise ValueError(f"`log_masses` must be False for accountant {self.name!r} (its masses are not "
-                             "formed per outcome); got True.")
+            raise ValueError(
+                f"`log_masses` must be False for accountant {self.name!r} (its masses are not "
+                "formed per outcome); got True."
+            )
         s = self.setting
-        return worst.binned(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, interval=interval,
-                            pessimistic=pessimistic, K=K)
+        return worst.binned(
+            epsilon_local=s.epsilon_local,
+            n_users=s.n_users,
+            k=s.k,
+            interval=interval,
+            pessimistic=pessimistic,
+            K=K,
+        )
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:
         # a lower bound: what the windows leave out is simply dropped (the true value is only larger)

@@ -176,7 +176,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._binary = self.setting.k == 2 and self.setting.n_users <= MAX_USERS_K2
         self._large = self.setting.k == 2 and MAX_USERS_K2 < self.setting.n_users <= MAX_USERS_K2_LARGE
         self._k3 = self.setting.k == 3 and self.setting.n_users <= MAX_USERS_K3_BLOCKS
-        self._k3_large = self.setting.k == 3 and k3_large.searched(self.setting.n_users, self.setting.epsilon_local)
+        self._k3_large = self.setting.k == 3 and k3_large.searched(
+            self.setting.n_users, self.setting.epsilon_local
+        )
         self._own = self.setting.k >= 4 and self.setting.n_users <= MAX_USERS_OWN_HITS
         self._k4 = self.setting.k >= 4 and self.setting.n_users <= k4_max_users(self.setting.k)
         # a search of its own runs (else this accountant is weak-adversary's value)
@@ -186,7 +188,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
         raise NotImplementedError
 
-    def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
+    def log_delta_parts(
+        self, eps: float, log_target: float | None = None, start_K: float = 8.0
+    ) -> tuple[float, float]:
         """(-inf, log certified upper value): the value is one certified number, no separate remainder."""
         self.last_K = start_K
         bound = self._weak.chernoff.log_delta(float(eps))
@@ -197,7 +201,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             return -np.inf, float(np.logaddexp(*weak_parts))
         s = self.setting
         if self._k3:
-            return -np.inf, min(_log(exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0)
+            return -np.inf, min(
+                _log(exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper), 0.0
+            )
         if self._k3_large:
             # k = 3 above n = 200 where the laws are narrow: blocks within 1% of the best dataset (issue 34)
             top = k3_large.large_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local).upper
@@ -208,9 +214,13 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         if self._large:
             # pair-sum blocks (looser per block, O(sqrt(n)) each); both values are certified upper
             # bounds, so the smaller one is returned
-            top, _, _ = large_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
+            top, _, _ = large_forward_delta(
+                float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache
+            )
             return -np.inf, min(top, self._weak_log(eps, start_K), 0.0)
-        upper, _, _ = binary_forward_delta(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache)
+        upper, _, _ = binary_forward_delta(
+            float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self._cache
+        )
         # capped by u's own report's delta (valid for every dataset; the search's rounding allowance could put it
         # 1.2e-12 above that: eps0 = 29, n = 2, eps = 14.5, the issue-34 sweep's slow profile)
         return -np.inf, min(_log(upper), float(own_report.log_delta([float(eps)], s)[0]), 0.0)
@@ -233,8 +243,9 @@ class WorstCaseUpper(BracketedMixin, Accountant):
             self._cache["own"] = OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
         if self._k4:
             if "k4" not in self._cache:
-                self._cache["k4"] = K4BlockSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local,
-                                                  own_hits=self._cache.get("own"))
+                self._cache["k4"] = K4BlockSearch(
+                    n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, own_hits=self._cache.get("own")
+                )
             out.append(_log(self._cache["k4"].worst(eps).upper))
         if self._own:
             out.append(_log(self._cache["own"].worst(eps).upper))

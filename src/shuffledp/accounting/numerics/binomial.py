@@ -31,10 +31,19 @@ from scipy.special import betainc
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 
-__all__ = ["log_pmf", "log_sf", "log_excess_above", "log_excess_below", "summed_directly", "LogPmfRange",
-           "beta_continued_fraction"]
+__all__ = [
+    "log_pmf",
+    "log_sf",
+    "log_excess_above",
+    "log_excess_below",
+    "summed_directly",
+    "LogPmfRange",
+    "beta_continued_fraction",
+]
 
-_LOG_PMF_FLOOR = -30.0  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
+_LOG_PMF_FLOOR = (
+    -30.0
+)  # betainc for the tail ratio only above this log-pmf (its far-tail accuracy is ~1e-9); Lentz below
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
 _CANCELLATION_LIMIT_WITH_GAP = 1e-3  # the same when the caller gives i - t without cancellation
 _SERIES_CHUNK = 64
@@ -75,13 +84,15 @@ class LogPmfRange:
         if hi < lo:
             return np.empty(0)
         if self.values.size and c_lo <= lo and hi <= c_hi:
-            return self.values[lo - c_lo:hi - c_lo + 1]
+            return self.values[lo - c_lo : hi - c_lo + 1]
         new_lo, new_hi = (lo, hi) if self.values.size == 0 else (min(lo, c_lo), max(hi, c_hi))
         if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:  # far from the cached range
             return log_pmf(np.arange(lo, hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi)
-        self.values = log_pmf(np.arange(new_lo, new_hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi)
+        self.values = log_pmf(
+            np.arange(new_lo, new_hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi
+        )
         self.lo = new_lo
-        return self.values[lo - new_lo:hi - new_lo + 1]
+        return self.values[lo - new_lo : hi - new_lo + 1]
 
     def of(self, s: np.ndarray) -> np.ndarray:
         """The same for a float array of consecutive integers."""
@@ -95,8 +106,9 @@ def _series(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     out = np.empty(x.shape)
     for start in range(0, x.size, _SERIES_BATCH):
         part = slice(start, start + _SERIES_BATCH)
-        out[part] = _series_batch(x[part], n_trials[part], t[part], log_odds, first_moment,
-                                  None if gap is None else gap[part])
+        out[part] = _series_batch(
+            x[part], n_trials[part], t[part], log_odds, first_moment, None if gap is None else gap[part]
+        )
     return out
 
 
@@ -154,9 +166,9 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
         m[active] += _SCHUNK
         with np.errstate(divide="ignore"):
             next_weight = np.log(np.maximum(ga + m[active], 1.0)) if first_moment else 0.0
-            done = (last_log + next_weight - np.log(np.maximum(total[active], 1e-300)) < _SERIES_LOG_TOLERANCE) & (
-                log_ratio[-1] < 0.0
-            ) | (xa + m[active] > Na)
+            done = (
+                last_log + next_weight - np.log(np.maximum(total[active], 1e-300)) < _SERIES_LOG_TOLERANCE
+            ) & (log_ratio[-1] < 0.0) | (xa + m[active] > Na)
         active = active[~done]
     return total
 
@@ -201,7 +213,9 @@ def beta_continued_fraction(a, b, z):
         keep = ~converged
         index, a, b, qab, qap, qam, c, d, h = (x[keep] for x in (index, a, b, qab, qap, qam, c, d, h))
         if m > _CF_MAX_ITERATIONS:  # pragma: no cover - not reached above the mean
-            raise RuntimeError(f"incomplete-beta continued fraction did not converge in {_CF_MAX_ITERATIONS} steps.")
+            raise RuntimeError(
+                f"incomplete-beta continued fraction did not converge in {_CF_MAX_ITERATIONS} steps."
+            )
     return out
 
 
@@ -213,7 +227,9 @@ def _tail_ratio(x, n_trials, lp, log_pi, log_1mpi):
         ratio[short] = _series(x[short], n_trials[short], x[short], log_pi - log_1mpi, first_moment=False)
     direct = (lp > _LOG_PMF_FLOOR) & ~short
     if direct.any():
-        ratio[direct] = betainc(x[direct], n_trials[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(-lp[direct])
+        ratio[direct] = betainc(x[direct], n_trials[direct] - x[direct] + 1.0, np.exp(log_pi)) * np.exp(
+            -lp[direct]
+        )
     deep = ~direct & ~short
     if deep.any():
         # where the pmf falls fast (first ratio pmf(x + 1) / pmf(x) <= 0.9: at most ~400 terms to e^-40,
@@ -224,7 +240,9 @@ def _tail_ratio(x, n_trials, lp, log_pi, log_1mpi):
             ratio[fast] = _series(x[fast], n_trials[fast], x[fast], log_pi - log_1mpi, first_moment=False)
         slow = deep & ~fast
         if slow.any():
-            ratio[slow] = np.exp(log_1mpi) * beta_continued_fraction(x[slow], n_trials[slow] - x[slow] + 1.0, np.exp(log_pi))
+            ratio[slow] = np.exp(log_1mpi) * beta_continued_fraction(
+                x[slow], n_trials[slow] - x[slow] + 1.0, np.exp(log_pi)
+            )
     return ratio
 
 
@@ -295,7 +313,11 @@ def _log_high_part(i, t, n_trials, d, log_pi, log_1mpi, gap=None):
     todo = ~good
     if todo.any():
         # i - t = (i - N) + N (1 - pi) - d: integers and exact pieces, no difference of large numbers
-        gap = (i[todo] - n_trials[todo]) + n_trials[todo] * np.exp(log_1mpi) - d[todo] if gap is None else gap[todo]
+        gap = (
+            (i[todo] - n_trials[todo]) + n_trials[todo] * np.exp(log_1mpi) - d[todo]
+            if gap is None
+            else gap[todo]
+        )
         ratio = _series(i[todo], n_trials[todo], t[todo], log_pi - log_1mpi, first_moment=True, gap=gap)
         with np.errstate(divide="ignore"):
             out[todo] = lp[todo] + np.log(ratio)
@@ -328,7 +350,9 @@ def log_excess_above(t, n_trials, log_pi: float, log_1mpi: float, d=None):
         tl, Nl, dl = t[left], n_trials[left], d[left]
         inside = tl > 0
         if inside.any():
-            below[inside] = _log_excess_right(Nl[inside] - tl[inside], Nl[inside], log_1mpi, log_pi, -dl[inside])
+            below[inside] = _log_excess_right(
+                Nl[inside] - tl[inside], Nl[inside], log_1mpi, log_pi, -dl[inside]
+            )
         out[left] = np.logaddexp(np.log(-dl), below)
     return out
 
@@ -345,8 +369,13 @@ def log_excess_below(t, n_trials, log_pi: float, log_1mpi: float, d=None):
     ``d`` as in :func:`log_excess_above` (t - N pi, exact if given).
     """
     t, n_trials = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(n_trials, dtype=float))
-    out = np.array(log_excess_above(n_trials - t, n_trials, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float)),
-                   dtype=float, ndmin=1).reshape(t.shape)
+    out = np.array(
+        log_excess_above(
+            n_trials - t, n_trials, log_1mpi, log_pi, None if d is None else -np.asarray(d, dtype=float)
+        ),
+        dtype=float,
+        ndmin=1,
+    ).reshape(t.shape)
     # small t: sum_{x < t} (t - x) Pr(X = x) directly (a few terms); N - t would round to N when t is far
     # below the spacing of doubles near N (e.g. t = 3e-9, N = 1e8), losing the whole excess
     small = summed_directly(t, n_trials)
@@ -410,8 +439,11 @@ def log_excess_above_bound(t, n_trials, log_pi: float, log_1mpi: float, rest=Non
             phi = np.log(ta) + log_1mpi - np.log(ra) - log_pi
             # phi <= 0 only by rounding just above the mean: the sd / 2 bound applies there
             with np.errstate(invalid="ignore"):
-                chernoff = np.where(phi > 0, _log_kl_tail(ta, Na, log_pi, log_1mpi, ra) - 1.0
-                                    - np.log(np.where(phi > 0, phi, 1.0)), np.inf)
+                chernoff = np.where(
+                    phi > 0,
+                    _log_kl_tail(ta, Na, log_pi, log_1mpi, ra) - 1.0 - np.log(np.where(phi > 0, phi, 1.0)),
+                    np.inf,
+                )
             out[above] = np.minimum(np.log(half_sd[above]), chernoff)
     return out
 
@@ -431,8 +463,12 @@ def high_part(i, t, n_trials, log_pi: float, log_1mpi: float, d=None, gap=None):
     ``gap``, if given, is i - t formed by the caller without cancellation (t may agree with i to every
     digit); the series then weighs its terms with it.
     """
-    i, t, n_trials = (a.astype(float) for a in np.broadcast_arrays(np.asarray(i, dtype=float), np.asarray(t, dtype=float),
-                                                            np.asarray(n_trials, dtype=float)))
+    i, t, n_trials = (
+        a.astype(float)
+        for a in np.broadcast_arrays(
+            np.asarray(i, dtype=float), np.asarray(t, dtype=float), np.asarray(n_trials, dtype=float)
+        )
+    )
     d = (t - n_trials * np.exp(log_pi)) if d is None else np.broadcast_to(np.asarray(d, dtype=float), t.shape)
     out = np.full(i.shape, -np.inf)
     inside = i <= n_trials

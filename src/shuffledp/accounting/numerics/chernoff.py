@@ -105,8 +105,11 @@ class ChernoffBound:
             more_values = self._log_mgf(more, 0.0, 0.0, eps) - np.log(more)
             if not np.min(more_values) < values[i]:
                 break
-            thetas, values = (np.concatenate([thetas, more]), np.concatenate([values, more_values])) if i > 0 \
+            thetas, values = (
+                (np.concatenate([thetas, more]), np.concatenate([values, more_values]))
+                if i > 0
                 else (np.concatenate([more[::-1], thetas]), np.concatenate([more_values[::-1], values]))
+            )
         best = thetas[int(np.argmin(values))]
         thetas = best * _FINE
         values = self._log_mgf(thetas, 0.0, 0.0, eps) - np.log(thetas)
@@ -162,9 +165,12 @@ class ChernoffBound:
             # per round (issue 35: the 60 scalar golden-section steps used before were ~10 % of Wang's grid)
             def at(log_theta):
                 return self._log_mgf(np.exp(log_theta), 0.0, 0.0, eps) - log_theta
+
             spread = math.log(float(_FINE[1] / _FINE[0]))
             log_theta = math.log(theta)
-            value = min(value, zoom_minimum(at, log_theta - spread, log_theta + spread, points=65, rounds=8) + base)
+            value = min(
+                value, zoom_minimum(at, log_theta - spread, log_theta + spread, points=65, rounds=8) + base
+            )
         return min(value, 0.0)
 
     def crossing(self, log_level: float, relative: float) -> float:
@@ -172,8 +178,13 @@ class ChernoffBound:
         (bisection; the first step from 0 goes to eps0 / 8)."""
         if self.log_delta(0.0) <= log_level:
             return 0.0
-        _, high = bisect(lambda eps: self.log_delta(eps) <= log_level, 0.0, self.e0,
-                         wide=lambda low, high: high - low > relative * high, split=_eighth_then_halfway)
+        _, high = bisect(
+            lambda eps: self.log_delta(eps) <= log_level,
+            0.0,
+            self.e0,
+            wide=lambda low, high: high - low > relative * high,
+            split=_eighth_then_halfway,
+        )
         return high
 
     def log_tails(self, eps: float, lo: float, hi: float) -> tuple[float, float]:

@@ -74,8 +74,12 @@ class TailRound:
                 self._grid = np.full(ORDERS.size, -np.inf)
             else:
                 step = max(1, _CHUNK // self.loss.size)
-                parts = [logsumexp(self.log_mass[None, :] + ORDERS[i:i + step, None] * self.loss[None, :], axis=1)
-                         for i in range(0, ORDERS.size, step)]
+                parts = [
+                    logsumexp(
+                        self.log_mass[None, :] + ORDERS[i : i + step, None] * self.loss[None, :], axis=1
+                    )
+                    for i in range(0, ORDERS.size, step)
+                ]
                 self._grid = np.concatenate(parts) + LOG_MARGIN
         return self._grid
 
@@ -111,8 +115,12 @@ def _minimise(rounds, objective) -> float:
     values = objective(ORDERS, grid)
     best = int(np.argmin(values))
     low, high = ORDERS[max(best - 1, 0)], ORDERS[min(best + 1, ORDERS.size - 1)]
-    refined = golden_minimum(lambda lam: float(objective(lam, _exponent(rounds, lam))), float(low), float(high),
-                             steps=_REFINE_STEPS)
+    refined = golden_minimum(
+        lambda lam: float(objective(lam, _exponent(rounds, lam))),
+        float(low),
+        float(high),
+        steps=_REFINE_STEPS,
+    )
     return min(float(values[best]), refined)
 
 

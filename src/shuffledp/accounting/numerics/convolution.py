@@ -82,9 +82,22 @@ def _stretch_starts(starts, anchor, lead):
     return before, log_start, float(lead[2]), float(lead[3])
 
 
-def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp: float, log_q: float,
-                log_1mq: float, anchor, spacing: int = 1024, max_log_error: float = 1e-10, lead=None,
-                with_errors: bool = False):
+def log_pmf_run(
+    first: int,
+    last: int,
+    *,
+    a: int,
+    m: int,
+    log_p: float,
+    log_1mp: float,
+    log_q: float,
+    log_1mq: float,
+    anchor,
+    spacing: int = 1024,
+    max_log_error: float = 1e-10,
+    lead=None,
+    with_errors: bool = False,
+):
     """(log P(R + T = t), log rho_t) for t = first..last, or None where the recurrence is not certified.
 
     The ratios too: far in a tail differences of log P lose digits the ratios keep. The last ratio may be inf/nan.
@@ -135,10 +148,16 @@ def log_pmf_run(first: int, last: int, *, a: int, m: int, log_p: float, log_1mp:
         # relative rounding of one step: its own operations, plus b's absolute rounding (alpha and
         # beta t are subtracted) relative to the step's sum
         step = _EPS * (_ULPS_PER_STEP + (alpha + beta * tf[inside]) / total)
-    if not (np.all(np.isfinite(values[inside])) and np.all(np.isfinite(step)) and np.all(fraction < 1.0)
-            and np.all(np.isfinite(ratios[:-1]))):
+    if not (
+        np.all(np.isfinite(values[inside]))
+        and np.all(np.isfinite(step))
+        and np.all(fraction < 1.0)
+        and np.all(np.isfinite(ratios[:-1]))
+    ):
         return None
-    bound, ratio_bound = _rounding_bound(step, fraction, partial[inside], spacing, lead_log_error, lead_ratio_error)
+    bound, ratio_bound = _rounding_bound(
+        step, fraction, partial[inside], spacing, lead_log_error, lead_ratio_error
+    )
     if not bound <= max(max_log_error, _LOG_ULPS * _EPS * float(np.abs(values[inside]).max())):
         return None
     return (values[inside], ratios, bound, ratio_bound) if with_errors else (values[inside], ratios)

@@ -89,8 +89,10 @@ class DensePmf:
 
     def _check(self, other: "DensePmf") -> None:
         if self.discretization != other.discretization or self.pessimistic != other.pessimistic:
-            raise ValueError(f"`pld` must have the same grid and estimate type to compose: "
-                             f"({self.discretization}, {self.pessimistic}) != ({other.discretization}, {other.pessimistic}).")
+            raise ValueError(
+                f"`pld` must have the same grid and estimate type to compose: "
+                f"({self.discretization}, {self.pessimistic}) != ({other.discretization}, {other.pessimistic})."
+            )
 
     def compose(self, other: "DensePmf", tail_mass_truncation: float = 0) -> "DensePmf":
         self._check(other)
@@ -99,8 +101,13 @@ class DensePmf:
         probs = signal.fftconvolve(self.probs, other.probs)
         infinity = self.infinity_mass + other.infinity_mass - self.infinity_mass * other.infinity_mass
         offset, probs, right_tail = _truncate_tails(probs, tail_mass_truncation, self.pessimistic)
-        return DensePmf(self.discretization, self.lower_loss + other.lower_loss + offset, probs,
-                        infinity + right_tail, self.pessimistic)
+        return DensePmf(
+            self.discretization,
+            self.lower_loss + other.lower_loss + offset,
+            probs,
+            infinity + right_tail,
+            self.pessimistic,
+        )
 
     def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> "DensePmf":
         if times <= 0:
@@ -109,8 +116,9 @@ class DensePmf:
 
         lower, probs = dp_common.self_convolve(self.probs, times, tail_mass_truncation)
         infinity = tail_mass_truncation - math.expm1(times * math.log1p(-self.infinity_mass))
-        return DensePmf(self.discretization, self.lower_loss * times + lower, np.array(probs), infinity,
-                        self.pessimistic)
+        return DensePmf(
+            self.discretization, self.lower_loss * times + lower, np.array(probs), infinity, self.pessimistic
+        )
 
     def rounded_probabilities(self) -> dict[int, float]:
         """{loss index: mass} over the non-zero masses (dp_accounting's ``rounded_probability_mass_function``)."""
@@ -149,8 +157,15 @@ class Pld:
 
         options = {}
         if self.add is not None:
-            options = {"rounded_probability_mass_function_add": self.add.rounded_probabilities() or {0: 0.0},
-                       "infinity_mass_add": self.add.infinity_mass, "symmetric": False}
+            options = {
+                "rounded_probability_mass_function_add": self.add.rounded_probabilities() or {0: 0.0},
+                "infinity_mass_add": self.add.infinity_mass,
+                "symmetric": False,
+            }
         return PrivacyLossDistribution.create_from_rounded_probability(
-            self.remove.rounded_probabilities() or {0: 0.0}, self.remove.infinity_mass, self.remove.discretization,
-            pessimistic_estimate=self.remove.pessimistic, **options)
+            self.remove.rounded_probabilities() or {0: 0.0},
+            self.remove.infinity_mass,
+            self.remove.discretization,
+            pessimistic_estimate=self.remove.pessimistic,
+            **options,
+        )

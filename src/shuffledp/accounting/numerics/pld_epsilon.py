@@ -50,7 +50,9 @@ _PREFIXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _theirs(pmf) -> pld_pmf.DensePLDPmf:
     """The same PMF as dp_accounting's ``DensePLDPmf`` (public constructor), for its own loops."""
-    return pld_pmf.DensePLDPmf(pmf.discretization, pmf.lower_loss, pmf.probs, pmf.infinity_mass, pmf.pessimistic)
+    return pld_pmf.DensePLDPmf(
+        pmf.discretization, pmf.lower_loss, pmf.probs, pmf.infinity_mass, pmf.pessimistic
+    )
 
 
 def epsilon_for_delta(pld, delta: float) -> float:
@@ -71,8 +73,14 @@ def _pmf_epsilon(pmf, delta: float) -> float:
     return _walk(pmf.infinity_mass, upper_loss, -step, probs, delta, prefix)
 
 
-def _walk(infinity_mass: float, first_loss: float, step: float, probs: np.ndarray, delta: float,
-          prefix: _Prefix | None = None) -> float:
+def _walk(
+    infinity_mass: float,
+    first_loss: float,
+    step: float,
+    probs: np.ndarray,
+    delta: float,
+    prefix: _Prefix | None = None,
+) -> float:
     """``pld_pmf._get_epsilon_for_delta`` over losses first_loss, first_loss + step, ... (module doc).
     ``prefix``: the chunks' delta-free sums, shared by every delta asked of the same PMF."""
     if infinity_mass > delta:
@@ -119,14 +127,23 @@ class _Prefix:
 
     def _next(self) -> tuple:
         upper, lower, loss, start, size = self._state
-        chunk, step = self.probs[start:start + size], self.step
-        losses = np.cumsum(np.concatenate([[loss], np.full(chunk.size - 1, step)])) if start == 0 else \
-            np.cumsum(np.concatenate([[loss], np.full(chunk.size, step)]))[1:]
+        chunk, step = self.probs[start : start + size], self.step
+        losses = (
+            np.cumsum(np.concatenate([[loss], np.full(chunk.size - 1, step)]))
+            if start == 0
+            else np.cumsum(np.concatenate([[loss], np.full(chunk.size, step)]))[1:]
+        )
         exps = np.fromiter(map(math.exp, (-losses).tolist()), dtype=float, count=losses.size)
         upper_after = np.cumsum(np.concatenate([[upper], chunk]))[1:]
         lower_after = np.cumsum(np.concatenate([[lower], exps * chunk]))[1:]
         start += chunk.size
-        self._state = (upper_after[-1], lower_after[-1], float(losses[-1]), start, min(2 * size, _LARGEST_CHUNK))
+        self._state = (
+            upper_after[-1],
+            lower_after[-1],
+            float(losses[-1]),
+            start,
+            min(2 * size, _LARGEST_CHUNK),
+        )
         if start >= self.probs.size:
             self.size = len(self._chunks) + 1
         return upper, lower, losses, upper_after, lower_after

@@ -36,5 +36,7 @@ def rdp_to_epsilon(orders, rdp, delta: float) -> float:
     """Smallest eps over the orders for a target ``delta`` in (0, 1] (module docstring); >= 0."""
     orders = np.asarray(orders, dtype=float)
     rdp = np.asarray(rdp, dtype=float)
-    eps = rdp + (-math.log(delta) + (orders - 1.0) * np.log1p(-1.0 / orders) - np.log(orders)) / (orders - 1.0)
+    eps = rdp + (-math.log(delta) + (orders - 1.0) * np.log1p(-1.0 / orders) - np.log(orders)) / (
+        orders - 1.0
+    )
     return float(max(0.0, np.min(eps)))

@@ -44,8 +44,9 @@ class BracketedMixin:
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def log_delta_parts(self, eps: float, log_target: float | None = None,
-                        start_K: float = _START_K) -> tuple[float, float]:
+    def log_delta_parts(
+        self, eps: float, log_target: float | None = None, start_K: float = _START_K
+    ) -> tuple[float, float]:
         """(log delta summed, log certified remainder); windows widen until the remainder is negligible.
 
         With ``log_target``, stops as soon as ``delta <= target`` is decided by the bounds

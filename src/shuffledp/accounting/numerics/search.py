@@ -39,9 +39,22 @@ from typing import Callable
 import numpy as np
 
 __all__ = [
-    "LARGEST", "Bracket", "halfway", "geometric_or_halfway", "grow_bracket", "bisect", "first_not_above",
-    "exponential_bracket", "first_high_integer", "first_high_integers", "illinois", "secant_or_iqi", "regula_falsi",
-    "InterpolatingSearch", "golden_minimum", "zoom_minimum",
+    "LARGEST",
+    "Bracket",
+    "halfway",
+    "geometric_or_halfway",
+    "grow_bracket",
+    "bisect",
+    "first_not_above",
+    "exponential_bracket",
+    "first_high_integer",
+    "first_high_integers",
+    "illinois",
+    "secant_or_iqi",
+    "regula_falsi",
+    "InterpolatingSearch",
+    "golden_minimum",
+    "zoom_minimum",
 ]
 
 #: the largest finite float: :func:`grow_bracket` stops there
@@ -109,13 +122,18 @@ def first_not_above(above: Callable[[float], bool], *, tolerance: float) -> floa
     bracket = grow_bracket(above)
     if bracket is None:
         return math.inf
-    _, high = bisect(lambda epsilon: not above(epsilon), *bracket, split=geometric_or_halfway,
-                     wide=lambda low, high: high - low > tolerance * max(1.0, high))
+    _, high = bisect(
+        lambda epsilon: not above(epsilon),
+        *bracket,
+        split=geometric_or_halfway,
+        wide=lambda low, high: high - low > tolerance * max(1.0, high),
+    )
     return high
 
 
-def exponential_bracket(is_high: Callable[[int], bool], guess: int, *, first: int, last: int,
-                        step: int) -> tuple[int, int]:
+def exponential_bracket(
+    is_high: Callable[[int], bool], guess: int, *, first: int, last: int, step: int
+) -> tuple[int, int]:
     """(low, high) with the first integer in ``first`` .. ``last`` answered yes in low + 1 .. high.
 
     ``is_high`` must be monotone on ``first`` .. ``last`` (``guess`` inside); ``first - 1`` and
@@ -138,8 +156,9 @@ def _integer_middle(low: int, high: int) -> int:
     return (low + high) // 2
 
 
-def first_high_integer(is_high: Callable[[int], bool], guess: int, *, first: int, last: int, step: int,
-                       width: int = 1) -> tuple[int, int]:
+def first_high_integer(
+    is_high: Callable[[int], bool], guess: int, *, first: int, last: int, step: int, width: int = 1
+) -> tuple[int, int]:
     """:func:`exponential_bracket`, then integer bisection while the bracket is wider than ``width``.
 
     Returns (low, high), high - low <= ``width`` (or the bracket found, if narrower), with the first
@@ -151,7 +170,9 @@ def first_high_integer(is_high: Callable[[int], bool], guess: int, *, first: int
     return bisect(is_high, low, high, wide=lambda lo, hi: hi - lo > width, split=_integer_middle)
 
 
-def first_high_integers(is_high: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+def first_high_integers(
+    is_high: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray
+) -> np.ndarray:
     """Element-wise bisection: the smallest integer x in [lo, hi] with ``is_high(x)`` true (``hi`` where
     none below it is), for arrays of brackets at once (``is_high`` evaluated on all middles each round).
 
@@ -167,8 +188,15 @@ def first_high_integers(is_high: Callable[[np.ndarray], np.ndarray], lo: np.ndar
     return lo
 
 
-def illinois(evaluate: Callable, start: Bracket, h_low: float, h_high: float, *, tolerance: float,
-             before_step: Callable[[float, float], None] | None = None) -> Bracket:
+def illinois(
+    evaluate: Callable,
+    start: Bracket,
+    h_low: float,
+    h_high: float,
+    *,
+    tolerance: float,
+    before_step: Callable[[float, float], None] | None = None,
+) -> Bracket:
     """Illinois regula falsi until high - low <= ``tolerance`` (absolute); returns the final bracket.
 
     ``evaluate(x)`` -> (is_high, h, value): the yes/no answer at x, a number h that rises through the
@@ -214,8 +242,11 @@ def secant_or_iqi(recent: list[tuple[float, float]], low: float, high: float) ->
     if len(recent) >= 3:
         x0, g0 = recent[-3]
         if g0 != g1 and g0 != g2 and g1 != g2:
-            quadratic = (x0 * g1 * g2 / ((g0 - g1) * (g0 - g2)) + x1 * g0 * g2 / ((g1 - g0) * (g1 - g2))
-                         + x2 * g0 * g1 / ((g2 - g0) * (g2 - g1)))
+            quadratic = (
+                x0 * g1 * g2 / ((g0 - g1) * (g0 - g2))
+                + x1 * g0 * g2 / ((g1 - g0) * (g1 - g2))
+                + x2 * g0 * g1 / ((g2 - g0) * (g2 - g1))
+            )
             if low < quadratic < high:
                 middle = quadratic
     return middle
@@ -239,8 +270,9 @@ class InterpolatingSearch:
     moves an end: ``high`` is always answered yes (or the start) and ``low`` no (or 0).
     """
 
-    def __init__(self, transform: Callable[[float], float], target: float, low: float, high: float,
-                 value_high: float):
+    def __init__(
+        self, transform: Callable[[float], float], target: float, low: float, high: float, value_high: float
+    ):
         self.transform, self.target = transform, target  # target: the transformed target (may be inf)
         self.low, self.high = low, high
         self.value_low, self.value_high = math.nan, value_high  # value at low not known yet
@@ -320,8 +352,14 @@ def golden_minimum(function: Callable[[float], float], low: float, high: float, 
     return float(best)
 
 
-def zoom_minimum(function: Callable[[np.ndarray], np.ndarray], low: float, high: float, *, points: int = 17,
-                 rounds: int = 14) -> float:
+def zoom_minimum(
+    function: Callable[[np.ndarray], np.ndarray],
+    low: float,
+    high: float,
+    *,
+    points: int = 17,
+    rounds: int = 14,
+) -> float:
     """The smallest value of the vectorised ``function`` seen on ``rounds`` grids of ``points`` points, each
     grid spanning the two cells around the previous one's best point (the bracket shrinks by
     (points - 1) / 2 per round: 8^-14 ~ 2e-13 of it with the defaults).

@@ -50,7 +50,7 @@ import numpy as np
 
 __all__ = ["fft_error_bound", "tilted_convolve"]
 
-_U = 2.0 ** -53
+_U = 2.0**-53
 _MU = 8.0 * _U  # twiddle factors' error (module doc)
 _SAFETY = 4.0
 
@@ -71,11 +71,15 @@ def fft_error_bound(x: np.ndarray, y: np.ndarray, size: int) -> float:
     norms = []
     for v in (x, y):
         raise_by = 1.0 + 2.0 * v.size * _U
-        norms.append((math.sqrt(float(np.sum(v * v))) * raise_by, float(np.sum(v)) * raise_by))  # not BLAS: no threads
+        norms.append(
+            (math.sqrt(float(np.sum(v * v))) * raise_by, float(np.sum(v)) * raise_by)
+        )  # not BLAS: no threads
     (x2, x1), (y2, y1) = norms
     root = math.sqrt(size)
     product_part = x2 * y2 * (g2 * (1.0 + rho) ** 2 + rho * (2.0 + rho))
-    inverse_part = rho * (1.0 + g2) * (1.0 + rho) * min((x1 + rho * root * x2) * y2, (y1 + rho * root * y2) * x2)
+    inverse_part = (
+        rho * (1.0 + g2) * (1.0 + rho) * min((x1 + rho * root * x2) * y2, (y1 + rho * root * y2) * x2)
+    )
     return _SAFETY * (product_part + inverse_part)
 
 
@@ -102,7 +106,11 @@ def tilted_convolve(log_x: np.ndarray, log_y: np.ndarray, theta: float) -> tuple
     error = fft_error_bound(x, y, size)
     k = np.arange(length)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_z = np.where(z > 0.0, np.log(np.where(z > 0.0, z, 1.0)), -np.inf) - theta * k + (shifts[0] + shifts[1])
+        log_z = (
+            np.where(z > 0.0, np.log(np.where(z > 0.0, z, 1.0)), -np.inf)
+            - theta * k
+            + (shifts[0] + shifts[1])
+        )
     largest += abs(theta) * length + abs(shifts[0] + shifts[1]) + 745.0  # |log z~| <= 745 (z~ >= 2^-1074)
     relative = 8.0 * _U * (4.0 + largest)
     return log_z, math.log(error) + shifts[0] + shifts[1], relative

@@ -68,7 +68,9 @@ def log_outside(lo, hi, n_trials, log_p, log_1mp):
     """log Pr(X < lo or X > hi), X ~ Bin(n_trials, p), exact (elementwise): the mass outside [lo, hi]."""
     lo, hi, n_trials = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (lo, hi, n_trials)))
     upper = np.where(hi < n_trials, log_sf(hi + 1.0, n_trials, log_p, log_1mp), -np.inf)
-    lower = np.where(lo > 0, log_sf(n_trials - lo + 1.0, n_trials, log_1mp, log_p), -np.inf)  # Pr(n_trials - X >= n_trials - lo + 1)
+    lower = np.where(
+        lo > 0, log_sf(n_trials - lo + 1.0, n_trials, log_1mp, log_p), -np.inf
+    )  # Pr(n_trials - X >= n_trials - lo + 1)
     return np.logaddexp(upper, lower)
 
 

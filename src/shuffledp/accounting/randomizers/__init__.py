@@ -14,5 +14,18 @@ from shuffledp.accounting.randomizers.base import (
 from shuffledp.accounting.randomizers.krr import KRR, MAX_K, BinaryRR, KrrBlanket, KrrParams
 from shuffledp.accounting.randomizers.laplace import LaplaceBlanket, LaplaceRandomizer
 
-__all__ = ["Randomizer", "Blanket", "GenericBlanket", "check_accepted", "accepted_names", "amplification_logs",
-           "KRR", "BinaryRR", "KrrParams", "KrrBlanket", "MAX_K", "LaplaceRandomizer", "LaplaceBlanket"]
+__all__ = [
+    "Randomizer",
+    "Blanket",
+    "GenericBlanket",
+    "check_accepted",
+    "accepted_names",
+    "amplification_logs",
+    "KRR",
+    "BinaryRR",
+    "KrrParams",
+    "KrrBlanket",
+    "MAX_K",
+    "LaplaceRandomizer",
+    "LaplaceBlanket",
+]

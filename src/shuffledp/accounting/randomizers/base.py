@@ -29,7 +29,15 @@ import numpy as np
 from shuffledp._numerics import log1mexp
 from shuffledp._validation import check_integer
 
-__all__ = ["MAX_K", "Randomizer", "Blanket", "GenericBlanket", "check_accepted", "accepted_names", "amplification_logs"]
+__all__ = [
+    "MAX_K",
+    "Randomizer",
+    "Blanket",
+    "GenericBlanket",
+    "check_accepted",
+    "accepted_names",
+    "amplification_logs",
+]
 
 #: largest domain size accepted (k - 1 and k - 2 stay exact floats)
 MAX_K = 10**15

@@ -82,11 +82,15 @@ class KrrParams:
         log_p, log_1mp = _complements(e0 - log_den, math.log(k - 1.0) - log_den)
         log_gamma, log_1mgamma = _complements(math.log(k) - log_den, log_beta - log_den)
         log_2q, log_1m2q = _complements(math.log(2.0) - log_den, log_den3 - log_den)
-        log_rho, log_1mrho = (_complements(math.log(k - 2.0) - log_den3, log_beta - log_den3) if k > 2
-                              else (-np.inf, 0.0))
+        log_rho, log_1mrho = (
+            _complements(math.log(k - 2.0) - log_den3, log_beta - log_den3) if k > 2 else (-np.inf, 0.0)
+        )
         # a user on x0 reports x0 or x1 (p + q) or another value (1 - p - q = (k - 2) q)
-        log_ppq, log_rest = (_complements(float(np.logaddexp(e0, 0.0)) - log_den, math.log(k - 2.0) - log_den)
-                             if k > 2 else (0.0, -np.inf))
+        log_ppq, log_rest = (
+            _complements(float(np.logaddexp(e0, 0.0)) - log_den, math.log(k - 2.0) - log_den)
+            if k > 2
+            else (0.0, -np.inf)
+        )
         values = {
             "log_den": log_den,
             "log_beta": log_beta,
@@ -236,8 +240,11 @@ class KRR(Randomizer):
 
     def __post_init__(self):
         object.__setattr__(
-            self, "epsilon_local",
-            check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
+            self,
+            "epsilon_local",
+            check_real(
+                self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True
+            ),
         )
         object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
 

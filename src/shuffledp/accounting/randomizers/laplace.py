@@ -92,8 +92,11 @@ class LaplaceRandomizer(Randomizer):
 
     def __post_init__(self):
         object.__setattr__(
-            self, "epsilon_local",
-            check_real(self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True),
+            self,
+            "epsilon_local",
+            check_real(
+                self.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True
+            ),
         )
 
     @property
@@ -102,4 +105,6 @@ class LaplaceRandomizer(Randomizer):
 
     def log_density(self, y, x: float):
         """log of the density of R(x) at y: log(eps0 / 2) - eps0 |y - x|."""
-        return math.log(0.5 * self.epsilon_local) - self.epsilon_local * np.abs(np.asarray(y, dtype=float) - x)
+        return math.log(0.5 * self.epsilon_local) - self.epsilon_local * np.abs(
+            np.asarray(y, dtype=float) - x
+        )

@@ -128,11 +128,15 @@ class View(abc.ABC):
 
     def epsilon_for_delta(self, delta: float, *, K: float = DEFAULT_K) -> float:
         """Smallest epsilon with delta(epsilon) <= ``delta`` (upper end of the search: it meets the target)."""
-        return derived_delta.epsilon_for_delta(lambda eps: float(self.log_delta(np.array([eps]), K=K)[0]), delta)
+        return derived_delta.epsilon_for_delta(
+            lambda eps: float(self.log_delta(np.array([eps]), K=K)[0]), delta
+        )
 
     def binned(self, *, interval: float, pessimistic: bool, K: float = DEFAULT_K, log_masses: bool = False):
         """The binned privacy loss distribution (:func:`shuffledp.accounting.views.derived.pld.binned`)."""
-        return derived_pld.binned(self, interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses)
+        return derived_pld.binned(
+            self, interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses
+        )
 
     def pld(self, *, interval: float, pessimistic: bool, subsample: float = 1.0, K: float = DEFAULT_K):
         """Our dense PLD of one (subsampled) round (:func:`shuffledp.accounting.views.derived.pld.pld`);
@@ -149,12 +153,16 @@ class View(abc.ABC):
         stream certifies a tail only up to some size overrides it; default :attr:`certifies_tail`)."""
         return self.certifies_tail
 
-    def tail_rounds(self, *, interval: float, subsample: float = 1.0, count: int = 1, K: float = 38.0) -> list:
+    def tail_rounds(
+        self, *, interval: float, subsample: float = 1.0, count: int = 1, K: float = 38.0
+    ) -> list:
         """[REMOVE, ADD] :class:`~shuffledp.accounting.numerics.composed_tail.TailRound` of ``count`` such rounds,
         for the certified composed Chernoff tail (:mod:`shuffledp.accounting.views.derived.tail`)."""
         if not self.certifies_tail:
-            raise ValueError(f"view {self.name!r} does not certify a composed tail (its masses are not formed "
-                             f"outcome by outcome in log space).")
+            raise ValueError(
+                f"view {self.name!r} does not certify a composed tail (its masses are not formed "
+                f"outcome by outcome in log space)."
+            )
         logs = self.binned(interval=interval, pessimistic=True, K=K, log_masses=True).logs
         remove = derived_tail.tail_round(logs, interval, subsample, False, count)
         if self.symmetric and subsample == 1.0:
@@ -183,10 +191,13 @@ class FamilyView(abc.ABC):
         return out
 
 
-def log_delta_from_outcomes(view: View, epsilons, *, K: float = DEFAULT_K, upper: bool = True,
-                            chunk_epsilons: int = 64) -> np.ndarray:
+def log_delta_from_outcomes(
+    view: View, epsilons, *, K: float = DEFAULT_K, upper: bool = True, chunk_epsilons: int = 64
+) -> np.ndarray:
     """Generic log delta of a view at each epsilon, the larger of its directions: the exact log-space
     sum of (P - e^eps Q)_+ over the outcomes yielded (every term positive: no cancellation), plus the
     left-out P-mass when ``upper`` (an upper bound on the pair's delta) or without it (a lower bound).
     (:func:`shuffledp.accounting.views.derived.delta.log_delta_from_outcomes`.)"""
-    return derived_delta.log_delta_from_outcomes(view, epsilons, K=K, upper=upper, chunk_epsilons=chunk_epsilons)
+    return derived_delta.log_delta_from_outcomes(
+        view, epsilons, K=K, upper=upper, chunk_epsilons=chunk_epsilons
+    )

@@ -51,8 +51,18 @@ import numpy as np
 from shuffledp._numerics import log_binom_pmf_loader
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 
-__all__ = ["BinnedView", "LogMasses", "Bins", "flat_rows", "bin_index", "split_pair_rows", "log_a_outside", "LOG_HALF",
-           "ROWS_PER_CHUNK", "RUNS_PER_BATCH"]
+__all__ = [
+    "BinnedView",
+    "LogMasses",
+    "Bins",
+    "flat_rows",
+    "bin_index",
+    "split_pair_rows",
+    "log_a_outside",
+    "LOG_HALF",
+    "ROWS_PER_CHUNK",
+    "RUNS_PER_BATCH",
+]
 
 LOG_HALF = math.log(0.5)
 ROWS_PER_CHUNK = 1 << 20  # (s, a) pairs handled at once (bounds memory)
@@ -126,7 +136,7 @@ class Bins:
             arrays = []
             for old, fill in ((self.p, 0.0), (self.q, 0.0), (self.lp, -np.inf), (self.lq, -np.inf)):
                 new = np.full(size, fill)
-                new[start:start + old.size] = old
+                new[start : start + old.size] = old
                 arrays.append(new)
             self.offset, (self.p, self.q, self.lp, self.lq) = new_lo, arrays
 
@@ -145,8 +155,9 @@ class Bins:
             self.lp = np.logaddexp(self.lp, _log_bin_sums(shifted, np.asarray(log_p, float), self.lp.size))
             self.lq = np.logaddexp(self.lq, _log_bin_sums(shifted, np.asarray(log_q, float), self.lq.size))
 
-    def view(self, interval, pessimistic, p_infinity, q_infinity, dropped, symmetric, label,
-             log_extra=None) -> BinnedView:
+    def view(
+        self, interval, pessimistic, p_infinity, q_infinity, dropped, symmetric, label, log_extra=None
+    ) -> BinnedView:
         """The BinnedView; ``log_extra``: (log p_infinity, log q_infinity, log dropped) for the log
         masses (default: the logs of the linear values)."""
         if self.offset is None:
@@ -159,13 +170,25 @@ class Bins:
         logs = None
         if self.log_space:
             with np.errstate(divide="ignore"):
-                extra = log_extra or tuple(math.log(v) if v > 0 else -math.inf
-                                           for v in (p_infinity, q_infinity, dropped))
+                extra = log_extra or tuple(
+                    math.log(v) if v > 0 else -math.inf for v in (p_infinity, q_infinity, dropped)
+                )
             keep = np.isfinite(self.lp) | np.isfinite(self.lq)
             log_index = np.flatnonzero(keep).astype(np.int64) + (self.offset or 0)
             logs = LogMasses(log_index, self.lp[keep], self.lq[keep], *(float(v) for v in extra))
-        return BinnedView(interval, pessimistic, index, p, q, float(p_infinity), float(q_infinity),
-                          float(dropped), symmetric, label, logs)
+        return BinnedView(
+            interval,
+            pessimistic,
+            index,
+            p,
+            q,
+            float(p_infinity),
+            float(q_infinity),
+            float(dropped),
+            symmetric,
+            label,
+            logs,
+        )
 
 
 def flat_rows(s_values, lo, hi):

@@ -18,7 +18,9 @@ __all__ = ["CellLaw"]
 class CellLaw:
     """Two discrete laws on the same finite cells, sorted by privacy loss, with tail deltas."""
 
-    def __init__(self, log_p0: np.ndarray, log_p1: np.ndarray, epsilon_local: float, loss: np.ndarray | None = None):
+    def __init__(
+        self, log_p0: np.ndarray, log_p1: np.ndarray, epsilon_local: float, loss: np.ndarray | None = None
+    ):
         """``loss`` (log P0 / P1 per cell), if given, replaces log_p0 - log_p1: a caller that can form the ratio
         from O(1) quantities gives it, because the difference of two log-probabilities of size |log P| carries
         ~|log P| ulp of absolute error, and a cell whose loss is within x of eps carries that error divided by x

@@ -23,8 +23,13 @@ from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, Vi
 __all__ = ["OwnReportView", "log_delta"]
 
 
-def log_delta(epsilons, setting: ShuffleSetting | None = None, *, epsilon_local: float | None = None,
-              k: int | None = None) -> np.ndarray:
+def log_delta(
+    epsilons,
+    setting: ShuffleSetting | None = None,
+    *,
+    epsilon_local: float | None = None,
+    k: int | None = None,
+) -> np.ndarray:
     """log (p - e^eps q)_+ = log p + log(1 - e^(eps - eps0)) at each epsilon (-inf from eps0 on). The
     setting's ``epsilon_local`` and ``k`` are read (the keywords ``epsilon_local``, ``k`` are still accepted)."""
     if setting is None:
@@ -61,4 +66,3 @@ class OwnReportView(View):
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
         """The closed form (p - e^eps q)_+ (exact: nothing is left out, so upper and lower agree)."""
         return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting)
-

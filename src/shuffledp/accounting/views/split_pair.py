@@ -69,6 +69,7 @@ def check_size(name: str, n_users: int) -> None:
             f"sqrt(n) incomplete-beta evaluations); got {n_users}."
         )
 
+
 _LOG2 = float(np.log(2.0))
 #: blocks whose best possible contribution is this far (in log) below a known term are skipped
 _LOG_SKIP = 46.0
@@ -226,7 +227,9 @@ def _log_u_v(eps: float, log_1malpha: float, log_odds: float) -> tuple[float, fl
         return -np.inf, np.inf, log_e
     log_alpha = log_1malpha + log_odds  # formed first, so that eps is not lost beside a huge log_odds
     log_u = log_alpha + float(log1mexp(eps - log_odds))
-    log_v = log_alpha + eps + float(log1mexp(-(eps + log_odds)))  # log(1 - alpha) + log(e^(eps + log_odds) - 1)
+    log_v = (
+        log_alpha + eps + float(log1mexp(-(eps + log_odds)))
+    )  # log(1 - alpha) + log(e^(eps + log_odds) - 1)
     return log_u, log_v, log_e
 
 
@@ -248,8 +251,9 @@ def _first_block_size(n_totals: int) -> int:
     return size
 
 
-def _pruned_log_sum(n_trials: int, log_r: float, log_1mr: float, mode: int, log_u: float, log_v: float,
-                    log_e: float) -> float:
+def _pruned_log_sum(
+    n_trials: int, log_r: float, log_1mr: float, mode: int, log_u: float, log_v: float, log_e: float
+) -> float:
     """log sum_s Bin(N, r)(s) h_s over kept blocks, plus the bounds of the skipped blocks (module doc)."""
 
     def log_terms(s):
@@ -291,9 +295,16 @@ def _pruned_log_sum(n_trials: int, log_r: float, log_1mr: float, mode: int, log_
     return float(np.logaddexp(_log_sum(np.array(sums)), _log_sum(np.concatenate(skipped))))
 
 
-def log_split_pair_delta(epsilons, *, n_trials: int, log_r: float, log_1mr: float,
-                         log_alpha: float = 0.0, log_1malpha: float = -np.inf,
-                         log_odds: float | None = None) -> np.ndarray:
+def log_split_pair_delta(
+    epsilons,
+    *,
+    n_trials: int,
+    log_r: float,
+    log_1mr: float,
+    log_alpha: float = 0.0,
+    log_1malpha: float = -np.inf,
+    log_odds: float | None = None,
+) -> np.ndarray:
     """log H_{e^eps}(P || Q) of the split pair (module docstring) for each epsilon in [0, inf].
 
     ``n_trials`` is N, ``log_r``/``log_1mr`` are log r and log(1 - r) (both given, for precision),
@@ -328,9 +339,16 @@ def log_split_pair_delta(epsilons, *, n_trials: int, log_r: float, log_1mr: floa
     return out
 
 
-def log_split_pair_delta_direct(epsilons, *, n_trials: int, log_r: float, log_1mr: float,
-                                log_alpha: float = 0.0, log_1malpha: float = -np.inf,
-                                log_odds: float | None = None) -> np.ndarray:
+def log_split_pair_delta_direct(
+    epsilons,
+    *,
+    n_trials: int,
+    log_r: float,
+    log_1mr: float,
+    log_alpha: float = 0.0,
+    log_1malpha: float = -np.inf,
+    log_odds: float | None = None,
+) -> np.ndarray:
     """Straightforward O(N^2) evaluation of the same divergence, for tests and benchmarks.
 
     ``log_odds`` is accepted for a common signature and unused (P and Q are built from the mixture).
@@ -344,7 +362,9 @@ def log_split_pair_delta_direct(epsilons, *, n_trials: int, log_r: float, log_1m
         x = np.arange(s + 2, dtype=float)
         log_w = _log_weights(s, n_trials, log_r, log_1mr)
         with np.errstate(divide="ignore", invalid="ignore"):
-            lb_minus = np.where((x >= 1) & (x - 1 <= s), _log_half_binom_pmf(np.clip(x - 1, 0, s), float(s)), -np.inf)
+            lb_minus = np.where(
+                (x >= 1) & (x - 1 <= s), _log_half_binom_pmf(np.clip(x - 1, 0, s), float(s)), -np.inf
+            )
             lb_same = np.where(x <= s, _log_half_binom_pmf(np.clip(x, 0, s), float(s)), -np.inf)
         log_p = log_w + np.logaddexp(log_alpha + lb_minus, log_1malpha + lb_same)
         log_q = log_w + np.logaddexp(log_1malpha + lb_minus, log_alpha + lb_same)

@@ -24,11 +24,24 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, flat_rows, log_a_outside, split_pair_rows
+from shuffledp.accounting.views.binned import (
+    LOG_HALF,
+    ROWS_PER_CHUNK,
+    flat_rows,
+    log_a_outside,
+    split_pair_rows,
+)
 from shuffledp.accounting.views.split_pair import log_split_pair_delta, log_split_pair_delta_direct
 
-__all__ = ["ClonesView", "GenericClonesView", "KrrClonesView", "pair_parameters", "atoms", "log_delta",
-           "log_delta_direct"]
+__all__ = [
+    "ClonesView",
+    "GenericClonesView",
+    "KrrClonesView",
+    "pair_parameters",
+    "atoms",
+    "log_delta",
+    "log_delta_direct",
+]
 
 
 def pair_parameters(setting: ShuffleSetting, generic: bool) -> dict:
@@ -83,7 +96,9 @@ class ClonesView(View):
     @functools.lru_cache(maxsize=4)
     def _rows(self, K: float):
         pair = self.parameters()
-        s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(self.setting.n_users - 1, pair["log_r"], pair["log_1mr"], K)
+        s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(
+            self.setting.n_users - 1, pair["log_r"], pair["log_1mr"], K
+        )
         return s, log_w, a_lo, a_hi, log_a_outside(s, log_w, a_lo, a_hi, log_s_out)
 
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
@@ -97,7 +112,9 @@ class ClonesView(View):
         step = max(1, ROWS_PER_CHUNK // int(np.max(a_hi - a_lo + 2)))
         for start in range(0, s.size, step):
             stop = min(s.size, start + step)
-            cc, x, pos = flat_rows(s[start:stop], a_lo[start:stop], a_hi[start:stop] + 1.0)  # x in [lo, hi + 1]
+            cc, x, pos = flat_rows(
+                s[start:stop], a_lo[start:stop], a_hi[start:stop] + 1.0
+            )  # x in [lo, hi + 1]
             log_p, log_q = atoms(log_weight + log_w[start:stop][pos], cc, x, log_alpha, log_1malpha)
             y = cc + 1.0 - x
             loss = np.log((alpha * x + one_minus_alpha * y) / (alpha * y + one_minus_alpha * x))

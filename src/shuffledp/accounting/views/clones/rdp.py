@@ -44,7 +44,9 @@ REMAINDER_LOG_BOUND = -50.0
 _ATOMS_PER_CHUNK = 400_000  # rows summed at once hold about this many atoms
 
 
-def _rows_upper(n_trials: int, log_r: float, log_1mr: float, largest_order: float, epsilon_local: float) -> int:
+def _rows_upper(
+    n_trials: int, log_r: float, log_1mr: float, largest_order: float, epsilon_local: float
+) -> int:
     """Last row c_hi to sum: the first c with log Pr(C > c) + (lambda_max - 1) eps0 <= REMAINDER_LOG_BOUND."""
     rows = np.arange(0, n_trials + 1, dtype=float)
     tail = log_sf(rows + 1.0, float(n_trials), log_r, log_1mr)  # log Pr(C > c)

@@ -44,12 +44,16 @@ __all__ = ["MAX_OUTCOMES", "Clones2023View", "check_size", "outcome_logs", "log_
 
 #: refuse pairs whose windows hold more outcomes than this (memory; about n q_k K^2 outcomes)
 MAX_OUTCOMES = 20_000_000
-_K_WINDOW = 10.0  # window half-width in standard deviations (left-out mass is certified and added, see module)
+_K_WINDOW = (
+    10.0  # window half-width in standard deviations (left-out mass is certified and added, see module)
+)
 
 
 def _windows(setting: ShuffleSetting):
     krr = setting.krr
-    s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(setting.n_users - 1, krr.log_2q, krr.log_1m2q, _K_WINDOW)
+    s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(
+        setting.n_users - 1, krr.log_2q, krr.log_1m2q, _K_WINDOW
+    )
     return krr, s, log_w, a_lo, a_hi, log_s_out
 
 
@@ -61,9 +65,11 @@ def check_size(setting: ShuffleSetting) -> None:
     count = float(np.sum(a_hi - a_lo + 3.0)) + 2.0 * s.size
     if count > MAX_OUTCOMES:
         limit = max(1, int(n_users * MAX_OUTCOMES / count))
-        raise ValueError(f"`n_users` must be an integer in [1, about {limit}] for accountant 'clones-krr-2023' at "
-                         f"eps0 = {epsilon_local}, k = {k} (its windows would hold {count:.3g} outcomes, more than "
-                         f"{MAX_OUTCOMES}); got {n_users}.")
+        raise ValueError(
+            f"`n_users` must be an integer in [1, about {limit}] for accountant 'clones-krr-2023' at "
+            f"eps0 = {epsilon_local}, k = {k} (its windows would hold {count:.3g} outcomes, more than "
+            f"{MAX_OUTCOMES}); got {n_users}."
+        )
 
 
 @functools.lru_cache(maxsize=8)
@@ -103,16 +109,22 @@ def _log_trinomial(a, b, m, krr):
     ok = (a >= 0) & (b >= 0) & (a + b <= m)
     a_, b_ = np.where(ok, a, 0.0), np.where(ok, b, 0.0)
     c = a_ + b_
-    out = log_binom_pmf_loader(c, float(m), krr.log_2q, krr.log_1m2q) + log_binom_pmf_loader(a_, c, LOG_HALF, LOG_HALF)
+    out = log_binom_pmf_loader(c, float(m), krr.log_2q, krr.log_1m2q) + log_binom_pmf_loader(
+        a_, c, LOG_HALF, LOG_HALF
+    )
     return np.where(ok, out, -np.inf)
 
 
 def _mix(x, y, m, krr, log_first, log_second, log_rest):
     """log of first * M(x - 1, y) + second * M(x, y - 1) + rest * M(x, y)."""
     with np.errstate(invalid="ignore", over="ignore"):  # -inf sums at extreme eps0 are the intended zeros
-        parts = np.stack([log_first + _log_trinomial(x - 1.0, y, m, krr),
-                          log_second + _log_trinomial(x, y - 1.0, m, krr),
-                          log_rest + _log_trinomial(x, y, m, krr)])
+        parts = np.stack(
+            [
+                log_first + _log_trinomial(x - 1.0, y, m, krr),
+                log_second + _log_trinomial(x, y - 1.0, m, krr),
+                log_rest + _log_trinomial(x, y, m, krr),
+            ]
+        )
     return logsumexp(parts, axis=0)
 
 
@@ -161,8 +173,10 @@ class Clones2023View(View):
     def refusal(self) -> str | None:
         if self.setting.k == 2:
             return None
-        return (f"clones-krr-2023 at k = {self.setting.k} >= 3 is not a guarantee: Feldman-McMillan-Talwar's Lemma 3.5 "
-                f"fails when p < 1/(e^eps0 + 1), and k-RR's p = 1/(e^eps0 + k - 1) is below it")
+        return (
+            f"clones-krr-2023 at k = {self.setting.k} >= 3 is not a guarantee: Feldman-McMillan-Talwar's Lemma 3.5 "
+            f"fails when p < 1/(e^eps0 + 1), and k-RR's p = 1/(e^eps0 + k - 1) is below it"
+        )
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
         if not upper:

@@ -35,7 +35,9 @@ def log_excess(log_p, log_q, eps: np.ndarray) -> np.ndarray:
     return np.asarray(logsumexp(terms, axis=1), dtype=float).reshape(eps.shape)
 
 
-def log_delta_from_outcomes(view, epsilons, *, K: float, upper: bool = True, chunk_epsilons: int = 64) -> np.ndarray:
+def log_delta_from_outcomes(
+    view, epsilons, *, K: float, upper: bool = True, chunk_epsilons: int = 64
+) -> np.ndarray:
     """Generic log delta of ``view`` at each epsilon, the larger of its directions (module docstring).
     Work O(outcomes x epsilons), in blocks of ``chunk_epsilons``."""
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
@@ -64,6 +66,8 @@ def epsilon_for_delta(log_delta, delta: float, *, tolerance: float = 1e-10) -> f
     if not above(0.0):
         return 0.0
     if above(math.inf):
-        raise ValueError(f"`delta` must be at least the view's delta at epsilon = inf, "
-                         f"exp({float(log_delta(math.inf)):.6g}); got {delta!r}.")
+        raise ValueError(
+            f"`delta` must be at least the view's delta at epsilon = inf, "
+            f"exp({float(log_delta(math.inf)):.6g}); got {delta!r}."
+        )
     return first_not_above(above, tolerance=tolerance)

@@ -37,8 +37,9 @@ def _log_total(values: np.ndarray) -> float:
     return float(logsumexp(values)) if values.size else -math.inf
 
 
-def binned(view, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False,
-           label: str = "") -> BinnedView:
+def binned(
+    view, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False, label: str = ""
+) -> BinnedView:
     """The view's REMOVE stream binned on the grid of width ``interval`` (module docstring); with
     ``log_masses`` every bin's masses also in log space (``BinnedView.logs``, for the composed tail)."""
     bins = Bins(log_space=log_masses)
@@ -59,9 +60,16 @@ def binned(view, *, interval: float, pessimistic: bool, K: float, log_masses: bo
             bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_q), log_p, log_q)
     left = view.left_out(K)
     log_dropped = max(left.log_p, left.log_q)
-    return bins.view(interval, pessimistic, math.exp(log_p_infinity), math.exp(log_q_infinity),
-                     math.exp(log_dropped), view.symmetric, label or view.name,
-                     (log_p_infinity, log_q_infinity, log_dropped))
+    return bins.view(
+        interval,
+        pessimistic,
+        math.exp(log_p_infinity),
+        math.exp(log_q_infinity),
+        math.exp(log_dropped),
+        view.symmetric,
+        label or view.name,
+        (log_p_infinity, log_q_infinity, log_dropped),
+    )
 
 
 def direction(view: BinnedView, q: float, reverse: bool) -> tuple[np.ndarray, np.ndarray, float]:

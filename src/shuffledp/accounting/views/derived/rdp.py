@@ -38,14 +38,14 @@ def log_moments(log_p: np.ndarray, log_q: np.ndarray, orders) -> np.ndarray:
     out = np.empty(orders.size)
     step = max(1, ATOMS_PER_CHUNK * 16 // log_p.size)
     for start in range(0, orders.size, step):
-        lam1 = orders[start:start + step, None] - 1.0
+        lam1 = orders[start : start + step, None] - 1.0
         exponent = log_p[None, :] + lam1 * loss[None, :]
         top = np.max(exponent, axis=1, keepdims=True)
         finite = np.isfinite(top[:, 0])
         shift = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(invalid="ignore"):
             summed = shift[:, 0] + np.log(np.sum(np.exp(exponent - shift), axis=1))
-        out[start:start + step] = np.where(finite, summed, top[:, 0])
+        out[start : start + step] = np.where(finite, summed, top[:, 0])
     return out
 
 
@@ -63,8 +63,10 @@ def view_log_moments(view, orders, *, K: float) -> np.ndarray:
             total = np.logaddexp(total, log_moments(chunk.log_p, chunk.log_q, orders))
         if left.log_p > -math.inf:
             if bounds is None or not math.isfinite(bounds[index]):
-                raise ValueError(f"`orders` cannot be certified for view {view.name!r}: it leaves out P-mass "
-                                 f"exp({left.log_p:.6g}) and states no finite bound on its privacy loss.")
+                raise ValueError(
+                    f"`orders` cannot be certified for view {view.name!r}: it leaves out P-mass "
+                    f"exp({left.log_p:.6g}) and states no finite bound on its privacy loss."
+                )
             total = np.logaddexp(total, left.log_p + (orders - 1.0) * bounds[index])
         best = np.maximum(best, total)
     return best

@@ -35,14 +35,20 @@ def tail_round(logs: LogMasses, width: float, q: float, reverse: bool, count: in
     if not reverse:
         edge, sign = k * width, 1.0  # upper edge of every bin
         log_mass = np.logaddexp(log_rate + logs.log_p_mass, log_1mq + logs.log_q_mass)
-        extra_loss, log_extra = (math.log1p(-q), log_1mq + logs.log_q_infinity) if q < 1.0 else (0.0, -math.inf)
+        extra_loss, log_extra = (
+            (math.log1p(-q), log_1mq + logs.log_q_infinity) if q < 1.0 else (0.0, -math.inf)
+        )
         log_infinity = log_rate + logs.log_p_infinity
     else:
         edge, sign = (k - 1.0) * width, -1.0
         log_mass = logs.log_q_mass
         extra_loss, log_extra = (-math.log1p(-q), logs.log_q_infinity) if q < 1.0 else (0.0, -math.inf)
         log_infinity = logs.log_q_infinity if q == 1.0 else -math.inf
-    loss = np.rint(sign * edge / width) * width if q == 1.0 else _rounded_up(sign * np.log1p(q * np.expm1(edge)), width)
+    loss = (
+        np.rint(sign * edge / width) * width
+        if q == 1.0
+        else _rounded_up(sign * np.log1p(q * np.expm1(edge)), width)
+    )
     if log_extra > -math.inf:
         loss = np.append(loss, math.ceil(extra_loss / width) * width)
         log_mass = np.append(log_mass, log_extra)

@@ -16,7 +16,11 @@ from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
 from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.single_bin.runs import (
-    RUN_SPACINGS, chernoff_log_tail, evaluate_run, loss_error, rows_by_recurrence,
+    RUN_SPACINGS,
+    chernoff_log_tail,
+    evaluate_run,
+    loss_error,
+    rows_by_recurrence,
 )
 
 __all__ = ["SingleBinLaw", "DIRECTIONS", "MAX_USERS", "check_size"]
@@ -48,8 +52,15 @@ class SingleBinLaw:
     ``log P1(s) + L_exact(s)``. Blocks of consecutive s are cached.
     """
 
-    def __init__(self, setting: ShuffleSetting | None = None, *, epsilon_local: float | None = None,
-                 n_users: int | None = None, k: int | None = None, n_x0: int | None = None):
+    def __init__(
+        self,
+        setting: ShuffleSetting | None = None,
+        *,
+        epsilon_local: float | None = None,
+        n_users: int | None = None,
+        k: int | None = None,
+        n_x0: int | None = None,
+    ):
         """Built from a setting with ``n_x0`` (the keywords ``epsilon_local``, ``n_users``, ``k``, ``n_x0`` are
         still accepted and form one)."""
         if setting is None:
@@ -105,10 +116,16 @@ class SingleBinLaw:
 
         def falling(mid):  # g(mid + 1) - g(mid) <= 0 (or not a number)
             midf = mid.astype(float)
-            return ~((
-                np.log(self.a - midf) - np.log(midf + 1.0) + np.log(s - midf)
-                - np.log(self.big_n - s + midf + 1.0) + self.log_kappa1
-            ) > 0)
+            return ~(
+                (
+                    np.log(self.a - midf)
+                    - np.log(midf + 1.0)
+                    + np.log(s - midf)
+                    - np.log(self.big_n - s + midf + 1.0)
+                    + self.log_kappa1
+                )
+                > 0
+            )
 
         with np.errstate(divide="ignore", invalid="ignore"):
             lo = first_high_integers(falling, low.copy(), high.copy())
@@ -166,7 +183,9 @@ class SingleBinLaw:
                 sum0 = g.sum(axis=1)
                 sum1 = np.einsum("ij,j->i", g, offsets_f)  # (not @: a threaded BLAS gemv is 10x slower here)
                 sum2 = np.einsum("ij,j->i", g, offsets_f * offsets_f)
-                first = d * sum0 - sum1  # sum w (s - r) >= 0, no cancellation (d and offsets centre on the mode)
+                first = (
+                    d * sum0 - sum1
+                )  # sum w (s - r) >= 0, no cancellation (d and offsets centre on the mode)
                 second = d * d * sum0 - 2.0 * d * sum1 + sum2
                 with np.errstate(divide="ignore", invalid="ignore"):
                     out0[sl] = np.where(finite, top + np.log(sum0), -np.inf)
@@ -191,8 +210,12 @@ class SingleBinLaw:
             r_index = (mode - r_low)[:, None] + offsets[None, :]
             t_index = (s - mode - t_low)[:, None] - offsets[None, :]
             return table_r[r_index] + table_t[t_index]
-        rows_r = rows_by_recurrence(self._log_pmf_r, self.a, self.log_p - self.log_1mp, mode - width, offsets.size)
-        rows_t = rows_by_recurrence(self._log_pmf_t, self.big_n, self.log_q - self.log_1mq, s - mode - width, offsets.size)
+        rows_r = rows_by_recurrence(
+            self._log_pmf_r, self.a, self.log_p - self.log_1mp, mode - width, offsets.size
+        )
+        rows_t = rows_by_recurrence(
+            self._log_pmf_t, self.big_n, self.log_q - self.log_1mq, s - mode - width, offsets.size
+        )
         return rows_r + rows_t[:, ::-1]
 
     def evaluate(self, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -227,7 +250,9 @@ class SingleBinLaw:
         From n = ``_RUN_USERS`` on, each run of consecutive missing blocks is first tried by the
         recurrence (:func:`single_bin_runs.evaluate_run`); blocks it does not certify are summed by windows.
         """
-        missing = sorted({int(i) for i in indices if int(i) not in self._blocks and 0 <= int(i) * _BLOCK <= self.n})
+        missing = sorted(
+            {int(i) for i in indices if int(i) not in self._blocks and 0 <= int(i) * _BLOCK <= self.n}
+        )
         if missing and self.n >= _RUN_USERS:
             missing = self._ensure_runs(missing)
         if not missing:
@@ -248,7 +273,9 @@ class SingleBinLaw:
             if values is None:
                 left.extend(run)
             else:
-                ranges = [np.arange(i * _BLOCK, min((i + 1) * _BLOCK, self.n + 1), dtype=np.int64) for i in run]
+                ranges = [
+                    np.arange(i * _BLOCK, min((i + 1) * _BLOCK, self.n + 1), dtype=np.int64) for i in run
+                ]
                 self._store(run, ranges, values)
             start = end
         return left
@@ -292,7 +319,10 @@ class SingleBinLaw:
         kept = getattr(self, "_cached_merge", None)
         if kept is None or kept[0] != len(self._blocks):
             keys = sorted(self._blocks)
-            kept = (len(self._blocks), *(np.concatenate([self._blocks[i][j] for i in keys]) for j in range(4)))
+            kept = (
+                len(self._blocks),
+                *(np.concatenate([self._blocks[i][j] for i in keys]) for j in range(4)),
+            )
             self._cached_merge = kept
         return kept[1:]
 
@@ -328,13 +358,17 @@ class SingleBinLaw:
             s_all, log_p1, *losses = self._cached()
             lo_c, hi_c = self._narrow(s_all, losses[loss_index - 1], epsilons, sign, lo, hi)
             index = np.searchsorted(s_all, np.stack([lo_c, hi_c]))
-            found = (index < s_all.size) & (s_all[np.minimum(index, s_all.size - 1)] == np.stack([lo_c, hi_c]))
+            found = (index < s_all.size) & (
+                s_all[np.minimum(index, s_all.size - 1)] == np.stack([lo_c, hi_c])
+            )
             error = np.where(found, loss_error(log_p1[np.minimum(index, s_all.size - 1)]), np.inf)
             good = np.all(error <= 1e-9, axis=0)
             lo, hi = np.where(good, lo_c, lo), np.where(good, hi_c, hi)
         if self.n >= _RUN_USERS:  # one window sum per step instead of _SECTIONS - 1 per round
             for i in np.flatnonzero(hi - lo > 1):
-                lo[i], hi[i] = self._threshold_illinois(float(epsilons[i]), int(lo[i]), int(hi[i]), loss_index, sign)
+                lo[i], hi[i] = self._threshold_illinois(
+                    float(epsilons[i]), int(lo[i]), int(hi[i]), loss_index, sign
+                )
         fractions = np.arange(1, _SECTIONS) / _SECTIONS
         while np.any(hi - lo > 1):
             open_ = np.flatnonzero(hi - lo > 1)
@@ -345,25 +379,44 @@ class SingleBinLaw:
             if sign > 0:
                 above = values > epsilons[open_, None]  # monotone along each row
                 first_above = np.where(above.any(axis=1), np.argmax(above, axis=1), points.shape[1])
-                new_hi = np.where(first_above < points.shape[1], points[np.arange(open_.size), np.minimum(first_above, points.shape[1] - 1)], hi[open_])
-                new_lo = np.where(first_above > 0, points[np.arange(open_.size), np.maximum(first_above - 1, 0)], lo[open_])
+                new_hi = np.where(
+                    first_above < points.shape[1],
+                    points[np.arange(open_.size), np.minimum(first_above, points.shape[1] - 1)],
+                    hi[open_],
+                )
+                new_lo = np.where(
+                    first_above > 0, points[np.arange(open_.size), np.maximum(first_above - 1, 0)], lo[open_]
+                )
             else:
                 below = values < -epsilons[open_, None]
                 count_below = below.sum(axis=1)  # a prefix of each row
-                new_lo = np.where(count_below > 0, points[np.arange(open_.size), np.maximum(count_below - 1, 0)], lo[open_])
-                new_hi = np.where(count_below < points.shape[1], points[np.arange(open_.size), np.minimum(count_below, points.shape[1] - 1)], hi[open_])
+                new_lo = np.where(
+                    count_below > 0, points[np.arange(open_.size), np.maximum(count_below - 1, 0)], lo[open_]
+                )
+                new_hi = np.where(
+                    count_below < points.shape[1],
+                    points[np.arange(open_.size), np.minimum(count_below, points.shape[1] - 1)],
+                    hi[open_],
+                )
             lo[open_], hi[open_] = new_lo, new_hi
         return hi if sign > 0 else lo
 
-    def _threshold_illinois(self, eps: float, lo: int, hi: int, loss_index: int, sign: int) -> tuple[int, int]:
+    def _threshold_illinois(
+        self, eps: float, lo: int, hi: int, loss_index: int, sign: int
+    ) -> tuple[int, int]:
         """(lo, hi) = (s, s + 1) around the threshold, by Illinois steps on the loss (smooth in s).
 
         "High" at x means loss(floor x) > eps (forward) or not < -eps (reverse), so lo stays answered
         no and hi yes, as in the multisection (same integers: the loss is non-decreasing in s).
         """
+
         def evaluate(x):
             value = float(self.evaluate(np.array([math.floor(x)], dtype=np.int64))[loss_index][0])
-            return (value > eps if sign > 0 else not value < -eps), (value - eps if sign > 0 else value + eps), value
+            return (
+                (value > eps if sign > 0 else not value < -eps),
+                (value - eps if sign > 0 else value + eps),
+                value,
+            )
 
         final = illinois(evaluate, Bracket(float(lo), float(hi)), math.nan, math.nan, tolerance=1.0)
         return math.floor(final.low), math.floor(final.high)
@@ -393,7 +446,9 @@ class SingleBinLaw:
             return -math.inf
         return chernoff_log_tail(self, x)
 
-    def log_delta(self, epsilons: np.ndarray, *, direction: str = "forward", printed: bool = False) -> np.ndarray:
+    def log_delta(
+        self, epsilons: np.ndarray, *, direction: str = "forward", printed: bool = False
+    ) -> np.ndarray:
         """log H_{e^eps}(P0 || P1) ("forward") or H(P1 || P0) ("reverse"); printed v_s if asked."""
         result = np.full(epsilons.shape, -np.inf)
         sign = +1 if direction == "forward" else -1
@@ -412,8 +467,12 @@ class SingleBinLaw:
             # from _RUN_USERS on, a missing block brings the next ones of a run with it (one
             # recurrence run, anchored once, instead of a run per block): 1,024 counts at a walk's
             # first block, 8,192 once it goes on
-            self.ensure_blocks(c + sign * j for i, c in cursors.items() if c not in self._blocks
-                               for j in range(self._ahead(c == start_of[i] // _BLOCK)))
+            self.ensure_blocks(
+                c + sign * j
+                for i, c in cursors.items()
+                if c not in self._blocks
+                for j in range(self._ahead(c == start_of[i] // _BLOCK))
+            )
             for i in list(cursors):
                 done = self._walk_block(i, epsilons[i], start_of[i], cursors[i], loss_index, sign, result)
                 if done:
@@ -495,5 +554,3 @@ def check_size(name: str, n_users: int) -> None:
             f"`n_users` must be an integer in [1, {MAX_USERS}] for accountant {name!r} (its work grows as "
             f"n p q: windows of O(sqrt n) counts for O(sqrt n) outputs); got {n_users}."
         )
-
-

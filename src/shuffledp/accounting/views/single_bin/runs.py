@@ -62,7 +62,9 @@ def evaluate_run(law, first: int, last: int):
     if law.big_n < 3:
         return None
     if law.run_anchor_law is None:  # the same p, q with N - 2 users off x0
-        law.run_anchor_law = type(law)(epsilon_local=law.epsilon_local, n_users=law.n - 2, k=law.k, n_x0=law.a)
+        law.run_anchor_law = type(law)(
+            epsilon_local=law.epsilon_local, n_users=law.n - 2, k=law.k, n_x0=law.a
+        )
         law.run_ends = {}
     known: dict[int, float] = {}  # anchors of this call (a retry with shorter stretches reuses them)
 
@@ -78,12 +80,23 @@ def evaluate_run(law, first: int, last: int):
     end = law.run_ends.get(first - 1)
     run = None
     for spacing in RUN_SPACINGS:  # long stretches (few anchors) first; shorter where they fail
-        for lead in ([end, None] if end is not None else [None]):
-            run = log_pmf_run(first if lead else first - 2, last, a=law.a, m=law.big_n - 2,
-                              log_p=law.log_p, log_1mp=law.log_1mp, log_q=law.log_q, log_1mq=law.log_1mq,
-                              anchor=anchor, spacing=spacing, with_errors=True,
-                              lead=None if lead is None else (lead[0][-1] + lead[1][-1], lead[1][-1],
-                                                              lead[2] + lead[3], lead[3]))
+        for lead in [end, None] if end is not None else [None]:
+            run = log_pmf_run(
+                first if lead else first - 2,
+                last,
+                a=law.a,
+                m=law.big_n - 2,
+                log_p=law.log_p,
+                log_1mp=law.log_1mp,
+                log_q=law.log_q,
+                log_1mq=law.log_1mq,
+                anchor=anchor,
+                spacing=spacing,
+                with_errors=True,
+                lead=None
+                if lead is None
+                else (lead[0][-1] + lead[1][-1], lead[1][-1], lead[2] + lead[3], lead[3]),
+            )
             if run is not None:
                 if lead is not None:  # u and the ratios at first - 2, first - 1 from the earlier run
                     run = (np.concatenate([lead[0], run[0]]), np.concatenate([lead[1], run[1]]), *run[2:])
@@ -103,8 +116,9 @@ def evaluate_run(law, first: int, last: int):
     p1 = np.logaddexp(law.log_1mq + v_here, law.log_q + v_before)  # log P_N(s) / u_{s-2}
     log_n = math.log(law.big_n)
     log_m1 = law.log_q + v_before - p1
-    log_m2 = np.logaddexp(math.log(law.big_n - 1) - log_n + 2.0 * law.log_q,
-                          law.log_q - log_n + v_before) - p1
+    log_m2 = (
+        np.logaddexp(math.log(law.big_n - 1) - log_n + 2.0 * law.log_q, law.log_q - log_n + v_before) - p1
+    )
     log_p1 = u[:-2] + p1
     return law.losses_of_counts(np.arange(first, last + 1, dtype=np.int64), log_p1, log_m1, log_m2)
 

@@ -33,11 +33,15 @@ class SingleBinView(View):
     def __init__(self, setting):
         super().__init__(setting)
         if setting.n_x0 is None:
-            raise ValueError("`n_x0` is required by the single-bin view and must be an integer in "
-                             f"[0, {setting.n_users - 1}]; got None.")
+            raise ValueError(
+                "`n_x0` is required by the single-bin view and must be an integer in "
+                f"[0, {setting.n_users - 1}]; got None."
+            )
         if setting.n_users > MAX_USERS:
-            raise ValueError(f"`n_users` must be an integer in [1, {MAX_USERS}] for the single-bin view's "
-                             f"outcomes; got {setting.n_users}.")
+            raise ValueError(
+                f"`n_users` must be an integer in [1, {MAX_USERS}] for the single-bin view's "
+                f"outcomes; got {setting.n_users}."
+            )
         self.law = SingleBinLaw(setting)
 
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
@@ -55,4 +59,6 @@ class SingleBinView(View):
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
         """The law's exact delta, the larger of forward (P0 vs P1) and reverse."""
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-        return np.maximum(self.law.log_delta(eps, direction="forward"), self.law.log_delta(eps, direction="reverse"))
+        return np.maximum(
+            self.law.log_delta(eps, direction="forward"), self.law.log_delta(eps, direction="reverse")
+        )

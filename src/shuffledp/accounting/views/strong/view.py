@@ -43,7 +43,9 @@ def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
     """Exact log delta of the strong adversary at each epsilon (O(sqrt(n)) per epsilon), at every eps0 (the
     fallback to u's own report above eps0 = 14 went with its cause, the k-RR complements of issue 34)."""
     krr = KrrParams.of(setting.epsilon_local, setting.k)
-    inner = log_split_pair_delta(epsilons, n_trials=setting.n_users - 1, log_r=krr.log_2q, log_1mr=krr.log_1m2q)
+    inner = log_split_pair_delta(
+        epsilons, n_trials=setting.n_users - 1, log_r=krr.log_2q, log_1mr=krr.log_1m2q
+    )
     return np.minimum(0.0, krr.log_1mgamma + inner)
 
 
@@ -69,8 +71,14 @@ def log_delta_direct(epsilons, setting: ShuffleSetting, *, direction: str = "x0|
         valid = (x >= 0) & (y >= 0) & (x + y <= n_trials)
         xs, ys = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
         rest = n_trials - xs - ys
-        value = (gammaln(n_trials + 1.0) - gammaln(xs + 1.0) - gammaln(ys + 1.0) - gammaln(rest + 1.0)
-                 + (xs + ys) * logs.log_q + np.where(rest > 0, rest * logs.log_1m2q, 0.0))
+        value = (
+            gammaln(n_trials + 1.0)
+            - gammaln(xs + 1.0)
+            - gammaln(ys + 1.0)
+            - gammaln(rest + 1.0)
+            + (xs + ys) * logs.log_q
+            + np.where(rest > 0, rest * logs.log_1m2q, 0.0)
+        )
         return np.where(valid, value, -np.inf)
 
     log_p = log_trinomial(a - 1.0, c)
@@ -102,8 +110,9 @@ class StrongView(View):
     @functools.lru_cache(maxsize=4)
     def _rows(self, K: float):
         """(s, log w, a_lo, a_hi, log P-mass left out, log Q-mass left out), both without 1 - gamma."""
-        s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(self.setting.n_users - 1, self.setting.krr.log_2q,
-                                                          self.setting.krr.log_1m2q, K)
+        s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(
+            self.setting.n_users - 1, self.setting.krr.log_2q, self.setting.krr.log_1m2q, K
+        )
         # P-outcomes (a + 1, s - a), a in [lo, hi]; a = s (c = 0, infinite loss) is in the infinity outcome,
         # so neither yielded in the rows nor left out. Their Q-mass is Tri(a + 1, s - a - 1), i.e. A in
         # [lo + 1, hi + 1] (A <= s), and the Q-mass on A = 0 (P = 0) is the Q-infinity outcome.

@@ -63,8 +63,11 @@ class WeakGrid:
         log_a_out = log_w + log_outside(self.a_lo, self.a_hi, s, LOG_HALF, LOG_HALF) + log_scale
         # M outside (s, a inside): <= w(s) Pr(M outside) (1 + beta s / n)
         if rho > 0:
-            log_m_out = (log_w + log_outside(self.m_lo, self.m_hi, n - s, log_rho, krr.log_1mrho)
-                         + np.log1p(beta * s / n))
+            log_m_out = (
+                log_w
+                + log_outside(self.m_lo, self.m_hi, n - s, log_rho, krr.log_1mrho)
+                + np.log1p(beta * s / n)
+            )
         else:
             log_m_out = np.full(s.shape, -np.inf)
         return float(np.logaddexp.reduce(np.concatenate([[log_s_out], log_a_out, log_m_out])))
@@ -75,11 +78,17 @@ class WeakGrid:
         log_2q, log_1m2q, log_rho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, self.rho
         # S outside: E[((1 + beta/2) S + rho (n - S)) / n; S outside] with E[S; S >= x] = n 2q Pr(Bin(n-1, 2q) >= x - 1)
         upper_tail = float(log_sf(s_hi, n - 1.0, log_2q, log_1m2q)) + log_2q if s_hi < n else -np.inf
-        lower_tail = (math.log(max(s_lo - 1.0, 1.0) / n) + float(log_sf(n - s_lo + 1.0, n, log_1m2q, log_2q))
-                      if s_lo > 0 else -np.inf)
-        return float(np.logaddexp(math.log1p(beta / 2.0) + np.logaddexp(upper_tail, lower_tail),
-                                  (log_rho if rho > 0 else -np.inf)
-                                  + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q))))
+        lower_tail = (
+            math.log(max(s_lo - 1.0, 1.0) / n) + float(log_sf(n - s_lo + 1.0, n, log_1m2q, log_2q))
+            if s_lo > 0
+            else -np.inf
+        )
+        return float(
+            np.logaddexp(
+                math.log1p(beta / 2.0) + np.logaddexp(upper_tail, lower_tail),
+                (log_rho if rho > 0 else -np.inf) + float(log_outside(s_lo, s_hi, n, log_2q, log_1m2q)),
+            )
+        )
 
     def pairs(self) -> int:
         """Number of (s, a) pairs inside the windows."""

@@ -102,8 +102,9 @@ class _Chunk:
             per_block = max(1, _BLOCK // max(1, m_width - 1))
             for i in range(0, s_c.size, per_block):
                 block = slice(i, i + per_block)
-                pmf[block] = _binomial_rows(m_lo[block], m_width - 1, n - s_c[block], krr.log_rho, krr.log_1mrho,
-                                            m_hi[block])
+                pmf[block] = _binomial_rows(
+                    m_lo[block], m_width - 1, n - s_c[block], krr.log_rho, krr.log_1mrho, m_hi[block]
+                )
         else:
             pmf = np.where(offsets[None, :] == 0, 1.0, 0.0) * np.ones((s_c.size, 1))
         self.pmf = pmf
@@ -111,7 +112,7 @@ class _Chunk:
             prefix = np.empty((s_c.size, m_width, 2))
         # f[..., 0], f[..., 1]: the prefix sums of pmf(m) and m pmf(m), side by side (one gather reads both:
         # ``self.f`` views each pair as one complex number); ``prefix``: the array of an earlier chunk, reused
-        f = prefix[:s_c.size]
+        f = prefix[: s_c.size]
         f[:, 0, :] = 0.0
         np.cumsum(pmf, axis=1, out=f[:, 1:, 0])
         np.cumsum(pmf * m_grid, axis=1, out=f[:, 1:, 1])
@@ -137,8 +138,10 @@ class _Chunk:
         d0, d1 = difference[:, 0], difference[:, 1]
         sr, ar, cr = self.ss[rows], self.a[rows], self.c[rows]
         beta = self.beta
-        return (self.row_mass[rows] * ((sr + beta * ar) * d0 + d1),
-                self.row_mass[rows] * ((sr + beta * cr) * d0 + d1))
+        return (
+            self.row_mass[rows] * ((sr + beta * ar) * d0 + d1),
+            self.row_mass[rows] * ((sr + beta * cr) * d0 + d1),
+        )
 
 
 class _Side:
@@ -206,7 +209,7 @@ def _add_direct(side: _Side, ch: _Chunk, each, interval: float, ceil_mode: bool)
     """Bin the pairs ``each`` (a > c) m by m (their loss spans more bins than they have m values)."""
     m_lo, pos, beta = ch.m_lo, ch.pos, ch.beta
     for first in range(0, each.size, _BLOCK):
-        rows = each[first:first + _BLOCK]
+        rows = each[first : first + _BLOCK]
         if np.all(ch.m_hi[pos[rows]] == m_lo[pos[rows]]):  # one m per pair (k = 2: m = 0)
             mm_rows, m_values = rows, m_lo[pos[rows]]
         else:
@@ -252,11 +255,11 @@ def _add_positive(side: _Side, ch: _Chunk, interval: float, ceil_mode: bool) -> 
     sizes = np.bincount(points)
     at = 0
     for P in np.flatnonzero(sizes):
-        group = order[at:at + sizes[P]]
+        group = order[at : at + sizes[P]]
         at += sizes[P]
         step = max(1, _BLOCK // int(P))
         for first in range(0, group.size, step):
-            g = group[first:first + step]
+            g = group[first : first + step]
             _run_block(side, ch, rows[g], int(P), x[g], base[g], j_top[g], table, ceil_mode)
 
 

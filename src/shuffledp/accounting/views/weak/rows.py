@@ -64,8 +64,15 @@ def _log_s_tail_mass(n, lo, hi, logs, log_weight_per_s, log_upper_row=None):
     log_n = math.log(n)
     pieces = []
     if hi < n:  # S >= hi + 1
-        mass = float(np.logaddexp(log_weight_per_s + float(log_sf(hi, n - 1, l2q, l1m2q)),
-                                  lrho + float(log_sf(hi + 1, n, l2q, l1m2q)))) + log_n
+        mass = (
+            float(
+                np.logaddexp(
+                    log_weight_per_s + float(log_sf(hi, n - 1, l2q, l1m2q)),
+                    lrho + float(log_sf(hi + 1, n, l2q, l1m2q)),
+                )
+            )
+            + log_n
+        )
         if log_upper_row is not None:
             mass = min(mass, log_upper_row(hi + 1) + float(log_sf(hi + 1, n, l2q, l1m2q)))
         pieces.append(mass)
@@ -98,8 +105,13 @@ def _log_low_geometric(tau, N, s, b, log_rho, log_1mrho, log_spacing):
     log_ratio = np.log(b_) - np.log(s_ - b_ + 1.0) - phi * math.exp(log_spacing)
     good = (phi > 0) & (log_ratio < 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = (log_pmf(b_, s_, math.log(0.5), math.log(0.5)) - np.maximum(kl, 0.0) - 1.0 - np.log(phi)
-                 - log1mexp(np.minimum(log_ratio, -1e-300)))
+        value = (
+            log_pmf(b_, s_, math.log(0.5), math.log(0.5))
+            - np.maximum(kl, 0.0)
+            - 1.0
+            - np.log(phi)
+            - log1mexp(np.minimum(log_ratio, -1e-300))
+        )
     out[ok] = np.where(good, value, np.inf)
     return out
 
@@ -165,8 +177,17 @@ class WeakRows:
     totals s, their weights, the M windows of the rows; :meth:`log_delta` evaluates one epsilon and
     :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
 
-    def __init__(self, *, n_users: int, k: int, epsilon_local: float, K: float, logs: KrrParams,
-                 memo: ExcessMemo | None = None, tilts: tuple = ()):
+    def __init__(
+        self,
+        *,
+        n_users: int,
+        k: int,
+        epsilon_local: float,
+        K: float,
+        logs: KrrParams,
+        memo: ExcessMemo | None = None,
+        tilts: tuple = (),
+    ):
         n = n_users
         self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
         self.memo = ExcessMemo() if memo is None else memo  # shared by the rows of every K of one setting
@@ -183,8 +204,10 @@ class WeakRows:
         # the rows' weight under the (most favourable) tilted law sets the M windows' narrowing below; a window
         # only decides what is summed, so its Gaussian form serves (minus the smallest squared z-score)
         if self.tilts:
-            means, sds = (np.array([n * math.exp(lp) for lp, _ in laws]),
-                          np.array([max(0.5, math.sqrt(n * math.exp(lp + l1mp))) for lp, l1mp in laws]))
+            means, sds = (
+                np.array([n * math.exp(lp) for lp, _ in laws]),
+                np.array([max(0.5, math.sqrt(n * math.exp(lp + l1mp))) for lp, l1mp in laws]),
+            )
             log_w_tilted = -np.min(0.5 * ((s[:, None] - means[None, :]) / sds[None, :]) ** 2, axis=1)
         else:
             log_w_tilted = self.log_w
@@ -201,14 +224,18 @@ class WeakRows:
             # rows far out in S carry little weight, so their M window may be narrower: K_row^2 / 2 = K^2 / 2
             # minus the row's log-weight deficit (a disc instead of a square in the (S, M) plane; what the
             # narrower windows leave out is bounded and counted in the remainder like everything else)
-            K_row = np.sqrt(np.maximum(K * K - 2.0 * (float(np.max(log_w_tilted)) - log_w_tilted), _K_ROW_MIN ** 2))
+            K_row = np.sqrt(
+                np.maximum(K * K - 2.0 * (float(np.max(log_w_tilted)) - log_w_tilted), _K_ROW_MIN**2)
+            )
             self.m_lo, self.m_hi = bernstein_window(self.N_m, lrho, l1mrho, K_row)
             for t in self.tilts:
                 # the tilt lowers M's law (r < rho); the window reaches down to cover it. Its top stays at
                 # least M's own window's top: the high range needs m_hi >= E[M] (a_hi >= t*)
                 if t[2] > -np.inf:
                     self.m_lo = np.minimum(self.m_lo, bernstein_window(self.N_m, t[2], t[3], K_row)[0])
-            self.log_below_mlo = log_sf_bound(self.N_m - self.m_lo + 1.0, self.N_m, l1mrho, lrho)  # Pr(M <= m_lo - 1)
+            self.log_below_mlo = log_sf_bound(
+                self.N_m - self.m_lo + 1.0, self.N_m, l1mrho, lrho
+            )  # Pr(M <= m_lo - 1)
         self.a_bot, _ = bernstein_window(s, math.log(0.5), math.log(0.5), K)
         self.log_weight_per_s = float(np.logaddexp(logs.log_2q, logs.log_beta + logs.log_2q - math.log(2.0)))
         self._fit: bool | None = None  # tables_fit, once computed
@@ -241,26 +268,44 @@ class WeakRows:
         gap = np.where(t_gap > s_gap, s_gap - (s - a_hi), (a_hi - s) + s * 0.5 - t_gap)
         # high range: tau(a) = (lambda a - c_s) / nu >= m_hi <=> a >= a_hi (>= s / 2); there
         # E_M[(lambda a - c_s - nu M)_+] = lambda (a - t*) + nu E[(M - tau)_+], t* = (c_s + nu E[M]) / lambda
-        prep = EpsilonRows(eps=eps, log_lam=log_lam, lam=lam, nu=nu, c_per_s=c_per_s, a_hi=a_hi, t_gap=t_gap,
-                           s_gap=s_gap, g=g, degenerate=degenerate,
-                           high=log_lam + high_part(a_hi, t_star, s, half, half, t_gap, gap) if high else None)
+        prep = EpsilonRows(
+            eps=eps,
+            log_lam=log_lam,
+            lam=lam,
+            nu=nu,
+            c_per_s=c_per_s,
+            a_hi=a_hi,
+            t_gap=t_gap,
+            s_gap=s_gap,
+            g=g,
+            degenerate=degenerate,
+            high=log_lam + high_part(a_hi, t_star, s, half, half, t_gap, gap) if high else None,
+        )
         if degenerate:
             prep.log_err = np.full(s.shape, -np.inf)
             prep.counts = np.zeros(s.shape, dtype=np.int64)
             return prep
         N_m = self.N_m
         # remainder of the high range: nu Pr(A >= a_hi) E[(M - m_hi)_+]
-        err = math.log(nu) + log_sf_bound(a_hi, s, half, half) + log_excess_above_bound(m_hi, N_m, lrho, l1mrho)
+        err = (
+            math.log(nu) + log_sf_bound(a_hi, s, half, half) + log_excess_above_bound(m_hi, N_m, lrho, l1mrho)
+        )
         up_lo, down_lo = self._from_half(m_lo, nu, lam), self._from_top(m_lo, g, nu, lam)
-        a_low = np.where(up_lo > down_lo, s - np.ceil(down_lo), np.floor(s / 2.0 + up_lo)) + 1.0  # first a with tau > m_lo
+        a_low = (
+            np.where(up_lo > down_lo, s - np.ceil(down_lo), np.floor(s / 2.0 + up_lo)) + 1.0
+        )  # first a with tau > m_lo
         a_start = np.clip(np.maximum(a_low, self.a_bot), 0.0, a_hi)
         self._add_low_range(err, a_start, nu, lam, log_lam, c_per_s, theta)
         # cheap certified row bounds: (tau - M)_+ <= (tau - m_lo)_+ + tau_+ 1{M < m_lo}
         t_lo, rest_lo = self._a_at(up_lo, down_lo)
         t_0, rest_0 = self._a_at(self._from_half(0.0, nu, lam), self._from_top(0.0, g, nu, lam))
-        log_upper = log_lam + self.log_w + np.logaddexp(
-            log_excess_above_bound(t_lo, s, half, half, rest_lo),
-            self.log_below_mlo + log_excess_above_bound(t_0, s, half, half, rest_0),
+        log_upper = (
+            log_lam
+            + self.log_w
+            + np.logaddexp(
+                log_excess_above_bound(t_lo, s, half, half, rest_lo),
+                self.log_below_mlo + log_excess_above_bound(t_0, s, half, half, rest_0),
+            )
         )
         prep.log_err, prep.a_start, prep.a_hi = err, a_start, a_hi
         prep.counts, prep.log_upper = (a_hi - a_start).astype(np.int64), log_upper
@@ -280,8 +325,9 @@ class WeakRows:
             return
         tau_b, N_b, s_b, b = tau_below[has_low], self.N_m[has_low], s[has_low], below[has_low]
         flat = log_excess_below_bound(tau_b, N_b, lrho, l1mrho) + log_sf_bound(s_b - b, s_b, half, half)
-        low = math.log(nu) + np.minimum(flat, _log_low_geometric(tau_b, N_b, s_b, b, lrho, l1mrho,
-                                                                 log_lam - math.log(nu)))
+        low = math.log(nu) + np.minimum(
+            flat, _log_low_geometric(tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))
+        )
         if self.tilts:
             low = np.minimum(low, log_low_range(s_b, b, self.n, theta, lam, c_per_s, nu, lrho, l1mrho))
         err[has_low] = np.logaddexp(err[has_low], low)
@@ -376,15 +422,22 @@ class WeakRows:
         one_m_theta = prep.g / lam  # 1 - theta = (e^eps0 - e^eps) / lambda, without the difference (issue 34)
         log_upper_row = None
         phi = math.log(theta) - math.log(one_m_theta) if theta > 0.5 and one_m_theta > 0.0 else 0.0
-        if phi > 0.0:  # theta > 1/2 read from both forms (each rounded on its own: at eps0 ~ 1e-12 they may disagree)
+        if (
+            phi > 0.0
+        ):  # theta > 1/2 read from both forms (each rounded on its own: at eps0 ~ 1e-12 they may disagree)
             kl = theta * math.log(2.0 * theta) + one_m_theta * math.log(2.0 * one_m_theta)
             log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl  # noqa: E731
         # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
         # P-mass bound of _log_s_tail_mass, which is used only where it is smaller)
         log_tails = float(np.logaddexp(*chernoff.log_tails(eps, self.s_lo, self.s_hi)))
         if log_tails - log_main > LOG_NEGLIGIBLE:
-            log_tails = min(log_tails, _log_s_tail_mass(n, int(self.s_lo), int(self.s_hi), logs,
-                                                        self.log_weight_per_s, log_upper_row) - math.log(n))
+            log_tails = min(
+                log_tails,
+                _log_s_tail_mass(
+                    n, int(self.s_lo), int(self.s_hi), logs, self.log_weight_per_s, log_upper_row
+                )
+                - math.log(n),
+            )
         log_dropped = float(np.logaddexp(float(logsumexp(log_err + self.log_w)) - math.log(n), log_tails))
         return log_main, log_dropped
 
@@ -407,7 +460,7 @@ class WeakRows:
             self._middle_direct(prep, first[counts[first] > 0], mid)
         exact = np.logaddexp(prep.high, mid)
         threshold = float(np.max(exact[first] + self.log_w[first])) - _LOG_PRUNE
-        rest = order[first.size:]
+        rest = order[first.size :]
         second = rest[log_upper[rest] >= threshold]
         if counts[second].sum():
             self._middle_direct(prep, second[counts[second] > 0], mid)
@@ -424,7 +477,9 @@ class WeakRows:
         if self.rho == 0.0 or float(np.max(self.m_hi - self.m_lo)) + 1.0 > TABLE_MAX_WIDTH:
             return False
         if self._fit is None:
-            self._fit = tables_in_range(self.N_m, self.m_lo, self.m_hi, self.logs.log_rho, self.logs.log_1mrho)
+            self._fit = tables_in_range(
+                self.N_m, self.m_lo, self.m_hi, self.logs.log_rho, self.logs.log_1mrho
+            )
         return self._fit
 
     def _prune_joint(self, preps) -> list:
@@ -451,14 +506,20 @@ class WeakRows:
         function per (epsilon, row, a)). The tables' rounding is added to the remainder."""
         if not self.tables_fit():
             return [self.log_delta(float(e), chernoff) for e in epsilons]
-        preps = [self._prepare(float(e), high=False, theta=chernoff.theta(float(e)) if self.tilts else 0.0)
-                 for e in epsilons]
+        preps = [
+            self._prepare(float(e), high=False, theta=chernoff.theta(float(e)) if self.tilts else 0.0)
+            for e in epsilons
+        ]
         left = high_from_tables(self, preps)
         if left:
             half = math.log(0.5)
             for p in left:
-                gap = np.where(p.t_gap > p.s_gap, p.s_gap - (self.s - p.a_hi), (p.a_hi - self.s) + self.s * 0.5 - p.t_gap)
-                p.high = p.log_lam + high_part(p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap, gap)
+                gap = np.where(
+                    p.t_gap > p.s_gap, p.s_gap - (self.s - p.a_hi), (p.a_hi - self.s) + self.s * 0.5 - p.t_gap
+                )
+                p.high = p.log_lam + high_part(
+                    p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap, gap
+                )
         mids = [None if p.degenerate else np.full(self.s.shape, -np.inf) for p in preps]
         active = self._prune_joint(preps)
         if active and table_cells(self, active) <= _CELLS_PER_PAIR * sum(int(p.counts.sum()) for p in active):

@@ -23,14 +23,21 @@ import numpy as np
 
 from shuffledp.accounting.numerics.binomial import log_excess_below, log_pmf, log_sf
 
-__all__ = ["lower_tables", "segment_logsumexp", "high_from_tables", "middles_from_tables", "table_cells", "tables_in_range",
-           "TABLE_MAX_WIDTH"]
+__all__ = [
+    "lower_tables",
+    "segment_logsumexp",
+    "high_from_tables",
+    "middles_from_tables",
+    "table_cells",
+    "tables_in_range",
+    "TABLE_MAX_WIDTH",
+]
 
 #: the tables are used only where the relative rounding margin 8 W 2^-53 stays below this (W: widest row)
 TABLE_MAX_WIDTH = 8192
 TABLE_CELLS = 1 << 21  # cells per chunk of rows (three float64 tables: ~50 MB)
 TABLE_BLOCK = 1 << 16  # cells per block while a table is formed (kept in cache)
-LOG_UNIT = math.log(2.0 ** -53)
+LOG_UNIT = math.log(2.0**-53)
 #: a table cell (relative to its row's anchor) stays below e^this, and every pmf ratio above e^-this: far
 #: from overflow (e^709) and from the subnormal range (below e^-708), where relative rounding is lost
 _LOG_CELL_LIMIT = 600.0
@@ -64,7 +71,11 @@ def lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
     log_anchor = log_pmf(lo, N, log_pi, log_1mpi)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         below = np.where(lo > 0, np.exp(log_sf(N - lo + 1.0, N, log_1mpi, log_pi) - log_anchor), 0.0)
-        h0 = np.where(lo > 0, np.exp(log_excess_below(lo, N, log_pi, log_1mpi) - log_anchor), 0.0) if excess else None
+        h0 = (
+            np.where(lo > 0, np.exp(log_excess_below(lo, N, log_pi, log_1mpi) - log_anchor), 0.0)
+            if excess
+            else None
+        )
     p, F = np.empty((N.size, W)), np.empty((N.size, W))
     H = np.empty((N.size, W)) if excess else None
     scratch = None if excess else np.empty((min(N.size, max(1, TABLE_BLOCK // max(W, 1))), W))
@@ -109,7 +120,9 @@ _HIGH_CELLS_PER_EPSILON = 64
 def _high_range(rows, preps):
     """(first B of the tables per row, their widths, whether they are allowed) for the epsilons ``preps``."""
     s = rows.s
-    a_min = np.min([np.where(p.degenerate, p.a_hi, (p.a_hi if p.a_start is None else p.a_start)) for p in preps], axis=0)
+    a_min = np.min(
+        [np.where(p.degenerate, p.a_hi, (p.a_hi if p.a_start is None else p.a_start)) for p in preps], axis=0
+    )
     a_max = np.max([p.a_hi for p in preps], axis=0)
     a_max = np.minimum(a_max, s)  # a_hi = s + 1: empty high range (handled below)
     width = a_max - a_min + 1.0

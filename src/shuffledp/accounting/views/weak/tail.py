@@ -92,8 +92,9 @@ class _Direction:
         return TailRound(index * self.width, log_mass, log_infinity, count)
 
 
-def tail_rounds(setting, subsample: float, width: float, count: int = 1, *, K: float = K_TAIL,
-                max_pairs: int = MAX_PAIRS):
+def tail_rounds(
+    setting, subsample: float, width: float, count: int = 1, *, K: float = K_TAIL, max_pairs: int = MAX_PAIRS
+):
     """(REMOVE, ADD) :class:`TailRound` of ``count`` identical rounds of the weak view of ``setting``
     (module docstring), or None when its windows hold more than ``max_pairs`` (s, a) pairs."""
     beta = math.expm1(setting.epsilon_local)

@@ -115,7 +115,9 @@ def rectangles(grid: WeakGrid, beta: float, spread: float, z_fine: float = Z_FIN
         log_ec = (math.log(s / 2.0) + _log_interval(a1, a2, s - 1.0, half, half)) if s > 0 else log_ea
         if grid.rho > 0:
             # runs of m sized for the a within Z_M sd of the centre (wider a: the same runs, looser bounds)
-            top_loss = float(abs(loss(s, min(s, s / 2.0 + min(half_a, Z_M * math.sqrt(s) / 2.0)), m_first, beta)))
+            top_loss = float(
+                abs(loss(s, min(s, s / 2.0 + min(half_a, Z_M * math.sqrt(s) / 2.0)), m_first, beta))
+            )
             slope = top_loss / max(s + m_first, 1.0)  # |dL/dm| <= |L| / (s + m) inside the central range
             width_m = int(spread / slope) if slope > 0 else int(N) + 1
             m_edges = _edges(m_centre, z_row * sd_m, max(1, width_m), int(N))

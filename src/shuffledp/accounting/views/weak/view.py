@@ -92,7 +92,9 @@ from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, Wea
 __all__ = ["WeakView"]
 
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
-_BATCH_MIN = 1  # from this many epsilons on, they are evaluated together (shared tables; issue 35: from one on)
+_BATCH_MIN = (
+    1  # from this many epsilons on, they are evaluated together (shared tables; issue 35: from one on)
+)
 _BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
 _BATCH_ROUNDS = 3  # joint evaluations at widening windows before the epsilons left are redone alone
 _MAX_K = 40.0  # the widest window (as the widening loop's)
@@ -135,7 +137,9 @@ class WeakView(View):
     def __init__(self, setting: ShuffleSetting):
         super().__init__(setting)
         self.krr = KrrParams.of(setting.epsilon_local, setting.k)
-        self.chernoff = ChernoffBound(n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local)
+        self.chernoff = ChernoffBound(
+            n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local
+        )
         self._rows_cache: dict[tuple, WeakRows] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
 
@@ -149,8 +153,15 @@ class WeakView(View):
                 cache.pop(next(iter(cache)))
             s = self.setting
             tilts = tuple(dict.fromkeys(self.chernoff.tilt(e) for e in key[1]))
-            cache[key] = WeakRows(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, K=K, logs=self.krr,
-                                  memo=self.excess_memo, tilts=tilts)
+            cache[key] = WeakRows(
+                n_users=s.n_users,
+                k=s.k,
+                epsilon_local=s.epsilon_local,
+                K=K,
+                logs=self.krr,
+                memo=self.excess_memo,
+                tilts=tilts,
+            )
         return cache[key]
 
     def log_parts(self, eps: float, K: float) -> tuple[float, float]:
@@ -161,7 +172,9 @@ class WeakView(View):
 
     _log_parts = log_parts  # the contract of BracketedMixin's widening loop (used in log_delta_parts)
 
-    def log_delta_parts(self, eps: float, log_target: float | None = None, start_K: float = 8.0) -> tuple[float, float]:
+    def log_delta_parts(
+        self, eps: float, log_target: float | None = None, start_K: float = 8.0
+    ) -> tuple[float, float]:
         """(log summed delta, log certified remainder), windows widened as in
         :meth:`BracketedMixin.log_delta_parts`, with two shortcuts and a cap.
 
@@ -209,7 +222,9 @@ class WeakView(View):
             K, group = self._joint_window(sorted({need[i] for i in todo}), need, todo, flat)
             if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
                 break
-            for i, (log_main, log_dropped) in zip(group, self.rows(K, flat[group]).log_deltas(flat[group], self.chernoff)):
+            for i, (log_main, log_dropped) in zip(
+                group, self.rows(K, flat[group]).log_deltas(flat[group], self.chernoff)
+            ):
                 if log_dropped == -np.inf or log_dropped - log_main <= LOG_NEGLIGIBLE:
                     out[i] = _upper((log_main, log_dropped))
                     todo.remove(i)
@@ -258,7 +273,9 @@ class WeakView(View):
         hold at most :data:`~shuffledp.accounting.views.weak.tail.MAX_PAIRS` (s, a) pairs)."""
         return self.grid(weak_tail.K_TAIL).pairs() <= weak_tail.MAX_PAIRS
 
-    def tail_rounds(self, *, interval: float, subsample: float = 1.0, count: int = 1, K: float = weak_tail.K_TAIL):
+    def tail_rounds(
+        self, *, interval: float, subsample: float = 1.0, count: int = 1, K: float = weak_tail.K_TAIL
+    ):
         """Override: (REMOVE, ADD) rounds of the certified composed tail from the weak view's own outcomes in
         log space (:mod:`shuffledp.accounting.views.weak.tail`: its run-reduced PLD forms masses as prefix-sum
         differences, which cannot certify a tail), or None where :meth:`has_tail` is False."""

@@ -43,14 +43,27 @@ from scipy.special import gammaln
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K3Worst", "K3_CACHE_USERS", "add_user", "k3_worst_case", "pair_laws", "pair_outputs", "pair_sums",
-           "stack_laws", "third_value_delta", "third_value_law", "third_value_outputs"]
+__all__ = [
+    "K3Worst",
+    "K3_CACHE_USERS",
+    "add_user",
+    "k3_worst_case",
+    "pair_laws",
+    "pair_outputs",
+    "pair_sums",
+    "stack_laws",
+    "third_value_delta",
+    "third_value_law",
+    "third_value_outputs",
+]
 
-_U = 2.0 ** -53
+_U = 2.0**-53
 #: largest n whose every pair law is cached across epsilons (memory ~ n^4 / 2 doubles)
 K3_CACHE_USERS = 64
 _CHUNK = 16  # datasets evaluated at once (larger chunks were slower: memory-bound)
-_SLAB_CELLS = 32768  # cells of the third-value sums formed at once (in cache; the sum is over the whole array)
+_SLAB_CELLS = (
+    32768  # cells of the third-value sums formed at once (in cache; the sum is over the whole array)
+)
 
 
 class K3Worst(NamedTuple):
@@ -111,7 +124,9 @@ def _lower_sum(P: np.ndarray, Q: np.ndarray, e: float, ops: int) -> float:
     return max(lower * (1.0 - 2.0 * terms.size * _U), 0.0)
 
 
-def _pair_forward(g: np.ndarray, p: float, q: float, k: int, eps: float, ops: int) -> tuple[np.ndarray, np.ndarray]:
+def _pair_forward(
+    g: np.ndarray, p: float, q: float, k: int, eps: float, ops: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(upper, lower) on H_{e^eps}(P || Q) for the (h0, h1) laws built from the others' laws ``g``
     (a stack of laws of one shape, shape (datasets, rows, cols)): one value per dataset."""
     return pair_sums(*pair_outputs(g, p, q, k), eps, ops)
@@ -157,7 +172,7 @@ def k3_worst_case(eps: float, *, n_users: int, epsilon_local: float, laws=None) 
     ops = 4 * (n + 8)
     uppers, lowers = [], []
     for start in range(0, len(keys), _CHUNK):
-        hi, lo = _pair_forward(stacked[start:start + _CHUNK], p, q, 3, eps, ops)
+        hi, lo = _pair_forward(stacked[start : start + _CHUNK], p, q, 3, eps, ops)
         uppers.append(hi)
         lowers.append(lo)
     upper, lower = np.concatenate(uppers), np.concatenate(lowers)
@@ -180,13 +195,13 @@ def _multinomial3(m: int, log_probs: tuple[float, float, float, float], rows: in
     c1_l1, c_l2 = c1 * l1, c * l2
     rest = m - np.arange(2 * size + m, dtype=float)  # by c0 + c1 + c2
     table_rest = np.full(len(rest), np.inf)
-    table_rest[:m + 1] = table[::-1]
+    table_rest[: m + 1] = table[::-1]
     table_rest, rest_lr = sliding_window_view(table_rest, m + 1), sliding_window_view(rest * lr, m + 1)
     out = np.empty((size, size, m + 1))
     for c0 in range(size):
-        log = top - table[c0] - table1 - table - table_rest[c0:c0 + size] + c[c0] * l0 + c1_l1 + c_l2
+        log = top - table[c0] - table1 - table - table_rest[c0 : c0 + size] + c[c0] * l0 + c1_l1 + c_l2
         if m > 0:
-            log += rest_lr[c0:c0 + size]
+            log += rest_lr[c0 : c0 + size]
         np.exp(log, out=out[c0])
     return out
 
@@ -202,7 +217,7 @@ def _add_user3(g: np.ndarray, probs: tuple[float, float, float, float], rows: in
         if c0 > 0:
             slab[:r1, :-1] += probs[0] * g[c0 - 1]
         if c0 < r0:
-            slab[1:, :-1] += probs[1] * g[c0][:out.shape[1] - 1]
+            slab[1:, :-1] += probs[1] * g[c0][: out.shape[1] - 1]
             slab[:r1, 1:] += probs[2] * g[c0]
     return out
 
@@ -217,7 +232,9 @@ def third_value_law(*, n_users: int, k: int, epsilon_local: float, a: int = 0, b
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)
     rest = (k - 3) * q  # = 1 - p - 2 q, written without the difference (it cancels at large eps0)
     rows = _rows(n, q, a + b)
-    g = _multinomial3(n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))), rows)
+    g = _multinomial3(
+        n - 1 - a - b, (krr.log_q, krr.log_q, krr.log_p, math.log(max((k - 3) * q, 1e-300))), rows
+    )
     for _ in range(a):
         g = _add_user3(g, (p, q, q, rest), rows)
     for _ in range(b):
@@ -231,7 +248,9 @@ def _rows(n: int, q: float, ab: int) -> int:
     return int(min(n, math.ceil(n * q + ab + 14.0 * math.sqrt(n * q) + 16.0)))
 
 
-def _third_value_outputs(g: np.ndarray, p: float, q: float, k: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
+def _third_value_outputs(
+    g: np.ndarray, p: float, q: float, k: int, rows: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) of the module doc from the others' law ``g`` of (c0, c1, c2) (u added) for h0, h1 < ``rows``:
     P = (p G(h - e0) + q G(h - e1)) + (q G(h - e2) + (k - 3) q G(h)), Q with p, q swapped in the first
     two; one slab of h0 at a time (from the slabs h0 - 1 and h0 of g)."""
@@ -249,14 +268,15 @@ def _third_value_outputs(g: np.ndarray, p: float, q: float, k: int, rows: int) -
             if previous is not None:
                 out[:r1, :-1] = previous[first]
             if current is not None:
-                out[1:, :-1] += current[second][:rows - 1]
+                out[1:, :-1] += current[second][: rows - 1]
                 out += common
         previous = current
     return P, Q
 
 
-def third_value_outputs(*, n_users: int, k: int, epsilon_local: float, a: int = 0,
-                        b: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def third_value_outputs(
+    *, n_users: int, k: int, epsilon_local: float, a: int = 0, b: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) of "a on x0, b on x1, the rest on x2" over the outcomes summed (module doc), which do not
     depend on eps: reusable across epsilons by :func:`third_value_delta`."""
     n = n_users
@@ -267,8 +287,16 @@ def third_value_outputs(*, n_users: int, k: int, epsilon_local: float, a: int = 
     return _third_value_outputs(g, math.exp(krr.log_p), math.exp(krr.log_q), k, rows)
 
 
-def third_value_delta(eps: float, *, n_users: int, k: int, epsilon_local: float, a: int = 0, b: int = 0,
-                      outputs: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+def third_value_delta(
+    eps: float,
+    *,
+    n_users: int,
+    k: int,
+    epsilon_local: float,
+    a: int = 0,
+    b: int = 0,
+    outputs: tuple[np.ndarray, np.ndarray] | None = None,
+) -> float:
     """Certified LOWER value of the exact histogram delta (D || D') of "a on x0, b on x1, the rest on
     x2" (k >= 4; module doc). The reverse direction is the forward direction of (b, a). ``outputs``:
     what :func:`third_value_outputs` returns for the same arguments (cached by the caller), or None."""

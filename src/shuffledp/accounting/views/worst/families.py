@@ -50,7 +50,14 @@ from shuffledp.accounting.numerics.binomial import (
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.numerics.windows import bernstein_half_width, sd_window
 from shuffledp.accounting.views.base import DEFAULT_K, FamilyView
-from shuffledp.accounting.views.binned import LOG_HALF, BinnedView, Bins, bin_index, flat_rows, split_pair_rows
+from shuffledp.accounting.views.binned import (
+    LOG_HALF,
+    BinnedView,
+    Bins,
+    bin_index,
+    flat_rows,
+    split_pair_rows,
+)
 
 __all__ = ["WorstFamilies", "FAMILY", "binned"]
 
@@ -94,7 +101,14 @@ class _Member:
     __slots__ = ("rows", "bound", "mean", "var", "s_min", "finish", "total")
 
     def __init__(self, rows, bound, mean, var, s_min, finish, total=None):
-        self.rows, self.bound, self.mean, self.var, self.s_min, self.finish = rows, bound, mean, var, s_min, finish
+        self.rows, self.bound, self.mean, self.var, self.s_min, self.finish = (
+            rows,
+            bound,
+            mean,
+            var,
+            s_min,
+            finish,
+        )
         self.total = total
 
 
@@ -185,7 +199,9 @@ class WorstFamilies(FamilyView):
         """Override of the family maximum over "none" and "all on x0"/"all on x1": :meth:`log_delta_max`
         at each epsilon (a lower bound on the worst case; the third-value member is added by the
         accountant)."""
-        return np.array([self.log_delta_max(float(e)) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))])
+        return np.array(
+            [self.log_delta_max(float(e)) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))]
+        )
 
     def _weight(self, name: str, log_pi: float, log_1mpi: float) -> LogPmfRange:
         if name not in self._weights:
@@ -231,8 +247,11 @@ class WorstFamilies(FamilyView):
             grow_hi = hi < n_max and (peak == -np.inf or values[-1] > peak - _LOG_EDGE)
             # a lower bound may stop anywhere: beyond the accuracy promise (peak below e^-700) or at
             # _MAX_WINDOW rows (memory and time bounded) the partial sum is returned as it is
-            if not (grow_lo or grow_hi) or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE) \
-                    or hi - lo + 1 >= _MAX_WINDOW:
+            if (
+                not (grow_lo or grow_hi)
+                or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE)
+                or hi - lo + 1 >= _MAX_WINDOW
+            ):
                 return float(logsumexp(values))
             if grow_lo:
                 new_lo = max(s_min, lo - _growth_step(values, peak, hi - lo + 1, from_low=True))
@@ -240,7 +259,9 @@ class WorstFamilies(FamilyView):
                 lo = new_lo
             if grow_hi:
                 new_hi = min(n_max, hi + _growth_step(values, peak, hi - lo + 1, from_low=False))
-                values = np.concatenate([values, self._block(member, np.arange(hi + 1, new_hi + 1, dtype=float))])
+                values = np.concatenate(
+                    [values, self._block(member, np.arange(hi + 1, new_hi + 1, dtype=float))]
+                )
                 hi = new_hi
 
     def _value(self, member) -> float:
@@ -259,7 +280,9 @@ class WorstFamilies(FamilyView):
         if member.total is not None and self.setting.k > 2:  # the whole sum over s (any window)
             value = member.finish(_mgf_bound(member.total, n, self._log_p(member)))
         with np.errstate(invalid="ignore"):
-            bound = member.bound(np.arange(window[0], window[1] + 1, dtype=float)) if rows else np.full(1, np.inf)
+            bound = (
+                member.bound(np.arange(window[0], window[1] + 1, dtype=float)) if rows else np.full(1, np.inf)
+            )
         top = float(np.max(bound))
         if np.isfinite(top) and top < _LOG_BEYOND_PROMISE - 1.0 and not np.isnan(bound).any():
             value = min(value, member.finish(float(logsumexp(bound))))
@@ -304,10 +327,13 @@ class WorstFamilies(FamilyView):
         p = math.exp(logs.log_2q)
         # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
         s_min = extra * n / (math.exp(log_lam) - c_per_s + extra) if extra > 0 else 0.0
+
         # t_s = extra n / lambda + s (c - extra) / lambda, A | S ~ Bin(S, 1/2)
         def total(phi):
             lam = math.exp(log_lam)
-            return -phi * extra * n / lam, -phi * (c_per_s - extra) / lam + np.logaddexp(0.0, phi) - math.log(2.0)
+            return -phi * extra * n / lam, -phi * (c_per_s - extra) / lam + np.logaddexp(0.0, phi) - math.log(
+                2.0
+            )
 
         return _Member(rows, bound, n * p, n * p * (1 - p), s_min, lambda v: v + log_lam - math.log(n), total)
 
@@ -343,7 +369,11 @@ class WorstFamilies(FamilyView):
         def u_forward(s):
             # n (e^-eps - 1) + s (1 - x): for eps > log 2 as (s - n) + n e^-eps - s x (exact integer part,
             # no difference of two numbers of size n when the sum is small, e.g. eps near a large eps0)
-            inner = ((s - n) + n * math.exp(-eps) - s * x) if large_eps else (n * math.expm1(-eps) + s * (1.0 - x))
+            inner = (
+                ((s - n) + n * math.exp(-eps) - s * x)
+                if large_eps
+                else (n * math.expm1(-eps) + s * (1.0 - x))
+            )
             return x * inner / denominator
 
         def forward(s, keep=None):
@@ -356,18 +386,38 @@ class WorstFamilies(FamilyView):
             return x * (n * math.expm1(eps) + s * (1.0 - x)) / denominator
 
         def reverse(s, keep=None):
-            return weights(s) + _masked(log_excess_above, keep, u_reverse(s), s, log_1mpi0, log_pi0, d_reverse)
+            return weights(s) + _masked(
+                log_excess_above, keep, u_reverse(s), s, log_1mpi0, log_pi0, d_reverse
+            )
 
         p = math.exp(log_ppq)
         mean, var = n * p, n * p * (1 - p)
         # terms vanish unless t_s < s (forward) or t'_s > 0 (reverse): s above these
         s_min_forward = n * math.expm1(-eps) / math.expm1(-e0)
         s_min_reverse = n * math.expm1(eps) / math.expm1(e0)
-        total_forward, total_reverse = _x0_totals(d_forward, d_reverse, x * (1.0 - x) / denominator, log_pi0, log_1mpi0)
-        return (_Member(forward, lambda s: weights(s) + log_excess_below_bound(u_forward(s), s, log_1mpi0, log_pi0),
-                        mean, var, s_min_forward, lambda v: v + eps + log_scale, total_forward),
-                _Member(reverse, lambda s: weights(s) + log_excess_above_bound(u_reverse(s), s, log_1mpi0, log_pi0),
-                        mean, var, s_min_reverse, lambda v: v + log_scale, total_reverse))
+        total_forward, total_reverse = _x0_totals(
+            d_forward, d_reverse, x * (1.0 - x) / denominator, log_pi0, log_1mpi0
+        )
+        return (
+            _Member(
+                forward,
+                lambda s: weights(s) + log_excess_below_bound(u_forward(s), s, log_1mpi0, log_pi0),
+                mean,
+                var,
+                s_min_forward,
+                lambda v: v + eps + log_scale,
+                total_forward,
+            ),
+            _Member(
+                reverse,
+                lambda s: weights(s) + log_excess_above_bound(u_reverse(s), s, log_1mpi0, log_pi0),
+                mean,
+                var,
+                s_min_reverse,
+                lambda v: v + log_scale,
+                total_reverse,
+            ),
+        )
 
     def _members(self, eps: float) -> dict[str, _Member]:
         forward, reverse = self._members_all_x0(float(eps))
@@ -420,7 +470,11 @@ def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[B
         keep = (num > 0) & (den > 0)
         loss = np.log(num[keep] / den[keep])
         bins = Bins()
-        bins.add(bin_index(loss, interval, pessimistic), np.exp(log_t[keep]) * num[keep], np.exp(log_t[keep]) * den[keep])
+        bins.add(
+            bin_index(loss, interval, pessimistic),
+            np.exp(log_t[keep]) * num[keep],
+            np.exp(log_t[keep]) * den[keep],
+        )
         views.append(bins.view(interval, pessimistic, 0.0, 0.0, 0.0, True, "none"))
     # "all on x0": (h_x0, h_x1) ~ Mult_n with (e^eps0 q, q); S ~ Bin(n, (e^eps0 + 1) q), A | S ~ Bin(S, pi0)
     log_ppq = krr.log_ppq

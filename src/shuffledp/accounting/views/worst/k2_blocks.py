@@ -49,11 +49,13 @@ def _hockey_rows(g: np.ndarray, p: float, q: float, eps: float) -> np.ndarray:
 def _window_memo(windows: dict, sds: float = _WINDOW_SDS):
     """:func:`pmf_window` at ``sds`` standard deviations, kept in ``windows`` (blocks of one width share their
     blanket-count windows, blocks with one end share that binomial's): the same arrays, computed once."""
+
     def window(trials: int, log_p: float, log_q: float):
         key = (trials, log_p, log_q, sds)
         if key not in windows:
             windows[key] = pmf_window(trials, log_p, log_q, sds)
         return windows[key]
+
     return window
 
 
@@ -62,8 +64,16 @@ class Block:
 
     __slots__ = ("a", "b", "weights", "rows", "dropped")
 
-    def __init__(self, a: int, b: int, n_users: int, log_p: float, log_q: float, windows: dict | None = None,
-                 sds: float = _WINDOW_SDS):
+    def __init__(
+        self,
+        a: int,
+        b: int,
+        n_users: int,
+        log_p: float,
+        log_q: float,
+        windows: dict | None = None,
+        sds: float = _WINDOW_SDS,
+    ):
         n = n_users
         self.a, self.b = a, b
         w = b - a
@@ -81,10 +91,10 @@ class Block:
         # row i: the pmf of Y_beta, beta = b_lo + i (g convolved i times with Bern(1/2)), zero-padded;
         # each row is 0.5 (previous + previous shifted by one), the same operations as on growing arrays
         rows = np.zeros((b_hi - b_lo + 1, g.size + (b_hi - b_lo)))
-        rows[0, :g.size] = g
+        rows[0, : g.size] = g
         for i in range(1, rows.shape[0]):
             size = g.size + i
-            rows[i, :size] = 0.5 * (rows[i - 1, :size] + np.concatenate([[0.0], rows[i - 1, :size - 1]]))
+            rows[i, :size] = 0.5 * (rows[i - 1, :size] + np.concatenate([[0.0], rows[i - 1, : size - 1]]))
         self.weights = weights
         self.rows = rows
         # mass left out of each law Y_beta (at most): windows of the two binomials and of Bin(b_lo, 1/2);
@@ -103,8 +113,14 @@ class Block:
         return value + margin, value
 
 
-def binary_forward_delta(eps: float, *, n_users: int, epsilon_local: float, cache: dict | None = None,
-                         relative_stop: float = _RELATIVE_STOP) -> tuple[float, float, int]:
+def binary_forward_delta(
+    eps: float,
+    *,
+    n_users: int,
+    epsilon_local: float,
+    cache: dict | None = None,
+    relative_stop: float = _RELATIVE_STOP,
+) -> tuple[float, float, int]:
     """(certified upper bound on max_j F(j), largest F(j) evaluated, its j) for k = 2 (module doc).
 
     The windows start at ``_WINDOW_SDS`` standard deviations. Where the mass they leave out (added to every
@@ -124,8 +140,9 @@ def binary_forward_delta(eps: float, *, n_users: int, epsilon_local: float, cach
         sds = min(_MAX_WINDOW_SDS, max(sds + 8.0, needed))
 
 
-def _search(eps: float, n: int, epsilon_local: float, cache: dict, relative_stop: float,
-            sds: float) -> tuple[float, float, int, float]:
+def _search(
+    eps: float, n: int, epsilon_local: float, cache: dict, relative_stop: float, sds: float
+) -> tuple[float, float, int, float]:
     """One branch and bound at windows of ``sds`` standard deviations: (certified upper bound, largest certified
     lower end of an F(j), its j, largest summed F(j) without margins)."""
     krr = KrrParams.of(epsilon_local, 2)

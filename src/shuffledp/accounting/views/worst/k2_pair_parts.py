@@ -16,9 +16,19 @@ from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
 from shuffledp.accounting.numerics.search import first_high_integer
 
-__all__ = ["Boundary", "WindowSums", "convolve_positive", "PmfRange", "log_sum_rows", "log_sum_scalars", "shared", "key_window",
-           "window_size",
-           "log_tail_below", "log_tail_above"]
+__all__ = [
+    "Boundary",
+    "WindowSums",
+    "convolve_positive",
+    "PmfRange",
+    "log_sum_rows",
+    "log_sum_scalars",
+    "shared",
+    "key_window",
+    "window_size",
+    "log_tail_below",
+    "log_tail_above",
+]
 
 #: the half-width of the pair sums' windows in standard deviations (plus 30)
 WINDOW_SDS = 20.0
@@ -45,8 +55,8 @@ def convolve_positive(x: np.ndarray, y: np.ndarray, direct_up_to: int, chunk: in
         return np.convolve(x, y)
     out = np.zeros(x.size + y.size - 1)
     for k in range(0, y.size, chunk):
-        part = np.convolve(x, y[k:k + chunk])
-        out[k:k + part.size] += part
+        part = np.convolve(x, y[k : k + chunk])
+        out[k : k + part.size] += part
     return out
 
 
@@ -81,14 +91,14 @@ class PmfRange:
             self.lo, self.values = lo, self._of(lo, hi)
             return self.values
         if c_lo <= lo and hi <= c_hi:
-            return self.values[lo - c_lo:hi - c_lo + 1]
+            return self.values[lo - c_lo : hi - c_lo + 1]
         new_lo, new_hi = min(lo, c_lo), max(hi, c_hi)
         if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:
             return self._of(lo, hi)
         below = [self._of(new_lo, c_lo - 1)] if new_lo < c_lo else []
         above = [self._of(c_hi + 1, new_hi)] if new_hi > c_hi else []
         self.lo, self.values = new_lo, np.concatenate(below + [self.values] + above)
-        return self.values[lo - new_lo:hi - new_lo + 1]
+        return self.values[lo - new_lo : hi - new_lo + 1]
 
 
 def key_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
@@ -177,7 +187,7 @@ class Boundary:
         if self._last is not None:
             guess = self._last[1] + int(round(self.var * (log_ratio - self._last[0])))
         else:
-            guess = int(round(self.mean + 0.5 + x + self.skew * (x * x - self.var) / (2.0 * self.var ** 2)))
+            guess = int(round(self.mean + 0.5 + x + self.skew * (x * x - self.var) / (2.0 * self.var**2)))
         found = self._boundary_near(min(max(guess, 1), total), log_ratio)
         if found is None:
             found = self._boundary_search(log_ratio)
@@ -213,7 +223,9 @@ class Boundary:
 
         guess = min(max(int(round(self.mean + 0.5 + self.var * log_ratio)), 1), total)
         # bracket: g(low) <= log_ratio < g(high), with low = 0 and high = total + 1 as sentinels
-        low, high = first_high_integer(above, guess, first=1, last=total, step=_GUESS_HALF, width=2 * _GUESS_HALF)
+        low, high = first_high_integer(
+            above, guess, first=1, last=total, step=_GUESS_HALF, width=2 * _GUESS_HALF
+        )
         # g(low) <= log_ratio < g(high) (sentinels aside): the answer is in low + 1 .. high
         first, last = max(low, 0), min(high, total)
         if last < first + 1:

@@ -112,8 +112,16 @@ from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst.k2_pair_parts import WINDOW_SDS as _WINDOW_SDS
-from shuffledp.accounting.views.worst.k2_pair_parts import (Boundary, PmfRange, WindowSums, key_window,
-                                                       log_sum_scalars, log_tail_above, shared, window_size)
+from shuffledp.accounting.views.worst.k2_pair_parts import (
+    Boundary,
+    PmfRange,
+    WindowSums,
+    key_window,
+    log_sum_scalars,
+    log_tail_above,
+    shared,
+    window_size,
+)
 from shuffledp.accounting.views.worst.k2_tilted import boundary_margin, convolve_window, direct_window
 
 __all__ = ["PairSum", "large_forward_delta"]
@@ -133,12 +141,40 @@ class PairSum(WindowSums, Boundary):
     """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
     ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
 
-    __slots__ = ("a", "l", "lo", "log_w", "log_out", "_other", "mean", "var", "skew",
-                 "log_p", "log_q", "total", "_log_f", "_log_sf", "_last", "key", "rounding_width",
-                 "exact_tail", "tilted")
+    __slots__ = (
+        "a",
+        "l",
+        "lo",
+        "log_w",
+        "log_out",
+        "_other",
+        "mean",
+        "var",
+        "skew",
+        "log_p",
+        "log_q",
+        "total",
+        "_log_f",
+        "_log_sf",
+        "_last",
+        "key",
+        "rounding_width",
+        "exact_tail",
+        "tilted",
+    )
 
-    def __init__(self, a: int, l: int, log_p: float, log_q: float, blanket: int = 0, memo: dict | None = None,
-                 sds: float = _WINDOW_SDS, key: bool = False, tilt: float | None = None):
+    def __init__(
+        self,
+        a: int,
+        l: int,
+        log_p: float,
+        log_q: float,
+        blanket: int = 0,
+        memo: dict | None = None,
+        sds: float = _WINDOW_SDS,
+        key: bool = False,
+        tilt: float | None = None,
+    ):
         self.a, self.l, self.log_p, self.log_q, self.key, self.tilted = a, l, log_p, log_q, key, None
         self.exact_tail = not key  # a key's other tail beyond the window: bounded until refined
         window = key_window if key else log_window  # a key's window: its outside mass bounded, not exact
@@ -151,20 +187,31 @@ class PairSum(WindowSums, Boundary):
         else:
             N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = l, log_q, log_p, (a, log_p, log_q)
         self._other = shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: PmfRange(N_o, lp_o, lq_o))
-        lo, log_w, log_out = shared(memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds))
+        lo, log_w, log_out = shared(
+            memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds)
+        )
         if blanket > 0:
             half = math.log(0.5)
-            lo_c, log_c, out_c = shared(memo, ("window", blanket, half, half, sds, key),
-                                         lambda: window(blanket, half, half, sds))
+            lo_c, log_c, out_c = shared(
+                memo, ("window", blanket, half, half, sds, key), lambda: window(blanket, half, half, sds)
+            )
             direct = _DIRECT_UP_TO_KEY if key else _DIRECT_UP_TO  # chunked above (module doc, "Cost")
-            theta = max(tilt, 1.0 / math.sqrt((a + l) * p * q + 0.25 * blanket)) if key and tilt is not None else None
+            theta = (
+                max(tilt, 1.0 / math.sqrt((a + l) * p * q + 0.25 * blanket))
+                if key and tilt is not None
+                else None
+            )
             log_w, self.tilted = convolve_window(log_w, log_c, direct, lo + lo_c, self._other, theta)
             lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
         self.lo, self.log_w, self.log_out = lo, log_w, log_out
         # the rounding allowance's width: a key's is the width of the bound it stands for (so its margin
         # is at least that bound's)
-        self.rounding_width = log_w.size if not key else window_size(N_s, lp_s, lq_s) + (
-            window_size(blanket, math.log(0.5), math.log(0.5)) - 1 if blanket > 0 else 0)
+        self.rounding_width = (
+            log_w.size
+            if not key
+            else window_size(N_s, lp_s, lq_s)
+            + (window_size(blanket, math.log(0.5), math.log(0.5)) - 1 if blanket > 0 else 0)
+        )
         self.mean = a * p + l * q + 0.5 * blanket
         self.var = (a + l) * p * q + 0.25 * blanket
         self.skew = (l - a) * p * q * (p - q)  # third cumulant (a guess of the boundary only)
@@ -207,16 +254,22 @@ class PairSum(WindowSums, Boundary):
         second = (float(log_expm1(eps)) + self.log_sf(h0)) if tail else -np.inf
         # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
         # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
-        rounding = 1e-13 + 4.0 * (self.rounding_width + 64) * 2.0 ** -52
-        fft = [-np.inf, -np.inf]  # a tilted-FFT window's errors on both pieces (k2_tilted), its boundary's margin
+        rounding = 1e-13 + 4.0 * (self.rounding_width + 64) * 2.0**-52
+        fft = [
+            -np.inf,
+            -np.inf,
+        ]  # a tilted-FFT window's errors on both pieces (k2_tilted), its boundary's margin
         if self.tilted is not None:
             rounding += 2.0 * self.tilted.relative
             extra = boundary_margin(self, self.tilted, h0, log_alpha, log_beta, rounding)
             if extra is None:  # no certified term near h0: the direct convolution instead
                 self._untilt()
                 return self._log_bounds(eps, lower)
-            fft = [log_alpha + self.tilted.log_f_error(h0 - 1),
-                   float(log_expm1(eps)) + self.tilted.log_sf_error(h0) if tail else -np.inf, extra]
+            fft = [
+                log_alpha + self.tilted.log_f_error(h0 - 1),
+                float(log_expm1(eps)) + self.tilted.log_sf_error(h0) if tail else -np.inf,
+                extra,
+            ]
         low = self._log_lower(eps, h0, first, second, rounding, fft[:2]) if lower else -np.inf
         if second >= first:  # rounding only (the difference is positive): the margin below carries it
             value = -np.inf
@@ -257,7 +310,9 @@ class PairSum(WindowSums, Boundary):
             ups = [self.log_sf(h0) + math.log1p(rounding), self.log_out]
             if fft[1] > -np.inf:  # a tilted-FFT window's error on the tail (k2_tilted)
                 ups.append(fft[1] - float(log_expm1(eps)))
-            if not self.exact_tail:  # log_sf's window reaches L = h0 - lo; beyond it (L > h0 - lo) a lower value
+            if (
+                not self.exact_tail
+            ):  # log_sf's window reaches L = h0 - lo; beyond it (L > h0 - lo) a lower value
                 ups.append(math.log(2.0) + log_tail_above(h0 - self.lo + 1, self._other))
             up = log_sum_scalars(ups)
             low_second = float(log_expm1(eps)) + up if eps > 0 else -np.inf
@@ -285,7 +340,9 @@ class _BlockBounds:
         is about 1e-4 of the largest single-dataset delta ``best`` (rounded up to half-units so that
         blocks are reused across epsilons); its exact probability is what is added."""
         if np.isfinite(best):
-            self.blanket_sds = min(_BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0)
+            self.blanket_sds = min(
+                _BLANKET_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_BLANKET_SHARE - best))) / 2.0
+            )
             # keys' windows (their bits do not matter): narrower while the outside mass stays ~1e-8 of delta
             self.key_sds = min(_KEY_SDS, math.ceil(2.0 * math.sqrt(2.0 * (_LOG_KEY_SHARE - best))) / 2.0)
 
@@ -340,8 +397,11 @@ class _BlockBounds:
     def _fewer(self, w: int, beta: int) -> float:
         """log Pr(beta < beta_min) for a block of w users (shared by the pair sums of a search)."""
         memo = self.cache.setdefault("_memo", {})
-        return shared(memo, ("fewer", w, beta), lambda: float(
-            log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf)
+        return shared(
+            memo,
+            ("fewer", w, beta),
+            lambda: float(log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf,
+        )
 
     def refine(self, a: int, b: int) -> tuple[float, float]:
         """(key, lower value) of the block again, its key's pair sum refined (:meth:`PairSum.refine`), not
@@ -384,8 +444,17 @@ class _BlockBounds:
                 _evict(cache)
             fewer, beta = self._fewer(b - a, name[2]), name[2]
             memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
-            pair = PairSum(a, self.n - 1 - b, self.log_p, self.log_q, blanket=beta, memo=memo, sds=sds, key=key,
-                           tilt=self._log_ratio() if key else None)
+            pair = PairSum(
+                a,
+                self.n - 1 - b,
+                self.log_p,
+                self.log_q,
+                blanket=beta,
+                memo=memo,
+                sds=sds,
+                key=key,
+                tilt=self._log_ratio() if key else None,
+            )
             cache[name] = [pair, fewer, 0]
             # the window and (about three windows of) the other binomial's cached pmf
             cache["_doubles"] = cache.get("_doubles", 0) + 4 * pair.log_w.size
@@ -407,8 +476,15 @@ def _evict(cache: dict) -> None:
         cache["_round"] = now
 
 
-def large_forward_delta(eps: float, *, n_users: int, epsilon_local: float, cache: dict | None = None,
-                        relative_stop: float = 1e-3, max_evaluations: int = 200) -> tuple[float, float, int]:
+def large_forward_delta(
+    eps: float,
+    *,
+    n_users: int,
+    epsilon_local: float,
+    cache: dict | None = None,
+    relative_stop: float = 1e-3,
+    max_evaluations: int = 200,
+) -> tuple[float, float, int]:
     """(certified log upper bound on max_j F(j), the largest single-dataset bound log F(j) met, its j), k = 2.
 
     Branch and bound over blocks [a, b] of datasets with the bound of the module doc: the
@@ -425,7 +501,9 @@ def large_forward_delta(eps: float, *, n_users: int, epsilon_local: float, cache
         if value > best:
             best, best_j = value, j
     bound.choose_blanket(best)
-    cache.setdefault("_blanket_sds", set()).add((bound.blanket_sds, bound.key_sds))  # for later steps' stale keys
+    cache.setdefault("_blanket_sds", set()).add(
+        (bound.blanket_sds, bound.key_sds)
+    )  # for later steps' stale keys
     size = max(1, -(-n // _FIRST_BLOCKS))
     heap = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
     for a in range(0, n, size):
@@ -435,8 +513,9 @@ def large_forward_delta(eps: float, *, n_users: int, epsilon_local: float, cache
     return _branch_and_bound(bound, heap, best, best_j, math.log1p(relative_stop), max_evaluations)
 
 
-def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int, log_stop: float,
-                      max_evaluations: int) -> tuple[float, float, int]:
+def _branch_and_bound(
+    bound: _BlockBounds, heap: list, best: float, best_j: int, log_stop: float, max_evaluations: int
+) -> tuple[float, float, int]:
     """Split the block with the largest bound (and bound the dataset at its middle) until the stopping
     rule of :func:`large_forward_delta` holds; returns (largest block bound, best, best_j).
 
@@ -445,8 +524,12 @@ def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int,
     while True:
         negative, a, b, stage, lower = heapq.heappop(heap)  # stage -1 stale, 0 key, 1 refined, 2 the bound
         if stage < 2:  # a key on top (not an evaluation: counted with the key)
-            if (a == b or bound.evaluations >= max_evaluations or not lower > best + log_stop
-                    or (heap and not lower > -heap[0][0])):
+            if (
+                a == b
+                or bound.evaluations >= max_evaluations
+                or not lower > best + log_stop
+                or (heap and not lower > -heap[0][0])
+            ):
                 if stage == -1:
                     value, stage, lower = bound.fresh_key(a, b)
                 elif stage == 0 and a != b:
@@ -456,7 +539,12 @@ def _branch_and_bound(bound: _BlockBounds, heap: list, best: float, best_j: int,
                     stage = 2
                 heapq.heappush(heap, (-value, a, b, stage, lower))
                 continue
-        elif a == b or -negative <= best + log_stop or negative == np.inf or bound.evaluations >= max_evaluations:
+        elif (
+            a == b
+            or -negative <= best + log_stop
+            or negative == np.inf
+            or bound.evaluations >= max_evaluations
+        ):
             return -negative, best, best_j
         middle = (a + b) // 2
         # the two halves, then the dataset at the middle (it only keeps the lower end current)

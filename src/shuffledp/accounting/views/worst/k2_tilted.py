@@ -48,7 +48,7 @@ __all__ = ["FFT_FROM", "Tilted", "convolve_window", "boundary_margin"]
 #: every n <= 10^6 stays direct, bit for bit)
 FFT_FROM = 20_000_000
 _STEPS = 8
-_U = 2.0 ** -53
+_U = 2.0**-53
 
 
 class Tilted:
@@ -57,7 +57,13 @@ class Tilted:
     __slots__ = ("theta", "log_error", "relative", "lo", "log_mgf", "log_tail_factor", "inputs")
 
     def __init__(self, theta: float, log_error: float, relative: float, lo: int, other: PmfRange, inputs):
-        self.theta, self.log_error, self.relative, self.lo, self.inputs = theta, log_error, relative, lo, inputs
+        self.theta, self.log_error, self.relative, self.lo, self.inputs = (
+            theta,
+            log_error,
+            relative,
+            lo,
+            inputs,
+        )
         # log M_L(theta), L ~ Bin(N, pi): N log(1 + pi (e^theta - 1))
         self.log_mgf = other.N * math.log1p(math.exp(other.log_pi) * math.expm1(theta))
         self.log_tail_factor = -math.log(-math.expm1(-theta))
@@ -72,8 +78,9 @@ class Tilted:
         return self.log_f_error(x) + self.log_tail_factor * (1.0 + 1e-9)
 
 
-def convolve_window(log_w: np.ndarray, log_c: np.ndarray, direct_up_to: int, lo: int, other: PmfRange,
-                    tilt: float | None) -> tuple[np.ndarray, Tilted | None]:
+def convolve_window(
+    log_w: np.ndarray, log_c: np.ndarray, direct_up_to: int, lo: int, other: PmfRange, tilt: float | None
+) -> tuple[np.ndarray, Tilted | None]:
     """(log of the window convolved with the blanket window, its :class:`Tilted` or None): the tilted FFT
     when ``tilt`` (theta) is given and the product count exceeds ``FFT_FROM``, else the direct convolution
     (chunked above ``direct_up_to``; :func:`direct_window`)."""
@@ -91,7 +98,9 @@ def direct_window(log_w: np.ndarray, log_c: np.ndarray, direct_up_to: int) -> np
         return np.log(product) + top_w + top_c
 
 
-def boundary_margin(pair, tilted: Tilted, h0: int, log_alpha: float, log_beta: float, rounding: float) -> float | None:
+def boundary_margin(
+    pair, tilted: Tilted, h0: int, log_alpha: float, log_beta: float, rounding: float
+) -> float | None:
     """log of the most phi(h0_w) can exceed phi(h0) (module doc, "The boundary"); -inf when both neighbours of
     the boundary are certified, None when no certified term is found within ``_STEPS`` steps (or the
     scan leaves 1 .. total + 1)."""
@@ -109,7 +118,11 @@ def boundary_margin(pair, tilted: Tilted, h0: int, log_alpha: float, log_beta: f
             f0, f1 = (math.exp(v - ref) for v in lf)
             e0, e1 = (math.exp(v - ref) for v in errors)
             term = alpha * f0 - beta * f1
-            err = alpha * (e0 + rounding * f0) + beta * (e1 + rounding * f1) + 4.0 * _U * (alpha * f0 + beta * f1)
+            err = (
+                alpha * (e0 + rounding * f0)
+                + beta * (e1 + rounding * f1)
+                + 4.0 * _U * (alpha * f0 + beta * f1)
+            )
             if (term > err) if wanted > 0 else (term + err <= 0.0):
                 break
             extras.append(math.log(abs(term) + err) + ref + scale)

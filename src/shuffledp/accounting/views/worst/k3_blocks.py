@@ -54,8 +54,16 @@ from typing import NamedTuple
 import numpy as np
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst.enumeration import (K3_CACHE_USERS, K3Worst, add_user, k3_worst_case, pair_laws,
-                                                    pair_outputs, pair_sums, stack_laws)
+from shuffledp.accounting.views.worst.enumeration import (
+    K3_CACHE_USERS,
+    K3Worst,
+    add_user,
+    k3_worst_case,
+    pair_laws,
+    pair_outputs,
+    pair_sums,
+    stack_laws,
+)
 
 __all__ = ["Block", "K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "exact_worst", "shared_search"]
 
@@ -65,7 +73,7 @@ MAX_USERS_K3_BLOCKS = 200
 TILE = 32
 #: doubles of block laws kept across epsilons (least recently used dropped first)
 CACHE_DOUBLES = 60_000_000
-_U = 2.0 ** -53
+_U = 2.0**-53
 
 
 class Block(NamedTuple):
@@ -110,13 +118,15 @@ class K3BlockSearch:
     def __init__(self, *, n_users: int, epsilon_local: float):
         n = n_users
         if not 2 <= n <= MAX_USERS_K3_BLOCKS:
-            raise ValueError(f"`n_users` must be in [2, {MAX_USERS_K3_BLOCKS}] for the k = 3 block search; got {n}.")
+            raise ValueError(
+                f"`n_users` must be in [2, {MAX_USERS_K3_BLOCKS}] for the k = 3 block search; got {n}."
+            )
         krr = KrrParams.of(epsilon_local, 3)
         self._n, self._p, self._q = n, math.exp(krr.log_p), math.exp(krr.log_q)
         self._ops = 4 * (n + 8)
         self._laws: dict = {}
         self._doubles = 0
-        self._seen: dict = {}          # block -> {eps: certified bound}
+        self._seen: dict = {}  # block -> {eps: certified bound}
         self._on_x2 = [np.ones((1, 1))]  # [m] = law of (r0, r1) of m users on x2
         #: leaves evaluated first: nobody else on x0 or x1, everybody on x0, and the latest maximisers
         self._starts = [(0, 0), (n - 1, 0)]
@@ -125,14 +135,16 @@ class K3BlockSearch:
         """Certified upper and lower values of the worst case over datasets and directions at ``eps``."""
         eps, n = float(eps), self._n
         best, best_lower, arg = -1.0, 0.0, (0, 0)
-        for a, b in self._starts:                   # likely maxima first: the better the start, the more is pruned
+        for a, b in self._starts:  # likely maxima first: the better the start, the more is pruned
             upper, lower = self._leaf(a, b, eps)
             if upper > best:
                 best, best_lower, arg = upper, lower, (a, b)
         heap = []
         for a1 in range(0, n, TILE):
             for b1 in range(0, n - a1, TILE):
-                self._push(heap, Block(a1, min(n - 1, a1 + TILE - 1), b1, min(n - 1 - a1, b1 + TILE - 1)), eps, best)
+                self._push(
+                    heap, Block(a1, min(n - 1, a1 + TILE - 1), b1, min(n - 1 - a1, b1 + TILE - 1)), eps, best
+                )
         while heap:
             value, block = heapq.heappop(heap)
             if -value <= best:
@@ -186,7 +198,7 @@ class K3BlockSearch:
         stack = self._stack(block)
         rows, cols = np.flatnonzero(stack.any(axis=(0, 2))), np.flatnonzero(stack.any(axis=(0, 1)))
         # cells whose law is exactly 0 in every view add nothing to any sum: keep the box around the others
-        P, Q = pair_outputs(stack[:, rows[0]: rows[-1] + 1, cols[0]: cols[-1] + 1], self._p, self._q, 3)
+        P, Q = pair_outputs(stack[:, rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1], self._p, self._q, 3)
         while self._laws and self._doubles + 2 * P.size > CACHE_DOUBLES:
             self._doubles -= 2 * self._laws.pop(next(iter(self._laws)))[0].size
         self._laws[block] = (P, Q)
@@ -197,10 +209,10 @@ class K3BlockSearch:
         """Laws of (r0, r1) of the sure users plus beta uniform users, beta = 0 .. U, padded to (n, n)."""
         n, p, q = self._n, self._p, self._q
         a1, b1, m_min, uncertain = block.sure(n)
-        while len(self._on_x2) <= m_min:              # the users on x2 first: their laws are shared by all blocks
+        while len(self._on_x2) <= m_min:  # the users on x2 first: their laws are shared by all blocks
             self._on_x2.append(add_user(self._on_x2[-1], q, q, 1.0 - 2.0 * q))
         law = self._on_x2[m_min]
-        for _ in range(a1):                           # landing on x2: q = 1 - p - q, never written as the difference
+        for _ in range(a1):  # landing on x2: q = 1 - p - q, never written as the difference
             law = add_user(law, p, q, q)
         for _ in range(b1):
             law = add_user(law, q, p, q)

@@ -49,7 +49,15 @@ from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst.enumeration import K3Worst, add_user, pair_outputs, pair_sums
 from shuffledp.accounting.views.worst.k3_blocks import Block  # the same triangle blocks and halving
 
-__all__ = ["K3LargeSearch", "MAX_USERS_K3_LARGE", "MIN_USERS_K3_LARGE", "RELATIVE_STOP", "large_worst", "searched", "shared_large_search"]
+__all__ = [
+    "K3LargeSearch",
+    "MAX_USERS_K3_LARGE",
+    "MIN_USERS_K3_LARGE",
+    "RELATIVE_STOP",
+    "large_worst",
+    "searched",
+    "shared_large_search",
+]
 
 #: the range of n searched here (below: :mod:`~shuffledp.accounting.views.worst.k3_blocks`, exact)
 MIN_USERS_K3_LARGE = 201
@@ -65,7 +73,7 @@ RELATIVE_STOP = 1e-2
 TILE = 32
 #: blocks evaluated per epsilon at most (the bound returned is still certified when it is reached)
 MAX_NODES = 400
-_U = 2.0 ** -53
+_U = 2.0**-53
 
 
 class _Law(NamedTuple):
@@ -111,13 +119,13 @@ def _conv(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     br, bc = B.shape
     width = ac + bc - 1
     pad = np.zeros((ar, ac + 2 * (bc - 1)))
-    pad[:, bc - 1: bc - 1 + ac] = A
-    toeplitz = sliding_window_view(pad, bc, axis=1)[:, :, ::-1]      # [i, c, j] = A[i, c - j]
+    pad[:, bc - 1 : bc - 1 + ac] = A
+    toeplitz = sliding_window_view(pad, bc, axis=1)[:, :, ::-1]  # [i, c, j] = A[i, c - j]
     blocks = np.ascontiguousarray(toeplitz.transpose(2, 0, 1)).reshape(bc, ar * width)
     products = (B @ blocks).reshape(br, ar, width)
     out = np.zeros((ar + br - 1, width))
     for i in range(ar):
-        out[i:i + br] += products[:, i]
+        out[i : i + br] += products[:, i]
     return out
 
 
@@ -186,7 +194,9 @@ class K3LargeSearch:
     def __init__(self, *, n_users: int, epsilon_local: float):
         n = n_users
         if not 2 <= n <= MAX_USERS_K3_LARGE:
-            raise ValueError(f"`n_users` must be in [2, {MAX_USERS_K3_LARGE}] for the k = 3 large-n search; got {n}.")
+            raise ValueError(
+                f"`n_users` must be in [2, {MAX_USERS_K3_LARGE}] for the k = 3 large-n search; got {n}."
+            )
         krr = KrrParams.of(epsilon_local, 3)
         self._n, self._p, self._q = n, math.exp(krr.log_p), math.exp(krr.log_q)
         self._pieces = _Pieces(n, self._p, self._q, self._q * math.expm1(epsilon_local))
@@ -214,7 +224,7 @@ class K3LargeSearch:
             if -value <= best:
                 break
             if -value <= best * (1.0 + RELATIVE_STOP) or self.last_nodes >= MAX_NODES:
-                left = -value                              # the largest bound left: the search stops here
+                left = -value  # the largest bound left: the search stops here
                 break
             if block.leaf():
                 upper, lower = self._leaf(block.a1, block.b1, eps)

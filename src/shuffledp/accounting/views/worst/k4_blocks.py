@@ -59,7 +59,19 @@ import numpy as np
 
 from shuffledp.accounting.params import KrrParams
 
-__all__ = ["K4Worst", "K4BlockSearch", "MAX_CELLS", "MAX_USERS_K4_BLOCKS", "MAX_USERS_K4_ONLY", "max_users", "Chain", "MAX_NODES", "node_bound", "node_laws", "leaf_delta"]
+__all__ = [
+    "K4Worst",
+    "K4BlockSearch",
+    "MAX_CELLS",
+    "MAX_USERS_K4_BLOCKS",
+    "MAX_USERS_K4_ONLY",
+    "max_users",
+    "Chain",
+    "MAX_NODES",
+    "node_bound",
+    "node_laws",
+    "leaf_delta",
+]
 
 #: largest n searched by ``worst-case-upper`` for k >= 5 (above: own-value hits to n = 32, then weak-adversary)
 MAX_USERS_K4_BLOCKS = 24
@@ -70,6 +82,8 @@ MAX_USERS_K4_ONLY = 50
 def max_users(k: int) -> int:
     """Largest n at which ``worst-case-upper`` runs this search for ``k``."""
     return MAX_USERS_K4_ONLY if k == 4 else MAX_USERS_K4_BLOCKS
+
+
 #: largest grid of one view ((n + 1)^(J + 2) cells); a node needing more stops the search
 MAX_CELLS = 1_200_000
 #: nodes evaluated per epsilon before the search stops (its result stays a certified upper bound)
@@ -87,8 +101,8 @@ TAIL = 1e-30
 MAX_WORK_LARGE = 1_000_000_000
 #: doubles of node laws kept across epsilons (160 MB)
 CACHE_DOUBLES = 20_000_000
-_U = 2.0 ** -53
-_TINY = 2.0 ** -1074
+_U = 2.0**-53
+_TINY = 2.0**-1074
 
 
 class K4Worst(NamedTuple):
@@ -101,7 +115,9 @@ class K4Worst(NamedTuple):
 
 
 class _Node(NamedTuple):
-    counts: tuple  # (a, b, s_1, s_2, ...): exact for all but the last, the last a lower bound (the open value)
+    counts: (
+        tuple  # (a, b, s_1, s_2, ...): exact for all but the last, the last a lower bound (the open value)
+    )
 
     @property
     def stage(self) -> int:
@@ -160,7 +176,7 @@ def _sure_law(par: _Params, counts: tuple, crop: float = 0.0) -> tuple[np.ndarra
         probs = tuple(par.p if i == axis else par.q for i in range(axes))
         for _ in range(count):
             law, lost = _crop_law(_add(law, probs, lumped * par.q), lost, crop)
-    for _ in range(implied):                          # a user on the implied value: p + (lumped - 1) q there
+    for _ in range(implied):  # a user on the implied value: p + (lumped - 1) q there
         law, lost = _crop_law(_add(law, (par.q,) * axes, par.p + (lumped - 1) * par.q), lost, crop)
     return law, lost
 
@@ -169,8 +185,8 @@ def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
     """Certified upper value of sum_h (P - e^eps Q)_+ of the view whose others' law is ``law`` (u added)."""
     e = math.exp(eps)
     axes = law.ndim
-    free = (par.k - axes) * par.q                     # u's reports on the values lumped into the remainder
-    ops = (users + 4) * (axes + 8) * 1.01              # relative error of every entry, in units of u
+    free = (par.k - axes) * par.q  # u's reports on the values lumped into the remainder
+    ops = (users + 4) * (axes + 8) * 1.01  # relative error of every entry, in units of u
     # C: u reports a value other than x0, x1 (the same in both worlds); A, B: u reports x0 / x1
     common = _add(law, (0.0, 0.0) + (par.q,) * (axes - 2), free)
     base = tuple(slice(0, m) for m in law.shape)
@@ -185,7 +201,7 @@ def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
     tol = np.add(P, Q)
     tol *= ops * _U
     P -= Q
-    P += tol                                          # (fl + tol)_+: positive exactly where fl > -tol
+    P += tol  # (fl + tol)_+: positive exactly where fl > -tol
     upper = float(np.sum(np.maximum(P, 0.0, out=P)))
     cells = P.size
     return upper * (1.0 + 2.0 * cells * _U) + cells * ops * (1.0 + e) * _TINY
@@ -221,8 +237,8 @@ def _crop(law: np.ndarray, tau: float) -> tuple[np.ndarray, float]:
     for axis in range(law.ndim):
         margin = law.sum(axis=tuple(i for i in range(law.ndim) if i != axis))
         head, tail = np.cumsum(margin), np.cumsum(margin[::-1])
-        lo = int(np.searchsorted(head, tau, side="right"))          # slabs 0 .. lo - 1 hold <= tau
-        hi = int(np.searchsorted(tail, tau, side="right"))          # the last hi slabs hold <= tau
+        lo = int(np.searchsorted(head, tau, side="right"))  # slabs 0 .. lo - 1 hold <= tau
+        hi = int(np.searchsorted(tail, tau, side="right"))  # the last hi slabs hold <= tau
         lo, hi = min(lo, margin.size - 1), min(hi, margin.size - 1 - min(lo, margin.size - 1))
         dropped += (head[lo - 1] if lo else 0.0) + (tail[hi - 1] if hi else 0.0)
         window.append(slice(lo, margin.size - hi))
@@ -239,13 +255,14 @@ def _user(par: _Params, counts: tuple, index: int) -> tuple[tuple, float]:
     axes = len(on_axes)
     occupied = [i for i, c in enumerate(counts) if c > 0 or i < 2]
     position = occupied.index(index)
-    if position >= axes:                               # the implied value
+    if position >= axes:  # the implied value
         return (par.q,) * axes, par.p + (lumped - 1) * par.q
     return tuple(par.p if i == position else par.q for i in range(axes)), lumped * par.q
 
 
-def node_laws(par: _Params, counts: tuple, *, crop: float = 0.0, sure: tuple | None = None,
-              top: int | None = None) -> Chain:
+def node_laws(
+    par: _Params, counts: tuple, *, crop: float = 0.0, sure: tuple | None = None, top: int | None = None
+) -> Chain:
     """The others' laws of the node's views: sure users ``counts`` plus beta uniform users, beta = 0 .. ``top``
     (default U). ``sure``: (law, lost) of the sure users if already known; ``crop``: :func:`_crop`'s tau."""
     uncertain = par.n - 1 - sum(counts)
@@ -279,7 +296,9 @@ def beta_range(par: _Params, uncertain: int, tail: float) -> tuple[np.ndarray, i
     return weights, lo, max(hi, lo)
 
 
-def node_bound(par: _Params, counts: tuple, eps: float, laws: Chain | list | None = None, tail: float = 0.0) -> float:
+def node_bound(
+    par: _Params, counts: tuple, eps: float, laws: Chain | list | None = None, tail: float = 0.0
+) -> float:
     """Certified upper value of the bound of the node whose sure users are ``counts`` (module docstring);
     ``tail``: :func:`beta_range`'s (0: every beta summed, as without it)."""
     uncertain = par.n - 1 - sum(counts)
@@ -290,16 +309,18 @@ def node_bound(par: _Params, counts: tuple, eps: float, laws: Chain | list | Non
     values = np.array([_view_sums(chain.laws[b], par, eps, par.n) + chain.lost[b] for b in range(lo, hi + 1)])
     if uncertain == 0:
         return float(values[0])
-    body = float(weights[lo: hi + 1] @ values)
+    body = float(weights[lo : hi + 1] @ values)
     below = float(np.sum(weights[:lo])) * (1.0 + 2e-6)
-    above = float(np.sum(weights[hi + 1:])) * (1.0 + 2e-6) * float(values[-1])
+    above = float(np.sum(weights[hi + 1 :])) * (1.0 + 2e-6) * float(values[-1])
     return (body + below + above) * (1.0 + 4.0 * (uncertain + 3) * _U)
 
 
 def leaf_delta(eps: float, *, n_users: int, k: int, epsilon_local: float, counts: tuple) -> float:
     """Certified upper value of the exact forward delta of one dataset (a, b, c_1, c_2, ...), sum n - 1."""
     if sum(counts) != n_users - 1 or len(counts) > k:
-        raise ValueError(f"`counts` must be n_users - 1 = {n_users - 1} users on at most k = {k} values; got {counts}.")
+        raise ValueError(
+            f"`counts` must be n_users - 1 = {n_users - 1} users on at most k = {k} values; got {counts}."
+        )
     return node_bound(_params(n_users, k, epsilon_local), tuple(counts), float(eps))
 
 
@@ -341,8 +362,16 @@ def _nonempty(par: _Params, node: _Node) -> bool:
 class K4BlockSearch:
     """Best-first search over the nodes (module docstring) for one (n, k, eps0); laws kept across epsilons."""
 
-    def __init__(self, *, n_users: int, k: int, epsilon_local: float, own_hits=None, crop: float | None = None,
-                 tail: float | None = None):
+    def __init__(
+        self,
+        *,
+        n_users: int,
+        k: int,
+        epsilon_local: float,
+        own_hits=None,
+        crop: float | None = None,
+        tail: float | None = None,
+    ):
         if k < 4:
             raise ValueError(f"`k` must be >= 4 for the k >= 4 block search, got {k}.")
         if n_users < 2:
@@ -357,14 +386,14 @@ class K4BlockSearch:
         self._max_work = MAX_WORK_LARGE if large else MAX_WORK
         #: likely maxima, evaluated first: all others on one outside value, on x1, on x0
         self._starts = [(0, 0, n - 1), (0, n - 1), (n - 1,)]
-        if n >= 4:                     # the lower family's "all on x0 (x1) but one or two on x2" (issue 34)
+        if n >= 4:  # the lower family's "all on x0 (x1) but one or two on x2" (issue 34)
             self._starts += [(n - 2, 0, 1), (0, n - 2, 1), (n - 3, 0, 2), (0, n - 3, 2)]
         self._laws: dict = {}
         self._doubles = 0
-        self._seen: dict = {}          # counts -> {eps: certified bound}
+        self._seen: dict = {}  # counts -> {eps: certified bound}
         #: an OwnHitsSearch of the same setting (or None): bounds B(a, b) for nodes too large to expand
         self._own = own_hits
-        self._work = 0                 # law cells summed by the current search
+        self._work = 0  # law cells summed by the current search
 
     def worst(self, eps: float, max_nodes: int = MAX_NODES, rtol: float = 0.0) -> K4Worst:
         """Certified upper value of the worst case over every dataset and both directions at ``eps``."""
@@ -377,7 +406,7 @@ class K4BlockSearch:
             if value > best:
                 best, arg = value, counts
         heap = [(-self._bound((0,), eps), (0,))]
-        nodes, cap = nodes + 1, -1.0      # cap: the largest bound of a node left unexpanded
+        nodes, cap = nodes + 1, -1.0  # cap: the largest bound of a node left unexpanded
         while heap:
             value, counts = heapq.heappop(heap)
             if -value <= max(best * (1.0 + rtol), cap):
@@ -385,7 +414,7 @@ class K4BlockSearch:
                 break
             kids = [kid.counts for kid in _children(self._par, _Node(counts))]
             if nodes + len(kids) > max_nodes or self._work > self._max_work:
-                cap = -value              # every node still queued is below it
+                cap = -value  # every node still queued is below it
                 break
             for kid in kids:
                 if _cells(self._par, kid) > MAX_CELLS:
@@ -393,7 +422,7 @@ class K4BlockSearch:
                     continue
                 screen = self._screen(kid, eps)
                 if screen is not None and screen <= max(best, cap):
-                    continue               # a bound at a smaller epsilon already prunes it
+                    continue  # a bound at a smaller epsilon already prunes it
                 bound = self._bound(kid, eps)
                 nodes += 1
                 if self._par.n - 1 == sum(kid):

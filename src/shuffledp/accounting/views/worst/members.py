@@ -74,7 +74,7 @@ class _WholeSupport(View):
 
 
 class NoMatchView(_WholeSupport):
-    """"none": no other user holds x0 or x1 (module docstring); k >= 3."""
+    """ "none": no other user holds x0 or x1 (module docstring); k >= 3."""
 
     name = "worst-none"
     symmetric = True
@@ -87,7 +87,9 @@ class NoMatchView(_WholeSupport):
         c = np.arange(n + 1, dtype=float)
         for a in range(n + 1):
             base = _log_multinomial(n, (a, c), (log_q, log_q, log_out)) - math.log(n)
-            yield OutcomeChunk(base + _log(E * a + c + rho * (n - a - c)), base + _log(a + E * c + rho * (n - a - c)))
+            yield OutcomeChunk(
+                base + _log(E * a + c + rho * (n - a - c)), base + _log(a + E * c + rho * (n - a - c))
+            )
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
         """Override: the family's row sum for "none" (a lower bound equal to the pair's delta to ~e^-40)."""
@@ -95,7 +97,7 @@ class NoMatchView(_WholeSupport):
 
 
 class AllOnX0View(_WholeSupport):
-    """"all on x0": every other user holds x0 (module docstring). Not symmetric: its ADD direction is the
+    """ "all on x0": every other user holds x0 (module docstring). Not symmetric: its ADD direction is the
     dataset "all on x1"."""
 
     name = "worst-all-x0"
@@ -110,8 +112,9 @@ class AllOnX0View(_WholeSupport):
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
         """Override: the family's row sums for both directions (D || D', D' || D), the larger."""
-        return np.maximum(self._family_log_delta("all-x0 D||D'", epsilons),
-                          self._family_log_delta("all-x0 D'||D", epsilons))
+        return np.maximum(
+            self._family_log_delta("all-x0 D||D'", epsilons), self._family_log_delta("all-x0 D'||D", epsilons)
+        )
 
 
 class ThirdValueView(_WholeSupport):
@@ -129,7 +132,9 @@ class ThirdValueView(_WholeSupport):
         for h0 in range(n + 1):
             base = _log_multinomial(n, (h0, h1, h2), (log_q, log_q, krr.log_p, log_other)) - math.log(n)
             rest = n - h0 - h1 - h2
-            yield OutcomeChunk(base + _log(E * h0 + h1 + h2 / E + rest), base + _log(h0 + E * h1 + h2 / E + rest))
+            yield OutcomeChunk(
+                base + _log(E * h0 + h1 + h2 / E + rest), base + _log(h0 + E * h1 + h2 / E + rest)
+            )
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
         """Override: :class:`~shuffledp.accounting.views.worst.third_value.OneValueView`'s sum (a lower

@@ -49,14 +49,21 @@ _LOG_EDGE = 40.0
 #: half-widths of the windows in standard deviations (plus 40): of s, of h0 | s and h2 | s below the mean, and
 #: of h0 | s and h2 | s above it (the deep tails of delta, eps near eps0, tilt both upwards: n = 10^4, k = 10)
 _SDS, _SDS_LOW, _SDS_HIGH = 20.0, 14.0, 40.0
-_U = 2.0 ** -53
+_U = 2.0**-53
 _LOG_HALF = math.log(0.5)
 #: the exponents tried by :meth:`OneValueTables.log_bound` (any phi > 0 is valid; the grid only makes it tight)
 _PHIS = np.exp(np.linspace(-14.0, 4.0, 181))
 
 
-def _log_pmf_rows(trials: np.ndarray, low: np.ndarray, top: np.ndarray, width: int, log_pi: float,
-                  log_1mpi: float, log_int: np.ndarray) -> np.ndarray:
+def _log_pmf_rows(
+    trials: np.ndarray,
+    low: np.ndarray,
+    top: np.ndarray,
+    width: int,
+    log_pi: float,
+    log_1mpi: float,
+    log_int: np.ndarray,
+) -> np.ndarray:
     """log Bin(trials, pi)(low + j), j < width, per row (-inf above ``top``).
 
     One value per row from :func:`~shuffledp.accounting.numerics.binomial.log_pmf` at the mode (moved into
@@ -72,7 +79,9 @@ def _log_pmf_rows(trials: np.ndarray, low: np.ndarray, top: np.ndarray, width: i
     # log_int (issue 35: row copies instead of one gather per cell; the same numbers). Columns above ``top``
     # hold finite values that only the columns above ``top`` read (set to -inf at the end).
     up = sliding_window_view(np.concatenate([log_int, np.zeros(width + 1)]), width)[lo + 1]
-    down = sliding_window_view(np.concatenate([log_int[::-1], np.zeros(width)]), width)[log_int.size - 1 - (ti - lo)]
+    down = sliding_window_view(np.concatenate([log_int[::-1], np.zeros(width)]), width)[
+        log_int.size - 1 - (ti - lo)
+    ]
     step = down - up + (log_pi - log_1mpi)
     anchor = np.clip(np.floor((trials + 1.0) * math.exp(log_pi)), low, top)
     a_col = (anchor - low).astype(np.int64)[:, None]
@@ -80,7 +89,9 @@ def _log_pmf_rows(trials: np.ndarray, low: np.ndarray, top: np.ndarray, width: i
     # sum_{a <= j < c} step_j right of the anchor, - sum_{c <= j < a} step_j left of it; each cumulative sum
     # runs only over the columns where some row has terms (the zeros it skips add exactly nothing)
     out = np.zeros(step.shape)
-    out[:, a_min + 1:] = np.cumsum(np.where(cols[:, a_min:width - 1] >= a_col, step[:, a_min:width - 1], 0.0), axis=1)
+    out[:, a_min + 1 :] = np.cumsum(
+        np.where(cols[:, a_min : width - 1] >= a_col, step[:, a_min : width - 1], 0.0), axis=1
+    )
     if a_max > 0:
         left = np.cumsum(np.where(cols[:, :a_max] >= a_col, 0.0, step[:, :a_max])[:, ::-1], axis=1)[:, ::-1]
         np.subtract(out[:, :a_max], left, out=out[:, :a_max], where=cols[:, :a_max] < a_col)
@@ -147,7 +158,8 @@ class OneValueTables:
         # the cells below L (at most P(h2 > U) / P(h2 >= L) of it)
         self.log_above = self.log_w + np.logaddexp(
             log_excess_above_bound(top2, m, self.log_pi2, self.log_1mpi2),
-            math.log(width2 + 1.0) + log_sf_bound(top2 + 1.0, m, self.log_pi2, self.log_1mpi2))
+            math.log(width2 + 1.0) + log_sf_bound(top2 + 1.0, m, self.log_pi2, self.log_1mpi2),
+        )
         self._built = True
 
     def _theta_up(self, h0: np.ndarray, s: np.ndarray, eps: float) -> np.ndarray:
@@ -186,16 +198,22 @@ class OneValueTables:
         s, low2 = self.s, self.low2
         # theta(h0) = c(s) - g h0: theta <= L from h0 >= a(s); theta < U + 1 from h0 > b(s)
         c = E * self.n / math.expm1(self.e0) + E * s + E * s / em1
-        if not (math.isfinite(g) and np.isfinite(c).all()):  # e^eps - 1 underflows (eps ~ 1e-308): not served here
+        if not (
+            math.isfinite(g) and np.isfinite(c).all()
+        ):  # e^eps - 1 underflows (eps ~ 1e-308): not served here
             return None
         width0 = self.t0.shape[1] - 1
-        a_col = np.clip(np.ceil((c - low2) / g) + 1.0 - self.c0, 0, width0).astype(np.int64)  # +1: rounding margin
+        a_col = np.clip(np.ceil((c - low2) / g) + 1.0 - self.c0, 0, width0).astype(
+            np.int64
+        )  # +1: rounding margin
         b_col = np.clip(np.floor((c - self.top2 - 1.0) / g) - 1.0 - self.c0, 0, width0).astype(np.int64)
         b_col = np.minimum(b_col, a_col)
         rows = np.arange(s.size)
         theta_a = self._theta_up(self.c0 + a_col, s, eps)
         t2_low, r2_low = self.t2[:, 0], self.r2[:, 0]
-        region_a = ((r2_low + (low2 - theta_a) * t2_low) * self.t0[rows, a_col] + g * t2_low * self.r0[rows, a_col])
+        region_a = (r2_low + (low2 - theta_a) * t2_low) * self.t0[rows, a_col] + g * t2_low * self.r0[
+            rows, a_col
+        ]
         row_sum = np.maximum(region_a, 0.0) + self._band(eps, b_col, a_col)
         with np.errstate(divide="ignore"):
             log_rows = np.log(row_sum) + self.scale0 + self.scale2 + self.log_w
@@ -220,11 +238,21 @@ class OneValueTables:
         krr = KrrParams.of(self.e0, self.k)
         E, em1 = math.exp(self.e0), math.expm1(eps)
         phi = _PHIS
-        cells = np.stack([krr.log_q + phi, krr.log_q - phi * math.exp(eps), krr.log_p + phi * em1 / E,
-                          np.full(phi.shape, math.log(self.k - 3.0) + krr.log_q if self.k > 3 else -np.inf)])
+        cells = np.stack(
+            [
+                krr.log_q + phi,
+                krr.log_q - phi * math.exp(eps),
+                krr.log_p + phi * em1 / E,
+                np.full(phi.shape, math.log(self.k - 3.0) + krr.log_q if self.k > 3 else -np.inf),
+            ]
+        )
         with np.errstate(over="ignore", invalid="ignore"):
-            value = (-1.0 - np.log(phi) - phi * em1 * self.n / math.expm1(self.e0)
-                     + self.n * logsumexp(cells, axis=0))
+            value = (
+                -1.0
+                - np.log(phi)
+                - phi * em1 * self.n / math.expm1(self.e0)
+                + self.n * logsumexp(cells, axis=0)
+            )
         value = value[np.isfinite(value)]
         if not value.size:
             return np.inf

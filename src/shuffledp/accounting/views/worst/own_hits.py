@@ -81,7 +81,7 @@ _ORDER = tuple(sorted(THETAS, reverse=True))  # theta = 1 first: its laws are bu
 MAX_USERS_OWN_HITS = 32
 #: doubles of full (theta < 1) laws kept across epsilons (800 MB); the least recently used are dropped beyond it
 CACHE_DOUBLES = 100_000_000
-_U = 2.0 ** -53
+_U = 2.0**-53
 #: added to every value: bounds the mass lost to underflow (< 2.3e-308 per product, ~1e6 terms of ~n
 #: operations each at n <= 32), so that the value stays an upper bound even where delta is near 1e-300
 _UNDERFLOW = 1e-290
@@ -135,7 +135,7 @@ class _Residual(NamedTuple):
 def _residual(par: _Params, theta: float) -> _Residual:
     p, q, k, _ = par
     w = theta * k * q
-    one_minus_w = (1.0 - theta) + theta * (p - q)              # 1 - theta k q without cancellation
+    one_minus_w = (1.0 - theta) + theta * (p - q)  # 1 - theta k q without cancellation
     q_r = q * (1.0 - theta) / one_minus_w
     rest_r = 1.0 - 2.0 * q_r
     return _Residual(w, one_minus_w, q_r, rest_r, (p - w / k) / one_minus_w / rest_r, (k - 3) * q_r / rest_r)
@@ -202,7 +202,7 @@ def _theta_laws(par: _Params, a: int, b: int, theta: float, group: np.ndarray, k
             P[beta], Q[beta] = _with_u(group, p, q, k)
             continue
         lp, lq = _with_u(_others(group, residual[m - beta], size), p, q, k)
-        hits = _hit_law(size, m - beta, a + b + beta + 1, table)     # [s, J, N_Y]
+        hits = _hit_law(size, m - beta, a + b + beta + 1, table)  # [s, J, N_Y]
         np.matmul(lp, hits, out=P[beta])
         np.matmul(lq, hits, out=Q[beta])
     if full:  # h0 <= s and N_Y <= s: keep those cells only (a third of the cube)
@@ -224,9 +224,9 @@ def _others(group: np.ndarray, res: np.ndarray, size: int) -> np.ndarray:
     """law[s, h0, J'] = sum over g0 of group[J', g0] res[s - J', h0 - g0] (group A's others and the
     residual users): one product with a Toeplitz matrix per J' (sums of non-negative products)."""
     idx = np.arange(size)
-    lag = idx[None, :] - idx[:, None]                                      # h0 - h0'
-    toeplitz = np.where(lag >= 0, group[:, np.maximum(lag, 0)], 0.0)      # [J', h0', h0]
-    shifted = np.zeros((size, size, size))                                 # [J', s, h0']
+    lag = idx[None, :] - idx[:, None]  # h0 - h0'
+    toeplitz = np.where(lag >= 0, group[:, np.maximum(lag, 0)], 0.0)  # [J', h0', h0]
+    shifted = np.zeros((size, size, size))  # [J', s, h0']
     for j in range(size):
         shifted[j, j:] = res[: size - j]
     return np.matmul(shifted, toeplitz).transpose(1, 2, 0)
@@ -234,8 +234,8 @@ def _others(group: np.ndarray, res: np.ndarray, size: int) -> np.ndarray:
 
 def _with_u(others: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Add u (x0 in D, x1 in D'): the laws over [s, h0, J] under both worlds; a 2-d law is [s, h0] (s = J)."""
-    on_x0, on_x1 = np.zeros_like(others), np.zeros_like(others)    # others' law moved by u landing there
-    if others.ndim == 3:                                            # s and J move together
+    on_x0, on_x1 = np.zeros_like(others), np.zeros_like(others)  # others' law moved by u landing there
+    if others.ndim == 3:  # s and J move together
         on_x0[1:, 1:, 1:], on_x1[1:, :, 1:] = others[:-1, :-1, :-1], others[:-1, :, :-1]
     else:
         on_x0[1:, 1:], on_x1[1:, :] = others[:-1, :-1], others[:-1, :]
@@ -257,14 +257,16 @@ def _hit_law(size: int, m_r: int, group: int, table: np.ndarray) -> np.ndarray:
     return np.where(inside[:, :, None], rows, 0.0)
 
 
-def _per_s(weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float, starts=None) -> np.ndarray:
+def _per_s(
+    weights: np.ndarray, P: np.ndarray, Q: np.ndarray, eps: float, c: float, starts=None
+) -> np.ndarray:
     """Upper values of D(s) = sum over (beta, h0, N_Y) of (P - e^eps Q)_+, weighted by beta's law; ``starts``:
     where each s begins among the cells of a [beta, cell] law (:func:`_triangle`), unused for [beta, s, h0]."""
     e = math.exp(eps)
     diff = P - e * Q
     diff += c * _U * (P + e * Q)
     np.maximum(diff, 0.0, out=diff)
-    if P.ndim == 2:                                                        # [beta, cell]: cells by s
+    if P.ndim == 2:  # [beta, cell]: cells by s
         per = np.add.reduceat(diff, starts, axis=1)
     else:
         per = diff.reshape(diff.shape[0], diff.shape[1], -1).sum(axis=2)  # [beta, s]
@@ -284,7 +286,9 @@ class OwnHitsSearch:
         if k < 4:
             raise ValueError(f"`k` must be >= 4 for the own-hits view, got {k}")
         if not 2 <= n <= MAX_USERS_OWN_HITS:
-            raise ValueError(f"`n_users` must be in [2, {MAX_USERS_OWN_HITS}] for the own-hits view; got {n}.")
+            raise ValueError(
+                f"`n_users` must be in [2, {MAX_USERS_OWN_HITS}] for the own-hits view; got {n}."
+            )
         self._par = _Params(*KrrParams.of(epsilon_local, k).quotient_probabilities, k, n)
         self._c = 16.0 * (n + 4)
         self._starts = _triangle(n + 1)[1]
@@ -296,8 +300,14 @@ class OwnHitsSearch:
         #: (a, b) -> {eps: certified theta = 1 value at eps}; the value is non-increasing in eps
         self._seen: dict = {ab: {} for ab in self._first}
 
-    def bound(self, a: int, b: int, eps: float, thetas: tuple[float, ...] | None = None,
-              stop_at: float | None = None) -> float:
+    def bound(
+        self,
+        a: int,
+        b: int,
+        eps: float,
+        thetas: tuple[float, ...] | None = None,
+        stop_at: float | None = None,
+    ) -> float:
         """Certified upper value of B(a, b) at ``eps`` (forward direction; valid for every spread of the rest).
 
         ``thetas`` (a subset of :data:`THETAS`) restricts the views whose minimum is taken. The views are
@@ -326,7 +336,7 @@ class OwnHitsSearch:
         if theta == 1.0:
             return self._first[ab]
         key = (ab, theta)
-        if key in self._full:                        # least recently used first: move to the end
+        if key in self._full:  # least recently used first: move to the end
             self._full[key] = self._full.pop(key)
         else:
             if theta not in self._tables:
@@ -345,8 +355,12 @@ class OwnHitsSearch:
         origin = self._first_term((0, 0), eps)[0]
         best, arg, built = self._bound((0, 0), eps, None, None, origin), (0, 0), 1
         # a dataset whose theta = 1 value at a smaller epsilon is not above B(0, 0) cannot raise the maximum
-        first = {ab: self._first_term(ab, eps) for ab in self._first if ab != (0, 0) and self._above(ab, eps, best)}
-        for ab in sorted(first, key=lambda ab: -first[ab][1]):  # by decreasing theta = 1 value, which bounds B
+        first = {
+            ab: self._first_term(ab, eps) for ab in self._first if ab != (0, 0) and self._above(ab, eps, best)
+        }
+        for ab in sorted(
+            first, key=lambda ab: -first[ab][1]
+        ):  # by decreasing theta = 1 value, which bounds B
             if first[ab][1] <= best:
                 break
             value = self._bound(ab, eps, None, best, first[ab][0])

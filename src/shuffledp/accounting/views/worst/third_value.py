@@ -108,8 +108,11 @@ class OneValueView:
         d = (em1 * (n / math.expm1(self.e0) - m * self._pi2 / E + h1) + (h1 - a)) / kappa
         theta = m * self._pi2 + d
         weight = np.broadcast_to(self._s.of(s)[:, None], h0.shape)[inside]
-        out[inside] = (weight + log_pmf(a, si, _LOG_HALF, _LOG_HALF)
-                       + log_excess_above(theta, m, self._log_pi2, self._log_1mpi2, d))
+        out[inside] = (
+            weight
+            + log_pmf(a, si, _LOG_HALF, _LOG_HALF)
+            + log_excess_above(theta, m, self._log_pi2, self._log_1mpi2, d)
+        )
         return out
 
     def log_delta(self, eps: float, *, tables: bool = True) -> float:
@@ -137,8 +140,11 @@ class OneValueView:
             grow_lo = lo > 0 and (peak == -np.inf or np.max(terms[0]) > floor)
             grow_hi = hi < n and (peak == -np.inf or np.max(terms[-1]) > floor)
             grow_t = width < n and (peak == -np.inf or max(np.max(terms[:, 0]), np.max(terms[:, -1])) > floor)
-            stop = (not (grow_lo or grow_hi or grow_t) or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE)
-                    or terms.size >= MAX_CELLS)
+            stop = (
+                not (grow_lo or grow_hi or grow_t)
+                or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE)
+                or terms.size >= MAX_CELLS
+            )
             if stop:
                 if peak == -np.inf:
                     return -np.inf
