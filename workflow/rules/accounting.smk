@@ -30,22 +30,26 @@ SWEEPS = list(ACCOUNTING["sweeps"])
 # re-runs that sweep only (Snakemake's params trigger), never the paper's tables.
 rule accounting_paper:
     output:
-        table2_csv=report("results/accounting/table2.csv", caption="../report/table2.rst", category="Accounting"),
+        table2_csv=report(
+            "results/accounting/table2.csv", caption="../report/table2.rst", category="Accounting"
+        ),
         table2_latex="results/accounting/table2.tex",
         table2_markdown="results/accounting/table2.md",
         table2_comparison="results/accounting/table2_comparison.csv",
-        table4_csv=report("results/accounting/table4.csv", caption="../report/table4.rst", category="Accounting"),
+        table4_csv=report(
+            "results/accounting/table4.csv", caption="../report/table4.rst", category="Accounting"
+        ),
         table4_latex="results/accounting/table4.tex",
         table4_markdown="results/accounting/table4.md",
         table4_comparison="results/accounting/table4_comparison.csv",
         fig1_figure=report("results/accounting/fig1.png", caption="../report/fig1.rst", category="Accounting"),
         fig1_data="results/accounting/fig1_data.csv",
-    params:
-        accounting={key: ACCOUNTING[key] for key in ("table2", "table4", "fig1")},
     log:
         ["logs/accounting/table2.log", "logs/accounting/table4.log", "logs/accounting/fig1.log"],
     benchmark:
         "results/benchmarks/accounting/paper.tsv"
+    params:
+        accounting={key: ACCOUNTING[key] for key in ("table2", "table4", "fig1")},
     script:
         "../scripts/accounting_paper.py"
 
@@ -60,20 +64,19 @@ rule accounting_sweep:
             category="Accounting",
             subcategory="delta sweeps",
         ),
-    wildcard_constraints:
-        sweep="|".join(re.escape(name) for name in SWEEPS) if SWEEPS else "(?!)",
-    params:
-        sweep=lambda wildcards: ACCOUNTING["sweeps"][wildcards.sweep],
     log:
         "logs/accounting/sweeps/{sweep}.log",
     benchmark:
         "results/benchmarks/accounting/sweeps/{sweep}.tsv"
+    wildcard_constraints:
+        sweep="|".join(re.escape(name) for name in SWEEPS) if SWEEPS else "(?!)",
+    params:
+        sweep=lambda wildcards: ACCOUNTING["sweeps"][wildcards.sweep],
     script:
         "../scripts/accounting_sweep.py"
 
 
 rule accounting_epsilon_comparison:
-    priority: 50  # scheduling only (issue 24): see the note in common.smk
     output:
         figure=report(
             "results/accounting/epsilon_comparison.png",
@@ -82,18 +85,18 @@ rule accounting_epsilon_comparison:
             subcategory="beyond the paper",
         ),
         data="results/accounting/epsilon_comparison.csv",
-    params:
-        comparison=ACCOUNTING["epsilon_comparison"],
     log:
         "logs/accounting/epsilon_comparison.log",
     benchmark:
         "results/benchmarks/accounting/epsilon_comparison.tsv"
+    priority: 50  # scheduling only (issue 24): see the note in common.smk
+    params:
+        comparison=ACCOUNTING["epsilon_comparison"],
     script:
         "../scripts/accounting_epsilon_comparison.py"
 
 
 rule accounting_bracket:
-    priority: 70  # scheduling only (issue 24): see the note in common.smk
     output:
         csv=report(
             "results/accounting/bracket.csv",
@@ -102,12 +105,13 @@ rule accounting_bracket:
             subcategory="beyond the paper",
         ),
         markdown="results/accounting/bracket.md",
-    params:
-        bracket=ACCOUNTING["bracket"],
     log:
         "logs/accounting/bracket.log",
     benchmark:
         "results/benchmarks/accounting/bracket.tsv"
+    priority: 70  # scheduling only (issue 24): see the note in common.smk
+    params:
+        bracket=ACCOUNTING["bracket"],
     script:
         "../scripts/accounting_bracket.py"
 

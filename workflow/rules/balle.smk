@@ -13,15 +13,15 @@ if BALLE is not None:
     BALLE_SHARED = shared_reference_panels(BALLE["panels"])
 
     rule balle_references:
-        priority: 60  # scheduling only (issue 24): see the note in common.smk
         output:
             csv=f"{B}/balle_shared_references.csv",
-        params:
-            panels=BALLE["panels"],
         log:
             "logs/balle/references.log",
         benchmark:
             "results/benchmarks/balle/references.tsv"
+        priority: 60  # scheduling only (issue 24): see the note in common.smk
+        params:
+            panels=BALLE["panels"],
         script:
             "../scripts/balle_references.py"
 
@@ -31,19 +31,19 @@ if BALLE is not None:
     BALLE_PANELS = ["i", "ii", "iii", "iv"]
 
     rule balle_panel:
-        priority: 60  # scheduling only (issue 24): see the note in common.smk
         input:
             [f"{B}/balle_shared_references.csv"] if BALLE_SHARED else [],
         output:
             csv=[f"{B}/balle_fig3_{panel}.csv" for panel in BALLE_PANELS],
-        params:
-            panels=BALLE_PANELS,
-            sections=[BALLE["panels"][panel] for panel in BALLE_PANELS],
-            shared=sorted(BALLE_SHARED),
         log:
             [f"logs/balle/panel_{panel}.log" for panel in BALLE_PANELS],
         benchmark:
             "results/benchmarks/balle/panels.tsv"
+        priority: 60  # scheduling only (issue 24): see the note in common.smk
+        params:
+            panels=BALLE_PANELS,
+            sections=[BALLE["panels"][panel] for panel in BALLE_PANELS],
+            shared=sorted(BALLE_SHARED),
         script:
             "../scripts/balle_figure.py"
 
@@ -55,13 +55,13 @@ if BALLE is not None:
             png=report(f"{B}/balle_fig3.png", caption="../report/balle.rst", category="Balle et al."),
             verdicts_csv=f"{B}/balle_verdicts.csv",
             verdicts_md=f"{B}/balle_verdicts.md",
-        params:
-            panels=BALLE["panels"],
-            tolerance=BALLE["verdict_tolerance"],
         log:
             "logs/balle/verdicts.log",
         benchmark:
             "results/benchmarks/balle/verdicts.tsv"
+        params:
+            panels=BALLE["panels"],
+            tolerance=BALLE["verdict_tolerance"],
         script:
             "../scripts/balle_verdicts.py"
 
@@ -94,18 +94,19 @@ if BALLE is not None:
         ]
     )
 
+
 if BALLE is not None and "fig2" in BALLE:
 
     rule balle_fig2:
         output:
             csv=f"{B}/balle_fig2.csv",
             png=report(f"{B}/balle_fig2.png", caption="../report/balle_fig2.rst", category="Balle et al."),
-        params:
-            section=BALLE["fig2"],
         log:
             "logs/balle/fig2.log",
         benchmark:
             "results/benchmarks/balle/fig2.tsv"
+        params:
+            section=BALLE["fig2"],
         script:
             "../scripts/balle_fig2.py"
 

@@ -32,5 +32,6 @@ ALL_TARGETS = []
 
 REGIONS = sorted(config["regions"])
 
+
 wildcard_constraints:
     region="|".join(REGIONS),

@@ -72,16 +72,16 @@ wildcard_constraints:
 rule fetch_gowalla:
     output:
         SNAP_RAW,
+    log:
+        "logs/data/fetch_gowalla.log",
+    benchmark:
+        "results/benchmarks/data/fetch_gowalla.tsv"
     params:
         url=config["data"]["snap"]["url"],
         expected_rows=config["data"]["snap"]["expected_rows"],
         retries=config["data"]["snap"]["retries"],
         timeout=config["data"]["snap"]["timeout_seconds"],
         backoff=config["data"]["snap"]["backoff_seconds"],
-    log:
-        "logs/data/fetch_gowalla.log",
-    benchmark:
-        "results/benchmarks/data/fetch_gowalla.tsv"
     script:
         "../scripts/fetch_gowalla.py"
 
@@ -93,41 +93,41 @@ def _earlier_sources(wildcards):
 
 
 rule prepare_checkins:
-    priority: 100  # scheduling only (issue 24): see the note in common.smk
     input:
         data=lambda wildcards: DATA_SOURCES[wildcards.source]["path"],
         earlier=_earlier_sources,
     output:
         checkins="results/data/sources/{source}.parquet",
         summary="results/data/sources/{source}_summary.csv",
-    params:
-        source=lambda wildcards: {"name": wildcards.source, **DATA_SOURCES[wildcards.source]},
-        max_bad_fraction=config["data"]["max_bad_fraction"],
-        duplicates=lambda wildcards: DATA_SOURCES[wildcards.source]["duplicates"],
     log:
         "logs/data/prepare_checkins/{source}.log",
     benchmark:
         "results/benchmarks/data/prepare_checkins/{source}.tsv"
+    priority: 100  # scheduling only (issue 24): see the note in common.smk
+    params:
+        source=lambda wildcards: {"name": wildcards.source, **DATA_SOURCES[wildcards.source]},
+        max_bad_fraction=config["data"]["max_bad_fraction"],
+        duplicates=lambda wildcards: DATA_SOURCES[wildcards.source]["duplicates"],
     script:
         "../scripts/prepare_checkins.py"
 
 
 rule crop_and_grid:
-    priority: 100  # scheduling only (issue 24): see the note in common.smk
     input:
         expand("results/data/sources/{source}.parquet", source=DATA_SOURCES),
     output:
         cells="results/data/{region}/cell_counts.csv",
         checkins="results/data/{region}/checkins.parquet",
         summary="results/data/{region}/crop_summary.csv",
-    params:
-        name=lambda wildcards: wildcards.region,
-        region=lambda wildcards: config["regions"][wildcards.region],
-        sources=list(DATA_SOURCES),
     log:
         "logs/data/crop_and_grid/{region}.log",
     benchmark:
         "results/benchmarks/data/crop_and_grid/{region}.tsv"
+    priority: 100  # scheduling only (issue 24): see the note in common.smk
+    params:
+        name=lambda wildcards: wildcards.region,
+        region=lambda wildcards: config["regions"][wildcards.region],
+        sources=list(DATA_SOURCES),
     script:
         "../scripts/crop_and_grid.py"
 
@@ -153,12 +153,12 @@ rule fig3:
         checkins=expand("results/data/{region}/checkins.parquet", region=FIG3_REGIONS),
     output:
         report("results/data/fig3.png", caption="../report/fig3.rst", category="Data"),
-    params:
-        regions=[{"name": name, **config["regions"][name]} for name in FIG3_REGIONS],
     log:
         "logs/data/fig3.log",
     benchmark:
         "results/benchmarks/data/fig3.tsv"
+    params:
+        regions=[{"name": name, **config["regions"][name]} for name in FIG3_REGIONS],
     script:
         "../scripts/fig3.py"
 
@@ -179,7 +179,6 @@ ALL_TARGETS.extend(
         "results/data/fig3.png",
     ]
 )
-
 
 
 onerror:

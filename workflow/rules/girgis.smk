@@ -10,12 +10,12 @@ if GIRGIS is not None:
         output:
             csv=f"{G}/girgis_fig2.csv",
             png=report(f"{G}/girgis_fig2.png", caption="../report/girgis.rst", category="Girgis et al."),
-        params:
-            section=GIRGIS["fig2"],
         log:
             "logs/girgis/fig2.log",
         benchmark:
             "results/benchmarks/girgis/fig2.tsv"
+        params:
+            section=GIRGIS["fig2"],
         script:
             "../scripts/girgis_figure.py"
 
@@ -25,12 +25,12 @@ if GIRGIS is not None:
         output:
             csv=f"{G}/girgis_verdicts.csv",
             md=f"{G}/girgis_verdicts.md",
-        params:
-            section=GIRGIS["fig2"],
         log:
             "logs/girgis/verdicts.log",
         benchmark:
             "results/benchmarks/girgis/verdicts.tsv"
+        params:
+            section=GIRGIS["fig2"],
         script:
             "../scripts/girgis_verdicts.py"
 
@@ -38,5 +38,11 @@ if GIRGIS is not None:
     localrules:
         girgis_verdicts,
 
-    ALL_TARGETS.extend([f"{G}/girgis_fig2.csv", f"{G}/girgis_fig2.png", f"{G}/girgis_verdicts.csv",
-                        f"{G}/girgis_verdicts.md"])
+    ALL_TARGETS.extend(
+        [
+            f"{G}/girgis_fig2.csv",
+            f"{G}/girgis_fig2.png",
+            f"{G}/girgis_verdicts.csv",
+            f"{G}/girgis_verdicts.md",
+        ]
+    )

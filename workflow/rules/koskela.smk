@@ -11,19 +11,25 @@ if KOSKELA is not None:
     KOSKELA_FIGURES = [1, 2, 3]
 
     rule koskela_figure:
-        priority: 40  # scheduling only (issue 24): see the note in common.smk
         output:
             csv=[f"{K}/koskela_fig{number}.csv" for number in KOSKELA_FIGURES],
-            png=[report(f"{K}/koskela_fig{number}.png", caption="../report/koskela.rst", category="Koskela et al.")
-                 for number in KOSKELA_FIGURES],
-        params:
-            numbers=KOSKELA_FIGURES,
-            sections=[KOSKELA[f"fig{number}"] for number in KOSKELA_FIGURES],
-            smallest_delta=KOSKELA["smallest_delta"],
+            png=[
+                report(
+                    f"{K}/koskela_fig{number}.png",
+                    caption="../report/koskela.rst",
+                    category="Koskela et al.",
+                )
+                for number in KOSKELA_FIGURES
+            ],
         log:
             [f"logs/koskela/fig{number}.log" for number in KOSKELA_FIGURES],
         benchmark:
             "results/benchmarks/koskela/figures.tsv"
+        priority: 40  # scheduling only (issue 24): see the note in common.smk
+        params:
+            numbers=KOSKELA_FIGURES,
+            sections=[KOSKELA[f"fig{number}"] for number in KOSKELA_FIGURES],
+            smallest_delta=KOSKELA["smallest_delta"],
         script:
             "../scripts/koskela_figure.py"
 
@@ -33,13 +39,13 @@ if KOSKELA is not None:
         output:
             csv=f"{K}/koskela_verdicts.csv",
             md=f"{K}/koskela_verdicts.md",
-        params:
-            tolerance=KOSKELA["tolerance"],
-            smallest_delta=KOSKELA["smallest_delta"],
         log:
             "logs/koskela/verdicts.log",
         benchmark:
             "results/benchmarks/koskela/verdicts.tsv"
+        params:
+            tolerance=KOSKELA["tolerance"],
+            smallest_delta=KOSKELA["smallest_delta"],
         script:
             "../scripts/koskela_verdicts.py"
 
@@ -55,6 +61,7 @@ if KOSKELA is not None:
         ]
     )
 
+
 # Koskela et al.'s Fig. 4 (issue 21, item 5): delta(eps) of shuffled Gaussian noise by Monte Carlo
 # integration of the d-dimensional hockey-stick divergence, with confidence bands and exact values at
 # d <= 2. Library: shuffledp.experiments.shuffled_gaussian, shuffledp.plotting.koskela_fig4.
@@ -63,17 +70,19 @@ if KOSKELA is not None and "fig4" in KOSKELA:
     rule koskela_fig4:
         output:
             csv=f"{K}/koskela_fig4.csv",
-            png=report(f"{K}/koskela_fig4.png", caption="../report/koskela_fig4.rst", category="Koskela et al."),
+            png=report(
+                f"{K}/koskela_fig4.png", caption="../report/koskela_fig4.rst", category="Koskela et al."
+            ),
             verdicts_csv=f"{K}/koskela_fig4_verdicts.csv",
             verdicts_md=f"{K}/koskela_fig4_verdicts.md",
-        params:
-            section=KOSKELA["fig4"],
-            seed=config["seed"],
-            smallest_delta=KOSKELA["smallest_delta"],
         log:
             "logs/koskela/fig4.log",
         benchmark:
             "results/benchmarks/koskela/fig4.tsv"
+        params:
+            section=KOSKELA["fig4"],
+            seed=config["seed"],
+            smallest_delta=KOSKELA["smallest_delta"],
         script:
             "../scripts/koskela_fig4.py"
 

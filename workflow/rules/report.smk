@@ -35,9 +35,11 @@ BROWSER_CHECK = REPORT_SETTINGS.get("browser_check", "auto")
 BROWSER_PROGRAMS = {name: _shutil.which(name) for name in ("chromium", "chromedriver")}
 BROWSER_ABSENT = sorted(name for name, found in BROWSER_PROGRAMS.items() if not found)
 if BROWSER_CHECK == "required" and BROWSER_ABSENT:
-    raise WorkflowError(f"config: `report.browser_check` is 'required' but {', '.join(BROWSER_ABSENT)} is not "
-                        "on PATH (Debian: apt-get install chromium chromium-driver); use 'auto' to record "
-                        "the check as not done instead.")
+    raise WorkflowError(
+        f"config: `report.browser_check` is 'required' but {', '.join(BROWSER_ABSENT)} is not "
+        "on PATH (Debian: apt-get install chromium chromium-driver); use 'auto' to record "
+        "the check as not done instead."
+    )
 FIRST_SCREEN = {"json": "results/report/first_screen.json"}
 # Table II's n = 1,000 "Our delta" cells under fixed hypotheses (shuffledp.report.hypotheses), when the
 # accounting stage is reported
@@ -47,7 +49,11 @@ if not BROWSER_ABSENT:
 KNOWN_OUTPUTS = _plain_outputs(ALL_TARGETS, [item for rule_ in workflow.rules for item in rule_.output])
 STAGE_OUTPUTS = _stage_outputs(ALL_TARGETS)
 MANIFEST_STAGES = _manifest_stages(STAGE_OUTPUTS, REPORT_SETTINGS["stages"])
-STAGE_OUTPUTS["report"] = list(REPORT_OUTPUTS.values()) + HYPOTHESES + (list(FIRST_SCREEN.values()) if BROWSER_CHECK != "off" else [])
+STAGE_OUTPUTS["report"] = (
+    list(REPORT_OUTPUTS.values())
+    + HYPOTHESES
+    + (list(FIRST_SCREEN.values()) if BROWSER_CHECK != "off" else [])
+)
 
 
 def _producer(path):
@@ -77,9 +83,14 @@ def _benchmark_globs(stage):
 def _stage_inputs(stage):
     """Inputs of a stage that come from outside it, with their sources (checksummed in the manifest)."""
     if stage == "data":
-        return _data_sources_for_manifest(config, raw_path=globals().get("SNAP_RAW", "data/raw/loc-gowalla_totalCheckins.txt.gz"))
+        return _data_sources_for_manifest(
+            config, raw_path=globals().get("SNAP_RAW", "data/raw/loc-gowalla_totalCheckins.txt.gz")
+        )
     return _stage_inputs_of(
-        stage, data_outputs=STAGE_OUTPUTS["data"], manifest_stages=MANIFEST_STAGES, report_reads=REPORT_READS.paths()
+        stage,
+        data_outputs=STAGE_OUTPUTS["data"],
+        manifest_stages=MANIFEST_STAGES,
+        report_reads=REPORT_READS.paths(),
     )
 
 
@@ -88,6 +99,8 @@ rule manifest:
         outputs=lambda wildcards: STAGE_OUTPUTS[wildcards.stage],
     output:
         "results/{stage}/MANIFEST.json",
+    log:
+        "logs/report/manifest_{stage}.log",
     wildcard_constraints:
         stage="data|accounting|utility|koskela|girgis|balle|report",
     params:
@@ -95,8 +108,6 @@ rule manifest:
         inputs=lambda wildcards: _stage_inputs(wildcards.stage),
         benchmarks=lambda wildcards: _benchmark_globs(wildcards.stage),
         repo=str(REPO),
-    log:
-        "logs/report/manifest_{stage}.log",
     script:
         "../scripts/manifest.py"
 
@@ -106,12 +117,12 @@ rule table2_hypotheses:
         comparison="results/accounting/table2_comparison.csv",
     output:
         csv="results/report/table2_hypotheses.csv",
-    params:
-        table2=config["accounting"]["table2"],
     log:
         "logs/report/table2_hypotheses.log",
     benchmark:
         "results/benchmarks/report/table2_hypotheses.tsv"
+    params:
+        table2=config["accounting"]["table2"],
     script:
         "../scripts/table2_hypotheses.py"
 
@@ -132,6 +143,10 @@ rule reproduction_report:
             caption="../report/reproduction_report.rst",
             category="Reproduction report",
         ),
+    log:
+        "logs/report/reproduction_report.log",
+    benchmark:
+        "results/benchmarks/report/reproduction_report.tsv"
     params:
         title=REPORT_SETTINGS["title"],
         stages=REPORT_SETTINGS["stages"],
@@ -145,10 +160,6 @@ rule reproduction_report:
         data_summary=REPORT_READS.data_summary,
         producers={path: _producer(path) for path in [*REPORT_READS.paths(), *HYPOTHESES]},
         repo=str(REPO),
-    log:
-        "logs/report/reproduction_report.log",
-    benchmark:
-        "results/benchmarks/report/reproduction_report.tsv"
     script:
         "../scripts/reproduction_report.py"
 
@@ -160,16 +171,16 @@ if BROWSER_CHECK != "off":
             html=REPORT_OUTPUTS["html"],
         output:
             **FIRST_SCREEN,
+        log:
+            "logs/report/report_first_screen.log",
+        benchmark:
+            "results/benchmarks/report/first_screen.tsv"
         params:
             tool=str(REPO / "tools" / "check_report_browser.py"),
             width=1280,
             height=900,
             absent_reason=f"{', '.join(BROWSER_ABSENT)} not found on PATH (Debian: apt-get install chromium "
             "chromium-driver)",
-        log:
-            "logs/report/report_first_screen.log",
-        benchmark:
-            "results/benchmarks/report/first_screen.tsv"
         script:
             "../scripts/report_first_screen.py"
 

@@ -12,7 +12,11 @@ U = "results/utility"
 
 
 def _caption(name, fallback):
-    return f"../report/{name}.rst" if (REPO / "workflow" / "report" / f"{name}.rst").exists() else f"../report/{fallback}.rst"
+    return (
+        f"../report/{name}.rst"
+        if (REPO / "workflow" / "report" / f"{name}.rst").exists()
+        else f"../report/{fallback}.rst"
+    )
 
 
 if UTILITY is not None:
@@ -34,14 +38,14 @@ if UTILITY is not None:
     rule utility_synthetic:
         output:
             [f"{U}/synthetic/{_synthetic_name(*item)}.csv" for item in SYNTHETIC_ITEMS],
-        params:
-            utility=UTILITY,
-            seed=config["seed"],
-            synthetic=SYNTHETIC_ITEMS,
         log:
             [f"logs/utility/synthetic_{_synthetic_name(*item)}.log" for item in SYNTHETIC_ITEMS],
         benchmark:
             "results/benchmarks/utility/synthetic.tsv"
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+            synthetic=SYNTHETIC_ITEMS,
         script:
             "../scripts/utility_synthetic.py"
 
@@ -69,12 +73,12 @@ if UTILITY is not None:
             png=report(f"{U}/fig2.png", caption="../report/fig2.rst", category="Utility"),
             csv=f"{U}/fig2.csv",
             floor=f"{U}/delta_floor_fig2.csv",
-        params:
-            utility=UTILITY,
         log:
             "logs/utility/fig2.log",
         benchmark:
             "results/benchmarks/utility/fig2.tsv"
+        params:
+            utility=UTILITY,
         script:
             "../scripts/utility_fig2.py"
 
@@ -85,14 +89,14 @@ if UTILITY is not None:
             cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
         output:
             [f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
-        params:
-            utility=UTILITY,
-            seed=config["seed"],
-            regions=list(UTILITY_REGIONS),
         log:
             [f"logs/utility/gowalla_community_{region}.log" for region in UTILITY_REGIONS],
         benchmark:
             "results/benchmarks/utility/gowalla_community.tsv"
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+            regions=list(UTILITY_REGIONS),
         script:
             "../scripts/utility_gowalla_community.py"
 
@@ -102,20 +106,20 @@ if UTILITY is not None:
     INDIVIDUAL_REGIONS = sorted(UTILITY_REGIONS, key=lambda region: region != "san_francisco")
 
     rule utility_gowalla_individual:
-        priority: 90  # scheduling only (issue 24): see the note in common.smk
         input:
             cells=[f"results/data/{region}/cell_counts.csv" for region in INDIVIDUAL_REGIONS],
         output:
             [f"{U}/gowalla/{region}/individual.csv" for region in INDIVIDUAL_REGIONS],
+        log:
+            [f"logs/utility/gowalla_individual_{region}.log" for region in INDIVIDUAL_REGIONS],
+        benchmark:
+            "results/benchmarks/utility/gowalla_individual.tsv"
+        priority: 90  # scheduling only (issue 24): see the note in common.smk
         params:
             utility=UTILITY,
             seed=config["seed"],
             regions=INDIVIDUAL_REGIONS,
             labels=[config["regions"][region]["label"] for region in INDIVIDUAL_REGIONS],
-        log:
-            [f"logs/utility/gowalla_individual_{region}.log" for region in INDIVIDUAL_REGIONS],
-        benchmark:
-            "results/benchmarks/utility/gowalla_individual.tsv"
         script:
             "../scripts/utility_gowalla_individual.py"
 
@@ -141,20 +145,26 @@ if UTILITY is not None:
         input:
             cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
         output:
-            png=[report(f"{U}/{entry['heatmap_figure']}.png", caption=_caption(entry["heatmap_figure"], "utility_heatmap"), category="Utility")
-                 for entry in UTILITY_REGIONS.values()],
+            png=[
+                report(
+                    f"{U}/{entry['heatmap_figure']}.png",
+                    caption=_caption(entry["heatmap_figure"], "utility_heatmap"),
+                    category="Utility",
+                )
+                for entry in UTILITY_REGIONS.values()
+            ],
             cells=[f"{U}/gowalla/{region}/heatmap_cells.csv" for region in UTILITY_REGIONS],
             summary=[f"{U}/gowalla/{region}/heatmap_summary.csv" for region in UTILITY_REGIONS],
+        log:
+            [f"logs/utility/heatmap_{region}.log" for region in UTILITY_REGIONS],
+        benchmark:
+            "results/benchmarks/utility/heatmap.tsv"
         params:
             utility=UTILITY,
             seed=config["seed"],
             regions=list(UTILITY_REGIONS),
             grids=[config["regions"][region]["grid"] for region in UTILITY_REGIONS],
             labels=[config["regions"][region]["label"] for region in UTILITY_REGIONS],
-        log:
-            [f"logs/utility/heatmap_{region}.log" for region in UTILITY_REGIONS],
-        benchmark:
-            "results/benchmarks/utility/heatmap.tsv"
         script:
             "../scripts/utility_heatmap.py"
 
@@ -162,17 +172,23 @@ if UTILITY is not None:
         input:
             [f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
         output:
-            png=[report(f"{U}/{entry['boxplot_figure']}.png", caption=_caption(entry["boxplot_figure"], "utility_boxplot"), category="Utility")
-                 for entry in UTILITY_REGIONS.values()],
+            png=[
+                report(
+                    f"{U}/{entry['boxplot_figure']}.png",
+                    caption=_caption(entry["boxplot_figure"], "utility_boxplot"),
+                    category="Utility",
+                )
+                for entry in UTILITY_REGIONS.values()
+            ],
             floor=[f"{U}/gowalla/{region}/delta_floor.csv" for region in UTILITY_REGIONS],
-        params:
-            labels=[config["regions"][region]["label"] for region in UTILITY_REGIONS],
-            utility=UTILITY,
-            grids=[config["regions"][region]["grid"] for region in UTILITY_REGIONS],
         log:
             [f"logs/utility/boxplot_{region}.log" for region in UTILITY_REGIONS],
         benchmark:
             "results/benchmarks/utility/boxplot.tsv"
+        params:
+            labels=[config["regions"][region]["label"] for region in UTILITY_REGIONS],
+            utility=UTILITY,
+            grids=[config["regions"][region]["grid"] for region in UTILITY_REGIONS],
         script:
             "../scripts/utility_boxplot.py"
 
@@ -180,13 +196,13 @@ if UTILITY is not None:
         output:
             csv=f"{U}/crossover.csv",
             png=report(f"{U}/crossover.png", caption="../report/crossover.rst", category="Utility"),
-        params:
-            utility=UTILITY,
-            seed=config["seed"],
         log:
             "logs/utility/crossover.log",
         benchmark:
             "results/benchmarks/utility/crossover.tsv"
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
         script:
             "../scripts/utility_crossover.py"
 
@@ -197,13 +213,23 @@ if UTILITY is not None:
 
     ALL_TARGETS.extend(
         [
-            f"{U}/table5.csv", f"{U}/table5.tex", f"{U}/table5.md", f"{U}/table5_comparison.csv", f"{U}/text_tv.csv",
-            f"{U}/fig2.png", f"{U}/fig2.csv",
-            f"{U}/table6.csv", f"{U}/table6.tex", f"{U}/table6.md", f"{U}/table6_comparison.csv",
+            f"{U}/table5.csv",
+            f"{U}/table5.tex",
+            f"{U}/table5.md",
+            f"{U}/table5_comparison.csv",
+            f"{U}/text_tv.csv",
+            f"{U}/fig2.png",
+            f"{U}/fig2.csv",
+            f"{U}/table6.csv",
+            f"{U}/table6.tex",
+            f"{U}/table6.md",
+            f"{U}/table6_comparison.csv",
             *[f"{U}/{e['heatmap_figure']}.png" for e in UTILITY_REGIONS.values()],
             *[f"{U}/{e['boxplot_figure']}.png" for e in UTILITY_REGIONS.values()],
-            f"{U}/delta_floor_fig2.csv", *[f"{U}/gowalla/{r}/delta_floor.csv" for r in UTILITY_REGIONS],
-            f"{U}/crossover.csv", f"{U}/crossover.png",
+            f"{U}/delta_floor_fig2.csv",
+            *[f"{U}/gowalla/{r}/delta_floor.csv" for r in UTILITY_REGIONS],
+            f"{U}/crossover.csv",
+            f"{U}/crossover.png",
         ]
     )
 
@@ -231,16 +257,16 @@ if EQUAL is not None:
     EQUAL_CALIBRATIONS = sorted({(k, n) for k in EQUAL_K.values() for n in EQUAL["n_users"]})
 
     rule utility_equal_guarantee_calibration:
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
         output:
             [f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS],
-        params:
-            equal=EQUAL,
-            cases=EQUAL_CALIBRATIONS,
         log:
             [f"logs/utility/equal_guarantee_calibration_k{k}_n{n}.log" for k, n in EQUAL_CALIBRATIONS],
         benchmark:
             "results/benchmarks/utility/equal_guarantee_calibration.tsv"
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        params:
+            equal=EQUAL,
+            cases=EQUAL_CALIBRATIONS,
         script:
             "../scripts/utility_equal_guarantee_calibration.py"
 
@@ -250,46 +276,65 @@ if EQUAL is not None:
     EQUAL_JOBS = [(dataset, n) for dataset in EQUAL_DATASETS for n in EQUAL["n_users"]]
 
     rule utility_equal_guarantee_jobs:
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
             calibrations=[f"{EG}/calibration_k{EQUAL_K[dataset]}_n{n}.csv" for dataset, n in EQUAL_JOBS],
-            cells=[f"results/data/{dataset}/cell_counts.csv" for dataset in EQUAL_DATASETS if dataset != "synthetic"],
+            cells=[
+                f"results/data/{dataset}/cell_counts.csv"
+                for dataset in EQUAL_DATASETS
+                if dataset != "synthetic"
+            ],
         output:
             [f"{EG}/{dataset}_n{n}.csv" for dataset, n in EQUAL_JOBS],
-        params:
-            utility=UTILITY,
-            seed=config["seed"],
-            jobs=EQUAL_JOBS,
-            cells={dataset: f"results/data/{dataset}/cell_counts.csv" for dataset in EQUAL_DATASETS if dataset != "synthetic"},
         log:
             [f"logs/utility/equal_guarantee_{dataset}_n{n}.log" for dataset, n in EQUAL_JOBS],
         benchmark:
             "results/benchmarks/utility/equal_guarantee_jobs.tsv"
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        params:
+            utility=UTILITY,
+            seed=config["seed"],
+            jobs=EQUAL_JOBS,
+            cells={
+                dataset: f"results/data/{dataset}/cell_counts.csv"
+                for dataset in EQUAL_DATASETS
+                if dataset != "synthetic"
+            },
         script:
             "../scripts/utility_equal_guarantee_job.py"
 
     rule utility_equal_guarantee:
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
             jobs=expand(f"{EG}/{{dataset}}_n{{n}}.csv", dataset=EQUAL_DATASETS, n=EQUAL["n_users"]),
             calibrations=sorted(f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS),
         output:
-            csv=report(f"{U}/equal_guarantee.csv", caption="../report/equal_guarantee.rst", category="Utility"),
+            csv=report(
+                f"{U}/equal_guarantee.csv", caption="../report/equal_guarantee.rst", category="Utility"
+            ),
             calibration=f"{U}/equal_guarantee_calibration.csv",
             ratio=f"{U}/equal_guarantee_ratio.csv",
-            tv=report(f"{U}/equal_guarantee_tv.png", caption="../report/equal_guarantee_tv.rst", category="Utility"),
-            ratio_png=report(f"{U}/equal_guarantee_ratio.png", caption="../report/equal_guarantee_ratio.rst", category="Utility"),
+            tv=report(
+                f"{U}/equal_guarantee_tv.png", caption="../report/equal_guarantee_tv.rst", category="Utility"
+            ),
+            ratio_png=report(
+                f"{U}/equal_guarantee_ratio.png",
+                caption="../report/equal_guarantee_ratio.rst",
+                category="Utility",
+            ),
         log:
             "logs/utility/equal_guarantee.log",
         benchmark:
             "results/benchmarks/utility/equal_guarantee.tsv"
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
         script:
             "../scripts/utility_equal_guarantee_combine.py"
 
     ALL_TARGETS.extend(
         [
-            f"{U}/equal_guarantee.csv", f"{U}/equal_guarantee_calibration.csv", f"{U}/equal_guarantee_ratio.csv",
-            f"{U}/equal_guarantee_tv.png", f"{U}/equal_guarantee_ratio.png",
+            f"{U}/equal_guarantee.csv",
+            f"{U}/equal_guarantee_calibration.csv",
+            f"{U}/equal_guarantee_ratio.csv",
+            f"{U}/equal_guarantee_tv.png",
+            f"{U}/equal_guarantee_ratio.png",
         ]
     )
 
@@ -309,47 +354,59 @@ if PHASE is not None and EQUAL is not None:
     PHASE_SHARDS = grid_shards(PHASE)
 
     rule utility_phase_diagram_grid:
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
         output:
             f"{U}/phase_diagram/grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.csv",
-        wildcard_constraints:
-            k=r"\d+",
-            shard=r"\d+",
-        params:
-            phase=PHASE,
-            equal=EQUAL,
-            neighbouring=UTILITY["neighbouring"],
         log:
             f"logs/utility/phase_diagram_grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.log",
         benchmark:
             f"results/benchmarks/utility/phase_diagram_grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.tsv"
+        wildcard_constraints:
+            k=r"\d+",
+            shard=r"\d+",
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        params:
+            phase=PHASE,
+            equal=EQUAL,
+            neighbouring=UTILITY["neighbouring"],
         script:
             "../scripts/utility_phase_diagram_grid.py"
 
     rule utility_phase_diagram:
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
         input:
-            grids=expand(f"{U}/phase_diagram/grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.csv", k=PHASE["k"],
-                         shard=range(PHASE_SHARDS)),
+            grids=expand(
+                f"{U}/phase_diagram/grid_k{{k}}_shard{{shard}}of{PHASE_SHARDS}.csv",
+                k=PHASE["k"],
+                shard=range(PHASE_SHARDS),
+            ),
             equal_guarantee=f"{U}/equal_guarantee.csv",
         output:
             grid=f"{U}/phase_diagram.csv",
             boundary=f"{U}/phase_diagram_boundary.csv",
             verdicts=f"{U}/phase_diagram_monte_carlo.csv",
-            figures=[report(path, caption="../report/phase_diagram.rst", category="Utility") for path in PHASE_FIGURES],
-        params:
-            phase=PHASE,
-            equal=EQUAL,
+            figures=[
+                report(path, caption="../report/phase_diagram.rst", category="Utility")
+                for path in PHASE_FIGURES
+            ],
         log:
             "logs/utility/phase_diagram.log",
         benchmark:
             "results/benchmarks/utility/phase_diagram.tsv"
+        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        params:
+            phase=PHASE,
+            equal=EQUAL,
         script:
             "../scripts/utility_phase_diagram.py"
 
     ALL_TARGETS.extend(
-        [f"{U}/phase_diagram.csv", f"{U}/phase_diagram_boundary.csv", f"{U}/phase_diagram_monte_carlo.csv", *PHASE_FIGURES]
+        [
+            f"{U}/phase_diagram.csv",
+            f"{U}/phase_diagram_boundary.csv",
+            f"{U}/phase_diagram_monte_carlo.csv",
+            *PHASE_FIGURES,
+        ]
     )
+
 
 # Composed phase diagram (issue 36): shuffle or curator for T rounds of q n users against one total
 # (epsilon, delta), each mechanism calibrated through its composed PLD; one grid job per k (its own stream
@@ -362,6 +419,10 @@ if ROUNDS is not None and PHASE is not None:
     rule utility_phase_diagram_rounds_grid:
         output:
             f"{U}/phase_diagram_rounds/grid_k{{k}}.csv",
+        log:
+            "logs/utility/phase_diagram_rounds_grid_k{k}.log",
+        benchmark:
+            "results/benchmarks/utility/phase_diagram_rounds_grid_k{k}.tsv"
         wildcard_constraints:
             k=r"\d+",
         params:
@@ -369,10 +430,6 @@ if ROUNDS is not None and PHASE is not None:
             phase=PHASE,
             seed=config["seed"],
             neighbouring=UTILITY["neighbouring"],
-        log:
-            "logs/utility/phase_diagram_rounds_grid_k{k}.log",
-        benchmark:
-            "results/benchmarks/utility/phase_diagram_rounds_grid_k{k}.tsv"
         script:
             "../scripts/utility_phase_diagram_rounds_grid.py"
 
@@ -389,5 +446,9 @@ if ROUNDS is not None and PHASE is not None:
             "../scripts/utility_phase_diagram_rounds.py"
 
     ALL_TARGETS.extend(
-        [f"{U}/phase_diagram_rounds.csv", f"{U}/phase_diagram_rounds_verdicts.csv", f"{U}/phase_diagram_rounds.png"]
+        [
+            f"{U}/phase_diagram_rounds.csv",
+            f"{U}/phase_diagram_rounds_verdicts.csv",
+            f"{U}/phase_diagram_rounds.png",
+        ]
     )
