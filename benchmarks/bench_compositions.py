@@ -27,12 +27,12 @@ silenced. Times are wall-clock seconds on this machine (shared cores: expect noi
 from __future__ import annotations
 
 import argparse
-import os
 import ast
 import contextlib
 import csv
 import io
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -74,7 +74,7 @@ def load_functions(path: Path, name: str):
         and not (isinstance(node, ast.Import) and any("matplotlib" in a.name for a in node.names))
     ]
     namespace = {"__name__": name}
-    exec(compile(tree, str(path), "exec"), namespace)  # noqa: S102 - their published functions, defs only
+    exec(compile(tree, str(path), "exec"), namespace)
     return namespace
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.composition import compose
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
+from shuffledp.accounting.composition import compose
 
 EPSILONS = np.arange(1, 51) * 0.02  # 0.02 ... 1.00
 

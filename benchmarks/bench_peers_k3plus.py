@@ -201,7 +201,7 @@ def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
 
 def tiny_rows(wang, scw):
     sys.path.insert(0, str(ROOT / "tests" / "accounting"))
-    import brute_force as bf  # noqa: E402  (tests-only helper, 30-digit enumeration)
+    import brute_force as bf
 
     rows = []
     for k, users in ((3, range(2, 7)), (4, range(2, 6))):

@@ -25,9 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_peers_krr import load_peer, peer_delta  # noqa: E402
+from bench_peers_krr import load_peer, peer_delta
 
-from shuffledp.accounting import get_accountant  # noqa: E402
+from shuffledp.accounting import get_accountant
 
 OLD = ("none", "all-x0 D||D'", "all-x0 D'||D")
 

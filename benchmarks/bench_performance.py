@@ -459,7 +459,6 @@ def main(argv=None) -> int:
         [("before", Path(arguments.before_src).resolve())] if arguments.before_src else []
     )
     import pandas as pd
-
     import performance_peers
 
     records = []

@@ -19,7 +19,7 @@ import yaml
 
 from shuffledp.experiments.utility import community_sweep
 from shuffledp.io import atomic_write_text
-from shuffledp.mechanisms import sensitivity_for, sample_shuffled_histogram
+from shuffledp.mechanisms import sample_shuffled_histogram, sensitivity_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

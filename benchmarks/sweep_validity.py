@@ -258,7 +258,7 @@ def composed_rows(eps0, n, k, compositions, limit):
 def _import_everything() -> None:
     """Import every accountant and the composition layer in the parent, before any fork: a module imported lazily
     inside a time-limited call can be cut by the alarm half-way, and the child then fails with a NameError."""
-    import shuffledp.accounting.composition  # noqa: F401
+    import shuffledp.accounting.composition
     import shuffledp.accounting.composition_tail  # noqa: F401
 
     for name in vc.checked_accountants():

@@ -173,8 +173,8 @@ def _private_uses(path: Path) -> list[str]:
             for alias in node.names:
                 if alias.name.split(".")[0] == "shuffledp":
                     bound[alias.asname or alias.name.split(".")[0]] = (
-                        alias.asname and alias.name or "shuffledp"
-                    )
+                        alias.asname and alias.name
+                    ) or "shuffledp"
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             chain, value = [node.attr], node.value

@@ -13,12 +13,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
 
-from shuffledp import io, tables  # noqa: E402
-from shuffledp.data import download  # noqa: E402
+from shuffledp import io, tables
+from shuffledp.data import download
 
 
 def test_one_implementation_everywhere():
@@ -69,7 +69,7 @@ def test_csv_rows_are_written_as_the_csv_module_writes_them_and_never_half(tmp_p
     # the reference-transcription tools write their CSVs through this one function
     target = tmp_path / "ref.csv"
     io.atomic_write_csv(target, ["a", "b"], [[1, "x, y"], [repr(0.1), "é"]])
-    assert target.read_bytes() == 'a,b\n1,"x, y"\n0.1,é\n'.encode("utf-8")
+    assert target.read_bytes() == 'a,b\n1,"x, y"\n0.1,é\n'.encode()
 
     def rows():
         yield [2, "z"]
@@ -77,17 +77,16 @@ def test_csv_rows_are_written_as_the_csv_module_writes_them_and_never_half(tmp_p
 
     with pytest.raises(RuntimeError, match="boom"):
         io.atomic_write_csv(target, ["a", "b"], rows())
-    assert target.read_bytes() == 'a,b\n1,"x, y"\n0.1,é\n'.encode("utf-8")
+    assert target.read_bytes() == 'a,b\n1,"x, y"\n0.1,é\n'.encode()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["ref.csv"]
 
 
 def test_failure_leaves_old_file_and_no_temporary(tmp_path):
     target = tmp_path / "out.parquet"
     target.write_text("old")
-    with pytest.raises(RuntimeError, match="boom"):
-        with io.atomic_output(target) as temporary:
-            temporary.write_text("half")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"), io.atomic_output(target) as temporary:
+        temporary.write_text("half")
+        raise RuntimeError("boom")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]
     with pytest.raises(TypeError, match=r"`text` must be a str; got int\."):
@@ -155,9 +154,8 @@ def test_a_full_disk_is_one_line_naming_the_output_and_leaves_nothing(tmp_path, 
 
 
 def test_an_error_about_another_file_inside_the_block_is_not_relabelled(tmp_path):
-    with pytest.raises(FileNotFoundError) as raised:
-        with io.atomic_output(tmp_path / "out.csv"):
-            open(tmp_path / "missing.csv")
+    with pytest.raises(FileNotFoundError) as raised, io.atomic_output(tmp_path / "out.csv"):
+        open(tmp_path / "missing.csv")
     assert not isinstance(raised.value, io.FileAccessError)
     assert (
         io.describe_os_error(raised.value)
@@ -176,8 +174,7 @@ def test_an_error_about_another_file_inside_the_block_is_not_relabelled(tmp_path
 def test_a_network_error_inside_the_block_is_not_called_a_write_failure(tmp_path, error):
     """A download writes through atomic_output: a refused connection (an OSError naming no file) must
     reach the downloader as itself, so it can say 'offline', and leave no temporary file."""
-    with pytest.raises(OSError) as raised:
-        with io.atomic_output(tmp_path / "g.txt.gz"):
-            raise error
+    with pytest.raises(OSError) as raised, io.atomic_output(tmp_path / "g.txt.gz"):
+        raise error
     assert raised.value is error
     assert list(tmp_path.iterdir()) == []

@@ -14,13 +14,13 @@ from scipy.stats import multivariate_normal
 
 from shuffledp.experiments.shuffled_gaussian import (
     FIG4_COLUMNS,
+    _log_ratios,
     fig4_frame,
     fig4_verdicts,
     hockey_stick_exact,
     hockey_stick_monte_carlo,
     log_likelihood_ratio,
 )
-from shuffledp.experiments.shuffled_gaussian import _log_ratios  # noqa: PLC2701
 from shuffledp.tables import NOT_REPRODUCIBLE
 
 
@@ -30,7 +30,7 @@ def test_exact_d1_is_the_integral_of_the_positive_part(sigma, epsilon):
     # int (p - e^eps q)_+ with p = N(1, s^2), q = N(0, s^2); p > e^eps q exactly for y > s^2 eps + 1/2
     mpmath.mp.dps = 30
     s, e = mpmath.mpf(sigma), mpmath.mpf(epsilon)
-    pdf = lambda y, m: mpmath.npdf(y, m, s)  # noqa: E731
+    pdf = lambda y, m: mpmath.npdf(y, m, s)
     crossing = s**2 * e + mpmath.mpf(1) / 2
     value = mpmath.quad(lambda y: pdf(y, 1) - mpmath.exp(e) * pdf(y, 0), [crossing, mpmath.inf])
     pq, qp = hockey_stick_exact(1, sigma, [epsilon])
@@ -46,8 +46,8 @@ def _nested_quadrature(sigma: float, epsilon: float) -> tuple[float, float]:
     def pdf(y, mean):  # scalar Gaussian density (math: scipy's per-call overhead dominates nested quadrature)
         return math.exp(-0.5 * ((y - mean) / sigma) ** 2) / (sigma * math.sqrt(2.0 * math.pi))
 
-    q = lambda y1, y2: pdf(y1, 0) * pdf(y2, 0)  # noqa: E731
-    p = lambda y1, y2: 0.5 * (pdf(y1, 1) * pdf(y2, 0) + pdf(y1, 0) * pdf(y2, 1))  # noqa: E731
+    q = lambda y1, y2: pdf(y1, 0) * pdf(y2, 0)
+    p = lambda y1, y2: 0.5 * (pdf(y1, 1) * pdf(y2, 0) + pdf(y1, 0) * pdf(y2, 1))
     log_c = -0.5 / s2 - math.log(2.0)  # L = e^{log_c} (e^{y1/s2} + e^{y2/s2})
 
     def threshold(y1, target):  # the y2 where L = target, or None when L > target for every y2

@@ -5,6 +5,7 @@ import os
 import pandas as pd
 import pytest
 
+from shuffledp.io import atomic_write_text
 from shuffledp.tables import (
     NOT_REPRODUCED,
     NOT_REPRODUCIBLE,
@@ -15,7 +16,6 @@ from shuffledp.tables import (
     printed_precision_verdict,
     write_table,
 )
-from shuffledp.io import atomic_write_text
 
 
 @pytest.mark.parametrize(

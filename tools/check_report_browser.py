@@ -123,7 +123,7 @@ class WebDriver:
     def close(self) -> None:
         try:
             self._call("DELETE", f"/session/{self.session}")
-        except Exception:  # noqa: BLE001 - closing is best effort; the process is ended below
+        except Exception:
             pass
         self.process.terminate()
         try:

@@ -33,10 +33,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _peer_functions import PEER_COMMIT  # noqa: E402
-from transcribe_koskela import _NumpyOnly  # noqa: E402
+from _peer_functions import PEER_COMMIT
+from transcribe_koskela import _NumpyOnly
 
-from shuffledp.experiments.koskela import subsampled_all_x0_pld, subsampled_lower_epsilon  # noqa: E402
+from shuffledp.experiments.koskela import subsampled_all_x0_pld, subsampled_lower_epsilon
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "shuffledp" / "reference" / "koskela_fig2_lower_check.csv"

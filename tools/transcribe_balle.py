@@ -47,8 +47,8 @@ def _panels(ab, mech):
     ns_i = np.geomspace(1000, 1000000, num=100, dtype=int)  # cell In [23]
     ns = np.geomspace(100, 100000, num=100, dtype=int)  # cells In [24], In [25]
     ns_iv = np.geomspace(100, 100000, num=50, dtype=int)  # cell In [26]
-    eps_of = lambda b, n: b.get_eps(0.5, n, 1e-6)  # noqa: E731  (In [23]: eps0 = 0.5, delta = 1e-6)
-    eps0_of = lambda b, n: b.get_eps0(0.1, n, 1e-6)  # noqa: E731  (In [24], [25]: eps = 0.1, delta = 1e-6)
+    eps_of = lambda b, n: b.get_eps(0.5, n, 1e-6)
+    eps0_of = lambda b, n: b.get_eps0(0.1, n, 1e-6)
 
     def eps0_iv(b, n):  # In [26]: k = int(n ** (1/3)), delta = 1 / n^2, eps = 0.1
         b.mechanism.set_k(int(n ** (1 / 3)))

@@ -30,13 +30,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _peer_functions import PEER_COMMIT, load_functions, quiet  # noqa: E402
-from transcribe_koskela import _NumpyOnly  # noqa: E402
+from _peer_functions import PEER_COMMIT, load_functions, quiet
+from transcribe_koskela import _NumpyOnly
 
-from shuffledp.accounting.numerics.rdp_conversion import rdp_to_log_delta  # noqa: E402
-from shuffledp.accounting.params import ShuffleSetting  # noqa: E402
-from shuffledp.accounting.views.clones.rdp import clones_atoms, clones_log_moments, log_moments  # noqa: E402
-from shuffledp.io import atomic_write_csv  # noqa: E402
+from shuffledp.accounting.numerics.rdp_conversion import rdp_to_log_delta
+from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.views.clones.rdp import clones_atoms, clones_log_moments, log_moments
+from shuffledp.io import atomic_write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "shuffledp" / "reference" / "koskela_fig1_rdp_check.csv"

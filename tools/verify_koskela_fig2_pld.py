@@ -32,10 +32,10 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _peer_functions import PEER_COMMIT, load_functions, quiet  # noqa: E402
-from transcribe_koskela import _NumpyOnly  # noqa: E402
+from _peer_functions import PEER_COMMIT, load_functions, quiet
+from transcribe_koskela import _NumpyOnly
 
-from shuffledp.io import atomic_write_csv  # noqa: E402
+from shuffledp.io import atomic_write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "shuffledp" / "reference" / "koskela_fig2_pld_check.csv"

@@ -437,7 +437,7 @@ def _print_comparison(result) -> None:
     )
     if pair["winner_lower"] is None:  # T rounds: no lower-bound eps0
         certainty = (
-            f"certain: more than 3 SE apart"
+            "certain: more than 3 SE apart"
             if pair["certain"]
             else f"not certain: {pair['standard_errors_apart']:.1f} SE apart"
         )

@@ -66,11 +66,11 @@ _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def _utc_iso(timestamp: float) -> str:
-    return _dt.datetime.fromtimestamp(timestamp, tz=_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.fromtimestamp(timestamp, tz=_dt.UTC).isoformat(timespec="seconds")
 
 
 def _now() -> float:
-    return _dt.datetime.now(tz=_dt.timezone.utc).timestamp()
+    return _dt.datetime.now(tz=_dt.UTC).timestamp()
 
 
 def file_sha256(path) -> str:

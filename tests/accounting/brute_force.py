@@ -55,8 +55,8 @@ Import from a test file in ``tests/accounting/`` as ``from brute_force import ..
 from __future__ import annotations
 
 import functools
-import math
 import itertools
+import math
 from collections import defaultdict
 from typing import NamedTuple
 

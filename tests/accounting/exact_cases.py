@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from brute_force import hockey_stick, histogram_distributions
+from brute_force import histogram_distributions, hockey_stick
 
 #: (n, k, n_x0, dataset, epsilon_local): small enough to enumerate, covering k = 2, 3, 4, n_x0 = 0,
 #: n_x0 = n - 1 and intermediate values, and the three dataset shapes
@@ -30,7 +30,7 @@ CASES = [
 EPSILONS = (0.0, 0.05, 0.2, 0.5, 1.0, 1.8, 3.5)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def exact_histogram_deltas(
     n: int, k: int, n_x0: int, dataset: str, epsilon_local: float
 ) -> tuple[float, ...]:
@@ -54,7 +54,7 @@ MODERATE_CASES = [
 MODERATE_EPSILONS = (0.0, 0.01, 0.1, 0.2, 0.3, 0.4, 0.7, 1.5)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def histogram_exact_deltas(n: int, k: int, n_x0: int, epsilon_local: float) -> tuple[float, ...]:
     """``histogram-exact`` delta (max of both directions) at each of :data:`MODERATE_EPSILONS`."""
     from shuffledp.accounting import get_accountant

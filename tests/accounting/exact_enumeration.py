@@ -262,7 +262,7 @@ def _cached(n: int, k: int, epsilon_local: float, eps: tuple, rel_tol: float):
                 if h - e > best_low:
                     best_low, best = h - e, (h, e, counts, direction)
         h, e, counts, direction = best
-        if e <= rel_tol * h or h == 0.0 and e <= _UNDERFLOW * 1e4:
+        if e <= rel_tol * h or (h == 0.0 and e <= _UNDERFLOW * 1e4):
             low = max(0.0, max(x[0] - x[1] for x in entries))
             high = max(x[0] + x[1] for x in entries)
             results.append(Truth(float(h), float(low), float(high), counts, direction, False))

@@ -127,7 +127,7 @@ def test_register_refuses_a_clash_and_a_bad_target():
         ValueError, match="`accountant` must be a subclass of shuffledp.accounting.Accountant"
     ):
         accounting.register("toy_accountant_module:Toy")  # the former "module:Class" form is gone
-    assert accounting._REGISTRY == registry
+    assert registry == accounting._REGISTRY
     accounting.register(accounting.accountant_class("weak-adversary"))  # the same class again: a no-op
     assert accounting.list_accountants() == sorted(registry)
 

@@ -12,10 +12,10 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from brute_force import hockey_stick, single_bin_distributions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brute_force import hockey_stick, single_bin_distributions
 from shuffledp.accounting import BoundKind, get_accountant
 from shuffledp.accounting.accountants.biswas import BiswasExact, BiswasPrinted
 from shuffledp.reference import load_reference, parse_label
@@ -63,8 +63,7 @@ def _model_laws_mpmath(n, k, n_x0, eps0):
         )
 
     others = [
-        mpmath.fsum(binom(r, n_x0, p) * binom(t - r, m, q) for r in range(0, min(t, n_x0) + 1))
-        for t in range(n)
+        mpmath.fsum(binom(r, n_x0, p) * binom(t - r, m, q) for r in range(min(t, n_x0) + 1)) for t in range(n)
     ]
     others.append(mpmath.mpf(0))
 

@@ -4,7 +4,6 @@ import math
 
 import mpmath
 import pytest
-
 from brute_force import (
     dataset_values,
     histogram_distributions,

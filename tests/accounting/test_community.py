@@ -5,8 +5,8 @@ Reference: brute-force enumeration of each value's single-bin count law (brute_f
 
 import numpy as np
 import pytest
-
 from brute_force import hockey_stick, single_bin_distributions
+
 from shuffledp.accounting import get_accountant, list_accountants
 from shuffledp.accounting.community import community_delta
 

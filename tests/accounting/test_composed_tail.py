@@ -18,7 +18,7 @@ from scipy.special import gammaln, logsumexp
 from shuffledp.accounting import ShuffleSetting, get_accountant
 from shuffledp.accounting.composition import PLD_FLOOR, Round, compose
 from shuffledp.accounting.composition_tail import tail_rounds
-from shuffledp.accounting.numerics.composed_tail import TailRound, epsilon_bound, log_delta_bound, log_c
+from shuffledp.accounting.numerics.composed_tail import TailRound, epsilon_bound, log_c, log_delta_bound
 from shuffledp.accounting.views.derived.pld import direction
 from shuffledp.accounting.views.derived.tail import tail_round
 from shuffledp.accounting.views.strong import view as strong_view

@@ -14,11 +14,10 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-
 from brute_force import strong_adversary_view_distributions, weak_adversary_view_distributions
+
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.composition import compose
-from shuffledp.accounting.composition import Round, round_pld
+from shuffledp.accounting.composition import Round, compose, round_pld
 from shuffledp.accounting.views.worst.families import FAMILY
 
 DELTA = 1e-4  # grid used in the tests (coarse: fast, and the bounds below account for it)

@@ -17,7 +17,6 @@ cached) are marked ``slow``.
 from __future__ import annotations
 
 import pytest
-
 from brute_force import true_worst_case_delta
 from exact_enumeration import datasets, worst_case
 

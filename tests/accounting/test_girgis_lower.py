@@ -19,12 +19,11 @@ brute-force RDP of shuffled k-RR, k = 2, 3.
 from __future__ import annotations
 
 import functools
-import math
 
 import mpmath
 import numpy as np
 import pytest
-from brute_force import hockey_stick, histogram_distribution_of_counts, other_datasets, true_worst_case_delta
+from brute_force import histogram_distribution_of_counts, hockey_stick, other_datasets, true_worst_case_delta
 
 from shuffledp.accounting import BoundKind, get_accountant
 
@@ -76,7 +75,7 @@ def _renyi(P, Q, lam):
         return mpmath.log(mpmath.fsum(p**lam * Q[o] ** (1 - lam) for o, p in P.items())) / (lam - 1)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _worst_rdp(eps0, n, k, lam):
     return float(max(max(_renyi(P0, P1, lam), _renyi(P1, P0, lam)) for _, P0, P1 in _laws(eps0, n, k)))
 

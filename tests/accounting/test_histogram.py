@@ -6,10 +6,10 @@ the data-processing inequality (pair <= histogram; x0-count <= histogram) as pro
 
 import numpy as np
 import pytest
+from brute_force import histogram_distributions, hockey_stick, pair_distributions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brute_force import histogram_distributions, hockey_stick, pair_distributions
 from shuffledp.accounting import BoundKind, get_accountant
 from shuffledp.accounting.accountants.histogram import MAX_USERS, HistogramExact, HistogramPairLower
 

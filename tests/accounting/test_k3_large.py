@@ -20,7 +20,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from brute_force import hockey_stick, histogram_distribution_of_counts
+from brute_force import histogram_distribution_of_counts, hockey_stick
 from exact_enumeration import worst_case
 from scipy.signal import convolve2d
 from scipy.special import gammaln

@@ -16,7 +16,7 @@ import itertools
 
 import mpmath
 import pytest
-from brute_force import hockey_stick, histogram_distribution_of_counts, weak_adversary_view_bruteforce
+from brute_force import histogram_distribution_of_counts, hockey_stick, weak_adversary_view_bruteforce
 from exact_enumeration import worst_case
 
 from shuffledp.accounting import get_accountant
@@ -197,7 +197,7 @@ def test_tightened_nodes_partition_the_datasets():
         assert padded == sorted(_datasets(n, k))
 
 
-def _group_law(count: int, probs) -> "np.ndarray":
+def _group_law(count: int, probs) -> np.ndarray:
     """Multinomial(count; probs over x0..x3) as an array over (h0, h1, h2), h3 implied (closed form)."""
     import numpy as np
     from scipy.special import gammaln

@@ -35,7 +35,7 @@ def _moments(e0, eps, x, xp):
     pieces = list(zip([-np.inf, *cuts], [*cuts, np.inf]))
 
     def moment(power):
-        f = lambda y: (_ratio(e0, y, x) - math.exp(eps) * _ratio(e0, y, xp)) ** power * _density(e0, y, 0.5)  # noqa: E731
+        f = lambda y: (_ratio(e0, y, x) - math.exp(eps) * _ratio(e0, y, xp)) ** power * _density(e0, y, 0.5)
         return sum(integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-11)[0] for a, b in pieces)
 
     return moment(1), moment(2)
@@ -43,7 +43,7 @@ def _moments(e0, eps, x, xp):
 
 @pytest.mark.parametrize("e0", [0.1, 1.0, 4.0, 10.0])
 def test_gamma_is_the_mass_under_every_density(e0):
-    inf_density = lambda y: 0.5 * e0 * np.exp(-e0 * max(abs(y), abs(y - 1.0)))  # noqa: E731
+    inf_density = lambda y: 0.5 * e0 * np.exp(-e0 * max(abs(y), abs(y - 1.0)))
     mass = sum(integrate.quad(inf_density, a, b, epsabs=1e-14)[0] for a, b in [(-np.inf, 0.5), (0.5, np.inf)])
     assert math.exp(LaplaceBlanket(e0).log_gamma) == pytest.approx(mass, rel=1e-10)
 
@@ -94,7 +94,7 @@ def test_second_moment_finite_where_exp_eps0_overflows():
 
 def _exact_delta_n1(e0, eps):
     """H_{e^eps}(Lap(0) || Lap(1)) by quadrature (n = 1: the randomizer itself)."""
-    f = lambda y: max(_density(e0, y, 0.0) - math.exp(eps) * _density(e0, y, 1.0), 0.0)  # noqa: E731
+    f = lambda y: max(_density(e0, y, 0.0) - math.exp(eps) * _density(e0, y, 1.0), 0.0)
     return sum(
         integrate.quad(f, a, b, epsabs=1e-14)[0] for a, b in [(-np.inf, 0.0), (0.0, 1.0), (1.0, np.inf)]
     )

@@ -23,8 +23,8 @@ from scipy.special import gammaln, logsumexp
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.views.worst import third_value as one_value
-from shuffledp.accounting.views.worst.third_value import OneValueView
 from shuffledp.accounting.views.worst.enumeration import third_value_delta
+from shuffledp.accounting.views.worst.third_value import OneValueView
 
 
 def _brute(n, k, e0, eps):

@@ -15,8 +15,8 @@ from __future__ import annotations
 import mpmath
 import pytest
 from brute_force import (
-    hockey_stick,
     histogram_distribution_of_counts,
+    hockey_stick,
     other_datasets,
     true_worst_case_delta,
     weak_adversary_view_bruteforce,

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import pytest
+from brute_force import strong_adversary_view_distributions, weak_adversary_view_distributions
 from dp_accounting import NeighboringRelation
 from dp_accounting.pld import privacy_loss_distribution as dpl
 
-from brute_force import strong_adversary_view_distributions, weak_adversary_view_distributions
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.composition import optimistic_privacy_loss_distribution, privacy_loss_distribution
 
@@ -125,14 +125,14 @@ def test_subsampled_round_and_bad_input():
 
 
 def test_the_readme_example_runs_and_its_numbers_are_what_it_prints():
-    from pathlib import Path
     import re
+    from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("## Composing with the rest of a privacy budget (dp_accounting)", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
     namespace: dict = {}
-    exec(code, namespace)  # noqa: S102 - the README's own example
+    exec(code, namespace)
     stated = re.search(
         r"# (\d\.\d+) \(alone: shuffled (\d\.\d+), Gaussian (\d\.\d+), 100 DP-SGD steps (\d\.\d+)\)", code
     ).groups()

@@ -21,7 +21,6 @@ import math
 import mpmath
 import numpy as np
 import pytest
-
 import validity_checks as vc
 from exact_enumeration import worst_case
 from test_validity_sweep import _x0_bin_delta_off_x0

@@ -64,7 +64,7 @@ def test_run_matches_mpmath(eps0, k, a, m, first, last):
 
 def test_run_refuses_what_it_cannot_certify():
     logs = _logs(1.0, 10)
-    exact = lambda t: np.zeros(len(t))  # noqa: E731 (never reached)
+    exact = lambda t: np.zeros(len(t))
     assert log_pmf_run(0, 10, a=50, m=20, **logs, anchor=exact) is None  # needs c_{first - 1}
     assert log_pmf_run(5, 70, a=50, m=20, **logs, anchor=exact) is None  # beyond a + m - 1
     # eps0 = 8: B_t < 0 from t ~ 50 on (a p (1 - q) + m q (1 - p) over (1 - p) q + p (1 - q))
@@ -119,7 +119,7 @@ def test_run_continued_from_an_earlier_run_end():
     p, q = math.exp(logs["log_p"]), math.exp(logs["log_q"])
     with mpmath.workdps(50):
         reference = np.array(_mpmath_log_pmf(a, m, p, q, range(1, 122)))
-        exact = lambda t: np.array(_mpmath_log_pmf(a, m, p, q, t))  # noqa: E731
+        exact = lambda t: np.array(_mpmath_log_pmf(a, m, p, q, t))
         first = log_pmf_run(1, 60, a=a, m=m, **logs, anchor=exact, spacing=64, with_errors=True)
         values, ratios, log_error, ratio_error = first
         lead = (values[-1] + ratios[-1], ratios[-1], log_error + ratio_error, ratio_error)

@@ -12,11 +12,10 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import validity_checks as vc
 from exact_enumeration import worst_case
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from shuffledp.accounting import BoundKind, accountant_class, get_accountant
 

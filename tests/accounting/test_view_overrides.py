@@ -20,8 +20,8 @@ must lie between them to 1e-9 relative (delta, moments) or equal them bin for bi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pytest

@@ -23,8 +23,8 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.base import log_delta_from_outcomes
 from shuffledp.accounting.views.binned import bin_index
 from shuffledp.accounting.views.weak import pld as weak_pld
-from shuffledp.accounting.views.weak import view as weak
 from shuffledp.accounting.views.weak import tail as weak_tail
+from shuffledp.accounting.views.weak import view as weak
 from shuffledp.accounting.views.weak.tail import tail_rounds
 
 WEAK_GRID = [(n, k, e0) for n in (2, 7, 23, 60) for k in (2, 3, 5, 10) for e0 in (0.4, 2.0, 9.0)]

@@ -13,8 +13,6 @@ docstring), itself checked against the literal enumeration of blanket bits and r
 
 from __future__ import annotations
 
-import math
-
 import mpmath
 import numpy as np
 import pytest

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from shuffledp._numerics import log_binom_pmf_loader
-from shuffledp.accounting.numerics.dense_pld import DensePmf
 from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta
 from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.derived import pld as derived_pld

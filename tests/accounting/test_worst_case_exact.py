@@ -14,10 +14,9 @@ import math
 import numpy as np
 import pytest
 from brute_force import true_worst_case_delta
-
-from shuffledp.accounting import get_accountant
 from scipy.special import gammaln
 
+from shuffledp.accounting import get_accountant
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst.enumeration import (
     _rows,

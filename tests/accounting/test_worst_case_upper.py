@@ -16,9 +16,9 @@ import pytest
 from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
 from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2
 from shuffledp.accounting.views.worst.k2_blocks import Block, binary_forward_delta
+from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
 
 TINY = [
     (n, e0, eps)

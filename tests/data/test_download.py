@@ -37,7 +37,7 @@ class Server:
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server API)
+            def do_GET(self):
                 index = min(outer.requests, len(outer.responses) - 1)
                 outer.requests += 1
                 status, body, headers = outer.responses[index]
@@ -102,22 +102,26 @@ def test_truncated_transfer_is_retried(tmp_path):
 
 def test_corrupt_gzip_is_deleted_and_reported(tmp_path):
     corrupt = GOOD[:-12] + b"\x00" * 12  # CRC and length trailer destroyed
-    with Server([(200, corrupt, {})]) as server:
-        with pytest.raises(
+    with (
+        Server([(200, corrupt, {})]) as server,
+        pytest.raises(
             DownloadError, match=r"failed verification 2 time\(s\); deleted. .*not a complete gzip file"
-        ):
-            fetch(server.url, tmp_path / "g.txt.gz", retries=2)
+        ),
+    ):
+        fetch(server.url, tmp_path / "g.txt.gz", retries=2)
     assert server.requests == 2  # a corrupt stream is retried
     assert leftovers(tmp_path) == []  # nothing half-written survives
     assert any("partial file deleted" in m for m in fetch.messages)
 
 
 def test_wrong_row_count_is_rejected_without_retry(tmp_path):
-    with Server([(200, GOOD, {})]) as server:
-        with pytest.raises(
+    with (
+        Server([(200, GOOD, {})]) as server,
+        pytest.raises(
             VerificationError, match=r"has 3 rows; the SNAP page states 6442890 \(data.snap.expected_rows\)"
-        ):
-            fetch(server.url, tmp_path / "g.txt.gz", expected_rows=6442890)
+        ),
+    ):
+        fetch(server.url, tmp_path / "g.txt.gz", expected_rows=6442890)
     assert server.requests == 1 and leftovers(tmp_path) == []
 
 

@@ -138,8 +138,9 @@ def test_claim_counts_and_verdicts_on_hand_made_curves():
 @pytest.fixture(scope="module")
 def figure3_sample():
     """Panels (i) and (iii) computed by the stage's own function at the configured parameters, on 4 n each."""
-    import yaml
     from pathlib import Path
+
+    import yaml
 
     panels = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "config.yaml").read_text())[
         "balle"
@@ -183,11 +184,11 @@ def test_figure_blanket_draws_two_panels():
 def test_figure3_legends_sit_outside_the_data_and_the_key_names_grey_lines_as_references(figure3_sample):
     """Each panel's legend box does not overlap its axes (no curve hidden, panel iii had 17 entries over the
     data); the bottom key calls grey lines our references, and only the coloured dotted line Erlingsson's."""
-    import yaml
     from pathlib import Path
 
     import matplotlib.colors as mcolors
     import matplotlib.pyplot as plt
+    import yaml
 
     from shuffledp.plotting.balle import figure_balle
     from shuffledp.reference import load_reference

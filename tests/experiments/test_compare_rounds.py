@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pytest
-from dp_accounting import dp_event
+from dp_accounting import NeighboringRelation, dp_event
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
-from dp_accounting import NeighboringRelation
 
 from shuffledp._random import job_rng
 from shuffledp.accounting.composition import DEFAULT_INTERVAL, compose

@@ -183,7 +183,7 @@ print(repr([(r.epsilon, r.delta, r.sigma) for r in rows[rows["mechanism"] == "ga
 
     lines = done.stdout.strip().splitlines()
     for line in lines:
-        cases = eval(line)  # noqa: S307 - our own repr of floats
+        cases = eval(line)
         assert cases
         for epsilon, delta, sigma in cases:
             assert (

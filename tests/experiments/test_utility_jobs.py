@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from shuffledp.experiments import utility as E
 from shuffledp._random import job_rng
 from shuffledp.accounting import list_accountants
+from shuffledp.experiments import utility as E
 
 
 @pytest.mark.parametrize(
@@ -125,8 +125,9 @@ def test_community_sweep_is_independent_of_job_order():
 
 
 def test_heatmap_summary_lists_the_pictured_configured_calibration_first():
-    import yaml
     from pathlib import Path
+
+    import yaml
 
     with open(Path(__file__).resolve().parents[2] / "config" / "config.yaml", encoding="utf-8") as handle:
         utility = yaml.safe_load(handle)["utility"]

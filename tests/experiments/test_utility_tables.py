@@ -44,8 +44,9 @@ def test_mc_interval_verdict_note_states_width_and_pass_probability():
 
 @pytest.fixture(scope="module")
 def utility_config():
-    import yaml
     from pathlib import Path
+
+    import yaml
 
     with open(Path(__file__).resolve().parents[2] / "config" / "config.yaml", encoding="utf-8") as handle:
         return yaml.safe_load(handle)["utility"]

@@ -7,9 +7,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import yaml  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 

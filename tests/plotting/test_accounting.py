@@ -5,12 +5,12 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
 
-from shuffledp.plotting.accounting import plot_delta_surface  # noqa: E402
+from shuffledp.plotting.accounting import plot_delta_surface
 
 
 @pytest.fixture(autouse=True)
@@ -223,8 +223,8 @@ def test_epsilon_comparison_is_log_log_with_one_legend(comparison_frame):
     assert len(panels) == 2
     assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in panels)
     assert all(ax.get_legend() is None for ax in panels) and len(figure.legends) == 1
-    assert "(a) against n: k = 5, ε0 = 1" == panels[0].get_title()
-    assert "(b) against ε0: k = 5, n = 40" == panels[1].get_title()
+    assert panels[0].get_title() == "(a) against n: k = 5, ε0 = 1"
+    assert panels[1].get_title() == "(b) against ε0: k = 5, n = 40"
     assert "δ = 0.001" in figure.get_suptitle()
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pandas as pd
+import pytest
 
-from shuffledp.plotting import bracket as bracket_plot  # noqa: E402
+from shuffledp.plotting import bracket as bracket_plot
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "workflow" / "scripts" / "accounting_bracket_figure.py"

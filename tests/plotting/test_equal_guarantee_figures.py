@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from figure_checks import figure_text, legend_texts
 from matplotlib.patches import Rectangle
 
-from figure_checks import figure_text, legend_texts
 from shuffledp.experiments import equal_guarantee as E
 from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv, plot_ratio_map, plot_tv_against_n
 from shuffledp.plotting.style import FLAG_HATCH

@@ -5,11 +5,11 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-from shuffledp.plotting.maps import X_LABEL, Y_LABEL, plot_cell_counts, plot_checkins  # noqa: E402
+from shuffledp.plotting.maps import X_LABEL, Y_LABEL, plot_cell_counts, plot_checkins
 
 EXTENT = (-6.0, 6.0, -4.0, 4.0)
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from figure_checks import figure_text
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import to_hex, to_rgba
 
 from shuffledp.plotting import style
 from shuffledp.plotting.phase_diagram import figure_phase_diagram, log_edges
-
-from figure_checks import figure_text
 
 N_VALUES, EPSILONS = (100, 1000, 10000), (0.1, 1.0, 8.0)
 

@@ -9,12 +9,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from figure_checks import contrast_ratio, delta_e
 
 from shuffledp.accounting import list_accountants
 from shuffledp.experiments.utility import MECHANISMS, calibrate
 from shuffledp.plotting import style
-
-from figure_checks import contrast_ratio, delta_e
 
 #: names the palette must cover beyond the registry: the derived direction and the planned accountants
 EXTRA_NAMES = ["biswas-exact-both", "weak-adversary", "worst-case-lower"]

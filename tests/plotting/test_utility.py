@@ -5,14 +5,13 @@ titles, flags exactly where the data has them, shared scales, and no silently cl
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-
 import numpy as np
 import pandas as pd
 import pytest
+from figure_checks import contrast_ratio, figure_text, legend_texts
 from matplotlib.colors import LogNorm, to_rgb
 from matplotlib.patches import Rectangle
 
-from figure_checks import contrast_ratio, figure_text, legend_texts
 from shuffledp.experiments import utility as E
 from shuffledp.experiments.crossover import crossover_sweep
 from shuffledp.mechanisms import sensitivity_for

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from shuffledp.report.findings import (
-    finding_rounds,
     extra_anchor,
     finding_balle,
     finding_bracket,
@@ -18,6 +17,7 @@ from shuffledp.report.findings import (
     finding_equal_guarantee,
     finding_koskela,
     finding_phase_diagram,
+    finding_rounds,
     findings,
 )
 

@@ -6,13 +6,13 @@ import pytest
 
 from shuffledp.report import inputs as report_inputs
 from shuffledp.report.inputs import (
+    BALLE_FIGURE,
     CROSSOVER,
     DELTA_FLOOR,
     DELTA_SWEEPS,
     EPSILON_AT_FIXED_DELTA,
     EQUAL_GUARANTEE,
     EXTRA_SECTIONS,
-    BALLE_FIGURE,
     KOSKELA_FIGURES,
     PHASE_DIAGRAM,
     THREE_CALIBRATIONS,

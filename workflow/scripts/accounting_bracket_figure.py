@@ -5,12 +5,12 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.io import atomic_output  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.bracket import figure_bracket  # noqa: E402
+from shuffledp.io import atomic_output
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.bracket import figure_bracket
 
 setup_job_log(snakemake)
 log = logging.getLogger("accounting_bracket_figure")

@@ -5,12 +5,12 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from shuffledp.experiments.guarantees import epsilon_comparison_frame  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.accounting import figure_epsilon_comparison  # noqa: E402
+from shuffledp.experiments.guarantees import epsilon_comparison_frame
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.accounting import figure_epsilon_comparison
 
 setup_job_log(snakemake)
 log = logging.getLogger("accounting_epsilon_comparison")

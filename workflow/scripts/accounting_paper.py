@@ -6,16 +6,16 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from shuffledp.experiments.accounting import table2_frames, table4_frames, verdict_counts  # noqa: E402
-from shuffledp.experiments.accounting_grids import fig1_frame, fig1_grid  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
-from shuffledp.plotting.accounting import figure_delta_surfaces  # noqa: E402
-from shuffledp.reference import load_reference  # noqa: E402
-from shuffledp.tables import write_table  # noqa: E402
+from shuffledp.experiments.accounting import table2_frames, table4_frames, verdict_counts
+from shuffledp.experiments.accounting_grids import fig1_frame, fig1_grid
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import item_logs, setup_job_log
+from shuffledp.plotting.accounting import figure_delta_surfaces
+from shuffledp.reference import load_reference
+from shuffledp.tables import write_table
 
 CAPTIONS = {
     "table2": "Table II: delta of the paper's columns, our evaluation of them, and genuine bounds",

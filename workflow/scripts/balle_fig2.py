@@ -6,13 +6,13 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from shuffledp.experiments.balle import blanket_densities  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.balle import figure_blanket  # noqa: E402
+from shuffledp.experiments.balle import blanket_densities
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.balle import figure_blanket
 
 setup_job_log(snakemake)
 section = snakemake.params.section

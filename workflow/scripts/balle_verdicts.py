@@ -5,15 +5,15 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.experiments.balle import KNOWN_DIFFERENCES, panel_verdicts  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.balle import figure_balle  # noqa: E402
-from shuffledp.reference import load_reference  # noqa: E402
-from shuffledp.tables import write_table  # noqa: E402
+from shuffledp.experiments.balle import KNOWN_DIFFERENCES, panel_verdicts
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.balle import figure_balle
+from shuffledp.reference import load_reference
+from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 ours = pd.concat([pd.read_csv(path, dtype={"panel": str}) for path in snakemake.input], ignore_index=True)

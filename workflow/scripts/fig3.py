@@ -6,13 +6,13 @@ import string
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.data.geometry import Region, counts_grid, equirectangular_km, region_extent_km  # noqa: E402
-from shuffledp.io import atomic_output  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.maps import plot_cell_counts, plot_checkins  # noqa: E402
+from shuffledp.data.geometry import Region, counts_grid, equirectangular_km, region_extent_km
+from shuffledp.io import atomic_output
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.maps import plot_cell_counts, plot_checkins
 
 setup_job_log(snakemake)
 log = logging.getLogger("fig3")

@@ -5,12 +5,12 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from shuffledp.experiments.girgis import figure_frame  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.girgis import figure_girgis  # noqa: E402
+from shuffledp.experiments.girgis import figure_frame
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.girgis import figure_girgis
 
 setup_job_log(snakemake)
 frame = figure_frame(snakemake.params.section)

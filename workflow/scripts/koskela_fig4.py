@@ -6,13 +6,13 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from shuffledp.experiments.shuffled_gaussian import fig4_frame, fig4_verdicts  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.koskela_fig4 import figure_koskela_fig4  # noqa: E402
-from shuffledp.tables import write_table  # noqa: E402
+from shuffledp.experiments.shuffled_gaussian import fig4_frame, fig4_verdicts
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.koskela_fig4 import figure_koskela_fig4
+from shuffledp.tables import write_table
 
 setup_job_log(snakemake)
 section = snakemake.params.section

@@ -6,13 +6,13 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from shuffledp.experiments.koskela import figure_frame  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
-from shuffledp.plotting.koskela import figure_koskela  # noqa: E402
-from shuffledp.reference import load_reference  # noqa: E402
+from shuffledp.experiments.koskela import figure_frame
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import item_logs, setup_job_log
+from shuffledp.plotting.koskela import figure_koskela
+from shuffledp.reference import load_reference
 
 setup_job_log(snakemake)
 params = snakemake.params

@@ -5,14 +5,14 @@ CSV and log per region, all regions in one job)."""
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.experiments.utility_tables import floor_break_even  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
-from shuffledp.mechanisms import sensitivity_for  # noqa: E402
-from shuffledp.plotting.utility import figure_tv_boxplots  # noqa: E402
+from shuffledp.experiments.utility_tables import floor_break_even
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import item_logs, setup_job_log
+from shuffledp.mechanisms import sensitivity_for
+from shuffledp.plotting.utility import figure_tv_boxplots
 
 setup_job_log(snakemake)
 params = snakemake.params

@@ -5,14 +5,14 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from shuffledp.experiments.crossover import crossover_sweep  # noqa: E402
-from shuffledp.experiments.utility import synthetic_dataset  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.mechanisms import sensitivity_for  # noqa: E402
-from shuffledp.plotting.utility import figure_crossover  # noqa: E402
+from shuffledp.experiments.crossover import crossover_sweep
+from shuffledp.experiments.utility import synthetic_dataset
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.mechanisms import sensitivity_for
+from shuffledp.plotting.utility import figure_crossover
 
 setup_job_log(snakemake)
 utility, seed = snakemake.params.utility, snakemake.params.seed

@@ -5,13 +5,13 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.experiments.equal_guarantee import combine, ratio_table  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv  # noqa: E402
+from shuffledp.experiments.equal_guarantee import combine, ratio_table
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv
 
 setup_job_log(snakemake)
 frame = combine([pd.read_csv(path) for path in snakemake.input.jobs])

@@ -4,14 +4,14 @@ and the delta at which the Gaussian would match shuffle+INV (how much the delta 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.experiments.utility_tables import floor_break_even  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.mechanisms import sensitivity_for  # noqa: E402
-from shuffledp.plotting.utility import figure_tv_vs_n  # noqa: E402
+from shuffledp.experiments.utility_tables import floor_break_even
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.mechanisms import sensitivity_for
+from shuffledp.plotting.utility import figure_tv_vs_n
 
 setup_job_log(snakemake)
 frame = pd.concat([pd.read_csv(path) for path in snakemake.input], ignore_index=True)

@@ -6,13 +6,13 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.experiments.utility import heatmap_job  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import item_logs, setup_job_log  # noqa: E402
-from shuffledp.plotting.utility import figure_heatmaps  # noqa: E402
+from shuffledp.experiments.utility import heatmap_job
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import item_logs, setup_job_log
+from shuffledp.plotting.utility import figure_heatmaps
 
 setup_job_log(snakemake)
 params, out = snakemake.params, snakemake.output

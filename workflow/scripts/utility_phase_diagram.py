@@ -6,14 +6,16 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.io import atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.io import atomic_output  # noqa: E402
-from shuffledp.experiments.phase_diagram import boundary, delta_rules, monte_carlo_verdicts, rule_slug  # noqa: E402
-from shuffledp.plotting.phase_diagram import figure_phase_diagram  # noqa: E402
+from shuffledp.experiments.phase_diagram import boundary, delta_rules, monte_carlo_verdicts, rule_slug
+from shuffledp.io import (
+    atomic_output,
+    atomic_write_text,
+)
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.phase_diagram import figure_phase_diagram
 
 setup_job_log(snakemake)
 grid = pd.concat([pd.read_csv(path) for path in snakemake.input.grids], ignore_index=True)

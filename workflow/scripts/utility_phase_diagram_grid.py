@@ -4,9 +4,9 @@
 import logging
 import time
 
+from shuffledp.experiments.phase_diagram import grid_job
 from shuffledp.io import atomic_write_text
 from shuffledp.joblog import setup_job_log
-from shuffledp.experiments.phase_diagram import grid_job
 
 setup_job_log(snakemake)
 k, shard = int(snakemake.wildcards.k), int(snakemake.wildcards.shard)

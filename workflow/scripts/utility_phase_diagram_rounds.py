@@ -5,13 +5,13 @@ import logging
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
 
-from shuffledp.experiments.compare_rounds import rounds_verdicts  # noqa: E402
-from shuffledp.io import atomic_output, atomic_write_text  # noqa: E402
-from shuffledp.joblog import setup_job_log  # noqa: E402
-from shuffledp.plotting.compare_rounds import figure_rounds  # noqa: E402
+from shuffledp.experiments.compare_rounds import rounds_verdicts
+from shuffledp.io import atomic_output, atomic_write_text
+from shuffledp.joblog import setup_job_log
+from shuffledp.plotting.compare_rounds import figure_rounds
 
 setup_job_log(snakemake)
 grid = pd.concat(

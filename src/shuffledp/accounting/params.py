@@ -125,7 +125,7 @@ class ShuffleSetting:
             object.__setattr__(self, "n_x0", check_integer(self.n_x0, "n_x0", low=0, high=self.n_users - 1))
 
     @classmethod
-    def of(cls, randomizer: Randomizer, *, n_users: int, n_x0: int | None = None) -> "ShuffleSetting":
+    def of(cls, randomizer: Randomizer, *, n_users: int, n_x0: int | None = None) -> ShuffleSetting:
         """The setting where ``n_users`` users each apply ``randomizer``."""
         return cls(epsilon_local=None, n_users=n_users, k=None, n_x0=n_x0, randomizer=randomizer)
 

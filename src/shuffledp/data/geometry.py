@@ -61,7 +61,7 @@ class Region:
     paper_count: int | None = None
 
     def __post_init__(self) -> None:
-        set_ = lambda key, value: object.__setattr__(self, key, value)  # noqa: E731 (frozen)
+        set_ = lambda key, value: object.__setattr__(self, key, value)
         set_("lat_min", check_real(self.lat_min, "lat_min", low=-90.0, high=90.0))
         set_("lat_max", check_real(self.lat_max, "lat_max", low=-90.0, high=90.0))
         set_("lon_min", check_real(self.lon_min, "lon_min", low=-180.0, high=180.0))
@@ -76,7 +76,7 @@ class Region:
             set_("label", self.name)
 
     @classmethod
-    def from_config(cls, name: str, entry) -> "Region":
+    def from_config(cls, name: str, entry) -> Region:
         """Build from one entry of the config's ``regions`` mapping."""
         return cls(
             name=name,

@@ -76,7 +76,6 @@ from shuffledp.experiments.rounds_guess import search_from_guess, shuffle_guess
 from shuffledp.mechanisms import (
     NEIGHBOURING_SENSITIVITY,
     analytic_gaussian_sigma,
-    geometric_alpha,
     l1_sensitivity_for,
     sensitivity_for,
 )

@@ -256,8 +256,8 @@ def monte_carlo_verdicts(equal_guarantee: pd.DataFrame, *, z: float = 1.96) -> p
         suffixes=("_shuffle", "_gaussian"),
         validate="one_to_one",
     )
-    low = lambda side: pair[f"tv_mean_{side}"] - z * pair[f"tv_se_{side}"]  # noqa: E731
-    high = lambda side: pair[f"tv_mean_{side}"] + z * pair[f"tv_se_{side}"]  # noqa: E731
+    low = lambda side: pair[f"tv_mean_{side}"] - z * pair[f"tv_se_{side}"]
+    high = lambda side: pair[f"tv_mean_{side}"] + z * pair[f"tv_se_{side}"]
     pair["verdict"] = np.where(
         high("shuffle") < low("gaussian"),
         "shuffle",

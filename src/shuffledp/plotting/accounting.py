@@ -414,7 +414,7 @@ def _fixed_text(frame, x: str) -> str:
             parts.append(f"n_x0 = round({value:g} n)" + (", at most n − 1" if value >= 1 else ""))
         else:
             parts.append(_value_text(parameter, value))
-    if "n_x0_fraction" != x and frame["n_x0_fraction"].nunique() == 1 and frame["n_users"].nunique() == 1:
+    if x != "n_x0_fraction" and frame["n_x0_fraction"].nunique() == 1 and frame["n_users"].nunique() == 1:
         parts.append(f"(n_x0 = {int(frame['n_x0'].iloc[0]):,})")
     return ", ".join(parts)
 

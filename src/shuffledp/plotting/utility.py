@@ -171,7 +171,7 @@ def plot_tv_boxes(
         rows = frame[frame["mechanism"] == mechanism]
         flagged = None
         if mechanism in flagged_mechanisms and flag_column in rows.columns:
-            flagged = lambda at_n: bool(at_n[flag_column].astype(bool).any())  # noqa: E731
+            flagged = lambda at_n: bool(at_n[flag_column].astype(bool).any())
         positions = np.arange(len(n_values)) + (j - (len(mechanisms) - 1) / 2) * width
         flagged_any |= _draw_mechanism_boxes(
             ax,

@@ -24,8 +24,8 @@ from shuffledp.report.sections import (
     SEED_SECTIONS,
     cell_counts_of,
     extra_readings,
-    read_hypotheses,
     figure_reading,
+    read_hypotheses,
     split_first_sentence,
 )
 from shuffledp.tables import REPRODUCED

@@ -86,7 +86,7 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
     """Title, what is reproduced (with the time of writing), what the verdicts mean, and warnings of
     stale or missing stages."""
     blocks: list = [Heading(1, inputs.title)]
-    created = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
+    created = _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
     koskela = [
         read_extra(inputs, KOSKELA_FIGURES, n) for n in ("koskela_verdicts.csv", "koskela_fig4_verdicts.csv")
     ]

@@ -47,7 +47,7 @@ from shuffledp.report.inputs import (
 )
 from shuffledp.report.judge import read_data_counts
 from shuffledp.report.paper import FIGURES, PAPER_TABLES
-from shuffledp.report.read import ReportInputs, existing_files, relative_link, trace
+from shuffledp.report.read import ReportInputs, existing_files, relative_link
 from shuffledp.report.readings import (
     read_bracket,
     read_crossover,
@@ -161,7 +161,7 @@ def extra_readings(inputs: ReportInputs, name: str) -> str:
         uncertified = (
             {int(k) for k, n in zip(grid["k"], grid[column]) if not is_guarantee(n)} if column else set()
         )
-        reader = lambda frame: read_phase_diagram(frame, uncertified_k=uncertified)  # noqa: E731
+        reader = lambda frame: read_phase_diagram(frame, uncertified_k=uncertified)
     for path in paths:
         try:
             text = reader(pd.read_csv(path))

@@ -9,7 +9,7 @@ importing the peer; nothing here is part of the ``shuffledp`` package, and none 
 copied into this repository.
 """
 
-from numpy import *  # noqa: F401,F403  (CuPy mirrors numpy's namespace)
+from numpy import *  # noqa: F403  (CuPy mirrors numpy's namespace)
 from numpy import fft  # noqa: F401  (cp.fft.fft / cp.fft.ifft)
 
 

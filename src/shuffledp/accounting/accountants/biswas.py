@@ -61,7 +61,6 @@ so the reverse delta is 0 beyond it (for k = 2 that is eps0 as well).
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from shuffledp._validation import check_choice

@@ -58,8 +58,8 @@ import numpy as np
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.randomizers import Blanket, GenericBlanket, LaplaceRandomizer, Randomizer
-from shuffledp.accounting.views.strong import view as strong
 from shuffledp.accounting.views.split_pair import check_size
+from shuffledp.accounting.views.strong import view as strong
 
 __all__ = [
     "StrongAdversary",

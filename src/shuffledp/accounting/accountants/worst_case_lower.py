@@ -43,11 +43,11 @@ from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views.worst import families as worst
-from shuffledp.accounting.views.worst.third_value import OneValueView
-from shuffledp.accounting.views.worst.families import FAMILY, WorstFamilies
-from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
 from shuffledp.accounting.views.worst import k3_large
 from shuffledp.accounting.views.worst.enumeration import third_value_delta, third_value_outputs
+from shuffledp.accounting.views.worst.families import FAMILY, WorstFamilies
+from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
+from shuffledp.accounting.views.worst.third_value import OneValueView
 
 __all__ = [
     "WorstCaseLower",

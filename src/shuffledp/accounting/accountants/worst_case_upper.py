@@ -112,16 +112,17 @@ import numpy as np
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
-from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
-from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
-from shuffledp.accounting.views.worst import k3_large
-from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
-from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch, max_users as k4_max_users
-from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
+from shuffledp.accounting.params import check_epsilon_local_finite
 from shuffledp.accounting.views import own_report
 from shuffledp.accounting.views.weak.view import WeakView
+from shuffledp.accounting.views.worst import k3_large
 from shuffledp.accounting.views.worst.enumeration import K3_CACHE_USERS
-from shuffledp.accounting.params import check_epsilon_local_finite
+from shuffledp.accounting.views.worst.k2_blocks import binary_forward_delta
+from shuffledp.accounting.views.worst.k2_pair_search import large_forward_delta
+from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, exact_worst
+from shuffledp.accounting.views.worst.k4_blocks import K4BlockSearch
+from shuffledp.accounting.views.worst.k4_blocks import max_users as k4_max_users
+from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, OwnHitsSearch
 
 __all__ = ["WorstCaseUpper", "MAX_USERS_K2", "MAX_USERS_K2_LARGE", "MAX_USERS_K3", "binary_forward_delta"]
 

@@ -73,7 +73,7 @@ class LogPmfRange:
     The cached range grows towards requests near it; a request far from it is computed alone, so memory
     stays O(window) however the requests wander (e.g. the windows of many epsilons)."""
 
-    __slots__ = ("n_trials", "log_pi", "log_1mpi", "lo", "values")
+    __slots__ = ("lo", "log_1mpi", "log_pi", "n_trials", "values")
 
     def __init__(self, n_trials: int, log_pi: float, log_1mpi: float):
         self.n_trials, self.log_pi, self.log_1mpi = n_trials, log_pi, log_1mpi

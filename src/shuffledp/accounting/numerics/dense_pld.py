@@ -74,7 +74,7 @@ class DensePmf:
     pessimistic: bool
 
     @classmethod
-    def from_bins(cls, index, mass, infinity: float, discretization: float, pessimistic: bool) -> "DensePmf":
+    def from_bins(cls, index, mass, infinity: float, discretization: float, pessimistic: bool) -> DensePmf:
         """Masses summed per integer loss index (``np.bincount``); an empty PMF is one zero mass at 0."""
         index = np.asarray(index, dtype=np.int64)
         if index.size == 0:
@@ -87,14 +87,14 @@ class DensePmf:
     def size(self) -> int:
         return len(self.probs)
 
-    def _check(self, other: "DensePmf") -> None:
+    def _check(self, other: DensePmf) -> None:
         if self.discretization != other.discretization or self.pessimistic != other.pessimistic:
             raise ValueError(
                 f"`pld` must have the same grid and estimate type to compose: "
                 f"({self.discretization}, {self.pessimistic}) != ({other.discretization}, {other.pessimistic})."
             )
 
-    def compose(self, other: "DensePmf", tail_mass_truncation: float = 0) -> "DensePmf":
+    def compose(self, other: DensePmf, tail_mass_truncation: float = 0) -> DensePmf:
         self._check(other)
         from scipy import signal  # here, not at the top: see _LAZY_IMPORTS
 
@@ -109,7 +109,7 @@ class DensePmf:
             self.pessimistic,
         )
 
-    def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> "DensePmf":
+    def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> DensePmf:
         if times <= 0:
             raise ValueError(f"`times` must be an integer >= 1; got {times!r}.")
         from dp_accounting.pld import common as dp_common  # see _LAZY_IMPORTS
@@ -140,14 +140,14 @@ class Pld:
     def pmfs(self) -> list[DensePmf]:
         return [self.remove] if self.add is None else [self.remove, self.add]
 
-    def compose(self, other: "Pld", tail_mass_truncation: float = 1e-15) -> "Pld":
+    def compose(self, other: Pld, tail_mass_truncation: float = 1e-15) -> Pld:
         remove = self.remove.compose(other.remove, tail_mass_truncation)
         if self.symmetric and other.symmetric:
             return Pld(remove)
         add = (self.add or self.remove).compose(other.add or other.remove, tail_mass_truncation)
         return Pld(remove, add)
 
-    def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> "Pld":
+    def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> Pld:
         remove = self.remove.self_compose(times, tail_mass_truncation)
         return Pld(remove, None if self.add is None else self.add.self_compose(times, tail_mass_truncation))
 

@@ -33,8 +33,8 @@ not change by a digit when the callers moved here.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

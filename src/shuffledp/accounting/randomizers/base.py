@@ -118,7 +118,7 @@ class Randomizer(abc.ABC):
         """Its blanket decomposition (a randomizer without a sharper one returns ``GenericBlanket(eps0)``)."""
 
     @classmethod
-    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> "Randomizer":
+    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> Randomizer:
         """The randomizer built from an accountant's loose parameters (``get_accountant(name, epsilon_local=...,
         k=...)``). A randomizer without a domain size ignores ``k``, which need not be given; one that is given
         is still refused outside [2, MAX_K], as every accountant refused it before randomizers existed."""

@@ -114,7 +114,7 @@ class KrrParams:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def of(cls, epsilon_local: float, k: int) -> "KrrParams":
+    def of(cls, epsilon_local: float, k: int) -> KrrParams:
         """The (cached) parameters of k-RR(epsilon_local, k)."""
         return _cached(float(epsilon_local), int(k))
 
@@ -249,7 +249,7 @@ class KRR(Randomizer):
         object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
 
     @classmethod
-    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> "KRR":
+    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> KRR:
         return cls(epsilon_local=epsilon_local, k=k)
 
     @property
@@ -275,7 +275,7 @@ class BinaryRR(KRR):
     k: int = field(default=2, init=False)
 
     @classmethod
-    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> "BinaryRR":
+    def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> BinaryRR:
         if k not in (None, 2):
             raise ValueError(f"`k` must be 2 (or omitted) for binary randomized response; got {k!r}.")
         return cls(epsilon_local=epsilon_local)

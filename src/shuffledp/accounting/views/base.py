@@ -59,7 +59,7 @@ class OutcomeChunk:
     log_q: np.ndarray
     loss: np.ndarray | None = None
 
-    def swapped(self) -> "OutcomeChunk":
+    def swapped(self) -> OutcomeChunk:
         return OutcomeChunk(self.log_q, self.log_p, None if self.loss is None else -self.loss)
 
 
@@ -70,7 +70,7 @@ class LeftOut:
     log_p: float = -math.inf
     log_q: float = -math.inf
 
-    def swapped(self) -> "LeftOut":
+    def swapped(self) -> LeftOut:
         return LeftOut(self.log_q, self.log_p)
 
 

@@ -24,8 +24,6 @@ at the largest order (c_hi = n - 1, exact, for small n).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from shuffledp._numerics import log1mexp, logsumexp

@@ -16,12 +16,11 @@ same in both directions. Binned: L = log((a + 1) / c); c = 0 is an infinite loss
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Iterator
 
 import numpy as np
-
-import functools
-from collections.abc import Iterator
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader
 from shuffledp.accounting.params import KrrParams, ShuffleSetting

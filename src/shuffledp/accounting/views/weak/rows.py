@@ -241,7 +241,7 @@ class WeakRows:
         self._fit: bool | None = None  # tables_fit, once computed
 
     # ------------------------------------------------------------------ one epsilon, in three steps
-    def _prepare(self, eps: float, high: bool = True, theta: float = 0.0) -> "EpsilonRows":
+    def _prepare(self, eps: float, high: bool = True, theta: float = 0.0) -> EpsilonRows:
         """Everything of one epsilon except the middle ranges' sums (see the module docstring)."""
         logs, s = self.logs, self.s
         log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
@@ -426,7 +426,7 @@ class WeakRows:
             phi > 0.0
         ):  # theta > 1/2 read from both forms (each rounded on its own: at eps0 ~ 1e-12 they may disagree)
             kl = theta * math.log(2.0 * theta) + one_m_theta * math.log(2.0 * one_m_theta)
-            log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl  # noqa: E731
+            log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl
         # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
         # P-mass bound of _log_s_tail_mass, which is used only where it is smaller)
         log_tails = float(np.logaddexp(*chernoff.log_tails(eps, self.s_lo, self.s_hi)))

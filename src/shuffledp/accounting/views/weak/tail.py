@@ -39,7 +39,6 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import logsumexp
 from shuffledp.accounting.numerics.composed_tail import TailRound
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, blocks
 from shuffledp.accounting.views.weak.tail_blocks import rectangles

@@ -47,8 +47,8 @@ from shuffledp.accounting.numerics.binomial import (
     log_excess_below_bound,
     summed_directly,
 )
-from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.numerics.windows import bernstein_half_width, sd_window
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, FamilyView
 from shuffledp.accounting.views.binned import (
     LOG_HALF,
@@ -98,7 +98,7 @@ class _Member:
     ``finish`` (the constant added to the log sum); ``total`` (phi -> (pre, log g), optional) gives a
     certified bound on the whole sum over s (:func:`_mgf_bound`)."""
 
-    __slots__ = ("rows", "bound", "mean", "var", "s_min", "finish", "total")
+    __slots__ = ("bound", "finish", "mean", "rows", "s_min", "total", "var")
 
     def __init__(self, rows, bound, mean, var, s_min, finish, total=None):
         self.rows, self.bound, self.mean, self.var, self.s_min, self.finish = (

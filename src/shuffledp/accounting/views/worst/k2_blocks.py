@@ -62,7 +62,7 @@ def _window_memo(windows: dict, sds: float = _WINDOW_SDS):
 class Block:
     """Datasets j in [a, b]: the laws of Y_beta for the likely beta, with the mass left out."""
 
-    __slots__ = ("a", "b", "weights", "rows", "dropped")
+    __slots__ = ("a", "b", "dropped", "rows", "weights")
 
     def __init__(
         self,

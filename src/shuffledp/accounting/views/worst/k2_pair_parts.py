@@ -74,7 +74,7 @@ class PmfRange:
     it by the missing values only (each value is elementwise, so the same as computed alone); one far
     from it (more than 4 x its own size plus the range's away) is computed alone."""
 
-    __slots__ = ("N", "log_pi", "log_1mpi", "lo", "values")
+    __slots__ = ("N", "lo", "log_1mpi", "log_pi", "values")
 
     def __init__(self, N: int, log_pi: float, log_1mpi: float):
         self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi

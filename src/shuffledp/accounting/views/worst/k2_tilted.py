@@ -54,7 +54,7 @@ _U = 2.0**-53
 class Tilted:
     """The error bounds of a tilted-FFT window (module doc): E = e^log_error, theta, r, the other binomial."""
 
-    __slots__ = ("theta", "log_error", "relative", "lo", "log_mgf", "log_tail_factor", "inputs")
+    __slots__ = ("inputs", "lo", "log_error", "log_mgf", "log_tail_factor", "relative", "theta")
 
     def __init__(self, theta: float, log_error: float, relative: float, lo: int, other: PmfRange, inputs):
         self.theta, self.log_error, self.relative, self.lo, self.inputs = (
