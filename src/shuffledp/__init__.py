@@ -11,6 +11,6 @@ Layers (each imports only from the layers above it in this list):
 * ``shuffledp.cli`` -- the ``shuffle-dp`` command.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["__version__"]
