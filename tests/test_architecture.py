@@ -24,7 +24,7 @@ ACCOUNTING_LAYERS = [
     {"views"},
     {"accountants"},
     {""},
-    {"bracket", "calibrate", "community", "composition", "composition_tail"},
+    {"bracket", "calibrate", "community", "composition", "composition_tail", "privacy_loss_distribution"},
 ]
 MAX_FUNCTION_LINES = 60
 

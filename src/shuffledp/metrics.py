@@ -31,13 +31,37 @@ def _pair(estimate, truth) -> tuple[np.ndarray, np.ndarray]:
 
 
 def total_variation(estimate, truth) -> np.ndarray:
-    """(1/2) sum_x |estimate_x - truth_x| along the last axis (broadcast over leading axes)."""
+    """Total variation distance, (1/2) sum_x |estimate_x - truth_x|, along the last axis.
+
+    Args:
+        estimate: estimated distribution(s), bins on the last axis (leading axes broadcast).
+        truth: the true distribution(s), the same number of bins.
+
+    Returns:
+        The distances, one per leading index (a 0-d array for two vectors).
+
+    Raises:
+        ValueError: the two do not have the same number of bins on the last axis.
+    """
     estimate, truth = _pair(estimate, truth)
     return 0.5 * np.abs(estimate - truth).sum(axis=-1)
 
 
 def individual_error(estimate, truth, *, x0: int, n_users: int) -> np.ndarray:
-    """|n estimate_x0 - n truth_x0| for bin index ``x0`` (0-based), in counts."""
+    """The error on one bin in counts, |n estimate_x0 - n truth_x0| (the paper's W-bar before dividing by n).
+
+    Args:
+        estimate: estimated distribution(s), bins on the last axis (leading axes broadcast).
+        truth: the true distribution(s), the same number of bins.
+        x0: the bin's index, 0-based, in [0, number of bins - 1].
+        n_users: number of users n, an integer >= 1.
+
+    Returns:
+        The errors, one per leading index.
+
+    Raises:
+        ValueError: the shapes differ, or ``x0`` or ``n_users`` is out of range (one line naming it).
+    """
     estimate, truth = _pair(estimate, truth)
     x0 = check_integer(x0, "x0", low=0, high=estimate.shape[-1] - 1)
     n_users = check_integer(n_users, "n_users", low=1)

@@ -139,26 +139,64 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
 
 
 def accountant_class(name: str) -> type[Accountant]:
-    """Return the accountant class registered under ``name``."""
+    """The accountant class registered under ``name``, loaded on first use.
+
+    Args:
+        name: a registry name, e.g. ``"weak-adversary"`` (:func:`list_accountants` lists them).
+
+    Returns:
+        The :class:`Accountant` subclass.
+
+    Raises:
+        ValueError: ``name`` is not registered (the message lists the registered names).
+    """
     if name not in _REGISTRY:
         raise ValueError(f"`accountant` must be one of {', '.join(sorted(_REGISTRY))}; got {name!r}.")
     return _REGISTRY[name]()
 
 
 def get_accountant(name: str, **parameters) -> Accountant:
-    """Instantiate the accountant ``name`` with keyword ``parameters``."""
+    """An accountant for one setting: ``get_accountant("weak-adversary", epsilon_local=2.0, n_users=1000, k=10)``.
+
+    Args:
+        name: a registry name (:func:`list_accountants`).
+        **parameters: the setting, by keyword: ``epsilon_local``, ``n_users``, ``k``, and where the
+            accountant needs them ``n_x0``, ``direction`` or ``randomizer`` (see
+            :class:`~shuffledp.accounting.accountants.base.Accountant`).
+
+    Returns:
+        The accountant, ready for ``delta_for_epsilon``, ``log_delta_for_epsilon`` and
+        ``epsilon_for_delta``.
+
+    Raises:
+        ValueError: ``name`` is not registered, or a parameter is out of range (one line naming it, its
+            range and the value).
+    """
     return accountant_class(name)(**parameters)
 
 
 def list_accountants() -> list[str]:
-    """Registered accountant names, sorted."""
+    """Every registered accountant name.
+
+    Returns:
+        The names, sorted.
+    """
     return sorted(_REGISTRY)
 
 
 def register(accountant: type[Accountant]) -> None:
-    """Register the accountant class ``accountant`` under its ``name`` (a plug-in accountant kept outside
-    this package; the package's own are listed in ``_REGISTRY``). Registering the same class again is a
-    no-op; another class under a registered name is refused."""
+    """Register a plug-in accountant kept outside this package under its own ``name``.
+
+    The package's own accountants are listed in ``_REGISTRY``. Registering the same class again is a
+    no-op; another class under a registered name is refused.
+
+    Args:
+        accountant: a subclass of :class:`Accountant` that sets its own class attribute ``name``.
+
+    Raises:
+        ValueError: ``accountant`` is not an :class:`Accountant` subclass, sets no ``name`` of its own, or
+            its name is registered to another class.
+    """
     if not (isinstance(accountant, type) and issubclass(accountant, Accountant)):
         raise ValueError(
             f"`accountant` must be a subclass of shuffledp.accounting.Accountant; got {accountant!r}."
@@ -203,12 +241,20 @@ class _Attributes(Mapping):
 
 
 def labels() -> Mapping[str, str]:
-    """Table and legend label of every accountant (and variant), read from the classes (live)."""
+    """Table and legend label of every accountant (and variant), read from the classes.
+
+    Returns:
+        A live read-only mapping, name -> label (an accountant registered later appears in it).
+    """
     return _Attributes(0)
 
 
 def colours() -> Mapping[str, str]:
-    """Plot colour of every accountant (and variant), read from the classes (live)."""
+    """Plot colour of every accountant (and variant), read from the classes.
+
+    Returns:
+        A live read-only mapping, name -> hex colour (the same in every figure).
+    """
     return _Attributes(1)
 
 
@@ -220,6 +266,9 @@ def accountant_sets() -> dict[str, list[str]]:
     * ``composable``: accountants the composition layer composes (they build a binned view) and those
       that compose in closed form (``accepts_compositions``, the RDP family);
     * ``dataset-free-upper``: upper bounds valid for every dataset (a bracket's upper end).
+
+    Returns:
+        Set name -> the sorted accountant names in it.
     """
     names = list_accountants()
     classes = {name: accountant_class(name) for name in names}

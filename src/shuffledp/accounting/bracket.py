@@ -2,9 +2,8 @@
 
 ``bracket(epsilon_local=..., n_users=..., k=..., deltas=[...])`` gives, for each target delta, the
 epsilon of the tightest valid upper bound we have (``worst-case-upper``: valid for every pair of
-neighbouring datasets; the certified maximum over datasets for k = 2 and for k = 3 up to n = 200 (above, within 1% of
-it where the laws are narrow, issue 34), the
-own-value-hit views for k >= 4 up to n = 32, ``weak-adversary``'s value beyond; its scope says which)
+neighbouring datasets; certified over every dataset in the ranges its scope lists, ``weak-adversary``'s
+value beyond)
 and of the lower bound on the worst case (``worst-case-lower``: attained by
 explicit datasets), with their ratio. ``epsilons=[...]`` does the same for delta at each epsilon. The
 true worst-case value lies inside the bracket; a ratio near 1 means the guarantee is tight.
@@ -34,7 +33,28 @@ def bracket(
     upper: str = UPPER,
     lower: str = LOWER,
 ) -> list[dict]:
-    """Rows of {target, lower, upper, ratio} (see the module docstring); exactly one of deltas/epsilons."""
+    """Bracket the worst case over datasets: the lower and the upper end side by side, with their ratio.
+
+    Args:
+        epsilon_local: k-RR's local epsilon_0, in (0, inf).
+        n_users: number of users n, an integer >= 1.
+        k: domain size, an integer >= 2.
+        deltas: target deltas; for each, the epsilon of both ends (give exactly one of ``deltas`` and
+            ``epsilons``).
+        epsilons: epsilons; for each, the delta of both ends.
+        upper: registry name of the upper end (a valid upper bound for every dataset).
+        lower: registry name of the lower end.
+
+    Returns:
+        One dict per target. With ``deltas``: ``delta``, ``eps_lower``, ``eps_upper``, ``ratio``
+        (``eps_upper / eps_lower``), ``lower``, ``upper`` (the accountants' names). With ``epsilons``:
+        ``eps``, ``delta_lower``, ``delta_upper``, ``log_delta_lower``, ``log_delta_upper``, ``ratio``
+        (``delta_upper / delta_lower``), ``lower``, ``upper``.
+
+    Raises:
+        ValueError: both or neither of ``deltas`` and ``epsilons`` are given, or an accountant refuses the
+            parameters (one line naming the parameter, its range and the value).
+    """
     if (deltas is None) == (epsilons is None):
         raise ValueError(
             "exactly one of `deltas` and `epsilons` must be given; got "

@@ -198,14 +198,32 @@ def calibrate_epsilon_local_traced(
 ) -> EpsilonLocalCalibration:
     """:func:`calibrate_epsilon_local` with the final bracket and the evaluation count.
 
-    ``method``: ``"illinois"`` (default) or ``"bisection"`` (the former method, for comparison and
-    benchmarks); both return a bracket of width at most ``tolerance`` around the same crossing.
-    ``lower`` (issue 35): a lower-bound accountant whose (cheap) calibration brackets the search first
-    (:func:`_lower_first_bracket`); the answer is still the searched accountant's: it meets the target by that
-    accountant's own value, and eps0 + ``tolerance`` does not meet it (by that accountant, or because the lower
-    bound already exceeds the target there: then ``log_delta_fails`` is the lower bound's value). It is a
-    different path to the same guarantee, so the eps0 found may differ from the plain search's by up to
-    ``tolerance``; ``evaluations`` counts the searched accountant's only.
+    Args:
+        accountant: registry name of the accountant whose delta must meet the target.
+        n_users: number of users n.
+        k: domain size.
+        epsilon: the target epsilon, >= 0.
+        delta: the target delta, in [0, 1].
+        n_x0: other users on x0, for accountants that need it (else None).
+        upper: the largest eps0 searched; it must not itself meet the target.
+        tolerance: absolute width of the final bracket around the crossing.
+        method: ``"illinois"`` (default) or ``"bisection"`` (the former method, for comparison and
+            benchmarks); both return a bracket of width at most ``tolerance`` around the same crossing.
+        lower: optional lower-bound accountant whose cheap calibration brackets the search first. The
+            answer is still the searched accountant's: it meets the target by that accountant's own value,
+            and eps0 + ``tolerance`` does not (by that accountant, or because the lower bound already
+            exceeds the target there: then ``log_delta_fails`` is the lower bound's value). The eps0 found
+            may differ from the plain search's by up to ``tolerance``; ``evaluations`` counts the searched
+            accountant's only.
+        **options: passed to the accountant (e.g. ``direction="both"``).
+
+    Returns:
+        An :class:`EpsilonLocalCalibration`: ``epsilon_local`` (meets the target), ``epsilon_local_fails``
+        (at most ``tolerance`` above; does not), log delta at both, and the number of evaluations.
+
+    Raises:
+        ValueError: a parameter is out of range, no eps0 >= 1e-6 meets the target (only possible at
+            epsilon = 0), or even ``upper`` meets it (no largest value exists below ``upper``).
     """
     search, upper, tolerance = _checked_search(
         accountant,
@@ -256,14 +274,24 @@ def calibrate_epsilon_local_traced(
 
 
 def calibrate_epsilon_local(accountant: str, **arguments) -> float:
-    """Largest eps0 in [epsilon, ``upper``] with delta(``epsilon``; eps0) <= ``delta`` for ``accountant``,
-    to within ``tolerance`` (absolute): the returned eps0 meets the target and eps0 + ``tolerance`` does not.
+    """The largest local eps0 whose shuffled k-RR meets a target (epsilon, delta) by ``accountant``.
 
-    Keyword arguments as :func:`calibrate_epsilon_local_traced`: ``n_users``, ``k``, ``epsilon``,
-    ``delta`` (required), ``n_x0`` (None), ``upper`` (30.0), ``tolerance`` (1e-6); other ``options`` go to
-    the accountant (e.g. ``direction="both"``). Never returns less than ``epsilon``
-    (eps0 <= epsilon is (epsilon, 0)-DP). Raises ``ValueError`` when no eps0 >= 1e-6 meets the target
-    (only possible for epsilon = 0), or when even ``upper`` meets it (then no largest value exists
-    below ``upper``; raise ``upper``).
+    Largest eps0 in [epsilon, ``upper``] with delta(``epsilon``; eps0) <= ``delta``, to within ``tolerance``
+    (absolute): the returned eps0 meets the target and eps0 + ``tolerance`` does not. Never returns less
+    than ``epsilon`` (eps0 <= epsilon is (epsilon, 0)-DP).
+
+    Args:
+        accountant: registry name of the accountant, e.g. ``"worst-case-upper"``.
+        **arguments: as :func:`calibrate_epsilon_local_traced`: ``n_users``, ``k``, ``epsilon``, ``delta``
+            (required), ``n_x0`` (None), ``upper`` (30.0), ``tolerance`` (1e-6); other options go to the
+            accountant.
+
+    Returns:
+        The calibrated eps0.
+
+    Raises:
+        ValueError: a parameter is out of range, no eps0 >= 1e-6 meets the target (only possible for
+            epsilon = 0), or even ``upper`` meets it (then no largest value exists below ``upper``; raise
+            ``upper``).
     """
     return calibrate_epsilon_local_traced(accountant, **arguments).epsilon_local

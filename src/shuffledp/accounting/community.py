@@ -70,9 +70,24 @@ def community_delta(
     accountant: str = "biswas-exact",
     **options,
 ) -> CommunityDelta:
-    """delta_hat(eps) of eq. (10) for the dataset with value counts ``counts`` (k = len(counts)).
+    """The paper's delta_hat(eps) of eq. (10) for the dataset with value counts ``counts``.
 
-    ``options`` are passed to the accountant (e.g. ``direction="both"`` for ``biswas-exact``).
+    The maximum over values x with c_x >= 1 of the accountant's delta with n_x0 = c_x - 1 (equal counts
+    are evaluated once); an accountant that does not depend on the dataset is evaluated once.
+
+    Args:
+        counts: how many users hold each value; k = len(counts), n = sum(counts) >= 1.
+        epsilon_local: k-RR's local epsilon_0.
+        epsilons: the epsilons, each in [0, inf].
+        accountant: registry name of a single-value accountant (default ``biswas-exact``).
+        **options: passed to the accountant (e.g. ``direction="both"`` for ``biswas-exact``).
+
+    Returns:
+        A :class:`CommunityDelta`: log delta at each epsilon, the value attaining it and its count.
+
+    Raises:
+        ValueError: ``counts`` is not a vector of non-negative integers with at least one user, an epsilon
+            is out of range, or the accountant refuses the setting (one line naming the parameter).
     """
     counts = _checked_counts(counts)
     epsilons = check_real_array(epsilons, "epsilon", low=0.0)

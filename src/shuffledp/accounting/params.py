@@ -37,7 +37,15 @@ MAX_EPSILON_LOCAL = 350.0
 
 
 def check_epsilon_local_finite(epsilon_local: float, name: str) -> None:
-    """Refuse eps0 whose e^eps0 overflows (the view's probabilities would not be representable)."""
+    """Refuse an eps0 whose e^eps0 overflows (the view's probabilities would not be representable).
+
+    Args:
+        epsilon_local: k-RR's local epsilon_0.
+        name: the accountant's name, for the message.
+
+    Raises:
+        ValueError: ``epsilon_local`` is above :data:`MAX_EPSILON_LOCAL`.
+    """
     if epsilon_local > MAX_EPSILON_LOCAL:
         raise ValueError(
             f"`epsilon_local` must be in (0, {MAX_EPSILON_LOCAL:g}] for {name!r} (e^(eps + eps0) must be finite); "
@@ -51,6 +59,17 @@ def users_per_round(population: int, subsample: float) -> int:
     The papers' convention (Girgis et al. 2021; Koskela et al. 2023 "n = 10^5 users, subsampling ratio
     q = 0.01"): n is the population and each round a uniformly random subset of exactly m = q n users
     reports. A setting where q n is below 1 or not a whole number has no such m and is refused.
+
+    Args:
+        population: the population n, an integer in [1, 10^15].
+        subsample: the sampling rate q, in (0, 1].
+
+    Returns:
+        m = q n, the users per round.
+
+    Raises:
+        ValueError: a parameter is out of range, or q n is below 1 or not a whole number (to 1e-9
+            relative).
     """
     population = check_integer(population, "n_users", low=1, high=MAX_N_USERS)
     q = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
