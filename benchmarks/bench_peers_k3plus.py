@@ -16,7 +16,7 @@ Peers (imported at run time from checkouts; nothing of theirs is copied into thi
   through ``benchmarks/peers/cupy_standin`` (a module that re-exports numpy), put on sys.path only here.
   n is the number of users, the victim included (checked: at n = 1 their upper delta is k-RR's own
   delta; at n = 2 their lower bound equals the exact delta of "the one other user holds x2" to within
-  their grid; docs/reproduction-notes.md, issue 23). Their grid step is
+  their grid; docs/decisions/weak-adversary.md). Their grid step is
   (e^eps0 - 1) / 1200 (upper: losses rounded up; lower: rounded down); ``threshold_delta`` clamps every
   delta into [1e-11, 1] (tol_delta = 10 * 1e-12), so a value of exactly 1e-11 is their floor, not a
   computed delta. The FFT is float64: an absolute error of order 1e-16 times the grid length is possible.

@@ -13,7 +13,7 @@ eps < eps0 (483 cases; the grid of ``bench_peers_krr.py``, part 2), this compare
   other user holds x0 or x1 (the brute-force pair law), which it is compared with.
 
 Writes results/benchmarks/tiny_worst_case.csv (one row per case) and prints the counts quoted in
-docs/reproduction-notes.md ("Weak vs strong adversary, and the bracket").
+docs/decisions/weak-adversary.md.
 
 Run: python benchmarks/tiny_worst_case.py [--wang <dir>]   (about 3 minutes on one core)
 """

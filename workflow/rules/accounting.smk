@@ -1,5 +1,5 @@
 # Accountants' stage: Table II, Table IV, Figure 1, config-driven delta sweeps, and beyond the paper the
-# epsilon comparison of guarantees and the worst-case bracket table (issue 8).
+# epsilon comparison of guarantees and the worst-case bracket table.
 # Library: shuffledp.experiments.accounting, .accounting_grids and .guarantees (frames),
 # shuffledp.plotting.accounting and shuffledp.plotting.bracket (drawing),
 # shuffledp.accounting (the accountants, by registry name), shuffledp.reference (paper values).
@@ -25,7 +25,7 @@ SWEEPS = list(ACCOUNTING["sweeps"])
 
 # Tables II and IV and Figure 1: each is 0.1-0.6 s of work, less than a job's start-up (numpy, pandas, scipy,
 # matplotlib: ~0.7-1 s CPU), so one job makes them all; every output keeps its path and each item its own
-# log file, one benchmark file for the job (issue 24). The sweeps are NOT in it (issue 33): a sweep is the
+# log file, one benchmark file for the job. The sweeps are NOT in it: a sweep is the
 # user's own addition, so each runs as its own job (rule accounting_sweep) and editing one sweep's config
 # re-runs that sweep only (Snakemake's params trigger), never the paper's tables.
 rule accounting_paper:
@@ -89,7 +89,7 @@ rule accounting_epsilon_comparison:
         "logs/accounting/epsilon_comparison.log",
     benchmark:
         "results/benchmarks/accounting/epsilon_comparison.tsv"
-    priority: 50  # scheduling only (issue 24): see the note in common.smk
+    priority: 50  # scheduling only: see the note in common.smk
     params:
         comparison=ACCOUNTING["epsilon_comparison"],
     script:
@@ -109,14 +109,14 @@ rule accounting_bracket:
         "logs/accounting/bracket.log",
     benchmark:
         "results/benchmarks/accounting/bracket.tsv"
-    priority: 70  # scheduling only (issue 24): see the note in common.smk
+    priority: 70  # scheduling only: see the note in common.smk
     params:
         bracket=ACCOUNTING["bracket"],
     script:
         "../scripts/accounting_bracket.py"
 
 
-# The bracket figure (issue 34): drawn from bracket.csv alone, so redrawing never recomputes the bracket.
+# The bracket figure: drawn from bracket.csv alone, so redrawing never recomputes the bracket.
 rule accounting_bracket_figure:
     input:
         csv="results/accounting/bracket.csv",

@@ -1,7 +1,7 @@
-# Balle stage (issue 21 item 1): Balle, Bell, Gascon & Nissim's Figure 3 (CRYPTO 2019), four panels of
+# Balle stage: Balle, Bell, Gascon & Nissim's Figure 3 (CRYPTO 2019), four panels of
 # privacy-blanket bounds, beside the values of their public code, with tight references, and one verdict
 # per published curve; their Figure 2 (the Laplace blanket) and the two Sec. 6 claims the corrected Bennett code
-# overturns (issue 33). Library: shuffledp.experiments.balle, shuffledp.plotting.balle.
+# overturns. Library: shuffledp.experiments.balle, shuffledp.plotting.balle.
 BALLE = config.get("balle")
 B = "results/balle"
 
@@ -9,7 +9,7 @@ if BALLE is not None:
     from shuffledp.experiments.balle import shared_reference_panels
 
     # panels with reference points another panel also needs (ii and iii: the same three reference curves
-    # at the same (eps, delta, n)) read them from one job instead of computing them twice (issue 24)
+    # at the same (eps, delta, n)) read them from one job instead of computing them twice
     BALLE_SHARED = shared_reference_panels(BALLE["panels"])
 
     rule balle_references:
@@ -19,14 +19,14 @@ if BALLE is not None:
             "logs/balle/references.log",
         benchmark:
             "results/benchmarks/balle/references.tsv"
-        priority: 60  # scheduling only (issue 24): see the note in common.smk
+        priority: 60  # scheduling only: see the note in common.smk
         params:
             panels=BALLE["panels"],
         script:
             "../scripts/balle_references.py"
 
     # One job makes the four panels (each was ~1 CPU s of interpreter and import start-up beside 0.3-1 s of
-    # work): one CSV and one log file per panel as before, one benchmark file (branch i35-flow). It waits for
+    # work): one CSV and one log file per panel as before, one benchmark file. It waits for
     # the shared references (panels ii and iii read them), which start first (priority 60).
     BALLE_PANELS = ["i", "ii", "iii", "iv"]
 
@@ -39,7 +39,7 @@ if BALLE is not None:
             [f"logs/balle/panel_{panel}.log" for panel in BALLE_PANELS],
         benchmark:
             "results/benchmarks/balle/panels.tsv"
-        priority: 60  # scheduling only (issue 24): see the note in common.smk
+        priority: 60  # scheduling only: see the note in common.smk
         params:
             panels=BALLE_PANELS,
             sections=[BALLE["panels"][panel] for panel in BALLE_PANELS],

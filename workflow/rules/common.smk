@@ -20,7 +20,7 @@ except ConfigError as error:
 config.clear()
 config.update(_checked)
 
-# Scheduling (issue 24): with 2 cores the run lasts about as long as its CPU seconds over two, plus
+# Scheduling: with 2 cores the run lasts about as long as its CPU seconds over two, plus
 # whatever one long job runs alone at the end. The long jobs and what they wait for get a `priority`, so
 # they start first and the short ones fill the gaps: the data stage (100, before the Gowalla jobs), Gowalla
 # San Francisco's individual utility (90, the longest job), the equal-guarantee chain (80: calibration,

@@ -103,7 +103,7 @@ rule prepare_checkins:
         "logs/data/prepare_checkins/{source}.log",
     benchmark:
         "results/benchmarks/data/prepare_checkins/{source}.tsv"
-    priority: 100  # scheduling only (issue 24): see the note in common.smk
+    priority: 100  # scheduling only: see the note in common.smk
     params:
         source=lambda wildcards: {"name": wildcards.source, **DATA_SOURCES[wildcards.source]},
         max_bad_fraction=config["data"]["max_bad_fraction"],
@@ -123,7 +123,7 @@ rule crop_and_grid:
         "logs/data/crop_and_grid/{region}.log",
     benchmark:
         "results/benchmarks/data/crop_and_grid/{region}.tsv"
-    priority: 100  # scheduling only (issue 24): see the note in common.smk
+    priority: 100  # scheduling only: see the note in common.smk
     params:
         name=lambda wildcards: wildcards.region,
         region=lambda wildcards: config["regions"][wildcards.region],

@@ -1,4 +1,4 @@
-# Girgis stage (issue 21): Girgis, Data, Diggavi, Kairouz & Suresh (CCS 2021), Section 4's comparison (their
+# Girgis stage: Girgis, Data, Diggavi, Kairouz & Suresh (CCS 2021), Section 4's comparison (their
 # Fig. 2): RDP upper bounds (Thm 3.1, 3.3) against the lower bound (Thm 3.4), one verdict per curve and per
 # checkable claim. Library: shuffledp.experiments.girgis, shuffledp.plotting.girgis.
 GIRGIS = config.get("girgis")

@@ -1,4 +1,4 @@
-# Koskela stage (issue 11): Koskela, Heikkila & Honkela's Figures 1-3 -- composed and subsampled
+# Koskela stage: Koskela, Heikkila & Honkela's Figures 1-3 -- composed and subsampled
 # shuffled k-RR through privacy loss distributions -- beside the curves of their public code, and one
 # verdict per published curve. Library: shuffledp.experiments.koskela, shuffledp.plotting.koskela.
 KOSKELA = config.get("koskela")
@@ -7,7 +7,7 @@ K = "results/koskela"
 if KOSKELA is not None:
 
     # One job draws the three figures (each job imported matplotlib, pandas, scipy and dp_accounting: ~1.7 s
-    # CPU, as much as Fig. 2's work); one CSV, PNG and log file per figure as before, one benchmark file (issue 24).
+    # CPU, as much as Fig. 2's work); one CSV, PNG and log file per figure as before, one benchmark file.
     KOSKELA_FIGURES = [1, 2, 3]
 
     rule koskela_figure:
@@ -25,7 +25,7 @@ if KOSKELA is not None:
             [f"logs/koskela/fig{number}.log" for number in KOSKELA_FIGURES],
         benchmark:
             "results/benchmarks/koskela/figures.tsv"
-        priority: 40  # scheduling only (issue 24): see the note in common.smk
+        priority: 40  # scheduling only: see the note in common.smk
         params:
             numbers=KOSKELA_FIGURES,
             sections=[KOSKELA[f"fig{number}"] for number in KOSKELA_FIGURES],
@@ -62,7 +62,7 @@ if KOSKELA is not None:
     )
 
 
-# Koskela et al.'s Fig. 4 (issue 21, item 5): delta(eps) of shuffled Gaussian noise by Monte Carlo
+# Koskela et al.'s Fig. 4: delta(eps) of shuffled Gaussian noise by Monte Carlo
 # integration of the d-dimensional hockey-stick divergence, with confidence bands and exact values at
 # d <= 2. Library: shuffledp.experiments.shuffled_gaussian, shuffledp.plotting.koskela_fig4.
 if KOSKELA is not None and "fig4" in KOSKELA:

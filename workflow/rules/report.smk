@@ -30,7 +30,7 @@ REPORT_OUTPUTS = {
 # broken images, anchors and overflowing tables, beside the report. config report.browser_check: "auto"
 # checks where Debian's chromium and chromium-driver are installed, else writes only the JSON, saying
 # "checked": false and why (no PNG: nothing pretends to have looked); "required" stops the workflow here
-# when they are absent; "off" drops the rule. docs/reproduction-notes.md, "i33-report".
+# when they are absent; "off" drops the rule. docs/decisions/workflow.md.
 BROWSER_CHECK = REPORT_SETTINGS.get("browser_check", "auto")
 BROWSER_PROGRAMS = {name: _shutil.which(name) for name in ("chromium", "chromedriver")}
 BROWSER_ABSENT = sorted(name for name, found in BROWSER_PROGRAMS.items() if not found)

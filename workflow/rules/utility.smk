@@ -27,7 +27,7 @@ if UTILITY is not None:
     # Synthetic data (Table V, Figure 2): each item is ~0.3-1 s of work, less than a job's start-up with
     # diffprivlib's import, so one job makes them all: Table V's individual utility at each n, the community
     # TVs of each setting (table5, fig2) at each n; one CSV and one log file per item as before, one
-    # benchmark file for the job (issue 24).
+    # benchmark file for the job.
     SYNTHETIC_ITEMS = [("individual", "table5", n) for n in TABLE5_N] + [
         ("community", tag, n) for tag, sizes in (("table5", TABLE5_N), ("fig2", FIG2_N)) for n in sizes
     ]
@@ -83,7 +83,7 @@ if UTILITY is not None:
             "../scripts/utility_fig2.py"
 
     # Figures 6/7 data: one job for every region (each region is ~1-2 s of work, as much as a job's start-up
-    # with diffprivlib's import); one CSV and one log file per region as before, one benchmark file (issue 24).
+    # with diffprivlib's import); one CSV and one log file per region as before, one benchmark file.
     rule utility_gowalla_community:
         input:
             cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
@@ -100,7 +100,7 @@ if UTILITY is not None:
         script:
             "../scripts/utility_gowalla_community.py"
 
-    # Table VI: one job for every region (branch i35-flow: Paris is ~1 s of work beside ~2 s of start-up with
+    # Table VI: one job for every region (Paris is ~1 s of work beside ~2 s of start-up with
     # diffprivlib's import); one CSV and one log file per region as before, one benchmark file. The largest
     # region (San Francisco, the longest job of the run) goes first in the job, which starts first (priority).
     INDIVIDUAL_REGIONS = sorted(UTILITY_REGIONS, key=lambda region: region != "san_francisco")
@@ -114,7 +114,7 @@ if UTILITY is not None:
             [f"logs/utility/gowalla_individual_{region}.log" for region in INDIVIDUAL_REGIONS],
         benchmark:
             "results/benchmarks/utility/gowalla_individual.tsv"
-        priority: 90  # scheduling only (issue 24): see the note in common.smk
+        priority: 90  # scheduling only: see the note in common.smk
         params:
             utility=UTILITY,
             seed=config["seed"],
@@ -140,7 +140,7 @@ if UTILITY is not None:
 
     # Figures 4/5 (heat maps) and 6/7 (box plots): one job each for every region (each region is ~0.5-1 s of
     # work beside ~1-2 s of start-up with matplotlib and diffprivlib); one figure, CSV and log file per region
-    # as before, one benchmark file per job (branch i35-flow).
+    # as before, one benchmark file per job.
     rule utility_heatmap:
         input:
             cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
@@ -234,7 +234,7 @@ if UTILITY is not None:
     )
 
 
-# Equal-guarantee experiment (issue 12): at each target (eps, delta), the largest eps0 the shuffled
+# Equal-guarantee experiment: at each target (eps, delta), the largest eps0 the shuffled
 # k-RR may use (weak-adversary: valid; worst-case-lower: the best any analysis could justify), then
 # every mechanism at that guarantee. Calibrations are cached per (k, n); one utility job per
 # (dataset, n); one job combines and draws. Library: shuffledp.experiments.equal_guarantee.
@@ -253,7 +253,7 @@ if EQUAL is not None:
     EQUAL_K = {dataset: dataset_k(config, dataset) for dataset in EQUAL_DATASETS}
 
     # One job makes every (k, n) calibration (each is ~1 s of work, as much as a job's start-up): one
-    # CSV and one log file per (k, n) as before, one benchmark file for the job (issue 24).
+    # CSV and one log file per (k, n) as before, one benchmark file for the job.
     EQUAL_CALIBRATIONS = sorted({(k, n) for k in EQUAL_K.values() for n in EQUAL["n_users"]})
 
     rule utility_equal_guarantee_calibration:
@@ -263,7 +263,7 @@ if EQUAL is not None:
             [f"logs/utility/equal_guarantee_calibration_k{k}_n{n}.log" for k, n in EQUAL_CALIBRATIONS],
         benchmark:
             "results/benchmarks/utility/equal_guarantee_calibration.tsv"
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        priority: 80  # scheduling only: see the note in common.smk
         params:
             equal=EQUAL,
             cases=EQUAL_CALIBRATIONS,
@@ -272,7 +272,7 @@ if EQUAL is not None:
 
     # One job runs every mechanism at every (dataset, n) (each is ~0.5-1 s of work, less than a job's
     # start-up with diffprivlib's import): one CSV and one log file per (dataset, n) as before, one
-    # benchmark file for the job (issue 24).
+    # benchmark file for the job.
     EQUAL_JOBS = [(dataset, n) for dataset in EQUAL_DATASETS for n in EQUAL["n_users"]]
 
     rule utility_equal_guarantee_jobs:
@@ -289,7 +289,7 @@ if EQUAL is not None:
             [f"logs/utility/equal_guarantee_{dataset}_n{n}.log" for dataset, n in EQUAL_JOBS],
         benchmark:
             "results/benchmarks/utility/equal_guarantee_jobs.tsv"
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        priority: 80  # scheduling only: see the note in common.smk
         params:
             utility=UTILITY,
             seed=config["seed"],
@@ -324,7 +324,7 @@ if EQUAL is not None:
             "logs/utility/equal_guarantee.log",
         benchmark:
             "results/benchmarks/utility/equal_guarantee.tsv"
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        priority: 80  # scheduling only: see the note in common.smk
         script:
             "../scripts/utility_equal_guarantee_combine.py"
 
@@ -339,10 +339,10 @@ if EQUAL is not None:
     )
 
 
-# Phase diagram (issue 20): over a log-spaced (n, epsilon) grid, the exact expected TV of shuffle+INV and of
+# Phase diagram: over a log-spaced (n, epsilon) grid, the exact expected TV of shuffle+INV and of
 # the Gaussian at every delta rule of utility.equal_guarantee; one grid job per k, one job combines, finds
 # the equal-error boundary and draws one figure per delta rule with the equal-guarantee verdicts on top.
-# Each k's grid is split into `shards` jobs (interleaved slices of its points, issue 35), so a cluster
+# Each k's grid is split into `shards` jobs (interleaved slices of its points), so a cluster
 # (profiles/slurm) spreads a publication-density grid (config/phase_publication.yaml); utility_phase_diagram
 # combines the shards. Library: shuffledp.experiments.phase_diagram, shuffledp.plotting.phase_diagram.
 from shuffledp.experiments.phase_diagram import delta_rules, grid_shards, rule_slug
@@ -363,7 +363,7 @@ if PHASE is not None and EQUAL is not None:
         wildcard_constraints:
             k=r"\d+",
             shard=r"\d+",
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        priority: 80  # scheduling only: see the note in common.smk
         params:
             phase=PHASE,
             equal=EQUAL,
@@ -391,7 +391,7 @@ if PHASE is not None and EQUAL is not None:
             "logs/utility/phase_diagram.log",
         benchmark:
             "results/benchmarks/utility/phase_diagram.tsv"
-        priority: 80  # scheduling only (issue 24): see the note in common.smk
+        priority: 80  # scheduling only: see the note in common.smk
         params:
             phase=PHASE,
             equal=EQUAL,
@@ -408,7 +408,7 @@ if PHASE is not None and EQUAL is not None:
     )
 
 
-# Composed phase diagram (issue 36): shuffle or curator for T rounds of q n users against one total
+# Composed phase diagram: shuffle or curator for T rounds of q n users against one total
 # (epsilon, delta), each mechanism calibrated through its composed PLD; one grid job per k (its own stream
 # from the root seed), one job combines, finds how the verdict moves with T and draws the figure.
 # Library: shuffledp.experiments.compare_rounds, shuffledp.plotting.compare_rounds.

@@ -3,7 +3,7 @@ keep a screenshot of the first screen and the check's findings as JSON beside th
 
 Where chromium or chromedriver is absent (``report.browser_check: auto``), the rule has no PNG output
 and the JSON says ``"checked": false`` with the reason: it never pretends to have looked
-(docs/reproduction-notes.md, "i33-report").
+(docs/decisions/workflow.md).
 """
 
 import importlib.util

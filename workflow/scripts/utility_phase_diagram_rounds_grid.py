@@ -1,4 +1,4 @@
-"""Rule utility_phase_diagram_rounds_grid: the composed phase diagram at one k (issue 36): every (T, q, n,
+"""Rule utility_phase_diagram_rounds_grid: the composed phase diagram at one k: every (T, q, n,
 epsilon) of utility.phase_diagram_rounds calibrated to the total and its exact errors (one CSV per k)."""
 
 import logging

@@ -66,7 +66,7 @@ CUBE_ROOT = "floor(n^(1/3))"
 #: delta rule of panel (iv): delta = 1 / n^2 (cell In [26])
 INVERSE_SQUARE = "1/n^2"
 #: documented causes of differences from their code ("panel/curve" -> sentence; evidence in
-#: docs/reproduction-notes.md, "Issue 21 item 1"); given when a curve is not reproduced
+#: docs/decisions/balle.md); given when a curve is not reproduced
 KNOWN_DIFFERENCES: dict[str, str] = {
     "2019/Bennett": (
         "their 2019 code (amplification_bounds.py @ 89a5085, BennettExact.get_delta, line 197 `eta = a / b_plus` and "

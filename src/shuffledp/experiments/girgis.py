@@ -55,7 +55,7 @@ EQ9 = "erlingsson-rdp"
 EQ9_CAUSE = (
     "; its formula is not legible in our copy either: drawn as our reconstruction, Erlingsson et al. (2019) "
     "Thm 7's per-step bound converted to RDP, 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n "
-    "(docs/reproduction-notes.md, i33-gb)"
+    "(docs/decisions/girgis.md)"
 )
 
 

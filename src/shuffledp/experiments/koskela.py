@@ -66,7 +66,7 @@ __all__ = [
 
 FIGURES = (1, 2, 3)
 #: documented causes of differences from their stored curves ("figure/curve" -> sentence; details and
-#: evidence in docs/reproduction-notes.md, "Compositions"); added to a curve's note when it is not reproduced
+#: evidence in docs/decisions/koskela.md); added to a curve's note when it is not reproduced
 KNOWN_DIFFERENCES = {
     "3/strong adversary": (
         "their script composes the pair ((A + 1, C), (A, C + 1)) alone, without the probability gamma that the "
@@ -95,7 +95,7 @@ BALLE_CURVE = "Balle et al. Thm 3.1"
 BALLE_FORMULA_CURVE = "Balle et al. Thm 3.1 formula past eps <= 1"
 BALLE_FORMULA_KIND = "formula outside its theorem's conditions"
 LOWER_INTERVAL, LOWER_TAIL, BALLE_POINTS, BALLE_INTERVAL = 1e-5, 1e-15, 60, 1e-3
-#: why a curve we draw has no published values to compare ("figure/curve" -> sentence; issue 33)
+#: why a curve we draw has no published values to compare ("figure/curve" -> sentence)
 ADDED_DEFAULT = "no published counterpart: a curve of ours drawn beside theirs (their code stores none)"
 ADDED_CURVES = {
     "1/feldman-numerical": (
@@ -464,7 +464,7 @@ def curve_verdicts(
     Points are matched on x (relative match 1e-9). A delta-valued point whose published value is below
     ``smallest_delta`` is drawn but not compared: both computations are in linear space there (FFT
     round-off of about 1e-15 per convolution). ``notes`` maps "figure/curve" to a known cause of a
-    difference (documented in docs/reproduction-notes.md), given in ``known_cause`` when the curve is
+    difference (documented in docs/decisions/koskela.md), given in ``known_cause`` when the curve is
     not reproduced.
     """
     notes = dict(notes or {})

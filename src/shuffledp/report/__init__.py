@@ -8,7 +8,7 @@ external asset). Nothing here computes privacy or utility: every number is read 
 figure is derived from that figure's data, never written in advance.
 
 Verdicts come from the comparison CSVs (columns :data:`shuffledp.tables.COMPARISON_COLUMNS`) and are
-reported in levels (:mod:`~shuffledp.report.verdicts`; ``docs/reproduction-notes.md``, "i33-report").
+reported in levels (:mod:`~shuffledp.report.verdicts`; ``docs/decisions/workflow.md``).
 
 Rooms, in the order the data passes through them (each imports only from rooms above it):
 

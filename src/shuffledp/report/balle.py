@@ -1,4 +1,4 @@
-"""The report's section on Balle, Bell, Gascon & Nissim's Figure 3 (issue 21 item 1): one verdict per
+"""The report's section on Balle, Bell, Gascon & Nissim's Figure 3: one verdict per
 published curve against the authors' own code, the largest relative difference, the named cause of
 every "not reproduced", and how far each analytic bound sits from our tight reference.
 

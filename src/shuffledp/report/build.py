@@ -46,7 +46,7 @@ from shuffledp.report.verdicts import graded_cells
 
 __all__ = ["build_report"]
 
-#: the anchor of the heading that ends the main part (issue 33: the main part stays under 250 lines)
+#: the anchor of the heading that ends the main part (the main part stays under 250 lines)
 APPENDIX_ANCHOR = "appendix"
 
 
@@ -69,7 +69,7 @@ def build_report(inputs: ReportInputs) -> list:
     body += beyond_section(inputs)
     blocks += _contents(body)
     blocks += body
-    # reference material after the main part (issue 33: the main part stays under 250 lines)
+    # reference material after the main part (the main part stays under 250 lines)
     blocks += appendix(inputs, rows, cells, summary, problems)
     blocks += _stage_section(inputs)
     return blocks

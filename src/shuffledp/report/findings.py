@@ -1,5 +1,5 @@
 """The report's opening answer: a few one-sentence findings, each with the numbers that back it and a
-link to the section that holds them (issue 20, item 6: "the report leads with the answer").
+link to the section that holds them ("the report leads with the answer").
 
 Room: functions ``finding_<topic>(frame | None) -> str`` on stage CSVs already read into frames (the
 comparison rows of :func:`shuffledp.report.read.read_comparisons`, ``bracket.csv``,
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from shuffledp.experiments.guarantees import (  # issue 34's bracket goals, defined once (also drawn in the figure)
+from shuffledp.experiments.guarantees import (  # the bracket goals, defined once (also drawn in the figure)
     BRACKET_BLANKET_USERS,
     BRACKET_GOAL,
     BRACKET_GOAL_BLANKET,
@@ -133,7 +133,7 @@ def _bracket_goal(frame: pd.DataFrame, mask, limit: float, label: str, extra=Non
 
 
 def bracket_goals(frame: pd.DataFrame) -> str:
-    """Where issue 34's bracket goals hold and where not, counted from ``bracket.csv``."""
+    """Where the bracket goals hold and where not, counted from ``bracket.csv``."""
     e0 = frame["epsilon_local"].astype(float)
     large = e0 >= BRACKET_LARGE_EPS0
     blanket = 2.0 * frame["n_users"].astype(float) / (np.exp(e0) + frame["k"].astype(float) - 1.0)
@@ -153,7 +153,7 @@ def bracket_goals(frame: pd.DataFrame) -> str:
             extra=frame["eps_upper"].astype(float) < e0,
         ),
     ]
-    return "Issue 34's goals: " + "; ".join(parts) + "."
+    return "The bracket goals: " + "; ".join(parts) + "."
 
 
 def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
@@ -311,7 +311,7 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
 
 def split_published(frame: pd.DataFrame | None):
     """(rows with published values, rows of curves we draw that have none): the Koskela stage marks the latter
-    with ``points`` = 0 (issue 33 added such curves: Feldman et al.'s method, the certified lower bound, Balle
+    with ``points`` = 0 (such curves: Feldman et al.'s method, the certified lower bound, Balle
     et al.'s Thm 3.1). Without a ``points`` column every row counts as published."""
     if frame is None or "points" not in frame.columns:
         return frame, (frame.iloc[0:0] if frame is not None else None)

@@ -2,7 +2,7 @@
 (eq. (6) as printed at n = 1,000, n_x0 = 800, ε0 = 0.49, k = 10 is 10^58 to 10^162 below the printed
 values). Each hypothesis is one reading of the paper that differs from ours in one stated way, fixed
 here in advance with its reason; every one is evaluated at every cell and reported, with how far it
-lands, whichever comes closest. Nothing is searched or fitted (issue 33: "never tune").
+lands, whichever comes closest. Nothing is searched or fitted ("never tune").
 
 Room: the one room of the report that computes privacy quantities, through
 :func:`shuffledp.experiments.accounting.log_delta`, in its own workflow rule
@@ -45,7 +45,7 @@ HYPOTHESES = (
         "eq. (6), ε0 = 0.5",
         "biswas-printed",
         {"epsilon_local": 0.5},
-        "the ε0 this block's rate columns were computed with (issue 3)",
+        "the ε0 this block's rate columns were computed with",
     ),
     ("exact single-bin δ, forward", "biswas-exact", {}, "the corrected formula the paper meant"),
     (

@@ -47,21 +47,21 @@ RESULT_STAGES = ("data", "accounting", "utility", "koskela", "girgis", "balle")
 
 # Sections beyond the paper, in the order the report shows them (name -> images, data).
 DELTA_SWEEPS = "delta sweeps"
-EPSILON_AT_FIXED_DELTA = "epsilon at a fixed delta"  # issue 8: figure + data
-WORST_CASE_BRACKET = "worst-case bracket"  # issue 8: table; issue 34: its figure
+EPSILON_AT_FIXED_DELTA = "epsilon at a fixed delta"  # figure + data
+WORST_CASE_BRACKET = "worst-case bracket"  # table and its figure
 CROSSOVER = "crossover"
 THREE_CALIBRATIONS = (
-    "three calibrations"  # issue 12: the paper's comparisons under three Gaussian calibrations
+    "three calibrations"  # the paper's comparisons under three Gaussian calibrations
 )
-KOSKELA_FIGURES = "Koskela et al. Figures 1-3"  # issue 11: compositions, one verdict per published curve
+KOSKELA_FIGURES = "Koskela et al. Figures 1-3"  # compositions, one verdict per published curve
 GIRGIS_FIGURE = (
-    "Girgis et al. Figure 2"  # issue 21: RDP upper vs lower bounds, one verdict per curve and claim
+    "Girgis et al. Figure 2"  # RDP upper vs lower bounds, one verdict per curve and claim
 )
-BALLE_FIGURE = "Balle et al. Figure 3"  # issue 21 item 1: four panels against the authors' code
-EQUAL_GUARANTEE = "equal guarantee"  # issue 12: which mechanism at an equal (epsilon, delta) guarantee
-DELTA_FLOOR = "delta floor"  # issue 12: what the delta floor decides
-PHASE_DIAGRAM = "phase diagram"  # issue 20: where shuffle+INV and the Gaussian have equal expected error
-PHASE_DIAGRAM_ROUNDS = "phase diagram over rounds"  # issue 36: how the verdict moves with T rounds
+BALLE_FIGURE = "Balle et al. Figure 3"  # four panels against the authors' code
+EQUAL_GUARANTEE = "equal guarantee"  # which mechanism at an equal (epsilon, delta) guarantee
+DELTA_FLOOR = "delta floor"  # what the delta floor decides
+PHASE_DIAGRAM = "phase diagram"  # where shuffle+INV and the Gaussian have equal expected error
+PHASE_DIAGRAM_ROUNDS = "phase diagram over rounds"  # how the verdict moves with T rounds
 EXTRA_SECTIONS = (
     DELTA_SWEEPS,
     EPSILON_AT_FIXED_DELTA,
@@ -207,7 +207,7 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
         EPSILON_AT_FIXED_DELTA: _images_and_data(under("results/accounting/epsilon_comparison")),
         WORST_CASE_BRACKET: _images_and_data(
             under("results/accounting/bracket")
-        ),  # issue 34: table and figure
+        ),  # table and figure
         CROSSOVER: _images_and_data(named("crossover")),
         THREE_CALIBRATIONS: {
             "images": [],
@@ -215,7 +215,7 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
         },
         KOSKELA_FIGURES: {
             "images": sorted(p for p in outputs if p.startswith("results/koskela/") and p.endswith(".png")),
-            # Figs 1-3 first (the Findings read the first file), then Fig. 4's own table (issue 21)
+            # Figs 1-3 first (the Findings read the first file), then Fig. 4's own table
             "data": [p for p in outputs if p == "results/koskela/koskela_verdicts.csv"]
             + [p for p in outputs if p == "results/koskela/koskela_fig4_verdicts.csv"],
         },

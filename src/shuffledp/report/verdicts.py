@@ -1,4 +1,4 @@
-"""Verdicts in levels, and one verdict line per seed paper (issue 33).
+"""Verdicts in levels, and one verdict line per seed paper.
 
 Room: frames in, frames and short text out; computes no privacy quantity. A comparison cell of the
 paper (rows of :func:`shuffledp.report.read.read_comparisons`) gets one *level*:
