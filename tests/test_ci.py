@@ -37,6 +37,12 @@ echo "apt-get $* [$DEBIAN_FRONTEND]" >> "$APT_LOG"
 case "$1" in update) exit ${APT_UPDATE_STATUS:-0};; *) exit ${APT_INSTALL_STATUS:-0};; esac
 """
 
+DOCS_STUB = """#!/usr/bin/env bash
+# stand-in for .ci/docs (the site's strict build): records its call
+echo "docs" >> calls.log
+exit "${DOCS_STATUS:-0}"
+"""
+
 PYTHON3_STUB = """#!/bin/sh
 # stand-in for `python3 -m venv .venv`: a venv whose pip and python only record their call
 mkdir -p .venv/bin
@@ -58,6 +64,7 @@ def checkout(tmp_path) -> Path:
     shutil.copy2(REPO / ".ci" / "run", work / ".ci" / "run")
     _executable(work / ".ci" / "newest-python", NEWEST_STUB)
     _executable(work / ".ci" / "system-packages", SYSTEM_STUB)
+    _executable(work / ".ci" / "docs", DOCS_STUB)
     (tmp_path / "bin").mkdir()
     _executable(tmp_path / "bin" / "python3", PYTHON3_STUB)
     return work
@@ -80,6 +87,8 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     assert calls[-1] == "newest test" and "newest install" in calls[:-1]
     assert "pip install -c requirements.lock -e .[test]" in calls
     assert "python -m pytest -n 2 --dist loadfile" in calls
+    # the documentation site is built once the suite has passed
+    assert calls.index("docs") > calls.index("python -m pytest -n 2 --dist loadfile")
     # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
     assert calls.index("system-packages") < calls.index("python -m pytest -n 2 --dist loadfile")
     # issue 35: the README's environment installs from the start, beside the apt install (which takes a
@@ -90,7 +99,14 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
 
 @pytest.mark.parametrize(
     "failing",
-    ["PIP_STATUS", "PYTEST_STATUS", "NEWEST_INSTALL_STATUS", "NEWEST_TEST_STATUS", "SYSTEM_PACKAGES_STATUS"],
+    [
+        "PIP_STATUS",
+        "PYTEST_STATUS",
+        "DOCS_STATUS",
+        "NEWEST_INSTALL_STATUS",
+        "NEWEST_TEST_STATUS",
+        "SYSTEM_PACKAGES_STATUS",
+    ],
 )
 def test_any_failing_step_fails_ci(checkout, failing):
     status, calls = _ci(checkout, **{failing: 3})

@@ -167,6 +167,7 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
         """wait "$system_install" || { cat .ci-system-packages.log; echo ".ci/run: installing the system packages (apt-get) failed" >&2; exit 1; }""",
         "tail -n 3 .ci-system-packages.log",
         f"{run_tests} || exit",
+        "bash .ci/docs",
         """wait "$newest_install" || { cat .venv-newest.log; echo ".ci/run: installing the newest Python's environment failed" >&2; exit 1; }""",
         "trap - EXIT",
         "cat .venv-newest.log",
@@ -182,9 +183,10 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
 def test_readme_states_the_offline_exit_status_and_where_things_are():
     text = (REPO / "README.md").read_text()
     assert "Offline, the first command ends with exit status 1" in text
-    assert "local_data_dir=../shared/data/gowalla" in text
     assert "source .venv/bin/activate" in text and ".venv/bin/snakemake" in text
-    assert "so put it after the\ntargets" in text
+    assert "[data guide](docs/guide/data.md)" in text  # the stand-ins command lives there
+    data = (REPO / "docs" / "guide" / "data.md").read_text()
+    assert "local_data_dir=../shared/data/gowalla" in data and "exit status 1" in data
 
 
 def _run(*command):

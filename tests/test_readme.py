@@ -1,4 +1,7 @@
-"""The README's commands, run as written (dry runs): stand-ins, SLURM profile, localrules, --config."""
+"""The user guide's Snakemake commands, run as written (dry runs): stand-ins, SLURM profile, localrules,
+--config. They moved from the README to the guide's pages: docs/guide/data.md (the stand-ins),
+docs/guide/slurm.md (the SLURM profile), docs/guide/configuration.md (--config after the targets, the
+nested override) and docs/guide/pipeline.md (an interrupted run)."""
 
 from __future__ import annotations
 
@@ -14,11 +17,15 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 STANDINS = REPO.parent / "shared" / "data" / "gowalla"
-README = (REPO / "README.md").read_text()
+GUIDE = REPO / "docs" / "guide"
+#: the pages whose bash blocks name this file as their test (docs/guide/*.md, `<!-- test: tests/test_readme.py -->`)
+PAGES = ("data.md", "slurm.md", "configuration.md")
+TEXT = "\n".join((GUIDE / page).read_text() for page in PAGES)
+PIPELINE = (GUIDE / "pipeline.md").read_text()
 
 
 def _bash_blocks() -> list[str]:
-    return [block.strip() for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S)]
+    return [block.strip() for block in re.findall(r"```bash\n(.*?)```", TEXT, flags=re.S)]
 
 
 def _block(pattern: str) -> str:
@@ -133,12 +140,13 @@ def test_light_rules_are_localrules_that_snakemake_knows(tmp_path):
 
 
 @pytest.mark.slow  # Snakemake
-def test_config_after_targets_as_the_readme_says(tmp_path):
+def test_config_after_targets_as_the_guide_says(tmp_path):
+    assert "so put it after the\ntargets" in (GUIDE / "configuration.md").read_text()
     work = _checkout(tmp_path)
     after = _run("snakemake -n --cores 1 results/accounting/table4.csv --config seed=7", work)
     assert after.returncode == 0, after.stdout[-2000:] + after.stderr[-2000:]
     before = _run("snakemake -n --cores 1 --config seed=7 results/accounting/table4.csv", work)
-    assert before.returncode != 0  # the target is swallowed by --config, as the README warns
+    assert before.returncode != 0  # the target is swallowed by --config, as the guide warns
 
 
 @pytest.mark.slow  # Snakemake
@@ -150,12 +158,12 @@ def test_nested_override_example_as_written(tmp_path):
 
 @pytest.mark.slow  # Snakemake
 def test_interrupted_run_paragraph_matches_what_snakemake_does(tmp_path):
-    """A killed run leaves Snakemake's lock; the README says so, gives --unlock and when it is unsafe."""
+    """A killed run leaves Snakemake's lock; the guide says so, gives --unlock and when it is unsafe."""
     import os
     import signal
     import time
 
-    paragraph = README.split("**When a run was interrupted**", 1)[1].split("\n\n", 1)[0]
+    paragraph = PIPELINE.split("**When a run was interrupted**", 1)[1].split("\n\n", 1)[0]
     assert "--unlock" in paragraph and "Directory cannot\nbe locked" in paragraph
     assert "unsafe while another run is\nactive" in paragraph
     (tmp_path / "Snakefile").write_text(

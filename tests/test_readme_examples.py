@@ -35,7 +35,7 @@ EXAMPLES = list(_examples())
 
 
 def test_the_readme_has_examples():
-    assert len(EXAMPLES) >= 10
+    assert len(EXAMPLES) >= 1  # the others moved to the guide (tests/test_docs_examples.py)
 
 
 @pytest.mark.parametrize("command,shown", EXAMPLES, ids=[command for command, _ in EXAMPLES])

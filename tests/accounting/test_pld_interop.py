@@ -124,12 +124,13 @@ def test_subsampled_round_and_bad_input():
         privacy_loss_distribution("clones-krr", 2.0, 150, 2, subsample=0.01)
 
 
-def test_the_readme_example_runs_and_its_numbers_are_what_it_prints():
+def test_the_guide_example_runs_and_its_numbers_are_what_it_prints():
+    """The dp_accounting example of docs/guide/compositions.md (it moved there from the README)."""
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Composing with the rest of a privacy budget (dp_accounting)", 1)[1]
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "compositions.md").read_text()
+    section = guide.split("## Composing with the rest of a privacy budget (dp_accounting)", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
     namespace: dict = {}
     exec(code, namespace)
