@@ -50,12 +50,19 @@ def _files() -> list[Path]:
     return found
 
 
+#: an issue number split over two lines ("issue" at the end of one, the number at the start of the next,
+#: after a comment sign)
+SPLIT_ISSUE = re.compile(r"\bissues?[ \t]*\n[ \t]*(?:#[ \t]*)?\d+\b", re.IGNORECASE)
+
+
 def hits(text: str) -> list[tuple[int, str, str]]:
     """(line number, kind, matched text) of every forbidden pattern in ``text``."""
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
         for kind, pattern in FORBIDDEN.items():
             found += [(number, kind, match.group(0)) for match in pattern.finditer(line)]
+    for match in SPLIT_ISSUE.finditer(text):
+        found.append((text.count("\n", 0, match.start()) + 1, "issue number", match.group(0)))
     return found
 
 
@@ -86,6 +93,8 @@ def test_no_machine_paths_issue_numbers_or_branch_names(path):
         ("the bracket goal of issue 34", "issue number"),
         ("fixed in Issues 21 and 22", "issue number"),
         ("as agreed in #35", "issue number"),
+        ("the figure drew it until issue\n21 changed that", "issue number"),
+        ("  # decided in issue\n  # 34, see there", "issue number"),
         ("measured on branch i34-k4mid", "branch name"),
         ("see i24f for the timings", "branch name"),
         ("details in docs/reproduction-notes.md", "the removed development diary"),
