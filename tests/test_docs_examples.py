@@ -51,10 +51,11 @@ def marker_problems(page: str, text: str) -> list[str]:
     problems = []
     for language, code, marker in code_blocks(text):
         first = code.strip().splitlines()[0] if code.strip() else ""
-        if marker is None or not MARKER.match(marker):
+        matched = MARKER.match(marker) if marker is not None else None
+        if matched is None:
             problems.append(f"{page}: ```{language} block {first!r} has no test marker (got {marker!r})")
             continue
-        kind = MARKER.match(marker).group(1)
+        kind = matched.group(1)
         if kind.startswith("tests/"):
             test = ROOT / kind
             if not test.is_file():

@@ -49,13 +49,17 @@ def _exported(tree: ast.Module) -> set[str] | None:
         if isinstance(node, ast.Assign) and any(
             isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
         ):
-            return {element.value for element in node.value.elts if isinstance(element, ast.Constant)}
+            elements = node.value.elts if isinstance(node.value, ast.List | ast.Tuple) else []
+            return {e.value for e in elements if isinstance(e, ast.Constant) and isinstance(e.value, str)}
     return None
 
 
-def _raises(function: ast.FunctionDef) -> bool:
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _raises(function: Function) -> bool:
     """Whether the function's own body (not a nested function's) has a ``raise`` with an exception."""
-    stack = list(function.body)
+    stack: list[ast.AST] = list(function.body)
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Raise) and node.exc is not None:
@@ -65,19 +69,19 @@ def _raises(function: ast.FunctionDef) -> bool:
     return False
 
 
-def _parameters(function: ast.FunctionDef) -> list[str]:
+def _parameters(function: Function) -> list[str]:
     arguments = function.args
     names = [a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]]
     names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
     return [name for name in names if name not in ("self", "cls")]
 
 
-def _returns_none(function: ast.FunctionDef) -> bool:
+def _returns_none(function: Function) -> bool:
     annotation = function.returns
     return isinstance(annotation, ast.Constant) and annotation.value is None
 
 
-def missing_sections(function: ast.FunctionDef) -> list[str]:
+def missing_sections(function: Function) -> list[str]:
     """What the function's docstring lacks: a list of short reasons (empty when complete)."""
     doc = ast.get_docstring(function)
     if not doc:
@@ -101,7 +105,7 @@ def missing_sections(function: ast.FunctionDef) -> list[str]:
     return reasons
 
 
-def _functions(tree: ast.Module, exported: set[str] | None) -> dict[str, ast.FunctionDef]:
+def _functions(tree: ast.Module, exported: set[str] | None) -> dict[str, Function]:
     """Public module-level functions defined in ``tree`` (those in ``exported`` when it is given)."""
     return {
         node.name: node
@@ -112,7 +116,7 @@ def _functions(tree: ast.Module, exported: set[str] | None) -> dict[str, ast.Fun
     }
 
 
-def _reexported(tree: ast.Module, exported: set[str]) -> dict[str, ast.FunctionDef]:
+def _reexported(tree: ast.Module, exported: set[str]) -> dict[str, Function]:
     """Functions a package's ``__all__`` re-exports from its own submodules (``from shuffledp.x import f``)."""
     found = {}
     for node in tree.body:

@@ -50,13 +50,9 @@ DELTA_SWEEPS = "delta sweeps"
 EPSILON_AT_FIXED_DELTA = "epsilon at a fixed delta"  # figure + data
 WORST_CASE_BRACKET = "worst-case bracket"  # table and its figure
 CROSSOVER = "crossover"
-THREE_CALIBRATIONS = (
-    "three calibrations"  # the paper's comparisons under three Gaussian calibrations
-)
+THREE_CALIBRATIONS = "three calibrations"  # the paper's comparisons under three Gaussian calibrations
 KOSKELA_FIGURES = "Koskela et al. Figures 1-3"  # compositions, one verdict per published curve
-GIRGIS_FIGURE = (
-    "Girgis et al. Figure 2"  # RDP upper vs lower bounds, one verdict per curve and claim
-)
+GIRGIS_FIGURE = "Girgis et al. Figure 2"  # RDP upper vs lower bounds, one verdict per curve and claim
 BALLE_FIGURE = "Balle et al. Figure 3"  # four panels against the authors' code
 EQUAL_GUARANTEE = "equal guarantee"  # which mechanism at an equal (epsilon, delta) guarantee
 DELTA_FLOOR = "delta floor"  # what the delta floor decides
@@ -205,9 +201,7 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
     return {
         DELTA_SWEEPS: _images_and_data(sweeps),
         EPSILON_AT_FIXED_DELTA: _images_and_data(under("results/accounting/epsilon_comparison")),
-        WORST_CASE_BRACKET: _images_and_data(
-            under("results/accounting/bracket")
-        ),  # table and figure
+        WORST_CASE_BRACKET: _images_and_data(under("results/accounting/bracket")),  # table and figure
         CROSSOVER: _images_and_data(named("crossover")),
         THREE_CALIBRATIONS: {
             "images": [],
