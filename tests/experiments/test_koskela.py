@@ -420,26 +420,6 @@ def test_every_curve_of_a_figure_has_its_own_colour_and_line_style_and_markers_i
     assert all("claimed upper bound" in t for t in labels if "(open markers)" in t)
 
 
-def test_koskela_modules_keep_functions_within_60_lines():
-    import ast
-    from pathlib import Path
-
-    root = Path(K.__file__).resolve().parents[1]
-    for path in [
-        "experiments/koskela.py",
-        "experiments/shuffled_gaussian.py",
-        "plotting/koskela.py",
-        "plotting/koskela_fig4.py",
-    ]:
-        tree = ast.parse((root / path).read_text(encoding="utf-8"))
-        long = [
-            n.name
-            for n in ast.walk(tree)
-            if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 > 60
-        ]
-        assert not long, f"{path}: {long}"
-
-
 def test_fig2_legend_says_their_stored_curve_is_not_a_guarantee_where_below_the_lower_bound():
     from shuffledp.plotting.koskela import figure_koskela
 
