@@ -62,6 +62,7 @@ __all__ = [
     "MECHANISMS",
     "CALIBRATIONS",
     "GENERIC_UPPER",
+    "LOCAL_OTHER",
     "calibrations_for",
     "CERTAIN_STANDARD_ERRORS",
     "Comparison",
@@ -84,8 +85,9 @@ MECHANISMS = (
     "geometric",
     "geometric+proj",
     "local-krr+inv",
-    "local+inv",
 )
+#: the local row of a randomizer other than k-RR (its own estimate, no shuffler)
+LOCAL_OTHER = "local+inv"
 #: calibration name -> accountant: the tightest valid upper bound, then the lower bound on the worst case
 CALIBRATIONS = {"upper": "worst-case-upper", "lower": "worst-case-lower"}
 #: the upper bound that calibrates a randomizer the accountants of :data:`CALIBRATIONS` do not accept: the
@@ -333,7 +335,7 @@ def _local(randomizer: type[Randomizer], epsilon_local: float, k: int) -> Random
 
 def _local_row(randomizer: type[Randomizer]) -> str:
     """The local (unshuffled) row's name: ``local-krr+inv`` for k-RR, ``local+inv`` for another randomizer."""
-    return "local-krr+inv" if issubclass(randomizer, KRR) else "local+inv"
+    return "local-krr+inv" if issubclass(randomizer, KRR) else LOCAL_OTHER
 
 
 def _summary(values: np.ndarray) -> tuple[float, float]:
@@ -409,11 +411,11 @@ def simulated_rows(
         rng = job_rng(seed, *identity, "local")
         results = _simulate(
             lambda size: sample_shuffled_counts(counts, randomizer=local, rng=rng, size=size),
-            {"local+inv": local.estimate},
+            {LOCAL_OTHER: local.estimate},
             truth,
             draws,
         )
-        add(_local_row(randomizer), "none", results["local+inv"], epsilon_local=local.epsilon_local)
+        add(LOCAL_OTHER, "none", results[LOCAL_OTHER], epsilon_local=local.epsilon_local)
     sigma = parameters["sigma"]
     rng = job_rng(seed, *identity, "gaussian")
     results = _simulate(
@@ -499,7 +501,7 @@ def verdict(rows: list[dict]) -> dict:
     }
 
 
-_ORDER = {name: rank for rank, name in enumerate(MECHANISMS)}
+_ORDER = {name: rank for rank, name in enumerate((*MECHANISMS, LOCAL_OTHER))}
 
 
 def compare(
