@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
+from shuffledp.accounting.randomizers import accepted_names
 
 __all__ = [
     "Accountant",
@@ -33,6 +34,7 @@ __all__ = [
     "ShuffleSetting",
     "get_accountant",
     "accountant_class",
+    "check_view_supports",
     "list_accountants",
     "register",
     "labels",
@@ -138,11 +140,27 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
 }
 
 
+def check_view_supports(accountant: type[Accountant]) -> type[Accountant]:
+    """The accountant class itself if every randomizer class it accepts (``randomizers``) is one its view
+    supports (``view_class.randomizers``, read with ``issubclass``); an accountant without a view passes.
+
+    Raises:
+        ValueError: one line naming the accountant, its view, what the view supports and what it claims.
+    """
+    view = accountant.view_class
+    if view is not None and not all(issubclass(cls, view.randomizers) for cls in accountant.randomizers):
+        raise ValueError(
+            f"`randomizers` of accountant {accountant.name!r} must be supported by its view {view.name!r} "
+            f"({accepted_names(view.randomizers)}); got {accepted_names(accountant.randomizers)}."
+        )
+    return accountant
+
+
 def accountant_class(name: str) -> type[Accountant]:
-    """Return the accountant class registered under ``name``."""
+    """Return the accountant class registered under ``name`` (checked: :func:`check_view_supports`)."""
     if name not in _REGISTRY:
         raise ValueError(f"`accountant` must be one of {', '.join(sorted(_REGISTRY))}; got {name!r}.")
-    return _REGISTRY[name]()
+    return check_view_supports(_REGISTRY[name]())
 
 
 def get_accountant(name: str, **parameters) -> Accountant:
@@ -169,6 +187,7 @@ def register(accountant: type[Accountant]) -> None:
             f"`accountant` must set its own class attribute `name` (a non-empty string); "
             f"got {name!r} on {accountant.__qualname__}."
         )
+    check_view_supports(accountant)
     if name in _REGISTRY and _REGISTRY[name]() is not accountant:
         raise ValueError(
             f"`name` {name!r} is already registered to {_REGISTRY[name]().__qualname__}; "
