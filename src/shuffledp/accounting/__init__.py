@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
-from shuffledp.accounting.randomizers import accepted_names
+from shuffledp.accounting.randomizers import accepted_names, check_accepted
 
 __all__ = [
     "Accountant",
@@ -35,6 +35,7 @@ __all__ = [
     "get_accountant",
     "accountant_class",
     "check_view_supports",
+    "check_randomizer",
     "list_accountants",
     "register",
     "labels",
@@ -163,9 +164,28 @@ def accountant_class(name: str) -> type[Accountant]:
     return check_view_supports(_REGISTRY[name]())
 
 
+def check_randomizer(accountant: type[Accountant], randomizer) -> None:
+    """Refuse, in one line naming the accountant, the randomizer and what is supported, a randomizer that the
+    accountant class or its view does not support.
+
+    Raises:
+        ValueError: the refusal.
+    """
+    check_accepted(f"accountant {accountant.name!r}", accountant.randomizers, randomizer)
+    if accountant.view_class is not None:
+        view = accountant.view_class
+        check_accepted(
+            f"accountant {accountant.name!r} (its view {view.name!r})", view.randomizers, randomizer
+        )
+
+
 def get_accountant(name: str, **parameters) -> Accountant:
-    """Instantiate the accountant ``name`` with keyword ``parameters``."""
-    return accountant_class(name)(**parameters)
+    """Instantiate the accountant ``name`` with keyword ``parameters`` (a ``randomizer`` it or its view does not
+    support is refused first: :func:`check_randomizer`)."""
+    cls = accountant_class(name)
+    if parameters.get("randomizer") is not None:
+        check_randomizer(cls, parameters["randomizer"])
+    return cls(**parameters)
 
 
 def list_accountants() -> list[str]:

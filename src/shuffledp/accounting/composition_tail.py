@@ -25,8 +25,8 @@ from __future__ import annotations
 import functools
 from collections import Counter
 
-from shuffledp.accounting import accountant_class, get_accountant
-from shuffledp.accounting.randomizers import KRR, check_accepted
+from shuffledp.accounting import accountant_class, check_randomizer, get_accountant
+from shuffledp.accounting.randomizers import KRR
 
 __all__ = [
     "K_TAIL",
@@ -51,12 +51,7 @@ def check_supported(name: str, randomizer) -> None:
     Raises:
         ValueError: the refusal.
     """
-    cls = accountant_class(name)
-    check_accepted(f"accountant {name!r}", cls.randomizers, randomizer)
-    if cls.view_class is not None:
-        check_accepted(
-            f"accountant {name!r} (its view {cls.view_class.name!r})", cls.view_class.randomizers, randomizer
-        )
+    check_randomizer(accountant_class(name), randomizer)
 
 
 def round_accountant(name: str, r, n_users: int | None = None):

@@ -43,7 +43,7 @@ from shuffledp._random import job_rng
 from shuffledp._validation import check_choice, check_integer, check_probability, check_real
 from shuffledp.accounting import accountant_class
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
-from shuffledp.accounting.randomizers import KRR, Randomizer
+from shuffledp.accounting.randomizers import KRR, Randomizer, randomizer_class
 from shuffledp.estimators import invert, maximum_likelihood, project_to_simplex
 from shuffledp.experiments.exact_error import gaussian_expected_error, geometric_expected_error
 from shuffledp.mechanisms import (
@@ -515,7 +515,7 @@ def compare(
     seed: int = 0,
     neighbouring: str = "replace-one",
     epsilon_local: Mapping[str, float] | None = None,
-    randomizer: type[Randomizer] = KRR,
+    randomizer: type[Randomizer] | str = KRR,
 ) -> Comparison:
     """Every mechanism of :data:`MECHANISMS` at (epsilon, delta) on ``data`` (see :func:`dataset_counts`),
     exact where it can be, ``draws`` Monte-Carlo draws otherwise; ``epsilon_local`` (upper, lower) may be
@@ -524,8 +524,8 @@ def compare(
     Args:
         n_users, k, epsilon, delta: the setting and the target; data, draws, seed, neighbouring: as above.
         epsilon_local: calibration name -> eps0 (None: :func:`calibrate`).
-        randomizer: the local randomizer's class (k-RR by default), built at each eps0 by ``from_parameters``;
-            calibrated by the accountants of :func:`calibrations_for` it.
+        randomizer: the local randomizer's class, or its registered key (k-RR by default), built at each eps0 by
+            ``from_parameters``; calibrated by the accountants of :func:`calibrations_for` it.
 
     Returns:
         :class:`Comparison`.
@@ -540,6 +540,8 @@ def compare(
     check_choice(neighbouring, "neighbouring", NEIGHBOURING_SENSITIVITY)
     draws = check_integer(draws, "draws", low=2)
     seed = check_integer(seed, "seed", low=0)
+    if isinstance(randomizer, str):
+        randomizer = randomizer_class(randomizer)
     counts = dataset_counts(data, n_users=n_users, k=k)
     if epsilon_local is None:
         epsilon_local = calibrate(n_users=n_users, k=k, epsilon=epsilon, delta=delta, randomizer=randomizer)

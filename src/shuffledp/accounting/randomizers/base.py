@@ -49,6 +49,10 @@ __all__ = [
     "check_accepted",
     "accepted_names",
     "amplification_logs",
+    "register_randomizer",
+    "unregister_randomizer",
+    "randomizer_class",
+    "list_randomizers",
 ]
 
 #: largest domain size accepted (k - 1 and k - 2 stay exact floats)
@@ -119,6 +123,8 @@ class Randomizer(abc.ABC):
 
     #: how refusals and labels name the class
     name: ClassVar[str] = "any eps0-LDP randomizer"
+    #: the key it is registered under (:func:`register_randomizer`; the CLI's ``--randomizer``), e.g. "krr"
+    key: ClassVar[str] = ""
     #: eps0: the randomizer is eps0-LDP
     epsilon_local: float
     #: domain size of a categorical randomizer (k-RR's k); None when the randomizer has none
@@ -239,3 +245,56 @@ def check_accepted(owner: str, accepted: tuple[type, ...], randomizer) -> None:
     """Refuse, in one line, a randomizer that is not an instance of one of ``accepted`` (empty: every randomizer)."""
     if not isinstance(randomizer, Randomizer) or (accepted and not isinstance(randomizer, accepted)):
         raise ValueError(f"`randomizer` must be {accepted_names(accepted)} for {owner}; got {randomizer!r}.")
+
+
+#: key -> randomizer class (:func:`register_randomizer`)
+_REGISTRY: dict[str, type[Randomizer]] = {}
+
+
+def register_randomizer(cls: type[Randomizer]) -> type[Randomizer]:
+    """Register the randomizer class ``cls`` under its ``key`` (usable as a class decorator); registering the
+    same class again is a no-op.
+
+    Args:
+        cls: a :class:`Randomizer` subclass setting its own non-empty ``key``.
+
+    Returns:
+        ``cls`` itself.
+
+    Raises:
+        ValueError: not a Randomizer subclass, no key of its own, or the key registered to another class.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Randomizer)):
+        raise ValueError(f"`randomizer` must be a subclass of Randomizer; got {cls!r}.")
+    key = vars(cls).get("key")
+    if not isinstance(key, str) or not key:
+        raise ValueError(
+            f"`key` must be a non-empty string set on the randomizer class itself; got {key!r} on {cls.__qualname__}."
+        )
+    if _REGISTRY.get(key, cls) is not cls:
+        raise ValueError(
+            f"`key` {key!r} is already registered to {_REGISTRY[key].__qualname__}; got {cls.__qualname__}."
+        )
+    _REGISTRY[key] = cls
+    return cls
+
+
+def unregister_randomizer(key: str) -> None:
+    """Remove the randomizer registered under ``key`` (a plug-in's, e.g. in a test; unknown keys are ignored)."""
+    _REGISTRY.pop(key, None)
+
+
+def randomizer_class(key: str) -> type[Randomizer]:
+    """The randomizer class registered under ``key``.
+
+    Raises:
+        ValueError: an unknown key (the line lists the registered ones).
+    """
+    if key not in _REGISTRY:
+        raise ValueError(f"`randomizer` must be one of {', '.join(sorted(_REGISTRY))}; got {key!r}.")
+    return _REGISTRY[key]
+
+
+def list_randomizers() -> list[str]:
+    """The registered randomizer keys, sorted."""
+    return sorted(_REGISTRY)

@@ -22,7 +22,13 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp._validation import check_integer, check_real
-from shuffledp.accounting.randomizers.base import MAX_K, Blanket, Randomizer, amplification_logs
+from shuffledp.accounting.randomizers.base import (
+    MAX_K,
+    Blanket,
+    Randomizer,
+    amplification_logs,
+    register_randomizer,
+)
 from shuffledp.accounting.randomizers.counts import (
     ExpectedError,
     binomial_sum_mean_absolute_deviation,
@@ -237,11 +243,13 @@ class KrrBlanket(Blanket):
         return log_beta, log_ratio, log_max_over_gamma
 
 
+@register_randomizer
 @dataclass(frozen=True)
 class KRR(Randomizer):
     """k-RR(eps0, k) over the values 0..k-1 (module docstring); eps0 finite in (0, inf), k in [2, MAX_K]."""
 
     name: ClassVar[str] = "k-RR"
+    key: ClassVar[str] = "krr"
     epsilon_local: float
     k: int
 
@@ -365,11 +373,13 @@ class KRR(Randomizer):
         return ExpectedError(tv, squared_l2)
 
 
+@register_randomizer
 @dataclass(frozen=True)
 class BinaryRR(KRR):
     """Binary randomized response: k-RR at k = 2 (an instance of :class:`KRR`; see the module docstring)."""
 
     name: ClassVar[str] = "binary RR"
+    key: ClassVar[str] = "binary-rr"
     k: int = field(default=2, init=False)
 
     @classmethod
