@@ -516,7 +516,7 @@ def compose(
             rounds = [Round.of_setting(setting, subsample=subsample)] * compositions
         elif epsilon_local is None or n_users is None or k is None:
             raise ValueError(
-                "`epsilon_local`, `n_users` and `k` (or a `setting`) are required when `rounds` is not given."
+                "`epsilon_local`, `n_users` and `k` are required when neither `rounds` nor a `setting` is given."
             )
         else:
             rounds = [Round(epsilon_local, n_users, k, subsample)] * compositions
