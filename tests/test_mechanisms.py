@@ -59,7 +59,7 @@ def test_krr_channel_is_stochastic_with_ratio_e_eps0(k, eps0):
 )
 def test_krr_channel_rejects_bad_parameters(kwargs, error, match):
     with pytest.raises(error, match=match):
-        KRR(**kwargs).channel
+        _ = KRR(**kwargs).channel
 
 
 # --- shuffled histogram sampler ----------------------------------------------------------------

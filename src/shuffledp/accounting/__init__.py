@@ -24,6 +24,7 @@ module plus one line in ``_REGISTRY`` (or :func:`register` with the class); see 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 from shuffledp.accounting.randomizers import accepted_names, check_accepted
@@ -148,7 +149,7 @@ def check_view_supports(accountant: type[Accountant]) -> type[Accountant]:
     Raises:
         ValueError: one line naming the accountant, its view, what the view supports and what it claims.
     """
-    view = accountant.view_class
+    view: Any = accountant.view_class
     if view is not None and not all(issubclass(cls, view.randomizers) for cls in accountant.randomizers):
         raise ValueError(
             f"`randomizers` of accountant {accountant.name!r} must be supported by its view {view.name!r} "
@@ -173,7 +174,7 @@ def check_randomizer(accountant: type[Accountant], randomizer) -> None:
     """
     check_accepted(f"accountant {accountant.name!r}", accountant.randomizers, randomizer)
     if accountant.view_class is not None:
-        view = accountant.view_class
+        view: Any = accountant.view_class
         check_accepted(
             f"accountant {accountant.name!r} (its view {view.name!r})", view.randomizers, randomizer
         )

@@ -169,7 +169,7 @@ class Round:
     @classmethod
     def of_setting(cls, setting: ShuffleSetting, *, subsample: float = 1.0) -> Round:
         """The round of ``setting`` (its ``n_users`` the population, its randomizer every user's) at rate ``subsample``."""
-        return cls.of(setting.randomizer, n_users=setting.n_users, subsample=subsample)
+        return cls(None, setting.n_users, None, subsample, setting.randomizer)
 
     @property
     def per_round(self) -> int:

@@ -33,7 +33,7 @@ between the two eps0 is not drowned in independent noise).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,7 +238,7 @@ def _row(
     mechanism: str,
     calibration: str,
     method: str,
-    tv: float,
+    tv: float | None,
     tv_se: float,
     squared_l2: float,
     squared_l2_se: float,
@@ -450,7 +450,7 @@ def simulated_rows(
 
 def _shuffle_estimators(local: Randomizer, counts) -> dict:
     """The shuffled rows' estimators of :func:`simulated_rows`, in row order."""
-    estimators = {}
+    estimators: dict[str, Callable[[np.ndarray], np.ndarray]] = {}
     if local.expected_error(counts).tv is None:
         estimators["shuffle+inv"] = local.estimate
     estimators["shuffle+inv+proj"] = lambda h: project_to_simplex(invert(h, randomizer=local))

@@ -62,6 +62,7 @@ from shuffledp.accounting.numerics.dense_pld import DensePmf, Pld
 from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta as pld_epsilon_for_delta
 from shuffledp.accounting.numerics.search import Bracket, illinois
 from shuffledp.accounting.params import users_per_round
+from shuffledp.accounting.randomizers import KRR
 from shuffledp.experiments.compare import (
     MECHANISMS,
     Comparison,
@@ -71,7 +72,6 @@ from shuffledp.experiments.compare import (
     simulated_rows,
     verdict,
 )
-from shuffledp.accounting.randomizers import KRR
 from shuffledp.experiments.exact_error import gaussian_expected_error
 from shuffledp.experiments.rounds_guess import search_from_guess, shuffle_guess
 from shuffledp.mechanisms import (
