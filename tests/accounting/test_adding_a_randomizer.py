@@ -333,3 +333,44 @@ def test_the_cli_compare_takes_its_key(cyclic, capsys):
     )
     out = capsys.readouterr().out
     assert "local+inv" in out and "local-krr+inv" not in out
+
+
+@pytest.mark.parametrize(
+    "randomizer, match",
+    [
+        (
+            "laplace",
+            r"^`randomizer` must sample its reports as counts for compare .*; got 'laplace' \(Laplace on \[0, 1\]\)\.$",
+        ),
+        ("oue", r"^`randomizer` must be one of binary-rr, krr, laplace; got 'oue'\.$"),
+    ],
+)
+def test_compare_refuses_a_randomizer_it_cannot_simulate(randomizer, match):
+    with pytest.raises(ValueError, match=match):
+        compare(n_users=1000, k=2, epsilon=1.0, delta=1e-6, draws=10, randomizer=randomizer)
+
+
+def test_the_cli_keeps_the_rounds_to_krr(capsys):
+    from shuffledp.cli import main
+
+    assert (
+        main(
+            [
+                "compare",
+                "--n",
+                "1000",
+                "--k",
+                "2",
+                "--eps",
+                "1",
+                "--delta",
+                "1e-6",
+                "--randomizer",
+                "binary-rr",
+                "--compositions",
+                "2",
+            ]
+        )
+        != 0
+    )
+    assert "`--randomizer` must be krr with --compositions" in capsys.readouterr().err

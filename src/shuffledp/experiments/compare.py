@@ -333,6 +333,16 @@ def _local(randomizer: type[Randomizer], epsilon_local: float, k: int) -> Random
     return built
 
 
+def _check_simulated(local: Randomizer) -> None:
+    """Refuse, in one line, a randomizer that can be neither sampled nor estimated here (no finite channel, and
+    not its own ``sample_counts``)."""
+    if local.channel is None and type(local).sample_counts is Randomizer.sample_counts:
+        raise ValueError(
+            f"`randomizer` must sample its reports as counts for compare (a finite channel, or its own "
+            f"sample_counts, estimate and expected_error); got {local.key!r} ({local.name})."
+        )
+
+
 def _local_row(randomizer: type[Randomizer]) -> str:
     """The local (unshuffled) row's name: ``local-krr+inv`` for k-RR, ``local+inv`` for another randomizer."""
     return "local-krr+inv" if issubclass(randomizer, KRR) else LOCAL_OTHER
@@ -542,6 +552,7 @@ def compare(
     seed = check_integer(seed, "seed", low=0)
     if isinstance(randomizer, str):
         randomizer = randomizer_class(randomizer)
+    _check_simulated(_local(randomizer, epsilon, k))
     counts = dataset_counts(data, n_users=n_users, k=k)
     if epsilon_local is None:
         epsilon_local = calibrate(n_users=n_users, k=k, epsilon=epsilon, delta=delta, randomizer=randomizer)
