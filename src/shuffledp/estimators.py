@@ -164,6 +164,17 @@ def krr_iterative_bayesian_update(
 
     With C = (p - q) I + q 1 1^T: P(report y) = (p - q) theta_y + q, and
     theta_{t+1}[x] = theta_t[x] ((p - q) w_x + q sum_y w_y), w_y = f_y / P(report y).
+
+    Args:
+        reported_counts: the shuffled k-RR histogram (..., k).
+        randomizer: the k-RR randomizer (:class:`~shuffledp.accounting.randomizers.KRR`) that produced it.
+        tolerance, max_iterations: the stopping rule of :func:`iterative_bayesian_update`.
+
+    Returns:
+        (..., k) on the simplex.
+
+    Raises:
+        ValueError: a randomizer that is not k-RR, or counts that are not k wide (one line each).
     """
     randomizer = _krr(randomizer, "krr_iterative_bayesian_update")
     frequencies = normalise_counts(reported_counts)
@@ -190,6 +201,16 @@ def krr_maximum_likelihood(reported_counts, *, randomizer: KRR) -> np.ndarray:
     theta_y = max(t f_y - c, 0), c = q / (p - q), with t the unique value giving sum theta = 1: sort
     f descending, t_m = (1 + m c) / (f_(1) + ... + f_(m)), keep the largest m with t_m f_(m) > c
     (the same active-set rule as the simplex projection). Exact; O(k log k) per row.
+
+    Args:
+        reported_counts: the shuffled k-RR histogram (..., k).
+        randomizer: the k-RR randomizer (:class:`~shuffledp.accounting.randomizers.KRR`) that produced it.
+
+    Returns:
+        (..., k) on the simplex.
+
+    Raises:
+        ValueError: a randomizer that is not k-RR, or counts that are not k wide (one line each).
     """
     randomizer = _krr(randomizer, "krr_maximum_likelihood")
     frequencies = normalise_counts(reported_counts)

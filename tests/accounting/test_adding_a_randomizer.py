@@ -374,3 +374,19 @@ def test_the_cli_keeps_the_rounds_to_krr(capsys):
         != 0
     )
     assert "`--randomizer` must be krr with --compositions" in capsys.readouterr().err
+
+
+def test_the_krr_closed_forms_refuse_it_in_one_line(cyclic):
+    from shuffledp.estimators import krr_iterative_bayesian_update, krr_maximum_likelihood
+
+    for estimator in (krr_maximum_likelihood, krr_iterative_bayesian_update):
+        with pytest.raises(ValueError) as caught:
+            estimator([10, 20, 30], randomizer=cyclic(1.0))
+        assert str(caught.value) == (
+            f"`randomizer` must be k-RR for {estimator.__name__} (its closed form is k-RR's); "
+            "got CyclicRR(epsilon_local=1.0, k=3)."
+        )
+    with pytest.raises(
+        ValueError, match=r"^`reported_counts` must have k = 4 entries on its last axis; got shape \(3,\)\.$"
+    ):
+        krr_maximum_likelihood([10, 20, 30], randomizer=KRR(1.0, 4))
