@@ -7,15 +7,21 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from shuffledp.accounting.randomizers import KRR
 from shuffledp.estimators import (
     clip_and_renormalise,
     estimate_distribution,
-    invert_krr,
+    invert,
     iterative_bayesian_update,
     normalise_counts,
     project_to_simplex,
 )
-from shuffledp.mechanisms import krr_channel, krr_probabilities, sample_shuffled_histogram
+from shuffledp.mechanisms import sample_shuffled_histogram
+
+
+def krr_of(epsilon_local, counts):
+    """k-RR at ``epsilon_local`` over the k values of the last axis of ``counts``."""
+    return KRR(epsilon_local, np.shape(counts)[-1])
 
 
 @pytest.fixture
@@ -29,12 +35,14 @@ def rng():
 @pytest.mark.parametrize("k, eps0", [(2, 0.3), (5, 1.0), (15, 4.0)])
 def test_inversion_recovers_pi_from_its_exact_image(k, eps0, rng):
     pi = rng.dirichlet(np.ones(k))
-    expected_reports = pi @ krr_channel(k, eps0)  # f = pi C exactly
-    np.testing.assert_allclose(invert_krr(expected_reports, epsilon_local=eps0), pi, atol=1e-12)
+    expected_reports = pi @ KRR(eps0, k).channel  # f = pi C exactly
+    np.testing.assert_allclose(
+        invert(expected_reports, randomizer=krr_of(eps0, expected_reports)), pi, atol=1e-12
+    )
     # and equals f C^{-1} computed by a general-purpose solver
     np.testing.assert_allclose(
-        invert_krr(expected_reports, epsilon_local=eps0),
-        np.linalg.solve(krr_channel(k, eps0).T, expected_reports),
+        invert(expected_reports, randomizer=krr_of(eps0, expected_reports)),
+        np.linalg.solve(KRR(eps0, k).channel.T, expected_reports),
         atol=1e-12,
     )
 
@@ -45,10 +53,10 @@ def test_inversion_is_unbiased_within_a_variance_derived_tolerance(rng):
     counts = np.array([400, 250, 200, 100, 40, 10, 0])
     n, k, eps0, replicates = counts.sum(), counts.size, 1.5, 20_000
     pi = counts / n
-    reports = sample_shuffled_histogram(counts, epsilon_local=eps0, rng=rng, size=replicates)
-    estimates = invert_krr(reports, epsilon_local=eps0)
-    channel = krr_channel(k, eps0)
-    p, q = krr_probabilities(k, eps0)
+    reports = sample_shuffled_histogram(counts, randomizer=krr_of(eps0, counts), rng=rng, size=replicates)
+    estimates = invert(reports, randomizer=krr_of(eps0, reports))
+    channel = KRR(eps0, k).channel
+    p, q = KRR(eps0, k).probabilities
     variance = (counts @ (channel * (1 - channel))) / (n * (p - q)) ** 2
     standard_error = np.sqrt(variance / replicates)
     assert np.all(np.abs(estimates.mean(axis=0) - pi) <= 4.5 * standard_error)
@@ -134,17 +142,17 @@ def test_ibu_equals_inversion_when_inversion_lies_in_the_simplex(rng):
     # The multinomial likelihood is maximised at pi C = f when that is attainable, i.e. the MLE is
     # the inversion estimate whenever it is a distribution.
     reports = np.array([50, 30, 25])
-    inverted = invert_krr(reports, epsilon_local=1.0)
+    inverted = invert(reports, randomizer=krr_of(1.0, reports))
     assert np.all(inverted > 0)
-    ibu = iterative_bayesian_update(reports, channel=krr_channel(3, 1.0))
+    ibu = iterative_bayesian_update(reports, channel=KRR(1.0, 3).channel)
     np.testing.assert_allclose(ibu, inverted, atol=1e-8)
 
 
 def test_ibu_converges_to_the_mle_on_the_simplex_boundary():
     # INV leaves the simplex here; compare with a direct maximisation of the log-likelihood.
     reports = np.array([2, 30, 28])
-    channel = krr_channel(3, 0.8)
-    assert np.any(invert_krr(reports, epsilon_local=0.8) < 0)
+    channel = KRR(0.8, 3).channel
+    assert np.any(invert(reports, randomizer=krr_of(0.8, reports)) < 0)
     ibu = iterative_bayesian_update(reports, channel=channel)
 
     def negative_log_likelihood(pi):
@@ -164,8 +172,10 @@ def test_ibu_converges_to_the_mle_on_the_simplex_boundary():
 
 
 def test_ibu_vectorised_rows_equal_single_rows(rng):
-    reports = sample_shuffled_histogram([30, 10, 5, 5], epsilon_local=1.0, rng=rng, size=4)
-    channel = krr_channel(4, 1.0)
+    reports = sample_shuffled_histogram(
+        [30, 10, 5, 5], randomizer=krr_of(1.0, [30, 10, 5, 5]), rng=rng, size=4
+    )
+    channel = KRR(1.0, 4).channel
     batch = iterative_bayesian_update(reports, channel=channel)
     np.testing.assert_allclose(batch[2], iterative_bayesian_update(reports[2], channel=channel), atol=1e-10)
 
@@ -175,25 +185,31 @@ def test_ibu_vectorised_rows_equal_single_rows(rng):
 
 def test_estimate_distribution_dispatches_by_name():
     reports = np.array([40, 35, 1, 0])
-    inv = invert_krr(reports, epsilon_local=1.0)
-    np.testing.assert_allclose(estimate_distribution(reports, epsilon_local=1.0, estimator="inv"), inv)
+    inv = invert(reports, randomizer=krr_of(1.0, reports))
     np.testing.assert_allclose(
-        estimate_distribution(reports, epsilon_local=1.0, estimator="inv-projection"), project_to_simplex(inv)
+        estimate_distribution(reports, randomizer=krr_of(1.0, reports), estimator="inv"), inv
     )
     np.testing.assert_allclose(
-        estimate_distribution(reports, epsilon_local=1.0, estimator="inv-clip"), clip_and_renormalise(inv)
+        estimate_distribution(reports, randomizer=krr_of(1.0, reports), estimator="inv-projection"),
+        project_to_simplex(inv),
     )
     np.testing.assert_allclose(
-        estimate_distribution(reports, epsilon_local=1.0, estimator="raw"), reports / 76
+        estimate_distribution(reports, randomizer=krr_of(1.0, reports), estimator="inv-clip"),
+        clip_and_renormalise(inv),
     )
-    assert estimate_distribution(reports, epsilon_local=1.0, estimator="ibu").sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(
+        estimate_distribution(reports, randomizer=krr_of(1.0, reports), estimator="raw"), reports / 76
+    )
+    assert estimate_distribution(
+        reports, randomizer=krr_of(1.0, reports), estimator="ibu"
+    ).sum() == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
     "call, error, match",
     [
         (
-            lambda: estimate_distribution([1, 2], epsilon_local=1.0, estimator="mle"),
+            lambda: estimate_distribution([1, 2], randomizer=krr_of(1.0, [1, 2]), estimator="mle"),
             ValueError,
             r"`estimator` must be one of 'inv-projection', 'inv-clip', 'inv', 'ibu', 'raw'; got 'mle'\.",
         ),
@@ -211,7 +227,7 @@ def test_estimate_distribution_dispatches_by_name():
             r"`channel` must have shape \(2, 2\) to match the counts; got \(3, 3\)\.",
         ),
         (
-            lambda: invert_krr([1, 2], epsilon_local=-1.0),
+            lambda: invert([1, 2], randomizer=krr_of(-1.0, [1, 2])),
             ValueError,
             r"`epsilon_local` must be in \(0, inf\); got -1\.0\.",
         ),

@@ -12,9 +12,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from shuffledp.accounting.randomizers import KRR
 from shuffledp.estimators import (
     estimate_distribution,
-    invert_krr,
+    invert,
     iterative_bayesian_update,
     krr_iterative_bayesian_update,
     krr_maximum_likelihood,
@@ -24,12 +25,16 @@ from shuffledp.mechanisms import (
     geometric_alpha,
     geometric_histogram,
     geometric_moments,
-    krr_channel,
-    krr_probabilities,
     l1_sensitivity_for,
-    sample_krr_histogram,
+    sample_shuffled_counts,
     sample_shuffled_histogram,
 )
+
+
+def krr_of(epsilon_local, counts):
+    """k-RR at ``epsilon_local`` over the k values of the last axis of ``counts``."""
+    return KRR(epsilon_local, np.shape(counts)[-1])
+
 
 Z = 4.0
 
@@ -45,7 +50,7 @@ def rng():
 def _exact_histogram_law(counts, epsilon_local):
     """P(histogram) by enumerating every user's report (brute force; tiny n and k only)."""
     k = len(counts)
-    channel = krr_channel(k, epsilon_local)
+    channel = KRR(epsilon_local, k).channel
     values = [x for x, c in enumerate(counts) for _ in range(c)]
     law = Counter()
     for reports in itertools.product(range(k), repeat=len(values)):
@@ -58,7 +63,7 @@ def _exact_histogram_law(counts, epsilon_local):
 def test_blanket_sampler_matches_brute_force_law(counts, eps0, rng):
     law = _exact_histogram_law(counts, eps0)
     draws = 200_000
-    sample = sample_krr_histogram(counts, epsilon_local=eps0, rng=rng, size=draws)
+    sample = sample_shuffled_counts(counts, randomizer=krr_of(eps0, counts), rng=rng, size=draws)
     seen = Counter(map(tuple, sample))
     assert set(seen) <= set(law)
     for histogram, probability in law.items():
@@ -69,22 +74,22 @@ def test_blanket_sampler_matches_brute_force_law(counts, eps0, rng):
 @pytest.mark.parametrize("k, eps0", [(15, 1.3), (192, 6.0)])
 def test_blanket_sampler_moments_equal_the_per_value_multinomial_sampler(k, eps0, rng):
     counts = rng.multinomial(5000, rng.dirichlet(np.ones(k)))
-    p, q = krr_probabilities(k, eps0)
+    p, q = KRR(eps0, k).probabilities
     mean = counts * p + (counts.sum() - counts) * q
     variance = counts * p * (1 - p) + (counts.sum() - counts) * q * (1 - q)
     draws = 1000
-    for sampler in (sample_krr_histogram, sample_shuffled_histogram):
-        sample = sampler(counts, epsilon_local=eps0, rng=rng, size=draws)
+    for sampler in (sample_shuffled_counts, sample_shuffled_histogram):
+        sample = sampler(counts, randomizer=KRR(eps0, k), rng=rng, size=draws)
         assert np.all(sample.sum(axis=1) == counts.sum())
         assert np.all(np.abs(sample.mean(axis=0) - mean) <= Z * np.sqrt(variance / draws) + 1e-9)
 
 
 def test_blanket_sampler_single_draw_and_errors(rng):
-    assert sample_krr_histogram([3, 4, 5], epsilon_local=1.0, rng=rng).shape == (3,)
+    assert sample_shuffled_counts([3, 4, 5], randomizer=krr_of(1.0, [3, 4, 5]), rng=rng).shape == (3,)
     with pytest.raises(TypeError, match=r"`rng` must be a numpy.random.Generator; got RandomState"):
-        sample_krr_histogram([3, 4], epsilon_local=1.0, rng=np.random.RandomState(0))
+        sample_shuffled_counts([3, 4], randomizer=krr_of(1.0, [3, 4]), rng=np.random.RandomState(0))
     with pytest.raises(ValueError, match=r"`counts` must hold non-negative integers; got -1"):
-        sample_krr_histogram([3, -1], epsilon_local=1.0, rng=rng)
+        sample_shuffled_counts([3, -1], randomizer=krr_of(1.0, [3, -1]), rng=rng)
 
 
 # --- INV is unbiased (closed form of k-RR) -------------------------------------------------------
@@ -94,11 +99,12 @@ def test_blanket_sampler_single_draw_and_errors(rng):
 def test_inversion_without_projection_is_unbiased(k, eps0, n, rng):
     counts = rng.multinomial(n, rng.dirichlet(np.ones(k)))
     truth = counts / n
-    p, q = krr_probabilities(k, eps0)
+    p, q = KRR(eps0, k).probabilities
     variance = (counts * p * (1 - p) + (n - counts) * q * (1 - q)) / (n * (p - q)) ** 2  # Var of pi_hat_x
     draws = 20_000
-    estimates = invert_krr(
-        sample_krr_histogram(counts, epsilon_local=eps0, rng=rng, size=draws), epsilon_local=eps0
+    estimates = invert(
+        sample_shuffled_counts(counts, randomizer=krr_of(eps0, counts), rng=rng, size=draws),
+        randomizer=krr_of(eps0, counts),
     )
     assert np.all(np.abs(estimates.mean(axis=0) - truth) <= Z * np.sqrt(variance / draws))
     # and its variance is the closed form (relative SE of a sample variance ~ sqrt(2 / draws))
@@ -111,33 +117,39 @@ def test_inversion_without_projection_is_unbiased(k, eps0, n, rng):
 @pytest.mark.parametrize("k, eps0, n", [(2, 0.5, 50), (15, 1.0, 1000), (40, 4.0, 300), (192, 2.0, 5000)])
 def test_krr_ibu_equals_generic_ibu(k, eps0, n, rng):
     counts = rng.multinomial(n, rng.dirichlet(np.full(k, 0.5)))
-    reports = sample_krr_histogram(counts, epsilon_local=eps0, rng=rng, size=8)  # vectorised over replicates
+    reports = sample_shuffled_counts(
+        counts, randomizer=krr_of(eps0, counts), rng=rng, size=8
+    )  # vectorised over replicates
     options = {"tolerance": 1e-10, "max_iterations": 3000}
-    fast = krr_iterative_bayesian_update(reports, epsilon_local=eps0, **options)
-    generic = iterative_bayesian_update(reports, channel=krr_channel(k, eps0), **options)
+    fast = krr_iterative_bayesian_update(reports, randomizer=krr_of(eps0, reports), **options)
+    generic = iterative_bayesian_update(reports, channel=KRR(eps0, k).channel, **options)
     np.testing.assert_allclose(fast, generic, rtol=0, atol=1e-12)
 
 
 def test_estimate_distribution_ibu_uses_the_fast_step_with_the_same_result(rng):
-    reports = sample_krr_histogram([40, 30, 20, 10, 0], epsilon_local=3.0, rng=rng, size=4)
+    reports = sample_shuffled_counts(
+        [40, 30, 20, 10, 0], randomizer=krr_of(3.0, [40, 30, 20, 10, 0]), rng=rng, size=4
+    )
     np.testing.assert_allclose(
-        estimate_distribution(reports, epsilon_local=3.0, estimator="ibu"),
-        iterative_bayesian_update(reports, channel=krr_channel(5, 3.0)),
+        estimate_distribution(reports, randomizer=krr_of(3.0, reports), estimator="ibu"),
+        iterative_bayesian_update(reports, channel=KRR(3.0, 5).channel),
         atol=1e-10,
     )
 
 
 def _log_likelihood(theta, reports, eps0):
-    p, q = krr_probabilities(reports.shape[-1], eps0)
+    p, q = KRR(eps0, reports.shape[-1]).probabilities
     return np.sum(reports * np.log((p - q) * theta + q), axis=-1)
 
 
 @pytest.mark.parametrize("k, eps0, n", [(5, 3.0, 200), (15, 1.0, 300), (30, 0.7, 100), (100, 5.0, 2000)])
 def test_closed_form_mle_is_ibus_limit(k, eps0, n, rng):
     counts = rng.multinomial(n, rng.dirichlet(np.full(k, 0.3)))
-    reports = sample_krr_histogram(counts, epsilon_local=eps0, rng=rng, size=20)
-    mle = krr_maximum_likelihood(reports, epsilon_local=eps0)
-    ibu = krr_iterative_bayesian_update(reports, epsilon_local=eps0, tolerance=1e-13, max_iterations=200_000)
+    reports = sample_shuffled_counts(counts, randomizer=krr_of(eps0, counts), rng=rng, size=20)
+    mle = krr_maximum_likelihood(reports, randomizer=krr_of(eps0, reports))
+    ibu = krr_iterative_bayesian_update(
+        reports, randomizer=krr_of(eps0, reports), tolerance=1e-13, max_iterations=200_000
+    )
     assert np.all(mle >= 0) and np.allclose(mle.sum(axis=1), 1.0, atol=1e-12)
     # the closed form is never less likely than IBU run long, and IBU approaches it
     assert np.all(_log_likelihood(mle, reports, eps0) >= _log_likelihood(ibu, reports, eps0) - 1e-9)
@@ -146,12 +158,12 @@ def test_closed_form_mle_is_ibus_limit(k, eps0, n, rng):
 
 def test_closed_form_mle_is_inv_inside_the_simplex(rng):
     counts = np.array([300, 250, 200, 150, 100])
-    reports = sample_krr_histogram(counts, epsilon_local=3.0, rng=rng, size=50)
-    inverted = invert_krr(reports, epsilon_local=3.0)
+    reports = sample_shuffled_counts(counts, randomizer=krr_of(3.0, counts), rng=rng, size=50)
+    inverted = invert(reports, randomizer=krr_of(3.0, reports))
     inside = np.all(inverted > 0, axis=1)
     assert inside.any()
     np.testing.assert_allclose(
-        krr_maximum_likelihood(reports, epsilon_local=3.0)[inside], inverted[inside], atol=1e-12
+        krr_maximum_likelihood(reports, randomizer=krr_of(3.0, reports))[inside], inverted[inside], atol=1e-12
     )
 
 

@@ -8,17 +8,21 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from shuffledp.accounting.randomizers import KRR
 from shuffledp.mechanisms import (
     analytic_gaussian_sigma,
     diffprivlib_gaussian_sigma,
     gaussian_calibration,
     gaussian_histogram,
     gaussian_log_delta,
-    krr_channel,
-    krr_probabilities,
     sample_shuffled_histogram,
     sensitivity_for,
 )
+
+
+def krr_of(epsilon_local, counts):
+    """k-RR at ``epsilon_local`` over the k values of the last axis of ``counts``."""
+    return KRR(epsilon_local, np.shape(counts)[-1])
 
 
 @pytest.fixture
@@ -31,9 +35,9 @@ def rng():
 
 @pytest.mark.parametrize("k, eps0", [(2, 0.5), (15, 4.0), (408, 6.0), (5, 800.0)])
 def test_krr_channel_is_stochastic_with_ratio_e_eps0(k, eps0):
-    channel = krr_channel(k, eps0)
+    channel = KRR(eps0, k).channel
     np.testing.assert_allclose(channel.sum(axis=1), 1.0, rtol=1e-14)
-    p, q = krr_probabilities(k, eps0)
+    p, q = KRR(eps0, k).probabilities
     # closed form (Kairouz et al. 2016): p = e^eps0 / (e^eps0 + k - 1), q = 1 / (e^eps0 + k - 1)
     if eps0 < 700:
         assert p == pytest.approx(math.exp(eps0) / (math.exp(eps0) + k - 1), rel=1e-14)
@@ -44,14 +48,18 @@ def test_krr_channel_is_stochastic_with_ratio_e_eps0(k, eps0):
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"k": 1, "epsilon_local": 1.0}, ValueError, r"`k` must be an integer in \[2, inf\); got 1\."),
+        (
+            {"k": 1, "epsilon_local": 1.0},
+            ValueError,
+            r"`k` must be an integer in \[2, 1000000000000000\]; got 1\.",
+        ),
         ({"k": 3, "epsilon_local": 0.0}, ValueError, r"`epsilon_local` must be in \(0, inf\); got 0\.0\."),
         ({"k": 2.5, "epsilon_local": 1.0}, TypeError, r"`k` must be an integer; got 2\.5"),
     ],
 )
 def test_krr_channel_rejects_bad_parameters(kwargs, error, match):
     with pytest.raises(error, match=match):
-        krr_channel(**kwargs)
+        _ = KRR(**kwargs).channel
 
 
 # --- shuffled histogram sampler ----------------------------------------------------------------
@@ -61,7 +69,7 @@ def _per_user_reference(counts, epsilon_local, rng, size):
     """Reference: every user runs k-RR on her own value, then the reports are counted (tests only)."""
     k = len(counts)
     values = np.repeat(np.arange(k), counts)
-    p, _ = krr_probabilities(k, epsilon_local)
+    p, _ = KRR(epsilon_local, k).probabilities
     out = np.zeros((size, k), dtype=np.int64)
     for replicate in range(size):
         keep = rng.random(values.size) < p
@@ -74,7 +82,7 @@ def _per_user_reference(counts, epsilon_local, rng, size):
 def _exact_histogram_pmf(counts, epsilon_local):
     """Exact pmf of the shuffled histogram by enumerating all k^n report vectors (brute force)."""
     k = len(counts)
-    channel = krr_channel(k, epsilon_local)
+    channel = KRR(epsilon_local, k).channel
     values = np.repeat(np.arange(k), counts)
     pmf = {}
     for reports in itertools.product(range(k), repeat=values.size):
@@ -104,7 +112,7 @@ def test_count_sampler_and_per_user_sampler_both_match_the_exact_distribution(rn
     pmf = _exact_histogram_pmf(counts, eps0)
     assert sum(pmf.values()) == pytest.approx(1.0, abs=1e-12)
     draws = 20_000
-    fast = sample_shuffled_histogram(counts, epsilon_local=eps0, rng=rng, size=draws)
+    fast = sample_shuffled_histogram(counts, randomizer=krr_of(eps0, counts), rng=rng, size=draws)
     slow = _per_user_reference(counts, eps0, rng, draws)
     # Goodness of fit at level 1e-4 each (seeded, so deterministic); a wrong channel fails by far.
     assert _chi_square_pvalue(fast, pmf) > 1e-4
@@ -116,9 +124,9 @@ def test_count_sampler_moments_agree_with_per_user_sampler_within_derived_tolera
     counts = np.array([30, 0, 12, 7, 1])
     eps0 = 0.7
     draws = 4_000
-    fast = sample_shuffled_histogram(counts, epsilon_local=eps0, rng=rng, size=draws)
+    fast = sample_shuffled_histogram(counts, randomizer=krr_of(eps0, counts), rng=rng, size=draws)
     slow = _per_user_reference(counts, eps0, rng, draws)
-    channel = krr_channel(counts.size, eps0)
+    channel = KRR(eps0, counts.size).channel
     mean = counts @ channel  # E[Y_y] = sum_x c_x C[x, y]
     variance = counts @ (channel * (1 - channel))  # independent users: sum of Bernoulli variances
     # Difference of two independent sample means: sd = sqrt(2 var / draws); allow 4.5 sd per bin.
@@ -130,9 +138,13 @@ def test_count_sampler_moments_agree_with_per_user_sampler_within_derived_tolera
 
 def test_sampler_shapes_and_reproducibility():
     counts = [5, 5, 0]
-    single = sample_shuffled_histogram(counts, epsilon_local=1.0, rng=np.random.default_rng(1))
-    many = sample_shuffled_histogram(counts, epsilon_local=1.0, rng=np.random.default_rng(1), size=3)
-    again = sample_shuffled_histogram(counts, epsilon_local=1.0, rng=np.random.default_rng(1), size=3)
+    single = sample_shuffled_histogram(counts, randomizer=krr_of(1.0, counts), rng=np.random.default_rng(1))
+    many = sample_shuffled_histogram(
+        counts, randomizer=krr_of(1.0, counts), rng=np.random.default_rng(1), size=3
+    )
+    again = sample_shuffled_histogram(
+        counts, randomizer=krr_of(1.0, counts), rng=np.random.default_rng(1), size=3
+    )
     assert single.shape == (3,) and many.shape == (3, 3)
     np.testing.assert_array_equal(many, again)
 
@@ -145,10 +157,17 @@ def test_sampler_shapes_and_reproducibility():
         ([3], {}, ValueError, r"`counts` must be a 1-d array of at least 2 bin counts; got shape \(1,\)"),
         ([1, 2], {"size": 0}, ValueError, r"`size` must be an integer in \[1, inf\); got 0\."),
         ([1, 2], {"rng": 3}, TypeError, r"`rng` must be a numpy.random.Generator; got int\."),
+        (
+            [1, 2, 3],
+            {"randomizer": KRR(1.0, 2)},
+            ValueError,
+            r"`counts` must hold k = 2 bin counts .*; got 3\.",
+        ),
+        ([1, 2], {"randomizer": 1.0}, TypeError, r"`randomizer` must be a Randomizer .*; got float\."),
     ],
 )
 def test_sampler_rejects_bad_input(counts, kwargs, error, match):
-    arguments = {"epsilon_local": 1.0, "rng": np.random.default_rng(0)} | kwargs
+    arguments = {"randomizer": KRR(1.0, max(2, len(counts))), "rng": np.random.default_rng(0)} | kwargs
     with pytest.raises(error, match=match):
         sample_shuffled_histogram(counts, **arguments)
 

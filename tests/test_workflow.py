@@ -278,10 +278,11 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
     The grid's means are over `replicates` = 5 draws, whose own SE is too noisy to test against (mean / SE
     is t-distributed with 4 degrees of freedom); the standard error of a grid mean is taken as SD / sqrt(5)
     with the SD of 400 draws (compare's own draws; for the unprojected INV, 400 draws of the same sampler)."""
-    from shuffledp.estimators import invert_krr
+    from shuffledp.accounting.randomizers import KRR
+    from shuffledp.estimators import invert
     from shuffledp.experiments.compare import compare
     from shuffledp.experiments.equal_guarantee import SYNTHETIC, dataset_counts
-    from shuffledp.mechanisms import sample_krr_histogram
+    from shuffledp.mechanisms import sample_shuffled_counts
     from shuffledp.metrics import total_variation
 
     frame, settings = _equal_guarantee_settings(e2e, test_config)
@@ -304,11 +305,11 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
             grid = _mc_row(frame, n_users, target, "shuffle+INV-unprojected", accountant)
             epsilon_local = rows["shuffle+inv", calibration]["epsilon_local"]
             assert epsilon_local == pytest.approx(grid["epsilon_local"], abs=2e-6)
-            draws = invert_krr(
-                sample_krr_histogram(
-                    counts, epsilon_local=epsilon_local, rng=np.random.default_rng(2), size=400
+            draws = invert(
+                sample_shuffled_counts(
+                    counts, randomizer=KRR(epsilon_local, counts.size), rng=np.random.default_rng(2), size=400
                 ),
-                epsilon_local=epsilon_local,
+                randomizer=KRR(epsilon_local, counts.size),
             )
             spread = total_variation(draws, counts / n_users).std(ddof=1) / math.sqrt(replicates)
             assert abs(rows["shuffle+inv", calibration]["tv"] - grid["tv_mean"]) <= 4 * spread, (
@@ -363,7 +364,7 @@ def test_phase_diagram_outputs(e2e, test_config):
     assert len(grid) == len(delta_rules(equal)) * len(phase["k"]) * len(n_axis) * len(epsilon_axis)
     assert grid["log_ratio"].notna().all()
     verdicts = pd.read_csv(utility / "phase_diagram_monte_carlo.csv")
-    frame, settings = _equal_guarantee_settings(e2e, test_config)
+    _frame, settings = _equal_guarantee_settings(e2e, test_config)
     assert len(verdicts) == len(settings) and set(verdicts["verdict"]) <= {"shuffle", "gaussian", "undecided"}
     for name, _, _ in delta_rules(equal):
         png = utility / f"phase_diagram_{rule_slug(name)}.png"

@@ -137,6 +137,11 @@ def _add_compare_parser(commands) -> None:
         default="replace-one",
         help="replace-one (default; L2 sensitivity sqrt 2) or add-remove (1), for the central mechanisms",
     )
+    compare.add_argument(
+        "--randomizer",
+        default="krr",
+        help="the local randomizer's registered key (default krr; one round only for another)",
+    )
     compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     _add_composition_arguments(compare)  # T rounds of Q x N users against one total (eps, delta): issue 36
     compare.set_defaults(func=_run_compare)
@@ -497,10 +502,16 @@ def _run_compare(args) -> int:
             draws=args.draws,
             seed=args.seed,
             neighbouring=args.neighbouring,
+            randomizer=args.randomizer,
         )
     else:
         from shuffledp.experiments.compare_rounds import compare_rounds
 
+        if args.randomizer != "krr":
+            raise ValueError(
+                f"`--randomizer` must be krr with --compositions / --subsample (the rounds are k-RR's); "
+                f"got {args.randomizer!r}."
+            )
         result = compare_rounds(
             n_users=args.n_users,
             k=args.k,

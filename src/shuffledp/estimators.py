@@ -2,9 +2,13 @@
 
 All functions work on the last axis and are vectorised over any leading axes (replicates).
 
-* :func:`invert_krr` -- matrix inversion (INV) for k-RR in closed form. The k-RR channel is
-  C = (p - q) I + q 1 1^T, so an observed frequency vector f = pi C gives
-  pi_hat = (f - q) / (p - q) (paper eq. 7: unbiased, E[pi_hat] = pi; may leave the simplex).
+Every estimator takes the randomizer that produced the counts (a
+:class:`~shuffledp.accounting.randomizers.Randomizer`, e.g. ``KRR(epsilon_local, k)``).
+
+* :func:`invert` -- the randomizer's unbiased estimate (``randomizer.estimate``). For k-RR, matrix inversion
+  (INV) in closed form: the k-RR channel is C = (p - q) I + q 1 1^T, so an observed frequency vector
+  f = pi C gives pi_hat = (f - q) / (p - q) (paper eq. 7: unbiased, E[pi_hat] = pi; may leave the simplex);
+  a randomizer with a finite channel of full row rank: f C^+.
 * :func:`project_to_simplex` -- Euclidean projection onto the probability simplex, exact, in
   O(k log k) (Wang & Carreira-Perpinan 2013, arXiv:1309.1541, Algorithm 1).
 * :func:`clip_and_renormalise` -- the naive baseline: negative entries set to 0, then rescaled.
@@ -18,6 +22,7 @@ All functions work on the last axis and are vectorised over any leading axes (re
   is theta_y = max(t f_y - q / (p - q), 0) with t fixed by sum theta = 1 (a water-filling, solved
   exactly by sorting, O(k log k)). Where INV is non-negative it is INV itself (t = 1). IBU converges
   to it only slowly when eps0 is small (10^5 steps are not enough at k = 408, eps0 = 4).
+* :func:`maximum_likelihood` -- k-RR's closed form, else IBU on the randomizer's channel.
 * :func:`estimate_distribution` -- one entry point selecting the estimator by name ("shuffle+INV"
   in the paper is ``"inv-projection"``).
 """
@@ -27,17 +32,19 @@ from __future__ import annotations
 import numpy as np
 
 from shuffledp._validation import check_choice, check_integer, check_real
-from shuffledp.mechanisms import krr_probabilities
+from shuffledp.accounting.randomizers import KRR, Randomizer
+from shuffledp.accounting.randomizers.counts import as_rows, normalise_counts
 
 __all__ = [
     "ESTIMATORS",
     "normalise_counts",
-    "invert_krr",
+    "invert",
     "project_to_simplex",
     "clip_and_renormalise",
     "iterative_bayesian_update",
     "krr_iterative_bayesian_update",
     "krr_maximum_likelihood",
+    "maximum_likelihood",
     "estimate_distribution",
 ]
 
@@ -49,34 +56,42 @@ _IBU_MAX_ITERATIONS = 100_000
 
 
 def _as_rows(values, name: str) -> np.ndarray:
-    array = np.asarray(values, dtype=float)
-    if array.ndim < 1 or array.shape[-1] < 2:
-        raise ValueError(f"`{name}` must have at least 2 entries on its last axis; got shape {array.shape}.")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"`{name}` must be finite; got a non-finite entry.")
-    return array
+    return as_rows(values, name)
 
 
-def normalise_counts(counts) -> np.ndarray:
-    """Frequencies counts / counts.sum() along the last axis (each row needs a positive total)."""
-    counts = _as_rows(counts, "counts")
-    if np.any(counts < 0):
-        raise ValueError(f"`counts` must be non-negative; got {counts[counts < 0].flat[0].item()!r}.")
-    totals = counts.sum(axis=-1, keepdims=True)
-    if np.any(totals <= 0):
-        raise ValueError("`counts` must have a positive total in every row; got a row summing to 0.")
-    return counts / totals
+def _krr(randomizer, estimator: str) -> KRR:
+    if not isinstance(randomizer, KRR):
+        raise ValueError(
+            f"`randomizer` must be k-RR for {estimator} (its closed form is k-RR's); got {randomizer!r}."
+        )
+    return randomizer
 
 
-def invert_krr(reported_counts, *, epsilon_local: float) -> np.ndarray:
-    """Matrix-inversion estimate pi_hat = (f - q) / (p - q) of the original distribution.
+def _check_randomizer(randomizer) -> Randomizer:
+    if not isinstance(randomizer, Randomizer):
+        raise TypeError(
+            f"`randomizer` must be a Randomizer (shuffledp.accounting.randomizers, e.g. KRR(epsilon_local, k)); "
+            f"got {type(randomizer).__name__}."
+        )
+    return randomizer
 
-    ``reported_counts``: the shuffled k-RR histogram (..., k). The result sums to 1 but may have
-    negative entries; it equals f C^{-1} for the k-RR channel C.
+
+def invert(reported_counts, *, randomizer: Randomizer) -> np.ndarray:
+    """The randomizer's unbiased estimate of the original distribution (``randomizer.estimate``).
+
+    k-RR: matrix inversion in closed form, pi_hat = (f - q) / (p - q) (f C^{-1} for the k-RR channel C).
+
+    Args:
+        reported_counts: the shuffled report counts (..., d).
+        randomizer: the randomizer that produced them.
+
+    Returns:
+        (..., k): sums to 1, may have negative entries.
+
+    Raises:
+        ValueError: counts of the wrong width, negative, or a row summing to 0; TypeError: not a randomizer.
     """
-    frequencies = normalise_counts(reported_counts)
-    p, q = krr_probabilities(frequencies.shape[-1], epsilon_local)
-    return (frequencies - q) / (p - q)
+    return _check_randomizer(randomizer).estimate(reported_counts)
 
 
 def project_to_simplex(values) -> np.ndarray:
@@ -141,7 +156,7 @@ def iterative_bayesian_update(
 def krr_iterative_bayesian_update(
     reported_counts,
     *,
-    epsilon_local: float,
+    randomizer: KRR,
     tolerance: float = _IBU_TOLERANCE,
     max_iterations: int = _IBU_MAX_ITERATIONS,
 ) -> np.ndarray:
@@ -149,10 +164,22 @@ def krr_iterative_bayesian_update(
 
     With C = (p - q) I + q 1 1^T: P(report y) = (p - q) theta_y + q, and
     theta_{t+1}[x] = theta_t[x] ((p - q) w_x + q sum_y w_y), w_y = f_y / P(report y).
+
+    Args:
+        reported_counts: the shuffled k-RR histogram (..., k).
+        randomizer: the k-RR randomizer (:class:`~shuffledp.accounting.randomizers.KRR`) that produced it.
+        tolerance, max_iterations: the stopping rule of :func:`iterative_bayesian_update`.
+
+    Returns:
+        (..., k) on the simplex.
+
+    Raises:
+        ValueError: a randomizer that is not k-RR, or counts that are not k wide (one line each).
     """
+    randomizer = _krr(randomizer, "krr_iterative_bayesian_update")
     frequencies = normalise_counts(reported_counts)
-    k = frequencies.shape[-1]
-    p, q = krr_probabilities(k, epsilon_local)
+    k = _width(frequencies, randomizer)
+    p, q = randomizer.probabilities
     gap = p - q
     tolerance = check_real(tolerance, "tolerance", low=0.0, low_open=True)
     max_iterations = check_integer(max_iterations, "max_iterations", low=1)
@@ -168,16 +195,27 @@ def krr_iterative_bayesian_update(
     return theta
 
 
-def krr_maximum_likelihood(reported_counts, *, epsilon_local: float) -> np.ndarray:
+def krr_maximum_likelihood(reported_counts, *, randomizer: KRR) -> np.ndarray:
     """Maximum-likelihood estimate of the original distribution from a k-RR histogram: IBU's limit.
 
     theta_y = max(t f_y - c, 0), c = q / (p - q), with t the unique value giving sum theta = 1: sort
     f descending, t_m = (1 + m c) / (f_(1) + ... + f_(m)), keep the largest m with t_m f_(m) > c
     (the same active-set rule as the simplex projection). Exact; O(k log k) per row.
+
+    Args:
+        reported_counts: the shuffled k-RR histogram (..., k).
+        randomizer: the k-RR randomizer (:class:`~shuffledp.accounting.randomizers.KRR`) that produced it.
+
+    Returns:
+        (..., k) on the simplex.
+
+    Raises:
+        ValueError: a randomizer that is not k-RR, or counts that are not k wide (one line each).
     """
+    randomizer = _krr(randomizer, "krr_maximum_likelihood")
     frequencies = normalise_counts(reported_counts)
-    k = frequencies.shape[-1]
-    p, q = krr_probabilities(k, epsilon_local)
+    k = _width(frequencies, randomizer)
+    p, q = randomizer.probabilities
     shift = q / (p - q)
     ordered = -np.sort(-frequencies, axis=-1)
     cumulative = np.cumsum(ordered, axis=-1)
@@ -190,23 +228,66 @@ def krr_maximum_likelihood(reported_counts, *, epsilon_local: float) -> np.ndarr
     return np.maximum(chosen * frequencies - shift, 0.0)
 
 
-def estimate_distribution(
-    reported_counts, *, epsilon_local: float, estimator: str = "inv-projection"
-) -> np.ndarray:
-    """Estimate the original distribution from a shuffled k-RR histogram with the named estimator.
+def maximum_likelihood(reported_counts, *, randomizer: Randomizer) -> np.ndarray:
+    """The maximum-likelihood estimate of the original distribution: k-RR's closed form
+    (:func:`krr_maximum_likelihood`), else IBU's limit on the randomizer's channel (:func:`iterative_bayesian_update`).
 
-    ``"inv-projection"`` (paper's shuffle+INV), ``"inv-clip"``, ``"inv"`` (unprojected),
-    ``"ibu"``, or ``"raw"`` (the normalised noisy histogram itself: the paper's "shuffle").
+    Args:
+        reported_counts: the shuffled report counts (..., d).
+        randomizer: the randomizer that produced them (k-RR, or one with a finite ``channel``).
+
+    Returns:
+        (..., k) on the simplex.
+
+    Raises:
+        ValueError: bad counts; NotImplementedError: a randomizer that is not k-RR and has no channel.
+    """
+    randomizer = _check_randomizer(randomizer)
+    if isinstance(randomizer, KRR):
+        return krr_maximum_likelihood(reported_counts, randomizer=randomizer)
+    return iterative_bayesian_update(
+        reported_counts, channel=randomizer.required_channel("maximum_likelihood")
+    )
+
+
+def estimate_distribution(
+    reported_counts, *, randomizer: Randomizer, estimator: str = "inv-projection"
+) -> np.ndarray:
+    """Estimate the original distribution from shuffled report counts with the named estimator.
+
+    Args:
+        reported_counts: the shuffled report counts (..., d).
+        randomizer: the randomizer that produced them.
+        estimator: ``"inv-projection"`` (paper's shuffle+INV: the unbiased estimate projected onto the simplex),
+            ``"inv-clip"``, ``"inv"`` (unprojected), ``"ibu"`` (k-RR's O(k) IBU, else IBU on the channel), or
+            ``"raw"`` (the normalised noisy histogram itself: the paper's "shuffle").
+
+    Returns:
+        (..., k).
+
+    Raises:
+        ValueError: an unknown ``estimator`` or bad counts.
     """
     check_choice(estimator, "estimator", ESTIMATORS)
+    randomizer = _check_randomizer(randomizer)
     if estimator == "raw":
         return normalise_counts(reported_counts)
     if estimator == "ibu":
         counts = _as_rows(reported_counts, "reported_counts")
-        return krr_iterative_bayesian_update(counts, epsilon_local=epsilon_local)
-    inverted = invert_krr(reported_counts, epsilon_local=epsilon_local)
+        if isinstance(randomizer, KRR):
+            return krr_iterative_bayesian_update(counts, randomizer=randomizer)
+        return iterative_bayesian_update(counts, channel=randomizer.required_channel("ibu"))
+    inverted = invert(reported_counts, randomizer=randomizer)
     if estimator == "inv":
         return inverted
     if estimator == "inv-clip":
         return clip_and_renormalise(inverted)
     return project_to_simplex(inverted)
+
+
+def _width(frequencies: np.ndarray, randomizer: Randomizer) -> int:
+    if frequencies.shape[-1] != randomizer.k:
+        raise ValueError(
+            f"`reported_counts` must have k = {randomizer.k} entries on its last axis; got shape {frequencies.shape}."
+        )
+    return frequencies.shape[-1]

@@ -1,14 +1,16 @@
-"""Mechanisms: the k-RR channel, the shuffled k-RR histogram, and the analytic-Gaussian baseline.
+"""Mechanisms: the shuffled histogram of a local randomizer, and the central baselines (geometric, Gaussian).
 
 k-randomized response (Kairouz et al. 2016; paper Section III) with local parameter epsilon_0
 reports the true value with probability p = e^eps0 / (e^eps0 + k - 1) and each of the other k - 1
 values with probability q = 1 / (e^eps0 + k - 1).
 
-The shuffled histogram (paper: M = T o R_kRR) depends only on the true histogram: the users holding
-value x report a Multinomial(c_x, row x of the channel) vector, independently across x, and the
-released histogram is the sum of those k vectors. :func:`sample_shuffled_histogram` draws exactly
-that -- O(k^2) work per replicate, whatever the number of users. :func:`sample_krr_histogram` draws
-the same law in O(k) through k-RR's blanket decomposition (below).
+The samplers take the randomizer itself (:class:`~shuffledp.accounting.randomizers.Randomizer`, e.g.
+``KRR(epsilon_local, k)``), which holds its channel and its own sampler. The shuffled histogram (paper:
+M = T o R_kRR) depends only on the true histogram: the users holding value x report a Multinomial(c_x,
+row x of the channel) vector, independently across x, and the released histogram is the sum of those k
+vectors. :func:`sample_shuffled_histogram` draws exactly that -- O(k^2) work per replicate, whatever the
+number of users. :func:`sample_shuffled_counts` draws with the randomizer's own sampler: k-RR's draws the
+same law in O(k) through its blanket decomposition (below).
 
 k-RR is a mixture: with probability gamma = k q a user reports a uniform value on all k, otherwise its
 own (p = 1 - gamma + gamma / k, q = gamma / k). So the histogram is T + U with T_x ~ Bin(c_x, 1 - gamma)
@@ -41,18 +43,17 @@ from scipy.special import log_ndtr
 
 from shuffledp._numerics import log_sub
 from shuffledp._validation import check_choice, check_integer, check_real
-from shuffledp.accounting.randomizers import KrrParams
+from shuffledp.accounting.randomizers import Randomizer
+from shuffledp.accounting.randomizers.counts import check_counts, check_rng, sample_through_channel
 
 __all__ = [
     "NEIGHBOURING_SENSITIVITY",
     "NEIGHBOURING_L1_SENSITIVITY",
-    "sample_krr_histogram",
+    "sample_shuffled_counts",
     "geometric_alpha",
     "geometric_moments",
     "geometric_histogram",
     "l1_sensitivity_for",
-    "krr_probabilities",
-    "krr_channel",
     "sample_shuffled_histogram",
     "gaussian_log_delta",
     "analytic_gaussian_sigma",
@@ -74,81 +75,74 @@ SIGMA_RELATIVE_TOLERANCE = 1e-6
 _LOG_SIGMA_TOLERANCE = 1e-13
 
 
-def krr_probabilities(k: int, epsilon_local: float) -> tuple[float, float]:
-    """(p, q): probability of reporting the true value, and each particular other value."""
-    k = check_integer(k, "k", low=2)
-    epsilon_local = check_real(epsilon_local, "epsilon_local", low=0.0, low_open=True, high_open=True)
-    return KrrParams.of(epsilon_local, k).probabilities  # derived once, in the k-RR randomizer's parameters
-
-
-def krr_channel(k: int, epsilon_local: float) -> np.ndarray:
-    """The k x k k-RR channel: entry [x, y] = P(report y | true value x); rows sum to 1."""
-    p, q = krr_probabilities(k, epsilon_local)
-    channel = np.full((k, k), q)
-    np.fill_diagonal(channel, p)
-    return channel
-
-
-def _check_counts(counts, name: str = "counts") -> np.ndarray:
-    array = np.asarray(counts)
-    if array.ndim != 1 or array.size < 2:
-        raise ValueError(f"`{name}` must be a 1-d array of at least 2 bin counts; got shape {array.shape}.")
-    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
-        raise TypeError(f"`{name}` must hold non-negative integers; got dtype {array.dtype}.")
-    if np.any(~np.isfinite(array)) or np.any(array < 0) or np.any(array != np.round(array)):
-        bad = array[np.argmax(~np.isfinite(array) | (array < 0) | (array != np.round(array)))]
-        raise ValueError(f"`{name}` must hold non-negative integers; got {bad.item()!r}.")
-    return array.astype(np.int64)
+def _check_randomizer(randomizer) -> Randomizer:
+    if not isinstance(randomizer, Randomizer):
+        raise TypeError(
+            f"`randomizer` must be a Randomizer (shuffledp.accounting.randomizers, e.g. KRR(epsilon_local, k)); "
+            f"got {type(randomizer).__name__}."
+        )
+    return randomizer
 
 
 def sample_shuffled_histogram(
     counts,
     *,
-    epsilon_local: float,
+    randomizer: Randomizer,
     rng: np.random.Generator,
     size: int | None = None,
 ) -> np.ndarray:
-    """Draw the shuffled k-RR histogram of a dataset with true histogram ``counts``.
+    """The shuffled report counts of a dataset with true histogram ``counts``, through the randomizer's channel.
 
     For each true value x, the c_x users holding it report Multinomial(c_x, channel[x]); the released
-    histogram is the sum over x. With ``size=None`` returns shape (k,); otherwise ``size``
-    independent replicates of shape (size, k). No per-user work: O(size * k^2).
+    counts are the sum over x. No per-user work: O(size * k * d).
+
+    Args:
+        counts: the true histogram (k = ``randomizer.k`` non-negative integers).
+        randomizer: a randomizer with a finite ``channel`` (k-RR: the k x k channel).
+        rng: the numpy Generator drawn from.
+        size: None for one draw of shape (d,); else ``size`` independent draws, shape (size, d).
+
+    Returns:
+        The report counts.
+
+    Raises:
+        ValueError, TypeError: bad ``counts``, ``randomizer``, ``rng`` or ``size``; NotImplementedError: a
+        randomizer without a finite channel.
     """
-    counts = _check_counts(counts)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"`rng` must be a numpy.random.Generator; got {type(rng).__name__}.")
-    k = counts.size
-    channel = krr_channel(k, epsilon_local)
-    replicates = 1 if size is None else check_integer(size, "size", low=1)
-    trials = np.broadcast_to(counts, (replicates, k))
-    reports = rng.multinomial(trials, channel[np.newaxis, :, :])  # (replicates, true x, reported y)
-    histogram = reports.sum(axis=1)
-    return histogram[0] if size is None else histogram
+    randomizer = _check_randomizer(randomizer)
+    counts = check_counts(counts, k=randomizer.k)
+    check_rng(rng)
+    channel = randomizer.channel
+    if channel is None:
+        raise NotImplementedError(f"randomizer {randomizer.name!r} has no finite channel to sample through")
+    return sample_through_channel(channel, counts, rng=rng, size=size)
 
 
-def sample_krr_histogram(
+def sample_shuffled_counts(
     counts,
     *,
-    epsilon_local: float,
+    randomizer: Randomizer,
     rng: np.random.Generator,
     size: int | None = None,
 ) -> np.ndarray:
-    """The shuffled k-RR histogram of ``counts``, drawn through the blanket decomposition in O(k).
+    """The shuffled report counts of ``counts``, by the randomizer's own sampler (``randomizer.sample_counts``).
 
-    Same law as :func:`sample_shuffled_histogram` (see the module docstring): T_x ~ Bin(c_x, p - q)
-    users keep their value, the other n - sum T report Multinomial(., 1/k each). Shape (k,) with
-    ``size=None``, else (size, k). O(size * k) work and memory.
+    k-RR draws them through its blanket decomposition in O(k) (see the module docstring): the same law as
+    :func:`sample_shuffled_histogram`, another random stream.
+
+    Args:
+        counts: the true histogram (k = ``randomizer.k`` non-negative integers).
+        randomizer: any :class:`~shuffledp.accounting.randomizers.Randomizer`.
+        rng: the numpy Generator drawn from.
+        size: None for one draw; else the number of independent draws (a leading axis).
+
+    Returns:
+        The report counts, shape (d,) or (size, d).
+
+    Raises:
+        ValueError, TypeError: bad ``counts``, ``randomizer``, ``rng`` or ``size``.
     """
-    counts = _check_counts(counts)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"`rng` must be a numpy.random.Generator; got {type(rng).__name__}.")
-    k = counts.size
-    p, q = krr_probabilities(k, epsilon_local)
-    replicates = 1 if size is None else check_integer(size, "size", low=1)
-    truthful = rng.binomial(np.broadcast_to(counts, (replicates, k)), min(max(p - q, 0.0), 1.0))
-    blanket = rng.multinomial(counts.sum() - truthful.sum(axis=1), np.full(k, 1.0 / k))
-    histogram = truthful + blanket
-    return histogram[0] if size is None else histogram
+    return _check_randomizer(randomizer).sample_counts(counts, rng=rng, size=size)
 
 
 def geometric_alpha(*, epsilon: float, sensitivity: float) -> float:
@@ -178,7 +172,7 @@ def geometric_histogram(
     alpha = exp(-epsilon / sensitivity), ``sensitivity`` the histogram's L1 sensitivity. Integer
     valued; shape (k,) with ``size=None``, else (size, k).
     """
-    counts = _check_counts(counts)
+    counts = check_counts(counts)
     alpha = geometric_alpha(epsilon=epsilon, sensitivity=sensitivity)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"`rng` must be a numpy.random.Generator; got {type(rng).__name__}.")
@@ -284,7 +278,7 @@ def gaussian_histogram(
 
     Shape (k,) with ``size=None``, else (size, k).
     """
-    counts = _check_counts(counts)
+    counts = check_counts(counts)
     sigma = check_real(sigma, "sigma", low=0.0, high_open=True)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"`rng` must be a numpy.random.Generator; got {type(rng).__name__}.")

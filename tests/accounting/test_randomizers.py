@@ -21,7 +21,6 @@ from shuffledp.accounting.randomizers import (
     LaplaceRandomizer,
     Randomizer,
 )
-from shuffledp.mechanisms import krr_probabilities
 
 EPSILONS = np.array([0.0, 0.05, 0.2, 0.45, 1.0])
 
@@ -112,8 +111,8 @@ def test_every_accountant_states_its_randomizers_and_no_flag_is_left():
 
 @pytest.mark.parametrize("eps0,k", [(0.01, 2), (1.0, 3), (3.0, 50), (12.0, 10**6)])
 def test_krr_probabilities_come_from_the_randomizer(eps0, k):
-    p, q = krr_probabilities(k, eps0)
-    assert (p, q) == KRR(eps0, k).probabilities
+    p, q = KRR(eps0, k).probabilities
+    assert (p, q) == KrrParams.of(eps0, k).probabilities
     mpmath.mp.dps = 40
     e = mpmath.exp(mpmath.mpf(eps0))
     assert math.isclose(p, float(e / (e + k - 1)), rel_tol=1e-15)

@@ -10,7 +10,8 @@ import pytest
 from scipy.stats import binom
 
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
-from shuffledp.estimators import invert_krr
+from shuffledp.accounting.randomizers import KRR
+from shuffledp.estimators import invert
 from shuffledp.experiments.compare import (
     CALIBRATIONS,
     MECHANISMS,
@@ -27,16 +28,20 @@ from shuffledp.experiments.exact_error import (
 from shuffledp.mechanisms import (
     gaussian_histogram,
     geometric_histogram,
-    krr_probabilities,
-    sample_krr_histogram,
+    sample_shuffled_counts,
 )
 from shuffledp.metrics import total_variation
+
+
+def krr_of(epsilon_local, counts):
+    """k-RR at ``epsilon_local`` over the k values of the last axis of ``counts``."""
+    return KRR(epsilon_local, np.shape(counts)[-1])
 
 
 def _brute_force_tv(counts, epsilon_local):
     """(1/2) sum_x E|Y_x - mu_x| / (n (p - q)) with Y_x's pmf from the full convolution of its two binomials."""
     n_users, k = int(counts.sum()), counts.size
-    p, q = krr_probabilities(k, epsilon_local)
+    p, q = KRR(epsilon_local, k).probabilities
     total = 0.0
     for count in counts:
         law = np.convolve(
@@ -72,9 +77,9 @@ def test_exact_krr_rows_agree_with_simulation(n_users, k, epsilon_local):
     E TV and E squared L2 (the SE is the draws' own; a 4-SE miss has probability ~6e-5 per check)."""
     counts = largest_remainder(np.arange(1, k + 1) ** -1.0, n_users)
     rng = np.random.default_rng(20)
-    estimates = invert_krr(
-        sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=4000),
-        epsilon_local=epsilon_local,
+    estimates = invert(
+        sample_shuffled_counts(counts, randomizer=krr_of(epsilon_local, counts), rng=rng, size=4000),
+        randomizer=krr_of(epsilon_local, counts),
     )
     truth = counts / n_users
     exact = krr_inv_expected_error(counts, epsilon_local=epsilon_local)

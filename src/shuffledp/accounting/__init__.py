@@ -24,8 +24,10 @@ module plus one line in ``_REGISTRY`` (or :func:`register` with the class); see 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
+from shuffledp.accounting.randomizers import accepted_names, check_accepted
 
 __all__ = [
     "Accountant",
@@ -33,6 +35,8 @@ __all__ = [
     "ShuffleSetting",
     "get_accountant",
     "accountant_class",
+    "check_view_supports",
+    "check_randomizer",
     "list_accountants",
     "register",
     "labels",
@@ -138,8 +142,31 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
 }
 
 
+def check_view_supports(accountant: type[Accountant]) -> type[Accountant]:
+    """The accountant class itself if every randomizer class it accepts (``randomizers``) is one its view
+    supports (``view_class.randomizers``, read with ``issubclass``); an accountant without a view passes.
+
+    Args:
+        accountant: an :class:`Accountant` subclass.
+
+    Returns:
+        ``accountant``, unchanged.
+
+    Raises:
+        ValueError: one line naming the accountant, its view, what the view supports and what it claims.
+    """
+    view: Any = accountant.view_class
+    if view is not None and not all(issubclass(cls, view.randomizers) for cls in accountant.randomizers):
+        raise ValueError(
+            f"`randomizers` of accountant {accountant.name!r} must be supported by its view {view.name!r} "
+            f"({accepted_names(view.randomizers)}); got {accepted_names(accountant.randomizers)}."
+        )
+    return accountant
+
+
 def accountant_class(name: str) -> type[Accountant]:
-    """The accountant class registered under ``name``, loaded on first use.
+    """The accountant class registered under ``name``, loaded on first use and checked
+    (:func:`check_view_supports`).
 
     Args:
         name: a registry name, e.g. ``"weak-adversary"`` (:func:`list_accountants` lists them).
@@ -148,11 +175,31 @@ def accountant_class(name: str) -> type[Accountant]:
         The :class:`Accountant` subclass.
 
     Raises:
-        ValueError: ``name`` is not registered (the message lists the registered names).
+        ValueError: ``name`` is not registered (the message lists the registered names), or the class
+            claims a randomizer its view does not support.
     """
     if name not in _REGISTRY:
         raise ValueError(f"`accountant` must be one of {', '.join(sorted(_REGISTRY))}; got {name!r}.")
-    return _REGISTRY[name]()
+    return check_view_supports(_REGISTRY[name]())
+
+
+def check_randomizer(accountant: type[Accountant], randomizer) -> None:
+    """Refuse, in one line naming the accountant, the randomizer and what is supported, a randomizer that the
+    accountant class or its view does not support.
+
+    Args:
+        accountant: an :class:`Accountant` subclass.
+        randomizer: a randomizer instance or class.
+
+    Raises:
+        ValueError: the refusal.
+    """
+    check_accepted(f"accountant {accountant.name!r}", accountant.randomizers, randomizer)
+    if accountant.view_class is not None:
+        view: Any = accountant.view_class
+        check_accepted(
+            f"accountant {accountant.name!r} (its view {view.name!r})", view.randomizers, randomizer
+        )
 
 
 def get_accountant(name: str, **parameters) -> Accountant:
@@ -169,10 +216,14 @@ def get_accountant(name: str, **parameters) -> Accountant:
         ``epsilon_for_delta``.
 
     Raises:
-        ValueError: ``name`` is not registered, or a parameter is out of range (one line naming it, its
-            range and the value).
+        ValueError: ``name`` is not registered, a ``randomizer`` it or its view does not support
+            (:func:`check_randomizer`), or a parameter is out of range (one line naming it, its range and
+            the value).
     """
-    return accountant_class(name)(**parameters)
+    cls = accountant_class(name)
+    if parameters.get("randomizer") is not None:
+        check_randomizer(cls, parameters["randomizer"])
+    return cls(**parameters)
 
 
 def list_accountants() -> list[str]:
@@ -207,6 +258,7 @@ def register(accountant: type[Accountant]) -> None:
             f"`accountant` must set its own class attribute `name` (a non-empty string); "
             f"got {name!r} on {accountant.__qualname__}."
         )
+    check_view_supports(accountant)
     if name in _REGISTRY and _REGISTRY[name]() is not accountant:
         raise ValueError(
             f"`name` {name!r} is already registered to {_REGISTRY[name]().__qualname__}; "

@@ -57,13 +57,19 @@ import numpy as np
 from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
-from shuffledp.accounting import accountant_class, get_accountant, list_accountants
-from shuffledp.accounting.composition_tail import certifies_tail, tail_rounds
+from shuffledp.accounting import Accountant, accountant_class, list_accountants
+from shuffledp.accounting.composition_tail import (
+    certifies_tail,
+    check_supported,
+    round_accountant,
+    tail_rounds,
+)
 from shuffledp.accounting.numerics.composed_tail import epsilon_bound, log_delta_bound
 from shuffledp.accounting.numerics.dense_pld import Pld
 from shuffledp.accounting.numerics.pld_epsilon import delta_for_epsilon as pld_delta_for_epsilon
 from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta as pld_epsilon_for_delta
 from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_per_round
+from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.views.binned import BinnedView
 from shuffledp.accounting.views.derived import pld as derived_pld
 
@@ -108,19 +114,29 @@ def composable() -> dict[str, BoundKind]:
 
 @dataclass(frozen=True)
 class Round:
-    """One round of a heterogeneous composition: local epsilon, population n, domain size, rate q
-    (``per_round`` = q n users are sampled and report; n of them when q = 1)."""
+    """One round of a composition: the population n (``n_users``), the randomizer every user applies, and the
+    rate q (``per_round`` = q n users are sampled and report; n of them when q = 1).
 
-    epsilon_local: float
+    ``Round(epsilon_local, n_users, k, subsample)`` is a round of k-RR(epsilon_local, k) (the shorthand
+    :class:`~shuffledp.accounting.params.ShuffleSetting` has too); :meth:`of` (or ``randomizer=``) carries any
+    randomizer, whose ``epsilon_local`` and ``k`` are then read from it (``k`` None for one without a domain).
+    """
+
+    epsilon_local: float | None
     n_users: int
-    k: int
+    k: int | None
     subsample: float = 1.0
+    randomizer: Randomizer | None = None
 
     def __post_init__(self):
-        setting = ShuffleSetting(epsilon_local=self.epsilon_local, n_users=self.n_users, k=self.k)
+        setting = ShuffleSetting(
+            epsilon_local=self.epsilon_local, n_users=self.n_users, k=self.k, randomizer=self.randomizer
+        )
+        object.__setattr__(self, "randomizer", setting.randomizer)
         object.__setattr__(self, "epsilon_local", setting.epsilon_local)
         object.__setattr__(self, "n_users", setting.n_users)
-        object.__setattr__(self, "k", check_integer(self.k, "k", low=2, high=MAX_K))
+        if setting.k is not None:
+            object.__setattr__(self, "k", check_integer(setting.k, "k", low=2, high=MAX_K))
         object.__setattr__(
             self, "subsample", check_real(self.subsample, "subsample", low=0.0, high=1.0, low_open=True)
         )
@@ -133,6 +149,28 @@ class Round:
                 f"got {self.epsilon_local!r}."
             )
 
+    @classmethod
+    def of(cls, randomizer: Randomizer, *, n_users: int, subsample: float = 1.0) -> Round:
+        """The round where ``subsample`` x ``n_users`` users of a population of ``n_users`` each apply ``randomizer``.
+
+        Args:
+            randomizer: the local randomizer (:mod:`shuffledp.accounting.randomizers`).
+            n_users: the population n.
+            subsample: the rate q in (0, 1].
+
+        Returns:
+            The round.
+
+        Raises:
+            ValueError: a parameter out of range (one line naming it).
+        """
+        return cls(None, n_users, None, subsample, randomizer)
+
+    @classmethod
+    def of_setting(cls, setting: ShuffleSetting, *, subsample: float = 1.0) -> Round:
+        """The round of ``setting`` (its ``n_users`` the population, its randomizer every user's) at rate ``subsample``."""
+        return cls(None, setting.n_users, None, subsample, setting.randomizer)
+
     @property
     def per_round(self) -> int:
         """Users sampled (and reporting) each round: q n (:func:`~shuffledp.accounting.params.users_per_round`)."""
@@ -140,7 +178,7 @@ class Round:
 
 
 def _views(name: str, r: Round, interval: float, pessimistic: bool) -> list[BinnedView]:
-    accountant = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k)
+    accountant = round_accountant(name, r)
     return accountant.binned_views(interval=interval, pessimistic=pessimistic, K=_K_WINDOW)
 
 
@@ -200,9 +238,7 @@ def _refusal(name: str, r: Round) -> str | None:
             f"optimistic PLD"
         )
     if cls.view_class is not None:
-        return (
-            get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().refusal()
-        )
+        return round_accountant(name, r).view().refusal()
     return None
 
 
@@ -295,6 +331,8 @@ class ComposedAccountant:
             raise ValueError(f"`rounds` must hold at most {MAX_COMPOSITIONS} rounds; got {len(rounds)}.")
         self.name = name
         self.kind = kinds[name]
+        for randomizer in {r.randomizer for r in rounds}:
+            check_supported(name, randomizer)
         _check_subsample_of_kind(name, self.kind, rounds)
         self.rounds = tuple(rounds)
         self.interval = check_real(
@@ -349,8 +387,7 @@ class ComposedAccountant:
         this one: one round, no subsampling, an UPPER accountant; else None."""
         if len(self.rounds) != 1 or self.rounds[0].subsample != 1.0 or self.kind is not BoundKind.UPPER:
             return None
-        r = self.rounds[0]
-        return get_accountant(self.name, epsilon_local=r.epsilon_local, n_users=r.n_users, k=r.k)
+        return round_accountant(self.name, self.rounds[0], n_users=self.rounds[0].n_users)
 
     @staticmethod
     def _single_epsilon(single, delta: float) -> float:
@@ -439,7 +476,8 @@ class ComposedAccountant:
 
 
 def compose(
-    name: str,
+    bound,
+    setting: ShuffleSetting | None = None,
     *,
     epsilon_local: float | None = None,
     n_users: int | None = None,
@@ -450,36 +488,66 @@ def compose(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail_mass_truncation: float = DEFAULT_TAIL,
 ) -> ComposedAccountant:
-    """Composed accountant: ``compositions`` identical rounds, or the heterogeneous ``rounds``.
+    """Composed accountant: ``compositions`` identical rounds of one setting, or the heterogeneous ``rounds``.
 
-    ``rounds`` is a sequence of :class:`Round` or of (epsilon_local, n_users) pairs (then ``k`` and
-    ``subsample`` apply to every round). ``n_users`` is the population: each round samples
-    ``subsample`` x ``n_users`` users (all of them when ``subsample`` is 1).
+    Args:
+        bound: the bound composed, given as an accountant (an instance: its setting is the default
+            ``setting``), an accountant class, or its registry name; it must be composable (:func:`composable`).
+        setting: the setting of every round (its ``n_users`` the population, its randomizer every user's);
+            ``epsilon_local``, ``n_users`` and ``k`` are the shorthand for k-RR(epsilon_local, k).
+        compositions: the number of identical rounds.
+        subsample: the rate q of every round: each samples q ``n_users`` users of the population.
+        rounds: a sequence of :class:`Round` (each carrying its randomizer), or of (epsilon_local, n_users)
+            pairs of k-RR (then ``k`` and ``subsample`` apply to every round).
+        value_discretization_interval, tail_mass_truncation: the PLD's grid and truncation.
+
+    Returns:
+        :class:`ComposedAccountant`.
+
+    Raises:
+        ValueError: a parameter out of range, a bound that does not compose, or a randomizer the bound (or its
+            view) does not support (one line naming it).
     """
+    name, setting = _bound_and_setting(bound, setting)
     compositions = check_integer(compositions, "compositions", low=1, high=MAX_COMPOSITIONS)
     subsample = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
     if rounds is None:
-        if epsilon_local is None or n_users is None or k is None:
-            raise ValueError("`epsilon_local`, `n_users` and `k` are required when `rounds` is not given.")
-        rounds = [Round(epsilon_local, n_users, k, subsample)] * compositions
+        if setting is not None:
+            rounds = [Round.of_setting(setting, subsample=subsample)] * compositions
+        elif epsilon_local is None or n_users is None or k is None:
+            raise ValueError(
+                "`epsilon_local`, `n_users` and `k` are required when neither `rounds` nor a `setting` is given."
+            )
+        else:
+            rounds = [Round(epsilon_local, n_users, k, subsample)] * compositions
     else:
         if compositions != 1:
             raise ValueError(
                 f"`compositions` must be 1 when `rounds` is given (one entry per round); got {compositions}."
             )
-        built = []
-        for entry in rounds:
-            if isinstance(entry, Round):
-                built.append(entry)
-            else:
-                if k is None:
-                    raise ValueError("`k` is required when `rounds` holds (epsilon_local, n_users) pairs.")
-                e0, n = entry
-                built.append(Round(e0, n, k, subsample))
-        rounds = built
+        rounds = [_round(entry, k, subsample) for entry in rounds]
     return ComposedAccountant(
         name,
         rounds,
         value_discretization_interval=value_discretization_interval,
         tail_mass_truncation=tail_mass_truncation,
     )
+
+
+def _bound_and_setting(bound, setting):
+    """(registry name, setting) of :func:`compose`'s ``bound`` (a name, an accountant class or instance)."""
+    if isinstance(bound, Accountant):
+        return bound.name, bound.setting if setting is None else setting
+    if isinstance(bound, type) and issubclass(bound, Accountant):
+        return bound.name, setting
+    return bound, setting
+
+
+def _round(entry, k, subsample: float) -> Round:
+    """One entry of :func:`compose`'s ``rounds``: a :class:`Round`, or an (epsilon_local, n_users) pair of k-RR."""
+    if isinstance(entry, Round):
+        return entry
+    if k is None:
+        raise ValueError("`k` is required when `rounds` holds (epsilon_local, n_users) pairs.")
+    e0, n = entry
+    return Round(e0, n, k, subsample)

@@ -25,14 +25,56 @@ from __future__ import annotations
 import functools
 from collections import Counter
 
-from shuffledp.accounting import accountant_class, get_accountant
+from shuffledp.accounting import accountant_class, check_randomizer, get_accountant
+from shuffledp.accounting.randomizers import KRR
 
-__all__ = ["K_TAIL", "TAIL_GRID", "tail_interval", "tail_rounds", "certifies_tail"]
+__all__ = [
+    "K_TAIL",
+    "TAIL_GRID",
+    "tail_interval",
+    "tail_rounds",
+    "certifies_tail",
+    "check_supported",
+    "round_accountant",
+]
 
 #: windows of the views behind the tail bound: +- 38 sd, certified remainder ~e^-720 per tail
 K_TAIL = 38.0
 #: coarsest grid of the tail views (bins of the PLD's width when that is coarser)
 TAIL_GRID = 1e-4
+
+
+def check_supported(name: str, randomizer) -> None:
+    """Refuse, in one line naming the accountant, the randomizer and what is supported, a randomizer that
+    accountant ``name`` or its view does not support.
+
+    Raises:
+        ValueError: the refusal.
+    """
+    check_randomizer(accountant_class(name), randomizer)
+
+
+def round_accountant(name: str, r, n_users: int | None = None):
+    """Accountant ``name`` for one round ``r`` (an object with ``randomizer`` and ``per_round``): ``per_round``
+    users (or ``n_users``) each applying the round's randomizer. A k-RR round is built from its loose parameters
+    (epsilon_local, k), as the registry builds k-RR; another randomizer is passed as itself.
+
+    Args:
+        name: the registry name of the bound.
+        r: the round (:class:`~shuffledp.accounting.composition.Round`).
+        n_users: the users of the accountant (default: the round's ``per_round``).
+
+    Returns:
+        The accountant.
+
+    Raises:
+        ValueError: one line, when the accountant or its view does not support the round's randomizer.
+    """
+    check_supported(name, r.randomizer)
+    n_users = r.per_round if n_users is None else n_users
+    if isinstance(r.randomizer, KRR):
+        return get_accountant(name, epsilon_local=r.epsilon_local, n_users=n_users, k=r.k)
+    return get_accountant(name, randomizer=r.randomizer, n_users=n_users)
 
 
 def certifies_tail(name: str, rounds=None) -> bool:
@@ -46,10 +88,7 @@ def certifies_tail(name: str, rounds=None) -> bool:
 @functools.lru_cache(maxsize=64)
 def _views_have_tails(name: str, distinct_rounds: frozenset) -> bool:
     """Whether the view of every distinct round forms its own tail (asked once per composition)."""
-    return all(
-        get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view().has_tail()
-        for r in distinct_rounds
-    )
+    return all(round_accountant(name, r).view().has_tail() for r in distinct_rounds)
 
 
 def tail_interval(interval: float) -> float:
@@ -58,8 +97,8 @@ def tail_interval(interval: float) -> float:
 
 
 def tail_rounds(name: str, rounds, interval: float) -> list[list]:
-    """Per direction (REMOVE, ADD), the distinct rounds (objects with ``epsilon_local``, ``per_round``,
-    ``k``, ``subsample``; repeats counted) as :class:`~shuffledp.accounting.numerics.composed_tail.TailRound`."""
+    """Per direction (REMOVE, ADD), the distinct rounds (objects with ``randomizer``, ``epsilon_local``,
+    ``per_round``, ``k``, ``subsample``; repeats counted) as :class:`~shuffledp.accounting.numerics.composed_tail.TailRound`."""
     if not certifies_tail(name):
         raise ValueError(
             f"`accountant` must be one whose view certifies the composed tail for the tail bound "
@@ -68,7 +107,7 @@ def tail_rounds(name: str, rounds, interval: float) -> list[list]:
     width = tail_interval(interval)
     directions = [[], []]
     for r, count in Counter(rounds).items():
-        view = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view()
+        view = round_accountant(name, r).view()
         remove, add = view.tail_rounds(interval=width, subsample=r.subsample, count=count, K=K_TAIL)
         directions[0].append(remove)
         directions[1].append(add)

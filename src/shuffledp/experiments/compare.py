@@ -1,7 +1,8 @@
 """Shuffle or trust a curator? Every mechanism at one (n, k, epsilon, delta) on one dataset (issue 20).
 
 :func:`compare` answers, for a target (epsilon, delta): collect through a shuffler with k-RR, or trust
-a curator who adds noise, and what does each cost in accuracy? One row per mechanism (see
+a curator who adds noise, and what does each cost in accuracy? (Any local randomizer: ``randomizer=``, a
+:class:`~shuffledp.accounting.randomizers.Randomizer` class; its sampler, estimator and exact error are its own.) One row per mechanism (see
 :data:`MECHANISMS`) with the expected TV distance between the estimated and the true distribution and
 the expected squared L2 error:
 
@@ -32,7 +33,7 @@ between the two eps0 is not drowned in independent noise).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,13 +41,11 @@ import numpy as np
 
 from shuffledp._random import job_rng
 from shuffledp._validation import check_choice, check_integer, check_probability, check_real
+from shuffledp.accounting import accountant_class
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
-from shuffledp.estimators import invert_krr, krr_maximum_likelihood, project_to_simplex
-from shuffledp.experiments.exact_error import (
-    gaussian_expected_error,
-    geometric_expected_error,
-    krr_inv_expected_error,
-)
+from shuffledp.accounting.randomizers import KRR, Randomizer, randomizer_class
+from shuffledp.estimators import invert, maximum_likelihood, project_to_simplex
+from shuffledp.experiments.exact_error import gaussian_expected_error, geometric_expected_error
 from shuffledp.mechanisms import (
     NEIGHBOURING_SENSITIVITY,
     analytic_gaussian_sigma,
@@ -54,7 +53,7 @@ from shuffledp.mechanisms import (
     geometric_alpha,
     geometric_histogram,
     l1_sensitivity_for,
-    sample_krr_histogram,
+    sample_shuffled_counts,
     sensitivity_for,
 )
 from shuffledp.metrics import total_variation
@@ -62,6 +61,9 @@ from shuffledp.metrics import total_variation
 __all__ = [
     "MECHANISMS",
     "CALIBRATIONS",
+    "GENERIC_UPPER",
+    "LOCAL_OTHER",
+    "calibrations_for",
     "CERTAIN_STANDARD_ERRORS",
     "Comparison",
     "largest_remainder",
@@ -84,8 +86,13 @@ MECHANISMS = (
     "geometric+proj",
     "local-krr+inv",
 )
+#: the local row of a randomizer other than k-RR (its own estimate, no shuffler)
+LOCAL_OTHER = "local+inv"
 #: calibration name -> accountant: the tightest valid upper bound, then the lower bound on the worst case
 CALIBRATIONS = {"upper": "worst-case-upper", "lower": "worst-case-lower"}
+#: the upper bound that calibrates a randomizer the accountants of :data:`CALIBRATIONS` do not accept: the
+#: generic clones pair, valid for every eps0-LDP randomizer (Feldman, McMillan, Talwar 2021)
+GENERIC_UPPER = "feldman-numerical"
 #: a simulated verdict is certain only when the two means are more than this many standard errors apart
 CERTAIN_STANDARD_ERRORS = 3.0
 #: the pair of the paper's question: shuffle+INV with projection against the Gaussian with projection
@@ -190,11 +197,40 @@ def dataset_counts(data: str, *, n_users: int, k: int) -> np.ndarray:
 # --- calibration and rows ----------------------------------------------------------------------
 
 
-def calibrate(*, n_users: int, k: int, epsilon: float, delta: float) -> dict[str, float]:
-    """eps0 of each calibration of :data:`CALIBRATIONS` (``calibrate_epsilon_local``, default tolerance)."""
+def calibrations_for(randomizer: type[Randomizer] = KRR) -> dict[str, str]:
+    """Calibration name -> accountant for the randomizer class ``randomizer``: those of :data:`CALIBRATIONS`
+    that accept it (``Accountant.randomizers``); a class the upper one does not accept is calibrated by
+    :data:`GENERIC_UPPER` alone (no lower bound: none is known for it).
+
+    Args:
+        randomizer: a :class:`~shuffledp.accounting.randomizers.Randomizer` subclass (k-RR by default).
+
+    Returns:
+        e.g. ``{"upper": "worst-case-upper", "lower": "worst-case-lower"}`` for k-RR.
+    """
+    chosen = {
+        name: accountant
+        for name, accountant in CALIBRATIONS.items()
+        if issubclass(randomizer, accountant_class(accountant).randomizers)
+    }
+    return chosen if "upper" in chosen else {"upper": GENERIC_UPPER}
+
+
+def calibrate(
+    *, n_users: int, k: int, epsilon: float, delta: float, randomizer: type[Randomizer] = KRR
+) -> dict[str, float]:
+    """eps0 of each calibration of :func:`calibrations_for` ``randomizer`` (``calibrate_epsilon_local``, default
+    tolerance; the generic upper bound depends on (eps0, n) only, so it is evaluated at k-RR's setting).
+
+    Args:
+        n_users: users; k: domain size; epsilon, delta: the target; randomizer: the randomizer class.
+
+    Returns:
+        calibration name -> eps0.
+    """
     return {
         name: calibrate_epsilon_local(accountant, n_users=n_users, k=k, epsilon=epsilon, delta=delta)
-        for name, accountant in CALIBRATIONS.items()
+        for name, accountant in calibrations_for(randomizer).items()
     }
 
 
@@ -202,7 +238,7 @@ def _row(
     mechanism: str,
     calibration: str,
     method: str,
-    tv: float,
+    tv: float | None,
     tv_se: float,
     squared_l2: float,
     squared_l2_se: float,
@@ -243,16 +279,21 @@ def exact_rows(
     epsilon_local: Mapping[str, float],
     neighbouring: str = "replace-one",
     parameters: Mapping[str, float] | None = None,
+    randomizer: type[Randomizer] = KRR,
 ) -> list[dict]:
     """The exact rows: shuffle+inv at each calibration, gaussian, geometric, local-krr+inv (eps0 = epsilon);
-    ``parameters`` (as :func:`central_parameters`, its default) sets the Gaussian, geometric and local ones."""
+    ``parameters`` (as :func:`central_parameters`, its default) sets the Gaussian, geometric and local ones.
+    ``randomizer`` (a class, k-RR by default) is built at each eps0 with ``from_parameters``; its rows are
+    exact where its ``expected_error`` gives the TV (else :func:`simulated_rows` gives them by Monte Carlo)."""
     counts = np.asarray(counts, dtype=np.int64)
     n_users, k = int(counts.sum()), counts.size
     if parameters is None:
         parameters = central_parameters(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
     rows = []
     for calibration, value in epsilon_local.items():
-        error = krr_inv_expected_error(counts, epsilon_local=value)
+        error = _local(randomizer, value, k).expected_error(counts)
+        if error.tv is None:
+            continue
         rows.append(
             _row(
                 "shuffle+inv", calibration, "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=value
@@ -267,11 +308,44 @@ def exact_rows(
     error = geometric_expected_error(k=k, n_users=n_users, alpha=alpha)
     rows.append(_row("geometric", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, alpha=alpha))
     local = parameters["local_epsilon"]
-    error = krr_inv_expected_error(counts, epsilon_local=local)
-    rows.append(
-        _row("local-krr+inv", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=local)
-    )
+    error = _local(randomizer, local, k).expected_error(counts)
+    if error.tv is not None:
+        rows.append(
+            _row(
+                _local_row(randomizer),
+                "none",
+                "exact",
+                error.tv,
+                0.0,
+                error.squared_l2,
+                0.0,
+                epsilon_local=local,
+            )
+        )
     return rows
+
+
+def _local(randomizer: type[Randomizer], epsilon_local: float, k: int) -> Randomizer:
+    """The randomizer of class ``randomizer`` at ``epsilon_local`` over k values."""
+    built = randomizer.from_parameters(epsilon_local=epsilon_local, k=k)
+    if built.k is not None and built.k != k:
+        raise ValueError(f"`k` must be {built.k} for randomizer {randomizer.name!r}; got {k}.")
+    return built
+
+
+def _check_simulated(local: Randomizer) -> None:
+    """Refuse, in one line, a randomizer that can be neither sampled nor estimated here (no finite channel, and
+    not its own ``sample_counts``)."""
+    if local.channel is None and type(local).sample_counts is Randomizer.sample_counts:
+        raise ValueError(
+            f"`randomizer` must sample its reports as counts for compare (a finite channel, or its own "
+            f"sample_counts, estimate and expected_error); got {local.key!r} ({local.name})."
+        )
+
+
+def _local_row(randomizer: type[Randomizer]) -> str:
+    """The local (unshuffled) row's name: ``local-krr+inv`` for k-RR, ``local+inv`` for another randomizer."""
+    return "local-krr+inv" if issubclass(randomizer, KRR) else LOCAL_OTHER
 
 
 def _summary(values: np.ndarray) -> tuple[float, float]:
@@ -308,10 +382,14 @@ def simulated_rows(
     neighbouring: str = "replace-one",
     parameters: Mapping[str, float] | None = None,
     identity: tuple = (),
+    randomizer: type[Randomizer] = KRR,
 ) -> list[dict]:
     """The Monte-Carlo rows: shuffle+inv+proj and shuffle+ibu at each calibration, gaussian+proj,
     geometric+proj; ``draws`` draws each from the count-level samplers (module docstring for the streams;
-    ``identity`` is appended to each stream's identity). ``parameters`` as in :func:`exact_rows`."""
+    ``identity`` is appended to each stream's identity). ``parameters`` and ``randomizer`` as in
+    :func:`exact_rows`; the rows :func:`exact_rows` cannot give exactly (a randomizer without an exact TV:
+    shuffle+inv, and the local row from the stream ``"local"``) are added here, and shuffle+ibu only for a
+    randomizer with a maximum-likelihood estimate (k-RR, or a finite channel)."""
     counts = np.asarray(counts, dtype=np.int64)
     n_users, k = int(counts.sum()), counts.size
     truth = counts / n_users
@@ -327,21 +405,27 @@ def simulated_rows(
 
     for calibration, value in epsilon_local.items():
         rng = job_rng(seed, *identity, "shuffle")  # the same stream at both eps0: common random numbers
+        local = _local(randomizer, value, k)
         results = _simulate(
-            lambda size, value=value, rng=rng: sample_krr_histogram(
-                counts, epsilon_local=value, rng=rng, size=size
+            lambda size, local=local, rng=rng: sample_shuffled_counts(
+                counts, randomizer=local, rng=rng, size=size
             ),
-            {
-                "shuffle+inv+proj": lambda h, value=value: project_to_simplex(
-                    invert_krr(h, epsilon_local=value)
-                ),
-                "shuffle+ibu": lambda h, value=value: krr_maximum_likelihood(h, epsilon_local=value),
-            },
+            _shuffle_estimators(local, counts),
             truth,
             draws,
         )
-        for mechanism in ("shuffle+inv+proj", "shuffle+ibu"):
+        for mechanism in results:
             add(mechanism, calibration, results[mechanism], epsilon_local=value)
+    local = _local(randomizer, parameters["local_epsilon"], k)
+    if local.expected_error(counts).tv is None:
+        rng = job_rng(seed, *identity, "local")
+        results = _simulate(
+            lambda size: sample_shuffled_counts(counts, randomizer=local, rng=rng, size=size),
+            {LOCAL_OTHER: local.estimate},
+            truth,
+            draws,
+        )
+        add(LOCAL_OTHER, "none", results[LOCAL_OTHER], epsilon_local=local.epsilon_local)
     sigma = parameters["sigma"]
     rng = job_rng(seed, *identity, "gaussian")
     results = _simulate(
@@ -372,6 +456,17 @@ def simulated_rows(
 
 
 # --- verdict -----------------------------------------------------------------------------------
+
+
+def _shuffle_estimators(local: Randomizer, counts) -> dict:
+    """The shuffled rows' estimators of :func:`simulated_rows`, in row order."""
+    estimators: dict[str, Callable[[np.ndarray], np.ndarray]] = {}
+    if local.expected_error(counts).tv is None:
+        estimators["shuffle+inv"] = local.estimate
+    estimators["shuffle+inv+proj"] = lambda h: project_to_simplex(invert(h, randomizer=local))
+    if isinstance(local, KRR) or local.channel is not None:
+        estimators["shuffle+ibu"] = lambda h: maximum_likelihood(h, randomizer=local)
+    return estimators
 
 
 def _find(rows, mechanism: str, calibration: str) -> dict:
@@ -416,7 +511,7 @@ def verdict(rows: list[dict]) -> dict:
     }
 
 
-_ORDER = {name: rank for rank, name in enumerate(MECHANISMS)}
+_ORDER = {name: rank for rank, name in enumerate((*MECHANISMS, LOCAL_OTHER))}
 
 
 def compare(
@@ -430,10 +525,24 @@ def compare(
     seed: int = 0,
     neighbouring: str = "replace-one",
     epsilon_local: Mapping[str, float] | None = None,
+    randomizer: type[Randomizer] | str = KRR,
 ) -> Comparison:
     """Every mechanism of :data:`MECHANISMS` at (epsilon, delta) on ``data`` (see :func:`dataset_counts`),
     exact where it can be, ``draws`` Monte-Carlo draws otherwise; ``epsilon_local`` (upper, lower) may be
-    passed to skip the calibration (module docstring)."""
+    passed to skip the calibration (module docstring).
+
+    Args:
+        n_users, k, epsilon, delta: the setting and the target; data, draws, seed, neighbouring: as above.
+        epsilon_local: calibration name -> eps0 (None: :func:`calibrate`).
+        randomizer: the local randomizer's class, or its registered key (k-RR by default), built at each eps0 by
+            ``from_parameters``; calibrated by the accountants of :func:`calibrations_for` it.
+
+    Returns:
+        :class:`Comparison`.
+
+    Raises:
+        ValueError: a parameter out of range (one line naming it).
+    """
     n_users = check_integer(n_users, "n", low=1)
     k = check_integer(k, "k", low=2)
     epsilon = check_real(epsilon, "eps", low=0.0, low_open=True, high_open=True)
@@ -441,11 +550,19 @@ def compare(
     check_choice(neighbouring, "neighbouring", NEIGHBOURING_SENSITIVITY)
     draws = check_integer(draws, "draws", low=2)
     seed = check_integer(seed, "seed", low=0)
+    if isinstance(randomizer, str):
+        randomizer = randomizer_class(randomizer)
+    _check_simulated(_local(randomizer, epsilon, k))
     counts = dataset_counts(data, n_users=n_users, k=k)
     if epsilon_local is None:
-        epsilon_local = calibrate(n_users=n_users, k=k, epsilon=epsilon, delta=delta)
+        epsilon_local = calibrate(n_users=n_users, k=k, epsilon=epsilon, delta=delta, randomizer=randomizer)
     rows = exact_rows(
-        counts, epsilon=epsilon, delta=delta, epsilon_local=epsilon_local, neighbouring=neighbouring
+        counts,
+        epsilon=epsilon,
+        delta=delta,
+        epsilon_local=epsilon_local,
+        neighbouring=neighbouring,
+        randomizer=randomizer,
     )
     rows += simulated_rows(
         counts,
@@ -456,6 +573,7 @@ def compare(
         seed=seed,
         data=data,
         neighbouring=neighbouring,
+        randomizer=randomizer,
     )
     rows.sort(key=lambda row: (row["calibration"] == "lower", _ORDER[row["mechanism"]]))
     return Comparison(rows=rows, verdict=verdict(rows), data=data)

@@ -62,6 +62,7 @@ from shuffledp.accounting.numerics.dense_pld import DensePmf, Pld
 from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta as pld_epsilon_for_delta
 from shuffledp.accounting.numerics.search import Bracket, illinois
 from shuffledp.accounting.params import users_per_round
+from shuffledp.accounting.randomizers import KRR
 from shuffledp.experiments.compare import (
     MECHANISMS,
     Comparison,
@@ -71,7 +72,7 @@ from shuffledp.experiments.compare import (
     simulated_rows,
     verdict,
 )
-from shuffledp.experiments.exact_error import gaussian_expected_error, krr_inv_expected_error
+from shuffledp.experiments.exact_error import gaussian_expected_error
 from shuffledp.experiments.rounds_guess import search_from_guess, shuffle_guess
 from shuffledp.mechanisms import (
     NEIGHBOURING_SENSITIVITY,
@@ -461,7 +462,7 @@ def _add_averages(rows: list[dict], counts, setting: RoundsSetting, *, draws: in
         mechanism = row["mechanism"]
         if mechanism in ("shuffle+inv", "local-krr+inv"):
             tv, se, method = (
-                krr_inv_expected_error(counts * T, epsilon_local=row["epsilon_local"]).tv,
+                KRR(epsilon_local=row["epsilon_local"], k=k).expected_error(counts * T).tv,
                 0.0,
                 "exact",
             )
@@ -497,8 +498,8 @@ def protocol_monte_carlo(
     on ``counts``), the T unprojected estimates averaged. Returns {mechanism: (mean TV of the average, its
     standard error)} for shuffle+inv, gaussian, geometric and local-krr+inv: an independent check of the
     exact averages of :func:`compare_rounds` (which uses the T-rounds-as-one identities instead)."""
-    from shuffledp.estimators import invert_krr
-    from shuffledp.mechanisms import gaussian_histogram, geometric_histogram, sample_krr_histogram
+    from shuffledp.estimators import invert
+    from shuffledp.mechanisms import gaussian_histogram, geometric_histogram, sample_shuffled_counts
 
     counts = np.asarray(counts, dtype=np.int64)
     truth = counts / counts.sum()
@@ -507,20 +508,18 @@ def protocol_monte_carlo(
         for name in ("shuffle+inv", "gaussian", "geometric", "local-krr+inv")
     }
     l1 = l1_sensitivity_for(neighbouring)
+    shuffled = KRR(epsilon_local=parameters["epsilon_local"], k=counts.size)
+    local = KRR(epsilon_local=parameters["local_epsilon"], k=counts.size)
     for _ in range(compositions):
-        sums["shuffle+inv"] += sample_krr_histogram(
-            counts, epsilon_local=parameters["epsilon_local"], rng=rng, size=draws
-        )
-        sums["local-krr+inv"] += sample_krr_histogram(
-            counts, epsilon_local=parameters["local_epsilon"], rng=rng, size=draws
-        )
+        sums["shuffle+inv"] += sample_shuffled_counts(counts, randomizer=shuffled, rng=rng, size=draws)
+        sums["local-krr+inv"] += sample_shuffled_counts(counts, randomizer=local, rng=rng, size=draws)
         sums["gaussian"] += gaussian_histogram(counts, sigma=parameters["sigma"], rng=rng, size=draws)
         sums["geometric"] += geometric_histogram(
             counts, epsilon=parameters["geometric_epsilon"], sensitivity=l1, rng=rng, size=draws
         )
     estimates = {
-        "shuffle+inv": invert_krr(sums["shuffle+inv"], epsilon_local=parameters["epsilon_local"]),
-        "local-krr+inv": invert_krr(sums["local-krr+inv"], epsilon_local=parameters["local_epsilon"]),
+        "shuffle+inv": invert(sums["shuffle+inv"], randomizer=shuffled),
+        "local-krr+inv": invert(sums["local-krr+inv"], randomizer=local),
         "gaussian": sums["gaussian"] / (compositions * counts.sum()),
         "geometric": sums["geometric"] / (compositions * counts.sum()),
     }

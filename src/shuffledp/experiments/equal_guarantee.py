@@ -41,7 +41,8 @@ import pandas as pd
 
 from shuffledp._random import job_rng
 from shuffledp.accounting.calibrate import calibrate_epsilon_local_traced
-from shuffledp.estimators import invert_krr, krr_maximum_likelihood, project_to_simplex
+from shuffledp.accounting.randomizers import KRR
+from shuffledp.estimators import invert, krr_maximum_likelihood, project_to_simplex
 from shuffledp.experiments.utility import sample_region_counts, synthetic_dataset
 from shuffledp.mechanisms import (
     analytic_gaussian_sigma,
@@ -49,9 +50,8 @@ from shuffledp.mechanisms import (
     geometric_alpha,
     geometric_histogram,
     geometric_moments,
-    krr_probabilities,
     l1_sensitivity_for,
-    sample_krr_histogram,
+    sample_shuffled_counts,
     sensitivity_for,
 )
 from shuffledp.metrics import total_variation
@@ -215,7 +215,7 @@ def _errors(estimates, truth) -> tuple[np.ndarray, np.ndarray]:
 def _inv_mse(counts, epsilon_local: float) -> float:
     """E[(1/k) sum_x (pi_hat_x - pi_x)^2] of unprojected INV on a fixed dataset (k-RR closed form)."""
     n_users, k = counts.sum(), counts.size
-    p, q = krr_probabilities(k, epsilon_local)
+    p, q = KRR(epsilon_local=epsilon_local, k=k).probabilities
     variance = counts * p * (1 - p) + (n_users - counts) * q * (1 - q)
     return float(variance.mean() / (n_users * (p - q)) ** 2)
 
@@ -276,8 +276,9 @@ def utility_job(
         for accountant in ACCOUNTANTS:
             epsilon_local = _calibration_for(calibration, target, accountant)
             rng = job_rng(seed, *identity, target.epsilon, target.delta_rule, accountant)
-            reports = sample_krr_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=replicates)
-            inverted = invert_krr(reports, epsilon_local=epsilon_local)
+            randomizer = KRR(epsilon_local=epsilon_local, k=k)
+            reports = sample_shuffled_counts(counts, randomizer=randomizer, rng=rng, size=replicates)
+            inverted = invert(reports, randomizer=randomizer)
             add(target, accountant, "shuffle+INV", project_to_simplex(inverted), epsilon_local=epsilon_local)
             add(
                 target,
@@ -291,7 +292,7 @@ def utility_job(
                 target,
                 accountant,
                 "shuffle+IBU",
-                krr_maximum_likelihood(reports, epsilon_local=epsilon_local),
+                krr_maximum_likelihood(reports, randomizer=randomizer),
                 epsilon_local=epsilon_local,
             )
         sigma = analytic_gaussian_sigma(epsilon=target.epsilon, delta=target.delta, sensitivity=sensitivity)

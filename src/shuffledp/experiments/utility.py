@@ -33,6 +33,7 @@ from shuffledp._progress import progress
 from shuffledp._random import job_rng
 from shuffledp._validation import check_integer, check_real, check_real_array
 from shuffledp.accounting import accountant_class, get_accountant
+from shuffledp.accounting.randomizers import KRR
 from shuffledp.estimators import estimate_distribution, normalise_counts, project_to_simplex
 from shuffledp.experiments.utility_tables import interval_strength
 from shuffledp.mechanisms import gaussian_calibration, gaussian_histogram, sample_shuffled_histogram
@@ -239,11 +240,12 @@ def community_utility(
     counts = np.asarray(counts, dtype=np.int64)
     n_users = counts.sum()
     truth = counts / n_users
-    reports = sample_shuffled_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=replicates)
+    randomizer = KRR(epsilon_local=epsilon_local, k=counts.size)
+    reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng, size=replicates)
     result = {
         "shuffle": total_variation(normalise_counts(reports), truth),
         "shuffle+INV": total_variation(
-            estimate_distribution(reports, epsilon_local=epsilon_local, estimator=estimator), truth
+            estimate_distribution(reports, randomizer=randomizer, estimator=estimator), truth
         ),
     }
     if math.isfinite(sigma):
@@ -274,8 +276,9 @@ def individual_utility(
     x0s = np.asarray(x0s, dtype=np.int64)
     n_users = counts.sum()
     truth = counts / n_users
-    reports = sample_shuffled_histogram(counts, epsilon_local=epsilon_local, rng=rng, size=replicates)
-    estimate = estimate_distribution(reports, epsilon_local=epsilon_local, estimator=estimator)
+    randomizer = KRR(epsilon_local=epsilon_local, k=counts.size)
+    reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng, size=replicates)
+    estimate = estimate_distribution(reports, randomizer=randomizer, estimator=estimator)
     sigmas = np.asarray(sigmas, dtype=float)
     noise = rng.normal(size=(replicates, x0s.size)) * sigmas
     return {
@@ -561,8 +564,9 @@ def heatmap_job(cell_counts, *, utility: dict, seed: int, region: str) -> tuple[
     rng = job_rng(seed, "gowalla-heatmap", region)
     n_users = counts.sum()
     truth = counts / n_users
-    reports = sample_shuffled_histogram(counts, epsilon_local=epsilon_local, rng=rng)
-    shuffle_inv = estimate_distribution(reports, epsilon_local=epsilon_local, estimator=utility["estimator"])
+    randomizer = KRR(epsilon_local=epsilon_local, k=np.asarray(counts).size)
+    reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng)
+    shuffle_inv = estimate_distribution(reports, randomizer=randomizer, estimator=utility["estimator"])
     standard_normal = rng.standard_normal(counts.size)
     rows, pictured = [], None
     for kind, accountant in calibration_accountants(utility):

@@ -118,6 +118,12 @@ class Accountant(abc.ABC):
             epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, randomizer=randomizer
         )  # None: k-RR(epsilon_local, k)
         check_accepted(f"accountant {self.name!r}", self.randomizers, self.setting.randomizer)
+        if self.view_class is not None:  # the view states what it supports (registry: accountant_class)
+            check_accepted(
+                f"accountant {self.name!r} (its view {self.view_class.name!r})",
+                self.view_class.randomizers,
+                self.setting.randomizer,
+            )
         if self.needs_n_x0 and self.setting.n_x0 is None:
             raise ValueError(
                 f"`n_x0` is required by accountant {self.name!r} and must be an integer in "

@@ -62,6 +62,7 @@ from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.rdp_conversion import rdp_to_epsilon, rdp_to_log_delta
 from shuffledp.accounting.params import ShuffleSetting, users_per_round
+from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.views.clones import rdp as rdp_view
 
 __all__ = [
@@ -101,20 +102,23 @@ class _GirgisBase(Accountant):
     def __init__(
         self,
         *,
-        epsilon_local: float,
+        epsilon_local: float | None = None,
         n_users: int,
-        k: int,
+        k: int | None = None,
         n_x0: int | None = None,
         compositions: int = 1,
         subsample: float = 1.0,
+        randomizer: Randomizer | None = None,
     ):
-        super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
+        super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, randomizer=randomizer)
         self.compositions = check_integer(compositions, "compositions", low=1, high=10**9)
         self.subsample = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
         #: users sampled each round, m = q n (n itself when q = 1)
         self.users_per_round = users_per_round(self.setting.n_users, self.subsample)
         if self.setting.epsilon_local > 50.0:
-            raise ValueError(f"`epsilon_local` must be in (0, 50] for {self.name!r}; got {epsilon_local!r}.")
+            raise ValueError(
+                f"`epsilon_local` must be in (0, 50] for {self.name!r}; got {self.setting.epsilon_local!r}."
+            )
 
     def _n_bar(self) -> float:
         n, e0 = self.users_per_round, self.setting.epsilon_local
@@ -148,6 +152,7 @@ class GirgisRDP(_GirgisBase):
     """Girgis et al. (2021) Thm 3.1 (or their subsampled-shuffle bound when ``subsample`` < 1)."""
 
     name = "girgis-rdp"
+    randomizers = (Randomizer,)  # Thm 3.1 holds for every eps0-LDP randomizer
     label = "girgis-rdp"
     colour = "#004488"
     reference = (
@@ -192,6 +197,7 @@ class _ClosedFormRDP(_GirgisBase):
     ``no_subsampled_form``, why ``subsample`` < 1 is refused)."""
 
     no_subsampled_form: str = ""
+    randomizers = (Randomizer,)  # Thm 3.3 and eq. (9) hold for every eps0-LDP randomizer
 
     def __init__(self, **parameters):
         super().__init__(**parameters)

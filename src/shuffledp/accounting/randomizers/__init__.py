@@ -1,7 +1,10 @@
 """Local randomizers, objects in the setting (bottom layer of ``accounting``): :class:`Randomizer` (the
 interface; ``(Randomizer,)`` accepts every eps0-LDP randomizer), :class:`KRR` (k-RR, every quantity derived
 once in :class:`KrrParams`), :class:`BinaryRR` (k-RR at k = 2), :class:`LaplaceRandomizer` (Balle et al.'s
-Laplace on [0, 1]). Adding one is a module: docs/adding-an-accountant.md, "Adding a randomizer"."""
+Laplace on [0, 1]). Each also samples the shuffled reports as counts, estimates the distribution from them and
+gives that estimate's exact error (:mod:`~shuffledp.accounting.randomizers.counts` holds the shared pieces), and
+is registered under its ``key`` (:func:`register_randomizer`, :func:`randomizer_class`). Adding one is a module:
+docs/adding-an-accountant.md, "Adding a randomizer"."""
 
 from shuffledp.accounting.randomizers.base import (
     Blanket,
@@ -10,7 +13,12 @@ from shuffledp.accounting.randomizers.base import (
     accepted_names,
     amplification_logs,
     check_accepted,
+    list_randomizers,
+    randomizer_class,
+    register_randomizer,
+    unregister_randomizer,
 )
+from shuffledp.accounting.randomizers.counts import ExpectedError
 from shuffledp.accounting.randomizers.krr import KRR, MAX_K, BinaryRR, KrrBlanket, KrrParams
 from shuffledp.accounting.randomizers.laplace import LaplaceBlanket, LaplaceRandomizer
 
@@ -21,6 +29,11 @@ __all__ = [
     "check_accepted",
     "accepted_names",
     "amplification_logs",
+    "register_randomizer",
+    "unregister_randomizer",
+    "randomizer_class",
+    "list_randomizers",
+    "ExpectedError",
     "KRR",
     "BinaryRR",
     "KrrParams",

@@ -6,6 +6,10 @@ need, each quantity derived once, inside it:
 
 * ``epsilon_local`` (eps0) and ``k`` (the domain size of a categorical randomizer; None otherwise);
 * its output law (k-RR: ``probabilities`` and the log parameters ``params``; Laplace: ``log_density``);
+* in the utility layer: :meth:`Randomizer.sample_counts` (the shuffled reports as counts, given the true
+  histogram), :meth:`Randomizer.estimate` (the unbiased estimate of the distribution from them) and
+  :meth:`Randomizer.expected_error` (that estimate's exact expected error); a randomizer with a finite
+  ``channel`` gets the three from it, k-RR overrides them with its fast forms;
 * ``blanket``: its decomposition as a blanket mixture (Balle, Bell, Gascon, Nissim, CRYPTO 2019, Sec. 4):
   with probability gamma a report is a draw from one input-free law (the blanket), otherwise it depends on
   the input. A :class:`Blanket` gives gamma and the privacy amplification variable L's range, maximum and
@@ -28,6 +32,14 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp
 from shuffledp._validation import check_integer
+from shuffledp.accounting.randomizers.counts import (
+    ExpectedError,
+    channel_squared_error,
+    check_counts,
+    check_rng,
+    normalise_counts,
+    sample_through_channel,
+)
 
 __all__ = [
     "MAX_K",
@@ -37,6 +49,10 @@ __all__ = [
     "check_accepted",
     "accepted_names",
     "amplification_logs",
+    "register_randomizer",
+    "unregister_randomizer",
+    "randomizer_class",
+    "list_randomizers",
 ]
 
 #: largest domain size accepted (k - 1 and k - 2 stay exact floats)
@@ -107,6 +123,8 @@ class Randomizer(abc.ABC):
 
     #: how refusals and labels name the class
     name: ClassVar[str] = "any eps0-LDP randomizer"
+    #: the key it is registered under (:func:`register_randomizer`; the CLI's ``--randomizer``), e.g. "krr"
+    key: ClassVar[str] = ""
     #: eps0: the randomizer is eps0-LDP
     epsilon_local: float
     #: domain size of a categorical randomizer (k-RR's k); None when the randomizer has none
@@ -116,6 +134,96 @@ class Randomizer(abc.ABC):
     @abc.abstractmethod
     def blanket(self) -> Blanket:
         """Its blanket decomposition (a randomizer without a sharper one returns ``GenericBlanket(eps0)``)."""
+
+    # -- the randomizer in the utility layer: sample the shuffled counts, estimate, and the exact error. A
+    # -- randomizer with a finite ``channel`` gets all three from it; one without overrides the three.
+
+    @property
+    def channel(self) -> np.ndarray | None:
+        """The k x d matrix C[x, y] = P(report y | input x) of a randomizer with finitely many inputs and
+        outputs (rows sum to 1); None for one without (then it overrides :meth:`sample_counts`,
+        :meth:`estimate` and :meth:`expected_error`)."""
+        return None
+
+    def required_channel(self, what: str) -> np.ndarray:
+        """:attr:`channel` as a float array.
+
+        Raises:
+            NotImplementedError: the randomizer has none (``what`` names the method that needed it).
+        """
+        channel = self.channel
+        if channel is None:
+            raise NotImplementedError(
+                f"randomizer {self.name!r} has no finite channel: it must implement {what} itself"
+            )
+        return np.asarray(channel, dtype=float)
+
+    def _right_inverse(self) -> np.ndarray:
+        """C^+ (d x k) with C C^+ = I: the unbiased inversion of a channel of full row rank k."""
+        channel = self.required_channel("estimate")
+        if np.linalg.matrix_rank(channel) < channel.shape[0]:
+            raise ValueError(
+                f"`randomizer` must have a channel of full row rank for an unbiased estimate; got {self!r} "
+                f"(rank {np.linalg.matrix_rank(channel)} < k = {channel.shape[0]})."
+            )
+        return np.linalg.pinv(channel)
+
+    def sample_counts(self, counts, *, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+        """The shuffled multiset of the n reports as counts, given the true histogram (no per-user work).
+
+        Args:
+            counts: the true histogram over the k inputs (non-negative integers).
+            rng: the numpy Generator every draw comes from.
+            size: None for one draw; else the number of independent draws.
+
+        Returns:
+            The report counts: shape (d,) with ``size=None``, else (size, d). Here: through the channel
+            (:func:`~shuffledp.accounting.randomizers.counts.sample_through_channel`).
+
+        Raises:
+            ValueError, TypeError: bad ``counts``, ``rng`` or ``size`` (one line naming it).
+        """
+        counts = check_counts(counts, k=self.k)
+        return sample_through_channel(
+            self.required_channel("sample_counts"), counts, rng=check_rng(rng), size=size
+        )
+
+    def estimate(self, reported_counts) -> np.ndarray:
+        """The unbiased estimate of the true distribution from the report counts (vectorised over leading axes).
+
+        Args:
+            reported_counts: report counts (..., d), as :meth:`sample_counts` draws them.
+
+        Returns:
+            (..., k): sums to 1 along the last axis, may have negative entries; E[estimate] = counts / n.
+            Here: the frequencies times the channel's right inverse C^+.
+
+        Raises:
+            ValueError: counts of the wrong width, negative, or a row summing to 0.
+        """
+        frequencies = normalise_counts(reported_counts)
+        inverse = self._right_inverse()
+        if frequencies.shape[-1] != inverse.shape[0]:
+            raise ValueError(
+                f"`reported_counts` must have {inverse.shape[0]} entries on its last axis (the randomizer's "
+                f"outputs); got shape {frequencies.shape}."
+            )
+        return frequencies @ inverse
+
+    def expected_error(self, counts) -> ExpectedError:
+        """The exact expected error of :meth:`estimate` on the shuffled counts of ``counts``.
+
+        Args:
+            counts: the true histogram over the k inputs.
+
+        Returns:
+            :class:`~shuffledp.accounting.randomizers.counts.ExpectedError`: (tv, squared_l2), tv (half the
+            expected L1 error) None where no exact formula is known (callers then use Monte Carlo with its
+            standard error). Here: squared_l2 from the channel's covariance, tv None.
+        """
+        counts = check_counts(counts, k=self.k)
+        channel = self.required_channel("expected_error")
+        return ExpectedError(None, channel_squared_error(channel, self._right_inverse(), counts))
 
     @classmethod
     def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> Randomizer:
@@ -137,3 +245,56 @@ def check_accepted(owner: str, accepted: tuple[type, ...], randomizer) -> None:
     """Refuse, in one line, a randomizer that is not an instance of one of ``accepted`` (empty: every randomizer)."""
     if not isinstance(randomizer, Randomizer) or (accepted and not isinstance(randomizer, accepted)):
         raise ValueError(f"`randomizer` must be {accepted_names(accepted)} for {owner}; got {randomizer!r}.")
+
+
+#: key -> randomizer class (:func:`register_randomizer`)
+_REGISTRY: dict[str, type[Randomizer]] = {}
+
+
+def register_randomizer(cls: type[Randomizer]) -> type[Randomizer]:
+    """Register the randomizer class ``cls`` under its ``key`` (usable as a class decorator); registering the
+    same class again is a no-op.
+
+    Args:
+        cls: a :class:`Randomizer` subclass setting its own non-empty ``key``.
+
+    Returns:
+        ``cls`` itself.
+
+    Raises:
+        ValueError: not a Randomizer subclass, no key of its own, or the key registered to another class.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Randomizer)):
+        raise ValueError(f"`randomizer` must be a subclass of Randomizer; got {cls!r}.")
+    key = vars(cls).get("key")
+    if not isinstance(key, str) or not key:
+        raise ValueError(
+            f"`key` must be a non-empty string set on the randomizer class itself; got {key!r} on {cls.__qualname__}."
+        )
+    if _REGISTRY.get(key, cls) is not cls:
+        raise ValueError(
+            f"`key` {key!r} is already registered to {_REGISTRY[key].__qualname__}; got {cls.__qualname__}."
+        )
+    _REGISTRY[key] = cls
+    return cls
+
+
+def unregister_randomizer(key: str) -> None:
+    """Remove the randomizer registered under ``key`` (a plug-in's, e.g. in a test; unknown keys are ignored)."""
+    _REGISTRY.pop(key, None)
+
+
+def randomizer_class(key: str) -> type[Randomizer]:
+    """The randomizer class registered under ``key``.
+
+    Raises:
+        ValueError: an unknown key (the line lists the registered ones).
+    """
+    if key not in _REGISTRY:
+        raise ValueError(f"`randomizer` must be one of {', '.join(sorted(_REGISTRY))}; got {key!r}.")
+    return _REGISTRY[key]
+
+
+def list_randomizers() -> list[str]:
+    """The registered randomizer keys, sorted."""
+    return sorted(_REGISTRY)

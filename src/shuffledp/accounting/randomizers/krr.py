@@ -22,7 +22,20 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp._validation import check_integer, check_real
-from shuffledp.accounting.randomizers.base import MAX_K, Blanket, Randomizer, amplification_logs
+from shuffledp.accounting.randomizers.base import (
+    MAX_K,
+    Blanket,
+    Randomizer,
+    amplification_logs,
+    register_randomizer,
+)
+from shuffledp.accounting.randomizers.counts import (
+    ExpectedError,
+    binomial_sum_mean_absolute_deviation,
+    check_counts,
+    check_rng,
+    normalise_counts,
+)
 
 __all__ = ["KRR", "BinaryRR", "KrrParams", "KrrBlanket", "MAX_K"]
 
@@ -128,7 +141,7 @@ class KrrParams:
     @cached_property
     def probabilities(self) -> tuple[float, float]:
         """(p, q) as 1 / (1 + (k - 1) e^-eps0) and e^-eps0 / (1 + (k - 1) e^-eps0): no overflow at large eps0
-        (the simulation's form, :func:`shuffledp.mechanisms.krr_probabilities`)."""
+        (the simulation's form, :attr:`KRR.probabilities`)."""
         tail = math.exp(-self.epsilon_local)
         return 1.0 / (1.0 + (self.k - 1) * tail), tail / (1.0 + (self.k - 1) * tail)
 
@@ -230,11 +243,13 @@ class KrrBlanket(Blanket):
         return log_beta, log_ratio, log_max_over_gamma
 
 
+@register_randomizer
 @dataclass(frozen=True)
 class KRR(Randomizer):
     """k-RR(eps0, k) over the values 0..k-1 (module docstring); eps0 finite in (0, inf), k in [2, MAX_K]."""
 
     name: ClassVar[str] = "k-RR"
+    key: ClassVar[str] = "krr"
     epsilon_local: float
     k: int
 
@@ -266,12 +281,105 @@ class KRR(Randomizer):
     def blanket(self) -> KrrBlanket:
         return KrrBlanket(self.params)
 
+    @property
+    def channel(self) -> np.ndarray:
+        """The k x k channel: q everywhere, p on the diagonal (rows sum to 1)."""
+        p, q = self.probabilities
+        channel = np.full((self.k, self.k), q)
+        np.fill_diagonal(channel, p)
+        return channel
 
+    def sample_counts(self, counts, *, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+        """The shuffled k-RR histogram of ``counts``, drawn through the blanket decomposition in O(k).
+
+        The same law as the channel's multinomials (``Randomizer.sample_counts``), another stream: T_x ~ Bin(c_x,
+        p - q) users keep their value, the other n - sum T report Multinomial(., 1/k each). O(size k).
+
+        Args:
+            counts: the true histogram (k non-negative integers).
+            rng: the numpy Generator drawn from (one ``binomial``, then one ``multinomial`` call).
+            size: None for one draw, shape (k,); else ``size`` draws, shape (size, k).
+
+        Returns:
+            The report counts.
+
+        Raises:
+            ValueError, TypeError: bad ``counts``, ``rng`` or ``size``.
+        """
+        counts = check_counts(counts, k=self.k)
+        check_rng(rng)
+        k = counts.size
+        p, q = self.probabilities
+        replicates = 1 if size is None else check_integer(size, "size", low=1)
+        truthful = rng.binomial(np.broadcast_to(counts, (replicates, k)), min(max(p - q, 0.0), 1.0))
+        blanket = rng.multinomial(counts.sum() - truthful.sum(axis=1), np.full(k, 1.0 / k))
+        histogram = truthful + blanket
+        return histogram[0] if size is None else histogram
+
+    def estimate(self, reported_counts) -> np.ndarray:
+        """Matrix inversion (INV) in closed form: pi_hat = (f - q) / (p - q), f the report frequencies (the
+        channel is (p - q) I + q 1 1^T). Unbiased; sums to 1, may have negative entries.
+
+        Args:
+            reported_counts: the shuffled k-RR histogram (..., k).
+
+        Returns:
+            The estimate (..., k).
+
+        Raises:
+            ValueError: not k entries on the last axis, a negative entry, or a row summing to 0.
+        """
+        frequencies = normalise_counts(reported_counts)
+        if frequencies.shape[-1] != self.k:
+            raise ValueError(
+                f"`reported_counts` must have k = {self.k} entries on its last axis; got shape {frequencies.shape}."
+            )
+        p, q = self.probabilities
+        return (frequencies - q) / (p - q)
+
+    def expected_error(self, counts) -> ExpectedError:
+        """Exact E TV and E squared L2 of :meth:`estimate` on the shuffled histogram of ``counts``.
+
+        Cell x's count is A + B, A ~ Bin(c_x, p), B ~ Bin(n - c_x, q) independent, so E|pi_hat_x - pi_x| =
+        E|A + B - E(A + B)| / (n (p - q)) (:func:`~shuffledp.accounting.randomizers.counts.binomial_sum_mean_absolute_deviation`,
+        the narrower law summed over its window, the other in closed form; left-out mass <= 1e-30 per binomial,
+        so the TV errs low by at most 4 n 1e-30 counts per cell) and Var = c_x p (1 - p) + (n - c_x) q (1 - q).
+        Distinct cell counts are evaluated once.
+
+        Args:
+            counts: the true histogram (k non-negative integers).
+
+        Returns:
+            ExpectedError(tv, squared_l2), both exact.
+        """
+        counts = check_counts(counts, k=self.k)
+        n_users = int(counts.sum())
+        p, q = self.probabilities
+        distinct, multiplicity = np.unique(counts, return_counts=True)
+        others = n_users - distinct
+        keep_variance = distinct * p * (1 - p)
+        other_variance = others * q * (1 - q)
+        swap = keep_variance > other_variance  # sum over the narrower law
+        summed_trials = np.where(swap, others, distinct)
+        summed_probability = np.where(swap, q, p)
+        other_trials = np.where(swap, distinct, others)
+        other_probability = np.where(swap, p, q)
+        deviation = binomial_sum_mean_absolute_deviation(
+            summed_trials, summed_probability, other_trials, other_probability
+        )
+        scale = n_users * (p - q)
+        tv = 0.5 * float(np.sum(multiplicity * deviation)) / scale
+        squared_l2 = float(np.sum(multiplicity * (keep_variance + other_variance))) / scale**2
+        return ExpectedError(tv, squared_l2)
+
+
+@register_randomizer
 @dataclass(frozen=True)
 class BinaryRR(KRR):
     """Binary randomized response: k-RR at k = 2 (an instance of :class:`KRR`; see the module docstring)."""
 
     name: ClassVar[str] = "binary RR"
+    key: ClassVar[str] = "binary-rr"
     k: int = field(default=2, init=False)
 
     @classmethod

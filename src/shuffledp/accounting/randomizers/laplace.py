@@ -11,7 +11,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp
 from shuffledp._validation import check_real
-from shuffledp.accounting.randomizers.base import Blanket, Randomizer, amplification_logs
+from shuffledp.accounting.randomizers.base import Blanket, Randomizer, amplification_logs, register_randomizer
 
 __all__ = ["LaplaceRandomizer", "LaplaceBlanket"]
 
@@ -83,11 +83,13 @@ class LaplaceBlanket(Blanket):
         return log_beta, log_ratio, e0 + rel_max
 
 
+@register_randomizer
 @dataclass(frozen=True)
 class LaplaceRandomizer(Randomizer):
     """R(x) = x + Lap(1 / eps0) for x in [0, 1] (Balle et al. 2019, Sec. 5.3): eps0-LDP, no domain size (k is None)."""
 
     name: ClassVar[str] = "Laplace on [0, 1]"
+    key: ClassVar[str] = "laplace"
     epsilon_local: float
 
     def __post_init__(self):

@@ -36,6 +36,7 @@ from typing import ClassVar
 import numpy as np
 
 from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.randomizers import KRR
 from shuffledp.accounting.views.derived import delta as derived_delta
 from shuffledp.accounting.views.derived import pld as derived_pld
 from shuffledp.accounting.views.derived import rdp as derived_rdp
@@ -86,8 +87,11 @@ class View(abc.ABC):
     name: ClassVar[str]
     #: (Q, P) is (P, Q) relabelled: both directions have the same privacy loss distribution
     symmetric: ClassVar[bool] = False
-    #: the randomizer classes this view is defined for (empty: every randomizer)
-    randomizers: ClassVar[tuple[type, ...]] = ()
+    #: the randomizer classes this view is defined for (``isinstance``; ``(Randomizer,)``: every eps0-LDP
+    #: randomizer); k-RR (and binary RR, its k = 2 subclass) unless the view says otherwise. The registry
+    #: refuses an accountant that claims more than its view supports, and an accountant refuses a setting
+    #: whose randomizer its view does not support (``shuffledp.accounting.accountant_class``, ``Accountant``)
+    randomizers: ClassVar[tuple[type, ...]] = (KRR,)
     #: its masses are formed outcome by outcome in log space, so its stream certifies the composed
     #: Chernoff tail down to 1e-300 (a view forming masses as differences of sums sets False)
     certifies_tail: ClassVar[bool] = True
@@ -174,6 +178,8 @@ class FamilyView(abc.ABC):
     """A set of member views (one per dataset pair): derived values are the maximum over the members."""
 
     name: ClassVar[str]
+    #: the randomizer classes every member is defined for (as :attr:`View.randomizers`)
+    randomizers: ClassVar[tuple[type, ...]] = (KRR,)
 
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting

@@ -23,6 +23,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp, log_binom_pmf_loader
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.binned import (
     LOG_HALF,
@@ -139,6 +140,7 @@ class GenericClonesView(ClonesView):
 
     name = "clones"
     generic = True
+    randomizers = (Randomizer,)  # it reads eps0 only: every eps0-LDP randomizer
 
 
 class KrrClonesView(ClonesView):
