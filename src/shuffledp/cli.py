@@ -85,7 +85,8 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
     parser.add_argument(
         "--direction",
         default=None,
-        help="forward (D(x0) vs D(x1), the paper's), reverse, or both (accountants that take a direction)",
+        help="forward (D(x0) vs D(x1), the paper's: Direction.REMOVE), reverse (Direction.ADD), or both "
+        "(Direction.BOTH; accountants that take a direction)",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
 
@@ -207,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _direction(text: str):
+    """``--direction forward|reverse|both`` as a :class:`~shuffledp.accounting.params.Direction` (REMOVE,
+    ADD, BOTH): the one place where the command line's strings become the library's direction."""
+    from shuffledp.accounting.params import Direction
+
+    return Direction.parse(text)
+
+
 def _options(args) -> dict:
     """Accountant keyword options from the command line (``direction`` only where accepted)."""
     from shuffledp.accounting import accountant_class
@@ -218,7 +227,7 @@ def _options(args) -> dict:
             raise ValueError(
                 f"`--direction` is not accepted by accountant {args.accountant!r}; got {args.direction!r}."
             )
-        options["direction"] = args.direction
+        options["direction"] = _direction(args.direction)
     if args.nx0 is not None:
         if not cls.needs_n_x0:
             raise ValueError(

@@ -261,7 +261,7 @@ def calibrate_epsilon_local(accountant: str, **arguments) -> float:
 
     Keyword arguments as :func:`calibrate_epsilon_local_traced`: ``n_users``, ``k``, ``epsilon``,
     ``delta`` (required), ``n_x0`` (None), ``upper`` (30.0), ``tolerance`` (1e-6); other ``options`` go to
-    the accountant (e.g. ``direction="both"``). Never returns less than ``epsilon``
+    the accountant (e.g. ``direction=Direction.BOTH``). Never returns less than ``epsilon``
     (eps0 <= epsilon is (epsilon, 0)-DP). Raises ``ValueError`` when no eps0 >= 1e-6 meets the target
     (only possible for epsilon = 0), or when even ``upper`` meets it (then no largest value exists
     below ``upper``; raise ``upper``).
