@@ -27,9 +27,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shuffledp._numerics import log1mexp, log_binom_pmf, log_binom_pmf_loader, log_expm1
+from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
 from shuffledp.accounting.accountants.base import MAX_K, MAX_N_USERS
+from shuffledp.accounting.numerics.binomial import log_binom_pmf, log_binom_pmf_loader
 
 NAMES = list_accountants()
 #: local epsilons from "no privacy at all in floating point" down to "almost perfect privacy"

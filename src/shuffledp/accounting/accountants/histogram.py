@@ -40,9 +40,10 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf, log_expm1
+from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.binomial import log_binom_pmf
 from shuffledp.accounting.views.cell_law import CellLaw
 from shuffledp.accounting.views.single_bin.law import DIRECTIONS, SingleBinLaw, check_size
 

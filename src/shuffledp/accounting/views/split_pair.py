@@ -50,8 +50,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import beta_continued_fraction  # shared Lentz CF
+from shuffledp._numerics import log1mexp, log_expm1, logsumexp
+from shuffledp.accounting.numerics.binomial import (
+    beta_continued_fraction,  # shared Lentz CF
+    log_binom_pmf_loader,
+)
 
 __all__ = ["log_split_pair_delta", "log_split_pair_delta_direct", "MAX_USERS", "check_size"]
 

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.single_bin.runs import (
