@@ -348,11 +348,11 @@ def figure_frame(number: int, section: Mapping) -> pd.DataFrame:
 
 
 def subsampled_all_x0_pld(
-    epsilon_local: float, k: int, users: int, q: float, *, interval: float = LOWER_INTERVAL
+    epsilon_local: float, k: int, per_round: int, q: float, *, interval: float = LOWER_INTERVAL
 ):
     """Optimistic PLD (both directions) of the exact subsampled pair (P, q Q + (1 - q) P) of one dataset
     pair: D = every user on x0, D' = the differing user u on x1 (the "all on x0" view of
-    ``worst-case-lower``, P under D and Q under D', ``users`` reports per round). When u is not sampled
+    ``worst-case-lower``, P under D and Q under D', ``per_round`` = q n users report per round). When u is not sampled
     the reports have law P under both datasets, so the mixture is on the Q side. Losses L = log(P/Q) are
     the view's optimistic bins (rounded down); under q Q + (1 - q) P against P the loss is
     log(q e^-L + 1 - q), rounded down from its smallest value over the bin, and the reverse is its
@@ -360,7 +360,7 @@ def subsampled_all_x0_pld(
     (view,) = [
         v
         for v in get_accountant(
-            "worst-case-lower", epsilon_local=epsilon_local, n_users=users, k=k
+            "worst-case-lower", epsilon_local=epsilon_local, n_users=per_round, k=k
         ).binned_views(interval=interval, pessimistic=False, K=9.0)
         if v.label == "all-x0"
     ]

@@ -56,14 +56,14 @@ class ChernoffBound:
     """Chernoff bounds for one setting (n, k, eps0); see the module docstring."""
 
     def __init__(self, *, n_users: int, k: int, epsilon_local: float):
-        self.n_users, self.k, self.e0 = int(n_users), int(k), float(epsilon_local)
+        self.n_users, self.k, self.epsilon_local = int(n_users), int(k), float(epsilon_local)
         krr = KrrParams.of(epsilon_local, k)
         self.log_q, self._log_1mgamma = krr.log_q, krr.log_1mgamma
         self.q = math.exp(self.log_q)
 
     def _coefficients(self, eps: float) -> tuple[float, float, float]:
-        alpha = math.exp(self.e0) * -math.expm1(eps - self.e0)  # e^eps0 - e^eps, no cancellation
-        gamma = math.expm1(eps + self.e0)
+        alpha = math.exp(self.epsilon_local) * -math.expm1(eps - self.epsilon_local)  # e^eps0 - e^eps, no cancellation
+        gamma = math.expm1(eps + self.epsilon_local)
         nu = math.expm1(eps)
         return alpha, gamma, nu
 
@@ -118,7 +118,7 @@ class ChernoffBound:
 
     def theta(self, eps: float) -> float:
         """The grid's best theta at ``eps`` (kept: the views ask for the same epsilons again); 0 at eps >= eps0."""
-        if eps >= self.e0:
+        if eps >= self.epsilon_local:
             return 0.0
         known = self.__dict__.setdefault("_thetas", {})
         if eps not in known:
@@ -151,7 +151,7 @@ class ChernoffBound:
 
     def log_delta(self, eps: float) -> float:
         """Certified upper bound on log delta(eps) (-inf for eps >= eps0, where delta = 0)."""
-        if eps >= self.e0:
+        if eps >= self.epsilon_local:
             return -np.inf
         theta = self.theta(eps)
         base = -1.0 - math.log(self.n_users)
@@ -181,7 +181,7 @@ class ChernoffBound:
         _, high = bisect(
             lambda eps: self.log_delta(eps) <= log_level,
             0.0,
-            self.e0,
+            self.epsilon_local,
             wide=lambda low, high: high - low > relative * high,
             split=_eighth_then_halfway,
         )
@@ -189,7 +189,7 @@ class ChernoffBound:
 
     def log_tails(self, eps: float, lo: float, hi: float) -> tuple[float, float]:
         """Certified upper bounds on log (E[X_+ 1{S < lo}] / n) and log (E[X_+ 1{S > hi}] / n)."""
-        if eps >= self.e0:
+        if eps >= self.epsilon_local:
             return -np.inf, -np.inf
         theta = self.theta(eps)
         base = -math.log(theta) - 1.0 - math.log(self.n_users)
@@ -222,11 +222,11 @@ class ChernoffBound:
         return self.crossing(log_target + max(slack, 0.0), 1e-8)
 
 
-def log_low_range(s, b, n, theta, lam, c_per_s, nu, log_rho, log_1mrho):
+def log_low_range(s, b, n_users, theta, lam, c_per_s, nu, log_rho, log_1mrho):
     """Certified bound on log E[X_+ 1{A <= b} | S = s] per row (X = lambda A - c_s - nu M, c_s = c_per_s s;
     the low range of the weak view's rows, :mod:`shuffledp.accounting.views.weak.rows`), +inf where it does not
     apply: with x_+ <= e^(theta x - 1) / theta and 1{A <= b} <= e^(eta (b - A)), A | s ~ Bin(s, 1/2) and
-    M | s ~ Bin(n - s, rho) independent,
+    M | s ~ Bin(n - s, rho) independent (n = ``n_users``),
 
         E[...] <= exp(s log((1 + e^(theta lambda - eta)) / 2) + eta b - theta c_per_s s
                       + (n - s) log(1 - rho + rho e^(-theta nu)) - 1) / theta
@@ -245,7 +245,7 @@ def log_low_range(s, b, n, theta, lam, c_per_s, nu, log_rho, log_1mrho):
         t_a = s * (np.logaddexp(0.0, theta * lam - eta) - math.log(2.0))
         t_b = eta * b
         t_c = theta * c_per_s * s
-        t_m = (n - s) * log_m
+        t_m = (n_users - s) * log_m
         value = t_a + t_b - t_c + t_m - 1.0 - math.log(theta)
         value += 1e-13 * (np.abs(t_a) + np.abs(t_b) + np.abs(t_c) + np.abs(t_m)) + 1e-12
     return np.where(np.isfinite(value), value, out)
