@@ -264,7 +264,9 @@ def test_single_bin_refuses_n_above_its_limit_before_allocating(name):
 def test_histogram_exact_k2_refuses_n_above_the_single_bin_limit():
     from shuffledp.accounting.accountants.biswas import MAX_USERS_SINGLE_BIN
 
-    accountant = get_accountant("histogram-exact", epsilon_local=1.0, n_users=MAX_USERS_SINGLE_BIN + 1, k=2, n_x0=0)
+    accountant = get_accountant(
+        "histogram-exact", epsilon_local=1.0, n_users=MAX_USERS_SINGLE_BIN + 1, k=2, n_x0=0
+    )
     with pytest.raises(
         ValueError,
         match=rf"`n_users` must be an integer in \[1, {MAX_USERS_SINGLE_BIN}\] for accountant 'histogram-exact'",

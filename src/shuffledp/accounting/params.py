@@ -88,7 +88,7 @@ class BoundKind(enum.Enum):
     RATE = "asymptotic rate"  # an order-of-magnitude rate with constant 1; not a bound
 
 
-class Direction(str, enum.Enum):
+class Direction(enum.StrEnum):
     """Which hockey-stick divergence of the pair (P, Q) of output laws is read: P is the law when the
     differing user holds x0, Q when it holds x1 (the paper's D(x0) vs D(x1)).
 
@@ -105,9 +105,6 @@ class Direction(str, enum.Enum):
     REMOVE = "forward"
     ADD = "reverse"
     BOTH = "both"
-
-    def __str__(self) -> str:
-        return self.value
 
     @classmethod
     def parse(cls, value: Direction | str, name: str = "direction") -> Direction:

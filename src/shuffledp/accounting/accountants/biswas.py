@@ -65,7 +65,12 @@ import numpy as np
 
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.views.single_bin.law import DIRECTIONS, MAX_USERS_SINGLE_BIN, SingleBinLaw, check_size
+from shuffledp.accounting.views.single_bin.law import (
+    DIRECTIONS,
+    MAX_USERS_SINGLE_BIN,
+    SingleBinLaw,
+    check_size,
+)
 
 __all__ = ["BiswasPrinted", "BiswasExact", "DIRECTIONS", "MAX_USERS_SINGLE_BIN"]
 

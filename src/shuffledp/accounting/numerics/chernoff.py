@@ -62,7 +62,8 @@ class ChernoffBound:
         self.q = math.exp(self.log_q)
 
     def _coefficients(self, eps: float) -> tuple[float, float, float]:
-        alpha = math.exp(self.epsilon_local) * -math.expm1(eps - self.epsilon_local)  # e^eps0 - e^eps, no cancellation
+        # e^eps0 - e^eps, no cancellation
+        alpha = math.exp(self.epsilon_local) * -math.expm1(eps - self.epsilon_local)
         gamma = math.expm1(eps + self.epsilon_local)
         nu = math.expm1(eps)
         return alpha, gamma, nu
@@ -194,7 +195,7 @@ class ChernoffBound:
         theta = self.theta(eps)
         base = -math.log(theta) - 1.0 - math.log(self.n_users)
         out = []
-        for side, edge in ((-1, lo), (+1, hi)):
+        for side, _edge in ((-1, lo), (+1, hi)):
             if (side < 0 and lo <= 0) or (side > 0 and hi >= self.n_users):
                 out.append(-np.inf)
                 continue
