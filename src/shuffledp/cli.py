@@ -71,7 +71,14 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
         "--accountant", required=True, metavar="NAME", help=f"accountant name, one of: {', '.join(names)}"
     )
     if with_eps0:
-        parser.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
+        parser.add_argument(
+            "--eps0",
+            dest="epsilon_local",
+            metavar="EPS0",
+            required=True,
+            type=float,
+            help="local epsilon_0 of k-RR (> 0)",
+        )
     parser.add_argument(
         "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
     )
@@ -189,7 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
     bracket = commands.add_parser(
         "bracket", help="worst-case epsilon (or delta): valid upper bound vs lower bound, with their ratio"
     )
-    bracket.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
+    bracket.add_argument(
+        "--eps0",
+        dest="epsilon_local",
+        metavar="EPS0",
+        required=True,
+        type=float,
+        help="local epsilon_0 of k-RR (> 0)",
+    )
     bracket.add_argument(
         "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
     )
@@ -245,7 +259,11 @@ def _accountant(args):
     subsample = getattr(args, "subsample", None)
     if compositions == 1 and subsample is None:
         return get_accountant(
-            args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k, **_options(args)
+            args.accountant,
+            epsilon_local=args.epsilon_local,
+            n_users=args.n_users,
+            k=args.k,
+            **_options(args),
         )
     return _composed_accountant(args, compositions, 1.0 if subsample is None else subsample)
 
@@ -266,7 +284,7 @@ def _composed_accountant(args, compositions: int, subsample: float):
     if args.accountant in composable():
         return compose(
             args.accountant,
-            epsilon_local=args.eps0,
+            epsilon_local=args.epsilon_local,
             n_users=args.n_users,
             k=args.k,
             compositions=compositions,
@@ -275,7 +293,7 @@ def _composed_accountant(args, compositions: int, subsample: float):
     if getattr(cls, "accepts_compositions", False):  # RDP accountants compose in closed form
         return get_accountant(
             args.accountant,
-            epsilon_local=args.eps0,
+            epsilon_local=args.epsilon_local,
             n_users=args.n_users,
             k=args.k,
             compositions=compositions,
@@ -378,7 +396,7 @@ def _run_bracket(args) -> int:
     from shuffledp.accounting.bracket import bracket
 
     rows = bracket(
-        epsilon_local=args.eps0, n_users=args.n_users, k=args.k, deltas=args.delta, epsilons=args.eps
+        epsilon_local=args.epsilon_local, n_users=args.n_users, k=args.k, deltas=args.delta, epsilons=args.eps
     )
     if args.delta is not None:
         columns = ["delta", "eps_lower", "eps_upper", "ratio", "lower", "upper"]
