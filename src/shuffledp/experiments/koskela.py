@@ -356,7 +356,21 @@ def subsampled_all_x0_pld(
     the reports have law P under both datasets, so the mixture is on the Q side. Losses L = log(P/Q) are
     the view's optimistic bins (rounded down); under q Q + (1 - q) P against P the loss is
     log(q e^-L + 1 - q), rounded down from its smallest value over the bin, and the reverse is its
-    negative, also rounded down: every loss is at most the true one, so every delta is a lower bound."""
+    negative, also rounded down: every loss is at most the true one, so every delta is a lower bound.
+
+    Args:
+        epsilon_local: the local epsilon_0 of k-RR.
+        k: the domain size.
+        per_round: the users of one round's shuffle, q n.
+        q: the sampling rate.
+        interval: the PLD's discretisation interval.
+
+    Returns:
+        The optimistic PrivacyLossDistribution of one round.
+
+    Raises:
+        ValueError: when the "all-x0" view is not optimistic or has an infinite loss.
+    """
     (view,) = [
         v
         for v in get_accountant(

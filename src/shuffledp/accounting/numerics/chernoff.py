@@ -235,7 +235,22 @@ def log_low_range(s, b, n_users, theta, lam, c_per_s, nu, log_rho, log_1mrho):
     for every eta >= 0; eta = max(0, theta lambda - log(b / (s - b))) (the minimiser over eta, in closed form;
     any value is valid, so its rounding does not matter). It follows A's law into its tail, where windows
     centred on a tilted law put the rows' low ranges (issue 35). A rounding margin of 1e-13 of the summed
-    magnitudes (and 1e-12) is added."""
+    magnitudes (and 1e-12) is added.
+
+    Args:
+        s: the rows' totals S = A + C (array).
+        b: the largest A of each row's low range (array, broadcast with ``s``).
+        n_users: the number of users n (M | s ~ Bin(n - s, rho)).
+        theta: the tilt (> 0; otherwise every bound is +inf).
+        lam: lambda, the weight of A.
+        c_per_s: c_s / s.
+        nu: the weight of M.
+        log_rho: log rho.
+        log_1mrho: log(1 - rho).
+
+    Returns:
+        The bound on the log of each row's low-range excess (+inf where it does not apply).
+    """
     out = np.full(np.shape(s), np.inf)
     if not theta > 0.0:
         return out
