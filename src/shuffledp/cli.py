@@ -71,7 +71,14 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
         "--accountant", required=True, metavar="NAME", help=f"accountant name, one of: {', '.join(names)}"
     )
     if with_eps0:
-        parser.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
+        parser.add_argument(
+            "--eps0",
+            dest="epsilon_local",
+            metavar="EPS0",
+            required=True,
+            type=float,
+            help="local epsilon_0 of k-RR (> 0)",
+        )
     parser.add_argument(
         "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
     )
@@ -85,7 +92,8 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
     parser.add_argument(
         "--direction",
         default=None,
-        help="forward (D(x0) vs D(x1), the paper's), reverse, or both (accountants that take a direction)",
+        help="forward (D(x0) vs D(x1), the paper's: Direction.REMOVE), reverse (Direction.ADD), or both "
+        "(Direction.BOTH; accountants that take a direction)",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
 
@@ -193,7 +201,14 @@ def build_parser() -> argparse.ArgumentParser:
     bracket = commands.add_parser(
         "bracket", help="worst-case epsilon (or delta): valid upper bound vs lower bound, with their ratio"
     )
-    bracket.add_argument("--eps0", required=True, type=float, help="local epsilon_0 of k-RR (> 0)")
+    bracket.add_argument(
+        "--eps0",
+        dest="epsilon_local",
+        metavar="EPS0",
+        required=True,
+        type=float,
+        help="local epsilon_0 of k-RR (> 0)",
+    )
     bracket.add_argument(
         "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
     )
@@ -212,6 +227,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _direction(text: str):
+    """``--direction forward|reverse|both`` as a :class:`~shuffledp.accounting.params.Direction` (REMOVE,
+    ADD, BOTH): the one place where the command line's strings become the library's direction."""
+    from shuffledp.accounting.params import Direction
+
+    return Direction.parse(text)
+
+
 def _options(args) -> dict:
     """Accountant keyword options from the command line (``direction`` only where accepted)."""
     from shuffledp.accounting import accountant_class
@@ -223,7 +246,7 @@ def _options(args) -> dict:
             raise ValueError(
                 f"`--direction` is not accepted by accountant {args.accountant!r}; got {args.direction!r}."
             )
-        options["direction"] = args.direction
+        options["direction"] = _direction(args.direction)
     if args.nx0 is not None:
         if not cls.needs_n_x0:
             raise ValueError(
@@ -241,7 +264,11 @@ def _accountant(args):
     subsample = getattr(args, "subsample", None)
     if compositions == 1 and subsample is None:
         return get_accountant(
-            args.accountant, epsilon_local=args.eps0, n_users=args.n_users, k=args.k, **_options(args)
+            args.accountant,
+            epsilon_local=args.epsilon_local,
+            n_users=args.n_users,
+            k=args.k,
+            **_options(args),
         )
     return _composed_accountant(args, compositions, 1.0 if subsample is None else subsample)
 
@@ -262,7 +289,7 @@ def _composed_accountant(args, compositions: int, subsample: float):
     if args.accountant in composable():
         return compose(
             args.accountant,
-            epsilon_local=args.eps0,
+            epsilon_local=args.epsilon_local,
             n_users=args.n_users,
             k=args.k,
             compositions=compositions,
@@ -271,7 +298,7 @@ def _composed_accountant(args, compositions: int, subsample: float):
     if getattr(cls, "accepts_compositions", False):  # RDP accountants compose in closed form
         return get_accountant(
             args.accountant,
-            epsilon_local=args.eps0,
+            epsilon_local=args.epsilon_local,
             n_users=args.n_users,
             k=args.k,
             compositions=compositions,
@@ -374,7 +401,7 @@ def _run_bracket(args) -> int:
     from shuffledp.accounting.bracket import bracket
 
     rows = bracket(
-        epsilon_local=args.eps0, n_users=args.n_users, k=args.k, deltas=args.delta, epsilons=args.eps
+        epsilon_local=args.epsilon_local, n_users=args.n_users, k=args.k, deltas=args.delta, epsilons=args.eps
     )
     if args.delta is not None:
         columns = ["delta", "eps_lower", "eps_upper", "ratio", "lower", "upper"]

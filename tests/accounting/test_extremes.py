@@ -27,9 +27,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shuffledp._numerics import log1mexp, log_binom_pmf, log_binom_pmf_loader, log_expm1
+from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
 from shuffledp.accounting.accountants.base import MAX_K, MAX_N_USERS
+from shuffledp.accounting.numerics.binomial import log_binom_pmf, log_binom_pmf_loader
 
 NAMES = list_accountants()
 #: local epsilons from "no privacy at all in floating point" down to "almost perfect privacy"
@@ -251,22 +252,24 @@ def test_single_bin_delta_capped_at_one():
 
 @pytest.mark.parametrize("name", ["biswas-exact", "biswas-printed"])
 def test_single_bin_refuses_n_above_its_limit_before_allocating(name):
-    from shuffledp.accounting.accountants.biswas import MAX_USERS
+    from shuffledp.accounting.accountants.biswas import MAX_USERS_SINGLE_BIN
 
     with pytest.raises(
         ValueError,
-        match=rf"`n_users` must be an integer in \[1, {MAX_USERS}\] for accountant '{name}'.*got {MAX_USERS + 1}\.",
+        match=rf"`n_users` must be an integer in \[1, {MAX_USERS_SINGLE_BIN}\] for accountant '{name}'.*got {MAX_USERS_SINGLE_BIN + 1}\.",
     ):
-        get_accountant(name, epsilon_local=1.0, n_users=MAX_USERS + 1, k=3, n_x0=0)
+        get_accountant(name, epsilon_local=1.0, n_users=MAX_USERS_SINGLE_BIN + 1, k=3, n_x0=0)
 
 
 def test_histogram_exact_k2_refuses_n_above_the_single_bin_limit():
-    from shuffledp.accounting.accountants.biswas import MAX_USERS
+    from shuffledp.accounting.accountants.biswas import MAX_USERS_SINGLE_BIN
 
-    accountant = get_accountant("histogram-exact", epsilon_local=1.0, n_users=MAX_USERS + 1, k=2, n_x0=0)
+    accountant = get_accountant(
+        "histogram-exact", epsilon_local=1.0, n_users=MAX_USERS_SINGLE_BIN + 1, k=2, n_x0=0
+    )
     with pytest.raises(
         ValueError,
-        match=rf"`n_users` must be an integer in \[1, {MAX_USERS}\] for accountant 'histogram-exact'",
+        match=rf"`n_users` must be an integer in \[1, {MAX_USERS_SINGLE_BIN}\] for accountant 'histogram-exact'",
     ):
         accountant.log_delta_for_epsilon(0.5)
 

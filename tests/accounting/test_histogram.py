@@ -11,7 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shuffledp.accounting import BoundKind, get_accountant
-from shuffledp.accounting.accountants.histogram import MAX_USERS, HistogramExact, HistogramPairLower
+from shuffledp.accounting.accountants.histogram import (
+    MAX_USERS_HISTOGRAM_EXACT,
+    HistogramExact,
+    HistogramPairLower,
+)
 
 EPSILONS = [0.0, 0.05, 0.3, 0.8, 1.3, 2.0]
 CASES = [
@@ -103,9 +107,11 @@ def test_labels_and_limits():
     assert HistogramExact.kind is BoundKind.EXACT and HistogramPairLower.kind is BoundKind.LOWER
     with pytest.raises(
         ValueError,
-        match=rf"`n_users` must be an integer in \[1, {MAX_USERS}\] for accountant 'histogram-exact'.*got 301",
+        match=rf"`n_users` must be an integer in \[1, {MAX_USERS_HISTOGRAM_EXACT}\] for accountant 'histogram-exact'.*got 301",
     ):
-        HistogramExact(epsilon_local=1.0, n_users=MAX_USERS + 1, k=3, n_x0=0).delta_for_epsilon(0.5)
+        HistogramExact(
+            epsilon_local=1.0, n_users=MAX_USERS_HISTOGRAM_EXACT + 1, k=3, n_x0=0
+        ).delta_for_epsilon(0.5)
     with pytest.raises(
         ValueError, match=r"`direction` must be one of 'forward', 'reverse', 'both'; got 'sideways'"
     ):

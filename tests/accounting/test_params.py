@@ -7,7 +7,7 @@ import math
 import mpmath
 import pytest
 
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import Direction, KrrParams
 
 
 def _definitions(eps0: float, k: int) -> dict:
@@ -90,7 +90,7 @@ def test_derived_quantities_match_their_definitions(eps0, k):
             assert log_1mpi2 == -math.inf
     else:
         with pytest.raises(ValueError, match="`k` must be >= 3"):
-            params.third_value_logs
+            _ = params.third_value_logs
 
 
 @pytest.mark.parametrize("eps0", [1e-12, 0.01, 0.5, 1.0, 4.0, 11.0, 20.0, 32.0, 50.0, 300.0])
@@ -129,3 +129,22 @@ def test_every_probability_and_complement_keeps_its_digits(eps0, k):
             float(exact),
         )
     mpmath.mp.dps = 15
+
+
+# ---------------------------------------------------------------------------------------- Direction
+
+
+@pytest.mark.parametrize(
+    "text, member",
+    [("forward", Direction.REMOVE), ("reverse", Direction.ADD), ("both", Direction.BOTH)],
+)
+def test_direction_parses_the_command_line_strings(text, member):
+    assert Direction.parse(text) is member
+    assert Direction.parse(member) is member
+    assert member == text and str(member) == text  # code still holding the strings reads the same
+
+
+@pytest.mark.parametrize("bad", ["up", "REMOVE", "x0|x1", None, 1])
+def test_direction_refuses_other_values_in_one_line(bad):
+    with pytest.raises(ValueError, match=r"^`direction` must be one of 'forward', 'reverse', 'both'; got "):
+        Direction.parse(bad)

@@ -1,7 +1,7 @@
 """The weak view's binned PLD (shuffledp.accounting.views.weak.pld, issue 35): its pmf rows against Loader's
 formula per element, and its mirrored side against the generic binning of the view's own stream.
 
-Known values: :func:`shuffledp._numerics.log_binom_pmf_loader` per element (Loader 2000), and the generic
+Known values: :func:`shuffledp.accounting.numerics.binomial.log_binom_pmf_loader` per element (Loader 2000), and the generic
 binned PLD of :mod:`shuffledp.accounting.views.derived.pld`, which bins every outcome of the stream on its own.
 """
 
@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from shuffledp._numerics import log_binom_pmf_loader
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.numerics.pld_epsilon import epsilon_for_delta
 from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.derived import pld as derived_pld

@@ -8,7 +8,8 @@ only when it is used.
 
 The package is built in layers, each importing only from those before it:
 
-* :mod:`~shuffledp.accounting.params` -- the setting and the k-RR parameter object (KrrParams);
+* :mod:`~shuffledp.accounting.params` -- the setting, the k-RR parameter object (KrrParams) and the
+  :class:`Direction` of a divergence (REMOVE, ADD, BOTH);
 * ``numerics/`` -- binomial pieces, windows, Chernoff bounds, certified sums and searches;
 * ``views/`` -- one module per adversary view, holding its exact delta and its binned PLD;
 * ``accountants/`` -- thin classes stating name, kind, scope, reference, label and colour;
@@ -28,10 +29,12 @@ from typing import Any
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 from shuffledp.accounting.randomizers import accepted_names, check_accepted
+from shuffledp.accounting.params import Direction
 
 __all__ = [
     "Accountant",
     "BoundKind",
+    "Direction",
     "ShuffleSetting",
     "get_accountant",
     "accountant_class",

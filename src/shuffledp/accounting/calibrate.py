@@ -284,7 +284,7 @@ def calibrate_epsilon_local(accountant: str, **arguments) -> float:
         accountant: registry name of the accountant, e.g. ``"worst-case-upper"``.
         **arguments: as :func:`calibrate_epsilon_local_traced`: ``n_users``, ``k``, ``epsilon``, ``delta``
             (required), ``n_x0`` (None), ``upper`` (30.0), ``tolerance`` (1e-6); other options go to the
-            accountant.
+            accountant (e.g. ``direction=Direction.BOTH``).
 
     Returns:
         The calibrated eps0.

@@ -25,6 +25,7 @@ import numpy as np
 
 from shuffledp._validation import check_real_array
 from shuffledp.accounting import accountant_class, get_accountant
+from shuffledp.accounting.params import Direction
 
 __all__ = ["CommunityDelta", "community_delta"]
 
@@ -68,27 +69,28 @@ def community_delta(
     epsilon_local: float,
     epsilons,
     accountant: str = "biswas-exact",
+    direction: Direction | str | None = None,
     **options,
 ) -> CommunityDelta:
     """The paper's delta_hat(eps) of eq. (10) for the dataset with value counts ``counts``.
 
-    The maximum over values x with c_x >= 1 of the accountant's delta with n_x0 = c_x - 1 (equal counts
-    are evaluated once); an accountant that does not depend on the dataset is evaluated once.
-
     Args:
-        counts: how many users hold each value; k = len(counts), n = sum(counts) >= 1.
-        epsilon_local: k-RR's local epsilon_0.
-        epsilons: the epsilons, each in [0, inf].
-        accountant: registry name of a single-value accountant (default ``biswas-exact``).
-        **options: passed to the accountant (e.g. ``direction="both"`` for ``biswas-exact``).
+        counts: the value counts c_x of the dataset (u included), one per value (k = len(counts) >= 2).
+        epsilon_local: the local epsilon_0 of k-RR.
+        epsilons: the epsilons at which delta_hat is evaluated (>= 0).
+        accountant: the registry name of the accountant of each term.
+        direction: the :class:`~shuffledp.accounting.params.Direction` read by an accountant that takes
+            one (e.g. ``Direction.BOTH`` for ``biswas-exact``); None leaves the accountant's default.
+        **options: further keyword options of the accountant.
 
     Returns:
-        A :class:`CommunityDelta`: log delta at each epsilon, the value attaining it and its count.
+        The :class:`CommunityDelta` at each epsilon.
 
     Raises:
-        ValueError: ``counts`` is not a vector of non-negative integers with at least one user, an epsilon
-            is out of range, or the accountant refuses the setting (one line naming the parameter).
+        ValueError: on bad counts, epsilons, accountant name or direction.
     """
+    if direction is not None:
+        options["direction"] = Direction.parse(direction)
     counts = _checked_counts(counts)
     epsilons = check_real_array(epsilons, "epsilon", low=0.0)
     n_users, k = int(counts.sum()), counts.size

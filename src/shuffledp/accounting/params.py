@@ -3,6 +3,9 @@
 * :class:`ShuffleSetting`: n users, the local randomizer they all apply (k-RR by default: epsilon_0 and the
   domain size k), and the dataset (``n_x0``).
 * :class:`BoundKind`: what an accountant's delta is relative to the tight delta it targets.
+* :class:`Direction`: which hockey-stick divergence of the pair of output laws is read (REMOVE, ADD or
+  BOTH); the command line's ``--direction forward|reverse|both`` strings parse into it here only
+  (:meth:`Direction.parse`; docs/decisions/vocabulary.md).
 * Re-exported from :mod:`shuffledp.accounting.randomizers`, where they live: :class:`KrrParams` (every
   quantity of k-RR that a view uses, in logs, computed once without cancellation and named the same in
   every module; docs/adding-an-accountant.md lists them) and :class:`LaplaceBlanket` (the blanket
@@ -20,6 +23,7 @@ from shuffledp.accounting.randomizers import KRR, MAX_K, KrrParams, LaplaceBlank
 
 __all__ = [
     "BoundKind",
+    "Direction",
     "ShuffleSetting",
     "KrrParams",
     "MAX_N_USERS",
@@ -53,25 +57,24 @@ def check_epsilon_local_finite(epsilon_local: float, name: str) -> None:
         )
 
 
-def users_per_round(population: int, subsample: float) -> int:
-    """m = q n: the users sampled each round from a population of ``population`` at rate ``subsample``.
+def users_per_round(n_users: int, subsample: float) -> int:
+    """m = q n: the users sampled each round from the ``n_users`` users at rate ``subsample``.
 
     The papers' convention (Girgis et al. 2021; Koskela et al. 2023 "n = 10^5 users, subsampling ratio
     q = 0.01"): n is the population and each round a uniformly random subset of exactly m = q n users
     reports. A setting where q n is below 1 or not a whole number has no such m and is refused.
 
     Args:
-        population: the population n, an integer in [1, 10^15].
+        n_users: the number of users n (the population the rounds sample from), in [1, MAX_N_USERS].
         subsample: the sampling rate q, in (0, 1].
 
     Returns:
-        m = q n, the users per round.
+        The number of users per round, m = q n.
 
     Raises:
-        ValueError: a parameter is out of range, or q n is below 1 or not a whole number (to 1e-9
-            relative).
+        ValueError: when ``n_users`` or ``subsample`` is out of range, or q n is not a whole number >= 1.
     """
-    population = check_integer(population, "n_users", low=1, high=MAX_N_USERS)
+    population = check_integer(n_users, "n_users", low=1, high=MAX_N_USERS)
     q = check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
     m = q * population
     whole = round(m)
@@ -91,6 +94,47 @@ class BoundKind(enum.Enum):
     UPPER = "upper bound"  # >= the tight delta for every dataset in its scope
     LOWER = "lower bound"  # <= the tight delta of the full histogram for datasets in its scope
     RATE = "asymptotic rate"  # an order-of-magnitude rate with constant 1; not a bound
+
+
+class Direction(enum.StrEnum):
+    """Which hockey-stick divergence of the pair (P, Q) of output laws is read: P is the law when the
+    differing user holds x0, Q when it holds x1 (the paper's D(x0) vs D(x1)).
+
+    * ``REMOVE``: H_{e^eps}(P || Q), the paper's direction (dp_accounting's REMOVE; formerly written
+      ``"forward"``, ``"x0|x1"`` and ``"D||D'"``);
+    * ``ADD``: H_{e^eps}(Q || P), the swapped pair (formerly ``"reverse"``, ``"x1|x0"``, ``"D'||D"``);
+    * ``BOTH``: the larger of the two.
+
+    The members' values are the command line's ``--direction`` strings (``forward``, ``reverse``,
+    ``both``), parsed by :meth:`parse` only; a member compares equal to its string, so code that still
+    holds the strings reads the same direction.
+    """
+
+    REMOVE = "forward"
+    ADD = "reverse"
+    BOTH = "both"
+
+    @classmethod
+    def parse(cls, value: Direction | str, name: str = "direction") -> Direction:
+        """The direction named by ``value`` (a member, or its command-line string).
+
+        Args:
+            value: a :class:`Direction`, or one of ``"forward"``, ``"reverse"``, ``"both"``.
+            name: the parameter's name in the error message.
+
+        Returns:
+            The :class:`Direction` member.
+
+        Raises:
+            ValueError: when ``value`` names no direction.
+        """
+        if isinstance(value, cls):
+            return value
+        for member in cls:
+            if isinstance(value, str) and value == member.value:
+                return member
+        choices = ", ".join(repr(member.value) for member in cls)
+        raise ValueError(f"`{name}` must be one of {choices}; got {value!r}.")
 
 
 @dataclass(frozen=True)

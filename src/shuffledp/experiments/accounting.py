@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from shuffledp import accounting
-from shuffledp.accounting import get_accountant, list_accountants
+from shuffledp.accounting import Direction, get_accountant, list_accountants
 from shuffledp.tables import (
     COMPARISON_COLUMNS,
     NOT_REPRODUCIBLE,
@@ -189,11 +189,11 @@ def log_delta(
 ) -> np.ndarray:
     """Natural log of delta of accountant ``name`` at every epsilon (``-inf`` for delta = 0).
 
-    ``"biswas-exact-both"`` is ``biswas-exact`` with ``direction="both"``.
+    ``"biswas-exact-both"`` is ``biswas-exact`` with ``direction=Direction.BOTH``.
     """
     options = {}
     if name == "biswas-exact-both":
-        name, options = "biswas-exact", {"direction": "both"}
+        name, options = "biswas-exact", {"direction": Direction.BOTH}
     accountant = factory(name, epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, **options)
     return np.asarray(accountant.log_delta_for_epsilon(np.asarray(epsilons, dtype=float)), dtype=float)
 

@@ -151,17 +151,33 @@ def n_grid(spec: Mapping) -> np.ndarray:
     return np.geomspace(int(spec["start"]), int(spec["stop"]), num=int(spec["num"]), dtype=int)
 
 
-def curve_k(spec, n: int) -> int:
-    """The domain size at n: an integer, or :data:`CUBE_ROOT` (their ``int(n ** (1/3))``)."""
+def curve_k(spec, n_users: int) -> int:
+    """The domain size at n = ``n_users``: an integer, or :data:`CUBE_ROOT` (their ``int(n ** (1/3))``).
+
+    Args:
+        spec: the panel's ``k``: an integer or :data:`CUBE_ROOT`.
+        n_users: the number of users n.
+
+    Returns:
+        The domain size k at n.
+    """
     if spec == CUBE_ROOT:
-        return int(n ** (1 / 3))
+        return int(n_users ** (1 / 3))
     return int(spec)
 
 
-def curve_delta(spec, n: int) -> float:
-    """The target delta at n: a number, or :data:`INVERSE_SQUARE` (1 / n^2)."""
+def curve_delta(spec, n_users: int) -> float:
+    """The target delta at n = ``n_users``: a number, or :data:`INVERSE_SQUARE` (1 / n^2).
+
+    Args:
+        spec: the panel's ``delta``: a number or :data:`INVERSE_SQUARE`.
+        n_users: the number of users n.
+
+    Returns:
+        The target delta at n.
+    """
     if spec == INVERSE_SQUARE:
-        return 1.0 / float(n) ** 2
+        return 1.0 / float(n_users) ** 2
     return float(spec)
 
 

@@ -348,19 +348,33 @@ def figure_frame(number: int, section: Mapping) -> pd.DataFrame:
 
 
 def subsampled_all_x0_pld(
-    epsilon_local: float, k: int, users: int, q: float, *, interval: float = LOWER_INTERVAL
+    epsilon_local: float, k: int, per_round: int, q: float, *, interval: float = LOWER_INTERVAL
 ):
     """Optimistic PLD (both directions) of the exact subsampled pair (P, q Q + (1 - q) P) of one dataset
     pair: D = every user on x0, D' = the differing user u on x1 (the "all on x0" view of
-    ``worst-case-lower``, P under D and Q under D', ``users`` reports per round). When u is not sampled
+    ``worst-case-lower``, P under D and Q under D', ``per_round`` = q n users report per round). When u is not sampled
     the reports have law P under both datasets, so the mixture is on the Q side. Losses L = log(P/Q) are
     the view's optimistic bins (rounded down); under q Q + (1 - q) P against P the loss is
     log(q e^-L + 1 - q), rounded down from its smallest value over the bin, and the reverse is its
-    negative, also rounded down: every loss is at most the true one, so every delta is a lower bound."""
+    negative, also rounded down: every loss is at most the true one, so every delta is a lower bound.
+
+    Args:
+        epsilon_local: the local epsilon_0 of k-RR.
+        k: the domain size.
+        per_round: the users of one round's shuffle, q n.
+        q: the sampling rate.
+        interval: the PLD's discretisation interval.
+
+    Returns:
+        The optimistic PrivacyLossDistribution of one round.
+
+    Raises:
+        ValueError: when the "all-x0" view is not optimistic or has an infinite loss.
+    """
     (view,) = [
         v
         for v in get_accountant(
-            "worst-case-lower", epsilon_local=epsilon_local, n_users=users, k=k
+            "worst-case-lower", epsilon_local=epsilon_local, n_users=per_round, k=k
         ).binned_views(interval=interval, pessimistic=False, K=9.0)
         if v.label == "all-x0"
     ]

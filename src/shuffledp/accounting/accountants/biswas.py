@@ -44,7 +44,7 @@ window sums per anchor every 1,024 or 8,192 counts, O(1) per s where its roundin
 (window sums elsewhere), with the losses formed from neighbouring pmf ratios (views.single_bin).
 From n = 10^7 on, too, the threshold search takes Illinois steps on the smooth loss (one window
 sum each) and a walk starting inside the cached bulk sums it in one call. n is limited to
-:data:`MAX_USERS` = 10^9 (a clear error beyond; epsilon at delta = 1e-6 takes about 3.5 CPU
+:data:`MAX_USERS_SINGLE_BIN` = 10^9 (a clear error beyond; epsilon at delta = 1e-6 takes about 3.5 CPU
 seconds at 10^9 for eps0 = 1, k = 10, n_x0 = 0.8 n, against more than 5 minutes before). Every finite eps0 is accepted: all
 quantities are logs (log kappa_1 instead of kappa_1, the mode of r -> g(s, r) found by bisection
 on the log-ratio g(r + 1) - g(r), which stays finite where g itself underflows). For eps0 large the report is near-deterministic and the laws
@@ -65,9 +65,14 @@ import numpy as np
 
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.views.single_bin.law import DIRECTIONS, MAX_USERS, SingleBinLaw, check_size
+from shuffledp.accounting.views.single_bin.law import (
+    DIRECTIONS,
+    MAX_USERS_SINGLE_BIN,
+    SingleBinLaw,
+    check_size,
+)
 
-__all__ = ["BiswasPrinted", "BiswasExact", "DIRECTIONS", "MAX_USERS"]
+__all__ = ["BiswasPrinted", "BiswasExact", "DIRECTIONS", "MAX_USERS_SINGLE_BIN"]
 
 #: a certified bound decides a search step only when it is this far (in log delta) below the target
 _BOUND_MARGIN = 1e-6
@@ -94,7 +99,7 @@ class BiswasPrinted(_SingleBinAccountant):
 
     ``delta_hat(eps) = sum_s 1{v_s > eps} (1 - e^(eps - v_s)) P0(s)``, with the printed v_s (see the
     module docstring: it understates the privacy loss, so this delta is <= ``biswas-exact``'s).
-    Reproduces the paper's Tables II ("Our delta", n = 100) and IV. Refuses n > :data:`MAX_USERS`
+    Reproduces the paper's Tables II ("Our delta", n = 100) and IV. Refuses n > :data:`MAX_USERS_SINGLE_BIN`
     = 10^9 (work ~ n p q); every finite eps0 is accepted (module docstring, "Memory and extremes").
     """
 
@@ -119,7 +124,7 @@ class BiswasExact(_SingleBinAccountant):
     ``direction="forward"`` (default, the paper's): H_{e^eps}(P0 || P1); ``"reverse"``:
     H_{e^eps}(P1 || P0); ``"both"``: the larger. Exact for the stated dataset (n_x0 others on x0, the
     rest anywhere off x0). As a delta of the whole k-bin histogram it is a *lower bound* (the x0
-    count is a post-processing of the histogram), not a DP guarantee. Refuses n > :data:`MAX_USERS`
+    count is a post-processing of the histogram), not a DP guarantee. Refuses n > :data:`MAX_USERS_SINGLE_BIN`
     = 10^9 (work ~ n p q); every finite eps0 is accepted (module docstring, "Memory and extremes").
     """
 

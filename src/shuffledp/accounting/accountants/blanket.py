@@ -82,7 +82,7 @@ _LAPLACE_SCOPE = (
 class StrongAdversary(Accountant):
     """Exact delta of Balle et al.'s Thm 3.1 adversary (Koskela et al. 2021, eq. (4.3)); see module.
 
-    Refuses n > 10^10 (:data:`~shuffledp.accounting.views.split_pair.MAX_USERS`; work ~ sqrt(n) per
+    Refuses n > 10^10 (:data:`~shuffledp.accounting.views.split_pair.MAX_USERS_SPLIT_PAIR`; work ~ sqrt(n) per
     epsilon). delta(eps = inf) > 0, so ``epsilon_for_delta`` refuses targets below it.
     """
 

@@ -79,7 +79,7 @@ class FeldmanClosed(Accountant):
 class FeldmanNumerical(Accountant):
     """Exact hockey-stick divergence of Feldman et al.'s generic clones pair (Thm 3.2).
 
-    Refuses n > 10^10 (:data:`~shuffledp.accounting.views.split_pair.MAX_USERS`; work ~ sqrt(n) per
+    Refuses n > 10^10 (:data:`~shuffledp.accounting.views.split_pair.MAX_USERS_SPLIT_PAIR`; work ~ sqrt(n) per
     epsilon); exact for every finite eps0 and eps (no clamping of e^eps).
     """
 

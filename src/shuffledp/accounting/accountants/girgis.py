@@ -57,9 +57,10 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import gammaln
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp._validation import check_integer, check_probability, check_real
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.numerics.rdp_conversion import rdp_to_epsilon, rdp_to_log_delta
 from shuffledp.accounting.params import ShuffleSetting, users_per_round
 from shuffledp.accounting.randomizers import Randomizer

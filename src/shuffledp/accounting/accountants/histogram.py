@@ -24,7 +24,7 @@ over the other users in log space; each cell's privacy loss comes from O(1) rati
 with the k-RR powers divided out (:func:`_loss`, not log P0 - log P1: issue 34, finding 7); the cells are
 sorted by privacy loss once, and each delta is a
 log-sum-exp of ``log P0 + log1mexp(eps - L)`` over the cells with L > eps. Cost O(n^3): n is limited
-to :data:`MAX_USERS` (clear error beyond).
+to :data:`MAX_USERS_HISTOGRAM_EXACT` (clear error beyond).
 
 ``histogram-pair-lower`` (LOWER bound on the full histogram's delta). The pair (h0, h1) is a
 post-processing of the histogram, so its hockey-stick divergence is <= the histogram's (data
@@ -40,16 +40,17 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf, log_expm1
+from shuffledp._numerics import log1mexp, log_expm1
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.binomial import log_binom_pmf
 from shuffledp.accounting.views.cell_law import CellLaw
 from shuffledp.accounting.views.single_bin.law import DIRECTIONS, SingleBinLaw, check_size
 
-__all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS"]
+__all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS_HISTOGRAM_EXACT"]
 
 #: largest n accepted by the O(n^3) full-histogram and pair computations
-MAX_USERS = 300
+MAX_USERS_HISTOGRAM_EXACT = 300
 
 
 def _joint_two_counts(groups) -> np.ndarray:
@@ -162,9 +163,9 @@ class _HistogramAccountant(Accountant):
         self._cells = None
 
     def _check_size(self):
-        if self.setting.n_users > MAX_USERS:
+        if self.setting.n_users > MAX_USERS_HISTOGRAM_EXACT:
             raise ValueError(
-                f"`n_users` must be an integer in [1, {MAX_USERS}] for accountant {self.name!r} (its cost "
+                f"`n_users` must be an integer in [1, {MAX_USERS_HISTOGRAM_EXACT}] for accountant {self.name!r} (its cost "
                 f"grows as n^3); got {self.setting.n_users}. Use 'biswas-exact' for larger n."
             )
 
@@ -190,7 +191,7 @@ class HistogramExact(_HistogramAccountant):
     """Exact delta of the whole k-bin histogram for the dataset "n_x0 others on x0, the rest on x2".
 
     For k = 2 (no x2) the rest hold x1 and this equals ``biswas-exact``. ``direction`` as in
-    ``biswas-exact``. n is limited to :data:`MAX_USERS` = 300 (O(n^3) work) except for k = 2, where
+    ``biswas-exact``. n is limited to :data:`MAX_USERS_HISTOGRAM_EXACT` = 300 (O(n^3) work) except for k = 2, where
     ``biswas-exact``'s limit (10^9) applies. Every finite eps0 is accepted (log space throughout).
     """
 
@@ -267,7 +268,7 @@ class HistogramPairLower(_HistogramAccountant):
     """Exact delta of the pair (count of x0, count of x1): a LOWER bound on the histogram's delta.
 
     Valid for every dataset with n_x0 other users on x0 and none of the others on x1 (any spread of
-    the rest over x2..x_{k-1}); for k = 2 the only such dataset. n <= :data:`MAX_USERS`.
+    the rest over x2..x_{k-1}); for k = 2 the only such dataset. n <= :data:`MAX_USERS_HISTOGRAM_EXACT`.
     """
 
     name = "histogram-pair-lower"

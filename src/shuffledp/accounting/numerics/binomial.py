@@ -1,4 +1,10 @@
-"""Binomial tails and expected excesses in log space, vectorised, from the bulk to the far tail.
+"""The binomial law in log space, vectorised: its pmf, tails and expected excesses, from the bulk to the far
+tail (the package's one binomial module).
+
+The pmf: :func:`log_binom` (log C(N, count)), :func:`log_binom_pmf` (from log-gamma differences),
+:func:`log_binom_pmf_loader` (Loader's saddle-point form, full relative precision at any N), :func:`log_pmf`
+(the latter with the point masses of pi = 0 or 1) and :class:`LogPmfRange` (its values on ranges, cached).
+A number of successes is ``count``; ``k`` is never a count here (it is the domain size everywhere).
 
 For X ~ Bin(N, pi) and a real threshold t the accountants of :mod:`shuffledp.accounting.accountants.weak_adversary`
 and :mod:`shuffledp.accounting.accountants.worst_case_lower` need
@@ -27,11 +33,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import betainc
+from scipy.special import betainc, gammaln
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp
 
 __all__ = [
+    "log_binom",
+    "log_binom_pmf",
+    "log_binom_pmf_loader",
     "log_pmf",
     "log_sf",
     "log_excess_above",
@@ -56,10 +65,217 @@ _CF_MAX_ITERATIONS = 1_000_000
 _SMALL_THRESHOLD = 64.0  # log_excess_below sums thresholds up to this directly
 
 
-def log_pmf(x, n_trials, log_pi: float, log_1mpi: float):
-    """log Pr(Bin(N, pi) = x), elementwise; -inf outside 0..N (Loader's saddle-point form: full relative
-    precision at any N, where differences of log-gamma values would lose ~1e-16 N log N)."""
-    x, n_trials = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n_trials, dtype=float))
+# ----------------------------------------------------------------------------- the pmf
+
+
+def log_binom(n_trials, count):
+    """log C(n_trials, count) elementwise; -inf where count < 0 or count > n_trials (the coefficient is 0).
+
+    Args:
+        n_trials: the number of trials N (array-like).
+        count: the number of successes (array-like, broadcast with ``n_trials``).
+
+    Returns:
+        log C(N, count) as a float array.
+    """
+    n = np.asarray(n_trials, dtype=float)
+    k = np.asarray(count, dtype=float)
+    valid = (k >= 0) & (k <= n)
+    ks = np.where(valid, k, 0.0)
+    ns = np.where(valid, n, 0.0)
+    out = gammaln(ns + 1.0) - gammaln(ks + 1.0) - gammaln(ns - ks + 1.0)
+    return np.where(valid, out, -np.inf)
+
+
+def log_binom_pmf(count, n_trials, log_p, log_q):
+    """log of C(N, count) p^count q^(N - count) given log p and log q = log(1-p), elementwise
+    (differences of log-gamma values: see :func:`log_binom_pmf_loader` for full precision at large N).
+
+    Passing both logs lets callers keep full precision when p is tiny or close to 1.
+    Terms 0 * log 0 are treated as 0 (so p = 0 gives the point mass at count = 0).
+
+    Args:
+        count: the number of successes (array-like).
+        n_trials: the number of trials N (array-like).
+        log_p: log p.
+        log_q: log(1 - p).
+
+    Returns:
+        The log pmf as a float array.
+    """
+    k = np.asarray(count, dtype=float)
+    n = np.asarray(n_trials, dtype=float)
+    with np.errstate(invalid="ignore"):
+        term_p = np.where(k == 0, 0.0, k * log_p)
+        term_q = np.where(n - k == 0, 0.0, (n - k) * log_q)
+    return log_binom(n, k) + term_p + term_q
+
+
+_STIRLING = (1.0 / 12.0, 1.0 / 360.0, 1.0 / 1260.0, 1.0 / 1680.0, 1.0 / 1188.0)
+_LOG_SQRT_2PI = 0.5 * float(np.log(2.0 * np.pi))
+
+
+def _stirling_error_formula(n):
+    """log(n!) - log(sqrt(2 pi n) (n/e)^n) for n >= 1 (Loader 2000): series above 15, gammaln below."""
+    n = np.asarray(n, dtype=float)
+    s0, s1, s2, s3, s4 = _STIRLING
+    nn = n * n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(
+            n > 500,
+            (s0 - s1 / nn) / n,
+            np.where(
+                n > 80,
+                (s0 - (s1 - s2 / nn) / nn) / n,
+                np.where(
+                    n > 35,
+                    (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n,
+                    (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n,
+                ),
+            ),
+        )
+        direct = gammaln(n + 1.0) - (n + 0.5) * np.log(n) + n - _LOG_SQRT_2PI
+    return np.where(n <= 15, direct, value)
+
+
+_STIRLING_TABLE_SIZE = 4097
+_STIRLING_TABLE = np.concatenate(
+    [[0.0], _stirling_error_formula(np.arange(1, _STIRLING_TABLE_SIZE, dtype=float))]
+)
+
+
+def _stirling_error(n):
+    """Stirling error at integer n >= 1 (table below 4097, two-term series above)."""
+    n = np.asarray(n, dtype=float)
+    s0, s1 = _STIRLING[0], _STIRLING[1]
+    out = np.asarray((s0 - s1 / (n * n)) / n, dtype=float)
+    small = n < _STIRLING_TABLE_SIZE
+    if small.any():
+        out = out.copy() if out.ndim else out.reshape(1).copy()
+        out.reshape(-1)[small.reshape(-1)] = _STIRLING_TABLE[n[small].astype(np.int64)]
+        out = out.reshape(n.shape)
+    return out
+
+
+def _deviance(x, n, log_p, difference):
+    """bd0(x, M) = x log(x / M) + M - x >= 0 with M = n p, p = e^log_p, for x >= 1 (Loader 2000).
+
+    ``difference`` is x - M computed by the caller without cancellation. Near x = M the series in
+    v = (x - M) / (x + M) is summed; elsewhere bd0 = x log1p((x - M) / M) - (x - M), or with logs when
+    M underflows. No log of a large number is ever subtracted.
+    """
+    x = np.asarray(x, dtype=float)
+    n = np.asarray(n, dtype=float)
+    mean = n * np.exp(log_p)
+    tiny = mean < 1e-280  # p underflows or nearly: logs (x >= 1 is then far from M)
+    close = ~tiny & (np.abs(difference) < 0.1 * (x + mean))
+    every = bool(close.all())  # then the general form is not needed (each value is computed on its own)
+    if not every:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            safe_mean = np.where(tiny, 1.0, mean)
+            general = np.where(
+                tiny,
+                x * (np.log(x) - np.log(n) - log_p) - x,
+                x * np.log1p(difference / safe_mean) - difference,
+            )
+        if not close.any():
+            return general
+    if every and x.ndim == 1 and np.shape(difference) == x.shape:  # the same values as the masked copies
+        xc, dc = x, np.asarray(difference, dtype=float)
+    else:
+        xc, dc = x[close], np.broadcast_to(difference, x.shape)[close]
+    v = dc / (2.0 * xc - dc)  # (x - M) / (x + M)
+    total = dc * v
+    term = 2.0 * xc * v
+    v2 = v * v
+    # The test below is first made at the term where the largest |v| should pass it (step / total ~
+    # v^(2j) / (2j + 1)); the values do not depend on that: once a value's step is below 1e-17 of its
+    # total (half an ulp), every later step is 100 times smaller still and leaves it unchanged.
+    largest = float(np.max(np.abs(v))) if v.size else 0.0
+    first_test = min(39, max(1, int(-39.0 / (2.0 * math.log(largest))))) if 0.0 < largest < 1.0 else 1
+    for j in range(1, 40):  # |v| < 0.1: each term is at least 100 times smaller
+        term = term * v2
+        step = term / (2 * j + 1)
+        total = total + step
+        if j >= first_test and not np.any(np.abs(step) > 1e-17 * np.abs(total)):
+            break
+    if every:
+        return np.asarray(total, dtype=float).reshape(close.shape)
+    out = np.array(general, dtype=float)
+    out[close] = total
+    return out
+
+
+def log_binom_pmf_loader(count, n_trials, log_p, log_q):
+    """log of C(N, count) p^count q^(N - count) to full relative precision for every N (Loader 2000,
+    "saddle point").
+
+    ``log_binom_pmf`` subtracts log-gamma values of size N log N, which leaves an absolute error of
+    about N log N * 1e-16 in the log (2e-6 at N = 1e9); here the binomial coefficient and the powers
+    are combined into Stirling-error and deviance terms that are each small, so the error stays
+    ~1e-15 relative. ``log_p`` and ``log_q`` = log(1 - p) are given as logs (p may be e^-1e300);
+    ``count`` outside [0, N] gives -inf. Elementwise over arrays ``count`` and ``n_trials``.
+
+    Args:
+        count: the number of successes (array-like).
+        n_trials: the number of trials N (array-like, broadcast with ``count``).
+        log_p: log p.
+        log_q: log(1 - p).
+
+    Returns:
+        The log pmf as a float array of the broadcast shape.
+    """
+    k, n = np.broadcast_arrays(np.asarray(count, dtype=float), np.asarray(n_trials, dtype=float))
+    inner = (k > 0) & (k < n)
+    every = bool(inner.all())  # then no value is set by the edge cases, and no masked copies are needed
+    if every:
+        out = None
+        kk, nn = k.ravel(), n.ravel()  # C order, as the masked copies k[inner], n[inner]
+    else:
+        out = np.full(k.shape, -np.inf)
+        with np.errstate(invalid="ignore", over="ignore"):  # n log q may be below -1.8e308: -inf
+            lower = (k == 0) & (n >= 0)
+            out[lower] = np.where(n[lower] == 0, 0.0, n[lower] * log_q)
+            upper = (k == n) & (n > 0)
+            out[upper] = n[upper] * log_p
+        if not inner.any():
+            return out
+        kk, nn = k[inner], n[inner]
+    rest = nn - kk  # n - k is exact (integers below 2^53)
+    # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
+    if log_p <= log_q:
+        difference = kk - nn * np.exp(log_p)
+    else:
+        difference = nn * np.exp(log_q) - rest
+    value = (
+        _stirling_error(nn)
+        - _stirling_error(kk)
+        - _stirling_error(rest)
+        - _deviance(kk, nn, log_p, difference)
+        - _deviance(rest, nn, log_q, -difference)
+    )
+    # log(2 pi k (n - k) / n)
+    value = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(rest) - np.log(nn))
+    if every:
+        return value.reshape(k.shape)
+    out[inner] = value
+    return out
+
+
+def log_pmf(count, n_trials, log_pi: float, log_1mpi: float):
+    """log Pr(Bin(N, pi) = count), elementwise; -inf outside 0..N (Loader's saddle-point form: full relative
+    precision at any N, where differences of log-gamma values would lose ~1e-16 N log N).
+
+    Args:
+        count: the number of successes (array-like).
+        n_trials: the number of trials N (array-like, broadcast with ``count``).
+        log_pi: log pi (-inf: the point mass at 0).
+        log_1mpi: log(1 - pi) (-inf: the point mass at N).
+
+    Returns:
+        The log pmf as a float array of the broadcast shape.
+    """
+    x, n_trials = np.broadcast_arrays(np.asarray(count, dtype=float), np.asarray(n_trials, dtype=float))
     if log_pi == -np.inf:
         return np.where(x == 0, 0.0, -np.inf)
     if log_1mpi == -np.inf:
@@ -68,10 +284,18 @@ def log_pmf(x, n_trials, log_pi: float, log_1mpi: float):
 
 
 class LogPmfRange:
-    """log Pr(Bin(N, pi) = x) on ranges lo..hi of integers (-inf outside 0..N), cached across calls.
+    """log Pr(Bin(N, pi) = count) on ranges lo..hi of integers (-inf outside 0..N), cached across calls.
 
-    The cached range grows towards requests near it; a request far from it is computed alone, so memory
-    stays O(window) however the requests wander (e.g. the windows of many epsilons)."""
+    A request next to the cached range extends it by the missing values only (each value is elementwise,
+    so the same as computed alone); one far from it (more than 4 x its own size plus the range's away) is
+    computed alone, so memory stays O(window) however the requests wander (e.g. the windows of many
+    epsilons).
+
+    Args:
+        n_trials: the number of trials N.
+        log_pi: log pi.
+        log_1mpi: log(1 - pi).
+    """
 
     __slots__ = ("lo", "log_1mpi", "log_pi", "n_trials", "values")
 
@@ -79,19 +303,24 @@ class LogPmfRange:
         self.n_trials, self.log_pi, self.log_1mpi = n_trials, log_pi, log_1mpi
         self.lo, self.values = 0, np.empty(0)
 
+    def _of(self, lo: int, hi: int) -> np.ndarray:
+        return log_pmf(np.arange(lo, hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi)
+
     def __call__(self, lo: int, hi: int) -> np.ndarray:
-        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
         if hi < lo:
             return np.empty(0)
-        if self.values.size and c_lo <= lo and hi <= c_hi:
+        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
+        if not self.values.size:
+            self.lo, self.values = lo, self._of(lo, hi)
+            return self.values
+        if c_lo <= lo and hi <= c_hi:
             return self.values[lo - c_lo : hi - c_lo + 1]
-        new_lo, new_hi = (lo, hi) if self.values.size == 0 else (min(lo, c_lo), max(hi, c_hi))
+        new_lo, new_hi = min(lo, c_lo), max(hi, c_hi)
         if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:  # far from the cached range
-            return log_pmf(np.arange(lo, hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi)
-        self.values = log_pmf(
-            np.arange(new_lo, new_hi + 1, dtype=float), self.n_trials, self.log_pi, self.log_1mpi
-        )
-        self.lo = new_lo
+            return self._of(lo, hi)
+        below = [self._of(new_lo, c_lo - 1)] if new_lo < c_lo else []
+        above = [self._of(c_hi + 1, new_hi)] if new_hi > c_hi else []
+        self.lo, self.values = new_lo, np.concatenate([*below, self.values, *above])
         return self.values[lo - new_lo : hi - new_lo + 1]
 
     def of(self, s: np.ndarray) -> np.ndarray:

@@ -56,14 +56,15 @@ class ChernoffBound:
     """Chernoff bounds for one setting (n, k, eps0); see the module docstring."""
 
     def __init__(self, *, n_users: int, k: int, epsilon_local: float):
-        self.n_users, self.k, self.e0 = int(n_users), int(k), float(epsilon_local)
+        self.n_users, self.k, self.epsilon_local = int(n_users), int(k), float(epsilon_local)
         krr = KrrParams.of(epsilon_local, k)
         self.log_q, self._log_1mgamma = krr.log_q, krr.log_1mgamma
         self.q = math.exp(self.log_q)
 
     def _coefficients(self, eps: float) -> tuple[float, float, float]:
-        alpha = math.exp(self.e0) * -math.expm1(eps - self.e0)  # e^eps0 - e^eps, no cancellation
-        gamma = math.expm1(eps + self.e0)
+        # e^eps0 - e^eps, no cancellation
+        alpha = math.exp(self.epsilon_local) * -math.expm1(eps - self.epsilon_local)
+        gamma = math.expm1(eps + self.epsilon_local)
         nu = math.expm1(eps)
         return alpha, gamma, nu
 
@@ -118,7 +119,7 @@ class ChernoffBound:
 
     def theta(self, eps: float) -> float:
         """The grid's best theta at ``eps`` (kept: the views ask for the same epsilons again); 0 at eps >= eps0."""
-        if eps >= self.e0:
+        if eps >= self.epsilon_local:
             return 0.0
         known = self.__dict__.setdefault("_thetas", {})
         if eps not in known:
@@ -151,7 +152,7 @@ class ChernoffBound:
 
     def log_delta(self, eps: float) -> float:
         """Certified upper bound on log delta(eps) (-inf for eps >= eps0, where delta = 0)."""
-        if eps >= self.e0:
+        if eps >= self.epsilon_local:
             return -np.inf
         theta = self.theta(eps)
         base = -1.0 - math.log(self.n_users)
@@ -181,7 +182,7 @@ class ChernoffBound:
         _, high = bisect(
             lambda eps: self.log_delta(eps) <= log_level,
             0.0,
-            self.e0,
+            self.epsilon_local,
             wide=lambda low, high: high - low > relative * high,
             split=_eighth_then_halfway,
         )
@@ -189,12 +190,12 @@ class ChernoffBound:
 
     def log_tails(self, eps: float, lo: float, hi: float) -> tuple[float, float]:
         """Certified upper bounds on log (E[X_+ 1{S < lo}] / n) and log (E[X_+ 1{S > hi}] / n)."""
-        if eps >= self.e0:
+        if eps >= self.epsilon_local:
             return -np.inf, -np.inf
         theta = self.theta(eps)
         base = -math.log(theta) - 1.0 - math.log(self.n_users)
         out = []
-        for side, edge in ((-1, lo), (+1, hi)):
+        for side, _edge in ((-1, lo), (+1, hi)):
             if (side < 0 and lo <= 0) or (side > 0 and hi >= self.n_users):
                 out.append(-np.inf)
                 continue
@@ -222,11 +223,11 @@ class ChernoffBound:
         return self.crossing(log_target + max(slack, 0.0), 1e-8)
 
 
-def log_low_range(s, b, n, theta, lam, c_per_s, nu, log_rho, log_1mrho):
+def log_low_range(s, b, n_users, theta, lam, c_per_s, nu, log_rho, log_1mrho):
     """Certified bound on log E[X_+ 1{A <= b} | S = s] per row (X = lambda A - c_s - nu M, c_s = c_per_s s;
     the low range of the weak view's rows, :mod:`shuffledp.accounting.views.weak.rows`), +inf where it does not
     apply: with x_+ <= e^(theta x - 1) / theta and 1{A <= b} <= e^(eta (b - A)), A | s ~ Bin(s, 1/2) and
-    M | s ~ Bin(n - s, rho) independent,
+    M | s ~ Bin(n - s, rho) independent (n = ``n_users``),
 
         E[...] <= exp(s log((1 + e^(theta lambda - eta)) / 2) + eta b - theta c_per_s s
                       + (n - s) log(1 - rho + rho e^(-theta nu)) - 1) / theta
@@ -234,7 +235,22 @@ def log_low_range(s, b, n, theta, lam, c_per_s, nu, log_rho, log_1mrho):
     for every eta >= 0; eta = max(0, theta lambda - log(b / (s - b))) (the minimiser over eta, in closed form;
     any value is valid, so its rounding does not matter). It follows A's law into its tail, where windows
     centred on a tilted law put the rows' low ranges (issue 35). A rounding margin of 1e-13 of the summed
-    magnitudes (and 1e-12) is added."""
+    magnitudes (and 1e-12) is added.
+
+    Args:
+        s: the rows' totals S = A + C (array).
+        b: the largest A of each row's low range (array, broadcast with ``s``).
+        n_users: the number of users n (M | s ~ Bin(n - s, rho)).
+        theta: the tilt (> 0; otherwise every bound is +inf).
+        lam: lambda, the weight of A.
+        c_per_s: c_s / s.
+        nu: the weight of M.
+        log_rho: log rho.
+        log_1mrho: log(1 - rho).
+
+    Returns:
+        The bound on the log of each row's low-range excess (+inf where it does not apply).
+    """
     out = np.full(np.shape(s), np.inf)
     if not theta > 0.0:
         return out
@@ -245,7 +261,7 @@ def log_low_range(s, b, n, theta, lam, c_per_s, nu, log_rho, log_1mrho):
         t_a = s * (np.logaddexp(0.0, theta * lam - eta) - math.log(2.0))
         t_b = eta * b
         t_c = theta * c_per_s * s
-        t_m = (n - s) * log_m
+        t_m = (n_users - s) * log_m
         value = t_a + t_b - t_c + t_m - 1.0 - math.log(theta)
         value += 1e-13 * (np.abs(t_a) + np.abs(t_b) + np.abs(t_c) + np.abs(t_m)) + 1e-12
     return np.where(np.isfinite(value), value, out)

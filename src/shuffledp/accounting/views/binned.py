@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shuffledp._numerics import log_binom_pmf_loader
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 
 __all__ = [

@@ -50,22 +50,25 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betainc
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import beta_continued_fraction  # shared Lentz CF
+from shuffledp._numerics import log1mexp, log_expm1, logsumexp
+from shuffledp.accounting.numerics.binomial import (
+    beta_continued_fraction,  # shared Lentz CF
+    log_binom_pmf_loader,
+)
 
-__all__ = ["log_split_pair_delta", "log_split_pair_delta_direct", "MAX_USERS", "check_size"]
+__all__ = ["log_split_pair_delta", "log_split_pair_delta_direct", "MAX_USERS_SPLIT_PAIR", "check_size"]
 
 #: largest n accepted by the accountants built on the split pair: the kept totals are a window of
 #: O(sqrt(n)), each costing an incomplete beta or a recurrence step (about 5 s per 4 epsilons at
 #: n = 10^10; minutes beyond 10^11)
-MAX_USERS = 10**10
+MAX_USERS_SPLIT_PAIR = 10**10
 
 
 def check_size(name: str, n_users: int) -> None:
-    """Refuse n above :data:`MAX_USERS` before any work."""
-    if n_users > MAX_USERS:
+    """Refuse n above :data:`MAX_USERS_SPLIT_PAIR` before any work."""
+    if n_users > MAX_USERS_SPLIT_PAIR:
         raise ValueError(
-            f"`n_users` must be an integer in [1, {MAX_USERS}] for accountant {name!r} (its work grows as "
+            f"`n_users` must be an integer in [1, {MAX_USERS_SPLIT_PAIR}] for accountant {name!r} (its work grows as "
             f"sqrt(n) incomplete-beta evaluations); got {n_users}."
         )
 

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.numerics.search import Bracket, first_high_integers, illinois
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.single_bin.runs import (
@@ -23,7 +24,7 @@ from shuffledp.accounting.views.single_bin.runs import (
     rows_by_recurrence,
 )
 
-__all__ = ["SingleBinLaw", "DIRECTIONS", "MAX_USERS", "check_size"]
+__all__ = ["SingleBinLaw", "DIRECTIONS", "MAX_USERS_SINGLE_BIN", "check_size"]
 
 #: directions of the hockey-stick divergence: "forward" = H(P0 || P1) (the paper's: D(x0) vs D(x1)),
 #: "reverse" = H(P1 || P0), "both" = the larger of the two
@@ -42,7 +43,7 @@ _RUN_USERS = 10**7
 _RUN_SPACING = RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leaves the cached blocks
 
 #: largest n accepted: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
-MAX_USERS = 10**9
+MAX_USERS_SINGLE_BIN = 10**9
 
 
 class SingleBinLaw:
@@ -548,9 +549,9 @@ class SingleBinLaw:
 
 
 def check_size(name: str, n_users: int) -> None:
-    """Refuse n above :data:`MAX_USERS` before any allocation."""
-    if n_users > MAX_USERS:
+    """Refuse n above :data:`MAX_USERS_SINGLE_BIN` before any allocation."""
+    if n_users > MAX_USERS_SINGLE_BIN:
         raise ValueError(
-            f"`n_users` must be an integer in [1, {MAX_USERS}] for accountant {name!r} (its work grows as "
+            f"`n_users` must be an integer in [1, {MAX_USERS_SINGLE_BIN}] for accountant {name!r} (its work grows as "
             f"n p q: windows of O(sqrt n) counts for O(sqrt n) outputs); got {n_users}."
         )

@@ -4,7 +4,7 @@ histogram for one dataset (``n_x0`` other users on x0), P under D(x0), Q under D
 Outcomes: every count s in [0, n_users], in chunks, with log Q(s) = log P1(s) and the exact loss
 L_s = log(P0(s) / P1(s)) of :class:`~shuffledp.accounting.views.single_bin.law.SingleBinLaw` (log P = log Q + L).
 Nothing is left out (the whole support is enumerated; O(n^1.5) work, so the view refuses n_users above
-:data:`MAX_USERS`). Not symmetric: ADD is read as the swapped stream. Every loss lies in
+:data:`MAX_USERS_SINGLE_BIN_STREAM`). Not symmetric: ADD is read as the swapped stream. Every loss lies in
 [log kappa_2, eps0] (:meth:`loss_bounds`). :meth:`log_delta` is the law's own exact evaluation (forward and
 reverse, the larger), an override held to the stream by tests/accounting/test_view_overrides.py.
 """
@@ -18,10 +18,10 @@ import numpy as np
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.single_bin.law import SingleBinLaw
 
-__all__ = ["SingleBinView", "MAX_USERS"]
+__all__ = ["SingleBinView", "MAX_USERS_SINGLE_BIN_STREAM"]
 
 #: largest n_users whose whole support is enumerated
-MAX_USERS = 10**6
+MAX_USERS_SINGLE_BIN_STREAM = 10**6
 _CHUNK = 4096
 
 
@@ -37,9 +37,9 @@ class SingleBinView(View):
                 "`n_x0` is required by the single-bin view and must be an integer in "
                 f"[0, {setting.n_users - 1}]; got None."
             )
-        if setting.n_users > MAX_USERS:
+        if setting.n_users > MAX_USERS_SINGLE_BIN_STREAM:
             raise ValueError(
-                f"`n_users` must be an integer in [1, {MAX_USERS}] for the single-bin view's "
+                f"`n_users` must be an integer in [1, {MAX_USERS_SINGLE_BIN_STREAM}] for the single-bin view's "
                 f"outcomes; got {setting.n_users}."
             )
         self.law = SingleBinLaw(setting)

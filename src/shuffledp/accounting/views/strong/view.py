@@ -22,7 +22,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader
+from shuffledp._numerics import log1mexp
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.binned import (

@@ -25,8 +25,7 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log_binom_pmf_loader
-from shuffledp.accounting.numerics.binomial import log_sf
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader, log_sf
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.binned import LOG_HALF

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log_binom_pmf_loader
+from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.weak.outcomes import WeakGrid

@@ -38,9 +38,10 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.numerics.binomial import (
     LogPmfRange,
+    log_binom_pmf_loader,
     log_excess_above,
     log_excess_above_bound,
     log_excess_below,

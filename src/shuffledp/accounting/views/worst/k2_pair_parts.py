@@ -1,6 +1,5 @@
-"""Pieces of the k = 2 pair-sum bounds (:mod:`shuffledp.accounting.views.worst.k2_pair_search`): pmf ranges kept
-across epsilons, row sums in log space, the boundary h0 (:class:`Boundary`), and what its lazy bounds'
-keys use instead of exact values -- windows whose outside mass is bounded by Bernstein's inequality,
+"""Pieces of the k = 2 pair-sum bounds (:mod:`shuffledp.accounting.views.worst.k2_pair_search`): row sums
+in log space, the boundary h0 (:class:`Boundary`), and what its lazy bounds' keys use instead of exact values -- windows whose outside mass is bounded by Bernstein's inequality,
 and a geometric lower bound on a binomial tail (each an upper bound on the pair sum's delta once used
 there; see that module's "Lazy bounds"), and a Chernoff upper bound on that tail for the keys' lower
 values ("Deciding with keys").
@@ -13,14 +12,13 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp
-from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_pmf, log_sf
 from shuffledp.accounting.numerics.search import first_high_integer
 
 __all__ = [
     "Boundary",
     "WindowSums",
     "convolve_positive",
-    "PmfRange",
     "log_sum_rows",
     "log_sum_scalars",
     "shared",
@@ -69,38 +67,6 @@ def log_sum_scalars(values: list[float]) -> float:
     return top + math.log(math.fsum(math.exp(v - top) for v in values))
 
 
-class PmfRange:
-    """log Pr(Bin(N, pi) = y) on ranges of integers y, cached: a request next to the cached range extends
-    it by the missing values only (each value is elementwise, so the same as computed alone); one far
-    from it (more than 4 x its own size plus the range's away) is computed alone."""
-
-    __slots__ = ("N", "lo", "log_1mpi", "log_pi", "values")
-
-    def __init__(self, N: int, log_pi: float, log_1mpi: float):
-        self.N, self.log_pi, self.log_1mpi = N, log_pi, log_1mpi
-        self.lo, self.values = 0, np.empty(0)
-
-    def _of(self, lo: int, hi: int) -> np.ndarray:
-        return log_pmf(np.arange(lo, hi + 1, dtype=float), self.N, self.log_pi, self.log_1mpi)
-
-    def __call__(self, lo: int, hi: int) -> np.ndarray:
-        if hi < lo:
-            return np.empty(0)
-        c_lo, c_hi = self.lo, self.lo + self.values.size - 1
-        if not self.values.size:
-            self.lo, self.values = lo, self._of(lo, hi)
-            return self.values
-        if c_lo <= lo and hi <= c_hi:
-            return self.values[lo - c_lo : hi - c_lo + 1]
-        new_lo, new_hi = min(lo, c_lo), max(hi, c_hi)
-        if new_hi - new_lo + 1 > 4 * (hi - lo + 1) + self.values.size:
-            return self._of(lo, hi)
-        below = [self._of(new_lo, c_lo - 1)] if new_lo < c_lo else []
-        above = [self._of(c_hi + 1, new_hi)] if new_hi > c_hi else []
-        self.lo, self.values = new_lo, np.concatenate(below + [self.values] + above)
-        return self.values[lo - new_lo : hi - new_lo + 1]
-
-
 def key_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
     """:func:`~shuffledp.accounting.numerics.windows.log_window`'s window with an upper bound on the mass
     outside it instead of the exact mass: Bernstein, Pr(|X - mean| > t) <= 2 e^(-t^2 / (2 (var + t / 3)))
@@ -121,11 +87,11 @@ def window_size(N: int, log_pi: float, log_1mpi: float, sds: float = WINDOW_SDS)
     return min(N, int(math.ceil(mean + half))) - max(0, int(math.floor(mean - half))) + 1
 
 
-def log_tail_below(y: int, other: PmfRange) -> float:
+def log_tail_below(y: int, other: LogPmfRange) -> float:
     """A lower bound on log Pr(L >= y), L ~ Bin(N, pi) (for keys): the pmf at y times the geometric sum
     of the next M - 1 terms (M ~ one sd) at the smallest ratio among them, pmf(k + 1) / pmf(k) =
     (N - k) pi / ((k + 1) (1 - pi)) falling in k, lowered by a relative 1e-9 for rounding."""
-    N = other.N
+    N = other.n_trials
     if y > N:
         return -np.inf
     if y <= 0:
@@ -142,10 +108,10 @@ def log_tail_below(y: int, other: PmfRange) -> float:
     return float(other(y, y)[0]) + log_sum - 1e-9
 
 
-def log_tail_above(y: int, other: PmfRange) -> float:
+def log_tail_above(y: int, other: LogPmfRange) -> float:
     """An upper bound on log Pr(L >= y), L ~ Bin(N, pi) (for keys' lower values): Chernoff,
     Pr(L >= y) <= e^(-N KL(y / N || pi)) for y >= N pi (else 1), raised by a relative 1e-6 for rounding."""
-    N = other.N
+    N = other.n_trials
     if y > N:
         return -np.inf
     if y <= N * math.exp(other.log_pi):
@@ -288,7 +254,7 @@ class WindowSums:
         if not self.exact_tail:  # a key: a lower value of the tail (the bound only rises)
             top = log_tail_below(y_hi + 1, other)
         else:
-            top = float(log_sf(y_hi + 1, other.N, other.log_pi, other.log_1mpi))
+            top = float(log_sf(y_hi + 1, other.n_trials, other.log_pi, other.log_1mpi))
         logs = np.concatenate([self._other(max(y_lo, 0), y_hi) if y_hi >= 0 else np.empty(0), [top]])
         ref = float(np.max(logs))
         if ref == -np.inf:

@@ -108,13 +108,12 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import log_sf
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf
 from shuffledp.accounting.numerics.windows import log_window
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.views.worst.k2_pair_parts import WINDOW_SDS as _WINDOW_SDS
 from shuffledp.accounting.views.worst.k2_pair_parts import (
     Boundary,
-    PmfRange,
     WindowSums,
     key_window,
     log_sum_scalars,
@@ -186,7 +185,7 @@ class PairSum(WindowSums, Boundary):
             N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = a, log_p, log_q, (l, log_q, log_p)
         else:
             N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = l, log_q, log_p, (a, log_p, log_q)
-        self._other = shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: PmfRange(N_o, lp_o, lq_o))
+        self._other = shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: LogPmfRange(N_o, lp_o, lq_o))
         lo, log_w, log_out = shared(
             memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds)
         )

@@ -39,8 +39,9 @@ import math
 
 import numpy as np
 
+from shuffledp.accounting.numerics.binomial import LogPmfRange
 from shuffledp.accounting.numerics.tilted_fft import tilted_convolve
-from shuffledp.accounting.views.worst.k2_pair_parts import PmfRange, convolve_positive, log_sum_scalars
+from shuffledp.accounting.views.worst.k2_pair_parts import convolve_positive, log_sum_scalars
 
 __all__ = ["FFT_FROM", "Tilted", "convolve_window", "boundary_margin"]
 
@@ -56,7 +57,7 @@ class Tilted:
 
     __slots__ = ("inputs", "lo", "log_error", "log_mgf", "log_tail_factor", "relative", "theta")
 
-    def __init__(self, theta: float, log_error: float, relative: float, lo: int, other: PmfRange, inputs):
+    def __init__(self, theta: float, log_error: float, relative: float, lo: int, other: LogPmfRange, inputs):
         self.theta, self.log_error, self.relative, self.lo, self.inputs = (
             theta,
             log_error,
@@ -65,7 +66,7 @@ class Tilted:
             inputs,
         )
         # log M_L(theta), L ~ Bin(N, pi): N log(1 + pi (e^theta - 1))
-        self.log_mgf = other.N * math.log1p(math.exp(other.log_pi) * math.expm1(theta))
+        self.log_mgf = other.n_trials * math.log1p(math.exp(other.log_pi) * math.expm1(theta))
         self.log_tail_factor = -math.log(-math.expm1(-theta))
 
     def log_f_error(self, h: int) -> float:
@@ -79,7 +80,7 @@ class Tilted:
 
 
 def convolve_window(
-    log_w: np.ndarray, log_c: np.ndarray, direct_up_to: int, lo: int, other: PmfRange, tilt: float | None
+    log_w: np.ndarray, log_c: np.ndarray, direct_up_to: int, lo: int, other: LogPmfRange, tilt: float | None
 ) -> tuple[np.ndarray, Tilted | None]:
     """(log of the window convolved with the blanket window, its :class:`Tilted` or None): the tilted FFT
     when ``tilt`` (theta) is given and the product count exceeds ``FFT_FROM``, else the direct convolution
