@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
-from shuffledp.accounting.randomizers import accepted_names, check_accepted
 from shuffledp.accounting.params import Direction
+from shuffledp.accounting.randomizers import accepted_names, check_accepted
 
 __all__ = [
     "Accountant",
