@@ -132,11 +132,13 @@ def _missing(arguments: list[str]) -> list[str]:
     missing = []
     for argument in arguments:
         path, _, test = argument.partition("::")
-        if not (REPO / path).is_file():
-            missing.append(argument)
-        elif test and not re.search(
-            rf"^def {re.escape(test.partition('[')[0])}\(", (REPO / path).read_text(), flags=re.M
-        ):
+        defined = (REPO / path).is_file() and (
+            not test
+            or re.search(
+                rf"^def {re.escape(test.partition('[')[0])}\(", (REPO / path).read_text(), flags=re.M
+            )
+        )
+        if not defined:
             missing.append(argument)
     return missing
 
