@@ -106,17 +106,20 @@ import pytest
 
 from shuffledp.accounting import list_accountants
 
-_tolerance_spec = importlib.util.spec_from_file_location(
-    "golden_tolerance", Path(__file__).resolve().parents[1] / "golden_tolerance.py"
-)
-golden_tolerance = importlib.util.module_from_spec(_tolerance_spec)
-_tolerance_spec.loader.exec_module(golden_tolerance)
-check_on_safe_side, tolerance_of = golden_tolerance.check_on_safe_side, golden_tolerance.tolerance_of
+
+def _load(name: str, path: Path):
+    """The module at ``path`` (tests/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-_spec = importlib.util.spec_from_file_location("cli_grid", GOLDEN / "cli_grid.py")
-cli_grid = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cli_grid)
+cli_grid = _load("cli_grid", GOLDEN / "cli_grid.py")
+golden_tolerance = _load("golden_tolerance", GOLDEN.parent / "golden_tolerance.py")
+check_on_safe_side, tolerance_of = golden_tolerance.check_on_safe_side, golden_tolerance.tolerance_of
 RECORDED = json.loads((GOLDEN / "cli_grid.json").read_text(encoding="utf-8"))
 FULL = os.environ.get("SHUFFLEDP_FULL_GRID") == "1"
 

@@ -21,11 +21,12 @@ from shuffledp.accounting.views.derived import pld as derived_pld
 from shuffledp.accounting.views.weak import pld as weak_pld
 from shuffledp.accounting.views.weak import view as weak
 
-_tolerance_spec = importlib.util.spec_from_file_location(
+_spec = importlib.util.spec_from_file_location(
     "golden_tolerance", Path(__file__).resolve().parents[1] / "golden_tolerance.py"
 )
-golden_tolerance = importlib.util.module_from_spec(_tolerance_spec)
-_tolerance_spec.loader.exec_module(golden_tolerance)
+assert _spec is not None and _spec.loader is not None
+golden_tolerance = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(golden_tolerance)
 ULP, ELEMENTARY_ULPS = golden_tolerance.ULP, golden_tolerance.ELEMENTARY_ULPS
 
 
