@@ -47,7 +47,7 @@ PYTHON3_STUB = """#!/bin/sh
 # stand-in for `python3 -m venv .venv`: a venv whose pip and python only record their call
 mkdir -p .venv/bin
 printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
-printf '#!/bin/sh\\necho "python $*" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+printf '#!/bin/sh\\n[ -n "$NPY_DISABLE_CPU_FEATURES" ] && echo "without $NPY_DISABLE_CPU_FEATURES" >> calls.log && exit ${SECOND_PLATFORM_STATUS:-0}\\necho "python $*" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
 chmod +x .venv/bin/pip .venv/bin/python
 """
 
@@ -62,6 +62,7 @@ def checkout(tmp_path) -> Path:
     work = tmp_path / "repo"
     (work / ".ci").mkdir(parents=True)
     shutil.copy2(REPO / ".ci" / "run", work / ".ci" / "run")
+    shutil.copy2(REPO / ".ci" / "second-platform", work / ".ci" / "second-platform")
     _executable(work / ".ci" / "newest-python", NEWEST_STUB)
     _executable(work / ".ci" / "system-packages", SYSTEM_STUB)
     _executable(work / ".ci" / "docs", DOCS_STUB)
@@ -95,6 +96,9 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     # moment in the stand-in), not after it; the README's command then runs its own pip install again
     pip = "pip install -c requirements.lock -e .[test]"
     assert calls.index(pip) < calls.index("system-packages") and calls.count(pip) == 2
+    # the second platform: the value-checking tests without numpy's AVX-512 paths, after the full suite
+    second = calls.index("without X86_V4 AVX512_ICL AVX512_SPR")
+    assert calls.index("python -m pytest -n 2 --dist loadfile") < second < calls.index("newest test")
 
 
 @pytest.mark.parametrize(
@@ -102,6 +106,7 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     [
         "PIP_STATUS",
         "PYTEST_STATUS",
+        "SECOND_PLATFORM_STATUS",
         "DOCS_STATUS",
         "NEWEST_INSTALL_STATUS",
         "NEWEST_TEST_STATUS",

@@ -5,7 +5,8 @@ eps0 in {0.5, 4}, and the composable ones (plus the RDP family) with ``--composi
 ``python tests/golden/cli_grid.py record OUT.json`` records the outputs (stdout, or the one-line error
 and exit status) of the code on the import path; ``tests/accounting/test_cli_grid.py`` re-runs every
 call and compares it with ``cli_grid.json``, recorded at commit b5277a5 (before the accounting
-package was reorganised into layers), character for character.
+package was reorganised into layers): text character for character, numbers within the machine-to-machine
+budget of ``tests/golden_tolerance.py``.
 """
 
 from __future__ import annotations

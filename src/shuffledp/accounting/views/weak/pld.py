@@ -60,10 +60,16 @@ def _binomial_rows(first, width: int, trials, log_p: float, log_q: float, last):
     trials_i).
 
     One Loader value (:func:`log_binom_pmf_loader`) every :data:`_ANCHOR` columns; from it the next values
-    by pmf(x + 1) = pmf(x) (trials - x) / (x + 1) x p / q, a running product of at most _ANCHOR - 1 ratios
-    (each ratio rounded about 3 times, the product once per step: relative error below 4 x 15 x 2^-53
-    ~ 7e-15, against ~1e-15 for a Loader value per element, at a sixteenth of the work). Rows whose anchor
-    underflows (log below -700) or whose products do not stay finite are evaluated by Loader per element."""
+    by pmf(x + 1) = pmf(x) (trials - x) / (x + 1) x p / q, a running product of at most _ANCHOR - 1 ratios, at
+    a sixteenth of the work of a Loader value per element. Accuracy, from the documented accuracy of exp and log
+    (docs/decisions/numerics.md: at most 1 ulp documented, budgeted 4 ulp a call, on every CPU): relative to its
+    anchor a value is off by at most 15 steps of 4 roundings of half an ulp and of the ratio p / q =
+    exp(log p - log q) (4 ulp, and one ulp of |log p - log q| from the difference), below 2e-14 +
+    3.3e-15 |log(p / q)|; the anchor, like a Loader value per element, carries about 9 ulp of the magnitude of
+    the terms Loader sums (its deviances reach x |log(x / (trials p))|, well above |log pmf| in the tails) and
+    4 ulp from exp. So rows and per-element values agree to twice the Loader part plus that chain
+    (tests/accounting/test_weak_pld.py holds it on both numpy paths). Rows whose anchor underflows (log below
+    -700) or whose products do not stay finite are evaluated by Loader per element."""
     rows = first.size
     segments = -(-width // _ANCHOR)
     x = first[:, None] + np.arange(segments * _ANCHOR, dtype=float)[None, :]
