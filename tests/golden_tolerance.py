@@ -32,6 +32,11 @@ A bound is compared on its own side (:func:`check_on_safe_side`): an upper bound
 recorded by the tolerance (looser, still valid) and never lower by more than it; a lower bound the mirror
 image. The message says which side a value left by.
 
+**On the recording platform, bit for bit.** The golden files were recorded with numpy on its AVX-512 paths
+(:data:`RECORDED_ON`). Where the running numpy takes the same paths (:func:`numpy_path`), the same code gives the
+same bits, so the golden tests compare outputs exactly there (:func:`same_path_as_recording`): a refactor that
+moves a value by one ulp is caught on that platform, and the tolerance above applies only across platforms.
+
 README numbers (:func:`printed_numbers_match`): a number shown with fewer than 15 significant digits matches
 an output that rounds to it (within half a unit of its last digit, plus the tolerance); one shown in full
 (repr, 15 digits or more) matches within the tolerance of its key.
@@ -54,6 +59,9 @@ __all__ = [
     "tolerance_of",
     "check_on_safe_side",
     "printed_numbers_match",
+    "RECORDED_ON",
+    "numpy_path",
+    "same_path_as_recording",
 ]
 
 #: relative size of one ulp of a double (2^-52: the spacing at 1, an upper bound on ulp(x) / |x|)
@@ -65,7 +73,31 @@ EPSILON_SEARCH_TOLERANCE = 1e-9
 #: relative tolerance of a number derived from searched epsilons (a ratio of two >= 0.1: 2 x 1e-9 / 0.1)
 DERIVED_RELATIVE = 2e-8
 
+#: the numpy path the golden files were recorded on (see :func:`numpy_path`)
+RECORDED_ON = "avx512"
+
 _UPPER, _LOWER = "upper bound", "lower bound"
+
+
+def numpy_path() -> str:
+    """Which float64 exp/log loops this numpy dispatches to: ``"avx512"`` (SVML) or ``"libm"``.
+
+    Returns:
+        ``"avx512"`` when numpy's AVX-512 (SKX) loops are enabled on this CPU and not switched off by
+        ``NPY_DISABLE_CPU_FEATURES``, else ``"libm"``.
+    """
+    from numpy._core._multiarray_umath import __cpu_features__ as features
+
+    return "avx512" if features.get("AVX512_SKX") and features.get("X86_V4", True) else "libm"
+
+
+def same_path_as_recording() -> bool:
+    """Whether golden values must be reproduced bit for bit here (the path they were recorded on).
+
+    Returns:
+        True when :func:`numpy_path` is :data:`RECORDED_ON`.
+    """
+    return numpy_path() == RECORDED_ON
 
 
 def log_delta_tolerance(log_delta: float, relative_rounding: float = DEFAULT_RELATIVE_ROUNDING) -> float:
