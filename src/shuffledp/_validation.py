@@ -31,11 +31,9 @@ def _interval(low, high, low_open: bool, high_open: bool) -> str:
 
 
 def _in_range(value, low, high, low_open, high_open) -> bool:
-    if low is not None and (value <= low if low_open else value < low):
-        return False
-    if high is not None and (value >= high if high_open else value > high):
-        return False
-    return True
+    below = low is not None and (value <= low if low_open else value < low)
+    above = high is not None and (value >= high if high_open else value > high)
+    return not (below or above)
 
 
 def check_integer(

@@ -63,7 +63,7 @@ def test_a_toy_randomizer_is_a_setting(toy):
     with pytest.raises(
         ValueError, match=r"^`randomizer` must be k-RR .*got ToySubsetRR\(epsilon_local=1.0\)\.$"
     ):
-        setting.krr
+        _ = setting.krr
 
 
 @pytest.mark.parametrize("name", ["feldman-numerical", "balle-hoeffding-generic", "balle-bennett-generic"])

@@ -90,7 +90,7 @@ def test_derived_quantities_match_their_definitions(eps0, k):
             assert log_1mpi2 == -math.inf
     else:
         with pytest.raises(ValueError, match="`k` must be >= 3"):
-            params.third_value_logs
+            _ = params.third_value_logs
 
 
 @pytest.mark.parametrize("eps0", [1e-12, 0.01, 0.5, 1.0, 4.0, 11.0, 20.0, 32.0, 50.0, 300.0])

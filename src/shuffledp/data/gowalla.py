@@ -342,7 +342,7 @@ class _CountingFile:
     """A read-only binary file that reports the bytes read to a progress bar."""
 
     def __init__(self, path: Path, bar) -> None:
-        self._handle = open(path, "rb")
+        self._handle = open(path, "rb")  # noqa: SIM115 -- this object owns the handle; close() closes it
         self._bar = bar
         self.closed = False
 
