@@ -46,7 +46,7 @@ def check_integer(
     """Return ``value`` as ``int`` if it is an integer in the closed range [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
-            value = int(value)
+            value = math.trunc(value)  # int() of a whole Real, spelled so the type checker follows
         else:
             raise TypeError(f"`{name}` must be an integer; got {value!r} ({type(value).__name__}).")
     value = int(value)

@@ -66,7 +66,7 @@ def tail_rounds(name: str, rounds, interval: float) -> list[list]:
             f"(its masses formed outcome by outcome in log space); got {name!r}."
         )
     width = tail_interval(interval)
-    directions = [[], []]
+    directions: list[list] = [[], []]
     for r, count in Counter(rounds).items():
         view = get_accountant(name, epsilon_local=r.epsilon_local, n_users=r.per_round, k=r.k).view()
         remove, add = view.tail_rounds(interval=width, subsample=r.subsample, count=count, K=K_TAIL)
