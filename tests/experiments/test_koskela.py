@@ -435,7 +435,9 @@ def test_koskela_modules_keep_functions_within_60_lines():
         long = [
             n.name
             for n in ast.walk(tree)
-            if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 > 60
+            # statement lines, as tests/test_architecture.py counts them (the formatter cannot move them)
+            if isinstance(n, ast.FunctionDef)
+            and len({child.lineno for child in ast.walk(n) if isinstance(child, ast.stmt)}) > 60
         ]
         assert not long, f"{path}: {long}"
 

@@ -262,7 +262,7 @@ def individual_tables(
                     first_lower = lower.iloc[0]
                     entry[f"{column} ours (lower delta)"] = first_lower["mean"]
                     entry["delta lower"] = first_lower["delta"]
-                    entry["delta floored (lower)"] = bool(lower["delta_floored"])
+                    entry["delta floored (lower)"] = bool(first_lower["delta_floored"])
             else:
                 entry[f"{column} ours"] = summaries["mean"].iloc[0]
             if paper_text:
