@@ -49,6 +49,11 @@ GOAL_LOCAL = (0.5, 1.0, 2.0, 4.0, 8.0)
 GOAL_DELTAS = (1e-6, 1e-9)
 
 
+def _ratio(value: float, e_lo: float) -> float:
+    """``value / e_lo``; 1 when both are 0, inf when only ``e_lo`` is."""
+    return value / e_lo if e_lo > 0 else (1.0 if value == 0 else math.inf)
+
+
 def _machine() -> dict:
     return {
         "machine": platform.machine(),
@@ -115,10 +120,7 @@ def width(max_n: float) -> pd.DataFrame:
                     e_tight = tight.epsilon_for_delta(delta) if tight is not None else e_hi
                     seconds_tight = time.perf_counter() - start if tight is not None else 0.0
 
-                    def ratio_of(value):
-                        return value / e_lo if e_lo > 0 else (1.0 if value == 0 else math.inf)
-
-                    ratio, ratio_tight = ratio_of(e_hi), ratio_of(e_tight)
+                    ratio, ratio_tight = _ratio(e_hi, e_lo), _ratio(e_tight, e_lo)
                     rows.append(
                         {
                             "n": n,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from functools import partial
 from pathlib import Path
 
 from shuffledp.experiments.compare import calibrate, compare, dataset_counts, exact_rows
@@ -51,7 +52,7 @@ def main() -> None:
     for data in ("uniform", "zipf:1"):
         counts = dataset_counts(data, n_users=N_USERS, k=K)
         seconds, _ = _timed(
-            lambda: exact_rows(counts, epsilon=EPSILON, delta=DELTA, epsilon_local=epsilon_local),
+            partial(exact_rows, counts, epsilon=EPSILON, delta=DELTA, epsilon_local=epsilon_local),
             args.repeats,
         )
         rows.append(
@@ -64,8 +65,8 @@ def main() -> None:
             }
         )
         seconds, _ = _timed(
-            lambda: (lambda e: exact_rows(counts, epsilon=EPSILON, delta=DELTA, epsilon_local=e))(
-                calibrate(**setting)
+            lambda counts=counts: exact_rows(
+                counts, epsilon=EPSILON, delta=DELTA, epsilon_local=calibrate(**setting)
             ),
             args.repeats,
         )
@@ -78,7 +79,7 @@ def main() -> None:
                 "note": "",
             }
         )
-        seconds, result = _timed(lambda: compare(**setting, data=data, draws=1000, seed=0), args.repeats)
+        seconds, result = _timed(partial(compare, **setting, data=data, draws=1000, seed=0), args.repeats)
         pair = result.verdict["shuffle_vs_gaussian"]
         rows.append(
             {

@@ -87,7 +87,7 @@ def main(n_rows: int = SNAP_ROWS) -> None:
         rows.append({"step": "read_snap (.gz)", "rows": n_rows, "seconds": seconds})
         counted, seconds = timed(verify_snap_gzip, compressed, expected_rows=n_rows)
         rows.append({"step": "verify_snap_gzip", "rows": counted, "seconds": seconds})
-        (cropped, cells), seconds = timed(crop_and_grid, parsed.checkins, region)
+        (cropped, _cells), seconds = timed(crop_and_grid, parsed.checkins, region)
         rows.append({"step": "crop_and_grid (San Francisco, 408 cells)", "rows": n_rows, "seconds": seconds})
         print(
             f"kept {parsed.kept:,}, malformed {parsed.malformed_total:,}; {len(cropped):,} inside San Francisco"

@@ -106,7 +106,7 @@ def _run(case: str, feldman: str | None, koskela: str | None = None) -> tuple[fl
         start = time.perf_counter()
         if case == "their eps(delta)":
             value = peer.numericalanalysis(N, EPS0, DELTA, ITERATIONS, STEP, True)
-        elif case.startswith("their eps(delta), step 1") or case.startswith("their lower"):
+        elif case.startswith(("their eps(delta), step 1", "their lower")):
             value = peer.numericalanalysis(N, EPS0, DELTA, 20, 1, not case.startswith("their lower"))
         else:
             step = 1 if case.endswith("step 1") else STEP

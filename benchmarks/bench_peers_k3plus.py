@@ -51,6 +51,7 @@ import math
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -114,6 +115,11 @@ def _timed(function):
     return value, time.perf_counter() - start
 
 
+def _float(function, *args) -> float:
+    """``function(*args)`` as a Python float (the peers return numpy scalars)."""
+    return float(function(*args))
+
+
 def _log(x: float) -> float:
     """log of a delta; nan (a skipped peer call) stays nan, 0 maps to -inf."""
     return math.nan if math.isnan(x) else (math.log(x) if x > 0 else -math.inf)
@@ -129,15 +135,17 @@ def grid_rows(wang, scw, users, domains, local_epsilons, fractions, max_length):
                     eps = fraction * e0
                     row = {"n": n, "k": k, "eps0": e0, "eps": eps}
                     for name, accountant in ours.items():
-                        value, seconds = _timed(lambda a=accountant: float(a.log_delta_for_epsilon(eps)[0]))
+                        value, seconds = _timed(
+                            lambda a=accountant, eps=eps: float(a.log_delta_for_epsilon(eps)[0])
+                        )
                         row[f"log_delta_{name}"], row[f"s_{name}"] = value, seconds
-                    wang_delta, row["s_wang"] = _timed(lambda: peer_delta(wang, n, k, e0, eps, WANG_TOL))
+                    wang_delta, row["s_wang"] = _timed(partial(peer_delta, wang, n, k, e0, eps, WANG_TOL))
                     row["log_delta_wang_ub"] = _log(wang_delta)
                     row["log_delta_wang_lb"] = _log(wang_delta - WANG_TOL * n)
                     length = max(scw_fft_length(eps, e0, n, k, scw[1], lower) for lower in (False, True))
                     row["scw_fft_length"] = length
                     if length <= max_length:
-                        (up, lo), row["s_scw"] = _timed(lambda: scw_deltas(scw, eps, e0, n, k))
+                        (up, lo), row["s_scw"] = _timed(partial(scw_deltas, scw, eps, e0, n, k))
                     else:
                         up, lo, row["s_scw"] = math.nan, math.nan, math.nan
                     row["log_delta_scw_up"], row["log_delta_scw_lo"] = _log(up), _log(lo)
@@ -269,19 +277,20 @@ def eps_rows(wang, scw, users, domains, local_epsilons, delta, steps):
                 for name in OURS:
                     accountant = get_accountant(name, epsilon_local=e0, n_users=n, k=k)
                     row[f"eps_{name}"], row[f"s_{name}"] = _timed(
-                        lambda a=accountant: a.epsilon_for_delta(delta)
+                        partial(accountant.epsilon_for_delta, delta)
                     )
                 p, beta, q0, q1 = wang.computeUBParameters(e0, "krr", k)
+                wang_args = (p, beta, q0, q1, n, delta, steps)
                 row["eps_wang_ub"], row["s_wang_ub"] = _timed(
-                    lambda: float(wang.amplificationUB(p, beta, q0, q1, n, delta, steps))
+                    partial(_float, wang.amplificationUB, *wang_args)
                 )
                 row["eps_wang_lb"], row["s_wang_lb"] = _timed(
-                    lambda: float(wang.amplificationLB(p, beta, q0, q1, n, delta, steps))
+                    partial(_float, wang.amplificationLB, *wang_args)
                 )
                 up = bounds.FFTbound(mechanisms.RRMechanism(e0, k))
                 lo = bounds.FFTLowerBound(mechanisms.RRMechanism_lowerbound(e0, k))
-                row["eps_scw_up"], row["s_scw_up"] = _timed(lambda: float(up.get_eps(e0, n, delta)))
-                row["eps_scw_lo"], row["s_scw_lo"] = _timed(lambda: float(lo.get_eps(e0, n, delta)))
+                row["eps_scw_up"], row["s_scw_up"] = _timed(partial(_float, up.get_eps, e0, n, delta))
+                row["eps_scw_lo"], row["s_scw_lo"] = _timed(partial(_float, lo.get_eps, e0, n, delta))
                 rows.append(row)
                 print(
                     f"n={n} k={k} eps0={e0:g} delta={delta:g}: ours [{row['eps_worst-case-lower']:.6g}, "

@@ -46,6 +46,7 @@ import os
 import platform
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -129,7 +130,7 @@ def run_grid(peer, steps: int) -> pd.DataFrame:
             for eps0 in LOCAL_EPSILONS:
                 base = {"n_users": n, "k": k, "epsilon_local": eps0, "delta": DELTA}
                 load = os.getloadavg()[0]
-                epsilon, wall, cpu = _timed(lambda: peer_epsilon(peer, n, k, eps0, DELTA, steps))
+                epsilon, wall, cpu = _timed(partial(peer_epsilon, peer, n, k, eps0, DELTA, steps))
                 rows.append(
                     {
                         **base,
@@ -158,7 +159,7 @@ def run_grid(peer, steps: int) -> pd.DataFrame:
                         continue
                     try:
                         epsilon, wall, cpu = _timed(
-                            lambda name=name: get_accountant(
+                            lambda name=name, eps0=eps0, n=n, k=k: get_accountant(
                                 name, epsilon_local=eps0, n_users=n, k=k
                             ).epsilon_for_delta(DELTA)
                         )
@@ -195,8 +196,8 @@ def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
     columns = [m for m in [PEER, *OURS] if m in table["method"].unique()]
     out = pd.DataFrame(index=wide.index)
     for method in columns:
-        out[f"eps {method}"] = wide[("epsilon", method)] if ("epsilon", method) in wide else np.nan
-        out[f"s {method}"] = wide[("seconds", method)] if ("seconds", method) in wide else np.nan
+        out[f"eps {method}"] = wide.get(("epsilon", method), np.nan)
+        out[f"s {method}"] = wide.get(("seconds", method), np.nan)
     return out.reset_index()
 
 

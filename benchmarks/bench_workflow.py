@@ -108,9 +108,14 @@ def _copy_checkout(target: Path, ref: str | None) -> str:
     return commit + ("+dirty" if dirty else "")
 
 
+def _loads() -> str:
+    """The 1, 5 and 15 minute load averages, two decimals each."""
+    return " ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
 def _timed(command: list[str], cwd: Path, log: Path, env: dict) -> tuple[int, float, float, str, str]:
     """(status, wall s, CPU s of the children, load before, load after) of one command."""
-    load_before = "%.2f %.2f %.2f" % os.getloadavg()
+    load_before = _loads()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with log.open("w", encoding="utf-8") as out:
@@ -118,7 +123,7 @@ def _timed(command: list[str], cwd: Path, log: Path, env: dict) -> tuple[int, fl
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return status, wall, cpu, load_before, "%.2f %.2f %.2f" % os.getloadavg()
+    return status, wall, cpu, load_before, _loads()
 
 
 def job_table(record: Path) -> tuple[list[dict], float]:

@@ -240,7 +240,7 @@ def wang_part(wang_dir: str, src: Path, timeout: float) -> list[dict]:
         for name, result in ours.items():
             records.append(_record("wang", cell, name, result, _first(result)))
         under = (
-            sum(t < l - 1e-9 for t, l in zip(theirs["values"], lower))
+            sum(their < low - 1e-9 for their, low in zip(theirs["values"], lower))
             if lower and theirs["values"]
             else math.nan
         )

@@ -24,6 +24,12 @@ status_var="NEWEST_${1^^}_STATUS"
 exit "${!status_var:-0}"
 """
 
+LINT_STUB = """#!/usr/bin/env bash
+# stand-in for .ci/lint: records its call; LINT_STATUS fails it
+echo "lint" >> calls.log
+exit "${LINT_STATUS:-0}"
+"""
+
 SYSTEM_STUB = """#!/usr/bin/env bash
 # stand-in for .ci/system-packages: takes a moment (a missing wait shows), then records its call
 sleep 0.5
@@ -66,6 +72,7 @@ def checkout(tmp_path) -> Path:
     _executable(work / ".ci" / "newest-python", NEWEST_STUB)
     _executable(work / ".ci" / "system-packages", SYSTEM_STUB)
     _executable(work / ".ci" / "docs", DOCS_STUB)
+    _executable(work / ".ci" / "lint", LINT_STUB)
     (tmp_path / "bin").mkdir()
     _executable(tmp_path / "bin" / "python3", PYTHON3_STUB)
     return work
@@ -99,12 +106,16 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     # the second platform: the value-checking tests without numpy's AVX-512 paths, after the full suite
     second = calls.index("without X86_V4 AVX512_ICL AVX512_SPR")
     assert calls.index("python -m pytest -n 2 --dist loadfile") < second < calls.index("newest test")
+    # the lint step (.ci/lint) runs once, on the installed environment, before any test
+    assert calls.count("lint") == 1
+    assert calls.index(pip) < calls.index("lint") < calls.index("python -m pytest -n 2 --dist loadfile")
 
 
 @pytest.mark.parametrize(
     "failing",
     [
         "PIP_STATUS",
+        "LINT_STATUS",
         "PYTEST_STATUS",
         "SECOND_PLATFORM_STATUS",
         "DOCS_STATUS",
@@ -118,7 +129,7 @@ def test_any_failing_step_fails_ci(checkout, failing):
     assert status != 0, (failing, calls)
     if failing != "NEWEST_TEST_STATUS":
         assert "newest test" not in calls, calls  # nothing runs after a failure
-    if failing == "SYSTEM_PACKAGES_STATUS":
+    if failing in {"SYSTEM_PACKAGES_STATUS", "LINT_STATUS"}:
         assert not any(call.startswith("python -m pytest") for call in calls), calls
 
 
@@ -154,3 +165,49 @@ def test_a_failed_apt_step_fails_system_packages(tmp_path, failing):
     assert status != 0, calls
     if failing == "APT_UPDATE_STATUS":
         assert len(calls) == 1  # no install after a failed update
+
+
+LINT_TOOL_STUB = """#!/bin/sh
+# stand-in for ruff, snakefmt and mypy: records its call; <NAME>_STATUS fails it
+name=$(basename "$0")
+echo "$name $*" >> "$LINT_LOG"
+eval "exit \\${$(echo "$name" | tr a-z A-Z)_STATUS:-0}"
+"""
+
+
+def _lint(tmp_path, **statuses: int):
+    tools = tmp_path / "tools"
+    tools.mkdir(exist_ok=True)
+    for name in ("ruff", "snakefmt", "mypy"):
+        _executable(tools / name, LINT_TOOL_STUB)
+    log = tmp_path / "lint.log"
+    log.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "LINT_BIN": str(tools),
+        "LINT_LOG": str(log),
+        **{k: str(v) for k, v in statuses.items()},
+    }
+    run = subprocess.run(
+        ["bash", str(REPO / ".ci" / "lint")], env=env, capture_output=True, text=True, timeout=60
+    )
+    return run.returncode, log.read_text().splitlines() if log.exists() else []
+
+
+def test_lint_runs_ruff_both_ways_snakefmt_and_mypy(tmp_path):
+    status, calls = _lint(tmp_path)
+    assert status == 0, calls
+    assert [call.split()[:3] for call in calls] == [
+        ["ruff", "check", "--no-cache"],
+        ["ruff", "format", "--check"],
+        ["snakefmt", "--check", "Snakefile"],
+        ["mypy"],
+    ]
+    assert {"src", "tests", "workflow"} <= set(calls[0].split())
+
+
+@pytest.mark.parametrize("failing", ["RUFF_STATUS", "SNAKEFMT_STATUS", "MYPY_STATUS"])
+def test_a_lint_finding_fails_lint(tmp_path, failing):
+    status, calls = _lint(tmp_path, **{failing: 1})
+    assert status != 0, calls
+    assert calls[-1].split()[0] == failing.removesuffix("_STATUS").lower()  # nothing runs after it

@@ -155,7 +155,7 @@ def test_a_full_disk_is_one_line_naming_the_output_and_leaves_nothing(tmp_path, 
 
 def test_an_error_about_another_file_inside_the_block_is_not_relabelled(tmp_path):
     with pytest.raises(FileNotFoundError) as raised, io.atomic_output(tmp_path / "out.csv"):
-        open(tmp_path / "missing.csv")
+        (tmp_path / "missing.csv").read_bytes()
     assert not isinstance(raised.value, io.FileAccessError)
     assert (
         io.describe_os_error(raised.value)

@@ -164,6 +164,7 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
         "readme_install=$!",
         """trap 'kill -- "-$system_install" "-$newest_install" "-$readme_install" 2>/dev/null || true' EXIT""",
         """wait "$readme_install" || { cat .venv.log; echo ".ci/run: installing the README's environment failed" >&2; exit 1; }""",
+        "bash .ci/lint  # ruff, ruff format, snakefmt and mypy from .venv, while apt still installs; a finding fails CI",
         """wait "$system_install" || { cat .ci-system-packages.log; echo ".ci/run: installing the system packages (apt-get) failed" >&2; exit 1; }""",
         "tail -n 3 .ci-system-packages.log",
         f"{run_tests} || exit",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import jinja2
 import pytest
@@ -40,7 +41,7 @@ def test_every_referenced_caption_exists_and_is_checked():
 @pytest.mark.parametrize("caption", CAPTIONS, ids=[path.name for path in CAPTIONS])
 def test_caption_renders_without_docutils_messages(caption):
     class Snakemake:
-        config: dict = {}
+        config: ClassVar[dict] = {}
 
     text = (
         jinja2.Environment(undefined=jinja2.StrictUndefined)

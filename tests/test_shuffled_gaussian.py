@@ -78,7 +78,12 @@ def _nested_quadrature(sigma: float, epsilon: float) -> tuple[float, float]:
 
     return tuple(
         integrate.quad(
-            lambda y1: inner(y1, first), -12 * sigma, 12 * sigma + 1, epsabs=0, epsrel=1e-10, limit=200
+            lambda y1, first=first: inner(y1, first),
+            -12 * sigma,
+            12 * sigma + 1,
+            epsabs=0,
+            epsrel=1e-10,
+            limit=200,
         )[0]
         for first in (True, False)
     )

@@ -364,7 +364,7 @@ def test_phase_diagram_outputs(e2e, test_config):
     assert len(grid) == len(delta_rules(equal)) * len(phase["k"]) * len(n_axis) * len(epsilon_axis)
     assert grid["log_ratio"].notna().all()
     verdicts = pd.read_csv(utility / "phase_diagram_monte_carlo.csv")
-    _frame, settings = _equal_guarantee_settings(e2e, test_config)
+    _, settings = _equal_guarantee_settings(e2e, test_config)
     assert len(verdicts) == len(settings) and set(verdicts["verdict"]) <= {"shuffle", "gaussian", "undecided"}
     for name, _, _ in delta_rules(equal):
         png = utility / f"phase_diagram_{rule_slug(name)}.png"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import shutil
 import socket
@@ -121,10 +122,8 @@ class WebDriver:
         return self._call(method, f"/session/{self.session}{path}", body)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self._call("DELETE", f"/session/{self.session}")
-        except Exception:
-            pass
         self.process.terminate()
         try:
             self.process.wait(timeout=10)

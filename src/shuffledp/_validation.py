@@ -31,11 +31,9 @@ def _interval(low, high, low_open: bool, high_open: bool) -> str:
 
 
 def _in_range(value, low, high, low_open, high_open) -> bool:
-    if low is not None and (value <= low if low_open else value < low):
-        return False
-    if high is not None and (value >= high if high_open else value > high):
-        return False
-    return True
+    below = low is not None and (value <= low if low_open else value < low)
+    above = high is not None and (value >= high if high_open else value > high)
+    return not (below or above)
 
 
 def check_integer(
@@ -48,7 +46,7 @@ def check_integer(
     """Return ``value`` as ``int`` if it is an integer in the closed range [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
-            value = int(value)
+            value = math.trunc(value)  # int() of a whole Real, spelled so the type checker follows
         else:
             raise TypeError(f"`{name}` must be an integer; got {value!r} ({type(value).__name__}).")
     value = int(value)

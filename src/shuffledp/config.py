@@ -11,6 +11,7 @@ import copy
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import yaml
@@ -59,16 +60,18 @@ def dotted(path) -> str:
 
 def _describe(error: jsonschema.ValidationError) -> str:
     key = dotted(error.absolute_path)
-    value = error.instance
+    # any JSON value (jsonschema types them "or unset" for errors made by hand; a validator sets them)
+    value: Any = error.instance
     kind = error.validator
-    arg = error.validator_value
+    arg: Any = error.validator_value
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
     if kind == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(schema.get("properties", {}))
         extra = sorted(set(value) - set(allowed)) if isinstance(value, Mapping) else []
         unknown = extra[0] if extra else "?"
         where = f"`{key}`" if error.absolute_path else "the top level"
         hint = f" Allowed keys: {', '.join(allowed)}." if allowed else ""
-        pattern = error.schema.get("patternProperties")
+        pattern = schema.get("patternProperties")
         if pattern:
             hint += f" Names must match {', '.join(pattern)}."
         return f"unknown key `{unknown}` under {where}.{hint}"

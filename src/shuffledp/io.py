@@ -22,6 +22,7 @@ results/x.csv: No space left on device"); :func:`describe_os_error` gives the sa
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import os
@@ -92,10 +93,8 @@ def _on_sigterm(signum, frame) -> None:
         pending = list(_PENDING)
         _PENDING.clear()
     for path in pending:
-        try:
+        with contextlib.suppress(OSError):
             path.unlink(missing_ok=True)
-        except OSError:
-            pass
     previous = _previous_sigterm
     if callable(previous):
         previous(signum, frame)

@@ -144,7 +144,7 @@ def package_versions(names: Iterable[str] | None = None) -> dict:
     """
     if names is None:
         names = ["shuffledp", *_pinned_requirement_names()]
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in names:
         try:
             versions[name] = importlib.metadata.version(name)
@@ -160,7 +160,7 @@ def git_state(directory) -> dict:
     has ``commit: None`` and an ``error`` string saying why.
     """
     directory = Path(directory)
-    state = {"commit": None, "dirty": None, "error": None}
+    state: dict[str, str | bool | None] = {"commit": None, "dirty": None, "error": None}
     git = shutil.which("git")
     if git is None:
         state["error"] = "git is not installed"
@@ -209,7 +209,7 @@ def file_record(path, *, source=None) -> dict:
     ``source`` (any JSON-able value: a URL, a label, a mapping) says where the file came from.
     """
     path = Path(path)
-    record = {"path": str(path)}
+    record: dict[str, object] = {"path": str(path)}
     if source is not None:
         record["source"] = _plain(source)
     if not path.is_file():

@@ -124,7 +124,7 @@ def test_register_refuses_a_clash_and_a_bad_target():
     with pytest.raises(ValueError, match="`accountant` must set its own class attribute `name`"):
         accounting.register(Nameless)
     with pytest.raises(
-        ValueError, match="`accountant` must be a subclass of shuffledp.accounting.Accountant"
+        ValueError, match=r"`accountant` must be a subclass of shuffledp\.accounting\.Accountant"
     ):
         accounting.register("toy_accountant_module:Toy")  # the former "module:Class" form is gone
     assert registry == accounting._REGISTRY

@@ -192,7 +192,7 @@ def test_log_masses_match_the_linear_ones_and_keep_the_underflowed():
         log_masses=True,
     )
     logs = view.logs
-    common, at_lin, at_log = np.intersect1d(view.index, logs.index, return_indices=True)
+    _, at_lin, at_log = np.intersect1d(view.index, logs.index, return_indices=True)
     normal = view.p_mass[at_lin] > 1e-290
     assert np.allclose(
         np.exp(logs.log_p_mass[at_log][normal]), view.p_mass[at_lin][normal], rtol=1e-11, atol=0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 
 import mpmath
+import numpy as np
 import pytest
 from brute_force import histogram_distribution_of_counts, hockey_stick, weak_adversary_view_bruteforce
 from exact_enumeration import worst_case
@@ -37,7 +38,7 @@ def _datasets(n: int, k: int) -> list[tuple]:
         for b in range(n - a):
             rest = n - 1 - a - b
             for parts in itertools.product(range(rest + 1), repeat=k - 2):
-                if sum(parts) == rest and all(x >= y for x, y in zip(parts, parts[1:])):
+                if sum(parts) == rest and all(x >= y for x, y in itertools.pairwise(parts)):
                     out.append((a, b) + parts)
     return out
 
@@ -199,7 +200,6 @@ def test_tightened_nodes_partition_the_datasets():
 
 def _group_law(count: int, probs) -> np.ndarray:
     """Multinomial(count; probs over x0..x3) as an array over (h0, h1, h2), h3 implied (closed form)."""
-    import numpy as np
     from scipy.special import gammaln
 
     h = np.arange(count + 1.0)
@@ -227,7 +227,6 @@ def _dataset_delta(counts: tuple, n: int, e0: float, eps: float, forward: bool =
     closed-form multinomial law of each value's users, convolved (FFT; ~1e-15 absolute), u added."""
     import math
 
-    import numpy as np
     from scipy.signal import fftconvolve
 
     p = math.exp(e0) / (math.exp(e0) + 3)
@@ -259,7 +258,6 @@ def test_random_datasets_at_larger_n_never_above_the_upper(n, k, e0):
     """Seeded random datasets (both directions) at n = 50 (block search) and 100 (weak-adversary): the
     independent single-dataset delta never above ``worst-case-upper``; the shapes "all on x0 but one on x2" and
     "all on one outside value" included (the observed maximisers)."""
-    import numpy as np
 
     rng = np.random.default_rng(34)
     data = [(n - 2, 0, 1, 0), (0, 0, n - 1, 0), (0, n - 1, 0, 0)]

@@ -92,7 +92,7 @@ def test_uppers_above_and_exact_below_a_50_digit_dataset(epsilon_local, n, k):
     assert np.all((lower <= exact) | np.isneginf(exact)), (lower, exact)
     checked = 0
     for name in ("weak-adversary", "worst-case-upper", "strong-adversary", "clones-krr", "worst-case-lower"):
-        logs, note = vc.log_deltas(name, epsilon_local, n, k, eps)
+        logs, _ = vc.log_deltas(name, epsilon_local, n, k, eps)
         if logs is None:
             continue
         checked += 1

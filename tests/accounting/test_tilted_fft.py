@@ -106,11 +106,11 @@ def _log_ratio(e0, eps):
     return math.log((math.exp(eps) * p - q) / (p - math.exp(eps) * q))
 
 
-def _direct_delta(a, l, c, e0, eps):
+def _direct_delta(a, ell, c, e0, eps):
     """G with the blanket reports, from scipy's pmfs convolved directly (every term, both signs)."""
     p = math.exp(_logs(e0)[0])
     f = np.convolve(
-        np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(l + 1), l, 1 - p)),
+        np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(ell + 1), ell, 1 - p)),
         binom.pmf(np.arange(c + 1), c, 0.5),
     )
     prev, cur = np.concatenate([[0.0], f]), np.concatenate([f, [0.0]])
@@ -119,8 +119,8 @@ def _direct_delta(a, l, c, e0, eps):
 
 
 KEYS = [
-    (a, l, c, e0, eps, tilt)
-    for (a, l, c, e0, eps) in [
+    (a, ell, c, e0, eps, tilt)
+    for (a, ell, c, e0, eps) in [
         (3000, 2500, 900, 0.5, 0.02),
         (4000, 3000, 400, 1.0, 0.05),
         (2000, 6000, 1500, 0.5, 0.01),
@@ -134,18 +134,18 @@ KEYS = [
 ]
 
 
-@pytest.mark.parametrize("a,l,c,e0,eps,tilt", KEYS)
-def test_tilted_key_brackets_the_exact_delta(monkeypatch, a, l, c, e0, eps, tilt):
+@pytest.mark.parametrize("a,ell,c,e0,eps,tilt", KEYS)
+def test_tilted_key_brackets_the_exact_delta(monkeypatch, a, ell, c, e0, eps, tilt):
     """A key whose window went through the tilted FFT (every size, here) keeps its upper value above the
     exact delta and its lower value below, and stays within 1e-6 of the key of the direct path; ``tilt``
     scales the likelihood-ratio tilt (None: the search's own choice, 1)."""
     monkeypatch.setattr(k2_tilted, "FFT_FROM", 0)
     log_p, log_q = _logs(e0)
     theta = _log_ratio(e0, eps) * (1.0 if tilt is None else tilt)
-    fft = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True, tilt=theta)
+    fft = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True, tilt=theta)
     assert fft.tilted is not None
-    direct = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
-    truth = _direct_delta(a, l, c, e0, eps)
+    direct = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True)
+    truth = _direct_delta(a, ell, c, e0, eps)
     for pair in (fft, direct):
         for refined in (False, True):
             if refined:
@@ -185,21 +185,22 @@ def test_search_with_tilted_keys_is_above_the_direct_searchs_lower_end(monkeypat
 
 
 @pytest.mark.parametrize(
-    "a,l,c,e0,shift", [(3000, 2500, 900, 0.5, 2.0), (4000, 3000, 400, 1.0, 1.0), (2000, 6000, 1500, 0.5, 3.0)]
+    "a,ell,c,e0,shift",
+    [(3000, 2500, 900, 0.5, 2.0), (4000, 3000, 400, 1.0, 1.0), (2000, 6000, 1500, 0.5, 3.0)],
 )
-def test_boundary_term_at_zero_is_paid_for_and_still_brackets(monkeypatch, a, l, c, e0, shift):
+def test_boundary_term_at_zero_is_paid_for_and_still_brackets(monkeypatch, a, ell, c, e0, shift):
     """An epsilon whose likelihood-ratio threshold is the computed gap at one h: the term there is ~0, its
     sign cannot be certified, and its |term| + error is added (``boundary_margin`` finite); the key still
     brackets the exact delta."""
     monkeypatch.setattr(k2_tilted, "FFT_FROM", 0)
     log_p, log_q = _logs(e0)
     p, q = math.exp(log_p), math.exp(log_q)
-    probe = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
+    probe = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True)
     h = int(round(probe.mean + shift * math.sqrt(probe.var)))
     lf = probe.log_f(np.array([h - 1, h]))
     ratio = math.exp(lf[0] - lf[1])
     eps = math.log((ratio * p + q) / (p + ratio * q))
-    pair = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True, tilt=math.log(ratio))
+    pair = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True, tilt=math.log(ratio))
     margins = []
     monkeypatch.setattr(
         k2_pair_search,
@@ -208,5 +209,5 @@ def test_boundary_term_at_zero_is_paid_for_and_still_brackets(monkeypatch, a, l,
     )
     upper, lower = pair.log_bounds(eps)
     assert pair.tilted is not None and margins and math.isfinite(margins[0]), margins
-    truth = _direct_delta(a, l, c, e0, eps)
+    truth = _direct_delta(a, ell, c, e0, eps)
     assert math.exp(lower) <= truth <= math.exp(upper), (lower, math.log(truth), upper)

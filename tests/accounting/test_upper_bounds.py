@@ -33,7 +33,7 @@ def test_registry_has_the_upper_bounds_the_issue_names():
 @pytest.mark.parametrize("name", UPPER_NAMES)
 def test_upper_bound_dominates_brute_force_full_histogram(name, case):
     """Upper bound >= exact full-histogram delta (brute-force enumeration), both directions."""
-    n, k, n_x0, dataset, eps0 = case
+    n, k, _, _, eps0 = case
     exact = np.array(exact_histogram_deltas(*case))
     bound = get_accountant(name, epsilon_local=eps0, n_users=n, k=k).delta_for_epsilon(EPSILONS)
     assert np.all(bound >= exact * (1 - 1e-9) - 1e-15), (bound, exact)
@@ -43,7 +43,7 @@ def test_upper_bound_dominates_brute_force_full_histogram(name, case):
 @pytest.mark.parametrize("name", UPPER_NAMES)
 def test_upper_bound_dominates_histogram_exact(name, case):
     """Upper bound >= the exact full-histogram delta (``histogram-exact``, both directions) at moderate n."""
-    n, k, n_x0, eps0 = case
+    n, k, _, eps0 = case
     exact = np.array(histogram_exact_deltas(*case))
     bound = get_accountant(name, epsilon_local=eps0, n_users=n, k=k).delta_for_epsilon(MODERATE_EPSILONS)
     assert np.all(bound >= exact * (1 - 1e-9)), (bound, exact)

@@ -97,7 +97,7 @@ def test_epsilon_lies_in_the_bracket_and_k4_and_large_k3_are_the_weak_adversary(
 # ---------------------------------------------------------------- large n: pair-sum blocks (_pair_sum)
 # References: (i) the exact single-dataset value of the blanket-bit block view above (direct
 # convolution in linear space, a separate implementation); (ii) a direct convolution of
-# Bin(a, p) * Bin(l, q) * Bin(c, 1/2) for the bound with blanket reports; (iii) brute force over every
+# Bin(a, p) * Bin(ell, q) * Bin(c, 1/2) for the bound with blanket reports; (iii) brute force over every
 # dataset; (iv) the certified maximum of ``binary_forward_delta``.
 
 
@@ -118,32 +118,32 @@ def test_pair_sum_equals_the_exact_single_dataset_delta_from_above(n, e0, eps):
         assert exact <= ours <= exact * (1 + 1e-6), (j, ours, exact)
 
 
-@pytest.mark.parametrize("l,e0,eps", [(1999, 4.0, 3.9), (500, 1.0, 0.9), (3000, 2.0, 0.02)])
-def test_pair_sum_deep_values_against_mpmath(l, e0, eps):
-    """j = 0 (S = Bin(l, q)) summed term by term at 50 digits, down to delta = e^-6656 (the linear-space
+@pytest.mark.parametrize("ell,e0,eps", [(1999, 4.0, 3.9), (500, 1.0, 0.9), (3000, 2.0, 0.02)])
+def test_pair_sum_deep_values_against_mpmath(ell, e0, eps):
+    """j = 0 (S = Bin(ell, q)) summed term by term at 50 digits, down to delta = e^-6656 (the linear-space
     block view above rounds such values to spurious ~1e-40 there: it is only an upper bound)."""
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 50
     p = mpmath.e**e0 / (mpmath.e**e0 + 1)
     q = 1 - p
     alpha, beta = p - mpmath.e**eps * q, mpmath.e**eps * p - q
-    f = [mpmath.binomial(l, h) * q**h * p ** (l - h) for h in range(l + 1)] + [mpmath.mpf(0)]
-    truth = mpmath.fsum(max(alpha * (f[h - 1] if h else 0) - beta * f[h], 0) for h in range(l + 2))
+    f = [mpmath.binomial(ell, h) * q**h * p ** (ell - h) for h in range(ell + 1)] + [mpmath.mpf(0)]
+    truth = mpmath.fsum(max(alpha * (f[h - 1] if h else 0) - beta * f[h], 0) for h in range(ell + 2))
     log_p, log_q = _logs(e0)
-    value = PairSum(0, l, log_p, log_q).log_bound(eps)
+    value = PairSum(0, ell, log_p, log_q).log_bound(eps)
     assert float(mpmath.log(truth)) <= value <= float(mpmath.log(truth)) + 1e-6, (
         value,
         float(mpmath.log(truth)),
     )
 
 
-def _direct_delta(a, l, c, e0, eps):
-    """H(S + Bern(p) || S + Bern(q)) for S = Bin(a, p) + Bin(l, q) + Bin(c, 1/2), by direct convolution."""
+def _direct_delta(a, ell, c, e0, eps):
+    """H(S + Bern(p) || S + Bern(q)) for S = Bin(a, p) + Bin(ell, q) + Bin(c, 1/2), by direct convolution."""
     from scipy.stats import binom
 
     p = math.exp(e0) / (math.exp(e0) + 1.0)
     f = np.convolve(
-        np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(l + 1), l, 1 - p)),
+        np.convolve(binom.pmf(np.arange(a + 1), a, p), binom.pmf(np.arange(ell + 1), ell, 1 - p)),
         binom.pmf(np.arange(c + 1), c, 0.5),
     )
     prev, cur = np.concatenate([[0.0], f]), np.concatenate([f, [0.0]])
@@ -152,7 +152,7 @@ def _direct_delta(a, l, c, e0, eps):
 
 
 @pytest.mark.parametrize(
-    "a,l,c,e0,eps",
+    "a,ell,c,e0,eps",
     [
         (40, 200, 30, 1.0, 0.3),
         (500, 3, 100, 4.0, 0.5),
@@ -161,15 +161,15 @@ def _direct_delta(a, l, c, e0, eps):
         (700, 900, 400, 1.0, 0.05),
     ],
 )
-def test_pair_sum_with_blanket_reports_against_direct_convolution(a, l, c, e0, eps):
+def test_pair_sum_with_blanket_reports_against_direct_convolution(a, ell, c, e0, eps):
     log_p, log_q = _logs(e0)
-    value = math.exp(PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps))
-    truth = _direct_delta(a, l, c, e0, eps)
+    value = math.exp(PairSum(a, ell, log_p, log_q, blanket=c).log_bound(eps))
+    truth = _direct_delta(a, ell, c, e0, eps)
     assert truth <= value <= truth * (1 + 1e-6) + 1e-300, (value, truth)
 
 
 @pytest.mark.parametrize(
-    "a,l,c,e0,eps",
+    "a,ell,c,e0,eps",
     [
         (40, 200, 30, 1.0, 0.3),
         (500, 3, 100, 4.0, 0.5),
@@ -180,21 +180,21 @@ def test_pair_sum_with_blanket_reports_against_direct_convolution(a, l, c, e0, e
         (4000, 3000, 0, 1.0, 0.05),
     ],
 )
-def test_key_pair_sum_brackets_the_direct_convolution(a, l, c, e0, eps):
+def test_key_pair_sum_brackets_the_direct_convolution(a, ell, c, e0, eps):
     """A key's pair sum (10-sd windows, Bernstein outside mass, the other tail bounded both ways) gives an
     upper value above the delta and a lower value below it (issue 24, "Deciding with keys"), each within
     1e-6 relative at the sizes the search uses them."""
     log_p, log_q = _logs(e0)
-    pair = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
+    pair = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True)
     upper, lower = pair.log_bounds(eps)
-    truth = _direct_delta(a, l, c, e0, eps)
+    truth = _direct_delta(a, ell, c, e0, eps)
     assert math.exp(lower) <= truth <= math.exp(upper), (lower, math.log(truth), upper)
     pair.refine()  # the other binomial's tail beyond the window from log_sf
     refined_upper, refined_lower = pair.log_bounds(eps)
     assert lower <= refined_lower and math.exp(refined_lower) <= truth <= math.exp(refined_upper) <= math.exp(
         upper
     )
-    if a + l >= 5000:  # the search's range (n > 10^4); small sums' keys are looser (crude tail bounds)
+    if a + ell >= 5000:  # the search's range (n > 10^4); small sums' keys are looser (crude tail bounds)
         assert math.exp(upper) <= truth * (1 + 1e-6) and math.exp(lower) >= truth * (1 - 1e-6), (
             lower,
             upper,
@@ -233,7 +233,7 @@ def test_large_n_bracket_is_tight_and_below_the_weak_adversary():
 
 # ------------------------------------------------- reuse across epsilons (issue 24): the same numbers
 @pytest.mark.parametrize(
-    "a,l,c,e0",
+    "a,ell,c,e0",
     [
         (40, 200, 30, 1.0),
         (500, 3, 100, 4.0),
@@ -242,13 +242,13 @@ def test_large_n_bracket_is_tight_and_below_the_weak_adversary():
         (300_000, 200_000, 0, 2.0),
     ],
 )
-def test_boundary_warm_started_is_the_crossing_of_the_computed_gaps(a, l, c, e0):
+def test_boundary_warm_started_is_the_crossing_of_the_computed_gaps(a, ell, c, e0):
     """The boundary found from a guess (cold, then warm from the last one, epsilons in a search's
     jumping order) is the first h whose computed gap log f(h - 1) - log f(h) exceeds the ratio, read
     off a scan of every h of the window; and the exponential search from the normal guess agrees."""
     log_p, log_q = _logs(e0)
-    pair = PairSum(a, l, log_p, log_q, blanket=c)
-    fresh = PairSum(a, l, log_p, log_q, blanket=c)
+    pair = PairSum(a, ell, log_p, log_q, blanket=c)
+    fresh = PairSum(a, ell, log_p, log_q, blanket=c)
     centre = int(round(pair.mean))
     span = np.arange(
         max(centre - 12 * int(math.sqrt(pair.var)) - 40, 1),
@@ -275,12 +275,12 @@ def test_pair_sums_sharing_pieces_give_the_same_bounds_bit_for_bit():
     log_p, log_q = _logs(0.5)
     memo: dict = {}
     cases = [(50_000, 140_000, 3000), (50_000, 120_000, 5000), (60_000, 140_000, 0), (140_000, 50_000, 3000)]
-    shared = [PairSum(a, l, log_p, log_q, blanket=c, memo=memo) for a, l, c in cases]
+    shared = [PairSum(a, ell, log_p, log_q, blanket=c, memo=memo) for a, ell, c in cases]
     for eps in (0.02, 0.011, 0.0125, 0.01253, 0.012529999):
-        for (a, l, c), pair in zip(cases, shared):
-            assert pair.log_bound(eps) == PairSum(a, l, log_p, log_q, blanket=c).log_bound(eps), (
+        for (a, ell, c), pair in zip(cases, shared):
+            assert pair.log_bound(eps) == PairSum(a, ell, log_p, log_q, blanket=c).log_bound(eps), (
                 a,
-                l,
+                ell,
                 c,
                 eps,
             )
@@ -421,9 +421,9 @@ def test_chunked_convolution_and_a_key_on_it():
         assert chunked.shape == direct.shape
         assert np.max(np.abs(chunked - direct) / direct) < 1e-13 * min(sizes)
     log_p, log_q = _logs(0.5)
-    a, l, c, eps = 300_000, 400_000, 200_000, 0.002  # delta ~ 1e-8 (far below it keys loosen: module doc)
-    exact = PairSum(a, l, log_p, log_q, blanket=c)
-    key = PairSum(a, l, log_p, log_q, blanket=c, sds=10.0, key=True)
+    a, ell, c, eps = 300_000, 400_000, 200_000, 0.002  # delta ~ 1e-8 (far below it keys loosen: module doc)
+    exact = PairSum(a, ell, log_p, log_q, blanket=c)
+    key = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True)
     assert key.log_w.size > 4096  # the key's blanket window went through the chunks
     assert exact.log_bound(eps) <= key.log_bound(eps) + math.log1p(1e-9) <= exact.log_bound(eps) + 1e-6
 

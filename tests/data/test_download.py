@@ -126,9 +126,11 @@ def test_wrong_row_count_is_rejected_without_retry(tmp_path):
 
 
 def test_client_error_is_not_retried(tmp_path):
-    with Server([(404, b"no", {})]) as server:
-        with pytest.raises(DownloadError, match=r"HTTP 404 .* not retrying"):
-            fetch(server.url, tmp_path / "g.txt.gz")
+    with (
+        Server([(404, b"no", {})]) as server,
+        pytest.raises(DownloadError, match=r"HTTP 404 .* not retrying"),
+    ):
+        fetch(server.url, tmp_path / "g.txt.gz")
     assert server.requests == 1 and leftovers(tmp_path) == []
 
 

@@ -252,7 +252,7 @@ def test_gzip_is_read_by_content_check_not_only_name(tmp_path):
 
 
 def test_missing_file_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="check-in file not found: .*nothere.txt"):
+    with pytest.raises(FileNotFoundError, match=r"check-in file not found: .*nothere\.txt"):
         read_snap(tmp_path / "nothere.txt")
 
 

@@ -303,7 +303,7 @@ def test_sweep_frame_and_series():
     assert row["delta"].iloc[0] == pytest.approx(direct, rel=1e-12)
     series = sweep_series(frame, "n_users")
     assert len(series) == 4  # 2 accountants x 2 epsilons
-    x, y = next(iter(series.values()))
+    x, _ = next(iter(series.values()))
     np.testing.assert_array_equal(x, [10.0, 20.0])
     with pytest.raises(ValueError, match=r"`x` must be one of n_users, .*; got 'delta'\."):
         sweep_series(frame, "delta")

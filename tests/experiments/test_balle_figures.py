@@ -9,6 +9,7 @@ loop over the curves."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import matplotlib
@@ -50,7 +51,7 @@ def test_each_density_has_mass_one(eps0):
         # kinks at 0, 1/2, x, 1; tails beyond are e^-eps0|y|: integrate the pieces to infinity
         points = sorted({0.0, 0.5, 1.0, 0.0 if x is None else x})
         mass = integrate.quad(f, -np.inf, points[0])[0] + integrate.quad(f, points[-1], np.inf)[0]
-        mass += sum(integrate.quad(f, a, b, epsabs=1e-13)[0] for a, b in zip(points, points[1:]) if b > a)
+        mass += sum(integrate.quad(f, a, b, epsabs=1e-13)[0] for a, b in itertools.pairwise(points) if b > a)
         assert mass == pytest.approx(1.0, abs=1e-8), (component, x)
 
 

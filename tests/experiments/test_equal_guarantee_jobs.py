@@ -70,7 +70,7 @@ def test_calibration_rows_meet_their_target_and_the_next_eps0_does_not(calibrati
     assert len(calibration) == 4 * len(E.ACCOUNTANTS)
     for row in calibration.itertuples():
 
-        def delta(eps0):
+        def delta(eps0, row=row):
             return get_accountant(
                 row.accountant, epsilon_local=eps0, n_users=row.n_users, k=row.k
             ).delta_for_epsilon(row.epsilon)[0]

@@ -136,10 +136,10 @@ def test_sweep_draws_delta_down_to_1e_minus_300_and_marks_zero():
     figure = figure_sweep(frame, x="n_users")
     (ax,) = figure.axes
     figure.canvas.draw()
-    (line,) = [l for l in ax.get_lines() if l.get_gid() == "sweep:strong-adversary:()"]
+    (line,) = [drawn for drawn in ax.get_lines() if drawn.get_gid() == "sweep:strong-adversary:()"]
     assert np.asarray(line.get_ydata(), float)[:2].tolist() == pytest.approx([1e-5, 1e-300], rel=1e-12)
     assert ax.get_ylim()[0] <= 1e-300
-    (zero,) = [l for l in ax.get_lines() if (l.get_gid() or "").endswith(":zero")]
+    (zero,) = [drawn for drawn in ax.get_lines() if (drawn.get_gid() or "").endswith(":zero")]
     assert zero.get_xdata().tolist() == [1000]
     texts = legend_texts(figure)
     assert "✕ bottom edge: δ = 0 exactly" in texts
@@ -231,7 +231,7 @@ def test_epsilon_comparison_is_log_log_with_one_legend(comparison_frame):
 def test_epsilon_comparison_draws_every_point_or_marks_it(comparison_frame):
     """Every (accountant, point) is either on its curve or an edge marker; none disappears."""
     figure = figure_epsilon_comparison(comparison_frame)
-    for ax, (panel, x) in zip(_panels(figure), [("against n", "n_users"), ("against eps0", "epsilon_local")]):
+    for ax, panel in zip(_panels(figure), ["against n", "against eps0"]):
         rows = comparison_frame[comparison_frame["panel"] == panel]
         lines = {line.get_gid(): line for line in ax.get_lines() if line.get_gid()}
         for accountant, group in rows.groupby("accountant"):

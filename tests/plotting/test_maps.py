@@ -21,7 +21,7 @@ def close_figures():
 
 
 def test_plot_checkins_returns_given_axes_with_km_frame():
-    figure, ax = plt.subplots()
+    _, ax = plt.subplots()
     returned = plot_checkins(
         [0.0, 1.0], [0.5, -0.5], extent=EXTENT, ax=ax, title="(a) SF", edges=([0.0], [0.0])
     )
@@ -34,7 +34,7 @@ def test_plot_checkins_returns_given_axes_with_km_frame():
 
 
 def test_plot_checkins_defaults_to_current_axes():
-    figure, ax = plt.subplots()
+    _, ax = plt.subplots()
     assert plot_checkins([], [], extent=EXTENT) is ax
 
 

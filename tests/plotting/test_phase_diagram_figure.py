@@ -84,7 +84,7 @@ def test_log_edges_are_geometric_midpoints():
 
 
 def test_winner_edges_follow_the_sign_changes(figure):
-    k2, k15 = _panels(figure)
+    k2, _ = _panels(figure)
     # k = 2: log ratio = log eps - 0.2 changes sign between eps = 1 and 8 (one horizontal edge per n column)
     lines = [line for line in k2.get_lines() if line.get_gid() == "winner-edge"]
     assert len(lines) == len(N_VALUES)

@@ -88,7 +88,7 @@ def test_out_of_range_entries_count_what_the_colour_bar_clips():
 
 
 def test_hatch_cells_draws_one_hatched_patch_per_flagged_cell():
-    figure, ax = plt.subplots()
+    _, ax = plt.subplots()
     mask = np.array([[True, False, False], [False, True, True]])
     patches = style.hatch_cells(ax, mask)
     assert len(patches) == int(mask.sum())

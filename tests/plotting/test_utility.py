@@ -359,7 +359,7 @@ def test_crossover_compares_the_projected_gaussian_in_the_shared_outcome_colours
         np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
     )
     figure = figure_crossover(crossover_rows)
-    image = [ax.images[0] for ax in figure.axes if ax.images][0]
+    image = next(ax.images[0] for ax in figure.axes if ax.images)
     assert to_rgba(image.cmap(0.0)) == pytest.approx(to_rgba(style.SHUFFLE_BETTER))  # low = shuffle better
     assert to_rgba(image.cmap(1.0)) == pytest.approx(to_rgba(style.CURATOR_BETTER))
     assert "Blue: shuffle better" in figure.get_suptitle() and "red: curator" in figure.get_suptitle()

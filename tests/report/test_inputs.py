@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from shuffledp.report import inputs as report_inputs
@@ -294,4 +296,6 @@ def test_stage_inputs_of_utility_and_report():
 
 
 def test_the_room_never_sees_snakemake():
-    assert "snakemake" not in open(report_inputs.__file__, encoding="utf-8").read().replace("Snakemake", "")
+    assert "snakemake" not in Path(report_inputs.__file__).read_text(encoding="utf-8").replace(
+        "Snakemake", ""
+    )

@@ -15,7 +15,7 @@ params = snakemake.params
 # reads them only if it is one of the sharing panels, as when each panel was its own job
 shared = {}
 for path in snakemake.input:
-    shared.update(shared_values(pd.read_csv(path, float_precision="round_trip")))
+    shared.update(shared_values(pd.read_csv(path)))
 panels = zip(params.panels, params.sections, snakemake.output.csv)
 for panel, section, csv in item_logs(panels, snakemake.log):
     frame = panel_frame(panel, section, known=shared if panel in params.shared else {})

@@ -105,7 +105,7 @@ def tail_rounds(name: str, rounds, interval: float) -> list[list]:
             f"(its masses formed outcome by outcome in log space); got {name!r}."
         )
     width = tail_interval(interval)
-    directions = [[], []]
+    directions: list[list] = [[], []]
     for r, count in Counter(rounds).items():
         view = round_accountant(name, r).view()
         remove, add = view.tail_rounds(interval=width, subsample=r.subsample, count=count, K=K_TAIL)

@@ -209,7 +209,8 @@ def _finish(table, checks, separator, invalid: _InvalidRows, columns: dict) -> P
     if "user" in frame:
         frame["user"] = frame["user"].astype("Int64")
     else:
-        frame.insert(0, "user", pd.array([pd.NA] * len(frame), dtype="Int64"))
+        # pandas-stubs leaves extension arrays out of insert()'s value type; pandas takes them
+        frame.insert(0, "user", pd.array([pd.NA] * len(frame), dtype="Int64"))  # type: ignore[arg-type]
     return ParsedCheckins(
         checkins=frame.reset_index(drop=True),
         rows_read=n_rows + invalid.count,
@@ -342,7 +343,7 @@ class _CountingFile:
     """A read-only binary file that reports the bytes read to a progress bar."""
 
     def __init__(self, path: Path, bar) -> None:
-        self._handle = open(path, "rb")
+        self._handle = open(path, "rb")  # noqa: SIM115 -- this object owns the handle; close() closes it
         self._bar = bar
         self.closed = False
 
@@ -497,7 +498,7 @@ def check_bad_fraction(parsed: ParsedCheckins, max_bad_fraction: float, *, name:
     """Raise ``ValueError`` when more than ``max_bad_fraction`` of the rows read are malformed."""
     max_bad_fraction = check_real(max_bad_fraction, "max_bad_fraction", low=0.0, high=1.0)
     if parsed.bad_fraction > max_bad_fraction:
-        worst = max(parsed.malformed, key=parsed.malformed.get)
+        worst = max(parsed.malformed, key=lambda reason: parsed.malformed[reason])
         raise ValueError(
             f"{name}: {parsed.malformed_total} of {parsed.rows_read} rows are malformed "
             f"({parsed.bad_fraction:.4g}, mostly {worst}); `data.max_bad_fraction` allows at most "

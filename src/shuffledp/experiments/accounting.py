@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from shuffledp import accounting
-from shuffledp.accounting import Direction, get_accountant, list_accountants
+from shuffledp.accounting import Accountant, Direction, get_accountant, list_accountants
 from shuffledp.tables import (
     COMPARISON_COLUMNS,
     NOT_REPRODUCIBLE,
@@ -65,7 +66,7 @@ TABLE2_OURS_COLUMN = "Our delta"
 #: accountants whose cost grows as n^3 (computed only up to ``table2.full_histogram_max_users``)
 HISTOGRAM_ACCOUNTANTS = frozenset({"histogram-exact", "histogram-pair-lower"})
 
-AccountantFactory = Callable[..., object]
+AccountantFactory = Callable[..., Accountant]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def _table4_rows(block: Mapping) -> list[dict]:
     """One setting per row of a Table IV block (the varied parameter replaced by each value)."""
     rows = []
     for value in block["values"]:
-        setting = {
+        setting: dict[str, Any] = {
             "epsilon_local": float(block["epsilon_local"]),
             "n_users": int(block["n_users"]),
             "k": int(block["k"]),
@@ -227,6 +228,8 @@ def truncates_to_printed(paper_text: str, log_ours: float) -> bool:
     if paper <= 0 or not math.isfinite(log_ours):
         return False
     exponent = paper.as_tuple().exponent  # the last printed digit is worth 10^exponent
+    if not isinstance(exponent, int):  # "Infinity" or "NaN" printed: no last digit
+        return False
     digits = int(paper.scaleb(-exponent))
     scaled = math.exp(log_ours - int(exponent) * math.log(10.0))
     return math.floor(scaled * (1 + 1e-12)) == digits
@@ -299,7 +302,8 @@ def table2_frames(
     """
     names = set(list_accountants() if available is None else available)
     epsilons = np.asarray(table2["epsilon"], dtype=float)
-    rows, comparison = [], []
+    rows: list[dict] = []
+    comparison: list[dict] = []
     for block in table2["blocks"]:
         setting = _table2_setting(table2, block)
         logs, skipped = _table2_logs(table2, setting, epsilons, names, factory)

@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 
 from shuffledp._progress import progress
-from shuffledp.accounting import get_accountant
+from shuffledp.accounting import Accountant, get_accountant
 from shuffledp.experiments.accounting import ACCOUNTANT_LABELS, log_delta, n_x0_from_fraction, n_x0_from_rule
 
 __all__ = ["fig1_frame", "sweep_frame", "fig1_grid", "sweep_series"]
 
 _LOG10_E = 1.0 / math.log(10.0)
-AccountantFactory = Callable[..., object]
+AccountantFactory = Callable[..., Accountant]
 
 
 def _tidy(records: list[dict]) -> pd.DataFrame:

@@ -278,7 +278,8 @@ def shared_references(sections: Mapping) -> pd.DataFrame:
 
 
 def shared_values(frame: pd.DataFrame) -> dict[tuple, tuple[float, float]]:
-    """:func:`shared_references` (read with ``float_precision="round_trip"``) as key -> (value, seconds)."""
+    """:func:`shared_references` read back from its CSV as key -> (value, seconds) (pandas >= 3.1 reads
+    floats with one round-trip converter)."""
     out = {}
     for row in frame.itertuples(index=False):
         key = (

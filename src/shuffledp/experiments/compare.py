@@ -359,8 +359,8 @@ def _simulate(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per estimator: TV and squared L2 of each draw; ``draw(size)`` samples noisy counts, drawn in chunks."""
     chunk = max(1, _CHUNK_VALUES // truth.size)
-    tv = {name: [] for name in estimators}
-    l2 = {name: [] for name in estimators}
+    tv: dict[str, list] = {name: [] for name in estimators}
+    l2: dict[str, list] = {name: [] for name in estimators}
     for start in range(0, draws, chunk):
         noisy = draw(min(chunk, draws - start))
         for name, estimator in estimators.items():

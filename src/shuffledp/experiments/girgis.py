@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from typing import Protocol, cast
 
 import numpy as np
 import pandas as pd
@@ -59,6 +60,10 @@ EQ9_CAUSE = (
 )
 
 
+class _RdpAccountant(Protocol):
+    def rdp_at(self, orders) -> np.ndarray: ...
+
+
 def _orders(spec) -> np.ndarray:
     if isinstance(spec, Mapping):  # {start, stop}: every integer order
         return np.arange(int(spec["start"]), int(spec["stop"]) + 1, dtype=float)
@@ -74,7 +79,8 @@ def figure_frame(section: Mapping) -> pd.DataFrame:
     for label, name in section["accountants"].items():
         for eps0 in section["epsilon_local"]:
             start = time.perf_counter()
-            accountant = get_accountant(name, epsilon_local=float(eps0), n_users=n, k=2)
+            # the configured curves are RDP accountants (the registry returns the common base type)
+            accountant = cast(_RdpAccountant, get_accountant(name, epsilon_local=float(eps0), n_users=n, k=2))
             values = accountant.rdp_at(orders)
             seconds = time.perf_counter() - start
             rows += [

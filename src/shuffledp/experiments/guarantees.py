@@ -320,7 +320,9 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
     ``bracket_function`` defaults to :func:`shuffledp.accounting.bracket.bracket`.
     """
     if bracket_function is None:
-        from shuffledp.accounting.bracket import bracket as bracket_function
+        from shuffledp.accounting.bracket import bracket
+
+        bracket_function = bracket
     deltas = [float(d) for d in section["delta"]]
     grid = list(itertools.product(section["n_users"], section["k"], section["epsilon_local"]))
     # single settings beyond the product (issue 34: the large-eps0 ends where the blanket holds a few

@@ -104,7 +104,7 @@ def search_from_guess(
     target), to ``tolerance`` x low, from ``guess`` (module docstring). ``floor`` meets without evaluation;
     raises when ``upper`` meets too. Returns a point that met (or ``floor``)."""
     meet = (floor, -math.inf, math.nan)  # the largest x known to meet: (x, h, value); the floor meets
-    fail = None  # the smallest x known to fail
+    fail: tuple[float, float, float] | None = None  # the smallest x known to fail
     x, previous, overshoot = min(max(guess, floor), upper), None, _OVERSHOOT
     while True:
         fails, h, value = evaluate(x)
@@ -137,6 +137,7 @@ def search_from_guess(
             break  # the floor meets without being evaluated
         previous, x, overshoot = (x, h), new, 2.0 * overshoot
     low, h_low, _ = meet
+    assert fail is not None  # both ways out of the loop have seen a failing x
     high, h_high, value_high = fail
     return illinois(
         evaluate,

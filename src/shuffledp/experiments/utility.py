@@ -273,17 +273,17 @@ def individual_utility(
     (replicates, len(x0s))}; the shuffle draws are shared by all x0 (they do not depend on delta).
     """
     counts = np.asarray(counts, dtype=np.int64)
-    x0s = np.asarray(x0s, dtype=np.int64)
+    x0 = np.asarray(x0s, dtype=np.int64)
     n_users = counts.sum()
     truth = counts / n_users
     randomizer = KRR(epsilon_local=epsilon_local, k=counts.size)
     reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng, size=replicates)
     estimate = estimate_distribution(reports, randomizer=randomizer, estimator=estimator)
     sigmas = np.asarray(sigmas, dtype=float)
-    noise = rng.normal(size=(replicates, x0s.size)) * sigmas
+    noise = rng.normal(size=(replicates, x0.size)) * sigmas
     return {
         "gaussian": np.abs(noise) / n_users,
-        "shuffle+INV": np.abs(estimate[:, x0s] - truth[x0s]),
+        "shuffle+INV": np.abs(estimate[:, x0] - truth[x0]),
     }
 
 

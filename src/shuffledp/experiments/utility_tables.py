@@ -259,10 +259,10 @@ def individual_tables(
                 entry["sigma diffprivlib (configured)"] = exact["sigma_diffprivlib"]
                 lower = summaries[summaries["calibration"] == "lower"]
                 if len(lower):  # the lower bound's delta-hat: a verdict the same under both is certain
-                    lower = lower.iloc[0]
-                    entry[f"{column} ours (lower delta)"] = lower["mean"]
-                    entry["delta lower"] = lower["delta"]
-                    entry["delta floored (lower)"] = bool(lower["delta_floored"])
+                    first_lower = lower.iloc[0]
+                    entry[f"{column} ours (lower delta)"] = first_lower["mean"]
+                    entry["delta lower"] = first_lower["delta"]
+                    entry["delta floored (lower)"] = bool(first_lower["delta_floored"])
             else:
                 entry[f"{column} ours"] = summaries["mean"].iloc[0]
             if paper_text:

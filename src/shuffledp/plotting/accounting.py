@@ -16,6 +16,7 @@ never dropped silently: the exact log10 δ is in the CSV.
 from __future__ import annotations
 
 import string
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -23,6 +24,9 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator
 
 from shuffledp.plotting import style
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 __all__ = [
     "plot_delta_surface",
@@ -607,7 +611,7 @@ def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: boo
     return ax
 
 
-def comparison_styles(frame) -> dict[str, tuple[str, object]]:
+def comparison_styles(frame) -> dict[str, tuple[str, LineStyleType]]:
     """(colour, line style) of every accountant of an ε comparison frame, distinct curve by curve."""
     return style.curve_styles(dict.fromkeys(frame["accountant"]))
 

@@ -12,6 +12,8 @@ legend). Also their Figure 2 (:func:`figure_blanket`), from :func:`shuffledp.exp
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -19,11 +21,18 @@ from matplotlib.lines import Line2D
 
 from shuffledp.plotting import style
 
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
+
 __all__ = ["figure_balle", "figure_blanket"]
 
 _PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#AA3377", "#66CCEE")
 # grey, and no pattern a published curve uses (solid, dashed, dotted): a reference cannot pass for one
-_REFERENCE_STYLES = (("0.35", "-."), ("0.55", (0, (7, 2))), ("0.2", (0, (5, 2, 1, 2))))
+_REFERENCE_STYLES: tuple[tuple[str, LineStyleType], ...] = (
+    ("0.35", "-."),
+    ("0.55", (0, (7, 2))),
+    ("0.2", (0, (5, 2, 1, 2))),
+)
 _TITLES = {
     "i": "(i) generic, ε0 = {epsilon_local:g}, δ = {delta}",
     "ii": "(ii) ε = {epsilon:g}, δ = {delta}",
@@ -32,7 +41,7 @@ _TITLES = {
 }
 
 
-def _linestyle(curve: str) -> str:
+def _linestyle(curve: str) -> LineStyleType:
     return "--" if curve.startswith("Bennett") else ":" if curve.startswith("EFMRTT") else "-"
 
 

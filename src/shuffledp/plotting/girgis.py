@@ -8,11 +8,16 @@ Drawing only: the input is the frame of :func:`shuffledp.experiments.girgis.figu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.lines import Line2D
 
 from shuffledp.plotting import style
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 __all__ = ["figure_girgis"]
 
@@ -21,7 +26,7 @@ __all__ = ["figure_girgis"]
 _EARLIER = "erlingsson-rdp"
 
 
-def _linestyle(name: str) -> str:
+def _linestyle(name: str) -> LineStyleType:
     if name == _EARLIER:
         return "-."
     return "--" if style.accountant_kind(name) == "lower bound" else "-"

@@ -19,6 +19,7 @@ legend entry names the bound and says whether it is a guarantee (an upper bound 
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -27,6 +28,9 @@ from matplotlib.lines import Line2D
 
 from shuffledp.experiments.koskela import BALLE_CURVE, BALLE_FORMULA_CURVE, LOWER_CURVE
 from shuffledp.plotting import style
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 __all__ = ["CURVE_STYLES", "curve_style", "figure_koskela"]
 
@@ -44,7 +48,7 @@ CURVE_STYLES = {
     BALLE_CURVE: ("#882255", (0, (8, 3)), "P"),  # wine, long dashes
     BALLE_FORMULA_CURVE: ("#999933", (0, (3, 2)), "X"),  # olive, short dashes
 }
-_NC_STYLES = ("-", "--", "-.", ":")
+_NC_STYLES: tuple[LineStyleType, ...] = ("-", "--", "-.", ":")
 _WIDTHS = {
     "weak-adversary": 3.2,
     "clones-krr-2023": 2.0,
@@ -114,7 +118,7 @@ def _curve_handles(
                 )
             )
     for handle in handles:  # long labels wrap, so the legend stays within the figure's width
-        handle.set_label(textwrap.fill(handle.get_label(), 100, subsequent_indent="  "))
+        handle.set_label(textwrap.fill(str(handle.get_label()), 100, subsequent_indent="  "))
     return handles
 
 
@@ -265,10 +269,10 @@ def figure_koskela(
     with style.plot_style():
         if number == 3:
             ncs = sorted(frame["compositions"].unique())
-            figure, axes = plt.subplots(
+            figure, grid = plt.subplots(
                 1, len(ncs), figsize=(5.0 * len(ncs), 4.8), layout="constrained", squeeze=False
             )
-            axes = list(axes[0])
+            axes = list(grid[0])
             for ax, compositions in zip(axes, ncs):
                 _draw_fig3_panel(ax, frame, published, curves, compositions)
             handles = _curve_handles(frame, curves, published)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -73,7 +74,7 @@ def figure_koskela_fig4(frame: pd.DataFrame, *, confidence: float):
         figure, ax = plt.subplots(figsize=(7.5, 5.6), layout="constrained")
         drawn = main[["delta", "delta_low"]].to_numpy(float)
         floor = 0.3 * float(drawn[drawn > 0].min()) if (drawn > 0).any() else 1e-12
-        handles = []
+        handles: list[Artist] = []
         for d in dimensions:
             rows = main[main["dimension"] == d].sort_values("epsilon")
             other = plain[plain["dimension"] == d].sort_values("epsilon") if main_name != PLAIN else rows

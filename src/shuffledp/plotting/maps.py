@@ -81,7 +81,7 @@ def plot_cell_counts(
     counts = np.asarray(counts, dtype=float)
     positive = counts[counts > 0]
     if log_scale and positive.size:
-        norm = LogNorm(vmin=positive.min(), vmax=max(positive.max(), positive.min() * 10))
+        norm: Normalize = LogNorm(vmin=positive.min(), vmax=max(positive.max(), positive.min() * 10))
         shown = np.ma.masked_less_equal(counts, 0)
     else:
         norm = Normalize(vmin=0, vmax=max(counts.max(initial=0), 1))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections import ChainMap
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -46,6 +47,9 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from shuffledp import accounting
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 __all__ = [
     "MECHANISM_COLOURS",
@@ -134,7 +138,7 @@ UNDECIDED = "0.6"
 OUTCOME_COLOURS = {"shuffle": SHUFFLE_BETTER, "curator": CURATOR_BETTER, "undecided": UNDECIDED}
 OUTCOME_WORDS = {"shuffle": "blue: shuffle better", "curator": "red: curator (central) better"}
 #: line styles cycled by :func:`curve_styles` (solid, dashed, dotted, dash-dot, long dash, dash-dot-dot)
-LINESTYLES = ("-", "--", ":", "-.", (0, (6, 2)), (0, (3, 1, 1, 1, 1, 1)))
+LINESTYLES: tuple[LineStyleType, ...] = ("-", "--", ":", "-.", (0, (6, 2)), (0, (3, 1, 1, 1, 1, 1)))
 
 RC_PARAMS = {
     "axes.prop_cycle": cycler(
@@ -224,7 +228,7 @@ def _far_from(colour, chosen) -> bool:
     return all(float(np.linalg.norm(_lab(colour) - _lab(other))) >= MIN_CURVE_DELTA_E for other in chosen)
 
 
-def curve_styles(names: Iterable[str]) -> dict[str, tuple[str, object]]:
+def curve_styles(names: Iterable[str]) -> dict[str, tuple[str, LineStyleType]]:
     """(colour, line style) of each of ``names`` drawn together in one Axes.
 
     Colour: the palette colour (or a reserve one, as :func:`colours_for`) unless it is within
@@ -257,7 +261,8 @@ def outcome_cmap():
 
 def _mix(colour, other, amount: float) -> tuple[float, float, float]:
     rgb, target = np.asarray(to_rgb(colour)), np.asarray(other, dtype=float)
-    return tuple(float(v) for v in (1.0 - amount) * rgb + amount * target)
+    red, green, blue = (float(v) for v in (1.0 - amount) * rgb + amount * target)
+    return red, green, blue
 
 
 def tint(colour, amount: float = 0.6) -> tuple[float, float, float]:

@@ -15,6 +15,7 @@ import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -166,7 +167,8 @@ def plot_tv_boxes(
     )["tv"].count()
     if show_draws is None:
         show_draws = bool(len(per_box)) and int(per_box.max()) <= _MAX_DRAWS_SHOWN
-    handles, flagged_any = [], False
+    handles: list[Artist] = []
+    flagged_any = False
     for j, mechanism in enumerate(mechanisms):
         rows = frame[frame["mechanism"] == mechanism]
         flagged = None
@@ -456,12 +458,14 @@ def figure_heatmaps(
                 title=titles.get(column, column),
                 colorbar=False,
             )
+        vmin, vmax = norm.vmin, norm.vmax
+        assert vmin is not None and vmax is not None  # style.log_norm sets both
         figure.colorbar(
             axes[0].images[0],
             ax=list(axes),
             shrink=0.75,
             label="cell probability, log scale shared by all panels\n(lower end 1/n = one check-in)",
-            extend=style.colorbar_extend(values[values > 0], vmin=norm.vmin, vmax=norm.vmax),
+            extend=style.colorbar_extend(values[values > 0], vmin=vmin, vmax=vmax),
         )
         delta = style.delta_text(
             row["delta"],

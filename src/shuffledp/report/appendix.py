@@ -179,7 +179,8 @@ _TEXT_COLUMNS = ("note", "known_cause")
 
 def _seed_table(frame: pd.DataFrame) -> Table:
     columns = [c for c in _SEED_COLUMNS if c in frame.columns]
-    rows, previous = [], {}
+    rows: list[list] = []
+    previous: dict = {}
     for record in frame[columns].astype(object).where(frame[columns].notna(), "").to_dict("records"):
         row = []
         for column in columns:

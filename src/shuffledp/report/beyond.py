@@ -23,8 +23,8 @@ _CALIBRATION_WORDS = {
 }
 
 
-def _mean_se(values: pd.Series) -> tuple[float, float]:
-    values = values.dropna().to_numpy(dtype=float)
+def _mean_se(series: pd.Series) -> tuple[float, float]:
+    values = series.dropna().to_numpy(dtype=float)
     if values.size == 0:
         return math.nan, math.nan
     return float(values.mean()), float(
@@ -56,8 +56,8 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
     ):
         n_values = sorted(setting["n_users"].unique())
         wins = {kind: 0 for kind in _CALIBRATION_WORDS if kind in set(setting["calibration"])}
-        clear = {kind: set() for kind in wins}
-        winner_at = {kind: {} for kind in wins}
+        clear: dict[str, set] = {kind: set() for kind in wins}
+        winner_at: dict[str, dict] = {kind: {} for kind in wins}
         for n_users in n_values:
             at_n = setting[setting["n_users"] == n_users]
             for kind in wins:

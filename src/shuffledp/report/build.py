@@ -184,7 +184,7 @@ def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: p
 
 
 def _stage_section(inputs: ReportInputs) -> list:
-    blocks = [Heading(2, "Provenance", "provenance")]
+    blocks: list = [Heading(2, "Provenance", "provenance")]
     blocks.append(
         Paragraph(
             f"Configuration SHA-256 `{inputs.config_sha256}` (the full YAML is in every manifest); "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -65,8 +66,8 @@ def _table_anchor(table: str) -> str:
     return "text-values" if table.lower() == "text" else f"table-{table.lower()}"
 
 
-def _lacks(frame: pd.DataFrame | None, columns: Sequence[str]) -> bool:
-    return frame is None or not all(c in frame.columns for c in columns) or frame.empty
+def _lacks(frame: pd.DataFrame, columns: Sequence[str]) -> bool:
+    return not all(c in frame.columns for c in columns) or frame.empty
 
 
 def _table_list(tables: Sequence[str]) -> str:
@@ -86,7 +87,7 @@ def finding_eq6(rows: pd.DataFrame | None) -> str:
     the unique cells of the paper's own δ (:func:`~shuffledp.report.verdicts.own_delta_cells`: Table II's
     "Our δ", Table IV) where eq. (6) gives a positive value; the cells where it gives 0 are counted apart."""
     what = "How wrong eq. (6) as printed is"
-    if _lacks(rows, ("table", "column", "paper", "ours_as_printed", "ours_exact")):
+    if rows is None or _lacks(rows, ("table", "column", "paper", "ours_as_printed", "ours_exact")):
         return missing(what, "results/accounting/table2_comparison.csv, table4_comparison.csv", "table-iv")
     own = own_delta_cells(rows)
     printed = pd.to_numeric(own["ours_as_printed"], errors="coerce")
@@ -94,7 +95,8 @@ def finding_eq6(rows: pd.DataFrame | None) -> str:
     both = (printed > 0) & (exact > 0)
     if not both.any():
         return missing(what, "results/accounting/table2_comparison.csv, table4_comparison.csv", "table-iv")
-    orders = np.log10(exact[both] / printed[both])
+    # a ufunc of a Series is a Series (numpy's stubs type the result as an array)
+    orders = cast(pd.Series, np.log10(exact[both] / printed[both]))
     zero = int(((printed == 0) & (exact > 0)).sum())
     worst = own.loc[orders.idxmax()]
     tables = sorted(own["table"].astype(str).unique())
@@ -159,7 +161,9 @@ def bracket_goals(frame: pd.DataFrame) -> str:
 def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
     """How tight the worst-case guarantee is: the widest ratio ε(upper) / ε(lower) of ``bracket.csv`` and where."""
     what = "The tight worst-case guarantee"
-    if _lacks(frame, ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "upper")):
+    if frame is None or _lacks(
+        frame, ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "upper")
+    ):
         return missing(what, "results/accounting/bracket.csv", anchor)
     ratio = pd.to_numeric(frame["ratio"], errors="coerce")
     widest = frame.loc[ratio.idxmax()]
@@ -176,7 +180,7 @@ def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
 def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
     """Who wins at an equal (ε, δ) guarantee (``equal_guarantee_ratio.csv``) and what the shuffle costs."""
     what = "Who wins at an equal guarantee"
-    if _lacks(
+    if frame is None or _lacks(
         frame, ("dataset", "k", "n_users", "epsilon", "delta_rule", "ratio", "winner_upper", "certain")
     ):
         return missing(what, "results/utility/equal_guarantee_ratio.csv", anchor)
@@ -205,7 +209,7 @@ def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
 
 def _boundary_text(boundary: pd.DataFrame | None) -> str:
     """Where shuffle+INV stops winning at the largest n of the boundary (ε below the crossing), per k."""
-    if _lacks(boundary, ("delta_rule", "k", "n_users", "epsilon", "shuffle_wins_below")):
+    if boundary is None or _lacks(boundary, ("delta_rule", "k", "n_users", "epsilon", "shuffle_wins_below")):
         return "; the boundary file `results/utility/phase_diagram_boundary.csv` is missing"
     rule = boundary["delta_rule"].iloc[0]
     rows = boundary[(boundary["delta_rule"] == rule) & boundary["shuffle_wins_below"].astype(bool)]
@@ -223,7 +227,7 @@ def finding_phase_diagram(grid: pd.DataFrame | None, boundary: pd.DataFrame | No
     a guarantee (``calibration`` or ``accountant`` column: an upper-bound accountant); the panels calibrated
     by anything else are named, and no region of theirs is quoted."""
     what = "Where shuffle+INV wins (phase diagram)"
-    if _lacks(grid, ("delta_rule", "k", "n_users", "epsilon", "log_ratio")):
+    if grid is None or _lacks(grid, ("delta_rule", "k", "n_users", "epsilon", "log_ratio")):
         return missing(what, "results/utility/phase_diagram.csv", anchor)
     column = next((c for c in ("calibration", "accountant") if c in grid.columns), None)
     names = grid[column].astype(str) if column else pd.Series("unknown", index=grid.index)
@@ -262,7 +266,7 @@ def finding_rounds(grid: pd.DataFrame | None, anchor: str) -> str:
     moves with T: the lines (k, q, n, ε) of ``phase_diagram_rounds.csv`` counted by their winner at the
     smallest and at the largest T."""
     what = "How the verdict moves with T rounds"
-    if _lacks(grid, ("k", "subsample", "n_users", "epsilon", "compositions", "log_ratio")):
+    if grid is None or _lacks(grid, ("k", "subsample", "n_users", "epsilon", "compositions", "log_ratio")):
         return missing(what, "results/utility/phase_diagram_rounds.csv", anchor)
     lines = rounds_lines(grid)
     if lines.empty:
@@ -285,7 +289,7 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
     largest difference only in ε (``max_epsilon_difference``) when the table has it, never a relative
     difference of a δ near 0."""
     what = "Koskela et al.'s Figures 1-3"
-    if _lacks(frame, ("figure", "curve", "verdict")):
+    if frame is None or _lacks(frame, ("figure", "curve", "verdict")):
         return missing(what, "results/koskela/koskela_verdicts.csv", anchor)
     frame, added = split_published(frame)
     counts = seed_counts(frame)
@@ -323,7 +327,9 @@ def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
     """Balle et al.'s Figure 3 (``balle_verdicts.csv``): curves reproduced against each version of their
     code, the curves that are not and the loosest analytic bound against its tight reference."""
     what = "Balle et al.'s Figure 3"
-    if _lacks(frame, ("panel", "curve", "code", "verdict", "max_relative_difference", "looseness_max")):
+    if frame is None or _lacks(
+        frame, ("panel", "curve", "code", "verdict", "max_relative_difference", "looseness_max")
+    ):
         return missing(what, "results/balle/balle_verdicts.csv", anchor)
     parts = []
     for code, rows in frame.groupby("code", sort=False):
@@ -347,7 +353,7 @@ def finding_balle_claims(frame: pd.DataFrame | None, anchor: str) -> str:
     """Balle et al.'s claims about their Figure 3 that the corrected Bennett code overturns (``balle_claims.csv``,
     counted by the Balle stage from ``balle_fig3.csv``): per claim, at how many of its points it holds."""
     what = "Balle et al.'s claims about their Figure 3"
-    if _lacks(frame, ("panel", "claim", "better", "points", "claim_holds", "verdict")):
+    if frame is None or _lacks(frame, ("panel", "claim", "better", "points", "claim_holds", "verdict")):
         return missing(what, "results/balle/balle_claims.csv", anchor)
     parts = []
     for row in frame.itertuples():
@@ -365,7 +371,7 @@ def finding_balle_claims(frame: pd.DataFrame | None, anchor: str) -> str:
 def finding_data(summary: pd.DataFrame | None) -> str:
     """The data caveat: which sources were read and the region counts against the paper's."""
     what = "The data"
-    if _lacks(summary, ("level", "kept")):
+    if summary is None or _lacks(summary, ("level", "kept")):
         return missing(what, "results/data/summary.csv", "figure-3")
     name = "label" if "label" in summary.columns else "name"
     sources = summary[summary["level"] == "source"][name].astype(str).tolist()
@@ -398,7 +404,9 @@ def finding_delta_floor(frame: pd.DataFrame | None, anchor: str) -> str:
     """How many of the utility settings have δ = 0 under the configured accountant, so that the Gaussian
     they are compared with is calibrated at an arbitrary floor (``delta_floor.csv``)."""
     what = "The δ floor"
-    if _lacks(frame, ("calibration", "delta_floored", "epsilon", "epsilon_local", "n_users")):
+    if frame is None or _lacks(
+        frame, ("calibration", "delta_floored", "epsilon", "epsilon_local", "n_users")
+    ):
         return missing(what, "results/utility/delta_floor_fig2.csv, gowalla/<region>/delta_floor.csv", anchor)
     rows = (
         frame[frame["calibration"] == "configured"] if (frame["calibration"] == "configured").any() else frame
@@ -425,7 +433,7 @@ def finding_geometric(frame: pd.DataFrame | None, anchor: str) -> str:
     """In how many equal-guarantee settings the pure-ε geometric mechanism (an (ε, 0) guarantee, stronger
     than (ε, δ)) has a lower TV than shuffle+INV (``ratio_geometric`` = TV shuffle+INV / TV geometric)."""
     what = "The geometric mechanism"
-    if _lacks(frame, ("ratio_geometric",)):
+    if frame is None or _lacks(frame, ("ratio_geometric",)):
         return missing(what, "results/utility/equal_guarantee_ratio.csv", anchor)
     ratio = pd.to_numeric(frame["ratio_geometric"], errors="coerce")
     known = ratio.notna()

@@ -28,7 +28,8 @@ def read_girgis_verdicts(frame: pd.DataFrame) -> str:
     if len(curves):
         causes = sorted({str(c) for c in curves["known_cause"] if str(c)})
         names = ", ".join(
-            f"{r.curve}" + (f" (`{r.accountant}`)" if r.accountant else "") for r in curves.itertuples()
+            str(r.curve) + (" (`" + str(r.accountant) + "`)" if r.accountant else "")
+            for r in curves.itertuples()
         )
         verdicts = sorted(set(curves["verdict"]))
         sentences.append(

@@ -22,7 +22,7 @@ from shuffledp.experiments.accounting import format_delta, log_delta, n_x0_from_
 __all__ = ["HYPOTHESES", "HYPOTHESIS_COLUMNS", "table2_hypotheses", "closest_hypotheses"]
 
 #: (name, accountant, changes to the block's setting, reason); the first is our own reading
-HYPOTHESES = (
+HYPOTHESES: tuple[tuple[str, str, dict, str], ...] = (
     (
         "ours: eq. (6), n_x0 = 0.8 n",
         "biswas-printed",

@@ -123,7 +123,7 @@ N_COLUMNS = ("n", "n_users")
 
 def method_roles(methods: Sequence[str]) -> dict:
     """Which column is the plain Gaussian, the raw shuffle histogram and shuffle+INV (others: none)."""
-    roles = {}
+    roles: dict[str, str] = {}
     for method in methods:
         name = str(method).lower()
         if name in ("gaussian", "gauss", "central"):

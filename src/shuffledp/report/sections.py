@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -159,7 +160,9 @@ def extra_readings(inputs: ReportInputs, name: str) -> str:
             (c for c in ("calibration", "accountant") if grid is not None and c in grid.columns), None
         )
         uncertified = (
-            {int(k) for k, n in zip(grid["k"], grid[column]) if not is_guarantee(n)} if column else set()
+            {int(k) for k, n in zip(grid["k"], grid[column]) if not is_guarantee(n)}
+            if column and grid is not None
+            else set()
         )
         reader = lambda frame: read_phase_diagram(frame, uncertified_k=uncertified)
     for path in paths:
@@ -193,6 +196,10 @@ _EXTRA_CAPTIONS = {
         "one line per (q, n, ε), one panel per k"
     ),
 }
+
+
+def _numbered_caption(number, image: Path) -> str:
+    return f"Figure {number} ({image.name})"
 
 
 def _caption(name: str, image: Path) -> str:
@@ -276,7 +283,7 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
             Paragraph(f"Paper: {spec.claim} Ours: {first}" + f" ([more](#appendix-figure-{number}))")
         )
         images = existing_files(inputs.figures.get(number, ()))
-        blocks += _figures(inputs, images, lambda image, n=number: f"Figure {n} ({image.name})")
+        blocks += _figures(inputs, images, partial(_numbered_caption, number))
         if not images:
             blocks.append(Paragraph(f"Figure {number} is absent from this run (stage `{spec.stage}`)."))
     return blocks
@@ -369,5 +376,5 @@ def beyond_section(inputs: ReportInputs) -> list:
         blocks.append(Heading(3, name[0].upper() + name[1:], extra_anchor(name)))
         first = split_first_sentence(extra_readings(inputs, name))[0] or "No data file in this run."
         blocks.append(Paragraph(first + f" ([more](#appendix-{extra_anchor(name)}))"))
-        blocks += _figures(inputs, images, lambda image, n=name: _caption(n, image))
+        blocks += _figures(inputs, images, partial(_caption, name))
     return blocks

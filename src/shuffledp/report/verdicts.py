@@ -70,7 +70,10 @@ def truncates_to(printed: str, ours: float) -> bool:
         return False
     if ours is None or not math.isfinite(float(ours)) or paper <= 0 or float(ours) <= 0:
         return False
-    unit = Decimal(1).scaleb(paper.as_tuple().exponent)
+    exponent = paper.as_tuple().exponent
+    if not isinstance(exponent, int):  # "Infinity" or "NaN" printed: no last digit
+        return False
+    unit = Decimal(1).scaleb(exponent)
     digits = Decimal(repr(float(ours))) / unit
     return int(digits) == int(paper / unit)  # int() cuts toward zero: truncation
 
@@ -149,7 +152,8 @@ def unique_cells(rows: pd.DataFrame) -> pd.DataFrame:
     settings look alike). Then an exact duplicate cell (same table, row, column, value) is dropped."""
     if rows.empty:
         return rows
-    keep, seen = [], set()
+    keep: list = []
+    seen: set = set()
     for (table, _block, _row), group in rows.groupby(["table", "block", "row"], sort=False):
         signature = (table, _row_signature(group))
         printed = pd.to_numeric(group["paper"].map(_paper_value), errors="coerce")

@@ -195,7 +195,7 @@ class ChernoffBound:
         theta = self.theta(eps)
         base = -math.log(theta) - 1.0 - math.log(self.n_users)
         out = []
-        for side, _edge in ((-1, lo), (+1, hi)):
+        for side in (-1, +1):
             if (side < 0 and lo <= 0) or (side > 0 and hi >= self.n_users):
                 out.append(-np.inf)
                 continue

@@ -59,7 +59,7 @@ class TailRound:
         self.log_mass = np.asarray(log_mass, dtype=float)[keep]
         self.log_infinity = float(log_infinity)
         self.count = int(count)
-        self._grid = None
+        self._grid: np.ndarray | None = None
 
     def log_mgf(self, lam: float) -> float:
         """log M(lam) = log sum_j p_j e^(lam l_j), plus :data:`LOG_MARGIN`."""

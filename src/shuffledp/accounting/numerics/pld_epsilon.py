@@ -111,7 +111,7 @@ class _Prefix:
 
     def __init__(self, infinity_mass: float, first_loss: float, step: float, probs: np.ndarray):
         self.probs, self.step = probs, step
-        self._chunks = []
+        self._chunks: list[tuple] = []
         self._state = (infinity_mass, 0, first_loss, 0, _FIRST_CHUNK)  # U, L, loss, start, size
         self.size = probs.size  # chunks still possible; the count once the last one is made
 

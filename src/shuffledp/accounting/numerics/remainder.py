@@ -17,13 +17,15 @@ bound on the mass left out by windows of half-width K standard deviations). This
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
 from shuffledp._validation import check_probability, check_real
 from shuffledp.accounting.numerics.safe_side import widen
 from shuffledp.accounting.numerics.search import InterpolatingSearch
-from shuffledp.accounting.params import BoundKind
+from shuffledp.accounting.params import BoundKind, ShuffleSetting
 
 __all__ = ["BracketedMixin"]
 
@@ -40,6 +42,12 @@ def _phi(log_value: float) -> float:
 
 class BracketedMixin:
     """Mixin for :class:`shuffledp.accounting.accountants.base.Accountant` subclasses with certified windows."""
+
+    # what the Accountant it is mixed into provides (annotations only: nothing here shadows it)
+    kind: ClassVar[BoundKind]
+    relative_rounding: ClassVar[float]
+    setting: ShuffleSetting
+    _checked_epsilons: Callable[[object], np.ndarray]
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -121,8 +129,11 @@ class BracketedMixin:
         log_target = math.log(delta) if delta > 0 else -math.inf
         self._search_K = _START_K
         target_phi = _phi(log_target) if log_target > -math.inf else math.inf
+        epsilon_local = self.setting.epsilon_local
+        if epsilon_local is None:  # as float(None) did, in words: the windows are those of k-RR's sums
+            raise TypeError(f"{type(self).__name__} needs a randomizer with an `epsilon_local`.")
         # delta(0) not evaluated yet; delta(eps0) = 0
-        search = InterpolatingSearch(_phi, target_phi, 0.0, float(self.setting.epsilon_local), -np.inf)
+        search = InterpolatingSearch(_phi, target_phi, 0.0, float(epsilon_local), -np.inf)
         hint = self._epsilon_hint(log_target) if log_target > -math.inf else None
         if hint == 0.0:
             return 0.0
