@@ -184,15 +184,14 @@ def test_strong_adversary_certified_down_to_1e_200():
 
 
 def test_log_masses_match_the_linear_ones_and_keep_the_underflowed():
-    view = strong_view.binned(
-        ShuffleSetting(epsilon_local=2.0, n_users=3000, k=3),
+    view = strong_view.StrongView(ShuffleSetting(epsilon_local=2.0, n_users=3000, k=3)).binned(
         interval=1e-3,
         pessimistic=True,
         K=38.0,
         log_masses=True,
     )
     logs = view.logs
-    common, at_lin, at_log = np.intersect1d(view.index, logs.index, return_indices=True)
+    _, at_lin, at_log = np.intersect1d(view.index, logs.index, return_indices=True)
     normal = view.p_mass[at_lin] > 1e-290
     assert np.allclose(
         np.exp(logs.log_p_mass[at_log][normal]), view.p_mass[at_lin][normal], rtol=1e-11, atol=0

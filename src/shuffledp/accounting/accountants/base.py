@@ -118,6 +118,7 @@ class Accountant(abc.ABC):
             epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, randomizer=randomizer
         )  # None: k-RR(epsilon_local, k)
         check_accepted(f"accountant {self.name!r}", self.randomizers, self.setting.randomizer)
+        self._own_view = None  # built on first use by :meth:`view`
         if self.needs_n_x0 and self.setting.n_x0 is None:
             raise ValueError(
                 f"`n_x0` is required by accountant {self.name!r} and must be an integer in "
@@ -127,13 +128,40 @@ class Accountant(abc.ABC):
     @abc.abstractmethod
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Natural log of delta at each epsilon (array in, array out; -inf means delta = 0), on its safe side:
-        a subclass computes the value, and the base widens it by :attr:`relative_rounding` (``__init_subclass__``)."""
+        a subclass computes the value, and the base widens it by :attr:`relative_rounding` (``__init_subclass__``).
+
+        An accountant that is its view's bound computes it as :meth:`view_log_delta`."""
+
+    def view_log_delta(self, epsilons) -> np.ndarray:
+        """The view's ``log_delta`` at the checked epsilons (the body of ``log_delta_for_epsilon`` for an
+        accountant whose delta is its view's: :meth:`view` computes, the accountant only states what it is).
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+
+        Returns:
+            log delta at each epsilon (the view's value; the base widens it to the accountant's safe side).
+
+        Raises:
+            ValueError: an epsilon below 0 or not a number.
+        """
+        return self.view().log_delta(self._checked_epsilons(epsilons))
 
     def view(self):
-        """The accountant's view of its setting (an instance of :attr:`view_class`)."""
+        """The accountant's view of its setting (an instance of :attr:`view_class`), built once per
+        accountant: the state it keeps (rows, cached blocks) serves every later call.
+
+        Returns:
+            the view.
+
+        Raises:
+            NotImplementedError: the accountant has no view.
+        """
         if self.view_class is None:
             raise NotImplementedError(f"accountant {self.name!r} has no view")
-        return self.view_class(self.setting)
+        if self._own_view is None:
+            self._own_view = self.view_class(self.setting)
+        return self._own_view
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         """The view's binned privacy loss distribution(s) (:class:`~shuffledp.accounting.views.binned.BinnedView`),

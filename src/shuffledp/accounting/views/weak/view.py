@@ -80,11 +80,13 @@ import numpy as np
 from shuffledp._numerics import log_sub
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
-from shuffledp.accounting.params import KrrParams, ShuffleSetting
-from shuffledp.accounting.views import own_report
+from shuffledp.accounting.numerics.safe_side import DEFAULT_RELATIVE_ROUNDING
+from shuffledp.accounting.params import BoundKind, KrrParams, ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View, log_delta_from_outcomes
+from shuffledp.accounting.views.own_report import OwnReportView
 from shuffledp.accounting.views.split_pair import check_size
-from shuffledp.accounting.views.strong import view as strong
+from shuffledp.accounting.views.strong.view import StrongView
+from shuffledp.accounting.views.weak import pld as weak_pld
 from shuffledp.accounting.views.weak import tail as weak_tail
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, outcome_chunks
 from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, WeakRows
@@ -113,7 +115,7 @@ def _upper(parts: tuple[float, float]) -> float:
     return min(0.0, float(np.logaddexp(*parts)))
 
 
-class WeakView(View):
+class WeakView(BracketedMixin, View):
     """The weak adversary's view of one setting: its outcomes (a, c, m) as a :class:`View`
     (:meth:`outcomes`, :meth:`left_out`, windows of :class:`~shuffledp.accounting.views.weak.outcomes.WeakGrid`),
     and two documented overrides of quantities derived from them:
@@ -133,6 +135,11 @@ class WeakView(View):
 
     name = "weak"
     symmetric = True  # a and c are exchangeable: (Q, P) is (P, Q) relabelled
+    #: what :meth:`log_delta` (``upper=True``) is, for the certified epsilon search of
+    #: :class:`~shuffledp.accounting.numerics.remainder.BracketedMixin` (:meth:`epsilon_for_delta`), which
+    #: rounds to this side by :attr:`relative_rounding` as ``weak-adversary`` reports its values
+    kind = BoundKind.UPPER
+    relative_rounding = DEFAULT_RELATIVE_ROUNDING
 
     def __init__(self, setting: ShuffleSetting):
         super().__init__(setting)
@@ -170,8 +177,6 @@ class WeakView(View):
             return -np.inf, -np.inf
         return self.rows(K, (eps,)).log_delta(eps, self.chernoff)
 
-    _log_parts = log_parts  # the contract of BracketedMixin's widening loop (used in log_delta_parts)
-
     def log_delta_parts(
         self, eps: float, log_target: float | None = None, start_K: float = 8.0
     ) -> tuple[float, float]:
@@ -192,7 +197,7 @@ class WeakView(View):
         if log_dropped - log_main > LOG_NEGLIGIBLE:
             s = self.setting
             check_size("strong-adversary", s.n_users)
-            capped = float(strong.log_delta(np.array([float(eps)]), s)[0])
+            capped = float(StrongView(s).log_delta(np.array([float(eps)]))[0])
             total = float(np.logaddexp(log_main, log_dropped))
             if min(capped, bound) < total:
                 cap = min(capped, bound)
@@ -268,6 +273,29 @@ class WeakView(View):
             return log_delta_from_outcomes(self, epsilons, K=K, upper=False)
         return self.log_deltas(np.atleast_1d(np.asarray(epsilons, dtype=float)))
 
+    def binned(self, *, interval: float, pessimistic: bool, K: float = DEFAULT_K, log_masses: bool = False):
+        """Override: the binned PLD by runs of m (:func:`~shuffledp.accounting.views.weak.pld.binned_by_runs`;
+        held to the stream's binning by tests), the same windows as the stream.
+
+        Args:
+            interval: the width of the loss grid, > 0.
+            pessimistic: losses rounded up and the left-out mass to infinity (True), or rounded down and dropped.
+            K: half-width of the windows, in standard deviations.
+            log_masses: must be False (the runs form masses as prefix-sum differences, not per outcome).
+
+        Returns:
+            the :class:`~shuffledp.accounting.views.binned.BinnedView`.
+
+        Raises:
+            ValueError: ``log_masses`` is True.
+        """
+        if log_masses:
+            raise ValueError(
+                f"`log_masses` must be False for the {self.name!r} view (its masses are not formed per "
+                "outcome); got True."
+            )
+        return weak_pld.binned_by_runs(self.setting, interval=interval, pessimistic=pessimistic, K=K)
+
     def has_tail(self) -> bool:
         """Whether :meth:`tail_rounds` forms the certified composed tail for this setting (its windows
         hold at most :data:`~shuffledp.accounting.views.weak.tail.MAX_PAIRS` (s, a) pairs)."""
@@ -282,8 +310,9 @@ class WeakView(View):
         return weak_tail.tail_rounds(self.setting, subsample, interval, count, K=K)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
-        """u's own report's log delta (:mod:`~shuffledp.accounting.views.own_report`), a certified upper bound too."""
-        return own_report.log_delta(epsilons, self.setting)
+        """u's own report's log delta (:class:`~shuffledp.accounting.views.own_report.OwnReportView`), a certified
+        upper bound too."""
+        return OwnReportView(self.setting).log_delta(epsilons)
 
     def epsilon_hint(self, log_target: float) -> float | None:
         """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`)."""
@@ -292,3 +321,8 @@ class WeakView(View):
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`)."""
         return self.chernoff.epsilon_refine(log_target, eps, log_value)
+
+    # the hooks of BracketedMixin: the widening loop (log_delta_parts) and the epsilon search (epsilon_for_delta)
+    _log_parts = log_parts
+    _epsilon_hint = epsilon_hint
+    _epsilon_refine = epsilon_refine
