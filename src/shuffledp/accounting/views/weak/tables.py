@@ -1,5 +1,5 @@
 """Per-row tables of the weak adversary's sum, shared by many epsilons (the joint evaluation of
-:meth:`shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`).
+:meth:`shuffledp.accounting.views.weak.rows.RowSums.log_parts_many`).
 
 For each row (total s) one table of a binomial's pmf, lower cumulative law and expected lower excess
 over the counts the epsilons need (:func:`lower_tables`) replaces one incomplete-beta evaluation per
@@ -155,7 +155,7 @@ def high_from_tables(rows, preps) -> list:
 
 def _high_group(rows, preps) -> None:
     """High parts (and log Bin(s, 1/2)(a_start)) of every epsilon's ``prep`` (the rows' quantities of one
-    epsilon, see :meth:`~shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`) from per-row tables
+    epsilon, see :meth:`~shuffledp.accounting.views.weak.rows.RowSums.log_parts_many`) from per-row tables
     of B = s - A ~ Bin(s, 1/2) over the a the epsilons need (:func:`_high_range`: they fit): with
     b = s - a_hi, sum_{a >= a_hi} (a - t*) Pr(A = a) = E[(b - B)_+] + (a_hi - t*) Pr(B <= b) (both terms
     positive: a_hi >= t*)."""
@@ -247,10 +247,11 @@ def _best_blocks(rows, active):
     best = None
     for G in _BLOCKS:
         b = _blocks(rows, need, i_min, i_max, pairs, G)
-        if best is None or b[4] < best[4]:
-            # G = 1 reads the rows' own windows (tables_fit); a block's table must stay in range as well
-            if G == 1 or tables_in_range(rows.N_m[b[1]], b[2], b[2] + b[3] - 1.0, lrho, l1mrho):
-                best = b
+        # G = 1 reads the rows' own windows (tables_fit); a block's table must stay in range as well
+        if (best is None or b[4] < best[4]) and (
+            G == 1 or tables_in_range(rows.N_m[b[1]], b[2], b[2] + b[3] - 1.0, lrho, l1mrho)
+        ):
+            best = b
     return best, (need, i_min, i_max)
 
 
@@ -268,11 +269,11 @@ def _walk_down(N, x, t, d, one_m_rho, weights=None):
     term = t.copy()
     steps = int(d[0]) if d.size else 0
     ends = np.searchsorted(-d, -np.arange(1.0, steps + 1.0), side="right")  # pairs with d >= l
-    for l in range(1, steps + 1):
-        e = int(ends[l - 1])
-        Nl = N[:e] - (l - 1.0)
+    for step in range(1, steps + 1):
+        e = int(ends[step - 1])
+        Nl = N[:e] - (step - 1.0)
         term[:e] *= (Nl - x[:e]) / (Nl * one_m_rho)
-        out[:e] += term[:e] if weights is None else (d[:e] - (l - 1.0)) * term[:e]
+        out[:e] += term[:e] if weights is None else (d[:e] - (step - 1.0)) * term[:e]
     return out
 
 

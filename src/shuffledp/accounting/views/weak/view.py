@@ -175,7 +175,7 @@ class WeakView(BracketedMixin, View):
         """(log summed delta, log certified remainder) with windows of half-width K."""
         if eps >= self.setting.epsilon_local:
             return -np.inf, -np.inf
-        return self.rows(K, (eps,)).log_delta(eps, self.chernoff)
+        return self.rows(K, (eps,)).sums.log_parts(eps, self.chernoff)
 
     def log_delta_parts(
         self, eps: float, log_target: float | None = None, start_K: float = 8.0
@@ -207,7 +207,7 @@ class WeakView(BracketedMixin, View):
     def log_deltas(self, epsilons: np.ndarray) -> np.ndarray:
         """log delta (sum + certified remainder) at each of ``epsilons`` (checked, any shape).
 
-        As the widening loop, but the epsilons are evaluated together (:meth:`WeakRows.log_deltas`: tables
+        As the widening loop, but the epsilons are evaluated together (:meth:`RowSums.log_parts_many <shuffledp.accounting.views.weak.rows.RowSums.log_parts_many>`: tables
         of M's law shared between the epsilons) at the first window; those whose certified remainder is not
         yet below 1e-11 of their sum are evaluated together again at the wider window the widening loop
         would jump to for the farthest of them (issue 35: the deep-tail epsilons need K ~ 25-38, one at a
@@ -228,7 +228,7 @@ class WeakView(BracketedMixin, View):
             if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
                 break
             for i, (log_main, log_dropped) in zip(
-                group, self.rows(K, flat[group]).log_deltas(flat[group], self.chernoff)
+                group, self.rows(K, flat[group]).sums.log_parts_many(flat[group], self.chernoff)
             ):
                 if log_dropped == -np.inf or log_dropped - log_main <= LOG_NEGLIGIBLE:
                     out[i] = _upper((log_main, log_dropped))
