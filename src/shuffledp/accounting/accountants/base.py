@@ -79,6 +79,9 @@ class Accountant(abc.ABC):
     #: :meth:`log_delta_for_epsilon` is widened outward by it (:mod:`shuffledp.accounting.numerics.safe_side`:
     #: UPPER up, LOWER and EXACT down), so that no pair of bounds crosses through rounding (issue 34)
     relative_rounding: ClassVar[float] = DEFAULT_RELATIVE_ROUNDING
+    #: True while ``log_delta_for_epsilon`` runs (a nested call through ``super()`` is then not widened again);
+    #: set per instance by the wrapper of ``__init_subclass__``
+    _computing_delta: bool = False
 
     def __init_subclass__(cls, **kwargs):
         """Every subclass's ``log_delta_for_epsilon`` (its own or a mixin's) returns its safe side: the one place
@@ -90,7 +93,7 @@ class Accountant(abc.ABC):
 
         @functools.wraps(raw)
         def log_delta_for_epsilon(self, epsilons):
-            if self.__dict__.get("_computing_delta"):
+            if self._computing_delta:
                 return raw(self, epsilons)
             self._computing_delta = True
             try:

@@ -15,7 +15,6 @@ With x the first coordinate the loss is log((alpha x + (1 - alpha)(c + 1 - x)) /
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator
 
@@ -92,8 +91,17 @@ class ClonesView(View):
     def parameters(self) -> dict:
         return pair_parameters(self.setting, self.generic)
 
-    @functools.lru_cache(maxsize=4)
+    def __init__(self, setting):
+        super().__init__(setting)
+        self._rows_by_window: dict[float, tuple] = {}  # the rows of each window K used so far
+
     def _rows(self, K: float):
+        """The rows of window K (:meth:`_window_rows`), computed once per K."""
+        if K not in self._rows_by_window:
+            self._rows_by_window[K] = self._window_rows(K)
+        return self._rows_by_window[K]
+
+    def _window_rows(self, K: float):
         pair = self.parameters()
         s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(
             self.setting.n_users - 1, pair["log_r"], pair["log_1mr"], K

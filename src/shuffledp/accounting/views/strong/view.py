@@ -16,7 +16,6 @@ same in both directions. Binned: L = log((a + 1) / c); c = 0 is an infinite loss
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator
 
@@ -95,8 +94,17 @@ class StrongView(View):
     name = "strong"
     symmetric = True
 
-    @functools.lru_cache(maxsize=4)
+    def __init__(self, setting):
+        super().__init__(setting)
+        self._rows_by_window: dict[float, tuple] = {}  # the rows of each window K used so far
+
     def _rows(self, K: float):
+        """The rows of window K (:meth:`_window_rows`), computed once per K."""
+        if K not in self._rows_by_window:
+            self._rows_by_window[K] = self._window_rows(K)
+        return self._rows_by_window[K]
+
+    def _window_rows(self, K: float):
         """(s, log w, a_lo, a_hi, log P-mass left out, log Q-mass left out), both without 1 - gamma."""
         s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(
             self.setting.n_users - 1, self.setting.krr.log_2q, self.setting.krr.log_1m2q, K

@@ -56,8 +56,8 @@ def segment_logsumexp(values, starts, size):
         return np.log(sums) + finite_peak
 
 
-def lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
-    """Per-row tables of X ~ Bin(N, pi) on m = lo .. lo + width - 1, relative to pmf(lo).
+def lower_tables(n_trials, lo, width, log_pi, log_1mpi, excess: bool = True):
+    """Per-row tables of X ~ Bin(N, pi), N = ``n_trials``, on m = lo .. lo + width - 1, relative to pmf(lo).
 
     Returns (log pmf(lo), p, F, H) (H is None when ``excess`` is false) with p[j] = pmf(lo + j) / pmf(lo), F[j] = Pr(X <= lo + j) / pmf(lo) and
     H[j] = E[(lo + j - X)_+] / pmf(lo) (cells beyond a row's width are 0). p is a running product of the
@@ -66,7 +66,7 @@ def lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
     rounding error at most ~8 j 2^-53 at cell j (the caller adds a margin for it). The window must keep
     pmf within e^700 of pmf(lo) (callers use it for windows of at most ~20 standard deviations).
     """
-    N, lo, width = (np.asarray(x, dtype=float) for x in (N, lo, width))
+    N, lo, width = (np.asarray(x, dtype=float) for x in (n_trials, lo, width))
     W = int(width.max())
     log_anchor = log_pmf(lo, N, log_pi, log_1mpi)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -355,14 +355,14 @@ def middles_from_tables(rows, preps, mids, active) -> None:
             p.log_err[finite] = np.logaddexp(p.log_err[finite], mid[finite] + log_margin)
 
 
-def tables_in_range(N, lo, hi, log_pi, log_1mpi) -> bool:
-    """Whether :func:`lower_tables` of X ~ Bin(N, pi) anchored anywhere in [lo, hi] and not reaching beyond
+def tables_in_range(n_trials, lo, hi, log_pi, log_1mpi) -> bool:
+    """Whether :func:`lower_tables` of X ~ Bin(N, pi), N = ``n_trials``, anchored anywhere in [lo, hi] and not reaching beyond
     hi stays in range: every cell (pmf ratios to the anchor's pmf; the cumulative law and the expected
     excess over it) far from overflow, and every pmf ratio far from the subnormal range (its relative
     rounding is then the 8 W 2^-53 the callers add). The pmf is unimodal: its largest value on [lo, hi] is
     at the mode (clipped) and its smallest at an end. Bounds used: p <= pmf(mode) / pmf(anchor);
     F <= Pr(X < anchor) / pmf(anchor) + sum p <= 1 / pmf(anchor) + W max p; H <= (N + W) F."""
-    N, lo, hi = (np.asarray(x, dtype=float) for x in (N, lo, hi))
+    N, lo, hi = (np.asarray(x, dtype=float) for x in (n_trials, lo, hi))
     hi = np.maximum(hi, lo)
     mode = np.clip(np.floor((N + 1.0) * math.exp(log_pi)), lo, hi)
     at_lo, at_hi, at_mode = (log_pmf(x, N, log_pi, log_1mpi) for x in (lo, hi, mode))
