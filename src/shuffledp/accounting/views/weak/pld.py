@@ -37,7 +37,7 @@ import math
 import numpy as np
 
 from shuffledp._numerics import log_binom_pmf_loader
-from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.weak.outcomes import WeakGrid
 
@@ -280,9 +280,9 @@ def binned_by_runs(setting: ShuffleSetting, *, interval: float, pessimistic: boo
         the binned view (symmetric: one direction).
     """
     n = float(setting.n_users)
-    epsilon_local = float(setting.epsilon_local)
-    beta = math.expm1(epsilon_local)
-    grid = WeakGrid(n, KrrParams.of(epsilon_local, setting.k), K)
+    krr = setting.krr
+    beta = math.expm1(krr.epsilon_local)
+    grid = WeakGrid(n, krr, K)
     log_dropped = grid.log_dropped(beta)
     bins = Bins()
     side = _Side()
