@@ -1,6 +1,7 @@
-"""Koskela et al.'s *weak adversary* for shuffled k-RR: its exact delta (:class:`WeakView`, used by
-``weak-adversary``); its binned privacy loss distribution for composition is
-:func:`shuffledp.accounting.views.weak.pld.binned`.
+"""Koskela et al.'s *weak adversary* for shuffled k-RR as a view (:class:`WeakView`, the view of
+``weak-adversary``): its outcomes, and as overrides on the view its exact certified delta, its binned privacy
+loss distribution for composition (:meth:`WeakView.binned`), its certified epsilon search
+(:meth:`WeakView.epsilon_for_delta`) and its composed tail.
 
 The adversary (Koskela, Heikkila, Honkela 2021, Def. 3 and Thm 4) sees the shuffled reports, the data
 of the other n - 1 users and which of them drew their report from the blanket (k-RR as a mixture:
@@ -67,8 +68,12 @@ K sigma_M nu / lambda) (s, a) pairs, O(1) each. Accuracy: relative error ~1e-10 
 delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
 about 1e-16 n log n absolute error to log delta at larger n.
 
-**Binned PLD**: :func:`shuffledp.accounting.views.weak.pld.binned` (runs of m, one side mirrored;
-its module docstring).
+**Binned PLD**: :meth:`WeakView.binned`, by :func:`shuffledp.accounting.views.weak.pld.binned_by_runs` (runs
+of m, one side mirrored; its module docstring).
+
+**Epsilon for delta**: :meth:`WeakView.epsilon_for_delta`, the certified bracketing search of
+:class:`~shuffledp.accounting.numerics.remainder.BracketedMixin` on the widening windows, started from the
+Chernoff bound's certified upper end (:meth:`WeakView.epsilon_hint`) and its refined guess.
 """
 
 from __future__ import annotations
@@ -118,15 +123,16 @@ def _upper(parts: tuple[float, float]) -> float:
 class WeakView(BracketedMixin, View):
     """The weak adversary's view of one setting: its outcomes (a, c, m) as a :class:`View`
     (:meth:`outcomes`, :meth:`left_out`, windows of :class:`~shuffledp.accounting.views.weak.outcomes.WeakGrid`),
-    and two documented overrides of quantities derived from them:
+    and documented overrides of quantities derived from them:
 
     * the exact certified delta (module docstring, "Exact delta": :meth:`log_deltas`,
       :meth:`log_delta_parts`, and :meth:`log_delta` with ``upper=True``), by the rows of
       :class:`~shuffledp.accounting.views.weak.rows.WeakRows`;
-    * the binned PLD (:func:`shuffledp.accounting.views.weak.pld.binned`), by runs of m on the same windows
-      as the stream.
+    * the binned PLD (:meth:`binned`), by runs of m on the same windows as the stream;
+    * epsilon for delta (:meth:`epsilon_for_delta`, from :class:`BracketedMixin`), the certified search on
+      the exact delta with the Chernoff hints.
 
-    Both are held to the stream by tests/accounting/test_view_streams_weak_worst.py. The certified
+    The first two are held to the stream by tests/accounting/test_view_streams_weak_worst.py. The certified
     composed tail (:meth:`tail_rounds`) is formed from the stream's blocks
     (:mod:`shuffledp.accounting.views.weak.tail`).
 
