@@ -42,8 +42,10 @@ class CountBlocks:
     """The cached blocks of one count law (module docstring)."""
 
     def __init__(self, law: CountLaw):
-        """Args:
-        law: the count law whose values are cached.
+        """No block is cached yet.
+
+        Args:
+            law: the count law whose values are cached.
         """
         self.law = law
         #: block index -> (s, log P1, L, v) of its counts

@@ -29,8 +29,10 @@ class TailSums:
     """Delta of the count law of ``blocks`` in one direction, by threshold and tail walks (module docstring)."""
 
     def __init__(self, blocks: CountBlocks):
-        """Args:
-        blocks: the cached blocks of the count law (their law is read as ``law``).
+        """The sums read the blocks' cache and their law.
+
+        Args:
+            blocks: the cached blocks of the count law (their law is read as ``law``).
         """
         self.blocks = blocks
         self.law = blocks.law

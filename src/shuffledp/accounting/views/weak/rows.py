@@ -393,8 +393,10 @@ class RowSums:
     dropped): the middle ranges term by term or from tables, the pruning of negligible rows, the tails of S."""
 
     def __init__(self, rows: WeakRows):
-        """Args:
-        rows: the rows (their windows and per-epsilon preparation).
+        """The sums of ``rows``.
+
+        Args:
+            rows: the rows (their windows and per-epsilon preparation).
         """
         self.rows = rows
 
