@@ -69,13 +69,10 @@ PENDING: set[tuple[str, str]] = {
     ("shuffledp.accounting.views.base", "swapped"),
     ("shuffledp.accounting.accountants.biswas", "direction"),
     ("shuffledp.accounting.accountants.histogram", "direction"),
-    ("shuffledp.accounting.views.single_bin.law", "direction"),
     ("shuffledp.accounting.views.strong.view", "direction"),
     # the user count as n / N / users
-    ("shuffledp.accounting.views.weak.tables", "N"),
     ("shuffledp.accounting.views.weak.outcomes", "n"),
     ("shuffledp.accounting.views.weak.rows", "n"),
-    ("shuffledp.accounting.views.single_bin.law", "n"),
     ("shuffledp.accounting.views.worst.enumeration", "n"),
     ("shuffledp.accounting.views.worst.k2_pair_parts", "N"),
     ("shuffledp.accounting.views.worst.k3_blocks", "n"),

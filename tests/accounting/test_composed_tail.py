@@ -184,8 +184,7 @@ def test_strong_adversary_certified_down_to_1e_200():
 
 
 def test_log_masses_match_the_linear_ones_and_keep_the_underflowed():
-    view = strong_view.binned(
-        ShuffleSetting(epsilon_local=2.0, n_users=3000, k=3),
+    view = strong_view.StrongView(ShuffleSetting(epsilon_local=2.0, n_users=3000, k=3)).binned(
         interval=1e-3,
         pessimistic=True,
         K=38.0,

@@ -1,7 +1,7 @@
 """Issue 24: the x0-bin law over runs of counts by the pmf recurrence (numerics.convolution).
 
 References: mpmath sums of the convolution straight from its definition (50 digits), and the
-window sums of SingleBinLaw.evaluate (the path used for every s before issue 24, and still for
+window sums of CountLaw.evaluate (the path used for every s before issue 24, and still for
 scattered s and below n = 10^7).
 """
 
@@ -15,9 +15,9 @@ import pytest
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.numerics.convolution import log_pmf_run
-from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.single_bin import law as single_bin
-from shuffledp.accounting.views.single_bin.law import SingleBinLaw
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.views.single_bin import blocks as single_bin_blocks
+from shuffledp.accounting.views.single_bin.view import SingleBinView
 
 
 def _mpmath_log_pmf(a, m, p, q, counts):
@@ -75,12 +75,13 @@ def test_run_refuses_what_it_cannot_certify():
 @pytest.mark.parametrize("n", [10**7, 10**9])
 @pytest.mark.parametrize("z", [0.0, 6.0, 30.0])
 def test_blocks_by_recurrence_match_window_sums(n, z):
-    law = SingleBinLaw(epsilon_local=1.0, n_users=n, k=10, n_x0=round(0.8 * n))
+    view = SingleBinView(ShuffleSetting(epsilon_local=1.0, n_users=n, k=10, n_x0=round(0.8 * n)))
+    law = view.law
     p, q = math.exp(law.log_p), math.exp(law.log_q)
-    sd = math.sqrt(law.a * p * (1 - p) + law.big_n * q * (1 - q))
+    sd = math.sqrt(law.n_x0 * p * (1 - p) + law.n_off * q * (1 - q))
     first = int(law.mean1 + z * sd) // 64
-    law.ensure_blocks(range(first, first + 300))  # 19,200 counts: long stretches between anchors
-    blocks = [law.block(i) for i in range(first, first + 300)]
+    view.blocks.ensure(range(first, first + 300))  # 19,200 counts: long stretches between anchors
+    blocks = [view.blocks.block(i) for i in range(first, first + 300)]
     s, log_p1, loss, printed = (np.concatenate(parts) for parts in zip(*blocks))
     picks = np.array([0, 1, 2, 8191, 8192, 8193, 12345, s.size - 1])
     direct = law.evaluate(s[picks])
@@ -102,7 +103,7 @@ def test_accountants_by_recurrence_match_window_sums(monkeypatch):
         )
 
     windows = results()
-    monkeypatch.setattr(single_bin, "_RUN_USERS", 10**4)  # force the recurrence at this n
+    monkeypatch.setattr(single_bin_blocks, "RUN_USERS", 10**4)  # force the recurrence at this n
     runs = results()
     # relative agreement of delta; the largest eps has delta ~ e^-2000, where (1 - e^(eps - L)) is
     # ill-conditioned (a 1e-15 change of L moves delta by more), hence the absolute term
@@ -151,7 +152,7 @@ def test_certified_bound_lies_above_log_delta(n):
     setting = dict(epsilon_local=1.0, n_users=n, k=10, n_x0=round(0.8 * n))
     accountant = get_accountant("biswas-exact", **setting)
     found = accountant.epsilon_for_delta(1e-6)
-    law = accountant._law()
+    law = accountant.view()
     decisive = 0
     for eps in np.geomspace(1e-6, 0.9, 25):
         exact = float(accountant.log_delta_for_epsilon(float(eps))[0])

@@ -2,8 +2,8 @@
 
 A view yields its outcomes (:mod:`shuffledp.accounting.views.base`); delta, the PLD and the Renyi moments are
 derived from them (:mod:`shuffledp.accounting.views.derived`). Where a view keeps a faster exact evaluation
-(the split-pair sums, the 2023 pair's own sum, the single-bin law's walk, the own report's closed form, the
-clones pair's Renyi rows) that evaluation is an *override*, and this module holds it to the stream on a grid
+(the split-pair sums, the 2023 pair's own sum, the single-bin view's tail sums, the histogram views' sorted
+cells, the own report's closed form, the clones pair's Renyi rows) that evaluation is an *override*, and this module holds it to the stream on a grid
 of small settings (n <= 60, k in {2, 3, 5}, eps0 up to 9.5).
 
 **How to add a view.** Append an :class:`Override` to :data:`OVERRIDES`: a name, a factory from a
@@ -33,6 +33,7 @@ from shuffledp.accounting.views.clones.pair import GenericClonesView, KrrClonesV
 from shuffledp.accounting.views.clones.stronger_2023 import Clones2023View
 from shuffledp.accounting.views.derived.pld import binned as derived_binned
 from shuffledp.accounting.views.derived.rdp import view_log_moments
+from shuffledp.accounting.views.histogram.view import HistogramView, PairCountsView
 from shuffledp.accounting.views.own_report import OwnReportView
 from shuffledp.accounting.views.single_bin.view import SingleBinView
 from shuffledp.accounting.views.strong.view import StrongView
@@ -58,6 +59,16 @@ def _log_delta(view, epsilons):
     return view.log_delta(epsilons, K=K_ALL)
 
 
+def _with_n_x0(setting: ShuffleSetting) -> ShuffleSetting:
+    """The setting with about half of the other users on x0 (the views of one dataset need n_x0)."""
+    return ShuffleSetting(
+        epsilon_local=setting.epsilon_local,
+        n_users=setting.n_users,
+        k=setting.k,
+        n_x0=(setting.n_users - 1) // 2,
+    )
+
+
 def _clones_moments(view, orders):
     return clones_rdp.clones_log_moments(view.setting, view.generic, orders)
 
@@ -69,10 +80,22 @@ OVERRIDES = [
     Override("clones 2023: outcome sum", Clones2023View, "delta", _log_delta),
     Override("own report: closed form", OwnReportView, "delta", _log_delta),
     Override(
-        "single bin: the law's walk",
-        lambda s: SingleBinView(
-            ShuffleSetting(epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, n_x0=(s.n_users - 1) // 2)
-        ),
+        "single bin: the tail sums",
+        lambda s: SingleBinView(_with_n_x0(s)),
+        "delta",
+        _log_delta,
+        lambda s: s.n_users >= 2,
+    ),
+    Override(
+        "histogram: sorted cells",
+        lambda s: HistogramView(_with_n_x0(s)),
+        "delta",
+        _log_delta,
+        lambda s: s.k >= 3 and s.n_users >= 2,
+    ),
+    Override(
+        "pair counts: sorted cells",
+        lambda s: PairCountsView(_with_n_x0(s)),
         "delta",
         _log_delta,
         lambda s: s.n_users >= 2,

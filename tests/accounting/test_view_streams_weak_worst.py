@@ -22,7 +22,6 @@ from shuffledp.accounting.numerics.composed_tail import TailRound, log_delta_bou
 from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.base import log_delta_from_outcomes
 from shuffledp.accounting.views.binned import bin_index
-from shuffledp.accounting.views.weak import pld as weak_pld
 from shuffledp.accounting.views.weak import tail as weak_tail
 from shuffledp.accounting.views.weak import view as weak
 from shuffledp.accounting.views.weak.tail import tail_rounds
@@ -130,9 +129,7 @@ def test_weak_binned_override_is_its_stream(n, k, e0, pessimistic):
     same P- and Q-mass (to the reduction's absolute rounding), the same dropped mass."""
     interval = 1e-2
     view = weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
-    binned = weak_pld.binned(
-        epsilon_local=e0, n_users=n, k=k, interval=interval, pessimistic=pessimistic, K=9.0
-    )
+    binned = view.binned(interval=interval, pessimistic=pessimistic, K=9.0)
     lp, lq = _stream(view, 9.0)
     _assert_bins_match(lp, lq, binned, interval, pessimistic)
     assert math.isclose(binned.dropped, math.exp(view.left_out(9.0).log_p), rel_tol=1e-12, abs_tol=1e-300)

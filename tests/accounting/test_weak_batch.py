@@ -1,7 +1,7 @@
 """The joint evaluation of many epsilons (per-row tables shared between them) against one at a time.
 
 ``weak-adversary`` evaluates >= 4 epsilons together with tables of M's and A's cumulative laws
-(:meth:`shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`) and one epsilon alone with incomplete
+(:meth:`shuffledp.accounting.views.weak.rows.RowSums.log_parts_many`) and one epsilon alone with incomplete
 beta functions; both are the same certified sum. The joint value must agree with the single one to
 1e-10 (each carries a certified remainder of at most 1e-11 of its sum); the tables themselves are checked against direct sums.
 """

@@ -34,9 +34,9 @@ def _widening(memo):
     tilted law of eps, sharing the view's memo)."""
     view = get_accountant("weak-adversary", n_users=10**6, k=10, epsilon_local=1.0).view()
     view.excess_memo = memo
-    first = view.rows(6.0, (0.02,)).log_delta(0.02, view.chernoff)
+    first = view.rows(6.0, (0.02,)).sums.log_parts(0.02, view.chernoff)
     assert first[1] - first[0] > weak_rows.LOG_NEGLIGIBLE  # the loop would widen
-    return view.rows(8.0, (0.02,)).log_delta(0.02, view.chernoff)
+    return view.rows(8.0, (0.02,)).sums.log_parts(0.02, view.chernoff)
 
 
 def test_the_view_hands_one_memo_to_the_rows_of_every_window():

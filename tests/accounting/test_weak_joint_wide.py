@@ -30,13 +30,13 @@ EPSILONS = [0.02, 0.1, 0.3, 0.4, 0.46, 0.5, 0.56, 0.6, 0.62, 0.7]
 
 def test_deep_tail_epsilons_jointly_equal_single_ones(monkeypatch):
     windows = []
-    joint_rows = weak_rows.WeakRows.log_deltas
+    joint_rows = weak_rows.RowSums.log_parts_many
 
     def spy(self, epsilons, chernoff):
-        windows.append((self.K, len(epsilons)))
+        windows.append((self.rows.K, len(epsilons)))
         return joint_rows(self, epsilons, chernoff)
 
-    monkeypatch.setattr(weak_rows.WeakRows, "log_deltas", spy)
+    monkeypatch.setattr(weak_rows.RowSums, "log_parts_many", spy)
     joint = get_accountant("weak-adversary", **SETTING).log_delta_for_epsilon(EPSILONS)
     monkeypatch.undo()
     assert windows == [(8.0, len(EPSILONS))], windows  # one joint batch (was: K = 8, then K > 20, then alone)

@@ -1,4 +1,4 @@
-"""The weak view's binned PLD (shuffledp.accounting.views.weak.pld, issue 35): its pmf rows against Loader's
+"""The weak view's binned PLD (WeakView.binned, by shuffledp.accounting.views.weak.pld; issue 35): its pmf rows against Loader's
 formula per element (to a tolerance derived from the documented accuracy of exp and log, tests/golden_tolerance.py), and its mirrored side against the generic binning of the view's own stream.
 
 Known values: :func:`shuffledp.accounting.numerics.binomial.log_binom_pmf_loader` per element (Loader 2000), and the generic
@@ -120,9 +120,10 @@ def test_mirrored_pld_is_on_the_safe_side_of_the_stream(n, k, e0, q):
     the generic binning from log P - log Q rounded at 2001; the mirror's direction at an edge is the next
     test's)."""
     interval = 0.97e-3
-    ours = weak_pld.binned(epsilon_local=e0, n_users=n, k=k, interval=interval, pessimistic=True, K=9.0)
+    view = weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
+    ours = view.binned(interval=interval, pessimistic=True, K=9.0)
     stream = derived_pld.binned(
-        weak.WeakView(ShuffleSetting(epsilon_local=e0, n_users=n, k=k)),
+        view,
         interval=interval,
         pessimistic=True,
         K=9.0,
@@ -138,7 +139,9 @@ def test_mirror_moves_an_exact_edge_to_the_safe_side():
     the mirror puts it in bin -399 (REMOVE loss rounded up one more bin; the bin's lower edge is -4 itself,
     so the ADD direction's loss is exact), optimistic in bin -401."""
     for pessimistic, expected, other in ((True, -399, -400), (False, -401, -400)):
-        view = weak_pld.binned(epsilon_local=4.0, n_users=50, k=10, interval=0.01, pessimistic=pessimistic)
+        view = weak.WeakView(ShuffleSetting(epsilon_local=4.0, n_users=50, k=10)).binned(
+            interval=0.01, pessimistic=pessimistic
+        )
         index = list(view.index)
         assert expected in index and (
             other not in index or view.p_mass[index.index(other)] < view.p_mass[index.index(expected)]

@@ -99,7 +99,7 @@ def test_tilted_windows_certify_deep_tails_at_the_first_window():
     K ~ 37 (about 2900 rows); centred on the tilted law the first window (K = 8) leaves a certified remainder
     below 1e-11 of the sum."""
     view = get_accountant("weak-adversary", n_users=10**4, k=10, epsilon_local=2.0).view()
-    log_main, log_dropped = view.rows(8.0, (0.8,)).log_delta(0.8, view.chernoff)
+    log_main, log_dropped = view.rows(8.0, (0.8,)).sums.log_parts(0.8, view.chernoff)
     assert -720.0 < log_main < -680.0
     assert log_dropped - log_main <= math.log(1e-11)
 

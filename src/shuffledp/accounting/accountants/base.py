@@ -79,6 +79,9 @@ class Accountant(abc.ABC):
     #: :meth:`log_delta_for_epsilon` is widened outward by it (:mod:`shuffledp.accounting.numerics.safe_side`:
     #: UPPER up, LOWER and EXACT down), so that no pair of bounds crosses through rounding (issue 34)
     relative_rounding: ClassVar[float] = DEFAULT_RELATIVE_ROUNDING
+    #: True while ``log_delta_for_epsilon`` runs (a nested call through ``super()`` is then not widened again);
+    #: set per instance by the wrapper of ``__init_subclass__``
+    _computing_delta: bool = False
 
     def __init_subclass__(cls, **kwargs):
         """Every subclass's ``log_delta_for_epsilon`` (its own or a mixin's) returns its safe side: the one place
@@ -90,7 +93,7 @@ class Accountant(abc.ABC):
 
         @functools.wraps(raw)
         def log_delta_for_epsilon(self, epsilons):
-            if self.__dict__.get("_computing_delta"):
+            if self._computing_delta:
                 return raw(self, epsilons)
             self._computing_delta = True
             try:
@@ -124,6 +127,7 @@ class Accountant(abc.ABC):
                 self.view_class.randomizers,
                 self.setting.randomizer,
             )
+        self._own_view = None  # built on first use by :meth:`view`
         if self.needs_n_x0 and self.setting.n_x0 is None:
             raise ValueError(
                 f"`n_x0` is required by accountant {self.name!r} and must be an integer in "
@@ -133,13 +137,40 @@ class Accountant(abc.ABC):
     @abc.abstractmethod
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Natural log of delta at each epsilon (array in, array out; -inf means delta = 0), on its safe side:
-        a subclass computes the value, and the base widens it by :attr:`relative_rounding` (``__init_subclass__``)."""
+        a subclass computes the value, and the base widens it by :attr:`relative_rounding` (``__init_subclass__``).
+
+        An accountant that is its view's bound computes it as :meth:`view_log_delta`."""
+
+    def view_log_delta(self, epsilons) -> np.ndarray:
+        """The view's ``log_delta`` at the checked epsilons (the body of ``log_delta_for_epsilon`` for an
+        accountant whose delta is its view's: :meth:`view` computes, the accountant only states what it is).
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+
+        Returns:
+            log delta at each epsilon (the view's value; the base widens it to the accountant's safe side).
+
+        Raises:
+            ValueError: an epsilon below 0 or not a number.
+        """
+        return self.view().log_delta(self._checked_epsilons(epsilons))
 
     def view(self):
-        """The accountant's view of its setting (an instance of :attr:`view_class`)."""
+        """The accountant's view of its setting (an instance of :attr:`view_class`), built once per
+        accountant: the state it keeps (rows, cached blocks) serves every later call.
+
+        Returns:
+            the view.
+
+        Raises:
+            NotImplementedError: the accountant has no view.
+        """
         if self.view_class is None:
             raise NotImplementedError(f"accountant {self.name!r} has no view")
-        return self.view_class(self.setting)
+        if self._own_view is None:
+            self._own_view = self.view_class(self.setting)
+        return self._own_view
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
         """The view's binned privacy loss distribution(s) (:class:`~shuffledp.accounting.views.binned.BinnedView`),

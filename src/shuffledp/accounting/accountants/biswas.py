@@ -1,5 +1,8 @@
 """Theorem IV.1 of Biswas, Jung & Palamidessi: delta of one bin's count, as printed and exact.
 
+Where the delta is computed: the single-bin view, :class:`~shuffledp.accounting.views.single_bin.view.SingleBinView`
+(count law, cached blocks, tail sums); this module states what each delta is and derives the law.
+
 Setting (paper, Section IV): n users apply k-RR with local parameter eps0, p = e^eps0 / (e^eps0 + k - 1)
 (report the true value), q = 1 / (e^eps0 + k - 1) (each other value). User u holds x0 in D(x0) and
 x1 in D(x1); ``n_x0`` of the other n - 1 users hold x0 and the remaining N - 1 = n - 1 - n_x0 hold
@@ -61,14 +64,16 @@ so the reverse delta is 0 beyond it (for k = 2 that is eps0 as well).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
-from shuffledp.accounting.views.single_bin.law import (
+from shuffledp.accounting.views.single_bin.view import (
     DIRECTIONS,
     MAX_USERS_SINGLE_BIN,
-    SingleBinLaw,
+    SingleBinView,
     check_size,
 )
 
@@ -79,19 +84,25 @@ _BOUND_MARGIN = 1e-6
 
 
 class _SingleBinAccountant(Accountant):
+    """An accountant whose delta is the single-bin view's (its count law, cached blocks and tail sums)."""
+
     needs_n_x0 = True
 
     def __init__(self, **parameters):
         super().__init__(**parameters)
         check_size(self.name, self.setting.n_users)
+        self._single_bin: SingleBinView | None = None
 
-    def _law(self) -> SingleBinLaw:
-        if getattr(self, "_cached_law", None) is None:
-            s = self.setting
-            self._cached_law = SingleBinLaw(
-                epsilon_local=s.epsilon_local, n_users=s.n_users, k=s.k, n_x0=s.n_x0
-            )
-        return self._cached_law
+    def view(self) -> SingleBinView:
+        """The single-bin view of the setting, built once (its cached blocks serve every later epsilon; not a
+        ``view_class``: these bounds do not compose).
+
+        Returns:
+            the view.
+        """
+        if self._single_bin is None:
+            self._single_bin = SingleBinView(self.setting)
+        return self._single_bin
 
 
 class BiswasPrinted(_SingleBinAccountant):
@@ -115,7 +126,7 @@ class BiswasPrinted(_SingleBinAccountant):
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
-        return self._law().log_delta(epsilons, direction="forward", printed=True)
+        return self.view().log_delta_one_direction(epsilons, "forward", printed=True)
 
 
 class BiswasExact(_SingleBinAccountant):
@@ -130,7 +141,9 @@ class BiswasExact(_SingleBinAccountant):
 
     name = "biswas-exact"
     label = "exact single-bin (forward)"
-    variants = {"biswas-exact-both": ("exact single-bin (max of both directions)", "#77AADD")}
+    variants: ClassVar[dict[str, tuple[str, str]]] = {
+        "biswas-exact-both": ("exact single-bin (max of both directions)", "#77AADD")
+    }
     colour = "#332288"
     kind = BoundKind.EXACT
     scope = (
@@ -147,17 +160,14 @@ class BiswasExact(_SingleBinAccountant):
 
     def _certainly_below(self, epsilon: float, log_target: float) -> bool:
         return (
-            self.direction == "forward" and self._law().log_delta_bound(epsilon) < log_target - _BOUND_MARGIN
+            self.direction == "forward" and self.view().log_delta_bound(epsilon) < log_target - _BOUND_MARGIN
         )
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
-        law = self._law()
         if self.direction == "both":
-            return np.maximum(
-                law.log_delta(epsilons, direction="forward"), law.log_delta(epsilons, direction="reverse")
-            )
-        return law.log_delta(epsilons, direction=self.direction)
+            return self.view().log_delta(epsilons)
+        return self.view().log_delta_one_direction(epsilons, self.direction)
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + f", direction={self.direction!r})"

@@ -103,7 +103,8 @@ class StrongAdversary(Accountant):
     view_class = strong.StrongView
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        return strong.log_delta(self._checked_epsilons(epsilons), self.setting)
+        """The view's exact split-pair sum (:meth:`~shuffledp.accounting.views.strong.view.StrongView.log_delta`)."""
+        return self.view_log_delta(epsilons)
 
 
 class BalleBlanket(Accountant):

@@ -100,7 +100,8 @@ class FeldmanNumerical(Accountant):
         check_size(self.name, self.setting.n_users)  # n <= 10^10 (work ~ sqrt(n) per epsilon)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        return clones_view.log_delta(self._checked_epsilons(epsilons), self.setting, self.view_class.generic)
+        """The view's exact split-pair sum (:meth:`~shuffledp.accounting.views.clones.pair.ClonesView.log_delta`)."""
+        return self.view_log_delta(epsilons)
 
     def log_delta_for_epsilon_direct(self, epsilons) -> np.ndarray:
         """Straightforward O(n^2) enumeration of the same pair (tests, benchmarks)."""
@@ -160,4 +161,5 @@ class ClonesKRR2023(Accountant):
     view_class = clones_2023.Clones2023View
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
-        return clones_2023.log_delta(self._checked_epsilons(epsilons), self.setting)
+        """The view's outcome sum (:meth:`~shuffledp.accounting.views.clones.stronger_2023.Clones2023View.log_delta`)."""
+        return self.view_log_delta(epsilons)

@@ -113,7 +113,7 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
-from shuffledp.accounting.views import own_report
+from shuffledp.accounting.views.own_report import OwnReportView
 from shuffledp.accounting.views.weak.view import WeakView
 from shuffledp.accounting.views.worst import k3_large
 from shuffledp.accounting.views.worst.enumeration import K3_CACHE_USERS
@@ -224,7 +224,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         )
         # capped by u's own report's delta (valid for every dataset; the search's rounding allowance could put it
         # 1.2e-12 above that: eps0 = 29, n = 2, eps = 14.5, the issue-34 sweep's slow profile)
-        return -np.inf, min(_log(upper), float(own_report.log_delta([float(eps)], s)[0]), 0.0)
+        return -np.inf, min(_log(upper), float(OwnReportView(s).log_delta([float(eps)])[0]), 0.0)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """Where no search runs (this accountant is ``weak-adversary``'s value there: k >= 4 above

@@ -10,13 +10,28 @@ sets ``symmetric = True`` and is read in one direction.
 Everything else is *derived* from that stream by one generic layer, :mod:`shuffledp.accounting.views.derived`:
 delta for many epsilons in one pass (:func:`log_delta_from_outcomes`), epsilon for delta through the one
 search, the privacy loss distribution (pessimistic and optimistic, both directions, subsampled), the Renyi
-moments and the certified composed tail -- methods of :class:`View` below. A view may override a derived quantity with a fast exact sum (the weak rows, the pair
-sums); the override is then held to the generic value of its own stream by a parametrised test on a
-grid of small settings.
+moments and the certified composed tail -- methods of :class:`View` below. A view may override a derived
+quantity with a fast exact sum (the weak rows, the pair sums, the single-bin tail sums, the sorted cells);
+the override is then held to the generic value of its own stream by a parametrised test on a grid of small
+settings. The view is the only object that computes: an accountant is a view plus what its delta is.
 
 **Which way each derived value errs.** Every outcome yielded is exact up to floating-point rounding of
 its log masses; the left-out bounds are certified upper bounds. So ``upper=True`` derivations add the
 left-out P-mass to delta (an upper bound on the pair's delta), ``upper=False`` drop it (a lower bound).
+
+**The one ``log_delta`` contract.** Every view (and every family view) has exactly one method named
+``log_delta``, with one signature: ``log_delta(epsilons, *, K=DEFAULT_K, upper=True) -> np.ndarray``.
+``epsilons`` is a scalar or an array of epsilons in [0, inf] (vectorised: one pass for all of them); it returns
+a 1-D array of natural logs of delta, one per epsilon (``-inf``: delta = 0), the larger of the view's
+directions (REMOVE and ADD; one if symmetric), at most 0. Its safe side: ``upper=True`` is an upper bound on
+the pair's delta (the left-out P-mass added, or an exact or certified fast sum), ``upper=False`` a lower
+bound (the left-out mass dropped); a view that leaves nothing out returns the exact value for both. ``K``
+is the stream's window (a fast sum that certifies its own windows ignores it). A fast exact sum is an
+override of this method, never a second method or a module function: an accountant asks its view
+(``Accountant.view().log_delta``). Other shapes have other names: one direction of a view that is not
+symmetric is ``log_delta_one_direction(epsilons, direction)``; the pieces of a certified sum are
+``log_delta_parts`` / ``log_parts`` (pairs of the summed value and the certified remainder); a direct
+enumeration kept as a reference for tests is ``log_delta_direct``.
 
 A *family* view (the worst-case families) is a set of member views, one per dataset (pair); the generic
 layer takes the maximum over the members (:class:`FamilyView`).
@@ -126,8 +141,18 @@ class View(abc.ABC):
         return None
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
-        """log delta at each epsilon, the larger of the directions, from the stream (generic; views
-        with a fast exact sum override it)."""
+        """log delta at each epsilon, the larger of the directions: the one contract of every view (module
+        docstring). Here from the stream (generic); a view with a fast exact sum overrides it, and a test
+        holds the override to this value.
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+            K: half-width of the stream's windows, in standard deviations.
+            upper: add the certified left-out P-mass (an upper bound) or drop it (a lower bound).
+
+        Returns:
+            a 1-D array of log delta, one per epsilon, at most 0.
+        """
         return derived_delta.log_delta_from_outcomes(self, epsilons, K=K, upper=upper)
 
     def epsilon_for_delta(self, delta: float, *, K: float = DEFAULT_K) -> float:
@@ -189,7 +214,7 @@ class FamilyView(abc.ABC):
         """The member views."""
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
-        """The largest member's log delta at each epsilon."""
+        """The largest member's log delta at each epsilon (the contract of :meth:`View.log_delta`)."""
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
         out = np.full(eps.shape, -np.inf)
         for member in self.members():

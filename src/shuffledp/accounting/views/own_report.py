@@ -17,33 +17,15 @@ from collections.abc import Iterator
 import numpy as np
 
 from shuffledp._numerics import log1mexp
-from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 
-__all__ = ["OwnReportView", "log_delta"]
-
-
-def log_delta(
-    epsilons,
-    setting: ShuffleSetting | None = None,
-    *,
-    epsilon_local: float | None = None,
-    k: int | None = None,
-) -> np.ndarray:
-    """log (p - e^eps q)_+ = log p + log(1 - e^(eps - eps0)) at each epsilon (-inf from eps0 on). The
-    setting's ``epsilon_local`` and ``k`` are read (the keywords ``epsilon_local``, ``k`` are still accepted)."""
-    if setting is None:
-        setting = ShuffleSetting(epsilon_local=epsilon_local, n_users=1, k=k)
-    gap = np.asarray(epsilons, dtype=float) - float(setting.epsilon_local)
-    log_p = setting.krr.log_p
-    with np.errstate(divide="ignore"):
-        return np.where(gap < 0.0, log_p + log1mexp(np.minimum(gap, -1e-300)), -np.inf)
+__all__ = ["OwnReportView"]
 
 
 class OwnReportView(View):
     """The differing user's own k-RR report as a view: outcomes x0 (P = p, Q = q), x1 (q, p) and, for
     k >= 3, "any other value" ((k - 2) q on both sides, merged: equal loss 0). Nothing left out; symmetric.
-    :meth:`log_delta` is the closed form :func:`log_delta` (held to the stream by
+    :meth:`log_delta` is the closed form (p - e^eps q)_+ (held to the stream by
     tests/accounting/test_view_overrides.py)."""
 
     name = "own-report"
@@ -64,5 +46,18 @@ class OwnReportView(View):
         return (self.setting.epsilon_local, self.setting.epsilon_local)
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
-        """The closed form (p - e^eps q)_+ (exact: nothing is left out, so upper and lower agree)."""
-        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting)
+        """Override: the closed form log (p - e^eps q)_+ = log p + log(1 - e^(eps - eps0)) (-inf from eps0 on;
+        exact: nothing is left out, so ``upper`` and ``K`` change nothing).
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+            K: unused (nothing is left out).
+            upper: unused (upper and lower values agree).
+
+        Returns:
+            log delta at each epsilon (1-D).
+        """
+        gap = np.atleast_1d(np.asarray(epsilons, dtype=float)) - float(self.setting.epsilon_local)
+        log_p = self.setting.krr.log_p
+        with np.errstate(divide="ignore"):
+            return np.where(gap < 0.0, log_p + log1mexp(np.minimum(gap, -1e-300)), -np.inf)

@@ -1,7 +1,7 @@
 """The clones pair of Feldman, McMillan, Talwar (FOCS 2021, Thm 3.2) as a view (:class:`ClonesView`: its
 outcomes, the one enumeration of the pair, from which its PLD, Renyi moments and composed tail are derived),
-its exact delta (:func:`log_delta`, the fast split-pair sum used by ``feldman-numerical`` and ``clones-krr``:
-an override held to the stream) and a direct O(n^2) enumeration for tests (:func:`log_delta_direct`).
+its exact delta (:meth:`ClonesView.log_delta`, the fast split-pair sum used by ``feldman-numerical`` and
+``clones-krr``: an override held to the stream) and a direct O(n^2) enumeration for tests (:func:`log_delta_direct`).
 The pair's masses at an outcome are formed once, by :func:`atoms` (the stream and the Renyi override of
 :mod:`shuffledp.accounting.views.clones.rdp` both call it).
 
@@ -15,7 +15,6 @@ With x the first coordinate the loss is log((alpha x + (1 - alpha)(c + 1 - x)) /
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator
 
@@ -41,7 +40,6 @@ __all__ = [
     "KrrClonesView",
     "pair_parameters",
     "atoms",
-    "log_delta",
     "log_delta_direct",
 ]
 
@@ -95,8 +93,17 @@ class ClonesView(View):
     def parameters(self) -> dict:
         return pair_parameters(self.setting, self.generic)
 
-    @functools.lru_cache(maxsize=4)
+    def __init__(self, setting):
+        super().__init__(setting)
+        self._rows_by_window: dict[float, tuple] = {}  # the rows of each window K used so far
+
     def _rows(self, K: float):
+        """The rows of window K (:meth:`_window_rows`), computed once per K."""
+        if K not in self._rows_by_window:
+            self._rows_by_window[K] = self._window_rows(K)
+        return self._rows_by_window[K]
+
+    def _window_rows(self, K: float):
         pair = self.parameters()
         s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(
             self.setting.n_users - 1, pair["log_r"], pair["log_1mr"], K
@@ -130,10 +137,26 @@ class ClonesView(View):
         return (self.setting.epsilon_local, self.setting.epsilon_local)
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
-        """The exact split-pair sum (:func:`log_delta`) as the upper value; the stream's sum for ``upper=False``."""
+        """Override: with ``upper`` the exact split-pair sum of the pair (times its weight; 0, i.e. log -inf,
+        from eps0 on; ``K`` is not used); without it the stream's sum without its left-out mass.
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+            K: half-width of the stream's windows (``upper=False`` only).
+            upper: the exact sum (True) or the stream's lower value (False).
+
+        Returns:
+            log delta at each epsilon (1-D).
+        """
         if not upper:
             return super().log_delta(epsilons, K=K, upper=False)
-        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting, self.generic)
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        parameters = self.parameters()
+        log_weight = parameters.pop("log_weight")
+        out = np.minimum(0.0, log_weight + log_split_pair_delta(eps, **parameters))
+        # exactly 0 from eps0 on (the pair's largest likelihood ratio is e^eps0; rounding of
+        # log(alpha / (1 - alpha)) must not leave a 1e-16 residue at eps = eps0)
+        return np.where(eps >= self.setting.epsilon_local, -np.inf, out)
 
 
 class GenericClonesView(ClonesView):
@@ -149,16 +172,6 @@ class KrrClonesView(ClonesView):
 
     name = "clones-krr"
     generic = False
-
-
-def log_delta(epsilons: np.ndarray, setting: ShuffleSetting, generic: bool) -> np.ndarray:
-    """Exact log delta of the pair (generic or k-RR), 0 (log -inf) from eps0 on."""
-    parameters = pair_parameters(setting, generic)
-    log_weight = parameters.pop("log_weight")
-    out = np.minimum(0.0, log_weight + log_split_pair_delta(epsilons, **parameters))
-    # exactly 0 from eps0 on (the pair's largest likelihood ratio is e^eps0; rounding of
-    # log(alpha / (1 - alpha)) must not leave a 1e-16 residue at eps = eps0)
-    return np.where(epsilons >= setting.epsilon_local, -np.inf, out)
 
 
 def log_delta_direct(epsilons: np.ndarray, setting: ShuffleSetting, generic: bool) -> np.ndarray:

@@ -1,6 +1,6 @@
 """The k-RR "stronger clones" pair of Feldman, McMillan, Talwar (SODA 2023, arXiv:2208.04591) as a view
 (:class:`Clones2023View`: its outcomes, from which its PLD is derived) and its exact delta
-(:func:`log_delta`), for ``clones-krr-2023``.
+(:meth:`Clones2023View.log_delta`), for ``clones-krr-2023``.
 
 The 2023 reduction decomposes each local randomizer as R(x) = p Q0 + p Q1 + (1 - 2p) LO(x) and u's as
 R(x0) = e^eps0 p Q0 + p Q1 + (1 - (e^eps0 + 1) p) LO(x0) (and the swap for x1); it counts how many
@@ -41,7 +41,7 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.binned import LOG_HALF, flat_rows, log_a_outside, split_pair_rows
 
-__all__ = ["MAX_OUTCOMES", "Clones2023View", "check_size", "outcome_logs", "log_delta"]
+__all__ = ["MAX_OUTCOMES", "Clones2023View", "check_size", "outcome_logs"]
 
 #: refuse pairs whose windows hold more outcomes than this (memory; about n q_k K^2 outcomes)
 MAX_OUTCOMES = 20_000_000
@@ -129,23 +129,6 @@ def _mix(x, y, m, krr, log_first, log_second, log_rest):
     return logsumexp(parts, axis=0)
 
 
-def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
-    """log H_{e^eps}(P || Q) of the pair plus the certified left-out mass; -inf from eps0 on."""
-    epsilon_local = setting.epsilon_local
-    log_p, log_q, log_out = outcome_logs(_key(setting))
-    epsilons = np.asarray(epsilons, dtype=float)
-    out = np.full(epsilons.shape, -np.inf)
-    loss = log_p - log_q
-    for i, eps in np.ndenumerate(epsilons):
-        if eps >= epsilon_local:
-            continue
-        above = loss > eps
-        terms = log_p[above] + log1mexp(eps - loss[above]) if np.isfinite(eps) else np.zeros(0)
-        value = float(logsumexp(terms)) if terms.size else -np.inf
-        out[i] = min(0.0, float(np.logaddexp(value, log_out)))
-    return out
-
-
 def _key(setting: ShuffleSetting) -> ShuffleSetting:
     """The setting without n_x0 (the pair does not depend on it): one cache entry per pair."""
     return ShuffleSetting(epsilon_local=setting.epsilon_local, n_users=setting.n_users, k=setting.k)
@@ -155,7 +138,7 @@ class Clones2023View(View):
     """The 2023 pair as a view: one chunk of every enumerated outcome (x, y), the certified window remainder
     left out (``K`` is unused: the windows are fixed). Symmetric. Every likelihood ratio is at most e^eps0
     (P and Q mix the same three laws with weights whose ratios are e^eps0, e^-eps0 and 1). NOT a dominating
-    pair for k >= 3 (:meth:`refusal`). :meth:`log_delta` is :func:`log_delta` (held to the stream by tests)."""
+    pair for k >= 3 (:meth:`refusal`). :meth:`log_delta` is the sum over those outcomes (held to the stream by tests)."""
 
     name = "clones-krr-2023"
     symmetric = True
@@ -180,6 +163,29 @@ class Clones2023View(View):
         )
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
+        """Override: with ``upper`` log H_{e^eps}(P || Q) of the pair plus the certified left-out mass (-inf from
+        eps0 on; the windows are fixed, ``K`` is not used); without it the stream's lower value.
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+            K: unused by the sum (the stream's windows are fixed).
+            upper: the sum plus the left-out mass (True) or the stream's lower value (False).
+
+        Returns:
+            log delta at each epsilon (1-D).
+        """
         if not upper:
             return super().log_delta(epsilons, K=K, upper=False)
-        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting)
+        epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        epsilon_local = self.setting.epsilon_local
+        log_p, log_q, log_out = outcome_logs(_key(self.setting))
+        out = np.full(epsilons.shape, -np.inf)
+        loss = log_p - log_q
+        for i, eps in np.ndenumerate(epsilons):
+            if eps >= epsilon_local:
+                continue
+            above = loss > eps
+            terms = log_p[above] + log1mexp(eps - loss[above]) if np.isfinite(eps) else np.zeros(0)
+            value = float(logsumexp(terms)) if terms.size else -np.inf
+            out[i] = min(0.0, float(np.logaddexp(value, log_out)))
+        return out

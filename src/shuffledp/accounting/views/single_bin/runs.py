@@ -1,20 +1,31 @@
-"""The single-bin view's pieces that do not need the law's state: row pmfs by recurrence, the rounding
+"""The single-bin view's pieces that keep no state of their own: row pmfs by recurrence, the rounding
 bound of a cached loss, the recurrence runs used from n = 10^7 on (:func:`evaluate_run`, by
-:mod:`shuffledp.accounting.numerics.convolution`) and the Chernoff tail behind
-:meth:`SingleBinLaw.log_delta_bound <shuffledp.accounting.views.single_bin.law.SingleBinLaw.log_delta_bound>`.
-They read and keep only the law's public state (its window sums, its losses of counts, the runs' anchor law and
-ends); :mod:`shuffledp.accounting.views.single_bin.law`'s docstring has the context.
+:mod:`shuffledp.accounting.numerics.convolution`; their state is a :class:`RunState`) and the Chernoff tail
+behind :meth:`TailSums.log_delta_bound <shuffledp.accounting.views.single_bin.tails.TailSums.log_delta_bound>`.
+They read the count law's public values (its window sums, its losses of counts);
+:mod:`shuffledp.accounting.accountants.biswas`'s docstring has the context.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from shuffledp.accounting.numerics.convolution import log_pmf_run
+from shuffledp.accounting.params import ShuffleSetting
 
-__all__ = ["rows_by_recurrence", "loss_error", "evaluate_run", "chernoff_log_tail", "RUN_SPACINGS", "EPS"]
+__all__ = [
+    "rows_by_recurrence",
+    "loss_error",
+    "RunState",
+    "evaluate_run",
+    "chernoff_log_tail",
+    "RUN_SPACINGS",
+    "EPS",
+]
 
 RUN_SPACINGS = (8192, 1024)  # anchors every this many s (the first whose rounding bound holds)
 EPS = float(np.finfo(float).eps)
@@ -52,40 +63,50 @@ def loss_error(log_p1: np.ndarray) -> np.ndarray:
         return np.where(np.isfinite(log_p1), 1000.0 * EPS * np.abs(log_p1), np.inf)
 
 
-def evaluate_run(law, first: int, last: int):
+@dataclass
+class RunState:
+    """The recurrence runs' state of one count law: the law with N - 2 users off x0 whose window sums anchor the
+    runs (built on first use), and each run's last values by its last count (a run going on from there starts
+    from them)."""
+
+    anchor_law: Any = None
+    ends: dict[int, tuple] = field(default_factory=dict)
+
+
+def evaluate_run(law, state: RunState, first: int, last: int):
     """evaluate(first..last) by the recurrence of numerics.convolution, or None (module docstring).
 
     With m = N - 2 and u_t = log P(Bin(a, p) + Bin(m, q) = t): log P_{N-1}(t) and log P_N(t) =
     log P1(t) follow from u by P_{M+1}(t) = (1 - q) P_M(t) + q P_M(t - 1) (positive terms), and
     sum_r w (s - r) = N q P_{N-1}(s - 1), sum_r w (s - r)^2 = N (N - 1) q^2 P_{N-2}(s - 2) + that.
     """
-    if law.big_n < 3:
+    if law.n_off < 3:
         return None
-    if law.run_anchor_law is None:  # the same p, q with N - 2 users off x0
-        law.run_anchor_law = type(law)(
-            epsilon_local=law.epsilon_local, n_users=law.n - 2, k=law.k, n_x0=law.a
+    if state.anchor_law is None:  # the same p, q with N - 2 users off x0
+        state.anchor_law = type(law)(
+            ShuffleSetting(epsilon_local=law.epsilon_local, n_users=law.n_users - 2, k=law.k, n_x0=law.n_x0)
         )
-        law.run_ends = {}
+        state.ends = {}
     known: dict[int, float] = {}  # anchors of this call (a retry with shorter stretches reuses them)
 
     def anchor(t):
         new = np.array(sorted({int(x) for x in t} - known.keys()), dtype=np.int64)
         if new.size:
-            known.update(zip(new.tolist(), law.run_anchor_law.window_sums(new)[0].tolist()))
+            known.update(zip(new.tolist(), state.anchor_law.window_sums(new)[0].tolist()))
         return np.array([known[int(x)] for x in t])
 
     # a run that goes on from an earlier run ending at first - 1 starts from that run's last
     # values (u_{first - 1} and the ratio to u_first, with their error bounds) instead of two
     # window sums; if the accumulated bound is too large, it is anchored afresh
-    end = law.run_ends.get(first - 1)
+    end = state.ends.get(first - 1)
     run = None
     for spacing in RUN_SPACINGS:  # long stretches (few anchors) first; shorter where they fail
         for lead in [end, None] if end is not None else [None]:
             run = log_pmf_run(
                 first if lead else first - 2,
                 last,
-                a=law.a,
-                m=law.big_n - 2,
+                a=law.n_x0,
+                m=law.n_off - 2,
                 log_p=law.log_p,
                 log_1mp=law.log_1mp,
                 log_q=law.log_q,
@@ -107,17 +128,17 @@ def evaluate_run(law, first: int, last: int):
         return None
     u, ratio, log_error, ratio_error = run
     if np.isfinite(ratio[-1]):
-        law.run_ends[last] = (u[-2:], ratio[-2:], log_error, ratio_error)
+        state.ends[last] = (u[-2:], ratio[-2:], log_error, ratio_error)
     # everything relative to u_{s-2}, from the ratios (far in a tail, differences of the logs
     # would lose the digits the losses need): x1 = log u_{s-1}/u_{s-2}, x2 = log u_s/u_{s-1}
     x1, x2 = ratio[:-2], ratio[1:-1]
     v_before = np.logaddexp(law.log_1mq + x1, law.log_q)  # log P_{N-1}(s - 1) / u_{s-2}
     v_here = np.logaddexp(law.log_1mq + x1 + x2, law.log_q + x1)  # log P_{N-1}(s) / u_{s-2}
     p1 = np.logaddexp(law.log_1mq + v_here, law.log_q + v_before)  # log P_N(s) / u_{s-2}
-    log_n = math.log(law.big_n)
+    log_n = math.log(law.n_off)
     log_m1 = law.log_q + v_before - p1
     log_m2 = (
-        np.logaddexp(math.log(law.big_n - 1) - log_n + 2.0 * law.log_q, law.log_q - log_n + v_before) - p1
+        np.logaddexp(math.log(law.n_off - 1) - log_n + 2.0 * law.log_q, law.log_q - log_n + v_before) - p1
     )
     log_p1 = u[:-2] + p1
     return law.losses_of_counts(np.arange(first, last + 1, dtype=np.int64), log_p1, log_m1, log_m2)
@@ -128,7 +149,7 @@ def chernoff_log_tail(law, x: float) -> float:
     (a + 1) log(1 - p + p e^th) + (N - 1) log(1 - q + q e^th) - th x for any th >= 0 (each th gives a
     valid bound); th near the minimum by bisection on the derivative. Capped at 0."""
     p, q = math.exp(law.log_p), math.exp(law.log_q)
-    a, m = law.a + 1, law.big_n - 1
+    a, m = law.n_x0 + 1, law.n_off - 1
 
     def mean(theta):  # E[S] under the tilt e^(theta s): the derivative of the log moment generating function
         return a * p / (p + (1.0 - p) * math.exp(-theta)) + m * q / (q + (1.0 - q) * math.exp(-theta))

@@ -1,12 +1,17 @@
-"""The paper's single-bin view as a view (issue 32): the law of the x0-bin count S of the shuffled k-RR
-histogram for one dataset (``n_x0`` other users on x0), P under D(x0), Q under D(x1).
+"""The paper's single-bin view: the law of the x0-bin count S of the shuffled k-RR histogram for one dataset
+(``n_x0`` other users on x0), P under D(x0), Q under D(x1) (Biswas, Jung, Palamidessi, Theorem IV.1; the
+derivation, the erratum and the numerics are in :mod:`shuffledp.accounting.accountants.biswas`'s docstring).
 
 Outcomes: every count s in [0, n_users], in chunks, with log Q(s) = log P1(s) and the exact loss
-L_s = log(P0(s) / P1(s)) of :class:`~shuffledp.accounting.views.single_bin.law.SingleBinLaw` (log P = log Q + L).
-Nothing is left out (the whole support is enumerated; O(n^1.5) work, so the view refuses n_users above
-:data:`MAX_USERS_SINGLE_BIN_STREAM`). Not symmetric: ADD is read as the swapped stream. Every loss lies in
-[log kappa_2, eps0] (:meth:`loss_bounds`). :meth:`log_delta` is the law's own exact evaluation (forward and
-reverse, the larger), an override held to the stream by tests/accounting/test_view_overrides.py.
+L_s = log(P0(s) / P1(s)) of :class:`~shuffledp.accounting.views.single_bin.counts.CountLaw` (log P = log Q + L).
+Nothing is left out (the whole support is enumerated: O(n^1.5) work, so the stream refuses n_users above
+:data:`MAX_OUTCOME_USERS`). Not symmetric: ADD is read as the swapped stream. Every loss lies in
+[log kappa_2, eps0] (:meth:`SingleBinView.loss_bounds`).
+
+Its delta is an override: the tail sums of :class:`~shuffledp.accounting.views.single_bin.tails.TailSums`
+over the cached blocks of :class:`~shuffledp.accounting.views.single_bin.blocks.CountBlocks`, O(sqrt n)
+counts per epsilon, up to n = :data:`MAX_USERS_SINGLE_BIN` = 10^9 (``biswas-printed``, ``biswas-exact`` and, at k = 2,
+``histogram-exact``); held to the stream by tests/accounting/test_view_overrides.py.
 """
 
 from __future__ import annotations
@@ -16,17 +21,42 @@ from collections.abc import Iterator
 import numpy as np
 
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.single_bin.law import SingleBinLaw
+from shuffledp.accounting.views.single_bin.blocks import CountBlocks
+from shuffledp.accounting.views.single_bin.counts import CountLaw
+from shuffledp.accounting.views.single_bin.tails import TailSums
 
-__all__ = ["SingleBinView", "MAX_USERS_SINGLE_BIN_STREAM"]
+__all__ = ["SingleBinView", "DIRECTIONS", "MAX_USERS_SINGLE_BIN", "MAX_OUTCOME_USERS", "check_size"]
 
-#: largest n_users whose whole support is enumerated
-MAX_USERS_SINGLE_BIN_STREAM = 10**6
+#: directions of the hockey-stick divergence: "forward" = H(P0 || P1) (the paper's: D(x0) vs D(x1)),
+#: "reverse" = H(P1 || P0), "both" = the larger of the two
+DIRECTIONS = ("forward", "reverse", "both")
+#: largest n accepted by the delta: the work grows as n p q (O(sqrt n) values of s, each an O(sqrt n) window)
+MAX_USERS_SINGLE_BIN = 10**9
+#: largest n_users whose whole support the stream enumerates
+MAX_OUTCOME_USERS = 10**6
 _CHUNK = 4096
 
 
+def check_size(name: str, n_users: int) -> None:
+    """Refuse n above :data:`MAX_USERS_SINGLE_BIN` before any allocation.
+
+    Args:
+        name: the accountant's name (for the message).
+        n_users: the number of users.
+
+    Raises:
+        ValueError: ``n_users`` above :data:`MAX_USERS_SINGLE_BIN`.
+    """
+    if n_users > MAX_USERS_SINGLE_BIN:
+        raise ValueError(
+            f"`n_users` must be an integer in [1, {MAX_USERS_SINGLE_BIN}] for accountant {name!r} (its work grows as "
+            f"n p q: windows of O(sqrt n) counts for O(sqrt n) outputs); got {n_users}."
+        )
+
+
 class SingleBinView(View):
-    """The x0-bin count of one dataset (module docstring); ``setting.n_x0`` is required."""
+    """The x0-bin count of one dataset (module docstring); ``setting.n_x0`` is required. Its count law, cached
+    blocks and tail sums are built with it and kept (every later epsilon reuses the blocks)."""
 
     name = "single-bin"
 
@@ -37,14 +67,16 @@ class SingleBinView(View):
                 "`n_x0` is required by the single-bin view and must be an integer in "
                 f"[0, {setting.n_users - 1}]; got None."
             )
-        if setting.n_users > MAX_USERS_SINGLE_BIN_STREAM:
-            raise ValueError(
-                f"`n_users` must be an integer in [1, {MAX_USERS_SINGLE_BIN_STREAM}] for the single-bin view's "
-                f"outcomes; got {setting.n_users}."
-            )
-        self.law = SingleBinLaw(setting)
+        self.law = CountLaw(setting)
+        self.blocks = CountBlocks(self.law)
+        self.tails = TailSums(self.blocks)
 
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
+        if self.setting.n_users > MAX_OUTCOME_USERS:
+            raise ValueError(
+                f"`n_users` must be an integer in [1, {MAX_OUTCOME_USERS}] for the single-bin view's "
+                f"outcomes; got {self.setting.n_users}."
+            )
         for start in range(0, self.setting.n_users + 1, _CHUNK):
             s = np.arange(start, min(self.setting.n_users + 1, start + _CHUNK))
             log_p1, loss, _ = self.law.evaluate(s)
@@ -57,8 +89,42 @@ class SingleBinView(View):
         return (self.setting.epsilon_local, self.law.max_reverse_loss)
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
-        """The law's exact delta, the larger of forward (P0 vs P1) and reverse."""
+        """Override: the exact delta, the larger of forward (P0 vs P1) and reverse, by the tail sums.
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+            K: unused (the tail sums certify their own ends).
+            upper: unused (nothing is left out: upper and lower agree).
+
+        Returns:
+            log delta at each epsilon (1-D).
+        """
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
         return np.maximum(
-            self.law.log_delta(eps, direction="forward"), self.law.log_delta(eps, direction="reverse")
+            self.log_delta_one_direction(eps, "forward"), self.log_delta_one_direction(eps, "reverse")
         )
+
+    def log_delta_one_direction(self, epsilons, direction: str, *, printed: bool = False) -> np.ndarray:
+        """log H_{e^eps}(P0 || P1) ("forward", the paper's) or H(P1 || P0) ("reverse") at each epsilon.
+
+        Args:
+            epsilons: a 1-D array of epsilons in [0, inf].
+            direction: "forward" or "reverse".
+            printed: forward with Theorem IV.1's printed v_s (``biswas-printed``) instead of the exact loss.
+
+        Returns:
+            log delta at each epsilon.
+        """
+        return self.tails.log_delta_one_direction(epsilons, direction, printed=printed)
+
+    def log_delta_bound(self, eps: float) -> float:
+        """Certified upper bound on the forward log delta at ``eps`` from the cached blocks (0 if none helps;
+        :meth:`TailSums.log_delta_bound <shuffledp.accounting.views.single_bin.tails.TailSums.log_delta_bound>`).
+
+        Args:
+            eps: an epsilon >= 0.
+
+        Returns:
+            the bound (a log).
+        """
+        return self.tails.log_delta_bound(eps)

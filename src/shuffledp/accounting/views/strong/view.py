@@ -1,8 +1,8 @@
 """The strong adversary's view (Balle, Bell, Gascon, Nissim 2019, Thm 3.1 proof; Koskela, Heikkila,
-Honkela 2021, Def. 1 and eq. (4.3)): exact delta (:func:`log_delta`, used by ``strong-adversary``), a
-direct O(n^2) evaluation for tests (:func:`log_delta_direct`), and the view's outcomes
-(:class:`StrongView`), from which its binned privacy loss distribution (:func:`binned`), Renyi moments and
-composed tail are derived (:mod:`shuffledp.accounting.views.derived`).
+Honkela 2021, Def. 1 and eq. (4.3)): the view's outcomes (:class:`StrongView`), from which its binned privacy
+loss distribution, Renyi moments and composed tail are derived (:mod:`shuffledp.accounting.views.derived`);
+its exact delta is the override :meth:`StrongView.log_delta` (used by ``strong-adversary``); a direct O(n^2)
+evaluation for tests is :func:`log_delta_direct`.
 
 The adversary sees the shuffled reports and learns every user's blanket bit and the data of the other
 users. If the differing user drew from the blanket (probability gamma) both views have the same law;
@@ -16,7 +16,6 @@ same in both directions. Binned: L = log((a + 1) / c); c = 0 is an infinite loss
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator
 
@@ -29,24 +28,13 @@ from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, Vi
 from shuffledp.accounting.views.binned import (
     LOG_HALF,
     ROWS_PER_CHUNK,
-    BinnedView,
     flat_rows,
     log_a_outside,
     split_pair_rows,
 )
 from shuffledp.accounting.views.split_pair import log_split_pair_delta
 
-__all__ = ["StrongView", "log_delta", "log_delta_direct", "binned"]
-
-
-def log_delta(epsilons: np.ndarray, setting: ShuffleSetting) -> np.ndarray:
-    """Exact log delta of the strong adversary at each epsilon (O(sqrt(n)) per epsilon), at every eps0 (the
-    fallback to u's own report above eps0 = 14 went with its cause, the k-RR complements of issue 34)."""
-    krr = KrrParams.of(setting.epsilon_local, setting.k)
-    inner = log_split_pair_delta(
-        epsilons, n_trials=setting.n_users - 1, log_r=krr.log_2q, log_1mr=krr.log_1m2q
-    )
-    return np.minimum(0.0, krr.log_1mgamma + inner)
+__all__ = ["StrongView", "log_delta_direct"]
 
 
 def log_delta_direct(epsilons, setting: ShuffleSetting, *, direction: str = "x0|x1") -> np.ndarray:
@@ -107,8 +95,17 @@ class StrongView(View):
     name = "strong"
     symmetric = True
 
-    @functools.lru_cache(maxsize=4)
+    def __init__(self, setting):
+        super().__init__(setting)
+        self._rows_by_window: dict[float, tuple] = {}  # the rows of each window K used so far
+
     def _rows(self, K: float):
+        """The rows of window K (:meth:`_window_rows`), computed once per K."""
+        if K not in self._rows_by_window:
+            self._rows_by_window[K] = self._window_rows(K)
+        return self._rows_by_window[K]
+
+    def _window_rows(self, K: float):
         """(s, log w, a_lo, a_hi, log P-mass left out, log Q-mass left out), both without 1 - gamma."""
         s, log_w, a_lo, a_hi, log_s_out = split_pair_rows(
             self.setting.n_users - 1, self.setting.krr.log_2q, self.setting.krr.log_1m2q, K
@@ -146,14 +143,23 @@ class StrongView(View):
         return LeftOut(log_1mgamma + log_out_p, log_1mgamma + log_out_q)
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
-        """The exact split-pair sum (:func:`log_delta`) as the
-        upper value; the generic stream sum for ``upper=False``."""
+        """Override: with ``upper`` the exact split-pair sum, (1 - gamma) H_{e^eps}((A + 1, C) || (A, C + 1))
+        (O(sqrt(n)) per epsilon, at every eps0; ``K`` is not used: the sum certifies its own windows); without it
+        the generic lower value from the stream.
+
+        Args:
+            epsilons: epsilon values in [0, inf] (scalar or array).
+            K: half-width of the stream's windows (``upper=False`` only).
+            upper: the exact sum (True) or the stream's sum without its left-out mass (False).
+
+        Returns:
+            log delta at each epsilon (1-D).
+        """
         if not upper:
             return super().log_delta(epsilons, K=K, upper=False)
-        return log_delta(np.atleast_1d(np.asarray(epsilons, dtype=float)), self.setting)
-
-
-def binned(setting: ShuffleSetting, *, interval, pessimistic, K=9.0, log_masses=False) -> BinnedView:
-    """Binned privacy loss distribution of the strong adversary's view, derived from its stream
-    (:func:`shuffledp.accounting.views.derived.pld.binned`); with ``log_masses`` also in log space."""
-    return StrongView(setting).binned(interval=interval, pessimistic=pessimistic, K=K, log_masses=log_masses)
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        krr = KrrParams.of(self.setting.epsilon_local, self.setting.k)
+        inner = log_split_pair_delta(
+            eps, n_trials=self.setting.n_users - 1, log_r=krr.log_2q, log_1mr=krr.log_1m2q
+        )
+        return np.minimum(0.0, krr.log_1mgamma + inner)

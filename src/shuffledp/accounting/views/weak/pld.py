@@ -1,4 +1,6 @@
-"""The weak adversary's binned privacy loss distribution (:func:`binned`), by runs of m, one side mirrored.
+"""The weak adversary's binned privacy loss distribution by runs of m, one side mirrored: the body of the
+view's override :meth:`WeakView.binned <shuffledp.accounting.views.weak.view.WeakView.binned>`
+(:func:`binned_by_runs`).
 
 The view (:mod:`shuffledp.accounting.views.weak.view`; outcomes and windows in
 :mod:`shuffledp.accounting.views.weak.outcomes`) has, with s = a + c, d = a - c, the loss
@@ -35,11 +37,11 @@ import math
 import numpy as np
 
 from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.views.binned import LOG_HALF, ROWS_PER_CHUNK, BinnedView, Bins, flat_rows
 from shuffledp.accounting.views.weak.outcomes import WeakGrid
 
-__all__ = ["binned"]
+__all__ = ["binned_by_runs"]
 
 #: elements per block of the elementwise work (pmf rows, pair rows, runs): the temporaries stay in cache.
 #: Every value is computed element by element, so the block size does not change a bit.
@@ -269,12 +271,24 @@ def _add_positive(side: _Side, ch: _Chunk, interval: float, ceil_mode: bool) -> 
             _run_block(side, ch, rows[g], int(P), x[g], base[g], j_top[g], table, ceil_mode)
 
 
-def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> BinnedView:
+def binned_by_runs(setting: ShuffleSetting, *, interval: float, pessimistic: bool, K: float) -> BinnedView:
     """Binned privacy loss distribution of the weak adversary's view by the run reduction of the module
-    docstring, the side a < c mirrored from the side a > c."""
-    n = float(n_users)
-    beta = math.expm1(float(epsilon_local))
-    grid = WeakGrid(n, KrrParams.of(float(epsilon_local), k), K)
+    docstring, the side a < c mirrored from the side a > c (the body of the override
+    :meth:`WeakView.binned <shuffledp.accounting.views.weak.view.WeakView.binned>`, which callers use).
+
+    Args:
+        setting: the setting (k-RR).
+        interval: the width of the loss grid, > 0.
+        pessimistic: losses rounded up and the left-out mass reported as ``dropped`` (True), or rounded down.
+        K: half-width of the windows, in standard deviations.
+
+    Returns:
+        the binned view (symmetric: one direction).
+    """
+    n = float(setting.n_users)
+    krr = setting.krr
+    beta = math.expm1(krr.epsilon_local)
+    grid = WeakGrid(n, krr, K)
     log_dropped = grid.log_dropped(beta)
     bins = Bins()
     side = _Side()

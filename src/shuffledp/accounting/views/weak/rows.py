@@ -2,8 +2,8 @@
 
 Rows are the totals S of blanket reports on {x0, x1} (with A | S and M | S); each row's window, its
 certified remainders (Bernstein / Chernoff / geometric bounds of the left-out mass, all *added*: the
-result is an UPPER bound) and the chunked evaluation of one epsilon (:meth:`WeakRows.log_delta`) or of
-many sharing per-row tables (:meth:`WeakRows.log_deltas`, tables in
+result is an UPPER bound) and the chunked evaluation of one epsilon (:meth:`RowSums.log_parts`) or of
+many sharing per-row tables (:meth:`RowSums.log_parts_many`, tables in
 :mod:`shuffledp.accounting.views.weak.tables`). The formulas and their derivation are in the module
 docstring of :mod:`shuffledp.accounting.views.weak.view` and in docs/reproduction-notes.md ("Weak vs strong
 adversary").
@@ -39,7 +39,7 @@ from shuffledp.accounting.views.weak.tables import (
     tables_in_range,
 )
 
-__all__ = ["WeakRows", "LOG_NEGLIGIBLE"]
+__all__ = ["WeakRows", "RowSums", "LOG_NEGLIGIBLE"]
 
 _CHUNK = 400_000  # (s, a) pairs evaluated at once (bounds memory)
 LOG_NEGLIGIBLE = math.log(1e-11)  # a certified remainder below this fraction of the sum is negligible
@@ -148,7 +148,7 @@ class ExcessMemo:
 
 @dataclass
 class EpsilonRows:
-    """The rows' quantities at one epsilon (:meth:`WeakRows._prepare`), filled in as the evaluation goes:
+    """The rows' quantities at one epsilon (:meth:`WeakRows.prepare`), filled in as the evaluation goes:
     lambda, nu, c_s per s and their logs; per row the high range's start ``a_hi``, its sum ``high``, the
     middle range's start ``a_start`` and size ``counts``, the certified remainder ``log_err``, a cheap
     upper bound ``log_upper``; the table path adds ``log_a_start`` and ``log_mid_size``."""
@@ -174,8 +174,9 @@ class EpsilonRows:
 
 class WeakRows:
     """The epsilon-independent part of the weak-adversary sum for one (n, k, eps0, K): the window of
-    totals s, their weights, the M windows of the rows; :meth:`log_delta` evaluates one epsilon and
-    :meth:`log_deltas` many at once (sharing tables of M's cumulative laws between them)."""
+    totals s, their weights, the M windows of the rows, and each epsilon's preparation (:meth:`prepare`);
+    their sums are :attr:`sums` (:class:`RowSums`: one epsilon, or many at once sharing tables of M's
+    cumulative laws between them)."""
 
     def __init__(
         self,
@@ -239,13 +240,14 @@ class WeakRows:
         self.a_bot, _ = bernstein_window(s, math.log(0.5), math.log(0.5), K)
         self.log_weight_per_s = float(np.logaddexp(logs.log_2q, logs.log_beta + logs.log_2q - math.log(2.0)))
         self._fit: bool | None = None  # tables_fit, once computed
+        self.sums = RowSums(self)
 
     # ------------------------------------------------------------------ one epsilon, in three steps
-    def _prepare(self, eps: float, high: bool = True, theta: float = 0.0) -> EpsilonRows:
+    def prepare(self, eps: float, high: bool = True, theta: float = 0.0) -> EpsilonRows:
         """Everything of one epsilon except the middle ranges' sums (see the module docstring)."""
         logs, s = self.logs, self.s
         log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
-        lam, nu, beta = math.exp(log_lam), math.expm1(eps), self.beta
+        lam, nu = math.exp(log_lam), math.expm1(eps)
         c_per_s = math.expm1(eps + self.e0)  # e^(eps + eps0) - 1
         lrho, l1mrho = logs.log_rho, logs.log_1mrho
         half = math.log(0.5)
@@ -333,15 +335,15 @@ class WeakRows:
         err[has_low] = np.logaddexp(err[has_low], low)
 
     def _from_half(self, m, nu, lam):
-        """a_at(m) - s / 2 (see :meth:`_prepare`)."""
+        """a_at(m) - s / 2 (see :meth:`prepare`)."""
         return nu * (m + self.s_kappa) / lam
 
     def _from_top(self, m, g, nu, lam):
-        """s - a_at(m) (see :meth:`_prepare`)."""
+        """s - a_at(m) (see :meth:`prepare`)."""
         return (self.s * g - nu * m) / lam
 
     def _a_at(self, up, down):
-        """(a_at, s - a_at), each from the form that is exact at each row (see :meth:`_prepare`)."""
+        """(a_at, s - a_at), each from the form that is exact at each row (see :meth:`prepare`)."""
         s = self.s
         top = up > down
         a_at = np.where(top, s - down, s / 2.0 + up)
@@ -372,9 +374,34 @@ class WeakRows:
         log_a = np.repeat(anchors, cnt) + running
         return seg, tau, log_a, starts
 
+    def tables_fit(self) -> bool:
+        """Whether :meth:`RowSums.log_parts_many` may use tables: M windows narrow enough for the rounding margin, and
+        tables anchored anywhere in them in range (:func:`~shuffledp.accounting.views.weak.tables.tables_in_range`:
+        pmf ratios within e^600, which a Gaussian-like window reaches near K = 34)."""
+        if self.rho == 0.0 or float(np.max(self.m_hi - self.m_lo)) + 1.0 > TABLE_MAX_WIDTH:
+            return False
+        if self._fit is None:
+            self._fit = tables_in_range(
+                self.N_m, self.m_lo, self.m_hi, self.logs.log_rho, self.logs.log_1mrho
+            )
+        return self._fit
+
+
+class RowSums:
+    """The sums of the rows of one :class:`WeakRows` at one epsilon (:meth:`log_parts`) or at many at once
+    (:meth:`log_parts_many`), each as (log of the summed delta, log of the certified bound on what was
+    dropped): the middle ranges term by term or from tables, the pruning of negligible rows, the tails of S."""
+
+    def __init__(self, rows: WeakRows):
+        """The sums of ``rows``.
+
+        Args:
+            rows: the rows (their windows and per-epsilon preparation).
+        """
+        self.rows = rows
+
     def _middle_direct(self, prep, rows, mid):
         """Middle ranges of ``rows`` (with a non-empty range) term by term with the exact expected excess."""
-        lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
         counts = prep.counts[rows]
         cum = np.cumsum(counts)
         boundaries = np.searchsorted(cum, np.arange(_CHUNK, int(cum[-1]), _CHUNK))
@@ -382,10 +409,10 @@ class WeakRows:
         for group in np.split(rows, boundaries + 1):
             if group.size == 0:
                 continue
-            seg, tau, log_a, starts = self.middle_pairs(prep, group)
+            seg, tau, log_a, starts = self.rows.middle_pairs(prep, group)
             terms = log_a + self._excess(prep, group, seg, tau, new)
             mid[group] = math.log(prep.nu) + segment_logsumexp(terms, starts, group.size)
-        self.memo.add(prep.eps, new)
+        self.rows.memo.add(prep.eps, new)
 
     def _excess(self, prep, group, seg, tau, new):
         """log E[(tau - M)_+] of the pairs (s, a) of ``group`` (``seg``: their rows), read back from
@@ -393,12 +420,12 @@ class WeakRows:
         function of the same tau and N: the same bits); the pairs computed here are appended to ``new``.
         Thresholds log_excess_below sums directly (tau <= its small limit) are always recomputed
         together, so that they are summed over the same width as before."""
-        lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
-        N = self.N_m[group][seg]
+        lrho, l1mrho = self.rows.logs.log_rho, self.rows.logs.log_1mrho
+        N = self.rows.N_m[group][seg]
         cnt = prep.counts[group]
         a = prep.a_start[group][seg] + (np.arange(seg.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-        keys = self.s[group][seg].astype(np.int64) * np.int64(self.n + 1) + a.astype(np.int64)
-        hit, values = self.memo.find(prep.eps, keys)
+        keys = self.rows.s[group][seg].astype(np.int64) * np.int64(self.rows.n + 1) + a.astype(np.int64)
+        hit, values = self.rows.memo.find(prep.eps, keys)
         hit &= ~summed_directly(tau, N)
         out = np.empty(tau.shape)
         out[hit] = values[hit]
@@ -410,10 +437,10 @@ class WeakRows:
 
     def _finish(self, prep, mid, chernoff) -> tuple[float, float]:
         """(log summed delta, log certified remainder) from the rows' parts."""
-        n, logs = self.n, self.logs
+        n, logs = self.rows.n, self.rows.logs
         log_rows = prep.high if mid is None else np.logaddexp(prep.high, mid)
         log_err = prep.log_err
-        log_main = float(logsumexp(log_rows + self.log_w)) - math.log(n)
+        log_main = float(logsumexp(log_rows + self.rows.log_w)) - math.log(n)
         eps, lam, c_per_s, log_lam = prep.eps, prep.lam, prep.c_per_s, prep.log_lam
         # Upper tail of S: a row is at most E[(lambda A - c_s)_+] <= lambda E[(A - theta s)_+] with
         # theta = (e^(eps + eps0) - 1) / lambda > 1/2; Chernoff (x_+ <= e^(phi x - 1) / phi) gives
@@ -429,28 +456,35 @@ class WeakRows:
             log_upper_row = lambda s0: log_lam - 1.0 - math.log(phi) - s0 * kl
         # totals S outside the window: the MGF bound on E[X_+ 1{S outside}] (it falls with delta, unlike the
         # P-mass bound of _log_s_tail_mass, which is used only where it is smaller)
-        log_tails = float(np.logaddexp(*chernoff.log_tails(eps, self.s_lo, self.s_hi)))
+        log_tails = float(np.logaddexp(*chernoff.log_tails(eps, self.rows.s_lo, self.rows.s_hi)))
         if log_tails - log_main > LOG_NEGLIGIBLE:
             log_tails = min(
                 log_tails,
                 _log_s_tail_mass(
-                    n, int(self.s_lo), int(self.s_hi), logs, self.log_weight_per_s, log_upper_row
+                    n,
+                    int(self.rows.s_lo),
+                    int(self.rows.s_hi),
+                    logs,
+                    self.rows.log_weight_per_s,
+                    log_upper_row,
                 )
                 - math.log(n),
             )
-        log_dropped = float(np.logaddexp(float(logsumexp(log_err + self.log_w)) - math.log(n), log_tails))
+        log_dropped = float(
+            np.logaddexp(float(logsumexp(log_err + self.rows.log_w)) - math.log(n), log_tails)
+        )
         return log_main, log_dropped
 
-    def log_delta(self, eps: float, chernoff: ChernoffBound) -> tuple[float, float]:
+    def log_parts(self, eps: float, chernoff: ChernoffBound) -> tuple[float, float]:
         """(log of the summed delta, log of the certified bound on everything dropped) at one epsilon.
 
         Rows are totals s of S; a row is summed exactly when a cheap certified upper bound on it
         (Chernoff bounds only) is within e^60 of the largest such bound, otherwise that bound is added
         to the remainder."""
-        prep = self._prepare(eps, theta=chernoff.theta(eps) if self.tilts else 0.0)
+        prep = self.rows.prepare(eps, theta=chernoff.theta(eps) if self.rows.tilts else 0.0)
         if prep.degenerate:
             return self._finish(prep, None, chernoff)
-        mid = np.full(self.s.shape, -np.inf)
+        mid = np.full(self.rows.s.shape, -np.inf)
         log_upper, counts = prep.log_upper, prep.counts
         # rows are summed exactly in decreasing order of their bound; a row whose bound is e^-60 below the
         # largest exact row found is not summed, its bound goes to the remainder instead
@@ -459,71 +493,65 @@ class WeakRows:
         if counts[first].sum():
             self._middle_direct(prep, first[counts[first] > 0], mid)
         exact = np.logaddexp(prep.high, mid)
-        threshold = float(np.max(exact[first] + self.log_w[first])) - _LOG_PRUNE
+        threshold = float(np.max(exact[first] + self.rows.log_w[first])) - _LOG_PRUNE
         rest = order[first.size :]
         second = rest[log_upper[rest] >= threshold]
         if counts[second].sum():
             self._middle_direct(prep, second[counts[second] > 0], mid)
         pruned = rest[log_upper[rest] < threshold]
-        prep.log_err[pruned] = log_upper[pruned] - self.log_w[pruned]
+        prep.log_err[pruned] = log_upper[pruned] - self.rows.log_w[pruned]
         mid[pruned] = -np.inf
         prep.high[pruned] = -np.inf
         return self._finish(prep, mid, chernoff)
 
-    def tables_fit(self) -> bool:
-        """Whether :meth:`log_deltas` may use tables: M windows narrow enough for the rounding margin, and
-        tables anchored anywhere in them in range (:func:`~shuffledp.accounting.views.weak.tables.tables_in_range`:
-        pmf ratios within e^600, which a Gaussian-like window reaches near K = 34)."""
-        if self.rho == 0.0 or float(np.max(self.m_hi - self.m_lo)) + 1.0 > TABLE_MAX_WIDTH:
-            return False
-        if self._fit is None:
-            self._fit = tables_in_range(
-                self.N_m, self.m_lo, self.m_hi, self.logs.log_rho, self.logs.log_1mrho
-            )
-        return self._fit
-
     def _prune_joint(self, preps) -> list:
-        """Rows pruned as in :meth:`log_delta`, with the largest *high part* as the reference (a lower
+        """Rows pruned as in :meth:`log_parts`, with the largest *high part* as the reference (a lower
         value than the exact row: fewer rows are pruned, all valid); the epsilons that still have a
         middle range to sum."""
         active = []
         for p in preps:
             if p.degenerate:
                 continue
-            threshold = float(np.max(p.high + self.log_w)) - _LOG_PRUNE
+            threshold = float(np.max(p.high + self.rows.log_w)) - _LOG_PRUNE
             pruned = p.log_upper < threshold
-            p.log_err[pruned] = p.log_upper[pruned] - self.log_w[pruned]
+            p.log_err[pruned] = p.log_upper[pruned] - self.rows.log_w[pruned]
             p.high[pruned] = -np.inf
             p.counts[pruned] = 0
             if p.counts.sum():
                 active.append(p)
         return active
 
-    def log_deltas(self, epsilons, chernoff: ChernoffBound):
+    def log_parts_many(self, epsilons, chernoff: ChernoffBound):
         """[(log summed delta, log certified remainder)] at each epsilon, the high and middle ranges of all
         of them evaluated together from per-row tables (:mod:`shuffledp.accounting.views.weak.tables`)
         built once per row for the union of what the epsilons need (instead of one incomplete-beta
         function per (epsilon, row, a)). The tables' rounding is added to the remainder."""
-        if not self.tables_fit():
-            return [self.log_delta(float(e), chernoff) for e in epsilons]
+        if not self.rows.tables_fit():
+            return [self.log_parts(float(e), chernoff) for e in epsilons]
         preps = [
-            self._prepare(float(e), high=False, theta=chernoff.theta(float(e)) if self.tilts else 0.0)
+            self.rows.prepare(
+                float(e), high=False, theta=chernoff.theta(float(e)) if self.rows.tilts else 0.0
+            )
             for e in epsilons
         ]
-        left = high_from_tables(self, preps)
+        left = high_from_tables(self.rows, preps)
         if left:
             half = math.log(0.5)
             for p in left:
                 gap = np.where(
-                    p.t_gap > p.s_gap, p.s_gap - (self.s - p.a_hi), (p.a_hi - self.s) + self.s * 0.5 - p.t_gap
+                    p.t_gap > p.s_gap,
+                    p.s_gap - (self.rows.s - p.a_hi),
+                    (p.a_hi - self.rows.s) + self.rows.s * 0.5 - p.t_gap,
                 )
                 p.high = p.log_lam + high_part(
-                    p.a_hi, self.s / 2.0 + p.t_gap, self.s, half, half, p.t_gap, gap
+                    p.a_hi, self.rows.s / 2.0 + p.t_gap, self.rows.s, half, half, p.t_gap, gap
                 )
-        mids = [None if p.degenerate else np.full(self.s.shape, -np.inf) for p in preps]
+        mids = [None if p.degenerate else np.full(self.rows.s.shape, -np.inf) for p in preps]
         active = self._prune_joint(preps)
-        if active and table_cells(self, active) <= _CELLS_PER_PAIR * sum(int(p.counts.sum()) for p in active):
-            middles_from_tables(self, preps, mids, active)
+        if active and table_cells(self.rows, active) <= _CELLS_PER_PAIR * sum(
+            int(p.counts.sum()) for p in active
+        ):
+            middles_from_tables(self.rows, preps, mids, active)
         elif active:  # fewer pairs than the tables have cells: one incomplete-beta function per pair instead
             chosen = {id(p) for p in active}
             for p, mid in zip(preps, mids):

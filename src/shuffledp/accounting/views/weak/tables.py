@@ -1,5 +1,5 @@
 """Per-row tables of the weak adversary's sum, shared by many epsilons (the joint evaluation of
-:meth:`shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`).
+:meth:`shuffledp.accounting.views.weak.rows.RowSums.log_parts_many`).
 
 For each row (total s) one table of a binomial's pmf, lower cumulative law and expected lower excess
 over the counts the epsilons need (:func:`lower_tables`) replaces one incomplete-beta evaluation per
@@ -56,8 +56,8 @@ def segment_logsumexp(values, starts, size):
         return np.log(sums) + finite_peak
 
 
-def lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
-    """Per-row tables of X ~ Bin(N, pi) on m = lo .. lo + width - 1, relative to pmf(lo).
+def lower_tables(n_trials, lo, width, log_pi, log_1mpi, excess: bool = True):
+    """Per-row tables of X ~ Bin(N, pi), N = ``n_trials``, on m = lo .. lo + width - 1, relative to pmf(lo).
 
     Returns (log pmf(lo), p, F, H) (H is None when ``excess`` is false) with p[j] = pmf(lo + j) / pmf(lo), F[j] = Pr(X <= lo + j) / pmf(lo) and
     H[j] = E[(lo + j - X)_+] / pmf(lo) (cells beyond a row's width are 0). p is a running product of the
@@ -66,7 +66,7 @@ def lower_tables(N, lo, width, log_pi, log_1mpi, excess: bool = True):
     rounding error at most ~8 j 2^-53 at cell j (the caller adds a margin for it). The window must keep
     pmf within e^700 of pmf(lo) (callers use it for windows of at most ~20 standard deviations).
     """
-    N, lo, width = (np.asarray(x, dtype=float) for x in (N, lo, width))
+    N, lo, width = (np.asarray(x, dtype=float) for x in (n_trials, lo, width))
     W = int(width.max())
     log_anchor = log_pmf(lo, N, log_pi, log_1mpi)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -155,7 +155,7 @@ def high_from_tables(rows, preps) -> list:
 
 def _high_group(rows, preps) -> None:
     """High parts (and log Bin(s, 1/2)(a_start)) of every epsilon's ``prep`` (the rows' quantities of one
-    epsilon, see :meth:`~shuffledp.accounting.views.weak.rows.WeakRows.log_deltas`) from per-row tables
+    epsilon, see :meth:`~shuffledp.accounting.views.weak.rows.RowSums.log_parts_many`) from per-row tables
     of B = s - A ~ Bin(s, 1/2) over the a the epsilons need (:func:`_high_range`: they fit): with
     b = s - a_hi, sum_{a >= a_hi} (a - t*) Pr(A = a) = E[(b - B)_+] + (a_hi - t*) Pr(B <= b) (both terms
     positive: a_hi >= t*)."""
@@ -247,10 +247,11 @@ def _best_blocks(rows, active):
     best = None
     for G in _BLOCKS:
         b = _blocks(rows, need, i_min, i_max, pairs, G)
-        if best is None or b[4] < best[4]:
-            # G = 1 reads the rows' own windows (tables_fit); a block's table must stay in range as well
-            if G == 1 or tables_in_range(rows.N_m[b[1]], b[2], b[2] + b[3] - 1.0, lrho, l1mrho):
-                best = b
+        # G = 1 reads the rows' own windows (tables_fit); a block's table must stay in range as well
+        if (best is None or b[4] < best[4]) and (
+            G == 1 or tables_in_range(rows.N_m[b[1]], b[2], b[2] + b[3] - 1.0, lrho, l1mrho)
+        ):
+            best = b
     return best, (need, i_min, i_max)
 
 
@@ -268,11 +269,11 @@ def _walk_down(N, x, t, d, one_m_rho, weights=None):
     term = t.copy()
     steps = int(d[0]) if d.size else 0
     ends = np.searchsorted(-d, -np.arange(1.0, steps + 1.0), side="right")  # pairs with d >= l
-    for l in range(1, steps + 1):
-        e = int(ends[l - 1])
-        Nl = N[:e] - (l - 1.0)
+    for step in range(1, steps + 1):
+        e = int(ends[step - 1])
+        Nl = N[:e] - (step - 1.0)
         term[:e] *= (Nl - x[:e]) / (Nl * one_m_rho)
-        out[:e] += term[:e] if weights is None else (d[:e] - (l - 1.0)) * term[:e]
+        out[:e] += term[:e] if weights is None else (d[:e] - (step - 1.0)) * term[:e]
     return out
 
 
@@ -354,14 +355,14 @@ def middles_from_tables(rows, preps, mids, active) -> None:
             p.log_err[finite] = np.logaddexp(p.log_err[finite], mid[finite] + log_margin)
 
 
-def tables_in_range(N, lo, hi, log_pi, log_1mpi) -> bool:
-    """Whether :func:`lower_tables` of X ~ Bin(N, pi) anchored anywhere in [lo, hi] and not reaching beyond
+def tables_in_range(n_trials, lo, hi, log_pi, log_1mpi) -> bool:
+    """Whether :func:`lower_tables` of X ~ Bin(N, pi), N = ``n_trials``, anchored anywhere in [lo, hi] and not reaching beyond
     hi stays in range: every cell (pmf ratios to the anchor's pmf; the cumulative law and the expected
     excess over it) far from overflow, and every pmf ratio far from the subnormal range (its relative
     rounding is then the 8 W 2^-53 the callers add). The pmf is unimodal: its largest value on [lo, hi] is
     at the mode (clipped) and its smallest at an end. Bounds used: p <= pmf(mode) / pmf(anchor);
     F <= Pr(X < anchor) / pmf(anchor) + sum p <= 1 / pmf(anchor) + W max p; H <= (N + W) F."""
-    N, lo, hi = (np.asarray(x, dtype=float) for x in (N, lo, hi))
+    N, lo, hi = (np.asarray(x, dtype=float) for x in (n_trials, lo, hi))
     hi = np.maximum(hi, lo)
     mode = np.clip(np.floor((N + 1.0) * math.exp(log_pi)), lo, hi)
     at_lo, at_hi, at_mode = (log_pmf(x, N, log_pi, log_1mpi) for x in (lo, hi, mode))

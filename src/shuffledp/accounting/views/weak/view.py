@@ -1,6 +1,7 @@
-"""Koskela et al.'s *weak adversary* for shuffled k-RR: its exact delta (:class:`WeakView`, used by
-``weak-adversary``); its binned privacy loss distribution for composition is
-:func:`shuffledp.accounting.views.weak.pld.binned`.
+"""Koskela et al.'s *weak adversary* for shuffled k-RR as a view (:class:`WeakView`, the view of
+``weak-adversary``): its outcomes, and as overrides on the view its exact certified delta, its binned privacy
+loss distribution for composition (:meth:`WeakView.binned`), its certified epsilon search
+(:meth:`WeakView.epsilon_for_delta`) and its composed tail.
 
 The adversary (Koskela, Heikkila, Honkela 2021, Def. 3 and Thm 4) sees the shuffled reports, the data
 of the other n - 1 users and which of them drew their report from the blanket (k-RR as a mixture:
@@ -67,8 +68,12 @@ K sigma_M nu / lambda) (s, a) pairs, O(1) each. Accuracy: relative error ~1e-10 
 delta >= 1e-300 at n up to a few thousand (checked against mpmath in the tests); log-gamma rounding adds
 about 1e-16 n log n absolute error to log delta at larger n.
 
-**Binned PLD**: :func:`shuffledp.accounting.views.weak.pld.binned` (runs of m, one side mirrored;
-its module docstring).
+**Binned PLD**: :meth:`WeakView.binned`, by :func:`shuffledp.accounting.views.weak.pld.binned_by_runs` (runs
+of m, one side mirrored; its module docstring).
+
+**Epsilon for delta**: :meth:`WeakView.epsilon_for_delta`, the certified bracketing search of
+:class:`~shuffledp.accounting.numerics.remainder.BracketedMixin` on the widening windows, started from the
+Chernoff bound's certified upper end (:meth:`WeakView.epsilon_hint`) and its refined guess.
 """
 
 from __future__ import annotations
@@ -80,11 +85,13 @@ import numpy as np
 from shuffledp._numerics import log_sub
 from shuffledp.accounting.numerics.chernoff import ChernoffBound
 from shuffledp.accounting.numerics.remainder import BracketedMixin
-from shuffledp.accounting.params import KrrParams, ShuffleSetting
-from shuffledp.accounting.views import own_report
+from shuffledp.accounting.numerics.safe_side import DEFAULT_RELATIVE_ROUNDING
+from shuffledp.accounting.params import BoundKind, KrrParams, ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View, log_delta_from_outcomes
+from shuffledp.accounting.views.own_report import OwnReportView
 from shuffledp.accounting.views.split_pair import check_size
-from shuffledp.accounting.views.strong import view as strong
+from shuffledp.accounting.views.strong.view import StrongView
+from shuffledp.accounting.views.weak import pld as weak_pld
 from shuffledp.accounting.views.weak import tail as weak_tail
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, outcome_chunks
 from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, WeakRows
@@ -113,18 +120,19 @@ def _upper(parts: tuple[float, float]) -> float:
     return min(0.0, float(np.logaddexp(*parts)))
 
 
-class WeakView(View):
+class WeakView(BracketedMixin, View):
     """The weak adversary's view of one setting: its outcomes (a, c, m) as a :class:`View`
     (:meth:`outcomes`, :meth:`left_out`, windows of :class:`~shuffledp.accounting.views.weak.outcomes.WeakGrid`),
-    and two documented overrides of quantities derived from them:
+    and documented overrides of quantities derived from them:
 
     * the exact certified delta (module docstring, "Exact delta": :meth:`log_deltas`,
       :meth:`log_delta_parts`, and :meth:`log_delta` with ``upper=True``), by the rows of
       :class:`~shuffledp.accounting.views.weak.rows.WeakRows`;
-    * the binned PLD (:func:`shuffledp.accounting.views.weak.pld.binned`), by runs of m on the same windows
-      as the stream.
+    * the binned PLD (:meth:`binned`), by runs of m on the same windows as the stream;
+    * epsilon for delta (:meth:`epsilon_for_delta`, from :class:`BracketedMixin`), the certified search on
+      the exact delta with the Chernoff hints.
 
-    Both are held to the stream by tests/accounting/test_view_streams_weak_worst.py. The certified
+    The first two are held to the stream by tests/accounting/test_view_streams_weak_worst.py. The certified
     composed tail (:meth:`tail_rounds`) is formed from the stream's blocks
     (:mod:`shuffledp.accounting.views.weak.tail`).
 
@@ -133,6 +141,11 @@ class WeakView(View):
 
     name = "weak"
     symmetric = True  # a and c are exchangeable: (Q, P) is (P, Q) relabelled
+    #: what :meth:`log_delta` (``upper=True``) is, for the certified epsilon search of
+    #: :class:`~shuffledp.accounting.numerics.remainder.BracketedMixin` (:meth:`epsilon_for_delta`), which
+    #: rounds to this side by :attr:`relative_rounding` as ``weak-adversary`` reports its values
+    kind = BoundKind.UPPER
+    relative_rounding = DEFAULT_RELATIVE_ROUNDING
 
     def __init__(self, setting: ShuffleSetting):
         super().__init__(setting)
@@ -168,9 +181,7 @@ class WeakView(View):
         """(log summed delta, log certified remainder) with windows of half-width K."""
         if eps >= self.setting.epsilon_local:
             return -np.inf, -np.inf
-        return self.rows(K, (eps,)).log_delta(eps, self.chernoff)
-
-    _log_parts = log_parts  # the contract of BracketedMixin's widening loop (used in log_delta_parts)
+        return self.rows(K, (eps,)).sums.log_parts(eps, self.chernoff)
 
     def log_delta_parts(
         self, eps: float, log_target: float | None = None, start_K: float = 8.0
@@ -192,7 +203,7 @@ class WeakView(View):
         if log_dropped - log_main > LOG_NEGLIGIBLE:
             s = self.setting
             check_size("strong-adversary", s.n_users)
-            capped = float(strong.log_delta(np.array([float(eps)]), s)[0])
+            capped = float(StrongView(s).log_delta(np.array([float(eps)]))[0])
             total = float(np.logaddexp(log_main, log_dropped))
             if min(capped, bound) < total:
                 cap = min(capped, bound)
@@ -202,7 +213,7 @@ class WeakView(View):
     def log_deltas(self, epsilons: np.ndarray) -> np.ndarray:
         """log delta (sum + certified remainder) at each of ``epsilons`` (checked, any shape).
 
-        As the widening loop, but the epsilons are evaluated together (:meth:`WeakRows.log_deltas`: tables
+        As the widening loop, but the epsilons are evaluated together (:meth:`RowSums.log_parts_many <shuffledp.accounting.views.weak.rows.RowSums.log_parts_many>`: tables
         of M's law shared between the epsilons) at the first window; those whose certified remainder is not
         yet below 1e-11 of their sum are evaluated together again at the wider window the widening loop
         would jump to for the farthest of them (issue 35: the deep-tail epsilons need K ~ 25-38, one at a
@@ -223,7 +234,7 @@ class WeakView(View):
             if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
                 break
             for i, (log_main, log_dropped) in zip(
-                group, self.rows(K, flat[group]).log_deltas(flat[group], self.chernoff)
+                group, self.rows(K, flat[group]).sums.log_parts_many(flat[group], self.chernoff)
             ):
                 if log_dropped == -np.inf or log_dropped - log_main <= LOG_NEGLIGIBLE:
                     out[i] = _upper((log_main, log_dropped))
@@ -268,6 +279,29 @@ class WeakView(View):
             return log_delta_from_outcomes(self, epsilons, K=K, upper=False)
         return self.log_deltas(np.atleast_1d(np.asarray(epsilons, dtype=float)))
 
+    def binned(self, *, interval: float, pessimistic: bool, K: float = DEFAULT_K, log_masses: bool = False):
+        """Override: the binned PLD by runs of m (:func:`~shuffledp.accounting.views.weak.pld.binned_by_runs`;
+        held to the stream's binning by tests), the same windows as the stream.
+
+        Args:
+            interval: the width of the loss grid, > 0.
+            pessimistic: losses rounded up and the left-out mass to infinity (True), or rounded down and dropped.
+            K: half-width of the windows, in standard deviations.
+            log_masses: must be False (the runs form masses as prefix-sum differences, not per outcome).
+
+        Returns:
+            the :class:`~shuffledp.accounting.views.binned.BinnedView`.
+
+        Raises:
+            ValueError: ``log_masses`` is True.
+        """
+        if log_masses:
+            raise ValueError(
+                f"`log_masses` must be False for the {self.name!r} view (its masses are not formed per "
+                "outcome); got True."
+            )
+        return weak_pld.binned_by_runs(self.setting, interval=interval, pessimistic=pessimistic, K=K)
+
     def has_tail(self) -> bool:
         """Whether :meth:`tail_rounds` forms the certified composed tail for this setting (its windows
         hold at most :data:`~shuffledp.accounting.views.weak.tail.MAX_PAIRS` (s, a) pairs)."""
@@ -282,8 +316,9 @@ class WeakView(View):
         return weak_tail.tail_rounds(self.setting, subsample, interval, count, K=K)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
-        """u's own report's log delta (:mod:`~shuffledp.accounting.views.own_report`), a certified upper bound too."""
-        return own_report.log_delta(epsilons, self.setting)
+        """u's own report's log delta (:class:`~shuffledp.accounting.views.own_report.OwnReportView`), a certified
+        upper bound too."""
+        return OwnReportView(self.setting).log_delta(epsilons)
 
     def epsilon_hint(self, log_target: float) -> float | None:
         """A certified upper end for the epsilon search (:meth:`ChernoffBound.epsilon_hint`)."""
@@ -292,3 +327,8 @@ class WeakView(View):
     def epsilon_refine(self, log_target: float, eps: float, log_value: float) -> float | None:
         """A guess near the crossing (:meth:`ChernoffBound.epsilon_refine`)."""
         return self.chernoff.epsilon_refine(log_target, eps, log_value)
+
+    # the hooks of BracketedMixin: the widening loop (log_delta_parts) and the epsilon search (epsilon_for_delta)
+    _log_parts = log_parts
+    _epsilon_hint = epsilon_hint
+    _epsilon_refine = epsilon_refine
