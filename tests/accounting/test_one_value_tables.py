@@ -1,7 +1,7 @@
 """The one-value member's shared tables (issue 35) against its adaptive sum, and its Chernoff bound.
 
 ``OneValueTables.log_delta`` is held to the adaptive rectangle of
-:mod:`shuffledp.accounting.views.worst.third_value` (an independent summation order: closed-form expected
+:mod:`shuffledp.accounting.worst_case.families.third_value` (an independent summation order: closed-form expected
 excesses per (s, h0) with windows widened per epsilon) to 1e-11 in log, including deep tails (log delta
 down to -600); ``log_bound`` must lie above both; and ``worst-case-lower``, which skips the member where
 that bound is below the family's maximum (or below e^-700), must return the maximum of its members.
@@ -16,8 +16,8 @@ import pytest
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.numerics.safe_side import widen
-from shuffledp.accounting.views.worst.one_value_tables import OneValueTables
-from shuffledp.accounting.views.worst.third_value import OneValueView
+from shuffledp.accounting.worst_case.families.one_value_tables import OneValueTables
+from shuffledp.accounting.worst_case.families.third_value import OneValueView
 
 CASES = [(300, 4, 2.0), (1000, 10, 0.5), (1000, 10, 4.0), (3000, 5, 8.0), (10000, 10, 1.0)]
 FRACTIONS = (0.02, 0.1, 0.2, 0.3, 0.5, 0.8)

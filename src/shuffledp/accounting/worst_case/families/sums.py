@@ -1,7 +1,8 @@
-"""The worst-case family's view: exact marginals of the real shuffled histogram for explicit datasets,
-as exact delta sums (:class:`WorstFamilies`, used by ``worst-case-lower``) and as binned privacy loss
-distributions (:func:`binned`, used by the composition layer). Each is a LOWER bound on the worst case
-over datasets: a marginal (post-processing) of the histogram of one pair of neighbouring datasets.
+"""The worst-case family's exact sums: the exact delta of explicit datasets (marginals of the real
+shuffled histogram) as row sums (:class:`FamilySums`). Each is a LOWER bound on the worst case over
+datasets: a marginal (post-processing) of the histogram of one pair of neighbouring datasets. The family
+as a view is :class:`~shuffledp.accounting.worst_case.families.family.WorstFamilies`; its members as
+views are in :mod:`~shuffledp.accounting.worst_case.families.members` (their fast sums are read here).
 
 The differing user u holds x0 in D and x1 in D'; the family is:
 
@@ -38,7 +39,7 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_binom_pmf_loader, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.numerics.binomial import (
     LogPmfRange,
     log_excess_above,
@@ -47,19 +48,9 @@ from shuffledp.accounting.numerics.binomial import (
     log_excess_below_bound,
     summed_directly,
 )
-from shuffledp.accounting.numerics.windows import bernstein_half_width, sd_window
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
-from shuffledp.accounting.views.base import DEFAULT_K, FamilyView
-from shuffledp.accounting.views.binned import (
-    LOG_HALF,
-    BinnedView,
-    Bins,
-    bin_index,
-    flat_rows,
-    split_pair_rows,
-)
 
-__all__ = ["WorstFamilies", "FAMILY", "binned"]
+__all__ = ["FamilySums", "FAMILY"]
 
 #: the datasets (and directions) the lower bound maximises over
 FAMILY = ("none", "all-x0 D||D'", "all-x0 D'||D")
@@ -68,8 +59,7 @@ _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) a lower value is returned
 _MAX_WINDOW = 1 << 20  # rows summed per family member at most
 _SKIP_MIN_ROWS = 64  # blocks of fewer rows are evaluated whole
 _LOG_FIRST = 2.0  # rows whose bound is within e^2 of the block's largest bound are evaluated first
-#: rows whose bound is this far below an exact row are not evaluated (issue 35; was 760, where the terms
-#: underflow to 0.0): at most _MAX_WINDOW rows each below e^-50 of the largest term leave out at most
+#: rows whose bound is this far below an exact row are not evaluated: at most _MAX_WINDOW rows each below e^-50 of the largest term leave out at most
 #: 2^20 e^-50 = 2.0e-16 of the sum, half an ulp, and only non-negative terms (the sum stays a lower value)
 _LOG_LEFT_OUT = 50.0
 _LOG_BOUND_MARGIN = 1e-9  # relative allowance for the rounding of a member's value and of its bound
@@ -139,7 +129,7 @@ def _masked(function, keep, t, N, *args):
 
 
 def _window(n_max, mean, var, s_min):
-    """The first window (lo, hi) of :meth:`WorstFamilies._sum_rows` (None: empty sum)."""
+    """The first window (lo, hi) of :meth:`FamilySums._sum_rows` (None: empty sum)."""
     s_min = max(0, int(math.floor(s_min)))
     if s_min > n_max:
         return None
@@ -161,47 +151,25 @@ def _x0_totals(d_forward, d_reverse, gamma, log_pi0, log_1mpi0):
     return total_forward, total_reverse
 
 
-class WorstFamilies(FamilyView):
-    """The family as a :class:`~shuffledp.accounting.views.base.FamilyView`: its members are the explicit
-    datasets of :mod:`shuffledp.accounting.views.worst.members` (all on x0, and for k >= 3 none and every
-    other user on x2), each a View with its exact stream. This class is also their fast evaluation: the
-    exact log delta of each member of the family (module docstring) for one setting; the weights of
-    the sums over s do not depend on epsilon and are cached across epsilons. :meth:`log_delta` (the
-    maximum over the members "none" and "all on x0"/"all on x1", a lower bound on the worst case) is
-    :meth:`log_delta_max` at each epsilon; ``worst-case-lower`` adds the other members itself.
+class FamilySums:
+    """The exact log delta of each member of the family (module docstring) for one setting, as row sums;
+    the weights of the sums over s do not depend on epsilon and are cached across epsilons. These are the
+    fast evaluations of the member views of :mod:`shuffledp.accounting.worst_case.families.members`
+    ("none", "all on x0" in both directions); :meth:`log_delta_max` is their maximum (the family's value,
+    :class:`~shuffledp.accounting.worst_case.families.family.WorstFamilies`).
 
     Work that cannot move the value by more than half an ulp, and only downwards, is skipped: (i) a row
     whose certified upper bound lies more than :data:`_LOG_LEFT_OUT` (50 nats) below an exact row of its
     block is not evaluated (-inf in its place: at most 2^20 such rows, each below e^-50 of the sum, leave
-    out at most 2.0e-16 of it, all non-negative, so the value stays a lower one; issue 35: was 760 nats,
-    where the terms underflow, and every row of the first window at n = 10^6 was evaluated; the rows near
-    the largest bound (within e^2) are evaluated first to find the peak, and the three rows at each block
-    edge, read by the widening, always); (ii) :meth:`log_delta_max` (the accountant's maximum) skips a
-    member whose certified upper bound on its *computed* value lies below another member's value."""
-
-    name = "worst-lower-family"
+    out at most 2.0e-16 of it, all non-negative, so the value stays a lower one; the rows near the largest
+    bound (within e^2) are evaluated first to find the peak, and the three rows at each block edge, read
+    by the widening, always); (ii) :meth:`log_delta_max` skips a member whose certified upper bound on its
+    *computed* value lies below another member's value."""
 
     def __init__(self, setting: ShuffleSetting):
-        super().__init__(setting)
+        self.setting = setting
         self._logs = KrrParams.of(setting.epsilon_local, setting.k)
         self._weights: dict[str, LogPmfRange] = {}
-
-    def members(self):
-        """The member Views (streams of their exact laws; their log_delta overrides read this class)."""
-        from shuffledp.accounting.views.worst import members  # members reads this module: imported here
-
-        yield members.AllOnX0View(self.setting)
-        if self.setting.k >= 3:
-            yield members.NoMatchView(self.setting)
-            yield members.ThirdValueView(self.setting)
-
-    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
-        """Override of the family maximum over "none" and "all on x0"/"all on x1": :meth:`log_delta_max`
-        at each epsilon (a lower bound on the worst case; the third-value member is added by the
-        accountant)."""
-        return np.array(
-            [self.log_delta_max(float(e)) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))]
-        )
 
     def _weight(self, name: str, log_pi: float, log_1mpi: float) -> LogPmfRange:
         if name not in self._weights:
@@ -451,50 +419,3 @@ class WorstFamilies(FamilyView):
             best = max(best, self._value(members[name]))
         return best
 
-
-def binned(*, epsilon_local, n_users, k, interval, pessimistic, K=9.0) -> list[BinnedView]:
-    """Binned views of the explicit datasets of ``worst-case-lower`` ("none" for k >= 3; "all on x0"
-    in both directions). Exact marginals of the real histogram: their deltas are lower bounds."""
-    n = float(n_users)
-    e0 = float(epsilon_local)
-    krr = KrrParams.of(e0, k)
-    views = []
-    if k >= 3:  # "none": S ~ Bin(n, 2q), A | S ~ Bin(S, 1/2)
-        rho = krr.rho
-        s, log_w, a_lo, a_hi, _ = split_pair_rows(n_users, krr.log_2q, krr.log_1m2q, K)
-        ss, a, pos = flat_rows(s, a_lo, a_hi)
-        c = ss - a
-        log_t = log_w[pos] + log_binom_pmf_loader(a, ss, LOG_HALF, LOG_HALF) - math.log(n)
-        num = math.exp(e0) * a + c + rho * (n - ss)
-        den = math.exp(e0) * c + a + rho * (n - ss)
-        keep = (num > 0) & (den > 0)
-        loss = np.log(num[keep] / den[keep])
-        bins = Bins()
-        bins.add(
-            bin_index(loss, interval, pessimistic),
-            np.exp(log_t[keep]) * num[keep],
-            np.exp(log_t[keep]) * den[keep],
-        )
-        views.append(bins.view(interval, pessimistic, 0.0, 0.0, 0.0, True, "none"))
-    # "all on x0": (h_x0, h_x1) ~ Mult_n with (e^eps0 q, q); S ~ Bin(n, (e^eps0 + 1) q), A | S ~ Bin(S, pi0)
-    log_ppq = krr.log_ppq
-    log_rest = krr.log_rest
-    log_pi0, log_1mpi0 = krr.log_alpha, krr.log_1malpha  # without a difference of large logs (issue 34)
-    pi0 = math.exp(log_pi0)
-    if k > 2:
-        s_lo, s_hi = (float(v) for v in sd_window(n, math.exp(log_ppq), K))
-    else:
-        s_lo = s_hi = n
-    s = np.arange(s_lo, s_hi + 1.0)
-    log_w = log_binom_pmf_loader(s, n, log_ppq, log_rest) if k > 2 else np.zeros(1)
-    half = bernstein_half_width(np.sqrt(s * pi0 * (1.0 - pi0)), K)
-    a_lo, a_hi = np.clip(np.floor(s * pi0 - half), 0.0, s), np.clip(np.ceil(s * pi0 + half), 0.0, s)
-    ss, a, pos = flat_rows(s, a_lo, a_hi)
-    c = ss - a
-    log_p = log_w[pos] + log_binom_pmf_loader(a, ss, log_pi0, log_1mpi0)
-    ratio = (c * math.exp(e0) + a * math.exp(-e0) + (n - ss)) / n  # Q / P
-    loss = -np.log(ratio)
-    bins = Bins()  # not symmetric: the composition layer takes both directions (D || D' and D' || D)
-    bins.add(bin_index(loss, interval, pessimistic), np.exp(log_p), np.exp(log_p) * ratio)
-    views.append(bins.view(interval, pessimistic, 0.0, 0.0, 0.0, False, "all-x0"))
-    return views
