@@ -22,10 +22,14 @@ ACCOUNTING_LAYERS = [
     {"params"},
     {"numerics"},
     {"views"},
+    {"worst_case"},
     {"accountants"},
     {""},
     {"bracket", "calibrate", "community", "composition", "composition_tail"},
 ]
+#: the sub-layers inside shuffledp.accounting.worst_case, bottom to top ("" is the package itself); a module
+#: imports only from its own room or from rooms of a layer below its own (k2, k3 and k4 not from each other)
+WORST_CASE_LAYERS = [{""}, {"search"}, {"exact"}, {"k2", "k3", "k4"}, {"families"}, {"regimes"}]
 MAX_FUNCTION_LINES = 60
 
 #: the layers of docs/architecture.md, top to bottom (first component after ``shuffledp``)
@@ -399,3 +403,122 @@ def test_accounting_layers_import_downwards_only(name):
             if t.startswith("shuffledp.accounting.accountants.") and not t.endswith(".base")
         )
         assert not siblings, f"{name} imports another accountant (share a view instead): {siblings}"
+
+
+WORST_CASE = "shuffledp.accounting.worst_case"
+
+
+def _worst_case_room(module: str) -> str:
+    parts = module.split(".")
+    return parts[3] if len(parts) > 3 else ""
+
+
+def _worst_case_layer(module: str) -> int:
+    room = _worst_case_room(module)
+    for rank, layer in enumerate(WORST_CASE_LAYERS):
+        if room in layer:
+            return rank
+    raise AssertionError(f"{module} is in no layer of WORST_CASE_LAYERS")
+
+
+def _worst_case_violations(name: str, targets: set[str]) -> list[str]:
+    """The imports of ``name`` (a module of the worst-case package) that reach a room of its own layer other
+    than its own, or a layer above it."""
+    mine, room = _worst_case_layer(name), _worst_case_room(name)
+    inside = (t for t in targets if t == WORST_CASE or t.startswith(WORST_CASE + "."))
+    return sorted(
+        t
+        for t in inside
+        if _worst_case_layer(t) > mine or (_worst_case_layer(t) == mine and _worst_case_room(t) != room)
+    )
+
+
+def _nested_imports(tree: ast.Module) -> list[int]:
+    """Lines of imports of shuffledp modules made inside a function or class (not at the module's top)."""
+    top = {id(node) for node in tree.body}
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        and id(node) not in top
+        and any(
+            name == "shuffledp" or name.startswith("shuffledp.")
+            for name in (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            )
+        )
+    )
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import cycle of ``graph`` (module -> modules it imports), each once, as found by a DFS."""
+    found, state, stack = [], {}, []
+
+    def visit(node):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append(stack[stack.index(nxt) :] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+WORST_CASE_MODULES = sorted(n for n in MODULES if n == WORST_CASE or n.startswith(WORST_CASE + "."))
+
+
+def test_worst_case_layers_name_every_room():
+    rooms = {_worst_case_room(n) for n in WORST_CASE_MODULES}
+    assert rooms == set().union(*WORST_CASE_LAYERS), f"rooms of {WORST_CASE}: {sorted(rooms)}"
+
+
+@pytest.mark.parametrize("name", WORST_CASE_MODULES)
+def test_worst_case_sub_layers_import_downwards_only(name):
+    wrong = _worst_case_violations(name, _imports(MODULES[name]))
+    assert not wrong, f"{name} imports from its own layer's other rooms or from a layer above: {wrong}"
+
+
+@pytest.mark.parametrize("name", WORST_CASE_MODULES)
+def test_worst_case_imports_only_at_the_top(name):
+    lines = _nested_imports(_tree(MODULES[name]))
+    assert not lines, f"{name} imports shuffledp modules inside a function or class (lines {lines})"
+
+
+def test_no_import_cycle_in_accounting():
+    graph = {name: {t for t in _imports(MODULES[name]) if t in MODULES} for name in ACCOUNTING}
+    assert not _cycles(graph), f"import cycles: {_cycles(graph)}"
+
+
+def test_the_worst_case_checks_can_fail(tmp_path):
+    """A planted upward import, a sibling room's import, an import hidden in a function and a cycle are seen."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from shuffledp.accounting.worst_case.regimes import REGIMES\n"
+        "from shuffledp.accounting.worst_case.k3.blocks import exact_worst\n"
+        "from shuffledp.accounting.worst_case.k2.pair_sum import PairSum\n"
+        "from shuffledp.accounting.worst_case.search import Search\n"
+        "def f():\n    from shuffledp.accounting.worst_case.families import members\n    return members\n",
+        encoding="utf-8",
+    )
+    planted = f"{WORST_CASE}.k2.probe"
+    assert _worst_case_violations(planted, _imports(probe)) == [
+        f"{WORST_CASE}.families",
+        f"{WORST_CASE}.k3.blocks",
+        f"{WORST_CASE}.regimes",
+    ]
+    assert _worst_case_violations(f"{WORST_CASE}.regimes", _imports(probe)) == []  # all below it: allowed
+    assert _nested_imports(_tree(probe)) == [6]
+    # the package sits between the views and the accountants: a view importing it runs upwards
+    views, accountants = "shuffledp.accounting.views.weak.view", "shuffledp.accounting.accountants.base"
+    assert (
+        _accounting_layer(views) < _accounting_layer(f"{WORST_CASE}.regimes") < _accounting_layer(accountants)
+    )
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []

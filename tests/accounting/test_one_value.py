@@ -22,8 +22,8 @@ from brute_force import histogram_distribution_of_counts, hockey_stick
 from scipy.special import gammaln, logsumexp
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.worst_case.families import third_value as one_value
 from shuffledp.accounting.worst_case.exact.enumeration import third_value_delta
+from shuffledp.accounting.worst_case.families import third_value as one_value
 from shuffledp.accounting.worst_case.families.third_value import OneValueView
 
 

@@ -449,9 +449,7 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
             checked += 1
     assert checked > 20
     bound.blanket_sds = max(cache.blanket_sds)[0] + 0.5  # fewer reports than every earlier step: none
-    assert all(
-        bound._stale(k[0], n - 1 - k[1]) is None for k in cache.pairs if len(k) == 4
-    )
+    assert all(bound._stale(k[0], n - 1 - k[1]) is None for k in cache.pairs if len(k) == 4)
     for step in eps[1:] + (eps[1] * 1.01,):
         assert large_forward_delta(step, n_users=n, epsilon_local=e0, cache=cache) == _eager_search(
             step, n, e0

@@ -1,4 +1,4 @@
-"""The one-value member's sum at many epsilons from tables built once per (n, k, eps0) (issue 35).
+"""The one-value member's sum at many epsilons from tables built once per (n, k, eps0).
 
 The member is "every other user on one third value x2" (:mod:`shuffledp.accounting.worst_case.families.third_value`,
 whose module doc derives the sum); with E = e^eps0, kappa = (e^eps - 1) / E,
@@ -76,7 +76,7 @@ def _log_pmf_rows(
     cols = np.arange(width)[None, :]
     lo, ti = low.astype(np.int64), trials.astype(np.int64)
     # log(x + 1) and log(max(N - x, 1)) at x = low + j: each row a contiguous window of one padded table of
-    # log_int (issue 35: row copies instead of one gather per cell; the same numbers). Columns above ``top``
+    # log_int (row copies instead of one gather per cell; the same numbers). Columns above ``top``
     # hold finite values that only the columns above ``top`` read (set to -inf at the end).
     up = sliding_window_view(np.concatenate([log_int, np.zeros(width + 1)]), width)[lo + 1]
     down = sliding_window_view(np.concatenate([log_int[::-1], np.zeros(width)]), width)[

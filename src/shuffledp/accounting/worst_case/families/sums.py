@@ -2,27 +2,8 @@
 shuffled histogram) as row sums (:class:`FamilySums`). Each is a LOWER bound on the worst case over
 datasets: a marginal (post-processing) of the histogram of one pair of neighbouring datasets. The family
 as a view is :class:`~shuffledp.accounting.worst_case.families.family.WorstFamilies`; its members as
-views are in :mod:`~shuffledp.accounting.worst_case.families.members` (their fast sums are read here).
-
-The differing user u holds x0 in D and x1 in D'; the family is:
-
-* **"none"** (k >= 3): no other user holds x0 or x1. The (h_x0, h_x1) marginal has
-  P(a, c) = Tri_n(a, c) (e^eps0 a + c + rho (n - s)) / n and Q with a and c swapped, Tri_n the trinomial
-  law over n trials with probabilities (q, q), s = a + c, rho = (k - 2) / (e^eps0 + k - 3) (a
-  trinomial-ratio computation). This is the weak adversary's view with the count M of other values
-  replaced by its conditional mean, so by Jensen it never exceeds ``weak-adversary``. For k = 3 the pair
-  is the whole histogram; for k >= 4 it is a lower bound on that dataset's histogram delta.
-  delta(eps) = (lambda / n) sum_s Bin(n, 2q)(s) E[(A - t_s)_+], A ~ Bin(s, 1/2),
-  lambda = (e^eps0 - 1)(1 + e^eps), t_s = (s (e^(eps + eps0) - 1) + (e^eps - 1) rho (n - s)) / lambda.
-  Symmetric in the two directions.
-* **"all on x0"**: every other user holds x0 (and, mirrored by relabelling, "all on x1"). The pair
-  (h_x0, h_x1) is sufficient here (the other values have the same law under both), so this is the
-  exact histogram delta of that dataset. With S ~ Bin(n, p + q), A | S ~ Bin(S, e^eps0 / (e^eps0 + 1)):
-  D || D': (e^eps (e^eps0 - e^-eps0) / n) E[(A - t_S)_+],
-  D' || D: ((e^eps0 - e^-eps0) / n) E[(t'_S - A)_+],
-  t_s = (s + (n - s) e^-eps0 - n e^(-eps - eps0)) / (1 - e^(-2 eps0)),
-  t'_s = (s + (n - s) e^-eps0 - n e^(eps - eps0)) / (1 - e^(-2 eps0)).
-  "All on x1" in one direction equals "all on x0" in the other, so both directions cover both datasets.
+views are in :mod:`~shuffledp.accounting.worst_case.families.members` (their fast sums are read here);
+the rows of each member are in :mod:`~shuffledp.accounting.worst_case.families.rows`.
 
 Every sum over s is one closed-form expected excess per s (:mod:`shuffledp.accounting.numerics.binomial`),
 over a window of s around the mean widened on each side until its edge term is e^-40 below the
@@ -39,16 +20,10 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, logsumexp
-from shuffledp.accounting.numerics.binomial import (
-    LogPmfRange,
-    log_excess_above,
-    log_excess_above_bound,
-    log_excess_below,
-    log_excess_below_bound,
-    summed_directly,
-)
+from shuffledp._numerics import logsumexp
+from shuffledp.accounting.numerics.binomial import LogPmfRange
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.worst_case.families.rows import RowSum, all_x0_rows, none_rows
 
 __all__ = ["FamilySums", "FAMILY"]
 
@@ -81,27 +56,6 @@ def _growth_step(values, peak, width, from_low):
     return int(min(max(16, width), max(16, math.ceil(1.25 * need) + 16)))
 
 
-class _Member:
-    """One family member at one epsilon: ``rows(s, keep=None)`` (log terms of the sum over s; with a mask
-    ``keep`` only those rows are evaluated, the others are -inf), ``bound(s)`` (certified upper bounds
-    on the same terms, elementary operations only), the window's mean, variance and smallest s, and
-    ``finish`` (the constant added to the log sum); ``total`` (phi -> (pre, log g), optional) gives a
-    certified bound on the whole sum over s (:func:`_mgf_bound`)."""
-
-    __slots__ = ("bound", "finish", "mean", "rows", "s_min", "total", "var")
-
-    def __init__(self, rows, bound, mean, var, s_min, finish, total=None):
-        self.rows, self.bound, self.mean, self.var, self.s_min, self.finish = (
-            rows,
-            bound,
-            mean,
-            var,
-            s_min,
-            finish,
-        )
-        self.total = total
-
-
 #: the exponents phi tried by :func:`_mgf_bound` (any phi > 0 gives a valid bound; the grid only makes it tight)
 _PHIS = np.exp(np.linspace(-12.0, 5.0, 86))
 
@@ -117,17 +71,6 @@ def _mgf_bound(total, n, log_p):
     return float(np.min(value)) if value.size else np.inf
 
 
-def _masked(function, keep, t, N, *args):
-    """``function(t, N, *args)`` (a binomial excess, elementwise) on the rows ``keep`` only; -inf elsewhere
-    (array arguments are taken at the same rows, scalars as they are)."""
-    if keep is None:
-        return function(t, N, *args)
-    out = np.full(t.shape, -np.inf)
-    if keep.any():
-        out[keep] = function(t[keep], N[keep], *(a[keep] if np.ndim(a) else a for a in args))
-    return out
-
-
 def _window(n_max, mean, var, s_min):
     """The first window (lo, hi) of :meth:`FamilySums._sum_rows` (None: empty sum)."""
     s_min = max(0, int(math.floor(s_min)))
@@ -136,19 +79,6 @@ def _window(n_max, mean, var, s_min):
     centre = min(max(mean, s_min), n_max)
     half = 8.0 * math.sqrt(var) + 32.0
     return max(s_min, int(centre - half)), min(n_max, int(math.ceil(centre + half)))
-
-
-def _x0_totals(d_forward, d_reverse, gamma, log_pi0, log_1mpi0):
-    """The moment generating functions of "all on x0" for :func:`_mgf_bound`: u_s = d + gamma s and
-    B | S ~ Bin(S, 1 - pi0); Y = u_S - B (forward), B - u'_S (reverse)."""
-
-    def total_forward(phi):
-        return phi * d_forward, phi * gamma + np.logaddexp(log_pi0, log_1mpi0 - phi)
-
-    def total_reverse(phi):
-        return -phi * d_reverse, -phi * gamma + np.logaddexp(log_pi0, log_1mpi0 + phi)
-
-    return total_forward, total_reverse
 
 
 class FamilySums:
@@ -260,138 +190,14 @@ class FamilySums:
         """log of the success probability of S in the member's weights (mean / n)."""
         return math.log(member.mean / self.setting.n_users)
 
-    def _member_none(self, eps) -> _Member:
-        s_set, logs = self.setting, self._logs
-        n = s_set.n_users
-        log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))
-        rho = math.exp(logs.log_rho)
-        half = math.log(0.5)
-        c_per_s, extra = math.expm1(eps + s_set.epsilon_local), math.expm1(eps) * rho
-        # t_s - s / 2 = nu (s ((e^eps0 + 1) / 2 - rho) + rho n) / lambda, without cancellation
-        slope = 0.5 * (math.exp(s_set.epsilon_local) + 1.0) - rho
-        weight = self._weight("none", logs.log_2q, logs.log_1m2q)
-
-        # s - t_s = (s (lambda - c) - extra (n - s)) / lambda with lambda - c = e^eps0 - e^eps, without the
-        # difference of t_s and s (near eps0 they agree to ~e^-eps digits, and t_s alone has lost them)
-        gap = math.exp(eps) * math.expm1(s_set.epsilon_local - eps)
-
-        def rows(s, keep=None):
-            t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
-            d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
-            log_weight = weight.of(s)
-            out = log_weight + _masked(log_excess_above, keep, t, s, half, half, d)
-            u = (s * gap - extra * (n - s)) / math.exp(log_lam)
-            # t_s > s - 1: only A = s exceeds it, E[(A - t_s)_+] = (s - t_s) 2^-s; taken where s - t_s from t_s
-            # would carry a relative error above 100 ulp (s - t_s < s / 100), elsewhere the sum above is as exact
-            near = (u < np.minimum(1.0, 0.01 * s)) & (u > 0.0)
-            if np.any(near):
-                out = np.where(near, log_weight + np.log(np.where(near, u, 1.0)) + s * half, out)
-            return out
-
-        def bound(s):
-            t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
-            return weight.of(s) + log_excess_above_bound(t, s, half, half)
-
-        p = math.exp(logs.log_2q)
-        # E[(A - t_s)_+] > 0 needs t_s < s, i.e. s > extra n / (lambda - c + extra)
-        s_min = extra * n / (math.exp(log_lam) - c_per_s + extra) if extra > 0 else 0.0
-
-        # t_s = extra n / lambda + s (c - extra) / lambda, A | S ~ Bin(S, 1/2)
-        def total(phi):
-            lam = math.exp(log_lam)
-            return -phi * extra * n / lam, -phi * (c_per_s - extra) / lam + np.logaddexp(0.0, phi) - math.log(
-                2.0
-            )
-
-        return _Member(rows, bound, n * p, n * p * (1 - p), s_min, lambda v: v + log_lam - math.log(n), total)
-
-    def _members_all_x0(self, eps) -> tuple[_Member, _Member]:
-        s_set = self.setting
-        n, e0, k = s_set.n_users, s_set.epsilon_local, s_set.k
+    def _members(self, eps: float) -> dict[str, RowSum]:
         krr = self._logs
-        # p + q and 1 - p - q, each pair from the smaller (KrrParams): as a difference of logs of size eps0, p + q
-        # carried an absolute error ~1e-16 eps0 that the n users' binomial weights multiply by n (issue 34: 2e-9
-        # at n = 1e6, eps0 = 11)
-        log_ppq, log_rest = krr.log_ppq, krr.log_rest
-        # pi0 = e^eps0 / (e^eps0 + 1) and its complement, both without a difference of large logs
-        log_pi0, log_1mpi0 = krr.log_alpha, krr.log_1malpha
-        denominator = -math.expm1(-2.0 * e0)  # 1 - e^(-2 eps0)
-        log_scale = e0 + float(log1mexp(-2.0 * e0)) - math.log(n)  # log((e^eps0 - e^-eps0) / n)
-
-        cached = self._weight("all-x0", log_ppq, log_rest) if k > 2 else None
-
-        def weights(s):
-            return cached.of(s) if k > 2 else np.where(s == n, 0.0, -np.inf)
-
-        # Work with B = S - A ~ Bin(s, 1 - pi0) (small mean when eps0 is large), so that no quantity of
-        # size s is subtracted from another: with x = e^-eps0 and D = 1 - x^2,
-        #   forward  E[(A - t_s)_+]  = E[(u_s - B)_+],  u_s  = s - t_s  = x (n (e^-eps - 1) + s (1 - x)) / D,
-        #   reverse  E[(t'_s - A)_+] = E[(B - u'_s)_+], u'_s = s - t'_s = x (n (e^eps - 1) + s (1 - x)) / D,
-        # and u - E[B] = n x (e^-+eps - 1) / D exactly.
-        x = math.exp(-e0)
-        d_forward = n * x * math.expm1(-eps) / denominator
-        d_reverse = n * x * math.expm1(eps) / denominator
-
-        large_eps = eps > math.log(2.0)
-
-        def u_forward(s):
-            # n (e^-eps - 1) + s (1 - x): for eps > log 2 as (s - n) + n e^-eps - s x (exact integer part,
-            # no difference of two numbers of size n when the sum is small, e.g. eps near a large eps0)
-            inner = (
-                ((s - n) + n * math.exp(-eps) - s * x)
-                if large_eps
-                else (n * math.expm1(-eps) + s * (1.0 - x))
-            )
-            return x * inner / denominator
-
-        def forward(s, keep=None):
-            u = u_forward(s)
-            if keep is not None:  # log_excess_below sums these rows together (one width): all in every call
-                keep = keep | summed_directly(u, s)
-            return weights(s) + _masked(log_excess_below, keep, u, s, log_1mpi0, log_pi0, d_forward)
-
-        def u_reverse(s):
-            return x * (n * math.expm1(eps) + s * (1.0 - x)) / denominator
-
-        def reverse(s, keep=None):
-            return weights(s) + _masked(
-                log_excess_above, keep, u_reverse(s), s, log_1mpi0, log_pi0, d_reverse
-            )
-
-        p = math.exp(log_ppq)
-        mean, var = n * p, n * p * (1 - p)
-        # terms vanish unless t_s < s (forward) or t'_s > 0 (reverse): s above these
-        s_min_forward = n * math.expm1(-eps) / math.expm1(-e0)
-        s_min_reverse = n * math.expm1(eps) / math.expm1(e0)
-        total_forward, total_reverse = _x0_totals(
-            d_forward, d_reverse, x * (1.0 - x) / denominator, log_pi0, log_1mpi0
-        )
-        return (
-            _Member(
-                forward,
-                lambda s: weights(s) + log_excess_below_bound(u_forward(s), s, log_1mpi0, log_pi0),
-                mean,
-                var,
-                s_min_forward,
-                lambda v: v + eps + log_scale,
-                total_forward,
-            ),
-            _Member(
-                reverse,
-                lambda s: weights(s) + log_excess_above_bound(u_reverse(s), s, log_1mpi0, log_pi0),
-                mean,
-                var,
-                s_min_reverse,
-                lambda v: v + log_scale,
-                total_reverse,
-            ),
-        )
-
-    def _members(self, eps: float) -> dict[str, _Member]:
-        forward, reverse = self._members_all_x0(float(eps))
+        weight = self._weight("all-x0", krr.log_ppq, krr.log_rest) if self.setting.k > 2 else None
+        forward, reverse = all_x0_rows(self.setting, krr, weight, float(eps))
         members = {"all-x0 D||D'": forward, "all-x0 D'||D": reverse}
         if self.setting.k > 2:
-            members["none"] = self._member_none(float(eps))
+            weight = self._weight("none", krr.log_2q, krr.log_1m2q)
+            members["none"] = none_rows(self.setting, krr, weight, float(eps))
         return members
 
     def member_log_deltas(self, eps: float) -> dict[str, float]:
@@ -418,4 +224,3 @@ class FamilySums:
                 continue
             best = max(best, self._value(members[name]))
         return best
-

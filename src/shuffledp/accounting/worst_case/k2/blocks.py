@@ -122,7 +122,7 @@ class Block:
         value = float(np.dot(self.weights, _hockey_rows(self.rows, p, q, eps)))
         laws, beta_out = self.dropped
         # rounding: the pmfs are exponentiated log-pmfs, each off by ~|log pmf| ulp, so the allowance grows with
-        # |log value| (issue 34: 5.3e-12 low at log delta = -220, n = 1000, eps0 = 0.5, eps = 0.35, against a
+        # |log value| (5.3e-12 low at log delta = -220, n = 1000, eps0 = 0.5, eps = 0.35, against a
         # 50-digit sum, with a flat 1e-12)
         rounding = _ROUNDING + _LOG_ROUNDING * abs(math.log(value)) if value > 0 else _ROUNDING
         margin = (1.0 + math.exp(eps)) * laws + beta_out + rounding * value + 1e-300
@@ -141,7 +141,7 @@ def binary_forward_delta(
 
     The windows start at ``_WINDOW_SDS`` standard deviations. Where the mass they leave out (added to every
     block's bound) is not negligible next to the maximum -- deep in the tail, where delta is far below that
-    mass (issue 34: e^-97 added to a maximum of e^-110 at n = 1000, eps0 = 0.5, eps = 0.25, and rising with
+    mass (e^-97 added to a maximum of e^-110 at n = 1000, eps0 = 0.5, eps = 0.25, and rising with
     eps through the margin's e^eps) -- the search is run again with windows wide enough that a binomial tail
     beyond them is below ``relative_stop`` times the largest value seen, until the bound is within
     ``relative_stop`` of the largest F(j) or the windows reach ``_MAX_WINDOW_SDS``. ``cache`` keeps the
@@ -188,7 +188,7 @@ def _search(
 
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
-        upper, value = block(a, b).upper(p, q, eps)
+        upper, _value = block(a, b).upper(p, q, eps)
         heapq.heappush(heap, (-upper, a, b))
         for j in {a, b}:  # single datasets: exact values (the lower end of the search)
             single(j)
@@ -199,7 +199,7 @@ def _search(
             return upper, best, best_j, largest
         middle = (a + b) // 2
         for lo, hi in ((a, middle), (middle + 1, b)):
-            u, v = block(lo, hi).upper(p, q, eps)
+            u, _v = block(lo, hi).upper(p, q, eps)
             heapq.heappush(heap, (-u, lo, hi))
             if lo == hi:
                 single(lo)

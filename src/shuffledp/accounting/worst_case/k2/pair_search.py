@@ -41,7 +41,7 @@ value), a rounding allowance of 1e-13 + 4 x
 (window + 64) x 2^-52 relative on both pieces of the difference, and the same of alpha f(h0 - 2) for
 a boundary term misclassified by rounding. alpha <= 0 (eps >= eps0) gives 0.
 
-**Reuse across epsilons (issue 24).** An epsilon search evaluates the branch and bound at ~7 epsilons,
+**Reuse across epsilons.** An epsilon search evaluates the branch and bound at ~7 epsilons,
 mostly over the same blocks. Everything but the two scalars alpha, beta is epsilon-free and kept: each
 log f(h) and log Pr(S >= x) (per pair sum), the last boundary (the next guess is it moved by
 var x the change of log(beta / alpha), checked on a window of three values of the gap), and, shared
@@ -49,7 +49,7 @@ by the pair sums of one search (``memo``), the windows of the narrow binomials a
 reports, the other binomial's pmf ranges and Pr(beta < beta_min) (every value is elementwise, so the
 same whoever asks). The numbers are those computed without the reuse, bit for bit (tested).
 
-**Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the queue
+**Lazy bounds.** Most blocks a search makes are never split: only the one on top of the queue
 is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its own: the
 same pair sum with windows of at most ``_KEY_SDS`` = 10 standard deviations instead of 20 (fewer, down to
 z with e^(-z^2 / 2) ~ 1e-8 of the largest single-dataset delta, where that is large), the mass outside each
@@ -66,7 +66,7 @@ returns the same (top, best, best j) bit for bit (tested against a copy of the e
 of evaluations counts keys as the eager search counted bounds. The dataset at a split block's middle
 needs its bound only when its key is above the best single-dataset value.
 
-**Deciding with keys (issue 24).** A key on top of the queue needs the block's bound only if it cannot
+**Deciding with keys.** A key on top of the queue needs the block's bound only if it cannot
 tell that the block is the one the eager search splits next. The key's pair sum also gives a certified
 *lower* value of G (:meth:`PairSum.log_bounds`): G >= alpha f(h0 - 1) - (e^eps - 1) Pr(S >= h0) for
 every h0, with the window's f(h0 - 1) (below the true one) less the rounding allowance, and
@@ -79,7 +79,7 @@ beyond the window from ``log_sf``, exact, instead of the geometric / Chernoff bo
 tighten; :meth:`PairSum.refine`), and only then replaced by the block's bound. The bound is still
 computed for the block the search ends on (its value is returned) and for single datasets.
 
-**Stale keys (issue 24).** beta_min moves with the largest single-dataset value, so the second step of
+**Stale keys.** beta_min moves with the largest single-dataset value, so the second step of
 an epsilon search (the first at the smaller epsilon) meets every block with a new beta_min, one half
 standard deviation higher. Fewer blanket reports can only raise G (the rest is added noise:
 post-processing), so the key's pair sum of an earlier step with a larger ``blanket_sds`` (a smaller
@@ -87,15 +87,15 @@ beta_min), evaluated at the new epsilon, plus this step's Pr(beta < beta_min) an
 is a key of the block (*stale*: no lower value; ~8e-5 above the fresh key at n = 10^6); it is made
 fresh when it reaches the top. Blocks that never do need no new convolution.
 
-Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~0.5 s now (full
+Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before the lazy bounds, ~0.5 s now (full
 bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~8 s (the
-keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md, "Speed (issue 24)").
+keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md).
 Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are
 convolved in chunks of 2048 (:func:`~shuffledp.accounting.worst_case.k2.log_sums.convolve_positive`: numpy's
 direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
 terms in another order, covered by the same rounding allowance, so values there move in their last bits.
 Keys with more than ``k2_tilted.FFT_FROM`` products (n above ~10^7) are convolved by a certified tilted
-FFT instead (issue 35; :mod:`shuffledp.accounting.worst_case.k2.tilted`: the FFT's error bound is added to
+FFT instead (:mod:`shuffledp.accounting.worst_case.k2.tilted`: the FFT's error bound is added to
 the key's upper value and taken off its lower value): n = 10^8 from ~8 s to ~4 s, the returned values
 unchanged (full bounds stay direct).
 """

@@ -1,4 +1,4 @@
-"""The blanket convolution of a k = 2 pair sum's window, by a certified tilted FFT for the large keys (issue 35),
+"""The blanket convolution of a k = 2 pair sum's window, by a certified tilted FFT for the large keys,
 and the margins that certify a key's bounds with it (used by :mod:`shuffledp.accounting.worst_case.k2.pair_search`).
 
 A key's window is w = (window of the narrow binomial) * (window of Bin(beta, 1/2)); at n = 10^8 that

@@ -54,7 +54,6 @@ from typing import NamedTuple
 import numpy as np
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
 from shuffledp.accounting.worst_case.exact.enumeration import (
     K3_CACHE_USERS,
     K3Worst,
@@ -65,8 +64,17 @@ from shuffledp.accounting.worst_case.exact.enumeration import (
     pair_sums,
     stack_laws,
 )
+from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
 
-__all__ = ["Block", "K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "K3ExactSearch", "exact_worst", "shared_search"]
+__all__ = [
+    "Block",
+    "K3BlockSearch",
+    "MAX_USERS_K3_BLOCKS",
+    "TILE",
+    "K3ExactSearch",
+    "exact_worst",
+    "shared_search",
+]
 
 #: largest n searched by blocks (above: worst-case-upper returns weak-adversary for k = 3)
 MAX_USERS_K3_BLOCKS = 200
@@ -89,12 +97,12 @@ class Block(NamedTuple):
         """One dataset: (a1, b1)."""
         return self.a1 == self.a2 and self.b1 == self.b2
 
-    def sure(self, n: int) -> tuple[int, int, int, int]:
+    def sure(self, n_users: int) -> tuple[int, int, int, int]:
         """(a1, b1, m_min, U): the sure users on x0, x1, x2 and the number of uncertain users."""
-        m_min = max(0, n - 1 - self.a2 - self.b2)
-        return self.a1, self.b1, m_min, n - 1 - self.a1 - self.b1 - m_min
+        m_min = max(0, n_users - 1 - self.a2 - self.b2)
+        return self.a1, self.b1, m_min, n_users - 1 - self.a1 - self.b1 - m_min
 
-    def halves(self, n: int) -> list:
+    def halves(self, n_users: int) -> list:
         """The two halves along the longer side, each cut to the triangle a + b <= n - 1."""
         if self.a2 - self.a1 >= self.b2 - self.b1:
             mid = (self.a1 + self.a2) // 2
@@ -102,7 +110,9 @@ class Block(NamedTuple):
         else:
             mid = (self.b1 + self.b2) // 2
             parts = [(self.a1, self.a2, self.b1, mid), (self.a1, self.a2, mid + 1, self.b2)]
-        return [Block(a1, a2, b1, min(b2, n - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n - 1]
+        return [
+            Block(a1, a2, b1, min(b2, n_users - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n_users - 1
+        ]
 
 
 def _weights(users: int, w: float) -> np.ndarray:

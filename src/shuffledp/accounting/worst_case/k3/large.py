@@ -1,4 +1,4 @@
-"""k = 3 at large n (issue 34): a certified upper bound on the worst case over datasets by branch and bound over
+"""k = 3 at large n: a certified upper bound on the worst case over datasets by branch and bound over
 blocks of datasets on windowed laws, stopped at a relative tolerance.
 
 Setting and argument as in :mod:`~shuffledp.accounting.worst_case.k3.blocks` (docs/worst-case-k3.md, "k = 3 at
@@ -330,5 +330,8 @@ class K3WindowedSearch(Search):
         lower = float(np.log(worst.lower)) if worst.lower > 0 else -np.inf
         closed = worst.upper <= worst.lower * (1.0 + RELATIVE_STOP)
         return SearchResult(
-            log_or_minus_inf(worst.upper), lower, tuple(worst.argmax), Status.CLOSED if closed else Status.OPEN
+            log_or_minus_inf(worst.upper),
+            lower,
+            tuple(worst.argmax),
+            Status.CLOSED if closed else Status.OPEN,
         )
