@@ -82,17 +82,17 @@ def test_tables_decline_where_e_eps_minus_1_underflows():
     "n,k,e0,eps", [(10000, 15, 2.368318, 0.1), (1000, 10, 4.0, 1.0), (3000, 5, 8.0, 2.0)]
 )
 def test_a_lone_epsilon_is_summed_without_building_the_tables_and_agrees_with_them(n, k, e0, eps):
-    """Branch i35-flow: a calibration asks each eps0's fresh accountant for one epsilon; ``worst-case-lower``
+    """A calibration asks each eps0's fresh accountant for one epsilon; ``worst-case-lower``
     then sums "one value" adaptively (building the tables costs several single sums). The value agrees with
     the tables' path to 1e-12 in log; several epsilons in one call, and later calls, use the tables as before
     (bit for bit the value of an accountant that was never asked for a lone epsilon)."""
     lone = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
     value = float(lone.log_delta_for_epsilon(eps)[0])
-    assert not lone._one_value.tables._built
+    assert not lone.widened.one_value.tables._built
     swept = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
     both = swept.log_delta_for_epsilon([eps, eps / 2])
-    assert swept._one_value.tables._built
+    assert swept.widened.one_value.tables._built
     assert value == pytest.approx(float(both[0]), rel=1e-12, abs=0.0)
     # a later call on the first accountant uses the tables: the sweep's value to the bit
     assert float(lone.log_delta_for_epsilon(eps)[0]) == float(both[0])
-    assert lone._one_value.tables._built
+    assert lone.widened.one_value.tables._built

@@ -46,7 +46,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
         self._families = WorstFamilies(self.setting)
-        self._widened = WidenedMembers(self.setting)
+        self.widened = WidenedMembers(self.setting)  # public: its "one value" view is inspected by tests
         self._lone = False
         self._asked = False
 
@@ -74,7 +74,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
             this setting (:mod:`~shuffledp.accounting.worst_case.families.widened`).
         """
         members = self._families.sums.member_log_deltas(eps)
-        members.update(self._widened.log_deltas(eps, lone=self._lone))
+        members.update(self.widened.log_deltas(eps, lone=self._lone))
         return members
 
     def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
@@ -97,7 +97,7 @@ class WorstCaseLower(BracketedMixin, Accountant):
         # a lower bound: what the windows leave out is simply dropped (the true value is only larger)
         # the family's maximum without evaluating members that cannot be it (the same value to the bit)
         best = self._families.sums.log_delta_max(eps)
-        widened = self._widened.log_deltas(eps, above=best, lone=self._lone)
+        widened = self.widened.log_deltas(eps, above=best, lone=self._lone)
         return max([best, *widened.values()]), -np.inf
 
     def _chernoff(self) -> ChernoffBound:

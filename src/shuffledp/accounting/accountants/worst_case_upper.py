@@ -37,8 +37,8 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     scope = (
         "all neighbouring datasets (replace-one), both directions: the certified maximum over every dataset "
         "found by the search of the setting's regime (exact for k = 2 to n = 10^4 and k = 3 to n = 200; "
-        "k = 2 to n = 10^8, k = 3 to 10^4 where the laws are narrow, k = 4 to n = 50, k >= 5 to n = 32), "
-        "at most weak-adversary's value; elsewhere weak-adversary's value"
+        "searched for k = 2 to n = 10^8, k = 3 to n = 10^4 where the laws are narrow, k = 4 to n = 50, "
+        "k >= 5 to n = 32, each capped by weak-adversary's value); elsewhere weak-adversary's value"
     )
     reference = (
         "this package: exact histogram delta of explicit datasets and partial-knowledge views (post-processing) "

@@ -121,7 +121,7 @@ class WidenedMembers:
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting
         self.rows = [row for row in WIDENED if row.covers(setting)]
-        self._one_value: OneValueView | None = None
+        self.one_value: OneValueView | None = None
         self._third: dict[tuple[int, int], tuple] | None = None
         self._evaluate: dict[str, Callable[[float, float | None, bool], float | None]] = {
             "one value": self._one_value_member,
@@ -154,11 +154,11 @@ class WidenedMembers:
 
     def _one_value_member(self, eps: float, above: float | None, lone: bool) -> float | None:
         s = self.setting
-        if self._one_value is None:
-            self._one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
-        if above is not None and self._one_value.tables.log_bound(eps) < max(above, _LOG_BEYOND_PROMISE):
+        if self.one_value is None:
+            self.one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+        if above is not None and self.one_value.tables.log_bound(eps) < max(above, _LOG_BEYOND_PROMISE):
             return None
-        value = self._one_value.log_delta(eps, tables=not lone)
+        value = self.one_value.log_delta(eps, tables=not lone)
         return value - _LOG_ONE_VALUE_ACCURACY if np.isfinite(value) else -np.inf
 
     def _best_found(self, eps: float, above: float | None, lone: bool) -> float:
