@@ -38,7 +38,7 @@ from shuffledp.accounting.worst_case.k3.large import (
 from shuffledp.accounting.worst_case.k4.blocks import MAX_USERS_K4_BLOCKS, MAX_USERS_K4_ONLY
 from shuffledp.accounting.worst_case.k4.own_hits import MAX_USERS_OWN_HITS
 from shuffledp.accounting.worst_case.k4.search import K4BlocksAndOwnHits, K4BlocksOnly, OwnHitsOnly
-from shuffledp.accounting.worst_case.search import Search
+from shuffledp.accounting.worst_case.search import Search, krr_numbers
 
 __all__ = ["MAX_USERS_K2", "MAX_USERS_K2_LARGE", "REGIMES", "Regime", "regime_for"]
 
@@ -71,10 +71,12 @@ class Regime:
         Returns:
             True when k and n are in range and the condition (if any) holds.
         """
-        k, n = setting.k, setting.n_users
+        if setting.k is None or setting.epsilon_local is None:  # not k-RR: no search
+            return False
+        n, k, e0 = krr_numbers(setting)
         in_k = self.k_min <= k and (self.k_max is None or k <= self.k_max)
         in_n = self.n_min <= n <= self.n_max
-        return in_k and in_n and (self.condition is None or self.condition(n, setting.epsilon_local))
+        return in_k and in_n and (self.condition is None or self.condition(n, e0))
 
 
 #: the table (module docstring); disjoint rows

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from shuffledp.accounting.params import ShuffleSetting
 
-__all__ = ["Search", "SearchResult", "Status", "log_or_minus_inf"]
+__all__ = ["Search", "SearchResult", "Status", "krr_numbers", "log_or_minus_inf"]
 
 
 class Status(enum.Enum):
@@ -55,6 +55,7 @@ class Search(abc.ABC):
 
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting
+        self.n_users, self.k, self.epsilon_local = krr_numbers(setting)
 
     @abc.abstractmethod
     def result(self, eps: float) -> SearchResult:
@@ -78,3 +79,23 @@ def log_or_minus_inf(value: float) -> float:
         Its natural log, -inf at 0.
     """
     return math.log(value) if value > 0 else -math.inf
+
+
+def krr_numbers(setting: ShuffleSetting) -> tuple[int, int, float]:
+    """(n_users, k, epsilon_local) of a k-RR setting, typed.
+
+    Args:
+        setting: the shuffle setting.
+
+    Returns:
+        Its number of users, domain size and local epsilon.
+
+    Raises:
+        ValueError: for a randomizer without a domain size or a local epsilon (the searches are for k-RR).
+    """
+    if setting.k is None or setting.epsilon_local is None:
+        raise ValueError(
+            f"`setting` must be a k-RR setting (k and epsilon_local given) for a search over datasets; "
+            f"got k={setting.k!r}, epsilon_local={setting.epsilon_local!r}."
+        )
+    return setting.n_users, setting.k, setting.epsilon_local

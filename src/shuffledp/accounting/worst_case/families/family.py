@@ -54,7 +54,7 @@ class WorstFamilies(FamilyView):
     def members(self) -> Iterator[View]:
         """The member views: "all on x0" and, for k >= 3, "none" (streams of their exact laws)."""
         yield AllOnX0View(self.setting)
-        if self.setting.k >= 3:
+        if (self.setting.k or 0) >= 3:  # a setting without a domain size has no "none" dataset
             yield NoMatchView(self.setting)
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:

@@ -36,6 +36,7 @@ from shuffledp.accounting.worst_case.k3.large import (
     K3WindowedSearch,
     searched,
 )
+from shuffledp.accounting.worst_case.search import krr_numbers
 
 __all__ = [
     "HEAVY_MOVED",
@@ -94,10 +95,12 @@ class Widened:
         Returns:
             True when k and n are in range and the condition (if any) holds.
         """
-        k, n = setting.k, setting.n_users
+        if setting.k is None or setting.epsilon_local is None:  # not k-RR: no search
+            return False
+        n, k, e0 = krr_numbers(setting)
         in_k = self.k_min <= k and (self.k_max is None or k <= self.k_max)
         in_n = self.n_min <= n <= self.n_max
-        return in_k and in_n and (self.condition is None or self.condition(n, setting.epsilon_local))
+        return in_k and in_n and (self.condition is None or self.condition(n, e0))
 
 
 #: the members beyond the family, in the order they are evaluated (module docstring)
@@ -121,6 +124,7 @@ class WidenedMembers:
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting
         self.rows = [row for row in WIDENED if row.covers(setting)]
+        self.n_users, self.k, self.epsilon_local = krr_numbers(setting)
         self.one_value: OneValueView | None = None
         self._third: dict[tuple[int, int], tuple] | None = None
         self._evaluate: dict[str, Callable[[float, float | None, bool], float | None]] = {
@@ -144,7 +148,7 @@ class WidenedMembers:
             member name -> log delta, for the members evaluated ({} for k = 2 or eps >= eps0).
         """
         members: dict[str, float] = {}
-        if self.setting.k < 3 or eps >= self.setting.epsilon_local:
+        if self.k < 3 or eps >= self.epsilon_local:
             return members
         for row in self.rows:
             value = self._evaluate[row.name](float(eps), above, lone)
@@ -153,9 +157,8 @@ class WidenedMembers:
         return members
 
     def _one_value_member(self, eps: float, above: float | None, lone: bool) -> float | None:
-        s = self.setting
         if self.one_value is None:
-            self.one_value = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+            self.one_value = OneValueView(n_users=self.n_users, k=self.k, epsilon_local=self.epsilon_local)
         if above is not None and self.one_value.tables.log_bound(eps) < max(above, _LOG_BEYOND_PROMISE):
             return None
         value = self.one_value.log_delta(eps, tables=not lone)
@@ -170,15 +173,14 @@ class WidenedMembers:
         return K3ExactSearch(self.setting).result(eps).log_lower - _LOG_ROUNDING
 
     def _third_value(self, eps: float, above: float | None, lone: bool) -> float:
-        s = self.setting
-        n = s.n_users
+        n, k, e0 = self.n_users, self.k, self.epsilon_local
         if self._third is None:  # the laws and (P, Q) do not depend on eps: built once
             self._third = {
-                (a, b): third_value_outputs(n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b)
+                (a, b): third_value_outputs(n_users=n, k=k, epsilon_local=e0, a=a, b=b)
                 for a, b in third_value_pairs(n)
             }
         value = max(
-            third_value_delta(eps, n_users=n, k=s.k, epsilon_local=s.epsilon_local, a=a, b=b, outputs=outputs)
+            third_value_delta(eps, n_users=n, k=k, epsilon_local=e0, a=a, b=b, outputs=outputs)
             for (a, b), outputs in self._third.items()
         )
         return _log_lower(value)

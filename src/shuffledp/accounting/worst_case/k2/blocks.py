@@ -229,7 +229,7 @@ class K2BlockSearch(Search):
         """
         s = self.setting
         upper, best, best_j = binary_forward_delta(
-            float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self.cache
+            float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local, cache=self.cache
         )
         log_upper = min(log_or_minus_inf(upper), float(own_report.log_delta([float(eps)], s)[0]))
         closed = upper <= best * (1.0 + _RELATIVE_STOP) or upper == 0.0

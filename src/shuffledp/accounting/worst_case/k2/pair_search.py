@@ -321,7 +321,9 @@ def large_forward_delta(
     bound.choose_blanket(best)
     cache.blanket_sds.add((bound.blanket_sds, bound.key_sds))  # for later steps' stale keys
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
+    heap: list[
+        tuple
+    ] = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
         value, stage, lower = bound.key(a, b)
@@ -396,9 +398,8 @@ class K2PairSearch(Search):
             upper: the largest block bound left; dataset: the single dataset with the largest bound met;
             no lower value (-inf); closed when the bound is within 1e-3 relative of that dataset's.
         """
-        s = self.setting
         top, best, best_j = large_forward_delta(
-            float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local, cache=self.cache
+            float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local, cache=self.cache
         )
         closed = top <= best + math.log1p(_RELATIVE_STOP)
         return SearchResult(top, -np.inf, (best_j,), Status.CLOSED if closed else Status.OPEN)

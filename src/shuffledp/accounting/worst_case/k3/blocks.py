@@ -274,7 +274,6 @@ class K3ExactSearch(Search):
         Returns:
             The certified upper and lower values (equal up to rounding) and the maximising (n_x0, n_x1).
         """
-        s = self.setting
-        worst = exact_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local)
+        worst = exact_worst(float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local)
         lower = float(np.log(worst.lower)) if worst.lower > 0 else -np.inf
         return SearchResult(log_or_minus_inf(worst.upper), lower, tuple(worst.argmax), Status.CLOSED)

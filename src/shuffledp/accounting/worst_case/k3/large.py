@@ -325,8 +325,7 @@ class K3WindowedSearch(Search):
         Returns:
             upper within :data:`RELATIVE_STOP` of the best dataset found when closed; that dataset and its delta.
         """
-        s = self.setting
-        worst = large_worst(float(eps), n_users=s.n_users, epsilon_local=s.epsilon_local)
+        worst = large_worst(float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local)
         lower = float(np.log(worst.lower)) if worst.lower > 0 else -np.inf
         closed = worst.upper <= worst.lower * (1.0 + RELATIVE_STOP)
         return SearchResult(

@@ -26,12 +26,13 @@ class K4Search(Search):
 
     def __init__(self, setting: ShuffleSetting):
         super().__init__(setting)
-        s = setting
         self.own = (
-            OwnHitsSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local) if self.own_hits else None
+            OwnHitsSearch(n_users=self.n_users, k=self.k, epsilon_local=self.epsilon_local)
+            if self.own_hits
+            else None
         )
         self.block_search = (
-            K4BlockSearch(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local, own_hits=self.own)
+            K4BlockSearch(n_users=self.n_users, k=self.k, epsilon_local=self.epsilon_local, own_hits=self.own)
             if self.blocks
             else None
         )
