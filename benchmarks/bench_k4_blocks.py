@@ -1,4 +1,4 @@
-"""The k >= 4 block search (views/worst/k4_blocks.py, issue 34): the certified bracket at small n, before/after.
+"""The k >= 4 block search (worst_case/k4/blocks.py, issue 34): the certified bracket at small n, before/after.
 
 For n in {2, 4, 8, 12, 16, 20, 24}, k in {4, 5, 10, 100, 1000}, eps0 in {0.5, 1, 2, 4} and delta in
 {1e-6, 1e-9} it records the epsilon of ``worst-case-lower``, of ``worst-case-upper`` without the block

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests" / "accounting"))
 from brute_force import true_worst_case_delta  # noqa: E402
 
 from shuffledp.accounting import get_accountant  # noqa: E402
-from shuffledp.accounting.views.worst.enumeration import add_user  # noqa: E402
+from shuffledp.accounting.worst_case.exact.enumeration import add_user  # noqa: E402
 
 
 def reveal_l_delta(eps: float, n: int, k: int, e0: float) -> float:

@@ -73,23 +73,21 @@ PENDING: set[tuple[str, str]] = {
     # the user count as n / N / users
     ("shuffledp.accounting.views.weak.outcomes", "n"),
     ("shuffledp.accounting.views.weak.rows", "n"),
-    ("shuffledp.accounting.views.worst.enumeration", "n"),
-    ("shuffledp.accounting.views.worst.k2_pair_parts", "N"),
-    ("shuffledp.accounting.views.worst.k3_blocks", "n"),
-    ("shuffledp.accounting.views.worst.k3_large", "n"),
-    ("shuffledp.accounting.views.worst.one_value_tables", "n"),
-    ("shuffledp.accounting.views.worst.third_value", "n"),
+    ("shuffledp.accounting.worst_case.k2.binomial_pieces", "N"),
+    ("shuffledp.accounting.worst_case.families.rows", "N"),
+    ("shuffledp.accounting.worst_case.families.one_value_tables", "n"),
+    ("shuffledp.accounting.worst_case.families.third_value", "n"),
     # the local epsilon as e0
     ("shuffledp.accounting.views.weak.rows", "e0"),
-    ("shuffledp.accounting.views.worst.one_value_tables", "e0"),
-    ("shuffledp.accounting.views.worst.third_value", "e0"),
+    ("shuffledp.accounting.worst_case.families.one_value_tables", "e0"),
+    ("shuffledp.accounting.worst_case.families.third_value", "e0"),
     ("shuffledp.experiments.compare_rounds", "local_epsilon"),
     # limits defined under one name in two modules
     ("shuffledp.accounting.accountants.erlingsson", "MAX_EPSILON_LOCAL"),
-    ("shuffledp.accounting.views.worst.k4_blocks", "MAX_CELLS"),
-    ("shuffledp.accounting.views.worst.third_value", "MAX_CELLS"),
-    ("shuffledp.accounting.views.worst.k4_blocks", "MAX_NODES"),
-    ("shuffledp.accounting.views.worst.k3_large", "MAX_NODES"),
+    ("shuffledp.accounting.worst_case.k4.blocks", "MAX_CELLS"),
+    ("shuffledp.accounting.worst_case.families.third_value", "MAX_CELLS"),
+    ("shuffledp.accounting.worst_case.k4.blocks", "MAX_NODES"),
+    ("shuffledp.accounting.worst_case.k3.large", "MAX_NODES"),
 }
 
 

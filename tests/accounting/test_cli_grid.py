@@ -50,14 +50,14 @@ into ~1e-9 of the likelihoods. Only those keys were replaced.
 
 Fifth documented re-record (issue 35, branch i34-lower): ``worst-case-lower``'s member "every other user on x2"
 (k >= 4, 200 < n <= 10^4) is now summed from tables shared across epsilons
-(views/worst/one_value_tables.py: the same closed-form excess written as tail sums, another summation order;
+(worst_case/families/one_value_tables.py: the same closed-form excess written as tail sums, another summation order;
 tests/accounting/test_one_value_tables.py holds it to the old adaptive sum to 1e-11 in log). Two keys moved
 in their last bits: ``worst-case-lower n=1000 k=10 eps0=0.5`` 0.029645006234793617 -> 0.02964500623479356
 (1.9e-15 relative) and ``eps0=4.0`` 1.5268502254348268 -> 1.5268502254348222 (3.0e-15), both far inside the
 1e-9 the accountant takes off that member. Only those two keys were replaced.
 
 Sixth documented re-record (issue 34, branch i34-upper): for k >= 4 and n <= 24 ``worst-case-upper`` also takes
-the minimum with the branch and bound over blocks of datasets (views/worst/k4_blocks.py; tests/accounting/
+the minimum with the branch and bound over blocks of datasets (worst_case/k4/blocks.py; tests/accounting/
 test_k4_blocks.py checks every block against 50-digit brute force and the search against the exact
 enumeration). ``worst-case-upper n=10 k=10 eps0=0.5``: 0.3308084260965555 -> 0.3308084260965554 (one unit in
 the last place, tighter: at k = 10 the search stops at nodes with many occupied outside values and bounds them

@@ -18,7 +18,7 @@ from brute_force import strong_adversary_view_distributions, weak_adversary_view
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.composition import Round, compose, round_pld
-from shuffledp.accounting.views.worst.families import FAMILY
+from shuffledp.accounting.worst_case.families.family import FAMILY
 
 DELTA = 1e-4  # grid used in the tests (coarse: fast, and the bounds below account for it)
 SLACK = 1e-13  # FFT rounding and tail truncation (absolute)

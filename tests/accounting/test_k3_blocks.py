@@ -16,8 +16,8 @@ import pytest
 from brute_force import histogram_distribution_of_counts, hockey_stick, weak_adversary_view_bruteforce
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.enumeration import k3_worst_case
-from shuffledp.accounting.views.worst.k3_blocks import MAX_USERS_K3_BLOCKS, Block, K3BlockSearch
+from shuffledp.accounting.worst_case.exact.enumeration import k3_worst_case
+from shuffledp.accounting.worst_case.k3.blocks import MAX_USERS_K3_BLOCKS, Block, K3BlockSearch
 
 
 def _exact(n, a, b, e0, eps):

@@ -1,4 +1,4 @@
-"""k = 3 above n = 200: the certified block search on windowed laws (views/worst/k3_large.py; issue 34).
+"""k = 3 above n = 200: the certified block search on windowed laws (worst_case/k3/large.py; issue 34).
 
 References, each able to fail:
 * the exact enumeration of every dataset (``exact_enumeration.worst_case``, independent of the library,
@@ -27,8 +27,8 @@ from scipy.special import gammaln
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.bracket import bracket
-from shuffledp.accounting.views.worst.k3_blocks import Block
-from shuffledp.accounting.views.worst.k3_large import RELATIVE_STOP, K3LargeSearch, searched
+from shuffledp.accounting.worst_case.k3.blocks import Block
+from shuffledp.accounting.worst_case.k3.large import RELATIVE_STOP, K3LargeSearch, searched
 
 
 def _exact(n, a, b, e0, eps):

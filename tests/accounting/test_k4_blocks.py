@@ -1,4 +1,4 @@
-"""k >= 4 worst case by branch and bound over blocks of datasets (views/worst/k4_blocks.py; issue 34).
+"""k >= 4 worst case by branch and bound over blocks of datasets (worst_case/k4/blocks.py; issue 34).
 
 References, each able to fail:
 * brute force, 50 digits (``brute_force.histogram_distribution_of_counts``): every node's bound is above
@@ -21,7 +21,7 @@ from brute_force import histogram_distribution_of_counts, hockey_stick, weak_adv
 from exact_enumeration import worst_case
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.k4_blocks import (
+from shuffledp.accounting.worst_case.k4.blocks import (
     K4BlockSearch,
     _children,
     _Node,
@@ -279,7 +279,7 @@ def test_random_datasets_at_larger_n_never_above_the_upper(n, k, e0):
 def test_cropped_leaf_equals_the_independent_reference_at_n_50(counts, e0, eps):
     """A leaf of the search at n = 50 (laws cropped, the dropped mass added) is its dataset's delta: above the
     independent closed-form reference and within 1e-9 of it; the search at that epsilon is above it."""
-    from shuffledp.accounting.views.worst.k4_blocks import leaf_delta
+    from shuffledp.accounting.worst_case.k4.blocks import leaf_delta
 
     full = tuple(counts) + (0,) * (4 - len(counts))
     ref = _dataset_delta(full, 50, e0, eps)

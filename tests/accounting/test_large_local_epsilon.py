@@ -16,8 +16,8 @@ import pytest
 from brute_force import histogram_distribution_of_counts, hockey_stick
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.enumeration import k3_worst_case
-from shuffledp.accounting.views.worst.k3_blocks import K3BlockSearch
+from shuffledp.accounting.worst_case.exact.enumeration import k3_worst_case
+from shuffledp.accounting.worst_case.k3.blocks import K3BlockSearch
 
 FRACTIONS = (0.3, 0.5, 0.8, 0.9, 0.95, 0.99)
 

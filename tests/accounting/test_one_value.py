@@ -3,7 +3,7 @@
 References, each able to fail:
 * brute force: the exact law of the shuffled histogram of both datasets, enumerated in 50-digit mpmath
   (``brute_force.histogram_distribution_of_counts``), for n <= 7 and k in {3, 4, 5};
-* an independent code path: :func:`shuffledp.accounting.views.worst.enumeration.third_value_delta` (the
+* an independent code path: :func:`shuffledp.accounting.worst_case.exact.enumeration.third_value_delta` (the
   three-count law built by convolution, summed cell by cell) at n up to 150;
 * an independent summation in the other conditioning order (h2, then t = h0 + h1, then h0 summed
   term by term with scipy's gammaln) at n = 400.
@@ -22,9 +22,9 @@ from brute_force import histogram_distribution_of_counts, hockey_stick
 from scipy.special import gammaln, logsumexp
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst import third_value as one_value
-from shuffledp.accounting.views.worst.enumeration import third_value_delta
-from shuffledp.accounting.views.worst.third_value import OneValueView
+from shuffledp.accounting.worst_case.exact.enumeration import third_value_delta
+from shuffledp.accounting.worst_case.families import third_value as one_value
+from shuffledp.accounting.worst_case.families.third_value import OneValueView
 
 
 def _brute(n, k, e0, eps):

@@ -1,7 +1,7 @@
 """The one-value member's shared tables (issue 35) against its adaptive sum, and its Chernoff bound.
 
 ``OneValueTables.log_delta`` is held to the adaptive rectangle of
-:mod:`shuffledp.accounting.views.worst.third_value` (an independent summation order: closed-form expected
+:mod:`shuffledp.accounting.worst_case.families.third_value` (an independent summation order: closed-form expected
 excesses per (s, h0) with windows widened per epsilon) to 1e-11 in log, including deep tails (log delta
 down to -600); ``log_bound`` must lie above both; and ``worst-case-lower``, which skips the member where
 that bound is below the family's maximum (or below e^-700), must return the maximum of its members.
@@ -16,8 +16,8 @@ import pytest
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.numerics.safe_side import widen
-from shuffledp.accounting.views.worst.one_value_tables import OneValueTables
-from shuffledp.accounting.views.worst.third_value import OneValueView
+from shuffledp.accounting.worst_case.families.one_value_tables import OneValueTables
+from shuffledp.accounting.worst_case.families.third_value import OneValueView
 
 CASES = [(300, 4, 2.0), (1000, 10, 0.5), (1000, 10, 4.0), (3000, 5, 8.0), (10000, 10, 1.0)]
 FRACTIONS = (0.02, 0.1, 0.2, 0.3, 0.5, 0.8)
@@ -82,17 +82,17 @@ def test_tables_decline_where_e_eps_minus_1_underflows():
     "n,k,e0,eps", [(10000, 15, 2.368318, 0.1), (1000, 10, 4.0, 1.0), (3000, 5, 8.0, 2.0)]
 )
 def test_a_lone_epsilon_is_summed_without_building_the_tables_and_agrees_with_them(n, k, e0, eps):
-    """Branch i35-flow: a calibration asks each eps0's fresh accountant for one epsilon; ``worst-case-lower``
+    """A calibration asks each eps0's fresh accountant for one epsilon; ``worst-case-lower``
     then sums "one value" adaptively (building the tables costs several single sums). The value agrees with
     the tables' path to 1e-12 in log; several epsilons in one call, and later calls, use the tables as before
     (bit for bit the value of an accountant that was never asked for a lone epsilon)."""
     lone = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
     value = float(lone.log_delta_for_epsilon(eps)[0])
-    assert not lone._one_value.tables._built
+    assert not lone.widened.one_value.tables._built
     swept = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
     both = swept.log_delta_for_epsilon([eps, eps / 2])
-    assert swept._one_value.tables._built
+    assert swept.widened.one_value.tables._built
     assert value == pytest.approx(float(both[0]), rel=1e-12, abs=0.0)
     # a later call on the first accountant uses the tables: the sweep's value to the bit
     assert float(lone.log_delta_for_epsilon(eps)[0]) == float(both[0])
-    assert lone._one_value.tables._built
+    assert lone.widened.one_value.tables._built

@@ -23,7 +23,7 @@ from brute_force import (
 )
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS, THETAS, OwnHitsSearch
+from shuffledp.accounting.worst_case.k4.own_hits import MAX_USERS_OWN_HITS, THETAS, OwnHitsSearch
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The certified tilted FFT (issue 35): numerics.tilted_fft and the k = 2 keys that use it (views.worst.k2_tilted).
+"""The certified tilted FFT (issue 35): numerics.tilted_fft and the k = 2 keys that use it (worst_case.k2.tilted).
 
 References, each able to fail: (i) the exact convolution of the same arrays, each output a ``math.fsum`` of
 its products (error <= 2 u per output, relative), and numpy's direct convolution at the sizes of the
@@ -18,8 +18,10 @@ from scipy.stats import binom
 
 from shuffledp.accounting.numerics.binomial import log_pmf
 from shuffledp.accounting.numerics.tilted_fft import fft_error_bound, tilted_convolve
-from shuffledp.accounting.views.worst import k2_pair_search, k2_tilted
-from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
+from shuffledp.accounting.worst_case.k2 import pair_sum as k2_pair_sum
+from shuffledp.accounting.worst_case.k2 import tilted as k2_tilted
+from shuffledp.accounting.worst_case.k2.pair_search import large_forward_delta
+from shuffledp.accounting.worst_case.k2.pair_sum import PairSum
 
 U = 2.0**-53
 
@@ -203,7 +205,7 @@ def test_boundary_term_at_zero_is_paid_for_and_still_brackets(monkeypatch, a, el
     pair = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True, tilt=math.log(ratio))
     margins = []
     monkeypatch.setattr(
-        k2_pair_search,
+        k2_pair_sum,
         "boundary_margin",
         lambda *args: margins.append(k2_tilted.boundary_margin(*args)) or margins[-1],
     )

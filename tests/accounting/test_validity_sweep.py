@@ -303,7 +303,7 @@ def test_worst_case_upper_k2_tail_within_its_scope():
     eps = 0.25 and -96.91 at eps = 0.45, rising with eps, e^266 above weak-adversary, against its scope ("within
     1e-9 relative above the maximum for n <= 10000"). Cause: its windows (12 sd) left out ~e^-97 of mass, added
     (times 1 + e^eps) to every block's bound, above the maximum itself; the search is now repeated with wider
-    windows until its 1e-9 stop holds (views/worst/k2_blocks.py). Checked against a 50-digit dataset: the value
+    windows until its 1e-9 stop holds (worst_case/k2/blocks.py). Checked against a 50-digit dataset: the value
     is >= F(n - 1) (valid) and within 1e-9 of it, so within 1e-9 of the maximum (it is >= the maximum)."""
     eps = [0.25, 0.35, 0.45]
     upper = get_accountant("worst-case-upper", epsilon_local=0.5, n_users=1000, k=2).log_delta_for_epsilon(

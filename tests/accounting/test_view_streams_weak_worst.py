@@ -20,7 +20,7 @@ from scipy.special import gammaln
 
 from shuffledp.accounting.numerics.composed_tail import TailRound, log_delta_bound
 from shuffledp.accounting.params import ShuffleSetting
-from shuffledp.accounting.views.base import log_delta_from_outcomes
+from shuffledp.accounting.views.base import FamilyView, log_delta_from_outcomes
 from shuffledp.accounting.views.binned import bin_index
 from shuffledp.accounting.views.weak import tail as weak_tail
 from shuffledp.accounting.views.weak import view as weak
@@ -208,16 +208,18 @@ WORST_GRID = [(n, k, e0) for n in (2, 9, 30) for k in (2, 3, 5, 10) for e0 in (0
 
 @pytest.mark.parametrize("n,k,e0", WORST_GRID)
 def test_worst_members_overrides_are_their_streams(n, k, e0):
-    """Each explicit dataset of the lower-bound family: its fast sum (families' rows, third_value's
-    rectangle) equals the generic delta of its own stream (the whole support)."""
-    from shuffledp.accounting.views.worst.families import WorstFamilies
+    """Each explicit dataset of the lower bound (the family's members, and "every other user on x2"): its
+    fast sum (the family's rows, third_value's rectangle) equals the generic delta of its own stream (the
+    whole support)."""
+    from shuffledp.accounting.worst_case.families.family import WorstFamilies
+    from shuffledp.accounting.worst_case.families.members import ThirdValueView
 
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
     family = WorstFamilies(setting)
     eps = np.array([0.05, 0.25, 0.5, 0.9]) * e0
     members = list(family.members())
-    assert len(members) == (3 if k >= 3 else 1)
-    for member in members:
+    assert [m.name for m in members] == (["worst-all-x0", "worst-none"] if k >= 3 else ["worst-all-x0"])
+    for member in members + ([ThirdValueView(setting)] if k >= 3 else []):
         lp, lq = _stream(member)
         assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-12) and math.isclose(
             np.exp(lq).sum(), 1.0, rel_tol=1e-12
@@ -229,9 +231,11 @@ def test_worst_members_overrides_are_their_streams(n, k, e0):
                 assert o <= g + 1e-9
                 continue
             assert math.isclose(o, g, rel_tol=0, abs_tol=1e-9), (member.name, o, g)
-    # the family's maximum is the maximum over its members "none" and "all on x0" (k = 2: all on x0)
-    expected = np.max([m.log_delta(eps) for m in members if m.name != "worst-third-value"], axis=0)
+    # the family's value is the maximum over its members, bit for bit (its fast path reads the same rows)
+    expected = np.max([m.log_delta(eps) for m in members], axis=0)
     assert np.array_equal(family.log_delta(eps), expected)
+    # and the generic FamilyView maximum over the same members agrees
+    assert np.array_equal(FamilyView.log_delta(family, eps), expected)
 
 
 @pytest.mark.parametrize(
@@ -240,7 +244,8 @@ def test_worst_members_overrides_are_their_streams(n, k, e0):
 @pytest.mark.parametrize("pessimistic", [True, False])
 def test_worst_binned_override_is_its_streams(n, k, e0, pessimistic):
     """worst-case-lower's binned PLDs (the families' own enumeration) bin its members' streams."""
-    from shuffledp.accounting.views.worst import families, members
+    from shuffledp.accounting.worst_case.families import family as families
+    from shuffledp.accounting.worst_case.families import members
 
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
     views = families.binned(

@@ -1,4 +1,4 @@
-"""Exact worst case over datasets at small n (views/worst_upper.py; issue 23).
+"""Exact worst case over datasets at small n (worst_case/exact/enumeration.py; issue 23).
 
 References, each able to fail: brute force over EVERY dataset of the other users and both directions
 (``brute_force.true_worst_case_delta``, 50-digit enumeration of histograms of the others, not user
@@ -18,7 +18,7 @@ from scipy.special import gammaln
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst.enumeration import (
+from shuffledp.accounting.worst_case.exact.enumeration import (
     _rows,
     k3_worst_case,
     third_value_delta,

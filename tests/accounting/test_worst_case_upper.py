@@ -16,9 +16,10 @@ import pytest
 from brute_force import true_worst_case_delta
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.accountants.worst_case_upper import MAX_USERS_K2
-from shuffledp.accounting.views.worst.k2_blocks import Block, binary_forward_delta
-from shuffledp.accounting.views.worst.k2_pair_search import PairSum, large_forward_delta
+from shuffledp.accounting.worst_case.k2.blocks import Block, binary_forward_delta
+from shuffledp.accounting.worst_case.k2.pair_search import PairCache, large_forward_delta
+from shuffledp.accounting.worst_case.k2.pair_sum import PairSum
+from shuffledp.accounting.worst_case.regimes import MAX_USERS_K2
 
 TINY = [
     (n, e0, eps)
@@ -292,9 +293,9 @@ def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
     the block is made, (-bound, a, b) on the heap; the reference the lazy search must reproduce."""
     import heapq
 
-    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
+    from shuffledp.accounting.worst_case.k2 import pair_search as pair_sum
 
-    bound = pair_sum._BlockBounds(eps, n_users=n, epsilon_local=e0, cache={})
+    bound = pair_sum._BlockBounds(eps, n_users=n, epsilon_local=e0, cache=pair_sum.PairCache())
     best, best_j = -np.inf, -1
     for j in (0, n - 1):
         value = bound(j, j)
@@ -354,9 +355,9 @@ def test_lazy_search_returns_the_eager_search_bit_for_bit(n, e0, eps, evaluation
 def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
     """key(a, b) >= the block's bound >= F(j) for every j in the block (exact single-dataset delta of the
     blanket-bit view, a separate implementation), over every block of a grid of sizes."""
-    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
+    from shuffledp.accounting.worst_case.k2 import pair_search as pair_sum
 
-    bound = pair_sum._BlockBounds(eps, n_users=n, epsilon_local=e0, cache={})
+    bound = pair_sum._BlockBounds(eps, n_users=n, epsilon_local=e0, cache=pair_sum.PairCache())
     bound.choose_blanket(-20.0)
     log_p, log_q = _logs(e0)
     p, q = math.exp(log_p), math.exp(log_q)
@@ -384,21 +385,21 @@ def test_keys_bound_the_block_bound_and_every_dataset_of_the_block(n, e0, eps):
 
 def _key_alone(bound, a, b):
     """A key computed without the block's bound in the cache (else key() returns the bound itself)."""
-    from shuffledp.accounting.views.worst.k2_pair_search import _WINDOW_SDS
+    from shuffledp.accounting.worst_case.k2.binomial_pieces import WINDOW_SDS
 
-    name = bound._key(a, b, _WINDOW_SDS)
-    saved = bound.cache.pop(name, None)
+    name = bound._key(a, b, WINDOW_SDS)
+    saved = bound.cache.pairs.pop(name, None)
     try:
         return bound.key(a, b)
     finally:
         if saved is not None:
-            bound.cache[name] = saved
+            bound.cache.pairs[name] = saved
 
 
 def test_window_size_is_the_size_of_log_window():
     """A key's rounding allowance uses the width of the full window, computed without its values."""
     from shuffledp.accounting.numerics.windows import log_window
-    from shuffledp.accounting.views.worst.k2_pair_parts import WINDOW_SDS, window_size
+    from shuffledp.accounting.worst_case.k2.binomial_pieces import WINDOW_SDS, window_size
 
     for e0 in (0.5, 4.0):
         log_p, log_q = _logs(e0)
@@ -411,7 +412,7 @@ def test_chunked_convolution_and_a_key_on_it():
     """Chunked convolution of positive arrays: the direct one to ~length x 2^-52 relative, any length of
     the shorter array (also not a multiple of the chunk); and a key whose blanket window is convolved in
     chunks is above the bound it stands for and within 1e-6 of it."""
-    from shuffledp.accounting.views.worst.k2_pair_parts import convolve_positive
+    from shuffledp.accounting.worst_case.k2.log_sums import convolve_positive
 
     rng = np.random.default_rng(7)
     for sizes in ((5000, 3001), (777, 9000), (20, 20)):
@@ -433,24 +434,22 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
     """A key from an earlier step's pair sum with fewer blanket reports (a larger blanket_sds) is above
     this step's block bound (less noise: a larger delta), and the search's steps that use such keys
     return the eager search's (top, best, best j) bit for bit."""
-    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
+    from shuffledp.accounting.worst_case.k2 import pair_search as pair_sum
 
-    cache = {}
+    cache = PairCache()
     large_forward_delta(eps[0], n_users=n, epsilon_local=e0, cache=cache)
     bound = pair_sum._BlockBounds(eps[1], n_users=n, epsilon_local=e0, cache=cache)
-    bound.blanket_sds = min(cache["_blanket_sds"])[0] - 0.5  # this step: more blanket reports
+    bound.blanket_sds = min(cache.blanket_sds)[0] - 0.5  # this step: more blanket reports
     checked = 0
-    for name in [k for k in cache if isinstance(k, tuple) and len(k) == 4]:
+    for name in [k for k in cache.pairs if len(k) == 4]:
         a, b = name[0], n - 1 - name[1]
         if a < b:
             stale = bound._stale(a, b)
             assert stale is not None and stale >= bound.exact(a, b), (a, b, stale)
             checked += 1
     assert checked > 20
-    bound.blanket_sds = max(cache["_blanket_sds"])[0] + 0.5  # fewer reports than every earlier step: none
-    assert all(
-        bound._stale(k[0], n - 1 - k[1]) is None for k in cache if isinstance(k, tuple) and len(k) == 4
-    )
+    bound.blanket_sds = max(cache.blanket_sds)[0] + 0.5  # fewer reports than every earlier step: none
+    assert all(bound._stale(k[0], n - 1 - k[1]) is None for k in cache.pairs if len(k) == 4)
     for step in eps[1:] + (eps[1] * 1.01,):
         assert large_forward_delta(step, n_users=n, epsilon_local=e0, cache=cache) == _eager_search(
             step, n, e0
@@ -461,12 +460,12 @@ def test_stale_keys_bound_the_block_bound(n, e0, eps):
 def test_search_steps_sharing_a_small_cache_give_fresh_values(monkeypatch, limit):
     """Pair sums kept across a search's steps, evicted (those of earlier steps first, or all) when the
     cache passes its limit: every step's (top, best, best j) equals a fresh search's, bit for bit."""
-    from shuffledp.accounting.views.worst import k2_pair_search as pair_sum
+    from shuffledp.accounting.worst_case.k2 import pair_search as pair_sum
 
     monkeypatch.setattr(pair_sum, "_CACHE_DOUBLES", limit)
-    n, e0, cache = 200_000, 0.5, {}
+    n, e0, cache = 200_000, 0.5, PairCache()
     for eps in (0.004, 0.003, 0.0035, 0.00351, 0.0035099, 0.005):
         assert large_forward_delta(eps, n_users=n, epsilon_local=e0, cache=cache) == large_forward_delta(
             eps, n_users=n, epsilon_local=e0
         ), eps
-        assert cache["_doubles"] <= 2 * limit + 4 * 10**5  # bounded (one pair sum past the limit at most)
+        assert cache.doubles <= 2 * limit + 4 * 10**5  # bounded (one pair sum past the limit at most)

@@ -1,6 +1,6 @@
-"""worst-case-lower skips work whose result is not used (views/worst/families.py): rows whose term underflows in
+"""worst-case-lower skips work whose result is not used (worst_case/families/sums.py): rows whose term underflows in
 the final logsumexp, and family members whose certified bound is below another member's value. The
-rows left out are at most 2.0e-16 of the sum by construction (issue 35: rows 50 nats below an exact one,
+rows left out are at most 2.0e-16 of the sum by construction (rows 50 nats below an exact one,
 was 760); on these settings the values are still those of the full evaluation to the last bit."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from shuffledp.accounting.params import ShuffleSetting
-from shuffledp.accounting.views.worst import families as worst
-from shuffledp.accounting.views.worst.families import WorstFamilies
+from shuffledp.accounting.worst_case.families import sums as worst
+from shuffledp.accounting.worst_case.families.sums import FamilySums
 
 SETTINGS = [
     (10**6, 10, 1.0),
@@ -26,7 +26,7 @@ EPSILONS = [0.01, 0.05, 0.2, 0.45, 0.7, 0.72, 0.9, 0.99, 1.5, 3.9]
 
 
 def _families(n, k, e0):
-    return WorstFamilies(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
+    return FamilySums(ShuffleSetting(epsilon_local=e0, n_users=n, k=k))
 
 
 def _full(families, member):
@@ -50,7 +50,7 @@ def test_members_are_skipped_and_rows_are_left_out(monkeypatch):
     """At n = 10^6, k = 10, eps0 = 1 the bounds do their work (else the test above proves nothing)."""
     families = _families(10**6, 10, 1.0)
     evaluated, rows = [], [0, 0]
-    value, block = WorstFamilies._value, WorstFamilies._block
+    value, block = FamilySums._value, FamilySums._block
 
     def counting_value(self, member):
         evaluated.append(member)
@@ -62,8 +62,8 @@ def test_members_are_skipped_and_rows_are_left_out(monkeypatch):
         rows[1] += int(np.sum(out == -np.inf))
         return out
 
-    monkeypatch.setattr(WorstFamilies, "_value", counting_value)
-    monkeypatch.setattr(WorstFamilies, "_block", staticmethod(counting_block))
+    monkeypatch.setattr(FamilySums, "_value", counting_value)
+    monkeypatch.setattr(FamilySums, "_block", staticmethod(counting_block))
     for eps in (0.3, 0.5, 0.9):
         families.log_delta_max(eps)
     assert len(evaluated) == 3  # one member per epsilon

@@ -13,7 +13,7 @@ import pytest
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.bracket import bracket
-from shuffledp.accounting.views.worst.own_hits import MAX_USERS_OWN_HITS
+from shuffledp.accounting.worst_case.k4.own_hits import MAX_USERS_OWN_HITS
 from shuffledp.config import ConfigError
 from shuffledp.experiments.accounting import n_x0_from_rule
 from shuffledp.experiments.guarantees import (

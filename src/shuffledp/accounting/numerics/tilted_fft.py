@@ -9,7 +9,7 @@ y[j] e^(theta j - s_y) (s_x, s_y: the largest exponents, so both peak at 1),
 
 so the FFT's absolute error E on z' becomes E e^(s_x + s_y - theta k) on z: small relative to z[k]
 where the tilted z' is near its peak (k near the tilted mean), growing away from it. A caller picks
-theta so that the entries its sums weight most sit there (:mod:`shuffledp.accounting.views.worst.k2_pair_search`:
+theta so that the entries its sums weight most sit there (:mod:`shuffledp.accounting.worst_case.k2.pair_search`:
 the likelihood-ratio threshold), and carries the per-entry bound ``exp(log_error - theta k)`` into its
 own margins.
 

@@ -1,6 +1,5 @@
-"""The k = 2 worst case over datasets by branch and bound over blocks of datasets (used by
-``worst-case-upper``; the method, its certification and its cost are in that accountant's module
-docstring, :mod:`shuffledp.accounting.accountants.worst_case_upper`, "k = 2").
+"""The k = 2 worst case over datasets by branch and bound over blocks of datasets, n <= 10^4 (the method,
+its certification and its cost: docs/decisions/worst-case.md, "k = 2").
 
 A block of datasets j in [a, b] (j of the other n - 1 users hold x0, the rest x1) is bounded by the view
 that also reveals the blanket bits of the b - a users whose value differs within the block
@@ -12,13 +11,16 @@ from __future__ import annotations
 
 import heapq
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from shuffledp.accounting.numerics.windows import pmf_window
-from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.views.own_report import OwnReportView
+from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
 
-__all__ = ["Block", "binary_forward_delta"]
+__all__ = ["Block", "BlockCache", "K2BlockSearch", "binary_forward_delta"]
 
 _WINDOW_SDS = 12.0
 #: widest window tried (standard deviations): beyond it every binomial tail underflows at n <= 10^4
@@ -57,6 +59,20 @@ def _window_memo(windows: dict, sds: float = _WINDOW_SDS):
         return windows[key]
 
     return window
+
+
+@dataclass
+class BlockCache:
+    """What one search keeps across epsilons: the blocks by (a, b, window sds), the binomial windows they
+    share (by trials, log p, log q, sds), and the doubles the blocks hold (bounded by ``_CACHE_LIMIT``)."""
+
+    blocks: dict[tuple, Block] = field(default_factory=dict)
+    windows: dict[tuple, tuple] = field(default_factory=dict)
+    size: int = 0
+
+    def clear(self) -> None:
+        """Drop everything (only time is lost)."""
+        self.blocks, self.windows, self.size = {}, {}, 0
 
 
 class Block:
@@ -106,7 +122,7 @@ class Block:
         value = float(np.dot(self.weights, _hockey_rows(self.rows, p, q, eps)))
         laws, beta_out = self.dropped
         # rounding: the pmfs are exponentiated log-pmfs, each off by ~|log pmf| ulp, so the allowance grows with
-        # |log value| (issue 34: 5.3e-12 low at log delta = -220, n = 1000, eps0 = 0.5, eps = 0.35, against a
+        # |log value| (5.3e-12 low at log delta = -220, n = 1000, eps0 = 0.5, eps = 0.35, against a
         # 50-digit sum, with a flat 1e-12)
         rounding = _ROUNDING + _LOG_ROUNDING * abs(math.log(value)) if value > 0 else _ROUNDING
         margin = (1.0 + math.exp(eps)) * laws + beta_out + rounding * value + 1e-300
@@ -118,18 +134,19 @@ def binary_forward_delta(
     *,
     n_users: int,
     epsilon_local: float,
-    cache: dict | None = None,
+    cache: BlockCache | None = None,
     relative_stop: float = _RELATIVE_STOP,
 ) -> tuple[float, float, int]:
     """(certified upper bound on max_j F(j), largest F(j) evaluated, its j) for k = 2 (module doc).
 
     The windows start at ``_WINDOW_SDS`` standard deviations. Where the mass they leave out (added to every
     block's bound) is not negligible next to the maximum -- deep in the tail, where delta is far below that
-    mass (issue 34: e^-97 added to a maximum of e^-110 at n = 1000, eps0 = 0.5, eps = 0.25, and rising with
+    mass (e^-97 added to a maximum of e^-110 at n = 1000, eps0 = 0.5, eps = 0.25, and rising with
     eps through the margin's e^eps) -- the search is run again with windows wide enough that a binomial tail
     beyond them is below ``relative_stop`` times the largest value seen, until the bound is within
-    ``relative_stop`` of the largest F(j) or the windows reach ``_MAX_WINDOW_SDS``."""
-    cache = {} if cache is None else cache
+    ``relative_stop`` of the largest F(j) or the windows reach ``_MAX_WINDOW_SDS``. ``cache`` keeps the
+    blocks across epsilons (a fresh one if None)."""
+    cache = BlockCache() if cache is None else cache
     sds = _WINDOW_SDS
     while True:
         upper, best, best_j, largest = _search(eps, n_users, epsilon_local, cache, relative_stop, sds)
@@ -141,7 +158,7 @@ def binary_forward_delta(
 
 
 def _search(
-    eps: float, n: int, epsilon_local: float, cache: dict, relative_stop: float, sds: float
+    eps: float, n: int, epsilon_local: float, cache: BlockCache, relative_stop: float, sds: float
 ) -> tuple[float, float, int, float]:
     """One branch and bound at windows of ``sds`` standard deviations: (certified upper bound, largest certified
     lower end of an F(j), its j, largest summed F(j) without margins)."""
@@ -151,12 +168,12 @@ def _search(
 
     def block(a, b):
         key = (a, b, sds)
-        if key not in cache:
-            if cache.get("_size", 0) > _CACHE_LIMIT:  # memory bound: start over (only time is lost)
+        if key not in cache.blocks:
+            if cache.size > _CACHE_LIMIT:  # memory bound: start over (only time is lost)
                 cache.clear()
-            cache[key] = Block(a, b, n, log_p, log_q, windows=cache.setdefault("_windows", {}), sds=sds)
-            cache["_size"] = cache.get("_size", 0) + cache[key].rows.size
-        return cache[key]
+            cache.blocks[key] = Block(a, b, n, log_p, log_q, windows=cache.windows, sds=sds)
+            cache.size += cache.blocks[key].rows.size
+        return cache.blocks[key]
 
     size = max(1, -(-n // _FIRST_BLOCKS))
     heap = []
@@ -171,7 +188,7 @@ def _search(
 
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
-        upper, value = block(a, b).upper(p, q, eps)
+        upper, _value = block(a, b).upper(p, q, eps)
         heapq.heappush(heap, (-upper, a, b))
         for j in {a, b}:  # single datasets: exact values (the lower end of the search)
             single(j)
@@ -182,9 +199,43 @@ def _search(
             return upper, best, best_j, largest
         middle = (a + b) // 2
         for lo, hi in ((a, middle), (middle + 1, b)):
-            u, v = block(lo, hi).upper(p, q, eps)
+            u, _v = block(lo, hi).upper(p, q, eps)
             heapq.heappush(heap, (-u, lo, hi))
             if lo == hi:
                 single(lo)
         # a dataset inside the block (its centre) keeps the lower end current
         single(middle)
+
+
+class K2BlockSearch(Search):
+    """The k = 2 search at n <= 10^4 behind the search interface: :func:`binary_forward_delta` with its
+    blocks kept across epsilons, capped by the differing user's own k-RR delta (valid for every dataset;
+    the search's rounding allowance could otherwise put it ~1e-12 above that at eps0 = 29, n = 2)."""
+
+    name = "k2-blocks"
+
+    def __init__(self, setting: ShuffleSetting):
+        super().__init__(setting)
+        self.cache = BlockCache()
+
+    def result(self, eps: float) -> SearchResult:
+        """The certified maximum over every dataset j (n_x0 = j) at ``eps``, within 1e-9 relative.
+
+        Args:
+            eps: the central epsilon.
+
+        Returns:
+            upper: the search's bound capped by u's own report; lower: the best dataset's certified lower end.
+        """
+        s = self.setting
+        upper, best, best_j = binary_forward_delta(
+            float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local, cache=self.cache
+        )
+        log_upper = min(log_or_minus_inf(upper), float(OwnReportView(s).log_delta([float(eps)])[0]))
+        closed = upper <= best * (1.0 + _RELATIVE_STOP) or upper == 0.0
+        return SearchResult(
+            log_upper,
+            float(np.log(best)) if best > 0 else -np.inf,
+            (best_j,) if best_j >= 0 else None,
+            Status.CLOSED if closed else Status.OPEN,
+        )

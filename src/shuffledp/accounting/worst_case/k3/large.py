@@ -1,7 +1,7 @@
-"""k = 3 at large n (issue 34): a certified upper bound on the worst case over datasets by branch and bound over
+"""k = 3 at large n: a certified upper bound on the worst case over datasets by branch and bound over
 blocks of datasets on windowed laws, stopped at a relative tolerance.
 
-Setting and argument as in :mod:`~shuffledp.accounting.views.worst.k3_blocks` (docs/worst-case-k3.md, "k = 3 at
+Setting and argument as in :mod:`~shuffledp.accounting.worst_case.k3.blocks` (docs/worst-case-k3.md, "k = 3 at
 larger n: blocks of datasets"): u holds x0 in D and x1 in D'; of the other n - 1 users ``a`` hold x0, ``b`` hold
 x1 and m = n - 1 - a - b hold x2; the output is (h0, h1); the worst case over datasets and directions is the
 maximum over the triangle a + b <= n - 1 of the forward delta; a block's bound (reveal the blanket bits of its
@@ -18,7 +18,7 @@ it stops at n = 200. Here:
    law's **lost mass** (an upper value: a sum of non-negative terms times (1 + c u)). The convolution is a
    sum of products of non-negative terms (a matrix product). Relative error per entry <= ``ops`` u (module
    constant below: the Pascal steps, the products and the sums); the (P, Q) sums are those of
-   :func:`~shuffledp.accounting.views.worst.enumeration.pair_sums`.
+   :func:`~shuffledp.accounting.worst_case.exact.enumeration.pair_sums`.
 2. **Lost mass.** With G = G_w + G_out (G_out >= 0 of total mass <= L), P = P_w + P_out with sum P_out <= L
    (P is a mixture of shifts of G), so delta <= delta_w + L, and delta >= delta_w - e^eps L.
 3. **Blocks, fewer views.** delta(sure users + beta uniform users) is non-increasing in beta (one more
@@ -46,11 +46,13 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst.enumeration import K3Worst, add_user, pair_outputs, pair_sums
-from shuffledp.accounting.views.worst.k3_blocks import Block  # the same triangle blocks and halving
+from shuffledp.accounting.worst_case.exact.enumeration import K3Worst, add_user, pair_outputs, pair_sums
+from shuffledp.accounting.worst_case.k3.blocks import Block  # the same triangle blocks and halving
+from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
 
 __all__ = [
     "K3LargeSearch",
+    "K3WindowedSearch",
     "MAX_USERS_K3_LARGE",
     "MIN_USERS_K3_LARGE",
     "RELATIVE_STOP",
@@ -59,7 +61,7 @@ __all__ = [
     "shared_large_search",
 ]
 
-#: the range of n searched here (below: :mod:`~shuffledp.accounting.views.worst.k3_blocks`, exact)
+#: the range of n searched here (below: :mod:`~shuffledp.accounting.worst_case.k3.blocks`, exact)
 MIN_USERS_K3_LARGE = 201
 MAX_USERS_K3_LARGE = 10_000
 #: the search runs where 2 q (n - 1), the expected landings of the others in {x0, x1}, is at most this: the
@@ -297,11 +299,38 @@ def searched(n_users: int, epsilon_local: float) -> bool:
 
 
 @functools.lru_cache(maxsize=2)
-def shared_large_search(n: int, epsilon_local: float) -> K3LargeSearch:
+def shared_large_search(n_users: int, epsilon_local: float) -> K3LargeSearch:
     """One search per (n, eps0), shared by ``worst-case-upper`` and ``worst-case-lower``."""
-    return K3LargeSearch(n_users=n, epsilon_local=epsilon_local)
+    return K3LargeSearch(n_users=n_users, epsilon_local=epsilon_local)
 
 
 def large_worst(eps: float, *, n_users: int, epsilon_local: float) -> K3Worst:
     """:meth:`K3LargeSearch.worst` of the shared search."""
     return shared_large_search(n_users, epsilon_local).worst(eps)
+
+
+class K3WindowedSearch(Search):
+    """The k = 3 search above n = 200 where the laws are narrow (:func:`searched`) behind the search
+    interface: :func:`large_worst` (shared with ``worst-case-lower``), its certified upper value, the best
+    dataset found and that dataset's exact delta (a certified lower value)."""
+
+    name = "k3-windowed"
+
+    def result(self, eps: float) -> SearchResult:
+        """The block search on windowed laws at ``eps``.
+
+        Args:
+            eps: the central epsilon.
+
+        Returns:
+            upper within :data:`RELATIVE_STOP` of the best dataset found when closed; that dataset and its delta.
+        """
+        worst = large_worst(float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local)
+        lower = float(np.log(worst.lower)) if worst.lower > 0 else -np.inf
+        closed = worst.upper <= worst.lower * (1.0 + RELATIVE_STOP)
+        return SearchResult(
+            log_or_minus_inf(worst.upper),
+            lower,
+            tuple(worst.argmax),
+            Status.CLOSED if closed else Status.OPEN,
+        )

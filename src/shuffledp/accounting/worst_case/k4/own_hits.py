@@ -54,7 +54,7 @@ view at a time (theta = 3/4, 1/2, ... until the minimum so far is not above that
 them across epsilons (least recently used dropped beyond :data:`CACHE_DOUBLES`, 800 MB). Epsilon
 searches (benchmarks/bench_own_hits.py: k in {4, 5, 10}, eps0 in 0.5 .. 4, delta in {1e-6, 1e-9}, quiet
 machine) took a median 0.10 / 0.45 / 1.7 s and at most 0.16 / 0.68 / 2.9 s at n = 10 / 20 / 30 before the
-screening and the shared per-(a, b) laws; after (issue 23's goal grid, k in {4, 10, 100, 1000}, eps0 in
+screening and the shared per-(a, b) laws; after (the goal grid, k in {4, 10, 100, 1000}, eps0 in
 0.5 .. 8, quiet machine): median 0.23 / 0.58 s, at most 0.54 / 2.4 s at n = 20 / 30 (0.6 GB
 of laws at n = 30, 0.8 GB at 32; the convolutions are matrix products with Toeplitz matrices and the
 hit laws are gathered from one table per theta). Before the one-view-at-a-time pruning and the per-s blocks, 14-70 s at n = 30 with the laws capped at
@@ -149,9 +149,9 @@ def _pair_table(par: _Params, theta: float) -> np.ndarray:
     hits_r, hits_t = _pascal(n, res.r, res.one_minus_r), _pascal(n, 1.0 / (k - 2), (k - 3) / (k - 2))
     table = np.zeros((n + 1, n + 1, n + 1))
     for i in range(n + 1):
-        for l in range(n + 1 - i):
-            row = np.convolve(hits_r[i, : i + 1], hits_t[l, : l + 1])
-            table[i, l, : row.size] = row
+        for ell in range(n + 1 - i):
+            row = np.convolve(hits_r[i, : i + 1], hits_t[ell, : ell + 1])
+            table[i, ell, : row.size] = row
     return table
 
 

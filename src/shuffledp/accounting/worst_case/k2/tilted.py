@@ -1,5 +1,5 @@
-"""The blanket convolution of a k = 2 pair sum's window, by a certified tilted FFT for the large keys (issue 35),
-and the margins that certify a key's bounds with it (used by :mod:`shuffledp.accounting.views.worst.k2_pair_search`).
+"""The blanket convolution of a k = 2 pair sum's window, by a certified tilted FFT for the large keys,
+and the margins that certify a key's bounds with it (used by :mod:`shuffledp.accounting.worst_case.k2.pair_search`).
 
 A key's window is w = (window of the narrow binomial) * (window of Bin(beta, 1/2)); at n = 10^8 that
 convolution is ~55,000 x 8,000 products, three quarters of the search's time when done directly.
@@ -41,7 +41,7 @@ import numpy as np
 
 from shuffledp.accounting.numerics.binomial import LogPmfRange
 from shuffledp.accounting.numerics.tilted_fft import tilted_convolve
-from shuffledp.accounting.views.worst.k2_pair_parts import convolve_positive, log_sum_scalars
+from shuffledp.accounting.worst_case.k2.log_sums import convolve_positive, log_sum_scalars
 
 __all__ = ["FFT_FROM", "Tilted", "convolve_window", "boundary_margin"]
 

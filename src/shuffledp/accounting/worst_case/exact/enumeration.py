@@ -84,7 +84,7 @@ def add_user(g: np.ndarray, p0: float, p1: float, rest: float) -> np.ndarray:
     return out
 
 
-def pair_laws(n: int, p: float, q: float) -> dict[tuple[int, int], np.ndarray]:
+def pair_laws(n_users: int, p: float, q: float) -> dict[tuple[int, int], np.ndarray]:
     """{(a, b): law of (r0, r1) of the n - 1 others} for every a + b <= n - 1 (k = 3: the rest on x2).
 
     Built by totals: the datasets of t users from those of t - 1 (one x2 user added when a + b < t,
@@ -92,7 +92,7 @@ def pair_laws(n: int, p: float, q: float) -> dict[tuple[int, int], np.ndarray]:
     rest = q  # a user on x0 or x1 lands on x2 with probability q = 1 - p - q (never a difference: at large
     #           eps0, 1 - p - q cancels to a wrong or negative number)
     level = {(0, 0): np.ones((1, 1))}
-    for t in range(1, n):
+    for t in range(1, n_users):
         new = {}
         for a in range(t + 1):
             for b in range(t + 1 - a):

@@ -3,7 +3,7 @@
 Setting (docs/worst-case-k3.md, "k = 3 at larger n: blocks of datasets"): u holds x0 in D and x1 in D';
 of the other n - 1 users ``a`` hold x0, ``b`` hold x1 and m = n - 1 - a - b hold x2. The output is
 (h0, h1) (h2 = n - h0 - h1), and the delta of one dataset is computed exactly as in
-:func:`shuffledp.accounting.views.worst.enumeration.k3_worst_case`. The reverse direction of (a, b) is the
+:func:`shuffledp.accounting.worst_case.exact.enumeration.k3_worst_case`. The reverse direction of (a, b) is the
 forward direction of (b, a) (relabel x0 <-> x1), so the worst case is the maximum of the forward delta
 over the triangle a, b >= 0, a + b <= n - 1. Enumerating it costs n^4 / 2 doubles of laws; this module
 visits only the datasets that can be the maximum.
@@ -29,13 +29,13 @@ m_min = max(0, n - 1 - a2 - b2) on x2 ("sure" users); the other U = n - 1 - a1 -
 bound first), leaves update the maximum, and the search stops when no block's bound is above it. The
 result is the maximising leaf's certified value: above delta(a, b) for every dataset (pruned blocks are
 below it). Block bounds only decide pruning, so they may be loose; each is certified all the same.
-Screening across epsilons, as in :mod:`~shuffledp.accounting.views.worst.own_hits`: a block's certified bound
+Screening across epsilons, as in :mod:`~shuffledp.accounting.worst_case.k4.own_hits`: a block's certified bound
 at eps' <= eps bounds it at eps (delta is non-increasing in eps), so a block whose earlier bound is not
 above the maximum is pruned without being evaluated.
 
-**Rounding.** Laws are built by :func:`~shuffledp.accounting.views.worst.enumeration.add_user` (non-negative
+**Rounding.** Laws are built by :func:`~shuffledp.accounting.worst_case.exact.enumeration.add_user` (non-negative
 terms; at most n - 1 additions per entry) and evaluated by the certified sums of
-:func:`~shuffledp.accounting.views.worst.enumeration._pair_forward` (c = 4 (n + 8)); the block weights
+:func:`~shuffledp.accounting.worst_case.exact.enumeration._pair_forward` (c = 4 (n + 8)); the block weights
 Bin(U, 3 q) come from a Pascal recursion of non-negative terms (relative error <= 2 U u per entry),
 and their dot product with the per-beta values adds (U + 1) u: each block bound adds 4 (U + 1) u of
 its value.
@@ -54,7 +54,7 @@ from typing import NamedTuple
 import numpy as np
 
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst.enumeration import (
+from shuffledp.accounting.worst_case.exact.enumeration import (
     K3_CACHE_USERS,
     K3Worst,
     add_user,
@@ -64,8 +64,17 @@ from shuffledp.accounting.views.worst.enumeration import (
     pair_sums,
     stack_laws,
 )
+from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
 
-__all__ = ["Block", "K3BlockSearch", "MAX_USERS_K3_BLOCKS", "TILE", "exact_worst", "shared_search"]
+__all__ = [
+    "Block",
+    "K3BlockSearch",
+    "MAX_USERS_K3_BLOCKS",
+    "TILE",
+    "K3ExactSearch",
+    "exact_worst",
+    "shared_search",
+]
 
 #: largest n searched by blocks (above: worst-case-upper returns weak-adversary for k = 3)
 MAX_USERS_K3_BLOCKS = 200
@@ -88,12 +97,12 @@ class Block(NamedTuple):
         """One dataset: (a1, b1)."""
         return self.a1 == self.a2 and self.b1 == self.b2
 
-    def sure(self, n: int) -> tuple[int, int, int, int]:
+    def sure(self, n_users: int) -> tuple[int, int, int, int]:
         """(a1, b1, m_min, U): the sure users on x0, x1, x2 and the number of uncertain users."""
-        m_min = max(0, n - 1 - self.a2 - self.b2)
-        return self.a1, self.b1, m_min, n - 1 - self.a1 - self.b1 - m_min
+        m_min = max(0, n_users - 1 - self.a2 - self.b2)
+        return self.a1, self.b1, m_min, n_users - 1 - self.a1 - self.b1 - m_min
 
-    def halves(self, n: int) -> list:
+    def halves(self, n_users: int) -> list:
         """The two halves along the longer side, each cut to the triangle a + b <= n - 1."""
         if self.a2 - self.a1 >= self.b2 - self.b1:
             mid = (self.a1 + self.a2) // 2
@@ -101,7 +110,9 @@ class Block(NamedTuple):
         else:
             mid = (self.b1 + self.b2) // 2
             parts = [(self.a1, self.a2, self.b1, mid), (self.a1, self.a2, mid + 1, self.b2)]
-        return [Block(a1, a2, b1, min(b2, n - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n - 1]
+        return [
+            Block(a1, a2, b1, min(b2, n_users - 1 - a1)) for a1, a2, b1, b2 in parts if a1 + b1 <= n_users - 1
+        ]
 
 
 def _weights(users: int, w: float) -> np.ndarray:
@@ -225,10 +236,10 @@ class K3BlockSearch:
 
 
 @functools.lru_cache(maxsize=2)
-def shared_search(n: int, epsilon_local: float) -> K3BlockSearch:
+def shared_search(n_users: int, epsilon_local: float) -> K3BlockSearch:
     """One search per (n, eps0), shared by ``worst-case-upper`` and ``worst-case-lower`` (a bracket needs
     both; a search's results do not depend on the epsilons it saw before, test_k3_blocks.py)."""
-    return K3BlockSearch(n_users=n, epsilon_local=epsilon_local)
+    return K3BlockSearch(n_users=n_users, epsilon_local=epsilon_local)
 
 
 def exact_worst(eps: float, *, n_users: int, epsilon_local: float) -> K3Worst:
@@ -242,6 +253,27 @@ def exact_worst(eps: float, *, n_users: int, epsilon_local: float) -> K3Worst:
 
 @functools.lru_cache(maxsize=2)
 def _enumerated_laws(n: int, epsilon_local: float):
-    """:func:`~shuffledp.accounting.views.worst.enumeration.stack_laws` of every dataset's law (~n^4 / 2 doubles)."""
+    """:func:`~shuffledp.accounting.worst_case.exact.enumeration.stack_laws` of every dataset's law (~n^4 / 2 doubles)."""
     krr = KrrParams.of(epsilon_local, 3)
     return stack_laws(pair_laws(n, math.exp(krr.log_p), math.exp(krr.log_q)))
+
+
+class K3ExactSearch(Search):
+    """The exact k = 3 worst case (n <= :data:`MAX_USERS_K3_BLOCKS`) behind the search interface:
+    :func:`exact_worst` (enumeration up to n = 64, these blocks above), its certified upper and lower
+    values and the maximising dataset (n_x0, n_x1)."""
+
+    name = "k3-exact"
+
+    def result(self, eps: float) -> SearchResult:
+        """The exact worst case at ``eps``.
+
+        Args:
+            eps: the central epsilon.
+
+        Returns:
+            The certified upper and lower values (equal up to rounding) and the maximising (n_x0, n_x1).
+        """
+        worst = exact_worst(float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local)
+        lower = float(np.log(worst.lower)) if worst.lower > 0 else -np.inf
+        return SearchResult(log_or_minus_inf(worst.upper), lower, tuple(worst.argmax), Status.CLOSED)

@@ -1,7 +1,7 @@
 """Exact histogram delta of one dataset at every n: every other user on ONE value x2 outside {x0, x1}.
 
 A LOWER bound on the worst case over datasets (it is one pair of neighbouring datasets), used by
-``worst-case-lower`` for k >= 4 (issue 23). Unlike the "none" member of :mod:`shuffledp.accounting.views.worst.families`,
+``worst-case-lower`` for k >= 4. Unlike the "none" member of :mod:`shuffledp.accounting.worst_case.families.sums`,
 which keeps only the (h0, h1) marginal, this is the delta of the whole shuffled histogram.
 
 **Sufficiency.** The k - 3 values x3 .. receive every user's report with probability q each whatever
@@ -28,13 +28,13 @@ one closed-form expected excess per (s, h0) (:func:`shuffledp.accounting.numeric
 with theta - (n - s) pi2 = ((e^eps - 1)(n / (E - 1) - (n - s) pi2 / E + h1) + (h1 - h0)) / kappa passed
 exactly). This order keeps the summed rectangle small: its sides are the spreads of s and of h0 | s,
 O(sqrt(n q)) each. At eps = 0 (kappa = 0) the loss does not involve h2 and 0 is returned (the "none"
-member of :mod:`shuffledp.accounting.views.worst.families` is exact there). The direction does not matter
+member of :mod:`shuffledp.accounting.worst_case.families.sums` is exact there). The direction does not matter
 (relabelling x0 <-> x1 maps the dataset to itself). Checked in the tests against brute force, against
-:func:`shuffledp.accounting.views.worst.enumeration.third_value_delta` (a = b = 0), and against the other
+:func:`shuffledp.accounting.worst_case.exact.enumeration.third_value_delta` (a = b = 0), and against the other
 conditioning order (h2, then h0 + h1, then h0).
 
-**Tables first (issue 35).** For k >= 4 the sum is first formed from per-(n, k, eps0) tables shared
-across epsilons (:mod:`shuffledp.accounting.views.worst.one_value_tables`: a certified lower value, equal
+**Tables first.** For k >= 4 the sum is first formed from per-(n, k, eps0) tables shared
+across epsilons (:mod:`shuffledp.accounting.worst_case.families.one_value_tables`: a certified lower value, equal
 to the sum below to ~1e-13 relative); where their fixed windows do not hold all but e^-40 of it (deep
 tails), the adaptive rectangle below is used. A caller asking for ONE epsilon alone passes
 ``tables=False``: building the tables costs several single sums (n = 10^4, k = 15, eps0 = 2.37, eps = 0.1:
@@ -57,7 +57,7 @@ import numpy as np
 from shuffledp._numerics import logsumexp
 from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above, log_pmf
 from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst.one_value_tables import OneValueTables
+from shuffledp.accounting.worst_case.families.one_value_tables import OneValueTables
 
 __all__ = ["OneValueView", "MAX_CELLS"]
 
@@ -82,7 +82,7 @@ class OneValueView:
         # h2 | s ~ Bin(n - s, pi2), pi2 = p / (1 - 2q) = e^eps0 / (e^eps0 + k - 3)
         self._log_pi2, self._log_1mpi2 = krr.third_value_logs
         self._pi2 = math.exp(self._log_pi2)
-        self.tables = OneValueTables(n_users=self.n, k=self.k, epsilon_local=self.e0)  # k >= 4 (issue 35)
+        self.tables = OneValueTables(n_users=self.n, k=self.k, epsilon_local=self.e0)  # k >= 4
 
     def _terms(self, eps: float, s: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """log of each term (s, h0 = c(s) + offset) of the sum below, -inf outside the support or where it
@@ -123,7 +123,7 @@ class OneValueView:
         # "none" member of views.worst; 0 is returned here (a lower value)
         if eps >= self.e0 or eps <= 0.0 or n < 1:
             return -np.inf
-        if self.k >= 4 and tables:  # the tables shared across epsilons, where they certify e^-40 (issue 35)
+        if self.k >= 4 and tables:  # the tables shared across epsilons, where they certify e^-40
             fast = self.tables.log_delta(eps)
             if fast is not None:
                 return fast

@@ -41,7 +41,7 @@ value), a rounding allowance of 1e-13 + 4 x
 (window + 64) x 2^-52 relative on both pieces of the difference, and the same of alpha f(h0 - 2) for
 a boundary term misclassified by rounding. alpha <= 0 (eps >= eps0) gives 0.
 
-**Reuse across epsilons (issue 24).** An epsilon search evaluates the branch and bound at ~7 epsilons,
+**Reuse across epsilons.** An epsilon search evaluates the branch and bound at ~7 epsilons,
 mostly over the same blocks. Everything but the two scalars alpha, beta is epsilon-free and kept: each
 log f(h) and log Pr(S >= x) (per pair sum), the last boundary (the next guess is it moved by
 var x the change of log(beta / alpha), checked on a window of three values of the gap), and, shared
@@ -49,7 +49,7 @@ by the pair sums of one search (``memo``), the windows of the narrow binomials a
 reports, the other binomial's pmf ranges and Pr(beta < beta_min) (every value is elementwise, so the
 same whoever asks). The numbers are those computed without the reuse, bit for bit (tested).
 
-**Lazy bounds (issue 24).** Most blocks a search makes are never split: only the one on top of the queue
+**Lazy bounds.** Most blocks a search makes are never split: only the one on top of the queue
 is. A new block therefore enters the queue with a *key*, a cheaper certified bound above its own: the
 same pair sum with windows of at most ``_KEY_SDS`` = 10 standard deviations instead of 20 (fewer, down to
 z with e^(-z^2 / 2) ~ 1e-8 of the largest single-dataset delta, where that is large), the mass outside each
@@ -66,7 +66,7 @@ returns the same (top, best, best j) bit for bit (tested against a copy of the e
 of evaluations counts keys as the eager search counted bounds. The dataset at a split block's middle
 needs its bound only when its key is above the best single-dataset value.
 
-**Deciding with keys (issue 24).** A key on top of the queue needs the block's bound only if it cannot
+**Deciding with keys.** A key on top of the queue needs the block's bound only if it cannot
 tell that the block is the one the eager search splits next. The key's pair sum also gives a certified
 *lower* value of G (:meth:`PairSum.log_bounds`): G >= alpha f(h0 - 1) - (e^eps - 1) Pr(S >= h0) for
 every h0, with the window's f(h0 - 1) (below the true one) less the rounding allowance, and
@@ -79,7 +79,7 @@ beyond the window from ``log_sf``, exact, instead of the geometric / Chernoff bo
 tighten; :meth:`PairSum.refine`), and only then replaced by the block's bound. The bound is still
 computed for the block the search ends on (its value is returned) and for single datasets.
 
-**Stale keys (issue 24).** beta_min moves with the largest single-dataset value, so the second step of
+**Stale keys.** beta_min moves with the largest single-dataset value, so the second step of
 an epsilon search (the first at the smaller epsilon) meets every block with a new beta_min, one half
 standard deviation higher. Fewer blanket reports can only raise G (the rest is added noise:
 post-processing), so the key's pair sum of an earlier step with a larger ``blanket_sds`` (a smaller
@@ -87,15 +87,15 @@ beta_min), evaluated at the new epsilon, plus this step's Pr(beta < beta_min) an
 is a key of the block (*stale*: no lower value; ~8e-5 above the fresh key at n = 10^6); it is made
 fresh when it reaches the top. Blocks that never do need no new convolution.
 
-Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before issue 24, ~0.5 s now (full
+Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before the lazy bounds, ~0.5 s now (full
 bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~8 s (the
-keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md, "Speed (issue 24)").
+keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md).
 Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are
-convolved in chunks of 2048 (:func:`~shuffledp.accounting.views.worst.k2_pair_parts.convolve_positive`: numpy's
+convolved in chunks of 2048 (:func:`~shuffledp.accounting.worst_case.k2.log_sums.convolve_positive`: numpy's
 direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
 terms in another order, covered by the same rounding allowance, so values there move in their last bits.
 Keys with more than ``k2_tilted.FFT_FROM`` products (n above ~10^7) are convolved by a certified tilted
-FFT instead (issue 35; :mod:`shuffledp.accounting.views.worst.k2_tilted`: the FFT's error bound is added to
+FFT instead (:mod:`shuffledp.accounting.worst_case.k2.tilted`: the FFT's error bound is added to
 the key's upper value and taken off its lower value): n = 10^8 from ~8 s to ~4 s, the returned values
 unchanged (full bounds stay direct).
 """
@@ -104,227 +104,48 @@ from __future__ import annotations
 
 import heapq
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, log_expm1, logsumexp
-from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf
-from shuffledp.accounting.numerics.windows import log_window
-from shuffledp.accounting.params import KrrParams
-from shuffledp.accounting.views.worst.k2_pair_parts import WINDOW_SDS as _WINDOW_SDS
-from shuffledp.accounting.views.worst.k2_pair_parts import (
-    Boundary,
-    WindowSums,
-    key_window,
-    log_sum_scalars,
-    log_tail_above,
-    shared,
-    window_size,
-)
-from shuffledp.accounting.views.worst.k2_tilted import boundary_margin, convolve_window, direct_window
+from shuffledp._numerics import log1mexp, log_expm1
+from shuffledp.accounting.numerics.binomial import log_sf
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.worst_case.k2.binomial_pieces import WINDOW_SDS
+from shuffledp.accounting.worst_case.k2.pair_sum import KEY_CUSHION, PairSum, shared
+from shuffledp.accounting.worst_case.search import Search, SearchResult, Status
 
-__all__ = ["PairSum", "large_forward_delta"]
+__all__ = ["K2PairSearch", "PairCache", "large_forward_delta"]
 
 _FIRST_BLOCKS = 64
 _BLANKET_SDS = 14.0  # at most this far below the mean (Pr(fewer blanket users in a block) ~ e^-98)
 _LOG_BLANKET_SHARE = math.log(1e4)
 _KEY_SDS = 10.0  # windows of the keys of lazy bounds (module doc), at most
 _LOG_KEY_SHARE = math.log(1e8)  # keys' windows: e^(-z^2 / 2) about 1e-8 of the largest single-dataset delta
-_LOG_KEY_CUSHION = math.log1p(1e-9)  # keys are raised by this, far above the rounding of either bound
-_DIRECT_UP_TO = 16_384  # blanket windows up to this are convolved directly (every n <= 5 x 10^7)
-_DIRECT_UP_TO_KEY = 4_096  # the same for keys (their last bits do not matter)
 _CACHE_DOUBLES = 100_000_000  # pair sums kept across epsilons: 4 x window per pair sum (an overcount)
+_RELATIVE_STOP = 1e-3
 
 
-class PairSum(WindowSums, Boundary):
-    """S = Bin(a, p) + Bin(l, q) (+ Bin(blanket, 1/2)) with its pmf pieces cached across epsilons;
-    ``log_bound(eps)`` is a certified upper bound on log G(a, l) (log G_blanket; module doc)."""
+@dataclass
+class PairCache:
+    """What one search keeps across its steps (module doc, "Reuse"): the pair sums by name (a, l, beta_min
+    [, key window sds]) as [pair sum, log Pr(beta < beta_min), the step that used it last], the
+    epsilon-free pieces they share (windows, pmf ranges, tails: :func:`~shuffledp.accounting.worst_case.k2.pair_sum.shared`),
+    the doubles the pair sums hold, the current step, and the (blanket sds, key sds) of the steps so far
+    (for stale keys)."""
 
-    __slots__ = (
-        "_last",
-        "_log_f",
-        "_log_sf",
-        "_other",
-        "a",
-        "exact_tail",
-        "key",
-        "l",
-        "lo",
-        "log_out",
-        "log_p",
-        "log_q",
-        "log_w",
-        "mean",
-        "rounding_width",
-        "skew",
-        "tilted",
-        "total",
-        "var",
-    )
-
-    def __init__(
-        self,
-        a: int,
-        l: int,
-        log_p: float,
-        log_q: float,
-        blanket: int = 0,
-        memo: dict | None = None,
-        sds: float = _WINDOW_SDS,
-        key: bool = False,
-        tilt: float | None = None,
-    ):
-        self.a, self.l, self.log_p, self.log_q, self.key, self.tilted = a, l, log_p, log_q, key, None
-        self.exact_tail = not key  # a key's other tail beyond the window: bounded until refined
-        window = key_window if key else log_window  # a key's window: its outside mass bounded, not exact
-        p, q = math.exp(log_p), math.exp(log_q)
-        memo = {} if memo is None else memo  # epsilon-free pieces shared by pair sums (module doc, "Reuse")
-        # sum over the binomial with fewer trials (both have variance N p q), convolved with the blanket
-        # reports Bin(blanket, 1/2) of a block's users (module doc)
-        if a <= l:
-            N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = a, log_p, log_q, (l, log_q, log_p)
-        else:
-            N_s, lp_s, lq_s, (N_o, lp_o, lq_o) = l, log_q, log_p, (a, log_p, log_q)
-        self._other = shared(memo, ("pmf", N_o, lp_o, lq_o), lambda: LogPmfRange(N_o, lp_o, lq_o))
-        lo, log_w, log_out = shared(
-            memo, ("window", N_s, lp_s, lq_s, sds, key), lambda: window(N_s, lp_s, lq_s, sds)
-        )
-        if blanket > 0:
-            half = math.log(0.5)
-            lo_c, log_c, out_c = shared(
-                memo, ("window", blanket, half, half, sds, key), lambda: window(blanket, half, half, sds)
-            )
-            direct = _DIRECT_UP_TO_KEY if key else _DIRECT_UP_TO  # chunked above (module doc, "Cost")
-            theta = (
-                max(tilt, 1.0 / math.sqrt((a + l) * p * q + 0.25 * blanket))
-                if key and tilt is not None
-                else None
-            )
-            log_w, self.tilted = convolve_window(log_w, log_c, direct, lo + lo_c, self._other, theta)
-            lo, log_out = lo + lo_c, float(np.logaddexp(log_out, out_c))
-        self.lo, self.log_w, self.log_out = lo, log_w, log_out
-        # the rounding allowance's width: a key's is the width of the bound it stands for (so its margin
-        # is at least that bound's)
-        self.rounding_width = (
-            log_w.size
-            if not key
-            else window_size(N_s, lp_s, lq_s)
-            + (window_size(blanket, math.log(0.5), math.log(0.5)) - 1 if blanket > 0 else 0)
-        )
-        self.mean = a * p + l * q + 0.5 * blanket
-        self.var = (a + l) * p * q + 0.25 * blanket
-        self.skew = (l - a) * p * q * (p - q)  # third cumulant (a guess of the boundary only)
-        self.total = a + l + blanket  # largest value of S
-        # epsilon-free values already computed, reused by every search step: log f(h), log Pr(S >= x),
-        # and the last (log ratio, boundary) found
-        self._log_f: dict[int, float] = {}
-        self._log_sf: dict[int, float] = {}
-        self._last: tuple[float, int] | None = None
-
-    def refine(self) -> None:
-        """A key's other tail beyond the window from ``log_sf`` instead of its bounds (module doc,
-        "Deciding with keys"): both of :meth:`log_bounds` tighten; the windows are kept."""
-        if not self.exact_tail:
-            self.exact_tail, self._log_sf = True, {}
-
-    def log_bound(self, eps: float) -> float:
-        """Certified upper bound on log G(a, l) at eps (module doc)."""
-        return self._log_bounds(eps, lower=False)[0]
-
-    def log_bounds(self, eps: float) -> tuple[float, float]:
-        """(:meth:`log_bound`, a certified LOWER bound on log G(a, l)) at eps, for keys (module doc, "Deciding
-        with keys"): the same pieces, the other binomial's tail beyond the window from above
-        (:func:`log_tail_above`), the mass outside the windows added to the tail, the rounding allowance
-        taken off, and a relative 1e-9 below."""
-        return self._log_bounds(eps, lower=True)
-
-    def _log_bounds(self, eps: float, lower: bool) -> tuple[float, float]:
-        e0 = self.log_p - self.log_q
-        if eps >= e0:
-            return -np.inf, -np.inf
-        log_alpha = self.log_q + e0 + float(log1mexp(eps - e0))  # p - e^eps q = q e^eps0 (1 - e^(eps - eps0))
-        log_beta = self.log_q + float(log_expm1(eps + e0))  # e^eps p - q = q (e^(eps + eps0) - 1)
-        h0 = self.boundary(log_beta - log_alpha)
-        total = self.total
-        lf = self.log_f(np.array([max(h0 - 2, 0), h0 - 1]))
-        log_f_prev, log_f_h0m1 = (lf[0] if h0 >= 2 else -np.inf), lf[1]
-        first = log_alpha + log_f_h0m1
-        tail = h0 <= total and eps > 0
-        second = (float(log_expm1(eps)) + self.log_sf(h0)) if tail else -np.inf
-        # rounding: each piece is a sum of `width` positive terms (relative error <= width x 2^-52 each
-        # way) times special-function values good to ~1e-14; the allowance is 4x that, on both pieces
-        rounding = 1e-13 + 4.0 * (self.rounding_width + 64) * 2.0**-52
-        fft = [
-            -np.inf,
-            -np.inf,
-        ]  # a tilted-FFT window's errors on both pieces (k2_tilted), its boundary's margin
-        if self.tilted is not None:
-            rounding += 2.0 * self.tilted.relative
-            extra = boundary_margin(self, self.tilted, h0, log_alpha, log_beta, rounding)
-            if extra is None:  # no certified term near h0: the direct convolution instead
-                self._untilt()
-                return self._log_bounds(eps, lower)
-            fft = [
-                log_alpha + self.tilted.log_f_error(h0 - 1),
-                float(log_expm1(eps)) + self.tilted.log_sf_error(h0) if tail else -np.inf,
-                extra,
-            ]
-        low = self._log_lower(eps, h0, first, second, rounding, fft[:2]) if lower else -np.inf
-        if second >= first:  # rounding only (the difference is positive): the margin below carries it
-            value = -np.inf
-        else:
-            value = first + float(log1mexp(second - first))
-        log_rounding = math.log(rounding)
-        # truncation: the window's f falls short of the true f by at most the mass outside it in total
-        # (sum over h), so alpha f(h0 - 1) by at most alpha out, and the terms alpha f(h - 1) - beta f(h)
-        # that the truncation moves across 0 (h0 off) add up to at most (alpha + beta) out
-        log_truncation = float(np.logaddexp(log_alpha + math.log(2.0), log_beta)) + self.log_out
-        margins = [float(np.logaddexp(first, second)) + log_rounding, log_truncation, *fft]
-        if np.isfinite(log_f_prev):
-            margins.append(log_alpha + log_f_prev + log_rounding)
-        if self.key:  # its last bits do not matter (module doc, "Lazy bounds")
-            return log_sum_scalars([value, *margins]), low
-        return float(logsumexp(np.array([value, *margins]))), low
-
-    def _untilt(self) -> None:
-        """The window by the direct convolution instead of the tilted FFT (values kept so far dropped)."""
-        self.log_w, self.tilted = direct_window(*self.tilted.inputs), None
-        self._log_f, self._log_sf, self._last = {}, {}, None
-
-    def _log_lower(self, eps: float, h0: int, first: float, second: float, rounding: float, fft) -> float:
-        """A lower bound on log G(a, l): G >= sum_{h >= h0} (alpha f(h - 1) - beta f(h)) = alpha f(h0 - 1)
-        - (e^eps - 1) Pr(S >= h0) for every h0. The window's f(h0 - 1) is below the true one (computed
-        within ``rounding`` relative); Pr(S >= h0) is at most the window's (within ``rounding``), plus
-        the mass outside the windows, plus the other binomial's tail beyond the window from above
-        (the window's pmf sums to at most 1; twice that, for its rounding)."""
-        if first == -np.inf:
-            return -np.inf
-        low_first = first + math.log1p(-rounding)
-        if fft[0] >= low_first:  # a tilted-FFT window's error on the first piece (k2_tilted)
-            return -np.inf
-        low_first += float(log1mexp(fft[0] - low_first))
-        if second == -np.inf and h0 > self.total:  # Pr(S >= h0) = 0
-            low_second = -np.inf
-        else:
-            ups = [self.log_sf(h0) + math.log1p(rounding), self.log_out]
-            if fft[1] > -np.inf:  # a tilted-FFT window's error on the tail (k2_tilted)
-                ups.append(fft[1] - float(log_expm1(eps)))
-            if (
-                not self.exact_tail
-            ):  # log_sf's window reaches L = h0 - lo; beyond it (L > h0 - lo) a lower value
-                ups.append(math.log(2.0) + log_tail_above(h0 - self.lo + 1, self._other))
-            up = log_sum_scalars(ups)
-            low_second = float(log_expm1(eps)) + up if eps > 0 else -np.inf
-        if low_second >= low_first:
-            return -np.inf
-        return low_first + float(log1mexp(low_second - low_first)) - _LOG_KEY_CUSHION
+    pairs: dict[tuple, list] = field(default_factory=dict)
+    pieces: dict[tuple, object] = field(default_factory=dict)
+    doubles: int = 0
+    step: int = 0
+    blanket_sds: set[tuple[float, float]] = field(default_factory=set)
 
 
 class _BlockBounds:
     """bound(a, b): certified log upper bound on F(j) for every j in the block [a, b] (module doc), with
     the pair sums cached across epsilons in ``cache``; ``evaluations`` counts the calls."""
 
-    def __init__(self, eps: float, *, n_users: int, epsilon_local: float, cache: dict):
+    def __init__(self, eps: float, *, n_users: int, epsilon_local: float, cache: PairCache):
         n = n_users
         krr = KrrParams.of(epsilon_local, 2)
         self.eps, self.n, self.cache = eps, n, cache
@@ -352,7 +173,7 @@ class _BlockBounds:
 
     def exact(self, a: int, b: int) -> float:
         """The block's bound: Pr(beta < beta_min) + G_beta_min(a, n - 1 - b) (module doc), not counted."""
-        pair, fewer = self._pair(a, b, _WINDOW_SDS)
+        pair, fewer = self._pair(a, b, WINDOW_SDS)
         return float(np.logaddexp(pair.log_bound(self.eps), fewer))
 
     def key(self, a: int, b: int) -> tuple[float, int, float]:
@@ -361,7 +182,7 @@ class _BlockBounds:
         -1: an earlier search step's pair sum with fewer blanket reports, module doc "Stale keys"), else
         :meth:`fresh_key`."""
         self.evaluations += 1
-        cached = self._key(a, b, _WINDOW_SDS) in self.cache or self._key_name(a, b) in self.cache
+        cached = self._key(a, b, WINDOW_SDS) in self.cache.pairs or self._key_name(a, b) in self.cache.pairs
         if a < b and not cached:
             stale = self._stale(a, b)
             if stale is not None:
@@ -372,32 +193,31 @@ class _BlockBounds:
         """(bound, stage, value below): the exact bound (stage 2, twice) when its pair sum is cached, else the
         cheaper key of the module doc (stage 0, "Lazy bounds") and a lower bound from the same pair sum
         ("Deciding with keys"); not counted."""
-        if self._key(a, b, _WINDOW_SDS) in self.cache:  # the bound itself costs less than a key
+        if self._key(a, b, WINDOW_SDS) in self.cache.pairs:  # the bound itself costs less than a key
             value = self.exact(a, b)
             return value, 2, value
         pair, fewer = self._pair(a, b, self._key_name(a, b)[3], key=True)
         upper, lower = pair.log_bounds(self.eps)
-        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), 0, float(np.logaddexp(lower, fewer))
+        return float(np.logaddexp(upper + KEY_CUSHION, fewer)), 0, float(np.logaddexp(lower, fewer))
 
     def _stale(self, a: int, b: int) -> float | None:
         """A key from the pair sum of an earlier step whose beta_min was smaller (a larger ``blanket_sds``):
         less blanket noise, so its certified bound is above this step's G (module doc, "Stale keys"); with
         this step's Pr(beta < beta_min) and the keys' cushion. None when no such pair sum is cached."""
         own = self.blanket_sds
-        for sds, key_sds in sorted(z for z in self.cache.get("_blanket_sds", ()) if z[0] > own):
+        for sds, key_sds in sorted(z for z in self.cache.blanket_sds if z[0] > own):
             self.blanket_sds = sds
             name = self._key(a, b, key_sds, key=True)  # keys' pair sums only (their bits do not matter)
             self.blanket_sds = own
-            if name in self.cache:
+            if name in self.cache.pairs:
                 fewer = self._fewer(b - a, self._key(a, b, key_sds, key=True)[2])
-                return float(np.logaddexp(self.cache[name][0].log_bound(self.eps) + _LOG_KEY_CUSHION, fewer))
+                return float(np.logaddexp(self.cache.pairs[name][0].log_bound(self.eps) + KEY_CUSHION, fewer))
         return None
 
     def _fewer(self, w: int, beta: int) -> float:
         """log Pr(beta < beta_min) for a block of w users (shared by the pair sums of a search)."""
-        memo = self.cache.setdefault("_memo", {})
         return shared(
-            memo,
+            self.cache.pieces,
             ("fewer", w, beta),
             lambda: float(log_sf(w - beta + 1, w, self.log_1mgamma, self.log_gamma)) if beta > 0 else -np.inf,
         )
@@ -408,15 +228,15 @@ class _BlockBounds:
         pair, fewer = self._pair(a, b, self._key_name(a, b)[3], key=True)
         pair.refine()
         upper, lower = pair.log_bounds(self.eps)
-        return float(np.logaddexp(upper + _LOG_KEY_CUSHION, fewer)), float(np.logaddexp(lower, fewer))
+        return float(np.logaddexp(upper + KEY_CUSHION, fewer)), float(np.logaddexp(lower, fewer))
 
     def _key_name(self, a: int, b: int) -> tuple:
         """The name of the block's key pair sum: one of this beta_min cached at an earlier step's keys' width
         (each is a key), else at ``key_sds``."""
         own = self._key(a, b, self.key_sds, key=True)
-        if own not in self.cache:
-            for sds in sorted({z[1] for z in self.cache.get("_blanket_sds", ())}):
-                if own[:3] + (sds,) in self.cache:
+        if own not in self.cache.pairs:
+            for sds in sorted({z[1] for z in self.cache.blanket_sds}):
+                if own[:3] + (sds,) in self.cache.pairs:
                     return own[:3] + (sds,)
         return own
 
@@ -438,11 +258,11 @@ class _BlockBounds:
         """(the pair sum of the block with windows of ``sds`` standard deviations, a key's if ``key``,
         log Pr(beta < beta_min))."""
         cache, name = self.cache, self._key(a, b, sds, key)
-        if name not in cache:
-            if cache.get("_doubles", 0) > _CACHE_DOUBLES:  # memory bound (only time is lost)
+        if name not in cache.pairs:
+            if cache.doubles > _CACHE_DOUBLES:  # memory bound (only time is lost)
                 _evict(cache)
             fewer, beta = self._fewer(b - a, name[2]), name[2]
-            memo = cache.setdefault("_memo", {})  # pieces shared by pair sums (windows, pmf ranges, tails)
+            memo = cache.pieces  # pieces shared by pair sums (windows, pmf ranges, tails)
             pair = PairSum(
                 a,
                 self.n - 1 - b,
@@ -454,25 +274,23 @@ class _BlockBounds:
                 key=key,
                 tilt=self._log_ratio() if key else None,
             )
-            cache[name] = [pair, fewer, 0]
+            cache.pairs[name] = [pair, fewer, 0]
             # the window and (about three windows of) the other binomial's cached pmf
-            cache["_doubles"] = cache.get("_doubles", 0) + 4 * pair.log_w.size
-        entry = cache[name]
-        entry[2] = cache.get("_round", 0)  # the search step that used it last
+            cache.doubles += 4 * pair.log_w.size
+        entry = cache.pairs[name]
+        entry[2] = cache.step  # the search step that used it last
         return entry[0], entry[1]
 
 
-def _evict(cache: dict) -> None:
+def _evict(cache: PairCache) -> None:
     """Make room: drop the pair sums not used by the current search step (and the shared pieces, which
-    the pair sums kept hold on to), or everything when the current step alone fills the cache."""
-    now = cache.get("_round", 0)
-    kept = {k: v for k, v in cache.items() if isinstance(k, tuple) and v[2] == now}
+    the pair sums kept hold on to, and the earlier steps' blanket widths), or every pair sum when the
+    current step alone fills the cache."""
+    kept = {k: v for k, v in cache.pairs.items() if v[2] == cache.step}
     doubles = sum(4 * v[0].log_w.size for v in kept.values())
-    cache.clear()
-    if doubles <= _CACHE_DOUBLES // 2:
-        cache.update(kept, _doubles=doubles, _round=now)
-    else:
-        cache["_round"] = now
+    small = doubles <= _CACHE_DOUBLES // 2
+    cache.pairs, cache.pieces, cache.blanket_sds = (kept if small else {}), {}, set()
+    cache.doubles = doubles if small else 0
 
 
 def large_forward_delta(
@@ -480,8 +298,8 @@ def large_forward_delta(
     *,
     n_users: int,
     epsilon_local: float,
-    cache: dict | None = None,
-    relative_stop: float = 1e-3,
+    cache: PairCache | None = None,
+    relative_stop: float = _RELATIVE_STOP,
     max_evaluations: int = 200,
 ) -> tuple[float, float, int]:
     """(certified log upper bound on max_j F(j), the largest single-dataset bound log F(j) met, its j), k = 2.
@@ -489,10 +307,11 @@ def large_forward_delta(
     Branch and bound over blocks [a, b] of datasets with the bound of the module doc: the
     block with the largest bound is split until that bound is within ``relative_stop`` of the largest
     single-dataset value or ``max_evaluations`` bounds were computed; the largest bound over the blocks
-    then covering 0 .. n - 1 is returned (valid whenever the search stops)."""
+    then covering 0 .. n - 1 is returned (valid whenever the search stops). ``cache`` keeps the pair sums
+    across steps (a fresh one if None)."""
     n = n_users
-    cache = {} if cache is None else cache
-    cache["_round"] = cache.get("_round", 0) + 1  # one search step (module doc, "Reuse")
+    cache = PairCache() if cache is None else cache
+    cache.step += 1  # one search step (module doc, "Reuse")
     bound = _BlockBounds(eps, n_users=n, epsilon_local=epsilon_local, cache=cache)
     best, best_j = -np.inf, -1
     for j in (0, n - 1):
@@ -500,11 +319,11 @@ def large_forward_delta(
         if value > best:
             best, best_j = value, j
     bound.choose_blanket(best)
-    cache.setdefault("_blanket_sds", set()).add(
-        (bound.blanket_sds, bound.key_sds)
-    )  # for later steps' stale keys
+    cache.blanket_sds.add((bound.blanket_sds, bound.key_sds))  # for later steps' stale keys
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
+    heap: list[
+        tuple
+    ] = []  # (-value, a, b, stage: -1 stale key, 0 key, 1 refined key, 2 the block's bound; a value below it)
     for a in range(0, n, size):
         b = min(n - 1, a + size - 1)
         value, stage, lower = bound.key(a, b)
@@ -556,3 +375,31 @@ def _branch_and_bound(
                 best, best_j = value, lo
             if half:
                 heapq.heappush(heap, (-value, lo, hi, stage, lower))
+
+
+class K2PairSearch(Search):
+    """The k = 2 search for 10^4 < n <= 10^8 behind the search interface: :func:`large_forward_delta` with
+    its pair sums kept across epsilons. Its value is a certified upper bound wherever it stops; the
+    largest single-dataset value it met is an upper value too, so it certifies no lower value."""
+
+    name = "k2-pair-sums"
+
+    def __init__(self, setting: ShuffleSetting):
+        super().__init__(setting)
+        self.cache = PairCache()
+
+    def result(self, eps: float) -> SearchResult:
+        """The branch and bound over blocks of datasets at ``eps`` (module doc).
+
+        Args:
+            eps: the central epsilon.
+
+        Returns:
+            upper: the largest block bound left; dataset: the single dataset with the largest bound met;
+            no lower value (-inf); closed when the bound is within 1e-3 relative of that dataset's.
+        """
+        top, best, best_j = large_forward_delta(
+            float(eps), n_users=self.n_users, epsilon_local=self.epsilon_local, cache=self.cache
+        )
+        closed = top <= best + math.log1p(_RELATIVE_STOP)
+        return SearchResult(top, -np.inf, (best_j,), Status.CLOSED if closed else Status.OPEN)

@@ -1,6 +1,6 @@
-"""The one-value member's sum at many epsilons from tables built once per (n, k, eps0) (issue 35).
+"""The one-value member's sum at many epsilons from tables built once per (n, k, eps0).
 
-The member is "every other user on one third value x2" (:mod:`shuffledp.accounting.views.worst.third_value`,
+The member is "every other user on one third value x2" (:mod:`shuffledp.accounting.worst_case.families.third_value`,
 whose module doc derives the sum); with E = e^eps0, kappa = (e^eps - 1) / E,
 
     delta(eps) = ((E - 1) kappa / n) sum_{s, h0} Bin(n, 2q)(s) Bin(s, 1/2)(h0) E[(h2 - theta)_+],
@@ -26,7 +26,7 @@ g is lowered by 8 ulp: every row is a lower value of its exact sum. Every value 
 windows of s, h0 and h2) is positive, so the result is a LOWER bound on the member's delta.
 
 **When it is used.** :meth:`OneValueTables.log_delta` returns None (the caller then uses the adaptive sum
-of :mod:`~shuffledp.accounting.views.worst.third_value`) unless the windows provably hold all but e^-40 of
+of :mod:`~shuffledp.accounting.worst_case.families.third_value`) unless the windows provably hold all but e^-40 of
 the sum: the first and last rows of s each below e^-40 of it, and the h2 mass above U (a certified bound,
 :func:`~shuffledp.accounting.numerics.binomial.log_excess_above_bound` at U per row) below e^-40 of it.
 The windows of h0 | s and of h2 below L drop less than e^-70 of each row's value (12 standard deviations).
@@ -76,7 +76,7 @@ def _log_pmf_rows(
     cols = np.arange(width)[None, :]
     lo, ti = low.astype(np.int64), trials.astype(np.int64)
     # log(x + 1) and log(max(N - x, 1)) at x = low + j: each row a contiguous window of one padded table of
-    # log_int (issue 35: row copies instead of one gather per cell; the same numbers). Columns above ``top``
+    # log_int (row copies instead of one gather per cell; the same numbers). Columns above ``top``
     # hold finite values that only the columns above ``top`` read (set to -inf at the end).
     up = sliding_window_view(np.concatenate([log_int, np.zeros(width + 1)]), width)[lo + 1]
     down = sliding_window_view(np.concatenate([log_int[::-1], np.zeros(width)]), width)[
@@ -180,7 +180,7 @@ class OneValueTables:
             return np.zeros(rows)
         j = start[:, None] + np.arange(width)[None, :]
         keep = j < stop[:, None]
-        r_idx, c_idx = np.nonzero(keep)
+        r_idx, _ = np.nonzero(keep)
         col = j[keep]
         h0 = self.c0[r_idx] + col
         theta = self._theta_up(h0, self.s[r_idx], eps)

@@ -36,7 +36,7 @@ the result is then max(largest leaf, largest open bound), still a certified uppe
 is in a leaf evaluated or under an open or pruned node). ``exact`` says whether the search closed (then
 the result is the exact worst case, up to rounding).
 
-**Tightened nodes and allowances (branch i34-k4mid; docs/worst-case-k4.md items 8, 9).** A node's open outside
+**Tightened nodes and allowances (docs/worst-case-k4.md items 8, 9).** A node's open outside
 count is raised to ceil(R / outside values left), the least any of its datasets holds (same datasets, more sure
 users). Above n = :data:`MAX_USERS_UNCROPPED` the laws' edge slabs of mass <= :data:`CROP` are dropped after
 each user and the Bin(U, gamma) tails of weight <= :data:`TAIL` left out (beta below: bounded by 1; above: by
@@ -251,7 +251,7 @@ def _crop(law: np.ndarray, tau: float) -> tuple[np.ndarray, float]:
 def _user(par: _Params, counts: tuple, index: int) -> tuple[tuple, float]:
     """(probabilities on the axes, on the remainder) of one user on the value ``counts[index]`` stands for, in
     the layout of ``counts`` (that value occupied)."""
-    on_axes, implied, lumped = _layout(par, counts)
+    on_axes, _, lumped = _layout(par, counts)
     axes = len(on_axes)
     occupied = [i for i, c in enumerate(counts) if c > 0 or i < 2]
     position = occupied.index(index)
@@ -386,7 +386,7 @@ class K4BlockSearch:
         self._max_work = MAX_WORK_LARGE if large else MAX_WORK
         #: likely maxima, evaluated first: all others on one outside value, on x1, on x0
         self._starts = [(0, 0, n - 1), (0, n - 1), (n - 1,)]
-        if n >= 4:  # the lower family's "all on x0 (x1) but one or two on x2" (issue 34)
+        if n >= 4:  # the lower family's "all on x0 (x1) but one or two on x2"
             self._starts += [(n - 2, 0, 1), (0, n - 2, 1), (n - 3, 0, 2), (0, n - 3, 2)]
         self._laws: dict = {}
         self._doubles = 0

@@ -1,6 +1,8 @@
 """The explicit datasets of the worst-case lower bound as :class:`~shuffledp.accounting.views.base.View`
-s; their family is :class:`~shuffledp.accounting.views.worst.families.WorstFamilies` (a
-:class:`~shuffledp.accounting.views.base.FamilyView`).
+s. The family (a :class:`~shuffledp.accounting.views.base.FamilyView`) is
+:class:`~shuffledp.accounting.worst_case.families.family.WorstFamilies`: its members are
+:class:`NoMatchView` and :class:`AllOnX0View`; :class:`ThirdValueView` is an explicit dataset that
+``worst-case-lower`` adds at some n only (see that class).
 
 Each member is ONE pair of neighbouring datasets (replace-one: the differing user u holds x0 in D, x1
 in D'), given by the exact law of a sufficient (or marginal) statistic of the shuffled histogram. With
@@ -18,15 +20,15 @@ formulas follow from Tri_{n-1}(h - e_j) = Tri_n(h) h_j / (n pi_j)):
 * :class:`ThirdValueView` (k >= 3): every other user holds one value x2 outside {x0, x1}; outcomes
   (h0, h1, h2), M_n with cell probabilities (q, q, p, (k - 3) q):
   P(h) = M_n(h) (E h0 + h1 + h2 / E + n - h0 - h1 - h2) / n, Q with h0 and h1 exchanged (sufficient:
-  :mod:`shuffledp.accounting.views.worst.third_value`). Symmetric.
+  :mod:`shuffledp.accounting.worst_case.families.third_value`). Symmetric.
 
 The streams enumerate the whole support (O(n^2) or O(n^3) outcomes, nothing left out): they are the
 reference the fast sums are held to (tests/accounting/test_view_streams_weak_worst.py) and serve small
 settings. The fast sums are the members' documented overrides of :meth:`View.log_delta`: the rows of
-:class:`~shuffledp.accounting.views.worst.families.WorstFamilies` (none, all on x0 in both directions)
-and :class:`~shuffledp.accounting.views.worst.third_value.OneValueView`, each a partial sum of
+:class:`~shuffledp.accounting.worst_case.families.sums.FamilySums` (none, all on x0 in both directions)
+and :class:`~shuffledp.accounting.worst_case.families.third_value.OneValueView`, each a partial sum of
 positive terms (a lower bound on the pair's delta, equal to it to ~e^-40 relative). The family's
-maximum is :meth:`WorstFamilies.log_delta_max` (used by ``worst-case-lower``).
+maximum is :meth:`FamilySums.log_delta_max` (used by ``worst-case-lower``).
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.worst.families import WorstFamilies
-from shuffledp.accounting.views.worst.third_value import OneValueView
+from shuffledp.accounting.worst_case.families.sums import FamilySums
+from shuffledp.accounting.worst_case.families.third_value import OneValueView
 
 __all__ = ["NoMatchView", "AllOnX0View", "ThirdValueView"]
 
@@ -68,7 +70,7 @@ class _WholeSupport(View):
         return LeftOut()
 
     def _family_log_delta(self, name, epsilons):
-        family = WorstFamilies(self.setting)
+        family = FamilySums(self.setting)
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
         return np.array([family.member_log_deltas(float(e))[name] for e in eps])
 
@@ -118,7 +120,13 @@ class AllOnX0View(_WholeSupport):
 
 
 class ThirdValueView(_WholeSupport):
-    """Every other user on one value x2 outside {x0, x1} (module docstring); k >= 3."""
+    """Every other user on one value x2 outside {x0, x1} (module docstring); k >= 3.
+
+    Not a member of :class:`~shuffledp.accounting.worst_case.families.family.WorstFamilies`: its fast sum
+    needs tables per (n, k, eps0) (about 0.3 s per epsilon at n = 10^4) and is evaluated only up to
+    n = 10^4, and it has no binned privacy loss distribution, so the family's maximum and its composed
+    PLDs would no longer agree. ``worst-case-lower`` adds this dataset itself where it is evaluated
+    (docs/decisions/worst-case.md)."""
 
     name = "worst-third-value"
     symmetric = True
@@ -137,7 +145,7 @@ class ThirdValueView(_WholeSupport):
             )
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
-        """Override: :class:`~shuffledp.accounting.views.worst.third_value.OneValueView`'s sum (a lower
+        """Override: :class:`~shuffledp.accounting.worst_case.families.third_value.OneValueView`'s sum (a lower
         bound equal to the pair's delta to ~e^-40; 0 is returned at eps = 0, see there)."""
         s = self.setting
         view = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)

@@ -1,1 +1,0 @@
-"""The worst case over datasets: explicit families (the lower bound, a FamilyView whose members are the explicit datasets' Views), exact enumeration at small n, the k = 2 block and pair searches, the k = 3 blocks, the own-value-hit and third-value views."""

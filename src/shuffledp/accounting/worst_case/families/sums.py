@@ -1,0 +1,226 @@
+"""The worst-case family's exact sums: the exact delta of explicit datasets (marginals of the real
+shuffled histogram) as row sums (:class:`FamilySums`). Each is a LOWER bound on the worst case over
+datasets: a marginal (post-processing) of the histogram of one pair of neighbouring datasets. The family
+as a view is :class:`~shuffledp.accounting.worst_case.families.family.WorstFamilies`; its members as
+views are in :mod:`~shuffledp.accounting.worst_case.families.members` (their fast sums are read here);
+the rows of each member are in :mod:`~shuffledp.accounting.worst_case.families.rows`.
+
+Every sum over s is one closed-form expected excess per s (:mod:`shuffledp.accounting.numerics.binomial`),
+over a window of s around the mean widened on each side until its edge term is e^-40 below the
+largest term (the terms are unimodal in s; each widening step is sized from the slope of the log
+terms at that edge, so the window ends a little beyond that point instead of doubling); what lies outside only makes the true value larger, so it
+is dropped. A window also stops growing beyond 2^20 terms or once its peak is below e^-700 (outside
+the accuracy promise; the partial sum is still a lower bound). delta = 0 for eps >= eps0 comes out of
+the sums (t_s >= s there).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from shuffledp._numerics import logsumexp
+from shuffledp.accounting.numerics.binomial import LogPmfRange
+from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.worst_case.families.rows import RowSum, all_x0_rows, none_rows
+
+__all__ = ["FamilySums", "FAMILY"]
+
+#: the datasets (and directions) the lower bound maximises over
+FAMILY = ("none", "all-x0 D||D'", "all-x0 D'||D")
+_LOG_EDGE = 40.0  # a window is widened while its edge term is within e^40 of the largest
+_LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) a lower value is returned without widening
+_MAX_WINDOW = 1 << 20  # rows summed per family member at most
+_SKIP_MIN_ROWS = 64  # blocks of fewer rows are evaluated whole
+_LOG_FIRST = 2.0  # rows whose bound is within e^2 of the block's largest bound are evaluated first
+#: rows whose bound is this far below an exact row are not evaluated: at most _MAX_WINDOW rows each below e^-50 of the largest term leave out at most
+#: 2^20 e^-50 = 2.0e-16 of the sum, half an ulp, and only non-negative terms (the sum stays a lower value)
+_LOG_LEFT_OUT = 50.0
+_LOG_BOUND_MARGIN = 1e-9  # relative allowance for the rounding of a member's value and of its bound
+
+
+def _growth_step(values, peak, width, from_low):
+    """Rows to add on one side of a window of log terms so that its edge falls to peak - _LOG_EDGE.
+
+    Extrapolates the slope of the last rows at that edge linearly (the log terms are close to concave,
+    so this overshoots rather than undershoots); at least 16, at most the current width (doubling).
+    Only the speed depends on this: the window keeps growing until its edges are low enough."""
+    if not np.isfinite(peak) or values.size < 3:
+        return max(16, width)
+    edge, inner = (values[0], values[2]) if from_low else (values[-1], values[-3])
+    slope = 0.5 * (inner - edge)  # log-decrease per row outwards
+    if not (np.isfinite(edge) and np.isfinite(slope)) or slope <= 0:
+        return max(16, width)
+    need = (edge - (peak - _LOG_EDGE)) / slope
+    return int(min(max(16, width), max(16, math.ceil(1.25 * need) + 16)))
+
+
+#: the exponents phi tried by :func:`_mgf_bound` (any phi > 0 gives a valid bound; the grid only makes it tight)
+_PHIS = np.exp(np.linspace(-12.0, 5.0, 86))
+
+
+def _mgf_bound(total, n, log_p):
+    """Certified bound on log sum_s Bin(n, p)(s) E[(Y_s)_+] where, for every phi > 0,
+    E[e^(phi Y_S)] = e^pre(phi) (1 - p + p g(phi))^n (``total(phi)`` = (pre, log g)): from
+    x_+ <= e^(phi x - 1) / phi, the minimum over a grid of phi of pre - 1 - log phi + n log(1 + p (g - 1))."""
+    pre, log_g = total(_PHIS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = pre - 1.0 - np.log(_PHIS) + n * np.log1p(math.exp(log_p) * np.expm1(log_g))
+    value = value[np.isfinite(value)]
+    return float(np.min(value)) if value.size else np.inf
+
+
+def _window(n_max, mean, var, s_min):
+    """The first window (lo, hi) of :meth:`FamilySums._sum_rows` (None: empty sum)."""
+    s_min = max(0, int(math.floor(s_min)))
+    if s_min > n_max:
+        return None
+    centre = min(max(mean, s_min), n_max)
+    half = 8.0 * math.sqrt(var) + 32.0
+    return max(s_min, int(centre - half)), min(n_max, int(math.ceil(centre + half)))
+
+
+class FamilySums:
+    """The exact log delta of each member of the family (module docstring) for one setting, as row sums;
+    the weights of the sums over s do not depend on epsilon and are cached across epsilons. These are the
+    fast evaluations of the member views of :mod:`shuffledp.accounting.worst_case.families.members`
+    ("none", "all on x0" in both directions); :meth:`log_delta_max` is their maximum (the family's value,
+    :class:`~shuffledp.accounting.worst_case.families.family.WorstFamilies`).
+
+    Work that cannot move the value by more than half an ulp, and only downwards, is skipped: (i) a row
+    whose certified upper bound lies more than :data:`_LOG_LEFT_OUT` (50 nats) below an exact row of its
+    block is not evaluated (-inf in its place: at most 2^20 such rows, each below e^-50 of the sum, leave
+    out at most 2.0e-16 of it, all non-negative, so the value stays a lower one; the rows near the largest
+    bound (within e^2) are evaluated first to find the peak, and the three rows at each block edge, read
+    by the widening, always); (ii) :meth:`log_delta_max` skips a member whose certified upper bound on its
+    *computed* value lies below another member's value."""
+
+    def __init__(self, setting: ShuffleSetting):
+        self.setting = setting
+        self._logs = KrrParams.of(setting.epsilon_local, setting.k)
+        self._weights: dict[str, LogPmfRange] = {}
+
+    def _weight(self, name: str, log_pi: float, log_1mpi: float) -> LogPmfRange:
+        if name not in self._weights:
+            self._weights[name] = LogPmfRange(self.setting.n_users, log_pi, log_1mpi)
+        return self._weights[name]
+
+    @staticmethod
+    def _block(member, s):
+        """Log terms of the rows ``s`` (exact, or -inf where the term provably underflows, see the class doc)."""
+        if member.bound is None or s.size < _SKIP_MIN_ROWS:
+            return member.rows(s)
+        with np.errstate(invalid="ignore"):
+            bound = member.bound(s)
+            first = np.ones(s.shape, dtype=bool)
+            top = float(np.max(bound))
+            if np.isfinite(top):  # the rows near the largest bound, and the block's edges, first
+                first = ~(bound < top - _LOG_FIRST)
+                first[:3] = first[-3:] = True
+            values = member.rows(s, first)
+            peak = float(np.max(values[first]))
+            rest = ~first & ~(bound < peak - _LOG_LEFT_OUT)  # NaN bounds: evaluated
+        if rest.any():
+            values[rest] = member.rows(s, rest)[rest]
+        return values
+
+    def _sum_rows(self, member, n_max):
+        """log sum over s in [0, n_max] of ``member.rows(s)`` (log values of a unimodal sequence, zero for s
+        below ``member.s_min``): a window around the mean (moved into s >= s_min) widened on each side
+        until its edge row is e^-40 below the largest row or the range ends. Memory stays O(width of the
+        window)."""
+        s_min = max(0, int(math.floor(member.s_min)))
+        window = _window(n_max, member.mean, member.var, member.s_min)
+        if window is None:
+            return -np.inf
+        lo, hi = window
+        values = self._block(member, np.arange(lo, hi + 1, dtype=float))
+        while True:
+            peak = float(np.max(values))
+            if peak == -np.inf and lo == s_min and hi == n_max:
+                return -np.inf
+            # an all-zero window (every term 0) is widened on both sides until a term appears
+            grow_lo = lo > s_min and (peak == -np.inf or values[0] > peak - _LOG_EDGE)
+            grow_hi = hi < n_max and (peak == -np.inf or values[-1] > peak - _LOG_EDGE)
+            # a lower bound may stop anywhere: beyond the accuracy promise (peak below e^-700) or at
+            # _MAX_WINDOW rows (memory and time bounded) the partial sum is returned as it is
+            if (
+                not (grow_lo or grow_hi)
+                or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE)
+                or hi - lo + 1 >= _MAX_WINDOW
+            ):
+                return float(logsumexp(values))
+            if grow_lo:
+                new_lo = max(s_min, lo - _growth_step(values, peak, hi - lo + 1, from_low=True))
+                values = np.concatenate([self._block(member, np.arange(new_lo, lo, dtype=float)), values])
+                lo = new_lo
+            if grow_hi:
+                new_hi = min(n_max, hi + _growth_step(values, peak, hi - lo + 1, from_low=False))
+                values = np.concatenate(
+                    [values, self._block(member, np.arange(hi + 1, new_hi + 1, dtype=float))]
+                )
+                hi = new_hi
+
+    def _value(self, member) -> float:
+        return member.finish(self._sum_rows(member, self.setting.n_users))
+
+    def _value_bound(self, member, rows: bool = True) -> float:
+        """Certified upper bound on the member's computed value, +inf where none is cheap: the closed-form
+        bound on the whole sum over s, and (``rows``) when every row bound of the first window is below
+        e^-700, the window is not widened (the peak is beyond the promise) and its logsumexp is at most
+        that of the bounds."""
+        n = self.setting.n_users
+        window = _window(n, member.mean, member.var, member.s_min)
+        if window is None:
+            return -np.inf
+        value = np.inf
+        if member.total is not None and self.setting.k > 2:  # the whole sum over s (any window)
+            value = member.finish(_mgf_bound(member.total, n, self._log_p(member)))
+        with np.errstate(invalid="ignore"):
+            bound = (
+                member.bound(np.arange(window[0], window[1] + 1, dtype=float)) if rows else np.full(1, np.inf)
+            )
+        top = float(np.max(bound))
+        if np.isfinite(top) and top < _LOG_BEYOND_PROMISE - 1.0 and not np.isnan(bound).any():
+            value = min(value, member.finish(float(logsumexp(bound))))
+        return value + _LOG_BOUND_MARGIN * (1.0 + abs(value)) if np.isfinite(value) else value
+
+    def _log_p(self, member) -> float:
+        """log of the success probability of S in the member's weights (mean / n)."""
+        return math.log(member.mean / self.setting.n_users)
+
+    def _members(self, eps: float) -> dict[str, RowSum]:
+        krr = self._logs
+        weight = self._weight("all-x0", krr.log_ppq, krr.log_rest) if self.setting.k > 2 else None
+        forward, reverse = all_x0_rows(self.setting, krr, weight, float(eps))
+        members = {"all-x0 D||D'": forward, "all-x0 D'||D": reverse}
+        if self.setting.k > 2:
+            weight = self._weight("none", krr.log_2q, krr.log_1m2q)
+            members["none"] = none_rows(self.setting, krr, weight, float(eps))
+        return members
+
+    def member_log_deltas(self, eps: float) -> dict[str, float]:
+        """log delta of each family member at ``eps`` (the accountant returns their maximum)."""
+        if eps >= self.setting.epsilon_local:
+            return {name: -np.inf for name in FAMILY}
+        members = self._members(eps)
+        forward, reverse = self._value(members["all-x0 D||D'"]), self._value(members["all-x0 D'||D"])
+        none = self._value(members["none"]) if "none" in members else -np.inf
+        return {"none": none, "all-x0 D||D'": forward, "all-x0 D'||D": reverse}
+
+    def log_delta_max(self, eps: float) -> float:
+        """max(:meth:`member_log_deltas`), the same value to the last bit; members are evaluated in
+        decreasing order of their closed-form bounds, and one whose bound (closed form, then the rows')
+        is below the largest value found is skipped (its computed value is below that bound, so it
+        cannot be the maximum)."""
+        if eps >= self.setting.epsilon_local:
+            return -np.inf
+        members = self._members(eps)
+        quick = {name: self._value_bound(member, rows=False) for name, member in members.items()}
+        best = -np.inf
+        for name in sorted(members, key=lambda key: -quick[key]):
+            if quick[name] < best or (best > -np.inf and self._value_bound(members[name]) < best):
+                continue
+            best = max(best, self._value(members[name]))
+        return best
