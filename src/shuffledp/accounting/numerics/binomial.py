@@ -381,10 +381,13 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
         # log_rs[j] = log r_m + sum of the round's log ratios before j (0, ratio 0, ratio 0 + ratio 1, ...)
         log_rs[0] = 0.0
         log_rs[1] = log_ratio[0]
-        for j in range(2, _SERIES_CHUNK):
-            np.add(log_rs[j - 1], log_ratio[j - 1], out=log_rs[j])
-        np.add(log_r[active], log_rs, out=log_rs)
-        last_log = log_rs[-1] + log_ratio[-1]
+        # at eps0 near the largest double (log odds ~ -1.7e308) a running sum overflows to -inf: the log of a
+        # ratio that is 0 in floating point, which is the value wanted
+        with np.errstate(over="ignore"):
+            for j in range(2, _SERIES_CHUNK):
+                np.add(log_rs[j - 1], log_ratio[j - 1], out=log_rs[j])
+            np.add(log_r[active], log_rs, out=log_rs)
+            last_log = log_rs[-1] + log_ratio[-1]
         terms = np.exp(log_rs, out=log_rs)
         if first_moment:
             np.multiply(np.add(ga, mm, out=mm), terms, out=terms)  # weights x + m - t

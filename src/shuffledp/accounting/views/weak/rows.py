@@ -321,7 +321,8 @@ class WeakRows:
         s, half, beta = self.s, math.log(0.5), self.beta
         lrho, l1mrho = self.logs.log_rho, self.logs.log_1mrho
         below = a_start - 1.0
-        tau_below = beta * (2.0 * below - s) / nu - (beta * (s - below) + s)
+        with np.errstate(over="ignore"):  # nu ~ eps0 -> 0: tau overflows to +-inf, which the masks below read
+            tau_below = beta * (2.0 * below - s) / nu - (beta * (s - below) + s)
         has_low = (below >= 0) & (tau_below > 0)
         if not has_low.any():
             return

@@ -197,7 +197,8 @@ class OneValueTables:
         g = E * (math.exp(eps) + 1.0) / em1 * (1.0 - 8.0 * _U)
         s, low2 = self.s, self.low2
         # theta(h0) = c(s) - g h0: theta <= L from h0 >= a(s); theta < U + 1 from h0 > b(s)
-        c = E * self.n / math.expm1(self.e0) + E * s + E * s / em1
+        with np.errstate(over="ignore"):  # an overflow to inf is refused just below (not served here)
+            c = E * self.n / math.expm1(self.e0) + E * s + E * s / em1
         if not (
             math.isfinite(g) and np.isfinite(c).all()
         ):  # e^eps - 1 underflows (eps ~ 1e-308): not served here

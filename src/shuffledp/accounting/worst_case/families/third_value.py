@@ -105,7 +105,8 @@ class OneValueView:
         # theta - m pi2 = ((e^eps - 1)(n / (E - 1) - m pi2 / E + h1) + (h1 - h0)) / kappa: e^eps h1 - h0
         # split into an integer and a small part (no cancellation as eps -> 0)
         h1 = si - a
-        d = (em1 * (n / math.expm1(self.e0) - m * self._pi2 / E + h1) + (h1 - a)) / kappa
+        with np.errstate(over="ignore"):  # eps0 -> 0: d overflows to inf, a term of 0 (this is a lower value)
+            d = (em1 * (n / math.expm1(self.e0) - m * self._pi2 / E + h1) + (h1 - a)) / kappa
         theta = m * self._pi2 + d
         weight = np.broadcast_to(self._s.of(s)[:, None], h0.shape)[inside]
         out[inside] = (
