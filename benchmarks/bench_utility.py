@@ -1,6 +1,6 @@
 """Benchmark: a full Figure 6 sweep (10 runs x the n grid x 2 settings, k = 408 cells).
 
-Target (issue 4): <= 30 s on 2 cores. Uses a synthetic 408-cell region shaped like the San Francisco
+Target: <= 30 s on 2 cores. Uses a synthetic 408-cell region shaped like the San Francisco
 grid (no data files needed) and the shipped config's utility section. Writes
 results/benchmarks/utility.csv and prints the numbers.
 
