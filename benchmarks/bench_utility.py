@@ -35,7 +35,7 @@ def main() -> None:
     sample_shuffled_histogram(region, epsilon_local=4.0, rng=rng, size=10)
     rows.append({"case": "sampler k=408 n=123108, 10 replicates", "seconds": time.perf_counter() - start})
     # The configured accountant only: with biswas-printed (delta-hat over every distinct cell count of
-    # every sampled dataset) the same sweep took 350 s on 2 shared cores (2026-11-22).
+    # every sampled dataset) the same sweep takes minutes (~350 s on 2 shared cores).
     for accountant in [utility["accountant"]]:
         start = time.perf_counter()
         frame = community_sweep(

@@ -513,8 +513,8 @@ def test_log_expm1_no_overflow():
 
 
 def test_split_pair_keeps_eps_beside_a_huge_eps0():
-    """log v = log(1 - alpha) + log(e^(eps + eps0) - 1) lost eps beside eps0 = 1e300, which sent every
-    total down the slow cancellation series: epsilon_for_delta took 120 s at n = 1e9 (0.1 s now).
+    """log v = log(1 - alpha) + log(e^(eps + eps0) - 1), formed as one log, would lose eps beside eps0 = 1e300
+    and send every total down the slow cancellation series (minutes for epsilon_for_delta at n = 1e9).
     The value itself is delta = 1 - e^(eps - eps0) (all mass on S = 0), so delta <= 1e-9 needs eps ~ eps0.
     """
     import time
