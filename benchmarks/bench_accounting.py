@@ -1,6 +1,6 @@
 """Benchmark of the Biswas-family accountants and the eq. (10) community delta-hat.
 
-Targets (issue 3, on a 2-core machine):
+Targets (on a 2-core machine):
 * ``biswas-exact``, 50 epsilons, n = 10^6, n_x0 = n/10, k = 10: <= 1 s;
 * community delta-hat for the San Francisco grid (408 cells, n ~ 1.2e5): <= 5 s.
 

@@ -1,6 +1,6 @@
 """Benchmark: strong-adversary delta (50 epsilons, k = 10) at n up to 10^7 vs the straightforward sum.
 
-Target (issue 3): n = 10^6 in <= 1 s on a 2-core machine. The fast path sums over the number of
+Target: n = 10^6 in <= 1 s on a 2-core machine. The fast path sums over the number of
 other users who drew x0 or x1 from the blanket with closed-form inner tails (O(n) with pruning); the
 straightforward implementation sums over every pair of counts (a, c) (O(n^2) time and memory per
 epsilon batch). The straightforward one runs on the largest n it handles in reasonable time; its

@@ -1,8 +1,8 @@
-"""Benchmark of the two worst-case accountants of issue 8: speed and the width of their bracket.
+"""Benchmark of the two worst-case accountants: speed and the width of their bracket.
 
 Part 1 (speed): delta for 50 epsilons at n = 10^6 (k = 10, eps0 = 1; the epsilons span 1/20 to 3 times
 the epsilon at delta = 1e-6, i.e. delta from ~1e-4 down to ~1e-19) for ``weak-adversary`` and
-``worst-case-lower``, and epsilon at delta = 1e-6 for each. Target (issue 8): <= 1 s each for the 50 deltas.
+``worst-case-lower``, and epsilon at delta = 1e-6 for each. Target: <= 1 s each for the 50 deltas.
 
 Part 2 (bracket width): epsilon_upper / epsilon_lower at delta in {1e-6, 1e-9, 1e-12} for n in
 {10^2, ..., 10^7}, k in {2, 10, 100, 1000}, eps0 in {0.5, 1, 2, 4, 8} (``--max-n`` trims the grid;
@@ -11,7 +11,7 @@ of blanket reports on x0 or x1), gamma = k / (e^eps0 + k - 1). For k = 2 the wid
 ``worst-case-upper`` as the upper end (the certified maximum over datasets: blanket-bit block views for
 n <= 10^4, pair-sum blocks up to 10^8; for k >= 3 it is weak-adversary's value).
 
-Part 3 (``--goals``, issue 23's goal grid): the bracket of ``worst-case-lower`` and ``worst-case-upper``
+Part 3 (``--goals``, the goal grid of the k >= 3 bracket): the bracket of ``worst-case-lower`` and ``worst-case-upper``
 (each accountant as it stands, whichever view it uses at that n and k) at delta in {1e-6, 1e-9} for
 k in {3, 4, 10, 100, 1000}, eps0 in {0.5, 1, 2, 4, 8} and n from 2 to 10^5 (GOAL_USERS), with the time
 of each end's epsilon search. Goals: ratio <= 1.01 everywhere, <= 1.002 where n gamma 2 / k >= 100;
@@ -157,7 +157,7 @@ def _timed_search(name: str, delta: float, **params) -> tuple[float, float]:
 
 
 def goals(users) -> pd.DataFrame:
-    """Issue 23's goal grid: one row per (n, k, eps0, delta), both ends searched from a fresh accountant."""
+    """The goal grid of the k >= 3 bracket: one row per (n, k, eps0, delta), both ends searched from a fresh accountant."""
     rows = []
     for n in users:
         for k in GOAL_DOMAINS:
@@ -219,7 +219,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
     parser.add_argument("--skip-width", action="store_true")
-    parser.add_argument("--goals", action="store_true", help="only issue 23's goal grid (part 3)")
+    parser.add_argument(
+        "--goals", action="store_true", help="only the goal grid of the k >= 3 bracket (part 3)"
+    )
     parser.add_argument("--goal-users", default=",".join(map(str, GOAL_USERS)))
     parser.add_argument("--goals-out", default=str(OUT_GOALS))
     args = parser.parse_args(argv)

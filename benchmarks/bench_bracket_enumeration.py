@@ -1,4 +1,4 @@
-"""Both ends of the bracket against the exact worst case at medium n (issue 34).
+"""Both ends of the bracket against the exact worst case at medium n.
 
 The truth is the test suite's independent enumeration (``tests/accounting/exact_enumeration.py``: every
 dataset of the n - 1 others up to permuting the values 2 .. k-1, direct convolution, certified interval).

@@ -1,4 +1,4 @@
-"""Benchmark: `shuffle-dp compare` at n = 10^6, k = 408 (issue 20).
+"""Benchmark: `shuffle-dp compare` at n = 10^6, k = 408.
 
 Targets: the exact rows (unprojected shuffle+INV at both eps0, Gaussian, geometric, local k-RR) in
 <= 1 s, calibration excluded; the calibrations (worst-case-upper and worst-case-lower) timed apart; the

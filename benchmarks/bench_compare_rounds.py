@@ -1,4 +1,4 @@
-"""`shuffle-dp compare --compositions T --subsample Q` (issue 36): timings and three protocol Monte Carlos.
+"""`shuffle-dp compare --compositions T --subsample Q`: timings and three protocol Monte Carlos.
 
 For three settings (and the timing grid below) it runs :func:`shuffledp.experiments.compare_rounds.compare_rounds`
 (calibration of every mechanism to the total (epsilon, delta), exact per-round and averaged errors), then a
@@ -33,7 +33,7 @@ CHECKS = [
     (10_000, 2, 1.0, 1e-6, 1000, 1.0),
 ]
 #: further timing points (T <= 1000 must answer in <= 10 s); the k = 2 ones have 10^5 and 10^6 users per round
-#: (issue 36's misses: 14.8 s and > 300 s before issue 35's faster weak PLD and the guessed start)
+#: (without the vectorised weak PLD and the guessed start they take 14.8 s and > 300 s)
 TIMINGS = [
     (100_000, 408, 1.0, 1e-6, 1000, 0.01),
     (1_000_000, 192, 1.0, 1e-8, 1000, 0.01),

@@ -1,4 +1,4 @@
-"""Benchmark: the whole equal-guarantee grid (issue 12) on 2 cores, and its calibrations.
+"""Benchmark: the whole equal-guarantee grid on 2 cores, and its calibrations.
 
 Target: <= 5 minutes on 2 cores for the shipped ``utility.equal_guarantee`` grid. Runs the same jobs as
 the workflow (one calibration per (k, n), one utility job per (dataset, n)) in a pool of 2 processes,

@@ -1,4 +1,4 @@
-"""The k >= 4 block search (worst_case/k4/blocks.py, issue 34): the certified bracket at small n, before/after.
+"""The k >= 4 block search (worst_case/k4/blocks.py): the certified bracket at small n, before/after.
 
 For n in {2, 4, 8, 12, 16, 20, 24}, k in {4, 5, 10, 100, 1000}, eps0 in {0.5, 1, 2, 4} and delta in
 {1e-6, 1e-9} it records the epsilon of ``worst-case-lower``, of ``worst-case-upper`` without the block
@@ -14,7 +14,7 @@ Run: python benchmarks/bench_k4_blocks.py [--users 2 4 8] [--domains 4 5]
 :func:`shuffledp.accounting.bracket.bracket` of the code on the import path, with the CPU seconds of each
 (eps0, k) pair, written to FILE. Run it once with another tree's src on PYTHONPATH (before) and once with this
 one (after), then ``--compare BEFORE AFTER`` writes results/benchmarks/k4_bracket_rows.csv side by side and
-prints the rows above 1.01 before/after (issue 34, branch i34-k4mid).
+prints the rows above 1.01 before/after.
 """
 
 from __future__ import annotations

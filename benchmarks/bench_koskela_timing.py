@@ -1,4 +1,4 @@
-"""Benchmark (issue 33): Koskela et al.'s timing claim, measured side by side with Feldman et al.'s code.
+"""Benchmark: Koskela et al.'s timing claim, measured side by side with Feldman et al.'s code.
 
 Claim (Koskela, Heikkilä & Honkela, Sec. 3.3; the paper text is shared/papers/000_* beside the checkout): "for a single round protocol,
 evaluating tight bounds for [the Fig. 1 setting] took approximately 4 times longer than using the method of

@@ -13,7 +13,7 @@ Checked against the full-histogram brute force (``true_worst_case_delta``) at k 
 anything else is printed. Then, for k in {10, 100, 1000}, n in {2, ..., 6}, eps0 in {0.5, 1, 2, 4},
 eps = (0.25, 0.5, 0.9) eps0: the truth, ``worst-case-lower``, ``worst-case-upper``, ``weak-adversary``,
 and which dataset attains the truth; and the epsilon at delta = 1e-6 of the truth (bisection on the
-exact delta) beside the bracket's ends at the cells of issue 23's goal grid with k >= 100 and n <= 20
+exact delta) beside the bracket's ends at the cells of bench_bracket.py's goal grid with k >= 100 and n <= 20
 that are above 1.01 and within this n range.
 
 Writes results/benchmarks/large_k_tiny.csv. Run: python benchmarks/bench_large_k_tiny.py (a few minutes)

@@ -1,4 +1,4 @@
-"""Issue 19's "no speed loss" check: representative accountant calls, timed in one process.
+"""A "no speed loss" check of the layered accounting package: representative accountant calls, timed in one process.
 
 Uses only names that exist before and after the accounting package was reorganised into layers, so the
 same script runs against either tree (``PYTHONPATH=<checkout>/src python benchmarks/bench_layers.py

@@ -1,4 +1,4 @@
-"""Benchmark (issue 23 item 6): k >= 3 peers side by side with our certified bracket, in one run.
+"""Benchmark: k >= 3 peers side by side with our certified bracket, in one run.
 
 Peers (imported at run time from checkouts; nothing of theirs is copied into this repository):
 

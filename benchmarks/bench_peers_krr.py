@@ -1,4 +1,4 @@
-"""Benchmark: our k-RR accountants side by side with Wang et al.'s public accountant (issue 8).
+"""Benchmark: our k-RR accountants side by side with Wang et al.'s public accountant.
 
 Peer: Wang et al., "Privacy Amplification via Shuffling: Unified, Simplified, and Tightened"
 (VLDB 2024), repository ``wangsw/PrivacyAmplification``, module ``unifiedamplification.py``. Their

@@ -1,4 +1,4 @@
-"""Benchmark (issue 23): where Wang et al.'s k-RR "upper bound" falls below our certified LOWER bound.
+"""Benchmark: where Wang et al.'s k-RR "upper bound" falls below our certified LOWER bound.
 
 Peer: Wang et al., "Privacy Amplification via Shuffling: Unified, Simplified, and Tightened" (VLDB 2024),
 ``wangsw/PrivacyAmplification`` -- imported at run time from a checkout exactly as
@@ -6,7 +6,7 @@ Peer: Wang et al., "Privacy Amplification via Shuffling: Unified, Simplified, an
 
 For n in {50, 100, 150, 200}, k in {4, 10, 100}, eps0 in {1, 2, 4} and eps = (0.25 .. 0.95) eps0, their
 delta at eps is compared with ``worst-case-lower``'s members: the old family ("none", "all on x0" in
-both directions) and the widened one (issue 23: exact full histogram of "the rest on one third value",
+both directions) and the widened one (exact full histogram of "the rest on one third value",
 n <= 200). Our values are exact deltas of explicit datasets with rounding subtracted, so theirs below
 ours (by more than 1e-9 in log) means their bound is not an upper bound on the worst case there.
 Prints the count and every such cell.

@@ -1,6 +1,6 @@
-"""Benchmark: every row of issue 35's goals table in one run, this tree beside an older one and beside the peers.
+"""Benchmark: every row of the performance goals table in one run, this tree beside an older one and beside the peers.
 
-Rows (what is timed; issue 35's goal in brackets; the peer measured in the same run where one does the
+Rows (what is timed; the goal in brackets; the peer measured in the same run where one does the
 same job, and the ratio peer / ours printed beside it):
 
 * ``wang-grid-weak``, ``wang-grid-upper``, ``wang-grid-lower``: Wang et al.'s grid summed
@@ -13,15 +13,15 @@ same job, and the ratio peer / ours printed beside it):
   1.00, n = 10^6, k = 10, eps0 = 1, in-process [<= 0.05 s each]; Wang et al.'s 50 ``Delta`` calls beside;
 * ``lower-50eps-1e4``: ``worst-case-lower`` at the 50 epsilons, n = 10^4, k = 10, eps0 = 1 [<= 0.5 s];
 * ``k2-search-1e6``, ``k2-search-1e8``: ``worst-case-upper`` at k = 2, eps0 = 0.5: epsilon at
-  delta = 1e-6 (certified search) at n = 10^6 / 10^8 [10^8: <= 5 s; 10^6: issue 24's 0.5 s]; beside
+  delta = 1e-6 (certified search) at n = 10^6 / 10^8 [10^8: <= 5 s; 10^6: <= 0.5 s]; beside
   Wang et al.'s ``amplificationUB`` (20 bisection steps);
 * ``compose-T1000``: ``weak-adversary`` composed T = 1000 times (dp_accounting PLDs) at n = 10^6,
-  k = 4, eps0 = log 13: epsilon at delta = 1e-6 [<= 5 s]. This is issue 35's "weak-adversary
+  k = 4, eps0 = log 13: epsilon at delta = 1e-6 [<= 5 s]. This is the goals table's "weak-adversary
   T = 1000, n = 10^6" row: Koskela et al.'s blanket setting (k = 4, gamma = 1/4), the setting of
-  bench_compositions.py and of the 10.2 s in issue 35's "Today" table;
-* ``biswas-1e9``, ``cli-weak-50eps``, ``cli-lower-50eps``, ``cli-upper-50eps``: issue 24's rows, kept
-  so that a regression shows (``biswas-exact`` at n = 10^9: epsilon at delta = 1e-6 [2 s]; the 50-eps
-  rows through ``python -m shuffledp delta ... --json``, child CPU with imports [0.5 s]);
+  bench_compositions.py;
+* ``biswas-1e9``, ``cli-weak-50eps``, ``cli-lower-50eps``, ``cli-upper-50eps``: rows kept so that a
+  regression of the start-up and of the large-n paths shows (``biswas-exact`` at n = 10^9: epsilon at
+  delta = 1e-6 [2 s]; the 50-eps rows through ``python -m shuffledp delta ... --json``, child CPU with imports [0.5 s]);
 * opt-in ``workflow`` and ``workflow-noop`` (``--workflow DATA_DIR``): the stand-in workflow from clean
   in a temporary copy of the tree's HEAD (wall [<= 60 s on 2 quiet cores] and CPU [<= 100 s] of
   snakemake and its children), then its no-op rerun [<= 1.5 s];
@@ -89,16 +89,16 @@ ROWS = {
     "lower-50eps": (0.05, "worst-case-lower, 50 eps, n=1e6 k=10 eps0=1, in-process"),
     "upper-50eps": (0.05, "worst-case-upper, 50 eps, n=1e6 k=10 eps0=1, in-process"),
     "lower-50eps-1e4": (0.5, "worst-case-lower, 50 eps, n=1e4 k=10 eps0=1, in-process"),
-    "k2-search-1e6": (0.5, "worst-case-upper k=2 eps0=0.5 n=1e6: eps at delta=1e-6 (issue 24's goal)"),
+    "k2-search-1e6": (0.5, "worst-case-upper k=2 eps0=0.5 n=1e6: eps at delta=1e-6"),
     "k2-search-1e8": (5.0, "worst-case-upper k=2 eps0=0.5 n=1e8: eps at delta=1e-6"),
     "compose-T1000": (
         5.0,
         "weak-adversary T=1000 n=1e6 k=4 eps0=log 13 (Koskela's blanket setting): eps at delta=1e-6",
     ),
-    "biswas-1e9": (2.0, "biswas-exact n=1e9 k=10 eps0=1 n_x0=0.8n: eps at delta=1e-6 (issue 24's row)"),
-    "cli-weak-50eps": (0.5, "shuffle-dp delta weak-adversary, 50 eps: child CPU (issue 24's row)"),
-    "cli-lower-50eps": (0.5, "shuffle-dp delta worst-case-lower, 50 eps: child CPU (issue 24's row)"),
-    "cli-upper-50eps": (0.5, "shuffle-dp delta worst-case-upper, 50 eps: child CPU (issue 24's row)"),
+    "biswas-1e9": (2.0, "biswas-exact n=1e9 k=10 eps0=1 n_x0=0.8n: eps at delta=1e-6"),
+    "cli-weak-50eps": (0.5, "shuffle-dp delta weak-adversary, 50 eps: child CPU"),
+    "cli-lower-50eps": (0.5, "shuffle-dp delta worst-case-lower, 50 eps: child CPU"),
+    "cli-upper-50eps": (0.5, "shuffle-dp delta worst-case-upper, 50 eps: child CPU"),
     "workflow": (
         60.0,
         "stand-in workflow from clean, --cores 2: wall (goal) and CPU (goal 100 s) (opt-in: --workflow)",

@@ -1,6 +1,6 @@
 """Benchmark: a full Figure 6 sweep (10 runs x the n grid x 2 settings, k = 408 cells).
 
-Target (issue 4): <= 30 s on 2 cores. Uses a synthetic 408-cell region shaped like the San Francisco
+Target: <= 30 s on 2 cores. Uses a synthetic 408-cell region shaped like the San Francisco
 grid (no data files needed) and the shipped config's utility section. Writes
 results/benchmarks/utility.csv and prints the numbers.
 
@@ -36,7 +36,7 @@ def main() -> None:
     sample_shuffled_histogram(region, randomizer=KRR(epsilon_local=4.0, k=region.size), rng=rng, size=10)
     rows.append({"case": "sampler k=408 n=123108, 10 replicates", "seconds": time.perf_counter() - start})
     # The configured accountant only: with biswas-printed (delta-hat over every distinct cell count of
-    # every sampled dataset) the same sweep took 350 s on 2 shared cores (2026-11-22).
+    # every sampled dataset) the same sweep takes minutes (~350 s on 2 shared cores).
     for accountant in [utility["accountant"]]:
         start = time.perf_counter()
         frame = community_sweep(

@@ -1,6 +1,6 @@
-"""Benchmark: the stand-in workflow from clean and its no-op rerun (issue 35).
+"""Benchmark: the stand-in workflow from clean and its no-op rerun.
 
-Goal (issue 35): from clean on 2 quiet cores <= 60 s wall and <= 100 CPU s; a no-op rerun <= 1.5 s.
+Goal: from clean on 2 quiet cores <= 60 s wall and <= 100 CPU s; a no-op rerun <= 1.5 s.
 Copies this checkout's files (``git ls-files``, or the tree of commit ``--ref``: no results/, logs/ or
 .snakemake/) into a temporary folder, runs there
 

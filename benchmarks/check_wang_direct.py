@@ -1,4 +1,4 @@
-"""Check (issue 24's peer grid): where Wang et al.'s k-RR "upper bound" falls below our certified lower
+"""Check (the peer grid of bench_peers_lower.py): where Wang et al.'s k-RR "upper bound" falls below our certified lower
 bound at n = 10^4, is one dataset's delta really above it? Computed here without shuffledp.
 
 The dataset: the differing user u holds x0 (D) or x1 (D'), every other user holds x2. Its exact

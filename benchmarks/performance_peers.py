@@ -1,11 +1,11 @@
-"""The peer part of bench_performance.py (issues 24 and 35): ours beside the public tools that do the same job.
+"""The peer part of bench_performance.py: ours beside the public tools that do the same job.
 
 Every job runs in a fresh child process (``bench_performance.py --peer-job JSON``) with a time limit,
 so one peer's slowness or memory cannot stop the run; the child times only the job itself (imports
 and loading excluded; our accountants are built inside the timed section), wall and CPU seconds, and
 returns its values so that the table shows what each side computed, not only how fast.
 
-**Wang et al.'s grid, summed (issue 35's first goal row).** ``wangsw/PrivacyAmplification``,
+**Wang et al.'s grid, summed (the goals table's first row).** ``wangsw/PrivacyAmplification``,
 ``unifiedamplification.py``, loaded at run time by bench_peers_krr.load_peer; nothing copied. The grid
 is theirs: n in {10^4, 10^5, 10^6} x k in {10, 100} x eps0 in {1, 2, 4}, and at each cell every eps
 of 0.02, 0.04, ..., 1.00 below eps0 (49 at eps0 = 1, 50 otherwise). :func:`grid_sum` runs one child

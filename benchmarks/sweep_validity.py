@@ -1,4 +1,4 @@
-"""Validity sweep over issue 34's domain: every accountant that claims a bound, on a deterministic grid.
+"""Validity sweep over the whole supported domain: every accountant that claims a bound, on a deterministic grid.
 
 Domain: eps0 in (0, 50], n in [2, 10^15], k in [2, 10^6], delta in [1e-300, 0.5]. The checks
 (tests/accounting/validity_checks.py, shared with tests/accounting/test_validity_sweep.py):

@@ -5,11 +5,11 @@ then a real regression, not a new random draw). Explore with fresh random exampl
 ``pytest --hypothesis-profile=explore`` (more examples, randomized).
 
 ``tiny_workflow_run``: the real workflow on the tiny .test configuration, run once per session and
-shared by tests/test_workflow.py and tests/test_workflow_report.py (issue 24: it was run twice).
+shared by tests/test_workflow.py and tests/test_workflow_report.py.
 
-Scheduling under ``pytest -n 2 --dist loadfile`` (issue 24): pytest-xdist hands out whole files, by
+Scheduling under ``pytest -n 2 --dist loadfile``: pytest-xdist hands out whole files, by
 default the files with the most tests first, so a slow file with one test (tests/test_slurm_local.py)
-ran last while the other worker idled. Here the expensive files go first (``FILE_SECONDS``, longest
+would run last while the other worker idled. Here the expensive files go first (``FILE_SECONDS``, longest
 first; the rest after them in collection order), the longest-processing-time-first rule that keeps
 both workers busy until the end.
 """
@@ -31,19 +31,19 @@ settings.load_profile("ci")
 
 # --- expensive files first under pytest-xdist --dist loadfile
 
-# Seconds per file (setup included; Python 3.11, `--durations=0` of the 2-worker suite, issue 24).
+# Seconds per file (setup included; Python 3.11, `--durations=0` of the 2-worker suite).
 # Only the order matters, so round numbers do; files not listed (each under ~10 s) run after these.
 # tests/test_workflow_report.py is listed low on purpose: it shares the tiny-workflow build with
 # tests/test_workflow.py (first in the queue), and on the other worker it would only wait for it.
 FILE_SECONDS = {
     "tests/test_workflow.py": 140,
-    "tests/accounting/test_worst_case_accounting.py": 42,  # 47 before its references were shared (issue 24)
+    "tests/accounting/test_worst_case_accounting.py": 42,
     "tests/accounting/test_extremes.py": 46,
     "tests/test_slurm_local.py": 43,
     "tests/test_readme.py": 25,
     "tests/accounting/test_pld_interop.py": 25,
-    "tests/test_config.py": 20,  # was 52 before its config was parsed once (issue 24)
-    "tests/plotting/test_utility.py": 9,  # 19 before Figure 2 was drawn once (issue 24)
+    "tests/test_config.py": 20,
+    "tests/plotting/test_utility.py": 9,
     "tests/accounting/test_worst_case_upper.py": 19,
     "tests/accounting/test_composed_tail.py": 18,
     "tests/accounting/test_k3_blocks.py": 14,

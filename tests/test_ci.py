@@ -1,7 +1,7 @@
-""".ci/run's control flow with stand-in programs (issue 24): the newest Python's environment installs in
+""".ci/run's control flow with stand-in programs: the newest Python's environment installs in
 the background while the README's test command runs, and every step's failure fails CI -- a failed pip
-install of the README's command included (set -e does not stop inside an && list; it used to pass).
-Issue 33: Debian's chromium, chromium-driver, slurm-wlm and munge (.ci/system-packages) install in the
+install of the README's command included (set -e does not stop inside an && list, so it would pass unnoticed).
+Debian's chromium, chromium-driver, slurm-wlm and munge (.ci/system-packages) install in the
 background too, are waited for before the first pytest, and a failed apt install fails CI."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     assert calls.index("docs") > calls.index("python -m pytest -n 2 --dist loadfile")
     # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
     assert calls.index("system-packages") < calls.index("python -m pytest -n 2 --dist loadfile")
-    # issue 35: the README's environment installs from the start, beside the apt install (which takes a
+    # The README's environment installs from the start, beside the apt install (which takes a
     # moment in the stand-in), not after it; the README's command then runs its own pip install again
     pip = "pip install -c requirements.lock -e .[test]"
     assert calls.index(pip) < calls.index("system-packages") and calls.count(pip) == 2

@@ -398,7 +398,7 @@ def test_closed_pipe_exits_quietly(argv):
 
 
 def test_eps0_1e308_gives_delta_one_and_a_huge_epsilon(capsys):
-    """Issue 10: delta was 0 and epsilon 0 at eps0 = 1e308 (the report is the true value up to e^-1e308)."""
+    """Not delta 0 and epsilon 0 at eps0 = 1e308 (the report is the true value up to e^-1e308)."""
     code, out, _ = run(
         capsys,
         "delta",
@@ -416,7 +416,7 @@ def test_eps0_1e308_gives_delta_one_and_a_huge_epsilon(capsys):
         "0.5",
         "--json",
     )
-    # an EXACT value is rounded down by its declared rounding bound, 5e-13 (numerics/safe_side.py, issue 34)
+    # an EXACT value is rounded down by its declared rounding bound, 5e-13 (numerics/safe_side.py)
     assert code == 0 and 1.0 - 1e-12 <= json.loads(out)[0]["delta"] <= 1.0
     code, out, _ = run(
         capsys,
@@ -650,7 +650,7 @@ def test_composition_flags_errors(capsys, extra, message):
     assert code == 2 and re.search(message, err)
 
 
-# issue 22 paper cuts
+# options refused or accepted the same way by every accountant
 
 
 @pytest.mark.parametrize("option, value", [("--nx0", "3"), ("--direction", "reverse")])
@@ -756,7 +756,7 @@ def test_an_unreadable_data_file_is_one_line_naming_it(capsys, monkeypatch, tmp_
 
 @pytest.mark.parametrize("preset, expected", [(None, 1), ("2", 2)])
 def test_the_command_runs_on_one_blas_thread_unless_the_caller_chose(preset, expected):
-    """Issue 24: OpenBLAS's per-core thread pool is half the command's start-up; the console script asks
+    """OpenBLAS's per-core thread pool is half the command's start-up; the console script asks
     for one thread, and a caller's OPENBLAS_NUM_THREADS is kept."""
     env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
     if preset is not None:

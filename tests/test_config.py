@@ -60,7 +60,7 @@ def test_standins_overlay_merges_deeply_and_is_valid():
     assert checked["data"]["snap"]["expected_rows"] == 6442890  # kept from config.yaml
     assert [entry["format"] for entry in checked["data"]["local_files"]] == ["snap", "csv"]
     assert all("/" not in entry["path"] for entry in checked["data"]["local_files"])  # file names only
-    # the coarse bracket (branch i34-lower): its lists replace the default's, `upper` is kept
+    # the coarse bracket: its lists replace the default's, `upper` is kept
     bracket = checked["accounting"]["bracket"]
     assert bracket["upper"] == "worst-case-upper" and bracket["n_users"] == [2, 10, 1000, 10000]
     assert [point["n_users"] for point in bracket["extra"]] == [10**8]

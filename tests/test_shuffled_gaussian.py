@@ -184,7 +184,7 @@ def test_exact_only_for_d_up_to_2():
         hockey_stick_exact(3, 1.0, [0.0])
 
 
-# Issue 33: importance sampling for two significant figures
+# Importance sampling for two significant figures
 
 from shuffledp.experiments.shuffled_gaussian import (  # noqa: E402
     IMPORTANCE,

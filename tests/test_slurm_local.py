@@ -1,4 +1,4 @@
-"""tools/slurm_local.sh (issue 22, item 5): a real single-node SLURM cluster on localhost runs a small
+"""tools/slurm_local.sh: a real single-node SLURM cluster on localhost runs a small
 target set through ``snakemake --profile profiles/slurm``; its outputs must be byte-identical to a local
 run. Runs only as root with Debian's slurm-wlm and munge installed (slurmd must start as root), and
 not when a slurmctld already listens on the script's port; skipped otherwise, with the reason. Also

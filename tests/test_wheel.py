@@ -1,4 +1,4 @@
-"""The wheel works outside the checkout (issue 22): built from the sources, installed (not editable)
+"""The wheel works outside the checkout: built from the sources, installed (not editable)
 into a fresh virtual environment, it runs ``shuffle-dp`` and reads its reference data.
 
 Offline (no package index), the build runs without isolation and needs the build backend of

@@ -245,7 +245,7 @@ def test_duplicates_keep_policy_keeps_and_still_reports(tmp_path, expected):
     assert summary.loc[list(expected["regions"]), "kept"].sum() == inside + expected["duplicates"]
 
 
-# --- issue 20: `shuffle-dp compare` against the pipeline's equal-guarantee grid, and the phase diagram ---------
+# --- `shuffle-dp compare` against the pipeline's equal-guarantee grid, and the phase diagram ---------
 
 
 def _equal_guarantee_settings(e2e, test_config):
@@ -387,7 +387,7 @@ def test_balle_outputs(e2e, test_config):
     }
     computed = verdicts[[(p, c) in configured for p, c in zip(verdicts["panel"], verdicts["curve"])]]
     assert len(computed) == len(configured) and (computed["verdict"] == "reproduced").all()
-    # issue 33: the claim counts recounted from balle_fig3.csv by a plain loop; their Figure 2's densities
+    # The claim counts recounted from balle_fig3.csv by a plain loop; their Figure 2's densities
     curves = pd.read_csv(balle / "balle_fig3.csv", dtype={"panel": str})
     claims = pd.read_csv(balle / "balle_claims.csv", dtype={"panel": str})
     for row in claims.itertuples():
@@ -406,7 +406,7 @@ def test_balle_outputs(e2e, test_config):
 
 
 def test_phase_diagram_rounds_outputs(e2e, test_config):
-    """Issue 36: the composed phase diagram writes every (T, q, n, epsilon) point of its config, its verdicts
+    """The composed phase diagram writes every (T, q, n, epsilon) point of its config, its verdicts
     by T and its figure."""
     utility = e2e / "results" / "utility"
     rounds = test_config["utility"]["phase_diagram_rounds"]

@@ -123,7 +123,7 @@ def test_reproduction_report_lists_every_stage_output(tiny_run):
 
 @pytest.mark.slow
 def test_epsilon_comparison_and_bracket_outputs_and_readings(tiny_run):
-    """Issue 8 outputs of the tiny run: every configured (accountant, point) is a CSV row (also those
+    """The epsilon-comparison and bracket outputs of the tiny run: every configured (accountant, point) is a CSV row (also those
     that cannot reach delta), the bracket covers its grid, and the report reads both."""
     import pandas as pd
     import yaml
@@ -153,7 +153,7 @@ def test_epsilon_comparison_and_bracket_outputs_and_readings(tiny_run):
 
 @pytest.mark.slow
 def test_report_opens_with_verdicts_and_keeps_its_main_part_short(tiny_run):
-    """Issue 33: one verdict line per seed paper, then Findings, Errata and contents; each seed paper's
+    """One verdict line per seed paper, then Findings, Errata and contents; each seed paper's
     section shows its stage's figures; the main part (before the appendix) is under 250 lines and no
     paragraph is repeated; epsilon_comparison.csv (not a paper comparison) is never an input problem."""
     report_dir = tiny_run / "results" / "report"

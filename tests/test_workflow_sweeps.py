@@ -1,4 +1,4 @@
-"""One Snakemake job per entry of ``accounting.sweeps`` (issue 33): adding or editing a sweep re-runs that
+"""One Snakemake job per entry of ``accounting.sweeps``: adding or editing a sweep re-runs that
 sweep only, never the paper's Tables II, IV and Figure 1 (rule accounting_paper), and the outputs keep
 their paths (results/accounting/sweeps/<name>.{csv,png})."""
 
@@ -83,7 +83,7 @@ def test_each_sweep_is_its_own_job_and_keeps_its_paths(built):
 
 def test_changing_one_sweep_reruns_that_sweep_only(built):
     """Snakemake's params trigger: the edited sweep's job is out of date; the other sweep and the paper's
-    tables are not (before issue 33 every sweep sat in accounting_paper, which re-ran them all)."""
+    tables are not (one job for every sweep would re-run them all)."""
     work, sweeps, targets, _ = built
     _write_overlay(work, {**sweeps, "other": {**sweeps["other"], "epsilon": [0.3, 0.4]}})
     try:

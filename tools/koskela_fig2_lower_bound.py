@@ -1,4 +1,4 @@
-"""A certified lower bound on the composed epsilon of Koskela et al.'s Fig. 2 setting (issue 21, item 3).
+"""A certified lower bound on the composed epsilon of Koskela et al.'s Fig. 2 setting.
 
 Is their plotted Fig. 2 PLD curve an upper bound at all? Their setting: shuffled k-RR with k = 2,
 eps0 = 3, a population of n = 1e5 users of which m = q n = 1000 (q = 0.01) are sampled uniformly each
@@ -16,7 +16,7 @@ Both directions are composed by dp_accounting (optimistic PMFs); its truncation 
 asking for delta + 2 n_c x 1e-15 (so the returned eps is smaller, still a lower bound).
 
 The pair's PLD and its composition are the library's (:func:`shuffledp.experiments.koskela.subsampled_all_x0_pld`,
-which the workflow's Fig. 2 also draws, issue 33). Writes ``src/shuffledp/reference/koskela_fig2_lower_check.csv`` (n_c, our lower bound, their stored
+which the workflow's Fig. 2 also draws). Writes ``src/shuffledp/reference/koskela_fig2_lower_check.csv`` (n_c, our lower bound, their stored
 value, whether theirs is below).
 
     python tools/koskela_fig2_lower_bound.py /path/to/numerical-shuffler-experiments

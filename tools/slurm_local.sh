@@ -15,7 +15,7 @@
 # 60 s, or a job stays PENDING or RUNNING over SLURM_LOCAL_STUCK_AFTER s, default 240). PYTHON selects the interpreter with the
 # package installed (default: .venv/bin/python if present, else python3).
 #
-# A measured run of the real workflow (issue 35; e.g. the sharded publication-density phase diagram):
+# A measured run of the real workflow (e.g. the sharded publication-density phase diagram):
 #   SLURM_LOCAL_CONFIG=repo SLURM_LOCAL_COMPARE=0 SLURM_LOCAL_STUCK_AFTER=3600 SLURM_LOCAL_TIMEOUT=7200 \
 #   SLURM_LOCAL_ARGS="--configfile config/config.yaml config/standins.yaml config/phase_publication.yaml \
 #                     --config local_data_dir=/path/to/gowalla" \

@@ -1,4 +1,4 @@
-"""Verify Koskela, Heikkilä & Honkela's Fig. 1 "RDP" curves against our numerical RDP (issue 21, item 2).
+"""Verify Koskela, Heikkilä & Honkela's Fig. 1 "RDP" curves against our numerical RDP.
 
 Runs ``get_RDP`` of their ``clones_comparison_fig1/delta_shuffler_renyi.py`` (loaded by
 ``tools/_peer_functions.py``; nothing copied) at their parameters (lines 120-137: n = 1e4, eps0 = 4,

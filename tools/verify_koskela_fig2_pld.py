@@ -1,4 +1,4 @@
-"""Verify why Koskela, Heikkilä & Honkela's Fig. 2 PLD curve differs from ours (issue 21, item 3).
+"""Verify why Koskela, Heikkilä & Honkela's Fig. 2 PLD curve differs from ours.
 
 Runs the functions of their script ``clones_girgis_comparison_fig3/numerical_subsample_substitute_doroshenko.py``
 piecewise (loaded by ``tools/_peer_functions.py``; nothing copied), at their parameters (lines 475-488:

@@ -151,7 +151,7 @@ def _add_compare_parser(commands) -> None:
         help="the local randomizer's registered key (default krr; one round only for another)",
     )
     compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
-    _add_composition_arguments(compare)  # T rounds of Q x N users against one total (eps, delta): issue 36
+    _add_composition_arguments(compare)  # T rounds of Q x N users against one total (eps, delta)
     compare.set_defaults(func=_run_compare)
 
 
@@ -587,8 +587,8 @@ def main(argv: list[str] | None = None) -> int:
     print a second error, and the exit status is 1 (the recipe of the Python docs, "Note on SIGPIPE").
 
     One BLAS thread unless the caller set ``OPENBLAS_NUM_THREADS``: a command computes one answer, and
-    OpenBLAS starting a thread pool per core costs ~0.15 s CPU at import (half the command's start-up,
-    issue 24); it takes effect only where numpy is not imported yet (the console script). The values are
+    OpenBLAS starting a thread pool per core costs ~0.15 s CPU at import (half the command's
+    start-up); it takes effect only where numpy is not imported yet (the console script). The values are
     the same bits either way (the CLI grid, n = 10^6 keys included, passes with one thread).
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -10,7 +10,7 @@ the file and the cause (:func:`shuffledp.io.describe_os_error`); its traceback i
 the log file cannot be written either (the same full disk), that failure is not reported a second time.
 
 A job that makes several outputs of one kind in one process (one interpreter start instead of one per
-output: issue 24) keeps one log file per output: :func:`item_logs` pairs each item with its log file and
+output) keeps one log file per output: :func:`item_logs` pairs each item with its log file and
 sends the records -- and a failure -- of that item's work to it.
 """
 

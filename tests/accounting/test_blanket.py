@@ -136,7 +136,7 @@ def test_balle_blanket_hand_evaluated():
     assert gamma * (n - 1) * eps >= 27 * k
     expected = 2 * math.exp(-gamma * (n - 1) * eps**2 / (14 * k))
     accountant = get_accountant("balle-blanket", epsilon_local=eps0, n_users=n, k=k)
-    # an UPPER bound is widened up by its declared rounding bound (numerics/safe_side.py, issue 34): at or
+    # an UPPER bound is widened up by its declared rounding bound (numerics/safe_side.py): at or
     # above the closed form, and within that bound (5e-13 + 64 ulp x |log delta|, 7.3e-12 here) of it
     assert expected * (1 - 1e-15) <= accountant.delta_for_epsilon(eps)[0] <= expected * (1 + 1e-11)
     # eps > 1 uses the eps = 1 guarantee

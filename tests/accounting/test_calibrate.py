@@ -47,7 +47,7 @@ def test_errors():
         calibrate_epsilon_local("biswas-exact", n_users=50, k=5, n_x0=10, epsilon=0.0, delta=0.0)
 
 
-# --- the certified accountants of the equal-guarantee experiment (issue 12) -------------------------
+# --- the certified accountants of the equal-guarantee experiment -------------------------
 
 from shuffledp.accounting.calibrate import calibrate_epsilon_local_traced  # noqa: E402
 
@@ -108,7 +108,7 @@ def test_unknown_method_is_named():
         )
 
 
-# --- issue 35: a k = 2 calibration bracketed first by a cheap lower bound (``lower=``) -----------------------
+# --- a k = 2 calibration bracketed first by a cheap lower bound (``lower=``) -----------------------
 
 LOWER_FIRST_CASES = [  # (n, eps, delta): small n (block search), the n = 10^4 edge, large n (pair sums)
     (100, 0.05, 1e-6),

@@ -8,9 +8,9 @@ Truths, all independent of the library:
   both directions of the exact shuffled-histogram delta (k^n-free enumeration, 50 digits);
 * :func:`brute_force.pair_distributions` of the dataset with no other user on x0 or x1.
 
-Findings pinned here (docs/reproduction-notes.md, "Issue 21: clones-krr-2023"): at k = 2 the pair is
-an upper bound on every tiny case; at k >= 3 (p = 1/(e^eps0 + k - 1) < 1/(e^eps0 + 1), the erratum's
-failing range) it is *below* the worst case on some datasets -- not a guarantee -- and it equals the
+Findings pinned here (docs/decisions/generic-bounds.md, "clones-krr-2023: not a guarantee for k >= 3"): at
+k = 2 the pair is an upper bound on every tiny case; at k >= 3 (p = 1/(e^eps0 + k - 1) < 1/(e^eps0 + 1), the
+erratum's failing range) it is *below* the worst case on some datasets -- not a guarantee -- and it equals the
 exact delta of the (count of x0, count of x1) marginal of the dataset with every other user on a third
 value, hence it is a lower bound on the worst case there.
 """
@@ -108,8 +108,8 @@ def _validity_counts(cases):
     return counts
 
 
-def test_validity_counts_on_every_tiny_case():  # ~2 s since issue 24's brute force: not `slow` (a library test, both Pythons)
-    """The counts recorded in docs/reproduction-notes.md (issue 21): k = 2 never below the worst case;
+def test_validity_counts_on_every_tiny_case():  # ~2 s: not `slow` (a library test, both Pythons)
+    """The counts recorded in docs/decisions/generic-bounds.md: k = 2 never below the worst case;
     k >= 3 below it on some cases (invalid as an upper bound) and never above it (a lower bound)."""
     counts = _validity_counts(TINY)
     assert counts[2][0] == 0

@@ -1,4 +1,4 @@
-"""Composed delta down to 1e-300 (issue 22): the Chernoff bound of numerics/composed_tail.py against an
+"""Composed delta down to 1e-300: the Chernoff bound of numerics/composed_tail.py against an
 exact log-space convolution of the clones pairs, built here from their definition (Feldman, McMillan,
 Talwar 2021, Thm 3.2; the k-RR pair of Koskela et al.) over every outcome, with scipy only.
 
@@ -223,7 +223,7 @@ def test_log_directions_match_the_linear_ones(q):
 
 
 def test_only_per_outcome_views_have_a_tail():
-    # issue 32: the weak view forms its tail from its own outcomes where its windows allow (n up to ~1e4)
+    # The weak view forms its tail from its own outcomes where its windows allow (n up to ~1e4)
     weak = compose("weak-adversary", epsilon_local=2.0, n_users=300, k=4, compositions=3)
     assert weak.resolved_delta == 0.0 and weak.has_tail_bound
     large = compose("weak-adversary", epsilon_local=2.0, n_users=10**6, k=4, compositions=3)

@@ -1,4 +1,4 @@
-"""Every registered accountant at extreme inputs: a valid log delta or a clear refusal (issue 10).
+"""Every registered accountant at extreme inputs: a valid log delta or a clear refusal.
 
 The property tests are driven by ``list_accountants()``, so an accountant added to the registry later
 is held to the same contract without a new test: for every finite input it returns, per epsilon, a
@@ -159,7 +159,7 @@ def test_declared_non_monotone_is_real(name):
         (3.0, 100, 3),
         (1e-12, 1, 1000),
         (14.5, 10**15, 3),
-    ]  # the last: balle-bennett-generic's rise (issue 34 sweep)
+    ]  # the last: where balle-bennett-generic's delta rises
     rises = []
     for epsilon_local, n_users, k in settings_to_try:
         epsilons = np.geomspace(1e-13 * epsilon_local, epsilon_local * (1 - 1e-12), 400)
@@ -184,7 +184,7 @@ def test_near_deterministic_krr_has_delta_one_below_eps0(name, epsilon_local):
     there, so delta(eps) = 1 - e^(eps - eps0 + O(log n)): log delta = 0 to double precision for
     eps <= eps0 / 2, and delta = 0 from eps0 on. (The code returned 0 at 1e308 and raised
     OverflowError from eps0 = 500 on.) EXACT and LOWER values are widened down by their declared relative
-    rounding bound (numerics/safe_side.py, issue 34): log delta = log1p(-that bound) here, not 0 (AS_PRINTED
+    rounding bound (numerics/safe_side.py): log delta = log1p(-that bound) here, not 0 (AS_PRINTED
     values are not widened).
     """
     accountant = get_accountant(name, epsilon_local=epsilon_local, n_users=10, k=3, n_x0=4)
@@ -319,7 +319,7 @@ def test_work_bounded_by_the_mass_that_matters(name, n_users, epsilon_local, k):
     assert np.all(values <= 0) and not np.any(np.isnan(values))
 
 
-#: registered accountants known to exceed the resource limits below at n = 10^8 (issue 10, item 2);
+#: registered accountants known to exceed the resource limits below at n = 10^8;
 #: strict, so the marker must go once they are bounded or refuse large n with a clear message
 _KNOWN_UNBOUNDED: dict[
     str, str
@@ -522,8 +522,8 @@ def test_log_expm1_no_overflow():
 
 
 def test_split_pair_keeps_eps_beside_a_huge_eps0():
-    """log v = log(1 - alpha) + log(e^(eps + eps0) - 1) lost eps beside eps0 = 1e300, which sent every
-    total down the slow cancellation series: epsilon_for_delta took 120 s at n = 1e9 (0.1 s now).
+    """log v = log(1 - alpha) + log(e^(eps + eps0) - 1), formed as one log, would lose eps beside eps0 = 1e300
+    and send every total down the slow cancellation series (minutes for epsilon_for_delta at n = 1e9).
     The value itself is delta = 1 - e^(eps - eps0) (all mass on S = 0), so delta <= 1e-9 needs eps ~ eps0.
     """
     import time

@@ -118,7 +118,7 @@ def _counts(name, k, cases, upper):
 
 
 def test_validity_counts_rdp():
-    """The counts recorded in docs/reproduction-notes.md (issue 21, Girgis): no violation."""
+    """The counts recorded in docs/decisions/girgis.md ("Validity, measured"): no violation."""
     assert _counts(LOWER, 2, TINY, upper=False) == (0, 80)
     for name in ("girgis-rdp", "girgis-rdp-simple", "erlingsson-rdp"):
         for k in (2, 3):

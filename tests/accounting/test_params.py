@@ -59,7 +59,7 @@ def test_one_object_per_setting():
     [(1e-8, 2), (0.01, 2), (0.49, 408), (1.0, 3), (2.0, 10), (4.0, 4), (30.0, 5), (300.0, 2), (800.0, 10**9)],
 )
 def test_derived_quantities_match_their_definitions(eps0, k):
-    """The quantities views read in a floating-point form of their own (issue 32: derived in KrrParams only)."""
+    """The quantities views read in a floating-point form of their own (derived in KrrParams only)."""
     params = KrrParams.of(eps0, k)
     mpmath.mp.dps = 50
     e = mpmath.exp(mpmath.mpf(eps0))
@@ -97,7 +97,7 @@ def test_derived_quantities_match_their_definitions(eps0, k):
 @pytest.mark.parametrize("k", [2, 3, 10, 1000, 10**6])
 def test_every_probability_and_complement_keeps_its_digits(eps0, k):
     """Relative accuracy of each log (not absolute: a log near 0 with an absolute error of 1e-16 eps0 is multiplied
-    by the n - 1 users). Before issue 34 the complements were differences of logs of size eps0: log(1 - 2q),
+    by the n - 1 users). Complements formed as differences of logs of size eps0 would lose them: log(1 - 2q),
     log(1 - q), log(1 - gamma), log(1 - rho), log p at large eps0 up to 100 % off (eps0 = 32), log gamma 1e-8 off at
     small eps0; 400-digit reference values (a log of 1 - e^-300 needs them)."""
     params = KrrParams.of(eps0, k)

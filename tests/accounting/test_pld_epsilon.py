@@ -1,5 +1,5 @@
 """shuffledp.accounting.numerics.pld_epsilon and numerics.dense_pld: dp_accounting's epsilon(delta), delta(epsilon)
-and composition, bit for bit (issues 24, 32), on our own dense PLDs (no private attribute read anywhere).
+and composition, bit for bit, on our own dense PLDs (no private attribute read anywhere).
 
 Each case is one of our :class:`~shuffledp.accounting.numerics.dense_pld.Pld` and the same PLD built in
 dp_accounting through its public constructors (``DensePLDPmf``, ``PrivacyLossDistribution``); composing
@@ -121,7 +121,7 @@ def test_delta_for_epsilon_unsorted_goes_to_dp_accounting():
 
 
 def test_kept_sums_do_not_depend_on_the_order_of_the_deltas():
-    """A PMF's sums are kept across calls (issue 24): deltas asked deepest first, then shallowest, then
+    """A PMF's sums are kept across calls: deltas asked deepest first, then shallowest, then
     again, give dp_accounting's values, and the kept chunks are the PMF's."""
     pld = _random_pld(6, 20_000, 1e-4, True).self_compose(2)
     reference = _theirs(pld)

@@ -1,4 +1,4 @@
-"""Safe-side rounding (issue 34): "upper below lower anywhere: never: every pair of bounds rounds to its own
+"""Safe-side rounding: "upper below lower anywhere: never: every pair of bounds rounds to its own
 safe side". Every accountant's ``log_delta_for_epsilon`` is widened outward by its declared relative rounding
 bound in one place (:mod:`shuffledp.accounting.numerics.safe_side`, applied by the accountant base), and the
 tests below hold the declarations to 50-digit values: upper >= exact >= lower with no tolerance at all.
@@ -55,7 +55,7 @@ def test_every_accountant_returns_its_safe_side(name):
 @pytest.mark.parametrize("n, k", [(10, 3), (12, 10)])
 @pytest.mark.parametrize("epsilon_local", [0.5, 4.0, 15.0, 36.0, 50.0])
 def test_weak_adversary_at_or_above_its_50_digit_value(epsilon_local, n, k):
-    """Before issue 34's widening: up to 2.5e-13 below (relative) at large eps0."""
+    """Without the safe-side widening the value would be up to 2.5e-13 below (relative) at large eps0."""
     eps = np.array([0.0, 0.3, 0.5, 0.8, 0.95, 0.99]) * epsilon_local
     values = get_accountant(
         "weak-adversary", epsilon_local=epsilon_local, n_users=n, k=k

@@ -1,4 +1,4 @@
-"""The certified tilted FFT (issue 35): numerics.tilted_fft and the k = 2 keys that use it (worst_case.k2.tilted).
+"""The certified tilted FFT: numerics.tilted_fft and the k = 2 keys that use it (worst_case.k2.tilted).
 
 References, each able to fail: (i) the exact convolution of the same arrays, each output a ``math.fsum`` of
 its products (error <= 2 u per output, relative), and numpy's direct convolution at the sizes of the

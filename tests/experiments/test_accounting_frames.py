@@ -338,7 +338,7 @@ def test_frames_take_an_injected_factory():
 
 
 def test_table4_worst_case_bracket_contains_the_papers_dataset(table4):
-    """Issue 23: the configured worst-case columns bracket the worst case over every dataset, so the
+    """The configured worst-case columns bracket the worst case over every dataset, so the
     lower end is >= the exact delta of the paper's one dataset (both directions) and <= the upper end;
     each compared cell's note states the bracket beside eq. (6) and the exact single-bin value."""
     table, comparison = table4

@@ -214,7 +214,7 @@ def test_release_2019_bennett_is_the_fixed_bound_divided_by_a_m():
 
 
 def test_shared_references_are_computed_once_and_read_back_exactly(tmp_path):
-    """Issue 24: panels with the same reference points (ii and iii in the config) read them from one
+    """Panels with the same reference points (ii and iii in the config) read them from one
     job; a panel built from the round-tripped CSV equals one that computes every point itself."""
     from shuffledp.experiments.balle import shared_reference_panels, shared_references, shared_values
 

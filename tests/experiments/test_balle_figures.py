@@ -1,5 +1,5 @@
 """Balle et al.'s Figure 2 (the Laplace blanket, ``blanket_densities``) and the two Sec. 6 claims the
-corrected Bennett code overturns (``overturned_claims``), issue 33.
+corrected Bennett code overturns (``overturned_claims``).
 
 Truths, independent of the library: each density integrates to 1 (scipy's adaptive quadrature on the
 library's own values); the mixture identity gamma omega + (1 - gamma) omega_x = mu_x; gamma equals the

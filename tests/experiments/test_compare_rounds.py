@@ -1,4 +1,4 @@
-"""`compare` over T rounds (issue 36): shuffledp.experiments.compare_rounds and `shuffle-dp compare --compositions`.
+"""`compare` over T rounds: shuffledp.experiments.compare_rounds and `shuffle-dp compare --compositions`.
 
 Known values come from independent code: the one-round `compare`, the composed accountant of the `epsilon`
 command searched here by plain bisection, dp_accounting's own PLD accountant (Gaussian events), its discrete

@@ -1,4 +1,4 @@
-"""The equal-guarantee experiment (issue 12): targets, calibration, one (dataset, n) job, the verdict
+"""The equal-guarantee experiment: targets, calibration, one (dataset, n) job, the verdict
 table, and the config checks. Closed forms: Gaussian MSE sigma^2 / n^2 and TV k sigma sqrt(2/pi) / (2n),
 geometric 2 alpha / (1 - alpha)^2 / n^2 and k alpha / ((1 - alpha^2) n), unprojected INV's variance."""
 
@@ -229,7 +229,7 @@ def schema():
     return load_schema(ROOT / "config" / "schema" / "config.schema.yaml")
 
 
-def test_shipped_config_has_the_issue_grid(config, schema):
+def test_shipped_config_has_the_equal_guarantee_grid(config, schema):
     checked = validate_config(config, schema)
     E.check_equal_guarantee_config(checked)
     equal = checked["utility"]["equal_guarantee"]

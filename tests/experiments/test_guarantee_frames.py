@@ -325,7 +325,7 @@ def test_bracket_frame_uses_the_configured_upper_end():
 
 
 def test_bracket_frame_adds_the_extra_settings_after_the_product():
-    """Issue 34: single settings (the large-eps0 ends, n up to 1e14) follow the product, once each."""
+    """Single settings (the large-eps0 ends, n up to 1e14) follow the product, once each."""
     calls = []
 
     def stub(*, epsilon_local, n_users, k, deltas):

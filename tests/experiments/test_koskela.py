@@ -185,7 +185,7 @@ def test_figures_draw_one_panel_per_composition_count_in_fig3(fig1):
     assert [ax.get_title() for ax in figure.axes] == ["n_c = 1", "n_c = 4"]
 
 
-# Issue 21: the recorded checks of their Fig. 1 RDP and Fig. 2 PLD curves (tools/verify_koskela_fig{1_rdp,2_pld}.py)
+# The recorded checks of their Fig. 1 RDP and Fig. 2 PLD curves (tools/verify_koskela_fig{1_rdp,2_pld}.py)
 
 
 def _check(name):
@@ -288,7 +288,7 @@ def test_their_get_omega_is_rebuilt_by_line_125_as_written():
     assert not np.array_equal(V._omega(log_mass, pair), omega)
 
 
-# Issue 33: every curve the paper's text names, the certified lower bound drawn, distinct styles
+# Every curve the paper's text names, the certified lower bound drawn, distinct styles
 
 
 def test_fig1_draws_feldman_numerical_composed_above_the_tighter_clones_pld():

@@ -51,7 +51,7 @@ def test_grid_axes_and_accountants():
 
 @pytest.mark.parametrize("key, k", [("binary_accountant", 2), ("accountant", 5)])
 def test_every_panel_is_calibrated_on_a_guarantee(key, k):
-    """Issue 33: the k = 2 panel was calibrated on worst-case-lower, a lower bound and not a guarantee."""
+    """Every panel, k = 2 included, is calibrated on a guarantee (worst-case-lower is a lower bound, not one)."""
     from shuffledp.accounting import BoundKind, accountant_class
 
     assert accountant_class(accountant_for(PHASE, k)).kind is BoundKind.UPPER
@@ -140,7 +140,7 @@ def test_monte_carlo_verdicts():
                 "tv_se": 0.01,
             }
         )
-        # the projected Gaussian is not the phase diagram's pair (both sides unprojected, issue 33): ignored
+        # the projected Gaussian is not the phase diagram's pair (both sides unprojected): ignored
         rows.append(
             {
                 **keys,
@@ -158,7 +158,7 @@ def test_monte_carlo_verdicts():
 
 def test_grid_and_equal_guarantee_jobs_calibrate_the_gaussian_without_diffprivlib():
     """The phase-diagram grid and the equal-guarantee jobs use only the log-space sigma, so they do not import
-    diffprivlib (with scikit-learn and scipy.stats: ~0.85 s CPU per job, issue 24); sigma is the one of
+    diffprivlib (with scikit-learn and scipy.stats: ~0.85 s CPU per job); sigma is the one of
     mechanisms.gaussian_calibration, bit for bit."""
     import subprocess
     import sys
@@ -195,7 +195,7 @@ print(repr([(r.epsilon, r.delta, r.sigma) for r in rows[rows["mechanism"] == "ga
 
 
 def test_shards_together_are_the_whole_grid():
-    """Issue 35: a k's grid split into jobs (interleaved slices) gives, combined as utility_phase_diagram
+    """A k's grid split into jobs (interleaved slices) gives, combined as utility_phase_diagram
     combines them (sorted by rule, k, n, epsilon), exactly the rows of one job; no point is in two shards."""
     keys = ["delta_rule", "k", "n_users", "epsilon"]
     whole = grid_job(PHASE, EQUAL, k=5, neighbouring="replace-one")
@@ -219,7 +219,7 @@ def test_a_shard_outside_the_grid_is_refused(shard):
 
 
 def test_publication_config_is_at_least_40_by_40_and_sharded():
-    """config/phase_publication.yaml (issue 35): at least 40 n x 40 epsilon per k and delta rule, split into
+    """config/phase_publication.yaml: at least 40 n x 40 epsilon per k and delta rule, split into
     several jobs per k, and a valid overlay of config/config.yaml."""
     from pathlib import Path
 
@@ -241,7 +241,7 @@ def test_publication_config_is_at_least_40_by_40_and_sharded():
 
 
 def test_binary_bracket_is_a_lower_bound_and_only_at_k2():
-    """Issue 35: ``binary_bracket`` (k = 2 only) must be a lower bound: where it exceeds the target every
+    """``binary_bracket`` (k = 2 only) must be a lower bound: where it exceeds the target every
     guarantee does; an upper bound there is refused, naming the key; the shipped config sets worst-case-lower."""
     from pathlib import Path
 

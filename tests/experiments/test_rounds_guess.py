@@ -1,4 +1,4 @@
-"""The shuffle calibration's starting point (shuffledp.experiments.rounds_guess, issue 35/36).
+"""The shuffle calibration's starting point (shuffledp.experiments.rounds_guess).
 
 Known values: mu-GDP's delta(epsilon) from scipy's normal cdf (the closed form of Dong, Roth & Su 2022,
 Cor. 2.13), a synthetic monotone function with a known crossing, and the search of compare_rounds without

@@ -121,7 +121,7 @@ def test_community_sweep_is_independent_of_job_order():
     np.testing.assert_array_equal(a[a["n_users"] == 80]["tv"], alone.sort_values(key)["tv"])
 
 
-# --- how strong a single-draw verdict is (issue 13) ---------------------------------------------
+# --- how strong a single-draw verdict is ---------------------------------------------
 
 
 def test_heatmap_summary_lists_the_pictured_configured_calibration_first():

@@ -102,7 +102,7 @@ def test_individual_tables_flag_each_calibration_and_empty_cells(utility_config)
     assert row["p_pass_3x_larger"] == shuffle["p_pass_3x_larger"]
 
 
-# --- how much the delta floor decides (issue 12) ------------------------------------------------
+# --- how much the delta floor decides ------------------------------------------------
 
 
 def _community_rows(sigma, shuffle_tv, *, n_users=500, k=6, draws=4000, seed=3):

@@ -41,7 +41,7 @@ def test_plot_delta_surface_without_zero_has_no_legend():
     assert len(figure.axes) == 1
 
 
-# ------------------------------------------------- whole figures from the real frames (issue 13)
+# ------------------------------------------------- whole figures from the real frames
 
 from figure_checks import figure_text, legend_texts  # noqa: E402
 
@@ -89,7 +89,7 @@ def _sweep(x: str, **lists):
 
 
 def test_sweep_draws_delta_on_a_log_axis_and_marks_what_it_cannot_draw():
-    """Issue 33: log10 δ was drawn on a symmetric-log axis bending at -10; now δ itself on a log axis,
+    """δ itself on a log axis (not log10 δ on a symmetric-log axis, which bends at -10),
     every point either on its curve (δ >= 1e-300) or a marker on the bottom edge (δ < 1e-300 or δ = 0)."""
     frame = _sweep("n_users", n_users=[100, 1000, 10000])
     figure = figure_sweep(frame, x="n_users", name="test")
@@ -158,7 +158,7 @@ def test_sweep_title_states_fixed_parameters_and_legend_names_accountants():
 
 
 def test_sweep_legend_names_each_bound_with_its_kind_and_no_doubled_label():
-    """Issue 33: the legend printed `worst-case-upper: worst-case-upper` (the label is the name)."""
+    """The legend names each bound once: never `worst-case-upper: worst-case-upper` (the label is the name)."""
     frame = _sweep("n_users", n_users=[100, 1000], accountants=["worst-case-upper", "biswas-exact"])
     texts = legend_texts(figure_sweep(frame, x="n_users"))
     (upper,) = [t for t in texts if t.startswith("worst-case-upper")]
@@ -187,7 +187,7 @@ def test_sweep_without_cap_has_no_cap_note():
     assert "capped" not in figure_text(figure_sweep(frame, x="n_x0_fraction"))
 
 
-# ------------------------------------------------- epsilon at a fixed delta (issue 8)
+# ------------------------------------------------- epsilon at a fixed delta
 from shuffledp.experiments.guarantees import epsilon_comparison_frame  # noqa: E402
 from shuffledp.plotting.accounting import ROLE_MARKERS, comparison_styles, figure_epsilon_comparison  # noqa: E402
 
@@ -286,7 +286,7 @@ def test_epsilon_comparison_legend_says_what_each_curve_is(comparison_frame):
 
 
 def test_epsilon_comparison_curves_differ_in_colour_and_line_style():
-    """Issue 33: 11 curves with four near-identical greens; now every pair of curves is at least
+    """Eleven curves and no two look alike (no near-identical greens): every pair of curves is at least
     MIN_CURVE_DELTA_E apart in CIELAB and no two share a line style pattern within the first six."""
     import itertools
 
@@ -332,7 +332,7 @@ def _overlaps(legend, ax) -> bool:
 
 
 def test_legends_cover_no_data():
-    """Issue 33: legends outside the data (Figure 1's "δ = 0" legend sat in the upper-left cells)."""
+    """Legends outside the data (a "δ = 0" legend inside the axes would hide Figure 1's upper-left cells)."""
     figure, ax = plt.subplots(layout="constrained")
     plot_delta_surface([0.5, 1.5], [1.0, 2.0], np.array([[-5.0, -np.inf], [-2.0, -4.0]]), ax=ax)
     figure.canvas.draw()

@@ -1,4 +1,4 @@
-"""The bracket figure (issue 34): the drawn values are bracket.csv's, read back from the artists; its job
+"""The bracket figure: the drawn values are bracket.csv's, read back from the artists; its job
 runs on a small CSV; a CSV without a needed column fails with one line naming it."""
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def _check_drawn_values_are_the_csv(figure, frame: pd.DataFrame) -> None:
             f"bracket-end k={row['k']} eps0={row['epsilon_local']:g} delta={row['delta']:g} n={row['n_users']}"
         ]
         assert list(end.get_xdata()) == [row["n_users"]] and list(end.get_ydata()) == [excess[index]]
-        # a star where the upper end is below eps0, a cross where it is not (issue 34's goal at eps0 >= 15)
+        # a star where the upper end is below eps0, a cross where it is not (the bracket goal at eps0 >= 15)
         assert end.get_marker() == ("*" if row["eps_upper"] < row["epsilon_local"] else "X")
 
 
@@ -109,7 +109,7 @@ def test_drawn_values_equal_the_csv_and_goals_are_drawn():
     assert [ax.get_title() for ax in panels] == ["k = 3", "k = 10"]
     assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in panels)
     lines = {ax.get_title(): {line.get_gid(): line for line in ax.get_lines()} for ax in panels}
-    # issue 34's goal table: ratio <= 1.01 everywhere, <= 1.05 at the large-eps0 ends (eps0 >= 15, only at k = 10)
+    # the bracket goals: ratio <= 1.01 everywhere, <= 1.05 at the large-eps0 ends (eps0 >= 15, only at k = 10)
     assert all(list(group["goal"].get_ydata()) == [pytest.approx(0.01)] * 2 for group in lines.values())
     assert "goal-large" in lines["k = 10"] and "goal-large" not in lines["k = 3"]
     assert list(lines["k = 10"]["goal-large"].get_ydata()) == [pytest.approx(0.05)] * 2

@@ -105,8 +105,8 @@ def test_plot_functions_return_their_axes(frame):
 
 
 def test_tv_figure_draws_only_distributions_so_every_tv_is_at_most_one(frame):
-    """Issue 33: the raw Gaussian (½·L1 of a vector that is not a distribution, mean up to ~8 at small n)
-    was drawn as a TV (stand-in run: mean 8.3); now every drawn line is a distribution's TV."""
+    """The raw Gaussian (½·L1 of a vector that is not a distribution, mean up to ~8 at small n)
+    is not drawn as a TV: every drawn line is a distribution's TV."""
     from shuffledp.plotting.equal_guarantee import TV_MECHANISMS
 
     assert "gaussian" not in TV_MECHANISMS and "gaussian+proj" in TV_MECHANISMS

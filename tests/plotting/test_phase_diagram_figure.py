@@ -64,7 +64,7 @@ def test_one_panel_per_k_titled_with_the_accountant_and_its_kind(figure):
 
 
 def test_cells_are_the_grid_points_with_edges_between_them(figure):
-    """Issue 33: a 3 x 3 grid was shaded smoothly (gouraud); now one flat cell per computed point."""
+    """One flat cell per computed point (a 3 x 3 grid shaded smoothly, gouraud, would invent values between them)."""
     for ax in _panels(figure):
         meshes = [c for c in ax.collections if isinstance(c, QuadMesh)]
         assert len(meshes) == 1

@@ -57,7 +57,7 @@ def fig2_frame(utility_config):
 
 @pytest.fixture(scope="module")
 def fig2_figure(fig2_frame, utility_config):
-    """Figure 2 drawn once for the three tests that only read it (issue 24: ~4-5 s each; its panels share
+    """Figure 2 drawn once for the three tests that only read it (~4-5 s each; its panels share
     one y axis across subfigures, so matplotlib redraws the canvas on every limit change while it is built)."""
     return figure_tv_vs_n(fig2_frame, k=utility_config["synthetic"]["k"])
 
@@ -105,8 +105,8 @@ def test_fig2_titles_state_parameters_and_panels_are_lettered_once(fig2_frame, f
 
 
 def test_fig2_draws_the_projected_gaussian_so_every_tv_is_at_most_one(fig2_frame, fig2_figure):
-    """Issue 33: Figures 2, 6, 7 drew the raw Gaussian, whose "TV" (½·L1 of a vector that is not a
-    distribution) reached 1.02; every box now is a distribution's TV, and the data has raw values above."""
+    """Figures 2, 6, 7 draw the projected Gaussian: the raw one's "TV" (½·L1 of a vector that is not a
+    distribution) reaches 1.02; every box is a distribution's TV, and the data has raw values above."""
     mechanisms = {gid.split(":")[1] for ax in fig2_figure.axes for gid in _boxes(ax)}
     assert mechanisms == {"gaussian+proj", "shuffle", "shuffle+INV"}
     for ax in fig2_figure.axes:
@@ -130,8 +130,8 @@ def test_raw_gaussian_if_drawn_is_labelled_unprojected_half_l1(fig2_frame):
 
 
 def test_fig2_draws_coinciding_calibrations_once_and_says_so(utility_config):
-    """Issue 33: with the shipped setting (ε = ε0) δ̂ = 0 under every calibration, so σ is the same and
-    Figure 2 drew one experiment three times; now one row, titled with the calibrations that coincide."""
+    """With the shipped setting (ε = ε0) δ̂ = 0 under every calibration, so σ is the same:
+    Figure 2 draws that experiment once, in one row titled with the calibrations that coincide."""
     setting = {**utility_config["fig2"], "replicates": 4}
     frame = pd.concat(
         [E.synthetic_community_job(utility_config, setting, n, seed=SEED, tag="fig2") for n in (200, 400)],
@@ -350,7 +350,7 @@ def test_crossover_panels_share_one_symmetric_colour_scale(crossover_rows):
 
 
 def test_crossover_compares_the_projected_gaussian_in_the_shared_outcome_colours(crossover_rows):
-    """Issue 33: red meant "shuffle better" here and the opposite elsewhere, and the Gaussian was raw."""
+    """The outcome colours mean the same as in every other figure, and the Gaussian is the projected one."""
     from matplotlib.colors import to_rgba
 
     assert (crossover_rows["tv_gaussian_proj_mean"] <= 1.0).all()

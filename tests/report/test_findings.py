@@ -338,7 +338,7 @@ def test_the_phase_diagram_reading_counts_no_panel_calibrated_by_a_lower_bound()
 
 def test_koskela_counts_published_curves_apart_from_ours():
     """Curves we draw beside theirs with no published values (``points`` = 0: Feldman et al.'s method, the
-    certified lower bound, Balle et al.'s Thm 3.1) are not "published curves" (issue 33)."""
+    certified lower bound, Balle et al.'s Thm 3.1) are not "published curves"."""
     import pandas as pd
 
     from shuffledp.report.findings import finding_koskela
@@ -357,7 +357,7 @@ def test_koskela_counts_published_curves_apart_from_ours():
 
 
 def test_balle_claims_are_counted_from_their_table():
-    """Each claim's count is the table's, recounted here by a plain loop over the rows (issue 33: the two claims
+    """Each claim's count is the table's, recounted here by a plain loop over the rows (the two claims
     the corrected Bennett code overturns)."""
     import pandas as pd
 
@@ -384,7 +384,7 @@ def test_balle_claims_are_counted_from_their_table():
 
 
 def test_rounds_finding_recounts_every_number_from_the_grid():
-    """Issue 36: each number of the composed phase diagram's finding, recounted here by a plain loop."""
+    """Each number of the composed phase diagram's finding, recounted here by a plain loop."""
     rows = []
     # (k, q, n): log ratio at T = 1, 10, 100 (negative: shuffle+INV wins); one skipped point, one NaN
     lines = {

@@ -182,7 +182,7 @@ def test_every_role_of_a_full_run():
 
 
 def test_koskela_fig4_verdicts_follow_the_figures_1_to_3_table():
-    # issue 21: Fig. 4's own verdict table is read after koskela_verdicts.csv (the Findings read the first file)
+    # Fig. 4's own verdict table is read after koskela_verdicts.csv (the Findings read the first file)
     targets = [*TARGETS, "results/koskela/koskela_fig4.png", "results/koskela/koskela_fig4_verdicts.csv"]
     extras = _classify(targets=targets).extras
     assert extras[KOSKELA_FIGURES] == {
@@ -202,7 +202,7 @@ def test_sections_beyond_the_paper():
         "images": ["results/accounting/epsilon_comparison.png"],
         "data": ["results/accounting/epsilon_comparison.csv"],
     }
-    # issue 34: the bracket's figure is shown in its section; bracket.md is not read (the CSV is)
+    # The bracket's figure is shown in its section; bracket.md is not read (the CSV is)
     assert extras[WORST_CASE_BRACKET] == {
         "images": ["results/accounting/bracket.png"],
         "data": ["results/accounting/bracket.csv"],

@@ -242,7 +242,7 @@ def recount(results: Path) -> dict:
 
 
 def _goal_counts(rows: list[dict]) -> list[tuple]:
-    """Issue 34's three bracket goals, counted by loops: (met, total, widest missed ratio or None) each for
+    """The three bracket goals, counted by loops: (met, total, widest missed ratio or None) each for
     ratio <= 1.01 at eps0 < 15; <= 1.002 there where 2 n / (e^eps0 + k - 1) >= 100; <= 1.05 with
     eps_upper < eps0 at eps0 >= 15."""
     goals = []
@@ -657,7 +657,7 @@ def test_every_verdict_and_finding_number_recounts_on_this_worktrees_run():
     check_recount(ROOT / "results")
 
 
-def _old_eq6_selection(rows):  # the selection issue 33 found wrong: every row whose note names eq. (6)
+def _old_eq6_selection(rows):  # a wrong selection: every row whose note names eq. (6)
     return rows[rows["note"].astype(str).str.contains("eq. (6)", regex=False)]
 
 

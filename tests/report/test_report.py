@@ -458,7 +458,7 @@ def test_read_sweep_places_bounds_relative_to_exact():
         report.read_sweep(pd.DataFrame({"delta": [1.0]}))
 
 
-# --- verdict strength and empty cells (issue 13) -----------------------------------------------
+# --- verdict strength and empty cells -----------------------------------------------
 
 
 def monte_carlo_frame() -> pd.DataFrame:
@@ -666,7 +666,7 @@ def test_report_flags_stages_whose_manifest_records_another_relevant_config(run_
             assert f"{stage} (" not in line
 
 
-# --- epsilon at a fixed delta and the worst-case bracket (issue 8) ------------------------------
+# --- epsilon at a fixed delta and the worst-case bracket ------------------------------
 
 
 def _epsilon_rows(values: dict, *, panel="against n", x="n_users", statuses=None) -> pd.DataFrame:
@@ -767,7 +767,7 @@ def test_read_bracket_states_the_width_and_the_accountant_to_use():
         report.read_bracket(pd.DataFrame({"ratio": [1.0]}))
 
 
-# --- issue 12: three calibrations and the delta floor --------------------------------------------
+# --- three calibrations and the delta floor --------------------------------------------
 
 
 def _calibration_rows(means: dict, *, n_users=1000, draws=50, spread=1e-3, seed=0):
@@ -936,7 +936,7 @@ def test_koskela_reading_counts_reproduced_curves_and_gives_known_causes():
 
 
 def test_koskela_reading_of_fig4_names_the_verdict_cause_and_what_was_checked():
-    # issue 21: Fig. 4 rows (shuffledp.experiments.shuffled_gaussian.fig4_verdicts) have nothing to compare
+    # Fig. 4 rows (shuffledp.experiments.shuffled_gaussian.fig4_verdicts) have nothing to compare
     frame = pd.DataFrame(
         [
             {
@@ -1033,7 +1033,7 @@ def test_phase_diagram_section_opens_with_its_reading_and_shows_its_figures(run_
 
 
 def test_the_crossover_reading_counts_the_projected_gaussian_the_figure_draws():
-    """crossover.png compares shuffle+INV with the Gaussian with projection (issue 33); the reading counts the
+    """crossover.png compares shuffle+INV with the Gaussian with projection; the reading counts the
     same comparison: here the raw Gaussian wins 3 of 4 cells and the projected one 1 of 4."""
     import pandas as pd
 
@@ -1058,7 +1058,7 @@ def test_the_crossover_reading_counts_the_projected_gaussian_the_figure_draws():
 
 
 def test_the_main_part_before_the_appendix_stays_under_250_lines(tmp_path):
-    """Issue 33: the main part (everything before the appendix, the provenance after it) is under 250 lines on
+    """The main part (everything before the appendix, the provenance after it) is under 250 lines on
     the stand-in run when one is present in this checkout."""
     path = Path(__file__).resolve().parents[2] / "results" / "report" / "reproduction-report.md"
     if not path.is_file():

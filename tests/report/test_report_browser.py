@@ -1,4 +1,4 @@
-"""tools/check_report_browser.py (issue 22, item 5): a small report rendered by shuffledp.report.render is
+"""tools/check_report_browser.py: a small report rendered by shuffledp.report.render is
 opened in headless Chromium; it must pass, and a broken image, a broken anchor, a missing file link
 and an overflowing table must each be caught. Skipped without chromium and chromedriver."""
 

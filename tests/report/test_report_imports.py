@@ -1,4 +1,4 @@
-"""Issue 32 inside shuffledp.report (issue 33): no module of the report imports a private name
+"""Rooms share public names only, inside shuffledp.report too: no module of the report imports a private name
 (``_name``) from another module; what two rooms share is public in the room that owns it."""
 
 from __future__ import annotations

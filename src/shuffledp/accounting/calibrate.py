@@ -23,7 +23,7 @@ Shuffled k-RR with eps0 <= epsilon is (epsilon, 0)-DP (post-processing of eps0-L
 answer is never below the target epsilon: eps0 = epsilon meets every target even when a loose
 accountant's bound says otherwise, and the search starts there.
 
-**Lower bound first (issue 35, ``lower=``).** A lower-bound accountant (e.g. ``worst-case-lower``, ~0.01 s
+**Lower bound first (``lower=``).** A lower-bound accountant (e.g. ``worst-case-lower``, ~0.01 s
 per calibration) is calibrated first; where it exceeds the target, the true worst case does, and so does
 every valid upper bound: its failing end is a certified failing end of this search. The searched accountant
 is then evaluated only just below it (1-4 times instead of ~10 for ``worst-case-upper`` at k = 2, where those

@@ -16,11 +16,11 @@ module                   serves (workflow/rules/)               what it builds
                                                                 one replicate job per setting, sweeps
 ``utility_tables``       ``utility.smk`` (comparison rules)     Tables V/VI and Sec. V-C.2 against the
                                                                 paper's single printed draws
-``equal_guarantee``      ``utility.smk`` (issue 12)             every mechanism at one target (eps, delta)
+``equal_guarantee``      ``utility.smk``                        every mechanism at one target (eps, delta)
 ``exact_error``          ``compare``, ``phase_diagram``         exact expected TV / squared L2 of the
                                                                 unprojected estimators
-``compare``              ``shuffle-dp compare`` (issue 20)      every mechanism at one (n, k, eps, delta)
-``phase_diagram``        ``utility.smk`` (issue 20)             exact equal-error boundary over (n, eps)
+``compare``              ``shuffle-dp compare``                 every mechanism at one (n, k, eps, delta)
+``phase_diagram``        ``utility.smk``                        exact equal-error boundary over (n, eps)
 =======================  =====================================  ==========================================
 
 What a module here may import: :mod:`shuffledp.accounting`, :mod:`shuffledp.mechanisms`,

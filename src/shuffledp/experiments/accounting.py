@@ -419,7 +419,7 @@ def _table2_rate_cells(record, comparison, setting, row_label, paper, logs, i) -
 
 
 def _worst_case_note(logs: Mapping[str, np.ndarray], i: int) -> str:
-    """'; worst case over every dataset: [lower, upper]' when both ends were computed (issue 23): the
+    """'; worst case over every dataset: [lower, upper]' when both ends were computed: the
     guarantee the paper's one-dataset, one-bin delta stands in for."""
     if not {"worst-case-lower", "worst-case-upper"} <= set(logs):
         return ""
@@ -474,7 +474,7 @@ def table4_frames(
 
     The paper's cells of a row are matched by position to ``table4.epsilon`` (its "varying n" and
     "varying k" blocks print n / k values as column labels; see the reference README). The optional
-    ``table4.bounds`` add one column each (the worst case over datasets beside eq. (6), issue 23).
+    ``table4.bounds`` add one column each (the worst case over datasets beside eq. (6)).
     """
     epsilons = np.asarray(table4["epsilon"], dtype=float)
     rows, comparison = [], []

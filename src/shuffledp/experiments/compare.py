@@ -1,4 +1,4 @@
-"""Shuffle or trust a curator? Every mechanism at one (n, k, epsilon, delta) on one dataset (issue 20).
+"""Shuffle or trust a curator? Every mechanism at one (n, k, epsilon, delta) on one dataset.
 
 :func:`compare` answers, for a target (epsilon, delta): collect through a shuffler with k-RR, or trust
 a curator who adds noise, and what does each cost in accuracy? (Any local randomizer: ``randomizer=``, a

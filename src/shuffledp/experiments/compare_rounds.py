@@ -1,4 +1,4 @@
-"""Shuffle or trust a curator, for a collection repeated over T rounds (issue 36).
+"""Shuffle or trust a curator, for a collection repeated over T rounds.
 
 :func:`compare_rounds` answers :func:`shuffledp.experiments.compare.compare`'s question for T rounds
 against ONE total (epsilon, delta), in the papers' convention (Girgis et al. 2021, Koskela et al. 2023):

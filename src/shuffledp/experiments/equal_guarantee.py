@@ -1,4 +1,4 @@
-"""Equal-guarantee experiment (issue 12): which mechanism gives the better histogram at one target (eps, delta)?
+"""Equal-guarantee experiment: which mechanism gives the better histogram at one target (eps, delta)?
 
 For every target (epsilon, delta) of the grid, every number of users n and every dataset (k bins):
 

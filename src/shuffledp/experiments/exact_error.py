@@ -1,4 +1,4 @@
-"""Exact expected errors of the unprojected histogram estimators (issue 20): no simulation.
+"""Exact expected errors of the unprojected histogram estimators: no simulation.
 
 Every estimator here is unbiased and acts cell by cell, so its expected TV distance to the true
 distribution pi is (1/2) sum_x E|pi_hat_x - pi_x| and its expected squared L2 error is

@@ -96,7 +96,7 @@ COMPARISON_COLUMNS = [
     "status",
     "note",
 ]
-#: issue 34's goals for the bracket eps_upper / eps_lower (read by the report's finding and drawn in the bracket
+#: the goals for the bracket eps_upper / eps_lower (read by the report's finding and drawn in the bracket
 #: figure): at most BRACKET_GOAL everywhere below BRACKET_LARGE_EPS0, at most BRACKET_GOAL_BLANKET where the blanket
 #: expects n gamma 2 / k = 2 n / (e^eps0 + k - 1) >= BRACKET_BLANKET_USERS users on x0 or x1, and at most
 #: BRACKET_GOAL_LARGE with the upper end below eps0 at eps0 >= BRACKET_LARGE_EPS0 (the large-eps0 ends)
@@ -216,7 +216,7 @@ def epsilon_comparison_frame(
     rule = section["n_x0"]
     points = _settings(section)
     records = []
-    done = {}  # the point both panels hold (eps0 of panel a at n of panel b) is computed once (issue 24)
+    done = {}  # the point both panels hold (eps0 of panel a at n of panel b) is computed once
     bar = progress(total=len(section["accountants"]) * len(points), desc="epsilon comparison")
     for name in section["accountants"]:
         kind, needs_n_x0 = facts(name)
@@ -325,7 +325,7 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
         bracket_function = bracket
     deltas = [float(d) for d in section["delta"]]
     grid = list(itertools.product(section["n_users"], section["k"], section["epsilon_local"]))
-    # single settings beyond the product (issue 34: the large-eps0 ends where the blanket holds a few
+    # single settings beyond the product (the large-eps0 ends where the blanket holds a few
     # hundred to thousands of users, e.g. n = 1e14 at eps0 = 25)
     grid += [
         (point["n_users"], point["k"], point["epsilon_local"])

@@ -1,4 +1,4 @@
-"""Phase diagram (issue 20): where shuffled k-RR + INV and the analytic Gaussian have equal expected error.
+"""Phase diagram: where shuffled k-RR + INV and the analytic Gaussian have equal expected error.
 
 Over an (n, epsilon) grid (``utility.phase_diagram``: n and epsilon log-spaced) and for each k, at every
 delta rule of ``utility.equal_guarantee`` (each fixed delta, each delta = 1 / n^a), :func:`grid_job` computes
@@ -47,7 +47,7 @@ def accountant_for(phase: Mapping, k: int) -> str:
     """``binary_accountant`` for k = 2, else ``accountant``; either must be a guarantee (an accountant of
     kind "upper bound": its eps0 is valid for every dataset), else ``ValueError`` naming the key. For
     k = 2 ``worst-case-upper`` is the certified maximum over datasets (1-3 s per calibration);
-    ``worst-case-lower`` (a lower bound, not a guarantee) is refused (issue 33)."""
+    ``worst-case-lower`` (a lower bound, not a guarantee) is refused."""
     key = "binary_accountant" if int(k) == 2 else "accountant"
     name = str(phase[key])
     kind = accountant_class(name).kind
@@ -61,7 +61,7 @@ def accountant_for(phase: Mapping, k: int) -> str:
 
 def bracket_for(phase: Mapping, k: int) -> str | None:
     """``binary_bracket`` for k = 2 (None if unset, and at k >= 3): a LOWER-bound accountant whose cheap
-    calibration brackets each k = 2 calibration first (issue 35; ``calibrate_epsilon_local_traced``'s
+    calibration brackets each k = 2 calibration first (``calibrate_epsilon_local_traced``'s
     ``lower``: the eps0 found still meets the target by the upper-bound accountant's own value); any other kind
     is refused with ``ValueError`` naming the key."""
     name = phase.get("binary_bracket") if int(k) == 2 else None

@@ -1,4 +1,4 @@
-"""Where to start the shuffle calibration of a T-round comparison (issue 36): a central-limit guess of eps0
+"""Where to start the shuffle calibration of a T-round comparison: a central-limit guess of eps0
 and a search that starts from it.
 
 **The guess** (:func:`shuffle_guess`; never a guarantee: only where the search starts). For many users per
@@ -14,7 +14,7 @@ target. At n = 10^5, k = 2, T = 1000 it is 1.62 against the calibrated 1.63.
 pessimistic PLD), so what it returns met the target whatever the guess was worth: from the guess, secant
 steps (first with the guess's own slope) overshooting by a quarter until the target is straddled, then
 Illinois (:func:`~shuffledp.accounting.numerics.search.illinois`) to the relative tolerance. A few
-evaluations where the calibration from the pure-DP floor took about 20 (issue 36: each costs a one-round
+evaluations where the calibration from the pure-DP floor took about 20 (each costs a one-round
 PLD at m users and a T-fold composition).
 """
 

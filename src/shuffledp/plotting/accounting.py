@@ -7,8 +7,8 @@ functions lay out a whole figure and return it. Colour and y axes show log10 del
 below the double range (1e-300 and beyond) are drawn faithfully; delta = 0 (log10 = -inf) is drawn
 as a light grey cell or left out of a curve (the legend counts it), never as a colour.
 
-Sweep curves draw δ itself on a logarithmic axis (issue 33; before, log10 δ on a symmetric-log axis that
-bent at -10) down to 1e-300 (:data:`SWEEP_SMALLEST_LOG10`); values below that (log10 δ reaches
+Sweep curves draw δ itself on a logarithmic axis (a symmetric-log axis of log10 δ would bend at -10
+and hide how fast δ falls) down to 1e-300 (:data:`SWEEP_SMALLEST_LOG10`); values below that (log10 δ reaches
 -27,000, far below the double range) and δ = 0 are marked on the bottom edge and counted in the legend,
 never dropped silently: the exact log10 δ is in the CSV.
 """
@@ -570,7 +570,7 @@ def plot_epsilon_against(frame, *, x: str, ax=None, title: str = "", legend: boo
 
     ``frame``: the rows of one panel of :func:`shuffledp.experiments.guarantees.epsilon_comparison_frame`.
     Every curve has its own colour and line style (:func:`shuffledp.plotting.style.curve_styles`: no two
-    alike, issue 33); the marker shape says the role (● guarantee, ■ lower bound, ◆ one dataset). Points
+    alike); the marker shape says the role (● guarantee, ■ lower bound, ◆ one dataset). Points
     reached only at ε ≥ ε0 get a hollow marker; points without a drawable ε are marked on the axes'
     edge in the accountant's colour (▲ top: no ε reaches δ; ✕ top: refused; ▼ bottom: ε = 0),
     staggered so that none hides another. A grey dashed line shows ε = ε0.

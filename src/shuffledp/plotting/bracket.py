@@ -1,4 +1,4 @@
-"""The worst-case bracket figure (issue 34, "the bracket at every n in the report"). Drawing only.
+"""The worst-case bracket figure: how tight the bracket is at every n the report covers. Drawing only.
 
 Input: the frame of :func:`shuffledp.experiments.guarantees.bracket_frame` (``bracket.csv``). One panel
 per k; in each, how far the valid upper ε (``eps_upper``) is above the lower one (``eps_lower``) against
@@ -10,7 +10,7 @@ A point whose ``status`` is not "ok" (both ends at or within 1% of ε0, the uppe
 the panel edge, never dropped: ▼ at the bottom when the two ends are equal (excess 0), ▲ at the top
 when the lower end is 0 (ratio infinite or undefined).
 
-Reference lines: issue 34's goal ratio ``BRACKET_GOAL`` (1.01) in every panel, and in panels holding
+Reference lines: the goal ratio ``BRACKET_GOAL`` (1.01) in every panel, and in panels holding
 large-ε0 ends (ε0 >= ``BRACKET_LARGE_EPS0``; the single settings ``accounting.bracket.extra``) their goal
 ``BRACKET_GOAL_LARGE`` (1.05). Each large-ε0 end is a star with a note "ε0 = 15, n = 1e8: ε ≤ …" (a
 star with a cross when its upper ε is not below ε0, the second half of that goal). Every line and

@@ -1,4 +1,4 @@
-"""Composed phase diagram figure (issue 36): how the shuffle-or-curator verdict moves with the number of
+"""Composed phase diagram figure: how the shuffle-or-curator verdict moves with the number of
 rounds T. Drawing only.
 
 One panel per k: the exact ratio E TV(shuffle+INV) / E TV(Gaussian) of the average over T rounds (the

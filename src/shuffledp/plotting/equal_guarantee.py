@@ -1,4 +1,4 @@
-"""Equal-guarantee figures (issue 12): TV against n per epsilon, and the map of the TV ratio. Drawing only.
+"""Equal-guarantee figures: TV against n per epsilon, and the map of the TV ratio. Drawing only.
 
 ``plot_*`` take ``ax=None`` plus keyword-only options and return the Axes; ``figure_*`` lay out a
 whole figure from the frames of :mod:`shuffledp.experiments.equal_guarantee` (``equal_guarantee.csv``

@@ -9,7 +9,7 @@ transcribed points (``shuffledp.reference.load_reference("koskela_figures")``).
 * Figure 3: eps against delta (log delta, axis reversed as in theirs), one panel per n_c, one colour and
   line style per curve.
 
-Colours (issue 33): :data:`CURVE_STYLES` gives every curve of these figures its own colour (Okabe & Ito's
+Colours: :data:`CURVE_STYLES` gives every curve of these figures its own colour (Okabe & Ito's
 colour-blind-safe set, black for the lower bounds), line style and stored-marker shape, distinct within
 each figure (tested); the registry colours of the accountants are not distinct enough here (the PLD and
 RDP clones curves are two browns, the weak adversary, lower bound and 2023 pair three purples). Every

@@ -1,6 +1,6 @@
 """Koskela, Heikkilä & Honkela's Figure 4 redrawn with our parameters: delta(eps) of shuffled Gaussian noise
 for several numbers of users d. Importance-sampling estimate (line) with its CLT band (shaded), the
-empirical-Bernstein upper bound (dotted), plain Monte Carlo for comparison (small dots, issue 33) and, for
+empirical-Bernstein upper bound (dotted), plain Monte Carlo for comparison (small dots) and, for
 d <= 2, the exact integral (open markers).
 
 Drawing only: the input is the frame of :func:`shuffledp.experiments.shuffled_gaussian.fig4_frame`. There is

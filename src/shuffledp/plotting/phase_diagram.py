@@ -1,4 +1,4 @@
-"""Phase diagram figure (issue 20): shuffle+INV against the analytic Gaussian over (n, epsilon). Drawing only.
+"""Phase diagram figure: shuffle+INV against the analytic Gaussian over (n, epsilon). Drawing only.
 
 One panel per k: the exact ratio E TV(shuffle+INV) / E TV(Gaussian) of the grid frame of
 :func:`shuffledp.experiments.phase_diagram.grid_job`, one flat-coloured cell per grid point actually

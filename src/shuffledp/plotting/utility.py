@@ -62,8 +62,8 @@ def _no_redraws(figure):
 
     An Axes sharing its y axis with an Axes of another subfigure makes every limit change call the
     other subfigure's ``canvas.draw_idle`` (``Axis._set_lim``), which on a non-interactive canvas is a
-    full draw of the whole figure, constrained layout included: Figure 2 was drawn 12 times before it
-    was saved (5 of the job's 6 CPU seconds). Nothing is shown while a figure is built, so ``draw_idle``
+    full draw of the whole figure, constrained layout included: Figure 2 would be drawn 12 times before it
+    is saved (most of the job's CPU time). Nothing is shown while a figure is built, so ``draw_idle``
     does nothing inside this block, and ``savefig`` draws the figure once (the PNG is the same, byte for
     byte: tests/plotting/test_utility.py).
     """

@@ -532,13 +532,13 @@ def _log_high_part(i, t, n_trials, d, log_pi, log_1mpi, gap=None):
     else:
         # d = (i - N pi) - gap: the sum of E[(X - i); X >= i] / Pr(X = i) = (1 - pi) i - (i - N pi) R >= 0 (exact
         # pieces) and gap R >= 0, so the caller's d, which carries the rounding of its own pieces (a few ulp of
-        # d), is not differenced with (1 - pi) i (issue 34, finding 9: with d from the weak rows' lambda, 3 digits
-        # lost made 2.2e-12 at eps0 = 25, eps = 7.5, where t* is within 6e-4 of i)
+        # d), is not differenced with (1 - pi) i (with d from the weak rows' lambda, 3 digits lost there make
+        # 2.2e-12 at eps0 = 25, eps = 7.5, where t* is within 6e-4 of i)
         value = (first - (i - n_trials * np.exp(log_pi)) * ratio) + gap * ratio
     out = np.empty(i.shape)
     # with the caller's exact gap the series is exact wherever the closed form cancels, so the closed form
-    # is kept only where it loses at most 3 digits (relative error <~ 1e-13; issue 34: the 6 digits allowed
-    # otherwise left the weak rows 1e-10 below their value at eps ~ 12)
+    # is kept only where it loses at most 3 digits (relative error <~ 1e-13; allowing 6 digits would
+    # leave the weak rows 1e-10 below their value at eps ~ 12)
     limit = _CANCELLATION_LIMIT if gap is None else _CANCELLATION_LIMIT_WITH_GAP
     good = value > limit * np.maximum(first, 1e-300)
     out[good] = lp[good] + np.log(value[good])

@@ -92,8 +92,8 @@ class ChernoffBound:
     def _best_theta(self, eps: float) -> float:
         """The grid's best theta. The grid (1e-4 .. 1e4 times a Gaussian-regime scale) is extended outward, a
         factor 1e8 at a time, while its best point is at an end: far in the tail the optimum lies far beyond
-        it (issue 34: at n = 10^8, k = 10^6, eps0 = 15 the optimum is ~10^7 times the scale, and the bound
-        at the grid's end, log delta ~ -124,554, rose with eps as the scale fell, where the optimum gives
+        it (at n = 10^8, k = 10^6, eps0 = 15 the optimum is ~10^7 times the scale, and the bound
+        at the grid's end, log delta ~ -124,554, would rise with eps as the scale falls, where the optimum gives
         -2.4e7 .. -2.7e7). Every theta gives a valid bound, so the extension only lowers the value."""
         scale = self._theta_scale(eps)
         thetas = scale * _GRID
@@ -127,7 +127,7 @@ class ChernoffBound:
         return known[eps]
 
     def tilt(self, eps: float) -> tuple[float, float, float, float]:
-        """The laws of the view's counts under the exponential tilt e^(theta X) of the bound's theta (issue 35):
+        """The laws of the view's counts under the exponential tilt e^(theta X) of the bound's theta:
         (log p, log(1 - p), log r, log(1 - r)) with S ~ Bin(n, p) and M | S ~ Bin(n - S, r) under that tilt
         (each user's four outcomes A, C, M, R weighted by q e^(theta alpha), q e^(-theta gamma'),
         (k - 2) q e^(-theta nu), 1 - gamma). The tilted law is where the summand E[X_+] puts its mass (the
@@ -163,7 +163,7 @@ class ChernoffBound:
             # at log delta -13,888: n = 10^15, k = 10, eps0 = 25), the optimum over theta does not (each theta's
             # bound falls with eps). So the optimum is refined on log theta between the fine grid's neighbours
             # (the bound is convex in theta, so unimodal in log theta): by zooming grids, one vectorised call
-            # per round (issue 35: the 60 scalar golden-section steps used before were ~10 % of Wang's grid)
+            # per round (60 scalar golden-section steps would cost ~10 % of Wang's grid)
             def at(log_theta):
                 return self._log_mgf(np.exp(log_theta), 0.0, 0.0, eps) - log_theta
 
@@ -234,7 +234,7 @@ def log_low_range(s, b, n_users, theta, lam, c_per_s, nu, log_rho, log_1mrho):
 
     for every eta >= 0; eta = max(0, theta lambda - log(b / (s - b))) (the minimiser over eta, in closed form;
     any value is valid, so its rounding does not matter). It follows A's law into its tail, where windows
-    centred on a tilted law put the rows' low ranges (issue 35). A rounding margin of 1e-13 of the summed
+    centred on a tilted law put the rows' low ranges. A rounding margin of 1e-13 of the summed
     magnitudes (and 1e-12) is added.
 
     Args:

@@ -1,4 +1,4 @@
-"""A certified log-space upper bound on delta after T-fold composition (issue 22): a Chernoff bound from
+"""A certified log-space upper bound on delta after T-fold composition: a Chernoff bound from
 the exact moment-generating function of each round's privacy loss, minimised over its order.
 
 **The bound.** For one direction of a round with privacy loss L under P (finite values l_j with

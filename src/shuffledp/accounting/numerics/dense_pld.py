@@ -2,7 +2,7 @@
 its ``DensePLDPmf``, and exported through dp_accounting's public constructor.
 
 Why our own: the composed epsilon(delta) and delta(epsilon) of :mod:`~shuffledp.accounting.numerics.pld_epsilon`
-walk the PMF's arrays (issue 24: dp_accounting's per-loss Python loop took most of a figure's time), and
+walk the PMF's arrays (dp_accounting's per-loss Python loop would take most of a figure's time), and
 dp_accounting 0.6.0 offers no public accessor for a PMF's arrays. So the rounds are built here from arrays
 (:class:`DensePmf`: grid width, lowest loss index, masses, infinity mass, pessimistic or not), and composed
 with the same public numerical functions, in the same order, as ``DensePLDPmf.compose`` /
@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-# _LAZY_IMPORTS (issue 35): dp_accounting and scipy.signal (which pulls in scipy.stats) are imported inside
+# _LAZY_IMPORTS: dp_accounting and scipy.signal (which pulls in scipy.stats) are imported inside
 # the three functions that use them, not here. Every accountant imports this module through its view, so
 # a top-level import made every process that loads the registry -- the Snakefile's config check, each
-# workflow job, the CLI -- pay for them (~0.85 of the 2.9 CPU s of a no-op stand-in rerun, measured).
+# workflow job, the CLI -- pay for them (most of the start-up of a job that computes nothing).
 if TYPE_CHECKING:  # the annotation of Pld.to_dp_accounting only
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 

@@ -1,4 +1,4 @@
-"""Safe-side rounding of every accountant's delta: one place (issue 34).
+"""Safe-side rounding of every accountant's delta: one place, so that certified bounds never cross.
 
 A certified pair of bounds must never cross, whatever the rounding. Each accountant declares a bound on the
 relative rounding error of its delta (``Accountant.relative_rounding``; measured against 50-digit values,
