@@ -168,6 +168,10 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
         """wait "$system_install" || { cat .ci-system-packages.log; echo ".ci/run: installing the system packages (apt-get) failed" >&2; exit 1; }""",
         "tail -n 3 .ci-system-packages.log",
         f"{run_tests} || exit",
+        "listed=$(grep -Ev '^(#|$)' .ci/second-platform) || exit",
+        'mapfile -t second_platform <<< "$listed"',
+        'NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" .venv/bin/python -m pytest -n 2 --dist loadfile '
+        '"${second_platform[@]}" || exit',
         "bash .ci/docs",
         """wait "$newest_install" || { cat .venv-newest.log; echo ".ci/run: installing the newest Python's environment failed" >&2; exit 1; }""",
         "trap - EXIT",
