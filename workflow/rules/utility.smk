@@ -125,7 +125,8 @@ if UTILITY is not None:
 
     rule utility_table6:
         input:
-            expand(f"{U}/gowalla/{{region}}/individual.csv", region=list(UTILITY_REGIONS)),
+            individual=expand(f"{U}/gowalla/{{region}}/individual.csv", region=list(UTILITY_REGIONS)),
+            label=SOURCE_LABEL,
         output:
             csv=report(f"{U}/table6.csv", caption="../report/table6.rst", category="Utility"),
             latex=f"{U}/table6.tex",
@@ -144,6 +145,7 @@ if UTILITY is not None:
     rule utility_heatmap:
         input:
             cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
+            label=SOURCE_LABEL,
         output:
             png=[
                 report(
@@ -170,7 +172,8 @@ if UTILITY is not None:
 
     rule utility_boxplot:
         input:
-            [f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
+            community=[f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
+            label=SOURCE_LABEL,
         output:
             png=[
                 report(
@@ -186,6 +189,7 @@ if UTILITY is not None:
         benchmark:
             "results/benchmarks/utility/boxplot.tsv"
         params:
+            regions=list(UTILITY_REGIONS),
             labels=[config["regions"][region]["label"] for region in UTILITY_REGIONS],
             utility=UTILITY,
             grids=[config["regions"][region]["grid"] for region in UTILITY_REGIONS],

@@ -37,5 +37,6 @@ write_table(summary, csv=snakemake.output.csv)
 write_table(
     shown,
     markdown=snakemake.output.markdown,
-    caption="Gowalla check-ins: rows read, malformed rows by reason, exact duplicate rows, kept; crop counts next to the paper's.",
+    caption="Gowalla check-ins: rows read, malformed rows by reason, exact duplicate rows, kept; crop counts next to the paper's. "
+    + label["label"],
 )

@@ -15,7 +15,10 @@ setup_job_log(snakemake)
 log = logging.getLogger("prepare_checkins")
 # This source's file, format and duplicates policy, as the fetch step recorded them.
 name = snakemake.wildcards.source
-source = {"name": name, **{item["id"]: item for item in read_source_record(snakemake.input.record)["files"]}[name]}
+source = {
+    "name": name,
+    **{item["id"]: item for item in read_source_record(snakemake.input.record)["files"]}[name],
+}
 
 log.info("source %s: %s (format %s)", source["name"], source["file_name"], source["format"])
 try:

@@ -79,7 +79,9 @@ def read_checksums(path) -> dict[str, str]:
             continue
         match = re.fullmatch(r"([0-9a-fA-F]{64}) [ *](.+)", line.strip())
         if match is None:
-            raise BundledDataError(f"{Path(path).name} line {number}: expected '<sha256>  <file>'; got {line!r}.")
+            raise BundledDataError(
+                f"{Path(path).name} line {number}: expected '<sha256>  <file>'; got {line!r}."
+            )
         listed[match.group(2)] = match.group(1).lower()
     return listed
 
@@ -95,7 +97,9 @@ def _unique(entries: list[dict], key: str) -> list[dict]:
     seen = set()
     for item in entries:
         if item["id"] in seen:
-            raise ValueError(f"`{key}` has two files with source id {item['id']!r}; give them distinct labels.")
+            raise ValueError(
+                f"`{key}` has two files with source id {item['id']!r}; give them distinct labels."
+            )
         seen.add(item["id"])
     return entries
 
@@ -115,7 +119,9 @@ def bundled_entries(data: Mapping, *, repo) -> list[dict]:
         ValueError: two files have the same source id.
     """
     directory = Path(repo) / data["bundled"]["directory"]
-    entries = [_entry(entry, directory / entry["path"], data["duplicates"]) for entry in data["bundled"]["files"]]
+    entries = [
+        _entry(entry, directory / entry["path"], data["duplicates"]) for entry in data["bundled"]["files"]
+    ]
     return _unique(entries, "data.bundled.files")
 
 
@@ -211,7 +217,11 @@ def choose_source(
     if requested not in ("auto", "snap", "local"):
         raise ValueError(f"`data.source` must be one of 'auto', 'snap', 'local'; got {requested!r}.")
     if requested == "local":
-        files, source, reason = local_entries(data, local_data_dir=local_data_dir), "local", "data.source: local"
+        files, source, reason = (
+            local_entries(data, local_data_dir=local_data_dir),
+            "local",
+            "data.source: local",
+        )
     elif Path(raw_path).is_file():
         files, source, reason = [_snap_entry(data, raw_path)], "snap", "the SNAP file was already downloaded"
     else:
