@@ -15,13 +15,13 @@ table and the report carry.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from shuffledp.data.download import DownloadError
-from shuffledp.provenance import file_sha256
 
 __all__ = [
     "SOURCE_KINDS",
@@ -42,6 +42,22 @@ SOURCE_KINDS = ("snap", "bundled", "local")
 #: the SNAP file of all check-ins
 SNAP_FILE_NAME = "loc-gowalla_totalCheckins.txt.gz"
 _FILE_KEYS = ("format", "lat_column", "lon_column", "user_column", "label")
+
+
+def file_sha256(path) -> str:
+    """Hex SHA-256 of the file at ``path``, read in 1 MiB chunks.
+
+    Args:
+        path: the file.
+
+    Returns:
+        64 lower-case hex digits.
+    """
+    digest = hashlib.sha256()
+    with open(Path(path), "rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 class BundledDataError(RuntimeError):
