@@ -54,6 +54,8 @@ def test_compression_is_deterministic_and_content_is_the_published_text():
         assert not header[3] & 0x08, name  # no stored file name (gzip -n)
     text = gzip.decompress((BUNDLED / PARIS).read_bytes())
     assert hashlib.sha256(text).hexdigest() == PARIS_TEXT_SHA256
+    published = read_checksums(REPO / "data" / "checksums.sha256")
+    assert published == {PARIS.removesuffix(".gz"): PARIS_TEXT_SHA256, SF: SF_SHA256}
 
 
 def test_config_names_exactly_the_bundled_files():
