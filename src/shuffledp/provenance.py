@@ -265,7 +265,8 @@ def _recorded_sources(record: Mapping) -> list[dict]:
     kinds = {"snap": "download", "bundled": "bundled with the repository", "local": "local file"}
     items = []
     for entry in record.get("files") or []:
-        source = {"kind": kinds.get(record.get("source"), str(record.get("source")))}
+        kind = str(record.get("source"))
+        source = {"kind": kinds.get(kind, kind)}
         source.update({key: entry[key] for key in ("url", "format", "label") if entry.get(key) is not None})
         items.append({"path": entry["path"], "source": source})
     return items

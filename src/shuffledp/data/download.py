@@ -134,14 +134,15 @@ def _probe_address(url: str) -> tuple[str, int] | None:
     proxy = urllib.request.getproxies().get(parts.scheme)
     if proxy and not urllib.request.proxy_bypass(parts.hostname):
         parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-        if not parts.hostname:
-            return None
+    host = parts.hostname
+    if not host:
+        return None
     default = 443 if parts.scheme == "https" else 80
     try:
         port = parts.port or default
     except ValueError:
         port = default
-    return parts.hostname, port
+    return host, port
 
 
 def probe_connection(url: str, timeout: float) -> None:

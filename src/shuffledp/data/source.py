@@ -103,7 +103,7 @@ def read_checksums(path) -> dict[str, str]:
 
 
 def _entry(entry: Mapping, path: Path, duplicates: str) -> dict:
-    item = {"id": source_id(entry), "path": str(path), "file_name": path.name}
+    item: dict[str, object] = {"id": source_id(entry), "path": str(path), "file_name": path.name}
     item.update({key: entry.get(key) for key in _FILE_KEYS})
     item["duplicates"] = entry.get("duplicates", duplicates)
     return item
