@@ -1,5 +1,6 @@
-# Data stage: fetch Gowalla (decide and record the source) -> prepare each source (count malformed rows) -> crop and grid per
-# region -> data summary and Figure 3. Library: shuffledp.data (download, gowalla, duplicates, geometry, summary).
+# Data stage: fetch Gowalla (decide and record the source) -> prepare each source (count malformed rows)
+# -> crop and grid per region -> data summary, data label and Figure 3. Library: shuffledp.data (source,
+# download, gowalla, duplicates, geometry, summary).
 import re
 import sys
 
@@ -14,12 +15,7 @@ DATA = config["data"]
 
 
 def _local_sources():
-    """Local files (data.source: local), checked before the DAG is built."""
-    if not DATA["local_files"]:
-        raise WorkflowError(
-            "config: `data.source` is 'local' but `data.local_files` is empty; list the files "
-            "(see data/README.md) or set data.source: auto."
-        )
+    """Local files (data.source: local; never empty: shuffledp.config checks), found before the DAG is built."""
     base = config.get("local_data_dir")
     try:
         entries = local_entries(DATA, local_data_dir=base)
@@ -55,8 +51,8 @@ checkpoint fetch_gowalla:
     input:
         [item["path"] for item in _local_sources()] if DATA["source"] == "local" else [],
     output:
-        record=SOURCE_RECORD,
         **({"snap": SNAP_RAW} if DATA["source"] == "snap" else {}),
+        record=SOURCE_RECORD,
     log:
         "logs/data/fetch_gowalla.log",
     benchmark:
