@@ -15,7 +15,7 @@ DATA = config["data"]
 
 
 def _local_sources():
-    """Local files (data.source: local; never empty: shuffledp.config checks), found before the DAG is built."""
+    """Local files (data.source: local; shuffledp.config refuses none), found before the DAG is built."""
     base = config.get("local_data_dir")
     try:
         entries = local_entries(DATA, local_data_dir=base)

@@ -1,4 +1,4 @@
-"""Which Gowalla data a run uses, decided once and recorded: the SNAP file, the bundled subsets or local files.
+"""Which Gowalla data a run uses, decided once and recorded: the SNAP file, bundled subsets or local files.
 
 ``data.source`` names a policy; :func:`choose_source` turns it into a *record* (``results/data/source.json``):
 the source actually used, why, and every file with its format, label, duplicates policy and SHA-256.
