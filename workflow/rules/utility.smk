@@ -310,6 +310,8 @@ if EQUAL is not None:
         input:
             jobs=expand(f"{EG}/{{dataset}}_n{{n}}.csv", dataset=EQUAL_DATASETS, n=EQUAL["n_users"]),
             calibrations=sorted(f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS),
+            # the Gowalla regions among the datasets: the figures name the data they come from
+            label=[SOURCE_LABEL] if set(EQUAL_DATASETS) & set(config["regions"]) else [],
         output:
             csv=report(
                 f"{U}/equal_guarantee.csv", caption="../report/equal_guarantee.rst", category="Utility"
