@@ -46,8 +46,10 @@ def test_auto_offline_uses_the_bundled_subsets_and_says_so_in_one_line(tmp_path)
     assert [item["duplicates"] for item in record["files"]] == ["drop", "keep"]
     listed = read_checksums(REPO / "data" / "bundled" / "SHA256SUMS")
     assert {item["file_name"]: item["sha256"] for item in record["files"]} == listed
+    assert record["reason"] == "SNAP could not be reached"
+    assert record["detail"].startswith("Network unreachable: could not connect to snap.example:443")
     assert len(lines) == 1 and "\n" not in lines[0]
-    assert "SNAP could not be downloaded (Network unreachable" in lines[0]
+    assert "SNAP could not be reached (Network unreachable" in lines[0]
     assert "bundled subsets" in lines[0] and "not the full SNAP file" in lines[0]
 
 
@@ -72,6 +74,20 @@ def test_auto_online_downloads_snap(tmp_path):
     )
     assert (record["source"], record["reason"]) == ("snap", "downloaded from SNAP")
     assert record["files"][0]["bytes"] == 1
+
+
+def test_auto_falls_back_on_a_failed_download_and_says_why(tmp_path):
+    def wrong_file():
+        raise DownloadError(
+            "Download of https://snap.example/x.gz failed verification 3 time(s); deleted. Last: x"
+        )
+
+    lines = []
+    record = choose_source(
+        data_config(), repo=REPO, raw_path=tmp_path / "r.gz", fetch=wrong_file, log=lines.append
+    )
+    assert (record["source"], record["reason"]) == ("bundled", "the SNAP download failed")
+    assert len(lines) == 1 and "the SNAP download failed (Download of https://snap.example/x.gz" in lines[0]
 
 
 def test_snap_offline_fails_and_never_falls_back(tmp_path):

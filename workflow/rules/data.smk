@@ -57,6 +57,7 @@ checkpoint fetch_gowalla:
         "logs/data/fetch_gowalla.log",
     benchmark:
         "results/benchmarks/data/fetch_gowalla.tsv"
+    priority: 100  # scheduling only: the data stage first (see the note in common.smk)
     params:
         data=DATA,
         raw_path=SNAP_RAW,

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from shuffledp.data.download import DownloadError
+from shuffledp.data.download import DownloadError, NetworkUnreachableError
 
 __all__ = [
     "SOURCE_KINDS",
@@ -221,8 +221,8 @@ def choose_source(
         log: receives one line when ``auto`` falls back to the bundled subsets.
 
     Returns:
-        ``{"requested", "source", "reason", "files"}``; each file as :func:`bundled_entries`, plus its
-        ``bytes`` and ``sha256``.
+        ``{"requested", "source", "reason", "files"}`` (and ``detail``, the download's error, when
+        ``auto`` fell back); each file as :func:`bundled_entries`, plus its ``bytes`` and ``sha256``.
 
     Raises:
         DownloadError: ``snap`` and the download failed.
@@ -230,6 +230,7 @@ def choose_source(
         ValueError: ``data.source`` is not auto, snap or local.
     """
     requested = data["source"]
+    detail = None
     if requested not in ("auto", "snap", "local"):
         raise ValueError(f"`data.source` must be one of 'auto', 'snap', 'local'; got {requested!r}.")
     if requested == "local":
@@ -249,16 +250,23 @@ def choose_source(
             if requested == "snap":
                 raise
             files, source = _checked_bundle(data, repo), "bundled"
-            reason = f"SNAP could not be downloaded ({_first_sentence(error)})"
+            reason = (
+                "SNAP could not be reached"
+                if isinstance(error, NetworkUnreachableError)
+                else ("the SNAP download failed")
+            )
+            detail = _first_sentence(error)
             log(
-                f"Gowalla data: {reason}; using the bundled subsets instead (Paris-area SNAP rows and San "
-                "Francisco as processed by Oya et al. 2017; data/bundled/SOURCE.md), not the full SNAP file."
+                f"Gowalla data: {reason} ({detail}); using the bundled subsets instead (Paris-area SNAP rows "
+                "and San Francisco as processed by Oya et al. 2017; data/bundled/SOURCE.md), not the full "
+                "SNAP file."
             )
     for item in files:
         path = Path(item["path"])
         item["bytes"] = path.stat().st_size if path.is_file() else None
         item["sha256"] = file_sha256(path) if path.is_file() else None
-    return {"requested": requested, "source": source, "reason": reason, "files": files}
+    record = {"requested": requested, "source": source, "reason": reason, "files": files}
+    return record if detail is None else {**record, "detail": detail}
 
 
 def _first_sentence(error: BaseException) -> str:
