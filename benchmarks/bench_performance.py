@@ -274,7 +274,7 @@ _WORKFLOW: dict = {}
 
 
 def _measure_workflow(src: Path, timeout: float, data_dir: str | None) -> dict:
-    """The stand-in workflow from clean in a temporary copy of the tree's HEAD, then its no-op rerun (once per
+    """The quick-profile workflow from clean in a temporary copy of the tree's HEAD, then its no-op rerun (once per
     tree: both rows read the one run)."""
     if src in _WORKFLOW:
         return _WORKFLOW[src]
@@ -297,9 +297,7 @@ def _measure_workflow(src: Path, timeout: float, data_dir: str | None) -> dict:
             "2",
             "--configfile",
             "config/config.yaml",
-            "config/standins.yaml",
-            "--config",
-            f"local_data_dir={Path(data_dir).resolve()}",
+            "config/quick.yaml",
         ]
         first, status = _run(argv, Path(work) / "src", timeout, cwd=Path(work))
         again, status_again = _run(argv, Path(work) / "src", timeout, cwd=Path(work))

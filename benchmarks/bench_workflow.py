@@ -1,10 +1,13 @@
-"""Benchmark: the stand-in workflow from clean and its no-op rerun.
+"""Benchmark: the quick-profile workflow from clean and its no-op rerun.
 
 Goal: from clean on 2 quiet cores <= 60 s wall and <= 100 CPU s; a no-op rerun <= 1.5 s.
 Copies this checkout's files (``git ls-files``, or the tree of commit ``--ref``: no results/, logs/ or
 .snakemake/) into a temporary folder, runs there
 
-    snakemake --cores N --configfile config/config.yaml config/standins.yaml --config local_data_dir=DATA
+    snakemake --cores N --configfile config/config.yaml config/quick.yaml
+
+(data.source auto: the SNAP file where it can be downloaded, else the bundled subsets; offline, the
+bundled subsets)
 
 timing its wall clock and the CPU seconds of Snakemake and every job (this process's children), then the
 same command again (nothing to do). The library is the copy's own (``PYTHONPATH=<copy>/src``), so
@@ -20,7 +23,7 @@ shared machine timings are noisy, so compare runs made in the same session under
 Writes results/benchmarks/workflow.csv (one row per run) and results/benchmarks/workflow_jobs.csv
 (one row per job, largest CPU first), and prints both.
 
-Run: python benchmarks/bench_workflow.py --data /path/to/gowalla [--cores 2] [--keep DIR]
+Run: python benchmarks/bench_workflow.py [--cores 2] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -148,7 +151,6 @@ def job_table(record: Path) -> tuple[list[dict], float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, help="folder of the Gowalla stand-ins (local_data_dir)")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument(
         "--ref",
@@ -159,10 +161,9 @@ def main() -> int:
     )
     parser.add_argument("--keep", help="run in folders under this (new) folder and keep them")
     args = parser.parse_args()
-    data = Path(args.data).resolve()
     runs, jobs = [], []
     for ref in args.ref or ["work"]:
-        measured, measured_jobs = _measure(None if ref == "work" else ref, data, args.cores, args.keep)
+        measured, measured_jobs = _measure(None if ref == "work" else ref, args.cores, args.keep)
         runs += measured
         jobs += measured_jobs
     out = ROOT / "results" / "benchmarks"
@@ -171,7 +172,7 @@ def main() -> int:
     return max(row["status"] for row in runs)
 
 
-def _measure(ref: str | None, data: Path, cores: int, keep: str | None) -> tuple[list[dict], list[dict]]:
+def _measure(ref: str | None, cores: int, keep: str | None) -> tuple[list[dict], list[dict]]:
     """The two runs' rows and the jobs' rows of one checkout (work tree or commit ``ref``)."""
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-workflow-"))
     work = base / (ref or "work").replace("/", "_")
@@ -188,9 +189,7 @@ def _measure(ref: str | None, data: Path, cores: int, keep: str | None) -> tuple
         str(cores),
         "--configfile",
         "config/config.yaml",
-        "config/standins.yaml",
-        "--config",
-        f"local_data_dir={data}",
+        "config/quick.yaml",
     ]
     runs, jobs = [], []
     for name in ("from clean", "no-op rerun"):

@@ -83,7 +83,7 @@ ROOM_ORDER = {
         "girgis",
         "balle",
     ],
-    "data": ["download", "gowalla", "duplicates", "geometry", "summary"],
+    "data": ["download", "source", "gowalla", "duplicates", "geometry", "summary"],
 }
 
 

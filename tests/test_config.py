@@ -51,19 +51,42 @@ def test_shipped_configs_are_valid():
     validate_config(yaml.safe_load((REPO / ".test" / "config" / "config.yaml").read_text()), SCHEMA)
 
 
-def test_standins_overlay_merges_deeply_and_is_valid():
+def test_quick_profile_merges_deeply_and_is_valid():
     # Snakemake merges --configfile files with update_config (nested mappings merged, lists replaced).
     config = repo_config()
-    update_config(config, yaml.safe_load((REPO / "config" / "standins.yaml").read_text()))
+    assert config["grid_profile"] == "default" and config["data"]["source"] == "auto"
+    update_config(config, yaml.safe_load((REPO / "config" / "quick.yaml").read_text()))
     checked = validate_config(config, SCHEMA)
-    assert checked["data"]["source"] == "local"
-    assert checked["data"]["snap"]["expected_rows"] == 6442890  # kept from config.yaml
-    assert [entry["format"] for entry in checked["data"]["local_files"]] == ["snap", "csv"]
-    assert all("/" not in entry["path"] for entry in checked["data"]["local_files"])  # file names only
-    # the coarse bracket: its lists replace the default's, `upper` is kept
-    bracket = checked["accounting"]["bracket"]
-    assert bracket["upper"] == "worst-case-upper" and bracket["n_users"] == [2, 10, 1000, 10000]
-    assert [point["n_users"] for point in bracket["extra"]] == [10**8]
+    assert checked["grid_profile"] == "quick"
+    assert checked["data"] == repo_config()["data"]  # the same data as the default run
+    assert checked["accounting"]["bracket"]["n_users"] == [2, 10, 1000, 10000]
+    assert checked["utility"]["phase_diagram"]["n_points"] == 3
+    assert checked["utility"]["phase_diagram"]["n_max"] == repo_config()["utility"]["phase_diagram"]["n_max"]
+
+
+def test_data_source_accepts_auto_snap_local_and_local_needs_files():
+    for source in ("auto", "snap"):
+        assert validate_config(with_change("data.source", source), SCHEMA)["data"]["source"] == source
+    config = with_change("data.source", "local")
+    with pytest.raises(ConfigError, match=r"`data.source` is 'local' but `data.local_files` is empty"):
+        validate_config(config, SCHEMA)
+    config["data"]["local_files"] = [{"path": "x.txt", "format": "snap"}]
+    assert validate_config(config, SCHEMA)["data"]["source"] == "local"
+
+
+def test_bundled_files_are_validated_like_local_files():
+    config = repo_config()
+    config["data"]["bundled"]["files"][0]["format"] = "tsv"
+    with pytest.raises(
+        ConfigError, match=r"`data.bundled.files\[0\].format` must be one of 'snap', 'csv'; got 'tsv'\."
+    ):
+        validate_config(config, SCHEMA)
+    config = repo_config()
+    config["data"]["bundled"]["files"] = []
+    with pytest.raises(ConfigError, match=r"`data.bundled.files` must have at least 1 item\(s\); got 0\."):
+        validate_config(config, SCHEMA)
+    with pytest.raises(ConfigError, match=r"`grid_profile` must match the pattern"):
+        validate_config(with_change("grid_profile", "Quick Grids"), SCHEMA)
 
 
 @pytest.mark.parametrize(
@@ -89,12 +112,12 @@ def test_standins_overlay_merges_deeply_and_is_valid():
         (
             "data.sorce",
             "snap",
-            r"unknown key `sorce` under `data`\. Allowed keys: duplicates, local_files, max_bad_fraction, snap, source\.",
+            r"unknown key `sorce` under `data`\. Allowed keys: bundled, duplicates, local_files, max_bad_fraction, snap, source\.",
         ),
         (
             "data.snap.retry",
             3,
-            r"unknown key `retry` under `data.snap`\. Allowed keys: backoff_seconds, expected_rows",
+            r"unknown key `retry` under `data.snap`\. Allowed keys: backoff_seconds, connect_timeout_seconds, expected_rows",
         ),
         (
             "regions.paris.grid.rows",
@@ -102,7 +125,7 @@ def test_standins_overlay_merges_deeply_and_is_valid():
             r"unknown key `rows` under `regions.paris.grid`\. Allowed keys: n_lat, n_lon\.",
         ),
         # bad enum
-        ("data.source", "ftp", r"`data.source` must be one of 'snap', 'local'; got 'ftp'\."),
+        ("data.source", "ftp", r"`data.source` must be one of 'auto', 'snap', 'local'; got 'ftp'\."),
         # seed < 0
         ("seed", -1, r"`seed` must be >= 0; got -1\."),
         ("seed", 1.5, r"`seed` must be of type integer; got 1.5 \(float\)\."),
@@ -186,7 +209,14 @@ def test_snakemake_stops_with_one_line_before_building_the_dag(tmp_path):
 
 @pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_local_source_without_files_directory_is_clear(tmp_path):
-    result = dry_run(tmp_path, "--configfile", "config/config.yaml", "config/standins.yaml")
+    overlay = {
+        "data": {
+            "source": "local",
+            "local_files": [{"path": "loc-gowalla_totalCheckins_Paris-area.txt", "format": "snap"}],
+        }
+    }
+    (tmp_path / "local.yaml").write_text(yaml.safe_dump(overlay))
+    result = dry_run(tmp_path, "--configfile", "config/config.yaml", str(tmp_path / "local.yaml"))
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert (

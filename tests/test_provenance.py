@@ -183,6 +183,56 @@ def test_data_sources(data, base, expected):
     assert provenance.data_sources(config, raw_path="data/raw/x.gz") == expected
 
 
+def test_data_sources_follow_the_fetch_record_not_the_config():
+    record = {
+        "source": "bundled",
+        "files": [
+            {
+                "path": "/repo/data/bundled/p.txt.gz",
+                "format": "snap",
+                "label": "snap_paris_area",
+                "url": None,
+            },
+            {"path": "/repo/data/bundled/sf.csv.gz", "format": "csv", "label": "oya"},
+        ],
+    }
+    config = {"data": {"source": "auto", "snap": {"url": "https://snap.example/x.gz"}, "local_files": []}}
+    assert provenance.data_sources(config, raw_path="data/raw/x.gz", record=record) == [
+        {
+            "path": "/repo/data/bundled/p.txt.gz",
+            "source": {"kind": "bundled with the repository", "format": "snap", "label": "snap_paris_area"},
+        },
+        {
+            "path": "/repo/data/bundled/sf.csv.gz",
+            "source": {"kind": "bundled with the repository", "format": "csv", "label": "oya"},
+        },
+    ]
+    # without a record, auto names the SNAP download (what it tries first)
+    assert provenance.data_sources(config, raw_path="data/raw/x.gz")[0]["source"]["kind"] == "download"
+
+
+def test_manifest_records_the_data_used(tmp_path, config):
+    label = {
+        "requested": "auto",
+        "source": "bundled",
+        "reason": "SNAP could not be downloaded",
+        "label": "Data: bundled Gowalla subsets (not the full SNAP file): Paris 11,190 check-ins (paper: 10,260)",
+        "files": [{"file_name": "p.txt.gz", "path": "/x/p.txt.gz", "format": "snap", "sha256": "ab" * 32}],
+        "regions": {"paris": {"label": "Paris", "kept": 11190, "paper_count": 10260}},
+    }
+    manifest = provenance.build_manifest(
+        stage="utility", config=config, repo_dir=tmp_path, packages=[], data=label
+    )
+    assert manifest["data"]["source"] == "bundled" and manifest["data"]["label"] == label["label"]
+    assert manifest["data"]["files"] == [
+        {"file_name": "p.txt.gz", "format": "snap", "label": None, "bytes": None, "sha256": "ab" * 32}
+    ]
+    assert manifest["data"]["regions"]["paris"]["kept"] == 11190
+    assert "data" not in provenance.build_manifest(
+        stage="utility", config=config, repo_dir=tmp_path, packages=[]
+    )
+
+
 def test_build_write_read_manifest(tmp_path, config):
     source = tmp_path / "in.txt"
     source.write_text("input\n")

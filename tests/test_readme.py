@@ -1,5 +1,5 @@
-"""The user guide's Snakemake commands, run as written (dry runs): stand-ins, SLURM profile, localrules,
---config. They moved from the README to the guide's pages: docs/guide/data.md (the stand-ins),
+"""The user guide's Snakemake commands, run as written (dry runs): the quick profile, SLURM profile,
+localrules, --config. They live on the guide's pages: docs/guide/data.md (the quick profile),
 docs/guide/slurm.md (the SLURM profile), docs/guide/configuration.md (--config after the targets, the
 nested override) and docs/guide/pipeline.md (an interrupted run)."""
 
@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-STANDINS = REPO.parent / "shared" / "data" / "gowalla"
 GUIDE = REPO / "docs" / "guide"
 #: the pages whose bash blocks name this file as their test (docs/guide/*.md, `<!-- test: tests/test_readme.py -->`)
 PAGES = ("data.md", "slurm.md", "configuration.md")
@@ -35,16 +34,15 @@ def _block(pattern: str) -> str:
 
 
 def _checkout(tmp_path) -> Path:
-    """A checkout-shaped folder: the workflow (linked), config and profiles (copied), ../shared beside it."""
+    """A checkout-shaped folder: the workflow and the bundled data (linked), config and profiles (copied)."""
     work = tmp_path / "repo"
     work.mkdir()
     for name in ("Snakefile", "workflow"):
         (work / name).symlink_to(REPO / name)
     for name in ("config", "profiles"):
         shutil.copytree(REPO / name, work / name)
-    if STANDINS.is_dir():
-        (tmp_path / "shared" / "data").mkdir(parents=True)
-        (tmp_path / "shared" / "data" / "gowalla").symlink_to(STANDINS)
+    (work / "data").mkdir()
+    (work / "data" / "bundled").symlink_to(REPO / "data" / "bundled")
     return work
 
 
@@ -61,17 +59,14 @@ def _run(command: str, work: Path, *extra: str):
     )
 
 
-@pytest.mark.standins
-@pytest.mark.skipif(not STANDINS.is_dir(), reason="needs ../shared/data/gowalla")
 @pytest.mark.slow  # Snakemake
-def test_standins_command_as_written_builds_the_whole_dag(tmp_path):
-    command = _block(r"local_data_dir=\.\./shared/data/gowalla$")
-    assert command.startswith(
-        ".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/standins.yaml"
-    )
+def test_quick_command_as_written_builds_the_whole_dag(tmp_path):
+    command = _block(r"config/quick\.yaml")
+    assert command == ".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/quick.yaml"
     result = _run(command, _checkout(tmp_path), "-n")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "prepare_checkins" in result.stdout and "reproduction_report" in result.stdout
+    # the fetch step is a checkpoint: the jobs after it are planned once it has chosen the data
+    assert "fetch_gowalla" in result.stdout and "reproduction_report" in result.stdout
 
 
 # Not `slow`, on purpose: the newest Python's one Snakemake dry run of the whole workflow (parses and builds the DAG).

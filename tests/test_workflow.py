@@ -140,6 +140,22 @@ def test_offline_fetch_fails_with_one_clear_line(tmp_path):
     assert "Network unreachable" in (work / "logs" / "data" / "fetch_gowalla.log").read_text()
 
 
+def test_auto_offline_uses_the_bundled_subsets_with_one_log_line(tmp_path):
+    url = f"http://127.0.0.1:{_closed_port()}/loc-gowalla_totalCheckins.txt.gz"
+    overlay = {"data": {"source": "auto", "snap": {"url": url, "retries": 3, "backoff_seconds": 30}}}
+    work, result = _overlay_run(tmp_path, overlay, "results/data/source_label.json")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    record = json.loads((work / "results" / "data" / "source.json").read_text())
+    assert record["requested"] == "auto" and record["source"] == "bundled"
+    log = (work / "logs" / "data" / "fetch_gowalla.log").read_text().splitlines()
+    assert len(log) == 1 and "using the bundled subsets" in log[0], log  # no retries, no back-off
+    label = json.loads((work / "results" / "data" / "source_label.json").read_text())
+    assert label["label"].startswith("Data: bundled Gowalla subsets (not the full SNAP file): San Francisco ")
+    summary = pd.read_csv(work / "results" / "data" / "summary.csv").set_index("name")
+    assert summary.loc["san_francisco", "kept"] == 116413 and summary.loc["paris", "kept"] == 11190
+    assert not (work / "data" / "raw" / "loc-gowalla_totalCheckins.txt.gz").exists()
+
+
 def test_too_many_malformed_rows_stop_the_source(tmp_path, expected):
     work, result = _overlay_run(
         tmp_path, {"data": {"max_bad_fraction": 0.001}}, "results/data/sources/fixture.parquet"

@@ -176,6 +176,9 @@ def test_report_opens_with_verdicts_and_keeps_its_main_part_short(tiny_run):
         )
     ]
     assert order == sorted(order)
+    # the first screen names the data (the .test fixture, a local file) and the grids before any verdict
+    first_screen = markdown[: order[0]]
+    assert "**Data: local files** `fixture`:" in first_screen and "**Grids:** this report ran" in first_screen
     verdicts = markdown[order[0] : order[1]]
     for paper in ("Biswas, Jung & Palamidessi", "Koskela et al.", "Balle et al.", "Girgis et al."):
         assert verdicts.count(f"- **{paper}**") == 1

@@ -17,8 +17,7 @@
 #
 # A measured run of the real workflow (e.g. the sharded publication-density phase diagram):
 #   SLURM_LOCAL_CONFIG=repo SLURM_LOCAL_COMPARE=0 SLURM_LOCAL_STUCK_AFTER=3600 SLURM_LOCAL_TIMEOUT=7200 \
-#   SLURM_LOCAL_ARGS="--configfile config/config.yaml config/standins.yaml config/phase_publication.yaml \
-#                     --config local_data_dir=/path/to/gowalla" \
+#   SLURM_LOCAL_ARGS="--configfile config/config.yaml config/phase_publication.yaml" \
 #   SLURM_LOCAL_TARGETS="results/utility/phase_diagram/grid_k15_shard0of40.csv ..." sudo -E tools/slurm_local.sh
 # SLURM_LOCAL_CONFIG=repo copies this checkout's files (git ls-files: no results/) instead of .test/;
 # SLURM_LOCAL_TARGETS replaces the snakemake command's targets and SLURM_LOCAL_ARGS follows them (both runs;

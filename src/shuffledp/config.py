@@ -153,7 +153,13 @@ def retype_overrides(overrides: Mapping) -> dict:
 
 
 def _semantic_checks(config: Mapping) -> None:
-    """Checks a JSON schema cannot state: ordered bounds."""
+    """Checks a JSON schema cannot state: ordered bounds, files for a local data source."""
+    data = config.get("data") or {}
+    if data.get("source") == "local" and not data.get("local_files"):
+        raise ConfigError(
+            "config: `data.source` is 'local' but `data.local_files` is empty; list the files "
+            "(see data/README.md) or set data.source: auto."
+        )
     for name, region in (config.get("regions") or {}).items():
         for axis in ("lat", "lon"):
             low, high = region[f"{axis}_min"], region[f"{axis}_max"]

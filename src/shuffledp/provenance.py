@@ -10,6 +10,8 @@ A manifest (``results/<stage>/MANIFEST.json``) records, for one workflow stage:
 * the git commit of the workflow's source tree and whether it had uncommitted changes (a source
   tree that is not a git repository, or a machine without git, is recorded as such, not an error);
 * the SHA-256 and size of every input, with the source it came from (a URL, a local path and label);
+* which Gowalla data the run used (``data``: the SNAP file, the bundled subsets or local files, with
+  their checksums and crop counts), as the workflow's fetch step recorded it;
 * the SHA-256, size and modification time of every output;
 * run time: when the stage's outputs were first and last written, the span between them, and the
   total job time recorded by Snakemake ``benchmark:`` files where the stage has them.
@@ -259,15 +261,35 @@ def output_time_span(paths: Iterable) -> dict:
     }
 
 
-def data_sources(config: Mapping, *, raw_path) -> list[dict]:
-    """The Gowalla input files named by ``config["data"]`` with where each came from.
+def _recorded_sources(record: Mapping) -> list[dict]:
+    kinds = {"snap": "download", "bundled": "bundled with the repository", "local": "local file"}
+    items = []
+    for entry in record.get("files") or []:
+        kind = str(record.get("source"))
+        source = {"kind": kinds.get(kind, kind)}
+        source.update({key: entry[key] for key in ("url", "format", "label") if entry.get(key) is not None})
+        items.append({"path": entry["path"], "source": source})
+    return items
 
-    ``source: snap`` -> the downloaded file at ``raw_path`` with the SNAP URL; ``source: local`` ->
-    each entry of ``data.local_files`` (relative paths resolved against ``local_data_dir``) with its
-    format and label. Each item is ``{"path": ..., "source": {...}}`` ready for :func:`file_record`.
+
+def data_sources(config: Mapping, *, raw_path, record: Mapping | None = None) -> list[dict]:
+    """The Gowalla input files of a run with where each came from.
+
+    Args:
+        config: the workflow configuration (its ``data`` section is used when there is no record).
+        raw_path: where the SNAP file is downloaded to.
+        record: the fetch step's record (``results/data/source.json``); when given, its files are
+            listed -- what the run read, whatever ``data.source`` asked for.
+
+    Returns:
+        ``{"path": ..., "source": {...}}`` per file, ready for :func:`file_record`. Without a record:
+        ``source: snap`` (and ``auto``) -> the file at ``raw_path`` with the SNAP URL; ``source: local``
+        -> each entry of ``data.local_files`` (relative paths resolved against ``local_data_dir``).
     """
+    if record is not None:
+        return _recorded_sources(record)
     data = config.get("data") or {}
-    if data.get("source") == "snap":
+    if data.get("source") in ("snap", "auto"):
         snap = data.get("snap") or {}
         return [{"path": str(raw_path), "source": {"kind": "download", "url": snap.get("url")}}]
     base = config.get("local_data_dir")
@@ -317,12 +339,14 @@ def build_manifest(
     repo_dir=None,
     started: float | None = None,
     packages: Iterable[str] | None = None,
+    data: Mapping | None = None,
 ) -> dict:
     """Assemble the manifest of one stage (see the module docstring for the fields).
 
     ``inputs`` are paths or ``{"path": ..., "source": ...}`` mappings; ``outputs`` and ``benchmarks``
     are paths; ``repo_dir`` is the workflow's source tree (for the git commit); ``started`` is the
-    POSIX time the manifest job started (defaults to now).
+    POSIX time the manifest job started (defaults to now); ``data`` is which Gowalla data the run used
+    (``results/data/source_label.json``), recorded as ``data`` (``None``: not recorded).
     """
     if not isinstance(stage, str) or not stage:
         raise ValueError(f"`stage` must be a non-empty string; got {stage!r}.")
@@ -359,6 +383,22 @@ def build_manifest(
         "outputs": output_records,
         "missing_files": missing,
         "run_time": run_time,
+        **({"data": _data_summary(data)} if data is not None else {}),
+    }
+
+
+def _data_summary(label: Mapping) -> dict:
+    """The manifest's ``data``: the source used, why, its one-line label, files with checksums, crop counts."""
+    return {
+        "source": label.get("source"),
+        "requested": label.get("requested"),
+        "reason": label.get("reason"),
+        "label": label.get("label"),
+        "files": [
+            {key: entry.get(key) for key in ("file_name", "format", "label", "bytes", "sha256")}
+            for entry in label.get("files") or []
+        ],
+        "regions": _plain(label.get("regions") or {}),
     }
 
 

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from shuffledp.plotting.maps import X_LABEL, Y_LABEL, plot_cell_counts, plot_checkins
+from shuffledp.plotting.maps import X_LABEL, Y_LABEL, add_data_label, plot_cell_counts, plot_checkins
 
 EXTENT = (-6.0, 6.0, -4.0, 4.0)
 
@@ -57,3 +57,16 @@ def test_heat_map_linear_and_all_zero():
     figure, ax = plt.subplots()
     plot_cell_counts(np.zeros((2, 2)), extent=EXTENT, ax=ax, log_scale=True, colorbar=False)
     assert ax.images[0].norm.vmin == 0 and len(figure.axes) == 1
+
+
+def test_data_label_goes_under_the_title_or_becomes_it():
+    line = "Data: bundled Gowalla subsets (not the full SNAP file): Paris, 11,190 check-ins in the crop"
+    figure, _ = plt.subplots(layout="constrained")
+    figure.suptitle("Figure 5: Paris")
+    add_data_label(figure, line)
+    assert figure.get_suptitle() == f"Figure 5: Paris\n{line}"
+    bare, _ = plt.subplots()
+    add_data_label(bare, line)
+    assert bare.get_suptitle() == line
+    with pytest.raises(ValueError, match="`text` must be a non-empty line naming the data"):
+        add_data_label(bare, " ")

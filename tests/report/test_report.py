@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 from pathlib import Path
@@ -1066,3 +1067,37 @@ def test_the_main_part_before_the_appendix_stays_under_250_lines(tmp_path):
     lines = path.read_text(encoding="utf-8").split("\n")
     main = next(i for i, line in enumerate(lines) if line.startswith("## Appendix"))
     assert main < 250, main
+
+
+def test_first_screen_names_the_data_and_the_grid_profile(run_dir):
+    label = {
+        "requested": "auto",
+        "source": "bundled",
+        "reason": "SNAP could not be downloaded (Network unreachable)",
+        "files": [],
+        "regions": {
+            "san_francisco": {"label": "San Francisco", "kept": 116413, "paper_count": 123108},
+            "paris": {"label": "Paris", "kept": 11190, "paper_count": 10260},
+        },
+    }
+    path = run_dir / "results" / "source_label.json"
+    path.write_text(json.dumps(label))
+    markdown = report.render_markdown(
+        report.build_report(
+            make_inputs(run_dir, data_source=path, config={"seed": 3, "grid_profile": "quick"})
+        )
+    )
+    first_screen = markdown.split("## Verdicts")[0]
+    assert "**Data: the bundled Gowalla subsets, not the full SNAP file**" in first_screen
+    assert "San Francisco 116,413 check-ins in the crop against the paper's 123,108" in first_screen
+    assert "Paris 11,190 check-ins in the crop against the paper's 10,260" in first_screen
+    assert "**Grids:** this report ran the quick grids (config/quick.yaml" in first_screen
+    # probe: a run on the SNAP file says so, and the default grids
+    label.update(source="snap", reason="downloaded from SNAP", files=[{"sha256": "ab" * 32}])
+    path.write_text(json.dumps(label))
+    markdown = report.render_markdown(report.build_report(make_inputs(run_dir, data_source=path)))
+    first_screen = markdown.split("## Verdicts")[0]
+    assert "**Data: the SNAP file loc-gowalla_totalCheckins.txt.gz** (sha256 `abababababab`" in first_screen
+    assert "bundled" not in first_screen and "the default grids" in first_screen
+    markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
+    assert "**Data:** no Gowalla data in this run" in markdown.split("## Verdicts")[0]

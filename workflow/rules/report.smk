@@ -108,6 +108,7 @@ rule manifest:
         inputs=lambda wildcards: _stage_inputs(wildcards.stage),
         benchmarks=lambda wildcards: _benchmark_globs(wildcards.stage),
         repo=str(REPO),
+        data_label=SOURCE_LABEL,
     script:
         "../scripts/manifest.py"
 
@@ -132,6 +133,8 @@ rule reproduction_report:
         manifests=expand("results/{stage}/MANIFEST.json", stage=MANIFEST_STAGES),
         reads=REPORT_READS.paths(),
         hypotheses=HYPOTHESES,
+        # which Gowalla data the run used (the report's first screen)
+        data_source=[SOURCE_LABEL] if "data" in REPORT_SETTINGS["stages"] else [],
     output:
         markdown=report(
             REPORT_OUTPUTS["markdown"],

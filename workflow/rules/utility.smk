@@ -125,7 +125,8 @@ if UTILITY is not None:
 
     rule utility_table6:
         input:
-            expand(f"{U}/gowalla/{{region}}/individual.csv", region=list(UTILITY_REGIONS)),
+            individual=expand(f"{U}/gowalla/{{region}}/individual.csv", region=list(UTILITY_REGIONS)),
+            label=SOURCE_LABEL,
         output:
             csv=report(f"{U}/table6.csv", caption="../report/table6.rst", category="Utility"),
             latex=f"{U}/table6.tex",
@@ -144,6 +145,7 @@ if UTILITY is not None:
     rule utility_heatmap:
         input:
             cells=[f"results/data/{region}/cell_counts.csv" for region in UTILITY_REGIONS],
+            label=SOURCE_LABEL,
         output:
             png=[
                 report(
@@ -170,7 +172,8 @@ if UTILITY is not None:
 
     rule utility_boxplot:
         input:
-            [f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
+            community=[f"{U}/gowalla/{region}/community.csv" for region in UTILITY_REGIONS],
+            label=SOURCE_LABEL,
         output:
             png=[
                 report(
@@ -186,6 +189,7 @@ if UTILITY is not None:
         benchmark:
             "results/benchmarks/utility/boxplot.tsv"
         params:
+            regions=list(UTILITY_REGIONS),
             labels=[config["regions"][region]["label"] for region in UTILITY_REGIONS],
             utility=UTILITY,
             grids=[config["regions"][region]["grid"] for region in UTILITY_REGIONS],
@@ -306,6 +310,8 @@ if EQUAL is not None:
         input:
             jobs=expand(f"{EG}/{{dataset}}_n{{n}}.csv", dataset=EQUAL_DATASETS, n=EQUAL["n_users"]),
             calibrations=sorted(f"{EG}/calibration_k{k}_n{n}.csv" for k, n in EQUAL_CALIBRATIONS),
+            # the Gowalla regions among the datasets: the figures name the data they come from
+            label=[SOURCE_LABEL] if set(EQUAL_DATASETS) & set(config["regions"]) else [],
         output:
             csv=report(
                 f"{U}/equal_guarantee.csv", caption="../report/equal_guarantee.rst", category="Utility"

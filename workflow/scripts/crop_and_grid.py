@@ -1,6 +1,7 @@
 """Rule crop_and_grid: pool the prepared sources, crop to one region, assign cells, count."""
 
 import logging
+from pathlib import Path
 
 import pandas as pd
 
@@ -13,9 +14,11 @@ setup_job_log(snakemake)
 log = logging.getLogger("crop_and_grid")
 
 region = Region.from_config(snakemake.params.name, snakemake.params.region)
+# results/data/sources/<source id>.parquet, in the order the fetch step recorded them
+sources = [Path(path).stem for path in snakemake.input]
 frames = [
     pd.read_parquet(path).drop(columns="row_key", errors="ignore").assign(source=name)
-    for name, path in zip(snakemake.params.sources, snakemake.input)
+    for name, path in zip(sources, snakemake.input)
 ]
 checkins = pd.concat(frames, ignore_index=True)
 cropped, cells = crop_and_grid(checkins, region)
@@ -29,7 +32,7 @@ log.info(
     region.n_lat,
     region.n_lon,
 )
-for name, frame in zip(snakemake.params.sources, frames):
+for name, frame in zip(sources, frames):
     log.info(
         "  from source %s: %d of %d valid check-ins inside the box",
         name,

@@ -1,7 +1,9 @@
 """Rule fig3: Figure 3 -- check-in scatter per region (top row) and cell-count heat maps (bottom)."""
 
+import json
 import logging
 import string
+from pathlib import Path
 
 import matplotlib
 
@@ -12,7 +14,7 @@ import pandas as pd
 from shuffledp.data.geometry import Region, counts_grid, equirectangular_km, region_extent_km
 from shuffledp.io import atomic_output
 from shuffledp.joblog import setup_job_log
-from shuffledp.plotting.maps import plot_cell_counts, plot_checkins
+from shuffledp.plotting.maps import add_data_label, plot_cell_counts, plot_checkins
 
 setup_job_log(snakemake)
 log = logging.getLogger("fig3")
@@ -41,6 +43,7 @@ for column, (region, cells_path) in enumerate(zip(regions, snakemake.input.cells
         ax=axes[1, column],
         title=f"({next(letters)}) {region.label}: {region.n_lon} x {region.n_lat} cells",
     )
+add_data_label(figure, json.loads(Path(snakemake.input.label).read_text(encoding="utf-8"))["label"])
 figure.tight_layout()
 with atomic_output(snakemake.output[0]) as temporary:
     figure.savefig(temporary, dpi=150)

@@ -1,18 +1,26 @@
 """Rule manifest: write results/<stage>/MANIFEST.json (config, versions, commit, checksums, run time)."""
 
 import glob
+import json
 import logging
 import time
+from pathlib import Path
 
 from shuffledp.joblog import setup_job_log
-from shuffledp.provenance import build_manifest, reference_files, write_manifest
+from shuffledp.provenance import build_manifest, data_sources, reference_files, write_manifest
 
 started = time.time()
 setup_job_log(snakemake)
 log = logging.getLogger("manifest")
 
 stage = snakemake.params.stage
-inputs = list(snakemake.params.inputs)
+# which Gowalla data the run used (written by the data stage before any output that reads the data)
+label_path = Path(snakemake.params.data_label)
+data = json.loads(label_path.read_text(encoding="utf-8")) if label_path.is_file() else None
+if stage == "data" and data is not None:
+    inputs = data_sources(snakemake.config, raw_path=None, record=data)
+else:
+    inputs = list(snakemake.params.inputs)
 if stage in ("accounting", "utility"):
     inputs += reference_files()
 benchmarks = sorted({path for pattern in snakemake.params.benchmarks for path in glob.glob(pattern)})
@@ -24,6 +32,7 @@ manifest = build_manifest(
     benchmarks=benchmarks,
     repo_dir=snakemake.params.repo,
     started=started,
+    data=data,
 )
 for path in manifest["missing_files"]:
     log.warning("listed but missing: %s", path)

@@ -6,13 +6,19 @@ import pandas as pd
 
 from shuffledp.data.duplicates import DUPLICATE_KEY_COLUMNS, find_duplicates
 from shuffledp.data.gowalla import DataFileError, check_bad_fraction, read_checkins
+from shuffledp.data.source import read_source_record
 from shuffledp.data.summary import source_summary
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 log = logging.getLogger("prepare_checkins")
-source = snakemake.params.source
+# This source's file, format and duplicates policy, as the fetch step recorded them.
+name = snakemake.wildcards.source
+source = {
+    "name": name,
+    **{item["id"]: item for item in read_source_record(snakemake.input.record)["files"]}[name],
+}
 
 log.info("source %s: %s (format %s)", source["name"], source["file_name"], source["format"])
 try:
@@ -33,7 +39,7 @@ earlier = [pd.read_parquet(path, columns=list(DUPLICATE_KEY_COLUMNS)) for path i
 duplicates = find_duplicates(
     parsed,
     earlier=pd.concat(earlier, ignore_index=True) if earlier else None,
-    policy=snakemake.params.duplicates,
+    policy=source["duplicates"],
 )
 log.info("%s", duplicates.describe())
 log.info("written: %d check-ins", len(duplicates.checkins))

@@ -12,7 +12,9 @@ setup_job_log(snakemake)
 log = logging.getLogger("reproduction_report")
 
 params = snakemake.params
-reads = [Path(path) for path in [*snakemake.input.reads, *snakemake.input.hypotheses]]
+reads = [
+    Path(path) for path in [*snakemake.input.reads, *snakemake.input.hypotheses, *snakemake.input.data_source]
+]
 inputs = ReportInputs(
     config=snakemake.config,
     report_dir=Path(snakemake.output.markdown).parent,
@@ -20,6 +22,7 @@ inputs = ReportInputs(
     figures={int(k): [Path(p) for p in v] for k, v in params.figures.items()},
     figure_data={int(k): [Path(p) for p in v] for k, v in params.figure_data.items()},
     data_summary=Path(params.data_summary) if params.data_summary else None,
+    data_source=Path(snakemake.input.data_source[0]) if snakemake.input.data_source else None,
     cell_counts=[Path(p) for p in params.cell_counts],
     gaussian_checks=[Path(p) for p in params.gaussian_checks],
     extras={

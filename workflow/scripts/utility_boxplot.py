@@ -8,16 +8,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from shuffledp.data.source import read_source_record, region_label
 from shuffledp.experiments.utility_tables import floor_break_even
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import item_logs, setup_job_log
 from shuffledp.mechanisms import sensitivity_for
+from shuffledp.plotting.maps import add_data_label
 from shuffledp.plotting.utility import figure_tv_boxplots
 
 setup_job_log(snakemake)
 params = snakemake.params
-jobs = zip(snakemake.input, params.grids, params.labels, snakemake.output.png, snakemake.output.floor)
-for community_csv, grid, label, png, floor_csv in item_logs(jobs, snakemake.log):
+data = read_source_record(snakemake.input.label)
+jobs = zip(
+    params.regions,
+    snakemake.input.community,
+    params.grids,
+    params.labels,
+    snakemake.output.png,
+    snakemake.output.floor,
+)
+for region, community_csv, grid, label, png, floor_csv in item_logs(jobs, snakemake.log):
     frame = pd.read_csv(community_csv)
     k = grid["n_lat"] * grid["n_lon"]
     floor = floor_break_even(frame, k=k, sensitivity=sensitivity_for(params.utility["neighbouring"]))
@@ -27,6 +37,7 @@ for community_csv, grid, label, png, floor_csv in item_logs(jobs, snakemake.log)
     shown = "configured" if (frame["calibration"] == "configured").any() else frame["calibration"].iloc[0]
     frame = frame[frame["calibration"] == shown]
     figure = figure_tv_boxplots(frame, label=label)
+    add_data_label(figure, region_label(data, data["regions"][region]))
     with atomic_output(png) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)

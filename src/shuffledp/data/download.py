@@ -6,7 +6,9 @@ only then renames it into place. A partial, corrupt or wrong-sized download is d
 nothing half-written ever sits at the destination.
 
 When the server cannot be reached at all, :class:`NetworkUnreachableError` carries one line saying
-so and how to run the pipeline on local files instead.
+so and how to run the pipeline without the download. With ``connect_timeout``, a connection to the
+server (or to the configured proxy) is opened first: a name that does not resolve, a network that is
+down or a refused connection fails at once, without retries or back-off.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import gzip
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zlib
 from collections.abc import Callable
@@ -33,14 +36,15 @@ __all__ = [
     "CorruptDownloadError",
     "OFFLINE_HINT",
     "download",
+    "probe_connection",
     "verify_snap_gzip",
 ]
 
 #: how to run without the network (the config keys and the README section)
 OFFLINE_HINT = (
-    "To use local files instead, set data.source: local and list them under data.local_files "
-    "(e.g. --configfile config/config.yaml config/standins.yaml --config local_data_dir=/path/to/gowalla; "
-    "README: 'Gowalla data: download or local files')."
+    "Without the network, set data.source: auto (the bundled subsets of data/bundled/SOURCE.md are used "
+    "when SNAP cannot be reached), or data.source: local with your own files under data.local_files "
+    "(e.g. --config local_data_dir=/path/to/gowalla)."
 )
 
 _CHUNK = 1 << 22
@@ -122,6 +126,48 @@ def _unreachable(error: BaseException) -> bool:
     return isinstance(reason, OSError) and reason.errno in _UNREACHABLE_ERRNOS
 
 
+def _probe_address(url: str) -> tuple[str, int] | None:
+    """Host and port a download of ``url`` connects to first (the proxy's, if one is configured)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(parts.hostname):
+        parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    host = parts.hostname
+    if not host:
+        return None
+    default = 443 if parts.scheme == "https" else 80
+    try:
+        port = parts.port or default
+    except ValueError:
+        port = default
+    return host, port
+
+
+def probe_connection(url: str, timeout: float) -> None:
+    """Open (and close) a TCP connection to the server of ``url`` within ``timeout`` seconds.
+
+    Args:
+        url: the ``http(s)://`` address to be downloaded; other schemes (``file://``) are not probed.
+        timeout: seconds allowed for name resolution and the connection together.
+
+    Raises:
+        NetworkUnreachableError: the name does not resolve, the network is down, the connection is
+            refused or does not open within ``timeout`` (one line, with :data:`OFFLINE_HINT`).
+    """
+    address = _probe_address(url)
+    if address is None:
+        return
+    try:
+        socket.create_connection(address, timeout=timeout).close()
+    except OSError as error:
+        raise NetworkUnreachableError(
+            f"Network unreachable: could not connect to {address[0]}:{address[1]} for {url} "
+            f"within {timeout:g} s ({error}). {OFFLINE_HINT}"
+        ) from None
+
+
 def _fetch_once(url: str, target: Path, timeout: float) -> None:
     """Copy ``url`` to ``target``; raise ``DownloadError`` if fewer bytes than announced arrive."""
     with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as sink:
@@ -148,6 +194,7 @@ def download(
     verify: Callable[..., int] | None = verify_snap_gzip,
     log: Callable[[str], None] = print,
     sleep: Callable[[float], None] = time.sleep,
+    connect_timeout: float | None = None,
 ) -> Path:
     """Download ``url`` to ``destination`` with up to ``retries`` attempts, verify, rename atomically.
 
@@ -155,13 +202,18 @@ def download(
     truncated transfers and corrupt gzip streams are retried; a wrong row count or a wrong format is
     not (the server is sending a different file). Returns ``destination``.
 
-    Raises :class:`NetworkUnreachableError` (one line, with :data:`OFFLINE_HINT`) when every attempt
-    failed to reach the server, :class:`VerificationError` when the file is not the SNAP file, and
-    :class:`DownloadError` otherwise. In every failure the partial file is deleted.
+    With ``connect_timeout`` (seconds), :func:`probe_connection` runs first: an unreachable server fails
+    at once, without the attempts and their back-off.
+
+    Raises :class:`NetworkUnreachableError` (one line, with :data:`OFFLINE_HINT`) when the probe or
+    every attempt failed to reach the server, :class:`VerificationError` when the file is not the
+    SNAP file, and :class:`DownloadError` otherwise. In every failure the partial file is deleted.
     """
     retries = check_integer(retries, "retries", low=1)
     timeout = check_real(timeout, "timeout", low=0.0, low_open=True)
     backoff = check_real(backoff, "backoff", low=0.0)
+    if connect_timeout is not None:
+        probe_connection(url, check_real(connect_timeout, "connect_timeout", low=0.0, low_open=True))
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
     failures: list[BaseException] = []

@@ -1,4 +1,5 @@
-"""Figure 3: check-in scatter maps and grid-cell heat maps, in km on a local planar projection.
+"""Figure 3: check-in scatter maps and grid-cell heat maps, in km on a local planar projection; and the
+data line every Gowalla figure carries (:func:`add_data_label`).
 
 Drawing only. Coordinates come projected (``shuffledp.data.geometry.equirectangular_km``) and counts
 come gridded (``shuffledp.data.geometry.counts_grid``); each function takes ``ax=None`` plus
@@ -14,7 +15,7 @@ from matplotlib.colors import LogNorm, Normalize
 
 from shuffledp.plotting import style
 
-__all__ = ["plot_checkins", "plot_cell_counts", "X_LABEL", "Y_LABEL"]
+__all__ = ["plot_checkins", "plot_cell_counts", "add_data_label", "X_LABEL", "Y_LABEL"]
 
 X_LABEL = "east-west (km)"
 Y_LABEL = "north-south (km)"
@@ -93,3 +94,28 @@ def plot_cell_counts(
         ax.figure.colorbar(image, ax=ax, label=label, shrink=0.8)
     _frame(ax, extent, title)
     return ax
+
+
+def add_data_label(figure, text: str):
+    """Name the data a figure was drawn from: a line under its title (the title, if it has none).
+
+    Every Gowalla figure carries it, so a figure read on its own still says whether it shows the SNAP
+    file, the bundled subsets or local files (``shuffledp.data.source.data_label``).
+
+    Args:
+        figure: a Matplotlib figure (constrained or tight layout leave room for the longer title).
+        text: one line, e.g. ``"Data: bundled Gowalla subsets (not the full SNAP file): Paris, ..."``.
+
+    Returns:
+        The figure's title text object.
+
+    Raises:
+        ValueError: ``text`` is empty.
+    """
+    if not text or not str(text).strip():
+        raise ValueError(f"`text` must be a non-empty line naming the data; got {text!r}.")
+    title = getattr(figure, "_suptitle", None)
+    if title is not None and title.get_text():
+        title.set_text(f"{title.get_text()}\n{text}")
+        return title
+    return figure.suptitle(text, fontsize="medium")

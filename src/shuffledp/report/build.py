@@ -14,13 +14,14 @@ is left to :mod:`shuffledp.report.render`.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from pathlib import Path
 
 import pandas as pd
 
 from shuffledp.report.appendix import appendix
 from shuffledp.report.blocks import BulletList, Heading, Paragraph, Table
-from shuffledp.report.findings import extra_anchor, findings, verdict_lines
+from shuffledp.report.findings import extra_anchor, findings, opening_data, verdict_lines
 from shuffledp.report.inputs import (
     BALLE_FIGURE,
     DELTA_FLOOR,
@@ -86,6 +87,8 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
     """Title, what is reproduced (with the time of writing), what the verdicts mean, and warnings of
     stale or missing stages."""
     blocks: list = [Heading(1, inputs.title)]
+    # the first screen names the data and the grids before any verdict
+    blocks.append(Paragraph(opening_data(_data_source(inputs), inputs.config.get("grid_profile"))))
     created = _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
     koskela = [
         read_extra(inputs, KOSKELA_FIGURES, n) for n in ("koskela_verdicts.csv", "koskela_fig4_verdicts.csv")
@@ -149,6 +152,14 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
             )
         )
     return blocks
+
+
+def _data_source(inputs: ReportInputs) -> dict | None:
+    """``results/data/source_label.json`` when the run has it (else ``None``: no Gowalla data)."""
+    path = inputs.data_source
+    if path is None or not Path(path).is_file():
+        return None
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: pd.DataFrame | None) -> list:

@@ -13,7 +13,7 @@ missing, never an exception. :func:`findings` returns the bullets in order; the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 import numpy as np
@@ -41,6 +41,8 @@ __all__ = [
     "finding_rounds",
     "finding_koskela",
     "finding_data",
+    "GRID_PROFILES",
+    "opening_data",
     "finding_balle",
     "finding_balle_claims",
     "finding_delta_floor",
@@ -398,6 +400,63 @@ def finding_data(summary: pd.DataFrame | None) -> str:
         f"The Gowalla check-ins come from {', '.join(f'`{s}`' for s in sources) or 'no source'}: "
         f"{'; '.join(parts) or 'no region'}, {verdict} ([Figure 3](#figure-3))."
     )
+
+
+#: what each grid profile is, in the report's words (another name is reported as it is)
+GRID_PROFILES = {
+    "default": "the default grids (config/config.yaml)",
+    "quick": "the quick grids (config/quick.yaml: a coarse worst-case bracket, phase diagram and composed "
+    "phase diagram; every figure and table of the papers keeps its own grid)",
+}
+
+
+def _region_counts(regions: Mapping) -> str:
+    parts = []
+    for region in regions.values():
+        kept = f"{int(region['kept']):,}" if region.get("kept") is not None else "?"
+        paper = region.get("paper_count")
+        parts.append(
+            f"{region['label']} {kept} check-ins in the crop"
+            + (f" against the paper's {int(paper):,}" if paper is not None else "")
+        )
+    return "; ".join(parts)
+
+
+def opening_data(label: Mapping | None, grid_profile: str | None) -> str:
+    """The first screen's line on the data and the grids: which Gowalla data the run used, with the crop
+    counts against the paper's, and which grid profile ran.
+
+    Args:
+        label: ``results/data/source_label.json`` (``source``, ``reason``, ``files``, ``regions``);
+            ``None`` when the data stage is not part of the run.
+        grid_profile: the configuration's ``grid_profile`` (``None``: not stated).
+
+    Returns:
+        One Markdown paragraph.
+    """
+    profile = grid_profile or "default"
+    grids = f"**Grids:** this report ran {GRID_PROFILES.get(profile, f'the `{profile}` grids')}."
+    if label is None:
+        return f"**Data:** no Gowalla data in this run (the data stage is not in `report.stages`). {grids}"
+    counts = _region_counts(label.get("regions") or {})
+    files = label.get("files") or []
+    if label["source"] == "bundled":
+        text = (
+            "**Data: the bundled Gowalla subsets, not the full SNAP file** "
+            f"({label.get('reason', 'SNAP was not used')}): {counts}. San Francisco is the data of Oya et al. "
+            "(CCS 2017), processed and without timestamps; Paris is SNAP's own rows near Paris "
+            "(data/bundled/SOURCE.md). Every Gowalla figure and table says so."
+        )
+    elif label["source"] == "snap":
+        digest = (files[0].get("sha256") or "")[:12] if files else ""
+        text = (
+            f"**Data: the SNAP file loc-gowalla_totalCheckins.txt.gz** (sha256 `{digest}`, "
+            f"{label.get('reason', '')}): {counts}."
+        )
+    else:
+        names = ", ".join(f"`{item.get('label') or item.get('file_name')}`" for item in files)
+        text = f"**Data: local files** {names}: {counts}."
+    return f"{text} {grids}"
 
 
 def finding_delta_floor(frame: pd.DataFrame | None, anchor: str) -> str:

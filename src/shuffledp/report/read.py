@@ -36,6 +36,7 @@ class ReportInputs:
     figures: Mapping[int, Sequence[Path]] = field(default_factory=dict)
     figure_data: Mapping[int, Sequence[Path]] = field(default_factory=dict)
     data_summary: Path | None = None
+    data_source: Path | None = None  # results/data/source_label.json: which Gowalla data the run used
     cell_counts: Sequence[Path] = ()
     gaussian_checks: Sequence[Path] = ()
     extras: Mapping[str, Mapping[str, Sequence[Path]]] = field(default_factory=dict)  # name -> images, data
