@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
 
-from shuffledp.accounting import ShuffleSetting, get_accountant
+from shuffledp.accounting import Direction, ShuffleSetting, get_accountant
 from shuffledp.accounting.composition import PLD_FLOOR, Round, compose
 from shuffledp.accounting.composition_tail import tail_rounds
 from shuffledp.accounting.numerics.composed_tail import TailRound, epsilon_bound, log_c, log_delta_bound
-from shuffledp.accounting.views.derived.pld import direction
+from shuffledp.accounting.views.derived.pld import direction_bins
 from shuffledp.accounting.views.derived.tail import tail_round
 from shuffledp.accounting.views.strong import view as strong_view
 
@@ -206,9 +206,9 @@ def test_log_directions_match_the_linear_ones(q):
     view = get_accountant("clones-krr", epsilon_local=2.0, n_users=r.per_round, k=4).binned_views(
         interval=1e-3, pessimistic=True, K=38.0, log_masses=True
     )[0]
-    for reverse in (False, True):
-        index, mass, infinity = direction(view, q, reverse)
-        tail = tail_round(view.logs, 1e-3, q, reverse)
+    for direction in (Direction.REMOVE, Direction.ADD):
+        index, mass, infinity = direction_bins(view, q, direction)
+        tail = tail_round(view.logs, 1e-3, q, direction)
         loss, log_mass, log_infinity = tail.loss, tail.log_mass, tail.log_infinity
         linear, logs = {}, {}  # summed per grid point (subsampling maps several bins to one)
         for value, m in zip(np.rint(index).tolist(), mass):
