@@ -119,10 +119,17 @@ def test_strong_adversary_large_n_is_finite_and_in_range():
     assert np.all(np.diff(log_delta) < 0)
 
 
-def test_strong_adversary_direct_rejects_unknown_direction():
-    with pytest.raises(ValueError, match=r"`direction` must be one of 'x0\|x1', 'x1\|x0'; got 'up'"):
+@pytest.mark.parametrize(
+    "direction, message",
+    [
+        ("up", r"`direction` must be one of 'forward', 'reverse', 'both'; got 'up'"),
+        (Direction.BOTH, r"`direction` must be one of 'forward', 'reverse'; got 'both'"),
+    ],
+)
+def test_strong_adversary_direct_rejects_unknown_direction(direction, message):
+    with pytest.raises(ValueError, match=message):
         strong_adversary_log_delta_direct(
-            [0.1], ShuffleSetting(epsilon_local=1.0, n_users=5, k=3), direction="up"
+            [0.1], ShuffleSetting(epsilon_local=1.0, n_users=5, k=3), direction=direction
         )
 
 

@@ -222,6 +222,22 @@ def test_log_directions_match_the_linear_ones(q):
         assert math.exp(log_infinity) == pytest.approx(infinity, rel=1e-9, abs=1e-300)
 
 
+def test_one_direction_at_a_time():
+    """The derived PLD and tail form REMOVE or ADD; BOTH is refused in one line."""
+    view = get_accountant("clones-krr", epsilon_local=2.0, n_users=50, k=4).binned_views(
+        interval=1e-3, pessimistic=True, K=9.0, log_masses=True
+    )[0]
+    forms = (
+        lambda d: direction_bins(view, 1.0, d),
+        lambda d: (lambda t: (t.loss, t.log_mass, t.log_infinity))(tail_round(view.logs, 1e-3, 1.0, d)),
+    )
+    for form in forms:
+        with pytest.raises(ValueError, match=r"`direction` must be one of 'forward', 'reverse'; got 'both'"):
+            form(Direction.BOTH)
+        assert all(np.array_equal(a, b) for a, b in zip(form("reverse"), form(Direction.ADD)))
+        assert not all(np.array_equal(a, b) for a, b in zip(form(Direction.REMOVE), form(Direction.ADD)))
+
+
 def test_only_per_outcome_views_have_a_tail():
     # The weak view forms its tail from its own outcomes where its windows allow (n up to ~1e4)
     weak = compose("weak-adversary", epsilon_local=2.0, n_users=300, k=4, compositions=3)
