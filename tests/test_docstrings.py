@@ -31,12 +31,7 @@ API_MODULES = [
     "shuffledp.metrics",
 ]
 #: modules whose docstrings are being rewritten elsewhere: counted, not yet required
-PENDING = {
-    "shuffledp.accounting.composition",
-    "shuffledp.accounting.randomizers",
-    "shuffledp.mechanisms",
-    "shuffledp.estimators",
-}
+PENDING: set[str] = set()
 
 
 def _path(module: str) -> Path:

@@ -62,33 +62,7 @@ BINOMIAL_NAME = re.compile(r"^(log_binom\w*|binom_pmf\w*|log_pmf|\w*PmfRange)$")
 LIMIT_NAME = re.compile(r"^(MAX|MIN)_[A-Z0-9_]+$")
 
 #: (module, name) pairs in modules being rewritten elsewhere; emptied as they adopt the vocabulary
-PENDING: set[tuple[str, str]] = {
-    # direction written as a flag or a string default
-    ("shuffledp.accounting.views.derived.pld", "reverse"),
-    ("shuffledp.accounting.views.derived.tail", "reverse"),
-    ("shuffledp.accounting.views.base", "swapped"),
-    ("shuffledp.accounting.accountants.biswas", "direction"),
-    ("shuffledp.accounting.accountants.histogram", "direction"),
-    ("shuffledp.accounting.views.strong.view", "direction"),
-    # the user count as n / N / users
-    ("shuffledp.accounting.views.weak.outcomes", "n"),
-    ("shuffledp.accounting.views.weak.rows", "n"),
-    ("shuffledp.accounting.worst_case.k2.binomial_pieces", "N"),
-    ("shuffledp.accounting.worst_case.families.rows", "N"),
-    ("shuffledp.accounting.worst_case.families.one_value_tables", "n"),
-    ("shuffledp.accounting.worst_case.families.third_value", "n"),
-    # the local epsilon as e0
-    ("shuffledp.accounting.views.weak.rows", "e0"),
-    ("shuffledp.accounting.worst_case.families.one_value_tables", "e0"),
-    ("shuffledp.accounting.worst_case.families.third_value", "e0"),
-    ("shuffledp.experiments.compare_rounds", "local_epsilon"),
-    # limits defined under one name in two modules
-    ("shuffledp.accounting.accountants.erlingsson", "MAX_EPSILON_LOCAL"),
-    ("shuffledp.accounting.worst_case.k4.blocks", "MAX_CELLS"),
-    ("shuffledp.accounting.worst_case.families.third_value", "MAX_CELLS"),
-    ("shuffledp.accounting.worst_case.k4.blocks", "MAX_NODES"),
-    ("shuffledp.accounting.worst_case.k3.large", "MAX_NODES"),
-}
+PENDING: set[tuple[str, str]] = set()
 
 
 def _public(name: str) -> bool:

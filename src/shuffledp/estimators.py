@@ -99,6 +99,15 @@ def project_to_simplex(values) -> np.ndarray:
 
     Sort u descending, rho = max{j : u_j + (1 - sum_{i<=j} u_i) / j > 0},
     lambda = (1 - sum_{i<=rho} u_i) / rho, x = max(v + lambda, 0). Exact; O(k log k) per row.
+
+    Args:
+        values: the vectors to project (..., k), k >= 2, finite.
+
+    Returns:
+        (..., k): the nearest point of the simplex to each row (non-negative, summing to 1).
+
+    Raises:
+        ValueError: fewer than 2 entries on the last axis, or a non-finite entry.
     """
     values = _as_rows(values, "values")
     k = values.shape[-1]
@@ -112,7 +121,17 @@ def project_to_simplex(values) -> np.ndarray:
 
 
 def clip_and_renormalise(values) -> np.ndarray:
-    """Set negative entries to 0 and rescale each row to sum to 1 (uniform if nothing is positive)."""
+    """Set negative entries to 0 and rescale each row to sum to 1 (uniform if nothing is positive).
+
+    Args:
+        values: the vectors to clip (..., k), k >= 2, finite.
+
+    Returns:
+        (..., k): each row clipped at 0 and divided by its sum; the uniform 1 / k where no entry is positive.
+
+    Raises:
+        ValueError: fewer than 2 entries on the last axis, or a non-finite entry.
+    """
     values = _as_rows(values, "values")
     clipped = np.maximum(values, 0.0)
     totals = clipped.sum(axis=-1, keepdims=True)
@@ -133,6 +152,20 @@ def iterative_bayesian_update(
     theta_{t+1}[x] = sum_y f[y] theta_t[x] C[x, y] / sum_x' theta_t[x'] C[x', y], from the uniform
     start, until the largest change in any row is below ``tolerance`` (or ``max_iterations``). Its
     limit maximises the multinomial likelihood of the reports over the simplex.
+
+    Args:
+        reported_counts: the shuffled report counts (..., k), non-negative, no row summing to 0.
+        channel: C (k x k), C[x, y] = P(report y | input x).
+        tolerance: stop when no entry changes by this much or more in one step (> 0).
+        max_iterations: largest number of steps (>= 1); the last iterate is returned when it is reached.
+
+    Returns:
+        (..., k): the estimate, on the simplex.
+
+    Raises:
+        ValueError: counts with fewer than 2 entries, a non-finite or negative entry or a row summing to 0;
+            a ``channel`` that is not k x k or not finite; ``tolerance`` not > 0 or ``max_iterations`` < 1.
+        TypeError: ``tolerance`` not a real number or ``max_iterations`` not an integer.
     """
     frequencies = normalise_counts(reported_counts)
     channel = _as_rows(channel, "channel")
@@ -168,13 +201,16 @@ def krr_iterative_bayesian_update(
     Args:
         reported_counts: the shuffled k-RR histogram (..., k).
         randomizer: the k-RR randomizer (:class:`~shuffledp.accounting.randomizers.KRR`) that produced it.
-        tolerance, max_iterations: the stopping rule of :func:`iterative_bayesian_update`.
+        tolerance: the stopping rule of :func:`iterative_bayesian_update` (> 0).
+        max_iterations: its largest number of steps (>= 1).
 
     Returns:
         (..., k) on the simplex.
 
     Raises:
-        ValueError: a randomizer that is not k-RR, or counts that are not k wide (one line each).
+        ValueError: a randomizer that is not k-RR, counts that are not k wide, negative or not finite or
+            with a row summing to 0, ``tolerance`` not > 0 or ``max_iterations`` < 1 (one line each).
+        TypeError: ``tolerance`` not a real number or ``max_iterations`` not an integer.
     """
     randomizer = _krr(randomizer, "krr_iterative_bayesian_update")
     frequencies = normalise_counts(reported_counts)

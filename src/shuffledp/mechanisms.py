@@ -146,7 +146,19 @@ def sample_shuffled_counts(
 
 
 def geometric_alpha(*, epsilon: float, sensitivity: float) -> float:
-    """alpha = exp(-epsilon / sensitivity) of the two-sided geometric mechanism ((epsilon, 0)-DP)."""
+    """alpha = exp(-epsilon / sensitivity) of the two-sided geometric mechanism ((epsilon, 0)-DP).
+
+    Args:
+        epsilon: the pure-DP epsilon, in (0, inf).
+        sensitivity: the query's L1 sensitivity, in (0, inf).
+
+    Returns:
+        alpha, in (0, 1).
+
+    Raises:
+        ValueError: ``epsilon`` or ``sensitivity`` not in (0, inf).
+        TypeError: ``epsilon`` or ``sensitivity`` not a real number.
+    """
     epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=True, high_open=True)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0, low_open=True, high_open=True)
     return math.exp(-epsilon / sensitivity)
@@ -154,7 +166,18 @@ def geometric_alpha(*, epsilon: float, sensitivity: float) -> float:
 
 def geometric_moments(alpha: float) -> dict[str, float]:
     """Mean (0), variance 2 alpha / (1 - alpha)^2 and mean absolute value 2 alpha / (1 - alpha^2) of
-    two-sided geometric noise with parameter ``alpha`` in (0, 1)."""
+    two-sided geometric noise with parameter ``alpha`` in (0, 1).
+
+    Args:
+        alpha: the noise parameter (:func:`geometric_alpha`), in (0, 1).
+
+    Returns:
+        ``{"mean": ..., "variance": ..., "mean_absolute": ...}``.
+
+    Raises:
+        ValueError: ``alpha`` not in (0, 1).
+        TypeError: ``alpha`` not a real number.
+    """
     alpha = check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True)
     return {
         "mean": 0.0,
@@ -171,6 +194,21 @@ def geometric_histogram(
     The noise is G1 - G2 with G1, G2 ~ Geometric(1 - alpha) independent (their offset cancels),
     alpha = exp(-epsilon / sensitivity), ``sensitivity`` the histogram's L1 sensitivity. Integer
     valued; shape (k,) with ``size=None``, else (size, k).
+
+    Args:
+        counts: the true histogram (at least 2 non-negative integers).
+        epsilon: the pure-DP epsilon, in (0, inf).
+        sensitivity: the histogram's L1 sensitivity (:func:`l1_sensitivity_for`), in (0, inf).
+        rng: the numpy Generator drawn from.
+        size: None for one release; else the number of independent releases (>= 1, a leading axis).
+
+    Returns:
+        The noisy integer counts, shape (k,) or (size, k).
+
+    Raises:
+        ValueError: bad ``counts`` (not 1-d, fewer than 2 bins, a negative or fractional entry), ``epsilon``
+            or ``sensitivity`` not in (0, inf), or ``size`` < 1.
+        TypeError: ``rng`` not a numpy Generator, non-numeric ``counts``, or a non-numeric parameter.
     """
     counts = check_counts(counts)
     alpha = geometric_alpha(epsilon=epsilon, sensitivity=sensitivity)
@@ -185,6 +223,18 @@ def gaussian_log_delta(sigma, *, epsilon: float, sensitivity: float) -> np.ndarr
 
     Vectorised over ``sigma``; exact in log space (``log_ndtr``), so it is accurate for delta down to
     the smallest positive double and below.
+
+    Args:
+        sigma: the noise standard deviation(s), scalar or array, > 0.
+        epsilon: the epsilon at which delta is read, in [0, inf).
+        sensitivity: the query's L2 sensitivity, in (0, inf).
+
+    Returns:
+        log delta(epsilon), the shape of ``sigma``.
+
+    Raises:
+        ValueError: ``epsilon`` not in [0, inf) or ``sensitivity`` not in (0, inf).
+        TypeError: ``epsilon`` or ``sensitivity`` not a real number.
     """
     epsilon = check_real(epsilon, "epsilon", low=0.0, high_open=True)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0, low_open=True, high_open=True)
@@ -200,6 +250,18 @@ def analytic_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float)
     Solves Balle & Wang (2018) Theorem 8 with equality for log(sigma), by Brent's method on the
     log-space delta curve (strictly decreasing in sigma). Exact up to a relative 1e-13 in sigma for
     any delta in (0, 1), including delta far below 1e-16 where linear-space CDFs underflow.
+
+    Args:
+        epsilon: the target epsilon, in (0, inf).
+        delta: the target delta, in (0, 1).
+        sensitivity: the query's L2 sensitivity (:func:`sensitivity_for`), in (0, inf).
+
+    Returns:
+        The smallest sigma meeting (epsilon, delta).
+
+    Raises:
+        ValueError: ``epsilon`` or ``sensitivity`` not in (0, inf), or ``delta`` not in (0, 1).
+        TypeError: a parameter that is not a real number.
     """
     epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=True, high_open=True)
     delta = check_real(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -227,6 +289,17 @@ def diffprivlib_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: flo
     """sigma chosen by diffprivlib's ``GaussianAnalytic`` (the paper's implementation), for comparison.
 
     Read through its public ``variance`` method. Known to under-noise for delta below ~1e-16.
+
+    Args:
+        epsilon: the target epsilon.
+        delta: the target delta.
+        sensitivity: the query's L2 sensitivity.
+
+    Returns:
+        diffprivlib's sigma (the square root of its variance).
+
+    Raises:
+        ValueError: parameters diffprivlib's ``GaussianAnalytic`` refuses (its own message).
     """
     from diffprivlib.mechanisms import GaussianAnalytic
 
@@ -253,7 +326,22 @@ class GaussianCalibration:
 
 
 def gaussian_calibration(*, epsilon: float, delta: float, sensitivity: float) -> GaussianCalibration:
-    """Calibrate the analytic Gaussian both ways and return both sigmas (the log-space one is used)."""
+    """Calibrate the analytic Gaussian both ways and return both sigmas (the log-space one is used).
+
+    Args:
+        epsilon: the target epsilon, in (0, inf).
+        delta: the target delta, in (0, 1).
+        sensitivity: the query's L2 sensitivity, in (0, inf).
+
+    Returns:
+        Both sigmas, the one used (the log-space one) and whether diffprivlib's differs (NaN and
+        ``diffprivlib_differs=True`` when diffprivlib refuses the parameters).
+
+    Raises:
+        ValueError: ``epsilon`` or ``sensitivity`` not in (0, inf), or ``delta`` not in (0, 1)
+            (:func:`analytic_gaussian_sigma`).
+        TypeError: a parameter that is not a real number.
+    """
     sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
     try:
         sigma_dpl = diffprivlib_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
@@ -277,6 +365,20 @@ def gaussian_histogram(
     """The central model's release: ``counts`` + independent N(0, sigma^2) noise on every bin.
 
     Shape (k,) with ``size=None``, else (size, k).
+
+    Args:
+        counts: the true histogram (at least 2 non-negative integers).
+        sigma: the noise standard deviation, in [0, inf).
+        rng: the numpy Generator drawn from.
+        size: None for one release; else the number of independent releases (>= 1, a leading axis).
+
+    Returns:
+        The noisy (real-valued) counts, shape (k,) or (size, k).
+
+    Raises:
+        ValueError: bad ``counts`` (not 1-d, fewer than 2 bins, a negative or fractional entry), ``sigma``
+            not in [0, inf), or ``size`` < 1.
+        TypeError: ``rng`` not a numpy Generator, non-numeric ``counts``, or a non-numeric parameter.
     """
     counts = check_counts(counts)
     sigma = check_real(sigma, "sigma", low=0.0, high_open=True)
@@ -287,12 +389,32 @@ def gaussian_histogram(
 
 
 def sensitivity_for(neighbouring: str) -> float:
-    """L2 sensitivity of the histogram query under ``neighbouring`` ("replace-one" or "add-remove")."""
+    """L2 sensitivity of the histogram query under ``neighbouring`` ("replace-one" or "add-remove").
+
+    Args:
+        neighbouring: ``"replace-one"`` or ``"add-remove"``.
+
+    Returns:
+        sqrt(2) for replace-one, 1 for add-remove.
+
+    Raises:
+        ValueError: ``neighbouring`` is neither.
+    """
     check_choice(neighbouring, "neighbouring", NEIGHBOURING_SENSITIVITY)
     return NEIGHBOURING_SENSITIVITY[neighbouring]
 
 
 def l1_sensitivity_for(neighbouring: str) -> float:
-    """L1 sensitivity of the histogram query under ``neighbouring`` (replace-one: 2, add-remove: 1)."""
+    """L1 sensitivity of the histogram query under ``neighbouring`` (replace-one: 2, add-remove: 1).
+
+    Args:
+        neighbouring: ``"replace-one"`` or ``"add-remove"``.
+
+    Returns:
+        2 for replace-one, 1 for add-remove.
+
+    Raises:
+        ValueError: ``neighbouring`` is neither.
+    """
     check_choice(neighbouring, "neighbouring", NEIGHBOURING_L1_SENSITIVITY)
     return NEIGHBOURING_L1_SENSITIVITY[neighbouring]

@@ -16,7 +16,7 @@ from brute_force import hockey_stick, single_bin_distributions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shuffledp.accounting import BoundKind, get_accountant
+from shuffledp.accounting import BoundKind, Direction, get_accountant
 from shuffledp.accounting.accountants.biswas import BiswasExact, BiswasPrinted
 from shuffledp.reference import load_reference, parse_label
 from shuffledp.tables import printed_precision_verdict
@@ -320,3 +320,23 @@ def test_validation_messages():
         BiswasExact(epsilon_local=1.0, n_users=10, k=3, n_x0=10)
     with pytest.raises(ValueError, match=r"`epsilon` must be in \[0, inf\); got -0.5"):
         BiswasExact(epsilon_local=1.0, n_users=10, k=3, n_x0=2).delta_for_epsilon([0.1, -0.5])
+
+
+@pytest.mark.parametrize("name", ["biswas-exact", "histogram-exact", "histogram-pair-lower"])
+def test_direction_is_a_direction_member_or_its_string(name):
+    """The default is Direction.REMOVE; a member and its command-line string give the same delta and repr."""
+    setting = dict(epsilon_local=1.0, n_users=30, k=3, n_x0=10)
+    default = get_accountant(name, **setting)
+    assert default.direction is Direction.REMOVE and "direction='forward'" in repr(default)
+    for member in Direction:
+        by_member = get_accountant(name, **setting, direction=member)
+        by_string = get_accountant(name, **setting, direction=member.value)
+        assert by_member.direction is by_string.direction is member
+        assert repr(by_member) == repr(by_string)
+        np.testing.assert_array_equal(
+            by_member.log_delta_for_epsilon([0.2, 0.6]), by_string.log_delta_for_epsilon([0.2, 0.6])
+        )
+    with pytest.raises(
+        ValueError, match=r"`direction` must be one of 'forward', 'reverse', 'both'; got 'up'"
+    ):
+        get_accountant(name, **setting, direction="up")

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from shuffledp.accounting import BoundKind, ShuffleSetting, get_accountant
+from shuffledp.accounting import BoundKind, Direction, ShuffleSetting, get_accountant
 from shuffledp.accounting.views.strong.view import log_delta_direct as strong_adversary_log_delta_direct
 
 BLANKET_NAMES = [
@@ -97,7 +97,7 @@ def test_strong_adversary_is_symmetric_in_direction(n, k, eps0):
     epsilons = np.array([0.05, 0.3, 1.2])
     forward = strong_adversary_log_delta_direct(epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k))
     backward = strong_adversary_log_delta_direct(
-        epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k), direction="x1|x0"
+        epsilons, ShuffleSetting(epsilon_local=eps0, n_users=n, k=k), direction=Direction.ADD
     )
     np.testing.assert_allclose(forward, backward, atol=1e-12)
 
@@ -119,10 +119,17 @@ def test_strong_adversary_large_n_is_finite_and_in_range():
     assert np.all(np.diff(log_delta) < 0)
 
 
-def test_strong_adversary_direct_rejects_unknown_direction():
-    with pytest.raises(ValueError, match=r"`direction` must be one of 'x0\|x1', 'x1\|x0'; got 'up'"):
+@pytest.mark.parametrize(
+    "direction, message",
+    [
+        ("up", r"`direction` must be one of 'forward', 'reverse', 'both'; got 'up'"),
+        (Direction.BOTH, r"`direction` must be one of 'forward', 'reverse'; got 'both'"),
+    ],
+)
+def test_strong_adversary_direct_rejects_unknown_direction(direction, message):
+    with pytest.raises(ValueError, match=message):
         strong_adversary_log_delta_direct(
-            [0.1], ShuffleSetting(epsilon_local=1.0, n_users=5, k=3), direction="up"
+            [0.1], ShuffleSetting(epsilon_local=1.0, n_users=5, k=3), direction=direction
         )
 
 

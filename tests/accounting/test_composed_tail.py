@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
 
-from shuffledp.accounting import ShuffleSetting, get_accountant
+from shuffledp.accounting import Direction, ShuffleSetting, get_accountant
 from shuffledp.accounting.composition import PLD_FLOOR, Round, compose
 from shuffledp.accounting.composition_tail import tail_rounds
 from shuffledp.accounting.numerics.composed_tail import TailRound, epsilon_bound, log_c, log_delta_bound
-from shuffledp.accounting.views.derived.pld import direction
+from shuffledp.accounting.views.derived.pld import direction_bins
 from shuffledp.accounting.views.derived.tail import tail_round
 from shuffledp.accounting.views.strong import view as strong_view
 
@@ -206,9 +206,9 @@ def test_log_directions_match_the_linear_ones(q):
     view = get_accountant("clones-krr", epsilon_local=2.0, n_users=r.per_round, k=4).binned_views(
         interval=1e-3, pessimistic=True, K=38.0, log_masses=True
     )[0]
-    for reverse in (False, True):
-        index, mass, infinity = direction(view, q, reverse)
-        tail = tail_round(view.logs, 1e-3, q, reverse)
+    for direction in (Direction.REMOVE, Direction.ADD):
+        index, mass, infinity = direction_bins(view, q, direction)
+        tail = tail_round(view.logs, 1e-3, q, direction)
         loss, log_mass, log_infinity = tail.loss, tail.log_mass, tail.log_infinity
         linear, logs = {}, {}  # summed per grid point (subsampling maps several bins to one)
         for value, m in zip(np.rint(index).tolist(), mass):
@@ -220,6 +220,22 @@ def test_log_directions_match_the_linear_ones(q):
         for value in checked:
             assert math.exp(logs[value]) == pytest.approx(linear[value], rel=1e-10)
         assert math.exp(log_infinity) == pytest.approx(infinity, rel=1e-9, abs=1e-300)
+
+
+def test_one_direction_at_a_time():
+    """The derived PLD and tail form REMOVE or ADD; BOTH is refused in one line."""
+    view = get_accountant("clones-krr", epsilon_local=2.0, n_users=50, k=4).binned_views(
+        interval=1e-3, pessimistic=True, K=9.0, log_masses=True
+    )[0]
+    forms = (
+        lambda d: direction_bins(view, 1.0, d),
+        lambda d: (lambda t: (t.loss, t.log_mass, t.log_infinity))(tail_round(view.logs, 1e-3, 1.0, d)),
+    )
+    for form in forms:
+        with pytest.raises(ValueError, match=r"`direction` must be one of 'forward', 'reverse'; got 'both'"):
+            form(Direction.BOTH)
+        assert all(np.array_equal(a, b) for a, b in zip(form("reverse"), form(Direction.ADD)))
+        assert not all(np.array_equal(a, b) for a, b in zip(form(Direction.REMOVE), form(Direction.ADD)))
 
 
 def test_only_per_outcome_views_have_a_tail():

@@ -108,7 +108,7 @@ def test_a_truncated_sum_stays_below(monkeypatch):
     """Deep in the tail the first rectangle holds no positive term: capped there, the sum is 0 (a lower
     value), uncapped it grows to the terms."""
     full = OneValueView(n_users=2000, k=10, epsilon_local=2.0).log_delta(1.9)
-    monkeypatch.setattr(one_value, "MAX_CELLS", 10)
+    monkeypatch.setattr(one_value, "MAX_CELLS_THIRD_VALUE", 10)
     part = OneValueView(n_users=2000, k=10, epsilon_local=2.0).log_delta(1.9)
     assert np.isfinite(full) and part < full
 

@@ -24,7 +24,7 @@ from shuffledp.experiments.compare_rounds import (
     compare_rounds,
     gaussian_sigma,
     geometric_epsilon,
-    local_epsilon,
+    local_krr_epsilon,
     loss_grid,
     protocol_monte_carlo,
     pure_floor,
@@ -125,7 +125,7 @@ def test_geometric_matches_dp_accountings_discrete_laplace():
 
 def test_local_krr_matches_dp_accountings_randomized_response():
     setting = RoundsSetting(1000, 15, 1.0, 1e-6, 20, 0.5)
-    value = local_epsilon(setting)  # no amplification by sampling for local reports
+    value = local_krr_epsilon(setting)  # no amplification by sampling for local reports
     noise = 15 / (math.exp(value) + 14)  # k-RR as dp_accounting's randomized response: keep w.p. 1 - noise
     # the PLD itself, self-composed: dp_accounting 0.6.0's PLDAccountant drops the count of a
     # SelfComposedDpEvent of RandomizedResponseDpEvent (it composes one round; checked below)

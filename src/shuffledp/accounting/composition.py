@@ -104,7 +104,11 @@ TAIL_BAND = 1e-10
 
 def composable() -> dict[str, BoundKind]:
     """Registered accountants whose view is an explicit pair of distributions (they implement
-    :meth:`~shuffledp.accounting.accountants.base.Accountant.binned_views`), with their kind."""
+    :meth:`~shuffledp.accounting.accountants.base.Accountant.binned_views`), with their kind.
+
+    Returns:
+        Registry name -> :class:`~shuffledp.accounting.params.BoundKind` of each composable accountant.
+    """
     return {
         name: accountant_class(name).kind
         for name in list_accountants()
@@ -199,7 +203,22 @@ def round_pld(
 ) -> list[Pld]:
     """The PLD(s) of one round of accountant ``name`` (one per dataset for ``worst-case-lower``), as our dense
     :class:`~shuffledp.accounting.numerics.dense_pld.Pld` (``.to_dp_accounting()`` for dp_accounting's).
-    ``pessimistic`` defaults to the accountant's kind (upper bounds pessimistic, the rest optimistic)."""
+    ``pessimistic`` defaults to the accountant's kind (upper bounds pessimistic, the rest optimistic).
+
+    Args:
+        name: the registry name of a composable accountant (:func:`composable`).
+        r: the round (its setting and subsampling rate).
+        interval: the PLD's loss grid.
+        pessimistic: round losses up and move left-out mass to infinity (True) or round down and drop it
+            (False); None: by the accountant's kind.
+
+    Returns:
+        One PLD per dataset of the accountant (one for every accountant but ``worst-case-lower``).
+
+    Raises:
+        ValueError: an unknown ``name``, a subsampled round (q < 1) for a lower bound, or a setting the
+            accountant refuses.
+    """
     _check_subsample_of_kind(name, accountant_class(name).kind, [r])
     if pessimistic is None:
         pessimistic = accountant_class(name).kind is BoundKind.UPPER
@@ -270,6 +289,24 @@ def privacy_loss_distribution(
     k >= 3 (not a guarantee; one line says why). ``subsample`` q < 1 gives the round that samples q ``n_users``
     users of the population ``n_users`` (module docstring). ``dataset``: the dataset's index for accountants
     with several (default: the one with the largest single-round epsilon at delta = 1e-6).
+
+    Args:
+        name: the registry name of a composable accountant that is a guarantee for the setting.
+        epsilon_local: the local epsilon_0 of k-RR.
+        n_users: the number of users (the population when ``subsample`` < 1).
+        k: the domain size.
+        value_discretization_interval: the PLD's loss grid, in (0, 0.1].
+        subsample: the rate q in (0, 1] at which the round samples its users.
+        dataset: the index of the dataset for accountants with several; None: the one with the largest
+            single-round epsilon at delta = 1e-6.
+
+    Returns:
+        dp_accounting's pessimistic ``PrivacyLossDistribution`` of the round.
+
+    Raises:
+        ValueError: ``name`` is not composable or not a guarantee for the setting (a lower bound, or a
+            view that does not dominate every dataset pair here), a parameter out of range, or ``dataset``
+            not an index of the accountant's datasets.
     """
     if name in composable():
         r = Round(epsilon_local, n_users, k, subsample)
@@ -297,7 +334,25 @@ def optimistic_privacy_loss_distribution(
     dropped): a lower estimate of the pair's PLD, never a guarantee. For ``worst-case-lower`` it is the PLD
     of one explicit dataset pair (``dataset``, default the one with the largest single-round epsilon at delta
     = 1e-6), hence a lower bound on the worst case, alone or composed (optimistic PLDs on both sides); for
-    ``clones-krr-2023`` at k >= 3 it is the pair as printed. Options as :func:`privacy_loss_distribution`."""
+    ``clones-krr-2023`` at k >= 3 it is the pair as printed. Options as :func:`privacy_loss_distribution`.
+
+    Args:
+        name: the registry name of a composable accountant (:func:`composable`).
+        epsilon_local: the local epsilon_0 of k-RR.
+        n_users: the number of users (the population when ``subsample`` < 1).
+        k: the domain size.
+        value_discretization_interval: the PLD's loss grid, in (0, 0.1].
+        subsample: the rate q in (0, 1] at which the round samples its users (1 for a lower bound).
+        dataset: the index of the dataset for accountants with several; None: the one with the largest
+            single-round epsilon at delta = 1e-6.
+
+    Returns:
+        dp_accounting's optimistic ``PrivacyLossDistribution`` of the round.
+
+    Raises:
+        ValueError: ``name`` is not composable, a parameter out of range, a subsampled round for a lower
+            bound, or ``dataset`` not an index of the accountant's datasets.
+    """
     return _export_pld(
         name, Round(epsilon_local, n_users, k, subsample), value_discretization_interval, dataset, False
     )
@@ -493,13 +548,16 @@ def compose(
     Args:
         bound: the bound composed, given as an accountant (an instance: its setting is the default
             ``setting``), an accountant class, or its registry name; it must be composable (:func:`composable`).
-        setting: the setting of every round (its ``n_users`` the population, its randomizer every user's);
-            ``epsilon_local``, ``n_users`` and ``k`` are the shorthand for k-RR(epsilon_local, k).
+        setting: the setting of every round (its ``n_users`` the population, its randomizer every user's).
+        epsilon_local: with ``n_users`` and ``k``, the shorthand for a setting of k-RR(epsilon_local, k).
+        n_users: the number of users (the population when ``subsample`` < 1).
+        k: the domain size (also of every (epsilon_local, n_users) pair of ``rounds``).
         compositions: the number of identical rounds.
         subsample: the rate q of every round: each samples q ``n_users`` users of the population.
         rounds: a sequence of :class:`Round` (each carrying its randomizer), or of (epsilon_local, n_users)
             pairs of k-RR (then ``k`` and ``subsample`` apply to every round).
-        value_discretization_interval, tail_mass_truncation: the PLD's grid and truncation.
+        value_discretization_interval: the PLD's loss grid.
+        tail_mass_truncation: dp_accounting's tail mass truncated per convolution, in [0, 1e-6].
 
     Returns:
         :class:`ComposedAccountant`.

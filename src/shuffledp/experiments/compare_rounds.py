@@ -90,7 +90,7 @@ __all__ = [
     "shuffle_epsilon_local",
     "gaussian_sigma",
     "geometric_epsilon",
-    "local_epsilon",
+    "local_krr_epsilon",
     "calibrate_rounds",
     "protocol_monte_carlo",
     "compare_rounds",
@@ -399,7 +399,7 @@ def geometric_epsilon(setting: RoundsSetting, *, interval: float | None = None) 
     )
 
 
-def local_epsilon(setting: RoundsSetting, *, interval: float | None = None) -> float:
+def local_krr_epsilon(setting: RoundsSetting, *, interval: float | None = None) -> float:
     """Largest per-round eps_l of local k-RR whose T rounds (no amplification) meet the total target."""
     s = setting
     interval = loss_grid(s.compositions) if interval is None else interval
@@ -432,7 +432,7 @@ def calibrate_rounds(setting: RoundsSetting, *, interval: float | None = None) -
         "epsilon_local": shuffle_epsilon_local(setting, interval=interval),
         "sigma": gaussian_sigma(setting, interval=interval),
         "geometric_epsilon": geometric_epsilon(setting, interval=interval),
-        "local_epsilon": local_epsilon(setting, interval=interval),
+        "local_epsilon": local_krr_epsilon(setting, interval=interval),
     }
 
 

@@ -68,8 +68,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.params import Direction
 from shuffledp.accounting.views.single_bin.view import (
     DIRECTIONS,
     MAX_USERS_SINGLE_BIN,
@@ -132,8 +132,8 @@ class BiswasPrinted(_SingleBinAccountant):
 class BiswasExact(_SingleBinAccountant):
     """Exact delta of the x0-bin count: hockey-stick divergence of its laws under D(x0) and D(x1).
 
-    ``direction="forward"`` (default, the paper's): H_{e^eps}(P0 || P1); ``"reverse"``:
-    H_{e^eps}(P1 || P0); ``"both"``: the larger. Exact for the stated dataset (n_x0 others on x0, the
+    ``direction=Direction.REMOVE`` (default, the paper's): H_{e^eps}(P0 || P1); ``Direction.ADD``:
+    H_{e^eps}(P1 || P0); ``Direction.BOTH``: the larger (the command line's strings are accepted too). Exact for the stated dataset (n_x0 others on x0, the
     rest anywhere off x0). As a delta of the whole k-bin histogram it is a *lower bound* (the x0
     count is a post-processing of the histogram), not a DP guarantee. Refuses n > :data:`MAX_USERS_SINGLE_BIN`
     = 10^9 (work ~ n p q); every finite eps0 is accepted (module docstring, "Memory and extremes").
@@ -154,20 +154,21 @@ class BiswasExact(_SingleBinAccountant):
         "hockey-stick divergence of the count law of Biswas et al. (arXiv 2022) eq. (11)-(13), corrected"
     )
 
-    def __init__(self, *, epsilon_local, n_users, k, n_x0=None, direction: str = "forward"):
+    def __init__(self, *, epsilon_local, n_users, k, n_x0=None, direction: Direction = Direction.REMOVE):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
-        self.direction = check_choice(direction, "direction", DIRECTIONS)
+        self.direction = Direction.parse(direction)
 
     def _certainly_below(self, epsilon: float, log_target: float) -> bool:
         return (
-            self.direction == "forward" and self.view().log_delta_bound(epsilon) < log_target - _BOUND_MARGIN
+            self.direction is Direction.REMOVE
+            and self.view().log_delta_bound(epsilon) < log_target - _BOUND_MARGIN
         )
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
-        if self.direction == "both":
+        if self.direction is Direction.BOTH:
             return self.view().log_delta(epsilons)
         return self.view().log_delta_one_direction(epsilons, self.direction)
 
     def __repr__(self) -> str:
-        return super().__repr__()[:-1] + f", direction={self.direction!r})"
+        return super().__repr__()[:-1] + f", direction={self.direction.value!r})"

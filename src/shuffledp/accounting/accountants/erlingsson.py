@@ -20,10 +20,10 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.randomizers import Randomizer
 
-__all__ = ["Erlingsson", "MAX_EPSILON_LOCAL", "MIN_USERS", "MAX_DELTA"]
+__all__ = ["Erlingsson", "MAX_EPSILON_LOCAL_ERLINGSSON", "MIN_USERS", "MAX_DELTA"]
 
 #: largest eps0 covered by the theorem
-MAX_EPSILON_LOCAL = 0.5
+MAX_EPSILON_LOCAL_ERLINGSSON = 0.5
 #: smallest number of users covered by the theorem
 MIN_USERS = 1000
 #: largest delta covered by the theorem
@@ -47,7 +47,7 @@ class Erlingsson(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         epsilons = self._checked_epsilons(epsilons)
         s = self.setting
-        if s.epsilon_local > MAX_EPSILON_LOCAL or s.n_users < MIN_USERS:
+        if s.epsilon_local > MAX_EPSILON_LOCAL_ERLINGSSON or s.n_users < MIN_USERS:
             return np.where(epsilons >= s.epsilon_local, -np.inf, 0.0)
         with np.errstate(over="ignore"):  # eps^2 = inf: delta = 0 (and eps >= eps0 there anyway)
             log_delta = -s.n_users * epsilons**2 / (144.0 * s.epsilon_local**2)

@@ -43,25 +43,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from shuffledp._validation import check_choice
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.params import Direction
 from shuffledp.accounting.views.histogram.view import MAX_USERS_HISTOGRAM_EXACT, HistogramView, PairCountsView
-from shuffledp.accounting.views.single_bin.view import DIRECTIONS, SingleBinView, check_size
+from shuffledp.accounting.views.single_bin.view import SingleBinView, check_size
 
 __all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS_HISTOGRAM_EXACT"]
 
 
 class _HistogramAccountant(Accountant):
-    """An accountant whose delta is its cell view's, in the chosen direction (``"both"``: the view's own
+    """An accountant whose delta is its cell view's, in the chosen direction (``Direction.BOTH``: the view's own
     ``log_delta``, the larger of the two)."""
 
     needs_n_x0 = True
     #: the view of the cells (built on first use: its size is checked then)
     cell_view: type
 
-    def __init__(self, *, epsilon_local, n_users, k, n_x0=None, direction: str = "forward"):
+    def __init__(self, *, epsilon_local, n_users, k, n_x0=None, direction: Direction = Direction.REMOVE):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
-        self.direction = check_choice(direction, "direction", DIRECTIONS)
+        self.direction = Direction.parse(direction)
         self._cells = None
 
     def view(self):
@@ -78,12 +78,12 @@ class _HistogramAccountant(Accountant):
         """The view's delta in the chosen direction."""
         epsilons = self._checked_epsilons(epsilons)
         view = self.view()
-        if self.direction == "both":
+        if self.direction is Direction.BOTH:
             return view.log_delta(epsilons)
         return view.log_delta_one_direction(epsilons, self.direction)
 
     def __repr__(self) -> str:
-        return super().__repr__()[:-1] + f", direction={self.direction!r})"
+        return super().__repr__()[:-1] + f", direction={self.direction.value!r})"
 
 
 class HistogramExact(_HistogramAccountant):

@@ -84,7 +84,14 @@ class Blanket(abc.ABC):
 
 def amplification_logs(eps):
     """(log(1 - e^-eps), log(1 + e^-2 eps)): log((e^eps - 1) / e^eps) and log((e^(2 eps) + 1) / e^(2 eps)),
-    the two pieces every Bennett form shares."""
+    the two pieces every Bennett form shares.
+
+    Args:
+        eps: the epsilon(s), scalar or array, > 0.
+
+    Returns:
+        The pair (log(1 - e^-eps), log(1 + e^-2 eps)), each the shape of ``eps``.
+    """
     return log1mexp(-eps), np.log1p(np.exp(-2.0 * eps))
 
 
@@ -237,12 +244,28 @@ class Randomizer(abc.ABC):
 
 
 def accepted_names(accepted: tuple[type, ...]) -> str:
-    """The accepted classes in words, e.g. ``k-RR`` or ``k-RR, Laplace on [0, 1]``."""
+    """The accepted classes in words, e.g. ``k-RR`` or ``k-RR, Laplace on [0, 1]``.
+
+    Args:
+        accepted: the accepted randomizer classes (empty: every randomizer).
+
+    Returns:
+        Their ``name`` attributes joined by commas (the :class:`Randomizer` name when ``accepted`` is empty).
+    """
     return ", ".join(cls.name for cls in accepted) if accepted else Randomizer.name
 
 
 def check_accepted(owner: str, accepted: tuple[type, ...], randomizer) -> None:
-    """Refuse, in one line, a randomizer that is not an instance of one of ``accepted`` (empty: every randomizer)."""
+    """Refuse, in one line, a randomizer that is not an instance of one of ``accepted`` (empty: every randomizer).
+
+    Args:
+        owner: what asks (an accountant's or view's name), named in the message.
+        accepted: the accepted randomizer classes (empty: every :class:`Randomizer`).
+        randomizer: the randomizer to check.
+
+    Raises:
+        ValueError: ``randomizer`` is not a :class:`Randomizer`, or not an instance of one of ``accepted``.
+    """
     if not isinstance(randomizer, Randomizer) or (accepted and not isinstance(randomizer, accepted)):
         raise ValueError(f"`randomizer` must be {accepted_names(accepted)} for {owner}; got {randomizer!r}.")
 
@@ -280,12 +303,22 @@ def register_randomizer(cls: type[Randomizer]) -> type[Randomizer]:
 
 
 def unregister_randomizer(key: str) -> None:
-    """Remove the randomizer registered under ``key`` (a plug-in's, e.g. in a test; unknown keys are ignored)."""
+    """Remove the randomizer registered under ``key`` (a plug-in's, e.g. in a test; unknown keys are ignored).
+
+    Args:
+        key: the registry key (the class's ``key``).
+    """
     _REGISTRY.pop(key, None)
 
 
 def randomizer_class(key: str) -> type[Randomizer]:
     """The randomizer class registered under ``key``.
+
+    Args:
+        key: the registry key, e.g. ``"krr"``.
+
+    Returns:
+        The registered class.
 
     Raises:
         ValueError: an unknown key (the line lists the registered ones).
@@ -296,5 +329,9 @@ def randomizer_class(key: str) -> type[Randomizer]:
 
 
 def list_randomizers() -> list[str]:
-    """The registered randomizer keys, sorted."""
+    """The registered randomizer keys, sorted.
+
+    Returns:
+        The keys, in alphabetical order.
+    """
     return sorted(_REGISTRY)

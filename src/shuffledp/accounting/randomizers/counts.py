@@ -118,8 +118,15 @@ def as_rows(values, name: str) -> np.ndarray:
 def normalise_counts(counts) -> np.ndarray:
     """Frequencies counts / counts.sum() along the last axis.
 
+    Args:
+        counts: the counts (..., d), d >= 2.
+
+    Returns:
+        (..., d): each row divided by its total.
+
     Raises:
-        ValueError: a negative entry, or a row summing to 0.
+        ValueError: fewer than 2 entries on the last axis, a non-finite or negative entry, or a row
+            summing to 0.
     """
     counts = as_rows(counts, "counts")
     if np.any(counts < 0):

@@ -50,7 +50,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.params import Direction, ShuffleSetting
 from shuffledp.accounting.randomizers import KRR
 from shuffledp.accounting.views.derived import delta as derived_delta
 from shuffledp.accounting.views.derived import pld as derived_pld
@@ -75,7 +75,8 @@ class OutcomeChunk:
     log_q: np.ndarray
     loss: np.ndarray | None = None
 
-    def swapped(self) -> OutcomeChunk:
+    def exchanged(self) -> OutcomeChunk:
+        """The same outcomes with P and Q exchanged (the ADD direction's chunk of a REMOVE chunk)."""
         return OutcomeChunk(self.log_q, self.log_p, None if self.loss is None else -self.loss)
 
 
@@ -86,7 +87,8 @@ class LeftOut:
     log_p: float = -math.inf
     log_q: float = -math.inf
 
-    def swapped(self) -> LeftOut:
+    def exchanged(self) -> LeftOut:
+        """The same bounds with P and Q exchanged (what the ADD direction leaves out)."""
         return LeftOut(self.log_q, self.log_p)
 
 
@@ -127,7 +129,7 @@ class View(abc.ABC):
         remove = (self.outcomes(K), self.left_out(K))
         if self.symmetric:
             return [remove]
-        add = ((chunk.swapped() for chunk in self.outcomes(K)), self.left_out(K).swapped())
+        add = ((chunk.exchanged() for chunk in self.outcomes(K)), self.left_out(K).exchanged())
         return [remove, add]
 
     def loss_bounds(self) -> tuple[float, float] | None:
@@ -193,10 +195,10 @@ class View(abc.ABC):
                 f"outcome by outcome in log space)."
             )
         logs = self.binned(interval=interval, pessimistic=True, K=K, log_masses=True).logs
-        remove = derived_tail.tail_round(logs, interval, subsample, False, count)
+        remove = derived_tail.tail_round(logs, interval, subsample, Direction.REMOVE, count)
         if self.symmetric and subsample == 1.0:
             return [remove, remove]
-        return [remove, derived_tail.tail_round(logs, interval, subsample, True, count)]
+        return [remove, derived_tail.tail_round(logs, interval, subsample, Direction.ADD, count)]
 
 
 class FamilyView(abc.ABC):

@@ -7,7 +7,7 @@ subsampled mixtures are exact functions of the bins); L = +inf outcomes form the
 the Q-infinity mass. The view's certified left-out bound (the larger of its P- and Q-side) is the
 ``dropped`` mass: added to the infinity mass when pessimistic, dropped otherwise.
 
-**Directions and subsampling** (:func:`direction`). REMOVE: (q P + (1 - q) Q, Q), loss log(q e^L + 1 - q);
+**Directions and subsampling** (:func:`direction_bins`). REMOVE: (q P + (1 - q) Q, Q), loss log(q e^L + 1 - q);
 ADD: (Q, q P + (1 - q) Q), loss -log(q e^L + 1 - q) (Zhu, Dong, Wang 2022, Prop. 30; Koskela et al. Sec.
 3.4); each loss taken at the bin edge that errs the right way and rounded again to the grid. q = 1 is the
 pair itself.
@@ -28,9 +28,10 @@ import numpy as np
 
 from shuffledp._numerics import logsumexp
 from shuffledp.accounting.numerics.dense_pld import DensePmf, Pld
+from shuffledp.accounting.params import Direction
 from shuffledp.accounting.views.binned import BinnedView, Bins, bin_index
 
-__all__ = ["binned", "direction", "pld"]
+__all__ = ["binned", "direction_bins", "pld"]
 
 
 def _log_total(values: np.ndarray) -> float:
@@ -72,11 +73,15 @@ def binned(
     )
 
 
-def direction(view: BinnedView, q: float, reverse: bool) -> tuple[np.ndarray, np.ndarray, float]:
-    """(bin indices, masses, infinity mass) of one direction of the (subsampled) pair (module docstring)."""
+def direction_bins(view: BinnedView, q: float, direction: Direction) -> tuple[np.ndarray, np.ndarray, float]:
+    """(bin indices, masses, infinity mass) of one direction (REMOVE or ADD) of the (subsampled) pair
+    (module docstring)."""
     delta, pess = view.interval, view.pessimistic
     k = view.index.astype(float)
-    if not reverse:
+    direction = Direction.parse(direction)
+    if direction is Direction.BOTH:
+        raise ValueError("`direction` must be one of 'forward', 'reverse'; got 'both'.")
+    if direction is Direction.REMOVE:
         edge = k * delta  # upper edge (pessimistic) / lower edge (optimistic) of every bin
         mass = q * view.p_mass + (1.0 - q) * view.q_mass
         extra_loss, extra_mass = (math.log1p(-q), (1.0 - q) * view.q_infinity) if q < 1.0 else (0.0, 0.0)
@@ -101,7 +106,9 @@ def direction(view: BinnedView, q: float, reverse: bool) -> tuple[np.ndarray, np
 
 def pld(view: BinnedView, q: float = 1.0) -> Pld:
     """The binned view as our dense PLD, subsampled at rate ``q`` (module docstring)."""
-    remove = DensePmf.from_bins(*direction(view, q, reverse=False), view.interval, view.pessimistic)
+    remove = DensePmf.from_bins(*direction_bins(view, q, Direction.REMOVE), view.interval, view.pessimistic)
     if view.symmetric and q == 1.0:
         return Pld(remove)
-    return Pld(remove, DensePmf.from_bins(*direction(view, q, reverse=True), view.interval, view.pessimistic))
+    return Pld(
+        remove, DensePmf.from_bins(*direction_bins(view, q, Direction.ADD), view.interval, view.pessimistic)
+    )

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from shuffledp.accounting.numerics.composed_tail import TailRound
+from shuffledp.accounting.params import Direction
 from shuffledp.accounting.views.binned import LogMasses
 
 __all__ = ["tail_round"]
@@ -28,11 +29,15 @@ def _rounded_up(loss: np.ndarray, width: float) -> np.ndarray:
     return np.ceil(loss / width) * width
 
 
-def tail_round(logs: LogMasses, width: float, q: float, reverse: bool, count: int = 1) -> TailRound:
-    """One direction of one (subsampled) pessimistic round, repeated ``count`` times, for the tail bound."""
+def tail_round(logs: LogMasses, width: float, q: float, direction: Direction, count: int = 1) -> TailRound:
+    """One direction (REMOVE or ADD) of one (subsampled) pessimistic round, repeated ``count`` times, for
+    the tail bound."""
+    direction = Direction.parse(direction)
+    if direction is Direction.BOTH:
+        raise ValueError("`direction` must be one of 'forward', 'reverse'; got 'both'.")
     k = logs.index.astype(float)
     log_rate, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
-    if not reverse:
+    if direction is Direction.REMOVE:
         edge, sign = k * width, 1.0  # upper edge of every bin
         log_mass = np.logaddexp(log_rate + logs.log_p_mass, log_1mq + logs.log_q_mass)
         extra_loss, log_extra = (

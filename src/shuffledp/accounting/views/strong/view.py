@@ -23,7 +23,7 @@ import numpy as np
 
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
-from shuffledp.accounting.params import KrrParams, ShuffleSetting
+from shuffledp.accounting.params import Direction, KrrParams, ShuffleSetting
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.binned import (
     LOG_HALF,
@@ -37,12 +37,15 @@ from shuffledp.accounting.views.split_pair import log_split_pair_delta
 __all__ = ["StrongView", "log_delta_direct"]
 
 
-def log_delta_direct(epsilons, setting: ShuffleSetting, *, direction: str = "x0|x1") -> np.ndarray:
+def log_delta_direct(
+    epsilons, setting: ShuffleSetting, *, direction: Direction = Direction.REMOVE
+) -> np.ndarray:
     """Straightforward O(n^2) evaluation of the strong-adversary delta (tests, benchmarks).
 
     Sums (1 - gamma) max(P(a, c) - e^eps Q(a, c), 0) over every pair of counts (a, c) of the two
     distinguishing values, with P(a, c) = T(a - 1, c) and Q(a, c) = T(a, c - 1), T the trinomial law
-    of (A, C) over n - 1 users with probabilities (q, q, 1 - 2q); ``direction="x1|x0"`` swaps P, Q.
+    of (A, C) over n - 1 users with probabilities (q, q, 1 - 2q); ``direction=Direction.ADD`` swaps P, Q
+    (``Direction.BOTH`` is refused).
     Independent of the split-pair decomposition used by :class:`StrongAdversary`.
     """
     from scipy.special import gammaln
@@ -71,10 +74,11 @@ def log_delta_direct(epsilons, setting: ShuffleSetting, *, direction: str = "x0|
 
     log_p = log_trinomial(a - 1.0, c)
     log_q = log_trinomial(a, c - 1.0)
-    if direction == "x1|x0":
+    direction = Direction.parse(direction)
+    if direction is Direction.BOTH:
+        raise ValueError(f"`direction` must be one of 'forward', 'reverse'; got {direction.value!r}.")
+    if direction is Direction.ADD:
         log_p, log_q = log_q, log_p
-    elif direction != "x0|x1":
-        raise ValueError(f"`direction` must be one of 'x0|x1', 'x1|x0'; got {direction!r}.")
     out = np.empty(epsilons.shape)
     for i, eps in enumerate(epsilons):
         with np.errstate(invalid="ignore"):

@@ -37,8 +37,8 @@ class WeakGrid:
     """The windows of the weak view: totals s with log weights, symmetric a windows, M windows."""
 
     def __init__(self, n_users: float, krr: KrrParams, K: float):
-        self.n, self.krr, self.rho = float(n_users), krr, krr.rho
-        n = self.n
+        self.n_users, self.krr, self.rho = float(n_users), krr, krr.rho
+        n = self.n_users
         two_q = math.exp(krr.log_2q)
         self.s_lo, self.s_hi = (float(v) for v in sd_window(n, two_q, K))
         self.s = np.arange(self.s_lo, self.s_hi + 1.0)
@@ -53,7 +53,7 @@ class WeakGrid:
 
     def log_dropped(self, beta: float) -> float:
         """Certified bound on the P-mass (and, the windows being symmetric, the Q-mass) outside the windows."""
-        n, krr, s, log_w = self.n, self.krr, self.s, self.log_w
+        n, krr, s, log_w = self.n_users, self.krr, self.s, self.log_w
         log_rho, rho = krr.log_rho, self.rho
         log_s_out = self.log_s_outside(beta)
         # A outside (s inside): <= w(s) Pr(A outside) (s + rho (n - s) + beta s) / n
@@ -73,7 +73,7 @@ class WeakGrid:
 
     def log_s_outside(self, beta: float) -> float:
         """Certified bound on the P-mass (and the Q-mass) of the totals S outside the s window."""
-        n, krr, s_lo, s_hi = self.n, self.krr, self.s_lo, self.s_hi
+        n, krr, s_lo, s_hi = self.n_users, self.krr, self.s_lo, self.s_hi
         log_2q, log_1m2q, log_rho, rho = krr.log_2q, krr.log_1m2q, krr.log_rho, self.rho
         # S outside: E[((1 + beta/2) S + rho (n - S)) / n; S outside] with E[S; S >= x] = n 2q Pr(Bin(n-1, 2q) >= x - 1)
         upper_tail = float(log_sf(s_hi, n - 1.0, log_2q, log_1m2q)) + log_2q if s_hi < n else -np.inf
@@ -102,14 +102,14 @@ class WeakGrid:
         s, krr = self.s[i], self.krr
         m = np.arange(self.m_lo[i], self.m_hi[i] + 1.0)
         if self.rho > 0:
-            return m, log_binom_pmf_loader(m, self.n - s, krr.log_rho, krr.log_1mrho)
+            return m, log_binom_pmf_loader(m, self.n_users - s, krr.log_rho, krr.log_1mrho)
         return m, np.zeros(m.shape)
 
     def log_a_pmf(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """(a values, log w(s) + log Bin(s, 1/2)(a) - log n) over the a window of the i-th total s."""
         s = self.s[i]
         a = np.arange(self.a_lo[i], self.a_hi[i] + 1.0)
-        return a, self.log_w[i] + log_binom_pmf_loader(a, s, LOG_HALF, LOG_HALF) - math.log(self.n)
+        return a, self.log_w[i] + log_binom_pmf_loader(a, s, LOG_HALF, LOG_HALF) - math.log(self.n_users)
 
 
 def loss(s, a, m, beta: float):

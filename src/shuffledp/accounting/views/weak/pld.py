@@ -100,7 +100,7 @@ class _Chunk:
     pmf(m) and m pmf(m) (one padded row per s)."""
 
     def __init__(self, grid: WeakGrid, start: int, stop: int, m_width: int, beta: float, prefix=None):
-        n, krr, self.beta, self.m_width = grid.n, grid.krr, beta, m_width
+        n, krr, self.beta, self.m_width = grid.n_users, grid.krr, beta, m_width
         s_c, log_w = grid.s[start:stop], grid.log_w[start:stop]
         self.m_lo, self.m_hi = m_lo, m_hi = grid.m_lo[start:stop], grid.m_hi[start:stop]
         offsets = np.arange(m_width - 1, dtype=float)

@@ -190,7 +190,13 @@ class WeakRows:
         tilts: tuple = (),
     ):
         n = n_users
-        self.n, self.k, self.e0, self.K, self.logs = n, k, float(epsilon_local), float(K), logs
+        self.n_users, self.k, self.epsilon_local, self.K, self.logs = (
+            n,
+            k,
+            float(epsilon_local),
+            float(K),
+            logs,
+        )
         self.memo = ExcessMemo() if memo is None else memo  # shared by the rows of every K of one setting
         self.tilts = tuple(tilts)
         # the windows of S: around its own law, or (issue 35) the union of the windows around the tilted laws of
@@ -215,7 +221,7 @@ class WeakRows:
         self.N_m = n - s
         self.rho = math.exp(logs.log_rho)
         self.mu_m = self.N_m * self.rho
-        self.beta = math.expm1(self.e0)
+        self.beta = math.expm1(self.epsilon_local)
         self.s_kappa = s * (0.5 * self.beta + 1.0)
         lrho, l1mrho = logs.log_rho, logs.log_1mrho
         if self.rho == 0.0:
@@ -248,7 +254,7 @@ class WeakRows:
         logs, s = self.logs, self.s
         log_lam = logs.log_beta + float(np.logaddexp(0.0, eps))  # lambda = beta (1 + e^eps)
         lam, nu = math.exp(log_lam), math.expm1(eps)
-        c_per_s = math.expm1(eps + self.e0)  # e^(eps + eps0) - 1
+        c_per_s = math.expm1(eps + self.epsilon_local)  # e^(eps + eps0) - 1
         lrho, l1mrho = logs.log_rho, logs.log_1mrho
         half = math.log(0.5)
         degenerate = self.rho == 0.0 or nu == 0.0  # M plays no role: E[(.)_+] is exact in closed form
@@ -258,7 +264,11 @@ class WeakRows:
         # exact where a_at is near s / 2 (small eps); and from s down, s - (s g - nu m) / lambda with
         # g = e^eps0 - e^eps (lambda s - c_s = s g), exact where a_at is near s (large eps: s - a_at ~ s e^-eps,
         # which the first form loses once e^-eps nears 2^-52; issue 34)
-        g = math.exp(self.e0) * -math.expm1(eps - self.e0) if eps < self.e0 else 0.0
+        g = (
+            math.exp(self.epsilon_local) * -math.expm1(eps - self.epsilon_local)
+            if eps < self.epsilon_local
+            else 0.0
+        )
         m_lo, m_hi = (self.mu_m, self.mu_m) if degenerate else (self.m_lo, self.m_hi)
         up_hi, down_hi = self._from_half(m_hi, nu, lam), self._from_top(m_hi, g, nu, lam)
         top = up_hi > down_hi  # a_at(m_hi) in the upper half of [s/2, s]: the second form
@@ -332,7 +342,7 @@ class WeakRows:
             flat, _log_low_geometric(tau_b, N_b, s_b, b, lrho, l1mrho, log_lam - math.log(nu))
         )
         if self.tilts:
-            low = np.minimum(low, log_low_range(s_b, b, self.n, theta, lam, c_per_s, nu, lrho, l1mrho))
+            low = np.minimum(low, log_low_range(s_b, b, self.n_users, theta, lam, c_per_s, nu, lrho, l1mrho))
         err[has_low] = np.logaddexp(err[has_low], low)
 
     def _from_half(self, m, nu, lam):
@@ -425,7 +435,7 @@ class RowSums:
         N = self.rows.N_m[group][seg]
         cnt = prep.counts[group]
         a = prep.a_start[group][seg] + (np.arange(seg.size) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-        keys = self.rows.s[group][seg].astype(np.int64) * np.int64(self.rows.n + 1) + a.astype(np.int64)
+        keys = self.rows.s[group][seg].astype(np.int64) * np.int64(self.rows.n_users + 1) + a.astype(np.int64)
         hit, values = self.rows.memo.find(prep.eps, keys)
         hit &= ~summed_directly(tau, N)
         out = np.empty(tau.shape)
@@ -438,7 +448,7 @@ class RowSums:
 
     def _finish(self, prep, mid, chernoff) -> tuple[float, float]:
         """(log summed delta, log certified remainder) from the rows' parts."""
-        n, logs = self.rows.n, self.rows.logs
+        n, logs = self.rows.n_users, self.rows.logs
         log_rows = prep.high if mid is None else np.logaddexp(prep.high, mid)
         log_err = prep.log_err
         log_main = float(logsumexp(log_rows + self.rows.log_w)) - math.log(n)

@@ -98,7 +98,7 @@ def _runs(edges, N, log_p, log_1mp):
 def rectangles(grid: WeakGrid, beta: float, spread: float, z_fine: float = Z_FINE):
     """Per total s of the window: (largest loss, smallest loss, log P-mass, log Q-mass) of each rectangle
     of (a, m) (module docstring), arrays."""
-    n, krr, half = grid.n, grid.krr, math.log(0.5)
+    n, krr, half = grid.n_users, grid.krr, math.log(0.5)
     deficit = float(np.max(grid.log_w)) - grid.log_w
     for i, s in enumerate(grid.s):
         z_row = math.sqrt(max(z_fine * z_fine - 2.0 * deficit[i], 1.0))

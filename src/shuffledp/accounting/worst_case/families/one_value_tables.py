@@ -120,11 +120,11 @@ class OneValueTables:
     (module doc); the tables are built on first use."""
 
     def __init__(self, *, n_users: int, k: int, epsilon_local: float):
-        self.n, self.k, self.e0 = int(n_users), int(k), float(epsilon_local)
+        self.n_users, self.k, self.epsilon_local = int(n_users), int(k), float(epsilon_local)
         self._built = False
 
     def _build(self) -> None:
-        n, e0 = self.n, self.e0
+        n, e0 = self.n_users, self.epsilon_local
         krr = KrrParams.of(e0, self.k)
         q2 = math.exp(krr.log_2q)
         sd = math.sqrt(n * q2 * (1.0 - q2))
@@ -164,8 +164,8 @@ class OneValueTables:
 
     def _theta_up(self, h0: np.ndarray, s: np.ndarray, eps: float) -> np.ndarray:
         """theta at (s, h0), raised by a bound on its rounding (a lower value of the excess follows)."""
-        E, em1 = math.exp(self.e0), math.expm1(eps)
-        first = E * self.n / math.expm1(self.e0)
+        E, em1 = math.exp(self.epsilon_local), math.expm1(eps)
+        first = E * self.n_users / math.expm1(self.epsilon_local)
         h1 = s - h0
         second, third = E * h1, E * (h1 - h0) / em1
         theta = (first + second) + third
@@ -193,12 +193,12 @@ class OneValueTables:
         """log delta (D || D') at ``eps`` in (0, eps0), or None when the windows do not certify e^-40 (module doc)."""
         if not self._built:
             self._build()
-        E, em1 = math.exp(self.e0), math.expm1(eps)
+        E, em1 = math.exp(self.epsilon_local), math.expm1(eps)
         g = E * (math.exp(eps) + 1.0) / em1 * (1.0 - 8.0 * _U)
         s, low2 = self.s, self.low2
         # theta(h0) = c(s) - g h0: theta <= L from h0 >= a(s); theta < U + 1 from h0 > b(s)
         with np.errstate(over="ignore"):  # an overflow to inf is refused just below (not served here)
-            c = E * self.n / math.expm1(self.e0) + E * s + E * s / em1
+            c = E * self.n_users / math.expm1(self.epsilon_local) + E * s + E * s / em1
         if not (
             math.isfinite(g) and np.isfinite(c).all()
         ):  # e^eps - 1 underflows (eps ~ 1e-308): not served here
@@ -224,7 +224,13 @@ class OneValueTables:
         dropped = max(float(log_rows[0]), float(log_rows[-1]), float(logsumexp(self.log_above)))
         if dropped > total - _LOG_EDGE:
             return None
-        return total + math.log(math.expm1(self.e0)) + math.log(em1) - self.e0 - math.log(self.n)
+        return (
+            total
+            + math.log(math.expm1(self.epsilon_local))
+            + math.log(em1)
+            - self.epsilon_local
+            - math.log(self.n_users)
+        )
 
     def log_bound(self, eps: float) -> float:
         """Certified upper bound on the member's log delta at ``eps`` (a Chernoff bound: the accountant skips
@@ -234,10 +240,10 @@ class OneValueTables:
         phi > 0: log delta <= log((E - 1) / n) - 1 - log phi - phi (e^eps - 1) n / (E - 1)
         + n log(q e^phi + q e^(-phi e^eps) + p e^(phi (e^eps - 1) / E) + (k - 3) q); minimum over a grid of
         phi, raised by 1e-9 relative (the rounding of n log(...), ~n 1e-16, is far below it)."""
-        if eps >= self.e0 or eps <= 0.0:
+        if eps >= self.epsilon_local or eps <= 0.0:
             return -np.inf
-        krr = KrrParams.of(self.e0, self.k)
-        E, em1 = math.exp(self.e0), math.expm1(eps)
+        krr = KrrParams.of(self.epsilon_local, self.k)
+        E, em1 = math.exp(self.epsilon_local), math.expm1(eps)
         phi = _PHIS
         cells = np.stack(
             [
@@ -251,11 +257,11 @@ class OneValueTables:
             value = (
                 -1.0
                 - np.log(phi)
-                - phi * em1 * self.n / math.expm1(self.e0)
-                + self.n * logsumexp(cells, axis=0)
+                - phi * em1 * self.n_users / math.expm1(self.epsilon_local)
+                + self.n_users * logsumexp(cells, axis=0)
             )
         value = value[np.isfinite(value)]
         if not value.size:
             return np.inf
-        best = float(np.min(value)) + math.log(math.expm1(self.e0)) - math.log(self.n)
+        best = float(np.min(value)) + math.log(math.expm1(self.epsilon_local)) - math.log(self.n_users)
         return best + 1e-9 * (1.0 + abs(best))

@@ -65,14 +65,14 @@ class RowSum:
         self.total = total
 
 
-def masked(function, keep, t, N, *args):
-    """``function(t, N, *args)`` (a binomial excess, elementwise) on the rows ``keep`` only; -inf elsewhere
+def masked(function, keep, t, n_trials, *args):
+    """``function(t, n_trials, *args)`` (a binomial excess, elementwise) on the rows ``keep`` only; -inf elsewhere
     (array arguments are taken at the same rows, scalars as they are)."""
     if keep is None:
-        return function(t, N, *args)
+        return function(t, n_trials, *args)
     out = np.full(t.shape, -np.inf)
     if keep.any():
-        out[keep] = function(t[keep], N[keep], *(a[keep] if np.ndim(a) else a for a in args))
+        out[keep] = function(t[keep], n_trials[keep], *(a[keep] if np.ndim(a) else a for a in args))
     return out
 
 

@@ -44,7 +44,7 @@ i35-flow). Both paths are lower values of the same sum (equal to ~1e-13 relative
 **Summation (a lower value).** A rectangle of rows s and, per row, columns h0 = c(s) + j (c(s) the
 row's mean s / 2 moved into the region theta < n - s where the excess is positive) is widened, doubling, until its
 edge rows and columns lie e^-40 below its largest term, or the range ends. Every term is positive, so
-whatever is left out (also when the rectangle stops at :data:`MAX_CELLS` cells or its peak is below
+whatever is left out (also when the rectangle stops at :data:`MAX_CELLS_THIRD_VALUE` cells or its peak is below
 e^-700) only makes the true value larger: the value returned is a partial sum, a lower bound.
 """
 
@@ -59,10 +59,10 @@ from shuffledp.accounting.numerics.binomial import LogPmfRange, log_excess_above
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.worst_case.families.one_value_tables import OneValueTables
 
-__all__ = ["OneValueView", "MAX_CELLS"]
+__all__ = ["OneValueView", "MAX_CELLS_THIRD_VALUE"]
 
 #: terms (s, h0) summed at most per epsilon (time and memory bounded; beyond, a partial sum)
-MAX_CELLS = 4_000_000
+MAX_CELLS_THIRD_VALUE = 4_000_000
 _LOG_EDGE = 40.0
 _LOG_BEYOND_PROMISE = -700.0
 _LOG_HALF = math.log(0.5)
@@ -75,22 +75,24 @@ class OneValueView:
     def __init__(self, *, n_users: int, k: int, epsilon_local: float):
         if k < 3:
             raise ValueError(f"`k` must be >= 3 for a value outside {{x0, x1}}; got {k!r}.")
-        self.n, self.k, self.e0 = int(n_users), int(k), float(epsilon_local)
-        krr = KrrParams.of(self.e0, self.k)
-        self._s = LogPmfRange(self.n, krr.log_2q, krr.log_1m2q)  # s = h0 + h1 ~ Bin(n, 2q)
+        self.n_users, self.k, self.epsilon_local = int(n_users), int(k), float(epsilon_local)
+        krr = KrrParams.of(self.epsilon_local, self.k)
+        self._s = LogPmfRange(self.n_users, krr.log_2q, krr.log_1m2q)  # s = h0 + h1 ~ Bin(n, 2q)
         self._q2 = math.exp(krr.log_2q)
         # h2 | s ~ Bin(n - s, pi2), pi2 = p / (1 - 2q) = e^eps0 / (e^eps0 + k - 3)
         self._log_pi2, self._log_1mpi2 = krr.third_value_logs
         self._pi2 = math.exp(self._log_pi2)
-        self.tables = OneValueTables(n_users=self.n, k=self.k, epsilon_local=self.e0)  # k >= 4
+        self.tables = OneValueTables(
+            n_users=self.n_users, k=self.k, epsilon_local=self.epsilon_local
+        )  # k >= 4
 
     def _terms(self, eps: float, s: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """log of each term (s, h0 = c(s) + offset) of the sum below, -inf outside the support or where it
         is 0:  delta = ((E - 1) kappa / n) sum_{s, h0} Bin(n, 2q)(s) Bin(s, 1/2)(h0) E[(h2 - theta)_+]."""
-        n, E = self.n, math.exp(self.e0)
+        n, E = self.n_users, math.exp(self.epsilon_local)
         em1, ee = math.expm1(eps), math.exp(eps)
         kappa = em1 / E
-        big_c = em1 * n / math.expm1(self.e0)
+        big_c = em1 * n / math.expm1(self.epsilon_local)
         trials = n - s  # h2 | s ~ Bin(n - s, pi2)
         h0_min = (big_c + ee * s - kappa * trials) / (1.0 + ee)  # the excess is positive only above it
         centre = np.clip(np.maximum(np.round(0.5 * s), np.floor(h0_min) + 1.0), 0.0, s)
@@ -106,7 +108,7 @@ class OneValueView:
         # split into an integer and a small part (no cancellation as eps -> 0)
         h1 = si - a
         with np.errstate(over="ignore"):  # eps0 -> 0: d overflows to inf, a term of 0 (this is a lower value)
-            d = (em1 * (n / math.expm1(self.e0) - m * self._pi2 / E + h1) + (h1 - a)) / kappa
+            d = (em1 * (n / math.expm1(self.epsilon_local) - m * self._pi2 / E + h1) + (h1 - a)) / kappa
         theta = m * self._pi2 + d
         weight = np.broadcast_to(self._s.of(s)[:, None], h0.shape)[inside]
         out[inside] = (
@@ -119,10 +121,10 @@ class OneValueView:
     def log_delta(self, eps: float, *, tables: bool = True) -> float:
         """log delta (D || D') of the dataset at ``eps`` (a certified partial sum: module doc); ``tables``
         False: the adaptive sum even where the tables would serve (one epsilon alone: module doc)."""
-        n, eps = self.n, float(eps)
+        n, eps = self.n_users, float(eps)
         # at eps = 0 the loss does not involve h2 (kappa = 0): the delta is the (h0, h1) marginal's, the
         # "none" member of views.worst; 0 is returned here (a lower value)
-        if eps >= self.e0 or eps <= 0.0 or n < 1:
+        if eps >= self.epsilon_local or eps <= 0.0 or n < 1:
             return -np.inf
         if self.k >= 4 and tables:  # the tables shared across epsilons, where they certify e^-40
             fast = self.tables.log_delta(eps)
@@ -144,12 +146,17 @@ class OneValueView:
             stop = (
                 not (grow_lo or grow_hi or grow_t)
                 or (np.isfinite(peak) and peak < _LOG_BEYOND_PROMISE)
-                or terms.size >= MAX_CELLS
+                or terms.size >= MAX_CELLS_THIRD_VALUE
             )
             if stop:
                 if peak == -np.inf:
                     return -np.inf
-                log_scale = math.log(math.expm1(self.e0)) + math.log(math.expm1(eps)) - self.e0 - math.log(n)
+                log_scale = (
+                    math.log(math.expm1(self.epsilon_local))
+                    + math.log(math.expm1(eps))
+                    - self.epsilon_local
+                    - math.log(n)
+                )
                 return float(logsumexp(terms[np.isfinite(terms)])) + log_scale
             span = hi - lo + 1
             if grow_lo:

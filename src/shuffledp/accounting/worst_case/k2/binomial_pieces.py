@@ -21,24 +21,24 @@ __all__ = ["WINDOW_SDS", "key_window", "log_tail_above", "log_tail_below", "wind
 WINDOW_SDS = 20.0
 
 
-def key_window(N: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
+def key_window(n_trials: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
     """:func:`~shuffledp.accounting.numerics.windows.log_window`'s window with an upper bound on the mass
     outside it instead of the exact mass: Bernstein, Pr(|X - mean| > t) <= 2 e^(-t^2 / (2 (var + t / 3)))
-    (every count outside lies more than t = sds sd + 30 from the mean; a side clipped at 0 or N has none)."""
-    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
-    mean, half = N * math.exp(log_pi), sds * sd + 30.0
-    lo, hi = max(0, int(math.floor(mean - half))), min(N, int(math.ceil(mean + half)))
-    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), N, log_pi, log_1mpi)
-    sides = (lo > 0) + (hi < N)
+    (every count outside lies more than t = sds sd + 30 from the mean; a side clipped at 0 or n_trials has none)."""
+    sd = math.sqrt(n_trials * math.exp(log_pi + log_1mpi))
+    mean, half = n_trials * math.exp(log_pi), sds * sd + 30.0
+    lo, hi = max(0, int(math.floor(mean - half))), min(n_trials, int(math.ceil(mean + half)))
+    log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), n_trials, log_pi, log_1mpi)
+    sides = (lo > 0) + (hi < n_trials)
     log_out = math.log(sides) - half * half / (2.0 * (sd * sd + half / 3.0)) if sides else -np.inf
     return lo, log_w, log_out
 
 
-def window_size(N: int, log_pi: float, log_1mpi: float, sds: float = WINDOW_SDS) -> int:
+def window_size(n_trials: int, log_pi: float, log_1mpi: float, sds: float = WINDOW_SDS) -> int:
     """The number of values of :func:`~shuffledp.accounting.numerics.windows.log_window`'s window."""
-    sd = math.sqrt(N * math.exp(log_pi + log_1mpi))
-    mean, half = N * math.exp(log_pi), sds * sd + 30.0
-    return min(N, int(math.ceil(mean + half))) - max(0, int(math.floor(mean - half))) + 1
+    sd = math.sqrt(n_trials * math.exp(log_pi + log_1mpi))
+    mean, half = n_trials * math.exp(log_pi), sds * sd + 30.0
+    return min(n_trials, int(math.ceil(mean + half))) - max(0, int(math.floor(mean - half))) + 1
 
 
 def log_tail_below(y: int, other: LogPmfRange) -> float:

@@ -29,7 +29,7 @@ it stops at n = 200. Here:
    times the largest leaf is not split; the result is max(largest leaf, largest bound left): certified above
    every dataset (every dataset lies in an evaluated leaf or an unsplit block). It is within RELATIVE_STOP of
    the exact worst case (the largest leaf is a dataset's exact delta, a certified lower value of the worst
-   case, also returned). A node budget (:data:`MAX_NODES`) stops the search early with the same guarantee.
+   case, also returned). A node budget (:data:`MAX_NODES_K3_LARGE`) stops the search early with the same guarantee.
 5. **Screening** across epsilons as in k3_blocks (a bound at eps' <= eps bounds the block at eps).
 
 Measured: docs/worst-case-k3.md, "k = 3 above n = 200".
@@ -74,7 +74,7 @@ RELATIVE_STOP = 1e-2
 #: deltas by about (its uncertain users) / n of the weak adversary's excess)
 TILE = 32
 #: blocks evaluated per epsilon at most (the bound returned is still certified when it is reached)
-MAX_NODES = 400
+MAX_NODES_K3_LARGE = 400
 _U = 2.0**-53
 
 
@@ -225,7 +225,7 @@ class K3LargeSearch:
             value, block = heapq.heappop(heap)
             if -value <= best:
                 break
-            if -value <= best * (1.0 + RELATIVE_STOP) or self.last_nodes >= MAX_NODES:
+            if -value <= best * (1.0 + RELATIVE_STOP) or self.last_nodes >= MAX_NODES_K3_LARGE:
                 left = -value  # the largest bound left: the search stops here
                 break
             if block.leaf():

@@ -31,7 +31,7 @@ last occupied count is implied by the total), each of length at most n + 1.
 
 **Search.** Best first (largest bound first) from a few likely maxima ("all others on one outside
 value", on x1, on x0), stopping when no open node's bound is above the largest leaf. A node whose view
-would need more than :data:`MAX_CELLS` cells (J + 2 axes), or the node count budget, stops the search:
+would need more than :data:`MAX_CELLS_K4_BLOCKS` cells (J + 2 axes), or the node count budget, stops the search:
 the result is then max(largest leaf, largest open bound), still a certified upper bound (every dataset
 is in a leaf evaluated or under an open or pruned node). ``exact`` says whether the search closed (then
 the result is the exact worst case, up to rounding).
@@ -62,12 +62,12 @@ from shuffledp.accounting.params import KrrParams
 __all__ = [
     "K4Worst",
     "K4BlockSearch",
-    "MAX_CELLS",
+    "MAX_CELLS_K4_BLOCKS",
     "MAX_USERS_K4_BLOCKS",
     "MAX_USERS_K4_ONLY",
     "max_users",
     "Chain",
-    "MAX_NODES",
+    "MAX_NODES_K4_BLOCKS",
     "node_bound",
     "node_laws",
     "leaf_delta",
@@ -85,9 +85,9 @@ def max_users(k: int) -> int:
 
 
 #: largest grid of one view ((n + 1)^(J + 2) cells); a node needing more stops the search
-MAX_CELLS = 1_200_000
+MAX_CELLS_K4_BLOCKS = 1_200_000
 #: nodes evaluated per epsilon before the search stops (its result stays a certified upper bound)
-MAX_NODES = 4000
+MAX_NODES_K4_BLOCKS = 4000
 #: law cells summed per epsilon before the search stops (the same; the k = 4, n = 24 searches measured that
 #: close sum up to ~3e7, so this bounds the cost where many occupied outside values keep it from closing)
 MAX_WORK = 60_000_000
@@ -395,7 +395,7 @@ class K4BlockSearch:
         self._own = own_hits
         self._work = 0  # law cells summed by the current search
 
-    def worst(self, eps: float, max_nodes: int = MAX_NODES, rtol: float = 0.0) -> K4Worst:
+    def worst(self, eps: float, max_nodes: int = MAX_NODES_K4_BLOCKS, rtol: float = 0.0) -> K4Worst:
         """Certified upper value of the worst case over every dataset and both directions at ``eps``."""
         eps = float(eps)
         best, arg, nodes = -1.0, None, 0
@@ -417,7 +417,7 @@ class K4BlockSearch:
                 cap = -value  # every node still queued is below it
                 break
             for kid in kids:
-                if _cells(self._par, kid) > MAX_CELLS:
+                if _cells(self._par, kid) > MAX_CELLS_K4_BLOCKS:
                     cap = max(cap, self._unexpanded(kid, -value, eps))
                     continue
                 screen = self._screen(kid, eps)
