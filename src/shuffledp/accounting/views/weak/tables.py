@@ -18,10 +18,14 @@ instead of only for windows K <= 20, so that the deep-tail epsilons (K ~ 20-30) 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from shuffledp.accounting.numerics.binomial import log_excess_below, log_pmf, log_sf
+
+if TYPE_CHECKING:  # rows imports this module
+    from shuffledp.accounting.views.weak.rows import EpsilonRows
 
 __all__ = [
     "lower_tables",
@@ -85,7 +89,11 @@ def lower_tables(n_trials, lo, width, log_pi, log_1mpi, excess: bool = True):
     for i in range(0, N.size, rows):
         b = slice(i, i + rows)
         pb, Fb = p[b], F[b]
-        Hb = H[b] if excess else scratch[: pb.shape[0]]
+        if H is not None:
+            Hb = H[b]
+        else:
+            assert scratch is not None, "scratch is allocated when H is not"
+            Hb = scratch[: pb.shape[0]]
         # ratio pmf(m + 1) / pmf(m) at m = lo + j: (N - m) / (m + 1) * odds, 0 past a row's end (in H's memory)
         m1 = steps + (lo[b] + 1.0)[:, None]
         ratio = Hb
@@ -138,7 +146,8 @@ def high_from_tables(rows, preps) -> list:
     (issue 35: with windows centred on each epsilon's tilted law the union of a whole batch's ranges is
     often too wide, and one incomplete-beta function per row and epsilon was most of the time). Returns
     the epsilons no table allows (the caller uses incomplete-beta functions for them)."""
-    left, group = [], []
+    left: list[EpsilonRows] = []
+    group: list[EpsilonRows] = []
     for p in list(preps) + [None]:
         if p is not None:
             _, width, fits = _high_range(rows, group + [p])

@@ -149,9 +149,9 @@ class WeakView(BracketedMixin, View):
 
     def __init__(self, setting: ShuffleSetting):
         super().__init__(setting)
-        self.krr = KrrParams.of(setting.epsilon_local, setting.k)
+        self.krr = KrrParams.of(setting.epsilon_local, setting.required_k)
         self.chernoff = ChernoffBound(
-            n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local
+            n_users=setting.n_users, k=setting.required_k, epsilon_local=setting.epsilon_local
         )
         self._rows_cache: dict[tuple, WeakRows] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
@@ -168,7 +168,7 @@ class WeakView(BracketedMixin, View):
             tilts = tuple(dict.fromkeys(self.chernoff.tilt(e) for e in key[1]))
             cache[key] = WeakRows(
                 n_users=s.n_users,
-                k=s.k,
+                k=s.required_k,
                 epsilon_local=s.epsilon_local,
                 K=K,
                 logs=self.krr,
