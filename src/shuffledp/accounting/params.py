@@ -219,7 +219,9 @@ class ShuffleSetting:
             ValueError: if the setting has no ``n_x0``.
         """
         if self.n_x0 is None:
-            raise ValueError(f"`n_x0` is required here and must be an integer in [0, {self.n_users - 1}]; got None.")
+            raise ValueError(
+                f"`n_x0` is required here and must be an integer in [0, {self.n_users - 1}]; got None."
+            )
         return self.n_x0
 
     @property

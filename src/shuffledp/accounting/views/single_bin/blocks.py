@@ -135,7 +135,9 @@ class CountBlocks:
             last = min(law.n_users, int(mean + above * sd) + 1) // BLOCK
             self.ensure(range(first, last + 1))
             parts = [self.cache[i] for i in range(first, last + 1)]
-            self._bulk[sign] = cast(Counts, tuple(np.concatenate([part[j] for part in parts]) for j in range(4)))
+            self._bulk[sign] = cast(
+                Counts, tuple(np.concatenate([part[j] for part in parts]) for j in range(4))
+            )
         return self._bulk[sign]
 
     def merged(self) -> Counts:

@@ -487,8 +487,9 @@ class RowSums:
             return self._finish(prep, None, chernoff)
         mid = np.full(self.rows.s.shape, -np.inf)
         log_upper, counts = prep.log_upper, prep.counts
-        assert log_upper is not None and counts is not None, "prepare() sets them at a non-degenerate epsilon"
-        assert prep.high is not None and prep.log_err is not None, "prepare() sets them at a non-degenerate epsilon"
+        # prepare() sets these at a non-degenerate epsilon
+        assert log_upper is not None and counts is not None, "set by prepare()"
+        assert prep.high is not None and prep.log_err is not None, "set by prepare()"
         # rows are summed exactly in decreasing order of their bound; a row whose bound is e^-60 below the
         # largest exact row found is not summed, its bound goes to the remainder instead
         order = np.argsort(-log_upper)

@@ -109,7 +109,7 @@ def lower_tables(n_trials, lo, width, log_pi, log_1mpi, excess: bool = True):
             pb[:, 0] += below[b]
             np.cumsum(pb, axis=1, out=Fb)
             pb[:, 0] = 1.0
-            if not excess:
+            if h0 is None:  # not excess
                 continue
             # H[0] = h0, H[j] = h0 + sum_{l < j} F[l]: likewise
             first = Fb[:, 0].copy()

@@ -233,6 +233,7 @@ class WeakView(BracketedMixin, View):
             K, group = self._joint_window(sorted({need[i] for i in todo}), need, todo, flat)
             if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
                 break
+            assert K is not None, "a non-empty group comes with its window (_joint_window)"
             for i, (log_main, log_dropped) in zip(
                 group, self.rows(K, flat[group]).sums.log_parts_many(flat[group], self.chernoff)
             ):
