@@ -18,14 +18,10 @@ instead of only for windows K <= 20, so that the deep-tail epsilons (K ~ 20-30) 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from shuffledp.accounting.numerics.binomial import log_excess_below, log_pmf, log_sf
-
-if TYPE_CHECKING:  # rows imports this module
-    from shuffledp.accounting.views.weak.rows import EpsilonRows
 
 __all__ = [
     "lower_tables",
@@ -146,8 +142,8 @@ def high_from_tables(rows, preps) -> list:
     (issue 35: with windows centred on each epsilon's tilted law the union of a whole batch's ranges is
     often too wide, and one incomplete-beta function per row and epsilon was most of the time). Returns
     the epsilons no table allows (the caller uses incomplete-beta functions for them)."""
-    left: list[EpsilonRows] = []
-    group: list[EpsilonRows] = []
+    left: list = []  # the EpsilonRows of rows.py, which imports this module
+    group: list = []
     for p in list(preps) + [None]:
         if p is not None:
             _, width, fits = _high_range(rows, group + [p])
