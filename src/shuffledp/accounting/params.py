@@ -146,7 +146,8 @@ class ShuffleSetting:
     ``k`` is None for a randomizer without a domain size, e.g. Laplace on [0, 1]).
     """
 
-    epsilon_local: float  # may be given as None with ``randomizer`` (then read from it in __post_init__)
+    #: typed as its value after __post_init__; given as None with ``randomizer``, it is read from it
+    epsilon_local: float
     n_users: int
     k: int | None
     n_x0: int | None = None
@@ -167,7 +168,7 @@ class ShuffleSetting:
                 )
             for name in ("epsilon_local", "k"):
                 given, own = getattr(self, name), getattr(randomizer, name)
-                if given is not None and given is not own and given != own:
+                if given is not None and given != own:
                     raise ValueError(
                         f"`{name}` must be the randomizer's ({own!r}) or omitted; got {given!r}."
                     )
@@ -191,7 +192,11 @@ class ShuffleSetting:
     def of(cls, randomizer: Randomizer, *, n_users: int, n_x0: int | None = None) -> ShuffleSetting:
         """The setting where ``n_users`` users each apply ``randomizer``."""
         return cls(
-            epsilon_local=randomizer.epsilon_local, n_users=n_users, k=None, n_x0=n_x0, randomizer=randomizer
+            epsilon_local=None,  # type: ignore[arg-type]  # the field's type is its value after __post_init__
+            n_users=n_users,
+            k=None,
+            n_x0=n_x0,
+            randomizer=randomizer,
         )
 
     @property
