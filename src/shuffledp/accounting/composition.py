@@ -394,7 +394,7 @@ class ComposedAccountant:
             value_discretization_interval, "value_discretization_interval", low=0.0, high=0.1, low_open=True
         )
         self.tail = check_real(tail_mass_truncation, "tail_mass_truncation", low=0.0, high=1e-6)
-        self._plds = None
+        self._plds: list[Pld] | None = None
         self._convolutions = 0
         self._tail = None
 

@@ -146,7 +146,8 @@ class ShuffleSetting:
     ``k`` is None for a randomizer without a domain size, e.g. Laplace on [0, 1]).
     """
 
-    epsilon_local: float | None
+    #: typed as its value after __post_init__; given as None with ``randomizer``, it is read from it
+    epsilon_local: float
     n_users: int
     k: int | None
     n_x0: int | None = None
@@ -190,7 +191,43 @@ class ShuffleSetting:
     @classmethod
     def of(cls, randomizer: Randomizer, *, n_users: int, n_x0: int | None = None) -> ShuffleSetting:
         """The setting where ``n_users`` users each apply ``randomizer``."""
-        return cls(epsilon_local=None, n_users=n_users, k=None, n_x0=n_x0, randomizer=randomizer)
+        return cls(
+            epsilon_local=None,  # type: ignore[arg-type]  # the field's type is its value after __post_init__
+            n_users=n_users,
+            k=None,
+            n_x0=n_x0,
+            randomizer=randomizer,
+        )
+
+    @property
+    def required_k(self) -> int:
+        """``k``, for code that needs a domain size (k-RR and the other categorical randomizers).
+
+        Returns:
+            The domain size ``k`` of the randomizer.
+
+        Raises:
+            ValueError: if the randomizer has no domain size (``k`` is None, e.g. Laplace on [0, 1]).
+        """
+        if self.k is None:
+            raise ValueError(f"`randomizer` must have a domain size k here; got {self.randomizer!r}.")
+        return self.k
+
+    @property
+    def required_n_x0(self) -> int:
+        """``n_x0``, for code that reads a fixed dataset (the views and accountants that need it).
+
+        Returns:
+            The number ``n_x0`` of other users on x0.
+
+        Raises:
+            ValueError: if the setting has no ``n_x0``.
+        """
+        if self.n_x0 is None:
+            raise ValueError(
+                f"`n_x0` is required here and must be an integer in [0, {self.n_users - 1}]; got None."
+            )
+        return self.n_x0
 
     @property
     def krr(self) -> KrrParams:

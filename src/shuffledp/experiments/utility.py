@@ -279,8 +279,7 @@ def individual_utility(
     randomizer = KRR(epsilon_local=epsilon_local, k=counts.size)
     reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng, size=replicates)
     estimate = estimate_distribution(reports, randomizer=randomizer, estimator=estimator)
-    sigmas = np.asarray(sigmas, dtype=float)
-    noise = rng.normal(size=(replicates, x0.size)) * sigmas
+    noise = rng.normal(size=(replicates, x0.size)) * np.asarray(sigmas, dtype=float)
     return {
         "gaussian": np.abs(noise) / n_users,
         "shuffle+INV": np.abs(estimate[:, x0] - truth[x0]),

@@ -26,7 +26,7 @@ from __future__ import annotations
 import abc
 import functools
 import math
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from shuffledp.accounting.numerics.safe_side import DEFAULT_RELATIVE_ROUNDING, w
 from shuffledp.accounting.numerics.search import first_not_above
 from shuffledp.accounting.params import MAX_K, MAX_N_USERS, BoundKind, ShuffleSetting
 from shuffledp.accounting.randomizers import KRR, Randomizer, check_accepted
+
+if TYPE_CHECKING:  # the views import this layer's parameters only; annotations need the class
+    from shuffledp.accounting.views.base import View
 
 __all__ = ["BoundKind", "ShuffleSetting", "Accountant", "MAX_N_USERS", "MAX_K"]
 
@@ -74,7 +77,7 @@ class Accountant(abc.ABC):
     #: the view (:class:`~shuffledp.accounting.views.base.View`) whose pair this accountant evaluates, when it
     #: is one view of its setting: its binned PLD, Renyi moments and composed tail are then derived from the
     #: view's outcomes (:mod:`shuffledp.accounting.views.derived`)
-    view_class: ClassVar[type | None] = None
+    view_class: ClassVar[type[View] | None] = None
     #: bound on the relative rounding error of the delta the subclass computes; every value of
     #: :meth:`log_delta_for_epsilon` is widened outward by it (:mod:`shuffledp.accounting.numerics.safe_side`:
     #: UPPER up, LOWER and EXACT down), so that no pair of bounds crosses through rounding (issue 34)
@@ -115,10 +118,17 @@ class Accountant(abc.ABC):
         randomizer: Randomizer | None = None,
     ):
         if randomizer is None and not issubclass(KRR, self.randomizers[0]):
-            randomizer = self.randomizers[0].from_parameters(epsilon_local=epsilon_local, k=k)
+            randomizer = self.randomizers[0].from_parameters(
+                epsilon_local=epsilon_local,  # type: ignore[arg-type]  # None is refused there, in one line
+                k=k,
+            )
             epsilon_local = k = None  # read from the randomizer (k is ignored by one without a domain size)
         self.setting = ShuffleSetting(
-            epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, randomizer=randomizer
+            epsilon_local=epsilon_local,  # type: ignore[arg-type]  # None: read from the randomizer, or refused
+            n_users=n_users,
+            k=k,
+            n_x0=n_x0,
+            randomizer=randomizer,
         )  # None: k-RR(epsilon_local, k)
         check_accepted(f"accountant {self.name!r}", self.randomizers, self.setting.randomizer)
         if self.view_class is not None:  # the view states what it supports (registry: accountant_class)

@@ -53,10 +53,12 @@ epsilon always meets the target).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from shuffledp._numerics import log1mexp, log_expm1
-from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 from shuffledp.accounting.randomizers import Blanket, GenericBlanket, LaplaceRandomizer, Randomizer
 from shuffledp.accounting.views.split_pair import check_size
 from shuffledp.accounting.views.strong import view as strong
@@ -123,8 +125,8 @@ class BalleBlanket(Accountant):
         log_gamma = s.krr.log_gamma
         gamma = np.exp(log_gamma)
         effective = np.minimum(epsilons, 1.0)  # (1, delta)-DP implies (eps, delta)-DP for eps > 1
-        valid = (s.n_users >= 2) & (gamma * (s.n_users - 1) * effective >= 27.0 * s.k)
-        log_delta = np.log(2.0) - gamma * (s.n_users - 1) * effective**2 / (14.0 * s.k)
+        valid = (s.n_users >= 2) & (gamma * (s.n_users - 1) * effective >= 27.0 * s.required_k)
+        log_delta = np.log(2.0) - gamma * (s.n_users - 1) * effective**2 / (14.0 * s.required_k)
         return np.where(valid, np.minimum(log_delta, 0.0), 0.0)
 
 
@@ -151,7 +153,9 @@ class _BalleSection5(Accountant):
     def _blanket(self) -> Blanket:
         """The blanket decomposition the bound uses: the randomizer's own (k-RR: Lemma 5.7; Laplace: Lemmas
         5.1 (2), 5.8); the generic accountants use the one every eps0-LDP randomizer has (Lemmas 5.2, 5.4)."""
-        return self.setting.randomizer.blanket
+        randomizer = self.setting.randomizer
+        assert randomizer is not None, "ShuffleSetting always sets it (k-RR by default)"
+        return randomizer.blanket
 
     def _gamma(self) -> tuple[float, float]:
         """(log gamma, log(1 - gamma)) used by the bound."""
@@ -243,7 +247,8 @@ class _BalleBennett(_BalleSection5):
 class _AnyRandomizer:
     """Mixin of the generic bounds: every eps0-LDP randomizer, through the blanket all of them have."""
 
-    randomizers = (Randomizer,)
+    randomizers: ClassVar[tuple[type[Randomizer], ...]] = (Randomizer,)
+    setting: ShuffleSetting  # the accountant's (declared for the type checker only)
 
     def _blanket(self) -> Blanket:
         return GenericBlanket(self.setting.epsilon_local)

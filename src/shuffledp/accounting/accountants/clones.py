@@ -35,6 +35,8 @@ reports is eps0-DP).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
@@ -92,8 +94,8 @@ class FeldmanNumerical(Accountant):
         "Feldman, McMillan, Talwar (FOCS 2021, arXiv:2012.12803), Theorem 3.2 (clones pair), "
         "evaluated exactly"
     )
-    randomizers = (Randomizer,)
-    view_class = clones_view.GenericClonesView
+    randomizers: ClassVar[tuple[type[Randomizer], ...]] = (Randomizer,)
+    view_class: ClassVar[type[clones_view.ClonesView]] = clones_view.GenericClonesView
 
     def __init__(self, **parameters):
         super().__init__(**parameters)

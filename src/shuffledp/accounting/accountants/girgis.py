@@ -128,7 +128,7 @@ class _GirgisBase(Accountant):
     def _orders_rdp(self):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def rdp(self):
+    def rdp(self) -> tuple[np.ndarray, np.ndarray]:
         """(orders, composed RDP epsilon at each order)."""
         orders, rdp = self._orders_rdp()
         return orders, self.compositions * rdp
@@ -374,7 +374,7 @@ class GirgisRDPLower(Accountant):
         self.compositions = check_integer(compositions, "compositions", low=1, high=10**9)
         self.subsample = check_real(subsample, "subsample", low=1.0, high=1.0)
 
-    def rdp(self):
+    def rdp(self) -> tuple[np.ndarray, np.ndarray]:
         """(orders 2..MAX_ORDER, T times Thm 3.4's lower bound on the Renyi DP at each order).
 
         Since E[ratio] = 1, E[ratio^lambda] = 1 + E[f(ratio)] with f(r) = r^lambda - 1 - lambda (r - 1) >= 0

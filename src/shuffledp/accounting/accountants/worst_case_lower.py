@@ -103,7 +103,9 @@ class WorstCaseLower(BracketedMixin, Accountant):
     def _chernoff(self) -> ChernoffBound:
         if getattr(self, "_chernoff_bound", None) is None:
             s = self.setting
-            self._chernoff_bound = ChernoffBound(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+            self._chernoff_bound = ChernoffBound(
+                n_users=s.n_users, k=s.required_k, epsilon_local=s.epsilon_local
+            )
         return self._chernoff_bound
 
     def _epsilon_hint(self, log_target: float) -> float | None:

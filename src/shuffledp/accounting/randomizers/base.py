@@ -237,13 +237,13 @@ class Randomizer(abc.ABC):
         """The randomizer built from an accountant's loose parameters (``get_accountant(name, epsilon_local=...,
         k=...)``). A randomizer without a domain size ignores ``k``, which need not be given; one that is given
         is still refused outside [2, MAX_K], as every accountant refused it before randomizers existed."""
-        randomizer = cls(epsilon_local=epsilon_local)
+        randomizer = cls(epsilon_local=epsilon_local)  # type: ignore[call-arg]  # subclasses are dataclasses with this field
         if k is not None:
             check_integer(k, "k", low=2, high=MAX_K)
         return randomizer
 
 
-def accepted_names(accepted: tuple[type, ...]) -> str:
+def accepted_names(accepted: tuple[type[Randomizer], ...]) -> str:
     """The accepted classes in words, e.g. ``k-RR`` or ``k-RR, Laplace on [0, 1]``.
 
     Args:
@@ -255,7 +255,7 @@ def accepted_names(accepted: tuple[type, ...]) -> str:
     return ", ".join(cls.name for cls in accepted) if accepted else Randomizer.name
 
 
-def check_accepted(owner: str, accepted: tuple[type, ...], randomizer) -> None:
+def check_accepted(owner: str, accepted: tuple[type[Randomizer], ...], randomizer) -> None:
     """Refuse, in one line, a randomizer that is not an instance of one of ``accepted`` (empty: every randomizer).
 
     Args:

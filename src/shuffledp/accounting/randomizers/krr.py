@@ -265,7 +265,7 @@ class KRR(Randomizer):
 
     @classmethod
     def from_parameters(cls, *, epsilon_local: float, k: int | None = None) -> KRR:
-        return cls(epsilon_local=epsilon_local, k=k)
+        return cls(epsilon_local=epsilon_local, k=k)  # type: ignore[arg-type]  # k=None: __post_init__ refuses it in one line
 
     @property
     def params(self) -> KrrParams:

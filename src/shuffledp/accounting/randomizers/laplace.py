@@ -41,11 +41,11 @@ class LaplaceBlanket(Blanket):
     epsilon_local: float
 
     @property
-    def log_gamma(self) -> float:
+    def log_gamma(self) -> float:  # type: ignore[override]  # read-only suffices: Blanket's users only read it
         return -0.5 * float(self.epsilon_local)
 
     @property
-    def log_1mgamma(self) -> float:
+    def log_1mgamma(self) -> float:  # type: ignore[override]  # read-only suffices: Blanket's users only read it
         return float(log1mexp(-0.5 * self.epsilon_local))
 
     def log_max(self, eps):

@@ -51,7 +51,7 @@ from typing import ClassVar
 import numpy as np
 
 from shuffledp.accounting.params import Direction, ShuffleSetting
-from shuffledp.accounting.randomizers import KRR
+from shuffledp.accounting.randomizers import KRR, Randomizer
 from shuffledp.accounting.views.derived import delta as derived_delta
 from shuffledp.accounting.views.derived import pld as derived_pld
 from shuffledp.accounting.views.derived import rdp as derived_rdp
@@ -108,7 +108,7 @@ class View(abc.ABC):
     #: randomizer); k-RR (and binary RR, its k = 2 subclass) unless the view says otherwise. The registry
     #: refuses an accountant that claims more than its view supports, and an accountant refuses a setting
     #: whose randomizer its view does not support (``shuffledp.accounting.accountant_class``, ``Accountant``)
-    randomizers: ClassVar[tuple[type, ...]] = (KRR,)
+    randomizers: ClassVar[tuple[type[Randomizer], ...]] = (KRR,)
     #: its masses are formed outcome by outcome in log space, so its stream certifies the composed
     #: Chernoff tail down to 1e-300 (a view forming masses as differences of sums sets False)
     certifies_tail: ClassVar[bool] = True
@@ -206,7 +206,7 @@ class FamilyView(abc.ABC):
 
     name: ClassVar[str]
     #: the randomizer classes every member is defined for (as :attr:`View.randomizers`)
-    randomizers: ClassVar[tuple[type, ...]] = (KRR,)
+    randomizers: ClassVar[tuple[type[Randomizer], ...]] = (KRR,)
 
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting

@@ -119,7 +119,7 @@ class Bins:
     ``log_space`` also their logs (``add``'s ``log_p`` / ``log_q``, else the logs of the masses)."""
 
     def __init__(self, log_space: bool = False):
-        self.offset = None
+        self.offset: int | None = None  # index of the first entry, set by the first _grow
         self.log_space = log_space
         self.p = np.zeros(0)
         self.q = np.zeros(0)

@@ -34,7 +34,7 @@ class OwnReportView(View):
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
         krr = self.setting.krr
         log_p, log_q = [krr.log_p, krr.log_q], [krr.log_q, krr.log_p]
-        if self.setting.k > 2:
+        if self.setting.required_k > 2:
             log_p.append(krr.log_rest)
             log_q.append(krr.log_rest)
         yield OutcomeChunk(np.array(log_p), np.array(log_q))

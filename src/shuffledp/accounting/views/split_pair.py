@@ -360,7 +360,7 @@ def log_split_pair_delta_direct(
     mixture definition and sums max(P - e^eps Q, 0) in log space. No tail identities, no pruning.
     """
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))[:, None]
-    pieces = [[] for _ in range(epsilons.shape[0])]
+    pieces: list[list[np.ndarray]] = [[] for _ in range(epsilons.shape[0])]
     for s in range(int(n_trials) + 1):
         x = np.arange(s + 2, dtype=float)
         log_w = _log_weights(s, n_trials, log_r, log_1mr)

@@ -124,7 +124,7 @@ class HistogramView(CellView):
     def cells(self) -> SortedCells:
         """The cells (h0, h1, h2) with their two laws and exact losses (module docstring)."""
         s = self.setting
-        n, k, a = s.n_users, s.k, s.n_x0
+        n, k, a = s.n_users, s.required_k, s.required_n_x0
         check_cells_size(s, self.accountant)
         krr = s.krr
         log_p, log_q, log_rest = krr.log_p, krr.log_q, krr.log_rest
@@ -180,7 +180,7 @@ class PairCountsView(CellView):
         """The cells (h0, h1) with their two laws and exact losses (module docstring)."""
         s = self.setting
         check_cells_size(s, self.accountant)
-        n, k, a = s.n_users, s.k, s.n_x0
+        n, k, a = s.n_users, s.required_k, s.required_n_x0
         krr = s.krr
         log_p, log_q, log_rest = krr.log_p, krr.log_q, krr.log_rest
         # others off x0: on x1 when k = 2 (report x1 w.p. p), otherwise off x1 (x1 w.p. q)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -134,7 +135,9 @@ class CountBlocks:
             last = min(law.n_users, int(mean + above * sd) + 1) // BLOCK
             self.ensure(range(first, last + 1))
             parts = [self.cache[i] for i in range(first, last + 1)]
-            self._bulk[sign] = tuple(np.concatenate([part[j] for part in parts]) for j in range(4))
+            self._bulk[sign] = cast(
+                Counts, tuple(np.concatenate([part[j] for part in parts]) for j in range(4))
+            )
         return self._bulk[sign]
 
     def merged(self) -> Counts:
@@ -146,7 +149,7 @@ class CountBlocks:
         kept = self._merged
         if kept is None or kept.blocks != len(self.cache):
             keys = sorted(self.cache)
-            counts = tuple(np.concatenate([self.cache[i][j] for i in keys]) for j in range(4))
+            counts = cast(Counts, tuple(np.concatenate([self.cache[i][j] for i in keys]) for j in range(4)))
             kept = self._merged = MergedBlocks(len(self.cache), counts)
         return kept.counts
 

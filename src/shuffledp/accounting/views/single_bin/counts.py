@@ -38,7 +38,8 @@ class CountLaw:
         Args:
             setting: the setting (k-RR, ``n_x0`` given).
         """
-        epsilon_local, n_users, k, n_x0 = setting.epsilon_local, setting.n_users, setting.k, setting.n_x0
+        epsilon_local, n_users = setting.epsilon_local, setting.n_users
+        k, n_x0 = setting.required_k, setting.required_n_x0
         self.n_users = n_users
         self.epsilon_local, self.k = epsilon_local, k
         # largest reverse loss, -ln kappa_2 = ln((e^eps0 + k - 2)/(k - 1)); exactly eps0 for k = 2

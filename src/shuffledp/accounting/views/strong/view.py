@@ -162,7 +162,7 @@ class StrongView(View):
         if not upper:
             return super().log_delta(epsilons, K=K, upper=False)
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-        krr = KrrParams.of(self.setting.epsilon_local, self.setting.k)
+        krr = KrrParams.of(self.setting.epsilon_local, self.setting.required_k)
         inner = log_split_pair_delta(
             eps, n_trials=self.setting.n_users - 1, log_r=krr.log_2q, log_1mr=krr.log_1m2q
         )

@@ -497,6 +497,9 @@ class RowSums:
             return self._finish(prep, None, chernoff)
         mid = np.full(self.rows.s.shape, -np.inf)
         log_upper, counts = prep.log_upper, prep.counts
+        # prepare() sets these at a non-degenerate epsilon
+        assert log_upper is not None and counts is not None, "set by prepare()"
+        assert prep.high is not None and prep.log_err is not None, "set by prepare()"
         # rows are summed exactly in decreasing order of their bound; a row whose bound is e^-60 below the
         # largest exact row found is not summed, its bound goes to the remainder instead
         order = np.argsort(-log_upper)
@@ -567,5 +570,6 @@ class RowSums:
             chosen = {id(p) for p in active}
             for p, mid in zip(preps, mids):
                 if id(p) in chosen:
+                    assert p.counts is not None, "an active epsilon is not degenerate (_prune_joint)"
                     self._middle_direct(p, np.flatnonzero(p.counts > 0), mid)
         return [self._finish(p, m, chernoff) for p, m in zip(preps, mids)]

@@ -85,7 +85,11 @@ def lower_tables(n_trials, lo, width, log_pi, log_1mpi, excess: bool = True):
     for i in range(0, N.size, rows):
         b = slice(i, i + rows)
         pb, Fb = p[b], F[b]
-        Hb = H[b] if excess else scratch[: pb.shape[0]]
+        if H is not None:
+            Hb = H[b]
+        else:
+            assert scratch is not None, "scratch is allocated when H is not"
+            Hb = scratch[: pb.shape[0]]
         # ratio pmf(m + 1) / pmf(m) at m = lo + j: (N - m) / (m + 1) * odds, 0 past a row's end (in H's memory)
         m1 = steps + (lo[b] + 1.0)[:, None]
         ratio = Hb
@@ -101,7 +105,7 @@ def lower_tables(n_trials, lo, width, log_pi, log_1mpi, excess: bool = True):
             pb[:, 0] += below[b]
             np.cumsum(pb, axis=1, out=Fb)
             pb[:, 0] = 1.0
-            if not excess:
+            if h0 is None:  # not excess
                 continue
             # H[0] = h0, H[j] = h0 + sum_{l < j} F[l]: likewise
             first = Fb[:, 0].copy()
@@ -138,7 +142,8 @@ def high_from_tables(rows, preps) -> list:
     (issue 35: with windows centred on each epsilon's tilted law the union of a whole batch's ranges is
     often too wide, and one incomplete-beta function per row and epsilon was most of the time). Returns
     the epsilons no table allows (the caller uses incomplete-beta functions for them)."""
-    left, group = [], []
+    left: list = []  # the EpsilonRows of rows.py, which imports this module
+    group: list = []
     for p in list(preps) + [None]:
         if p is not None:
             _, width, fits = _high_range(rows, group + [p])

@@ -79,7 +79,8 @@ class _Direction:
     """Grid points and log masses of one direction, gathered block by block."""
 
     def __init__(self, width: float):
-        self.width, self.parts = width, []
+        self.width = width
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []
 
     def add(self, losses, log_mass):
         self.parts.append(_binned(losses, log_mass, self.width))

@@ -149,9 +149,9 @@ class WeakView(BracketedMixin, View):
 
     def __init__(self, setting: ShuffleSetting):
         super().__init__(setting)
-        self.krr = KrrParams.of(setting.epsilon_local, setting.k)
+        self.krr = KrrParams.of(setting.epsilon_local, setting.required_k)
         self.chernoff = ChernoffBound(
-            n_users=setting.n_users, k=setting.k, epsilon_local=setting.epsilon_local
+            n_users=setting.n_users, k=setting.required_k, epsilon_local=setting.epsilon_local
         )
         self._rows_cache: dict[tuple, WeakRows] = {}
         self.excess_memo = ExcessMemo()  # expected excesses shared by the rows of successive K (weak_rows)
@@ -168,7 +168,7 @@ class WeakView(BracketedMixin, View):
             tilts = tuple(dict.fromkeys(self.chernoff.tilt(e) for e in key[1]))
             cache[key] = WeakRows(
                 n_users=s.n_users,
-                k=s.k,
+                k=s.required_k,
                 epsilon_local=s.epsilon_local,
                 K=K,
                 logs=self.krr,
@@ -233,6 +233,7 @@ class WeakView(BracketedMixin, View):
             K, group = self._joint_window(sorted({need[i] for i in todo}), need, todo, flat)
             if len(group) < (_BATCH_MIN if K == _BATCH_K else 2):
                 break
+            assert K is not None, "a non-empty group comes with its window (_joint_window)"
             for i, (log_main, log_dropped) in zip(
                 group, self.rows(K, flat[group]).sums.log_parts_many(flat[group], self.chernoff)
             ):

@@ -135,7 +135,7 @@ class ThirdValueView(_WholeSupport):
         s, krr = self.setting, self.setting.krr
         n, E = s.n_users, math.exp(s.epsilon_local)
         log_q = -krr.log_den
-        log_other = math.log(s.k - 3.0) + log_q if s.k > 3 else -math.inf
+        log_other = math.log(s.required_k - 3.0) + log_q if s.required_k > 3 else -math.inf
         h1, h2 = (g.ravel() for g in np.meshgrid(np.arange(n + 1.0), np.arange(n + 1.0), indexing="ij"))
         for h0 in range(n + 1):
             base = _log_multinomial(n, (h0, h1, h2), (log_q, log_q, krr.log_p, log_other)) - math.log(n)
@@ -148,5 +148,5 @@ class ThirdValueView(_WholeSupport):
         """Override: :class:`~shuffledp.accounting.worst_case.families.third_value.OneValueView`'s sum (a lower
         bound equal to the pair's delta to ~e^-40; 0 is returned at eps = 0, see there)."""
         s = self.setting
-        view = OneValueView(n_users=s.n_users, k=s.k, epsilon_local=s.epsilon_local)
+        view = OneValueView(n_users=s.n_users, k=s.required_k, epsilon_local=s.epsilon_local)
         return np.array([view.log_delta(float(e)) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))])

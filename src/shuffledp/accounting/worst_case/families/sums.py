@@ -98,7 +98,7 @@ class FamilySums:
 
     def __init__(self, setting: ShuffleSetting):
         self.setting = setting
-        self._logs = KrrParams.of(setting.epsilon_local, setting.k)
+        self._logs = KrrParams.of(setting.epsilon_local, setting.required_k)
         self._weights: dict[str, LogPmfRange] = {}
 
     def _weight(self, name: str, log_pi: float, log_1mpi: float) -> LogPmfRange:
@@ -175,7 +175,7 @@ class FamilySums:
         if window is None:
             return -np.inf
         value = np.inf
-        if member.total is not None and self.setting.k > 2:  # the whole sum over s (any window)
+        if member.total is not None and self.setting.required_k > 2:  # the whole sum over s (any window)
             value = member.finish(_mgf_bound(member.total, n, self._log_p(member)))
         with np.errstate(invalid="ignore"):
             bound = (
@@ -192,10 +192,10 @@ class FamilySums:
 
     def _members(self, eps: float) -> dict[str, RowSum]:
         krr = self._logs
-        weight = self._weight("all-x0", krr.log_ppq, krr.log_rest) if self.setting.k > 2 else None
+        weight = self._weight("all-x0", krr.log_ppq, krr.log_rest) if self.setting.required_k > 2 else None
         forward, reverse = all_x0_rows(self.setting, krr, weight, float(eps))
         members = {"all-x0 D||D'": forward, "all-x0 D'||D": reverse}
-        if self.setting.k > 2:
+        if self.setting.required_k > 2:
             weight = self._weight("none", krr.log_2q, krr.log_1m2q)
             members["none"] = none_rows(self.setting, krr, weight, float(eps))
         return members

@@ -176,7 +176,7 @@ def _search(
         return cache.blocks[key]
 
     size = max(1, -(-n // _FIRST_BLOCKS))
-    heap = []
+    heap: list[tuple[float, int, int]] = []
     best, best_j, largest = -1.0, -1, 0.0
 
     def single(j):

@@ -19,6 +19,15 @@ class Boundary:
     ``total``, ``mean``, ``var``, ``skew`` and ``_last``)."""
 
     __slots__ = ()
+    # the host's attributes (declared for the type checker only: no slots, no class attributes)
+    total: int
+    mean: float
+    var: float
+    skew: float
+    _last: tuple[float, int] | None
+
+    def log_f(self, h: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # the host's (WindowSums.log_f, first in PairSum's bases)
 
     def boundary(self, log_ratio: float) -> int:
         """Smallest h with log f(h - 1) - log f(h) > log_ratio (h in 1 .. total + 1).
@@ -43,7 +52,7 @@ class Boundary:
         found = self._boundary_near(min(max(guess, 1), total), log_ratio)
         if found is None:
             found = self._boundary_search(log_ratio)
-        self._last = (log_ratio, found)
+        self._last = (log_ratio, found)  # type: ignore[misc]  # a slot of the host (PairSum.__slots__)
         return found
 
     def _boundary_near(self, guess: int, log_ratio: float) -> int | None:

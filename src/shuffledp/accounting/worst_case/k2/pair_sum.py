@@ -189,6 +189,7 @@ class PairSum(WindowSums, Boundary):
 
     def _untilt(self) -> None:
         """The window by the direct convolution instead of the tilted FFT (values kept so far dropped)."""
+        assert self.tilted is not None, "called only for a window made by the tilted FFT"
         self.log_w, self.tilted = direct_window(*self.tilted.inputs), None
         self._log_f, self._log_sf, self._last = {}, {}, None
 

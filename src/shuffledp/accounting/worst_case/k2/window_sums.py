@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shuffledp.accounting.numerics.binomial import log_sf
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_sf
 from shuffledp.accounting.worst_case.k2.binomial_pieces import log_tail_below
 from shuffledp.accounting.worst_case.k2.log_sums import log_sum_rows
 
@@ -18,6 +18,13 @@ class WindowSums:
     ``exact_tail``, ``_log_f`` and ``_log_sf``)."""
 
     __slots__ = ()
+    # the host's attributes (declared for the type checker only: no slots, no class attributes)
+    log_w: np.ndarray
+    lo: int
+    _other: LogPmfRange
+    exact_tail: bool
+    _log_f: dict[int, float]
+    _log_sf: dict[int, float]
 
     def log_f(self, h: np.ndarray) -> np.ndarray:
         """log Pr(S = h) over the summed window (a lower value by at most the mass outside it).

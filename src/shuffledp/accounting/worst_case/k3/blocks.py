@@ -150,7 +150,7 @@ class K3BlockSearch:
             upper, lower = self._leaf(a, b, eps)
             if upper > best:
                 best, best_lower, arg = upper, lower, (a, b)
-        heap = []
+        heap: list[tuple[float, Block]] = []
         for a1 in range(0, n, TILE):
             for b1 in range(0, n - a1, TILE):
                 self._push(

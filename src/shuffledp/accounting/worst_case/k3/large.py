@@ -218,6 +218,7 @@ class K3LargeSearch:
             upper, lower = self._leaf(a, b, eps)
             if upper > best:
                 best, best_lower, arg = upper, lower, (a, b)
+        heap: list[tuple[float, Block]]
         heap, left, self.last_nodes = [], 0.0, 0
         for block in self._first_blocks():
             self._push(heap, block, eps, best)

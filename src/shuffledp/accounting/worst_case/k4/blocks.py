@@ -109,7 +109,7 @@ class K4Worst(NamedTuple):
     """Certified upper value of the worst case, its argmax leaf, whether the search closed, nodes evaluated."""
 
     upper: float
-    argmax: tuple
+    argmax: tuple[int, ...] | None  # None when no leaf beat the cap
     exact: bool
     nodes: int
 

@@ -155,7 +155,7 @@ def _pair_table(par: _Params, theta: float) -> np.ndarray:
     return table
 
 
-def _group_laws(par: _Params) -> dict:
+def _group_laws(par: _Params) -> dict[tuple[int, int], np.ndarray]:
     """(a, b) -> law[J', g0] of the a users on x0 and the b on x1 landing in {x0, x1} (J') and on x0 (g0)."""
     p, q, k, n = par
     size = n + 1
@@ -179,7 +179,9 @@ def _residual_laws(par: _Params, theta: float) -> list:
     return laws
 
 
-def _theta_laws(par: _Params, a: int, b: int, theta: float, group: np.ndarray, kit: tuple | None = None):
+def _theta_laws(
+    par: _Params, a: int, b: int, theta: float, group: np.ndarray, kit: tuple | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For one dataset (a, b) and one theta: (beta weights, P, Q); P is [beta, cell] over the cells
     (s, h0 <= s, N_Y <= s) in that order (:func:`_triangle`; theta = 1: an array P[beta, s, h0], the hit
     count being a function of s there). ``group`` is (a, b)'s law from :func:`_group_laws`; ``kit`` is
@@ -332,7 +334,7 @@ class OwnHitsSearch:
                 break
         return value
 
-    def _laws(self, ab: tuple[int, int], theta: float):
+    def _laws(self, ab: tuple[int, int], theta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if theta == 1.0:
             return self._first[ab]
         key = (ab, theta)
