@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+import validity_checks as vc
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.numerics.safe_side import widen
@@ -96,3 +97,41 @@ def test_a_lone_epsilon_is_summed_without_building_the_tables_and_agrees_with_th
     # a later call on the first accountant uses the tables: the sweep's value to the bit
     assert float(lone.log_delta_for_epsilon(eps)[0]) == float(both[0])
     assert lone.widened.one_value.tables._built
+
+
+#: (n, k, eps0, eps) where the one-value sum's mass lies far above the mean of s (large k, tiny delta: at
+#: n = 2512, k = 501 the mean of s is 10, its largest term at s = 72, 19 standard deviations out): the adaptive
+#: rectangle's first window holds only the terms' rising edge, its peak below e^-700
+FAR_OUT = [(2512, 501, 1.0, 0.05), (600, 50, 0.3, 0.06), (10_000, 5000, 1.0, 0.01)]
+
+
+@pytest.mark.parametrize("n, k, e0, eps", FAR_OUT)
+def test_the_adaptive_sum_widens_to_mass_beyond_its_first_rectangle(n, k, e0, eps):
+    """The adaptive sum stopped on its first rectangle because that rectangle's largest term was below e^-700,
+    while the terms still rose towards its edge: e^-1224 for a sum of e^-150.03 at n = 2512, k = 501. It now
+    stops early only where the member's certified bound is below e^-700, and agrees with the tables; so does a
+    lone epsilon asked of a fresh accountant (which sums adaptively) with a sweep (which uses the tables)."""
+    fast = OneValueTables(n_users=n, k=k, epsilon_local=e0).log_delta(eps)
+    slow = _adaptive(n, k, e0, eps)
+    assert fast is not None and fast > -200.0
+    assert abs(fast - slow) <= 1e-11 * abs(slow), (fast, slow)
+    lone = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
+    value = float(lone.log_delta_for_epsilon(eps)[0])
+    swept = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=k)
+    assert value == pytest.approx(float(swept.log_delta_for_epsilon([eps, eps / 2])[0]), rel=1e-12, abs=0.0)
+
+
+@pytest.mark.parametrize(
+    "epsilon_local, n, k, delta",
+    [(1.0, 2512, 501, 1e-62), (0.3, 600, 50, 1e-72), (0.5, 1000, 100, 1e-70), (2.0, 10_000, 2000, 1e-70)],
+)
+def test_epsilon_for_delta_lower_end_where_the_mass_lies_far_out(epsilon_local, n, k, delta):
+    """The lower end of the epsilon search meets delta(eps) >= delta as the accountant then reports it.
+
+    The search decides with the tables (an accountant already searching is not asked for a lone epsilon);
+    the check then asks the fresh accountant for that one epsilon, summed adaptively. Before the adaptive sum
+    widened to the mass (test above), that value was the "none" member's alone: at eps0 = 1, n = 2512, k = 501,
+    delta = 1e-62 the returned eps = 0.0481817 had log delta 0.042 below log delta (the validity sweep's
+    finding); the tables' 1.15e-9 above it is what is reported now."""
+    margin, note = vc.epsilon_for_delta_margin("worst-case-lower", epsilon_local, n, k, delta)
+    assert margin >= -vc.TOLERANCE, (note, margin)

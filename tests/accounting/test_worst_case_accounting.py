@@ -19,6 +19,7 @@ data, which is a function of the strong view).
 from __future__ import annotations
 
 import math
+import warnings
 
 import mpmath
 import numpy as np
@@ -304,3 +305,22 @@ def test_single_outcome_bound_near_a_large_eps0(n, eps0, eps):
             get_accountant(name, epsilon_local=eps0, n_users=n, k=2).log_delta_for_epsilon([eps])[0]
         )
         assert value >= reference - 1e-9 * max(1.0, abs(reference)), (name, value, reference)
+
+
+def test_none_member_where_its_threshold_lies_ulps_below_s():
+    """At eps0 = 17, n = 2, k = 3, eps = eps0 - 1.1e-8 the "none" row s = 2 has s - t_s = 9.1e-16: only A = s
+    exceeds t_s, and the row takes (s - t_s) 2^-s from s - t_s formed without cancellation. The general excess
+    was evaluated there too (its value then replaced) and, from t and d rounded apart, formed the gap s - t_s
+    as -1.3e-15: log of a negative number, a RuntimeWarning (an error under the suite's warning filter; found
+    by the validity sweep's epsilon search at delta = 1e-8). The row is no longer summed twice; the member's
+    value is the mpmath reference's."""
+    eps0, n, k = 17.0, 2, 3
+    eps = 16.999999989025756
+    accountant = _accountant(LOWER, eps0, n, k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        members = accountant.member_log_deltas(eps)
+        found = accountant.epsilon_for_delta(1e-8)
+    reference = float(mpmath.log(pair_marginal_reference_mpmath(eps, eps0, n, k)))
+    assert members["none"] == pytest.approx(reference, rel=1e-12, abs=0.0)
+    assert 0.0 < found < eps0

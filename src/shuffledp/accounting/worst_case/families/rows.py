@@ -108,14 +108,18 @@ def none_rows(setting: ShuffleSetting, krr: KrrParams, weight: LogPmfRange, eps:
         t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
         d = math.expm1(eps) * (s * slope + rho * n) / math.exp(log_lam)
         log_weight = weight.of(s)
-        out = log_weight + masked(log_excess_above, keep, t, s, half, half, d)
         u = (s * gap - extra * (n - s)) / math.exp(log_lam)
         # t_s > s - 1: only A = s exceeds it, E[(A - t_s)_+] = (s - t_s) 2^-s; taken where s - t_s from t_s
-        # would carry a relative error above 100 ulp (s - t_s < s / 100), elsewhere the sum above is as exact
+        # would carry a relative error above 100 ulp (s - t_s < s / 100), elsewhere the sum below is as exact.
+        # Those rows are not summed there: t and d carry their own roundings, and where s - t_s is a few ulp
+        # of s (eps0 = 17, n = 2, k = 3, eps = eps0 - 1.1e-8, s = 2: s - t_s = 9.1e-16) the gap the excess
+        # forms from d, s / 2 - d, came out -1.3e-15, whose log is NaN (a row replaced here all the same)
         near = (u < np.minimum(1.0, 0.01 * s)) & (u > 0.0)
-        if np.any(near):
-            out = np.where(near, log_weight + np.log(np.where(near, u, 1.0)) + s * half, out)
-        return out
+        if not np.any(near):
+            return log_weight + masked(log_excess_above, keep, t, s, half, half, d)
+        summed = ~near if keep is None else keep & ~near
+        out = log_weight + masked(log_excess_above, summed, t, s, half, half, d)
+        return np.where(near, log_weight + np.log(np.where(near, u, 1.0)) + s * half, out)
 
     def bound(s):
         t = (s * c_per_s + extra * (n - s)) / math.exp(log_lam)
