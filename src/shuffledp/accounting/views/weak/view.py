@@ -99,9 +99,7 @@ from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, Wea
 __all__ = ["WeakView"]
 
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
-_BATCH_MIN = (
-    1  # from this many epsilons on, they are evaluated together (shared tables)
-)
+_BATCH_MIN = 1  # from this many epsilons on, they are evaluated together (shared tables)
 _BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
 _BATCH_ROUNDS = 3  # joint evaluations at widening windows before the epsilons left are redone alone
 _MAX_K = 40.0  # the widest window (as the widening loop's)
