@@ -418,7 +418,7 @@ def _histogram_delta_50_digits(n, k, e0, eps, direction, n_x0, pair=False):
 @pytest.mark.parametrize(
     "n,k,e0,n_x0,eps",
     [
-        (10, 10**6, 0.05, 0, 0.015),  # finding 7
+        (10, 10**6, 0.05, 0, 0.015),  # the sweep's failing case
         (10, 10**6, 0.05, 0, 0.0152),  # just below the loss of the cell (3, 0, 0), 0.01527
         (6, 10**6, 0.05, 0, 0.01),
         (9, 1000, 0.5, 2, 0.16),
