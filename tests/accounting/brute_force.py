@@ -45,7 +45,7 @@ value with probability q = 1 / (e^eps0 + k - 1) (k-randomized response). Probabi
 vector, counted exactly with numpy), so keep k^n below about 10^6. The convolutions over datasets
 (:func:`histogram_distribution_of_counts`, :func:`true_worst_case_delta`) run on integers in fixed
 point (units of 2^-338 at 50 digits: within ~1e-100 of the exact values, converted to mpmath at the
-end), about 10x faster than mpmath numbers (issue 24); on every case the suite uses they equal the
+end), about 10x faster than mpmath numbers; on every case the suite uses they equal the
 former all-mpmath computation to ~1e-48 relative.
 
 Import from a test file in ``tests/accounting/`` as ``from brute_force import ...`` (pytest's default

@@ -102,8 +102,8 @@ def test_true_worst_case_single_user_closed_form():
 
 def test_true_worst_case_is_max_over_literal_full_histograms():
     """Every dataset's delta (literal k^n enumeration, existing API) is <= the worst case, and the
-    reported argmax attains it. Case of issue 8: n = 8, k = 4, eps0 = 1, eps = 0.75, where the issue
-    measured 1.40e-3 by brute force (the worst dataset: every other user on one of x0, x1)."""
+    reported argmax attains it. Case: n = 8, k = 4, eps0 = 1, eps = 0.75, whose worst case is 1.40e-3 by
+    brute force (the worst dataset: every other user on one of x0, x1)."""
     from brute_force import true_worst_case_delta
 
     n, k, eps0, eps = 8, 4, 1.0, 0.75
@@ -122,9 +122,7 @@ def test_true_worst_case_is_max_over_literal_full_histograms():
     first, second = (p0, p1) if worst.direction == "P0||P1" else (p1, p0)
     with mpmath.workdps(50):
         assert abs(hockey_stick(first, second, eps) - worst.delta) < mpmath.mpf(10) ** -45
-    assert float(worst.delta) == pytest.approx(
-        1.40e-3, abs=0.005e-3
-    )  # issue 8's brute-force figure, 3 digits
+    assert float(worst.delta) == pytest.approx(1.40e-3, abs=0.005e-3)  # the brute-force figure, 3 digits
 
 
 def test_weak_view_does_not_depend_on_the_others_data():

@@ -271,7 +271,7 @@ def test_composed_epsilon_agrees_with_independent_pld_of_exact_views(name, laws)
 def test_girgis_reproduces_koskela_stored_values():
     # Koskela et al.'s clones_girgis_comparison_fig3/girgis_upper.py: n = 1e5, q = 0.01, eps0 = 3, delta = 1e-5;
     # values from its pickle eps_fig1_girgis_upper.p at T = 10, 100, 1000, 10000. Called in the paper's words:
-    # n_users is the population (issue 22), 1,000 users are sampled each round.
+    # n_users is the population, 1,000 users are sampled each round.
     expected = {10: 0.73077, 100: 1.74824, 1000: 4.28734, 10000: 11.87878}
     for T, value in expected.items():
         accountant = get_accountant(

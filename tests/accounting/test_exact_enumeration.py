@@ -1,12 +1,12 @@
-"""The bracket against the exact worst case at medium n (issue 34: "exact direct convolution, no FFT,
-over every dataset, with symmetry ... a reference for both ends of the bracket").
+"""The bracket against the exact worst case at medium n: exact direct convolution, no FFT, over every
+dataset, with symmetry, a reference for both ends of the bracket.
 
 The truth is :mod:`exact_enumeration` (independent of the library; certified interval [low, high], see its
 docstring), itself checked here against :mod:`brute_force`'s literal enumeration at n <= 6. Then, on a grid
 of eps0 in {0.5, 1, 2, 4, 8, 15, 25} and eps = fraction x eps0:
 
 * ``worst-case-upper`` >= truth and ``weak-adversary`` >= truth (UPPER bounds for every dataset),
-* ``worst-case-lower`` <= truth (a LOWER bound on the worst case), and >= 0.95 x truth (issue 34's goal for
+* ``worst-case-lower`` <= truth (a LOWER bound on the worst case), and >= 0.95 x truth (the goal set for
   the lower bound's family: measured minimum 0.9948, k = 4, n = 24, eps0 = 2, eps = 1.5),
 
 each to 1e-12 relative (on the side of the truth's interval that favours the bound). k = 3 to n = 40,
@@ -25,7 +25,7 @@ from shuffledp.accounting import get_accountant
 LOCAL_EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 25.0)
 FRACTIONS = (0.0, 0.05, 0.25, 0.5, 0.75, 0.95)
 RELATIVE = 1e-12
-#: issue 34: worst-case-lower / truth >= this on every enumerated case
+#: the lower bound's goal: worst-case-lower / truth >= this on every enumerated case
 LOWER_RATIO = 0.95
 #: (k, n) under 10 s for all seven eps0 together (measured: ~0.05-1 s each)
 FAST = [(3, 8), (3, 16), (4, 6), (4, 10), (5, 6)]
@@ -100,9 +100,10 @@ def test_bracket_holds_on_exact_enumeration_medium_n(k, n, epsilon_local):
 
 
 def test_lower_family_holds_all_on_x1_but_one():
-    """Issue 34's miss: at k = 4, n = 20, eps0 = 0.5, eps = 0.375 the worst dataset is 18 others on x1 and one
-    on x2 (direction D' || D); the lower bound was 0.928 x the truth before the family gained "all on x0
-    but j on x2" (j <= 3; its reverse direction is this dataset). Now within 1e-9 of the truth (~6 s)."""
+    """A dataset the lower bound's family used to miss: at k = 4, n = 20, eps0 = 0.5, eps = 0.375 the worst
+    dataset is 18 others on x1 and one on x2 (direction D' || D); the lower bound was 0.928 x the truth before
+    the family gained "all on x0 but j on x2" (j <= 3; its reverse direction is this dataset). Now within 1e-9
+    of the truth (~6 s)."""
     (truth,) = worst_case([0.375], 0.5, 20, 4)
     assert truth.others[:3] == (0, 18, 1) and truth.direction == "P1||P0"
     lower = get_accountant("worst-case-lower", epsilon_local=0.5, n_users=20, k=4).delta_for_epsilon([0.375])[

@@ -1,4 +1,4 @@
-"""k = 3 exact worst case by branch and bound over blocks of datasets (views/k3_blocks.py; issue 23).
+"""k = 3 exact worst case by branch and bound over blocks of datasets (views/k3_blocks.py).
 
 References, each able to fail:
 * brute force, 50 digits: each block's bound must be above the exact delta of every dataset in it
@@ -112,7 +112,7 @@ def test_accountants_close_the_bracket_above_the_enumeration():
     weak = get_accountant("weak-adversary", epsilon_local=e0, n_users=n, k=3)
     e_hi, e_lo = upper.epsilon_for_delta(1e-6), lower.epsilon_for_delta(1e-6)
     assert e_lo <= e_hi <= e_lo * (1 + 1e-9)
-    # the weak adversary was the upper end here: 1.025 x (issue 23's goal grid)
+    # with the weak adversary as the upper end the bracket here is 1.025 x (a row of the bracket's goal grid)
     assert weak.epsilon_for_delta(1e-6) > 1.02 * e_hi
 
 

@@ -1,4 +1,4 @@
-"""k = 3 above n = 200: the certified block search on windowed laws (worst_case/k3/large.py; issue 34).
+"""k = 3 above n = 200: the certified block search on windowed laws (worst_case/k3/large.py).
 
 References, each able to fail:
 * the exact enumeration of every dataset (``exact_enumeration.worst_case``, independent of the library,
@@ -9,8 +9,8 @@ References, each able to fail:
 * at the large settings (n = 400 and 1000, eps0 = 4; n = 10^4, eps0 = 8), an independent float64 reference
   (closed-form multinomial pmfs of each group by log-gamma, direct 2-D convolution by scipy) for random datasets
   and the datasets of the observed argmax shape: the search's upper value is above each, and each leaf equals it;
-* the accountants: ``worst-case-lower`` <= ``worst-case-upper`` at the large setting, and the bracket row of
-  issue 34 (n = 1000, eps0 = 4, delta = 1e-9) within 1.001.
+* the accountants: ``worst-case-lower`` <= ``worst-case-upper`` at the large setting, and the bracket row
+  n = 1000, eps0 = 4, delta = 1e-9 within 1.001.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def test_where_it_runs():
     )
 
 
-def test_the_accountants_at_issue_34s_row():
+def test_the_bracket_at_n_1000_k_3_eps0_4_is_within_1_001():
     """n = 1000, k = 3, eps0 = 4: lower <= upper at several epsilons, and the bracket at delta = 1e-9 (1.0107 with
     the weak adversary as the upper end) within 1.001."""
     upper = get_accountant("worst-case-upper", epsilon_local=4.0, n_users=1000, k=3)

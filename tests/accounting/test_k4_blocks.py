@@ -1,4 +1,4 @@
-"""k >= 4 worst case by branch and bound over blocks of datasets (worst_case/k4/blocks.py; issue 34).
+"""k >= 4 worst case by branch and bound over blocks of datasets (worst_case/k4/blocks.py).
 
 References, each able to fail:
 * brute force, 50 digits (``brute_force.histogram_distribution_of_counts``): every node's bound is above
@@ -155,9 +155,9 @@ def test_bad_input_names_the_parameter():
 @pytest.mark.slow
 @pytest.mark.parametrize("n,k", [(24, 4), (14, 5)])
 @pytest.mark.parametrize("e0", [1.0, 2.0])
-def test_issue_goal_on_the_largest_enumerations(n, k, e0):
-    """Issue 34's goal: worst-case-upper / true delta <= 1.05 on the exact enumerations (was 1.52 and 1.57 at
-    these sizes, eps = 0.75 eps0); measured here <= 1 + 1e-9 (the search closes)."""
+def test_upper_within_1_05_of_the_truth_on_the_largest_enumerations(n, k, e0):
+    """The goal: worst-case-upper / true delta <= 1.05 on the exact enumerations at these sizes; measured
+    here <= 1 + 1e-9 (the search closes)."""
     epsilons = [f * e0 for f in (0.25, 0.5, 0.75)]
     upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
     for up, truth in zip(upper, worst_case(epsilons, e0, n, k)):
@@ -294,8 +294,8 @@ def test_cropped_leaf_equals_the_independent_reference_at_n_50(counts, e0, eps):
 @pytest.mark.slow
 @pytest.mark.parametrize("e0,delta", [(2.0, 1e-6), (1.0, 1e-9)])
 def test_bracket_rows_fixed_at_n_50(e0, delta):
-    """Issue 34's goal on rows of the default bracket grid that were above it (k = 4, n = 50; main 0268416:
-    1.0349 and 1.0464, upper = weak-adversary): recounted, eps_upper / eps_lower <= 1.01."""
+    """The bracket goal on rows of the default bracket grid (k = 4, n = 50) where the weak adversary as the
+    upper end gives 1.0349 and 1.0464: eps_upper / eps_lower <= 1.01."""
     from shuffledp.accounting.bracket import bracket
 
     (row,) = bracket(epsilon_local=e0, n_users=50, k=4, deltas=[delta])

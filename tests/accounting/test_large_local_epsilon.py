@@ -1,4 +1,4 @@
-"""Validity at large eps0 (15 .. 50), where cancellations broke three bounds (issue 23, found this stop).
+"""Validity at large eps0 (15 .. 50), where cancellations can break three bounds.
 
 References, each able to fail (each failed before the fix, with the numbers in the comments):
 * the exact k = 3 worst case over every dataset (``k3_worst_case``), itself checked here against the
@@ -61,9 +61,9 @@ def test_the_none_member_stays_below_its_exact_dataset(e0, f):
 
 @pytest.mark.parametrize("n,k", [(300, 10), (10**5, 3)])
 def test_above_eps0_14_the_sums_are_kept_and_bracketed(n, k):
-    """The weak and strong sums once fell back to u's own report above eps0 = 14 (no amplification); with their
-    cause fixed (issue 34) they are kept: each between the lower bound and, for the weak adversary, u's own
-    report's delta (p - e^eps q)_+ (a valid bound for every dataset), the strong adversary at or above the weak."""
+    """Above eps0 = 14 the weak and strong sums are kept (no fallback to u's own report, which gives no
+    amplification): each between the lower bound and, for the weak adversary, u's own report's delta
+    (p - e^eps q)_+ (a valid bound for every dataset), the strong adversary at or above the weak."""
     e0 = 20.0
     eps = np.array([0.0, 10.0, 19.0, 20.0, 25.0])
     p = math.exp(e0) / (math.exp(e0) + k - 1)
@@ -82,8 +82,8 @@ def test_above_eps0_14_the_sums_are_kept_and_bracketed(n, k):
 
 @pytest.mark.parametrize("n,e0", [(10**8, 14.5), (10**8, 15.0), (10**11, 20.0)])
 def test_the_bracket_at_large_eps0_keeps_the_amplification(n, e0):
-    """Issue 34's table: at k = 10, delta = 1e-6 the upper end was eps0 itself (14.5, 15, 20) against lower ends
-    0.898, 1.259, 0.397; now the two ends agree to 1e-6 relative (upper >= lower) and the upper is far below eps0."""
+    """At k = 10, delta = 1e-6 (eps0 = 14.5, 15, 20; lower ends 0.898, 1.259, 0.397) the two ends agree to
+    1e-6 relative (upper >= lower) and the upper is far below eps0."""
     upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=10).epsilon_for_delta(1e-6)
     lower = get_accountant("worst-case-lower", epsilon_local=e0, n_users=n, k=10).epsilon_for_delta(1e-6)
     assert lower <= upper <= lower * (1 + 1e-6) and upper < 0.1 * e0

@@ -1,4 +1,4 @@
-"""The whole-histogram delta of "every other user on x2" at any n (views/one_value.py; issue 23).
+"""The whole-histogram delta of "every other user on x2" at any n (views/one_value.py).
 
 References, each able to fail:
 * brute force: the exact law of the shuffled histogram of both datasets, enumerated in 50-digit mpmath

@@ -1,4 +1,4 @@
-"""The one-value member's shared tables (issue 35) against its adaptive sum, and its Chernoff bound.
+"""The one-value member's shared tables against its adaptive sum, and its Chernoff bound.
 
 ``OneValueTables.log_delta`` is held to the adaptive rectangle of
 :mod:`shuffledp.accounting.worst_case.families.third_value` (an independent summation order: closed-form expected

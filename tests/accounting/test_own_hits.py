@@ -1,4 +1,4 @@
-"""Own-value-hit views: a certified k >= 4 worst-case upper bound (views/own_hits.py; issue 23).
+"""Own-value-hit views: a certified k >= 4 worst-case upper bound (views/own_hits.py).
 
 References, each able to fail:
 * brute force over EVERY dataset of the other users (a on x0, b on x1, every spread c of the rest) and
@@ -7,7 +7,7 @@ References, each able to fail:
 * Koskela et al.'s weak adversary by literal enumeration of blanket bits
   (``brute_force.weak_adversary_view_bruteforce``): theta = 1 at a = b = 0 must equal it;
 * the search without pruning (max of B over every (a, b)) must equal the pruned search;
-* measured tightness (issue 23's tiny cases and n = 20), which a looser or broken view would miss.
+* measured tightness (tiny cases and n = 20), which a looser or broken view would miss.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_screening_by_values_at_smaller_epsilons_changes_no_result(n, k, e0):
         assert screen is not None and screen >= fresh._first_term(ab, epsilons[-1])[1], (ab, screen)
 
 
-# issue 23's tiny cases: value / truth of weak-adversary and of this bound (measured, brute force)
+# tiny cases: value / truth of weak-adversary and of this bound (measured, brute force)
 TIGHTER = [
     (5, 5, 0.5, 0.25, 1.165, 1.066),
     (6, 4, 0.5, 0.25, 1.112, 1.040),

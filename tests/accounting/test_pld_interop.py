@@ -1,4 +1,4 @@
-"""shuffledp.accounting.composition.privacy_loss_distribution: one shuffled k-RR round as a dp_accounting PLD (issue 22).
+"""shuffledp.accounting.composition.privacy_loss_distribution: one shuffled k-RR round as a dp_accounting PLD.
 
 Checks: one round read from the PLD brackets our accountant within the discretisation bound (the
 direction stated in the docstring); composed with dp_accounting's Gaussian, it matches a PLD that
@@ -143,7 +143,7 @@ def test_the_guide_example_runs_and_its_numbers_are_what_it_prints():
 
 
 def test_exports_are_guarantees_or_refused_with_one_line():
-    """Issue 32: a lower bound and clones-krr-2023 at k >= 3 are not exported as guarantees (one line says
+    """A lower bound and clones-krr-2023 at k >= 3 are not exported as guarantees (one line says
     why); clones-krr-2023 at k = 2 (a dominating pair there) is exported pessimistic, hence above its exact
     delta; the optimistic export says so in its name and lies below the pessimistic one."""
     with pytest.raises(

@@ -1,4 +1,4 @@
-"""Randomizers as objects in the setting (issue 32): the setting keeps its loose form, accountants state
+"""Randomizers as objects in the setting: the setting keeps its loose form, accountants state
 the randomizers they accept (no boolean flags), binary RR is k-RR at k = 2, the Laplace accountants need
 no k, and each randomizer's blanket is what Balle et al. state."""
 

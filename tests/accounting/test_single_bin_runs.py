@@ -1,7 +1,7 @@
-"""Issue 24: the x0-bin law over runs of counts by the pmf recurrence (numerics.convolution).
+"""The x0-bin law over runs of counts by the pmf recurrence (numerics.convolution).
 
 References: mpmath sums of the convolution straight from its definition (50 digits), and the
-window sums of CountLaw.evaluate (the path used for every s before issue 24, and still for
+window sums of CountLaw.evaluate (the path used for
 scattered s and below n = 10^7).
 """
 

@@ -1,5 +1,5 @@
 """A view added from a temporary module, no other file edited, gets delta, epsilon, the PLD, the Renyi
-moments and the composed tail from the generic layer (issue 32), each checked against a closed form or brute
+moments and the composed tail from the generic layer, each checked against a closed form or brute
 force on the toy's three outcomes.
 
 The toy pair: P = (0.6, 0.3, 0.1), Q = (0.2, 0.3, 0.5), not symmetric. The "windowed" toy yields only the

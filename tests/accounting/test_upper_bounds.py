@@ -23,7 +23,7 @@ from shuffledp.accounting import BoundKind, accountant_class, get_accountant, li
 UPPER_NAMES = [name for name in list_accountants() if accountant_class(name).kind is BoundKind.UPPER]
 
 
-def test_registry_has_the_upper_bounds_the_issue_names():
+def test_registry_has_the_published_upper_bounds():
     assert {"strong-adversary", "balle-blanket", "feldman-closed", "feldman-numerical", "erlingsson"} <= set(
         UPPER_NAMES
     )

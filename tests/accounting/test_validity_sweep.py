@@ -1,8 +1,8 @@
-"""Validity over issue 34's domain (eps0 in (0, 50], n in [2, 10^15], k in [2, 10^6], delta in [1e-300, 0.5]):
-Hypothesis property tests (derandomized, a modest number of examples) of the checks in
-:mod:`validity_checks`; the deterministic grid is benchmarks/sweep_validity.py. The regressions at the end
-are the sweep's failures (issue 34): each was a strict xfail, each is now fixed at its root cause and passes
-(and fails on the code before the fix). A fast profile runs by default, a bigger one behind the slow marker.
+"""Validity over the accountants' domain (eps0 in (0, 50], n in [2, 10^15], k in [2, 10^6],
+delta in [1e-300, 0.5]): Hypothesis property tests (derandomized, a modest number of examples) of the checks
+in :mod:`validity_checks`; the deterministic grid is benchmarks/sweep_validity.py. The regressions at the end are
+the sweep's failures, each fixed at its root cause: each passes, and fails on the code before its fix. A fast
+profile runs by default, a bigger one behind the slow marker.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ large_users = st.integers(3, 90).map(lambda t: max(2, int(round(10 ** (t / 10)))
 @SLOW_SETTINGS
 @given(epsilon_local=local_epsilons, n=large_users, k=domains, f=fractions)
 def test_tight_uppers_slow_profile(epsilon_local, n, k, f):
-    """The first test's checks, bigger profile (issue 34: a fast profile by default, a bigger one when slow)."""
+    """The first test's checks, bigger profile (a fast profile by default, a bigger one when slow)."""
     _tight_uppers(epsilon_local, n, k, f)
 
 
@@ -154,7 +154,7 @@ def test_lower_and_exact_values_vanish_from_eps0_on(name, epsilon_local, n, k):
     """The shuffled histogram of eps0-LDP reports is eps0-DP: the true delta is 0 for eps >= eps0, so every
     LOWER or one-dataset EXACT value must be 0 there.
 
-    Regression (issue 34 sweep): ``girgis-rdp-lower`` returned delta(eps0) = 2.9e-17 at eps0 = 0.5, n = 2, k = 2
+    Regression (validity sweep): ``girgis-rdp-lower`` returned delta(eps0) = 2.9e-17 at eps0 = 0.5, n = 2, k = 2
     and 1.7e-28 at eps0 = 15, n = 3: its log likelihood ratio at K = n, eps0 up to one ulp, was rounded to
     nearest, above eps; the lower bound now moves each log ratio by its rounding bound towards the side that
     shrinks its term, inside [-eps0, eps0] (accountants/girgis.py)."""
@@ -169,7 +169,7 @@ def test_outside_its_limits_an_accountant_refuses_clearly_or_answers(name):
     """At the domain's corners an accountant answers (here at eps = 0, which is cheap) with a delta in [0, 1]
     or refuses with one line naming a parameter (in backquotes) and the value it got."""
     kind = accountant_class(name).kind
-    # (0.01, 10**15, 2) is left out: weak-adversary did not answer delta(0) there within 20 s (report, issue 34)
+    # (0.01, 10**15, 2) is left out: weak-adversary did not answer delta(0) there within 20 s
     for epsilon_local, n, k in ((50.0, 10**15, 10**6), (0.01, 10**6, 2), (49.0, 2, 10**6)):
         try:
             logs = np.asarray(vc.build(name, epsilon_local, n, k).log_delta_for_epsilon([0.0]))
@@ -195,7 +195,7 @@ def test_erlingsson_outside_its_conditions_is_trivial(epsilon_local, n):
 
 
 def test_weak_adversary_monotone_in_far_tail():
-    """Regression (issue 34 sweep): weak-adversary's delta rose with eps far below 1e-300 (log delta -124554.78
+    """Regression (validity sweep): weak-adversary's delta rose with eps far below 1e-300 (log delta -124554.78
     at eps = 13.5, -124553.99 at eps = 14.985; n = 1e8, k = 1e6, eps0 = 15). Cause: below e^-700 the value is the
     Chernoff bound, whose theta grid (1e-4 .. 1e4 times a Gaussian-regime scale) ended before the optimum, so
     the bound was taken at the grid's end, which moved with eps. The grid is now extended while its best point
@@ -221,7 +221,7 @@ def test_weak_adversary_monotone_in_far_tail():
     ],
 )
 def test_balle_bennett_flag_says_what_the_formula_does(name, epsilon_local, n, epsilons):
-    """Regression (issue 34 sweep): ``balle-bennett-laplace`` and ``-generic`` declared monotone_in_epsilon = True
+    """Regression (validity sweep): ``balle-bennett-laplace`` and ``-generic`` declared monotone_in_epsilon = True
     and their published bounds rise with eps (log delta -21.61 at eps = 4.5, -11.78 at 14.985 for the Laplace
     one): the flag was wrong, not the formula (a smooth rise of order 10 in log delta, far above rounding), so
     they now declare False, like the other Section 5 bounds, and epsilon_for_delta still meets its target."""
@@ -268,7 +268,7 @@ def test_x0_bin_reference_against_brute_force():
     "epsilon_local, n, k", [(0.5, 10, 10**6), (0.05, 10, 10**6), (4.0, 30, 10**5), (0.5, 40, 3)]
 )
 def test_biswas_exact_not_above_its_exact_value(epsilon_local, n, k):
-    """Regression (issue 34 sweep): biswas-exact at n = 10, k = 1e6, eps0 = 0.5, eps = 0 was 3.7e-10 (relative)
+    """Regression (validity sweep): biswas-exact at n = 10, k = 1e6, eps0 = 0.5, eps = 0 was 3.7e-10 (relative)
     above its own 50-digit value, above every certified upper bound. Cause: -log kappa_2 = log((e^eps0 + k - 2) /
     (k - 1)), the reverse loss at s = 0 (6.5e-7 here), was a difference of two logs of size log k, with ~1e-15
     absolute error; it is now log1p((e^eps0 - 1) / (k - 1)) (randomizers/krr.py). As an EXACT value it is also
@@ -299,7 +299,7 @@ def _all_on_x0_k2(n, epsilon_local, eps):
 
 
 def test_worst_case_upper_k2_tail_within_its_scope():
-    """Regression (issue 34 sweep): worst-case-upper at k = 2, n = 1000, eps0 = 0.5 returned log delta -97.02 at
+    """Regression (validity sweep): worst-case-upper at k = 2, n = 1000, eps0 = 0.5 returned log delta -97.02 at
     eps = 0.25 and -96.91 at eps = 0.45, rising with eps, e^266 above weak-adversary, against its scope ("within
     1e-9 relative above the maximum for n <= 10000"). Cause: its windows (12 sd) left out ~e^-97 of mass, added
     (times 1 + e^eps) to every block's bound, above the maximum itself; the search is now repeated with wider
@@ -330,17 +330,16 @@ def test_composed_against_chernoff_on_the_same_pair(epsilon_local, n, k, composi
     assert chernoff >= -vc.TOLERANCE and reported >= -vc.TOLERANCE, margins
 
 
-# ------------------------------------------------------------------ findings 6 and 7 of the sweep
-# (benchmarks/sweep_validity.py on branches i34-valid and i34-sweep; each fails on the code before its fix)
+# ------------------------------------------------------------------ two more failures of the sweep
+# (benchmarks/sweep_validity.py; each fails on the code before its fix)
 
 
-# Regression (issue 34 sweep, i34-valid): weak-adversary's joint path (several epsilons at once: the middle
+# Regression (validity sweep): weak-adversary's joint path (several epsilons at once: the middle
 # ranges from per-row tables of M's law) was 1.04e-9 (relative) below its own 50-digit value at eps0 = 0.05, n = 2,
 # k = 1e6, eps = 0.999 eps0 (1.0e-10 at 0.99 eps0), below worst-case-lower; one epsilon alone was right. Cause:
 # views/weak/tables.py formed 1 - rho as 1.0 - rho, with rho = 1 - 5.1e-8 here (2e-9 relative error), in a
-# two-term sum that cancels; the branch's fix read exp(log(1 - rho)). Merged with branch i35-views, whose middle
-# tables use the positive form E[(i - M)_+] + (tau - i) Pr(M <= i) (no 1 - rho and no cancellation), that line
-# is gone; this test holds the merged form to the same 50-digit values.
+# two-term sum that cancels. Its middle tables now use the positive form E[(i - M)_+] + (tau - i) Pr(M <= i)
+# (no 1 - rho and no cancellation); this test holds that form to the same 50-digit values.
 def test_weak_adversary_joint_path_not_below_its_exact_value():
     eps = np.array([f * 0.05 for f in (0.0, 0.1, 0.5, 0.9, 0.99, 0.999)])
     joint = get_accountant("weak-adversary", epsilon_local=0.05, n_users=2, k=10**6).log_delta_for_epsilon(
@@ -352,7 +351,7 @@ def test_weak_adversary_joint_path_not_below_its_exact_value():
     assert np.all(joint >= exact), joint - exact
 
 
-# Regression (issue 34 sweep, finding 7): histogram-exact (n_x0 = 0) at eps0 = 0.05, n = 10, k = 1e6, eps = 0.015
+# Regression (validity sweep): histogram-exact (n_x0 = 0) at eps0 = 0.05, n = 10, k = 1e6, eps = 0.015
 # was 2.0e-11 (relative) above its exact value (= the 50-digit weak pair here), more than its declared rounding
 # bound. Cause: each cell's privacy loss was log P0 - log P1, a difference of two log-probabilities of size 45
 # (~6e-15 absolute error), and the cell (3, 0, 0) that carries the delta has loss eps + 3e-4, so its term
@@ -419,7 +418,7 @@ def _histogram_delta_50_digits(n, k, e0, eps, direction, n_x0, pair=False):
 @pytest.mark.parametrize(
     "n,k,e0,n_x0,eps",
     [
-        (10, 10**6, 0.05, 0, 0.015),  # finding 7
+        (10, 10**6, 0.05, 0, 0.015),  # the sweep's failing case
         (10, 10**6, 0.05, 0, 0.0152),  # just below the loss of the cell (3, 0, 0), 0.01527
         (6, 10**6, 0.05, 0, 0.01),
         (9, 1000, 0.5, 2, 0.16),
@@ -441,7 +440,7 @@ def test_histogram_exact_within_its_rounding_bound_of_50_digits(name, n, k, e0, 
         assert exact - allowed <= value <= exact, (direction, value - exact)
 
 
-# Regression (issue 34 sweep, finding 9; the deterministic grid at eps0 = 25): weak-adversary (and worst-case-upper,
+# Regression (validity sweep, the deterministic grid at eps0 = 25): weak-adversary (and worst-case-upper,
 # which is the weak adversary there) 1.7e-12 to 2.2e-12 below its own 50-digit value at eps = 0.3 eps0 (delta =
 # 1 - 2.5e-8), below worst-case-lower and every exact one-dataset delta. Cause: numerics/binomial.py's high part
 # formed (1 - pi) i - d R with d = t* - s / 2 from the rows' lambda (a few ulp of its own), and kept that closed form
@@ -477,7 +476,7 @@ def _girgis_pair_log_delta_50_digits(e0, n, eps, top=40):
         return float(mpmath.log(max(forward, backward)))
 
 
-# Regression (issue 34 sweep, finding 10; the deterministic grid at eps0 = 25): girgis-rdp-lower at n = 10^6,
+# Regression (validity sweep, the deterministic grid at eps0 = 25): girgis-rdp-lower at n = 10^6,
 # k = 2 was 3.5e-10 to 3.9e-10 (log delta) above clones-krr, strong-adversary, weak-adversary and worst-case-upper,
 # all upper bounds. Cause: log(1 - p) was formed as eps0 + log p (p = 1 / (e^eps0 + 1)), two numbers of size 25 for
 # a result of size 1.4e-11, 2.8e-5 relative error, and n log(1 - p) = log Pr(K = 0) carries the delta here (delta =

@@ -1,4 +1,4 @@
-"""Every fast override of a view is held to the generic value of the view's own stream (issue 32).
+"""Every fast override of a view is held to the generic value of the view's own stream.
 
 A view yields its outcomes (:mod:`shuffledp.accounting.views.base`); delta, the PLD and the Renyi moments are
 derived from them (:mod:`shuffledp.accounting.views.derived`). Where a view keeps a faster exact evaluation

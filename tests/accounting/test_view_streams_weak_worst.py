@@ -1,4 +1,4 @@
-"""Every fast override of the weak and worst-case views held to the view's own outcome stream (issue 32).
+"""Every fast override of the weak and worst-case views held to the view's own outcome stream.
 
 The stream (``View.outcomes`` / ``left_out``) is the reference: the generic delta of
 :func:`shuffledp.accounting.views.base.log_delta_from_outcomes` and a plain binning of the stream's

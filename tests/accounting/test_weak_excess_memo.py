@@ -59,7 +59,7 @@ class _Neighbour(weak_rows.ExcessMemo):
 
 
 def test_memo_is_used_and_a_faulty_memo_is_caught():
-    """When the loop widens (K = 6, then 8, :func:`_widening`; since issue 35 the windows centred on the tilted
+    """When the loop widens (K = 6, then 8, :func:`_widening`; the windows centred on the tilted
     law certify n = 10^6, eps = 0.02 at the first window, K = 8, so the narrower first window is set here)
     it reads back most pairs; a memo that returned a neighbour's values would give other values (the
     comparison above can fail), and the values read back are those computed afresh, to the bit."""

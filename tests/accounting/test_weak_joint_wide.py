@@ -1,4 +1,4 @@
-"""Issue 35: the weak adversary's deep-tail epsilons evaluated jointly at wider windows, and
+"""The weak adversary's deep-tail epsilons evaluated jointly at wider windows, and
 ``worst-case-upper``'s many-epsilon call through the same joint evaluation.
 
 The joint evaluation (:meth:`shuffledp.accounting.views.weak.view.WeakView.log_deltas`) and one epsilon at a
@@ -22,7 +22,7 @@ from shuffledp.accounting.views.weak.tables import lower_tables, tables_in_range
 
 # n = 10^4, k = 10, eps0 = 2: with windows centred on the view's own law, eps 0.02 .. 0.36 met the 1e-11 target
 # at K = 8, 0.38 .. 0.62 needed K ~ 8.5 .. 29 and the last ones more than the tables allow (alone, K > 30).
-# Since the windows are centred on each epsilon's tilted law (issue 35), the first joint batch (K = 8) meets
+# With the windows centred on each epsilon's tilted law, the first joint batch (K = 8) meets
 # the target for all of them.
 SETTING = {"n_users": 10_000, "k": 10, "epsilon_local": 2.0}
 EPSILONS = [0.02, 0.1, 0.3, 0.4, 0.46, 0.5, 0.56, 0.6, 0.62, 0.7]

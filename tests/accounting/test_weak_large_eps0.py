@@ -1,4 +1,4 @@
-"""The weak adversary's summed delta at large eps0 (issue 34: the cause of the issue-23 deficit).
+"""The weak adversary's summed delta at large eps0, where cancellations put it below the truth.
 
 Cause: the rows formed s - a_at(m) and s - t* (the distance from the top of a row to the threshold, about
 s e^-eps) as differences of numbers near s, and 1 - theta of the S-tail bound as a difference of numbers near

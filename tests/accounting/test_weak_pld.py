@@ -1,4 +1,4 @@
-"""The weak view's binned PLD (WeakView.binned, by shuffledp.accounting.views.weak.pld; issue 35): its pmf rows against Loader's
+"""The weak view's binned PLD (WeakView.binned, by shuffledp.accounting.views.weak.pld): its pmf rows against Loader's
 formula per element (to a tolerance derived from the documented accuracy of exp and log, tests/golden_tolerance.py), and its mirrored side against the generic binning of the view's own stream.
 
 Known values: :func:`shuffledp.accounting.numerics.binomial.log_binom_pmf_loader` per element (Loader 2000), and the generic

@@ -1,4 +1,4 @@
-"""Issue 35 (branch i35-weak): the weak adversary's sum with windows centred on each epsilon's tilted law,
+"""The weak adversary's sum with windows centred on each epsilon's tilted law,
 tables of M's law shared by blocks of rows, the row-wise tilted low-range bound and the zooming refinement
 of the Chernoff bound.
 

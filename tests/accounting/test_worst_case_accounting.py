@@ -1,4 +1,4 @@
-"""Tests of the ``weak-adversary`` (UPPER) and ``worst-case-lower`` (LOWER) accountants (issue 8).
+"""Tests of the ``weak-adversary`` (UPPER) and ``worst-case-lower`` (LOWER) accountants.
 
 Written against the registry names. The truths they are held to, all independent of the library:
 
@@ -191,8 +191,8 @@ def _histogram_exact(eps0, n, k, n_x0, epsilons):
     [(50, 3, 1.0), (50, 10, 4.0), (120, 10, 0.1), (120, 3, 1.0), (50, 2, 1.0), (120, 2, 4.0)],
     ids=lambda v: str(v),
 )
-def test_worst_case_lower_contains_the_issue_family(n, k, eps0):
-    """worst-case-lower >= the two datasets issue 8 requires in its family -- no other user on x0 or
+def test_worst_case_lower_holds_its_two_required_datasets(n, k, eps0):
+    """worst-case-lower >= the two datasets its family must hold -- no other user on x0 or
     x1 (its (h_x0, h_x1) marginal; k >= 3) and every other user on x0 (exact) -- both in mpmath, and
     <= the weak adversary (mpmath), which bounds the true worst case."""
     epsilons = [e for e in _moderate_epsilons(eps0) if e < eps0]

@@ -1,4 +1,4 @@
-"""Exact worst case over datasets at small n (worst_case/exact/enumeration.py; issue 23).
+"""Exact worst case over datasets at small n (worst_case/exact/enumeration.py).
 
 References, each able to fail: brute force over EVERY dataset of the other users and both directions
 (``brute_force.true_worst_case_delta``, 50-digit enumeration of histograms of the others, not user
@@ -68,7 +68,7 @@ def test_k4_and_k5_bracket_the_brute_force_worst_case(n, k, e0):
 
 
 def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
-    """Issue 23's measured case: n = 10, k = 4, eps0 = 2, eps = 1.5 (true worst case 0.01901)."""
+    """A measured case: n = 10, k = 4, eps0 = 2, eps = 1.5 (true worst case 0.01901)."""
     truth = float(true_worst_case_delta(1.5, 2.0, 10, 4).delta)
     best = max(
         third_value_delta(1.5, n_users=10, k=4, epsilon_local=2.0, a=a, b=b)
@@ -79,7 +79,7 @@ def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
     lower = float(
         get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0]
     )
-    # a LOWER bound is widened down by its rounding bound (numerics/safe_side.py, issue 34)
+    # a LOWER bound is widened down by its rounding bound (numerics/safe_side.py)
     assert truth * (1 - 2e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
 
 
@@ -89,7 +89,7 @@ def test_third_value_needs_k_at_least_4():
 
 
 def _reference_third_value_delta(eps, *, n, k, epsilon_local, law):
-    """The straightforward form the fast paths must equal bit for bit (issue 24): four zero-padded shifted
+    """The straightforward form the fast paths must equal bit for bit: four zero-padded shifted
     copies of the law, whole-array arithmetic (the law itself: gammaln over the whole (c0, c1, c2) grid)."""
     krr = KrrParams.of(epsilon_local, k)
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)

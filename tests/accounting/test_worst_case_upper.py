@@ -183,8 +183,8 @@ def test_pair_sum_with_blanket_reports_against_direct_convolution(a, ell, c, e0,
 )
 def test_key_pair_sum_brackets_the_direct_convolution(a, ell, c, e0, eps):
     """A key's pair sum (10-sd windows, Bernstein outside mass, the other tail bounded both ways) gives an
-    upper value above the delta and a lower value below it (issue 24, "Deciding with keys"), each within
-    1e-6 relative at the sizes the search uses them."""
+    upper value above the delta and a lower value below it (a certified bracket of the pair's delta), each
+    within 1e-6 relative at the sizes the search uses them."""
     log_p, log_q = _logs(e0)
     pair = PairSum(a, ell, log_p, log_q, blanket=c, sds=10.0, key=True)
     upper, lower = pair.log_bounds(eps)
@@ -232,7 +232,7 @@ def test_large_n_bracket_is_tight_and_below_the_weak_adversary():
     assert accountant.delta_for_epsilon([e0, 2 * e0]).tolist() == [0.0, 0.0]
 
 
-# ------------------------------------------------- reuse across epsilons (issue 24): the same numbers
+# ------------------------------------------------- reuse across epsilons: the same numbers
 @pytest.mark.parametrize(
     "a,ell,c,e0",
     [
@@ -289,7 +289,7 @@ def test_pair_sums_sharing_pieces_give_the_same_bounds_bit_for_bit():
 
 
 def _eager_search(eps, n, e0, relative_stop=1e-3, max_evaluations=200):
-    """The branch and bound as it was before lazy bounds (issue 24): every block's bound computed when
+    """The branch and bound without lazy bounds: every block's bound computed when
     the block is made, (-bound, a, b) on the heap; the reference the lazy search must reproduce."""
     import heapq
 

@@ -1,4 +1,4 @@
-"""The validity checks of issue 34's sweep, shared by tests/accounting/test_validity_sweep.py (Hypothesis)
+"""The validity checks of the validity sweep, shared by tests/accounting/test_validity_sweep.py (Hypothesis)
 and benchmarks/sweep_validity.py (the deterministic grid).
 
 Each accountant is checked on what it claims (its class's ``kind`` and ``scope``):
@@ -9,8 +9,8 @@ Each accountant is checked on what it claims (its class's ``kind`` and ``scope``
   is <= the true worst case by its scope;
 * ``<=local``: the tight accountants and every lower/exact one <= the no-amplification delta of one user,
   (p - e^eps q)_+ = (e^eps0 - e^eps)_+ / (e^eps0 + k - 1) (the true worst case is below it: post-processing
-  of u's own report). Not the strong adversary, whose view contains u's blanket bit (reproduction notes,
-  "Large eps0: the cause found and fixed");
+  of u's own report). Not the strong adversary, whose view contains u's blanket bit
+  (docs/decisions/strong-adversary.md);
 * ``monotone``: delta non-increasing on an increasing grid of eps (accountants with
   ``monotone_in_epsilon``);
 * ``eps(delta)``: delta(epsilon_for_delta(delta)) <= delta for an UPPER accountant, >= delta for a LOWER one

@@ -26,7 +26,7 @@ view: each user draws uniformly over the k values w.p. gamma = k q and reports i
   delta of the dataset "every other user holds x0" (the pair is sufficient there), max of both
   directions; any k >= 2.
 
-Definition used (the brief of issue 8): with b ~ Bin(n - 1, gamma) and T_b(a, c) the trinomial law
+Definition used: with b ~ Bin(n - 1, gamma) and T_b(a, c) the trinomial law
 of the counts of x0 and x1 among b uniform draws (probabilities 1/k, 1/k, 1 - 2/k),
 
     P(a, c | b) = p T_b(a-1, c) + q T_b(a, c-1) + (k-2) q T_b(a, c)

@@ -1,4 +1,4 @@
-"""The CLI grid of issue 19's "no behaviour change" rule: every registered accountant's
+"""The CLI grid that guards the "no behaviour change" rule: every registered accountant's
 ``shuffle-dp epsilon ... --delta 1e-6 --json`` output on n in {10, 1e3, 1e6}, k in {2, 10},
 eps0 in {0.5, 4}, and the composable ones (plus the RDP family) with ``--compositions 10``.
 

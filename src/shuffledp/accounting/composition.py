@@ -190,7 +190,7 @@ def _check_subsample_of_kind(name: str, kind: BoundKind, rounds) -> None:
     """Refuse subsampling for a lower bound. (q P + (1 - q) Q, Q) dominates the subsampled pair, which is
     right for an upper bound; but for one pair of datasets the round in which u is not sampled has the
     others' own law (P itself for 'all on x0'), not Q, so the mixture is no dataset pair's law and can
-    exceed the true delta (Koskela Fig. 2 setting: 0.01182 against the exact pair's 0.01058, issue 21)."""
+    exceed the true delta (Koskela Fig. 2 setting: 0.01182 against the exact pair's 0.01058)."""
     if kind is BoundKind.LOWER and any(r.subsample != 1.0 for r in rounds):
         raise ValueError(
             f"`subsample` must be 1 for the lower bound {name!r} (its subsampled mixture is no "
@@ -228,7 +228,7 @@ def round_pld(
 @functools.lru_cache(maxsize=8)
 def _round_plds(name: str, r: Round, interval: float, pessimistic: bool) -> tuple[Pld, ...]:
     """:func:`round_pld`, kept for the few last rounds: the same round composed 1, 4 and 16 times (a figure's
-    curves) is built once (issue 24). A PLD is never changed (composing makes a new one)."""
+    curves) is built once. A PLD is never changed (composing makes a new one)."""
     return tuple(derived_pld.pld(view, r.subsample) for view in _views(name, r, interval, pessimistic))
 
 
@@ -466,7 +466,7 @@ class ComposedAccountant:
     def _pld_delta(self, epsilons: np.ndarray) -> np.ndarray:
         plds = self._composed()
         order = np.argsort(epsilons, kind="stable")
-        # dp_accounting's get_delta_for_epsilon of the same PLD, bit for bit, without its Python loop (issue 24)
+        # dp_accounting's get_delta_for_epsilon of the same PLD, bit for bit, without its Python loop
         values = np.max(
             [np.asarray(pld_delta_for_epsilon(p, epsilons[order]), dtype=float) for p in plds], axis=0
         )
@@ -518,7 +518,7 @@ class ComposedAccountant:
             return self._tail_epsilon(delta)
         target = max(delta, PLD_FLOOR) if self.kind is BoundKind.LOWER else delta
         plds = self._composed()
-        # dp_accounting's get_epsilon_for_delta of the same PLD, bit for bit, without its Python loop (issue 24)
+        # dp_accounting's get_epsilon_for_delta of the same PLD, bit for bit, without its Python loop
         value = float(max(pld_epsilon_for_delta(p, min(1.0, target + self._slack())) for p in plds))
         if single is not None:
             return min(value, self._single_epsilon(single, delta))

@@ -1,5 +1,5 @@
 """The rounds of a composition as log-space privacy-loss distributions for the Chernoff tail bound of
-:mod:`shuffledp.accounting.numerics.composed_tail` (issue 22: composed delta certified to 1e-300).
+:mod:`shuffledp.accounting.numerics.composed_tail` (composed delta certified down to 1e-300).
 
 The composed tail is a property of a view: an accountant whose view's stream certifies it
 (:meth:`~shuffledp.accounting.accountants.base.Accountant.certifies_tail`: its view forms every outcome's

@@ -80,7 +80,7 @@ class Accountant(abc.ABC):
     view_class: ClassVar[type[View] | None] = None
     #: bound on the relative rounding error of the delta the subclass computes; every value of
     #: :meth:`log_delta_for_epsilon` is widened outward by it (:mod:`shuffledp.accounting.numerics.safe_side`:
-    #: UPPER up, LOWER and EXACT down), so that no pair of bounds crosses through rounding (issue 34)
+    #: UPPER up, LOWER and EXACT down), so that no pair of bounds crosses through rounding
     relative_rounding: ClassVar[float] = DEFAULT_RELATIVE_ROUNDING
     #: True while ``log_delta_for_epsilon`` runs (a nested call through ``super()`` is then not widened again);
     #: set per instance by the wrapper of ``__init_subclass__``

@@ -42,7 +42,7 @@ windows in use (Loader's saddle-point formula, full relative precision at any n;
 scattered s by exact ratio recurrences), so memory follows the windows, O(sqrt(n)) values, and chunks
 of at most ``_MAX_CELLS`` (s, r) cells. A window sum costs O(sd_R) cells per s; from n = 10^7 on,
 runs of consecutive s (the bulk, the tail walks) are instead evaluated by the three-term recurrence
-of the convolution's pmf (:mod:`shuffledp.accounting.numerics.convolution`; issue 24) from two
+of the convolution's pmf (:mod:`shuffledp.accounting.numerics.convolution`) from two
 window sums per anchor every 1,024 or 8,192 counts, O(1) per s where its rounding bound holds
 (window sums elsewhere), with the losses formed from neighbouring pmf ratios (views.single_bin).
 From n = 10^7 on, too, the threshold search takes Illinois steps on the smooth loss (one window

@@ -140,8 +140,7 @@ class _BalleSection5(Accountant):
     monotone in eps) but is not what the formula gives, so those classes set ``monotone_in_epsilon``
     to False and return the formula's values.
 
-    Every Bennett variant rises too (issue 34's sweep; the flag once said otherwise for the generic and
-    Laplace ones): ``balle-bennett-laplace`` at eps0 = 15, n = 10^8: log delta -21.7 at eps = 4.1, -11.8 at
+    Every Bennett variant rises too (found by the validity sweep): ``balle-bennett-laplace`` at eps0 = 15, n = 10^8: log delta -21.7 at eps = 4.1, -11.8 at
     eps = 14.985; ``balle-bennett-generic`` by 2.9 at eps0 = 14.5, n = 10^15. The cause is the formula, not
     its evaluation: the rise is smooth (no step of rounding size on a fine eps grid) and of order 10 in log
     delta, where the evaluation's error is ~1e-15 (tests/accounting/test_validity_sweep.py).

@@ -18,7 +18,7 @@ reports is eps0-DP).
   brackets the divergence between bounds; here it is summed exactly in log space (symmetric pair, so
   one direction suffices). Upper bound for every eps0-LDP randomizer, hence for shuffled k-RR.
 * ``clones-krr`` -- the same reduction specialised to k-RR (our derivation, stated in
-  docs/reproduction-notes.md): each other user's report distribution contains q = 1/(e^eps0 + k - 1)
+  docs/decisions/generic-bounds.md): each other user's report distribution contains q = 1/(e^eps0 + k - 1)
   mass on each of x0, x1, so it is a clone (x0 or x1 with probability 1/2 each) with probability
   2q; user u reports x0 or x1 with total probability (e^eps0 + 1) q and otherwise a value whose law
   does not depend on its input. Joint convexity of the hockey-stick divergence then gives
@@ -127,7 +127,7 @@ class ClonesKRR(FeldmanNumerical):
     )
     reference = (
         "our derivation: clones reduction of Feldman, McMillan, Talwar (2021, Sec. 3) specialised to k-RR "
-        "by joint convexity (docs/reproduction-notes.md); not their 2023 pair (clones-krr-2023)"
+        "by joint convexity (docs/decisions/generic-bounds.md); not their 2023 pair (clones-krr-2023)"
     )
     randomizers = (KRR,)
     view_class = clones_view.KrrClonesView

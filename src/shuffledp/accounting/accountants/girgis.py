@@ -1,5 +1,5 @@
 """Renyi-DP accountants: the upper bounds of Girgis, Data, Diggavi, Kairouz, Suresh (CCS 2021) for the
-shuffle model, and the numerical RDP of the k-RR clones pair (``clones-krr-rdp``, issue 21).
+shuffle model, and the numerical RDP of the k-RR clones pair (``clones-krr-rdp``).
 
 They hold for every eps0-LDP randomizer (hence shuffled k-RR), replace-one neighbours, both directions;
 ``k`` is ignored. With n-bar = floor((n - 1) / (2 e^eps0)) + 1:
@@ -31,8 +31,8 @@ minimised over integer orders 2..:data:`MAX_ORDER` (Thm 3.1) or a grid of real o
 ``erlingsson-rdp`` -- the earlier RDP bound Girgis et al. compare with, their eq. (9) ("[21, Remark 1]",
 "obtained by the standard conversion results from DP to RDP"), every real lambda > 1:
   eps(lambda) <= 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n.
-Our copy of Girgis et al. does not show (9)'s formula; this is our reconstruction (docs/reproduction-notes.md,
-branch i33-gb): Erlingsson et al. (SODA 2019, arXiv:1811.12469v2, Thm 7 and its proof) bound each of the n
+Our copy of Girgis et al. does not show (9)'s formula; this is our reconstruction (docs/decisions/girgis.md):
+Erlingsson et al. (SODA 2019, arXiv:1811.12469v2, Thm 7 and its proof) bound each of the n
 steps of the shuffle by eps1 = 2 e^(2 eps0) (e^eps0 - 1) / n (pure DP); the standard conversion eps1-DP =>
 (lambda, lambda eps1^2 / 2)-RDP (Bun & Steinke 2016, Prop. 1.4 with zCDP = RDP at every order) composed over
 the n steps gives n lambda eps1^2 / 2, the formula above. It matches the two legible facts: it ends in "/ n",
@@ -282,8 +282,8 @@ def _lower_pair_logs(epsilon_local: float, n_users: int):
     n = float(n_users)
     log_p = -float(np.logaddexp(epsilon_local, 0.0))  # log 1/(e^eps0 + 1)
     # log(1 - p) = -log1p(e^-eps0), not eps0 + log p: that difference of two numbers of size eps0 has ~eps0 ulp of
-    # absolute error in a result of size e^-eps0, and n log(1 - p) is log Pr(K = 0) (issue 34, finding 10: at
-    # eps0 = 25, n = 10^6 the lower bound was 3.9e-10 in log delta above the weak adversary, an upper bound)
+    # absolute error in a result of size e^-eps0, and n log(1 - p) is log Pr(K = 0) (at eps0 = 25,
+    # n = 10^6 that error puts the lower bound 3.9e-10 in log delta above the weak adversary, an upper bound)
     log_1mp = -float(np.logaddexp(0.0, -epsilon_local))
     if n_users <= 200_000:
         k = np.arange(0.0, n + 1.0)
@@ -403,7 +403,7 @@ class GirgisRDPLower(Accountant):
             )
         eps0 = self.setting.epsilon_local
         log_pmf, log_ratio, _ = _lower_pair_logs(eps0, self.setting.n_users)
-        # A lower bound rounds down (issue 34): each log ratio is moved by a bound on its rounding error towards
+        # A lower bound rounds down: each log ratio is moved by a bound on its rounding error towards
         # the side that shrinks its term (down for the forward terms, up for the backward ones), inside
         # [-eps0, eps0], where the true ratio lies (a mixture of e^-eps0 and e^eps0). Without this the term
         # K = n, whose log ratio is eps0 up to 1 ulp, gave delta(eps0) = 2.9e-17 > 0 = the truth at

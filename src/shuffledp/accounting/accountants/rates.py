@@ -13,7 +13,7 @@ each paper's asymptotic epsilon(delta) with all constants set to 1 and solving f
 These are not bounds: they are neither above nor below the true delta in general (e.g. the paper's
 n = 100 block applies [11] below its n >= 1000 condition). They are labelled RATE, and Table II shows
 them beside the genuine bounds. Which eps0 each printed block used (0.49 per the caption, 0.5 per the
-n = 1000 cells) is documented in docs/reproduction-notes.md; both are exposed through
+n = 1000 cells) is documented in docs/decisions/biswas.md; both are exposed through
 ``epsilon_local``.
 
 Numerics: the rate is evaluated as ``-exp(log c + log n + 2 log eps)``, so no product overflows or

@@ -90,7 +90,7 @@ class KrrParams:
         # Both were once differences of logs of size ~eps0: an absolute error of ~1e-16 eps0 in a log
         # near 0 (log(1 - 2q) at large eps0, log gamma at small eps0), which n - 1 users multiply into a
         # relative error of ~1e-16 eps0 n in every likelihood (1e-9 at n = 1e6, eps0 = 11), and 100 % of
-        # log(1 - 2q) itself at eps0 = 32: enough to put upper bounds below lower bounds (issue 34).
+        # log(1 - 2q) itself at eps0 = 32: enough to put upper bounds below lower bounds.
         log_q = -log_den
         log_p, log_1mp = _complements(e0 - log_den, math.log(k - 1.0) - log_den)
         log_gamma, log_1mgamma = _complements(math.log(k) - log_den, log_beta - log_den)
@@ -136,7 +136,7 @@ class KrrParams:
         return math.exp(self.log_rho)
 
     # -- quantities some views read in a form of their own; each is written here once, in the very
-    # -- floating-point form its view had before issue 32, so that every recorded value stays bit for bit
+    # -- floating-point form the recorded values were computed in, so that each stays bit for bit
 
     @cached_property
     def probabilities(self) -> tuple[float, float]:
@@ -163,7 +163,7 @@ class KrrParams:
         """-log kappa_2 = log((e^eps0 + k - 2) / (k - 1)) = log1p((e^eps0 - 1) / (k - 1)): the single-bin law's
         largest reverse privacy loss (exactly eps0 at k = 2).
 
-        Formed as log1p of its small part, not as a difference of logs of size log k (issue 34): at k = 10^6,
+        Formed as log1p of its small part, not as a difference of logs of size log k: at k = 10^6,
         eps0 = 0.5 the value is 6.5e-7 and the difference log(e^eps0 + k - 2) - log(k - 1) carried ~1e-15
         absolute error, 3.7e-10 relative, which put ``biswas-exact`` (reverse loss at s = 0) above its own
         50-digit value and above every certified upper bound."""
@@ -191,7 +191,7 @@ class KrrParams:
         log_1m2q_den = self.log_1m2q + self.log_den  # log(e^eps0 + k - 3)
         if self.k == 3:
             return self.epsilon_local - log_1m2q_den, -np.inf
-        # the pair from the smaller of the two (issue 34: pi2 near 1 at large eps0)
+        # the pair from the smaller of the two (pi2 is near 1 at large eps0)
         return _complements(self.epsilon_local - log_1m2q_den, math.log(self.k - 3.0) - log_1m2q_den)
 
 

@@ -5,9 +5,7 @@ do not depend on u's value; so delta_shuffled(eps) <= delta_local(eps) = sum_y (
 (p - e^eps q)_+ for k-RR (only y = x0 contributes when eps >= 0). No amplification is claimed.
 
 The weak adversary's value is the smaller of its sum and this delta (both certified upper bounds for every
-dataset); the validity tests hold the tight accountants to it. (It once replaced the weak and strong sums
-above eps0 = 14, where they were measured below the truth; the cause, cancellations in the k-RR parameters'
-complements and in the weak rows' thresholds, was found and fixed: docs/reproduction-notes.md, issue 34.)
+dataset); the validity tests hold the tight accountants to it.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ The pair's masses at an outcome are formed once, by :func:`atoms` (the stream an
 
 C ~ Bin(n - 1, r), A | C ~ Bin(C, 1/2), Delta ~ Bern(alpha), alpha = e^eps0 / (e^eps0 + 1);
 P = (A + Delta, C + 1 - A - Delta), Q the swap. Generic pair (any eps0-LDP randomizer): r = e^-eps0,
-weight 1. k-RR pair (our derivation, docs/reproduction-notes.md): r = 2q, and with probability
+weight 1. k-RR pair (our derivation, docs/decisions/generic-bounds.md): r = 2q, and with probability
 1 - (e^eps0 + 1) q both views are equal (joint convexity: delta <= (e^eps0 + 1) q H_{e^eps}(P || Q)).
 With x the first coordinate the loss is log((alpha x + (1 - alpha)(c + 1 - x)) / (alpha (c + 1 - x) +
 (1 - alpha) x)). Symmetric pair: one direction suffices.

@@ -1,4 +1,4 @@
-"""Numerical Renyi divergence of a view's exact pmf pair (issue 21): the clones pair of Feldman,
+"""Numerical Renyi divergence of a view's exact pmf pair: the clones pair of Feldman,
 McMillan, Talwar (generic, or specialised to k-RR as ``clones-krr``), order by order.
 
 For a pair (P, Q) on a finite set and an order lambda > 1,

@@ -19,7 +19,7 @@ divergence is smaller for k >= 3.
 
 **Validity.** The paper's erratum states that the proof of its Lemma 3.5 fails for p < 1 / (e^eps0 + 1);
 k-RR's p = q_k is below that for every k >= 3. Brute force over every dataset (tests) finds datasets
-whose true delta exceeds this pair's at k >= 3 (docs/reproduction-notes.md, issue 21): it is the bound
+whose true delta exceeds this pair's at k >= 3 (docs/decisions/generic-bounds.md): it is the bound
 *as printed*, a guarantee only at k = 2.
 
 Evaluation: the outcomes reachable from the (C, A) windows of :func:`~shuffledp.accounting.views.binned.

@@ -1,4 +1,4 @@
-"""Everything a view's outcomes determine, derived once for every view (issue 32).
+"""Everything a view's outcomes determine, derived once for every view.
 
 A view (:mod:`shuffledp.accounting.views.base`) only yields its outcomes -- chunks of (log P, log Q) -- and a
 certified bound on the mass it leaves out. These modules turn that stream into:

@@ -13,7 +13,7 @@ n = 10^6, k = 4, eps0 = log 13, Delta = 1e-5. Rows whose loss spans more bins th
 are enumerated m by m. The P-mass (and, the windows being symmetric, the Q-mass) outside the windows is
 bounded with exact binomial tails and reported as ``dropped``.
 
-**One side, mirrored** (issue 35). The view is symmetric: the outcome (s, c, a, m) has the P-mass of
+**One side, mirrored.** The view is symmetric: the outcome (s, c, a, m) has the P-mass of
 (s, a, c, m) as its Q-mass and the opposite loss. So only the pairs with a > c are binned (and a = c,
 loss 0); the side a < c is their mirror image: the P-mass of bin J of the side a > c is the Q-mass of
 bin 1 - J (pessimistic; -1 - J optimistic) of the other side, and the other way round. Binned directly,

@@ -5,8 +5,7 @@ certified remainders (Bernstein / Chernoff / geometric bounds of the left-out ma
 result is an UPPER bound) and the chunked evaluation of one epsilon (:meth:`RowSums.log_parts`) or of
 many sharing per-row tables (:meth:`RowSums.log_parts_many`, tables in
 :mod:`shuffledp.accounting.views.weak.tables`). The formulas and their derivation are in the module
-docstring of :mod:`shuffledp.accounting.views.weak.view` and in docs/reproduction-notes.md ("Weak vs strong
-adversary").
+docstring of :mod:`shuffledp.accounting.views.weak.view` and in docs/decisions/weak-adversary.md.
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ LOG_NEGLIGIBLE = math.log(1e-11)  # a certified remainder below this fraction of
 _LOG_PRUNE = 60.0  # rows whose cheap certified bound is this far below the largest are bounded, not summed
 _K_ROW_MIN = 4.0  # narrowest M window of a row (in the K of bernstein_window)
 #: the middle ranges are summed from tables when these have at most this many cells per (s, a) pair, else
-#: pair by pair (measured on Wang et al.'s grid, issue 35: a table cell costs ~20-30 ns, a pair's
+#: pair by pair (measured on Wang et al.'s grid: a table cell costs ~20-30 ns, a pair's
 #: incomplete-beta function ~1 us); only the speed depends on it
 _CELLS_PER_PAIR = 40
 
@@ -199,7 +198,7 @@ class WeakRows:
         )
         self.memo = ExcessMemo() if memo is None else memo  # shared by the rows of every K of one setting
         self.tilts = tuple(tilts)
-        # the windows of S: around its own law, or (issue 35) the union of the windows around the tilted laws of
+        # the windows of S: around its own law, or the union of the windows around the tilted laws of
         # ``tilts`` (:meth:`ChernoffBound.tilt`: where the summand's mass is); any window is certified (what it
         # leaves out is bounded and added), centring it only makes that remainder small at a smaller K
         laws = [(t[0], t[1]) for t in self.tilts] or [(logs.log_2q, logs.log_1m2q)]
@@ -263,7 +262,7 @@ class WeakRows:
         # s / 2 + nu (m + s (beta + 2) / 2) / lambda (c_s / lambda = s / 2 + nu s (beta + 2) / (2 lambda)),
         # exact where a_at is near s / 2 (small eps); and from s down, s - (s g - nu m) / lambda with
         # g = e^eps0 - e^eps (lambda s - c_s = s g), exact where a_at is near s (large eps: s - a_at ~ s e^-eps,
-        # which the first form loses once e^-eps nears 2^-52; issue 34)
+        # which the first form loses once e^-eps nears 2^-52)
         g = (
             math.exp(self.epsilon_local) * -math.expm1(eps - self.epsilon_local)
             if eps < self.epsilon_local
@@ -457,7 +456,7 @@ class RowSums:
         # theta = (e^(eps + eps0) - 1) / lambda > 1/2; Chernoff (x_+ <= e^(phi x - 1) / phi) gives
         # row(s) <= lambda e^-1 / phi * exp(-s KL(theta || 1/2)), non-increasing in s.
         theta = c_per_s / lam
-        one_m_theta = prep.g / lam  # 1 - theta = (e^eps0 - e^eps) / lambda, without the difference (issue 34)
+        one_m_theta = prep.g / lam  # 1 - theta = (e^eps0 - e^eps) / lambda, without the difference
         log_upper_row = None
         phi = math.log(theta) - math.log(one_m_theta) if theta > 0.5 and one_m_theta > 0.0 else 0.0
         if (

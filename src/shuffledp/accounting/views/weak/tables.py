@@ -8,11 +8,11 @@ M ~ Bin(n - s, rho) for the middle ranges (:func:`middles_from_tables`). The tab
 8 W 2^-53 relative for rows of width W) is added to each epsilon's certified remainder. Formulas: the
 module docstring of :mod:`shuffledp.accounting.views.weak.view`.
 
-Issue 35: the middle ranges read E[(tau - M)_+] = E[(i - M)_+] + (tau - i) Pr(M <= i), i = floor(tau), two
-positive table entries (they read (tau - mu) Pr(M <= i) + (1 - rho)(i + 1) Pr(M = i + 1) before, which
-cancels below the mean, so its margin was relative to the two terms' sizes); and the tables are used
-wherever they stay in range (:func:`tables_in_range`, checked from the pmf at the window's ends and mode)
-instead of only for windows K <= 20, so that the deep-tail epsilons (K ~ 20-30) are evaluated jointly too.
+The middle ranges read E[(tau - M)_+] = E[(i - M)_+] + (tau - i) Pr(M <= i), i = floor(tau), two
+positive table entries (not (tau - mu) Pr(M <= i) + (1 - rho)(i + 1) Pr(M = i + 1), which cancels below
+the mean, so that its margin would be relative to the two terms' sizes); and the tables are used wherever
+they stay in range (:func:`tables_in_range`, checked from the pmf at the window's ends and mode), not only
+for narrow windows, so that the deep-tail epsilons (K ~ 20-30) are evaluated jointly too.
 """
 
 from __future__ import annotations
@@ -139,8 +139,8 @@ def _high_range(rows, preps):
 def high_from_tables(rows, preps) -> list:
     """High parts (and log Bin(s, 1/2)(a_start)) of the epsilons ``preps`` from per-row tables
     (:func:`_high_group`), the epsilons taken in groups (in their order) whose a ranges fit in one table
-    (issue 35: with windows centred on each epsilon's tilted law the union of a whole batch's ranges is
-    often too wide, and one incomplete-beta function per row and epsilon was most of the time). Returns
+    (with windows centred on each epsilon's tilted law the union of a whole batch's ranges is often too
+    wide, and one incomplete-beta function per row and epsilon would take most of the time). Returns
     the epsilons no table allows (the caller uses incomplete-beta functions for them)."""
     left: list = []  # the EpsilonRows of rows.py, which imports this module
     group: list = []
@@ -186,7 +186,7 @@ def _high_group(rows, preps) -> None:
             a_hi = p.a_hi[chunk]
             inside = a_hi <= sc
             col = np.where(inside, sc - a_hi - b_lo[chunk], 0).astype(np.int64)
-            # a_hi - t* >= 0, from the end t* is near (exact there; issue 34)
+            # a_hi - t* >= 0, from the end t* is near (exact there)
             t_gap, s_gap = p.t_gap[chunk], p.s_gap[chunk]
             gap = np.where(t_gap > s_gap, s_gap - (sc - a_hi), (a_hi - sc / 2.0) - t_gap)
             value = H.flat[base + col] + np.maximum(gap, 0.0) * F.flat[base + col]

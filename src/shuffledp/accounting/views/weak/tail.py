@@ -1,5 +1,5 @@
 """The weak adversary's certified composed tail: its rounds as :class:`~shuffledp.accounting.numerics.
-composed_tail.TailRound` formed from its own outcomes (issue 32's listed fix).
+composed_tail.TailRound` formed from its own outcomes.
 
 The Chernoff bound of :mod:`~shuffledp.accounting.numerics.composed_tail` needs, per round and direction,
 losses l_j and log P-masses whose moment-generating function sum_j p_j e^(lam l_j) is at least the

@@ -10,14 +10,14 @@ does *not* learn whether the differing user drew from the blanket (the strong ad
 :mod:`shuffledp.accounting.views.strong.view` does). It sees more than the analyst, so its delta bounds the
 histogram's delta for every pair of neighbouring datasets (replace-one) in both directions. Against
 brute force over every dataset (483 tiny cases, n = 2..8, k = 2..4) it equals the true worst case to
-12 digits in 280 and exceeds it by up to 41% in the others (tests, reproduction notes).
+12 digits in 280 and exceeds it by up to 41% in the others (tests; docs/decisions/weak-adversary.md).
 
 **The view.** Removing the known truthful reports leaves the b blanket reports of the others and the
 differing user's report; by symmetry only the counts (a, c, m) of x0, x1 and of the other k - 2 values
 among these b + 1 reports matter (the split of m over the other values has the same law under both
 hypotheses). Writing Mult_n for the multinomial law over n trials with probabilities
 (q, q, (k - 2) q, 1 - gamma), q = 1 / (e^eps0 + k - 1), and beta = e^eps0 - 1, a direct computation
-(trinomial ratios; derivation in docs/reproduction-notes.md) gives
+(trinomial ratios; docs/decisions/weak-adversary.md) gives
 
     P(a, c, m) = Mult_n(a, c, m) (a + c + m + beta a) / n,
     Q(a, c, m) = Mult_n(a, c, m) (a + c + m + beta c) / n,
@@ -32,7 +32,7 @@ k - 3), A and M independent given S. The loss is at most eps0 (at a = j, c = 0),
 eps >= eps0 comes out of the sum (lambda a - c_s <= 0 for every a <= s). Both directions are equal (A and
 C are exchangeable).
 
-**The stream** (issue 32). :class:`WeakView` is a :class:`~shuffledp.accounting.views.base.View`: its
+**The stream.** :class:`WeakView` is a :class:`~shuffledp.accounting.views.base.View`: its
 outcomes (a, c, m) and their windows are written once in :mod:`shuffledp.accounting.views.weak.outcomes`
 (read by :meth:`WeakView.outcomes`, by the binned PLD and by the certified composed tail of
 :mod:`shuffledp.accounting.views.weak.tail`, :meth:`WeakView.tail_rounds`). The exact delta and the
@@ -57,7 +57,7 @@ so the window stays at K = 8 down to delta ~ 1e-19 at n = 10^6. The same bound o
 decides "delta <= target" without the sum when it already meets the target, and is returned as the
 (certified) value when it is below e^-700 -- which bounds the work at n = 10^8 for epsilons far in the
 tail (seconds, not minutes). The windows of S and the lower ends of M's are centred on each epsilon's
-Chernoff-tilted law (:meth:`ChernoffBound.tilt`, issue 35, branch i35-weak), where the summand puts its mass:
+Chernoff-tilted law (:meth:`ChernoffBound.tilt`), where the summand puts its mass:
 deltas down to e^-700 certify at K = 8 (a row's low range, deep in A's tail there, gets a row-wise tilted
 Chernoff bound, :func:`~shuffledp.accounting.numerics.chernoff.log_low_range`). The epsilons are evaluated
 together (tables of M's law shared between them, one per block of rows stepped down row by row,
@@ -99,9 +99,7 @@ from shuffledp.accounting.views.weak.rows import LOG_NEGLIGIBLE, ExcessMemo, Wea
 __all__ = ["WeakView"]
 
 _LOG_BEYOND_PROMISE = -700.0  # below e^-700 (~1e-304) the Chernoff bound is returned as the value
-_BATCH_MIN = (
-    1  # from this many epsilons on, they are evaluated together (shared tables; issue 35: from one on)
-)
+_BATCH_MIN = 1  # from this many epsilons on, they are evaluated together (shared tables)
 _BATCH_K = 8.0  # the window of the joint evaluation (the first window of the widening loop)
 _BATCH_ROUNDS = 3  # joint evaluations at widening windows before the epsilons left are redone alone
 _MAX_K = 40.0  # the widest window (as the widening loop's)
@@ -216,8 +214,8 @@ class WeakView(BracketedMixin, View):
         As the widening loop, but the epsilons are evaluated together (:meth:`RowSums.log_parts_many <shuffledp.accounting.views.weak.rows.RowSums.log_parts_many>`: tables
         of M's law shared between the epsilons) at the first window; those whose certified remainder is not
         yet below 1e-11 of their sum are evaluated together again at the wider window the widening loop
-        would jump to for the farthest of them (issue 35: the deep-tail epsilons need K ~ 25-38, one at a
-        time they were most of the time), as long as the tables stay in range; what is left is redone alone
+        would jump to for the farthest of them (the deep-tail epsilons need K ~ 25-38; one at a time
+        they would take most of the time), as long as the tables stay in range; what is left is redone alone
         with the widening windows."""
         flat = epsilons.ravel()
         out = np.full(flat.shape, np.nan)

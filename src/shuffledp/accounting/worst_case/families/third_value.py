@@ -38,7 +38,8 @@ across epsilons (:mod:`shuffledp.accounting.worst_case.families.one_value_tables
 to the sum below to ~1e-13 relative); where their fixed windows do not hold all but e^-40 of it (deep
 tails), the adaptive rectangle below is used. A caller asking for ONE epsilon alone passes
 ``tables=False``: building the tables costs several single sums (n = 10^4, k = 15, eps0 = 2.37, eps = 0.1:
-0.38 s against 0.055 s for the adaptive sum; ``worst-case-lower`` does so for a lone epsilon). Both paths are lower values of the same sum (equal to ~1e-13 relative).
+0.38 s against 0.055 s for the adaptive sum; ``worst-case-lower`` does so for a lone epsilon).
+Both paths are lower values of the same sum (equal to ~1e-13 relative).
 
 **Summation (a lower value).** A rectangle of rows s and, per row, columns h0 = c(s) + j (c(s) the
 row's mean s / 2 moved into the region theta < n - s where the excess is positive) is widened, doubling, until its

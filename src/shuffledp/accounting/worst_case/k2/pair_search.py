@@ -87,9 +87,9 @@ beta_min), evaluated at the new epsilon, plus this step's Pr(beta < beta_min) an
 is a key of the block (*stale*: no lower value; ~8e-5 above the fresh key at n = 10^6); it is made
 fresh when it reaches the top. Blocks that never do need no new convolution.
 
-Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~7 CPU s before the lazy bounds, ~0.5 s now (full
-bounds: 7 + 2 per search, were ~100; keys 199 + 47 of the first two steps); at n = 10^8 ~8 s (the
-keys' convolutions, ~60,000 x 9,800 products each: docs/reproduction-notes.md).
+Cost (n = 10^6, eps0 = 0.5, the epsilon at delta = 1e-6): ~0.5 CPU s (full bounds: 7 + 2 per search;
+keys 199 + 47 of the first two steps), against ~7 s and ~100 full bounds when every block's bound is
+computed up front; at n = 10^8 ~8 s (the keys' convolutions, ~60,000 x 9,800 products each).
 Blanket windows longer than ``_DIRECT_UP_TO`` (n above ~5 x 10^7; keys: ``_DIRECT_UP_TO_KEY``) are
 convolved in chunks of 2048 (:func:`~shuffledp.accounting.worst_case.k2.log_sums.convolve_positive`: numpy's
 direct convolution is ~5x slower once the shorter array leaves the cache); the sums are of positive
