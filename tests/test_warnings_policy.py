@@ -4,9 +4,11 @@ raised it; a third party's warning stays a warning."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -32,7 +34,12 @@ def test_a_third_party_warning_stays_a_warning(module):
 def test_a_workflow_script_that_warns_fails_the_tiny_run():
     """The tiny workflow run (conftest) gives Snakemake's script processes SCRIPT_WARNINGS: a script's own
     warning (attributed to __main__) exits non-zero there, a library's warning inside it does not."""
-    from conftest import _script_warnings_env
+    # tests/conftest.py by its path: under xdist another conftest module (tests/plotting/) may be `conftest`
+    spec = importlib.util.spec_from_file_location("tests_conftest", Path(__file__).with_name("conftest.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _script_warnings_env = module._script_warnings_env
 
     def run(code: str) -> int:
         return subprocess.run([sys.executable, "-c", code], env=_script_warnings_env(), timeout=60).returncode

@@ -106,8 +106,9 @@ def sample_shuffled_histogram(
         The report counts.
 
     Raises:
-        ValueError, TypeError: bad ``counts``, ``randomizer``, ``rng`` or ``size``; NotImplementedError: a
-        randomizer without a finite channel.
+        ValueError: bad ``counts``, ``randomizer`` or ``size``.
+        TypeError: ``rng`` is not a numpy Generator.
+        NotImplementedError: a randomizer without a finite channel.
     """
     randomizer = _check_randomizer(randomizer)
     counts = check_counts(counts, k=randomizer.k)
