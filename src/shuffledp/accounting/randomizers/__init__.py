@@ -2,7 +2,8 @@
 interface; ``(Randomizer,)`` accepts every eps0-LDP randomizer), :class:`KRR` (k-RR, every quantity derived
 once in :class:`KrrParams`), :class:`BinaryRR` (k-RR at k = 2), :class:`LaplaceRandomizer` (Balle et al.'s
 Laplace on [0, 1]). Each also samples the shuffled reports as counts, estimates the distribution from them and
-gives that estimate's exact error (:mod:`~shuffledp.accounting.randomizers.counts` holds the shared pieces), and
+gives that estimate's exact error; one with finitely many outputs names its output types
+(:class:`OutputTypes`, :mod:`~shuffledp.accounting.randomizers.types`) (:mod:`~shuffledp.accounting.randomizers.counts` holds the shared pieces), and
 is registered under its ``key`` (:func:`register_randomizer`, :func:`randomizer_class`). Adding one is a module:
 docs/adding-an-accountant.md, "Adding a randomizer"."""
 
@@ -21,6 +22,7 @@ from shuffledp.accounting.randomizers.base import (
 from shuffledp.accounting.randomizers.counts import ExpectedError
 from shuffledp.accounting.randomizers.krr import KRR, MAX_K, BinaryRR, KrrBlanket, KrrParams
 from shuffledp.accounting.randomizers.laplace import LaplaceBlanket, LaplaceRandomizer
+from shuffledp.accounting.randomizers.types import OutputTypes
 
 __all__ = [
     "Randomizer",
@@ -34,6 +36,7 @@ __all__ = [
     "randomizer_class",
     "list_randomizers",
     "ExpectedError",
+    "OutputTypes",
     "KRR",
     "BinaryRR",
     "KrrParams",

@@ -40,6 +40,7 @@ from shuffledp.accounting.randomizers.counts import (
     normalise_counts,
     sample_through_channel,
 )
+from shuffledp.accounting.randomizers.types import OutputTypes
 
 __all__ = [
     "MAX_K",
@@ -150,6 +151,19 @@ class Randomizer(abc.ABC):
         """The k x d matrix C[x, y] = P(report y | input x) of a randomizer with finitely many inputs and
         outputs (rows sum to 1); None for one without (then it overrides :meth:`sample_counts`,
         :meth:`estimate` and :meth:`expected_error`)."""
+        return None
+
+    def output_types(self, inputs: int = 2) -> OutputTypes | None:
+        """The randomizer's output types for ``inputs`` inputs of interest (:mod:`.types`): x_0 and x_1, the
+        differing user's two values, then ``inputs - 2`` further distinct values; None for a randomizer
+        without finitely many outputs (then no view over the type multinomial accepts it).
+
+        Args:
+            inputs: how many distinct inputs of interest, >= 2 (at most the domain size).
+
+        Returns:
+            The :class:`~shuffledp.accounting.randomizers.types.OutputTypes`, or None.
+        """
         return None
 
     def required_channel(self, what: str) -> np.ndarray:

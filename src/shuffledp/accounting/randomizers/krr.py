@@ -36,6 +36,7 @@ from shuffledp.accounting.randomizers.counts import (
     check_rng,
     normalise_counts,
 )
+from shuffledp.accounting.randomizers.types import OutputTypes
 
 __all__ = ["KRR", "BinaryRR", "KrrParams", "KrrBlanket", "MAX_K"]
 
@@ -280,6 +281,32 @@ class KRR(Randomizer):
     @property
     def blanket(self) -> KrrBlanket:
         return KrrBlanket(self.params)
+
+    def output_types(self, inputs: int = 2) -> OutputTypes:
+        """k-RR's output types (:mod:`~shuffledp.accounting.randomizers.types`): the blanket is uniform,
+        gamma = k q; an output equal to x_j has ratio p k for x_j and q k for every other input; the outputs
+        outside the inputs of interest form one more type (none when ``inputs == k``).
+
+        Args:
+            inputs: how many distinct inputs of interest, in [2, min(k, 16)].
+
+        Returns:
+            ``inputs`` types of blanket mass 1/k each, then the rest (mass (k - inputs)/k) if k > ``inputs``.
+
+        Raises:
+            ValueError: ``inputs`` outside [2, min(k, 16)].
+        """
+        check_integer(inputs, "inputs", low=2, high=min(self.k, 16))
+        params = self.params
+        log_k = math.log(self.k)
+        on, off = params.log_p + log_k, params.log_q + log_k
+        ratios = np.full((inputs, inputs), off)
+        np.fill_diagonal(ratios, on)
+        mass = np.full(inputs, -log_k)
+        if self.k > inputs:
+            ratios = np.hstack([ratios, np.full((inputs, 1), off)])
+            mass = np.append(mass, math.log(self.k - inputs) - log_k)
+        return OutputTypes(self.epsilon_local, params.log_gamma, mass, ratios)
 
     @property
     def channel(self) -> np.ndarray:
