@@ -44,7 +44,8 @@ case "$1" in update) exit ${APT_UPDATE_STATUS:-0};; *) exit ${APT_INSTALL_STATUS
 """
 
 DOCS_STUB = """#!/usr/bin/env bash
-# stand-in for .ci/docs (the site's strict build): records its call
+# stand-in for .ci/docs (the site's strict build): takes a moment (a missing wait shows), records its call
+sleep 0.5
 echo "docs" >> calls.log
 exit "${DOCS_STATUS:-0}"
 """
@@ -53,7 +54,7 @@ PYTHON3_STUB = """#!/bin/sh
 # stand-in for `python3 -m venv .venv`: a venv whose pip and python only record their call
 mkdir -p .venv/bin
 printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
-printf '#!/bin/sh\\n[ -n "$NPY_DISABLE_CPU_FEATURES" ] && echo "without $NPY_DISABLE_CPU_FEATURES" >> calls.log && exit ${SECOND_PLATFORM_STATUS:-0}\\necho "python $*" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+printf '#!/bin/sh\\n[ -n "$NPY_DISABLE_CPU_FEATURES" ] && echo "without $NPY_DISABLE_CPU_FEATURES" >> calls.log && exit ${SECOND_PLATFORM_STATUS:-0}\\necho "python $*" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
 chmod +x .venv/bin/pip .venv/bin/python
 """
 
@@ -96,19 +97,23 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     status, calls = _ci(checkout)
     assert status == 0
     assert calls[-1] == "newest test" and "newest install" in calls[:-1]
+    pip = "pip install -c requirements.lock -e .[test]"
     assert "pip install -c requirements.lock -e .[test]" in calls
     assert "python -m pytest -n 2 --dist loadfile" in calls
-    # the documentation site is built once the suite has passed
-    assert calls.index("docs") > calls.index("python -m pytest -n 2 --dist loadfile")
+    # the documentation site is built once, beside the lint step: after the README's environment is in
+    # place, before the suite (which is told not to build it again)
+    assert calls.count("docs") == 1
+    assert calls.index(pip) < calls.index("docs") < calls.index("python -m pytest -n 2 --dist loadfile")
     # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
     assert calls.index("system-packages") < calls.index("python -m pytest -n 2 --dist loadfile")
     # The README's environment installs from the start, beside the apt install (which takes a
     # moment in the stand-in), not after it; the README's command then runs its own pip install again
-    pip = "pip install -c requirements.lock -e .[test]"
     assert calls.index(pip) < calls.index("system-packages") and calls.count(pip) == 2
     # the second platform: the value-checking tests without numpy's AVX-512 paths, after the full suite
     second = calls.index("without X86_V4 AVX512_ICL AVX512_SPR")
     assert calls.index("python -m pytest -n 2 --dist loadfile") < second < calls.index("newest test")
+    # the suite is told that the site was built (its own strict build then skips)
+    assert calls[calls.index("python -m pytest -n 2 --dist loadfile") + 1] == "site built by .ci/docs"
     # the lint step (.ci/lint) runs once, on the installed environment, before any test
     assert calls.count("lint") == 1
     assert calls.index(pip) < calls.index("lint") < calls.index("python -m pytest -n 2 --dist loadfile")
@@ -132,7 +137,7 @@ def test_any_failing_step_fails_ci(checkout, failing):
     assert status != 0, (failing, calls)
     if failing != "NEWEST_TEST_STATUS":
         assert "newest test" not in calls, calls  # nothing runs after a failure
-    if failing in {"SYSTEM_PACKAGES_STATUS", "LINT_STATUS"}:
+    if failing in {"SYSTEM_PACKAGES_STATUS", "LINT_STATUS", "DOCS_STATUS"}:
         assert not any(call.startswith("python -m pytest") for call in calls), calls
 
 
@@ -214,3 +219,60 @@ def test_a_lint_finding_fails_lint(tmp_path, failing):
     status, calls = _lint(tmp_path, **{failing: 1})
     assert status != 0, calls
     assert calls[-1].split()[0] == failing.removesuffix("_STATUS").lower()  # nothing runs after it
+
+
+# --- the newest Python's subset (.ci/newest-python-tests)
+
+
+def _listed(path: Path) -> list[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _missing(arguments: list[str]) -> list[str]:
+    """The arguments that name no existing test file, or a test function their file does not define."""
+    missing = []
+    for argument in arguments:
+        path, _, test = argument.partition("::")
+        file = REPO / path
+        defined = (
+            file.is_file()
+            and file.name.startswith("test_")
+            and (not test or f"\ndef {test.partition('[')[0]}(" in file.read_text(encoding="utf-8"))
+        )
+        if not defined:
+            missing.append(argument)
+    return missing
+
+
+def test_the_newest_python_runs_existing_tests_not_in_the_second_platform():
+    chosen = _listed(REPO / ".ci" / "newest-python-tests")
+    second = _listed(REPO / ".ci" / "second-platform")
+    assert _missing(chosen) == []
+    assert len(set(chosen)) == len(chosen) and not set(chosen) & set(second)  # each test runs once there
+    # the interpreter-facing tests the decision names (docs/decisions/code.md, "CI")
+    assert {"tests/test_imports.py", "tests/test_cli.py", "tests/test_warnings_policy.py"} <= set(chosen)
+    # probe: a file, a test that is not there, or a file that is not a test file is found
+    planted = ["tests/no_such_file.py", "tests/test_cli.py::test_no_such_test[1]", "tests/conftest.py"]
+    assert _missing([*chosen, *planted]) == planted
+
+
+def test_the_newest_python_runs_both_lists_without_slow_tests(tmp_path):
+    """.ci/newest-python's test step, run with a stand-in interpreter that records its arguments."""
+    work = tmp_path / "repo"
+    (work / ".ci").mkdir(parents=True)
+    for name in ("newest-python", "newest-python-tests", "second-platform"):
+        shutil.copy2(REPO / ".ci" / name, work / ".ci" / name)
+    (work / ".venv-newest" / "bin").mkdir(parents=True)
+    _executable(work / ".venv-newest" / "bin" / "python", '#!/bin/sh\nprintf "%s\\n" "$@" > args.log\n')
+    for step, expected in (
+        ("test", _listed(REPO / ".ci" / "newest-python-tests") + _listed(REPO / ".ci" / "second-platform")),
+        ("test-all", []),
+    ):
+        run = subprocess.run(["bash", ".ci/newest-python", step], cwd=work, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        args = (work / "args.log").read_text().splitlines()
+        assert args[:7] == ["-m", "pytest", "-n", "2", "--dist", "loadfile", "-m"] and args[7] == "not slow"
+        assert args[8:] == expected
+    refused = subprocess.run(["bash", ".ci/newest-python", "tests"], cwd=work, capture_output=True, text=True)
+    assert refused.returncode == 2 and "test-all" in refused.stderr

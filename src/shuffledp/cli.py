@@ -65,11 +65,8 @@ def _registry_names() -> list[str]:
     return list_accountants()
 
 
-def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool = True) -> None:
-    names = _registry_names()
-    parser.add_argument(
-        "--accountant", required=True, metavar="NAME", help=f"accountant name, one of: {', '.join(names)}"
-    )
+def _add_krr_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool = True) -> None:
+    """The k-RR setting every subcommand shares: --eps0 (unless the command computes it), --n and --k."""
     if with_eps0:
         parser.add_argument(
             "--eps0",
@@ -83,6 +80,14 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool =
         "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
     )
     parser.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
+
+
+def _add_setting_arguments(parser: argparse.ArgumentParser, *, with_eps0: bool = True) -> None:
+    names = _registry_names()
+    parser.add_argument(
+        "--accountant", required=True, metavar="NAME", help=f"accountant name, one of: {', '.join(names)}"
+    )
+    _add_krr_arguments(parser, with_eps0=with_eps0)
     parser.add_argument(
         "--nx0",
         type=_integer,
@@ -120,10 +125,7 @@ def _add_compare_parser(commands) -> None:
         "compare",
         help="shuffled k-RR or a trusted curator at one (epsilon, delta): expected error of each mechanism",
     )
-    compare.add_argument(
-        "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
-    )
-    compare.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
+    _add_krr_arguments(compare, with_eps0=False)
     compare.add_argument("--eps", required=True, type=float, help="target epsilon (> 0)")
     compare.add_argument("--delta", required=True, type=float, help="target delta in (0, 1)")
     compare.add_argument(
@@ -201,18 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     bracket = commands.add_parser(
         "bracket", help="worst-case epsilon (or delta): valid upper bound vs lower bound, with their ratio"
     )
-    bracket.add_argument(
-        "--eps0",
-        dest="epsilon_local",
-        metavar="EPS0",
-        required=True,
-        type=float,
-        help="local epsilon_0 of k-RR (> 0)",
-    )
-    bracket.add_argument(
-        "--n", dest="n_users", metavar="N", required=True, type=_integer, help="number of users n (>= 1)"
-    )
-    bracket.add_argument("--k", required=True, type=_integer, help="domain size k (>= 2)")
+    _add_krr_arguments(bracket)
     targets = bracket.add_mutually_exclusive_group(required=True)
     targets.add_argument("--delta", type=float, nargs="+", help="target delta values: print epsilon")
     targets.add_argument("--eps", type=float, nargs="+", help="epsilon values: print delta")

@@ -20,6 +20,8 @@ __all__ = [
     "NOT_REPRODUCED",
     "NOT_REPRODUCIBLE",
     "COMPARISON_COLUMNS",
+    "CURVE_VERDICT_COLUMNS",
+    "not_reproducible_row",
     "parse_printed",
     "printed_half_unit",
     "printed_precision_verdict",
@@ -44,6 +46,67 @@ COMPARISON_COLUMNS = [
     "verdict",  # REPRODUCED / NOT_REPRODUCED / NOT_REPRODUCIBLE
     "note",  # the reason, in words
 ]
+
+#: columns of every per-curve verdict table (Koskela's curves, the shuffled Gaussian's Figure 4): one curve
+#: of a paper's figure judged against ours, read by the reproduction report with one reader
+CURVE_VERDICT_COLUMNS = [
+    "figure",
+    "curve",
+    "accountant",
+    "compositions",
+    "points",
+    "compared",
+    "max_relative_difference",
+    "median_relative_difference",
+    "tolerance",
+    "verdict",  # REPRODUCED / NOT_REPRODUCED / NOT_REPRODUCIBLE
+    "note",
+    "known_cause",
+    "guarantee",
+]
+
+
+def not_reproducible_row(
+    *,
+    figure: int,
+    curve: str,
+    accountant: str,
+    compositions: int | str,
+    note: str,
+    known_cause: str,
+    guarantee: str,
+) -> dict:
+    """A row of a curve-verdict table (:data:`CURVE_VERDICT_COLUMNS`) for a curve that cannot be compared:
+    no point compared, no difference, verdict :data:`NOT_REPRODUCIBLE`.
+
+    Args:
+        figure: the paper's figure number.
+        curve: the curve's label.
+        accountant: what computed our curve (an accountant's or an estimator's name).
+        compositions: the number of rounds composed, or "" where it does not apply.
+        note: why the curve cannot be compared, in words.
+        known_cause: the known cause of the difference.
+        guarantee: what the curve is (a guarantee or an estimate).
+
+    Returns:
+        The row, keyed by :data:`CURVE_VERDICT_COLUMNS` in their order.
+    """
+    return {
+        "figure": figure,
+        "curve": curve,
+        "accountant": accountant,
+        "compositions": compositions,
+        "points": 0,
+        "compared": 0,
+        "max_relative_difference": math.nan,
+        "median_relative_difference": math.nan,
+        "tolerance": math.nan,
+        "verdict": NOT_REPRODUCIBLE,
+        "note": note,
+        "known_cause": known_cause,
+        "guarantee": guarantee,
+    }
+
 
 _NUMBER = re.compile(r"^\s*([-+]?\d*\.?\d*)(?:[eE]([-+]?\d+))?\s*$")
 

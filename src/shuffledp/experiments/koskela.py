@@ -38,7 +38,12 @@ from shuffledp.accounting import accountant_class, get_accountant
 from shuffledp.accounting.composition import compose
 from shuffledp.accounting.params import KrrParams, users_per_round
 from shuffledp.reference import load_reference
-from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
+from shuffledp.tables import (
+    CURVE_VERDICT_COLUMNS,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    not_reproducible_row,
+)
 
 __all__ = [
     "FIGURES",
@@ -134,22 +139,8 @@ CURVE_COLUMNS = [
     "value",
     "seconds",
 ]
-#: columns of :func:`curve_verdicts`
-VERDICT_COLUMNS = [
-    "figure",
-    "curve",
-    "accountant",
-    "compositions",
-    "points",
-    "compared",
-    "max_relative_difference",
-    "median_relative_difference",
-    "tolerance",
-    "verdict",
-    "note",
-    "known_cause",
-    "guarantee",
-]
+#: columns of :func:`curve_verdicts` (the curve-verdict table's: :data:`shuffledp.tables.CURVE_VERDICT_COLUMNS`)
+VERDICT_COLUMNS = CURVE_VERDICT_COLUMNS
 
 
 def composed(
@@ -564,21 +555,15 @@ def _added_rows(ours: pd.DataFrame, reference: pd.DataFrame) -> list:
             )
             accountant = str(group["accountant"].iloc[0])
             rows.append(
-                {
-                    "figure": int(figure),
-                    "curve": curve,
-                    "accountant": accountant,
-                    "compositions": "" if compositions == -1 else int(compositions),
-                    "points": 0,
-                    "compared": 0,
-                    "max_relative_difference": math.nan,
-                    "median_relative_difference": math.nan,
-                    "tolerance": math.nan,
-                    "verdict": NOT_REPRODUCIBLE,
-                    "note": note,
-                    "known_cause": ADDED_CURVES.get(f"{int(figure)}/{curve}", ADDED_DEFAULT),
-                    "guarantee": guarantee(accountant, str(group["kind"].iloc[0])),
-                }
+                not_reproducible_row(
+                    figure=int(figure),
+                    curve=curve,
+                    accountant=accountant,
+                    compositions="" if compositions == -1 else int(compositions),
+                    note=note,
+                    known_cause=ADDED_CURVES.get(f"{int(figure)}/{curve}", ADDED_DEFAULT),
+                    guarantee=guarantee(accountant, str(group["kind"].iloc[0])),
+                )
             )
     return rows
 

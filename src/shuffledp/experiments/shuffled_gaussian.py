@@ -51,7 +51,7 @@ from scipy.stats import norm
 
 from shuffledp._random import job_rng
 from shuffledp._validation import check_integer, check_real, check_real_array
-from shuffledp.tables import NOT_REPRODUCIBLE
+from shuffledp.tables import CURVE_VERDICT_COLUMNS, not_reproducible_row
 
 __all__ = [
     "FIG4_COLUMNS",
@@ -89,23 +89,9 @@ FIG4_COLUMNS = [
     "exact_qp",
     "seconds",
 ]
-#: columns of :func:`fig4_verdicts` (those of shuffledp.experiments.koskela.VERDICT_COLUMNS, so the report
-#: reads both tables with one reader)
-FIG4_VERDICT_COLUMNS = [
-    "figure",
-    "curve",
-    "accountant",
-    "compositions",
-    "points",
-    "compared",
-    "max_relative_difference",
-    "median_relative_difference",
-    "tolerance",
-    "verdict",
-    "note",
-    "known_cause",
-    "guarantee",
-]
+#: columns of :func:`fig4_verdicts`: the curve-verdict table's (:data:`shuffledp.tables.CURVE_VERDICT_COLUMNS`,
+#: those of Koskela's curves too, so the report reads both tables with one reader)
+FIG4_VERDICT_COLUMNS = CURVE_VERDICT_COLUMNS
 #: what every Fig. 4 curve is (``guarantee`` column)
 GUARANTEE = (
     "not a guarantee: an estimate (with a 95% band) of delta for one dataset pair (all zeros vs one 1), "
@@ -518,21 +504,15 @@ def fig4_verdicts(frame: pd.DataFrame, *, smallest_delta: float = 0.0) -> pd.Dat
                 group, frame[(frame["estimator"] == PLAIN) & (frame["dimension"] == dimension)]
             )
         rows.append(
-            {
-                "figure": 4,
-                "curve": f"shuffled Gaussian, d = {int(dimension)}"
+            not_reproducible_row(
+                figure=4,
+                curve=f"shuffled Gaussian, d = {int(dimension)}"
                 + (" (plain Monte Carlo)" if estimator == PLAIN else ""),
-                "accountant": estimator,
-                "compositions": "",
-                "points": 0,
-                "compared": 0,
-                "max_relative_difference": math.nan,
-                "median_relative_difference": math.nan,
-                "tolerance": math.nan,
-                "verdict": NOT_REPRODUCIBLE,
-                "note": note,
-                "known_cause": MISSING_PARAMETERS,
-                "guarantee": GUARANTEE,
-            }
+                accountant=estimator,
+                compositions="",
+                note=note,
+                known_cause=MISSING_PARAMETERS,
+                guarantee=GUARANTEE,
+            )
         )
     return pd.DataFrame(rows, columns=FIG4_VERDICT_COLUMNS)

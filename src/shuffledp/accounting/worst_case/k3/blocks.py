@@ -73,6 +73,7 @@ __all__ = [
     "TILE",
     "K3ExactSearch",
     "exact_worst",
+    "k3_setting",
     "shared_search",
 ]
 
@@ -123,17 +124,37 @@ def _weights(users: int, w: float) -> np.ndarray:
     return row
 
 
+def k3_setting(
+    n_users: int, epsilon_local: float, *, max_users: int, search: str
+) -> tuple[int, float, float]:
+    """The setting of a k = 3 search over blocks of datasets: n checked, and k-RR's probabilities.
+
+    Args:
+        n_users: the number of users n, at least 2 and at most ``max_users``.
+        epsilon_local: the local epsilon_0 of k-RR with k = 3.
+        max_users: the largest n the search takes.
+        search: the search's name, for the error message.
+
+    Returns:
+        (n, p, q): n, and the probabilities that a user reports its own value (p) and one given other value (q).
+
+    Raises:
+        ValueError: ``n_users`` outside [2, ``max_users``].
+    """
+    if not 2 <= n_users <= max_users:
+        raise ValueError(f"`n_users` must be in [2, {max_users}] for the k = 3 {search}; got {n_users}.")
+    krr = KrrParams.of(epsilon_local, 3)
+    return n_users, math.exp(krr.log_p), math.exp(krr.log_q)
+
+
 class K3BlockSearch:
     """The certified exact worst case over every dataset for k = 3 (module docstring), laws kept across epsilons."""
 
     def __init__(self, *, n_users: int, epsilon_local: float):
-        n = n_users
-        if not 2 <= n <= MAX_USERS_K3_BLOCKS:
-            raise ValueError(
-                f"`n_users` must be in [2, {MAX_USERS_K3_BLOCKS}] for the k = 3 block search; got {n}."
-            )
-        krr = KrrParams.of(epsilon_local, 3)
-        self._n, self._p, self._q = n, math.exp(krr.log_p), math.exp(krr.log_q)
+        n, self._p, self._q = k3_setting(
+            n_users, epsilon_local, max_users=MAX_USERS_K3_BLOCKS, search="block search"
+        )
+        self._n = n
         self._ops = 4 * (n + 8)
         self._laws: dict = {}
         self._doubles = 0

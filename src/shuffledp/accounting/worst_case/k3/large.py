@@ -47,7 +47,10 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.worst_case.exact.enumeration import K3Worst, add_user, pair_outputs, pair_sums
-from shuffledp.accounting.worst_case.k3.blocks import Block  # the same triangle blocks and halving
+from shuffledp.accounting.worst_case.k3.blocks import (  # the same triangle blocks and halving, the same setting
+    Block,
+    k3_setting,
+)
 from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
 
 __all__ = [
@@ -194,13 +197,10 @@ class K3LargeSearch:
     """Certified upper value of the k = 3 worst case over every dataset, within RELATIVE_STOP (module doc)."""
 
     def __init__(self, *, n_users: int, epsilon_local: float):
-        n = n_users
-        if not 2 <= n <= MAX_USERS_K3_LARGE:
-            raise ValueError(
-                f"`n_users` must be in [2, {MAX_USERS_K3_LARGE}] for the k = 3 large-n search; got {n}."
-            )
-        krr = KrrParams.of(epsilon_local, 3)
-        self._n, self._p, self._q = n, math.exp(krr.log_p), math.exp(krr.log_q)
+        n, self._p, self._q = k3_setting(
+            n_users, epsilon_local, max_users=MAX_USERS_K3_LARGE, search="large-n search"
+        )
+        self._n = n
         self._pieces = _Pieces(n, self._p, self._q, self._q * math.expm1(epsilon_local))
         self._laws: dict = {}
         self._seen: dict = {}
