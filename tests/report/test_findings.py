@@ -12,6 +12,7 @@ from shuffledp.report.findings import (
     extra_anchor,
     finding_balle,
     finding_bracket,
+    amplified,
     finding_data,
     finding_eq6,
     finding_equal_guarantee,
@@ -136,9 +137,36 @@ def test_bracket_widest_ratio_and_where():
         }
     )
     text = finding_bracket(frame, "extra-worst-case-bracket")
-    assert "within a factor 1.2000" in text and "over 2 settings (median 1.1100)" in text
+    assert "within a factor 1.20000" in text and "over the 2 settings with amplification (median 1.11000" in text
     assert "n = 1,000, k = 15, ε0 = 2" in text and "(ε 0.3 to 0.36)" in text
+    assert "0 settings without amplification left out" in text
     assert text.endswith("([section](#extra-worst-case-bracket)).")
+
+
+def test_bracket_leaves_out_the_settings_without_amplification_and_names_its_grid():
+    """A setting whose upper ε is within 1 % of ε0 (no amplification) has a ratio near 1 that says nothing
+    about tightness: the median and the widest are over the other settings, and the grid is named."""
+    frame = pd.DataFrame(
+        {
+            "n_users": [2, 2, 2, 1000, 10_000],
+            "k": [3, 3, 3, 3, 3],
+            "epsilon_local": [1.0, 4.0, 4.0, 1.0, 1.0],
+            "delta": 1e-6,
+            "eps_lower": [1.0, 3.99, 3.94, 0.5, 0.2],
+            "eps_upper": [1.0, 3.99, 3.95, 0.5002, 0.20006],
+            "ratio": [1.0, 1.0, 1.0025, 1.0004, 1.0003],
+            "upper": "worst-case-upper",
+            "lower": "worst-case-lower",
+        }
+    )
+    text = finding_bracket(frame, "a", "quick")
+    # rows 0 and 1 have upper ε ≥ 0.99·ε0; row 2 (3.95 < 3.96) is kept
+    assert "over the 3 settings with amplification (median 1.00040" in text
+    assert "2 settings without amplification left out (upper ε ≥ 0.99·ε0" in text
+    assert "the quick grid: n ∈ {2, 1,000, 10,000} × k ∈ {3} × ε0 ∈ {1, 4} × δ ∈ {1e-06}" in text
+    assert "within a factor 1.00250" in text
+    # probe: counting the trivial settings would give the median of all five, 1.0003
+    assert amplified(frame).tolist() == [False, False, True, True, True]
 
 
 def test_equal_guarantee_winners_and_ratios():

@@ -36,6 +36,9 @@ __all__ = [
     "finding_eq6",
     "bracket_goals",
     "finding_bracket",
+    "NO_AMPLIFICATION_TOLERANCE",
+    "amplified",
+    "bracket_grid",
     "finding_equal_guarantee",
     "finding_phase_diagram",
     "finding_rounds",
@@ -160,22 +163,83 @@ def bracket_goals(frame: pd.DataFrame) -> str:
     return "The bracket goals: " + "; ".join(parts) + "."
 
 
-def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
-    """How tight the worst-case guarantee is: the widest ratio ε(upper) / ε(lower) of ``bracket.csv`` and where."""
+#: a bracket setting is *without amplification* when its upper ε is at least (1 - this) · ε0: the guarantee
+#: gains less than 1 % over local ε0-DP, so a ratio near 1 there says nothing about how tight the bracket is
+NO_AMPLIFICATION_TOLERANCE = 0.01
+
+
+def amplified(frame: pd.DataFrame) -> pd.Series:
+    """True for the bracket rows with amplification: upper ε below (1 - :data:`NO_AMPLIFICATION_TOLERANCE`) · ε0.
+
+    Args:
+        frame: rows of ``bracket.csv`` (columns ``eps_upper``, ``epsilon_local``).
+
+    Returns:
+        A boolean series on the frame's index.
+    """
+    upper = pd.to_numeric(frame["eps_upper"], errors="coerce")
+    eps0 = pd.to_numeric(frame["epsilon_local"], errors="coerce")
+    return upper < (1.0 - NO_AMPLIFICATION_TOLERANCE) * eps0
+
+
+def _values(values) -> str:
+    return "{" + ", ".join(f"{v:,g}" if float(v) < 1e5 else f"{v:.0e}" for v in sorted(set(values))) + "}"
+
+
+def bracket_grid(frame: pd.DataFrame, grid_profile: str | None = None) -> str:
+    """The grid the bracket ran on, from its rows: the values of n, k, ε0 and δ of the product (the rows
+    with ε0 below the large-ε0 ends) and the count of large-ε0 ends, with the grid profile's name.
+
+    Args:
+        frame: rows of ``bracket.csv``.
+        grid_profile: the configuration's ``grid_profile`` (``None``: not stated).
+
+    Returns:
+        A phrase such as "the quick grid: n ∈ {2, 10, 1,000, 10,000} × k ∈ {3, 4, 10} × ...".
+    """
+    large = frame["epsilon_local"].astype(float) >= BRACKET_LARGE_EPS0
+    grid = frame[~large]
+    text = (
+        f"the {grid_profile or 'default'} grid: n ∈ {_values(grid['n_users'].astype(int))} × k ∈ "
+        f"{_values(grid['k'].astype(int))} × ε0 ∈ {_values(grid['epsilon_local'].astype(float))} × δ ∈ "
+        f"{{{', '.join(f'{d:g}' for d in sorted(set(grid['delta'].astype(float))))}}}"
+    )
+    if large.any():
+        text += f", and {int(large.sum())} large-ε0 end{'s' if large.sum() > 1 else ''}"
+    return text
+
+
+def finding_bracket(frame: pd.DataFrame | None, anchor: str, grid_profile: str | None = None) -> str:
+    """How tight the worst-case guarantee is, over the settings with amplification (:func:`amplified`): the
+    median and widest ratio ε(upper) / ε(lower) of ``bracket.csv`` and where, with the settings left out and
+    the grid that ran."""
     what = "The tight worst-case guarantee"
     if frame is None or _lacks(
         frame, ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "upper")
     ):
         return missing(what, "results/accounting/bracket.csv", anchor)
-    ratio = pd.to_numeric(frame["ratio"], errors="coerce")
-    widest = frame.loc[ratio.idxmax()]
+    kept = frame[amplified(frame)]
+    left = len(frame) - len(kept)
     lower = frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound"
+    rule = (
+        f"{left} setting{'s' if left != 1 else ''} without amplification left out (upper ε ≥ "
+        f"{1 - NO_AMPLIFICATION_TOLERANCE:g}·ε0: a ratio near 1 there says nothing about tightness)"
+    )
+    if kept.empty:
+        return (
+            f"The worst-case bracket: no setting with amplification on {bracket_grid(frame, grid_profile)} "
+            f"({rule}). " + bracket_goals(frame) + f" ([section](#{anchor}))."
+        )
+    ratio = pd.to_numeric(kept["ratio"], errors="coerce")
+    widest = kept.loc[ratio.idxmax()]
     return (
-        f"The worst-case ε is pinned down: `{frame['upper'].iloc[0]}` (a guarantee for every dataset) is within "
-        f"a factor {ratio.max():.4f} of `{lower}` (attained) over {len(frame)} settings (median "
-        f"{float(ratio.median()):.4f}), widest at n = {int(widest['n_users']):,}, k = {int(widest['k'])}, "
-        f"ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} (ε {widest['eps_lower']:.4g} to "
-        f"{widest['eps_upper']:.4g}). " + bracket_goals(frame) + f" ([section](#{anchor}))."
+        f"The worst-case ε is bracketed: `{frame['upper'].iloc[0]}` (a guarantee for every dataset) is within "
+        f"a factor {ratio.max():.5f} of `{lower}` (attained) over the {len(kept)} settings with amplification "
+        f"(median {float(ratio.median()):.5f}; {rule}), widest at n = {int(widest['n_users']):,}, "
+        f"k = {int(widest['k'])}, ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} (ε "
+        f"{widest['eps_lower']:.4g} to {widest['eps_upper']:.4g}); {bracket_grid(frame, grid_profile)}. "
+        + bracket_goals(frame)
+        + f" ([section](#{anchor}))."
     )
 
 
@@ -575,6 +639,7 @@ def findings(
     floor=None,
     summary=None,
     rounds=None,
+    grid_profile: str | None = None,
     anchors: dict[str, str],
 ) -> list[str]:
     """The Findings bullets in order (``anchors``: section name -> anchor, keys ``bracket``, ``equal``,
@@ -582,7 +647,7 @@ def findings(
     ``balle``)."""
     return [
         finding_eq6(rows),
-        finding_bracket(bracket, anchors["bracket"]),
+        finding_bracket(bracket, anchors["bracket"], grid_profile),
         finding_equal_guarantee(equal, anchors["equal"]),
         finding_phase_diagram(grid, boundary, anchors["phase"]),
         *([finding_rounds(rounds, anchors["rounds"])] if "rounds" in anchors else []),
