@@ -137,7 +137,9 @@ def test_bracket_widest_ratio_and_where():
         }
     )
     text = finding_bracket(frame, "extra-worst-case-bracket")
-    assert "within a factor 1.20000" in text and "over the 2 settings with amplification (median 1.11000" in text
+    assert (
+        "within a factor 1.20000" in text and "over the 2 settings with amplification (median 1.11000" in text
+    )
     assert "n = 1,000, k = 15, ε0 = 2" in text and "(ε 0.3 to 0.36)" in text
     assert "0 settings without amplification left out" in text
     assert text.endswith("([section](#extra-worst-case-bracket)).")
@@ -470,3 +472,45 @@ def test_rounds_finding_recounts_every_number_from_the_grid():
     assert f"shuffle+INV wins {first_shuffle} at the smallest T and {last_shuffle} at the largest" in text
     assert "T = 1 to 100" in text and "q = 0.01, 1" in text and "k = 2, 15" in text
     assert "phase_diagram_rounds.csv` is missing" in finding_rounds(None, "a")
+
+
+def _koskela_frame_with_lower_bound() -> pd.DataFrame:
+    cause = (
+        "their loss has an extra factor; their curve is not an upper bound: below a certified lower bound "
+        "(the exact subsampled pair of D = all users on x0 vs u on x1) at n_c = 10 (0.9551 < 0.9602), "
+        "n_c = 31 (1.678 < 1.69)"
+    )
+    return pd.DataFrame(
+        {
+            "figure": [2, 2, 1],
+            "curve": ["PLD", "RDP", "feldman-numerical"],
+            "points": [8, 8, 0],
+            "verdict": ["not reproduced", "reproduced", "not reproducible as specified"],
+            "known_cause": [cause, "", "no published values"],
+        }
+    )
+
+
+def test_koskela_states_the_published_curve_below_a_certified_lower_bound():
+    from shuffledp.report.findings import below_certified_lower
+
+    frame = _koskela_frame_with_lower_bound()
+    assert below_certified_lower(frame) == [
+        (2, 10, "PLD", "0.9551", "0.9602"),
+        (2, 31, "PLD", "1.678", "1.69"),
+    ]
+    text = finding_koskela(frame, "k")
+    assert (
+        "Their published Fig. 2 PLD curve lies below a certified lower bound at n_c = 10 (ε 0.9551 < 0.9602), "
+        "n_c = 31 (ε 1.678 < 1.69)" in text
+    )
+    # probe: a cause that records no such point gives no sentence
+    assert "certified lower bound" not in finding_koskela(frame.assign(known_cause=""), "k")
+
+
+def test_koskela_files_our_curves_without_published_values_apart():
+    from shuffledp.report.findings import OURS_ONLY, file_added
+
+    filed = file_added(_koskela_frame_with_lower_bound())
+    assert filed["verdict"].tolist() == ["not reproduced", "reproduced", OURS_ONLY]
+    assert "not reproducible as specified" not in set(filed["verdict"])

@@ -1108,3 +1108,36 @@ def test_first_screen_names_the_data_and_the_grid_profile(run_dir):
     assert "bundled" not in first_screen and "the default grids" in first_screen
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
     assert "**Data:** no Gowalla data in this run" in markdown.split("## Verdicts")[0]
+
+
+def test_koskela_section_states_the_certified_lower_bound_and_files_our_curves_apart(run_dir):
+    from shuffledp.report.inputs import KOSKELA_FIGURES
+
+    path = run_dir / "results" / "koskela_verdicts.csv"
+    cause = (
+        "their curve is not an upper bound: below a certified lower bound (one dataset pair) at "
+        "n_c = 10 (0.9551 < 0.9602), n_c = 31 (1.678 < 1.69)"
+    )
+    pd.DataFrame(
+        {
+            "figure": [2, 1],
+            "curve": ["PLD", "feldman-numerical"],
+            "points": [8, 0],
+            "verdict": [NOT_REPRODUCED, NOT_REPRODUCIBLE],
+            "known_cause": [cause, "no published values"],
+        }
+    ).to_csv(path, index=False)
+    markdown = report.render_markdown(
+        report.build_report(make_inputs(run_dir, extras={KOSKELA_FIGURES: {"images": [], "data": [path]}}))
+    )
+    main = markdown.split("## Appendix")[0]
+    section = main.split('<a id="koskela"></a>')[-1] if '<a id="koskela"></a>' in main else main
+    assert (
+        "**Certified lower bound.** Their published Fig. 2 PLD curve lies below a certified lower bound"
+        in section
+    )
+    assert (
+        "| 1 | feldman-numerical | 1 | 0 | 1 |" in section
+    )  # filed under "ours only", not "not reproducible"
+    assert "ours only (nothing published to compare)" in section
+    assert NOT_REPRODUCIBLE not in section.split("**Certified lower bound.**")[-1].split("\n\n")[2]

@@ -13,6 +13,7 @@ missing, never an exception. :func:`findings` returns the bullets in order; the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import cast
 
@@ -43,6 +44,10 @@ __all__ = [
     "finding_phase_diagram",
     "finding_rounds",
     "finding_koskela",
+    "OURS_ONLY",
+    "below_certified_lower",
+    "lower_bound_sentence",
+    "file_added",
     "finding_data",
     "GRID_PROFILES",
     "opening_data",
@@ -376,7 +381,68 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
                 text += f", up to {float(gap.max()):.3g} apart in ε"
     if len(added):
         text += f"; {len(added)} curves of ours are drawn beside them with no published values to compare"
+    below = lower_bound_sentence(frame)
+    if below:
+        text += ". " + below
     return text + f" ([section](#{anchor}))."
+
+
+#: how the report files a curve of ours that has no published values (``points`` = 0): not a failed
+#: reproduction, so never "not reproducible as specified"
+OURS_ONLY = "ours only (nothing published to compare)"
+
+#: the phrase of ``known_cause`` that records a published curve below a certified lower bound, and its points
+_BELOW_LOWER = re.compile(r"below (?:a|our) certified lower bound[^;]*? at ((?:n_c = \d+ \([^)]*\)(?:, )?)+)")
+_BELOW_POINT = re.compile(r"n_c = (\d+) \(([-+.\deE]+) < ([-+.\deE]+)\)")
+
+
+def below_certified_lower(frame: pd.DataFrame | None) -> list[tuple[int, int, str, str, str]]:
+    """Where a published Koskela et al. curve lies below a certified lower bound, as the verdict table
+    records it in ``known_cause``: (figure, n_c, curve, published ε, lower bound) per point, in order.
+
+    Args:
+        frame: ``koskela_verdicts.csv`` (columns ``figure``, ``curve``, ``known_cause``), or None.
+
+    Returns:
+        The points (empty when the frame is None or records none).
+    """
+    if frame is None or _lacks(frame, ("figure", "curve", "known_cause")):
+        return []
+    found: dict[tuple[int, int, str], tuple[str, str]] = {}
+    for row in frame.itertuples():
+        match = _BELOW_LOWER.search(str(row.known_cause))
+        for point in _BELOW_POINT.finditer(match.group(1) if match else ""):
+            found.setdefault((int(row.figure), int(point.group(1)), str(row.curve)), point.group(2, 3))
+    return [(f, n, c, *found[(f, n, c)]) for f, n, c in found]
+
+
+def lower_bound_sentence(frame: pd.DataFrame | None) -> str:
+    """The sentence on a published Koskela et al. curve below a certified lower bound ("" when none)."""
+    points = below_certified_lower(frame)
+    if not points:
+        return ""
+    figures = dict.fromkeys((f, c) for f, _, c, _, _ in points)
+    parts = []
+    for figure, curve in figures:
+        at = [f"n_c = {n} (ε {t} < {lo})" for f, n, c, t, lo in points if (f, c) == (figure, curve)]
+        parts.append(
+            f"their published Fig. {figure} {curve} curve lies below a certified lower bound at {', '.join(at)}"
+        )
+    return (
+        "; ".join(parts)[0].upper()
+        + "; ".join(parts)[1:]
+        + ": no valid upper bound can lie there, so at those points the published curve is not a privacy "
+        "guarantee"
+    )
+
+
+def file_added(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The Koskela verdict table with the curves of ours that have no published values (``points`` = 0)
+    filed as :data:`OURS_ONLY` in ``verdict`` instead of "not reproducible as specified"."""
+    if frame is None or "points" not in frame.columns or "verdict" not in frame.columns:
+        return frame
+    none = pd.to_numeric(frame["points"], errors="coerce").fillna(0) <= 0
+    return frame.assign(verdict=frame["verdict"].astype(object).where(~none, OURS_ONLY))
 
 
 def split_published(frame: pd.DataFrame | None):

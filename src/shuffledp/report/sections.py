@@ -29,7 +29,7 @@ from shuffledp.report.beyond import (
     read_three_calibrations,
 )
 from shuffledp.report.blocks import Figure, Heading, Paragraph, Table
-from shuffledp.report.findings import extra_anchor
+from shuffledp.report.findings import OURS_ONLY, extra_anchor, file_added, lower_bound_sentence
 from shuffledp.report.girgis import read_girgis_verdicts
 from shuffledp.report.hypotheses import closest_hypotheses
 from shuffledp.report.inputs import (
@@ -349,12 +349,20 @@ def seed_section(inputs: ReportInputs, name: str) -> list:
         return blocks + [Paragraph("This stage did not run (no figure and no verdict table in this run).")]
     for path in data_paths:
         frame = pd.read_csv(path)
+        if (
+            path.name == "koskela_verdicts.csv"
+        ):  # our curves without published values are no failed reproduction
+            frame = file_added(frame)
+            below = lower_bound_sentence(frame)
+            if below:
+                blocks.append(Paragraph(f"**Certified lower bound.** {below}."))
         table = _seed_counts_table(frame, _SEED_GROUPS.get(path.name, _SEED_GROUPS.get(name, ())))
         if table is not None:
             blocks.append(
                 Paragraph(
                     f"Verdicts of `{path.name}` counted from its `verdict` column (\u201c{EXPLAINED}\u201d: "
-                    f"not reproduced, with a known cause; every row in the [appendix]"
+                    f"not reproduced, with a known cause; \u201c{OURS_ONLY}\u201d: a curve of ours drawn beside "
+                    f"the published ones; every row in the [appendix]"
                     f"(#appendix-{SEED_ANCHORS[name]})):"
                 )
             )
