@@ -324,6 +324,8 @@ def test_balle_counts_per_code_version_and_the_loosest_bound():
             "verdict": ["reproduced", "reproduced", "reproduced", "not reproduced"],
             "max_relative_difference": [1e-9, 2e-9, 3e-9, 0.24],
             "looseness_max": [2.85, 4.8, 1.37, 1.37],
+            "looseness_min": [0.81, 1.2, 1.1, 1.1],
+            "reference": ["feldman-numerical (generic upper)"] * 2 + ["worst case, RR-2"] * 2,
         }
     )
     text = finding_balle(frame, "extra-balle")
@@ -332,7 +334,16 @@ def test_balle_counts_per_code_version_and_the_loosest_bound():
         "0 of 1 curves reproduced against their 2019 code (not: panel iii Bennett, RR-2; up to 24% off)"
         in text
     )
-    assert "the loosest bound is Bennett (panel i), up to 4.8 x its tight reference" in text
+    # each reference named for what it is: the k = 2 worst case is tight, feldman-numerical is not
+    assert (
+        "against a tight reference (the k-RR worst case, `worst-case-upper` at k = 2) the loosest is " in text
+    )
+    assert "Bennett, RR-2 (panel iii), up to 1.4× the worst case" in text
+    assert (
+        "against “feldman-numerical (generic upper)”, an upper bound that need not be tight, the factor runs "
+        "from 0.81 (Hoeffding, panel i) to 4.8 (Bennett, panel i)" in text
+    )
+    assert "tight reference" not in text.split("the worst case;")[-1]  # probe: no "tight" beside feldman
     assert finding_balle(None, "extra-balle").startswith("Balle et al.'s Figure 3")
     assert "balle_verdicts.csv" in finding_balle(None, "extra-balle")
 

@@ -52,6 +52,8 @@ __all__ = [
     "GRID_PROFILES",
     "opening_data",
     "finding_balle",
+    "is_tight_reference",
+    "balle_looseness",
     "finding_balle_claims",
     "finding_delta_floor",
     "finding_geometric",
@@ -473,12 +475,44 @@ def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
             names = "; ".join(f"panel {r.panel} {r.curve}" for r in failed.head(3).itertuples())
             part += f" (not: {names}{'; …' if len(failed) > 3 else ''}; up to {largest:.0%} off)"
         parts.append(part)
-    loosest = frame.loc[pd.to_numeric(frame["looseness_max"], errors="coerce").idxmax()]
-    return (
-        f"Balle et al.'s Figure 3: {'; '.join(parts)}; the loosest bound is {loosest['curve']} "
-        f"(panel {loosest['panel']}), up to {float(loosest['looseness_max']):.1f} x its tight reference "
-        f"([section](#{anchor}))."
-    )
+    return f"Balle et al.'s Figure 3: {'; '.join(parts)}; {balle_looseness(frame)} ([section](#{anchor}))."
+
+
+def is_tight_reference(label) -> bool:
+    """True for a Balle reference curve that is the worst case itself: the one whose label starts "worst
+    case" (``worst-case-upper`` at k = 2, the certified maximum over every dataset); the others
+    (``feldman-numerical``, a generic upper bound; ``worst-case-upper`` at k ≥ 4, the weak adversary's bound)
+    are upper bounds that need not be tight."""
+    return str(label).strip().lower().startswith("worst case")
+
+
+def balle_looseness(frame: pd.DataFrame) -> str:
+    """How far Balle et al.'s bounds are from our reference curves, with each reference named for what it
+    is: against a tight reference (:func:`is_tight_reference`) "up to x× the worst case"; against an upper
+    bound that need not be tight, the range of the factor, below 1 where a bound beats that reference."""
+    if _lacks(frame, ("reference", "looseness_min", "looseness_max")):
+        return "no reference curve named in `balle_verdicts.csv`"
+    low = pd.to_numeric(frame["looseness_min"], errors="coerce")
+    high = pd.to_numeric(frame["looseness_max"], errors="coerce")
+    known = high.notna() & frame["reference"].astype(str).str.strip().ne("") & frame["reference"].notna()
+    tight = known & frame["reference"].map(is_tight_reference)
+    parts = []
+    if tight.any():
+        worst = frame.loc[high[tight].idxmax()]
+        parts.append(
+            f"against a tight reference (the k-RR worst case, `worst-case-upper` at k = 2) the loosest is "
+            f"{worst['curve']} (panel {worst['panel']}), up to {float(high[tight].max()):.1f}× the worst case"
+        )
+    loose = known & ~tight
+    for reference, rows in frame[loose].groupby(frame.loc[loose, "reference"].astype(str), sort=False):
+        top, bottom = rows.loc[high[rows.index].idxmax()], rows.loc[low[rows.index].idxmin()]
+        parts.append(
+            f"against “{reference}”, an upper bound that need not be tight, the factor runs from "
+            f"{float(low[rows.index].min()):.2f} ({bottom['curve']}, panel {bottom['panel']}) to "
+            f"{float(high[rows.index].max()):.1f} ({top['curve']}, panel {top['panel']}), so it measures "
+            "no distance from the worst case"
+        )
+    return "; ".join(parts) if parts else "no reference curve to measure the bounds against"
 
 
 def finding_balle_claims(frame: pd.DataFrame | None, anchor: str) -> str:
