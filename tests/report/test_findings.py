@@ -488,7 +488,7 @@ def test_rounds_finding_recounts_every_number_from_the_grid():
 def _koskela_frame_with_lower_bound() -> pd.DataFrame:
     cause = (
         "their loss has an extra factor; their curve is not an upper bound: below a certified lower bound "
-        "(the exact subsampled pair of D = all users on x0 vs u on x1) at n_c = 10 (0.9551 < 0.9602), "
+        "(the exact subsampled pair of D = all users on x0 vs u on x1; recorded as a reference) at n_c = 10 (0.9551 < 0.9602), "
         "n_c = 31 (1.678 < 1.69)"
     )
     return pd.DataFrame(

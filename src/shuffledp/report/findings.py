@@ -394,7 +394,7 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
 OURS_ONLY = "ours only (nothing published to compare)"
 
 #: the phrase of ``known_cause`` that records a published curve below a certified lower bound, and its points
-_BELOW_LOWER = re.compile(r"below (?:a|our) certified lower bound[^;]*? at ((?:n_c = \d+ \([^)]*\)(?:, )?)+)")
+_BELOW_LOWER = re.compile(r"below (?:a|our) certified lower bound.*? at ((?:n_c = \d+ \([^)]*\)(?:, )?)+)")
 _BELOW_POINT = re.compile(r"n_c = (\d+) \(([-+.\deE]+) < ([-+.\deE]+)\)")
 
 
