@@ -1099,6 +1099,31 @@ def test_first_screen_names_the_data_and_the_grid_profile(run_dir):
     assert "San Francisco 116,413 check-ins in the crop against the paper's 123,108" in first_screen
     assert "Paris 11,190 check-ins in the crop against the paper's 10,260" in first_screen
     assert "**Grids:** this report ran the quick grids (config/quick.yaml" in first_screen
+    # the grids that ran, from the configuration: named on the first screen
+    quick = {
+        "seed": 3,
+        "grid_profile": "quick",
+        "accounting": {
+            "bracket": {
+                "n_users": [2, 10, 1000, 10000],
+                "k": [3, 4, 10],
+                "epsilon_local": [1.0, 4.0],
+                "delta": [1e-6],
+                "extra": [{"n_users": 100000000, "k": 10, "epsilon_local": 15.0}],
+            }
+        },
+        "utility": {
+            "phase_diagram": {"n_points": 3, "epsilon_points": 4},
+            "phase_diagram_rounds": {"compositions": [1, 10]},
+        },
+    }
+    first_screen = report.render_markdown(
+        report.build_report(make_inputs(run_dir, data_source=path, config=quick))
+    ).split("## Verdicts")[0]
+    assert (
+        "worst-case bracket n ∈ {2, 10, 1,000, 10,000} × k ∈ {3, 4, 10} × ε0 ∈ {1, 4} × δ ∈ {1e-06} and 1 "
+        "large-ε0 end; phase diagram 3 n × 4 ε per panel; composed phase diagram T ∈ {1, 10}." in first_screen
+    )
     # probe: a run on the SNAP file says so, and the default grids
     label.update(source="snap", reason="downloaded from SNAP", files=[{"sha256": "ab" * 32}])
     path.write_text(json.dumps(label))

@@ -88,7 +88,9 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
     stale or missing stages."""
     blocks: list = [Heading(1, inputs.title)]
     # the first screen names the data and the grids before any verdict
-    blocks.append(Paragraph(opening_data(_data_source(inputs), inputs.config.get("grid_profile"))))
+    blocks.append(
+        Paragraph(opening_data(_data_source(inputs), inputs.config.get("grid_profile"), inputs.config))
+    )
     created = _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
     koskela = [
         read_extra(inputs, KOSKELA_FIGURES, n) for n in ("koskela_verdicts.csv", "koskela_fig4_verdicts.csv")

@@ -51,6 +51,7 @@ __all__ = [
     "finding_data",
     "GRID_PROFILES",
     "opening_data",
+    "grid_summary",
     "finding_balle",
     "is_tight_reference",
     "balle_looseness",
@@ -586,7 +587,39 @@ def _region_counts(regions: Mapping) -> str:
     return "; ".join(parts)
 
 
-def opening_data(label: Mapping | None, grid_profile: str | None) -> str:
+def grid_summary(config: Mapping | None) -> str:
+    """The grids of the three costly sweeps as the configuration gives them: the worst-case bracket's values,
+    the phase diagram's n × ε points, the composed phase diagram's T ("" when the configuration names none).
+
+    Args:
+        config: the run's configuration (keys ``accounting.bracket``, ``utility.phase_diagram``,
+            ``utility.phase_diagram_rounds``), or None.
+
+    Returns:
+        A phrase such as "bracket n ∈ {2, 10} × k ∈ {3} × ε0 ∈ {1} × δ ∈ {1e-06} and 1 large-ε0 end; ...".
+    """
+    config = config or {}
+    parts = []
+    bracket = (config.get("accounting") or {}).get("bracket") or {}
+    if all(bracket.get(key) for key in ("n_users", "k", "epsilon_local", "delta")):
+        extra = len(bracket.get("extra") or [])
+        parts.append(
+            f"worst-case bracket n ∈ {_values(int(n) for n in bracket['n_users'])} × k ∈ "
+            f"{_values(int(k) for k in bracket['k'])} × ε0 ∈ {_values(float(e) for e in bracket['epsilon_local'])} "
+            f"× δ ∈ {{{', '.join(f'{float(d):g}' for d in bracket['delta'])}}}"
+            + (f" and {extra} large-ε0 end{'s' if extra > 1 else ''}" if extra else "")
+        )
+    utility = config.get("utility") or {}
+    phase = utility.get("phase_diagram") or {}
+    if phase.get("n_points") and phase.get("epsilon_points"):
+        parts.append(f"phase diagram {int(phase['n_points'])} n × {int(phase['epsilon_points'])} ε per panel")
+    rounds = utility.get("phase_diagram_rounds") or {}
+    if rounds.get("compositions"):
+        parts.append(f"composed phase diagram T ∈ {_values(int(t) for t in rounds['compositions'])}")
+    return "; ".join(parts)
+
+
+def opening_data(label: Mapping | None, grid_profile: str | None, config: Mapping | None = None) -> str:
     """The first screen's line on the data and the grids: which Gowalla data the run used, with the crop
     counts against the paper's, and which grid profile ran.
 
@@ -594,12 +627,15 @@ def opening_data(label: Mapping | None, grid_profile: str | None) -> str:
         label: ``results/data/source_label.json`` (``source``, ``reason``, ``files``, ``regions``);
             ``None`` when the data stage is not part of the run.
         grid_profile: the configuration's ``grid_profile`` (``None``: not stated).
+        config: the run's configuration, whose sweep grids are named (:func:`grid_summary`); None: not named.
 
     Returns:
         One Markdown paragraph.
     """
     profile = grid_profile or "default"
-    grids = f"**Grids:** this report ran {GRID_PROFILES.get(profile, f'the `{profile}` grids')}."
+    grids = f"**Grids:** this report ran {GRID_PROFILES.get(profile, f'the `{profile}` grids')}"
+    summary = grid_summary(config)
+    grids += f": {summary}." if summary else "."
     if label is None:
         return f"**Data:** no Gowalla data in this run (the data stage is not in `report.stages`). {grids}"
     counts = _region_counts(label.get("regions") or {})
