@@ -4,10 +4,16 @@ code as open markers in the colour of the curve they belong to, so every differe
 Drawing only: inputs are the frames of :func:`shuffledp.experiments.koskela.figure_frame` and the
 transcribed points (``shuffledp.reference.load_reference("koskela_figures")``).
 
-* Figure 1: delta against eps (log delta), one colour per curve, one line style per n_c.
+* Figure 1: delta against eps (log delta), one panel per n_c (drawn together the twelve curves merge at
+  small eps), one colour and line style per curve.
 * Figure 2: eps against n_c (log-log), one colour and line style per curve.
 * Figure 3: eps against delta (log delta, axis reversed as in theirs), one panel per n_c, one colour and
-  line style per curve.
+  line style per curve; curves within :data:`COINCIDE_TOLERANCE` of each other are named in a note on the
+  panel (:func:`coincident_curves`), and a curve with no finite value on the scale is left out of the
+  legend and named under the title.
+
+Every figure's title has a second line with the grid and the data file (``style.title_and_label``); legends
+and notes are at least ``style.MIN_FONT_POINTS``.
 
 Colours: :data:`CURVE_STYLES` gives every curve of these figures its own colour (Okabe & Ito's
 colour-blind-safe set, black for the lower bounds), line style and stored-marker shape, distinct within

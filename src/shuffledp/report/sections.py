@@ -212,8 +212,8 @@ IMAGE_CAPTIONS = {
 #: captions of the images of sections beyond the paper (workflow/report/*.rst, shortened); default: the name
 _EXTRA_CAPTIONS = {
     WORST_CASE_BRACKET: (
-        "Worst-case bracket against n, one panel per k: ε_upper / ε_lower − 1 (log scale), a line per "
-        f"ε0 and δ; solid line the goal ratio {BRACKET_GOAL:g}, stars the large-ε0 ends (every value in "
+        "Worst-case bracket against n, one panel per k: ε_upper / ε_lower − 1 (log scale), markers per "
+        "ε0 and δ, joined only between n at most 10× apart; solid line the goal ratio {BRACKET_GOAL:g}, stars the large-ε0 ends (every value in "
         "bracket.csv)"
     ),
     PHASE_DIAGRAM: (
