@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from shuffledp.report.findings import (
+    amplified,
     extra_anchor,
     finding_balle,
     finding_bracket,
-    amplified,
     finding_data,
     finding_eq6,
     finding_equal_guarantee,

@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from shuffledp.report.findings import is_tight_reference
+from shuffledp.report.verdicts import is_tight_reference
 
 __all__ = ["BALLE_VERDICT_COLUMNS", "read_balle_verdicts"]
 

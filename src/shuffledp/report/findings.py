@@ -29,7 +29,14 @@ from shuffledp.experiments.guarantees import (  # the bracket goals, defined onc
 )
 from shuffledp.report.beyond import rounds_lines
 from shuffledp.report.read import format_cell
-from shuffledp.report.verdicts import LEVELS, counts_phrase, is_guarantee, own_delta_cells, seed_counts
+from shuffledp.report.verdicts import (
+    LEVELS,
+    counts_phrase,
+    is_guarantee,
+    is_tight_reference,
+    own_delta_cells,
+    seed_counts,
+)
 
 __all__ = [
     "extra_anchor",
@@ -53,7 +60,6 @@ __all__ = [
     "opening_data",
     "grid_summary",
     "finding_balle",
-    "is_tight_reference",
     "balle_looseness",
     "finding_balle_claims",
     "finding_delta_floor",
@@ -477,14 +483,6 @@ def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
             part += f" (not: {names}{'; …' if len(failed) > 3 else ''}; up to {largest:.0%} off)"
         parts.append(part)
     return f"Balle et al.'s Figure 3: {'; '.join(parts)}; {balle_looseness(frame)} ([section](#{anchor}))."
-
-
-def is_tight_reference(label) -> bool:
-    """True for a Balle reference curve that is the worst case itself: the one whose label starts "worst
-    case" (``worst-case-upper`` at k = 2, the certified maximum over every dataset); the others
-    (``feldman-numerical``, a generic upper bound; ``worst-case-upper`` at k ≥ 4, the weak adversary's bound)
-    are upper bounds that need not be tight."""
-    return str(label).strip().lower().startswith("worst case")
 
 
 def balle_looseness(frame: pd.DataFrame) -> str:

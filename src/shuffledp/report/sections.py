@@ -213,7 +213,8 @@ IMAGE_CAPTIONS = {
 _EXTRA_CAPTIONS = {
     WORST_CASE_BRACKET: (
         "Worst-case bracket against n, one panel per k: ε_upper / ε_lower − 1 (log scale), markers per "
-        "ε0 and δ, joined only between n at most 10× apart; solid line the goal ratio {BRACKET_GOAL:g}, stars the large-ε0 ends (every value in "
+        f"ε0 and δ, joined only between n at most 10× apart; solid line the goal ratio {BRACKET_GOAL:g}, "
+        "stars the large-ε0 ends (every value in "
         "bracket.csv)"
     ),
     PHASE_DIAGRAM: (

@@ -55,6 +55,7 @@ __all__ = [
     "own_delta_cells",
     "is_own_delta",
     "is_guarantee",
+    "is_tight_reference",
 ]
 
 #: a cell of the paper's own δ that reproduces eq. (6) as printed: the printed number, not a guarantee
@@ -255,3 +256,11 @@ def is_guarantee(accountant) -> bool:
         return accountant_class(str(accountant)).kind is BoundKind.UPPER
     except (KeyError, ValueError):
         return False
+
+
+def is_tight_reference(label) -> bool:
+    """True for a Balle reference curve that is the worst case itself: the one whose label starts "worst
+    case" (``worst-case-upper`` at k = 2, the certified maximum over every dataset); the others
+    (``feldman-numerical``, a generic upper bound; ``worst-case-upper`` at k ≥ 4, the weak adversary's bound)
+    are upper bounds that need not be tight."""
+    return str(label).strip().lower().startswith("worst case")
