@@ -298,7 +298,8 @@ def coincident_curves(
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             both = table[[a, b]].astype(float).dropna()
-            both = both[np.isfinite(both).all(axis=1) & (both > 0).all(axis=1)]
+            values = both.to_numpy()
+            both = both[np.all(np.isfinite(values) & (values > 0), axis=1)]
             if both.empty:
                 continue
             gap = float((abs(both[a] - both[b]) / both.min(axis=1)).max())
@@ -322,9 +323,9 @@ def _short(curve: str) -> str:
 def _drawn(frame: pd.DataFrame, curve: str, top: dict) -> bool:
     """True when some value of ``curve`` is finite and on scale (below its panel's top, where one is set)."""
     rows = frame[frame["curve"] == curve]
-    values = rows["value"].astype(float)
-    limits = rows["compositions"].map(lambda c: top.get(c, np.inf)).astype(float)
-    return bool((np.isfinite(values) & (values <= limits)).any())
+    values = rows["value"].to_numpy(dtype=float)
+    limits = rows["compositions"].map(lambda c: top.get(c, np.inf)).to_numpy(dtype=float)
+    return bool(np.any(np.isfinite(values) & (values <= limits)))
 
 
 def _why_hidden(frame: pd.DataFrame, curve: str) -> str:

@@ -445,10 +445,10 @@ def lower_bound_sentence(frame: pd.DataFrame | None) -> str:
     )
 
 
-def file_added(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+def file_added(frame: pd.DataFrame) -> pd.DataFrame:
     """The Koskela verdict table with the curves of ours that have no published values (``points`` = 0)
     filed as :data:`OURS_ONLY` in ``verdict`` instead of "not reproducible as specified"."""
-    if frame is None or "points" not in frame.columns or "verdict" not in frame.columns:
+    if "points" not in frame.columns or "verdict" not in frame.columns:
         return frame
     none = pd.to_numeric(frame["points"], errors="coerce").fillna(0) <= 0
     return frame.assign(verdict=frame["verdict"].astype(object).where(~none, OURS_ONLY))
