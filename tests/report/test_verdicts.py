@@ -66,6 +66,8 @@ def test_levels_in_order_of_strength():
     # a rate column of Table II, or a value with no printed formula, stays reproduced
     assert cell_level(_row(column="[12]", paper="1.27E-28", verdict=REPRODUCED)) == REPRODUCED
     assert cell_level(_row(paper="1.3E-9", ours_as_printed=math.nan, verdict=REPRODUCED)) == REPRODUCED
+    # where eq. (6) is the exact single-bin δ (both 0 at ε ≥ ε0) the printed value is right: reproduced
+    assert cell_level(_row(paper="0", ours_as_printed=0.0, ours_exact=0.0, verdict=REPRODUCED)) == REPRODUCED
     assert cell_level(_row(paper="1.259E-28")) == WITHIN  # +0.65 %, and no cut of 1.26716 gives 1.259
     assert cell_level(_row(paper="2.2E-3", ours_as_printed=2.466e-3)) == OFF
     assert how_far(_row(paper="2.2E-3", ours_as_printed=2.466e-3)) == "+12.1%"

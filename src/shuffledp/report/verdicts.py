@@ -6,9 +6,11 @@ paper (rows of :func:`shuffledp.report.read.read_comparisons`) gets one *level*:
 * ``reproduced`` -- the stage's verdict (our value rounds to the printed one, or a Monte-Carlo draw lies
   inside our single-draw interval);
 * ``reproduced (the printed value; not a guarantee)`` -- a cell of the paper's own δ (Table IV, Table II's
-  "Our δ") that our evaluation of eq. (6) *as printed* rounds to: the paper's number is recomputed, but
-  that number is not a DP guarantee (eq. (6) understates the exact δ of its own pair of datasets, and
-  that δ is a lower bound on the worst case), so it is a level of its own, never counted as reproduced;
+  "Our δ") that our evaluation of eq. (6) *as printed* rounds to where eq. (6) is not the exact single-bin
+  δ (more than 1 % apart): the paper's number is recomputed, but that number is not a DP guarantee
+  (eq. (6) understates the exact δ of its own pair of datasets, itself a lower bound on the worst case),
+  so it is a level of its own, never counted as reproduced. Where eq. (6) equals the exact δ (both 0
+  at ε ≥ ε0, say) the cell stays *reproduced*;
 * ``matches if truncated`` -- it does not round to the printed value, but cutting our value after the
   printed last digit gives the printed value (the authors may have truncated instead of rounding);
 * ``within 1 %`` -- neither, but within 1 % of the printed value;
@@ -115,9 +117,17 @@ def is_own_delta(table, column) -> bool:
 
 
 def _reproduces_eq6(row) -> bool:
-    """True when the row is a cell of the paper's own δ compared with eq. (6) as printed."""
+    """True when the row is a cell of the paper's own δ compared with eq. (6) as printed, and eq. (6) is not
+    the exact single-bin δ there (they differ by more than :data:`WITHIN_TOLERANCE`; both 0 is the same)."""
     printed = pd.to_numeric(pd.Series([row.get("ours_as_printed")]), errors="coerce").iloc[0]
-    return pd.notna(printed) and is_own_delta(row.get("table"), row.get("column"))
+    exact = pd.to_numeric(pd.Series([row.get("ours_exact")]), errors="coerce").iloc[0]
+    if pd.isna(printed) or not is_own_delta(row.get("table"), row.get("column")):
+        return False
+    if pd.isna(exact):
+        return True
+    return bool(
+        abs(float(exact) - float(printed)) > WITHIN_TOLERANCE * max(abs(float(exact)), abs(float(printed)))
+    )
 
 
 def cell_level(row) -> str:
