@@ -179,7 +179,7 @@ def extra_readings(inputs: ReportInputs, name: str) -> str:
 #: paper and the figure its file draws (tests/report check the number against the file name)
 IMAGE_CAPTIONS = {
     "koskela_fig1": (
-        "Koskela et al. Fig. 1: δ(ε) of the clones pair after n_c compositions, one line style per n_c; lines "
+        "Koskela et al. Fig. 1: δ(ε) of the clones pair after n_c compositions, one panel per n_c; lines "
         "ours (PLD, numerical RDP, Feldman et al.'s method), open markers the values stored in their code"
     ),
     "koskela_fig2": (
@@ -395,8 +395,13 @@ def seed_section(inputs: ReportInputs, name: str) -> list:
             blocks.append(
                 Paragraph(
                     f"Verdicts of `{path.name}` counted from its `verdict` column (\u201c{EXPLAINED}\u201d: "
-                    f"not reproduced, with a known cause; \u201c{OURS_ONLY}\u201d: a curve of ours drawn beside "
-                    f"the published ones; every row in the [appendix]"
+                    f"not reproduced, with a known cause; "
+                    + (
+                        f"\u201c{OURS_ONLY}\u201d: a curve of ours drawn beside the published ones; "
+                        if path.name == "koskela_verdicts.csv"
+                        else ""
+                    )
+                    + "every row in the [appendix]"
                     f"(#appendix-{SEED_ANCHORS[name]})):"
                 )
             )
