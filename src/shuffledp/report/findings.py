@@ -29,6 +29,7 @@ from shuffledp.experiments.guarantees import (  # the bracket goals, defined onc
 )
 from shuffledp.report.beyond import rounds_lines
 from shuffledp.report.read import format_cell
+from shuffledp.report.readings import NO_AMPLIFICATION_TOLERANCE, amplified
 from shuffledp.report.verdicts import (
     LEVELS,
     counts_phrase,
@@ -175,25 +176,6 @@ def bracket_goals(frame: pd.DataFrame) -> str:
         ),
     ]
     return "The bracket goals: " + "; ".join(parts) + "."
-
-
-#: a bracket setting is *without amplification* when its upper ε is at least (1 - this) · ε0: the guarantee
-#: gains less than 1 % over local ε0-DP, so a ratio near 1 there says nothing about how tight the bracket is
-NO_AMPLIFICATION_TOLERANCE = 0.01
-
-
-def amplified(frame: pd.DataFrame) -> pd.Series:
-    """True for the bracket rows with amplification: upper ε below (1 - :data:`NO_AMPLIFICATION_TOLERANCE`) · ε0.
-
-    Args:
-        frame: rows of ``bracket.csv`` (columns ``eps_upper``, ``epsilon_local``).
-
-    Returns:
-        A boolean series on the frame's index.
-    """
-    upper = pd.to_numeric(frame["eps_upper"], errors="coerce")
-    eps0 = pd.to_numeric(frame["epsilon_local"], errors="coerce")
-    return upper < (1.0 - NO_AMPLIFICATION_TOLERANCE) * eps0
 
 
 def _values(values) -> str:
