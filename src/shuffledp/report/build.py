@@ -122,8 +122,9 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
         Paragraph(
             "Levels: **reproduced**, our value rounds to the printed one (for the paper's single Monte-Carlo draws, "
             "the draw lies inside our 95% interval of one draw); **reproduced (the printed value; not a guarantee)**, "
-            "a cell of Biswas et al.'s own δ that eq. (6) as printed gives: the paper's number is recomputed, but it "
-            "understates the exact δ and is no DP guarantee, so it is never counted as reproduced; "
+            "a cell of Biswas et al.'s own δ that eq. (6) as printed gives where eq. (6) is not the exact δ: the "
+            "paper's number is recomputed, but it understates the exact δ and is no DP guarantee, so it is never "
+            "counted as reproduced; "
             "**matches if truncated**, cutting ours after the "
             "printed digit gives the printed value; **within 1 %**; **off**, with how far in the appendix; **not "
             "comparable**, a cell that holds nobody under our numbering; **not reproducible as specified**, the "
