@@ -191,6 +191,7 @@ def test_figure3_legends_sit_outside_the_data_and_the_key_names_grey_lines_as_re
     import matplotlib.pyplot as plt
     import yaml
 
+    from shuffledp.plotting import style
     from shuffledp.plotting.balle import figure_balle
     from shuffledp.reference import load_reference
 
@@ -208,7 +209,11 @@ def test_figure3_legends_sit_outside_the_data_and_the_key_names_grey_lines_as_re
     key = figure.legends[0]
     for handle, text in zip(key.legend_handles, key.get_texts()):
         red, green, blue = mcolors.to_rgb(handle.get_color())
-        grey = red == green == blue
-        assert grey == ("reference" in text.get_text()), text.get_text()
-        assert ("Erlingsson" in text.get_text()) == (handle.get_linestyle() == ":" and not grey)
+        reference = red == green == blue and handle.get_marker() == "x"  # grey with crosses
+        assert reference == ("reference" in text.get_text()), text.get_text()
+        assert ("Erlingsson" in text.get_text()) == (handle.get_linestyle() == ":" and not reference)
+        # the key's colours are the randomizers', the same meaning in every panel
+        if text.get_text().startswith("colour: "):
+            name = text.get_text().removeprefix("colour: ")
+            assert mcolors.to_hex(handle.get_color()) == mcolors.to_hex(style.RANDOMIZER_COLOURS[name])
     plt.close(figure)

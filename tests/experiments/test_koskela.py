@@ -170,14 +170,18 @@ def test_transcribed_curves_cover_the_three_figures():
     assert len(reference) == 8 * 60 + 2 * 7 + 3 * 3 * 5  # Fig. 1: PLD and RDP, n_c = 1..4
 
 
-def test_figures_draw_one_panel_per_composition_count_in_fig3(fig1):
+def test_figures_draw_one_panel_per_composition_count_in_fig1_and_fig3(fig1):
     from shuffledp.plotting.koskela import figure_koskela
 
     reference = load_reference("koskela_figures")
     figure = figure_koskela(
         fig1, reference[reference["figure"] == "1"], number=1, section=FIG1, smallest_delta=1e-10
     )
-    assert len(figure.axes) == 1 and "Fig. 1" in figure.axes[0].get_title()
+    # one panel per n_c (drawn together, the 12 curves of Fig. 1 merged at small ε)
+    assert [ax.get_title() for ax in figure.axes if ax.get_visible()] == [
+        f"n_c = {int(c)}" for c in sorted(fig1["compositions"].unique())
+    ]
+    assert "Fig. 1" in figure._suptitle.get_text()
     frame = K.figure_frame(
         3, {**FIG3, "accountants": {"weak adversary": "weak-adversary"}, "extra_accountants": []}
     )

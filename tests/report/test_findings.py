@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from shuffledp.report.findings import (
+    amplified,
     extra_anchor,
     finding_balle,
     finding_bracket,
@@ -136,9 +137,38 @@ def test_bracket_widest_ratio_and_where():
         }
     )
     text = finding_bracket(frame, "extra-worst-case-bracket")
-    assert "within a factor 1.2000" in text and "over 2 settings (median 1.1100)" in text
+    assert (
+        "within a factor 1.20000" in text and "over the 2 settings with amplification (median 1.11000" in text
+    )
     assert "n = 1,000, k = 15, ε0 = 2" in text and "(ε 0.3 to 0.36)" in text
+    assert "0 settings without amplification left out" in text
     assert text.endswith("([section](#extra-worst-case-bracket)).")
+
+
+def test_bracket_leaves_out_the_settings_without_amplification_and_names_its_grid():
+    """A setting whose upper ε is within 1 % of ε0 (no amplification) has a ratio near 1 that says nothing
+    about tightness: the median and the widest are over the other settings, and the grid is named."""
+    frame = pd.DataFrame(
+        {
+            "n_users": [2, 2, 2, 1000, 10_000],
+            "k": [3, 3, 3, 3, 3],
+            "epsilon_local": [1.0, 4.0, 4.0, 1.0, 1.0],
+            "delta": 1e-6,
+            "eps_lower": [1.0, 3.99, 3.94, 0.5, 0.2],
+            "eps_upper": [1.0, 3.99, 3.95, 0.5002, 0.20006],
+            "ratio": [1.0, 1.0, 1.0025, 1.0004, 1.0003],
+            "upper": "worst-case-upper",
+            "lower": "worst-case-lower",
+        }
+    )
+    text = finding_bracket(frame, "a", "quick")
+    # rows 0 and 1 have upper ε ≥ 0.99·ε0; row 2 (3.95 < 3.96) is kept
+    assert "over the 3 settings with amplification (median 1.00040" in text
+    assert "2 settings without amplification left out (upper ε ≥ 0.99·ε0" in text
+    assert "the quick grid: n ∈ {2, 1,000, 10,000} × k ∈ {3} × ε0 ∈ {1, 4} × δ ∈ {1e-06}" in text
+    assert "within a factor 1.00250" in text
+    # probe: counting the trivial settings would give the median of all five, 1.0003
+    assert amplified(frame).tolist() == [False, False, True, True, True]
 
 
 def test_equal_guarantee_winners_and_ratios():
@@ -294,6 +324,8 @@ def test_balle_counts_per_code_version_and_the_loosest_bound():
             "verdict": ["reproduced", "reproduced", "reproduced", "not reproduced"],
             "max_relative_difference": [1e-9, 2e-9, 3e-9, 0.24],
             "looseness_max": [2.85, 4.8, 1.37, 1.37],
+            "looseness_min": [0.81, 1.2, 1.1, 1.1],
+            "reference": ["feldman-numerical (generic upper)"] * 2 + ["worst case, RR-2"] * 2,
         }
     )
     text = finding_balle(frame, "extra-balle")
@@ -302,7 +334,16 @@ def test_balle_counts_per_code_version_and_the_loosest_bound():
         "0 of 1 curves reproduced against their 2019 code (not: panel iii Bennett, RR-2; up to 24% off)"
         in text
     )
-    assert "the loosest bound is Bennett (panel i), up to 4.8 x its tight reference" in text
+    # each reference named for what it is: the k = 2 worst case is tight, feldman-numerical is not
+    assert (
+        "against a tight reference (the k-RR worst case, `worst-case-upper` at k = 2) the loosest is " in text
+    )
+    assert "Bennett, RR-2 (panel iii), up to 1.4× the worst case" in text
+    assert (
+        "against “feldman-numerical (generic upper)”, an upper bound that need not be tight, the factor runs "
+        "from 0.81 (Hoeffding, panel i) to 4.8 (Bennett, panel i)" in text
+    )
+    assert "tight reference" not in text.split("the worst case;")[-1]  # probe: no "tight" beside feldman
     assert finding_balle(None, "extra-balle").startswith("Balle et al.'s Figure 3")
     assert "balle_verdicts.csv" in finding_balle(None, "extra-balle")
 
@@ -442,3 +483,45 @@ def test_rounds_finding_recounts_every_number_from_the_grid():
     assert f"shuffle+INV wins {first_shuffle} at the smallest T and {last_shuffle} at the largest" in text
     assert "T = 1 to 100" in text and "q = 0.01, 1" in text and "k = 2, 15" in text
     assert "phase_diagram_rounds.csv` is missing" in finding_rounds(None, "a")
+
+
+def _koskela_frame_with_lower_bound() -> pd.DataFrame:
+    cause = (
+        "their loss has an extra factor; their curve is not an upper bound: below a certified lower bound "
+        "(the exact subsampled pair of D = all users on x0 vs u on x1; recorded as a reference) at n_c = 10 (0.9551 < 0.9602), "
+        "n_c = 31 (1.678 < 1.69)"
+    )
+    return pd.DataFrame(
+        {
+            "figure": [2, 2, 1],
+            "curve": ["PLD", "RDP", "feldman-numerical"],
+            "points": [8, 8, 0],
+            "verdict": ["not reproduced", "reproduced", "not reproducible as specified"],
+            "known_cause": [cause, "", "no published values"],
+        }
+    )
+
+
+def test_koskela_states_the_published_curve_below_a_certified_lower_bound():
+    from shuffledp.report.findings import below_certified_lower
+
+    frame = _koskela_frame_with_lower_bound()
+    assert below_certified_lower(frame) == [
+        (2, 10, "PLD", "0.9551", "0.9602"),
+        (2, 31, "PLD", "1.678", "1.69"),
+    ]
+    text = finding_koskela(frame, "k")
+    assert (
+        "Their published Fig. 2 PLD curve lies below a certified lower bound at n_c = 10 (ε 0.9551 < 0.9602), "
+        "n_c = 31 (ε 1.678 < 1.69)" in text
+    )
+    # probe: a cause that records no such point gives no sentence
+    assert "certified lower bound" not in finding_koskela(frame.assign(known_cause=""), "k")
+
+
+def test_koskela_files_our_curves_without_published_values_apart():
+    from shuffledp.report.findings import OURS_ONLY, file_added
+
+    filed = file_added(_koskela_frame_with_lower_bound())
+    assert filed["verdict"].tolist() == ["not reproduced", "reproduced", OURS_ONLY]
+    assert "not reproducible as specified" not in set(filed["verdict"])

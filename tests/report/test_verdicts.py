@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 
 from shuffledp.report.verdicts import (
+    LEVELS,
     NOT_COMPARABLE,
     OFF,
+    PRINTED_ONLY,
     TRUNCATED,
     WITHIN,
     cell_level,
@@ -60,7 +62,12 @@ def _row(**changes):
 
 def test_levels_in_order_of_strength():
     assert cell_level(_row()) == TRUNCATED
-    assert cell_level(_row(paper="1.27E-28", verdict=REPRODUCED)) == REPRODUCED
+    assert cell_level(_row(paper="1.27E-28", verdict=REPRODUCED)) == PRINTED_ONLY  # eq. (6) as printed
+    # a rate column of Table II, or a value with no printed formula, stays reproduced
+    assert cell_level(_row(column="[12]", paper="1.27E-28", verdict=REPRODUCED)) == REPRODUCED
+    assert cell_level(_row(paper="1.3E-9", ours_as_printed=math.nan, verdict=REPRODUCED)) == REPRODUCED
+    # where eq. (6) is the exact single-bin δ (both 0 at ε ≥ ε0) the printed value is right: reproduced
+    assert cell_level(_row(paper="0", ours_as_printed=0.0, ours_exact=0.0, verdict=REPRODUCED)) == REPRODUCED
     assert cell_level(_row(paper="1.259E-28")) == WITHIN  # +0.65 %, and no cut of 1.26716 gives 1.259
     assert cell_level(_row(paper="2.2E-3", ours_as_printed=2.466e-3)) == OFF
     assert how_far(_row(paper="2.2E-3", ours_as_printed=2.466e-3)) == "+12.1%"
@@ -178,3 +185,34 @@ def test_an_invalid_row_is_counted_apart_never_graded():
     assert list(cells["level"]) == [TRUNCATED, INVALID_VERDICT]
     counts = level_counts(cells)
     assert counts.loc[0, INVALID_VERDICT] == 1 and counts.loc[0, "cells"] == 2
+
+
+def test_a_cell_that_reproduces_eq6_as_printed_is_a_level_of_its_own_in_the_counts():
+    """Eq. (6) as printed is no DP guarantee: its reproduced cells are counted apart from "reproduced",
+    in the level counts and in the first screen's verdict line."""
+    from shuffledp.report.findings import verdict_lines
+    from shuffledp.report.verdicts import level_counts
+
+    rows = pd.DataFrame(
+        [
+            _row(paper="1.27E-28", verdict=REPRODUCED),
+            _row(row="eps=0.2", column="[12]", paper="0.2", ours_as_printed=0.2, verdict=REPRODUCED),
+            _row(
+                table="IV",
+                block="varying k",
+                row="k=5",
+                paper="2.5E-10",
+                ours_as_printed=2.5e-10,
+                verdict=REPRODUCED,
+            ),
+        ]
+    )
+    cells = graded_cells(rows)
+    assert cells["level"].tolist() == [PRINTED_ONLY, REPRODUCED, PRINTED_ONLY]
+    assert LEVELS.index(PRINTED_ONLY) == LEVELS.index(REPRODUCED) + 1
+    counts = level_counts(cells).set_index("table")
+    assert counts.loc["II", REPRODUCED] == 1 and counts.loc["II", PRINTED_ONLY] == 1
+    line = verdict_lines(cells, anchors={k: k for k in ("biswas", "koskela", "balle", "girgis")})[0]
+    assert "1 reproduced, 2 reproduced (the printed value; not a guarantee)" in line
+    # probe: graded as before (every verdict "reproduced" a reproduced level), the line would say 3 reproduced
+    assert "3 reproduced" not in line

@@ -74,7 +74,7 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "divided by a M (a = e^eps - 1, M ~ Bin(n, gamma) the blanket count): delta too small, eps0 too large (eps too "
         "small); the authors fixed both lines in 7994ad3 ('Fixed typo in Bennett bounds', 2020-07-06), and ours "
         "reproduces the fixed code. Check run: the 2019 formula recomputed from our accountant's ingredients meets "
-        "delta = 1e-6 at the 2019 curve's eps0 while the fixed one does not (tests/experiments/test_balle.py)"
+        "delta = 1e-6 at the 2019 curve's eps0 while the fixed one does not (checked by the test suite)"
     ),
 }
 KNOWN_DIFFERENCES["2019/iii/Bennett, RR-100"] = KNOWN_DIFFERENCES["2019/Bennett"] + (

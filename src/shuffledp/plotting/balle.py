@@ -4,10 +4,11 @@ their code as open markers on top, and our tight references (grey) underneath.
 Drawing only: inputs are the frames of :func:`shuffledp.experiments.balle.panel_frame` (all panels
 concatenated) and the transcribed points (``shuffledp.reference.load_reference("balle_figures")``).
 Panel (i) plots eps against n, panels (ii)-(iv) the largest eps0 against n (log n axis, as theirs).
-Each panel's legend sits to the right of its axes (outside the data); the key at the bottom names each
-line style by what it is: coloured solid / dashed / dotted = Hoeffding / Bennett / EFMRTT'19 (Erlingsson
-et al.'s closed form), grey with x markers = our reference curves (named, with their kind, in the panel's
-legend). Also their Figure 2 (:func:`figure_blanket`), from :func:`shuffledp.experiments.balle.blanket_densities`.
+Each panel's legend sits to the right of its axes (outside the data, at 8 pt or more); the key at the
+bottom names each line style by what it is: solid / dashed / dotted = Hoeffding / Bennett / EFMRTT'19
+(Erlingsson et al.'s closed form), and each colour by its randomizer (generic, RR-2, RR-100, RR-k,
+Laplace: :data:`shuffledp.plotting.style.RANDOMIZER_COLOURS`, the same meaning in every panel); grey with
+x markers = our reference curves (named, with their kind, in the panel's legend). Also their Figure 2 (:func:`figure_blanket`), from :func:`shuffledp.experiments.balle.blanket_densities`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["figure_balle", "figure_blanket"]
 
-_PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#AA3377", "#66CCEE")
+_PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#AA3377", "#66CCEE")  # the inputs of Fig. 2
 # grey, and no pattern a published curve uses (solid, dashed, dotted): a reference cannot pass for one
 _REFERENCE_STYLES: tuple[tuple[str, LineStyleType], ...] = (
     ("0.35", "-."),
@@ -41,6 +42,15 @@ _TITLES = {
 }
 
 
+def _reference_kind(curve: str, accountant: str) -> str:
+    """What a reference curve is: the worst case itself (tight) where its label says so, else its kind and
+    that it need not be tight."""
+    kind = style.accountant_kind(accountant)
+    if curve.lower().startswith("worst case") and kind == "upper bound":
+        return "the worst case, tight"
+    return f"{kind}, not necessarily tight" if kind == "upper bound" else kind
+
+
 def _linestyle(curve: str) -> LineStyleType:
     return "--" if curve.startswith("Bennett") else ":" if curve.startswith("EFMRTT") else "-"
 
@@ -48,9 +58,11 @@ def _linestyle(curve: str) -> LineStyleType:
 def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section) -> None:
     mine = frame[frame["panel"] == panel]
     curves = list(dict.fromkeys(mine.loc[mine["role"] == "published", "curve"]))
-    for i, curve in enumerate(curves):
-        colour = _PALETTE[i % len(_PALETTE)]
+    for curve in curves:
         rows = mine[(mine["curve"] == curve) & (mine["role"] == "published")].sort_values("n")
+        colour = style.RANDOMIZER_COLOURS.get(
+            style.randomizer_of(curve, str(rows["accountant"].iloc[0])), "0.3"
+        )  # one colour per randomizer in every panel
         ax.semilogx(
             rows["n"],
             rows["value"],
@@ -58,6 +70,7 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
             linestyle=_linestyle(curve),
             lw=1.6,
             label=f"ours: {curve}",
+            gid=f"ours {panel} {curve}",
         )
         theirs = published[(published["curve"] == curve) & (published["code"] == "current")].sort_values("x")
         ax.semilogx(
@@ -98,7 +111,7 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
             lw=2.2,
             marker="x",
             markersize=5,
-            label=f"reference: {curve} ({style.accountant_kind(rows['accountant'].iloc[0])})",
+            label=f"reference: {curve} ({_reference_kind(curve, str(rows['accountant'].iloc[0]))})",
         )
     delta = section["delta"]
     ax.set_title(
@@ -112,7 +125,13 @@ def _panel(ax, panel: str, frame: pd.DataFrame, published: pd.DataFrame, section
     ax.set_xlabel("n")
     ax.set_ylabel("ε" if section["value"] == "epsilon" else "ε0")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=1, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    ax.legend(
+        fontsize=style.MIN_FONT_POINTS,
+        ncol=1,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+    )
 
 
 def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
@@ -129,22 +148,32 @@ def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
             _panel(ax, panel, frame, published[published["panel"] == panel], sections[panel])
         for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)
-        figure.suptitle(
-            "Balle et al. (CRYPTO 2019) Fig. 3 — lines: ours; ○: their current code; △: their 2019 code "
-            "where it differs (every 7th point); grey: our references"
+        drawn = list(
+            dict.fromkeys(
+                style.randomizer_of(curve, str(accountant))
+                for curve, accountant in frame.loc[
+                    frame["role"] == "published", ["curve", "accountant"]
+                ].itertuples(index=False)
+            )
         )
         figure.legend(
             handles=[
-                Line2D([], [], color=_PALETTE[1], lw=1.6, label="coloured solid: Hoeffding"),
-                Line2D([], [], color=_PALETTE[1], lw=1.6, linestyle="--", label="coloured dashed: Bennett"),
+                Line2D([], [], color=style.INK, lw=1.6, label="solid: Hoeffding"),
+                Line2D([], [], color=style.INK, lw=1.6, linestyle="--", label="dashed: Bennett"),
                 Line2D(
                     [],
                     [],
-                    color=_PALETTE[0],
+                    color=style.INK,
                     lw=1.6,
                     linestyle=":",
-                    label="coloured dotted: EFMRTT'19 (Erlingsson et al.'s closed form)",
+                    label="dotted: EFMRTT'19 (Erlingsson et al.'s closed form)",
                 ),
+                *[
+                    Line2D(
+                        [], [], color=style.RANDOMIZER_COLOURS.get(name, "0.3"), lw=4, label=f"colour: {name}"
+                    )
+                    for name in drawn
+                ],
                 *[
                     Line2D(
                         [],
@@ -162,8 +191,17 @@ def figure_balle(frame: pd.DataFrame, published: pd.DataFrame, *, sections):
                 ],
             ],
             loc="outside lower center",
-            ncol=3,
-            fontsize="small",
+            ncol=4,
+            fontsize=max(style.MIN_FONT_POINTS, 9.0),
+        )
+        ns = frame["n"].astype(float)
+        style.title_and_label(
+            figure,
+            "Balle et al. (CRYPTO 2019) Fig. 3 — lines: ours (colour: the randomizer, the same in every panel; "
+            "style: the bound); ○: their current code; △: their 2019 code where it differs (every 7th point); "
+            "grey: our references",
+            f"grid: n = {ns.min():,.0f} to {ns.max():,.0f} ({ns.nunique()} values over the panels); data: "
+            "balle_fig3.csv",
         )
     return figure
 
@@ -210,10 +248,14 @@ def figure_blanket(frame: pd.DataFrame):
             ax.set_title(title, fontsize="medium")
             ax.set_xlabel("output y (inputs x in [0, 1], band)")
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+            ax.legend(fontsize=style.MIN_FONT_POINTS, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
         left.set_ylabel("density")
-        figure.suptitle(
+        ys = frame["y"].astype(float)
+        style.title_and_label(
+            figure,
             f"Balle et al. (CRYPTO 2019) Fig. 2 redrawn: Laplace randomizer on [0, 1], ε0 = {eps0:g}; "
-            "μ_x = γ ω + (1 − γ) ω_x"
+            "μ_x = γ ω + (1 − γ) ω_x",
+            f"grid: y = {ys.min():g} to {ys.max():g} ({ys.nunique()} points), x ∈ "
+            f"{{{', '.join(f'{x:g}' for x in inputs)}}} (ε0 and x are ours); data: balle_fig2.csv",
         )
     return figure

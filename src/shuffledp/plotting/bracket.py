@@ -4,7 +4,9 @@ Input: the frame of :func:`shuffledp.experiments.guarantees.bracket_frame` (``br
 per k; in each, how far the valid upper ε (``eps_upper``) is above the lower one (``eps_lower``) against
 n, as ``eps_upper / eps_lower - 1 = (eps_upper - eps_lower) / eps_lower`` on a log axis (the ratios run
 from 1 + 1e-10 to a few per cent, which a linear axis of the ratio would flatten onto 1), n on a log
-axis. One line per (ε0, δ): the colour is ε0's (one colour per ε0 in every panel), the line style δ's.
+axis. One series of markers per (ε0, δ): the colour is ε0's (one colour per ε0 in every panel), the
+line style δ's on the lines that join neighbouring n at most ``JOIN_FACTOR`` (10) apart; a wider step
+has no data between, so no line crosses it.
 A point whose ``status`` is not "ok" (both ends at or within 1% of ε0, the upper end at ε0, lower bound
 0) is hollow: its ratio says little about tightness. A value that a log axis cannot show is marked on
 the panel edge, never dropped: ▼ at the bottom when the two ends are equal (excess 0), ▲ at the top
@@ -32,6 +34,8 @@ __all__ = [
     "BRACKET_FIGURE_COLUMNS",
     "check_bracket_frame",
     "bracket_excess",
+    "JOIN_FACTOR",
+    "joined_neighbours",
     "plot_bracket_panel",
     "figure_bracket",
 ]
@@ -146,9 +150,27 @@ def _large_end(ax, row, excess: float, colour, limits) -> None:
         xytext=(-8, 10),
         textcoords="offset points",
         ha="right",
-        fontsize="x-small",
+        fontsize=style.MIN_FONT_POINTS,
         color=style.INK,
     )
+
+
+#: neighbouring n of a drawn (ε0, δ) series are joined by a line only when at most this factor apart: a
+#: wider step has no data between (the quick grid jumps from n = 10 to n = 1,000), so its points stay apart
+JOIN_FACTOR = 10.0
+
+
+def joined_neighbours(n_users) -> list[tuple[int, int]]:
+    """Index pairs (i, i + 1) of the sorted ``n_users`` joined by a line: those at most :data:`JOIN_FACTOR` apart.
+
+    Args:
+        n_users: the n of one series, ascending.
+
+    Returns:
+        The pairs of neighbours to join.
+    """
+    values = np.asarray(n_users, dtype=float)
+    return [(i, i + 1) for i in range(len(values) - 1) if values[i + 1] <= JOIN_FACTOR * values[i]]
 
 
 def plot_bracket_panel(panel: pd.DataFrame, *, ax=None, eps0_colours=None, delta_styles=None, limits=None):
@@ -165,14 +187,17 @@ def plot_bracket_panel(panel: pd.DataFrame, *, ax=None, eps0_colours=None, delta
         excess, colour = bracket_excess(rows), eps0_colours[float(eps0)]
         gid = f"bracket k={k} eps0={float(eps0):g} delta={float(delta):g}"
         drawable = np.isfinite(excess) & (excess > 0)
-        ax.plot(
-            rows["n_users"].to_numpy(dtype=float)[drawable],
-            excess[drawable],
-            color=colour,
-            linestyle=delta_styles[float(delta)],
-            linewidth=1.5,
-            gid=gid,
-        )
+        n_drawn, y_drawn = rows["n_users"].to_numpy(dtype=float)[drawable], excess[drawable]
+        ax.plot(n_drawn, y_drawn, color=colour, linestyle="none", gid=gid)  # the values; markers below
+        for i, (left, right) in enumerate(joined_neighbours(n_drawn)):  # no line across a gap in n
+            ax.plot(
+                n_drawn[[left, right]],
+                y_drawn[[left, right]],
+                color=colour,
+                linestyle=delta_styles[float(delta)],
+                linewidth=1.5,
+                gid=f"{gid}:segment {i}",
+            )
         _draw_points(ax, rows[drawable], excess[drawable], colour, marker="o", size=4, gid=gid)
         _edge_marks(ax, rows, excess, colour, limits, gid)
     for (_, row), excess in zip(panel[large].iterrows(), excess_all[large.to_numpy()]):
@@ -250,10 +275,22 @@ def figure_bracket(frame: pd.DataFrame):
         for ax in list(axes.flat)[len(ks) :]:
             ax.set_visible(False)
         handles = _legend_handles(frame, eps0_colours, delta_styles)
-        figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4), frameon=False)
-        figure.suptitle(
+        figure.legend(
+            handles=handles,
+            loc="outside lower center",
+            ncol=min(len(handles), 4),
+            frameon=False,
+            fontsize=max(style.MIN_FONT_POINTS, 9.0),
+        )
+        grid = frame[frame["epsilon_local"].astype(float) < BRACKET_LARGE_EPS0]
+        ends = len(frame) - len(grid)
+        style.title_and_label(
+            figure,
             f"Worst-case bracket of shuffled k-RR at fixed δ: how far ε of `{upper}` (valid for every "
             f"dataset) is above ε of `{lower}` (attained), against n",
-            fontsize="medium",
+            f"grid: n ∈ {{{', '.join(f'{int(n):,}' for n in sorted(grid['n_users'].unique()))}}} × "
+            f"{grid['k'].nunique()} k × {grid['epsilon_local'].nunique()} ε0 × {grid['delta'].nunique()} δ"
+            + (f" and {ends} large-ε0 end{'s' if ends > 1 else ''}" if ends else "")
+            + f"; lines join only n at most {JOIN_FACTOR:g}× apart; data: bracket.csv",
         )
     return figure

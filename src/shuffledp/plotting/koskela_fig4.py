@@ -127,13 +127,18 @@ def figure_koskela_fig4(frame: pd.DataFrame, *, confidence: float):
             )
         ax.set_xlabel("ε")
         ax.set_ylabel("δ(ε) = max(H(P‖Q), H(Q‖P))")
-        ax.set_title(
+        epsilons = main["epsilon"].astype(float)
+        style.title_and_label(
+            figure,
             f"Koskela et al. Fig. 4 setting: shuffled Gaussian, σ = {float(main['sigma'].iloc[0]):g}, "
             f"{what}, N = {samples:,} per d\n(σ, d and N are ours: the paper's are not published; "
             "δ of one dataset pair, not a guarantee)",
-            fontsize="medium",
+            f"grid: ε = {epsilons.min():g} to {epsilons.max():g} ({epsilons.nunique()} points), d ∈ "
+            f"{{{', '.join(str(int(d)) for d in sorted(main['dimension'].unique()))}}}; data: koskela_fig4.csv",
         )
         ax.set_ylim(bottom=floor)
         ax.grid(True, which="major", alpha=0.3)
-        figure.legend(handles=handles, loc="outside lower center", ncol=2, fontsize="small")
+        figure.legend(
+            handles=handles, loc="outside lower center", ncol=2, fontsize=max(style.MIN_FONT_POINTS, 9.0)
+        )
     return figure

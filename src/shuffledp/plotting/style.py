@@ -95,6 +95,10 @@ __all__ = [
     "accountant_text",
     "delta_text",
     "calibration_text",
+    "MIN_FONT_POINTS",
+    "RANDOMIZER_COLOURS",
+    "randomizer_of",
+    "title_and_label",
 ]
 
 #: the four mechanisms of the utility experiments (Okabe-Ito blue, reddish purple, orange, bluish green)
@@ -507,3 +511,52 @@ def calibration_text(frame, *, n_column: str = "n_users") -> str:
         else f"σ from {format_sigma(sigma_low)} to {format_sigma(sigma_high)}"
     )
     return f"{text}; {sigma}"
+
+
+# --------------------------------------------------------------- the seed papers' figures: meanings and labels
+
+#: the smallest font of a legend or a note on the seed papers' figures and the bracket figure, in points
+MIN_FONT_POINTS = 8.0
+
+#: one colour per randomizer in Balle et al.'s Figure 3: a bound keeps its randomizer's colour in every panel
+#: (the line style says which bound: solid Hoeffding, dashed Bennett, dotted Erlingsson et al.)
+RANDOMIZER_COLOURS: dict[str, str] = {
+    "generic ε0-LDP": "#4477AA",  # blue
+    "RR-2": "#EE6677",  # red
+    "RR-100": "#228833",  # green
+    "RR-k, k = ⌊n^(1/3)⌋": "#AA3377",  # purple
+    "Laplace": "#CCBB44",  # yellow
+}
+
+
+def randomizer_of(curve: str, accountant: str) -> str:
+    """The randomizer a Balle et al. bound is about, the key of :data:`RANDOMIZER_COLOURS`.
+
+    Args:
+        curve: the curve's legend label (their ``get_name``, e.g. "Hoeffding, RR-100").
+        accountant: the registry name of our accountant for it (e.g. ``balle-hoeffding-krr``).
+
+    Returns:
+        "Laplace", "RR-<k>" (k from the label), "RR-k, k = ⌊n^(1/3)⌋" for a k-RR bound whose label
+        names no k, else "generic ε0-LDP".
+    """
+    if "laplace" in accountant:
+        return "Laplace"
+    if accountant.endswith("-krr"):
+        k = next((part for part in curve.replace(",", " ").split() if part.startswith("RR-")), None)
+        return k if k in RANDOMIZER_COLOURS else (k or "RR-k, k = ⌊n^(1/3)⌋")
+    return "generic ε0-LDP"
+
+
+def title_and_label(figure, title: str, label: str):
+    """Give a figure its title and, on a second line, what it was computed on (its grid, its data file).
+
+    Args:
+        figure: a Matplotlib figure.
+        title: what the figure shows (paper, figure number, setting).
+        label: the grid and data, e.g. "grid: n = 1,000 to 10⁶, 100 points; data: balle_fig3.csv".
+
+    Returns:
+        The title's text artist (gid "title-and-label"); the constrained layout keeps it clear of the axes.
+    """
+    return figure.suptitle(f"{title}\n{label}", fontsize="medium", gid="title-and-label")

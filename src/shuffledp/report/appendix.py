@@ -15,7 +15,7 @@ import pandas as pd
 
 from shuffledp.experiments.utility_tables import STRENGTH_FACTOR
 from shuffledp.report.blocks import Heading, Paragraph, Table
-from shuffledp.report.findings import extra_anchor
+from shuffledp.report.findings import extra_anchor, file_added
 from shuffledp.report.judge import read_empty_cells, read_verdict_strength, strength_table
 from shuffledp.report.paper import FIGURES, FPS_NOT_VISIBLE, FPS_TO_ARXIV, PAPER_TABLES
 from shuffledp.report.read import ReportInputs, existing_files, format_cell, trace
@@ -204,7 +204,8 @@ def _seed_tables(inputs: ReportInputs) -> list:
             blocks.append(Paragraph(f"No verdict table of {title.split(':')[0]} in this run."))
         for path in paths:
             blocks.append(Paragraph(f"{trace(path, inputs)}:"))
-            blocks.append(_seed_table(pd.read_csv(path)))
+            frame = pd.read_csv(path)
+            blocks.append(_seed_table(file_added(frame) if path.name == "koskela_verdicts.csv" else frame))
     return blocks
 
 

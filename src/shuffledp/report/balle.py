@@ -1,6 +1,8 @@
 """The report's section on Balle, Bell, Gascon & Nissim's Figure 3: one verdict per
 published curve against the authors' own code, the largest relative difference, the named cause of
-every "not reproduced", and how far each analytic bound sits from our tight reference.
+every "not reproduced", and how far each analytic bound sits from its reference curve (tight only where
+it is the k-RR worst case at k = 2; ``feldman-numerical`` and ``worst-case-upper`` at k ≥ 4 are upper
+bounds that need not be tight).
 
 Room: reads the verdict table of :func:`shuffledp.experiments.balle.panel_verdicts`
 (``results/balle/balle_verdicts.csv``) and returns text; computes no privacy quantity itself.
@@ -11,6 +13,8 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+
+from shuffledp.report.verdicts import is_tight_reference
 
 __all__ = ["BALLE_VERDICT_COLUMNS", "read_balle_verdicts"]
 
@@ -52,7 +56,10 @@ def _curve_sentence(row) -> str:
     )
     low, high = float(row.looseness_min), float(row.looseness_max)
     if str(row.reference) not in ("", "nan") and math.isfinite(low):
-        text += f'; looseness {low:.2f} to {high:.2f} against "{row.reference}"'
+        kind = (
+            "the worst case" if is_tight_reference(row.reference) else "an upper bound, not necessarily tight"
+        )
+        text += f'; looseness {low:.2f} to {high:.2f} against "{row.reference}" ({kind})'
     if row.verdict != "reproduced":
         cause = str(row.known_cause) if str(row.known_cause) not in ("", "nan") else "cause not established"
         text += f"; not reproduced: {cause}"
@@ -62,8 +69,8 @@ def _curve_sentence(row) -> str:
 def read_balle_verdicts(frame: pd.DataFrame) -> str:
     """The count of reproduced curves first, then one sentence per published curve of Balle et al.'s
     Figure 3: verdict, points compared, largest relative difference against their code, and the range of
-    the factor between the bound and its tight reference (eps_bound / eps_reference in panel i,
-    eps0_reference / eps0_bound in panels ii-iv: how much a tight accountant gains)."""
+    the factor between the bound and its reference curve (eps_bound / eps_reference in panel i,
+    eps0_reference / eps0_bound in panels ii-iv), the reference named with whether it is tight."""
     missing = [c for c in BALLE_VERDICT_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(

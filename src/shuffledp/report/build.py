@@ -88,7 +88,9 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
     stale or missing stages."""
     blocks: list = [Heading(1, inputs.title)]
     # the first screen names the data and the grids before any verdict
-    blocks.append(Paragraph(opening_data(_data_source(inputs), inputs.config.get("grid_profile"))))
+    blocks.append(
+        Paragraph(opening_data(_data_source(inputs), inputs.config.get("grid_profile"), inputs.config))
+    )
     created = _dt.datetime.now(tz=_dt.UTC).isoformat(timespec="seconds")
     koskela = [
         read_extra(inputs, KOSKELA_FIGURES, n) for n in ("koskela_verdicts.csv", "koskela_fig4_verdicts.csv")
@@ -119,7 +121,11 @@ def _opening_section(inputs: ReportInputs, cells: pd.DataFrame) -> list:
     blocks.append(
         Paragraph(
             "Levels: **reproduced**, our value rounds to the printed one (for the paper's single Monte-Carlo draws, "
-            "the draw lies inside our 95% interval of one draw); **matches if truncated**, cutting ours after the "
+            "the draw lies inside our 95% interval of one draw); **reproduced (the printed value; not a guarantee)**, "
+            "a cell of Biswas et al.'s own δ that eq. (6) as printed gives where eq. (6) is not the exact δ: the "
+            "paper's number is recomputed, but it understates the exact δ and is no DP guarantee, so it is never "
+            "counted as reproduced; "
+            "**matches if truncated**, cutting ours after the "
             "printed digit gives the printed value; **within 1 %**; **off**, with how far in the appendix; **not "
             "comparable**, a cell that holds nobody under our numbering; **not reproducible as specified**, the "
             "paper does not give what the value needs; **explained**, not reproduced, with a documented cause. "
@@ -177,6 +183,7 @@ def _findings_section(inputs: ReportInputs, rows: pd.DataFrame, summary_frame: p
         floor=floor,
         summary=summary_frame,
         rounds=read_extra(inputs, PHASE_DIAGRAM_ROUNDS, "phase_diagram_rounds.csv"),
+        grid_profile=inputs.config.get("grid_profile"),
         anchors={
             "bracket": extra_anchor(WORST_CASE_BRACKET),
             "equal": extra_anchor(EQUAL_GUARANTEE),

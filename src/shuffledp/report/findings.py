@@ -13,6 +13,7 @@ missing, never an exception. :func:`findings` returns the bullets in order; the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import cast
 
@@ -28,7 +29,15 @@ from shuffledp.experiments.guarantees import (  # the bracket goals, defined onc
 )
 from shuffledp.report.beyond import rounds_lines
 from shuffledp.report.read import format_cell
-from shuffledp.report.verdicts import LEVELS, counts_phrase, is_guarantee, own_delta_cells, seed_counts
+from shuffledp.report.readings import NO_AMPLIFICATION_TOLERANCE, amplified
+from shuffledp.report.verdicts import (
+    LEVELS,
+    counts_phrase,
+    is_guarantee,
+    is_tight_reference,
+    own_delta_cells,
+    seed_counts,
+)
 
 __all__ = [
     "extra_anchor",
@@ -36,14 +45,23 @@ __all__ = [
     "finding_eq6",
     "bracket_goals",
     "finding_bracket",
+    "NO_AMPLIFICATION_TOLERANCE",
+    "amplified",
+    "bracket_grid",
     "finding_equal_guarantee",
     "finding_phase_diagram",
     "finding_rounds",
     "finding_koskela",
+    "OURS_ONLY",
+    "below_certified_lower",
+    "lower_bound_sentence",
+    "file_added",
     "finding_data",
     "GRID_PROFILES",
     "opening_data",
+    "grid_summary",
     "finding_balle",
+    "balle_looseness",
     "finding_balle_claims",
     "finding_delta_floor",
     "finding_geometric",
@@ -160,22 +178,64 @@ def bracket_goals(frame: pd.DataFrame) -> str:
     return "The bracket goals: " + "; ".join(parts) + "."
 
 
-def finding_bracket(frame: pd.DataFrame | None, anchor: str) -> str:
-    """How tight the worst-case guarantee is: the widest ratio ε(upper) / ε(lower) of ``bracket.csv`` and where."""
+def _values(values) -> str:
+    return "{" + ", ".join(f"{v:,g}" if float(v) < 1e5 else f"{v:.0e}" for v in sorted(set(values))) + "}"
+
+
+def bracket_grid(frame: pd.DataFrame, grid_profile: str | None = None) -> str:
+    """The grid the bracket ran on, from its rows: the values of n, k, ε0 and δ of the product (the rows
+    with ε0 below the large-ε0 ends) and the count of large-ε0 ends, with the grid profile's name.
+
+    Args:
+        frame: rows of ``bracket.csv``.
+        grid_profile: the configuration's ``grid_profile`` (``None``: not stated).
+
+    Returns:
+        A phrase such as "the quick grid: n ∈ {2, 10, 1,000, 10,000} × k ∈ {3, 4, 10} × ...".
+    """
+    large = frame["epsilon_local"].astype(float) >= BRACKET_LARGE_EPS0
+    grid = frame[~large]
+    text = (
+        f"the {grid_profile or 'default'} grid: n ∈ {_values(grid['n_users'].astype(int))} × k ∈ "
+        f"{_values(grid['k'].astype(int))} × ε0 ∈ {_values(grid['epsilon_local'].astype(float))} × δ ∈ "
+        f"{{{', '.join(f'{d:g}' for d in sorted(set(grid['delta'].astype(float))))}}}"
+    )
+    if large.any():
+        text += f", and {int(large.sum())} large-ε0 end{'s' if large.sum() > 1 else ''}"
+    return text
+
+
+def finding_bracket(frame: pd.DataFrame | None, anchor: str, grid_profile: str | None = None) -> str:
+    """How tight the worst-case guarantee is, over the settings with amplification (:func:`amplified`): the
+    median and widest ratio ε(upper) / ε(lower) of ``bracket.csv`` and where, with the settings left out and
+    the grid that ran."""
     what = "The tight worst-case guarantee"
     if frame is None or _lacks(
         frame, ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "upper")
     ):
         return missing(what, "results/accounting/bracket.csv", anchor)
-    ratio = pd.to_numeric(frame["ratio"], errors="coerce")
-    widest = frame.loc[ratio.idxmax()]
+    kept = frame[amplified(frame)]
+    left = len(frame) - len(kept)
     lower = frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound"
+    rule = (
+        f"{left} setting{'s' if left != 1 else ''} without amplification left out (upper ε ≥ "
+        f"{1 - NO_AMPLIFICATION_TOLERANCE:g}·ε0: a ratio near 1 there says nothing about tightness)"
+    )
+    if kept.empty:
+        return (
+            f"The worst-case bracket: no setting with amplification on {bracket_grid(frame, grid_profile)} "
+            f"({rule}). " + bracket_goals(frame) + f" ([section](#{anchor}))."
+        )
+    ratio = pd.to_numeric(kept["ratio"], errors="coerce")
+    widest = kept.loc[ratio.idxmax()]
     return (
-        f"The worst-case ε is pinned down: `{frame['upper'].iloc[0]}` (a guarantee for every dataset) is within "
-        f"a factor {ratio.max():.4f} of `{lower}` (attained) over {len(frame)} settings (median "
-        f"{float(ratio.median()):.4f}), widest at n = {int(widest['n_users']):,}, k = {int(widest['k'])}, "
-        f"ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} (ε {widest['eps_lower']:.4g} to "
-        f"{widest['eps_upper']:.4g}). " + bracket_goals(frame) + f" ([section](#{anchor}))."
+        f"The worst-case ε is bracketed: `{frame['upper'].iloc[0]}` (a guarantee for every dataset) is within "
+        f"a factor {ratio.max():.5f} of `{lower}` (attained) over the {len(kept)} settings with amplification "
+        f"(median {float(ratio.median()):.5f}; {rule}), widest at n = {int(widest['n_users']):,}, "
+        f"k = {int(widest['k'])}, ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} (ε "
+        f"{widest['eps_lower']:.4g} to {widest['eps_upper']:.4g}); {bracket_grid(frame, grid_profile)}. "
+        + bracket_goals(frame)
+        + f" ([section](#{anchor}))."
     )
 
 
@@ -312,7 +372,68 @@ def finding_koskela(frame: pd.DataFrame | None, anchor: str) -> str:
                 text += f", up to {float(gap.max()):.3g} apart in ε"
     if len(added):
         text += f"; {len(added)} curves of ours are drawn beside them with no published values to compare"
+    below = lower_bound_sentence(frame)
+    if below:
+        text += ". " + below
     return text + f" ([section](#{anchor}))."
+
+
+#: how the report files a curve of ours that has no published values (``points`` = 0): not a failed
+#: reproduction, so never "not reproducible as specified"
+OURS_ONLY = "ours only (nothing published to compare)"
+
+#: the phrase of ``known_cause`` that records a published curve below a certified lower bound, and its points
+_BELOW_LOWER = re.compile(r"below (?:a|our) certified lower bound.*? at ((?:n_c = \d+ \([^)]*\)(?:, )?)+)")
+_BELOW_POINT = re.compile(r"n_c = (\d+) \(([-+.\deE]+) < ([-+.\deE]+)\)")
+
+
+def below_certified_lower(frame: pd.DataFrame | None) -> list[tuple[int, int, str, str, str]]:
+    """Where a published Koskela et al. curve lies below a certified lower bound, as the verdict table
+    records it in ``known_cause``: (figure, n_c, curve, published ε, lower bound) per point, in order.
+
+    Args:
+        frame: ``koskela_verdicts.csv`` (columns ``figure``, ``curve``, ``known_cause``), or None.
+
+    Returns:
+        The points (empty when the frame is None or records none).
+    """
+    if frame is None or _lacks(frame, ("figure", "curve", "known_cause")):
+        return []
+    found: dict[tuple[int, int, str], tuple[str, str]] = {}
+    for row in frame.itertuples():
+        match = _BELOW_LOWER.search(str(row.known_cause))
+        for point in _BELOW_POINT.finditer(match.group(1) if match else ""):
+            found.setdefault((int(row.figure), int(point.group(1)), str(row.curve)), point.group(2, 3))
+    return [(f, n, c, *found[(f, n, c)]) for f, n, c in found]
+
+
+def lower_bound_sentence(frame: pd.DataFrame | None) -> str:
+    """The sentence on a published Koskela et al. curve below a certified lower bound ("" when none)."""
+    points = below_certified_lower(frame)
+    if not points:
+        return ""
+    figures = dict.fromkeys((f, c) for f, _, c, _, _ in points)
+    parts = []
+    for figure, curve in figures:
+        at = [f"n_c = {n} (ε {t} < {lo})" for f, n, c, t, lo in points if (f, c) == (figure, curve)]
+        parts.append(
+            f"their published Fig. {figure} {curve} curve lies below a certified lower bound at {', '.join(at)}"
+        )
+    return (
+        "; ".join(parts)[0].upper()
+        + "; ".join(parts)[1:]
+        + ": no valid upper bound can lie there, so at those points the published curve is not a privacy "
+        "guarantee"
+    )
+
+
+def file_added(frame: pd.DataFrame) -> pd.DataFrame:
+    """The Koskela verdict table with the curves of ours that have no published values (``points`` = 0)
+    filed as :data:`OURS_ONLY` in ``verdict`` instead of "not reproducible as specified"."""
+    if "points" not in frame.columns or "verdict" not in frame.columns:
+        return frame
+    none = pd.to_numeric(frame["points"], errors="coerce").fillna(0) <= 0
+    return frame.assign(verdict=frame["verdict"].astype(object).where(~none, OURS_ONLY))
 
 
 def split_published(frame: pd.DataFrame | None):
@@ -343,12 +464,36 @@ def finding_balle(frame: pd.DataFrame | None, anchor: str) -> str:
             names = "; ".join(f"panel {r.panel} {r.curve}" for r in failed.head(3).itertuples())
             part += f" (not: {names}{'; …' if len(failed) > 3 else ''}; up to {largest:.0%} off)"
         parts.append(part)
-    loosest = frame.loc[pd.to_numeric(frame["looseness_max"], errors="coerce").idxmax()]
-    return (
-        f"Balle et al.'s Figure 3: {'; '.join(parts)}; the loosest bound is {loosest['curve']} "
-        f"(panel {loosest['panel']}), up to {float(loosest['looseness_max']):.1f} x its tight reference "
-        f"([section](#{anchor}))."
-    )
+    return f"Balle et al.'s Figure 3: {'; '.join(parts)}; {balle_looseness(frame)} ([section](#{anchor}))."
+
+
+def balle_looseness(frame: pd.DataFrame) -> str:
+    """How far Balle et al.'s bounds are from our reference curves, with each reference named for what it
+    is: against a tight reference (:func:`is_tight_reference`) "up to x× the worst case"; against an upper
+    bound that need not be tight, the range of the factor, below 1 where a bound beats that reference."""
+    if _lacks(frame, ("reference", "looseness_min", "looseness_max")):
+        return "no reference curve named in `balle_verdicts.csv`"
+    low = pd.to_numeric(frame["looseness_min"], errors="coerce")
+    high = pd.to_numeric(frame["looseness_max"], errors="coerce")
+    known = high.notna() & frame["reference"].astype(str).str.strip().ne("") & frame["reference"].notna()
+    tight = known & frame["reference"].map(is_tight_reference)
+    parts = []
+    if tight.any():
+        worst = frame.loc[high[tight].idxmax()]
+        parts.append(
+            f"against a tight reference (the k-RR worst case, `worst-case-upper` at k = 2) the loosest is "
+            f"{worst['curve']} (panel {worst['panel']}), up to {float(high[tight].max()):.1f}× the worst case"
+        )
+    loose = known & ~tight
+    for reference, rows in frame[loose].groupby(frame.loc[loose, "reference"].astype(str), sort=False):
+        top, bottom = rows.loc[high[rows.index].idxmax()], rows.loc[low[rows.index].idxmin()]
+        parts.append(
+            f"against “{reference}”, an upper bound that need not be tight, the factor runs from "
+            f"{float(low[rows.index].min()):.2f} ({bottom['curve']}, panel {bottom['panel']}) to "
+            f"{float(high[rows.index].max()):.1f} ({top['curve']}, panel {top['panel']}), so it measures "
+            "no distance from the worst case"
+        )
+    return "; ".join(parts) if parts else "no reference curve to measure the bounds against"
 
 
 def finding_balle_claims(frame: pd.DataFrame | None, anchor: str) -> str:
@@ -422,7 +567,39 @@ def _region_counts(regions: Mapping) -> str:
     return "; ".join(parts)
 
 
-def opening_data(label: Mapping | None, grid_profile: str | None) -> str:
+def grid_summary(config: Mapping | None) -> str:
+    """The grids of the three costly sweeps as the configuration gives them: the worst-case bracket's values,
+    the phase diagram's n × ε points, the composed phase diagram's T ("" when the configuration names none).
+
+    Args:
+        config: the run's configuration (keys ``accounting.bracket``, ``utility.phase_diagram``,
+            ``utility.phase_diagram_rounds``), or None.
+
+    Returns:
+        A phrase such as "bracket n ∈ {2, 10} × k ∈ {3} × ε0 ∈ {1} × δ ∈ {1e-06} and 1 large-ε0 end; ...".
+    """
+    config = config or {}
+    parts = []
+    bracket = (config.get("accounting") or {}).get("bracket") or {}
+    if all(bracket.get(key) for key in ("n_users", "k", "epsilon_local", "delta")):
+        extra = len(bracket.get("extra") or [])
+        parts.append(
+            f"worst-case bracket n ∈ {_values(int(n) for n in bracket['n_users'])} × k ∈ "
+            f"{_values(int(k) for k in bracket['k'])} × ε0 ∈ {_values(float(e) for e in bracket['epsilon_local'])} "
+            f"× δ ∈ {{{', '.join(f'{float(d):g}' for d in bracket['delta'])}}}"
+            + (f" and {extra} large-ε0 end{'s' if extra > 1 else ''}" if extra else "")
+        )
+    utility = config.get("utility") or {}
+    phase = utility.get("phase_diagram") or {}
+    if phase.get("n_points") and phase.get("epsilon_points"):
+        parts.append(f"phase diagram {int(phase['n_points'])} n × {int(phase['epsilon_points'])} ε per panel")
+    rounds = utility.get("phase_diagram_rounds") or {}
+    if rounds.get("compositions"):
+        parts.append(f"composed phase diagram T ∈ {_values(int(t) for t in rounds['compositions'])}")
+    return "; ".join(parts)
+
+
+def opening_data(label: Mapping | None, grid_profile: str | None, config: Mapping | None = None) -> str:
     """The first screen's line on the data and the grids: which Gowalla data the run used, with the crop
     counts against the paper's, and which grid profile ran.
 
@@ -430,12 +607,15 @@ def opening_data(label: Mapping | None, grid_profile: str | None) -> str:
         label: ``results/data/source_label.json`` (``source``, ``reason``, ``files``, ``regions``);
             ``None`` when the data stage is not part of the run.
         grid_profile: the configuration's ``grid_profile`` (``None``: not stated).
+        config: the run's configuration, whose sweep grids are named (:func:`grid_summary`); None: not named.
 
     Returns:
         One Markdown paragraph.
     """
     profile = grid_profile or "default"
-    grids = f"**Grids:** this report ran {GRID_PROFILES.get(profile, f'the `{profile}` grids')}."
+    grids = f"**Grids:** this report ran {GRID_PROFILES.get(profile, f'the `{profile}` grids')}"
+    summary = grid_summary(config)
+    grids += f": {summary}." if summary else "."
     if label is None:
         return f"**Data:** no Gowalla data in this run (the data stage is not in `report.stages`). {grids}"
     counts = _region_counts(label.get("regions") or {})
@@ -575,6 +755,7 @@ def findings(
     floor=None,
     summary=None,
     rounds=None,
+    grid_profile: str | None = None,
     anchors: dict[str, str],
 ) -> list[str]:
     """The Findings bullets in order (``anchors``: section name -> anchor, keys ``bracket``, ``equal``,
@@ -582,7 +763,7 @@ def findings(
     ``balle``)."""
     return [
         finding_eq6(rows),
-        finding_bracket(bracket, anchors["bracket"]),
+        finding_bracket(bracket, anchors["bracket"], grid_profile),
         finding_equal_guarantee(equal, anchors["equal"]),
         finding_phase_diagram(grid, boundary, anchors["phase"]),
         *([finding_rounds(rounds, anchors["rounds"])] if "rounds" in anchors else []),

@@ -33,7 +33,7 @@ HYPOTHESES: tuple[tuple[str, str, dict, str], ...] = (
         "eq. (6), n_x0 = 80",
         "biswas-printed",
         {"n_x0": 80},
-        "the n = 100 block's n_x0 kept at n = 1,000 (the issue text records n_x0 = 80)",
+        "the n = 100 block's n_x0 kept at n = 1,000 (the paper's text states n_x0 = 80)",
     ),
     (
         "eq. (6), n_x0 = 0.2 n",

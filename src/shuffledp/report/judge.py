@@ -16,7 +16,7 @@ import pandas as pd
 from shuffledp.experiments.utility_tables import STRENGTH_FACTOR
 from shuffledp.report.blocks import BulletList, Heading, Table
 from shuffledp.report.read import VERDICTS, ReportInputs, first_column, format_cell
-from shuffledp.report.verdicts import own_delta_cells
+from shuffledp.report.verdicts import NOT_COMPARABLE, cell_level, own_delta_cells, unique_cells
 from shuffledp.tables import REPRODUCED
 
 
@@ -70,18 +70,22 @@ def read_verdict_strength(rows: pd.DataFrame) -> str:
     ``rows``: comparison rows (with :data:`shuffledp.experiments.utility_tables.STRENGTH_COLUMNS`); only the rows
     judged by a single-draw interval are read.
     """
-    tests = _interval_rows(rows)
+    tests = _interval_rows(unique_cells(rows) if len(rows) else rows)
     if tests.empty:
         return ""
     low, high = tests["interval_low"].astype(float), tests["interval_high"].astype(float)
     positive = low > 0
     decades = np.log10(high[positive] / low[positive])
     larger, smaller = tests["p_pass_3x_larger"].astype(float), tests["p_pass_3x_smaller"].astype(float)
-    reproduced = int((tests["verdict"] == REPRODUCED).sum())
+    levels = pd.Series([cell_level(r) for r in tests.to_dict("records")], index=tests.index, dtype=object)
+    reproduced = int((levels == REPRODUCED).sum())
+    apart = int((levels == NOT_COMPARABLE).sum())
     factor = f"{STRENGTH_FACTOR:g}×"
     text = (
-        f"{len(tests)} verdicts (Tables V, VI and the text's TV values; {reproduced} of them “reproduced”) "
-        "compare one printed Monte-Carlo draw with our central 95% interval of a single draw. Such a test is weak: "
+        f"{len(tests)} cells (Tables V, VI and the text's TV values; {reproduced} of them “reproduced”"
+        + (f", {apart} “{NOT_COMPARABLE}” though their draw passed" if apart else "")
+        + ") compare one printed Monte-Carlo draw with our central 95% interval of a single draw. Such a test "
+        "is weak: "
     )
     if len(decades):
         text += (

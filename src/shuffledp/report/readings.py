@@ -445,10 +445,30 @@ def _special_points_text(status: pd.DataFrame, roles: pd.Series, x: str) -> str:
     return text
 
 
+#: a bracket setting is *without amplification* when its upper ε is at least (1 - this) · ε0: the guarantee
+#: gains less than 1 % over local ε0-DP, so a ratio near 1 there says nothing about how tight the bracket is
+NO_AMPLIFICATION_TOLERANCE = 0.01
+
+
+def amplified(frame: pd.DataFrame) -> pd.Series:
+    """True for the bracket rows with amplification: upper ε below (1 - :data:`NO_AMPLIFICATION_TOLERANCE`) · ε0.
+
+    Args:
+        frame: rows of ``bracket.csv`` (columns ``eps_upper``, ``epsilon_local``).
+
+    Returns:
+        A boolean series on the frame's index.
+    """
+    upper = pd.to_numeric(frame["eps_upper"], errors="coerce")
+    eps0 = pd.to_numeric(frame["epsilon_local"], errors="coerce")
+    return upper < (1.0 - NO_AMPLIFICATION_TOLERANCE) * eps0
+
+
 def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) -> str:
     """Facts from the worst-case bracket table (``bracket.csv``): the ratio upper / lower measured
-    (min / median / max, overall and per k), where it is widest, how many rows are trivially 1 (both
-    at ε0), and which accountant comparisons needing a guarantee should use."""
+    (min / median / max over the settings with amplification, :func:`amplified`; per k over all), where it
+    is widest, how many settings have no amplification, and which accountant comparisons needing a
+    guarantee should use."""
     needed = ("n_users", "k", "epsilon_local", "delta", "eps_lower", "eps_upper", "ratio", "status", "upper")
     if not all(c in frame.columns for c in needed):
         raise ValueError(
@@ -456,37 +476,34 @@ def read_bracket(frame: pd.DataFrame, *, utility_accountant: str | None = None) 
         )
     if frame.empty:
         return "The bracket table has no rows."
-    ratio = frame["ratio"].astype(float)
-    widest = frame.loc[ratio.idxmax()]
+    with_amplification = amplified(frame)
+    kept = frame[with_amplification] if with_amplification.any() else frame
+    ratio = kept["ratio"].astype(float)
+    widest = kept.loc[ratio.idxmax()]
     upper, lower = (
         frame["upper"].iloc[0],
         frame["lower"].iloc[0] if "lower" in frame.columns else "the lower bound",
     )
-    trivial = frame["status"].astype(str).str.startswith("both ")  # both at, or within 1% of, eps0
+    left = int((~with_amplification).sum())
     text = (
         f"Bracket of the worst-case ε over {len(frame)} settings (n {int(frame['n_users'].min()):,} to "
         f"{int(frame['n_users'].max()):,}; k {', '.join(str(k) for k in sorted(frame['k'].unique()))}; ε0 "
         f"{', '.join(f'{e:g}' for e in sorted(frame['epsilon_local'].unique()))}; δ "
-        f"{', '.join(f'{d:g}' for d in sorted(frame['delta'].unique(), reverse=True))}): ε(`{upper}`) / ε(`{lower}`) "
-        f"from {ratio.min():.5f} to {ratio.max():.5f}, median {float(ratio.median()):.5f}; widest at n = "
-        f"{int(widest['n_users']):,}, k = {int(widest['k'])}, ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} "
-        f"(ε {widest['eps_lower']:.4g} to {widest['eps_upper']:.4g})."
+        f"{', '.join(f'{d:g}' for d in sorted(frame['delta'].unique(), reverse=True))}), over the "
+        f"{len(kept) if with_amplification.any() else 0} with amplification (upper ε below "
+        f"{1 - NO_AMPLIFICATION_TOLERANCE:g}·ε0; {left} without, where a ratio near 1 says nothing about "
+        f"tightness): ε(`{upper}`) / ε(`{lower}`) from {ratio.min():.5f} to {ratio.max():.5f}, median "
+        f"{float(ratio.median()):.5f}; widest at n = {int(widest['n_users']):,}, k = {int(widest['k'])}, "
+        f"ε0 = {widest['epsilon_local']:g}, δ = {widest['delta']:g} (ε {widest['eps_lower']:.4g} to "
+        f"{widest['eps_upper']:.4g})."
     )
+    ratio = frame["ratio"].astype(float)
     per_k = []
     for k, group in frame.groupby("k"):
         r = group["ratio"].astype(float)
         per_k.append(f"k = {int(k)}: median {float(r.median()):.5f}, max {r.max():.5f}")
     text += " Per k: " + "; ".join(per_k) + "."
     text += f" {int((ratio <= 1.01).sum())} of {len(frame)} settings are within 1%."
-    if trivial.any():
-        kept = ratio[~trivial]
-        text += (
-            f" In {int(trivial.sum())} setting(s) both bounds reach δ only at or within 1% of ε = ε0 (hardly any "
-            "amplification; a ratio near 1 there says little about tightness)"
-        )
-        if len(kept):
-            text += f"; without them the median is {float(kept.median()):.5f}"
-        text += "."
     text += (
         f" `{upper}` is valid for every dataset and within this ratio of the true worst case, so comparisons that "
         f"need a guarantee (δ̂ of the Gaussian baseline, the crossover, ε0 calibration) should use `{upper}`"

@@ -5,6 +5,12 @@ paper (rows of :func:`shuffledp.report.read.read_comparisons`) gets one *level*:
 
 * ``reproduced`` -- the stage's verdict (our value rounds to the printed one, or a Monte-Carlo draw lies
   inside our single-draw interval);
+* ``reproduced (the printed value; not a guarantee)`` -- a cell of the paper's own δ (Table IV, Table II's
+  "Our δ") that our evaluation of eq. (6) *as printed* rounds to where eq. (6) is not the exact single-bin
+  δ (more than 1 % apart): the paper's number is recomputed, but that number is not a DP guarantee
+  (eq. (6) understates the exact δ of its own pair of datasets, itself a lower bound on the worst case),
+  so it is a level of its own, never counted as reproduced. Where eq. (6) equals the exact δ (both 0
+  at ε ≥ ε0, say) the cell stays *reproduced*;
 * ``matches if truncated`` -- it does not round to the printed value, but cutting our value after the
   printed last digit gives the printed value (the authors may have truncated instead of rounding);
 * ``within 1 %`` -- neither, but within 1 % of the printed value;
@@ -22,6 +28,7 @@ is "not reproduced" but carries a ``known_cause`` is *explained*.
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
@@ -32,6 +39,7 @@ from shuffledp.tables import NOT_REPRODUCED, NOT_REPRODUCIBLE, REPRODUCED
 
 __all__ = [
     "LEVELS",
+    "PRINTED_ONLY",
     "TRUNCATED",
     "WITHIN",
     "OFF",
@@ -47,16 +55,20 @@ __all__ = [
     "seed_counts",
     "counts_phrase",
     "own_delta_cells",
+    "is_own_delta",
     "is_guarantee",
+    "is_tight_reference",
 ]
 
+#: a cell of the paper's own δ that reproduces eq. (6) as printed: the printed number, not a guarantee
+PRINTED_ONLY = "reproduced (the printed value; not a guarantee)"
 TRUNCATED = "matches if truncated"
 WITHIN = "within 1 %"
 OFF = "off"
 NOT_COMPARABLE = "not comparable"
 EXPLAINED = "explained"
 #: the levels, best first
-LEVELS = (REPRODUCED, TRUNCATED, WITHIN, OFF, NOT_COMPARABLE, NOT_REPRODUCIBLE)
+LEVELS = (REPRODUCED, PRINTED_ONLY, TRUNCATED, WITHIN, OFF, NOT_COMPARABLE, NOT_REPRODUCIBLE)
 #: relative difference called "within 1 %"
 WITHIN_TOLERANCE = 0.01
 
@@ -97,6 +109,27 @@ def _interval_test(row) -> bool:
     return pd.notna(pd.to_numeric(pd.Series([row.get("interval_high")]), errors="coerce").iloc[0])
 
 
+def is_own_delta(table, column) -> bool:
+    """True for a cell of the paper's own δ: every Table IV cell and Table II's "Our δ" column (not its
+    columns [10]-[12], the prior bounds' rates)."""
+    table, column = str(table), str(column)
+    return table == "IV" or (table == "II" and re.fullmatch(r"\[\d+\]", column) is None)
+
+
+def _reproduces_eq6(row) -> bool:
+    """True when the row is a cell of the paper's own δ compared with eq. (6) as printed, and eq. (6) is not
+    the exact single-bin δ there (they differ by more than :data:`WITHIN_TOLERANCE`; both 0 is the same)."""
+    printed = pd.to_numeric(pd.Series([row.get("ours_as_printed")]), errors="coerce").iloc[0]
+    exact = pd.to_numeric(pd.Series([row.get("ours_exact")]), errors="coerce").iloc[0]
+    if pd.isna(printed) or not is_own_delta(row.get("table"), row.get("column")):
+        return False
+    if pd.isna(exact):
+        return True
+    return bool(
+        abs(float(exact) - float(printed)) > WITHIN_TOLERANCE * max(abs(float(exact)), abs(float(printed)))
+    )
+
+
 def cell_level(row) -> str:
     """The level of one comparison row (a mapping or a pandas row), see the module text."""
     count = pd.to_numeric(pd.Series([row.get("x0_count")]), errors="coerce").iloc[0]
@@ -105,7 +138,7 @@ def cell_level(row) -> str:
     if row["verdict"] not in (REPRODUCED, NOT_REPRODUCED):  # not reproducible as specified, or a row the
         return str(row["verdict"])  # reader marked invalid: kept as it is, counted apart
     if row["verdict"] == REPRODUCED:
-        return REPRODUCED
+        return PRINTED_ONLY if _reproduces_eq6(row) else REPRODUCED
     if _interval_test(row):  # a single Monte-Carlo draw: no printed precision to truncate at
         return OFF
     ours, paper = compared_value(row), _paper_value(row["paper"])
@@ -222,8 +255,7 @@ def own_delta_cells(rows: pd.DataFrame) -> pd.DataFrame:
     columns [10]-[12], the prior bounds' rates); Monte-Carlo tables and the text are left out."""
     if rows.empty:
         return rows
-    table, column = rows["table"].astype(str), rows["column"].astype(str)
-    own = (table == "IV") | ((table == "II") & ~column.str.fullmatch(r"\[\d+\]"))
+    own = [is_own_delta(t, c) for t, c in zip(rows["table"], rows["column"])]
     return unique_cells(rows[own])
 
 
@@ -234,3 +266,11 @@ def is_guarantee(accountant) -> bool:
         return accountant_class(str(accountant)).kind is BoundKind.UPPER
     except (KeyError, ValueError):
         return False
+
+
+def is_tight_reference(label) -> bool:
+    """True for a Balle reference curve that is the worst case itself: the one whose label starts "worst
+    case" (``worst-case-upper`` at k = 2, the certified maximum over every dataset); the others
+    (``feldman-numerical``, a generic upper bound; ``worst-case-upper`` at k ≥ 4, the weak adversary's bound)
+    are upper bounds that need not be tight."""
+    return str(label).strip().lower().startswith("worst case")
