@@ -93,6 +93,20 @@ moved values), all upper bounds: ``weak-adversary`` n=1000 k=2 (eps0 = 0.5: -2.2
 k=10 (0.5: -3.6e-15, 4.0: +8.7e-16), n=1000000 k=2 eps0=4.0 (+4.1e-16), n=1000000 k=10 eps0=4.0 (+4.4e-16),
 and ``worst-case-upper`` n=1000 k=10 (the same two values as weak-adversary) and n=1000000 k=10 eps0=4.0 (the
 same). Only those keys were replaced (the composed keys' values, compared to 1e-9, were left as recorded).
+
+Eleventh documented re-record (the safe-side margin and the representation error of p and q): the safe-side
+widening's LOG_ULPS went from 64 to 128, the margin that covers the budget of 4 ulp per elementary call
+(docs/decisions/numerics.md, "Safe-side margin"), and the certified worst-case searches' budgets now count the
+representation error of p and q (n factors per law entry; same page, "Representation error of p and q").
+35 of the 264 single-round keys moved, all weak-adversary, worst-case-upper and worst-case-lower keys with a
+finite epsilon: 30 by at most 2.9e-14 relative, upper bounds up and lower bounds down (five 1-ulp moves
+either way); ``worst-case-upper n=10 k=10 eps0=0.5`` 0.33080842609656885 -> 0.33080842609763117 (+3.2e-12,
+up: the own-value hits' wider budget), ``worst-case-lower n=10 k=10 eps0=0.5`` 0.329989977902211 ->
+0.32998997790194284 (-8.1e-13, down); two moved inside their search's 1e-9 bracket, the search visiting other
+points: ``weak-adversary n=10 k=10 eps0=0.5`` 0.33865561140049383 -> 0.3386556114540685 (+1.6e-10, up) and
+``worst-case-lower n=1000000 k=2 eps0=4.0`` 0.024013967086138895 -> 0.02401396709331334 (+3.0e-10; its
+lower delta there is 1.0000000000000023e-06 >= the target, so it is still a valid lower end). Only those keys
+were replaced.
 """
 
 from __future__ import annotations

@@ -36,7 +36,12 @@ def test_k3_exact_maximum_equals_brute_force(n, e0, f):
     truth = float(true_worst_case_delta(eps, e0, n, 3).delta)
     result = k3_worst_case(eps, n_users=n, epsilon_local=e0)
     assert result.lower <= truth <= result.upper, (result, truth)
-    assert result.upper <= truth * (1 + 1e-12) + 1e-300
+    # within 1e-12 of the truth beyond the representation error of p and q the budget now counts: its part of
+    # the tolerance, representation_ulps(n) u (P + e^eps Q) per term, sums to at most that times (1 + e^eps)
+    # (sum P = sum Q = 1), once for the tolerance and once more for the error it covers
+    representation = KrrParams.of(e0, 3).representation_ulps(n) * 2.0**-53 * (1.0 + math.exp(eps))
+    assert result.upper <= truth * (1 + 1e-12) + 2.0 * representation + 1e-300
+    assert result.lower >= truth * (1 - 1e-12) - 2.0 * representation
     value = float(
         get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=3).delta_for_epsilon([eps])[0]
     )
@@ -75,12 +80,15 @@ def test_third_value_family_attains_the_worst_case_on_a_tiny_case():
         for a in range(10)
         for b in range(10 - a)
     )
-    assert truth * (1 - 1e-12) <= best <= truth * (1 + 1e-12), (best, truth)
+    # the certified lower value sits below the truth by its budget: 1e-12 for the arithmetic, and the
+    # representation error of p and q (n factors per entry) on the mass of both laws (1 + e^eps), twice
+    representation = KrrParams.of(2.0, 4).representation_ulps(10) * 2.0**-53 * (1.0 + math.exp(1.5))
+    assert truth * (1 - 1e-12) - 2.0 * representation <= best <= truth * (1 + 1e-12), (best, truth)
     lower = float(
         get_accountant("worst-case-lower", epsilon_local=2.0, n_users=10, k=4).delta_for_epsilon([1.5])[0]
     )
     # a LOWER bound is widened down by its rounding bound (numerics/safe_side.py)
-    assert truth * (1 - 2e-12) <= lower <= truth * (1 + 1e-12), (lower, truth)
+    assert truth * (1 - 2e-12) - 2.0 * representation <= lower <= truth * (1 + 1e-12), (lower, truth)
 
 
 def test_third_value_needs_k_at_least_4():
@@ -103,7 +111,13 @@ def _reference_third_value_delta(eps, *, n, k, epsilon_local, law):
         parts.append(h[: law.shape[0], : law.shape[1]] if law.shape[0] < n else h)
     common = q * parts[2] + (k - 3) * q * parts[3]
     P, Q = p * parts[0] + q * parts[1] + common, q * parts[0] + p * parts[1] + common
-    ops = int(8 * (float(gammaln(n + 1.0)) + n * abs(krr.log_q))) + 8 * (n + 8) + 64
+    # the arithmetic budget, plus the representation error of p and q (n factors of each entry)
+    ops = (
+        int(8 * (float(gammaln(n + 1.0)) + n * abs(krr.log_q)))
+        + 8 * (n + 8)
+        + 64
+        + krr.representation_ulps(n)
+    )
     terms, tol = P - math.exp(eps) * Q, ops * 2.0**-53 * (P + math.exp(eps) * Q)
     return max(float(np.sum(np.maximum(terms - tol, 0.0))) * (1.0 - 2.0 * terms.size * 2.0**-53), 0.0)
 

@@ -40,6 +40,9 @@ from shuffledp.accounting.randomizers.types import OutputTypes
 
 __all__ = ["KRR", "BinaryRR", "KrrParams", "KrrBlanket", "MAX_K"]
 
+#: unit roundoff of float64
+_UNIT = 2.0**-53
+
 
 def _log_beta(e0: float) -> float:
     """log(e^eps0 - 1): log(expm1) where expm1 is finite (2 ulp), the overflow-free form beyond."""
@@ -138,6 +141,41 @@ class KrrParams:
 
     # -- quantities some views read in a form of their own; each is written here once, in the very
     # -- floating-point form the recorded values were computed in, so that each stays bit for bit
+
+    @cached_property
+    def probability_error(self) -> float:
+        """A bound on the relative error of each of p, q, gamma and 1 - gamma as the certified searches form
+        them (``exp`` of :attr:`log_p`, :attr:`log_q`, :attr:`log_gamma`; q expm1(eps0); the quotients of
+        :attr:`quotient_probabilities`) against their exact values at this (eps0, k): their representation
+        error, which every law entry built from n such factors carries up to n times.
+
+        Derived from the budget of 4 ulp (8 u, u = 2^-53) per call of exp, log, log1p, expm1
+        (docs/decisions/numerics.md, "Representation error of p and q"): the absolute error of ``log_den`` is
+        at most u (1.5 |log_den| + 12 log(k - 1) + 10), that of ``log_p``, ``log_q``, ``log_gamma`` at most
+        u (2.5 |log_den| + 20 log k + 9 |log_beta| + 32), and exp adds 8 u; the bound rounds this up to
+        u (4 |log_den| + 24 log k + 12 |log_beta| + 48). Held to 50-digit values (tests/accounting/test_worst_case_representation.py).
+        """
+        return _UNIT * (4.0 * abs(self.log_den) + 24.0 * math.log(self.k) + 12.0 * abs(self.log_beta) + 48.0)
+
+    def representation_ulps(self, factors: int) -> float:
+        """Relative error, in units of u = 2^-53, that ``factors`` factors of p, q, gamma or 1 - gamma carry in a
+        product from their representation alone (:attr:`probability_error` each; second order included).
+
+        Args:
+            factors: how many such factors a term holds at most (n for a law entry of n users).
+
+        Returns:
+            factors x probability_error / u, raised by 0.1 % for the second-order terms (n rho <= 1e-6).
+
+        Raises:
+            ValueError: ``factors`` negative, or so large that n rho exceeds 1e-6.
+        """
+        spread = factors * self.probability_error
+        if factors < 0 or spread > 1e-6:
+            raise ValueError(
+                f"`factors` must be in [0, {int(1e-6 / self.probability_error)}]; got {factors}."
+            )
+        return spread * 1.001 / _UNIT
 
     @cached_property
     def probabilities(self) -> tuple[float, float]:

@@ -26,7 +26,9 @@ partial sum of the true one: still a lower bound.
 
 **Rounding.** Every pmf is built from non-negative terms by multiplications and additions (no
 subtraction), so each entry carries a relative error of at most ``c u`` with c the number of
-operations that led to it (bounded by 4 (n + 8); u = 2^-53). Hence |fl(P - e^eps Q) - (P - e^eps Q)|
+operations that led to it (bounded by 4 (n + 8); u = 2^-53), plus the representation error of p and q
+themselves (each off its exact value by at most rho = ``KrrParams.probability_error``), which the n factors of
+every term carry: c = 4 (n + 8) + 1.001 n rho / u. Hence |fl(P - e^eps Q) - (P - e^eps Q)|
 <= tol = c u (P + e^eps Q) per outcome, and the upper value sums (fl + tol)_+ where fl > -tol (a
 certified upper bound), the lower value sums (fl - tol)_+ (a certified lower bound); the final sums
 add a relative (cells) u. The gap between the two is reported as a margin and is ~1e-13 relative.
@@ -106,7 +108,7 @@ def pair_laws(n_users: int, p: float, q: float) -> dict[tuple[int, int], np.ndar
     return level
 
 
-def _lower_sum(P: np.ndarray, Q: np.ndarray, e: float, ops: int) -> float:
+def _lower_sum(P: np.ndarray, Q: np.ndarray, e: float, ops: float) -> float:
     """Certified lower value of sum (P - e Q)_+ given entries with relative errors <= ``ops`` u (module doc):
     sum (P - e Q - ops u (P + e Q))_+ lowered by a relative (cells) u. The terms are formed a few slabs
     of the first axis at a time (temporaries that stay in cache), then summed as one array."""
@@ -125,7 +127,7 @@ def _lower_sum(P: np.ndarray, Q: np.ndarray, e: float, ops: int) -> float:
 
 
 def _pair_forward(
-    g: np.ndarray, p: float, q: float, k: int, eps: float, ops: int
+    g: np.ndarray, p: float, q: float, k: int, eps: float, ops: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """(upper, lower) on H_{e^eps}(P || Q) for the (h0, h1) laws built from the others' laws ``g``
     (a stack of laws of one shape, shape (datasets, rows, cols)): one value per dataset."""
@@ -144,7 +146,7 @@ def pair_outputs(g: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray,
     return P, Q
 
 
-def pair_sums(P: np.ndarray, Q: np.ndarray, eps: float, ops: int) -> tuple[np.ndarray, np.ndarray]:
+def pair_sums(P: np.ndarray, Q: np.ndarray, eps: float, ops: float) -> tuple[np.ndarray, np.ndarray]:
     """(upper, lower) certified values of sum (P - e^eps Q)_+ per dataset of a stack of (P, Q) whose
     entries carry a relative error of at most ``ops`` u (module doc, "Rounding")."""
     e = math.exp(eps)
@@ -169,7 +171,7 @@ def k3_worst_case(eps: float, *, n_users: int, epsilon_local: float, laws=None) 
     krr = KrrParams.of(epsilon_local, 3)
     p, q = math.exp(krr.log_p), math.exp(krr.log_q)
     keys, stacked = stack_laws(pair_laws(n, p, q)) if laws is None else laws
-    ops = 4 * (n + 8)
+    ops = 4 * (n + 8) + krr.representation_ulps(n)
     uppers, lowers = [], []
     for start in range(0, len(keys), _CHUNK):
         hi, lo = _pair_forward(stacked[start : start + _CHUNK], p, q, 3, eps, ops)
@@ -304,5 +306,7 @@ def third_value_delta(
     if outputs is None:
         outputs = third_value_outputs(n_users=n, k=k, epsilon_local=epsilon_local, a=a, b=b)
     # exp of a log of size L carries a relative error of ~4 L u: counted with the additions
-    size = float(gammaln(n + 1.0)) + n * abs(KrrParams.of(epsilon_local, k).log_q)
-    return _lower_sum(*outputs, math.exp(eps), int(8 * size) + 8 * (n + 8) + 64)
+    krr = KrrParams.of(epsilon_local, k)
+    size = float(gammaln(n + 1.0)) + n * abs(krr.log_q)
+    # p and q (and their logs) carry their own representation error, n factors of it in each entry
+    return _lower_sum(*outputs, math.exp(eps), int(8 * size) + 8 * (n + 8) + 64 + krr.representation_ulps(n))

@@ -36,9 +36,11 @@ above the maximum is pruned without being evaluated.
 **Rounding.** Laws are built by :func:`~shuffledp.accounting.worst_case.exact.enumeration.add_user` (non-negative
 terms; at most n - 1 additions per entry) and evaluated by the certified sums of
 :func:`~shuffledp.accounting.worst_case.exact.enumeration._pair_forward` (c = 4 (n + 8)); the block weights
-Bin(U, 3 q) come from a Pascal recursion of non-negative terms (relative error <= 2 U u per entry),
-and their dot product with the per-beta values adds (U + 1) u: each block bound adds 4 (U + 1) u of
-its value.
+Bin(U, 3 q) come from a Pascal recursion of non-negative terms (relative error <= 2 U u per entry;
+1 - 3 q is formed as q (e^eps0 - 1), not as a difference), and their dot product with the per-beta values
+adds (U + 1) u: each block bound adds 4 (U + 2) u of its value. p, q and 1 - 3 q carry their own
+representation error rho (``KrrParams.probability_error``): n factors of each law entry (c grows by
+1.001 n rho / u) and U factors of each weight (the block bound by 1.001 U rho).
 
 Cost (benchmarks/bench_bracket.py --goals): see docs/worst-case-k3.md; the laws of the blocks
 evaluated are kept across epsilons up to :data:`CACHE_DOUBLES`.
@@ -116,11 +118,12 @@ class Block(NamedTuple):
         ]
 
 
-def _weights(users: int, w: float) -> np.ndarray:
-    """Bin(users, w) by Pascal's recursion (non-negative terms; relative error <= 2 users u)."""
+def _weights(users: int, w: float, stay: float) -> np.ndarray:
+    """Bin(users, w) by Pascal's recursion, ``stay`` = 1 - w formed without a difference (non-negative terms;
+    relative error <= 2 users u beyond the representation error of w and stay)."""
     row = np.ones(1)
     for _ in range(users):
-        row = np.concatenate((row * (1.0 - w), [0.0])) + np.concatenate(([0.0], row * w))
+        row = np.concatenate((row * stay, [0.0])) + np.concatenate(([0.0], row * w))
     return row
 
 
@@ -154,8 +157,13 @@ class K3BlockSearch:
         n, self._p, self._q = k3_setting(
             n_users, epsilon_local, max_users=MAX_USERS_K3_BLOCKS, search="block search"
         )
+        krr = KrrParams.of(epsilon_local, 3)
         self._n = n
-        self._ops = 4 * (n + 8)
+        self._krr = krr
+        #: 1 - 3 q = q (e^eps0 - 1): as a difference it lost ~43 ulp at eps0 = 0.1 (3 q = 0.97)
+        self._stay = self._q * math.expm1(epsilon_local)
+        # arithmetic (4 (n + 8)) plus the representation error of p and q, n factors of each entry
+        self._ops = 4 * (n + 8) + krr.representation_ulps(n)
         self._laws: dict = {}
         self._doubles = 0
         self._seen: dict = {}  # block -> {eps: certified bound}
@@ -219,8 +227,12 @@ class K3BlockSearch:
         """Certified upper value of the block's bound (module docstring, steps 1-3)."""
         P, Q = self._outputs(block)
         upper, _ = pair_sums(P, Q, eps, self._ops)
-        weights = _weights(P.shape[0] - 1, 3.0 * self._q)
-        return float(weights @ upper) * (1.0 + 4.0 * (P.shape[0] + 1) * _U)
+        users = P.shape[0] - 1
+        weights = _weights(users, 3.0 * self._q, self._stay)
+        # the Pascal rows and the dot product (4 (U + 1) u), and the U factors of 3 q or 1 - 3 q in each weight
+        return float(weights @ upper) * (
+            1.0 + (4.0 * (users + 2) + self._krr.representation_ulps(users)) * _U
+        )
 
     def _outputs(self, block: Block) -> tuple[np.ndarray, np.ndarray]:
         """(P, Q) of the block's views, one per beta (kept across epsilons, least recently used dropped first)."""

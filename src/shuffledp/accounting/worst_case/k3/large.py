@@ -17,7 +17,9 @@ it stops at n = 200. Here:
    built by Pascal's recursion on a window of counts: what leaves the window is summed and carried as the
    law's **lost mass** (an upper value: a sum of non-negative terms times (1 + c u)). The convolution is a
    sum of products of non-negative terms (a matrix product). Relative error per entry <= ``ops`` u (module
-   constant below: the Pascal steps, the products and the sums); the (P, Q) sums are those of
+   constant below: the Pascal steps, the products and the sums), plus the representation error of p, q,
+   2 q and 1 - 3 q themselves (n factors of ``KrrParams.probability_error`` in each entry and in the lost
+   mass, U in each block weight); the (P, Q) sums are those of
    :func:`~shuffledp.accounting.worst_case.exact.enumeration.pair_sums`.
 2. **Lost mass.** With G = G_w + G_out (G_out >= 0 of total mass <= L), P = P_w + P_out with sum P_out <= L
    (P is a mixture of shifts of G), so delta <= delta_w + L, and delta >= delta_w - e^eps L.
@@ -200,8 +202,12 @@ class K3LargeSearch:
         n, self._p, self._q = k3_setting(
             n_users, epsilon_local, max_users=MAX_USERS_K3_LARGE, search="large-n search"
         )
+        krr = KrrParams.of(epsilon_local, 3)
         self._n = n
         self._pieces = _Pieces(n, self._p, self._q, self._q * math.expm1(epsilon_local))
+        #: the representation error of p, q (and 3 q, 1 - 3 q) in units of u, n factors of each law entry
+        self._krr = krr
+        self._representation = krr.representation_ulps(n)
         self._laws: dict = {}
         self._seen: dict = {}
         #: leaves evaluated first (fixed, so that a result does not depend on the epsilons searched before:
@@ -260,8 +266,9 @@ class K3LargeSearch:
     def _delta(self, law: _Law, eps: float) -> tuple[float, float]:
         """(upper, lower) certified values of the forward delta of the others' law ``law`` (step 2)."""
         P, Q = pair_outputs(law.g[None], self._p, self._q, 3)
-        upper, lower = pair_sums(P, Q, eps, law.ops + 8)
-        return float(upper[0]) + law.lost, max(float(lower[0]) - math.exp(eps) * law.lost, 0.0)
+        upper, lower = pair_sums(P, Q, eps, law.ops + 8 + self._representation)
+        lost = law.lost * (1.0 + self._representation * _U)
+        return float(upper[0]) + lost, max(float(lower[0]) - math.exp(eps) * lost, 0.0)
 
     def _cached(self, key: tuple[int, int, int]) -> _Law:
         if key not in self._laws:
@@ -285,7 +292,8 @@ class K3LargeSearch:
             value = self._delta(_Law(g, law.lost, law.ops + 2 * beta), eps)[0]
             total += weight * value
         total += tail * value
-        return total * (1.0 + 4.0 * (len(weights) + 2) * _U)
+        # the weights' U factors of 3 q or 1 - 3 q carry their representation error too
+        return total * (1.0 + (4.0 * (len(weights) + 2) + self._krr.representation_ulps(uncertain)) * _U)
 
 
 #: laws kept across epsilons (each at most a few 10^4 doubles)

@@ -43,10 +43,12 @@ each user and the Bin(U, gamma) tails of weight <= :data:`TAIL` left out (beta b
 the view at the last beta kept, delta being non-increasing in beta); every dropped mass is added to the bound.
 
 **Rounding.** Every law entry is a sum of products of non-negative terms (no differences; 1 - gamma is
-formed as q expm1(eps0)): relative error <= (n + 4)(axes + 8) u per cell; each term is summed as
+formed as q expm1(eps0)): relative error <= (n + 4)(axes + 8) u per cell from the arithmetic, plus n rho
+from the representation error rho of p, q, gamma, 1 - gamma themselves (``KrrParams.probability_error``,
+raised 0.1 %; each term has n such factors); each term is summed as
 (fl + c u (P + e^eps Q))_+ over the terms with fl > -c u (P + e^eps Q), plus a relative (cells) u for
-the sum and an absolute bound on underflow; the Bin(U, gamma) weights (Pascal, 2 U u) and the dot
-product add 4 (U + 1) u of the bound.
+the sum and an absolute bound on underflow; the Bin(U, gamma) weights (Pascal, 2 U u, and U rho) and the
+dot product add 4 (U + 3) u + U rho of the bound.
 """
 
 from __future__ import annotations
@@ -131,12 +133,22 @@ class _Params(NamedTuple):
     q: float
     gamma: float
     one_minus_gamma: float
+    #: the representation error of p, q, gamma, 1 - gamma in units of u (``KrrParams.probability_error``)
+    rho: float
 
 
 def _params(n: int, k: int, epsilon_local: float) -> _Params:
     krr = KrrParams.of(epsilon_local, k)
     q = math.exp(krr.log_q)
-    return _Params(n, k, math.exp(krr.log_p), q, math.exp(krr.log_gamma), q * math.expm1(epsilon_local))
+    return _Params(
+        n,
+        k,
+        math.exp(krr.log_p),
+        q,
+        math.exp(krr.log_gamma),
+        q * math.expm1(epsilon_local),
+        krr.representation_ulps(1),
+    )
 
 
 def _add(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
@@ -186,7 +198,9 @@ def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
     e = math.exp(eps)
     axes = law.ndim
     free = (par.k - axes) * par.q  # u's reports on the values lumped into the remainder
-    ops = (users + 4) * (axes + 8) * 1.01  # relative error of every entry, in units of u
+    # relative error of every entry, in units of u: the arithmetic, and the representation error of p, q and
+    # 1/k (rho each, 1/k within u <= rho) in the ``users`` factors of every term
+    ops = (users + 4) * (axes + 8) * 1.01 + users * par.rho
     # C: u reports a value other than x0, x1 (the same in both worlds); A, B: u reports x0 / x1
     common = _add(law, (0.0, 0.0) + (par.q,) * (axes - 2), free)
     base = tuple(slice(0, m) for m in law.shape)
@@ -312,7 +326,8 @@ def node_bound(
     body = float(weights[lo : hi + 1] @ values)
     below = float(np.sum(weights[:lo])) * (1.0 + 2e-6)
     above = float(np.sum(weights[hi + 1 :])) * (1.0 + 2e-6) * float(values[-1])
-    return (body + below + above) * (1.0 + 4.0 * (uncertain + 3) * _U)
+    # Pascal and the dot product (4 (U + 3) u); each weight's U factors of gamma or 1 - gamma (rho each)
+    return (body + below + above) * (1.0 + (4.0 * (uncertain + 3) + uncertain * par.rho) * _U)
 
 
 def leaf_delta(eps: float, *, n_users: int, k: int, epsilon_local: float, counts: tuple) -> float:

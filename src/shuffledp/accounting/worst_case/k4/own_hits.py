@@ -42,8 +42,10 @@ dataset the views are taken from theta = 1 down, and once the minimum so far is 
 the rest are skipped (that minimum is itself >= B(a, b), so the dataset cannot raise the maximum).
 
 **Rounding.** Every law is built from non-negative terms by products and sums (1 - r is written as
-(k - 3) q_r / (1 - 2 q_r), never as a difference), so each entry carries a relative error of at most
-c u, c = 16 (n + 4), u = 2^-53; each D sums (fl + c u (P + e^eps Q))_+ (an upper value), the final
+(k - 3) q_r / (1 - 2 q_r), p - q as q (e^eps0 - 1) and p - theta q as (p - q) + (1 - theta) q, never as
+differences), so each entry carries a relative error of at most c u, c = 16 (n + 4) + 4 n rho / u
+(u = 2^-53; rho the representation error of p and q, ``KrrParams.probability_error``: each of the n factors
+of a term is formed from at most four of p, q, p - q); each D sums (fl + c u (P + e^eps Q))_+ (an upper value), the final
 sum adds a relative (cells) u, and an absolute 1e-290 covers products that underflowed (large eps0).
 
 Cost: the theta = 1 laws of every dataset take 0.15 s at n = 20 and 0.4 s at n = 30 (the laws of the a
@@ -119,6 +121,8 @@ class _Params(NamedTuple):
     q: float
     k: int
     n: int
+    #: p - q = q (e^eps0 - 1), formed without the difference (which cancels at small eps0)
+    p_minus_q: float
 
 
 class _Residual(NamedTuple):
@@ -133,12 +137,13 @@ class _Residual(NamedTuple):
 
 
 def _residual(par: _Params, theta: float) -> _Residual:
-    p, q, k, _ = par
+    q, k = par.q, par.k
     w = theta * k * q
-    one_minus_w = (1.0 - theta) + theta * (p - q)  # 1 - theta k q without cancellation
+    one_minus_w = (1.0 - theta) + theta * par.p_minus_q  # 1 - theta k q without cancellation
     q_r = q * (1.0 - theta) / one_minus_w
     rest_r = 1.0 - 2.0 * q_r
-    return _Residual(w, one_minus_w, q_r, rest_r, (p - w / k) / one_minus_w / rest_r, (k - 3) * q_r / rest_r)
+    own = par.p_minus_q + (1.0 - theta) * q  # p - theta q, without cancellation
+    return _Residual(w, one_minus_w, q_r, rest_r, own / one_minus_w / rest_r, (k - 3) * q_r / rest_r)
 
 
 def _pair_table(par: _Params, theta: float) -> np.ndarray:
@@ -157,7 +162,7 @@ def _pair_table(par: _Params, theta: float) -> np.ndarray:
 
 def _group_laws(par: _Params) -> dict[tuple[int, int], np.ndarray]:
     """(a, b) -> law[J', g0] of the a users on x0 and the b on x1 landing in {x0, x1} (J') and on x0 (g0)."""
-    p, q, k, n = par
+    p, q, k, n = par[:4]
     size = n + 1
     laws, law = {}, np.zeros((size, size))
     law[0, 0] = 1.0
@@ -186,7 +191,7 @@ def _theta_laws(
     (s, h0 <= s, N_Y <= s) in that order (:func:`_triangle`; theta = 1: an array P[beta, s, h0], the hit
     count being a function of s there). ``group`` is (a, b)'s law from :func:`_group_laws`; ``kit`` is
     (:func:`_pair_table`, :func:`_residual_laws`) at this theta (needed for theta < 1)."""
-    p, q, k, n = par
+    p, q, k, n = par[:4]
     size = n + 1
     m = n - 1 - a - b
     res = _residual(par, theta)
@@ -291,8 +296,12 @@ class OwnHitsSearch:
             raise ValueError(
                 f"`n_users` must be in [2, {MAX_USERS_OWN_HITS}] for the own-hits view; got {n}."
             )
-        self._par = _Params(*KrrParams.of(epsilon_local, k).quotient_probabilities, k, n)
-        self._c = 16.0 * (n + 4)
+        krr = KrrParams.of(epsilon_local, k)
+        p, q = krr.quotient_probabilities
+        self._par = _Params(p, q, k, n, q * math.expm1(epsilon_local))
+        # arithmetic, and the representation error of the n factors of each term: each of q_r, 1 - 2 q_r,
+        # r, 1 - r, w, 1 - w is formed from at most four of p, q, p - q (rho each) by products and quotients
+        self._c = 16.0 * (n + 4) + 4.0 * krr.representation_ulps(n)
         self._starts = _triangle(n + 1)[1]
         self._groups = _group_laws(self._par)
         self._first = {ab: _theta_laws(self._par, *ab, 1.0, group) for ab, group in self._groups.items()}
