@@ -75,6 +75,7 @@ ROOM_ORDER = {
         "equal_guarantee",
         "exact_error",
         "compare",
+        "which_randomizer",
         "phase_diagram",
         "rounds_guess",
         "compare_rounds",

@@ -37,14 +37,19 @@ from shuffledp.accounting.randomizers import (
     types_from_channel,
 )
 
-
 # --- full channels and their support sets, from the definitions alone --------------------------------
 
 
 def _unary(p: float, q: float, k: int):
     outputs = list(itertools.product((0, 1), repeat=k))
     channel = np.array(
-        [[math.prod((p if j == x else q) if b[j] else (1 - p if j == x else 1 - q) for j in range(k)) for b in outputs] for x in range(k)]
+        [
+            [
+                math.prod((p if j == x else q) if b[j] else (1 - p if j == x else 1 - q) for j in range(k))
+                for b in outputs
+            ]
+            for x in range(k)
+        ]
     )
     return channel, np.array(outputs, dtype=np.int64)
 
@@ -61,7 +66,9 @@ def _channel(randomizer):
         g = randomizer.hash_range
         outputs = [(h, y) for h in itertools.product(range(g), repeat=k) for y in range(g)]
         q = 1 / (math.exp(e0) + g - 1)
-        channel = np.array([[(math.exp(e0) * q if h[x] == y else q) / g**k for h, y in outputs] for x in range(k)])
+        channel = np.array(
+            [[(math.exp(e0) * q if h[x] == y else q) / g**k for h, y in outputs] for x in range(k)]
+        )
         return channel, np.array([[int(h[j] == y) for j in range(k)] for h, y in outputs])
     if isinstance(randomizer, HadamardResponse):
         size = 1
@@ -73,7 +80,9 @@ def _channel(randomizer):
     if isinstance(randomizer, SubsetSelection):
         subsets = list(itertools.combinations(range(k), randomizer.subset_size))
         weights = np.array([[math.exp(e0) if x in z else 1.0 for z in subsets] for x in range(k)])
-        return weights / weights.sum(axis=1, keepdims=True), np.array([[int(j in z) for j in range(k)] for z in subsets])
+        return weights / weights.sum(axis=1, keepdims=True), np.array(
+            [[int(j in z) for j in range(k)] for z in subsets]
+        )
     raise AssertionError(randomizer)
 
 
@@ -145,7 +154,15 @@ def test_estimate_is_unbiased_exactly(randomizer):
 
 @pytest.mark.parametrize(
     "randomizer",
-    [OUE(2.0, 16), SUE(1.0, 16), OLH(3.0, 16), OLH(3.0, 16, 40), HadamardResponse(1.5, 16), SubsetSelection(1.0, 16), SubsetSelection(2.5, 16, 3)],
+    [
+        OUE(2.0, 16),
+        SUE(1.0, 16),
+        OLH(3.0, 16),
+        OLH(3.0, 16, 40),
+        HadamardResponse(1.5, 16),
+        SubsetSelection(1.0, 16),
+        SubsetSelection(2.5, 16, 3),
+    ],
     ids=repr,
 )
 def test_exact_error_matches_monte_carlo(randomizer):
@@ -189,14 +206,20 @@ def test_types_match_the_channel(randomizer, inputs):
         assert got[key] == pytest.approx(mass, rel=1e-10)
 
 
-@pytest.mark.parametrize("randomizer", [OUE(1.0, 4), OLH(1.0, 4, 3), SubsetSelection(1.0, 4, 2), HadamardResponse(1.0, 3)], ids=repr)
+@pytest.mark.parametrize(
+    "randomizer",
+    [OUE(1.0, 4), OLH(1.0, 4, 3), SubsetSelection(1.0, 4, 2), HadamardResponse(1.0, 3)],
+    ids=repr,
+)
 def test_pair_types_do_not_depend_on_the_pair(randomizer):
     channel, _ = _channel(randomizer)
     reference = types_from_channel(channel, randomizer.epsilon_local, 2)
     for pair in itertools.permutations(range(randomizer.k), 2):
         order = list(pair) + [x for x in range(randomizer.k) if x not in pair]
         other = types_from_channel(channel[order], randomizer.epsilon_local, 2)
-        assert sorted(np.round(np.exp(other.log_blanket_mass), 12)) == sorted(np.round(np.exp(reference.log_blanket_mass), 12))
+        assert sorted(np.round(np.exp(other.log_blanket_mass), 12)) == sorted(
+            np.round(np.exp(reference.log_blanket_mass), 12)
+        )
 
 
 EPS = np.array([0.05, 0.3, 0.9])
@@ -206,7 +229,7 @@ EPS = np.array([0.05, 0.3, 0.9])
 def test_type_blanket_is_krr_blanket_for_krr(epsilon_local, k):
     krr = KRR(epsilon_local, k)
     own, typed = KrrBlanket(krr.params), TypeBlanket(krr.output_types(2))
-    eps = EPS[EPS < epsilon_local]
+    eps = EPS[epsilon_local > EPS]
     assert typed.log_gamma == pytest.approx(own.log_gamma, rel=1e-12)
     np.testing.assert_allclose(typed.log_range(eps), own.log_range(eps), rtol=1e-10)
     np.testing.assert_allclose(typed.bennett_logs(eps), own.bennett_logs(eps), rtol=1e-8, atol=1e-10)
@@ -227,6 +250,11 @@ def test_type_blanket_is_at_least_as_tight_as_the_generic_one(name, randomizer):
     assert randomizer.blanket.log_gamma >= GenericBlanket(randomizer.epsilon_local).log_gamma
 
 
+def _olh_error(e0: float, k: int, g: int) -> float:
+    p = 1 / (1 + (g - 1) * math.exp(-e0))
+    return (p * (1 - p) + (k - 1) / g * (1 - 1 / g)) / (p - 1 / g) ** 2
+
+
 def test_default_parameters():
     assert OLH(1.0, 10).hash_range == math.ceil(math.e) + 1
     assert OLH(math.log(7.0), 10).hash_range == 8
@@ -235,9 +263,7 @@ def test_default_parameters():
         assert abs(s - k / (math.exp(e0) + 1)) <= 1.0 + 0.1 * k / (math.exp(e0) + 1)
         g = best_hash_range(e0, k)
         assert abs(g - (math.exp(e0) + 1)) <= 1.0 + 0.2 * (math.exp(e0) + 1)  # the own-value term moves it
-        p = lambda h: 1 / (1 + (h - 1) * math.exp(-e0))  # noqa: E731
-        error = lambda h: (p(h) * (1 - p(h)) + (k - 1) / h * (1 - 1 / h)) / (p(h) - 1 / h) ** 2  # noqa: E731
-        assert error(g) <= min(error(g - 1), error(g + 1))
+        assert _olh_error(e0, k, g) <= min(_olh_error(e0, k, g - 1), _olh_error(e0, k, g + 1))
     assert HadamardResponse(1.0, 3).order == 4 and HadamardResponse(1.0, 4).order == 8
 
 
@@ -259,7 +285,10 @@ def test_registered_and_built_from_loose_parameters(key):
         (lambda: OUE(1.0, 3).output_types(4), r"^`inputs` must be"),
         (lambda: OUE(1.0, 3).estimate([1, 2, 3]), r"^`reported_counts` must have k \+ 1 = 4"),
         (lambda: OUE(1.0, 3).estimate([1, 2, 5, 4]), r"^`reported_counts` support counts must be at most n"),
-        (lambda: OLH(1.0, 3).sample_counts([1, 2], rng=np.random.default_rng()), r"^`counts` must hold k = 3"),
+        (
+            lambda: OLH(1.0, 3).sample_counts([1, 2], rng=np.random.default_rng()),
+            r"^`counts` must hold k = 3",
+        ),
         (lambda: SubsetSelection(1.0, 3).expected_error([0, 0, 0]), r"^`counts` must have a positive total"),
     ],
 )

@@ -22,17 +22,17 @@ from shuffledp.accounting.randomizers.base import (
     unregister_randomizer,
 )
 from shuffledp.accounting.randomizers.counts import ExpectedError
+from shuffledp.accounting.randomizers.hadamard import HadamardResponse
 from shuffledp.accounting.randomizers.krr import KRR, MAX_K, BinaryRR, KrrBlanket, KrrParams
 from shuffledp.accounting.randomizers.laplace import LaplaceBlanket, LaplaceRandomizer
-from shuffledp.accounting.randomizers.types import OutputTypes
-from shuffledp.accounting.randomizers.type_blanket import TypeBlanket, types_from_channel
-from shuffledp.accounting.randomizers.support import SupportRandomizer
-from shuffledp.accounting.randomizers.unary import UnaryEncoding
-from shuffledp.accounting.randomizers.oue import OUE
-from shuffledp.accounting.randomizers.sue import SUE
 from shuffledp.accounting.randomizers.olh import OLH, best_hash_range, default_hash_range
-from shuffledp.accounting.randomizers.hadamard import HadamardResponse
+from shuffledp.accounting.randomizers.oue import OUE
 from shuffledp.accounting.randomizers.subset import SubsetSelection, optimal_subset_size
+from shuffledp.accounting.randomizers.sue import SUE
+from shuffledp.accounting.randomizers.support import SupportRandomizer
+from shuffledp.accounting.randomizers.type_blanket import TypeBlanket, types_from_channel
+from shuffledp.accounting.randomizers.types import OutputTypes
+from shuffledp.accounting.randomizers.unary import UnaryEncoding
 
 __all__ = [
     "Randomizer",

@@ -88,7 +88,9 @@ class HadamardResponse(SupportRandomizer):
     def _sample_support(self, counts, rng, replicates):
         order, members = self.order, self.membership()
         # blanket decomposition: a uniform index with probability 2 / (e^eps0 + 1), else uniform on C_x
-        on_code = rng.binomial(np.broadcast_to(counts, (replicates, self.k)), math.tanh(0.5 * self.epsilon_local))
+        on_code = rng.binomial(
+            np.broadcast_to(counts, (replicates, self.k)), math.tanh(0.5 * self.epsilon_local)
+        )
         code_lists = [np.flatnonzero(members[:, x]) for x in range(self.k)]
         indices = np.zeros((replicates, order), dtype=np.int64)
         for draw in range(replicates):

@@ -154,7 +154,9 @@ def best_hash_range(epsilon_local: float, k: int, *, candidates=None) -> int:
     k = check_integer(k, "k", low=2, high=MAX_K)
     if candidates is None:
         candidates = range(2, min(MAX_HASH_RANGE, 4 * default_hash_range(epsilon_local), 10**5) + 1)
-    g = np.array([check_integer(value, "hash_range", low=2, high=MAX_HASH_RANGE) for value in candidates], float)
+    g = np.array(
+        [check_integer(value, "hash_range", low=2, high=MAX_HASH_RANGE) for value in candidates], float
+    )
     if g.size == 0:
         raise ValueError("`candidates` must hold at least one hash range; got none.")
     p = 1.0 / (1.0 + (g - 1.0) * math.exp(-epsilon_local))

@@ -123,7 +123,9 @@ class SubsetSelection(SupportRandomizer):
         needs = np.zeros((replicates, active.size, s + 1), dtype=np.int64)
         needs[..., s - 1] += own
         needs[..., s] += counts[active] - own
-        others = sum_of_uniform_subsets(needs, k - 1, rng)  # (replicates, active, k - 1): values x+1, x+2, ...
+        others = sum_of_uniform_subsets(
+            needs, k - 1, rng
+        )  # (replicates, active, k - 1): values x+1, x+2, ...
         support = np.zeros((replicates, k), dtype=np.int64)
         for index, x in enumerate(active):
             support[:, x] += own[:, index]

@@ -44,7 +44,9 @@ def check_categorical(randomizer, *, high: int = MAX_K) -> None:
     Raises:
         ValueError: either out of range (one line naming it).
     """
-    e0 = check_real(randomizer.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True)
+    e0 = check_real(
+        randomizer.epsilon_local, "epsilon_local", low=0.0, low_open=True, high=math.inf, high_open=True
+    )
     object.__setattr__(randomizer, "epsilon_local", e0)
     object.__setattr__(randomizer, "k", check_integer(randomizer.k, "k", low=2, high=high))
 
