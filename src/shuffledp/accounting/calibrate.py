@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from shuffledp._validation import check_choice, check_probability, check_real
 from shuffledp.accounting import BoundKind, accountant_class, get_accountant
 from shuffledp.accounting.numerics.search import Bracket, illinois
+from shuffledp.accounting.randomizers import Randomizer
 
 __all__ = ["calibrate_epsilon_local", "calibrate_epsilon_local_traced", "EpsilonLocalCalibration"]
 
@@ -64,8 +64,8 @@ class EpsilonLocalCalibration:
 
 
 def _log_delta(accountant: str, epsilon_local: float, epsilon: float, parameters: dict) -> float:
-    randomizer: Any = parameters.get("randomizer")
-    if isinstance(randomizer, type):  # a randomizer class: built at each eps0 with its defaults at (eps0, k)
+    randomizer = parameters.get("randomizer")
+    if isinstance(randomizer, type) and issubclass(randomizer, Randomizer):  # a randomizer class: built at each eps0 with its defaults at (eps0, k)
         rest = {name: value for name, value in parameters.items() if name not in ("randomizer", "k")}
         built = randomizer.from_parameters(epsilon_local=epsilon_local, k=parameters.get("k"))
         return float(get_accountant(accountant, randomizer=built, **rest).log_delta_for_epsilon(epsilon)[0])
