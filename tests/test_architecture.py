@@ -56,6 +56,7 @@ ROOM_ORDER = {
         "verdicts",
         "readings",
         "beyond",
+        "randomizers",
         "balle",
         "judge",
         "findings",

@@ -65,7 +65,9 @@ class EpsilonLocalCalibration:
 
 def _log_delta(accountant: str, epsilon_local: float, epsilon: float, parameters: dict) -> float:
     randomizer = parameters.get("randomizer")
-    if isinstance(randomizer, type) and issubclass(randomizer, Randomizer):  # a randomizer class: built at each eps0 with its defaults at (eps0, k)
+    if isinstance(randomizer, type) and issubclass(
+        randomizer, Randomizer
+    ):  # a randomizer class: built at each eps0 with its defaults at (eps0, k)
         rest = {name: value for name, value in parameters.items() if name not in ("randomizer", "k")}
         built = randomizer.from_parameters(epsilon_local=epsilon_local, k=parameters.get("k"))
         return float(get_accountant(accountant, randomizer=built, **rest).log_delta_for_epsilon(epsilon)[0])
