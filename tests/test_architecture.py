@@ -77,6 +77,7 @@ ROOM_ORDER = {
         "exact_error",
         "compare",
         "which_randomizer",
+        "randomizer_grid",
         "phase_diagram",
         "rounds_guess",
         "compare_rounds",
