@@ -130,3 +130,9 @@ def test_bad_input_is_one_line(arguments, message):
     with pytest.raises(ValueError, match=message) as caught:
         compare_randomizers(**setting)
     assert "\n" not in str(caught.value)
+
+
+def test_binary_rr_is_calibrated_as_krr_at_k_2():
+    found = calibrate_tightest("binary-rr", n_users=2000, k=2, epsilon=1.0, delta=1e-6)
+    same = calibrate_tightest("krr", n_users=2000, k=2, epsilon=1.0, delta=1e-6)
+    assert (found.epsilon_local, found.accountant) == (same.epsilon_local, same.accountant)

@@ -113,8 +113,9 @@ def upper_accountants(randomizer: type[Randomizer]) -> list[str]:
 
 
 def _randomizer_option(randomizer: type[Randomizer]) -> dict:
-    """The calibration's option: k-RR's accountants build k-RR from (eps0, k) themselves (their own path)."""
-    return {} if randomizer is KRR else {"randomizer": randomizer}
+    """The calibration's option: k-RR (and binary RR, k-RR at k = 2: the same channel) is built by the accountants
+    from (eps0, k) themselves, their own path; another randomizer is handed to them built at each eps0."""
+    return {} if issubclass(randomizer, KRR) else {"randomizer": randomizer}
 
 
 def calibrate_tightest(
@@ -172,7 +173,7 @@ def _meets(
     name: str, epsilon_local: float, n_users: int, k: int, epsilon: float, log_target: float, randomizer
 ) -> bool:
     """Whether accountant ``name`` certifies the target at ``epsilon_local``."""
-    if randomizer is KRR:
+    if issubclass(randomizer, KRR):
         accountant = get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k)
     else:
         built = randomizer.from_parameters(epsilon_local=epsilon_local, k=k)
