@@ -296,3 +296,57 @@ def test_bad_input_is_refused_in_one_line(build, message):
     with pytest.raises((ValueError, TypeError), match=message) as caught:
         build()
     assert "\n" not in str(caught.value)
+
+
+# --- the own-blanket Balle bounds ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["hoeffding", "bennett"])
+def test_own_blanket_bounds_are_the_known_ones_for_krr_and_laplace(family):
+    eps = np.array([0.1, 0.5, 1.5])
+    own = get_accountant(f"balle-{family}-own", epsilon_local=3.0, n_users=5000, k=20)
+    krr = get_accountant(f"balle-{family}-krr", epsilon_local=3.0, n_users=5000, k=20)
+    np.testing.assert_allclose(own.log_delta_for_epsilon(eps), krr.log_delta_for_epsilon(eps), rtol=1e-12)
+    subset = SubsetSelection(3.0, 20, 1)  # k-RR by another name: its type blanket gives the same bound
+    by_types = get_accountant(f"balle-{family}-own", randomizer=subset, n_users=5000)
+    np.testing.assert_allclose(by_types.log_delta_for_epsilon(eps), krr.log_delta_for_epsilon(eps), rtol=1e-8)
+    laplace = randomizer_class("laplace")(epsilon_local=3.0)
+    np.testing.assert_array_equal(
+        get_accountant(f"balle-{family}-own", randomizer=laplace, n_users=5000).log_delta_for_epsilon(eps),
+        get_accountant(f"balle-{family}-laplace", epsilon_local=3.0, n_users=5000).log_delta_for_epsilon(eps),
+    )
+
+
+def _shuffled_law(channel: np.ndarray, inputs) -> np.ndarray:
+    """The law of the shuffled multiset (counts per output) of users holding ``inputs``, by convolution."""
+    outputs = channel.shape[1]
+    law = np.zeros((len(inputs) + 1,) * outputs)
+    law[(0,) * outputs] = 1.0
+    for x in inputs:
+        law = sum(channel[x, o] * np.roll(law, 1, axis=o) for o in range(outputs))
+    return law
+
+
+def _exact_shuffled_delta(randomizer, n_users: int, eps: float) -> float:
+    """The largest sum_M max(0, P(M) - e^eps Q(M)) over a few datasets (others all on 0, all on 1, split) and
+    both directions of the differing user (0 against 1): a lower bound on the worst case, so at most any
+    valid upper bound."""
+    channel, _ = _channel(randomizer)
+    worst = 0.0
+    for on_zero in (0, n_users - 1, (n_users - 1) // 2):
+        others = [0] * on_zero + [1] * (n_users - 1 - on_zero)
+        first, second = _shuffled_law(channel, [0, *others]), _shuffled_law(channel, [1, *others])
+        for p, q in ((first, second), (second, first)):
+            worst = max(worst, float(np.maximum(p - math.exp(eps) * q, 0.0).sum()))
+    return worst
+
+
+@pytest.mark.parametrize("family", ["hoeffding", "bennett"])
+@pytest.mark.parametrize("randomizer", [OUE(1.0, 2), SUE(1.0, 2), SubsetSelection(1.0, 3, 1)], ids=repr)
+def test_own_blanket_bounds_hold_against_the_exact_shuffled_delta(family, randomizer):
+    """At n = 20 the bounds are far from trivial (0.02 to 0.3), and the exact delta stays below them."""
+    bound = get_accountant(f"balle-{family}-own", randomizer=randomizer, n_users=20)
+    for eps in (0.3, 0.6):
+        value = math.exp(bound.log_delta_for_epsilon(np.array([eps]))[0])
+        assert value < 0.5
+        assert 0.0 < _exact_shuffled_delta(randomizer, 20, eps) <= value
