@@ -29,6 +29,7 @@ import json
 import math
 import os
 import sys
+from typing import Any
 
 from shuffledp import __version__
 
@@ -555,7 +556,7 @@ def _run_compare(args) -> int:
     if args.compositions == 1 and args.subsample is None and keys is not None and len(keys) > 1:
         from shuffledp.experiments.which_randomizer import compare_randomizers
 
-        side_by_side = compare_randomizers(
+        table = compare_randomizers(
             n_users=args.n_users,
             k=args.k,
             epsilon=args.eps,
@@ -565,11 +566,11 @@ def _run_compare(args) -> int:
             neighbouring=args.neighbouring,
         )
         if args.json:
-            print(json.dumps(side_by_side.to_json(), indent=2))
+            print(json.dumps(table.to_json(), indent=2))
         else:
-            _print_randomizers(side_by_side)
+            _print_randomizers(table)
         return 0
-    side_by_side = None
+    side_by_side: Any = None
     if args.compositions == 1 and args.subsample is None:  # one round: today's comparison, unchanged
         from shuffledp.experiments.compare import compare
 

@@ -134,7 +134,7 @@ def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
     for key, group in frame.groupby(["dataset", "k", "n_users", "epsilon", "delta_rule"], sort=True):
         gaussian = float(group.loc[group["randomizer"] == "gaussian", "l1_half"].iloc[0])
         shuffled = group[~group["randomizer"].isin(CURATORS)]
-        best = shuffled.loc[shuffled["l1_half"].idxmin(), "randomizer"]
+        best = shuffled["randomizer"].iloc[int(shuffled["l1_half"].to_numpy().argmin())]
         beating = shuffled.loc[shuffled["l1_half"] < gaussian, "randomizer"].tolist()
         krr = "krr" in beating
         records.append(

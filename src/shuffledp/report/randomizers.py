@@ -28,7 +28,7 @@ def _settings(frame: pd.DataFrame) -> list[dict]:
         krr = shuffled[shuffled["randomizer"] == "krr"]
         found.append(
             {
-                "best": str(shuffled.loc[shuffled["l1_half"].idxmin(), "randomizer"]),
+                "best": str(shuffled["randomizer"].iloc[int(shuffled["l1_half"].to_numpy().argmin())]),
                 "krr_beats": "krr" in beating,
                 "others_beating": sorted(beating - {"krr"}),
                 "krr_epsilon_local": float(krr["epsilon_local"].iloc[0]) if not krr.empty else None,
