@@ -319,7 +319,7 @@ class BalleHoeffdingOwn(_OwnBlanket, _BalleHoeffding):
 
     name = "balle-hoeffding-own"
     label = "Balle et al. Hoeffding, own blanket (upper bound)"
-    colour = "#88CCEE"
+    colour = "#BB77FF"
     scope = _OWN_SCOPE
     reference = (
         "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.5 with the randomizer's blanket "
@@ -332,7 +332,7 @@ class BalleBennettOwn(_OwnBlanket, _BalleBennett):
 
     name = "balle-bennett-own"
     label = "Balle et al. Bennett, own blanket (upper bound)"
-    colour = "#DDCC77"
+    colour = "#00AA00"
     scope = _OWN_SCOPE
     reference = (
         "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.6 with the randomizer's blanket "
