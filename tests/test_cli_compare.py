@@ -36,9 +36,46 @@ def test_table_has_one_line_per_row_and_the_verdict(capsys):
     assert main(SETTING) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("mechanism")
-    assert all(line.endswith(("exact", "monte-carlo")) for line in lines[1:12]) and len(lines) == 15
+    assert all(line.endswith(("exact", "monte-carlo")) for line in lines[1:12]) and len(lines) == 26
     assert any(line.startswith("winner (smallest expected TV") for line in lines)
     assert any(line.startswith("shuffle+inv+proj vs gaussian+proj:") for line in lines)
+    # by default, every shuffled randomizer side by side after k-RR's detail
+    assert lines[15].startswith("which randomizer to shuffle") and lines[16].startswith("randomizer")
+    assert [line.split()[0] for line in lines[17:25]] == [
+        "krr",
+        "hadamard",
+        "olh",
+        "oue",
+        "subset",
+        "sue",
+        "gaussian",
+        "geometric",
+    ]
+    assert lines[25].startswith("best shuffled: ")
+
+
+def test_one_key_keeps_its_detailed_comparison_alone(capsys):
+    assert main([*SETTING, "--randomizer", "krr"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 15 and not any(line.startswith("which randomizer") for line in lines)
+
+
+def test_a_list_of_keys_is_compared_side_by_side(capsys):
+    assert main([*SETTING, "--randomizer", "oue,olh", "--json"]) == 0
+    *rows, verdict = json.loads(capsys.readouterr().out)
+    assert [row["randomizer"] for row in rows] == ["oue", "olh", "gaussian", "geometric"]
+    assert all(row["epsilon_local"] >= 1.0 for row in rows[:2])
+    assert verdict["best_shuffled"] in {"oue", "olh"}
+    assert main([*SETTING, "--randomizer", "oue,olh"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 7 and lines[-1].startswith("best shuffled: ")
+
+
+def test_default_json_carries_the_side_by_side_comparison(capsys):
+    assert main([*SETTING, "--json"]) == 0
+    final = json.loads(capsys.readouterr().out)[-1]
+    *rows, verdict = final["randomizers"]
+    assert rows[0]["randomizer"] == "krr" and verdict["metric"] == "l1_half"
 
 
 @pytest.mark.parametrize(
@@ -51,6 +88,16 @@ def test_table_has_one_line_per_row_and_the_verdict(capsys):
         ),
         pytest.param(["--draws", "0"], "`draws` must be an integer in [2, inf); got 0.", id="no-draws"),
         pytest.param(["--delta", "1.5"], "`delta` must be in (0, 1); got 1.5.", id="delta"),
+        pytest.param(
+            ["--randomizer", "oue,,olh"],
+            "`--randomizer` must be registered keys separated by commas; got 'oue,,olh'.",
+            id="empty-key",
+        ),
+        pytest.param(
+            ["--randomizer", "oue,nope"],
+            "`randomizer` must be one of binary-rr, hadamard, krr, laplace, olh, oue, subset, sue; got 'nope'.",
+            id="unknown-key",
+        ),
         pytest.param(
             ["--neighbouring", "swap"],
             "`neighbouring` must be one of 'replace-one', 'add-remove'; got 'swap'.",

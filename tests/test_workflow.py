@@ -441,3 +441,28 @@ def test_phase_diagram_rounds_outputs(e2e, test_config):
     )
     png = utility / "phase_diagram_rounds.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_randomizers_outputs(e2e, test_config):
+    """The which-randomizer stage ran on the tiny config: one row per (dataset, n, target, randomizer or
+    curator), every shuffled eps0 at least its target epsilon, the verdicts recounted from the rows, and the
+    figure."""
+    from shuffledp.experiments.randomizer_grid import verdicts
+    from shuffledp.experiments.which_randomizer import shuffled_randomizers
+
+    utility = e2e / "results" / "utility"
+    grid = test_config["utility"]["randomizers"]
+    frame = pd.read_csv(utility / "randomizers.csv")
+    k = int(test_config["utility"]["synthetic"]["k"])
+    rules = len(grid["delta_fixed"]) + len(grid["delta_power"])
+    per_setting = len(shuffled_randomizers(k)) + 2
+    assert (
+        len(frame)
+        == len(grid["datasets"]) * len(grid["n_users"]) * len(grid["epsilon"]) * rules * per_setting
+    )
+    shuffled = frame[~frame["randomizer"].isin(["gaussian", "geometric"])]
+    assert (shuffled["epsilon_local"] >= shuffled["epsilon"]).all()
+    written = pd.read_csv(utility / "randomizers_verdicts.csv", keep_default_na=False)
+    pd.testing.assert_frame_equal(written, verdicts(frame), check_dtype=False)
+    png = utility / "randomizers.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

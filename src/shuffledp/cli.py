@@ -10,7 +10,7 @@ Subcommands::
     shuffle-dp bracket --eps0 E0 --n N --k K (--delta D [D ...] | --eps E [E ...]) [--json]
     shuffle-dp accountants [--json]
     shuffle-dp compare --n N --k K --eps E --delta D [--data uniform|zipf:S|PATH] [--draws M] [--seed S]
-                       [--neighbouring R] [--compositions T] [--subsample Q] [--json]
+                       [--neighbouring R] [--randomizer KEY[,KEY...]] [--compositions T] [--subsample Q] [--json]
 
 ``--compositions T`` (default 1: the single-round accountant, output unchanged) composes T rounds and
 ``--subsample Q`` samples Q x N users of the population ``--n N`` each round (the papers' convention;
@@ -29,6 +29,7 @@ import json
 import math
 import os
 import sys
+from typing import Any
 
 from shuffledp import __version__
 
@@ -149,8 +150,10 @@ def _add_compare_parser(commands) -> None:
     )
     compare.add_argument(
         "--randomizer",
-        default="krr",
-        help="the local randomizer's registered key (default krr; one round only for another)",
+        default=None,
+        help="registered randomizer key(s), comma-separated: one key gives its detailed comparison (one round "
+        "only for a key other than krr); several give them side by side, each at the eps0 of its tightest valid "
+        "upper bound; default: k-RR's detailed comparison, then every shuffled randomizer side by side",
     )
     compare.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
     _add_composition_arguments(compare)  # T rounds of Q x N users against one total (eps, delta)
@@ -507,7 +510,58 @@ def _print_rounds(result) -> None:
     )
 
 
+def _print_randomizers(result) -> None:
+    print(
+        "which randomizer to shuffle (each at the largest eps0 its tightest valid upper bound certifies; "
+        "curators at the same target)"
+    )
+    print(
+        f"{'randomizer':<20}{'parameters':<16}{'eps0':>12}  {'certified by':<22}{'E[L1/2]':>11}  {'E[L2^2]':>11}"
+    )
+    for row in result.rows:
+        l1_half = "-" if row["l1_half"] is None else f"{row['l1_half']:.5g}"
+        print(
+            f"{row['randomizer']:<20}{row['parameters'] or '-':<16}{_compare_cell(row['epsilon_local'], 8):>12}  "
+            f"{row['accountant']:<22}{l1_half:>11}  {row['squared_l2']:>11.4g}"
+        )
+    verdict = result.verdict
+    beating = ", ".join(verdict["shuffled_beating_gaussian"]) or "none"
+    print(
+        f"best shuffled: {verdict['best_shuffled']}; best of all: {verdict['best']} (by {verdict['metric']}); "
+        f"shuffled randomizers beating the Gaussian curator: {beating}"
+    )
+
+
+def _randomizer_keys(text: str | None) -> list[str] | None:
+    """``--randomizer`` as a list of keys (None when omitted)."""
+    if text is None:
+        return None
+    keys = [key.strip() for key in text.split(",")]
+    if not all(keys):
+        raise ValueError(f"`--randomizer` must be registered keys separated by commas; got {text!r}.")
+    return keys
+
+
 def _run_compare(args) -> int:
+    keys = _randomizer_keys(args.randomizer)
+    if args.compositions == 1 and args.subsample is None and keys is not None and len(keys) > 1:
+        from shuffledp.experiments.which_randomizer import compare_randomizers
+
+        table = compare_randomizers(
+            n_users=args.n_users,
+            k=args.k,
+            epsilon=args.eps,
+            delta=args.delta,
+            data=args.data,
+            randomizers=keys,
+            neighbouring=args.neighbouring,
+        )
+        if args.json:
+            print(json.dumps(table.to_json(), indent=2))
+        else:
+            _print_randomizers(table)
+        return 0
+    side_by_side: Any = None
     if args.compositions == 1 and args.subsample is None:  # one round: today's comparison, unchanged
         from shuffledp.experiments.compare import compare
 
@@ -520,12 +574,24 @@ def _run_compare(args) -> int:
             draws=args.draws,
             seed=args.seed,
             neighbouring=args.neighbouring,
-            randomizer=args.randomizer,
+            randomizer="krr" if keys is None else keys[0],
         )
+        if keys is None:  # the default: every shuffled randomizer side by side after k-RR's detail
+            from shuffledp.experiments.which_randomizer import compare_randomizers
+
+            side_by_side = compare_randomizers(
+                n_users=args.n_users,
+                k=args.k,
+                epsilon=args.eps,
+                delta=args.delta,
+                data=args.data,
+                neighbouring=args.neighbouring,
+            )
+            result.verdict["randomizers"] = side_by_side.to_json()
     else:
         from shuffledp.experiments.compare_rounds import compare_rounds
 
-        if args.randomizer != "krr":
+        if keys not in (None, ["krr"]):
             raise ValueError(
                 f"`--randomizer` must be krr with --compositions / --subsample (the rounds are k-RR's); "
                 f"got {args.randomizer!r}."
@@ -548,6 +614,8 @@ def _run_compare(args) -> int:
         _print_comparison(result)
         if "rounds" in result.verdict:
             _print_rounds(result)
+        if side_by_side is not None:
+            _print_randomizers(side_by_side)
     return 0
 
 

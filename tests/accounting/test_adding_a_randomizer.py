@@ -171,7 +171,8 @@ def test_it_is_registered_and_eps0_ldp(cyclic):
 def test_unregistered_after_the_fixture():
     assert "toy-cyclic" not in list_randomizers()
     with pytest.raises(
-        ValueError, match=r"^`randomizer` must be one of binary-rr, krr, laplace; got 'toy-cyclic'\.$"
+        ValueError,
+        match=r"^`randomizer` must be one of binary-rr, hadamard, krr, laplace, olh, oue, subset, sue; got 'toy-cyclic'\.$",
     ):
         randomizer_class("toy-cyclic")
 
@@ -342,7 +343,10 @@ def test_the_cli_compare_takes_its_key(cyclic, capsys):
             "laplace",
             r"^`randomizer` must sample its reports as counts for compare .*; got 'laplace' \(Laplace on \[0, 1\]\)\.$",
         ),
-        ("oue", r"^`randomizer` must be one of binary-rr, krr, laplace; got 'oue'\.$"),
+        (
+            "nope",
+            r"^`randomizer` must be one of binary-rr, hadamard, krr, laplace, olh, oue, subset, sue; got 'nope'\.$",
+        ),
     ],
 )
 def test_compare_refuses_a_randomizer_it_cannot_simulate(randomizer, match):

@@ -122,6 +122,8 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
     "balle-hoeffding-generic": lambda: _blanket().BalleHoeffdingGeneric,
     "balle-hoeffding-krr": lambda: _blanket().BalleHoeffdingKRR,
     "balle-bennett-generic": lambda: _blanket().BalleBennettGeneric,
+    "balle-hoeffding-own": lambda: _blanket().BalleHoeffdingOwn,
+    "balle-bennett-own": lambda: _blanket().BalleBennettOwn,
     "balle-bennett-krr": lambda: _blanket().BalleBennettKRR,
     "balle-hoeffding-laplace": lambda: _blanket().BalleHoeffdingLaplace,
     "balle-bennett-laplace": lambda: _blanket().BalleBennettLaplace,

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from shuffledp._validation import check_choice, check_probability, check_real
 from shuffledp.accounting import BoundKind, accountant_class, get_accountant
 from shuffledp.accounting.numerics.search import Bracket, illinois
+from shuffledp.accounting.randomizers import Randomizer
 
 __all__ = ["calibrate_epsilon_local", "calibrate_epsilon_local_traced", "EpsilonLocalCalibration"]
 
@@ -63,6 +64,13 @@ class EpsilonLocalCalibration:
 
 
 def _log_delta(accountant: str, epsilon_local: float, epsilon: float, parameters: dict) -> float:
+    randomizer = parameters.get("randomizer")
+    if isinstance(randomizer, type) and issubclass(
+        randomizer, Randomizer
+    ):  # a randomizer class: built at each eps0 with its defaults at (eps0, k)
+        rest = {name: value for name, value in parameters.items() if name not in ("randomizer", "k")}
+        built = randomizer.from_parameters(epsilon_local=epsilon_local, k=parameters.get("k"))
+        return float(get_accountant(accountant, randomizer=built, **rest).log_delta_for_epsilon(epsilon)[0])
     return float(
         get_accountant(accountant, epsilon_local=epsilon_local, **parameters).log_delta_for_epsilon(epsilon)[
             0
@@ -215,7 +223,9 @@ def calibrate_epsilon_local_traced(
             exceeds the target there: then ``log_delta_fails`` is the lower bound's value). The eps0 found
             may differ from the plain search's by up to ``tolerance``; ``evaluations`` counts the searched
             accountant's only.
-        **options: passed to the accountant (e.g. ``direction="both"``).
+        **options: passed to the accountant (e.g. ``direction="both"``); ``randomizer=`` a randomizer
+            class (:class:`~shuffledp.accounting.randomizers.Randomizer`) builds it at each eps0 tried
+            (``from_parameters(epsilon_local=eps0, k=k)``) and hands the accountant that randomizer.
 
     Returns:
         An :class:`EpsilonLocalCalibration`: ``epsilon_local`` (meets the target), ``epsilon_local_fails``
@@ -284,7 +294,8 @@ def calibrate_epsilon_local(accountant: str, **arguments) -> float:
         accountant: registry name of the accountant, e.g. ``"worst-case-upper"``.
         **arguments: as :func:`calibrate_epsilon_local_traced`: ``n_users``, ``k``, ``epsilon``, ``delta``
             (required), ``n_x0`` (None), ``upper`` (30.0), ``tolerance`` (1e-6); other options go to the
-            accountant (e.g. ``direction=Direction.BOTH``).
+            accountant (e.g. ``direction=Direction.BOTH``); ``randomizer=`` a randomizer class is built at
+            each eps0 tried (the shuffled randomizer is then that class's, not k-RR).
 
     Returns:
         The calibrated eps0.

@@ -30,6 +30,7 @@ __all__ = [
     "DELTA_FLOOR",
     "PHASE_DIAGRAM",
     "PHASE_DIAGRAM_ROUNDS",
+    "WHICH_RANDOMIZER",
     "EXTRA_SECTIONS",
     "ReportReads",
     "stage_of",
@@ -58,6 +59,7 @@ EQUAL_GUARANTEE = "equal guarantee"  # which mechanism at an equal (epsilon, del
 DELTA_FLOOR = "delta floor"  # what the delta floor decides
 PHASE_DIAGRAM = "phase diagram"  # where shuffle+INV and the Gaussian have equal expected error
 PHASE_DIAGRAM_ROUNDS = "phase diagram over rounds"  # how the verdict moves with T rounds
+WHICH_RANDOMIZER = "which randomizer to shuffle"  # every shuffled randomizer at its certified eps0
 EXTRA_SECTIONS = (
     DELTA_SWEEPS,
     EPSILON_AT_FIXED_DELTA,
@@ -70,6 +72,7 @@ EXTRA_SECTIONS = (
     EQUAL_GUARANTEE,
     PHASE_DIAGRAM,
     PHASE_DIAGRAM_ROUNDS,
+    WHICH_RANDOMIZER,
     DELTA_FLOOR,
 )
 #: data files of the phase-diagram section (the Monte-Carlo markers are drawn on its figures)
@@ -238,6 +241,10 @@ def _extras(outputs: list[str], sweeps: list[str], figure_data: Mapping[int, lis
         PHASE_DIAGRAM_ROUNDS: {
             "images": [p for p in named("phase_diagram_rounds") if p.endswith(".png")],
             "data": [p for p in under("results/utility/") if Path(p).name == "phase_diagram_rounds.csv"],
+        },
+        WHICH_RANDOMIZER: {
+            "images": [p for p in under("results/utility/") if Path(p).name == "randomizers.png"],
+            "data": [p for p in under("results/utility/") if Path(p).name == "randomizers.csv"],
         },
         DELTA_FLOOR: {
             "images": [],

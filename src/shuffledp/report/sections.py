@@ -44,10 +44,12 @@ from shuffledp.report.inputs import (
     PHASE_DIAGRAM,
     PHASE_DIAGRAM_ROUNDS,
     THREE_CALIBRATIONS,
+    WHICH_RANDOMIZER,
     WORST_CASE_BRACKET,
 )
 from shuffledp.report.judge import read_data_counts
 from shuffledp.report.paper import FIGURES, PAPER_TABLES
+from shuffledp.report.randomizers import read_randomizers
 from shuffledp.report.read import ReportInputs, existing_files, relative_link
 from shuffledp.report.readings import (
     read_bracket,
@@ -145,6 +147,7 @@ def extra_reader(name: str, config: Mapping) -> Callable[[pd.DataFrame], str]:
         BALLE_FIGURE: read_balle_verdicts,
         PHASE_DIAGRAM: read_phase_diagram,
         PHASE_DIAGRAM_ROUNDS: read_rounds,
+        WHICH_RANDOMIZER: read_randomizers,
     }
     return readers.get(name, read_method_comparison)
 

@@ -39,6 +39,12 @@ of eps0-LDP reports), delta = 0 is also valid for eps >= eps0, and the Section 5
   values under the uniform blanket; they match Lemma 5.7 and the authors' reference code
   github.com/BorjaBalle/amplification-by-shuffling).
 
+* ``balle-hoeffding-own`` / ``balle-bennett-own`` -- the same two bounds for *any* randomizer through its
+  own blanket (``randomizer.blanket``): k-RR's (Lemma 5.7; the values of ``balle-*-krr``), Laplace's (those of
+  ``balle-*-laplace``), a finite randomizer's from its output types
+  (:class:`~shuffledp.accounting.randomizers.TypeBlanket`: unary encoding, OLH, Hadamard response, subset
+  selection), else the generic one. Built from loose parameters they are k-RR's.
+
 * ``balle-hoeffding-laplace`` / ``balle-bennett-laplace`` -- the same two bounds for the eps0-LDP
   Laplace randomizer on [0, 1] (Lemmas 5.1 (2) and 5.8: gamma = e^(-eps0/2), b, b+ and sigma2 from
   :class:`~shuffledp.accounting.randomizers.LaplaceBlanket`). Their scope is the shuffled *Laplace*
@@ -70,6 +76,8 @@ __all__ = [
     "BalleHoeffdingKRR",
     "BalleBennettGeneric",
     "BalleBennettKRR",
+    "BalleHoeffdingOwn",
+    "BalleBennettOwn",
     "BalleHoeffdingLaplace",
     "BalleBennettLaplace",
 ]
@@ -291,6 +299,45 @@ class BalleBennettKRR(_BalleBennett):
     colour = "#EE6677"
     scope = _ALL_DATASETS + " (k-RR; delta = 0 for eps >= eps0)"
     reference = "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.6, 5.7 (Section 5.3)"
+
+
+class _OwnBlanket:
+    """Mixin of the own-blanket bounds: every randomizer, through its own ``blanket`` (the base's
+    ``_blanket``)."""
+
+    randomizers: ClassVar[tuple[type[Randomizer], ...]] = (Randomizer,)
+
+
+_OWN_SCOPE = _ALL_DATASETS + (
+    " (any randomizer, through its own blanket: k-RR's, Laplace's, a finite randomizer's from its output "
+    "types, else the generic one; delta = 0 for eps >= eps0)"
+)
+
+
+class BalleHoeffdingOwn(_OwnBlanket, _BalleHoeffding):
+    """Balle et al. (2019) Hoeffding bound with the randomizer's own blanket."""
+
+    name = "balle-hoeffding-own"
+    label = "Balle et al. Hoeffding, own blanket (upper bound)"
+    colour = "#BB77FF"
+    scope = _OWN_SCOPE
+    reference = (
+        "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.5 with the randomizer's blanket "
+        "(a finite randomizer's from its output types)"
+    )
+
+
+class BalleBennettOwn(_OwnBlanket, _BalleBennett):
+    """Balle et al. (2019) Bennett bound with the randomizer's own blanket."""
+
+    name = "balle-bennett-own"
+    label = "Balle et al. Bennett, own blanket (upper bound)"
+    colour = "#00AA00"
+    scope = _OWN_SCOPE
+    reference = (
+        "Balle, Bell, Gascon, Nissim (CRYPTO 2019), Lemmas 5.3, 5.6 with the randomizer's blanket "
+        "(a finite randomizer's from its output types)"
+    )
 
 
 class BalleHoeffdingLaplace(_BalleHoeffding):

@@ -1,0 +1,83 @@
+"""The which-randomizer grid (experiments/randomizer_grid.py) and its figure: one row per (target, randomizer
+or curator) with the comparison's own values, the tidy combine, the per-setting verdicts, and the
+configuration's cross-key checks with probes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from shuffledp.config import ConfigError
+from shuffledp.experiments.randomizer_grid import (
+    KEYS,
+    check_randomizer_grid_config,
+    combine,
+    grid_job,
+    verdicts,
+)
+from shuffledp.experiments.which_randomizer import compare_randomizers
+from shuffledp.plotting.randomizers import figure_randomizers
+
+GRID = {"epsilon": [1.0], "delta_fixed": [1e-6], "delta_power": [1.1]}
+
+
+@pytest.fixture(scope="module")
+def rows():
+    counts = np.array([400, 300, 200, 100, 0, 0])
+    return grid_job(counts, dataset="toy", grid=GRID, neighbouring="replace-one")
+
+
+def test_rows_are_the_comparison_at_each_target(rows):
+    assert len(rows) == 2 * 8 and not rows.duplicated(KEYS).any()
+    fixed = rows[rows["delta_rule"] == "fixed 1e-06"]
+    same = compare_randomizers(n_users=1000, k=6, epsilon=1.0, delta=1e-6, data="uniform")
+    # the same eps0 per randomizer as compare's (the calibration does not depend on the data)
+    for row in same.rows:
+        mine = fixed[fixed["randomizer"] == row["randomizer"]].iloc[0]
+        assert mine["epsilon_local"] == row["epsilon_local"] or (
+            mine["epsilon_local"] != mine["epsilon_local"]
+        )
+
+
+def test_combine_sorts_and_refuses_repeats(rows):
+    shuffled = rows.sample(frac=1.0, random_state=1)
+    combined = combine([shuffled])
+    assert list(combined["randomizer"][:8]) == list(dict.fromkeys(shuffled["randomizer"]))
+    with pytest.raises(ValueError, match=r"^`frames` must not repeat a row"):
+        combine([rows, rows])
+
+
+def test_verdicts_one_row_per_setting(rows):
+    table = verdicts(rows)
+    assert len(table) == 2 and set(table["best_shuffled"]) <= set(rows["randomizer"])
+
+
+def test_figure_draws_every_curve(rows):
+    figure = figure_randomizers(pd.concat([rows, rows.assign(n_users=2000)]))
+    assert len(figure.axes[0].lines) == 8
+    with pytest.raises(ValueError, match=r"^`delta_rule` must be one of"):
+        figure_randomizers(rows, delta_rule="nope")
+
+
+@pytest.mark.parametrize(
+    "grid,message",
+    [
+        ({"datasets": ["nowhere"]}, r"^`utility.randomizers.datasets` must name .*got 'nowhere'\.$"),
+        ({"delta_fixed": [], "delta_power": []}, r"^`utility.randomizers` must name at least one delta"),
+    ],
+)
+def test_config_checks_refuse_a_planted_violation(grid, message):
+    base = {
+        "datasets": ["synthetic"],
+        "n_users": [100],
+        "epsilon": [1.0],
+        "delta_fixed": [1e-6],
+        "delta_power": [],
+    }
+    config = {"regions": {"paris": {}}, "utility": {"randomizers": {**base, **grid}}}
+    with pytest.raises(ConfigError, match=message):
+        check_randomizer_grid_config(config)
+    check_randomizer_grid_config(
+        {"regions": {"paris": {}}, "utility": {"randomizers": {**base, "datasets": ["paris"]}}}
+    )
