@@ -105,6 +105,12 @@ def _histogram():
     return histogram
 
 
+def _types_lower():
+    from shuffledp.accounting.accountants import types_lower
+
+    return types_lower
+
+
 def _girgis():
     from shuffledp.accounting.accountants import girgis
 
@@ -118,6 +124,7 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
     "weak-adversary": lambda: _weak_adversary().WeakAdversary,
     "worst-case-lower": lambda: _worst_case_lower().WorstCaseLower,
     "worst-case-upper": lambda: _worst_case_upper().WorstCaseUpper,
+    "types-lower": lambda: _types_lower().TypesLower,
     "balle-blanket": lambda: _blanket().BalleBlanket,
     "balle-hoeffding-generic": lambda: _blanket().BalleHoeffdingGeneric,
     "balle-hoeffding-krr": lambda: _blanket().BalleHoeffdingKRR,
