@@ -29,7 +29,7 @@ from typing import Any
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 from shuffledp.accounting.params import Direction
-from shuffledp.accounting.randomizers import accepted_names, check_accepted
+from shuffledp.accounting.randomizers import Randomizer, accepted_names, check_accepted
 
 __all__ = [
     "Accountant",
@@ -210,6 +210,8 @@ def check_randomizer(accountant: type[Accountant], randomizer) -> None:
         check_accepted(
             f"accountant {accountant.name!r} (its view {view.name!r})", view.randomizers, randomizer
         )
+    if isinstance(randomizer, Randomizer):
+        accountant.check_randomizer_instance(randomizer)
 
 
 def get_accountant(name: str, **parameters) -> Accountant:

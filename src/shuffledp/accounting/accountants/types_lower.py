@@ -50,8 +50,19 @@ class TypesLower(Accountant):
     ):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, randomizer=randomizer)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
-        required_types(f"accountant {self.name!r}", self.setting.randomizer)
         self._family = DatasetTypesFamily(self.setting)
+
+    @classmethod
+    def check_randomizer_instance(cls, randomizer: Randomizer) -> None:
+        """Refuse, in one line, a randomizer without output types.
+
+        Args:
+            randomizer: the randomizer instance.
+
+        Raises:
+            ValueError: it has no output types.
+        """
+        required_types(f"accountant {cls.name!r}", randomizer)
 
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """The family's largest exact delta (lower bound) at each epsilon."""

@@ -57,8 +57,19 @@ class WeakAdversary(Accountant):
     ):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0, randomizer=randomizer)
         check_epsilon_local_finite(self.setting.epsilon_local, self.name)
-        if not isinstance(self.setting.randomizer, KRR):
-            required_types(f"accountant {self.name!r}", self.setting.randomizer)
+
+    @classmethod
+    def check_randomizer_instance(cls, randomizer: Randomizer) -> None:
+        """Refuse, in one line, a randomizer without output types (k-RR always passes).
+
+        Args:
+            randomizer: the randomizer instance.
+
+        Raises:
+            ValueError: it has no output types.
+        """
+        if not isinstance(randomizer, KRR):
+            required_types(f"accountant {cls.name!r}", randomizer)
 
     def view(self):
         """k-RR's :class:`WeakView` (its values bit for bit), or the :class:`TypesView` of any other

@@ -34,7 +34,7 @@ the Chernoff bound M(theta)^n / (e theta n) on the whole delta, so the windows s
 its mass and K = 8 certifies deltas far in the tail. An upper bound adds the remainder; a lower bound
 drops it. The window widens until the remainder is below 1e-11 of the sum (or K = 40).
 
-**The stream.** :meth:`CountPair.outcomes` yields every count vector N in the (untilted) windows with its
+**The stream.** :func:`stream` yields every count vector N in the (untilted) windows with its
 (log P, log Q); the P-mass outside is at most max_t u_t Pr(N not in W) (since sum N_t u_t <= n max u), and
 Pr(N not in W) <= sum_t Pr(N_t not in W_t) (exact binomial tails). It serves the generic derived
 quantities (PLD, Renyi moments) at small n and the tests.
@@ -60,7 +60,15 @@ from shuffledp.accounting.numerics.binomial import (
 )
 from shuffledp.accounting.numerics.windows import bernstein_window, log_outside
 
-__all__ = ["CountPair", "MAX_CELLS", "LOG_NEGLIGIBLE", "MAX_WINDOW_K"]
+__all__ = [
+    "CountPair",
+    "MAX_CELLS",
+    "LOG_NEGLIGIBLE",
+    "MAX_WINDOW_K",
+    "stream",
+    "stream_left_out",
+    "stream_windows",
+]
 
 #: the most outer count vectors one evaluation visits (beyond it a one-line refusal names n_users)
 MAX_CELLS = 4 * 10**8
@@ -76,6 +84,41 @@ def _log_sum_without(log_values: np.ndarray, log_extra: float, skip) -> float:
     """log(extra + sum of exp(log_values) over the indices not in ``skip``)."""
     keep = [v for t, v in enumerate(log_values) if t not in skip]
     return float(logsumexp(np.array([*keep, log_extra])))
+
+
+def _count_vectors(n_trials: int, outer, windows, per_row: int = 1) -> Iterator[np.ndarray]:
+    """The count vectors of the cells ``outer`` in the product of windows with sum <= n, in batches of at
+    most :data:`_CHUNK` / ``per_row`` rows (one row per vector)."""
+    if not outer:
+        yield np.zeros((1, 0))
+        return
+    first_lo, first_hi = windows[0]
+    rest = [np.arange(lo, hi + 1, dtype=float) for lo, hi in windows[1:]]
+    tail = (
+        np.array(list(itertools.product(*rest)), dtype=float).reshape(-1, len(rest))
+        if rest
+        else np.zeros((1, 0))
+    )
+    per = max(1, _CHUNK // max(1, tail.shape[0] * per_row))
+    for start in range(first_lo, first_hi + 1, per):
+        heads = np.arange(start, min(first_hi, start + per - 1) + 1, dtype=float)
+        block = np.hstack([np.repeat(heads, tail.shape[0])[:, None], np.tile(tail, (heads.size, 1))])
+        block = block[block.sum(axis=1) <= n_trials]
+        if block.size:
+            yield block
+
+
+def _log_inner(tau, trials, ci: float, log_pi: float, log_1mpi: float, bound: bool) -> np.ndarray:
+    """log E[(tau + ci M)_+], M ~ Bin(trials, pi): exact (positive terms), or with ``bound`` a cheap
+    certified upper bound (:func:`~shuffledp.accounting.numerics.binomial.log_excess_above_bound`)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if log_1mpi == -np.inf or ci == 0:  # M = trials (or M does not count): no sum
+            return np.log(np.maximum(tau + ci * trials if log_1mpi == -np.inf else tau, 0.0))
+        if ci > 0:
+            above = log_excess_above_bound if bound else log_excess_above
+            return math.log(ci) + above(-tau / ci, trials, log_pi, log_1mpi)
+        below = log_excess_below_bound if bound else log_excess_below
+        return math.log(-ci) + below(tau / -ci, trials, log_pi, log_1mpi)
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,27 +223,6 @@ class CountPair:
         """The number of outer count vectors in a product of windows."""
         return math.prod(hi - lo + 1 for lo, hi in windows)
 
-    def _outer_batches(self, outer, windows, per_row: int = 1) -> Iterator[np.ndarray]:
-        """The count vectors of the cells ``outer`` in the product of windows with sum <= n, in batches of at
-        most :data:`_CHUNK` / ``per_row`` rows (one row per vector)."""
-        if not outer:
-            yield np.zeros((1, 0))
-            return
-        first_lo, first_hi = windows[0]
-        rest = [np.arange(lo, hi + 1, dtype=float) for lo, hi in windows[1:]]
-        tail = (
-            np.array(list(itertools.product(*rest)), dtype=float).reshape(-1, len(rest))
-            if rest
-            else np.zeros((1, 0))
-        )
-        per = max(1, _CHUNK // max(1, tail.shape[0] * per_row))
-        for start in range(first_lo, first_hi + 1, per):
-            heads = np.arange(start, min(first_hi, start + per - 1) + 1, dtype=float)
-            block = np.hstack([np.repeat(heads, tail.shape[0])[:, None], np.tile(tail, (heads.size, 1))])
-            block = block[block.sum(axis=1) <= self.n_trials]
-            if block.size:
-                yield block
-
     def _log_outer_pmf(self, counts: np.ndarray, outer) -> tuple[np.ndarray, np.ndarray, float, float]:
         """(log Pr(outer counts), trials left, log pi, log(1 - pi)) of the conditional binomials, pi the inner
         cell's conditional probability given the outer counts."""
@@ -215,18 +237,6 @@ class CountPair:
             left -= counts[:, j]
             used.add(t)
         return log_pmf_total, left, used  # type: ignore[return-value]
-
-    def _log_inner(self, tau, trials, ci: float, log_pi: float, log_1mpi: float, bound: bool) -> np.ndarray:
-        """log E[(tau + ci M)_+], M ~ Bin(trials, pi): exact (positive terms), or with ``bound`` a cheap
-        certified upper bound (:func:`~shuffledp.accounting.numerics.binomial.log_excess_above_bound`)."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if log_1mpi == -np.inf or ci == 0:  # M = trials (or M does not count): no sum
-                return np.log(np.maximum(tau + ci * trials if log_1mpi == -np.inf else tau, 0.0))
-            if ci > 0:
-                above = log_excess_above_bound if bound else log_excess_above
-                return math.log(ci) + above(-tau / ci, trials, log_pi, log_1mpi)
-            below = log_excess_below_bound if bound else log_excess_below
-            return math.log(-ci) + below(tau / -ci, trials, log_pi, log_1mpi)
 
     def _conditional(self, t: int, used: set[int]) -> tuple[float, float]:
         """(log pi, log(1 - pi)) of cell t given the counts of the cells ``used``."""
@@ -244,7 +254,7 @@ class CountPair:
         lo, hi = windows[-1]
         m = np.arange(lo, hi + 1, dtype=float)
         log_pi, log_1mpi = self._conditional(last, set(prefix_cells))
-        for prefix in self._outer_batches(prefix_cells, windows[:-1], per_row=m.size):
+        for prefix in _count_vectors(self.n_trials, prefix_cells, windows[:-1], per_row=m.size):
             log_prefix, left, _ = self._log_outer_pmf(prefix, prefix_cells)
             anchor = log_pmf(np.full(left.shape, float(lo)), left, log_pi, log_1mpi)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -281,21 +291,19 @@ class CountPair:
         log_pi, log_1mpi = self._conditional(inner, set(outer))
         ci = float(c[inner])
         if not outer:  # one counted cell: its count is the only sum
-            terms = self._log_inner(
-                np.zeros(1), np.full(1, float(self.n_trials)), ci, log_pi, log_1mpi, False
-            )
+            terms = _log_inner(np.zeros(1), np.full(1, float(self.n_trials)), ci, log_pi, log_1mpi, False)
             return float(terms[0]) - math.log(self.n_trials), log_left
         terms, skipped, best = [], [-np.inf], -np.inf
         for prefix, m, log_outer, left in self._blocks(outer, windows):
             tau = (prefix @ c[outer[:-1]])[:, None] + m[None, :] * c[outer[-1]]
             valid = (left >= 0) & (log_outer > -np.inf)
             tau, left, log_outer = tau[valid], left[valid], log_outer[valid]
-            log_bound = log_outer + self._log_inner(tau, left, ci, log_pi, log_1mpi, True)
+            log_bound = log_outer + _log_inner(tau, left, ci, log_pi, log_1mpi, True)
             best = max(best, float(log_bound.max(initial=-np.inf)))
             keep = log_bound > best - 60.0
             skipped.append(float(logsumexp(log_bound[~keep])) if (~keep).any() else -np.inf)
             if keep.any():
-                exact = self._log_inner(tau[keep], left[keep], ci, log_pi, log_1mpi, False)
+                exact = _log_inner(tau[keep], left[keep], ci, log_pi, log_1mpi, False)
                 terms.append(float(logsumexp(log_outer[keep] + exact)))
         log_n = math.log(self.n_trials)
         log_sum = float(logsumexp(np.array(terms))) - log_n if terms else -np.inf
@@ -314,37 +322,6 @@ class CountPair:
             log_sum, log_left = self.log_parts(eps, K)
         return log_sum, log_left
 
-    # ------------------------------------------------------------------ the stream
-    def stream_windows(self, K: float) -> tuple[list[tuple[int, int]], float]:
-        """(untilted Bernstein windows of every counted cell, log Pr(N outside their product) bound)."""
-        windows, outside = [], []
-        for t in range(self.n_cells):
-            log_1m = _log_sum_without(self.log_p, self.log_rest, {t})
-            lo, hi = bernstein_window(self.n_trials, float(self.log_p[t]), log_1m, K)
-            windows.append((int(lo), int(hi)))
-            outside.append(float(log_outside(lo, hi, self.n_trials, float(self.log_p[t]), log_1m)))
-        return windows, float(logsumexp(np.array(outside)))
-
-    def stream(self, K: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """(log P, log Q) of every count vector in the untilted windows (module docstring, "The stream")."""
-        windows, _ = self.stream_windows(K)
-        cells = list(range(self.n_cells))
-        n = self.n_trials
-        for counts in self._outer_batches(cells, windows):
-            log_mult, left, _ = self._log_outer_pmf(counts, cells)
-            if self.log_rest == -np.inf:
-                keep = left == 0
-                counts, log_mult = counts[keep], log_mult[keep]
-            with np.errstate(divide="ignore"):
-                log_u_sum = logsumexp(np.log(counts) + self.log_u, axis=1)
-                log_v_sum = logsumexp(np.log(counts) + self.log_v, axis=1)
-            yield log_mult + log_u_sum - math.log(n), log_mult + log_v_sum - math.log(n)
-
-    def stream_left_out(self, K: float) -> tuple[float, float]:
-        """Certified bounds (log) on the P- and Q-mass outside the stream's windows."""
-        _, log_out = self.stream_windows(K)
-        return log_out + float(self.log_u.max()), log_out + float(self.log_v.max())
-
     def log_local_delta(self, eps: float) -> float:
         """log of one trial's own delta sum_t p_t (u_t - e^eps v_t)_+ (the differing report alone)."""
         c = self.coefficients(eps)
@@ -352,6 +329,40 @@ class CountPair:
         if not positive.any():
             return -np.inf
         return float(logsumexp(self.log_p[positive] + np.log(c[positive])))
+
+
+# ---------------------------------------------------------------------- the stream
+def stream_windows(pair: CountPair, K: float) -> tuple[list[tuple[int, int]], float]:
+    """(untilted Bernstein windows of every counted cell, log Pr(N outside their product) bound)."""
+    windows, outside = [], []
+    for t in range(pair.n_cells):
+        log_1m = _log_sum_without(pair.log_p, pair.log_rest, {t})
+        lo, hi = bernstein_window(pair.n_trials, float(pair.log_p[t]), log_1m, K)
+        windows.append((int(lo), int(hi)))
+        outside.append(float(log_outside(lo, hi, pair.n_trials, float(pair.log_p[t]), log_1m)))
+    return windows, float(logsumexp(np.array(outside)))
+
+
+def stream(pair: CountPair, K: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(log P, log Q) of every count vector in the untilted windows (module docstring, "The stream")."""
+    windows, _ = stream_windows(pair, K)
+    cells = list(range(pair.n_cells))
+    n = pair.n_trials
+    for counts in _count_vectors(pair.n_trials, cells, windows):
+        log_mult, left, _ = pair._log_outer_pmf(counts, cells)
+        if pair.log_rest == -np.inf:
+            keep = left == 0
+            counts, log_mult = counts[keep], log_mult[keep]
+        with np.errstate(divide="ignore"):
+            log_u_sum = logsumexp(np.log(counts) + pair.log_u, axis=1)
+            log_v_sum = logsumexp(np.log(counts) + pair.log_v, axis=1)
+        yield log_mult + log_u_sum - math.log(n), log_mult + log_v_sum - math.log(n)
+
+
+def stream_left_out(pair: CountPair, K: float) -> tuple[float, float]:
+    """Certified bounds (log) on the P- and Q-mass outside the stream's windows."""
+    _, log_out = stream_windows(pair, K)
+    return log_out + float(pair.log_u.max()), log_out + float(pair.log_v.max())
 
 
 def log1m_of(log_gamma: float) -> float:

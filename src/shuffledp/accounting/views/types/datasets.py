@@ -29,7 +29,7 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.base import DEFAULT_K, FamilyView, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.types.counts import CountPair
+from shuffledp.accounting.views.types.counts import CountPair, stream, stream_left_out
 from shuffledp.accounting.views.types.view import required_types
 
 __all__ = ["dataset_pair", "DatasetTypesView", "DatasetTypesFamily", "MAX_EXACT_CELLS"]
@@ -85,12 +85,12 @@ class DatasetTypesView(View):
 
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
         """The REMOVE direction's count vectors in the windows."""
-        for log_p, log_q in self.pair.stream(K):
+        for log_p, log_q in stream(self.pair, K):
             yield OutcomeChunk(log_p, log_q)
 
     def left_out(self, K: float = DEFAULT_K) -> LeftOut:
         """Certified bounds on the P- and Q-mass outside the windows."""
-        return LeftOut(*self.pair.stream_left_out(K))
+        return LeftOut(*stream_left_out(self.pair, K))
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
         """Override: the exact sum over the tilted windows, the larger direction; ``upper`` adds the certified

@@ -31,7 +31,7 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.types.counts import CountPair, log1m_of
+from shuffledp.accounting.views.types.counts import CountPair, log1m_of, stream, stream_left_out
 
 __all__ = ["TypesView", "required_types", "weak_pair", "LOG_BEYOND_PROMISE"]
 
@@ -92,13 +92,13 @@ class TypesView(View):
         self._pairs = [self.pair] if self.pair.is_symmetric() else [self.pair, self.pair.exchanged()]
 
     def outcomes(self, K: float = DEFAULT_K):
-        """The REMOVE direction's count vectors in the windows (:meth:`CountPair.stream`)."""
-        for log_p, log_q in self.pair.stream(K):
+        """The REMOVE direction's count vectors in the windows (:func:`~shuffledp.accounting.views.types.counts.stream`)."""
+        for log_p, log_q in stream(self.pair, K):
             yield OutcomeChunk(log_p, log_q)
 
     def left_out(self, K: float = DEFAULT_K) -> LeftOut:
-        """Certified bounds on the P- and Q-mass outside the windows (:meth:`CountPair.stream_left_out`)."""
-        return LeftOut(*self.pair.stream_left_out(K))
+        """Certified bounds on the P- and Q-mass outside the windows (:func:`~shuffledp.accounting.views.types.counts.stream_left_out`)."""
+        return LeftOut(*stream_left_out(self.pair, K))
 
     def loss_bounds(self) -> tuple[float, float]:
         """The largest losses: max_t log(u_t / v_t) and max_t log(v_t / u_t) (the loss is a weighted mean)."""
