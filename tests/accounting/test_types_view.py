@@ -153,3 +153,14 @@ def test_brute_force_types_of_krr_are_krrs_own():
     np.testing.assert_allclose(ours.log_blanket_mass, theirs.log_blanket_mass, atol=1e-12)
     assert ours.log_gamma == pytest.approx(theirs.log_gamma, abs=1e-12)
     assert isinstance(oue(1.0), ChannelRandomizer)
+
+
+def test_types_lower_epsilon_errs_low():
+    """The lower bound's epsilon for a delta is one where its delta is still above the target (the true
+    epsilon is at least it), and within the tolerance of the crossing."""
+    accountant = get_accountant("types-lower", epsilon_local=1.0, n_users=1000, k=16)
+    found = accountant.epsilon_for_delta(1e-6, tolerance=1e-4)
+    assert accountant.delta_for_epsilon(found)[0] > 1e-6
+    assert accountant.delta_for_epsilon(found * (1 + 3e-4))[0] <= 1e-6
+    upper = get_accountant("weak-adversary", epsilon_local=1.0, n_users=1000, k=16).epsilon_for_delta(1e-6)
+    assert found <= upper

@@ -67,3 +67,27 @@ class TypesLower(Accountant):
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
         """The family's largest exact delta (lower bound) at each epsilon."""
         return self._family.log_delta(self._checked_epsilons(epsilons), upper=False)
+
+    def epsilon_for_delta(self, delta: float, *, tolerance: float = 1e-10) -> float:
+        """An epsilon at which this lower bound's delta is still above ``delta`` (so the true worst case's
+        epsilon for ``delta`` is at least it): the base search's upper end, stepped down by ``tolerance``
+        (doubling the step) until the delta there exceeds the target; 0 when delta(0) <= ``delta``.
+
+        Args:
+            delta: the target delta in [0, 1].
+            tolerance: relative width of the search's final bracket, > 0.
+
+        Returns:
+            the lower end, an epsilon >= 0.
+
+        Raises:
+            ValueError: ``delta`` outside [0, 1] or below the accountant's floor (as the base search).
+        """
+        high = super().epsilon_for_delta(delta, tolerance=tolerance)
+        step = tolerance
+        while high > 0.0 and step < 1.0:
+            low = high * (1.0 - step)
+            if self.delta_for_epsilon(low)[0] > delta:
+                return low
+            step *= 2.0
+        return 0.0

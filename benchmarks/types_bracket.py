@@ -1,0 +1,110 @@
+"""Benchmark: the bracket of any randomizer with output types -- upper epsilon (``weak-adversary``: k-RR's
+own weak view, the type view for every other randomizer) and lower epsilon (``types-lower``: explicit
+datasets' type counts) at delta = 1e-6, for n in {10^3, 10^4, 10^6}, k in {16, 192, 408}, eps0 in {1, 4}.
+
+Any registered randomizer key can be named (``--randomizers krr oue ...``: each is built by its class's
+``from_parameters(epsilon_local=eps0, k=k)``); ``--test-oue`` adds the OUE channel written in
+tests/accounting/types_channels.py (its types by brute force over the 2^k outputs: k = 16 only). A point
+the type view cannot sum (more count vectors than its cap: randomizers with four or more pair types at large
+n) is recorded with its one-line refusal instead of a number. CPU seconds per bound are recorded beside
+wall seconds (the machine may be shared).
+
+Writes results/benchmarks/types_bracket.csv.
+
+Run: python benchmarks/types_bracket.py [--randomizers krr] [--test-oue] [--users 1000 10000 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "accounting"))  # the test suite's OUE channel
+
+from shuffledp.accounting import get_accountant  # noqa: E402
+from shuffledp.accounting.randomizers import randomizer_class  # noqa: E402
+from shuffledp.io import atomic_write_text  # noqa: E402
+
+OUTPUT = ROOT / "results" / "benchmarks" / "types_bracket.csv"
+DELTA = 1e-6
+USERS = (10**3, 10**4, 10**6)
+DOMAINS = (16, 192, 408)
+LOCAL_EPSILONS = (1.0, 4.0)
+TOLERANCE = 1e-4  # relative width of the epsilon search's final bracket
+BOUNDS = (("upper", "weak-adversary"), ("lower", "types-lower"))
+
+
+def _epsilon(name: str, randomizer, n: int) -> tuple[float | None, str, float, float]:
+    """(epsilon at DELTA or None, status, wall seconds, CPU seconds) of one bound."""
+    start, start_cpu = time.perf_counter(), time.process_time()
+    try:
+        value: float | None = get_accountant(name, randomizer=randomizer, n_users=n).epsilon_for_delta(
+            DELTA, tolerance=TOLERANCE
+        )
+        status = "ok"
+    except ValueError as error:
+        value, status = None, str(error)
+    return value, status, time.perf_counter() - start, time.process_time() - start_cpu
+
+
+def _randomizers(keys, test_oue: bool):
+    for key in keys:
+        cls = randomizer_class(key)
+        for k in DOMAINS:
+            for e0 in LOCAL_EPSILONS:
+                yield key, k, e0, cls.from_parameters(epsilon_local=e0, k=k)
+    if test_oue:
+        from types_channels import oue
+
+        for e0 in LOCAL_EPSILONS:
+            yield "oue (test channel)", 16, e0, oue(e0, 16)
+
+
+def run(keys, test_oue: bool, users) -> pd.DataFrame:
+    rows = []
+    for label, k, e0, randomizer in _randomizers(keys, test_oue):
+        for n in users:
+            row = {"randomizer": label, "k": k, "epsilon_local": e0, "n_users": n, "delta": DELTA}
+            for side, name in BOUNDS:
+                value, status, wall, cpu = _epsilon(name, randomizer, n)
+                row |= {f"{side}_epsilon": value, f"{side}_status": status}
+                row |= {f"{side}_seconds": wall, f"{side}_cpu_seconds": cpu}
+            row["upper_over_lower"] = (
+                row["upper_epsilon"] / row["lower_epsilon"]
+                if row["upper_epsilon"] is not None and row["lower_epsilon"]
+                else None
+            )
+            row["load_average_1min"] = os.getloadavg()[0]
+            rows.append(row)
+            print({key: row[key] for key in ("randomizer", "k", "epsilon_local", "n_users")}, flush=True)
+            print(
+                "   ",
+                row["upper_epsilon"],
+                row["lower_epsilon"],
+                f"{row['upper_cpu_seconds']:.1f}s",
+                f"{row['lower_cpu_seconds']:.1f}s",
+                flush=True,
+            )
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--randomizers", nargs="*", default=["krr"], help="registered randomizer keys")
+    parser.add_argument("--test-oue", action="store_true", help="add the test suite's OUE channel (k = 16)")
+    parser.add_argument("--users", nargs="*", type=int, default=list(USERS))
+    arguments = parser.parse_args()
+    frame = run(arguments.randomizers, arguments.test_oue, arguments.users)
+    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(OUTPUT, frame.to_csv(index=False))
+    print(f"wrote {OUTPUT}")
+
+
+if __name__ == "__main__":
+    main()
