@@ -1,10 +1,13 @@
 """Benchmark: the bracket of any randomizer with output types -- upper epsilon (``weak-adversary``: k-RR's
 own weak view, the type view for every other randomizer) and lower epsilon (``types-lower``: explicit
-datasets' type counts) at delta = 1e-6, for n in {10^3, 10^4, 10^6}, k in {16, 192, 408}, eps0 in {1, 4}.
+datasets' type counts, stepped down from the upper epsilon by 1e-4, 2e-4, 4e-4, ... relative until its
+delta exceeds the target: a valid lower end, resolved to the step) at delta = 1e-6, for n in {10^3, 10^4, 10^6}, k in {16, 192, 408}, eps0 in {1, 4}.
 
 Any registered randomizer key can be named (``--randomizers krr oue ...``: each is built by its class's
 ``from_parameters(epsilon_local=eps0, k=k)``); ``--test-oue`` adds the OUE channel written in
-tests/accounting/types_channels.py (its types by brute force over the 2^k outputs: k = 16 only). A point
+tests/accounting/types_channels.py (its types by brute force over the 2^k outputs: k = 16 only);
+``--types-krr`` adds k-RR's own types under another class, so that ``weak-adversary`` takes the type view
+(its numbers beside k-RR's own view, and its cost at n = 10^6). A point
 the type view cannot sum (more count vectors than its cap: randomizers with four or more pair types at large
 n) is recorded with its one-line refusal instead of a number. CPU seconds per bound are recorded beside
 wall seconds (the machine may be shared).
@@ -36,29 +39,52 @@ DELTA = 1e-6
 USERS = (10**3, 10**4, 10**6)
 DOMAINS = (16, 192, 408)
 LOCAL_EPSILONS = (1.0, 4.0)
-TOLERANCE = 1e-4  # relative width of the epsilon search's final bracket
-BOUNDS = (("upper", "weak-adversary"), ("lower", "types-lower"))
+TOLERANCE = 1e-4  # relative step of the lower end below the upper epsilon
+SEARCH_TOLERANCE = 1e-7  # the upper search's final bracket: relative above epsilon = 1, absolute below
 
 
-def _epsilon(name: str, randomizer, n: int) -> tuple[float | None, str, float, float]:
-    """(epsilon at DELTA or None, status, wall seconds, CPU seconds) of one bound."""
+def _timed(function):
     start, start_cpu = time.perf_counter(), time.process_time()
     try:
-        value: float | None = get_accountant(name, randomizer=randomizer, n_users=n).epsilon_for_delta(
-            DELTA, tolerance=TOLERANCE
-        )
-        status = "ok"
+        value, status = function(), "ok"
     except ValueError as error:
         value, status = None, str(error)
     return value, status, time.perf_counter() - start, time.process_time() - start_cpu
 
 
-def _randomizers(keys, test_oue: bool):
+def _upper(randomizer, n: int) -> float:
+    accountant = get_accountant("weak-adversary", randomizer=randomizer, n_users=n)
+    return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE)
+
+
+def _lower(randomizer, n: int, start: float | None) -> float:
+    """An epsilon where ``types-lower``'s delta is still above DELTA (the true epsilon is at least it): stepped
+    down from ``start`` (the upper epsilon) by 1e-4, 2e-4, 4e-4, ... relative; the search of the accountant
+    when there is no upper epsilon."""
+    accountant = get_accountant("types-lower", randomizer=randomizer, n_users=n)
+    if start is None:
+        return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE)
+    step = TOLERANCE
+    while step < 1.0:
+        low = start * (1.0 - step)
+        if accountant.delta_for_epsilon(low)[0] > DELTA:
+            return low
+        step *= 2.0
+    return 0.0
+
+
+def _randomizers(keys, test_oue: bool, types_krr: bool):
     for key in keys:
         cls = randomizer_class(key)
         for k in DOMAINS:
             for e0 in LOCAL_EPSILONS:
                 yield key, k, e0, cls.from_parameters(epsilon_local=e0, k=k)
+    if types_krr:
+        from types_channels import TypesOnly
+
+        for k in DOMAINS:
+            for e0 in LOCAL_EPSILONS:
+                yield "krr types (type view)", k, e0, TypesOnly(randomizer_class("krr")(e0, k))
     if test_oue:
         from types_channels import oue
 
@@ -66,13 +92,14 @@ def _randomizers(keys, test_oue: bool):
             yield "oue (test channel)", 16, e0, oue(e0, 16)
 
 
-def run(keys, test_oue: bool, users) -> pd.DataFrame:
+def run(keys, test_oue: bool, types_krr: bool, users) -> pd.DataFrame:
     rows = []
-    for label, k, e0, randomizer in _randomizers(keys, test_oue):
+    for label, k, e0, randomizer in _randomizers(keys, test_oue, types_krr):
         for n in users:
             row = {"randomizer": label, "k": k, "epsilon_local": e0, "n_users": n, "delta": DELTA}
-            for side, name in BOUNDS:
-                value, status, wall, cpu = _epsilon(name, randomizer, n)
+            upper = _timed(lambda: _upper(randomizer, n))  # noqa: B023 - called at once
+            lower = _timed(lambda: _lower(randomizer, n, upper[0]))  # noqa: B023 - called at once
+            for side, (value, status, wall, cpu) in (("upper", upper), ("lower", lower)):
                 row |= {f"{side}_epsilon": value, f"{side}_status": status}
                 row |= {f"{side}_seconds": wall, f"{side}_cpu_seconds": cpu}
             row["upper_over_lower"] = (
@@ -98,12 +125,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--randomizers", nargs="*", default=["krr"], help="registered randomizer keys")
     parser.add_argument("--test-oue", action="store_true", help="add the test suite's OUE channel (k = 16)")
+    parser.add_argument(
+        "--types-krr", action="store_true", help="add k-RR's types under another class (the type view's path)"
+    )
+    parser.add_argument("--output", default=None, help=f"the CSV written (default {OUTPUT})")
     parser.add_argument("--users", nargs="*", type=int, default=list(USERS))
     arguments = parser.parse_args()
-    frame = run(arguments.randomizers, arguments.test_oue, arguments.users)
+    frame = run(arguments.randomizers, arguments.test_oue, arguments.types_krr, arguments.users)
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(OUTPUT, frame.to_csv(index=False))
-    print(f"wrote {OUTPUT}")
+    output = OUTPUT if arguments.output is None else Path(arguments.output)
+    atomic_write_text(output, frame.to_csv(index=False))
+    print(f"wrote {output}")
 
 
 if __name__ == "__main__":

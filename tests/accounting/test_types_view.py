@@ -164,3 +164,25 @@ def test_types_lower_epsilon_errs_low():
     assert accountant.delta_for_epsilon(found * (1 + 3e-4))[0] <= 1e-6
     upper = get_accountant("weak-adversary", epsilon_local=1.0, n_users=1000, k=16).epsilon_for_delta(1e-6)
     assert found <= upper
+
+
+def test_grouped_types_bound_the_exact_delta_from_above(monkeypatch):
+    """CountPair.dominated (three groups, each with its largest coefficient) is >= the exact delta, and the
+    view uses it beyond EXACT_CELLS (probe: with a tiny cap the view's value moves up, never down)."""
+    from shuffledp.accounting.views.types import view as view_module
+
+    pair = weak_pair(oue(1.0).output_types(), 200)
+    assert pair.n_cells == 4
+    for eps in (0.05, 0.2, 0.5):
+        exact = np.logaddexp(*pair.log_delta_parts(eps))
+        grouped = pair.dominated(eps)
+        assert grouped.n_cells == 3
+        assert np.logaddexp(*grouped.log_delta_parts(eps)) >= exact
+    krr = weak_pair(KRR(1.0, 8).output_types(), 200)
+    assert krr.dominated(0.1) is krr  # three cells: nothing to group
+    setting = ShuffleSetting.of(oue(1.0), n_users=200)
+    eps = np.array([0.05, 0.2])
+    exact_view = TypesView(setting).log_delta(eps)
+    monkeypatch.setattr(view_module, "EXACT_CELLS", 1)
+    grouped_view = TypesView(setting).log_delta(eps)
+    assert np.all(grouped_view >= exact_view) and np.any(grouped_view > exact_view + 1e-3)

@@ -143,3 +143,25 @@ def exact_worst_case(channel: np.ndarray, n_users: int, epsilons: np.ndarray) ->
             delta = np.maximum(laws[x0][None, :] - factors * laws[x1][None, :], 0.0).sum(axis=1)
             worst = np.maximum(worst, delta)
     return worst
+
+
+@dataclass(frozen=True)
+class TypesOnly(Randomizer):
+    """Another randomizer's output types under a class that is not its own (e.g. k-RR's types without being
+    k-RR, so that ``weak-adversary`` takes the type view instead of k-RR's own)."""
+
+    name: ClassVar[str] = "types only"
+    inner: Randomizer
+    epsilon_local: float = field(init=False)
+    k: int | None = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon_local", self.inner.epsilon_local)
+        object.__setattr__(self, "k", self.inner.k)
+
+    @property
+    def blanket(self):
+        return self.inner.blanket
+
+    def output_types(self, inputs: int = 2) -> OutputTypes | None:
+        return self.inner.output_types(inputs)

@@ -173,6 +173,44 @@ class CountPair:
         """Whether some c_t > 0 (else delta = 0 at ``eps``)."""
         return bool((self.coefficients(eps) > 0).any())
 
+    def dominated(self, eps: float, groups: int = 3) -> CountPair:
+        """A pair of at most ``groups`` cells whose delta at ``eps`` (this direction) is >= this one's.
+
+        The cells are split, in the order of their coefficients c_t, into consecutive groups; each group is
+        one cell of probability sum p_t whose coefficient is the group's largest c_t (its u and v are that
+        cell's). Since N_t >= 0, sum_t N_t c_t <= sum_G N_G max_{t in G} c_t pointwise, so the grouped delta
+        (1/n) E[(sum_G N_G c'_G)_+] bounds this pair's from above (valid at this eps only). Of the splits,
+        the one that adds the least mean, sum_t p_t (c'_G(t) - c_t), is taken.
+
+        Args:
+            eps: the epsilon the bound is for.
+            groups: the most cells kept, >= 1.
+
+        Returns:
+            ``self`` when it has at most ``groups`` cells; else the grouped pair.
+        """
+        if self.n_cells <= groups:
+            return self
+        c = self.coefficients(eps)
+        order = np.argsort(c, kind="stable")
+        p = np.exp(self.log_p[order])
+        best: tuple[float, list] | None = None
+        for cuts in itertools.combinations(range(1, self.n_cells), groups - 1):
+            parts = np.split(np.arange(self.n_cells), list(cuts))
+            added = sum(float(np.sum(p[g] * (c[order][g].max() - c[order][g]))) for g in parts)
+            if best is None or added < best[0]:
+                best = (added, parts)
+        assert best is not None, "at least one split exists (n_cells > groups >= 1)"
+        cells = [order[g] for g in best[1]]
+        tops = [int(g[np.argmax(c[g])]) for g in cells]
+        return CountPair(
+            self.n_trials,
+            np.array([float(logsumexp(self.log_p[g])) for g in cells]),
+            self.log_rest,
+            self.log_u[tops],
+            self.log_v[tops],
+        )
+
     # ------------------------------------------------------------------ Chernoff bound and its tilt
     def _log_mgf(self, theta: float, c: np.ndarray) -> float:
         return float(logsumexp(np.append(self.log_p + theta * c, self.log_rest)))
@@ -200,6 +238,10 @@ class CountPair:
         return float(objective(x)), math.exp(x)
 
     # ------------------------------------------------------------------ the exact sum
+    def plan_windows(self, eps: float, K: float = _START_K) -> list[tuple[int, int]]:
+        """The outer cells' windows the exact sum would visit at ``eps`` and window K (some c_t > 0)."""
+        return self._plan(eps, K)[3]
+
     def _plan(self, eps: float, K: float):
         """(inner cell, outer cells, their windows (lo, hi), log remainder) at window K on the tilted law."""
         c = self.coefficients(eps)

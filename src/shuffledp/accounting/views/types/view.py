@@ -33,8 +33,12 @@ from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.types.counts import CountPair, log1m_of, stream, stream_left_out
 
-__all__ = ["TypesView", "required_types", "weak_pair", "LOG_BEYOND_PROMISE"]
+__all__ = ["TypesView", "required_types", "weak_pair", "LOG_BEYOND_PROMISE", "EXACT_CELLS"]
 
+#: the most count vectors an upper bound sums with every merged type kept; beyond, the types are grouped into
+#: three per epsilon, each group taking its largest coefficient (:meth:`CountPair.dominated`: larger, still
+#: an upper bound)
+EXACT_CELLS = 5 * 10**6
 #: below e^-700 (~1e-304) the certified Chernoff bound is returned as the upper bound (as the k-RR weak view)
 LOG_BEYOND_PROMISE = -700.0
 
@@ -127,7 +131,11 @@ class TypesView(View):
                     if log_bound < LOG_BEYOND_PROMISE:  # certified, and below the accuracy promise
                         out[i] = max(out[i], log_bound)
                         continue
-                log_sum, log_left = pair.log_delta_parts(float(e), upper=upper)
+                summed = pair
+                if upper and pair.n_cells > 3 and pair.has_positive(float(e)):
+                    if pair.cells(pair.plan_windows(float(e))) > EXACT_CELLS:
+                        summed = pair.dominated(float(e))  # larger: still an upper bound (CountPair.dominated)
+                log_sum, log_left = summed.log_delta_parts(float(e), upper=upper)
                 value = float(np.logaddexp(log_sum, log_left)) if upper else log_sum
                 if upper:
                     value = min(value, pair.log_local_delta(float(e)))
