@@ -16,6 +16,7 @@ from shuffledp.accounting.randomizers import KRR, LaplaceRandomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.derived.delta import log_delta_from_outcomes
 from shuffledp.accounting.views.types import counts as counts_module
+from shuffledp.accounting.views.types.counts import dominated
 from shuffledp.accounting.views.types.datasets import DatasetTypesView, dataset_pair
 from shuffledp.accounting.views.types.view import TypesView, weak_pair
 from shuffledp.accounting.views.weak.view import WeakView
@@ -167,7 +168,7 @@ def test_types_lower_epsilon_errs_low():
 
 
 def test_grouped_types_bound_the_exact_delta_from_above(monkeypatch):
-    """CountPair.dominated (three groups, each with its largest coefficient) is >= the exact delta, and the
+    """dominated (three groups, each with its largest coefficient) is >= the exact delta, and the
     view uses it beyond EXACT_CELLS (probe: with a tiny cap the view's value moves up, never down)."""
     from shuffledp.accounting.views.types import view as view_module
 
@@ -175,11 +176,11 @@ def test_grouped_types_bound_the_exact_delta_from_above(monkeypatch):
     assert pair.n_cells == 4
     for eps in (0.05, 0.2, 0.5):
         exact = np.logaddexp(*pair.log_delta_parts(eps))
-        grouped = pair.dominated(eps)
+        grouped = dominated(pair, eps)
         assert grouped.n_cells == 3
         assert np.logaddexp(*grouped.log_delta_parts(eps)) >= exact
     krr = weak_pair(KRR(1.0, 8).output_types(), 200)
-    assert krr.dominated(0.1) is krr  # three cells: nothing to group
+    assert dominated(krr, 0.1) is krr  # three cells: nothing to group
     setting = ShuffleSetting.of(oue(1.0), n_users=200)
     eps = np.array([0.05, 0.2])
     exact_view = TypesView(setting).log_delta(eps)

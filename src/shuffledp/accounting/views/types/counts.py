@@ -62,6 +62,7 @@ from shuffledp.accounting.numerics.windows import bernstein_window, log_outside
 
 __all__ = [
     "CountPair",
+    "dominated",
     "MAX_CELLS",
     "LOG_NEGLIGIBLE",
     "MAX_WINDOW_K",
@@ -172,44 +173,6 @@ class CountPair:
     def has_positive(self, eps: float) -> bool:
         """Whether some c_t > 0 (else delta = 0 at ``eps``)."""
         return bool((self.coefficients(eps) > 0).any())
-
-    def dominated(self, eps: float, groups: int = 3) -> CountPair:
-        """A pair of at most ``groups`` cells whose delta at ``eps`` (this direction) is >= this one's.
-
-        The cells are split, in the order of their coefficients c_t, into consecutive groups; each group is
-        one cell of probability sum p_t whose coefficient is the group's largest c_t (its u and v are that
-        cell's). Since N_t >= 0, sum_t N_t c_t <= sum_G N_G max_{t in G} c_t pointwise, so the grouped delta
-        (1/n) E[(sum_G N_G c'_G)_+] bounds this pair's from above (valid at this eps only). Of the splits,
-        the one that adds the least mean, sum_t p_t (c'_G(t) - c_t), is taken.
-
-        Args:
-            eps: the epsilon the bound is for.
-            groups: the most cells kept, >= 1.
-
-        Returns:
-            ``self`` when it has at most ``groups`` cells; else the grouped pair.
-        """
-        if self.n_cells <= groups:
-            return self
-        c = self.coefficients(eps)
-        order = np.argsort(c, kind="stable")
-        p = np.exp(self.log_p[order])
-        best: tuple[float, list] | None = None
-        for cuts in itertools.combinations(range(1, self.n_cells), groups - 1):
-            parts = np.split(np.arange(self.n_cells), list(cuts))
-            added = sum(float(np.sum(p[g] * (c[order][g].max() - c[order][g]))) for g in parts)
-            if best is None or added < best[0]:
-                best = (added, parts)
-        assert best is not None, "at least one split exists (n_cells > groups >= 1)"
-        cells = [order[g] for g in best[1]]
-        tops = [int(g[np.argmax(c[g])]) for g in cells]
-        return CountPair(
-            self.n_trials,
-            np.array([float(logsumexp(self.log_p[g])) for g in cells]),
-            self.log_rest,
-            self.log_u[tops],
-            self.log_v[tops],
-        )
 
     # ------------------------------------------------------------------ Chernoff bound and its tilt
     def _log_mgf(self, theta: float, c: np.ndarray) -> float:
@@ -371,6 +334,47 @@ class CountPair:
         if not positive.any():
             return -np.inf
         return float(logsumexp(self.log_p[positive] + np.log(c[positive])))
+
+
+# ---------------------------------------------------------------------- grouping (an upper bound)
+def dominated(pair: CountPair, eps: float, groups: int = 3) -> CountPair:
+    """A pair of at most ``groups`` cells whose delta at ``eps`` (this direction) is >= ``pair``'s.
+
+    The cells are split, in the order of their coefficients c_t, into consecutive groups; each group is
+    one cell of probability sum p_t whose coefficient is the group's largest c_t (its u and v are that
+    cell's). Since N_t >= 0, sum_t N_t c_t <= sum_G N_G max_{t in G} c_t pointwise, so the grouped delta
+    (1/n) E[(sum_G N_G c'_G)_+] bounds ``pair``'s from above (valid at this eps only). Of the splits,
+    the one that adds the least mean, sum_t p_t (c'_G(t) - c_t), is taken.
+
+    Args:
+        pair: the pair.
+        eps: the epsilon the bound is for.
+        groups: the most cells kept, >= 1.
+
+    Returns:
+        ``pair`` when it has at most ``groups`` cells; else the grouped pair.
+    """
+    if pair.n_cells <= groups:
+        return pair
+    c = pair.coefficients(eps)
+    order = np.argsort(c, kind="stable")
+    p = np.exp(pair.log_p[order])
+    best: tuple[float, list] | None = None
+    for cuts in itertools.combinations(range(1, pair.n_cells), groups - 1):
+        parts = np.split(np.arange(pair.n_cells), list(cuts))
+        added = sum(float(np.sum(p[g] * (c[order][g].max() - c[order][g]))) for g in parts)
+        if best is None or added < best[0]:
+            best = (added, parts)
+    assert best is not None, "at least one split exists (n_cells > groups >= 1)"
+    cells = [order[g] for g in best[1]]
+    tops = [int(g[np.argmax(c[g])]) for g in cells]
+    return CountPair(
+        pair.n_trials,
+        np.array([float(logsumexp(pair.log_p[g])) for g in cells]),
+        pair.log_rest,
+        pair.log_u[tops],
+        pair.log_v[tops],
+    )
 
 
 # ---------------------------------------------------------------------- the stream

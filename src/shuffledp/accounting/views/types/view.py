@@ -31,12 +31,12 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.types.counts import CountPair, log1m_of, stream, stream_left_out
+from shuffledp.accounting.views.types.counts import CountPair, dominated, log1m_of, stream, stream_left_out
 
 __all__ = ["TypesView", "required_types", "weak_pair", "LOG_BEYOND_PROMISE", "EXACT_CELLS"]
 
 #: the most count vectors an upper bound sums with every merged type kept; beyond, the types are grouped into
-#: three per epsilon, each group taking its largest coefficient (:meth:`CountPair.dominated`: larger, still
+#: three per epsilon, each group taking its largest coefficient (:func:`~shuffledp.accounting.views.types.counts.dominated`: larger, still
 #: an upper bound)
 EXACT_CELLS = 5 * 10**6
 #: below e^-700 (~1e-304) the certified Chernoff bound is returned as the upper bound (as the k-RR weak view)
@@ -126,18 +126,23 @@ class TypesView(View):
         out = np.full(eps.shape, -np.inf)
         for i, e in enumerate(eps):
             for pair in self._pairs:
-                if upper and pair.has_positive(float(e)):
-                    log_bound = pair.chernoff(float(e))[0]
-                    if log_bound < LOG_BEYOND_PROMISE:  # certified, and below the accuracy promise
-                        out[i] = max(out[i], log_bound)
-                        continue
-                summed = pair
-                if upper and pair.n_cells > 3 and pair.has_positive(float(e)):
-                    if pair.cells(pair.plan_windows(float(e))) > EXACT_CELLS:
-                        summed = pair.dominated(float(e))  # larger: still an upper bound (CountPair.dominated)
-                log_sum, log_left = summed.log_delta_parts(float(e), upper=upper)
-                value = float(np.logaddexp(log_sum, log_left)) if upper else log_sum
-                if upper:
-                    value = min(value, pair.log_local_delta(float(e)))
-                out[i] = max(out[i], min(value, 0.0))
+                out[i] = max(out[i], _log_delta_at(pair, float(e), upper))
         return out
+
+
+def _log_delta_at(pair: CountPair, eps: float, upper: bool) -> float:
+    """One direction's log delta at ``eps``: the lower bound is the exact sum without its remainder; the upper
+    bound is the Chernoff bound below e^-700, else the sum plus its remainder (of the grouped pair beyond
+    :data:`EXACT_CELLS` count vectors), capped by the differing user's own delta. At most 0."""
+    if not upper:
+        return min(pair.log_delta_parts(eps, upper=False)[0], 0.0)
+    if not pair.has_positive(eps):
+        return -np.inf
+    log_bound = pair.chernoff(eps)[0]
+    if log_bound < LOG_BEYOND_PROMISE:  # certified, and below the accuracy promise
+        return min(log_bound, 0.0)
+    summed = pair
+    if pair.n_cells > 3 and pair.cells(pair.plan_windows(eps)) > EXACT_CELLS:
+        summed = dominated(pair, eps)  # larger: still an upper bound
+    value = float(np.logaddexp(*summed.log_delta_parts(eps, upper=True)))
+    return min(value, pair.log_local_delta(eps), 0.0)
