@@ -187,3 +187,14 @@ def test_grouped_types_bound_the_exact_delta_from_above(monkeypatch):
     monkeypatch.setattr(view_module, "EXACT_CELLS", 1)
     grouped_view = TypesView(setting).log_delta(eps)
     assert np.all(grouped_view >= exact_view) and np.any(grouped_view > exact_view + 1e-3)
+
+
+def test_a_stream_too_large_is_refused_in_one_line(monkeypatch):
+    from shuffledp.accounting.views.types.counts import stream
+
+    monkeypatch.setattr(counts_module, "MAX_CELLS", 10)
+    pair = weak_pair(KRR(1.0, 8).output_types(), 1000)
+    with pytest.raises(
+        ValueError, match=r"^`n_users` must be small enough for the type view's stream .*; got 1000\.$"
+    ):
+        next(stream(pair, 9.0))

@@ -392,6 +392,11 @@ def stream_windows(pair: CountPair, K: float) -> tuple[list[tuple[int, int]], fl
 def stream(pair: CountPair, K: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(log P, log Q) of every count vector in the untilted windows (module docstring, "The stream")."""
     windows, _ = stream_windows(pair, K)
+    if pair.cells(windows) > MAX_CELLS:
+        raise ValueError(
+            f"`n_users` must be small enough for the type view's stream ({pair.cells(windows):.3g} count vectors "
+            f"> {MAX_CELLS:.0e}: its PLD and composed tail enumerate every count vector); got {pair.n_trials}."
+        )
     cells = list(range(pair.n_cells))
     n = pair.n_trials
     for counts in _count_vectors(pair.n_trials, cells, windows):

@@ -35,9 +35,9 @@ from shuffledp.accounting.views.types.counts import CountPair, dominated, log1m_
 
 __all__ = ["TypesView", "required_types", "weak_pair", "LOG_BEYOND_PROMISE", "EXACT_CELLS"]
 
-#: the most count vectors an upper bound sums with every merged type kept; beyond, the types are grouped into
-#: three per epsilon, each group taking its largest coefficient (:func:`~shuffledp.accounting.views.types.counts.dominated`: larger, still
-#: an upper bound)
+#: the most count vectors an upper bound sums with every merged type kept; beyond, the types are grouped
+#: into three per epsilon, each group taking its largest coefficient
+#: (:func:`~shuffledp.accounting.views.types.counts.dominated`: larger, still an upper bound)
 EXACT_CELLS = 5 * 10**6
 #: below e^-700 (~1e-304) the certified Chernoff bound is returned as the upper bound (as the k-RR weak view)
 LOG_BEYOND_PROMISE = -700.0
