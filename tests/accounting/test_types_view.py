@@ -198,3 +198,14 @@ def test_a_stream_too_large_is_refused_in_one_line(monkeypatch):
         ValueError, match=r"^`n_users` must be small enough for the type view's stream .*; got 1000\.$"
     ):
         next(stream(pair, 9.0))
+
+
+def test_the_type_view_composes():
+    """weak-adversary composes for a randomizer that is not k-RR (its PLD derived from the type view's
+    stream): more rounds cost more, and never more than basic composition of the single-round bound."""
+    from shuffledp.accounting.composition import compose
+
+    setting = ShuffleSetting.of(oue(1.0), n_users=40)
+    single = get_accountant("weak-adversary", randomizer=oue(1.0), n_users=40).epsilon_for_delta(1e-6)
+    twice = compose("weak-adversary", setting, compositions=2).epsilon_for_delta(2e-6)
+    assert single < twice <= 2 * single + 1e-3

@@ -33,9 +33,10 @@ def types_from_channel(channel: np.ndarray, epsilon_local: float, inputs: tuple[
     return OutputTypes(epsilon_local, math.log(gamma), mass, log_ratios)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ChannelRandomizer(Randomizer):
-    """A randomizer given by its channel (k inputs x d outputs); its types computed from it by brute force."""
+    """A randomizer given by its channel (k inputs x d outputs); its types computed from it by brute force.
+    Compared and hashed by identity (its channel is an array)."""
 
     name: ClassVar[str] = "test channel"
     label: str
