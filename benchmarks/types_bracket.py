@@ -92,7 +92,7 @@ def _randomizers(keys, test_oue: bool, types_krr: bool):
             yield "oue (test channel)", 16, e0, oue(e0, 16)
 
 
-def run(keys, test_oue: bool, types_krr: bool, users) -> pd.DataFrame:
+def run(keys, test_oue: bool, types_krr: bool, users, output: Path) -> pd.DataFrame:
     rows = []
     for label, k, e0, randomizer in _randomizers(keys, test_oue, types_krr):
         for n in users:
@@ -109,6 +109,7 @@ def run(keys, test_oue: bool, types_krr: bool, users) -> pd.DataFrame:
             )
             row["load_average_1min"] = os.getloadavg()[0]
             rows.append(row)
+            atomic_write_text(output, pd.DataFrame(rows).to_csv(index=False))  # kept after every point
             print({key: row[key] for key in ("randomizer", "k", "epsilon_local", "n_users")}, flush=True)
             print(
                 "   ",
@@ -131,10 +132,9 @@ def main() -> None:
     parser.add_argument("--output", default=None, help=f"the CSV written (default {OUTPUT})")
     parser.add_argument("--users", nargs="*", type=int, default=list(USERS))
     arguments = parser.parse_args()
-    frame = run(arguments.randomizers, arguments.test_oue, arguments.types_krr, arguments.users)
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     output = OUTPUT if arguments.output is None else Path(arguments.output)
-    atomic_write_text(output, frame.to_csv(index=False))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    run(arguments.randomizers, arguments.test_oue, arguments.types_krr, arguments.users, output)
     print(f"wrote {output}")
 
 
