@@ -137,7 +137,8 @@ class Accountant(abc.ABC):
                 self.view_class.randomizers,
                 self.setting.randomizer,
             )
-        self.check_randomizer_instance(self.setting.randomizer)
+        if self.setting.randomizer is not None:  # always set by the setting; the check narrows its type
+            self.check_randomizer_instance(self.setting.randomizer)
         self._own_view = None  # built on first use by :meth:`view`
         if self.needs_n_x0 and self.setting.n_x0 is None:
             raise ValueError(

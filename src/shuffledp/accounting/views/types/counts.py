@@ -228,9 +228,8 @@ class CountPair:
         """The number of outer count vectors in a product of windows."""
         return math.prod(hi - lo + 1 for lo, hi in windows)
 
-    def _log_outer_pmf(self, counts: np.ndarray, outer) -> tuple[np.ndarray, np.ndarray, float, float]:
-        """(log Pr(outer counts), trials left, log pi, log(1 - pi)) of the conditional binomials, pi the inner
-        cell's conditional probability given the outer counts."""
+    def _log_outer_pmf(self, counts: np.ndarray, outer) -> tuple[np.ndarray, np.ndarray, set[int]]:
+        """(log Pr(counts of the cells ``outer``), trials left, the cells counted) by conditional binomials."""
         left = np.full(counts.shape[0], float(self.n_trials))
         log_pmf_total = np.zeros(counts.shape[0])
         used: set[int] = set()
@@ -241,7 +240,7 @@ class CountPair:
             log_pmf_total += log_pmf(counts[:, j], left, log_pi, log_1mpi)
             left -= counts[:, j]
             used.add(t)
-        return log_pmf_total, left, used  # type: ignore[return-value]
+        return log_pmf_total, left, used
 
     def _conditional(self, t: int, used: set[int]) -> tuple[float, float]:
         """(log pi, log(1 - pi)) of cell t given the counts of the cells ``used``."""
@@ -296,9 +295,10 @@ class CountPair:
         log_pi, log_1mpi = self._conditional(inner, set(outer))
         ci = float(c[inner])
         if not outer:  # one counted cell: its count is the only sum
-            terms = _log_inner(np.zeros(1), np.full(1, float(self.n_trials)), ci, log_pi, log_1mpi, False)
-            return float(terms[0]) - math.log(self.n_trials), log_left
-        terms, skipped, best = [], [-np.inf], -np.inf
+            only = _log_inner(np.zeros(1), np.full(1, float(self.n_trials)), ci, log_pi, log_1mpi, False)
+            return float(only[0]) - math.log(self.n_trials), log_left
+        terms: list[float] = []
+        skipped, best = [-np.inf], -np.inf
         for prefix, m, log_outer, left in self._blocks(outer, windows):
             tau = (prefix @ c[outer[:-1]])[:, None] + m[None, :] * c[outer[-1]]
             valid = (left >= 0) & (log_outer > -np.inf)

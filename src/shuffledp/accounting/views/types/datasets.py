@@ -12,8 +12,9 @@ the count vector N has
 :mod:`shuffledp.accounting.views.types.counts` with cells pi_o(t), no uncounted cell, and weights
 u_t = pi_0(t) / pi_o(t), v_t = pi_1(t) / pi_o(t). Its exact delta is at most that of the shuffled reports
 of the dataset pair, hence at most the worst case. The types are merged on the rows (0, 1, o) (exact); when
-more than three cells are left, they are coarsened to three, by the sign of log(u_t / v_t) (favouring x_0,
-favouring x_1, neither): the counts of the coarse cells are a further post-processing, with the same form of
+more than three cells are left and the exact sum would visit more than
+:data:`~shuffledp.accounting.views.types.view.EXACT_CELLS` count vectors at an epsilon, they are coarsened
+there to three, by the sign of log(u_t / v_t) (favouring x_0, favouring x_1, neither): the counts of the coarse cells are a further post-processing, with the same form of
 pair (cell laws summed over each group), so the bound stays a lower bound -- and the outer windows stay two
 wide at any n. The sum drops what its windows leave out (it errs low).
 """
@@ -30,7 +31,7 @@ from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.base import DEFAULT_K, FamilyView, LeftOut, OutcomeChunk, View
 from shuffledp.accounting.views.types.counts import CountPair, stream, stream_left_out
-from shuffledp.accounting.views.types.view import required_types
+from shuffledp.accounting.views.types.view import EXACT_CELLS, required_types
 
 __all__ = ["dataset_pair", "DatasetTypesView", "DatasetTypesFamily", "MAX_EXACT_CELLS"]
 
@@ -82,6 +83,10 @@ class DatasetTypesView(View):
         inputs = max(2, other_row + 1)
         self.types = required_types(f"view {self.name!r}", setting.randomizer, inputs)
         self.pair = dataset_pair(self.types, other_row, setting.n_users, coarse=coarse)
+        # with ``coarse=None`` the exact cells are summed wherever their windows are small enough
+        self.exact = (
+            dataset_pair(self.types, other_row, setting.n_users, coarse=False) if coarse is None else None
+        )
 
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
         """The REMOVE direction's count vectors in the windows."""
@@ -106,13 +111,20 @@ class DatasetTypesView(View):
         """
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
         out = np.full(eps.shape, -np.inf)
-        pairs = [self.pair] if self.pair.is_symmetric() else [self.pair, self.pair.exchanged()]
         for i, e in enumerate(eps):
-            for pair in pairs:
+            for pair in self._pairs(float(e)):
                 log_sum, log_left = pair.log_delta_parts(float(e), upper=upper)
                 value = float(np.logaddexp(log_sum, log_left)) if upper else log_sum
                 out[i] = max(out[i], min(value, 0.0))
         return out
+
+    def _pairs(self, eps: float) -> list[CountPair]:
+        """The directions to sum at ``eps``: of the exact cells when small enough there, else of the coarse."""
+        pair = self.pair
+        exact = self.exact
+        if exact is not None and exact.has_positive(eps):
+            pair = exact if exact.cells(exact.plan_windows(eps)) <= EXACT_CELLS else pair
+        return [pair] if pair.is_symmetric() else [pair, pair.exchanged()]
 
 
 class DatasetTypesFamily(FamilyView):
@@ -125,7 +137,8 @@ class DatasetTypesFamily(FamilyView):
     def members(self) -> Iterator[View]:
         """ "others on x_0" and, where the randomizer has a third input, "others on x_2"."""
         yield DatasetTypesView(self.setting, 0)
-        if self.setting.randomizer.k is None or self.setting.randomizer.k >= 3:
+        k = self.setting.k
+        if k is None or k >= 3:
             yield DatasetTypesView(self.setting, 2)
 
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
