@@ -34,8 +34,9 @@ class WeakAdversary(Accountant):
     colour = "#AA4499"
     kind = BoundKind.UPPER
     scope = (
-        "all neighbouring datasets (replace-one), both directions (the smaller of the view's sum and the "
-        "differing user's own k-RR delta (p - e^eps q)_+, both valid for every dataset)"
+        "all neighbouring datasets (replace-one), both directions, any randomizer with finitely many outputs "
+        "(the smaller of the view's sum and the differing user's own delta -- (p - e^eps q)_+ for k-RR --, "
+        "both valid for every dataset)"
     )
     reference = (
         "Koskela, Heikkila, Honkela (2021), Def. 3 and Thm 4 (weak adversary: knows the other users' data "
