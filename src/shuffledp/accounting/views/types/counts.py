@@ -316,14 +316,18 @@ class CountPair:
 
     def log_delta_parts(self, eps: float, *, upper: bool = True) -> tuple[float, float]:
         """(log sum, log remainder), the window widened from K = 8 until the remainder is below 1e-11 of the
-        sum or K = :data:`MAX_WINDOW_K` (upper bounds), or at K = 8 (lower bounds: the remainder dropped)."""
+        sum, K = :data:`MAX_WINDOW_K`, or the wider window would exceed :data:`MAX_CELLS` (upper bounds: the
+        remainder is certified at whatever K is reached), or at K = 8 (lower bounds: the remainder dropped)."""
         K = _START_K
         log_sum, log_left = self.log_parts(eps, K)
         while upper and log_left - log_sum > LOG_NEGLIGIBLE and K < MAX_WINDOW_K:
             reference = log_sum if log_sum > -np.inf else -700.0
-            K = min(
+            wider = min(
                 MAX_WINDOW_K, max(K + 2.0, math.sqrt(K * K + 2.0 * (log_left - reference - LOG_NEGLIGIBLE)))
             )
+            if self.cells(self.plan_windows(eps, wider)) > MAX_CELLS:
+                break
+            K = wider
             log_sum, log_left = self.log_parts(eps, K)
         return log_sum, log_left
 
