@@ -112,6 +112,8 @@ class DatasetTypesView(View):
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
         out = np.full(eps.shape, -np.inf)
         for i, e in enumerate(eps):
+            if e >= self.setting.epsilon_local:  # eps0-LDP reports: their shuffle is eps0-DP, delta = 0
+                continue
             for pair in self._pairs(float(e)):
                 log_sum, log_left = pair.log_delta_parts(float(e), upper=upper)
                 value = float(np.logaddexp(log_sum, log_left)) if upper else log_sum

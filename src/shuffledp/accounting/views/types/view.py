@@ -125,6 +125,8 @@ class TypesView(View):
         eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
         out = np.full(eps.shape, -np.inf)
         for i, e in enumerate(eps):
+            if e >= self.setting.epsilon_local:  # eps0-LDP reports: their shuffle is eps0-DP, delta = 0
+                continue
             for pair in self._pairs:
                 out[i] = max(out[i], _log_delta_at(pair, float(e), upper))
         return out
