@@ -289,8 +289,8 @@ class CountPair:
         c, inner, outer, windows, log_left = self._plan(eps, K)
         if self.cells(windows) > MAX_CELLS:
             raise ValueError(
-                f"`n_users` must be small enough for the type view's windows ({self.cells(windows):.3g} count "
-                f"vectors over {len(outer)} outer types > {MAX_CELLS:.0e}); got {self.n_trials}."
+                f"`n_users` must be small enough for the type view's windows (at most {MAX_CELLS:.0e} count "
+                f"vectors, here {self.cells(windows):.3g} over {len(outer)} outer types); got {self.n_trials}."
             )
         log_pi, log_1mpi = self._conditional(inner, set(outer))
         ci = float(c[inner])
@@ -398,8 +398,8 @@ def stream(pair: CountPair, K: float) -> Iterator[tuple[np.ndarray, np.ndarray]]
     windows, _ = stream_windows(pair, K)
     if pair.cells(windows) > MAX_CELLS:
         raise ValueError(
-            f"`n_users` must be small enough for the type view's stream ({pair.cells(windows):.3g} count vectors "
-            f"> {MAX_CELLS:.0e}: its PLD and composed tail enumerate every count vector); got {pair.n_trials}."
+            f"`n_users` must be small enough for the type view's stream (its PLD and composed tail enumerate "
+            f"every count vector: at most {MAX_CELLS:.0e}, here {pair.cells(windows):.3g}); got {pair.n_trials}."
         )
     cells = list(range(pair.n_cells))
     n = pair.n_trials
