@@ -125,7 +125,7 @@ SUBLAYERS = {
             {"derived"},
             {"base"},
             {"own_report"},
-            {"clones", "histogram", "single_bin", "strong", "weak"},
+            {"clones", "histogram", "single_bin", "strong", "types", "weak"},
             {""},
         ],
         peers=False,

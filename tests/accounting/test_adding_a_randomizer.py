@@ -240,12 +240,20 @@ def test_a_generic_bound_accepts_it_and_a_krr_bound_refuses_it(cyclic):
         got = get_accountant(name, randomizer=toy, n_users=5000).log_delta_for_epsilon(EPSILONS)
         same = get_accountant(name, epsilon_local=1.0, n_users=5000, k=3).log_delta_for_epsilon(EPSILONS)
         np.testing.assert_array_equal(got, same)
-    for name in ("clones-krr", "weak-adversary", "worst-case-upper"):
+    for name in ("clones-krr", "worst-case-upper"):
         with pytest.raises(ValueError) as caught:
             get_accountant(name, randomizer=toy, n_users=500)
         assert str(caught.value) == (
             f"`randomizer` must be k-RR for accountant {name!r}; got CyclicRR(epsilon_local=1.0, k=3)."
         )
+    # the weak adversary takes every randomizer with output types; the toy names none (a channel alone is not
+    # its types), so it is refused in one line
+    with pytest.raises(ValueError) as caught:
+        get_accountant("weak-adversary", randomizer=toy, n_users=500)
+    assert str(caught.value) == (
+        "`randomizer` must have finitely many outputs (output types) for accountant 'weak-adversary'; got "
+        "CyclicRR(epsilon_local=1.0, k=3)."
+    )
 
 
 def test_composition_takes_its_setting(cyclic):
@@ -259,7 +267,9 @@ def test_composition_takes_its_setting(cyclic):
     mixed = compose("feldman-numerical", rounds=rounds + [rounds[0]]).epsilon_for_delta(1e-6)
     assert mixed == pytest.approx(ours, rel=1e-9)  # grouped as 2 + 1 rounds: another FFT, the same value
     with pytest.raises(
-        ValueError, match=r"^`randomizer` must be k-RR for accountant 'weak-adversary'; got CyclicRR"
+        ValueError,
+        match=r"^`randomizer` must have finitely many outputs \(output types\) for accountant 'weak-adversary'; "
+        r"got CyclicRR",
     ):
         compose("weak-adversary", setting, compositions=3)
 

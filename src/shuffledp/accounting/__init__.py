@@ -29,7 +29,7 @@ from typing import Any
 
 from shuffledp.accounting.accountants.base import Accountant, BoundKind, ShuffleSetting
 from shuffledp.accounting.params import Direction
-from shuffledp.accounting.randomizers import accepted_names, check_accepted
+from shuffledp.accounting.randomizers import Randomizer, accepted_names, check_accepted
 
 __all__ = [
     "Accountant",
@@ -105,6 +105,12 @@ def _histogram():
     return histogram
 
 
+def _types_lower():
+    from shuffledp.accounting.accountants import types_lower
+
+    return types_lower
+
+
 def _girgis():
     from shuffledp.accounting.accountants import girgis
 
@@ -118,6 +124,7 @@ _REGISTRY: dict[str, Callable[[], type[Accountant]]] = {
     "weak-adversary": lambda: _weak_adversary().WeakAdversary,
     "worst-case-lower": lambda: _worst_case_lower().WorstCaseLower,
     "worst-case-upper": lambda: _worst_case_upper().WorstCaseUpper,
+    "types-lower": lambda: _types_lower().TypesLower,
     "balle-blanket": lambda: _blanket().BalleBlanket,
     "balle-hoeffding-generic": lambda: _blanket().BalleHoeffdingGeneric,
     "balle-hoeffding-krr": lambda: _blanket().BalleHoeffdingKRR,
@@ -205,6 +212,8 @@ def check_randomizer(accountant: type[Accountant], randomizer) -> None:
         check_accepted(
             f"accountant {accountant.name!r} (its view {view.name!r})", view.randomizers, randomizer
         )
+    if isinstance(randomizer, Randomizer):
+        accountant.check_randomizer_instance(randomizer)
 
 
 def get_accountant(name: str, **parameters) -> Accountant:

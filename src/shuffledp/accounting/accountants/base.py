@@ -137,12 +137,27 @@ class Accountant(abc.ABC):
                 self.view_class.randomizers,
                 self.setting.randomizer,
             )
+        if self.setting.randomizer is not None:  # always set by the setting; the check narrows its type
+            self.check_randomizer_instance(self.setting.randomizer)
         self._own_view = None  # built on first use by :meth:`view`
         if self.needs_n_x0 and self.setting.n_x0 is None:
             raise ValueError(
                 f"`n_x0` is required by accountant {self.name!r} and must be an integer in "
                 f"[0, {self.setting.n_users - 1}]; got None."
             )
+
+    @classmethod
+    def check_randomizer_instance(cls, randomizer: Randomizer) -> None:
+        """Refuse, in one line, a randomizer whose class is accepted (:attr:`randomizers`) but which this
+        accountant cannot evaluate (e.g. one without output types); by default every accepted one passes.
+
+        Args:
+            randomizer: the randomizer instance.
+
+        Raises:
+            ValueError: the refusal (in an accountant that overrides this).
+        """
+        return None
 
     @abc.abstractmethod
     def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
