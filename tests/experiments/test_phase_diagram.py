@@ -83,9 +83,11 @@ def test_grid_rows_are_the_exact_rows():
     assert len(grid) == 2 * 1 * 2  # rules x n x epsilon
     row = grid.iloc[0]
     counts = np.full(5, 20)
-    assert row["tv_shuffle"] == krr_inv_expected_error(counts, epsilon_local=row["epsilon_local"]).tv
-    assert row["tv_gaussian"] == gaussian_expected_error(k=5, n_users=100, sigma=row["sigma"]).tv
-    assert row["log_ratio"] == pytest.approx(math.log(row["tv_shuffle"] / row["tv_gaussian"]))
+    assert (
+        row["l1_half_shuffle"] == krr_inv_expected_error(counts, epsilon_local=row["epsilon_local"]).l1_half
+    )
+    assert row["l1_half_gaussian"] == gaussian_expected_error(k=5, n_users=100, sigma=row["sigma"]).l1_half
+    assert row["log_ratio"] == pytest.approx(math.log(row["l1_half_shuffle"] / row["l1_half_gaussian"]))
     assert set(grid["accountant"]) == {"worst-case-upper"} and set(grid["accountant_kind"]) == {"upper bound"}
 
 
@@ -116,8 +118,8 @@ def test_monte_carlo_verdicts():
                 "epsilon": epsilon,
                 "mechanism": "shuffle+INV-unprojected",
                 "calibration": "weak-adversary",
-                "tv_mean": shuffle,
-                "tv_se": 0.01,
+                "l1_half_mean": shuffle,
+                "l1_half_se": 0.01,
             }
         )
         rows.append(
@@ -126,8 +128,8 @@ def test_monte_carlo_verdicts():
                 "epsilon": epsilon,
                 "mechanism": "shuffle+INV-unprojected",
                 "calibration": "worst-case-lower",
-                "tv_mean": 0.0,
-                "tv_se": 0.01,
+                "l1_half_mean": 0.0,
+                "l1_half_se": 0.01,
             }
         )
         rows.append(
@@ -136,8 +138,8 @@ def test_monte_carlo_verdicts():
                 "epsilon": epsilon,
                 "mechanism": "gaussian",
                 "calibration": "none",
-                "tv_mean": gaussian,
-                "tv_se": 0.01,
+                "l1_half_mean": gaussian,
+                "l1_half_se": 0.01,
             }
         )
         # the projected Gaussian is not the phase diagram's pair (both sides unprojected): ignored
@@ -147,8 +149,8 @@ def test_monte_carlo_verdicts():
                 "epsilon": epsilon,
                 "mechanism": "gaussian+proj",
                 "calibration": "none",
-                "tv_mean": 0.0,
-                "tv_se": 0.01,
+                "l1_half_mean": 0.0,
+                "l1_half_se": 0.01,
             }
         )
     verdicts = monte_carlo_verdicts(pd.DataFrame(rows))

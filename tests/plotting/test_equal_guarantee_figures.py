@@ -54,7 +54,7 @@ def test_tv_panel_draws_each_mechanism_and_delta_rule_with_its_interval(frame):
             & (subset["calibration"] == "weak-adversary")
             & (subset["delta_rule"] == "fixed 1e-06")
         ]
-        .sort_values("n_users")["tv_mean"]
+        .sort_values("n_users")["l1_half_mean"]
         .to_numpy()
     )
     assert any(np.allclose(line.get_ydata(), expected) for line in lines)

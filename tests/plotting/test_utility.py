@@ -343,7 +343,7 @@ def test_crossover_panels_share_one_symmetric_colour_scale(crossover_rows):
     images = [ax.images[0] for ax in figure.axes if ax.images]
     assert len(images) == crossover_rows["accountant"].nunique()
     limit = np.abs(
-        np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
+        np.log10(crossover_rows["l1_half_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
     ).max()
     for image in images:
         assert image.norm.vmin == pytest.approx(-limit) and image.norm.vmax == pytest.approx(limit)
@@ -356,7 +356,7 @@ def test_crossover_compares_the_projected_gaussian_in_the_shared_outcome_colours
     assert (crossover_rows["tv_gaussian_proj_mean"] <= 1.0).all()
     ratio = crossover_log_ratio(crossover_rows)
     assert ratio == pytest.approx(
-        np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
+        np.log10(crossover_rows["l1_half_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
     )
     figure = figure_crossover(crossover_rows)
     image = next(ax.images[0] for ax in figure.axes if ax.images)
@@ -369,11 +369,11 @@ def test_crossover_projection_leaves_the_raw_columns_alone(crossover_rows):
     """The projected columns come from the same draws: the raw ones are those the sweep wrote before."""
     assert (
         crossover_rows["gaussian_better"]
-        == (crossover_rows["tv_gaussian_mean"] < crossover_rows["tv_shuffle_inv_mean"])
+        == (crossover_rows["l1_half_gaussian_mean"] < crossover_rows["l1_half_shuffle_inv_mean"])
     ).all()
     assert (
         crossover_rows["gaussian_proj_better"]
-        == (crossover_rows["tv_gaussian_proj_mean"] < crossover_rows["tv_shuffle_inv_mean"])
+        == (crossover_rows["tv_gaussian_proj_mean"] < crossover_rows["l1_half_shuffle_inv_mean"])
     ).all()
 
 

@@ -109,7 +109,7 @@ def tv_frame():
     for n, by_method in medians.items():
         for method, median in by_method.items():
             for offset in (-0.0005, 0.0, 0.0005):  # three runs, median = the middle one
-                rows.append({"n": n, "method": method, "run": offset, "tv": median + offset})
+                rows.append({"n": n, "method": method, "run": offset, "l1_half": median + offset})
     return pd.DataFrame(rows)
 
 
@@ -130,9 +130,10 @@ def test_read_method_comparison_states_facts_from_the_data():
 
 def test_method_summary_rejects_frames_without_method_or_value():
     with pytest.raises(
-        ValueError, match=r"`figure data` must have a `method` \(or `mechanism`\) column and one of tv"
+        ValueError,
+        match=r"`figure data` must have a `method` \(or `mechanism`\) column and one of l1_half, tv",
     ):
-        report.method_summary(pd.DataFrame({"n": [1], "tv": [0.1]}))
+        report.method_summary(pd.DataFrame({"n": [1], "l1_half": [0.1]}))
 
 
 def delta_grid(printed_factor=0.1):
@@ -349,8 +350,8 @@ def test_read_heatmap_summary():
                 "n_users": 209,
                 "epsilon": 4.0,
                 "epsilon_local": 4.0,
-                "tv_gaussian": 0.02,
-                "tv_shuffle_inv": 0.06,
+                "l1_half_gaussian": 0.02,
+                "l1_half_shuffle_inv": 0.06,
                 "delta_used": 1e-300,
                 "delta_floored": True,
             }
@@ -362,8 +363,10 @@ def test_read_heatmap_summary():
         "(shuffle+INV); the Gaussian estimate is closer (ratio shuffle+INV / Gaussian 3), calibrated at "
         "δ̂ = 1.000e-300 (δ̂ = 0 replaced by the configured floor)."
     )
-    with pytest.raises(ValueError, match=r"`heat-map data` must have columns tv_gaussian, tv_shuffle_inv"):
-        report.read_heatmap_summary(pd.DataFrame({"tv": [1]}))
+    with pytest.raises(
+        ValueError, match=r"`heat-map data` must have columns l1_half_gaussian, l1_half_shuffle_inv"
+    ):
+        report.read_heatmap_summary(pd.DataFrame({"l1_half": [1]}))
 
 
 def test_read_crossover_counts_winners_and_changes():
@@ -405,10 +408,10 @@ def test_read_crossover_states_where_the_bracket_makes_the_winner_certain():
                     "epsilon": eps,
                     "accountant": accountant,
                     "gaussian_better": better,
-                    "tv_gaussian_mean": gaussian,
-                    "tv_gaussian_se": 0.0005,
-                    "tv_shuffle_inv_mean": shuffle,
-                    "tv_shuffle_inv_se": 0.0005,
+                    "l1_half_gaussian_mean": gaussian,
+                    "l1_half_gaussian_se": 0.0005,
+                    "l1_half_shuffle_inv_mean": shuffle,
+                    "l1_half_shuffle_inv_se": 0.0005,
                 }
             )
     text = report.read_crossover(pd.DataFrame(rows), upper="weak-adversary", lower="worst-case-lower")
@@ -789,7 +792,7 @@ def _calibration_rows(means: dict, *, n_users=1000, draws=50, spread=1e-3, seed=
                     "calibration": calibration,
                     "accountant": accountants[calibration],
                     "mechanism": mechanism,
-                    "tv": tv,
+                    "l1_half": tv,
                 }
             )
     return pd.DataFrame(rows)
@@ -832,7 +835,7 @@ def test_three_calibrations_reading_is_uncertain_when_the_bounds_disagree_or_ove
         in report.read_three_calibrations(_calibration_rows(overlap, spread=0.01)).split("certain")[1]
     )
     with pytest.raises(ValueError, match="must have columns"):
-        report.read_three_calibrations(pd.DataFrame({"tv": [0.1]}))
+        report.read_three_calibrations(pd.DataFrame({"l1_half": [0.1]}))
 
 
 def test_delta_floor_reading_states_the_break_even_range_and_the_floor():

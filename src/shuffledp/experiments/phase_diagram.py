@@ -109,8 +109,8 @@ _GRID_COLUMNS = [
     "accountant_kind",
     "epsilon_local",
     "sigma",
-    "tv_shuffle",
-    "tv_gaussian",
+    "l1_half_shuffle",
+    "l1_half_gaussian",
     "log_ratio",
 ]
 
@@ -144,18 +144,20 @@ def _grid_point(
     except ValueError:  # even the upper end of the search meets the target
         epsilon_local = math.nan
     sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
-    tv_gaussian = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma).tv
-    tv_shuffle = (
-        krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
+    l1_half_gaussian = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma).l1_half
+    l1_half_shuffle = (
+        krr_inv_expected_error(counts, epsilon_local=epsilon_local).l1_half
         if math.isfinite(epsilon_local)
         else math.nan
     )
     return {
         "epsilon_local": epsilon_local,
         "sigma": sigma,
-        "tv_shuffle": tv_shuffle,
-        "tv_gaussian": tv_gaussian,
-        "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan,
+        "l1_half_shuffle": l1_half_shuffle,
+        "l1_half_gaussian": l1_half_gaussian,
+        "log_ratio": math.log(l1_half_shuffle / l1_half_gaussian)
+        if math.isfinite(l1_half_shuffle)
+        else math.nan,
     }
 
 
@@ -250,18 +252,18 @@ def monte_carlo_verdicts(equal_guarantee: pd.DataFrame, *, z: float = 1.96) -> p
         (frame["mechanism"] == "shuffle+INV-unprojected") & (frame["calibration"] == "weak-adversary")
     ]
     gaussian = frame[frame["mechanism"] == "gaussian"]
-    pair = shuffle[keys + ["tv_mean", "tv_se"]].merge(
-        gaussian[keys + ["tv_mean", "tv_se"]],
+    pair = shuffle[keys + ["l1_half_mean", "l1_half_se"]].merge(
+        gaussian[keys + ["l1_half_mean", "l1_half_se"]],
         on=keys,
         suffixes=("_shuffle", "_gaussian"),
         validate="one_to_one",
     )
-    low = lambda side: pair[f"tv_mean_{side}"] - z * pair[f"tv_se_{side}"]
-    high = lambda side: pair[f"tv_mean_{side}"] + z * pair[f"tv_se_{side}"]
+    low = lambda side: pair[f"l1_half_mean_{side}"] - z * pair[f"l1_half_se_{side}"]
+    high = lambda side: pair[f"l1_half_mean_{side}"] + z * pair[f"l1_half_se_{side}"]
     pair["verdict"] = np.where(
         high("shuffle") < low("gaussian"),
         "shuffle",
         np.where(high("gaussian") < low("shuffle"), "gaussian", "undecided"),
     )
-    pair["ratio"] = pair["tv_mean_shuffle"] / pair["tv_mean_gaussian"]
+    pair["ratio"] = pair["l1_half_mean_shuffle"] / pair["l1_half_mean_gaussian"]
     return pair.sort_values(keys, kind="stable").reset_index(drop=True)

@@ -294,7 +294,7 @@ def community_text_comparison(community: pd.DataFrame, text_numbers: pd.DataFram
         exact = data[data["calibration"] == "configured"]
         paper = float(quote["value"])
         strength = {c: math.nan for c in STRENGTH_COLUMNS}
-        test = _interval_test(paper, printed["tv"])
+        test = _interval_test(paper, printed["l1_half"])
         if mechanism == "gaussian" and bool(printed["delta_floored"].iloc[0]):
             verdict, note = (
                 NOT_REPRODUCIBLE,
@@ -321,8 +321,8 @@ def community_text_comparison(community: pd.DataFrame, text_numbers: pd.DataFram
                     f"n={n_users:,}",
                     f"TV {mechanism}",
                     quote["value"],
-                    printed["tv"].mean(),
-                    exact["tv"].mean(),
+                    printed["l1_half"].mean(),
+                    exact["l1_half"].mean(),
                     verdict,
                     note,
                 ),
@@ -345,10 +345,10 @@ FLOOR_COLUMNS = [
     "delta_floor",
     "delta_floored",
     "sigma",
-    "tv_gaussian_mean",
-    "tv_gaussian_expected",
-    "tv_shuffle_inv_mean",
-    "tv_shuffle_inv_se",
+    "l1_half_gaussian_mean",
+    "l1_half_gaussian_expected",
+    "l1_half_shuffle_inv_mean",
+    "l1_half_shuffle_inv_se",
     "draws",
     "sigma_break_even",
     "log10_delta_break_even",
@@ -368,7 +368,7 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
     a delta above delta* = delta_Gauss(eps; sigma*) (Balle & Wang's tight delta, in log space:
     ``log10_delta_break_even`` stays finite far below the smallest double).
 
-    ``frame``: rows with ``mechanism`` in {"gaussian", "shuffle+INV"}, ``tv``, ``n_users``,
+    ``frame``: rows with ``mechanism`` in {"gaussian", "shuffle+INV"}, ``l1_half``, ``n_users``,
     ``epsilon``, ``epsilon_local``, the calibration columns of
     :class:`shuffledp.experiments.utility.Calibration` and optionally ``calibration`` and ``region``.
     """
@@ -383,7 +383,7 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
     rows = []
     for (region, n_users, epsilon, epsilon_local, calibration), group in frame.groupby(keys, sort=False):
         gaussian = group[group["mechanism"] == "gaussian"]
-        shuffle = group[group["mechanism"] == "shuffle+INV"]["tv"].to_numpy(dtype=float)
+        shuffle = group[group["mechanism"] == "shuffle+INV"]["l1_half"].to_numpy(dtype=float)
         if gaussian.empty or shuffle.size == 0:
             continue
         first = gaussian.iloc[0]
@@ -404,10 +404,10 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
                 "delta_floor": float(first["delta_used"]) if bool(first["delta_floored"]) else math.nan,
                 "delta_floored": bool(first["delta_floored"]),
                 "sigma": float(first["sigma"]),
-                "tv_gaussian_mean": float(gaussian["tv"].mean()),
-                "tv_gaussian_expected": expected,
-                "tv_shuffle_inv_mean": mean,
-                "tv_shuffle_inv_se": float(shuffle.std(ddof=1) / math.sqrt(shuffle.size))
+                "l1_half_gaussian_mean": float(gaussian["l1_half"].mean()),
+                "l1_half_gaussian_expected": expected,
+                "l1_half_shuffle_inv_mean": mean,
+                "l1_half_shuffle_inv_se": float(shuffle.std(ddof=1) / math.sqrt(shuffle.size))
                 if shuffle.size > 1
                 else math.nan,
                 "draws": int(shuffle.size),

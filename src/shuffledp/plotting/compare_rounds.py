@@ -2,7 +2,7 @@
 rounds T. Drawing only.
 
 One panel per k: the exact ratio E TV(shuffle+INV) / E TV(Gaussian) of the average over T rounds (the
-``average_tv_shuffle`` / ``average_tv_gaussian`` columns of
+``average_l1_half_shuffle`` / ``average_l1_half_gaussian`` columns of
 :func:`shuffledp.experiments.compare_rounds.rounds_grid_job`) against T, one line per (q, n, epsilon);
 below 1 the shuffle wins (the outcome colours of :mod:`shuffledp.plotting.style` shade the two halves).
 """

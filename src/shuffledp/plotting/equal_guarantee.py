@@ -94,8 +94,10 @@ def plot_tv_against_n(
             rows = rows.sort_values("n_users")
             if rows.empty:
                 continue
-            mean = rows["tv_mean"].to_numpy(float)
-            error = np.vstack([mean - rows["tv_low"].to_numpy(float), rows["tv_high"].to_numpy(float) - mean])
+            mean = rows["l1_half_mean"].to_numpy(float)
+            error = np.vstack(
+                [mean - rows["l1_half_low"].to_numpy(float), rows["l1_half_high"].to_numpy(float) - mean]
+            )
             ax.errorbar(
                 rows["n_users"],
                 mean,

@@ -40,7 +40,7 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
     ``frame``: community-TV rows (``mechanism``, ``tv``, ``calibration``, ``accountant``, ``n_users``,
     ``epsilon``, ``epsilon_local``, optionally ``region``), as in Figure 2 and Figures 6/7 data.
     """
-    needed = ("mechanism", "tv", "calibration", "n_users", "epsilon", "epsilon_local")
+    needed = ("mechanism", "l1_half", "calibration", "n_users", "epsilon", "epsilon_local")
     missing = [c for c in needed if c not in frame.columns]
     if missing:
         raise ValueError(
@@ -62,8 +62,8 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
             at_n = setting[setting["n_users"] == n_users]
             for kind in wins:
                 rows = at_n[at_n["calibration"] == kind]
-                gaussian = _mean_se(rows[rows["mechanism"] == "gaussian"]["tv"])
-                inv = _mean_se(rows[rows["mechanism"] == "shuffle+INV"]["tv"])
+                gaussian = _mean_se(rows[rows["mechanism"] == "gaussian"]["l1_half"])
+                inv = _mean_se(rows[rows["mechanism"] == "shuffle+INV"]["l1_half"])
                 if not (math.isfinite(gaussian[0]) and math.isfinite(inv[0])):
                     continue
                 winner = "shuffle+INV" if inv[0] < gaussian[0] else "Gaussian"

@@ -143,9 +143,9 @@ def read_delta_surface(frame: pd.DataFrame) -> str:
 
 
 def read_heatmap_summary(frame: pd.DataFrame) -> str:
-    """Facts from a heat-map summary (one row per region and calibration: ``tv_gaussian``,
-    ``tv_shuffle_inv``, δ used)."""
-    needed = ("tv_gaussian", "tv_shuffle_inv")
+    """Facts from a heat-map summary (one row per region and calibration: ``l1_half_gaussian``,
+    ``l1_half_shuffle_inv``, δ used)."""
+    needed = ("l1_half_gaussian", "l1_half_shuffle_inv")
     if not all(c in frame.columns for c in needed):
         raise ValueError(
             f"`heat-map data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}."
@@ -165,7 +165,7 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
             )
             if part
         )
-        gaussian, inv = float(row["tv_gaussian"]), float(row["tv_shuffle_inv"])
+        gaussian, inv = float(row["l1_half_gaussian"]), float(row["l1_half_shuffle_inv"])
         text = (
             f"{where}: TV to the original distribution {format_cell(gaussian)} (Gaussian) and "
             f"{format_cell(inv)} (shuffle+INV); the {'Gaussian' if gaussian < inv else 'shuffle+INV'} "
@@ -194,8 +194,8 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
     if projected:
         frame = frame.assign(
             gaussian_better=frame["gaussian_proj_better"],
-            tv_gaussian_mean=frame["tv_gaussian_proj_mean"],
-            tv_gaussian_se=frame["tv_gaussian_proj_se"],
+            l1_half_gaussian_mean=frame["tv_gaussian_proj_mean"],
+            l1_half_gaussian_se=frame["tv_gaussian_proj_se"],
         )
     gaussian_name = "the Gaussian with projection" if projected else "the Gaussian"
     better = frame.assign(gaussian_better=frame["gaussian_better"].astype(bool))
@@ -219,10 +219,10 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
     if upper in wide.columns and lower in wide.columns:
         clear = (
             better.assign(
-                clear=(better["tv_gaussian_mean"] - better["tv_shuffle_inv_mean"]).abs()
-                > 2.0 * np.hypot(better["tv_gaussian_se"], better["tv_shuffle_inv_se"])
+                clear=(better["l1_half_gaussian_mean"] - better["l1_half_shuffle_inv_mean"]).abs()
+                > 2.0 * np.hypot(better["l1_half_gaussian_se"], better["l1_half_shuffle_inv_se"])
             )
-            if {"tv_gaussian_se", "tv_shuffle_inv_se"} <= set(better.columns)
+            if {"l1_half_gaussian_se", "l1_half_shuffle_inv_se"} <= set(better.columns)
             else better.assign(clear=True)
         )
         cells = clear.pivot_table(

@@ -228,7 +228,7 @@ def figure_reading(number: int, inputs: ReportInputs, summary, cell_counts) -> s
                 read_delta_surface(frame)
                 if number == 1
                 else read_heatmap_summary(frame)
-                if "tv_gaussian" in frame.columns
+                if "l1_half_gaussian" in frame.columns
                 else read_method_comparison(frame)
             )
         except ValueError as error:
