@@ -377,12 +377,19 @@ def test_phase_diagram_outputs(e2e, test_config):
     utility = e2e / "results" / "utility"
     phase, equal = test_config["utility"]["phase_diagram"], test_config["utility"]["equal_guarantee"]
     grid = pd.read_csv(utility / "phase_diagram.csv")
-    n_axis, epsilon_axis = grid_axes(phase)
+    n_axis, epsilon_axis = grid_axes(phase, equal)
     assert len(grid) == len(delta_rules(equal)) * len(phase["k"]) * len(n_axis) * len(epsilon_axis)
     assert grid["log_ratio"].notna().all()
+    # every Monte-Carlo verdict inside the grid's ranges sits on a point computed at its own n and epsilon
+    assert set(grid["n_users"]) >= {n for n in equal["n_users"] if phase["n_min"] <= n <= phase["n_max"]}
     verdicts = pd.read_csv(utility / "phase_diagram_monte_carlo.csv")
     _, settings = _equal_guarantee_settings(e2e, test_config)
-    assert len(verdicts) == len(settings) and set(verdicts["verdict"]) <= {"shuffle", "gaussian", "undecided"}
+    assert len(verdicts) == len(settings) and set(verdicts["verdict"]) <= {
+        "shuffle",
+        "gaussian",
+        "undecided",
+        "neither",
+    }
     for name, _, _ in delta_rules(equal):
         png = utility / f"phase_diagram_{rule_slug(name)}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

@@ -322,7 +322,7 @@ def test_the_phase_diagram_reading_counts_no_panel_calibrated_by_a_lower_bound()
     )
     text = read_phase_diagram(grid)
     assert "k = 2: calibrated by `worst-case-lower`, not a guarantee, so no count." in text
-    assert "k = 15 (`weak-adversary`): shuffle+INV has the lower expected TV at 0 of 1 points" in text
+    assert "k = 15 (`weak-adversary`): shuffle+INV has the lower expected ½L1 error at 0 of 1 points" in text
     boundary = pd.DataFrame(
         {
             "delta_rule": "fixed 1e-06",

@@ -1028,7 +1028,7 @@ def test_phase_diagram_section_opens_with_its_reading_and_shows_its_figures(run_
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir, extras=extras)))
     section = markdown[markdown.index("### Phase diagram") : markdown.index("## Appendix")]
     assert section.split("\n\n")[1].startswith(
-        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected TV at 1 of 2"
+        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected ½L1 error at 1 of 2"
     )
     assert "Phase diagram, δ rule fixed 1e-06: exact ratio" in section
     findings = markdown[markdown.index("## Findings") : markdown.index("## Errata")]
@@ -1104,3 +1104,27 @@ def test_first_screen_names_the_data_and_the_grid_profile(run_dir):
     assert "bundled" not in first_screen and "the default grids" in first_screen
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir)))
     assert "**Data:** no Gowalla data in this run" in markdown.split("## Verdicts")[0]
+
+
+def test_phase_diagram_reading_counts_neither_useful_as_no_win():
+    """A point where both expected ½L1 errors reach 1 - 1/k (the uniform guess) is nobody's win: the old
+    reading counted 12 "shuffle wins" at k >= 15, 6 of them between errors above 1."""
+    from shuffledp.report.beyond import read_phase_diagram
+    from shuffledp.report.findings import finding_phase_diagram
+
+    grid = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": 192,
+            "n_users": [100, 100, 1000],
+            "epsilon": [0.05, 1.0, 1.0],
+            "log_ratio": [-1.0, -0.5, 0.3],
+            "accountant": "worst-case-upper",
+            "verdict": ["neither", "shuffle", "gaussian"],
+        }
+    )
+    text = read_phase_diagram(grid)
+    assert "lower expected ½L1 error at 1 of 3 points, the Gaussian at 1" in text
+    assert "at 1 neither is useful" in text
+    found = finding_phase_diagram(grid, None, "a")
+    assert "lower expected error at 1 of 3 points (at 1 neither is useful" in found

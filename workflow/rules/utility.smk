@@ -401,6 +401,7 @@ if PHASE is not None and EQUAL is not None:
         params:
             phase=PHASE,
             equal=EQUAL,
+            grid_profile=config.get("grid_profile", "default"),
         script:
             "../scripts/utility_phase_diagram.py"
 
@@ -448,6 +449,8 @@ if ROUNDS is not None and PHASE is not None:
             figure=f"{U}/phase_diagram_rounds.png",
         log:
             "logs/utility/phase_diagram_rounds.log",
+        params:
+            grid_profile=config.get("grid_profile", "default"),
         script:
             "../scripts/utility_phase_diagram_rounds.py"
 

@@ -34,13 +34,6 @@ _LABELS = {
 }
 #: one line style per delta rule (fixed deltas first, then the rules in n)
 LINESTYLES = ("-", "--", ":", "-.")
-#: colours of the mechanisms missing from the shared palette, chosen apart from the ones drawn beside them
-EXTRA_COLOURS = {
-    "shuffle+IBU": "#D55E00",
-    "shuffle+INV-unprojected": "#999933",
-    "geometric": "#555555",
-    "geometric+proj": "#000000",
-}
 #: shuffle+IBU is drawn wide and beneath: it often coincides with shuffle+INV, which stays visible on top
 _LINE_WIDTHS = {"shuffle+IBU": 3.0}
 _Z_ORDERS = {"shuffle+IBU": 1.5}
@@ -49,7 +42,7 @@ _RATIO_TICKS = (0.2, 0.25, 1 / 3, 0.5, 2 / 3, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0
 
 
 def _colours(mechanisms) -> dict[str, str]:
-    return {m: EXTRA_COLOURS.get(m) or style.colours_for([m])[m] for m in mechanisms}
+    return style.colours_for(mechanisms)  # one colour per mechanism in every figure (style.MECHANISM_COLOURS)
 
 
 def _delta_rules(frame) -> list[str]:

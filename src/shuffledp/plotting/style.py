@@ -68,6 +68,9 @@ __all__ = [
     "UNDECIDED",
     "OUTCOME_COLOURS",
     "OUTCOME_WORDS",
+    "NEITHER_USEFUL",
+    "add_data_label",
+    "run_label",
     "LINESTYLES",
     "outcome_cmap",
     "curve_styles",
@@ -97,12 +100,19 @@ __all__ = [
     "calibration_text",
 ]
 
-#: the four mechanisms of the utility experiments (Okabe-Ito blue, reddish purple, orange, bluish green)
+#: every mechanism of the utility experiments, one colour per meaning in every figure (the four of the
+#: paper's figures: Okabe-Ito blue, reddish purple, orange, bluish green; the equal-guarantee and
+#: phase-diagram ones chosen at least 15 CIELAB Delta E from every other palette colour, tested). Figures
+#: take mechanism colours from here only: orange is the raw shuffled histogram everywhere.
 MECHANISM_COLOURS: dict[str, str] = {
     "gaussian": "#0072B2",
     "gaussian+proj": "#CC79A7",
     "shuffle": "#E69F00",
     "shuffle+INV": "#009E73",
+    "shuffle+IBU": "#8073AC",
+    "shuffle+INV-unprojected": "#66A61E",
+    "geometric": "#A50026",
+    "geometric+proj": "#B3B3B3",
 }
 
 #: every accountant's colour, read from its class in the registry (live: a registered accountant appears)
@@ -137,6 +147,8 @@ CURATOR_BETTER = "#B2182B"
 UNDECIDED = "0.6"
 OUTCOME_COLOURS = {"shuffle": SHUFFLE_BETTER, "curator": CURATOR_BETTER, "undecided": UNDECIDED}
 OUTCOME_WORDS = {"shuffle": "blue: shuffle better", "curator": "red: curator (central) better"}
+#: neither estimator is useful: both expected errors at least that of guessing the uniform distribution
+NEITHER_USEFUL = "0.72"
 #: line styles cycled by :func:`curve_styles` (solid, dashed, dotted, dash-dot, long dash, dash-dot-dot)
 LINESTYLES: tuple[LineStyleType, ...] = ("-", "--", ":", "-.", (0, (6, 2)), (0, (3, 1, 1, 1, 1, 1)))
 
@@ -507,3 +519,50 @@ def calibration_text(frame, *, n_column: str = "n_users") -> str:
         else f"σ from {format_sigma(sigma_low)} to {format_sigma(sigma_high)}"
     )
     return f"{text}; {sigma}"
+
+
+def add_data_label(figure, text: str):
+    """Name the data (and grid) a figure was drawn from: a line under its title (the title, if it has none).
+
+    Every figure of the utility stage carries it, so a figure read on its own still says whether it shows
+    the SNAP file, the bundled subsets or local files (``shuffledp.data.source.data_label``), or synthetic
+    data, and which grid profile ran (:func:`run_label`).
+
+    Args:
+        figure: a Matplotlib figure (constrained or tight layout leave room for the longer title).
+        text: one line, e.g. ``"Data: bundled Gowalla subsets (not the full SNAP file): Paris, ..."``.
+
+    Returns:
+        The figure's title text object.
+
+    Raises:
+        ValueError: ``text`` is empty.
+    """
+    if not text or not str(text).strip():
+        raise ValueError(f"`text` must be a non-empty line naming the data; got {text!r}.")
+    title = getattr(figure, "_suptitle", None)
+    if title is not None and title.get_text():
+        title.set_text(f"{title.get_text()}\n{text}")
+        return title
+    return figure.suptitle(text, fontsize="medium")
+
+
+def run_label(grid_profile: str | None, data: str | None = None) -> str:
+    """One line saying which data and which grid profile produced a figure.
+
+    Args:
+        grid_profile: the configuration's ``grid_profile`` ("default", "quick", ...; None: "default").
+        data: the data line (``shuffledp.data.source.data_label`` / ``region_label``, or e.g. "Data:
+            synthetic, uniform") or None.
+
+    Returns:
+        E.g. ``"Data: bundled Gowalla subsets (not the full SNAP file): Paris ...; grid: quick profile (coarse
+        stand-in grid, not the configured one)"``.
+    """
+    profile = str(grid_profile or "default")
+    grid = (
+        "grid: default profile (config/config.yaml)"
+        if profile == "default"
+        else f"grid: {profile} profile (coarse stand-in grid, not config/config.yaml's)"
+    )
+    return f"{data}; {grid}" if data else grid

@@ -360,10 +360,30 @@ def read_rounds(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+def _phase_counts(group: pd.DataFrame, ratio: pd.Series, *, rule, k, name: str) -> str:
+    """One panel's counts: the points where shuffle+INV has the lower expected half L1 error, those where
+    neither is useful (column ``verdict`` = "neither": both errors at least 1 - 1/k, never counted as a win)
+    and the ratio's range over the useful points."""
+    useless = (group["verdict"] == "neither").reindex(ratio.index) if "verdict" in group.columns else None
+    useful = ratio if useless is None else ratio[~useless.fillna(False).astype(bool)]
+    text = (
+        f"δ {rule}, k = {int(k)} (`{name}`): shuffle+INV has the lower expected ½L1 error at "
+        f"{int((useful < 0).sum())} of {len(ratio)} points, the Gaussian at {int((useful > 0).sum())}"
+    )
+    if useless is not None:
+        text += (
+            f"; at {int(useless.sum())} neither is useful (both errors at least 1 − 1/k = {1 - 1 / int(k):.3g}, "
+            "that of guessing the uniform distribution), counted as no one's win"
+        )
+    if useful.empty:
+        return text + "."
+    return text + f" (½L1 ratio where useful {math.exp(useful.min()):.2f} to {math.exp(useful.max()):.2f})."
+
+
 def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
     """Facts from the phase diagram (:mod:`shuffledp.experiments.phase_diagram`): from the grid
     (``phase_diagram.csv``), per δ rule and k, at how many points shuffle+INV has the lower exact expected
-    TV and the range of the ratio, for the panels whose ε0 comes from an upper bound (column
+    half L1 error, the Gaussian has, and neither is useful (column ``verdict``), and the ratio's range, for the panels whose ε0 comes from an upper bound (column
     ``calibration`` or ``accountant``); a panel calibrated by anything else is named, not counted. From the
     boundary (``phase_diagram_boundary.csv``), the crossings, leaving out the k in ``uncertified_k``."""
     if {"log_ratio", "delta_rule", "k"} <= set(frame.columns):
@@ -380,10 +400,7 @@ def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
             if ratio.empty:
                 sentences.append(f"δ {rule}, k = {int(k)}: no point with both errors defined.")
                 continue
-            sentences.append(
-                f"δ {rule}, k = {int(k)} (`{name}`): shuffle+INV has the lower expected TV at {int((ratio < 0).sum())} "
-                f"of {len(ratio)} points (TV ratio {math.exp(ratio.min()):.2f} to {math.exp(ratio.max()):.2f})."
-            )
+            sentences.append(_phase_counts(group, ratio, rule=rule, k=k, name=name))
         return " ".join(sentences)
     if {"shuffle_wins_below", "delta_rule", "k", "epsilon", "n_users"} <= set(frame.columns):
         frame = frame[~frame["k"].isin(list(uncertified_k))]
