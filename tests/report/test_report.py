@@ -809,7 +809,8 @@ def test_three_calibrations_reading_counts_certain_and_flipped_verdicts():
     }
     text = report.read_three_calibrations(_calibration_rows(means))
     assert (
-        "shuffle+INV has the lower mean TV at 1 of 1 n under the tight upper bound (`weak-adversary`)" in text
+        "shuffle+INV has the lower mean ½L1 error at 1 of 1 n under the tight upper bound (`weak-adversary`)"
+        in text
     )
     assert "at 0 of 1 n under eq. (6) as printed" in text
     assert "certain (same winner under both bounds, means more than 2 s.e. apart) at 1 of 1 n" in text
@@ -1128,3 +1129,51 @@ def test_phase_diagram_reading_counts_neither_useful_as_no_win():
     assert "at 1 neither is useful" in text
     found = finding_phase_diagram(grid, None, "a")
     assert "lower expected error at 1 of 3 points (at 1 neither is useful" in found
+
+
+def _coincident_rows(seed=0):
+    """Two settings x 10 n; `configured` and `lower` have the same σ (one experiment drawn with one random
+    stream, as the Gowalla community rows are), `as_printed` another σ."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for epsilon in (1.0, 4.0):
+        for n_users in range(1000, 11000, 1000):
+            draws = {m: rng.uniform(0.01, 0.1, size=5) for m in ("gaussian", "shuffle+INV")}
+            for calibration, sigma in (("configured", 3.0), ("lower", 3.0), ("as_printed", 0.5)):
+                for mechanism, values in draws.items():
+                    for run, value in enumerate(values):
+                        rows.append(
+                            {
+                                "n_users": n_users,
+                                "run": run,
+                                "epsilon": epsilon,
+                                "epsilon_local": 4.0,
+                                "calibration": calibration,
+                                "accountant": calibration,
+                                "mechanism": mechanism,
+                                "sigma": sigma,
+                                "l1_half": value * (1.0 if calibration != "as_printed" else 0.5),
+                            }
+                        )
+    return pd.DataFrame(rows)
+
+
+def test_coincident_calibrations_are_counted_once():
+    """Calibrations with the same σ at every n are one experiment: the Gowalla reading counted 20
+    configurations twice as 40 (and three calibrations as three verdicts that differed only by noise)."""
+    from shuffledp.experiments.utility_tables import merge_coincident_calibrations
+
+    frame = _coincident_rows()
+    merged = merge_coincident_calibrations(frame)
+    assert sorted(merged["calibration"].unique()) == ["as_printed", "configured"]
+    assert set(merged.loc[merged["calibration"] == "configured", "coincides_with"]) == {"lower"}
+    assert len(merged) == len(frame) * 2 // 3
+    text = report.read_method_comparison(frame)
+    assert "(40 configuration(s)" in text  # 2 settings x 10 n x 2 distinct calibrations, not 60
+    assert "Counted once: calibration `configured` = `lower`" in text
+    three = report.read_three_calibrations(frame)
+    assert "under the lower bound" not in three.split("certain")[0]
+    assert "which coincides with `lower`" in three
+    # distinct σ: nothing merged
+    apart = frame.assign(sigma=np.where(frame["calibration"] == "lower", 3.5, frame["sigma"]))
+    assert merge_coincident_calibrations(apart)["calibration"].nunique() == 3

@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from shuffledp.experiments.utility_tables import merge_coincident_calibrations
 from shuffledp.report.read import format_cell
 from shuffledp.report.verdicts import is_guarantee
 
@@ -47,6 +48,7 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
             f"`three-calibration data` must have columns {', '.join(needed)}; missing {', '.join(missing)}."
         )
     frame = frame.assign(region=frame["region"] if "region" in frame.columns else "synthetic data")
+    frame = merge_coincident_calibrations(frame)  # the same σ: one experiment, shown and counted once
     accountants = (
         frame.drop_duplicates("calibration").set_index("calibration").get("accountant", pd.Series(dtype=str))
     )
@@ -71,11 +73,28 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
                 wins[kind] += winner == "shuffle+INV"
                 if abs(inv[0] - gaussian[0]) > 2.0 * math.hypot(gaussian[1], inv[1]):
                     clear[kind].add(n_users)
+        same = (
+            setting.drop_duplicates("calibration").set_index("calibration")["coincides_with"]
+            if "coincides_with" in setting.columns
+            else pd.Series(dtype=str)
+        )
         parts = [
-            f"shuffle+INV has the lower mean TV at {wins[kind]} of {len(winner_at[kind])} n under "
+            f"shuffle+INV has the lower mean ½L1 error at {wins[kind]} of {len(winner_at[kind])} n under "
             f"{_CALIBRATION_WORDS[kind]} (`{accountants.get(kind, kind)}`)"
+            + (
+                f", which coincides with {', '.join(f'`{c}`' for c in str(same[kind]).split(', '))} "
+                "(the same σ at every n: one experiment, counted once)"
+                if str(same.get(kind, "") or "")
+                else ""
+            )
             for kind in wins
         ]
+        if "lower" not in wins and "lower" in str(same.get("configured", "")):
+            wins["lower"], winner_at["lower"], clear["lower"] = (
+                wins["configured"],
+                winner_at["configured"],
+                clear["configured"],
+            )
         text = (
             f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g} (n = {n_values[0]:,} … {n_values[-1]:,}): "
             + "; ".join(parts)

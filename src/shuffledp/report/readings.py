@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from shuffledp.experiments.utility_tables import merge_coincident_calibrations
 from shuffledp.report.read import (
     GROUP_COLUMNS,
     N_COLUMNS,
@@ -40,7 +41,10 @@ def _group_label(row, groups) -> str:
 
 
 def read_method_comparison(frame: pd.DataFrame) -> str:
-    """One paragraph of facts from a TV-per-method table: who is lowest where, and by how much."""
+    """One paragraph of facts from a TV-per-method table: who is lowest where, and by how much.
+    Calibrations of the Gaussian that coincide (the same σ at every n: one experiment) are counted once
+    (:func:`shuffledp.experiments.utility_tables.merge_coincident_calibrations`)."""
+    frame = merge_coincident_calibrations(frame)
     summary = method_summary(frame)
     methods = [c for c in summary.columns if c not in (*GROUP_COLUMNS, "best")]
     groups = [c for c in GROUP_COLUMNS if c in summary.columns]
@@ -52,9 +56,22 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
     constant = [c for c in GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) == 1]
     context = f" (in every row: {_group_label(frame.iloc[0], constant)})" if constant else ""
     sentences.append(
-        f"Lowest median TV distance per configuration ({total} configuration(s): "
+        f"Lowest median ½L1 error per configuration ({total} configuration(s): "
         f"{', '.join(groups) or 'one'}){context}: {ranking}."
     )
+    if "coincides_with" in frame.columns:
+        merged = frame.drop_duplicates("calibration")
+        merged = merged[merged["coincides_with"] != ""]
+        if len(merged):
+            sentences.append(
+                "Counted once: "
+                + "; ".join(
+                    f"calibration `{row.calibration}` = `{'`, `'.join(row.coincides_with.split(', '))}` "
+                    "(the same σ at every n: one experiment)"
+                    for row in merged.itertuples()
+                )
+                + "."
+            )
     gaussian, inv, shuffle = roles.get("gaussian"), roles.get("shuffle+inv"), roles.get("shuffle")
     if inv and shuffle:
         wins = int((summary[inv] < summary[shuffle]).sum())
@@ -68,7 +85,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             smallest = summary[summary[n_column] == summary[n_column].min()]
             largest = summary[summary[n_column] == summary[n_column].max()]
             sentences.append(
-                "Median TV ratio shuffle+INV / Gaussian: "
+                "Median ½L1 ratio shuffle+INV / Gaussian: "
                 + "; ".join(
                     f"{_group_label(row, groups)}: {format_cell(ratio[index])}"
                     for index, row in pd.concat([smallest, largest]).iterrows()
@@ -77,7 +94,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             )
         else:
             sentences.append(
-                "Median TV ratio shuffle+INV / Gaussian: "
+                "Median ½L1 ratio shuffle+INV / Gaussian: "
                 + "; ".join(
                     f"{_group_label(row, groups)}: {format_cell(ratio[index])}"
                     for index, row in summary.iterrows()
