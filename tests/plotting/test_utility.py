@@ -395,3 +395,22 @@ def test_crossover_hatches_floored_cells_and_titles_name_the_accountant(crossove
         f"n = {int(first['n_users']):,}, k = {int(first['k'])}, {int(first['replicates'])} draws"
         in figure_text(figure)
     )
+
+
+def test_crossover_panels_lead_with_the_valid_accountants_and_mark_the_printed_one(crossover_rows):
+    """The printed eq. (6) panel came first (panel (a)) and looked like a result; now the valid accountants'
+    panels lead and a panel whose δ̂ is not a guarantee says so; the data and grid line is under the title."""
+    rows = pd.concat(
+        [
+            crossover_rows,
+            crossover_rows[crossover_rows["accountant"] == "biswas-exact"].assign(
+                accountant="weak-adversary"
+            ),
+        ],
+        ignore_index=True,
+    )
+    figure = figure_crossover(rows, data_label="grid: quick profile")
+    titles = [ax.get_title() for ax in figure.axes if ax.images]
+    assert titles[0].startswith("(a) δ̂ from weak-adversary") and "a guarantee" in titles[0]
+    assert all("NOT a guarantee" in title for title in titles[1:])
+    assert "grid: quick profile" in figure._suptitle.get_text()

@@ -384,8 +384,14 @@ def test_read_crossover_counts_winners_and_changes():
             {"epsilon_local": eps0, "epsilon": eps, "accountant": "biswas-exact", "gaussian_better": exact}
         )
     text = report.read_crossover(pd.DataFrame(rows))
-    assert "`biswas-printed` the Gaussian has the lower mean TV in 2 of 3" in text
-    assert "`biswas-exact` the Gaussian has the lower mean TV in 1 of 3" in text
+    assert (
+        "`biswas-printed` (as printed: not a guarantee, shown for the paper's comparison only) the Gaussian has the lower mean TV in 2 of 3"
+        in text
+    )
+    assert (
+        "`biswas-exact` (exact: not a guarantee, shown for the paper's comparison only) the Gaussian has the lower mean TV in 1 of 3"
+        in text
+    )
     assert "changes between `biswas-printed` and `biswas-exact` in 1 of 3 cells" in text
 
 
@@ -1056,10 +1062,46 @@ def test_the_crossover_reading_counts_the_projected_gaussian_the_figure_draws():
         }
     )
     text = read_crossover(frame)
-    assert "the Gaussian with projection has the lower mean TV in 1 of 4" in text
+    assert "the Gaussian with projection has the lower mean TV in 1 of 4" in text.replace(
+        " (an upper bound: a guarantee)", ""
+    )
     assert "the Gaussian has the lower mean TV in 3 of 4" in read_crossover(
         frame.drop(columns=["gaussian_proj_better"])
-    )
+    ).replace(" (an upper bound: a guarantee)", "")
+
+
+def test_the_crossover_reading_leads_with_the_valid_accountants():
+    """The old reading quoted the eq. (6) panel first (the Gaussian wins 7 of 32) although under both valid
+    accountants it wins 32 of 32; the printed panel's saturated blue came from the 1e-300 δ floor. The valid
+    accountants lead; the printed one comes last, marked not a guarantee, with the cells its floor decided."""
+    from shuffledp.report.readings import read_crossover
+
+    cells = [(e0, e) for e0 in (2.0, 4.0) for e in (0.5, 1.0)]
+    rows = []
+    for accountant, better, floored in (
+        ("biswas-printed", [False, False, True, False], [True, True, False, True]),
+        ("weak-adversary", [True] * 4, [False] * 4),
+        ("worst-case-lower", [True] * 4, [False] * 4),
+    ):
+        for (e0, e), b, f in zip(cells, better, floored):
+            rows.append(
+                {
+                    "epsilon_local": e0,
+                    "epsilon": e,
+                    "accountant": accountant,
+                    "gaussian_better": b,
+                    "delta_floored": f,
+                    "delta_used": 1e-300 if f else 1e-7,
+                }
+            )
+    text = read_crossover(pd.DataFrame(rows))
+    sentences = text.split(". ")
+    assert sentences[0].startswith("With δ̂ from `weak-adversary` (an upper bound: a guarantee)")
+    assert "in 4 of 4" in sentences[0]
+    assert sentences[1].startswith("With δ̂ from `worst-case-lower` (a lower bound")
+    assert sentences[2].startswith("With δ̂ from `biswas-printed` (as printed: not a guarantee")
+    assert "in 1 of 4 (ε0, ε) cells; in 3 of them δ̂ was below the floor" in sentences[2]
+    assert "floor δ = 1.000e-300" in sentences[2]
 
 
 def test_the_main_part_before_the_appendix_stays_under_250_lines(tmp_path):

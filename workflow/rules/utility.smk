@@ -205,6 +205,7 @@ if UTILITY is not None:
         benchmark:
             "results/benchmarks/utility/crossover.tsv"
         params:
+            grid_profile=config.get("grid_profile", "default"),
             utility=UTILITY,
             seed=config["seed"],
         script:

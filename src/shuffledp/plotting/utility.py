@@ -567,10 +567,27 @@ def plot_crossover(
     return ax
 
 
-def figure_crossover(rows):
+def _crossover_order(accountant: str) -> int:
+    """Panels of valid accountants first (upper bounds, then lower bounds), a formula that is neither last."""
+    kind = style.accountant_kind(accountant)
+    return {"upper bound": 0, "lower bound": 1}.get(kind, 2)
+
+
+def _crossover_title(letter: str, accountant: str) -> str:
+    kind = style.accountant_kind(accountant)
+    if kind == "upper bound":
+        return f"({letter}) δ̂ from {accountant}\n(upper bound: a guarantee)"
+    if kind == "lower bound":
+        return f"({letter}) δ̂ from {accountant}\n(lower bound on the worst case)"
+    return f"({letter}) δ̂ from {accountant} ({kind or 'unregistered'}):\nNOT a guarantee, for the paper's comparison"
+
+
+def figure_crossover(rows, *, data_label: str = ""):
     """The crossover sweep: one panel per accountant on one shared, symmetric colour scale; blue
-    (shuffle better) and red (Gaussian better) as in every figure of the project."""
-    accountants = list(dict.fromkeys(rows["accountant"]))
+    (shuffle better) and red (Gaussian better) as in every figure of the project. The valid accountants'
+    panels come first; a panel whose δ̂ is not a guarantee (eq. (6) as printed) comes last and says so.
+    ``data_label`` (:func:`shuffledp.plotting.style.run_label`) goes under the title."""
+    accountants = sorted(dict.fromkeys(rows["accountant"]), key=_crossover_order)
     ratios = crossover_log_ratio(rows)
     limit = max(float(np.nanmax(np.abs(ratios))), 1e-3) if np.isfinite(ratios).any() else 1.0
     norm = TwoSlopeNorm(0.0, -limit, limit)
@@ -592,7 +609,7 @@ def figure_crossover(rows):
                 colorbar=False,
                 epsilons=epsilons,
                 epsilon_locals=locals_,
-                title=f"({letter}) δ̂ from {style.accountant_text(accountant)}",
+                title=_crossover_title(letter, accountant),
             )
         figure.colorbar(
             axes[0, 0].images[0],
@@ -607,7 +624,8 @@ def figure_crossover(rows):
                 "accountant and projected onto the simplex (σ per cell in crossover.csv). "
                 f"{style.OUTCOME_WORDS['shuffle'].capitalize()}; {style.OUTCOME_WORDS['curator']} (Gaussian)",
                 150,
-            ),
+            )
+            + (f"\n{data_label}" if data_label else ""),
             fontweight="bold",
         )
     return figure

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from shuffledp.accounting import accountant_class
 from shuffledp.experiments.utility_tables import merge_coincident_calibrations
 from shuffledp.report.read import (
     GROUP_COLUMNS,
@@ -23,6 +24,7 @@ from shuffledp.report.read import (
     method_roles,
     method_summary,
 )
+from shuffledp.report.verdicts import is_guarantee
 
 
 def _group_label(row, groups) -> str:
@@ -196,6 +198,13 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+def _kind(accountant) -> str:
+    try:
+        return accountant_class(str(accountant)).kind.value
+    except (KeyError, ValueError):
+        return ""
+
+
 def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str | None = None) -> str:
     """Facts from the crossover sweep: per accountant, in how many (ε0, ε) cells the Gaussian wins;
     with ``upper`` and ``lower`` (the bracket's accountants), in how many cells the winner is certain:
@@ -217,11 +226,36 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
     gaussian_name = "the Gaussian with projection" if projected else "the Gaussian"
     better = frame.assign(gaussian_better=frame["gaussian_better"].astype(bool))
     sentences = []
-    for accountant, group in better.groupby("accountant", sort=False):
-        sentences.append(
-            f"With δ̂ from `{accountant}` {gaussian_name} has the lower mean TV in "
-            f"{int(group['gaussian_better'].sum())} of {len(group)} (ε0, ε) cells."
+    # the valid accountants lead (upper bounds: guarantees; then lower bounds); a formula that is neither
+    # (eq. (6) as printed) comes last, marked as such, with the cells its floor decided
+    groups = list(better.groupby("accountant", sort=False))
+    groups.sort(key=lambda item: 0 if is_guarantee(item[0]) else 1 if _kind(item[0]) == "lower bound" else 2)
+    for accountant, group in groups:
+        kind = _kind(accountant)
+        role = (
+            "an upper bound: a guarantee"
+            if is_guarantee(accountant)
+            else "a lower bound: no analysis certifies less δ"
+            if kind == "lower bound"
+            else f"{kind or 'not registered'}: not a guarantee, shown for the paper's comparison only"
         )
+        text = (
+            f"With δ̂ from `{accountant}` ({role}) {gaussian_name} has the lower mean TV in "
+            f"{int(group['gaussian_better'].sum())} of {len(group)} (ε0, ε) cells"
+        )
+        if not is_guarantee(accountant) and "delta_floored" in group.columns:
+            floored = group[group["delta_floored"].astype(bool)]
+            if len(floored):
+                floor = (
+                    f" δ = {format_cell(float(floored['delta_used'].min()))}"
+                    if "delta_used" in floored.columns
+                    else " δ"
+                )
+                text += (
+                    f"; in {len(floored)} of them δ̂ was below the floor and the Gaussian was calibrated at the "
+                    f"floor{floor}, so those cells show the floor, not the accountant"
+                )
+        sentences.append(text + ".")
     wide = better.pivot_table(
         index=["epsilon_local", "epsilon"], columns="accountant", values="gaussian_better", aggfunc="first"
     )
