@@ -1219,3 +1219,14 @@ def test_coincident_calibrations_are_counted_once():
     # distinct σ: nothing merged
     apart = frame.assign(sigma=np.where(frame["calibration"] == "lower", 3.5, frame["sigma"]))
     assert merge_coincident_calibrations(apart)["calibration"].nunique() == 3
+
+
+def test_utility_figures_say_which_grid_ran():
+    """The quick profile's coarse grids were shown without a word; every utility figure's caption now says
+    which grid profile ran."""
+    from shuffledp.report.sections import grid_words
+
+    assert grid_words({"grid_profile": "quick"}) == (
+        "grid: quick profile (a coarse stand-in grid, not config/config.yaml's)"
+    )
+    assert grid_words({}) == "grid: default profile (config/config.yaml)"
