@@ -156,7 +156,7 @@ def test_equal_guarantee_winners_and_ratios():
     )
     text = finding_equal_guarantee(frame, "extra-equal-guarantee")
     assert (
-        "lower TV in 1 of 3 settings and shuffle+INV in 1 (uniform, n = 10,000, ε = 0.5, k = 5, δ fixed 1e-06)"
+        "lower ½L1 error in 1 of 3 settings and shuffle+INV in 1 (uniform, n = 10,000, ε = 0.5, k = 5, δ fixed 1e-06)"
         in text
     )
     assert "neither beyond Monte-Carlo error in 1" in text

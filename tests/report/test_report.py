@@ -359,7 +359,7 @@ def test_read_heatmap_summary():
     )
     text = report.read_heatmap_summary(frame)
     assert text == (
-        "paris, n = 209, ε = 4.0, ε0 = 4.0: TV to the original distribution 0.02 (Gaussian) and 0.06 "
+        "paris, n = 209, ε = 4.0, ε0 = 4.0: ½L1 distance to the original distribution 0.02 (Gaussian) and 0.06 "
         "(shuffle+INV); the Gaussian estimate is closer (ratio shuffle+INV / Gaussian 3), calibrated at "
         "δ̂ = 1.000e-300 (δ̂ = 0 replaced by the configured floor)."
     )
@@ -891,13 +891,13 @@ def test_equal_guarantee_reading_answers_with_counts_ratios_and_the_accountant_g
     text = report.read_equal_guarantee(pd.DataFrame(rows))
     assert "Over 8 settings (k = 15, 192" in text
     assert (
-        "gives the lower TV in 6 and shuffle+INV at the largest ε0 certified by the tight upper bound in 2"
+        "gives the lower ½L1 error in 6 and shuffle+INV at the largest ε0 certified by the tight upper bound in 2"
         in text
     )
     assert "paris (k = 192), n = 1,000, ε = 4" in text
     assert "7 of 8 verdicts are certain" in text
     assert (
-        "at n = 1,000,000 the TV ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1"
+        "at n = 1,000,000 the ½L1 ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1"
         in text
     )
     assert "differ by at most 0.05" in text and "in only 2 of 8 settings" in text

@@ -38,7 +38,7 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
     verdict is certain: the same winner under the tight upper bound ("configured") and under the
     lower bound ("lower"), with means more than 2 Monte-Carlo standard errors apart under both.
 
-    ``frame``: community-TV rows (``mechanism``, ``tv``, ``calibration``, ``accountant``, ``n_users``,
+    ``frame``: community rows (``mechanism``, ``l1_half``, ``calibration``, ``accountant``, ``n_users``,
     ``epsilon``, ``epsilon_local``, optionally ``region``), as in Figure 2 and Figures 6/7 data.
     """
     needed = ("mechanism", "l1_half", "calibration", "n_users", "epsilon", "epsilon_local")
@@ -162,7 +162,7 @@ def read_delta_floor(frame: pd.DataFrame) -> str:
         sentences.append(
             f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g}: δ̂ = 0 under `{group['accountant'].iloc[0]}` "
             f"at all {len(group)} n, so the Gaussian is calibrated at the floor δ = {format_cell(floor)}. "
-            f"It would match shuffle+INV's mean TV at δ* = 10^{low['log10_delta_break_even']:.1f} "
+            f"It would match shuffle+INV's mean ½L1 error at δ* = 10^{low['log10_delta_break_even']:.1f} "
             f"(n = {int(low['n_users']):,}) to 10^{high['log10_delta_break_even']:.1f} (n = {int(high['n_users']):,}) "
             f"and wins for every δ above δ*; at our floor it wins (in expectation, unprojected) at {gaussian_wins} "
             f"of {len(group)} n."
@@ -214,7 +214,7 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
         f"Over {total} settings (k = {', '.join(str(int(k)) for k in sorted(frame['k'].unique()))}; "
         f"n = {int(frame['n_users'].min()):,} to {int(frame['n_users'].max()):,}; ε = {frame['epsilon'].min():g} to "
         f"{frame['epsilon'].max():g}; δ rules {', '.join(sorted(frame['delta_rule'].unique()))}), the central Gaussian "
-        f"(best variant: {', '.join(f'`{name}` in {count}' for name, count in best.items())}) gives the lower TV in "
+        f"(best variant: {', '.join(f'`{name}` in {count}' for name, count in best.items())}) gives the lower ½L1 error in "
         f"{int(central.sum())} and shuffle+INV at the largest ε0 certified by the tight upper bound in "
         f"{int(shuffle.sum())}"
         + (f" ({_where_list(frame[shuffle])})" if shuffle.any() else "")
@@ -231,7 +231,7 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
     for n_users in (smallest, largest):
         at_n = frame[frame["n_users"] == n_users]
         low_eps, high_eps = at_n[at_n["epsilon"] <= 1.0], at_n[at_n["epsilon"] > 1.0]
-        text = f"at n = {int(n_users):,} the TV ratio shuffle+INV / Gaussian is "
+        text = f"at n = {int(n_users):,} the ½L1 ratio shuffle+INV / Gaussian is "
         spans = []
         for label, rows in (("ε ≤ 1", low_eps), ("ε > 1", high_eps)):
             if len(rows):
@@ -369,7 +369,7 @@ def read_rounds(frame: pd.DataFrame) -> str:
             f"the winner changes on {len(moved)} of {len(group)} lines (n, ε)"
             + (
                 "".join(
-                    f"; n = {int(r.n_users):,}, ε = {r.epsilon:g}: {r.first} → {r.last} (TV ratio "
+                    f"; n = {int(r.n_users):,}, ε = {r.epsilon:g}: {r.first} → {r.last} (½L1 ratio "
                     f"{r.first_ratio:.2f} → {r.last_ratio:.2f})"
                     for r in moved.itertuples()
                 )

@@ -195,7 +195,7 @@ def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
         for r in shuffle.head(3).itertuples()
     )
     return (
-        f"At an equal (ε, δ) guarantee the trusted curator's Gaussian gives the lower TV in {central} of {total} "
+        f"At an equal (ε, δ) guarantee the trusted curator's Gaussian gives the lower ½L1 error in {central} of {total} "
         f"settings and shuffle+INV in {len(shuffle)}"
         + (f" ({where}{'; …' if len(shuffle) > 3 else ''})" if len(shuffle) else "")
         + (
@@ -203,7 +203,7 @@ def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
             if total > central + len(shuffle)
             else ""
         )
-        + f"; not trusting a curator costs a TV ratio shuffle+INV / Gaussian of {ratio.min():.2f} to {ratio.max():.2f} "
+        + f"; not trusting a curator costs a ½L1 ratio shuffle+INV / Gaussian of {ratio.min():.2f} to {ratio.max():.2f} "
         f"(median {float(ratio.median()):.2f}), and {int(frame['certain'].astype(bool).sum())} of {total} verdicts are "
         f"certain under both accountants ([section](#{anchor}))."
     )

@@ -43,7 +43,7 @@ def _group_label(row, groups) -> str:
 
 
 def read_method_comparison(frame: pd.DataFrame) -> str:
-    """One paragraph of facts from a TV-per-method table: who is lowest where, and by how much.
+    """One paragraph of facts from a ½L1-error-per-method table: who is lowest where, and by how much.
     Calibrations of the Gaussian that coincide (the same σ at every n: one experiment) are counted once
     (:func:`shuffledp.experiments.utility_tables.merge_coincident_calibrations`)."""
     frame = merge_coincident_calibrations(frame)
@@ -186,7 +186,7 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
         )
         gaussian, inv = float(row["l1_half_gaussian"]), float(row["l1_half_shuffle_inv"])
         text = (
-            f"{where}: TV to the original distribution {format_cell(gaussian)} (Gaussian) and "
+            f"{where}: ½L1 distance to the original distribution {format_cell(gaussian)} (Gaussian) and "
             f"{format_cell(inv)} (shuffle+INV); the {'Gaussian' if gaussian < inv else 'shuffle+INV'} "
             f"estimate is closer (ratio shuffle+INV / Gaussian {format_cell(inv / gaussian if gaussian else math.inf)})"
         )
