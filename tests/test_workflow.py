@@ -395,6 +395,16 @@ def test_phase_diagram_outputs(e2e, test_config):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
+def test_no_tv_column_of_the_utility_stage_exceeds_one(e2e):
+    """Columns named tv* hold total variation distances (at most 1); half L1 errors of unprojected
+    estimates, which can exceed 1, are in l1_half* columns (the old phase_diagram.csv had tv_* up to 210)."""
+    for path in sorted((e2e / "results" / "utility").rglob("*.csv")):
+        frame = pd.read_csv(path)
+        for column in frame.columns:
+            if str(column).lower().startswith("tv") and pd.api.types.is_numeric_dtype(frame[column]):
+                assert not (frame[column].dropna() > 1.0 + 1e-12).any(), (path.name, column)
+
+
 def test_balle_outputs(e2e, test_config):
     """The Balle stage ran on the tiny config: its figure, and every configured curve reproduced against
     the authors' code at the points it computed (the other curves are "not computed in this run")."""
