@@ -654,7 +654,7 @@ def _grid_point(setting: RoundsSetting, counts, *, seed: int, draws: int) -> dic
         ("geometric", "geometric"),
         ("local-krr+inv", "local"),
     ):
-        point[f"tv_{short}"] = by[mechanism]["l1_half"]
+        point[f"l1_half_{short}"] = by[mechanism]["l1_half"]
         point[f"average_l1_half_{short}"] = by[mechanism]["average_l1_half"]
     point["log_ratio"] = math.log(point["average_l1_half_shuffle"] / point["average_l1_half_gaussian"])
     return point
