@@ -14,7 +14,13 @@ from figure_checks import figure_text, legend_texts
 from matplotlib.patches import Rectangle
 
 from shuffledp.experiments import equal_guarantee as E
-from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv, plot_ratio_map, plot_tv_against_n
+from shuffledp.plotting.equal_guarantee import (
+    COINCIDE_RELATIVE,
+    figure_ratio,
+    figure_tv,
+    plot_ratio_map,
+    plot_tv_against_n,
+)
 from shuffledp.plotting.style import FLAG_HATCH
 
 EQUAL = {
@@ -71,7 +77,7 @@ def test_tv_figure_has_one_panel_per_dataset_and_epsilon(frame):
 
 def test_tv_figure_draws_no_coincident_curves_without_a_note(frame):
     """The old figure drew four shuffle curves on top of each other (shuffle+INV and shuffle+IBU, two delta
-    rules). A curve within 1% of one drawn is drawn once and the legend's note says which coincide; the
+    rules). A curve within 5% of one drawn is drawn once and the legend's note says which coincide; the
     legend lists only drawn mechanisms, at 8 pt or more."""
     figure = figure_tv(frame)
     for ax in figure.axes:
@@ -80,13 +86,13 @@ def test_tv_figure_draws_no_coincident_curves_without_a_note(frame):
             for b in curves[i + 1 :]:
                 if list(a.get_xdata()) == list(b.get_xdata()):
                     y_a, y_b = np.asarray(a.get_ydata(), float), np.asarray(b.get_ydata(), float)
-                    assert not np.all(np.abs(y_a - y_b) <= 0.01 * np.maximum(y_a, y_b))
+                    assert not np.all(np.abs(y_a - y_b) <= COINCIDE_RELATIVE * np.maximum(y_a, y_b))
     labels = legend_texts(figure)
     drawn = {str(c.get_label()).split("|")[0] for ax in figure.axes for c in ax.containers}
     ibu = frame[(frame["mechanism"] == "shuffle+IBU") & (frame["calibration"] == "weak-adversary")]
     inv = frame[(frame["mechanism"] == "shuffle+INV") & (frame["calibration"] == "weak-adversary")]
     merged = ibu.merge(inv, on=["epsilon", "delta_rule", "n_users"])
-    if np.allclose(merged["l1_half_mean_x"], merged["l1_half_mean_y"], rtol=0.01):
+    if np.allclose(merged["l1_half_mean_x"], merged["l1_half_mean_y"], rtol=COINCIDE_RELATIVE / 2):
         assert "shuffle+IBU" not in drawn
         assert any(
             "Coincident curves drawn once" in label and "shuffle+IBU (MLE)" in label for label in labels

@@ -5,7 +5,7 @@ One panel per k: the exact ratio E TV(shuffle+INV) / E TV(Gaussian) of the grid 
 computed (cell edges half-way between grid points in log n and log epsilon, the outermost cells ending at
 the outermost computed points: nothing is painted beyond the computed range, nothing is interpolated),
 in the outcome colours of :mod:`shuffledp.plotting.style` (blue: shuffle better, red: curator better;
-grey and hatched: neither is useful, both errors at least that of guessing the uniform distribution),
+grey: neither is useful, both errors at least that of guessing the uniform distribution),
 the computed boundary (the interpolated crossings of :func:`shuffledp.experiments.phase_diagram.boundary`)
 and the equal-guarantee Monte-Carlo verdicts of
 :func:`shuffledp.experiments.phase_diagram.monte_carlo_verdicts` on top as markers (at their dataset's
@@ -143,7 +143,6 @@ def plot_phase_panel(
             shading="flat",
             edgecolors="white",
             linewidth=0.3,
-            hatch=style.FLAG_HATCH,
             gid="neither-useful",
         )
     _boundary_lines(ax, crossings)
@@ -246,7 +245,6 @@ def figure_phase_diagram(
             ),
             Patch(
                 facecolor=NEITHER_COLOUR,
-                hatch=style.FLAG_HATCH,
                 edgecolor="white",
                 label="neither is useful: both E ½·L1 ≥ 1 − 1/k (the error of guessing the uniform distribution)",
             ),
