@@ -12,6 +12,8 @@ the accountants that calibrated each side and the data.
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -60,7 +62,12 @@ def figure_rounds(
     ks = sorted(frame["k"].unique()) or [0]
     with style.plot_style():
         figure, axes = plt.subplots(
-            1, len(ks), figsize=(4.4 * len(ks), 4.4), squeeze=False, sharey=True, layout="constrained"
+            1,
+            len(ks),
+            figsize=(max(4.4 * len(ks), 6.0), 4.8),
+            squeeze=False,
+            sharey=True,
+            layout="constrained",
         )
         for axis, k in zip(axes[0], ks):
             panel = frame[frame["k"] == k]
@@ -93,10 +100,9 @@ def figure_rounds(
             min(0.5, values.min() / 1.2), max(2.0, values.max() * 1.2)
         )  # shared by every panel
         axes[0][0].set_ylabel(
-            "E ½·L1 shuffle+INV / E ½·L1 Gaussian, both unprojected\n(average of T rounds; < 1: shuffle better)"
+            "E ½·L1 shuffle+INV / E ½·L1 Gaussian\n(both unprojected, average of T rounds;\n< 1: shuffle better)"
         )
-        figure.suptitle(
-            _title(frame, data, shuffle_accountant) + (f"\n{data_label}" if data_label else ""),
-            fontsize="medium",
-        )
+        text = _title(frame, data, shuffle_accountant) + (f"\n{data_label}" if data_label else "")
+        width = 48 * len(ks) + 10  # characters that fit over the panels at the medium font size
+        figure.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize="medium")
     return figure
