@@ -34,6 +34,7 @@ Drawing helpers only; nothing here computes a statistic. Choices, each stated on
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import ChainMap
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
@@ -540,6 +541,8 @@ def add_data_label(figure, text: str):
     """
     if not text or not str(text).strip():
         raise ValueError(f"`text` must be a non-empty line naming the data; got {text!r}.")
+    # wrapped to the figure's width (about 10 characters per inch at the title's size): never cut off
+    text = textwrap.fill(str(text), max(60, int(10 * figure.get_figwidth())))
     title = getattr(figure, "_suptitle", None)
     if title is not None and title.get_text():
         title.set_text(f"{title.get_text()}\n{text}")
