@@ -87,7 +87,7 @@ def _one(n, k, epsilon, delta, T, q, *, simulate: bool, draws: int) -> list[dict
                 "average_l1_half_se": row["average_l1_half_se"],
                 "average_method": row["average_method"],
                 "protocol_l1_half": mean,
-                "protocol_tv_se": se,
+                "protocol_l1_half_se": se,
             }
         )
     if simulate:
@@ -121,7 +121,7 @@ def main(argv: list[str]) -> int:
         "mechanism",
         "average_l1_half",
         "protocol_l1_half",
-        "protocol_tv_se",
+        "protocol_l1_half_se",
         "verdict_exact",
         "verdict_protocol",
         "cpu_seconds",
