@@ -68,7 +68,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             sentences.append(
                 "Counted once: "
                 + "; ".join(
-                    f"calibration `{row.calibration}` = `{'`, `'.join(row.coincides_with.split(', '))}` "
+                    f"calibration `{row.calibration}` = `{'`, `'.join(str(row.coincides_with).split(', '))}` "
                     "(the same σ at every n: one experiment)"
                     for row in merged.itertuples()
                 )

@@ -219,6 +219,10 @@ _UTILITY_EXTRAS = frozenset(
 )
 
 
+def _with_grid(caption: Callable[[Path], str], words: str, image: Path) -> str:
+    return f"{caption(image)}; {words}"
+
+
 def grid_words(config) -> str:
     """Which grid ran, for the captions of the utility figures: "grid: default profile (config/config.yaml)"
     or "grid: quick profile (a coarse stand-in grid, not config/config.yaml's)".
@@ -307,9 +311,7 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
         images = existing_files(inputs.figures.get(number, ()))
         if spec.stage == "utility":
             words = grid_words(inputs.config)
-            blocks += _figures(
-                inputs, images, lambda image, n=number, w=words: f"{_numbered_caption(n, image)}; {w}"
-            )
+            blocks += _figures(inputs, images, partial(_with_grid, partial(_numbered_caption, number), words))
         else:
             blocks += _figures(inputs, images, partial(_numbered_caption, number))
         if not images:
@@ -406,7 +408,7 @@ def beyond_section(inputs: ReportInputs) -> list:
         blocks.append(Paragraph(first + f" ([more](#appendix-{extra_anchor(name)}))"))
         if name in _UTILITY_EXTRAS:
             words = grid_words(inputs.config)
-            blocks += _figures(inputs, images, lambda image, n=name, w=words: f"{_caption(n, image)}; {w}")
+            blocks += _figures(inputs, images, partial(_with_grid, partial(_caption, name), words))
         else:
             blocks += _figures(inputs, images, partial(_caption, name))
     return blocks
