@@ -64,7 +64,7 @@ def _one(n, k, epsilon, delta, T, q, *, simulate: bool, draws: int) -> list[dict
         "load_average": load,
         **{key: rounds[key] for key in ("epsilon_local", "sigma", "geometric_epsilon", "local_epsilon")},
     }
-    exact = {row["mechanism"]: row for row in result.rows if row["average_tv"] is not None}
+    exact = {row["mechanism"]: row for row in result.rows if row["average_l1_half"] is not None}
     simulated = {}
     if simulate:
         counts = dataset_counts("uniform", n_users=rounds["per_round"], k=k)
@@ -82,18 +82,18 @@ def _one(n, k, epsilon, delta, T, q, *, simulate: bool, draws: int) -> list[dict
             {
                 **base,
                 "mechanism": mechanism,
-                "per_round_tv": row["tv"],
-                "average_tv": row["average_tv"],
-                "average_tv_se": row["average_tv_se"],
+                "per_round_l1_half": row["l1_half"],
+                "average_l1_half": row["average_l1_half"],
+                "average_l1_half_se": row["average_l1_half_se"],
                 "average_method": row["average_method"],
-                "protocol_tv": mean,
-                "protocol_tv_se": se,
+                "protocol_l1_half": mean,
+                "protocol_l1_half_se": se,
             }
         )
     if simulate:
         by = {row["mechanism"]: row for row in rows}
-        exact_winner = min(PAIR, key=lambda name: by[name]["average_tv"])
-        simulated_winner = min(PAIR, key=lambda name: by[name]["protocol_tv"])
+        exact_winner = min(PAIR, key=lambda name: by[name]["average_l1_half"])
+        simulated_winner = min(PAIR, key=lambda name: by[name]["protocol_l1_half"])
         for row in rows:
             row.update({"verdict_exact": exact_winner, "verdict_protocol": simulated_winner})
     return rows
@@ -119,9 +119,9 @@ def main(argv: list[str]) -> int:
         "subsample",
         "epsilon_local",
         "mechanism",
-        "average_tv",
-        "protocol_tv",
-        "protocol_tv_se",
+        "average_l1_half",
+        "protocol_l1_half",
+        "protocol_l1_half_se",
         "verdict_exact",
         "verdict_protocol",
         "cpu_seconds",

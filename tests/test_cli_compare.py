@@ -26,7 +26,15 @@ def test_json_has_one_object_per_mechanism_and_the_verdict(capsys):
         "local-krr+inv",
     ]
     for row in mechanisms:
-        assert {"mechanism", "epsilon_local", "sigma", "tv", "tv_se", "method", "calibration"} <= set(row)
+        assert {
+            "mechanism",
+            "epsilon_local",
+            "sigma",
+            "l1_half",
+            "l1_half_se",
+            "method",
+            "calibration",
+        } <= set(row)
         assert row["method"] in {"exact", "monte-carlo"}
     assert final["winner"] in {row["mechanism"] for row in mechanisms}
     assert set(final["shuffle_vs_gaussian"]) >= {"winner", "ratio", "certain"}
@@ -37,7 +45,7 @@ def test_table_has_one_line_per_row_and_the_verdict(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("mechanism")
     assert all(line.endswith(("exact", "monte-carlo")) for line in lines[1:12]) and len(lines) == 26
-    assert any(line.startswith("winner (smallest expected TV") for line in lines)
+    assert any(line.startswith("winner (smallest expected half L1 error") for line in lines)
     assert any(line.startswith("shuffle+inv+proj vs gaussian+proj:") for line in lines)
     # by default, every shuffled randomizer side by side after k-RR's detail
     assert lines[15].startswith("which randomizer to shuffle") and lines[16].startswith("randomizer")

@@ -287,7 +287,7 @@ def _mc_row(frame, n_users, target, mechanism, calibration):
 def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path):
     """At every setting of the tiny equal-guarantee grid (synthetic data, k = 5): the same eps0 (k >= 3:
     worst-case-upper is weak-adversary's value; both searches stop within 1e-6), the exact rows inside 4
-    standard errors of the grid's means (the Gaussian's closed form equal to its `tv_expected`), the projected
+    standard errors of the grid's means (the Gaussian's closed form equal to its `l1_half_expected`), the projected
     pair and their TV ratio within 4 combined SE (delta method for the ratio), and the same winner of
     shuffle+INV+proj against gaussian+proj wherever both are decided.
 
@@ -328,12 +328,12 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
                 randomizer=KRR(epsilon_local, counts.size),
             )
             spread = total_variation(draws, counts / n_users).std(ddof=1) / math.sqrt(replicates)
-            assert abs(rows["shuffle+inv", calibration]["tv"] - grid["tv_mean"]) <= 4 * spread, (
+            assert abs(rows["shuffle+inv", calibration]["l1_half"] - grid["l1_half_mean"]) <= 4 * spread, (
                 n_users,
                 target,
             )
         gaussian = _mc_row(frame, n_users, target, "gaussian", "none")
-        assert rows["gaussian", "none"]["tv"] == pytest.approx(gaussian["tv_expected"], rel=1e-9)
+        assert rows["gaussian", "none"]["l1_half"] == pytest.approx(gaussian["l1_half_expected"], rel=1e-9)
         pair = {}
         for mine, theirs, calibration in (
             ("shuffle+inv+proj", "shuffle+INV", "weak-adversary"),
@@ -341,13 +341,13 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
         ):
             grid = _mc_row(frame, n_users, target, theirs, calibration)
             row = rows[mine, "upper" if mine.startswith("shuffle") else "none"]
-            grid_se = row["tv_se"] * math.sqrt(400 / replicates)
-            assert abs(row["tv"] - grid["tv_mean"]) <= 4 * math.hypot(row["tv_se"], grid_se), (
+            grid_se = row["l1_half_se"] * math.sqrt(400 / replicates)
+            assert abs(row["l1_half"] - grid["l1_half_mean"]) <= 4 * math.hypot(row["l1_half_se"], grid_se), (
                 mine,
                 n_users,
                 target,
             )
-            pair[mine] = (grid["tv_mean"], grid_se)
+            pair[mine] = (grid["l1_half_mean"], grid_se)
         (shuffle, shuffle_se), (central, central_se) = pair["shuffle+inv+proj"], pair["gaussian+proj"]
         grid_ratio = shuffle / central
         verdict = result.verdict["shuffle_vs_gaussian"]
@@ -357,7 +357,8 @@ def test_compare_agrees_with_the_equal_guarantee_grid(e2e, test_config, tmp_path
             spread,
             verdict["ratio"]
             * math.hypot(
-                mine_shuffle["tv_se"] / mine_shuffle["tv"], mine_central["tv_se"] / mine_central["tv"]
+                mine_shuffle["l1_half_se"] / mine_shuffle["l1_half"],
+                mine_central["l1_half_se"] / mine_central["l1_half"],
             ),
         )
         assert abs(verdict["ratio"] - grid_ratio) <= 4 * spread, (
@@ -376,15 +377,32 @@ def test_phase_diagram_outputs(e2e, test_config):
     utility = e2e / "results" / "utility"
     phase, equal = test_config["utility"]["phase_diagram"], test_config["utility"]["equal_guarantee"]
     grid = pd.read_csv(utility / "phase_diagram.csv")
-    n_axis, epsilon_axis = grid_axes(phase)
+    n_axis, epsilon_axis = grid_axes(phase, equal)
     assert len(grid) == len(delta_rules(equal)) * len(phase["k"]) * len(n_axis) * len(epsilon_axis)
     assert grid["log_ratio"].notna().all()
+    # every Monte-Carlo verdict inside the grid's ranges sits on a point computed at its own n and epsilon
+    assert set(grid["n_users"]) >= {n for n in equal["n_users"] if phase["n_min"] <= n <= phase["n_max"]}
     verdicts = pd.read_csv(utility / "phase_diagram_monte_carlo.csv")
     _, settings = _equal_guarantee_settings(e2e, test_config)
-    assert len(verdicts) == len(settings) and set(verdicts["verdict"]) <= {"shuffle", "gaussian", "undecided"}
+    assert len(verdicts) == len(settings) and set(verdicts["verdict"]) <= {
+        "shuffle",
+        "gaussian",
+        "undecided",
+        "neither",
+    }
     for name, _, _ in delta_rules(equal):
         png = utility / f"phase_diagram_{rule_slug(name)}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_no_tv_column_of_the_utility_stage_exceeds_one(e2e):
+    """Columns named tv* hold total variation distances (at most 1); half L1 errors of unprojected
+    estimates, which can exceed 1, are in l1_half* columns (the old phase_diagram.csv had tv_* up to 210)."""
+    for path in sorted((e2e / "results" / "utility").rglob("*.csv")):
+        frame = pd.read_csv(path)
+        for column in frame.columns:
+            if str(column).lower().startswith("tv") and pd.api.types.is_numeric_dtype(frame[column]):
+                assert not (frame[column].dropna() > 1.0 + 1e-12).any(), (path.name, column)
 
 
 def test_balle_outputs(e2e, test_config):

@@ -443,23 +443,23 @@ def _compare_cell(value, digits: int = 5) -> str:
 
 def _print_comparison(result) -> None:
     print(
-        f"{'mechanism':<18}{'eps0 from':<11}{'eps0':>12}{'sigma':>10}  {'E[TV]':>11} {'(SE)':>10}  "
+        f"{'mechanism':<18}{'eps0 from':<11}{'eps0':>12}{'sigma':>10}  {'E[L1]/2':>11} {'(SE)':>10}  "
         f"{'E[L2^2]':>11} {'(SE)':>10}  method"
     )
     for row in result.rows:
         source = {"upper": "upper", "lower": "lower"}.get(row["calibration"], "-")
-        standard_error = "" if row["method"] == "exact" else f"({row['tv_se']:.2g})"
+        standard_error = "" if row["method"] == "exact" else f"({row['l1_half_se']:.2g})"
         l2_error = "" if row["method"] == "exact" else f"({row['squared_l2_se']:.2g})"
         print(
             f"{row['mechanism']:<18}{source:<11}{_compare_cell(row['epsilon_local'], 8):>12}"
-            f"{_compare_cell(row['sigma'], 5):>10}  {row['tv']:>11.5g} {standard_error:>10}  "
+            f"{_compare_cell(row['sigma'], 5):>10}  {row['l1_half']:>11.5g} {standard_error:>10}  "
             f"{row['squared_l2']:>11.4g} {l2_error:>10}  {row['method']}"
         )
     verdict = result.verdict
     pair = verdict["shuffle_vs_gaussian"]
     print(
-        f"winner (smallest expected TV; shuffled rows at the upper-bound eps0): {verdict['winner']} "
-        f"(TV {verdict['winner_tv']:.4g})"
+        f"winner (smallest expected half L1 error; shuffled rows at the upper-bound eps0): {verdict['winner']} "
+        f"(L1/2 {verdict['winner_l1_half']:.4g})"
     )
     if pair["winner_lower"] is None:  # T rounds: no lower-bound eps0
         certainty = (
@@ -496,17 +496,17 @@ def _print_rounds(result) -> None:
         f"({rounds['shuffle_accountant']} PLD, composed), sigma {rounds['sigma']:.6g}, geometric eps "
         f"{rounds['geometric_epsilon']:.6g}, local eps {rounds['local_epsilon']:.6g}"
     )
-    print(f"{'average of T rounds':<18}{'E[TV]':>12} {'(SE)':>10}  {'E[L2^2]':>11}  method")
+    print(f"{'average of T rounds':<18}{'E[L1]/2':>12} {'(SE)':>10}  {'E[L2^2]':>11}  method")
     for row in result.rows:
-        if row["average_tv"] is not None:
-            standard_error = f"({row['average_tv_se']:.2g})" if row["average_tv_se"] else ""
+        if row["average_l1_half"] is not None:
+            standard_error = f"({row['average_l1_half_se']:.2g})" if row["average_l1_half_se"] else ""
             print(
-                f"{row['mechanism']:<18}{row['average_tv']:>12.5g} {standard_error:>10}  "
+                f"{row['mechanism']:<18}{row['average_l1_half']:>12.5g} {standard_error:>10}  "
                 f"{row['average_squared_l2']:>11.4g}  {row['average_method']}"
             )
     print(
         f"winner on the average of T rounds: {result.verdict['average_winner']} "
-        f"(TV {result.verdict['average_winner_tv']:.4g}); the table above is per round"
+        f"(L1/2 {result.verdict['average_winner_l1_half']:.4g}); the table above is per round"
     )
 
 

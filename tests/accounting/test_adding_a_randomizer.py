@@ -206,7 +206,7 @@ def test_its_estimate_is_unbiased(cyclic):
 def test_its_exact_error_matches_monte_carlo(cyclic):
     toy = cyclic(1.0)
     error = toy.expected_error(COUNTS)
-    assert error.tv is None  # no exact formula: callers use Monte Carlo with its standard error
+    assert error.l1_half is None  # no exact formula: callers use Monte Carlo with its standard error
     estimates = toy.estimate(
         sample_shuffled_counts(COUNTS, randomizer=toy, rng=np.random.default_rng(5), size=DRAWS)
     )
@@ -308,7 +308,7 @@ def test_compare_runs_with_it(cyclic, by_key):
     rows = {(row["mechanism"], row["calibration"]): row for row in result.rows}
     assert {calibration for _, calibration in rows} == {"upper", "none"}  # no lower bound is known for it
     assert rows["shuffle+inv", "upper"]["method"] == "monte-carlo"  # no exact TV: Monte Carlo with its SE
-    assert rows["shuffle+inv", "upper"]["tv_se"] > 0
+    assert rows["shuffle+inv", "upper"]["l1_half_se"] > 0
     for mechanism in ("shuffle+inv+proj", "shuffle+ibu", LOCAL_OTHER, "gaussian", "geometric+proj"):
         assert (mechanism, "upper" if mechanism.startswith("shuffle") else "none") in rows
     assert ("local-krr+inv", "none") not in rows

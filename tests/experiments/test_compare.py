@@ -64,7 +64,7 @@ def _brute_force_tv(counts, epsilon_local):
 )
 def test_exact_krr_tv_equals_brute_force_convolution(counts, epsilon_local):
     counts = np.asarray(counts)
-    assert krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv == pytest.approx(
+    assert krr_inv_expected_error(counts, epsilon_local=epsilon_local).l1_half == pytest.approx(
         _brute_force_tv(counts, epsilon_local), rel=1e-10
     )
 
@@ -84,7 +84,7 @@ def test_exact_krr_rows_agree_with_simulation(n_users, k, epsilon_local):
     truth = counts / n_users
     exact = krr_inv_expected_error(counts, epsilon_local=epsilon_local)
     for draws, expected in (
-        (total_variation(estimates, truth), exact.tv),
+        (total_variation(estimates, truth), exact.l1_half),
         (np.sum((estimates - truth) ** 2, axis=-1), exact.squared_l2),
     ):
         assert abs(draws.mean() - expected) < 4 * draws.std(ddof=1) / math.sqrt(draws.size)
@@ -94,14 +94,14 @@ def test_gaussian_closed_form_and_simulation():
     """E|N(0, sigma^2)| = sigma sqrt(2/pi) per cell, so E TV = sigma sqrt(2/pi) k / (2 n); simulated within 4 SE."""
     k, n_users, sigma = 15, 400, 7.5
     exact = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma)
-    assert exact.tv == sigma * math.sqrt(2 / math.pi) * k / 2 / n_users
+    assert exact.l1_half == sigma * math.sqrt(2 / math.pi) * k / 2 / n_users
     assert exact.squared_l2 == k * sigma**2 / n_users**2
     counts = largest_remainder(np.ones(k), n_users)
     draws = total_variation(
         gaussian_histogram(counts, sigma=sigma, rng=np.random.default_rng(3), size=4000) / n_users,
         counts / n_users,
     )
-    assert abs(draws.mean() - exact.tv) < 4 * draws.std(ddof=1) / math.sqrt(draws.size)
+    assert abs(draws.mean() - exact.l1_half) < 4 * draws.std(ddof=1) / math.sqrt(draws.size)
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.3, 0.6065306597126334, 0.95])
@@ -111,7 +111,7 @@ def test_geometric_closed_form_equals_direct_summation(alpha):
     pmf = (1 - alpha) / (1 + alpha) * alpha ** np.abs(z)
     k, n_users = 7, 100
     exact = geometric_expected_error(k=k, n_users=n_users, alpha=alpha)
-    assert exact.tv == pytest.approx(k * np.sum(pmf * np.abs(z)) / (2 * n_users), rel=1e-12)
+    assert exact.l1_half == pytest.approx(k * np.sum(pmf * np.abs(z)) / (2 * n_users), rel=1e-12)
     assert exact.squared_l2 == pytest.approx(k * np.sum(pmf * z**2) / n_users**2, rel=1e-12)
 
 
@@ -122,7 +122,7 @@ def test_geometric_simulation_agrees():
         / 300
     )
     draws = total_variation(noisy, counts / 300)
-    expected = geometric_expected_error(k=10, n_users=300, alpha=math.exp(-0.5)).tv
+    expected = geometric_expected_error(k=10, n_users=300, alpha=math.exp(-0.5)).l1_half
     assert abs(draws.mean() - expected) < 4 * draws.std(ddof=1) / math.sqrt(draws.size)
 
 
@@ -141,7 +141,7 @@ def test_every_mechanism_and_method(small):
             if row["mechanism"] in {"shuffle+inv", "gaussian", "geometric", "local-krr+inv"}
             else "monte-carlo"
         )
-        assert (row["tv_se"] == 0) == (row["method"] == "exact")
+        assert (row["l1_half_se"] == 0) == (row["method"] == "exact")
     final = small.to_json()[-1]
     assert set(final["shuffle_vs_gaussian"]) >= {"winner", "ratio", "certain"}
 
@@ -158,7 +158,8 @@ def test_local_krr_row_is_the_exact_law_at_epsilon(small):
     counts = dataset_counts("zipf:1", n_users=300, k=15)
     local = next(row for row in small.rows if row["mechanism"] == "local-krr+inv")
     assert (
-        local["epsilon_local"] == 1.0 and local["tv"] == krr_inv_expected_error(counts, epsilon_local=1.0).tv
+        local["epsilon_local"] == 1.0
+        and local["l1_half"] == krr_inv_expected_error(counts, epsilon_local=1.0).l1_half
     )
 
 
@@ -227,7 +228,7 @@ def test_bad_data_is_one_clear_message(data, message):
 
 def _rows(shuffle_upper, shuffle_lower, gaussian, se=1e-3):
     def row(mechanism, calibration, tv):
-        return {"mechanism": mechanism, "calibration": calibration, "tv": tv, "tv_se": se}
+        return {"mechanism": mechanism, "calibration": calibration, "l1_half": tv, "l1_half_se": se}
 
     return [
         row("shuffle+inv+proj", "upper", shuffle_upper),

@@ -199,7 +199,7 @@ def test_rounds_output_has_the_parameters_and_the_averages(capsys):
     assert set(exact) == {"shuffle+inv", "gaussian", "local-krr+inv"}
     for row in exact.values():  # averaging T independent unbiased rounds divides the squared L2 by T
         assert row["average_squared_l2"] == pytest.approx(row["squared_l2"] / 10)
-        assert row["average_tv"] < row["tv"]
+        assert row["average_l1_half"] < row["l1_half"]
 
 
 def test_protocol_monte_carlo_agrees_with_the_exact_averages():
@@ -216,12 +216,12 @@ def test_protocol_monte_carlo_agrees_with_the_exact_averages():
         counts, parameters, compositions=10, draws=400, rng=job_rng(0, "test-protocol-monte-carlo")
     )
     for row in result.rows:
-        if row["average_tv"] is not None:
+        if row["average_l1_half"] is not None:
             mean, se = simulated[row["mechanism"]]
-            spread = math.hypot(se, row["average_tv_se"])
-            assert abs(mean - row["average_tv"]) < 4.0 * spread, row["mechanism"]
+            spread = math.hypot(se, row["average_l1_half_se"])
+            assert abs(mean - row["average_l1_half"]) < 4.0 * spread, row["mechanism"]
     exact_winner = min(
         ("shuffle+inv", "gaussian"),
-        key=lambda name: next(row["average_tv"] for row in result.rows if row["mechanism"] == name),
+        key=lambda name: next(row["average_l1_half"] for row in result.rows if row["mechanism"] == name),
     )
     assert exact_winner == min(("shuffle+inv", "gaussian"), key=lambda name: simulated[name][0])

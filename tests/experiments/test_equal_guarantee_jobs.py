@@ -94,21 +94,21 @@ def test_job_has_one_row_per_target_calibration_and_mechanism(counts, calibratio
     assert not frame.duplicated(subset=E.KEYS).any()
     assert set(frame["mechanism"]) == set(E.MECHANISMS)
     assert (frame["replicates"] == SMALL["replicates"]).all()
-    np.testing.assert_allclose(frame["tv_high"] - frame["tv_mean"], 1.96 * frame["tv_se"])
+    np.testing.assert_allclose(frame["l1_half_high"] - frame["l1_half_mean"], 1.96 * frame["l1_half_se"])
     shuffle = frame[frame["mechanism"].str.startswith("shuffle")]
     assert (
         set(shuffle["calibration"]) == set(E.ACCOUNTANTS)
         and (shuffle["epsilon_local"] >= shuffle["epsilon"]).all()
     )
     # pure epsilon: the geometric rows are the same draws for every delta rule
-    geometric = frame[frame["mechanism"] == "geometric"].groupby("epsilon")["tv_mean"].nunique()
+    geometric = frame[frame["mechanism"] == "geometric"].groupby("epsilon")["l1_half_mean"].nunique()
     assert (geometric == 1).all()
 
 
 def test_same_seed_gives_the_identical_frame_and_another_seed_does_not(counts, calibration):
     pd.testing.assert_frame_equal(_job(counts, calibration), _job(counts, calibration))
     assert not np.allclose(
-        _job(counts, calibration)["tv_mean"], _job(counts, calibration, seed=SEED + 1)["tv_mean"]
+        _job(counts, calibration)["l1_half_mean"], _job(counts, calibration, seed=SEED + 1)["l1_half_mean"]
     )
 
 
@@ -124,7 +124,7 @@ def test_rows_do_not_depend_on_the_grid_around_them(counts, calibration):
 
 def test_monte_carlo_intervals_hold_the_closed_form_expectations(counts, calibration):
     frame = _job(counts, calibration, equal={**SMALL, "replicates": 400})
-    for column in ("tv", "mse"):
+    for column in ("l1_half", "mse"):
         rows = frame[frame[f"{column}_expected"].notna()]
         assert len(rows) >= 8
         z = (rows[f"{column}_mean"] - rows[f"{column}_expected"]) / rows[f"{column}_se"]
@@ -185,7 +185,7 @@ def _verdict_frame(shuffle_upper, shuffle_lower, gaussian, gaussian_proj=(9.0, 0
                 "calibration": calibration,
                 "mechanism": mechanism,
                 "epsilon_local": 2.0,
-                **E.summarise(np.array([mean - se, mean + se]), "tv"),
+                **E.summarise(np.array([mean - se, mean + se]), "l1_half"),
             }
         )
     return pd.DataFrame(rows)

@@ -15,11 +15,13 @@ from shuffledp.experiments.phase_diagram import (
     accountant_for,
     boundary,
     bracket_for,
+    constant_error,
     delta_rules,
     grid_axes,
     grid_job,
     monte_carlo_verdicts,
     rule_slug,
+    verdict,
 )
 
 EQUAL = {"delta_fixed": [1e-6], "delta_power": [1.1], "epsilon": [1.0], "epsilon_local_upper": 30.0}
@@ -80,12 +82,15 @@ def test_grid_rows_are_the_exact_rows():
     grid = grid_job(
         {**PHASE, "n_max": 100, "n_points": 2, "epsilon_points": 2}, EQUAL, k=5, neighbouring="replace-one"
     )
-    assert len(grid) == 2 * 1 * 2  # rules x n x epsilon
+    assert len(grid) == 2 * 1 * 3  # rules x n x epsilon (0.5 and 4.0, and the equal-guarantee grid's 1.0)
+    assert sorted(set(grid["epsilon"])) == pytest.approx([0.5, 1.0, 4.0])
     row = grid.iloc[0]
     counts = np.full(5, 20)
-    assert row["tv_shuffle"] == krr_inv_expected_error(counts, epsilon_local=row["epsilon_local"]).tv
-    assert row["tv_gaussian"] == gaussian_expected_error(k=5, n_users=100, sigma=row["sigma"]).tv
-    assert row["log_ratio"] == pytest.approx(math.log(row["tv_shuffle"] / row["tv_gaussian"]))
+    assert (
+        row["l1_half_shuffle"] == krr_inv_expected_error(counts, epsilon_local=row["epsilon_local"]).l1_half
+    )
+    assert row["l1_half_gaussian"] == gaussian_expected_error(k=5, n_users=100, sigma=row["sigma"]).l1_half
+    assert row["log_ratio"] == pytest.approx(math.log(row["l1_half_shuffle"] / row["l1_half_gaussian"]))
     assert set(grid["accountant"]) == {"worst-case-upper"} and set(grid["accountant_kind"]) == {"upper bound"}
 
 
@@ -109,15 +114,15 @@ def test_boundary_interpolates_in_log_epsilon():
 def test_monte_carlo_verdicts():
     keys = {"dataset": "synthetic", "k": 5, "n_users": 200, "delta_rule": "fixed 0.001"}
     rows = []
-    for epsilon, shuffle, gaussian in ((0.5, 1.0, 2.0), (1.0, 2.0, 1.0), (2.0, 1.0, 1.01)):
+    for epsilon, shuffle, gaussian in ((0.5, 0.1, 0.2), (1.0, 0.2, 0.1), (2.0, 0.1, 0.101)):
         rows.append(
             {
                 **keys,
                 "epsilon": epsilon,
                 "mechanism": "shuffle+INV-unprojected",
                 "calibration": "weak-adversary",
-                "tv_mean": shuffle,
-                "tv_se": 0.01,
+                "l1_half_mean": shuffle,
+                "l1_half_se": 0.001,
             }
         )
         rows.append(
@@ -126,8 +131,8 @@ def test_monte_carlo_verdicts():
                 "epsilon": epsilon,
                 "mechanism": "shuffle+INV-unprojected",
                 "calibration": "worst-case-lower",
-                "tv_mean": 0.0,
-                "tv_se": 0.01,
+                "l1_half_mean": 0.0,
+                "l1_half_se": 0.01,
             }
         )
         rows.append(
@@ -136,8 +141,8 @@ def test_monte_carlo_verdicts():
                 "epsilon": epsilon,
                 "mechanism": "gaussian",
                 "calibration": "none",
-                "tv_mean": gaussian,
-                "tv_se": 0.01,
+                "l1_half_mean": gaussian,
+                "l1_half_se": 0.001,
             }
         )
         # the projected Gaussian is not the phase diagram's pair (both sides unprojected): ignored
@@ -147,8 +152,8 @@ def test_monte_carlo_verdicts():
                 "epsilon": epsilon,
                 "mechanism": "gaussian+proj",
                 "calibration": "none",
-                "tv_mean": 0.0,
-                "tv_se": 0.01,
+                "l1_half_mean": 0.0,
+                "l1_half_se": 0.01,
             }
         )
     verdicts = monte_carlo_verdicts(pd.DataFrame(rows))
@@ -202,7 +207,7 @@ def test_shards_together_are_the_whole_grid():
     parts = [
         grid_job({**PHASE, "shards": 4}, EQUAL, k=5, neighbouring="replace-one", shard=s) for s in range(4)
     ]
-    assert [len(part) for part in parts] == [5, 5, 4, 4]  # 18 points: 2 rules x 3 n x 3 epsilon
+    assert [len(part) for part in parts] == [6, 6, 6, 6]  # 24 points: 2 rules x 3 n x 4 epsilon (with 1.0)
     combined = pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
     assert not combined.duplicated(keys).any()
     pd.testing.assert_frame_equal(combined, whole.sort_values(keys, kind="stable").reset_index(drop=True))
@@ -279,3 +284,75 @@ def test_bracketed_k2_grid_moves_within_the_tolerance_and_shards_still_equal_one
     ]
     combined = pd.concat(parts, ignore_index=True).sort_values(keys, kind="stable").reset_index(drop=True)
     pd.testing.assert_frame_equal(combined, whole.sort_values(keys, kind="stable").reset_index(drop=True))
+
+
+def test_grid_axes_join_the_equal_guarantee_points_inside_the_ranges():
+    """Every Monte-Carlo marker gets a point computed at its own n and epsilon: the equal-guarantee grid's
+    n and epsilon inside the phase grid's ranges join its axes (outside ones do not widen it). The old axes
+    put a marker at n = 1,000 in the cell computed at n = 100."""
+    phase = {**PHASE, "n_max": 100000, "n_points": 2}  # n axis 100, 100000
+    equal = {**EQUAL, "n_users": [50, 1000, 10000, 10**7], "epsilon": [0.1, 1.0, 2.0, 9.0]}
+    n_axis, epsilon_axis = grid_axes(phase, equal)
+    assert n_axis.tolist() == [100, 1000, 10000, 100000]
+    assert epsilon_axis == pytest.approx([0.5, 1.0, math.sqrt(2), 2.0, 4.0])
+    assert grid_axes(phase)[0].tolist() == [100, 100000]  # without the equal-guarantee grid: as configured
+
+
+def test_neither_is_useful_where_both_errors_reach_the_constant_estimate():
+    """A constant estimate (the uniform distribution) has worst-case half L1 error 1 - 1/k; where both
+    estimators' expected errors reach it the verdict is "neither", never a win (the old grid counted a
+    "win" between errors of 27 and 210)."""
+    assert constant_error(2) == 0.5 and constant_error(192) == pytest.approx(191 / 192)
+    assert verdict(210.0, 27.0, 192) == "neither" and verdict(0.999, 0.9999, 192) == "neither"
+    assert verdict(0.2, 3.0, 192) == "shuffle" and verdict(3.0, 0.2, 15) == "gaussian"
+    assert verdict(math.nan, 0.2, 15) == ""
+    with pytest.raises(ValueError, match=r"`k` must be an integer >= 2; got 1"):
+        constant_error(1)
+    rows = [
+        {
+            "dataset": "d",
+            "k": 4,
+            "n_users": 10,
+            "epsilon": e,
+            "delta_rule": "r",
+            "calibration": c,
+            "mechanism": m,
+            "l1_half_mean": v,
+            "l1_half_se": 0.001,
+        }
+        for e, shuffle, gaussian in ((0.1, 5.0, 2.0), (1.0, 0.1, 0.5))
+        for m, c, v in (
+            ("shuffle+INV-unprojected", "weak-adversary", shuffle),
+            ("gaussian", "none", gaussian),
+        )
+    ]
+    verdicts = monte_carlo_verdicts(pd.DataFrame(rows))
+    assert verdicts["verdict"].tolist() == ["neither", "shuffle"]
+
+
+def test_grid_rows_carry_the_constant_error_and_the_verdict():
+    grid = grid_job(
+        {**PHASE, "n_max": 100, "n_points": 1, "epsilon_points": 2}, EQUAL, k=5, neighbouring="replace-one"
+    )
+    assert (grid["l1_half_constant"] == 0.8).all()
+    for row in grid.itertuples():
+        assert row.verdict == verdict(row.l1_half_shuffle, row.l1_half_gaussian, 5)
+
+
+def test_boundary_marks_crossings_between_useless_points():
+    epsilons = np.array([0.5, 1.0, 4.0])
+    grid = pd.DataFrame(
+        {
+            "delta_rule": "r",
+            "k": 2,
+            "n_users": 10,
+            "epsilon": epsilons,
+            "log_ratio": np.log(epsilons) - math.log(2.0),
+            "l1_half_shuffle": [0.6, 0.7, 0.1],
+            "l1_half_gaussian": [0.9, 0.6, 0.3],
+        }
+    )
+    crossing = boundary(grid)
+    assert len(crossing) == 1 and not bool(crossing["neither_useful"].iloc[0])
+    crossing = boundary(grid.assign(l1_half_shuffle=[0.6, 0.7, 0.9], l1_half_gaussian=[0.9, 0.6, 0.8]))
+    assert bool(crossing["neither_useful"].iloc[0])

@@ -117,8 +117,8 @@ def test_community_sweep_is_independent_of_job_order():
     key = ["calibration", "n_users", "run", "mechanism"]
     a = together.sort_values(key).reset_index(drop=True)
     b = reversed_.sort_values(key).reset_index(drop=True)
-    np.testing.assert_array_equal(a["tv"], b["tv"])
-    np.testing.assert_array_equal(a[a["n_users"] == 80]["tv"], alone.sort_values(key)["tv"])
+    np.testing.assert_array_equal(a["l1_half"], b["l1_half"])
+    np.testing.assert_array_equal(a[a["n_users"] == 80]["l1_half"], alone.sort_values(key)["l1_half"])
 
 
 # --- how strong a single-draw verdict is ---------------------------------------------
@@ -139,5 +139,5 @@ def test_heatmap_summary_lists_the_pictured_configured_calibration_first():
     assert summary["accountant"].iloc[0] == "strong-adversary"
     truth = counts / counts.sum()
     # the pictured Gaussian is the configured one: its TV is the first summary row's
-    assert 0.5 * np.abs(cells["gaussian"] - truth).sum() == pytest.approx(summary["tv_gaussian"].iloc[0])
-    assert summary["tv_gaussian"].iloc[0] != pytest.approx(summary["tv_gaussian"].iloc[1])
+    assert 0.5 * np.abs(cells["gaussian"] - truth).sum() == pytest.approx(summary["l1_half_gaussian"].iloc[0])
+    assert summary["l1_half_gaussian"].iloc[0] != pytest.approx(summary["l1_half_gaussian"].iloc[1])

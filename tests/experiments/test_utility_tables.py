@@ -123,8 +123,8 @@ def _community_rows(sigma, shuffle_tv, *, n_users=500, k=6, draws=4000, seed=3):
         "diffprivlib_differs": False,
     }
     return pd.DataFrame(
-        [{**common, "mechanism": "gaussian", "tv": t} for t in gaussian_tv]
-        + [{**common, "mechanism": "shuffle+INV", "tv": t} for t in shuffle_tv]
+        [{**common, "mechanism": "gaussian", "l1_half": t} for t in gaussian_tv]
+        + [{**common, "mechanism": "shuffle+INV", "l1_half": t} for t in shuffle_tv]
     )
 
 
@@ -135,8 +135,10 @@ def test_floor_break_even_matches_closed_forms_and_simulation():
     shuffle_tv = np.array([0.010, 0.012, 0.011, 0.013])
     floor = T.floor_break_even(_community_rows(3.0, shuffle_tv), k=k, sensitivity=sensitivity).iloc[0]
     # expected TV of the unprojected Gaussian: k sigma sqrt(2/pi) / (2n), checked against 4,000 simulated draws
-    assert floor["tv_gaussian_expected"] == pytest.approx(k * 3.0 * math.sqrt(2 / math.pi) / (2 * n_users))
-    assert floor["tv_gaussian_mean"] == pytest.approx(floor["tv_gaussian_expected"], rel=0.02)
+    assert floor["l1_half_gaussian_expected"] == pytest.approx(
+        k * 3.0 * math.sqrt(2 / math.pi) / (2 * n_users)
+    )
+    assert floor["l1_half_gaussian_mean"] == pytest.approx(floor["l1_half_gaussian_expected"], rel=0.02)
     # sigma* makes that expectation equal shuffle+INV's mean TV
     assert k * floor["sigma_break_even"] * math.sqrt(2 / math.pi) / (2 * n_users) == pytest.approx(
         shuffle_tv.mean()
@@ -148,7 +150,7 @@ def test_floor_break_even_matches_closed_forms_and_simulation():
     )
     assert 10 ** floor["log10_delta_break_even"] == pytest.approx(linear, rel=1e-9)
     assert floor["winner_at_delta_used"] == (
-        "gaussian" if floor["tv_gaussian_expected"] < shuffle_tv.mean() else "shuffle+INV"
+        "gaussian" if floor["l1_half_gaussian_expected"] < shuffle_tv.mean() else "shuffle+INV"
     )
 
 

@@ -14,7 +14,13 @@ from figure_checks import figure_text, legend_texts
 from matplotlib.patches import Rectangle
 
 from shuffledp.experiments import equal_guarantee as E
-from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv, plot_ratio_map, plot_tv_against_n
+from shuffledp.plotting.equal_guarantee import (
+    COINCIDE_RELATIVE,
+    figure_ratio,
+    figure_tv,
+    plot_ratio_map,
+    plot_tv_against_n,
+)
 from shuffledp.plotting.style import FLAG_HATCH
 
 EQUAL = {
@@ -54,7 +60,7 @@ def test_tv_panel_draws_each_mechanism_and_delta_rule_with_its_interval(frame):
             & (subset["calibration"] == "weak-adversary")
             & (subset["delta_rule"] == "fixed 1e-06")
         ]
-        .sort_values("n_users")["tv_mean"]
+        .sort_values("n_users")["l1_half_mean"]
         .to_numpy()
     )
     assert any(np.allclose(line.get_ydata(), expected) for line in lines)
@@ -66,7 +72,55 @@ def test_tv_figure_has_one_panel_per_dataset_and_epsilon(frame):
     text = figure_text(figure)
     assert "synthetic (k = 15), ε = 1" in text and "synthetic (k = 15), ε = 4" in text and "20 draws" in text
     labels = legend_texts(figure)
-    assert "δ: fixed 1e-06" in labels and "δ: 1/n^1.1" in labels and "shuffle+IBU (MLE)" in labels
+    assert "δ: fixed 1e-06" in labels and "δ: 1/n^1.1" in labels
+
+
+def test_tv_figure_draws_no_coincident_curves_without_a_note(frame):
+    """The old figure drew four shuffle curves on top of each other (shuffle+INV and shuffle+IBU, two delta
+    rules). A curve within 5% of one drawn is drawn once and the legend's note says which coincide; the
+    legend lists only drawn mechanisms, at 8 pt or more."""
+    figure = figure_tv(frame)
+    for ax in figure.axes:
+        curves = [container.lines[0] for container in ax.containers]
+        for i, a in enumerate(curves):
+            for b in curves[i + 1 :]:
+                if list(a.get_xdata()) == list(b.get_xdata()):
+                    y_a, y_b = np.asarray(a.get_ydata(), float), np.asarray(b.get_ydata(), float)
+                    assert not np.all(np.abs(y_a - y_b) <= COINCIDE_RELATIVE * np.maximum(y_a, y_b))
+    labels = legend_texts(figure)
+    drawn = {str(c.get_label()).split("|")[0] for ax in figure.axes for c in ax.containers}
+    ibu = frame[(frame["mechanism"] == "shuffle+IBU") & (frame["calibration"] == "weak-adversary")]
+    inv = frame[(frame["mechanism"] == "shuffle+INV") & (frame["calibration"] == "weak-adversary")]
+    merged = ibu.merge(inv, on=["epsilon", "delta_rule", "n_users"])
+    if np.allclose(merged["l1_half_mean_x"], merged["l1_half_mean_y"], rtol=COINCIDE_RELATIVE / 2):
+        assert "shuffle+IBU" not in drawn
+        assert any(
+            "Coincident curves drawn once" in label and "shuffle+IBU (MLE)" in label for label in labels
+        )
+    assert ("shuffle+IBU (MLE)" in labels) == ("shuffle+IBU" in drawn)
+    assert min(t.get_fontsize() for legend in figure.legends for t in legend.get_texts()) >= 8
+
+
+def test_mechanism_colours_have_one_meaning_in_every_figure():
+    """Orange meant shuffle+IBU in this figure and the raw shuffle in Figures 2, 6 and 7: every mechanism
+    now takes its colour from style.MECHANISM_COLOURS, and no two mechanisms share one."""
+    from shuffledp.plotting import style
+    from shuffledp.plotting.equal_guarantee import _colours
+
+    names = [
+        "shuffle",
+        "shuffle+INV",
+        "shuffle+IBU",
+        "shuffle+INV-unprojected",
+        "gaussian",
+        "gaussian+proj",
+        "geometric",
+        "geometric+proj",
+    ]
+    colours = _colours(names)
+    assert colours == {name: style.MECHANISM_COLOURS[name] for name in names}
+    assert len(set(colours.values())) == len(names)
+    assert colours["shuffle+IBU"] != style.MECHANISM_COLOURS["shuffle"]
 
 
 def test_ratio_map_outlines_certain_cells_and_hatches_the_others(frame):

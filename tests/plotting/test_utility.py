@@ -343,7 +343,7 @@ def test_crossover_panels_share_one_symmetric_colour_scale(crossover_rows):
     images = [ax.images[0] for ax in figure.axes if ax.images]
     assert len(images) == crossover_rows["accountant"].nunique()
     limit = np.abs(
-        np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
+        np.log10(crossover_rows["l1_half_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
     ).max()
     for image in images:
         assert image.norm.vmin == pytest.approx(-limit) and image.norm.vmax == pytest.approx(limit)
@@ -356,7 +356,7 @@ def test_crossover_compares_the_projected_gaussian_in_the_shared_outcome_colours
     assert (crossover_rows["tv_gaussian_proj_mean"] <= 1.0).all()
     ratio = crossover_log_ratio(crossover_rows)
     assert ratio == pytest.approx(
-        np.log10(crossover_rows["tv_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
+        np.log10(crossover_rows["l1_half_shuffle_inv_mean"] / crossover_rows["tv_gaussian_proj_mean"])
     )
     figure = figure_crossover(crossover_rows)
     image = next(ax.images[0] for ax in figure.axes if ax.images)
@@ -369,11 +369,11 @@ def test_crossover_projection_leaves_the_raw_columns_alone(crossover_rows):
     """The projected columns come from the same draws: the raw ones are those the sweep wrote before."""
     assert (
         crossover_rows["gaussian_better"]
-        == (crossover_rows["tv_gaussian_mean"] < crossover_rows["tv_shuffle_inv_mean"])
+        == (crossover_rows["l1_half_gaussian_mean"] < crossover_rows["l1_half_shuffle_inv_mean"])
     ).all()
     assert (
         crossover_rows["gaussian_proj_better"]
-        == (crossover_rows["tv_gaussian_proj_mean"] < crossover_rows["tv_shuffle_inv_mean"])
+        == (crossover_rows["tv_gaussian_proj_mean"] < crossover_rows["l1_half_shuffle_inv_mean"])
     ).all()
 
 
@@ -395,3 +395,22 @@ def test_crossover_hatches_floored_cells_and_titles_name_the_accountant(crossove
         f"n = {int(first['n_users']):,}, k = {int(first['k'])}, {int(first['replicates'])} draws"
         in figure_text(figure)
     )
+
+
+def test_crossover_panels_lead_with_the_valid_accountants_and_mark_the_printed_one(crossover_rows):
+    """The printed eq. (6) panel came first (panel (a)) and looked like a result; now the valid accountants'
+    panels lead and a panel whose δ̂ is not a guarantee says so; the data and grid line is under the title."""
+    rows = pd.concat(
+        [
+            crossover_rows,
+            crossover_rows[crossover_rows["accountant"] == "biswas-exact"].assign(
+                accountant="weak-adversary"
+            ),
+        ],
+        ignore_index=True,
+    )
+    figure = figure_crossover(rows, data_label="grid: quick profile")
+    titles = [ax.get_title() for ax in figure.axes if ax.images]
+    assert titles[0].startswith("(a) δ̂ from weak-adversary") and "a guarantee" in titles[0]
+    assert all("NOT a guarantee" in title for title in titles[1:])
+    assert "grid: quick profile" in figure._suptitle.get_text()

@@ -186,7 +186,7 @@ def test_equal_guarantee_winners_and_ratios():
     )
     text = finding_equal_guarantee(frame, "extra-equal-guarantee")
     assert (
-        "lower TV in 1 of 3 settings and shuffle+INV in 1 (uniform, n = 10,000, ε = 0.5, k = 5, δ fixed 1e-06)"
+        "lower ½L1 error in 1 of 3 settings and shuffle+INV in 1 (uniform, n = 10,000, ε = 0.5, k = 5, δ fixed 1e-06)"
         in text
     )
     assert "neither beyond Monte-Carlo error in 1" in text
@@ -363,7 +363,7 @@ def test_the_phase_diagram_reading_counts_no_panel_calibrated_by_a_lower_bound()
     )
     text = read_phase_diagram(grid)
     assert "k = 2: calibrated by `worst-case-lower`, not a guarantee, so no count." in text
-    assert "k = 15 (`weak-adversary`): shuffle+INV has the lower expected TV at 0 of 1 points" in text
+    assert "k = 15 (`weak-adversary`): shuffle+INV has the lower expected ½L1 error at 0 of 1 points" in text
     boundary = pd.DataFrame(
         {
             "delta_rule": "fixed 1e-06",

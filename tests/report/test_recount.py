@@ -368,7 +368,7 @@ def check_recount(results: Path) -> None:
         assert f"In {expected['floor'][0]} of {expected['floor'][1]} utility settings" in found
     if "equal" in expected:
         central, total, shuffle = expected["equal"]
-        assert f"lower TV in {central} of {total} settings and shuffle+INV in {shuffle}" in found
+        assert f"lower ½L1 error in {central} of {total} settings and shuffle+INV in {shuffle}" in found
         assert (
             f"in {expected['geometric'][0]} of {expected['geometric'][1]} equal-guarantee settings" in found
         )

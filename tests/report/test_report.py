@@ -109,7 +109,7 @@ def tv_frame():
     for n, by_method in medians.items():
         for method, median in by_method.items():
             for offset in (-0.0005, 0.0, 0.0005):  # three runs, median = the middle one
-                rows.append({"n": n, "method": method, "run": offset, "tv": median + offset})
+                rows.append({"n": n, "method": method, "run": offset, "l1_half": median + offset})
     return pd.DataFrame(rows)
 
 
@@ -130,9 +130,10 @@ def test_read_method_comparison_states_facts_from_the_data():
 
 def test_method_summary_rejects_frames_without_method_or_value():
     with pytest.raises(
-        ValueError, match=r"`figure data` must have a `method` \(or `mechanism`\) column and one of tv"
+        ValueError,
+        match=r"`figure data` must have a `method` \(or `mechanism`\) column and one of l1_half, tv",
     ):
-        report.method_summary(pd.DataFrame({"n": [1], "tv": [0.1]}))
+        report.method_summary(pd.DataFrame({"n": [1], "l1_half": [0.1]}))
 
 
 def delta_grid(printed_factor=0.1):
@@ -353,8 +354,8 @@ def test_read_heatmap_summary():
                 "n_users": 209,
                 "epsilon": 4.0,
                 "epsilon_local": 4.0,
-                "tv_gaussian": 0.02,
-                "tv_shuffle_inv": 0.06,
+                "l1_half_gaussian": 0.02,
+                "l1_half_shuffle_inv": 0.06,
                 "delta_used": 1e-300,
                 "delta_floored": True,
             }
@@ -362,12 +363,14 @@ def test_read_heatmap_summary():
     )
     text = report.read_heatmap_summary(frame)
     assert text == (
-        "paris, n = 209, ε = 4.0, ε0 = 4.0: TV to the original distribution 0.02 (Gaussian) and 0.06 "
+        "paris, n = 209, ε = 4.0, ε0 = 4.0: ½L1 distance to the original distribution 0.02 (Gaussian) and 0.06 "
         "(shuffle+INV); the Gaussian estimate is closer (ratio shuffle+INV / Gaussian 3), calibrated at "
         "δ̂ = 1.000e-300 (δ̂ = 0 replaced by the configured floor)."
     )
-    with pytest.raises(ValueError, match=r"`heat-map data` must have columns tv_gaussian, tv_shuffle_inv"):
-        report.read_heatmap_summary(pd.DataFrame({"tv": [1]}))
+    with pytest.raises(
+        ValueError, match=r"`heat-map data` must have columns l1_half_gaussian, l1_half_shuffle_inv"
+    ):
+        report.read_heatmap_summary(pd.DataFrame({"l1_half": [1]}))
 
 
 def test_read_crossover_counts_winners_and_changes():
@@ -385,8 +388,14 @@ def test_read_crossover_counts_winners_and_changes():
             {"epsilon_local": eps0, "epsilon": eps, "accountant": "biswas-exact", "gaussian_better": exact}
         )
     text = report.read_crossover(pd.DataFrame(rows))
-    assert "`biswas-printed` the Gaussian has the lower mean TV in 2 of 3" in text
-    assert "`biswas-exact` the Gaussian has the lower mean TV in 1 of 3" in text
+    assert (
+        "`biswas-printed` (as printed: not a guarantee, shown for the paper's comparison only) the Gaussian has the lower mean TV in 2 of 3"
+        in text
+    )
+    assert (
+        "`biswas-exact` (exact: not a guarantee, shown for the paper's comparison only) the Gaussian has the lower mean TV in 1 of 3"
+        in text
+    )
     assert "changes between `biswas-printed` and `biswas-exact` in 1 of 3 cells" in text
 
 
@@ -409,10 +418,10 @@ def test_read_crossover_states_where_the_bracket_makes_the_winner_certain():
                     "epsilon": eps,
                     "accountant": accountant,
                     "gaussian_better": better,
-                    "tv_gaussian_mean": gaussian,
-                    "tv_gaussian_se": 0.0005,
-                    "tv_shuffle_inv_mean": shuffle,
-                    "tv_shuffle_inv_se": 0.0005,
+                    "l1_half_gaussian_mean": gaussian,
+                    "l1_half_gaussian_se": 0.0005,
+                    "l1_half_shuffle_inv_mean": shuffle,
+                    "l1_half_shuffle_inv_se": 0.0005,
                 }
             )
     text = report.read_crossover(pd.DataFrame(rows), upper="weak-adversary", lower="worst-case-lower")
@@ -796,7 +805,7 @@ def _calibration_rows(means: dict, *, n_users=1000, draws=50, spread=1e-3, seed=
                     "calibration": calibration,
                     "accountant": accountants[calibration],
                     "mechanism": mechanism,
-                    "tv": tv,
+                    "l1_half": tv,
                 }
             )
     return pd.DataFrame(rows)
@@ -813,7 +822,8 @@ def test_three_calibrations_reading_counts_certain_and_flipped_verdicts():
     }
     text = report.read_three_calibrations(_calibration_rows(means))
     assert (
-        "shuffle+INV has the lower mean TV at 1 of 1 n under the tight upper bound (`weak-adversary`)" in text
+        "shuffle+INV has the lower mean ½L1 error at 1 of 1 n under the tight upper bound (`weak-adversary`)"
+        in text
     )
     assert "at 0 of 1 n under eq. (6) as printed" in text
     assert "certain (same winner under both bounds, means more than 2 s.e. apart) at 1 of 1 n" in text
@@ -839,7 +849,7 @@ def test_three_calibrations_reading_is_uncertain_when_the_bounds_disagree_or_ove
         in report.read_three_calibrations(_calibration_rows(overlap, spread=0.01)).split("certain")[1]
     )
     with pytest.raises(ValueError, match="must have columns"):
-        report.read_three_calibrations(pd.DataFrame({"tv": [0.1]}))
+        report.read_three_calibrations(pd.DataFrame({"l1_half": [0.1]}))
 
 
 def test_delta_floor_reading_states_the_break_even_range_and_the_floor():
@@ -888,13 +898,13 @@ def test_equal_guarantee_reading_answers_with_counts_ratios_and_the_accountant_g
     text = report.read_equal_guarantee(pd.DataFrame(rows))
     assert "Over 8 settings (k = 15, 192" in text
     assert (
-        "gives the lower TV in 6 and shuffle+INV at the largest ε0 certified by the tight upper bound in 2"
+        "gives the lower ½L1 error in 6 and shuffle+INV at the largest ε0 certified by the tight upper bound in 2"
         in text
     )
     assert "paris (k = 192), n = 1,000, ε = 4" in text
     assert "7 of 8 verdicts are certain" in text
     assert (
-        "at n = 1,000,000 the TV ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1"
+        "at n = 1,000,000 the ½L1 ratio shuffle+INV / Gaussian is 1.20 to 1.20 for ε ≤ 1 and 2.50 to 2.50 for ε > 1"
         in text
     )
     assert "differ by at most 0.05" in text and "in only 2 of 8 settings" in text
@@ -1032,7 +1042,7 @@ def test_phase_diagram_section_opens_with_its_reading_and_shows_its_figures(run_
     markdown = report.render_markdown(report.build_report(make_inputs(run_dir, extras=extras)))
     section = markdown[markdown.index("### Phase diagram") : markdown.index("## Appendix")]
     assert section.split("\n\n")[1].startswith(
-        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected TV at 1 of 2"
+        "[phase_diagram.csv] δ fixed 1e-06, k = 2 (`worst-case-upper`): shuffle+INV has the lower expected ½L1 error at 1 of 2"
     )
     assert "Phase diagram, δ rule fixed 1e-06: exact ratio" in section
     findings = markdown[markdown.index("## Findings") : markdown.index("## Errata")]
@@ -1059,10 +1069,46 @@ def test_the_crossover_reading_counts_the_projected_gaussian_the_figure_draws():
         }
     )
     text = read_crossover(frame)
-    assert "the Gaussian with projection has the lower mean TV in 1 of 4" in text
+    assert "the Gaussian with projection has the lower mean TV in 1 of 4" in text.replace(
+        " (an upper bound: a guarantee)", ""
+    )
     assert "the Gaussian has the lower mean TV in 3 of 4" in read_crossover(
         frame.drop(columns=["gaussian_proj_better"])
-    )
+    ).replace(" (an upper bound: a guarantee)", "")
+
+
+def test_the_crossover_reading_leads_with_the_valid_accountants():
+    """The old reading quoted the eq. (6) panel first (the Gaussian wins 7 of 32) although under both valid
+    accountants it wins 32 of 32; the printed panel's saturated blue came from the 1e-300 δ floor. The valid
+    accountants lead; the printed one comes last, marked not a guarantee, with the cells its floor decided."""
+    from shuffledp.report.readings import read_crossover
+
+    cells = [(e0, e) for e0 in (2.0, 4.0) for e in (0.5, 1.0)]
+    rows = []
+    for accountant, better, floored in (
+        ("biswas-printed", [False, False, True, False], [True, True, False, True]),
+        ("weak-adversary", [True] * 4, [False] * 4),
+        ("worst-case-lower", [True] * 4, [False] * 4),
+    ):
+        for (e0, e), b, f in zip(cells, better, floored):
+            rows.append(
+                {
+                    "epsilon_local": e0,
+                    "epsilon": e,
+                    "accountant": accountant,
+                    "gaussian_better": b,
+                    "delta_floored": f,
+                    "delta_used": 1e-300 if f else 1e-7,
+                }
+            )
+    text = read_crossover(pd.DataFrame(rows))
+    sentences = text.split(". ")
+    assert sentences[0].startswith("With δ̂ from `weak-adversary` (an upper bound: a guarantee)")
+    assert "in 4 of 4" in sentences[0]
+    assert sentences[1].startswith("With δ̂ from `worst-case-lower` (a lower bound")
+    assert sentences[2].startswith("With δ̂ from `biswas-printed` (as printed: not a guarantee")
+    assert "in 1 of 4 (ε0, ε) cells; in 3 of them δ̂ was below the floor" in sentences[2]
+    assert "floor δ = 1.000e-300" in sentences[2]
 
 
 def test_the_main_part_before_the_appendix_stays_under_250_lines(tmp_path):
@@ -1166,3 +1212,86 @@ def test_koskela_section_states_the_certified_lower_bound_and_files_our_curves_a
     )  # filed under "ours only", not "not reproducible"
     assert "ours only (nothing published to compare)" in section
     assert NOT_REPRODUCIBLE not in section.split("**Certified lower bound.**")[-1].split("\n\n")[2]
+
+
+def test_phase_diagram_reading_counts_neither_useful_as_no_win():
+    """A point where both expected ½L1 errors reach 1 - 1/k (the uniform guess) is nobody's win: the old
+    reading counted 12 "shuffle wins" at k >= 15, 6 of them between errors above 1."""
+    from shuffledp.report.beyond import read_phase_diagram
+    from shuffledp.report.findings import finding_phase_diagram
+
+    grid = pd.DataFrame(
+        {
+            "delta_rule": "fixed 1e-06",
+            "k": 192,
+            "n_users": [100, 100, 1000],
+            "epsilon": [0.05, 1.0, 1.0],
+            "log_ratio": [-1.0, -0.5, 0.3],
+            "accountant": "worst-case-upper",
+            "verdict": ["neither", "shuffle", "gaussian"],
+        }
+    )
+    text = read_phase_diagram(grid)
+    assert "lower expected ½L1 error at 1 of 3 points, the Gaussian at 1" in text
+    assert "at 1 neither is useful" in text
+    found = finding_phase_diagram(grid, None, "a")
+    assert "lower expected error at 1 of 3 points (at 1 neither is useful" in found
+
+
+def _coincident_rows(seed=0):
+    """Two settings x 10 n; `configured` and `lower` have the same σ (one experiment drawn with one random
+    stream, as the Gowalla community rows are), `as_printed` another σ."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for epsilon in (1.0, 4.0):
+        for n_users in range(1000, 11000, 1000):
+            draws = {m: rng.uniform(0.01, 0.1, size=5) for m in ("gaussian", "shuffle+INV")}
+            for calibration, sigma in (("configured", 3.0), ("lower", 3.0), ("as_printed", 0.5)):
+                for mechanism, values in draws.items():
+                    for run, value in enumerate(values):
+                        rows.append(
+                            {
+                                "n_users": n_users,
+                                "run": run,
+                                "epsilon": epsilon,
+                                "epsilon_local": 4.0,
+                                "calibration": calibration,
+                                "accountant": calibration,
+                                "mechanism": mechanism,
+                                "sigma": sigma,
+                                "l1_half": value * (1.0 if calibration != "as_printed" else 0.5),
+                            }
+                        )
+    return pd.DataFrame(rows)
+
+
+def test_coincident_calibrations_are_counted_once():
+    """Calibrations with the same σ at every n are one experiment: the Gowalla reading counted 20
+    configurations twice as 40 (and three calibrations as three verdicts that differed only by noise)."""
+    from shuffledp.experiments.utility_tables import merge_coincident_calibrations
+
+    frame = _coincident_rows()
+    merged = merge_coincident_calibrations(frame)
+    assert sorted(merged["calibration"].unique()) == ["as_printed", "configured"]
+    assert set(merged.loc[merged["calibration"] == "configured", "coincides_with"]) == {"lower"}
+    assert len(merged) == len(frame) * 2 // 3
+    text = report.read_method_comparison(frame)
+    assert "(40 configuration(s)" in text  # 2 settings x 10 n x 2 distinct calibrations, not 60
+    assert "Counted once: calibration `configured` = `lower`" in text
+    three = report.read_three_calibrations(frame)
+    assert "under the lower bound" not in three.split("certain")[0]
+    assert "which coincides with `lower`" in three
+    # distinct σ: nothing merged
+    apart = frame.assign(sigma=np.where(frame["calibration"] == "lower", 3.5, frame["sigma"]))
+    assert merge_coincident_calibrations(apart)["calibration"].nunique() == 3
+
+
+def test_utility_figures_say_which_grid_ran():
+    """The quick profile's coarse grids were shown without a word; every utility figure's caption now says
+    which grid profile ran."""
+    from shuffledp.report.sections import grid_words
+
+    assert grid_words({"grid_profile": "quick"}) == (
+        "grid: quick profile (a coarse stand-in grid, not config/config.yaml's)"
+    )
+    assert grid_words({}) == "grid: default profile (config/config.yaml)"

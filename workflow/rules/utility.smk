@@ -78,6 +78,7 @@ if UTILITY is not None:
         benchmark:
             "results/benchmarks/utility/fig2.tsv"
         params:
+            grid_profile=config.get("grid_profile", "default"),
             utility=UTILITY,
         script:
             "../scripts/utility_fig2.py"
@@ -162,6 +163,7 @@ if UTILITY is not None:
         benchmark:
             "results/benchmarks/utility/heatmap.tsv"
         params:
+            grid_profile=config.get("grid_profile", "default"),
             utility=UTILITY,
             seed=config["seed"],
             regions=list(UTILITY_REGIONS),
@@ -189,6 +191,7 @@ if UTILITY is not None:
         benchmark:
             "results/benchmarks/utility/boxplot.tsv"
         params:
+            grid_profile=config.get("grid_profile", "default"),
             regions=list(UTILITY_REGIONS),
             labels=[config["regions"][region]["label"] for region in UTILITY_REGIONS],
             utility=UTILITY,
@@ -205,6 +208,7 @@ if UTILITY is not None:
         benchmark:
             "results/benchmarks/utility/crossover.tsv"
         params:
+            grid_profile=config.get("grid_profile", "default"),
             utility=UTILITY,
             seed=config["seed"],
         script:
@@ -331,6 +335,8 @@ if EQUAL is not None:
         benchmark:
             "results/benchmarks/utility/equal_guarantee.tsv"
         priority: 80  # scheduling only: see the note in common.smk
+        params:
+            grid_profile=config.get("grid_profile", "default"),
         script:
             "../scripts/utility_equal_guarantee_combine.py"
 
@@ -401,6 +407,7 @@ if PHASE is not None and EQUAL is not None:
         params:
             phase=PHASE,
             equal=EQUAL,
+            grid_profile=config.get("grid_profile", "default"),
         script:
             "../scripts/utility_phase_diagram.py"
 
@@ -448,6 +455,8 @@ if ROUNDS is not None and PHASE is not None:
             figure=f"{U}/phase_diagram_rounds.png",
         log:
             "logs/utility/phase_diagram_rounds.log",
+        params:
+            grid_profile=config.get("grid_profile", "default"),
         script:
             "../scripts/utility_phase_diagram_rounds.py"
 

@@ -13,7 +13,7 @@ from shuffledp.experiments.utility_tables import floor_break_even
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import item_logs, setup_job_log
 from shuffledp.mechanisms import sensitivity_for
-from shuffledp.plotting.maps import add_data_label
+from shuffledp.plotting.style import add_data_label, run_label
 from shuffledp.plotting.utility import figure_tv_boxplots
 
 setup_job_log(snakemake)
@@ -37,7 +37,7 @@ for region, community_csv, grid, label, png, floor_csv in item_logs(jobs, snakem
     shown = "configured" if (frame["calibration"] == "configured").any() else frame["calibration"].iloc[0]
     frame = frame[frame["calibration"] == shown]
     figure = figure_tv_boxplots(frame, label=label)
-    add_data_label(figure, region_label(data, data["regions"][region]))
+    add_data_label(figure, run_label(params.grid_profile, region_label(data, data["regions"][region])))
     with atomic_output(png) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)

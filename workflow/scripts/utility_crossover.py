@@ -12,6 +12,7 @@ from shuffledp.experiments.utility import synthetic_dataset
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import setup_job_log
 from shuffledp.mechanisms import sensitivity_for
+from shuffledp.plotting.style import run_label
 from shuffledp.plotting.utility import figure_crossover
 
 setup_job_log(snakemake)
@@ -31,7 +32,10 @@ rows = crossover_sweep(
     identity=("crossover",),
 )
 atomic_write_text(snakemake.output.csv, rows.to_csv(index=False))
-figure = figure_crossover(rows)
+figure = figure_crossover(
+    rows,
+    data_label=run_label(snakemake.params.grid_profile, "Data: synthetic (the paper's discretised normal)"),
+)
 with atomic_output(snakemake.output.png) as temporary:
     figure.savefig(temporary, dpi=120)
 plt.close(figure)

@@ -14,7 +14,7 @@ from shuffledp.experiments.equal_guarantee import combine, ratio_table
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import setup_job_log
 from shuffledp.plotting.equal_guarantee import figure_ratio, figure_tv
-from shuffledp.plotting.maps import add_data_label
+from shuffledp.plotting.style import add_data_label, run_label
 
 setup_job_log(snakemake)
 frame = combine([pd.read_csv(path) for path in snakemake.input.jobs])
@@ -30,8 +30,9 @@ for figure, path in (
     (figure_tv(frame), snakemake.output.tv),
     (figure_ratio(ratio), snakemake.output.ratio_png),
 ):
-    for label in snakemake.input.label:  # the Gowalla data, when a region is among the datasets
-        add_data_label(figure, json.loads(Path(label).read_text(encoding="utf-8"))["label"])
+    labels = [json.loads(Path(label).read_text(encoding="utf-8"))["label"] for label in snakemake.input.label]
+    # the Gowalla data when a region is among the datasets (else synthetic only), and the grid profile
+    add_data_label(figure, run_label(snakemake.params.grid_profile, "; ".join(labels) or "Data: synthetic"))
     with atomic_output(path) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)

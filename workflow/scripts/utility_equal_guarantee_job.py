@@ -40,7 +40,7 @@ for (dataset, n_users), calibration_csv, output in item_logs(jobs, snakemake.log
     logging.info(
         "%s",
         rows.pivot_table(
-            index=["epsilon", "delta_rule"], columns=["mechanism"], values="tv_mean"
+            index=["epsilon", "delta_rule"], columns=["mechanism"], values="l1_half_mean"
         ).to_string(),
     )
     atomic_write_text(output, rows.to_csv(index=False))

@@ -11,6 +11,7 @@ from shuffledp.experiments.utility_tables import floor_break_even
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import setup_job_log
 from shuffledp.mechanisms import sensitivity_for
+from shuffledp.plotting.style import add_data_label, run_label
 from shuffledp.plotting.utility import figure_tv_vs_n
 
 setup_job_log(snakemake)
@@ -22,6 +23,12 @@ floor = floor_break_even(
 )
 atomic_write_text(snakemake.output.floor, floor.to_csv(index=False))
 figure = figure_tv_vs_n(frame, k=snakemake.params.utility["synthetic"]["k"])
+add_data_label(
+    figure,
+    run_label(
+        snakemake.params.grid_profile, "Data: synthetic (the paper's discretised normal, no Gowalla data)"
+    ),
+)
 with atomic_output(snakemake.output.png) as temporary:
     figure.savefig(temporary, dpi=120)
 plt.close(figure)

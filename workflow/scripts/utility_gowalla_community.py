@@ -34,5 +34,5 @@ for region, cells_csv, output in item_logs(jobs, snakemake.log):
         identity=("gowalla-community", region),
     )
     rows.insert(0, "region", region)
-    logging.info("%s", rows.groupby(["epsilon", "mechanism"])["tv"].median().to_string())
+    logging.info("%s", rows.groupby(["epsilon", "mechanism"])["l1_half"].median().to_string())
     atomic_write_text(output, rows.to_csv(index=False))

@@ -13,7 +13,7 @@ from shuffledp.data.source import read_source_record, region_label
 from shuffledp.experiments.utility import heatmap_job
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import item_logs, setup_job_log
-from shuffledp.plotting.maps import add_data_label
+from shuffledp.plotting.style import add_data_label, run_label
 from shuffledp.plotting.utility import figure_heatmaps
 
 setup_job_log(snakemake)
@@ -30,7 +30,7 @@ for region, grid, label, cells_csv, png, cells_out, summary_out in item_logs(job
     atomic_write_text(cells_out, estimates.to_csv(index=False))
     atomic_write_text(summary_out, summary.to_csv(index=False))
     figure = figure_heatmaps(estimates, summary, n_lon=grid["n_lon"], n_lat=grid["n_lat"], label=label)
-    add_data_label(figure, region_label(data, data["regions"][region]))
+    add_data_label(figure, run_label(params.grid_profile, region_label(data, data["regions"][region])))
     with atomic_output(png) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)

@@ -16,6 +16,7 @@ from shuffledp.io import (
 )
 from shuffledp.joblog import setup_job_log
 from shuffledp.plotting.phase_diagram import figure_phase_diagram
+from shuffledp.plotting.style import run_label
 
 setup_job_log(snakemake)
 grid = pd.concat([pd.read_csv(path) for path in snakemake.input.grids], ignore_index=True)
@@ -29,7 +30,16 @@ figures = dict(
     zip([rule_slug(name) for name, _, _ in delta_rules(snakemake.params.equal)], snakemake.output.figures)
 )
 for name, _, _ in delta_rules(snakemake.params.equal):
-    figure = figure_phase_diagram(grid, verdicts, delta_rule=name, data=str(snakemake.params.phase["data"]))
+    figure = figure_phase_diagram(
+        grid,
+        verdicts,
+        delta_rule=name,
+        data=str(snakemake.params.phase["data"]),
+        crossings=crossings,
+        data_label=run_label(
+            snakemake.params.grid_profile, f"Data: {snakemake.params.phase['data']} histogram (cells)"
+        ),
+    )
     with atomic_output(figures[rule_slug(name)]) as temporary:
         figure.savefig(temporary, dpi=120)
     plt.close(figure)

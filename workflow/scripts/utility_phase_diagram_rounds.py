@@ -8,10 +8,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from shuffledp.experiments.compare_rounds import rounds_verdicts
+from shuffledp.experiments.compare_rounds import SHUFFLE_ACCOUNTANT, rounds_verdicts
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import setup_job_log
 from shuffledp.plotting.compare_rounds import figure_rounds
+from shuffledp.plotting.style import run_label
 
 setup_job_log(snakemake)
 grid = pd.concat(
@@ -24,7 +25,13 @@ grid = grid.sort_values(["k", "subsample", "n_users", "epsilon", "compositions"]
 verdicts = pd.DataFrame(rounds_verdicts(grid))
 atomic_write_text(snakemake.output.grid, grid.to_csv(index=False))
 atomic_write_text(snakemake.output.verdicts, verdicts.to_csv(index=False))
-figure = figure_rounds(grid)
+data = str(snakemake.config["utility"]["phase_diagram_rounds"].get("data", "uniform"))
+figure = figure_rounds(
+    grid,
+    data=data,
+    data_label=run_label(snakemake.params.grid_profile, f"Data: {data} histogram"),
+    shuffle_accountant=SHUFFLE_ACCOUNTANT,
+)
 with atomic_output(snakemake.output.figure) as temporary:
     figure.savefig(temporary, dpi=120)
 plt.close(figure)

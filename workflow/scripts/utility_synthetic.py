@@ -35,5 +35,5 @@ for (kind, tag, n_users), output in item_logs(
         )
     else:
         rows = synthetic_community_job(utility, utility[tag], n_users, seed=seed, tag=tag)
-        logging.info("%s", rows.groupby(["calibration", "mechanism"])["tv"].mean().to_string())
+        logging.info("%s", rows.groupby(["calibration", "mechanism"])["l1_half"].mean().to_string())
     atomic_write_text(output, rows.to_csv(index=False))

@@ -31,8 +31,8 @@ atomic_write_text(
 summary = (
     community.groupby(["n_users", "calibration", "accountant", "mechanism"])
     .agg(
-        tv_mean=("tv", "mean"),
-        tv_sd=("tv", "std"),
+        l1_half_mean=("l1_half", "mean"),
+        l1_half_sd=("l1_half", "std"),
         delta=("delta", "first"),
         delta_floored=("delta_floored", "first"),
         sigma=("sigma", "first"),

@@ -239,7 +239,7 @@ def _row(
     calibration: str,
     method: str,
     tv: float | None,
-    tv_se: float,
+    l1_half_se: float,
     squared_l2: float,
     squared_l2_se: float,
     *,
@@ -253,8 +253,8 @@ def _row(
         "epsilon_local": epsilon_local,
         "sigma": sigma,
         "geometric_alpha": alpha,
-        "tv": tv,
-        "tv_se": tv_se,
+        "l1_half": tv,
+        "l1_half_se": l1_half_se,
         "squared_l2": squared_l2,
         "squared_l2_se": squared_l2_se,
         "method": method,
@@ -292,30 +292,37 @@ def exact_rows(
     rows = []
     for calibration, value in epsilon_local.items():
         error = _local(randomizer, value, k).expected_error(counts)
-        if error.tv is None:
+        if error.l1_half is None:
             continue
         rows.append(
             _row(
-                "shuffle+inv", calibration, "exact", error.tv, 0.0, error.squared_l2, 0.0, epsilon_local=value
+                "shuffle+inv",
+                calibration,
+                "exact",
+                error.l1_half,
+                0.0,
+                error.squared_l2,
+                0.0,
+                epsilon_local=value,
             )
         )
     sigma = parameters["sigma"]
     error = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma)
-    rows.append(_row("gaussian", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, sigma=sigma))
+    rows.append(_row("gaussian", "none", "exact", error.l1_half, 0.0, error.squared_l2, 0.0, sigma=sigma))
     alpha = geometric_alpha(
         epsilon=parameters["geometric_epsilon"], sensitivity=l1_sensitivity_for(neighbouring)
     )
     error = geometric_expected_error(k=k, n_users=n_users, alpha=alpha)
-    rows.append(_row("geometric", "none", "exact", error.tv, 0.0, error.squared_l2, 0.0, alpha=alpha))
+    rows.append(_row("geometric", "none", "exact", error.l1_half, 0.0, error.squared_l2, 0.0, alpha=alpha))
     local = parameters["local_epsilon"]
     error = _local(randomizer, local, k).expected_error(counts)
-    if error.tv is not None:
+    if error.l1_half is not None:
         rows.append(
             _row(
                 _local_row(randomizer),
                 "none",
                 "exact",
-                error.tv,
+                error.l1_half,
                 0.0,
                 error.squared_l2,
                 0.0,
@@ -399,9 +406,9 @@ def simulated_rows(
     rows = []
 
     def add(mechanism, calibration, results, **extra):
-        tv, tv_se = _summary(results[0])
+        tv, l1_half_se = _summary(results[0])
         l2, l2_se = _summary(results[1])
-        rows.append(_row(mechanism, calibration, "monte-carlo", tv, tv_se, l2, l2_se, **extra))
+        rows.append(_row(mechanism, calibration, "monte-carlo", tv, l1_half_se, l2, l2_se, **extra))
 
     for calibration, value in epsilon_local.items():
         rng = job_rng(seed, *identity, "shuffle")  # the same stream at both eps0: common random numbers
@@ -417,7 +424,7 @@ def simulated_rows(
         for mechanism in results:
             add(mechanism, calibration, results[mechanism], epsilon_local=value)
     local = _local(randomizer, parameters["local_epsilon"], k)
-    if local.expected_error(counts).tv is None:
+    if local.expected_error(counts).l1_half is None:
         rng = job_rng(seed, *identity, "local")
         results = _simulate(
             lambda size: sample_shuffled_counts(counts, randomizer=local, rng=rng, size=size),
@@ -461,7 +468,7 @@ def simulated_rows(
 def _shuffle_estimators(local: Randomizer, counts) -> dict:
     """The shuffled rows' estimators of :func:`simulated_rows`, in row order."""
     estimators: dict[str, Callable[[np.ndarray], np.ndarray]] = {}
-    if local.expected_error(counts).tv is None:
+    if local.expected_error(counts).l1_half is None:
         estimators["shuffle+inv"] = local.estimate
     estimators["shuffle+inv+proj"] = lambda h: project_to_simplex(invert(h, randomizer=local))
     if isinstance(local, KRR) or local.channel is not None:
@@ -479,17 +486,17 @@ def verdict(rows: list[dict]) -> dict:
     ``certain`` when the winner is the same at both eps0 and the means are more than
     :data:`CERTAIN_STANDARD_ERRORS` combined standard errors apart at both (exact rows have SE 0)."""
     valid = [row for row in rows if row["calibration"] in ("upper", "none")]
-    best = min(valid, key=lambda row: row["tv"])
+    best = min(valid, key=lambda row: row["l1_half"])
     gaussian = _find(rows, GAUSSIAN, "none")
     pair = {}
     for calibration in [name for name in CALIBRATIONS if any(row["calibration"] == name for row in rows)]:
         shuffle = _find(rows, SHUFFLE, calibration)
-        spread = math.hypot(shuffle["tv_se"], gaussian["tv_se"])
-        separation = abs(shuffle["tv"] - gaussian["tv"]) / spread if spread > 0 else math.inf
+        spread = math.hypot(shuffle["l1_half_se"], gaussian["l1_half_se"])
+        separation = abs(shuffle["l1_half"] - gaussian["l1_half"]) / spread if spread > 0 else math.inf
         pair[calibration] = (
-            SHUFFLE if shuffle["tv"] < gaussian["tv"] else GAUSSIAN,
+            SHUFFLE if shuffle["l1_half"] < gaussian["l1_half"] else GAUSSIAN,
             separation,
-            shuffle["tv"] / gaussian["tv"],
+            shuffle["l1_half"] / gaussian["l1_half"],
         )
     winner, separation, ratio = pair["upper"]
     lower = pair.get(
@@ -498,7 +505,7 @@ def verdict(rows: list[dict]) -> dict:
     certain = (lower[0] is None or winner == lower[0]) and min(separation, lower[1]) > CERTAIN_STANDARD_ERRORS
     return {
         "winner": best["mechanism"],
-        "winner_tv": best["tv"],
+        "winner_l1_half": best["l1_half"],
         "shuffle_vs_gaussian": {
             "winner": winner,
             "ratio": ratio,

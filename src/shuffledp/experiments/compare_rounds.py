@@ -35,7 +35,7 @@ Errors (per round and of the average over T rounds, the data not changing betwee
 true histogram is the data's at m users (:func:`~shuffledp.experiments.compare.dataset_counts` with
 n = m); per-round rows are :func:`~shuffledp.experiments.compare.exact_rows` and
 :func:`~shuffledp.experiments.compare.simulated_rows` at the calibrated parameters. The average of the T
-unbiased, independent per-round estimates is reported as ``average_tv`` / ``average_squared_l2``:
+unbiased, independent per-round estimates is reported as ``average_l1_half`` / ``average_squared_l2``:
 
 * squared L2, exact for every unprojected estimator: the per-round value / T;
 * TV, exact: shuffle+inv and local-krr+inv (the sum of T k-RR histograms of the same counts is the k-RR
@@ -454,21 +454,21 @@ def _add_averages(rows: list[dict], counts, setting: RoundsSetting, *, draws: in
     T, m, k = setting.compositions, int(counts.sum()), counts.size
     for row in rows:
         average = {
-            "average_tv": None,
-            "average_tv_se": None,
+            "average_l1_half": None,
+            "average_l1_half_se": None,
             "average_squared_l2": None,
             "average_method": None,
         }
         mechanism = row["mechanism"]
         if mechanism in ("shuffle+inv", "local-krr+inv"):
             tv, se, method = (
-                KRR(epsilon_local=row["epsilon_local"], k=k).expected_error(counts * T).tv,
+                KRR(epsilon_local=row["epsilon_local"], k=k).expected_error(counts * T).l1_half,
                 0.0,
                 "exact",
             )
         elif mechanism == "gaussian":
             tv, se, method = (
-                gaussian_expected_error(k=k, n_users=m, sigma=row["sigma"] / math.sqrt(T)).tv,
+                gaussian_expected_error(k=k, n_users=m, sigma=row["sigma"] / math.sqrt(T)).l1_half,
                 0.0,
                 "exact",
             )
@@ -482,8 +482,8 @@ def _add_averages(rows: list[dict], counts, setting: RoundsSetting, *, draws: in
             continue
         row.update(
             {
-                "average_tv": tv,
-                "average_tv_se": se,
+                "average_l1_half": tv,
+                "average_l1_half_se": se,
                 "average_squared_l2": row["squared_l2"] / T,
                 "average_method": method,
             }
@@ -615,10 +615,10 @@ def compare_rounds(
         "shuffle_accountant": SHUFFLE_ACCOUNTANT,
         **{key: float(v) for key, v in parameters.items()},
     }
-    averaged = [row for row in rows if row["average_tv"] is not None]
-    best = min(averaged, key=lambda row: row["average_tv"])
+    averaged = [row for row in rows if row["average_l1_half"] is not None]
+    best = min(averaged, key=lambda row: row["average_l1_half"])
     result["average_winner"] = best["mechanism"]
-    result["average_winner_tv"] = best["average_tv"]
+    result["average_winner_l1_half"] = best["average_l1_half"]
     return Comparison(rows=rows, verdict=result, data=data)
 
 
@@ -654,9 +654,9 @@ def _grid_point(setting: RoundsSetting, counts, *, seed: int, draws: int) -> dic
         ("geometric", "geometric"),
         ("local-krr+inv", "local"),
     ):
-        point[f"tv_{short}"] = by[mechanism]["tv"]
-        point[f"average_tv_{short}"] = by[mechanism]["average_tv"]
-    point["log_ratio"] = math.log(point["average_tv_shuffle"] / point["average_tv_gaussian"])
+        point[f"l1_half_{short}"] = by[mechanism]["l1_half"]
+        point[f"average_l1_half_{short}"] = by[mechanism]["average_l1_half"]
+    point["log_ratio"] = math.log(point["average_l1_half_shuffle"] / point["average_l1_half_gaussian"])
     return point
 
 

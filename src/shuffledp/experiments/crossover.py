@@ -2,7 +2,7 @@
 
 :func:`crossover_sweep` computes, over a grid of (eps0, eps < eps0) on one dataset, the mean TV of
 shuffle+INV and of the Gaussian calibrated at delta-hat (eq. 10) of each accountant -- the raw Gaussian
-histogram / n (``tv_gaussian_*``: half the L1 distance of a vector that is not a distribution, so it
+histogram / n (``l1_half_gaussian_*``: half the L1 distance of a vector that is not a distribution, so it
 may exceed 1) and the same draws projected onto the simplex (``tv_gaussian_proj_*``: a distribution,
 the fair comparison drawn in the figure). Room: after :mod:`shuffledp.experiments.utility`, whose
 calibration and replicate functions it uses.
@@ -92,10 +92,10 @@ def crossover_sweep(
                         "n_users": int(counts.sum()),
                         "k": counts.size,
                         "replicates": replicates,
-                        "tv_gaussian_mean": gaussian_mean,
-                        "tv_gaussian_se": gaussian_se,
-                        "tv_shuffle_inv_mean": shuffle_mean,
-                        "tv_shuffle_inv_se": shuffle_se,
+                        "l1_half_gaussian_mean": gaussian_mean,
+                        "l1_half_gaussian_se": gaussian_se,
+                        "l1_half_shuffle_inv_mean": shuffle_mean,
+                        "l1_half_shuffle_inv_se": shuffle_se,
                         "gaussian_better": bool(gaussian_mean < shuffle_mean),
                         **calibration.columns(),
                         "tv_gaussian_proj_mean": projected_mean,

@@ -17,7 +17,7 @@ For every target (epsilon, delta) of the grid, every number of users n and every
 * **metrics** -- per replicate the TV distance to the dataset's own distribution and the per-cell
   MSE (1/k) sum_x (estimate_x - pi_x)^2; summarised as mean, standard error and the Monte-Carlo
   interval mean +- 1.96 SE over ``replicates`` draws (:func:`summarise`). Where a closed form exists
-  it is written beside (``tv_expected``, ``mse_expected``): Gaussian MSE sigma^2 / n^2, geometric
+  it is written beside (``l1_half_expected``, ``mse_expected``): Gaussian MSE sigma^2 / n^2, geometric
   2 alpha / ((1 - alpha)^2 n^2), unprojected INV (1/k) sum_x (c_x p(1-p) + (n - c_x) q(1-q)) / (n (p - q))^2.
 
 Randomness: the dataset of (dataset, n) comes from its own stream (the synthetic one is the utility
@@ -260,9 +260,9 @@ def utility_job(
                 "calibration": calibration_name,
                 "mechanism": mechanism,
                 "replicates": replicates,
-                **summarise(tv, "tv"),
+                **summarise(tv, "l1_half"),
                 **summarise(mse, "mse"),
-                "tv_expected": math.nan,
+                "l1_half_expected": math.nan,
                 "mse_expected": math.nan,
                 "epsilon_local": math.nan,
                 "sigma": math.nan,
@@ -306,7 +306,7 @@ def utility_job(
             noisy,
             **gaussian,
             mse_expected=sigma**2 / n_users**2,
-            tv_expected=0.5 * k * sigma * math.sqrt(2.0 / math.pi) / n_users,
+            l1_half_expected=0.5 * k * sigma * math.sqrt(2.0 / math.pi) / n_users,
         )
         add(target, "none", "gaussian+proj", project_to_simplex(noisy), **gaussian)
         alpha = geometric_alpha(epsilon=target.epsilon, sensitivity=l1_sensitivity)
@@ -328,7 +328,7 @@ def utility_job(
             noisy,
             **geometric,
             mse_expected=moments["variance"] / n_users**2,
-            tv_expected=0.5 * k * moments["mean_absolute"] / n_users,
+            l1_half_expected=0.5 * k * moments["mean_absolute"] / n_users,
         )
         add(target, "none", "geometric+proj", project_to_simplex(noisy), **geometric)
     return pd.DataFrame(rows)
@@ -367,43 +367,47 @@ def ratio_table(frame: pd.DataFrame, *, shuffle_mechanism: str = "shuffle+INV") 
     """
     keys = ["dataset", "k", "n_users", "epsilon", "delta_rule", "delta"]
     gaussian = frame[frame["mechanism"].isin(["gaussian", "gaussian+proj"])]
-    best = gaussian.loc[gaussian.groupby(keys)["tv_mean"].idxmin()]
-    best = best[keys + ["mechanism", "tv_mean", "tv_low", "tv_high"]].rename(
+    best = gaussian.loc[gaussian.groupby(keys)["l1_half_mean"].idxmin()]
+    best = best[keys + ["mechanism", "l1_half_mean", "l1_half_low", "l1_half_high"]].rename(
         columns={
             "mechanism": "best_gaussian",
-            "tv_mean": "tv_gaussian_mean",
-            "tv_low": "tv_gaussian_low",
-            "tv_high": "tv_gaussian_high",
+            "l1_half_mean": "l1_half_gaussian_mean",
+            "l1_half_low": "l1_half_gaussian_low",
+            "l1_half_high": "l1_half_gaussian_high",
         }
     )
     table = best
     for accountant, tag in zip(ACCOUNTANTS, ("upper", "lower")):
         shuffle = frame[(frame["mechanism"] == shuffle_mechanism) & (frame["calibration"] == accountant)]
-        shuffle = shuffle[keys + ["epsilon_local", "tv_mean", "tv_low", "tv_high"]].rename(
+        shuffle = shuffle[keys + ["epsilon_local", "l1_half_mean", "l1_half_low", "l1_half_high"]].rename(
             columns={
                 "epsilon_local": f"epsilon_local_{tag}",
-                "tv_mean": f"tv_shuffle_{tag}_mean",
-                "tv_low": f"tv_shuffle_{tag}_low",
-                "tv_high": f"tv_shuffle_{tag}_high",
+                "l1_half_mean": f"l1_half_shuffle_{tag}_mean",
+                "l1_half_low": f"l1_half_shuffle_{tag}_low",
+                "l1_half_high": f"l1_half_shuffle_{tag}_high",
             }
         )
         table = table.merge(shuffle, on=keys, how="inner", validate="one_to_one")
         table[f"winner_{tag}"] = _winner(
-            table[f"tv_shuffle_{tag}_low"],
-            table[f"tv_shuffle_{tag}_high"],
-            table["tv_gaussian_low"],
-            table["tv_gaussian_high"],
+            table[f"l1_half_shuffle_{tag}_low"],
+            table[f"l1_half_shuffle_{tag}_high"],
+            table["l1_half_gaussian_low"],
+            table["l1_half_gaussian_high"],
         )
     geometric = frame[(frame["mechanism"] == "geometric+proj")][
-        keys + ["tv_mean", "tv_low", "tv_high"]
+        keys + ["l1_half_mean", "l1_half_low", "l1_half_high"]
     ].rename(
-        columns={"tv_mean": "tv_geometric_mean", "tv_low": "tv_geometric_low", "tv_high": "tv_geometric_high"}
+        columns={
+            "l1_half_mean": "l1_half_geometric_mean",
+            "l1_half_low": "l1_half_geometric_low",
+            "l1_half_high": "l1_half_geometric_high",
+        }
     )
     table = table.merge(geometric, on=keys, how="left", validate="one_to_one")
     table.insert(len(keys), "shuffle_mechanism", shuffle_mechanism)
-    table["ratio"] = table["tv_shuffle_upper_mean"] / table["tv_gaussian_mean"]
+    table["ratio"] = table["l1_half_shuffle_upper_mean"] / table["l1_half_gaussian_mean"]
     table["certain"] = (table["winner_upper"] == table["winner_lower"]) & (
         table["winner_upper"] != "undecided"
     )
-    table["ratio_geometric"] = table["tv_shuffle_upper_mean"] / table["tv_geometric_mean"]
+    table["ratio_geometric"] = table["l1_half_shuffle_upper_mean"] / table["l1_half_geometric_mean"]
     return table.sort_values(keys, kind="stable").reset_index(drop=True)

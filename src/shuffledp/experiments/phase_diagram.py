@@ -40,6 +40,8 @@ __all__ = [
     "grid_job",
     "boundary",
     "monte_carlo_verdicts",
+    "constant_error",
+    "verdict",
 ]
 
 
@@ -90,13 +92,60 @@ def _delta(kind: str, value: float, n_users: int) -> float:
     return value if kind == "fixed" else float(n_users) ** -value
 
 
-def grid_axes(phase: Mapping) -> tuple[np.ndarray, np.ndarray]:
-    """The n axis (integers, log-spaced, n_min..n_max) and the epsilon axis (log-spaced) of the grid."""
-    n_axis = np.unique(
-        np.round(np.geomspace(phase["n_min"], phase["n_max"], int(phase["n_points"]))).astype(np.int64)
-    )
+def grid_axes(phase: Mapping, equal: Mapping | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The n axis and the epsilon axis of the grid.
+
+    Args:
+        phase: ``utility.phase_diagram`` (n_min, n_max, n_points; epsilon_min, epsilon_max, epsilon_points).
+        equal: ``utility.equal_guarantee`` or None. Given, its ``n_users`` and ``epsilon`` inside the grid's
+            ranges join the axes, so every Monte-Carlo verdict drawn on the diagram sits on a point
+            computed at its own n and epsilon (never in a neighbour's cell).
+
+    Returns:
+        (n axis: sorted unique integers, log-spaced from n_min to n_max; epsilon axis: sorted, unique,
+        log-spaced from epsilon_min to epsilon_max).
+    """
+    n_axis = np.round(np.geomspace(phase["n_min"], phase["n_max"], int(phase["n_points"]))).astype(np.int64)
     epsilon_axis = np.geomspace(phase["epsilon_min"], phase["epsilon_max"], int(phase["epsilon_points"]))
-    return n_axis, epsilon_axis
+    if equal is not None:
+        extra_n = np.asarray(equal.get("n_users", []), dtype=np.int64)
+        extra_epsilon = np.asarray(equal.get("epsilon", []), dtype=float)
+        n_axis = np.concatenate([n_axis, extra_n[(extra_n >= n_axis[0]) & (extra_n <= n_axis[-1])]])
+        inside = (extra_epsilon >= epsilon_axis[0]) & (extra_epsilon <= epsilon_axis[-1])
+        epsilon_axis = np.concatenate([epsilon_axis, extra_epsilon[inside]])
+    return np.unique(n_axis), np.unique(epsilon_axis)
+
+
+def constant_error(k: int) -> float:
+    """The expected half L1 error of the best estimate that ignores the data: 1 - 1/k.
+
+    A constant estimate c (a distribution over k cells) must serve every true distribution; its worst
+    half L1 error is max over pi of TV(c, pi) = 1 - min_j c_j, smallest (1 - 1/k) for the uniform c. An
+    estimator whose expected half L1 error reaches this does no better than guessing the uniform
+    distribution without collecting anything (docs/decisions/compare.md, "Neither is useful").
+
+    Args:
+        k: number of cells, at least 2.
+
+    Returns:
+        1 - 1/k.
+
+    Raises:
+        ValueError: k below 2.
+    """
+    if int(k) < 2:
+        raise ValueError(f"`k` must be an integer >= 2; got {k}")
+    return 1.0 - 1.0 / int(k)
+
+
+def verdict(l1_half_shuffle: float, l1_half_gaussian: float, k: int) -> str:
+    """Who has the lower expected half L1 error: "shuffle", "gaussian", "neither" (both at least
+    :func:`constant_error`: neither is useful, whoever is lower) or "" (not computed: a NaN error)."""
+    if not (math.isfinite(l1_half_shuffle) and math.isfinite(l1_half_gaussian)):
+        return ""
+    if min(l1_half_shuffle, l1_half_gaussian) >= constant_error(k):
+        return "neither"
+    return "shuffle" if l1_half_shuffle < l1_half_gaussian else "gaussian"
 
 
 _GRID_COLUMNS = [
@@ -109,9 +158,11 @@ _GRID_COLUMNS = [
     "accountant_kind",
     "epsilon_local",
     "sigma",
-    "tv_shuffle",
-    "tv_gaussian",
+    "l1_half_shuffle",
+    "l1_half_gaussian",
     "log_ratio",
+    "l1_half_constant",
+    "verdict",
 ]
 
 
@@ -127,7 +178,7 @@ def _grid_point(
     counts,
     sensitivity: float,
 ) -> dict:
-    """eps0, sigma, the exact TVs and their log ratio at one grid point."""
+    """eps0, sigma, the exact half L1 errors, their log ratio and the verdict at one grid point."""
     lower = bracket_for(phase, k)
     bracket = {} if lower is None else {"lower": lower}
     try:
@@ -144,18 +195,22 @@ def _grid_point(
     except ValueError:  # even the upper end of the search meets the target
         epsilon_local = math.nan
     sigma = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
-    tv_gaussian = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma).tv
-    tv_shuffle = (
-        krr_inv_expected_error(counts, epsilon_local=epsilon_local).tv
+    l1_half_gaussian = gaussian_expected_error(k=k, n_users=n_users, sigma=sigma).l1_half
+    l1_half_shuffle = (
+        krr_inv_expected_error(counts, epsilon_local=epsilon_local).l1_half
         if math.isfinite(epsilon_local)
         else math.nan
     )
     return {
         "epsilon_local": epsilon_local,
         "sigma": sigma,
-        "tv_shuffle": tv_shuffle,
-        "tv_gaussian": tv_gaussian,
-        "log_ratio": math.log(tv_shuffle / tv_gaussian) if math.isfinite(tv_shuffle) else math.nan,
+        "l1_half_shuffle": l1_half_shuffle,
+        "l1_half_gaussian": l1_half_gaussian,
+        "log_ratio": math.log(l1_half_shuffle / l1_half_gaussian)
+        if math.isfinite(l1_half_shuffle)
+        else math.nan,
+        "l1_half_constant": constant_error(k),
+        "verdict": verdict(l1_half_shuffle, l1_half_gaussian, k),
     }
 
 
@@ -168,13 +223,15 @@ def grid_shards(phase: Mapping) -> int:
 
 def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str, shard: int = 0) -> pd.DataFrame:
     """One row per (delta rule, n, epsilon) at this k, of shard ``shard`` (of :func:`grid_shards`): delta,
-    eps0, sigma, the exact TVs and their log ratio. The shards' rows together are the whole grid."""
+    eps0, sigma, the exact half L1 errors, their log ratio, the error of the best constant estimate and the
+    verdict (:func:`verdict`). The shards' rows together are the whole grid; its axes are :func:`grid_axes`
+    of ``phase`` and ``equal``."""
     shards = grid_shards(phase)
     if not 0 <= int(shard) < shards:
         raise ValueError(
             f"`shard` must be in 0..{shards - 1} (utility.phase_diagram.shards = {shards}); got {shard}"
         )
-    n_axis, epsilon_axis = grid_axes(phase)
+    n_axis, epsilon_axis = grid_axes(phase, equal)
     sensitivity = sensitivity_for(neighbouring)
     accountant = accountant_for(phase, k)
     bracket_for(phase, k)  # a wrong binary_bracket is refused before any point is computed
@@ -219,11 +276,17 @@ def grid_job(phase: Mapping, equal: Mapping, *, k: int, neighbouring: str, shard
 def boundary(grid: pd.DataFrame) -> pd.DataFrame:
     """Each crossing of log(TV shuffle / TV Gaussian) = 0 along epsilon, per (delta rule, k, n): the
     epsilon found by linear interpolation in log epsilon, and which side the shuffle wins below it
-    (``shuffle_wins_below``)."""
+    (``shuffle_wins_below``), and ``neither_useful``: True where both grid points around the crossing
+    have the verdict "neither" (both errors at least :func:`constant_error`)."""
     rows = []
     for (rule, k, n_users), group in grid.groupby(["delta_rule", "k", "n_users"], sort=True):
         group = group.sort_values("epsilon").dropna(subset=["log_ratio"])
         log_epsilon, ratio = np.log(group["epsilon"].to_numpy()), group["log_ratio"].to_numpy()
+        if {"l1_half_shuffle", "l1_half_gaussian"} <= set(group.columns):
+            smaller = np.minimum(group["l1_half_shuffle"].to_numpy(), group["l1_half_gaussian"].to_numpy())
+            useless = smaller >= constant_error(int(k))
+        else:  # a grid without the errors themselves: no point is known to be useless
+            useless = np.zeros(len(group), dtype=bool)
         for i in np.flatnonzero(np.sign(ratio[:-1]) * np.sign(ratio[1:]) < 0):
             share = ratio[i] / (ratio[i] - ratio[i + 1])
             rows.append(
@@ -235,33 +298,40 @@ def boundary(grid: pd.DataFrame) -> pd.DataFrame:
                         math.exp(log_epsilon[i] + share * (log_epsilon[i + 1] - log_epsilon[i]))
                     ),
                     "shuffle_wins_below": bool(ratio[i] < 0),
+                    "neither_useful": bool(useless[i] and useless[i + 1]),
                 }
             )
-    return pd.DataFrame(rows, columns=["delta_rule", "k", "n_users", "epsilon", "shuffle_wins_below"])
+    return pd.DataFrame(
+        rows, columns=["delta_rule", "k", "n_users", "epsilon", "shuffle_wins_below", "neither_useful"]
+    )
 
 
 def monte_carlo_verdicts(equal_guarantee: pd.DataFrame, *, z: float = 1.96) -> pd.DataFrame:
     """The equal-guarantee grid's verdict on the phase diagram's pair at every (dataset, k, n, epsilon,
     delta rule): ``shuffle+INV-unprojected`` at the weak-adversary eps0 against ``gaussian``; "shuffle" or
-    "gaussian" when their mean +- z SE intervals do not overlap, else "undecided"."""
+    "gaussian" when their mean +- z SE intervals do not overlap, else "undecided"; "neither" where both
+    means are at least :func:`constant_error` (neither is useful, whoever is lower)."""
     keys = ["dataset", "k", "n_users", "epsilon", "delta_rule"]
     frame = equal_guarantee
     shuffle = frame[
         (frame["mechanism"] == "shuffle+INV-unprojected") & (frame["calibration"] == "weak-adversary")
     ]
     gaussian = frame[frame["mechanism"] == "gaussian"]
-    pair = shuffle[keys + ["tv_mean", "tv_se"]].merge(
-        gaussian[keys + ["tv_mean", "tv_se"]],
+    pair = shuffle[keys + ["l1_half_mean", "l1_half_se"]].merge(
+        gaussian[keys + ["l1_half_mean", "l1_half_se"]],
         on=keys,
         suffixes=("_shuffle", "_gaussian"),
         validate="one_to_one",
     )
-    low = lambda side: pair[f"tv_mean_{side}"] - z * pair[f"tv_se_{side}"]
-    high = lambda side: pair[f"tv_mean_{side}"] + z * pair[f"tv_se_{side}"]
+    low = lambda side: pair[f"l1_half_mean_{side}"] - z * pair[f"l1_half_se_{side}"]
+    high = lambda side: pair[f"l1_half_mean_{side}"] + z * pair[f"l1_half_se_{side}"]
     pair["verdict"] = np.where(
         high("shuffle") < low("gaussian"),
         "shuffle",
         np.where(high("gaussian") < low("shuffle"), "gaussian", "undecided"),
     )
-    pair["ratio"] = pair["tv_mean_shuffle"] / pair["tv_mean_gaussian"]
+    floor = 1.0 - 1.0 / pair["k"].astype(float)
+    useless = np.minimum(pair["l1_half_mean_shuffle"], pair["l1_half_mean_gaussian"]) >= floor
+    pair["verdict"] = np.where(useless, "neither", pair["verdict"])
+    pair["ratio"] = pair["l1_half_mean_shuffle"] / pair["l1_half_mean_gaussian"]
     return pair.sort_values(keys, kind="stable").reset_index(drop=True)

@@ -345,7 +345,7 @@ def community_sweep(
                             "calibration": kind,
                             "accountant": accountant,
                             "mechanism": mechanism,
-                            "tv": float(values[0]),
+                            "l1_half": float(values[0]),
                             **calibration.columns(),
                         }
                     )
@@ -542,7 +542,7 @@ def synthetic_community_job(
                         "calibration": kind,
                         "accountant": accountant,
                         "mechanism": mechanism,
-                        "tv": value,
+                        "l1_half": value,
                         **calibration.columns(),
                     }
                 )
@@ -586,8 +586,8 @@ def heatmap_job(cell_counts, *, utility: dict, seed: int, region: str) -> tuple[
                 "epsilon_local": epsilon_local,
                 "calibration": kind,
                 "accountant": accountant,
-                "tv_gaussian": total_variation(gaussian, truth),
-                "tv_shuffle_inv": total_variation(shuffle_inv, truth),
+                "l1_half_gaussian": total_variation(gaussian, truth),
+                "l1_half_shuffle_inv": total_variation(shuffle_inv, truth),
                 **calibration.columns(),
             }
         )

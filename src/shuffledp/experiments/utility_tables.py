@@ -28,6 +28,7 @@ __all__ = [
     "community_text_comparison",
     "FLOOR_COLUMNS",
     "floor_break_even",
+    "merge_coincident_calibrations",
 ]
 
 STRENGTH_FACTOR = 3.0
@@ -294,7 +295,7 @@ def community_text_comparison(community: pd.DataFrame, text_numbers: pd.DataFram
         exact = data[data["calibration"] == "configured"]
         paper = float(quote["value"])
         strength = {c: math.nan for c in STRENGTH_COLUMNS}
-        test = _interval_test(paper, printed["tv"])
+        test = _interval_test(paper, printed["l1_half"])
         if mechanism == "gaussian" and bool(printed["delta_floored"].iloc[0]):
             verdict, note = (
                 NOT_REPRODUCIBLE,
@@ -321,8 +322,8 @@ def community_text_comparison(community: pd.DataFrame, text_numbers: pd.DataFram
                     f"n={n_users:,}",
                     f"TV {mechanism}",
                     quote["value"],
-                    printed["tv"].mean(),
-                    exact["tv"].mean(),
+                    printed["l1_half"].mean(),
+                    exact["l1_half"].mean(),
                     verdict,
                     note,
                 ),
@@ -345,10 +346,10 @@ FLOOR_COLUMNS = [
     "delta_floor",
     "delta_floored",
     "sigma",
-    "tv_gaussian_mean",
-    "tv_gaussian_expected",
-    "tv_shuffle_inv_mean",
-    "tv_shuffle_inv_se",
+    "l1_half_gaussian_mean",
+    "l1_half_gaussian_expected",
+    "l1_half_shuffle_inv_mean",
+    "l1_half_shuffle_inv_se",
     "draws",
     "sigma_break_even",
     "log10_delta_break_even",
@@ -368,7 +369,7 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
     a delta above delta* = delta_Gauss(eps; sigma*) (Balle & Wang's tight delta, in log space:
     ``log10_delta_break_even`` stays finite far below the smallest double).
 
-    ``frame``: rows with ``mechanism`` in {"gaussian", "shuffle+INV"}, ``tv``, ``n_users``,
+    ``frame``: rows with ``mechanism`` in {"gaussian", "shuffle+INV"}, ``l1_half``, ``n_users``,
     ``epsilon``, ``epsilon_local``, the calibration columns of
     :class:`shuffledp.experiments.utility.Calibration` and optionally ``calibration`` and ``region``.
     """
@@ -383,7 +384,7 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
     rows = []
     for (region, n_users, epsilon, epsilon_local, calibration), group in frame.groupby(keys, sort=False):
         gaussian = group[group["mechanism"] == "gaussian"]
-        shuffle = group[group["mechanism"] == "shuffle+INV"]["tv"].to_numpy(dtype=float)
+        shuffle = group[group["mechanism"] == "shuffle+INV"]["l1_half"].to_numpy(dtype=float)
         if gaussian.empty or shuffle.size == 0:
             continue
         first = gaussian.iloc[0]
@@ -404,10 +405,10 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
                 "delta_floor": float(first["delta_used"]) if bool(first["delta_floored"]) else math.nan,
                 "delta_floored": bool(first["delta_floored"]),
                 "sigma": float(first["sigma"]),
-                "tv_gaussian_mean": float(gaussian["tv"].mean()),
-                "tv_gaussian_expected": expected,
-                "tv_shuffle_inv_mean": mean,
-                "tv_shuffle_inv_se": float(shuffle.std(ddof=1) / math.sqrt(shuffle.size))
+                "l1_half_gaussian_mean": float(gaussian["l1_half"].mean()),
+                "l1_half_gaussian_expected": expected,
+                "l1_half_shuffle_inv_mean": mean,
+                "l1_half_shuffle_inv_se": float(shuffle.std(ddof=1) / math.sqrt(shuffle.size))
                 if shuffle.size > 1
                 else math.nan,
                 "draws": int(shuffle.size),
@@ -417,3 +418,57 @@ def floor_break_even(frame: pd.DataFrame, *, k: int, sensitivity: float) -> pd.D
             }
         )
     return pd.DataFrame(rows, columns=FLOOR_COLUMNS)
+
+
+#: which calibration of a coincident group is kept (the others are named in ``coincides_with``)
+_KEEP_ORDER = ("configured", "lower", "as_printed")
+
+
+def _sigma_signature(rows: pd.DataFrame, point_keys: list[str]) -> tuple:
+    """The calibration's sigma at every point of its setting (10 significant digits: equal sigma, the same
+    Gaussian; a sigma that differs in the 11th digit would be the same Gaussian too)."""
+    points = rows[[*point_keys, "sigma"]].drop_duplicates()
+    return tuple(
+        sorted(
+            (*(float(v) for v in point[:-1]), float(f"{float(point[-1]):.10g}"))
+            for point in points.itertuples(index=False)
+        )
+    )
+
+
+def merge_coincident_calibrations(frame: pd.DataFrame) -> pd.DataFrame:
+    """One calibration per group of calibrations that coincide, found from the data.
+
+    Calibrations of the Gaussian (column ``calibration``) coincide in a setting (region, epsilon,
+    epsilon_local) when their sigma is the same at every n (and run): the Gaussian is then the same
+    mechanism under each, and their rows differ only by Monte-Carlo noise (Figure 2's draws) or not at
+    all (the Gowalla draws share one random stream per run). Counting each would count one experiment
+    two or three times.
+
+    Args:
+        frame: rows with ``calibration`` and ``sigma`` (and any of ``region``, ``epsilon``,
+            ``epsilon_local``, ``n_users``, ``n``, ``run``); without both columns, or with one
+            calibration, it is returned unchanged.
+
+    Returns:
+        The rows of one calibration per coincident group (the first of configured, lower, as_printed
+        present; else the first listed), with ``coincides_with``: the other calibrations of its group
+        joined by ", " ("" where it stands alone).
+    """
+    if not {"calibration", "sigma"} <= set(frame.columns) or frame["calibration"].nunique() < 2:
+        return frame
+    setting_keys = [c for c in ("region", "epsilon", "epsilon_local") if c in frame.columns]
+    point_keys = [c for c in ("n_users", "n", "run") if c in frame.columns]
+    settings = frame.groupby(setting_keys, sort=False) if setting_keys else [((), frame)]
+    kept = []
+    for _, rows in settings:
+        listed = list(dict.fromkeys(rows["calibration"]))
+        order = [c for c in _KEEP_ORDER if c in listed] + [c for c in listed if c not in _KEEP_ORDER]
+        groups: dict[tuple, list[str]] = {}
+        for calibration in order:
+            signature = _sigma_signature(rows[rows["calibration"] == calibration], point_keys)
+            groups.setdefault(signature, []).append(calibration)
+        for group in groups.values():
+            chosen = rows[rows["calibration"] == group[0]]
+            kept.append(chosen.assign(coincides_with=", ".join(group[1:])))
+    return pd.concat(kept).sort_index(kind="stable")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import string
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -19,7 +20,16 @@ from matplotlib.patches import Rectangle
 
 from shuffledp.plotting import style
 
-__all__ = ["TV_MECHANISMS", "LINESTYLES", "plot_tv_against_n", "figure_tv", "plot_ratio_map", "figure_ratio"]
+__all__ = [
+    "TV_MECHANISMS",
+    "LINESTYLES",
+    "COINCIDE_RELATIVE",
+    "coincides",
+    "plot_tv_against_n",
+    "figure_tv",
+    "plot_ratio_map",
+    "figure_ratio",
+]
 
 #: mechanisms drawn in the TV figure (the shuffled ones at the weak-adversary eps0). Every one is a
 #: distribution (TV <= 1): the raw Gaussian histogram / n is not, its ½·L1 "TV" reached ~8, so it is left
@@ -34,22 +44,12 @@ _LABELS = {
 }
 #: one line style per delta rule (fixed deltas first, then the rules in n)
 LINESTYLES = ("-", "--", ":", "-.")
-#: colours of the mechanisms missing from the shared palette, chosen apart from the ones drawn beside them
-EXTRA_COLOURS = {
-    "shuffle+IBU": "#D55E00",
-    "shuffle+INV-unprojected": "#999933",
-    "geometric": "#555555",
-    "geometric+proj": "#000000",
-}
-#: shuffle+IBU is drawn wide and beneath: it often coincides with shuffle+INV, which stays visible on top
-_LINE_WIDTHS = {"shuffle+IBU": 3.0}
-_Z_ORDERS = {"shuffle+IBU": 1.5}
 #: ticks of the ratio colour bar (those inside its range are shown)
 _RATIO_TICKS = (0.2, 0.25, 1 / 3, 0.5, 2 / 3, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0)
 
 
 def _colours(mechanisms) -> dict[str, str]:
-    return {m: EXTRA_COLOURS.get(m) or style.colours_for([m])[m] for m in mechanisms}
+    return style.colours_for(mechanisms)  # one colour per mechanism in every figure (style.MECHANISM_COLOURS)
 
 
 def _delta_rules(frame) -> list[str]:
@@ -66,6 +66,36 @@ def _dataset_label(dataset: str, k: int) -> str:
     return f"{dataset.replace('_', ' ')} (k = {int(k)})"
 
 
+#: two curves coincide when at every n their means differ by less than this (relative): 5% is under 1% of
+#: the height of a log axis spanning three decades, so they are one line; the later one is not drawn, and a
+#: note says which it coincides with
+COINCIDE_RELATIVE = 0.05
+
+
+def _series(frame, mechanism: str, rule: str, calibration: str):
+    rows = frame[(frame["mechanism"] == mechanism) & (frame["delta_rule"] == rule)]
+    if mechanism.startswith("shuffle"):
+        rows = rows[rows["calibration"] == calibration]
+    return rows.sort_values("n_users")
+
+
+def coincides(first, second, *, relative: float = COINCIDE_RELATIVE) -> bool:
+    """True when two curves (rows with n_users, l1_half_mean) have the same n and means within ``relative``.
+
+    Args:
+        first: one curve's rows.
+        second: the other's.
+        relative: the largest relative difference of two means that still draws as one line.
+
+    Returns:
+        Whether the second would be drawn on top of the first.
+    """
+    if first.empty or list(first["n_users"]) != list(second["n_users"]):
+        return False
+    a, b = first["l1_half_mean"].to_numpy(float), second["l1_half_mean"].to_numpy(float)
+    return bool(np.all(np.abs(a - b) <= relative * np.maximum(np.abs(a), np.abs(b))))
+
+
 def plot_tv_against_n(
     frame,
     *,
@@ -75,27 +105,36 @@ def plot_tv_against_n(
     delta_rules=None,
     colours=None,
     title: str = "",
+    drawn: dict | None = None,
 ):
     """Mean TV (with its Monte-Carlo interval as error bars) against n on log-log axes, one line per
     mechanism and delta rule (line style) for the rows of one (dataset, epsilon).
 
     Shuffled mechanisms are drawn at ``calibration``'s eps0; the pure-epsilon geometric rows do not
-    depend on delta and are drawn once (solid).
+    depend on delta and are drawn once (solid). A curve that :func:`coincides` with one already drawn is
+    not drawn again: ``drawn`` (when given) collects ``(mechanism, rule) -> None`` for every curve drawn and
+    ``(mechanism, rule) -> (mechanism, rule)`` of the curve it coincides with, so the figure can say so.
     """
     ax = _axes(ax)
     delta_rules = _delta_rules(frame) if delta_rules is None else list(delta_rules)
     colours = colours or _colours(mechanisms)
+    shown: list[tuple[tuple[str, str], object]] = []
     for mechanism in mechanisms:
         rules = delta_rules[:1] if mechanism.startswith("geometric") else delta_rules
         for rule, linestyle in zip(rules, LINESTYLES):
-            rows = frame[(frame["mechanism"] == mechanism) & (frame["delta_rule"] == rule)]
-            if mechanism.startswith("shuffle"):
-                rows = rows[rows["calibration"] == calibration]
-            rows = rows.sort_values("n_users")
+            rows = _series(frame, mechanism, rule, calibration)
             if rows.empty:
                 continue
-            mean = rows["tv_mean"].to_numpy(float)
-            error = np.vstack([mean - rows["tv_low"].to_numpy(float), rows["tv_high"].to_numpy(float) - mean])
+            same = next((key for key, other in shown if coincides(other, rows)), None)
+            if drawn is not None:
+                drawn.setdefault((mechanism, rule), same)
+            if same is not None:
+                continue
+            shown.append(((mechanism, rule), rows))
+            mean = rows["l1_half_mean"].to_numpy(float)
+            error = np.vstack(
+                [mean - rows["l1_half_low"].to_numpy(float), rows["l1_half_high"].to_numpy(float) - mean]
+            )
             ax.errorbar(
                 rows["n_users"],
                 mean,
@@ -105,8 +144,9 @@ def plot_tv_against_n(
                 marker="o",
                 markersize=3,
                 capsize=2,
-                linewidth=_LINE_WIDTHS.get(mechanism, 1.2),
-                zorder=_Z_ORDERS.get(mechanism, 2.0),
+                linewidth=1.2,
+                zorder=2.0,
+                label=f"{mechanism}|{rule}",
             )
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -117,18 +157,34 @@ def plot_tv_against_n(
     return ax
 
 
+def _coincidence_note(drawn: dict) -> str:
+    pairs = sorted({(key, same) for key, same in drawn.items() if same is not None})
+    if not pairs:
+        return ""
+    words = "; ".join(
+        f"{_LABELS.get(m, m)}, δ {r} = {_LABELS.get(m2, m2)}, δ {r2}" for (m, r), (m2, r2) in pairs
+    )
+    return (
+        f"Coincident curves drawn once (means within {COINCIDE_RELATIVE:.0%} at every n, in at least one "
+        f"panel): {words}"
+    )
+
+
 def figure_tv(frame, *, mechanisms=TV_MECHANISMS, calibration: str = "weak-adversary"):
-    """TV against n: one row of panels per dataset (k), one column per epsilon; delta rules by line style."""
+    """TV against n: one row of panels per dataset (k), one column per epsilon; delta rules by line style.
+    Curves that coincide are drawn once and a note under the legend names them; the legend (8 pt) lists
+    only the mechanisms and delta rules drawn."""
     datasets = list(dict.fromkeys(zip(frame["dataset"], frame["k"])))
     epsilons = sorted(frame["epsilon"].unique())
     delta_rules = _delta_rules(frame)
     colours = _colours(mechanisms)
     replicates = int(frame["replicates"].iloc[0])
+    drawn: dict = {}
     with style.plot_style():
         figure, axes = plt.subplots(
             len(datasets),
             len(epsilons),
-            figsize=(2.9 * len(epsilons), 2.6 * len(datasets) + 1.2),
+            figsize=(2.9 * len(epsilons), 2.6 * len(datasets) + 1.6),
             squeeze=False,
             sharex=True,
             layout="constrained",
@@ -146,17 +202,37 @@ def figure_tv(frame, *, mechanisms=TV_MECHANISMS, calibration: str = "weak-adver
                     colours=colours,
                     title=f"({string.ascii_lowercase[(row * len(epsilons) + column) % 26]}) "
                     f"{_dataset_label(dataset, k)}, ε = {epsilon:g}",
+                    drawn=drawn,
                 )
                 if column:
                     ax.set_ylabel("")
                 if row < len(datasets) - 1:
                     ax.set_xlabel("")
-        handles = [style.line_handle(_LABELS.get(m, m), colour=colours[m]) for m in mechanisms]
+        lines = [line.get_label().split("|") for ax in axes.flat for line in ax.get_lines()]
+        lines += [
+            str(c.get_label()).split("|")
+            for ax in axes.flat
+            for c in ax.containers
+            if "|" in str(c.get_label())
+        ]
+        shown_mechanisms = {parts[0] for parts in lines if len(parts) == 2}
+        shown_rules = {
+            parts[1] for parts in lines if len(parts) == 2 and not parts[0].startswith("geometric")
+        }
+        handles = [
+            style.line_handle(_LABELS.get(m, m), colour=colours[m])
+            for m in mechanisms
+            if m in shown_mechanisms
+        ]
         handles += [
             style.line_handle(f"δ: {rule}", linestyle=linestyle)
             for rule, linestyle in zip(delta_rules, LINESTYLES)
+            if rule in shown_rules
         ]
-        figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4))
+        note = _coincidence_note(drawn)
+        if note:
+            handles.append(style.line_handle(_wrap_note(note), colour="none"))
+        figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4), fontsize=8)
         figure.suptitle(
             f"Equal guarantee: TV against n at each target (ε, δ); shuffled k-RR at the largest ε0 certified by "
             f"{style.accountant_text(calibration)}; mean of {replicates} draws, bars = mean ± 1.96 SE; geometric at pure ε (δ = 0)",
@@ -164,6 +240,10 @@ def figure_tv(frame, *, mechanisms=TV_MECHANISMS, calibration: str = "weak-adver
             fontsize="medium",
         )
     return figure
+
+
+def _wrap_note(text: str, width: int = 110) -> str:
+    return "\n".join(textwrap.wrap(text, width))
 
 
 def plot_ratio_map(

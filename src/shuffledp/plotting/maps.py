@@ -97,25 +97,5 @@ def plot_cell_counts(
 
 
 def add_data_label(figure, text: str):
-    """Name the data a figure was drawn from: a line under its title (the title, if it has none).
-
-    Every Gowalla figure carries it, so a figure read on its own still says whether it shows the SNAP
-    file, the bundled subsets or local files (``shuffledp.data.source.data_label``).
-
-    Args:
-        figure: a Matplotlib figure (constrained or tight layout leave room for the longer title).
-        text: one line, e.g. ``"Data: bundled Gowalla subsets (not the full SNAP file): Paris, ..."``.
-
-    Returns:
-        The figure's title text object.
-
-    Raises:
-        ValueError: ``text`` is empty.
-    """
-    if not text or not str(text).strip():
-        raise ValueError(f"`text` must be a non-empty line naming the data; got {text!r}.")
-    title = getattr(figure, "_suptitle", None)
-    if title is not None and title.get_text():
-        title.set_text(f"{title.get_text()}\n{text}")
-        return title
-    return figure.suptitle(text, fontsize="medium")
+    """:func:`shuffledp.plotting.style.add_data_label` (kept here for the map figures' callers)."""
+    return style.add_data_label(figure, text)

@@ -100,7 +100,7 @@ def _box_style(colours) -> dict:
 def _draw_mechanism_boxes(ax, rows, *, mechanism, n_values, positions, width, show_draws, flagged) -> bool:
     """The boxes (and draws) of one mechanism; returns whether any box was hatched as flagged."""
     colours = style.box_colours(style.colour_of(mechanism))
-    data = [rows[rows["n_users"] == n]["tv"].dropna().to_numpy() for n in n_values]
+    data = [rows[rows["n_users"] == n]["l1_half"].dropna().to_numpy() for n in n_values]
     keep = [i for i, values in enumerate(data) if values.size]
     if not keep:
         return False
@@ -151,7 +151,7 @@ def plot_tv_boxes(
 ):
     """Box plots of TV distance per n (x) and mechanism (colour).
 
-    ``frame``: columns n_users, mechanism, tv, optionally ``flag_column``: a box of one of
+    ``frame``: columns n_users, mechanism, l1_half, optionally ``flag_column``: a box of one of
     ``flagged_mechanisms`` with any flagged row is hatched and the legend explains the hatching (the
     shuffle's rows repeat the Gaussian's calibration columns but do not depend on δ̂). The legend sits
     inside the axes; the figure functions move it below the panels, where it covers no box. With
@@ -164,7 +164,7 @@ def plot_tv_boxes(
     width = 0.8 / max(len(mechanisms), 1)
     per_box = frame.groupby(
         [c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism") if c in frame.columns]
-    )["tv"].count()
+    )["l1_half"].count()
     if show_draws is None:
         show_draws = bool(len(per_box)) and int(per_box.max()) <= _MAX_DRAWS_SHOWN
     handles: list[Artist] = []
@@ -235,7 +235,7 @@ def _draws_per_box(frame) -> int:
     keys = [
         c for c in ("calibration", "epsilon", "epsilon_local", "n_users", "mechanism") if c in frame.columns
     ]
-    return int(frame.groupby(keys)["tv"].count().max())
+    return int(frame.groupby(keys)["l1_half"].count().max())
 
 
 _CALIBRATION_WORDS = {
@@ -438,8 +438,8 @@ def figure_heatmaps(
     norm = style.log_norm(1.0 / n_users, float(np.nanmax(values)))
     titles = {
         "original": f"(a) original: n = {n_users:,} check-ins, {n_lon * n_lat} cells",
-        "gaussian": f"(b) Gaussian, σ = {style.format_sigma(row['sigma'])}: TV = {row['tv_gaussian']:.3g}",
-        "shuffle+INV": f"(c) shuffle+INV: TV = {row['tv_shuffle_inv']:.3g}",
+        "gaussian": f"(b) Gaussian, σ = {style.format_sigma(row['sigma'])}: TV = {row['l1_half_gaussian']:.3g}",
+        "shuffle+INV": f"(c) shuffle+INV: TV = {row['l1_half_shuffle_inv']:.3g}",
     }
     with style.plot_style():
         figure, axes = plt.subplots(
@@ -495,7 +495,9 @@ CROSSOVER_GAUSSIAN = "tv_gaussian_proj_mean"
 
 def crossover_log_ratio(frame):
     """log10(mean TV shuffle+INV / mean TV Gaussian + projection) of each row: < 0 where the shuffle is better."""
-    return np.log10(frame["tv_shuffle_inv_mean"].to_numpy(float) / frame[CROSSOVER_GAUSSIAN].to_numpy(float))
+    return np.log10(
+        frame["l1_half_shuffle_inv_mean"].to_numpy(float) / frame[CROSSOVER_GAUSSIAN].to_numpy(float)
+    )
 
 
 def _crossover_grid(frame, epsilons, locals_):
@@ -514,7 +516,7 @@ def plot_crossover(
     """log10(mean TV shuffle+INV / mean TV Gaussian + projection) over (ε, ε0) in the outcome colours
     of :mod:`shuffledp.plotting.style`: < 0 (blue) shuffle better, > 0 (red) curator (Gaussian) better.
 
-    ``frame``: one accountant's rows with columns epsilon, epsilon_local, tv_shuffle_inv_mean,
+    ``frame``: one accountant's rows with columns epsilon, epsilon_local, l1_half_shuffle_inv_mean,
     tv_gaussian_proj_mean, delta_floored. Floored cells are hatched (legend entry); ``norm`` (default:
     symmetric about 0 over this frame) lets panels share one colour scale.
     """
@@ -565,10 +567,27 @@ def plot_crossover(
     return ax
 
 
-def figure_crossover(rows):
+def _crossover_order(accountant: str) -> int:
+    """Panels of valid accountants first (upper bounds, then lower bounds), a formula that is neither last."""
+    kind = style.accountant_kind(accountant)
+    return {"upper bound": 0, "lower bound": 1}.get(kind, 2)
+
+
+def _crossover_title(letter: str, accountant: str) -> str:
+    kind = style.accountant_kind(accountant)
+    if kind == "upper bound":
+        return f"({letter}) δ̂ from {accountant}\n(upper bound: a guarantee)"
+    if kind == "lower bound":
+        return f"({letter}) δ̂ from {accountant}\n(lower bound on the worst case)"
+    return f"({letter}) δ̂ from {accountant} ({kind or 'unregistered'}):\nNOT a guarantee, for the paper's comparison"
+
+
+def figure_crossover(rows, *, data_label: str = ""):
     """The crossover sweep: one panel per accountant on one shared, symmetric colour scale; blue
-    (shuffle better) and red (Gaussian better) as in every figure of the project."""
-    accountants = list(dict.fromkeys(rows["accountant"]))
+    (shuffle better) and red (Gaussian better) as in every figure of the project. The valid accountants'
+    panels come first; a panel whose δ̂ is not a guarantee (eq. (6) as printed) comes last and says so.
+    ``data_label`` (:func:`shuffledp.plotting.style.run_label`) goes under the title."""
+    accountants = sorted(dict.fromkeys(rows["accountant"]), key=_crossover_order)
     ratios = crossover_log_ratio(rows)
     limit = max(float(np.nanmax(np.abs(ratios))), 1e-3) if np.isfinite(ratios).any() else 1.0
     norm = TwoSlopeNorm(0.0, -limit, limit)
@@ -590,7 +609,7 @@ def figure_crossover(rows):
                 colorbar=False,
                 epsilons=epsilons,
                 epsilon_locals=locals_,
-                title=f"({letter}) δ̂ from {style.accountant_text(accountant)}",
+                title=_crossover_title(letter, accountant),
             )
         figure.colorbar(
             axes[0, 0].images[0],
@@ -605,7 +624,8 @@ def figure_crossover(rows):
                 "accountant and projected onto the simplex (σ per cell in crossover.csv). "
                 f"{style.OUTCOME_WORDS['shuffle'].capitalize()}; {style.OUTCOME_WORDS['curator']} (Gaussian)",
                 150,
-            ),
+            )
+            + (f"\n{data_label}" if data_label else ""),
             fontweight="bold",
         )
     return figure

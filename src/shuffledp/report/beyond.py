@@ -12,6 +12,7 @@ import math
 
 import pandas as pd
 
+from shuffledp.experiments.utility_tables import merge_coincident_calibrations
 from shuffledp.report.read import format_cell
 from shuffledp.report.verdicts import is_guarantee
 
@@ -37,16 +38,17 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
     verdict is certain: the same winner under the tight upper bound ("configured") and under the
     lower bound ("lower"), with means more than 2 Monte-Carlo standard errors apart under both.
 
-    ``frame``: community-TV rows (``mechanism``, ``tv``, ``calibration``, ``accountant``, ``n_users``,
+    ``frame``: community rows (``mechanism``, ``l1_half``, ``calibration``, ``accountant``, ``n_users``,
     ``epsilon``, ``epsilon_local``, optionally ``region``), as in Figure 2 and Figures 6/7 data.
     """
-    needed = ("mechanism", "tv", "calibration", "n_users", "epsilon", "epsilon_local")
+    needed = ("mechanism", "l1_half", "calibration", "n_users", "epsilon", "epsilon_local")
     missing = [c for c in needed if c not in frame.columns]
     if missing:
         raise ValueError(
             f"`three-calibration data` must have columns {', '.join(needed)}; missing {', '.join(missing)}."
         )
     frame = frame.assign(region=frame["region"] if "region" in frame.columns else "synthetic data")
+    frame = merge_coincident_calibrations(frame)  # the same σ: one experiment, shown and counted once
     accountants = (
         frame.drop_duplicates("calibration").set_index("calibration").get("accountant", pd.Series(dtype=str))
     )
@@ -62,8 +64,8 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
             at_n = setting[setting["n_users"] == n_users]
             for kind in wins:
                 rows = at_n[at_n["calibration"] == kind]
-                gaussian = _mean_se(rows[rows["mechanism"] == "gaussian"]["tv"])
-                inv = _mean_se(rows[rows["mechanism"] == "shuffle+INV"]["tv"])
+                gaussian = _mean_se(rows[rows["mechanism"] == "gaussian"]["l1_half"])
+                inv = _mean_se(rows[rows["mechanism"] == "shuffle+INV"]["l1_half"])
                 if not (math.isfinite(gaussian[0]) and math.isfinite(inv[0])):
                     continue
                 winner = "shuffle+INV" if inv[0] < gaussian[0] else "Gaussian"
@@ -71,11 +73,28 @@ def read_three_calibrations(frame: pd.DataFrame) -> str:
                 wins[kind] += winner == "shuffle+INV"
                 if abs(inv[0] - gaussian[0]) > 2.0 * math.hypot(gaussian[1], inv[1]):
                     clear[kind].add(n_users)
+        same = (
+            setting.drop_duplicates("calibration").set_index("calibration")["coincides_with"]
+            if "coincides_with" in setting.columns
+            else pd.Series(dtype=str)
+        )
         parts = [
-            f"shuffle+INV has the lower mean TV at {wins[kind]} of {len(winner_at[kind])} n under "
+            f"shuffle+INV has the lower mean ½L1 error at {wins[kind]} of {len(winner_at[kind])} n under "
             f"{_CALIBRATION_WORDS[kind]} (`{accountants.get(kind, kind)}`)"
+            + (
+                f", which coincides with {', '.join(f'`{c}`' for c in str(same[kind]).split(', '))} "
+                "(the same σ at every n: one experiment, counted once)"
+                if str(same.get(kind, "") or "")
+                else ""
+            )
             for kind in wins
         ]
+        if "lower" not in wins and "lower" in str(same.get("configured", "")):
+            wins["lower"], winner_at["lower"], clear["lower"] = (
+                wins["configured"],
+                winner_at["configured"],
+                clear["configured"],
+            )
         text = (
             f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g} (n = {n_values[0]:,} … {n_values[-1]:,}): "
             + "; ".join(parts)
@@ -143,7 +162,7 @@ def read_delta_floor(frame: pd.DataFrame) -> str:
         sentences.append(
             f"{region}, ε = {epsilon:g}, ε0 = {epsilon_local:g}: δ̂ = 0 under `{group['accountant'].iloc[0]}` "
             f"at all {len(group)} n, so the Gaussian is calibrated at the floor δ = {format_cell(floor)}. "
-            f"It would match shuffle+INV's mean TV at δ* = 10^{low['log10_delta_break_even']:.1f} "
+            f"It would match shuffle+INV's mean ½L1 error at δ* = 10^{low['log10_delta_break_even']:.1f} "
             f"(n = {int(low['n_users']):,}) to 10^{high['log10_delta_break_even']:.1f} (n = {int(high['n_users']):,}) "
             f"and wins for every δ above δ*; at our floor it wins (in expectation, unprojected) at {gaussian_wins} "
             f"of {len(group)} n."
@@ -195,7 +214,7 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
         f"Over {total} settings (k = {', '.join(str(int(k)) for k in sorted(frame['k'].unique()))}; "
         f"n = {int(frame['n_users'].min()):,} to {int(frame['n_users'].max()):,}; ε = {frame['epsilon'].min():g} to "
         f"{frame['epsilon'].max():g}; δ rules {', '.join(sorted(frame['delta_rule'].unique()))}), the central Gaussian "
-        f"(best variant: {', '.join(f'`{name}` in {count}' for name, count in best.items())}) gives the lower TV in "
+        f"(best variant: {', '.join(f'`{name}` in {count}' for name, count in best.items())}) gives the lower ½L1 error in "
         f"{int(central.sum())} and shuffle+INV at the largest ε0 certified by the tight upper bound in "
         f"{int(shuffle.sum())}"
         + (f" ({_where_list(frame[shuffle])})" if shuffle.any() else "")
@@ -212,7 +231,7 @@ def read_equal_guarantee(frame: pd.DataFrame) -> str:
     for n_users in (smallest, largest):
         at_n = frame[frame["n_users"] == n_users]
         low_eps, high_eps = at_n[at_n["epsilon"] <= 1.0], at_n[at_n["epsilon"] > 1.0]
-        text = f"at n = {int(n_users):,} the TV ratio shuffle+INV / Gaussian is "
+        text = f"at n = {int(n_users):,} the ½L1 ratio shuffle+INV / Gaussian is "
         spans = []
         for label, rows in (("ε ≤ 1", low_eps), ("ε > 1", high_eps)):
             if len(rows):
@@ -350,7 +369,7 @@ def read_rounds(frame: pd.DataFrame) -> str:
             f"the winner changes on {len(moved)} of {len(group)} lines (n, ε)"
             + (
                 "".join(
-                    f"; n = {int(r.n_users):,}, ε = {r.epsilon:g}: {r.first} → {r.last} (TV ratio "
+                    f"; n = {int(r.n_users):,}, ε = {r.epsilon:g}: {r.first} → {r.last} (½L1 ratio "
                     f"{r.first_ratio:.2f} → {r.last_ratio:.2f})"
                     for r in moved.itertuples()
                 )
@@ -360,10 +379,30 @@ def read_rounds(frame: pd.DataFrame) -> str:
     return " ".join(sentences)
 
 
+def _phase_counts(group: pd.DataFrame, ratio: pd.Series, *, rule, k, name: str) -> str:
+    """One panel's counts: the points where shuffle+INV has the lower expected half L1 error, those where
+    neither is useful (column ``verdict`` = "neither": both errors at least 1 - 1/k, never counted as a win)
+    and the ratio's range over the useful points."""
+    useless = (group["verdict"] == "neither").reindex(ratio.index) if "verdict" in group.columns else None
+    useful = ratio if useless is None else ratio[~useless.fillna(False).astype(bool)]
+    text = (
+        f"δ {rule}, k = {int(k)} (`{name}`): shuffle+INV has the lower expected ½L1 error at "
+        f"{int((useful < 0).sum())} of {len(ratio)} points, the Gaussian at {int((useful > 0).sum())}"
+    )
+    if useless is not None:
+        text += (
+            f"; at {int(useless.sum())} neither is useful (both errors at least 1 − 1/k = {1 - 1 / int(k):.3g}, "
+            "that of guessing the uniform distribution), counted as no one's win"
+        )
+    if useful.empty:
+        return text + "."
+    return text + f" (½L1 ratio where useful {math.exp(useful.min()):.2f} to {math.exp(useful.max()):.2f})."
+
+
 def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
     """Facts from the phase diagram (:mod:`shuffledp.experiments.phase_diagram`): from the grid
     (``phase_diagram.csv``), per δ rule and k, at how many points shuffle+INV has the lower exact expected
-    TV and the range of the ratio, for the panels whose ε0 comes from an upper bound (column
+    half L1 error, the Gaussian has, and neither is useful (column ``verdict``), and the ratio's range, for the panels whose ε0 comes from an upper bound (column
     ``calibration`` or ``accountant``); a panel calibrated by anything else is named, not counted. From the
     boundary (``phase_diagram_boundary.csv``), the crossings, leaving out the k in ``uncertified_k``."""
     if {"log_ratio", "delta_rule", "k"} <= set(frame.columns):
@@ -380,10 +419,7 @@ def read_phase_diagram(frame: pd.DataFrame, *, uncertified_k=()) -> str:
             if ratio.empty:
                 sentences.append(f"δ {rule}, k = {int(k)}: no point with both errors defined.")
                 continue
-            sentences.append(
-                f"δ {rule}, k = {int(k)} (`{name}`): shuffle+INV has the lower expected TV at {int((ratio < 0).sum())} "
-                f"of {len(ratio)} points (TV ratio {math.exp(ratio.min()):.2f} to {math.exp(ratio.max()):.2f})."
-            )
+            sentences.append(_phase_counts(group, ratio, rule=rule, k=k, name=name))
         return " ".join(sentences)
     if {"shuffle_wins_below", "delta_rule", "k", "epsilon", "n_users"} <= set(frame.columns):
         frame = frame[~frame["k"].isin(list(uncertified_k))]

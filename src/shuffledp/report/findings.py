@@ -255,7 +255,7 @@ def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
         for r in shuffle.head(3).itertuples()
     )
     return (
-        f"At an equal (ε, δ) guarantee the trusted curator's Gaussian gives the lower TV in {central} of {total} "
+        f"At an equal (ε, δ) guarantee the trusted curator's Gaussian gives the lower ½L1 error in {central} of {total} "
         f"settings and shuffle+INV in {len(shuffle)}"
         + (f" ({where}{'; …' if len(shuffle) > 3 else ''})" if len(shuffle) else "")
         + (
@@ -263,7 +263,7 @@ def finding_equal_guarantee(frame: pd.DataFrame | None, anchor: str) -> str:
             if total > central + len(shuffle)
             else ""
         )
-        + f"; not trusting a curator costs a TV ratio shuffle+INV / Gaussian of {ratio.min():.2f} to {ratio.max():.2f} "
+        + f"; not trusting a curator costs a ½L1 ratio shuffle+INV / Gaussian of {ratio.min():.2f} to {ratio.max():.2f} "
         f"(median {float(ratio.median()):.2f}), and {int(frame['certain'].astype(bool).sum())} of {total} verdicts are "
         f"certain under both accountants ([section](#{anchor}))."
     )
@@ -275,6 +275,8 @@ def _boundary_text(boundary: pd.DataFrame | None) -> str:
         return "; the boundary file `results/utility/phase_diagram_boundary.csv` is missing"
     rule = boundary["delta_rule"].iloc[0]
     rows = boundary[(boundary["delta_rule"] == rule) & boundary["shuffle_wins_below"].astype(bool)]
+    if "neither_useful" in rows.columns:  # a crossing between two useless points is nobody's win
+        rows = rows[~rows["neither_useful"].astype(bool)]
     if rows.empty:
         return f"; at δ {rule} no crossing has shuffle+INV winning below it"
     largest = rows[rows["n_users"] == rows["n_users"].max()]
@@ -296,13 +298,22 @@ def finding_phase_diagram(grid: pd.DataFrame | None, boundary: pd.DataFrame | No
     certified = names.map(is_guarantee)
     ratio = pd.to_numeric(grid["log_ratio"], errors="coerce")
     known = ratio.notna() & certified
-    wins = int((ratio[known] < 0).sum())
+    useless = (
+        (grid["verdict"] == "neither") if "verdict" in grid.columns else pd.Series(False, index=grid.index)
+    )
+    wins = int((ratio[known & ~useless] < 0).sum())
     text = (
         f"In the exact phase diagram (n = {int(grid['n_users'].min()):,} to {int(grid['n_users'].max()):,}; "
         f"ε = {grid['epsilon'].min():.3g} to {grid['epsilon'].max():.3g}; {grid['delta_rule'].nunique()} δ "
         f"rule(s)), over the panels whose ε0 is certified by an upper bound "
         f"(k = {', '.join(str(int(k)) for k in sorted(grid.loc[certified, 'k'].unique())) or 'none'}) "
         f"shuffle+INV has the lower expected error at {wins} of {int(known.sum())} points"
+        + (
+            f" (at {int((known & useless).sum())} neither is useful: both errors at least 1 − 1/k, that of "
+            "guessing the uniform distribution; not counted as wins)"
+            if "verdict" in grid.columns
+            else ""
+        )
     )
     uncertified = grid[~certified]
     if len(uncertified):

@@ -110,7 +110,7 @@ def format_cell(value) -> str:
 
 
 # Figure data: tolerant column names (the stages own their data files).
-_VALUE_COLUMNS = ("tv", "tv_distance", "total_variation", "value")
+_VALUE_COLUMNS = ("l1_half", "tv", "tv_distance", "total_variation", "value")
 
 
 _METHOD_COLUMNS = ("method", "mechanism")
@@ -143,7 +143,7 @@ def first_column(frame: pd.DataFrame, candidates: Sequence[str]) -> str | None:
 def method_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Median of the value per (group, method) and the best (lowest) method per group.
 
-    ``frame`` has a ``method`` column, a value column (``tv``, ``tv_distance``, ``total_variation`` or
+    ``frame`` has a ``method`` column, a value column (``l1_half``, ``tv``, ``tv_distance``, ``total_variation`` or
     ``value``) and optional grouping columns (region, setting, epsilon, epsilon_local, n, n_users).
     """
     value = first_column(frame, _VALUE_COLUMNS)

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from shuffledp.accounting import accountant_class
+from shuffledp.experiments.utility_tables import merge_coincident_calibrations
 from shuffledp.report.read import (
     GROUP_COLUMNS,
     N_COLUMNS,
@@ -22,6 +24,7 @@ from shuffledp.report.read import (
     method_roles,
     method_summary,
 )
+from shuffledp.report.verdicts import is_guarantee
 
 
 def _group_label(row, groups) -> str:
@@ -40,7 +43,10 @@ def _group_label(row, groups) -> str:
 
 
 def read_method_comparison(frame: pd.DataFrame) -> str:
-    """One paragraph of facts from a TV-per-method table: who is lowest where, and by how much."""
+    """One paragraph of facts from a ½L1-error-per-method table: who is lowest where, and by how much.
+    Calibrations of the Gaussian that coincide (the same σ at every n: one experiment) are counted once
+    (:func:`shuffledp.experiments.utility_tables.merge_coincident_calibrations`)."""
+    frame = merge_coincident_calibrations(frame)
     summary = method_summary(frame)
     methods = [c for c in summary.columns if c not in (*GROUP_COLUMNS, "best")]
     groups = [c for c in GROUP_COLUMNS if c in summary.columns]
@@ -52,9 +58,22 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
     constant = [c for c in GROUP_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) == 1]
     context = f" (in every row: {_group_label(frame.iloc[0], constant)})" if constant else ""
     sentences.append(
-        f"Lowest median TV distance per configuration ({total} configuration(s): "
+        f"Lowest median ½L1 error per configuration ({total} configuration(s): "
         f"{', '.join(groups) or 'one'}){context}: {ranking}."
     )
+    if "coincides_with" in frame.columns:
+        merged = frame.drop_duplicates("calibration")
+        merged = merged[merged["coincides_with"] != ""]
+        if len(merged):
+            sentences.append(
+                "Counted once: "
+                + "; ".join(
+                    f"calibration `{row.calibration}` = `{'`, `'.join(str(row.coincides_with).split(', '))}` "
+                    "(the same σ at every n: one experiment)"
+                    for row in merged.itertuples()
+                )
+                + "."
+            )
     gaussian, inv, shuffle = roles.get("gaussian"), roles.get("shuffle+inv"), roles.get("shuffle")
     if inv and shuffle:
         wins = int((summary[inv] < summary[shuffle]).sum())
@@ -68,7 +87,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             smallest = summary[summary[n_column] == summary[n_column].min()]
             largest = summary[summary[n_column] == summary[n_column].max()]
             sentences.append(
-                "Median TV ratio shuffle+INV / Gaussian: "
+                "Median ½L1 ratio shuffle+INV / Gaussian: "
                 + "; ".join(
                     f"{_group_label(row, groups)}: {format_cell(ratio[index])}"
                     for index, row in pd.concat([smallest, largest]).iterrows()
@@ -77,7 +96,7 @@ def read_method_comparison(frame: pd.DataFrame) -> str:
             )
         else:
             sentences.append(
-                "Median TV ratio shuffle+INV / Gaussian: "
+                "Median ½L1 ratio shuffle+INV / Gaussian: "
                 + "; ".join(
                     f"{_group_label(row, groups)}: {format_cell(ratio[index])}"
                     for index, row in summary.iterrows()
@@ -143,9 +162,9 @@ def read_delta_surface(frame: pd.DataFrame) -> str:
 
 
 def read_heatmap_summary(frame: pd.DataFrame) -> str:
-    """Facts from a heat-map summary (one row per region and calibration: ``tv_gaussian``,
-    ``tv_shuffle_inv``, δ used)."""
-    needed = ("tv_gaussian", "tv_shuffle_inv")
+    """Facts from a heat-map summary (one row per region and calibration: ``l1_half_gaussian``,
+    ``l1_half_shuffle_inv``, δ used)."""
+    needed = ("l1_half_gaussian", "l1_half_shuffle_inv")
     if not all(c in frame.columns for c in needed):
         raise ValueError(
             f"`heat-map data` must have columns {', '.join(needed)}; got {', '.join(map(str, frame.columns))}."
@@ -165,9 +184,9 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
             )
             if part
         )
-        gaussian, inv = float(row["tv_gaussian"]), float(row["tv_shuffle_inv"])
+        gaussian, inv = float(row["l1_half_gaussian"]), float(row["l1_half_shuffle_inv"])
         text = (
-            f"{where}: TV to the original distribution {format_cell(gaussian)} (Gaussian) and "
+            f"{where}: ½L1 distance to the original distribution {format_cell(gaussian)} (Gaussian) and "
             f"{format_cell(inv)} (shuffle+INV); the {'Gaussian' if gaussian < inv else 'shuffle+INV'} "
             f"estimate is closer (ratio shuffle+INV / Gaussian {format_cell(inv / gaussian if gaussian else math.inf)})"
         )
@@ -177,6 +196,13 @@ def read_heatmap_summary(frame: pd.DataFrame) -> str:
                 text += " (δ̂ = 0 replaced by the configured floor)"
         sentences.append(text + ".")
     return " ".join(sentences)
+
+
+def _kind(accountant) -> str:
+    try:
+        return accountant_class(str(accountant)).kind.value
+    except (KeyError, ValueError):
+        return ""
 
 
 def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str | None = None) -> str:
@@ -194,17 +220,42 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
     if projected:
         frame = frame.assign(
             gaussian_better=frame["gaussian_proj_better"],
-            tv_gaussian_mean=frame["tv_gaussian_proj_mean"],
-            tv_gaussian_se=frame["tv_gaussian_proj_se"],
+            l1_half_gaussian_mean=frame["tv_gaussian_proj_mean"],
+            l1_half_gaussian_se=frame["tv_gaussian_proj_se"],
         )
     gaussian_name = "the Gaussian with projection" if projected else "the Gaussian"
     better = frame.assign(gaussian_better=frame["gaussian_better"].astype(bool))
     sentences = []
-    for accountant, group in better.groupby("accountant", sort=False):
-        sentences.append(
-            f"With δ̂ from `{accountant}` {gaussian_name} has the lower mean TV in "
-            f"{int(group['gaussian_better'].sum())} of {len(group)} (ε0, ε) cells."
+    # the valid accountants lead (upper bounds: guarantees; then lower bounds); a formula that is neither
+    # (eq. (6) as printed) comes last, marked as such, with the cells its floor decided
+    groups = list(better.groupby("accountant", sort=False))
+    groups.sort(key=lambda item: 0 if is_guarantee(item[0]) else 1 if _kind(item[0]) == "lower bound" else 2)
+    for accountant, group in groups:
+        kind = _kind(accountant)
+        role = (
+            "an upper bound: a guarantee"
+            if is_guarantee(accountant)
+            else "a lower bound: no analysis certifies less δ"
+            if kind == "lower bound"
+            else f"{kind or 'not registered'}: not a guarantee, shown for the paper's comparison only"
         )
+        text = (
+            f"With δ̂ from `{accountant}` ({role}) {gaussian_name} has the lower mean TV in "
+            f"{int(group['gaussian_better'].sum())} of {len(group)} (ε0, ε) cells"
+        )
+        if not is_guarantee(accountant) and "delta_floored" in group.columns:
+            floored = group[group["delta_floored"].astype(bool)]
+            if len(floored):
+                floor = (
+                    f" δ = {format_cell(float(floored['delta_used'].min()))}"
+                    if "delta_used" in floored.columns
+                    else " δ"
+                )
+                text += (
+                    f"; in {len(floored)} of them δ̂ was below the floor and the Gaussian was calibrated at the "
+                    f"floor{floor}, so those cells show the floor, not the accountant"
+                )
+        sentences.append(text + ".")
     wide = better.pivot_table(
         index=["epsilon_local", "epsilon"], columns="accountant", values="gaussian_better", aggfunc="first"
     )
@@ -219,10 +270,10 @@ def read_crossover(frame: pd.DataFrame, *, upper: str | None = None, lower: str 
     if upper in wide.columns and lower in wide.columns:
         clear = (
             better.assign(
-                clear=(better["tv_gaussian_mean"] - better["tv_shuffle_inv_mean"]).abs()
-                > 2.0 * np.hypot(better["tv_gaussian_se"], better["tv_shuffle_inv_se"])
+                clear=(better["l1_half_gaussian_mean"] - better["l1_half_shuffle_inv_mean"]).abs()
+                > 2.0 * np.hypot(better["l1_half_gaussian_se"], better["l1_half_shuffle_inv_se"])
             )
-            if {"tv_gaussian_se", "tv_shuffle_inv_se"} <= set(better.columns)
+            if {"l1_half_gaussian_se", "l1_half_shuffle_inv_se"} <= set(better.columns)
             else better.assign(clear=True)
         )
         cells = clear.pivot_table(

@@ -221,14 +221,14 @@ _EXTRA_CAPTIONS = {
         "bracket.csv)"
     ),
     PHASE_DIAGRAM: (
-        "Phase diagram, {stem}: exact ratio of the expected TV of shuffled k-RR + INV to that of the "
-        "analytic Gaussian at the same (ε, δ), over n and ε, one panel per k (the accountant of each "
-        "panel is in its title and in phase_diagram.csv)"
+        "Phase diagram, {stem}: exact ratio of the expected ½L1 error of shuffled k-RR + INV to that of the "
+        "analytic Gaussian (both unprojected) at the same (ε, δ), over the computed n and ε, one panel per k "
+        "(the accountant of each panel is in its title and in phase_diagram.csv); grey: neither is useful"
     ),
     PHASE_DIAGRAM_ROUNDS: (
-        "Phase diagram over T rounds: exact ratio of the expected TV of the average of T rounds, "
-        "shuffled k-RR + INV to the Gaussian, each calibrated to one total (ε, δ), against T; "
-        "one line per (q, n, ε), one panel per k"
+        "Phase diagram over T rounds: exact ratio of the expected ½L1 error of the average of T rounds, "
+        "shuffled k-RR + INV to the Gaussian (both unprojected), each calibrated to one total (ε, δ), "
+        "against the computed T; one series per (q, n, ε), one panel per k"
     ),
 }
 
@@ -250,6 +250,32 @@ def _figures(inputs: ReportInputs, images: Sequence[Path], caption: Callable[[Pa
     return [Figure(image, caption(image), relative_link(image, inputs.report_dir)) for image in images]
 
 
+#: the sections beyond the papers drawn from the utility stage's grids (their captions say which grid ran)
+_UTILITY_EXTRAS = frozenset(
+    {CROSSOVER, THREE_CALIBRATIONS, EQUAL_GUARANTEE, DELTA_FLOOR, PHASE_DIAGRAM, PHASE_DIAGRAM_ROUNDS}
+)
+
+
+def _with_grid(caption: Callable[[Path], str], words: str, image: Path) -> str:
+    return f"{caption(image)}; {words}"
+
+
+def grid_words(config) -> str:
+    """Which grid ran, for the captions of the utility figures: "grid: default profile (config/config.yaml)"
+    or "grid: quick profile (a coarse stand-in grid, not config/config.yaml's)".
+
+    Args:
+        config: the run's configuration (its ``grid_profile``; absent: "default").
+
+    Returns:
+        The words, without punctuation around them.
+    """
+    profile = str((config or {}).get("grid_profile") or "default")
+    if profile == "default":
+        return "grid: default profile (config/config.yaml)"
+    return f"grid: {profile} profile (a coarse stand-in grid, not config/config.yaml's)"
+
+
 def figure_reading(number: int, inputs: ReportInputs, summary, cell_counts) -> str:
     """Our reading of the paper's Figure ``number`` from its data files."""
     data_paths = existing_files(inputs.figure_data.get(number, ()))
@@ -265,7 +291,7 @@ def figure_reading(number: int, inputs: ReportInputs, summary, cell_counts) -> s
                 read_delta_surface(frame)
                 if number == 1
                 else read_heatmap_summary(frame)
-                if "tv_gaussian" in frame.columns
+                if "l1_half_gaussian" in frame.columns
                 else read_method_comparison(frame)
             )
         except ValueError as error:
@@ -320,7 +346,11 @@ def biswas_section(inputs: ReportInputs, cells: pd.DataFrame, summary) -> list:
             Paragraph(f"Paper: {spec.claim} Ours: {first}" + f" ([more](#appendix-figure-{number}))")
         )
         images = existing_files(inputs.figures.get(number, ()))
-        blocks += _figures(inputs, images, partial(_numbered_caption, number))
+        if spec.stage == "utility":
+            words = grid_words(inputs.config)
+            blocks += _figures(inputs, images, partial(_with_grid, partial(_numbered_caption, number), words))
+        else:
+            blocks += _figures(inputs, images, partial(_numbered_caption, number))
         if not images:
             blocks.append(Paragraph(f"Figure {number} is absent from this run (stage `{spec.stage}`)."))
     return blocks
@@ -426,5 +456,9 @@ def beyond_section(inputs: ReportInputs) -> list:
         blocks.append(Heading(3, name[0].upper() + name[1:], extra_anchor(name)))
         first = split_first_sentence(extra_readings(inputs, name))[0] or "No data file in this run."
         blocks.append(Paragraph(first + f" ([more](#appendix-{extra_anchor(name)}))"))
-        blocks += _figures(inputs, images, partial(_caption, name))
+        if name in _UTILITY_EXTRAS:
+            words = grid_words(inputs.config)
+            blocks += _figures(inputs, images, partial(_with_grid, partial(_caption, name), words))
+        else:
+            blocks += _figures(inputs, images, partial(_caption, name))
     return blocks

@@ -238,9 +238,9 @@ class Randomizer(abc.ABC):
             counts: the true histogram over the k inputs.
 
         Returns:
-            :class:`~shuffledp.accounting.randomizers.counts.ExpectedError`: (tv, squared_l2), tv (half the
+            :class:`~shuffledp.accounting.randomizers.counts.ExpectedError`: (l1_half, squared_l2), l1_half (half the
             expected L1 error) None where no exact formula is known (callers then use Monte Carlo with its
-            standard error). Here: squared_l2 from the channel's covariance, tv None.
+            standard error). Here: squared_l2 from the channel's covariance, l1_half None.
         """
         counts = check_counts(counts, k=self.k)
         channel = self.required_channel("expected_error")

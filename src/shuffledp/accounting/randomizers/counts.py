@@ -9,7 +9,7 @@ the pieces every :class:`~shuffledp.accounting.randomizers.Randomizer` uses for 
   C[x, y] = P(report y | input x)): the users holding x report Multinomial(c_x, C[x]) independently
   across x, and the counts are the sum over x. O(size k d), whatever the number of users;
 * :func:`as_rows` and :func:`normalise_counts`: reports as frequencies along the last axis;
-* :class:`ExpectedError`: (tv, squared_l2), the expected total variation distance (None where no exact
+* :class:`ExpectedError`: (l1_half, squared_l2), the expected half L1 error (total variation distance for a distribution) (None where no exact
   formula is known: callers then use Monte Carlo with its standard error) and expected squared L2 error;
 * :func:`channel_squared_error`: the exact E ||pi_hat - pi||^2 of the unbiased estimate pi_hat = f C^+ of any
   finite channel of full row rank: trace(C^+T Cov(Y) C^+) / n^2, Cov(Y) = sum_x c_x (diag C[x] - C[x]^T C[x]);
@@ -155,16 +155,16 @@ def channel_squared_error(channel, inverse, counts) -> float:
 
 
 class ExpectedError(tuple):
-    """(tv, squared_l2): expected TV distance (half the L1 error; None where no exact formula is known) and
+    """(l1_half, squared_l2): expected half L1 error (the TV distance where the estimate is a distribution; None where no exact formula is known) and
     expected squared L2 error of an estimator."""
 
     __slots__ = ()
 
-    def __new__(cls, tv: float | None, squared_l2: float):
-        return super().__new__(cls, (None if tv is None else float(tv), float(squared_l2)))
+    def __new__(cls, l1_half: float | None, squared_l2: float):
+        return super().__new__(cls, (None if l1_half is None else float(l1_half), float(squared_l2)))
 
     @property
-    def tv(self) -> float | None:
+    def l1_half(self) -> float | None:
         return self[0]
 
     @property

@@ -403,19 +403,19 @@ class KRR(Randomizer):
         return (frequencies - q) / (p - q)
 
     def expected_error(self, counts) -> ExpectedError:
-        """Exact E TV and E squared L2 of :meth:`estimate` on the shuffled histogram of ``counts``.
+        """Exact E half L1 error (E TV once projected is not this) and E squared L2 of :meth:`estimate` on the shuffled histogram of ``counts``.
 
         Cell x's count is A + B, A ~ Bin(c_x, p), B ~ Bin(n - c_x, q) independent, so E|pi_hat_x - pi_x| =
         E|A + B - E(A + B)| / (n (p - q)) (:func:`~shuffledp.accounting.randomizers.counts.binomial_sum_mean_absolute_deviation`,
         the narrower law summed over its window, the other in closed form; left-out mass <= 1e-30 per binomial,
-        so the TV errs low by at most 4 n 1e-30 counts per cell) and Var = c_x p (1 - p) + (n - c_x) q (1 - q).
+        so the half L1 errs low by at most 4 n 1e-30 counts per cell) and Var = c_x p (1 - p) + (n - c_x) q (1 - q).
         Distinct cell counts are evaluated once.
 
         Args:
             counts: the true histogram (k non-negative integers).
 
         Returns:
-            ExpectedError(tv, squared_l2), both exact.
+            ExpectedError(l1_half, squared_l2), both exact.
         """
         counts = check_counts(counts, k=self.k)
         n_users = int(counts.sum())
@@ -433,9 +433,9 @@ class KRR(Randomizer):
             summed_trials, summed_probability, other_trials, other_probability
         )
         scale = n_users * (p - q)
-        tv = 0.5 * float(np.sum(multiplicity * deviation)) / scale
+        l1_half = 0.5 * float(np.sum(multiplicity * deviation)) / scale
         squared_l2 = float(np.sum(multiplicity * (keep_variance + other_variance))) / scale**2
-        return ExpectedError(tv, squared_l2)
+        return ExpectedError(l1_half, squared_l2)
 
 
 @register_randomizer
