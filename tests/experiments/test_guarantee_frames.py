@@ -382,7 +382,7 @@ SHARDED = {
 def _through_csv(frame):
     import io
 
-    return pd.read_csv(io.StringIO(frame.to_csv(index=False)), float_precision="round_trip")
+    return pd.read_csv(io.StringIO(frame.to_csv(index=False)))
 
 
 @pytest.mark.parametrize("shards", [1, 2, 4, 19])

@@ -14,7 +14,7 @@ log = logging.getLogger("accounting_bracket")
 
 frame = bracket_combine(
     snakemake.params.bracket,
-    [pd.read_csv(path, float_precision="round_trip") for path in snakemake.input.shards],
+    [pd.read_csv(path) for path in snakemake.input.shards],
 )
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
 atomic_write_text(snakemake.output.markdown, bracket_markdown(frame))
