@@ -28,6 +28,8 @@ from shuffledp.experiments.compare_rounds import (
     loss_grid,
     protocol_monte_carlo,
     pure_floor,
+    rounds_baselines,
+    rounds_grid_job,
     shuffle_epsilon_local,
 )
 
@@ -225,3 +227,60 @@ def test_protocol_monte_carlo_agrees_with_the_exact_averages():
         key=lambda name: next(row["average_l1_half"] for row in result.rows if row["mechanism"] == name),
     )
     assert exact_winner == min(("shuffle+inv", "gaussian"), key=lambda name: simulated[name][0])
+
+
+# --- the composed phase diagram's grid jobs: shards per T and the shared n- and k-free calibrations -----
+
+GRID = {
+    "compositions": [1, 2],
+    "subsample": [1.0, 0.1],
+    "epsilon": [1.0],
+    "delta": 1e-6,
+    "max_per_round": 100,
+    "draws": 20,
+    "data": "uniform",
+}
+N_AXIS = [30, 200, 5000]  # q n = 3 at q = 0.1 and n = 30; 5000 > max_per_round at q = 1 (skipped)
+
+
+def _baselines_through_json(ks):
+    return json.loads(json.dumps(rounds_baselines(GRID, N_AXIS, ks=ks)))
+
+
+def test_rounds_grid_job_by_T_with_shared_baselines_gives_the_same_rows_bit_for_bit():
+    whole = rounds_grid_job(GRID, N_AXIS, k=3, seed=5)
+    baselines = _baselines_through_json([3, 4])
+    assert len(baselines) == 4  # one per (T, q, epsilon)
+    sharded = [
+        row
+        for T in reversed(GRID["compositions"])
+        for row in rounds_grid_job(GRID, N_AXIS, k=3, seed=5, compositions=[T], baselines=baselines)
+    ]
+    key = lambda row: (row["compositions"], row["subsample"], row["n_users"])
+    assert sorted(sharded, key=key) == sorted(whole, key=key)
+    computed = [row for row in whole if row["skipped"] == ""]
+    assert {row["subsample"] for row in computed} == {1.0, 0.1} and len(computed) < len(whole)
+    assert all(
+        row["sigma"]
+        == gaussian_sigma(RoundsSetting(row["n_users"], 3, 1.0, 1e-6, row["compositions"], row["subsample"]))
+        for row in computed
+    )
+
+
+def test_rounds_grid_job_reads_the_baselines_it_is_given():
+    # probe: doctored baselines move the Gaussian's row, so the job uses them rather than its own
+    baselines = _baselines_through_json([3])
+    for row in baselines:
+        row["sigma"] *= 2.0
+    doctored = rounds_grid_job(GRID, N_AXIS[:1], k=3, seed=5, compositions=[1], baselines=baselines)
+    plain = rounds_grid_job(GRID, N_AXIS[:1], k=3, seed=5, compositions=[1])
+    doctored, plain = ([row for row in rows if row["skipped"] == ""] for rows in (doctored, plain))
+    assert plain and [row["sigma"] for row in doctored] == [2.0 * row["sigma"] for row in plain]
+    assert [row["epsilon_local"] for row in doctored] == [row["epsilon_local"] for row in plain]
+
+
+def test_rounds_grid_job_refuses_baselines_of_another_delta():
+    baselines = _baselines_through_json([3])
+    baselines[0]["delta"] = 1e-5
+    with pytest.raises(ValueError, match="`baselines` must be calibrated at the grid's delta"):
+        rounds_grid_job(GRID, N_AXIS, k=3, seed=5, baselines=baselines)

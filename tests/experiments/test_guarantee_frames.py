@@ -27,8 +27,10 @@ from shuffledp.experiments.guarantees import (
     ONE_DATASET,
     UNREACHABLE,
     ZERO,
+    bracket_combine,
     bracket_frame,
     bracket_markdown,
+    bracket_points,
     check_worst_case_config,
     epsilon_at_delta,
     epsilon_comparison_frame,
@@ -348,3 +350,71 @@ def test_bracket_frame_adds_the_extra_settings_after_the_product():
     frame = bracket_frame(section, bracket_function=stub)
     assert calls == [(10, 3, 2.0), (100, 3, 2.0), (10**14, 10, 25.0)]
     assert frame["n_users"].tolist() == [10, 100, 10**14]
+
+
+def _stub_bracket(*, epsilon_local, n_users, k, deltas, **_):
+    """A cheap bracket whose values name their setting (so an order mix-up shows)."""
+    return [
+        {
+            "delta": d,
+            "eps_lower": epsilon_local / (1.0 + n_users * k * d),
+            "eps_upper": epsilon_local / (1.0 + 0.5 * n_users * k * d) / 3.0,
+            "ratio": 1.0 / 3.0 + n_users / 7.0,
+            "lower": "worst-case-lower",
+            "upper": "worst-case-upper",
+        }
+        for d in deltas
+    ]
+
+
+SHARDED = {
+    "n_users": [2, 10, 1000],
+    "k": [2, 3, 10],
+    "epsilon_local": [1.0, 4.0],
+    "delta": [1e-6, 1e-9],
+    "extra": [
+        {"n_users": 100000000, "k": 10, "epsilon_local": 15.0},
+        {"n_users": 10, "k": 3, "epsilon_local": 1.0},
+    ],
+}
+
+
+def _through_csv(frame):
+    import io
+
+    return pd.read_csv(io.StringIO(frame.to_csv(index=False)))
+
+
+@pytest.mark.parametrize("shards", [1, 2, 4, 19])
+def test_bracket_shards_combine_to_the_one_job_frame_bit_for_bit(shards):
+    whole = bracket_frame(SHARDED, bracket_function=_stub_bracket)
+    section = {**SHARDED, "shards": shards}
+    parts = [bracket_frame(section, bracket_function=_stub_bracket, shard=s) for s in range(shards)]
+    assert sum(len(part) for part in parts) == len(whole) == (3 * 3 * 2 + 1) * 2  # the duplicate extra once
+    combined = bracket_combine(section, [_through_csv(part) for part in reversed(parts)])
+    assert combined.to_csv(index=False) == whole.to_csv(index=False)
+    assert bracket_markdown(combined) == bracket_markdown(whole)
+    assert [tuple(row) for row in whole[["n_users", "k", "epsilon_local"]].drop_duplicates().to_numpy()] == (
+        bracket_points(SHARDED)
+    )
+
+
+def test_bracket_shards_with_the_real_accountants_give_the_same_bits():
+    section = {**BRACKET, "shards": 3}
+    combined = bracket_combine(section, [_through_csv(bracket_frame(section, shard=s)) for s in range(3)])
+    assert combined.to_csv(index=False) == bracket_frame(BRACKET).to_csv(index=False)
+
+
+def test_bracket_combine_refuses_a_missing_or_repeated_shard():
+    section = {**SHARDED, "shards": 2}
+    first = bracket_frame(section, bracket_function=_stub_bracket, shard=0)
+    with pytest.raises(ValueError, match="every bracket setting once"):
+        bracket_combine(section, [first])
+    with pytest.raises(ValueError, match="every bracket setting once"):
+        second = bracket_frame(section, bracket_function=_stub_bracket, shard=1)
+        bracket_combine(section, [first, second, first])
+
+
+def test_bracket_frame_refuses_a_shard_out_of_range():
+    with pytest.raises(ValueError, match=r"`shard` must be in 0\.\.1"):
+        bracket_frame({**SHARDED, "shards": 2}, bracket_function=_stub_bracket, shard=2)

@@ -6,7 +6,7 @@
 import re
 
 from shuffledp.experiments.accounting import check_accounting_config
-from shuffledp.experiments.guarantees import check_worst_case_config
+from shuffledp.experiments.guarantees import bracket_shards, check_worst_case_config
 
 ACCOUNTING = config.get("accounting")
 if ACCOUNTING is None:
@@ -96,7 +96,32 @@ rule accounting_epsilon_comparison:
         "../scripts/accounting_epsilon_comparison.py"
 
 
+# The bracket: `shards` jobs (interleaved slices of its settings) so both cores work on it, then one job
+# puts the rows back in order and writes the CSV and Markdown; the values are those of one job.
+BRACKET_SHARDS = bracket_shards(ACCOUNTING["bracket"])
+
+
+rule accounting_bracket_shard:
+    output:
+        f"results/accounting/bracket/shard{{shard}}of{BRACKET_SHARDS}.csv",
+    log:
+        f"logs/accounting/bracket_shard{{shard}}of{BRACKET_SHARDS}.log",
+    benchmark:
+        f"results/benchmarks/accounting/bracket_shard{{shard}}of{BRACKET_SHARDS}.tsv"
+    wildcard_constraints:
+        shard=r"\d+",
+    priority: 70  # scheduling only: see the note in common.smk
+    params:
+        bracket=ACCOUNTING["bracket"],
+    script:
+        "../scripts/accounting_bracket_shard.py"
+
+
 rule accounting_bracket:
+    input:
+        shards=expand(
+            f"results/accounting/bracket/shard{{shard}}of{BRACKET_SHARDS}.csv", shard=range(BRACKET_SHARDS)
+        ),
     output:
         csv=report(
             "results/accounting/bracket.csv",

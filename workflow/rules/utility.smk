@@ -422,22 +422,44 @@ if PHASE is not None and EQUAL is not None:
 
 
 # Composed phase diagram: shuffle or curator for T rounds of q n users against one total
-# (epsilon, delta), each mechanism calibrated through its composed PLD; one grid job per k (its own stream
-# from the root seed), one job combines, finds how the verdict moves with T and draws the figure.
+# (epsilon, delta), each mechanism calibrated through its composed PLD; one grid job per (k, T) (each point
+# its own stream from the root seed), one job combines, finds how the verdict moves with T and draws the figure.
+# The Gaussian's and the geometric's per-round calibrations depend on neither n nor k: one job makes them
+# once per (T, q, epsilon) and every grid job reads them (docs/decisions/workflow.md).
 # Library: shuffledp.experiments.compare_rounds, shuffledp.plotting.compare_rounds.
 ROUNDS = (UTILITY or {}).get("phase_diagram_rounds")
 
 if ROUNDS is not None and PHASE is not None:
+    ROUNDS_T = [int(T) for T in ROUNDS["compositions"]]
+
+    rule utility_phase_diagram_rounds_baselines:
+        output:
+            f"{U}/phase_diagram_rounds/baselines.json",
+        log:
+            "logs/utility/phase_diagram_rounds_baselines.log",
+        benchmark:
+            "results/benchmarks/utility/phase_diagram_rounds_baselines.tsv"
+        priority: 80  # scheduling only: see the note in common.smk
+        params:
+            rounds=ROUNDS,
+            phase=PHASE,
+            neighbouring=UTILITY["neighbouring"],
+        script:
+            "../scripts/utility_phase_diagram_rounds_baselines.py"
 
     rule utility_phase_diagram_rounds_grid:
+        input:
+            baselines=f"{U}/phase_diagram_rounds/baselines.json",
         output:
-            f"{U}/phase_diagram_rounds/grid_k{{k}}.csv",
+            f"{U}/phase_diagram_rounds/grid_k{{k}}_T{{T}}.csv",
         log:
-            "logs/utility/phase_diagram_rounds_grid_k{k}.log",
+            "logs/utility/phase_diagram_rounds_grid_k{k}_T{T}.log",
         benchmark:
-            "results/benchmarks/utility/phase_diagram_rounds_grid_k{k}.tsv"
+            "results/benchmarks/utility/phase_diagram_rounds_grid_k{k}_T{T}.tsv"
         wildcard_constraints:
             k=r"\d+",
+            T=r"\d+",
+        priority: 80  # scheduling only: see the note in common.smk
         params:
             rounds=ROUNDS,
             phase=PHASE,
@@ -448,7 +470,7 @@ if ROUNDS is not None and PHASE is not None:
 
     rule utility_phase_diagram_rounds:
         input:
-            grids=expand(f"{U}/phase_diagram_rounds/grid_k{{k}}.csv", k=ROUNDS["k"]),
+            grids=expand(f"{U}/phase_diagram_rounds/grid_k{{k}}_T{{T}}.csv", k=ROUNDS["k"], T=ROUNDS_T),
         output:
             grid=f"{U}/phase_diagram_rounds.csv",
             verdicts=f"{U}/phase_diagram_rounds_verdicts.csv",

@@ -1,6 +1,8 @@
-"""Rule utility_phase_diagram_rounds_grid: the composed phase diagram at one k: every (T, q, n,
-epsilon) of utility.phase_diagram_rounds calibrated to the total and its exact errors (one CSV per k)."""
+"""Rule utility_phase_diagram_rounds_grid: the composed phase diagram at one (k, T): every (q, n, epsilon) of
+utility.phase_diagram_rounds calibrated to the total and its exact errors (one CSV per (k, T)); the Gaussian's
+and the geometric's calibrations are read from the baselines job."""
 
+import json
 import logging
 import time
 
@@ -13,17 +15,27 @@ from shuffledp.joblog import setup_job_log
 
 setup_job_log(snakemake)
 k = int(snakemake.wildcards.k)
+compositions = int(snakemake.wildcards.T)
 rounds = snakemake.params.rounds
 n_axis = rounds.get("n") or grid_axes(snakemake.params.phase)[0]
+with open(snakemake.input.baselines, encoding="utf-8") as handle:
+    baselines = json.load(handle)
 started = time.process_time()
 rows = pd.DataFrame(
     rounds_grid_job(
-        rounds, n_axis, k=k, seed=int(snakemake.params.seed), neighbouring=snakemake.params.neighbouring
+        rounds,
+        n_axis,
+        k=k,
+        seed=int(snakemake.params.seed),
+        neighbouring=snakemake.params.neighbouring,
+        compositions=[compositions],
+        baselines=baselines,
     )
 )
 logging.info(
-    "k = %d: %d points (%d skipped), %.2f CPU s",
+    "k = %d, T = %d: %d points (%d skipped), %.2f CPU s",
     k,
+    compositions,
     len(rows),
     int((rows["skipped"] != "").sum()),
     time.process_time() - started,

@@ -94,6 +94,7 @@ __all__ = [
     "calibrate_rounds",
     "protocol_monte_carlo",
     "compare_rounds",
+    "rounds_baselines",
     "rounds_grid_job",
     "rounds_verdicts",
 ]
@@ -625,9 +626,11 @@ def compare_rounds(
 # --- the composed phase diagram (workflow: utility.phase_diagram_rounds) ------------------------------
 
 
-def _grid_point(setting: RoundsSetting, counts, *, seed: int, draws: int) -> dict:
-    """One (k, T, q, n, epsilon) point: the parameters, the per-round and the averaged exact TVs."""
-    parameters = calibrate_rounds(setting)
+def _grid_point(
+    setting: RoundsSetting, counts, parameters: dict[str, float], *, seed: int, draws: int
+) -> dict:
+    """One (k, T, q, n, epsilon) point at its calibrated ``parameters`` (:func:`calibrate_rounds`'s keys):
+    the parameters, the per-round and the averaged exact TVs."""
     rows = exact_rows(
         counts,
         epsilon=setting.epsilon,
@@ -660,15 +663,14 @@ def _grid_point(setting: RoundsSetting, counts, *, seed: int, draws: int) -> dic
     return point
 
 
-def rounds_grid_job(
-    rounds: dict, n_axis, *, k: int, seed: int, neighbouring: str = "replace-one"
-) -> list[dict]:
-    """Every (T, q, n, epsilon) point of ``rounds`` (``utility.phase_diagram_rounds``: ``compositions``,
-    ``subsample``, ``epsilon``, ``delta``, ``max_per_round``, ``draws``, ``data``) at this k, n over
-    ``n_axis``. A point whose q n is not a whole number >= 1, or above ``max_per_round``, is kept with its
-    ``skipped`` reason and no values. ``log_ratio`` = log(average TV shuffle+inv / average TV gaussian)."""
-    out = []
+def _grid_settings(rounds: dict, n_axis, *, k: int, neighbouring: str, compositions=None):
+    """The points of :func:`rounds_grid_job` in its order (T, q, n, epsilon), T restricted to ``compositions``
+    (None: every T of ``rounds``): pairs (row, setting), setting None where the row carries its ``skipped``
+    reason."""
+    wanted = None if compositions is None else {int(T) for T in compositions}
     for T in rounds["compositions"]:
+        if wanted is not None and int(T) not in wanted:
+            continue
         for q in rounds["subsample"]:
             for n_users in n_axis:
                 for epsilon in rounds["epsilon"]:
@@ -692,19 +694,135 @@ def rounds_grid_job(
                             neighbouring,
                         )
                     except ValueError as error:
-                        out.append({**row, "skipped": str(error)})
+                        yield {**row, "skipped": str(error)}, None
                         continue
                     if setting.per_round > int(rounds["max_per_round"]):
-                        out.append(
-                            {**row, "skipped": f"q n = {setting.per_round} users per round > max_per_round"}
-                        )
+                        reason = f"q n = {setting.per_round} users per round > max_per_round"
+                        yield {**row, "skipped": reason}, None
                         continue
-                    counts = dataset_counts(str(rounds["data"]), n_users=setting.per_round, k=int(k))
-                    row.update(
-                        per_round=setting.per_round,
-                        **_grid_point(setting, counts, seed=seed, draws=int(rounds["draws"])),
-                    )
-                    out.append(row)
+                    yield row, setting
+
+
+def _baseline_key(compositions, subsample, epsilon) -> tuple[int, float, float]:
+    return int(compositions), float(subsample), float(epsilon)
+
+
+def rounds_baselines(
+    rounds: dict, n_axis, *, ks, neighbouring: str = "replace-one", compositions=None
+) -> list[dict]:
+    """The per-round calibrations of :func:`rounds_grid_job` that depend on neither n nor k -- the Gaussian's
+    ``sigma`` (:func:`gaussian_sigma`) and the geometric's ``geometric_epsilon`` (:func:`geometric_epsilon`)
+    -- once per (T, q, epsilon) that has a computed point at some k of ``ks`` and n of ``n_axis``, so the
+    grid jobs of every k and n read them instead of each calibrating them again (the same functions at the
+    same arguments: the same bits).
+
+    Args:
+        rounds: ``utility.phase_diagram_rounds`` (``compositions``, ``subsample``, ``epsilon``, ``delta``,
+            ``max_per_round``).
+        n_axis: the population sizes n of the grid.
+        ks: the domain sizes of the grid (only which points are computed depends on them).
+        neighbouring: replace-one or add-remove.
+        compositions: the T to calibrate (None: every T of ``rounds``).
+
+    Returns:
+        One dict per (T, q, epsilon): ``compositions``, ``subsample``, ``epsilon``, ``delta``,
+        ``neighbouring``, ``sigma``, ``geometric_epsilon``.
+
+    Raises:
+        ValueError: a parameter out of range (one line naming it).
+    """
+    out: dict[tuple[int, float, float], dict] = {}
+    for k in ks:
+        for _, setting in _grid_settings(
+            rounds, n_axis, k=int(k), neighbouring=neighbouring, compositions=compositions
+        ):
+            if setting is None:
+                continue
+            key = _baseline_key(setting.compositions, setting.subsample, setting.epsilon)
+            if key not in out:
+                out[key] = {
+                    "compositions": key[0],
+                    "subsample": key[1],
+                    "epsilon": key[2],
+                    "delta": float(setting.delta),
+                    "neighbouring": setting.neighbouring,
+                    "sigma": gaussian_sigma(setting),
+                    "geometric_epsilon": geometric_epsilon(setting),
+                }
+    return list(out.values())
+
+
+def _known_baselines(baselines, rounds: dict, neighbouring: str) -> dict:
+    """``baselines`` (:func:`rounds_baselines`' rows) by (T, q, epsilon); refuses rows of another delta or
+    neighbouring relation (one line)."""
+    known = {}
+    for row in baselines or ():
+        if float(row["delta"]) != float(rounds["delta"]) or row["neighbouring"] != neighbouring:
+            raise ValueError(
+                "`baselines` must be calibrated at the grid's delta and neighbouring relation "
+                f"({float(rounds['delta'])!r}, {neighbouring!r}); got ({row['delta']!r}, {row['neighbouring']!r})."
+            )
+        known[_baseline_key(row["compositions"], row["subsample"], row["epsilon"])] = row
+    return known
+
+
+def rounds_grid_job(
+    rounds: dict,
+    n_axis,
+    *,
+    k: int,
+    seed: int,
+    neighbouring: str = "replace-one",
+    compositions=None,
+    baselines=None,
+) -> list[dict]:
+    """Every (T, q, n, epsilon) point of ``rounds`` (``utility.phase_diagram_rounds``: ``compositions``,
+    ``subsample``, ``epsilon``, ``delta``, ``max_per_round``, ``draws``, ``data``) at this k, n over
+    ``n_axis``. A point whose q n is not a whole number >= 1, or above ``max_per_round``, is kept with its
+    ``skipped`` reason and no values. ``log_ratio`` = log(average TV shuffle+inv / average TV gaussian).
+
+    Args:
+        rounds: ``utility.phase_diagram_rounds``.
+        n_axis: the population sizes n.
+        k: the domain size.
+        seed: the root seed (each point draws from its own stream).
+        neighbouring: replace-one or add-remove.
+        compositions: the T of this job (a shard of the grid; None: every T). Each point's values do not
+            depend on which other points the job computes.
+        baselines: :func:`rounds_baselines`' rows, read instead of calibrating the Gaussian and the
+            geometric again; a (T, q, epsilon) missing there is calibrated here, once per job, as is local
+            k-RR's per-round epsilon (n-free) per (T, epsilon).
+
+    Returns:
+        One dict per point, in (T, q, n, epsilon) order.
+
+    Raises:
+        ValueError: a parameter out of range, or ``baselines`` of another delta or neighbouring relation.
+    """
+    known = _known_baselines(baselines, rounds, neighbouring)
+    local: dict[tuple[int, float], float] = {}
+    out = []
+    for row, setting in _grid_settings(
+        rounds, n_axis, k=k, neighbouring=neighbouring, compositions=compositions
+    ):
+        if setting is None:
+            out.append(row)
+            continue
+        parameters = {"epsilon_local": shuffle_epsilon_local(setting)}
+        key = _baseline_key(setting.compositions, setting.subsample, setting.epsilon)
+        if key not in known:
+            known[key] = {"sigma": gaussian_sigma(setting), "geometric_epsilon": geometric_epsilon(setting)}
+        parameters["sigma"] = float(known[key]["sigma"])
+        parameters["geometric_epsilon"] = float(known[key]["geometric_epsilon"])
+        if (setting.compositions, setting.epsilon) not in local:
+            local[(setting.compositions, setting.epsilon)] = local_krr_epsilon(setting)
+        parameters["local_epsilon"] = local[(setting.compositions, setting.epsilon)]
+        counts = dataset_counts(str(rounds["data"]), n_users=setting.per_round, k=int(k))
+        row.update(
+            per_round=setting.per_round,
+            **_grid_point(setting, counts, parameters, seed=seed, draws=int(rounds["draws"])),
+        )
+        out.append(row)
     return out
 
 

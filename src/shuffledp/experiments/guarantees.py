@@ -54,7 +54,10 @@ __all__ = [
     "epsilon_at_delta",
     "epsilon_comparison_frame",
     "check_worst_case_config",
+    "bracket_points",
+    "bracket_shards",
     "bracket_frame",
+    "bracket_combine",
     "bracket_markdown",
     "BRACKET_GOAL",
     "BRACKET_GOAL_BLANKET",
@@ -308,22 +311,9 @@ def _bracket_status(row: Mapping, epsilon_local: float) -> str:
     return OK
 
 
-def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | None = None) -> pd.DataFrame:
-    """Frame (:data:`BRACKET_COLUMNS`) of the worst-case bracket over the grid of ``accounting.bracket``.
-
-    One row per (n, k, eps0, delta) of the product of the lists, then of the single settings ``extra``:
-    ``eps_lower`` (``worst-case-lower``, errs downwards), ``eps_upper``
-    (the section's ``upper`` accountant, default ``worst-case-upper``; errs upwards, always meets delta),
-    ``ratio`` = upper / lower and a ``status``
-    that flags rows where the ratio is trivially 1 (both at eps0, or both within 1% of it) or undefined
-    (lower bound 0).
-    ``bracket_function`` defaults to :func:`shuffledp.accounting.bracket.bracket`.
-    """
-    if bracket_function is None:
-        from shuffledp.accounting.bracket import bracket
-
-        bracket_function = bracket
-    deltas = [float(d) for d in section["delta"]]
+def bracket_points(section: Mapping) -> list[tuple[int, int, float]]:
+    """The (n, k, eps0) settings of ``accounting.bracket`` in the frame's order: the product of the lists,
+    then the single settings ``extra`` not already in it."""
     grid = list(itertools.product(section["n_users"], section["k"], section["epsilon_local"]))
     # single settings beyond the product (the large-eps0 ends where the blanket holds a few
     # hundred to thousands of users, e.g. n = 1e14 at eps0 = 25)
@@ -332,6 +322,50 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
         for point in section.get("extra", [])
         if (point["n_users"], point["k"], point["epsilon_local"]) not in grid
     ]
+    return [(int(n_users), int(k), float(epsilon_local)) for n_users, k, epsilon_local in grid]
+
+
+def bracket_shards(section: Mapping) -> int:
+    """How many jobs share the bracket (``shards``, default 1): shard s of S computes the settings whose
+    index in :func:`bracket_points` order is s modulo S, so each gets its share of every k and n."""
+    return int(section.get("shards", 1))
+
+
+def bracket_frame(
+    section: Mapping, *, bracket_function: Callable[..., list] | None = None, shard: int = 0
+) -> pd.DataFrame:
+    """Frame (:data:`BRACKET_COLUMNS`) of the worst-case bracket over the grid of ``accounting.bracket``.
+
+    One row per (n, k, eps0, delta) of the product of the lists, then of the single settings ``extra``:
+    ``eps_lower`` (``worst-case-lower``, errs downwards), ``eps_upper``
+    (the section's ``upper`` accountant, default ``worst-case-upper``; errs upwards, always meets delta),
+    ``ratio`` = upper / lower and a ``status``
+    that flags rows where the ratio is trivially 1 (both at eps0, or both within 1% of it) or undefined
+    (lower bound 0).
+
+    Args:
+        section: ``accounting.bracket``.
+        bracket_function: defaults to :func:`shuffledp.accounting.bracket.bracket`.
+        shard: which of the :func:`bracket_shards` slices of the settings to compute (0 with one shard:
+            all); :func:`bracket_combine` puts the shards' frames back in order.
+
+    Returns:
+        The frame of the shard's settings, in their order.
+
+    Raises:
+        ValueError: ``shard`` outside 0 .. shards - 1, or an accountant refuses a setting.
+    """
+    if bracket_function is None:
+        from shuffledp.accounting.bracket import bracket
+
+        bracket_function = bracket
+    shards = bracket_shards(section)
+    if not 0 <= int(shard) < shards:
+        raise ValueError(
+            f"`shard` must be in 0..{shards - 1} (accounting.bracket.shards = {shards}); got {shard!r}."
+        )
+    deltas = [float(d) for d in section["delta"]]
+    grid = bracket_points(section)[int(shard) :: shards]
     records = []
     bar = progress(total=len(grid), desc="worst-case bracket")
     for n_users, k, epsilon_local in grid:
@@ -357,6 +391,36 @@ def bracket_frame(section: Mapping, *, bracket_function: Callable[..., list] | N
             )
     bar.close()
     return pd.DataFrame(records, columns=BRACKET_COLUMNS)
+
+
+def bracket_combine(section: Mapping, frames) -> pd.DataFrame:
+    """The shards' frames (:func:`bracket_frame` of every shard, any order) as one frame in
+    :func:`bracket_points` order, each setting's rows in their own order.
+
+    Args:
+        section: ``accounting.bracket``.
+        frames: one frame per shard.
+
+    Returns:
+        The whole bracket frame, as :func:`bracket_frame` computes it with one shard.
+
+    Raises:
+        ValueError: the frames do not hold every setting exactly once.
+    """
+    order = {point: index for index, point in enumerate(bracket_points(section))}
+    frame = pd.concat(list(frames), ignore_index=True)
+    keys = list(
+        zip(frame["n_users"].astype(int), frame["k"].astype(int), frame["epsilon_local"].astype(float))
+    )
+    found = set(keys)
+    if found != set(order) or len(keys) != len(order) * len(section["delta"]):
+        raise ValueError(
+            f"`frames` must hold every bracket setting once ({len(order)} settings x {len(section['delta'])} "
+            f"delta); got {len(found)} settings, {len(keys)} rows."
+        )
+    position = np.array([order[key] for key in keys])
+    frame = frame.iloc[np.argsort(position, kind="stable")].reset_index(drop=True)
+    return frame[list(BRACKET_COLUMNS)]
 
 
 def bracket_markdown(frame: pd.DataFrame) -> str:

@@ -160,12 +160,21 @@ class _Side:
         self.q = np.zeros(0)
 
     def add(self, j: np.ndarray, p: np.ndarray, q: np.ndarray, top: int) -> None:
-        """Add masses ``p``, ``q`` at bins ``j`` (0 <= j <= ``top``)."""
+        """Add masses ``p``, ``q`` at bins ``j`` (0 <= j <= ``top``).
+
+        Only the bins from min(j) to ``top`` are touched: each bin's sum of this call is the one a full-width
+        ``np.bincount`` gives (same order), and the bins outside would only get + 0.0, so every bit is as
+        with a full-width update, at the cost of the call's span instead of every bin so far."""
         if top + 1 > self.p.size:
             self.p = np.concatenate([self.p, np.zeros(top + 1 - self.p.size)])
             self.q = np.concatenate([self.q, np.zeros(top + 1 - self.q.size)])
-        self.p += np.bincount(j, weights=p, minlength=self.p.size)
-        self.q += np.bincount(j, weights=q, minlength=self.q.size)
+        if j.size == 0:
+            return
+        low = int(j.min())
+        shifted = j - low
+        span = top + 1 - low
+        self.p[low : top + 1] += np.bincount(shifted, weights=p, minlength=span)
+        self.q[low : top + 1] += np.bincount(shifted, weights=q, minlength=span)
 
 
 def _bin_tables(top: int, interval: float):
