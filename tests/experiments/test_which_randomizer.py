@@ -112,7 +112,9 @@ def test_rows_are_the_randomizers_exact_errors_at_their_eps0():
 def test_krr_row_uses_krr_accountants():
     result = compare_randomizers(n_users=10000, k=15, epsilon=1.0, delta=1e-6, randomizers=["krr", "subset"])
     krr, subset = result.rows[:2]
-    assert krr["accountant"] in upper_accountants(KRR) and krr["epsilon_local"] > subset["epsilon_local"]
+    # subset selection of size s = 1 is k-RR itself: with the weak adversary over output types it is certified
+    # as far as k-RR (never further)
+    assert krr["accountant"] in upper_accountants(KRR) and krr["epsilon_local"] >= subset["epsilon_local"]
     assert issubclass(KRR, Randomizer) and math.isfinite(krr["l1_half"])
 
 
