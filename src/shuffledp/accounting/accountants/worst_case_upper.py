@@ -56,6 +56,12 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._regime = regime_for(self.setting)  # None: no search runs (this is weak-adversary's value)
         self._search: Search | None = None  # built at the first epsilon that needs it
 
+    @property
+    def searched(self) -> bool:
+        """Whether a search over datasets runs for this setting (False: this accountant is ``weak-adversary``'s
+        value at every epsilon, and its profile's pair is no tighter than the weak adversary's own PLD)."""
+        return self._regime is not None
+
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
         raise NotImplementedError
 
