@@ -331,7 +331,7 @@ def test_composed_against_chernoff_on_the_same_pair(epsilon_local, n, k, composi
 
 
 @pytest.mark.parametrize(
-    "epsilon_local, n, k, compositions", [(0.5, 100, 3, 10), (4.0, 30, 10, 10), (1.0, 200, 2, 100)]
+    "epsilon_local, n, k, compositions", [(0.5, 40, 3, 10), (4.0, 12, 10, 10), (1.0, 200, 2, 100)]
 )
 def test_profile_pair_composed_above_the_explicit_datasets(epsilon_local, n, k, compositions):
     """worst-case-upper composed through the pair dominating its certified profile >= the composed explicit
