@@ -196,3 +196,22 @@ def test_subsampled_profile_pair_is_between_lower_and_weak():
     ours = compose("worst-case-upper", epsilon_local=1.0, n_users=2000, k=2, compositions=10, subsample=0.1)
     weak = compose("weak-adversary", epsilon_local=1.0, n_users=2000, k=2, compositions=10, subsample=0.1)
     assert ours.epsilon_for_delta(1e-6) <= weak.epsilon_for_delta(1e-6)
+
+
+def test_rounds_calibration_takes_the_tighter_and_it_meets_the_target():
+    """compare --compositions / the composed phase diagram: eps0 is the larger of the two calibrations, the
+    profile pair's meets the total target, and the source is named; k without a search keeps the weak one."""
+    from shuffledp.experiments.compare_rounds import (
+        RoundsSetting,
+        shuffle_epsilon_local_tighter,
+        shuffle_source,
+    )
+
+    setting = RoundsSetting(200, 2, 1.0, 1e-6, 10, 1.0)
+    tighter, weak = shuffle_epsilon_local_tighter(setting)
+    assert tighter > 1.05 * weak
+    assert shuffle_source({"epsilon_local": tighter, "epsilon_local_weak": weak}) == "worst-case-upper"
+    composed = compose("worst-case-upper", epsilon_local=tighter, n_users=200, k=2, compositions=10)
+    assert composed.epsilon_for_delta(1e-6) <= 1.0
+    assert shuffle_epsilon_local_tighter(setting, max_per_round=100) == (weak, weak)
+    assert shuffle_source({"epsilon_local": weak, "epsilon_local_weak": weak}) == "weak-adversary"
