@@ -111,7 +111,7 @@ SHUFFLE_ACCOUNTANT = "weak-adversary"
 SHUFFLE_PROFILE_ACCOUNTANT = "worst-case-upper"
 #: most users per round, by k, for which the profile's pair is searched (cost: one profile, about 130
 #: worst-case-upper evaluations, per calibration step; measured at eps0 = 1: k = 2, 1000 users 1.8 CPU s,
-#: 10^4 users ~300 CPU s; k = 3, 200 users (the exact search) over 400 s; other k not measured): absent k, none
+#: 10^4 users ~135 CPU s; k = 3, 200 users (the exact search) over 400 s; other k not measured): absent k, none
 PROFILE_MAX_PER_ROUND = {2: 1000}
 #: largest eps0 searched (the composition module's limit)
 _MAX_EPSILON_LOCAL = 50.0
