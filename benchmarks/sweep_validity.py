@@ -10,7 +10,10 @@ Domain: eps0 in (0, 50], n in [2, 10^15], k in [2, 10^6], delta in [1e-300, 0.5]
   {1e-300, 1e-10, 1e-2};
 * ``brute-force`` at n in {3, 8}, k in {2, 3, 4, 5} against the exact enumeration;
 * ``composed<=chernoff``: weak-adversary composed over T in {10, 100} rounds, its optimistic composition against
-  the certified Chernoff bound on the same pair and against the reported value (``vc.composed_margins``).
+  the certified Chernoff bound on the same pair and against the reported value (``vc.composed_margins``);
+* ``profile>=lower``: worst-case-upper composed through the pair dominating its certified profile over T in
+  {1, 10, 100} rounds, against the composed explicit datasets of worst-case-lower (``vc.profile_margins``;
+  the note also gives how far below the composed weak adversary it is).
 
 One row per (accountant, check, setting): status (pass / rounding / FAIL / refused / timeout), margin (a
 natural-log difference that must be >= 0), note, seconds. Each call has a wall-clock limit (``--limit``,
@@ -56,6 +59,7 @@ SUB = dict(eps0=(0.5, 15.0, 36.0), n=(10, 10**8), k=(3, 10**6))
 DELTAS = (1e-300, 1e-10, 1e-2, 0.5)
 BRUTE = dict(eps0=(0.5, 4.0, 15.0, 36.0), n=(3, 8), k=(2, 3, 4, 5))
 COMPOSED = dict(eps0=(0.5, 4.0), n=(100, 1000), k=(2, 10), T=(10, 100))
+PROFILE = dict(eps0=(0.5, 4.0), n=(30, 200, 1000), k=(2, 3, 10), T=(1, 10, 100))
 QUICK = dict(eps0=(0.5, 15.0, 50.0), n=(10, 10**8), k=(3, 10**6))
 COLUMNS = ["accountant", "check", "epsilon_local", "n", "k", "detail", "status", "margin", "note", "seconds"]
 
@@ -255,6 +259,17 @@ def composed_rows(eps0, n, k, compositions, limit):
     ]
 
 
+def profile_rows(eps0, n, k, compositions, limit):
+    eps = [f * eps0 for f in (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)]
+    out, seconds = limited(limit, vc.profile_margins, eps0, n, k, compositions, eps)
+    base = ["worst-case-upper", "profile>=lower", eps0, n, k, f"T = {compositions}"]
+    if isinstance(out, Timeout):
+        return [base + ["timeout", "", f"> {limit} s", f"{seconds:.2f}"]]
+    valid, tighter = out
+    note = f"log weak - log profile {tighter:.3g}"
+    return [base + [vc.status(valid), f"{valid:.6g}", note, f"{seconds:.2f}"]]
+
+
 def _import_everything() -> None:
     """Import every accountant and the composition layer in the parent, before any fork: a module imported lazily
     inside a time-limited call can be cut by the alarm half-way, and the child then fails with a NameError."""
@@ -281,7 +296,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small grid (smoke run)")
     parser.add_argument(
-        "--parts", default="grid,eps,brute,composed", help="which parts to run (comma-separated)"
+        "--parts", default="grid,eps,brute,composed,profile", help="which parts to run (comma-separated)"
     )
     parser.add_argument("--output", default=str(OUTPUT), help="the CSV to write")
     parser.add_argument("--limit", type=float, default=2.0, help="wall-clock seconds per call")
@@ -321,6 +336,13 @@ def main() -> None:
             (eps0, n, k, t, 10 * args.limit),
             12 * args.limit + 30,
             ["composed<=chernoff", eps0, n, k],
+        )
+    for eps0, n, k, t in itertools.product(*PROFILE.values()) if "profile" in parts else ():
+        rows += isolated(
+            profile_rows,
+            (eps0, n, k, t, 30 * args.limit),
+            32 * args.limit + 30,
+            ["profile>=lower", eps0, n, k],
         )
     atomic_write_csv(output, COLUMNS, rows)
     counts = Counter((row[1], row[6]) for row in rows)

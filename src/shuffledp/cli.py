@@ -270,7 +270,7 @@ def _accountant(args):
 def _composed_accountant(args, compositions: int, subsample: float):
     from shuffledp._validation import check_integer, check_real
     from shuffledp.accounting import accountant_class, get_accountant, list_accountants
-    from shuffledp.accounting.composition import MAX_COMPOSITIONS, composable, compose
+    from shuffledp.accounting.composition import MAX_COMPOSITIONS, composable, compose, compose_tighter
 
     check_integer(compositions, "compositions", low=1, high=MAX_COMPOSITIONS)
     check_real(subsample, "subsample", low=0.0, high=1.0, low_open=True)
@@ -281,7 +281,7 @@ def _composed_accountant(args, compositions: int, subsample: float):
             f"`--nx0`; got direction={args.direction!r}, nx0={args.nx0!r}."
         )
     if args.accountant in composable():
-        return compose(
+        return (compose_tighter if cls.composed_beside is not None else compose)(
             args.accountant,
             epsilon_local=args.epsilon_local,
             n_users=args.n_users,
@@ -344,7 +344,11 @@ def _subsample_columns(args, rows: list[dict], columns: list[str]) -> list[str]:
 
 def _run_delta(args) -> int:
     accountant = _accountant(args)
-    log_delta = accountant.log_delta_for_epsilon(args.eps)
+    tighter = hasattr(accountant, "log_delta_with_source")  # composed beside another: which one gave it
+    if tighter:
+        log_delta, sources = accountant.log_delta_with_source(args.eps)
+    else:
+        log_delta, sources = accountant.log_delta_for_epsilon(args.eps), []
     rows = []
     for eps, log_value in zip(args.eps, log_delta):
         rows.append(
@@ -356,24 +360,32 @@ def _run_delta(args) -> int:
                 "kind": accountant.kind.value,
             }
         )
-    _emit(
-        rows, args.json, _subsample_columns(args, rows, ["eps", "delta", "log_delta", "accountant", "kind"])
-    )
+    columns = ["eps", "delta", "log_delta", "accountant", "kind"]
+    if tighter:
+        for row, source in zip(rows, sources):
+            row["tighter"] = source
+        columns.append("tighter")
+    _emit(rows, args.json, _subsample_columns(args, rows, columns))
     return 0
 
 
 def _run_epsilon(args) -> int:
     accountant = _accountant(args)
-    rows = [
-        {
+    tighter = hasattr(accountant, "epsilon_with_source")  # composed beside another: which one gave it
+    rows = []
+    for d in args.delta:
+        eps, source = accountant.epsilon_with_source(d) if tighter else (accountant.epsilon_for_delta(d), "")
+        row = {
             "delta": float(d),
-            "eps": float(accountant.epsilon_for_delta(d)),
+            "eps": float(eps),
             "accountant": accountant.name,
             "kind": accountant.kind.value,
         }
-        for d in args.delta
-    ]
-    _emit(rows, args.json, _subsample_columns(args, rows, ["delta", "eps", "accountant", "kind"]))
+        if tighter:
+            row["tighter"] = source
+        rows.append(row)
+    columns = ["delta", "eps", "accountant", "kind"] + (["tighter"] if tighter else [])
+    _emit(rows, args.json, _subsample_columns(args, rows, columns))
     return 0
 
 

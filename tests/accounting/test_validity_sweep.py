@@ -330,6 +330,18 @@ def test_composed_against_chernoff_on_the_same_pair(epsilon_local, n, k, composi
     assert chernoff >= -vc.TOLERANCE and reported >= -vc.TOLERANCE, margins
 
 
+@pytest.mark.parametrize(
+    "epsilon_local, n, k, compositions", [(0.5, 40, 3, 10), (4.0, 12, 10, 10), (1.0, 200, 2, 100)]
+)
+def test_profile_pair_composed_above_the_explicit_datasets(epsilon_local, n, k, compositions):
+    """worst-case-upper composed through the pair dominating its certified profile >= the composed explicit
+    datasets of worst-case-lower (validity; the probe that plants a profile below a dataset is in
+    tests/accounting/test_composition_profile.py)."""
+    eps = [f * epsilon_local for f in (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)]
+    valid, _ = vc.profile_margins(epsilon_local, n, k, compositions, eps)
+    assert valid >= -vc.TOLERANCE, valid
+
+
 # ------------------------------------------------------------------ two more failures of the sweep
 # (benchmarks/sweep_validity.py; each fails on the code before its fix)
 

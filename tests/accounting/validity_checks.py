@@ -20,7 +20,11 @@ Each accountant is checked on what it claims (its class's ``kind`` and ``scope``
 * ``composed<=chernoff``: after T rounds, the optimistic composition of an accountant's pair (losses rounded
   down, mass left out dropped: a lower estimate of the pair's composed delta) <= the certified Chernoff bound
   on the same pair (numerics.composed_tail, from each round's exact moment-generating function) and <= the
-  reported composed value (:func:`composed_margins`).
+  reported composed value (:func:`composed_margins`);
+* ``profile>=lower``: after T rounds (T = 1 included), the composed ``worst-case-upper`` (the pair dominating its
+  certified profile, :mod:`shuffledp.accounting.views.derived.profile`) >= the composed ``worst-case-lower``
+  (explicit datasets' pairs, composed optimistically: a lower bound on the composed worst case)
+  (:func:`profile_margins`).
 
 Margins are natural-log differences on the side that must be >= 0 (e.g. log upper - log lower); a check
 passes when its margin >= -``TOLERANCE`` (1e-12: rounding to nearest, stated as such; "rounding" rows are
@@ -159,6 +163,45 @@ def composed_margins(name: str, epsilon_local: float, n: int, k: int, compositio
     if not keep.any():
         return math.inf, math.inf
     return float(np.min(chernoff[keep] - log_opt[keep])), float(np.min(reported[keep] - log_opt[keep]))
+
+
+def profile_margins(
+    epsilon_local: float, n: int, k: int, compositions: int, epsilons, upper=None, interval: float = 1e-4
+):
+    """(min log profile - log lower, min log weak - log profile) after ``compositions`` rounds, at ``epsilons``
+    where the composed lower bound is resolved (>= PLD_FLOOR). The first is the validity margin (the pair
+    dominating worst-case-upper's profile, composed, against the composed explicit datasets of worst-case-lower);
+    the second says how much tighter the profile's pair is than the weak adversary (not a validity check).
+
+    ``upper``: the accountant whose profile is composed (default worst-case-upper of the setting; a planted
+    one in the probe)."""
+    from shuffledp.accounting.composition import PLD_FLOOR, Round, compose
+    from shuffledp.accounting.views.derived import pld as derived_pld
+    from shuffledp.accounting.views.derived.profile import profile_view
+
+    upper = upper or get_accountant("worst-case-upper", epsilon_local=epsilon_local, n_users=n, k=k)
+    view = profile_view(upper, interval=interval)
+    profile = derived_pld.pld(view)
+    if compositions > 1:
+        profile = profile.self_compose(compositions, tail_mass_truncation=1e-15)
+    eps = np.asarray(epsilons, float)
+    from shuffledp.accounting.numerics.pld_epsilon import delta_for_epsilon
+
+    with np.errstate(divide="ignore"):
+        log_profile = np.log(np.asarray(delta_for_epsilon(profile, eps), float))
+    options = dict(compositions=compositions, value_discretization_interval=interval)
+    rounds = [Round(epsilon_local, n, k)] * compositions
+    lower = compose("worst-case-lower", rounds=rounds, value_discretization_interval=interval)
+    weak = compose("weak-adversary", epsilon_local=epsilon_local, n_users=n, k=k, **options)
+    log_lower = np.asarray(lower.log_delta_for_epsilon(eps), float)
+    log_weak = np.asarray(weak.log_delta_for_epsilon(eps), float)
+    keep = np.exp(log_lower) >= PLD_FLOOR
+    if not keep.any():
+        return math.inf, math.inf
+    return (
+        float(np.min(log_profile[keep] - log_lower[keep])),
+        float(np.min(log_weak[keep] - log_profile[keep])),
+    )
 
 
 def epsilon_for_delta_margin(

@@ -41,6 +41,12 @@ loss is rounded (up for upper bounds, from the bin's conservative edge). ``n_use
 n, as in the papers ("n = 10^5 users, subsampling ratio q = 0.01"); each round samples m = q n users,
 and a q n that is below 1 or not a whole number is refused (:func:`~shuffledp.accounting.params.users_per_round`).
 
+**Certified profiles** (``worst-case-upper``: a maximum over datasets taken at each epsilon, the profile of
+no single pair) compose through the pair dominating their profile (:mod:`shuffledp.accounting.views.derived.profile`;
+the argument and its conditions: docs/composing-a-profile.md). Such an accountant names the accountant composed
+beside it (``composed_beside``): :func:`compose_tighter` composes both and reports, at each epsilon or delta, the
+smaller upper bound and which gave it (:class:`TighterComposed`); both are guarantees for the same rounds.
+
 Accuracy: dp_accounting works in linear space, so composed deltas carry an absolute error of about
 1e-15 (FFT rounding and ``tail_mass_truncation``); deltas below ~1e-13 are not resolved after
 composition (a single round is exact in log space through the accountants themselves).
@@ -78,6 +84,8 @@ __all__ = [
     "Round",
     "ComposedAccountant",
     "compose",
+    "compose_tighter",
+    "TighterComposed",
     "round_pld",
     "privacy_loss_distribution",
     "optimistic_privacy_loss_distribution",
@@ -590,6 +598,108 @@ def compose(
         value_discretization_interval=value_discretization_interval,
         tail_mass_truncation=tail_mass_truncation,
     )
+
+
+class TighterComposed:
+    """The smaller of several composed upper bounds on the same rounds, and which gave it (each a
+    :class:`ComposedAccountant` of an UPPER accountant, so the smaller is also an upper bound).
+
+    Mirrors :class:`ComposedAccountant` (``log_delta_for_epsilon``, ``delta_for_epsilon``, ``epsilon_for_delta``,
+    ``name`` -- the first member's --, ``kind``); ``*_with_source`` also name the member that gave each value.
+    """
+
+    def __init__(self, members):
+        members = list(members)
+        if not members or any(m.kind is not BoundKind.UPPER for m in members):
+            raise ValueError(
+                f"`members` must be one or more composed upper bounds; got "
+                f"{[(m.name, m.kind.value) for m in members]!r}."
+            )
+        self.members = tuple(members)
+        self.name = members[0].name
+        self.kind = BoundKind.UPPER
+
+    @property
+    def compositions(self) -> int:
+        return self.members[0].compositions
+
+    def log_delta_with_source(self, epsilons) -> tuple[np.ndarray, list[str]]:
+        """(log delta, name of the member giving it) at each epsilon >= 0: the smallest of the members' (ties:
+        the first member).
+
+        Args:
+            epsilons: epsilons >= 0.
+
+        Returns:
+            The log deltas and, per epsilon, the registry name of the member that gave it.
+
+        Raises:
+            ValueError: a negative or non-finite epsilon.
+        """
+        values = np.array([m.log_delta_for_epsilon(epsilons) for m in self.members])
+        best = np.argmin(values, axis=0)
+        return values[best, np.arange(values.shape[1])], [self.members[i].name for i in best]
+
+    def log_delta_for_epsilon(self, epsilons) -> np.ndarray:
+        """log delta after all rounds at each epsilon >= 0: the smallest of the members' upper bounds."""
+        return self.log_delta_with_source(epsilons)[0]
+
+    def delta_for_epsilon(self, epsilons) -> np.ndarray:
+        """delta after all rounds at each epsilon >= 0 (see :meth:`log_delta_for_epsilon`)."""
+        return np.exp(self.log_delta_for_epsilon(epsilons))
+
+    def epsilon_with_source(self, delta: float) -> tuple[float, str]:
+        """(epsilon, name of the member giving it): the smallest of the members' composed epsilons at ``delta``
+        (ties: the first member).
+
+        Args:
+            delta: the target delta in (0, 1].
+
+        Returns:
+            The epsilon and the registry name of the member that gave it.
+
+        Raises:
+            ValueError: ``delta`` outside (0, 1].
+        """
+        values = [m.epsilon_for_delta(delta) for m in self.members]
+        best = int(np.argmin(values))
+        return float(values[best]), self.members[best].name
+
+    def epsilon_for_delta(self, delta: float) -> float:
+        """Smallest of the members' composed epsilons at ``delta`` (an upper bound on the true epsilon)."""
+        return self.epsilon_with_source(delta)[0]
+
+    def __repr__(self) -> str:
+        return f"TighterComposed({[m.name for m in self.members]!r}, rounds={self.compositions})"
+
+
+def compose_tighter(bound, setting: ShuffleSetting | None = None, **options):
+    """:func:`compose` of ``bound``, and of the accountant it names to be composed beside it
+    (``composed_beside``, e.g. ``weak-adversary`` beside ``worst-case-upper``) on the same rounds: the tighter
+    of the two at each epsilon or delta (:class:`TighterComposed`). A bound that names none is composed alone.
+
+    Args:
+        bound: as :func:`compose`.
+        setting: as :func:`compose`.
+        **options: :func:`compose`'s keyword arguments.
+
+    Returns:
+        :class:`TighterComposed` (or :class:`ComposedAccountant` when ``bound`` names no accountant beside it).
+
+    Raises:
+        ValueError: as :func:`compose`.
+    """
+    first = compose(bound, setting, **options)
+    beside = accountant_class(first.name).composed_beside
+    if beside is None:
+        return first
+    second = ComposedAccountant(
+        beside,
+        first.rounds,
+        value_discretization_interval=first.interval,
+        tail_mass_truncation=first.tail,
+    )
+    return TighterComposed([first, second])
 
 
 def _bound_and_setting(bound, setting):

@@ -51,6 +51,7 @@ CURVE_STYLES = {
     "strong-adversary": ("#56B4E9", "--", "s"),  # sky blue
     "clones-krr-2023": ("#CC79A7", (0, (5, 1, 1, 1, 1, 1)), "D"),  # reddish purple, dash-dot-dot
     "worst-case-lower": ("#000000", ":", "v"),
+    "worst-case-upper": ("#EE3377", "-.", "D"),  # magenta (its registry colour): Fig. 2's curve of ours
     BALLE_CURVE: ("#882255", (0, (8, 3)), "P"),  # wine, long dashes
     BALLE_FORMULA_CURVE: ("#999933", (0, (3, 2)), "X"),  # olive, short dashes
 }

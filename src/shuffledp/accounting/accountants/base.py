@@ -65,6 +65,10 @@ class Accountant(abc.ABC):
     variants: ClassVar[dict[str, tuple[str, str]]] = {}
     #: whether the result depends on ``n_x0`` (then ``n_x0`` is required)
     needs_n_x0: ClassVar[bool] = False
+    #: the accountant composed beside this one when it composes through the pair dominating its certified
+    #: profile (:mod:`shuffledp.accounting.views.derived.profile`): composed guarantees report the tighter of
+    #: the two (:func:`shuffledp.accounting.composition.compose_tighter`); None: composed alone
+    composed_beside: ClassVar[str | None] = None
     #: whether delta is non-increasing in epsilon (true of every hockey-stick divergence and of most
     #: closed forms; a published bound that rises again with epsilon sets False -- each value is still
     #: valid, but :meth:`epsilon_for_delta` then returns an epsilon that meets the target, not

@@ -5,8 +5,9 @@ A view plus metadata: the value is the search over datasets that the table of re
 (:class:`~shuffledp.accounting.worst_case.search.Search`), capped where the table says by the weak
 adversary's value (:class:`~shuffledp.accounting.views.weak.view.WeakView`); where no search runs, or where the
 weak adversary's Chernoff bound is below e^-700 or already meets the target, it is the weak adversary's
-value. It exports no privacy loss distribution: a maximum over datasets taken at each epsilon is not the
-profile of one pair, so it does not compose (for composed guarantees use ``weak-adversary``). What the
+value. A maximum over datasets taken at each epsilon is not the profile of one pair; it composes through
+the pair that dominates its certified profile (:mod:`shuffledp.accounting.views.derived.profile`,
+docs/composing-a-profile.md), whose PLD is what :meth:`WorstCaseUpper.binned_views` returns. What the
 papers say, what each search certifies and why the regimes end where they do: docs/decisions/worst-case.md.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.numerics.remainder import BracketedMixin
 from shuffledp.accounting.params import check_epsilon_local_finite
+from shuffledp.accounting.views.derived.profile import profile_view
 from shuffledp.accounting.views.weak.view import WeakView
 from shuffledp.accounting.worst_case.regimes import regime_for
 from shuffledp.accounting.worst_case.search import Search
@@ -34,6 +36,7 @@ class WorstCaseUpper(BracketedMixin, Accountant):
     label = "worst-case-upper"
     colour = "#EE3377"
     kind = BoundKind.UPPER
+    composed_beside = "weak-adversary"  # its profile's pair is looser where no search runs (k >= 4, large n)
     scope = (
         "all neighbouring datasets (replace-one), both directions: the certified maximum over every dataset "
         "found by the search of the setting's regime (exact for k = 2 to n = 10^4 and k = 3 to n = 200; "
@@ -52,6 +55,12 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         self._weak = WeakView(self.setting)
         self._regime = regime_for(self.setting)  # None: no search runs (this is weak-adversary's value)
         self._search: Search | None = None  # built at the first epsilon that needs it
+
+    @property
+    def searched(self) -> bool:
+        """Whether a search over datasets runs for this setting (False: this accountant is ``weak-adversary``'s
+        value at every epsilon, and its profile's pair is no tighter than the weak adversary's own PLD)."""
+        return self._regime is not None
 
     def _log_parts(self, eps: float, K: float) -> tuple[float, float]:  # pragma: no cover - not used
         raise NotImplementedError
@@ -83,6 +92,33 @@ class WorstCaseUpper(BracketedMixin, Accountant):
         if self._regime is not None:
             return super().log_delta_for_epsilon(epsilons)
         return self._weak.log_deltas(self._checked_epsilons(epsilons))
+
+    def binned_views(self, *, interval: float, pessimistic: bool, K: float, log_masses: bool = False) -> list:
+        """The pessimistic PLD of the pair dominating this accountant's certified profile (one symmetric pair:
+        every value is a maximum over all datasets and both directions), from the profile on a grid of epsilons
+        (:func:`~shuffledp.accounting.views.derived.profile.profile_view`). ``K`` and ``log_masses`` do not apply
+        (no windows; the masses are not formed outcome by outcome).
+
+        Args:
+            interval: the PLD's loss grid width.
+            pessimistic: must be True: the dominating pair is an upper bound, with no optimistic counterpart.
+            K: unused (the summation windows of views with outcomes).
+            log_masses: must be False (the composed tail is not certified from a profile).
+
+        Returns:
+            One :class:`~shuffledp.accounting.views.binned.BinnedView`.
+
+        Raises:
+            ValueError: ``pessimistic`` False or ``log_masses`` True.
+        """
+        if not pessimistic:
+            raise ValueError(
+                f"`pessimistic` must be True for {self.name!r} (the pair dominating a certified profile is an "
+                f"upper bound only); got {pessimistic!r}."
+            )
+        if log_masses:
+            raise ValueError(f"`log_masses` must be False for {self.name!r}; got {log_masses!r}.")
+        return [profile_view(self, interval=interval)]
 
     def _weak_log(self, eps: float, start_K: float) -> float:
         """log of ``weak-adversary``'s certified value (its two parts added): the fallback each search is capped by."""
