@@ -681,14 +681,15 @@ def finding_delta_floor(frame: pd.DataFrame | None, anchor: str) -> str:
 
 def finding_geometric(frame: pd.DataFrame | None, anchor: str) -> str:
     """In how many equal-guarantee settings the pure-ε geometric mechanism (an (ε, 0) guarantee, stronger
-    than (ε, δ)) has a lower TV than shuffle+INV (``ratio_geometric`` = TV shuffle+INV / TV geometric)."""
+    than (ε, δ)) has a lower expected ½L1 error than shuffle+INV (``ratio_geometric`` = that error of shuffle+INV
+    over the geometric's)."""
     what = "The geometric mechanism"
     if frame is None or _lacks(frame, ("ratio_geometric",)):
         return missing(what, "results/utility/equal_guarantee_ratio.csv", anchor)
     ratio = pd.to_numeric(frame["ratio_geometric"], errors="coerce")
     known = ratio.notna()
     return (
-        f"The pure-ε geometric mechanism of a trusted curator (a stronger (ε, 0) guarantee) has a lower TV than "
+        f"The pure-ε geometric mechanism of a trusted curator (a stronger (ε, 0) guarantee) has a lower expected ½L1 error than "
         f"shuffle+INV in {int((ratio[known] > 1).sum())} of {int(known.sum())} equal-guarantee settings "
         f"([section](#{anchor}))."
     )

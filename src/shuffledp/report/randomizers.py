@@ -71,10 +71,10 @@ def read_randomizers(frame: pd.DataFrame) -> str:
     first = (
         f"Over {total} settings (k = {ks}), the randomizer to shuffle is "
         + ", ".join(f"{name} in {count}" for name, count in best.items())
-        + " (smallest exact expected ½·L1, each at the largest ε0 its tightest valid upper bound certifies)."
+        + " (smallest exact expected ½·L1, each at the largest ε0 its tightest valid upper bound certifies)"
     )
     second = (
-        f" Shuffled k-RR beats the Gaussian curator in {krr_beats} of {total}; another shuffled randomizer "
+        f"; shuffled k-RR beats the Gaussian curator in {krr_beats} of {total}, another shuffled randomizer "
         f"does in {any_other}, and where k-RR does not in {len(only_others)}"
         + (
             " ("
