@@ -185,7 +185,9 @@ def test_adding_a_region_needs_no_code(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     cells = pd.read_csv(work / "results" / "data" / "lyon" / "cell_counts.csv")
     assert len(cells) == 120 and cells["count"].sum() == 0  # the fixture has no check-ins near Lyon
-    assert "lyon" in (work / "logs" / "data" / "fig3.log").read_text()  # drawn as a panel of Figure 3
+    fig3_log = (work / "logs" / "data" / "fig3.log").read_text()
+    assert "lyon" in fig3_log  # drawn as a panel of Figure 3
+    assert "title: Biswas et al. Fig. 3: Gowalla check-ins and their cell grids (" in fig3_log  # titled
 
 
 @pytest.mark.parametrize(

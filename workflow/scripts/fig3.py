@@ -43,6 +43,10 @@ for column, (region, cells_path) in enumerate(zip(regions, snakemake.input.cells
         ax=axes[1, column],
         title=f"({next(letters)}) {region.label}: {region.n_lon} x {region.n_lat} cells",
     )
+names = " and ".join(f"{region.label} {region.n_lon} x {region.n_lat}" for region in regions)
+title = f"Biswas et al. Fig. 3: Gowalla check-ins and their cell grids ({names})"
+figure.suptitle(title)
+log.info("title: %s", title)
 add_data_label(figure, json.loads(Path(snakemake.input.label).read_text(encoding="utf-8"))["label"])
 figure.tight_layout()
 with atomic_output(snakemake.output[0]) as temporary:
