@@ -47,10 +47,7 @@ SOURCES = [
     ),
 ]
 #: the captions of the figures of the papers and of the bracket
-CAPTIONS = [
-    ROOT / "workflow" / "report" / f"{name}.rst"
-    for name in ("koskela", "koskela_fig4", "balle", "balle_fig2", "girgis", "bracket", "bracket_figure")
-]
+CAPTIONS = sorted((ROOT / "workflow" / "report").glob("*.rst"))  # every caption the report shows
 
 
 def development_words(text: str) -> list[str]:
