@@ -59,16 +59,25 @@ def _upper(randomizer, n: int) -> float:
 
 def _lower(randomizer, n: int, start: float | None) -> float:
     """An epsilon where ``types-lower``'s delta is still above DELTA (the true epsilon is at least it): stepped
-    down from ``start`` (the upper epsilon) by 1e-4, 2e-4, 4e-4, ... relative; the search of the accountant
-    when there is no upper epsilon."""
+    down from ``start`` (the upper epsilon) by 1e-4, 2e-4, 4e-4, ... relative, then bisected to 1e-4 relative
+    between the last two steps; the search of the accountant when there is no upper epsilon."""
     accountant = get_accountant("types-lower", randomizer=randomizer, n_users=n)
     if start is None:
         return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE)
-    step = TOLERANCE
+    step, high = TOLERANCE, start
     while step < 1.0:
         low = start * (1.0 - step)
         if accountant.delta_for_epsilon(low)[0] > DELTA:
+            # bisect (low, high]: high's delta is not above DELTA, low's is; the doubling alone resolves the
+            # lower end only to its last step (up to 41 % of epsilon), which would be read as a wide bracket
+            while (high - low) > TOLERANCE * high:
+                middle = 0.5 * (low + high)
+                if accountant.delta_for_epsilon(middle)[0] > DELTA:
+                    low = middle
+                else:
+                    high = middle
             return low
+        high = low
         step *= 2.0
     return 0.0
 
