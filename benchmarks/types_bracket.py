@@ -1,7 +1,7 @@
 """Benchmark: the bracket of any randomizer with output types -- upper epsilon (``weak-adversary``: k-RR's
 own weak view, the type view for every other randomizer) and lower epsilon (``types-lower``: explicit
 datasets' type counts, stepped down from the upper epsilon by 1e-4, 2e-4, 4e-4, ... relative until its
-delta exceeds the target: a valid lower end, resolved to the step) at delta = 1e-6, for n in {10^3, 10^4, 10^6}, k in {16, 192, 408}, eps0 in {1, 4}.
+delta exceeds the target, then bisected to 1e-4 relative between the last two steps: a valid lower end) at delta = 1e-6, for n in {10^3, 10^4, 10^6}, k in {16, 192, 408}, eps0 in {1, 4}.
 
 Any registered randomizer key can be named (``--randomizers krr oue ...``: each is built by its class's
 ``from_parameters(epsilon_local=eps0, k=k)``); ``--test-oue`` adds the OUE channel written in
