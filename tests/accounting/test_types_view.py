@@ -142,8 +142,8 @@ def test_coarsened_type_counts_give_less():
     assert exact.n_cells > 3 and coarse.n_cells == 3
     setting = ShuffleSetting.of(toy, n_users=10)
     eps = np.array([0.0, 0.1, 0.3, 0.6])
-    full = DatasetTypesView(setting, 2, coarse=False).log_delta(eps)
-    less = DatasetTypesView(setting, 2, coarse=True).log_delta(eps)
+    full = DatasetTypesView(setting, 2, coarse=False).log_delta(eps, upper=False)
+    less = DatasetTypesView(setting, 2, coarse=True).log_delta(eps, upper=False)
     assert np.all(less <= full + 1e-12) and np.any(less < full - 1e-6)
 
 

@@ -97,9 +97,10 @@ class DatasetTypesView(View):
         """Certified bounds on the P- and Q-mass outside the windows."""
         return LeftOut(*stream_left_out(self.pair, K))
 
-    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
+    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
         """Override: the exact sum over the tilted windows, the larger direction; ``upper`` adds the certified
-        remainder (the pair's delta from above), otherwise it is dropped (a lower bound, the default here).
+        remainder (the pair's delta from above, the views' contract), otherwise it is dropped (a lower bound:
+        ``types-lower`` asks for that explicitly).
 
         Args:
             epsilons: epsilon values in [0, inf].
@@ -142,7 +143,3 @@ class DatasetTypesFamily(FamilyView):
         k = self.setting.k
         if k is None or k >= 3:
             yield DatasetTypesView(self.setting, 2)
-
-    def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = False) -> np.ndarray:
-        """The largest member's log delta (a lower bound with the default ``upper=False``)."""
-        return super().log_delta(epsilons, K=K, upper=upper)
