@@ -102,7 +102,11 @@ def test_rows_are_the_randomizers_exact_errors_at_their_eps0():
         assert tuple(error.expected_error(counts)) == (row["l1_half"], row["squared_l2"])
     assert [row["randomizer"] for row in result.rows[-2:]] == ["gaussian", "geometric"]
     verdict = result.verdict
-    assert verdict["best_shuffled"] == min(shuffled, key=lambda row: row["l1_half"])["randomizer"]
+    smallest = min(row["l1_half"] for row in shuffled)
+    assert (
+        verdict["best_shuffled"]
+        == next(r for r in shuffled if r["l1_half"] <= smallest * (1 + 1e-9))["randomizer"]
+    )
     gaussian = result.rows[-2]["l1_half"]
     assert verdict["shuffled_beating_gaussian"] == [
         r["randomizer"] for r in shuffled if r["l1_half"] < gaussian

@@ -37,10 +37,8 @@ def _recount(rows: list[dict]) -> tuple[int, dict, int, int, int]:
     for group in settings.values():
         gaussian = next(r["l1_half"] for r in group if r["randomizer"] == "gaussian")
         shuffled = [r for r in group if r["randomizer"] not in ("gaussian", "geometric")]
-        winner = shuffled[0]
-        for r in shuffled:
-            if r["l1_half"] < winner["l1_half"]:
-                winner = r
+        smallest = min(r["l1_half"] for r in shuffled)
+        winner = next(r for r in shuffled if r["l1_half"] <= smallest * (1 + 1e-9))  # ties go to the first
         best[winner["randomizer"]] = best.get(winner["randomizer"], 0) + 1
         krr = any(r["randomizer"] == "krr" and r["l1_half"] < gaussian for r in shuffled)
         other = any(r["randomizer"] != "krr" and r["l1_half"] < gaussian for r in shuffled)

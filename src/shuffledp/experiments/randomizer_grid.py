@@ -20,7 +20,12 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from shuffledp.experiments.equal_guarantee import SYNTHETIC, targets
-from shuffledp.experiments.which_randomizer import curator_rows, randomizer_rows, shuffled_randomizers
+from shuffledp.experiments.which_randomizer import (
+    curator_rows,
+    first_best,
+    randomizer_rows,
+    shuffled_randomizers,
+)
 
 __all__ = ["KEYS", "CURATORS", "check_randomizer_grid_config", "grid_job", "combine", "verdicts"]
 
@@ -134,7 +139,7 @@ def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
     for key, group in frame.groupby(["dataset", "k", "n_users", "epsilon", "delta_rule"], sort=True):
         gaussian = float(group.loc[group["randomizer"] == "gaussian", "l1_half"].iloc[0])
         shuffled = group[~group["randomizer"].isin(CURATORS)]
-        best = shuffled["randomizer"].iloc[int(shuffled["l1_half"].to_numpy().argmin())]
+        best = shuffled["randomizer"].iloc[first_best(shuffled["l1_half"].tolist())]
         beating = shuffled.loc[shuffled["l1_half"] < gaussian, "randomizer"].tolist()
         krr = "krr" in beating
         records.append(

@@ -48,6 +48,9 @@ __all__ = [
 
 #: absolute tolerance of each calibration (the eps0 returned meets the target; eps0 + this does not)
 CALIBRATION_TOLERANCE = 1e-6
+#: errors within this relative distance of the smallest are a tie, won by the first row (k-RR comes first): a
+#: randomizer that is k-RR itself (subset selection of size 1) gives k-RR's error up to its last bits
+TIE = 1e-9
 #: what certifies eps0 = epsilon when no accountant certifies more
 POST_PROCESSING = "post-processing (eps0 = eps)"
 
@@ -332,14 +335,28 @@ def compare_randomizers(
     return RandomizerComparison(rows=shuffled + central, verdict=_verdict(shuffled, central))
 
 
+def first_best(values: Sequence[float]) -> int:
+    """The index of the first value within :data:`TIE` (relative) of the smallest.
+
+    Args:
+        values: the errors, in the rows' order (k-RR first).
+
+    Returns:
+        The winner's index: the first near-smallest, so a randomizer equal to k-RR never wins over it.
+    """
+    smallest = min(values)
+    return next(i for i, value in enumerate(values) if value <= smallest * (1.0 + TIE))
+
+
 def _score(row: dict) -> float:
     return row["l1_half"] if row["l1_half"] is not None else math.sqrt(row["squared_l2"])
 
 
 def _verdict(shuffled: list[dict], central: list[dict]) -> dict:
     metric = "l1_half" if all(row["l1_half"] is not None for row in shuffled + central) else "squared_l2"
-    best_shuffled = min(shuffled, key=lambda row: row[metric])
-    best = min(shuffled + central, key=lambda row: row[metric])
+    best_shuffled = shuffled[first_best([row[metric] for row in shuffled])]
+    everyone = shuffled + central
+    best = everyone[first_best([row[metric] for row in everyone])]
     gaussian = next(row for row in central if row["randomizer"] == "gaussian")
     return {
         "metric": metric,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from shuffledp.experiments.which_randomizer import first_best
+
 __all__ = ["SETTING", "read_randomizers"]
 
 #: the columns that name one setting (one target on one dataset of n users)
@@ -28,7 +30,7 @@ def _settings(frame: pd.DataFrame) -> list[dict]:
         krr = shuffled[shuffled["randomizer"] == "krr"]
         found.append(
             {
-                "best": str(shuffled["randomizer"].iloc[int(shuffled["l1_half"].to_numpy().argmin())]),
+                "best": str(shuffled["randomizer"].iloc[first_best(shuffled["l1_half"].tolist())]),
                 "krr_beats": "krr" in beating,
                 "others_beating": sorted(beating - {"krr"}),
                 "krr_epsilon_local": float(krr["epsilon_local"].iloc[0]) if not krr.empty else None,
