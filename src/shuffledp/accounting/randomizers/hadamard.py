@@ -34,7 +34,6 @@ from scipy.special import logsumexp
 from shuffledp._validation import check_integer
 from shuffledp.accounting.randomizers.base import register_randomizer
 from shuffledp.accounting.randomizers.support import SupportRandomizer
-from shuffledp.accounting.randomizers.type_blanket import TypeBlanket
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.randomizers.unary import MAX_TYPE_INPUTS, check_categorical
 
@@ -100,11 +99,6 @@ class HadamardResponse(SupportRandomizer):
                 code = code_lists[x]
                 indices[draw, code] += rng.multinomial(on_code[draw, x], np.full(code.size, 1.0 / code.size))
         return indices @ members.astype(np.int64)
-
-    @property
-    def blanket(self) -> TypeBlanket:
-        """The blanket from its pair types (:class:`~shuffledp.accounting.randomizers.type_blanket.TypeBlanket`)."""
-        return TypeBlanket(self.output_types(2))
 
     def output_types(self, inputs: int = 2) -> OutputTypes:
         """Hadamard response's output types for the inputs of interest 0, ..., ``inputs`` - 1 (module docstring).

@@ -38,8 +38,7 @@ from scipy.special import logsumexp
 from shuffledp._numerics import log1mexp
 from shuffledp._validation import check_integer
 from shuffledp.accounting.randomizers.base import MAX_K, register_randomizer
-from shuffledp.accounting.randomizers.support import SupportRandomizer, binomial_support_counts
-from shuffledp.accounting.randomizers.type_blanket import TypeBlanket
+from shuffledp.accounting.randomizers.support import SupportRandomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.randomizers.unary import MAX_TYPE_INPUTS, check_categorical
 
@@ -90,15 +89,6 @@ class OLH(SupportRandomizer):
     @property
     def support_probabilities(self) -> tuple[float, float]:
         return math.exp(self.log_report_probabilities[0]), 1.0 / self.hash_range
-
-    def _sample_support(self, counts, rng, replicates):
-        p, q = self.support_probabilities
-        return binomial_support_counts(counts, p, q, rng=rng, size=replicates)[:, :-1]
-
-    @property
-    def blanket(self) -> TypeBlanket:
-        """The blanket from its pair types (:class:`~shuffledp.accounting.randomizers.type_blanket.TypeBlanket`)."""
-        return TypeBlanket(self.output_types(2))
 
     def output_types(self, inputs: int = 2) -> OutputTypes:
         """OLH's output types under a fully random hash (module docstring).

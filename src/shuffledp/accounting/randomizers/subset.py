@@ -35,7 +35,6 @@ from scipy.special import gammaln, logsumexp
 from shuffledp._validation import check_integer
 from shuffledp.accounting.randomizers.base import register_randomizer
 from shuffledp.accounting.randomizers.support import SupportRandomizer
-from shuffledp.accounting.randomizers.type_blanket import TypeBlanket
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.randomizers.unary import MAX_TYPE_INPUTS, check_categorical
 
@@ -131,11 +130,6 @@ class SubsetSelection(SupportRandomizer):
             support[:, x] += own[:, index]
             support += np.roll(np.pad(others[:, index], ((0, 0), (1, 0))), x, axis=-1)
         return support
-
-    @property
-    def blanket(self) -> TypeBlanket:
-        """The blanket from its pair types (:class:`~shuffledp.accounting.randomizers.type_blanket.TypeBlanket`)."""
-        return TypeBlanket(self.output_types(2))
 
     def output_types(self, inputs: int = 2) -> OutputTypes:
         """Subset selection's output types (module docstring).

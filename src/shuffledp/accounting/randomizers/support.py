@@ -35,6 +35,8 @@ from shuffledp.accounting.randomizers.counts import (
     check_counts,
     check_rng,
 )
+from shuffledp.accounting.randomizers.type_blanket import TypeBlanket
+from shuffledp.accounting.randomizers.types import OutputTypes
 
 __all__ = ["SupportRandomizer", "binomial_support_counts", "support_expected_error"]
 
@@ -105,9 +107,21 @@ class SupportRandomizer(Randomizer):
     def support_probabilities(self) -> tuple[float, float]:
         """(p, q): P(a report supports its own value), P(it supports a given other value)."""
 
-    @abc.abstractmethod
     def _sample_support(self, counts: np.ndarray, rng: np.random.Generator, replicates: int) -> np.ndarray:
-        """``replicates`` draws of the k support counts of ``counts`` (validated), shape (replicates, k)."""
+        """``replicates`` draws of the k support counts of ``counts`` (validated), shape (replicates, k). Here:
+        independent binomial counts from :attr:`support_probabilities` (each value's support count is a sum of
+        two binomials); a randomizer whose reports are not independent across values overrides it."""
+        p, q = self.support_probabilities
+        return binomial_support_counts(counts, p, q, rng=rng, size=replicates)[:, :-1]
+
+    @abc.abstractmethod
+    def output_types(self, inputs: int = 2) -> OutputTypes:
+        """Its output types (every support randomizer has finitely many outputs; :mod:`.types`)."""
+
+    @property
+    def blanket(self) -> TypeBlanket:
+        """The blanket from its pair types (:class:`~shuffledp.accounting.randomizers.type_blanket.TypeBlanket`)."""
+        return TypeBlanket(self.output_types(2))
 
     def sample_counts(self, counts, *, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
         """The shuffled reports as counts: the k support counts, then the number of reports n.

@@ -28,8 +28,7 @@ from scipy.special import logsumexp
 from shuffledp._numerics import log1mexp
 from shuffledp._validation import check_integer, check_real
 from shuffledp.accounting.randomizers.base import MAX_K
-from shuffledp.accounting.randomizers.support import SupportRandomizer, binomial_support_counts
-from shuffledp.accounting.randomizers.type_blanket import TypeBlanket
+from shuffledp.accounting.randomizers.support import SupportRandomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 
 __all__ = ["UnaryEncoding", "MAX_TYPE_INPUTS", "check_categorical"]
@@ -66,15 +65,6 @@ class UnaryEncoding(SupportRandomizer):
     def support_probabilities(self) -> tuple[float, float]:
         log_p, _, log_q, _ = self.log_bit_probabilities()
         return math.exp(log_p), math.exp(log_q)
-
-    def _sample_support(self, counts, rng, replicates):
-        p, q = self.support_probabilities
-        return binomial_support_counts(counts, p, q, rng=rng, size=replicates)[:, :-1]
-
-    @property
-    def blanket(self) -> TypeBlanket:
-        """The blanket from its pair types (:class:`~shuffledp.accounting.randomizers.type_blanket.TypeBlanket`)."""
-        return TypeBlanket(self.output_types(2))
 
     def output_types(self, inputs: int = 2) -> OutputTypes:
         """Unary encoding's output types (module docstring).
