@@ -319,22 +319,31 @@ def _krr_pair(epsilon_local: float, k: int):
     return loss, p_mass, p_mass * np.exp(-loss)
 
 
+def _composed_epsilon(name: str, setting: RoundsSetting):
+    """The composed epsilon of accountant ``name``'s T rounds at the setting's delta, as a function of (eps0,
+    the PLD's loss grid): what the eps0 searches below call."""
+
+    def composed(epsilon_local: float, grid: float) -> float:
+        return compose(
+            name,
+            epsilon_local=epsilon_local,
+            n_users=setting.n_users,
+            k=setting.k,
+            compositions=setting.compositions,
+            subsample=setting.subsample,
+            value_discretization_interval=grid,
+        ).epsilon_for_delta(setting.delta)
+
+    return composed
+
+
 def shuffle_epsilon_local(setting: RoundsSetting, *, interval: float | None = None) -> float:
     """Largest eps0 whose T composed, subsampled ``weak-adversary`` rounds meet the total target, never
     below :func:`pure_floor` (module docstring)."""
     s = setting
     interval = loss_grid(s.compositions) if interval is None else interval
 
-    def composed(epsilon_local: float, grid: float) -> float:
-        return compose(
-            SHUFFLE_ACCOUNTANT,
-            epsilon_local=epsilon_local,
-            n_users=s.n_users,
-            k=s.k,
-            compositions=s.compositions,
-            subsample=s.subsample,
-            value_discretization_interval=grid,
-        ).epsilon_for_delta(s.delta)
+    composed = _composed_epsilon(SHUFFLE_ACCOUNTANT, s)
 
     floor = pure_floor(s.epsilon, s.compositions, s.subsample)
     if floor >= _MAX_EPSILON_LOCAL:
@@ -390,16 +399,7 @@ def shuffle_epsilon_local_tighter(
         return weak, weak
     interval = loss_grid(s.compositions) if interval is None else interval
 
-    def composed(epsilon_local: float, grid: float) -> float:
-        return compose(
-            SHUFFLE_PROFILE_ACCOUNTANT,
-            epsilon_local=epsilon_local,
-            n_users=s.n_users,
-            k=s.k,
-            compositions=s.compositions,
-            subsample=s.subsample,
-            value_discretization_interval=grid,
-        ).epsilon_for_delta(s.delta)
+    composed = _composed_epsilon(SHUFFLE_PROFILE_ACCOUNTANT, s)
 
     if composed(weak, interval) > s.epsilon:  # the hull between grid points lost what the search gained
         return weak, weak
