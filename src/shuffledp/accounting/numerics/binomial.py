@@ -569,14 +569,20 @@ def _log_high_part(i, t, n_trials, d, log_pi, log_1mpi, gap=None):
     without cancellation)."""
     lp = log_pmf(i, n_trials, log_pi, log_1mpi)
     first = np.exp(log_1mpi) * i
-    ratio = _tail_ratio(i, n_trials, lp, log_pi, log_1mpi)
     if gap is None:
+        # d = 0 (t at the mean; eps = 0 in the worst-case rows): the value is the first term, (1 - pi) i, and
+        # R, whose cost is largest there (incomplete beta at the centre), is not needed
+        ratio = np.zeros(i.shape)
+        needed = d != 0.0
+        if needed.any():
+            ratio[needed] = _tail_ratio(i[needed], n_trials[needed], lp[needed], log_pi, log_1mpi)
         value = first - d * ratio
     else:
         # d = (i - N pi) - gap: the sum of E[(X - i); X >= i] / Pr(X = i) = (1 - pi) i - (i - N pi) R >= 0 (exact
         # pieces) and gap R >= 0, so the caller's d, which carries the rounding of its own pieces (a few ulp of
         # d), is not differenced with (1 - pi) i (with d from the weak rows' lambda, 3 digits lost there make
         # 2.2e-12 at eps0 = 25, eps = 7.5, where t* is within 6e-4 of i)
+        ratio = _tail_ratio(i, n_trials, lp, log_pi, log_1mpi)
         value = (first - (i - n_trials * np.exp(log_pi)) * ratio) + gap * ratio
     out = np.empty(i.shape)
     # with the caller's exact gap the series is exact wherever the closed form cancels, so the closed form

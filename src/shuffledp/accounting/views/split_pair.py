@@ -164,6 +164,9 @@ def _log_inner(s, log_u, log_v, log_e):
         tail = _near_center_tail(s[centre], x[centre], log_pmf[centre])
         ratio[centre] = tail * np.exp(-log_pmf[centre])
     inside &= ~centre
+    # rows whose h_s the closed form below would certainly leave to the series: R is not needed there
+    cancels = inside & _cancels(sf, xf, u)
+    inside &= ~cancels
     direct = inside & (log_pmf > _LOG_PMF_FLOOR)  # incomplete beta, no underflow
     if direct.any():
         tail = betainc(xf[direct], sf[direct] - xf[direct] + 1.0, 0.5)
@@ -178,7 +181,7 @@ def _log_inner(s, log_u, log_v, log_e):
     with np.errstate(over="ignore", divide="ignore"):
         share = np.where(ratio > 0, np.exp(log_e - log_u + np.log(np.where(ratio > 0, ratio, 1.0))), 0.0)
     out = np.full(s.shape, -np.inf)
-    good = 1.0 - share >= _CANCELLATION_LIMIT
+    good = (1.0 - share >= _CANCELLATION_LIMIT) & ~cancels
     out[good] = log_u + log_pmf[good] + np.log1p(-share[good])
     todo = np.flatnonzero(~good)  # heavy cancellation: sum the positive terms instead
     if todo.size:
@@ -186,29 +189,86 @@ def _log_inner(s, log_u, log_v, log_e):
     return out
 
 
+def _cancels(s, x, w):
+    """Where u - (e^eps - 1) R keeps certainly less than half of :data:`_CANCELLATION_LIMIT` of u (so that
+    :func:`_log_inner` sums h_s as the series whatever R it computes), for totals s above the centre
+    (x > (s + 1) / 2), w = u / v.
+
+    With rho_j = (s - x + 1 - j) / (x + j) (rho_0 < 1, decreasing), r_j = rho_0 ... rho_(j-1) <= rho_0^j:
+    1 - (e^eps - 1) R / u = sum_j r_j (w - rho_j) / w, where |w - rho_0| <= 2 (1 + w) / x (x is the first
+    count past v (s + 1) / (u + v), give or take one for rounding) and rho_0 - rho_j <= j (s + 1) / x^2, so
+    it is at most (2 (1 + w) / (x (1 - rho_0)) + (s + 1) rho_0 / (x^2 (1 - rho_0)^2)) / w. Deep in the tail
+    of a large total (x ~ 10^8) this is ~1e-7: the series is taken there anyway, and the incomplete beta or
+    continued fraction for R is not computed (the computed share would need a relative error above 1e-6 to
+    pass the test instead)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rho = (s - x + 1.0) / x
+        gap = 1.0 - rho
+        bound = (2.0 * (1.0 + w) / (x * gap) + (s + 1.0) * rho / (x * x * gap * gap)) / w
+        return (rho < 1.0) & (bound <= 0.5 * _CANCELLATION_LIMIT)
+
+
 def _series(s, x, u, v):
-    """sum_{j >= 0} [pmf(x - 1 + j) / pmf(x - 1)] (u - v (s - m_j) / (m_j + 1)), m_j = x - 1 + j."""
+    """sum_{j >= 0} [pmf(x - 1 + j) / pmf(x - 1)] (u - v (s - m_j) / (m_j + 1)), m_j = x - 1 + j.
+
+    In batches of :data:`_SERIES_BATCH` rows (the work arrays stay in cache); each row's terms and stopping
+    point do not depend on the others."""
     s = s.astype(float)
     m = (x - 1).astype(float)
+    total = np.empty_like(s)
+    for start in range(0, s.size, _SERIES_BATCH):
+        part = slice(start, start + _SERIES_BATCH)
+        total[part] = _series_batch(s[part], m[part].copy(), u, v)
+    return total
+
+
+_SERIES_BATCH = 16384
+#: terms of the series summed between two tests of its remainder
+_SERIES_STEP = 32
+
+
+def _series_batch(s, m, u, v):
+    """:func:`_series` on one batch (``m`` = x - 1, overwritten), :data:`_SERIES_STEP` terms at a time.
+
+    The same values, bit for bit, as summing :data:`_SERIES_CHUNK` terms between two tests of the remainder:
+    the remainder bound ra u / (1 - rho) falls term by term and the total rises, so once it is below
+    :data:`_SERIES_TOLERANCE` (1e-18) of the total every later term is below half an ulp of the total and
+    leaves it unchanged; testing more often only stops earlier. A step whose terms all lie inside the
+    support (m + 31 <= s) takes the same operations on each row in place (s - m and m + 1 are exact integers,
+    carried by one step each); the others are masked term by term."""
     ratio = np.ones_like(s)  # pmf(m) / pmf(x - 1)
     total = np.zeros_like(s)
-    active = np.ones(s.shape, dtype=bool)
-    while active.any():
-        idx = np.flatnonzero(active)
-        sa, ma, ra, ta = s[idx], m[idx], ratio[idx], total[idx]
-        for _ in range(_SERIES_CHUNK):
-            valid = ma <= sa  # pmf(m) > 0
-            factor = np.maximum(u - v * (sa - ma) / (ma + 1.0), 0.0)
-            ta = ta + np.where(valid, ra * factor, 0.0)
-            ra = np.where(valid, ra * (sa - ma) / (ma + 1.0), 0.0)
-            ma = ma + 1.0
+    active = np.arange(s.size)
+    while active.size:
+        sa, ma, ra, ta = s[active], m[active], ratio[active], total[active]
+        if np.all(ma + (_SERIES_STEP - 1) <= sa):
+            d, den, q = sa - ma, ma + 1.0, np.empty_like(sa)
+            for _ in range(_SERIES_STEP):
+                np.multiply(d, v, out=q)
+                np.divide(q, den, out=q)
+                np.subtract(u, q, out=q)
+                np.maximum(q, 0.0, out=q)  # factor
+                np.multiply(ra, q, out=q)
+                np.add(ta, q, out=ta)
+                np.multiply(ra, d, out=ra)
+                np.divide(ra, den, out=ra)
+                d -= 1.0
+                den += 1.0
+            ma = ma + float(_SERIES_STEP)
+        else:
+            for _ in range(_SERIES_STEP):
+                valid = ma <= sa  # pmf(m) > 0
+                factor = np.maximum(u - v * (sa - ma) / (ma + 1.0), 0.0)
+                ta = ta + np.where(valid, ra * factor, 0.0)
+                ra = np.where(valid, ra * (sa - ma) / (ma + 1.0), 0.0)
+                ma = ma + 1.0
         # remainder <= ra * u / (1 - rho) with rho = (s - m) / (m + 1) the (decreasing) next ratio
         rho = np.clip((sa - ma) / (ma + 1.0), 0.0, 1.0)
         with np.errstate(divide="ignore"):
             remainder = np.where(rho < 1.0, ra * u / (1.0 - rho), np.inf)
         finished = (ra == 0.0) | (remainder <= _SERIES_TOLERANCE * ta)
-        m[idx], ratio[idx], total[idx] = ma, ra, ta
-        active[idx[finished]] = False
+        m[active], ratio[active], total[active] = ma, ra, ta
+        active = active[~finished]
     return total
 
 
