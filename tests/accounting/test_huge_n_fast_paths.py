@@ -142,3 +142,106 @@ def test_high_part_at_d_zero_bit_for_bit(n_trials, pi):
     d_probe = np.full(3, 1e-3)
     moved = binomial.high_part(np.floor(t) + 1.0, t, n, log_pi, log_1mpi, d=d_probe)
     assert not np.array_equal(moved, ours)
+
+
+# ----------------------------------------------------------------------------- the family's coarse sums
+
+from shuffledp.accounting.numerics.binomial import LogPmfRange, log_pmf  # noqa: E402
+from shuffledp.accounting.params import ShuffleSetting  # noqa: E402
+from shuffledp.accounting.worst_case.families import sums as family_sums  # noqa: E402
+
+
+def _member_values(eps0, n_users, k, epsilons, coarse: bool, monkeypatch):
+    """The family members' log deltas, by the coarse sums (as the accountant) or by the rows (the gate raised)."""
+    if not coarse:
+        monkeypatch.setattr(family_sums, "_COARSE_MIN_ROWS", 1 << 40)
+    sums = family_sums.FamilySums(ShuffleSetting(epsilon_local=eps0, n_users=n_users, k=k))
+    out = [sums.member_log_deltas(float(eps)) for eps in epsilons]
+    monkeypatch.undo()
+    return out
+
+
+# eps0 = 4, k = 3, n = 10^10: the "all on x0" windows hold 2.1e5 rows (coarse), the rows still cheap enough
+_SETTING = (4.0, 10**10, 3)
+_FRACTIONS = (0.0, 1e-4, 0.001, 0.01, 0.3, 0.9)
+
+
+def test_coarse_sums_below_and_close_to_the_rows(monkeypatch):
+    """Within the accuracy promise (log delta >= -700) the coarse sum is below the row sum and within 1e-9 of it
+    (in log: the blocks' loss bound). Beyond it both are partial sums of the terms (the windows are not widened
+    there; the blocks reach a little beyond the rows' first window), so they are not ordered."""
+    eps0, n_users, k = _SETTING
+    epsilons = [f * eps0 for f in _FRACTIONS]
+    coarse = _member_values(eps0, n_users, k, epsilons, True, monkeypatch)
+    rows = _member_values(eps0, n_users, k, epsilons, False, monkeypatch)
+    compared = 0
+    for eps, ours, reference in zip(epsilons, coarse, rows):
+        for name in ("all-x0 D||D'", "all-x0 D'||D"):
+            a, b = ours[name], reference[name]
+            if b == -np.inf:
+                assert a == -np.inf
+                continue
+            if b >= -700.0:
+                assert b - 1e-9 <= a <= b + 1e-12 * abs(b), (eps, name, a, b)
+                compared += 1
+            else:  # both are partial sums of the same terms there (windows not widened), both lower values
+                assert np.isfinite(a) and a < -600.0, (eps, name, a, b)
+    assert compared >= 4
+
+
+def test_coarse_sums_probe(monkeypatch):
+    """A block taking g at its end instead of its start (g planted one block ahead) comes out above the row sum
+    within the promise: the comparison above fails on it."""
+    eps0, n_users, k = _SETTING
+    rows = _member_values(eps0, n_users, k, [0.0], False, monkeypatch)[0]
+    sums = family_sums.FamilySums(ShuffleSetting(epsilon_local=eps0, n_users=n_users, k=k))
+    member = sums._members(0.0)["all-x0 D||D'"]
+    block, chord = sums.coarse.strides(member)
+    honest = member.rising
+    member.rising = lambda s: honest(s + 64.0 * block)
+    lo, hi = family_sums._window(n_users, member.mean, member.var, member.s_min)
+    planted, _ = sums.coarse.coarse_sum(member, lo, hi, n_users, block, chord)
+    assert member.finish(planted) > rows["all-x0 D||D'"] + 1e-12
+
+
+@pytest.mark.parametrize("n_trials, pi", [(10**8, 0.3), (10**12, 0.018)])
+def test_block_weights_chord_below_and_close(n_trials, pi):
+    """The chord's block weights are below the rows' sum and within 1e-10 (relative) of it; a chord planted
+    through the larger end (the max of its two ends) is above it (probe)."""
+    law = LogPmfRange(n_trials, math.log(pi), math.log1p(-pi))
+    sd = math.sqrt(n_trials * pi * (1 - pi))
+    chord = max(1, int(math.sqrt(8e-10 * n_trials * pi * (1 - pi))))
+    block = chord * 16
+    starts = (np.round((n_trials * pi + sd * np.array([-3.0, -0.5, 0.0, 2.0])) / block) * block).astype(
+        np.int64
+    )
+    ours = family_sums._log_block_weights(law, starts, block, chord)
+    exact = np.array(
+        [
+            float(
+                family_sums.logsumexp(
+                    log_pmf(np.arange(a, a + block, dtype=float), n_trials, law.log_pi, law.log_1mpi)
+                )
+            )
+            for a in starts
+        ]
+    )
+    assert np.all(ours <= exact + 1e-13 * np.abs(exact))
+    assert np.all(ours >= exact - 1e-10)
+    ends = log_pmf(np.stack([starts, starts + block]).astype(float), n_trials, law.log_pi, law.log_1mpi)
+    planted = np.log(block) + ends.max(axis=0)
+    assert np.any(planted > exact)
+
+
+def test_worst_case_lower_at_the_sweep_setting_monotone():
+    """The sweep's call (eps0 = 14.5, n = 10^15, k = 3), now within its limit: non-increasing in eps, finite
+    below eps0 and at eps = 0 equal to the rows' value (its d = 0 rows are cheap; -10.5917541...)."""
+    from shuffledp.accounting import get_accountant
+
+    eps0 = 14.5
+    fractions = (0.0, 0.001, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 0.999)
+    accountant = get_accountant("worst-case-lower", epsilon_local=eps0, n_users=10**15, k=3)
+    values = accountant.log_delta_for_epsilon(np.array([f * eps0 for f in fractions]))
+    assert np.all(np.isfinite(values))
+    assert np.all(np.diff(values) <= 0.0)
+    assert abs(values[0] - (-10.59175414919996)) <= 1e-12 * 10.6

@@ -328,7 +328,10 @@ class LogPmfRange:
         return self.values[lo - new_lo : hi - new_lo + 1]
 
     def of(self, s: np.ndarray) -> np.ndarray:
-        """The same for a float array of consecutive integers."""
+        """The same for a float array of consecutive integers (other integers, e.g. a stride: computed
+        alone, not cached; each value is elementwise, so the same)."""
+        if s.size and s[-1] - s[0] + 1 != s.size:
+            return log_pmf(s, self.n_trials, self.log_pi, self.log_1mpi)
         return self(int(s[0]), int(s[-1])) if s.size else np.empty(0)
 
 

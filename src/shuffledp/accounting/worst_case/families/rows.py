@@ -49,11 +49,13 @@ class RowSum:
     ``keep`` only those rows are evaluated, the others are -inf), ``bound(s)`` (certified upper bounds
     on the same terms, elementary operations only), the window's mean, variance and smallest s, and
     ``finish`` (the constant added to the log sum); ``total`` (phi -> (pre, log g), optional) gives a
-    certified bound on the whole sum over s (the family sums' moment bound)."""
+    certified bound on the whole sum over s (the family sums' moment bound). ``rising`` (optional), for a
+    member whose terms are w(s) g(s) with w the binomial weights and g non-decreasing in s: ``rising(s)`` is
+    log g(s) alone (the family sums' coarse sum at huge windows), with ``weight`` the law of w."""
 
-    __slots__ = ("bound", "finish", "mean", "rows", "s_min", "total", "var")
+    __slots__ = ("bound", "finish", "mean", "rising", "rows", "s_min", "total", "var", "weight")
 
-    def __init__(self, rows, bound, mean, var, s_min, finish, total=None):
+    def __init__(self, rows, bound, mean, var, s_min, finish, total=None, rising=None, weight=None):
         self.rows, self.bound, self.mean, self.var, self.s_min, self.finish = (
             rows,
             bound,
@@ -63,6 +65,7 @@ class RowSum:
             finish,
         )
         self.total = total
+        self.rising, self.weight = rising, weight
 
 
 def masked(function, keep, t, n_trials, *args):
@@ -188,6 +191,15 @@ def all_x0_rows(
     def reverse(s, keep=None):
         return weights(s) + masked(log_excess_above, keep, u_reverse(s), s, log_1mpi0, log_pi0, d_reverse)
 
+    # g(s) = E[(u_s - B_s)_+] and E[(B_s - u'_s)_+] are non-decreasing in s: u_s and u'_s rise by exactly
+    # 1 - pi0 per row, as E[B_s] does, so one more row adds to B_s - u_s an independent step of mean 0, and the
+    # expected positive part of a convex function of it can only grow (Jensen)
+    def forward_excess(s):
+        return log_excess_below(u_forward(s), s, log_1mpi0, log_pi0, d_forward)
+
+    def reverse_excess(s):
+        return log_excess_above(u_reverse(s), s, log_1mpi0, log_pi0, d_reverse)
+
     p = math.exp(log_ppq)
     mean, var = n * p, n * p * (1 - p)
     # terms vanish unless t_s < s (forward) or t'_s > 0 (reverse): s above these
@@ -205,6 +217,8 @@ def all_x0_rows(
             s_min_forward,
             lambda v: v + eps + log_scale,
             total_forward,
+            forward_excess if k > 2 else None,
+            weight,
         ),
         RowSum(
             reverse,
@@ -214,5 +228,7 @@ def all_x0_rows(
             s_min_reverse,
             lambda v: v + log_scale,
             total_reverse,
+            reverse_excess if k > 2 else None,
+            weight,
         ),
     )
