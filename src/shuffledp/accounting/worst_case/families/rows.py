@@ -217,7 +217,7 @@ def all_x0_rows(
             s_min_forward,
             lambda v: v + eps + log_scale,
             total_forward,
-            forward_excess if k > 2 else None,
+            forward_excess if s_set.required_k > 2 else None,
             weight,
         ),
         RowSum(
@@ -228,7 +228,7 @@ def all_x0_rows(
             s_min_reverse,
             lambda v: v + log_scale,
             total_reverse,
-            reverse_excess if k > 2 else None,
+            reverse_excess if s_set.required_k > 2 else None,
             weight,
         ),
     )
