@@ -329,7 +329,14 @@ class LogPmfRange:
 
     def of(self, s: np.ndarray) -> np.ndarray:
         """The same for a float array of consecutive integers (other integers, e.g. a stride: computed
-        alone, not cached; each value is elementwise, so the same)."""
+        alone, not cached; each value is elementwise, so the same).
+
+        Args:
+            s: increasing integers, as floats.
+
+        Returns:
+            log Pr(Bin(N, pi) = s) at each.
+        """
         if s.size and s[-1] - s[0] + 1 != s.size:
             return log_pmf(s, self.n_trials, self.log_pi, self.log_1mpi)
         return self(int(s[0]), int(s[-1])) if s.size else np.empty(0)

@@ -154,7 +154,17 @@ class CoarseSums:
     def sum(self, member, lo: int, hi: int, n_max: int) -> float | None:
         """The coarse value of ``member`` over its first window [lo, hi] and beyond (:meth:`coarse_sum`);
         within the promise the blocks are made 4 times shorter until they are within :data:`_COARSE_LOSS` of
-        the row sum, and None where they cannot be and the rows are few enough to be summed instead."""
+        the row sum, and None where they cannot be and the rows are few enough to be summed instead.
+
+        Args:
+            member: a :class:`RowSum` with ``rising`` and ``weight``.
+            lo: the first window's first row.
+            hi: its last row.
+            n_max: the largest s.
+
+        Returns:
+            The log of a lower value of the member's (unfinished) sum over s, or None (sum the rows).
+        """
         block, chord = self.strides(member)
         while True:
             value, close = self.coarse_sum(member, lo, hi, n_max, block, chord)
@@ -167,7 +177,17 @@ class CoarseSums:
     def strided(member, lo: int, hi: int, s_min: int) -> float:
         """A sum of fewer of the same non-negative terms: the rows of [max(lo, s_min), hi] at multiples of one
         stride (from the law alone, as the blocks), NaN rows taken as 0 (a lower value, for a member beyond the
-        promise whose g is not known monotone)."""
+        promise whose g is not known monotone).
+
+        Args:
+            member: a :class:`RowSum`.
+            lo: the first window's first row.
+            hi: its last row.
+            s_min: the smallest row with a non-zero term.
+
+        Returns:
+            The log of that partial sum.
+        """
         stride = math.ceil((16.0 * math.sqrt(member.var) + 65.0) / _COARSE_POINTS)
         rows = np.arange(-(-max(lo, s_min) // stride) * stride, hi + 1, stride, dtype=float)
         values = member.rows(rows) if rows.size else np.full(1, -np.inf)
@@ -176,7 +196,15 @@ class CoarseSums:
     @staticmethod
     def strides(member) -> tuple[int, int]:
         """(block, chord) of the coarse sum of ``member``: from its law alone, not from epsilon, so that every
-        epsilon sums the same blocks (the coarse value is then non-increasing in epsilon, as g is)."""
+        epsilon sums the same blocks (the coarse value is then non-increasing in epsilon, as g is).
+
+        Args:
+            member: a :class:`RowSum` with ``weight``.
+
+        Returns:
+            (block, chord): ~:data:`_COARSE_POINTS` blocks over +-8 standard deviations of s, and the chord's
+            piece length (its loss kappa chord^2 / 8 at most :data:`_COARSE_WEIGHT_LOSS`), block a multiple of it.
+        """
         n, sd = member.weight.n_trials, math.sqrt(member.var)
         low, high = max(member.mean - 10.0 * sd, 0.0), min(member.mean + 10.0 * sd, n - 1.0)
         kappa = 1.0 / (low + 1.0) + 1.0 / max(n - high - 1.0, 1.0)
@@ -185,7 +213,17 @@ class CoarseSums:
         return chord * max(1, math.ceil(rows / _COARSE_POINTS / chord)), chord
 
     def block_weights(self, member, blocks: np.ndarray, block: int, chord: int) -> np.ndarray:
-        """Lower values of the log weight of each block (index j: rows [j block, (j + 1) block)), cached."""
+        """Lower values of the log weight of each block (index j: rows [j block, (j + 1) block)), cached.
+
+        Args:
+            member: a :class:`RowSum` with ``weight``.
+            blocks: the block indices.
+            block: the block length.
+            chord: the chord's piece length (1: the rows summed).
+
+        Returns:
+            One log weight per block.
+        """
         law = member.weight
         cache = self._cache.setdefault((law.n_trials, law.log_pi, law.log_1mpi, block, chord), {})
         missing = np.array([j for j in blocks.tolist() if j not in cache], dtype=np.int64)
@@ -202,7 +240,20 @@ class CoarseSums:
         not beyond a peak below e^-700 (beyond the accuracy promise). Within the promise the same blocks with g
         at each block's end bound the row sum from above (up to the chord's 1e-10); where the two are more than
         :data:`_COARSE_LOSS` apart, the value is returned with False (the caller refines the blocks or sums
-        the rows)."""
+        the rows).
+
+        Args:
+            member: a :class:`RowSum` with ``rising`` and ``weight``.
+            lo: the first window's first row.
+            hi: its last row.
+            n_max: the largest s.
+            block: the block length.
+            chord: the chord's piece length.
+
+        Returns:
+            (log of the lower value, whether it is within :data:`_COARSE_LOSS` of the row sum or beyond the
+            promise).
+        """
         s_min = max(0, int(math.floor(member.s_min)))
         last = n_max // block
 
