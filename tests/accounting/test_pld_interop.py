@@ -23,6 +23,13 @@ INTERVAL = 1e-4
 EPS = np.array([0.0, 0.05, 0.2, 0.5, 1.0])
 
 
+def _deltas(pld, epsilons) -> np.ndarray:
+    """delta(eps) of a dp_accounting PLD at each eps, by its scalar ``get_delta_for_epsilon``: the same
+    hockey-stick sum as its array form (a dot product over the losses above eps, instead of a Python loop
+    over every loss of the PMF, about 1.5 million numpy scalar calls per composed PLD here)."""
+    return np.array([pld.get_delta_for_epsilon(float(epsilon)) for epsilon in epsilons])
+
+
 def _gaussian(pessimistic: bool = True):
     return dpl.from_gaussian_mechanism(
         1.5,
@@ -76,9 +83,7 @@ def test_composed_with_a_gaussian_matches_dp_accounting_on_the_exact_view(name, 
         assert ours.get_epsilon_for_delta(delta) == pytest.approx(
             theirs.get_epsilon_for_delta(delta), abs=4 * 4 * INTERVAL
         )
-    np.testing.assert_allclose(
-        ours.get_delta_for_epsilon(EPS), theirs.get_delta_for_epsilon(EPS), rtol=0.02, atol=1e-12
-    )
+    np.testing.assert_allclose(_deltas(ours, EPS), _deltas(theirs, EPS), rtol=0.02, atol=1e-12)
 
 
 def test_upper_stays_above_lower_after_composition():
@@ -109,7 +114,7 @@ def test_upper_stays_above_lower_after_composition():
         .compose(sgd_lower.self_compose(20))
     )
     eps = np.linspace(0.0, 3.0, 13)
-    assert np.all(np.array(upper.get_delta_for_epsilon(eps)) >= np.array(lower.get_delta_for_epsilon(eps)))
+    assert np.all(_deltas(upper, eps) >= _deltas(lower, eps))
     for delta in (1e-3, 1e-6, 1e-9):
         assert upper.get_epsilon_for_delta(delta) >= lower.get_epsilon_for_delta(delta)
 
