@@ -42,8 +42,9 @@ import numpy as np
 from shuffledp.accounting.numerics.composed_tail import TailRound
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, blocks
 from shuffledp.accounting.views.weak.tail_blocks import rectangles
+from shuffledp.accounting.views.weak.tail_boxes import box_count, boxes
 
-__all__ = ["K_TAIL", "MAX_PAIRS", "MAX_ENTRIES", "tail_rounds"]
+__all__ = ["K_TAIL", "MAX_PAIRS", "MAX_ENTRIES", "MAX_BOXES", "box_spread", "has_boxes", "tail_rounds"]
 
 #: windows of the tail: +- 38 sd (certified remainder ~e^-720 per side)
 K_TAIL = 38.0
@@ -51,6 +52,26 @@ K_TAIL = 38.0
 MAX_PAIRS = 4_000_000
 #: (s, a, m block) entries aimed at: the m blocks per s are as many as this allows (at most one per m)
 MAX_ENTRIES = 24_000_000
+#: largest number of (s, d, m) boxes formed beyond MAX_PAIRS (about 1 microsecond each; beyond: no tail)
+MAX_BOXES = 30_000_000
+
+
+def box_spread(width: float, subsample: float, epsilon_local: float) -> float:
+    """The loss spread allowed inside a box: the grid ``width`` over the largest slope of the subsampled
+    loss log(q e^L + 1 - q) in L (q e^eps0 / (1 - q + q e^eps0); 1 without subsampling)."""
+    q = float(subsample)
+    slope = q * math.exp(epsilon_local) / (1.0 - q + q * math.exp(epsilon_local))
+    return width / slope
+
+
+def has_boxes(setting, subsample: float, width: float, K: float = K_TAIL) -> bool:
+    """Whether the windows of ``setting`` hold at most :data:`MAX_PAIRS` (s, a) pairs or (beyond) at most
+    :data:`MAX_BOXES` boxes: whether :func:`tail_rounds` forms a tail."""
+    grid = WeakGrid(setting.n_users, setting.krr, K)
+    if grid.pairs() <= MAX_PAIRS:
+        return True
+    beta = math.expm1(setting.epsilon_local)
+    return box_count(grid, beta, box_spread(width, subsample, setting.epsilon_local), K) <= MAX_BOXES
 
 
 def _binned(losses: np.ndarray, log_mass: np.ndarray, width: float):
@@ -100,13 +121,18 @@ def tail_rounds(
     beta = math.expm1(setting.epsilon_local)
     grid = WeakGrid(setting.n_users, setting.krr, K)
     pairs = grid.pairs()
-    if pairs > max_pairs:
-        return None
-    if pairs * grid.m_values() <= MAX_ENTRIES:  # every outcome its own block: the pair's own MGF
+    q = float(subsample)
+    if pairs > max_pairs:  # boxes of (s, d, m): only the totals outside the window are left out
+        spread = box_spread(width, q, setting.epsilon_local)
+        if box_count(grid, beta, spread, K) > MAX_BOXES:
+            return None
+        krr = setting.krr  # P = p Mult(a - 1, c, m) + q Mult(a, c - 1, m) + (k - 2) q Mult(a, c, m - 1)
+        coefficients = (krr.log_p, krr.log_q, krr.log_rest)
+        source, log_left = boxes(grid, beta, spread, K, coefficients), grid.log_s_outside(beta)
+    elif pairs * grid.m_values() <= MAX_ENTRIES:  # every outcome its own block: the pair's own MGF
         source, log_left = blocks(grid, beta, grid.m_values()), grid.log_dropped(beta)
     else:  # rectangles of (a, m) covering each row whole: only the totals outside the window are left out
         source, log_left = rectangles(grid, beta, width), grid.log_s_outside(beta)
-    q = float(subsample)
     log_q, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
     remove, add = _Direction(width), _Direction(width)
     for high, low, log_p, log_qm in source:
