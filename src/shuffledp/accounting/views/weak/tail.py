@@ -44,7 +44,7 @@ from shuffledp.accounting.views.weak.outcomes import WeakGrid, blocks
 from shuffledp.accounting.views.weak.tail_blocks import rectangles
 from shuffledp.accounting.views.weak.tail_boxes import box_count, boxes
 
-__all__ = ["K_TAIL", "MAX_PAIRS", "MAX_ENTRIES", "MAX_BOXES", "box_spread", "has_boxes", "tail_rounds"]
+__all__ = ["K_TAIL", "MAX_PAIRS", "MAX_ENTRIES", "MAX_BOXES", "FINEST_WIDTH", "box_spread", "has_boxes", "tail_rounds"]
 
 #: windows of the tail: +- 38 sd (certified remainder ~e^-720 per side)
 K_TAIL = 38.0
@@ -52,8 +52,12 @@ K_TAIL = 38.0
 MAX_PAIRS = 4_000_000
 #: (s, a, m block) entries aimed at: the m blocks per s are as many as this allows (at most one per m)
 MAX_ENTRIES = 24_000_000
-#: largest number of (s, d, m) boxes formed beyond MAX_PAIRS (about 1 microsecond each; beyond: no tail)
-MAX_BOXES = 30_000_000
+#: largest work (boxes of (s, d, m), plus 2000 per block of totals) formed beyond MAX_PAIRS (about a
+#: microsecond each: ~20 s; beyond: no tail, the PLD's floor stays)
+MAX_BOXES = 20_000_000
+#: the finest grid the composed tails are formed on (composition_tail.TAIL_GRID): :func:`has_boxes` of
+#: the views asks at it, the most boxes
+FINEST_WIDTH = 1e-4
 
 
 def box_spread(width: float, subsample: float, epsilon_local: float) -> float:
@@ -114,7 +118,7 @@ class _Direction:
 
 
 def tail_rounds(
-    setting, subsample: float, width: float, count: int = 1, *, K: float = K_TAIL, max_pairs: int = MAX_PAIRS
+    setting, subsample: float, width: float, count: int = 1, *, K: float = K_TAIL, max_pairs: int | None = None
 ):
     """(REMOVE, ADD) :class:`TailRound` of ``count`` identical rounds of the weak view of ``setting``
     (module docstring), or None when its windows hold more than ``max_pairs`` (s, a) pairs."""
@@ -122,7 +126,7 @@ def tail_rounds(
     grid = WeakGrid(setting.n_users, setting.krr, K)
     pairs = grid.pairs()
     q = float(subsample)
-    if pairs > max_pairs:  # boxes of (s, d, m): only the totals outside the window are left out
+    if pairs > (MAX_PAIRS if max_pairs is None else max_pairs):  # boxes of (s, d, m): only the totals outside the window are left out
         spread = box_spread(width, q, setting.epsilon_local)
         if box_count(grid, beta, spread, K) > MAX_BOXES:
             return None

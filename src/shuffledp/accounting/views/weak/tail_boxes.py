@@ -210,14 +210,15 @@ class _Sizes:
 
 
 def box_count(grid: WeakGrid, beta: float, spread: float, K: float) -> int:
-    """About how many boxes :func:`boxes` forms (its cost: ~1 microsecond each, plus ~1 ms per block)."""
+    """The work of :func:`boxes`: about how many boxes it forms, plus 2000 per block of totals (a block's
+    binomial tails), each about a microsecond."""
     sizes = _Sizes(grid, beta, spread, K)
     s_mid = float(grid.s[int(np.argmax(grid.log_w))])
     u = sizes.u_low(s_mid, K)
     half = K * math.sqrt(s_mid)
     run_d = max(1.0, 0.5 * spread * (u - beta * half / 2.0) / beta)
     blocks = grid.s.size / sizes.block
-    return int(blocks * (2.0 * half / run_d + 50.0) * (4.0 if grid.rho > 0 else 1.0))
+    return int(blocks * ((2.0 * half / run_d + 50.0) * (4.0 if grid.rho > 0 else 1.0) + 2000.0))
 
 
 def boxes(grid: WeakGrid, beta: float, spread: float, K: float, log_coefficients):
