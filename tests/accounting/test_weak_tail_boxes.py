@@ -122,7 +122,9 @@ def test_boxes_against_every_outcome_and_rectangles(monkeypatch):
     boxes, eps_boxes = _composed(setting, 1.0, 10, max_pairs=0)
     assert np.all(boxes >= outcomes - 1e-12)
     assert np.all(boxes - outcomes <= 1e-8)
-    assert np.all(eps_boxes >= eps_outcomes * (1.0 - 1e-12)) and np.all(eps_boxes <= eps_outcomes * (1.0 + 1e-8))
+    assert np.all(eps_boxes >= eps_outcomes * (1.0 - 1e-12)) and np.all(
+        eps_boxes <= eps_outcomes * (1.0 + 1e-8)
+    )
 
     setting = ShuffleSetting(epsilon_local=1.0, n_users=200, k=3)
     monkeypatch.setattr(weak_tail, "MAX_ENTRIES", 0)  # rectangles of (a, m)

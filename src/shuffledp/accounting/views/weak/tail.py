@@ -15,7 +15,16 @@ pair's own, sum_o P(o)^(1 + lam) Q(o)^(-lam), for every lam > 0. Here they come 
   s of the window is cut into rectangles of (a, m) that cover its whole range
   (:func:`~shuffledp.accounting.views.weak.tail_blocks.rectangles`): a rectangle's loss is its largest
   corner loss, its mass the exact sum of its outcomes' masses formed in log space from binomial tails
-  (rounded up); only the totals outside the s window go into the infinity mass.
+  (rounded up); only the totals outside the s window go into the infinity mass;
+* **large settings** (beyond :data:`MAX_PAIRS`: n = 10^6 and beyond, and 10^4 users per round when
+  subsampled): boxes of (s, d, m), d = a - c, that group the totals s too
+  (:func:`~shuffledp.accounting.views.weak.tail_boxes.boxes`): a box's loss is its largest corner loss,
+  its mass an upper bound formed in log space from the three shifted multinomial box probabilities that
+  make up P, each bounded through the unimodality of the pmfs of D and M in the total (the argument in
+  that module's docstring); the loss spread allowed in a box is ``width`` over the subsampled loss's
+  largest slope (:func:`box_spread`); only the totals outside the s window go into the infinity mass.
+  Where even the boxes are too many (their work above :data:`MAX_BOXES`, e.g. 10^4 users per round
+  without subsampling at k >= 3) :func:`tail_rounds` returns None and the PLD's floor stays.
 
 In both, each loss is then rounded up to the grid ``width`` (the same grid as the other accountants'
 tails, :func:`shuffledp.accounting.composition_tail.tail_interval`), and the masses of a grid point are
@@ -29,8 +38,8 @@ with loss -log(q e^L + 1 - q), bounded by the block's smallest L. Without subsam
 symmetric (a and c exchange P and Q and negate every block's two end points), so ADD is REMOVE.
 
 **Work** (measured on the shared 2-core machine): n = 100, every outcome: 0.3 s; n = 10^4 by rectangles:
-~55 s of CPU (T = 1000, k = 10, eps0 = 2). Beyond :data:`MAX_PAIRS` (n above ~10^4, e.g. the benchmark's n = 10^6: 3.5e8 pairs at
-``K`` = 38) :func:`tail_rounds` returns None and the composition keeps the PLD's floor there (as before).
+~55 s of CPU (T = 1000, k = 10, eps0 = 2); by boxes (eps0 = 1, grid 1e-4): n = 10^6 without subsampling
+0.8 s (k = 2), 10-14 s (k = 3, 4); 10^4 users per round at q = 0.01: 4 s (k = 2), 11 s (k = 3).
 """
 
 from __future__ import annotations
@@ -44,7 +53,16 @@ from shuffledp.accounting.views.weak.outcomes import WeakGrid, blocks
 from shuffledp.accounting.views.weak.tail_blocks import rectangles
 from shuffledp.accounting.views.weak.tail_boxes import box_count, boxes
 
-__all__ = ["K_TAIL", "MAX_PAIRS", "MAX_ENTRIES", "MAX_BOXES", "FINEST_WIDTH", "box_spread", "has_boxes", "tail_rounds"]
+__all__ = [
+    "K_TAIL",
+    "MAX_PAIRS",
+    "MAX_ENTRIES",
+    "MAX_BOXES",
+    "FINEST_WIDTH",
+    "box_spread",
+    "has_boxes",
+    "tail_rounds",
+]
 
 #: windows of the tail: +- 38 sd (certified remainder ~e^-720 per side)
 K_TAIL = 38.0
@@ -118,7 +136,13 @@ class _Direction:
 
 
 def tail_rounds(
-    setting, subsample: float, width: float, count: int = 1, *, K: float = K_TAIL, max_pairs: int | None = None
+    setting,
+    subsample: float,
+    width: float,
+    count: int = 1,
+    *,
+    K: float = K_TAIL,
+    max_pairs: int | None = None,
 ):
     """(REMOVE, ADD) :class:`TailRound` of ``count`` identical rounds of the weak view of ``setting``
     (module docstring), or None when its windows hold more than ``max_pairs`` (s, a) pairs."""
@@ -126,7 +150,9 @@ def tail_rounds(
     grid = WeakGrid(setting.n_users, setting.krr, K)
     pairs = grid.pairs()
     q = float(subsample)
-    if pairs > (MAX_PAIRS if max_pairs is None else max_pairs):  # boxes of (s, d, m): only the totals outside the window are left out
+    if pairs > (
+        MAX_PAIRS if max_pairs is None else max_pairs
+    ):  # boxes of (s, d, m): only the totals outside the window are left out
         spread = box_spread(width, q, setting.epsilon_local)
         if box_count(grid, beta, spread, K) > MAX_BOXES:
             return None

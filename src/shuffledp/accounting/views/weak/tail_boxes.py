@@ -136,7 +136,9 @@ def _log_d_between(t: int, d_cuts: np.ndarray, low: float, high: float) -> np.nd
     """log Pr(D_t in run i, low <= D_t <= high - 1) per run of ``d_cuts``, D_t = 2 A - t, A ~ Bin(t, 1/2)."""
     if high <= low:
         return np.full(d_cuts.size - 1, -np.inf)
-    a_cuts = np.ceil((t + np.clip(d_cuts, low, high)) / 2.0)  # d in [x, y] <=> a in [ceil((t+x)/2), ceil((t+y+1)/2) - 1]
+    a_cuts = np.ceil(
+        (t + np.clip(d_cuts, low, high)) / 2.0
+    )  # d in [x, y] <=> a in [ceil((t+x)/2), ceil((t+y+1)/2) - 1]
     return log_between(a_cuts, float(t), _HALF, _HALF)
 
 
@@ -167,7 +169,9 @@ def log_d_max(t1: int, t2: int, d_cuts: np.ndarray) -> np.ndarray:
     return best
 
 
-def log_m_max(n1: int, n2: int, m_cuts: np.ndarray, rho: float, log_rho: float, log_1mrho: float) -> np.ndarray:
+def log_m_max(
+    n1: int, n2: int, m_cuts: np.ndarray, rho: float, log_rho: float, log_1mrho: float
+) -> np.ndarray:
     """log of an upper bound on max over N in [n1, n2] of Pr(Bin(N, rho) in run), per run [m_cuts[i],
     m_cuts[i + 1] - 1] (module docstring, "Mass": the pmf at m is unimodal in N)."""
     g_lo = math.floor((n1 + 1) * rho) - 1  # m <= g_lo: largest at n1
@@ -191,7 +195,7 @@ class _Sizes:
     def __init__(self, grid: WeakGrid, beta: float, spread: float, K: float):
         n, rho = grid.n_users, grid.rho
         self.grid, self.beta, self.spread, self.K = grid, beta, spread, K
-        s_mid = float(grid.s[int(np.argmax(grid.log_w))])
+        s_mid = max(float(grid.s[int(np.argmax(grid.log_w))]), 1.0)
         sd_s = math.sqrt(n * math.exp(grid.krr.log_2q) * math.exp(grid.krr.log_1m2q))
         u = self.u_low(s_mid, K)
         reach = beta * Z_REF * math.sqrt(s_mid)  # beta |d| at Z_REF sd (the central boxes)
@@ -205,7 +209,9 @@ class _Sizes:
     def u_low(self, s: float, z: float) -> float:
         """Smallest u = s (1 + beta / 2) + m in the fine range of M (z sd) at total s."""
         grid = self.grid
-        m_low = (grid.n_users - s) * grid.rho - z * math.sqrt((grid.n_users - s) * grid.rho * (1.0 - grid.rho))
+        m_low = (grid.n_users - s) * grid.rho - z * math.sqrt(
+            (grid.n_users - s) * grid.rho * (1.0 - grid.rho)
+        )
         return s * (1.0 + self.beta / 2.0) + max(m_low, 0.0)
 
 
@@ -327,9 +333,15 @@ def _corners(beta: float, s1: int, s2: int, d1, d2, m1, m2):
     eps0 = math.log1p(beta)
     d1, d2, m1, m2 = np.broadcast_arrays(d1, d2, m1, m2)
     top = np.minimum(d2, s2)
-    high = np.where(top >= 0, loss(s1, (s1 + np.minimum(top, s1)) / 2.0, m1, beta), loss(s2, (s2 + top) / 2.0, m2, beta))
+    high = np.where(
+        top >= 0, loss(s1, (s1 + np.minimum(top, s1)) / 2.0, m1, beta), loss(s2, (s2 + top) / 2.0, m2, beta)
+    )
     high = np.where(top > s1, eps0, high)
     bottom = np.maximum(d1, -s2)
-    low = np.where(bottom < 0, loss(s1, (s1 + np.maximum(bottom, -s1)) / 2.0, m1, beta), loss(s2, (s2 + bottom) / 2.0, m2, beta))
+    low = np.where(
+        bottom < 0,
+        loss(s1, (s1 + np.maximum(bottom, -s1)) / 2.0, m1, beta),
+        loss(s2, (s2 + bottom) / 2.0, m2, beta),
+    )
     low = np.where(bottom < -s1, -eps0, low)
     return high, low
