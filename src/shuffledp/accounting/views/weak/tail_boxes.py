@@ -72,6 +72,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import logsumexp
 
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader, log_sf
@@ -143,9 +144,10 @@ def _log_d_between(t: int, d_cuts: np.ndarray, low: float, high: float) -> np.nd
 
 
 def log_d_max(t1: int, t2: int, d_cuts: np.ndarray) -> np.ndarray:
-    """log of an upper bound on max over t in [t1, t2] of Pr(D_t in run), per run [d_cuts[i], d_cuts[i + 1]
-    - 1] (module docstring, "Mass": the pmf of D is unimodal in t of one parity)."""
-    best = np.full(d_cuts.size - 1, -np.inf)
+    """Per parity pi of the totals (rows 0 and 1): log of an upper bound on max over t in [t1, t2], t = pi
+    mod 2, of Pr(D_t in run), per run [d_cuts[i], d_cuts[i + 1] - 1] (module docstring, "Mass": the pmf
+    of D is unimodal in t of one parity); -inf for a parity without totals in [t1, t2]."""
+    best = np.full((2, d_cuts.size - 1), -np.inf)
     for parity in (0, 1):
         lo, hi = t1 + (parity - t1) % 2, t2 - (t2 - parity) % 2
         if lo < 0:
@@ -165,8 +167,20 @@ def log_d_max(t1: int, t2: int, d_cuts: np.ndarray) -> np.ndarray:
             d = np.concatenate([-middle[::-1], middle])
             t = np.clip(d * d - 2.0, lo, hi)  # the largest pmf at d: t = d^2 - 2 (parity of d)
             _assign(part, d_cuts, d, log_binom_pmf_loader((t + d) / 2.0, t, _HALF, _HALF))
-        best = np.maximum(best, part)
+        best[parity] = part
     return best
+
+
+def log_totals(t1: int, t2: int, n_trials: float, log_p: float, log_1mp: float) -> np.ndarray:
+    """log Pr(T in [t1, t2], T = pi mod 2), T ~ Bin(n_trials, p), for pi = 0, 1 (sums of pmfs, log space)."""
+    t = np.arange(max(t1, 0), t2 + 1, dtype=float)
+    log_pmf = log_binom_pmf_loader(t, n_trials, log_p, log_1mp)
+    out = np.full(2, -np.inf)
+    for parity in (0, 1):
+        values = log_pmf[(t % 2) == parity]
+        if values.size:
+            out[parity] = logsumexp(values)
+    return out
 
 
 def log_m_max(
@@ -186,7 +200,13 @@ def log_m_max(
             log_binom_pmf_loader(m, np.clip(peak + shift, n1, n2), log_rho, log_1mrho) for shift in (-1, 0, 1)
         ]
         _assign(part, m_cuts, m, np.maximum.reduce(values))
-    return part
+    # the tails are monotone in N (more trials, stochastically larger): Pr(N in run) <= Pr(M_n2 >= first)
+    # - Pr(M_n1 >= last + 1), tight for runs whose ends are far from the peaks
+    above = log_sf(np.maximum(m_cuts[:-1], 0.0), float(n2), log_rho, log_1mrho)
+    beyond = log_sf(m_cuts[1:], float(n1), log_rho, log_1mrho) + _LOG_SHRINK
+    with np.errstate(divide="ignore", invalid="ignore"):
+        monotone = above + log1mexp(np.minimum(beyond - above, 0.0))
+    return np.minimum(part, np.where(m_cuts[1:] > m_cuts[:-1], monotone, -np.inf))
 
 
 class _Sizes:
@@ -248,6 +268,8 @@ def _d_cuts(sizes: _Sizes, s1: int, s2: int, z: float):
     half = z * math.sqrt(s2)
     u = sizes.u_low(s1, z)
     run = max(1, int(0.5 * sizes.spread * max(u - beta * half / 2.0, 1.0) / beta))
+    if run > 1:  # even: a run holds as many d of each parity (the larger parity's bound is taken)
+        run -= run % 2
     cuts = [max(1, (run + 1) // 2)]  # the central run is -cuts[0] + 1 .. cuts[0] - 1
     while cuts[-1] < half and cuts[-1] <= s2:
         cuts.append(cuts[-1] + run)
@@ -293,11 +315,17 @@ def _block(grid: WeakGrid, sizes: _Sizes, s1: int, s2: int, z: float, log_coeffi
     level, levels = _m_levels(sizes, s1, s2, z, d_cuts, half_d, u)
     log_a, log_c, log_m = log_coefficients
     # the three shifted boxes of Mult_(n-1): totals t = s - 1 (a and c terms), t = s (m term)
-    log_w_ac = float(log_between(np.array([s1 - 1.0, float(s2)]), n - 1.0, krr.log_2q, krr.log_1m2q)[0])
-    log_w_m = float(log_between(np.array([float(s1), s2 + 1.0]), n - 1.0, krr.log_2q, krr.log_1m2q)[0])
-    d_a = log_d_max(s1 - 1, s2 - 1, d_cuts - 1.0)  # d - 1 in the run
+    # per parity of the total: sum_t w(t) Pr(D_t in run) <= sum_pi W_pi max_(t = pi) Pr(D_t in run)
+    w_ac = log_totals(s1 - 1, s2 - 1, n - 1.0, krr.log_2q, krr.log_1m2q)
+    w_m = log_totals(s1, s2, n - 1.0, krr.log_2q, krr.log_1m2q)
+    by_parity = log_d_max(s1 - 1, s2 - 1, d_cuts - 1.0)  # d - 1 in the run
+    d_a = np.logaddexp(w_ac[0] + by_parity[0], w_ac[1] + by_parity[1])
     d_c = d_a[::-1]  # d + 1 in the run: the mirror run's d - 1 (D_t is symmetric, the runs too)
-    d_m = log_d_max(s1, s2, d_cuts) if rho > 0 else None
+    if rho > 0:
+        by_parity = log_d_max(s1, s2, d_cuts)
+        d_m = np.logaddexp(w_m[0] + by_parity[0], w_m[1] + by_parity[1])
+    else:
+        d_m = None
     d_first, d_last = d_cuts[:-1], d_cuts[1:] - 1.0
     out: tuple[list, list, list, list] = ([], [], [], [])
     for i, m_cuts in enumerate(levels):
@@ -309,12 +337,12 @@ def _block(grid: WeakGrid, sizes: _Sizes, s1: int, s2: int, z: float, log_coeffi
             m_m = log_m_max(n - 1 - s2, n - 1 - s1, m_cuts - 1.0, rho, krr.log_rho, krr.log_1mrho)
         else:
             m_ac = m_m = np.zeros(1)
-        pa = log_w_ac + d_a[rows, None] + m_ac[None, :]
-        pc = log_w_ac + d_c[rows, None] + m_ac[None, :]
+        pa = d_a[rows, None] + m_ac[None, :]
+        pc = d_c[rows, None] + m_ac[None, :]
         terms_p = [log_a + pa, log_c + pc]
         terms_q = [log_c + pa, log_a + pc]
         if d_m is not None:
-            pm = log_m + log_w_m + d_m[rows, None] + m_m[None, :]
+            pm = log_m + d_m[rows, None] + m_m[None, :]
             terms_p.append(pm)
             terms_q.append(pm)
         m_first, m_last = m_cuts[:-1], m_cuts[1:] - 1.0
