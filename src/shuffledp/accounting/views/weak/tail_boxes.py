@@ -61,7 +61,7 @@ than the exact mass up to relative rounding ~1e-12 x (sd / run length), which th
 margin :data:`~shuffledp.accounting.numerics.composed_tail.LOG_MARGIN` covers. The losses and masses
 therefore dominate the pair's moment-generating function at every order: sum over boxes of
 e^(lam L_max) P(B) >= sum over outcomes of e^(lam L) P. What they give too much is measured by the total
-mass (1 for the pair): 1.0002 at n = 10^6 (k = 2), 1.0016 (k = 3), 1.0009 at 10^4 users per round (k = 2)
+mass (1 for the pair): 1.0002 at n = 10^6 (k = 2), 1.0004 (k = 3, 4), 1.0009 at 10^4 users per round (k = 2)
 and 1.012 there at k = 3 (the runs of m are short against the move of M's law across a block); at T rounds
 log delta rises by at most T times its log.
 
