@@ -163,12 +163,15 @@ def _product_delta(lp, lq, rounds, eps, q=1.0):
     "n,k,e0,rounds,q",
     [(3, 3, 1.0, 2, 1.0), (4, 2, 2.0, 3, 1.0), (3, 4, 0.7, 3, 1.0), (4, 3, 1.5, 2, 0.5), (3, 2, 3.0, 3, 0.3)],
 )
-@pytest.mark.parametrize("path", ["outcomes", "rectangles"])
+@pytest.mark.parametrize("path", ["outcomes", "rectangles", "boxes"])
 def test_weak_composed_tail_certified(n, k, e0, rounds, q, path, monkeypatch):
-    """The tail rounds' Chernoff bound is at least the exact composed delta of the product pair, on both
-    paths of the tail (every outcome its own entry; rectangles of (a, m) with tail-formed masses)."""
+    """The tail rounds' Chernoff bound is at least the exact composed delta of the product pair, on the three
+    paths of the tail (every outcome its own entry; rectangles of (a, m) with tail-formed masses; boxes of
+    (s, d, m) with unimodality-bounded masses)."""
     if path == "rectangles":
         monkeypatch.setattr(weak_tail, "MAX_ENTRIES", 0)
+    if path == "boxes":
+        monkeypatch.setattr(weak_tail, "MAX_PAIRS", 0)
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
     lp, lq = _weak_outcomes(n, k, e0)
     remove, add = tail_rounds(setting, q, 1e-4, rounds)

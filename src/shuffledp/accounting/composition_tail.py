@@ -13,8 +13,8 @@ epsilon by at most T times that width, the safe way), both directions, with subs
 An accountant whose view's stream certifies a tail (``View.certifies_tail``, and ``View.has_tail()`` for its
 setting) gives each round's tail from its view: the weak adversary's view forms its own
 (:mod:`shuffledp.accounting.views.weak.tail`: its run-reduced PLD forms masses as prefix-sum differences,
-absolute error ~1e-16, which cannot certify a tail of 1e-300), for windows up to a size (n up to ~10^4);
-beyond it, and for accountants without such a view, the PLD's floor is kept. (The strong adversary's
+absolute error ~1e-16, which cannot certify a tail of 1e-300), for windows up to a size (boxes of (s, d, m) at large n: n = 10^6 and beyond); where
+even these are too many, and for accountants without such a view, the PLD's floor is kept. (The strong adversary's
 tail is a valid upper bound for the weak one -- the weak adversary sees less, Koskela, Heikkila, Honkela
 2021, Defs. 1 and 3 -- but can be far above it: 4.8e-6 against 1.7e-66 for one round at n = 300,
 eps0 = 0.5, k = 2 (measured in tests/accounting/test_composition.py), so it is not substituted.)
@@ -88,7 +88,7 @@ def certifies_tail(name: str, rounds=None) -> bool:
 @functools.lru_cache(maxsize=64)
 def _views_have_tails(name: str, distinct_rounds: frozenset) -> bool:
     """Whether the view of every distinct round forms its own tail (asked once per composition)."""
-    return all(round_accountant(name, r).view().has_tail() for r in distinct_rounds)
+    return all(round_accountant(name, r).view().has_tail(subsample=r.subsample) for r in distinct_rounds)
 
 
 def tail_interval(interval: float) -> float:

@@ -179,9 +179,10 @@ class View(abc.ABC):
         (:func:`shuffledp.accounting.views.derived.rdp.view_log_moments`)."""
         return derived_rdp.view_log_moments(self, orders, K=K)
 
-    def has_tail(self) -> bool:
-        """Whether :meth:`tail_rounds` forms the certified composed tail for this setting (a view whose
-        stream certifies a tail only up to some size overrides it; default :attr:`certifies_tail`)."""
+    def has_tail(self, *, subsample: float = 1.0) -> bool:
+        """Whether :meth:`tail_rounds` forms the certified composed tail for this setting at rate ``subsample``
+        (a view whose stream certifies a tail only up to some size overrides it; default
+        :attr:`certifies_tail`)."""
         return self.certifies_tail
 
     def tail_rounds(

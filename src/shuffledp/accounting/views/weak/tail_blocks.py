@@ -34,7 +34,7 @@ from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, loss
 
-__all__ = ["rectangles", "GROWTH", "Z_FINE"]
+__all__ = ["rectangles", "edges", "log_interval", "GROWTH", "Z_FINE"]
 
 #: growth of the runs outside the central range
 GROWTH = 1.6
@@ -45,9 +45,9 @@ Z_M = 4.0
 _LOG_SHRINK = math.log1p(-1e-12)  # the subtracted tail of an interval probability, taken (1 - 1e-12) times
 
 
-def _edges(centre: float, half: float, width: int, top: int) -> np.ndarray:
+def edges(centre: float, half: float, width: int, top: int, growth: float = GROWTH) -> np.ndarray:
     """Run starts covering 0..top (and top + 1 as the end): runs of ``width`` within ``half`` of
-    ``centre``, then growing by :data:`GROWTH` out to 0 and to top."""
+    ``centre``, then growing by ``growth`` out to 0 and to top."""
     lo = max(0, int(math.floor(centre - half)))
     hi = min(top + 1, int(math.ceil(centre + half)) + 1)
     inner = list(range(lo, hi, max(1, width)))
@@ -56,19 +56,19 @@ def _edges(centre: float, half: float, width: int, top: int) -> np.ndarray:
     up, step = [], float(max(1, width))
     at = hi
     while at < top + 1:
-        step *= GROWTH
+        step *= growth
         at = min(top + 1, at + int(math.ceil(step)))
         up.append(at)
     down, step = [], float(max(1, width))
     at = lo
     while at > 0:
-        step *= GROWTH
+        step *= growth
         at = max(0, at - int(math.ceil(step)))
         down.append(at)
     return np.array(sorted(set(down[::-1] + inner + up)), dtype=float)
 
 
-def _log_interval(x1, x2, N, log_p, log_1mp):
+def log_interval(x1, x2, N, log_p, log_1mp):
     """log Pr(x1 <= X <= x2), X ~ Bin(N, p) (elementwise, integer x1 <= x2), rounded up (module docstring)."""
     x1, x2 = np.maximum(x1, 0.0), np.minimum(x2, N)
     mean = N * math.exp(log_p)
@@ -87,9 +87,9 @@ def _log_interval(x1, x2, N, log_p, log_1mp):
 def _runs(edges, N, log_p, log_1mp):
     """(first, last, log Pr(in run), log Pr(X' in run - 1) with X' ~ Bin(N - 1, p)) of the runs."""
     first, last = edges[:-1], edges[1:] - 1.0
-    log_in = _log_interval(first, last, N, log_p, log_1mp)
+    log_in = log_interval(first, last, N, log_p, log_1mp)
     if N >= 1:
-        log_shift = _log_interval(first - 1.0, last - 1.0, N - 1.0, log_p, log_1mp)
+        log_shift = log_interval(first - 1.0, last - 1.0, N - 1.0, log_p, log_1mp)
     else:
         log_shift = np.full(first.shape, -np.inf)
     return first, last, log_in, log_shift
@@ -109,10 +109,10 @@ def rectangles(grid: WeakGrid, beta: float, spread: float, z_fine: float = Z_FIN
         half_a = z_row * math.sqrt(s) / 2.0
         inner = s + m_first + beta * max(0.0, s / 2.0 - half_a)  # smallest s + m + beta min(a, c) inside
         width_a = int(spread * max(inner, 1.0) / (2.0 * beta)) if beta > 0 else int(s) + 1
-        a_edges = _edges(s / 2.0, half_a, max(1, width_a), int(s))
+        a_edges = edges(s / 2.0, half_a, max(1, width_a), int(s))
         a1, a2, log_pa, log_ea_shift = _runs(a_edges, s, half, half)
         log_ea = math.log(s / 2.0) + log_ea_shift if s > 0 else np.full(a1.shape, -np.inf)
-        log_ec = (math.log(s / 2.0) + _log_interval(a1, a2, s - 1.0, half, half)) if s > 0 else log_ea
+        log_ec = (math.log(s / 2.0) + log_interval(a1, a2, s - 1.0, half, half)) if s > 0 else log_ea
         if grid.rho > 0:
             # runs of m sized for the a within Z_M sd of the centre (wider a: the same runs, looser bounds)
             top_loss = float(
@@ -120,7 +120,7 @@ def rectangles(grid: WeakGrid, beta: float, spread: float, z_fine: float = Z_FIN
             )
             slope = top_loss / max(s + m_first, 1.0)  # |dL/dm| <= |L| / (s + m) inside the central range
             width_m = int(spread / slope) if slope > 0 else int(N) + 1
-            m_edges = _edges(m_centre, z_row * sd_m, max(1, width_m), int(N))
+            m_edges = edges(m_centre, z_row * sd_m, max(1, width_m), int(N))
             m1, m2, log_pm, log_em_shift = _runs(m_edges, N, krr.log_rho, krr.log_1mrho)
             log_em = math.log(N * grid.rho) + log_em_shift if N > 0 else np.full(m1.shape, -np.inf)
         else:

@@ -301,17 +301,19 @@ class WeakView(BracketedMixin, View):
             )
         return weak_pld.binned_by_runs(self.setting, interval=interval, pessimistic=pessimistic, K=K)
 
-    def has_tail(self) -> bool:
-        """Whether :meth:`tail_rounds` forms the certified composed tail for this setting (its windows
-        hold at most :data:`~shuffledp.accounting.views.weak.tail.MAX_PAIRS` (s, a) pairs)."""
-        return self.grid(weak_tail.K_TAIL).pairs() <= weak_tail.MAX_PAIRS
+    def has_tail(self, *, subsample: float = 1.0) -> bool:
+        """Whether :meth:`tail_rounds` forms the certified composed tail for this setting at rate ``subsample``
+        on the finest tail grid (:func:`~shuffledp.accounting.views.weak.tail.has_boxes`: its windows hold at
+        most :data:`~shuffledp.accounting.views.weak.tail.MAX_PAIRS` (s, a) pairs, or beyond, at most
+        :data:`~shuffledp.accounting.views.weak.tail.MAX_BOXES` boxes of (s, d, m))."""
+        return weak_tail.has_boxes(self.setting, subsample, weak_tail.FINEST_WIDTH, weak_tail.K_TAIL)
 
     def tail_rounds(
         self, *, interval: float, subsample: float = 1.0, count: int = 1, K: float = weak_tail.K_TAIL
     ):
         """Override: (REMOVE, ADD) rounds of the certified composed tail from the weak view's own outcomes in
         log space (:mod:`shuffledp.accounting.views.weak.tail`: its run-reduced PLD forms masses as prefix-sum
-        differences, which cannot certify a tail), or None where :meth:`has_tail` is False."""
+        differences, which cannot certify a tail), or None where :meth:`has_tail` is False (for a grid at least as fine)."""
         return weak_tail.tail_rounds(self.setting, subsample, interval, count, K=K)
 
     def _local(self, epsilons: np.ndarray) -> np.ndarray:
