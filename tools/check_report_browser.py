@@ -35,6 +35,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 DEFAULT_REPORT = Path("results/report/reproduction-report.html")
+#: how long chromedriver may take to start: 10 s was too short on a 2-core machine running other jobs
+#: (the workflow's last job failed there after every result was written)
+READY_SECONDS = 120.0
 
 #: runs in the page; returns what the checks need (no decision is taken in the browser)
 _PROBE = r"""
@@ -96,14 +99,18 @@ class WebDriver:
         self.session = self._call("POST", "/session", caps)["sessionId"]
 
     def _wait_ready(self) -> None:
-        for _ in range(100):
+        """Poll chromedriver's status until it is ready, for up to :data:`READY_SECONDS` of wall clock (a
+        deadline, not a count of polls: on a loaded machine each poll itself can take seconds)."""
+        deadline = time.monotonic() + READY_SECONDS
+        while True:
             try:
                 if self._call("GET", "/status").get("ready"):
                     return
             except (urllib.error.URLError, ConnectionError):
                 pass
+            if time.monotonic() >= deadline:
+                raise RuntimeError(f"chromedriver did not become ready in {READY_SECONDS:.0f} s")
             time.sleep(0.1)
-        raise RuntimeError("chromedriver did not become ready in 10 s")
 
     def _call(self, method: str, path: str, body=None):
         data = None if body is None else json.dumps(body).encode()
