@@ -1,6 +1,5 @@
-"""Rule utility_randomizers: every shuffled randomizer at its tightest certified eps0 beside the curators, at
-every (dataset, n, target) of utility.randomizers (one job: exact errors, nothing simulated); the tidy CSV, the
-verdicts CSV and the figure."""
+"""Rule utility_randomizers: the grid jobs' rows (one Parquet file per (dataset, n), read in the configuration's
+order) combined into the tidy CSV, the verdicts CSV and the figure."""
 
 import json
 import logging
@@ -12,29 +11,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from shuffledp.experiments.equal_guarantee import dataset_counts
-from shuffledp.experiments.randomizer_grid import combine, grid_job, verdicts
+from shuffledp.experiments.randomizer_grid import combine, verdicts
 from shuffledp.io import atomic_output, atomic_write_text
 from shuffledp.joblog import setup_job_log
 from shuffledp.plotting.maps import add_data_label
 from shuffledp.plotting.randomizers import figure_randomizers
 
 setup_job_log(snakemake)
-utility = snakemake.params.utility
-grid = utility["randomizers"]
-frames = []
-for dataset in grid["datasets"]:
-    cell_counts = None
-    if dataset in snakemake.params.cells:
-        cells = pd.read_csv(snakemake.params.cells[dataset]).sort_values("cell")
-        cell_counts = cells["count"].to_numpy()
-    for n_users in grid["n_users"]:
-        counts = dataset_counts(
-            dataset, int(n_users), utility=utility, seed=snakemake.params.seed, cell_counts=cell_counts
-        )
-        frames.append(grid_job(counts, dataset=dataset, grid=grid, neighbouring=utility["neighbouring"]))
-        logging.info("%s n = %d: %d rows", dataset, n_users, len(frames[-1]))
+frames = [pd.read_parquet(path) for path in snakemake.input.grids]
 frame = combine(frames)
+logging.info("%d grid files, %d rows", len(frames), len(frame))
 atomic_write_text(snakemake.output.csv, frame.to_csv(index=False))
 atomic_write_text(snakemake.output.verdicts, verdicts(frame).to_csv(index=False))
 figure = figure_randomizers(frame)
