@@ -20,18 +20,21 @@ Run: python benchmarks/types_bracket.py [--randomizers krr] [--test-oue] [--user
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "accounting"))  # the test suite's OUE channel
 
 from shuffledp.accounting import get_accountant  # noqa: E402
-from shuffledp.accounting.randomizers import randomizer_class  # noqa: E402
+from shuffledp.accounting.numerics.search import descend_to_crossing  # noqa: E402
+from shuffledp.accounting.randomizers import KRR, randomizer_class  # noqa: E402
 from shuffledp.io import atomic_write_text  # noqa: E402
 
 OUTPUT = ROOT / "results" / "benchmarks" / "types_bracket.csv"
@@ -52,70 +55,117 @@ def _timed(function):
     return value, status, time.perf_counter() - start, time.process_time() - start_cpu
 
 
-def _upper(randomizer, n: int) -> float:
+class _Counted:
+    """An accountant's log delta at one epsilon, counting the evaluations."""
+
+    def __init__(self, accountant):
+        self.accountant, self.evaluations = accountant, 0
+
+    def __call__(self, epsilon: float) -> float:
+        self.evaluations += 1
+        return float(self.accountant.log_delta_for_epsilon(epsilon)[0])
+
+
+def _upper(randomizer, n: int) -> tuple[float, int]:
+    """(upper epsilon, evaluations): k-RR's own certified search; for every other randomizer the type view
+    searched down from eps0 (delta = 0 there) by halving, then Illinois to SEARCH_TOLERANCE (absolute below
+    epsilon = 1, relative above, as the accountant's own search); the upper end of the bracket meets DELTA."""
     accountant = get_accountant("weak-adversary", randomizer=randomizer, n_users=n)
-    return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE)
+    if isinstance(randomizer, KRR):
+        return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE), 0
+    log_delta = _Counted(accountant)
+    bracket = descend_to_crossing(
+        log_delta,
+        math.log(DELTA),
+        accountant.setting.epsilon_local,
+        tolerance=SEARCH_TOLERANCE,
+        absolute=SEARCH_TOLERANCE,
+    )
+    return bracket.high, log_delta.evaluations
 
 
-def _lower(randomizer, n: int, start: float | None) -> float:
-    """An epsilon where ``types-lower``'s delta is still above DELTA (the true epsilon is at least it): stepped
-    down from ``start`` (the upper epsilon) by 1e-4, 2e-4, 4e-4, ... relative, then bisected to 1e-4 relative
-    between the last two steps; the search of the accountant when there is no upper epsilon."""
+def _lower(randomizer, n: int, start: float | None) -> tuple[float, int]:
+    """(lower epsilon, evaluations): an epsilon where ``types-lower``'s delta is still above DELTA (the true
+    epsilon is at least it), searched down from ``start`` (the upper epsilon: the lower bound meets DELTA
+    there, checked) by steps of 0.7 and then Illinois to 1e-4 relative: the lower end of the final bracket;
+    the search of the accountant when there is no upper epsilon."""
     accountant = get_accountant("types-lower", randomizer=randomizer, n_users=n)
     if start is None:
-        return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE)
-    step, high = TOLERANCE, start
-    while step < 1.0:
-        low = start * (1.0 - step)
-        if accountant.delta_for_epsilon(low)[0] > DELTA:
-            # bisect (low, high]: high's delta is not above DELTA, low's is; the doubling alone resolves the
-            # lower end only to its last step (up to 41 % of epsilon), which would be read as a wide bracket
-            while (high - low) > TOLERANCE * high:
-                middle = 0.5 * (low + high)
-                if accountant.delta_for_epsilon(middle)[0] > DELTA:
-                    low = middle
-                else:
-                    high = middle
-            return low
-        high = low
-        step *= 2.0
-    return 0.0
+        return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE), 0
+    log_delta = _Counted(accountant)
+    bracket = descend_to_crossing(log_delta, math.log(DELTA), start, tolerance=TOLERANCE, factor=0.7)
+    return bracket.low, log_delta.evaluations
 
 
-def _randomizers(keys, test_oue: bool, types_krr: bool):
+def _types_key(randomizer, n: int):
+    """What both bounds read of a randomizer at n: eps0 and its output types over (x_0, x_1, x_2), their logs
+    rounded to 1e-10 (the same channel built for another k differs by rounding alone; the searches resolve
+    1e-7 at best), None when it has none; two randomizers with one key have one bracket."""
+    types = randomizer.output_types(3) if randomizer.k is None or randomizer.k >= 3 else None
+    if types is None:
+        return None
+    arrays = (types.log_blanket_mass, types.log_ratios)
+    return (n, type(randomizer).__name__ == "KRR", types.epsilon_local, types.log_gamma) + tuple(
+        np.round(a, 10).tobytes() + str(a.shape).encode() for a in arrays
+    )
+
+
+def _randomizers(keys, test_oue: bool, types_krr: bool, domains=DOMAINS, local_epsilons=LOCAL_EPSILONS):
     for key in keys:
         cls = randomizer_class(key)
-        for k in DOMAINS:
-            for e0 in LOCAL_EPSILONS:
+        for k in domains:
+            for e0 in local_epsilons:
                 yield key, k, e0, cls.from_parameters(epsilon_local=e0, k=k)
     if types_krr:
         from types_channels import TypesOnly
 
-        for k in DOMAINS:
-            for e0 in LOCAL_EPSILONS:
+        for k in domains:
+            for e0 in local_epsilons:
                 yield "krr types (type view)", k, e0, TypesOnly(randomizer_class("krr")(e0, k))
     if test_oue:
         from types_channels import oue
 
-        for e0 in LOCAL_EPSILONS:
+        for e0 in local_epsilons:
             yield "oue (test channel)", 16, e0, oue(e0, 16)
 
 
-def run(keys, test_oue: bool, types_krr: bool, users, output: Path) -> pd.DataFrame:
-    rows = []
-    for label, k, e0, randomizer in _randomizers(keys, test_oue, types_krr):
+def _point(randomizer, n: int) -> dict:
+    """Both bounds at one point, with their evaluations, wall and CPU seconds."""
+    row: dict = {}
+    upper = _timed(lambda: _upper(randomizer, n))
+    upper_epsilon = None if upper[0] is None else upper[0][0]
+    lower = _timed(lambda: _lower(randomizer, n, upper_epsilon))
+    for side, (value, status, wall, cpu) in (("upper", upper), ("lower", lower)):
+        epsilon, evaluations = (None, None) if value is None else value
+        row |= {f"{side}_epsilon": epsilon, f"{side}_status": status, f"{side}_evaluations": evaluations}
+        row |= {f"{side}_seconds": wall, f"{side}_cpu_seconds": cpu}
+    row["upper_over_lower"] = (
+        row["upper_epsilon"] / row["lower_epsilon"]
+        if row["upper_epsilon"] is not None and row["lower_epsilon"]
+        else None
+    )
+    return row
+
+
+def run(
+    keys, test_oue: bool, types_krr: bool, users, output: Path, domains=DOMAINS, local_epsilons=LOCAL_EPSILONS
+) -> pd.DataFrame:
+    rows: list[dict] = []
+    done: dict = {}  # types key -> (row, label and k it was computed for)
+    for label, k, e0, randomizer in _randomizers(keys, test_oue, types_krr, domains, local_epsilons):
         for n in users:
             row = {"randomizer": label, "k": k, "epsilon_local": e0, "n_users": n, "delta": DELTA}
-            upper = _timed(lambda: _upper(randomizer, n))  # noqa: B023 - called at once
-            lower = _timed(lambda: _lower(randomizer, n, upper[0]))  # noqa: B023 - called at once
-            for side, (value, status, wall, cpu) in (("upper", upper), ("lower", lower)):
-                row |= {f"{side}_epsilon": value, f"{side}_status": status}
-                row |= {f"{side}_seconds": wall, f"{side}_cpu_seconds": cpu}
-            row["upper_over_lower"] = (
-                row["upper_epsilon"] / row["lower_epsilon"]
-                if row["upper_epsilon"] is not None and row["lower_epsilon"]
-                else None
-            )
+            key = _types_key(randomizer, n)
+            if key is not None and key in done:  # the same output types: the same bracket, not recomputed
+                earlier, source = done[key]
+                row |= {name: earlier[name] for name in earlier if name.endswith(("epsilon", "status"))}
+                row |= {name: 0.0 for name in earlier if name.endswith("seconds")}
+                row |= {"upper_over_lower": earlier["upper_over_lower"], "same_types_as": source}
+            else:
+                row |= _point(randomizer, n)
+                row["same_types_as"] = ""
+                if key is not None:
+                    done[key] = (row, f"{label} k={k}")
             row["load_average_1min"] = os.getloadavg()[0]
             rows.append(row)
             atomic_write_text(output, pd.DataFrame(rows).to_csv(index=False))  # kept after every point
@@ -126,6 +176,7 @@ def run(keys, test_oue: bool, types_krr: bool, users, output: Path) -> pd.DataFr
                 row["lower_epsilon"],
                 f"{row['upper_cpu_seconds']:.1f}s",
                 f"{row['lower_cpu_seconds']:.1f}s",
+                row["same_types_as"],
                 flush=True,
             )
     return pd.DataFrame(rows)
@@ -140,10 +191,20 @@ def main() -> None:
     )
     parser.add_argument("--output", default=None, help=f"the CSV written (default {OUTPUT})")
     parser.add_argument("--users", nargs="*", type=int, default=list(USERS))
+    parser.add_argument("--domains", nargs="*", type=int, default=list(DOMAINS), help="the k values")
+    parser.add_argument("--local-epsilons", nargs="*", type=float, default=list(LOCAL_EPSILONS), help="eps0")
     arguments = parser.parse_args()
     output = OUTPUT if arguments.output is None else Path(arguments.output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    run(arguments.randomizers, arguments.test_oue, arguments.types_krr, arguments.users, output)
+    run(
+        arguments.randomizers,
+        arguments.test_oue,
+        arguments.types_krr,
+        arguments.users,
+        output,
+        arguments.domains,
+        arguments.local_epsilons,
+    )
     print(f"wrote {output}")
 
 
