@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "accounting"))  # the test suite's OUE channel
 
 from shuffledp.accounting import get_accountant  # noqa: E402
-from shuffledp.accounting.numerics.search import descend_to_crossing  # noqa: E402
+from shuffledp.accounting.numerics.search import descend_to_crossing, first_not_above  # noqa: E402
 from shuffledp.accounting.randomizers import KRR, randomizer_class  # noqa: E402
 from shuffledp.io import atomic_write_text  # noqa: E402
 
@@ -44,6 +44,7 @@ DOMAINS = (16, 192, 408)
 LOCAL_EPSILONS = (1.0, 4.0)
 TOLERANCE = 1e-4  # relative step of the lower end below the upper epsilon
 SEARCH_TOLERANCE = 1e-7  # the upper search's final bracket: relative above epsilon = 1, absolute below
+GRID_BOTTOM = 0.4  # the lower end's one-pass grid spans [GRID_BOTTOM, 1] x the upper epsilon
 
 
 def _timed(function):
@@ -56,45 +57,60 @@ def _timed(function):
 
 
 class _Counted:
-    """An accountant's log delta at one epsilon, counting the evaluations."""
+    """An accountant's log delta at one epsilon, counting the evaluations (each epsilon evaluated once)."""
 
     def __init__(self, accountant):
-        self.accountant, self.evaluations = accountant, 0
+        self.accountant, self.evaluations, self.known = accountant, 0, {}
 
     def __call__(self, epsilon: float) -> float:
-        self.evaluations += 1
-        return float(self.accountant.log_delta_for_epsilon(epsilon)[0])
+        if epsilon not in self.known:
+            self.evaluations += 1
+            self.known[epsilon] = float(self.accountant.log_delta_for_epsilon(epsilon)[0])
+        return self.known[epsilon]
 
 
 def _upper(randomizer, n: int) -> tuple[float, int]:
     """(upper epsilon, evaluations): k-RR's own certified search; for every other randomizer the type view
-    searched down from eps0 (delta = 0 there) by halving, then Illinois to SEARCH_TOLERANCE (absolute below
-    epsilon = 1, relative above, as the accountant's own search); the upper end of the bracket meets DELTA."""
+    searched down (steps of 0.8, then Illinois to SEARCH_TOLERANCE: absolute below epsilon = 1, relative above,
+    as the accountant's own search) from where its Chernoff bound meets DELTA (found without a sum, checked
+    by one evaluation): the upper end of the bracket meets DELTA."""
     accountant = get_accountant("weak-adversary", randomizer=randomizer, n_users=n)
     if isinstance(randomizer, KRR):
         return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE), 0
+    view = accountant.view()
+    log_target = math.log(DELTA)
+    start = first_not_above(lambda e: view.log_chernoff(e) > log_target, tolerance=1e-3)
     log_delta = _Counted(accountant)
+    while log_delta(start) > log_target:  # the sum's certified remainder may lift it above the Chernoff bound
+        start = min(1.25 * start, accountant.setting.epsilon_local)
     bracket = descend_to_crossing(
-        log_delta,
-        math.log(DELTA),
-        accountant.setting.epsilon_local,
-        tolerance=SEARCH_TOLERANCE,
-        absolute=SEARCH_TOLERANCE,
+        log_delta, log_target, start, tolerance=SEARCH_TOLERANCE, absolute=SEARCH_TOLERANCE, factor=0.8
     )
     return bracket.high, log_delta.evaluations
 
 
 def _lower(randomizer, n: int, start: float | None) -> tuple[float, int]:
-    """(lower epsilon, evaluations): an epsilon where ``types-lower``'s delta is still above DELTA (the true
-    epsilon is at least it), searched down from ``start`` (the upper epsilon: the lower bound meets DELTA
-    there, checked) by steps of 0.7 and then Illinois to 1e-4 relative: the lower end of the final bracket;
-    the search of the accountant when there is no upper epsilon."""
+    """(lower epsilon, passes): the largest epsilon of a geometric grid (step 1e-4 relative, from ``start``,
+    the upper epsilon, down to 0.4 x it) where ``types-lower``'s delta -- all of the grid in one pass over the
+    datasets' count vectors (``TypesLower.log_delta_grid``) -- is still above DELTA (the true epsilon is at
+    least it); below the grid, the per-epsilon search down from its lowest point (steps of 0.7, Illinois to
+    1e-4 relative), and the accountant's own search when there is no upper epsilon. Refuses a lower bound
+    above DELTA at the upper epsilon itself (the two bounds would cross)."""
     accountant = get_accountant("types-lower", randomizer=randomizer, n_users=n)
     if start is None:
         return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE), 0
+    log_target = math.log(DELTA)
+    grid = start * np.exp(-TOLERANCE * np.arange(int(math.log(1.0 / GRID_BOTTOM) / TOLERANCE) + 1))
+    above = np.flatnonzero(accountant.log_delta_grid(grid) > log_target)
+    if above.size and above.min() == 0:
+        raise ValueError(
+            f"types-lower's delta exceeds {DELTA} at the upper epsilon {start!r}: the bounds cross."
+        )
+    if above.size:
+        return float(grid[above.min()]), 1
     log_delta = _Counted(accountant)
-    bracket = descend_to_crossing(log_delta, math.log(DELTA), start, tolerance=TOLERANCE, factor=0.7)
-    return bracket.low, log_delta.evaluations
+    bracket = descend_to_crossing(log_delta, log_target, float(grid[-1]), tolerance=TOLERANCE, factor=0.7)
+    return bracket.low, 1 + log_delta.evaluations
 
 
 def _types_key(randomizer, n: int):
