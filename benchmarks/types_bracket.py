@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "accounting"))  # the test suite's OUE channel
 
 from shuffledp.accounting import get_accountant  # noqa: E402
+from shuffledp.accounting.accountants.types_lower import TypesLower  # noqa: E402
 from shuffledp.accounting.numerics.search import descend_to_crossing, first_not_above  # noqa: E402
 from shuffledp.accounting.randomizers import KRR, randomizer_class  # noqa: E402
 from shuffledp.io import atomic_write_text  # noqa: E402
@@ -99,6 +100,7 @@ def _lower(randomizer, n: int, start: float | None) -> tuple[float, int]:
     accountant = get_accountant("types-lower", randomizer=randomizer, n_users=n)
     if start is None:
         return accountant.epsilon_for_delta(DELTA, tolerance=SEARCH_TOLERANCE), 0
+    assert isinstance(accountant, TypesLower)
     log_target = math.log(DELTA)
     grid = start * np.exp(-TOLERANCE * np.arange(int(math.log(1.0 / GRID_BOTTOM) / TOLERANCE) + 1))
     above = np.flatnonzero(accountant.log_delta_grid(grid) > log_target)

@@ -13,7 +13,7 @@ import pytest
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.randomizers import randomizer_class
-from shuffledp.accounting.views.types.counts import CountPair
+from shuffledp.accounting.views.types.counts import CountPair, log_delta_grid
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the one pass and the per-epsilon sum agree to this in log delta where both visit the same count vectors
@@ -65,7 +65,7 @@ def test_one_pass_is_zero_from_eps0_on_and_keeps_its_order():
 def test_one_pass_refuses_a_pair_with_an_uncounted_cell():
     pair = CountPair(10, np.log([0.25, 0.25]), math.log(0.5), np.log([3.0, 1.0]), np.log([1.0, 3.0]))
     with pytest.raises(ValueError, match="`pair` must have no uncounted cell"):
-        pair.log_delta_grid([0.1, 0.2])
+        log_delta_grid(pair, [0.1, 0.2])
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,13 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.base import DEFAULT_K, FamilyView, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.types.counts import CountPair, stream, stream_left_out
+from shuffledp.accounting.views.types.counts import (
+    CountPair,
+    grid_windows,
+    log_delta_grid,
+    stream,
+    stream_left_out,
+)
 from shuffledp.accounting.views.types.view import EXACT_CELLS, required_types
 
 __all__ = ["dataset_pair", "DatasetTypesView", "DatasetTypesFamily", "MAX_EXACT_CELLS"]
@@ -122,7 +128,7 @@ class DatasetTypesView(View):
         return out
 
     def log_delta_grid(self, epsilons, *, K: float = 8.0) -> np.ndarray:
-        """The lower bound at many epsilons in one pass (:meth:`CountPair.log_delta_grid`): the exact cells
+        """The lower bound at many epsilons in one pass (:func:`~shuffledp.accounting.views.types.counts.log_delta_grid`): the exact cells
         when their windows over the whole grid hold at most :data:`EXACT_CELLS` count vectors, else the coarse
         ones; both directions. Equal to :meth:`log_delta` with ``upper=False`` wherever the two pick the same
         cells, but for the windows (here the hull over the grid's ends, so at least as wide) and rounding.
@@ -142,11 +148,11 @@ class DatasetTypesView(View):
         pair = self.pair
         exact = self.exact
         if exact is not None:
-            windows = exact.grid_windows(eps[below], K)
+            windows = grid_windows(exact, eps[below], K)
             widest = int(np.argmax([hi - lo for lo, hi in windows]))
             if exact.cells([w for t, w in enumerate(windows) if t != widest]) <= EXACT_CELLS:
                 pair = exact
-        out[below] = np.minimum(pair.log_delta_grid(eps[below], K), 0.0)
+        out[below] = np.minimum(log_delta_grid(pair, eps[below], K), 0.0)
         return out
 
     def _pairs(self, eps: float) -> list[CountPair]:
