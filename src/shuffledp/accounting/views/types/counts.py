@@ -343,19 +343,16 @@ class CountPair:
         return float(logsumexp(self.log_p[positive] + np.log(c[positive])))
 
 
-def _suffix_log_delta(
-    grid: np.ndarray, d_bins: np.ndarray, q_bins: np.ndarray, rows: int = 512
-) -> np.ndarray:
-    """log of sum_{b >= j} D_b + e^(grid_j) expm1(grid_b - grid_j) Q_b at every j (terms >= 0), in row blocks."""
-    out = np.full(grid.size, -np.inf)
-    for start in range(0, grid.size, rows):
-        j = np.arange(start, min(grid.size, start + rows))
-        gap = grid[None, :] - grid[j, None]  # (rows, bins)
-        terms = d_bins[None, :] + np.exp(grid[j, None]) * np.expm1(np.maximum(gap, 0.0)) * q_bins[None, :]
-        terms = np.where(gap >= 0.0, terms, 0.0)
-        with np.errstate(divide="ignore"):
-            out[j] = np.log(terms.sum(axis=1))
-    return out
+def _suffix_log_delta(grid: np.ndarray, d_bins: np.ndarray, q_bins: np.ndarray) -> np.ndarray:
+    """log of sum_{b >= j} D_b + (e^(grid_b) - e^(grid_j)) Q_b at every j of the ascending ``grid``, by suffix
+    sums of terms >= 0 only: e^(grid_b) - e^(grid_j) telescopes into the steps w_i = e^(grid_i)
+    expm1(grid_(i+1) - grid_i), so the second sum is sum_{i >= j} w_i S_(i+1) with S the suffix sums of Q."""
+    suffix_d = np.cumsum(d_bins[::-1])[::-1]
+    suffix_q = np.cumsum(q_bins[::-1])[::-1]
+    steps = np.exp(grid[:-1]) * np.expm1(np.diff(grid)) * suffix_q[1:]
+    suffix_steps = np.append(np.cumsum(steps[::-1])[::-1], 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(suffix_d + suffix_steps)
 
 
 # ---------------------------------------------------------------------- many epsilons in one pass (a lower bound)
@@ -396,8 +393,8 @@ def log_delta_grid(pair: CountPair, epsilons, K: float = _START_K) -> np.ndarray
     count being what is left). The count vectors in :func:`grid_windows` are visited once; each one's
     privacy loss L = log(sum N_t u_t / sum N_t v_t) and masses P, Q are binned by the largest epsilon
     below L (REMOVE) or below -L (ADD), each bin keeping D_b = sum P (1 - e^(eps_b - L)) and sum Q. At
-    eps_j, delta = sum_{b >= j} D_b + e^(eps_j) expm1(eps_b - eps_j) Q_b: exactly the sum of
-    (P - e^eps_j Q)_+ over the visited count vectors (every term >= 0, no cancellation), the mass outside
+    eps_j, delta = sum_{b >= j} D_b + (e^(eps_b) - e^(eps_j)) Q_b: exactly the sum of (P - e^eps_j Q)_+
+    over the visited count vectors, formed from suffix sums of terms >= 0 (no cancellation), the mass outside
     the windows dropped -- a lower bound, as :meth:`CountPair.log_delta_parts` with ``upper=False`` (which visits
     windows planned for one epsilon).
 
