@@ -1,7 +1,15 @@
 """Benchmark: the bracket of any randomizer with output types -- upper epsilon (``weak-adversary``: k-RR's
 own weak view, the type view for every other randomizer) and lower epsilon (``types-lower``: explicit
-datasets' type counts, stepped down from the upper epsilon by 1e-4, 2e-4, 4e-4, ... relative until its
-delta exceeds the target, then bisected to 1e-4 relative between the last two steps: a valid lower end) at delta = 1e-6, for n in {10^3, 10^4, 10^6}, k in {16, 192, 408}, eps0 in {1, 4}.
+datasets' type counts) at delta = 1e-6, for n in {10^3, 10^4, 10^6}, k in {16, 192, 408}, eps0 in {1, 4}.
+
+The upper end (every randomizer but k-RR, which keeps its view's own search) is searched down from the type
+view's Chernoff epsilon by steps of 0.8 and then Illinois to 1e-7 (absolute below epsilon = 1): an evaluated
+point where the certified delta meets the target. The lower end is the largest point of a geometric grid
+(1e-4 relative, from the upper epsilon down to 0.4 x it) where ``types-lower``'s delta, the whole grid in
+one pass (``TypesLower.log_delta_grid``), exceeds the target: a valid lower end; below the grid a per-epsilon
+search. Randomizers with the same output types (to 1e-10 in log) at one n share one bracket (column
+``same_types_as``). The evaluations of each end are recorded (``*_evaluations``; the lower end's are passes
+plus per-epsilon evaluations).
 
 Any registered randomizer key can be named (``--randomizers krr oue ...``: each is built by its class's
 ``from_parameters(epsilon_local=eps0, k=k)``); ``--test-oue`` adds the OUE channel written in
@@ -15,6 +23,7 @@ wall seconds (the machine may be shared).
 Writes results/benchmarks/types_bracket.csv.
 
 Run: python benchmarks/types_bracket.py [--randomizers krr] [--test-oue] [--users 1000 10000 1000000]
+     [--domains 16 192 408] [--local-epsilons 1 4] [--output CSV]
 """
 
 from __future__ import annotations
