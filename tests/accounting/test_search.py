@@ -11,9 +11,11 @@ from shuffledp.accounting.numerics.search import (
     Bracket,
     InterpolatingSearch,
     bisect,
+    descend_to_crossing,
     exponential_bracket,
     first_high_integer,
     first_high_integers,
+    first_not_above,
     geometric_or_halfway,
     grow_bracket,
     halfway,
@@ -161,6 +163,71 @@ def test_illinois_before_step_can_stop_it():
 
     with pytest.raises(Stop):
         illinois(_cubic, Bracket(0.0, 3.0), -2.0, 25.0, tolerance=1e-12, before_step=before_step)
+
+
+# -- descend_to_crossing
+
+
+def _gaussian_tail(root):
+    """A log delta shaped as a Gaussian tail, crossing log 1e-6 at ``root``; records where it is asked."""
+    points = []
+    scale = math.sqrt(-2.0 * math.log(1e-6)) / root
+
+    def log_delta(x):
+        points.append(x)
+        return -0.5 * (scale * x) ** 2 if x < 10.0 * root else -math.inf
+
+    return log_delta, points
+
+
+@pytest.mark.parametrize("root", [0.0026, 0.03, 0.9, 3.5])
+def test_descend_to_crossing_brackets_as_bisection_does_in_fewer_steps(root):
+    log_delta, points = _gaussian_tail(root)
+    end = descend_to_crossing(log_delta, math.log(1e-6), 4.0 if root < 4.0 else 8.0, tolerance=1e-7)
+    assert end.low < root <= end.high and end.high - end.low <= 1e-7 * end.low
+    assert end.value_low > math.log(1e-6) >= end.value_high  # low exceeds the target, high meets it
+    assert end.value_low == log_delta(end.low) and end.value_high == log_delta(end.high)
+    descended = len(points) - 2  # the two checks above
+    bisection, _ = _gaussian_tail(root)
+    reference = first_not_above(lambda x: bisection(x) > math.log(1e-6), tolerance=1e-7)
+    assert end.low < reference and abs(reference - end.high) <= 1e-7 * max(1.0, reference)
+    assert descended < 25  # halvings from 4 to the root, then Illinois; bisection from 1 takes ~25-30
+
+
+def test_descend_to_crossing_absolute_width_stops_earlier():
+    log_delta, points = _gaussian_tail(0.003)
+    end = descend_to_crossing(log_delta, math.log(1e-6), 1.0, tolerance=1e-12, absolute=1e-7)
+    assert end.high - end.low <= 1e-7 and end.low < 0.003 <= end.high
+    many, more = _gaussian_tail(0.003)
+    descend_to_crossing(many, math.log(1e-6), 1.0, tolerance=1e-12)
+    assert len(more) > len(points)
+
+
+def test_descend_to_crossing_returns_zero_when_nothing_exceeds_the_target():
+    end = descend_to_crossing(lambda x: -math.inf, math.log(1e-6), 1.0, tolerance=1e-4)
+    assert end.low == 0.0 and end.high > 0.0
+
+
+def test_descend_to_crossing_refuses_a_start_that_fails_the_target():
+    """Probe: a start above the target (e.g. a lower bound above the upper epsilon) is refused, not searched."""
+    log_delta, _ = _gaussian_tail(0.5)
+    with pytest.raises(ValueError, match="`high` must meet the target"):
+        descend_to_crossing(log_delta, math.log(1e-6), 0.4, tolerance=1e-4)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"high": 0.0}, "`high` must be > 0"),
+        ({"tolerance": 0.0}, "`tolerance` must be > 0"),
+        ({"absolute": -1.0}, "`absolute` must be >= 0"),
+        ({"factor": 1.0}, "`factor` must be in"),
+    ],
+)
+def test_descend_to_crossing_names_bad_input(kwargs, match):
+    arguments = {"high": 1.0, "tolerance": 1e-4} | kwargs
+    with pytest.raises(ValueError, match=match):
+        descend_to_crossing(lambda x: -math.inf, math.log(1e-6), **arguments)
 
 
 # -- interpolation

@@ -24,6 +24,9 @@ not change by a digit when the callers moved here.
   for arrays of brackets at once;
 * :func:`illinois` -- Illinois regula falsi on values that change sign at the answer, bisection where a
   value is not finite;
+* :func:`descend_to_crossing` -- a non-increasing log delta's crossing of a target, searched down from an
+  end known to meet it (halving until it fails, then :func:`illinois`): few evaluations where the crossing
+  is known to lie within a small factor (a bracket's other end);
 * :class:`InterpolatingSearch` -- secant / inverse quadratic interpolation on a transform of the
   values, every step decided by a certified yes/no answer;
 * :func:`golden_minimum` -- golden-section search for the smallest of a family of valid bounds (every
@@ -50,6 +53,7 @@ __all__ = [
     "first_high_integer",
     "first_high_integers",
     "illinois",
+    "descend_to_crossing",
     "secant_or_iqi",
     "regula_falsi",
     "InterpolatingSearch",
@@ -230,6 +234,80 @@ def illinois(
                 h_low *= 0.5
             kept = -1
     return Bracket(low, high, value_low, value_high)
+
+
+def descend_to_crossing(
+    log_delta: Callable[[float], float],
+    log_target: float,
+    high: float,
+    *,
+    tolerance: float,
+    absolute: float = 0.0,
+    factor: float = 0.5,
+) -> Bracket:
+    """The crossing of a non-increasing ``log_delta`` with ``log_target``, searched down from ``high``.
+
+    ``high`` must meet the target (``log_delta(high) <= log_target``; checked: the one evaluation above the
+    crossing the caller vouches for). The search steps down by ``factor`` (``high`` x factor, x factor^2,
+    ...) until the target is exceeded, then narrows that step by :func:`illinois` on
+    h = log_target - log_delta (rising through the crossing; bisection where it is not finite) until the
+    bracket is at most ``tolerance`` x its lower end (or ``absolute``, if larger) wide. Only the yes/no answer moves an end, so ``low``
+    exceeds the target (a lower bound's valid lower end) and ``high`` meets it (an upper bound's valid
+    upper end), as in every search here; the values at both ends are returned. When the crossing is
+    within a small factor of ``high`` this takes far fewer evaluations than :func:`first_not_above` from 1.
+
+    Args:
+        log_delta: epsilon -> log delta, non-increasing.
+        log_target: log of the target delta.
+        high: an epsilon > 0 meeting the target.
+        tolerance: the final bracket's width relative to its lower end, > 0.
+        absolute: a width that suffices whatever the lower end (e.g. the tolerance below epsilon = 1 of
+            :func:`first_not_above`), >= 0.
+        factor: the downward step, in (0, 1).
+
+    Returns:
+        The final :class:`Bracket` (``value_low``, ``value_high``: ``log_delta`` there); ``low`` is 0.0
+        (not evaluated) when no positive float exceeds the target.
+
+    Raises:
+        ValueError: ``high`` not > 0, ``tolerance`` not > 0, ``absolute`` < 0, ``factor`` outside (0, 1), or ``high`` does not
+            meet the target.
+    """
+    if not high > 0.0:
+        raise ValueError(f"`high` must be > 0; got {high!r}.")
+    if not tolerance > 0.0:
+        raise ValueError(f"`tolerance` must be > 0; got {tolerance!r}.")
+    if not absolute >= 0.0:
+        raise ValueError(f"`absolute` must be >= 0; got {absolute!r}.")
+    if not 0.0 < factor < 1.0:
+        raise ValueError(f"`factor` must be in (0, 1); got {factor!r}.")
+    value_high = float(log_delta(high))
+    if not value_high <= log_target:
+        raise ValueError(
+            f"`high` must meet the target (log delta <= {log_target!r} there); got log delta {value_high!r} "
+            f"at {high!r}."
+        )
+    low = high * factor
+    value_low = float(log_delta(low))
+    while value_low <= log_target:
+        if low * factor == 0.0:
+            return Bracket(0.0, low, math.nan, value_low)
+        high, value_high = low, value_low
+        low *= factor
+        value_low = float(log_delta(low))
+
+    def evaluate(x: float) -> tuple[bool, float, float]:
+        value = float(log_delta(x))
+        return value <= log_target, log_target - value, value
+
+    start = Bracket(low, high, value_low, value_high)
+    return illinois(
+        evaluate,
+        start,
+        log_target - value_low,
+        log_target - value_high,
+        tolerance=max(tolerance * low, absolute),
+    )
 
 
 def secant_or_iqi(recent: list[tuple[float, float]], low: float, high: float) -> float:

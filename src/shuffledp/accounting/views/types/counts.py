@@ -63,6 +63,9 @@ from shuffledp.accounting.numerics.windows import bernstein_window, log_outside
 __all__ = [
     "CountPair",
     "dominated",
+    "grid_windows",
+    "log_delta_grid",
+    "tilted_windows",
     "MAX_CELLS",
     "LOG_NEGLIGIBLE",
     "MAX_WINDOW_K",
@@ -338,6 +341,122 @@ class CountPair:
         if not positive.any():
             return -np.inf
         return float(logsumexp(self.log_p[positive] + np.log(c[positive])))
+
+
+def _suffix_log_delta(grid: np.ndarray, d_bins: np.ndarray, q_bins: np.ndarray) -> np.ndarray:
+    """log of sum_{b >= j} D_b + (e^(grid_b) - e^(grid_j)) Q_b at every j of the ascending ``grid``, by suffix
+    sums of terms >= 0 only: e^(grid_b) - e^(grid_j) telescopes into the steps w_i = e^(grid_i)
+    expm1(grid_(i+1) - grid_i), so the second sum is sum_{i >= j} w_i S_(i+1) with S the suffix sums of Q."""
+    suffix_d = np.cumsum(d_bins[::-1])[::-1]
+    suffix_q = np.cumsum(q_bins[::-1])[::-1]
+    steps = np.exp(grid[:-1]) * np.expm1(np.diff(grid)) * suffix_q[1:]
+    suffix_steps = np.append(np.cumsum(steps[::-1])[::-1], 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(suffix_d + suffix_steps)
+
+
+# ---------------------------------------------------------------------- many epsilons in one pass (a lower bound)
+def tilted_windows(pair: CountPair, eps: float, K: float = _START_K) -> list[tuple[int, int]]:
+    """Every counted cell's window at ``eps`` (``pair``'s direction, some c_t > 0): the Bernstein window of its
+    tilted marginal, as :meth:`CountPair.plan_windows` gives the outer cells'."""
+    c = pair.coefficients(eps)
+    _, theta = pair.chernoff(eps)
+    log_m = pair._log_mgf(theta, c)
+    tilted = pair.log_p + theta * c - log_m
+    tilted_rest = pair.log_rest - log_m
+    windows = []
+    for t in range(pair.n_cells):
+        lo, hi = bernstein_window(
+            pair.n_trials, float(tilted[t]), _log_sum_without(tilted, tilted_rest, {t}), K
+        )
+        windows.append((int(lo), int(hi)))
+    return windows
+
+
+def grid_windows(pair: CountPair, epsilons, K: float = _START_K) -> list[tuple[int, int]]:
+    """The hull, cell by cell, of :func:`tilted_windows` at the smallest and largest of ``epsilons`` in both
+    directions (where some c_t > 0): the windows one pass for all of them visits."""
+    eps = np.asarray(epsilons, dtype=float)
+    hull = [(pair.n_trials, 0)] * pair.n_cells
+    for direction in (pair, pair.exchanged()):
+        for e in (float(eps.min()), float(eps.max())):
+            if direction.has_positive(e):
+                windows = tilted_windows(direction, e, K)
+                hull = [(min(a, lo), max(b, hi)) for (a, b), (lo, hi) in zip(hull, windows, strict=True)]
+    return [(lo, hi) if lo <= hi else (0, -1) for lo, hi in hull]
+
+
+def log_delta_grid(pair: CountPair, epsilons, K: float = _START_K) -> np.ndarray:
+    """A lower bound on delta at every one of ``epsilons``, both directions (the larger), in one pass.
+
+    Only for a pair without an uncounted cell (every count vector is then its outer counts, the inner
+    count being what is left). The count vectors in :func:`grid_windows` are visited once; each one's
+    privacy loss L = log(sum N_t u_t / sum N_t v_t) and masses P, Q are binned by the largest epsilon
+    below L (REMOVE) or below -L (ADD), each bin keeping D_b = sum P (1 - e^(eps_b - L)) and sum Q. At
+    eps_j, delta = sum_{b >= j} D_b + (e^(eps_b) - e^(eps_j)) Q_b: exactly the sum of (P - e^eps_j Q)_+
+    over the visited count vectors, formed from suffix sums of terms >= 0 (no cancellation), the mass outside
+    the windows dropped -- a lower bound, as :meth:`CountPair.log_delta_parts` with ``upper=False`` (which visits
+    windows planned for one epsilon).
+
+    Args:
+        epsilons: epsilon values >= 0 (any order).
+        K: the windows' half-width (tilted standard deviations).
+
+    Returns:
+        log delta at each epsilon, in the order given (-inf: no count vector has a larger loss).
+
+    Raises:
+        ValueError: the pair has an uncounted cell, or its windows hold more than :data:`MAX_CELLS`
+            count vectors.
+    """
+    if pair.log_rest != -np.inf:
+        raise ValueError(
+            f"`pair` must have no uncounted cell for the one-pass sum (log p_rest = -inf); got {pair.log_rest!r}."
+        )
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
+    order = np.argsort(eps, kind="stable")
+    grid = eps[order]
+    windows = grid_windows(pair, grid, K)
+    inner = int(np.argmax([hi - lo for lo, hi in windows]))
+    outer = [t for t in range(pair.n_cells) if t != inner]
+    if pair.cells([windows[t] for t in outer]) > MAX_CELLS:
+        raise ValueError(
+            f"`n_users` must be small enough for the one-pass windows (at most {MAX_CELLS:.0e} count "
+            f"vectors, here {pair.cells([windows[t] for t in outer]):.3g}); got {pair.n_trials}."
+        )
+    u, v = np.exp(pair.log_u), np.exp(pair.log_v)
+    bins = [np.zeros(grid.size + 1) for _ in range(4)]  # D and Q of REMOVE, then of ADD
+    log_n = math.log(pair.n_trials)
+    for prefix, m, log_outer, left in _grid_blocks(pair, outer, [windows[t] for t in outer]):
+        valid = (left >= 0) & (log_outer > -np.inf)
+        sum_u = (prefix @ u[outer[:-1]])[:, None] + m[None, :] * u[outer[-1]] + left * u[inner]
+        sum_v = (prefix @ v[outer[:-1]])[:, None] + m[None, :] * v[outer[-1]] + left * v[inner]
+        log_outer, sum_u, sum_v = log_outer[valid], sum_u[valid], sum_v[valid]
+        loss = np.log(sum_u) - np.log(sum_v)
+        masses = (np.exp(log_outer + np.log(sum_u) - log_n), np.exp(log_outer + np.log(sum_v) - log_n))
+        for direction, (signed, (p, q)) in enumerate(((loss, masses), (-loss, masses[::-1]))):
+            b = np.searchsorted(grid, signed, side="left")  # 1 + the largest edge below the loss
+            edge = grid[np.maximum(b - 1, 0)]
+            bins[2 * direction] += np.bincount(b, p * -np.expm1(edge - signed), minlength=grid.size + 1)
+            bins[2 * direction + 1] += np.bincount(b, q, minlength=grid.size + 1)
+    out = np.full(grid.size, -np.inf)
+    for d_bins, q_bins in ((bins[0][1:], bins[1][1:]), (bins[2][1:], bins[3][1:])):
+        out = np.maximum(out, _suffix_log_delta(grid, d_bins, q_bins))
+    result = np.empty_like(out)
+    result[order] = out
+    return result
+
+
+def _grid_blocks(pair: CountPair, outer, windows):
+    """:meth:`CountPair._blocks`, with one outer cell (its window as the prefix-free block) handled too."""
+    if len(outer) >= 2:
+        yield from pair._blocks(outer, windows)
+        return
+    lo, hi = windows[0]
+    m = np.arange(lo, hi + 1, dtype=float)
+    log_pi, log_1mpi = pair._conditional(outer[0], set())
+    log_m = log_pmf(m, np.full(m.shape, float(pair.n_trials)), log_pi, log_1mpi)
+    yield np.zeros((1, 0)), m, log_m[None, :], float(pair.n_trials) - m[None, :]
 
 
 # ---------------------------------------------------------------------- grouping (an upper bound)

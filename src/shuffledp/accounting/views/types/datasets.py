@@ -30,7 +30,13 @@ from shuffledp.accounting.params import ShuffleSetting
 from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.randomizers.types import OutputTypes
 from shuffledp.accounting.views.base import DEFAULT_K, FamilyView, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.types.counts import CountPair, stream, stream_left_out
+from shuffledp.accounting.views.types.counts import (
+    CountPair,
+    grid_windows,
+    log_delta_grid,
+    stream,
+    stream_left_out,
+)
 from shuffledp.accounting.views.types.view import EXACT_CELLS, required_types
 
 __all__ = ["dataset_pair", "DatasetTypesView", "DatasetTypesFamily", "MAX_EXACT_CELLS"]
@@ -121,6 +127,34 @@ class DatasetTypesView(View):
                 out[i] = max(out[i], min(value, 0.0))
         return out
 
+    def log_delta_grid(self, epsilons, *, K: float = 8.0) -> np.ndarray:
+        """The lower bound at many epsilons in one pass (:func:`~shuffledp.accounting.views.types.counts.log_delta_grid`): the exact cells
+        when their windows over the whole grid hold at most :data:`EXACT_CELLS` count vectors, else the coarse
+        ones; both directions. Equal to :meth:`log_delta` with ``upper=False`` wherever the two pick the same
+        cells, but for the windows (here the hull over the grid's ends, so at least as wide) and rounding.
+
+        Args:
+            epsilons: epsilon values in [0, inf].
+            K: the windows' half-width in tilted standard deviations.
+
+        Returns:
+            1-D log delta, one per epsilon (-inf from eps0 on: eps0-LDP reports).
+        """
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
+        out = np.full(eps.shape, -np.inf)
+        below = eps < self.setting.epsilon_local
+        if not below.any():
+            return out
+        pair = self.pair
+        exact = self.exact
+        if exact is not None:
+            windows = grid_windows(exact, eps[below], K)
+            widest = int(np.argmax([hi - lo for lo, hi in windows]))
+            if exact.cells([w for t, w in enumerate(windows) if t != widest]) <= EXACT_CELLS:
+                pair = exact
+        out[below] = np.minimum(log_delta_grid(pair, eps[below], K), 0.0)
+        return out
+
     def _pairs(self, eps: float) -> list[CountPair]:
         """The directions to sum at ``eps``: of the exact cells when small enough there, else of the coarse."""
         pair = self.pair
@@ -143,3 +177,20 @@ class DatasetTypesFamily(FamilyView):
         k = self.setting.k
         if k is None or k >= 3:
             yield DatasetTypesView(self.setting, 2)
+
+    def log_delta_grid(self, epsilons, *, K: float = 8.0) -> np.ndarray:
+        """The largest member's :meth:`DatasetTypesView.log_delta_grid` at each epsilon (one pass per member).
+
+        Args:
+            epsilons: epsilon values in [0, inf].
+            K: the windows' half-width in tilted standard deviations.
+
+        Returns:
+            1-D log delta, one per epsilon (a lower bound on the worst case).
+        """
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
+        out = np.full(eps.shape, -np.inf)
+        for member in self.members():
+            assert isinstance(member, DatasetTypesView), "every member is a dataset's type counts"
+            out = np.maximum(out, member.log_delta_grid(eps, K=K))
+        return out

@@ -109,6 +109,22 @@ class TypesView(View):
         d = self.pair.log_u - self.pair.log_v
         return float(d.max()), float(-d.min())
 
+    def log_chernoff(self, eps: float) -> float:
+        """The Chernoff bound on the view's sum at ``eps``, the larger direction (no sum: a scalar minimisation
+        per direction), -inf where delta = 0. At least :meth:`log_delta` up to its certified remainder: a cheap
+        upper end for a search.
+
+        Args:
+            eps: epsilon >= 0.
+
+        Returns:
+            log of the bound, at most 0.
+        """
+        if eps >= self.setting.epsilon_local:
+            return -np.inf
+        bounds = [pair.chernoff(eps)[0] for pair in self._pairs if pair.has_positive(eps)]
+        return min(max(bounds, default=-np.inf), 0.0)
+
     def log_delta(self, epsilons, *, K: float = DEFAULT_K, upper: bool = True) -> np.ndarray:
         """Override: the exact sum over the count vectors with its certified remainder added (``upper``) or
         dropped, the larger direction, capped (``upper``) by the differing user's own delta; the windows are
