@@ -68,14 +68,14 @@ def edges(centre: float, half: float, width: int, top: int, growth: float = GROW
     return np.array(sorted(set(down[::-1] + inner + up)), dtype=float)
 
 
-def log_interval(x1, x2, N, log_p, log_1mp):
-    """log Pr(x1 <= X <= x2), X ~ Bin(N, p) (elementwise, integer x1 <= x2), rounded up (module docstring)."""
-    x1, x2 = np.maximum(x1, 0.0), np.minimum(x2, N)
-    mean = N * math.exp(log_p)
-    above = log_sf(x1, N, log_p, log_1mp)  # Pr(X >= x1)
-    beyond = log_sf(x2 + 1.0, N, log_p, log_1mp) + _LOG_SHRINK
-    below = log_sf(N - x2, N, log_1mp, log_p)  # Pr(X <= x2)
-    before = log_sf(N - x1 + 1.0, N, log_1mp, log_p) + _LOG_SHRINK  # Pr(X <= x1 - 1)
+def log_interval(x1, x2, n_trials, log_p, log_1mp):
+    """log Pr(x1 <= X <= x2), X ~ Bin(n_trials, p) (elementwise, integer x1 <= x2), rounded up (module docstring)."""
+    x1, x2 = np.maximum(x1, 0.0), np.minimum(x2, n_trials)
+    mean = n_trials * math.exp(log_p)
+    above = log_sf(x1, n_trials, log_p, log_1mp)  # Pr(X >= x1)
+    beyond = log_sf(x2 + 1.0, n_trials, log_p, log_1mp) + _LOG_SHRINK
+    below = log_sf(n_trials - x2, n_trials, log_1mp, log_p)  # Pr(X <= x2)
+    before = log_sf(n_trials - x1 + 1.0, n_trials, log_1mp, log_p) + _LOG_SHRINK  # Pr(X <= x1 - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         right = above + log1mexp(np.minimum(beyond - above, 0.0))
         left = below + log1mexp(np.minimum(before - below, 0.0))

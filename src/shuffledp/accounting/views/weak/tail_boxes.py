@@ -119,19 +119,19 @@ def _assign(part: np.ndarray, cuts: np.ndarray, points: np.ndarray, log_values) 
     np.logaddexp.at(part, index[inside], log_values[inside])
 
 
-def log_between(cuts: np.ndarray, N: float, log_p: float, log_1mp: float) -> np.ndarray:
-    """log Pr(cuts[i] <= X <= cuts[i + 1] - 1), X ~ Bin(N, p), for sorted integer ``cuts`` (clipped to
-    0..N + 1), rounded up: the arithmetic of :func:`~shuffledp.accounting.views.weak.tail_blocks.
+def log_between(cuts: np.ndarray, n_trials: float, log_p: float, log_1mp: float) -> np.ndarray:
+    """log Pr(cuts[i] <= X <= cuts[i + 1] - 1), X ~ Bin(n_trials, p), for sorted integer ``cuts`` (clipped to
+    0..n_trials + 1), rounded up: the arithmetic of :func:`~shuffledp.accounting.views.weak.tail_blocks.
     log_interval` (a run right of the mean as a difference of right tails, left of it of left tails,
     holding it as 1 minus both; the subtracted tail taken (1 - 1e-12) times), one tail per cut."""
-    cuts = np.clip(cuts, 0.0, N + 1.0)
+    cuts = np.clip(cuts, 0.0, n_trials + 1.0)
     points, where = np.unique(cuts, return_inverse=True)
-    mean = N * math.exp(log_p)
+    mean = n_trials * math.exp(log_p)
     right = np.full(points.shape, np.nan)
     left = np.full(points.shape, np.nan)
     upper, lower = points > mean, points < mean + 1.0
-    right[upper] = log_sf(points[upper], N, log_p, log_1mp)  # Pr(X >= x)
-    left[lower] = log_sf(N - points[lower] + 1.0, N, log_1mp, log_p)  # Pr(X <= x - 1)
+    right[upper] = log_sf(points[upper], n_trials, log_p, log_1mp)  # Pr(X >= x)
+    left[lower] = log_sf(n_trials - points[lower] + 1.0, n_trials, log_1mp, log_p)  # Pr(X <= x - 1)
     right, left = right[where], left[where]
     x1, x2 = cuts[:-1], cuts[1:] - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
