@@ -35,8 +35,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 DEFAULT_REPORT = Path("results/report/reproduction-report.html")
-#: how long chromedriver may take to start: 10 s was too short on a 2-core machine running other jobs
-#: (the workflow's last job failed there after every result was written)
+#: how long chromedriver may take to start (wall clock): room for a slow start on a loaded 2-core machine
 READY_SECONDS = 120.0
 
 #: runs in the page; returns what the checks need (no decision is taken in the browser)
@@ -100,16 +99,21 @@ class WebDriver:
 
     def _wait_ready(self) -> None:
         """Poll chromedriver's status until it is ready, for up to :data:`READY_SECONDS` of wall clock (a
-        deadline, not a count of polls: on a loaded machine each poll itself can take seconds)."""
+        deadline, not a count of polls: on a loaded machine each poll itself can take seconds). The failure
+        names the last connection error (e.g. "Network is unreachable" where the loopback interface is down)."""
         deadline = time.monotonic() + READY_SECONDS
+        last = "no answer"
         while True:
             try:
                 if self._call("GET", "/status").get("ready"):
                     return
-            except (urllib.error.URLError, ConnectionError):
-                pass
+                last = "it answered, not ready"
+            except (urllib.error.URLError, ConnectionError) as error:
+                last = str(getattr(error, "reason", error))
             if time.monotonic() >= deadline:
-                raise RuntimeError(f"chromedriver did not become ready in {READY_SECONDS:.0f} s")
+                raise RuntimeError(
+                    f"chromedriver did not become ready in {READY_SECONDS:.0f} s (last: {last}) at {self.base}"
+                )
             time.sleep(0.1)
 
     def _call(self, method: str, path: str, body=None):
