@@ -93,7 +93,6 @@ _CANCELLATION_LIMIT = 1e-5
 _SERIES_TOLERANCE = 1e-18
 #: log-ratio gaps smaller than this count as ties (P = e^eps Q) in the direct enumeration
 _DIRECT_GAP_TOLERANCE = 1e-12
-_SERIES_CHUNK = 64
 
 
 def _log_half_binom_pmf(x, s):
@@ -230,7 +229,8 @@ _SERIES_STEP = 32
 def _series_batch(s, m, u, v):
     """:func:`_series` on one batch (``m`` = x - 1, overwritten), :data:`_SERIES_STEP` terms at a time.
 
-    The same values, bit for bit, as summing :data:`_SERIES_CHUNK` terms between two tests of the remainder:
+    The same values, bit for bit, as summing 64 terms between two tests of the remainder (the reference form of
+    tests/accounting/test_huge_n_fast_paths.py):
     the remainder bound ra u / (1 - rho) falls term by term and the total rises, so once it is below
     :data:`_SERIES_TOLERANCE` (1e-18) of the total every later term is below half an ulp of the total and
     leaves it unchanged; testing more often only stops earlier. A step whose terms all lie inside the
