@@ -431,9 +431,9 @@ def log_delta_grid(pair: CountPair, epsilons, K: float = _START_K) -> np.ndarray
         valid = (left >= 0) & (log_outer > -np.inf)
         sum_u = (prefix @ u[outer[:-1]])[:, None] + m[None, :] * u[outer[-1]] + left * u[inner]
         sum_v = (prefix @ v[outer[:-1]])[:, None] + m[None, :] * v[outer[-1]] + left * v[inner]
-        log_outer, sum_u, sum_v = log_outer[valid], sum_u[valid], sum_v[valid]
-        loss = np.log(sum_u) - np.log(sum_v)
-        masses = (np.exp(log_outer + np.log(sum_u) - log_n), np.exp(log_outer + np.log(sum_v) - log_n))
+        log_outer, log_sum_u, log_sum_v = log_outer[valid], np.log(sum_u[valid]), np.log(sum_v[valid])
+        loss = log_sum_u - log_sum_v
+        masses = (np.exp(log_outer + log_sum_u - log_n), np.exp(log_outer + log_sum_v - log_n))
         for direction, (signed, (p, q)) in enumerate(((loss, masses), (-loss, masses[::-1]))):
             b = np.searchsorted(grid, signed, side="left")  # 1 + the largest edge below the loss
             edge = grid[np.maximum(b - 1, 0)]
