@@ -34,7 +34,7 @@ from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, loss
 
-__all__ = ["rectangles", "edges", "log_interval", "GROWTH", "Z_FINE"]
+__all__ = ["rectangles", "edges", "log_between", "LOG_SHRINK", "GROWTH", "Z_FINE"]
 
 #: growth of the runs outside the central range
 GROWTH = 1.6
@@ -42,7 +42,7 @@ GROWTH = 1.6
 Z_FINE = 14.0
 #: the runs of m are short enough for the a within this many sd of the centre
 Z_M = 4.0
-_LOG_SHRINK = math.log1p(-1e-12)  # the subtracted tail of an interval probability, taken (1 - 1e-12) times
+LOG_SHRINK = math.log1p(-1e-12)  # the subtracted tail of an interval probability, taken (1 - 1e-12) times
 
 
 def edges(centre: float, half: float, width: int, top: int, growth: float = GROWTH) -> np.ndarray:
@@ -68,28 +68,35 @@ def edges(centre: float, half: float, width: int, top: int, growth: float = GROW
     return np.array(sorted(set(down[::-1] + inner + up)), dtype=float)
 
 
-def log_interval(x1, x2, n_trials, log_p, log_1mp):
-    """log Pr(x1 <= X <= x2), X ~ Bin(n_trials, p) (elementwise, integer x1 <= x2), rounded up (module docstring)."""
-    x1, x2 = np.maximum(x1, 0.0), np.minimum(x2, n_trials)
+def log_between(cuts: np.ndarray, n_trials: float, log_p: float, log_1mp: float) -> np.ndarray:
+    """log Pr(cuts[i] <= X <= cuts[i + 1] - 1), X ~ Bin(n_trials, p), for sorted integer ``cuts`` (clipped to
+    0..n_trials + 1), rounded up (a run right of the mean as a difference of right tails, left of it of left tails,
+    holding it as 1 minus both; the subtracted tail taken (1 - 1e-12) times), one tail per cut."""
+    cuts = np.clip(cuts, 0.0, n_trials + 1.0)
+    points, where = np.unique(cuts, return_inverse=True)
     mean = n_trials * math.exp(log_p)
-    above = log_sf(x1, n_trials, log_p, log_1mp)  # Pr(X >= x1)
-    beyond = log_sf(x2 + 1.0, n_trials, log_p, log_1mp) + _LOG_SHRINK
-    below = log_sf(n_trials - x2, n_trials, log_1mp, log_p)  # Pr(X <= x2)
-    before = log_sf(n_trials - x1 + 1.0, n_trials, log_1mp, log_p) + _LOG_SHRINK  # Pr(X <= x1 - 1)
+    right = np.full(points.shape, np.nan)
+    left = np.full(points.shape, np.nan)
+    upper, lower = points > mean, points < mean + 1.0
+    right[upper] = log_sf(points[upper], n_trials, log_p, log_1mp)  # Pr(X >= x)
+    left[lower] = log_sf(n_trials - points[lower] + 1.0, n_trials, log_1mp, log_p)  # Pr(X <= x - 1)
+    right, left = right[where], left[where]
+    x1, x2 = cuts[:-1], cuts[1:] - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        right = above + log1mexp(np.minimum(beyond - above, 0.0))
-        left = below + log1mexp(np.minimum(before - below, 0.0))
-        middle = log1mexp(np.minimum(np.logaddexp(beyond, before), 0.0))
-    out = np.where(x1 > mean, right, np.where(x2 < mean, left, middle))
+        beyond, before = right[1:] + LOG_SHRINK, left[:-1] + LOG_SHRINK
+        in_right = right[:-1] + log1mexp(np.minimum(beyond - right[:-1], 0.0))
+        in_left = left[1:] + log1mexp(np.minimum(before - left[1:], 0.0))
+        in_middle = log1mexp(np.minimum(np.logaddexp(beyond, before), 0.0))
+        out = np.where(x1 > mean, in_right, np.where(x2 < mean, in_left, in_middle))
     return np.where(x1 > x2, -np.inf, out)
 
 
 def _runs(edges, N, log_p, log_1mp):
     """(first, last, log Pr(in run), log Pr(X' in run - 1) with X' ~ Bin(N - 1, p)) of the runs."""
     first, last = edges[:-1], edges[1:] - 1.0
-    log_in = log_interval(first, last, N, log_p, log_1mp)
+    log_in = log_between(edges, N, log_p, log_1mp)
     if N >= 1:
-        log_shift = log_interval(first - 1.0, last - 1.0, N - 1.0, log_p, log_1mp)
+        log_shift = log_between(edges - 1.0, N - 1.0, log_p, log_1mp)
     else:
         log_shift = np.full(first.shape, -np.inf)
     return first, last, log_in, log_shift
@@ -112,7 +119,7 @@ def rectangles(grid: WeakGrid, beta: float, spread: float, z_fine: float = Z_FIN
         a_edges = edges(s / 2.0, half_a, max(1, width_a), int(s))
         a1, a2, log_pa, log_ea_shift = _runs(a_edges, s, half, half)
         log_ea = math.log(s / 2.0) + log_ea_shift if s > 0 else np.full(a1.shape, -np.inf)
-        log_ec = (math.log(s / 2.0) + log_interval(a1, a2, s - 1.0, half, half)) if s > 0 else log_ea
+        log_ec = (math.log(s / 2.0) + log_between(a_edges, s - 1.0, half, half)) if s > 0 else log_ea
         if grid.rho > 0:
             # runs of m sized for the a within Z_M sd of the centre (wider a: the same runs, looser bounds)
             top_loss = float(

@@ -87,9 +87,7 @@ from scipy.special import logsumexp
 from shuffledp._numerics import log1mexp
 from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader, log_sf
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, loss
-from shuffledp.accounting.views.weak.tail_blocks import edges
-
-_LOG_SHRINK = math.log1p(-1e-12)  # the subtracted tail of an interval probability, taken (1 - 1e-12) times
+from shuffledp.accounting.views.weak.tail_blocks import LOG_SHRINK, edges, log_between
 
 __all__ = ["boxes", "box_count", "GROWTH", "S_BLOCK_SD", "M_SHIFT_SD", "D_DRIFT", "Z_REF"]
 
@@ -117,30 +115,6 @@ def _assign(part: np.ndarray, cuts: np.ndarray, points: np.ndarray, log_values) 
     index = np.searchsorted(cuts, points, side="right") - 1
     inside = (index >= 0) & (index < part.size)
     np.logaddexp.at(part, index[inside], log_values[inside])
-
-
-def log_between(cuts: np.ndarray, n_trials: float, log_p: float, log_1mp: float) -> np.ndarray:
-    """log Pr(cuts[i] <= X <= cuts[i + 1] - 1), X ~ Bin(n_trials, p), for sorted integer ``cuts`` (clipped to
-    0..n_trials + 1), rounded up: the arithmetic of :func:`~shuffledp.accounting.views.weak.tail_blocks.
-    log_interval` (a run right of the mean as a difference of right tails, left of it of left tails,
-    holding it as 1 minus both; the subtracted tail taken (1 - 1e-12) times), one tail per cut."""
-    cuts = np.clip(cuts, 0.0, n_trials + 1.0)
-    points, where = np.unique(cuts, return_inverse=True)
-    mean = n_trials * math.exp(log_p)
-    right = np.full(points.shape, np.nan)
-    left = np.full(points.shape, np.nan)
-    upper, lower = points > mean, points < mean + 1.0
-    right[upper] = log_sf(points[upper], n_trials, log_p, log_1mp)  # Pr(X >= x)
-    left[lower] = log_sf(n_trials - points[lower] + 1.0, n_trials, log_1mp, log_p)  # Pr(X <= x - 1)
-    right, left = right[where], left[where]
-    x1, x2 = cuts[:-1], cuts[1:] - 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        beyond, before = right[1:] + _LOG_SHRINK, left[:-1] + _LOG_SHRINK
-        in_right = right[:-1] + log1mexp(np.minimum(beyond - right[:-1], 0.0))
-        in_left = left[1:] + log1mexp(np.minimum(before - left[1:], 0.0))
-        in_middle = log1mexp(np.minimum(np.logaddexp(beyond, before), 0.0))
-        out = np.where(x1 > mean, in_right, np.where(x2 < mean, in_left, in_middle))
-    return np.where(x1 > x2, -np.inf, out)
 
 
 def _log_d_between(t: int, d_cuts: np.ndarray, low: float, high: float) -> np.ndarray:
@@ -213,7 +187,7 @@ def log_m_max(
     # the tails are monotone in N (more trials, stochastically larger): Pr(N in run) <= Pr(M_n2 >= first)
     # - Pr(M_n1 >= last + 1), tight for runs whose ends are far from the peaks
     above = log_sf(np.maximum(m_cuts[:-1], 0.0), float(n2), log_rho, log_1mrho)
-    beyond = log_sf(m_cuts[1:], float(n1), log_rho, log_1mrho) + _LOG_SHRINK
+    beyond = log_sf(m_cuts[1:], float(n1), log_rho, log_1mrho) + LOG_SHRINK
     with np.errstate(divide="ignore", invalid="ignore"):
         monotone = above + log1mexp(np.minimum(beyond - above, 0.0))
     return np.minimum(part, np.where(m_cuts[1:] > m_cuts[:-1], monotone, -np.inf))
