@@ -9,6 +9,12 @@ explicit datasets), with their ratio. ``epsilons=[...]`` does the same for delta
 true worst-case value lies inside the bracket; a ratio near 1 means the guarantee is tight.
 
 Rounding: the upper epsilon errs upwards (it always meets the target), the lower one downwards.
+
+Order: at each delta the lower end is searched first. Its epsilon is an evaluated point where the lower
+bound's delta exceeds the target, so the upper bound's does too (upper >= true worst case >= lower): the upper
+end's search starts from it as a certified lower end and first tries the point just within its tolerance
+above it, which alone closes the search where the guarantee is tight (most of the default grid;
+docs/decisions/worst-case.md, "The bracket's cost").
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from __future__ import annotations
 import math
 
 from shuffledp.accounting import get_accountant
+from shuffledp.accounting.accountants.base import Accountant, BoundKind
+from shuffledp.accounting.numerics.remainder import BracketedMixin
 
 __all__ = ["bracket", "UPPER", "LOWER"]
 
@@ -65,7 +73,8 @@ def bracket(
     rows = []
     if deltas is not None:
         for delta in deltas:
-            e_hi, e_lo = hi.epsilon_for_delta(delta), lo.epsilon_for_delta(delta)
+            e_lo = lo.epsilon_for_delta(delta)
+            e_hi = _upper_epsilon(hi, lo, delta, e_lo)
             ratio = e_hi / e_lo if e_lo > 0 else (1.0 if e_hi == 0 else math.inf)
             rows.append(
                 {
@@ -95,3 +104,19 @@ def bracket(
                 }
             )
     return rows
+
+
+def _upper_epsilon(hi: Accountant, lo: Accountant, delta: float, eps_lower: float) -> float:
+    """The upper end's epsilon at ``delta``, its search started from the lower end's ``eps_lower`` where that is
+    certified below the answer: a positive epsilon of a bracketed LOWER bound (the end of its final bracket
+    answered "above the target") for a bracketed UPPER bound; else the upper end's own search."""
+    certified = (
+        isinstance(lo, BracketedMixin)
+        and lo.kind is BoundKind.LOWER
+        and isinstance(hi, BracketedMixin)
+        and hi.kind is BoundKind.UPPER
+        and eps_lower > 0.0
+    )
+    if not certified:
+        return hi.epsilon_for_delta(delta)
+    return hi.epsilon_for_delta(delta, above=eps_lower)

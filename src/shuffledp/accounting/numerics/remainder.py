@@ -112,7 +112,9 @@ class BracketedMixin:
         """An epsilon in (0, eps0] at which delta is certified to be <= the target, or None (no hint)."""
         return None
 
-    def epsilon_for_delta(self, delta: float, *, tolerance: float = 1e-9) -> float:
+    def epsilon_for_delta(
+        self, delta: float, *, tolerance: float = 1e-9, above: float | None = None
+    ) -> float:
         """Epsilon at which the reported delta reaches ``delta`` (see the module docstring for rounding).
 
         delta(eps) is 0 from eps0 on, so the answer lies in [0, eps0]. Every step keeps a bracket
@@ -123,9 +125,31 @@ class BracketedMixin:
         (:class:`~shuffledp.accounting.numerics.search.InterpolatingSearch`). An accountant may supply a
         certified upper end (``_epsilon_hint``, e.g. from a Chernoff bound); its exact value is then
         computed once. ``tolerance`` is relative to the upper end of the bracket.
+
+        ``above``: an epsilon at which this accountant's delta is known, by a certified argument outside it,
+        to exceed the target -- e.g. the epsilon that a LOWER bound on the same worst case returns for the
+        same target (its delta exceeds the target there, and this accountant's is at least as large). It
+        becomes the bracket's lower end without an evaluation, and the search first tries the point just
+        within ``tolerance`` above it: where the two ends agree (the bracket of a tight guarantee), that one
+        evaluation closes the search (:meth:`_probe_above`). The returned epsilon is still an evaluated
+        point answered yes (UPPER) or the certified end below the answer (LOWER).
+
+        Args:
+            delta: the target delta, in [0, 1].
+            tolerance: the final bracket's width relative to its upper end, > 0.
+            above: an epsilon certified to lie below the answer (delta above the target there), >= 0, or
+                None.
+
+        Returns:
+            The end of the final bracket on the accountant's safe side.
+
+        Raises:
+            ValueError: ``delta`` outside [0, 1], ``tolerance`` not > 0 or ``above`` not a real >= 0.
         """
         delta = check_probability(delta, "delta", allow_zero=True, allow_one=True)
         tolerance = check_real(tolerance, "tolerance", low=0.0, low_open=True)
+        if above is not None:
+            above = check_real(above, "above", low=0.0)
         log_target = math.log(delta) if delta > 0 else -math.inf
         self._search_K = _START_K
         target_phi = _phi(log_target) if log_target > -math.inf else math.inf
@@ -134,13 +158,30 @@ class BracketedMixin:
             raise TypeError(f"{type(self).__name__} needs a randomizer with an `epsilon_local`.")
         # delta(0) not evaluated yet; delta(eps0) = 0
         search = InterpolatingSearch(_phi, target_phi, 0.0, float(epsilon_local), -np.inf)
+        if above is not None and 0.0 < above < search.high:
+            self._probe_above(search, above, log_target, tolerance)
+        if search.high - search.low <= tolerance * search.high:  # closed by the probe
+            return search.high if self.kind is BoundKind.UPPER else search.low
         hint = self._epsilon_hint(log_target) if log_target > -math.inf else None
         if hint == 0.0:
             return 0.0
-        if hint is not None and 0.0 < hint < search.high:
+        if hint is not None and search.low < hint < search.high:
             self._search_from_hint(search, hint, log_target)
         search.run(lambda eps: self._meets(eps, log_target), tolerance)
         return search.high if self.kind is BoundKind.UPPER else search.low
+
+    def _probe_above(
+        self, search: InterpolatingSearch, above: float, log_target: float, tolerance: float
+    ) -> None:
+        """Take ``above`` (certified below the answer, not evaluated) as the bracket's lower end and evaluate
+        x = above (1 + tolerance), rounded down until x - above <= tolerance x: a yes there closes the search
+        at once; a no moves the lower end to x, with its value for the interpolation."""
+        search.low = above
+        probe = min(above * (1.0 + tolerance), search.high)
+        while probe - above > tolerance * probe:
+            probe = math.nextafter(probe, 0.0)
+        if above < probe < search.high:
+            search.record(probe, *self._meets(probe, log_target))
 
     def _search_from_hint(self, search: InterpolatingSearch, hint: float, log_target: float) -> None:
         """Record the exact value at the hint, and at the accountant's refined guess from it."""
