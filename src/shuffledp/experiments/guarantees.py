@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -34,6 +35,8 @@ import pandas as pd
 
 from shuffledp._progress import progress
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
+from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.worst_case.regimes import regime_for
 from shuffledp.experiments.accounting import ACCOUNTANT_LABELS, n_x0_from_rule
 
 __all__ = [
@@ -56,6 +59,8 @@ __all__ = [
     "check_worst_case_config",
     "bracket_points",
     "bracket_shards",
+    "bracket_cost",
+    "bracket_assignment",
     "bracket_frame",
     "bracket_combine",
     "bracket_markdown",
@@ -326,13 +331,91 @@ def bracket_points(section: Mapping) -> list[tuple[int, int, float]]:
 
 
 def bracket_shards(section: Mapping) -> int:
-    """How many jobs share the bracket (``shards``, default 1): shard s of S computes the settings whose
-    index in :func:`bracket_points` order is s modulo S, so each gets its share of every k and n."""
+    """How many jobs share the bracket (``shards``, default 1); which settings each computes:
+    :func:`bracket_assignment`."""
     return int(section.get("shards", 1))
 
 
+#: the cost model's CPU seconds per delta: every setting (the lower end, the weak adversary's upper end)
+_BASE_COST = 0.05
+
+
+def _lower_cost(n_users: int, k: int) -> float:
+    """CPU s per delta of the lower end beyond the base: the exact k = 3 worst case (n <= 200) grows with n."""
+    return 0.002 * n_users**1.25 if k == 3 and n_users <= 200 else 0.0
+
+
+def _upper_cost(n_users: int, k: int, epsilon_local: float, upper: str) -> float:
+    """CPU s per delta of the upper end's search over datasets beyond the base, by the search its regime runs
+    (none for another upper accountant or where no search runs): fitted to the default grid's measurements."""
+    if upper != "worst-case-upper":
+        return 0.0
+    regime = regime_for(ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k))
+    search = regime.search.name if regime is not None else None
+    if search == "k4-blocks":  # k = 4, n 33 .. 50: three-axis views of (n + 1)^3 cells, dearer at small eps0
+        return 16.0 * (n_users / 50.0) ** 3 * min(1.0, epsilon_local**-3.0)
+    if search in ("k4-blocks+own-hits", "own-hits"):
+        if k == 4:
+            return 0.15 * (n_users / 20.0) ** 2
+        # k >= 5: the block search stops on its budgets at small eps0 (open nodes with several outside values)
+        return 5.0 * (n_users / 20.0) ** 4 * (epsilon_local / 0.5) ** -1.5
+    if search == "k3-exact":
+        return 0.002 * n_users**1.25
+    return {"k2-blocks": 0.6 * n_users / 10_000, "k2-pair-sums": 0.45, "k3-windowed": 0.5}.get(search, 0.0)
+
+
+def bracket_cost(n_users: int, k: int, epsilon_local: float, deltas: Sequence[float], upper: str) -> float:
+    """Estimated CPU seconds of one bracket setting (both ends at every delta): the cost model the shards are
+    balanced by, fitted to the default grid's measured per-setting CPU (docs/decisions/workflow.md, "Run
+    time"). Only the shards' balance depends on it, never a value.
+
+    Args:
+        n_users: number of users n.
+        k: domain size.
+        epsilon_local: k-RR's eps0.
+        deltas: the target deltas (the cost is per delta).
+        upper: registry name of the upper end.
+
+    Returns:
+        The estimate, > 0.
+    """
+    return len(deltas) * (
+        _BASE_COST + _lower_cost(n_users, k) + _upper_cost(n_users, k, epsilon_local, upper)
+    )
+
+
+def bracket_assignment(section: Mapping) -> list[int]:
+    """The shard of every setting of :func:`bracket_points` (same order): longest processing time first on
+    :func:`bracket_cost` -- settings by decreasing estimate (ties: grid order), each to the shard with the
+    least estimated total so far (ties: the lowest shard). Deterministic: every job computes the same
+    assignment from the section alone.
+
+    Args:
+        section: ``accounting.bracket``.
+
+    Returns:
+        One shard index in 0 .. :func:`bracket_shards` - 1 per setting.
+    """
+    points = bracket_points(section)
+    shards = bracket_shards(section)
+    deltas = [float(d) for d in section["delta"]]
+    upper = str(section.get("upper") or "worst-case-upper")
+    costs = [bracket_cost(n, k, e0, deltas, upper) for n, k, e0 in points]
+    loads = [0.0] * shards
+    assignment = [0] * len(points)
+    for index in sorted(range(len(points)), key=lambda i: (-costs[i], i)):
+        shard = min(range(shards), key=lambda s: (loads[s], s))
+        assignment[index] = shard
+        loads[shard] += costs[index]
+    return assignment
+
+
 def bracket_frame(
-    section: Mapping, *, bracket_function: Callable[..., list] | None = None, shard: int = 0
+    section: Mapping,
+    *,
+    bracket_function: Callable[..., list] | None = None,
+    shard: int = 0,
+    on_setting: Callable[[tuple[int, int, float], float], None] | None = None,
 ) -> pd.DataFrame:
     """Frame (:data:`BRACKET_COLUMNS`) of the worst-case bracket over the grid of ``accounting.bracket``.
 
@@ -346,8 +429,11 @@ def bracket_frame(
     Args:
         section: ``accounting.bracket``.
         bracket_function: defaults to :func:`shuffledp.accounting.bracket.bracket`.
-        shard: which of the :func:`bracket_shards` slices of the settings to compute (0 with one shard:
-            all); :func:`bracket_combine` puts the shards' frames back in order.
+        shard: which of the :func:`bracket_shards` shares of the settings to compute
+            (:func:`bracket_assignment`; 0 with one shard: all); :func:`bracket_combine` puts the shards'
+            frames back in order.
+        on_setting: called after each setting with its (n, k, eps0) and the CPU seconds it took (e.g. to log
+            them beside :func:`bracket_cost`'s estimate).
 
     Returns:
         The frame of the shard's settings, in their order.
@@ -365,14 +451,19 @@ def bracket_frame(
             f"`shard` must be in 0..{shards - 1} (accounting.bracket.shards = {shards}); got {shard!r}."
         )
     deltas = [float(d) for d in section["delta"]]
-    grid = bracket_points(section)[int(shard) :: shards]
+    grid = [
+        point for point, s in zip(bracket_points(section), bracket_assignment(section)) if s == int(shard)
+    ]
     records = []
     bar = progress(total=len(grid), desc="worst-case bracket")
     for n_users, k, epsilon_local in grid:
         options = {"upper": section["upper"]} if section.get("upper") else {}
+        started = time.process_time()
         rows = bracket_function(
             epsilon_local=float(epsilon_local), n_users=int(n_users), k=int(k), deltas=deltas, **options
         )
+        if on_setting is not None:
+            on_setting((int(n_users), int(k), float(epsilon_local)), time.process_time() - started)
         bar.update()
         for row in rows:
             records.append(
