@@ -96,8 +96,9 @@ rule accounting_epsilon_comparison:
         "../scripts/accounting_epsilon_comparison.py"
 
 
-# The bracket: `shards` jobs (interleaved slices of its settings) so both cores work on it, then one job
-# puts the rows back in order and writes the CSV and Markdown; the values are those of one job.
+# The bracket: `shards` jobs (shares of its settings, longest processing time first on a cost estimate)
+# so both cores work on it, then one job puts the rows back in order and writes the CSV and Markdown; the
+# values are those of one job.
 BRACKET_SHARDS = bracket_shards(ACCOUNTING["bracket"])
 
 
