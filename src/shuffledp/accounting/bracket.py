@@ -20,6 +20,7 @@ docs/decisions/worst-case.md, "The bracket's cost").
 from __future__ import annotations
 
 import math
+from typing import cast
 
 from shuffledp.accounting import get_accountant
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
@@ -119,4 +120,4 @@ def _upper_epsilon(hi: Accountant, lo: Accountant, delta: float, eps_lower: floa
     )
     if not certified:
         return hi.epsilon_for_delta(delta)
-    return hi.epsilon_for_delta(delta, above=eps_lower)
+    return cast(BracketedMixin, hi).epsilon_for_delta(delta, above=eps_lower)
