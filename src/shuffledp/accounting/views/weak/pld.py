@@ -222,22 +222,62 @@ def _run_block(side: _Side, ch: _Chunk, r, P: int, x, base, j_top, table, ceil_m
     side.add(J.ravel(), out[0], out[1], int(j_top.max()))
 
 
+def _direct_rows(ch: _Chunk, rows, interval: float, ceil_mode: bool):
+    """(bin, P-mass, Q-mass) of every outcome (pair, m) of the pairs ``rows`` (a > c, several m each), pair
+    by pair and m ascending within a pair (the order of :func:`~shuffledp.accounting.views.binned.flat_rows`).
+
+    The work runs on dense (pairs x m) tiles of about :data:`_BLOCK` elements (the temporaries stay in
+    cache), each per-pair factor computed once per pair; every element is the same expression, in the same
+    order of operations, as m by m on flat arrays, so every value is the same to the bit; the tile's
+    padding (m above a pair's window) is left out when the tile is copied to the output."""
+    pos, beta = ch.pos[rows], ch.beta
+    counts = (ch.m_hi[pos] - ch.m_lo[pos] + 1.0).astype(np.int64)
+    counts[counts < 0] = 0
+    total = int(counts.sum())
+    bins, p_mass, q_mass = np.empty(total, dtype=np.int64), np.empty(total), np.empty(total)
+    columns = np.arange(ch.m_width - 1)
+    per_tile = max(1, _BLOCK // max(1, ch.m_width - 1))
+    at = 0
+    for first in range(0, rows.size, per_tile):
+        tile = slice(first, first + per_tile)
+        r, p, count = rows[tile], pos[tile], counts[tile]
+        width = int(count.max())
+        if width == 0:
+            continue
+        m = ch.m_lo[p][:, None] + columns[None, :width]
+        sr, ar, cr = ch.ss[r][:, None], ch.a[r][:, None], ch.c[r][:, None]
+        base = sr + m
+        denominator = base + beta * cr
+        scaled = np.log1p(beta * (ar - cr) / denominator)
+        scaled /= interval
+        j = (np.ceil(scaled) if ceil_mode else np.floor(scaled)).astype(np.int64)
+        mass = ch.row_mass[r][:, None] * ch.pmf[p, :width]
+        inside = columns[None, :width] < count[:, None]
+        size = int(count.sum())
+        bins[at : at + size] = j[inside]
+        p_mass[at : at + size] = (mass * (base + beta * ar))[inside]
+        q_mass[at : at + size] = (mass * denominator)[inside]
+        at += size
+    return bins, p_mass, q_mass
+
+
 def _add_direct(side: _Side, ch: _Chunk, each, interval: float, ceil_mode: bool) -> None:
-    """Bin the pairs ``each`` (a > c) m by m (their loss spans more bins than they have m values)."""
+    """Bin the pairs ``each`` (a > c) m by m (their loss spans more bins than they have m values), one
+    :meth:`_Side.add` per :data:`_BLOCK` pairs."""
     m_lo, pos, beta = ch.m_lo, ch.pos, ch.beta
     for first in range(0, each.size, _BLOCK):
         rows = each[first : first + _BLOCK]
-        if np.all(ch.m_hi[pos[rows]] == m_lo[pos[rows]]):  # one m per pair (k = 2: m = 0)
-            mm_rows, m_values = rows, m_lo[pos[rows]]
-        else:
-            mm_rows, m_values, _ = flat_rows(rows.astype(float), m_lo[pos[rows]], ch.m_hi[pos[rows]])
-            mm_rows = mm_rows.astype(np.int64)
-        flat = pos[mm_rows] * (ch.m_width - 1) + (m_values - m_lo[pos[mm_rows]]).astype(np.int64)
-        g = ch.pmf.ravel()[flat]
-        sr, ar, cr = ch.ss[mm_rows], ch.a[mm_rows], ch.c[mm_rows]
+        if not np.all(ch.m_hi[pos[rows]] == m_lo[pos[rows]]):
+            j, p_mass, q_mass = _direct_rows(ch, rows, interval, ceil_mode)
+            side.add(j, p_mass, q_mass, int(j.max()))
+            continue
+        # one m per pair (k = 2: m = 0)
+        m_values = m_lo[pos[rows]]
+        g = ch.pmf.ravel()[pos[rows] * (ch.m_width - 1)]
+        sr, ar, cr = ch.ss[rows], ch.a[rows], ch.c[rows]
         loss = np.log1p(beta * (ar - cr) / (sr + m_values + beta * cr))
         j = (np.ceil(loss / interval) if ceil_mode else np.floor(loss / interval)).astype(np.int64)
-        mass = ch.row_mass[mm_rows] * g
+        mass = ch.row_mass[rows] * g
         side.add(j, mass * (sr + m_values + beta * ar), mass * (sr + m_values + beta * cr), int(j.max()))
 
 
