@@ -1,4 +1,4 @@
-"""The weak adversary's binned PLD, pairs binned m by m on dense tiles (shuffledp.accounting.views.weak.pld):
+"""The weak adversary's binned PLD, pairs binned m by m on dense tiles summed per bin (shuffledp.accounting.views.weak.pld):
 the same bits as the flat m-by-m reference (one element per outcome, gathered per element), in both rounding
 modes, where the composed phase diagram's calibrations use it; and a probe showing the comparison sees one
 outcome planted in the wrong bin."""
@@ -76,13 +76,14 @@ def test_probe_one_outcome_in_the_wrong_bin_is_seen(monkeypatch):
     """A tile path that puts one outcome (the heaviest) one bin up fails the comparison above."""
     setting = ShuffleSetting(epsilon_local=1.5, n_users=3000, k=4)
     flat, _ = _binned(monkeypatch, _flat_direct, setting, 1e-4, True)
-    original = weak_pld._direct_rows
+    original = weak_pld._direct_tiles
 
     def planted(*args):
-        bins, p_mass, q_mass = original(*args)
-        bins[np.argmax(p_mass)] += 1
-        return bins, p_mass, q_mass
+        for number, (bins, p_mass, q_mass, inside) in enumerate(original(*args)):
+            if number == 0:
+                bins[np.unravel_index(np.argmax(np.where(inside, p_mass, 0.0)), bins.shape)] += 1
+            yield bins, p_mass, q_mass, inside
 
-    monkeypatch.setattr(weak_pld, "_direct_rows", planted)
+    monkeypatch.setattr(weak_pld, "_direct_tiles", planted)
     tiled, _ = _binned(monkeypatch, weak_pld._add_direct, setting, 1e-4, True)
     assert not _same_bits(tiled, flat)
