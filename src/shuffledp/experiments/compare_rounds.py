@@ -34,6 +34,8 @@ reports), so an eps0 below that floor would contradict it; a discretised PLD can
 cannot. The search (:func:`_largest_meeting`) is Illinois from :mod:`shuffledp.accounting.numerics.search`
 on the composed epsilon; each step builds the round's PLD once and composes it by one T-fold self
 convolution (never T convolutions), and the composed accountant of the final answer is the one searched.
+Where rounds are subsampled, the shuffle search first runs on a grid :data:`COARSE_FACTOR` x coarser (a
+starting point only, :func:`_largest_meeting`): the answer is still a point of the calibration's own grid.
 
 Errors (per round and of the average over T rounds, the data not changing between rounds). Each round's
 true histogram is the data's at m users (:func:`~shuffledp.experiments.compare.dataset_counts` with
