@@ -34,6 +34,8 @@ reports), so an eps0 below that floor would contradict it; a discretised PLD can
 cannot. The search (:func:`_largest_meeting`) is Illinois from :mod:`shuffledp.accounting.numerics.search`
 on the composed epsilon; each step builds the round's PLD once and composes it by one T-fold self
 convolution (never T convolutions), and the composed accountant of the final answer is the one searched.
+Where rounds are subsampled, the shuffle search first runs on a grid :data:`COARSE_FACTOR` x coarser (a
+starting point only, :func:`_largest_meeting`): the answer is still a point of the calibration's own grid.
 
 Errors (per round and of the average over T rounds, the data not changing between rounds). Each round's
 true histogram is the data's at m users (:func:`~shuffledp.experiments.compare.dataset_counts` with
@@ -119,6 +121,12 @@ _MAX_EPSILON_LOCAL = 50.0
 #: relative tolerance of every calibrated parameter (the answer meets the target; 1 + this does not)
 _TOLERANCE = 1e-4
 _MAX_EVALUATIONS = 60
+#: the subsampled shuffle calibration's first search runs on a grid this many times the calibration's
+#: (a guess only: the fine search starts from its answer; the composed PLD's length, and so the FFT's
+#: cost, scales with 1 / grid)
+COARSE_FACTOR = 10.0
+#: relative tolerance of that coarse search (its answer is a starting point only)
+_COARSE_TOLERANCE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -197,6 +205,45 @@ def _grow_and_close(
     ).low
 
 
+def _coarse_guess(
+    evaluate, guess: tuple[float, float], *, floor: float, upper: float, name: str, epsilon: float
+) -> tuple[float, float]:
+    """Where the fine search starts: ``guess`` ((x, slope)) searched on the coarse grid (``evaluate``, whose
+    target is the shifted one of :func:`_largest_meeting`) to :data:`_COARSE_TOLERANCE`; returns (its answer,
+    the secant slope of the nearest coarse evaluations on either side that are at least
+    :data:`_COARSE_TOLERANCE` x ``epsilon`` from the target -- the guess's slope where there are none). A guess
+    only: what the calibration returns is the fine search's. Where the coarse search fails (every x up to
+    ``upper`` meets the coarse target) the guess is returned as it was."""
+    seen: list[tuple[float, float]] = []
+
+    def recording(x: float):
+        fails, h, value = evaluate(x)
+        if math.isfinite(h):
+            seen.append((x, h))
+        return fails, h, value
+
+    try:
+        found = search_from_guess(
+            recording,
+            *guess,
+            floor=floor,
+            upper=upper,
+            tolerance=_COARSE_TOLERANCE,
+            name=name,
+            epsilon=epsilon,
+        )
+    except ValueError:
+        return guess
+    spread = _COARSE_TOLERANCE * epsilon
+    below = [(x, h) for x, h in seen if x <= found and h <= -spread]
+    above = [(x, h) for x, h in seen if x > found and h >= spread]
+    slope = guess[1]
+    if below and above:
+        (x0, h0), (x1, h1) = max(below), min(above)
+        slope = (h1 - h0) / (x1 - x0)
+    return found, slope
+
+
 def _largest_meeting(
     composed_epsilon,
     *,
@@ -206,6 +253,7 @@ def _largest_meeting(
     name: str,
     interval: float,
     guess: tuple[float, float] | None = None,
+    coarse_shift: float | None = None,
 ) -> float:
     """Largest x in [floor, upper] with ``composed_epsilon(x, interval)`` <= ``epsilon``.
 
@@ -215,11 +263,16 @@ def _largest_meeting(
     to :data:`_TOLERANCE` relative. Then the answer is evaluated on ``interval`` itself; if that leaves
     more than :data:`_TOLERANCE` x epsilon unused, the search goes on there (1 % steps, doubling, then
     Illinois). With ``guess`` ((x, slope), :func:`~shuffledp.experiments.rounds_guess.shuffle_guess`) the
-    search runs on ``interval`` alone from there instead (:func:`~shuffledp.experiments.rounds_guess.search_from_guess`).
+    search runs on ``interval`` alone from there instead (:func:`~shuffledp.experiments.rounds_guess.search_from_guess`);
+    with ``coarse_shift`` too, that guess is first replaced by the answer of the same search on the grid
+    :data:`COARSE_FACTOR` x ``interval`` for the target ``epsilon`` + ``coarse_shift`` (:func:`_coarse_guess`):
+    rounding every loss up to a grid moves each round's losses up by half a bin on average, so T rounds' composed
+    epsilon by about T x (:data:`COARSE_FACTOR` - 1) x ``interval`` / 2 more on the coarse grid than on the
+    fine one -- the shift that puts the coarse answer next to the fine one.
     The returned end is ``floor`` or a point that met the target. Raises when ``upper`` meets it too."""
     count = [0]
 
-    def evaluator(grid: float):
+    def evaluator(grid: float, target: float = epsilon):
         def evaluate(x: float):
             count[0] += 1
             if count[0] > _MAX_EVALUATIONS:  # pragma: no cover - a non-monotone composed epsilon
@@ -227,10 +280,19 @@ def _largest_meeting(
                     f"calibration of {name} did not converge in {_MAX_EVALUATIONS} evaluations"
                 )
             value = composed_epsilon(x, grid)
-            return value > epsilon, value - epsilon, value
+            return value > target, value - target, value
 
         return evaluate
 
+    if guess is not None and coarse_shift is not None:
+        guess = _coarse_guess(
+            evaluator(COARSE_FACTOR * interval, epsilon + coarse_shift),
+            guess,
+            floor=floor,
+            upper=upper,
+            name=name,
+            epsilon=epsilon,
+        )
     if guess is not None:
         return search_from_guess(
             evaluator(interval),
@@ -366,6 +428,7 @@ def shuffle_epsilon_local(setting: RoundsSetting, *, interval: float | None = No
         name="eps0",
         interval=interval,
         guess=guess,
+        coarse_shift=0.5 * s.compositions * (COARSE_FACTOR - 1.0) * interval if s.subsample < 1.0 else None,
     )
 
 

@@ -222,22 +222,76 @@ def _run_block(side: _Side, ch: _Chunk, r, P: int, x, base, j_top, table, ceil_m
     side.add(J.ravel(), out[0], out[1], int(j_top.max()))
 
 
+def _direct_tiles(ch: _Chunk, rows, interval: float, ceil_mode: bool):
+    """(bin, P-mass, Q-mass) of every outcome (pair, m) of the pairs ``rows`` (a > c, several m each), as dense
+    (pairs x m) tiles of about :data:`_BLOCK` elements (the temporaries stay in cache), pair by pair and m
+    ascending within a pair (the order of :func:`~shuffledp.accounting.views.binned.flat_rows`); yields
+    (bins, P-masses, Q-masses, inside), ``inside`` marking the outcomes (the rest pads a pair's window to the
+    tile's width: m above m_hi, where the pmf of M is 0, so its masses are exactly 0).
+
+    Each per-pair factor is computed once per pair; every element is the same expression, in the same order of
+    operations, as m by m on flat arrays, so every value is the same to the bit."""
+    pos, beta = ch.pos[rows], ch.beta
+    counts = (ch.m_hi[pos] - ch.m_lo[pos] + 1.0).astype(np.int64)
+    counts[counts < 0] = 0
+    columns = np.arange(ch.m_width - 1)
+    per_tile = max(1, _BLOCK // max(1, ch.m_width - 1))
+    for first in range(0, rows.size, per_tile):
+        tile = slice(first, first + per_tile)
+        r, p, count = rows[tile], pos[tile], counts[tile]
+        width = int(count.max())
+        if width == 0:
+            continue
+        m = ch.m_lo[p][:, None] + columns[None, :width]
+        sr, ar, cr = ch.ss[r][:, None], ch.a[r][:, None], ch.c[r][:, None]
+        base = sr + m
+        denominator = base + beta * cr
+        scaled = np.log1p(beta * (ar - cr) / denominator)
+        scaled /= interval
+        j = (np.ceil(scaled) if ceil_mode else np.floor(scaled)).astype(np.int64)
+        mass = ch.row_mass[r][:, None] * ch.pmf[p, :width]
+        yield (
+            j,
+            mass * (base + beta * ar),
+            np.multiply(mass, denominator, out=denominator),
+            columns[None, :width] < count[:, None],
+        )
+
+
 def _add_direct(side: _Side, ch: _Chunk, each, interval: float, ceil_mode: bool) -> None:
-    """Bin the pairs ``each`` (a > c) m by m (their loss spans more bins than they have m values)."""
+    """Bin the pairs ``each`` (a > c) m by m (their loss spans more bins than they have m values), as one
+    :meth:`_Side.add` per :data:`_BLOCK` pairs would.
+
+    Several m per pair: the tiles of :func:`_direct_tiles` are summed into per-bin accumulators by
+    ``np.add.at`` (one addition per element, in element order, from 0 -- what ``np.bincount`` does over the
+    whole block), then added to the side once per block over the bins up to the block's largest: the same bits
+    as :meth:`_Side.add` of the block's flat arrays, without them. A pad element adds an exact 0 to a bin at
+    most its pair's last (non-negative loss), and a bin the block does not reach gets + 0."""
     m_lo, pos, beta = ch.m_lo, ch.pos, ch.beta
     for first in range(0, each.size, _BLOCK):
         rows = each[first : first + _BLOCK]
-        if np.all(ch.m_hi[pos[rows]] == m_lo[pos[rows]]):  # one m per pair (k = 2: m = 0)
-            mm_rows, m_values = rows, m_lo[pos[rows]]
-        else:
-            mm_rows, m_values, _ = flat_rows(rows.astype(float), m_lo[pos[rows]], ch.m_hi[pos[rows]])
-            mm_rows = mm_rows.astype(np.int64)
-        flat = pos[mm_rows] * (ch.m_width - 1) + (m_values - m_lo[pos[mm_rows]]).astype(np.int64)
-        g = ch.pmf.ravel()[flat]
-        sr, ar, cr = ch.ss[mm_rows], ch.a[mm_rows], ch.c[mm_rows]
+        if not np.all(ch.m_hi[pos[rows]] == m_lo[pos[rows]]):
+            p_sum, q_sum, top = np.zeros(0), np.zeros(0), -1
+            for j, p_mass, q_mass, inside in _direct_tiles(ch, rows, interval, ceil_mode):
+                top = max(top, int(np.max(j, where=inside, initial=-1)))
+                if int(j.max()) + 1 > p_sum.size:
+                    grown = max(int(j.max()) + 1, 2 * p_sum.size)
+                    p_sum = np.concatenate([p_sum, np.zeros(grown - p_sum.size)])
+                    q_sum = np.concatenate([q_sum, np.zeros(grown - q_sum.size)])
+                np.add.at(p_sum, j.ravel(), p_mass.ravel())
+                np.add.at(q_sum, j.ravel(), q_mass.ravel())
+            if top >= 0:
+                side.add(np.zeros(0, dtype=np.int64), p_sum, q_sum, top)  # grows the side to the block's top
+                side.p[: top + 1] += p_sum[: top + 1]
+                side.q[: top + 1] += q_sum[: top + 1]
+            continue
+        # one m per pair (k = 2: m = 0)
+        m_values = m_lo[pos[rows]]
+        g = ch.pmf.ravel()[pos[rows] * (ch.m_width - 1)]
+        sr, ar, cr = ch.ss[rows], ch.a[rows], ch.c[rows]
         loss = np.log1p(beta * (ar - cr) / (sr + m_values + beta * cr))
         j = (np.ceil(loss / interval) if ceil_mode else np.floor(loss / interval)).astype(np.int64)
-        mass = ch.row_mass[mm_rows] * g
+        mass = ch.row_mass[rows] * g
         side.add(j, mass * (sr + m_values + beta * ar), mass * (sr + m_values + beta * cr), int(j.max()))
 
 
