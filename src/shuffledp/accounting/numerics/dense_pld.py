@@ -69,16 +69,20 @@ def _truncate_tails(probs: np.ndarray, truncation: float, pessimistic: bool) -> 
     return left, kept, 0
 
 
-def _log_mgf(masses: np.ndarray, zero: np.ndarray, order: float) -> float:
+def _log_mgf(masses: np.ndarray, positions: np.ndarray, zero: np.ndarray, order: float) -> float:
     """``scipy.special.logsumexp(np.arange(len(masses)) * order, b=masses)`` (scipy 1.17's ``_logsumexp``
     with its sign handling, on a 1-D float array), the same floating-point operations in the same order;
-    ``zero`` is ``masses == 0``. Where the shifted sum is not finite, scipy's own call decides."""
-    exponents = np.arange(len(masses)) * order
+    ``positions`` is ``np.arange(len(masses), dtype=float)`` (the integers exactly, so each product is the
+    same; the integer array's conversion is not paid at every order), ``zero`` is ``masses == 0``. Where
+    the shifted sum is not finite, scipy's own call decides."""
+    exponents = positions * order
     exponents[zero] = -np.inf  # a zero weight adds nothing, whatever its exponent
     top = np.max(exponents)
     at_top = exponents == top
-    scale = np.sum(masses * at_top.astype(float))  # the weights of the largest terms, summed apart
-    exponents[at_top] = -np.inf
+    first = np.flatnonzero(at_top)
+    # the weights of the largest terms, summed apart: one term is its own sum (every other addend is 0.0)
+    scale = masses[first[0]] if first.size == 1 else np.sum(masses * at_top.astype(float))
+    exponents[first] = -np.inf
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         total = np.sum(masses * np.exp(exponents - top))
         total = total if total == 0 else total / scale
@@ -102,9 +106,11 @@ def _self_convolve_bounds(masses: np.ndarray, times: int, tail_mass_truncation: 
     if tail_mass_truncation == 0:
         return lower_bound, upper_bound
     orders = np.concatenate((np.arange(-20, 0), np.arange(1, 21))) / len(masses)
-    zero = masses == 0
+    positions, zero = np.arange(len(masses), dtype=float), masses == 0
     for order in orders:
-        bound = (times * _log_mgf(masses, zero, order) + math.log(2 / tail_mass_truncation)) / order
+        bound = (
+            times * _log_mgf(masses, positions, zero, order) + math.log(2 / tail_mass_truncation)
+        ) / order
         if not math.isfinite(bound):
             continue
         if order > 0:
