@@ -58,9 +58,9 @@ import functools
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp._validation import check_integer, check_probability, check_real, check_real_array
 from shuffledp.accounting import Accountant, accountant_class, list_accountants
@@ -78,6 +78,10 @@ from shuffledp.accounting.params import MAX_K, BoundKind, ShuffleSetting, users_
 from shuffledp.accounting.randomizers import Randomizer
 from shuffledp.accounting.views.binned import BinnedView
 from shuffledp.accounting.views.derived import pld as derived_pld
+
+if TYPE_CHECKING:  # annotations only: dp_accounting is imported where it is used (see _LAZY_IMPORTS in
+    # shuffledp.accounting.numerics.dense_pld)
+    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 __all__ = [
     "composable",

@@ -59,7 +59,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
 from shuffledp._random import job_rng
 from shuffledp._validation import check_choice, check_integer, check_probability, check_real
@@ -491,6 +490,9 @@ def gaussian_sigma(setting: RoundsSetting, *, interval: float | None = None) -> 
     )
     if s.subsample == 1.0:
         return unsampled
+
+    # here, not at the top: see _LAZY_IMPORTS in shuffledp.accounting.numerics.dense_pld
+    from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
     def composed(inverse_sigma: float, grid: float) -> float:
         pld = dp_pld.from_gaussian_mechanism(

@@ -28,11 +28,10 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from dp_accounting.pld import common, pld_pmf, privacy_loss_distribution
-from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
 from shuffledp.accounting import accountant_class, get_accountant
 from shuffledp.accounting.composition import compose
@@ -44,6 +43,10 @@ from shuffledp.tables import (
     REPRODUCED,
     not_reproducible_row,
 )
+
+if TYPE_CHECKING:  # annotations only: dp_accounting is imported where it is used (the verdicts job needs
+    # none of it; see _LAZY_IMPORTS in shuffledp.accounting.numerics.dense_pld)
+    from dp_accounting.pld import pld_pmf
 
 __all__ = [
     "FIGURES",
@@ -371,6 +374,9 @@ def subsampled_all_x0_pld(
     ]
     if view.pessimistic or view.p_infinity or view.q_infinity:
         raise ValueError("the 'all-x0' view must be optimistic with no infinite loss for the lower bound")
+    # here, not at the top: see _LAZY_IMPORTS in shuffledp.accounting.numerics.dense_pld
+    from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
+
     index = view.index.astype(float)
     forward = np.floor(np.log1p(q * np.expm1(-(index + 1.0) * interval)) / interval).astype(np.int64)
     reverse = np.floor(-np.log1p(q * np.expm1(-index * interval)) / interval).astype(np.int64)
@@ -381,6 +387,8 @@ def subsampled_all_x0_pld(
 
 
 def _dense_optimistic(index: np.ndarray, mass: np.ndarray, interval: float) -> pld_pmf.DensePLDPmf:
+    from dp_accounting.pld import pld_pmf  # see _LAZY_IMPORTS in accounting.numerics.dense_pld
+
     lower = int(index.min())
     probs = np.zeros(int(index.max()) - lower + 1)
     np.add.at(probs, index - lower, mass)
@@ -434,6 +442,9 @@ def balle_theorem_epsilon(
         np.sqrt(14.0 * k * np.log(2.0 / np.concatenate([deltas, targets])) / (gamma * (n_users - 1))), low
     )
     grid = sorted({*np.linspace(low, high, points), *solved}) if low <= high else []
+    # here, not at the top: see _LAZY_IMPORTS in shuffledp.accounting.numerics.dense_pld
+    from dp_accounting.pld import common, privacy_loss_distribution
+
     best = np.full(deltas.shape, math.inf)
     for eps1 in (e for e in grid if e <= high):
         delta1 = float(balle_single_delta(eps1, epsilon_local=epsilon_local, n_users=n_users, k=k))

@@ -13,8 +13,14 @@ with the same public numerical functions, in the same order, as ``DensePLDPmf.co
   <= truncation / 2, found by a left-to-right running sum; the left part added to the first kept mass when
   pessimistic, the right part to the infinity mass; optimistic: the right part added to the last kept mass,
   the left part dropped);
-* ``self_compose``: ``dp_accounting.pld.common.self_convolve`` (public) and the infinity mass
-  truncation - expm1(T log1p(-a)).
+* ``self_compose``: ``dp_accounting.pld.common.self_convolve``, step for step (:func:`_self_convolve`), and the
+  infinity mass truncation - expm1(T log1p(-a)). Its truncation bounds (``compute_self_convolve_bounds``:
+  a Chernoff bound at 40 orders, each a ``scipy.special.logsumexp`` of the whole mass array) cost more than
+  its FFT; scipy's general logsumexp pays for array-API dispatch, three array copies and a second,
+  unshifted pass of ``b * exp(a)`` kept only for a non-finite result. :func:`_log_mgf` makes the same
+  floating-point operations on the same arrays in the same order (the zero-mass mask once per array, not
+  once per order) and falls back to scipy's own call where the shifted result is not finite, so the bounds,
+  and so the composed arrays, are the same to the bit (tests/accounting/test_self_convolve.py).
 
 The results are dp_accounting's to the last bit (tests/accounting/test_pld_epsilon.py composes both ways and
 compares the arrays). :meth:`Pld.to_dp_accounting` hands a PLD to dp_accounting through its public
@@ -61,6 +67,69 @@ def _truncate_tails(probs: np.ndarray, truncation: float, pessimistic: bool) -> 
         return left, kept, right_mass
     kept[-1] += right_mass
     return left, kept, 0
+
+
+def _log_mgf(masses: np.ndarray, positions: np.ndarray, zero: np.ndarray, order: float) -> float:
+    """``scipy.special.logsumexp(np.arange(len(masses)) * order, b=masses)`` (scipy 1.17's ``_logsumexp``
+    with its sign handling, on a 1-D float array), the same floating-point operations in the same order;
+    ``positions`` is ``np.arange(len(masses), dtype=float)`` (the integers exactly, so each product is the
+    same; the integer array's conversion is not paid at every order), ``zero`` is ``masses == 0``. Where
+    the shifted sum is not finite, scipy's own call decides."""
+    exponents = positions * order
+    exponents[zero] = -np.inf  # a zero weight adds nothing, whatever its exponent
+    top = np.max(exponents)
+    at_top = exponents == top
+    first = np.flatnonzero(at_top)
+    # the weights of the largest terms, summed apart: one term is its own sum (every other addend is 0.0)
+    scale = masses[first[0]] if first.size == 1 else np.sum(masses * at_top.astype(float))
+    exponents[first] = -np.inf
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        total = np.sum(masses * np.exp(exponents - top))
+        total = total if total == 0 else total / scale
+        negative = np.sign(total + 1) * np.sign(scale) < 0
+        if total < -1:
+            total = -total - 2
+        out = np.log1p(total) + np.log(np.abs(scale)) + top
+    if negative:
+        out = np.nan
+    if not np.isfinite(out):
+        from scipy import special  # see _LAZY_IMPORTS
+
+        return special.logsumexp(np.arange(len(masses)) * order, b=masses)
+    return out
+
+
+def _self_convolve_bounds(masses: np.ndarray, times: int, tail_mass_truncation: float) -> tuple[int, int]:
+    """dp_accounting 0.6.0's ``common.compute_self_convolve_bounds`` at its default orders (Chernoff bounds
+    at +-1..20 / len), with :func:`_log_mgf` for its logsumexp."""
+    upper_bound, lower_bound = (len(masses) - 1) * times, 0
+    if tail_mass_truncation == 0:
+        return lower_bound, upper_bound
+    orders = np.concatenate((np.arange(-20, 0), np.arange(1, 21))) / len(masses)
+    positions, zero = np.arange(len(masses), dtype=float), masses == 0
+    for order in orders:
+        bound = (
+            times * _log_mgf(masses, positions, zero, order) + math.log(2 / tail_mass_truncation)
+        ) / order
+        if not math.isfinite(bound):
+            continue
+        if order > 0:
+            upper_bound = min(upper_bound, math.ceil(bound))
+        if order < 0:
+            lower_bound = max(lower_bound, math.floor(bound))
+    return lower_bound, upper_bound
+
+
+def _self_convolve(masses: np.ndarray, times: int, tail_mass_truncation: float) -> tuple[int, np.ndarray]:
+    """dp_accounting 0.6.0's ``common.self_convolve`` step for step (module doc): (lowest kept index, masses)."""
+    from scipy import fft  # see _LAZY_IMPORTS
+
+    masses = np.asarray(masses, dtype=float)
+    lower, upper = _self_convolve_bounds(masses, times, tail_mass_truncation)
+    output_len = upper - lower + 1
+    fast_len = fft.next_fast_len(max(output_len, len(masses)))
+    convolved = np.real(fft.ifft(fft.fft(masses, fast_len) ** times))
+    return lower, np.roll(convolved, -lower)[:output_len]
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity (a PMF is never changed)
@@ -112,9 +181,7 @@ class DensePmf:
     def self_compose(self, times: int, tail_mass_truncation: float = 1e-15) -> DensePmf:
         if times <= 0:
             raise ValueError(f"`times` must be an integer >= 1; got {times!r}.")
-        from dp_accounting.pld import common as dp_common  # see _LAZY_IMPORTS
-
-        lower, probs = dp_common.self_convolve(self.probs, times, tail_mass_truncation)
+        lower, probs = _self_convolve(self.probs, times, tail_mass_truncation)
         infinity = tail_mass_truncation - math.expm1(times * math.log1p(-self.infinity_mass))
         return DensePmf(
             self.discretization, self.lower_loss * times + lower, np.array(probs), infinity, self.pessimistic

@@ -35,9 +35,13 @@ from __future__ import annotations
 
 import math
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
-from dp_accounting.pld import pld_pmf
+
+if TYPE_CHECKING:  # annotations only: dp_accounting is imported where it is used (see _LAZY_IMPORTS in
+    # shuffledp.accounting.numerics.dense_pld)
+    from dp_accounting.pld import pld_pmf
 
 __all__ = ["epsilon_for_delta", "delta_for_epsilon"]
 
@@ -50,6 +54,8 @@ _PREFIXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _theirs(pmf) -> pld_pmf.DensePLDPmf:
     """The same PMF as dp_accounting's ``DensePLDPmf`` (public constructor), for its own loops."""
+    from dp_accounting.pld import pld_pmf  # see _LAZY_IMPORTS in shuffledp.accounting.numerics.dense_pld
+
     return pld_pmf.DensePLDPmf(
         pmf.discretization, pmf.lower_loss, pmf.probs, pmf.infinity_mass, pmf.pessimistic
     )

@@ -48,7 +48,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from shuffledp._numerics import log1mexp, logsumexp
 from shuffledp.accounting.numerics.binomial import (
@@ -198,6 +197,10 @@ class CountPair:
         def objective(x: float) -> float:
             theta = math.exp(x)
             return n * self._log_mgf(theta, c) - 1.0 - x - math.log(n)
+
+        # here, not at the top: every figure job imports this module (the plotting style reads the colour of
+        # every accountant, the weak adversary's too), and only this bound needs scipy.optimize
+        from scipy.optimize import minimize_scalar
 
         best = minimize_scalar(objective, bounds=(low, high), method="bounded", options={"xatol": 1e-6})
         x = float(best.x)
