@@ -169,3 +169,58 @@ def test_lower_first_refuses_a_bound_that_is_not_lower():
             delta=1e-6,
             tolerance=1e-3,
         )
+
+
+# -- secant steps from a known meeting point (the which-randomizer grid's calibrations)
+
+
+@pytest.mark.parametrize(
+    "accountant,n,k,eps,options",
+    [
+        ("weak-adversary", 1000, 15, 0.25, {}),
+        ("balle-bennett-own", 2000, 8, 1.0, {"randomizer": "oue"}),
+        ("weak-adversary", 300, 8, 0.5, {"randomizer": "oue"}),
+    ],
+)
+def test_secant_from_a_known_meeting_point_keeps_the_guarantee(accountant, n, k, eps, options):
+    """The answer meets the target by the accountant's own value (re-evaluated), eps0 + tolerance does not,
+    it is within the tolerance of the plain search's, and the search from a point known to meet (60 % of the
+    answer here, evaluated by the caller) takes no more evaluations."""
+    import math
+
+    from shuffledp.accounting.randomizers import randomizer_class
+
+    if "randomizer" in options:
+        options = {"randomizer": randomizer_class(options["randomizer"])}
+    tolerance, delta = 1e-6, 1e-6
+    arguments = dict(n_users=n, k=k, epsilon=eps, delta=delta, tolerance=tolerance, **options)
+    plain = calibrate_epsilon_local_traced(accountant, **arguments)
+
+    def log_delta(eps0):
+        if options:
+            built = options["randomizer"].from_parameters(epsilon_local=eps0, k=k)
+            return float(
+                get_accountant(accountant, randomizer=built, n_users=n).log_delta_for_epsilon(eps)[0]
+            )
+        return float(
+            get_accountant(accountant, epsilon_local=eps0, n_users=n, k=k).log_delta_for_epsilon(eps)[0]
+        )
+
+    known = eps + 0.6 * (plain.epsilon_local - eps)
+    assert log_delta(known) <= math.log(delta)
+    fast = calibrate_epsilon_local_traced(
+        accountant, method="secant", meets_at=(known, log_delta(known)), **arguments
+    )
+    assert fast.epsilon_local >= known
+    assert log_delta(fast.epsilon_local) <= math.log(delta) < log_delta(fast.epsilon_local_fails)
+    assert 0 < fast.epsilon_local_fails - fast.epsilon_local <= tolerance
+    assert abs(fast.epsilon_local - plain.epsilon_local) <= tolerance
+    assert fast.evaluations <= plain.evaluations
+
+
+def test_meets_at_refuses_a_point_that_does_not_meet_the_target():
+    arguments = dict(n_users=1000, k=15, epsilon=0.25, delta=1e-6, tolerance=1e-6)
+    with pytest.raises(ValueError, match=r"`meets_at` must meet the target .* got log delta -5.0 at 1.5"):
+        calibrate_epsilon_local_traced("weak-adversary", meets_at=(1.5, -5.0), **arguments)
+    with pytest.raises(ValueError, match=r"`meets_at` must lie in \[0.25, 30.0\); got eps0 = 31.0"):
+        calibrate_epsilon_local_traced("weak-adversary", meets_at=(31.0, -50.0), **arguments)

@@ -142,3 +142,50 @@ def test_binary_rr_is_calibrated_as_krr_at_k_2():
     found = calibrate_tightest("binary-rr", n_users=2000, k=2, epsilon=1.0, delta=1e-6)
     same = calibrate_tightest("krr", n_users=2000, k=2, epsilon=1.0, delta=1e-6)
     assert (found.epsilon_local, found.accountant) == (same.epsilon_local, same.accountant)
+
+
+# -- k-RR's answer shared with a randomizer that is k-RR's channel (subset selection of size 1)
+
+
+def test_subset_selection_of_size_one_is_krr_channel_and_larger_sizes_are_not():
+    """The law behind the sharing: subset selection with s = 1 reports its own value with k-RR's p and each
+    other with k-RR's q, and its output types are k-RR's; s = 2 is not k-RR (the check refuses it)."""
+    from shuffledp.accounting.randomizers.subset import SubsetSelection
+    from shuffledp.experiments.which_randomizer import _is_krr_channel
+
+    for epsilon_local, k in ((3.0, 15), (0.7, 192)):
+        single = SubsetSelection(epsilon_local=epsilon_local, k=k, subset_size=1)
+        krr = KRR.from_parameters(epsilon_local=epsilon_local, k=k)
+        assert single.support_probabilities == pytest.approx(krr.probabilities, rel=1e-13)
+        ours, theirs = single.output_types(2).merged((0, 1)), krr.output_types(2).merged((0, 1))
+        assert ours.log_gamma == pytest.approx(theirs.log_gamma, rel=1e-13)
+        order_ours, order_theirs = np.lexsort(ours.log_ratios[::-1]), np.lexsort(theirs.log_ratios[::-1])
+        assert ours.log_ratios[:, order_ours] == pytest.approx(theirs.log_ratios[:, order_theirs], rel=1e-12)
+        assert ours.log_blanket_mass[order_ours] == pytest.approx(
+            theirs.log_blanket_mass[order_theirs], rel=1e-12
+        )
+        assert _is_krr_channel(single) and _is_krr_channel(krr)
+        assert not _is_krr_channel(SubsetSelection(epsilon_local=epsilon_local, k=k, subset_size=2))
+        assert not _is_krr_channel(OUE.from_parameters(epsilon_local=epsilon_local, k=k))
+
+
+def test_subset_of_size_one_gets_krr_answer_and_a_known_answer_is_kept_unless_beaten():
+    """Where subset selection is k-RR (s = 1 at k-RR's eps0) its row is k-RR's eps0 and accountant, so the
+    verdict's tie rule keeps k-RR first; ``known`` is the best from the start: kept when no accountant of
+    the randomizer certifies ``tolerance`` more, overtaken (to the same answer as without it) when below."""
+    from shuffledp.experiments.which_randomizer import randomizer_rows
+
+    counts = dataset_counts("uniform", n_users=10000, k=15)
+    krr, subset = randomizer_rows(counts, epsilon=1.0, delta=1e-6, randomizers=["krr", "subset"])
+    assert subset["parameters"] == "s=1"
+    assert (subset["epsilon_local"], subset["accountant"]) == (krr["epsilon_local"], krr["accountant"])
+    plain = calibrate_tightest("subset", n_users=10000, k=15, epsilon=1.0, delta=1e-6)
+    assert abs(plain.epsilon_local - krr["epsilon_local"]) <= 1e-6
+    kept = calibrate_tightest(
+        "subset", n_users=10000, k=15, epsilon=1.0, delta=1e-6, known=(plain.epsilon_local, "stated")
+    )
+    assert (kept.epsilon_local, kept.accountant) == (plain.epsilon_local, "stated")
+    below = calibrate_tightest(
+        "subset", n_users=10000, k=15, epsilon=1.0, delta=1e-6, known=(plain.epsilon_local - 0.5, "stated")
+    )
+    assert below.accountant == plain.accountant and abs(below.epsilon_local - plain.epsilon_local) <= 1e-6
