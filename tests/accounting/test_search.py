@@ -21,7 +21,6 @@ from shuffledp.accounting.numerics.search import (
     halfway,
     illinois,
     regula_falsi,
-    secant_closing,
     secant_or_iqi,
 )
 
@@ -164,67 +163,6 @@ def test_illinois_before_step_can_stop_it():
 
     with pytest.raises(Stop):
         illinois(_cubic, Bracket(0.0, 3.0), -2.0, 25.0, tolerance=1e-12, before_step=before_step)
-
-
-# -- secant_closing
-
-
-def _curved_crossing(root):
-    """A smooth h rising through 0 at ``root`` and curved as a transformed log delta is (h = l (1 + 0.3 l^2),
-    l = log(x / root)); records where it is asked."""
-    calls = []
-
-    def evaluate(x):
-        calls.append(x)
-        log_ratio = math.log(x / root)
-        h = log_ratio * (1.0 + 0.3 * log_ratio**2)
-        return h > 0, h, -x
-
-    return evaluate, calls
-
-
-@pytest.mark.parametrize("root", [0.9814771, 2.0 ** (1.0 / 3.0), 8.845161])
-@pytest.mark.parametrize("below", [None, 0.5, 0.9])
-def test_secant_closing_gives_illinois_bracket_answers_in_fewer_evaluations_near_the_root(root, below):
-    """The same contract as Illinois (low answered no, high yes, width <= tolerance, the root inside) from the
-    same start (the lower end at eps = 0.1 with h = -inf, or a known point ``below`` x the root), with fewer
-    evaluations in all and fewer within 5 % of the root (where a calibration's evaluations are costly)."""
-    low = 0.1 if below is None else below * root
-    start = Bracket(low, 30.0)
-    counts = []
-    for search in (secant_closing, illinois):
-        evaluate, calls = _curved_crossing(root)
-        h_low = -math.inf if below is None else evaluate(low)[1]
-        h_high = evaluate(30.0)[1]
-        calls.clear()
-        end = search(evaluate, start, h_low, h_high, tolerance=1e-6)
-        assert end.low <= root < end.high and end.high - end.low <= 1e-6
-        assert end.value_low == -end.low and end.value_high == -end.high
-        counts.append((len(calls), sum(abs(x - root) < 0.05 * root for x in calls)))
-    (fast, fast_near), (slow, slow_near) = counts
-    assert fast < slow and fast_near < slow_near
-
-
-def test_secant_closing_answers_move_the_ends_not_the_interpolant():
-    """A yes/no answer that disagrees with h (a step at 0.37, h a smooth line crossing at 0.5): the bracket
-    still closes on the answer's step, the guard's bisections taking over from the misled secant."""
-    step = 0.37
-
-    def evaluate(x):
-        return x >= step, x - 0.5, x
-
-    end = secant_closing(evaluate, Bracket(0.0, 1.0), -0.5, 0.5, tolerance=1e-9)
-    assert end.low < step <= end.high and end.high - end.low <= 1e-9
-
-
-def test_secant_closing_bisects_where_values_are_not_finite():
-    root = 0.37
-
-    def evaluate(x):
-        return x >= root, (math.inf if x >= root else -math.inf), x
-
-    end = secant_closing(evaluate, Bracket(0.0, 1.0), -math.inf, math.inf, tolerance=1e-6)
-    assert end.low < root <= end.high and end.high - end.low <= 1e-6
 
 
 # -- descend_to_crossing

@@ -19,16 +19,6 @@ inside it, so the last two evaluations straddle the root and close the bracket: 
 evaluations instead of the ~25 of a bisection to 1e-6. ``meets`` is decided on log delta itself, never
 on the interpolant.
 
-**Secant steps (``method="secant"``).** The same bracket, answers and stopping rule, with the steps of
-:func:`~shuffledp.accounting.numerics.search.secant_closing`: secant / inverse quadratic interpolation of h
-through the newest points (not the bracket's far end), the last step placed to straddle the estimate.
-Where each evaluation is costly near the answer (the weak adversary over output types sums millions of count
-vectors there) it takes fewer of them; the eps0 found moves within ``tolerance`` against Illinois's.
-
-**A known meeting point (``meets_at``).** A caller that has already evaluated the accountant at some eps0 and
-found it meeting the target (e.g. the check that an accountant can beat another's answer) hands it over; the
-search starts from [eps0, ``upper``] with that value, instead of re-searching below it.
-
 Shuffled k-RR with eps0 <= epsilon is (epsilon, 0)-DP (post-processing of eps0-LDP reports), so the
 answer is never below the target epsilon: eps0 = epsilon meets every target even when a loose
 accountant's bound says otherwise, and the search starts there.
@@ -49,13 +39,13 @@ from dataclasses import dataclass
 
 from shuffledp._validation import check_choice, check_probability, check_real
 from shuffledp.accounting import BoundKind, accountant_class, get_accountant
-from shuffledp.accounting.numerics.search import Bracket, illinois, secant_closing
+from shuffledp.accounting.numerics.search import Bracket, illinois
 from shuffledp.accounting.randomizers import Randomizer
 
 __all__ = ["calibrate_epsilon_local", "calibrate_epsilon_local_traced", "EpsilonLocalCalibration"]
 
 #: search methods of :func:`calibrate_epsilon_local_traced`
-METHODS = ("illinois", "bisection", "secant")
+METHODS = ("illinois", "bisection")
 _SMALLEST = 1e-6  # smallest epsilon_0 tried
 _MAX_EVALUATIONS = 200  # safety net: Illinois plus bisection never need this many on a monotone curve
 
@@ -200,20 +190,6 @@ def _lower_first_bracket(search: _Search, lower: str, upper: float, tolerance: f
     return Bracket(floor, high, -math.inf, value_high)
 
 
-def _known_low(start: Bracket, meets_at: tuple[float, float], log_target: float) -> Bracket:
-    """``start`` with its lower end raised to ``meets_at`` = (eps0, log delta), a point the caller evaluated
-    and found meeting the target (checked here: ``meets_at`` must meet it and lie inside ``start``)."""
-    low, value_low = float(meets_at[0]), float(meets_at[1])
-    if not value_low <= log_target:
-        raise ValueError(
-            f"`meets_at` must meet the target (log delta <= {log_target!r}); got log delta {value_low!r} at "
-            f"{low!r}."
-        )
-    if not start.low <= low < start.high:
-        raise ValueError(f"`meets_at` must lie in [{start.low!r}, {start.high!r}); got eps0 = {low!r}.")
-    return Bracket(low, start.high, value_low, start.value_high)
-
-
 def calibrate_epsilon_local_traced(
     accountant: str,
     *,
@@ -226,7 +202,6 @@ def calibrate_epsilon_local_traced(
     tolerance: float = 1e-6,
     method: str = "illinois",
     lower: str | None = None,
-    meets_at: tuple[float, float] | None = None,
     **options,
 ) -> EpsilonLocalCalibration:
     """:func:`calibrate_epsilon_local` with the final bracket and the evaluation count.
@@ -240,9 +215,8 @@ def calibrate_epsilon_local_traced(
         n_x0: other users on x0, for accountants that need it (else None).
         upper: the largest eps0 searched; it must not itself meet the target.
         tolerance: absolute width of the final bracket around the crossing.
-        method: ``"illinois"`` (default), ``"secant"`` (module docstring: fewer evaluations near the answer)
-            or ``"bisection"`` (the former method, for comparison and benchmarks); each returns a bracket of
-            width at most ``tolerance`` around the same crossing.
+        method: ``"illinois"`` (default) or ``"bisection"`` (the former method, for comparison and
+            benchmarks); both return a bracket of width at most ``tolerance`` around the same crossing.
         lower: optional lower-bound accountant whose cheap calibration brackets the search first. The
             answer is still the searched accountant's: it meets the target by that accountant's own value,
             and eps0 + ``tolerance`` does not (by that accountant, or because the lower bound already
@@ -285,8 +259,6 @@ def calibrate_epsilon_local_traced(
         start = _lower_first_bracket(search, lower, upper, tolerance)
     if start is None:
         start = _first_bracket(search, upper)
-    if meets_at is not None:
-        start = _known_low(start, meets_at, search.log_target)
 
     def evaluate(epsilon_local: float) -> tuple[bool, float, float]:
         """(fails the target, h, log delta); h = +-inf without a transform (bisection)."""
@@ -301,8 +273,7 @@ def calibrate_epsilon_local_traced(
     h_high = _transformed(start.value_high, log_log_target) if log_log_target is not None else math.inf
     h_low = _transformed(start.value_low, log_log_target) if log_log_target is not None else -math.inf
     # "yes" = fails the target: low meets it, and is returned (it errs towards privacy)
-    steps = secant_closing if method == "secant" else illinois
-    end = steps(evaluate, start, h_low, h_high, tolerance=tolerance, before_step=search.check_budget)
+    end = illinois(evaluate, start, h_low, h_high, tolerance=tolerance, before_step=search.check_budget)
     return EpsilonLocalCalibration(
         epsilon_local=end.low,
         epsilon_local_fails=end.high,

@@ -10,13 +10,8 @@ registry each time, so a bound added later (a view over a randomizer's output ty
 here. The answer is never below the target epsilon: eps0 = epsilon is (epsilon, 0)-DP by post-processing.
 
 Cost: an accountant is calibrated in full only if it can beat the best eps0 found so far -- one evaluation at
-that eps0 + tolerance decides (delta is non-decreasing in eps0, the calibration's own assumption), and where
-it can, that evaluated point is where its calibration starts (``meets_at``), with secant steps (fewer
-evaluations near the answer, where the weak adversary over output types is costly); accountants that bound
-delta through Renyi moments (``rdp``, the costly ones) are tried last. Subset selection of size 1 is k-RR's
-channel: where it has size 1 at k-RR's answer it starts from that answer and accountant (certified for the
-same channel), so its own accountants are calibrated only if they certify more, and it ties with k-RR to the
-bit instead of landing elsewhere within the tolerance (docs/decisions/randomizers.md, the stage's cost).
+that eps0 decides (delta is non-decreasing in eps0, the calibration's own assumption);
+accountants that bound delta through Renyi moments (``rdp``, the costly ones) are tried last.
 
 Each randomizer's row gives the exact expected half L1 (TV) and squared L2 errors of its unbiased estimate at
 that eps0 (``Randomizer.expected_error``; a randomizer without an exact half L1 has ``None`` there), and the
@@ -35,7 +30,6 @@ from shuffledp._validation import check_choice, check_integer, check_probability
 from shuffledp.accounting import BoundKind, accountant_class, get_accountant, list_accountants
 from shuffledp.accounting.calibrate import calibrate_epsilon_local
 from shuffledp.accounting.randomizers import KRR, Randomizer, list_randomizers, randomizer_class
-from shuffledp.accounting.randomizers.subset import SubsetSelection
 from shuffledp.experiments.compare import central_parameters, dataset_counts
 from shuffledp.experiments.exact_error import gaussian_expected_error, geometric_expected_error
 from shuffledp.mechanisms import NEIGHBOURING_SENSITIVITY, geometric_alpha, l1_sensitivity_for
@@ -135,7 +129,6 @@ def calibrate_tightest(
     epsilon: float,
     delta: float,
     tolerance: float = CALIBRATION_TOLERANCE,
-    known: tuple[float, str] | None = None,
 ) -> TightestCalibration:
     """The largest eps0 that a valid upper bound certifies for ``randomizer`` at the target (module docstring).
 
@@ -143,10 +136,6 @@ def calibrate_tightest(
         randomizer: the randomizer class or its key.
         n_users: users n; k: the domain size; epsilon, delta: the target.
         tolerance: each calibration's absolute tolerance.
-        known: optional (eps0, accountant) that already certifies the target for this randomizer built at
-            that eps0 (e.g. k-RR's answer where the randomizer is k-RR's channel, :func:`randomizer_rows`):
-            the best found so far from the start, so each accountant of ``randomizer`` is calibrated only if
-            it certifies more than eps0 (one evaluation at eps0 + ``tolerance`` decides).
 
     Returns:
         :class:`TightestCalibration` (eps0 >= epsilon always).
@@ -158,29 +147,19 @@ def calibrate_tightest(
         randomizer = randomizer_class(randomizer)
     option = _randomizer_option(randomizer)
     best, best_name = float(epsilon), POST_PROCESSING
-    if known is not None and known[0] > best:
-        best, best_name = float(known[0]), known[1]
     candidates: dict = {}
     log_target = math.log(delta)
     for name in upper_accountants(randomizer):
         try:
-            meets_at = None
-            if best > epsilon:
-                log_delta = _log_delta(name, best + tolerance, n_users, k, epsilon, randomizer)
-                if not log_delta <= log_target:
-                    candidates[name] = None  # fails just above the best: cannot certify more
-                    continue
-                meets_at = (best + tolerance, log_delta)  # the search starts there
+            if best > epsilon and not _meets(
+                name, best + tolerance, n_users, k, epsilon, log_target, randomizer
+            ):
+                candidates[name] = (
+                    None  # fails just above the best: cannot certify more (delta rises with eps0)
+                )
+                continue
             value = calibrate_epsilon_local(
-                name,
-                n_users=n_users,
-                k=k,
-                epsilon=epsilon,
-                delta=delta,
-                tolerance=tolerance,
-                method="secant",
-                meets_at=meets_at,
-                **option,
+                name, n_users=n_users, k=k, epsilon=epsilon, delta=delta, tolerance=tolerance, **option
             )
         except (
             ValueError
@@ -193,23 +172,16 @@ def calibrate_tightest(
     return TightestCalibration(best, best_name, candidates)
 
 
-def _log_delta(name: str, epsilon_local: float, n_users: int, k: int, epsilon: float, randomizer) -> float:
-    """Accountant ``name``'s log delta at ``epsilon`` for ``randomizer`` at ``epsilon_local``."""
+def _meets(
+    name: str, epsilon_local: float, n_users: int, k: int, epsilon: float, log_target: float, randomizer
+) -> bool:
+    """Whether accountant ``name`` certifies the target at ``epsilon_local``."""
     if issubclass(randomizer, KRR):
         accountant = get_accountant(name, epsilon_local=epsilon_local, n_users=n_users, k=k)
     else:
         built = randomizer.from_parameters(epsilon_local=epsilon_local, k=k)
         accountant = get_accountant(name, randomizer=built, n_users=n_users)
-    return float(accountant.log_delta_for_epsilon(epsilon)[0])
-
-
-def _is_krr_channel(randomizer: Randomizer) -> bool:
-    """Whether ``randomizer`` is k-RR's channel at its own (eps0, k): k-RR (or binary RR) itself, or subset
-    selection of size s = 1 (its report is one value: the own one with probability e^eps0 / (e^eps0 + k - 1),
-    each other with 1 / (e^eps0 + k - 1), k-RR's law)."""
-    return isinstance(randomizer, KRR) or (
-        isinstance(randomizer, SubsetSelection) and randomizer.subset_size == 1
-    )
+    return float(accountant.log_delta_for_epsilon(epsilon)[0]) <= log_target
 
 
 def _parameters(randomizer: Randomizer) -> str:
@@ -245,17 +217,11 @@ def randomizer_rows(
     counts = np.asarray(counts, dtype=np.int64)
     n_users, k = int(counts.sum()), counts.size
     rows = []
-    krr: TightestCalibration | None = None  # k-RR's answer, once found
     for key in randomizers:
         cls = randomizer_class(key)
-        known = None
-        if krr is not None and _is_krr_channel(cls.from_parameters(epsilon_local=krr.epsilon_local, k=k)):
-            known = (krr.epsilon_local, krr.accountant)
         calibration = calibrate_tightest(
-            cls, n_users=n_users, k=k, epsilon=epsilon, delta=delta, tolerance=tolerance, known=known
+            cls, n_users=n_users, k=k, epsilon=epsilon, delta=delta, tolerance=tolerance
         )
-        if issubclass(cls, KRR):
-            krr = calibration
         built = cls.from_parameters(epsilon_local=calibration.epsilon_local, k=k)
         error = built.expected_error(counts)
         rows.append(

@@ -24,9 +24,6 @@ not change by a digit when the callers moved here.
   for arrays of brackets at once;
 * :func:`illinois` -- Illinois regula falsi on values that change sign at the answer, bisection where a
   value is not finite;
-* :func:`secant_closing` -- the same bracket and answers as :func:`illinois`, steps by secant / inverse
-  quadratic interpolation through the newest points (bisection when the bracket stalls), and a last step
-  placed to straddle the estimate: fewer evaluations near the answer where each one is costly;
 * :func:`descend_to_crossing` -- a non-increasing log delta's crossing of a target, searched down from an
   end known to meet it (halving until it fails, then :func:`illinois`): few evaluations where the crossing
   is known to lie within a small factor (a bracket's other end);
@@ -56,7 +53,6 @@ __all__ = [
     "first_high_integer",
     "first_high_integers",
     "illinois",
-    "secant_closing",
     "descend_to_crossing",
     "secant_or_iqi",
     "regula_falsi",
@@ -237,68 +233,6 @@ def illinois(
             if kept == -1 and math.isfinite(h_low):
                 h_low *= 0.5
             kept = -1
-    return Bracket(low, high, value_low, value_high)
-
-
-def _closing_point(estimate: float, low: float, high: float, tolerance: float) -> float:
-    """Where to evaluate next for an estimate of the answer: the estimate itself, except within
-    ``tolerance`` of an end, where the point is moved a quarter tolerance past the estimate, away from that
-    end (at most ``tolerance`` from it), so an accurate estimate closes the bracket in one step."""
-    if estimate - low < tolerance:
-        point = min(estimate + 0.25 * tolerance, low + tolerance)
-    elif high - estimate < tolerance:
-        point = max(estimate - 0.25 * tolerance, high - tolerance)
-    else:
-        point = estimate
-    return min(max(point, low + 0.0625 * tolerance), high - 0.0625 * tolerance)
-
-
-def secant_closing(
-    evaluate: Callable,
-    start: Bracket,
-    h_low: float,
-    h_high: float,
-    *,
-    tolerance: float,
-    before_step: Callable[[float, float], None] | None = None,
-) -> Bracket:
-    """:func:`illinois`'s search (same ``evaluate``, same bracket, same answers) with other steps.
-
-    Each step's estimate is :func:`secant_or_iqi` through the newest finite (x, h) evaluated (the ends of
-    ``start`` first), replaced by :func:`regula_falsi` between the ends when it leaves the bracket, by
-    the middle when an end's h is not finite and fewer than two finite points are known, and by the
-    middle whenever the bracket has not halved in three steps (a guard: never worse than a slow
-    bisection). The point evaluated is the estimate, moved by :func:`_closing_point` near an end so that
-    the last two evaluations straddle the answer. As in :func:`illinois` only the yes/no answer moves an
-    end: ``low`` is always answered no (or the start) and ``high`` yes, and the search stops once
-    high - low <= ``tolerance``. Near the answer h is smooth and the secant converges superlinearly, so
-    where each evaluation is costly this needs fewer of them than the Illinois steps (which keep the far
-    end of the bracket in every interpolation).
-    """
-    low, high, value_low, value_high = start.low, start.high, start.value_low, start.value_high
-    recent = [(x, h) for x, h in ((low, h_low), (high, h_high)) if math.isfinite(h)]
-    width, stalled = high - low, 0
-    while high - low > tolerance:
-        if before_step is not None:
-            before_step(low, high)
-        estimate = secant_or_iqi(recent, low, high) if len(recent) >= 2 else math.nan
-        if not low < estimate < high:
-            finite = math.isfinite(h_low) and math.isfinite(h_high)
-            estimate = regula_falsi(low, high, h_low, h_high) if finite else 0.5 * (low + high)
-        if stalled >= 3:
-            estimate, stalled = 0.5 * (low + high), 0
-        middle = _closing_point(estimate, low, high, tolerance)
-        is_high, h_middle, value = evaluate(middle)
-        if not is_high:
-            low, value_low, h_low = middle, value, h_middle
-        else:
-            high, value_high, h_high = middle, value, h_middle
-        if math.isfinite(h_middle):
-            recent.append((middle, h_middle))
-        if high - low <= 0.5 * width:
-            width, stalled = high - low, 0
-        else:
-            stalled += 1
     return Bracket(low, high, value_low, value_high)
 
 
