@@ -153,6 +153,8 @@ class CountPair:
             )
         if not (isinstance(self.n_trials, int | np.integer) and self.n_trials >= 1):
             raise ValueError(f"`n_users` must be an integer >= 1; got {self.n_trials!r}.")
+        # the pair is immutable: each epsilon's Chernoff minimisation is done once (:meth:`chernoff`)
+        object.__setattr__(self, "_chernoff_at", {})
 
     @property
     def n_cells(self) -> int:
@@ -190,6 +192,9 @@ class CountPair:
         Returns:
             The log bound and its theta.
         """
+        known = self._chernoff_at.get(eps)  # type: ignore[attr-defined]
+        if known is not None:  # one evaluation asks for it up to five times (the plan, each window, the cap)
+            return known
         c = self.coefficients(eps)
         n = self.n_trials
         high = math.log(700.0 / float(c.max()))
@@ -201,7 +206,9 @@ class CountPair:
 
         best = minimize_scalar(objective, bounds=(low, high), method="bounded", options={"xatol": 1e-6})
         x = float(best.x)
-        return float(objective(x)), math.exp(x)
+        found = (float(objective(x)), math.exp(x))
+        self._chernoff_at[eps] = found  # type: ignore[attr-defined]
+        return found
 
     # ------------------------------------------------------------------ the exact sum
     def plan_windows(self, eps: float, K: float = _START_K) -> list[tuple[int, int]]:
