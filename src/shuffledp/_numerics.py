@@ -82,4 +82,6 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
                     out = np.log1p(total) + np.log(count) + largest
                 if np.isfinite(out):
                     return out
-    return _scipy_logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
+    if return_sign:
+        return _scipy_logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=True)
+    return _scipy_logsumexp(a, axis=axis, b=b, keepdims=keepdims)
