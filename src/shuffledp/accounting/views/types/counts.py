@@ -192,23 +192,10 @@ class CountPair:
         Returns:
             The log bound and its theta.
         """
-        known = self._chernoff_at.get(eps)  # type: ignore[attr-defined]
-        if known is not None:  # one evaluation asks for it up to five times (the plan, each window, the cap)
-            return known
-        c = self.coefficients(eps)
-        n = self.n_trials
-        high = math.log(700.0 / float(c.max()))
-        low = high - 60.0
-
-        def objective(x: float) -> float:
-            theta = math.exp(x)
-            return n * self._log_mgf(theta, c) - 1.0 - x - math.log(n)
-
-        best = minimize_scalar(objective, bounds=(low, high), method="bounded", options={"xatol": 1e-6})
-        x = float(best.x)
-        found = (float(objective(x)), math.exp(x))
-        self._chernoff_at[eps] = found  # type: ignore[attr-defined]
-        return found
+        known = self._chernoff_at  # type: ignore[attr-defined]
+        if eps not in known:  # one evaluation asks for it up to five times (the cap, the windows, each plan)
+            known[eps] = _minimised_chernoff(self, eps)
+        return known[eps]
 
     # ------------------------------------------------------------------ the exact sum
     def plan_windows(self, eps: float, K: float = _START_K) -> list[tuple[int, int]]:
@@ -348,6 +335,23 @@ class CountPair:
         if not positive.any():
             return -np.inf
         return float(logsumexp(self.log_p[positive] + np.log(c[positive])))
+
+
+def _minimised_chernoff(pair: CountPair, eps: float) -> tuple[float, float]:
+    """:meth:`CountPair.chernoff` computed: theta = e^x minimising n log M(theta) - 1 - x - log n over x in
+    [log(700 / max c) - 60, log(700 / max c)] (bounded scalar minimisation to 1e-6 in x)."""
+    c = pair.coefficients(eps)
+    n = pair.n_trials
+    high = math.log(700.0 / float(c.max()))
+    low = high - 60.0
+
+    def objective(x: float) -> float:
+        theta = math.exp(x)
+        return n * pair._log_mgf(theta, c) - 1.0 - x - math.log(n)
+
+    best = minimize_scalar(objective, bounds=(low, high), method="bounded", options={"xatol": 1e-6})
+    x = float(best.x)
+    return float(objective(x)), math.exp(x)
 
 
 def _suffix_log_delta(grid: np.ndarray, d_bins: np.ndarray, q_bins: np.ndarray) -> np.ndarray:
