@@ -7,7 +7,7 @@ for valid input. The binomial pmf lives in :mod:`shuffledp.accounting.numerics.b
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import logsumexp as _scipy_logsumexp
 
 __all__ = [
     "log1mexp",
@@ -53,3 +53,35 @@ def log_sub(a, b):
     b = np.asarray(b, dtype=float)
     with np.errstate(invalid="ignore"):
         return np.where(np.isneginf(b), a, a + log1mexp(b - a))
+
+
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False):
+    """:func:`scipy.special.logsumexp`, to the bit, without its per-call overhead on a 1-D float array.
+
+    A 1-D float64 array with a finite largest entry and no other argument (the form of most calls here, in
+    loops of thousands) is summed by scipy's own steps in the same order -- the largest entries m times
+    taken out, the rest shifted by it, exponentiated and summed, log1p(s / m) + log(m) + max -- with plain
+    numpy; a result that is not finite, and every other call, goes to scipy itself.
+
+    Args:
+        a: the logs; axis, b, keepdims, return_sign: as scipy's.
+
+    Returns:
+        scipy's value.
+    """
+    if axis is None and b is None and not keepdims and not return_sign:
+        x = np.asarray(a)
+        if x.ndim == 1 and x.dtype == np.float64 and x.size:
+            largest = x.max()
+            if np.isfinite(largest):
+                top = x == largest
+                count = np.float64(np.count_nonzero(top))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    total = np.sum(np.exp(np.where(top, -np.inf, x) - largest))
+                    total = total if total == 0 else total / count
+                    out = np.log1p(total) + np.log(count) + largest
+                if np.isfinite(out):
+                    return out
+    if return_sign:
+        return _scipy_logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=True)
+    return _scipy_logsumexp(a, axis=axis, b=b, keepdims=keepdims)

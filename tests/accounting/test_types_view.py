@@ -209,3 +209,51 @@ def test_the_type_view_composes():
     single = get_accountant("weak-adversary", randomizer=oue(1.0), n_users=40).epsilon_for_delta(1e-6)
     twice = compose("weak-adversary", setting, compositions=2).epsilon_for_delta(2e-6)
     assert single < twice <= 2 * single + 1e-3
+
+
+# -- each epsilon's Chernoff minimisation done once per pair
+
+
+def _oue_weak_pair(epsilon_local: float, n_users: int):
+    from shuffledp.accounting.randomizers import OUE
+
+    return weak_pair(OUE.from_parameters(epsilon_local=epsilon_local, k=15).output_types(2), n_users)
+
+
+def test_the_chernoff_minimisation_is_done_once_per_epsilon_and_gives_the_fresh_value(monkeypatch):
+    """A pair answers chernoff(eps) again from what it found (the same two floats as a fresh pair's), and one
+    evaluation of the weak adversary's delta minimises once per direction and epsilon (it asked up to five
+    times: the Chernoff cap, the size of the windows, each window's plan)."""
+    calls = []
+    minimise = counts_module.minimize_scalar
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return minimise(*args, **kwargs)
+
+    monkeypatch.setattr(counts_module, "minimize_scalar", counted)
+    pair = _oue_weak_pair(1.5, 1000)
+    first = pair.chernoff(0.3)
+    assert pair.chernoff(0.3) == first and len(calls) == 1
+    assert _oue_weak_pair(1.5, 1000).chernoff(0.3) == first  # a fresh pair: the same floats
+    assert pair.chernoff(0.4) != first and len(calls) == 3
+    calls.clear()
+    from shuffledp.accounting.randomizers import OUE
+
+    built = OUE.from_parameters(epsilon_local=0.98, k=15)
+    value = get_accountant("weak-adversary", randomizer=built, n_users=1000).log_delta_for_epsilon(0.1)
+    assert len(calls) == 1  # symmetric pair: one direction
+    assert math.isfinite(float(value[0]))
+
+
+def test_probe_the_remembered_chernoff_value_is_the_one_the_evaluation_reads():
+    """Planting another value in the pair's memory moves log_delta (the Chernoff branch reads it), so the
+    test above, which holds the remembered value to the fresh one, guards what the evaluation uses."""
+    from shuffledp.accounting.views.types.view import _log_delta_at
+
+    pair = _oue_weak_pair(2.0, 1000)
+    honest = _log_delta_at(pair, 0.5, True)
+    planted = _oue_weak_pair(2.0, 1000)
+    _, theta = planted.chernoff(0.5)
+    planted._chernoff_at[0.5] = (-800.0, theta)  # below e^-700 the Chernoff bound itself is returned
+    assert honest > -700.0 and _log_delta_at(planted, 0.5, True) == -800.0

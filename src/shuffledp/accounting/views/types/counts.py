@@ -152,6 +152,8 @@ class CountPair:
             )
         if not (isinstance(self.n_trials, int | np.integer) and self.n_trials >= 1):
             raise ValueError(f"`n_users` must be an integer >= 1; got {self.n_trials!r}.")
+        # the pair is immutable: each epsilon's Chernoff minimisation is done once (:meth:`chernoff`)
+        object.__setattr__(self, "_chernoff_at", {})
 
     @property
     def n_cells(self) -> int:
@@ -189,22 +191,10 @@ class CountPair:
         Returns:
             The log bound and its theta.
         """
-        c = self.coefficients(eps)
-        n = self.n_trials
-        high = math.log(700.0 / float(c.max()))
-        low = high - 60.0
-
-        def objective(x: float) -> float:
-            theta = math.exp(x)
-            return n * self._log_mgf(theta, c) - 1.0 - x - math.log(n)
-
-        # here, not at the top: every figure job imports this module (the plotting style reads the colour of
-        # every accountant, the weak adversary's too), and only this bound needs scipy.optimize
-        from scipy.optimize import minimize_scalar
-
-        best = minimize_scalar(objective, bounds=(low, high), method="bounded", options={"xatol": 1e-6})
-        x = float(best.x)
-        return float(objective(x)), math.exp(x)
+        known = self._chernoff_at  # type: ignore[attr-defined]
+        if eps not in known:  # one evaluation asks for it up to five times (the cap, the windows, each plan)
+            known[eps] = _minimised_chernoff(self, eps)
+        return known[eps]
 
     # ------------------------------------------------------------------ the exact sum
     def plan_windows(self, eps: float, K: float = _START_K) -> list[tuple[int, int]]:
@@ -344,6 +334,27 @@ class CountPair:
         if not positive.any():
             return -np.inf
         return float(logsumexp(self.log_p[positive] + np.log(c[positive])))
+
+
+def _minimised_chernoff(pair: CountPair, eps: float) -> tuple[float, float]:
+    """:meth:`CountPair.chernoff` computed: theta = e^x minimising n log M(theta) - 1 - x - log n over x in
+    [log(700 / max c) - 60, log(700 / max c)] (bounded scalar minimisation to 1e-6 in x)."""
+    c = pair.coefficients(eps)
+    n = pair.n_trials
+    high = math.log(700.0 / float(c.max()))
+    low = high - 60.0
+
+    def objective(x: float) -> float:
+        theta = math.exp(x)
+        return n * pair._log_mgf(theta, c) - 1.0 - x - math.log(n)
+
+    # here, not at the top: every figure job imports this module (the plotting style reads the colour of
+    # every accountant, the weak adversary's too), and only this bound needs scipy.optimize
+    from scipy.optimize import minimize_scalar
+
+    best = minimize_scalar(objective, bounds=(low, high), method="bounded", options={"xatol": 1e-6})
+    x = float(best.x)
+    return float(objective(x)), math.exp(x)
 
 
 def _suffix_log_delta(grid: np.ndarray, d_bins: np.ndarray, q_bins: np.ndarray) -> np.ndarray:
