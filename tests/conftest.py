@@ -39,7 +39,7 @@ settings.load_profile("ci")
 # that the build starts at once, on the other worker than the first file; tests/test_workflow_report.py is
 # listed low on purpose: it shares that build, and on the other worker it would only wait for it.
 FILE_SECONDS = {
-    "tests/accounting/test_k4_blocks.py": 180,
+    "tests/accounting/test_k4_blocks.py": 155,
     "tests/test_workflow.py": 90,
     "tests/accounting/test_validity_sweep.py": 71,
     "tests/accounting/test_exact_enumeration.py": 72,
