@@ -44,7 +44,7 @@ FILE_SECONDS = {
     "tests/accounting/test_validity_sweep.py": 71,
     "tests/accounting/test_exact_enumeration.py": 72,
     "tests/accounting/test_worst_case_accounting.py": 40,
-    "tests/experiments/test_guarantee_frames.py": 36,
+    "tests/experiments/test_guarantee_frames.py": 33,
     "tests/experiments/test_phase_diagram.py": 36,
     "tests/experiments/test_rounds_guess.py": 36,
     "tests/experiments/test_compare_rounds.py": 34,
