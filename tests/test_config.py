@@ -279,7 +279,11 @@ def _re_escape(text):
     return re.escape(text)
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+# One value through Snakemake: its --config parser reads "nan", "inf" and "-inf" alike with float(), and the
+# same check in workflow/rules/common.smk stops the run; the three values at every numeric key are the
+# in-process test above, and a YAML .nan through Snakemake is the next test. -inf is the one whose range
+# check (>= 0) would also fail: the one line must still be the finiteness message.
+@pytest.mark.parametrize("value", ["-inf"])
 @pytest.mark.slow  # a Snakemake dry run
 def test_snakemake_rejects_non_finite_config_values_in_one_line(tmp_path, value):
     result = dry_run(tmp_path, "--config", f"seed={value}")

@@ -30,7 +30,8 @@ the coefficients formed without cancellation: q e^eps0 (-expm1(eps - eps0)), -q 
 **Precision.** Pass 1 is float64 over every dataset, with a first-order rounding-error bound per dataset:
 each cell of R carries relative error <= (n - 1)(k + 3) u (u = 2^-53; sums and products of nonnegative
 terms), the combination (k + 10) u more, and each cell adds at most 1e-300 absolute for underflow; the
-bound is summed over the cells whose computed value is not certainly <= 0. Every dataset whose interval
+bound is summed over the cells whose computed value is not certainly <= 0 (of the grid's cells, only those
+a report can reach: elsewhere every term is exactly 0). Every dataset whose interval
 [delta - err, delta + err] reaches the best lower end is a candidate. If the winner's interval is wider
 than ``rel_tol`` (default 1e-13) relative, pass 2 recomputes every candidate in fixed point: Python
 integers in units of 2^-``FIXED_BITS`` (2^-400 ~ 4e-121), the channel rounded to nearest from 60-digit
@@ -180,17 +181,27 @@ def _coefficients_float(eps: np.ndarray, epsilon_local: float, k: int):
     return a, b, c
 
 
-def _float_pass(n: int, k: int, epsilon_local: float, eps: np.ndarray):
-    """Per dataset: (counts, H01, H10, err01, err10) as arrays over eps."""
+def _reachable(n: int, k: int) -> np.ndarray:
+    """Flat indices of the n-user grid's cells h with h_0 + ... + h_{k-2} <= n (the implied bin's count
+    n - that sum is >= 0). A, B and C are exactly 0 elsewhere, in floating point as in exact arithmetic
+    (no step ever writes there), so such a cell adds 0 to the sums and carries no rounding error; for
+    k = 5 they are 23 of every 24 cells of the grid."""
+    grid = np.indices((n + 1,) * (k - 1)).sum(axis=0)
+    return np.flatnonzero(grid.ravel() <= n)
+
+
+def _float_pass(n: int, k: int, epsilon_local: float, eps: np.ndarray, cells: np.ndarray | None = None):
+    """Per dataset: (counts, H01, H10, err01, err10) as arrays over eps, the sums over ``cells`` (flat
+    indices of the n-user grid; default: the reachable ones, :func:`_reachable`)."""
     q = 1.0 / (math.exp(epsilon_local) + k - 1)
     p = math.exp(epsilon_local) * q
     ca, cb, cc = _coefficients_float(eps, epsilon_local, k)
     kappa = ((n - 1) * (k + 3) + k + 10) * _U * 1.01
+    cells = _reachable(n, k) if cells is None else cells
     out = []
     for counts, law in _walk(n, k, _stepper(n - 1, k, p, q, fixed=False)):
         law = _grow(law)  # room for u's report: n users
-        a, b, c = _pieces(law, k)
-        a, b, c = a.ravel()[:, None], b.ravel()[:, None], c.ravel()[:, None]
+        a, b, c = (x.ravel()[cells][:, None] for x in _pieces(law, k))
         row = [counts]
         for first, second in ((a, b), (b, a)):
             value = ca * first + cb * second + cc * c

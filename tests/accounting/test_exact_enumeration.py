@@ -16,9 +16,12 @@ cached) are marked ``slow``.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 from brute_force import true_worst_case_delta
-from exact_enumeration import datasets, worst_case
+from exact_enumeration import _float_pass, _reachable, datasets, worst_case
 
 from shuffledp.accounting import get_accountant
 
@@ -63,6 +66,25 @@ def test_symmetry_reduction_counts():
     assert len(datasets(5, 4)) == sum((s + 1) * partitions[4 - s] for s in range(5))
     # both directions are computed: the swap x0 <-> x1 maps a dataset's P1||P0 onto its mirror's P0||P1
     assert all((c[1], c[0]) + c[2:] in set(datasets(9, 4)) for c in datasets(9, 4))
+
+
+@pytest.mark.parametrize("n, k", [(10, 3), (8, 4), (6, 5), (9, 2)])
+def test_float_pass_over_the_reachable_cells_is_the_whole_grids(n, k):
+    """The float pass sums over the grid's reachable cells only (sum of the k - 1 counts <= n); over every
+    cell of the grid it gives the same sums and error bounds, bit for bit, at every eps < eps0 (from eps0
+    on the truth is 0 exactly and the pass is not read; there the whole grid's error bound also counted
+    each unreachable cell's underflow allowance, 1e-300, where every term is an exact 0). A probe: without
+    the cells on the simplex's far face (sum == n) the sums differ."""
+    grid = np.indices((n + 1,) * (k - 1)).sum(axis=0).ravel()
+    assert len(_reachable(n, k)) == math.comb(n + k - 1, k - 1)
+    for epsilon_local in (0.5, 4.0):
+        eps = np.array([0.0, 0.1, 0.6, 0.95]) * epsilon_local
+        reachable = _float_pass(n, k, epsilon_local, eps)
+        every = _float_pass(n, k, epsilon_local, eps, cells=np.arange(grid.size))
+        assert [row[0] for row in reachable] == [row[0] for row in every]
+        assert all(np.array_equal(x, y) for a, b in zip(reachable, every) for x, y in zip(a[1:], b[1:]))
+        cut = _float_pass(n, k, epsilon_local, eps, cells=np.flatnonzero(grid < n))
+        assert not all(np.array_equal(x, y) for a, b in zip(cut, every) for x, y in zip(a[1:], b[1:]))
 
 
 def _check_bracket(n, k, epsilon_local):

@@ -20,6 +20,9 @@ from brute_force import (
     weak_adversary_view_distributions,
 )
 from weak_reference import (
+    REFERENCE_DPS,
+    _pair_reference,
+    _pair_reference_plain,
     all_on_x0_reference_mpmath,
     pair_marginal_law_mpmath,
     pair_marginal_reference_mpmath,
@@ -152,6 +155,24 @@ def test_pair_marginal_bounds_every_dataset_off_x0_x1(n, k, eps0):
                 assert _close(exact, ref)
     if k >= 4:
         assert largest_gap > 1e-4
+
+
+@pytest.mark.parametrize("others_on_x0", [False, True], ids=["off-x0-x1", "all-on-x0"])
+@pytest.mark.parametrize("n, k, eps0", [(40, 3, 1.0), (30, 10, 4.0), (25, 4, 0.1), (30, 2, 2.0)])
+def test_pair_reference_integer_sums_are_the_mpmath_sums(n, k, eps0, others_on_x0):
+    """The pair references' exact integer sums (what the tests use) against the all-mpmath sum of the
+    same gaps: 50 digits where the value is not 0, exactly 0 where it is (eps = eps0 and above). A
+    probe: a value off by 10^-45 is told apart at that tolerance."""
+    if k == 2 and not others_on_x0:
+        return  # the off-x0-x1 family is empty for k = 2 (test_pair_marginal_refuses_k_2)
+    epsilons = [0.0, 0.001, 0.1 * eps0, 0.5 * eps0, 0.99 * eps0, eps0, eps0 + 1.0]
+    fast = _pair_reference(epsilons, eps0, n, k, REFERENCE_DPS, others_on_x0)
+    plain = _pair_reference_plain(epsilons, eps0, n, k, REFERENCE_DPS, others_on_x0)
+    assert [value == 0 for value in fast] == [value == 0 for value in plain] == [False] * 5 + [True] * 2
+    assert all(_relative_close(a, b, digits=50, floor_digits=400) for a, b in zip(fast, plain))
+    with mpmath.workdps(REFERENCE_DPS):
+        planted = [value * (1 + mpmath.mpf(10) ** -45) for value in plain[:5]]
+    assert not any(_relative_close(a, b, digits=50, floor_digits=400) for a, b in zip(fast, planted))
 
 
 def test_pair_marginal_refuses_k_2():

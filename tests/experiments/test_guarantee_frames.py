@@ -242,8 +242,14 @@ def test_check_worst_case_config_messages():
 BRACKET = {"n_users": [30, 80], "k": [2, 4], "epsilon_local": [1.0], "delta": [1e-3, 1e-5]}
 
 
-def test_bracket_frame_equals_bracket_called_directly():
-    frame = bracket_frame(BRACKET)
+@pytest.fixture(scope="module")
+def bracket_in_one_job():
+    """``bracket_frame(BRACKET)``, computed once for the tests that compare other paths with it (read only)."""
+    return bracket_frame(BRACKET)
+
+
+def test_bracket_frame_equals_bracket_called_directly(bracket_in_one_job):
+    frame = bracket_in_one_job
     assert list(frame.columns) == BRACKET_COLUMNS
     assert len(frame) == 2 * 2 * 1 * 2
     for (n, k, eps0), group in frame.groupby(["n_users", "k", "epsilon_local"]):
@@ -406,10 +412,10 @@ def test_bracket_shards_combine_to_the_one_job_frame_bit_for_bit(shards):
     )
 
 
-def test_bracket_shards_with_the_real_accountants_give_the_same_bits():
+def test_bracket_shards_with_the_real_accountants_give_the_same_bits(bracket_in_one_job):
     section = {**BRACKET, "shards": 3}
     combined = bracket_combine(section, [_through_csv(bracket_frame(section, shard=s)) for s in range(3)])
-    assert combined.to_csv(index=False) == bracket_frame(BRACKET).to_csv(index=False)
+    assert combined.to_csv(index=False) == bracket_in_one_job.to_csv(index=False)
 
 
 def test_bracket_combine_refuses_a_missing_or_repeated_shard():
