@@ -36,6 +36,11 @@ import pandas as pd
 from shuffledp._progress import progress
 from shuffledp.accounting import accountant_class, get_accountant, list_accountants
 from shuffledp.accounting.params import ShuffleSetting
+from shuffledp.accounting.worst_case.k2.blocks import K2BlockSearch
+from shuffledp.accounting.worst_case.k2.pair_search import K2PairSearch
+from shuffledp.accounting.worst_case.k3.blocks import K3ExactSearch
+from shuffledp.accounting.worst_case.k3.large import K3WindowedSearch
+from shuffledp.accounting.worst_case.k4.search import K4BlocksAndOwnHits, K4BlocksOnly, OwnHitsOnly
 from shuffledp.accounting.worst_case.regimes import regime_for
 from shuffledp.experiments.accounting import ACCOUNTANT_LABELS, n_x0_from_rule
 
@@ -351,17 +356,19 @@ def _upper_cost(n_users: int, k: int, epsilon_local: float, upper: str) -> float
     if upper != "worst-case-upper":
         return 0.0
     regime = regime_for(ShuffleSetting(epsilon_local=epsilon_local, n_users=n_users, k=k))
-    search = regime.search.name if regime is not None else None
-    if search == "k4-blocks":  # k = 4, n 33 .. 50: three-axis views of (n + 1)^3 cells, dearer at small eps0
+    search = regime.search if regime is not None else None
+    if search is K4BlocksOnly:  # k = 4, n 33 .. 50: three-axis views of (n + 1)^3 cells, dearer at small eps0
         return 16.0 * (n_users / 50.0) ** 3 * min(1.0, epsilon_local**-3.0)
-    if search in ("k4-blocks+own-hits", "own-hits"):
+    if search in (K4BlocksAndOwnHits, OwnHitsOnly):
         if k == 4:
             return 0.15 * (n_users / 20.0) ** 2
         # k >= 5: the block search stops on its budgets at small eps0 (open nodes with several outside values)
         return 5.0 * (n_users / 20.0) ** 4 * (epsilon_local / 0.5) ** -1.5
-    if search == "k3-exact":
+    if search is K3ExactSearch:
         return 0.002 * n_users**1.25
-    return {"k2-blocks": 0.6 * n_users / 10_000, "k2-pair-sums": 0.45, "k3-windowed": 0.5}.get(search, 0.0)
+    if search is K2BlockSearch:
+        return 0.6 * n_users / 10_000
+    return 0.45 if search is K2PairSearch else 0.5 if search is K3WindowedSearch else 0.0
 
 
 def bracket_cost(n_users: int, k: int, epsilon_local: float, deltas: Sequence[float], upper: str) -> float:
