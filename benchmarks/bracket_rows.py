@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import resource
 import time
 from pathlib import Path
 
@@ -53,17 +52,12 @@ def grid() -> tuple[list[tuple[int, int, float]], list[float]]:
     return settings, [float(d) for d in section["delta"]]
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def rows_of(n: int, k: int, e0: float, deltas: list[float], stage: str) -> list[dict]:
     """The bracket rows of one setting, with the upper end's search and the setting's CPU and wall seconds."""
     regime = regime_for(ShuffleSetting(n_users=n, k=k, epsilon_local=e0))
-    cpu, wall = _cpu(), time.perf_counter()
+    cpu, wall = time.process_time(), time.perf_counter()
     found = bracket(epsilon_local=e0, n_users=n, k=k, deltas=deltas)
-    cpu, wall = _cpu() - cpu, time.perf_counter() - wall
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return [
         {
             "stage": stage,

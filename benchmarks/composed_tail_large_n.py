@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import resource
+import time
 from pathlib import Path
 
 FIELDS = [
@@ -35,11 +35,6 @@ FIELDS = [
 ]
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _epsilons(k, n, q, eps0, T, deltas, boxes: bool):
     from shuffledp.accounting import composition_tail
     from shuffledp.accounting.composition import compose
@@ -49,12 +44,12 @@ def _epsilons(k, n, q, eps0, T, deltas, boxes: bool):
     weak_tail.MAX_BOXES = saved if boxes else 0
     composition_tail._views_have_tails.cache_clear()
     try:
-        start = _cpu()
+        start = time.process_time()
         accountant = compose(
             "weak-adversary", epsilon_local=eps0, n_users=n, k=k, compositions=T, subsample=q
         )
         values = [accountant.epsilon_for_delta(d) for d in deltas]
-        return values, _cpu() - start
+        return values, time.process_time() - start
     finally:
         weak_tail.MAX_BOXES = saved
         composition_tail._views_have_tails.cache_clear()

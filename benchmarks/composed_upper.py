@@ -24,7 +24,6 @@ import csv
 import math
 import multiprocessing
 import queue as queue_module
-import resource
 import time
 from pathlib import Path
 
@@ -50,11 +49,6 @@ QS = (1.0, 0.01)
 TS = (1, 10, 100, 1000)
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _setting(k: int, n: int, q: float, eps0: float, delta: float, queue) -> None:
     from shuffledp.accounting.composition import compose
 
@@ -62,10 +56,10 @@ def _setting(k: int, n: int, q: float, eps0: float, delta: float, queue) -> None
     for T in TS:
         values, seconds = {}, {}
         for name in ("weak-adversary", "worst-case-upper"):
-            start = _cpu()
+            start = time.process_time()
             accountant = compose(name, epsilon_local=eps0, n_users=n, k=k, compositions=T, subsample=q)
             values[name] = accountant.epsilon_for_delta(delta)
-            seconds[name] = _cpu() - start
+            seconds[name] = time.process_time() - start
         tighter = min(values, key=lambda name: (values[name], name != "weak-adversary"))
         rows.append(
             {
