@@ -215,8 +215,18 @@ def recount(results: Path) -> dict:
             "erlingsson",
         }
         rows = [r for r in _rows(phase) if r.get("calibration", r.get("accountant")) in upper]
-        known = [_number(r["log_ratio"]) for r in rows if _number(r["log_ratio"]) == _number(r["log_ratio"])]
-        out["phase"] = (sum(v < 0 for v in known), len(known))
+        known = [r for r in rows if _number(r["log_ratio"]) == _number(r["log_ratio"])]
+        # a point where both errors are at least 1 - 1/k (guessing the uniform distribution) is no one's win;
+        # recounted from the two error columns, not from the report's own verdict column
+        out["phase"] = (
+            sum(
+                _number(r["log_ratio"]) < 0
+                and not min(_number(r["l1_half_shuffle"]), _number(r["l1_half_gaussian"]))
+                >= 1 - 1 / int(r["k"])
+                for r in known
+            ),
+            len(known),
+        )
     rounds = results / "utility" / "phase_diagram_rounds.csv"
     if rounds.is_file():  # per (k, q, n, eps) line: the winner at the smallest and at the largest T computed
         ends = {}
@@ -596,13 +606,18 @@ def write_fixture(results: Path) -> Path:
     pd.DataFrame(
         {
             "delta_rule": "fixed 1e-06",
-            "k": [2, 2, 15, 15, 15],
-            "n_users": [100, 1000, 100, 1000, 10000],
+            "k": [2, 2, 15, 15, 15, 15],
+            "n_users": [100, 1000, 100, 1000, 10000, 100000],
             "epsilon": 1.0,
-            "log_ratio": [-0.5, -0.2, 0.3, -0.1, math.nan],
+            # the last point: shuffle+INV lower, but both errors at least 1 - 1/15 (neither is useful, no win)
+            "l1_half_shuffle": [0.1, 0.2, 0.4, 0.3, math.nan, 0.95],
+            "l1_half_gaussian": [0.2, 0.3, 0.3, 0.33, 0.1, 0.99],
+            "log_ratio": [-0.5, -0.2, 0.3, -0.1, math.nan, -0.04],
+            "verdict": ["shuffle", "shuffle", "gaussian", "shuffle", "", "neither"],
             "accountant": [
                 "worst-case-lower",
                 "worst-case-lower",
+                "weak-adversary",
                 "weak-adversary",
                 "weak-adversary",
                 "weak-adversary",
@@ -656,7 +671,7 @@ def test_the_fixture_recount_itself_is_what_the_fixture_holds(tmp_path):
     }
     assert expected["eq6"][:2] == (5, 5) and expected["eq6"][3] == 1  # II: 2 positive, 1 zero; IV: 3 positive
     assert expected["koskela"] == (5, {"reproduced": 2, "explained": 2, "not reproduced": 1}, 2, 3, 2)
-    assert expected["floor"] == (2, 3) and expected["geometric"] == (2, 3) and expected["phase"] == (1, 2)
+    assert expected["floor"] == (2, 3) and expected["geometric"] == (2, 3) and expected["phase"] == (1, 3)
     # bracket goals: eps0 < 15: ratios 1.02, 1.1, 1.0 (1 met); 2 n / (e + 4) >= 100 only at n = 1000 (1.1, 1.0);
     # eps0 >= 15: 1.0083 with upper 1.21 < 15 met, 50 with upper 20 = eps0 missed
     assert expected["bracket_goals"] == [(1, 3, 1.1), (1, 2, 1.1), (1, 2, 50.0)]
