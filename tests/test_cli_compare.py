@@ -5,10 +5,46 @@ from __future__ import annotations
 import json
 
 import pytest
+from calibration_memo import calibrations_once, memoized
 
 from shuffledp.cli import main
 
 SETTING = ["compare", "--n", "200", "--k", "5", "--eps", "1.0", "--delta", "1e-3", "--draws", "20"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _calibrated_once():
+    """The tests render the same setting as a table and as JSON: each calibration is computed once for the
+    module (tests/calibration_memo.py); what they check is the command's dispatch and output."""
+    with calibrations_once():
+        yield
+
+
+def test_the_memo_is_the_function_per_argument():
+    """The memo answers each argument set with the function's own answer, a copy each time; probe: a memo
+    keyed on the positional arguments alone answers the second keyword with the first one's value."""
+    calls = []
+
+    def function(x, *, scale):
+        calls.append((x, scale))
+        return {"value": x * scale}
+
+    once = memoized(function)
+    assert [once(2, scale=3), once(2, scale=5), once(2, scale=3)] == [
+        {"value": 6},
+        {"value": 10},
+        {"value": 6},
+    ]
+    assert calls == [(2, 3), (2, 5)]
+    changed = once(2, scale=3)
+    changed["value"] = 0
+    assert once(2, scale=3) == {"value": 6}
+    answers: dict = {}
+
+    def positional_only(*args, **kwargs):  # the planted fault
+        return answers.setdefault(args, function(*args, **kwargs))
+
+    assert positional_only(2, scale=3) == {"value": 6} and positional_only(2, scale=5) != {"value": 10}
 
 
 def test_json_has_one_object_per_mechanism_and_the_verdict(capsys):

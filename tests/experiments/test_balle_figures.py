@@ -18,23 +18,56 @@ import pandas as pd
 import pytest
 from scipy import integrate
 
-from shuffledp.experiments.balle import CLAIM_COLUMNS, blanket_densities, overturned_claims, panel_frame
+from shuffledp.experiments.balle import (
+    CLAIM_COLUMNS,
+    blanket_densities,
+    blanket_density_values,
+    overturned_claims,
+    panel_frame,
+)
 from shuffledp.tables import NOT_REPRODUCED, REPRODUCED
 
 matplotlib.use("Agg")
 
 
 def _density(eps0, component, x):
-    """The library's density as a function of one y (for quadrature)."""
+    """The library's density as a function of one y (for quadrature): the values of ``blanket_densities`` at
+    [y] without building its frame for each of the quadrature's points (the frame's density column is these
+    values, bit for bit: test_the_frame_is_the_density_values)."""
+    column = {"blanket": None, "output": 1, "data-dependent": 2}[component]
 
     def f(y):
-        frame = blanket_densities(eps0, [0.0 if x is None else x], [y])
-        rows = frame[frame["component"] == component]
-        if x is not None:
-            rows = rows[rows["input"] == x]
-        return float(rows["density"].iloc[0])
+        _, blanket, parts = blanket_density_values(eps0, [0.0 if x is None else x], [y])
+        return float((blanket if column is None else parts[0][column])[0])
 
     return f
+
+
+def _frame_from_values(values) -> np.ndarray:
+    """The density column that ``blanket_densities`` must hold, in its row order, from ``values``."""
+    _, blanket, parts = values
+    return np.concatenate([blanket, *(array for _, output, rest in parts for array in (output, rest))])
+
+
+@pytest.mark.parametrize("eps0", [0.5, 6.0])
+def test_the_frame_is_the_density_values(eps0):
+    """``blanket_densities``' frame holds ``blanket_density_values`` bit for bit, one y at a time as the
+    quadrature asks and on a grid; probe: values with one density moved by one ulp do not match."""
+    inputs = [0.0, 0.3, 0.8, 1.0]
+    for y in ([-1.25], [0.4], np.linspace(-4.0, 5.0, 37)):
+        frame = blanket_densities(eps0, inputs, y)
+        values = blanket_density_values(eps0, inputs, y)
+        assert frame["gamma"].iloc[0] == values[0]
+        assert frame["component"].tolist() == ["blanket"] * len(y) + [
+            component for _ in inputs for component in ("output", "data-dependent") for _ in y
+        ]
+        np.testing.assert_array_equal(frame["density"].to_numpy(), _frame_from_values(values))
+        gamma, blanket, parts = values
+        (x, output, rest), *others = parts
+        moved = rest.copy()
+        moved[-1] = np.nextafter(moved[-1], 1.0)
+        planted = (gamma, blanket, [(x, output, moved), *others])
+        assert not np.array_equal(frame["density"].to_numpy(), _frame_from_values(planted))
 
 
 @pytest.mark.parametrize("eps0", [0.5, 2.0, 6.0])

@@ -7,10 +7,12 @@ Laplace PLD, and a Monte Carlo of the whole T-round protocol that draws every ro
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 
 import pytest
+from calibration_memo import calibrations_once
 from dp_accounting import NeighboringRelation, dp_event
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
@@ -40,11 +42,15 @@ def _cli(capsys, *arguments) -> str:
 
 
 def test_one_round_is_compare_itself(capsys):
+    """The six renderings of one setting calibrate it once (tests/calibration_memo.py): what is checked is that
+    T = 1 is dispatched to ``compare`` and rendered as it, not the calibration (tested against its references
+    elsewhere)."""
     base = ["--n", "2000", "--k", "15", "--eps", "1", "--delta", "1e-6", "--draws", "20"]
-    assert _cli(capsys, *base) == _cli(capsys, *base, "--compositions", "1")
-    assert _cli(capsys, *base, "--json") == _cli(capsys, *base, "--compositions", "1", "--json")
-    ours = compare_rounds(n_users=2000, k=15, epsilon=1.0, delta=1e-6, compositions=1, draws=20)
-    theirs = compare(n_users=2000, k=15, epsilon=1.0, delta=1e-6, draws=20)
+    with calibrations_once():
+        assert _cli(capsys, *base) == _cli(capsys, *base, "--compositions", "1")
+        assert _cli(capsys, *base, "--json") == _cli(capsys, *base, "--compositions", "1", "--json")
+        ours = compare_rounds(n_users=2000, k=15, epsilon=1.0, delta=1e-6, compositions=1, draws=20)
+        theirs = compare(n_users=2000, k=15, epsilon=1.0, delta=1e-6, draws=20)
     assert ours.to_json() == theirs.to_json()
 
 
@@ -243,8 +249,15 @@ GRID = {
 N_AXIS = [30, 200, 5000]  # q n = 3 at q = 0.1 and n = 30; 5000 > max_per_round at q = 1 (skipped)
 
 
+@functools.cache
+def _baselines_json(ks: tuple[int, ...]) -> str:
+    """``rounds_baselines`` of GRID at ``ks`` as JSON, computed once per ``ks`` for the module."""
+    return json.dumps(rounds_baselines(GRID, N_AXIS, ks=list(ks)))
+
+
 def _baselines_through_json(ks):
-    return json.loads(json.dumps(rounds_baselines(GRID, N_AXIS, ks=ks)))
+    """A fresh copy (a test may change it) of the baselines as the workflow passes them, through JSON."""
+    return json.loads(_baselines_json(tuple(ks)))
 
 
 def test_rounds_grid_job_by_T_with_shared_baselines_gives_the_same_rows_bit_for_bit():

@@ -314,10 +314,12 @@ def test_bracket_markdown_shows_small_widths():
     assert line == f"| 1,000 | 10 | 1 | 1e-06 | 0.080095 | 0.080161 | {0.080161 / 0.0800946:.5f} | ok |"
 
 
-def test_bracket_frame_uses_the_configured_upper_end():
+def test_bracket_frame_uses_the_configured_upper_end(bracket_in_one_job):
     # worst-case-upper: the certified max over every dataset for k = 2, the own-value-hit maximum for k >= 4 at
-    # n <= MAX_USERS_OWN_HITS (never above the weak adversary), weak-adversary's value for k >= 4 above it
-    frame = bracket_frame({**BRACKET, "upper": "worst-case-upper"})
+    # n <= MAX_USERS_OWN_HITS (never above the weak adversary), weak-adversary's value for k >= 4 above it.
+    # worst-case-upper is the default upper end, so configuring it is the module's frame (the same call of
+    # ``bracket``); weak-adversary configured is what shows the configuration is read
+    frame = bracket_in_one_job
     weak = bracket_frame({**BRACKET, "upper": "weak-adversary"})
     assert (frame["upper"] == "worst-case-upper").all() and (weak["upper"] == "weak-adversary").all()
     two, four = frame["k"] == 2, frame["k"] == 4

@@ -78,8 +78,22 @@ def test_fig2_rdp_is_above_the_pld_of_the_subsampled_pair_and_grows_with_rounds(
     assert (frame["x"] == frame["compositions"]).all()
 
 
-def test_fig3_lower_bound_below_weak_below_strong():
-    frame = K.figure_frame(3, FIG3)
+def _curves_of(frame: pd.DataFrame, section) -> pd.DataFrame:
+    """The rows of ``frame`` whose (curve, accountant) is one of ``section``'s curves: Figure 3's rows of each
+    accountant and T are computed on their own (``_fig3_rows``), so these are the rows ``figure_frame`` gives
+    for ``section`` alone (checked bit for bit in test_figures_draw_one_panel_per_composition_count_in_fig1_and_fig3)."""
+    curves = [
+        *section["accountants"].items(),
+        *((name, name) for name in section.get("extra_accountants", [])),
+    ]
+    chosen = pd.Series(list(zip(frame["curve"], frame["accountant"])), index=frame.index).isin(curves)
+    return frame[chosen]
+
+
+def test_fig3_lower_bound_below_weak_below_strong(fig3_with_balle):
+    """FIG3's curves, read from the module's larger Figure 3 frame (the same rows: ``_curves_of``)."""
+    frame = _curves_of(fig3_with_balle[0], FIG3)
+    assert set(frame["accountant"]) == {"weak-adversary", "strong-adversary", "worst-case-lower"}
     wide = frame.pivot_table(index=["compositions", "x"], columns="accountant", values="value")
     assert (wide["worst-case-lower"] <= wide["weak-adversary"] + 1e-9).all()
     assert (wide["weak-adversary"] < wide["strong-adversary"]).all()
@@ -170,7 +184,7 @@ def test_transcribed_curves_cover_the_three_figures():
     assert len(reference) == 8 * 60 + 2 * 7 + 3 * 3 * 5  # Fig. 1: PLD and RDP, n_c = 1..4
 
 
-def test_figures_draw_one_panel_per_composition_count_in_fig1_and_fig3(fig1):
+def test_figures_draw_one_panel_per_composition_count_in_fig1_and_fig3(fig1, fig3_with_balle):
     from shuffledp.plotting.koskela import figure_koskela
 
     reference = load_reference("koskela_figures")
@@ -182,11 +196,20 @@ def test_figures_draw_one_panel_per_composition_count_in_fig1_and_fig3(fig1):
         f"n_c = {int(c)}" for c in sorted(fig1["compositions"].unique())
     ]
     assert "Fig. 1" in figure._suptitle.get_text()
-    frame = K.figure_frame(
-        3, {**FIG3, "accountants": {"weak adversary": "weak-adversary"}, "extra_accountants": []}
-    )
+    weak = {**FIG3, "accountants": {"weak adversary": "weak-adversary"}, "extra_accountants": []}
+    frame = K.figure_frame(3, weak)
     figure = figure_koskela(frame, reference[reference["figure"] == "3"], number=3, section=FIG3)
     assert [ax.get_title() for ax in figure.axes] == ["n_c = 1", "n_c = 4"]
+    # the curve computed alone is, bit for bit, its rows of the module's larger Figure 3 frame (what
+    # _curves_of reads); probe: a value moved by one ulp is seen
+    columns = [column for column in K.CURVE_COLUMNS if column != "seconds"]
+    alone = frame[columns].reset_index(drop=True)
+    read = _curves_of(fig3_with_balle[0], weak)[columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(read, alone, check_exact=True)
+    moved = read.copy()
+    moved.loc[0, "value"] = np.nextafter(moved.loc[0, "value"], np.inf)
+    with pytest.raises(AssertionError):
+        pd.testing.assert_frame_equal(moved, alone, check_exact=True)
 
 
 # The recorded checks of their Fig. 1 RDP and Fig. 2 PLD curves (tools/verify_koskela_fig{1_rdp,2_pld}.py)
@@ -319,18 +342,28 @@ def test_fig1_draws_feldman_numerical_composed_above_the_tighter_clones_pld():
     assert added["guarantee"].str.startswith("guarantee").all()
 
 
-def test_fig2_draws_the_certified_lower_bound_equal_to_the_recorded_check_and_below_our_upper_bound():
-    section = {
-        "n_users": 100_000,
-        "subsample": 0.01,
-        "epsilon_local": 3.0,
-        "k": 2,
-        "delta": 1e-5,
-        "compositions": [10, 31, 100],
-        "accountants": {"PLD": "clones-krr"},
-        "lower_bound": True,
-    }
-    frame = K.figure_frame(2, section)
+FIG2_LOWER = {
+    "n_users": 100_000,
+    "subsample": 0.01,
+    "epsilon_local": 3.0,
+    "k": 2,
+    "delta": 1e-5,
+    "compositions": [10, 31, 100],
+    "accountants": {"PLD": "clones-krr"},
+    "lower_bound": True,
+}
+
+
+@pytest.fixture(scope="module")
+def fig2_lower():
+    """``figure_frame(2, FIG2_LOWER)``, computed once for the two tests that read it (read only)."""
+    return K.figure_frame(2, FIG2_LOWER)
+
+
+def test_fig2_draws_the_certified_lower_bound_equal_to_the_recorded_check_and_below_our_upper_bound(
+    fig2_lower,
+):
+    frame = fig2_lower
     lower = frame[frame["curve"] == K.LOWER_CURVE].set_index("compositions")["value"]
     upper = frame[frame["curve"] == "PLD"].set_index("compositions")["value"]
     assert (lower < upper).all()
@@ -424,20 +457,10 @@ def test_every_curve_of_a_figure_has_its_own_colour_and_line_style_and_markers_i
     assert all("claimed upper bound" in t for t in labels if "(open markers)" in t)
 
 
-def test_fig2_legend_says_their_stored_curve_is_not_a_guarantee_where_below_the_lower_bound():
+def test_fig2_legend_says_their_stored_curve_is_not_a_guarantee_where_below_the_lower_bound(fig2_lower):
     from shuffledp.plotting.koskela import figure_koskela
 
-    section = {
-        "n_users": 100_000,
-        "subsample": 0.01,
-        "epsilon_local": 3.0,
-        "k": 2,
-        "delta": 1e-5,
-        "compositions": [10, 31, 100],
-        "accountants": {"PLD": "clones-krr"},
-        "lower_bound": True,
-    }
-    frame = K.figure_frame(2, section)
+    section, frame = FIG2_LOWER, fig2_lower
     reference = load_reference("koskela_figures")
     figure = figure_koskela(frame, reference[reference["figure"] == "2"], number=2, section=section)
     labels = [t.get_text().replace("\n  ", " ") for legend in figure.legends for t in legend.get_texts()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from calibration_memo import calibrations_once
 
 from shuffledp.config import ConfigError
 from shuffledp.experiments.randomizer_grid import (
@@ -23,16 +24,26 @@ GRID = {"epsilon": [1.0], "delta_fixed": [1e-6], "delta_power": [1.1]}
 
 
 @pytest.fixture(scope="module")
-def rows():
+def calibrated_once():
+    """Each randomizer's calibration computed once per argument set for the module (tests/calibration_memo.py):
+    the comparison below then finds the grid's own calibrations only where it asks for them with the same
+    arguments (the same n, k, target and tolerance); any other argument is calibrated afresh."""
+    with calibrations_once():
+        yield
+
+
+@pytest.fixture(scope="module")
+def rows(calibrated_once):
     counts = np.array([400, 300, 200, 100, 0, 0])
     return grid_job(counts, dataset="toy", grid=GRID, neighbouring="replace-one")
 
 
-def test_rows_are_the_comparison_at_each_target(rows):
+def test_rows_are_the_comparison_at_each_target(rows, calibrated_once):
     assert len(rows) == 2 * 8 and not rows.duplicated(KEYS).any()
     fixed = rows[rows["delta_rule"] == "fixed 1e-06"]
     same = compare_randomizers(n_users=1000, k=6, epsilon=1.0, delta=1e-6, data="uniform")
-    # the same eps0 per randomizer as compare's (the calibration does not depend on the data)
+    # the same eps0 per randomizer as compare's (the calibration does not depend on the data): the grid
+    # calibrates each randomizer at compare's arguments (a different argument would be calibrated afresh)
     for row in same.rows:
         mine = fixed[fixed["randomizer"] == row["randomizer"]].iloc[0]
         assert mine["epsilon_local"] == row["epsilon_local"] or (

@@ -57,6 +57,7 @@ __all__ = [
     "DENSITY_COLUMNS",
     "CLAIM_COLUMNS",
     "blanket_densities",
+    "blanket_density_values",
     "overturned_claims",
 ]
 
@@ -443,24 +444,47 @@ def panel_verdicts(
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 
 
+def blanket_density_values(
+    epsilon_local: float, inputs, y
+) -> tuple[float, np.ndarray, list[tuple[float, np.ndarray, np.ndarray]]]:
+    """The values of :func:`blanket_densities` as arrays, without the frame (for a caller that evaluates
+    them point by point, e.g. a quadrature): the frame's ``density`` column is these arrays, bit for bit.
+
+    Args:
+        epsilon_local: the Laplace randomizer's eps0.
+        inputs: the inputs x in [0, 1].
+        y: the points y.
+
+    Returns:
+        (gamma, omega(y), [(x, mu_x(y), omega_x(y)) for each x of ``inputs``]).
+    """
+    eps0 = float(epsilon_local)
+    gamma = math.exp(LaplaceBlanket(eps0).log_gamma)
+    y = np.asarray(y, dtype=float)
+    blanket = 0.5 * eps0 * np.exp(-eps0 * np.abs(y - 0.5))
+    parts = []
+    for x in inputs:
+        output = 0.5 * eps0 * np.exp(-eps0 * np.abs(y - float(x)))
+        # mu_x >= gamma omega everywhere (equality for y beyond x on the far side from 1/2): clip rounding only
+        rest = np.maximum(output - gamma * blanket, 0.0) / (1.0 - gamma)
+        parts.append((float(x), output, rest))
+    return gamma, blanket, parts
+
+
 def blanket_densities(epsilon_local: float, inputs, y) -> pd.DataFrame:
     """Their Figure 2: the eps0-LDP Laplace randomizer on [0, 1], R(x) = x + Lap(1/eps0), split as
     mu_x = gamma omega + (1 - gamma) omega_x (Sec. 5.1, Lemma 5.1 (2) and its proof). Rows per point y of
     ``y``: ``output`` mu_x(y) = (eps0/2) e^(-eps0 |y - x|) for each x of ``inputs``; ``blanket`` omega(y) =
     (eps0/2) e^(-eps0 |y - 1/2|) (Lap(1/2, 1/eps0), the normalised inf over x in [0, 1] of mu_x); and
     ``data-dependent`` omega_x = (mu_x - gamma omega) / (1 - gamma), with gamma = e^(-eps0/2) read from
-    :class:`~shuffledp.accounting.params.LaplaceBlanket`."""
+    :class:`~shuffledp.accounting.params.LaplaceBlanket` (the values: :func:`blanket_density_values`)."""
     eps0 = float(epsilon_local)
-    gamma = math.exp(LaplaceBlanket(eps0).log_gamma)
+    gamma, blanket, parts = blanket_density_values(eps0, inputs, y)
     y = np.asarray(y, dtype=float)
-    blanket = 0.5 * eps0 * np.exp(-eps0 * np.abs(y - 0.5))
     rows = [pd.DataFrame({"component": "blanket", "input": math.nan, "y": y, "density": blanket})]
-    for x in inputs:
-        output = 0.5 * eps0 * np.exp(-eps0 * np.abs(y - float(x)))
-        rows.append(pd.DataFrame({"component": "output", "input": float(x), "y": y, "density": output}))
-        # mu_x >= gamma omega everywhere (equality for y beyond x on the far side from 1/2): clip rounding only
-        rest = np.maximum(output - gamma * blanket, 0.0) / (1.0 - gamma)
-        rows.append(pd.DataFrame({"component": "data-dependent", "input": float(x), "y": y, "density": rest}))
+    for x, output, rest in parts:
+        rows.append(pd.DataFrame({"component": "output", "input": x, "y": y, "density": output}))
+        rows.append(pd.DataFrame({"component": "data-dependent", "input": x, "y": y, "density": rest}))
     frame = pd.concat(rows, ignore_index=True).assign(epsilon_local=eps0, gamma=gamma)
     return frame[DENSITY_COLUMNS]
 
