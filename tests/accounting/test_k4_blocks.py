@@ -315,3 +315,65 @@ def test_bracket_rows_fixed_at_n_50(e0, delta):
 
     (row,) = bracket(epsilon_local=e0, n_users=50, k=4, deltas=[delta])
     assert row["eps_lower"] <= row["eps_upper"] <= 1.01 * row["eps_lower"]
+
+
+def _add_every_axis(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
+    """The reference form of ``_add``: every axis's term formed and added, probability 0 or not."""
+    out = np.zeros(tuple(m + 1 for m in law.shape))
+    base = tuple(slice(0, m) for m in law.shape)
+    if rest > 0:
+        out[base] = rest * law
+    for axis, prob in enumerate(probs):
+        dst = list(base)
+        dst[axis] = slice(1, law.shape[axis] + 1)
+        out[tuple(dst)] += prob * law
+    return out
+
+
+def _view_sums_reference(law: np.ndarray, par, eps: float, users: int, swapped: bool = False) -> float:
+    """The reference form of ``_view_sums``: the common part by ``_add_every_axis``, each product formed where
+    it is added (``swapped``, the probe: u's x1 report added before its x0 report, the same terms in another
+    order)."""
+    import math
+
+    u, tiny = 2.0**-53, 2.0**-1074
+    e = math.exp(eps)
+    axes = law.ndim
+    ops = (users + 4) * (axes + 8) * 1.01 + users * par.rho
+    common = _add_every_axis(law, (0.0, 0.0) + (par.q,) * (axes - 2), (par.k - axes) * par.q)
+    base = tuple(slice(0, m) for m in law.shape)
+    on_x0 = (slice(1, law.shape[0] + 1),) + base[1:]
+    on_x1 = base[:1] + (slice(1, law.shape[1] + 1),) + base[2:]
+    P, Q = common.copy(), common
+    order = [(on_x0, par.p), (on_x1, par.q)]
+    for on, p_or_q in order[::-1] if swapped else order:
+        P[on] += p_or_q * law
+    for on, p_or_q in ((on_x0, par.q), (on_x1, par.p)):
+        Q[on] += p_or_q * law
+    Q *= e
+    tol = (P + Q) * (ops * u)
+    P = P - Q + tol
+    upper = float(np.sum(np.maximum(P, 0.0)))
+    return upper * (1.0 + 2.0 * P.size * u) + P.size * ops * (1.0 + e) * tiny
+
+
+def test_zero_probability_axes_and_shared_products_change_no_bit():
+    """``_add`` skips the axes of probability 0 and ``_view_sums`` forms p law and q law once: the same bits as
+    the reference forms on the laws of a search's nodes (k = 4, 5; two and three axes) and random laws down
+    to the subnormals. The probe: the same sums in another order differ somewhere, so the comparison can
+    fail."""
+    from shuffledp.accounting.worst_case.k4.blocks import _add, _view_sums
+
+    rng = np.random.default_rng(5)
+    laws = [rng.random((6, 7, 5)) * 10.0 ** rng.integers(-320, 0, size=(6, 7, 5)), rng.random((9, 4))]
+    for n, k, counts in [(12, 4, (3, 2, 4)), (12, 4, (5,)), (9, 5, (1, 2, 3, 1)), (30, 4, (20, 3, 4))]:
+        laws.append(node_laws(_params(n, k, 1.0), counts).laws[-1])
+    par, differs = _params(30, 4, 1.5), False
+    for law in laws:
+        zeros = (0.0, 0.0) + (0.2,) * (law.ndim - 2)
+        for probs, rest in [(zeros, 0.3), ((0.5,) + (0.1,) * (law.ndim - 1), 0.0), ((0.0,) * law.ndim, 0.25)]:
+            assert _add(law, probs, rest).tobytes() == _add_every_axis(law, probs, rest).tobytes()
+        for eps in (0.0, 0.4, 1.4):
+            assert _view_sums(law, par, eps, 30).hex() == _view_sums_reference(law, par, eps, 30).hex()
+            differs |= _view_sums(law, par, eps, 30) != _view_sums_reference(law, par, eps, 30, swapped=True)
+    assert differs
