@@ -11,12 +11,15 @@ References, each able to fail:
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import pytest
 from brute_force import histogram_distribution_of_counts, hockey_stick, weak_adversary_view_bruteforce
 
 from shuffledp.accounting import get_accountant
-from shuffledp.accounting.worst_case.exact.enumeration import k3_worst_case
+from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.worst_case.exact.enumeration import k3_worst_case, pair_laws, stack_laws
 from shuffledp.accounting.worst_case.k3.blocks import MAX_USERS_K3_BLOCKS, Block, K3BlockSearch
 
 
@@ -71,8 +74,12 @@ def test_the_block_of_every_dataset_is_the_weak_adversary(n, e0, eps):
 @pytest.mark.parametrize("n,e0", [(10, 0.5), (25, 1.0), (40, 2.0), (64, 4.0), (64, 0.5)])
 def test_equal_to_the_enumeration_of_every_dataset(n, e0):
     search = K3BlockSearch(n_users=n, epsilon_local=e0)
+    # every dataset's law, built once for the three epsilons (k3_worst_case builds these very laws when
+    # given none: p and q as it forms them)
+    krr = KrrParams.of(e0, 3)
+    laws = stack_laws(pair_laws(n, math.exp(krr.log_p), math.exp(krr.log_q)))
     for f in (0.1, 0.5, 0.9):
-        mine, every = search.worst(f * e0), k3_worst_case(f * e0, n_users=n, epsilon_local=e0)
+        mine, every = search.worst(f * e0), k3_worst_case(f * e0, n_users=n, epsilon_local=e0, laws=laws)
         assert mine.upper == pytest.approx(every.upper, rel=1e-12) and mine.lower == pytest.approx(
             every.lower, rel=1e-12
         )

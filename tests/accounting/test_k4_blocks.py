@@ -225,6 +225,21 @@ def _group_law(count: int, probs) -> np.ndarray:
 def _dataset_delta(counts: tuple, n: int, e0: float, eps: float, forward: bool = True) -> float:
     """Independent reference (k = 4): exact delta of one dataset (a, b, c1, c2) of the n - 1 others, from the
     closed-form multinomial law of each value's users, convolved (FFT; ~1e-15 absolute), u added."""
+    return _dataset_hockey_stick(*_dataset_laws(counts, n, e0), eps, forward)
+
+
+def _dataset_hockey_stick(P: np.ndarray, Q: np.ndarray, eps: float, forward: bool = True) -> float:
+    """sum (P - e^eps Q)_+ of :func:`_dataset_laws` (Q and P swapped if not ``forward``)."""
+    import math
+
+    if not forward:
+        P, Q = Q, P
+    return float(np.sum(np.maximum(P - math.exp(eps) * Q, 0.0)))
+
+
+def _dataset_laws(counts: tuple, n: int, e0: float) -> tuple[np.ndarray, np.ndarray]:
+    """(P, Q): the histogram's (h0, h1, h2) laws of :func:`_dataset_delta`'s dataset, u on x0 and on x1 (they
+    do not depend on epsilon or the direction: formed once per dataset, the deltas from them)."""
     import math
 
     from scipy.signal import fftconvolve
@@ -246,10 +261,7 @@ def _dataset_delta(counts: tuple, n: int, e0: float, eps: float, forward: bool =
         out[:-1, :-1, 1:] += probs[2] * law
         return out
 
-    P, Q = with_u([p, q, q, q]), with_u([q, p, q, q])
-    if not forward:
-        P, Q = Q, P
-    return float(np.sum(np.maximum(P - math.exp(eps) * Q, 0.0)))
+    return with_u([p, q, q, q]), with_u([q, p, q, q])
 
 
 @pytest.mark.slow
@@ -267,10 +279,13 @@ def test_random_datasets_at_larger_n_never_above_the_upper(n, k, e0):
         data.append((int(a), int(b), int(max(c, d)), int(min(c, d))))
     epsilons = [0.5 * e0, 0.8 * e0]
     upper = get_accountant("worst-case-upper", epsilon_local=e0, n_users=n, k=k).delta_for_epsilon(epsilons)
-    for eps, up in zip(epsilons, upper):
-        for d in data:
+    for d in data:
+        laws = _dataset_laws(
+            d, n, e0
+        )  # the same reference at each epsilon and direction: its laws formed once
+        for eps, up in zip(epsilons, upper):
             for forward in (True, False):
-                assert _dataset_delta(d, n, e0, eps, forward) <= up * (1 + 1e-9), (d, eps, forward)
+                assert _dataset_hockey_stick(*laws, eps, forward) <= up * (1 + 1e-9), (d, eps, forward)
 
 
 @pytest.mark.parametrize(
@@ -300,3 +315,65 @@ def test_bracket_rows_fixed_at_n_50(e0, delta):
 
     (row,) = bracket(epsilon_local=e0, n_users=50, k=4, deltas=[delta])
     assert row["eps_lower"] <= row["eps_upper"] <= 1.01 * row["eps_lower"]
+
+
+def _add_every_axis(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
+    """The reference form of ``_add``: every axis's term formed and added, probability 0 or not."""
+    out = np.zeros(tuple(m + 1 for m in law.shape))
+    base = tuple(slice(0, m) for m in law.shape)
+    if rest > 0:
+        out[base] = rest * law
+    for axis, prob in enumerate(probs):
+        dst = list(base)
+        dst[axis] = slice(1, law.shape[axis] + 1)
+        out[tuple(dst)] += prob * law
+    return out
+
+
+def _view_sums_reference(law: np.ndarray, par, eps: float, users: int, swapped: bool = False) -> float:
+    """The reference form of ``_view_sums``: the common part by ``_add_every_axis``, each product formed where
+    it is added (``swapped``, the probe: u's x1 report added before its x0 report, the same terms in another
+    order)."""
+    import math
+
+    u, tiny = 2.0**-53, 2.0**-1074
+    e = math.exp(eps)
+    axes = law.ndim
+    ops = (users + 4) * (axes + 8) * 1.01 + users * par.rho
+    common = _add_every_axis(law, (0.0, 0.0) + (par.q,) * (axes - 2), (par.k - axes) * par.q)
+    base = tuple(slice(0, m) for m in law.shape)
+    on_x0 = (slice(1, law.shape[0] + 1),) + base[1:]
+    on_x1 = base[:1] + (slice(1, law.shape[1] + 1),) + base[2:]
+    P, Q = common.copy(), common
+    order = [(on_x0, par.p), (on_x1, par.q)]
+    for on, p_or_q in order[::-1] if swapped else order:
+        P[on] += p_or_q * law
+    for on, p_or_q in ((on_x0, par.q), (on_x1, par.p)):
+        Q[on] += p_or_q * law
+    Q *= e
+    tol = (P + Q) * (ops * u)
+    P = P - Q + tol
+    upper = float(np.sum(np.maximum(P, 0.0)))
+    return upper * (1.0 + 2.0 * P.size * u) + P.size * ops * (1.0 + e) * tiny
+
+
+def test_zero_probability_axes_and_shared_products_change_no_bit():
+    """``_add`` skips the axes of probability 0 and ``_view_sums`` forms p law and q law once: the same bits as
+    the reference forms on the laws of a search's nodes (k = 4, 5; two and three axes) and random laws down
+    to the subnormals. The probe: the same sums in another order differ somewhere, so the comparison can
+    fail."""
+    from shuffledp.accounting.worst_case.k4.blocks import _add, _view_sums
+
+    rng = np.random.default_rng(5)
+    laws = [rng.random((6, 7, 5)) * 10.0 ** rng.integers(-320, 0, size=(6, 7, 5)), rng.random((9, 4))]
+    for n, k, counts in [(12, 4, (3, 2, 4)), (12, 4, (5,)), (9, 5, (1, 2, 3, 1)), (30, 4, (20, 3, 4))]:
+        laws.append(node_laws(_params(n, k, 1.0), counts).laws[-1])
+    par, differs = _params(30, 4, 1.5), False
+    for law in laws:
+        zeros = (0.0, 0.0) + (0.2,) * (law.ndim - 2)
+        for probs, rest in [(zeros, 0.3), ((0.5,) + (0.1,) * (law.ndim - 1), 0.0), ((0.0,) * law.ndim, 0.25)]:
+            assert _add(law, probs, rest).tobytes() == _add_every_axis(law, probs, rest).tobytes()
+        for eps in (0.0, 0.4, 1.4):
+            assert _view_sums(law, par, eps, 30).hex() == _view_sums_reference(law, par, eps, 30).hex()
+            differs |= _view_sums(law, par, eps, 30) != _view_sums_reference(law, par, eps, 30, swapped=True)
+    assert differs

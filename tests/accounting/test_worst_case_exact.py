@@ -21,6 +21,10 @@ from shuffledp.accounting.params import KrrParams
 from shuffledp.accounting.worst_case.exact.enumeration import (
     _rows,
     k3_worst_case,
+    pair_laws,
+    pair_outputs,
+    pair_sums,
+    stack_laws,
     third_value_delta,
     third_value_law,
 )
@@ -177,3 +181,56 @@ def test_third_value_fast_paths_equal_the_straightforward_form_bit_for_bit(n, k,
         assert (
             value.hex() == _reference_third_value_delta(eps, n=n, k=k, epsilon_local=e0, law=reference).hex()
         )
+
+
+def _reference_pair_outputs(g, p, q, k, order=None):
+    """The straightforward form the in-place pair outputs must equal bit for bit: three zero-padded shifted
+    copies of the stack of laws, whole-array arithmetic. ``order="late"`` adds the last two terms first (the
+    probe: another order of the same sum)."""
+    shape = (g.shape[0], g.shape[1] + 1, g.shape[2] + 1)
+    g0, g1 = np.zeros(shape), np.zeros(shape)
+    g0[:, 1:, :-1], g1[:, :-1, 1:] = g, g
+    common = np.zeros(shape)
+    common[:, :-1, :-1] = (k - 2) * q * g
+    if order == "late":
+        return p * g0 + (q * g1 + common), q * g0 + (p * g1 + common)
+    return p * g0 + q * g1 + common, q * g0 + p * g1 + common
+
+
+def _reference_pair_sums(P, Q, eps, ops):
+    e = math.exp(eps)
+    terms, tol = P - e * Q, ops * 2.0**-53 * (P + e * Q)
+    upper = np.sum(np.where(terms > -tol, terms + tol, 0.0), axis=(1, 2))
+    lower = np.sum(np.maximum(terms - tol, 0.0), axis=(1, 2))
+    cells = P.shape[1] * P.shape[2]
+    return upper * (1.0 + 2.0 * cells * 2.0**-53) + 1e-300, np.maximum(
+        lower * (1.0 - 2.0 * cells * 2.0**-53), 0.0
+    )
+
+
+def _pair_stacks():
+    """Stacks of laws: the pair laws of every dataset at n = 12 (eps0 = 4), a random stack with entries
+    down to the subnormals, and a strided window of it (as the block search passes its boxes)."""
+    krr = KrrParams.of(4.0, 3)
+    _, laws = stack_laws(pair_laws(12, math.exp(krr.log_p), math.exp(krr.log_q)))
+    rng = np.random.default_rng(7)
+    noisy = rng.random((5, 9, 11)) * 10.0 ** rng.integers(-320, 0, size=(5, 9, 11))
+    return [laws, noisy, noisy[:, 2:8, 1:10]]
+
+
+def test_pair_outputs_and_sums_in_place_equal_the_straightforward_form_bit_for_bit():
+    """pair_outputs and pair_sums (in place, each product formed once) give the bits of the whole-array form
+    on every stack, at epsilons with and without cancellation; the probe: the same sums in another order
+    differ, so the comparison can fail."""
+    differs = False
+    for g in _pair_stacks():
+        for k, p, q in ((3, 0.7, 0.15), (5, 0.41, 0.1475)):
+            P, Q = pair_outputs(g, p, q, k)
+            ref_P, ref_Q = _reference_pair_outputs(g, p, q, k)
+            assert P.tobytes() == ref_P.tobytes() and Q.tobytes() == ref_Q.tobytes()
+            late = _reference_pair_outputs(g, p, q, k, order="late")
+            differs |= late[0].tobytes() != ref_P.tobytes()
+            for eps in (0.0, 0.3, 1.2, math.log(p / q)):
+                got, ref = pair_sums(P, Q, eps, 60.0), _reference_pair_sums(ref_P, ref_Q, eps, 60.0)
+                assert got[0].tobytes() == ref[0].tobytes() and got[1].tobytes() == ref[1].tobytes()
+    assert differs

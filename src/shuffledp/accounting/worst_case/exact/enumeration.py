@@ -135,25 +135,48 @@ def _pair_forward(
 
 
 def pair_outputs(g: np.ndarray, p: float, q: float, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(P, Q): the (h0, h1) laws under D and D' from a stack of the others' laws ``g`` (u added)."""
+    """(P, Q): the (h0, h1) laws under D and D' from a stack of the others' laws ``g`` (u added).
+
+    Each cell is (p G(h - e0) + q G(h - e1)) + (k - 2) q G(h) under D (p and q swapped under D'), the three
+    products formed once and added in that order in place; a term whose shift falls outside the law is an
+    exact 0 and adding it leaves the sum as it is, so these are the bits of the sum of three zero-padded
+    shifted copies (tests/accounting/test_worst_case_exact.py keeps that form as the reference)."""
     shape = (g.shape[0], g.shape[1] + 1, g.shape[2] + 1)
-    g0, g1 = np.zeros(shape), np.zeros(shape)
-    g0[:, 1:, :-1], g1[:, :-1, 1:] = g, g
-    common = np.zeros(shape)
-    common[:, :-1, :-1] = (k - 2) * q * g
-    P = p * g0 + q * g1 + common
-    Q = q * g0 + p * g1 + common
-    return P, Q
+    on_x0, on_x1, stay = (
+        (slice(None), slice(1, None), slice(None, -1)),
+        (slice(None), slice(None, -1), slice(1, None)),
+        (slice(None), slice(None, -1), slice(None, -1)),
+    )
+    pg, qg, cg = p * g, q * g, (k - 2) * q * g
+    out = []
+    for first, second in ((pg, qg), (qg, pg)):
+        law = np.empty(shape)
+        law[:, 0, :] = 0.0
+        law[:, :, -1] = 0.0
+        law[on_x0] = first
+        law[on_x1] += second
+        law[stay] += cg
+        out.append(law)
+    return out[0], out[1]
 
 
 def pair_sums(P: np.ndarray, Q: np.ndarray, eps: float, ops: float) -> tuple[np.ndarray, np.ndarray]:
     """(upper, lower) certified values of sum (P - e^eps Q)_+ per dataset of a stack of (P, Q) whose
-    entries carry a relative error of at most ``ops`` u (module doc, "Rounding")."""
+    entries carry a relative error of at most ``ops`` u (module doc, "Rounding").
+
+    The upper value sums fl(terms + tol) where terms > -tol: the same as (terms + tol)_+, since a sum of
+    two doubles is exactly 0 only when they cancel (gradual underflow), so it is > 0 exactly when
+    terms > -tol; both sums are formed in place over arrays of the same shape as before (same bits)."""
     e = math.exp(eps)
     shape = P.shape
-    terms, tol = P - e * Q, ops * _U * (P + e * Q)
-    upper = np.sum(np.where(terms > -tol, terms + tol, 0.0), axis=(1, 2))
-    lower = np.sum(np.maximum(terms - tol, 0.0), axis=(1, 2))
+    tol = e * Q
+    terms = np.subtract(P, tol)
+    np.add(P, tol, out=tol)
+    tol *= ops * _U
+    above = np.add(terms, tol)
+    upper = np.sum(np.maximum(above, 0.0, out=above), axis=(1, 2))
+    np.subtract(terms, tol, out=terms)
+    lower = np.sum(np.maximum(terms, 0.0, out=terms), axis=(1, 2))
     cells = shape[1] * shape[2]
     return upper * (1.0 + 2.0 * cells * _U) + 1e-300, np.maximum(lower * (1.0 - 2.0 * cells * _U), 0.0)
 

@@ -153,12 +153,15 @@ def _params(n: int, k: int, epsilon_local: float) -> _Params:
 
 def _add(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
     """Law after one more user reporting on axis i with probability probs[i], on a free value with ``rest``
-    (every axis grows by one)."""
+    (every axis grows by one). An axis of probability 0 adds nothing: its term, 0 times a finite law, is an
+    exact 0, and adding it leaves every sum as it is (same bits), so it is not formed."""
     out = np.zeros(tuple(m + 1 for m in law.shape))
     base = tuple(slice(0, m) for m in law.shape)
     if rest > 0:
         out[base] = rest * law
     for axis, prob in enumerate(probs):
+        if prob == 0.0:
+            continue
         dst = list(base)
         dst[axis] = slice(1, law.shape[axis] + 1)
         out[tuple(dst)] += prob * law
@@ -207,10 +210,11 @@ def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
     on_x0 = (slice(1, law.shape[0] + 1),) + base[1:]
     on_x1 = base[:1] + (slice(1, law.shape[1] + 1),) + base[2:]
     P, Q = common.copy(), common
-    P[on_x0] += par.p * law
-    P[on_x1] += par.q * law
-    Q[on_x0] += par.q * law
-    Q[on_x1] += par.p * law
+    p_law, q_law = par.p * law, par.q * law  # each product formed once for both worlds (the same values)
+    P[on_x0] += p_law
+    P[on_x1] += q_law
+    Q[on_x0] += q_law
+    Q[on_x1] += p_law
     Q *= e
     tol = np.add(P, Q)
     tol *= ops * _U
