@@ -152,12 +152,9 @@ def composed_margins(name: str, epsilon_local: float, n: int, k: int, compositio
     optimistic = np.array([float(pld.get_delta_for_epsilon(float(e))) for e in eps])
     with np.errstate(divide="ignore"):
         log_opt = np.log(optimistic)
-    chernoff = np.array(
-        [
-            max(log_delta_bound(d, float(e)) for d in tail_rounds(name, composed.rounds, composed.interval))
-            for e in eps
-        ]
-    )
+    # the pair's tail rounds formed once for every epsilon (each caches its moment-generating function's grid)
+    directions = tail_rounds(name, composed.rounds, composed.interval)
+    chernoff = np.array([max(log_delta_bound(d, float(e)) for d in directions) for e in eps])
     reported = np.asarray(composed.log_delta_for_epsilon(eps), float)
     keep = optimistic >= PLD_FLOOR
     if not keep.any():
