@@ -170,8 +170,12 @@ def test_row_logsumexp_is_scipys_to_the_bit():
     """The MGF grid's row-wise log-sum-exp is scipy.special.logsumexp(axis=1), bit for bit (NaN where scipy
     gives NaN), on the grids' own form and at the corners (ties, -inf, inf, NaN)."""
     for rows in _rows_of_a_tail_grid():
+        kept = rows.copy()
         with np.errstate(invalid="ignore"):
-            assert _same_bits(row_logsumexp(rows), logsumexp(rows, axis=1)), rows
+            expected = logsumexp(rows, axis=1)
+            assert _same_bits(row_logsumexp(rows), expected), rows
+            assert _same_bits(rows, kept)  # not overwritten unless allowed
+            assert _same_bits(row_logsumexp(rows.copy(), overwrite=True), expected), rows
 
 
 def test_probe_a_plain_logsumexp_is_not_scipys_to_the_bit():

@@ -74,40 +74,43 @@ class TailRound:
                 self._grid = np.full(ORDERS.size, -np.inf)
             else:
                 step = max(1, _CHUNK // self.loss.size)
-                parts = [
-                    row_logsumexp(self.log_mass[None, :] + ORDERS[i : i + step, None] * self.loss[None, :])
-                    for i in range(0, ORDERS.size, step)
-                ]
+                parts = []
+                for i in range(0, ORDERS.size, step):
+                    # log_mass + lam loss, formed in place (the same sum: addition commutes exactly)
+                    rows = np.multiply(ORDERS[i : i + step, None], self.loss[None, :])
+                    rows += self.log_mass[None, :]
+                    parts.append(row_logsumexp(rows, overwrite=True))
                 self._grid = np.concatenate(parts) + LOG_MARGIN
         return self._grid
 
 
-def row_logsumexp(rows: np.ndarray) -> np.ndarray:
+def row_logsumexp(rows: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
     """``scipy.special.logsumexp(rows, axis=1)``, to the bit, in fewer passes over a 2-D float array.
 
     scipy's own steps in the same order, row by row: the row's largest entries (m of them) taken out, the rest
     shifted by the largest, exponentiated and summed along the row, then log1p(s / m) + log(m) + largest. When
-    a row's result is not finite (a row of -inf, an infinite or NaN entry), scipy itself sums the array.
+    a row's largest entry is not finite (a row of -inf, an infinite or NaN entry), scipy itself sums the array.
 
     Args:
         rows: a 2-D float64 array.
+        overwrite: whether ``rows`` may be used as the work array (its values are then lost).
 
     Returns:
         The log-sum-exp of each row.
     """
     largest = rows.max(axis=1, keepdims=True)
+    if not np.all(np.isfinite(largest)):
+        return logsumexp(rows, axis=1)
     top = rows == largest
     count = np.count_nonzero(top, axis=1, keepdims=True).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        shifted = np.where(top, -np.inf, rows)
-        shifted -= largest
+    shifted = rows if overwrite else rows.copy()
+    shifted -= largest
+    np.copyto(shifted, -np.inf, where=top)
+    with np.errstate(under="ignore"):
         np.exp(shifted, out=shifted)
-        total = np.sum(shifted, axis=1, keepdims=True)
-        total = np.where(total == 0, total, total / count)
-        out = (np.log1p(total) + np.log(count) + largest)[:, 0]
-    if np.all(np.isfinite(out)):
-        return out
-    return logsumexp(rows, axis=1)
+    total = np.sum(shifted, axis=1, keepdims=True)
+    total = np.where(total == 0, total, total / count)
+    return (np.log1p(total) + np.log(count) + largest)[:, 0]
 
 
 def log_c(lam):
