@@ -28,7 +28,8 @@ composed epsilon(delta)).
 
 **Orders.** log M is evaluated once per round on the log-spaced grid :data:`ORDERS` (cached); each
 query takes the best grid point and refines by golden section between its neighbours
-(:func:`~shuffledp.accounting.numerics.search.golden_minimum`).
+(:func:`~shuffledp.accounting.numerics.search.golden_minimum`). The grid's log-sum-exps are scipy's to the
+bit, formed in place row by row (:func:`row_logsumexp`).
 """
 
 from __future__ import annotations
