@@ -18,7 +18,14 @@ from scipy.special import gammaln, logsumexp
 from shuffledp.accounting import Direction, ShuffleSetting, get_accountant
 from shuffledp.accounting.composition import PLD_FLOOR, Round, compose
 from shuffledp.accounting.composition_tail import tail_rounds
-from shuffledp.accounting.numerics.composed_tail import TailRound, epsilon_bound, log_c, log_delta_bound
+from shuffledp.accounting.numerics.composed_tail import (
+    ORDERS,
+    TailRound,
+    epsilon_bound,
+    log_c,
+    log_delta_bound,
+    row_logsumexp,
+)
 from shuffledp.accounting.views.derived.pld import direction_bins
 from shuffledp.accounting.views.derived.tail import tail_round
 from shuffledp.accounting.views.strong import view as strong_view
@@ -139,6 +146,48 @@ def test_chernoff_pieces():
     r = TailRound(np.array([0.0]), np.array([math.log(1 - 1e-5)]), math.log(1e-5), count=3)
     assert log_delta_bound([r], 10.0) >= math.log(3e-5 * (1 - 2e-5))
     assert epsilon_bound([r], math.log(1e-6)) == math.inf
+
+
+def _rows_of_a_tail_grid():
+    """Matrices of the form the MGF grid sums (log P-mass + lam x loss on ORDERS), of the clones pair and of
+    random pairs, with ties, -inf entries, a row of -inf and non-finite entries (scipy's own path)."""
+    rng = np.random.default_rng(11)
+    loss, log_p = _clones_outcomes(60, 2.0, 4)
+    yield log_p[None, :] + ORDERS[:, None] * loss[None, :]
+    for size in (1, 2, 37, 1000):
+        loss, log_p = rng.normal(0.0, 3.0, size), rng.normal(-20.0, 10.0, size)
+        yield log_p[None, :] + ORDERS[::7, None] * loss[None, :]
+    tied = np.array([[0.0, 0.0, -1.0, -np.inf], [-np.inf] * 4, [2.0, 2.0, 2.0, 2.0], [np.inf, 0.0, 1.0, 2.0]])
+    yield tied
+    yield np.array([[np.nan, 0.0, 1.0], [5.0, -3.0, 5.0 - 1e-15]])
+
+
+def _same_bits(ours: np.ndarray, theirs: np.ndarray) -> bool:
+    return ours.shape == theirs.shape and ours.tobytes() == theirs.tobytes()
+
+
+def test_row_logsumexp_is_scipys_to_the_bit():
+    """The MGF grid's row-wise log-sum-exp is scipy.special.logsumexp(axis=1), bit for bit (NaN where scipy
+    gives NaN), on the grids' own form and at the corners (ties, -inf, inf, NaN)."""
+    for rows in _rows_of_a_tail_grid():
+        kept = rows.copy()
+        with np.errstate(invalid="ignore"):
+            expected = logsumexp(rows, axis=1)
+            assert _same_bits(row_logsumexp(rows), expected), rows
+            assert _same_bits(rows, kept)  # not overwritten unless allowed
+            assert _same_bits(row_logsumexp(rows.copy(), overwrite=True), expected), rows
+
+
+def test_probe_a_plain_logsumexp_is_not_scipys_to_the_bit():
+    """Probe: the textbook log-sum-exp (the largest not taken out of the sum) differs from scipy's in the last
+    bits on these grids, so the check above can fail."""
+
+    def plain(rows):
+        largest = rows.max(axis=1, keepdims=True)
+        return np.log(np.sum(np.exp(rows - largest), axis=1)) + largest[:, 0]
+
+    rows = next(_rows_of_a_tail_grid())
+    assert not _same_bits(plain(rows), logsumexp(rows, axis=1))
 
 
 def _strong_outcomes(n: int, e0: float, k: int):

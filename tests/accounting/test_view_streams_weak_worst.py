@@ -11,6 +11,7 @@ outcomes (no grid, no blocks).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -182,6 +183,15 @@ def test_weak_composed_tail_certified(n, k, e0, rounds, q, path, monkeypatch):
             assert bound >= math.log(exact) - 1e-12, (eps, bound, math.log(exact))
 
 
+@functools.cache
+def _plain_round(n: int, k: int, e0: float, rounds: int) -> TailRound:
+    """The pair's own outcomes as one tail round (no grid, no blocks), formed once for both paths (the round
+    keeps its moment-generating function's grid once computed)."""
+    lp, lq = _weak_outcomes(n, k, e0)
+    keep = np.isfinite(lp)
+    return TailRound(lp[keep] - lq[keep], lp[keep], -math.inf, rounds)
+
+
 @pytest.mark.parametrize("n,k,e0,rounds", [(100, 10, 2.0, 4), (40, 3, 1.0, 10)])
 @pytest.mark.parametrize("path", ["outcomes", "rectangles"])
 def test_weak_composed_tail_within_half_a_decade_of_chernoff(n, k, e0, rounds, path, monkeypatch):
@@ -193,9 +203,7 @@ def test_weak_composed_tail_within_half_a_decade_of_chernoff(n, k, e0, rounds, p
         monkeypatch.setattr(weak_tail, "MAX_ENTRIES", 0)
 
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=k)
-    lp, lq = _weak_outcomes(n, k, e0)
-    keep = np.isfinite(lp)
-    plain = TailRound(lp[keep] - lq[keep], lp[keep], -math.inf, rounds)
+    plain = _plain_round(n, k, e0, rounds)
     remove, _ = tail_rounds(setting, 1.0, 1e-4, rounds)
     composed = compose("weak-adversary", epsilon_local=e0, n_users=n, k=k, compositions=rounds)
     for eps in np.linspace(0.4, 0.75, 4) * rounds * e0:

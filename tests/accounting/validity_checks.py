@@ -33,6 +33,7 @@ in (-1e-9, -1e-12), anything below is a failure).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 import warnings
@@ -152,12 +153,9 @@ def composed_margins(name: str, epsilon_local: float, n: int, k: int, compositio
     optimistic = np.array([float(pld.get_delta_for_epsilon(float(e))) for e in eps])
     with np.errstate(divide="ignore"):
         log_opt = np.log(optimistic)
-    chernoff = np.array(
-        [
-            max(log_delta_bound(d, float(e)) for d in tail_rounds(name, composed.rounds, composed.interval))
-            for e in eps
-        ]
-    )
+    # the pair's tail rounds formed once for every epsilon (each caches its moment-generating function's grid)
+    directions = tail_rounds(name, composed.rounds, composed.interval)
+    chernoff = np.array([max(log_delta_bound(d, float(e)) for d in directions) for e in eps])
     reported = np.asarray(composed.log_delta_for_epsilon(eps), float)
     keep = optimistic >= PLD_FLOOR
     if not keep.any():
@@ -179,8 +177,10 @@ def profile_margins(
     from shuffledp.accounting.views.derived import pld as derived_pld
     from shuffledp.accounting.views.derived.profile import profile_view
 
-    upper = upper or get_accountant("worst-case-upper", epsilon_local=epsilon_local, n_users=n, k=k)
-    view = profile_view(upper, interval=interval)
+    if upper is None:
+        view = _worst_case_upper_profile(epsilon_local, n, k, interval)
+    else:
+        view = profile_view(upper, interval=interval)
     profile = derived_pld.pld(view)
     if compositions > 1:
         profile = profile.self_compose(compositions, tail_mass_truncation=1e-15)
@@ -202,6 +202,16 @@ def profile_margins(
         float(np.min(log_profile[keep] - log_lower[keep])),
         float(np.min(log_weak[keep] - log_profile[keep])),
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _worst_case_upper_profile(epsilon_local: float, n: int, k: int, interval: float):
+    """The view of the pair dominating worst-case-upper's profile in the setting, formed once for every number of
+    rounds it is composed over (a function of its arguments alone; the view is not changed by its users)."""
+    from shuffledp.accounting.views.derived.profile import profile_view
+
+    upper = get_accountant("worst-case-upper", epsilon_local=epsilon_local, n_users=n, k=k)
+    return profile_view(upper, interval=interval)
 
 
 def epsilon_for_delta_margin(
