@@ -490,9 +490,8 @@ def individual_job(
     for kind, accountant in calibration_accountants(utility):
         rng = job_rng(seed, *identity, "individual", kind)
         sigmas = [c.sigma for c in calibrations[kind]]
-        if (
-            shuffle_done
-        ):  # the shuffle is drawn once, from the first kind's stream; the others draw only noise
+        # the shuffle is drawn once, from the first kind's stream; the others draw only their noise
+        if shuffle_done:
             errors = {
                 "gaussian": individual_gaussian_errors(counts.sum(), sigmas, rng=rng, replicates=replicates)
             }
