@@ -59,7 +59,7 @@ def test_quick_profile_merges_deeply_and_is_valid():
     checked = validate_config(config, SCHEMA)
     assert checked["grid_profile"] == "quick"
     assert checked["data"] == repo_config()["data"]  # the same data as the default run
-    assert checked["accounting"]["bracket"]["n_users"] == [2, 10, 1000, 10000]
+    assert checked["accounting"]["bracket"]["n_users"] == [2, 10, 1000]
     assert checked["utility"]["phase_diagram"]["n_points"] == 2
     assert checked["utility"]["phase_diagram"]["n_max"] == repo_config()["utility"]["phase_diagram"]["n_max"]
     # the quick profile's other coarse grids: lists replaced, the sibling keys kept from config.yaml
