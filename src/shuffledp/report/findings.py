@@ -605,7 +605,11 @@ def grid_summary(config: Mapping | None) -> str:
     utility = config.get("utility") or {}
     phase = utility.get("phase_diagram") or {}
     if phase.get("n_points") and phase.get("epsilon_points"):
-        parts.append(f"phase diagram {int(phase['n_points'])} n × {int(phase['epsilon_points'])} ε per panel")
+        joined = (utility.get("equal_guarantee") or {}).get("n_users")
+        parts.append(
+            f"phase diagram {int(phase['n_points'])} n × {int(phase['epsilon_points'])} ε per panel"
+            + (", with the equal-guarantee grid's n and ε inside its ranges added" if joined else "")
+        )
     rounds = utility.get("phase_diagram_rounds") or {}
     if rounds.get("compositions"):
         parts.append(f"composed phase diagram T ∈ {_values(int(t) for t in rounds['compositions'])}")
