@@ -211,3 +211,17 @@ def test_individual_job_draws_the_shuffle_once_and_each_kinds_noise_from_its_own
         first = False
     again = E.individual_job(counts, x0s, x0s, utility=utility, setting=setting, seed=5, identity=("t",))
     pd.testing.assert_frame_equal(rows, again)
+    # probe: the scheme that drew the shuffle from every kind's stream gives the second kind other noise,
+    # so the comparison above tells the two schemes apart
+    kind = list(E.calibration_accountants(utility))[1][0]
+    gaussian = rows[(rows["mechanism"] == "gaussian") & (rows["calibration"] == kind)]
+    redrawn = E.individual_utility(
+        counts,
+        x0s,
+        epsilon_local=setting["epsilon_local"],
+        sigmas=gaussian["sigma"].to_numpy(),
+        estimator=utility["estimator"],
+        rng=job_rng(5, "t", "individual", kind),
+        replicates=50,
+    )
+    assert gaussian["mean"].tolist() != [E._summary(redrawn["gaussian"][:, i])["mean"] for i in range(3)]
