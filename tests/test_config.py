@@ -59,9 +59,33 @@ def test_quick_profile_merges_deeply_and_is_valid():
     checked = validate_config(config, SCHEMA)
     assert checked["grid_profile"] == "quick"
     assert checked["data"] == repo_config()["data"]  # the same data as the default run
-    assert checked["accounting"]["bracket"]["n_users"] == [2, 10, 1000, 10000]
-    assert checked["utility"]["phase_diagram"]["n_points"] == 3
+    assert checked["accounting"]["bracket"]["n_users"] == [2, 10, 1000]
+    assert checked["utility"]["phase_diagram"]["n_points"] == 2
     assert checked["utility"]["phase_diagram"]["n_max"] == repo_config()["utility"]["phase_diagram"]["n_max"]
+    # the quick profile's other coarse grids: lists replaced, the sibling keys kept from config.yaml
+    default = repo_config()
+    assert checked["utility"]["equal_guarantee"]["n_users"] == [1000, 100000]
+    assert (
+        checked["utility"]["equal_guarantee"]["datasets"] == default["utility"]["equal_guarantee"]["datasets"]
+    )
+    assert checked["utility"]["crossover"]["epsilon_local"] == [2.0, 4.0]
+    assert checked["utility"]["crossover"]["accountants"] == default["utility"]["crossover"]["accountants"]
+    comparison = checked["accounting"]["epsilon_comparison"]
+    assert comparison["against_n"]["n_users"] == [100, 1000, 10000, 100000]
+    assert (
+        comparison["against_n"]["epsilon_local"]
+        == default["accounting"]["epsilon_comparison"]["against_n"]["epsilon_local"]
+    )
+    panels = checked["balle"]["panels"]
+    assert [panels[p]["reference_every"] for p in ("i", "ii", "iii", "iv")] == [99, 99, 99, 49]
+    assert panels["ii"]["n"] == default["balle"]["panels"]["ii"]["n"]  # the published points stay
+    # every paper figure judged against published values keeps config.yaml's grid
+    for key in ("koskela", "girgis"):
+        assert checked[key] == default[key]
+    for key in ("table2", "table4", "fig1"):
+        assert checked["accounting"][key] == default["accounting"][key]
+    for key in ("table5", "fig2", "gowalla", "synthetic"):
+        assert checked["utility"][key] == default["utility"][key]
 
 
 def test_data_source_accepts_auto_snap_local_and_local_needs_files():

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from shuffledp._random import job_rng
 from shuffledp.accounting import list_accountants
 from shuffledp.experiments import utility as E
 from shuffledp.experiments import utility_tables as T
@@ -170,3 +171,57 @@ def test_floor_break_even_winner_flips_at_delta_star():
             _community_rows(sigma, shuffle_tv, draws=2), k=k, sensitivity=sensitivity
         ).iloc[0]
         assert row["winner_at_delta_used"] == winner
+
+
+@pytest.mark.skipif(
+    "strong-adversary" not in list_accountants(), reason="strong-adversary accountant not registered yet"
+)
+def test_individual_job_draws_the_shuffle_once_and_each_kinds_noise_from_its_own_stream(utility_config):
+    # The first kind's stream gives the shuffle then its noise (the rows of the scheme that drew the shuffle
+    # for every kind, unchanged); every other kind's stream gives only its noise.
+    counts = np.array([0, 40, 3, 0, 90, 17, 50])
+    setting = {**utility_config["gowalla"]["table6"], "replicates": 50}
+    x0s = [1, 4, 6]
+    utility = {**utility_config, "accountant": "strong-adversary"}
+    rows = E.individual_job(counts, x0s, x0s, utility=utility, setting=setting, seed=5, identity=("t",))
+    first = True
+    for kind, _ in E.calibration_accountants(utility):
+        gaussian = rows[(rows["mechanism"] == "gaussian") & (rows["calibration"] == kind)]
+        sigmas = gaussian["sigma"].to_numpy()
+        rng = job_rng(5, "t", "individual", kind)
+        if first:
+            errors = E.individual_utility(
+                counts,
+                x0s,
+                epsilon_local=setting["epsilon_local"],
+                sigmas=sigmas,
+                estimator=utility["estimator"],
+                rng=rng,
+                replicates=50,
+            )
+            shuffle = rows[rows["mechanism"] == "shuffle+INV"]
+            assert shuffle["mean"].tolist() == [
+                E._summary(errors["shuffle+INV"][:, i])["mean"] for i in range(3)
+            ]
+        else:
+            errors = {"gaussian": E.individual_gaussian_errors(counts.sum(), sigmas, rng=rng, replicates=50)}
+        assert gaussian["mean"].tolist() == [
+            E._summary(errors["gaussian"][:, i])["mean"] for i in range(3)
+        ], kind
+        first = False
+    again = E.individual_job(counts, x0s, x0s, utility=utility, setting=setting, seed=5, identity=("t",))
+    pd.testing.assert_frame_equal(rows, again)
+    # probe: the scheme that drew the shuffle from every kind's stream gives the second kind other noise,
+    # so the comparison above tells the two schemes apart
+    kind = list(E.calibration_accountants(utility))[1][0]
+    gaussian = rows[(rows["mechanism"] == "gaussian") & (rows["calibration"] == kind)]
+    redrawn = E.individual_utility(
+        counts,
+        x0s,
+        epsilon_local=setting["epsilon_local"],
+        sigmas=gaussian["sigma"].to_numpy(),
+        estimator=utility["estimator"],
+        rng=job_rng(5, "t", "individual", kind),
+        replicates=50,
+    )
+    assert gaussian["mean"].tolist() != [E._summary(redrawn["gaussian"][:, i])["mean"] for i in range(3)]

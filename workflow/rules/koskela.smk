@@ -25,7 +25,7 @@ if KOSKELA is not None:
             [f"logs/koskela/fig{number}.log" for number in KOSKELA_FIGURES],
         benchmark:
             "results/benchmarks/koskela/figures.tsv"
-        priority: 40  # scheduling only: see the note in common.smk
+        priority: 95  # scheduling only: see the note in common.smk
         params:
             numbers=KOSKELA_FIGURES,
             sections=[KOSKELA[f"fig{number}"] for number in KOSKELA_FIGURES],

@@ -52,6 +52,7 @@ __all__ = [
     "calibrate",
     "community_utility",
     "individual_utility",
+    "individual_gaussian_errors",
     "community_sweep",
     "check_utility_config",
     "synthetic_dataset",
@@ -279,11 +280,29 @@ def individual_utility(
     randomizer = KRR(epsilon_local=epsilon_local, k=counts.size)
     reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng, size=replicates)
     estimate = estimate_distribution(reports, randomizer=randomizer, estimator=estimator)
-    noise = rng.normal(size=(replicates, x0.size)) * np.asarray(sigmas, dtype=float)
     return {
-        "gaussian": np.abs(noise) / n_users,
+        "gaussian": individual_gaussian_errors(n_users, sigmas, rng=rng, replicates=replicates),
         "shuffle+INV": np.abs(estimate[:, x0] - truth[x0]),
     }
+
+
+def individual_gaussian_errors(
+    n_users: int, sigmas: Sequence[float], *, rng: np.random.Generator, replicates: int
+) -> np.ndarray:
+    """The Gaussian's individual-specific errors |noise_x0| / n, one column per sigma.
+
+    Args:
+        n_users: the number of users n (the errors are on the paper's printed scale, W-bar / n).
+        sigmas: the Gaussian's sigma for each x0 (its own delta).
+        rng: the stream the noise is drawn from (``replicates`` x ``len(sigmas)`` standard normals, row by row).
+        replicates: the number of draws per x0.
+
+    Returns:
+        An array (replicates, len(sigmas)).
+    """
+    sigma = np.asarray(sigmas, dtype=float)
+    noise = rng.normal(size=(replicates, sigma.size)) * sigma
+    return np.abs(noise) / n_users
 
 
 # --- sweeps ------------------------------------------------------------------------------------
@@ -442,6 +461,10 @@ def individual_job(
     """Individual-specific utility (Tables V/VI) for each x0, Gaussian calibrated per x0 under each of
     :data:`CALIBRATIONS` (printed, configured upper bound, lower bound). Summaries of ``setting["replicates"]`` draws per cell,
     errors on the paper's printed scale |estimate_x0 - pi_x0| (= W-bar / n).
+
+    Each kind draws from its own stream (seed, identity, "individual", kind). The shuffle does not depend
+    on delta, so it is drawn once, from the first kind's stream (then that kind's noise); the other kinds'
+    streams give only their Gaussian noise (docs/decisions/workflow.md, "The quick profile's grids").
     """
     counts = np.asarray(counts, dtype=np.int64)
     epsilon, epsilon_local = float(setting["epsilon"]), float(setting["epsilon_local"])
@@ -466,15 +489,22 @@ def individual_job(
     shuffle_done = False
     for kind, accountant in calibration_accountants(utility):
         rng = job_rng(seed, *identity, "individual", kind)
-        errors = individual_utility(
-            counts,
-            x0_indices,
-            epsilon_local=epsilon_local,
-            sigmas=[c.sigma for c in calibrations[kind]],
-            estimator=utility["estimator"],
-            rng=rng,
-            replicates=replicates,
-        )
+        sigmas = [c.sigma for c in calibrations[kind]]
+        # the shuffle is drawn once, from the first kind's stream; the others draw only their noise
+        if shuffle_done:
+            errors = {
+                "gaussian": individual_gaussian_errors(counts.sum(), sigmas, rng=rng, replicates=replicates)
+            }
+        else:
+            errors = individual_utility(
+                counts,
+                x0_indices,
+                epsilon_local=epsilon_local,
+                sigmas=sigmas,
+                estimator=utility["estimator"],
+                rng=rng,
+                replicates=replicates,
+            )
         for i, (x0, label) in enumerate(zip(x0_indices, x0_labels)):
             base = {
                 "n_users": int(counts.sum()),

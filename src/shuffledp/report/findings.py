@@ -561,8 +561,10 @@ def finding_data(summary: pd.DataFrame | None) -> str:
 #: what each grid profile is, in the report's words (another name is reported as it is)
 GRID_PROFILES = {
     "default": "the default grids (config/config.yaml)",
-    "quick": "the quick grids (config/quick.yaml: a coarse worst-case bracket, phase diagram and composed "
-    "phase diagram; every figure and table of the papers keeps its own grid)",
+    "quick": "the quick grids (config/quick.yaml: coarse grids for the sweeps beyond the papers -- the "
+    "worst-case bracket, the phase diagram and its composed version, the equal-guarantee, randomizer, "
+    "crossover and ε comparisons -- and Balle et al.'s reference curves at both ends of each n grid only; "
+    "every value the papers publish is still computed and judged at their own points)",
 }
 
 
@@ -603,7 +605,11 @@ def grid_summary(config: Mapping | None) -> str:
     utility = config.get("utility") or {}
     phase = utility.get("phase_diagram") or {}
     if phase.get("n_points") and phase.get("epsilon_points"):
-        parts.append(f"phase diagram {int(phase['n_points'])} n × {int(phase['epsilon_points'])} ε per panel")
+        joined = (utility.get("equal_guarantee") or {}).get("n_users")
+        parts.append(
+            f"phase diagram {int(phase['n_points'])} n × {int(phase['epsilon_points'])} ε per panel"
+            + (", with the equal-guarantee grid's n and ε inside its ranges added" if joined else "")
+        )
     rounds = utility.get("phase_diagram_rounds") or {}
     if rounds.get("compositions"):
         parts.append(f"composed phase diagram T ∈ {_values(int(t) for t in rounds['compositions'])}")
