@@ -20,7 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 NEWEST_STUB = """#!/usr/bin/env bash
 # stand-in for .ci/newest-python: records the step; the install takes a moment, so a missing wait shows;
-# the test step takes NEWEST_TEST_SECONDS (a step still running when CI stops must be stopped with it)
+# the test step takes NEWEST_TEST_SECONDS (a step still running when CI stops must be stopped with it: the
+# step's process id is in newest.pid)
+echo $$ > newest.pid
 [[ "$1" == install ]] && sleep 0.5
 [[ "$1" == test ]] && sleep "${NEWEST_TEST_SECONDS:-0}"
 echo "newest $1" >> calls.log
@@ -155,17 +157,27 @@ def test_any_failing_step_fails_ci(checkout, failing):
         assert not any(call.startswith("python -m pytest") for call in calls), calls
 
 
-@pytest.mark.parametrize("failing", ["PIP_STATUS", "LINT_STATUS", "PYTEST_STATUS", "SECOND_PLATFORM_STATUS"])
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("failing", ["LINT_STATUS", "PYTEST_STATUS", "SECOND_PLATFORM_STATUS"])
 def test_an_early_exit_stops_the_steps_still_running(checkout, failing):
-    """The newest Python's tests (here 2 s long) are still running when another step fails: CI fails at once
-    and stops them (without the trap they would go on and record their call after CI has ended)."""
+    """The newest Python's steps (its tests here 60 s long) are still running when another step fails: CI
+    fails and stops them (without the trap they would go on after CI has ended)."""
     import time
 
-    started = time.monotonic()
-    status, calls = _ci(checkout, NEWEST_TEST_SECONDS=2, **{failing: 3})
-    assert status != 0 and time.monotonic() - started < 2, calls
-    time.sleep(2.5)
-    assert "newest test" not in (checkout / "calls.log").read_text().splitlines()
+    status, calls = _ci(checkout, NEWEST_TEST_SECONDS=60, **{failing: 3})
+    assert status != 0 and "newest test" not in calls, calls
+    pid = int((checkout / "newest.pid").read_text())
+    deadline = time.monotonic() + 10
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(pid), f"the newest Python's step (process {pid}) outlived CI"
 
 
 def _system_packages(tmp_path, **statuses: int):
