@@ -1,6 +1,8 @@
-""".ci/run's control flow with stand-in programs: the newest Python's environment installs in
-the background while the README's test command runs, and every step's failure fails CI -- a failed pip
-install of the README's command included (set -e does not stop inside an && list, so it would pass unnoticed).
+""".ci/run's control flow with stand-in programs: the newest Python's environment installs in the
+background and its tests start as soon as it is in place, beside the lint step and the README's test command;
+the second platform runs beside the suite once the README's install is done; every step's failure fails CI
+-- a failed pip install of the README's command included (set -e does not stop inside an && list, so it
+would pass unnoticed) -- and an early exit stops the steps still running in the background.
 Debian's chromium, chromium-driver, slurm-wlm and munge (.ci/system-packages) install in the
 background too, are waited for before the first pytest, and a failed apt install fails CI."""
 
@@ -17,8 +19,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 NEWEST_STUB = """#!/usr/bin/env bash
-# stand-in for .ci/newest-python: records the step; the install takes a moment, so a missing wait shows
+# stand-in for .ci/newest-python: records the step; the install takes a moment, so a missing wait shows;
+# the test step takes NEWEST_TEST_SECONDS (a step still running when CI stops must be stopped with it: the
+# step's process id is in newest.pid)
+echo $$ > newest.pid
 [[ "$1" == install ]] && sleep 0.5
+[[ "$1" == test ]] && sleep "${NEWEST_TEST_SECONDS:-0}"
 echo "newest $1" >> calls.log
 status_var="NEWEST_${1^^}_STATUS"
 exit "${!status_var:-0}"
@@ -96,27 +102,35 @@ def _ci(work: Path, **statuses: int):
 def test_every_step_runs_and_the_install_is_waited_for(checkout):
     status, calls = _ci(checkout)
     assert status == 0
-    assert calls[-1] == "newest test" and "newest install" in calls[:-1]
+    # the newest Python's tests run once its environment is installed (in the background, beside the rest)
+    assert calls.count("newest test") == 1 and calls.index("newest install") < calls.index("newest test")
     pip = "pip install -c requirements.lock -e .[test]"
-    assert "pip install -c requirements.lock -e .[test]" in calls
-    assert "python -m pytest -n 2 --dist loadfile" in calls
+    suite = "python -m pytest -n 2 --dist loadfile"
+    assert suite in calls
     # the documentation site is built once, beside the lint step: after the README's environment is in
     # place, before the suite (which is told not to build it again)
     assert calls.count("docs") == 1
-    assert calls.index(pip) < calls.index("docs") < calls.index("python -m pytest -n 2 --dist loadfile")
+    assert calls.index(pip + " --no-compile") < calls.index("docs") < calls.index(suite)
     # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
-    assert calls.index("system-packages") < calls.index("python -m pytest -n 2 --dist loadfile")
-    # The README's environment installs from the start, beside the apt install (which takes a
-    # moment in the stand-in), not after it; the README's command then runs its own pip install again
-    assert calls.index(pip) < calls.index("system-packages") and calls.count(pip) == 2
-    # the second platform: the value-checking tests without numpy's AVX-512 paths, after the full suite
-    second = calls.index("without X86_V4 AVX512_ICL AVX512_SPR")
-    assert calls.index("python -m pytest -n 2 --dist loadfile") < second < calls.index("newest test")
-    # the suite is told that the site was built (its own strict build then skips)
-    assert calls[calls.index("python -m pytest -n 2 --dist loadfile") + 1] == "site built by .ci/docs"
-    # the lint step (.ci/lint) runs once, on the installed environment, before any test
-    assert calls.count("lint") == 1
-    assert calls.index(pip) < calls.index("lint") < calls.index("python -m pytest -n 2 --dist loadfile")
+    assert calls.index("system-packages") < calls.index(suite)
+    # The README's environment installs from the start (without byte-compiling), beside the apt install
+    # (which takes a moment in the stand-in), not after it; the README's command then runs its own pip
+    # install again, as written
+    assert calls.index(pip + " --no-compile") < calls.index("system-packages")
+    assert calls.count(pip + " --no-compile") == 1 and calls.count(pip) == 1
+    readme_pip = calls.index(pip)
+    # the second platform: the value-checking tests without numpy's AVX-512 paths, once, beside the full
+    # suite and after the README's own install (the last step that writes into .venv)
+    second = "without X86_V4 AVX512_ICL AVX512_SPR"
+    assert calls.count(second) == 1 and readme_pip < calls.index(second)
+    assert readme_pip < calls.index(suite)
+    # the suite is told that the site was built (its own strict build then skips); the line may follow the
+    # second platform's, which runs at the same time
+    assert [call for call in calls if call.startswith("site built by")] == ["site built by .ci/docs"]
+    assert calls.index(suite) < calls.index("site built by .ci/docs")
+    # the lint step (.ci/lint) runs once, on the installed environment (in the background: it is waited for
+    # after the suite, test_any_failing_step_fails_ci)
+    assert calls.count("lint") == 1 and calls.index(pip + " --no-compile") < calls.index("lint")
 
 
 @pytest.mark.parametrize(
@@ -135,10 +149,35 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
 def test_any_failing_step_fails_ci(checkout, failing):
     status, calls = _ci(checkout, **{failing: 3})
     assert status != 0, (failing, calls)
-    if failing != "NEWEST_TEST_STATUS":
-        assert "newest test" not in calls, calls  # nothing runs after a failure
-    if failing in {"SYSTEM_PACKAGES_STATUS", "LINT_STATUS", "DOCS_STATUS"}:
+    if failing == "NEWEST_INSTALL_STATUS":
+        assert "newest test" not in calls, calls  # no tests on a failed install
+    if failing in {"PIP_STATUS", "DOCS_STATUS"}:  # nothing of .venv runs after a failed install into it
+        assert not any(call.startswith(("python -m pytest", "without ")) for call in calls), calls
+    if failing == "SYSTEM_PACKAGES_STATUS":  # the suite needs the browser and SLURM
         assert not any(call.startswith("python -m pytest") for call in calls), calls
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("failing", ["LINT_STATUS", "PYTEST_STATUS", "SECOND_PLATFORM_STATUS"])
+def test_an_early_exit_stops_the_steps_still_running(checkout, failing):
+    """The newest Python's steps (its tests here 60 s long) are still running when another step fails: CI
+    fails and stops them (without the trap they would go on after CI has ended)."""
+    import time
+
+    status, calls = _ci(checkout, NEWEST_TEST_SECONDS=60, **{failing: 3})
+    assert status != 0 and "newest test" not in calls, calls
+    pid = int((checkout / "newest.pid").read_text())
+    deadline = time.monotonic() + 10
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(pid), f"the newest Python's step (process {pid}) outlived CI"
 
 
 def _system_packages(tmp_path, **statuses: int):

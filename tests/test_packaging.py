@@ -154,34 +154,40 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
         for line in (REPO / ".ci" / "run").read_text().splitlines()
         if line and not line.startswith(("#", "set ", "cd "))
     ]
-    # the newest Python installs in the background (tests/test_ci.py runs this control flow with stand-ins)
+    # every step starts once what it needs is installed (tests/test_ci.py runs this control flow with
+    # stand-ins); the README's test command is its install, then its pytest
     assert ci_commands == [
         "setsid bash .ci/system-packages > .ci-system-packages.log 2>&1 &",
         "system_install=$!",
-        "setsid bash .ci/newest-python install > .venv-newest.log 2>&1 &",
-        "newest_install=$!",
-        f"setsid bash -c '{install}' > .venv.log 2>&1 &",
+        """setsid env PYTEST_ADDOPTS="-p no:cacheprovider" bash -c 'bash .ci/newest-python install && bash .ci/newest-python test' > .venv-newest.log 2>&1 &""",
+        "newest=$!",
+        f"setsid bash -c '{install} --no-compile' > .venv.log 2>&1 &",
         "readme_install=$!",
-        "docs_build=",
-        """trap 'kill -- "-$system_install" "-$newest_install" "-$readme_install" ${docs_build:+"-$docs_build"} 2>/dev/null || true' EXIT""",
+        "docs_build= lint= second_platform=",
+        """trap 'kill -- "-$system_install" "-$newest" "-$readme_install" ${docs_build:+"-$docs_build"} ${lint:+"-$lint"} ${second_platform:+"-$second_platform"} 2>/dev/null || true' EXIT""",
         """wait "$readme_install" || { cat .venv.log; echo ".ci/run: installing the README's environment failed" >&2; exit 1; }""",
         "setsid bash .ci/docs > .ci-docs.log 2>&1 &",
         "docs_build=$!",
-        "bash .ci/lint  # ruff, ruff format, snakefmt and mypy from .venv, beside the site's build and apt; a finding fails CI",
+        "setsid bash .ci/lint > .ci-lint.log 2>&1 &  # ruff, ruff format, snakefmt and mypy from .venv; a finding fails CI",
+        "lint=$!",
         """wait "$docs_build" || { cat .ci-docs.log; echo ".ci/run: the documentation site's strict build failed" >&2; exit 1; }""",
         "tail -n 3 .ci-docs.log",
         "export SHUFFLEDP_SITE_BUILT=.ci/docs  # the suite's own strict build (tests/test_docs_site.py) is not repeated",
-        """wait "$system_install" || { cat .ci-system-packages.log; echo ".ci/run: installing the system packages (apt-get) failed" >&2; exit 1; }""",
-        "tail -n 3 .ci-system-packages.log",
-        f"{run_tests} || exit",
+        f"{install} || exit",
         "listed=$(grep -Ev '^(#|$)' .ci/second-platform) || exit",
-        'mapfile -t second_platform <<< "$listed"',
-        'NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" .venv/bin/python -m pytest -n 2 --dist loadfile '
-        '"${second_platform[@]}" || exit',
-        """wait "$newest_install" || { cat .venv-newest.log; echo ".ci/run: installing the newest Python's environment failed" >&2; exit 1; }""",
+        'mapfile -t second_platform_tests <<< "$listed"',
+        'NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" PYTEST_ADDOPTS="-p no:cacheprovider" setsid .venv/bin/python -m pytest -n 2 --dist loadfile "${second_platform_tests[@]}" > .ci-second-platform.log 2>&1 &',
+        "second_platform=$!",
+        'wait "$system_install" || { cat .ci-system-packages.log; echo ".ci/run: installing the system packages (apt-get) failed" >&2; exit 1; }',
+        "tail -n 3 .ci-system-packages.log",
+        f"{run_tests.removeprefix(install + ' && ')} || exit",
+        'wait "$lint" || { cat .ci-lint.log; echo ".ci/run: the lint step found something" >&2; exit 1; }',
+        "cat .ci-lint.log",
+        """wait "$second_platform" || { cat .ci-second-platform.log; echo ".ci/run: the second platform's tests (without AVX-512) failed" >&2; exit 1; }""",
+        "tail -n 3 .ci-second-platform.log",
+        """wait "$newest" || { cat .venv-newest.log; echo ".ci/run: the newest Python's install or tests failed" >&2; exit 1; }""",
         "trap - EXIT",
         "cat .venv-newest.log",
-        "bash .ci/newest-python test",
     ]
     newest = (REPO / ".ci" / "newest-python").read_text()
     assert (
