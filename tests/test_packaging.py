@@ -161,7 +161,7 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
         "system_install=$!",
         """setsid env PYTEST_ADDOPTS="-p no:cacheprovider" bash -c 'bash .ci/newest-python install && bash .ci/newest-python test' > .venv-newest.log 2>&1 &""",
         "newest=$!",
-        f"setsid bash -c '{install} --no-compile' > .venv.log 2>&1 &",
+        f"setsid bash -c '{install}' > .venv.log 2>&1 &",
         "readme_install=$!",
         "docs_build= lint= second_platform=",
         """trap 'kill -- "-$system_install" "-$newest" "-$readme_install" ${docs_build:+"-$docs_build"} ${lint:+"-$lint"} ${second_platform:+"-$second_platform"} 2>/dev/null || true' EXIT""",
