@@ -1163,18 +1163,21 @@ def test_first_screen_names_the_data_and_the_grid_profile(run_dir):
             "phase_diagram_rounds": {"compositions": [1, 10]},
         },
     }
-    first_screen = report.render_markdown(
-        report.build_report(make_inputs(run_dir, data_source=path, config=quick))
-    ).split("## Verdicts")[0]
+
+    def first_screen_with(config):
+        markdown = report.render_markdown(
+            report.build_report(make_inputs(run_dir, data_source=path, config=config))
+        )
+        return markdown.split("## Verdicts")[0]
+
+    first_screen = first_screen_with(quick)
     assert (
         "worst-case bracket n ∈ {2, 10, 1,000, 10,000} × k ∈ {3, 4, 10} × ε0 ∈ {1, 4} × δ ∈ {1e-06} and 1 "
         "large-ε0 end; phase diagram 3 n × 4 ε per panel; composed phase diagram T ∈ {1, 10}." in first_screen
     )
     # the equal-guarantee grid's points join the phase diagram's axes: said when it is configured
     quick["utility"]["equal_guarantee"] = {"n_users": [1000, 100000], "epsilon": [0.5, 2.0]}
-    first_screen = report.render_markdown(
-        report.build_report(make_inputs(run_dir, data_source=path, config=quick))
-    ).split("## Verdicts")[0]
+    first_screen = first_screen_with(quick)
     assert (
         "phase diagram 3 n × 4 ε per panel, with the equal-guarantee grid's n and ε inside its ranges added; "
         "composed phase diagram" in first_screen
