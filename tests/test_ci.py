@@ -1,6 +1,7 @@
 """.ci/run's control flow with stand-in programs: the newest Python's environment installs in the
-background and its tests start as soon as it is in place, beside the lint step and the README's test command;
-the second platform runs beside the suite once the README's install is done; every step's failure fails CI
+background and its tests (the second platform: without numpy's AVX-512 paths) start as soon as it is in place,
+beside the lint step and the README's test command; the documentation site builds beside the suite once the
+README's install is done; every step's failure fails CI
 -- a failed pip install of the README's command included (set -e does not stop inside an && list, so it
 would pass unnoticed) -- and an early exit stops the steps still running in the background.
 Debian's chromium, chromium-driver, slurm-wlm and munge (.ci/system-packages) install in the
@@ -21,11 +22,11 @@ REPO = Path(__file__).resolve().parents[1]
 NEWEST_STUB = """#!/usr/bin/env bash
 # stand-in for .ci/newest-python: records the step; the install takes a moment, so a missing wait shows;
 # the test step takes NEWEST_TEST_SECONDS (a step still running when CI stops must be stopped with it: the
-# step's process id is in newest.pid)
+# step's process id is in newest.pid) and records which of numpy's CPU features it was told to switch off
 echo $$ > newest.pid
 [[ "$1" == install ]] && sleep 0.5
 [[ "$1" == test ]] && sleep "${NEWEST_TEST_SECONDS:-0}"
-echo "newest $1" >> calls.log
+echo "newest $1${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log
 status_var="NEWEST_${1^^}_STATUS"
 exit "${!status_var:-0}"
 """
@@ -52,7 +53,7 @@ case "$1" in update) exit ${APT_UPDATE_STATUS:-0};; *) exit ${APT_INSTALL_STATUS
 DOCS_STUB = """#!/usr/bin/env bash
 # stand-in for .ci/docs (the site's strict build): takes a moment (a missing wait shows), records its call
 sleep 0.5
-echo "docs" >> calls.log
+echo "docs $*" >> calls.log
 exit "${DOCS_STATUS:-0}"
 """
 
@@ -60,7 +61,7 @@ PYTHON3_STUB = """#!/bin/sh
 # stand-in for `python3 -m venv .venv`: a venv whose pip and python only record their call
 mkdir -p .venv/bin
 printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
-printf '#!/bin/sh\\n[ -n "$NPY_DISABLE_CPU_FEATURES" ] && echo "without $NPY_DISABLE_CPU_FEATURES" >> calls.log && exit ${SECOND_PLATFORM_STATUS:-0}\\necho "python $*" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
 chmod +x .venv/bin/pip .venv/bin/python
 """
 
@@ -91,8 +92,8 @@ def _ci(work: Path, **statuses: int):
         "PATH": f"{work.parent / 'bin'}:{os.environ['PATH']}",
         **{k: str(v) for k, v in statuses.items()},
     }
-    # the stand-in python tells the second-platform run by this variable: the outer run's own value (the suite
-    # itself run without AVX-512) must not leak into the first run of the stand-in
+    # the stand-ins record this variable (the second platform): the outer run's own value (the suite itself
+    # run without AVX-512) must not leak into them
     env.pop("NPY_DISABLE_CPU_FEATURES", None)
     run = subprocess.run(["bash", ".ci/run"], cwd=work, env=env, capture_output=True, text=True, timeout=60)
     log = work / "calls.log"
@@ -102,34 +103,31 @@ def _ci(work: Path, **statuses: int):
 def test_every_step_runs_and_the_install_is_waited_for(checkout):
     status, calls = _ci(checkout)
     assert status == 0
-    # the newest Python's tests run once its environment is installed (in the background, beside the rest)
-    assert calls.count("newest test") == 1 and calls.index("newest install") < calls.index("newest test")
+    # the newest Python's tests run once its environment is installed (in the background, beside the rest),
+    # and once only: without numpy's AVX-512 paths (the second platform)
+    second = "newest test without X86_V4 AVX512_ICL AVX512_SPR"
+    assert [call for call in calls if call.startswith("newest test")] == [second]
+    assert calls.index("newest install") < calls.index(second)
+    first_pip = "pip install -c requirements.lock -e .[test,docs]"
     pip = "pip install -c requirements.lock -e .[test]"
     suite = "python -m pytest -n 2 --dist loadfile"
-    assert suite in calls
-    # the documentation site is built once, beside the lint step: after the README's environment is in
-    # place, before the suite (which is told not to build it again)
-    assert calls.count("docs") == 1
-    assert calls.index(pip) < calls.index("docs") < calls.index(suite)
+    assert calls.count(suite) == 1
+    # The README's environment installs from the start with the docs extra, beside the apt install (which
+    # takes a moment in the stand-in), not after it; the README's command then runs its own pip install, as
+    # written, once
+    assert calls.count(first_pip) == 1 and calls.count(pip) == 1
+    assert calls.index(first_pip) < calls.index("system-packages")
+    assert calls.index(first_pip) < calls.index(pip) < calls.index(suite)
     # the apt install is waited for before the first pytest (which then runs the browser and SLURM tests)
     assert calls.index("system-packages") < calls.index(suite)
-    # The README's environment installs from the start, beside the apt install (which takes a moment in the
-    # stand-in), not after it; the README's command then runs its own pip install again, as written
-    assert calls.index(pip) < calls.index("system-packages")
-    assert calls.count(pip) == 2
-    readme_pip = len(calls) - 1 - calls[::-1].index(pip)
-    # the second platform: the value-checking tests without numpy's AVX-512 paths, once, beside the full
-    # suite and after the README's own install (the last step that writes into .venv)
-    second = "without X86_V4 AVX512_ICL AVX512_SPR"
-    assert calls.count(second) == 1 and readme_pip < calls.index(second)
-    assert readme_pip < calls.index(suite)
-    # the suite is told that the site was built (its own strict build then skips); the line may follow the
-    # second platform's, which runs at the same time
+    # the documentation site is built once, after the README's install (the last step that writes into .venv),
+    # beside the suite, which is told not to build it again and runs with numpy's own CPU features
+    assert calls.count("docs build") == 1 and calls.index(pip) < calls.index("docs build")
     assert [call for call in calls if call.startswith("site built by")] == ["site built by .ci/docs"]
     assert calls.index(suite) < calls.index("site built by .ci/docs")
     # the lint step (.ci/lint) runs once, on the installed environment (in the background: it is waited for
     # after the suite, test_any_failing_step_fails_ci)
-    assert calls.count("lint") == 1 and calls.index(pip) < calls.index("lint")
+    assert calls.count("lint") == 1 and calls.index(first_pip) < calls.index("lint")
 
 
 @pytest.mark.parametrize(
@@ -138,7 +136,6 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
         "PIP_STATUS",
         "LINT_STATUS",
         "PYTEST_STATUS",
-        "SECOND_PLATFORM_STATUS",
         "DOCS_STATUS",
         "NEWEST_INSTALL_STATUS",
         "NEWEST_TEST_STATUS",
@@ -150,8 +147,8 @@ def test_any_failing_step_fails_ci(checkout, failing):
     assert status != 0, (failing, calls)
     if failing == "NEWEST_INSTALL_STATUS":
         assert "newest test" not in calls, calls  # no tests on a failed install
-    if failing in {"PIP_STATUS", "DOCS_STATUS"}:  # nothing of .venv runs after a failed install into it
-        assert not any(call.startswith(("python -m pytest", "without ")) for call in calls), calls
+    if failing == "PIP_STATUS":  # nothing of .venv runs after a failed install into it
+        assert not any(call.startswith(("python -m pytest", "docs", "lint")) for call in calls), calls
     if failing == "SYSTEM_PACKAGES_STATUS":  # the suite needs the browser and SLURM
         assert not any(call.startswith("python -m pytest") for call in calls), calls
 
@@ -164,7 +161,7 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.parametrize("failing", ["LINT_STATUS", "PYTEST_STATUS", "SECOND_PLATFORM_STATUS"])
+@pytest.mark.parametrize("failing", ["LINT_STATUS", "PYTEST_STATUS", "DOCS_STATUS"])
 def test_an_early_exit_stops_the_steps_still_running(checkout, failing):
     """The newest Python's steps (its tests here 60 s long) are still running when another step fails: CI
     fails and stops them (without the trap they would go on after CI has ended)."""
