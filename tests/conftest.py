@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from shuffledp._bytecode import compile_package
+
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", max_examples=500, deadline=None, print_blob=True)
 settings.load_profile("ci")
@@ -78,6 +80,14 @@ FILE_SECONDS = {
     "tests/test_packaging.py": 12,
     "tests/test_workflow_report.py": 10,
 }
+
+
+def pytest_sessionstart(session):
+    """Once, before any worker starts: the package's sources compiled for the suite's hundreds of
+    subprocesses (``shuffle-dp`` commands, Snakemake jobs), which under PYTHONDONTWRITEBYTECODE (as in CI)
+    would each compile them again (shuffledp._bytecode)."""
+    if not hasattr(session.config, "workerinput"):
+        compile_package()
 
 
 def pytest_configure(config):

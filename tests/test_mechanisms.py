@@ -136,6 +136,34 @@ def test_count_sampler_moments_agree_with_per_user_sampler_within_derived_tolera
     np.testing.assert_allclose(fast.var(axis=0), variance, rtol=0.15)
 
 
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_sampler_skips_empty_values_without_changing_the_stream(size):
+    """The channel sampler leaves out the values nobody holds. Against numpy's multinomial over every row of
+    the channel (empty ones included), the reports are the same bit for bit and so is the generator's state
+    after, so every later draw is too."""
+    counts = np.array([0, 5, 0, 0, 300, 1, 0, 12, 0])
+    randomizer = krr_of(1.5, counts)
+    ours_rng, whole_rng = np.random.default_rng(11), np.random.default_rng(11)
+    ours = sample_shuffled_histogram(counts, randomizer=randomizer, rng=ours_rng, size=size)
+    replicates = 1 if size is None else size
+    whole = whole_rng.multinomial(
+        np.broadcast_to(counts, (replicates, counts.size)), randomizer.channel[np.newaxis]
+    ).sum(axis=1)
+    assert np.array_equal(ours, whole[0] if size is None else whole)
+    assert ours_rng.bit_generator.state == whole_rng.bit_generator.state
+    # the probe: leaving out a row that somebody holds does change the generator's state
+    kept = np.flatnonzero(counts)[1:]
+    probe_rng = np.random.default_rng(11)
+    probe_rng.multinomial(
+        np.broadcast_to(counts[kept], (replicates, kept.size)), randomizer.channel[kept][None]
+    )
+    assert probe_rng.bit_generator.state != whole_rng.bit_generator.state
+    nobody = sample_shuffled_histogram(
+        np.zeros(4, dtype=int), randomizer=krr_of(1.0, np.zeros(4)), rng=ours_rng
+    )
+    assert nobody.tolist() == [0, 0, 0, 0]
+
+
 def test_sampler_shapes_and_reproducibility():
     counts = [5, 5, 0]
     single = sample_shuffled_histogram(counts, randomizer=krr_of(1.0, counts), rng=np.random.default_rng(1))

@@ -249,3 +249,19 @@ def test_fig4_frame_runs_both_estimators_and_verdicts_say_which():
     assert len(verdicts) == 4 and set(verdicts["verdict"]) == {NOT_REPRODUCIBLE}
     assert verdicts["guarantee"].str.startswith("not a guarantee").all()
     assert verdicts["note"].str.contains("against plain Monte Carlo").sum() == 2
+
+
+def test_normal_functions_are_scipy_stats_norm_bit_for_bit():
+    """The module forms the normal cdf, log-cdf, quantile and density with scipy.special (not scipy.stats,
+    whose import costs each process about 0.5 s): the same doubles as scipy.stats.norm on finite inputs."""
+    from scipy import special
+    from scipy.stats import norm
+
+    from shuffledp.experiments.shuffled_gaussian import _standard_normal_pdf
+
+    x = np.concatenate([np.random.default_rng(3).normal(size=20_000) * 12.0, [0.0, -40.0, 40.0, 1e-300]])
+    q = np.random.default_rng(4).random(20_000)
+    assert np.array_equal(_standard_normal_pdf(x), norm.pdf(x))
+    assert np.array_equal(special.ndtr(x), norm.cdf(x))
+    assert np.array_equal(special.log_ndtr(x), norm.logcdf(x))
+    assert np.array_equal(special.ndtri(q), norm.ppf(q))

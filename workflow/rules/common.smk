@@ -5,6 +5,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config
 
+from shuffledp._bytecode import compile_package
 from shuffledp.config import ConfigError, load_schema, retype_overrides, validate_config
 
 REPO = Path(workflow.basedir)
@@ -28,6 +29,13 @@ config.update(_checked)
 # jobs, combine, then the phase diagram, its grid shards included, the composed phase diagram's baselines and
 # (k, T) grid jobs, and the which-randomizer grid jobs), the bracket's shards (70), Balle's references (60), the
 # epsilon comparison (50). Priorities order jobs; they change no output.
+
+
+onstart:
+    # The run's jobs are 60 to 90 Python processes importing the library: compile it once here, not once per
+    # job where PYTHONDONTWRITEBYTECODE is set (shuffledp._bytecode; docs/decisions/workflow.md).
+    compile_package()
+
 
 # Each rule file appends the final outputs of its stage; `rule all` requests them all.
 ALL_TARGETS = []

@@ -95,8 +95,13 @@ def sample_through_channel(
     """
     counts = np.asarray(counts, dtype=np.int64)
     replicates = 1 if size is None else check_integer(size, "size", low=1)
-    trials = np.broadcast_to(counts, (replicates, counts.size))
-    reports = rng.multinomial(trials, np.asarray(channel)[np.newaxis, :, :])  # (replicates, x, y)
+    # Only the values somebody holds are drawn: numpy's multinomial draws nothing for a zero count (its
+    # first binomial returns 0 at once), so leaving those rows out gives the same reports and leaves the
+    # generator in the same state, bit for bit (tests/test_mechanisms.py), for less work on sparse data
+    # (65 of San Francisco's 408 cells are empty).
+    held = np.flatnonzero(counts)
+    trials = np.broadcast_to(counts[held], (replicates, held.size))
+    reports = rng.multinomial(trials, np.asarray(channel)[held][np.newaxis, :, :])  # (replicates, x, y)
     histogram = reports.sum(axis=1)
     return histogram[0] if size is None else histogram
 
