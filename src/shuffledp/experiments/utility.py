@@ -36,7 +36,7 @@ from shuffledp.accounting import accountant_class, get_accountant
 from shuffledp.accounting.randomizers import KRR
 from shuffledp.estimators import estimate_distribution, normalise_counts, project_to_simplex
 from shuffledp.experiments.utility_tables import interval_strength
-from shuffledp.mechanisms import gaussian_calibration, gaussian_histogram, sample_shuffled_histogram
+from shuffledp.mechanisms import gaussian_calibration, gaussian_histogram, sample_shuffled_counts
 from shuffledp.metrics import total_variation
 
 __all__ = [
@@ -242,7 +242,7 @@ def community_utility(
     n_users = counts.sum()
     truth = counts / n_users
     randomizer = KRR(epsilon_local=epsilon_local, k=counts.size)
-    reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng, size=replicates)
+    reports = sample_shuffled_counts(counts, randomizer=randomizer, rng=rng, size=replicates)
     result = {
         "shuffle": total_variation(normalise_counts(reports), truth),
         "shuffle+INV": total_variation(
@@ -278,7 +278,7 @@ def individual_utility(
     n_users = counts.sum()
     truth = counts / n_users
     randomizer = KRR(epsilon_local=epsilon_local, k=counts.size)
-    reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng, size=replicates)
+    reports = sample_shuffled_counts(counts, randomizer=randomizer, rng=rng, size=replicates)
     estimate = estimate_distribution(reports, randomizer=randomizer, estimator=estimator)
     return {
         "gaussian": individual_gaussian_errors(n_users, sigmas, rng=rng, replicates=replicates),
@@ -594,7 +594,7 @@ def heatmap_job(cell_counts, *, utility: dict, seed: int, region: str) -> tuple[
     n_users = counts.sum()
     truth = counts / n_users
     randomizer = KRR(epsilon_local=epsilon_local, k=np.asarray(counts).size)
-    reports = sample_shuffled_histogram(counts, randomizer=randomizer, rng=rng)
+    reports = sample_shuffled_counts(counts, randomizer=randomizer, rng=rng)
     shuffle_inv = estimate_distribution(reports, randomizer=randomizer, estimator=utility["estimator"])
     standard_normal = rng.standard_normal(counts.size)
     rows, pictured = [], None
