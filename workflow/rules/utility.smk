@@ -103,7 +103,7 @@ if UTILITY is not None:
 
     # Table VI: one job for every region (Paris is ~1 s of work beside ~2 s of start-up with
     # diffprivlib's import); one CSV and one log file per region as before, one benchmark file. The largest
-    # region (San Francisco, the longest job of the run) goes first in the job, which starts first (priority).
+    # region (San Francisco) goes first in the job.
     INDIVIDUAL_REGIONS = sorted(UTILITY_REGIONS, key=lambda region: region != "san_francisco")
 
     rule utility_gowalla_individual:
@@ -115,7 +115,6 @@ if UTILITY is not None:
             [f"logs/utility/gowalla_individual_{region}.log" for region in INDIVIDUAL_REGIONS],
         benchmark:
             "results/benchmarks/utility/gowalla_individual.tsv"
-        priority: 90  # scheduling only: see the note in common.smk
         params:
             utility=UTILITY,
             seed=config["seed"],
@@ -162,6 +161,7 @@ if UTILITY is not None:
             [f"logs/utility/heatmap_{region}.log" for region in UTILITY_REGIONS],
         benchmark:
             "results/benchmarks/utility/heatmap.tsv"
+        priority: 40  # scheduling only: see the note in common.smk
         params:
             grid_profile=config.get("grid_profile", "default"),
             utility=UTILITY,
@@ -207,6 +207,7 @@ if UTILITY is not None:
             "logs/utility/crossover.log",
         benchmark:
             "results/benchmarks/utility/crossover.tsv"
+        priority: 40  # scheduling only: see the note in common.smk
         params:
             grid_profile=config.get("grid_profile", "default"),
             utility=UTILITY,
