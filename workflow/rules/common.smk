@@ -24,7 +24,8 @@ config.update(_checked)
 # Scheduling: with 2 cores the run lasts about as long as its CPU seconds over two, plus
 # whatever one long job runs alone at the end. The long jobs and what they wait for get a `priority`, so
 # they start first and the short ones fill the gaps: the data stage (100, before the Gowalla jobs), Koskela's
-# figures (95: ~22 CPU s, the quick profile's longest job by far), the equal-guarantee chain (80: calibration,
+# figures (95: ~22 CPU s, the quick profile's longest job by far), Gowalla individual utility (90: Table VI
+# waits for it), the equal-guarantee chain (80: calibration,
 # jobs, combine, then the phase diagram, its grid shards included, the composed phase diagram's baselines and
 # (k, T) grid jobs, and the which-randomizer grid jobs), the bracket's shards (70), Balle's references (60), the
 # epsilon comparison (50), and the longest figure jobs, the Gowalla heatmaps and the crossover (40, so that

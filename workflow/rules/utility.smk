@@ -103,7 +103,8 @@ if UTILITY is not None:
 
     # Table VI: one job for every region (Paris is ~1 s of work beside ~2 s of start-up with
     # diffprivlib's import); one CSV and one log file per region as before, one benchmark file. The largest
-    # region (San Francisco) goes first in the job.
+    # region (San Francisco) goes first in the job, which starts early (priority), so that Table VI does not
+    # wait for it at the end of the run.
     INDIVIDUAL_REGIONS = sorted(UTILITY_REGIONS, key=lambda region: region != "san_francisco")
 
     rule utility_gowalla_individual:
@@ -115,6 +116,7 @@ if UTILITY is not None:
             [f"logs/utility/gowalla_individual_{region}.log" for region in INDIVIDUAL_REGIONS],
         benchmark:
             "results/benchmarks/utility/gowalla_individual.tsv"
+        priority: 90  # scheduling only: see the note in common.smk
         params:
             utility=UTILITY,
             seed=config["seed"],
