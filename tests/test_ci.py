@@ -149,7 +149,9 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     # .ci/newest-python, which .ci/run tells where uv is)
     assert calls[0] == f"uv bootstrap: pip install uv=={_uv_version()}"
     assert calls.index("newest install with uv") < calls.index(second)
-    first_pip = "uv pip install --python .venv/bin/python --compile-bytecode -c requirements.lock -e .[test,docs]"
+    first_pip = (
+        "uv pip install --python .venv/bin/python --compile-bytecode -c requirements.lock -e .[test,docs]"
+    )
     pip = "pip install -c requirements.lock -e .[test]"
     suite = "python -m pytest -n 2 --dist loadfile"
     assert calls.count(suite) == 1
@@ -172,7 +174,9 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
 
 
 def _uv_version() -> str:
-    line = next(line for line in (REPO / ".ci" / "run").read_text().splitlines() if line.startswith("UV_VERSION="))
+    line = next(
+        line for line in (REPO / ".ci" / "run").read_text().splitlines() if line.startswith("UV_VERSION=")
+    )
     return line.partition("=")[2]
 
 
@@ -213,7 +217,11 @@ def test_install_uses_uv_when_told_else_the_venvs_pip(tmp_path, uv):
     )
     assert (tmp_path / "call.log").read_text().strip() == expected
     refused = subprocess.run(
-        ["bash", ".ci/install", "no-such-env", ".[test]"], cwd=tmp_path, env=env, capture_output=True, text=True
+        ["bash", ".ci/install", "no-such-env", ".[test]"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert refused.returncode == 2 and "no-such-env" in refused.stderr
 

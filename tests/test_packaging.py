@@ -194,7 +194,10 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
         "cat .venv-newest.log",
     ]
     newest = (REPO / ".ci" / "newest-python").read_text()
-    assert 'bash .ci/install .venv-newest ".[test]"' in newest and '-m pytest -n 2 --dist loadfile -m "not slow"' in newest
+    assert (
+        'bash .ci/install .venv-newest ".[test]"' in newest
+        and '-m pytest -n 2 --dist loadfile -m "not slow"' in newest
+    )
     # the same locked spec whoever installs (tests/test_ci.py runs .ci/install both ways)
     installer = (REPO / ".ci" / "install").read_text()
     assert '-c requirements.lock -e "$spec"' in installer and installer.count("-c requirements.lock") == 2
