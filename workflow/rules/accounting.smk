@@ -48,6 +48,7 @@ rule accounting_paper:
         ["logs/accounting/table2.log", "logs/accounting/table4.log", "logs/accounting/fig1.log"],
     benchmark:
         "results/benchmarks/accounting/paper.tsv"
+    priority: 50  # scheduling only: see the note in common.smk
     params:
         accounting={key: ACCOUNTING[key] for key in ("table2", "table4", "fig1")},
     script:
