@@ -33,52 +33,34 @@ settings.load_profile("ci")
 
 # --- expensive files first under pytest-xdist --dist loadfile
 
-# Seconds per file (setup included; Python 3.11, the per-test durations of a whole-suite run on 2 workers,
-# scaled by that run's CPU over its summed durations; a file whose cost was made cheaper since is lowered by
-# the saving measured on it, docs/decisions/code.md "CI"; the files a later whole-suite record showed above ~12 s
-# are added at their scaled durations). Only the order matters, so round numbers do; files
-# not listed (each under ~12 s) run after these. tests/test_workflow.py is listed at the CPU of its tiny
-# workflow run (about 90 s in the run's jobs, two at a time, more than its share of the durations shows), so
-# that the build starts at once, on the other worker than the first file; tests/test_workflow_report.py is
-# listed low on purpose: it shares that build, and on the other worker it would only wait for it.
+# Seconds per file (setup included; Python 3.11): the per-test durations of a whole-suite run on 2 idle
+# workers, scaled by that run's CPU over its summed durations (843 CPU s over 859 s), the files at 10 s or more.
+# Only the order matters, so round numbers do; files not listed run after these. tests/test_workflow.py
+# holds the tiny workflow run (about 85 s, its Snakemake on two cores), so its build starts at once.
+# tests/test_slurm_local.py (43 s) mostly waits on SLURM (its executor polls every 2 s, then 12 s later):
+# it goes first, so that the tiny run's second core and CI's background steps (the newest Python's tests,
+# mypy) fill the core it leaves idle. tests/test_workflow_report.py is listed low on purpose: it shares the
+# tiny run, and on the other worker it would only wait for it.
 FILE_SECONDS = {
-    "tests/accounting/test_k4_blocks.py": 143,
-    "tests/test_workflow.py": 86,
-    "tests/accounting/test_exact_enumeration.py": 72,
-    "tests/accounting/test_validity_sweep.py": 63,
-    "tests/accounting/test_worst_case_accounting.py": 40,
-    "tests/experiments/test_phase_diagram.py": 36,
-    "tests/experiments/test_rounds_guess.py": 36,
-    "tests/accounting/test_cli_grid.py": 28,
-    "tests/test_docs_examples.py": 28,
-    "tests/experiments/test_guarantee_frames.py": 28,
-    "tests/experiments/test_compare_rounds.py": 28,
-    "tests/report/test_randomizers_section.py": 26,
-    "tests/test_readme_examples.py": 25,
-    "tests/test_readme.py": 24,
-    "tests/accounting/test_safe_side.py": 20,
-    "tests/test_cli_compare.py": 20,
-    "tests/test_workflow_sweeps.py": 20,
-    "tests/experiments/test_koskela.py": 19,
-    "tests/accounting/test_worst_case_upper.py": 19,
-    "tests/test_slurm_local.py": 19,
-    "tests/experiments/test_which_randomizer.py": 18,
-    "tests/accounting/test_view_streams_weak_worst.py": 16,
-    "tests/accounting/test_weak_tail_boxes.py": 16,
-    "tests/accounting/test_k3_large.py": 15,
-    "tests/accounting/test_types_enumeration.py": 15,
-    "tests/test_krr_fast_paths.py": 15,
-    "tests/test_wheel.py": 15,
-    "tests/test_cli.py": 15,
-    "tests/accounting/test_composed_tail.py": 14,
-    "tests/test_config.py": 14,
-    "tests/accounting/test_extremes.py": 14,
-    "tests/accounting/test_worst_case_exact.py": 13,
-    "tests/accounting/test_calibrate.py": 13,
-    "tests/accounting/test_laplace_blanket.py": 12,
-    "tests/accounting/test_composition_profile.py": 12,
-    "tests/test_packaging.py": 12,
-    "tests/test_workflow_report.py": 10,
+    "tests/test_slurm_local.py": 200,
+    "tests/test_workflow.py": 122,
+    "tests/accounting/test_k4_blocks.py": 53,
+    "tests/accounting/test_exact_enumeration.py": 49,
+    "tests/accounting/test_validity_sweep.py": 35,
+    "tests/accounting/test_extremes.py": 35,
+    "tests/accounting/test_worst_case_accounting.py": 34,
+    "tests/experiments/test_phase_diagram.py": 24,
+    "tests/test_readme.py": 18,
+    "tests/accounting/test_worst_case_upper.py": 18,
+    "tests/accounting/test_cli_grid.py": 17,
+    "tests/report/test_randomizers_section.py": 13,
+    "tests/experiments/test_compare_rounds.py": 13,
+    "tests/test_docs_examples.py": 12,
+    "tests/test_workflow_sweeps.py": 11,
+    "tests/test_config.py": 11,
+    "tests/accounting/test_worst_case_exact.py": 10,
+    "tests/accounting/test_safe_side.py": 10,
+    "tests/test_workflow_report.py": 5,
 }
 
 

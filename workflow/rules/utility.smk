@@ -94,6 +94,7 @@ if UTILITY is not None:
             [f"logs/utility/gowalla_community_{region}.log" for region in UTILITY_REGIONS],
         benchmark:
             "results/benchmarks/utility/gowalla_community.tsv"
+        priority: 40  # scheduling only: see the note in common.smk
         params:
             utility=UTILITY,
             seed=config["seed"],
