@@ -1,6 +1,7 @@
 """What the project writes for its readers speaks of the project only: no machine paths, issue numbers or
-branch names in the README, the changelog, the documentation site, the config files, the workflow and the
-report's text. (The why of a choice goes on a decision page, docs/decisions/, in words.)"""
+branch names in the README, the changelog, the documentation site, the config files (the tiny test run's
+included), the workflow and the report's text. (The why of a choice goes on a decision page,
+docs/decisions/, in words.)"""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ SCOPE = [
     "mkdocs.yml",
     "docs",
     "config",
+    ".test/config",
     "workflow",
     "src/shuffledp/report",
 ]
