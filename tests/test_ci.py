@@ -26,9 +26,7 @@ NEWEST_STUB = """#!/usr/bin/env bash
 echo $$ > newest.pid
 [[ "$1" == install ]] && sleep 0.5
 [[ "$1" == test ]] && sleep "${NEWEST_TEST_SECONDS:-0}"
-uv=""
-[[ "$1" == install && -n "${SHUFFLEDP_UV:-}" ]] && uv=" with $(basename "$SHUFFLEDP_UV")"
-echo "newest $1${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}$uv" >> calls.log
+echo "newest $1${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log
 status_var="NEWEST_${1^^}_STATUS"
 exit "${!status_var:-0}"
 """
@@ -60,35 +58,11 @@ exit "${DOCS_STATUS:-0}"
 """
 
 PYTHON3_STUB = """#!/bin/sh
-# stand-in for `python3 -m venv DIR`: a venv whose pip and python only record their call; the pip of .venv-uv
-# (.ci/run's pinned uv) installs a uv stand-in instead
-mkdir -p "$3/bin"
-cp "$STUBS/pip" "$STUBS/python" "$3/bin/"
-if [ "$3" = .venv-uv ]; then cp "$STUBS/uv-bootstrap-pip" "$3/bin/pip"; fi
-"""
-
-VENV_PIP_STUB = """#!/bin/sh
-echo "pip $*" >> calls.log
-exit ${PIP_STATUS:-0}
-"""
-
-VENV_PYTHON_STUB = """#!/bin/sh
-echo "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log
-echo "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log
-exit ${PYTEST_STATUS:-0}
-"""
-
-UV_BOOTSTRAP_PIP_STUB = """#!/bin/sh
-# the pip of .venv-uv: records the uv it installs; UV_BOOTSTRAP_STATUS fails that install (no uv then)
-echo "uv bootstrap: pip $*" >> calls.log
-[ "${UV_BOOTSTRAP_STATUS:-0}" = 0 ] || exit "$UV_BOOTSTRAP_STATUS"
-cp "$STUBS/uv" .venv-uv/bin/uv
-"""
-
-UV_STUB = """#!/bin/sh
-# stand-in for uv: records its call; a failed install (PIP_STATUS) fails it as it fails pip
-echo "uv $*" >> calls.log
-exit ${PIP_STATUS:-0}
+# stand-in for `python3 -m venv .venv`: a venv whose pip and python only record their call
+mkdir -p .venv/bin
+printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
+printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+chmod +x .venv/bin/pip .venv/bin/python
 """
 
 
@@ -107,18 +81,8 @@ def checkout(tmp_path) -> Path:
     _executable(work / ".ci" / "system-packages", SYSTEM_STUB)
     _executable(work / ".ci" / "docs", DOCS_STUB)
     _executable(work / ".ci" / "lint", LINT_STUB)
-    shutil.copy2(REPO / ".ci" / "install", work / ".ci" / "install")
     (tmp_path / "bin").mkdir()
     _executable(tmp_path / "bin" / "python3", PYTHON3_STUB)
-    stubs = tmp_path / "stubs"
-    stubs.mkdir()
-    for name, text in (
-        ("pip", VENV_PIP_STUB),
-        ("python", VENV_PYTHON_STUB),
-        ("uv-bootstrap-pip", UV_BOOTSTRAP_PIP_STUB),
-        ("uv", UV_STUB),
-    ):
-        _executable(stubs / name, text)
     return work
 
 
@@ -126,32 +90,25 @@ def _ci(work: Path, **statuses: int):
     env = {
         **os.environ,
         "PATH": f"{work.parent / 'bin'}:{os.environ['PATH']}",
-        "STUBS": str(work.parent / "stubs"),
         **{k: str(v) for k, v in statuses.items()},
     }
-    env.pop("SHUFFLEDP_UV", None)  # set by .ci/run itself, never by its caller
     # the stand-ins record this variable (the second platform): the outer run's own value (the suite itself
     # run without AVX-512) must not leak into them
     env.pop("NPY_DISABLE_CPU_FEATURES", None)
     run = subprocess.run(["bash", ".ci/run"], cwd=work, env=env, capture_output=True, text=True, timeout=60)
     log = work / "calls.log"
-    return run.returncode, log.read_text().splitlines() if log.exists() else [], run.stderr
+    return run.returncode, log.read_text().splitlines() if log.exists() else []
 
 
 def test_every_step_runs_and_the_install_is_waited_for(checkout):
-    status, calls, _ = _ci(checkout)
+    status, calls = _ci(checkout)
     assert status == 0
     # the newest Python's tests run once its environment is installed (in the background, beside the rest),
     # and once only: without numpy's AVX-512 paths (the second platform)
     second = "newest test without X86_V4 AVX512_ICL AVX512_SPR"
     assert [call for call in calls if call.startswith("newest test")] == [second]
-    # a pinned uv is installed first, and installs both environments (the newest Python's through
-    # .ci/newest-python, which .ci/run tells where uv is)
-    assert calls[0] == f"uv bootstrap: pip install uv=={_uv_version()}"
-    assert calls.index("newest install with uv") < calls.index(second)
-    first_pip = (
-        "uv pip install --python .venv/bin/python --compile-bytecode -c requirements.lock -e .[test,docs]"
-    )
+    assert calls.index("newest install") < calls.index(second)
+    first_pip = "pip install -c requirements.lock -e .[test,docs]"
     pip = "pip install -c requirements.lock -e .[test]"
     suite = "python -m pytest -n 2 --dist loadfile"
     assert calls.count(suite) == 1
@@ -173,59 +130,6 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     assert calls.count("lint") == 1 and calls.index(first_pip) < calls.index("lint")
 
 
-def _uv_version() -> str:
-    line = next(
-        line for line in (REPO / ".ci" / "run").read_text().splitlines() if line.startswith("UV_VERSION=")
-    )
-    return line.partition("=")[2]
-
-
-def test_without_uv_pip_installs_both_environments(checkout):
-    """uv cannot be had (its install fails): CI says so in one line and installs with pip, as the README does."""
-    status, calls, stderr = _ci(checkout, UV_BOOTSTRAP_STATUS=1)
-    assert status == 0, calls
-    assert "uv" in stderr and "pip installs the environments" in stderr
-    assert not any(call.startswith("uv pip") for call in calls), calls
-    assert "newest install" in calls  # not "with uv"
-    assert calls.count("pip install -c requirements.lock -e .[test,docs]") == 1
-    assert calls.index("pip install -c requirements.lock -e .[test,docs]") < calls.index(
-        "python -m pytest -n 2 --dist loadfile"
-    )
-
-
-@pytest.mark.parametrize("uv", [True, False])
-def test_install_uses_uv_when_told_else_the_venvs_pip(tmp_path, uv):
-    """.ci/install: the same locked spec through uv (byte-compiled, into the given venv) or the venv's pip."""
-    (tmp_path / ".ci").mkdir()
-    shutil.copy2(REPO / ".ci" / "install", tmp_path / ".ci" / "install")
-    venv = tmp_path / "env" / "bin"
-    venv.mkdir(parents=True)
-    _executable(venv / "python", "#!/bin/sh\n")
-    _executable(venv / "pip", '#!/bin/sh\necho "pip $*" > call.log\n')
-    _executable(tmp_path / "uv", '#!/bin/sh\necho "uv $*" > call.log\n')
-    env = {k: v for k, v in os.environ.items() if k != "SHUFFLEDP_UV"}
-    if uv:
-        env["SHUFFLEDP_UV"] = str(tmp_path / "uv")
-    run = subprocess.run(
-        ["bash", ".ci/install", "env", ".[test]"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    assert run.returncode == 0, run.stderr
-    expected = (
-        "uv pip install --python env/bin/python --compile-bytecode -c requirements.lock -e .[test]"
-        if uv
-        else "pip install -c requirements.lock -e .[test]"
-    )
-    assert (tmp_path / "call.log").read_text().strip() == expected
-    refused = subprocess.run(
-        ["bash", ".ci/install", "no-such-env", ".[test]"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert refused.returncode == 2 and "no-such-env" in refused.stderr
-
-
 @pytest.mark.parametrize(
     "failing",
     [
@@ -239,7 +143,7 @@ def test_install_uses_uv_when_told_else_the_venvs_pip(tmp_path, uv):
     ],
 )
 def test_any_failing_step_fails_ci(checkout, failing):
-    status, calls, _ = _ci(checkout, **{failing: 3})
+    status, calls = _ci(checkout, **{failing: 3})
     assert status != 0, (failing, calls)
     if failing == "NEWEST_INSTALL_STATUS":
         assert "newest test" not in calls, calls  # no tests on a failed install
@@ -263,7 +167,7 @@ def test_an_early_exit_stops_the_steps_still_running(checkout, failing):
     fails and stops them (without the trap they would go on after CI has ended)."""
     import time
 
-    status, calls, _ = _ci(checkout, NEWEST_TEST_SECONDS=60, **{failing: 3})
+    status, calls = _ci(checkout, NEWEST_TEST_SECONDS=60, **{failing: 3})
     assert status != 0 and "newest test" not in calls, calls
     pid = int((checkout / "newest.pid").read_text())
     deadline = time.monotonic() + 10
