@@ -37,15 +37,13 @@ settings.load_profile("ci")
 # workers, scaled by that run's CPU over its summed durations (843 CPU s over 859 s), the files at 10 s or more.
 # Only the order matters, so round numbers do; files not listed run after these. tests/test_workflow.py
 # holds the tiny workflow run (about 85 s, its Snakemake on two cores), so its build starts at once.
-# tests/test_slurm_local.py (43 s) mostly waits on SLURM (its executor polls every 2 s, then 12 s later):
-# it goes first, so that the tiny run's second core and CI's background steps (the newest Python's tests,
-# mypy) fill the core it leaves idle. tests/test_workflow_report.py is listed low on purpose: it shares the
-# tiny run, and on the other worker it would only wait for it.
+# tests/test_workflow_report.py is listed low on purpose: it shares the tiny run, and on the other worker it
+# would only wait for it.
 FILE_SECONDS = {
-    "tests/test_slurm_local.py": 200,
     "tests/test_workflow.py": 122,
     "tests/accounting/test_k4_blocks.py": 53,
     "tests/accounting/test_exact_enumeration.py": 49,
+    "tests/test_slurm_local.py": 43,
     "tests/accounting/test_validity_sweep.py": 35,
     "tests/accounting/test_extremes.py": 35,
     "tests/accounting/test_worst_case_accounting.py": 34,
@@ -62,6 +60,11 @@ FILE_SECONDS = {
     "tests/accounting/test_safe_side.py": 10,
     "tests/test_workflow_report.py": 5,
 }
+
+#: files handed out before the longest-first order: tests/test_slurm_local.py mostly waits on SLURM (its
+#: executor checks 2 s after a submission, then 12 s later), so that the tiny run's second core and CI's
+#: background steps (the newest Python's tests, mypy) fill the core it leaves idle
+FIRST_FILES = ("tests/test_slurm_local.py",)
 
 
 def pytest_sessionstart(session):
@@ -85,7 +88,13 @@ def pytest_collection_modifyitems(config, items):
     files in this order (loadfile, reorder off above). A worker's own ``config.option.dist`` is
     always "no" (xdist resets it), so the worker is recognised by its ``workerinput``."""
     if hasattr(config, "workerinput"):
-        items.sort(key=lambda item: -FILE_SECONDS.get(item.nodeid.split("::", 1)[0], 0))
+        items.sort(key=_file_order)
+
+
+def _file_order(item) -> tuple[bool, float]:
+    """The FIRST_FILES, then the files of FILE_SECONDS longest first, then the rest (a stable sort)."""
+    path = item.nodeid.split("::", 1)[0]
+    return path not in FIRST_FILES, -FILE_SECONDS.get(path, 0)
 
 
 # --- one real run of the tiny .test workflow, shared by tests/test_workflow.py and tests/test_workflow_report.py
