@@ -104,7 +104,8 @@ _KILLED_WRITER = textwrap.dedent(
     with atomic_output(target) as temporary:
         temporary.write_bytes(b"half" * 1000)
         print(temporary, flush=True)
-        time.sleep(60)
+        for _ in range(1200):  # short sleeps: a signal landing just before a long sleep's system call
+            time.sleep(0.05)   # would wait out the whole sleep before Python runs the handler
     """
 )
 
