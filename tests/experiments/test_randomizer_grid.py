@@ -92,3 +92,16 @@ def test_config_checks_refuse_a_planted_violation(grid, message):
     check_randomizer_grid_config(
         {"regions": {"paris": {}}, "utility": {"randomizers": {**base, "datasets": ["paris"]}}}
     )
+
+
+@pytest.mark.parametrize("epsilons", [[1.0], [0.5, 1.0, 2.0, 4.0]])
+def test_title_and_legend_stay_inside_the_figure(rows, epsilons):
+    """One target epsilon gives a one-panel-wide figure (the quick profile, the tiny run): the suptitle and the
+    legend must still fit in it, not be cut at the edges of the PNG."""
+    frame = pd.concat([rows.assign(epsilon=e, n_users=n) for e in epsilons for n in (1000, 2000)])
+    figure = figure_randomizers(frame)
+    renderer = figure.canvas.get_renderer()
+    page = figure.bbox
+    for artist in [figure._suptitle, *figure.legends]:
+        box = artist.get_window_extent(renderer)
+        assert page.x0 - 0.5 <= box.x0 and box.x1 <= page.x1 + 0.5, (artist, box, page)

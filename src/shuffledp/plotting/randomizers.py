@@ -9,6 +9,8 @@ come from :func:`shuffledp.plotting.style.curve_styles` (no two curves of a pane
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 
 from shuffledp.plotting import style
@@ -46,10 +48,12 @@ def figure_randomizers(frame, *, delta_rule: str | None = None):
     names = list(dict.fromkeys(frame["randomizer"]))
     styles = style.curve_styles(names)
     with style.plot_style():
+        width = 2.6 * len(epsilons) + 1.5
+        narrow = width < 6.0  # one target epsilon: the title goes on two lines, the legend on two columns
         figure, axes = plt.subplots(
             len(datasets),
             len(epsilons),
-            figsize=(2.6 * len(epsilons) + 1.5, 2.4 * len(datasets) + 0.6),
+            figsize=(width, height := 2.4 * len(datasets) + (1.6 if narrow else 0.6)),
             squeeze=False,
             sharex=True,
         )
@@ -83,7 +87,12 @@ def figure_randomizers(frame, *, delta_rule: str | None = None):
                 if row == len(datasets) - 1:
                     ax.set_xlabel("n")
         handles, labels = axes[0][0].get_legend_handles_labels()
-        figure.legend(handles, labels, loc="lower center", ncol=4, fontsize="small")
-        figure.suptitle(f"Each shuffled randomizer at its tightest certified ε0, and the curators ({rule})")
-        figure.tight_layout(rect=(0, 0.12, 1, 0.95))
+        figure.legend(handles, labels, loc="lower center", ncol=2 if narrow else 4, fontsize="small")
+        title = f"Each shuffled randomizer at its tightest certified ε0, and the curators ({rule})"
+        if narrow:
+            figure.suptitle(textwrap.fill(title, 52, break_long_words=False), fontsize="medium")
+        else:
+            figure.suptitle(title)
+        # the legend's rows and the title's lines in inches where narrow (the figure's height grows with datasets)
+        figure.tight_layout(rect=(0, 1.1 / height, 1, 1 - 0.45 / height) if narrow else (0, 0.12, 1, 0.95))
     return figure
