@@ -40,7 +40,7 @@ settings.load_profile("ci")
 # tests/test_workflow_report.py is listed low on purpose: it shares the tiny run, and on the other worker it
 # would only wait for it.
 FILE_SECONDS = {
-    "tests/test_workflow.py": 122,
+    "tests/test_workflow.py": 100,
     "tests/accounting/test_k4_blocks.py": 53,
     "tests/accounting/test_exact_enumeration.py": 49,
     "tests/test_slurm_local.py": 43,
