@@ -175,9 +175,16 @@ class CountLaw:
         if (r_high - r_low + 1) + (t_high - t_low + 1) <= cells:
             table_r = self._log_pmf_r(np.arange(r_low, r_high + 1, dtype=float))
             table_t = self._log_pmf_t(np.arange(t_low, t_high + 1, dtype=float))
-            r_index = (mode - r_low)[:, None] + offsets[None, :]
-            t_index = (s - mode - t_low)[:, None] - offsets[None, :]
-            return table_r[r_index] + table_t[t_index]
+            # row i reads table_r[mode_i - width - r_low + j] and table_t[s_i - mode_i + width - t_low - j]
+            # (j = 0..2 width): contiguous windows of table_r and of table_t reversed, copied row by row
+            # (the same additions as indexing both tables with (rows x offsets) index arrays)
+            windows_r = np.lib.stride_tricks.sliding_window_view(table_r, offsets.size)
+            windows_t = np.lib.stride_tricks.sliding_window_view(
+                np.ascontiguousarray(table_t[::-1]), offsets.size
+            )
+            rows = windows_r[mode - width - r_low]
+            rows += windows_t[t_high - (s - mode) - width]
+            return rows
         rows_r = rows_by_recurrence(
             self._log_pmf_r, self.n_x0, self.log_p - self.log_1mp, mode - width, offsets.size
         )
