@@ -3,21 +3,31 @@
 Each ```python or ```bash block of a page under docs/ is preceded by a marker line:
 
 * ``<!-- test: run -->``: run here (Python blocks as a script; bash blocks line by line, each line a
-  ``shuffle-dp`` command, run as ``python -m shuffledp``, which must exit with status 0);
+  ``shuffle-dp`` command, run by :func:`run_cli` as ``python -m shuffledp`` runs it, which must exit with
+  status 0);
 * ``<!-- test: tests/PATH.py -->``: run by that test file, which names the page;
 * ``<!-- test: none (REASON) -->``: not run, for the stated reason (a template, a command that needs your
   own files, a computation too long for the suite).
 
 Every ``$ shuffle-dp ...`` line of a ```console or ```text block is real output: it is run and what it
 prints must equal the lines shown under it.
+
+The ``shuffle-dp`` commands run in this process (:func:`run_cli`: the console script's ``main`` with the
+working directory, stdout, stderr and the warning filters of a fresh interpreter), not as one Python process
+each (~0.5 CPU s of start-up and imports per command): what is checked is what the command prints and its exit
+status. The entry points as processes are tested by tests/test_cli.py and tests/test_packaging.py.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import re
 import shlex
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -72,6 +82,52 @@ def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+#: the warning filters a fresh interpreter starts with (no -W option, no PYTHONWARNINGS), newest first
+FRESH_FILTERS = (
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
+)
+
+
+def run_cli(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``shuffle-dp ARGV`` as ``python -m shuffledp ARGV`` runs it, in this process: ``shuffledp.cli.main``
+    in ``cwd``, its stdout and stderr captured, a warning printed to that stderr under a fresh interpreter's
+    filters (not pytest's), an argparse exit taken as the exit status. An exception other than the CLI's
+    own one-line errors propagates (the process would print a traceback and exit 1: the test fails either way).
+    """
+    from shuffledp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        err.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    blas = os.environ.get("OPENBLAS_NUM_THREADS")  # main() sets it for the process it assumes it owns
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(warnings.catch_warnings())
+        warnings.resetwarnings()
+        for action, category, module in reversed(FRESH_FILTERS):
+            warnings.filterwarnings(action, category=category, module=module)
+        warnings.showwarning = show
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        try:
+            status = main(list(argv))
+        except SystemExit as exit_:  # argparse: --help, --version, a bad option
+            code = exit_.code
+            status = code if isinstance(code, int) else (0 if code is None else 1)
+            if isinstance(code, str):
+                err.write(code + "\n")
+    if blas is None:
+        os.environ.pop("OPENBLAS_NUM_THREADS", None)
+    return subprocess.CompletedProcess(["shuffle-dp", *argv], status, out.getvalue(), err.getvalue())
+
+
 def run_bash(code: str, cwd: Path) -> list[subprocess.CompletedProcess]:
     results = []
     for line in code.splitlines():
@@ -79,16 +135,7 @@ def run_bash(code: str, cwd: Path) -> list[subprocess.CompletedProcess]:
             continue
         words = shlex.split(line)
         assert words[0] == "shuffle-dp", f"a runnable bash block runs shuffle-dp commands only; got {line!r}"
-        results.append(
-            subprocess.run(
-                [sys.executable, "-m", "shuffledp", *words[1:]],
-                cwd=cwd,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-        )
+        results.append(run_cli(words[1:], cwd))
     return results
 
 
@@ -142,13 +189,7 @@ def test_runnable_block_runs(page, language, code, tmp_path):
     "page,command,shown", CONSOLE, ids=[f"{page}:{command}" for page, command, _ in CONSOLE]
 )
 def test_console_example_is_real_output(page, command, shown):
-    result = subprocess.run(
-        [sys.executable, "-m", "shuffledp", *shlex.split(command)[1:]],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    result = run_cli(shlex.split(command)[1:])
     # numbers within the machine-to-machine budget of tests/golden_tolerance.py, the text exactly
     problem = printed_numbers_match(shown, (result.stdout + result.stderr).strip())
     assert problem is None, problem
@@ -203,3 +244,62 @@ def test_probe_a_failing_example_fails(tmp_path):
         run_bash("rm -rf results", tmp_path)
     (shown,) = console_examples("```text\n$ shuffle-dp --version\nshuffle-dp 0.0.0\n```\n")
     assert shown == ("shuffle-dp --version", "shuffle-dp 0.0.0")
+
+
+def test_probe_run_cli_prints_what_the_process_prints(tmp_path, monkeypatch):
+    """run_cli gives a command's stdout, stderr and exit status as ``python -m shuffledp`` does (a result, a
+    one-line error, an argparse exit), and a warning raised inside a command reaches its stderr as it would in
+    a fresh interpreter (a DeprecationWarning outside __main__ does not)."""
+    for argv in (
+        [
+            "delta",
+            "--accountant",
+            "biswas-printed",
+            "--eps0",
+            "0.49",
+            "--n",
+            "100",
+            "--k",
+            "10",
+            "--nx0",
+            "80",
+        ]
+        + ["--eps", "0.01", "0.1", "0.4"],
+        [
+            "delta",
+            "--accountant",
+            "no-such-accountant",
+            "--eps0",
+            "1",
+            "--n",
+            "10",
+            "--k",
+            "2",
+            "--eps",
+            "0.1",
+        ],
+        ["delta", "--no-such-option"],
+    ):
+        process = subprocess.run(
+            [sys.executable, "-m", "shuffledp", *argv],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        ours = run_cli(argv, tmp_path)
+        assert (ours.returncode, ours.stdout, ours.stderr) == (
+            process.returncode,
+            process.stdout,
+            process.stderr,
+        ), argv
+    import shuffledp.cli
+
+    def warns(argv):
+        warnings.warn("probe shown", UserWarning, stacklevel=1)
+        warnings.warn("probe hidden", DeprecationWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(shuffledp.cli, "_main", warns)
+    warned = run_cli(["accountants"], tmp_path)
+    assert "UserWarning: probe shown" in warned.stderr and "probe hidden" not in warned.stderr
