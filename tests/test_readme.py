@@ -59,11 +59,22 @@ def _run(command: str, work: Path, *extra: str):
     )
 
 
+QUICK = ".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/quick.yaml"
+
+
+@pytest.fixture(scope="module")
+def quick_dry_run(tmp_path_factory):
+    """The guide's quick command as written, dry run (``-n``) in a fresh checkout: one Snakemake start that
+    test_quick_command_as_written_builds_the_whole_dag and test_light_rules_are_localrules_that_snakemake_knows
+    both read."""
+    return _run(QUICK, _checkout(tmp_path_factory.mktemp("quick")), "-n")
+
+
 @pytest.mark.slow  # Snakemake
-def test_quick_command_as_written_builds_the_whole_dag(tmp_path):
+def test_quick_command_as_written_builds_the_whole_dag(quick_dry_run):
     command = _block(r"config/quick\.yaml")
-    assert command == ".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/quick.yaml"
-    result = _run(command, _checkout(tmp_path), "-n")
+    assert command == QUICK
+    result = quick_dry_run
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     # the fetch step is a checkpoint: the jobs after it are planned once it has chosen the data
     assert "fetch_gowalla" in result.stdout and "reproduction_report" in result.stdout
@@ -90,7 +101,10 @@ UNKNOWN_LOCALRULE = "localrules directive specifies rules that are not present"
 
 
 @pytest.mark.slow  # Snakemake
-def test_light_rules_are_localrules_that_snakemake_knows(tmp_path):
+def test_light_rules_are_localrules_that_snakemake_knows(tmp_path, quick_dry_run):
+    """Snakemake checks the Snakefile's localrules when it parses the workflow, whatever the configuration:
+    the quick command's dry run (shared with the test above) must not warn, and the same command on a
+    Snakefile with a misspelt localrules name must."""
     declared = []
     for rules in (REPO / "workflow" / "rules").glob("*.smk"):
         for block in re.findall(r"localrules:\n((?:\s+\w+,\n)+)", rules.read_text()):
@@ -103,15 +117,9 @@ def test_light_rules_are_localrules_that_snakemake_knows(tmp_path):
         "utility_table5",
         "utility_table6",
     } <= set(declared)
-    work = _checkout(tmp_path)
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "1"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = quick_dry_run
     assert result.returncode == 0 and UNKNOWN_LOCALRULE not in result.stdout + result.stderr
+    work = _checkout(tmp_path)
     # Snakemake only warns about a localrules name that matches no rule: make sure it would be seen.
     (work / "Snakefile").unlink()
     (work / "Snakefile").write_text(
@@ -122,13 +130,7 @@ def test_light_rules_are_localrules_that_snakemake_knows(tmp_path):
             'include: "workflow/rules/common.smk"\nlocalrules: fetch_gowala',
         )
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "1"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = _run(QUICK, work, "-n")
     assert (
         UNKNOWN_LOCALRULE in result.stdout + result.stderr and "fetch_gowala" in result.stdout + result.stderr
     )
