@@ -230,8 +230,14 @@ def community_frame(utility_config):
     return rows.assign(region="test")
 
 
-def test_fig6_titles_carry_accountant_delta_hat_and_sigma(community_frame):
-    figure = figure_tv_boxplots(community_frame, label="Test region")
+@pytest.fixture(scope="module")
+def fig6_figure(community_frame):
+    """Figure 6 of the community frame, drawn once for the two tests that only read it."""
+    return figure_tv_boxplots(community_frame, label="Test region")
+
+
+def test_fig6_titles_carry_accountant_delta_hat_and_sigma(community_frame, fig6_figure):
+    figure = fig6_figure
     assert len(figure.axes) == community_frame[["epsilon", "epsilon_local"]].drop_duplicates().shape[0]
     for ax, ((epsilon, epsilon_local), data) in zip(
         figure.axes, community_frame.groupby(["epsilon", "epsilon_local"], sort=False)
@@ -245,8 +251,8 @@ def test_fig6_titles_carry_accountant_delta_hat_and_sigma(community_frame):
     assert "4 runs per n" in figure_text(figure)
 
 
-def test_fig6_gaussian_and_shuffle_boxes_have_different_colours(community_frame):
-    figure = figure_tv_boxplots(community_frame, label="Test region")
+def test_fig6_gaussian_and_shuffle_boxes_have_different_colours(fig6_figure):
+    figure = fig6_figure
     for ax in figure.axes:
         colour_of = {gid.split(":")[1]: patch.get_edgecolor()[:3] for gid, (patch, _) in _boxes(ax).items()}
         assert set(colour_of) == {
