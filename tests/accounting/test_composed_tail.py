@@ -9,6 +9,7 @@ space; the true composed delta lies between the two references (delta is non-dec
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -90,6 +91,24 @@ def _power(single, T: int):
     return composed
 
 
+@functools.cache
+def _clones_reference(n: int, e0: float, k: int | None, T: int, up: bool):
+    """The T-fold upper (``up``) or lower reference of the clones pair: computed once per setting, as the
+    tests below read the same ones (read-only arrays: a cached value is never changed)."""
+    loss, log_p = _clones_outcomes_once(n, e0, k)
+    lo, log_mass = _power(_binned(loss, log_p, up), T)
+    log_mass.flags.writeable = False
+    return lo, log_mass
+
+
+@functools.cache
+def _clones_outcomes_once(n: int, e0: float, k: int | None):
+    """_clones_outcomes, computed once per setting (read-only arrays)."""
+    loss, log_p = _clones_outcomes(n, e0, k)
+    loss.flags.writeable = log_p.flags.writeable = False
+    return loss, log_p
+
+
 def _reference_log_delta(composed, eps: float) -> float:
     lo, log_mass = composed
     s = (lo + np.arange(log_mass.size)) * H
@@ -102,8 +121,7 @@ def _reference_log_delta(composed, eps: float) -> float:
 @pytest.mark.parametrize("T", [1, 8])
 def test_composed_delta_is_certified_and_close_down_to_1e_200(name, k, T):
     n, e0 = 1000, 2.0
-    loss, log_p = _clones_outcomes(n, e0, k)
-    upper_ref, lower_ref = _power(_binned(loss, log_p, True), T), _power(_binned(loss, log_p, False), T)
+    upper_ref, lower_ref = _clones_reference(n, e0, k, T, True), _clones_reference(n, e0, k, T, False)
     accountant = compose(name, epsilon_local=e0, n_users=n, k=k or 2, compositions=T)
     directions = tail_rounds(name, [Round(e0, n, k or 2)] * T, 1e-5)  # the Chernoff bound alone (T = 1 too)
     reached, worst = False, -np.inf
@@ -125,8 +143,7 @@ def test_composed_delta_is_certified_and_close_down_to_1e_200(name, k, T):
 
 def test_epsilon_down_to_1e_300_is_above_the_exact_one():
     n, e0, T = 1000, 2.0, 8
-    loss, log_p = _clones_outcomes(n, e0, 4)
-    lower_ref = _power(_binned(loss, log_p, False), T)
+    lower_ref = _clones_reference(n, e0, 4, T, False)  # the same as the T = 8 clones-krr case above
     accountant = compose("clones-krr", epsilon_local=e0, n_users=n, k=4, compositions=T)
     for log10_delta in (-20, -100, -200, -300):
         eps = accountant.epsilon_for_delta(10.0**log10_delta)
