@@ -125,6 +125,8 @@ def run_cli(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedPro
                 err.write(code + "\n")
     if blas is None:
         os.environ.pop("OPENBLAS_NUM_THREADS", None)
+    else:
+        os.environ["OPENBLAS_NUM_THREADS"] = blas
     return subprocess.CompletedProcess(["shuffle-dp", *argv], status, out.getvalue(), err.getvalue())
 
 
