@@ -44,6 +44,7 @@ import functools
 from collections.abc import Sequence
 
 import mpmath
+import numpy as np
 
 __all__ = [
     "REFERENCE_DPS",
@@ -172,6 +173,47 @@ def _integer_draw_counts(n_max: int, k: int):
         yield b, law
 
 
+#: relative margin of the float sign test in :func:`_positive_gap_sum`, far above the float evaluation's error
+#: (at most 7 ulp of the sum of the three terms' absolute values; the analysis is in that function's docstring)
+_SIGN_MARGIN = 1e-10
+#: absolute margin of the same test: a product that underflows loses at most 2^-1075
+_SIGN_FLOOR = 1e-300
+#: the smallest normal float: a count whose T_b value is below it is not known to 1 ulp in floats
+_SMALLEST_NORMAL = 2.2250738585072014e-308
+
+
+def _positive_gap_sum(constants, floats, counts, exact_only):
+    """Sum over the cells of max(c_x X + c_y Y + c_z Z, 0), an exact integer.
+
+    ``constants``: three (integer, float) pairs, the float being the integer / 2^bits (correctly rounded);
+    ``counts``: the integer arrays X, Y, Z (object dtype); ``floats``: X, Y, Z / k^b (each correctly rounded,
+    Z's times k - 2 once more); ``exact_only``: cells whose float values are not known to 1 ulp (below the
+    smallest normal float), or every cell when a constant does not fit a float; cells whose float
+    products overflow are decided on the integers too.
+
+    The float gap value = sum of the three float products has error at most 4 ulp in each product and 2 ulp
+    of the sum of their absolute values, A, in the two additions (plus 2^-1075 per product that underflows),
+    so a cell whose float gap exceeds 1e-10 A + 1e-300 has a positive integer gap, one below -(1e-10 A +
+    1e-300) a negative one; only the cells in between are decided on the integer gap. The positive cells'
+    gaps sum to c_x sum(X) + c_y sum(Y) + c_z sum(Z) over them (exact integers): the same integer as
+    summing each positive gap.
+    """
+    (c_x, f_x), (c_y, f_y), (c_z, f_z) = constants
+    x, y, z = counts
+    with np.errstate(over="ignore", invalid="ignore"):  # a product beyond the float range: on the integers
+        terms = (f_x * floats[0], f_y * floats[1], f_z * floats[2])
+        value = terms[0] + terms[1] + terms[2]
+        margin = _SIGN_MARGIN * (np.abs(terms[0]) + np.abs(terms[1]) + np.abs(terms[2])) + _SIGN_FLOOR
+    exact_only = exact_only | ~np.isfinite(margin)
+    positive = (value > margin) & ~exact_only
+    total = c_x * int(x[positive].sum()) + c_y * int(y[positive].sum()) + c_z * int(z[positive].sum())
+    for j in np.flatnonzero((np.abs(value) <= margin) | exact_only):
+        gap = c_x * x[j] + c_y * y[j] + c_z * z[j]
+        if gap > 0:
+            total += gap
+    return total
+
+
 @functools.lru_cache(maxsize=256)
 def _weak_reference_cached(epsilons: tuple, epsilon_local: float, n: int, k: int, dps: int):
     """The triple sum with T_b = M_b / k^b exact (integers) and P, Q divided by q / k^b:
@@ -183,6 +225,8 @@ def _weak_reference_cached(epsilons: tuple, epsilon_local: float, n: int, k: int
     are rounded to integers at 2^-bits (bits well above ``dps`` digits); everything else is exact
     integer arithmetic, and each b's sum of positive gaps is scaled back once:
     delta = sum_b C(n-1, b) q^b (1 - gamma)^(n-1-b) * q * (sum of gaps) / 2^bits.
+    Which gaps are positive is decided in floats where that is certain, on the integers elsewhere
+    (:func:`_positive_gap_sum`), so every b's sum is the same integer as a cell-by-cell integer sum.
     Cross-checked against the all-mpmath law (:func:`weak_adversary_view_law_mpmath`) in the tests.
     """
     bits = int(dps * 3.33) + 96
@@ -193,30 +237,43 @@ def _weak_reference_cached(epsilons: tuple, epsilon_local: float, n: int, k: int
         constants = []
         for eps in epsilons:
             factor = mpmath.exp(mpmath.mpf(eps))
-            constants.append(
-                tuple(int(mpmath.nint(value * scale)) for value in (e - factor, 1 - factor * e, 1 - factor))
-            )
+            integers = [int(mpmath.nint(value * scale)) for value in (e - factor, 1 - factor * e, 1 - factor)]
+            try:
+                constants.append(([(c, c / 2**bits) for c in integers], False))
+            except OverflowError:  # a constant beyond the float range: every cell on the integers
+                constants.append(([(c, 0.0) for c in integers], True))
         forward = [mpmath.mpf(0)] * len(epsilons)
         backward = [mpmath.mpf(0)] * len(epsilons)
         for b, table in _integer_draw_counts(n - 1, k):
             weight = mpmath.binomial(n - 1, b) * q ** (b + 1) * (1 - gamma) ** (n - 1 - b) / scale
-            sums_forward = [0] * len(epsilons)
-            sums_backward = [0] * len(epsilons)
-            for a in range(b + 2):
-                for c in range(b + 2 - a):
-                    x = table[a - 1][c] if a >= 1 and c <= b - a + 1 else 0
-                    y = table[a][c - 1] if c >= 1 and a <= b else 0
-                    z = (k - 2) * table[a][c] if a + c <= b else 0
-                    for i, (c_main, c_cross, c_rest) in enumerate(constants):
-                        gap = c_main * x + c_cross * y + c_rest * z
-                        if gap > 0:
-                            sums_forward[i] += gap
-                        gap = c_cross * x + c_main * y + c_rest * z
-                        if gap > 0:
-                            sums_backward[i] += gap
-            for i in range(len(epsilons)):
-                forward[i] += weight * sums_forward[i]
-                backward[i] += weight * sums_backward[i]
+            # M_b with a zero border: padded[a + 1, c + 1] = M_b(a, c), 0 outside a + c <= b
+            padded = np.zeros((b + 3, b + 3), dtype=object)
+            padded_float = np.zeros((b + 3, b + 3))
+            power = k**b
+            for a, row in enumerate(table):
+                padded[a + 1, 1 : len(row) + 1] = row
+                padded_float[a + 1, 1 : len(row) + 1] = [value / power for value in row]
+            inexact = (padded_float < _SMALLEST_NORMAL) & (padded != 0)
+            # the cells (a, c), a + c <= b + 1, where X, Y or Z is nonzero (the others' gaps are 0)
+            a, c = np.nonzero(np.add.outer(np.arange(b + 2), np.arange(b + 2)) <= b + 1)
+            sources = ((a, c + 1), (a + 1, c), (a + 1, c + 1))
+            counts = [padded[source] for source in sources]
+            counts[2] = (k - 2) * counts[2]
+            keep = (counts[0] != 0) | (counts[1] != 0) | (counts[2] != 0)
+            counts = [values[keep] for values in counts]
+            floats = [padded_float[source][keep] for source in sources]
+            floats[2] = (k - 2) * floats[2]
+            inexact_cells = np.zeros(len(floats[0]), dtype=bool)
+            for source in sources:
+                inexact_cells |= inexact[source][keep]
+            for i, ((c_main, c_cross, c_rest), all_exact) in enumerate(constants):
+                exact_only = np.ones_like(inexact_cells) if all_exact else inexact_cells
+                forward[i] += weight * _positive_gap_sum(
+                    (c_main, c_cross, c_rest), floats, counts, exact_only
+                )
+                backward[i] += weight * _positive_gap_sum(
+                    (c_cross, c_main, c_rest), floats, counts, exact_only
+                )
     with mpmath.workdps(dps):
         return tuple(+max(f, r) for f, r in zip(forward, backward))
 
