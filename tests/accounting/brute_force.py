@@ -410,19 +410,25 @@ def _adversary_view_distributions(n, k, epsilon_local, others, remove_truthful, 
             for i, bit in enumerate(bits):
                 if not bit:
                     truthful_counts[others[i]] += 1  # deterministic given the bits and the data
+            # one blanket report vector's probability, times each of u's reports: the same for every vector
+            # of this bit vector, so formed once here (the same products, added in the same order)
+            probability = bits_probability * uniform ** len(blanket)
+            products = [
+                [(own_bit, y, probability * own_probability) for (own_bit, y), own_probability in law.items()]
+                for law in own
+            ]
             for blanket_reports in itertools.product(range(k), repeat=len(blanket)):
-                probability = bits_probability * uniform ** len(blanket)
                 counts = [0] * k
                 for y in blanket_reports:
                     counts[y] += 1
                 if not remove_truthful:
                     counts = [a + b for a, b in zip(counts, truthful_counts)]
-                for law, out in zip(own, laws):
-                    for (own_bit, y), own_probability in law.items():
+                for terms, out in zip(products, laws):
+                    for own_bit, y, product in terms:
                         seen = list(counts)
                         seen[y] += 1
                         key = (bits, own_bit, tuple(seen)) if reveal_own_bit else (bits, tuple(seen))
-                        out[key] += probability * own_probability
+                        out[key] += product
         return dict(laws[0]), dict(laws[1])
 
 
