@@ -62,6 +62,7 @@ from typing import NamedTuple
 
 import mpmath
 import numpy as np
+from mpmath.libmp import fzero, mpf_add
 
 __all__ = [
     "DEFAULT_DPS",
@@ -402,7 +403,10 @@ def _adversary_view_distributions(n, k, epsilon_local, others, remove_truthful, 
             else:
                 law = {(None, y): channel[x][y] for y in range(k)}
             own.append(law)
-        laws = (defaultdict(lambda: mpmath.mpf(0)), defaultdict(lambda: mpmath.mpf(0)))
+        # each outcome's probability is summed on mpmath's raw values (libmp's mpf_add at the context's precision
+        # and rounding: what mpf's + calls, without its wrapper), from 0 in the order of the enumeration
+        prec, rounding = mpmath.mp._prec_rounding
+        laws = ({}, {})
         for bits in itertools.product((0, 1), repeat=n - 1):  # 1 = blanket
             blanket = [i for i, bit in enumerate(bits) if bit]
             bits_probability = gamma ** len(blanket) * (1 - gamma) ** (n - 1 - len(blanket))
@@ -414,7 +418,10 @@ def _adversary_view_distributions(n, k, epsilon_local, others, remove_truthful, 
             # of this bit vector, so formed once here (the same products, added in the same order)
             probability = bits_probability * uniform ** len(blanket)
             products = [
-                [(own_bit, y, probability * own_probability) for (own_bit, y), own_probability in law.items()]
+                [
+                    (own_bit, y, (probability * own_probability)._mpf_)
+                    for (own_bit, y), own_probability in law.items()
+                ]
                 for law in own
             ]
             for blanket_reports in itertools.product(range(k), repeat=len(blanket)):
@@ -428,8 +435,8 @@ def _adversary_view_distributions(n, k, epsilon_local, others, remove_truthful, 
                         seen = list(counts)
                         seen[y] += 1
                         key = (bits, own_bit, tuple(seen)) if reveal_own_bit else (bits, tuple(seen))
-                        out[key] += product
-        return dict(laws[0]), dict(laws[1])
+                        out[key] = mpf_add(out.get(key, fzero), product, prec, rounding)
+        return tuple({key: mpmath.mp.make_mpf(value) for key, value in law.items()} for law in laws)
 
 
 def weak_adversary_view_distributions(
