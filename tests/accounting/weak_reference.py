@@ -45,6 +45,7 @@ from collections.abc import Sequence
 
 import mpmath
 import numpy as np
+from mpmath.libmp import fzero, mpf_add, mpf_gt, mpf_log, mpf_mul, to_float
 
 __all__ = [
     "REFERENCE_DPS",
@@ -68,43 +69,61 @@ def krr_parameters_mpmath(epsilon_local, k: int) -> tuple[mpmath.mpf, mpmath.mpf
     return e * q, q, k * q
 
 
+# The law's recursion and sums are evaluated on mpmath's raw values with libmp's mpf_mul and mpf_add at the
+# context's precision and rounding: what mpf's * and + call (an int 0 operand is mpf 0's raw zero), without
+# their wrappers; the law's values are wrapped as mpf once, at the end.
+
+
 def _uniform_draw_laws(n_max: int, k: int):
-    """Yield (b, T_b) for b = 0 .. n_max: T_b[a][c] = P(a draws on x0, c on x1 among b uniform draws).
+    """Yield (b, T_b) for b = 0 .. n_max: T_b[a][c] = P(a draws on x0, c on x1 among b uniform draws),
+    as raw mpf values (at the current mpmath precision).
 
     Recursion on one more draw: x0 w.p. 1/k, x1 w.p. 1/k, elsewhere w.p. 1 - 2/k.
     """
+    prec, rounding = mpmath.mp._prec_rounding
     one = mpmath.mpf(1) / k
-    rest = 1 - 2 * one
-    law = [[mpmath.mpf(1)]]  # b = 0
+    rest = (1 - 2 * one)._mpf_
+    one = one._mpf_
+    law = [[mpmath.mpf(1)._mpf_]]  # b = 0
     yield 0, law
     for b in range(1, n_max + 1):
-        new = [[mpmath.mpf(0)] * (b + 1 - a) for a in range(b + 1)]
+        new = [[fzero] * (b + 1 - a) for a in range(b + 1)]
         for a in range(b):
-            row = law[a]
+            row, here, up = law[a], new[a], new[a + 1]
             for c in range(b - a):
                 value = row[c]
-                new[a][c] += rest * value
-                new[a + 1][c] += one * value
-                new[a][c + 1] += one * value
+                here[c] = mpf_add(here[c], mpf_mul(rest, value, prec, rounding), prec, rounding)
+                up[c] = mpf_add(up[c], mpf_mul(one, value, prec, rounding), prec, rounding)
+                here[c + 1] = mpf_add(here[c + 1], mpf_mul(one, value, prec, rounding), prec, rounding)
         law = new
         yield b, law
 
 
 def _cell(table, a: int, c: int):
     if a < 0 or c < 0 or a >= len(table) or c >= len(table[a]):
-        return 0
+        return fzero
     return table[a][c]
 
 
 def _conditional_pq(table, b: int, p, q, k: int):
-    """Yield (a, c, P(a, c | b), Q(a, c | b)) for the b blanket draws plus u's k-RR report."""
-    other = (k - 2) * q
+    """Yield (a, c, P(a, c | b), Q(a, c | b)) for the b blanket draws plus u's k-RR report (raw mpf values, as
+    ``table``; ``p`` and ``q`` are mpf)."""
+    prec, rounding = mpmath.mp._prec_rounding
+    other = ((k - 2) * q)._mpf_
+    p, q = p._mpf_, q._mpf_
+
+    def mix(first, second, x0, x1, elsewhere):  # first x0 + second x1 + other elsewhere
+        total = mpf_add(
+            mpf_mul(first, x0, prec, rounding), mpf_mul(second, x1, prec, rounding), prec, rounding
+        )
+        return mpf_add(total, mpf_mul(other, elsewhere, prec, rounding), prec, rounding)
+
     for a in range(b + 2):
         for c in range(b + 2 - a):
             to_x0 = _cell(table, a - 1, c)  # u reported x0
             to_x1 = _cell(table, a, c - 1)  # u reported x1
             elsewhere = _cell(table, a, c)  # u reported another value
-            yield a, c, p * to_x0 + q * to_x1 + other * elsewhere, q * to_x0 + p * to_x1 + other * elsewhere
+            yield a, c, mix(p, q, to_x0, to_x1, elsewhere), mix(q, p, to_x0, to_x1, elsewhere)
 
 
 def _as_list(eps):
@@ -113,32 +132,45 @@ def _as_list(eps):
     return [eps], False
 
 
+def _weak_view_law_raw(epsilon_local, n: int, k: int) -> tuple[dict, dict]:
+    """:func:`weak_adversary_view_law_mpmath`'s two laws as raw mpf values, at the current mpmath precision."""
+    p, q, gamma = krr_parameters_mpmath(epsilon_local, k)
+    prec, rounding = mpmath.mp._prec_rounding
+    law_p, law_q = {}, {}
+    for b, table in _uniform_draw_laws(n - 1, k):
+        weight = (mpmath.binomial(n - 1, b) * gamma**b * (1 - gamma) ** (n - 1 - b))._mpf_
+        for a, c, value_p, value_q in _conditional_pq(table, b, p, q, k):
+            law_p[(b, a, c)] = mpf_mul(weight, value_p, prec, rounding)
+            law_q[(b, a, c)] = mpf_mul(weight, value_q, prec, rounding)
+    return law_p, law_q
+
+
 def weak_adversary_view_law_mpmath(
     epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS
 ) -> tuple[dict, dict]:
     """Joint law of (b, a, c) under D(x0) (P) and D(x1) (Q): Bin(n-1, gamma)(b) P(a, c | b)."""
     with mpmath.workdps(dps):
-        p, q, gamma = krr_parameters_mpmath(epsilon_local, k)
-        law_p, law_q = {}, {}
-        for b, table in _uniform_draw_laws(n - 1, k):
-            weight = mpmath.binomial(n - 1, b) * gamma**b * (1 - gamma) ** (n - 1 - b)
-            for a, c, value_p, value_q in _conditional_pq(table, b, p, q, k):
-                law_p[(b, a, c)] = weight * value_p
-                law_q[(b, a, c)] = weight * value_q
-        return law_p, law_q
+        make = mpmath.mp.make_mpf
+        return tuple({o: make(v) for o, v in law.items()} for law in _weak_view_law_raw(epsilon_local, n, k))
 
 
 def weak_view_log_pmfs(epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS) -> tuple[dict, dict]:
     """(log P, log Q) of the weak view (b, a, c) as float dicts (outcomes of probability 0 omitted).
 
     For dp_accounting: ``from_two_probability_mass_functions(log_q, log_p, ...)`` is the privacy loss
-    distribution of H(P || Q) (its second argument is the "upper" distribution).
+    distribution of H(P || Q) (its second argument is the "upper" distribution). Each value is mpmath's
+    ``float(log(v))`` at ``dps`` digits, formed with libmp's mpf_log and to_float (what those call).
     """
-    law_p, law_q = weak_adversary_view_law_mpmath(epsilon_local, n, k, dps=dps)
     with mpmath.workdps(dps):
-        log_p = {o: float(mpmath.log(v)) for o, v in law_p.items() if v > 0}
-        log_q = {o: float(mpmath.log(v)) for o, v in law_q.items() if v > 0}
-    return log_p, log_q
+        prec, rounding = mpmath.mp._prec_rounding
+        return tuple(
+            {
+                o: to_float(mpf_log(v, prec, rounding), rnd=rounding)
+                for o, v in law.items()
+                if mpf_gt(v, fzero)
+            }
+            for law in _weak_view_law_raw(epsilon_local, n, k)
+        )
 
 
 def weak_adversary_reference_mpmath(eps, epsilon_local, n: int, k: int, *, dps: int = REFERENCE_DPS):
