@@ -361,22 +361,29 @@ def _pair_terms_cached(epsilon_local: float, n: int, k: int, dps: int, others_on
         log_x0, log_q = mpmath.log(to_x0), mpmath.log(q)
         log_rest = mpmath.log(rest) if k > 2 else None  # k = 2 (all on x0): p + q = 1, no third bin
 
+        # each log-gamma value and each multiple of a log once (the same calls at the same precision, so the
+        # same values as forming them per cell)
+        log_factorial = [mpmath.loggamma(j + 1) for j in range(m + 1)]
+        x0_terms = [a * log_x0 for a in range(m + 1)]
+        q_terms = [c * log_q for c in range(m + 1)]
+        rest_terms = None if log_rest is None else [j * log_rest for j in range(m + 1)]
+
         def trinomial(a, c):
             if a < 0 or c < 0 or a + c > m:
                 return mpmath.mpf(0)
-            if log_rest is None:  # k = 2: every report is x0 or x1
+            if rest_terms is None:  # k = 2: every report is x0 or x1
                 if a + c != m:
                     return mpmath.mpf(0)
                 rest_term = 0
             else:
-                rest_term = (m - a - c) * log_rest
+                rest_term = rest_terms[m - a - c]
             return mpmath.exp(
-                mpmath.loggamma(m + 1)
-                - mpmath.loggamma(a + 1)
-                - mpmath.loggamma(c + 1)
-                - mpmath.loggamma(m - a - c + 1)
-                + a * log_x0
-                + c * log_q
+                log_factorial[m]
+                - log_factorial[a]
+                - log_factorial[c]
+                - log_factorial[m - a - c]
+                + x0_terms[a]
+                + q_terms[c]
                 + rest_term
             )
 
