@@ -191,7 +191,7 @@ def test_erlingsson_outside_its_conditions_is_trivial(epsilon_local, n):
 
 
 # ---------------------------------------------------------------------------------------- regressions
-# The sweep's failures (benchmarks/sweep_validity.py); each strict xfail turns red when the defect is fixed.
+# The sweep's failures (benchmarks/sweep_validity.py), each fixed: every test below holds its fix.
 
 
 def test_weak_adversary_monotone_in_far_tail():
