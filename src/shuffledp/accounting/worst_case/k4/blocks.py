@@ -53,7 +53,9 @@ dot product add 4 (U + 3) u + U rho of the bound.
 
 from __future__ import annotations
 
+import bisect
 import heapq
+import itertools
 import math
 from typing import NamedTuple
 
@@ -99,7 +101,7 @@ MAX_USERS_UNCROPPED = 24
 CROP = 1e-30
 #: weight of each Bin(U, gamma) tail left out of a node's sum (bounded, and added)
 TAIL = 1e-30
-#: the same above n = 24 (k = 4 to n = 50: a search that closes there sums up to ~6e8 cells, ~10-15 CPU s)
+#: the same above n = 24 (k = 4 to n = 50: a search that closes there sums up to ~6e8 cells, ~12 CPU s)
 MAX_WORK_LARGE = 1_000_000_000
 #: doubles of node laws kept across epsilons (160 MB)
 CACHE_DOUBLES = 20_000_000
@@ -154,18 +156,44 @@ def _params(n: int, k: int, epsilon_local: float) -> _Params:
 def _add(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
     """Law after one more user reporting on axis i with probability probs[i], on a free value with ``rest``
     (every axis grows by one). An axis of probability 0 adds nothing: its term, 0 times a finite law, is an
-    exact 0, and adding it leaves every sum as it is (same bits), so it is not formed."""
-    out = np.zeros(tuple(m + 1 for m in law.shape))
-    base = tuple(slice(0, m) for m in law.shape)
-    if rest > 0:
-        out[base] = rest * law
-    for axis, prob in enumerate(probs):
+    exact 0, and adding it leaves every sum as it is (same bits), so it is not formed.
+
+    Formed on :func:`_grown`'s flat grid (contiguous passes; each cell's terms added in the same order as on
+    the law's own grid, a term absent there being an exact +0 here), each distinct product formed once."""
+    grown = _grown(law)
+    products: dict = {}
+
+    def times(prob: float) -> np.ndarray:
+        if prob not in products:
+            products[prob] = prob * grown.flat
+        return products[prob]
+
+    out = times(rest).copy() if rest > 0 else np.zeros(grown.flat.size)
+    for step, prob in zip(grown.steps, probs):
         if prob == 0.0:
             continue
-        dst = list(base)
-        dst[axis] = slice(1, law.shape[axis] + 1)
-        out[tuple(dst)] += prob * law
-    return out
+        out[step:] += times(prob)[:-step]
+    return out.reshape(grown.shape)
+
+
+class _Grown(NamedTuple):
+    flat: np.ndarray  # the law at the origin of a zero array one longer on every axis, flattened (C order)
+    shape: tuple  # that array's shape
+    steps: tuple  # flat offset of one step along each axis
+
+
+def _grown(law: np.ndarray) -> _Grown:
+    """The law placed at the origin of a zero array one longer on every axis (the shape one more user gives):
+    a step along an axis is then a fixed offset in the flat array, so a shifted copy is one contiguous slice.
+    The cells that such a slice carries past a row's end (into the next row's first index) are the padding's,
+    exact zeros, and the first axis's last slab falls off the end: a cell of the result gets the terms it gets
+    on the law's own grid, in the same order, plus exact zeros where that grid has no term, and x + 0 is x
+    (the laws are non-negative), so every entry has the same bits."""
+    shape = tuple(m + 1 for m in law.shape)
+    padded = np.zeros(shape)
+    padded[tuple(slice(0, m) for m in law.shape)] = law
+    steps = tuple(math.prod(shape[axis + 1 :]) for axis in range(len(shape)))
+    return _Grown(padded.reshape(-1), shape, steps)
 
 
 def _layout(par: _Params, counts: tuple) -> tuple[list, int, int]:
@@ -204,17 +232,20 @@ def _view_sums(law: np.ndarray, par: _Params, eps: float, users: int) -> float:
     # relative error of every entry, in units of u: the arithmetic, and the representation error of p, q and
     # 1/k (rho each, 1/k within u <= rho) in the ``users`` factors of every term
     ops = (users + 4) * (axes + 8) * 1.01 + users * par.rho
-    # C: u reports a value other than x0, x1 (the same in both worlds); A, B: u reports x0 / x1
-    common = _add(law, (0.0, 0.0) + (par.q,) * (axes - 2), free)
-    base = tuple(slice(0, m) for m in law.shape)
-    on_x0 = (slice(1, law.shape[0] + 1),) + base[1:]
-    on_x1 = base[:1] + (slice(1, law.shape[1] + 1),) + base[2:]
+    # C: u reports a value other than x0, x1 (the same in both worlds); A, B: u reports x0 / x1. On the flat
+    # grid of :func:`_grown`, as in :func:`_add`: each cell's terms in the same order, absent ones an exact +0
+    grown = _grown(law)
+    p_law, q_law = par.p * grown.flat, par.q * grown.flat  # each product formed once (the same values)
+    common = (q_law.copy() if free == par.q else free * grown.flat) if free > 0 else np.zeros(q_law.size)
+    for step in grown.steps[2:]:
+        common[step:] += q_law[:-step]
+    on_x0, on_x1 = grown.steps[:2]
     P, Q = common.copy(), common
-    p_law, q_law = par.p * law, par.q * law  # each product formed once for both worlds (the same values)
-    P[on_x0] += p_law
-    P[on_x1] += q_law
-    Q[on_x0] += q_law
-    Q[on_x1] += p_law
+    P[on_x0:] += p_law[:-on_x0]
+    P[on_x1:] += q_law[:-on_x1]
+    Q[on_x0:] += q_law[:-on_x0]
+    Q[on_x1:] += p_law[:-on_x1]
+    P, Q = P.reshape(grown.shape), Q.reshape(grown.shape)
     Q *= e
     tol = np.add(P, Q)
     tol *= ops * _U
@@ -248,22 +279,48 @@ class Chain(NamedTuple):
 def _crop(law: np.ndarray, tau: float) -> tuple[np.ndarray, float]:
     """Drop, at both ends of every axis, the longest run of slabs whose total mass is <= ``tau`` (at least one
     slab kept). Returns the cropped law and a certified upper value of the mass dropped (the slabs' totals,
-    overlaps counted twice). tau = 0: nothing is dropped."""
+    overlaps counted twice). tau = 0: nothing is dropped.
+
+    The running totals are formed one after another from each end (as ``np.cumsum`` forms them, the same
+    bits), and only as far as the first one above ``tau``, except along the last axis, where a few slabs cost
+    what the whole margin does (they lie across every row)."""
     if tau <= 0.0 or law.size == 1:
         return law, 0.0
     window, dropped = [], 0.0
     for axis in range(law.ndim):
-        margin = law.sum(axis=tuple(i for i in range(law.ndim) if i != axis))
-        head, tail = np.cumsum(margin), np.cumsum(margin[::-1])
-        lo = int(np.searchsorted(head, tau, side="right"))  # slabs 0 .. lo - 1 hold <= tau
-        hi = int(np.searchsorted(tail, tau, side="right"))  # the last hi slabs hold <= tau
-        lo, hi = min(lo, margin.size - 1), min(hi, margin.size - 1 - min(lo, margin.size - 1))
+        size = law.shape[axis]
+        others = tuple(i for i in range(law.ndim) if i != axis)
+        if axis == law.ndim - 1:
+            margin = law.sum(axis=others).tolist()
+            head, tail = list(itertools.accumulate(margin)), list(itertools.accumulate(margin[::-1]))
+        else:
+            head, tail = _edge_sums(law, axis, others, tau, False), _edge_sums(law, axis, others, tau, True)
+        lo = bisect.bisect_right(head, tau)  # slabs 0 .. lo - 1 hold <= tau (the totals do not decrease)
+        hi = bisect.bisect_right(tail, tau)  # the last hi slabs hold <= tau
+        lo, hi = min(lo, size - 1), min(hi, size - 1 - min(lo, size - 1))
         dropped += (head[lo - 1] if lo else 0.0) + (tail[hi - 1] if hi else 0.0)
-        window.append(slice(lo, margin.size - hi))
+        window.append(slice(lo, size - hi))
     if dropped == 0.0:
         return law, 0.0
     # entries carry a relative error <= (n + 4)(axes + 8) u and the sums (cells) u: far below this margin
     return np.ascontiguousarray(law[tuple(window)]), dropped * (1.0 + 1e-6)
+
+
+def _edge_sums(law: np.ndarray, axis: int, others: tuple, tau: float, from_end: bool) -> list:
+    """Running totals of the slabs along ``axis`` from one end (the last slab first if ``from_end``), as far
+    as the first total above ``tau`` (or the whole axis): :func:`_crop` needs no more. The slabs' totals are
+    those of the whole margin (``law.sum`` over the other axes of the same slabs, the same iteration), and a
+    running total depends only on the slabs before it, so every value is the one the whole axis gives."""
+    size = law.shape[axis]
+    slabs = min(size, 2)  # in the searches a crop rarely drops more than one slab at an end
+    while True:
+        index = [slice(None)] * law.ndim
+        index[axis] = slice(size - slabs, size) if from_end else slice(0, slabs)
+        margin = law[tuple(index)].sum(axis=others).tolist()
+        sums = list(itertools.accumulate(margin[::-1] if from_end else margin))
+        if slabs == size or sums[-1] > tau:
+            return sums
+        slabs = min(size, 4 * slabs)
 
 
 def _user(par: _Params, counts: tuple, index: int) -> tuple[tuple, float]:
