@@ -134,12 +134,16 @@ def _shift(arr, y: int, k: int):
 def _stepper(n: int, k: int, p, q, fixed: bool):
     shape = (n + 1,) * (k - 1)
     p_minus_q = p - q
+    # flat offset of one more report on bin y (C order)
+    offsets = [(n + 1) ** (k - 2 - y) for y in range(k - 1)]
 
     def step(law, v):
         if law is None and v is None:
             start = np.zeros(shape, dtype=object if fixed else float)
             start[(0,) * (k - 1)] = (1 << FIXED_BITS) if fixed else 1.0
             return start
+        if not fixed:
+            return _float_step(law, v)
         shifts = [_shift(law, y, k) for y in range(k)]
         total = shifts[0]
         for s in shifts[1:]:
@@ -148,6 +152,25 @@ def _stepper(n: int, k: int, p, q, fixed: bool):
         if fixed:
             new = new >> FIXED_BITS
         return new
+
+    def _float_step(law, v):
+        """The same sums in float64, each cell's terms added in the same order (shift_0 + shift_1 + ... +
+        R), on the flat array: a shift is a copy at a fixed offset. A cell on bin y's first index receives
+        there the cell on its last index of the row before, which is exactly 0 (a law of m <= n - 1 users
+        before the step has no mass at count n on any bin), so each sum gains an exact 0 where the shifted
+        grid has its zero: the same bits as :func:`_shift`'s arrays."""
+        flat = law.reshape(-1)
+        total = np.zeros(flat.size)
+        total[offsets[0] :] = flat[: -offsets[0]]
+        for offset in offsets[1:]:
+            total[offset:] += flat[:-offset]
+        total += flat  # bin k - 1: the implied one, no shift
+        if v == k - 1:
+            own = p_minus_q * flat
+        else:
+            own = np.zeros(flat.size)
+            own[offsets[v] :] = p_minus_q * flat[: -offsets[v]]
+        return (q * total + own).reshape(shape)
 
     return step
 
@@ -198,17 +221,21 @@ def _float_pass(n: int, k: int, epsilon_local: float, eps: np.ndarray, cells: np
     ca, cb, cc = _coefficients_float(eps, epsilon_local, k)
     kappa = ((n - 1) * (k + 3) + k + 10) * _U * 1.01
     cells = _reachable(n, k) if cells is None else cells
+    ca_rows, cb_rows, cc_rows = ca[:, None], cb[:, None], cc[:, None]
+    abs_a, abs_b, abs_c = np.abs(ca)[:, None], np.abs(cb)[:, None], np.abs(cc)[:, None]
     out = []
     for counts, law in _walk(n, k, _stepper(n - 1, k, p, q, fixed=False)):
         law = _grow(law)  # room for u's report: n users
-        a, b, c = (x.ravel()[cells][:, None] for x in _pieces(law, k))
+        a, b, c = (x.ravel()[cells] for x in _pieces(law, k))
         row = [counts]
         for first, second in ((a, b), (b, a)):
-            value = ca * first + cb * second + cc * c
-            err = kappa * (np.abs(ca) * first + np.abs(cb) * second + np.abs(cc) * c) + _UNDERFLOW
+            # one row per eps (contiguous passes; every entry the same expression), summed over the cells as a
+            # (cells, eps) array, the layout whose column sums these are
+            value = ca_rows * first + cb_rows * second + cc_rows * c
+            err = kappa * (abs_a * first + abs_b * second + abs_c * c) + _UNDERFLOW
             live = value > -err
-            row.append(np.where(value > 0, value, 0.0).sum(axis=0))
-            row.append(np.where(live, err, 0.0).sum(axis=0))
+            row.append(np.ascontiguousarray(np.where(value > 0, value, 0.0).T).sum(axis=0))
+            row.append(np.ascontiguousarray(np.where(live, err, 0.0).T).sum(axis=0))
         out.append(row)
     return out
 
