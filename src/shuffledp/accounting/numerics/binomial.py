@@ -161,6 +161,10 @@ def _stirling_error(n):
     return out
 
 
+_DEVIANCE_BLOCK = 128  # _deviance: the series' first rounds as rows of one array up to this many values
+_ODD = np.arange(3.0, 80.0, 2.0)  # 2 j + 1 for j = 1..39
+
+
 def _deviance(x, n, log_p, difference):
     """bd0(x, M) = x log(x / M) + M - x >= 0 with M = n p, p = e^log_p, for x >= 1 (Loader 2000).
 
@@ -197,12 +201,29 @@ def _deviance(x, n, log_p, difference):
     # total (half an ulp), every later step is 100 times smaller still and leaves it unchanged.
     largest = float(np.max(np.abs(v))) if v.size else 0.0
     first_test = min(39, max(1, int(-39.0 / (2.0 * math.log(largest))))) if 0.0 < largest < 1.0 else 1
-    for j in range(1, 40):  # |v| < 0.1: each term is at least 100 times smaller
+    # Rounds j = 1, 2, ...: term *= v2, step = term / (2j + 1), total += step (|v| < 0.1: each term is at least
+    # 100 times smaller), to j = 39 at most. For a few values the rounds up to the first test are formed at
+    # once, each a row: np.multiply.accumulate and np.add.accumulate along the rounds make the same products
+    # and sums in the same order as the loop (one call each instead of first_test of each).
+    j, done = 0, False
+    if v.size <= _DEVIANCE_BLOCK:
+        j = first_test
+        factors = np.empty((j, v.size))
+        np.multiply(term, v2, out=factors[0])
+        factors[1:] = v2
+        terms = np.multiply.accumulate(factors, axis=0)
+        steps = terms / _ODD[:j, None]
+        sums = np.empty((j + 1, v.size))
+        sums[0] = total
+        sums[1:] = steps
+        term, step, total = terms[-1], steps[-1], np.add.accumulate(sums, axis=0)[-1]
+        done = not np.any(np.abs(step) > 1e-17 * np.abs(total))
+    while not done and j < 39:
+        j += 1
         term = term * v2
         step = term / (2 * j + 1)
         total = total + step
-        if j >= first_test and not np.any(np.abs(step) > 1e-17 * np.abs(total)):
-            break
+        done = j >= first_test and not np.any(np.abs(step) > 1e-17 * np.abs(total))
     if every:
         return np.asarray(total, dtype=float).reshape(close.shape)
     out = np.array(general, dtype=float)
@@ -366,8 +387,9 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     Used above the mean, where the ratios (N - x - m) / (x + m + 1) * odds are below 1 and decreasing.
     Each round adds the next _SERIES_CHUNK terms of every unfinished row. The work arrays hold one
     chunk position per row (term j of every row contiguous): the running sum of the log ratios is then
-    _SERIES_CHUNK vector additions (the same additions, in the same order, as a cumulative sum along
-    each row, which is ~8x slower on rows this short), and each row's terms are summed from a row-major
+    _SERIES_CHUNK vector additions, or one ``np.add.accumulate`` along the chunk axis for a few rows (the
+    same additions, in the same order, as a cumulative sum along each row, which is ~8x slower on rows
+    this short), and each row's terms are summed from a row-major
     copy, as ``terms.sum(axis=1)`` (numpy's pairwise summation of the row). A weight 1 is not multiplied
     in, and the support mask is applied only to rounds that reach beyond N.
     """
@@ -392,14 +414,20 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
         np.log(log_rs, out=log_rs)
         np.subtract(log_ratio, log_rs, out=log_ratio)
         np.add(log_ratio, log_odds, out=log_ratio)
-        # log_rs[j] = log r_m + sum of the round's log ratios before j (0, ratio 0, ratio 0 + ratio 1, ...)
+        # log_rs[j] = log r_m + sum of the round's log ratios before j (0, ratio 0, ratio 0 + ratio 1, ...),
+        # each log_rs[j] = log_rs[j - 1] + log_ratio[j - 1]: for a few rows in one np.add.accumulate along the
+        # chunk axis (the same additions in the same order; one call instead of _SERIES_CHUNK), for many rows
+        # in a loop over j (accumulate along the outer axis is the slower there)
         log_rs[0] = 0.0
-        log_rs[1] = log_ratio[0]
         # at eps0 near the largest double (log odds ~ -1.7e308) a running sum overflows to -inf: the log of a
         # ratio that is 0 in floating point, which is the value wanted
         with np.errstate(over="ignore"):
-            for j in range(2, _SERIES_CHUNK):
-                np.add(log_rs[j - 1], log_ratio[j - 1], out=log_rs[j])
+            if active.size <= _ACCUMULATE_ROWS:
+                np.add.accumulate(log_ratio[:-1], axis=0, out=log_rs[1:])
+            else:
+                log_rs[1] = log_ratio[0]
+                for j in range(2, _SERIES_CHUNK):
+                    np.add(log_rs[j - 1], log_ratio[j - 1], out=log_rs[j])
             np.add(log_r[active], log_rs, out=log_rs)
             last_log = log_rs[-1] + log_ratio[-1]
         terms = np.exp(log_rs, out=log_rs)
@@ -420,6 +448,7 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
 
 
 _SCHUNK = float(_SERIES_CHUNK)
+_ACCUMULATE_ROWS = 128  # _series_batch: running sums by np.add.accumulate up to this many rows
 
 
 def beta_continued_fraction(a, b, z):
