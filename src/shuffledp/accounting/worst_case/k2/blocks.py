@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from shuffledp._numerics import logsumexp
+from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
 from shuffledp.accounting.numerics.windows import pmf_window
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.own_report import OwnReportView
@@ -61,6 +63,53 @@ def _window_memo(windows: dict, sds: float = _WINDOW_SDS):
     return window
 
 
+def _gamma_logs(log_q: float) -> tuple[float, float]:
+    """(log gamma, log(1 - gamma)) with gamma = 2 q: the law of a blanket bit (Bin(b - a, gamma) in a block)."""
+    return math.log(2.0) + log_q, float(np.log1p(-2.0 * math.exp(log_q)))
+
+
+def _pmf_windows(trials: list[int], log_p: float, log_q: float, sds: float) -> list[tuple]:
+    """:func:`pmf_window` of Bin(t, p) for each t in ``trials`` at once: the same windows and the same values
+    (each log pmf, tail and exponential is elementwise), from one call of :func:`log_pmf` over every window's
+    counts and one :func:`log_sf` per side over every window's tail, instead of up to three calls a window."""
+    ends = []
+    for t in trials:  # the window of log_window: mean +- (sds sd + 30), clipped to 0..t
+        sd = math.sqrt(t * math.exp(log_p + log_q))
+        mean, half = t * math.exp(log_p), sds * sd + 30.0
+        ends.append((max(0, int(math.floor(mean - half))), min(t, int(math.ceil(mean + half)))))
+    counts = np.concatenate([np.arange(lo, hi + 1, dtype=float) for lo, hi in ends])
+    sizes = [hi - lo + 1 for lo, hi in ends]
+    pmf = np.exp(log_pmf(counts, np.repeat(np.array(trials, dtype=float), sizes), log_p, log_q))
+    above = [i for i, (t, (_, hi)) in enumerate(zip(trials, ends)) if hi < t]
+    below = [i for i, (lo, _) in enumerate(ends) if lo > 0]
+    outside: list[list[float]] = [[] for _ in trials]
+    if above:
+        upper_tails = log_sf(
+            np.array([ends[i][1] + 1 for i in above], dtype=float),
+            np.array([trials[i] for i in above], dtype=float),
+            log_p,
+            log_q,
+        )
+        for i, value in zip(above, upper_tails):
+            outside[i].append(float(value))
+    if below:
+        lower_tails = log_sf(
+            np.array([trials[i] - ends[i][0] + 1 for i in below], dtype=float),
+            np.array([trials[i] for i in below], dtype=float),
+            log_q,
+            log_p,
+        )
+        for i, value in zip(below, lower_tails):
+            outside[i].append(float(value))
+    windows, start = [], 0
+    for (lo, hi), size, out in zip(ends, sizes, outside):
+        # one tail: its log, as logsumexp gives it (log1p(0) + log(1) + v = v, and the same exp at v = -0.0)
+        log_out = (float(logsumexp(np.array(out))) if len(out) > 1 else out[0]) if out else -np.inf
+        windows.append((lo, hi, pmf[start : start + size], math.exp(log_out)))
+        start += size
+    return windows
+
+
 @dataclass
 class BlockCache:
     """What one search keeps across epsilons: the blocks by (a, b, window sds), the binomial windows they
@@ -97,20 +146,24 @@ class Block:
         _, _, pa, out_a = window(a, log_p, log_q)
         _, _, pm, out_m = window(n - 1 - b, log_q, log_p)
         base = np.convolve(pa, pm)
-        log_gamma = math.log(2.0) + log_q
-        log_1mgamma = float(np.log1p(-2.0 * math.exp(log_q)))
+        log_gamma, log_1mgamma = _gamma_logs(log_q)
         b_lo, b_hi, weights, out_w = window(w, log_gamma, log_1mgamma)
         half = math.log(0.5)
         _, _, start, out_start = window(b_lo, half, half) if b_lo > 0 else (0, 0, np.ones(1), 0.0)
         g = np.convolve(base, start)
         out_beta = out_start
         # row i: the pmf of Y_beta, beta = b_lo + i (g convolved i times with Bern(1/2)), zero-padded;
-        # each row is 0.5 (previous + previous shifted by one), the same operations as on growing arrays
+        # each row is 0.5 (previous + previous shifted by one), the same operations as on growing arrays:
+        # entry h > 0 is 0.5 (f(h) + f(h - 1)), formed in place in the row, and entry 0 is 0.5 (f(0) + 0.0),
+        # where f(0) + 0.0 is f(0) (no entry is -0.0: sums, products and halves of exponentials)
         rows = np.zeros((b_hi - b_lo + 1, g.size + (b_hi - b_lo)))
         rows[0, : g.size] = g
         for i in range(1, rows.shape[0]):
             size = g.size + i
-            rows[i, :size] = 0.5 * (rows[i - 1, :size] + np.concatenate([[0.0], rows[i - 1, : size - 1]]))
+            previous, row = rows[i - 1], rows[i, :size]
+            np.add(previous[1:size], previous[: size - 1], out=row[1:])
+            row[0] = previous[0]
+            np.multiply(row, 0.5, out=row)
         self.weights = weights
         self.rows = rows
         # mass left out of each law Y_beta (at most): windows of the two binomials and of Bin(b_lo, 1/2);
@@ -175,9 +228,35 @@ def _search(
             cache.size += cache.blocks[key].rows.size
         return cache.blocks[key]
 
+    log_gamma, log_1mgamma = _gamma_logs(log_q)
+
+    def prefetch(blocks: list[tuple[int, int]]) -> None:
+        """The binomial windows of the blocks (a, b) about to be built that are not kept yet, one batch per
+        law (:func:`_pmf_windows`: the same arrays as computed one by one)."""
+        wanted: dict[tuple[float, float], set[int]] = {}
+        for a, b in blocks:
+            if (a, b, sds) in cache.blocks:
+                continue
+            for trials, law in (
+                (a, (log_p, log_q)),
+                (n - 1 - b, (log_q, log_p)),
+                (b - a, (log_gamma, log_1mgamma)),
+            ):
+                if (trials, *law, sds) not in cache.windows:
+                    wanted.setdefault(law, set()).add(trials)
+        for law, counts in wanted.items():
+            ordered = sorted(counts)
+            for t, window in zip(ordered, _pmf_windows(ordered, *law, sds)):
+                cache.windows[(t, *law, sds)] = window
+
     size = max(1, -(-n // _FIRST_BLOCKS))
     heap: list[tuple[float, int, int]] = []
     best, best_j, largest = -1.0, -1, 0.0
+    starts = range(0, n, size)
+    prefetch(
+        [(a, min(n - 1, a + size - 1)) for a in starts]
+        + [(j, j) for a in starts for j in {a, min(n - 1, a + size - 1)}]
+    )
 
     def single(j):
         nonlocal best, best_j, largest
@@ -186,7 +265,7 @@ def _search(
         if v_j - (u_j - v_j) > best:
             best, best_j = v_j - (u_j - v_j), j
 
-    for a in range(0, n, size):
+    for a in starts:
         b = min(n - 1, a + size - 1)
         upper, _value = block(a, b).upper(p, q, eps)
         heapq.heappush(heap, (-upper, a, b))
@@ -198,6 +277,7 @@ def _search(
         if a == b or upper <= best * (1.0 + relative_stop) or upper == 0.0:
             return upper, best, best_j, largest
         middle = (a + b) // 2
+        prefetch([(a, middle), (middle + 1, b), (middle, middle)])
         for lo, hi in ((a, middle), (middle + 1, b)):
             u, _v = block(lo, hi).upper(p, q, eps)
             heapq.heappush(heap, (-u, lo, hi))
