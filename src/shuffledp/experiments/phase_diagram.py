@@ -48,7 +48,8 @@ __all__ = [
 def accountant_for(phase: Mapping, k: int) -> str:
     """``binary_accountant`` for k = 2, else ``accountant``; either must be a guarantee (an accountant of
     kind "upper bound": its eps0 is valid for every dataset), else ``ValueError`` naming the key. For
-    k = 2 ``worst-case-upper`` is the certified maximum over datasets (1-3 s per calibration);
+    k = 2 ``worst-case-upper`` is the certified maximum over datasets (up to about 2 CPU s per calibration,
+    0.05-0.3 s below n = 10^4);
     ``worst-case-lower`` (a lower bound, not a guarantee) is refused."""
     key = "binary_accountant" if int(k) == 2 else "accountant"
     name = str(phase[key])
