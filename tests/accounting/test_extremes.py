@@ -407,7 +407,7 @@ _MEMORY_SCRIPT = textwrap.dedent(
         ("biswas-exact", 10**8, 20.0, 10),  # the old code built three log-pmf tables of n doubles (2.5 GB)
         ("biswas-printed", 10**9, 20.0, 10),
         ("strong-adversary", 10**10, 1.0, 10),  # the old split pair summed whole blocks of n / 4096 totals
-        # `slow` (12-16 s alone, the suite's costliest library case): on the lowest Python only; the three above run on both
+        # `slow` (about 5 CPU s alone, the suite's costliest library case): on the lowest Python only; the three above run on both
         pytest.param("clones-krr", 10**10, 1.0, 10, marks=pytest.mark.slow),
     ],
 )

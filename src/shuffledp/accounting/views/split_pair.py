@@ -89,8 +89,6 @@ _LEAF_CHUNK = 1 << 18
 _LOG_PMF_FLOOR = -600.0
 #: below this fraction of u * pmf, u * pmf - (e^eps - 1) * tail is summed term by term instead
 _CANCELLATION_LIMIT = 1e-5
-#: relative size of the neglected series remainder
-_SERIES_TOLERANCE = 1e-18
 #: log-ratio gaps smaller than this count as ties (P = e^eps Q) in the direct enumeration
 _DIRECT_GAP_TOLERANCE = 1e-12
 
@@ -224,30 +222,49 @@ def _series(s, x, u, v):
 _SERIES_BATCH = 16384
 #: terms of the series summed between two tests of its remainder
 _SERIES_STEP = 32
+#: 2^54: a term below 2^-54 of a positive total is below half its ulp
+_TWO_54 = float(2**54)
 
 
 def _series_batch(s, m, u, v):
     """:func:`_series` on one batch (``m`` = x - 1, overwritten), :data:`_SERIES_STEP` terms at a time.
 
     The same values, bit for bit, as summing 64 terms between two tests of the remainder (the reference form of
-    tests/accounting/test_huge_n_fast_paths.py):
-    the remainder bound ra u / (1 - rho) falls term by term and the total rises, so once it is below
-    :data:`_SERIES_TOLERANCE` (1e-18) of the total every later term is below half an ulp of the total and
-    leaves it unchanged; testing more often only stops earlier. A step whose terms all lie inside the
-    support (m + 31 <= s) takes the same operations on each row in place (s - m and m + 1 are exact integers,
-    carried by one step each); the others are masked term by term."""
+    tests/accounting/test_huge_n_fast_paths.py), i.e. as summing every term one by one: a row stops once no
+    later term can change its total. Every term is ra * factor with 0 <= factor <= u, and once
+    rho = (s - m) / (m + 1) < 1 the computed ratio ra never rises again (fl(fl(ra (s - m)) / (m + 1)) <= ra
+    for s - m < m + 1 < 2^53) while the total never falls; so when ra * u <= 2^-54 * total, every later
+    term is below half an ulp of the total it is added to and leaves it unchanged (round to nearest).
+    Testing every :data:`_SERIES_STEP` terms only adds terms that change nothing. A step whose terms all lie
+    inside the support (m + 31 <= s) takes the same operations on each row in place (s - m and m + 1 are
+    exact integers, carried by one step each; d * v is d itself when v = 1, and the clamp at 0 is left out
+    when the step's first factors are all >= 0, since the computed factor u - fl(d / den) does not fall
+    along a row); the others are masked term by term."""
     ratio = np.ones_like(s)  # pmf(m) / pmf(x - 1)
     total = np.zeros_like(s)
     active = np.arange(s.size)
+    unit = v == 1.0
     while active.size:
         sa, ma, ra, ta = s[active], m[active], ratio[active], total[active]
         if np.all(ma + (_SERIES_STEP - 1) <= sa):
             d, den, q = sa - ma, ma + 1.0, np.empty_like(sa)
-            for _ in range(_SERIES_STEP):
+            if unit:
+                np.divide(d, den, out=q)
+            else:
                 np.multiply(d, v, out=q)
                 np.divide(q, den, out=q)
-                np.subtract(u, q, out=q)
-                np.maximum(q, 0.0, out=q)  # factor
+            np.subtract(u, q, out=q)
+            clamp = not bool(np.all(q >= 0.0))  # factors rise along a row: >= 0 now, >= 0 for the step
+            for term in range(_SERIES_STEP):
+                if term:
+                    if unit:
+                        np.divide(d, den, out=q)
+                    else:
+                        np.multiply(d, v, out=q)
+                        np.divide(q, den, out=q)
+                    np.subtract(u, q, out=q)
+                if clamp:
+                    np.maximum(q, 0.0, out=q)  # factor
                 np.multiply(ra, q, out=q)
                 np.add(ta, q, out=ta)
                 np.multiply(ra, d, out=ra)
@@ -262,11 +279,8 @@ def _series_batch(s, m, u, v):
                 ta = ta + np.where(valid, ra * factor, 0.0)
                 ra = np.where(valid, ra * (sa - ma) / (ma + 1.0), 0.0)
                 ma = ma + 1.0
-        # remainder <= ra * u / (1 - rho) with rho = (s - m) / (m + 1) the (decreasing) next ratio
-        rho = np.clip((sa - ma) / (ma + 1.0), 0.0, 1.0)
-        with np.errstate(divide="ignore"):
-            remainder = np.where(rho < 1.0, ra * u / (1.0 - rho), np.inf)
-        finished = (ra == 0.0) | (remainder <= _SERIES_TOLERANCE * ta)
+        # ra * u * 2^54 is exact (a power of two) unless it overflows to inf, which never stops a row
+        finished = (ra == 0.0) | (((sa - ma) < (ma + 1.0)) & (ra * u * _TWO_54 <= ta))
         m[active], ratio[active], total[active] = ma, ra, ta
         active = active[~finished]
     return total
