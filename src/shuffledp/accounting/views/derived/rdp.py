@@ -18,10 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["log_moments", "view_log_moments", "ATOMS_PER_CHUNK"]
-
-#: outcomes x orders evaluated at once (about 16 x this many floats)
-ATOMS_PER_CHUNK = 400_000
+__all__ = ["log_moments", "view_log_moments"]
 
 
 def log_moments(log_p: np.ndarray, log_q: np.ndarray, orders) -> np.ndarray:
@@ -36,16 +33,22 @@ def log_moments(log_p: np.ndarray, log_q: np.ndarray, orders) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         loss = log_p - log_q  # +inf where q = 0
     out = np.empty(orders.size)
-    step = max(1, ATOMS_PER_CHUNK * 16 // log_p.size)
-    for start in range(0, orders.size, step):
-        lam1 = orders[start : start + step, None] - 1.0
-        exponent = log_p[None, :] + lam1 * loss[None, :]
-        top = np.max(exponent, axis=1, keepdims=True)
-        finite = np.isfinite(top[:, 0])
-        shift = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(invalid="ignore"):
-            summed = shift[:, 0] + np.log(np.sum(np.exp(exponent - shift), axis=1))
-        out[start : start + step] = np.where(finite, summed, top[:, 0])
+    # one order at a time through two reused buffers of one row each (no large temporary is allocated): each
+    # row's values, their maximum and their sum are those the (orders, atoms) table gave, bit for bit
+    exponent, scaled = np.empty(log_p.size), np.empty(log_p.size)
+    top = np.empty(orders.size)
+    sums = np.ones(orders.size)  # 1 (log 0) where the top is not finite: that row's result is its top
+    for index, order in enumerate(orders):
+        np.multiply(order - 1.0, loss, out=exponent)
+        np.add(log_p, exponent, out=exponent)
+        top[index] = np.max(exponent)
+        if np.isfinite(top[index]):
+            np.subtract(exponent, top[index], out=scaled)
+            np.exp(scaled, out=scaled)
+            sums[index] = np.sum(scaled)
+    finite = np.isfinite(top)
+    summed = np.where(finite, top, 0.0) + np.log(sums)
+    out[:] = np.where(finite, summed, top)
     return out
 
 
