@@ -298,9 +298,16 @@ class CountPair:
         for prefix, m, log_outer, left in self._blocks(outer, windows):
             tau = (prefix @ c[outer[:-1]])[:, None] + m[None, :] * c[outer[-1]]
             valid = (left >= 0) & (log_outer > -np.inf)
-            tau, left, log_outer = tau[valid], left[valid], log_outer[valid]
+            if valid.all():  # the same values in the same (row-major) order, without three copies
+                tau, left, log_outer = tau.reshape(-1), left.reshape(-1), log_outer.reshape(-1)
+            else:
+                tau, left, log_outer = tau[valid], left[valid], log_outer[valid]
             log_bound = log_outer + _log_inner(tau, left, ci, log_pi, log_1mpi, True)
-            best = max(best, float(log_bound.max(initial=-np.inf)))
+            top = float(log_bound.max(initial=-np.inf))
+            if top == -np.inf:  # every bound is 0: nothing to sum, and their log-sum is -inf
+                skipped.append(-np.inf)  # kept, so that the remainder sums the same list
+                continue
+            best = max(best, top)
             keep = log_bound > best - 60.0
             skipped.append(float(logsumexp(log_bound[~keep])) if (~keep).any() else -np.inf)
             if keep.any():
