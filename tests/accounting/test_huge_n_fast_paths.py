@@ -2,8 +2,8 @@
 (docs/decisions/worst-case.md, "The validity sweep's unchecked calls at n = 10^15"): each against the path it
 replaces, where both run, with a probe showing the comparison can fail.
 
-* the split pair's series (``views.split_pair._series``): batched, in place, its remainder tested every 32
-  terms -- the same values, bit for bit, as the term-by-term loop it replaces (kept here as the reference);
+* the split pair's series (``views.split_pair._series``): batched, in place, every 32 terms stopping a row
+  once its next terms are each below half an ulp of its total -- the same values, bit for bit, as the term-by-term loop it replaces (kept here as the reference);
 * the split pair's skip of the tail ratio where the series is certain (``views.split_pair._cancels``): the
   same values, bit for bit, as computing the ratio first;
 * the binomial high part at d = 0 (``numerics.binomial``): the first term alone, bit for bit what the
