@@ -19,6 +19,7 @@ from shuffledp.experiments.randomizer_grid import (
 )
 from shuffledp.experiments.which_randomizer import compare_randomizers
 from shuffledp.plotting.randomizers import figure_randomizers
+from shuffledp.plotting.style import add_data_label
 
 GRID = {"epsilon": [1.0], "delta_fixed": [1e-6], "delta_power": [1.1]}
 
@@ -96,12 +97,21 @@ def test_config_checks_refuse_a_planted_violation(grid, message):
 
 @pytest.mark.parametrize("epsilons", [[1.0], [0.5, 1.0, 2.0, 4.0]])
 def test_title_and_legend_stay_inside_the_figure(rows, epsilons):
-    """One target epsilon gives a one-panel-wide figure (the quick profile, the tiny run): the suptitle and the
-    legend must still fit in it, not be cut at the edges of the PNG."""
+    """One target epsilon gives a one-panel-wide figure (the quick profile, the tiny run): the suptitle with the
+    data label the workflow adds to it, and the legend, must still fit in it, not be cut at the edges of the
+    PNG, and the title must stay above the panels."""
     frame = pd.concat([rows.assign(epsilon=e, n_users=n) for e in epsilons for n in (1000, 2000)])
     figure = figure_randomizers(frame)
+    add_data_label(
+        figure,
+        "Data: bundled Gowalla subsets (not the full SNAP file): San Francisco 116,413 "
+        "check-ins (paper: 123,108); Paris 11,190 (paper: 10,260)",
+    )  # as the workflow adds it
+    figure.draw_without_rendering()
     renderer = figure.canvas.get_renderer()
     page = figure.bbox
     for artist in [figure._suptitle, *figure.legends]:
         box = artist.get_window_extent(renderer)
         assert page.x0 - 0.5 <= box.x0 and box.x1 <= page.x1 + 0.5, (artist, box, page)
+    title = figure._suptitle.get_window_extent(renderer)
+    assert all(title.y0 >= ax.get_tightbbox(renderer).y1 for ax in figure.axes)

@@ -48,14 +48,17 @@ def figure_randomizers(frame, *, delta_rule: str | None = None):
     names = list(dict.fromkeys(frame["randomizer"]))
     styles = style.curve_styles(names)
     with style.plot_style():
-        width = 2.6 * len(epsilons) + 1.5
-        narrow = width < 6.0  # one target epsilon: the title goes on two lines, the legend on two columns
+        # one target epsilon: a figure at least 6 in wide (a data label, wrapped at 60 characters, fits the
+        # title), the title on two lines, the legend on two columns
+        narrow = 2.6 * len(epsilons) + 1.5 < 6.0
+        width = max(2.6 * len(epsilons) + 1.5, 6.0)
         figure, axes = plt.subplots(
             len(datasets),
             len(epsilons),
-            figsize=(width, height := 2.4 * len(datasets) + (1.6 if narrow else 0.6)),
+            figsize=(width, 2.4 * len(datasets) + (1.6 if narrow else 0.6)),
             squeeze=False,
             sharex=True,
+            layout="constrained",  # laid out when drawn: a data label added to the title later gets its room
         )
         for row, dataset in enumerate(datasets):
             for column, epsilon in enumerate(epsilons):
@@ -87,12 +90,10 @@ def figure_randomizers(frame, *, delta_rule: str | None = None):
                 if row == len(datasets) - 1:
                     ax.set_xlabel("n")
         handles, labels = axes[0][0].get_legend_handles_labels()
-        figure.legend(handles, labels, loc="lower center", ncol=2 if narrow else 4, fontsize="small")
+        figure.legend(handles, labels, loc="outside lower center", ncol=2 if narrow else 4, fontsize="small")
         title = f"Each shuffled randomizer at its tightest certified ε0, and the curators ({rule})"
         if narrow:
             figure.suptitle(textwrap.fill(title, 52, break_long_words=False), fontsize="medium")
         else:
             figure.suptitle(title)
-        # the legend's rows and the title's lines in inches where narrow (the figure's height grows with datasets)
-        figure.tight_layout(rect=(0, 1.1 / height, 1, 1 - 0.45 / height) if narrow else (0, 0.12, 1, 0.95))
     return figure
