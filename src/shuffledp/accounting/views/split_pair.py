@@ -248,21 +248,16 @@ def _series_batch(s, m, u, v):
         sa, ma, ra, ta = s[active], m[active], ratio[active], total[active]
         if np.all(ma + (_SERIES_STEP - 1) <= sa):
             d, den, q = sa - ma, ma + 1.0, np.empty_like(sa)
-            if unit:
-                np.divide(d, den, out=q)
-            else:
-                np.multiply(d, v, out=q)
-                np.divide(q, den, out=q)
-            np.subtract(u, q, out=q)
-            clamp = not bool(np.all(q >= 0.0))  # factors rise along a row: >= 0 now, >= 0 for the step
+            clamp = False
             for term in range(_SERIES_STEP):
-                if term:
-                    if unit:
-                        np.divide(d, den, out=q)
-                    else:
-                        np.multiply(d, v, out=q)
-                        np.divide(q, den, out=q)
-                    np.subtract(u, q, out=q)
+                if unit:
+                    np.divide(d, den, out=q)
+                else:
+                    np.multiply(d, v, out=q)
+                    np.divide(q, den, out=q)
+                np.subtract(u, q, out=q)
+                if not term:  # factors rise along a row: >= 0 at the step's first term, >= 0 for the step
+                    clamp = not bool(np.all(q >= 0.0))
                 if clamp:
                     np.maximum(q, 0.0, out=q)  # factor
                 np.multiply(ra, q, out=q)
