@@ -253,34 +253,11 @@ def test_probe_run_cli_prints_what_the_process_prints(tmp_path, monkeypatch):
     one-line error, an argparse exit), and a warning raised inside a command reaches its stderr as it would in
     a fresh interpreter (a DeprecationWarning outside __main__ does not)."""
     for argv in (
-        [
-            "delta",
-            "--accountant",
-            "biswas-printed",
-            "--eps0",
-            "0.49",
-            "--n",
-            "100",
-            "--k",
-            "10",
-            "--nx0",
-            "80",
-        ]
-        + ["--eps", "0.01", "0.1", "0.4"],
-        [
-            "delta",
-            "--accountant",
-            "no-such-accountant",
-            "--eps0",
-            "1",
-            "--n",
-            "10",
-            "--k",
-            "2",
-            "--eps",
-            "0.1",
-        ],
-        ["delta", "--no-such-option"],
+        shlex.split(
+            "delta --accountant biswas-printed --eps0 0.49 --n 100 --k 10 --nx0 80 --eps 0.01 0.1 0.4"
+        ),
+        shlex.split("delta --accountant no-such-accountant --eps0 1 --n 10 --k 2 --eps 0.1"),
+        shlex.split("delta --no-such-option"),
     ):
         process = subprocess.run(
             [sys.executable, "-m", "shuffledp", *argv],
