@@ -31,7 +31,15 @@ import numpy as np
 from shuffledp._numerics import logsumexp
 from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
 
-__all__ = ["bernstein_half_width", "sd_window", "bernstein_window", "log_outside", "log_window", "pmf_window"]
+__all__ = [
+    "bernstein_half_width",
+    "sd_window",
+    "bernstein_window",
+    "log_outside",
+    "log_window",
+    "pmf_window",
+    "pmf_windows",
+]
 
 
 def _half_width_of_variance(var, K):
@@ -74,12 +82,17 @@ def log_outside(lo, hi, n_trials, log_p, log_1mp):
     return np.logaddexp(upper, lower)
 
 
+def _window_ends(n_trials: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, int]:
+    """(lo, hi) of :func:`log_window`: mean +- (sds sd + 30), clipped to 0..n_trials."""
+    sd = math.sqrt(n_trials * math.exp(log_pi + log_1mpi))
+    mean, half = n_trials * math.exp(log_pi), sds * sd + 30.0
+    return max(0, int(math.floor(mean - half))), min(n_trials, int(math.ceil(mean + half)))
+
+
 def log_window(n_trials: int, log_pi: float, log_1mpi: float, sds: float) -> tuple[int, np.ndarray, float]:
     """(lo, log pmf of Bin(n_trials, pi) on lo..hi, log of the exact mass outside): mean +- (sds sd + 30), clipped
     to 0..n_trials (the whole support when narrow). The mass outside is exact, not a bound."""
-    sd = math.sqrt(n_trials * math.exp(log_pi + log_1mpi))
-    mean, half = n_trials * math.exp(log_pi), sds * sd + 30.0
-    lo, hi = max(0, int(math.floor(mean - half))), min(n_trials, int(math.ceil(mean + half)))
+    lo, hi = _window_ends(n_trials, log_pi, log_1mpi, sds)
     log_w = log_pmf(np.arange(lo, hi + 1, dtype=float), n_trials, log_pi, log_1mpi)
     outside = []
     if hi < n_trials:
@@ -94,3 +107,51 @@ def pmf_window(n_trials: int, log_p: float, log_q: float, sds: float) -> tuple[i
     q = 1 - p (whole support when narrow)."""
     lo, log_w, log_out = log_window(n_trials, log_p, log_q, sds)
     return lo, lo + log_w.size - 1, np.exp(log_w), math.exp(log_out)
+
+
+def pmf_windows(trials: list[int], log_p: float, log_q: float, sds: float) -> list[tuple]:
+    """:func:`pmf_window` of Bin(t, p) for each t in ``trials`` at once: the same windows and the same values
+    (each log pmf, tail and exponential is elementwise), from one call of :func:`log_pmf` over every window's
+    counts and one :func:`log_sf` per side over every window's tail, instead of up to three calls a window.
+
+    Args:
+        trials: the numbers of trials, one window each.
+        log_p: log p.
+        log_q: log (1 - p).
+        sds: the window's half width in standard deviations (plus 30), as :func:`log_window`'s.
+
+    Returns:
+        One (lo, hi, pmf on lo..hi, exact mass outside) per entry of ``trials``, as :func:`pmf_window` gives it.
+    """
+    ends = [_window_ends(t, log_p, log_q, sds) for t in trials]
+    counts = np.concatenate([np.arange(lo, hi + 1, dtype=float) for lo, hi in ends])
+    sizes = [hi - lo + 1 for lo, hi in ends]
+    pmf = np.exp(log_pmf(counts, np.repeat(np.array(trials, dtype=float), sizes), log_p, log_q))
+    above = [i for i, (t, (_, hi)) in enumerate(zip(trials, ends)) if hi < t]
+    below = [i for i, (lo, _) in enumerate(ends) if lo > 0]
+    outside: list[list[float]] = [[] for _ in trials]
+    if above:
+        upper_tails = log_sf(
+            np.array([ends[i][1] + 1 for i in above], dtype=float),
+            np.array([trials[i] for i in above], dtype=float),
+            log_p,
+            log_q,
+        )
+        for i, value in zip(above, upper_tails):
+            outside[i].append(float(value))
+    if below:
+        lower_tails = log_sf(
+            np.array([trials[i] - ends[i][0] + 1 for i in below], dtype=float),
+            np.array([trials[i] for i in below], dtype=float),
+            log_q,
+            log_p,
+        )
+        for i, value in zip(below, lower_tails):
+            outside[i].append(float(value))
+    windows, start = [], 0
+    for (lo, hi), size, out in zip(ends, sizes, outside):
+        # one tail: its log, as logsumexp gives it (log1p(0) + log(1) + v = v, and the same exp at v = -0.0)
+        log_out = (float(logsumexp(np.array(out))) if len(out) > 1 else out[0]) if out else -np.inf
+        windows.append((lo, hi, pmf[start : start + size], math.exp(log_out)))
+        start += size
+    return windows

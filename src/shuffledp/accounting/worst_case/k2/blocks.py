@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from shuffledp._numerics import logsumexp
-from shuffledp.accounting.numerics.binomial import log_pmf, log_sf
-from shuffledp.accounting.numerics.windows import pmf_window
+from shuffledp.accounting.numerics.windows import pmf_window, pmf_windows
 from shuffledp.accounting.params import KrrParams, ShuffleSetting
 from shuffledp.accounting.views.own_report import OwnReportView
 from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
@@ -66,48 +64,6 @@ def _window_memo(windows: dict, sds: float = _WINDOW_SDS):
 def _gamma_logs(log_q: float) -> tuple[float, float]:
     """(log gamma, log(1 - gamma)) with gamma = 2 q: the law of a blanket bit (Bin(b - a, gamma) in a block)."""
     return math.log(2.0) + log_q, float(np.log1p(-2.0 * math.exp(log_q)))
-
-
-def _pmf_windows(trials: list[int], log_p: float, log_q: float, sds: float) -> list[tuple]:
-    """:func:`pmf_window` of Bin(t, p) for each t in ``trials`` at once: the same windows and the same values
-    (each log pmf, tail and exponential is elementwise), from one call of :func:`log_pmf` over every window's
-    counts and one :func:`log_sf` per side over every window's tail, instead of up to three calls a window."""
-    ends = []
-    for t in trials:  # the window of log_window: mean +- (sds sd + 30), clipped to 0..t
-        sd = math.sqrt(t * math.exp(log_p + log_q))
-        mean, half = t * math.exp(log_p), sds * sd + 30.0
-        ends.append((max(0, int(math.floor(mean - half))), min(t, int(math.ceil(mean + half)))))
-    counts = np.concatenate([np.arange(lo, hi + 1, dtype=float) for lo, hi in ends])
-    sizes = [hi - lo + 1 for lo, hi in ends]
-    pmf = np.exp(log_pmf(counts, np.repeat(np.array(trials, dtype=float), sizes), log_p, log_q))
-    above = [i for i, (t, (_, hi)) in enumerate(zip(trials, ends)) if hi < t]
-    below = [i for i, (lo, _) in enumerate(ends) if lo > 0]
-    outside: list[list[float]] = [[] for _ in trials]
-    if above:
-        upper_tails = log_sf(
-            np.array([ends[i][1] + 1 for i in above], dtype=float),
-            np.array([trials[i] for i in above], dtype=float),
-            log_p,
-            log_q,
-        )
-        for i, value in zip(above, upper_tails):
-            outside[i].append(float(value))
-    if below:
-        lower_tails = log_sf(
-            np.array([trials[i] - ends[i][0] + 1 for i in below], dtype=float),
-            np.array([trials[i] for i in below], dtype=float),
-            log_q,
-            log_p,
-        )
-        for i, value in zip(below, lower_tails):
-            outside[i].append(float(value))
-    windows, start = [], 0
-    for (lo, hi), size, out in zip(ends, sizes, outside):
-        # one tail: its log, as logsumexp gives it (log1p(0) + log(1) + v = v, and the same exp at v = -0.0)
-        log_out = (float(logsumexp(np.array(out))) if len(out) > 1 else out[0]) if out else -np.inf
-        windows.append((lo, hi, pmf[start : start + size], math.exp(log_out)))
-        start += size
-    return windows
 
 
 @dataclass
@@ -232,7 +188,7 @@ def _search(
 
     def prefetch(blocks: list[tuple[int, int]]) -> None:
         """The binomial windows of the blocks (a, b) about to be built that are not kept yet, one batch per
-        law (:func:`_pmf_windows`: the same arrays as computed one by one)."""
+        law (:func:`~shuffledp.accounting.numerics.windows.pmf_windows`: the same arrays as computed one by one)."""
         wanted: dict[tuple[float, float], set[int]] = {}
         for a, b in blocks:
             if (a, b, sds) in cache.blocks:
@@ -246,7 +202,7 @@ def _search(
                     wanted.setdefault(law, set()).add(trials)
         for law, counts in wanted.items():
             ordered = sorted(counts)
-            for t, window in zip(ordered, _pmf_windows(ordered, *law, sds)):
+            for t, window in zip(ordered, pmf_windows(ordered, *law, sds)):
                 cache.windows[(t, *law, sds)] = window
 
     size = max(1, -(-n // _FIRST_BLOCKS))
