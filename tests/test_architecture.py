@@ -7,6 +7,7 @@ states (one table, SUBLAYERS, for every package with layers inside; docs/decisio
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -440,11 +441,14 @@ def _module_of(name: str) -> str | None:
     return name or None
 
 
-#: the library's import graph: module -> the modules it imports anywhere in its text (itself left out)
-GRAPH = {
-    name: {target for target in map(_module_of, _imports(path)) if target and target != name}
-    for name, path in MODULES.items()
-}
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """The library's import graph: module -> the modules it imports anywhere in its text (itself left out).
+    Built when a test first asks (not at import: every pytest worker imports this module), then shared."""
+    return {
+        name: {target for target in map(_module_of, _imports(path)) if target and target != name}
+        for name, path in MODULES.items()
+    }
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -526,7 +530,7 @@ def _long_classes(tree: ast.AST) -> dict[str, int]:
 def test_imports_follow_the_layers_inside_each_package(package):
     found = [
         f"{module} imports {target}: {why}" if target else f"{module}: {why}"
-        for module, target, why in _layer_violations(package, SUBLAYERS[package], GRAPH)
+        for module, target, why in _layer_violations(package, SUBLAYERS[package], _graph())
         if not (why == PEER and (module, target) in PENDING_PEER_IMPORTS)
     ]
     assert not found, f"imports against the layers of {package} (SUBLAYERS, docs/architecture.md): {found}"
@@ -545,7 +549,7 @@ def test_every_layer_table_names_only_rooms_that_exist(package):
 
 
 def test_the_import_graph_has_no_cycle():
-    cycles = [cycle for cycle in _cycles(GRAPH) if frozenset(cycle) not in PENDING_CYCLES]
+    cycles = [cycle for cycle in _cycles(_graph()) if frozenset(cycle) not in PENDING_CYCLES]
     assert not cycles, f"import cycles (move what both need down a layer): {cycles}"
 
 
@@ -563,12 +567,12 @@ def test_the_pending_lists_hold_only_real_offenders():
     """An entry that no longer offends goes (the lists only shrink)."""
     classes = {f"{name}:{cls}" for name, path in MODULES.items() for cls in _long_classes(_tree(path))}
     assert not PENDING_CLASSES - classes, f"no longer over the limit: {sorted(PENDING_CLASSES - classes)}"
-    cycles = {frozenset(cycle) for cycle in _cycles(GRAPH)}
+    cycles = {frozenset(cycle) for cycle in _cycles(_graph())}
     assert not PENDING_CYCLES - cycles, f"no longer a cycle: {[sorted(c) for c in PENDING_CYCLES - cycles]}"
     peers = {
         (module, target)
         for package, layering in SUBLAYERS.items()
-        for module, target, why in _layer_violations(package, layering, GRAPH)
+        for module, target, why in _layer_violations(package, layering, _graph())
         if why == PEER
     }
     assert not PENDING_PEER_IMPORTS - peers, f"no longer imported: {sorted(PENDING_PEER_IMPORTS - peers)}"

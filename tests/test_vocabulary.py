@@ -20,6 +20,7 @@ entry must still be found (an entry that no longer occurs fails, so the set only
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,16 +164,16 @@ def violations(tree: ast.Module, module: str) -> list[tuple[str, str, str]]:
     return found
 
 
+@functools.cache
 def _modules() -> dict[str, ast.Module]:
+    """Module name -> tree of every library module; parsed when a test first asks (not at import: every
+    pytest worker imports this module), then shared."""
     trees = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         trees[module] = ast.parse(path.read_text(encoding="utf-8"))
     return trees
-
-
-MODULES = _modules()
 
 
 def _constants(tree: ast.Module) -> Iterator[str]:
@@ -227,13 +228,13 @@ def _all_violations(
 
 
 def test_public_signatures_use_the_vocabulary():
-    found = _all_violations(MODULES, PENDING)
+    found = _all_violations(_modules(), PENDING)
     bad = sorted({message for module, name, message in found if (module, name) not in PENDING})
     assert not bad, "synonyms in public signatures (docs/decisions/vocabulary.md):\n" + "\n".join(bad)
 
 
 def test_every_pending_entry_is_still_found():
-    live = {(module, name) for module, name, _ in _all_violations(MODULES)}
+    live = {(module, name) for module, name, _ in _all_violations(_modules())}
     stale = sorted(PENDING - live)
     assert not stale, f"PENDING entries no longer found (remove them): {stale}"
 
