@@ -12,11 +12,12 @@ import json
 import math
 
 import pytest
-from calibration_memo import calibrations_once
+from calibration_memo import calibrations_once, memoized
 from dp_accounting import NeighboringRelation, dp_event
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
 
+import shuffledp.experiments.compare_rounds as rounds_module
 from shuffledp._random import job_rng
 from shuffledp.accounting.composition import DEFAULT_INTERVAL, compose
 from shuffledp.cli import main
@@ -250,19 +251,25 @@ N_AXIS = [30, 200, 5000]  # q n = 3 at q = 0.1 and n = 30; 5000 > max_per_round 
 
 
 @functools.cache
-def _baselines_json(ks: tuple[int, ...]) -> str:
-    """``rounds_baselines`` of GRID at ``ks`` as JSON, computed once per ``ks`` for the module."""
-    return json.dumps(rounds_baselines(GRID, N_AXIS, ks=list(ks)))
+def _baselines_json() -> str:
+    """``rounds_baselines`` of GRID at k = 3 and 4 as JSON, computed once for the module. Every test here runs
+    its jobs at k = 3; the rows do not depend on k, and computed over two k they show that a job reads rows
+    computed for several."""
+    return json.dumps(rounds_baselines(GRID, N_AXIS, ks=[3, 4]))
 
 
-def _baselines_through_json(ks):
+def _baselines_through_json():
     """A fresh copy (a test may change it) of the baselines as the workflow passes them, through JSON."""
-    return json.loads(_baselines_json(tuple(ks)))
+    return json.loads(_baselines_json())
 
 
-def test_rounds_grid_job_by_T_with_shared_baselines_gives_the_same_rows_bit_for_bit():
+def test_rounds_grid_job_by_T_with_shared_baselines_gives_the_same_rows_bit_for_bit(monkeypatch):
+    """The Gaussian's calibration is memoized here (tests/calibration_memo.py): the sampled one (dp_accounting's
+    PLD searched) was most of the test, and the whole job, the baselines and the check below ask for it at the
+    same settings; a call with any other argument is calibrated afresh. The shards' eps0 are computed anew."""
+    monkeypatch.setattr(rounds_module, "gaussian_sigma", memoized(gaussian_sigma))
     whole = rounds_grid_job(GRID, N_AXIS, k=3, seed=5)
-    baselines = _baselines_through_json([3, 4])
+    baselines = _baselines_through_json()
     assert len(baselines) == 4  # one per (T, q, epsilon)
     sharded = [
         row
@@ -275,14 +282,16 @@ def test_rounds_grid_job_by_T_with_shared_baselines_gives_the_same_rows_bit_for_
     assert {row["subsample"] for row in computed} == {1.0, 0.1} and len(computed) < len(whole)
     assert all(
         row["sigma"]
-        == gaussian_sigma(RoundsSetting(row["n_users"], 3, 1.0, 1e-6, row["compositions"], row["subsample"]))
+        == rounds_module.gaussian_sigma(
+            RoundsSetting(row["n_users"], 3, 1.0, 1e-6, row["compositions"], row["subsample"])
+        )
         for row in computed
     )
 
 
 def test_rounds_grid_job_reads_the_baselines_it_is_given():
     # probe: doctored baselines move the Gaussian's row, so the job uses them rather than its own
-    baselines = _baselines_through_json([3])
+    baselines = _baselines_through_json()
     for row in baselines:
         row["sigma"] *= 2.0
     doctored = rounds_grid_job(GRID, N_AXIS[:1], k=3, seed=5, compositions=[1], baselines=baselines)
@@ -293,7 +302,7 @@ def test_rounds_grid_job_reads_the_baselines_it_is_given():
 
 
 def test_rounds_grid_job_refuses_baselines_of_another_delta():
-    baselines = _baselines_through_json([3])
+    baselines = _baselines_through_json()
     baselines[0]["delta"] = 1e-5
     with pytest.raises(ValueError, match="`baselines` must be calibrated at the grid's delta"):
         rounds_grid_job(GRID, N_AXIS, k=3, seed=5, baselines=baselines)
