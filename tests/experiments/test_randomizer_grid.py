@@ -35,14 +35,14 @@ def calibrated_once():
 
 @pytest.fixture(scope="module")
 def rows(calibrated_once):
-    counts = np.array([400, 300, 200, 100, 0, 0])
+    counts = np.array([40, 30, 20, 10, 0, 0])
     return grid_job(counts, dataset="toy", grid=GRID, neighbouring="replace-one")
 
 
 def test_rows_are_the_comparison_at_each_target(rows, calibrated_once):
     assert len(rows) == 2 * 8 and not rows.duplicated(KEYS).any()
     fixed = rows[rows["delta_rule"] == "fixed 1e-06"]
-    same = compare_randomizers(n_users=1000, k=6, epsilon=1.0, delta=1e-6, data="uniform")
+    same = compare_randomizers(n_users=100, k=6, epsilon=1.0, delta=1e-6, data="uniform")
     # the same eps0 per randomizer as compare's (the calibration does not depend on the data): the grid
     # calibrates each randomizer at compare's arguments (a different argument would be calibrated afresh)
     for row in same.rows:
