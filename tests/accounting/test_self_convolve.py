@@ -54,12 +54,10 @@ def _cases():
 def test_log_mgf_is_scipys_logsumexp_bit_for_bit():
     checked = 0
     for masses in _cases():
-        zero = masses == 0
+        prepared = dense_pld._MgfTerms.of(masses)
         for order in ORDERS_PER_SIZE / len(masses):
             theirs = special.logsumexp(np.arange(len(masses)) * order, b=masses)
-            assert _same_bits(
-                dense_pld._log_mgf(masses, np.arange(len(masses), dtype=float), zero, order), theirs
-            ), (len(masses), order)
+            assert _same_bits(dense_pld._log_mgf(prepared, order), theirs), (len(masses), order)
             checked += 1
     assert checked > 2500
 
@@ -93,14 +91,14 @@ def test_self_compose_keeps_dp_accountings_arrays():
 def test_probe_one_ulp_in_the_log_mgf_is_caught():
     masses = _real_masses()[0]
     order = ORDERS_PER_SIZE[25] / len(masses)
-    value = dense_pld._log_mgf(masses, np.arange(len(masses), dtype=float), masses == 0, order)
+    value = dense_pld._log_mgf(dense_pld._MgfTerms.of(masses), order)
     assert not _same_bits(np.nextafter(value, np.inf), value)
 
 
 def test_probe_a_planted_error_in_the_log_mgf_moves_the_bounds(monkeypatch):
     masses = _real_masses()[0]
     exact = dense_pld._log_mgf
-    monkeypatch.setattr(dense_pld, "_log_mgf", lambda m, at, z, order: exact(m, at, z, order) + 0.05)
+    monkeypatch.setattr(dense_pld, "_log_mgf", lambda prepared, order: exact(prepared, order) + 0.05)
     assert dense_pld._self_convolve_bounds(masses, 50, 1e-15) != dp_common.compute_self_convolve_bounds(
         masses, 50, 1e-15
     )

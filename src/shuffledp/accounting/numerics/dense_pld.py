@@ -18,9 +18,10 @@ with the same public numerical functions, in the same order, as ``DensePLDPmf.co
   a Chernoff bound at 40 orders, each a ``scipy.special.logsumexp`` of the whole mass array) cost more than
   its FFT; scipy's general logsumexp pays for array-API dispatch, three array copies and a second,
   unshifted pass of ``b * exp(a)`` kept only for a non-finite result. :func:`_log_mgf` makes the same
-  floating-point operations on the same arrays in the same order (the zero-mass mask once per array, not
-  once per order) and falls back to scipy's own call where the shifted result is not finite, so the bounds,
-  and so the composed arrays, are the same to the bit (tests/accounting/test_self_convolve.py).
+  floating-point operations in the same order on every term that can change the result (exponentials of the
+  non-zero masses only, found once per array, not once per order; the sum over the whole array) and falls
+  back to scipy's own call where the shifted result is not finite, so the bounds, and so the composed
+  arrays, are the same to the bit (tests/accounting/test_self_convolve.py).
 
 The results are dp_accounting's to the last bit (tests/accounting/test_pld_epsilon.py composes both ways and
 compares the arrays). :meth:`Pld.to_dp_accounting` hands a PLD to dp_accounting through its public
@@ -69,22 +70,56 @@ def _truncate_tails(probs: np.ndarray, truncation: float, pessimistic: bool) -> 
     return left, kept, 0
 
 
-def _log_mgf(masses: np.ndarray, positions: np.ndarray, zero: np.ndarray, order: float) -> float:
+@dataclass(frozen=True)
+class _MgfTerms:
+    """A mass array prepared once for :func:`_log_mgf` at many orders: the indices of its non-zero masses,
+    those indices as floats (the integers exactly), their masses, and a scratch array of the terms
+    ``masses * exp(exponents - top)`` whose zero-mass entries are set once (each is its mass, +-0.0, at any
+    order: ``+-0.0`` times a finite or zero ``exp``) and whose other entries each call overwrites."""
+
+    masses: np.ndarray
+    nonzero: np.ndarray
+    positions: np.ndarray
+    weights: np.ndarray
+    terms: np.ndarray
+
+    @classmethod
+    def of(cls, masses: np.ndarray) -> _MgfTerms:
+        nonzero = np.flatnonzero(masses)
+        return cls(masses, nonzero, nonzero.astype(float), masses[nonzero], masses.copy())
+
+
+def _log_mgf(prepared: _MgfTerms, order: float) -> float:
     """``scipy.special.logsumexp(np.arange(len(masses)) * order, b=masses)`` (scipy 1.17's ``_logsumexp``
-    with its sign handling, on a 1-D float array), the same floating-point operations in the same order;
-    ``positions`` is ``np.arange(len(masses), dtype=float)`` (the integers exactly, so each product is the
-    same; the integer array's conversion is not paid at every order), ``zero`` is ``masses == 0``. Where
-    the shifted sum is not finite, scipy's own call decides."""
-    exponents = positions * order
-    exponents[zero] = -np.inf  # a zero weight adds nothing, whatever its exponent
+    with its sign handling, on a 1-D float array) for ``prepared.masses``, the same floating-point
+    operations in the same order on every term that can change the result. scipy sets the exponent of a
+    zero weight to -inf, so its largest exponent is the largest over the non-zero masses, and a zero mass
+    adds ``+-0.0 * exp(-inf)``, its own signed zero, to the sum: exponents, the largest and the
+    exponentials are computed for the non-zero masses only (most of a PLD's grid is empty), and the terms
+    are summed over the whole array (:class:`_MgfTerms`), so numpy's pairwise sum adds the same numbers in
+    the same order. Where the shifted sum is not finite (and when every mass is zero), scipy's own call
+    decides."""
+    masses, weights, nonzero, terms = prepared.masses, prepared.weights, prepared.nonzero, prepared.terms
+    if nonzero.size == 0:  # every exponent -inf: scipy's shifted sum is nan, so its own call decides
+        from scipy import special  # see _LAZY_IMPORTS
+
+        return special.logsumexp(np.arange(len(masses)) * order, b=masses)
+    exponents = prepared.positions * order
     top = np.max(exponents)
-    at_top = exponents == top
-    first = np.flatnonzero(at_top)
+    first = np.flatnonzero(exponents == top)
     # the weights of the largest terms, summed apart: one term is its own sum (every other addend is 0.0)
-    scale = masses[first[0]] if first.size == 1 else np.sum(masses * at_top.astype(float))
-    exponents[first] = -np.inf
+    if first.size == 1:
+        scale = weights[first[0]]
+    else:
+        at_top = np.zeros(len(masses), dtype=bool)
+        at_top[nonzero[first]] = True
+        scale = np.sum(masses * at_top.astype(float))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        total = np.sum(masses * np.exp(exponents - top))
+        np.subtract(exponents, top, out=exponents)
+        np.exp(exponents, out=exponents)
+        terms[nonzero] = np.multiply(weights, exponents, out=exponents)
+        terms[nonzero[first]] = weights[first] * 0.0  # scipy's exp(-inf) of the largest terms
+        total = np.sum(terms)
         total = total if total == 0 else total / scale
         negative = np.sign(total + 1) * np.sign(scale) < 0
         if total < -1:
@@ -106,11 +141,9 @@ def _self_convolve_bounds(masses: np.ndarray, times: int, tail_mass_truncation: 
     if tail_mass_truncation == 0:
         return lower_bound, upper_bound
     orders = np.concatenate((np.arange(-20, 0), np.arange(1, 21))) / len(masses)
-    positions, zero = np.arange(len(masses), dtype=float), masses == 0
+    prepared = _MgfTerms.of(masses)
     for order in orders:
-        bound = (
-            times * _log_mgf(masses, positions, zero, order) + math.log(2 / tail_mass_truncation)
-        ) / order
+        bound = (times * _log_mgf(prepared, order) + math.log(2 / tail_mass_truncation)) / order
         if not math.isfinite(bound):
             continue
         if order > 0:
@@ -128,8 +161,15 @@ def _self_convolve(masses: np.ndarray, times: int, tail_mass_truncation: float) 
     lower, upper = _self_convolve_bounds(masses, times, tail_mass_truncation)
     output_len = upper - lower + 1
     fast_len = fft.next_fast_len(max(output_len, len(masses)))
-    convolved = np.real(fft.ifft(fft.fft(masses, fast_len) ** times))
-    return lower, np.roll(convolved, -lower)[:output_len]
+    spectrum = fft.fft(masses, fast_len)
+    spectrum **= times  # in place, by the same numpy operator as dp_accounting's ``** times``
+    convolved = np.real(fft.ifft(spectrum))
+    # dp_accounting's np.roll(convolved, -lower)[:output_len], without rolling the whole array: entries
+    # lower, lower + 1, ... (mod fast_len), copied as they are
+    start = lower % fast_len
+    if start + output_len <= fast_len:
+        return lower, convolved[start : start + output_len]
+    return lower, np.concatenate((convolved[start:], convolved[: start + output_len - fast_len]))
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity (a PMF is never changed)
