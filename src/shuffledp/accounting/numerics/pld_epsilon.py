@@ -16,8 +16,12 @@ Koskela et al.'s Figure 3.
 a sequential cumulative sum of (largest, -d, -d, ...) (``np.cumsum`` adds left to right, as the loop
 does), e^-l by ``math.exp`` (not ``np.exp``, which may differ in the last bit), U and L as sequential
 cumulative sums continuing from the previous chunk, the stopping test's log by ``np.log`` except where
-it is within 1e-12 of l_i, where ``math.log`` decides. The answer is therefore dp_accounting's, bit for
-bit (tests/accounting/test_pld_epsilon.py compares every PLD of the Koskela figures and random ones).
+it is within 1e-12 of l_i, where ``math.log`` decides; e^-l is formed only where the mass is not zero (a
+zero mass adds its own signed zero to L, whatever e^-l), and the stopping test is made only at the last
+loss of each run of equal U and L (a zero mass changes neither; along a run the losses descend, so the test
+once true stays true) and inside the first run where it holds there. The answer is therefore
+dp_accounting's, bit for bit (tests/accounting/test_pld_epsilon.py compares every PLD of the Koskela
+figures and random ones).
 Anything else (a sparse PMF, a loss whose e^-l would overflow) is handed to dp_accounting itself.
 The losses, e^-l and the sums U and L do not depend on delta: they are made once per PMF (chunk by
 chunk, as far as a walk has gone) and kept while the PMF lives, so the five deltas of a Fig. 3 curve
@@ -95,8 +99,8 @@ def _walk(
     upper, lower = infinity_mass, 0  # lower: int 0 as theirs
     index = 0
     while index < prefix.size:
-        losses, upper_before, lower_before, upper_after, lower_after = prefix.chunk(index)
-        stop = _first_stop(upper_before, lower_before, losses, delta)
+        losses, upper_before, lower_before, upper_after, lower_after, ends = prefix.chunk(index)
+        stop = _first_stop(upper_before, lower_before, losses, delta, ends)
         zero = np.flatnonzero((upper_after >= delta) & (lower_after == 0))
         first_zero = int(zero[0]) if zero.size else losses.size
         if stop < losses.size and stop <= first_zero:
@@ -122,14 +126,16 @@ class _Prefix:
         self.size = probs.size  # chunks still possible; the count once the last one is made
 
     def chunk(self, index: int) -> tuple:
-        """(losses, U before, L before, U after, L after) of chunk ``index``; "before" is "after" shifted by
-        one, made again on each call so that a PMF keeps three arrays of its length, not five."""
+        """(losses, U before, L before, U after, L after, run ends) of chunk ``index``; "before" is "after"
+        shifted by one, made again on each call so that a PMF keeps three arrays of its length, not five.
+        The run ends (ascending) are the last index of each run of equal U and L before: the indices of the
+        non-zero masses (adding a zero mass changes neither sum) and the chunk's last index."""
         while len(self._chunks) <= index:
             self._chunks.append(self._next())
-        upper, lower, losses, upper_after, lower_after = self._chunks[index]
+        upper, lower, losses, upper_after, lower_after, ends = self._chunks[index]
         upper_before = np.concatenate([[upper], upper_after[:-1]])
         lower_before = np.concatenate([[lower], lower_after[:-1]])
-        return losses, upper_before, lower_before, upper_after, lower_after
+        return losses, upper_before, lower_before, upper_after, lower_after, ends
 
     def _next(self) -> tuple:
         upper, lower, loss, start, size = self._state
@@ -139,9 +145,17 @@ class _Prefix:
             if start == 0
             else np.cumsum(np.concatenate([[loss], np.full(chunk.size, step)]))[1:]
         )
-        exps = np.fromiter(map(math.exp, (-losses).tolist()), dtype=float, count=losses.size)
+        # e^-l times the mass, e^-l by math.exp where the mass is not zero; a zero mass's term is that mass,
+        # its own signed zero (e^-l is finite, by the guard in _pmf_epsilon, and not negative)
+        weighted = chunk.copy()
+        nonzero = np.flatnonzero(chunk)
+        ends = (
+            nonzero if nonzero.size and nonzero[-1] == chunk.size - 1 else np.append(nonzero, chunk.size - 1)
+        )
+        exps = np.fromiter(map(math.exp, (-losses[nonzero]).tolist()), dtype=float, count=nonzero.size)
+        weighted[nonzero] = exps * chunk[nonzero]
         upper_after = np.cumsum(np.concatenate([[upper], chunk]))[1:]
-        lower_after = np.cumsum(np.concatenate([[lower], exps * chunk]))[1:]
+        lower_after = np.cumsum(np.concatenate([[lower], weighted]))[1:]
         start += chunk.size
         self._state = (
             upper_after[-1],
@@ -152,11 +166,29 @@ class _Prefix:
         )
         if start >= self.probs.size:
             self.size = len(self._chunks) + 1
-        return upper, lower, losses, upper_after, lower_after
+        return upper, lower, losses, upper_after, lower_after, ends
 
 
-def _first_stop(upper: np.ndarray, lower: np.ndarray, losses: np.ndarray, delta: float) -> int:
-    """First i with U_i > delta, L_i > 0 and math.log((U_i - delta) / L_i) >= l_i (size if none)."""
+def _first_stop(
+    upper: np.ndarray, lower: np.ndarray, losses: np.ndarray, delta: float, ends: np.ndarray
+) -> int:
+    """First i with U_i > delta, L_i > 0 and math.log((U_i - delta) / L_i) >= l_i (size if none), ``ends``
+    the last index of each run of equal (U_i, L_i) (:meth:`_Prefix.chunk`). Within a run the test is
+    monotone: U and L are the same, and the losses descend, so once it holds it holds to the run's end.
+    The test is made at the run ends, then inside the first run where it holds at the end."""
+    at_ends = np.flatnonzero(_stops(upper[ends], lower[ends], losses[ends], delta))
+    if not at_ends.size:
+        return losses.size
+    run = int(at_ends[0])
+    start, end = (int(ends[run - 1]) + 1 if run else 0), int(ends[run]) + 1
+    return start + int(
+        np.flatnonzero(_stops(upper[start:end], lower[start:end], losses[start:end], delta))[0]
+    )
+
+
+def _stops(upper: np.ndarray, lower: np.ndarray, losses: np.ndarray, delta: float) -> np.ndarray:
+    """Where U_i > delta, L_i > 0 and math.log((U_i - delta) / L_i) >= l_i (np.log, and math.log where the
+    two sides are within _AMBIGUOUS)."""
     candidates = (upper > delta) & (lower > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(candidates, (upper - delta) / np.where(candidates, lower, 1.0), 1.0)
@@ -165,8 +197,7 @@ def _first_stop(upper: np.ndarray, lower: np.ndarray, losses: np.ndarray, delta:
     close = candidates & (np.abs(approx - losses) <= _AMBIGUOUS * np.maximum(1.0, np.abs(losses)))
     for i in np.flatnonzero(close):  # decided by math.log, as theirs
         sure[i] = math.log(ratio[i]) >= losses[i]
-    hits = np.flatnonzero(sure)
-    return int(hits[0]) if hits.size else losses.size
+    return sure
 
 
 def delta_for_epsilon(pld, epsilons: np.ndarray) -> np.ndarray:
