@@ -161,37 +161,39 @@ def _stirling_error(n):
     return out
 
 
+#: log_binom_pmf_loader: up to this many values, its Stirling errors and deviances each from one call
+_JOINT_VALUES = 2048
 _DEVIANCE_BLOCK = 128  # _deviance: the series' first rounds as rows of one array up to this many values
 _ODD = np.arange(3.0, 80.0, 2.0)  # 2 j + 1 for j = 1..39
 
 
-def _deviance(x, n, log_p, difference):
-    """bd0(x, M) = x log(x / M) + M - x >= 0 with M = n p, p = e^log_p, for x >= 1 (Loader 2000).
+def _deviance(x, n, mean, log_p, difference):
+    """bd0(x, M) = x log(x / M) + M - x >= 0 with M = ``mean`` = n p, p = e^log_p, for x >= 1 (Loader 2000).
 
-    ``difference`` is x - M computed by the caller without cancellation. Near x = M the series in
+    ``difference`` is x - M computed by the caller without cancellation; ``mean`` and ``log_p`` are per value
+    (arrays, so that one call serves both terms of :func:`log_binom_pmf_loader`). Near x = M the series in
     v = (x - M) / (x + M) is summed; elsewhere bd0 = x log1p((x - M) / M) - (x - M), or with logs when
-    M underflows. No log of a large number is ever subtracted.
+    M underflows. No log of a large number is ever subtracted. Each form is evaluated on its own values only
+    (elementwise: the same values as over the whole array).
     """
-    x = np.asarray(x, dtype=float)
-    n = np.asarray(n, dtype=float)
-    mean = n * np.exp(log_p)
     tiny = mean < 1e-280  # p underflows or nearly: logs (x >= 1 is then far from M)
     close = ~tiny & (np.abs(difference) < 0.1 * (x + mean))
-    every = bool(close.all())  # then the general form is not needed (each value is computed on its own)
-    if not every:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            safe_mean = np.where(tiny, 1.0, mean)
-            general = np.where(
-                tiny,
-                x * (np.log(x) - np.log(n) - log_p) - x,
-                x * np.log1p(difference / safe_mean) - difference,
-            )
+    if not close.all():
+        general = np.empty(x.shape)
+        far = ~close & ~tiny
+        if far.any():
+            xf, df = x[far], difference[far]
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                general[far] = xf * np.log1p(df / mean[far]) - df
+        if tiny.any():
+            xt = x[tiny]
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                general[tiny] = xt * (np.log(xt) - np.log(n[tiny]) - log_p[tiny]) - xt
         if not close.any():
             return general
-    if every and x.ndim == 1 and np.shape(difference) == x.shape:  # the same values as the masked copies
-        xc, dc = x, np.asarray(difference, dtype=float)
+        xc, dc = x[close], difference[close]
     else:
-        xc, dc = x[close], np.broadcast_to(difference, x.shape)[close]
+        general, xc, dc = None, x, difference
     v = dc / (2.0 * xc - dc)  # (x - M) / (x + M)
     total = dc * v
     term = 2.0 * xc * v
@@ -224,11 +226,10 @@ def _deviance(x, n, log_p, difference):
         step = term / (2 * j + 1)
         total = total + step
         done = j >= first_test and not np.any(np.abs(step) > 1e-17 * np.abs(total))
-    if every:
+    if general is None:
         return np.asarray(total, dtype=float).reshape(close.shape)
-    out = np.array(general, dtype=float)
-    out[close] = total
-    return out
+    general[close] = total
+    return general
 
 
 def log_binom_pmf_loader(count, n_trials, log_p, log_q):
@@ -267,18 +268,34 @@ def log_binom_pmf_loader(count, n_trials, log_p, log_q):
             return out
         kk, nn = k[inner], n[inner]
     rest = nn - kk  # n - k is exact (integers below 2^53)
+    size = kk.size
     # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
     if log_p <= log_q:
         difference = kk - nn * np.exp(log_p)
     else:
         difference = nn * np.exp(log_q) - rest
-    value = (
-        _stirling_error(nn)
-        - _stirling_error(kk)
-        - _stirling_error(rest)
-        - _deviance(kk, nn, log_p, difference)
-        - _deviance(rest, nn, log_q, -difference)
-    )
+    means = (nn * np.exp(log_p), nn * np.exp(log_q))
+    if size <= _JOINT_VALUES:
+        # few values (the calls' overhead dominates): the three Stirling errors and the two deviances (of k
+        # from n p, of n - k from n q) each from one call over the values side by side (elementwise: the
+        # same values as separate calls)
+        joint = _stirling_error(np.concatenate([nn, kk, rest]))
+        stirling = (joint[:size], joint[size : 2 * size], joint[2 * size :])
+        joint = _deviance(
+            np.concatenate([kk, rest]),
+            np.concatenate([nn, nn]),
+            np.concatenate(means),
+            np.repeat([log_p, log_q], size),
+            np.concatenate([difference, -difference]),
+        )
+        deviance = (joint[:size], joint[size:])
+    else:  # one call each (larger temporaries cost more than the calls)
+        stirling = (_stirling_error(nn), _stirling_error(kk), _stirling_error(rest))
+        deviance = (
+            _deviance(kk, nn, means[0], np.full(size, log_p), difference),
+            _deviance(rest, nn, means[1], np.full(size, log_q), -difference),
+        )
+    value = stirling[0] - stirling[1] - stirling[2] - deviance[0] - deviance[1]
     # log(2 pi k (n - k) / n)
     value = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(rest) - np.log(nn))
     if every:
