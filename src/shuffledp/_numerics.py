@@ -18,12 +18,32 @@ __all__ = [
 ]
 
 
+_LOG_2 = float(np.log(2.0))
+
+
 def log1mexp(x):
-    """log(1 - exp(x)) for x <= 0, accurate everywhere (Maechler 2012); -inf at x = 0."""
+    """log(1 - exp(x)) for x <= 0, accurate everywhere (Maechler 2012); -inf at x = 0.
+
+    One value (most calls: the searches' scalars) takes only its own branch, by the same ufuncs on the same
+    0-d array as the elementwise form, so the same bits.
+
+    Args:
+        x: array-like of values <= 0 (x >= 0 gives -inf).
+
+    Returns:
+        log(1 - exp(x)) as an array of x's shape (0-d for one value).
+    """
     x = np.asarray(x, dtype=float)
+    if x.ndim == 0:
+        if x >= 0:
+            return np.array(-np.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if x > -_LOG_2:
+                return np.array(np.log(-np.expm1(np.minimum(x, 0.0))))
+            return np.array(np.log1p(-np.exp(np.minimum(x, 0.0))))
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(
-            x > -np.log(2.0),
+            x > -_LOG_2,
             np.log(-np.expm1(np.minimum(x, 0.0))),
             np.log1p(-np.exp(np.minimum(x, 0.0))),
         )
@@ -33,9 +53,21 @@ def log1mexp(x):
 def log_expm1(x):
     """log(e^x - 1) for x >= 0, accurate for every finite x (no overflow above x = 709); -inf at 0.
 
-    Small x: log(expm1(x)) (expm1 keeps full precision); large x: x + log(1 - e^-x).
+    Small x: log(expm1(x)) (expm1 keeps full precision); large x: x + log(1 - e^-x). One value takes only
+    its own branch (the same ufuncs on the same 0-d array, so the same bits).
+
+    Args:
+        x: array-like of values >= 0.
+
+    Returns:
+        log(e^x - 1) as an array of x's shape (0-d for one value).
     """
     x = np.asarray(x, dtype=float)
+    if x.ndim == 0:
+        with np.errstate(divide="ignore", over="ignore"):
+            if x > 1.0:
+                return np.array(x + np.log1p(-np.exp(-np.maximum(x, 1.0))))
+            return np.array(np.log(np.expm1(np.minimum(x, 1.0))))
     with np.errstate(divide="ignore", over="ignore"):
         small = np.log(np.expm1(np.minimum(x, 1.0)))
         large = x + np.log1p(-np.exp(-np.maximum(x, 1.0)))
