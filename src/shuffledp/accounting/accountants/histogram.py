@@ -46,6 +46,7 @@ import numpy as np
 from shuffledp.accounting.accountants.base import Accountant, BoundKind
 from shuffledp.accounting.params import Direction
 from shuffledp.accounting.views.histogram.view import MAX_USERS_HISTOGRAM_EXACT, HistogramView, PairCountsView
+from shuffledp.accounting.views.single_bin.blocks import FirstBulks
 from shuffledp.accounting.views.single_bin.view import SingleBinView, check_size
 
 __all__ = ["HistogramExact", "HistogramPairLower", "MAX_USERS_HISTOGRAM_EXACT"]
@@ -63,6 +64,8 @@ class _HistogramAccountant(Accountant):
         super().__init__(epsilon_local=epsilon_local, n_users=n_users, k=k, n_x0=n_x0)
         self.direction = Direction.parse(direction)
         self._cells = None
+        #: the first bulks of counts shared by the single-bin views of histogram-exact at k = 2
+        self._first_bulks: FirstBulks = {}
 
     def view(self):
         """The accountant's view (built once; not a ``view_class``: these bounds do not compose).
@@ -107,7 +110,8 @@ class HistogramExact(_HistogramAccountant):
 
     def view(self):
         """The view: the histogram's cells for k >= 3; for k = 2 the x0 count is the whole histogram, and the
-        view is the single-bin view (a new one per call, as the single-bin law was; its limit, 10^9, applies).
+        view is the single-bin view (a new one per call, as the single-bin law was, whose first bulk of counts
+        is the first call's: the same values a new view computes; its limit, 10^9, applies).
 
         Returns:
             the view of the setting.
@@ -117,7 +121,7 @@ class HistogramExact(_HistogramAccountant):
         """
         if self.setting.k == 2:
             check_size(self.name, self.setting.n_users)  # the single-bin law's limit (work ~ n p q)
-            return SingleBinView(self.setting)
+            return SingleBinView(self.setting, self._first_bulks)
         return super().view()
 
 

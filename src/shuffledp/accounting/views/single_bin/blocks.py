@@ -17,7 +17,7 @@ import numpy as np
 from shuffledp.accounting.views.single_bin.counts import CountLaw
 from shuffledp.accounting.views.single_bin.runs import RUN_SPACINGS, RunState, evaluate_run
 
-__all__ = ["CountBlocks", "MergedBlocks", "BLOCK", "RUN_USERS"]
+__all__ = ["CountBlocks", "FirstBulks", "MergedBlocks", "BLOCK", "RUN_USERS"]
 
 BLOCK = 64  # s values per cached block
 _BULK_SDS = 10.0  # the bulk of S evaluated in one go reaches this many standard deviations
@@ -29,6 +29,10 @@ _RUN_SPACING = RUN_SPACINGS[-1]  # s values a walk evaluates ahead when it leave
 
 #: (s, log P1, L, v): four arrays over the same counts
 Counts = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: sign -> (the blocks, the bulk) that a new instance's first call of ``bulk(sign)`` computes: below
+#: :data:`RUN_USERS` they depend on the law and the sign only (one batch of window sums into an empty cache), so
+#: new instances of one law given the same dict take them from the first one instead of computing them again
+FirstBulks = dict[int, tuple[dict[int, Counts], Counts]]
 
 
 @dataclass(frozen=True)
@@ -42,13 +46,15 @@ class MergedBlocks:
 class CountBlocks:
     """The cached blocks of one count law (module docstring)."""
 
-    def __init__(self, law: CountLaw):
+    def __init__(self, law: CountLaw, first_bulks: FirstBulks | None = None):
         """No block is cached yet.
 
         Args:
             law: the count law whose values are cached.
+            first_bulks: shared by instances of one law (see :data:`FirstBulks`), or None.
         """
         self.law = law
+        self._first_bulks = first_bulks
         #: block index -> (s, log P1, L, v) of its counts
         self.cache: dict[int, Counts] = {}
         #: the recurrence runs' state (the anchor law with N - 2 users off x0, each run's last values)
@@ -125,6 +131,10 @@ class CountBlocks:
         Returns:
             the four arrays, in order of s.
         """
+        shared = self._first_bulks if not (self.cache or self.by_runs) else None
+        if shared is not None and sign in shared:
+            blocks, self._bulk[sign] = shared[sign]
+            self.cache.update(blocks)
         if sign not in self._bulk:
             law = self.law
             p, q = math.exp(law.log_p), math.exp(law.log_q)
@@ -138,6 +148,8 @@ class CountBlocks:
             self._bulk[sign] = cast(
                 Counts, tuple(np.concatenate([part[j] for part in parts]) for j in range(4))
             )
+            if shared is not None:
+                shared[sign] = (dict(self.cache), self._bulk[sign])
         return self._bulk[sign]
 
     def merged(self) -> Counts:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from shuffledp.accounting.views.base import DEFAULT_K, LeftOut, OutcomeChunk, View
-from shuffledp.accounting.views.single_bin.blocks import CountBlocks
+from shuffledp.accounting.views.single_bin.blocks import CountBlocks, FirstBulks
 from shuffledp.accounting.views.single_bin.counts import CountLaw
 from shuffledp.accounting.views.single_bin.tails import TailSums
 
@@ -60,7 +60,17 @@ class SingleBinView(View):
 
     name = "single-bin"
 
-    def __init__(self, setting):
+    def __init__(self, setting, first_bulks: FirstBulks | None = None):
+        """The view of ``setting``.
+
+        Args:
+            setting: the setting (``n_x0`` given).
+            first_bulks: shared by new views of one setting, each computing the delta as a new view does
+                (:data:`~shuffledp.accounting.views.single_bin.blocks.FirstBulks`), or None.
+
+        Raises:
+            ValueError: ``setting.n_x0`` is None.
+        """
         super().__init__(setting)
         if setting.n_x0 is None:
             raise ValueError(
@@ -68,7 +78,7 @@ class SingleBinView(View):
                 f"[0, {setting.n_users - 1}]; got None."
             )
         self.law = CountLaw(setting)
-        self.blocks = CountBlocks(self.law)
+        self.blocks = CountBlocks(self.law, first_bulks)
         self.tails = TailSums(self.blocks)
 
     def outcomes(self, K: float = DEFAULT_K) -> Iterator[OutcomeChunk]:
