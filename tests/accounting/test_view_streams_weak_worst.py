@@ -12,7 +12,6 @@ outcomes (no grid, no blocks).
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 
 import numpy as np
@@ -32,31 +31,40 @@ K_FULL = 38.0  # at n <= 60 these windows hold the whole support (left-out mass 
 
 
 def _weak_outcomes(n: int, k: int, e0: float):
-    """Independent reference: (log P, log Q) of every outcome (a, c, m), from the multinomial formula."""
+    """Independent reference: (log P, log Q) of every outcome (a, c, m), from the multinomial formula.
+
+    The outcomes in the order of itertools.product(range(n + 1), repeat=3) (a, then c, then m); the
+    log-multinomials formed on arrays with the same operations in the same order as one outcome at a time (the
+    same values to the bit), and the two last logs by math.log per outcome.
+    """
     log_den = math.log(math.exp(e0) + k - 1.0)
     log_q1 = -log_den  # a blanket report on one given value
     log_rest = math.log(k - 2.0) - log_den if k > 2 else -math.inf
     log_true = math.log(math.exp(e0) - 1.0) - log_den  # 1 - gamma = (e^eps0 - 1) / (e^eps0 + k - 1)
     beta = math.expm1(e0)
-    lp, lq = [], []
-    for a, c, m in itertools.product(range(n + 1), repeat=3):
-        j = a + c + m
-        if j > n or (m > 0 and k == 2):
-            continue
-        log_mult = (
-            gammaln(n + 1)
-            - gammaln(a + 1)
-            - gammaln(c + 1)
-            - gammaln(m + 1)
-            - gammaln(n - j + 1)
-            + (a + c) * log_q1
-            + (m * log_rest if m else 0.0)
-            + (n - j) * log_true
-        )
-        with np.errstate(divide="ignore"):
-            lp.append(log_mult + math.log(j + beta * a) - math.log(n) if j + beta * a > 0 else -math.inf)
-            lq.append(log_mult + math.log(j + beta * c) - math.log(n) if j + beta * c > 0 else -math.inf)
-    return np.array(lp), np.array(lq)
+    a, c, m = (axis.ravel() for axis in np.meshgrid(*[np.arange(n + 1)] * 3, indexing="ij"))
+    j = a + c + m
+    keep = (j <= n) & ~((m > 0) & (k == 2))
+    a, c, m, j = a[keep], c[keep], m[keep], j[keep]
+    with np.errstate(invalid="ignore"):  # 0 x -inf where m = 0 (k = 2): that term is 0
+        rest_term = np.where(m > 0, m * log_rest, 0.0)
+    log_mult = (
+        gammaln(n + 1)
+        - gammaln(a + 1)
+        - gammaln(c + 1)
+        - gammaln(m + 1)
+        - gammaln(n - j + 1)
+        + (a + c) * log_q1
+        + rest_term
+        + (n - j) * log_true
+    )
+    log_n = math.log(n)
+
+    def log_weighted(weights):  # log_mult + log(weight) - log n, -inf where the weight is 0
+        logs = np.array([math.log(w) if w > 0 else -math.inf for w in weights.tolist()])
+        return log_mult + logs - log_n
+
+    return log_weighted(j + beta * a), log_weighted(j + beta * c)
 
 
 def _stream(view, K=K_FULL):
