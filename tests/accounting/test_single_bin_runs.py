@@ -7,6 +7,7 @@ scattered s and below n = 10^7).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -20,11 +21,18 @@ from shuffledp.accounting.views.single_bin import blocks as single_bin_blocks
 from shuffledp.accounting.views.single_bin.view import SingleBinView
 
 
-def _mpmath_log_pmf(a, m, p, q, counts):
-    p, q = mpmath.mpf(p), mpmath.mpf(q)
+@functools.cache
+def _mpmath_binomial_pmfs(size: int, prob: float, dps: int) -> tuple:
+    """Bin(size, prob)(x) for x = 0..size at ``dps`` digits, each formed once (the same mpf values as one at a
+    time: the references below ask for each many times, once per count t and per anchor call)."""
+    with mpmath.workdps(dps):
+        prob = mpmath.mpf(prob)
+        return tuple(mpmath.binomial(size, x) * prob**x * (1 - prob) ** (size - x) for x in range(size + 1))
 
+
+def _mpmath_log_pmf(a, m, p, q, counts):
     def binom(size, x, prob):
-        return mpmath.binomial(size, x) * prob**x * (1 - prob) ** (size - x) if 0 <= x <= size else 0
+        return _mpmath_binomial_pmfs(size, prob, mpmath.mp.dps)[x] if 0 <= x <= size else 0
 
     return [
         float(mpmath.log(mpmath.fsum(binom(a, r, p) * binom(m, t - r, q) for r in range(t + 1))))
