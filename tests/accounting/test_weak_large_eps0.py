@@ -13,6 +13,8 @@ docstring), itself checked against the literal enumeration of blanket bits and r
 
 from __future__ import annotations
 
+import functools
+
 import mpmath
 import numpy as np
 import pytest
@@ -24,19 +26,18 @@ from shuffledp.accounting.views.weak import view as weak_view
 FRACTIONS = (0.3, 0.5, 0.8, 0.9, 0.95, 0.99)
 
 
-def weak_pair_delta(n: int, k: int, e0: float, eps: float) -> mpmath.mpf:
-    """H_{e^eps}(P || Q) of the weak pair over every (a, c, m), 50 digits (one direction: the pair is symmetric)."""
+@functools.cache
+def _weak_pair_outcomes(n: int, k: int, e0: float) -> tuple[mpmath.mpf, tuple]:
+    """(beta, every outcome (a, c, m) with its multinomial probability), 50 digits: formed once per setting and
+    read by every epsilon of it (the same mpf values as formed for each epsilon)."""
     with mpmath.workdps(50):
-        e0, eps = mpmath.mpf(e0), mpmath.mpf(eps)
+        e0 = mpmath.mpf(e0)
         q = 1 / (mpmath.e**e0 + k - 1)
-        beta, rest, stay, scale = mpmath.e**e0 - 1, (k - 2) * q, 1 - k * q, mpmath.e**eps
-        total = mpmath.mpf(0)
+        beta, rest, stay = mpmath.e**e0 - 1, (k - 2) * q, 1 - k * q
+        outcomes = []
         for a in range(n + 1):
             for c in range(n + 1 - a):
                 for m in range(n + 1 - a - c):
-                    excess = (a + c + m + beta * a) - scale * (a + c + m + beta * c)
-                    if excess <= 0:
-                        continue
                     r = n - a - c - m
                     mult = (
                         mpmath.factorial(n)
@@ -50,7 +51,21 @@ def weak_pair_delta(n: int, k: int, e0: float, eps: float) -> mpmath.mpf:
                         * rest**m
                         * stay**r
                     )
-                    total += mult * excess / n
+                    outcomes.append((a, c, m, mult))
+        return beta, tuple(outcomes)
+
+
+def weak_pair_delta(n: int, k: int, e0: float, eps: float) -> mpmath.mpf:
+    """H_{e^eps}(P || Q) of the weak pair over every (a, c, m), 50 digits (one direction: the pair is symmetric)."""
+    with mpmath.workdps(50):
+        beta, outcomes = _weak_pair_outcomes(n, k, e0)
+        scale = mpmath.e ** mpmath.mpf(eps)
+        total = mpmath.mpf(0)
+        for a, c, m, mult in outcomes:
+            excess = (a + c + m + beta * a) - scale * (a + c + m + beta * c)
+            if excess <= 0:
+                continue
+            total += mult * excess / n
         return total
 
 
