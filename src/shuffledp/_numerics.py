@@ -21,6 +21,14 @@ __all__ = [
 _LOG_2 = float(np.log(2.0))
 
 
+def _log1mexp_near_zero(x):
+    return np.log(-np.expm1(np.minimum(x, 0.0)))
+
+
+def _log1mexp_far(x):
+    return np.log1p(-np.exp(np.minimum(x, 0.0)))
+
+
 def log1mexp(x):
     """log(1 - exp(x)) for x <= 0, accurate everywhere (Maechler 2012); -inf at x = 0.
 
@@ -34,20 +42,21 @@ def log1mexp(x):
         log(1 - exp(x)) as an array of x's shape (0-d for one value).
     """
     x = np.asarray(x, dtype=float)
-    if x.ndim == 0:
-        if x >= 0:
-            return np.array(-np.inf)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if x > -_LOG_2:
-                return np.array(np.log(-np.expm1(np.minimum(x, 0.0))))
-            return np.array(np.log1p(-np.exp(np.minimum(x, 0.0))))
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(
-            x > -_LOG_2,
-            np.log(-np.expm1(np.minimum(x, 0.0))),
-            np.log1p(-np.exp(np.minimum(x, 0.0))),
-        )
+        if x.ndim == 0:
+            if x >= 0:
+                return np.array(-np.inf)
+            return np.array(_log1mexp_near_zero(x) if x > -_LOG_2 else _log1mexp_far(x))
+        out = np.where(x > -_LOG_2, _log1mexp_near_zero(x), _log1mexp_far(x))
     return np.where(x >= 0, -np.inf, out)
+
+
+def _log_expm1_small(x):
+    return np.log(np.expm1(np.minimum(x, 1.0)))
+
+
+def _log_expm1_large(x):
+    return x + np.log1p(-np.exp(-np.maximum(x, 1.0)))
 
 
 def log_expm1(x):
@@ -63,15 +72,10 @@ def log_expm1(x):
         log(e^x - 1) as an array of x's shape (0-d for one value).
     """
     x = np.asarray(x, dtype=float)
-    if x.ndim == 0:
-        with np.errstate(divide="ignore", over="ignore"):
-            if x > 1.0:
-                return np.array(x + np.log1p(-np.exp(-np.maximum(x, 1.0))))
-            return np.array(np.log(np.expm1(np.minimum(x, 1.0))))
     with np.errstate(divide="ignore", over="ignore"):
-        small = np.log(np.expm1(np.minimum(x, 1.0)))
-        large = x + np.log1p(-np.exp(-np.maximum(x, 1.0)))
-    return np.where(x > 1.0, large, small)
+        if x.ndim == 0:
+            return np.array(_log_expm1_large(x) if x > 1.0 else _log_expm1_small(x))
+        return np.where(x > 1.0, _log_expm1_large(x), _log_expm1_small(x))
 
 
 def log_add(a, b):

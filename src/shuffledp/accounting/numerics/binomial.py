@@ -232,6 +232,16 @@ def _deviance(x, n, mean, log_p, difference):
     return general
 
 
+def _by_parts(function, parts, joint: bool) -> list:
+    """``function`` (elementwise) of each part, a tuple of its argument arrays (of one length): one call on the
+    parts side by side when ``joint`` (few values, where numpy's cost per call dominates), else one call per
+    part (larger temporaries cost more than the calls saved). The values are the same either way."""
+    if not joint:
+        return [function(*part) for part in parts]
+    values = function(*(np.concatenate(columns) for columns in zip(*parts)))
+    return np.split(values, np.cumsum([len(part[0]) for part in parts])[:-1])
+
+
 def log_binom_pmf_loader(count, n_trials, log_p, log_q):
     """log of C(N, count) p^count q^(N - count) to full relative precision for every N (Loader 2000,
     "saddle point").
@@ -269,32 +279,20 @@ def log_binom_pmf_loader(count, n_trials, log_p, log_q):
         kk, nn = k[inner], n[inner]
     rest = nn - kk  # n - k is exact (integers below 2^53)
     size = kk.size
-    # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
-    if log_p <= log_q:
-        difference = kk - nn * np.exp(log_p)
-    else:
-        difference = nn * np.exp(log_q) - rest
     means = (nn * np.exp(log_p), nn * np.exp(log_q))
-    if size <= _JOINT_VALUES:
-        # few values (the calls' overhead dominates): the three Stirling errors and the two deviances (of k
-        # from n p, of n - k from n q) each from one call over the values side by side (elementwise: the
-        # same values as separate calls)
-        joint = _stirling_error(np.concatenate([nn, kk, rest]))
-        stirling = (joint[:size], joint[size : 2 * size], joint[2 * size :])
-        joint = _deviance(
-            np.concatenate([kk, rest]),
-            np.concatenate([nn, nn]),
-            np.concatenate(means),
-            np.repeat([log_p, log_q], size),
-            np.concatenate([difference, -difference]),
-        )
-        deviance = (joint[:size], joint[size:])
-    else:  # one call each (larger temporaries cost more than the calls)
-        stirling = (_stirling_error(nn), _stirling_error(kk), _stirling_error(rest))
-        deviance = (
-            _deviance(kk, nn, means[0], np.full(size, log_p), difference),
-            _deviance(rest, nn, means[1], np.full(size, log_q), -difference),
-        )
+    # k - n p without cancellation: from p when p <= 1/2, from q = 1 - p otherwise
+    difference = kk - means[0] if log_p <= log_q else means[1] - rest
+    # the three Stirling errors (of n, k and n - k) and the two deviances (of k from n p, of n - k from n q)
+    joint = size <= _JOINT_VALUES
+    stirling = _by_parts(_stirling_error, [(nn,), (kk,), (rest,)], joint)
+    deviance = _by_parts(
+        _deviance,
+        [
+            (kk, nn, means[0], np.full(size, log_p), difference),
+            (rest, nn, means[1], np.full(size, log_q), -difference),
+        ],
+        joint,
+    )
     value = stirling[0] - stirling[1] - stirling[2] - deviance[0] - deviance[1]
     # log(2 pi k (n - k) / n)
     value = value - 0.5 * (np.log(2.0 * np.pi) + np.log(kk) + np.log(rest) - np.log(nn))
