@@ -26,7 +26,8 @@ NEWEST_STUB = """#!/usr/bin/env bash
 echo $$ > newest.pid
 [[ "$1" == install ]] && sleep 0.5
 [[ "$1" == test ]] && sleep "${NEWEST_TEST_SECONDS:-0}"
-echo "newest $1${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log
+echo "newest $1${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}${SHUFFLEDP_NEWEST_WORKERS:+, workers $SHUFFLEDP_NEWEST_WORKERS}" >> calls.log
+[[ "$1" == install ]] && echo "newest installs with ${SHUFFLEDP_UV#"$PWD/"}" >> calls.log
 status_var="NEWEST_${1^^}_STATUS"
 exit "${!status_var:-0}"
 """
@@ -58,7 +59,16 @@ exit "${DOCS_STATUS:-0}"
 """
 
 PYTHON3_STUB = """#!/bin/sh
-# stand-in for `python3 -m venv .venv`: a venv whose pip and python only record their call
+# stand-in for `python3 -m pip install ... --target .ci-uv uv==...` (a uv that only records its call;
+# UV_INSTALL_STATUS fails the install, UV_STATUS the uv) and for `python3 -m venv .venv` (a venv whose pip and
+# python only record their call)
+if [ "$2" = pip ]; then
+    echo "python3 $*" >> calls.log
+    mkdir -p .ci-uv/bin
+    printf '#!/bin/sh\\necho "uv $*" >> calls.log\\nexit ${UV_STATUS:-0}\\n' > .ci-uv/bin/uv
+    chmod +x .ci-uv/bin/uv
+    exit ${UV_INSTALL_STATUS:-0}
+fi
 mkdir -p .venv/bin
 printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
 printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\necho "bytecode written: ${PYTHONDONTWRITEBYTECODE:-yes}" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
@@ -104,11 +114,15 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     status, calls = _ci(checkout, PYTHONDONTWRITEBYTECODE=1)  # as in CI's environment
     assert status == 0
     # the newest Python's tests run once its environment is installed (in the background, beside the rest),
-    # and once only: without numpy's AVX-512 paths (the second platform)
-    second = "newest test without X86_V4 AVX512_ICL AVX512_SPR"
+    # and once only: without numpy's AVX-512 paths (the second platform), in one process
+    second = "newest test without X86_V4 AVX512_ICL AVX512_SPR, workers 0"
     assert [call for call in calls if call.startswith("newest test")] == [second]
     assert calls.index("newest install") < calls.index(second)
-    first_pip = "pip install --no-compile -c requirements.lock -e .[test,docs]"
+    # a pinned uv, installed first, installs CI's two environments from the lock (the README's own pip
+    # install runs as written, below)
+    assert calls[0] == "python3 -m pip install -q --no-compile --target .ci-uv uv==0.13.9"
+    assert "newest installs with .ci-uv/bin/uv" in calls
+    first_pip = "uv pip install --python .venv/bin/python -c requirements.lock -e .[test,docs]"
     pip = "pip install -c requirements.lock -e .[test]"
     suite = "python -m pytest -n 2 --dist loadfile"
     assert calls.count(suite) == 1
@@ -138,6 +152,8 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
 @pytest.mark.parametrize(
     "failing",
     [
+        "UV_INSTALL_STATUS",
+        "UV_STATUS",
         "PIP_STATUS",
         "LINT_STATUS",
         "PYTEST_STATUS",
@@ -152,8 +168,12 @@ def test_any_failing_step_fails_ci(checkout, failing):
     assert status != 0, (failing, calls)
     if failing == "NEWEST_INSTALL_STATUS":
         assert "newest test" not in calls, calls  # no tests on a failed install
-    if failing == "PIP_STATUS":  # nothing of .venv runs after a failed install into it
+    if failing == "UV_INSTALL_STATUS":  # nothing is installed without the installer
+        assert calls == ["python3 -m pip install -q --no-compile --target .ci-uv uv==0.13.9"], calls
+    if failing == "UV_STATUS":  # nothing of .venv runs after a failed install into it
         assert not any(call.startswith(("python -m pytest", "docs", "lint")) for call in calls), calls
+    if failing == "PIP_STATUS":  # nor after the README's own install fails (lint has started beside it)
+        assert not any(call.startswith(("python -m pytest", "docs")) for call in calls), calls
     if failing == "SYSTEM_PACKAGES_STATUS":  # the suite needs the browser and SLURM (its collection does not)
         assert not any(call.startswith("python -m pytest -n") for call in calls), calls
 
@@ -305,14 +325,94 @@ def test_the_newest_python_runs_both_lists_without_slow_tests(tmp_path):
         shutil.copy2(REPO / ".ci" / name, work / ".ci" / name)
     (work / ".venv-newest" / "bin").mkdir(parents=True)
     _executable(work / ".venv-newest" / "bin" / "python", '#!/bin/sh\nprintf "%s\\n" "$@" > args.log\n')
-    for step, expected in (
-        ("test", _listed(REPO / ".ci" / "newest-python-tests") + _listed(REPO / ".ci" / "second-platform")),
-        ("test-all", []),
-    ):
+    both = _listed(REPO / ".ci" / "newest-python-tests") + _listed(REPO / ".ci" / "second-platform")
+    for step, expected in (("test", both), ("test-all", [])):
         run = subprocess.run(["bash", ".ci/newest-python", step], cwd=work, capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
         args = (work / "args.log").read_text().splitlines()
         assert args[:7] == ["-m", "pytest", "-n", "2", "--dist", "loadfile", "-m"] and args[7] == "not slow"
         assert args[8:] == expected
+    # in one process where SHUFFLEDP_NEWEST_WORKERS=0 (CI, beside the suite)
+    one = subprocess.run(
+        ["bash", ".ci/newest-python", "test"],
+        cwd=work,
+        env={**os.environ, "SHUFFLEDP_NEWEST_WORKERS": "0"},
+        capture_output=True,
+        text=True,
+    )
+    assert one.returncode == 0, one.stderr
+    assert (work / "args.log").read_text().splitlines() == [
+        "-m",
+        "pytest",
+        "-n",
+        "0",
+        "-m",
+        "not slow",
+        *both,
+    ]
     refused = subprocess.run(["bash", ".ci/newest-python", "tests"], cwd=work, capture_output=True, text=True)
     assert refused.returncode == 2 and "test-all" in refused.stderr
+    bad_workers = subprocess.run(
+        ["bash", ".ci/newest-python", "test"],
+        cwd=work,
+        env={**os.environ, "SHUFFLEDP_NEWEST_WORKERS": "two"},
+        capture_output=True,
+        text=True,
+    )
+    assert bad_workers.returncode == 2
+    assert bad_workers.stderr.strip().splitlines() == [
+        "newest-python: SHUFFLEDP_NEWEST_WORKERS must be a whole number of workers (0: one process); got 'two'."
+    ]
+
+
+NEWEST_INTERPRETER_STUB = """#!/bin/sh
+# stand-in for Python 3.13: passes .ci/newest-python's version check; `-m venv [OPTIONS] DIR` records its
+# arguments and makes a venv whose pip records its arguments
+if [ "$1" = -m ] && [ "$2" = venv ]; then
+    echo "$*" >> installs.log
+    for last in "$@"; do :; done
+    mkdir -p "$last/bin"
+    printf '#!/bin/sh\\necho "pip $*" >> installs.log\\n' > "$last/bin/pip"
+    chmod +x "$last/bin/pip"
+fi
+exit 0
+"""
+
+
+@pytest.mark.parametrize("with_uv", [False, True])
+@pytest.mark.parametrize("cached", [False, True])
+def test_the_newest_python_installs_from_the_lock_with_pip_or_the_given_uv(tmp_path, with_uv, cached):
+    """.ci/newest-python's install step: pip, or the uv that SHUFFLEDP_UV names, from requirements.lock;
+    byte-compiled at install only where Python may not cache what it compiles (PYTHONDONTWRITEBYTECODE)."""
+    work = tmp_path / "repo"
+    (work / ".ci").mkdir(parents=True)
+    shutil.copy2(REPO / ".ci" / "newest-python", work / ".ci" / "newest-python")
+    _executable(tmp_path / "python3.13", NEWEST_INTERPRETER_STUB)
+    _executable(tmp_path / "uv", '#!/bin/sh\necho "uv $*" >> installs.log\n')
+    env = {**os.environ, "SHUFFLEDP_NEWEST_PYTHON": str(tmp_path / "python3.13")}
+    env.pop("SHUFFLEDP_UV", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if with_uv:
+        env["SHUFFLEDP_UV"] = str(tmp_path / "uv")
+    if not cached:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    run = subprocess.run(
+        ["bash", ".ci/newest-python", "install"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    venv, call = (work / "installs.log").read_text().splitlines()
+    assert venv == "-m venv .venv-newest"  # with pip, which the newest Python's tests run
+    if with_uv:
+        compile_flag = "" if cached else " --compile-bytecode"
+        assert (
+            call
+            == f"uv pip install --python .venv-newest/bin/python{compile_flag} -c requirements.lock -e .[test]"
+        )
+    else:
+        compile_flag = " --no-compile" if cached else ""
+        assert call == f"pip install{compile_flag} -c requirements.lock -e .[test]"

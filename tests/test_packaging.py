@@ -158,12 +158,17 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
     # stand-ins); the README's test command is its install, then its pytest
     assert ci_commands == [
         "unset PYTHONDONTWRITEBYTECODE  # Python caches what it compiles (above)",
+        # a pinned uv installs CI's two environments (the README's own pip install runs as written below)
+        "UV_VERSION=0.13.9",
+        'python3 -m pip install -q --no-compile --target .ci-uv "uv==$UV_VERSION" || exit',
+        'export SHUFFLEDP_UV="$PWD/.ci-uv/bin/uv"  # .ci/newest-python installs with it too',
         "setsid bash .ci/system-packages > .ci-system-packages.log 2>&1 &",
         "system_install=$!",
-        """setsid env PYTEST_ADDOPTS="-p no:cacheprovider" bash -c 'bash .ci/newest-python install && NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" bash .ci/newest-python test' > .venv-newest.log 2>&1 &""",
+        """setsid env PYTEST_ADDOPTS="-p no:cacheprovider" bash -c 'bash .ci/newest-python install && NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" SHUFFLEDP_NEWEST_WORKERS=0 bash .ci/newest-python test' > .venv-newest.log 2>&1 &""",
         "newest=$!",
-        # the README's install, with the docs extra, not byte-compiled (CI caches what Python compiles)
-        f"setsid bash -c '{install.replace('[test]', '[test,docs]').replace('install', 'install --no-compile')}' > .venv.log 2>&1 &",
+        # the README's environment with the docs extra, from the same lock, by uv (which does not byte-compile:
+        # CI caches what Python compiles)
+        f"""setsid bash -c '{install.replace("[test]", "[test,docs]").replace(".venv/bin/pip install", '"$SHUFFLEDP_UV" pip install --python .venv/bin/python').replace("venv .venv", "venv --without-pip .venv")}' > .venv.log 2>&1 &""",
         "readme_install=$!",
         "lint= docs_build=",
         """trap 'kill -- "-$system_install" "-$newest" "-$readme_install" ${lint:+"-$lint"} ${docs_build:+"-$docs_build"} 2>/dev/null || true' EXIT""",
@@ -188,7 +193,9 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
     ]
     newest = (REPO / ".ci" / "newest-python").read_text()
     assert (
-        'pip install "${compile[@]}" -c requirements.lock -e ".[test]"' in newest
+        '.venv-newest/bin/pip install "${compile[@]}" -c requirements.lock -e ".[test]"' in newest
+        and '"$SHUFFLEDP_UV" pip install --python .venv-newest/bin/python "${compile[@]}" -c requirements.lock -e ".[test]"'
+        in newest
         and '-m pytest -n 2 --dist loadfile -m "not slow"' in newest
     )
 
