@@ -317,6 +317,16 @@ def test_the_newest_python_runs_existing_tests_not_in_the_second_platform():
     assert _missing([*chosen, *planted]) == planted
 
 
+def _newest_python(work: Path, step: str, env: dict[str, str] | None = None):
+    """`bash .ci/newest-python STEP` in the checkout ``work``, in ``env`` (default: this process's environment
+    without SHUFFLEDP_NEWEST_WORKERS, so that the step's own default shows)."""
+    if env is None:
+        env = {key: value for key, value in os.environ.items() if key != "SHUFFLEDP_NEWEST_WORKERS"}
+    return subprocess.run(
+        ["bash", ".ci/newest-python", step], cwd=work, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
 def test_the_newest_python_runs_both_lists_without_slow_tests(tmp_path):
     """.ci/newest-python's test step, run with a stand-in interpreter that records its arguments."""
     work = tmp_path / "repo"
@@ -327,19 +337,13 @@ def test_the_newest_python_runs_both_lists_without_slow_tests(tmp_path):
     _executable(work / ".venv-newest" / "bin" / "python", '#!/bin/sh\nprintf "%s\\n" "$@" > args.log\n')
     both = _listed(REPO / ".ci" / "newest-python-tests") + _listed(REPO / ".ci" / "second-platform")
     for step, expected in (("test", both), ("test-all", [])):
-        run = subprocess.run(["bash", ".ci/newest-python", step], cwd=work, capture_output=True, text=True)
+        run = _newest_python(work, step)
         assert run.returncode == 0, run.stderr
         args = (work / "args.log").read_text().splitlines()
         assert args[:7] == ["-m", "pytest", "-n", "2", "--dist", "loadfile", "-m"] and args[7] == "not slow"
         assert args[8:] == expected
     # in one process where SHUFFLEDP_NEWEST_WORKERS=0 (CI, beside the suite)
-    one = subprocess.run(
-        ["bash", ".ci/newest-python", "test"],
-        cwd=work,
-        env={**os.environ, "SHUFFLEDP_NEWEST_WORKERS": "0"},
-        capture_output=True,
-        text=True,
-    )
+    one = _newest_python(work, "test", {**os.environ, "SHUFFLEDP_NEWEST_WORKERS": "0"})
     assert one.returncode == 0, one.stderr
     assert (work / "args.log").read_text().splitlines() == [
         "-m",
@@ -350,15 +354,9 @@ def test_the_newest_python_runs_both_lists_without_slow_tests(tmp_path):
         "not slow",
         *both,
     ]
-    refused = subprocess.run(["bash", ".ci/newest-python", "tests"], cwd=work, capture_output=True, text=True)
+    refused = _newest_python(work, "tests")
     assert refused.returncode == 2 and "test-all" in refused.stderr
-    bad_workers = subprocess.run(
-        ["bash", ".ci/newest-python", "test"],
-        cwd=work,
-        env={**os.environ, "SHUFFLEDP_NEWEST_WORKERS": "two"},
-        capture_output=True,
-        text=True,
-    )
+    bad_workers = _newest_python(work, "test", {**os.environ, "SHUFFLEDP_NEWEST_WORKERS": "two"})
     assert bad_workers.returncode == 2
     assert bad_workers.stderr.strip().splitlines() == [
         "newest-python: SHUFFLEDP_NEWEST_WORKERS must be a whole number of workers (0: one process); got 'two'."
@@ -366,14 +364,13 @@ def test_the_newest_python_runs_both_lists_without_slow_tests(tmp_path):
 
 
 NEWEST_INTERPRETER_STUB = """#!/bin/sh
-# stand-in for Python 3.13: passes .ci/newest-python's version check; `-m venv [OPTIONS] DIR` records its
-# arguments and makes a venv whose pip records its arguments
+# stand-in for Python 3.13: passes .ci/newest-python's version check; `-m venv DIR` records its arguments
+# and makes a venv whose pip records its arguments
 if [ "$1" = -m ] && [ "$2" = venv ]; then
     echo "$*" >> installs.log
-    for last in "$@"; do :; done
-    mkdir -p "$last/bin"
-    printf '#!/bin/sh\\necho "pip $*" >> installs.log\\n' > "$last/bin/pip"
-    chmod +x "$last/bin/pip"
+    mkdir -p "$3/bin"
+    printf '#!/bin/sh\\necho "pip $*" >> installs.log\\n' > "$3/bin/pip"
+    chmod +x "$3/bin/pip"
 fi
 exit 0
 """
@@ -396,14 +393,7 @@ def test_the_newest_python_installs_from_the_lock_with_pip_or_the_given_uv(tmp_p
         env["SHUFFLEDP_UV"] = str(tmp_path / "uv")
     if not cached:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-    run = subprocess.run(
-        ["bash", ".ci/newest-python", "install"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = _newest_python(work, "install", env)
     assert run.returncode == 0, run.stderr
     venv, call = (work / "installs.log").read_text().splitlines()
     assert venv == "-m venv .venv-newest"  # with pip, which the newest Python's tests run
