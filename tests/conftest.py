@@ -36,8 +36,9 @@ settings.load_profile("ci")
 # Seconds per file (setup included; Python 3.11): the per-test durations of a whole-suite run on 2 idle
 # workers, scaled by that run's CPU over its summed durations (843 CPU s over 859 s), the files at 10 s or more.
 # Only the order matters, so round numbers do; files not listed run after these. tests/test_wheel.py is listed
-# because, unlisted, it ran last and one worker idled about 7 s while the other waited on its subprocesses. tests/test_workflow.py
-# holds the tiny workflow run (about 85 s, its Snakemake on two cores), so its build starts at once.
+# because, unlisted, it ran last and one worker idled about 7 s while the other waited on its subprocesses.
+# tests/test_workflow.py holds the tiny workflow run (about 85 s, its Snakemake on two cores), so its build
+# starts at once.
 # tests/test_workflow_report.py is listed low on purpose: it shares the tiny run, and on the other worker it
 # would only wait for it.
 FILE_SECONDS = {
@@ -58,7 +59,7 @@ FILE_SECONDS = {
     "tests/test_config.py": 11,
     "tests/accounting/test_worst_case_exact.py": 10,
     "tests/accounting/test_safe_side.py": 10,
-    "tests/test_wheel.py": 9,  # builds, installs and runs the wheel (~9 s of wall, little CPU): not last
+    "tests/test_wheel.py": 9,  # builds, installs and runs the wheel (~9 s of wall, little CPU)
     "tests/test_workflow_report.py": 5,
 }
 
