@@ -18,11 +18,11 @@ import fcntl
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from snakemake_runner import run_snakemake
 
 from shuffledp._bytecode import compile_package
 
@@ -123,20 +123,9 @@ def _script_warnings_env() -> dict[str, str]:
 
 
 def _snakemake(work: Path, *arguments: str):
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(work),
-        *arguments,
-    ]
+    command = ["-s", str(REPO / "Snakefile"), "--directory", str(work), *arguments]
     try:
-        result = subprocess.run(
-            command, capture_output=True, text=True, timeout=900, cwd=work, env=_script_warnings_env()
-        )
+        result = run_snakemake(command, cwd=work, timeout=900, env=_script_warnings_env())
     except subprocess.TimeoutExpired as error:
         return f"snakemake {' '.join(arguments)} timed out after {error.timeout} s"
     if result.returncode != 0:

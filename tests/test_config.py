@@ -5,13 +5,12 @@ from __future__ import annotations
 import copy
 import functools
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from snakemake.utils import update_config
+from snakemake_runner import run_snakemake
 
 from shuffledp.config import ConfigError, load_schema, validate_config
 
@@ -205,20 +204,8 @@ def test_validation_returns_a_copy():
 def dry_run(tmp_path, *extra):
     work = tmp_path / "work"
     shutil.copytree(REPO / "config", work / "config")
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(work),
-        "-n",
-        "--cores",
-        "1",
-        *extra,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=work)
+    command = ["-s", str(REPO / "Snakefile"), "--directory", str(work), "-n", "--cores", "1", *extra]
+    return run_snakemake(command, cwd=work, timeout=300)
 
 
 @pytest.mark.slow  # a Snakemake dry run

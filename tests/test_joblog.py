@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from snakemake_runner import run_snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,13 +46,7 @@ def test_every_workflow_script_logs_through_the_shared_helper():
 def test_uncaught_exception_is_written_to_the_job_log(tmp_path):
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     (tmp_path / "fails.py").write_text(SCRIPT)
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "1", "--workflow-profile", "none"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_snakemake(["--cores", "1", "--workflow-profile", "none"], cwd=tmp_path, timeout=300)
     assert result.returncode != 0
     log = (tmp_path / "logs" / "fails.log").read_text()
     lines = log.splitlines()

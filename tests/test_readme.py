@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake_runner import run_snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "docs" / "guide"
@@ -50,13 +51,7 @@ def _run(command: str, work: Path, *extra: str):
     words = shlex.split(command)
     program = words[0].removeprefix(".venv/bin/")
     assert program == "snakemake", command
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", *words[1:], *extra],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_snakemake([*words[1:], *extra], cwd=work, timeout=600)
 
 
 QUICK = ".venv/bin/snakemake --cores 2 --configfile config/config.yaml config/quick.yaml"
@@ -166,9 +161,13 @@ def test_interrupted_run_paragraph_matches_what_snakemake_does(tmp_path):
     (tmp_path / "Snakefile").write_text(
         'rule a:\n    output: "out.txt"\n    shell: "sleep 60 && echo done > {output}"\n'
     )
-    snakemake = [sys.executable, "-m", "snakemake", "--cores", "1", "--workflow-profile", "none"]
-    run = subprocess.Popen(
-        snakemake, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    arguments = ["--cores", "1", "--workflow-profile", "none"]
+    run = subprocess.Popen(  # a process of its own: the kill below is the point
+        [sys.executable, "-m", "snakemake", *arguments],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     locks = tmp_path / ".snakemake" / "locks"
     deadline = time.monotonic() + 60
@@ -177,13 +176,11 @@ def test_interrupted_run_paragraph_matches_what_snakemake_does(tmp_path):
     os.killpg(run.pid, signal.SIGKILL)  # the kill that cannot be caught
     run.wait()
     (tmp_path / "Snakefile").write_text('rule a:\n    output: "out.txt"\n    shell: "echo done > {output}"\n')
-    again = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    again = run_snakemake(arguments, cwd=tmp_path, timeout=120)
     assert again.returncode != 0 and "Directory cannot be locked" in again.stdout + again.stderr
-    unlocked = subprocess.run(
-        snakemake + ["--unlock"], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
+    unlocked = run_snakemake([*arguments, "--unlock"], cwd=tmp_path, timeout=120)
     assert unlocked.returncode == 0 and not (tmp_path / "out.txt").exists()
-    after = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    after = run_snakemake(arguments, cwd=tmp_path, timeout=120)
     assert after.returncode == 0 and (tmp_path / "out.txt").read_text() == "done\n", (
         after.stdout + after.stderr
     )

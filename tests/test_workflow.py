@@ -10,14 +10,13 @@ import json
 import math
 import shutil
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from snakemake_runner import run_snakemake
 
 from shuffledp.data.geometry import CELL_COLUMNS
 from shuffledp.data.gowalla import MALFORMED_REASONS
@@ -32,17 +31,9 @@ pytestmark = pytest.mark.slow
 
 
 def snakemake(work: Path, *args, timeout=900):
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(work),
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=work)
+    return run_snakemake(
+        ["-s", str(REPO / "Snakefile"), "--directory", str(work), *args], cwd=work, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")

@@ -7,25 +7,23 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from snakemake_runner import run_snakemake
 
 from shuffledp.provenance import config_sha256, file_sha256
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "workflow" / "rules"
-SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+SNAKEFILE = ["-s", str(REPO / "Snakefile")]
 STAGES = ("data", "accounting", "utility")
 
 
 def _run(arguments, cwd, env=None, timeout=900):
-    result = subprocess.run(
-        [*SNAKEMAKE, *arguments], cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout
-    )
+    result = run_snakemake([*SNAKEFILE, *arguments], cwd=cwd, env=env, timeout=timeout)
     assert result.returncode == 0, (
         f"snakemake {' '.join(arguments)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
     )
@@ -254,12 +252,5 @@ def test_slurm_profile_dry_run_without_sbatch(tmp_path):
         .replace("executor: slurm", "executor: nosuch")
     )
     (bad / "config.yaml").write_text(text)
-    failed = subprocess.run(
-        [*SNAKEMAKE, "-n", "--profile", str(bad)],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    failed = run_snakemake([*SNAKEFILE, "-n", "--profile", str(bad)], cwd=work, env=env, timeout=300)
     assert failed.returncode != 0 and "nosuch" in failed.stderr

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from snakemake_runner import run_snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_DIR = REPO / ".test"
@@ -24,9 +23,6 @@ pytestmark = pytest.mark.slow
 
 def _snakemake(work: Path, *args):
     command = [
-        sys.executable,
-        "-m",
-        "snakemake",
         "-s",
         str(REPO / "Snakefile"),
         "--directory",
@@ -36,7 +32,7 @@ def _snakemake(work: Path, *args):
         "overlay.yaml",
         *args,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=work)
+    return run_snakemake(command, cwd=work, timeout=900)
 
 
 def _jobs(output: str) -> dict[str, int]:
