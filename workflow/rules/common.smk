@@ -30,8 +30,8 @@ config.update(_checked)
 # (k, T) grid jobs, and the which-randomizer grid jobs), the bracket's shards (70), Balle's references (60), the
 # epsilon comparison and the paper's accounting tables (50: Table II's hypotheses job and the report wait for
 # them), and the longest figure jobs, the Gowalla heatmaps and the crossover, with the Gowalla community
-# utility that the box plot waits for (40, so that shorter jobs end the run). Priorities order jobs; they
-# change no output.
+# utility that the box plot waits for, and Figure 3, which the data stage's manifest and so the report wait for
+# (40, so that shorter jobs end the run). Priorities order jobs; they change no output.
 
 
 onstart:

@@ -149,6 +149,7 @@ rule fig3:
         "logs/data/fig3.log",
     benchmark:
         "results/benchmarks/data/fig3.tsv"
+    priority: 40  # scheduling only: see the note in common.smk
     params:
         regions=[{"name": name, **config["regions"][name]} for name in FIG3_REGIONS],
     script:
