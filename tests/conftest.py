@@ -60,6 +60,8 @@ FILE_SECONDS = {
     "tests/accounting/test_worst_case_exact.py": 10,
     "tests/accounting/test_safe_side.py": 10,
     "tests/test_wheel.py": 9,  # builds, installs and runs the wheel (~9 s of wall, little CPU)
+    # two real Snakemake starts and a 4-s timeout; unlisted, it ran last while the other worker had ended
+    "tests/test_snakemake_runner.py": 11,
     "tests/test_workflow_report.py": 5,
 }
 
