@@ -33,8 +33,9 @@ exit "${!status_var:-0}"
 """
 
 LINT_STUB = """#!/usr/bin/env bash
-# stand-in for .ci/lint: records its call; LINT_STATUS fails it
+# stand-in for .ci/lint: records its call; it takes LINT_SECONDS, and LINT_STATUS fails it
 echo "lint" >> calls.log
+sleep "${LINT_SECONDS:-0}"
 exit "${LINT_STATUS:-0}"
 """
 
@@ -61,7 +62,8 @@ exit "${DOCS_STATUS:-0}"
 PYTHON3_STUB = """#!/bin/sh
 # stand-in for `python3 -m pip install ... --target .ci-uv uv==...` (a uv that only records its call;
 # UV_INSTALL_STATUS fails the install, UV_STATUS the uv) and for `python3 -m venv .venv` (a venv whose pip and
-# python only record their call)
+# python only record their call; the suite's pytest takes SUITE_SECONDS, its process ID in
+# suite.pid)
 if [ "$2" = pip ]; then
     echo "python3 $*" >> calls.log
     mkdir -p .ci-uv/bin
@@ -71,7 +73,7 @@ if [ "$2" = pip ]; then
 fi
 mkdir -p .venv/bin
 printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
-printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\necho "bytecode written: ${PYTHONDONTWRITEBYTECODE:-yes}" >> calls.log\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\necho "bytecode written: ${PYTHONDONTWRITEBYTECODE:-yes}" >> calls.log\\ncase "$*" in *"-n 2"*) echo $$ > suite.pid; sleep ${SUITE_SECONDS:-0};; esac\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
 chmod +x .venv/bin/pip .venv/bin/python
 """
 
@@ -199,6 +201,59 @@ def test_an_early_exit_stops_the_steps_still_running(checkout, failing):
     while _running(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _running(pid), f"the newest Python's step (process {pid}) outlived CI"
+
+
+def _gone(pid_file: Path, seconds: float = 10) -> bool:
+    """Whether the process whose ID ``pid_file`` holds has ended (within ``seconds``)."""
+    import time
+
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + seconds
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _running(pid)
+
+
+@pytest.mark.parametrize("failing", ["LINT_STATUS", "NEWEST_TEST_STATUS"])
+def test_a_step_failing_during_the_suite_fails_ci_at_once(checkout, failing):
+    """The lint step or the newest Python's tests fail 1 s into a suite that would take 60 s: CI fails then,
+    with that step's name, and stops the suite (before, a lint finding showed only after the suite)."""
+    import time
+
+    started = time.monotonic()
+    status, calls = _ci(checkout, SUITE_SECONDS=60, LINT_SECONDS=1, NEWEST_TEST_SECONDS=1, **{failing: 3})
+    assert status == 1 and time.monotonic() - started < 30, (status, calls)
+    assert "python -m pytest -n 2 --dist loadfile" in calls, calls  # it failed during the suite, not before
+    assert _gone(checkout / "suite.pid"), "the suite outlived CI"
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_an_interrupted_ci_stops_every_step(checkout, signal_name):
+    """CI interrupted while the suite and the newest Python's tests run: it exits with the signal's status
+    (128 + its number) and stops both (the trap is set before the first step starts)."""
+    import signal
+    import time
+
+    env = {
+        **os.environ,
+        "PATH": f"{checkout.parent / 'bin'}:{os.environ['PATH']}",
+        "SUITE_SECONDS": "60",
+        "NEWEST_TEST_SECONDS": "60",
+    }
+    env.pop("NPY_DISABLE_CPU_FEATURES", None)
+    ci = subprocess.Popen(["bash", ".ci/run"], cwd=checkout, env=env, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (checkout / "suite.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (checkout / "suite.pid").exists(), "the suite did not start"
+        number = getattr(signal, signal_name)
+        ci.send_signal(number)
+        assert ci.wait(timeout=30) == 128 + number
+    finally:
+        ci.kill()
+        ci.wait()
+    assert _gone(checkout / "suite.pid") and _gone(checkout / "newest.pid"), "a step outlived CI"
 
 
 def _system_packages(tmp_path, **statuses: int):
