@@ -67,12 +67,75 @@ def test_rdp_matches_mpmath_both_directions(e0, n, k):
 def test_remainder_is_an_upper_bound_within_its_bound(monkeypatch):
     e0, n = 4.0, 1500
     orders = np.array([2.0, 30.0, 256.0])
-    certified = rdp_view.clones_log_moments(ShuffleSetting(epsilon_local=e0, n_users=n, k=2), False, orders)
-    assert rdp_view._rows_upper(n - 1, *_log_r(e0), 256.0, e0) < n - 1  # the remainder is in use
+    setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=2)
+    certified = rdp_view.clones_log_moments(setting, False, orders)
+    parameters = rdp_view.pair_parameters(setting, False)
+    assert rdp_view._rows_upper(parameters, 256.0, e0) < n - 1  # the remainder is in use
     monkeypatch.setattr(rdp_view, "REMAINDER_LOG_BOUND", -np.inf)  # every row: exact
-    exact = rdp_view.clones_log_moments(ShuffleSetting(epsilon_local=e0, n_users=n, k=2), False, orders)
+    exact = rdp_view.clones_log_moments(setting, False, orders)
     assert np.all(certified >= exact)
     assert np.all(certified - exact <= math.exp(-50.0))
+
+
+@pytest.mark.parametrize("c_hi", [20, 40, 54])
+def test_the_remainder_bounds_the_rows_it_replaces(monkeypatch, c_hi):
+    """With the rows summed only to c_hi (forced low: the mean row is 54), the remainder carries much of
+    M_2, so a remainder below the rows it replaces would show: the result stays at least the exact sum over
+    every row, at every order, and is visibly above it at order 2. (At the higher orders the low rows, whose
+    pairs are the least blanketed, carry M_lambda: the remainder is below their doubles' resolution.)"""
+    e0, n = 4.0, 1500
+    orders = np.array([2.0, 30.0, 256.0])
+    setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=2)
+    monkeypatch.setattr(rdp_view, "REMAINDER_LOG_BOUND", -np.inf)
+    exact = rdp_view.clones_log_moments(setting, False, orders)
+    monkeypatch.setattr(rdp_view, "_rows_upper", lambda *arguments: c_hi)
+    bounded = rdp_view.clones_log_moments(setting, False, orders)
+    assert np.all(bounded >= exact)
+    assert bounded[0] > exact[0] + 1e-9
+
+
+@pytest.mark.parametrize(
+    "e0,n,k,generic", [(4.0, 1500, 2, False), (1.0, 800, 15, False), (3.0, 600, 2, True)]
+)
+def test_row_moments_fall_with_the_row(e0, n, k, generic):
+    """Data processing (module docstring): row c + 1's pair is row c's with an independent Bern(1/2) added, so
+    each row's own moment m_lambda(c) is at most the row before's; checked on every row, at three orders (up
+    to a few ulp of the rounding), and independently at a few rows in 50-digit arithmetic."""
+    parameters = rdp_view.pair_parameters(ShuffleSetting(epsilon_local=e0, n_users=n, k=k), generic)
+    parameters.pop("log_weight")
+    orders = np.array([2.0, 30.0, 256.0])
+    rows = np.array([rdp_view._row_log_moments(c, parameters, orders) for c in range(n)])
+    assert np.all(np.diff(rows, axis=0) <= 1e-12 * np.maximum(np.abs(rows[1:]), 1.0))
+    assert rows[0, -1] > rows[-1, -1] + 1.0  # they do fall: the bound is not flat
+    mp.mp.dps = 50
+    alpha = mp.e ** mp.mpf(e0) / (mp.e ** mp.mpf(e0) + 1)
+    for c in (0, 1, 7, 40):
+        coefficient = [mp.mpf(0)] + [mp.binomial(c, a) / mp.mpf(2) ** c for a in range(c + 1)] + [mp.mpf(0)]
+        # coefficient[x + 1] = B_c(x), zero outside 0..c
+        moment = mp.fsum(
+            (alpha * coefficient[x] + (1 - alpha) * coefficient[x + 1]) ** 30
+            * (alpha * coefficient[x + 1] + (1 - alpha) * coefficient[x]) ** -29
+            for x in range(c + 2)
+        )
+        assert rows[c, 1] == pytest.approx(float(mp.log(moment)), rel=1e-11)
+
+
+def test_the_row_of_the_tighter_remainder_is_below_the_crude_one():
+    """The remainder from the row's own moment stops summing rows earlier than e^((lambda - 1) eps0) did (the
+    point of it), at the first row where Pr(C > c) m_lambda_max(c) is below the bound."""
+    e0, n = 4.0, 10_000
+    parameters = rdp_view.pair_parameters(ShuffleSetting(epsilon_local=e0, n_users=n, k=2), False)
+    parameters.pop("log_weight")
+    crude = rdp_view._crude_rows_upper(n - 1, parameters["log_r"], parameters["log_1mr"], 256.0, e0)
+    c_hi = rdp_view._rows_upper(parameters, 256.0, e0)
+    assert c_hi < 0.7 * crude
+
+    def product(c):
+        return (
+            rdp_view._log_tail(c, parameters) + rdp_view._row_log_moments(c, parameters, np.array([256.0]))[0]
+        )
+
+    assert product(c_hi) <= rdp_view.REMAINDER_LOG_BOUND < product(c_hi - 1)
 
 
 def _log_r(e0):

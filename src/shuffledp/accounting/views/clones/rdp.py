@@ -16,10 +16,17 @@ k-RR (``k`` given) r = 2q and, with probability 1 - w, w = (e^eps0 + 1) q, both 
 law (a third atom set shared by P and Q), which adds 1 - w to M_lambda; w = 1 at k = 2.
 
 Which way it errs. Rows c = 0..c_hi are summed exactly; the rows c > c_hi (if any) contribute at most
-Pr(C > c_hi) e^((lambda - 1) eps0) (every likelihood ratio of the pair is at most e^eps0), and that
-bound is *added*: the returned divergence is an UPPER bound, and above the exact one by less than
-e^-50 / (lambda - 1) because M_lambda >= 1 and c_hi is the first row at which the bound is below e^-50
-at the largest order (c_hi = n - 1, exact, for small n).
+Pr(C > c_hi) m_lambda(c_hi), and that bound is *added*: the returned divergence is an UPPER bound. Here
+m_lambda(c) = sum_x P_c(x)^lambda Q_c(x)^(1 - lambda) is the moment of row c's own pair (P_c, Q_c), the laws of
+x given C = c. Row c + 1's pair is row c's with an independent Bern(1/2) added to x under both (A' = A + B,
+B ~ Bern(1/2)): one Markov kernel applied to both laws, so by data processing m_lambda(c + 1) <= m_lambda(c),
+and every row above c_hi has a moment at most m_lambda(c_hi). (Each m_lambda(c) is also at most
+e^((lambda - 1) eps0), since every likelihood ratio of the pair is at most e^eps0: the bound this module used
+before, which keeps summing rows long after m_lambda has fallen close to 1.) c_hi is the first row at which
+Pr(C > c) m_lambda(c) is below e^-50 at the largest order (found by bisection: the product falls with c), so
+the returned divergence is above the exact one by less than e^-50 / (lambda - 1), because M_lambda >= 1
+(c_hi = n - 1, exact, for small n). The remainder adds a factor of 2 to m_lambda(c_hi) for its rounding (the
+row's log-moment is formed to a few ulp) and is never above the e^((lambda - 1) eps0) bound.
 """
 
 from __future__ import annotations
@@ -40,16 +47,62 @@ ORDERS = np.arange(2, 257, dtype=float)
 #: log of the largest certified remainder left to the rows above c_hi (at the largest order)
 REMAINDER_LOG_BOUND = -50.0
 _ATOMS_PER_CHUNK = 400_000  # rows summed at once hold about this many atoms
+_LOG_2 = float(np.log(2.0))
 
 
-def _rows_upper(
+def _crude_rows_upper(
     n_trials: int, log_r: float, log_1mr: float, largest_order: float, epsilon_local: float
 ) -> int:
-    """Last row c_hi to sum: the first c with log Pr(C > c) + (lambda_max - 1) eps0 <= REMAINDER_LOG_BOUND."""
+    """The first c with log Pr(C > c) + (lambda_max - 1) eps0 <= REMAINDER_LOG_BOUND (n_trials if none): past
+    it the rows' moments, each at most e^((lambda - 1) eps0), leave less than the bound."""
     rows = np.arange(0, n_trials + 1, dtype=float)
     tail = log_sf(rows + 1.0, float(n_trials), log_r, log_1mr)  # log Pr(C > c)
     ok = np.nonzero(tail + (largest_order - 1.0) * epsilon_local <= REMAINDER_LOG_BOUND)[0]
     return int(rows[ok[0]]) if ok.size else n_trials
+
+
+def _row_log_moments(c: int, parameters: dict, orders: np.ndarray) -> np.ndarray:
+    """log m_lambda(c): the log-moments of row c's own pair (the row's atoms, without Pr(C = c))."""
+    x = np.arange(0, c + 2, dtype=float)
+    log_p, log_q = _split_atoms(np.full(x.size, float(c)), x, parameters)
+    log_row = log_pmf(
+        np.array([float(c)]), float(parameters["n_trials"]), parameters["log_r"], parameters["log_1mr"]
+    )
+    return log_moments(log_p, log_q, orders) - float(log_row[0])
+
+
+def _log_tail(c: int, parameters: dict) -> float:
+    """log Pr(C > c)."""
+    n_trials = float(parameters["n_trials"])
+    return float(log_sf(np.array([c + 1.0]), n_trials, parameters["log_r"], parameters["log_1mr"])[0])
+
+
+def _rows_upper(parameters: dict, largest_order: float, epsilon_local: float) -> int:
+    """Last row c_hi to sum: the first c with log Pr(C > c) + log m_lambda_max(c) <= REMAINDER_LOG_BOUND (module
+    docstring), by bisection below the crude row (:func:`_crude_rows_upper`, where it holds since every m is at
+    most e^((lambda - 1) eps0)). The product falls with c, so the first such row is found; the remainder's
+    validity does not depend on it (only on data processing above the row chosen)."""
+    n_trials = int(parameters["n_trials"])
+    crude = _crude_rows_upper(
+        n_trials, parameters["log_r"], parameters["log_1mr"], largest_order, epsilon_local
+    )
+    if crude >= n_trials:
+        return n_trials
+    order = np.array([largest_order])
+
+    def small_enough(c: int) -> bool:
+        return (
+            _log_tail(c, parameters) + float(_row_log_moments(c, parameters, order)[0]) <= REMAINDER_LOG_BOUND
+        )
+
+    low, high = -1, crude  # small_enough(high); low: a row below the first such row (or -1)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if small_enough(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def _split_atoms(cc: np.ndarray, x: np.ndarray, parameters: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -68,8 +121,8 @@ def clones_atoms(c, x, setting: ShuffleSetting, generic: bool) -> tuple[np.ndarr
 
 def _split_pair_moments(parameters: dict, orders: np.ndarray, epsilon_local: float) -> np.ndarray:
     """log M_lambda of the split pair (without the k-RR weight), certified remainder added."""
-    n_trials, log_r, log_1mr = parameters["n_trials"], parameters["log_r"], parameters["log_1mr"]
-    c_hi = _rows_upper(n_trials, log_r, log_1mr, float(orders.max()), epsilon_local)
+    n_trials = parameters["n_trials"]
+    c_hi = _rows_upper(parameters, float(orders.max()), epsilon_local)
     sums = np.full((0, orders.size), -np.inf)
     c = 0
     while c <= c_hi:
@@ -85,9 +138,11 @@ def _split_pair_moments(parameters: dict, orders: np.ndarray, epsilon_local: flo
         sums = np.vstack([sums, log_moments(log_p, log_q, orders)[None, :]])
         c = stop
     total = logsumexp(sums, axis=0)
-    if c_hi < n_trials:
-        log_tail = float(log_sf(np.array([c_hi + 1.0]), float(n_trials), log_r, log_1mr)[0])
-        total = np.logaddexp(total, log_tail + (orders - 1.0) * epsilon_local)
+    if (
+        c_hi < n_trials
+    ):  # the rows above c_hi: Pr(C > c_hi) m_lambda(c_hi) (module docstring), twice for rounding
+        row = np.minimum(_row_log_moments(c_hi, parameters, orders) + _LOG_2, (orders - 1.0) * epsilon_local)
+        total = np.logaddexp(total, _log_tail(c_hi, parameters) + row)
     return total
 
 
