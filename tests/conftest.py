@@ -63,6 +63,8 @@ FILE_SECONDS = {
     # two real Snakemake starts and a 4-s timeout; unlisted, it ran last while the other worker had ended
     "tests/test_snakemake_runner.py": 11,
     "tests/test_workflow_report.py": 5,
+    # two dozen real interpreters beside their forks and a 1-s timeout
+    "tests/test_forked_python.py": 4,
 }
 
 #: files handed out before the longest-first order: tests/test_slurm_local.py mostly waits on SLURM (its
