@@ -22,6 +22,7 @@ import contextlib
 import importlib
 import importlib.machinery
 import json
+import linecache
 import os
 import runpy
 import sys
@@ -64,6 +65,9 @@ def _run(argv: Sequence[str]) -> None:
     if option == "-c":
         sys.argv = ["-c", *arguments]
         sys.path[0] = ""  # the working directory, as ``python -c`` puts it
+        if sys.version_info >= (3, 13):  # from 3.13 on, the command's lines, for its tracebacks to show
+            lines = [line + "\n" for line in target.splitlines()]
+            linecache.cache["<string>"] = (len(target), None, lines, "<string>")
         exec(compile(target, "<string>", "exec"), main.__dict__)
     elif option == "-m":
         sys.argv = ["-m", *arguments]  # argv[0] becomes the module's file once it is found

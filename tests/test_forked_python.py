@@ -1,9 +1,9 @@
 """tests/forked_python.py's forks, held to a real ``python -c`` and ``python -m``: the same ``sys.argv``,
 ``sys.path[0]``, working directory, environment, ``__main__`` globals, exit status and both streams, for
-each way a run ends (an exit code, an exit message, an uncaught exception, a signal, an ``atexit`` function,
-a thread still running); a timeout kills the run's whole process group and the server serves on; the
-address-space limit a run sets counts what it inherited; the warm-up modules' ``in_the_fork`` runs in
-every fork.
+each way a run ends (an exit code, an exit message, an uncaught exception at the top or in a function, a
+signal, an ``atexit`` function, a thread still running); a timeout kills the run's whole process group and
+the server serves on; the address-space limit a run sets counts what it inherited; the warm-up modules'
+``in_the_fork`` runs in every fork.
 
 This file is also its own warm-up module: the server imports it (``WARM``), so its ``in_the_fork`` below is
 the hook each fork calls.
@@ -51,6 +51,7 @@ ENDINGS = {
     "an exit code": "sys.exit(3)",
     "an exit message": "sys.exit('stopped here')",
     "an exception": "raise ValueError('boom')",
+    "an exception in a function": "def divide():\n    return 1 / 0\ndivide()",
     "a signal": "import signal; sys.stdout.flush(); os.kill(os.getpid(), signal.SIGTERM)",
     "an atexit function": "import atexit; atexit.register(print, 'at exit')",
     "a thread": "import threading, time; threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()",
