@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from snakemake_runner import run_snakemake
+from snakemake_runner import run_workflow
 
 from shuffledp._bytecode import compile_package
 
@@ -63,6 +63,8 @@ FILE_SECONDS = {
     # two real Snakemake starts and a 4-s timeout; unlisted, it ran last while the other worker had ended
     "tests/test_snakemake_runner.py": 11,
     "tests/test_workflow_report.py": 5,
+    # two dozen real interpreters beside their forks and a 1-s timeout
+    "tests/test_forked_python.py": 4,
 }
 
 #: files handed out before the longest-first order: tests/test_slurm_local.py mostly waits on SLURM (its
@@ -125,9 +127,8 @@ def _script_warnings_env() -> dict[str, str]:
 
 
 def _snakemake(work: Path, *arguments: str):
-    command = ["-s", str(REPO / "Snakefile"), "--directory", str(work), *arguments]
     try:
-        result = run_snakemake(command, cwd=work, timeout=900, env=_script_warnings_env())
+        result = run_workflow(work, arguments, timeout=900, env=_script_warnings_env())
     except subprocess.TimeoutExpired as error:
         return f"snakemake {' '.join(arguments)} timed out after {error.timeout} s"
     if result.returncode != 0:

@@ -5,79 +5,27 @@ among them, through the SLURM executor plugin) and the collection of its plugins
 installed plugin, about 2 CPU s on a 2-core machine, more than a dry run of a small workflow itself. The
 suite starts Snakemake dozens of times.
 
-``run_snakemake(ARGS, cwd=..., timeout=...)`` runs the same thing, ``snakemake.cli.main(ARGS)`` (what
-``python -m snakemake`` runs: snakemake/__main__.py), in a process forked from a server that imported
-Snakemake's command line and collected its plugins once (tests/snakemake_server.py, one per test process,
-started by the first run). The fork gets the test's working directory, environment and ``sys.argv``, its
-own session and process group (a timeout stops it and every job it started), and its standard output and
-error go to files that come back as a ``subprocess.CompletedProcess``, as ``subprocess.run(...,
-capture_output=True, text=True)`` returns them. Its exit status is ``main``'s ``sys.exit`` status, its
-``atexit`` handlers run before it exits, and a run that outlives its timeout raises
-``subprocess.TimeoutExpired``.
-
-What differs from a real process: the interpreter was started once, for the server, so a run's environment
-cannot change the interpreter's own options (``PYTHONWARNINGS``, for instance, still reaches the jobs
-Snakemake starts, which are processes of their own). The tests that need a process of their own (an
-interrupted run, the SLURM cluster) keep starting one. tests/test_snakemake_runner.py holds this runner to a
-real ``python -m snakemake`` process.
+``run_snakemake(ARGS, cwd=..., timeout=...)`` runs ``python -m snakemake ARGS`` as a fork of a server that
+imported Snakemake's command line and collected its plugins once: tests/forked_python.py's runner with the
+warm-up module tests/snakemake_warm.py (which also sets, in each fork, the working directory Snakemake
+records at import). ``run_workflow(WORK, ARGS, ...)`` runs the repository's Snakefile on the folder
+``WORK``. The tests that need a process of their own (an interrupted run, the SLURM cluster) keep starting
+one. tests/test_snakemake_runner.py holds this runner to a real ``python -m snakemake`` process.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import json
 import os
-import select
-import signal
 import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-SERVER = Path(__file__).with_name("snakemake_server.py")
+from forked_python import warm_python
 
-_server: subprocess.Popen[bytes] | None = None
+REPO = Path(__file__).resolve().parents[1]
 
-
-def _started_server() -> subprocess.Popen[bytes]:
-    global _server
-    if _server is None or _server.poll() is not None:
-        _server = subprocess.Popen(
-            [sys.executable, str(SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
-        )
-        atexit.register(_stop, _server)
-    return _server
-
-
-def _stop(server: subprocess.Popen[bytes]) -> None:
-    assert server.stdin is not None
-    with contextlib.suppress(OSError):
-        server.stdin.close()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-
-
-def _answer(answers: int, deadline: float | None) -> dict | None:
-    """The server's next answer, read from the file descriptor ``answers`` a byte at a time (so that
-    nothing waits in a buffer where ``select`` cannot see it), or None if it did not come before
-    ``deadline`` (``time.monotonic``)."""
-    line = b""
-    while not line.endswith(b"\n"):
-        if deadline is not None:
-            ready, _, _ = select.select([answers], [], [], max(deadline - time.monotonic(), 0.0))
-            if not ready:
-                return None
-        byte = os.read(answers, 1)
-        if not byte:
-            raise RuntimeError(f"the Snakemake server ({SERVER.name}) ended without answering")
-        line += byte
-    return json.loads(line)
+#: the warm-up module of Snakemake's fork server
+WARM = "snakemake_warm"
 
 
 def run_snakemake(
@@ -87,7 +35,7 @@ def run_snakemake(
     timeout: float,
     env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m snakemake ARGUMENTS`` in ``cwd``, run as a fork of the warm server.
+    """``python -m snakemake ARGUMENTS`` in ``cwd``, run as a fork of the warm Snakemake.
 
     Args:
         arguments: Snakemake's command-line arguments (without the program).
@@ -102,31 +50,41 @@ def run_snakemake(
     Raises:
         subprocess.TimeoutExpired: the run took longer than ``timeout`` (it has been killed).
     """
-    command = [sys.executable, "-m", "snakemake", *arguments]
-    server = _started_server()
-    assert server.stdin is not None and server.stdout is not None
-    with tempfile.TemporaryDirectory(prefix="snakemake-run-") as folder:
-        stdout, stderr = Path(folder, "stdout"), Path(folder, "stderr")
-        request = {
-            "arguments": list(arguments),
-            "cwd": os.path.abspath(cwd),
-            "env": dict(os.environ if env is None else env),
-            "stdout": str(stdout),
-            "stderr": str(stderr),
-        }
-        deadline = time.monotonic() + timeout
-        server.stdin.write(json.dumps(request).encode() + b"\n")
-        answers = server.stdout.fileno()
-        started = _answer(answers, None)
-        assert started is not None
-        ended = _answer(answers, deadline)
-        if ended is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(started["pid"], signal.SIGKILL)
-            _answer(answers, None)
-            raise subprocess.TimeoutExpired(command, timeout, _read(stdout), _read(stderr))
-        return subprocess.CompletedProcess(command, ended["status"], _read(stdout), _read(stderr))
+    return warm_python(WARM).run(["-m", "snakemake", *arguments], cwd=cwd, env=env, timeout=timeout)
 
 
-def _read(path: Path) -> str:
-    return path.read_text(errors="replace") if path.exists() else ""
+def workflow_arguments(work: str | os.PathLike[str], arguments: Sequence[str] = ()) -> list[str]:
+    """Snakemake's arguments that run the repository's Snakefile on the folder ``work``.
+
+    Args:
+        work: the workflow's working directory (its config/, results/...).
+        arguments: what follows (targets, options).
+
+    Returns:
+        ``-s REPO/Snakefile --directory WORK ARGUMENTS``.
+    """
+    return ["-s", str(REPO / "Snakefile"), "--directory", str(work), *arguments]
+
+
+def run_workflow(
+    work: str | os.PathLike[str],
+    arguments: Sequence[str],
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """The repository's Snakefile run on the folder ``work``, from ``work`` (``run_snakemake``).
+
+    Args:
+        work: the workflow's working directory, also the run's.
+        arguments: Snakemake's arguments after the Snakefile and the directory.
+        timeout: seconds after which the run and its jobs are killed.
+        env: the run's environment; the test process's own when None.
+
+    Returns:
+        What ``run_snakemake`` returns.
+
+    Raises:
+        subprocess.TimeoutExpired: the run took longer than ``timeout`` (it has been killed).
+    """
+    return run_snakemake(workflow_arguments(work, arguments), cwd=work, timeout=timeout, env=env)

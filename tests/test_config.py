@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from snakemake.utils import update_config
-from snakemake_runner import run_snakemake
+from snakemake_runner import run_workflow
 
 from shuffledp.config import ConfigError, load_schema, validate_config
 
@@ -204,8 +204,7 @@ def test_validation_returns_a_copy():
 def dry_run(tmp_path, *extra):
     work = tmp_path / "work"
     shutil.copytree(REPO / "config", work / "config")
-    command = ["-s", str(REPO / "Snakefile"), "--directory", str(work), "-n", "--cores", "1", *extra]
-    return run_snakemake(command, cwd=work, timeout=300)
+    return run_workflow(work, ["-n", "--cores", "1", *extra], timeout=300)
 
 
 @pytest.mark.slow  # a Snakemake dry run

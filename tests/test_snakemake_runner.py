@@ -1,7 +1,8 @@
-"""tests/snakemake_runner.py, held to a real ``python -m snakemake`` process: the same exit status and the
-same output for a run that fails in one line and for a real run (Snakemake's whole header, its command
-line included, and every job's lines); the test's working directory and environment reach the run; a run
-that outlives its timeout is stopped with every job it started."""
+"""tests/snakemake_runner.py (tests/forked_python.py's forks of a warm Snakemake, tests/snakemake_warm.py),
+held to a real ``python -m snakemake`` process: the same exit status and the same output for a run that
+fails in one line and for a real run (Snakemake's whole header, its command line and run directory
+included, and every job's lines); the test's working directory and environment reach the run; a run that
+outlives its timeout is stopped with every job it started."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from snakemake_runner import run_snakemake
+from snakemake_runner import run_snakemake, workflow_arguments
 
 # Every test here runs Snakemake: `slow` (the marker in pyproject.toml).
 pytestmark = pytest.mark.slow
@@ -67,8 +68,8 @@ def _real(
 def _same(
     real: subprocess.CompletedProcess[str],
     forked: subprocess.CompletedProcess[str],
-    real_folder: Path = REPO,
-    forked_folder: Path = REPO,
+    real_folder: Path,
+    forked_folder: Path,
 ) -> None:
     """The same exit status, and the same output line for line but for what differs between any two runs
     (``_VARYING``) and the folder each ran in."""
@@ -86,21 +87,11 @@ def _workflow(folder: Path) -> Path:
 def test_a_config_error_is_the_same_one_line_and_status(tmp_path):
     work = tmp_path / "work"
     shutil.copytree(REPO / "config", work / "config")
-    arguments = [
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(work),
-        "-n",
-        "--cores",
-        "1",
-        "--config",
-        "seed=-1",
-    ]
+    arguments = workflow_arguments(work, ["-n", "--cores", "1", "--config", "seed=-1"])
     real, forked = _real(arguments, work), run_snakemake(arguments, cwd=work, timeout=300)
     assert real.returncode == 1
     assert "config: `seed` must be >= 0; got -1." in real.stdout + real.stderr
-    _same(real, forked)
+    _same(real, forked, work, work)
 
 
 def test_a_run_sees_the_tests_folder_and_environment_and_writes_the_same_files(tmp_path):

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from snakemake_runner import run_snakemake
+from snakemake_runner import run_workflow
 
 from shuffledp.data.geometry import CELL_COLUMNS
 from shuffledp.data.gowalla import MALFORMED_REASONS
@@ -31,9 +31,7 @@ pytestmark = pytest.mark.slow
 
 
 def snakemake(work: Path, *args, timeout=900):
-    return run_snakemake(
-        ["-s", str(REPO / "Snakefile"), "--directory", str(work), *args], cwd=work, timeout=timeout
-    )
+    return run_workflow(work, args, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake_runner import run_snakemake
+from snakemake_runner import run_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_DIR = REPO / ".test"
@@ -22,17 +22,7 @@ pytestmark = pytest.mark.slow
 
 
 def _snakemake(work: Path, *args):
-    command = [
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(work),
-        "--configfile",
-        "config/config.yaml",
-        "overlay.yaml",
-        *args,
-    ]
-    return run_snakemake(command, cwd=work, timeout=900)
+    return run_workflow(work, ["--configfile", "config/config.yaml", "overlay.yaml", *args], timeout=900)
 
 
 def _jobs(output: str) -> dict[str, int]:

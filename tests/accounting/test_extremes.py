@@ -18,13 +18,13 @@ import json
 import math
 import re
 import subprocess
-import sys
 import textwrap
-from types import SimpleNamespace
+from collections.abc import Callable
 
 import mpmath
 import numpy as np
 import pytest
+from forked_python import warm_python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -284,106 +284,25 @@ def test_histogram_exact_k2_refuses_n_above_the_single_bin_limit():
 # --------------------------------------------------------------------------- memory
 #: The memory tests below run each case in a process of its own under an address-space limit (an O(n)
 #: allocation must fail there, and must not take the test process with it). A new interpreter per case
-#: spent about 0.6 s of CPU importing numpy, scipy and the library before the case began, 35 times; here one
-#: interpreter imports them once (``_FORK_SERVER``) and forks a child per case, which sets its limit, runs
-#: the case's script (``python -c SCRIPT ARGS`` as before) and exits. The child inherits the imports'
-#: address space, which the limit counts as it counted them in a new interpreter.
-_FORK_SERVER = textwrap.dedent(
-    """
-    import json, os, sys, time, traceback, warnings
-    import numpy, scipy.special  # noqa: F401  what every case imports, once
-    import shuffledp.accounting, shuffledp.cli  # noqa: F401
-
-    # a fork while numpy's BLAS threads exist: the child runs on one thread and only computes
-    warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
-    reply = os.fdopen(os.dup(1), "w")
-    for line in sys.stdin:
-        script, arguments, timeout, folder = json.loads(line)
-        paths = [os.path.join(folder, name) for name in ("stdout", "stderr")]
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: python -c script arguments, with stdout and stderr to files
-            code = 1
-            try:
-                for fd, path in zip((1, 2), paths):
-                    os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-                sys.argv = ["-c", *arguments]
-                exec(compile(script, "<string>", "exec"), {"__name__": "__main__"})
-                code = 0
-            except SystemExit as stop:
-                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-                if not isinstance(stop.code, (int, type(None))):
-                    print(stop.code, file=sys.stderr)
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-        deadline, status = time.monotonic() + timeout, None
-        while status is None:
-            done, waited = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = os.waitstatus_to_exitcode(waited)
-            elif time.monotonic() > deadline:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                status = "timeout"
-            else:
-                time.sleep(0.02)
-        reply.write(json.dumps(status) + "\\n")
-        reply.flush()
-    """
-)
+#: spent about 0.6 s of CPU importing numpy, scipy and the library before the case began, 35 times; here
+#: each case is ``python -c SCRIPT ARGS`` forked from one interpreter that imported them once
+#: (tests/forked_python.py, held to a real interpreter by tests/test_forked_python.py). The child sets
+#: its limit and inherits the imports' address space, which the limit counts as it counted them in a new
+#: interpreter.
+MEMORY_WARM = ("numpy", "scipy.special", "shuffledp.accounting", "shuffledp.cli")
 
 
 @pytest.fixture(scope="module")
-def forked_python(tmp_path_factory):
-    """``run(script, *arguments, timeout)``: ``python -c script arguments`` in a child forked from one
-    interpreter that has the library imported; returns ``returncode``, ``stdout`` and ``stderr`` as
-    ``subprocess.run`` does, or raises ``subprocess.TimeoutExpired`` (the child killed)."""
-    server = subprocess.Popen(
-        [sys.executable, "-c", _FORK_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    folder = tmp_path_factory.mktemp("forked")
+def forked_python() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run(script, *arguments, timeout)``: ``python -c script arguments`` forked from the interpreter
+    that imported ``MEMORY_WARM``; returns what ``subprocess.run(..., capture_output=True, text=True)``
+    does, or raises ``subprocess.TimeoutExpired`` (the child killed)."""
+    warm = warm_python(*MEMORY_WARM)
 
-    def run(script: str, *arguments: str, timeout: float):
-        server.stdin.write(json.dumps([script, list(arguments), timeout, str(folder)]) + "\n")
-        server.stdin.flush()
-        answer = server.stdout.readline()
-        assert answer, f"the fork server stopped (exit {server.poll()})"
-        status = json.loads(answer)
-        if status == "timeout":
-            raise subprocess.TimeoutExpired(script, timeout)
-        return SimpleNamespace(
-            returncode=status,
-            stdout=(folder / "stdout").read_text(),
-            stderr=(folder / "stderr").read_text(),
-        )
+    def run(script: str, *arguments: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        return warm.run(["-c", script, *arguments], timeout=timeout)
 
-    yield run
-    server.stdin.close()
-    server.wait(timeout=60)
-
-
-def test_forked_python_is_python_c(forked_python):
-    """The runner's child behaves as ``python -c``: argv, exit codes, both streams, the limit, timeouts."""
-    script = "import sys; print(sys.argv[1:]); print('err', file=sys.stderr); sys.exit(int(sys.argv[1]))"
-    for code in ("0", "2"):
-        done = forked_python(script, code, "x", timeout=60)
-        assert (done.returncode, done.stdout, done.stderr) == (int(code), f"['{code}', 'x']\n", "err\n")
-    failed = forked_python("raise ValueError('boom')", timeout=60)
-    assert failed.returncode == 1 and "ValueError: boom" in failed.stderr and failed.stdout == ""
-    # the limit holds in the child: a 2 GB array under a 1 GB address space fails there, not here
-    limited = (
-        "import resource, numpy; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
-        "numpy.ones(1 << 28)"
-    )
-    assert "MemoryError" in forked_python(limited, timeout=60).stderr
-    with pytest.raises(subprocess.TimeoutExpired):
-        forked_python("import time; time.sleep(30)", timeout=0.5)
-    assert forked_python("print('still serving')", timeout=60).stdout == "still serving\n"
+    return run
 
 
 _MEMORY_SCRIPT = textwrap.dedent(
