@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
 
+from shuffledp._numerics import row_logsumexp
 from shuffledp.accounting import Direction, ShuffleSetting, get_accountant
 from shuffledp.accounting.composition import PLD_FLOOR, Round, compose
 from shuffledp.accounting.composition_tail import tail_rounds
@@ -25,7 +26,6 @@ from shuffledp.accounting.numerics.composed_tail import (
     epsilon_bound,
     log_c,
     log_delta_bound,
-    row_logsumexp,
 )
 from shuffledp.accounting.views.derived.pld import direction_bins
 from shuffledp.accounting.views.derived.tail import tail_round

@@ -1,9 +1,9 @@
 """The self-convolution of our dense PMFs against dp_accounting's own ``common.self_convolve``, bit for bit.
 
 ``dense_pld._self_convolve`` does dp_accounting 0.6.0's steps with a lean copy of scipy's logsumexp for the
-truncation bounds (``dense_pld._log_mgf``); these tests compare the log-MGF values, the bounds and the
-convolved arrays with dp_accounting's and scipy's on random mass arrays and on the accountants' real rounds,
-and plant errors to show the comparisons catch them.
+truncation bounds (``shuffledp._numerics.mgf_logsumexp``); these tests compare the log-MGF values, the bounds
+and the convolved arrays with dp_accounting's and scipy's on random mass arrays and on the accountants' real
+rounds, and plant errors to show the comparisons catch them.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import pytest
 from dp_accounting.pld import common as dp_common
 from scipy import special
 
+from shuffledp._numerics import MgfMasses, mgf_logsumexp
 from shuffledp.accounting.composition import Round, round_pld
 from shuffledp.accounting.numerics import dense_pld
 from shuffledp.accounting.numerics.dense_pld import DensePmf
@@ -51,13 +52,13 @@ def _cases():
     return [_random_masses(seed) for seed in range(60)] + _real_masses()
 
 
-def test_log_mgf_is_scipys_logsumexp_bit_for_bit():
+def test_mgf_logsumexp_is_scipys_bit_for_bit():
     checked = 0
     for masses in _cases():
-        prepared = dense_pld._MgfTerms.of(masses)
+        prepared = MgfMasses.of(masses)
         for order in ORDERS_PER_SIZE / len(masses):
             theirs = special.logsumexp(np.arange(len(masses)) * order, b=masses)
-            assert _same_bits(dense_pld._log_mgf(prepared, order), theirs), (len(masses), order)
+            assert _same_bits(mgf_logsumexp(prepared, order), theirs), (len(masses), order)
             checked += 1
     assert checked > 2500
 
@@ -91,14 +92,15 @@ def test_self_compose_keeps_dp_accountings_arrays():
 def test_probe_one_ulp_in_the_log_mgf_is_caught():
     masses = _real_masses()[0]
     order = ORDERS_PER_SIZE[25] / len(masses)
-    value = dense_pld._log_mgf(dense_pld._MgfTerms.of(masses), order)
+    value = mgf_logsumexp(MgfMasses.of(masses), order)
     assert not _same_bits(np.nextafter(value, np.inf), value)
 
 
 def test_probe_a_planted_error_in_the_log_mgf_moves_the_bounds(monkeypatch):
     masses = _real_masses()[0]
-    exact = dense_pld._log_mgf
-    monkeypatch.setattr(dense_pld, "_log_mgf", lambda prepared, order: exact(prepared, order) + 0.05)
+    monkeypatch.setattr(
+        dense_pld, "mgf_logsumexp", lambda prepared, order: mgf_logsumexp(prepared, order) + 0.05
+    )
     assert dense_pld._self_convolve_bounds(masses, 50, 1e-15) != dp_common.compute_self_convolve_bounds(
         masses, 50, 1e-15
     )

@@ -29,7 +29,7 @@ composed epsilon(delta)).
 **Orders.** log M is evaluated once per round on the log-spaced grid :data:`ORDERS` (cached); each
 query takes the best grid point and refines by golden section between its neighbours
 (:func:`~shuffledp.accounting.numerics.search.golden_minimum`). The grid's log-sum-exps are scipy's to the
-bit, formed in place row by row (:func:`row_logsumexp`).
+bit, formed in place row by row (:func:`~shuffledp._numerics.row_logsumexp`).
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ import math
 
 import numpy as np
 
-from shuffledp._numerics import logsumexp
+from shuffledp._numerics import logsumexp, row_logsumexp
 from shuffledp.accounting.numerics.search import golden_minimum
 
-__all__ = ["TailRound", "log_c", "row_logsumexp", "log_delta_bound", "epsilon_bound", "ORDERS", "LOG_MARGIN"]
+__all__ = ["TailRound", "log_c", "log_delta_bound", "epsilon_bound", "ORDERS", "LOG_MARGIN"]
 
 #: grid of orders lam searched before refinement (ratio 1.047 between neighbours)
 ORDERS = np.geomspace(1e-3, 1e5, 401)
@@ -83,35 +83,6 @@ class TailRound:
                     parts.append(row_logsumexp(rows, overwrite=True))
                 self._grid = np.concatenate(parts) + LOG_MARGIN
         return self._grid
-
-
-def row_logsumexp(rows: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
-    """``scipy.special.logsumexp(rows, axis=1)``, to the bit, in fewer passes over a 2-D float array.
-
-    scipy's own steps in the same order, row by row: the row's largest entries (m of them) taken out, the rest
-    shifted by the largest, exponentiated and summed along the row, then log1p(s / m) + log(m) + largest. When
-    a row's largest entry is not finite (a row of -inf, an infinite or NaN entry), scipy itself sums the array.
-
-    Args:
-        rows: a 2-D float64 array.
-        overwrite: whether ``rows`` may be used as the work array (its values are then lost).
-
-    Returns:
-        The log-sum-exp of each row.
-    """
-    largest = rows.max(axis=1, keepdims=True)
-    if not np.all(np.isfinite(largest)):
-        return logsumexp(rows, axis=1)
-    top = rows == largest
-    count = np.count_nonzero(top, axis=1, keepdims=True).astype(float)
-    shifted = rows if overwrite else rows.copy()
-    shifted -= largest
-    np.copyto(shifted, -np.inf, where=top)
-    with np.errstate(under="ignore"):
-        np.exp(shifted, out=shifted)
-    total = np.sum(shifted, axis=1, keepdims=True)
-    total = np.where(total == 0, total, total / count)
-    return (np.log1p(total) + np.log(count) + largest)[:, 0]
 
 
 def log_c(lam):

@@ -17,11 +17,12 @@ with the same public numerical functions, in the same order, as ``DensePLDPmf.co
   infinity mass truncation - expm1(T log1p(-a)). Its truncation bounds (``compute_self_convolve_bounds``:
   a Chernoff bound at 40 orders, each a ``scipy.special.logsumexp`` of the whole mass array) cost more than
   its FFT; scipy's general logsumexp pays for array-API dispatch, three array copies and a second,
-  unshifted pass of ``b * exp(a)`` kept only for a non-finite result. :func:`_log_mgf` makes the same
-  floating-point operations in the same order on every term that can change the result (exponentials of the
-  non-zero masses only, found once per array, not once per order; the sum over the whole array) and falls
-  back to scipy's own call where the shifted result is not finite, so the bounds, and so the composed
-  arrays, are the same to the bit (tests/accounting/test_self_convolve.py).
+  unshifted pass of ``b * exp(a)`` kept only for a non-finite result.
+  :func:`~shuffledp._numerics.mgf_logsumexp` makes the same floating-point operations in the same order on
+  every term that can change the result (exponentials of the non-zero masses only, found once per array, not
+  once per order; the sum over the whole array) and falls back to scipy's own call where the shifted result
+  is not finite, so the bounds, and so the composed arrays, are the same to the bit
+  (tests/accounting/test_self_convolve.py).
 
 The results are dp_accounting's to the last bit (tests/accounting/test_pld_epsilon.py composes both ways and
 compares the arrays). :meth:`Pld.to_dp_accounting` hands a PLD to dp_accounting through its public
@@ -36,6 +37,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from shuffledp._numerics import MgfMasses, mgf_logsumexp
 
 # _LAZY_IMPORTS: dp_accounting and scipy.signal (which pulls in scipy.stats) are imported inside
 # the three functions that use them, not here. Every accountant imports this module through its view, so
@@ -70,80 +73,16 @@ def _truncate_tails(probs: np.ndarray, truncation: float, pessimistic: bool) -> 
     return left, kept, 0
 
 
-@dataclass(frozen=True)
-class _MgfTerms:
-    """A mass array prepared once for :func:`_log_mgf` at many orders: the indices of its non-zero masses,
-    those indices as floats (the integers exactly), their masses, and a scratch array of the terms
-    ``masses * exp(exponents - top)`` whose zero-mass entries are set once (each is its mass, +-0.0, at any
-    order: ``+-0.0`` times a finite or zero ``exp``) and whose other entries each call overwrites."""
-
-    masses: np.ndarray
-    nonzero: np.ndarray
-    positions: np.ndarray
-    weights: np.ndarray
-    terms: np.ndarray
-
-    @classmethod
-    def of(cls, masses: np.ndarray) -> _MgfTerms:
-        nonzero = np.flatnonzero(masses)
-        return cls(masses, nonzero, nonzero.astype(float), masses[nonzero], masses.copy())
-
-
-def _log_mgf(prepared: _MgfTerms, order: float) -> float:
-    """``scipy.special.logsumexp(np.arange(len(masses)) * order, b=masses)`` (scipy 1.17's ``_logsumexp``
-    with its sign handling, on a 1-D float array) for ``prepared.masses``, the same floating-point
-    operations in the same order on every term that can change the result. scipy sets the exponent of a
-    zero weight to -inf, so its largest exponent is the largest over the non-zero masses, and a zero mass
-    adds ``+-0.0 * exp(-inf)``, its own signed zero, to the sum: exponents, the largest and the
-    exponentials are computed for the non-zero masses only (most of a PLD's grid is empty), and the terms
-    are summed over the whole array (:class:`_MgfTerms`), so numpy's pairwise sum adds the same numbers in
-    the same order. Where the shifted sum is not finite (and when every mass is zero), scipy's own call
-    decides."""
-    masses, weights, nonzero, terms = prepared.masses, prepared.weights, prepared.nonzero, prepared.terms
-    if nonzero.size == 0:  # every exponent -inf: scipy's shifted sum is nan, so its own call decides
-        from scipy import special  # see _LAZY_IMPORTS
-
-        return special.logsumexp(np.arange(len(masses)) * order, b=masses)
-    exponents = prepared.positions * order
-    top = np.max(exponents)
-    first = np.flatnonzero(exponents == top)
-    # the weights of the largest terms, summed apart: one term is its own sum (every other addend is 0.0)
-    if first.size == 1:
-        scale = weights[first[0]]
-    else:
-        at_top = np.zeros(len(masses), dtype=bool)
-        at_top[nonzero[first]] = True
-        scale = np.sum(masses * at_top.astype(float))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        np.subtract(exponents, top, out=exponents)
-        np.exp(exponents, out=exponents)
-        terms[nonzero] = np.multiply(weights, exponents, out=exponents)
-        terms[nonzero[first]] = weights[first] * 0.0  # scipy's exp(-inf) of the largest terms
-        total = np.sum(terms)
-        total = total if total == 0 else total / scale
-        negative = np.sign(total + 1) * np.sign(scale) < 0
-        if total < -1:
-            total = -total - 2
-        out = np.log1p(total) + np.log(np.abs(scale)) + top
-    if negative:
-        out = np.nan
-    if not np.isfinite(out):
-        from scipy import special  # see _LAZY_IMPORTS
-
-        return special.logsumexp(np.arange(len(masses)) * order, b=masses)
-    return out
-
-
 def _self_convolve_bounds(masses: np.ndarray, times: int, tail_mass_truncation: float) -> tuple[int, int]:
     """dp_accounting 0.6.0's ``common.compute_self_convolve_bounds`` at its default orders (Chernoff bounds
-    at +-1..20 / len), with :func:`_log_mgf` for its logsumexp."""
+    at +-1..20 / len), with :func:`~shuffledp._numerics.mgf_logsumexp` for its logsumexp."""
     upper_bound, lower_bound = (len(masses) - 1) * times, 0
     if tail_mass_truncation == 0:
         return lower_bound, upper_bound
     orders = np.concatenate((np.arange(-20, 0), np.arange(1, 21))) / len(masses)
-    prepared = _MgfTerms.of(masses)
+    prepared = MgfMasses.of(masses)
     for order in orders:
-        bound = (times * _log_mgf(prepared, order) + math.log(2 / tail_mass_truncation)) / order
+        bound = (times * mgf_logsumexp(prepared, order) + math.log(2 / tail_mass_truncation)) / order
         if not math.isfinite(bound):
             continue
         if order > 0:

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from shuffledp._numerics import segment_logsumexp
 from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader, log_sf
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 from shuffledp.accounting.params import KrrParams
@@ -151,16 +152,7 @@ def _m_blocks(m: np.ndarray, log_m: np.ndarray, count: int):
         log_mm = log_m + np.log(m)
     if starts.size == m.size:  # one block per m value
         return m, m, log_m, log_mm
-    return m[starts], m[edges[1:] - 1], _segment_logsumexp(log_m, starts), _segment_logsumexp(log_mm, starts)
-
-
-def _segment_logsumexp(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """log sum exp of each segment values[starts[i]:starts[i + 1]] (non-empty segments)."""
-    peak = np.maximum.reduceat(values, starts)
-    safe = np.where(np.isfinite(peak), peak, 0.0)
-    sums = np.add.reduceat(np.exp(values - np.repeat(safe, np.diff(np.r_[starts, values.size]))), starts)
-    with np.errstate(divide="ignore"):
-        return safe + np.log(sums)
+    return m[starts], m[edges[1:] - 1], segment_logsumexp(log_m, starts), segment_logsumexp(log_mm, starts)
 
 
 def blocks(grid: WeakGrid, beta: float, m_blocks: int):

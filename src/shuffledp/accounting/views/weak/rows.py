@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shuffledp._numerics import log1mexp, logsumexp
+from shuffledp._numerics import log1mexp, logsumexp, segment_logsumexp
 from shuffledp.accounting.numerics.binomial import (
     high_part,
     log_excess_above_bound,
@@ -33,7 +33,6 @@ from shuffledp.accounting.views.weak.tables import (
     TABLE_MAX_WIDTH,
     high_from_tables,
     middles_from_tables,
-    segment_logsumexp,
     table_cells,
     tables_in_range,
 )
@@ -421,7 +420,7 @@ class RowSums:
                 continue
             seg, tau, log_a, starts = self.rows.middle_pairs(prep, group)
             terms = log_a + self._excess(prep, group, seg, tau, new)
-            mid[group] = math.log(prep.nu) + segment_logsumexp(terms, starts, group.size)
+            mid[group] = math.log(prep.nu) + segment_logsumexp(terms, starts)
         self.rows.memo.add(prep.eps, new)
 
     def _excess(self, prep, group, seg, tau, new):

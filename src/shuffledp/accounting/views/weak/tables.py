@@ -21,11 +21,11 @@ import math
 
 import numpy as np
 
+from shuffledp._numerics import segment_logsumexp
 from shuffledp.accounting.numerics.binomial import log_excess_below, log_pmf, log_sf
 
 __all__ = [
     "lower_tables",
-    "segment_logsumexp",
     "high_from_tables",
     "middles_from_tables",
     "table_cells",
@@ -41,19 +41,6 @@ LOG_UNIT = math.log(2.0**-53)
 #: a table cell (relative to its row's anchor) stays below e^this, and every pmf ratio above e^-this: far
 #: from overflow (e^709) and from the subnormal range (below e^-708), where relative rounding is lost
 _LOG_CELL_LIMIT = 600.0
-
-
-def segment_logsumexp(values, starts, size):
-    """logsumexp of consecutive segments of ``values`` beginning at ``starts`` (sorted), one per segment."""
-    out = np.full(size, -np.inf)
-    if values.size == 0:
-        return out
-    peak = np.maximum.reduceat(values, starts)
-    finite_peak = np.where(np.isfinite(peak), peak, 0.0)
-    seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
-    sums = np.add.reduceat(np.exp(values - finite_peak[seg]), starts)
-    with np.errstate(divide="ignore"):
-        return np.log(sums) + finite_peak
 
 
 def lower_tables(n_trials, lo, width, log_pi, log_1mpi, excess: bool = True):
@@ -315,7 +302,7 @@ def _middle_from_blocks(rows, p, mid, group, tables, table_of, lo_of, ref_of, i_
     excess = h_i + (tau - i) * f_i
     with np.errstate(divide="ignore"):
         terms = log_a + np.log(excess) + log_anchor[r]
-    mid[group] = math.log(p.nu) + segment_logsumexp(terms, starts, group.size)
+    mid[group] = math.log(p.nu) + segment_logsumexp(terms, starts)
 
 
 def middles_from_tables(rows, preps, mids, active) -> None:
