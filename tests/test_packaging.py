@@ -149,46 +149,54 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
     install = 'python3 -m venv .venv && .venv/bin/pip install -c requirements.lock -e ".[test]"'
     assert run_all == f"{install} && .venv/bin/snakemake --cores 2"
     assert run_tests == f"{install} && .venv/bin/python -m pytest -n 2 --dist loadfile"
-    ci_commands = [
+    lines = [
         line
         for line in (REPO / ".ci" / "run").read_text().splitlines()
         if line and not line.startswith(("#", "set ", "cd "))
     ]
-    # every step starts once what it needs is installed (tests/test_ci.py runs this control flow with
-    # stand-ins); the README's test command is its install, then its pytest
-    assert ci_commands == [
+    # the settings, then the steps after the step machinery (`start`, `await`, the trap: tests/test_ci.py runs
+    # it with stand-ins)
+    assert lines[4:6] == [
         "unset PYTHONDONTWRITEBYTECODE  # Python caches what it compiles (above)",
-        # a pinned uv installs CI's two environments (the README's own pip install runs as written below)
         "UV_VERSION=0.13.9",
+    ]
+    assert "trap stop_steps EXIT" in lines and lines.index("trap stop_steps EXIT") < lines.index("start() {")
+    steps = lines[lines.index("}", lines.index("await() {")) + 1 :]
+    readme_env = install.replace("[test]", "[test,docs]").replace(
+        ".venv/bin/pip install", '"$SHUFFLEDP_UV" pip install --python .venv/bin/python'
+    )
+    # every step starts once what it needs is installed; the README's test command is its install, then its
+    # pytest, each as the README writes it
+    assert steps == [
+        # a pinned uv installs CI's two environments (the README's own pip install runs as written below)
         'python3 -m pip install -q --no-compile --target .ci-uv "uv==$UV_VERSION" || exit',
         'export SHUFFLEDP_UV="$PWD/.ci-uv/bin/uv"  # .ci/newest-python installs with it too',
-        "setsid bash .ci/system-packages > .ci-system-packages.log 2>&1 &",
-        "system_install=$!",
-        """setsid env PYTEST_ADDOPTS="-p no:cacheprovider" bash -c 'bash .ci/newest-python install && NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" SHUFFLEDP_NEWEST_WORKERS=0 bash .ci/newest-python test' > .venv-newest.log 2>&1 &""",
-        "newest=$!",
+        'start "installing the system packages (apt-get)" .ci-system-packages.log bash .ci/system-packages',
+        "system_install=$LAST_STEP",
+        """start "the newest Python's install or tests (without AVX-512)" .venv-newest.log env PYTEST_ADDOPTS="-p no:cacheprovider" bash -c 'bash .ci/newest-python install && NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" SHUFFLEDP_NEWEST_WORKERS=0 bash .ci/newest-python test'""",
+        "newest=$LAST_STEP",
         # the README's environment with the docs extra, from the same lock, by uv (which does not byte-compile:
         # CI caches what Python compiles)
-        f"""setsid bash -c '{install.replace("[test]", "[test,docs]").replace(".venv/bin/pip install", '"$SHUFFLEDP_UV" pip install --python .venv/bin/python').replace("venv .venv", "venv --without-pip .venv")}' > .venv.log 2>&1 &""",
-        "readme_install=$!",
-        "lint= docs_build=",
-        """trap 'kill -- "-$system_install" "-$newest" "-$readme_install" ${lint:+"-$lint"} ${docs_build:+"-$docs_build"} 2>/dev/null || true' EXIT""",
-        """wait "$readme_install" || { cat .venv.log; echo ".ci/run: installing the README's environment failed" >&2; exit 1; }""",
-        "setsid bash .ci/lint > .ci-lint.log 2>&1 &  # ruff, ruff format, snakefmt and mypy from .venv; a finding fails CI",
-        "lint=$!",
-        f"{install} || exit",
-        "setsid bash .ci/docs build > .ci-docs.log 2>&1 &",
-        "docs_build=$!",
+        f"""start "installing the README's environment" .venv.log bash -c '{readme_env.replace("venv .venv", "venv --without-pip .venv")}'""",
+        'await "$LAST_STEP"',
+        'start "the lint step" .ci-lint.log bash .ci/lint  # ruff, ruff format, snakefmt and mypy from .venv',
+        "lint=$LAST_STEP",
+        f"""start "the README's install" - bash -c '{install}'""",
+        'await "$LAST_STEP"',
+        """start "the documentation site's strict build" .ci-docs.log bash .ci/docs build""",
+        "docs_build=$LAST_STEP",
         "export SHUFFLEDP_SITE_BUILT=.ci/docs  # the suite's own strict build (tests/test_docs_site.py) is not repeated",
-        ".venv/bin/python -m pytest --collect-only -q -p no:cacheprovider > /dev/null || exit  # caches the suite's bytecode",
-        'wait "$system_install" || { cat .ci-system-packages.log; echo ".ci/run: installing the system packages (apt-get) failed" >&2; exit 1; }',
+        """start "the collection that caches the suite's bytecode" .ci-collect.log .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider""",
+        'await "$LAST_STEP"',
+        'await "$system_install"',
         "tail -n 3 .ci-system-packages.log",
-        f"{run_tests.removeprefix(install + ' && ')} || exit",
-        'wait "$lint" || { cat .ci-lint.log; echo ".ci/run: the lint step found something" >&2; exit 1; }',
+        f"""start "the README's test command" - {run_tests.removeprefix(install + " && ")}""",
+        'await "$LAST_STEP"',
+        'await "$lint"',
+        'await "$docs_build"',
+        'await "$newest"',
         "cat .ci-lint.log",
-        """wait "$docs_build" || { cat .ci-docs.log; echo ".ci/run: the documentation site's strict build failed" >&2; exit 1; }""",
         "tail -n 3 .ci-docs.log",
-        """wait "$newest" || { cat .venv-newest.log; echo ".ci/run: the newest Python's install or tests (without AVX-512) failed" >&2; exit 1; }""",
-        "trap - EXIT",
         "cat .venv-newest.log",
     ]
     newest = (REPO / ".ci" / "newest-python").read_text()
