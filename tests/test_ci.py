@@ -62,7 +62,7 @@ exit "${DOCS_STATUS:-0}"
 PYTHON3_STUB = """#!/bin/sh
 # stand-in for `python3 -m pip install ... --target .ci-uv uv==...` (a uv that only records its call;
 # UV_INSTALL_STATUS fails the install, UV_STATUS the uv) and for `python3 -m venv .venv` (a venv whose pip and
-# python only record their call; the suite's pytest takes SUITE_SECONDS, its process ID in
+# python only record their call; the suite's pytest records its ignored signals, takes SUITE_SECONDS, its process ID in
 # suite.pid)
 if [ "$2" = pip ]; then
     echo "python3 $*" >> calls.log
@@ -73,7 +73,7 @@ if [ "$2" = pip ]; then
 fi
 mkdir -p .venv/bin
 printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
-printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\necho "bytecode written: ${PYTHONDONTWRITEBYTECODE:-yes}" >> calls.log\\ncase "$*" in *"-n 2"*) echo $$ > suite.pid; sleep ${SUITE_SECONDS:-0};; esac\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\necho "bytecode written: ${PYTHONDONTWRITEBYTECODE:-yes}" >> calls.log\\ncase "$*" in *"-n 2"*) echo $$ > suite.pid; grep SigIgn /proc/$$/status >> calls.log; sleep ${SUITE_SECONDS:-0};; esac\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
 chmod +x .venv/bin/pip .venv/bin/python
 """
 
@@ -128,6 +128,10 @@ def test_every_step_runs_and_the_install_is_waited_for(checkout):
     pip = "pip install -c requirements.lock -e .[test]"
     suite = "python -m pytest -n 2 --dist loadfile"
     assert calls.count(suite) == 1
+    # the suite runs with INT and QUIT as a command started by hand has them (not ignored, as bash leaves them
+    # for a background command): a test that interrupts a process it starts gets a KeyboardInterrupt there
+    ignored = int(next(call for call in calls if call.startswith("SigIgn:")).split()[1], 16)
+    assert not ignored & (1 << 1 | 1 << 2), f"the suite starts with INT or QUIT ignored: {ignored:#x}"
     # The README's environment installs from the start with the docs extra, beside the apt install (which
     # takes a moment in the stand-in), not after it; the README's command then runs its own pip install, as
     # written, once
@@ -241,7 +245,12 @@ def test_an_interrupted_ci_stops_every_step(checkout, signal_name):
         "NEWEST_TEST_SECONDS": "60",
     }
     env.pop("NPY_DISABLE_CPU_FEATURES", None)
-    ci = subprocess.Popen(["bash", ".ci/run"], cwd=checkout, env=env, stdout=subprocess.DEVNULL)
+    # INT as a shell started by hand has it, whatever this test process was started with (a background
+    # command of a script, as the suite is in CI, starts with INT ignored, and bash cannot trap a signal it
+    # started with ignored)
+    ci = subprocess.Popen(
+        ["env", "--default-signal=INT", "bash", ".ci/run"], cwd=checkout, env=env, stdout=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while not (checkout / "suite.pid").exists() and time.monotonic() < deadline:
