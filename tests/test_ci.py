@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from processes import ended
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -184,46 +187,26 @@ def test_any_failing_step_fails_ci(checkout, failing):
         assert not any(call.startswith("python -m pytest -n") for call in calls), calls
 
 
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 @pytest.mark.parametrize("failing", ["LINT_STATUS", "PYTEST_STATUS", "DOCS_STATUS"])
 def test_an_early_exit_stops_the_steps_still_running(checkout, failing):
     """The newest Python's steps (its tests here 60 s long) are still running when another step fails: CI
     fails and stops them (without the trap they would go on after CI has ended)."""
-    import time
 
     status, calls = _ci(checkout, NEWEST_TEST_SECONDS=60, **{failing: 3})
     assert status != 0 and "newest test" not in calls, calls
     pid = int((checkout / "newest.pid").read_text())
-    deadline = time.monotonic() + 10
-    while _running(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _running(pid), f"the newest Python's step (process {pid}) outlived CI"
+    assert ended(pid), f"the newest Python's step (process {pid}) outlived CI"
 
 
-def _gone(pid_file: Path, seconds: float = 10) -> bool:
-    """Whether the process whose ID ``pid_file`` holds has ended (within ``seconds``)."""
-    import time
-
-    pid = int(pid_file.read_text())
-    deadline = time.monotonic() + seconds
-    while _running(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not _running(pid)
+def _gone(pid_file: Path) -> bool:
+    """Whether the process whose ID ``pid_file`` holds has ended (within 10 s)."""
+    return ended(int(pid_file.read_text()))
 
 
 @pytest.mark.parametrize("failing", ["LINT_STATUS", "NEWEST_TEST_STATUS"])
 def test_a_step_failing_during_the_suite_fails_ci_at_once(checkout, failing):
     """The lint step or the newest Python's tests fail 1 s into a suite that would take 60 s: CI fails then,
     with that step's name, and stops the suite (before, a lint finding showed only after the suite)."""
-    import time
-
     started = time.monotonic()
     status, calls = _ci(checkout, SUITE_SECONDS=60, LINT_SECONDS=1, NEWEST_TEST_SECONDS=1, **{failing: 3})
     assert status == 1 and time.monotonic() - started < 30, (status, calls)
@@ -235,9 +218,6 @@ def test_a_step_failing_during_the_suite_fails_ci_at_once(checkout, failing):
 def test_an_interrupted_ci_stops_every_step(checkout, signal_name):
     """CI interrupted while the suite and the newest Python's tests run: it exits with the signal's status
     (128 + its number) and stops both (the trap is set before the first step starts)."""
-    import signal
-    import time
-
     env = {
         **os.environ,
         "PATH": f"{checkout.parent / 'bin'}:{os.environ['PATH']}",

@@ -15,10 +15,10 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from forked_python import warm_python
+from processes import ended
 
 #: numpy, for a warm-up the address-space limit must count; this file, for its hook
 WARM = ("numpy", "test_forked_python")
@@ -105,10 +105,7 @@ def test_forked_python_is_python_c(tmp_path):
         )
     assert stopped.value.timeout == 1 and time.monotonic() - started < 10
     sleeper = int(stopped.value.output)
-    deadline = time.monotonic() + 10
-    while _alive(sleeper) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(sleeper), "a process the stopped run started is still running"
+    assert ended(sleeper), "a process the stopped run started is still running"
     assert _forked(["-c", "print('still serving')"], timeout=60).stdout == "still serving\n"
 
 
@@ -128,12 +125,3 @@ def test_a_warm_up_module_that_fails_to_import_is_a_clear_error():
 def test_argv_must_be_c_or_m():
     with pytest.raises(ValueError, match="argv must be"):
         _forked(["script.py"], timeout=60)
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie, which has ended, counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"

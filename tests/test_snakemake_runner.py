@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import ended
 from snakemake_runner import run_snakemake, workflow_arguments
 
 # Every test here runs Snakemake: `slow` (the marker in pyproject.toml).
@@ -126,16 +127,4 @@ def test_a_run_past_its_timeout_is_stopped_with_its_jobs(tmp_path):
         run_snakemake(["--cores", "1", "--workflow-profile", "none"], cwd=folder, timeout=4)
     assert stopped.value.timeout == 4 and time.monotonic() - started < 30
     job = int((folder / "job.pid").read_text())
-    deadline = time.monotonic() + 10
-    while _alive(job) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(job), "the job of a stopped run is still running"
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie, which has ended, counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
+    assert ended(job), "the job of a stopped run is still running"
