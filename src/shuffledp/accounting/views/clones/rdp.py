@@ -138,9 +138,8 @@ def _split_pair_moments(parameters: dict, orders: np.ndarray, epsilon_local: flo
         sums = np.vstack([sums, log_moments(log_p, log_q, orders)[None, :]])
         c = stop
     total = logsumexp(sums, axis=0)
-    if (
-        c_hi < n_trials
-    ):  # the rows above c_hi: Pr(C > c_hi) m_lambda(c_hi) (module docstring), twice for rounding
+    if c_hi < n_trials:
+        # the rows above c_hi: Pr(C > c_hi) m_lambda(c_hi) (module docstring), twice for rounding
         row = np.minimum(_row_log_moments(c_hi, parameters, orders) + _LOG_2, (orders - 1.0) * epsilon_local)
         total = np.logaddexp(total, _log_tail(c_hi, parameters) + row)
     return total
