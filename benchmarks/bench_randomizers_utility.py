@@ -1,7 +1,7 @@
 """Benchmark: which randomizer to shuffle -- every shuffled randomizer's utility at equal guarantee.
 
 For n = 10^3, 10^4, 10^6; k = 16, 192, 408 (the Gowalla grids' sizes: Paris 192, San Francisco 408); delta =
-1e-6; epsilon = 0.25, 1, 4; on uniform and zipf:1 data: each shuffled randomizer at the largest eps0 of its
+1e-6; epsilon = 0.25, 1, 4; on uniform and zipf:1 data: each shuffled randomizer at the eps0 certified by its
 tightest valid upper bound (:func:`shuffledp.experiments.which_randomizer.compare_randomizers`), its exact
 expected half L1 and squared L2 error, and the ratios to the Gaussian curator's and to shuffled k-RR's at the
 same target; with the CPU and wall seconds of each setting's whole comparison (calibrations included).

@@ -524,8 +524,8 @@ def _print_rounds(result) -> None:
 
 def _print_randomizers(result) -> None:
     print(
-        "which randomizer to shuffle (each at the largest eps0 its tightest valid upper bound certifies; "
-        "curators at the same target)"
+        "which randomizer to shuffle (each at the eps0 its tightest valid upper bound certifies, as searched: "
+        "the largest for k-RR, a certified crossing for the others; curators at the same target)"
     )
     print(
         f"{'randomizer':<20}{'parameters':<16}{'eps0':>12}  {'certified by':<22}{'E[L1/2]':>11}  {'E[L2^2]':>11}"

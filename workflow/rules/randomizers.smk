@@ -1,6 +1,6 @@
 # Which randomizer to shuffle (beyond the paper): the equal-guarantee comparison redrawn with every shuffled
-# randomizer (k-RR, OUE, SUE, OLH, Hadamard response, subset selection), each at the largest eps0 of its
-# tightest valid upper bound, beside the Gaussian and geometric curators; exact errors only. One grid job per
+# randomizer (k-RR, OUE, SUE, OLH, Hadamard response, subset selection), each at an eps0 certified by its
+# tightest valid upper bound (the largest for k-RR; for the others the search's crossing), beside the Gaussian and geometric curators; exact errors only. One grid job per
 # (dataset, n) (their calibrations are independent: each is its own job so both cores share the stage, the
 # longest of the run when it was one job), one job combines them, counts the verdicts and draws.
 # Library: shuffledp.experiments.randomizer_grid, shuffledp.plotting.randomizers. Optional: the rules exist

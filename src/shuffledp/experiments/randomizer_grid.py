@@ -3,7 +3,8 @@
 For each dataset of ``utility.randomizers`` (``synthetic``: the utility stage's synthetic histogram; a region:
 its grid of cells, Paris k = 192, San Francisco k = 408), each number of users n and each target (epsilon,
 delta) (the delta rules of the equal-guarantee experiment, :func:`~shuffledp.experiments.equal_guarantee.targets`),
-:func:`grid_job` sets every shuffled randomizer at the largest eps0 of its tightest valid upper bound beside the
+:func:`grid_job` sets every shuffled randomizer at the eps0 of its tightest valid upper bound (as
+:func:`~shuffledp.experiments.which_randomizer.calibrate_tightest` finds it) beside the
 Gaussian and geometric curators (:func:`~shuffledp.experiments.which_randomizer.compare_randomizers`'s rows:
 exact expected half L1 and squared L2 of the unbiased estimates, nothing simulated). The datasets are the
 equal-guarantee experiment's own (:func:`~shuffledp.experiments.equal_guarantee.dataset_counts`: a region's n

@@ -1,16 +1,25 @@
 """Which randomizer to shuffle? Every shuffled categorical randomizer at one target (epsilon, delta), each at its
-own largest certified eps0, beside the trusted curators.
+own certified eps0, beside the trusted curators.
 
 For each randomizer (every registered one that can be built at the domain size k: k-RR, OUE, SUE, OLH,
-Hadamard response, subset selection; binary RR at k = 2) :func:`calibrate_tightest` finds the largest eps0 that
-its **tightest valid upper bound** certifies for the target: among the registered accountants whose kind is
+Hadamard response, subset selection; binary RR at k = 2) :func:`calibrate_tightest` finds the eps0 that its
+**tightest valid upper bound** certifies for the target: among the registered accountants whose kind is
 ``BoundKind.UPPER``, that accept the randomizer (``randomizers``, and their view's), and that hold for every
 dataset (no ``n_x0``), the one whose calibration gives the largest eps0. The accountants are picked from the
 registry each time, so a bound added later (a view over a randomizer's output types) joins without a change
 here. The answer is never below the target epsilon: eps0 = epsilon is (epsilon, 0)-DP by post-processing.
 
+Which eps0: every answer meets the target by its accountant's own value, and eps0 + tolerance does not. For
+k-RR, whose accountants' delta rises with eps0, that makes it the largest certified eps0 (to within the
+tolerance). For the other randomizers it is the crossing the search reaches, not always the largest: their
+delta by the weak adversary over output types need not rise with eps0 (OLH's hash range g and subset
+selection's size s jump with eps0, and the view switches to a grouped bound beyond ``EXACT_CELLS`` count
+vectors), so the eps0 that meet the target can form several intervals (docs/decisions/randomizers.md, "The
+which-randomizer grid's cost").
+
 Cost: an accountant is calibrated in full only if it can beat the best eps0 found so far -- one evaluation at
-that eps0 decides (delta is non-decreasing in eps0, the calibration's own assumption);
+that eps0 decides (delta is non-decreasing in eps0, the calibration's own assumption, which holds for k-RR;
+for the others see "Which eps0" above);
 accountants that bound delta through Renyi moments (``rdp``, the costly ones) are tried last.
 
 Each randomizer's row gives the exact expected half L1 (TV) and squared L2 errors of its unbiased estimate at
@@ -57,7 +66,7 @@ POST_PROCESSING = "post-processing (eps0 = eps)"
 
 @dataclass(frozen=True)
 class TightestCalibration:
-    """The largest certified eps0 of one randomizer, the accountant that certifies it, and each candidate's
+    """The certified eps0 of one randomizer (module docstring, "Which eps0"), the accountant that certifies it, and each candidate's
     own eps0 (None: it could not beat the best found before it, by one evaluation, or it refuses the setting,
     e.g. outside the range of n it sums exactly)."""
 
@@ -130,7 +139,8 @@ def calibrate_tightest(
     delta: float,
     tolerance: float = CALIBRATION_TOLERANCE,
 ) -> TightestCalibration:
-    """The largest eps0 that a valid upper bound certifies for ``randomizer`` at the target (module docstring).
+    """The eps0 that the tightest valid upper bound certifies for ``randomizer`` at the target (module docstring:
+    the largest for k-RR, the search's crossing for the others).
 
     Args:
         randomizer: the randomizer class or its key.

@@ -1,5 +1,5 @@
-"""Which randomizer to shuffle: the report's reading of ``randomizers.csv`` (every shuffled randomizer at the
-largest eps0 of its tightest valid upper bound, beside the Gaussian and geometric curators; exact expected half
+"""Which randomizer to shuffle: the report's reading of ``randomizers.csv`` (every shuffled randomizer at an
+eps0 its tightest valid upper bound certifies, beside the Gaussian and geometric curators; exact expected half
 L1 errors, :mod:`shuffledp.experiments.randomizer_grid`).
 
 Room: reads the tidy frame only; every count is recomputed here from its rows (the CSV of verdicts is not
@@ -73,7 +73,8 @@ def read_randomizers(frame: pd.DataFrame) -> str:
     first = (
         f"Over {total} settings (k = {ks}), the randomizer to shuffle is "
         + ", ".join(f"{name} in {count}" for name, count in best.items())
-        + " (smallest exact expected ½·L1, each at the largest ε0 its tightest valid upper bound certifies)"
+        + " (smallest exact expected ½·L1, each at an ε0 its tightest valid upper bound certifies: the largest for"
+        " k-RR, the crossing the search reaches for the others)"
     )
     second = (
         f"; shuffled k-RR beats the Gaussian curator in {krr_beats} of {total}, another shuffled randomizer "
