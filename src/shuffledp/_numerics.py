@@ -42,7 +42,7 @@ change the speed or nothing:
 
 :func:`segment_logsumexp` is another method: the textbook log-sum-exp per segment of a flat array (the
 largest kept in the sum, log of the sum), not scipy's steps, so its values are its own (within rounding of
-scipy's).
+scipy's). :func:`binned_logsumexp` applies it per bin of an index (the privacy-loss grids of the binned views).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ __all__ = [
     "MgfMasses",
     "mgf_logsumexp",
     "segment_logsumexp",
+    "binned_logsumexp",
 ]
 
 
@@ -331,3 +332,24 @@ def segment_logsumexp(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     sums = np.add.reduceat(np.exp(values - np.repeat(finite_peak, lengths)), starts)
     with np.errstate(divide="ignore"):
         return np.log(sums) + finite_peak
+
+
+def binned_logsumexp(index: np.ndarray, log_mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The log-sum-exp of ``log_mass`` over each bin of ``index``: its non-finite entries dropped, the rest
+    sorted by bin (stable), and :func:`segment_logsumexp` over each run of one bin.
+
+    Args:
+        index: 1-D integer-valued bin of each entry.
+        log_mass: 1-D logs of the same length.
+
+    Returns:
+        (the bins present, ascending; their log-sum-exps); both empty when no entry is finite.
+    """
+    finite = np.isfinite(log_mass)
+    index, log_mass = index[finite], log_mass[finite]
+    if index.size == 0:
+        return index, log_mass
+    order = np.argsort(index, kind="stable")
+    index, log_mass = index[order], log_mass[order]
+    starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    return index[starts], segment_logsumexp(log_mass, starts)

@@ -11,7 +11,14 @@ import pytest
 from scipy.special import logsumexp as scipy_logsumexp
 
 from shuffledp import _numerics
-from shuffledp._numerics import MgfMasses, logsumexp, mgf_logsumexp, row_logsumexp, segment_logsumexp
+from shuffledp._numerics import (
+    MgfMasses,
+    binned_logsumexp,
+    logsumexp,
+    mgf_logsumexp,
+    row_logsumexp,
+    segment_logsumexp,
+)
 
 
 def _arrays(seed: int, count: int):
@@ -203,3 +210,40 @@ def test_segment_logsumexp_is_the_log_sum_per_segment():
         assert np.allclose(ours, theirs, rtol=1e-13, atol=0.0), (values, starts)
         assert np.array_equal(np.isneginf(ours), np.isneginf(theirs))
     assert np.array_equal(segment_logsumexp(np.array([]), np.array([0, 0])), [-np.inf, -np.inf])
+
+
+def _binned_by_hand(index: np.ndarray, log_mass: np.ndarray) -> dict[int, float]:
+    """The reference: each bin's finite log masses, summed by scipy."""
+    bins: dict[int, list[float]] = {}
+    for i, value in zip(index.tolist(), log_mass.tolist(), strict=True):
+        if np.isfinite(value):
+            bins.setdefault(int(i), []).append(value)
+    return {i: float(scipy_logsumexp(values)) for i, values in sorted(bins.items())}
+
+
+def test_binned_logsumexp_sums_each_bin_of_the_finite_masses():
+    """binned_logsumexp: the bins present, ascending, each the log-sum-exp of its finite entries (within
+    rounding of scipy's, with -inf and inf entries dropped), and the bits the binned views' former inline
+    form gave (the peak added to the log of the sum)."""
+    rng = np.random.default_rng(17)
+    for _ in range(200):
+        size = int(rng.integers(0, 200))
+        index = rng.integers(-5, 40, size)
+        log_mass = rng.normal(-40.0, 15.0, size)
+        log_mass[rng.random(size) < 0.15] = -np.inf
+        log_mass[rng.random(size) < 0.02] = np.inf
+        bins, sums = binned_logsumexp(index, log_mass)
+        expected = _binned_by_hand(index, log_mass)
+        assert bins.tolist() == list(expected)
+        assert np.allclose(sums, list(expected.values()), rtol=1e-13, atol=0.0)
+        keep = np.isfinite(log_mass)
+        if keep.any():
+            order = np.argsort(index[keep], kind="stable")
+            sorted_index, sorted_mass = index[keep][order], log_mass[keep][order]
+            starts = np.flatnonzero(np.r_[True, sorted_index[1:] != sorted_index[:-1]])
+            top = np.maximum.reduceat(sorted_mass, starts)
+            lengths = np.diff(np.r_[starts, sorted_index.size])
+            former = top + np.log(np.add.reduceat(np.exp(sorted_mass - np.repeat(top, lengths)), starts))
+            assert np.array_equal(sums, former)
+    bins, sums = binned_logsumexp(np.array([3, 1]), np.array([-np.inf, -np.inf]))
+    assert bins.size == 0 and sums.size == 0

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from shuffledp._numerics import binned_logsumexp
 from shuffledp.accounting.numerics.binomial import log_binom_pmf_loader
 from shuffledp.accounting.numerics.windows import bernstein_half_width, log_outside, sd_window
 
@@ -101,16 +102,8 @@ class BinnedView:
 def _log_bin_sums(shifted: np.ndarray, log_mass: np.ndarray, size: int) -> np.ndarray:
     """Per-bin log-sum-exp of ``log_mass`` over bins ``shifted`` (0 .. size - 1): -inf where empty."""
     out = np.full(size, -np.inf)
-    finite = np.isfinite(log_mass)
-    shifted, log_mass = shifted[finite], log_mass[finite]
-    if shifted.size == 0:
-        return out
-    order = np.argsort(shifted, kind="stable")
-    shifted, log_mass = shifted[order], log_mass[order]
-    starts = np.flatnonzero(np.r_[True, shifted[1:] != shifted[:-1]])
-    top = np.maximum.reduceat(log_mass, starts)
-    scaled = np.add.reduceat(np.exp(log_mass - np.repeat(top, np.diff(np.r_[starts, shifted.size]))), starts)
-    out[shifted[starts]] = top + np.log(scaled)
+    bins, sums = binned_logsumexp(shifted, log_mass)
+    out[bins] = sums
     return out
 
 

@@ -48,6 +48,7 @@ import math
 
 import numpy as np
 
+from shuffledp._numerics import binned_logsumexp
 from shuffledp.accounting.numerics.composed_tail import TailRound
 from shuffledp.accounting.views.weak.outcomes import WeakGrid, blocks
 from shuffledp.accounting.views.weak.tail_blocks import rectangles
@@ -98,17 +99,8 @@ def has_boxes(setting, subsample: float, width: float, K: float = K_TAIL) -> boo
 
 def _binned(losses: np.ndarray, log_mass: np.ndarray, width: float):
     """Losses rounded up to the grid ``width``, the log masses of each grid point added (log space)."""
-    keep = np.isfinite(log_mass)
-    index = np.ceil(losses[keep] / width).astype(np.int64)
-    log_mass = log_mass[keep]
-    if index.size == 0:
-        return index, log_mass
-    order = np.argsort(index, kind="stable")
-    index, log_mass = index[order], log_mass[order]
-    starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-    peak = np.maximum.reduceat(log_mass, starts)
-    sums = np.add.reduceat(np.exp(log_mass - np.repeat(peak, np.diff(np.r_[starts, index.size]))), starts)
-    return index[starts], peak + np.log(sums)
+    keep = np.isfinite(log_mass)  # first: a loss beside a mass of 0 may not be finite
+    return binned_logsumexp(np.ceil(losses[keep] / width).astype(np.int64), log_mass[keep])
 
 
 def _merge(parts):
