@@ -42,7 +42,8 @@ change the speed or nothing:
 
 :func:`segment_logsumexp` is another method: the textbook log-sum-exp per segment of a flat array (the
 largest kept in the sum, log of the sum), not scipy's steps, so its values are its own (within rounding of
-scipy's). :func:`binned_logsumexp` applies it per bin of an index (the privacy-loss grids of the binned views).
+scipy's). :func:`binned_logsumexp` applies it per bin of an index (the privacy-loss grids of the binned
+views).
 """
 
 from __future__ import annotations

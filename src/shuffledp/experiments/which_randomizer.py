@@ -66,9 +66,9 @@ POST_PROCESSING = "post-processing (eps0 = eps)"
 
 @dataclass(frozen=True)
 class TightestCalibration:
-    """The certified eps0 of one randomizer (module docstring, "Which eps0"), the accountant that certifies it, and each candidate's
-    own eps0 (None: it could not beat the best found before it, by one evaluation, or it refuses the setting,
-    e.g. outside the range of n it sums exactly)."""
+    """The certified eps0 of one randomizer (module docstring, "Which eps0"), the accountant that certifies it,
+    and each candidate's own eps0 (None: it could not beat the best found before it, by one evaluation, or it
+    refuses the setting, e.g. outside the range of n it sums exactly)."""
 
     epsilon_local: float
     accountant: str
