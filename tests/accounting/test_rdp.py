@@ -15,9 +15,11 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from scipy import stats
 
 from shuffledp.accounting import ShuffleSetting, get_accountant
 from shuffledp.accounting.composition import compose
+from shuffledp.accounting.numerics.binomial import log_sf
 from shuffledp.accounting.views.clones import rdp as rdp_view
 
 ORDERS = np.array([1.5, 2.0, 3.0, 7.5, 40.0, 256.0])
@@ -70,7 +72,8 @@ def test_remainder_is_an_upper_bound_within_its_bound(monkeypatch):
     setting = ShuffleSetting(epsilon_local=e0, n_users=n, k=2)
     certified = rdp_view.clones_log_moments(setting, False, orders)
     parameters = rdp_view.pair_parameters(setting, False)
-    assert rdp_view._rows_upper(parameters, 256.0, e0) < n - 1  # the remainder is in use
+    log_tails = rdp_view._log_tails(parameters)
+    assert rdp_view._rows_upper(parameters, log_tails, 256.0, e0) < n - 1  # the remainder is in use
     monkeypatch.setattr(rdp_view, "REMAINDER_LOG_BOUND", -np.inf)  # every row: exact
     exact = rdp_view.clones_log_moments(setting, False, orders)
     assert np.all(certified >= exact)
@@ -126,16 +129,33 @@ def test_the_row_of_the_tighter_remainder_is_below_the_crude_one():
     e0, n = 4.0, 10_000
     parameters = rdp_view.pair_parameters(ShuffleSetting(epsilon_local=e0, n_users=n, k=2), False)
     parameters.pop("log_weight")
-    crude = rdp_view._crude_rows_upper(n - 1, parameters["log_r"], parameters["log_1mr"], 256.0, e0)
-    c_hi = rdp_view._rows_upper(parameters, 256.0, e0)
+    log_tails = rdp_view._log_tails(parameters)
+    crude = rdp_view._crude_rows_upper(log_tails, 256.0, e0)
+    c_hi = rdp_view._rows_upper(parameters, log_tails, 256.0, e0)
     assert c_hi < 0.7 * crude
+    # log Pr(C > c), C ~ Bin(n - 1, r), recounted by scipy, apart from the module's tails
+    r = math.exp(parameters["log_r"])
 
     def product(c):
-        return (
-            rdp_view._log_tail(c, parameters) + rdp_view._row_log_moments(c, parameters, np.array([256.0]))[0]
-        )
+        tail = float(stats.binom.logsf(c, parameters["n_trials"], r))
+        return tail + rdp_view._row_log_moments(c, parameters, np.array([256.0]))[0]
 
     assert product(c_hi) <= rdp_view.REMAINDER_LOG_BOUND < product(c_hi - 1)
+
+
+@pytest.mark.parametrize("e0,n,k", [(4.0, 10_000, 2), (1.0, 800, 15), (8.0, 3, 2)])
+def test_the_tails_formed_once_are_each_rows_own(e0, n, k):
+    """log Pr(C > c) formed once for every row (crude row, bisection, remainder) has, at every row, the bits of
+    the row's tail formed alone, as each use formed it before."""
+    parameters = rdp_view.pair_parameters(ShuffleSetting(epsilon_local=e0, n_users=n, k=k), False)
+    log_tails = rdp_view._log_tails(parameters)
+    n_trials = float(parameters["n_trials"])
+    assert log_tails.size == int(n_trials) + 1 and log_tails[-1] == -np.inf
+    size = log_tails.size
+    rows = np.unique(np.r_[np.arange(0, size, max(1, size // 400)), np.arange(max(0, size - 3), size)])
+    for c in rows:
+        alone = log_sf(np.array([c + 1.0]), n_trials, parameters["log_r"], parameters["log_1mr"])[0]
+        assert log_tails[c] == alone, c
 
 
 def _log_r(e0):

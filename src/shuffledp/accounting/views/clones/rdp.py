@@ -50,15 +50,19 @@ _ATOMS_PER_CHUNK = 400_000  # rows summed at once hold about this many atoms
 _LOG_2 = float(np.log(2.0))
 
 
-def _crude_rows_upper(
-    n_trials: int, log_r: float, log_1mr: float, largest_order: float, epsilon_local: float
-) -> int:
+def _log_tails(parameters: dict) -> np.ndarray:
+    """log Pr(C > c) at every row c = 0 .. n_trials (the last -inf): formed once per pair, for the crude row, the
+    bisection and the remainder."""
+    n_trials = float(parameters["n_trials"])
+    rows = np.arange(0, n_trials + 1.0)
+    return log_sf(rows + 1.0, n_trials, parameters["log_r"], parameters["log_1mr"])
+
+
+def _crude_rows_upper(log_tails: np.ndarray, largest_order: float, epsilon_local: float) -> int:
     """The first c with log Pr(C > c) + (lambda_max - 1) eps0 <= REMAINDER_LOG_BOUND (n_trials if none): past
     it the rows' moments, each at most e^((lambda - 1) eps0), leave less than the bound."""
-    rows = np.arange(0, n_trials + 1, dtype=float)
-    tail = log_sf(rows + 1.0, float(n_trials), log_r, log_1mr)  # log Pr(C > c)
-    ok = np.nonzero(tail + (largest_order - 1.0) * epsilon_local <= REMAINDER_LOG_BOUND)[0]
-    return int(rows[ok[0]]) if ok.size else n_trials
+    ok = np.nonzero(log_tails + (largest_order - 1.0) * epsilon_local <= REMAINDER_LOG_BOUND)[0]
+    return int(ok[0]) if ok.size else log_tails.size - 1
 
 
 def _row_log_moments(c: int, parameters: dict, orders: np.ndarray) -> np.ndarray:
@@ -71,29 +75,20 @@ def _row_log_moments(c: int, parameters: dict, orders: np.ndarray) -> np.ndarray
     return log_moments(log_p, log_q, orders) - float(log_row[0])
 
 
-def _log_tail(c: int, parameters: dict) -> float:
-    """log Pr(C > c)."""
-    n_trials = float(parameters["n_trials"])
-    return float(log_sf(np.array([c + 1.0]), n_trials, parameters["log_r"], parameters["log_1mr"])[0])
-
-
-def _rows_upper(parameters: dict, largest_order: float, epsilon_local: float) -> int:
+def _rows_upper(parameters: dict, log_tails: np.ndarray, largest_order: float, epsilon_local: float) -> int:
     """Last row c_hi to sum: the first c with log Pr(C > c) + log m_lambda_max(c) <= REMAINDER_LOG_BOUND (module
     docstring), by bisection below the crude row (:func:`_crude_rows_upper`, where it holds since every m is at
     most e^((lambda - 1) eps0)). The product falls with c, so the first such row is found; the remainder's
-    validity does not depend on it (only on data processing above the row chosen)."""
+    validity does not depend on it (only on data processing above the row chosen). ``log_tails``:
+    :func:`_log_tails` of the pair."""
     n_trials = int(parameters["n_trials"])
-    crude = _crude_rows_upper(
-        n_trials, parameters["log_r"], parameters["log_1mr"], largest_order, epsilon_local
-    )
+    crude = _crude_rows_upper(log_tails, largest_order, epsilon_local)
     if crude >= n_trials:
         return n_trials
     order = np.array([largest_order])
 
     def small_enough(c: int) -> bool:
-        return (
-            _log_tail(c, parameters) + float(_row_log_moments(c, parameters, order)[0]) <= REMAINDER_LOG_BOUND
-        )
+        return float(log_tails[c]) + float(_row_log_moments(c, parameters, order)[0]) <= REMAINDER_LOG_BOUND
 
     low, high = -1, crude  # small_enough(high); low: a row below the first such row (or -1)
     while high - low > 1:
@@ -122,7 +117,8 @@ def clones_atoms(c, x, setting: ShuffleSetting, generic: bool) -> tuple[np.ndarr
 def _split_pair_moments(parameters: dict, orders: np.ndarray, epsilon_local: float) -> np.ndarray:
     """log M_lambda of the split pair (without the k-RR weight), certified remainder added."""
     n_trials = parameters["n_trials"]
-    c_hi = _rows_upper(parameters, float(orders.max()), epsilon_local)
+    log_tails = _log_tails(parameters)
+    c_hi = _rows_upper(parameters, log_tails, float(orders.max()), epsilon_local)
     sums = np.full((0, orders.size), -np.inf)
     c = 0
     while c <= c_hi:
@@ -141,7 +137,7 @@ def _split_pair_moments(parameters: dict, orders: np.ndarray, epsilon_local: flo
     if c_hi < n_trials:
         # the rows above c_hi: Pr(C > c_hi) m_lambda(c_hi) (module docstring), twice for rounding
         row = np.minimum(_row_log_moments(c_hi, parameters, orders) + _LOG_2, (orders - 1.0) * epsilon_local)
-        total = np.logaddexp(total, _log_tail(c_hi, parameters) + row)
+        total = np.logaddexp(total, float(log_tails[c_hi]) + row)
     return total
 
 
