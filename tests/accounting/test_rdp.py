@@ -145,8 +145,9 @@ def test_the_row_of_the_tighter_remainder_is_below_the_crude_one():
 
 @pytest.mark.parametrize("e0,n,k", [(4.0, 10_000, 2), (1.0, 800, 15), (8.0, 3, 2)])
 def test_the_tails_formed_once_are_each_rows_own(e0, n, k):
-    """log Pr(C > c) formed once for every row (crude row, bisection, remainder) has, at every row, the bits of
-    the row's tail formed alone, as each use formed it before."""
+    """log Pr(C > c) formed once for every row (crude row, bisection, remainder) has the bits of the row's tail
+    formed alone, as each use formed it before: checked at about 400 rows spread over the array and the last
+    three."""
     parameters = rdp_view.pair_parameters(ShuffleSetting(epsilon_local=e0, n_users=n, k=k), False)
     log_tails = rdp_view._log_tails(parameters)
     n_trials = float(parameters["n_trials"])
