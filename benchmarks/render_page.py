@@ -149,7 +149,14 @@ def workflow_jobs(results: Path, top: int = 15) -> str:
     jobs.sort(reverse=True)
     lines = ["| job (benchmark file) | wall s | CPU s |", "|---|---|---|"]
     lines += [f"| `{name}` | {wall:.1f} | {cpu} |" for wall, cpu, name in jobs[:top]]
-    return f"### The workflow's slowest jobs ({len(jobs)} benchmark files)\n\n" + "\n".join(lines) + "\n"
+    note = (
+        "\nThe CPU column is Snakemake's `cpu_time`: for a job forked from the run's warm server, the CPU of the "
+        "process that waited for it. The job's own CPU, as the kernel counts it, is the last line of its log "
+        "(`warm-server fork: ... CPU s`).\n"
+    )
+    return (
+        f"### The workflow's slowest jobs ({len(jobs)} benchmark files)\n\n" + "\n".join(lines) + "\n" + note
+    )
 
 
 def render(results: Path) -> str:

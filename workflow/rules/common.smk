@@ -5,6 +5,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config
 
+from shuffledp import _warm
 from shuffledp._bytecode import compile_package
 from shuffledp.config import ConfigError, load_schema, retype_overrides, validate_config
 
@@ -38,6 +39,12 @@ onstart:
     # The run's jobs are 60 to 90 Python processes importing the library: compile it once here, not once per
     # job where PYTHONDONTWRITEBYTECODE is set (shuffledp._bytecode; docs/decisions/workflow.md).
     compile_package()
+    # ... and import it once more, in one warm interpreter that forks each job: a job's own imports (numpy,
+    # pandas, scipy, the library, matplotlib) cost about a second of CPU (shuffledp._warm; the same page).
+    # The server ends with this process (it waits on a pipe only this process holds), however the run ends.
+    _warm.start(
+        sorted((REPO / "workflow" / "scripts").glob("*.py")), REPO / "workflow" / "warm_server.py"
+    )
 
 
 # Each rule file appends the final outputs of its stage; `rule all` requests them all.

@@ -1,6 +1,10 @@
 """Rule accounting_bracket: the worst-case bracket (lower vs valid upper epsilon) from its shards, in the
 grid's order -> CSV and Markdown."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

@@ -1,5 +1,9 @@
 """Rule accounting_bracket_figure: bracket.csv -> the bracket figure (ratio upper / lower - 1 against n, per k)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

@@ -2,6 +2,10 @@
 first on the cost model, ``bracket_assignment``) -> CSV (floats as their shortest repr, read back bit for bit
 by rule accounting_bracket). The log lists every setting's CPU seconds beside the model's estimate."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 import time
 

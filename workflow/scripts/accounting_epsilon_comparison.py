@@ -1,5 +1,9 @@
 """Rule accounting_epsilon_comparison: epsilon at a fixed delta against n and eps0 -> CSV and figure."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

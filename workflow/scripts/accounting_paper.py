@@ -1,6 +1,10 @@
 """Rule accounting_paper: the paper's accounting outputs in one job -- Table II, Table IV and Figure 1 (one log
 file per item, as when each was its own job). The config delta sweeps are rule accounting_sweep, one job each."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

@@ -1,5 +1,9 @@
 """Rule accounting_sweep: one config delta sweep (an entry of accounting.sweeps) -- its CSV and figure."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

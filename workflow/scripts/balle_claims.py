@@ -1,6 +1,10 @@
 """Rule balle_claims: the two claims of Balle et al.'s Sec. 6 text that the corrected Bennett code
 overturns, counted on our Figure 3 curves (balle_fig3.csv)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

@@ -1,6 +1,10 @@
 """Rule balle_fig2: Balle et al.'s Figure 2 -- the Laplace randomizer's output, blanket and data-dependent
 densities (CSV) and the figure."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

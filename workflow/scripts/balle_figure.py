@@ -1,6 +1,10 @@
 """Rule balle_panel: the four panels of Balle et al.'s Figure 3 -- our curves and references (one CSV and
 one log per panel, all four in one job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

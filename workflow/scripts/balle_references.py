@@ -1,5 +1,9 @@
 """Rule balle_references: the reference points two or more Balle panels need, computed once (CSV)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 from shuffledp.experiments.balle import shared_references

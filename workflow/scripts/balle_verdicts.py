@@ -1,5 +1,9 @@
 """Rule balle_verdicts: Balle et al.'s Figure 3 (four panels, theirs on top of ours) and one verdict per curve."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

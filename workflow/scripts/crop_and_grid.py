@@ -1,5 +1,9 @@
 """Rule crop_and_grid: pool the prepared sources, crop to one region, assign cells, count."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 from pathlib import Path
 

@@ -1,6 +1,10 @@
 """Rule data_summary: collect per-source and per-region counts into one table (CSV + Markdown), and the
 one-line data label every figure, table and the report carry (results/data/source_label.json)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import json
 import logging
 

@@ -5,6 +5,10 @@ but when SNAP cannot be reached, the bundled subsets (checked against their sha2
 line in the log saying so. local: the user's files. Every later data job reads the record.
 """
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import json
 import logging
 

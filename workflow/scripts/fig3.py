@@ -1,5 +1,9 @@
 """Rule fig3: Figure 3 -- check-in scatter per region (top row) and cell-count heat maps (bottom)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import json
 import logging
 import string

@@ -1,5 +1,9 @@
 """Rule girgis_figure: Girgis et al.'s Section 4 comparison -- RDP curves (CSV) and the figure."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

@@ -1,5 +1,9 @@
 """Rule girgis_verdicts: one verdict per curve of Girgis et al.'s comparison and per claim our curves check."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

@@ -1,6 +1,10 @@
 """Rule koskela_fig4: Koskela et al.'s Figure 4 -- delta(eps) of shuffled Gaussian noise by Monte Carlo (CSV),
 the figure with its bands, and one verdict per curve."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

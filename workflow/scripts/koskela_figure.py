@@ -1,6 +1,10 @@
 """Rule koskela_figure: Koskela et al.'s Figures 1-3 -- our composed curves (CSV) and each figure with theirs
 (one CSV, PNG and log per figure, all three in one job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

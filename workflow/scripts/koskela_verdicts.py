@@ -1,5 +1,9 @@
 """Rule koskela_verdicts: one verdict per published curve of Koskela et al.'s Figures 1-3."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

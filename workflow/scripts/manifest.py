@@ -1,5 +1,9 @@
 """Rule manifest: write results/<stage>/MANIFEST.json (config, versions, commit, checksums, run time)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import glob
 import json
 import logging

@@ -1,5 +1,9 @@
 """Rule prepare_checkins: parse one source file, count malformed and duplicate rows, write the check-ins."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

@@ -6,6 +6,10 @@ and the JSON says ``"checked": false`` with the reason: it never pretends to hav
 (docs/decisions/workflow.md).
 """
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import importlib.util
 import json
 import logging

@@ -1,5 +1,9 @@
 """Rule reproduction_report: write the reproduction report as Markdown and self-contained HTML."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 from pathlib import Path
 

@@ -1,6 +1,10 @@
 """Rule table2_hypotheses: every fixed hypothesis for Table II's n = 1,000 "Our δ" cells, evaluated at every
 cell (shuffledp.report.hypotheses); the report shows them all and which came closest."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

@@ -2,6 +2,10 @@
 which the Gaussian would match shuffle+INV (how much the delta floor decides), for each region (one figure,
 CSV and log per region, all regions in one job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import matplotlib
 
 matplotlib.use("Agg")

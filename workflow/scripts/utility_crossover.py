@@ -1,5 +1,9 @@
 """Rule utility_crossover: beyond the paper -- Gaussian vs shuffle+INV over (eps0, eps < eps0)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

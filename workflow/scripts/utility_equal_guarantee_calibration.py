@@ -2,6 +2,10 @@
 (k, n), under weak-adversary and worst-case-lower (cached: one CSV and one log per (k, n), read by the
 utility jobs; all (k, n) in one job, so one interpreter start instead of one per (k, n))."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 from shuffledp.experiments.equal_guarantee import calibration_job

@@ -1,5 +1,9 @@
 """Rule utility_equal_guarantee: the tidy result, the calibration table, the ratio table and both figures."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import json
 import logging
 from pathlib import Path

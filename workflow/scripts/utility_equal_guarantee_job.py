@@ -1,6 +1,10 @@
 """Rule utility_equal_guarantee_jobs: every mechanism at every target (eps, delta) on each dataset, for
 each n of utility.equal_guarantee (one CSV and one log per (dataset, n), all of them in one job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

@@ -1,6 +1,10 @@
 """Rule utility_fig2: Figure 2 -- TV distance vs n on synthetic data, one row per calibration of the Gaussian,
 and the delta at which the Gaussian would match shuffle+INV (how much the delta floor decides)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import matplotlib
 
 matplotlib.use("Agg")

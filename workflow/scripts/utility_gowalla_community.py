@@ -1,6 +1,10 @@
 """Rule utility_gowalla_community: Figures 6/7 data -- TV vs n over runs, for each privacy setting, for each
 region (one CSV and one log per region, all regions in one job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

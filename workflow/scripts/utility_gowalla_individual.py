@@ -1,6 +1,10 @@
 """Rule utility_gowalla_individual: Table VI rows (individual-specific utility per cell) for each region (one
 CSV and one log per region, all regions in one job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

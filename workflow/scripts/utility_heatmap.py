@@ -1,6 +1,10 @@
 """Rule utility_heatmap: Figures 4/5 -- original, Gaussian and shuffle+INV distributions over cells, for each
 region (one figure, two CSVs and one log per region, all regions in one job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

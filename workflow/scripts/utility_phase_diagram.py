@@ -1,6 +1,10 @@
 """Rule utility_phase_diagram: the grid, its equal-error boundary, the equal-guarantee verdicts on the same
 pair, and one figure per delta rule."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

@@ -1,6 +1,10 @@
 """Rule utility_phase_diagram_grid: the exact TV of shuffle+INV and of the Gaussian over one shard of the
 (n, epsilon) grid at one k, for every delta rule of utility.equal_guarantee (one CSV per k and shard)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 import time
 

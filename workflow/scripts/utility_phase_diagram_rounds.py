@@ -1,5 +1,9 @@
 """Rule utility_phase_diagram_rounds: the composed phase diagram's grid, its verdicts by T and the figure."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import matplotlib

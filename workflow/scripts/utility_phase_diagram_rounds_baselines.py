@@ -2,6 +2,10 @@
 on neither n nor k (the Gaussian's sigma, the geometric's epsilon), once per (T, q, epsilon) -> JSON read by
 every grid job (floats written as their shortest repr: read back bit for bit)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import json
 import logging
 import time

@@ -2,6 +2,10 @@
 utility.phase_diagram_rounds calibrated to the total and its exact errors (one CSV per (k, T)); the Gaussian's
 and the geometric's calibrations are read from the baselines job."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import json
 import logging
 import time

@@ -1,6 +1,10 @@
 """Rule utility_randomizers: the grid jobs' rows (one Parquet file per (dataset, n), read in the configuration's
 order) combined into the tidy CSV, the verdicts CSV and the figure."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import json
 import logging
 from pathlib import Path

@@ -2,6 +2,10 @@
 every target of utility.randomizers on one (dataset, n) (exact errors, nothing simulated); one Parquet file
 (exact dtypes and values for the combine job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 import time
 

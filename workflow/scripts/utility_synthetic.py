@@ -2,6 +2,10 @@
 individual-specific utility for each n of utility.table5, and the community TV of every mechanism for each n
 of utility.table5 and utility.fig2 (one CSV and one log per item, as when each was its own job)."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 from shuffledp.experiments.utility import individual_job, synthetic_community_job, synthetic_dataset

@@ -1,5 +1,9 @@
 """Rule utility_table5: Table V and the text's community TV numbers, paper values beside ours."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

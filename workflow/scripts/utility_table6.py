@@ -1,5 +1,9 @@
 """Rule utility_table6: Table VI (Gowalla individual-specific utility), paper values beside ours."""
 
+from shuffledp._warm import hand_over
+
+hand_over(snakemake)  # before the imports: in the run's warm interpreter when it has one (shuffledp._warm)
+
 import logging
 
 import pandas as pd

@@ -1,0 +1,38 @@
+"""The workflow's warm server: ``python warm_server.py ADDRESS PIPE MODULE...``, started by ``onstart``.
+
+It imports every module the job scripts import at their top (the names are ``shuffledp._warm.script_imports``
+of the scripts), then serves the run's jobs: each one a fork of this interpreter (``shuffledp._warm``;
+docs/decisions/workflow.md, "Jobs forked from a warm interpreter"). A module that fails to import here is
+left to the jobs that import it, which then fail, or not, exactly as they would without the server.
+"""
+
+import contextlib
+import importlib
+import sys
+
+from shuffledp._warm import serve
+
+
+def warm_up(modules: list[str]) -> None:
+    """Import each module, or its package where the name is an attribute of the package (``from package
+    import name`` of a function or a class).
+
+    Args:
+        modules: dotted names.
+    """
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as missing:
+            parent = name.rpartition(".")[0]
+            if missing.name == name and parent:
+                with contextlib.suppress(Exception):
+                    importlib.import_module(parent)
+        except Exception:  # the job that imports it meets the same failure itself
+            continue
+
+
+if __name__ == "__main__":
+    address, pipe, *names = sys.argv[1:]
+    warm_up(names)
+    serve(address, int(pipe))
