@@ -173,22 +173,25 @@ def _job(
     streams flushed), the last ``atexit`` function telling the waiting process how it ended. Never returns
     to the server's loop."""
     global _IN_FORK
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the server's automatic reaping is the server's
-    for descriptor in closing:
-        os.close(descriptor)
-    os.setpgid(0, 0)
-    for target, descriptor in zip((0, 1, 2), streams, strict=True):
-        os.dup2(descriptor, target)
-        os.close(descriptor)
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(line_buffering=os.isatty(1))  # as a new process would buffer it
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    importlib.invalidate_caches()  # files written since the server started are found
-    ending = {"status": 1}
-    atexit.register(_answer, connection, ending)  # registered first, so it runs last
-    connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the server's automatic reaping is the server's
+        for descriptor in closing:
+            os.close(descriptor)
+        os.setpgid(0, 0)
+        for target, descriptor in zip((0, 1, 2), streams, strict=True):
+            os.dup2(descriptor, target)
+            os.close(descriptor)
+        if isinstance(sys.stdout, io.TextIOWrapper):
+            sys.stdout.reconfigure(line_buffering=os.isatty(1))  # as a new process would buffer it
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        importlib.invalidate_caches()  # files written since the server started are found
+        ending = {"status": 1}
+        atexit.register(_answer, connection, ending)  # registered first, so it runs last
+        connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+    except BaseException:  # nothing of the job ran, and without the line above the job runs itself
+        _exit(1)
     threading.Thread(target=_watch_the_waiter, args=(connection, ending), daemon=True).start()
     _IN_FORK = True
     try:
