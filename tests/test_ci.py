@@ -28,18 +28,26 @@ NEWEST_STUB = """#!/usr/bin/env bash
 # step's process id is in newest.pid) and records which of numpy's CPU features it was told to switch off
 echo $$ > newest.pid
 [[ "$1" == install ]] && sleep 0.5
-[[ "$1" == test ]] && sleep "${NEWEST_TEST_SECONDS:-0}"
+[[ "$1" == test ]] && touch newest.testing && sleep "${NEWEST_TEST_SECONDS:-0}"
 echo "newest $1${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}${SHUFFLEDP_NEWEST_WORKERS:+, workers $SHUFFLEDP_NEWEST_WORKERS}" >> calls.log
 [[ "$1" == install ]] && echo "newest installs with ${SHUFFLEDP_UV#"$PWD/"}" >> calls.log
 status_var="NEWEST_${1^^}_STATUS"
 exit "${!status_var:-0}"
 """
 
-LINT_STUB = """#!/usr/bin/env bash
+# With AFTER_NEWEST_STARTS set, a stand-in ends only once the newest Python's tests have started (at most
+# 30 s), so that a step failing then finds them running, however slowly the machine starts them.
+WAIT_FOR_NEWEST = (
+    'if [ -n "$AFTER_NEWEST_STARTS" ]; then i=0; while [ ! -e newest.testing ] && [ $i -lt 600 ]; '
+    "do sleep 0.05; i=$((i + 1)); done; fi"
+)
+
+LINT_STUB = f"""#!/usr/bin/env bash
 # stand-in for .ci/lint: records its call; it takes LINT_SECONDS, and LINT_STATUS fails it
 echo "lint" >> calls.log
-sleep "${LINT_SECONDS:-0}"
-exit "${LINT_STATUS:-0}"
+sleep "${{LINT_SECONDS:-0}}"
+{WAIT_FOR_NEWEST}
+exit "${{LINT_STATUS:-0}}"
 """
 
 SYSTEM_STUB = """#!/usr/bin/env bash
@@ -55,11 +63,12 @@ echo "apt-get $* [$DEBIAN_FRONTEND]" >> "$APT_LOG"
 case "$1" in update) exit ${APT_UPDATE_STATUS:-0};; *) exit ${APT_INSTALL_STATUS:-0};; esac
 """
 
-DOCS_STUB = """#!/usr/bin/env bash
+DOCS_STUB = f"""#!/usr/bin/env bash
 # stand-in for .ci/docs (the site's strict build): takes a moment (a missing wait shows), records its call
 sleep 0.5
 echo "docs $*" >> calls.log
-exit "${DOCS_STATUS:-0}"
+{WAIT_FOR_NEWEST}
+exit "${{DOCS_STATUS:-0}}"
 """
 
 PYTHON3_STUB = """#!/bin/sh
@@ -76,9 +85,9 @@ if [ "$2" = pip ]; then
 fi
 mkdir -p .venv/bin
 printf '#!/bin/sh\\necho "pip $*" >> calls.log\\nexit ${PIP_STATUS:-0}\\n' > .venv/bin/pip
-printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\necho "bytecode written: ${PYTHONDONTWRITEBYTECODE:-yes}" >> calls.log\\ncase "$*" in *"-n 2"*) echo $$ > suite.pid; grep SigIgn /proc/$$/status >> calls.log; sleep ${SUITE_SECONDS:-0};; esac\\nexit ${PYTEST_STATUS:-0}\\n' > .venv/bin/python
+printf '#!/bin/sh\\necho "python $*${NPY_DISABLE_CPU_FEATURES:+ without $NPY_DISABLE_CPU_FEATURES}" >> calls.log\\necho "site built by $SHUFFLEDP_SITE_BUILT" >> calls.log\\necho "bytecode written: ${PYTHONDONTWRITEBYTECODE:-yes}" >> calls.log\\ncase "$*" in *"-n 2"*) echo $$ > suite.pid; grep SigIgn /proc/$$/status >> calls.log; sleep ${SUITE_SECONDS:-0};; esac\\n%s\\nexit ${PYTEST_STATUS:-0}\\n' '@WAIT_FOR_NEWEST@' > .venv/bin/python
 chmod +x .venv/bin/pip .venv/bin/python
-"""
+""".replace("@WAIT_FOR_NEWEST@", WAIT_FOR_NEWEST)
 
 
 def _executable(path: Path, text: str) -> None:
@@ -192,7 +201,7 @@ def test_an_early_exit_stops_the_steps_still_running(checkout, failing):
     """The newest Python's steps (its tests here 60 s long) are still running when another step fails: CI
     fails and stops them (without the trap they would go on after CI has ended)."""
 
-    status, calls = _ci(checkout, NEWEST_TEST_SECONDS=60, **{failing: 3})
+    status, calls = _ci(checkout, NEWEST_TEST_SECONDS=60, AFTER_NEWEST_STARTS=1, **{failing: 3})
     assert status != 0 and "newest test" not in calls, calls
     pid = int((checkout / "newest.pid").read_text())
     assert ended(pid), f"the newest Python's step (process {pid}) outlived CI"
