@@ -14,22 +14,15 @@ from shuffledp._warm import serve
 
 
 def warm_up(modules: list[str]) -> None:
-    """Import each module, or its package where the name is an attribute of the package (``from package
-    import name`` of a function or a class).
+    """Import each module. A name that is a function or a class of its package (``from package import
+    name``) fails after its package is imported, which is all the server needs of it.
 
     Args:
         modules: dotted names.
     """
     for name in modules:
-        try:
+        with contextlib.suppress(Exception):  # the job that imports it meets the same failure itself
             importlib.import_module(name)
-        except ModuleNotFoundError as missing:
-            parent = name.rpartition(".")[0]
-            if missing.name == name and parent:
-                with contextlib.suppress(Exception):
-                    importlib.import_module(parent)
-        except Exception:  # the job that imports it meets the same failure itself
-            continue
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ ENVIRONMENT = "SHUFFLEDP_WARM_JOBS"
 """``<Snakemake's process ID>:<socket path>`` for the jobs; set it to ``0`` before a run to switch the warm
 server off."""
 
+_SOCKET = "socket"  # the socket's name in the server's folder
 _HEADER = struct.Struct("!Q")  # the request's length, sent with the three standard streams
 _IN_FORK = False  # set in the fork before it runs the job, so that its own hand_over returns
 
@@ -77,8 +78,8 @@ _IN_FORK = False  # set in the fork before it runs the job, so that its own hand
 def script_imports(scripts: Iterable[Path]) -> list[str]:
     """The absolute modules the scripts import at their top level, sorted: what the warm server imports.
 
-    ``from package import name`` names ``package.name`` where that is a module and ``package`` otherwise;
-    the server tells the two apart when it imports them.
+    ``from package import name`` gives ``package.name``: importing it imports ``package`` first, and then
+    fails where ``name`` is a function or a class rather than a module, which the server ignores.
 
     Args:
         scripts: the job scripts' paths.
@@ -206,22 +207,22 @@ def _job(
     raise SystemExit(0)
 
 
+def _read_exactly(connection: socket.socket, data: bytes, size: int) -> bytes:
+    """``data`` completed to ``size`` bytes from the connection."""
+    while len(data) < size:
+        more = connection.recv(min(1 << 20, size - len(data)))
+        if not more:
+            raise ConnectionError("the request ended early")
+        data += more
+    return data
+
+
 def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
     """One request: its header with the three standard streams, then its JSON body."""
     header, streams, _, _ = socket.recv_fds(connection, _HEADER.size, 3)
     try:
-        while len(header) < _HEADER.size:
-            more = connection.recv(_HEADER.size - len(header))
-            if not more:
-                raise ConnectionError("the request ended early")
-            header += more
-        (length,) = _HEADER.unpack(header)
-        body = b""
-        while len(body) < length:
-            more = connection.recv(min(1 << 20, length - len(body)))
-            if not more:
-                raise ConnectionError("the request ended early")
-            body += more
+        (length,) = _HEADER.unpack(_read_exactly(connection, header, _HEADER.size))
+        body = _read_exactly(connection, b"", length)
         if len(streams) != 3:
             raise ConnectionError("a request carries three standard streams")
         return json.loads(body), streams
@@ -288,7 +289,7 @@ class WarmServer:
     @property
     def address(self) -> str:
         """The path of the server's Unix socket."""
-        return os.path.join(self.folder, "socket")
+        return os.path.join(self.folder, _SOCKET)
 
     def stop(self) -> None:
         """Stop the server (the jobs it forked run on to their end) and remove its folder."""
@@ -300,7 +301,7 @@ class WarmServer:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-        for name in ("socket", "socket.part"):
+        for name in (_SOCKET, _SOCKET + ".part"):
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(self.folder, name))
         with contextlib.suppress(OSError):
@@ -340,7 +341,7 @@ def start(scripts: Iterable[Path], entry: Path) -> WarmServer | None:
     read_end, write_end = os.pipe()  # not inherited by the jobs: only this process holds the write end
     try:
         process = subprocess.Popen(
-            [sys.executable, str(entry), os.path.join(folder, "socket"), str(read_end), *modules],
+            [sys.executable, str(entry), os.path.join(folder, _SOCKET), str(read_end), *modules],
             pass_fds=(read_end,),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
