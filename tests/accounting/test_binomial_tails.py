@@ -84,3 +84,38 @@ def test_central_tail_ratio_keeps_small_n_bit_for_bit():
     lp = binomial.log_pmf(x, n, half, half)
     expected = binomial.betainc(x, n - x + 1.0, 0.5) * np.exp(-lp)
     assert np.array_equal(binomial._tail_ratio(x, n, lp, half, half), expected)
+
+
+def _series_exact(x: int, n_trials: int, pi: float, t: float | None):
+    """sum_{m >= 0} w_m pmf(x + m) / pmf(x), w_m = x + m - t (or 1 for t None), in 50 digits."""
+    with mpmath.workdps(50):
+        odds = mpmath.mpf(pi) / (1 - mpmath.mpf(pi))
+        ratio, total = mpmath.mpf(1), mpmath.mpf(0)
+        for m in range(n_trials - x + 1):
+            total += ratio * (1 if t is None else x + m - mpmath.mpf(t))
+            ratio *= mpmath.mpf(n_trials - x - m) / (x + m + 1) * odds
+            if ratio < mpmath.mpf(10) ** -45 * total:
+                break
+        return total
+
+
+def test_tail_series_over_rounds_of_growing_length():
+    """The tail series (rounds of 16, 32, then 64 terms) against 50 digits, for rows that end in the first
+    round, the second, the third and several later ones, together in one batch (each row leaves the batch when
+    done) and with the first moment's weights; and a row ending at N (terms beyond N are 0)."""
+    n_trials, pi = 4000, 0.01
+    mean = n_trials * pi
+    # first ratio (N - x) / (x + 1) * odds: ~0.05 (a few terms), ~0.5, ~0.8, ~0.95 (hundreds of terms)
+    xs = np.array([800.0, 79.0, 50.0, 42.0, 41.0, 3995.0])
+    assert np.all(xs > mean)
+    n = np.full(xs.shape, float(n_trials))
+    log_odds = math.log(pi) - math.log1p(-pi)
+    plain = binomial._series(xs, n, xs, log_odds, first_moment=False)
+    ts = xs - 0.25
+    weighted = binomial._series(xs, n, ts, log_odds, first_moment=True, gap=xs - ts)
+    for x, t, got_plain, got_weighted in zip(xs, ts, plain, weighted):
+        for got, reference in (
+            (got_plain, _series_exact(int(x), n_trials, pi, None)),
+            (got_weighted, _series_exact(int(x), n_trials, pi, t)),
+        ):
+            assert abs(got / float(reference) - 1) <= 1e-12, (x, got, reference)

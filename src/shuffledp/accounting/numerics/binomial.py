@@ -56,6 +56,7 @@ _LOG_PMF_FLOOR = (
 _CANCELLATION_LIMIT = 1e-6  # closed-form excess kept only when the difference keeps this fraction
 _CANCELLATION_LIMIT_WITH_GAP = 1e-3  # the same when the caller gives i - t without cancellation
 _SERIES_CHUNK = 64
+_SERIES_FIRST_CHUNK = 16  # the first round's terms; each later round doubles them, up to _SERIES_CHUNK
 _SERIES_LOG_TOLERANCE = -40.0  # stop when the next terms are e^-40 below the partial sum
 _CF_TOLERANCE = 1e-16
 _SHORT_TAIL = 64  # tails with at most this many terms are summed directly
@@ -400,9 +401,11 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     ``gap`` (x - t, computed by the caller without cancellation) replaces x - t in the weights.
 
     Used above the mean, where the ratios (N - x - m) / (x + m + 1) * odds are below 1 and decreasing.
-    Each round adds the next _SERIES_CHUNK terms of every unfinished row. The work arrays hold one
+    Each round adds the next terms of every unfinished row: _SERIES_FIRST_CHUNK in the first round, twice as
+    many in each later one, up to _SERIES_CHUNK (half the rows of a types view's evaluation need at most ~12
+    terms, a tenth more than ~40: a fixed round of 64 computed ~5 times the terms needed). The work arrays hold one
     chunk position per row (term j of every row contiguous): the running sum of the log ratios is then
-    _SERIES_CHUNK vector additions, or one ``np.add.accumulate`` along the chunk axis for a few rows (the
+    one vector addition per term of the round, or one ``np.add.accumulate`` along the chunk axis for a few rows (the
     same additions, in the same order, as a cumulative sum along each row, which is ~8x slower on rows
     this short), and each row's terms are summed from a row-major
     copy, as ``terms.sum(axis=1)`` (numpy's pairwise summation of the row). A weight 1 is not multiplied
@@ -413,11 +416,12 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     log_r = np.zeros(x.shape)  # log r_m of the current m
     m = np.zeros(x.shape)
     active = np.arange(x.size)
-    steps = np.arange(_SERIES_CHUNK, dtype=float)[:, None]
     work = np.empty(3 * _SERIES_CHUNK * x.size)
+    chunk = _SERIES_FIRST_CHUNK
     while active.size:
+        steps = np.arange(chunk, dtype=float)[:, None]
         xa, Na, ga, ma = x[active], n_trials[active], gap[active], m[active]
-        mm, log_ratio, log_rs = work[: 3 * _SERIES_CHUNK * active.size].reshape(3, _SERIES_CHUNK, active.size)
+        mm, log_ratio, log_rs = work[: 3 * chunk * active.size].reshape(3, chunk, active.size)
         np.add(ma, steps, out=mm)  # m values of this round
         # log_ratio = log(max(N - x - m, 0)) - log(x + m + 1) + log odds
         np.subtract(Na - xa, mm, out=log_ratio)
@@ -441,7 +445,7 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
                 np.add.accumulate(log_ratio[:-1], axis=0, out=log_rs[1:])
             else:
                 log_rs[1] = log_ratio[0]
-                for j in range(2, _SERIES_CHUNK):
+                for j in range(2, chunk):
                     np.add(log_rs[j - 1], log_ratio[j - 1], out=log_rs[j])
             np.add(log_r[active], log_rs, out=log_rs)
             last_log = log_rs[-1] + log_ratio[-1]
@@ -452,7 +456,8 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
             terms[~(xa + (ma + steps) <= Na)] = 0.0
         total[active] += np.ascontiguousarray(terms.T).sum(axis=1)
         log_r[active] = last_log
-        m[active] += _SCHUNK
+        m[active] += float(chunk)
+        chunk = min(2 * chunk, _SERIES_CHUNK)
         with np.errstate(divide="ignore"):
             next_weight = np.log(np.maximum(ga + m[active], 1.0)) if first_moment else 0.0
             done = (
@@ -462,7 +467,6 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     return total
 
 
-_SCHUNK = float(_SERIES_CHUNK)
 _ACCUMULATE_ROWS = 128  # _series_batch: running sums by np.add.accumulate up to this many rows
 
 
