@@ -148,7 +148,10 @@ def test_readme_opens_with_two_commands_and_ci_runs_the_second():
     run_all, run_tests = blocks[0], blocks[1]
     install = 'python3 -m venv .venv && .venv/bin/pip install -c requirements.lock -e ".[test]"'
     # the workflow needs none of the test tools (docs/decisions/code.md, "The README's two installs")
-    assert run_all == 'python3 -m venv .venv && .venv/bin/pip install -c requirements.lock -e . && .venv/bin/snakemake --cores 2'
+    assert (
+        run_all
+        == "python3 -m venv .venv && .venv/bin/pip install -c requirements.lock -e . && .venv/bin/snakemake --cores 2"
+    )
     assert run_tests == f"{install} && .venv/bin/python -m pytest -n 2 --dist loadfile"
     lines = [
         line
