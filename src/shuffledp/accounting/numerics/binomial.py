@@ -435,7 +435,7 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
         np.add(log_ratio, log_odds, out=log_ratio)
         # log_rs[j] = log r_m + sum of the round's log ratios before j (0, ratio 0, ratio 0 + ratio 1, ...),
         # each log_rs[j] = log_rs[j - 1] + log_ratio[j - 1]: for a few rows in one np.add.accumulate along the
-        # chunk axis (the same additions in the same order; one call instead of _SERIES_CHUNK), for many rows
+        # chunk axis (the same additions in the same order; one call instead of one per term), for many rows
         # in a loop over j (accumulate along the outer axis is the slower there)
         log_rs[0] = 0.0
         # at eps0 near the largest double (log odds ~ -1.7e308) a running sum overflows to -inf: the log of a
