@@ -401,25 +401,26 @@ def _series_batch(x, n_trials, t, log_odds, first_moment: bool, gap=None):
     ``gap`` (x - t, computed by the caller without cancellation) replaces x - t in the weights.
 
     Used above the mean, where the ratios (N - x - m) / (x + m + 1) * odds are below 1 and decreasing.
-    Each round adds the next terms of every unfinished row: _SERIES_FIRST_CHUNK in the first round, twice as
-    many in each later one, up to _SERIES_CHUNK (half the rows of a types view's evaluation need at most ~12
-    terms, a tenth more than ~40: a fixed round of 64 computed ~5 times the terms needed). The work arrays hold one
-    chunk position per row (term j of every row contiguous): the running sum of the log ratios is then
-    one vector addition per term of the round, or one ``np.add.accumulate`` along the chunk axis for a few rows (the
-    same additions, in the same order, as a cumulative sum along each row, which is ~8x slower on rows
-    this short), and each row's terms are summed from a row-major
-    copy, as ``terms.sum(axis=1)`` (numpy's pairwise summation of the row). A weight 1 is not multiplied
-    in, and the support mask is applied only to rounds that reach beyond N.
+    Each round adds the next terms of every unfinished row: _SERIES_FIRST_CHUNK in the first round, twice
+    as many in each later one, up to _SERIES_CHUNK (half the rows of a types view's evaluation need at most
+    ~12 terms, a tenth more than ~40: a fixed round of 64 computed ~5 times the terms needed). The work
+    arrays hold one chunk position per row (term j of every row contiguous): the running sum of the log
+    ratios is then one vector addition per term of the round, or one ``np.add.accumulate`` along the chunk
+    axis for a few rows (the same additions, in the same order, as a cumulative sum along each row, which is
+    ~8x slower on rows this short), and each row's terms are summed from a row-major copy, as
+    ``terms.sum(axis=1)`` (numpy's pairwise summation of the row). A weight 1 is not multiplied in, and the
+    support mask is applied only to rounds that reach beyond N.
     """
     total = np.zeros(x.shape)
     gap = (x - t) if gap is None else gap
     log_r = np.zeros(x.shape)  # log r_m of the current m
     m = np.zeros(x.shape)
     active = np.arange(x.size)
+    every_step = np.arange(_SERIES_CHUNK, dtype=float)[:, None]
     work = np.empty(3 * _SERIES_CHUNK * x.size)
     chunk = _SERIES_FIRST_CHUNK
     while active.size:
-        steps = np.arange(chunk, dtype=float)[:, None]
+        steps = every_step[:chunk]
         xa, Na, ga, ma = x[active], n_trials[active], gap[active], m[active]
         mm, log_ratio, log_rs = work[: 3 * chunk * active.size].reshape(3, chunk, active.size)
         np.add(ma, steps, out=mm)  # m values of this round
