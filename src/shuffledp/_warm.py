@@ -217,6 +217,11 @@ def _read_exactly(connection: socket.socket, data: bytes, size: int) -> bytes:
     return data
 
 
+def _address(folder: str) -> str:
+    """The path of the Unix socket of the server whose folder is ``folder``."""
+    return os.path.join(folder, _SOCKET)
+
+
 def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
     """One request: its header with the three standard streams, then its JSON body."""
     header, streams, _, _ = socket.recv_fds(connection, _HEADER.size, 3)
@@ -289,7 +294,7 @@ class WarmServer:
     @property
     def address(self) -> str:
         """The path of the server's Unix socket."""
-        return os.path.join(self.folder, _SOCKET)
+        return _address(self.folder)
 
     def stop(self) -> None:
         """Stop the server (the jobs it forked run on to their end) and remove its folder."""
@@ -301,9 +306,9 @@ class WarmServer:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-        for name in (_SOCKET, _SOCKET + ".part"):
+        for path in (self.address, self.address + ".part"):
             with contextlib.suppress(OSError):
-                os.unlink(os.path.join(self.folder, name))
+                os.unlink(path)
         with contextlib.suppress(OSError):
             os.rmdir(self.folder)
         if os.environ.get(ENVIRONMENT, "").endswith(":" + self.address):
@@ -341,7 +346,7 @@ def start(scripts: Iterable[Path], entry: Path) -> WarmServer | None:
     read_end, write_end = os.pipe()  # not inherited by the jobs: only this process holds the write end
     try:
         process = subprocess.Popen(
-            [sys.executable, str(entry), os.path.join(folder, _SOCKET), str(read_end), *modules],
+            [sys.executable, str(entry), _address(folder), str(read_end), *modules],
             pass_fds=(read_end,),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
