@@ -377,3 +377,93 @@ def test_zero_probability_axes_and_shared_products_change_no_bit():
             assert _view_sums(law, par, eps, 30).hex() == _view_sums_reference(law, par, eps, 30).hex()
             differs |= _view_sums(law, par, eps, 30) != _view_sums_reference(law, par, eps, 30, swapped=True)
     assert differs
+
+
+@pytest.mark.parametrize("n,k,e0,eps", [(30, 4, 2.0, 1.5), (12, 5, 1.0, 0.5), (14, 6, 4.0, 2.5)])
+def test_sure_laws_continued_from_kept_steps_are_the_laws_built_from_no_user(n, k, e0, eps):
+    """The search continues each node's sure law from the longest kept step of its path (``_sequence``): every
+    law it built equals the law built from no user, bit for bit, and the lost mass too (n = 30: cropped laws).
+    At least a quarter of the nodes were continued, not built afresh. The probe: a step that miscounts its users by one (the law
+    holds one more than the step says) gives another law, so the comparison can fail."""
+    from shuffledp.accounting.worst_case.k4 import blocks
+
+    search, starts = K4BlockSearch(n_users=n, k=k, epsilon_local=e0), []
+    original = blocks._sure_law
+
+    def recording(par, counts, crop=0.0, start=None):
+        starts.append(start is not None)
+        return original(par, counts, crop, start)
+
+    blocks._sure_law = recording
+    try:
+        search.worst(eps)
+    finally:
+        blocks._sure_law = original
+    assert len(search._sure) > 10 and sum(starts) >= len(starts) / 4
+    par, probed = search._par, False
+    for (key, users), (law, lost) in search._sure.items():
+        counts = next(c for c in _node_counts(n, k) if blocks._sequence(par, c) == (key, users))
+        fresh, fresh_lost = blocks._sure_law(par, counts, search._crop)
+        assert (
+            law.tobytes() == fresh.tobytes() and law.shape == fresh.shape and lost.hex() == fresh_lost.hex()
+        )
+        if not probed and sum(users):
+            last = max(i for i, count in enumerate(users) if count)
+            miscounted = (*users[:last], users[last] - 1, *users[last + 1 :])
+            other, _ = blocks._sure_law(par, counts, search._crop, (miscounted, fresh, fresh_lost))
+            probed = other.shape != fresh.shape or other.tobytes() != fresh.tobytes()
+    assert probed
+
+
+def _node_counts(n: int, k: int):
+    """Every node's counts (a, b, s_1 >= s_2 >= ...) with at most n - 1 sure users, the last entry open."""
+    for a in range(n):
+        yield (a,)
+        for b in range(n - a):
+            yield (a, b)
+            stack = [((a, b), n - 1 - a - b)]
+            while stack:
+                counts, left = stack.pop()
+                if len(counts) >= k:
+                    continue
+                cap = counts[-1] if len(counts) > 2 else left
+                for c in range(min(cap, left) + 1):
+                    yield counts + (c,)
+                    if c:
+                        stack.append((counts + (c,), left - c))
+
+
+@pytest.mark.parametrize(
+    "n,k,counts,crop",
+    [(14, 4, (3, 2, 4, 3), 0.0), (30, 4, (6, 0, 9, 7), 1e-12), (12, 5, (2, 1, 3, 2, 2), 0.0)],
+)
+def test_a_sure_law_continued_from_any_step_of_its_path_is_the_same(n, k, counts, crop):
+    """Every step of a node's path that is a node's own law (one user fewer at a time, from the last position
+    holding one: the implied value's users first), continued to the node, gives the law and lost mass built from no user, bit for bit;
+    with the crops of n > 24 too. The searches measured never continued from a step holding users of the
+    implied value, so those steps are checked here. Probe: the same step with its last position's users counted one short gives a law
+    with one more user."""
+    from shuffledp.accounting.worst_case.k4 import blocks
+
+    par = _params(n, k, 1.0)
+    key, users = blocks._sequence(par, counts)
+    assert users[-1] > 0  # the implied value holds users
+    fresh, fresh_lost = blocks._sure_law(par, counts, crop)
+    step, checked = list(users), 0
+    while any(step):
+        last = max(i for i, count in enumerate(step) if count)
+        step[last] -= 1
+        at = next((c for c in _node_counts(n, k) if blocks._sequence(par, c) == (key, tuple(step))), None)
+        if at is None:  # no node's law is this step (an axis still empty: another layout)
+            continue
+        checked += 1
+        law, lost = blocks._sure_law(par, at, crop)
+        continued, continued_lost = blocks._sure_law(par, counts, crop, (tuple(step), law, lost))
+        assert continued.tobytes() == fresh.tobytes() and continued.shape == fresh.shape
+        assert continued_lost.hex() == fresh_lost.hex()
+        if last == len(users) - 1 and step[last] > 0:
+            short = (*step[:last], step[last] - 1)
+            probe, _ = blocks._sure_law(par, counts, crop, (short, law, lost))
+            assert probe.shape != fresh.shape or probe.tobytes() != fresh.tobytes()
+    # every step through the implied value's users and the last axis's, but the one with that axis empty
+    assert checked == users[-1] + users[-2] - 1

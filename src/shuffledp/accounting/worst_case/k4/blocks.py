@@ -105,6 +105,8 @@ TAIL = 1e-30
 MAX_WORK_LARGE = 1_000_000_000
 #: doubles of node laws kept across epsilons (160 MB)
 CACHE_DOUBLES = 20_000_000
+#: doubles of sure users' laws kept to continue from (80 MB; the k = 4, n = 50 searches hold up to ~1e5 each)
+SURE_DOUBLES = 10_000_000
 _U = 2.0**-53
 _TINY = 2.0**-1074
 
@@ -209,18 +211,32 @@ def _layout(par: _Params, counts: tuple) -> tuple[list, int, int]:
     return on_axes, implied, par.k - len(on_axes)
 
 
-def _sure_law(par: _Params, counts: tuple, crop: float = 0.0) -> tuple[np.ndarray, float]:
-    """Law of the sure users ``counts`` on the axes of :func:`_layout` (the remainder implied), cropped by
-    :func:`_crop` after every user, and the certified mass dropped (0 when ``crop`` = 0)."""
+def _sequence(par: _Params, counts: tuple) -> tuple[tuple, tuple]:
+    """The order in which :func:`_sure_law` adds the sure users ``counts``: (the layout's number of axes and
+    lumped values, the users per position: each axis of :func:`_layout` in turn, then the implied value).
+    Two nodes of one layout whose positions agree up to one, the first holding fewer users there and none
+    after it, build their laws along one path: the first node's law is a step of the second's."""
     on_axes, implied, lumped = _layout(par, counts)
-    axes = len(on_axes)
-    law, lost = np.ones((1,) * axes), 0.0
-    for axis, count in enumerate(on_axes):
-        probs = tuple(par.p if i == axis else par.q for i in range(axes))
-        for _ in range(count):
-            law, lost = _crop_law(_add(law, probs, lumped * par.q), lost, crop)
-    for _ in range(implied):  # a user on the implied value: p + (lumped - 1) q there
-        law, lost = _crop_law(_add(law, (par.q,) * axes, par.p + (lumped - 1) * par.q), lost, crop)
+    return (len(on_axes), lumped), (*on_axes, implied)
+
+
+def _sure_law(
+    par: _Params, counts: tuple, crop: float = 0.0, start: tuple | None = None
+) -> tuple[np.ndarray, float]:
+    """Law of the sure users ``counts`` on the axes of :func:`_layout` (the remainder implied), cropped by
+    :func:`_crop` after every user, and the certified mass dropped (0 when ``crop`` = 0).
+
+    ``start``: (users per position, law, lost) of a step of this node's path (:func:`_sequence`), from which
+    the remaining users are added: the same operations in the same order as from no user, so the same bits."""
+    (axes, lumped), users = _sequence(par, counts)
+    done, law, lost = start if start is not None else ((0,) * len(users), np.ones((1,) * axes), 0.0)
+    for position, count in enumerate(users):
+        if position < axes:
+            probs, rest = tuple(par.p if i == position else par.q for i in range(axes)), lumped * par.q
+        else:  # a user on the implied value: p + (lumped - 1) q there
+            probs, rest = (par.q,) * axes, par.p + (lumped - 1) * par.q
+        for _ in range(count - done[position]):
+            law, lost = _crop_law(_add(law, probs, rest), lost, crop)
     return law, lost
 
 
@@ -321,18 +337,6 @@ def _edge_sums(law: np.ndarray, axis: int, others: tuple, tau: float, from_end: 
         if slabs == size or sums[-1] > tau:
             return sums
         slabs = min(size, 4 * slabs)
-
-
-def _user(par: _Params, counts: tuple, index: int) -> tuple[tuple, float]:
-    """(probabilities on the axes, on the remainder) of one user on the value ``counts[index]`` stands for, in
-    the layout of ``counts`` (that value occupied)."""
-    on_axes, _, lumped = _layout(par, counts)
-    axes = len(on_axes)
-    occupied = [i for i, c in enumerate(counts) if c > 0 or i < 2]
-    position = occupied.index(index)
-    if position >= axes:  # the implied value
-        return (par.q,) * axes, par.p + (lumped - 1) * par.q
-    return tuple(par.p if i == position else par.q for i in range(axes)), lumped * par.q
 
 
 def node_laws(
@@ -466,6 +470,8 @@ class K4BlockSearch:
             self._starts += [(n - 2, 0, 1), (0, n - 2, 1), (n - 3, 0, 2), (0, n - 3, 2)]
         self._laws: dict = {}
         self._doubles = 0
+        self._sure: dict = {}  # ((axes, lumped), users per position) -> (law, lost): the sure laws kept
+        self._sure_doubles = 0
         self._seen: dict = {}  # counts -> {eps: certified bound}
         #: an OwnHitsSearch of the same setting (or None): bounds B(a, b) for nodes too large to expand
         self._own = own_hits
@@ -533,20 +539,13 @@ class K4BlockSearch:
 
     def _node_laws(self, counts: tuple) -> Chain:
         """:func:`node_laws` up to the largest beta summed, kept across epsilons up to :data:`CACHE_DOUBLES`
-        (least recently used dropped); the sure users' law is the parent's ("one fewer on the open value", same
-        layout) plus one user when the parent's laws are kept."""
+        (least recently used dropped), the sure users' law from :meth:`_sure_law`."""
         if counts in self._laws:
             self._laws[counts] = self._laws.pop(counts)
             return self._laws[counts]
         uncertain = self._par.n - 1 - sum(counts)
         top = beta_range(self._par, uncertain, self._tail)[2] if uncertain else 0
-        parent = counts[:-1] + (counts[-1] - 1,)
-        sure = None
-        if parent in self._laws and len(_layout(self._par, parent)[0]) == len(_layout(self._par, counts)[0]):
-            law, lost = self._laws[parent].laws[0], self._laws[parent].lost[0]
-            probs, rest = _user(self._par, counts, len(counts) - 1)
-            sure = _crop_law(_add(law, probs, rest), lost, self._crop)
-        chain = node_laws(self._par, counts, crop=self._crop, sure=sure, top=top)
+        chain = node_laws(self._par, counts, crop=self._crop, sure=self._sure_law(counts), top=top)
         size = sum(law.size for law in chain.laws)
         while self._laws and self._doubles + size > CACHE_DOUBLES:
             self._doubles -= sum(law.size for law in self._laws.pop(next(iter(self._laws))).laws)
@@ -554,3 +553,31 @@ class K4BlockSearch:
             self._laws[counts] = chain
             self._doubles += size
         return chain
+
+    def _sure_law(self, counts: tuple) -> tuple[np.ndarray, float]:
+        """(law, lost) of the node's sure users, continued from the longest step of its path whose law is kept
+        (:func:`_sequence`; the sure laws of the nodes evaluated are kept up to :data:`SURE_DOUBLES`, least
+        recently used dropped): the same bits as from no user, with fewer users added. The best-first search
+        visits many nodes that share all but their last users (a node, its "one more" child, the tightened
+        children of its siblings)."""
+        key, users = _sequence(self._par, counts)
+        step, position = list(users), len(users) - 1
+        start = None
+        while True:  # the path's steps, longest first: one user fewer at the last position holding one
+            hit = self._sure.get((key, tuple(step)))
+            if hit is not None:
+                self._sure[(key, tuple(step))] = self._sure.pop((key, tuple(step)))  # most recently used
+                start = (tuple(step), *hit)
+                break
+            while position >= 0 and step[position] == 0:
+                position -= 1
+            if position < 0:
+                break
+            step[position] -= 1
+        law, lost = _sure_law(self._par, counts, self._crop, start)
+        if (key, users) not in self._sure and law.size <= SURE_DOUBLES:
+            while self._sure and self._sure_doubles + law.size > SURE_DOUBLES:
+                self._sure_doubles -= self._sure.pop(next(iter(self._sure)))[0].size
+            self._sure[(key, users)] = (law, lost)
+            self._sure_doubles += law.size
+        return law, lost
