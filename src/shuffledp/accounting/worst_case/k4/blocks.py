@@ -170,7 +170,10 @@ def _add(law: np.ndarray, probs: tuple, rest: float) -> np.ndarray:
             products[prob] = prob * grown.flat
         return products[prob]
 
-    out = times(rest).copy() if rest > 0 else np.zeros(grown.flat.size)
+    if rest > 0:  # the rest's product is the sum's start: formed in place unless an axis shares it
+        out = times(rest).copy() if rest in probs else rest * grown.flat
+    else:
+        out = np.zeros(grown.flat.size)
     for step, prob in zip(grown.steps, probs):
         if prob == 0.0:
             continue
