@@ -560,9 +560,8 @@ class K4BlockSearch:
     def _sure_law(self, counts: tuple) -> tuple[np.ndarray, float]:
         """(law, lost) of the node's sure users, continued from the longest step of its path whose law is kept
         (:func:`_sequence`; the sure laws of the nodes evaluated are kept up to :data:`SURE_DOUBLES`, least
-        recently used dropped): the same bits as from no user, with fewer users added. The best-first search
-        visits many nodes that share all but their last users (a node, its "one more" child, the tightened
-        children of its siblings)."""
+        recently used dropped): the same bits as from no user, with fewer users added. Many nodes the search
+        visits, at one epsilon and again at the next, have sure users that extend those of a node it built."""
         key, users = _sequence(self._par, counts)
         step, position = list(users), len(users) - 1
         start = None
