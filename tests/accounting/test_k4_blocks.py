@@ -383,8 +383,8 @@ def test_zero_probability_axes_and_shared_products_change_no_bit():
 def test_sure_laws_continued_from_kept_steps_are_the_laws_built_from_no_user(n, k, e0, eps):
     """The search continues each node's sure law from the longest kept step of its path (``_sequence``): every
     law it built equals the law built from no user, bit for bit, and the lost mass too (n = 30: cropped laws).
-    At least a quarter of the nodes were continued, not built afresh. The probe: a step that miscounts its users by one (the law
-    holds one more than the step says) gives another law, so the comparison can fail."""
+    At least a quarter of the nodes were continued, not built afresh. The probe: a step that miscounts its
+    users by one (the law holds one more than the step says) gives another law, so the comparison can fail."""
     from shuffledp.accounting.worst_case.k4 import blocks
 
     search, starts = K4BlockSearch(n_users=n, k=k, epsilon_local=e0), []
@@ -401,8 +401,9 @@ def test_sure_laws_continued_from_kept_steps_are_the_laws_built_from_no_user(n, 
         blocks._sure_law = original
     assert len(search._sure) > 10 and sum(starts) >= len(starts) / 4
     par, probed = search._par, False
+    nodes = _nodes_by_sequence(par, n, k)
     for (key, users), (law, lost) in search._sure.items():
-        counts = next(c for c in _node_counts(n, k) if blocks._sequence(par, c) == (key, users))
+        counts = nodes[key, users]
         fresh, fresh_lost = blocks._sure_law(par, counts, search._crop)
         assert (
             law.tobytes() == fresh.tobytes() and law.shape == fresh.shape and lost.hex() == fresh_lost.hex()
@@ -433,27 +434,38 @@ def _node_counts(n: int, k: int):
                         stack.append((counts + (c,), left - c))
 
 
+def _nodes_by_sequence(par, n: int, k: int) -> dict:
+    """A node's counts for each order of sure users (``_sequence``) that some node's law follows."""
+    from shuffledp.accounting.worst_case.k4 import blocks
+
+    nodes: dict = {}
+    for counts in _node_counts(n, k):
+        nodes.setdefault(blocks._sequence(par, counts), counts)
+    return nodes
+
+
 @pytest.mark.parametrize(
     "n,k,counts,crop",
     [(14, 4, (3, 2, 4, 3), 0.0), (30, 4, (6, 0, 9, 7), 1e-12), (12, 5, (2, 1, 3, 2, 2), 0.0)],
 )
 def test_a_sure_law_continued_from_any_step_of_its_path_is_the_same(n, k, counts, crop):
     """Every step of a node's path that is a node's own law (one user fewer at a time, from the last position
-    holding one: the implied value's users first), continued to the node, gives the law and lost mass built from no user, bit for bit;
-    with the crops of n > 24 too. The searches measured never continued from a step holding users of the
-    implied value, so those steps are checked here. Probe: the same step with its last position's users counted one short gives a law
-    with one more user."""
+    holding one: the implied value's users first), continued to the node, gives the law and lost mass built
+    from no user, bit for bit; with the crops of n > 24 too. The searches measured never continued from a
+    step holding users of the implied value, so those steps are checked here. Probe: the same step with its
+    last position's users counted one short gives a law with one more user."""
     from shuffledp.accounting.worst_case.k4 import blocks
 
     par = _params(n, k, 1.0)
     key, users = blocks._sequence(par, counts)
     assert users[-1] > 0  # the implied value holds users
     fresh, fresh_lost = blocks._sure_law(par, counts, crop)
+    nodes = _nodes_by_sequence(par, n, k)
     step, checked = list(users), 0
     while any(step):
         last = max(i for i, count in enumerate(step) if count)
         step[last] -= 1
-        at = next((c for c in _node_counts(n, k) if blocks._sequence(par, c) == (key, tuple(step))), None)
+        at = nodes.get((key, tuple(step)))
         if at is None:  # no node's law is this step (an axis still empty: another layout)
             continue
         checked += 1

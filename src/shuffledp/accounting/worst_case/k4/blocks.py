@@ -442,6 +442,37 @@ def _nonempty(par: _Params, node: _Node) -> bool:
     return counts[-1] <= cap and counts[-1] + uncertain <= (par.k - stage) * cap
 
 
+class _Kept:
+    """Values kept up to a budget of doubles, the least recently used dropped first; ``doubles(value)`` is a
+    value's size. A value larger than the whole budget empties it and is not kept."""
+
+    def __init__(self, budget: int, doubles):
+        self._budget, self._doubles, self._held = budget, doubles, 0
+        self._values: dict = {}
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def items(self):
+        return self._values.items()
+
+    def get(self, key):
+        """The value kept at ``key`` (now the most recently used), or None."""
+        value = self._values.pop(key, None)
+        if value is not None:
+            self._values[key] = value
+        return value
+
+    def put(self, key, value) -> None:
+        """Keep ``value`` at ``key`` (not kept yet), dropping the least recently used to make room."""
+        size = self._doubles(value)
+        while self._values and self._held + size > self._budget:
+            self._held -= self._doubles(self._values.pop(next(iter(self._values))))
+        if size <= self._budget:
+            self._values[key] = value
+            self._held += size
+
+
 class K4BlockSearch:
     """Best-first search over the nodes (module docstring) for one (n, k, eps0); laws kept across epsilons."""
 
@@ -471,10 +502,11 @@ class K4BlockSearch:
         self._starts = [(0, 0, n - 1), (0, n - 1), (n - 1,)]
         if n >= 4:  # the lower family's "all on x0 (x1) but one or two on x2"
             self._starts += [(n - 2, 0, 1), (0, n - 2, 1), (n - 3, 0, 2), (0, n - 3, 2)]
-        self._laws: dict = {}
-        self._doubles = 0
-        self._sure: dict = {}  # ((axes, lumped), users per position) -> (law, lost): the sure laws kept
-        self._sure_doubles = 0
+        self._laws = _Kept(
+            CACHE_DOUBLES, lambda chain: sum(law.size for law in chain.laws)
+        )  # counts -> Chain
+        #: ((axes, lumped), users per position) -> (law, lost): the sure laws kept
+        self._sure = _Kept(SURE_DOUBLES, lambda kept: kept[0].size)
         self._seen: dict = {}  # counts -> {eps: certified bound}
         #: an OwnHitsSearch of the same setting (or None): bounds B(a, b) for nodes too large to expand
         self._own = own_hits
@@ -543,18 +575,12 @@ class K4BlockSearch:
     def _node_laws(self, counts: tuple) -> Chain:
         """:func:`node_laws` up to the largest beta summed, kept across epsilons up to :data:`CACHE_DOUBLES`
         (least recently used dropped), the sure users' law from :meth:`_sure_law`."""
-        if counts in self._laws:
-            self._laws[counts] = self._laws.pop(counts)
-            return self._laws[counts]
-        uncertain = self._par.n - 1 - sum(counts)
-        top = beta_range(self._par, uncertain, self._tail)[2] if uncertain else 0
-        chain = node_laws(self._par, counts, crop=self._crop, sure=self._sure_law(counts), top=top)
-        size = sum(law.size for law in chain.laws)
-        while self._laws and self._doubles + size > CACHE_DOUBLES:
-            self._doubles -= sum(law.size for law in self._laws.pop(next(iter(self._laws))).laws)
-        if size <= CACHE_DOUBLES:
-            self._laws[counts] = chain
-            self._doubles += size
+        chain = self._laws.get(counts)
+        if chain is None:
+            uncertain = self._par.n - 1 - sum(counts)
+            top = beta_range(self._par, uncertain, self._tail)[2] if uncertain else 0
+            chain = node_laws(self._par, counts, crop=self._crop, sure=self._sure_law(counts), top=top)
+            self._laws.put(counts, chain)
         return chain
 
     def _sure_law(self, counts: tuple) -> tuple[np.ndarray, float]:
@@ -568,7 +594,6 @@ class K4BlockSearch:
         while True:  # the path's steps, longest first: one user fewer at the last position holding one
             hit = self._sure.get((key, tuple(step)))
             if hit is not None:
-                self._sure[(key, tuple(step))] = self._sure.pop((key, tuple(step)))  # most recently used
                 start = (tuple(step), *hit)
                 break
             while position >= 0 and step[position] == 0:
@@ -577,9 +602,6 @@ class K4BlockSearch:
                 break
             step[position] -= 1
         law, lost = _sure_law(self._par, counts, self._crop, start)
-        if (key, users) not in self._sure and law.size <= SURE_DOUBLES:
-            while self._sure and self._sure_doubles + law.size > SURE_DOUBLES:
-                self._sure_doubles -= self._sure.pop(next(iter(self._sure)))[0].size
-            self._sure[(key, users)] = (law, lost)
-            self._sure_doubles += law.size
+        if start is None or start[0] != users:  # not kept yet
+            self._sure.put((key, users), (law, lost))
         return law, lost
