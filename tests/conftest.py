@@ -24,7 +24,10 @@ import pytest
 from hypothesis import settings
 from snakemake_runner import run_workflow
 
+from shuffledp._allocator import keep_freed_memory
 from shuffledp._bytecode import compile_package
+
+keep_freed_memory()  # as the workflow's jobs and the command do (shuffledp._allocator); each worker imports this file
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", max_examples=500, deadline=None, print_blob=True)

@@ -10,6 +10,7 @@ import contextlib
 import importlib
 import sys
 
+from shuffledp._allocator import keep_freed_memory
 from shuffledp._warm import serve
 
 
@@ -27,5 +28,6 @@ def warm_up(modules: list[str]) -> None:
 
 if __name__ == "__main__":
     address, pipe, *names = sys.argv[1:]
+    keep_freed_memory()  # every fork inherits it (shuffledp._allocator)
     warm_up(names)
     serve(address, int(pipe))

@@ -57,6 +57,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
+from shuffledp._allocator import keep_freed_memory
+
 __all__ = [
     "ENVIRONMENT",
     "WarmServer",
@@ -407,11 +409,12 @@ def hand_over(snakemake: Any = None) -> None:
     Args:
         snakemake: the job's Snakemake object; the fork's CPU and peak memory go to its first log file.
     """
-    if _IN_FORK:
+    if _IN_FORK:  # the server set the allocator before forking
         return
     address = os.environ.get(ENVIRONMENT, "")
     ancestor, _, path = address.partition(":")
     if not path or not ancestor.isdigit() or not _descends_from(int(ancestor)):
+        keep_freed_memory()  # the job runs in this process
         return
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -425,6 +428,7 @@ def hand_over(snakemake: Any = None) -> None:
         started = b""
     if not started:  # nothing forked: the job runs here
         connection.close()
+        keep_freed_memory()
         return
     ended = answers.readline()  # an interruption ends this process, and the fork's watcher then kills it
     if not ended:
