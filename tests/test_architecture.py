@@ -35,7 +35,18 @@ MAX_CLASS_LINES = 150
 
 #: the layers of docs/architecture.md, bottom to top (first component after ``shuffledp``)
 LAYERS = [
-    {"", "_numerics", "_validation", "_random", "_progress", "_bytecode", "_warm", "_allocator", "io", "joblog"},
+    {
+        "",
+        "_numerics",
+        "_validation",
+        "_random",
+        "_progress",
+        "_bytecode",
+        "_warm",
+        "_allocator",
+        "io",
+        "joblog",
+    },
     {"accounting", "tables", "reference"},
     {"config"},
     {"mechanisms", "estimators", "metrics"},
