@@ -7,10 +7,10 @@ as they are freed: a chunk above its *mmap threshold* is unmapped on ``free``, a
 top of the heap beyond its *trim threshold* (twice the mmap threshold, which it raises up to 32 MiB as
 it sees large blocks freed) is trimmed. The next block is then new memory, and every one of its pages
 faults on first touch; where transparent huge pages are on (numpy asks for them for arrays of 4 MiB
-and more), each fault zeroes 2 MiB. Measured on a process that runs two evaluations of the weak adversary
-over OUE's output types (n = 1000, k = 15, eps0 = 1.03 and 0.98, 4.2 and 4.5 million count vectors):
-63,000 page faults and 0.3 to 3.7 CPU s in the kernel, against 23,000 and 0.1 to 0.5 s with the settings below (given through ``GLIBC_TUNABLES``),
-in five runs of each.
+and more), each fault zeroes 2 MiB. Measured on a process that runs two evaluations of the weak
+adversary over OUE's output types (n = 1000, k = 15, eps0 = 1.03 and 0.98, 4.2 and 4.5 million count
+vectors): 63,000 page faults and 0.3 to 3.7 CPU s in the kernel, against 23,000 and 0.1 to 0.5 s with
+the settings below (given through ``GLIBC_TUNABLES``), in five runs of each.
 
 :func:`keep_freed_memory` fixes the mmap threshold at its largest accepted value (32 MiB: every smaller
 block comes from the heap), raises the trim threshold to 1 GiB and asks the kernel for 64 MiB more
