@@ -27,7 +27,8 @@ from snakemake_runner import run_workflow
 from shuffledp._allocator import keep_freed_memory
 from shuffledp._bytecode import compile_package
 
-keep_freed_memory()  # as the workflow's jobs and the command do (shuffledp._allocator); each worker imports this file
+# as the workflow's jobs and the command do (shuffledp._allocator); each test worker imports this file
+keep_freed_memory()
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", max_examples=500, deadline=None, print_blob=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -11,7 +10,7 @@ import pytest
 
 from shuffledp import _allocator, _warm, cli
 
-GLIBC = (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc") if hasattr(os, "confstr") else False
+GLIBC = _allocator.on_glibc()
 
 # Ten rounds of eight 16-MiB arrays alive at once, then freed: the pattern of the type view's blocks.
 _ROUNDS = textwrap.dedent(

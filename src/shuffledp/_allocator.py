@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MMAP_THRESHOLD", "TOP_PAD", "TRIM_THRESHOLD", "keep_freed_memory"]
+__all__ = ["MMAP_THRESHOLD", "TOP_PAD", "TRIM_THRESHOLD", "keep_freed_memory", "on_glibc"]
 
 #: largest block served from the heap: glibc's largest accepted mmap threshold on 64-bit systems
 MMAP_THRESHOLD = 32 * 2**20
@@ -51,12 +51,21 @@ def keep_freed_memory() -> bool:
     return _DONE
 
 
-def _set() -> bool:
+def on_glibc() -> bool:
+    """Whether this process runs on glibc (the only C library whose allocator is set).
+
+    Returns:
+        True on glibc, False elsewhere (another C library, or a system without ``confstr``).
+    """
     try:
         library = os.confstr("CS_GNU_LIBC_VERSION") or ""
     except (AttributeError, ValueError, OSError):  # not a POSIX system, or no such name here
         library = ""
-    if not library.startswith("glibc"):
+    return library.startswith("glibc")
+
+
+def _set() -> bool:
+    if not on_glibc():
         return False
     import ctypes  # here: the processes that hand their job to the warm server never need it
 
