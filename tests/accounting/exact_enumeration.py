@@ -73,50 +73,56 @@ def datasets(n: int, k: int) -> list[tuple]:
     return [counts for counts, _ in _walk(n, k, None)]
 
 
-def _parts(rest: int, slots: int, top: int):
-    """Non-increasing tuples of ``slots`` nonnegative integers, each <= top, summing to ``rest``."""
-    if slots == 0:
-        if rest == 0:
-            yield ()
-        return
-    for first in range(min(rest, top), -1, -1):
-        if rest - first <= first * (slots - 1):
-            for tail in _parts(rest - first, slots - 1, first):
-                yield (first,) + tail
-
-
 def _walk(n: int, k: int, step):
-    """Yield (counts, law) for every dataset; ``step(law, v)`` adds one user holding v (None: no laws)."""
+    """Yield (counts, law) for every dataset; ``step(law, v)`` adds one user holding v (None: no laws).
+
+    The datasets come in order: c_x0 from 0 up, c_x1 from 0 up, then the partition of the rest with its
+    first part from the largest down (:func:`_partitions`). Every law is the one adding the users value by value
+    (all on x0, then x1, then 2, 3, ...) from the empty law gives, and datasets sharing a prefix of that
+    sequence share its steps: each count of a value is one step from the count below it
+    (:func:`_partitions`), instead of each partition adding its parts anew from the law before them."""
     total = n - 1
     law0 = None if step is None else step(None, None)
-
-    def add(law, v, times):
-        for _ in range(times):
-            law = step(law, v) if step is not None else None
-        return law
-
     law_a = law0
     for c0 in range(total + 1):
         if c0:
-            law_a = add(law_a, 0, 1)
+            law_a = None if step is None else step(law_a, 0)
         law_b = law_a
         for c1 in range(total - c0 + 1):
             if c1:
-                law_b = add(law_b, 1, 1)
+                law_b = None if step is None else step(law_b, 1)
             rest = total - c0 - c1
             if k == 2:
                 if rest == 0:
                     yield (c0, c1), law_b
                 continue
-            # values 2 .. k-1 in order; laws shared along the common prefix of the partition
-            cache = {(): law_b}
-            for part in _parts(rest, k - 2, rest):
-                prefix_len = max(i for i in range(len(part) + 1) if part[:i] in cache)
-                law = cache[part[:prefix_len]]
-                for i in range(prefix_len, len(part)):
-                    law = add(law, 2 + i, part[i])
-                    cache[part[: i + 1]] = law
+            for part, law in _partitions(law_b, rest, 2, k - 2, rest, step):
                 yield (c0, c1) + part, law
+
+
+def _partitions(law, rest: int, value: int, slots: int, top: int, step):
+    """(part, law) for every non-increasing tuple ``part`` of ``slots`` nonnegative integers, each <= ``top``,
+    summing to ``rest``, its first entry from the largest down (then its tail in the same order): the users
+    of part[0] added to ``law`` on ``value``, of part[1] on ``value`` + 1, and so on. The laws of ``value``'s
+    counts are one chain of steps, built upwards and read downwards."""
+    if slots == 0:
+        if rest == 0:
+            yield (), law
+        return
+    highest = min(rest, top)
+    lowest = -(-rest // slots)  # the first part is at least the average
+    if lowest > highest:
+        return
+    chain = {}
+    current = law
+    for count in range(highest + 1):
+        if count:
+            current = None if step is None else step(current, value)
+        if count >= lowest:
+            chain[count] = current
+    for first in range(highest, lowest - 1, -1):
+        for tail, tail_law in _partitions(chain[first], rest - first, value + 1, slots - 1, first, step):
+            yield (first,) + tail, tail_law
 
 
 def _shift(arr, y: int, k: int):

@@ -21,7 +21,7 @@ import math
 import numpy as np
 import pytest
 from brute_force import true_worst_case_delta
-from exact_enumeration import _float_pass, _reachable, datasets, worst_case
+from exact_enumeration import _float_pass, _reachable, _stepper, _walk, datasets, worst_case
 
 from shuffledp.accounting import get_accountant
 
@@ -66,6 +66,23 @@ def test_symmetry_reduction_counts():
     assert len(datasets(5, 4)) == sum((s + 1) * partitions[4 - s] for s in range(5))
     # both directions are computed: the swap x0 <-> x1 maps a dataset's P1||P0 onto its mirror's P0||P1
     assert all((c[1], c[0]) + c[2:] in set(datasets(9, 4)) for c in datasets(9, 4))
+
+
+@pytest.mark.parametrize("n, k", [(7, 3), (8, 4), (7, 5), (6, 2)])
+def test_walk_gives_each_law_of_its_users_added_value_by_value(n, k):
+    """The walk's shared steps give each dataset the law its users give added one at a time, value by value
+    (the same steps, so the same bits), every dataset once, in the documented order."""
+    q = 1.0 / (math.exp(1.3) + k - 1)
+    step = _stepper(n - 1, k, math.exp(1.3) * q, q, fixed=False)
+    walked = list(_walk(n, k, step))
+    for counts, law in walked:
+        direct = step(None, None)
+        for value, how_many in enumerate(counts):
+            for _ in range(how_many):
+                direct = step(direct, value)
+        assert np.array_equal(law, direct), counts
+    order = [(c[0], c[1]) + tuple(-d for d in c[2:]) for c, _ in walked]
+    assert order == sorted(set(order)) and [c for c, _ in walked] == datasets(n, k)
 
 
 @pytest.mark.parametrize("n, k", [(10, 3), (8, 4), (6, 5), (9, 2)])
