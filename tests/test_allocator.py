@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -68,7 +69,7 @@ def test_set_once_per_process(monkeypatch):
     assert calls == [1]
 
 
-def test_the_command_and_a_job_run_in_its_own_process_set_it(monkeypatch, capsys):
+def test_the_command_and_a_job_run_in_its_own_process_set_it(monkeypatch, capsys, tmp_path):
     calls = []
     monkeypatch.setattr(cli, "keep_freed_memory", lambda: calls.append("command"))
     monkeypatch.setattr(_warm, "keep_freed_memory", lambda: calls.append("job"))
@@ -78,3 +79,7 @@ def test_the_command_and_a_job_run_in_its_own_process_set_it(monkeypatch, capsys
     monkeypatch.delenv(_warm.ENVIRONMENT, raising=False)
     _warm.hand_over(None)  # no server: the job runs in this process
     assert calls == ["command", "job"]
+    # a server named for this job (it descends from the process named) that does not answer: the job runs here too
+    monkeypatch.setenv(_warm.ENVIRONMENT, f"{os.getppid()}:{tmp_path / 'no-socket'}")
+    _warm.hand_over(None)
+    assert calls == ["command", "job", "job"]

@@ -55,7 +55,7 @@ from collections.abc import Iterable, Sequence
 from os import _exit  # documented: ends a process without cleanup, as a fork should
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
 from shuffledp._allocator import keep_freed_memory
 
@@ -400,6 +400,36 @@ def _append_usage(log: str, answer: dict[str, Any]) -> None:
         handle.write(line)
 
 
+def _forked(address: str) -> BinaryIO | None:
+    """Ask the warm server at ``address`` (:data:`ENVIRONMENT`'s value) to fork this job.
+
+    Args:
+        address: ``<Snakemake's process ID>:<socket path>``, or anything else where there is no server.
+
+    Returns:
+        The stream of the server's answers once the fork has started (its next line is the job's end), or
+        None when this job runs in its own process: no server for this job (an empty or malformed address, a
+        job that does not descend from that Snakemake process), or a server that does not answer.
+    """
+    ancestor, _, path = address.partition(":")
+    if not path or not ancestor.isdigit() or not _descends_from(int(ancestor)):
+        return None
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(path)
+        body = json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+        socket.send_fds(connection, [_HEADER.pack(len(body))], [0, 1, 2])
+        connection.sendall(body)
+        answers = connection.makefile("rb")
+        started = answers.readline()
+    except OSError:
+        started = b""
+    if not started:  # nothing forked
+        connection.close()
+        return None
+    return answers
+
+
 def hand_over(snakemake: Any = None) -> None:
     """Run this job in the run's warm server, if it has one, and exit with its status; otherwise return.
 
@@ -411,24 +441,9 @@ def hand_over(snakemake: Any = None) -> None:
     """
     if _IN_FORK:  # the server set the allocator before forking
         return
-    address = os.environ.get(ENVIRONMENT, "")
-    ancestor, _, path = address.partition(":")
-    if not path or not ancestor.isdigit() or not _descends_from(int(ancestor)):
+    answers = _forked(os.environ.get(ENVIRONMENT, ""))
+    if answers is None:
         keep_freed_memory()  # the job runs in this process
-        return
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        connection.connect(path)
-        body = json.dumps({"argv": sys.argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
-        socket.send_fds(connection, [_HEADER.pack(len(body))], [0, 1, 2])
-        connection.sendall(body)
-        answers = connection.makefile("rb")
-        started = answers.readline()
-    except OSError:
-        started = b""
-    if not started:  # nothing forked: the job runs here
-        connection.close()
-        keep_freed_memory()
         return
     ended = answers.readline()  # an interruption ends this process, and the fork's watcher then kills it
     if not ended:
