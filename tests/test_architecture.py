@@ -179,6 +179,14 @@ MODULES = _modules()
 
 
 def _tree(path: Path) -> ast.Module:
+    """The file's syntax tree, parsed once per version of the file (its size and time of change): every check
+    here only reads it, and each module is read by several."""
+    stat = path.stat()
+    return _parsed(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _parsed(path: Path, mtime_ns: int, size: int) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
