@@ -145,7 +145,7 @@ SUBLAYERS = {
     # the searches over datasets: one interface, the exact enumeration, one room per k (never importing each
     # other), the lower bound's families, and the table of regimes on top ("" is the package's face, below all)
     "shuffledp.accounting.worst_case": Layering.of(
-        [{""}, {"search"}, {"exact"}, {"k2", "k3", "k4"}, {"families"}, {"regimes"}], peers=False
+        [{""}, {"search", "kept"}, {"exact"}, {"k2", "k3", "k4"}, {"families"}, {"regimes"}], peers=False
     ),
     # the rooms of ROOM_ORDER, one per layer, under the package's __init__
     **{

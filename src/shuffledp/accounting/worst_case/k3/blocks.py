@@ -66,6 +66,7 @@ from shuffledp.accounting.worst_case.exact.enumeration import (
     pair_sums,
     stack_laws,
 )
+from shuffledp.accounting.worst_case.kept import Kept
 from shuffledp.accounting.worst_case.search import Search, SearchResult, Status, log_or_minus_inf
 
 __all__ = [
@@ -164,8 +165,7 @@ class K3BlockSearch:
         self._stay = self._q * math.expm1(epsilon_local)
         # arithmetic (4 (n + 8)) plus the representation error of p and q, n factors of each entry
         self._ops = 4 * (n + 8) + krr.representation_ulps(n)
-        self._laws: dict = {}
-        self._doubles = 0
+        self._laws: Kept[tuple[np.ndarray, np.ndarray]] = Kept(CACHE_DOUBLES, lambda pq: 2 * pq[0].size)
         self._seen: dict = {}  # block -> {eps: certified bound}
         self._on_x2 = [np.ones((1, 1))]  # [m] = law of (r0, r1) of m users on x2
         #: leaves evaluated first: nobody else on x0 or x1, everybody on x0, and the latest maximisers
@@ -236,17 +236,14 @@ class K3BlockSearch:
 
     def _outputs(self, block: Block) -> tuple[np.ndarray, np.ndarray]:
         """(P, Q) of the block's views, one per beta (kept across epsilons, least recently used dropped first)."""
-        if block in self._laws:
-            self._laws[block] = self._laws.pop(block)
-            return self._laws[block]
+        kept = self._laws.get(block)
+        if kept is not None:
+            return kept
         stack = self._stack(block)
         rows, cols = np.flatnonzero(stack.any(axis=(0, 2))), np.flatnonzero(stack.any(axis=(0, 1)))
         # cells whose law is exactly 0 in every view add nothing to any sum: keep the box around the others
         P, Q = pair_outputs(stack[:, rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1], self._p, self._q, 3)
-        while self._laws and self._doubles + 2 * P.size > CACHE_DOUBLES:
-            self._doubles -= 2 * self._laws.pop(next(iter(self._laws)))[0].size
-        self._laws[block] = (P, Q)
-        self._doubles += 2 * P.size
+        self._laws.put(block, (P, Q))
         return P, Q
 
     def _stack(self, block: Block) -> np.ndarray:

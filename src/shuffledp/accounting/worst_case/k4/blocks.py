@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 
 from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.worst_case.kept import Kept
 
 __all__ = [
     "K4Worst",
@@ -442,37 +443,6 @@ def _nonempty(par: _Params, node: _Node) -> bool:
     return counts[-1] <= cap and counts[-1] + uncertain <= (par.k - stage) * cap
 
 
-class _Kept:
-    """Values kept up to a budget of doubles, the least recently used dropped first; ``doubles(value)`` is a
-    value's size. A value larger than the whole budget empties it and is not kept."""
-
-    def __init__(self, budget: int, doubles):
-        self._budget, self._doubles, self._held = budget, doubles, 0
-        self._values: dict = {}
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def items(self):
-        return self._values.items()
-
-    def get(self, key):
-        """The value kept at ``key`` (now the most recently used), or None."""
-        value = self._values.pop(key, None)
-        if value is not None:
-            self._values[key] = value
-        return value
-
-    def put(self, key, value) -> None:
-        """Keep ``value`` at ``key`` (not kept yet), dropping the least recently used to make room."""
-        size = self._doubles(value)
-        while self._values and self._held + size > self._budget:
-            self._held -= self._doubles(self._values.pop(next(iter(self._values))))
-        if size <= self._budget:
-            self._values[key] = value
-            self._held += size
-
-
 class K4BlockSearch:
     """Best-first search over the nodes (module docstring) for one (n, k, eps0); laws kept across epsilons."""
 
@@ -502,11 +472,10 @@ class K4BlockSearch:
         self._starts = [(0, 0, n - 1), (0, n - 1), (n - 1,)]
         if n >= 4:  # the lower family's "all on x0 (x1) but one or two on x2"
             self._starts += [(n - 2, 0, 1), (0, n - 2, 1), (n - 3, 0, 2), (0, n - 3, 2)]
-        self._laws = _Kept(
-            CACHE_DOUBLES, lambda chain: sum(law.size for law in chain.laws)
-        )  # counts -> Chain
+        #: counts -> Chain
+        self._laws: Kept[Chain] = Kept(CACHE_DOUBLES, lambda chain: sum(law.size for law in chain.laws))
         #: ((axes, lumped), users per position) -> (law, lost): the sure laws kept
-        self._sure = _Kept(SURE_DOUBLES, lambda kept: kept[0].size)
+        self._sure: Kept[tuple[np.ndarray, float]] = Kept(SURE_DOUBLES, lambda kept: kept[0].size)
         self._seen: dict = {}  # counts -> {eps: certified bound}
         #: an OwnHitsSearch of the same setting (or None): bounds B(a, b) for nodes too large to expand
         self._own = own_hits

@@ -73,6 +73,7 @@ from typing import NamedTuple
 import numpy as np
 
 from shuffledp.accounting.params import KrrParams
+from shuffledp.accounting.worst_case.kept import Kept
 
 __all__ = ["THETAS", "MAX_USERS_OWN_HITS", "OwnHitsSearch", "OwnHitsWorst"]
 
@@ -305,9 +306,9 @@ class OwnHitsSearch:
         self._starts = _triangle(n + 1)[1]
         self._groups = _group_laws(self._par)
         self._first = {ab: _theta_laws(self._par, *ab, 1.0, group) for ab, group in self._groups.items()}
-        self._full: dict = {}
+        #: ((a, b), theta) -> the laws at theta, kept across epsilons
+        self._full: Kept[tuple] = Kept(CACHE_DOUBLES, lambda laws: 2 * laws[1].size)
         self._tables: dict = {}
-        self._doubles = 0
         #: (a, b) -> {eps: certified theta = 1 value at eps}; the value is non-increasing in eps
         self._seen: dict = {ab: {} for ab in self._first}
 
@@ -347,18 +348,13 @@ class OwnHitsSearch:
         if theta == 1.0:
             return self._first[ab]
         key = (ab, theta)
-        if key in self._full:  # least recently used first: move to the end
-            self._full[key] = self._full.pop(key)
-        else:
+        laws = self._full.get(key)
+        if laws is None:
             if theta not in self._tables:
                 self._tables[theta] = (_pair_table(self._par, theta), _residual_laws(self._par, theta))
             laws = _theta_laws(self._par, *ab, theta, self._groups[ab], self._tables[theta])
-            size = 2 * laws[1].size
-            while self._full and self._doubles + size > CACHE_DOUBLES:
-                self._doubles -= 2 * self._full.pop(next(iter(self._full)))[1].size
-            self._full[key] = laws
-            self._doubles += size
-        return self._full[key]
+            self._full.put(key, laws)
+        return laws
 
     def worst(self, eps: float) -> OwnHitsWorst:
         """Certified upper value of the worst case over datasets and directions, at ``eps``."""
