@@ -81,16 +81,17 @@ def _walk(n: int, k: int, step):
     (all on x0, then x1, then 2, 3, ...) from the empty law gives, and datasets sharing a prefix of that
     sequence share its steps: each count of a value is one step from the count below it
     (:func:`_partitions`), instead of each partition adding its parts anew from the law before them."""
+    if step is None:  # the datasets alone: every law None
+        step = _no_laws
     total = n - 1
-    law0 = None if step is None else step(None, None)
-    law_a = law0
+    law_a = step(None, None)
     for c0 in range(total + 1):
         if c0:
-            law_a = None if step is None else step(law_a, 0)
+            law_a = step(law_a, 0)
         law_b = law_a
         for c1 in range(total - c0 + 1):
             if c1:
-                law_b = None if step is None else step(law_b, 1)
+                law_b = step(law_b, 1)
             rest = total - c0 - c1
             if k == 2:
                 if rest == 0:
@@ -98,6 +99,11 @@ def _walk(n: int, k: int, step):
                 continue
             for part, law in _partitions(law_b, rest, 2, k - 2, rest, step):
                 yield (c0, c1) + part, law
+
+
+def _no_laws(law, value):
+    """The step of :func:`_walk` when only the datasets are asked for."""
+    return None
 
 
 def _partitions(law, rest: int, value: int, slots: int, top: int, step):
@@ -117,7 +123,7 @@ def _partitions(law, rest: int, value: int, slots: int, top: int, step):
     current = law
     for count in range(highest + 1):
         if count:
-            current = None if step is None else step(current, value)
+            current = step(current, value)
         if count >= lowest:
             chain[count] = current
     for first in range(highest, lowest - 1, -1):
