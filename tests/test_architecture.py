@@ -142,8 +142,9 @@ SUBLAYERS = {
         ],
         peers=False,
     ),
-    # the searches over datasets: one interface, the exact enumeration, one room per k (never importing each
-    # other), the lower bound's families, and the table of regimes on top ("" is the package's face, below all)
+    # the searches over datasets: one interface and the store of the laws they keep across epsilons, the exact
+    # enumeration, one room per k (never importing each other), the lower bound's families, and the table of
+    # regimes on top ("" is the package's face, below all)
     "shuffledp.accounting.worst_case": Layering.of(
         [{""}, {"search", "kept"}, {"exact"}, {"k2", "k3", "k4"}, {"families"}, {"regimes"}], peers=False
     ),
